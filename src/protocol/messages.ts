@@ -1,0 +1,189 @@
+/**
+ * @module protocol/messages
+ * The wire protocol, version 1 (shared/protocol.md), declared once: zod schemas for what clients
+ * send, types for what the relay sends. Shared by the relay (src/ws, src/relay) and the client SDK
+ * (src/client), so it imports nothing Node-specific.
+ */
+import { z } from 'zod';
+import { uuid } from '../upstream/schemas.ts';
+
+export const PROTOCOL_VERSION = 1;
+
+/** Channels of version 1 (protocol.md "Channels of version 1"). */
+export const channels = ['book', 'price'] as const;
+export type Channel = (typeof channels)[number];
+
+/** Book depths (protocol.md "`book` data"): 10, 50, or null for the full book. */
+export const bookDepths = [10, 50] as const;
+export type BookDepth = (typeof bookDepths)[number] | null;
+
+export const MAX_MARKETS_PER_REQUEST = 100;
+
+const requestId = z.union([z.string().max(128), z.number().int()]);
+const resumePoint = z.object({ epoch: z.string().min(1).max(64), seq: z.number().int().nonnegative() });
+
+/**
+ * `channel` is any string here so that an unknown channel is answered `unknown_channel`, not
+ * `bad_request` (protocol.md "Error codes").
+ */
+export const subscribeRequest = z.object({
+  op: z.literal('subscribe'),
+  id: requestId.optional(),
+  channel: z.string(),
+  markets: z.array(uuid).min(1).max(MAX_MARKETS_PER_REQUEST),
+  depth: z.union([z.literal(10), z.literal(50), z.null()]).optional(),
+  resume: z.record(uuid, resumePoint).optional(),
+});
+
+export const unsubscribeRequest = z.object({
+  op: z.literal('unsubscribe'),
+  id: requestId.optional(),
+  channel: z.string(),
+  markets: z.array(uuid).min(1).max(MAX_MARKETS_PER_REQUEST),
+  depth: z.union([z.literal(10), z.literal(50), z.null()]).optional(),
+});
+
+export const pingRequest = z.object({ op: z.literal('ping'), id: requestId.optional() });
+
+export const clientRequest = z.discriminatedUnion('op', [subscribeRequest, unsubscribeRequest, pingRequest]);
+
+export type RequestId = z.infer<typeof requestId>;
+export type ResumePoint = z.infer<typeof resumePoint>;
+export type SubscribeRequest = z.infer<typeof subscribeRequest>;
+export type UnsubscribeRequest = z.infer<typeof unsubscribeRequest>;
+export type PingRequest = z.infer<typeof pingRequest>;
+export type ClientRequest = z.infer<typeof clientRequest>;
+
+// ---------------------------------------------------------------------------------------------
+// Relay -> client
+
+/** A price level on the wire: [price, size], both exact decimal strings. */
+export type Level = [price: string, size: string];
+
+export interface BookData {
+  bids: Level[];
+  asks: Level[];
+  last_price?: string;
+}
+
+/** Price channel data: upstream's decimal strings; in an update, `null` means upstream stopped sending it. */
+export const priceFields = ['best_bid', 'best_ask', 'midpoint_price', 'last_price', 'spread'] as const;
+export type PriceField = (typeof priceFields)[number];
+export type PriceData = Partial<Record<PriceField, string>>;
+export type PriceUpdateData = Partial<Record<PriceField, string | null>>;
+
+export interface StreamFields {
+  channel: Channel;
+  market: string;
+  epoch: string;
+  seq: number;
+  /** Upstream snapshot time (or relay receive time where upstream gives none), ISO 8601 with ms. */
+  ts: string;
+  /** Relay receive time of the upstream response, ISO 8601 with ms. */
+  rts: string;
+  /** `book` only: 10, 50 or null for the full book. */
+  depth?: BookDepth;
+}
+
+export interface BookSnapshotMessage extends StreamFields {
+  type: 'snapshot';
+  channel: 'book';
+  depth: BookDepth;
+  data: BookData;
+  checksum: number;
+}
+export interface BookUpdateMessage extends StreamFields {
+  type: 'update';
+  channel: 'book';
+  depth: BookDepth;
+  data: BookData;
+  checksum: number;
+}
+export interface PriceSnapshotMessage extends StreamFields {
+  type: 'snapshot';
+  channel: 'price';
+  data: PriceData;
+}
+export interface PriceUpdateMessage extends StreamFields {
+  type: 'update';
+  channel: 'price';
+  data: PriceUpdateData;
+}
+export type StreamMessage = BookSnapshotMessage | BookUpdateMessage | PriceSnapshotMessage | PriceUpdateMessage;
+
+export interface SubscribedMessage {
+  type: 'subscribed';
+  id?: RequestId;
+  channel: Channel;
+  markets: string[];
+  depth?: BookDepth;
+  recovered?: Record<string, boolean>;
+}
+export interface UnsubscribedMessage {
+  type: 'unsubscribed';
+  id?: RequestId;
+  channel: Channel;
+  markets: string[];
+  depth?: BookDepth;
+}
+export type StreamState = 'live' | 'stale' | 'closed';
+export interface StatusMessage {
+  type: 'status';
+  channel: Channel;
+  market: string;
+  depth?: BookDepth;
+  state: StreamState;
+  reason?: string;
+}
+export const errorCodes = [
+  'bad_request',
+  'unknown_channel',
+  'unknown_market',
+  'limit_exceeded',
+  'rate_limited',
+  'unauthorized',
+  'upstream_unavailable',
+  'internal',
+] as const;
+export type ErrorCode = (typeof errorCodes)[number];
+export interface ErrorMessage {
+  type: 'error';
+  id?: RequestId;
+  code: ErrorCode;
+  message: string;
+  channel?: string;
+  market?: string;
+}
+export interface PongMessage {
+  type: 'pong';
+  id?: RequestId;
+  ts: string;
+}
+export interface HeartbeatMessage {
+  type: 'heartbeat';
+  n: number;
+  ts: string;
+}
+
+export type ServerMessage =
+  | StreamMessage
+  | SubscribedMessage
+  | UnsubscribedMessage
+  | StatusMessage
+  | ErrorMessage
+  | PongMessage
+  | HeartbeatMessage;
+
+/** WebSocket close codes the relay sends (protocol.md "Close codes"). */
+export const closeCodes = {
+  /** Relay shutting down: reconnect elsewhere. */
+  goingAway: 1001,
+  /** Policy violation: authentication failed. */
+  policy: 1008,
+  /** A client frame larger than the relay accepts. */
+  frameTooLarge: 1009,
+  /** The connection stayed above the hard send-buffer limit for too long. */
+  slowConsumer: 4008,
+  /** The relay is at its connection limit. */
+  tooManyConnections: 4029,
+} as const;

@@ -1,0 +1,380 @@
+/**
+ * @module upstream/schemas
+ * One zod schema per resource and response envelope of the upstream's public interface
+ * (shared/upstream-api.md, sections 2 and 4). Every type the project uses for upstream data is
+ * derived from here; the client validates with them and the simulator is typed by them, so the two
+ * cannot drift apart.
+ *
+ * Field types are kept exactly as upstream gives them: decimal strings stay strings (never a JS
+ * number, so no binary rounding), numbers stay numbers.
+ */
+import { z } from 'zod';
+
+// ---------------------------------------------------------------------------------------------
+// Scalars
+
+/** Market IDs are UUIDs (any version: the page only says "UUID string"). */
+export const uuid = z
+  .string()
+  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'not a UUID');
+
+/** A decimal string of any precision ("12", "0.5", "-3.25"). */
+export const decimalString = z.string().regex(/^-?\d+(\.\d+)?$/, 'not a decimal string');
+
+/** A price: decimal string with exactly 8 decimal places (section 2, "8 decimal places"). */
+export const price8 = z.string().regex(/^-?\d+\.\d{8}$/, 'not a decimal string with 8 decimal places');
+
+/** A decimal string with 2 decimal places (win_rate). */
+export const decimal2 = z.string().regex(/^-?\d+\.\d{2}$/, 'not a decimal string with 2 decimal places');
+
+/** A non-negative size: decimal string. */
+export const sizeString = z.string().regex(/^\d+(\.\d+)?$/, 'not a non-negative decimal string');
+
+/** ISO 8601 UTC; milliseconds optional (the batch price response may omit them). */
+export const isoTimestamp = z.iso.datetime({ offset: false });
+
+export const hexString = z.string().regex(/^0x[0-9a-fA-F]+$/, 'not a hex string');
+
+/** An integer carried as a string (token price `raw_price`). */
+export const integerString = z.string().regex(/^-?\d+$/, 'not an integer string');
+
+export const pagination = z.object({
+  total: z.number().int().nonnegative(),
+  limit: z.number().int().nonnegative(),
+  offset: z.number().int().nonnegative(),
+  hasMore: z.boolean(),
+});
+export const paginationWithoutTotal = pagination.omit({ total: true });
+
+const ok = { success: z.literal(true) };
+
+// ---------------------------------------------------------------------------------------------
+// CLOB
+
+export const orderEntry = z.object({
+  id: z.string(),
+  price: price8,
+  size: sizeString,
+  token_id: z.number().int(),
+});
+
+export const orderBook = z.object({
+  market_id: uuid,
+  bids: z.array(orderEntry),
+  asks: z.array(orderEntry),
+  last_price: price8,
+  timestamp: isoTimestamp,
+});
+
+/** Batch price snapshot. A market without price data has only `market_id` and `timestamp`. */
+export const clobPriceSnapshot = z.object({
+  market_id: uuid,
+  best_bid: price8.optional(),
+  best_ask: price8.optional(),
+  midpoint_price: price8.optional(),
+  last_price: price8.optional(),
+  spread: price8.optional(),
+  timestamp: isoTimestamp,
+});
+
+export const clobPriceBatchResponse = z.object({ data: z.array(clobPriceSnapshot) });
+export const clobPriceBatchRequest = z.object({ market_ids: z.array(uuid).min(1).max(100) });
+
+// ---------------------------------------------------------------------------------------------
+// Market data proxy
+
+export const marketDataSnapshot = z.object({
+  market_id: uuid,
+  midpoint_price: price8,
+  best_bid: price8,
+  best_ask: price8,
+  spread: price8,
+  timestamp: isoTimestamp,
+});
+export const marketDataBatchResponse = z.object({ ...ok, data: z.array(marketDataSnapshot) });
+export const marketDataBatchRequest = z.object({ market_ids: z.array(uuid) });
+
+// ---------------------------------------------------------------------------------------------
+// Markets
+
+/** Status spellings beyond ACTIVE are not shown upstream; the simulator's choice is in docs/upstream.md. */
+export const marketStatus = z.string().min(1);
+
+export const marketListItem = z.object({
+  market_id: uuid,
+  title: z.string(),
+  status: marketStatus,
+  exchange_address: hexString,
+  oracle_address: hexString,
+  expiration_timestamp: isoTimestamp,
+  taker_fee_bps: z.number().int(),
+  probability: z.number(),
+  volume: z.number(),
+});
+
+export const marketDetail = z.object({
+  market_id: uuid,
+  market_name: z.string(),
+  title: z.string(),
+  question: z.string(),
+  status: marketStatus,
+  exchange_address: hexString,
+  oracle_address: hexString,
+  oracle_feed_id: hexString,
+  probability: z.number(),
+  volume: z.number(),
+  expiration_timestamp: isoTimestamp,
+});
+
+export const marketsResponse = z.object({ ...ok, markets: z.array(marketListItem), pagination });
+export const marketResponse = z.object({ ...ok, market: marketDetail });
+
+export const historyPoint = z.object({
+  time: isoTimestamp,
+  midpoint_price: z.number(),
+  best_bid: z.number(),
+  best_ask: z.number(),
+  spread: z.number(),
+  probability: z.number(),
+});
+export const historyResponse = z.object({ ...ok, market_id: uuid, history: z.array(historyPoint) });
+
+export const holder = z.object({
+  username: z.string(),
+  wallet_address: z.string(),
+  quantity: z.number(),
+  average_entry_price: z.number(),
+});
+export const holderSide = z.enum(['YES', 'NO']);
+export const holdersResponse = z.object({
+  ...ok,
+  market_id: uuid,
+  type: holderSide,
+  holders: z.array(holder),
+  pagination,
+});
+
+export const commentAuthor = z.object({ user_id: z.string(), username: z.string(), wallet_address: z.string() });
+export const commentReply = z.object({
+  comment_id: z.string(),
+  depth: z.literal(1),
+  content: z.string(),
+  like_count: z.number().int(),
+  liked_by_me: z.boolean(),
+  author: commentAuthor,
+});
+export const comment = commentReply.extend({ depth: z.literal(0), replies: z.array(commentReply) });
+export const commentsResponse = z.object({ ...ok, market_id: uuid, comments: z.array(comment), pagination });
+
+export const marketActivityEntry = z.object({
+  activity_id: z.string(),
+  activity_type: z.string(),
+  price: decimalString,
+  size: decimalString,
+  total_value: decimalString,
+  activity_timestamp: isoTimestamp,
+});
+export const marketActivityResponse = z.object({
+  ...ok,
+  market_id: uuid,
+  activity: z.array(marketActivityEntry),
+  pagination: paginationWithoutTotal,
+});
+
+export const probabilityEntry = z.object({
+  midpoint: z.number(),
+  best_bid: z.number(),
+  best_ask: z.number(),
+  last_trade_price: z.number(),
+  timestamp: isoTimestamp,
+});
+export const probabilitiesResponse = z.object({ ...ok, probabilities: z.record(uuid, probabilityEntry) });
+
+// ---------------------------------------------------------------------------------------------
+// Search and tokens
+
+export const token = z.object({
+  id: z.number().int(),
+  oracle_feed_id: hexString,
+  symbol: z.string(),
+  name: z.string(),
+  asset_type: z.string(),
+});
+export const tokenDetail = token.extend({ logo_url: z.url(), country: z.string(), sector: z.string() });
+export const tokenSearchItem = token.omit({ oracle_feed_id: true });
+
+export const searchResponse = z.object({
+  ...ok,
+  results: z.object({
+    markets: z.array(z.object({ market_id: uuid, title: z.string(), status: marketStatus })),
+    users: z.array(z.object({ user_id: z.string(), username: z.string(), wallet_address: z.string() })),
+    tokens: z.array(tokenSearchItem),
+  }),
+});
+export const tokensResponse = z.object({ ...ok, tokens: z.array(token) });
+export const tokenResponse = z.object({ ...ok, token: tokenDetail });
+export const tokenPriceResponse = z.object({
+  ...ok,
+  feed_id: hexString,
+  price: z.number(),
+  raw_price: integerString,
+  expo: z.number().int(),
+  publish_time: z.number().int(),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Users
+
+export const user = z.object({
+  user_id: z.string(),
+  username: z.string(),
+  wallet_address: z.string(),
+  created_at: isoTimestamp,
+});
+export const userStats = z.object({
+  total_volume_usd: decimalString,
+  markets_traded: z.number().int(),
+  positions_count: z.number().int(),
+  win_rate: decimal2,
+});
+export const position = z.object({
+  market_id: uuid,
+  market_title: z.string(),
+  outcome: z.enum(['YES', 'NO']),
+  quantity: decimalString,
+  avg_price: decimalString,
+  current_value: decimalString,
+});
+export const userActivityEntry = z.object({
+  activity_id: z.string(),
+  activity_type: z.string(),
+  market_id: uuid,
+  market_title: z.string(),
+  side: z.string(),
+  price: decimalString,
+  size: decimalString,
+  activity_timestamp: isoTimestamp,
+});
+export const netWorthPoint = z.object({
+  timestamp: isoTimestamp,
+  total_value: decimalString,
+  unrealized_pnl: decimalString,
+  realized_pnl: decimalString,
+  change_percentage: decimalString,
+  position_count: z.number().int(),
+});
+export const netWorthSummary = z.object({
+  current_value: decimalString,
+  start_value: decimalString,
+  change_value: decimalString,
+  change_percentage: decimalString,
+  highest_value: decimalString,
+  lowest_value: decimalString,
+});
+
+export const userResponse = z.object({ ...ok, user });
+/** Entries of the bundle's positions and activities arrays: fields not shown upstream, so unchecked. */
+export const userProfileResponse = z.object({
+  ...ok,
+  user,
+  stats: userStats.pick({ markets_traded: true, win_rate: true }),
+  positions: z.array(z.unknown()),
+  activities: z.array(z.unknown()),
+});
+export const userStatsResponse = z.object({ ...ok, stats: userStats });
+export const userPositionsResponse = z.object({
+  ...ok,
+  total_value_usd: decimalString,
+  positions: z.array(position),
+});
+export const userActivityResponse = z.object({ ...ok, activities: z.array(userActivityEntry) });
+export const netWorthHistoryResponse = z.object({
+  ...ok,
+  data: z.array(netWorthPoint),
+  summary: netWorthSummary,
+});
+
+// ---------------------------------------------------------------------------------------------
+// Rewards
+
+export const rewardsProgram = z.object({
+  maker_rebate_share_bps: z.number().int(),
+  fee_equivalent_k: z.number(),
+  creator_share_of_taker_fee_bps: z.number().int(),
+});
+export const leaderboardEntry = z.object({
+  user_id: z.string(),
+  username: z.string(),
+  fee_equivalent: decimalString,
+  estimated_rebate_stablecoin: decimalString,
+});
+export const epochStatus = z.enum(['OPEN', 'FINALIZED', 'PAID']);
+export const rewardEpoch = z.object({
+  epoch_id: z.string(),
+  epoch_label: z.string(),
+  status: epochStatus,
+  reward_type: z.string(),
+});
+export const rewardsProgramResponse = z.object({ ...ok, program: rewardsProgram });
+export const leaderboardResponse = z.object({ ...ok, leaderboard: z.array(leaderboardEntry) });
+export const epochsResponse = z.object({ ...ok, epochs: z.array(rewardEpoch) });
+
+// ---------------------------------------------------------------------------------------------
+// Health
+
+export const upstreamHealth = z.object({
+  status: z.string(),
+  timestamp: isoTimestamp,
+  services: z.object({ database: z.boolean(), message_queue: z.boolean(), settlement: z.boolean() }),
+});
+
+/** Error body: not shown upstream; the simulator sends this shape (docs/upstream.md). */
+export const errorBody = z.object({ success: z.literal(false), error: z.string() });
+
+// ---------------------------------------------------------------------------------------------
+// Derived types
+
+export type OrderEntry = z.infer<typeof orderEntry>;
+export type OrderBook = z.infer<typeof orderBook>;
+export type ClobPriceSnapshot = z.infer<typeof clobPriceSnapshot>;
+export type ClobPriceBatchResponse = z.infer<typeof clobPriceBatchResponse>;
+export type MarketDataSnapshot = z.infer<typeof marketDataSnapshot>;
+export type MarketDataBatchResponse = z.infer<typeof marketDataBatchResponse>;
+export type MarketListItem = z.infer<typeof marketListItem>;
+export type MarketDetail = z.infer<typeof marketDetail>;
+export type MarketsResponse = z.infer<typeof marketsResponse>;
+export type MarketResponse = z.infer<typeof marketResponse>;
+export type HistoryPoint = z.infer<typeof historyPoint>;
+export type HistoryResponse = z.infer<typeof historyResponse>;
+export type Holder = z.infer<typeof holder>;
+export type HolderSide = z.infer<typeof holderSide>;
+export type HoldersResponse = z.infer<typeof holdersResponse>;
+export type Comment = z.infer<typeof comment>;
+export type CommentReply = z.infer<typeof commentReply>;
+export type CommentsResponse = z.infer<typeof commentsResponse>;
+export type MarketActivityEntry = z.infer<typeof marketActivityEntry>;
+export type MarketActivityResponse = z.infer<typeof marketActivityResponse>;
+export type ProbabilityEntry = z.infer<typeof probabilityEntry>;
+export type ProbabilitiesResponse = z.infer<typeof probabilitiesResponse>;
+export type Token = z.infer<typeof token>;
+export type TokenDetail = z.infer<typeof tokenDetail>;
+export type SearchResponse = z.infer<typeof searchResponse>;
+export type TokensResponse = z.infer<typeof tokensResponse>;
+export type TokenResponse = z.infer<typeof tokenResponse>;
+export type TokenPriceResponse = z.infer<typeof tokenPriceResponse>;
+export type User = z.infer<typeof user>;
+export type UserStats = z.infer<typeof userStats>;
+export type Position = z.infer<typeof position>;
+export type UserActivityEntry = z.infer<typeof userActivityEntry>;
+export type NetWorthPoint = z.infer<typeof netWorthPoint>;
+export type UserResponse = z.infer<typeof userResponse>;
+export type UserProfileResponse = z.infer<typeof userProfileResponse>;
+export type UserStatsResponse = z.infer<typeof userStatsResponse>;
+export type UserPositionsResponse = z.infer<typeof userPositionsResponse>;
+export type UserActivityResponse = z.infer<typeof userActivityResponse>;
+export type NetWorthHistoryResponse = z.infer<typeof netWorthHistoryResponse>;
+export type RewardsProgramResponse = z.infer<typeof rewardsProgramResponse>;
+export type LeaderboardResponse = z.infer<typeof leaderboardResponse>;
+export type EpochsResponse = z.infer<typeof epochsResponse>;
+export type UpstreamHealth = z.infer<typeof upstreamHealth>;
+export type ErrorBody = z.infer<typeof errorBody>;
