@@ -57,9 +57,11 @@ function applySide(levels: Level[], changes: readonly Level[], order: LevelOrder
     while (i < levels.length) {
       const c = order(levels[i]![0], change[0]);
       if (c > 0) break;
-      i++;
-      if (c === 0) break;
-      merged.push(levels[i - 1]!);
+      if (c === 0) {
+        i++;
+        break;
+      }
+      merged.push(levels[i++]!);
     }
     if (change[1] !== REMOVED_SIZE) merged.push(change);
   }
