@@ -1,0 +1,88 @@
+/**
+ * @module upstream/errors
+ * Typed failures of an upstream call, one class per way a call can fail, each naming the endpoint
+ * (route template) it came from. All are RelayErrors, so a failure maps straight to a protocol error
+ * code (shared/protocol.md "Error codes"); the default is `upstream_unavailable`.
+ */
+
+import { RelayError } from '../errors.ts';
+import type { ErrorCode } from '../protocol/messages.ts';
+
+export class UpstreamError extends RelayError {
+  override name = 'UpstreamError';
+  /** Route template, e.g. `GET /clob/orderbook`. */
+  readonly endpoint: string;
+
+  constructor(endpoint: string, message: string, options?: { cause?: unknown; code?: ErrorCode }) {
+    super(options?.code ?? 'upstream_unavailable', `${endpoint}: ${message}`, options);
+    this.endpoint = endpoint;
+  }
+}
+
+/**
+ * A non-2xx answer that was not (or no longer) worth retrying. By default a 404 means the market
+ * does not exist (upstream-api.md section 7: "404 market not found"), which the protocol reports as
+ * `unknown_market`, and a 400 means the request broke upstream's rules (`bad_request`); the client
+ * passes another code for a 404 on an endpoint that is not about one market.
+ */
+export class UpstreamHttpError extends UpstreamError {
+  override name = 'UpstreamHttpError';
+  readonly status: number;
+
+  constructor(
+    endpoint: string,
+    status: number,
+    options?: { detail?: string; code?: ErrorCode; cause?: unknown },
+  ) {
+    const detail = options?.detail ? `: ${options.detail}` : '';
+    super(endpoint, `HTTP ${status}${detail}`, {
+      cause: options?.cause,
+      code: options?.code ?? defaultCodeForStatus(status),
+    });
+    this.status = status;
+  }
+}
+
+function defaultCodeForStatus(status: number): ErrorCode {
+  if (status === 404) return 'unknown_market';
+  if (status === 400) return 'bad_request';
+  return 'upstream_unavailable';
+}
+
+/** No complete answer within the per-attempt timeout. */
+export class UpstreamTimeoutError extends UpstreamError {
+  override name = 'UpstreamTimeoutError';
+}
+
+/** The connection failed: refused, reset, closed mid-body, DNS, etc. */
+export class UpstreamNetworkError extends UpstreamError {
+  override name = 'UpstreamNetworkError';
+}
+
+export interface SchemaIssue {
+  /** Dotted path of the failing field, e.g. `bids.0.price`; empty for the body itself. */
+  path: string;
+  message: string;
+}
+
+/** A 2xx body that is not JSON or does not match the schema of its endpoint. */
+export class UpstreamSchemaError extends UpstreamError {
+  override name = 'UpstreamSchemaError';
+  readonly issues: SchemaIssue[];
+
+  constructor(endpoint: string, issues: SchemaIssue[], options?: { cause?: unknown }) {
+    const first = issues[0];
+    const where = first === undefined ? 'invalid body' : `${first.path || '(body)'}: ${first.message}`;
+    super(endpoint, where, options);
+    this.issues = issues;
+  }
+}
+
+/** An argument that must not reach a URL or body (not a UUID, too many ids...); thrown before any request. */
+export class UpstreamInvalidArgumentError extends UpstreamError {
+  override name = 'UpstreamInvalidArgumentError';
+
+  constructor(endpoint: string, message: string) {
+    super(endpoint, message, { code: 'bad_request' });
+  }
+}
