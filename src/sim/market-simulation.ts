@@ -1,0 +1,160 @@
+/**
+ * @module sim/market-simulation
+ * The simulator's whole in-memory state: markets with live order books, tokens with oracle prices,
+ * users and their holdings. Pure state, no I/O; deterministic for a seed and a clock. Nothing moves
+ * between ticks: `tick()` advances every market one step, the server calls it on a timer.
+ */
+import { buildTokens, buildUsers, moveOraclePrice, type SimToken, type SimUser } from './catalog.ts';
+import { buildHoldings, type Holding } from './holdings.ts';
+import { RESOLUTION_DELAY_MS, quoteOf, recordFill, type SimMarket } from './market.ts';
+import { createMarket, evolutionContext, resolve } from './market-factory.ts';
+import type { OrderBook } from '../upstream/schemas.ts';
+import { createPrng, deriveSeed, type Prng } from './prng.ts';
+import { orderBookOf } from './snapshots.ts';
+import { evolveBook } from './book-evolution.ts';
+
+export interface MarketSimulationOptions {
+  /** Number of markets (default 50). */
+  markets?: number;
+  /** Seed of every random draw (default 1). */
+  seed?: number;
+  /** Clock in ms (default Date.now). */
+  now?: () => number;
+}
+
+/** Quotes kept per market for the probability history, at most one per second of clock. */
+const QUOTE_CAP = 5_000;
+const QUOTE_SPACING_MS = 1_000;
+
+export class MarketSimulation {
+  readonly seed: number;
+  readonly startedAt: number;
+  readonly tokens: readonly SimToken[];
+  readonly users: readonly SimUser[];
+  readonly holdings: readonly Holding[];
+  private readonly clock: () => number;
+  private readonly live = new Map<string, SimMarket>();
+  private readonly oracleRng: Prng;
+  private booksChanging = true;
+
+  constructor(options: MarketSimulationOptions = {}) {
+    const count = options.markets ?? 50;
+    if (!Number.isInteger(count) || count < 0) throw new RangeError('markets must be a non-negative integer');
+    this.seed = options.seed ?? 1;
+    this.clock = options.now ?? Date.now;
+    this.startedAt = this.clock();
+    this.tokens = buildTokens(this.seed, this.startedAt);
+    this.users = buildUsers(this.seed, this.startedAt);
+    const markets: SimMarket[] = [];
+    for (let index = 0; index < count; index++) {
+      markets.push(createMarket(this.seed, index, this.startedAt, this.tokens));
+    }
+    for (const market of markets) this.live.set(market.id, market);
+    this.holdings = buildHoldings(this.seed, this.users, markets);
+    this.oracleRng = createPrng(deriveSeed(this.seed, 'oracle'));
+  }
+
+  now(): number {
+    return this.clock();
+  }
+
+  /** Ids of the markets that exist (removed ones excluded), in creation order. */
+  marketIds(): string[] {
+    return [...this.live.keys()];
+  }
+
+  /** Ids of the markets whose books move on every tick. */
+  activeMarketIds(): string[] {
+    return this.markets()
+      .filter((market) => market.status === 'ACTIVE')
+      .map((market) => market.id);
+  }
+
+  /** Ids of ACTIVE markets without a two-sided quote ("a market without price data", section 2). */
+  marketIdsWithoutPriceData(): string[] {
+    return this.markets()
+      .filter((market) => market.status === 'ACTIVE' && !quoteOf(market))
+      .map((market) => market.id);
+  }
+
+  markets(): SimMarket[] {
+    return [...this.live.values()];
+  }
+
+  /** A market by id (UUIDs compare case-insensitively). */
+  market(marketId: string): SimMarket | undefined {
+    return this.live.get(marketId.toLowerCase());
+  }
+
+  marketByExchangeAddress(address: string): SimMarket | undefined {
+    const wanted = address.toLowerCase();
+    return this.markets().find((market) => market.exchangeAddress === wanted);
+  }
+
+  orderBook(marketId: string): OrderBook | undefined {
+    const market = this.market(marketId);
+    return market ? orderBookOf(market) : undefined;
+  }
+
+  /** The market disappears: every endpoint answers 404 or leaves it out from now on. */
+  removeMarket(marketId: string): void {
+    this.live.delete(marketId.toLowerCase());
+  }
+
+  /**
+   * Freezes or unfreezes books: all of them, or one market's. A frozen market neither trades nor
+   * changes status, so polling it changes nothing.
+   */
+  setBookChanging(on: boolean, marketId?: string): void {
+    if (marketId === undefined) {
+      this.booksChanging = on;
+      return;
+    }
+    const market = this.market(marketId);
+    if (market) market.changing = on;
+  }
+
+  /** Advances every market one step at the current clock time, and every oracle price. */
+  tick(): void {
+    const now = this.clock();
+    for (const market of this.live.values()) {
+      if (this.booksChanging && market.changing) this.step(market, now);
+    }
+    for (const token of this.tokens) moveOraclePrice(token, this.oracleRng, now);
+  }
+
+  private step(market: SimMarket, now: number): void {
+    if (market.status === 'ACTIVE' && now >= market.expiresAt) market.status = 'EXPIRED';
+    if (market.status === 'EXPIRED' && now >= market.expiresAt + RESOLUTION_DELAY_MS) {
+      market.status = 'RESOLVED';
+      resolve(market);
+      this.changed(market, now);
+    }
+    if (market.status !== 'ACTIVE') return;
+    driftFair(market);
+    const at = Math.max(now, market.timestamp + 1);
+    for (const fill of evolveBook(market.book, evolutionContext(market))) recordFill(market, fill, at);
+    this.changed(market, now);
+  }
+
+  /** Book timestamps are the clock time of the change, strictly increasing per market. */
+  private changed(market: SimMarket, now: number): void {
+    market.timestamp = Math.max(now, market.timestamp + 1);
+    const quote = quoteOf(market);
+    const last = market.quotes[market.quotes.length - 1];
+    if (quote && (!last || market.timestamp - last.at >= QUOTE_SPACING_MS)) {
+      market.quotes.push({ at: market.timestamp, bid: quote.bid, ask: quote.ask });
+      if (market.quotes.length > QUOTE_CAP) market.quotes.shift();
+    }
+  }
+}
+
+const FAIR_LOW = 10_000_000;
+const FAIR_HIGH = 90_000_000;
+
+/** The fair price wanders a tick or two at a time, staying within 0.10..0.90. */
+function driftFair(market: SimMarket): void {
+  if (!market.rng.chance(0.3)) return;
+  const step = market.tickSize * market.rng.pick([-2, -1, 1, 2]);
+  market.fair = Math.min(FAIR_HIGH, Math.max(FAIR_LOW, market.fair + step));
+}

@@ -1,0 +1,124 @@
+/**
+ * @module sim/snapshots
+ * Turns a simulated market into the upstream's resource shapes (upstream-api.md section 2), typed
+ * by the zod-derived types of upstream/schemas.ts so the simulator and the schemas cannot drift.
+ */
+import type {
+  ClobPriceSnapshot,
+  MarketDataSnapshot,
+  MarketDetail,
+  MarketListItem,
+  OrderBook,
+  OrderEntry,
+  ProbabilityEntry,
+} from '../upstream/schemas.ts';
+import { formatPrice, formatTrimmed, NOTIONAL_SCALE, priceNumber, SIZE_SCALE } from './decimal.ts';
+import { quoteOf, type SimMarket, yesValue } from './market.ts';
+import type { PriceLevel } from './order-book.ts';
+
+/** Order entries carry the outcome token they trade; the single book of a market trades YES. */
+export const YES_TOKEN_ID = 1;
+
+export function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/**
+ * The CLOB batch may omit milliseconds (section 1); the simulator does so exactly when they are
+ * zero, so clients meet both forms.
+ */
+export function isoTimeBatch(ms: number): string {
+  const iso = isoTime(ms);
+  return iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : iso;
+}
+
+function entries(levels: readonly PriceLevel[]): OrderEntry[] {
+  return levels.flatMap((level) =>
+    level.orders.map((order) => ({
+      id: order.id,
+      price: formatPrice(BigInt(level.price)),
+      size: formatTrimmed(BigInt(order.size), SIZE_SCALE),
+      token_id: YES_TOKEN_ID,
+    })),
+  );
+}
+
+export function orderBookOf(market: SimMarket): OrderBook {
+  return {
+    market_id: market.id,
+    bids: entries(market.book.bids),
+    asks: entries(market.book.asks),
+    last_price: formatPrice(BigInt(market.lastPrice)),
+    timestamp: isoTime(market.timestamp),
+  };
+}
+
+export function clobPriceOf(market: SimMarket): ClobPriceSnapshot {
+  const quote = quoteOf(market);
+  const timestamp = isoTimeBatch(market.timestamp);
+  if (!quote) return { market_id: market.id, timestamp };
+  return {
+    market_id: market.id,
+    best_bid: formatPrice(BigInt(quote.bid)),
+    best_ask: formatPrice(BigInt(quote.ask)),
+    midpoint_price: formatPrice(BigInt(quote.midpoint)),
+    last_price: formatPrice(BigInt(market.lastPrice)),
+    spread: formatPrice(BigInt(quote.spread)),
+    timestamp,
+  };
+}
+
+/** Undefined for a market without a two-sided quote (the proxy's snapshot requires every price). */
+export function marketDataOf(market: SimMarket): MarketDataSnapshot | undefined {
+  const quote = quoteOf(market);
+  if (!quote) return undefined;
+  return {
+    market_id: market.id,
+    midpoint_price: formatPrice(BigInt(quote.midpoint)),
+    best_bid: formatPrice(BigInt(quote.bid)),
+    best_ask: formatPrice(BigInt(quote.ask)),
+    spread: formatPrice(BigInt(quote.spread)),
+    timestamp: isoTime(market.timestamp),
+  };
+}
+
+export function probabilityOf(market: SimMarket): ProbabilityEntry | undefined {
+  const quote = quoteOf(market);
+  if (!quote) return undefined;
+  return {
+    midpoint: priceNumber(BigInt(quote.midpoint)),
+    best_bid: priceNumber(BigInt(quote.bid)),
+    best_ask: priceNumber(BigInt(quote.ask)),
+    last_trade_price: priceNumber(BigInt(market.lastPrice)),
+    timestamp: isoTime(market.timestamp),
+  };
+}
+
+/** Traded volume as the JSON number the markets endpoints use (section 2, "Market"). */
+export function volumeNumber(market: SimMarket): number {
+  return Number(formatTrimmed(market.volume, NOTIONAL_SCALE));
+}
+
+export function listItemOf(market: SimMarket): MarketListItem {
+  return {
+    market_id: market.id,
+    title: market.title,
+    status: market.status,
+    exchange_address: market.exchangeAddress,
+    oracle_address: market.oracleAddress,
+    expiration_timestamp: isoTime(market.expiresAt),
+    taker_fee_bps: market.takerFeeBps,
+    probability: priceNumber(BigInt(yesValue(market))),
+    volume: volumeNumber(market),
+  };
+}
+
+/** The detail form adds three fields to the list form (section 2), so it keeps taker_fee_bps too. */
+export function detailOf(market: SimMarket): MarketDetail & Pick<MarketListItem, 'taker_fee_bps'> {
+  return {
+    ...listItemOf(market),
+    market_name: market.marketName,
+    question: market.question,
+    oracle_feed_id: market.token.oracleFeedId,
+  };
+}
