@@ -167,9 +167,10 @@ export class UpstreamClient {
   }
 
   // -------------------------------------------------------------------------------------------
-  // Endpoints (upstream-api.md section 4)
+  // Endpoints (upstream-api.md section 4). Async, so a rejected argument is a rejected promise
+  // like every other failure.
 
-  health(init?: CallInit): Promise<schemas.UpstreamHealth> {
+  async health(init?: CallInit): Promise<schemas.UpstreamHealth> {
     return this.#call(
       {
         endpoint: 'GET /health',
@@ -182,7 +183,7 @@ export class UpstreamClient {
     );
   }
 
-  orderBook(marketId: string, init?: CallInit): Promise<schemas.OrderBook> {
+  async orderBook(marketId: string, init?: CallInit): Promise<schemas.OrderBook> {
     const endpoint = 'GET /clob/orderbook';
     return this.#call(
       {
@@ -199,7 +200,7 @@ export class UpstreamClient {
   /**
    * A POST, but a read-only query: retried like a GET (see #call). One entry per requested market.
    */
-  clobPrices(marketIds: string[], init?: CallInit): Promise<schemas.ClobPriceBatchResponse> {
+  async clobPrices(marketIds: string[], init?: CallInit): Promise<schemas.ClobPriceBatchResponse> {
     const endpoint = 'POST /clob/market-prices/batch';
     return this.#call(
       {
@@ -214,7 +215,7 @@ export class UpstreamClient {
     );
   }
 
-  markets(query: MarketsQuery = {}, init?: CallInit): Promise<schemas.MarketsResponse> {
+  async markets(query: MarketsQuery = {}, init?: CallInit): Promise<schemas.MarketsResponse> {
     const endpoint = 'GET /api/markets';
     const tokenId = query.tokenId === undefined ? undefined : checkTokenId(endpoint, query.tokenId);
     return this.#call(
@@ -238,7 +239,7 @@ export class UpstreamClient {
   }
 
   /** `idOrExchangeAddress`: a market UUID or its exchange address (hex). */
-  market(idOrExchangeAddress: string, init?: CallInit): Promise<schemas.MarketResponse> {
+  async market(idOrExchangeAddress: string, init?: CallInit): Promise<schemas.MarketResponse> {
     const endpoint = 'GET /api/markets/:id';
     const id =
       typeof idOrExchangeAddress === 'string' && schemas.hexString.safeParse(idOrExchangeAddress).success
@@ -250,7 +251,7 @@ export class UpstreamClient {
     );
   }
 
-  marketHistory(
+  async marketHistory(
     marketId: string,
     query: { interval?: HistoryInterval } = {},
     init?: CallInit,
@@ -268,7 +269,11 @@ export class UpstreamClient {
     );
   }
 
-  marketHolders(marketId: string, query: HoldersQuery, init?: CallInit): Promise<schemas.HoldersResponse> {
+  async marketHolders(
+    marketId: string,
+    query: HoldersQuery,
+    init?: CallInit,
+  ): Promise<schemas.HoldersResponse> {
     const endpoint = 'GET /api/markets/:id/holders';
     return this.#call(
       {
@@ -282,7 +287,7 @@ export class UpstreamClient {
     );
   }
 
-  marketComments(
+  async marketComments(
     marketId: string,
     query: PageQuery = {},
     init?: CallInit,
@@ -300,7 +305,7 @@ export class UpstreamClient {
     );
   }
 
-  marketActivity(
+  async marketActivity(
     marketId: string,
     query: PageQuery = {},
     init?: CallInit,
@@ -318,7 +323,7 @@ export class UpstreamClient {
     );
   }
 
-  probabilities(init?: CallInit): Promise<schemas.ProbabilitiesResponse> {
+  async probabilities(init?: CallInit): Promise<schemas.ProbabilitiesResponse> {
     return this.#call(
       {
         endpoint: 'GET /api/markets/probabilities',
@@ -331,7 +336,7 @@ export class UpstreamClient {
     );
   }
 
-  search(q: string, init?: CallInit): Promise<schemas.SearchResponse> {
+  async search(q: string, init?: CallInit): Promise<schemas.SearchResponse> {
     return this.#call(
       {
         endpoint: 'GET /api/search',
@@ -345,7 +350,7 @@ export class UpstreamClient {
     );
   }
 
-  tokens(query: { query?: string } = {}, init?: CallInit): Promise<schemas.TokensResponse> {
+  async tokens(query: { query?: string } = {}, init?: CallInit): Promise<schemas.TokensResponse> {
     return this.#call(
       {
         endpoint: 'GET /api/tokens',
@@ -359,7 +364,7 @@ export class UpstreamClient {
     );
   }
 
-  token(id: number | string, init?: CallInit): Promise<schemas.TokenResponse> {
+  async token(id: number | string, init?: CallInit): Promise<schemas.TokenResponse> {
     const endpoint = 'GET /api/tokens/:id';
     return this.#call(
       {
@@ -373,7 +378,7 @@ export class UpstreamClient {
     );
   }
 
-  tokenPrice(feedId: string, init?: CallInit): Promise<schemas.TokenPriceResponse> {
+  async tokenPrice(feedId: string, init?: CallInit): Promise<schemas.TokenPriceResponse> {
     const endpoint = 'GET /api/tokens/price/:feedId';
     if (typeof feedId !== 'string' || !schemas.hexString.safeParse(feedId).success) {
       throw new UpstreamInvalidArgumentError(endpoint, `feed id is not a hex string: ${show(feedId)}`);
@@ -390,11 +395,11 @@ export class UpstreamClient {
     );
   }
 
-  user(username: string, init?: CallInit): Promise<schemas.UserResponse> {
+  async user(username: string, init?: CallInit): Promise<schemas.UserResponse> {
     return this.#userCall('', username, {}, schemas.userResponse, init);
   }
 
-  userProfile(
+  async userProfile(
     username: string,
     query: IncludeClosedQuery = {},
     init?: CallInit,
@@ -408,11 +413,11 @@ export class UpstreamClient {
     );
   }
 
-  userStats(username: string, init?: CallInit): Promise<schemas.UserStatsResponse> {
+  async userStats(username: string, init?: CallInit): Promise<schemas.UserStatsResponse> {
     return this.#userCall('/stats', username, {}, schemas.userStatsResponse, init);
   }
 
-  userPositions(
+  async userPositions(
     username: string,
     query: IncludeClosedQuery = {},
     init?: CallInit,
@@ -426,11 +431,11 @@ export class UpstreamClient {
     );
   }
 
-  userActivity(username: string, init?: CallInit): Promise<schemas.UserActivityResponse> {
+  async userActivity(username: string, init?: CallInit): Promise<schemas.UserActivityResponse> {
     return this.#userCall('/activity', username, {}, schemas.userActivityResponse, init);
   }
 
-  netWorthHistory(
+  async netWorthHistory(
     username: string,
     query: { days?: number } = {},
     init?: CallInit,
@@ -444,7 +449,7 @@ export class UpstreamClient {
     );
   }
 
-  rewardsProgram(init?: CallInit): Promise<schemas.RewardsProgramResponse> {
+  async rewardsProgram(init?: CallInit): Promise<schemas.RewardsProgramResponse> {
     return this.#call(
       {
         endpoint: 'GET /api/rewards/program',
@@ -457,7 +462,10 @@ export class UpstreamClient {
     );
   }
 
-  rewardsLeaderboard(query: LeaderboardQuery = {}, init?: CallInit): Promise<schemas.LeaderboardResponse> {
+  async rewardsLeaderboard(
+    query: LeaderboardQuery = {},
+    init?: CallInit,
+  ): Promise<schemas.LeaderboardResponse> {
     return this.#call(
       {
         endpoint: 'GET /api/rewards/leaderboard',
@@ -471,7 +479,7 @@ export class UpstreamClient {
     );
   }
 
-  rewardsEpochs(query: EpochsQuery = {}, init?: CallInit): Promise<schemas.EpochsResponse> {
+  async rewardsEpochs(query: EpochsQuery = {}, init?: CallInit): Promise<schemas.EpochsResponse> {
     return this.#call(
       {
         endpoint: 'GET /api/rewards/epochs',
@@ -485,7 +493,7 @@ export class UpstreamClient {
     );
   }
 
-  marketData(marketId: string, init?: CallInit): Promise<schemas.MarketDataSnapshot> {
+  async marketData(marketId: string, init?: CallInit): Promise<schemas.MarketDataSnapshot> {
     const endpoint = 'GET /api/market-data/:marketId';
     return this.#call(
       {
@@ -502,7 +510,7 @@ export class UpstreamClient {
    * A POST, but a read-only query: retried like a GET. Its maximum list size is not shown upstream
    * (section 8); the CLOB batch's 100 is applied so the relay never depends on an unknown limit.
    */
-  marketDataBatch(marketIds: string[], init?: CallInit): Promise<schemas.MarketDataBatchResponse> {
+  async marketDataBatch(marketIds: string[], init?: CallInit): Promise<schemas.MarketDataBatchResponse> {
     const endpoint = 'POST /api/market-data/batch';
     return this.#call(
       {

@@ -26,7 +26,8 @@ export function retryAfterMs(header: string | undefined, nowMs: number, capMs: n
   if (header === undefined) return undefined;
   const value = header.trim();
   if (/^\d+$/.test(value)) return Math.min(capMs, Number(value) * 1000);
-  const date = Date.parse(value);
+  // Every HTTP date format names a weekday and month; this keeps Date.parse from reading "-1" as a year.
+  const date = /[a-z]/i.test(value) ? Date.parse(value) : Number.NaN;
   if (Number.isNaN(date)) return undefined;
   return Math.min(capMs, Math.max(0, date - nowMs));
 }
