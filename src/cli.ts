@@ -1,0 +1,67 @@
+/**
+ * @module cli
+ * `market-relay [serve|sim] [--flags]` (interface.md): parse and validate the configuration (a bad
+ * value is one line naming the option and exit code 2), start, print where it listens, and shut down
+ * cleanly on SIGTERM / SIGINT within 5 s.
+ */
+import pino from 'pino';
+import { type Command, parseCommandLine } from './config.ts';
+import { ConfigError } from './errors.ts';
+import { startRelay } from './relay-server.ts';
+import { startSimulator } from './sim/server.ts';
+
+const SHUTDOWN_DEADLINE_MS = 5_000;
+
+async function main(): Promise<void> {
+  let command: Command;
+  try {
+    command = parseCommandLine(process.argv.slice(2), process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`market-relay: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+
+  const logger = pino({ level: command.config.logLevel });
+  let close: () => Promise<void>;
+  if (command.command === 'sim') {
+    const { port, host, markets, seed } = command.config;
+    const sim = await startSimulator({ port, host, markets, seed });
+    logger.info({ markets, seed }, `simulator listening on ${sim.url}`);
+    close = () => sim.close();
+  } else {
+    const relay = await startRelay(command.config, logger);
+    logger.info(
+      { upstream: command.config.upstream === 'sim' ? `sim (${relay.upstreamUrl})` : relay.upstreamUrl },
+      `market-relay listening on ${relay.url}`,
+    );
+    close = () => relay.close();
+  }
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    setTimeout(() => {
+      logger.error('shutdown took longer than 5 s; exiting anyway');
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS).unref();
+    close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`market-relay: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

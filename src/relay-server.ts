@@ -1,0 +1,188 @@
+/**
+ * @module relay-server
+ * The composition root of `market-relay serve`: upstream client (and the embedded simulator when
+ * `--upstream sim`), stream registry, poller pool, the WebSocket endpoint and the HTTP surface,
+ * wired once. Data flows one way: upstream -> poller -> streams -> connections.
+ */
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+import type { ServeConfig } from './config.ts';
+import { registerHealth } from './http/health.ts';
+import { RelayEvents } from './relay/events.ts';
+import { PollerPool } from './relay/poller-pool.ts';
+import { StreamRegistry } from './relay/registry.ts';
+import { UpstreamHealthMonitor } from './relay/upstream-health.ts';
+import { type SimulatorHandle, startSimulator } from './sim/server.ts';
+import { UpstreamClient } from './upstream/client.ts';
+import type { ConnectionLimits } from './ws/connection.ts';
+import { registerWsEndpoint, type WsEndpoint } from './ws/endpoint.ts';
+
+/** Relay internals with defaults; not on the command line, but tests and benchmarks set them. */
+export interface RelayTuning {
+  heartbeatMs: number;
+  /** How long a stream nobody subscribes to is still polled, so a reconnect finds it (and can resume). */
+  lingerMs: number;
+  /** Updates each stream keeps for resume. */
+  resumeBufferSize: number;
+  /** A stream is stale after this many poll intervals without a successful poll. */
+  staleAfterFactor: number;
+  maxConnections: number;
+  maxFrameBytes: number;
+  upstreamTimeoutMs: number;
+  upstreamRetries: number;
+  /** A market the status page shows as unreachable upstream after this long without any success. */
+  upstreamDownAfterMs: number;
+  connection: ConnectionLimits;
+  /** Simulator tick for the embedded simulator (ms; 0 = manual). */
+  simTickMs: number;
+}
+
+export const defaultTuning: RelayTuning = {
+  heartbeatMs: 15_000,
+  lingerMs: 5_000,
+  resumeBufferSize: 1_000,
+  staleAfterFactor: 3,
+  maxConnections: 10_000,
+  maxFrameBytes: 64 * 1024,
+  upstreamTimeoutMs: 5_000,
+  upstreamRetries: 2,
+  upstreamDownAfterMs: 10_000,
+  connection: {
+    maxStreams: 1_000,
+    requestsPerSecond: 20,
+    requestBurst: 40,
+    highWaterBytes: 1024 * 1024,
+    maxBufferBytes: 8 * 1024 * 1024,
+    slowConsumerTimeoutMs: 10_000,
+  },
+  simTickMs: 250,
+};
+
+/** Upstream `GET /health` is probed this often while no other request succeeds. */
+const UPSTREAM_PROBE_MS = 5_000;
+
+export type RelayConfig = ServeConfig & { tuning?: Partial<Omit<RelayTuning, 'connection'>> & { connection?: Partial<ConnectionLimits> } };
+
+export interface Relay {
+  /** http://host:port of the relay (the real port when 0 was asked for). */
+  readonly url: string;
+  readonly upstreamUrl: string;
+  readonly events: RelayEvents;
+  readonly registry: StreamRegistry;
+  readonly poller: PollerPool;
+  readonly client: UpstreamClient;
+  readonly upstreamHealth: UpstreamHealthMonitor;
+  readonly ws: WsEndpoint;
+  readonly app: FastifyInstance;
+  readonly logger: Logger;
+  /** The embedded simulator when started with `--upstream sim`. */
+  readonly sim: SimulatorHandle | undefined;
+  readonly startedAt: number;
+  readonly tuning: RelayTuning;
+  close(): Promise<void>;
+}
+
+export async function startRelay(config: RelayConfig, logger: Logger = pino({ level: config.logLevel })): Promise<Relay> {
+  const tuning: RelayTuning = {
+    ...defaultTuning,
+    ...config.tuning,
+    connection: { ...defaultTuning.connection, ...config.tuning?.connection },
+  };
+  const startedAt = Date.now();
+  const sim =
+    config.upstream === 'sim'
+      ? await startSimulator({ markets: config.simMarkets, seed: config.simSeed, tickMs: tuning.simTickMs })
+      : undefined;
+  const upstreamUrl = sim?.url ?? config.upstream;
+  const client = new UpstreamClient({
+    baseUrl: upstreamUrl,
+    timeoutMs: tuning.upstreamTimeoutMs,
+    retries: tuning.upstreamRetries,
+    concurrency: config.upstreamConcurrency,
+    rps: config.upstreamRps,
+  });
+
+  const events = new RelayEvents();
+  let poller: PollerPool | undefined;
+  const registry = new StreamRegistry({
+    lingerMs: tuning.lingerMs,
+    resumeBufferSize: tuning.resumeBufferSize,
+    onInterestChange: () => poller?.sync(),
+  });
+  poller = new PollerPool({
+    source: client,
+    registry,
+    events,
+    bookPollMs: config.bookPollMs,
+    pricePollMs: config.pricePollMs,
+    upstreamRps: config.upstreamRps,
+    staleAfterFactor: tuning.staleAfterFactor,
+  });
+
+  const httpLogger: FastifyBaseLogger = logger.child({ component: 'http' });
+  const app = Fastify({ loggerInstance: httpLogger, disableRequestLogging: true });
+  const ws = await registerWsEndpoint(app, {
+    registry,
+    events,
+    limits: tuning.connection,
+    heartbeatMs: tuning.heartbeatMs,
+    maxConnections: tuning.maxConnections,
+    maxFrameBytes: tuning.maxFrameBytes,
+    ...(config.apiKeys === undefined ? {} : { apiKeys: config.apiKeys }),
+    ...(config.allowedOrigins === undefined ? {} : { allowedOrigins: config.allowedOrigins }),
+  });
+  const relayPoller = poller;
+  const upstreamHealth = new UpstreamHealthMonitor(client);
+  let shuttingDown = false;
+  registerHealth(app, {
+    poller: relayPoller,
+    registry,
+    ws,
+    upstream: upstreamHealth,
+    upstreamUrl,
+    startedAt,
+    upstreamDownAfterMs: tuning.upstreamDownAfterMs,
+    isShuttingDown: () => shuttingDown,
+  });
+  await upstreamHealth.start(UPSTREAM_PROBE_MS);
+
+  let address: string;
+  try {
+    address = await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    upstreamHealth.stop();
+    await client.close();
+    await sim?.close();
+    throw error;
+  }
+  const url = address.replace('[::1]', 'localhost');
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    upstreamUrl,
+    events,
+    registry,
+    poller: relayPoller,
+    client,
+    upstreamHealth,
+    ws,
+    app,
+    logger,
+    sim,
+    startedAt,
+    tuning,
+    close() {
+      closing ??= (async () => {
+        shuttingDown = true;
+        relayPoller.stop();
+        upstreamHealth.stop();
+        await app.close();
+        registry.clear();
+        await client.close();
+        await sim?.close();
+      })();
+      return closing;
+    },
+  };
+}

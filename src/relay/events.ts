@@ -1,0 +1,30 @@
+/**
+ * @module relay/events
+ * Observability as named events: the poller, streams and connections emit them; metrics, logs,
+ * the status page and tests subscribe. One typed emitter per relay instance (not a process-wide
+ * diagnostics channel) so that several relays in one test process stay apart.
+ */
+import { EventEmitter } from 'node:events';
+import type { BookDepth, Channel, StreamState } from '../protocol/messages.ts';
+
+export type PollKind = 'book' | 'price';
+
+export interface RelayEventMap {
+  /** One upstream poll finished (a price poll covers up to 100 markets). */
+  'poll:done': [{ kind: PollKind; markets: number; outcome: 'ok' | 'error' | 'not_found'; durationMs: number; error?: Error }];
+  /** A stream changed freshness (live / stale / closed). */
+  'stream:state': [{ channel: Channel; market: string; depth?: BookDepth; state: StreamState; reason?: string }];
+  /** A stream message was fanned out to every subscriber; `sinceReceiptMs` is poll response to last send. */
+  'stream:sent': [{ channel: Channel; kind: 'snapshot' | 'update'; subscribers: number; bytes: number; sinceReceiptMs: number }];
+  /** Polled markets or their effective intervals changed. */
+  'poll:schedule': [{ bookMarkets: number; priceMarkets: number; bookIntervalMs: number; priceIntervalMs: number }];
+  'connection:open': [{ id: number; remoteAddress: string | undefined }];
+  'connection:close': [{ id: number; code: number; reason: string; durationMs: number }];
+  /** A slow connection's held-back streams were each resent as one fresh snapshot. */
+  'connection:conflated': [{ id: number; streams: number }];
+  'connection:slow-consumer': [{ id: number; bufferedBytes: number }];
+  /** A client request answered with an error. */
+  'request:error': [{ id: number; code: string }];
+}
+
+export class RelayEvents extends EventEmitter<RelayEventMap> {}

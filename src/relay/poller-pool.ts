@@ -1,0 +1,326 @@
+/**
+ * @module relay/poller-pool
+ * Polls upstream for exactly what the registry holds: one order book per market with `book`
+ * streams (every depth of a market shares that one request), and one batch price request per 100
+ * markets with `price` streams. A poll never overlaps the previous poll of the same thing; all
+ * requests go through the upstream client's concurrency and rate caps; intervals stretch evenly
+ * when the budget cannot cover every market (relay/budget.ts). Freshness (`live` / `stale`) is
+ * judged here, per poll target, against `staleAfterFactor` x its effective interval.
+ */
+import { aggregateBook, limitDepth } from './aggregate.ts';
+import type { StreamState } from '../protocol/messages.ts';
+import { UpstreamHttpError } from '../upstream/errors.ts';
+import type { ClobPriceBatchResponse, OrderBook } from '../upstream/schemas.ts';
+import { PRICE_BATCH_SIZE, type PollIntervals, pollIntervals } from './budget.ts';
+import { priceDataOf, withMilliseconds } from './channels.ts';
+import type { RelayEvents } from './events.ts';
+import type { StreamRegistry } from './registry.ts';
+import type { AnyStream } from './stream.ts';
+
+/** The two upstream calls polling needs (the typed client satisfies it; tests may fake it). */
+export interface PollSource {
+  orderBook(marketId: string): Promise<OrderBook>;
+  clobPrices(marketIds: string[]): Promise<ClobPriceBatchResponse>;
+}
+
+export interface PollerOptions {
+  source: PollSource;
+  registry: StreamRegistry;
+  events: RelayEvents;
+  bookPollMs: number;
+  pricePollMs: number;
+  upstreamRps: number;
+  /** A target is stale after this many effective intervals without a successful poll (protocol: 3). */
+  staleAfterFactor: number;
+  now?: () => number;
+}
+
+/** Per poll target: when it last succeeded, and why it last failed. */
+interface TargetHealth {
+  since: number;
+  lastSuccessAt: number | undefined;
+  lastError: string | undefined;
+}
+
+interface BookLoop extends TargetHealth {
+  timer: NodeJS.Timeout | undefined;
+  running: boolean;
+  stopped: boolean;
+}
+
+export class PollerPool {
+  readonly #options: PollerOptions;
+  readonly #now: () => number;
+  readonly #bookLoops = new Map<string, BookLoop>();
+  readonly #priceHealth = new Map<string, TargetHealth>();
+  #priceTimer: NodeJS.Timeout | undefined;
+  #priceRunning = false;
+  #sweepTimer: NodeJS.Timeout | undefined;
+  #intervals: PollIntervals;
+  #stopped = false;
+
+  constructor(options: PollerOptions) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+    this.#intervals = { bookIntervalMs: options.bookPollMs, priceIntervalMs: options.pricePollMs, stretch: 1 };
+  }
+
+  get intervals(): PollIntervals {
+    return this.#intervals;
+  }
+
+  /** Markets currently polled for books / prices. */
+  get bookMarketCount(): number {
+    return this.#bookLoops.size;
+  }
+  get priceMarketCount(): number {
+    return this.#priceHealth.size;
+  }
+
+  /** Health of each polled target, for the status page and /health. */
+  health(): { kind: 'book' | 'price'; market: string; lastSuccessAt: number | undefined; lastError: string | undefined }[] {
+    return [
+      ...[...this.#bookLoops].map(([market, loop]) => ({ kind: 'book' as const, market, ...pick(loop) })),
+      ...[...this.#priceHealth].map(([market, health]) => ({ kind: 'price' as const, market, ...pick(health) })),
+    ];
+  }
+
+  /** Brings the polled set in line with the registry; called on every interest change. */
+  sync(): void {
+    if (this.#stopped) return;
+    const { registry } = this.#options;
+    const bookMarkets = registry.bookMarkets();
+    for (const [market, loop] of this.#bookLoops) {
+      if (!bookMarkets.has(market)) {
+        loop.stopped = true;
+        clearTimeout(loop.timer);
+        this.#bookLoops.delete(market);
+      }
+    }
+    for (const market of bookMarkets.keys()) {
+      if (!this.#bookLoops.has(market)) {
+        const loop: BookLoop = {
+          since: this.#now(),
+          lastSuccessAt: undefined,
+          lastError: undefined,
+          timer: undefined,
+          running: false,
+          stopped: false,
+        };
+        this.#bookLoops.set(market, loop);
+        // First poll at once, so a new subscriber's snapshot is one round trip away.
+        void this.#pollBook(market, loop);
+      }
+    }
+
+    const priceMarkets = registry.priceMarkets();
+    for (const market of this.#priceHealth.keys()) if (!priceMarkets.has(market)) this.#priceHealth.delete(market);
+    let newPriceMarket = false;
+    for (const market of priceMarkets.keys()) {
+      if (!this.#priceHealth.has(market)) {
+        this.#priceHealth.set(market, { since: this.#now(), lastSuccessAt: undefined, lastError: undefined });
+        newPriceMarket = true;
+      }
+    }
+    if (newPriceMarket && !this.#priceRunning) {
+      clearTimeout(this.#priceTimer);
+      this.#priceTimer = undefined;
+      void this.#pollPrices();
+    }
+
+    this.#intervals = pollIntervals({
+      bookMarkets: this.#bookLoops.size,
+      priceMarkets: this.#priceHealth.size,
+      bookPollMs: this.#options.bookPollMs,
+      pricePollMs: this.#options.pricePollMs,
+      rps: this.#options.upstreamRps,
+    });
+    this.#options.events.emit('poll:schedule', {
+      bookMarkets: this.#bookLoops.size,
+      priceMarkets: this.#priceHealth.size,
+      bookIntervalMs: this.#intervals.bookIntervalMs,
+      priceIntervalMs: this.#intervals.priceIntervalMs,
+    });
+    this.#ensureSweep();
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    for (const loop of this.#bookLoops.values()) {
+      loop.stopped = true;
+      clearTimeout(loop.timer);
+    }
+    this.#bookLoops.clear();
+    this.#priceHealth.clear();
+    clearTimeout(this.#priceTimer);
+    clearInterval(this.#sweepTimer);
+  }
+
+  async #pollBook(market: string, loop: BookLoop): Promise<void> {
+    if (loop.running || loop.stopped) return;
+    loop.running = true;
+    const started = this.#now();
+    try {
+      const book = await this.#options.source.orderBook(market);
+      if (loop.stopped) return;
+      const receivedAt = this.#now();
+      const rts = new Date(receivedAt).toISOString();
+      const ts = withMilliseconds(book.timestamp);
+      const full = aggregateBook(book);
+      for (const stream of this.#options.registry.bookMarkets().get(market) ?? []) {
+        this.#publish(stream as unknown as AnyStream, limitDepth(full, stream.depth ?? null), ts, rts, receivedAt);
+      }
+      loop.lastSuccessAt = receivedAt;
+      loop.lastError = undefined;
+      this.#emitPoll('book', 1, 'ok', started);
+    } catch (error) {
+      if (loop.stopped) return;
+      if (error instanceof UpstreamHttpError && error.status === 404) {
+        this.#emitPoll('book', 1, 'not_found', started, error);
+        this.#closeMarket('book', market);
+        return;
+      }
+      loop.lastError = describe(error);
+      this.#emitPoll('book', 1, 'error', started, error);
+      this.#judgeFreshness();
+    } finally {
+      loop.running = false;
+      if (!loop.stopped && !this.#stopped) {
+        const wait = Math.max(0, started + this.#intervals.bookIntervalMs - this.#now());
+        loop.timer = setTimeout(() => void this.#pollBook(market, loop), wait);
+      }
+    }
+  }
+
+  async #pollPrices(): Promise<void> {
+    if (this.#priceRunning || this.#stopped) return;
+    const markets = [...this.#priceHealth.keys()];
+    if (markets.length === 0) return;
+    this.#priceRunning = true;
+    const started = this.#now();
+    const batches: string[][] = [];
+    for (let i = 0; i < markets.length; i += PRICE_BATCH_SIZE) batches.push(markets.slice(i, i + PRICE_BATCH_SIZE));
+    await Promise.all(batches.map((batch) => this.#pollPriceBatch(batch)));
+    this.#priceRunning = false;
+    if (!this.#stopped && this.#priceHealth.size > 0) {
+      const wait = Math.max(0, started + this.#intervals.priceIntervalMs - this.#now());
+      this.#priceTimer = setTimeout(() => void this.#pollPrices(), wait);
+    }
+  }
+
+  async #pollPriceBatch(batch: string[]): Promise<void> {
+    const started = this.#now();
+    try {
+      const response = await this.#options.source.clobPrices(batch);
+      const receivedAt = this.#now();
+      const rts = new Date(receivedAt).toISOString();
+      const seen = new Set<string>();
+      const streams = this.#options.registry.priceMarkets();
+      for (const entry of response.data) {
+        const health = this.#priceHealth.get(entry.market_id);
+        const stream = streams.get(entry.market_id);
+        if (health === undefined || stream === undefined) continue;
+        seen.add(entry.market_id);
+        this.#publish(stream as unknown as AnyStream, priceDataOf(entry), withMilliseconds(entry.timestamp), rts, receivedAt);
+        health.lastSuccessAt = receivedAt;
+        health.lastError = undefined;
+      }
+      this.#emitPoll('price', batch.length, 'ok', started);
+      // A market the batch does not answer for does not exist upstream (docs/upstream.md).
+      for (const market of batch) {
+        if (!seen.has(market) && this.#priceHealth.has(market)) {
+          this.#closeMarket('price', market);
+        }
+      }
+    } catch (error) {
+      const reason = describe(error);
+      for (const market of batch) {
+        const health = this.#priceHealth.get(market);
+        if (health !== undefined) health.lastError = reason;
+      }
+      this.#emitPoll('price', batch.length, 'error', started, error);
+      this.#judgeFreshness();
+    }
+  }
+
+  #closeMarket(kind: 'book' | 'price', market: string): void {
+    const reason = 'market not found upstream';
+    for (const stream of this.#options.registry.closeMarket(kind, market, reason)) {
+      this.#emitState(stream, 'closed', reason);
+    }
+  }
+
+  #publish(stream: AnyStream, state: unknown, ts: string, rts: string, receivedAt: number): void {
+    const { frame } = stream.publish(state, ts, rts, receivedAt);
+    if (stream.freshness === 'stale' && stream.setFreshness('live')) this.#emitState(stream, 'live');
+    if (frame !== null && stream.subscribers.size > 0) {
+      this.#options.events.emit('stream:sent', {
+        channel: stream.channel,
+        kind: stream.seq === 1 ? 'snapshot' : 'update',
+        subscribers: stream.subscribers.size,
+        bytes: frame.bytes.length,
+        sinceReceiptMs: this.#now() - receivedAt,
+      });
+    }
+  }
+
+  /** Marks stale every stream whose target has not succeeded for staleAfterFactor x its interval. */
+  #judgeFreshness(): void {
+    const now = this.#now();
+    const { registry, staleAfterFactor } = this.#options;
+    const bookLimit = staleAfterFactor * this.#intervals.bookIntervalMs;
+    for (const [market, loop] of this.#bookLoops) {
+      if (now - (loop.lastSuccessAt ?? loop.since) <= bookLimit) continue;
+      for (const stream of registry.bookMarkets().get(market) ?? []) {
+        this.#markStale(stream as unknown as AnyStream, loop);
+      }
+    }
+    const priceLimit = staleAfterFactor * this.#intervals.priceIntervalMs;
+    for (const [market, health] of this.#priceHealth) {
+      if (now - (health.lastSuccessAt ?? health.since) <= priceLimit) continue;
+      const stream = registry.priceMarkets().get(market);
+      if (stream !== undefined) this.#markStale(stream as unknown as AnyStream, health);
+    }
+  }
+
+  #markStale(stream: AnyStream, health: TargetHealth): void {
+    const reason = health.lastError ?? 'no upstream response';
+    if (stream.setFreshness('stale', reason)) this.#emitState(stream, 'stale', reason);
+  }
+
+  /** Staleness must be noticed even when polls hang, so it is also judged on a timer. */
+  #ensureSweep(): void {
+    if (this.#sweepTimer !== undefined) return;
+    const every = Math.max(50, Math.min(this.#options.bookPollMs, this.#options.pricePollMs) / 2);
+    this.#sweepTimer = setInterval(() => this.#judgeFreshness(), every);
+    this.#sweepTimer.unref();
+  }
+
+  #emitState(stream: AnyStream, state: StreamState, reason?: string): void {
+    this.#options.events.emit('stream:state', {
+      channel: stream.channel,
+      market: stream.market,
+      ...(stream.channel === 'book' ? { depth: stream.depth ?? null } : {}),
+      state,
+      ...(reason === undefined ? {} : { reason }),
+    });
+  }
+
+  #emitPoll(kind: 'book' | 'price', markets: number, outcome: 'ok' | 'error' | 'not_found', started: number, error?: unknown): void {
+    this.#options.events.emit('poll:done', {
+      kind,
+      markets,
+      outcome,
+      durationMs: this.#now() - started,
+      ...(error instanceof Error ? { error } : {}),
+    });
+  }
+}
+
+function pick(health: TargetHealth): { lastSuccessAt: number | undefined; lastError: string | undefined } {
+  return { lastSuccessAt: health.lastSuccessAt, lastError: health.lastError };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

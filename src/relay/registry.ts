@@ -1,0 +1,142 @@
+/**
+ * @module relay/registry
+ * Reference-counted interest per stream across all connections. A stream exists while someone is
+ * subscribed, plus a short linger after the last one leaves, so that a reconnecting client finds its
+ * stream (and its resume ring) still polled instead of a gap. What the registry holds is exactly
+ * what the poller polls: no subscriber, no upstream request.
+ */
+import type { BookState } from '../protocol/book.ts';
+import type { BookData, PriceData, PriceUpdateData } from '../protocol/messages.ts';
+import { bookCodec, priceCodec } from './channels.ts';
+import { type AnyStream, Stream, type StreamIdentity, type StreamSubscriber, streamKey } from './stream.ts';
+
+export type BookStream = Stream<BookState, BookData>;
+export type PriceStream = Stream<PriceData, PriceUpdateData>;
+
+export interface RegistryOptions {
+  lingerMs: number;
+  resumeBufferSize: number;
+  /** Called whenever the set of streams (so the set of polled markets) changes. */
+  onInterestChange: () => void;
+  onStreamRemoved?: (stream: AnyStream) => void;
+}
+
+export class StreamRegistry {
+  readonly #options: RegistryOptions;
+  readonly #streams = new Map<string, AnyStream>();
+  readonly #bookStreamsByMarket = new Map<string, Set<BookStream>>();
+  readonly #priceStreams = new Map<string, PriceStream>();
+  readonly #lingerTimers = new Map<string, NodeJS.Timeout>();
+
+  constructor(options: RegistryOptions) {
+    this.#options = options;
+  }
+
+  get size(): number {
+    return this.#streams.size;
+  }
+
+  streams(): IterableIterator<AnyStream> {
+    return this.#streams.values();
+  }
+
+  get(identity: StreamIdentity): AnyStream | undefined {
+    return this.#streams.get(streamKey(identity));
+  }
+
+  /** Markets with at least one `book` stream, each with its streams (one per depth). */
+  bookMarkets(): ReadonlyMap<string, ReadonlySet<BookStream>> {
+    return this.#bookStreamsByMarket;
+  }
+
+  priceMarkets(): ReadonlyMap<string, PriceStream> {
+    return this.#priceStreams;
+  }
+
+  subscribe(subscriber: StreamSubscriber, identity: StreamIdentity): AnyStream {
+    const key = streamKey(identity);
+    let stream = this.#streams.get(key);
+    if (stream === undefined) {
+      stream = this.#create(identity);
+      this.#options.onInterestChange();
+    }
+    const linger = this.#lingerTimers.get(key);
+    if (linger !== undefined) {
+      clearTimeout(linger);
+      this.#lingerTimers.delete(key);
+    }
+    stream.subscribers.add(subscriber);
+    return stream;
+  }
+
+  unsubscribe(subscriber: StreamSubscriber, stream: AnyStream): void {
+    if (!stream.subscribers.delete(subscriber) || stream.subscribers.size > 0) return;
+    if (this.#streams.get(stream.key) !== stream) return;
+    const timer = setTimeout(() => {
+      this.#lingerTimers.delete(stream.key);
+      if (stream.subscribers.size === 0) this.#remove(stream);
+    }, this.#options.lingerMs);
+    timer.unref();
+    this.#lingerTimers.set(stream.key, timer);
+  }
+
+  /** The market is gone upstream: every stream of `channel` for it ends now. */
+  closeMarket(channel: 'book' | 'price', market: string, reason: string): AnyStream[] {
+    const streams: AnyStream[] =
+      channel === 'book'
+        ? [...(this.#bookStreamsByMarket.get(market) ?? [])]
+        : [this.#priceStreams.get(market)].filter((stream) => stream !== undefined);
+    for (const stream of streams) {
+      stream.close(reason);
+      this.#remove(stream);
+    }
+    return streams;
+  }
+
+  /** Ends everything (shutdown). */
+  clear(): void {
+    for (const timer of this.#lingerTimers.values()) clearTimeout(timer);
+    this.#lingerTimers.clear();
+    this.#streams.clear();
+    this.#bookStreamsByMarket.clear();
+    this.#priceStreams.clear();
+  }
+
+  #create(identity: StreamIdentity): AnyStream {
+    const { resumeBufferSize } = this.#options;
+    if (identity.channel === 'book') {
+      const stream: BookStream = new Stream(identity, bookCodec, resumeBufferSize);
+      let byDepth = this.#bookStreamsByMarket.get(identity.market);
+      if (byDepth === undefined) {
+        byDepth = new Set();
+        this.#bookStreamsByMarket.set(identity.market, byDepth);
+      }
+      byDepth.add(stream);
+      this.#streams.set(stream.key, stream as AnyStream);
+      return stream as AnyStream;
+    }
+    const stream: PriceStream = new Stream(identity, priceCodec, resumeBufferSize);
+    this.#priceStreams.set(identity.market, stream);
+    this.#streams.set(stream.key, stream as AnyStream);
+    return stream as AnyStream;
+  }
+
+  #remove(stream: AnyStream): void {
+    if (this.#streams.get(stream.key) !== stream) return;
+    this.#streams.delete(stream.key);
+    const timer = this.#lingerTimers.get(stream.key);
+    if (timer !== undefined) {
+      clearTimeout(timer);
+      this.#lingerTimers.delete(stream.key);
+    }
+    if (stream.channel === 'book') {
+      const byDepth = this.#bookStreamsByMarket.get(stream.market);
+      byDepth?.delete(stream as unknown as BookStream);
+      if (byDepth?.size === 0) this.#bookStreamsByMarket.delete(stream.market);
+    } else {
+      this.#priceStreams.delete(stream.market);
+    }
+    this.#options.onStreamRemoved?.(stream);
+    this.#options.onInterestChange();
+  }
+}

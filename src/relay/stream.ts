@@ -1,0 +1,216 @@
+/**
+ * @module relay/stream
+ * One (channel, market[, depth]) stream: its epoch, contiguous `seq`, last state, freshness and a
+ * bounded ring of recent updates for resume (protocol.md "Sequencing"). Every message is serialised
+ * once here and the same bytes go to every subscriber (the fan-out costs one write per client).
+ */
+import { randomBytes } from 'node:crypto';
+import type { BookDepth, Channel, ServerMessage, StreamState } from '../protocol/messages.ts';
+import { RingBuffer } from './ring-buffer.ts';
+
+/** A message serialised once, shared by every connection it goes to. */
+export interface Frame {
+  readonly text: string;
+  readonly bytes: Buffer;
+}
+
+export function toFrame(message: ServerMessage): Frame {
+  const text = JSON.stringify(message);
+  return { text, bytes: Buffer.from(text, 'utf8') };
+}
+
+/** What a stream needs from a connection subscribed to it. */
+export interface StreamSubscriber {
+  /** A `snapshot` or `update` of this stream; the subscriber may hold it back (conflation). */
+  deliver(stream: AnyStream, frame: Frame, kind: 'snapshot' | 'update'): void;
+  /** A `status` or `error` about this stream, never held back. */
+  notify(stream: AnyStream, frame: Frame): void;
+  /** The stream ended (closed upstream); the subscription is gone. */
+  ended(stream: AnyStream): void;
+}
+
+/** How a channel's states are compared and described on the wire. */
+export interface StreamCodec<State, Delta> {
+  diff(prev: State, next: State): Delta | null;
+  /** Book streams carry a checksum of the state after each message. */
+  checksum?(state: State): number;
+}
+
+export interface StreamIdentity {
+  channel: Channel;
+  market: string;
+  /** `book` only. */
+  depth?: BookDepth;
+}
+
+export function streamKey({ channel, market, depth }: StreamIdentity): string {
+  return channel === 'book' ? `book:${market}:${depth ?? 'full'}` : `${channel}:${market}`;
+}
+
+function newEpoch(): string {
+  return randomBytes(6).toString('base64url');
+}
+
+export interface PublishResult {
+  /** The update or first snapshot sent, or null when the poll changed nothing. */
+  frame: Frame | null;
+  seq: number;
+}
+
+export class Stream<State = unknown, Delta = unknown> {
+  readonly key: string;
+  readonly channel: Channel;
+  readonly market: string;
+  readonly depth: BookDepth | undefined;
+  readonly epoch = newEpoch();
+  readonly subscribers = new Set<StreamSubscriber>();
+  readonly #codec: StreamCodec<State, Delta>;
+  readonly #recent: RingBuffer<{ seq: number; frame: Frame }>;
+  #seq = 0;
+  #state: State | undefined;
+  #ts = '';
+  #rts = '';
+  #freshness: StreamState = 'live';
+  #snapshot: Frame | undefined;
+  /** Relay clock (ms) of the last upstream response that confirmed this state. */
+  lastSuccessAt = 0;
+  /** Relay clock (ms) of the last change sent. */
+  lastChangeAt = 0;
+
+  constructor(identity: StreamIdentity, codec: StreamCodec<State, Delta>, resumeBufferSize: number) {
+    this.channel = identity.channel;
+    this.market = identity.market;
+    this.depth = identity.channel === 'book' ? (identity.depth ?? null) : undefined;
+    this.key = streamKey(identity);
+    this.#codec = codec;
+    this.#recent = new RingBuffer(resumeBufferSize);
+  }
+
+  get seq(): number {
+    return this.#seq;
+  }
+  get state(): State | undefined {
+    return this.#state;
+  }
+  get freshness(): StreamState {
+    return this.#freshness;
+  }
+  get hasState(): boolean {
+    return this.#state !== undefined;
+  }
+
+  /**
+   * Takes the state of a new upstream response. The first state goes out as a `snapshot`
+   * (seq 1); a changed state as an `update` with seq + 1; an unchanged one sends nothing
+   * (protocol.md: "No update is sent for a poll that changed nothing").
+   */
+  publish(next: State, ts: string, rts: string, now: number): PublishResult {
+    this.#ts = ts;
+    this.#rts = rts;
+    this.lastSuccessAt = now;
+    this.#snapshot = undefined;
+    if (this.#state === undefined) {
+      this.#state = next;
+      this.#seq = 1;
+      this.lastChangeAt = now;
+      const frame = this.snapshotFrame();
+      for (const subscriber of this.subscribers) subscriber.deliver(this, frame, 'snapshot');
+      return { frame, seq: this.#seq };
+    }
+    const delta = this.#codec.diff(this.#state, next);
+    if (delta === null) return { frame: null, seq: this.#seq };
+    this.#state = next;
+    this.#seq += 1;
+    this.lastChangeAt = now;
+    const frame = toFrame(this.#message('update', delta, next));
+    this.#recent.push({ seq: this.#seq, frame });
+    for (const subscriber of this.subscribers) subscriber.deliver(this, frame, 'update');
+    return { frame, seq: this.#seq };
+  }
+
+  /** The current state as a `snapshot`, serialised once per state. Requires a state. */
+  snapshotFrame(): Frame {
+    if (this.#state === undefined) throw new Error(`stream ${this.key} has no state yet`);
+    this.#snapshot ??= toFrame(this.#message('snapshot', this.#state, this.#state));
+    return this.#snapshot;
+  }
+
+  /**
+   * The updates after `seq` in `epoch`, if this stream still holds every one of them; undefined
+   * when it cannot resume (other epoch, seq ahead of ours, or updates already dropped from the ring).
+   */
+  updatesSince(epoch: string, seq: number): Frame[] | undefined {
+    if (epoch !== this.epoch || this.#state === undefined || seq > this.#seq || seq < 1) return undefined;
+    if (seq === this.#seq) return [];
+    const oldest = this.#recent.at(0);
+    if (oldest === undefined || oldest.seq > seq + 1) return undefined;
+    const frames: Frame[] = [];
+    for (let i = seq + 1 - oldest.seq; i < this.#recent.size; i++) frames.push(this.#recent.at(i)!.frame);
+    return frames;
+  }
+
+  /** Moves to `live` / `stale`, telling subscribers; returns false when nothing changed. */
+  setFreshness(state: 'live' | 'stale', reason?: string): boolean {
+    if (this.#freshness === state || this.#freshness === 'closed') return false;
+    this.#freshness = state;
+    const frame = this.statusFrame(reason);
+    for (const subscriber of this.subscribers) subscriber.notify(this, frame);
+    return true;
+  }
+
+  statusFrame(reason?: string): Frame {
+    return toFrame({
+      type: 'status',
+      channel: this.channel,
+      market: this.market,
+      ...(this.channel === 'book' ? { depth: this.depth ?? null } : {}),
+      state: this.#freshness,
+      ...(reason === undefined ? {} : { reason }),
+    });
+  }
+
+  /**
+   * The market is gone upstream (404). A stream that never had a state was a subscription to a
+   * market that does not exist: its subscribers get `unknown_market`; others get `status closed`.
+   */
+  close(reason: string): void {
+    if (this.#freshness === 'closed') return;
+    const hadState = this.#state !== undefined;
+    this.#freshness = 'closed';
+    const frame = hadState
+      ? this.statusFrame(reason)
+      : toFrame({
+          type: 'error',
+          code: 'unknown_market',
+          message: `market ${this.market} does not exist upstream`,
+          channel: this.channel,
+          market: this.market,
+        });
+    for (const subscriber of [...this.subscribers]) {
+      subscriber.notify(this, frame);
+      subscriber.ended(this);
+    }
+    this.subscribers.clear();
+    this.#recent.clear();
+  }
+
+  #message(type: 'snapshot' | 'update', data: State | Delta, after: State): ServerMessage {
+    const checksum = this.#codec.checksum?.(after);
+    // The cast is the one place where the generic state meets the wire types; the codecs
+    // registered in relay/channels.ts pair each channel with its data shape.
+    return {
+      type,
+      channel: this.channel,
+      market: this.market,
+      epoch: this.epoch,
+      seq: this.#seq,
+      ts: this.#ts,
+      rts: this.#rts,
+      ...(this.channel === 'book' ? { depth: this.depth ?? null } : {}),
+      data,
+      ...(checksum === undefined ? {} : { checksum }),
+    } as ServerMessage;
+  }
+}
+
+export type AnyStream = Stream<unknown, unknown>;
