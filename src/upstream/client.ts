@@ -24,6 +24,10 @@ import { backoffDelayMs, retryAfterMs } from './retry-policy.ts';
 import * as schemas from './schemas.ts';
 import { TokenBucket } from './token-bucket.ts';
 
+/**
+ * One per attempt that reached an outcome; an attempt cut short by the caller's signal or by
+ * `close()` is not an upstream outcome and reports nothing.
+ */
 export interface UpstreamRequestEvent {
   /** Route template, e.g. `GET /clob/orderbook`, `GET /api/markets/:id`. */
   endpoint: string;
