@@ -47,6 +47,18 @@ describe('decimal properties', () => {
     );
   });
 
+  it('sumDecimals is exact on many unsigned sizes (the column-sum path, carries above 9)', () => {
+    const size = decimal.map((v) => v.replace('-', ''));
+    fc.assert(
+      fc.property(fc.array(size, { minLength: 1, maxLength: 40 }), (values) => {
+        const scale = Math.max(0, ...values.map(places));
+        const expected = values.reduce((total, value) => total + scaled(value, scale), 0n);
+        expect(sumDecimals(values)).toBe(format(expected, scale));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('compareDecimals agrees in sign with the BigInt comparison', () => {
     fc.assert(
       fc.property(decimal, decimal, (a, b) => {
@@ -57,6 +69,17 @@ describe('decimal properties', () => {
         expect(Math.sign(compareDecimals(b, a))).toBe(-expected || 0);
       }),
       { numRuns: 1000 },
+    );
+  });
+
+  it('compareDecimals agrees with BigInt on prices of one layout (upstream 8-place text)', () => {
+    const price = fc.stringMatching(/^\d{2}\.\d{8}$/);
+    fc.assert(
+      fc.property(price, price, (a, b) => {
+        const difference = scaled(a, 8) - scaled(b, 8);
+        expect(Math.sign(compareDecimals(a, b))).toBe(difference === 0n ? 0 : difference < 0n ? -1 : 1);
+      }),
+      { numRuns: 500 },
     );
   });
 

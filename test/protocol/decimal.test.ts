@@ -56,3 +56,14 @@ describe('isZeroDecimal', () => {
     expect(isZeroDecimal(value)).toBe(expected);
   });
 });
+
+describe('sumDecimals beyond the column-sum path', () => {
+  it('sums many orders whose column totals carry more than one digit', () => {
+    expect(sumDecimals(Array.from({ length: 25 }, () => '9.99'))).toBe('249.75');
+  });
+
+  it('sums very long decimals exactly', () => {
+    const long = '1' + '0'.repeat(1200) + '.5';
+    expect(sumDecimals([long, '0.25'])).toBe('1' + '0'.repeat(1200) + '.75');
+  });
+});
