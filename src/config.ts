@@ -23,7 +23,9 @@ const commaList = z
   .refine((items) => items.length > 0, 'must name at least one value');
 const upstream = z.union([
   z.literal('sim'),
-  z.url({ protocol: /^https?$/, error: 'must be `sim` or an http(s) URL' }).transform((url) => url.replace(/\/+$/, '')),
+  z
+    .url({ protocol: /^https?$/, error: 'must be `sim` or an http(s) URL' })
+    .transform((url) => url.replace(/\/+$/, '')),
 ]);
 const redisUrl = z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' });
 const origin = z.url({ protocol: /^https?$/, error: 'each origin must be an http(s) origin' });
@@ -101,7 +103,10 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     const result = spec.schema.safeParse(raw);
     if (!result.success) {
       const issue = result.error.issues[0];
-      throw new ConfigError(name, `${JSON.stringify(raw)}: ${issue?.message ?? 'invalid value'} (env ${spec.env})`);
+      throw new ConfigError(
+        name,
+        `${JSON.stringify(raw)}: ${issue?.message ?? 'invalid value'} (env ${spec.env})`,
+      );
     }
     return result.data as Parsed<N>;
   };
@@ -111,7 +116,8 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     // The simulator's own default port is 9090 (interface.md).
     const simPort = parsed.values.port ?? env.PORT ?? '9090';
     const portResult = port.safeParse(simPort);
-    if (!portResult.success) throw new ConfigError('port', `${JSON.stringify(simPort)}: not a port number (env PORT)`);
+    if (!portResult.success)
+      throw new ConfigError('port', `${JSON.stringify(simPort)}: not a port number (env PORT)`);
     return {
       command: 'sim',
       config: {

@@ -61,7 +61,9 @@ export const defaultTuning: RelayTuning = {
 /** Upstream `GET /health` is probed this often while no other request succeeds. */
 const UPSTREAM_PROBE_MS = 5_000;
 
-export type RelayConfig = ServeConfig & { tuning?: Partial<Omit<RelayTuning, 'connection'>> & { connection?: Partial<ConnectionLimits> } };
+export type RelayConfig = ServeConfig & {
+  tuning?: Partial<Omit<RelayTuning, 'connection'>> & { connection?: Partial<ConnectionLimits> };
+};
 
 export interface Relay {
   /** http://host:port of the relay (the real port when 0 was asked for). */
@@ -82,7 +84,10 @@ export interface Relay {
   close(): Promise<void>;
 }
 
-export async function startRelay(config: RelayConfig, logger: Logger = pino({ level: config.logLevel })): Promise<Relay> {
+export async function startRelay(
+  config: RelayConfig,
+  logger: Logger = pino({ level: config.logLevel }),
+): Promise<Relay> {
   const tuning: RelayTuning = {
     ...defaultTuning,
     ...config.tuning,

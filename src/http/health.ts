@@ -8,8 +8,8 @@ import type { FastifyInstance } from 'fastify';
 import type { PollerPool } from '../relay/poller-pool.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
 import type { UpstreamHealthMonitor } from '../relay/upstream-health.ts';
-import type { WsEndpoint } from '../ws/endpoint.ts';
 import { version } from '../version.ts';
+import type { WsEndpoint } from '../ws/endpoint.ts';
 
 export interface HealthSources {
   poller: PollerPool;
@@ -45,7 +45,10 @@ export function healthReport(sources: HealthSources, now = Date.now()) {
     streams: sources.registry.size,
     staleStreams,
     polledMarkets: { book: sources.poller.bookMarketCount, price: sources.poller.priceMarketCount },
-    pollIntervalsMs: { book: sources.poller.intervals.bookIntervalMs, price: sources.poller.intervals.priceIntervalMs },
+    pollIntervalsMs: {
+      book: sources.poller.intervals.bookIntervalMs,
+      price: sources.poller.intervals.priceIntervalMs,
+    },
   };
 }
 

@@ -11,13 +11,33 @@ export type PollKind = 'book' | 'price';
 
 export interface RelayEventMap {
   /** One upstream poll finished (a price poll covers up to 100 markets). */
-  'poll:done': [{ kind: PollKind; markets: number; outcome: 'ok' | 'error' | 'not_found'; durationMs: number; error?: Error }];
+  'poll:done': [
+    {
+      kind: PollKind;
+      markets: number;
+      outcome: 'ok' | 'error' | 'not_found';
+      durationMs: number;
+      error?: Error;
+    },
+  ];
   /** A stream changed freshness (live / stale / closed). */
-  'stream:state': [{ channel: Channel; market: string; depth?: BookDepth; state: StreamState; reason?: string }];
+  'stream:state': [
+    { channel: Channel; market: string; depth?: BookDepth; state: StreamState; reason?: string },
+  ];
   /** A stream message was fanned out to every subscriber; `sinceReceiptMs` is poll response to last send. */
-  'stream:sent': [{ channel: Channel; kind: 'snapshot' | 'update'; subscribers: number; bytes: number; sinceReceiptMs: number }];
+  'stream:sent': [
+    {
+      channel: Channel;
+      kind: 'snapshot' | 'update';
+      subscribers: number;
+      bytes: number;
+      sinceReceiptMs: number;
+    },
+  ];
   /** Polled markets or their effective intervals changed. */
-  'poll:schedule': [{ bookMarkets: number; priceMarkets: number; bookIntervalMs: number; priceIntervalMs: number }];
+  'poll:schedule': [
+    { bookMarkets: number; priceMarkets: number; bookIntervalMs: number; priceIntervalMs: number },
+  ];
   'connection:open': [{ id: number; remoteAddress: string | undefined }];
   'connection:close': [{ id: number; code: number; reason: string; durationMs: number }];
   /** A slow connection's held-back streams were each resent as one fresh snapshot. */

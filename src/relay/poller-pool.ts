@@ -7,11 +7,12 @@
  * when the budget cannot cover every market (relay/budget.ts). Freshness (`live` / `stale`) is
  * judged here, per poll target, against `staleAfterFactor` x its effective interval.
  */
-import { aggregateBook, limitDepth } from './aggregate.ts';
+
 import type { StreamState } from '../protocol/messages.ts';
 import { UpstreamHttpError } from '../upstream/errors.ts';
 import type { ClobPriceBatchResponse, OrderBook } from '../upstream/schemas.ts';
-import { PRICE_BATCH_SIZE, type PollIntervals, pollIntervals } from './budget.ts';
+import { aggregateBook, limitDepth } from './aggregate.ts';
+import { type PollIntervals, PRICE_BATCH_SIZE, pollIntervals } from './budget.ts';
 import { priceDataOf, withMilliseconds } from './channels.ts';
 import type { RelayEvents } from './events.ts';
 import type { StreamRegistry } from './registry.ts';
@@ -62,7 +63,11 @@ export class PollerPool {
   constructor(options: PollerOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
-    this.#intervals = { bookIntervalMs: options.bookPollMs, priceIntervalMs: options.pricePollMs, stretch: 1 };
+    this.#intervals = {
+      bookIntervalMs: options.bookPollMs,
+      priceIntervalMs: options.pricePollMs,
+      stretch: 1,
+    };
   }
 
   get intervals(): PollIntervals {
@@ -78,10 +83,19 @@ export class PollerPool {
   }
 
   /** Health of each polled target, for the status page and /health. */
-  health(): { kind: 'book' | 'price'; market: string; lastSuccessAt: number | undefined; lastError: string | undefined }[] {
+  health(): {
+    kind: 'book' | 'price';
+    market: string;
+    lastSuccessAt: number | undefined;
+    lastError: string | undefined;
+  }[] {
     return [
       ...[...this.#bookLoops].map(([market, loop]) => ({ kind: 'book' as const, market, ...pick(loop) })),
-      ...[...this.#priceHealth].map(([market, health]) => ({ kind: 'price' as const, market, ...pick(health) })),
+      ...[...this.#priceHealth].map(([market, health]) => ({
+        kind: 'price' as const,
+        market,
+        ...pick(health),
+      })),
     ];
   }
 
@@ -114,7 +128,8 @@ export class PollerPool {
     }
 
     const priceMarkets = registry.priceMarkets();
-    for (const market of this.#priceHealth.keys()) if (!priceMarkets.has(market)) this.#priceHealth.delete(market);
+    for (const market of this.#priceHealth.keys())
+      if (!priceMarkets.has(market)) this.#priceHealth.delete(market);
     let newPriceMarket = false;
     for (const market of priceMarkets.keys()) {
       if (!this.#priceHealth.has(market)) {
@@ -168,7 +183,13 @@ export class PollerPool {
       const ts = withMilliseconds(book.timestamp);
       const full = aggregateBook(book);
       for (const stream of this.#options.registry.bookMarkets().get(market) ?? []) {
-        this.#publish(stream as unknown as AnyStream, limitDepth(full, stream.depth ?? null), ts, rts, receivedAt);
+        this.#publish(
+          stream as unknown as AnyStream,
+          limitDepth(full, stream.depth ?? null),
+          ts,
+          rts,
+          receivedAt,
+        );
       }
       loop.lastSuccessAt = receivedAt;
       loop.lastError = undefined;
@@ -199,7 +220,8 @@ export class PollerPool {
     this.#priceRunning = true;
     const started = this.#now();
     const batches: string[][] = [];
-    for (let i = 0; i < markets.length; i += PRICE_BATCH_SIZE) batches.push(markets.slice(i, i + PRICE_BATCH_SIZE));
+    for (let i = 0; i < markets.length; i += PRICE_BATCH_SIZE)
+      batches.push(markets.slice(i, i + PRICE_BATCH_SIZE));
     await Promise.all(batches.map((batch) => this.#pollPriceBatch(batch)));
     this.#priceRunning = false;
     if (!this.#stopped && this.#priceHealth.size > 0) {
@@ -221,7 +243,13 @@ export class PollerPool {
         const stream = streams.get(entry.market_id);
         if (health === undefined || stream === undefined) continue;
         seen.add(entry.market_id);
-        this.#publish(stream as unknown as AnyStream, priceDataOf(entry), withMilliseconds(entry.timestamp), rts, receivedAt);
+        this.#publish(
+          stream as unknown as AnyStream,
+          priceDataOf(entry),
+          withMilliseconds(entry.timestamp),
+          rts,
+          receivedAt,
+        );
         health.lastSuccessAt = receivedAt;
         health.lastError = undefined;
       }
@@ -306,7 +334,13 @@ export class PollerPool {
     });
   }
 
-  #emitPoll(kind: 'book' | 'price', markets: number, outcome: 'ok' | 'error' | 'not_found', started: number, error?: unknown): void {
+  #emitPoll(
+    kind: 'book' | 'price',
+    markets: number,
+    outcome: 'ok' | 'error' | 'not_found',
+    started: number,
+    error?: unknown,
+  ): void {
     this.#options.events.emit('poll:done', {
       kind,
       markets,

@@ -37,7 +37,8 @@ export class UpstreamHealthMonitor {
   async start(everyMs: number): Promise<void> {
     await this.#probeOnce();
     this.#probe = setInterval(() => {
-      if (this.#lastSuccessAt === undefined || Date.now() - this.#lastSuccessAt >= everyMs) void this.#probeOnce();
+      if (this.#lastSuccessAt === undefined || Date.now() - this.#lastSuccessAt >= everyMs)
+        void this.#probeOnce();
     }, everyMs);
     this.#probe.unref();
   }

@@ -4,7 +4,7 @@
  * codes"). Pure: never throws, whatever the bytes.
  */
 import type { RawData } from 'ws';
-import { type ClientRequest, type RequestId, clientRequest } from '../protocol/messages.ts';
+import { type ClientRequest, clientRequest, type RequestId } from '../protocol/messages.ts';
 
 export type ParsedFrame =
   | { ok: true; request: ClientRequest }
@@ -13,8 +13,11 @@ export type ParsedFrame =
 const ops = new Set(['subscribe', 'unsubscribe', 'ping']);
 
 export function parseClientFrame(data: RawData, isBinary: boolean): ParsedFrame {
-  if (isBinary) return { ok: false, message: 'binary frames are not accepted: send JSON text', id: undefined };
-  const text = (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer)).toString('utf8');
+  if (isBinary)
+    return { ok: false, message: 'binary frames are not accepted: send JSON text', id: undefined };
+  const text = (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer)).toString(
+    'utf8',
+  );
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -7,22 +7,22 @@
  */
 import type { Socket } from 'node:net';
 import type { RawData, WebSocket } from 'ws';
-import { TokenBucket } from '../upstream/token-bucket.ts';
 import {
   type BookDepth,
   type Channel,
   type ClientRequest,
+  channels,
+  closeCodes,
   type ErrorCode,
   type RequestId,
   type ServerMessage,
   type SubscribeRequest,
   type UnsubscribeRequest,
-  channels,
-  closeCodes,
 } from '../protocol/messages.ts';
 import type { RelayEvents } from '../relay/events.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
 import { type AnyStream, type Frame, type StreamSubscriber, streamKey, toFrame } from '../relay/stream.ts';
+import { TokenBucket } from '../upstream/token-bucket.ts';
 import { parseClientFrame } from './codec.ts';
 
 export interface ConnectionLimits {
@@ -150,7 +150,11 @@ export class Connection implements StreamSubscriber {
 
   #onMessage(data: RawData, isBinary: boolean): void {
     if (this.#rate.tokens < 1) {
-      this.#error(undefined, 'rate_limited', `more than ${this.#context.limits.requestsPerSecond} requests per second`);
+      this.#error(
+        undefined,
+        'rate_limited',
+        `more than ${this.#context.limits.requestsPerSecond} requests per second`,
+      );
       return;
     }
     this.#rate.reserve();
@@ -198,7 +202,8 @@ export class Connection implements StreamSubscriber {
       const stream = this.#context.registry.subscribe(this, { channel, market, depth });
       this.#subscriptions.set(stream.key, stream);
       const resumeFrom = request.resume?.[market];
-      const replay = resumeFrom === undefined ? undefined : stream.updatesSince(resumeFrom.epoch, resumeFrom.seq);
+      const replay =
+        resumeFrom === undefined ? undefined : stream.updatesSince(resumeFrom.epoch, resumeFrom.seq);
       if (resumeFrom !== undefined) recovered[market] = replay !== undefined;
       subscribed.push({ market, stream, replay });
     }
@@ -250,7 +255,13 @@ export class Connection implements StreamSubscriber {
 
   #error(id: RequestId | undefined, code: ErrorCode, message: string, channel?: string): void {
     this.#context.events.emit('request:error', { id: this.id, code });
-    this.#send({ type: 'error', ...withId(id), code, message, ...(channel === undefined ? {} : { channel }) });
+    this.#send({
+      type: 'error',
+      ...withId(id),
+      code,
+      message,
+      ...(channel === undefined ? {} : { channel }),
+    });
   }
 
   // --- Sending ----------------------------------------------------------------------------------
@@ -295,14 +306,18 @@ export class Connection implements StreamSubscriber {
     const owed = [...this.#owedSnapshots];
     this.#owedSnapshots.clear();
     for (const stream of owed) {
-      if (this.#subscriptions.get(stream.key) === stream && stream.hasState) this.deliver(stream, stream.snapshotFrame());
+      if (this.#subscriptions.get(stream.key) === stream && stream.hasState)
+        this.deliver(stream, stream.snapshotFrame());
     }
     this.#context.events.emit('connection:conflated', { id: this.id, streams: owed.length });
   }
 
   #closeSlowConsumer(): void {
     if (this.#closed) return;
-    this.#context.events.emit('connection:slow-consumer', { id: this.id, bufferedBytes: this.#ws.bufferedAmount });
+    this.#context.events.emit('connection:slow-consumer', {
+      id: this.id,
+      bufferedBytes: this.#ws.bufferedAmount,
+    });
     this.close(closeCodes.slowConsumer, 'slow consumer');
   }
 }

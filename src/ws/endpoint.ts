@@ -29,7 +29,10 @@ export interface WsEndpoint {
   readonly connections: ReadonlySet<Connection>;
 }
 
-export async function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOptions): Promise<WsEndpoint> {
+export async function registerWsEndpoint(
+  app: FastifyInstance,
+  options: WsEndpointOptions,
+): Promise<WsEndpoint> {
   const connections = new Set<Connection>();
   let nextId = 1;
 
@@ -90,7 +93,11 @@ export async function registerWsEndpoint(app: FastifyInstance, options: WsEndpoi
 }
 
 /** protocol.md "Transport": 401 without a valid key, 403 for an origin not on the allow-list. */
-async function authorize(request: FastifyRequest, reply: FastifyReply, options: WsEndpointOptions): Promise<void> {
+async function authorize(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: WsEndpointOptions,
+): Promise<void> {
   const { apiKeys, allowedOrigins } = options;
   if (allowedOrigins !== undefined) {
     const origin = request.headers.origin;

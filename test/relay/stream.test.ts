@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import type { BookState } from '../../src/protocol/book.ts';
+import type { BookData } from '../../src/protocol/messages.ts';
+import { bookCodec } from '../../src/relay/channels.ts';
+import { type AnyStream, type Frame, Stream, type StreamSubscriber } from '../../src/relay/stream.ts';
+
+const market = '11111111-1111-4111-8111-111111111111';
+
+class Recorder implements StreamSubscriber {
+  readonly messages: Record<string, unknown>[] = [];
+  endedCount = 0;
+  deliver(_stream: AnyStream, frame: Frame): void {
+    this.messages.push(JSON.parse(frame.text));
+  }
+  notify(_stream: AnyStream, frame: Frame): void {
+    this.messages.push(JSON.parse(frame.text));
+  }
+  ended(): void {
+    this.endedCount += 1;
+  }
+}
+
+function book(bids: [string, string][], lastPrice = '0.50000000'): BookState {
+  return { bids, asks: [['0.60000000', '5']], last_price: lastPrice };
+}
+
+function newStream(ring = 3): Stream<BookState, BookData> {
+  return new Stream({ channel: 'book', market, depth: 10 }, bookCodec, ring);
+}
+
+describe('Stream', () => {
+  it('sends the first state as a snapshot with seq 1, then updates with contiguous seq', () => {
+    const stream = newStream();
+    const client = new Recorder();
+    stream.subscribers.add(client);
+    stream.publish(book([['0.50000000', '1']]), '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.010Z', 1);
+    stream.publish(book([['0.50000000', '2']]), '2026-01-01T00:00:01.000Z', '2026-01-01T00:00:01.010Z', 2);
+    stream.publish(book([['0.50000000', '2']]), '2026-01-01T00:00:01.000Z', '2026-01-01T00:00:02.010Z', 3);
+    stream.publish(book([['0.51000000', '1']]), '2026-01-01T00:00:03.000Z', '2026-01-01T00:00:03.010Z', 4);
+    expect(client.messages.map((m) => [m.type, m.seq])).toEqual([
+      ['snapshot', 1],
+      ['update', 2],
+      ['update', 3],
+    ]);
+    expect(client.messages[1]).toMatchObject({
+      channel: 'book',
+      market,
+      depth: 10,
+      epoch: stream.epoch,
+      ts: '2026-01-01T00:00:01.000Z',
+      rts: '2026-01-01T00:00:01.010Z',
+      data: { bids: [['0.50000000', '2']], asks: [] },
+    });
+    expect(client.messages[2]?.data).toEqual({
+      bids: [
+        ['0.51000000', '1'],
+        ['0.50000000', '0'],
+      ],
+      asks: [],
+    });
+    expect(typeof client.messages[2]?.checksum).toBe('number');
+  });
+
+  it('replays the updates after a seq it still holds, and refuses otherwise', () => {
+    const stream = newStream(2);
+    for (let i = 1; i <= 5; i++)
+      stream.publish(
+        book([['0.50000000', String(i)]]),
+        '2026-01-01T00:00:00.000Z',
+        '2026-01-01T00:00:00.000Z',
+        i,
+      );
+    expect(stream.seq).toBe(5);
+    expect(stream.updatesSince(stream.epoch, 5)).toEqual([]);
+    expect(stream.updatesSince(stream.epoch, 4)?.map((f) => JSON.parse(f.text).seq)).toEqual([5]);
+    expect(stream.updatesSince(stream.epoch, 3)?.map((f) => JSON.parse(f.text).seq)).toEqual([4, 5]);
+    expect(stream.updatesSince(stream.epoch, 2)).toBeUndefined(); // update 3 left the ring
+    expect(stream.updatesSince(stream.epoch, 6)).toBeUndefined(); // ahead of the stream
+    expect(stream.updatesSince('other-epoch', 4)).toBeUndefined();
+  });
+
+  it('gives each stream its own epoch', () => {
+    expect(newStream().epoch).not.toBe(newStream().epoch);
+  });
+
+  it('reports stale and live once each, and unknown_market when closed before any state', () => {
+    const stream = newStream();
+    const client = new Recorder();
+    stream.subscribers.add(client);
+    expect(stream.setFreshness('stale', 'GET /clob/orderbook: timeout')).toBe(true);
+    expect(stream.setFreshness('stale')).toBe(false);
+    expect(stream.setFreshness('live')).toBe(true);
+    stream.close('market not found upstream');
+    expect(client.messages).toEqual([
+      {
+        type: 'status',
+        channel: 'book',
+        market,
+        depth: 10,
+        state: 'stale',
+        reason: 'GET /clob/orderbook: timeout',
+      },
+      { type: 'status', channel: 'book', market, depth: 10, state: 'live' },
+      expect.objectContaining({ type: 'error', code: 'unknown_market', channel: 'book', market }),
+    ]);
+    expect(client.endedCount).toBe(1);
+  });
+
+  it('ends a stream that had data with status closed', () => {
+    const stream = newStream();
+    const client = new Recorder();
+    stream.subscribers.add(client);
+    stream.publish(book([['0.50000000', '1']]), '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 1);
+    stream.close('market not found upstream');
+    expect(client.messages.at(-1)).toEqual({
+      type: 'status',
+      channel: 'book',
+      market,
+      depth: 10,
+      state: 'closed',
+      reason: 'market not found upstream',
+    });
+  });
+});

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { parseClientFrame } from '../../src/ws/codec.ts';
+
+const market = '11111111-1111-4111-8111-111111111111';
+const text = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));
+
+describe('parseClientFrame', () => {
+  it('accepts every op of the protocol', () => {
+    expect(parseClientFrame(text({ op: 'ping', id: 7 }), false)).toEqual({
+      ok: true,
+      request: { op: 'ping', id: 7 },
+    });
+    const subscribe = {
+      op: 'subscribe',
+      id: 'a',
+      channel: 'book',
+      markets: [market],
+      depth: 10,
+      resume: { [market]: { epoch: 'e', seq: 4 } },
+    };
+    expect(parseClientFrame(text(subscribe), false)).toEqual({ ok: true, request: subscribe });
+    expect(parseClientFrame(text({ op: 'unsubscribe', channel: 'price', markets: [market] }), false).ok).toBe(
+      true,
+    );
+  });
+
+  it.each([
+    ['not JSON', 'not json', 'frame is not JSON', undefined],
+    ['a JSON array', '[1]', 'frame must be a JSON object', undefined],
+    ['an unknown op', { op: 'dance', id: 3 }, 'unknown op "dance"', 3],
+    ['a missing op', { id: 'x' }, 'unknown op null', 'x'],
+    [
+      'a market that is not a UUID',
+      { op: 'subscribe', id: 1, channel: 'book', markets: ['abc'] },
+      'markets.0: not a UUID',
+      1,
+    ],
+    ['no markets', { op: 'subscribe', channel: 'book', markets: [] }, 'markets:', undefined],
+    ['a wrong field type', { op: 'subscribe', channel: 'book', markets: market }, 'markets:', undefined],
+    [
+      'a depth the protocol does not offer',
+      { op: 'subscribe', channel: 'book', markets: [market], depth: 20 },
+      'depth:',
+      undefined,
+    ],
+  ])('rejects %s as bad_request, echoing a usable id', (_name, frame, message, id) => {
+    const parsed = parseClientFrame(text(frame), false);
+    expect(parsed.ok).toBe(false);
+    if (parsed.ok) return;
+    expect(parsed.message).toContain(message);
+    expect(parsed.id).toBe(id);
+  });
+
+  it('rejects more than 100 markets', () => {
+    const markets = Array.from({ length: 101 }, () => market);
+    const parsed = parseClientFrame(text({ op: 'subscribe', channel: 'book', markets }), false);
+    expect(parsed.ok).toBe(false);
+  });
+
+  it('rejects binary frames', () => {
+    expect(parseClientFrame(text({ op: 'ping' }), true).ok).toBe(false);
+  });
+});
