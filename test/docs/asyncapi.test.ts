@@ -1,0 +1,179 @@
+/**
+ * @module test/docs/asyncapi.test
+ * docs/asyncapi.yaml is a valid AsyncAPI 3 document that describes protocol v1 as
+ * src/protocol/messages.ts declares it, and its examples are true to its own schemas and to the
+ * relay's request parser.
+ */
+import { crc32 } from 'node:zlib';
+import { DiagnosticSeverity } from '@asyncapi/parser';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  bookDepths,
+  channels,
+  clientRequest,
+  errorCodes,
+  MAX_MARKETS_PER_REQUEST,
+  priceFields,
+} from '../../src/protocol/messages.ts';
+import { compilePayload, type ParsedAsyncApi, parseAsyncApi, payloadConst } from './asyncapi-document.ts';
+
+const relayMessageTypes = [
+  'subscribed',
+  'unsubscribed',
+  'snapshot',
+  'update',
+  'status',
+  'error',
+  'pong',
+  'heartbeat',
+];
+const clientOps = ['subscribe', 'unsubscribe', 'ping'];
+
+type Level = [string, string];
+
+/** protocol.md "`book` data": the checksum input, recomputed independently of the relay's code. */
+function bookChecksum(bids: Level[], asks: Level[]): number {
+  const parts: string[] = [];
+  for (let i = 0; i < 25; i++) {
+    const bid = bids[i];
+    if (bid) parts.push(`${bid[0]}:${bid[1]}`);
+    const ask = asks[i];
+    if (ask) parts.push(`${ask[0]}:${ask[1]}`);
+  }
+  return crc32(parts.join(':'));
+}
+
+let parsed: ParsedAsyncApi;
+beforeAll(async () => {
+  parsed = await parseAsyncApi();
+});
+
+function messages() {
+  return parsed.document.messages().all();
+}
+
+function schema(name: string) {
+  const found = parsed.document.components().schemas().get(name);
+  if (found === undefined) throw new Error(`components.schemas.${name} missing`);
+  return found;
+}
+
+describe('docs/asyncapi.yaml', () => {
+  it('is a valid AsyncAPI 3.0.0 document with no error diagnostics', () => {
+    const errors = parsed.diagnostics.filter((d) => d.severity === DiagnosticSeverity.Error);
+    expect(errors.map((d) => `${d.path.join('.')}: ${d.message}`)).toEqual([]);
+    expect(parsed.document.version()).toBe('3.0.0');
+  });
+
+  it('declares the relay server at ws://localhost:8080/v1/ws with optional API-key security', () => {
+    const server = parsed.document.servers().get('relay');
+    expect(server?.protocol()).toBe('ws');
+    expect(server?.host()).toBe('localhost:8080');
+    expect(server?.pathname()).toBe('/v1/ws');
+    const schemes = server?.security().flatMap((requirement) => requirement.all().map((r) => r.scheme()));
+    expect(schemes?.map((s) => [s.type(), s.scheme() ?? s.in()])).toEqual([
+      ['http', 'bearer'],
+      ['httpApiKey', 'query'],
+    ]);
+  });
+
+  it('has exactly one message per relay message type (per channel for snapshot/update)', () => {
+    const types = messages().map((m) => payloadConst(m, 'type'));
+    expect(new Set(types.filter((t) => t !== undefined))).toEqual(new Set(relayMessageTypes));
+    const streamMessages = messages()
+      .filter((m) => ['snapshot', 'update'].includes(String(payloadConst(m, 'type'))))
+      .map((m) => `${String(payloadConst(m, 'type'))}/${String(payloadConst(m, 'channel'))}`);
+    expect(streamMessages.sort()).toEqual(['snapshot/book', 'snapshot/price', 'update/book', 'update/price']);
+  });
+
+  it('has a message for every client op, received by the relay', () => {
+    const ops = messages().map((m) => payloadConst(m, 'op'));
+    expect(new Set(ops.filter((op) => op !== undefined))).toEqual(new Set(clientOps));
+    const received = parsed.document
+      .operations()
+      .filterByReceive()
+      .flatMap((operation) =>
+        operation
+          .messages()
+          .all()
+          .map((m) => payloadConst(m, 'op')),
+      );
+    expect(new Set(received)).toEqual(new Set(clientOps));
+    const sent = parsed.document
+      .operations()
+      .filterBySend()
+      .flatMap((operation) => [...operation.messages().all(), ...(operation.reply()?.messages().all() ?? [])])
+      .map((m) => payloadConst(m, 'type'));
+    const replies = parsed.document
+      .operations()
+      .filterByReceive()
+      .flatMap((operation) => operation.reply()?.messages().all() ?? [])
+      .map((m) => payloadConst(m, 'type'));
+    expect(new Set([...sent, ...replies])).toEqual(new Set(relayMessageTypes));
+  });
+
+  it('gives every message at least one example, each valid against its payload schema', () => {
+    for (const message of messages()) {
+      const examples = message.examples().all();
+      expect(examples.length, `message ${message.id()} has no example`).toBeGreaterThan(0);
+      const validate = compilePayload(message);
+      for (const example of examples) {
+        const valid = validate(example.payload());
+        expect(valid, `${message.id()}/${example.name()}: ${JSON.stringify(validate.errors)}`).toBe(true);
+      }
+    }
+  });
+
+  it('has client-op examples that the relay request parser (clientRequest) accepts unchanged', () => {
+    const opMessages = messages().filter((m) => payloadConst(m, 'op') !== undefined);
+    expect(opMessages.length).toBe(clientOps.length);
+    for (const message of opMessages) {
+      for (const example of message.examples().all()) {
+        const result = clientRequest.safeParse(example.payload());
+        expect(result.success, `${message.id()}/${example.name()}: ${result.error?.message}`).toBe(true);
+        expect(result.data).toEqual(example.payload());
+      }
+    }
+  });
+
+  it('rejects what clientRequest rejects: the schemas agree on bounds', () => {
+    const validate = compilePayload(messages().find((m) => payloadConst(m, 'op') === 'subscribe')!);
+    const market = '3f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f';
+    const tooMany = Array.from({ length: MAX_MARKETS_PER_REQUEST + 1 }, () => market);
+    const bad = [
+      { op: 'subscribe', channel: 'book', markets: [] },
+      { op: 'subscribe', channel: 'book', markets: tooMany },
+      { op: 'subscribe', channel: 'book', markets: ['not-a-uuid'] },
+      { op: 'subscribe', channel: 'book', markets: [market], depth: 20 },
+      { op: 'subscribe', channel: 'book', markets: [market], resume: { [market]: { epoch: 'e', seq: -1 } } },
+      { op: 'subscribe', channel: 'book', markets: [market], id: 1.5 },
+    ];
+    for (const request of bad) {
+      expect(clientRequest.safeParse(request).success, JSON.stringify(request)).toBe(false);
+      expect(validate(request), JSON.stringify(request).slice(0, 120)).toBe(false);
+    }
+  });
+
+  it('uses the enums of src/protocol/messages.ts', () => {
+    expect(schema('Error').properties()?.code?.enum()).toEqual([...errorCodes]);
+    expect(schema('Channel').enum()).toEqual([...channels]);
+    expect(schema('Depth').enum()).toEqual([...bookDepths, null]);
+    expect(schema('MarketList').maxItems()).toBe(MAX_MARKETS_PER_REQUEST);
+    expect(Object.keys(schema('PriceData').properties() ?? {})).toEqual([...priceFields]);
+    expect(Object.keys(schema('PriceUpdateData').properties() ?? {})).toEqual([...priceFields]);
+    expect(schema('Checksum').minimum()).toBe(0);
+    expect(schema('Checksum').maximum()).toBe(2 ** 32 - 1);
+  });
+
+  it('has book snapshot examples whose checksum matches their levels', () => {
+    const snapshots = messages().filter(
+      (m) => payloadConst(m, 'type') === 'snapshot' && payloadConst(m, 'channel') === 'book',
+    );
+    const examples = snapshots.flatMap((m) => m.examples().all());
+    expect(examples.length).toBeGreaterThan(0);
+    for (const example of examples) {
+      const payload = example.payload() as { data: { bids: Level[]; asks: Level[] }; checksum: number };
+      expect(payload.checksum).toBe(bookChecksum(payload.data.bids, payload.data.asks));
+    }
+  });
+});

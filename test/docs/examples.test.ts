@@ -1,0 +1,141 @@
+/**
+ * @module test/docs/examples.test
+ * The JSON examples of docs/protocol.md are true: requests pass the relay's request parser, relay
+ * messages match the AsyncAPI schemas, and the book examples, read in order as one session, keep
+ * seq continuity and carry the right checksums — as does the worked checksum example.
+ */
+import { readFileSync } from 'node:fs';
+import { crc32 } from 'node:zlib';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { clientRequest } from '../../src/protocol/messages.ts';
+import {
+  compilePayload,
+  type ParsedAsyncApi,
+  parseAsyncApi,
+  protocolDocPath,
+  relayMessageFor,
+} from './asyncapi-document.ts';
+
+const doc = readFileSync(protocolDocPath, 'utf8');
+
+type Json = Record<string, unknown>;
+type Level = [string, string];
+
+/** Every ```json block of the doc, in order; each holds one JSON object. */
+const examples: Json[] = [...doc.matchAll(/```json\n([\s\S]*?)\n```/g)].map(
+  (m) => JSON.parse(m[1] ?? '') as Json,
+);
+
+interface BookMessage {
+  type: 'snapshot' | 'update';
+  market: string;
+  depth: number | null;
+  epoch: string;
+  seq: number;
+  data: { bids: Level[]; asks: Level[]; last_price?: string };
+  checksum: number;
+}
+
+/** A client's book per protocol.md "Maintaining a book", written from the doc, not the relay. */
+class ClientBook {
+  readonly bids = new Map<string, string>();
+  readonly asks = new Map<string, string>();
+  constructor(
+    readonly epoch: string,
+    public seq: number,
+  ) {}
+
+  apply(levels: Level[], side: Map<string, string>): void {
+    for (const [price, size] of levels) {
+      if (size === '0') side.delete(price);
+      else side.set(price, size);
+    }
+  }
+
+  /** Prices all have 8 decimal places, so comparing them as fixed-point integers is exact. */
+  private sorted(side: Map<string, string>, descending: boolean): Level[] {
+    const units = (price: string) => BigInt(price.replace('.', ''));
+    return [...side].sort(([a], [b]) => {
+      const diff = units(a) - units(b);
+      const order = diff === 0n ? 0 : diff < 0n ? -1 : 1;
+      return descending ? -order : order;
+    });
+  }
+
+  checksum(): number {
+    const bids = this.sorted(this.bids, true);
+    const asks = this.sorted(this.asks, false);
+    const parts: string[] = [];
+    for (let i = 0; i < 25; i++) {
+      const bid = bids[i];
+      if (bid) parts.push(`${bid[0]}:${bid[1]}`);
+      const ask = asks[i];
+      if (ask) parts.push(`${ask[0]}:${ask[1]}`);
+    }
+    return crc32(parts.join(':'));
+  }
+}
+
+let parsed: ParsedAsyncApi;
+beforeAll(async () => {
+  parsed = await parseAsyncApi();
+});
+
+describe('docs/protocol.md examples', () => {
+  it('has JSON examples of requests and relay messages', () => {
+    expect(examples.filter((e) => 'op' in e).length).toBeGreaterThanOrEqual(3);
+    expect(examples.filter((e) => 'type' in e).length).toBeGreaterThanOrEqual(8);
+    for (const example of examples) expect('op' in example || 'type' in example).toBe(true);
+  });
+
+  it('has requests that the relay request parser accepts unchanged', () => {
+    for (const request of examples.filter((e) => 'op' in e)) {
+      const result = clientRequest.safeParse(request);
+      expect(result.success, `${JSON.stringify(request)}: ${result.error?.message}`).toBe(true);
+      expect(result.data).toEqual(request);
+    }
+  });
+
+  it('has relay messages that match the AsyncAPI message schemas', () => {
+    for (const message of examples.filter((e) => 'type' in e)) {
+      const described = relayMessageFor(parsed.document, message);
+      expect(described, `no AsyncAPI message for ${JSON.stringify(message)}`).toBeDefined();
+      if (described === undefined) continue;
+      const validate = compilePayload(described);
+      expect(validate(message), `${JSON.stringify(message)}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    }
+  });
+
+  it('has book messages that, read in order, are continuous and carry the right checksum', () => {
+    const books = new Map<string, ClientBook>();
+    const bookMessages = examples.filter(
+      (e) => e.channel === 'book' && (e.type === 'snapshot' || e.type === 'update'),
+    ) as unknown as BookMessage[];
+    expect(bookMessages.map((m) => m.type)).toContain('update');
+    for (const message of bookMessages) {
+      const key = `${message.market}/${message.depth}`;
+      let book = books.get(key);
+      if (message.type === 'snapshot') {
+        book = new ClientBook(message.epoch, message.seq);
+        books.set(key, book);
+      } else {
+        expect(book, `update seq ${message.seq} before any snapshot of ${key}`).toBeDefined();
+        if (book === undefined) continue;
+        expect(message.epoch).toBe(book.epoch);
+        expect(message.seq).toBe(book.seq + 1);
+        book.seq = message.seq;
+      }
+      book.apply(message.data.bids, book.bids);
+      book.apply(message.data.asks, book.asks);
+      expect(message.checksum, `checksum of seq ${message.seq}`).toBe(book.checksum());
+    }
+  });
+
+  it('gives a worked checksum example whose number is the CRC-32 of its input string', () => {
+    const worked = /```text\n(.*)\n```\n\nand its CRC-32 is \*\*(\d+)\*\*/.exec(doc);
+    expect(worked).not.toBeNull();
+    const [, input = '', checksum = ''] = worked ?? [];
+    expect(crc32(input)).toBe(Number(checksum));
+    expect(doc).toContain(`"checksum":${checksum}`);
+  });
+});
