@@ -38,7 +38,7 @@ export function randomSize(rng: Prng): number {
 }
 
 /** Resting orders per side around which arrivals and cancellations balance. */
-const TARGET_ORDERS_PER_SIDE = 80;
+const TARGET_ORDERS_PER_SIDE = 110;
 /** Relative weight of a trade against the best level, next to an arrival (weight 1). */
 const TRADE_WEIGHT = 0.4;
 
@@ -82,18 +82,21 @@ function clampPrice(side: BookSide, price: number, tickSize: number): number {
 }
 
 /**
- * A limit order arrives some ticks away from the fair price, mostly close to it. In 0.001-tick
- * markets most orders still pick round half-cent prices, so levels hold several orders there too.
- * An order that would cross the book trades against the opposite best level instead (its
- * remainder is dropped), which is how books follow a moving fair price.
+ * A limit order arrives some ticks away from the fair price, mostly close to it (so the touch
+ * refills after trades). In 0.001-tick markets most orders still pick round half-cent prices, so
+ * levels hold several orders there too. A distance past 0.01/0.99 wraps back inside the range
+ * rather than piling orders on the bound. An order that would cross the book trades against the
+ * opposite best level instead (its remainder is dropped): that is how books follow the fair price.
  */
 function arrive(book: SimOrderBook, context: EvolutionContext, side: BookSide): Fill | undefined {
   const { rng, tickSize, fair } = context;
   const fine = tickSize < CENT;
-  const spanTicks = fine ? 250 : 30;
-  let distance = 1 + Math.floor(rng.next() ** 1.7 * spanTicks);
-  if (fine && rng.chance(0.7)) distance = Math.ceil(distance / 5) * 5;
   const direction = side === 'bids' ? -1 : 1;
+  const bound = clampPrice(side, direction * Number.MAX_SAFE_INTEGER, tickSize);
+  const room = Math.max(1, Math.abs(bound - fair) / tickSize);
+  let distance = 1 + Math.floor(rng.next() ** 2.5 * (fine ? 400 : 40));
+  if (fine && rng.chance(0.85)) distance = Math.ceil(distance / 5) * 5;
+  if (distance > room) distance = 1 + ((distance - 1) % room);
   const price = clampPrice(side, fair + direction * distance * tickSize, tickSize);
   const size = randomSize(rng);
   if (book.accepts(side, price)) {
@@ -133,7 +136,8 @@ function replenish(book: SimOrderBook, context: EvolutionContext): void {
     let price = context.fair + direction * context.tickSize;
     if (opposite !== undefined && !book.accepts(side, price)) price = opposite + direction * context.tickSize;
     price = clampPrice(side, price, context.tickSize);
-    if (book.accepts(side, price)) book.add(side, price, { id: context.nextOrderId(), size: randomSize(context.rng) });
+    if (book.accepts(side, price))
+      book.add(side, price, { id: context.nextOrderId(), size: randomSize(context.rng) });
   }
 }
 

@@ -23,7 +23,11 @@ export interface Holding {
 
 const CENT = 1_000_000;
 
-export function buildHoldings(seed: number, users: readonly SimUser[], markets: readonly SimMarket[]): Holding[] {
+export function buildHoldings(
+  seed: number,
+  users: readonly SimUser[],
+  markets: readonly SimMarket[],
+): Holding[] {
   if (markets.length === 0) return [];
   const holdings: Holding[] = [];
   for (const user of users) {

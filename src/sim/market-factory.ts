@@ -35,7 +35,12 @@ export function marketTraits(index: number): {
   };
 }
 
-export function createMarket(seed: number, index: number, startMs: number, tokens: readonly SimToken[]): SimMarket {
+export function createMarket(
+  seed: number,
+  index: number,
+  startMs: number,
+  tokens: readonly SimToken[],
+): SimMarket {
   const rng = createPrng(deriveSeed(seed, 'market', index));
   const traits = marketTraits(index);
   const token = tokens[index % tokens.length]!;
@@ -65,6 +70,7 @@ export function createMarket(seed: number, index: number, startMs: number, token
     book: new SimOrderBook(),
     lastPrice: fair,
     fair,
+    openingFair: fair,
     volume: 0n,
     timestamp: startMs,
     trades: [],

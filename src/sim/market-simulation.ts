@@ -4,14 +4,15 @@
  * users and their holdings. Pure state, no I/O; deterministic for a seed and a clock. Nothing moves
  * between ticks: `tick()` advances every market one step, the server calls it on a timer.
  */
+
+import type { OrderBook } from '../upstream/schemas.ts';
+import { evolveBook } from './book-evolution.ts';
 import { buildTokens, buildUsers, moveOraclePrice, type SimToken, type SimUser } from './catalog.ts';
 import { buildHoldings, type Holding } from './holdings.ts';
-import { RESOLUTION_DELAY_MS, quoteOf, recordFill, type SimMarket } from './market.ts';
+import { quoteOf, RESOLUTION_DELAY_MS, recordFill, type SimMarket } from './market.ts';
 import { createMarket, evolutionContext, resolve } from './market-factory.ts';
-import type { OrderBook } from '../upstream/schemas.ts';
 import { createPrng, deriveSeed, type Prng } from './prng.ts';
 import { orderBookOf } from './snapshots.ts';
-import { evolveBook } from './book-evolution.ts';
 
 export interface MarketSimulationOptions {
   /** Number of markets (default 50). */

@@ -59,6 +59,8 @@ export interface SimMarket {
   lastPrice: number;
   /** 1e-8 units, a multiple of tickSize. */
   fair: number;
+  /** The fair price when the simulator started; the synthetic history before that ends there. */
+  openingFair: number;
   /** Traded notional, exact, in 1e-14 units (size scale + price scale). */
   volume: bigint;
   /** Clock time (ms) of the book's last change; strictly increasing. */

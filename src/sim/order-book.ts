@@ -64,7 +64,7 @@ export class SimOrderBook {
   /** Removes one resting order; its level goes when it empties. */
   cancel(side: BookSide, levelIndex: number, orderIndex: number): void {
     const level = this[side][levelIndex];
-    if (!level || !level.orders[orderIndex]) throw new RangeError('no such order');
+    if (!level?.orders[orderIndex]) throw new RangeError('no such order');
     level.orders.splice(orderIndex, 1);
     if (level.orders.length === 0) this[side].splice(levelIndex, 1);
   }

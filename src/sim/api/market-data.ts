@@ -1,0 +1,46 @@
+/**
+ * @module sim/api/market-data
+ * The market data proxy (upstream-api.md section 4 "Market data proxy"): one snapshot, or a batch.
+ * Its snapshot requires every price, so a market without a two-sided quote is answered 404 alone
+ * and left out of a batch (docs/upstream.md).
+ */
+import type { MarketDataBatchResponse, MarketDataSnapshot } from '../../upstream/schemas.ts';
+import type { MarketSimulation } from '../market-simulation.ts';
+import { marketDataOf } from '../snapshots.ts';
+import { badRequest, notFound, ok, parseMarketIdsBody, UUID } from './http.ts';
+import type { Route } from './router.ts';
+
+/** Not shown upstream; the simulator uses the CLOB batch's limit. */
+export const MARKET_DATA_BATCH_MAX = 100;
+
+export function marketDataRoutes(sim: MarketSimulation): Route[] {
+  return [
+    {
+      method: 'GET',
+      path: '/api/market-data/:marketId',
+      handler: (_request, params) => {
+        const marketId = params.marketId!;
+        if (!UUID.test(marketId)) throw badRequest('marketId must be a UUID');
+        const market = sim.market(marketId);
+        if (!market) throw notFound(`market ${marketId} not found`);
+        const body: MarketDataSnapshot | undefined = marketDataOf(market);
+        if (!body) throw notFound(`market ${marketId} has no price data`);
+        return ok(body);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/market-data/batch',
+      handler: (request) => {
+        const ids = parseMarketIdsBody(request, MARKET_DATA_BATCH_MAX);
+        const data = ids.flatMap((id) => {
+          const market = sim.market(id);
+          const snapshot = market ? marketDataOf(market) : undefined;
+          return snapshot ? [snapshot] : [];
+        });
+        const body: MarketDataBatchResponse = { success: true, data };
+        return ok(body);
+      },
+    },
+  ];
+}

@@ -1,0 +1,34 @@
+/**
+ * @module sim/api/private
+ * The private endpoints (upstream-api.md sections 4 "Private endpoints" and 5): the user profile,
+ * order placement and cancellation, and the signed developer interface. Their shapes are not shown
+ * upstream and the simulator has no accounts, so: no bearer token, 401; any bearer token, 403.
+ */
+import { errorBodyOf, type SimRequest, type SimResponse } from './http.ts';
+
+function isPrivate(path: string): boolean {
+  return (
+    path === '/api/user' ||
+    path.startsWith('/api/user/') ||
+    path === '/api/developer' ||
+    path.startsWith('/api/developer/') ||
+    path === '/clob/orders' ||
+    path.startsWith('/clob/orders/')
+  );
+}
+
+export function privateEndpointAnswer(request: SimRequest): SimResponse | undefined {
+  if (!isPrivate(request.path)) return undefined;
+  const authorization = request.headers.authorization ?? '';
+  if (!/^Bearer\s+\S+/i.test(authorization)) {
+    return {
+      status: 401,
+      body: errorBodyOf('authentication required: Authorization: Bearer <token>'),
+      headers: { 'www-authenticate': 'Bearer' },
+    };
+  }
+  return {
+    status: 403,
+    body: errorBodyOf('this token may not use this endpoint (the simulator has no accounts)'),
+  };
+}

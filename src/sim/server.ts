@@ -1,0 +1,197 @@
+/**
+ * @module sim/server
+ * The upstream simulator as an HTTP server (node:http, keep-alive on, logs nothing): the whole
+ * public interface of shared/upstream-api.md section 4 over a live MarketSimulation, with a request
+ * log and fault knobs for tests and benchmarks. `market-relay sim` and `npm start` run it.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
+import { catalogRoutes } from './api/catalog.ts';
+import { clobRoutes } from './api/clob.ts';
+import { errorBodyOf, type SimRequest, type SimResponse } from './api/http.ts';
+import { marketDataRoutes } from './api/market-data.ts';
+import { marketRoutes } from './api/markets.ts';
+import { rewardRoutes } from './api/rewards.ts';
+import { createRouter } from './api/router.ts';
+import { userRoutes } from './api/users.ts';
+import { FaultInjector, type SimulatorFaults } from './faults.ts';
+import { MarketSimulation } from './market-simulation.ts';
+
+export type { SimulatorFaults } from './faults.ts';
+export { MarketSimulation } from './market-simulation.ts';
+
+export interface SimulatorOptions {
+  /** Default 50. */
+  markets?: number;
+  /** Default 1. */
+  seed?: number;
+  /** Market evolution interval; default 250; 0 = manual ticks only (tests call tick()). */
+  tickMs?: number;
+  /** Clock in ms, default Date.now. */
+  now?: () => number;
+  faults?: Partial<SimulatorFaults>;
+  /** Default 0 (a free port). */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+}
+
+export interface SimRequestLogEntry {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  body?: unknown;
+  status: number;
+  at: number;
+}
+
+export interface SimulatorHandle {
+  /** e.g. http://127.0.0.1:41234 (no trailing slash). */
+  url: string;
+  market: MarketSimulation;
+  /** Every request served, in order. */
+  requests: SimRequestLogEntry[];
+  clearRequests(): void;
+  setFaults(faults: Partial<SimulatorFaults>): void;
+  /** Advances every market one step now. */
+  tick(): void;
+  close(): Promise<void>;
+}
+
+/** Request bodies larger than this are refused (413): the batch bodies are a few kilobytes. */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export async function startSimulator(options: SimulatorOptions = {}): Promise<SimulatorHandle> {
+  const tickMs = options.tickMs ?? 250;
+  if (!Number.isFinite(tickMs) || tickMs < 0) throw new RangeError('tickMs must be >= 0');
+  const seed = options.seed ?? 1;
+  const now = options.now ?? Date.now;
+  const market = new MarketSimulation({ markets: options.markets ?? 50, seed, now });
+  const faults = new FaultInjector(seed, options.faults);
+  const route = createRouter([
+    ...catalogRoutes(market),
+    ...clobRoutes(market),
+    ...marketRoutes(market),
+    ...marketDataRoutes(market),
+    ...userRoutes(market),
+    ...rewardRoutes(market),
+  ]);
+  const requests: SimRequestLogEntry[] = [];
+
+  const serve = async (incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> => {
+    const at = now();
+    const url = new URL(incoming.url ?? '/', 'http://simulator');
+    const request = await readRequest(incoming, url);
+    const latencyMs = faults.current.latencyMs;
+    if (latencyMs > 0) await delay(latencyMs);
+    const fault = faults.draw();
+    const response = answer(request, fault);
+    let text = JSON.stringify(response.body);
+    if (fault === 'malformed') text = faults.corrupt(response.body, text);
+    const entry: SimRequestLogEntry = {
+      method: request.method,
+      path: request.path,
+      query: request.query,
+      status: response.status,
+      at,
+    };
+    if (request.body !== undefined) entry.body = request.body;
+    requests.push(entry);
+    if (outgoing.destroyed) return;
+    outgoing.writeHead(response.status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+      ...response.headers,
+    });
+    outgoing.end(text);
+  };
+
+  const answer = (request: SimRequest, fault: ReturnType<FaultInjector['draw']>): SimResponse => {
+    if (fault === 'error')
+      return { status: 500, body: errorBodyOf('internal server error (injected fault)') };
+    if (fault === 'rate-limit') {
+      return {
+        status: 429,
+        body: errorBodyOf('too many requests (injected fault)'),
+        headers: { 'retry-after': '1' },
+      };
+    }
+    if (request.bodyError === TOO_LARGE) return { status: 413, body: errorBodyOf('request body too large') };
+    return route(request);
+  };
+
+  const server = createServer({ keepAlive: true }, (incoming, outgoing) => {
+    serve(incoming, outgoing).catch((error: unknown) => {
+      if (!outgoing.headersSent && !outgoing.destroyed) {
+        outgoing.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+        outgoing.end(JSON.stringify(errorBodyOf(error instanceof Error ? error.message : String(error))));
+      }
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const timer = tickMs > 0 ? setInterval(() => market.tick(), tickMs) : undefined;
+  timer?.unref();
+
+  return {
+    url: `http://${host}:${address.port}`,
+    market,
+    requests,
+    clearRequests: () => {
+      requests.length = 0;
+    },
+    setFaults: (next) => faults.set(next),
+    tick: () => market.tick(),
+    close: async () => {
+      if (timer) clearInterval(timer);
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+const TOO_LARGE = 'too large';
+
+async function readRequest(incoming: IncomingMessage, url: URL): Promise<SimRequest> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let tooLarge = false;
+  for await (const chunk of incoming as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) tooLarge = true;
+    else chunks.push(chunk);
+  }
+  const headers: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(incoming.headers)) {
+    headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  const request: SimRequest = {
+    method: incoming.method ?? 'GET',
+    path: url.pathname,
+    query: Object.fromEntries(url.searchParams),
+    headers,
+    body: undefined,
+  };
+  if (tooLarge) {
+    request.bodyError = TOO_LARGE;
+    return request;
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return request;
+  try {
+    request.body = JSON.parse(text);
+  } catch (error) {
+    request.body = text;
+    request.bodyError = error instanceof Error ? error.message : 'invalid JSON';
+  }
+  return request;
+}
