@@ -83,8 +83,9 @@ function netWorthOf(sim: MarketSimulation, user: SimUser, days: number): NetWort
     position_count: open.length,
   }));
   const current = values[values.length - 1]!;
-  const highest = values.reduce((a, b) => Math.max(b, a));
-  const lowest = values.reduce((a, b) => Math.min(b, a));
+  const ascending = [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const lowest = ascending[0]!;
+  const highest = ascending[ascending.length - 1]!;
   return {
     success: true,
     data,
