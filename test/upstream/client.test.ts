@@ -113,6 +113,29 @@ describe('UpstreamClient failures', () => {
     expect(outcomes(t.events)).toEqual(['1:timeout', '2:timeout']);
   });
 
+  it('times out a body that starts but never ends', async () => {
+    const t = await setUp(
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"market_id":');
+      },
+      { timeoutMs: 150, retries: 0 },
+    );
+    await expect(t.client.orderBook(MARKET)).rejects.toBeInstanceOf(UpstreamTimeoutError);
+    expect(outcomes(t.events)).toEqual(['1:timeout']);
+  });
+
+  it('retries a connection reset mid-body as a network error', async () => {
+    const t = await setUp(
+      sequence((res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+        res.write('{"market_id":', () => res.destroy());
+      }, ok(book)),
+    );
+    await expect(t.client.orderBook(MARKET)).resolves.toEqual(book);
+    expect(outcomes(t.events)).toEqual(['1:network_error', '2:ok:200']);
+  });
+
   it('retries a 500 and returns the later success', async () => {
     const t = await setUp(sequence(status(500), ok(book)));
     await expect(t.client.orderBook(MARKET)).resolves.toEqual(book);
