@@ -12,10 +12,17 @@ import type { z } from 'zod';
 import type { ErrorCode } from '../protocol/messages.ts';
 import { linkSignals, raceAbort } from './abort.ts';
 import {
+  checkFeedId,
+  checkMarketId,
+  checkMarketIdOrAddress,
+  checkMarketIds,
+  checkPathSegment,
+  checkTokenId,
+} from './arguments.ts';
+import {
   type SchemaIssue,
   UpstreamError,
   UpstreamHttpError,
-  UpstreamInvalidArgumentError,
   UpstreamNetworkError,
   UpstreamSchemaError,
   UpstreamTimeoutError,
@@ -95,8 +102,6 @@ export interface CallInit {
   signal?: AbortSignal;
 }
 
-/** Batch endpoints accept at most 100 ids (upstream-api.md section 8). */
-export const MAX_BATCH_IDS = 100;
 const RETRY_CAP_MS = 2000;
 
 type QueryValue = string | number | boolean | undefined;
@@ -245,10 +250,7 @@ export class UpstreamClient {
   /** `idOrExchangeAddress`: a market UUID or its exchange address (hex). */
   async market(idOrExchangeAddress: string, init?: CallInit): Promise<schemas.MarketResponse> {
     const endpoint = 'GET /api/markets/:id';
-    const id =
-      typeof idOrExchangeAddress === 'string' && schemas.hexString.safeParse(idOrExchangeAddress).success
-        ? idOrExchangeAddress
-        : checkMarketId(endpoint, idOrExchangeAddress);
+    const id = checkMarketIdOrAddress(endpoint, idOrExchangeAddress);
     return this.#call(
       { endpoint, method: 'GET', path: `/api/markets/${id}`, schema: schemas.marketResponse },
       init,
@@ -384,14 +386,11 @@ export class UpstreamClient {
 
   async tokenPrice(feedId: string, init?: CallInit): Promise<schemas.TokenPriceResponse> {
     const endpoint = 'GET /api/tokens/price/:feedId';
-    if (typeof feedId !== 'string' || !schemas.hexString.safeParse(feedId).success) {
-      throw new UpstreamInvalidArgumentError(endpoint, `feed id is not a hex string: ${show(feedId)}`);
-    }
     return this.#call(
       {
         endpoint,
         method: 'GET',
-        path: `/api/tokens/price/${feedId}`,
+        path: `/api/tokens/price/${checkFeedId(endpoint, feedId)}`,
         schema: schemas.tokenPriceResponse,
         notFoundCode: 'bad_request',
       },
@@ -708,48 +707,6 @@ export class UpstreamClient {
     report('ok', status);
     return { ok: true, value: parsed.data };
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Argument checks: nothing unchecked goes into a path, so no argument can escape its segment.
-
-function checkMarketId(endpoint: string, id: unknown): string {
-  if (typeof id !== 'string' || !schemas.uuid.safeParse(id).success) {
-    throw new UpstreamInvalidArgumentError(endpoint, `market id is not a UUID: ${show(id)}`);
-  }
-  return id;
-}
-
-function checkMarketIds(endpoint: string, ids: unknown): string[] {
-  if (!Array.isArray(ids) || ids.length === 0) {
-    throw new UpstreamInvalidArgumentError(endpoint, 'market ids must be a non-empty array');
-  }
-  if (ids.length > MAX_BATCH_IDS) {
-    throw new UpstreamInvalidArgumentError(endpoint, `${ids.length} market ids, at most ${MAX_BATCH_IDS}`);
-  }
-  return ids.map((id) => checkMarketId(endpoint, id));
-}
-
-/** Token ids are integers (upstream-api.md section 2, Token `id`). */
-function checkTokenId(endpoint: string, id: unknown): string {
-  const text = typeof id === 'number' && Number.isSafeInteger(id) ? String(id) : id;
-  if (typeof text !== 'string' || !/^\d{1,16}$/.test(text)) {
-    throw new UpstreamInvalidArgumentError(endpoint, `token id is not a non-negative integer: ${show(id)}`);
-  }
-  return text;
-}
-
-/** Free text (usernames): percent-encoded; dot segments would still be resolved by a server, so refused. */
-function checkPathSegment(endpoint: string, name: string, value: unknown): string {
-  if (typeof value !== 'string' || value === '' || value === '.' || value === '..') {
-    throw new UpstreamInvalidArgumentError(endpoint, `${name} is not a usable path segment: ${show(value)}`);
-  }
-  return encodeURIComponent(value);
-}
-
-function show(value: unknown): string {
-  const text = typeof value === 'string' ? JSON.stringify(value) : String(value);
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
 // ---------------------------------------------------------------------------------------------
