@@ -12,7 +12,12 @@ const START = Date.UTC(2025, 0, 6, 12, 0, 0);
 
 function fakeClock(start = START): { now: () => number; advance: (ms: number) => void } {
   let time = start;
-  return { now: () => time, advance: (ms) => (time += ms) };
+  return {
+    now: () => time,
+    advance: (ms) => {
+      time += ms;
+    },
+  };
 }
 
 /** Exact comparison of two 8-decimal prices (same width after the point). */

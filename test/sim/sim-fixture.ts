@@ -14,7 +14,12 @@ export interface SimFixture {
 
 export async function startFixture(options: SimulatorOptions = {}): Promise<SimFixture> {
   let time = START;
-  const clock = { now: () => time, advance: (ms: number) => void (time += ms) };
+  const clock = {
+    now: () => time,
+    advance: (ms: number): void => {
+      time += ms;
+    },
+  };
   const sim = await startSimulator({ tickMs: 0, now: clock.now, ...options });
   return { sim, clock };
 }
