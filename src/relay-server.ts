@@ -7,7 +7,8 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import type { ServeConfig } from './config.ts';
-import { registerHealth } from './http/health.ts';
+import { type HealthSources, registerHealth } from './http/health.ts';
+import { registerOperations } from './http/operations.ts';
 import { RelayEvents } from './relay/events.ts';
 import { PollerPool } from './relay/poller-pool.ts';
 import { StreamRegistry } from './relay/registry.ts';
@@ -139,7 +140,7 @@ export async function startRelay(
   const relayPoller = poller;
   const upstreamHealth = new UpstreamHealthMonitor(client);
   let shuttingDown = false;
-  registerHealth(app, {
+  const healthSources: HealthSources = {
     poller: relayPoller,
     registry,
     ws,
@@ -148,6 +149,15 @@ export async function startRelay(
     startedAt,
     upstreamDownAfterMs: tuning.upstreamDownAfterMs,
     isShuttingDown: () => shuttingDown,
+  };
+  registerHealth(app, healthSources);
+  registerOperations(app, {
+    ...healthSources,
+    events,
+    client,
+    logger,
+    bookPollMs: config.bookPollMs,
+    pricePollMs: config.pricePollMs,
   });
   await upstreamHealth.start(UPSTREAM_PROBE_MS);
 

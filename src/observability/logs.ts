@@ -1,0 +1,132 @@
+/**
+ * @module observability/logs
+ * The relay's operational log: one pino JSON line per notable event (client connect / close with its
+ * code, upstream failures with endpoint and status, stream stale / live / closed, slow-consumer
+ * closes, poll intervals stretched or restored), never a line per message sent. Everything comes from
+ * RelayEvents and the upstream client's request events, subscribed here and nowhere else.
+ */
+import type { Logger } from 'pino';
+import type { RelayEvents } from '../relay/events.ts';
+import type { UpstreamClient, UpstreamRequestEvent } from '../upstream/client.ts';
+import { onRelayEvent } from './relay-view.ts';
+
+export interface LogSources {
+  events: RelayEvents;
+  client: UpstreamClient;
+  /** Clock in ms, default Date.now. */
+  now?: () => number;
+}
+
+/**
+ * While an upstream endpoint keeps failing in the same way, one line per this many ms says so (with
+ * how many failures it stands for), so an upstream outage is visible without flooding the log.
+ */
+export const REPEAT_LOG_MS = 10_000;
+
+interface FailureRun {
+  lastLoggedAt: number;
+  unlogged: number;
+  failures: number;
+}
+
+/** Starts logging; returns the function that stops it. */
+export function subscribeLogs(logger: Logger, sources: LogSources): () => void {
+  const now = sources.now ?? Date.now;
+  const log = logger.child({ component: 'relay' });
+  const { events } = sources;
+  let intervals: { book: number; price: number } | undefined;
+
+  const unsubscribers = [
+    onRelayEvent(events, 'connection:open', ({ id, remoteAddress }) =>
+      log.info({ event: 'client_connected', connection: id, remoteAddress }, 'client connected'),
+    ),
+    onRelayEvent(events, 'connection:close', ({ id, code, reason, durationMs }) =>
+      log.info(
+        { event: 'client_closed', connection: id, code, reason, durationMs },
+        `client disconnected (${code})`,
+      ),
+    ),
+    onRelayEvent(events, 'connection:slow-consumer', ({ id, bufferedBytes }) =>
+      log.warn(
+        { event: 'slow_consumer', connection: id, bufferedBytes },
+        'closing a slow consumer with 4008',
+      ),
+    ),
+    onRelayEvent(events, 'connection:conflated', ({ id, streams }) =>
+      log.debug({ event: 'conflated', connection: id, streams }, 'slow client drained; snapshots resent'),
+    ),
+    onRelayEvent(events, 'request:error', ({ id, code }) =>
+      log.debug({ event: 'request_error', connection: id, code }, 'client request refused'),
+    ),
+    onRelayEvent(events, 'stream:state', ({ channel, market, depth, state, reason }) => {
+      const fields = {
+        event: `stream_${state}`,
+        channel,
+        market,
+        ...(depth === undefined ? {} : { depth }),
+        reason,
+      };
+      if (state === 'stale') log.warn(fields, 'stream stale: upstream polls failing');
+      else if (state === 'live') log.info(fields, 'stream live again');
+      else log.info(fields, 'stream closed: market gone upstream');
+    }),
+    onRelayEvent(
+      events,
+      'poll:schedule',
+      ({ bookMarkets, priceMarkets, bookIntervalMs, priceIntervalMs }) => {
+        const changed = intervals?.book !== bookIntervalMs || intervals?.price !== priceIntervalMs;
+        const first = intervals === undefined;
+        intervals = { book: bookIntervalMs, price: priceIntervalMs };
+        if (changed && !first) {
+          log.info(
+            { event: 'poll_intervals', bookMarkets, priceMarkets, bookIntervalMs, priceIntervalMs },
+            'effective poll intervals changed',
+          );
+        }
+      },
+    ),
+  ];
+
+  const runs = new Map<string, FailureRun>();
+  const onRequest = ({ endpoint, outcome, status, attempt, durationMs }: UpstreamRequestEvent) => {
+    const ok = outcome === 'ok' || (outcome === 'http_error' && status === 404);
+    if (ok) {
+      const run = runs.get(endpoint);
+      if (run === undefined) return;
+      runs.delete(endpoint);
+      log.info(
+        { event: 'upstream_recovered', endpoint, failures: run.failures },
+        'upstream endpoint answering again',
+      );
+      return;
+    }
+    const at = now();
+    let run = runs.get(endpoint);
+    if (run !== undefined && at - run.lastLoggedAt < REPEAT_LOG_MS) {
+      run.unlogged += 1;
+      run.failures += 1;
+      return;
+    }
+    const repeated = run?.unlogged ?? 0;
+    run = { lastLoggedAt: at, unlogged: 0, failures: (run?.failures ?? 0) + 1 };
+    runs.set(endpoint, run);
+    log.warn(
+      {
+        event: 'upstream_failure',
+        endpoint,
+        outcome,
+        ...(status === undefined ? {} : { status }),
+        attempt,
+        durationMs,
+        ...(repeated > 0 ? { suppressed: repeated } : {}),
+      },
+      `upstream ${endpoint} failed: ${outcome}${status === undefined ? '' : ` ${status}`}`,
+    );
+  };
+  sources.client.events.on('request', onRequest);
+
+  return () => {
+    for (const unsubscribe of unsubscribers) unsubscribe();
+    sources.client.events.off('request', onRequest);
+  };
+}

@@ -1,0 +1,254 @@
+/**
+ * @module observability/metrics
+ * The relay's Prometheus metrics (`GET /metrics`), named after the Prometheus conventions: prefix
+ * `market_relay_`, base units (seconds, bytes), `_total` for counters. Counters follow RelayEvents and
+ * the upstream client's request events; gauges read the relay's current state at scrape time, so they
+ * can never drift from it. Each relay gets its own Registry (process metrics included), so that
+ * several relays in one process do not clash.
+ */
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { healthReport } from '../http/health.ts';
+import { type Channel, channels } from '../protocol/messages.ts';
+import type { UpstreamRequestEvent } from '../upstream/client.ts';
+import { version } from '../version.ts';
+import { onRelayEvent, type RelayView } from './relay-view.ts';
+
+const PREFIX = 'market_relay_';
+
+/** Upstream round trips: a few ms on a LAN to the 5 s timeout. */
+const UPSTREAM_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Poll response to last send is in-process work: sub-millisecond to a congested event loop. */
+const FANOUT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
+
+export interface RelayMetrics {
+  readonly registry: Registry;
+  /** Stops following the relay's events. */
+  close(): void;
+}
+
+export function createRelayMetrics(view: RelayView): RelayMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: PREFIX });
+  const registers = [registry];
+
+  new Gauge({
+    name: `${PREFIX}info`,
+    help: 'Always 1; the version label says which relay build is running.',
+    labelNames: ['version'],
+    registers,
+  }).set({ version }, 1);
+
+  // --- Clients -----------------------------------------------------------------------------------
+  new Gauge({
+    name: `${PREFIX}connections`,
+    help: 'Open WebSocket connections.',
+    registers,
+    collect() {
+      this.set(view.ws.connections.size);
+    },
+  });
+  const connectionsClosed = new Counter({
+    name: `${PREFIX}connections_closed_total`,
+    help: 'WebSocket connections closed, by close code (1001 shutdown, 4008 slow consumer, ...).',
+    labelNames: ['code'],
+    registers,
+  });
+  new Gauge({
+    name: `${PREFIX}subscriptions`,
+    help: 'Subscriptions (connection x stream), by channel.',
+    labelNames: ['channel'],
+    registers,
+    collect() {
+      const counts = countByChannel();
+      for (const stream of view.registry.streams()) counts[stream.channel] += stream.subscribers.size;
+      for (const channel of channels) this.set({ channel }, counts[channel]);
+    },
+  });
+  const requestErrors = new Counter({
+    name: `${PREFIX}client_request_errors_total`,
+    help: 'Client requests answered with an error, by protocol error code.',
+    labelNames: ['code'],
+    registers,
+  });
+
+  // --- Streams and polling -----------------------------------------------------------------------
+  new Gauge({
+    name: `${PREFIX}streams`,
+    help: 'Streams held (polled), by channel and freshness (live or stale).',
+    labelNames: ['channel', 'state'],
+    registers,
+    collect() {
+      const live = countByChannel();
+      const stale = countByChannel();
+      for (const stream of view.registry.streams()) {
+        if (stream.freshness === 'live') live[stream.channel] += 1;
+        else if (stream.freshness === 'stale') stale[stream.channel] += 1;
+      }
+      for (const channel of channels) {
+        this.set({ channel, state: 'live' }, live[channel]);
+        this.set({ channel, state: 'stale' }, stale[channel]);
+      }
+    },
+  });
+  const stateChanges = new Counter({
+    name: `${PREFIX}stream_state_changes_total`,
+    help: 'Stream freshness transitions, by channel and new state (live, stale, closed).',
+    labelNames: ['channel', 'state'],
+    registers,
+  });
+  new Gauge({
+    name: `${PREFIX}polled_markets`,
+    help: 'Markets polled upstream, by kind (book: one request each; price: batched by 100).',
+    labelNames: ['kind'],
+    registers,
+    collect() {
+      this.set({ kind: 'book' }, view.poller.bookMarketCount);
+      this.set({ kind: 'price' }, view.poller.priceMarketCount);
+    },
+  });
+  new Gauge({
+    name: `${PREFIX}poll_interval_configured_seconds`,
+    help: 'Configured poll interval per market, by kind.',
+    labelNames: ['kind'],
+    registers,
+    collect() {
+      this.set({ kind: 'book' }, view.bookPollMs / 1000);
+      this.set({ kind: 'price' }, view.pricePollMs / 1000);
+    },
+  });
+  new Gauge({
+    name: `${PREFIX}poll_interval_effective_seconds`,
+    help: 'Poll interval actually used, by kind: above the configured one when the upstream request budget cannot cover every market.',
+    labelNames: ['kind'],
+    registers,
+    collect() {
+      const { bookIntervalMs, priceIntervalMs } = view.poller.intervals;
+      this.set({ kind: 'book' }, bookIntervalMs / 1000);
+      this.set({ kind: 'price' }, priceIntervalMs / 1000);
+    },
+  });
+  const polls = new Counter({
+    name: `${PREFIX}polls_total`,
+    help: 'Upstream polls finished, by kind and outcome (ok, error, not_found).',
+    labelNames: ['kind', 'outcome'],
+    registers,
+  });
+
+  // --- Fan-out -----------------------------------------------------------------------------------
+  const messagesSent = new Counter({
+    name: `${PREFIX}stream_messages_sent_total`,
+    help: 'Snapshots and updates fanned out after polls, counted once per receiving connection.',
+    labelNames: ['channel', 'type'],
+    registers,
+  });
+  const bytesSent = new Counter({
+    name: `${PREFIX}stream_sent_bytes_total`,
+    help: 'Bytes of the messages counted by stream_messages_sent_total (frame size x receivers).',
+    labelNames: ['channel'],
+    registers,
+  });
+  const pollToSend = new Histogram({
+    name: `${PREFIX}poll_to_send_seconds`,
+    help: "Time from an upstream poll response to the write to the last subscriber's connection.",
+    labelNames: ['channel'],
+    buckets: FANOUT_BUCKETS,
+    registers,
+  });
+  const conflations = new Counter({
+    name: `${PREFIX}conflations_total`,
+    help: 'Times a slow connection drained and its held-back streams were resent as snapshots.',
+    registers,
+  });
+  const conflatedStreams = new Counter({
+    name: `${PREFIX}conflated_streams_total`,
+    help: 'Streams resent as one fresh snapshot by conflations.',
+    registers,
+  });
+  const slowConsumerCloses = new Counter({
+    name: `${PREFIX}slow_consumer_closes_total`,
+    help: 'Connections closed with 4008 because they could not keep up.',
+    registers,
+  });
+
+  // --- Upstream ----------------------------------------------------------------------------------
+  const upstreamRequests = new Counter({
+    name: `${PREFIX}upstream_requests_total`,
+    help: 'Upstream request attempts, by endpoint and outcome (ok, http_error, timeout, network_error, schema_error, rate_limited).',
+    labelNames: ['endpoint', 'outcome'],
+    registers,
+  });
+  const upstreamDuration = new Histogram({
+    name: `${PREFIX}upstream_request_duration_seconds`,
+    help: 'Duration of each upstream request attempt (send to validated body), by endpoint.',
+    labelNames: ['endpoint'],
+    buckets: UPSTREAM_BUCKETS,
+    registers,
+  });
+  new Gauge({
+    name: `${PREFIX}upstream_requests_in_flight`,
+    help: 'Upstream requests running now.',
+    registers,
+    collect() {
+      this.set(view.client.load().inFlight);
+    },
+  });
+  new Gauge({
+    name: `${PREFIX}upstream_requests_queued`,
+    help: 'Upstream requests waiting for the concurrency or rate cap.',
+    registers,
+    collect() {
+      this.set(view.client.load().queued);
+    },
+  });
+  new Gauge({
+    name: `${PREFIX}upstream_up`,
+    help: '1 while upstream answered within upstreamDownAfterMs (what /health reports), else 0.',
+    registers,
+    collect() {
+      this.set(healthReport(view).upstream.reachable ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: `${PREFIX}upstream_error_ratio`,
+    help: 'Failed / all of the last 100 upstream request attempts (0..1).',
+    registers,
+    collect() {
+      this.set(view.upstream.snapshot().errorRate);
+    },
+  });
+
+  const { events } = view;
+  const unsubscribers = [
+    onRelayEvent(events, 'connection:close', ({ code }) => connectionsClosed.inc({ code: String(code) })),
+    onRelayEvent(events, 'request:error', ({ code }) => requestErrors.inc({ code })),
+    onRelayEvent(events, 'stream:state', ({ channel, state }) => stateChanges.inc({ channel, state })),
+    onRelayEvent(events, 'poll:done', ({ kind, outcome }) => polls.inc({ kind, outcome })),
+    onRelayEvent(events, 'stream:sent', ({ channel, kind, subscribers, bytes, sinceReceiptMs }) => {
+      messagesSent.inc({ channel, type: kind }, subscribers);
+      bytesSent.inc({ channel }, bytes * subscribers);
+      pollToSend.observe({ channel }, sinceReceiptMs / 1000);
+    }),
+    onRelayEvent(events, 'connection:conflated', ({ streams }) => {
+      conflations.inc();
+      conflatedStreams.inc(streams);
+    }),
+    onRelayEvent(events, 'connection:slow-consumer', () => slowConsumerCloses.inc()),
+  ];
+  const onRequest = ({ endpoint, outcome, durationMs }: UpstreamRequestEvent) => {
+    upstreamRequests.inc({ endpoint, outcome });
+    upstreamDuration.observe({ endpoint }, durationMs / 1000);
+  };
+  view.client.events.on('request', onRequest);
+
+  return {
+    registry,
+    close() {
+      for (const unsubscribe of unsubscribers) unsubscribe();
+      view.client.events.off('request', onRequest);
+    },
+  };
+}
+
+function countByChannel(): Record<Channel, number> {
+  return { book: 0, price: 0 };
+}

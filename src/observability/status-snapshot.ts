@@ -1,0 +1,71 @@
+/**
+ * @module observability/status-snapshot
+ * What the status page shows, as one JSON document: the /health report, upstream latency for the
+ * sparkline, the update rate, error totals and recent errors, and every stream with its freshness
+ * (live / stale, age of the last snapshot, effective poll interval, subscriber count).
+ */
+import { healthReport } from '../http/health.ts';
+import type { BookDepth, Channel, StreamState } from '../protocol/messages.ts';
+import type { ActivityReport, ActivityTracker } from './activity.ts';
+import type { RelayView } from './relay-view.ts';
+
+/** Latency points the sparkline draws (the monitor keeps the last 100 successful attempts). */
+const SPARKLINE_POINTS = 60;
+
+export interface StreamRow {
+  channel: Channel;
+  market: string;
+  title: string | null;
+  depth: BookDepth | undefined;
+  state: StreamState;
+  seq: number;
+  subscribers: number;
+  /** Since the last upstream response that confirmed this stream's state; null before the first. */
+  lastSnapshotAgeMs: number | null;
+  /** Since the last change sent; null before the first. */
+  lastChangeAgeMs: number | null;
+  pollIntervalMs: number;
+}
+
+export interface StatusSnapshot {
+  now: string;
+  health: ReturnType<typeof healthReport>;
+  upstream: { latencyMs: number[]; inFlight: number; queued: number };
+  activity: ActivityReport;
+  streams: StreamRow[];
+}
+
+export function statusSnapshot(
+  view: RelayView,
+  activity: ActivityTracker,
+  titleOf: (market: string) => string | undefined,
+  now = Date.now(),
+): StatusSnapshot {
+  const { bookIntervalMs, priceIntervalMs } = view.poller.intervals;
+  const streams: StreamRow[] = [];
+  for (const stream of view.registry.streams()) {
+    streams.push({
+      channel: stream.channel,
+      market: stream.market,
+      title: titleOf(stream.market) ?? null,
+      depth: stream.depth,
+      state: stream.freshness,
+      seq: stream.seq,
+      subscribers: stream.subscribers.size,
+      lastSnapshotAgeMs: stream.lastSuccessAt === 0 ? null : now - stream.lastSuccessAt,
+      lastChangeAgeMs: stream.lastChangeAt === 0 ? null : now - stream.lastChangeAt,
+      pollIntervalMs: stream.channel === 'book' ? bookIntervalMs : priceIntervalMs,
+    });
+  }
+  streams.sort((a, b) => b.subscribers - a.subscribers || a.market.localeCompare(b.market));
+  return {
+    now: new Date(now).toISOString(),
+    health: healthReport(view, now),
+    upstream: {
+      latencyMs: view.upstream.snapshot().recentLatencyMs.slice(-SPARKLINE_POINTS),
+      ...view.client.load(),
+    },
+    activity: activity.report(),
+    streams,
+  };
+}
