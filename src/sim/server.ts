@@ -35,6 +35,11 @@ export interface SimulatorOptions {
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
+  /**
+   * Entries kept in `requests` (default 100,000): beyond it the oldest are dropped, so a long
+   * `npm start` demo does not grow without bound. Tests stay far below it.
+   */
+  requestLogLimit?: number;
 }
 
 export interface SimRequestLogEntry {
@@ -50,7 +55,7 @@ export interface SimulatorHandle {
   /** e.g. http://127.0.0.1:41234 (no trailing slash). */
   url: string;
   market: MarketSimulation;
-  /** Every request served, in order. */
+  /** Every request served, in order (the most recent `requestLogLimit` of them). */
   requests: SimRequestLogEntry[];
   clearRequests(): void;
   setFaults(faults: Partial<SimulatorFaults>): void;
@@ -78,6 +83,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     ...rewardRoutes(market),
   ]);
   const requests: SimRequestLogEntry[] = [];
+  const requestLogLimit = options.requestLogLimit ?? 100_000;
 
   const serve = async (incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> => {
     const at = now();
@@ -98,6 +104,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     };
     if (request.body !== undefined) entry.body = request.body;
     requests.push(entry);
+    // Trimmed in batches (a tenth over the limit) so dropping the oldest stays cheap.
+    if (requests.length > requestLogLimit * 1.1) requests.splice(0, requests.length - requestLogLimit);
     if (outgoing.destroyed) return;
     outgoing.writeHead(response.status, {
       'content-type': 'application/json; charset=utf-8',

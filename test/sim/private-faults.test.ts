@@ -149,4 +149,12 @@ describe('request log', () => {
     sim.clearRequests();
     expect(sim.requests).toEqual([]);
   });
+
+  it('keeps at most requestLogLimit entries, dropping the oldest', async () => {
+    const sim = await started({ markets: 1, requestLogLimit: 10 });
+    for (let n = 0; n < 12; n++) await getJson(sim, `/health?n=${n}`);
+    expect(sim.requests.length).toBeLessThanOrEqual(11);
+    expect(sim.requests[sim.requests.length - 1]!.query).toEqual({ n: '11' });
+    expect(sim.requests[0]!.query).toEqual({ n: String(12 - sim.requests.length) });
+  });
 });
