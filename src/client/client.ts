@@ -1,0 +1,321 @@
+/**
+ * @module client/client
+ * The client the application holds: it owns the connection and the streams, routes each relay
+ * message to its stream, resubscribes everything (with `resume`) on every open, and sends the
+ * snapshot requests streams ask for when they lose continuity, batched per (channel, depth).
+ */
+import type {
+  BookDepth,
+  ErrorMessage,
+  RequestId,
+  ServerMessage,
+  SubscribedMessage,
+} from '../protocol/messages.ts';
+import { type BackoffOptions, defaultBackoff, type RandomSource } from './backoff.ts';
+import { Connection, type ConnectionStatus } from './connection.ts';
+import { Emitter, rethrowLater } from './emitter.ts';
+import { RelayClientError } from './errors.ts';
+import { decodeFrame } from './frames.ts';
+import type { SocketFactory } from './socket.ts';
+import {
+  type AnyStreamSubscription,
+  BookSubscription,
+  PriceSubscription,
+  type StreamHost,
+} from './stream.ts';
+import {
+  type SubscribeBody,
+  SubscriptionRegistry,
+  subscribeRequests,
+  type UnsubscribeBody,
+  unsubscribeRequest,
+} from './subscriptions.ts';
+
+export interface ClientOptions {
+  /** API key for a relay started with API keys (protocol.md "Transport"). */
+  apiKey?: string;
+  /** The relay's heartbeat interval (ms); default 15 000 as the relay's default. */
+  heartbeatMs?: number;
+  /** No message for this long means the connection is dead; default 2.5 x heartbeatMs. */
+  deadAfterMs?: number;
+  backoff?: Partial<BackoffOptions>;
+  /** Uniform [0, 1) source for jitter; default Math.random. */
+  random?: RandomSource;
+}
+
+export interface ClientEvents {
+  open: { reconnect: boolean };
+  close: { code: number; reason: string; willReconnect: boolean };
+  reconnecting: { attempt: number; delayMs: number };
+  status: { status: ConnectionStatus };
+  error: RelayClientError;
+}
+
+/** A request in flight; the relay answers requests in order, errors without `id` included. */
+interface PendingRequest {
+  id: RequestId;
+  body: SubscribeBody | UnsubscribeBody;
+}
+
+const DEFAULT_HEARTBEAT_MS = 15_000;
+/** Pause before re-sending a subscribe the relay refused as `rate_limited`. */
+const RATE_LIMIT_RETRY_MS = 1_000;
+
+export class RelayClient extends Emitter<ClientEvents> {
+  readonly #connection: Connection;
+  readonly #streams = new SubscriptionRegistry();
+  readonly #host: StreamHost;
+  /** Streams to (re)subscribe on the next flush: new ones and ones that asked for a snapshot. */
+  readonly #toSubscribe = new Set<AnyStreamSubscription>();
+  #flushQueued = false;
+  #pending: PendingRequest[] = [];
+  #nextId = 1;
+  #opened = false;
+  readonly #retryTimers = new Set<ReturnType<typeof setTimeout>>();
+
+  constructor(url: string, createSocket: SocketFactory, options: ClientOptions = {}) {
+    super();
+    const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+    this.#host = {
+      requestSnapshot: ({ channel, market, depth }) => {
+        const stream = this.#streams.get(channel, market, depth);
+        if (stream !== undefined) this.#queueSubscribe(stream);
+      },
+      release: ({ channel, market, depth }) => {
+        const stream = this.#streams.get(channel, market, depth);
+        if (stream !== undefined) this.#release(stream);
+      },
+      reportListenerError: (error) => this.#listenerThrew(error),
+    };
+    this.#connection = new Connection(
+      {
+        url,
+        createSocket,
+        backoff: { ...defaultBackoff, ...options.backoff },
+        random: options.random ?? Math.random,
+        deadAfterMs: options.deadAfterMs ?? heartbeatMs * 2.5,
+      },
+      {
+        status: (status) => this.emit('status', { status }),
+        open: () => this.#onOpen(),
+        message: (data) => this.#onFrame(data),
+        close: (event) => this.#onClose(event),
+        reconnecting: (event) => this.emit('reconnecting', event),
+        error: (error) => this.emit('error', error),
+      },
+    );
+    this.#connection.start();
+  }
+
+  get status(): ConnectionStatus {
+    return this.#connection.status;
+  }
+
+  /** The application's streams (not yet closed). */
+  get subscriptions(): readonly AnyStreamSubscription[] {
+    return this.#streams.all();
+  }
+
+  /** Subscribes a book stream; asking again for the same (market, depth) returns the same object. */
+  subscribeBook(market: string, options: { depth?: BookDepth } = {}): BookSubscription {
+    const depth = options.depth ?? null;
+    const existing = this.#streams.get('book', market, depth);
+    if (existing instanceof BookSubscription) return existing;
+    return this.#add(new BookSubscription(this.#host, market, depth));
+  }
+
+  /** Subscribes a price stream; asking again for the same market returns the same object. */
+  subscribePrice(market: string): PriceSubscription {
+    const existing = this.#streams.get('price', market, undefined);
+    if (existing instanceof PriceSubscription) return existing;
+    return this.#add(new PriceSubscription(this.#host, market));
+  }
+
+  /** Closes the connection for good; every stream ends with status `closed`. */
+  async close(): Promise<void> {
+    for (const timer of this.#retryTimers) clearTimeout(timer);
+    this.#retryTimers.clear();
+    for (const stream of this.#streams.all()) {
+      this.#streams.delete(stream);
+      stream.end('client closed');
+    }
+    await this.#connection.close();
+  }
+
+  // --- Streams -----------------------------------------------------------------------------------
+
+  #add<S extends AnyStreamSubscription>(stream: S): S {
+    if (this.#connection.status === 'closed') {
+      stream.end('client closed');
+      return stream;
+    }
+    this.#streams.add(stream);
+    this.#queueSubscribe(stream);
+    return stream;
+  }
+
+  #release(stream: AnyStreamSubscription): void {
+    this.#streams.delete(stream);
+    this.#toSubscribe.delete(stream);
+    this.#send(unsubscribeRequest(stream));
+  }
+
+  /** Several streams asking in one turn (a UI opening 50 books, a burst of gaps) cost one request per group. */
+  #queueSubscribe(stream: AnyStreamSubscription): void {
+    this.#toSubscribe.add(stream);
+    if (this.#flushQueued) return;
+    this.#flushQueued = true;
+    queueMicrotask(() => {
+      this.#flushQueued = false;
+      if (this.#connection.status !== 'open') return; // the next open resubscribes everything
+      const streams = [...this.#toSubscribe].filter((candidate) => !candidate.isClosed);
+      this.#toSubscribe.clear();
+      for (const request of subscribeRequests(streams, false)) this.#send(request);
+    });
+  }
+
+  // --- Connection ----------------------------------------------------------------------------------
+
+  #onOpen(): void {
+    this.#toSubscribe.clear();
+    this.#pending = [];
+    for (const request of subscribeRequests(this.#streams.all(), true)) this.#send(request);
+    this.emit('open', { reconnect: this.#opened });
+    this.#opened = true;
+  }
+
+  #onClose(event: ClientEvents['close']): void {
+    this.#pending = [];
+    for (const stream of this.#streams.all()) {
+      if (event.willReconnect) stream.connectionLost();
+      else if (this.#connection.status === 'closed') {
+        this.#streams.delete(stream);
+        stream.end(event.reason || `connection closed (${event.code})`);
+      }
+    }
+    this.emit('close', event);
+  }
+
+  #send(body: SubscribeBody | UnsubscribeBody): void {
+    const id = this.#nextId++;
+    if (this.#connection.send(JSON.stringify({ ...body, id }))) this.#pending.push({ id, body });
+  }
+
+  // --- Relay messages ------------------------------------------------------------------------------
+
+  #onFrame(data: unknown): void {
+    const decoded = decodeFrame(data);
+    if (!decoded.ok) {
+      this.emit('error', new RelayClientError('malformed_frame', decoded.reason));
+      if (decoded.stream !== undefined) {
+        const { channel, market, depth } = decoded.stream;
+        this.#streams.get(channel, market, depth)?.malformed(decoded.reason);
+      }
+      return;
+    }
+    if (decoded.message !== undefined) this.#dispatch(decoded.message);
+  }
+
+  #dispatch(message: ServerMessage): void {
+    switch (message.type) {
+      case 'snapshot':
+      case 'update': {
+        const stream = this.#streams.get(message.channel, message.market, depthOf(message));
+        // A message for a stream the application no longer holds (just unsubscribed) is ignored.
+        if (stream instanceof BookSubscription && message.channel === 'book') stream.receive(message);
+        else if (stream instanceof PriceSubscription && message.channel === 'price') stream.receive(message);
+        return;
+      }
+      case 'status': {
+        const stream = this.#streams.get(message.channel, message.market, depthOf(message));
+        stream?.receiveStatus(message);
+        if (stream?.isClosed) this.#streams.delete(stream);
+        return;
+      }
+      case 'subscribed':
+        this.#answered(message.id);
+        this.#onSubscribed(message);
+        return;
+      case 'unsubscribed':
+        this.#answered(message.id);
+        return;
+      case 'error':
+        this.#onError(message);
+        return;
+      case 'pong':
+      case 'heartbeat':
+        return;
+    }
+  }
+
+  #onSubscribed(message: SubscribedMessage): void {
+    if (message.recovered === undefined) return;
+    for (const [market, recovered] of Object.entries(message.recovered)) {
+      this.#streams.get(message.channel, market, depthOf(message))?.resumed(recovered);
+    }
+  }
+
+  /**
+   * A stream error (it names a market) goes to that market's streams; a request error is the
+   * answer to the oldest request in flight (the relay answers in order; `rate_limited` has no id).
+   */
+  #onError(message: ErrorMessage): void {
+    const error = new RelayClientError(message.code, message.message, {
+      ...(message.channel === undefined ? {} : { channel: message.channel }),
+      ...(message.market === undefined ? {} : { market: message.market }),
+      ...(message.id === undefined ? {} : { requestId: message.id }),
+    });
+    const targets: AnyStreamSubscription[] = [];
+    if (message.market !== undefined && message.id === undefined) {
+      targets.push(...this.#streams.ofMarket(message.channel ?? '', message.market));
+    } else {
+      const request = this.#answered(message.id);
+      if (request !== undefined && request.op === 'subscribe') {
+        for (const market of request.markets) {
+          const stream = this.#streams.get(
+            request.channel as 'book' | 'price',
+            market,
+            request.depth ?? null,
+          );
+          if (stream !== undefined) targets.push(stream);
+        }
+        if (message.code === 'rate_limited') this.#retryLater(targets);
+      }
+    }
+    this.emit('error', error);
+    for (const stream of targets) {
+      stream.receiveError(error);
+      if (stream.isClosed) this.#streams.delete(stream);
+    }
+  }
+
+  /** Removes the request a reply answers: by id, or the oldest one for a reply without id. */
+  #answered(id: RequestId | undefined): SubscribeBody | UnsubscribeBody | undefined {
+    const index = id === undefined ? 0 : this.#pending.findIndex((pending) => pending.id === id);
+    if (index < 0 || index >= this.#pending.length) return undefined;
+    return this.#pending.splice(index, 1)[0]!.body;
+  }
+
+  #retryLater(streams: AnyStreamSubscription[]): void {
+    const timer = setTimeout(() => {
+      this.#retryTimers.delete(timer);
+      for (const stream of streams) if (!stream.isClosed) this.#queueSubscribe(stream);
+    }, RATE_LIMIT_RETRY_MS);
+    this.#retryTimers.add(timer);
+  }
+
+  /** A throwing `error` listener cannot be reported through `error` again: it goes to the host. */
+  protected override onListenerError(error: unknown, event: keyof ClientEvents): void {
+    if (event === 'error') rethrowLater(error);
+    else this.#listenerThrew(error);
+  }
+
+  #listenerThrew(cause: unknown): void {
+    this.emit('error', new RelayClientError('listener_threw', 'an event listener threw', { cause }));
+  }
+}
+
+/** Book messages name their depth (absent read as the full book); other channels have none. */
+function depthOf(message: { channel: string; depth?: BookDepth }): BookDepth | undefined {
+  return message.channel === 'book' ? (message.depth ?? null) : undefined;
+}

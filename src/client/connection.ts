@@ -1,0 +1,197 @@
+/**
+ * @module client/connection
+ * The socket's life: open, watch for silence, and reopen after any loss with backoff and jitter
+ * (client/backoff). Knows nothing of streams; the client above it resubscribes on each open.
+ * Silence is death: the relay sends a `heartbeat` every heartbeatMs (protocol.md "Transport"), so
+ * a socket with no message for `deadAfterMs` is abandoned even if the OS has not noticed yet.
+ */
+import { closeCodes } from '../protocol/messages.ts';
+import { type BackoffOptions, type RandomSource, reconnectDelay } from './backoff.ts';
+import { RelayClientError } from './errors.ts';
+import {
+  CLOSED,
+  type CloseEventLike,
+  describeSocketError,
+  type ErrorEventLike,
+  type MessageEventLike,
+  OPEN,
+  refusedUpgradeStatus,
+  type SocketFactory,
+  type WebSocketLike,
+} from './socket.ts';
+
+export type ConnectionStatus = 'connecting' | 'open' | 'reconnecting' | 'closed';
+
+export interface ConnectionOptions {
+  url: string;
+  createSocket: SocketFactory;
+  backoff: BackoffOptions;
+  random: RandomSource;
+  deadAfterMs: number;
+}
+
+export interface ConnectionHandlers {
+  status(status: ConnectionStatus): void;
+  open(): void;
+  message(data: unknown): void;
+  close(event: { code: number; reason: string; willReconnect: boolean }): void;
+  reconnecting(event: { attempt: number; delayMs: number }): void;
+  error(error: RelayClientError): void;
+}
+
+/** Close code the SDK uses when it abandons a silent socket (a private-use code, RFC 6455 7.4.2). */
+export const SILENT_SOCKET_CLOSE = 4000;
+
+const CLOSE_HANDSHAKE_MS = 2_000;
+
+export class Connection {
+  readonly #options: ConnectionOptions;
+  readonly #on: ConnectionHandlers;
+  #socket: WebSocketLike | undefined;
+  #status: ConnectionStatus = 'connecting';
+  /** Retries since the relay last proved it accepts us (a message arrived). */
+  #attempt = 0;
+  #refused = false;
+  #watchdog: ReturnType<typeof setTimeout> | undefined;
+  #retryTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(options: ConnectionOptions, handlers: ConnectionHandlers) {
+    this.#options = options;
+    this.#on = handlers;
+  }
+
+  get status(): ConnectionStatus {
+    return this.#status;
+  }
+
+  start(): void {
+    this.#open();
+  }
+
+  /** Sends a text frame if the socket is open; returns whether it was sent. */
+  send(text: string): boolean {
+    if (this.#status !== 'open' || this.#socket?.readyState !== OPEN) return false;
+    this.#socket.send(text);
+    return true;
+  }
+
+  /** Closes for good (code 1000); resolves once the socket is gone. */
+  close(): Promise<void> {
+    if (this.#status === 'closed') return Promise.resolve();
+    clearTimeout(this.#retryTimer);
+    clearTimeout(this.#watchdog);
+    const socket = this.#socket;
+    this.#setStatus('closed');
+    this.#socket = undefined;
+    if (socket === undefined || socket.readyState === CLOSED) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = (code: number, reason: string) => {
+        clearTimeout(giveUp);
+        this.#detach(socket);
+        this.#on.close({ code, reason, willReconnect: false });
+        resolve();
+      };
+      // A relay that never answers the close handshake must not hold up the application.
+      const giveUp = setTimeout(() => done(1006, 'close handshake timed out'), CLOSE_HANDSHAKE_MS);
+      socket.onopen = null;
+      socket.onmessage = null;
+      socket.onerror = null;
+      socket.onclose = (event: CloseEventLike) => done(event.code, event.reason);
+      socket.close(1000, 'client closed');
+    });
+  }
+
+  #open(): void {
+    let socket: WebSocketLike;
+    try {
+      socket = this.#options.createSocket(this.#options.url);
+    } catch (cause) {
+      this.#on.error(
+        new RelayClientError('connection_failed', `cannot open ${this.#options.url}`, { cause }),
+      );
+      this.#scheduleRetry(undefined);
+      return;
+    }
+    this.#socket = socket;
+    socket.onopen = () => {
+      this.#armWatchdog(socket);
+      this.#setStatus('open');
+      this.#on.open();
+    };
+    socket.onmessage = (event: MessageEventLike) => {
+      this.#attempt = 0;
+      this.#armWatchdog(socket);
+      this.#on.message(event.data);
+    };
+    socket.onerror = (event: ErrorEventLike) => {
+      const description = describeSocketError(event);
+      const status = refusedUpgradeStatus(description);
+      if (status === 401 || status === 403) {
+        this.#refused = true;
+        this.#on.error(new RelayClientError('refused', `the relay refused the connection (HTTP ${status})`));
+      } else {
+        this.#on.error(new RelayClientError('connection_failed', description));
+      }
+    };
+    socket.onclose = (event: CloseEventLike) => this.#onLost(socket, event.code, event.reason);
+    // Also bounds the handshake: a relay that never answers counts as a silent socket.
+    this.#armWatchdog(socket);
+  }
+
+  #onLost(socket: WebSocketLike, code: number, reason: string): void {
+    if (socket !== this.#socket || this.#status === 'closed') return;
+    this.#detach(socket);
+    this.#socket = undefined;
+    // protocol.md "Close codes": 1008 is an authentication refusal; retrying cannot fix it.
+    if (this.#refused || code === closeCodes.policy) {
+      if (code === closeCodes.policy) {
+        this.#on.error(
+          new RelayClientError('refused', `the relay closed the connection: ${reason || 'policy'}`),
+        );
+      }
+      this.#setStatus('closed');
+      this.#on.close({ code, reason, willReconnect: false });
+      return;
+    }
+    this.#on.close({ code, reason, willReconnect: true });
+    this.#scheduleRetry(code);
+  }
+
+  #scheduleRetry(code: number | undefined): void {
+    const delayMs = reconnectDelay(this.#attempt, code, this.#options.backoff, this.#options.random);
+    this.#attempt += 1;
+    this.#setStatus('reconnecting');
+    this.#on.reconnecting({ attempt: this.#attempt, delayMs });
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      if (this.#status === 'reconnecting') this.#open();
+    }, delayMs);
+  }
+
+  #armWatchdog(socket: WebSocketLike): void {
+    clearTimeout(this.#watchdog);
+    this.#watchdog = setTimeout(() => {
+      const deadAfterMs = this.#options.deadAfterMs;
+      try {
+        socket.close(SILENT_SOCKET_CLOSE, 'no message from the relay');
+      } catch {
+        // Closing a socket that is still connecting throws in some implementations; it is abandoned anyway.
+      }
+      this.#onLost(socket, SILENT_SOCKET_CLOSE, `no message for ${deadAfterMs} ms`);
+    }, this.#options.deadAfterMs);
+  }
+
+  #detach(socket: WebSocketLike): void {
+    clearTimeout(this.#watchdog);
+    socket.onopen = null;
+    socket.onmessage = null;
+    socket.onerror = null;
+    socket.onclose = null;
+  }
+
+  #setStatus(status: ConnectionStatus): void {
+    if (status === this.#status) return;
+    this.#status = status;
+    this.#on.status(status);
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * @module client/frames
+ * Reads relay frames defensively: a frame that is not JSON or has the wrong shape becomes a typed
+ * decode failure (reported as an `error` event), never an exception inside the SDK. Checks only what
+ * the SDK relies on; unknown message types and extra fields pass (protocol.md: fields may be added).
+ */
+import type { BookDepth, Channel, Level, ServerMessage, StreamState } from '../protocol/messages.ts';
+
+export type Decoded =
+  | { ok: true; message: ServerMessage }
+  | { ok: true; message: undefined }
+  | { ok: false; reason: string; stream?: StreamRef };
+
+/** Which stream a malformed stream message claimed to belong to, so that stream can be resynced. */
+export interface StreamRef {
+  channel: Channel;
+  market: string;
+  depth: BookDepth | undefined;
+}
+
+type Fields = Record<string, unknown>;
+
+export function decodeFrame(data: unknown): Decoded {
+  if (typeof data !== 'string')
+    return { ok: false, reason: 'binary frame (the relay sends text frames only)' };
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch {
+    return { ok: false, reason: 'frame is not JSON' };
+  }
+  if (!isObject(value) || typeof value.type !== 'string') return { ok: false, reason: 'frame has no `type`' };
+  switch (value.type) {
+    case 'snapshot':
+    case 'update':
+      return decodeStreamMessage(value);
+    case 'status':
+      return isStreamAddress(value) && isStreamState(value.state)
+        ? accept(value)
+        : { ok: false, reason: 'malformed status message' };
+    case 'subscribed':
+    case 'unsubscribed':
+      return isChannel(value.channel) && isStringArray(value.markets)
+        ? accept(value)
+        : { ok: false, reason: `malformed ${value.type} message` };
+    case 'error':
+      return typeof value.code === 'string' && typeof value.message === 'string'
+        ? accept(value)
+        : { ok: false, reason: 'malformed error message' };
+    case 'pong':
+    case 'heartbeat':
+      return accept(value);
+    default:
+      return { ok: true, message: undefined };
+  }
+}
+
+function decodeStreamMessage(value: Fields): Decoded {
+  if (!isStreamAddress(value))
+    return { ok: false, reason: `malformed ${String(value.type)}: no stream address` };
+  const stream: StreamRef = {
+    channel: value.channel,
+    market: value.market,
+    depth: value.channel === 'book' ? depthOf(value) : undefined,
+  };
+  const fail = (what: string): Decoded => ({
+    ok: false,
+    reason: `malformed ${String(value.type)}: ${what}`,
+    stream,
+  });
+  if (typeof value.epoch !== 'string') return fail('epoch');
+  if (!Number.isSafeInteger(value.seq) || (value.seq as number) < 0) return fail('seq');
+  if (!isObject(value.data)) return fail('data');
+  if (value.channel === 'book') {
+    if (!isLevels(value.data.bids) || !isLevels(value.data.asks)) return fail('levels');
+    if (value.data.last_price !== undefined && typeof value.data.last_price !== 'string')
+      return fail('last_price');
+    if (!Number.isSafeInteger(value.checksum)) return fail('checksum');
+    if (stream.depth === undefined) return fail('depth');
+  } else if (!Object.values(value.data).every((field) => typeof field === 'string' || field === null)) {
+    return fail('price fields');
+  }
+  return accept(value);
+}
+
+/**
+ * The cast is the one place where a checked frame meets the wire types; the checks above cover
+ * every field the SDK reads.
+ */
+function accept(value: Fields): Decoded {
+  return { ok: true, message: value as unknown as ServerMessage };
+}
+
+function isStreamAddress(value: Fields): value is Fields & { channel: Channel; market: string } {
+  return isChannel(value.channel) && typeof value.market === 'string';
+}
+
+/** A book message without `depth` is read as the full book; an unknown depth is malformed. */
+function depthOf(value: Fields): BookDepth | undefined {
+  if (value.depth === undefined || value.depth === null) return null;
+  return value.depth === 10 || value.depth === 50 ? value.depth : undefined;
+}
+
+function isChannel(value: unknown): value is Channel {
+  return value === 'book' || value === 'price';
+}
+
+function isStreamState(value: unknown): value is StreamState {
+  return value === 'live' || value === 'stale' || value === 'closed';
+}
+
+function isLevels(value: unknown): value is Level[] {
+  return (
+    Array.isArray(value) &&
+    value.every(
+      (level) =>
+        Array.isArray(level) &&
+        level.length === 2 &&
+        typeof level[0] === 'string' &&
+        typeof level[1] === 'string',
+    )
+  );
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
+
+function isObject(value: unknown): value is Fields {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,81 @@
+/**
+ * @module client/socket
+ * The little of the WebSocket API the SDK uses, satisfied by the browser's `WebSocket`, Node's global
+ * one and the `ws` package alike; plus the relay URL and the reading of a failed handshake.
+ */
+
+/**
+ * The event handler properties are typed with `never` parameters so that each implementation's own
+ * event types fit; the SDK reads events through the narrow shapes in this module.
+ */
+export interface WebSocketLike {
+  readonly readyState: number;
+  onopen: ((event: never) => void) | null;
+  onmessage: ((event: never) => void) | null;
+  onclose: ((event: never) => void) | null;
+  onerror: ((event: never) => void) | null;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+}
+
+/** A WebSocket class such as `globalThis.WebSocket` or the `ws` package's default export. */
+export type WebSocketConstructor = new (url: string) => WebSocketLike;
+
+/** Opens one socket to an already complete URL (the entry points decide how the API key travels). */
+export type SocketFactory = (url: string) => WebSocketLike;
+
+export interface MessageEventLike {
+  data: unknown;
+}
+export interface CloseEventLike {
+  code: number;
+  reason: string;
+}
+export interface ErrorEventLike {
+  message?: unknown;
+  error?: unknown;
+}
+
+/** `readyState` of an open socket in every implementation (WHATWG WebSocket `OPEN`). */
+export const OPEN = 1;
+export const CLOSED = 3;
+
+/**
+ * The WebSocket URL of a relay: `http(s)://host:port` or `ws(s)://host:port` gets the `/v1/ws`
+ * path of protocol.md "Transport"; a URL with another path is used as given.
+ */
+export function relaySocketUrl(url: string): URL {
+  const parsed = new URL(url);
+  if (parsed.protocol === 'http:') parsed.protocol = 'ws:';
+  else if (parsed.protocol === 'https:') parsed.protocol = 'wss:';
+  if (parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:') {
+    throw new TypeError(`relay URL must be http(s) or ws(s), got ${url}`);
+  }
+  if (parsed.pathname === '/' || parsed.pathname === '') parsed.pathname = '/v1/ws';
+  return parsed;
+}
+
+/** Browsers cannot set headers on a WebSocket upgrade, so the key goes in `?token=` (protocol.md "Transport"). */
+export function withToken(url: URL, apiKey: string | undefined): string {
+  if (apiKey === undefined) return url.toString();
+  const copy = new URL(url);
+  copy.searchParams.set('token', apiKey);
+  return copy.toString();
+}
+
+/** A readable description of a socket `error` event (browsers give none; `ws` gives the cause). */
+export function describeSocketError(event: ErrorEventLike): string {
+  if (event.error instanceof Error) return event.error.message;
+  if (typeof event.message === 'string' && event.message !== '') return event.message;
+  return 'WebSocket error';
+}
+
+/**
+ * The HTTP status of a refused upgrade when the implementation reports it (`ws`: "Unexpected server
+ * response: 401"); browsers hide it. 401/403 mean the API key or origin was refused (protocol.md
+ * "Transport"): retrying cannot help.
+ */
+export function refusedUpgradeStatus(description: string): number | undefined {
+  const match = /Unexpected server response: (\d{3})/.exec(description);
+  return match === null ? undefined : Number(match[1]);
+}

@@ -1,0 +1,302 @@
+/**
+ * @module client/stream
+ * One subscribed stream as the application sees it: the last verified state, built from snapshot +
+ * updates with the shared pure core, with `seq` continuity, epoch and checksum checked on every
+ * message (protocol.md "Sequencing", "checksum"). On a gap, a checksum mismatch or an update from
+ * another epoch it asks its host for a fresh snapshot and drops updates until it arrives.
+ */
+import { applyBookUpdate, type BookState, bookChecksum } from '../protocol/book.ts';
+import type {
+  BookDepth,
+  BookSnapshotMessage,
+  BookUpdateMessage,
+  Channel,
+  PriceData,
+  PriceSnapshotMessage,
+  PriceUpdateMessage,
+  ResumePoint,
+  StatusMessage,
+  StreamState,
+} from '../protocol/messages.ts';
+import { applyPriceUpdate } from '../protocol/price.ts';
+import { Emitter } from './emitter.ts';
+import type { RelayClientError } from './errors.ts';
+import type { StreamRef } from './frames.ts';
+
+/**
+ * - `pending`: no snapshot yet.
+ * - `live`: the state is current.
+ * - `stale`: the state is the last known one: the connection is down, or the relay reports that
+ *   upstream polls fail (protocol.md "`status`").
+ * - `resyncing`: continuity was lost; the state is the last verified one until a snapshot arrives.
+ * - `closed`: unsubscribed, the client closed, or the market is gone upstream.
+ */
+export type SubscriptionStatus = 'pending' | 'live' | 'stale' | 'resyncing' | 'closed';
+
+/** Why a stream was resynced: a `seq` gap, a checksum mismatch, a new epoch, or an unreadable message. */
+export type ResyncReason = 'gap' | 'checksum' | 'epoch' | 'malformed';
+
+export interface StreamEvents<State, Snapshot, Update> {
+  update: { message: Update; state: State };
+  snapshot: { message: Snapshot; state: State };
+  resync: { reason: ResyncReason; detail: string };
+  status: { status: SubscriptionStatus; reason?: string };
+  error: RelayClientError;
+}
+
+/** What a stream needs from the client that owns it; streams name themselves by address. */
+export interface StreamHost {
+  /** Ask the relay for a fresh snapshot of this stream (a repeated `subscribe`). */
+  requestSnapshot(stream: StreamRef): void;
+  /** The application unsubscribed: stop the stream at the relay and forget it. */
+  release(stream: StreamRef): void;
+  /** Where listener exceptions go. */
+  reportListenerError(error: unknown): void;
+}
+
+interface StreamMessageOf<Data> {
+  type: 'snapshot' | 'update';
+  epoch: string;
+  seq: number;
+  data: Data;
+}
+
+export abstract class StreamSubscription<
+  State,
+  Snapshot extends StreamMessageOf<State>,
+  Update extends StreamMessageOf<unknown>,
+> extends Emitter<StreamEvents<State, Snapshot, Update>> {
+  abstract readonly channel: Channel;
+  /** `book`: 10, 50 or null (full book); other channels: undefined. */
+  abstract readonly depth: BookDepth | undefined;
+  readonly market: string;
+  /** The last verified state; `undefined` until the first snapshot. Never mutated: each change is a new object. */
+  state: State | undefined;
+  epoch: string | undefined;
+  seq: number | undefined;
+  readonly #host: StreamHost;
+  #resyncing = false;
+  #connectionDown = false;
+  #relayState: StreamState = 'live';
+  #closed = false;
+  #status: SubscriptionStatus = 'pending';
+  #version = 0;
+  readonly #waiters = new Set<() => void>();
+
+  constructor(host: StreamHost, market: string) {
+    super();
+    this.#host = host;
+    this.market = market;
+  }
+
+  get status(): SubscriptionStatus {
+    return this.#status;
+  }
+
+  /** Stops the stream; the subscription ends with status `closed`. */
+  unsubscribe(): void {
+    if (this.#closed) return;
+    this.#host.release(this.#address());
+    this.end('unsubscribed');
+  }
+
+  /** Latest-state iteration: a slow consumer skips intermediate states, never sees an unverified one. */
+  async *[Symbol.asyncIterator](): AsyncGenerator<State, void, undefined> {
+    let seen = 0;
+    for (;;) {
+      if (this.#version > seen && this.state !== undefined) {
+        seen = this.#version;
+        yield this.state;
+        continue;
+      }
+      if (this.#closed) return;
+      await new Promise<void>((resolve) => this.#waiters.add(resolve));
+    }
+  }
+
+  protected override onListenerError(error: unknown): void {
+    this.#host.reportListenerError(error);
+  }
+
+  // --- Called by the client ----------------------------------------------------------------------
+
+  /** Where to resume after a reconnect: only a state the stream still trusts. */
+  get resumePoint(): ResumePoint | undefined {
+    if (this.#resyncing || this.epoch === undefined || this.seq === undefined) return undefined;
+    return { epoch: this.epoch, seq: this.seq };
+  }
+
+  get isClosed(): boolean {
+    return this.#closed;
+  }
+
+  receive(message: Snapshot | Update): void {
+    if (this.#closed) return;
+    if (message.type === 'snapshot') this.#onSnapshot(message as Snapshot);
+    else this.#onUpdate(message as Update);
+  }
+
+  receiveStatus(message: StatusMessage): void {
+    if (this.#closed) return;
+    if (message.state === 'closed') {
+      this.end(message.reason ?? 'market closed');
+      return;
+    }
+    this.#relayState = message.state;
+    this.#refreshStatus(message.reason);
+  }
+
+  receiveError(error: RelayClientError): void {
+    if (this.#closed) return;
+    this.emit('error', error);
+    // protocol.md "Error codes": the market does not exist upstream; the relay dropped the stream.
+    if (error.code === 'unknown_market') this.end(error.message);
+  }
+
+  /** The relay's answer to a resume: `true` means the missed updates follow (or none were missed). */
+  resumed(recovered: boolean): void {
+    if (recovered && !this.#closed) {
+      this.#connectionDown = false;
+      this.#refreshStatus();
+    }
+  }
+
+  /** A message for this stream could not be read: its state may have missed something. */
+  malformed(detail: string): void {
+    if (!this.#closed && this.state !== undefined) this.#resync('malformed', detail);
+  }
+
+  connectionLost(): void {
+    if (this.#closed) return;
+    this.#connectionDown = true;
+    this.#relayState = 'live';
+    this.#refreshStatus('connection lost');
+  }
+
+  end(reason: string): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#refreshStatus(reason);
+    for (const wake of this.#waiters) wake();
+    this.#waiters.clear();
+  }
+
+  // --- Channel specifics ---------------------------------------------------------------------------
+
+  protected abstract apply(state: State, update: Update): State;
+  /** Whether a state matches the checksum its message carries (channels without one: always). */
+  protected abstract verify(state: State, message: Snapshot | Update): boolean;
+
+  // --- State machine -------------------------------------------------------------------------------
+
+  #onSnapshot(message: Snapshot): void {
+    if (!this.verify(message.data, message)) {
+      this.#resync('checksum', `snapshot ${message.epoch}/${message.seq} does not match its checksum`);
+      return;
+    }
+    // protocol.md "Sequencing": a new epoch means the numbering restarted (relay restart, lost state).
+    if (!this.#resyncing && this.epoch !== undefined && this.epoch !== message.epoch) {
+      this.emit('resync', { reason: 'epoch', detail: `epoch ${this.epoch} replaced by ${message.epoch}` });
+    }
+    this.#accept(message.data, message);
+    this.emit('snapshot', { message, state: message.data });
+  }
+
+  #onUpdate(message: Update): void {
+    // While waiting for a snapshot, updates cannot be placed: drop them (docs/protocol.md step 2).
+    if (this.state === undefined || this.#resyncing || this.seq === undefined) return;
+    if (message.epoch !== this.epoch) {
+      this.#resync('epoch', `update from epoch ${message.epoch} on a stream in epoch ${this.epoch}`);
+      return;
+    }
+    if (message.seq <= this.seq) return; // already applied (an old message)
+    if (message.seq !== this.seq + 1) {
+      this.#resync('gap', `update seq ${message.seq} after seq ${this.seq}`);
+      return;
+    }
+    const next = this.apply(this.state, message);
+    if (!this.verify(next, message)) {
+      this.#resync('checksum', `state after seq ${message.seq} does not match its checksum`);
+      return;
+    }
+    this.#accept(next, message);
+    this.emit('update', { message, state: next });
+  }
+
+  #accept(state: State, message: StreamMessageOf<unknown>): void {
+    this.state = state;
+    this.epoch = message.epoch;
+    this.seq = message.seq;
+    this.#resyncing = false;
+    this.#connectionDown = false;
+    this.#version += 1;
+    this.#refreshStatus();
+    for (const wake of this.#waiters) wake();
+    this.#waiters.clear();
+  }
+
+  #resync(reason: ResyncReason, detail: string): void {
+    this.#resyncing = true;
+    this.emit('resync', { reason, detail });
+    this.#refreshStatus(detail);
+    this.#host.requestSnapshot(this.#address());
+  }
+
+  #address(): StreamRef {
+    return { channel: this.channel, market: this.market, depth: this.depth };
+  }
+
+  #refreshStatus(reason?: string): void {
+    const status = this.#computeStatus();
+    if (status === this.#status) return;
+    this.#status = status;
+    this.emit('status', reason === undefined ? { status } : { status, reason });
+  }
+
+  #computeStatus(): SubscriptionStatus {
+    if (this.#closed) return 'closed';
+    if (this.#resyncing) return 'resyncing';
+    if (this.state === undefined) return 'pending';
+    if (this.#connectionDown || this.#relayState === 'stale') return 'stale';
+    return 'live';
+  }
+}
+
+export type AnyStreamSubscription = BookSubscription | PriceSubscription;
+
+/** A `book` stream: state is `{ bids, asks, last_price }` with exact decimal strings, best first. */
+export class BookSubscription extends StreamSubscription<BookState, BookSnapshotMessage, BookUpdateMessage> {
+  readonly channel = 'book';
+  readonly depth: BookDepth;
+
+  constructor(host: StreamHost, market: string, depth: BookDepth) {
+    super(host, market);
+    this.depth = depth;
+  }
+
+  protected apply(state: BookState, update: BookUpdateMessage): BookState {
+    return applyBookUpdate(state, update.data);
+  }
+
+  protected verify(state: BookState, message: BookSnapshotMessage | BookUpdateMessage): boolean {
+    return bookChecksum(state) === message.checksum;
+  }
+}
+
+/** A `price` stream: state is upstream's decimal strings per field; a field upstream omits is absent. */
+export class PriceSubscription extends StreamSubscription<
+  PriceData,
+  PriceSnapshotMessage,
+  PriceUpdateMessage
+> {
+  readonly channel = 'price';
+  readonly depth = undefined;
+
+  protected apply(state: PriceData, update: PriceUpdateMessage): PriceData {
+    return applyPriceUpdate(state, update.data);
+  }
+
+  protected verify(): boolean {
+    return true;
+  }
+}
