@@ -1,0 +1,203 @@
+/**
+ * @module http/status-page/status
+ * The status page's script (browser ES module, served as is): renders each snapshot of the relay's
+ * SSE feed (`GET /status/events`), lists upstream markets for the picker (`GET /status/markets`),
+ * and opens a market's live book view (book-view.js, on the client SDK) from either list.
+ */
+import { formatAge, formatBytes, formatDuration, sparkline, text } from './format.js';
+
+const params = new URLSearchParams(location.search);
+/** protocol.md "Transport": a relay with API keys needs one for the book view's WebSocket. */
+const token = params.get('token') ?? undefined;
+
+const $ = (id) => document.getElementById(id);
+
+// --- Live status (SSE) ----------------------------------------------------------------------------
+
+const feed = new EventSource('/status/events');
+feed.addEventListener('status', (event) => render(JSON.parse(event.data)));
+feed.addEventListener('open', () => text($('feed-state'), 'live feed'));
+feed.addEventListener('error', () => text($('feed-state'), 'feed lost, reconnecting…'));
+
+const STATUS_CLASS = { ok: 'ok', upstream_unreachable: 'bad', shutting_down: 'warn' };
+
+function render(snapshot) {
+  const { health, upstream, activity, streams } = snapshot;
+  text($('version'), `v${health.version}`);
+  const status = $('relay-status');
+  text(status, health.status.replace('_', ' '));
+  status.className = `pill ${STATUS_CLASS[health.status] ?? ''}`;
+  text($('uptime'), formatDuration(health.uptimeSeconds * 1000));
+
+  const now = Date.parse(snapshot.now);
+  const reachable = $('upstream-status');
+  text(reachable, health.upstream.reachable ? 'reachable' : 'unreachable');
+  reachable.className = `pill ${health.upstream.reachable ? 'ok' : 'bad'}`;
+  text($('upstream-url'), health.upstream.url);
+  text(
+    $('upstream-last'),
+    health.upstream.lastSuccessAt === null
+      ? 'never'
+      : `${formatAge(now - Date.parse(health.upstream.lastSuccessAt))} ago`,
+  );
+  text($('upstream-error-rate'), `${(health.upstream.errorRate * 100).toFixed(1)}%`);
+  text($('upstream-inflight'), `${upstream.inFlight} (+${upstream.queued} queued)`);
+  text($('upstream-rps'), activity.upstreamRequestsPerSecond.toFixed(1));
+  text(
+    $('upstream-error'),
+    health.upstream.lastError === null ? '' : `last error: ${health.upstream.lastError}`,
+  );
+  sparkline($('latency-spark'), upstream.latencyMs);
+  const latencies = upstream.latencyMs;
+  text($('latency-last'), latencies.length === 0 ? '–' : `${latencies.at(-1).toFixed(1)} ms`);
+  text(
+    $('latency-range'),
+    latencies.length === 0
+      ? ''
+      : `${Math.min(...latencies).toFixed(1)}–${Math.max(...latencies).toFixed(1)} ms`,
+  );
+
+  text($('connections'), String(health.connections));
+  text($('streams'), String(health.streams));
+  text($('stale-streams'), String(health.staleStreams));
+  text($('polled'), `${health.polledMarkets.book} book · ${health.polledMarkets.price} price`);
+  text($('update-rate'), activity.messagesPerSecond.toFixed(1));
+  sparkline($('rate-spark'), activity.messagesSeries);
+  text($('byte-rate'), `${formatBytes(activity.bytesPerSecond)}/s sent`);
+
+  text($('err-upstream'), String(activity.totals.upstreamFailures));
+  text($('err-requests'), String(activity.totals.requestErrors));
+  text($('err-slow'), String(activity.totals.slowConsumerCloses));
+  text($('err-conflations'), String(activity.totals.conflations));
+  $('recent-errors').replaceChildren(
+    ...activity.recentErrors.map((error) => {
+      const item = document.createElement('li');
+      item.textContent = `${error.at.slice(11, 19)} ${error.message}`;
+      return item;
+    }),
+  );
+
+  renderStreams(streams);
+}
+
+function renderStreams(streams) {
+  const body = $('streams-body');
+  $('streams-empty').hidden = streams.length > 0;
+  body.replaceChildren(
+    ...streams.map((stream) => {
+      const row = document.createElement('tr');
+      row.dataset.market = stream.market;
+      row.dataset.state = stream.state;
+      if (stream.market === selected?.market) row.classList.add('selected');
+      const title = stream.title ?? titles.get(stream.market) ?? stream.market;
+      const channel = stream.channel === 'book' ? `book ${stream.depth ?? 'full'}` : stream.channel;
+      const cells = [
+        [title, 'title'],
+        [channel],
+        [stream.state, `state`],
+        [stream.lastSnapshotAgeMs === null ? '–' : formatAge(stream.lastSnapshotAgeMs), 'num'],
+        [stream.lastChangeAgeMs === null ? '–' : formatAge(stream.lastChangeAgeMs), 'num'],
+        [`${stream.pollIntervalMs} ms`, 'num'],
+        [String(stream.subscribers), 'num'],
+        [String(stream.seq), 'num'],
+      ];
+      for (const [value, className] of cells) {
+        const cell = document.createElement('td');
+        if (className === 'state') {
+          const pill = document.createElement('span');
+          pill.className = `pill ${value}`;
+          pill.textContent = value;
+          cell.append(pill);
+        } else {
+          cell.textContent = value;
+          if (className !== undefined) cell.className = className;
+        }
+        row.append(cell);
+      }
+      row.title = stream.market;
+      row.addEventListener('click', () => openBook(stream.market, title));
+      return row;
+    }),
+  );
+}
+
+// --- Market picker --------------------------------------------------------------------------------
+
+/** Market titles by id, from the picker's list (the stream table shows them too). */
+const titles = new Map();
+let markets = [];
+
+async function loadMarkets() {
+  try {
+    const response = await fetch('/status/markets');
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    markets = (await response.json()).markets;
+    for (const market of markets) titles.set(market.id, market.title);
+    renderPicker();
+  } catch (error) {
+    text($('market-count'), `could not list upstream markets (${error.message}); retrying`);
+  }
+}
+
+function renderPicker() {
+  const needle = $('market-search').value.trim().toLowerCase();
+  const shown =
+    needle === '' ? markets : markets.filter((market) => market.title.toLowerCase().includes(needle));
+  $('market-list').replaceChildren(
+    ...shown.map((market) => {
+      const item = document.createElement('li');
+      item.dataset.market = market.id;
+      if (market.id === selected?.market) item.classList.add('selected');
+      const title = document.createElement('span');
+      title.textContent = market.title;
+      const volume = document.createElement('span');
+      volume.className = 'volume';
+      volume.textContent = `vol ${Math.round(market.volume).toLocaleString()}`;
+      item.append(title, volume);
+      item.addEventListener('click', () => openBook(market.id, market.title));
+      return item;
+    }),
+  );
+  text($('market-count'), `${shown.length} of ${markets.length} active markets`);
+}
+
+$('market-search').addEventListener('input', renderPicker);
+void loadMarkets();
+setInterval(loadMarkets, 30_000);
+
+// --- Book view ------------------------------------------------------------------------------------
+
+let selected;
+let view;
+
+async function openBook(market, title) {
+  if (selected?.market === market) return;
+  view?.close();
+  selected = { market, title };
+  $('book-hint').hidden = true;
+  const url = new URL(location.href);
+  url.searchParams.set('market', market);
+  history.replaceState(null, '', url);
+  for (const element of document.querySelectorAll('[data-market]')) {
+    element.classList.toggle('selected', element.dataset.market === market);
+  }
+  // Loaded on first use: the SDK bundle is built by the relay on its first request.
+  const { openBookView } = await import('./book-view.js');
+  if (selected?.market !== market) return;
+  view = openBookView($('book-view'), {
+    market,
+    title,
+    token,
+    onClose: () => {
+      selected = undefined;
+      view = undefined;
+      $('book-hint').hidden = false;
+      const next = new URL(location.href);
+      next.searchParams.delete('market');
+      history.replaceState(null, '', next);
+    },
+  });
+}
+
+const linked = params.get('market');
+if (linked !== null) void openBook(linked, linked);
