@@ -233,11 +233,11 @@ export class RelayClient extends Emitter<ClientEvents> {
         return;
       }
       case 'subscribed':
-        this.#answered(message.id);
+        if (message.id !== undefined) this.#answered(message.id);
         this.#onSubscribed(message);
         return;
       case 'unsubscribed':
-        this.#answered(message.id);
+        if (message.id !== undefined) this.#answered(message.id);
         return;
       case 'error':
         this.#onError(message);
@@ -289,7 +289,10 @@ export class RelayClient extends Emitter<ClientEvents> {
     }
   }
 
-  /** Removes the request a reply answers: by id, or the oldest one for a reply without id. */
+  /**
+   * Removes the request a reply answers: by id, or for an error without id (`rate_limited`, a frame
+   * the relay could not read) the oldest one, since the relay answers each request in order.
+   */
   #answered(id: RequestId | undefined): SubscribeBody | UnsubscribeBody | undefined {
     const index = id === undefined ? 0 : this.#pending.findIndex((pending) => pending.id === id);
     if (index < 0 || index >= this.#pending.length) return undefined;
