@@ -1,0 +1,94 @@
+/**
+ * `GET /health` (interface.md): 200 with the relay's and upstream's state while serving; 503 once
+ * upstream has been unreachable for longer than `upstreamDownAfterMs`, whether it is gone or failing
+ * every request; 200 again when it answers.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Harness, startHarness } from '../support/harness.ts';
+import { ProtocolClient } from '../support/protocol-client.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+interface HealthBody {
+  status: string;
+  version: string;
+  upstream: {
+    url: string;
+    reachable: boolean;
+    lastSuccessAt: string | null;
+    lastError: string | null;
+    errorRate: number;
+  };
+  connections: number;
+  streams: number;
+  staleStreams: number;
+}
+
+async function health(url: string): Promise<{ status: number; body: HealthBody }> {
+  const response = await fetch(`${url}/health`);
+  return { status: response.status, body: (await response.json()) as HealthBody };
+}
+
+describe('GET /health', () => {
+  let harness: Harness;
+  const clients: ProtocolClient[] = [];
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+    await harness.stop();
+  });
+
+  it('answers 200 with own and upstream state while serving', async () => {
+    harness = await startHarness();
+    const client = await ProtocolClient.connect(harness.relay.url);
+    clients.push(client);
+    const [market] = harness.sim.market.marketIds() as [string];
+    await client.request({ op: 'subscribe', channel: 'book', markets: [market] });
+    const { status, body } = await health(harness.relay.url);
+    expect(status).toBe(200);
+    expect(body).toMatchObject({
+      status: 'ok',
+      upstream: { url: harness.sim.url, reachable: true, lastError: null, errorRate: 0 },
+      connections: 1,
+      streams: 1,
+      staleStreams: 0,
+    });
+    expect(Date.parse(body.upstream.lastSuccessAt!)).not.toBeNaN();
+  });
+
+  it('answers 503 when the upstream is stopped', async () => {
+    harness = await startHarness({ relay: { tuning: { upstreamDownAfterMs: 200 } } });
+    expect((await health(harness.relay.url)).status).toBe(200);
+    await harness.sim.close();
+    const down = await waitFor('503', async () => {
+      const answer = await health(harness.relay.url);
+      return answer.status === 503 ? answer : undefined;
+    });
+    expect(down.body.status).toBe('upstream_unreachable');
+    expect(down.body.upstream.reachable).toBe(false);
+  });
+
+  it('answers 503 while upstream fails every request, and 200 once it recovers', async () => {
+    harness = await startHarness({ relay: { tuning: { upstreamDownAfterMs: 200, upstreamRetries: 0 } } });
+    const client = await ProtocolClient.connect(harness.relay.url);
+    clients.push(client);
+    const [market] = harness.sim.market.marketIds() as [string];
+    await client.request({ op: 'subscribe', channel: 'book', markets: [market] });
+    await waitFor('a snapshot', () => client.view('book', market));
+
+    harness.sim.setFaults({ errorRate: 1 });
+    const down = await waitFor('503', async () => {
+      const answer = await health(harness.relay.url);
+      return answer.status === 503 ? answer : undefined;
+    });
+    expect(down.body.status).toBe('upstream_unreachable');
+    expect(down.body.upstream.errorRate).toBeGreaterThan(0);
+    expect(down.body.upstream.lastError).toMatch(/GET \/clob\/orderbook: http_error 500/);
+    expect(down.body.staleStreams).toBe(1);
+
+    harness.sim.setFaults({ errorRate: 0 });
+    const up = await waitFor('200 again', async () => {
+      const answer = await health(harness.relay.url);
+      return answer.status === 200 ? answer : undefined;
+    });
+    expect(up.body.upstream.reachable).toBe(true);
+  });
+});

@@ -1,0 +1,245 @@
+/**
+ * `GET /metrics`: every metric moves when its cause happens. Each case scrapes before and after
+ * provoking the cause on a real relay over the simulator (connect, subscribe, a market change, a bad
+ * request, upstream failing and recovering, budget stretching, a slow client draining or being closed).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Harness, startHarness } from '../support/harness.ts';
+import { ProtocolClient } from '../support/protocol-client.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+type Labels = Record<string, string>;
+
+/** One scrape: the value of a series, summed over the series whose labels include `labels`. */
+interface Scrape {
+  text: string;
+  value(name: string, labels?: Labels): number;
+}
+
+async function scrape(url: string): Promise<Scrape> {
+  const response = await fetch(`${url}/metrics`);
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  const text = await response.text();
+  const samples: { name: string; labels: Labels; value: number }[] = [];
+  for (const line of text.split('\n')) {
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (match === null) continue;
+    const labels: Labels = {};
+    for (const [, key, value] of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g))
+      labels[key!] = value!;
+    samples.push({ name: match[1]!, labels, value: Number(match[3]) });
+  }
+  return {
+    text,
+    value: (name, wanted = {}) =>
+      samples
+        .filter(
+          (sample) =>
+            sample.name === name &&
+            Object.entries(wanted).every(([key, value]) => sample.labels[key] === value),
+        )
+        .reduce((sum, sample) => sum + sample.value, 0),
+  };
+}
+
+const M = 'market_relay_';
+
+describe('GET /metrics', () => {
+  let harness: Harness;
+  const clients: ProtocolClient[] = [];
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+    await harness.stop();
+  });
+
+  it('counts clients, subscriptions, polls, upstream requests and fan-out as they happen', async () => {
+    // 100 rps cannot poll one market's book and price every 20 ms (90% of it is the polling budget).
+    harness = await startHarness({ relay: { upstreamRps: 100, tuning: { lingerMs: 50 } } });
+    const { url } = harness.relay;
+    const [market] = harness.sim.market.marketIds() as [string];
+    const before = await scrape(url);
+    expect(before.value(`${M}info`)).toBe(1);
+    expect(before.text).toMatch(/market_relay_info\{version="\d+\.\d+\.\d+[^"]*"\} 1/);
+    expect(before.value(`${M}connections`)).toBe(0);
+    expect(before.value(`${M}poll_interval_effective_seconds`, { kind: 'book' })).toBe(0.02);
+    expect(before.value(`${M}poll_interval_configured_seconds`, { kind: 'book' })).toBe(0.02);
+    // Process metrics come from this relay's own registry.
+    expect(before.value(`${M}process_cpu_user_seconds_total`)).toBeGreaterThan(0);
+    expect(before.text).toContain(`${M}nodejs_eventloop_lag_seconds`);
+
+    const client = await ProtocolClient.connect(url);
+    clients.push(client);
+    expect((await scrape(url)).value(`${M}connections`)).toBe(1);
+
+    await client.request({ op: 'subscribe', channel: 'book', markets: [market] });
+    await client.request({ op: 'subscribe', channel: 'price', markets: [market] });
+    await waitFor('both snapshots', () => client.view('book', market) && client.view('price', market));
+    const subscribed = await waitFor('the fan-out to be counted', async () => {
+      const now = await scrape(url);
+      return now.value(`${M}poll_to_send_seconds_count`, { channel: 'price' }) > 0 ? now : undefined;
+    });
+    expect(subscribed.value(`${M}subscriptions`, { channel: 'book' })).toBe(1);
+    expect(subscribed.value(`${M}subscriptions`, { channel: 'price' })).toBe(1);
+    expect(subscribed.value(`${M}streams`, { channel: 'book', state: 'live' })).toBe(1);
+    expect(subscribed.value(`${M}polled_markets`, { kind: 'book' })).toBe(1);
+    expect(subscribed.value(`${M}polled_markets`, { kind: 'price' })).toBe(1);
+    expect(subscribed.value(`${M}poll_interval_effective_seconds`, { kind: 'book' })).toBeGreaterThan(0.02);
+    expect(subscribed.value(`${M}poll_interval_configured_seconds`, { kind: 'book' })).toBe(0.02);
+    const book = { endpoint: 'GET /clob/orderbook', outcome: 'ok' };
+    expect(subscribed.value(`${M}upstream_requests_total`, book)).toBeGreaterThan(0);
+    expect(
+      subscribed.value(`${M}upstream_request_duration_seconds_count`, { endpoint: 'GET /clob/orderbook' }),
+    ).toBeGreaterThan(0);
+    expect(subscribed.value(`${M}polls_total`, { kind: 'book', outcome: 'ok' })).toBeGreaterThan(0);
+    expect(subscribed.value(`${M}stream_messages_sent_total`, { channel: 'book', type: 'snapshot' })).toBe(1);
+    expect(subscribed.value(`${M}stream_sent_bytes_total`, { channel: 'book' })).toBeGreaterThan(0);
+    expect(subscribed.value(`${M}poll_to_send_seconds_count`, { channel: 'book' })).toBe(1);
+
+    // A market change: one update per stream, its bytes, its fan-out time.
+    const seq = client.view('book', market)!.seq;
+    harness.sim.tick();
+    await waitFor('an update', () => client.view('book', market)!.seq > seq);
+    const changed = await scrape(url);
+    expect(
+      changed.value(`${M}stream_messages_sent_total`, { channel: 'book', type: 'update' }),
+    ).toBeGreaterThan(0);
+    expect(changed.value(`${M}stream_sent_bytes_total`, { channel: 'book' })).toBeGreaterThan(
+      subscribed.value(`${M}stream_sent_bytes_total`, { channel: 'book' }),
+    );
+    expect(changed.value(`${M}poll_to_send_seconds_count`, { channel: 'book' })).toBeGreaterThan(1);
+    expect(changed.value(`${M}upstream_requests_total`, book)).toBeGreaterThan(
+      subscribed.value(`${M}upstream_requests_total`, book),
+    );
+
+    // A refused request.
+    expect((await client.request({ op: 'subscribe', channel: 'trades', markets: [market] })).type).toBe(
+      'error',
+    );
+    expect((await scrape(url)).value(`${M}client_request_errors_total`, { code: 'unknown_channel' })).toBe(1);
+
+    await client.close();
+    const closed = await waitFor('the close to be counted', async () => {
+      const now = await scrape(url);
+      return now.value(`${M}connections`) === 0 ? now : undefined;
+    });
+    expect(closed.value(`${M}connections_closed_total`, { code: '1005' })).toBe(1);
+    // Nobody left: after the linger, nothing is polled.
+    await waitFor('polling to stop', async () => (await scrape(url)).value(`${M}polled_markets`) === 0, {
+      timeoutMs: 5_000,
+      everyMs: 50,
+    });
+  });
+
+  it('reports upstream failures, stale streams and upstream down, then the recovery', async () => {
+    harness = await startHarness({ relay: { tuning: { upstreamDownAfterMs: 300, upstreamRetries: 0 } } });
+    const { url } = harness.relay;
+    const [market] = harness.sim.market.marketIds() as [string];
+    const client = await ProtocolClient.connect(url);
+    clients.push(client);
+    await client.request({ op: 'subscribe', channel: 'book', markets: [market] });
+    await waitFor('a snapshot', () => client.view('book', market));
+    const healthy = await scrape(url);
+    expect(healthy.value(`${M}upstream_up`)).toBe(1);
+    expect(healthy.value(`${M}upstream_error_ratio`)).toBe(0);
+
+    harness.sim.setFaults({ errorRate: 1 });
+    const down = await waitFor(
+      'the stream to go stale and upstream down',
+      async () => {
+        const now = await scrape(url);
+        return now.value(`${M}upstream_up`) === 0 && now.value(`${M}streams`, { state: 'stale' }) === 1
+          ? now
+          : undefined;
+      },
+      { everyMs: 20 },
+    );
+    expect(down.value(`${M}stream_state_changes_total`, { channel: 'book', state: 'stale' })).toBe(1);
+    expect(down.value(`${M}streams`, { channel: 'book', state: 'live' })).toBe(0);
+    expect(
+      down.value(`${M}upstream_requests_total`, { endpoint: 'GET /clob/orderbook', outcome: 'http_error' }),
+    ).toBeGreaterThan(0);
+    expect(down.value(`${M}polls_total`, { kind: 'book', outcome: 'error' })).toBeGreaterThan(0);
+    expect(down.value(`${M}upstream_error_ratio`)).toBeGreaterThan(0);
+
+    harness.sim.setFaults({ errorRate: 0 });
+    const recovered = await waitFor(
+      'the stream to be live again',
+      async () => {
+        const now = await scrape(url);
+        return now.value(`${M}upstream_up`) === 1 && now.value(`${M}streams`, { state: 'live' }) === 1
+          ? now
+          : undefined;
+      },
+      { everyMs: 20 },
+    );
+    expect(recovered.value(`${M}stream_state_changes_total`, { channel: 'book', state: 'live' })).toBe(1);
+    expect(recovered.value(`${M}streams`, { state: 'stale' })).toBe(0);
+  });
+
+  describe('slow consumers', () => {
+    const tuning = (slowConsumerTimeoutMs: number) => ({
+      sim: { markets: 10 },
+      relay: {
+        tuning: {
+          connection: {
+            highWaterBytes: 64 * 1024,
+            slowConsumerTimeoutMs,
+            requestsPerSecond: 100_000,
+            requestBurst: 100_000,
+          },
+        },
+      },
+    });
+
+    /** Stops reading and re-subscribes (a fresh snapshot per market each time) until the relay holds back. */
+    async function stall(client: ProtocolClient, markets: string[]): Promise<void> {
+      client.socket!.pause();
+      await waitFor(
+        'the relay to hold the connection back',
+        () => {
+          if ([...harness.relay.ws.connections].some((connection) => connection.isHoldingBack)) return true;
+          client.send({ op: 'subscribe', channel: 'book', markets });
+          return undefined;
+        },
+        { timeoutMs: 20_000, everyMs: 1 },
+      );
+    }
+
+    it('counts a conflation when a slow client drains', async () => {
+      harness = await startHarness(tuning(10_000));
+      const markets = harness.sim.market.marketIds();
+      const slow = await ProtocolClient.connect(harness.relay.url);
+      clients.push(slow);
+      await slow.request({ op: 'subscribe', channel: 'book', markets });
+      await waitFor('snapshots', () => markets.every((market) => slow.view('book', market)));
+      const before = await scrape(harness.relay.url);
+      await stall(slow, markets);
+      slow.socket!.resume();
+      const after = await waitFor('the conflation to be counted', async () => {
+        const now = await scrape(harness.relay.url);
+        return now.value(`${M}conflations_total`) > before.value(`${M}conflations_total`) ? now : undefined;
+      });
+      expect(after.value(`${M}conflated_streams_total`)).toBeGreaterThan(0);
+      expect(after.value(`${M}slow_consumer_closes_total`)).toBe(0);
+    });
+
+    it('counts a slow-consumer close and its 4008', async () => {
+      harness = await startHarness(tuning(200));
+      const markets = harness.sim.market.marketIds();
+      const slow = await ProtocolClient.connect(harness.relay.url);
+      clients.push(slow);
+      await stall(slow, markets);
+      const after = await waitFor('the slow-consumer close to be counted', async () => {
+        const now = await scrape(harness.relay.url);
+        return now.value(`${M}slow_consumer_closes_total`) === 1 ? now : undefined;
+      });
+      expect(after.value(`${M}conflations_total`)).toBe(0);
+      slow.socket!.resume();
+      await waitFor('the client to read the close', () => slow.closeCode, { timeoutMs: 20_000 });
+      expect((await scrape(harness.relay.url)).value(`${M}connections_closed_total`, { code: '4008' })).toBe(
+        1,
+      );
+    });
+  });
+});
