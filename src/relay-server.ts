@@ -4,7 +4,7 @@
  * `--upstream sim`), stream registry, poller pool, the WebSocket endpoint and the HTTP surface,
  * wired once. Data flows one way: upstream -> poller -> streams -> connections.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import pino, { type Logger } from 'pino';
 import type { ServeConfig } from './config.ts';
 import { type HealthSources, registerHealth } from './http/health.ts';
@@ -126,7 +126,11 @@ export async function startRelay(
   });
 
   const httpLogger: FastifyBaseLogger = logger.child({ component: 'http' });
-  const app = Fastify({ loggerInstance: httpLogger, disableRequestLogging: true });
+  // No log line per HTTP request: logs are for notable events (issue 6).
+  const app = Fastify({
+    loggerInstance: httpLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+  });
   const ws = await registerWsEndpoint(app, {
     registry,
     events,

@@ -154,7 +154,21 @@ export class Stream<State = unknown, Delta = unknown> {
     if (this.#freshness === state || this.#freshness === 'closed') return false;
     this.#freshness = state;
     const frame = this.statusFrame(reason);
-    for (const subscriber of this.subscribers) subscriber.notify(this, frame);
+    // A subscription that never got its first state could not be served at all: say so as an error.
+    const error =
+      state === 'stale' && this.#state === undefined
+        ? toFrame({
+            type: 'error',
+            code: 'upstream_unavailable',
+            message: `upstream is unavailable${reason === undefined ? '' : `: ${reason}`}`,
+            channel: this.channel,
+            market: this.market,
+          })
+        : undefined;
+    for (const subscriber of this.subscribers) {
+      subscriber.notify(this, frame);
+      if (error !== undefined) subscriber.notify(this, error);
+    }
     return true;
   }
 

@@ -149,21 +149,24 @@ export class Connection implements StreamSubscriber {
   // --- Requests ---------------------------------------------------------------------------------
 
   #onMessage(data: RawData, isBinary: boolean): void {
+    const parsed = parseClientFrame(data, isBinary);
     if (this.#rate.tokens < 1) {
-      this.#error(
-        undefined,
-        'rate_limited',
-        `more than ${this.#context.limits.requestsPerSecond} requests per second`,
-      );
+      const { requestsPerSecond } = this.#context.limits;
+      const id = parsed.ok ? parsed.request.id : parsed.id;
+      this.#error(id, 'rate_limited', `more than ${requestsPerSecond} requests per second`);
       return;
     }
     this.#rate.reserve();
-    const parsed = parseClientFrame(data, isBinary);
     if (!parsed.ok) {
       this.#error(parsed.id, 'bad_request', parsed.message);
       return;
     }
-    this.#handle(parsed.request);
+    try {
+      this.#handle(parsed.request);
+    } catch (error) {
+      // A bug must cost this one request, never the connection or the process.
+      this.#error(parsed.request.id, 'internal', error instanceof Error ? error.message : 'internal error');
+    }
   }
 
   #handle(request: ClientRequest): void {

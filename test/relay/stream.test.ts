@@ -83,7 +83,7 @@ describe('Stream', () => {
     expect(newStream().epoch).not.toBe(newStream().epoch);
   });
 
-  it('reports stale and live once each, and unknown_market when closed before any state', () => {
+  it('reports stale (and upstream_unavailable before any state) and live once each, then unknown_market', () => {
     const stream = newStream();
     const client = new Recorder();
     stream.subscribers.add(client);
@@ -100,6 +100,8 @@ describe('Stream', () => {
         state: 'stale',
         reason: 'GET /clob/orderbook: timeout',
       },
+      // Never served at all: the subscriber is also told why, as an error.
+      expect.objectContaining({ type: 'error', code: 'upstream_unavailable', market }),
       { type: 'status', channel: 'book', market, depth: 10, state: 'live' },
       expect.objectContaining({ type: 'error', code: 'unknown_market', channel: 'book', market }),
     ]);

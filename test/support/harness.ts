@@ -1,0 +1,71 @@
+/**
+ * @module test/support/harness
+ * Starts a simulator (manual ticks unless asked otherwise) and a relay against it, both on port 0,
+ * with fast polls; `stop()` closes both. Also reads the simulator's own view of a market, which is
+ * what the relay's streams are checked against.
+ */
+
+import pino from 'pino';
+import type { BookState } from '../../src/protocol/book.ts';
+import type { BookDepth } from '../../src/protocol/messages.ts';
+import { aggregateBook, limitDepth } from '../../src/relay/aggregate.ts';
+import { type Relay, type RelayConfig, startRelay } from '../../src/relay-server.ts';
+import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../../src/sim/server.ts';
+import { clobPriceBatchResponse, type OrderBook, orderBook } from '../../src/upstream/schemas.ts';
+
+export interface Harness {
+  sim: SimulatorHandle;
+  relay: Relay;
+  stop(): Promise<void>;
+}
+
+export async function startHarness(
+  options: { sim?: SimulatorOptions; relay?: Partial<RelayConfig> } = {},
+): Promise<Harness> {
+  const sim = await startSimulator({ markets: 8, seed: 7, tickMs: 0, ...options.sim });
+  const relay = await startRelay(
+    {
+      port: 0,
+      host: '127.0.0.1',
+      upstream: sim.url,
+      bookPollMs: 20,
+      pricePollMs: 20,
+      upstreamConcurrency: 16,
+      upstreamRps: 1000,
+      logLevel: 'silent',
+      simMarkets: 8,
+      simSeed: 7,
+      ...options.relay,
+      tuning: { heartbeatMs: 60_000, lingerMs: 2_000, ...options.relay?.tuning },
+    },
+    pino({ level: 'silent' }),
+  );
+  return {
+    sim,
+    relay,
+    async stop() {
+      await relay.close();
+      await sim.close();
+    },
+  };
+}
+
+/** The simulator's order book over HTTP, as an upstream client would see it. */
+export async function upstreamBook(sim: SimulatorHandle, market: string): Promise<OrderBook> {
+  const response = await fetch(`${sim.url}/clob/orderbook?market_id=${market}`);
+  return orderBook.parse(await response.json());
+}
+
+/** What a book stream of `depth` should show for an upstream book. */
+export function expectedBook(book: OrderBook, depth: BookDepth): BookState {
+  return limitDepth(aggregateBook(book), depth);
+}
+
+export async function upstreamPrices(sim: SimulatorHandle, markets: string[]) {
+  const response = await fetch(`${sim.url}/clob/market-prices/batch`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ market_ids: markets }),
+  });
+  return clobPriceBatchResponse.parse(await response.json()).data;
+}

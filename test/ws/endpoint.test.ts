@@ -1,0 +1,247 @@
+/**
+ * The protocol's error codes and limits for `book` and `price` (protocol.md "Error codes",
+ * "Close codes", "Transport"): each one provoked against a real relay, and checked not to disturb
+ * the offending connection's other streams or other clients.
+ */
+import { once } from 'node:events';
+import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import type { RelayConfig } from '../../src/relay-server.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+import { ProtocolClient } from '../support/protocol-client.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+const unknownMarket = '00000000-0000-4000-8000-000000000000';
+
+describe('WebSocket endpoint: errors and limits', () => {
+  let harness: Harness | undefined;
+  const clients: ProtocolClient[] = [];
+
+  async function start(relay: Partial<RelayConfig> = {}): Promise<Harness> {
+    harness = await startHarness({ sim: { markets: 4, tickMs: 50 }, relay });
+    return harness;
+  }
+  async function connect(options?: WebSocket.ClientOptions, query = ''): Promise<ProtocolClient> {
+    const client = await ProtocolClient.connect(`${harness!.relay.url}/v1/ws${query}`, options);
+    clients.push(client);
+    return client;
+  }
+
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+    await harness?.stop();
+    harness = undefined;
+  });
+
+  it('answers bad requests with bad_request and keeps the connection and its streams', async () => {
+    const { sim } = await start();
+    const market = sim.market.marketIds()[0]!;
+    const client = await connect();
+    const bystander = await connect();
+    await bystander.request({ op: 'subscribe', channel: 'book', markets: [market] });
+    await client.request({ op: 'subscribe', channel: 'price', markets: [market] });
+
+    const bad: unknown[] = [
+      'not json',
+      '[]',
+      { op: 'dance', id: 1 },
+      { op: 'subscribe', id: 2, channel: 'book', markets: ['not-a-uuid'] },
+      { op: 'subscribe', id: 3, channel: 'book', markets: 'x' },
+      { op: 'subscribe', id: 4, channel: 'book', markets: Array.from({ length: 101 }, () => market) },
+      { op: 'subscribe', id: 5, channel: 'price', markets: [market], depth: 10 },
+      { op: 'subscribe', id: 6, channel: 'book', markets: [market], depth: 7 },
+    ];
+    for (const frame of bad) client.send(frame);
+    await waitFor('eight bad_request errors', () => client.of('error').length === bad.length);
+    expect(client.of('error').map((e) => [e.code, e.id])).toEqual([
+      ['bad_request', undefined],
+      ['bad_request', undefined],
+      ['bad_request', 1],
+      ['bad_request', 2],
+      ['bad_request', 3],
+      ['bad_request', 4],
+      ['bad_request', 5],
+      ['bad_request', 6],
+    ]);
+    for (const error of client.of('error')) expect(error.message).toEqual(expect.any(String));
+
+    // Still connected, still streaming; the other client never noticed.
+    expect((await client.request({ op: 'ping' })).type).toBe('pong');
+    const seq = client.view('price', market)?.seq ?? 0;
+    const bystanderSeq = bystander.view('book', market)?.seq ?? 0;
+    await waitFor('more price updates', () => (client.view('price', market)?.seq ?? 0) > seq);
+    await waitFor(
+      'more book updates for the bystander',
+      () => (bystander.view('book', market)?.seq ?? 0) > bystanderSeq,
+    );
+    expect(bystander.of('error')).toEqual([]);
+    expect(client.violations).toEqual([]);
+  });
+
+  it('answers unknown_channel for a channel the protocol does not have', async () => {
+    const { sim } = await start();
+    const client = await connect();
+    const reply = await client.request({
+      op: 'subscribe',
+      channel: 'candles',
+      markets: [sim.market.marketIds()[0]],
+    });
+    expect(reply).toMatchObject({ type: 'error', code: 'unknown_channel', channel: 'candles' });
+    const unsubscribe = await client.request({
+      op: 'unsubscribe',
+      channel: 'candles',
+      markets: [unknownMarket],
+    });
+    expect(unsubscribe).toMatchObject({ type: 'error', code: 'unknown_channel' });
+  });
+
+  it('answers unknown_market on the first poll of a market upstream does not have, for book and price', async () => {
+    await start();
+    const client = await connect();
+    expect(
+      await client.request({ op: 'subscribe', channel: 'book', markets: [unknownMarket] }),
+    ).toMatchObject({
+      type: 'subscribed',
+    });
+    await client.request({ op: 'subscribe', channel: 'price', markets: [unknownMarket] });
+    await waitFor('two unknown_market errors', () => client.of('error').length === 2);
+    expect(client.of('error')).toEqual([
+      expect.objectContaining({ code: 'unknown_market', market: unknownMarket, channel: expect.any(String) }),
+      expect.objectContaining({ code: 'unknown_market', market: unknownMarket, channel: expect.any(String) }),
+    ]);
+    // The subscription dropped: no stream remains and nothing is polled for it.
+    await waitFor('streams dropped', () => harness!.relay.registry.size === 0);
+  });
+
+  it('closes a stream whose market disappears upstream with status closed', async () => {
+    const { sim } = await start();
+    const market = sim.market.marketIds()[1]!;
+    const client = await connect();
+    await client.request({ op: 'subscribe', channel: 'book', markets: [market] });
+    await waitFor('snapshot', () => client.view('book', market));
+    sim.market.removeMarket(market);
+    await waitFor('status closed', () => client.of('status').find((s) => s.state === 'closed'));
+    expect(client.of('status').at(-1)).toMatchObject({ channel: 'book', market, state: 'closed' });
+    await waitFor('stream dropped', () => harness!.relay.registry.size === 0);
+  });
+
+  it('refuses more streams than the per-connection limit with limit_exceeded', async () => {
+    const { sim } = await start({ tuning: { connection: { maxStreams: 3 } } });
+    const [a, b, c, d] = sim.market.marketIds() as [string, string, string, string];
+    const client = await connect();
+    await client.request({ op: 'subscribe', channel: 'book', markets: [a, b] });
+    expect(await client.request({ op: 'subscribe', channel: 'price', markets: [c, d] })).toMatchObject({
+      type: 'error',
+      code: 'limit_exceeded',
+    });
+    // Re-subscribing to what one has is not a new stream, and a third stream still fits.
+    expect(await client.request({ op: 'subscribe', channel: 'book', markets: [a, b] })).toMatchObject({
+      type: 'subscribed',
+    });
+    expect(await client.request({ op: 'subscribe', channel: 'price', markets: [c] })).toMatchObject({
+      type: 'subscribed',
+    });
+  });
+
+  it('answers rate_limited past the request rate and serves the connection again afterwards', async () => {
+    await start({ tuning: { connection: { requestsPerSecond: 5, requestBurst: 5 } } });
+    const client = await connect();
+    for (let i = 0; i < 12; i++) client.send({ op: 'ping', id: i });
+    await waitFor('12 answers', () => client.of('pong').length + client.of('error').length === 12);
+    expect(client.of('pong').length).toBeGreaterThanOrEqual(5);
+    expect(client.of('error').length).toBeGreaterThanOrEqual(1);
+    for (const error of client.of('error')) expect(error.code).toBe('rate_limited');
+    await waitFor(
+      'the bucket to refill',
+      async () => (await client.request({ op: 'ping' })).type === 'pong',
+      {
+        timeoutMs: 5_000,
+        everyMs: 300,
+      },
+    );
+  });
+
+  it('answers ping with pong and the same id', async () => {
+    await start();
+    const client = await connect();
+    expect(await client.request({ op: 'ping' })).toMatchObject({ type: 'pong', ts: expect.any(String) });
+  });
+
+  it('unsubscribes, ignoring unknown pairs, and stops polling after the linger', async () => {
+    const { sim } = await start({ tuning: { lingerMs: 50 } });
+    const market = sim.market.marketIds()[0]!;
+    const client = await connect();
+    await client.request({ op: 'subscribe', channel: 'book', markets: [market] });
+    await waitFor('snapshot', () => client.view('book', market));
+    const reply = await client.request({
+      op: 'unsubscribe',
+      channel: 'book',
+      markets: [market, unknownMarket],
+    });
+    expect(reply).toMatchObject({ type: 'unsubscribed', channel: 'book', markets: [market, unknownMarket] });
+    await waitFor('no polled markets', () => harness!.relay.poller.bookMarketCount === 0);
+    const seen = client.messages.length;
+    sim.clearRequests();
+    sim.tick();
+    await waitFor('a quiet moment', () => harness!.relay.registry.size === 0);
+    expect(client.messages.slice(seen).filter((m) => m.type === 'update')).toEqual([]);
+    expect(sim.requests.filter((r) => r.path === '/clob/orderbook')).toEqual([]);
+  });
+
+  it('requires an API key when keys are set: 401 before upgrade, Bearer or ?token accepted', async () => {
+    await start({ apiKeys: ['k1', 'k2'] });
+    const url = `${harness!.relay.url.replace('http', 'ws')}/v1/ws`;
+    const refused = new WebSocket(url);
+    const [, response] = (await once(refused, 'unexpected-response')) as [unknown, { statusCode: number }];
+    expect(response.statusCode).toBe(401);
+    const wrong = new WebSocket(url, { headers: { authorization: 'Bearer nope' } });
+    const [, wrongResponse] = (await once(wrong, 'unexpected-response')) as [unknown, { statusCode: number }];
+    expect(wrongResponse.statusCode).toBe(401);
+    const bearer = await connect({ headers: { authorization: 'Bearer k2' } });
+    expect((await bearer.request({ op: 'ping' })).type).toBe('pong');
+    const token = await connect({}, '?token=k1');
+    expect((await token.request({ op: 'ping' })).type).toBe('pong');
+  });
+
+  it('refuses origins off the allow-list with 403', async () => {
+    await start({ allowedOrigins: ['https://ui.example'] });
+    const url = `${harness!.relay.url.replace('http', 'ws')}/v1/ws`;
+    const refused = new WebSocket(url, { origin: 'https://evil.example' });
+    const [, response] = (await once(refused, 'unexpected-response')) as [unknown, { statusCode: number }];
+    expect(response.statusCode).toBe(403);
+    const allowed = await connect({ origin: 'https://ui.example' });
+    expect((await allowed.request({ op: 'ping' })).type).toBe('pong');
+  });
+
+  it('closes with 1009 on a frame larger than the limit', async () => {
+    await start({ tuning: { maxFrameBytes: 1024 } });
+    const client = await connect();
+    client.send({ op: 'ping', id: 'x'.repeat(2048) });
+    await waitFor('close', () => client.closeCode);
+    expect(client.closeCode).toBe(1009);
+  });
+
+  it('closes with 4029 past the connection limit', async () => {
+    await start({ tuning: { maxConnections: 1 } });
+    await connect();
+    const second = await connect();
+    await waitFor('close', () => second.closeCode);
+    expect(second.closeCode).toBe(4029);
+  });
+
+  it('sends heartbeats with a per-connection counter and terminates a client that ignores pings', async () => {
+    await start({ tuning: { heartbeatMs: 40 } });
+    const client = await connect();
+    await waitFor('three heartbeats', () => client.of('heartbeat').length >= 3);
+    expect(
+      client
+        .of('heartbeat')
+        .slice(0, 3)
+        .map((h) => h.n),
+    ).toEqual([1, 2, 3]);
+    const deaf = await connect({ autoPong: false });
+    await waitFor('the deaf client terminated', () => deaf.closeCode, { timeoutMs: 5_000 });
+    expect(deaf.closeCode).toBe(1006);
+    expect(client.closeCode).toBeUndefined();
+  });
+});

@@ -1,0 +1,112 @@
+/**
+ * Slow consumers (protocol.md "Slow consumers"): a client that stops reading never grows the
+ * relay's memory without bound. Above the high-water mark its updates are held back; when it
+ * drains, each held-back stream gets one fresh snapshot; past the time limit it is closed with 4008.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { expectedBook, type Harness, startHarness, upstreamBook } from '../support/harness.ts';
+import { ProtocolClient } from '../support/protocol-client.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+describe('slow consumers', () => {
+  let harness: Harness;
+  const clients: ProtocolClient[] = [];
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+    await harness.stop();
+  });
+
+  /** Stops reading and makes the relay write snapshots until it holds this connection back. */
+  async function stall(client: ProtocolClient, markets: string[]): Promise<void> {
+    client.socket!.pause();
+    await waitFor(
+      'the relay to hold the connection back',
+      () => {
+        if ([...harness.relay.ws.connections].some((connection) => connection.isHoldingBack)) return true;
+        // Each repeated subscribe sends a fresh snapshot per market: a quick way to fill the socket
+        // (and loopback's kernel buffers, which take tens of MB before Node buffers anything).
+        for (let i = 0; i < 50; i++) client.send({ op: 'subscribe', channel: 'book', markets });
+        return undefined;
+      },
+      { timeoutMs: 20_000, everyMs: 1 },
+    );
+  }
+
+  it('holds updates back while the client is slow, then resends each stream as one snapshot', async () => {
+    harness = await startHarness({
+      sim: { markets: 10 },
+      relay: {
+        tuning: {
+          connection: { highWaterBytes: 64 * 1024, requestsPerSecond: 100_000, requestBurst: 100_000 },
+        },
+      },
+    });
+    const markets = harness.sim.market.marketIds();
+    const conflations: number[] = [];
+    harness.relay.events.on('connection:conflated', ({ streams }) => conflations.push(streams));
+    const slow = await ProtocolClient.connect(harness.relay.url);
+    const healthy = await ProtocolClient.connect(harness.relay.url);
+    clients.push(slow, healthy);
+    await slow.request({ op: 'subscribe', channel: 'book', markets });
+    await healthy.request({ op: 'subscribe', channel: 'book', markets });
+    await waitFor('snapshots', () => markets.every((m) => slow.view('book', m) && healthy.view('book', m)));
+
+    await stall(slow, markets);
+    const connection = [...harness.relay.ws.connections].find((c) => c.isHoldingBack)!;
+    for (let i = 0; i < 3; i++) {
+      const seq = harness.relay.registry.get({ channel: 'book', market: markets[0]! })!.seq;
+      harness.sim.tick();
+      await waitFor(
+        'the relay to publish',
+        () => harness.relay.registry.get({ channel: 'book', market: markets[0]! })!.seq > seq,
+      );
+    }
+    // Held back, not queued: the buffer did not grow by the updates the healthy client received.
+    expect(connection.isHoldingBack).toBe(true);
+    expect(connection.bufferedBytes).toBeLessThan(harness.relay.tuning.connection.maxBufferBytes);
+
+    slow.socket!.resume();
+    await waitFor('a conflation', () => conflations.length > 0);
+    expect(conflations[0]).toBe(markets.length);
+    for (const market of markets) {
+      const expected = expectedBook(await upstreamBook(harness.sim, market), null);
+      await waitFor(`slow client caught up on ${market}`, () =>
+        JSON.stringify(slow.view('book', market)?.state) === JSON.stringify(expected) ? true : undefined,
+      );
+      expect(healthy.view('book', market)!.state).toEqual(expected);
+    }
+    expect(slow.violations).toEqual([]);
+    expect(healthy.violations).toEqual([]);
+    expect(slow.closeCode).toBeUndefined();
+  });
+
+  it('closes a connection that stays above the high-water mark too long with 4008', async () => {
+    harness = await startHarness({
+      sim: { markets: 10 },
+      relay: {
+        tuning: {
+          connection: {
+            highWaterBytes: 64 * 1024,
+            slowConsumerTimeoutMs: 200,
+            requestsPerSecond: 100_000,
+            requestBurst: 100_000,
+          },
+        },
+      },
+    });
+    const markets = harness.sim.market.marketIds();
+    const slowCloses: number[] = [];
+    harness.relay.events.on('connection:slow-consumer', ({ id }) => slowCloses.push(id));
+    const slow = await ProtocolClient.connect(harness.relay.url);
+    const healthy = await ProtocolClient.connect(harness.relay.url);
+    clients.push(slow, healthy);
+    await healthy.request({ op: 'subscribe', channel: 'book', markets: [markets[0]] });
+    await stall(slow, markets);
+    await waitFor('the slow-consumer close', () => slowCloses.length === 1);
+    slow.socket!.resume();
+    await waitFor('the client to read the close', () => slow.closeCode, { timeoutMs: 20_000 });
+    expect(slow.closeCode).toBe(4008);
+    expect(healthy.closeCode).toBeUndefined();
+    expect((await healthy.request({ op: 'ping' })).type).toBe('pong');
+  });
+});
