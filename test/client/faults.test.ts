@@ -120,6 +120,23 @@ describe('client SDK: faults', () => {
     expect(link.client.readyState).toBe(WebSocket.OPEN);
   });
 
+  it('abandons a connection that goes silent (no heartbeat) and comes back with the books intact', async () => {
+    harness = await startHarness({ sim: { markets: 2 } });
+    const market = harness.sim.market.marketIds()[0]!;
+    proxy = await RelayProxy.start(harness.relay.url);
+    const { client, closes } = sdk(proxy.url, { deadAfterMs: 300 });
+    const book = client.subscribeBook(market);
+    await expectBooksEqualUpstream(harness.sim, [book]);
+
+    // The socket stays open but nothing gets through: only the SDK's watchdog can notice.
+    proxy.transform = () => undefined;
+    await waitFor('the watchdog to close the silent socket', () => closes.includes(4000));
+    proxy.transform = (text) => text;
+    await tickAndPublish(harness.sim, harness.relay, market);
+    await expectBooksEqualUpstream(harness.sim, [book]);
+    expect(proxy.links.length).toBeGreaterThanOrEqual(2);
+  });
+
   it('answers API-key auth with a header (Node) or ?token= (injected WebSocket), and surfaces a refusal', async () => {
     harness = await startHarness({ sim: { markets: 2 }, relay: { apiKeys: ['k'] } });
     const market = harness.sim.market.marketIds()[0]!;
