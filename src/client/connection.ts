@@ -95,7 +95,7 @@ export class Connection {
       const giveUp = setTimeout(() => done(1006, 'close handshake timed out'), CLOSE_HANDSHAKE_MS);
       socket.onopen = null;
       socket.onmessage = null;
-      socket.onerror = null;
+      socket.onerror = ignoreError;
       socket.onclose = (event: CloseEventLike) => done(event.code, event.reason);
       socket.close(1000, 'client closed');
     });
@@ -185,7 +185,7 @@ export class Connection {
     clearTimeout(this.#watchdog);
     socket.onopen = null;
     socket.onmessage = null;
-    socket.onerror = null;
+    socket.onerror = ignoreError;
     socket.onclose = null;
   }
 
@@ -195,3 +195,9 @@ export class Connection {
     this.#on.status(status);
   }
 }
+
+/**
+ * A socket the SDK has let go of may still report an error (`ws` reports the aborted handshake of a
+ * socket closed while connecting); with no handler at all, `ws` would throw it as an uncaught error.
+ */
+function ignoreError(): void {}
