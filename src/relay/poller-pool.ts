@@ -56,6 +56,8 @@ export class PollerPool {
   readonly #priceHealth = new Map<string, TargetHealth>();
   #priceTimer: NodeJS.Timeout | undefined;
   #priceRunning = false;
+  /** New price markets arrived during a poll: poll again right after it. */
+  #priceWanted = false;
   #sweepTimer: NodeJS.Timeout | undefined;
   #intervals: PollIntervals;
   #stopped = false;
@@ -137,11 +139,7 @@ export class PollerPool {
         newPriceMarket = true;
       }
     }
-    if (newPriceMarket && !this.#priceRunning) {
-      clearTimeout(this.#priceTimer);
-      this.#priceTimer = undefined;
-      void this.#pollPrices();
-    }
+    if (newPriceMarket) this.#pollPricesSoon();
 
     this.#intervals = pollIntervals({
       bookMarkets: this.#bookLoops.size,
@@ -213,6 +211,20 @@ export class PollerPool {
     }
   }
 
+  /**
+   * A new price market gets its first state without waiting an interval. The poll runs on the
+   * next turn of the event loop so that the markets of one subscribe request share one batch; if
+   * a poll is already in flight, another follows as soon as it ends.
+   */
+  #pollPricesSoon(): void {
+    if (this.#priceRunning) {
+      this.#priceWanted = true;
+      return;
+    }
+    clearTimeout(this.#priceTimer);
+    this.#priceTimer = setTimeout(() => void this.#pollPrices(), 0);
+  }
+
   async #pollPrices(): Promise<void> {
     if (this.#priceRunning || this.#stopped) return;
     const markets = [...this.#priceHealth.keys()];
@@ -225,7 +237,9 @@ export class PollerPool {
     await Promise.all(batches.map((batch) => this.#pollPriceBatch(batch)));
     this.#priceRunning = false;
     if (!this.#stopped && this.#priceHealth.size > 0) {
-      const wait = Math.max(0, started + this.#intervals.priceIntervalMs - this.#now());
+      const wanted = this.#priceWanted;
+      this.#priceWanted = false;
+      const wait = wanted ? 0 : Math.max(0, started + this.#intervals.priceIntervalMs - this.#now());
       this.#priceTimer = setTimeout(() => void this.#pollPrices(), wait);
     }
   }

@@ -62,3 +62,30 @@ describe('stream freshness', () => {
     expect(states).toEqual(expect.arrayContaining(['stale', 'live']));
   });
 });
+
+describe('a stream upstream cannot serve at all', () => {
+  it('answers upstream_unavailable, then delivers the snapshot once upstream is back', async () => {
+    const harness = await startHarness({ sim: { markets: 2 }, relay: { tuning: { upstreamRetries: 0 } } });
+    const client = await ProtocolClient.connect(harness.relay.url);
+    try {
+      const market = harness.sim.market.marketIds()[1]!;
+      harness.sim.setFaults({ errorRate: 1 });
+      await client.request({ op: 'subscribe', channel: 'book', markets: [market] });
+      await waitFor('upstream_unavailable', () =>
+        client.of('error').find((e) => e.code === 'upstream_unavailable'),
+      );
+      expect(client.of('error')[0]).toMatchObject({
+        channel: 'book',
+        market,
+        message: expect.stringContaining('500'),
+      });
+      expect(client.of('status')[0]).toMatchObject({ market, state: 'stale' });
+      harness.sim.setFaults({ errorRate: 0 });
+      await waitFor('the first snapshot', () => client.view('book', market));
+      expect(client.view('book', market)!.seq).toBe(1);
+    } finally {
+      await client.close();
+      await harness.stop();
+    }
+  });
+});

@@ -1,0 +1,144 @@
+/**
+ * The poller pool against a scripted upstream: what it asks for, how often, and never twice at once.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { RelayEvents } from '../../src/relay/events.ts';
+import { PollerPool, type PollSource } from '../../src/relay/poller-pool.ts';
+import { StreamRegistry } from '../../src/relay/registry.ts';
+import type { AnyStream, Frame, StreamSubscriber } from '../../src/relay/stream.ts';
+import type { ClobPriceBatchResponse, OrderBook } from '../../src/upstream/schemas.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+const marketId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+
+/** An upstream whose answers the test releases by hand. */
+class ScriptedSource implements PollSource {
+  readonly bookCalls: string[] = [];
+  readonly priceCalls: string[][] = [];
+  readonly pending: (() => void)[] = [];
+  inFlight = 0;
+  maxInFlightPerMarket = 0;
+  readonly #inFlightByMarket = new Map<string, number>();
+
+  orderBook(market: string): Promise<OrderBook> {
+    this.bookCalls.push(market);
+    const now = (this.#inFlightByMarket.get(market) ?? 0) + 1;
+    this.#inFlightByMarket.set(market, now);
+    this.maxInFlightPerMarket = Math.max(this.maxInFlightPerMarket, now);
+    return new Promise((resolve) => {
+      this.pending.push(() => {
+        this.#inFlightByMarket.set(market, (this.#inFlightByMarket.get(market) ?? 1) - 1);
+        resolve({
+          market_id: market,
+          bids: [],
+          asks: [],
+          last_price: '0.50000000',
+          timestamp: new Date().toISOString(),
+        });
+      });
+    });
+  }
+
+  clobPrices(markets: string[]): Promise<ClobPriceBatchResponse> {
+    this.priceCalls.push(markets);
+    const timestamp = new Date().toISOString();
+    return Promise.resolve({
+      data: markets.map((market_id) => ({ market_id, best_bid: '0.40000000', timestamp })),
+    });
+  }
+
+  releaseAll(): void {
+    for (const release of this.pending.splice(0)) release();
+  }
+}
+
+const nobody: StreamSubscriber = {
+  deliver(_stream: AnyStream, _frame: Frame) {},
+  notify() {},
+  ended() {},
+};
+
+describe('PollerPool', () => {
+  let poller: PollerPool | undefined;
+  afterEach(() => {
+    poller?.stop();
+    vi.useRealTimers();
+  });
+
+  function setup(source: PollSource, { rps = 1000, bookPollMs = 10, pricePollMs = 10, lingerMs = 10 } = {}) {
+    const registry: StreamRegistry = new StreamRegistry({
+      lingerMs,
+      resumeBufferSize: 10,
+      onInterestChange: () => poller?.sync(),
+    });
+    poller = new PollerPool({
+      source,
+      registry,
+      events: new RelayEvents(),
+      bookPollMs,
+      pricePollMs,
+      upstreamRps: rps,
+      staleAfterFactor: 3,
+    });
+    return { registry, poller };
+  }
+
+  it('never polls the same book twice at once, however slow upstream is', async () => {
+    vi.useFakeTimers();
+    const source = new ScriptedSource();
+    const { registry } = setup(source);
+    registry.subscribe(nobody, { channel: 'book', market: marketId(1), depth: null });
+    registry.subscribe(nobody, { channel: 'book', market: marketId(1), depth: 10 });
+    expect(source.bookCalls).toHaveLength(1); // one request serves every depth of a market
+    await vi.advanceTimersByTimeAsync(100); // ten intervals while the poll hangs
+    expect(source.bookCalls).toHaveLength(1);
+    source.releaseAll();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(source.bookCalls).toHaveLength(2);
+    source.releaseAll();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(source.bookCalls).toHaveLength(3);
+    expect(source.maxInFlightPerMarket).toBe(1);
+  });
+
+  it('asks prices in batches of at most 100 markets, each market once', async () => {
+    const source = new ScriptedSource();
+    const { registry } = setup(source);
+    for (let i = 0; i < 250; i++) registry.subscribe(nobody, { channel: 'price', market: marketId(i) });
+    await waitFor('a full price cycle', () => (source.priceCalls.flat().length >= 250 ? true : undefined));
+    const firstCycle = source.priceCalls.slice(0, 3);
+    expect(firstCycle.map((batch) => batch.length)).toEqual([100, 100, 50]);
+    expect(new Set(firstCycle.flat()).size).toBe(250);
+    expect(source.bookCalls).toEqual([]);
+  });
+
+  it('stretches the intervals evenly when the request budget is short, and says so', () => {
+    const source = new ScriptedSource();
+    const { registry, poller } = setup(source, { rps: 10, bookPollMs: 1000, pricePollMs: 1000 });
+    for (let i = 0; i < 18; i++) registry.subscribe(nobody, { channel: 'book', market: marketId(i) });
+    // 18 books/s against 90% of 10 rps: every market every 2 s instead of 1 s.
+    expect(poller.intervals).toEqual({ bookIntervalMs: 2000, priceIntervalMs: 2000, stretch: 2 });
+    expect(poller.bookMarketCount).toBe(18);
+  });
+
+  it('stops polling a market when its last stream goes, after the linger', async () => {
+    vi.useFakeTimers();
+    const source = new ScriptedSource();
+    const { registry, poller } = setup(source, { lingerMs: 25 });
+    const stream = registry.subscribe(nobody, { channel: 'book', market: marketId(7), depth: null });
+    expect(source.bookCalls).toHaveLength(1);
+    registry.unsubscribe(nobody, stream);
+    source.releaseAll();
+    await vi.advanceTimersByTimeAsync(10);
+    // Lingering: still polled, so a client that reconnects now can resume without a gap.
+    expect(source.bookCalls).toHaveLength(2);
+    expect(poller.bookMarketCount).toBe(1);
+    source.releaseAll();
+    await vi.advanceTimersByTimeAsync(15); // the linger ends
+    expect(poller.bookMarketCount).toBe(0);
+    const calls = source.bookCalls.length;
+    source.releaseAll();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(source.bookCalls).toHaveLength(calls);
+  });
+});
