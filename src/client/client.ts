@@ -6,6 +6,7 @@
  */
 import type {
   BookDepth,
+  ErrorCode,
   ErrorMessage,
   RequestId,
   ServerMessage,
@@ -60,6 +61,12 @@ interface PendingRequest {
 const DEFAULT_HEARTBEAT_MS = 15_000;
 /** Pause before re-sending a subscribe the relay refused as `rate_limited`. */
 const RATE_LIMIT_RETRY_MS = 1_000;
+/** Request errors that may pass on retry; any other answer to a subscribe refuses its streams. */
+const RETRYABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'rate_limited',
+  'internal',
+  'upstream_unavailable',
+]);
 
 export class RelayClient extends Emitter<ClientEvents> {
   readonly #connection: Connection;
@@ -118,7 +125,10 @@ export class RelayClient extends Emitter<ClientEvents> {
 
   /** Subscribes a book stream; asking again for the same (market, depth) returns the same object. */
   subscribeBook(market: string, options: { depth?: BookDepth } = {}): BookSubscription {
+    checkMarketId(market);
     const depth = options.depth ?? null;
+    if (depth !== null && depth !== 10 && depth !== 50)
+      throw new TypeError(`depth must be 10, 50 or null, got ${depth}`);
     const existing = this.#streams.get('book', market, depth);
     if (existing instanceof BookSubscription) return existing;
     return this.#add(new BookSubscription(this.#host, market, depth));
@@ -126,6 +136,7 @@ export class RelayClient extends Emitter<ClientEvents> {
 
   /** Subscribes a price stream; asking again for the same market returns the same object. */
   subscribePrice(market: string): PriceSubscription {
+    checkMarketId(market);
     const existing = this.#streams.get('price', market, undefined);
     if (existing instanceof PriceSubscription) return existing;
     return this.#add(new PriceSubscription(this.#host, market));
@@ -283,8 +294,12 @@ export class RelayClient extends Emitter<ClientEvents> {
       }
     }
     this.emit('error', error);
+    const refused = message.id !== undefined && !RETRYABLE.has(message.code);
     for (const stream of targets) {
       stream.receiveError(error);
+      // The relay did not subscribe it (bad market id, unknown channel, too many streams): asking
+      // again on every reconnect would fail the same way.
+      if (refused) stream.end(`subscribe refused: ${message.code}`);
       if (stream.isClosed) this.#streams.delete(stream);
     }
   }
@@ -317,6 +332,15 @@ export class RelayClient extends Emitter<ClientEvents> {
     this.emit('error', new RelayClientError('listener_threw', 'an event listener threw', { cause }));
   }
 }
+
+/**
+ * A market id the relay would refuse (protocol.md: markets are UUIDs) is a programming error, caught
+ * here so that it cannot spoil the batched request it would share with other streams.
+ */
+function checkMarketId(market: string): void {
+  if (!MARKET_ID.test(market)) throw new TypeError(`market must be a UUID, got ${JSON.stringify(market)}`);
+}
+const MARKET_ID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 /** Book messages name their depth (absent read as the full book); other channels have none. */
 function depthOf(message: { channel: string; depth?: BookDepth }): BookDepth | undefined {

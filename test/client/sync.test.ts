@@ -40,7 +40,11 @@ describe('client SDK: streams stay equal to upstream', () => {
   }
 
   it('keeps full and depth-10 books and prices equal to upstream over several ticks', async () => {
-    harness = await startHarness({ sim: { markets: 4 } });
+    // Room for exactly the nine streams below, so a tenth is refused.
+    harness = await startHarness({
+      sim: { markets: 4 },
+      relay: { tuning: { connection: { maxStreams: 9 } } },
+    });
     const markets = harness.sim.market.marketIds().slice(0, 3);
     const { client } = sdk(harness.relay.url);
     const books = markets.flatMap((m) => [client.subscribeBook(m), client.subscribeBook(m, { depth: 10 })]);
@@ -59,6 +63,15 @@ describe('client SDK: streams stay equal to upstream', () => {
     expect(books.every((book) => book.status === 'live')).toBe(true);
     // The same stream asked for twice is one subscription.
     expect(client.subscribeBook(markets[0]!, { depth: 10 })).toBe(books[1]);
+    expect(() => client.subscribeBook('not-a-market-id')).toThrow(TypeError);
+    // A subscribe the relay refuses ends that stream with the relay's error, and nothing else.
+    const refused = client.subscribeBook(harness.sim.market.marketIds()[3]!);
+    const codes: string[] = [];
+    refused.on('error', (error) => codes.push(error.code));
+    await waitFor('the refusal', () => refused.status === 'closed');
+    expect(codes).toEqual(['limit_exceeded']);
+    expect(client.subscriptions).not.toContain(refused);
+    expect(books.every((book) => book.status === 'live')).toBe(true);
   });
 
   it('reconnects after a forced disconnect and resumes without a snapshot', async () => {
