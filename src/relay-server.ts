@@ -6,6 +6,8 @@
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import pino, { type Logger } from 'pino';
+import { LocalCoordinator, type PollCoordinator } from './cluster/coordinator.ts';
+import { RedisCoordinator } from './cluster/redis-coordinator.ts';
 import type { ServeConfig } from './config.ts';
 import { type HealthSources, registerHealth } from './http/health.ts';
 import { registerOperations } from './http/operations.ts';
@@ -73,6 +75,8 @@ export interface Relay {
   readonly events: RelayEvents;
   readonly registry: StreamRegistry;
   readonly poller: PollerPool;
+  /** Who polls what: this relay alone, or the lease holders of a Redis cluster. */
+  readonly coordinator: PollCoordinator;
   readonly client: UpstreamClient;
   readonly upstreamHealth: UpstreamHealthMonitor;
   readonly ws: WsEndpoint;
@@ -115,8 +119,10 @@ export async function startRelay(
     resumeBufferSize: tuning.resumeBufferSize,
     onInterestChange: () => poller?.sync(),
   });
+  const coordinator = await startCoordinator(config.redis, logger);
   poller = new PollerPool({
     source: client,
+    coordinator,
     registry,
     events,
     bookPollMs: config.bookPollMs,
@@ -146,6 +152,7 @@ export async function startRelay(
   let shuttingDown = false;
   const healthSources: HealthSources = {
     poller: relayPoller,
+    coordinator,
     registry,
     ws,
     upstream: upstreamHealth,
@@ -183,6 +190,7 @@ export async function startRelay(
     events,
     registry,
     poller: relayPoller,
+    coordinator,
     client,
     upstreamHealth,
     ws,
@@ -196,6 +204,7 @@ export async function startRelay(
         shuttingDown = true;
         relayPoller.stop();
         upstreamHealth.stop();
+        await coordinator.close();
         await app.close();
         registry.clear();
         await client.close();
@@ -204,4 +213,33 @@ export async function startRelay(
       return closing;
     },
   };
+}
+
+/** Waiting longer than this for Redis at start would only delay serving: the relay polls itself meanwhile. */
+const REDIS_CONNECT_MS = 2_000;
+
+async function startCoordinator(redisUrl: string | undefined, logger: Logger): Promise<PollCoordinator> {
+  if (redisUrl === undefined) return new LocalCoordinator();
+  const log = logger.child({ component: 'cluster' });
+  let lastLogged: string | undefined;
+  const coordinator = new RedisCoordinator({
+    url: redisUrl,
+    // One line per distinct failure, not one per failed command.
+    onError: (error) => {
+      if (error.message === lastLogged) return;
+      lastLogged = error.message;
+      log.warn(
+        { event: 'redis_error', err: error.message },
+        'redis unavailable: polling without coordination',
+      );
+    },
+  });
+  const connected = await coordinator.connect(REDIS_CONNECT_MS);
+  log.info(
+    { event: connected ? 'cluster_joined' : 'cluster_degraded', instance: coordinator.instanceId },
+    connected
+      ? 'cluster mode: leases and shared results over redis'
+      : 'cluster mode: redis not reachable yet',
+  );
+  return coordinator;
 }

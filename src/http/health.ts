@@ -5,6 +5,7 @@
  * prefer another relay), or while shutting down.
  */
 import type { FastifyInstance } from 'fastify';
+import type { PollCoordinator } from '../cluster/coordinator.ts';
 import type { PollerPool } from '../relay/poller-pool.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
 import type { UpstreamHealthMonitor } from '../relay/upstream-health.ts';
@@ -13,6 +14,7 @@ import type { WsEndpoint } from '../ws/endpoint.ts';
 
 export interface HealthSources {
   poller: PollerPool;
+  coordinator: PollCoordinator;
   registry: StreamRegistry;
   ws: WsEndpoint;
   upstream: UpstreamHealthMonitor;
@@ -27,6 +29,7 @@ export function healthReport(sources: HealthSources, now = Date.now()) {
   const lastContact = upstream.lastSuccessAt ?? sources.startedAt;
   const upstreamReachable = now - lastContact <= sources.upstreamDownAfterMs;
   const shuttingDown = sources.isShuttingDown();
+  const cluster = sources.coordinator.status();
   let staleStreams = 0;
   for (const stream of sources.registry.streams()) if (stream.freshness === 'stale') staleStreams += 1;
   return {
@@ -49,6 +52,18 @@ export function healthReport(sources: HealthSources, now = Date.now()) {
       book: sources.poller.intervals.bookIntervalMs,
       price: sources.poller.intervals.priceIntervalMs,
     },
+    // Cluster mode only. Redis being away is reported, not a 503: the relay keeps serving by
+    // polling for itself until the leases work again.
+    ...(cluster.mode === 'redis'
+      ? {
+          redis: {
+            connected: cluster.connected,
+            ownedTargets: cluster.owned,
+            followedTargets: cluster.followed,
+            lastError: cluster.lastError ?? null,
+          },
+        }
+      : {}),
   };
 }
 

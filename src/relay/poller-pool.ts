@@ -6,11 +6,16 @@
  * requests go through the upstream client's concurrency and rate caps; intervals stretch evenly
  * when the budget cannot cover every market (relay/budget.ts). Freshness (`live` / `stale`) is
  * judged here, per poll target, against `staleAfterFactor` x its effective interval.
+ *
+ * In cluster mode a target is polled by the relay holding its lease (cluster/coordinator.ts); the
+ * others apply the results it shares through the same path as their own polls.
  */
 
+import type { PollCoordinator } from '../cluster/coordinator.ts';
+import { parseSharedResult, type SharedResult } from '../cluster/shared-result.ts';
 import type { StreamState } from '../protocol/messages.ts';
 import { UpstreamHttpError } from '../upstream/errors.ts';
-import type { ClobPriceBatchResponse, OrderBook } from '../upstream/schemas.ts';
+import type { ClobPriceBatchResponse, ClobPriceSnapshot, OrderBook } from '../upstream/schemas.ts';
 import { aggregateBook, limitDepth } from './aggregate.ts';
 import { type PollIntervals, PRICE_BATCH_SIZE, pollIntervals } from './budget.ts';
 import { priceDataOf, withMilliseconds } from './channels.ts';
@@ -26,6 +31,7 @@ export interface PollSource {
 
 export interface PollerOptions {
   source: PollSource;
+  coordinator: PollCoordinator;
   registry: StreamRegistry;
   events: RelayEvents;
   bookPollMs: number;
@@ -41,7 +47,13 @@ interface TargetHealth {
   since: number;
   lastSuccessAt: number | undefined;
   lastError: string | undefined;
+  /** Upstream time of the newest state applied: an older one (a late shared result) is dropped. */
+  upstreamTime: number;
 }
+
+/** A lease outlives a few missed renewals, but not a relay that died, for long. */
+const MIN_LEASE_MS = 2_000;
+const LEASES_PER_INTERVAL = 3;
 
 interface BookLoop extends TargetHealth {
   timer: NodeJS.Timeout | undefined;
@@ -107,11 +119,7 @@ export class PollerPool {
     const { registry } = this.#options;
     const bookMarkets = registry.bookMarkets();
     for (const [market, loop] of this.#bookLoops) {
-      if (!bookMarkets.has(market)) {
-        loop.stopped = true;
-        clearTimeout(loop.timer);
-        this.#bookLoops.delete(market);
-      }
+      if (!bookMarkets.has(market)) this.#stopBookLoop(market, loop);
     }
     for (const market of bookMarkets.keys()) {
       if (!this.#bookLoops.has(market)) {
@@ -119,23 +127,39 @@ export class PollerPool {
           since: this.#now(),
           lastSuccessAt: undefined,
           lastError: undefined,
+          upstreamTime: 0,
           timer: undefined,
           running: false,
           stopped: false,
         };
         this.#bookLoops.set(market, loop);
+        this.#options.coordinator.follow(`book:${market}`, (payload) =>
+          this.#onShared('book', market, payload),
+        );
         // First poll at once, so a new subscriber's snapshot is one round trip away.
         void this.#pollBook(market, loop);
       }
     }
 
     const priceMarkets = registry.priceMarkets();
-    for (const market of this.#priceHealth.keys())
-      if (!priceMarkets.has(market)) this.#priceHealth.delete(market);
+    for (const market of this.#priceHealth.keys()) {
+      if (!priceMarkets.has(market)) {
+        this.#priceHealth.delete(market);
+        this.#forget(`price:${market}`);
+      }
+    }
     let newPriceMarket = false;
     for (const market of priceMarkets.keys()) {
       if (!this.#priceHealth.has(market)) {
-        this.#priceHealth.set(market, { since: this.#now(), lastSuccessAt: undefined, lastError: undefined });
+        this.#priceHealth.set(market, {
+          since: this.#now(),
+          lastSuccessAt: undefined,
+          lastError: undefined,
+          upstreamTime: 0,
+        });
+        this.#options.coordinator.follow(`price:${market}`, (payload) =>
+          this.#onShared('price', market, payload),
+        );
         newPriceMarket = true;
       }
     }
@@ -159,43 +183,52 @@ export class PollerPool {
 
   stop(): void {
     this.#stopped = true;
-    for (const loop of this.#bookLoops.values()) {
-      loop.stopped = true;
-      clearTimeout(loop.timer);
-    }
-    this.#bookLoops.clear();
+    for (const [market, loop] of this.#bookLoops) this.#stopBookLoop(market, loop);
+    for (const market of this.#priceHealth.keys()) this.#forget(`price:${market}`);
     this.#priceHealth.clear();
     clearTimeout(this.#priceTimer);
     clearInterval(this.#sweepTimer);
+  }
+
+  #stopBookLoop(market: string, loop: BookLoop): void {
+    loop.stopped = true;
+    clearTimeout(loop.timer);
+    this.#bookLoops.delete(market);
+    this.#forget(`book:${market}`);
+  }
+
+  /** No subscriber left here: stop following and hand the lease to another interested relay. */
+  #forget(target: string): void {
+    this.#options.coordinator.unfollow(target);
+    void this.#options.coordinator.release(target);
+  }
+
+  #leaseMs(intervalMs: number): number {
+    return Math.max(MIN_LEASE_MS, LEASES_PER_INTERVAL * intervalMs);
   }
 
   async #pollBook(market: string, loop: BookLoop): Promise<void> {
     if (loop.running || loop.stopped) return;
     loop.running = true;
     const started = this.#now();
+    const target = `book:${market}`;
     try {
+      const owner = await this.#options.coordinator.claim(
+        target,
+        this.#leaseMs(this.#intervals.bookIntervalMs),
+      );
+      if (!owner || loop.stopped) return; // another relay polls it and shares the result
       const book = await this.#options.source.orderBook(market);
       if (loop.stopped) return;
       const receivedAt = this.#now();
-      const rts = new Date(receivedAt).toISOString();
-      const ts = withMilliseconds(book.timestamp);
-      const full = aggregateBook(book);
-      for (const stream of this.#options.registry.bookMarkets().get(market) ?? []) {
-        this.#publish(
-          stream as unknown as AnyStream,
-          limitDepth(full, stream.depth ?? null),
-          ts,
-          rts,
-          receivedAt,
-        );
-      }
-      loop.lastSuccessAt = receivedAt;
-      loop.lastError = undefined;
+      this.#applyBook(market, book, receivedAt);
+      this.#options.coordinator.share(target, JSON.stringify({ kind: 'book', receivedAt, book }));
       this.#emitPoll('book', 1, 'ok', started);
     } catch (error) {
       if (loop.stopped) return;
       if (error instanceof UpstreamHttpError && error.status === 404) {
         this.#emitPoll('book', 1, 'not_found', started, error);
+        this.#options.coordinator.share(target, JSON.stringify({ kind: 'not_found' }));
         this.#closeMarket('book', market);
         return;
       }
@@ -208,6 +241,57 @@ export class PollerPool {
         const wait = Math.max(0, started + this.#intervals.bookIntervalMs - this.#now());
         loop.timer = setTimeout(() => void this.#pollBook(market, loop), wait);
       }
+    }
+  }
+
+  #applyBook(market: string, book: OrderBook, receivedAt: number): void {
+    const loop = this.#bookLoops.get(market);
+    const upstreamTime = Date.parse(book.timestamp);
+    if (loop === undefined || upstreamTime < loop.upstreamTime) return;
+    loop.upstreamTime = upstreamTime;
+    const rts = new Date(receivedAt).toISOString();
+    const ts = withMilliseconds(book.timestamp);
+    const full = aggregateBook(book);
+    for (const stream of this.#options.registry.bookMarkets().get(market) ?? []) {
+      this.#publish(
+        stream as unknown as AnyStream,
+        limitDepth(full, stream.depth ?? null),
+        ts,
+        rts,
+        receivedAt,
+      );
+    }
+    loop.lastSuccessAt = this.#now();
+    loop.lastError = undefined;
+  }
+
+  #applyPrice(entry: ClobPriceSnapshot, receivedAt: number): void {
+    const health = this.#priceHealth.get(entry.market_id);
+    const stream = this.#options.registry.priceMarkets().get(entry.market_id);
+    const upstreamTime = Date.parse(entry.timestamp);
+    if (health === undefined || stream === undefined || upstreamTime < health.upstreamTime) return;
+    health.upstreamTime = upstreamTime;
+    const rts = new Date(receivedAt).toISOString();
+    this.#publish(
+      stream as unknown as AnyStream,
+      priceDataOf(entry),
+      withMilliseconds(entry.timestamp),
+      rts,
+      receivedAt,
+    );
+    health.lastSuccessAt = this.#now();
+    health.lastError = undefined;
+  }
+
+  /** A result the lease holder shared: applied exactly like one of our own polls. */
+  #onShared(kind: 'book' | 'price', market: string, payload: string): void {
+    const result: SharedResult | undefined = parseSharedResult(payload);
+    if (result === undefined || this.#stopped) return;
+    if (result.kind === 'not_found') this.#closeMarket(kind, market);
+    else if (result.kind === 'book' && kind === 'book' && result.book.market_id === market) {
+      this.#applyBook(market, result.book, result.receivedAt);
+    } else if (result.kind === 'price' && kind === 'price' && result.entry.market_id === market) {
+      this.#applyPrice(result.entry, result.receivedAt);
     }
   }
 
@@ -227,10 +311,15 @@ export class PollerPool {
 
   async #pollPrices(): Promise<void> {
     if (this.#priceRunning || this.#stopped) return;
-    const markets = [...this.#priceHealth.keys()];
-    if (markets.length === 0) return;
+    const wanted = [...this.#priceHealth.keys()];
+    if (wanted.length === 0) return;
     this.#priceRunning = true;
     const started = this.#now();
+    const leaseMs = this.#leaseMs(this.#intervals.priceIntervalMs);
+    const claims = await Promise.all(
+      wanted.map((market) => this.#options.coordinator.claim(`price:${market}`, leaseMs)),
+    );
+    const markets = wanted.filter((market, i) => claims[i] && this.#priceHealth.has(market));
     const batches: string[][] = [];
     for (let i = 0; i < markets.length; i += PRICE_BATCH_SIZE)
       batches.push(markets.slice(i, i + PRICE_BATCH_SIZE));
@@ -249,28 +338,21 @@ export class PollerPool {
     try {
       const response = await this.#options.source.clobPrices(batch);
       const receivedAt = this.#now();
-      const rts = new Date(receivedAt).toISOString();
-      const seen = new Set<string>();
-      const streams = this.#options.registry.priceMarkets();
+      const answered = new Set<string>();
       for (const entry of response.data) {
-        const health = this.#priceHealth.get(entry.market_id);
-        const stream = streams.get(entry.market_id);
-        if (health === undefined || stream === undefined) continue;
-        seen.add(entry.market_id);
-        this.#publish(
-          stream as unknown as AnyStream,
-          priceDataOf(entry),
-          withMilliseconds(entry.timestamp),
-          rts,
-          receivedAt,
+        if (!this.#priceHealth.has(entry.market_id)) continue;
+        answered.add(entry.market_id);
+        this.#applyPrice(entry, receivedAt);
+        this.#options.coordinator.share(
+          `price:${entry.market_id}`,
+          JSON.stringify({ kind: 'price', receivedAt, entry }),
         );
-        health.lastSuccessAt = receivedAt;
-        health.lastError = undefined;
       }
       this.#emitPoll('price', batch.length, 'ok', started);
       // A market the batch does not answer for does not exist upstream (docs/upstream.md).
       for (const market of batch) {
-        if (!seen.has(market) && this.#priceHealth.has(market)) {
+        if (!answered.has(market) && this.#priceHealth.has(market)) {
+          this.#options.coordinator.share(`price:${market}`, JSON.stringify({ kind: 'not_found' }));
           this.#closeMarket('price', market);
         }
       }

@@ -2,6 +2,7 @@
  * The poller pool against a scripted upstream: what it asks for, how often, and never twice at once.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { LocalCoordinator } from '../../src/cluster/coordinator.ts';
 import { RelayEvents } from '../../src/relay/events.ts';
 import { PollerPool, type PollSource } from '../../src/relay/poller-pool.ts';
 import { StreamRegistry } from '../../src/relay/registry.ts';
@@ -73,6 +74,7 @@ describe('PollerPool', () => {
     });
     poller = new PollerPool({
       source,
+      coordinator: new LocalCoordinator(),
       registry,
       events: new RelayEvents(),
       bookPollMs,
@@ -89,6 +91,7 @@ describe('PollerPool', () => {
     const { registry } = setup(source);
     registry.subscribe(nobody, { channel: 'book', market: marketId(1), depth: null });
     registry.subscribe(nobody, { channel: 'book', market: marketId(1), depth: 10 });
+    await vi.advanceTimersByTimeAsync(0);
     expect(source.bookCalls).toHaveLength(1); // one request serves every depth of a market
     await vi.advanceTimersByTimeAsync(100); // ten intervals while the poll hangs
     expect(source.bookCalls).toHaveLength(1);
@@ -126,6 +129,7 @@ describe('PollerPool', () => {
     const source = new ScriptedSource();
     const { registry, poller } = setup(source, { lingerMs: 25 });
     const stream = registry.subscribe(nobody, { channel: 'book', market: marketId(7), depth: null });
+    await vi.advanceTimersByTimeAsync(0);
     expect(source.bookCalls).toHaveLength(1);
     registry.unsubscribe(nobody, stream);
     source.releaseAll();

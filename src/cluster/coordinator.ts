@@ -1,0 +1,58 @@
+/**
+ * @module cluster/coordinator
+ * Who polls what. In cluster mode (interface.md `--redis`) several relays serve the same markets
+ * but upstream is polled once per market: the relay holding a market's lease polls it and shares
+ * each result; the others follow. A single relay is the degenerate case: it owns everything and
+ * shares with nobody. The poller pool speaks only to this interface.
+ */
+
+export interface CoordinatorStatus {
+  mode: 'local' | 'redis';
+  /** Redis reachable (always true for a single relay). */
+  connected: boolean;
+  /** Poll targets this relay holds the lease of. */
+  owned: number;
+  /** Poll targets this relay follows (results shared by the lease holder). */
+  followed: number;
+  lastError: string | undefined;
+}
+
+export interface PollCoordinator {
+  /**
+   * Whether this relay should poll `target` now: it holds the lease, or just took it. Renews a
+   * held lease for `ttlMs`. Never throws: when the coordinator cannot tell (Redis down) it answers
+   * true, so that data keeps flowing at the cost of duplicate upstream polls.
+   */
+  claim(target: string, ttlMs: number): Promise<boolean>;
+  /** Gives `target` up (no subscriber left here), so another interested relay takes over at once. */
+  release(target: string): Promise<void>;
+  /** Shares the result of a poll of `target` with the relays that follow it. */
+  share(target: string, payload: string): void;
+  /** Receives the results other relays share for `target`. */
+  follow(target: string, onResult: (payload: string) => void): void;
+  unfollow(target: string): void;
+  status(): CoordinatorStatus;
+  close(): Promise<void>;
+}
+
+/** One relay alone: it owns every target and has nobody to share with. */
+export class LocalCoordinator implements PollCoordinator {
+  readonly #owned = new Set<string>();
+
+  async claim(target: string): Promise<boolean> {
+    this.#owned.add(target);
+    return true;
+  }
+  async release(target: string): Promise<void> {
+    this.#owned.delete(target);
+  }
+  share(): void {}
+  follow(): void {}
+  unfollow(): void {}
+  status(): CoordinatorStatus {
+    return { mode: 'local', connected: true, owned: this.#owned.size, followed: 0, lastError: undefined };
+  }
+  async close(): Promise<void> {
+    this.#owned.clear();
+  }
+}

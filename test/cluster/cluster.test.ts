@@ -1,0 +1,196 @@
+/**
+ * Cluster mode end to end: two relays on one Redis and one upstream. Upstream sees one poller per
+ * market for the whole cluster; clients on either relay keep books equal to upstream; when the
+ * polling relay leaves (gracefully, or by dying) the other takes over.
+ */
+import { spawn } from 'node:child_process';
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { priceDataOf } from '../../src/relay/channels.ts';
+import { type Relay, startRelay } from '../../src/relay-server.ts';
+import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
+import { expectedBook, upstreamBook, upstreamPrices } from '../support/harness.ts';
+import { ProtocolClient } from '../support/protocol-client.ts';
+import { type RedisServer, redisAvailable, startRedis } from '../support/redis.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+describe.skipIf(!redisAvailable())('cluster mode over Redis', () => {
+  let redis: RedisServer;
+  let sim: SimulatorHandle;
+  const relays: Relay[] = [];
+  const clients: ProtocolClient[] = [];
+
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis.stop();
+  });
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+    await Promise.all(relays.splice(0).map((relay) => relay.close()));
+    await sim.close();
+  });
+
+  async function relay(redisUrl = redis.url): Promise<Relay> {
+    const started = await startRelay(
+      {
+        port: 0,
+        host: '127.0.0.1',
+        upstream: sim.url,
+        redis: redisUrl,
+        bookPollMs: 25,
+        pricePollMs: 25,
+        upstreamConcurrency: 8,
+        upstreamRps: 1000,
+        logLevel: 'silent',
+        simMarkets: 4,
+        simSeed: 3,
+        tuning: { heartbeatMs: 60_000, lingerMs: 1_000 },
+      },
+      pino({ level: 'silent' }),
+    );
+    relays.push(started);
+    return started;
+  }
+
+  async function client(of: Relay): Promise<ProtocolClient> {
+    const connected = await ProtocolClient.connect(of.url);
+    clients.push(connected);
+    return connected;
+  }
+
+  /** Book polls and price polls each relay made, counted from its own events. */
+  function countPolls(of: Relay) {
+    const counts = { book: 0, price: 0 };
+    of.events.on('poll:done', ({ kind, outcome }) => {
+      if (outcome === 'ok') counts[kind] += 1;
+    });
+    return counts;
+  }
+
+  async function expectInSync(viewers: ProtocolClient[], market: string, rounds: number): Promise<void> {
+    for (let round = 0; round < rounds; round++) {
+      sim.tick();
+      const book = await upstreamBook(sim, market);
+      const ts = new Date(book.timestamp).toISOString();
+      const [price] = await upstreamPrices(sim, [market]);
+      for (const viewer of viewers) {
+        await waitFor(`round ${round}: book at ${ts}`, () => viewer.view('book', market)?.ts === ts);
+        expect(viewer.view('book', market)!.state).toEqual(expectedBook(book, null));
+        await waitFor(`round ${round}: price`, () =>
+          JSON.stringify(viewer.view('price', market)?.state) === JSON.stringify(priceDataOf(price!))
+            ? true
+            : undefined,
+        );
+      }
+    }
+    for (const viewer of viewers) expect(viewer.violations).toEqual([]);
+  }
+
+  it('polls each market once for the whole cluster and keeps clients of both relays in sync', async () => {
+    sim = await startSimulator({ markets: 4, seed: 3, tickMs: 0 });
+    const market = sim.market.marketIds()[0]!;
+    const [a, b] = [await relay(), await relay()];
+    const [pollsA, pollsB] = [countPolls(a), countPolls(b)];
+    const [onA, onB] = [await client(a), await client(b)];
+    for (const viewer of [onA, onB]) {
+      await viewer.request({ op: 'subscribe', channel: 'book', markets: [market] });
+      await viewer.request({ op: 'subscribe', channel: 'price', markets: [market] });
+    }
+    await waitFor('snapshots on both relays', () => onA.view('book', market) && onB.view('book', market));
+    await expectInSync([onA, onB], market, 10);
+
+    // One relay polled the book and the prices; the other only applied what it shared.
+    expect(Math.min(pollsA.book, pollsB.book)).toBe(0);
+    expect(Math.max(pollsA.book, pollsB.book)).toBeGreaterThanOrEqual(10);
+    expect(Math.min(pollsA.price, pollsB.price)).toBe(0);
+    const statuses = [a.coordinator.status(), b.coordinator.status()];
+    expect(statuses.map((status) => status.owned).sort()).toEqual([0, 2]);
+    expect(statuses.every((status) => status.connected && status.followed === 2)).toBe(true);
+  });
+
+  it('hands polling over at once when the polling relay shuts down', async () => {
+    sim = await startSimulator({ markets: 4, seed: 3, tickMs: 0 });
+    const market = sim.market.marketIds()[1]!;
+    const [a, b] = [await relay(), await relay()];
+    const [onA, onB] = [await client(a), await client(b)];
+    for (const viewer of [onA, onB]) {
+      await viewer.request({ op: 'subscribe', channel: 'book', markets: [market] });
+      await viewer.request({ op: 'subscribe', channel: 'price', markets: [market] });
+    }
+    await waitFor('snapshots', () => onA.view('book', market) && onB.view('book', market));
+    await waitFor(
+      'one lease holder',
+      () => a.coordinator.status().owned + b.coordinator.status().owned === 2,
+    );
+    const [owner, other, otherViewer] = a.coordinator.status().owned === 2 ? [a, b, onB] : [b, a, onA];
+    relays.splice(relays.indexOf(owner), 1);
+    await owner.close(); // releases its leases (interface.md "Shutdown")
+    await waitFor('the other relay to take over', () => other.coordinator.status().owned === 2);
+    await expectInSync([otherViewer], market, 3);
+  });
+
+  it('takes over from a relay that dies holding the lease once the lease expires', async () => {
+    sim = await startSimulator({ markets: 4, seed: 3, tickMs: 0 });
+    const market = sim.market.marketIds()[2]!;
+    const doomed = spawn(
+      process.execPath,
+      [
+        'bin/market-relay.js',
+        'serve',
+        '--port=0',
+        `--upstream=${sim.url}`,
+        `--redis=${redis.url}`,
+        '--book-poll-ms=25',
+        '--price-poll-ms=25',
+        '--upstream-rps=1000',
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      let output = '';
+      doomed.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+      });
+      const doomedUrl = await waitFor(
+        'the child relay to listen',
+        () => /market-relay listening on (http:\/\/[^"\s]+)/.exec(output)?.[1],
+      );
+      const onDoomed = await ProtocolClient.connect(doomedUrl);
+      clients.push(onDoomed);
+      await onDoomed.request({ op: 'subscribe', channel: 'book', markets: [market] });
+      await onDoomed.request({ op: 'subscribe', channel: 'price', markets: [market] });
+      await waitFor('the child to poll', () => onDoomed.view('book', market));
+
+      const survivor = await relay();
+      const viewer = await client(survivor);
+      await viewer.request({ op: 'subscribe', channel: 'book', markets: [market] });
+      await viewer.request({ op: 'subscribe', channel: 'price', markets: [market] });
+      await expectInSync([viewer], market, 2);
+      expect(survivor.coordinator.status().owned).toBe(0); // following the child's results
+
+      doomed.kill('SIGKILL'); // no shutdown, no release: the lease stays until it expires
+      await waitFor('the lease to expire and move', () => survivor.coordinator.status().owned === 2, {
+        timeoutMs: 10_000,
+      });
+      await expectInSync([viewer], market, 3);
+    } finally {
+      doomed.kill('SIGKILL');
+    }
+  });
+
+  it('keeps serving, polling for itself, while Redis is unreachable, and says so on /health', async () => {
+    sim = await startSimulator({ markets: 2, seed: 3, tickMs: 0 });
+    const market = sim.market.marketIds()[0]!;
+    const lonely = await relay('redis://127.0.0.1:1');
+    const viewer = await client(lonely);
+    await viewer.request({ op: 'subscribe', channel: 'book', markets: [market] });
+    await viewer.request({ op: 'subscribe', channel: 'price', markets: [market] });
+    await waitFor('snapshot', () => viewer.view('book', market) && viewer.view('price', market));
+    await expectInSync([viewer], market, 2);
+    const health = await fetch(`${lonely.url}/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ redis: { connected: false, lastError: expect.any(String) } });
+  });
+});

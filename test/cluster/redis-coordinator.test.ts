@@ -1,0 +1,88 @@
+/**
+ * The Redis coordinator against a private redis-server: leases (take, renew, hand over, expire),
+ * shared results reaching followers but not their sender, and failing open when Redis is away.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { RedisCoordinator } from '../../src/cluster/redis-coordinator.ts';
+import { type RedisServer, redisAvailable, startRedis } from '../support/redis.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+describe.skipIf(!redisAvailable())('RedisCoordinator', () => {
+  let redis: RedisServer;
+  const coordinators: RedisCoordinator[] = [];
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis.stop();
+  });
+  afterEach(async () => {
+    await Promise.all(coordinators.splice(0).map((coordinator) => coordinator.close()));
+  });
+
+  async function coordinator(url = redis.url): Promise<RedisCoordinator> {
+    const created = new RedisCoordinator({ url });
+    coordinators.push(created);
+    await created.connect(2_000);
+    return created;
+  }
+
+  it('gives a lease to one relay at a time and hands it over on release', async () => {
+    const [a, b] = [await coordinator(), await coordinator()];
+    expect(await a.claim('book:m1', 5_000)).toBe(true);
+    expect(await b.claim('book:m1', 5_000)).toBe(false);
+    expect(await a.claim('book:m1', 5_000)).toBe(true); // renewal
+    expect(await b.claim('book:m2', 5_000)).toBe(true); // leases are per target
+    expect(a.status()).toMatchObject({ mode: 'redis', connected: true, owned: 1 });
+    await a.release('book:m1');
+    expect(await b.claim('book:m1', 5_000)).toBe(true);
+    expect(await a.claim('book:m1', 5_000)).toBe(false);
+  });
+
+  it('lets a lease expire when its holder stops renewing (a relay that died)', async () => {
+    const [a, b] = [await coordinator(), await coordinator()];
+    expect(await a.claim('price:m1', 150)).toBe(true);
+    expect(await b.claim('price:m1', 150)).toBe(false);
+    await waitFor('the lease to expire', async () => b.claim('price:m1', 150), { everyMs: 25 });
+    expect(await a.claim('price:m1', 150)).toBe(false);
+  });
+
+  it('releases every held lease on close', async () => {
+    const a = await coordinator();
+    const b = await coordinator();
+    await a.claim('book:x', 60_000);
+    await a.claim('price:y', 60_000);
+    await a.close();
+    expect(await b.claim('book:x', 60_000)).toBe(true);
+    expect(await b.claim('price:y', 60_000)).toBe(true);
+  });
+
+  it('delivers shared results to followers of that target only, never back to the sender', async () => {
+    const [a, b, c] = [await coordinator(), await coordinator(), await coordinator()];
+    const seen: Record<string, string[]> = { a: [], b: [], c: [] };
+    a.follow('book:m1', (payload) => seen.a!.push(payload));
+    b.follow('book:m1', (payload) => seen.b!.push(payload));
+    c.follow('book:m2', (payload) => seen.c!.push(payload));
+    await waitFor('subscriptions', async () => {
+      a.share('book:m1', 'probe');
+      return seen.b!.length > 0;
+    });
+    a.share('book:m1', '{"n":1}');
+    a.share('book:m1', '{"n":2}');
+    const results = () => seen.b!.filter((payload) => payload !== 'probe');
+    await waitFor('two results', () => results().length === 2);
+    expect(results()).toEqual(['{"n":1}', '{"n":2}']); // in order
+    expect(seen.a).toEqual([]);
+    expect(seen.c).toEqual([]);
+    b.unfollow('book:m1');
+    expect(b.status().followed).toBe(0);
+  });
+
+  it('fails open when Redis is unreachable: every claim answers "poll it yourself"', async () => {
+    const lonely = new RedisCoordinator({ url: 'redis://127.0.0.1:1' });
+    coordinators.push(lonely);
+    expect(await lonely.connect(500)).toBe(false);
+    expect(await lonely.claim('book:m1', 1_000)).toBe(true);
+    expect(lonely.status()).toMatchObject({ connected: false, lastError: expect.any(String) });
+  });
+});
