@@ -1,0 +1,164 @@
+/**
+ * The status page's HTTP side: static files (and nothing outside their folder), the SDK bundle, the
+ * market picker's cached upstream list, the status snapshot and its SSE feed (which must not hold
+ * shutdown up), and that these operator endpoints need no API key.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { StatusSnapshot } from '../../src/observability/status-snapshot.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+import { ProtocolClient } from '../support/protocol-client.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+interface Markets {
+  markets: { id: string; title: string; status: string; volume: number }[];
+}
+
+/** Reads Server-Sent Events from a fetch body, one `data` payload per event. */
+async function* sseEvents(response: Response): AsyncGenerator<{ event: string; data: string }> {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  const reader = response.body!.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    buffer += decoder.decode(value, { stream: true });
+    let end = buffer.indexOf('\n\n');
+    while (end !== -1) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const event = /^event: (.*)$/m.exec(block)?.[1];
+      const data = /^data: (.*)$/m.exec(block)?.[1];
+      if (event !== undefined && data !== undefined) yield { event, data };
+      end = buffer.indexOf('\n\n');
+    }
+  }
+}
+
+describe('status page endpoints', () => {
+  let harness: Harness;
+  const clients: ProtocolClient[] = [];
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+    await harness.stop();
+  });
+
+  it('serves the page and its assets from disk, and nothing outside their folder', async () => {
+    harness = await startHarness();
+    const { url } = harness.relay;
+    const page = await fetch(url);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await page.text()).toContain('src="/assets/status/status.js"');
+    const css = await fetch(`${url}/assets/status/status.css`);
+    expect(css.headers.get('content-type')).toMatch(/^text\/css/);
+    const script = await fetch(`${url}/assets/status/book-view.js`);
+    expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect(await script.text()).toContain("from '/assets/client.js'");
+    for (const path of ['nope.js', '..%2Fhealth.ts', '..%2F..%2Fcli.ts', 'STATUS.JS']) {
+      expect((await fetch(`${url}/assets/status/${path}`)).status).toBe(404);
+    }
+  });
+
+  it('bundles the client SDK once as an ES module exporting connect', async () => {
+    harness = await startHarness();
+    const first = await fetch(`${harness.relay.url}/assets/client.js`);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('content-type')).toMatch(/^text\/javascript/);
+    const code = await first.text();
+    expect(code).toMatch(/export\s*\{[^}]*\bconnect\b/);
+    expect(code).not.toMatch(/\bfrom\s*["'](node:|ws["'])/);
+    expect(await (await fetch(`${harness.relay.url}/assets/client.js`)).text()).toBe(code);
+  });
+
+  it('lists active upstream markets for the picker, searchable, from a short cache', async () => {
+    harness = await startHarness({ sim: { markets: 20 } });
+    const { url } = harness.relay;
+    harness.sim.clearRequests();
+    const all = (await (await fetch(`${url}/status/markets`)).json()) as Markets;
+    expect(all.markets.length).toBeGreaterThan(0);
+    expect(all.markets.every((market) => market.status === 'ACTIVE' && market.title !== '')).toBe(true);
+    const title = all.markets[0]!.title;
+    const found = (await (
+      await fetch(`${url}/status/markets?q=${encodeURIComponent(title.toUpperCase())}`)
+    ).json()) as Markets;
+    expect(found.markets.map((market) => market.title)).toContain(title);
+    expect(found.markets.every((market) => market.title.toLowerCase().includes(title.toLowerCase()))).toBe(
+      true,
+    );
+    const listed = harness.sim.requests.filter((request) => request.path === '/api/markets').length;
+    expect(listed).toBeGreaterThan(0);
+    await fetch(`${url}/status/markets`);
+    expect(harness.sim.requests.filter((request) => request.path === '/api/markets').length).toBe(listed);
+  });
+
+  it('answers 502 for the market list while upstream is failing', async () => {
+    harness = await startHarness({ relay: { tuning: { upstreamRetries: 0 } } });
+    harness.sim.setFaults({ errorRate: 1 });
+    const response = await fetch(`${harness.relay.url}/status/markets`);
+    expect(response.status).toBe(502);
+    expect(await response.json()).toMatchObject({ error: 'upstream_unavailable' });
+  });
+
+  it('describes every stream in the snapshot and pushes it every second over SSE', async () => {
+    harness = await startHarness();
+    const { url } = harness.relay;
+    const [market] = harness.sim.market.marketIds() as [string];
+    await fetch(`${url}/status/markets`);
+    const client = await ProtocolClient.connect(url);
+    clients.push(client);
+    await client.request({ op: 'subscribe', channel: 'book', markets: [market], depth: 10 });
+    await waitFor('a snapshot', () => client.view('book', market, 10));
+
+    const snapshot = (await (await fetch(`${url}/status/snapshot`)).json()) as StatusSnapshot;
+    expect(snapshot.health.status).toBe('ok');
+    expect(snapshot.health.connections).toBe(1);
+    expect(snapshot.streams).toEqual([
+      expect.objectContaining({
+        channel: 'book',
+        market,
+        title: expect.stringMatching(/\S/),
+        depth: 10,
+        state: 'live',
+        seq: 1,
+        subscribers: 1,
+        pollIntervalMs: 20,
+      }),
+    ]);
+    expect(snapshot.streams[0]!.lastSnapshotAgeMs).toBeGreaterThanOrEqual(0);
+    expect(snapshot.upstream.latencyMs.length).toBeGreaterThan(0);
+
+    // Left open: the relay ends it on shutdown (afterEach).
+    const feed = await fetch(`${url}/status/events`);
+    expect(feed.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = sseEvents(feed);
+    const first = (await events.next()).value!;
+    expect(first.event).toBe('status');
+    expect((JSON.parse(first.data) as StatusSnapshot).streams).toHaveLength(1);
+    const second = JSON.parse((await events.next()).value!.data) as StatusSnapshot;
+    expect(Date.parse(second.now)).toBeGreaterThan(Date.parse(JSON.parse(first.data).now));
+  });
+
+  it('does not let an open SSE feed hold up shutdown', async () => {
+    harness = await startHarness();
+    const feed = await fetch(`${harness.relay.url}/status/events`);
+    const events = sseEvents(feed);
+    await events.next();
+    await harness.relay.close();
+    // The feed ends instead of hanging.
+    for await (const _event of events) {
+      // drain what was in flight
+    }
+  });
+
+  it('serves the operator endpoints without a key when the relay has API keys', async () => {
+    harness = await startHarness({ relay: { apiKeys: ['secret-key'] } });
+    const { url } = harness.relay;
+    for (const path of ['/', '/metrics', '/status/snapshot', '/status/markets', '/health']) {
+      expect((await fetch(`${url}${path}`)).status, path).toBe(200);
+    }
+    await expect(ProtocolClient.connect(url)).rejects.toThrow(/401/);
+    const client = await ProtocolClient.connect(`${url}/v1/ws?token=secret-key`);
+    clients.push(client);
+    expect((await client.request({ op: 'ping' })).type).toBe('pong');
+  });
+});
