@@ -1,11 +1,9 @@
 /**
  * @module protocol/messages
- * The wire protocol, version 1 (shared/protocol.md), declared once: zod schemas for what clients
- * send, types for what the relay sends. Shared by the relay (src/ws, src/relay) and the client SDK
- * (src/client), so it imports nothing Node-specific.
+ * The wire protocol, version 1 (shared/protocol.md), declared once: constants and the types of
+ * every message. Shared by the relay (src/ws, src/relay) and the client SDK (src/client), so it
+ * imports nothing Node-specific, and nothing at run time at all (zod stays in ./requests.ts).
  */
-import { z } from 'zod';
-import { uuid } from '../upstream/schemas.ts';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -19,40 +17,18 @@ export type BookDepth = (typeof bookDepths)[number] | null;
 
 export const MAX_MARKETS_PER_REQUEST = 100;
 
-const requestId = z.union([z.string().max(128), z.number().int()]);
-const resumePoint = z.object({ epoch: z.string().min(1).max(64), seq: z.number().int().nonnegative() });
+// Client -> relay: declared as zod schemas in ./requests.ts (the relay validates with them); only
+// their types are re-exported here, so that the client SDK's browser bundle does not carry zod.
+export type {
+  ClientRequest,
+  PingRequest,
+  RequestId,
+  ResumePoint,
+  SubscribeRequest,
+  UnsubscribeRequest,
+} from './requests.ts';
 
-/**
- * `channel` is any string here so that an unknown channel is answered `unknown_channel`, not
- * `bad_request` (protocol.md "Error codes").
- */
-export const subscribeRequest = z.object({
-  op: z.literal('subscribe'),
-  id: requestId.optional(),
-  channel: z.string(),
-  markets: z.array(uuid).min(1).max(MAX_MARKETS_PER_REQUEST),
-  depth: z.union([z.literal(10), z.literal(50), z.null()]).optional(),
-  resume: z.record(uuid, resumePoint).optional(),
-});
-
-export const unsubscribeRequest = z.object({
-  op: z.literal('unsubscribe'),
-  id: requestId.optional(),
-  channel: z.string(),
-  markets: z.array(uuid).min(1).max(MAX_MARKETS_PER_REQUEST),
-  depth: z.union([z.literal(10), z.literal(50), z.null()]).optional(),
-});
-
-export const pingRequest = z.object({ op: z.literal('ping'), id: requestId.optional() });
-
-export const clientRequest = z.discriminatedUnion('op', [subscribeRequest, unsubscribeRequest, pingRequest]);
-
-export type RequestId = z.infer<typeof requestId>;
-export type ResumePoint = z.infer<typeof resumePoint>;
-export type SubscribeRequest = z.infer<typeof subscribeRequest>;
-export type UnsubscribeRequest = z.infer<typeof unsubscribeRequest>;
-export type PingRequest = z.infer<typeof pingRequest>;
-export type ClientRequest = z.infer<typeof clientRequest>;
+import type { RequestId } from './requests.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Relay -> client
@@ -109,7 +85,11 @@ export interface PriceUpdateMessage extends StreamFields {
   channel: 'price';
   data: PriceUpdateData;
 }
-export type StreamMessage = BookSnapshotMessage | BookUpdateMessage | PriceSnapshotMessage | PriceUpdateMessage;
+export type StreamMessage =
+  | BookSnapshotMessage
+  | BookUpdateMessage
+  | PriceSnapshotMessage
+  | PriceUpdateMessage;
 
 export interface SubscribedMessage {
   type: 'subscribed';

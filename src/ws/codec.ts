@@ -4,7 +4,8 @@
  * codes"). Pure: never throws, whatever the bytes.
  */
 import type { RawData } from 'ws';
-import { type ClientRequest, clientRequest, type RequestId } from '../protocol/messages.ts';
+import type { ClientRequest, RequestId } from '../protocol/messages.ts';
+import { clientRequest } from '../protocol/requests.ts';
 
 export type ParsedFrame =
   | { ok: true; request: ClientRequest }

@@ -10,11 +10,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   bookDepths,
   channels,
-  clientRequest,
   errorCodes,
   MAX_MARKETS_PER_REQUEST,
   priceFields,
 } from '../../src/protocol/messages.ts';
+import { clientRequest } from '../../src/protocol/requests.ts';
 import { compilePayload, type ParsedAsyncApi, parseAsyncApi, payloadConst } from './asyncapi-document.ts';
 
 const relayMessageTypes = [

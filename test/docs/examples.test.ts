@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { clientRequest } from '../../src/protocol/messages.ts';
+import { clientRequest } from '../../src/protocol/requests.ts';
 import {
   compilePayload,
   type ParsedAsyncApi,
