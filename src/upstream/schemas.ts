@@ -154,7 +154,11 @@ export const holdersResponse = z.object({
   pagination,
 });
 
-export const commentAuthor = z.object({ user_id: z.string(), username: z.string(), wallet_address: z.string() });
+export const commentAuthor = z.object({
+  user_id: z.string(),
+  username: z.string(),
+  wallet_address: z.string(),
+});
 export const commentReply = z.object({
   comment_id: z.string(),
   depth: z.literal(1),
