@@ -7,6 +7,7 @@
 import pino from 'pino';
 import { type Command, parseCommandLine } from './config.ts';
 import { ConfigError } from './errors.ts';
+import { quickStartText } from './http/quick-start.ts';
 import { startRelay } from './relay-server.ts';
 import { startSimulator } from './sim/server.ts';
 
@@ -36,6 +37,9 @@ async function main(): Promise<void> {
     logger.info(
       { upstream: command.config.upstream === 'sim' ? `sim (${relay.upstreamUrl})` : relay.upstreamUrl },
       `market-relay listening on ${relay.url}`,
+    );
+    void quickStartText({ ...relay, apiKeys: command.config.apiKeys }).then((text) =>
+      process.stderr.write(text),
     );
     close = () => relay.close();
   }
