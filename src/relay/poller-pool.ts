@@ -382,7 +382,7 @@ export class PollerPool {
         channel: stream.channel,
         kind: stream.seq === 1 ? 'snapshot' : 'update',
         subscribers: stream.subscribers.size,
-        bytes: frame.bytes.length,
+        bytes: frame.wire.length,
         sinceReceiptMs: this.#now() - receivedAt,
       });
     }

@@ -291,7 +291,9 @@ export class Connection implements StreamSubscriber {
         this.#socket.uncork();
       });
     }
-    this.#ws.send(frame.bytes, { binary: false });
+    // The frame is complete and unmasked; with permessage-deflate off, ws keeps no send state of
+    // its own, so writing it to the socket beside ws's own writes (pings, close) keeps the order.
+    this.#socket.write(frame.wire);
   }
 
   #holdBack(stream: AnyStream): void {
