@@ -136,6 +136,9 @@ export async function startRelay(
   const app = Fastify({
     loggerInstance: httpLogger,
     logController: new LogController({ disableRequestLogging: true }),
+    // A keep-alive connection that never sends a request (a browser's spare one) must not hold
+    // shutdown past its 5 s; this applies after the preClose hook has closed WebSockets with 1001.
+    forceCloseConnections: true,
   });
   const ws = await registerWsEndpoint(app, {
     registry,

@@ -1,10 +1,13 @@
 /**
  * The status page in a real browser (Debian's chromium driven by playwright-core): on a relay over a
  * live simulator it fills the markets table from the SSE feed and the picker from upstream, opens a
- * market's book view (the client SDK bundled by the relay) and sees the book change in place; the
- * screenshot it leaves is the README's docs/status-page.png.
+ * market's book view (the client SDK bundled by the relay) and sees the book change in place, and
+ * takes a screenshot. `npm run screenshot` (UPDATE_SCREENSHOT=1) saves it as the README's
+ * docs/status-page.png; a plain test run leaves the working tree alone and saves it to a temp dir.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +16,9 @@ import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const SCREENSHOT = fileURLToPath(new URL('../../docs/status-page.png', import.meta.url));
+const SCREENSHOT = process.env.UPDATE_SCREENSHOT
+  ? fileURLToPath(new URL('../../docs/status-page.png', import.meta.url))
+  : join(mkdtempSync(join(tmpdir(), 'market-relay-')), 'status-page.png');
 const available = existsSync(CHROMIUM);
 // In CI the browser is part of the job's set-up: a missing one must fail, not skip.
 const run = available || process.env.CI !== undefined;
@@ -108,6 +113,7 @@ describe.runIf(run)('status page in a browser', () => {
     // The README's picture: the whole picker, not the search above.
     await page.fill('#market-search', '');
     await page.screenshot({ path: SCREENSHOT });
+    expect(readFileSync(SCREENSHOT).subarray(1, 4).toString()).toBe('PNG');
     expect(pageErrors).toEqual([]);
   });
 });
