@@ -217,6 +217,34 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
     },
   });
 
+  // --- Cluster mode (--redis) ---------------------------------------------------------------------
+  if (view.coordinator.status().mode === 'redis') {
+    new Gauge({
+      name: `${PREFIX}cluster_leases_held`,
+      help: 'Poll targets (a market book or price) whose lease this relay holds: it polls them for the cluster.',
+      registers,
+      collect() {
+        this.set(view.coordinator.status().owned);
+      },
+    });
+    new Gauge({
+      name: `${PREFIX}cluster_targets_followed`,
+      help: 'Poll targets this relay follows: it applies the results their lease holder shares.',
+      registers,
+      collect() {
+        this.set(view.coordinator.status().followed);
+      },
+    });
+    new Gauge({
+      name: `${PREFIX}redis_up`,
+      help: '1 while both Redis connections are ready, else 0 (the relay then polls for itself).',
+      registers,
+      collect() {
+        this.set(view.coordinator.status().connected ? 1 : 0);
+      },
+    });
+  }
+
   const { events } = view;
   const unsubscribers = [
     onRelayEvent(events, 'connection:close', ({ code }) => connectionsClosed.inc({ code: String(code) })),

@@ -108,6 +108,17 @@ describe.skipIf(!redisAvailable())('cluster mode over Redis', () => {
     const statuses = [a.coordinator.status(), b.coordinator.status()];
     expect(statuses.map((status) => status.owned).sort()).toEqual([0, 2]);
     expect(statuses.every((status) => status.connected && status.followed === 2)).toBe(true);
+
+    // The same, as Prometheus sees it.
+    const scrape = async (of: Relay) => await (await fetch(`${of.url}/metrics`)).text();
+    const metric = (text: string, name: string) =>
+      Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+    const [textA, textB] = [await scrape(a), await scrape(b)];
+    expect(
+      metric(textA, 'market_relay_cluster_leases_held') + metric(textB, 'market_relay_cluster_leases_held'),
+    ).toBe(2);
+    expect([metric(textA, 'market_relay_redis_up'), metric(textB, 'market_relay_redis_up')]).toEqual([1, 1]);
+    expect(metric(textA, 'market_relay_cluster_targets_followed')).toBe(2);
   });
 
   it('hands polling over at once when the polling relay shuts down', async () => {
