@@ -1,0 +1,62 @@
+/**
+ * The contract every PollCoordinator keeps, run against each implementation: a relay alone (local)
+ * and a relay in a Redis cluster that happens to be alone. The poller pool relies on exactly this.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalCoordinator, type PollCoordinator } from '../../src/cluster/coordinator.ts';
+import { RedisCoordinator } from '../../src/cluster/redis-coordinator.ts';
+import { findRedisServer, type RedisServer, startRedis } from '../support/redis.ts';
+
+const implementations: [string, () => Promise<PollCoordinator>][] = [
+  ['local', async () => new LocalCoordinator()],
+];
+let redis: RedisServer | undefined;
+if (findRedisServer() !== undefined || process.env.CI) {
+  implementations.push([
+    'redis',
+    async () => {
+      const coordinator = new RedisCoordinator({ url: redis!.url });
+      await coordinator.connect(2_000);
+      return coordinator;
+    },
+  ]);
+}
+
+beforeAll(async () => {
+  if (implementations.length > 1) redis = await startRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+
+describe.each(implementations)('PollCoordinator contract: %s', (_name, create) => {
+  it('lets a relay alone poll every target, and renew', async () => {
+    const coordinator = await create();
+    expect(await coordinator.claim('book:a', 1_000)).toBe(true);
+    expect(await coordinator.claim('book:a', 1_000)).toBe(true);
+    expect(await coordinator.claim('price:a', 1_000)).toBe(true);
+    expect(coordinator.status()).toMatchObject({ connected: true, owned: 2, lastError: undefined });
+    await coordinator.close();
+  });
+
+  it('forgets a released target and everything on close', async () => {
+    const coordinator = await create();
+    await coordinator.claim('book:b', 1_000);
+    await coordinator.claim('book:c', 1_000);
+    await coordinator.release('book:b');
+    expect(coordinator.status().owned).toBe(1);
+    await coordinator.release('book:never-claimed');
+    await coordinator.close();
+    expect(coordinator.status().owned).toBe(0);
+  });
+
+  it('accepts follow, share and unfollow without a cluster to talk to', async () => {
+    const coordinator = await create();
+    const received: string[] = [];
+    coordinator.follow('book:d', (payload) => received.push(payload));
+    coordinator.share('book:d', '{}');
+    coordinator.unfollow('book:d');
+    expect(received).toEqual([]); // a relay never receives its own shared results
+    await coordinator.close();
+  });
+});
