@@ -1,0 +1,42 @@
+/**
+ * @module bench/children/relay
+ * The relay under test in its own process (issue 5: the server's CPU is measured with
+ * process.cpuUsage() inside the server process), against the simulator child's URL.
+ */
+import pino from 'pino';
+import { startRelay } from '../../src/relay-server.ts';
+import { serveIpc } from '../lib/ipc.ts';
+import { memoryAfterGc, sampleUsage } from '../lib/usage.ts';
+
+const pollMs = Number(process.env.BENCH_POLL_MS ?? 500);
+const relay = await startRelay(
+  {
+    port: 0,
+    host: '127.0.0.1',
+    upstream: process.env.BENCH_UPSTREAM ?? '',
+    bookPollMs: pollMs,
+    pricePollMs: pollMs,
+    upstreamConcurrency: 32,
+    upstreamRps: 5_000,
+    logLevel: 'silent',
+    simMarkets: 0,
+    simSeed: 1,
+    tuning: {
+      // The baselines send no heartbeats; one every minute keeps the relay's out of the windows.
+      heartbeatMs: 60_000,
+      maxConnections: 20_000,
+      connection: { maxStreams: 100, requestsPerSecond: 100, requestBurst: 100 },
+    },
+  },
+  pino({ level: 'silent' }),
+);
+
+serveIpc({
+  ready: () => ({ url: `${relay.url.replace(/^http/, 'ws')}/v1/ws` }),
+  usage: () => sampleUsage(),
+  memory: () => memoryAfterGc(),
+  connections: () => relay.ws.connections.size,
+});
+process.on('SIGTERM', () => {
+  void relay.close().finally(() => process.exit(0));
+});

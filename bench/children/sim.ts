@@ -1,0 +1,37 @@
+/**
+ * @module bench/children/sim
+ * The upstream simulator in its own process, so that its CPU never counts as the relay's. Reports
+ * its market ids and counts the requests it serves (scenario 4, upstream load).
+ */
+
+import { startSimulator } from '../../src/sim/server.ts';
+import { serveIpc } from '../lib/ipc.ts';
+
+const sim = await startSimulator({
+  markets: Number(process.env.BENCH_SIM_MARKETS ?? 60),
+  seed: 1,
+  tickMs: Number(process.env.BENCH_SIM_TICK_MS ?? 100),
+  requestLogLimit: 1_000_000,
+});
+
+/** Markets with a two-sided quote: their books and prices move on every tick. */
+function busyMarkets(): string[] {
+  const withoutPrice = new Set(sim.market.marketIdsWithoutPriceData());
+  return sim.market.activeMarketIds().filter((id) => !withoutPrice.has(id));
+}
+
+serveIpc({
+  ready: () => ({ url: sim.url, markets: busyMarkets() }),
+  /** Books stop changing (scenario 3: idle subscribed connections). */
+  freeze: () => sim.market.setBookChanging(false),
+  unfreeze: () => sim.market.setBookChanging(true),
+  clearRequests: () => sim.clearRequests(),
+  requests: () => {
+    const byPath: Record<string, number> = {};
+    for (const entry of sim.requests) {
+      const kind = entry.path.startsWith('/api/market-data/') ? '/api/market-data/:id' : entry.path;
+      byPath[kind] = (byPath[kind] ?? 0) + 1;
+    }
+    return { total: sim.requests.length, byPath };
+  },
+});

@@ -1,0 +1,60 @@
+/**
+ * @module bench/children/socketio-baseline
+ * The other usual pick: socket.io (WebSocket transport only, no long-polling). A client's topic is
+ * a room; every cycle each room gets `io.to(room).emit('m', message)`, which socket.io encodes once
+ * per broadcast and writes to each member.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Server } from 'socket.io';
+import { type BroadcastPlan, baselineMessage, MessageCredit } from '../lib/baseline-frame.ts';
+import { serveIpc } from '../lib/ipc.ts';
+import { memoryAfterGc, sampleUsage } from '../lib/usage.ts';
+
+const http = createServer();
+const io = new Server(http, { transports: ['websocket'], serveClient: false, perMessageDeflate: false });
+const topics = new Set<number>();
+let welcomeBytes = 0;
+
+io.on('connection', (socket) => {
+  const topic = Number(socket.handshake.query.topic ?? 0);
+  topics.add(topic);
+  void socket.join(`t${topic}`);
+  if (welcomeBytes > 0) socket.emit('m', baselineMessage(welcomeBytes, topic, 0));
+});
+
+await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', () => resolve()));
+
+let timer: NodeJS.Timeout | undefined;
+
+function start(plan: BroadcastPlan): void {
+  let seq = 0;
+  const credit = new MessageCredit(plan.messagesPerCycle);
+  // socket.io frames carry `42["m",` and `]` around the JSON: pad a little less.
+  const bytes = plan.frameBytes - 8;
+  timer = setInterval(() => {
+    const cycleStart = new Date();
+    const count = credit.take();
+    for (let n = 0; n < count; n++) {
+      for (const topic of topics) {
+        const rts = plan.stamp === 'cycle' ? cycleStart : new Date();
+        io.to(`t${topic}`).emit('m', baselineMessage(bytes, topic, ++seq, rts));
+      }
+    }
+  }, plan.cycleMs);
+}
+
+const { port } = http.address() as AddressInfo;
+serveIpc({
+  ready: () => ({ url: `http://127.0.0.1:${port}` }),
+  welcome: (payload) => {
+    welcomeBytes = (payload as { bytes: number }).bytes;
+  },
+  start: (payload) => start(payload as BroadcastPlan),
+  usage: () => sampleUsage(),
+  memory: () => memoryAfterGc(),
+});
+process.on('SIGTERM', () => {
+  clearInterval(timer);
+  process.exit(0);
+});

@@ -1,0 +1,99 @@
+/**
+ * @module bench/lib/broadcast-run
+ * One measured run of scenarios 1 and 2: a server (relay or baseline) and a fresh load generator,
+ * N clients connected and subscribed, a warm-up, then a window during which the server's CPU time
+ * (its own process.cpuUsage()) and every delivery and its latency are counted.
+ */
+import type { ClientGroup, GroupCounts, ServerKind } from '../children/generator.ts';
+import type { BroadcastPlan } from './baseline-frame.ts';
+import type { LatencySummary } from './latency.ts';
+import { progress, sleep } from './progress.ts';
+import { type ServerOptions, serverLabels, startGenerator, startServer } from './servers.ts';
+import { type UsageDelta, type UsageSample, usageBetween } from './usage.ts';
+
+export interface RunMetrics {
+  server: string;
+  clients: number;
+  connected: number;
+  windowS: number;
+  /** Stream messages received by all clients in the window. */
+  deliveries: number;
+  deliveriesPerSec: number;
+  messagesPerClientPerSec: number;
+  meanFrameBytes: number;
+  serverCpuMs: number;
+  cpuPerDeliveryUs: number;
+  /** Server CPU time over wall time (1 = one core). */
+  serverCpuShare: number;
+  serverEventLoopUtilisation: number;
+  generatorCpuShare: number;
+  latency: LatencySummary;
+}
+
+export interface RunSpec {
+  kind: ServerKind;
+  clients: ClientGroup[];
+  /** Baselines: what to broadcast (mimicking the relay's measured rate and frame size). */
+  plan?: BroadcastPlan;
+  server?: ServerOptions;
+  warmupMs: number;
+  windowMs: number;
+}
+
+interface GeneratorStats {
+  groups: Record<string, GroupCounts>;
+  latency: LatencySummary;
+  usage: UsageDelta;
+}
+
+export async function measureBroadcast(spec: RunSpec): Promise<RunMetrics> {
+  const total = spec.clients.reduce((sum, group) => sum + group.count, 0);
+  const label = serverLabels[spec.kind];
+  const server = await startServer(spec.kind, spec.server);
+  const generator = await startGenerator();
+  try {
+    progress(`  ${label}: connecting ${total} clients`);
+    const { connected } = await generator.request<{ connected: number }>('connect', {
+      kind: spec.kind,
+      url: server.url,
+      groups: spec.clients,
+    });
+    if (spec.kind === 'relay') await generator.request('awaitFirst', { timeoutMs: 30_000 }, 60_000);
+    if (spec.plan !== undefined) await server.child.request('start', spec.plan);
+    await sleep(spec.warmupMs);
+    progress(`  ${label}: measuring ${spec.windowMs / 1000} s`);
+    const [start] = await Promise.all([
+      server.child.request<UsageSample>('usage'),
+      generator.request('reset'),
+    ]);
+    await sleep(spec.windowMs);
+    const [end, stats] = await Promise.all([
+      server.child.request<UsageSample>('usage'),
+      generator.request<GeneratorStats>('stats'),
+    ]);
+    const usage = usageBetween(start, end);
+    const counts = Object.values(stats.groups);
+    const deliveries = counts.reduce((sum, group) => sum + group.updates, 0);
+    const bytes = counts.reduce((sum, group) => sum + group.updateBytes, 0);
+    const windowS = usage.wallMs / 1000;
+    return {
+      server: label,
+      clients: total,
+      connected,
+      windowS,
+      deliveries,
+      deliveriesPerSec: deliveries / windowS,
+      messagesPerClientPerSec: deliveries / windowS / connected,
+      meanFrameBytes: deliveries > 0 && bytes > 0 ? bytes / deliveries : (spec.plan?.frameBytes ?? 0),
+      serverCpuMs: usage.cpuUs / 1000,
+      cpuPerDeliveryUs: usage.cpuUs / Math.max(1, deliveries),
+      serverCpuShare: usage.cpuShare,
+      serverEventLoopUtilisation: usage.eventLoopUtilisation,
+      generatorCpuShare: stats.usage.cpuShare,
+      latency: stats.latency,
+    };
+  } finally {
+    await generator.stop();
+    await server.child.stop();
+  }
+}

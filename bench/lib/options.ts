@@ -1,0 +1,61 @@
+/**
+ * @module bench/lib/options
+ * `npm run bench -- [--only fanout,memory] [--quick] [--cpu-prof] [--fanout 1000,5000]`: which scenarios, how big and
+ * how long. The full run is what docs/benchmarks.md records; --quick is a ~1 minute smoke run.
+ */
+import { parseArgs } from 'node:util';
+
+export const scenarioNames = ['fanout', 'markets', 'memory', 'upstream', 'diff', 'bytes'] as const;
+export type ScenarioName = (typeof scenarioNames)[number];
+
+export interface BenchOptions {
+  only: ScenarioName[];
+  quick: boolean;
+  /** Write a CPU profile of every relay child (bench/results/profiles). */
+  cpuProf: boolean;
+  /** Fan-out client counts. */
+  fanoutClients: number[];
+  /** Clients of the 20-markets scenario. */
+  marketsClients: number;
+  /** Idle subscribed connections of the memory scenario. */
+  memoryConnections: number;
+  /** Client counts of the upstream-load scenario. */
+  upstreamClients: number[];
+  /** Book sizes (levels per side) of the diff microbenchmark. */
+  diffLevels: number[];
+  warmupMs: number;
+  windowMs: number;
+}
+
+export function parseOptions(argv: readonly string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      only: { type: 'string' },
+      quick: { type: 'boolean', default: false },
+      'cpu-prof': { type: 'boolean', default: false },
+      fanout: { type: 'string' },
+    },
+    strict: true,
+  });
+  const only = (values.only?.split(',').map((name) => name.trim()) ?? [...scenarioNames]).filter(
+    (name) => name.length > 0,
+  );
+  for (const name of only) {
+    if (!(scenarioNames as readonly string[]).includes(name))
+      throw new Error(`unknown scenario "${name}" (expected some of ${scenarioNames.join(', ')})`);
+  }
+  const quick = values.quick ?? false;
+  return {
+    only: only as ScenarioName[],
+    quick,
+    cpuProf: values['cpu-prof'] ?? false,
+    fanoutClients: values.fanout?.split(',').map(Number) ?? (quick ? [500] : [1_000, 5_000]),
+    marketsClients: quick ? 200 : 1_000,
+    memoryConnections: quick ? 2_000 : 10_000,
+    upstreamClients: quick ? [10, 100] : [10, 100, 1_000],
+    diffLevels: [10, 100, 1_000, 10_000],
+    warmupMs: quick ? 1_500 : 3_000,
+    windowMs: quick ? 4_000 : 12_000,
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * @module bench/lib/servers
+ * Starting the processes of a run: the simulator, the server under test (the relay or a baseline)
+ * and the load generator, each a child of its own.
+ */
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { ServerKind } from '../children/generator.ts';
+import { type Child, forkChild } from './ipc.ts';
+
+export interface Simulator {
+  child: Child;
+  url: string;
+  /** Active, two-sided markets: books and prices move on every tick. */
+  markets: string[];
+}
+
+export async function startSim(tickMs = 100): Promise<Simulator> {
+  const child = await forkChild('sim', { env: { BENCH_SIM_TICK_MS: String(tickMs) } });
+  const { url, markets } = await child.request<{ url: string; markets: string[] }>('ready');
+  return { child, url, markets };
+}
+
+export interface ServerUnderTest {
+  kind: ServerKind;
+  child: Child;
+  /** What the generator connects to. */
+  url: string;
+}
+
+export const serverLabels: Record<ServerKind, string> = {
+  relay: 'market-relay',
+  ws: 'ws (idiomatic)',
+  socketio: 'socket.io',
+};
+
+const profileDir = fileURLToPath(new URL('../results/profiles/', import.meta.url));
+
+export interface ServerOptions {
+  /** relay: the upstream (simulator) URL and its poll interval. */
+  upstream?: string;
+  pollMs?: number;
+  /** Write CPU profiles of this child to bench/results/profiles/<profileName>/ on exit. */
+  cpuProf?: boolean;
+  profileName?: string;
+}
+
+export async function startServer(kind: ServerKind, options: ServerOptions = {}): Promise<ServerUnderTest> {
+  const nodeFlags = ['--expose-gc'];
+  if (options.cpuProf) {
+    // One folder per run: the main thread and tsx's loader thread each write a profile there.
+    const dir = `${profileDir}${options.profileName ?? kind}`;
+    mkdirSync(dir, { recursive: true });
+    nodeFlags.push('--cpu-prof', `--cpu-prof-dir=${dir}`);
+  }
+  const script = kind === 'relay' ? 'relay' : kind === 'ws' ? 'ws-baseline' : 'socketio-baseline';
+  const env: Record<string, string> = {};
+  if (options.upstream !== undefined) env.BENCH_UPSTREAM = options.upstream;
+  if (options.pollMs !== undefined) env.BENCH_POLL_MS = String(options.pollMs);
+  const child = await forkChild(script, { nodeFlags, env });
+  const { url } = await child.request<{ url: string }>('ready');
+  return { kind, child, url };
+}
+
+export function startGenerator(): Promise<Child> {
+  return forkChild('generator');
+}

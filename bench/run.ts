@@ -1,0 +1,262 @@
+/**
+ * @module bench/run
+ * `npm run bench`: every scenario of issue 5, each side by side with its baselines in this one
+ * invocation; prints Markdown tables and the targets, and writes bench/results/latest.json.
+ * Every child process is stopped on exit, on an error and on Ctrl-C.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { killAllChildren } from './lib/ipc.ts';
+import { parseOptions } from './lib/options.ts';
+import { progress } from './lib/progress.ts';
+import { fixed, machineInfo, markdownTable, type Target, target } from './lib/report.ts';
+import { startSim } from './lib/servers.ts';
+import { type BytesResult, runBytes } from './scenarios/bytes.ts';
+import { type DiffRun, runDiff } from './scenarios/diff.ts';
+import { type FanoutResult, type PollingCost, runFanout } from './scenarios/fanout.ts';
+import { type MarketsResult, runMarkets } from './scenarios/markets.ts';
+import { type MemoryResult, runMemory } from './scenarios/memory.ts';
+import { runUpstream, type UpstreamResult } from './scenarios/upstream.ts';
+
+process.on('SIGINT', () => {
+  killAllChildren();
+  process.exit(130);
+});
+process.on('SIGTERM', () => {
+  killAllChildren();
+  process.exit(143);
+});
+process.on('exit', () => killAllChildren());
+
+const options = parseOptions(process.argv.slice(2));
+const startedAt = new Date();
+const machine = machineInfo();
+const selected = new Set(options.only);
+progress(`market-relay benchmarks: ${options.only.join(', ')}${options.quick ? ' (quick)' : ''}`);
+progress(`${machine.nproc} cores, ${machine.cpuModel}, node ${machine.node}`);
+if (options.cpuProf) progress('--cpu-prof: relay CPU figures include profiler overhead; do not compare them');
+
+const results: {
+  diff?: DiffRun[];
+  fanout?: { pollingCost: PollingCost; results: FanoutResult[] };
+  markets?: MarketsResult;
+  memory?: MemoryResult;
+  upstream?: UpstreamResult;
+  bytes?: BytesResult;
+} = {};
+const sections: string[] = [];
+const targets: Target[] = [];
+
+const runRow = (run: FanoutResult['runs'][number]): (string | number)[] => [
+  run.server,
+  run.connected,
+  fixed(run.deliveriesPerSec, 0),
+  fixed(run.meanFrameBytes, 0),
+  fixed(run.cpuPerDeliveryUs, 2),
+  fixed(run.serverCpuShare * 100, 1),
+  fixed(run.latency.p50Ms, 1),
+  fixed(run.latency.p99Ms, 1),
+  fixed(run.latency.maxMs, 1),
+  fixed(run.generatorCpuShare * 100, 1),
+];
+const runHeaders = [
+  'server',
+  'clients',
+  'deliveries/s',
+  'frame B',
+  'CPU µs/delivery',
+  'server CPU %',
+  'p50 ms',
+  'p99 ms',
+  'max ms',
+  'generator CPU %',
+];
+
+const sim = await startSim();
+try {
+  if (selected.has('diff')) {
+    const runs = runDiff(options);
+    results.diff = runs;
+    sections.push(
+      '### 5. Diff: aggregate + diff + checksum of one book (in-process, median µs)\n\n' +
+        markdownTable(
+          [
+            'levels/side',
+            'orders/side',
+            'aggregate',
+            'diff',
+            'checksum',
+            'total',
+            'total p99',
+            'serialise update',
+          ],
+          runs.map((run) => [
+            run.levelsPerSide,
+            run.ordersPerSide,
+            fixed(run.aggregateUs),
+            fixed(run.diffUs),
+            fixed(run.checksumUs),
+            fixed(run.totalUs),
+            fixed(run.totalP99Us),
+            fixed(run.serialiseUs),
+          ]),
+        ),
+    );
+    const thousand = runs.find((run) => run.levelsPerSide === 1_000);
+    if (thousand !== undefined)
+      targets.push(target('diff + checksum, 1,000-level book (median)', thousand.totalUs / 1000, 1, 'ms'));
+  }
+
+  if (selected.has('fanout')) {
+    const fanout = await runFanout(options, sim);
+    results.fanout = fanout;
+    const { pollingCost } = fanout;
+    let text =
+      '### 1. Fan-out: N clients on the depth-10 books of 10 busy markets\n\n' +
+      `Relay fixed polling cost (${pollingCost.clients} clients, ${fixed(pollingCost.pollsPerSec, 0)} polls/s): ` +
+      `${fixed(pollingCost.cpuMsPerSec, 1)} ms CPU/s, ${fixed(pollingCost.cpuPerPollMs, 2)} ms per poll.\n`;
+    for (const result of fanout.results) {
+      text +=
+        `\nN = ${result.clients}\n\n` +
+        markdownTable(runHeaders, result.runs.map(runRow)) +
+        `\n\nrelay fan-out only (fixed polling cost taken out): ${fixed(result.relayFanoutOnlyCpuPerDeliveryUs, 2)} µs/delivery\n`;
+      targets.push(
+        target(`fan-out N=${result.clients}: CPU/delivery vs ws`, result.ratios.cpuVsWs, 1),
+        target(
+          `fan-out N=${result.clients}: fan-out-only CPU/delivery vs ws`,
+          result.ratios.fanoutOnlyCpuVsWs,
+          1,
+        ),
+        target(`fan-out N=${result.clients}: CPU/delivery vs socket.io`, result.ratios.cpuVsSocketIo, 0.7),
+        target(`fan-out N=${result.clients}: p99 latency vs ws`, result.ratios.p99VsWs, 1.25),
+      );
+    }
+    sections.push(text);
+  }
+
+  if (selected.has('markets')) {
+    const markets = await runMarkets(options, sim);
+    results.markets = markets;
+    sections.push(
+      `### 2. Many markets: ${markets.clients} clients x ${markets.marketsPerClient} markets (price channel)\n\n` +
+        markdownTable(runHeaders, markets.runs.map(runRow)),
+    );
+    targets.push(
+      target('20 markets/client: CPU/delivery vs ws', markets.ratios.cpuVsWs, 0.5),
+      target('20 markets/client: p99 latency vs ws', markets.ratios.p99VsWs, 1.25),
+    );
+  }
+
+  if (selected.has('memory')) {
+    const memory = await runMemory(options, sim);
+    results.memory = memory;
+    sections.push(
+      `### 3. Memory: idle subscribed connections\n\n` +
+        markdownTable(
+          [
+            'server',
+            'connections',
+            'RSS before MB',
+            'RSS after MB',
+            'RSS KB/conn',
+            'heap KB/conn',
+            'first frame B',
+          ],
+          memory.runs.map((run) => [
+            run.server,
+            run.connected,
+            fixed(run.rssBeforeMb),
+            fixed(run.rssAfterMb),
+            fixed(run.rssPerConnectionKb, 2),
+            fixed(run.heapPerConnectionKb, 2),
+            fixed(run.firstFrameBytes, 0),
+          ]),
+        ),
+    );
+    targets.push(target('RSS per idle subscribed connection vs bare ws', memory.ratios.rssVsWs, 1.25));
+  }
+
+  if (selected.has('upstream')) {
+    const upstream = await runUpstream(options, sim);
+    results.upstream = upstream;
+    sections.push(
+      `### 4. Upstream load: K clients x M markets (book + price), poll ${upstream.pollMs} ms\n\n` +
+        markdownTable(
+          ['clients K', 'markets M', 'relay req/s (measured)', 'status quo req/s (computed)', 'reduction'],
+          upstream.runs.map((run) => [
+            run.clients,
+            run.markets,
+            fixed(run.relayRequestsPerSec, 1),
+            fixed(run.statusQuoRequestsPerSec, 0),
+            `${fixed(run.reduction, 0)}x`,
+          ]),
+        ) +
+        `\n\nStatus quo measured with K = ${upstream.statusQuoMeasured.clients}: ` +
+        `${fixed(upstream.statusQuoMeasured.requestsPerSec, 1)} req/s (formula: ${fixed(upstream.statusQuoMeasured.computed, 0)}).`,
+    );
+    targets.push(target('relay upstream req/s, largest K over smallest K', upstream.relaySpread, 1.1));
+  }
+
+  if (selected.has('bytes')) {
+    const bytes = await runBytes(options);
+    results.bytes = bytes;
+    sections.push(
+      `### 6. Bytes per client per minute (one stream, poll ${bytes.pollMs} ms, simulator tick ${bytes.simTickMs} ms, ${fixed(bytes.windowS, 0)} s window)\n\n` +
+        markdownTable(
+          ['stream', 'updates/min', 'update B', 'snapshot B', 'updates KB/min', 'snapshots KB/min', 'saving'],
+          bytes.runs.map((run) => [
+            run.stream,
+            fixed(run.updatesPerMin, 0),
+            fixed(run.meanUpdateBytes, 0),
+            fixed(run.meanSnapshotBytes, 0),
+            fixed(run.updateBytesPerMin / 1024, 1),
+            fixed(run.snapshotBytesPerMin / 1024, 1),
+            `${fixed(run.saving, 1)}x`,
+          ]),
+        ) +
+        `\n\nStatus quo, polling upstream's order book yourself: ${fixed(bytes.upstreamBookBytes / 1024, 1)} KB per ` +
+        `response, ${fixed(bytes.upstreamPollingBytesPerMin / 1024, 0)} KB/min per market.`,
+    );
+  }
+} finally {
+  await sim.child.stop();
+}
+
+const targetTable = markdownTable(
+  ['target', 'measured', 'limit', 'met'],
+  targets.map((t) => [
+    t.name,
+    `${fixed(t.value, t.unit === 'ms' ? 3 : 2)} ${t.unit}`,
+    `${t.limit} ${t.unit}`,
+    t.met ? 'yes' : 'NO',
+  ]),
+);
+console.log(`\n## market-relay benchmarks, ${startedAt.toISOString()}\n`);
+console.log(
+  `${machine.nproc} cores (nproc), ${machine.cpuModel}, node ${machine.node}, ${machine.platform}, ` +
+    `${machine.totalMemoryGb} GB RAM, ulimit -n ${machine.openFilesLimit}\n`,
+);
+console.log(
+  `command: npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}\n`,
+);
+for (const section of sections) console.log(`${section}\n`);
+if (targets.length > 0) console.log(`### Targets (ratios from this run)\n\n${targetTable}\n`);
+
+const file = fileURLToPath(new URL('./results/latest.json', import.meta.url));
+mkdirSync(fileURLToPath(new URL('./results/', import.meta.url)), { recursive: true });
+writeFileSync(
+  file,
+  `${JSON.stringify(
+    {
+      timestamp: startedAt.toISOString(),
+      durationS: (Date.now() - startedAt.getTime()) / 1000,
+      machine,
+      options,
+      results,
+      targets,
+    },
+    null,
+    2,
+  )}\n`,
+);
+progress(`wrote ${file}`);
