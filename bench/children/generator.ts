@@ -11,7 +11,8 @@ import { serveIpc } from '../lib/ipc.ts';
 import { LatencyRecorder } from '../lib/latency.ts';
 import { sampleUsage, type UsageSample, usageBetween } from '../lib/usage.ts';
 
-export type ServerKind = 'relay' | 'ws' | 'socketio';
+/** `fastify` is bare sockets on the relay's HTTP stack (scenario 3's diagnostic row). */
+export type ServerKind = 'relay' | 'ws' | 'socketio' | 'fastify';
 
 /** A set of clients that subscribe alike. */
 export interface ClientGroup {

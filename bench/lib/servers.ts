@@ -32,6 +32,14 @@ export const serverLabels: Record<ServerKind, string> = {
   relay: 'market-relay',
   ws: 'ws (idiomatic)',
   socketio: 'socket.io',
+  fastify: 'fastify + @fastify/websocket (bare)',
+};
+
+const scripts: Record<ServerKind, string> = {
+  relay: 'relay',
+  ws: 'ws-baseline',
+  socketio: 'socketio-baseline',
+  fastify: 'fastify-baseline',
 };
 
 const profileDir = fileURLToPath(new URL('../results/profiles/', import.meta.url));
@@ -53,11 +61,10 @@ export async function startServer(kind: ServerKind, options: ServerOptions = {})
     mkdirSync(dir, { recursive: true });
     nodeFlags.push('--cpu-prof', `--cpu-prof-dir=${dir}`);
   }
-  const script = kind === 'relay' ? 'relay' : kind === 'ws' ? 'ws-baseline' : 'socketio-baseline';
   const env: Record<string, string> = {};
   if (options.upstream !== undefined) env.BENCH_UPSTREAM = options.upstream;
   if (options.pollMs !== undefined) env.BENCH_POLL_MS = String(options.pollMs);
-  const child = await forkChild(script, { nodeFlags, env });
+  const child = await forkChild(scripts[kind], { nodeFlags, env });
   const { url } = await child.request<{ url: string }>('ready');
   return { kind, child, url };
 }

@@ -117,6 +117,7 @@ async function measureBytes(options: BenchOptions, sim: Simulator): Promise<Byte
     }
     return {
       pollMs: BYTES_POLL_MS,
+      simTickMs: BYTES_SIM_TICK_MS,
       windowS: minutes * 60,
       runs,
       upstreamBookBytes,

@@ -4,7 +4,8 @@
  * at 10k connections. Books are frozen in the simulator so that subscribed connections stay idle
  * after their snapshot; baselines send each client one frame of the relay's snapshot size, so every
  * server has written the same bytes. Memory is read after forced full GCs (children run with
- * --expose-gc), before connecting and after every client got its first frame.
+ * --expose-gc), before connecting and after every client got its first frame. A fourth row, bare
+ * sockets on fastify + @fastify/websocket, shows what the relay's HTTP stack alone costs.
  */
 import type { GroupCounts, ServerKind } from '../children/generator.ts';
 import type { BenchOptions } from '../lib/options.ts';
@@ -74,8 +75,11 @@ async function measureMemory(
     const after = await server.child.request<Memory>('memory');
     const stats = await generator.request<{ groups: Record<string, GroupCounts> }>('stats');
     const idle = stats.groups.idle;
+    // The relay's snapshot size is measured; the baselines send that size.
     const firstBytes =
-      idle !== undefined && idle.snapshots > 0 ? idle.snapshotBytes / idle.snapshots : firstFrameBytes;
+      kind === 'relay' && idle !== undefined && idle.snapshots > 0
+        ? idle.snapshotBytes / idle.snapshots
+        : firstFrameBytes;
     return {
       server: label,
       connections,
@@ -100,8 +104,9 @@ export async function runMemory(options: BenchOptions, sim: Simulator): Promise<
     const relay = await measureMemory('relay', connections, sim, 0);
     const ws = await measureMemory('ws', connections, sim, relay.firstFrameBytes);
     const socketIo = await measureMemory('socketio', connections, sim, relay.firstFrameBytes);
+    const fastify = await measureMemory('fastify', connections, sim, relay.firstFrameBytes);
     return {
-      runs: [relay, ws, socketIo],
+      runs: [relay, ws, socketIo, fastify],
       ratios: {
         rssVsWs: relay.rssPerConnectionKb / ws.rssPerConnectionKb,
         heapVsWs: relay.heapPerConnectionKb / ws.heapPerConnectionKb,
