@@ -61,10 +61,13 @@ interface Client {
 
 const RTS = Buffer.from('"rts":"');
 const ISO_LENGTH = 24;
-const SNAPSHOT = 's'.charCodeAt(0);
-const UPDATE = 'u'.charCodeAt(0);
-/** `{"type":"` is 9 bytes: the next byte tells snapshot from update without parsing. */
+/**
+ * `{"type":"` is 9 bytes: the next two bytes tell `snapshot` and `update` from every other type
+ * (`subscribed`, `status`, `unsubscribed`, ...) without parsing.
+ */
 const TYPE_AT = 9;
+const SNAPSHOT = 'sn';
+const UPDATE = 'up';
 
 const clients: Client[] = [];
 const groups = new Map<string, GroupCounts>();
@@ -93,7 +96,7 @@ function wsHeaderBytes(length: number): number {
 
 function countFrame(client: Client, data: Buffer): void {
   const counts = client.group;
-  const kind = data[TYPE_AT];
+  const kind = data.toString('latin1', TYPE_AT, TYPE_AT + 2);
   if (kind !== SNAPSHOT && kind !== UPDATE) {
     counts.other += 1;
     return;

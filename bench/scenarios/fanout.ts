@@ -44,7 +44,12 @@ export async function runFanout(
     clients: [
       { label: 'clients', count: markets.length, channel: 'book', depth: 10, assign: 'one-each', markets },
     ],
-    server: { upstream: sim.url, pollMs: POLL_MS },
+    server: {
+      upstream: sim.url,
+      pollMs: POLL_MS,
+      cpuProf: options.cpuProf,
+      profileName: 'relay-polling-only',
+    },
     warmupMs: options.warmupMs,
     windowMs: options.windowMs,
   });
