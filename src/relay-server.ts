@@ -140,7 +140,7 @@ export async function startRelay(
     // shutdown past its 5 s; this applies after the preClose hook has closed WebSockets with 1001.
     forceCloseConnections: true,
   });
-  const ws = await registerWsEndpoint(app, {
+  const ws = registerWsEndpoint(app, {
     registry,
     events,
     limits: tuning.connection,
