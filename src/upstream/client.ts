@@ -4,7 +4,7 @@
  * over an undici keep-alive pool, with per-attempt timeouts, retries, a cap on requests in flight
  * and on requests started per second, and every body validated against src/upstream/schemas.ts.
  */
-import { EventEmitter } from 'node:events';
+import { EventEmitter, setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { Pool } from 'undici';
@@ -153,6 +153,9 @@ export class UpstreamClient {
     this.#maxRetryAfterMs = options.maxRetryAfterMs ?? 30_000;
     this.#limit = pLimit(concurrency);
     this.#bucket = new TokenBucket({ ratePerSecond: options.rps ?? 50 });
+    // Every call in flight listens on the shutdown signal (and removes its listener after), so more
+    // than ten at once is normal, not the leak Node's default warning assumes.
+    setMaxListeners(0, this.#closing.signal);
     // Keep-alive is undici's default; one connection per concurrent request avoids pipelining
     // behind a slow response.
     this.#pool = new Pool(base.origin, {

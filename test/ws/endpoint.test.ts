@@ -203,6 +203,13 @@ describe('WebSocket endpoint: errors and limits', () => {
     expect((await token.request({ op: 'ping' })).type).toBe('pong');
   });
 
+  it('answers 404 to an upgrade on any other path', async () => {
+    await start();
+    const elsewhere = new WebSocket(`${harness!.relay.url.replace('http', 'ws')}/v2/ws`);
+    const [, response] = (await once(elsewhere, 'unexpected-response')) as [unknown, { statusCode: number }];
+    expect(response.statusCode).toBe(404);
+  });
+
   it('refuses origins off the allow-list with 403', async () => {
     await start({ allowedOrigins: ['https://ui.example'] });
     const url = `${harness!.relay.url.replace('http', 'ws')}/v1/ws`;
