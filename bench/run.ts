@@ -10,6 +10,7 @@ import { killAllChildren } from './lib/ipc.ts';
 import { parseOptions } from './lib/options.ts';
 import { progress } from './lib/progress.ts';
 import { fixed, machineInfo, markdownTable, type Target, target } from './lib/report.ts';
+import type { SdkCheckResult } from './lib/sdk-check.ts';
 import { startSim } from './lib/servers.ts';
 import { type BytesResult, runBytes } from './scenarios/bytes.ts';
 import { type DiffRun, runDiff } from './scenarios/diff.ts';
@@ -119,7 +120,8 @@ try {
       text +=
         `\nN = ${result.clients}\n\n` +
         markdownTable(runHeaders, result.runs.map(runRow)) +
-        `\n\nrelay fan-out only (fixed polling cost taken out): ${fixed(result.relayFanoutOnlyCpuPerDeliveryUs, 2)} µs/delivery\n`;
+        `\n\nrelay fan-out only (fixed polling cost taken out): ${fixed(result.relayFanoutOnlyCpuPerDeliveryUs, 2)} µs/delivery\n` +
+        sdkLine(result.runs[0]?.sdk);
       targets.push(
         target(`fan-out N=${result.clients}: CPU/delivery vs ws`, result.ratios.cpuVsWs, 1),
         target(
@@ -260,3 +262,9 @@ writeFileSync(
   )}\n`,
 );
 progress(`wrote ${file}`);
+
+/** The client SDK subscriber that rode along the relay run: books kept, seq and checksums verified. */
+function sdkLine(sdk: SdkCheckResult | undefined): string {
+  if (sdk === undefined) return '';
+  return `client SDK alongside (market-relay/client, ${sdk.streams} books verified by seq and checksum): ${sdk.updates} updates, ${sdk.resyncs} resyncs\n`;
+}

@@ -4,10 +4,13 @@
  * N clients connected and subscribed, a warm-up, then a window during which the server's CPU time
  * (its own process.cpuUsage()) and every delivery and its latency are counted.
  */
+
+import type { BookDepth } from '../../src/protocol/messages.ts';
 import type { ClientGroup, GroupCounts, ServerKind } from '../children/generator.ts';
 import type { BroadcastPlan } from './baseline-frame.ts';
 import type { LatencySummary } from './latency.ts';
 import { progress, sleep } from './progress.ts';
+import { type SdkCheck, type SdkCheckResult, startSdkCheck } from './sdk-check.ts';
 import { type ServerOptions, serverLabels, startGenerator, startServer } from './servers.ts';
 import { type UsageDelta, type UsageSample, usageBetween } from './usage.ts';
 
@@ -28,6 +31,8 @@ export interface RunMetrics {
   serverEventLoopUtilisation: number;
   generatorCpuShare: number;
   latency: LatencySummary;
+  /** Relay runs: what a client SDK subscriber riding along saw (resyncs must be 0). */
+  sdk?: SdkCheckResult;
 }
 
 export interface RunSpec {
@@ -38,6 +43,8 @@ export interface RunSpec {
   server?: ServerOptions;
   warmupMs: number;
   windowMs: number;
+  /** Relay runs: markets (and depth) an SDK subscriber checks during the run. */
+  sdkCheck?: { markets: readonly string[]; depth: BookDepth };
 }
 
 interface GeneratorStats {
@@ -51,6 +58,7 @@ export async function measureBroadcast(spec: RunSpec): Promise<RunMetrics> {
   const label = serverLabels[spec.kind];
   const server = await startServer(spec.kind, spec.server);
   const generator = await startGenerator();
+  let sdk: SdkCheck | undefined;
   try {
     progress(`  ${label}: connecting ${total} clients`);
     const { connected } = await generator.request<{ connected: number }>('connect', {
@@ -59,6 +67,10 @@ export async function measureBroadcast(spec: RunSpec): Promise<RunMetrics> {
       groups: spec.clients,
     });
     if (spec.kind === 'relay') await generator.request('awaitFirst', { timeoutMs: 30_000 }, 60_000);
+    sdk =
+      spec.sdkCheck === undefined
+        ? undefined
+        : startSdkCheck(server.url, spec.sdkCheck.markets, spec.sdkCheck.depth);
     if (spec.plan !== undefined) await server.child.request('start', spec.plan);
     await sleep(spec.warmupMs);
     progress(`  ${label}: measuring ${spec.windowMs / 1000} s`);
@@ -91,8 +103,10 @@ export async function measureBroadcast(spec: RunSpec): Promise<RunMetrics> {
       serverEventLoopUtilisation: usage.eventLoopUtilisation,
       generatorCpuShare: stats.usage.cpuShare,
       latency: stats.latency,
+      ...(sdk === undefined ? {} : { sdk: sdk.result() }),
     };
   } finally {
+    await sdk?.close();
     await generator.stop();
     await server.child.stop();
   }

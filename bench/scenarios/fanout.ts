@@ -76,6 +76,7 @@ export async function runFanout(
       },
       warmupMs: options.warmupMs,
       windowMs: options.windowMs,
+      sdkCheck: { markets, depth: 10 },
     });
     const plan: BroadcastPlan = {
       cycleMs: POLL_MS,
