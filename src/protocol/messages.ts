@@ -5,8 +5,6 @@
  * imports nothing Node-specific, and nothing at run time at all (zod stays in ./requests.ts).
  */
 
-export const PROTOCOL_VERSION = 1;
-
 /** Channels of version 1 (protocol.md "Channels of version 1"). */
 export const channels = ['book', 'price'] as const;
 export type Channel = (typeof channels)[number];

@@ -19,7 +19,7 @@ import type { RelayEvents } from '../relay/events.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
 import { Connection, type ConnectionLimits } from './connection.ts';
 
-export const WS_PATH = '/v1/ws';
+const WS_PATH = '/v1/ws';
 
 export interface WsEndpointOptions {
   registry: StreamRegistry;
