@@ -9,6 +9,11 @@ import type { BookState } from '../protocol/book.ts';
 import type { BookData, PriceData, PriceUpdateData } from '../protocol/messages.ts';
 import { bookCodec, priceCodec } from './channels.ts';
 import { type AnyStream, Stream, type StreamIdentity, type StreamSubscriber, streamKey } from './stream.ts';
+import { UnknownMarkets } from './unknown-markets.ts';
+
+/** A market upstream did not have is answered from memory for a minute, then asked about again. */
+const UNKNOWN_MARKET_TTL_MS = 60_000;
+const UNKNOWN_MARKET_CAPACITY = 10_000;
 
 export type BookStream = Stream<BookState, BookData>;
 export type PriceStream = Stream<PriceData, PriceUpdateData>;
@@ -28,8 +33,15 @@ export class StreamRegistry {
   readonly #priceStreams = new Map<string, PriceStream>();
   readonly #lingerTimers = new Map<string, NodeJS.Timeout>();
 
+  /** Markets upstream recently did not have: subscriptions to them are refused without a poll. */
+  readonly unknownMarkets: UnknownMarkets;
+
   constructor(options: RegistryOptions) {
     this.#options = options;
+    this.unknownMarkets = new UnknownMarkets({
+      ttlMs: UNKNOWN_MARKET_TTL_MS,
+      capacity: UNKNOWN_MARKET_CAPACITY,
+    });
   }
 
   get size(): number {
@@ -82,6 +94,7 @@ export class StreamRegistry {
 
   /** The market is gone upstream: every stream of `channel` for it ends now. */
   closeMarket(channel: 'book' | 'price', market: string, reason: string): AnyStream[] {
+    this.unknownMarkets.add(market);
     const streams: AnyStream[] =
       channel === 'book'
         ? [...(this.#bookStreamsByMarket.get(market) ?? [])]

@@ -5,7 +5,7 @@
  * once here and the same bytes go to every subscriber (the fan-out costs one write per client).
  */
 import { randomBytes } from 'node:crypto';
-import type { BookDepth, Channel, ServerMessage, StreamState } from '../protocol/messages.ts';
+import type { BookDepth, Channel, ErrorMessage, ServerMessage, StreamState } from '../protocol/messages.ts';
 import { encodeTextFrame } from '../ws/frame.ts';
 import { RingBuffer } from './ring-buffer.ts';
 
@@ -198,13 +198,7 @@ export class Stream<State = unknown, Delta = unknown> {
     this.#freshness = 'closed';
     const frame = hadState
       ? this.statusFrame(reason)
-      : toFrame({
-          type: 'error',
-          code: 'unknown_market',
-          message: `market ${this.market} does not exist upstream`,
-          channel: this.channel,
-          market: this.market,
-        });
+      : toFrame(unknownMarketError(this.channel, this.market));
     for (const subscriber of [...this.subscribers]) {
       subscriber.notify(this, frame);
       subscriber.ended(this);
@@ -233,3 +227,14 @@ export class Stream<State = unknown, Delta = unknown> {
 }
 
 export type AnyStream = Stream<unknown, unknown>;
+
+/** What a subscriber to a market upstream does not have is told (protocol.md "Error codes"). */
+export function unknownMarketError(channel: Channel, market: string): ErrorMessage {
+  return {
+    type: 'error',
+    code: 'unknown_market',
+    message: `market ${market} does not exist upstream`,
+    channel,
+    market,
+  };
+}

@@ -21,7 +21,14 @@ import {
 } from '../protocol/messages.ts';
 import type { RelayEvents } from '../relay/events.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
-import { type AnyStream, type Frame, type StreamSubscriber, streamKey, toFrame } from '../relay/stream.ts';
+import {
+  type AnyStream,
+  type Frame,
+  type StreamSubscriber,
+  streamKey,
+  toFrame,
+  unknownMarketError,
+} from '../relay/stream.ts';
 import { TokenBucket } from '../upstream/token-bucket.ts';
 import { parseClientFrame } from './codec.ts';
 
@@ -201,7 +208,10 @@ export class Connection implements StreamSubscriber {
 
     const subscribed: { market: string; stream: AnyStream; replay: Frame[] | undefined }[] = [];
     const recovered: Record<string, boolean> = {};
+    const { registry } = this.#context;
+    const unknown = markets.filter((market) => registry.unknownMarkets.has(market));
     for (const market of markets) {
+      if (unknown.includes(market)) continue;
       const stream = this.#context.registry.subscribe(this, { channel, market, depth });
       this.#subscriptions.set(stream.key, stream);
       const resumeFrom = request.resume?.[market];
@@ -218,6 +228,8 @@ export class Connection implements StreamSubscriber {
       ...(depth === undefined ? {} : { depth }),
       ...(request.resume === undefined ? {} : { recovered }),
     });
+    // Exactly what a first poll would have said, without asking upstream again.
+    for (const market of unknown) this.#send(unknownMarketError(channel, market));
     for (const { stream, replay } of subscribed) {
       if (replay !== undefined) {
         for (const frame of replay) this.deliver(stream, frame);

@@ -111,6 +111,20 @@ describe('WebSocket endpoint: errors and limits', () => {
     ]);
     // The subscription dropped: no stream remains and nothing is polled for it.
     await waitFor('streams dropped', () => harness!.relay.registry.size === 0);
+
+    // Asked again, the relay answers from memory: no further upstream request for that id.
+    const asked = () => harness!.sim.requests.filter((r) => JSON.stringify(r).includes(unknownMarket)).length;
+    const before = asked();
+    const again = await client.request({ op: 'subscribe', channel: 'book', markets: [unknownMarket] });
+    expect(again).toMatchObject({ type: 'subscribed' });
+    await waitFor('the third unknown_market', () => client.of('error').length === 3);
+    expect(client.of('error')[2]).toMatchObject({
+      code: 'unknown_market',
+      channel: 'book',
+      market: unknownMarket,
+    });
+    expect(harness!.relay.registry.size).toBe(0);
+    expect(asked()).toBe(before);
   });
 
   it('closes a stream whose market disappears upstream with status closed', async () => {
