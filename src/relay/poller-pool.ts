@@ -253,13 +253,7 @@ export class PollerPool {
     const ts = withMilliseconds(book.timestamp);
     const full = aggregateBook(book);
     for (const stream of this.#options.registry.bookMarkets().get(market) ?? []) {
-      this.#publish(
-        stream as unknown as AnyStream,
-        limitDepth(full, stream.depth ?? null),
-        ts,
-        rts,
-        receivedAt,
-      );
+      this.#publish(stream, limitDepth(full, stream.depth ?? null), ts, rts, receivedAt);
     }
     loop.lastSuccessAt = this.#now();
     loop.lastError = undefined;
@@ -272,13 +266,7 @@ export class PollerPool {
     if (health === undefined || stream === undefined || upstreamTime < health.upstreamTime) return;
     health.upstreamTime = upstreamTime;
     const rts = new Date(receivedAt).toISOString();
-    this.#publish(
-      stream as unknown as AnyStream,
-      priceDataOf(entry),
-      withMilliseconds(entry.timestamp),
-      rts,
-      receivedAt,
-    );
+    this.#publish(stream, priceDataOf(entry), withMilliseconds(entry.timestamp), rts, receivedAt);
     health.lastSuccessAt = this.#now();
     health.lastError = undefined;
   }
@@ -396,14 +384,14 @@ export class PollerPool {
     for (const [market, loop] of this.#bookLoops) {
       if (now - (loop.lastSuccessAt ?? loop.since) <= bookLimit) continue;
       for (const stream of registry.bookMarkets().get(market) ?? []) {
-        this.#markStale(stream as unknown as AnyStream, loop);
+        this.#markStale(stream, loop);
       }
     }
     const priceLimit = staleAfterFactor * this.#intervals.priceIntervalMs;
     for (const [market, health] of this.#priceHealth) {
       if (now - (health.lastSuccessAt ?? health.since) <= priceLimit) continue;
       const stream = registry.priceMarkets().get(market);
-      if (stream !== undefined) this.#markStale(stream as unknown as AnyStream, health);
+      if (stream !== undefined) this.#markStale(stream, health);
     }
   }
 

@@ -125,13 +125,13 @@ export class StreamRegistry {
         this.#bookStreamsByMarket.set(identity.market, byDepth);
       }
       byDepth.add(stream);
-      this.#streams.set(stream.key, stream as AnyStream);
-      return stream as AnyStream;
+      this.#streams.set(stream.key, stream);
+      return stream;
     }
     const stream: PriceStream = new Stream(identity, priceCodec, resumeBufferSize);
     this.#priceStreams.set(identity.market, stream);
-    this.#streams.set(stream.key, stream as AnyStream);
-    return stream as AnyStream;
+    this.#streams.set(stream.key, stream);
+    return stream;
   }
 
   #remove(stream: AnyStream): void {
