@@ -7,6 +7,7 @@ import WebSocket from 'ws';
 import type { ResyncReason } from '../../src/client/node.ts';
 import type { BookData } from '../../src/protocol/messages.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { floodUntilHeldBack, slowConsumerHarness } from '../support/slow-consumer.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { RelayProxy } from './relay-proxy.ts';
 import {
@@ -73,14 +74,7 @@ describe('client SDK: faults', () => {
   });
 
   it('takes conflation snapshots from a relay that held it back, without a gap resync', async () => {
-    harness = await startHarness({
-      sim: { markets: 10 },
-      relay: {
-        tuning: {
-          connection: { highWaterBytes: 64 * 1024, requestsPerSecond: 100_000, requestBurst: 100_000 },
-        },
-      },
-    });
+    harness = await startHarness(slowConsumerHarness());
     const markets = harness.sim.market.marketIds();
     const conflations: number[] = [];
     harness.relay.events.on('connection:conflated', ({ streams }) => conflations.push(streams));
@@ -99,18 +93,9 @@ describe('client SDK: faults', () => {
     // with a snapshot per market) until the relay holds the connection back.
     const link = proxy.links[0]!;
     link.relaySocket!.pause();
-    const relaySide = () => [...harness.relay.ws.connections][0]!;
-    await waitFor(
-      'the relay to hold the connection back',
-      () => {
-        if (relaySide().isHoldingBack) return true;
-        link.relay.send(JSON.stringify({ op: 'subscribe', id: 'fill', channel: 'book', markets }));
-        return undefined;
-      },
-      { timeoutMs: 20_000, everyMs: 1 },
-    );
+    await floodUntilHeldBack(harness.relay, (frame) => link.relay.send(frame), markets, 1);
     for (let i = 0; i < 3; i++) await tickAndPublish(harness.sim, harness.relay, markets[0]!);
-    expect(relaySide().isHoldingBack).toBe(true);
+    expect([...harness.relay.ws.connections][0]!.isHoldingBack).toBe(true);
 
     link.relaySocket!.resume();
     await waitFor('the conflation', () => conflations.length > 0);

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
+import { floodUntilHeldBack, slowConsumerHarness } from '../support/slow-consumer.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 type Labels = Record<string, string>;
@@ -178,36 +179,14 @@ describe('GET /metrics', () => {
   });
 
   describe('slow consumers', () => {
-    const tuning = (slowConsumerTimeoutMs: number) => ({
-      sim: { markets: 10 },
-      relay: {
-        tuning: {
-          connection: {
-            highWaterBytes: 64 * 1024,
-            slowConsumerTimeoutMs,
-            requestsPerSecond: 100_000,
-            requestBurst: 100_000,
-          },
-        },
-      },
-    });
-
-    /** Stops reading and re-subscribes (a fresh snapshot per market each time) until the relay holds back. */
+    /** Stops reading and re-subscribes until the relay holds the connection back. */
     async function stall(client: ProtocolClient, markets: string[]): Promise<void> {
       client.socket!.pause();
-      await waitFor(
-        'the relay to hold the connection back',
-        () => {
-          if ([...harness.relay.ws.connections].some((connection) => connection.isHoldingBack)) return true;
-          client.send({ op: 'subscribe', channel: 'book', markets });
-          return undefined;
-        },
-        { timeoutMs: 20_000, everyMs: 1 },
-      );
+      await floodUntilHeldBack(harness.relay, (frame) => client.send(frame), markets, 1);
     }
 
     it('counts a conflation when a slow client drains', async () => {
-      harness = await startHarness(tuning(10_000));
+      harness = await startHarness(slowConsumerHarness(10_000));
       const markets = harness.sim.market.marketIds();
       const slow = await ProtocolClient.connect(harness.relay.url);
       clients.push(slow);
@@ -225,7 +204,7 @@ describe('GET /metrics', () => {
     });
 
     it('counts a slow-consumer close and its 4008', async () => {
-      harness = await startHarness(tuning(200));
+      harness = await startHarness(slowConsumerHarness(200));
       const markets = harness.sim.market.marketIds();
       const slow = await ProtocolClient.connect(harness.relay.url);
       clients.push(slow);

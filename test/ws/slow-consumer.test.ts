@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectedBook, type Harness, startHarness, upstreamBook } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
+import { floodUntilHeldBack, slowConsumerHarness } from '../support/slow-consumer.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 describe('slow consumers', () => {
@@ -19,28 +20,11 @@ describe('slow consumers', () => {
   /** Stops reading and makes the relay write snapshots until it holds this connection back. */
   async function stall(client: ProtocolClient, markets: string[]): Promise<void> {
     client.socket!.pause();
-    await waitFor(
-      'the relay to hold the connection back',
-      () => {
-        if ([...harness.relay.ws.connections].some((connection) => connection.isHoldingBack)) return true;
-        // Each repeated subscribe sends a fresh snapshot per market: a quick way to fill the socket
-        // (and loopback's kernel buffers, which take tens of MB before Node buffers anything).
-        for (let i = 0; i < 50; i++) client.send({ op: 'subscribe', channel: 'book', markets });
-        return undefined;
-      },
-      { timeoutMs: 20_000, everyMs: 1 },
-    );
+    await floodUntilHeldBack(harness.relay, (frame) => client.send(frame), markets);
   }
 
   it('holds updates back while the client is slow, then resends each stream as one snapshot', async () => {
-    harness = await startHarness({
-      sim: { markets: 10 },
-      relay: {
-        tuning: {
-          connection: { highWaterBytes: 64 * 1024, requestsPerSecond: 100_000, requestBurst: 100_000 },
-        },
-      },
-    });
+    harness = await startHarness(slowConsumerHarness());
     const markets = harness.sim.market.marketIds();
     const conflations: number[] = [];
     harness.relay.events.on('connection:conflated', ({ streams }) => conflations.push(streams));
@@ -81,19 +65,7 @@ describe('slow consumers', () => {
   });
 
   it('closes a connection that stays above the high-water mark too long with 4008', async () => {
-    harness = await startHarness({
-      sim: { markets: 10 },
-      relay: {
-        tuning: {
-          connection: {
-            highWaterBytes: 64 * 1024,
-            slowConsumerTimeoutMs: 200,
-            requestsPerSecond: 100_000,
-            requestBurst: 100_000,
-          },
-        },
-      },
-    });
+    harness = await startHarness(slowConsumerHarness(200));
     const markets = harness.sim.market.marketIds();
     const slowCloses: number[] = [];
     harness.relay.events.on('connection:slow-consumer', ({ id }) => slowCloses.push(id));
