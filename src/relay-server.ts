@@ -224,18 +224,15 @@ const REDIS_CONNECT_MS = 2_000;
 async function startCoordinator(redisUrl: string | undefined, logger: Logger): Promise<PollCoordinator> {
   if (redisUrl === undefined) return new LocalCoordinator();
   const log = logger.child({ component: 'cluster' });
-  let lastLogged: string | undefined;
   const coordinator = new RedisCoordinator({
     url: redisUrl,
-    // One line per distinct failure, not one per failed command.
-    onError: (error) => {
-      if (error.message === lastLogged) return;
-      lastLogged = error.message;
+    onError: (error) =>
       log.warn(
         { event: 'redis_error', err: error.message },
         'redis unavailable: polling without coordination',
-      );
-    },
+      ),
+    onRecover: ({ errors, durationMs }) =>
+      log.info({ event: 'redis_recovered', durationMs, errors }, 'redis reachable again: coordinating'),
   });
   const connected = await coordinator.connect(REDIS_CONNECT_MS);
   log.info(
