@@ -9,7 +9,6 @@
  * route keeps fastify's request machinery alive for each connection, about 2.4 KB of heap per idle
  * connection, the whole of the relay's excess over a bare `ws` server (docs/benchmarks.md, memory).
  */
-import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
@@ -17,6 +16,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { closeCodes } from '../protocol/messages.ts';
 import type { RelayEvents } from '../relay/events.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
+import { bearerToken, isOneOf } from '../util/secrets.ts';
 import { Connection, type ConnectionLimits } from './connection.ts';
 
 const WS_PATH = '/v1/ws';
@@ -113,7 +113,10 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
   return { connections };
 }
 
-/** protocol.md "Transport": 401 without a valid key, 403 for an origin not on the allow-list. */
+/**
+ * protocol.md "Transport": 401 without a valid key, 403 for an origin not on the allow-list. The
+ * relay's own origin (the status page it serves) is always allowed. Refusals never echo the request.
+ */
 function authorize(
   request: IncomingMessage,
   url: URL,
@@ -121,12 +124,17 @@ function authorize(
 ): { status: number; error: string; message: string } | undefined {
   const { apiKeys, allowedOrigins } = options;
   const origin = request.headers.origin;
-  if (allowedOrigins !== undefined && origin !== undefined && !allowedOrigins.includes(origin)) {
-    return { status: 403, error: 'forbidden', message: `origin ${origin} is not allowed` };
+  if (
+    allowedOrigins !== undefined &&
+    origin !== undefined &&
+    !allowedOrigins.includes(origin) &&
+    !isOwnOrigin(origin, request.headers.host)
+  ) {
+    return { status: 403, error: 'forbidden', message: 'this origin is not allowed' };
   }
   if (apiKeys !== undefined) {
     const key = presentedKey(request, url);
-    if (key === undefined || !apiKeys.some((candidate) => sameSecret(candidate, key))) {
+    if (key === undefined || !isOneOf(apiKeys, key)) {
       return { status: 401, error: 'unauthorized', message: 'a valid API key is required' };
     }
   }
@@ -134,16 +142,17 @@ function authorize(
 }
 
 function presentedKey(request: IncomingMessage, url: URL): string | undefined {
-  const header = request.headers.authorization;
-  if (header?.startsWith('Bearer ')) return header.slice('Bearer '.length).trim();
-  return url.searchParams.get('token') ?? undefined;
+  return bearerToken(request.headers.authorization) ?? url.searchParams.get('token') ?? undefined;
 }
 
-/** Constant-time comparison, so response timing does not reveal how much of a key matched. */
-function sameSecret(expected: string, given: string): boolean {
-  const a = Buffer.from(expected);
-  const b = Buffer.from(given);
-  return a.length === b.length && timingSafeEqual(a, b);
+/** A page this relay served (the status page) connecting back to the host it came from. */
+function isOwnOrigin(origin: string, host: string | undefined): boolean {
+  if (host === undefined) return false;
+  try {
+    return new URL(origin).host === host.toLowerCase();
+  } catch {
+    return false;
+  }
 }
 
 /** Answers an upgrade request with a plain HTTP error (before any WebSocket exists) and hangs up. */

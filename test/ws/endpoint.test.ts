@@ -4,6 +4,7 @@
  * the offending connection's other streams or other clients.
  */
 import { once } from 'node:events';
+import type { IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { RelayConfig } from '../../src/relay-server.ts';
@@ -213,6 +214,8 @@ describe('WebSocket endpoint: errors and limits', () => {
     expect(wrongResponse.statusCode).toBe(401);
     const bearer = await connect({ headers: { authorization: 'Bearer k2' } });
     expect((await bearer.request({ op: 'ping' })).type).toBe('pong');
+    const lowerCase = await connect({ headers: { authorization: 'bearer k1' } }); // the scheme is case-insensitive
+    expect((await lowerCase.request({ op: 'ping' })).type).toBe('pong');
     const token = await connect({}, '?token=k1');
     expect((await token.request({ op: 'ping' })).type).toBe('pong');
   });
@@ -224,14 +227,26 @@ describe('WebSocket endpoint: errors and limits', () => {
     expect(response.statusCode).toBe(404);
   });
 
-  it('refuses origins off the allow-list with 403', async () => {
+  it('refuses origins off the allow-list with 403, without echoing them; its own origin is always allowed', async () => {
     await start({ allowedOrigins: ['https://ui.example'] });
     const url = `${harness!.relay.url.replace('http', 'ws')}/v1/ws`;
     const refused = new WebSocket(url, { origin: 'https://evil.example' });
-    const [, response] = (await once(refused, 'unexpected-response')) as [unknown, { statusCode: number }];
+    const [, response] = (await once(refused, 'unexpected-response')) as [unknown, IncomingMessage];
     expect(response.statusCode).toBe(403);
+    const body = await new Promise<string>((resolve) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+      });
+      response.on('end', () => resolve(text));
+    });
+    expect(JSON.parse(body)).toMatchObject({ error: 'forbidden' });
+    expect(body).not.toContain('evil');
     const allowed = await connect({ origin: 'https://ui.example' });
     expect((await allowed.request({ op: 'ping' })).type).toBe('pong');
+    // The status page this relay serves, connecting back to the relay's own host.
+    const own = await connect({ origin: harness!.relay.url });
+    expect((await own.request({ op: 'ping' })).type).toBe('pong');
   });
 
   it('closes with 1009 on a frame larger than the limit', async () => {
