@@ -45,6 +45,20 @@ const serveOptions = {
   'log-level': { env: 'LOG_LEVEL', schema: logLevel, default: 'info' },
   markets: { env: 'SIM_MARKETS', schema: positiveInt.max(10_000), default: '50' },
   seed: { env: 'SIM_SEED', schema: z.coerce.number().int(), default: '1' },
+  // Operator endpoints and the status feed (docs/operations.md "Operator endpoints").
+  'operator-port': { env: 'OPERATOR_PORT', schema: port, default: undefined },
+  'operator-host': { env: 'OPERATOR_HOST', schema: host, default: '127.0.0.1' },
+  'operator-key': {
+    env: 'OPERATOR_KEY',
+    schema: z.string().min(16, 'must be at least 16 characters'),
+    default: undefined,
+  },
+  'max-status-viewers': { env: 'MAX_STATUS_VIEWERS', schema: positiveInt.max(10_000), default: undefined },
+  'status-viewer-buffer-bytes': {
+    env: 'STATUS_VIEWER_BUFFER_BYTES',
+    schema: positiveInt.min(1024).max(64 * 1024 * 1024),
+    default: undefined,
+  },
 } as const;
 
 type OptionName = keyof typeof serveOptions;
@@ -65,6 +79,12 @@ export interface ServeConfig {
   /** Embedded simulator size and seed, used when `upstream` is `sim`. */
   simMarkets: number;
   simSeed: number;
+  /** Operator endpoints on their own port (and host), and/or behind a key. */
+  operatorPort?: number | undefined;
+  operatorHost?: string | undefined;
+  operatorKey?: string | undefined;
+  /** Overrides of the relay's status feed limits (defaults in the relay's tuning). */
+  statusFeed?: { maxViewers?: number; viewerBufferBytes?: number };
 }
 
 export interface SimConfig {
@@ -145,6 +165,22 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       logLevel: required('log-level'),
       simMarkets: required('markets'),
       simSeed: required('seed'),
+      operatorPort: read('operator-port'),
+      operatorHost: required('operator-host'),
+      operatorKey: read('operator-key'),
+      statusFeed: definedOnly({
+        maxViewers: read('max-status-viewers'),
+        viewerBufferBytes: read('status-viewer-buffer-bytes'),
+      }),
     },
+  };
+}
+
+/** Options left unset fall back to the relay's defaults (exactOptionalPropertyTypes). */
+function definedOnly<T extends Record<string, unknown>>(
+  values: T,
+): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
   };
 }

@@ -10,7 +10,9 @@ import { LocalCoordinator, type PollCoordinator } from './cluster/coordinator.ts
 import { RedisCoordinator } from './cluster/redis-coordinator.ts';
 import type { ServeConfig } from './config.ts';
 import { type HealthSources, registerHealth } from './http/health.ts';
-import { registerOperations } from './http/operations.ts';
+import { type Operations, registerOperations } from './http/operations.ts';
+import { registerSecurityHeaders } from './http/security-headers.ts';
+import type { StatusFeedLimits } from './http/status-events.ts';
 import { RelayEvents } from './relay/events.ts';
 import { PollerPool } from './relay/poller-pool.ts';
 import { StreamRegistry } from './relay/registry.ts';
@@ -36,6 +38,8 @@ export interface RelayTuning {
   /** A market the status page shows as unreachable upstream after this long without any success. */
   upstreamDownAfterMs: number;
   connection: ConnectionLimits;
+  /** `GET /status/events`: viewers at once, the backlog that drops one, the push interval. */
+  statusFeed: StatusFeedLimits;
   /** Simulator tick for the embedded simulator (ms; 0 = manual). */
   simTickMs: number;
 }
@@ -58,6 +62,7 @@ export const defaultTuning: RelayTuning = {
     maxBufferBytes: 8 * 1024 * 1024,
     slowConsumerTimeoutMs: 10_000,
   },
+  statusFeed: { maxViewers: 20, viewerBufferBytes: 1024 * 1024, pushMs: 1_000 },
   simTickMs: 250,
 };
 
@@ -65,12 +70,18 @@ export const defaultTuning: RelayTuning = {
 const UPSTREAM_PROBE_MS = 5_000;
 
 export type RelayConfig = ServeConfig & {
-  tuning?: Partial<Omit<RelayTuning, 'connection'>> & { connection?: Partial<ConnectionLimits> };
+  tuning?: Partial<Omit<RelayTuning, 'connection' | 'statusFeed'>> & {
+    connection?: Partial<ConnectionLimits>;
+    statusFeed?: Partial<StatusFeedLimits>;
+  };
 };
 
 export interface Relay {
   /** http://host:port of the relay (the real port when 0 was asked for). */
   readonly url: string;
+  /** http://host:port of the operator endpoints when they have their own port (`--operator-port`). */
+  readonly operatorUrl: string | undefined;
+  readonly operations: Operations;
   readonly upstreamUrl: string;
   readonly events: RelayEvents;
   readonly registry: StreamRegistry;
@@ -97,6 +108,11 @@ export async function startRelay(
     ...defaultTuning,
     ...config.tuning,
     connection: { ...defaultTuning.connection, ...config.tuning?.connection },
+    statusFeed: {
+      ...defaultTuning.statusFeed,
+      ...config.statusFeed,
+      ...config.tuning?.statusFeed,
+    },
   };
   const startedAt = Date.now();
   const sim =
@@ -133,13 +149,20 @@ export async function startRelay(
 
   const httpLogger: FastifyBaseLogger = logger.child({ component: 'http' });
   // No log line per HTTP request: logs are for notable events (issue 6).
-  const app = Fastify({
-    loggerInstance: httpLogger,
-    logController: new LogController({ disableRequestLogging: true }),
-    // A keep-alive connection that never sends a request (a browser's spare one) must not hold
-    // shutdown past its 5 s; this applies after the preClose hook has closed WebSockets with 1001.
-    forceCloseConnections: true,
-  });
+  const createApp = () => {
+    const created = Fastify({
+      loggerInstance: httpLogger,
+      logController: new LogController({ disableRequestLogging: true }),
+      // A keep-alive connection that never sends a request (a browser's spare one) must not hold
+      // shutdown past its 5 s; this applies after the preClose hook has closed WebSockets with 1001.
+      forceCloseConnections: true,
+    });
+    registerSecurityHeaders(created);
+    return created;
+  };
+  const app = createApp();
+  // The operator endpoints' own app when they are kept off the public port.
+  const operatorApp = config.operatorPort === undefined ? app : createApp();
   const ws = registerWsEndpoint(app, {
     registry,
     events,
@@ -165,30 +188,48 @@ export async function startRelay(
     isShuttingDown: () => shuttingDown,
   };
   registerHealth(app, healthSources);
-  registerOperations(app, {
-    ...healthSources,
-    events,
-    client,
-    logger,
-    bookPollMs: config.bookPollMs,
-    pricePollMs: config.pricePollMs,
-  });
+  const operations = registerOperations(
+    operatorApp,
+    {
+      ...healthSources,
+      events,
+      client,
+      logger,
+      bookPollMs: config.bookPollMs,
+      pricePollMs: config.pricePollMs,
+    },
+    { operatorKey: config.operatorKey, statusFeed: tuning.statusFeed },
+  );
+  // The status page's book view connects to the WebSocket of the origin it was served from.
+  if (operatorApp !== app) ws.attach(operatorApp.server);
   await upstreamHealth.start(UPSTREAM_PROBE_MS);
 
   let address: string;
+  let operatorAddress: string | undefined;
   try {
     address = await app.listen({ port: config.port, host: config.host });
+    if (operatorApp !== app) {
+      operatorAddress = await operatorApp.listen({
+        port: config.operatorPort,
+        host: config.operatorHost ?? config.host,
+      });
+    }
   } catch (error) {
+    await app.close();
+    await operatorApp.close();
     upstreamHealth.stop();
     await client.close();
     await sim?.close();
     throw error;
   }
   const url = address.replace('[::1]', 'localhost');
+  const operatorUrl = operatorAddress?.replace('[::1]', 'localhost');
 
   let closing: Promise<void> | undefined;
   return {
     url,
+    operatorUrl,
+    operations,
     upstreamUrl,
     events,
     registry,
@@ -209,6 +250,7 @@ export async function startRelay(
         upstreamHealth.stop();
         await coordinator.close();
         await app.close();
+        await operatorApp.close();
         registry.clear();
         await client.close();
         await sim?.close();

@@ -20,12 +20,32 @@ describe('parseCommandLine', () => {
         logLevel: 'info',
         simMarkets: 50,
         simSeed: 1,
+        operatorHost: '127.0.0.1',
+        statusFeed: {},
       },
     });
     expect(parseCommandLine(['sim'], {})).toEqual({
       command: 'sim',
       config: { port: 9090, host: '127.0.0.1', markets: 50, seed: 1, logLevel: 'info' },
     });
+  });
+
+  it('reads the operator endpoint and status feed options, validated', () => {
+    const { config } = parseCommandLine(['--operator-port', '9100', '--max-status-viewers', '5'], {
+      OPERATOR_KEY: 'k'.repeat(16),
+      STATUS_VIEWER_BUFFER_BYTES: '65536',
+    });
+    expect(config).toMatchObject({
+      operatorPort: 9100,
+      operatorHost: '127.0.0.1',
+      operatorKey: 'k'.repeat(16),
+      statusFeed: { maxViewers: 5, viewerBufferBytes: 65_536 },
+    });
+    expect(() => parseCommandLine(['--operator-key', 'short'], {})).toThrow(/operator-key.*16 characters/);
+    expect(() => parseCommandLine(['--max-status-viewers', '0'], {})).toThrow(/max-status-viewers/);
+    expect(() => parseCommandLine([], { STATUS_VIEWER_BUFFER_BYTES: '10' })).toThrow(
+      /status-viewer-buffer-bytes.*STATUS_VIEWER_BUFFER_BYTES/,
+    );
   });
 
   it('lets the flag win over its environment twin', () => {

@@ -9,7 +9,7 @@
  * route keeps fastify's request machinery alive for each connection, about 2.4 KB of heap per idle
  * connection, the whole of the relay's excess over a bare `ws` server (docs/benchmarks.md, memory).
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { type WebSocket, WebSocketServer } from 'ws';
@@ -35,6 +35,8 @@ export interface WsEndpointOptions {
 
 export interface WsEndpoint {
   readonly connections: ReadonlySet<Connection>;
+  /** Serves the endpoint on another HTTP server too (the operator port's status page). */
+  attach(server: Server): void;
 }
 
 export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOptions): WsEndpoint {
@@ -83,7 +85,12 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
     }
     wss.handleUpgrade(request, socket, head, (ws) => onConnection(ws, socket));
   };
-  app.server.on('upgrade', onUpgrade);
+  const servers: Server[] = [];
+  const attach = (server: Server) => {
+    servers.push(server);
+    server.on('upgrade', onUpgrade);
+  };
+  attach(app.server);
 
   const heartbeat = setInterval(() => {
     const now = new Date();
@@ -92,7 +99,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
   heartbeat.unref();
 
   app.addHook('preClose', async () => {
-    app.server.off('upgrade', onUpgrade);
+    for (const server of servers) server.off('upgrade', onUpgrade);
     clearInterval(heartbeat);
     const closed = [...connections].map(
       (connection) =>
@@ -110,7 +117,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
     await new Promise<void>((resolve) => wss.close(() => resolve()));
   });
 
-  return { connections };
+  return { connections, attach };
 }
 
 /**
