@@ -10,8 +10,6 @@ import type { QueryValue } from './exchange.ts';
 import type { UpstreamRequest } from './outcome.ts';
 import type { CallInit } from './transport.ts';
 
-type RouteTemplate = `${'GET' | 'POST'} /${string}`;
-
 /** The `:name` parameters of a path template, e.g. `'id'` for `/api/markets/:id/history`. */
 type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
   ? Name | ParamNames<`/${Rest}`>
@@ -19,57 +17,73 @@ type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer R
     ? Name
     : never;
 
-/** Where the checked arguments go; a template with parameters requires a value for each. */
-type RequestParts<R extends string> = { query?: Record<string, QueryValue>; body?: unknown } & ([
-  ParamNames<R>,
+/** Where the checked arguments go; a path with parameters requires a value for each. */
+export type RequestParts<Params extends string> = { query?: Record<string, QueryValue>; body?: unknown } & ([
+  Params,
 ] extends [never]
   ? { params?: undefined }
-  : { params: Record<ParamNames<R>, string> });
+  : { params: Record<Params, string> });
 
-export interface EndpointSpec<R extends RouteTemplate, A extends unknown[], T> {
-  /** Method and path template; also the name errors, events and metrics give the endpoint. */
-  route: R;
-  response: z.ZodType<T>;
-  /** Protocol code for a 404 when the endpoint is not about one market (default `unknown_market`). */
-  notFound?: ErrorCode;
-  /** How many arguments `request` takes: the method's optional CallInit comes right after them. */
-  arity: Required<A>['length'];
-  /**
-   * Checks the caller's arguments (throwing UpstreamInvalidArgumentError, before any request) and
-   * places them; path parameters must come back validated and encoded.
-   */
-  request: (endpoint: R, ...args: A) => RequestParts<R>;
+/**
+ * The caller's arguments of one endpoint: how many there are (the method's optional CallInit comes
+ * right after them) and how they are checked (throwing UpstreamInvalidArgumentError, before any
+ * request) and placed; path parameters must come back validated and encoded.
+ */
+export interface Arguments<A extends unknown[], Params extends string> {
+  readonly arity: number;
+  // Method syntax on purpose: argument lists of different rows then share one table type.
+  place(endpoint: string, ...args: A): RequestParts<Params>;
+}
+
+/** Arguments placed by `place`; `arity` is checked against its parameter list. */
+export function args<A extends unknown[], Params extends string = never>(
+  arity: Required<A>['length'],
+  place: (endpoint: string, ...args: A) => RequestParts<Params>,
+): Arguments<A, Params> {
+  return { arity, place };
 }
 
 export interface Endpoint<A extends unknown[], T> {
   readonly arity: number;
-  // Method syntax on purpose: rows with different argument lists then share one table type.
+  // Method syntax, as in Arguments.
   prepare(args: A): UpstreamRequest<T>;
 }
 
-export function endpoint<const R extends RouteTemplate, A extends unknown[], T>(
-  spec: EndpointSpec<R, A, T>,
-): Endpoint<A, T> {
-  const space = spec.route.indexOf(' ');
-  const method = spec.route.slice(0, space) === 'POST' ? 'POST' : 'GET';
-  const template = spec.route.slice(space + 1);
-  return {
-    arity: spec.arity,
-    prepare(args) {
-      const parts = spec.request(spec.route, ...args);
-      const params: Partial<Record<string, string>> = parts.params ?? {};
-      return {
-        endpoint: spec.route,
-        method,
-        path: template.replace(/:(\w+)/g, (_match, name: string) => params[name] ?? ''),
-        query: parts.query,
-        body: parts.body,
-        schema: spec.response,
-        notFoundCode: spec.notFound,
-      };
-    },
+/**
+ * Rows of one HTTP method. `notFound`: the protocol code for a 404 when the endpoint is not about one
+ * market (default `unknown_market`).
+ */
+function rowsOf(method: 'GET' | 'POST') {
+  return <const Path extends string, A extends unknown[], T>(
+    path: Path,
+    response: z.ZodType<T>,
+    argumentsOf: Arguments<A, ParamNames<Path>>,
+    notFound?: ErrorCode,
+  ): Endpoint<A, T> => {
+    // The route template names the endpoint in errors, events and metrics.
+    const name = `${method} ${path}`;
+    return {
+      arity: argumentsOf.arity,
+      prepare(args) {
+        const parts = argumentsOf.place(name, ...args);
+        const params: Partial<Record<string, string>> = parts.params ?? {};
+        return {
+          endpoint: name,
+          method,
+          path: path.replace(/:(\w+)/g, (_match, param: string) => params[param] ?? ''),
+          query: parts.query,
+          body: parts.body,
+          schema: response,
+          notFoundCode: notFound,
+        };
+      },
+    };
   };
 }
+
+export const get = rowsOf('GET');
+/** Every POST upstream offers publicly is a read-only query: retried like a GET. */
+export const post = rowsOf('POST');
 
 type EndpointTable = Record<string, Endpoint<unknown[], unknown>>;
 

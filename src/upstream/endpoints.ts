@@ -1,7 +1,8 @@
 /**
  * @module upstream/endpoints
- * The public upstream endpoints (docs/upstream.md), one row each: route, argument checks and where
- * the arguments go, response schema. UpstreamClient derives one typed method per row.
+ * The public upstream endpoints (docs/upstream.md), one row each: path, response schema, the
+ * caller's arguments (checked, then placed in the path, query or body), and the protocol code of a
+ * 404 where the endpoint is not about one market. UpstreamClient derives one typed method per row.
  */
 import type { z } from 'zod';
 import {
@@ -12,7 +13,8 @@ import {
   checkPathSegment,
   checkTokenId,
 } from './arguments.ts';
-import { endpoint } from './endpoint.ts';
+import { args, get, post } from './endpoint.ts';
+import type { QueryValue } from './exchange.ts';
 import * as schemas from './schemas.ts';
 
 // Query enums, spelled as the upstream lists them.
@@ -50,221 +52,155 @@ export interface EpochsQuery {
   status?: EpochStatus;
 }
 
-// A 404 means "unknown market" by default; these codes are for endpoints about something else.
+/** A caller's query object: every field goes into the query string as it is. */
+type QueryFields<Q> = { [K in keyof Q]?: QueryValue };
+
+/** The named fields of a query object, and none of whatever else the caller's object carries. */
+function pick<Q extends QueryFields<Q>, K extends keyof Q & string>(
+  query: Q | undefined,
+  keys: readonly K[],
+) {
+  const picked: Partial<Pick<Q, K>> = {};
+  for (const key of keys) if (query?.[key] !== undefined) picked[key] = query[key];
+  return picked;
+}
+
+// Argument lists that several endpoints share.
+const none = args<[]>(0, () => ({}));
+const oneMarket = args(1, (e, marketId: string) => ({ params: { id: checkMarketId(e, marketId) } }));
+const marketIdsBody = args(1, (e, marketIds: string[]) => ({
+  body: { market_ids: checkMarketIds(e, marketIds) },
+}));
+const oneUser = args(1, (e, username: string) => ({
+  params: { username: checkPathSegment(e, 'username', username) },
+}));
+
+/** Arguments `(id, query?)`: the id placed by `first`, then the named query fields. */
+function withQuery<Q extends QueryFields<Q>, P extends string>(
+  first: ReturnType<typeof args<[id: string], P>>,
+  keys: readonly (keyof Q & string)[],
+) {
+  return args(2, (e, id: string, query?: Q) => ({ ...first.place(e, id), query: pick(query, keys) }));
+}
+
+const PAGE = ['limit', 'offset'] as const;
+const oneMarketPaged = withQuery<PageQuery, 'id'>(oneMarket, PAGE);
+const oneUserIncludingClosed = args(2, (e, username: string, query?: IncludeClosedQuery) => ({
+  ...oneUser.place(e, username),
+  query: { include_closed: query?.includeClosed },
+}));
+const marketsQuery = args(1, (e, query: MarketsQuery = {}) => {
+  const { tokenId, ...rest } = query;
+  const fields = pick(rest, [...PAGE, 'sortBy', 'statusFilter', 'timeFilter']);
+  return { query: { ...fields, tokenId: tokenId === undefined ? undefined : checkTokenId(e, tokenId) } };
+});
+const queryOf = <Q extends QueryFields<Q>>(keys: readonly (keyof Q & string)[]) =>
+  args(1, (_e, query?: Q) => ({ query: pick(query, keys) }));
+
+// A 404 means "unknown market" unless a row says otherwise.
 const NOT_A_MARKET = 'upstream_unavailable';
 const UNKNOWN_NAME = 'bad_request';
 
-const page = (query: PageQuery = {}) => ({ limit: query.limit, offset: query.offset });
-const includeClosed = (query: IncludeClosedQuery = {}) => ({ include_closed: query.includeClosed });
-const marketParams = (e: string, marketId: string) => ({ id: checkMarketId(e, marketId) });
-const userParams = (e: string, username: string) => ({ username: checkPathSegment(e, 'username', username) });
-
 export const endpoints = {
-  health: endpoint({
-    route: 'GET /health',
-    response: schemas.upstreamHealth,
-    notFound: NOT_A_MARKET,
-    arity: 0,
-    request: () => ({}),
-  }),
-  orderBook: endpoint({
-    route: 'GET /clob/orderbook',
-    response: schemas.orderBook,
-    arity: 1,
-    request: (e, marketId: string) => ({ query: { market_id: checkMarketId(e, marketId) } }),
-  }),
-  /** A POST, but a read-only query: retried like a GET. One entry per requested market. */
-  clobPrices: endpoint({
-    route: 'POST /clob/market-prices/batch',
-    response: schemas.clobPriceBatchResponse,
-    notFound: NOT_A_MARKET,
-    arity: 1,
-    request: (e, marketIds: string[]) => ({ body: { market_ids: checkMarketIds(e, marketIds) } }),
-  }),
-  markets: endpoint({
-    route: 'GET /api/markets',
-    response: schemas.marketsResponse,
-    notFound: NOT_A_MARKET,
-    arity: 1,
-    request: (e, { tokenId, ...query }: MarketsQuery = {}) => ({
-      query: {
-        ...page(query),
-        sortBy: query.sortBy,
-        statusFilter: query.statusFilter,
-        timeFilter: query.timeFilter,
-        tokenId: tokenId === undefined ? undefined : checkTokenId(e, tokenId),
-      },
-    }),
-  }),
+  health: get('/health', schemas.upstreamHealth, none, NOT_A_MARKET),
+  orderBook: get(
+    '/clob/orderbook',
+    schemas.orderBook,
+    args(1, (e, marketId: string) => ({ query: { market_id: checkMarketId(e, marketId) } })),
+  ),
+  /** One entry per requested market. */
+  clobPrices: post('/clob/market-prices/batch', schemas.clobPriceBatchResponse, marketIdsBody, NOT_A_MARKET),
+  markets: get('/api/markets', schemas.marketsResponse, marketsQuery, NOT_A_MARKET),
   /** `idOrExchangeAddress`: a market UUID or its exchange address (hex). */
-  market: endpoint({
-    route: 'GET /api/markets/:id',
-    response: schemas.marketResponse,
-    arity: 1,
-    request: (e, idOrExchangeAddress: string) => ({
+  market: get(
+    '/api/markets/:id',
+    schemas.marketResponse,
+    args(1, (e, idOrExchangeAddress: string) => ({
       params: { id: checkMarketIdOrAddress(e, idOrExchangeAddress) },
-    }),
-  }),
-  marketHistory: endpoint({
-    route: 'GET /api/markets/:id/history',
-    response: schemas.historyResponse,
-    arity: 2,
-    request: (e, marketId: string, query: { interval?: HistoryInterval } = {}) => ({
-      params: marketParams(e, marketId),
-      query: { interval: query.interval },
-    }),
-  }),
-  marketHolders: endpoint({
-    route: 'GET /api/markets/:id/holders',
-    response: schemas.holdersResponse,
-    arity: 2,
-    request: (e, marketId: string, query: HoldersQuery) => ({
-      params: marketParams(e, marketId),
-      query: { type: query.type, ...page(query) },
-    }),
-  }),
-  marketComments: endpoint({
-    route: 'GET /api/markets/:id/comments',
-    response: schemas.commentsResponse,
-    arity: 2,
-    request: (e, marketId: string, query?: PageQuery) => ({
-      params: marketParams(e, marketId),
-      query: page(query),
-    }),
-  }),
-  marketActivity: endpoint({
-    route: 'GET /api/markets/:id/activity',
-    arity: 2,
-    request: (e, marketId: string, query?: PageQuery) => ({
-      params: marketParams(e, marketId),
-      query: page(query),
-    }),
-    response: schemas.marketActivityResponse,
-  }),
-  probabilities: endpoint({
-    route: 'GET /api/markets/probabilities',
-    response: schemas.probabilitiesResponse,
-    notFound: NOT_A_MARKET,
-    arity: 0,
-    request: () => ({}),
-  }),
-  search: endpoint({
-    route: 'GET /api/search',
-    response: schemas.searchResponse,
-    notFound: NOT_A_MARKET,
-    arity: 1,
-    request: (_e, q: string) => ({ query: { q } }),
-  }),
-  tokens: endpoint({
-    route: 'GET /api/tokens',
-    response: schemas.tokensResponse,
-    notFound: NOT_A_MARKET,
-    arity: 1,
-    request: (_e, query: { query?: string } = {}) => ({ query: { query: query.query } }),
-  }),
-  token: endpoint({
-    route: 'GET /api/tokens/:id',
-    response: schemas.tokenResponse,
-    notFound: UNKNOWN_NAME,
-    arity: 1,
-    request: (e, id: number | string) => ({ params: { id: checkTokenId(e, id) } }),
-  }),
-  tokenPrice: endpoint({
-    route: 'GET /api/tokens/price/:feedId',
-    response: schemas.tokenPriceResponse,
-    notFound: UNKNOWN_NAME,
-    arity: 1,
-    request: (e, feedId: string) => ({ params: { feedId: checkFeedId(e, feedId) } }),
-  }),
-  user: endpoint({
-    route: 'GET /api/users/:username',
-    response: schemas.userResponse,
-    notFound: UNKNOWN_NAME,
-    arity: 1,
-    request: (e, username: string) => ({ params: userParams(e, username) }),
-  }),
-  userProfile: endpoint({
-    route: 'GET /api/users/:username/profile',
-    response: schemas.userProfileResponse,
-    notFound: UNKNOWN_NAME,
-    arity: 2,
-    request: (e, username: string, query?: IncludeClosedQuery) => ({
-      params: userParams(e, username),
-      query: includeClosed(query),
-    }),
-  }),
-  userStats: endpoint({
-    route: 'GET /api/users/:username/stats',
-    response: schemas.userStatsResponse,
-    notFound: UNKNOWN_NAME,
-    arity: 1,
-    request: (e, username: string) => ({ params: userParams(e, username) }),
-  }),
-  userPositions: endpoint({
-    route: 'GET /api/users/:username/positions',
-    response: schemas.userPositionsResponse,
-    notFound: UNKNOWN_NAME,
-    arity: 2,
-    request: (e, username: string, query?: IncludeClosedQuery) => ({
-      params: userParams(e, username),
-      query: includeClosed(query),
-    }),
-  }),
-  userActivity: endpoint({
-    route: 'GET /api/users/:username/activity',
-    response: schemas.userActivityResponse,
-    notFound: UNKNOWN_NAME,
-    arity: 1,
-    request: (e, username: string) => ({ params: userParams(e, username) }),
-  }),
-  netWorthHistory: endpoint({
-    route: 'GET /api/users/:username/net-worth-history',
-    response: schemas.netWorthHistoryResponse,
-    notFound: UNKNOWN_NAME,
-    arity: 2,
-    request: (e, username: string, query: { days?: number } = {}) => ({
-      params: userParams(e, username),
-      query: { days: query.days },
-    }),
-  }),
-  rewardsProgram: endpoint({
-    route: 'GET /api/rewards/program',
-    response: schemas.rewardsProgramResponse,
-    notFound: NOT_A_MARKET,
-    arity: 0,
-    request: () => ({}),
-  }),
-  rewardsLeaderboard: endpoint({
-    route: 'GET /api/rewards/leaderboard',
-    response: schemas.leaderboardResponse,
-    notFound: NOT_A_MARKET,
-    arity: 1,
-    request: (_e, query: LeaderboardQuery = {}) => ({
-      query: { limit: query.limit, from: query.from, to: query.to },
-    }),
-  }),
-  rewardsEpochs: endpoint({
-    route: 'GET /api/rewards/epochs',
-    response: schemas.epochsResponse,
-    notFound: NOT_A_MARKET,
-    arity: 1,
-    request: (_e, query: EpochsQuery = {}) => ({ query: { limit: query.limit, status: query.status } }),
-  }),
-  marketData: endpoint({
-    route: 'GET /api/market-data/:marketId',
-    response: schemas.marketDataSnapshot,
-    arity: 1,
-    request: (e, marketId: string) => ({ params: { marketId: checkMarketId(e, marketId) } }),
-  }),
+    })),
+  ),
+  marketHistory: get(
+    '/api/markets/:id/history',
+    schemas.historyResponse,
+    withQuery<{ interval?: HistoryInterval }, 'id'>(oneMarket, ['interval']),
+  ),
+  marketHolders: get(
+    '/api/markets/:id/holders',
+    schemas.holdersResponse,
+    args(2, (e, marketId: string, query: HoldersQuery) => ({
+      ...oneMarket.place(e, marketId),
+      query: pick(query, ['type', ...PAGE]),
+    })),
+  ),
+  marketComments: get('/api/markets/:id/comments', schemas.commentsResponse, oneMarketPaged),
+  marketActivity: get('/api/markets/:id/activity', schemas.marketActivityResponse, oneMarketPaged),
+  probabilities: get('/api/markets/probabilities', schemas.probabilitiesResponse, none, NOT_A_MARKET),
+  search: get(
+    '/api/search',
+    schemas.searchResponse,
+    args(1, (_e, q: string) => ({ query: { q } })),
+    NOT_A_MARKET,
+  ),
+  tokens: get('/api/tokens', schemas.tokensResponse, queryOf<{ query?: string }>(['query']), NOT_A_MARKET),
+  token: get(
+    '/api/tokens/:id',
+    schemas.tokenResponse,
+    args(1, (e, id: number | string) => ({ params: { id: checkTokenId(e, id) } })),
+    UNKNOWN_NAME,
+  ),
+  tokenPrice: get(
+    '/api/tokens/price/:feedId',
+    schemas.tokenPriceResponse,
+    args(1, (e, feedId: string) => ({ params: { feedId: checkFeedId(e, feedId) } })),
+    UNKNOWN_NAME,
+  ),
+  user: get('/api/users/:username', schemas.userResponse, oneUser, UNKNOWN_NAME),
+  userProfile: get(
+    '/api/users/:username/profile',
+    schemas.userProfileResponse,
+    oneUserIncludingClosed,
+    UNKNOWN_NAME,
+  ),
+  userStats: get('/api/users/:username/stats', schemas.userStatsResponse, oneUser, UNKNOWN_NAME),
+  userPositions: get(
+    '/api/users/:username/positions',
+    schemas.userPositionsResponse,
+    oneUserIncludingClosed,
+    UNKNOWN_NAME,
+  ),
+  userActivity: get('/api/users/:username/activity', schemas.userActivityResponse, oneUser, UNKNOWN_NAME),
+  netWorthHistory: get(
+    '/api/users/:username/net-worth-history',
+    schemas.netWorthHistoryResponse,
+    withQuery<{ days?: number }, 'username'>(oneUser, ['days']),
+    UNKNOWN_NAME,
+  ),
+  rewardsProgram: get('/api/rewards/program', schemas.rewardsProgramResponse, none, NOT_A_MARKET),
+  rewardsLeaderboard: get(
+    '/api/rewards/leaderboard',
+    schemas.leaderboardResponse,
+    queryOf<LeaderboardQuery>(['limit', 'from', 'to']),
+    NOT_A_MARKET,
+  ),
+  rewardsEpochs: get(
+    '/api/rewards/epochs',
+    schemas.epochsResponse,
+    queryOf<EpochsQuery>(['limit', 'status']),
+    NOT_A_MARKET,
+  ),
+  marketData: get(
+    '/api/market-data/:marketId',
+    schemas.marketDataSnapshot,
+    args(1, (e, marketId: string) => ({ params: { marketId: checkMarketId(e, marketId) } })),
+  ),
   /**
-   * A POST, but a read-only query: retried like a GET. Its maximum list size is not shown upstream;
-   * the CLOB batch's 100 is applied so the relay never depends on an unknown limit.
+   * Its maximum list size is not shown upstream; the CLOB batch's 100 is applied so the relay never
+   * depends on an unknown limit.
    */
-  marketDataBatch: endpoint({
-    route: 'POST /api/market-data/batch',
-    response: schemas.marketDataBatchResponse,
-    notFound: NOT_A_MARKET,
-    arity: 1,
-    request: (e, marketIds: string[]) => ({ body: { market_ids: checkMarketIds(e, marketIds) } }),
-  }),
+  marketDataBatch: post(
+    '/api/market-data/batch',
+    schemas.marketDataBatchResponse,
+    marketIdsBody,
+    NOT_A_MARKET,
+  ),
 };
