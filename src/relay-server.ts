@@ -16,7 +16,7 @@ import type { StatusFeedLimits } from './http/status-events.ts';
 import { RelayEvents } from './relay/events.ts';
 import { PollerPool } from './relay/poller-pool.ts';
 import { StreamRegistry } from './relay/registry.ts';
-import { UpstreamHealthMonitor } from './relay/upstream-health.ts';
+import { UpstreamHealthMonitor, type UpstreamIdentity } from './relay/upstream-health.ts';
 import { type SimulatorHandle, startSimulator } from './sim/server.ts';
 import { UpstreamClient } from './upstream/client.ts';
 import type { ConnectionLimits } from './ws/connection.ts';
@@ -136,6 +136,9 @@ export async function startRelay(
     onInterestChange: () => poller?.sync(),
   });
   const coordinator = await startCoordinator(config.redis, logger);
+  const upstreamHealth = new UpstreamHealthMonitor(client, {
+    onIdentity: (identity) => logUpstreamIdentity(logger, upstreamUrl, identity),
+  });
   poller = new PollerPool({
     source: client,
     coordinator,
@@ -145,6 +148,7 @@ export async function startRelay(
     pricePollMs: config.pricePollMs,
     upstreamRps: config.upstreamRps,
     staleAfterFactor: tuning.staleAfterFactor,
+    upstreamVerified: () => upstreamHealth.verified,
   });
 
   const httpLogger: FastifyBaseLogger = logger.child({ component: 'http' });
@@ -174,7 +178,6 @@ export async function startRelay(
     ...(config.allowedOrigins === undefined ? {} : { allowedOrigins: config.allowedOrigins }),
   });
   const relayPoller = poller;
-  const upstreamHealth = new UpstreamHealthMonitor(client);
   let shuttingDown = false;
   const healthSources: HealthSources = {
     poller: relayPoller,
@@ -258,6 +261,18 @@ export async function startRelay(
       return closing;
     },
   };
+}
+
+function logUpstreamIdentity(logger: Logger, upstreamUrl: string, identity: UpstreamIdentity): void {
+  const log = logger.child({ component: 'upstream' });
+  if (identity.state === 'mismatch') {
+    log.error(
+      { event: 'upstream_misconfigured', upstream: upstreamUrl, problem: identity.problem },
+      `upstream misconfigured or unreachable: ${upstreamUrl}/health is not upstream's health answer (${identity.problem}); streams stay stale and /health answers 503 until it is`,
+    );
+  } else if (identity.state === 'verified') {
+    log.info({ event: 'upstream_verified', upstream: upstreamUrl }, 'upstream answers as upstream');
+  }
 }
 
 /** Waiting longer than this for Redis at start would only delay serving: the relay polls itself meanwhile. */

@@ -1,8 +1,9 @@
 /**
  * @module http/health
  * `GET /health` (interface.md): the relay's own state and upstream's. 200 while serving; 503 when
- * upstream has been unreachable for longer than `upstreamDownAfterMs` (a load balancer should then
- * prefer another relay), or while shutting down.
+ * upstream has been unreachable for longer than `upstreamDownAfterMs` or answers `/health` as
+ * something other than upstream (a load balancer should then prefer another relay), or while
+ * shutting down.
  */
 import type { FastifyInstance } from 'fastify';
 import type { PollCoordinator } from '../cluster/coordinator.ts';
@@ -27,18 +28,27 @@ export interface HealthSources {
 export function healthReport(sources: HealthSources, now = Date.now()) {
   const upstream = sources.upstream.snapshot();
   const lastContact = upstream.lastSuccessAt ?? sources.startedAt;
-  const upstreamReachable = now - lastContact <= sources.upstreamDownAfterMs;
+  // Answering, but not as upstream (a wrong base path, another service): as bad as unreachable.
+  const misconfigured = upstream.identity.state === 'mismatch';
+  const upstreamReachable = !misconfigured && now - lastContact <= sources.upstreamDownAfterMs;
   const shuttingDown = sources.isShuttingDown();
   const cluster = sources.coordinator.status();
   let staleStreams = 0;
   for (const stream of sources.registry.streams()) if (stream.freshness === 'stale') staleStreams += 1;
   return {
-    status: shuttingDown ? 'shutting_down' : upstreamReachable ? 'ok' : 'upstream_unreachable',
+    status: shuttingDown
+      ? 'shutting_down'
+      : misconfigured
+        ? 'upstream_misconfigured'
+        : upstreamReachable
+          ? 'ok'
+          : 'upstream_unreachable',
     version,
     uptimeSeconds: Math.round((now - sources.startedAt) / 1000),
     upstream: {
       url: sources.upstreamUrl,
       reachable: upstreamReachable,
+      identity: upstream.identity.state,
       lastSuccessAt: iso(upstream.lastSuccessAt),
       lastError: upstream.lastError ?? null,
       lastFailureAt: iso(upstream.lastFailureAt),
