@@ -9,7 +9,7 @@ import type { PollCoordinator } from '../cluster/coordinator.ts';
 import type { PollerPool } from '../relay/poller-pool.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
 import type { UpstreamHealthMonitor } from '../relay/upstream-health.ts';
-import { version } from '../version.ts';
+import { version } from '../util/version.ts';
 import type { WsEndpoint } from '../ws/endpoint.ts';
 
 export interface HealthSources {

@@ -7,8 +7,9 @@
  */
 import type { BookState } from '../protocol/book.ts';
 import type { BookData, PriceData, PriceUpdateData } from '../protocol/messages.ts';
+import { streamKey } from '../util/stream-key.ts';
 import { bookCodec, priceCodec } from './channels.ts';
-import { type AnyStream, Stream, type StreamIdentity, type StreamSubscriber, streamKey } from './stream.ts';
+import { type AnyStream, Stream, type StreamIdentity, type StreamSubscriber } from './stream.ts';
 import { UnknownMarkets } from './unknown-markets.ts';
 
 /** A market upstream did not have is answered from memory for a minute, then asked about again. */
@@ -53,7 +54,7 @@ export class StreamRegistry {
   }
 
   get(identity: StreamIdentity): AnyStream | undefined {
-    return this.#streams.get(streamKey(identity));
+    return this.#streams.get(streamKey(identity.channel, identity.market, identity.depth));
   }
 
   /** Markets with at least one `book` stream, each with its streams (one per depth). */
@@ -66,7 +67,7 @@ export class StreamRegistry {
   }
 
   subscribe(subscriber: StreamSubscriber, identity: StreamIdentity): AnyStream {
-    const key = streamKey(identity);
+    const key = streamKey(identity.channel, identity.market, identity.depth);
     let stream = this.#streams.get(key);
     if (stream === undefined) {
       stream = this.#create(identity);

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { BookDepth, Channel, ErrorMessage, ServerMessage, StreamState } from '../protocol/messages.ts';
+import { streamKey } from '../util/stream-key.ts';
 import { encodeTextFrame } from '../ws/frame.ts';
 import { RingBuffer } from './ring-buffer.ts';
 
@@ -48,10 +49,6 @@ export interface StreamIdentity {
   depth?: BookDepth;
 }
 
-export function streamKey({ channel, market, depth }: StreamIdentity): string {
-  return channel === 'book' ? `book:${market}:${depth ?? 'full'}` : `${channel}:${market}`;
-}
-
 function newEpoch(): string {
   return randomBytes(6).toString('base64url');
 }
@@ -86,7 +83,7 @@ export class Stream<State = unknown, Delta = unknown> {
     this.channel = identity.channel;
     this.market = identity.market;
     this.depth = identity.channel === 'book' ? (identity.depth ?? null) : undefined;
-    this.key = streamKey(identity);
+    this.key = streamKey(identity.channel, identity.market, identity.depth);
     this.#codec = codec;
     this.#recent = new RingBuffer(resumeBufferSize);
   }

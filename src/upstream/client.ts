@@ -10,6 +10,8 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import { Pool } from 'undici';
 import type { z } from 'zod';
 import type { ErrorCode } from '../protocol/messages.ts';
+import { fullJitterDelayMs } from '../util/backoff.ts';
+import { TokenBucket } from '../util/token-bucket.ts';
 import { linkSignals, raceAbort } from './abort.ts';
 import {
   checkFeedId,
@@ -27,9 +29,8 @@ import {
   UpstreamSchemaError,
   UpstreamTimeoutError,
 } from './errors.ts';
-import { backoffDelayMs, retryAfterMs } from './retry-policy.ts';
+import { retryAfterMs } from './retry-policy.ts';
 import * as schemas from './schemas.ts';
-import { TokenBucket } from './token-bucket.ts';
 
 /**
  * One per attempt that reached an outcome; an attempt cut short by the caller's signal or by
@@ -568,7 +569,7 @@ export class UpstreamClient {
         const result = await this.#attempt(route, attempt, call.signal);
         if (result.ok) return result.value;
         if (!result.retryable || attempt > this.#retries) throw result.error;
-        const waitMs = result.retryAfterMs ?? backoffDelayMs(attempt, this.#retryBaseMs, RETRY_CAP_MS);
+        const waitMs = result.retryAfterMs ?? fullJitterDelayMs(attempt - 1, this.#retryBaseMs, RETRY_CAP_MS);
         await delay(waitMs, undefined, { signal: call.signal });
       }
     } catch (error) {

@@ -25,11 +25,11 @@ import {
   type AnyStream,
   type Frame,
   type StreamSubscriber,
-  streamKey,
   toFrame,
   unknownMarketError,
 } from '../relay/stream.ts';
-import { TokenBucket } from '../upstream/token-bucket.ts';
+import { streamKey } from '../util/stream-key.ts';
+import { TokenBucket } from '../util/token-bucket.ts';
 import { parseClientFrame } from './codec.ts';
 
 export interface ConnectionLimits {
@@ -199,7 +199,7 @@ export class Connection implements StreamSubscriber {
     }
     const depth: BookDepth | undefined = channel === 'book' ? (request.depth ?? null) : undefined;
     const markets = [...new Set(request.markets)];
-    const added = markets.filter((market) => !this.#subscriptions.has(streamKey({ channel, market, depth })));
+    const added = markets.filter((market) => !this.#subscriptions.has(streamKey(channel, market, depth)));
     const { maxStreams } = this.#context.limits;
     if (this.#subscriptions.size + added.length > maxStreams) {
       this.#error(request.id, 'limit_exceeded', `at most ${maxStreams} streams per connection`, channel);
@@ -247,7 +247,7 @@ export class Connection implements StreamSubscriber {
     const depth: BookDepth | undefined = channel === 'book' ? (request.depth ?? null) : undefined;
     const markets = [...new Set(request.markets)];
     for (const market of markets) {
-      const stream = this.#subscriptions.get(streamKey({ channel, market, depth }));
+      const stream = this.#subscriptions.get(streamKey(channel, market, depth));
       if (stream === undefined) continue;
       this.#subscriptions.delete(stream.key);
       this.#owedSnapshots.delete(stream);
