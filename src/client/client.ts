@@ -4,6 +4,8 @@
  * message to its stream, resubscribes everything (with `resume`) on every open, and sends the
  * snapshot requests streams ask for when they lose continuity, batched per (channel, depth).
  */
+
+import { isMarketId } from '../protocol/limits.ts';
 import type {
   BookDepth,
   ErrorCode,
@@ -338,9 +340,8 @@ export class RelayClient extends Emitter<ClientEvents> {
  * here so that it cannot spoil the batched request it would share with other streams.
  */
 function checkMarketId(market: string): void {
-  if (!MARKET_ID.test(market)) throw new TypeError(`market must be a UUID, got ${JSON.stringify(market)}`);
+  if (!isMarketId(market)) throw new TypeError(`market must be a UUID, got ${JSON.stringify(market)}`);
 }
-const MARKET_ID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 /** Book messages name their depth (absent read as the full book); other channels have none. */
 function depthOf(message: { channel: string; depth?: BookDepth }): BookDepth | undefined {

@@ -1,13 +1,14 @@
 /**
  * @module protocol/requests
  * What clients send (protocol.md "Client -> relay") as zod schemas: the relay validates every
- * frame with them, and the request types of ./messages.ts are derived from them.
+ * frame with them, and the request types of ./messages.ts are derived from them. Limits come from
+ * ./limits.ts, so this module needs nothing else of the project.
  */
 import { z } from 'zod';
-import { uuid } from '../upstream/schemas.ts';
-import { MAX_MARKETS_PER_REQUEST } from './messages.ts';
+import { MARKET_ID_PATTERN, MAX_MARKETS_PER_REQUEST, MAX_REQUEST_ID_LENGTH } from './limits.ts';
 
-const requestId = z.union([z.string().max(128), z.number().int()]);
+const uuid = z.string().regex(MARKET_ID_PATTERN, 'not a UUID');
+const requestId = z.union([z.string().max(MAX_REQUEST_ID_LENGTH), z.number().int()]);
 const resumePoint = z.object({ epoch: z.string().min(1).max(64), seq: z.number().int().nonnegative() });
 
 /**

@@ -4,6 +4,7 @@
  * parameters shared by every endpoint (upstream-api.md sections 4, 7 and 8): `limit`/`offset` in
  * string or integer form, enumerations, booleans, pagination.
  */
+import { isMarketId } from '../../protocol/limits.ts';
 import type { ErrorBody } from '../../upstream/schemas.ts';
 
 export interface SimRequest {
@@ -137,10 +138,8 @@ export function parseMarketIdsBody(request: SimRequest, max: number): string[] {
   if (ids.length > max) throw badRequest(`market_ids must have at most ${max} items`);
   const seen = new Set<string>();
   ids.forEach((id, index) => {
-    if (typeof id !== 'string' || !UUID.test(id)) throw badRequest(`market_ids[${index}] is not a UUID`);
+    if (typeof id !== 'string' || !isMarketId(id)) throw badRequest(`market_ids[${index}] is not a UUID`);
     seen.add(id.toLowerCase());
   });
   return [...seen];
 }
-
-export const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
