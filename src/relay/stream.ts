@@ -7,23 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import type { BookDepth, Channel, ErrorMessage, ServerMessage, StreamState } from '../protocol/messages.ts';
 import { streamKey } from '../util/stream-key.ts';
-import { encodeTextFrame } from '../ws/frame.ts';
+import { type Frame, toFrame } from './frame.ts';
 import { RingBuffer } from './ring-buffer.ts';
-
-/** A message serialised once, shared by every connection it goes to. */
-export interface Frame {
-  readonly text: string;
-  /** The JSON payload's UTF-8 bytes (a view into `wire`). */
-  readonly bytes: Buffer;
-  /** The complete WebSocket frame, written as-is to every subscriber's socket. */
-  readonly wire: Buffer;
-}
-
-export function toFrame(message: ServerMessage): Frame {
-  const text = JSON.stringify(message);
-  const { wire, payloadOffset } = encodeTextFrame(text);
-  return { text, bytes: wire.subarray(payloadOffset), wire };
-}
 
 /** What a stream needs from a connection subscribed to it. */
 export interface StreamSubscriber {

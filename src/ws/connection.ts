@@ -20,14 +20,9 @@ import {
   type UnsubscribeRequest,
 } from '../protocol/messages.ts';
 import type { RelayEvents } from '../relay/events.ts';
+import { type Frame, toFrame } from '../relay/frame.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
-import {
-  type AnyStream,
-  type Frame,
-  type StreamSubscriber,
-  toFrame,
-  unknownMarketError,
-} from '../relay/stream.ts';
+import { type AnyStream, type StreamSubscriber, unknownMarketError } from '../relay/stream.ts';
 import { streamKey } from '../util/stream-key.ts';
 import { TokenBucket } from '../util/token-bucket.ts';
 import { parseClientFrame } from './codec.ts';

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { BookState } from '../../src/protocol/book.ts';
 import type { BookData } from '../../src/protocol/messages.ts';
 import { bookCodec } from '../../src/relay/channels.ts';
-import { type AnyStream, type Frame, Stream, type StreamSubscriber } from '../../src/relay/stream.ts';
+import type { Frame } from '../../src/relay/frame.ts';
+import { type AnyStream, Stream, type StreamSubscriber } from '../../src/relay/stream.ts';
 
 const market = '11111111-1111-4111-8111-111111111111';
 
