@@ -176,13 +176,22 @@ export async function startRelay(
   });
   await upstreamHealth.start(UPSTREAM_PROBE_MS);
 
+  /** Everything started above, released in dependency order: by `close()`, or when `listen` fails. */
+  const release = async (): Promise<void> => {
+    relayPoller.stop();
+    upstreamHealth.stop();
+    await coordinator.close();
+    await app.close();
+    registry.clear();
+    await client.close();
+    await sim?.close();
+  };
+
   let address: string;
   try {
     address = await app.listen({ port: config.port, host: config.host });
   } catch (error) {
-    upstreamHealth.stop();
-    await client.close();
-    await sim?.close();
+    await release();
     throw error;
   }
   const url = address.replace('[::1]', 'localhost');
@@ -206,13 +215,7 @@ export async function startRelay(
     close() {
       closing ??= (async () => {
         shuttingDown = true;
-        relayPoller.stop();
-        upstreamHealth.stop();
-        await coordinator.close();
-        await app.close();
-        registry.clear();
-        await client.close();
-        await sim?.close();
+        await release();
       })();
       return closing;
     },

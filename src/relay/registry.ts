@@ -24,7 +24,6 @@ export interface RegistryOptions {
   resumeBufferSize: number;
   /** Called whenever the set of streams (so the set of polled markets) changes. */
   onInterestChange: () => void;
-  onStreamRemoved?: (stream: AnyStream) => void;
 }
 
 export class StreamRegistry {
@@ -150,7 +149,6 @@ export class StreamRegistry {
     } else {
       this.#priceStreams.delete(stream.market);
     }
-    this.#options.onStreamRemoved?.(stream);
     this.#options.onInterestChange();
   }
 }

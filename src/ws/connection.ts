@@ -79,10 +79,6 @@ export class Connection implements StreamSubscriber {
     socket.on('drain', () => this.#onDrain());
   }
 
-  get subscriptionCount(): number {
-    return this.#subscriptions.size;
-  }
-
   get bufferedBytes(): number {
     return this.#ws.bufferedAmount;
   }
