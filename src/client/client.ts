@@ -8,6 +8,7 @@
 import { isMarketId } from '../protocol/limits.ts';
 import type {
   BookDepth,
+  Channel,
   ErrorCode,
   ErrorMessage,
   RequestId,
@@ -285,11 +286,7 @@ export class RelayClient extends Emitter<ClientEvents> {
       const request = this.#answered(message.id);
       if (request !== undefined && request.op === 'subscribe') {
         for (const market of request.markets) {
-          const stream = this.#streams.get(
-            request.channel as 'book' | 'price',
-            market,
-            request.depth ?? null,
-          );
+          const stream = this.#streams.get(request.channel as Channel, market, request.depth ?? null);
           if (stream !== undefined) targets.push(stream);
         }
         if (message.code === 'rate_limited') this.#retryLater(targets);

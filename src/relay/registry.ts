@@ -6,7 +6,7 @@
  * what the poller polls: no subscriber, no upstream request.
  */
 import type { BookState } from '../protocol/book.ts';
-import type { BookData, PriceData, PriceUpdateData } from '../protocol/messages.ts';
+import type { BookData, Channel, PriceData, PriceUpdateData } from '../protocol/messages.ts';
 import { streamKey } from '../util/stream-key.ts';
 import { bookCodec, priceCodec } from './channels.ts';
 import { type AnyStream, Stream, type StreamIdentity, type StreamSubscriber } from './stream.ts';
@@ -93,7 +93,7 @@ export class StreamRegistry {
   }
 
   /** The market is gone upstream: every stream of `channel` for it ends now. */
-  closeMarket(channel: 'book' | 'price', market: string, reason: string): AnyStream[] {
+  closeMarket(channel: Channel, market: string, reason: string): AnyStream[] {
     this.unknownMarkets.add(market);
     const streams: AnyStream[] =
       channel === 'book'
