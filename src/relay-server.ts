@@ -18,7 +18,7 @@ import { StreamRegistry } from './relay/registry.ts';
 import { UpstreamHealthMonitor } from './relay/upstream-health.ts';
 import { type SimulatorHandle, startSimulator } from './sim/server.ts';
 import { UpstreamClient } from './upstream/client.ts';
-import type { ConnectionLimits } from './ws/connection.ts';
+import type { ConnectionLimits } from './ws/client-connection.ts';
 import { registerWsEndpoint, type WsEndpoint } from './ws/endpoint.ts';
 
 /** Relay internals with defaults; not on the command line, but tests and benchmarks set them. */

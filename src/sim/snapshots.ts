@@ -12,7 +12,7 @@ import type {
   OrderEntry,
   ProbabilityEntry,
 } from '../upstream/schemas.ts';
-import { formatPrice, formatTrimmed, NOTIONAL_SCALE, priceNumber, SIZE_SCALE } from './decimal.ts';
+import { formatPrice, formatTrimmed, NOTIONAL_SCALE, priceNumber, SIZE_SCALE } from './fixed-point.ts';
 import { quoteOf, type SimMarket, yesValue } from './market.ts';
 import type { PriceLevel } from './order-book.ts';
 

@@ -17,7 +17,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { closeCodes } from '../protocol/messages.ts';
 import type { RelayEvents } from '../relay/events.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
-import { Connection, type ConnectionLimits } from './connection.ts';
+import { ClientConnection, type ConnectionLimits } from './client-connection.ts';
 
 const WS_PATH = '/v1/ws';
 
@@ -34,11 +34,11 @@ export interface WsEndpointOptions {
 }
 
 export interface WsEndpoint {
-  readonly connections: ReadonlySet<Connection>;
+  readonly connections: ReadonlySet<ClientConnection>;
 }
 
 export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOptions): WsEndpoint {
-  const connections = new Set<Connection>();
+  const connections = new Set<ClientConnection>();
   let nextId = 1;
   const wss = new WebSocketServer({
     noServer: true,
@@ -48,7 +48,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
   });
 
   const onConnection = (ws: WebSocket, socket: Socket): void => {
-    const connection = new Connection(nextId++, ws, socket, options);
+    const connection = new ClientConnection(nextId++, ws, socket, options);
     if (connections.size >= options.maxConnections) {
       connection.close(closeCodes.tooManyConnections, 'too many connections');
       return;

@@ -18,7 +18,7 @@ import type {
   ProbabilityEntry,
 } from '../../upstream/schemas.ts';
 import { commentsOf } from '../comments.ts';
-import { formatPrice, formatTrimmed, NOTIONAL_SCALE, priceNumber, SIZE_SCALE } from '../decimal.ts';
+import { formatPrice, formatTrimmed, NOTIONAL_SCALE, priceNumber, SIZE_SCALE } from '../fixed-point.ts';
 import { DEFAULT_HISTORY_INTERVAL, historyIntervals, historyOf } from '../history.ts';
 import type { MarketStatus, SimMarket } from '../market.ts';
 import type { MarketSimulation } from '../market-simulation.ts';

@@ -1,5 +1,5 @@
 /**
- * @module ws/codec
+ * @module ws/frame-parser
  * Client frame -> validated request, or the reason it is a `bad_request` (protocol.md "Error
  * codes"). Pure: never throws, whatever the bytes.
  */

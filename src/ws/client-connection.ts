@@ -1,6 +1,6 @@
 /**
- * @module ws/connection
- * One client connection: its subscriptions, its request rate limit, and its send path with
+ * @module ws/client-connection
+ * The relay's side of one client's WebSocket: its subscriptions, its request rate limit, and its send path with
  * backpressure (protocol.md "Slow consumers"). Above the high-water mark, stream messages are held
  * back and only the fact that a stream owes a snapshot is remembered, so a slow client costs a set
  * of stream references, never a growing queue; on drain each held stream gets one fresh snapshot.
@@ -25,7 +25,7 @@ import type { StreamRegistry } from '../relay/registry.ts';
 import { type AnyStream, type StreamSubscriber, unknownMarketError } from '../relay/stream.ts';
 import { streamKey } from '../util/stream-key.ts';
 import { TokenBucket } from '../util/token-bucket.ts';
-import { parseClientFrame } from './codec.ts';
+import { parseClientFrame } from './frame-parser.ts';
 
 export interface ConnectionLimits {
   /** Streams one connection may hold at once. */
@@ -47,7 +47,7 @@ export interface ConnectionContext {
   limits: ConnectionLimits;
 }
 
-export class Connection implements StreamSubscriber {
+export class ClientConnection implements StreamSubscriber {
   readonly id: number;
   readonly openedAt = Date.now();
   readonly #ws: WebSocket;

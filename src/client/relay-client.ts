@@ -1,5 +1,5 @@
 /**
- * @module client/client
+ * @module client/relay-client
  * The client the application holds: it owns the connection and the streams, routes each relay
  * message to its stream, resubscribes everything (with `resume`) on every open, and sends the
  * snapshot requests streams ask for when they lose continuity, batched per (channel, depth).
@@ -16,17 +16,17 @@ import type {
   SubscribedMessage,
 } from '../protocol/messages.ts';
 import { type BackoffOptions, defaultBackoff, type RandomSource } from './backoff.ts';
-import { Connection, type ConnectionStatus } from './connection.ts';
+import { RelayClientError } from './client-error.ts';
 import { Emitter, rethrowLater } from './emitter.ts';
-import { RelayClientError } from './errors.ts';
 import { decodeFrame } from './frames.ts';
+import { type ConnectionStatus, RelayConnection } from './relay-connection.ts';
 import type { SocketFactory } from './socket.ts';
 import {
   type AnyStreamSubscription,
   BookSubscription,
   PriceSubscription,
   type StreamHost,
-} from './stream.ts';
+} from './stream-subscription.ts';
 import {
   type SubscribeBody,
   SubscriptionRegistry,
@@ -72,7 +72,7 @@ const RETRYABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 ]);
 
 export class RelayClient extends Emitter<ClientEvents> {
-  readonly #connection: Connection;
+  readonly #connection: RelayConnection;
   readonly #streams = new SubscriptionRegistry();
   readonly #host: StreamHost;
   /** Streams to (re)subscribe on the next flush: new ones and ones that asked for a snapshot. */
@@ -97,7 +97,7 @@ export class RelayClient extends Emitter<ClientEvents> {
       },
       reportListenerError: (error) => this.#listenerThrew(error),
     };
-    this.#connection = new Connection(
+    this.#connection = new RelayConnection(
       {
         url,
         createSocket,
@@ -188,7 +188,7 @@ export class RelayClient extends Emitter<ClientEvents> {
     });
   }
 
-  // --- Connection ----------------------------------------------------------------------------------
+  // --- RelayConnection ---------------------------------------------------------------------------
 
   #onOpen(): void {
     this.#toSubscribe.clear();
