@@ -4,10 +4,10 @@
  * the offending connection's other streams or other clients.
  */
 import { once } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { RelayConfig } from '../../src/relay-server.ts';
-import { type Harness, startHarness } from '../support/harness.ts';
+import { type Harness, useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -21,10 +21,10 @@ const unknownMarket = '00000000-0000-4000-8000-000000000000';
 
 describe('WebSocket endpoint: errors and limits', () => {
   let harness: Harness | undefined;
-  const clients: ProtocolClient[] = [];
+  const { opened: clients, start: startTestHarness } = useHarness();
 
   async function start(relay: Partial<RelayConfig> = {}): Promise<Harness> {
-    harness = await startHarness({ sim: { markets: 4, tickMs: 50 }, relay });
+    harness = await startTestHarness({ sim: { markets: 4, tickMs: 50 }, relay });
     return harness;
   }
   async function connect(options?: WebSocket.ClientOptions, query = ''): Promise<ProtocolClient> {
@@ -32,12 +32,6 @@ describe('WebSocket endpoint: errors and limits', () => {
     clients.push(client);
     return client;
   }
-
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.close()));
-    await harness?.stop();
-    harness = undefined;
-  });
 
   it('answers bad requests with bad_request and keeps the connection and its streams', async () => {
     const { sim } = await start();
