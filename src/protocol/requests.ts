@@ -15,22 +15,21 @@ const resumePoint = z.object({ epoch: z.string().min(1).max(64), seq: z.number()
  * `channel` is any string here so that an unknown channel is answered `unknown_channel`, not
  * `bad_request` (protocol.md "Error codes").
  */
-export const subscribeRequest = z.object({
-  op: z.literal('subscribe'),
+/** The streams a subscribe or unsubscribe names: a channel, its markets and (book) depth. */
+const streamSelection = {
   id: requestId.optional(),
   channel: z.string(),
   markets: z.array(uuid).min(1).max(MAX_MARKETS_PER_REQUEST),
   depth: z.union([z.literal(10), z.literal(50), z.null()]).optional(),
+};
+
+export const subscribeRequest = z.object({
+  op: z.literal('subscribe'),
+  ...streamSelection,
   resume: z.record(uuid, resumePoint).optional(),
 });
 
-export const unsubscribeRequest = z.object({
-  op: z.literal('unsubscribe'),
-  id: requestId.optional(),
-  channel: z.string(),
-  markets: z.array(uuid).min(1).max(MAX_MARKETS_PER_REQUEST),
-  depth: z.union([z.literal(10), z.literal(50), z.null()]).optional(),
-});
+export const unsubscribeRequest = z.object({ op: z.literal('unsubscribe'), ...streamSelection });
 
 export const pingRequest = z.object({ op: z.literal('ping'), id: requestId.optional() });
 
