@@ -4,11 +4,10 @@
  * book of one market and the batch of price snapshots.
  */
 
-import { isMarketId } from '../../protocol/limits.ts';
 import type { ClobPriceBatchResponse, OrderBook } from '../../upstream/schemas.ts';
 import type { MarketSimulation } from '../market-simulation.ts';
 import { clobPriceOf, orderBookOf } from '../snapshots.ts';
-import { badRequest, notFound, ok, parseMarketIdsBody } from './http.ts';
+import { badRequest, ok, parseMarketIdsBody, requireMarket } from './http.ts';
 import type { Route } from './router.ts';
 
 /** Section 8: at most 100 market IDs per batch request. */
@@ -22,10 +21,7 @@ export function clobRoutes(sim: MarketSimulation): Route[] {
       handler: (request) => {
         const marketId = request.query.market_id;
         if (marketId === undefined || marketId === '') throw badRequest('market_id is required');
-        if (!isMarketId(marketId)) throw badRequest('market_id must be a UUID');
-        const market = sim.market(marketId);
-        if (!market) throw notFound(`market ${marketId} not found`);
-        const body: OrderBook = orderBookOf(market);
+        const body: OrderBook = orderBookOf(requireMarket(sim, marketId, 'market_id'));
         return ok(body);
       },
     },

@@ -6,6 +6,8 @@
  */
 import { isMarketId } from '../../protocol/limits.ts';
 import type { ErrorBody } from '../../upstream/schemas.ts';
+import type { SimMarket } from '../market.ts';
+import type { MarketSimulation } from '../market-simulation.ts';
 
 export interface SimRequest {
   method: string;
@@ -52,6 +54,14 @@ export function badRequest(message: string): SimHttpError {
 
 export function notFound(message: string): SimHttpError {
   return new SimHttpError(404, message);
+}
+
+/** The live market `id` names: 400 when `id` (the request's `field`) is not a UUID, 404 when unknown. */
+export function requireMarket(sim: MarketSimulation, id: string, field: string): SimMarket {
+  if (!isMarketId(id)) throw badRequest(`${field} must be a UUID`);
+  const market = sim.market(id);
+  if (!market) throw notFound(`market ${id} not found`);
+  return market;
 }
 
 const NON_NEGATIVE_INTEGER = /^\d{1,9}$/;
