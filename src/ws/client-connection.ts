@@ -213,10 +213,7 @@ export class ClientConnection implements StreamSubscriber {
     }
     this.#send({
       type: 'subscribed',
-      ...withId(request.id),
-      channel,
-      markets,
-      ...(depth === undefined ? {} : { depth }),
+      ...echoedSelection(request, channel, markets, depth),
       ...(request.resume === undefined ? {} : { recovered }),
     });
     // Exactly what a first poll would have said, without asking upstream again.
@@ -244,13 +241,7 @@ export class ClientConnection implements StreamSubscriber {
       this.#owedSnapshots.delete(stream);
       this.#context.registry.unsubscribe(this, stream);
     }
-    this.#send({
-      type: 'unsubscribed',
-      ...withId(request.id),
-      channel,
-      markets,
-      ...(depth === undefined ? {} : { depth }),
-    });
+    this.#send({ type: 'unsubscribed', ...echoedSelection(request, channel, markets, depth) });
   }
 
   #knownChannel(request: SubscribeRequest | UnsubscribeRequest): Channel | undefined {
@@ -328,6 +319,16 @@ export class ClientConnection implements StreamSubscriber {
     });
     this.close(closeCodes.slowConsumer, 'slow consumer');
   }
+}
+
+/** What a `subscribed` / `unsubscribed` answer echoes of its request. */
+function echoedSelection(
+  request: SubscribeRequest | UnsubscribeRequest,
+  channel: Channel,
+  markets: string[],
+  depth: BookDepth | undefined,
+): { id?: RequestId; channel: Channel; markets: string[]; depth?: BookDepth } {
+  return { ...withId(request.id), channel, markets, ...(depth === undefined ? {} : { depth }) };
 }
 
 function withId(id: RequestId | undefined): { id?: RequestId } {
