@@ -9,17 +9,18 @@ import pino, { type Logger } from 'pino';
 import { LocalCoordinator, type PollCoordinator } from './cluster/coordinator.ts';
 import { RedisCoordinator } from './cluster/redis-coordinator.ts';
 import type { ServeConfig } from './config.ts';
-import { type HealthSources, registerHealth } from './http/health.ts';
+import { registerHealth } from './http/health.ts';
 import { type Operations, registerOperations } from './http/operations.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import type { StatusFeedLimits } from './http/status-events.ts';
+import type { HealthSources } from './observability/health-report.ts';
 import { RelayEvents } from './relay/events.ts';
 import { PollerPool } from './relay/poller-pool.ts';
 import { StreamRegistry } from './relay/registry.ts';
 import { UpstreamHealthMonitor, type UpstreamIdentity } from './relay/upstream-health.ts';
 import { type SimulatorHandle, startSimulator } from './sim/server.ts';
 import { UpstreamClient } from './upstream/client.ts';
-import type { ConnectionLimits } from './ws/connection.ts';
+import type { ConnectionLimits } from './ws/client-connection.ts';
 import { registerWsEndpoint, type WsEndpoint } from './ws/endpoint.ts';
 
 /** Relay internals with defaults; not on the command line, but tests and benchmarks set them. */
@@ -207,6 +208,18 @@ export async function startRelay(
   if (operatorApp !== app) ws.attach(operatorApp.server);
   await upstreamHealth.start(UPSTREAM_PROBE_MS);
 
+  /** Everything started above, released in dependency order: by `close()`, or when `listen` fails. */
+  const release = async (): Promise<void> => {
+    relayPoller.stop();
+    upstreamHealth.stop();
+    await coordinator.close();
+    await app.close();
+    if (operatorApp !== app) await operatorApp.close();
+    registry.clear();
+    await client.close();
+    await sim?.close();
+  };
+
   let address: string;
   let operatorAddress: string | undefined;
   try {
@@ -218,11 +231,7 @@ export async function startRelay(
       });
     }
   } catch (error) {
-    await app.close();
-    await operatorApp.close();
-    upstreamHealth.stop();
-    await client.close();
-    await sim?.close();
+    await release();
     throw error;
   }
   const url = address.replace('[::1]', 'localhost');
@@ -249,14 +258,7 @@ export async function startRelay(
     close() {
       closing ??= (async () => {
         shuttingDown = true;
-        relayPoller.stop();
-        upstreamHealth.stop();
-        await coordinator.close();
-        await app.close();
-        await operatorApp.close();
-        registry.clear();
-        await client.close();
-        await sim?.close();
+        await release();
       })();
       return closing;
     },

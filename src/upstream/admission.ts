@@ -5,8 +5,8 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import pLimit, { type LimitFunction } from 'p-limit';
+import { TokenBucket } from '../util/token-bucket.ts';
 import { raceAbort } from './abort.ts';
-import { TokenBucket } from './token-bucket.ts';
 
 export interface AdmissionLoad {
   inFlight: number;

@@ -8,12 +8,12 @@
 import { EventEmitter, setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ErrorCode } from '../protocol/messages.ts';
+import { fullJitterDelayMs } from '../util/backoff.ts';
 import { linkSignals } from './abort.ts';
 import { Admission, type AdmissionLoad } from './admission.ts';
 import { UpstreamError } from './errors.ts';
 import { HttpExchange } from './exchange.ts';
 import { type Attempt, judgeExchange, type Outcome, type UpstreamRequest } from './outcome.ts';
-import { backoffDelayMs } from './retry-policy.ts';
 
 /**
  * One per attempt that reached an outcome; an attempt cut short by the caller's signal or by
@@ -111,7 +111,7 @@ export class UpstreamTransport {
         );
         if (result.ok) return result.value;
         if (!result.retryable || attempt > this.#retries) throw result.error;
-        const waitMs = result.retryAfterMs ?? backoffDelayMs(attempt, this.#retryBaseMs, RETRY_CAP_MS);
+        const waitMs = result.retryAfterMs ?? fullJitterDelayMs(attempt - 1, this.#retryBaseMs, RETRY_CAP_MS);
         await delay(waitMs, undefined, { signal: call.signal });
       }
     } catch (error) {

@@ -10,7 +10,7 @@
  * - WebSocket connections: a connection rate (token bucket) per client address, and open
  *   connections per client address and per API key.
  */
-import { TokenBucket } from '../upstream/token-bucket.ts';
+import { TokenBucket } from '../util/token-bucket.ts';
 
 export interface EdgeLimits {
   /** Open WebSocket connections per client address. */

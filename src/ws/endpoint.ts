@@ -9,7 +9,7 @@
  * route keeps fastify's request machinery alive for each connection, about 2.4 KB of heap per idle
  * connection, the whole of the relay's excess over a bare `ws` server (docs/benchmarks.md, memory).
  */
-import type { IncomingMessage, Server } from 'node:http';
+import { type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { type WebSocket, WebSocketServer } from 'ws';
@@ -17,7 +17,7 @@ import { closeCodes } from '../protocol/messages.ts';
 import type { RelayEvents } from '../relay/events.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
 import { bearerToken, isOneOf } from '../util/secrets.ts';
-import { Connection, type ConnectionLimits } from './connection.ts';
+import { ClientConnection, type ConnectionLimits } from './client-connection.ts';
 
 const WS_PATH = '/v1/ws';
 
@@ -34,13 +34,13 @@ export interface WsEndpointOptions {
 }
 
 export interface WsEndpoint {
-  readonly connections: ReadonlySet<Connection>;
+  readonly connections: ReadonlySet<ClientConnection>;
   /** Serves the endpoint on another HTTP server too (the operator port's status page). */
   attach(server: Server): void;
 }
 
 export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOptions): WsEndpoint {
-  const connections = new Set<Connection>();
+  const connections = new Set<ClientConnection>();
   let nextId = 1;
   const wss = new WebSocketServer({
     noServer: true,
@@ -50,7 +50,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
   });
 
   const onConnection = (ws: WebSocket, socket: Socket): void => {
-    const connection = new Connection(nextId++, ws, socket, options);
+    const connection = new ClientConnection(nextId++, ws, socket, options);
     if (connections.size >= options.maxConnections) {
       connection.close(closeCodes.tooManyConnections, 'too many connections');
       return;
@@ -165,7 +165,7 @@ function isOwnOrigin(origin: string, host: string | undefined): boolean {
 /** Answers an upgrade request with a plain HTTP error (before any WebSocket exists) and hangs up. */
 function refuse(socket: Socket, status: number, error: string, message: string): void {
   const body = JSON.stringify({ error, message });
-  const reason = status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : 'Not Found';
+  const reason = STATUS_CODES[status] ?? 'Error';
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
