@@ -6,6 +6,8 @@
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import type { EdgeLimits } from './ws/admission.ts';
+import type { ConnectionLimits } from './ws/client-connection.ts';
 
 /** A configuration value that cannot be used; the CLI prints it as one line and exits 2. */
 export class ConfigError extends Error {
@@ -69,6 +71,37 @@ const serveOptions = {
     schema: positiveInt.min(1024).max(64 * 1024 * 1024),
     default: undefined,
   },
+  // Edge limits (docs/operations.md "Edge limits"); unset = the relay's defaults.
+  'max-connections-per-address': {
+    env: 'MAX_CONNECTIONS_PER_ADDRESS',
+    schema: positiveInt,
+    default: undefined,
+  },
+  'connection-rate-per-address': {
+    env: 'CONNECTION_RATE_PER_ADDRESS',
+    schema: positiveInt,
+    default: undefined,
+  },
+  'connection-burst-per-address': {
+    env: 'CONNECTION_BURST_PER_ADDRESS',
+    schema: positiveInt,
+    default: undefined,
+  },
+  'max-connections-per-key': { env: 'MAX_CONNECTIONS_PER_KEY', schema: positiveInt, default: undefined },
+  'max-pending-connections': { env: 'MAX_PENDING_CONNECTIONS', schema: positiveInt, default: undefined },
+  'max-pending-per-address': { env: 'MAX_PENDING_PER_ADDRESS', schema: positiveInt, default: undefined },
+  'headers-timeout-ms': {
+    env: 'HEADERS_TIMEOUT_MS',
+    schema: positiveInt.min(100).max(600_000),
+    default: undefined,
+  },
+  'trusted-proxy-depth': {
+    env: 'TRUSTED_PROXY_DEPTH',
+    schema: z.coerce.number().int().min(0).max(10),
+    default: undefined,
+  },
+  'flood-close-after-ms': { env: 'FLOOD_CLOSE_AFTER_MS', schema: positiveInt.min(1_000), default: undefined },
+  'close-grace-ms': { env: 'CLOSE_GRACE_MS', schema: positiveInt.max(60_000), default: undefined },
 } as const;
 
 type OptionName = keyof typeof serveOptions;
@@ -95,6 +128,9 @@ export interface ServeConfig {
   operatorKey?: string | undefined;
   /** Overrides of the relay's status feed limits (defaults in the relay's tuning). */
   statusFeed?: { maxViewers?: number; viewerBufferBytes?: number };
+  /** Overrides of the relay's edge and per-connection limits (defaults in the relay's tuning). */
+  edgeLimits?: Partial<EdgeLimits>;
+  connectionLimits?: Partial<Pick<ConnectionLimits, 'floodCloseAfterMs' | 'closeGraceMs'>>;
 }
 
 export interface SimConfig {
@@ -181,6 +217,20 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       statusFeed: definedOnly({
         maxViewers: read('max-status-viewers'),
         viewerBufferBytes: read('status-viewer-buffer-bytes'),
+      }),
+      edgeLimits: definedOnly({
+        maxConnectionsPerAddress: read('max-connections-per-address'),
+        connectionsPerSecondPerAddress: read('connection-rate-per-address'),
+        connectionBurstPerAddress: read('connection-burst-per-address'),
+        maxConnectionsPerKey: read('max-connections-per-key'),
+        maxPendingConnections: read('max-pending-connections'),
+        maxPendingPerAddress: read('max-pending-per-address'),
+        headersTimeoutMs: read('headers-timeout-ms'),
+        trustedProxyDepth: read('trusted-proxy-depth'),
+      }),
+      connectionLimits: definedOnly({
+        floodCloseAfterMs: read('flood-close-after-ms'),
+        closeGraceMs: read('close-grace-ms'),
       }),
     },
   };

@@ -20,6 +20,7 @@ import { StreamRegistry } from './relay/registry.ts';
 import { UpstreamHealthMonitor, type UpstreamIdentity } from './relay/upstream-health.ts';
 import { type SimulatorHandle, startSimulator } from './sim/server.ts';
 import { UpstreamClient } from './upstream/client.ts';
+import type { EdgeLimits } from './ws/admission.ts';
 import type { ConnectionLimits } from './ws/client-connection.ts';
 import { registerWsEndpoint, type WsEndpoint } from './ws/endpoint.ts';
 
@@ -41,6 +42,8 @@ export interface RelayTuning {
   connection: ConnectionLimits;
   /** `GET /status/events`: viewers at once, the backlog that drops one, the push interval. */
   statusFeed: StatusFeedLimits;
+  /** Per-address and per-key caps at the WebSocket edge (docs/operations.md "Edge limits"). */
+  edge: EdgeLimits;
   /** Simulator tick for the embedded simulator (ms; 0 = manual). */
   simTickMs: number;
 }
@@ -62,8 +65,20 @@ export const defaultTuning: RelayTuning = {
     highWaterBytes: 1024 * 1024,
     maxBufferBytes: 8 * 1024 * 1024,
     slowConsumerTimeoutMs: 10_000,
+    floodCloseAfterMs: 5_000,
+    closeGraceMs: 3_000,
   },
   statusFeed: { maxViewers: 20, viewerBufferBytes: 1024 * 1024, pushMs: 1_000 },
+  edge: {
+    maxConnectionsPerAddress: 100,
+    connectionsPerSecondPerAddress: 10,
+    connectionBurstPerAddress: 20,
+    maxConnectionsPerKey: 1_000,
+    maxPendingConnections: 1_000,
+    maxPendingPerAddress: 20,
+    headersTimeoutMs: 10_000,
+    trustedProxyDepth: 0,
+  },
   simTickMs: 250,
 };
 
@@ -71,9 +86,10 @@ export const defaultTuning: RelayTuning = {
 const UPSTREAM_PROBE_MS = 5_000;
 
 export type RelayConfig = ServeConfig & {
-  tuning?: Partial<Omit<RelayTuning, 'connection' | 'statusFeed'>> & {
+  tuning?: Partial<Omit<RelayTuning, 'connection' | 'statusFeed' | 'edge'>> & {
     connection?: Partial<ConnectionLimits>;
     statusFeed?: Partial<StatusFeedLimits>;
+    edge?: Partial<EdgeLimits>;
   };
 };
 
@@ -108,7 +124,8 @@ export async function startRelay(
   const tuning: RelayTuning = {
     ...defaultTuning,
     ...config.tuning,
-    connection: { ...defaultTuning.connection, ...config.tuning?.connection },
+    connection: { ...defaultTuning.connection, ...config.connectionLimits, ...config.tuning?.connection },
+    edge: { ...defaultTuning.edge, ...config.edgeLimits, ...config.tuning?.edge },
     statusFeed: {
       ...defaultTuning.statusFeed,
       ...config.statusFeed,
@@ -175,6 +192,7 @@ export async function startRelay(
     heartbeatMs: tuning.heartbeatMs,
     maxConnections: tuning.maxConnections,
     maxFrameBytes: tuning.maxFrameBytes,
+    edge: tuning.edge,
     ...(config.apiKeys === undefined ? {} : { apiKeys: config.apiKeys }),
     ...(config.allowedOrigins === undefined ? {} : { allowedOrigins: config.allowedOrigins }),
   });

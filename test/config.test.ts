@@ -21,6 +21,8 @@ describe('parseCommandLine', () => {
         simSeed: 1,
         operatorHost: '127.0.0.1',
         statusFeed: {},
+        edgeLimits: {},
+        connectionLimits: {},
       },
     });
     expect(parseCommandLine(['sim'], {})).toEqual({
@@ -44,6 +46,24 @@ describe('parseCommandLine', () => {
     expect(() => parseCommandLine(['--max-status-viewers', '0'], {})).toThrow(/max-status-viewers/);
     expect(() => parseCommandLine([], { STATUS_VIEWER_BUFFER_BYTES: '10' })).toThrow(
       /status-viewer-buffer-bytes.*STATUS_VIEWER_BUFFER_BYTES/,
+    );
+  });
+
+  it('reads the edge limits, validated', () => {
+    const { config } = parseCommandLine(
+      ['--max-connections-per-address', '7', '--trusted-proxy-depth', '1', '--close-grace-ms', '500'],
+      { CONNECTION_RATE_PER_ADDRESS: '3', FLOOD_CLOSE_AFTER_MS: '2000' },
+    );
+    expect(config).toMatchObject({
+      edgeLimits: { maxConnectionsPerAddress: 7, trustedProxyDepth: 1, connectionsPerSecondPerAddress: 3 },
+      connectionLimits: { closeGraceMs: 500, floodCloseAfterMs: 2_000 },
+    });
+    expect(() => parseCommandLine(['--trusted-proxy-depth', '-1'], {})).toThrow(/trusted-proxy-depth/);
+    expect(() => parseCommandLine([], { HEADERS_TIMEOUT_MS: '10' })).toThrow(
+      /headers-timeout-ms.*HEADERS_TIMEOUT_MS/,
+    );
+    expect(() => parseCommandLine(['--max-pending-connections', 'many'], {})).toThrow(
+      /max-pending-connections/,
     );
   });
 

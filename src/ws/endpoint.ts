@@ -17,7 +17,10 @@ import { closeCodes } from '../protocol/messages.ts';
 import type { RelayEvents } from '../relay/events.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
 import { bearerToken, isOneOf } from '../util/secrets.ts';
+import { Admission, type EdgeLimits, type UpgradeVerdict } from './admission.ts';
+import { clientAddress } from './client-address.ts';
 import { ClientConnection, type ConnectionLimits } from './client-connection.ts';
+import { guardPendingConnections } from './pending-connections.ts';
 
 const WS_PATH = '/v1/ws';
 
@@ -31,7 +34,12 @@ export interface WsEndpointOptions {
   maxFrameBytes: number;
   apiKeys?: readonly string[];
   allowedOrigins?: readonly string[];
+  /** Per-address and per-key caps, pending connections, trusted proxies (docs/operations.md "Edge limits"). */
+  edge: EdgeLimits;
 }
+
+/** Forgotten per-address rates are pruned this often. */
+const PRUNE_MS = 10_000;
 
 export interface WsEndpoint {
   readonly connections: ReadonlySet<ClientConnection>;
@@ -49,25 +57,37 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
     clientTracking: false,
   });
 
-  const onConnection = (ws: WebSocket, socket: Socket): void => {
+  const admission = new Admission(options.edge);
+
+  /** Connections refused after the upgrade, still within their close grace. */
+  const refused = new Set<ClientConnection>();
+
+  const onConnection = (ws: WebSocket, socket: Socket, client: Client): void => {
     const connection = new ClientConnection(nextId++, ws, socket, options);
-    if (connections.size >= options.maxConnections) {
-      connection.close(closeCodes.tooManyConnections, 'too many connections');
-      return;
-    }
-    connections.add(connection);
-    options.events.emit('connection:open', { id: connection.id, remoteAddress: socket.remoteAddress });
+    const refusal =
+      connections.size >= options.maxConnections ? 'too many connections' : capReason(client.verdict);
     ws.on('close', (code, reason) => {
-      connections.delete(connection);
+      if (connections.delete(connection)) admission.closed(client.address, client.key);
+      refused.delete(connection);
       connection.dispose();
       options.events.emit('connection:close', {
         id: connection.id,
-        code,
+        // What the relay decided, also when the client never read as far as the close frame.
+        code: connection.closeCode ?? code,
         reason: reason.toString('utf8'),
         durationMs: Date.now() - connection.openedAt,
       });
     });
     ws.on('error', () => connection.terminate());
+    if (refusal !== undefined) {
+      // After the upgrade, so that a browser sees why (it cannot read an HTTP refusal).
+      refused.add(connection);
+      connection.closeForLimit(closeCodes.tooManyConnections, refusal);
+      return;
+    }
+    connections.add(connection);
+    admission.opened(client.address, client.key);
+    options.events.emit('connection:open', { id: connection.id, remoteAddress: client.address });
   };
 
   const onUpgrade = (request: IncomingMessage, socket: Socket, head: Buffer): void => {
@@ -75,7 +95,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
     socket.on('error', () => socket.destroy());
     const url = new URL(request.url ?? '/', 'http://relay');
     if (url.pathname !== WS_PATH) {
-      refuse(socket, 404, 'not_found', `no WebSocket endpoint at ${url.pathname}; use ${WS_PATH}`);
+      refuse(socket, 404, 'not_found', `no WebSocket endpoint here; use ${WS_PATH}`);
       return;
     }
     const refusal = authorize(request, url, options);
@@ -83,14 +103,34 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
       refuse(socket, refusal.status, refusal.error, refusal.message);
       return;
     }
-    wss.handleUpgrade(request, socket, head, (ws) => onConnection(ws, socket));
+    const address = clientAddress(
+      socket.remoteAddress,
+      request.headers['x-forwarded-for'],
+      options.edge.trustedProxyDepth,
+    );
+    const key = options.apiKeys === undefined ? undefined : presentedKey(request, url);
+    const verdict = admission.admitUpgrade(address, key);
+    if (verdict === 'rate') {
+      // Before the upgrade: a client reconnecting in a loop costs no WebSocket.
+      refuse(socket, 429, 'too_many_requests', 'too many new connections from this address; retry later', {
+        'Retry-After': '1',
+      });
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => onConnection(ws, socket, { address, key, verdict }));
   };
-  const servers: Server[] = [];
+  const detachers: (() => void)[] = [];
   const attach = (server: Server) => {
-    servers.push(server);
     server.on('upgrade', onUpgrade);
+    const unguard = guardPendingConnections(server, admission, options.edge.headersTimeoutMs);
+    detachers.push(() => {
+      server.off('upgrade', onUpgrade);
+      unguard();
+    });
   };
   attach(app.server);
+  const prune = setInterval(() => admission.prune(), PRUNE_MS);
+  prune.unref();
 
   const heartbeat = setInterval(() => {
     const now = new Date();
@@ -99,8 +139,10 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
   heartbeat.unref();
 
   app.addHook('preClose', async () => {
-    for (const server of servers) server.off('upgrade', onUpgrade);
+    for (const detach of detachers) detach();
     clearInterval(heartbeat);
+    clearInterval(prune);
+    for (const connection of refused) connection.terminate();
     const closed = [...connections].map(
       (connection) =>
         new Promise<void>((resolve) => {
@@ -162,11 +204,31 @@ function isOwnOrigin(origin: string, host: string | undefined): boolean {
   }
 }
 
+/** Who is connecting, and what the per-address and per-key caps said before the upgrade. */
+interface Client {
+  address: string;
+  key: string | undefined;
+  verdict: UpgradeVerdict;
+}
+
+function capReason(verdict: UpgradeVerdict): string | undefined {
+  if (verdict === 'address') return 'too many connections from this address';
+  if (verdict === 'key') return 'too many connections for this API key';
+  return undefined;
+}
+
 /** Answers an upgrade request with a plain HTTP error (before any WebSocket exists) and hangs up. */
-function refuse(socket: Socket, status: number, error: string, message: string): void {
+function refuse(
+  socket: Socket,
+  status: number,
+  error: string,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   const body = JSON.stringify({ error, message });
   const reason = STATUS_CODES[status] ?? 'Error';
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra.join('')}Connection: close\r\n\r\n${body}`,
   );
 }
