@@ -1,6 +1,6 @@
 /**
  * @module errors
- * One error base class with a stable code (the protocol's error codes, shared/protocol.md "Error
+ * One error base class with a stable code (the protocol's error codes, docs/protocol.md "Error
  * codes"), so that any failure inside the relay maps to what a client is told without a lookup
  * table at each call site. Subclasses carry default messages and chain `cause`.
  */
@@ -16,13 +16,17 @@ export class RelayError extends Error {
   }
 }
 
-/** A configuration value that cannot be used; the CLI prints it as one line and exits 2. */
+/**
+ * A command line or configuration value that cannot be used: `message` is the one line the CLI
+ * prints (naming the option, what was given and what is expected) before exiting with code 2.
+ */
 export class ConfigError extends Error {
   override name = 'ConfigError';
+  /** The option concerned as the flag is spelt (`port`), or `command` / `arguments`. */
   readonly option: string;
 
   constructor(option: string, message: string) {
-    super(`invalid --${option}: ${message}`);
+    super(message);
     this.option = option;
   }
 }
