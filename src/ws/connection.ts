@@ -67,6 +67,7 @@ export class Connection implements StreamSubscriber {
   #heartbeats = 0;
   #missedPongs = 0;
   #closed = false;
+  #relayClosed = false;
 
   constructor(id: number, ws: WebSocket, socket: Socket, context: ConnectionContext) {
     this.id = id;
@@ -132,13 +133,20 @@ export class Connection implements StreamSubscriber {
     else this.#ws.once('close', () => listener());
   }
 
+  /** Who ended the connection: the relay (close, terminate) or else the client. */
+  get closedBy(): 'relay' | 'client' {
+    return this.#relayClosed ? 'relay' : 'client';
+  }
+
   close(code: number, reason: string): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#relayClosed = true;
     this.#ws.close(code, reason);
   }
 
   terminate(): void {
+    if (!this.#closed) this.#relayClosed = true;
     this.#closed = true;
     this.#ws.terminate();
   }

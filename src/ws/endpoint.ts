@@ -61,6 +61,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
       options.events.emit('connection:close', {
         id: connection.id,
         code,
+        by: connection.closedBy,
         reason: reason.toString('utf8'),
         durationMs: Date.now() - connection.openedAt,
       });

@@ -86,7 +86,9 @@ describe('graceful shutdown of market-relay serve', () => {
       expect(client.closeCode).toBe(1001);
       expect(exited).toMatchObject({ code: 0, signal: null });
       expect(exited.at - sentAt).toBeLessThan(5_000);
-      expect(logs).toContainEqual(expect.objectContaining({ event: 'client_closed', code: 1001 }));
+      expect(logs).toContainEqual(
+        expect.objectContaining({ event: 'client_closed', code: 1001, by: 'relay' }),
+      );
     },
   );
 });
