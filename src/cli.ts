@@ -50,6 +50,9 @@ async function main(): Promise<void> {
     );
     // The ready line scripts and supervisors wait for: a plain line, printed at every log level.
     process.stderr.write(`market-relay listening on ${relay.url}\n`);
+    if (relay.sim !== undefined) {
+      process.stderr.write(`embedded simulator: ${relay.sim.url} (its admin API: ${relay.sim.url}/_sim)\n`);
+    }
     void quickStartText({ ...relay, apiKeys: command.config.apiKeys }).then((text) =>
       process.stderr.write(text),
     );

@@ -115,6 +115,11 @@ export class MarketSimulation {
     if (market) market.changing = on;
   }
 
+  /** False while every book is frozen by setBookChanging(false). */
+  areBooksChanging(): boolean {
+    return this.booksChanging;
+  }
+
   /** Advances every market one step at the current clock time, and every oracle price. */
   tick(): void {
     const now = this.clock();

@@ -22,6 +22,8 @@ export interface SimResponse {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** The endpoint's path pattern (`/api/markets/:id`) when one matched: the metrics label. */
+  route?: string;
 }
 
 /** Any refusal of a request; the server turns it into `{success: false, error}` with this status. */
