@@ -1,6 +1,6 @@
 /**
  * @module http/health
- * `GET /health` (interface.md): the relay's own state and upstream's. 200 while serving; 503 when
+ * `GET /health` (docs/operations.md): the relay's own state and upstream's. 200 while serving; 503 when
  * upstream has been unreachable for longer than `upstreamDownAfterMs` (a load balancer should then
  * prefer another relay), or while shutting down.
  */

@@ -1,6 +1,6 @@
 /**
  * @module protocol/messages
- * The wire protocol, version 1 (shared/protocol.md), declared once: constants and the types of
+ * The wire protocol, version 1 (docs/protocol.md), declared once: constants and the types of
  * every message. Shared by the relay (src/ws, src/relay) and the client SDK (src/client), so it
  * imports nothing Node-specific, and nothing at run time at all (zod stays in ./requests.ts).
  */

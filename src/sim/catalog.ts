@@ -1,7 +1,7 @@
 /**
  * @module sim/catalog
  * The simulator's fixed reference data, drawn once from the seed: the token (asset) catalogue with
- * its oracle feeds, and a few dozen public users (upstream-api.md section 2, "Token", "User").
+ * its oracle feeds, and a few dozen public users (docs/upstream.md, "Token", "User").
  */
 import { createPrng, deriveSeed, type Prng, randomUuid } from './prng.ts';
 

@@ -71,7 +71,7 @@ export class MarketSimulation {
       .map((market) => market.id);
   }
 
-  /** Ids of ACTIVE markets without a two-sided quote ("a market without price data", section 2). */
+  /** Ids of ACTIVE markets without a two-sided quote ("a market without price data", docs/upstream.md). */
   marketIdsWithoutPriceData(): string[] {
     return this.markets()
       .filter((market) => market.status === 'ACTIVE' && !quoteOf(market))

@@ -1,6 +1,6 @@
 /**
  * @module upstream/client
- * The typed upstream client: one method per public endpoint of shared/upstream-api.md section 4,
+ * The typed upstream client: one method per public endpoint of docs/upstream.md,
  * over an undici keep-alive pool, with per-attempt timeouts, retries, a cap on requests in flight
  * and on requests started per second, and every body validated against src/upstream/schemas.ts.
  */
@@ -64,7 +64,7 @@ export interface UpstreamClientOptions {
   connections?: number;
 }
 
-// Query enums, spelled as upstream-api.md section 4 lists them.
+// Query enums, spelled as docs/upstream.md lists them.
 export type MarketsSortBy = 'volume' | 'newest' | 'ending_soon';
 export type MarketsStatusFilter = 'all' | 'active' | 'expired' | 'resolved';
 export type MarketsTimeFilter = 'all' | '24h' | '4h' | '1h' | '30m' | '15m' | '5m' | 'week' | 'month';
@@ -179,7 +179,7 @@ export class UpstreamClient {
   }
 
   // -------------------------------------------------------------------------------------------
-  // Endpoints (upstream-api.md section 4). Async, so a rejected argument is a rejected promise
+  // Endpoints (docs/upstream.md). Async, so a rejected argument is a rejected promise
   // like every other failure.
 
   async health(init?: CallInit): Promise<schemas.UpstreamHealth> {
@@ -514,7 +514,7 @@ export class UpstreamClient {
 
   /**
    * A POST, but a read-only query: retried like a GET. Its maximum list size is not shown upstream
-   * (section 8); the CLOB batch's 100 is applied so the relay never depends on an unknown limit.
+   * (docs/upstream.md); the CLOB batch's 100 is applied so the relay never depends on an unknown limit.
    */
   async marketDataBatch(marketIds: string[], init?: CallInit): Promise<schemas.MarketDataBatchResponse> {
     const endpoint = 'POST /api/market-data/batch';

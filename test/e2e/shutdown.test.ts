@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown of the real program (interface.md "Shutdown"): `market-relay serve` as a child
+ * Graceful shutdown of the real program (docs/operations.md "Shutdown"): `market-relay serve` as a child
  * process; on SIGTERM or SIGINT every WebSocket client is closed with 1001, and the process exits 0
  * within 5 s. Its pino log tells the client's arrival and its 1001 close.
  */

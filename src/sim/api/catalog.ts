@@ -1,6 +1,6 @@
 /**
  * @module sim/api/catalog
- * Search, the token catalogue and oracle prices, and health (upstream-api.md section 4 "Search and
+ * Search, the token catalogue and oracle prices, and health (docs/upstream.md "Search and
  * tokens", "Health").
  */
 import type {

@@ -1,6 +1,6 @@
 /**
  * @module sim/api/clob
- * The public CLOB endpoints (upstream-api.md section 4 "CLOB", errors of section 7): the order
+ * The public CLOB endpoints (docs/upstream.md "What the relay uses", and its errors): the order
  * book of one market and the batch of price snapshots.
  */
 import type { ClobPriceBatchResponse, OrderBook } from '../../upstream/schemas.ts';
@@ -9,7 +9,7 @@ import { clobPriceOf, orderBookOf } from '../snapshots.ts';
 import { badRequest, notFound, ok, parseMarketIdsBody, UUID } from './http.ts';
 import type { Route } from './router.ts';
 
-/** Section 8: at most 100 market IDs per batch request. */
+/** Upstream limit: at most 100 market IDs per batch request. */
 export const CLOB_BATCH_MAX = 100;
 
 export function clobRoutes(sim: MarketSimulation): Route[] {
@@ -32,7 +32,7 @@ export function clobRoutes(sim: MarketSimulation): Route[] {
       path: '/clob/market-prices/batch',
       handler: (request) => {
         const ids = parseMarketIdsBody(request, CLOB_BATCH_MAX);
-        // Unknown (or removed) markets have no entry; known ones always do (section 4).
+        // Unknown (or removed) markets have no entry; known ones always do (docs/upstream.md).
         const data = ids.flatMap((id) => {
           const market = sim.market(id);
           return market ? [clobPriceOf(market)] : [];

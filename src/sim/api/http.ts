@@ -1,7 +1,7 @@
 /**
  * @module sim/api/http
  * The simulator's transport-free request/response shapes, its HTTP error, and the parsing of query
- * parameters shared by every endpoint (upstream-api.md sections 4, 7 and 8): `limit`/`offset` in
+ * parameters shared by every endpoint (docs/upstream.md): `limit`/`offset` in
  * string or integer form, enumerations, booleans, pagination.
  */
 import type { ErrorBody } from '../../upstream/schemas.ts';
@@ -80,7 +80,7 @@ export function parseLimit(
   return parseCount(query, 'limit', defaults);
 }
 
-/** `offset`: a non-negative integer, default 0 (section 8). */
+/** `offset`: a non-negative integer, default 0 (docs/upstream.md). */
 export function parseOffset(query: Record<string, string>): number {
   const raw = query.offset;
   if (raw === undefined || raw === '') return 0;
@@ -125,7 +125,7 @@ export function paginate<T>(all: readonly T[], limit: number, offset: number): P
 
 /**
  * The `{market_ids: [...]}` body of both batch endpoints: a JSON object whose list is non-empty,
- * at most `max` long, of UUID strings (section 7). Duplicates are answered once, in first order.
+ * at most `max` long, of UUID strings (docs/upstream.md). Duplicates are answered once, in first order.
  */
 export function parseMarketIdsBody(request: SimRequest, max: number): string[] {
   if (request.bodyError !== undefined) throw badRequest(`body is not valid JSON: ${request.bodyError}`);

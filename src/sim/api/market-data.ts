@@ -1,6 +1,6 @@
 /**
  * @module sim/api/market-data
- * The market data proxy (upstream-api.md section 4 "Market data proxy"): one snapshot, or a batch.
+ * The market data proxy (docs/upstream.md "Market data proxy"): one snapshot, or a batch.
  * Its snapshot requires every price, so a market without a two-sided quote is answered 404 alone
  * and left out of a batch (docs/upstream.md).
  */

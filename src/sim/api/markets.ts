@@ -1,8 +1,8 @@
 /**
  * @module sim/api/markets
- * The market endpoints (upstream-api.md section 4 "Markets", limits of section 8): the filtered,
+ * The market endpoints (docs/upstream.md, with its limits): the filtered,
  * sorted, paginated list, one market, its probability history, holders, comments and trade
- * activity, and the map of probabilities. Choices where the page says "not shown" are in
+ * activity, and the map of probabilities. Choices where upstream documents nothing are in
  * docs/upstream.md.
  */
 import type {
@@ -47,7 +47,7 @@ const STATUS_OF_FILTER: Record<Exclude<(typeof statusFilters)[number], 'all'>, M
   resolved: 'RESOLVED',
 };
 
-/** Page sizes: section 8 where shown, the simulator's caps otherwise (docs/upstream.md). */
+/** Page sizes: upstream's where known, the simulator's caps otherwise (docs/upstream.md). */
 export const MARKETS_LIMIT = { default: 20, max: 100 };
 export const HOLDERS_LIMIT = { default: 20, max: 100 };
 export const COMMENTS_LIMIT = { default: 20, max: 50 };
@@ -55,7 +55,7 @@ export const ACTIVITY_LIMIT = { default: 20, max: 100 };
 
 const EXCHANGE_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
-/** `:id` is a market UUID or its exchange address (section 4). */
+/** `:id` is a market UUID or its exchange address (docs/upstream.md). */
 function findMarket(sim: MarketSimulation, id: string): SimMarket {
   if (!UUID.test(id) && !EXCHANGE_ADDRESS.test(id))
     throw badRequest('market id must be a UUID or an exchange address');
@@ -185,7 +185,7 @@ export function marketRoutes(sim: MarketSimulation): Route[] {
         const market = findMarket(sim, params.id!);
         const limit = parseLimit(request.query, COMMENTS_LIMIT);
         const offset = parseOffset(request.query);
-        // Pagination counts top-level comments; replies ride along (section 4).
+        // Pagination counts top-level comments; replies ride along (docs/upstream.md).
         const page = paginate(commentsOf(sim.seed, market, sim.users), limit, offset);
         const body: CommentsResponse = {
           success: true,
@@ -216,7 +216,7 @@ export function marketRoutes(sim: MarketSimulation): Route[] {
             total_value: formatTrimmed(BigInt(trade.size) * BigInt(trade.price), NOTIONAL_SCALE),
             activity_timestamp: isoTime(trade.at),
           })),
-          // Section 4: this endpoint's pagination has no total.
+          // Upstream: this endpoint's pagination has no total.
           pagination: { limit, offset, hasMore: page.pagination.hasMore },
         };
         return ok(body);

@@ -1,6 +1,6 @@
 /**
  * @module sim/api/rewards
- * Reward-program metadata (upstream-api.md section 4 "Rewards"): the program parameters, a
+ * Reward-program metadata (docs/upstream.md "Rewards"): the program parameters, a
  * leaderboard computed from the users' trades in the asked date range, and weekly epochs.
  */
 import type { EpochsResponse, LeaderboardResponse, RewardsProgramResponse } from '../../upstream/schemas.ts';
@@ -15,7 +15,7 @@ export const PROGRAM = {
   fee_equivalent_k: 0.5,
   creator_share_of_taker_fee_bps: 1_000,
 };
-/** Section 8 defaults; the caps are the simulator's (docs/upstream.md). */
+/** Upstream defaults; the caps are the simulator's (docs/upstream.md). */
 export const LEADERBOARD_LIMIT = { default: 25, max: 100 };
 export const EPOCHS_LIMIT = { default: 30, max: 100 };
 /** Weekly epochs the simulator knows, newest first. */

@@ -2,7 +2,7 @@
  * @module sim/api/router
  * Matches a request to an endpoint by method and path pattern (`:name` segments are parameters)
  * and turns refusals into the error body. Private endpoints are answered before any routing
- * (upstream-api.md section 5).
+ * (docs/upstream.md).
  */
 import { errorBodyOf, SimHttpError, type SimRequest, type SimResponse } from './http.ts';
 import { privateEndpointAnswer } from './private.ts';

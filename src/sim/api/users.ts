@@ -1,6 +1,6 @@
 /**
  * @module sim/api/users
- * Public user profiles (upstream-api.md section 4 "Public user profiles"): identity, the profile
+ * Public user profiles (docs/upstream.md "Public user profiles"): identity, the profile
  * bundle, stats, positions, activity and net-worth history, all read from the holdings ledger.
  */
 import type {
@@ -23,7 +23,7 @@ import { activityEntryOf, currentValue, holdingsOf, positionOf, statsOf, tradesO
 import { notFound, ok, parseBoolean, parseCount } from './http.ts';
 import type { Route } from './router.ts';
 
-/** Section 8: `days` default 30, max 365. */
+/** Upstream limit: `days` default 30, max 365. */
 export const NET_WORTH_DAYS = { default: 30, max: 365 };
 /** Not shown upstream: the profile bundle carries this many recent activities. */
 export const PROFILE_ACTIVITIES = 20;
