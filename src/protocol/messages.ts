@@ -156,6 +156,10 @@ export type ServerMessage =
 export const closeCodes = {
   /** Relay shutting down: reconnect elsewhere. */
   goingAway: 1001,
+  /** A frame that breaks the WebSocket protocol (sent by the ws library). */
+  protocolError: 1002,
+  /** A text frame that is not valid UTF-8 (sent by the ws library). */
+  invalidPayload: 1007,
   /** Policy violation: authentication failed. */
   policy: 1008,
   /** A client frame larger than the relay accepts. */

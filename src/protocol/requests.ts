@@ -1,6 +1,6 @@
 /**
  * @module protocol/requests
- * What clients send (protocol.md "Client -> relay") as zod schemas: the relay validates every
+ * What clients send (docs/protocol.md "Client -> relay") as zod schemas: the relay validates every
  * frame with them, and the request types of ./messages.ts are derived from them.
  */
 import { z } from 'zod';
@@ -9,6 +9,12 @@ import { MAX_MARKETS_PER_REQUEST } from './messages.ts';
 
 const requestId = z.union([z.string().max(128), z.number().int()]);
 const resumePoint = z.object({ epoch: z.string().min(1).max(64), seq: z.number().int().nonnegative() });
+/** Worded as docs/protocol.md's `bad_request` example, whichever bound is missed. */
+const marketsExpected = `expected between 1 and ${MAX_MARKETS_PER_REQUEST} UUIDs`;
+const marketList = z
+  .array(uuid, { error: marketsExpected })
+  .min(1, { error: marketsExpected })
+  .max(MAX_MARKETS_PER_REQUEST, { error: marketsExpected });
 
 /**
  * `channel` is any string here so that an unknown channel is answered `unknown_channel`, not
@@ -18,7 +24,7 @@ export const subscribeRequest = z.object({
   op: z.literal('subscribe'),
   id: requestId.optional(),
   channel: z.string(),
-  markets: z.array(uuid).min(1).max(MAX_MARKETS_PER_REQUEST),
+  markets: marketList,
   depth: z.union([z.literal(10), z.literal(50), z.null()]).optional(),
   resume: z.record(uuid, resumePoint).optional(),
 });
@@ -27,7 +33,7 @@ export const unsubscribeRequest = z.object({
   op: z.literal('unsubscribe'),
   id: requestId.optional(),
   channel: z.string(),
-  markets: z.array(uuid).min(1).max(MAX_MARKETS_PER_REQUEST),
+  markets: marketList,
   depth: z.union([z.literal(10), z.literal(50), z.null()]).optional(),
 });
 

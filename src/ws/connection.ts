@@ -68,6 +68,7 @@ export class Connection implements StreamSubscriber {
   #missedPongs = 0;
   #closed = false;
   #relayClosed = false;
+  #sentCloseCode: number | undefined;
 
   constructor(id: number, ws: WebSocket, socket: Socket, context: ConnectionContext) {
     this.id = id;
@@ -145,9 +146,16 @@ export class Connection implements StreamSubscriber {
     this.#ws.close(code, reason);
   }
 
-  terminate(): void {
+  /** The close code the relay (or ws on its behalf) sent before terminating, if any. */
+  get sentCloseCode(): number | undefined {
+    return this.#sentCloseCode;
+  }
+
+  /** Drops the socket at once; `sentCode` is the close code already sent on it, if any. */
+  terminate(sentCode?: number): void {
     if (!this.#closed) this.#relayClosed = true;
     this.#closed = true;
+    this.#sentCloseCode ??= sentCode;
     this.#ws.terminate();
   }
 
