@@ -5,7 +5,6 @@
  * option, what was given and what is expected, which the CLI prints before exiting with code 2.
  */
 import { z } from 'zod';
-import { ConfigError } from './errors.ts';
 import { integerOption, type OptionSpec } from './option-spec.ts';
 import {
   resolveTuning,
@@ -14,6 +13,21 @@ import {
   tuningConflict,
   tuningOptions,
 } from './tuning.ts';
+
+/**
+ * A command line or configuration value that cannot be used: `message` is the one line the CLI
+ * prints (naming the option, what was given and what is expected) before exiting with code 2.
+ */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  /** The option concerned as the flag is spelt (`port`), or `command` / `arguments`. */
+  readonly option: string;
+
+  constructor(option: string, message: string) {
+    super(message);
+    this.option = option;
+  }
+}
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const commaList = z

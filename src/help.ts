@@ -5,7 +5,7 @@
  */
 import { type CommandName, commands } from './config.ts';
 import type { OptionSpec } from './option-spec.ts';
-import { version } from './version.ts';
+import { version } from './util/version.ts';
 
 export function versionText(): string {
   return `${version}\n`;

@@ -9,8 +9,9 @@ import pino, { type Logger } from 'pino';
 import { LocalCoordinator, type PollCoordinator } from './cluster/coordinator.ts';
 import { RedisCoordinator } from './cluster/redis-coordinator.ts';
 import type { ServeConfig } from './config.ts';
-import { type HealthSources, registerHealth } from './http/health.ts';
+import { registerHealth } from './http/health.ts';
 import { registerOperations } from './http/operations.ts';
+import type { HealthSources } from './observability/health-report.ts';
 import { RelayEvents } from './relay/events.ts';
 import { PollerPool } from './relay/poller-pool.ts';
 import { StreamRegistry } from './relay/registry.ts';
@@ -128,13 +129,22 @@ export async function startRelay(
   });
   await upstreamHealth.start(UPSTREAM_PROBE_MS);
 
+  /** Everything started above, released in dependency order: by `close()`, or when `listen` fails. */
+  const release = async (): Promise<void> => {
+    relayPoller.stop();
+    upstreamHealth.stop();
+    await coordinator.close();
+    await app.close();
+    registry.clear();
+    await client.close();
+    await sim?.close();
+  };
+
   let address: string;
   try {
     address = await app.listen({ port: config.port, host: config.host });
   } catch (error) {
-    upstreamHealth.stop();
-    await client.close();
-    await sim?.close();
+    await release();
     throw error;
   }
   const url = address.replace('[::1]', 'localhost');
@@ -158,13 +168,7 @@ export async function startRelay(
     close() {
       closing ??= (async () => {
         shuttingDown = true;
-        relayPoller.stop();
-        upstreamHealth.stop();
-        await coordinator.close();
-        await app.close();
-        registry.clear();
-        await client.close();
-        await sim?.close();
+        await release();
       })();
       return closing;
     },

@@ -5,7 +5,7 @@
  * overrides to startRelay directly.
  */
 import { integerOption, type OptionSpec } from './option-spec.ts';
-import type { ConnectionLimits } from './ws/connection.ts';
+import type { ConnectionLimits } from './ws/client-connection.ts';
 
 export interface RelayTuning {
   heartbeatMs: number;

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Command, parseCommandLine, type ServeConfig } from '../src/config.ts';
-import { ConfigError } from '../src/errors.ts';
+import { type Command, ConfigError, parseCommandLine, type ServeConfig } from '../src/config.ts';
 import { defaultTuning, resolveTuning, tuningOptions } from '../src/tuning.ts';
 
 function serveConfig(argv: string[], env: NodeJS.ProcessEnv = {}): ServeConfig {

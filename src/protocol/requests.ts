@@ -1,41 +1,40 @@
 /**
  * @module protocol/requests
- * What clients send (docs/protocol.md "Client -> relay") as zod schemas: the relay validates every
- * frame with them, and the request types of ./messages.ts are derived from them.
+ * What clients send (protocol.md "Client -> relay") as zod schemas: the relay validates every
+ * frame with them, and the request types of ./messages.ts are derived from them. Limits come from
+ * ./limits.ts, so this module needs nothing else of the project.
  */
 import { z } from 'zod';
-import { uuid } from '../upstream/schemas.ts';
-import { MAX_MARKETS_PER_REQUEST } from './messages.ts';
+import { MARKET_ID_PATTERN, MAX_MARKETS_PER_REQUEST, MAX_REQUEST_ID_LENGTH } from './limits.ts';
 
-const requestId = z.union([z.string().max(128), z.number().int()]);
+const uuid = z.string().regex(MARKET_ID_PATTERN, 'not a UUID');
+const requestId = z.union([z.string().max(MAX_REQUEST_ID_LENGTH), z.number().int()]);
 const resumePoint = z.object({ epoch: z.string().min(1).max(64), seq: z.number().int().nonnegative() });
 /** Worded as docs/protocol.md's `bad_request` example, whichever bound is missed. */
 const marketsExpected = `expected between 1 and ${MAX_MARKETS_PER_REQUEST} UUIDs`;
-const marketList = z
-  .array(uuid, { error: marketsExpected })
-  .min(1, { error: marketsExpected })
-  .max(MAX_MARKETS_PER_REQUEST, { error: marketsExpected });
 
 /**
  * `channel` is any string here so that an unknown channel is answered `unknown_channel`, not
  * `bad_request` (protocol.md "Error codes").
  */
-export const subscribeRequest = z.object({
-  op: z.literal('subscribe'),
+/** The streams a subscribe or unsubscribe names: a channel, its markets and (book) depth. */
+const streamSelection = {
   id: requestId.optional(),
   channel: z.string(),
-  markets: marketList,
+  markets: z
+    .array(uuid, { error: marketsExpected })
+    .min(1, { error: marketsExpected })
+    .max(MAX_MARKETS_PER_REQUEST, { error: marketsExpected }),
   depth: z.union([z.literal(10), z.literal(50), z.null()]).optional(),
+};
+
+export const subscribeRequest = z.object({
+  op: z.literal('subscribe'),
+  ...streamSelection,
   resume: z.record(uuid, resumePoint).optional(),
 });
 
-export const unsubscribeRequest = z.object({
-  op: z.literal('unsubscribe'),
-  id: requestId.optional(),
-  channel: z.string(),
-  markets: marketList,
-  depth: z.union([z.literal(10), z.literal(50), z.null()]).optional(),
-});
+export const unsubscribeRequest = z.object({ op: z.literal('unsubscribe'), ...streamSelection });
 
 export const pingRequest = z.object({ op: z.literal('ping'), id: requestId.optional() });
 
