@@ -80,6 +80,7 @@ describe('the packed package', () => {
       expect.arrayContaining([
         'package.json',
         'README.md',
+        'LICENSE',
         'bin/market-relay.js',
         'dist/cli.js',
         'dist/client/index.js',
