@@ -126,6 +126,15 @@ export interface Page<T> {
   pagination: { total: number; limit: number; offset: number; hasMore: boolean };
 }
 
+/** One page of `all` as the query's `limit` and `offset` ask for (both validated). */
+export function pageOf<T>(
+  query: Record<string, string>,
+  all: readonly T[],
+  limits: { default: number; max: number },
+): Page<T> {
+  return paginate(all, parseLimit(query, limits), parseOffset(query));
+}
+
 export function paginate<T>(all: readonly T[], limit: number, offset: number): Page<T> {
   const items = all.slice(offset, offset + limit);
   return {

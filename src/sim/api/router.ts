@@ -65,3 +65,13 @@ function match(pattern: readonly string[], actual: readonly string[]): Record<st
   }
   return params;
 }
+
+/** One GET endpoint of the route table. */
+export function get(path: string, handler: RouteHandler): Route {
+  return { method: 'GET', path, handler };
+}
+
+/** One POST endpoint of the route table. */
+export function post(path: string, handler: RouteHandler): Route {
+  return { method: 'POST', path, handler };
+}
