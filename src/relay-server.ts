@@ -12,86 +12,20 @@ import type { ServeConfig } from './config.ts';
 import { registerHealth } from './http/health.ts';
 import { type Operations, registerOperations } from './http/operations.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
-import type { StatusFeedLimits } from './http/status-events.ts';
 import type { HealthSources } from './observability/health-report.ts';
 import { RelayEvents } from './relay/events.ts';
 import { PollerPool } from './relay/poller-pool.ts';
 import { StreamRegistry } from './relay/registry.ts';
 import { UpstreamHealthMonitor, type UpstreamIdentity } from './relay/upstream-health.ts';
 import { type SimulatorHandle, startSimulator } from './sim/server.ts';
+import { type RelayTuning, resolveTuning } from './tuning.ts';
 import { UpstreamClient } from './upstream/client.ts';
-import type { EdgeLimits } from './ws/admission.ts';
-import type { ConnectionLimits } from './ws/client-connection.ts';
 import { registerWsEndpoint, type WsEndpoint } from './ws/endpoint.ts';
-
-/** Relay internals with defaults; not on the command line, but tests and benchmarks set them. */
-export interface RelayTuning {
-  heartbeatMs: number;
-  /** How long a stream nobody subscribes to is still polled, so a reconnect finds it (and can resume). */
-  lingerMs: number;
-  /** Updates each stream keeps for resume. */
-  resumeBufferSize: number;
-  /** A stream is stale after this many poll intervals without a successful poll. */
-  staleAfterFactor: number;
-  maxConnections: number;
-  maxFrameBytes: number;
-  upstreamTimeoutMs: number;
-  upstreamRetries: number;
-  /** A market the status page shows as unreachable upstream after this long without any success. */
-  upstreamDownAfterMs: number;
-  connection: ConnectionLimits;
-  /** `GET /status/events`: viewers at once, the backlog that drops one, the push interval. */
-  statusFeed: StatusFeedLimits;
-  /** Per-address and per-key caps at the WebSocket edge (docs/operations.md "Edge limits"). */
-  edge: EdgeLimits;
-  /** Simulator tick for the embedded simulator (ms; 0 = manual). */
-  simTickMs: number;
-}
-
-export const defaultTuning: RelayTuning = {
-  heartbeatMs: 15_000,
-  lingerMs: 5_000,
-  resumeBufferSize: 1_000,
-  staleAfterFactor: 3,
-  maxConnections: 10_000,
-  maxFrameBytes: 64 * 1024,
-  upstreamTimeoutMs: 5_000,
-  upstreamRetries: 2,
-  upstreamDownAfterMs: 10_000,
-  connection: {
-    maxStreams: 1_000,
-    requestsPerSecond: 20,
-    requestBurst: 40,
-    highWaterBytes: 1024 * 1024,
-    maxBufferBytes: 8 * 1024 * 1024,
-    slowConsumerTimeoutMs: 10_000,
-    floodCloseAfterMs: 5_000,
-    closeGraceMs: 3_000,
-  },
-  statusFeed: { maxViewers: 20, viewerBufferBytes: 1024 * 1024, pushMs: 1_000 },
-  edge: {
-    maxConnectionsPerAddress: 100,
-    connectionsPerSecondPerAddress: 10,
-    connectionBurstPerAddress: 20,
-    maxConnectionsPerKey: 1_000,
-    maxPendingConnections: 1_000,
-    maxPendingPerAddress: 20,
-    headersTimeoutMs: 10_000,
-    trustedProxyDepth: 0,
-  },
-  simTickMs: 250,
-};
 
 /** Upstream `GET /health` is probed this often while no other request succeeds. */
 const UPSTREAM_PROBE_MS = 5_000;
 
-export type RelayConfig = ServeConfig & {
-  tuning?: Partial<Omit<RelayTuning, 'connection' | 'statusFeed' | 'edge'>> & {
-    connection?: Partial<ConnectionLimits>;
-    statusFeed?: Partial<StatusFeedLimits>;
-    edge?: Partial<EdgeLimits>;
-  };
-};
+export type RelayConfig = ServeConfig;
 
 export interface Relay {
   /** http://host:port of the relay (the real port when 0 was asked for). */
@@ -121,17 +55,7 @@ export async function startRelay(
   config: RelayConfig,
   logger: Logger = pino({ level: config.logLevel }),
 ): Promise<Relay> {
-  const tuning: RelayTuning = {
-    ...defaultTuning,
-    ...config.tuning,
-    connection: { ...defaultTuning.connection, ...config.connectionLimits, ...config.tuning?.connection },
-    edge: { ...defaultTuning.edge, ...config.edgeLimits, ...config.tuning?.edge },
-    statusFeed: {
-      ...defaultTuning.statusFeed,
-      ...config.statusFeed,
-      ...config.tuning?.statusFeed,
-    },
-  };
+  const tuning = resolveTuning(config.tuning);
   const startedAt = Date.now();
   const sim =
     config.upstream === 'sim'

@@ -73,8 +73,9 @@ export class ClientConnection implements StreamSubscriber {
   #missedPongs = 0;
   #closed = false;
   #throttled = false;
-  /** The close code the relay decided (what the client sees if it reads up to the close frame). */
-  #decidedCode: number | undefined;
+  #relayClosed = false;
+  /** The close code the relay decided and sent, whether or not the client read as far as it. */
+  #sentCloseCode: number | undefined;
 
   constructor(id: number, ws: WebSocket, socket: Socket, context: ConnectionContext) {
     this.id = id;
@@ -95,11 +96,6 @@ export class ClientConnection implements StreamSubscriber {
 
   get isHoldingBack(): boolean {
     return this.#slowTimer !== undefined;
-  }
-
-  /** The code of a close the relay decided, whether or not the client saw it (else undefined). */
-  get closeCode(): number | undefined {
-    return this.#decidedCode;
   }
 
   // --- StreamSubscriber -------------------------------------------------------------------------
@@ -138,10 +134,16 @@ export class ClientConnection implements StreamSubscriber {
     else this.#ws.once('close', () => listener());
   }
 
+  /** Who ended the connection: the relay (close, terminate) or else the client. */
+  get closedBy(): 'relay' | 'client' {
+    return this.#relayClosed ? 'relay' : 'client';
+  }
+
   close(code: number, reason: string): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#decidedCode = code;
+    this.#relayClosed = true;
+    this.#sentCloseCode = code;
     this.#ws.close(code, reason);
   }
 
@@ -160,8 +162,16 @@ export class ClientConnection implements StreamSubscriber {
     setTimeout(() => this.terminate(), this.#context.limits.closeGraceMs).unref();
   }
 
-  terminate(): void {
+  /** The close code the relay (or ws on its behalf) sent before terminating, if any. */
+  get sentCloseCode(): number | undefined {
+    return this.#sentCloseCode;
+  }
+
+  /** Drops the socket at once; `sentCode` is the close code already sent on it, if any. */
+  terminate(sentCode?: number): void {
+    if (!this.#closed) this.#relayClosed = true;
     this.#closed = true;
+    this.#sentCloseCode ??= sentCode;
     this.#ws.terminate();
   }
 
@@ -203,7 +213,7 @@ export class ClientConnection implements StreamSubscriber {
     }
     try {
       this.#handle(parsed.request);
-    } catch (error) {
+    } catch {
       // A bug must cost this one request, never the connection or the process; its words stay inside.
       this.#error(parsed.request.id, 'internal', 'internal error');
     }

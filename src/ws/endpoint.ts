@@ -73,12 +73,13 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
       options.events.emit('connection:close', {
         id: connection.id,
         // What the relay decided, also when the client never read as far as the close frame.
-        code: connection.closeCode ?? code,
+        code: connection.sentCloseCode ?? code,
+        by: connection.closedBy,
         reason: reason.toString('utf8'),
         durationMs: Date.now() - connection.openedAt,
       });
     });
-    ws.on('error', () => connection.terminate());
+    ws.on('error', (error: Error & { code?: string }) => connection.terminate(frameErrorCloseCode(error)));
     if (refusal !== undefined) {
       // After the upgrade, so that a browser sees why (it cannot read an HTTP refusal).
       refused.add(connection);
@@ -131,6 +132,16 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
   attach(app.server);
   const prune = setInterval(() => admission.prune(), PRUNE_MS);
   prune.unref();
+  // A plain GET (a browser tab, curl) is told what the path wants instead of a bare 404.
+  app.get(WS_PATH, (_request, reply) =>
+    reply
+      .code(426)
+      .header('upgrade', 'websocket')
+      .send({
+        error: 'upgrade_required',
+        message: `GET ${WS_PATH} is a WebSocket endpoint: connect with a WebSocket client (docs/protocol.md)`,
+      }),
+  );
 
   const heartbeat = setInterval(() => {
     const now = new Date();
@@ -231,4 +242,15 @@ function refuse(
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra.join('')}Connection: close\r\n\r\n${body}`,
   );
+}
+
+/**
+ * The close code ws has already sent when it reports a bad client frame (its documented `WS_ERR_*`
+ * codes): 1007 for text that is not UTF-8, 1009 for a frame over the limit, 1002 for the rest.
+ * Undefined for a socket error, where nothing was sent.
+ */
+function frameErrorCloseCode(error: { code?: string }): number | undefined {
+  if (error.code === 'WS_ERR_INVALID_UTF8') return closeCodes.invalidPayload;
+  if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') return closeCodes.frameTooLarge;
+  return error.code?.startsWith('WS_ERR_') ? closeCodes.protocolError : undefined;
 }

@@ -77,7 +77,7 @@ describe('operator endpoints', () => {
   });
 
   it('caps the viewers at once with 503 too_many_viewers, and admits one again when a viewer leaves', async () => {
-    harness = await startHarness({ relay: { statusFeed: { maxViewers: 2 } } });
+    harness = await startHarness({ relay: { tuning: { statusFeed: { maxViewers: 2 } } } });
     const { url } = harness.relay;
     const first = new AbortController();
     await fetch(`${url}/status/events`, { signal: first.signal });
