@@ -6,8 +6,8 @@
  * of stream references, never a growing queue; on drain each held stream gets one fresh snapshot.
  *
  * Limits come before work: a frame over the request rate is neither parsed nor answered one by one
- * (ws/request-guard.ts), and reading pauses until the rate allows the next frame, so a flood waits
- * in the client's own buffers. A connection the relay closes for a limit is not read any more: no
+ * (ws/request-guard.ts), and reading pauses for a second, so a flood waits in the client's own
+ * buffers. A connection the relay closes for a limit is not read any more: no
  * more updates are queued, the close frame follows what is already queued, and the socket is
  * destroyed after `closeGraceMs` if the client has not read that far.
  */
@@ -31,7 +31,7 @@ import type { StreamRegistry } from '../relay/registry.ts';
 import { type AnyStream, type StreamSubscriber, unknownMarketError } from '../relay/stream.ts';
 import { streamKey } from '../util/stream-key.ts';
 import { parseClientFrame } from './frame-parser.ts';
-import { RequestGuard } from './request-guard.ts';
+import { RATE_WINDOW_MS, RequestGuard } from './request-guard.ts';
 
 export interface ConnectionLimits {
   /** Streams one connection may hold at once. */
@@ -219,7 +219,7 @@ export class ClientConnection implements StreamSubscriber {
     }
   }
 
-  /** Stops reading until the rate allows the next frame: a flood waits in the client's buffers. */
+  /** Stops reading for the rest of the window: a flood waits in the client's own buffers. */
   #throttle(): void {
     if (this.#throttled || this.#closed) return;
     this.#throttled = true;
@@ -229,7 +229,9 @@ export class ClientConnection implements StreamSubscriber {
         this.#throttled = false;
         if (!this.#closed) this.#ws.resume();
       },
-      Math.max(1, this.#guard.waitMs),
+      // A whole window, not just until the next token: each resume makes ws read (and frame) a
+      // socket chunk of thousands of queued frames, so a flood costs one chunk per second.
+      Math.max(RATE_WINDOW_MS, this.#guard.waitMs),
     ).unref();
   }
 

@@ -5,7 +5,7 @@
  * unread: the first such frame of each one-second window is answered with one `rate_limited` error,
  * the others are not answered at all, and a connection that stays over its rate for
  * `floodCloseAfterMs` is closed (close code 4429). Pure bookkeeping over an injectable clock; the
- * connection pauses reading until the next token, so a flood waits in the client's TCP buffers.
+ * connection pauses reading for a window, so a flood waits in the client's TCP buffers.
  */
 import { TokenBucket } from '../util/token-bucket.ts';
 
@@ -21,8 +21,13 @@ export interface RequestGuardOptions {
   now?: () => number;
 }
 
-/** One `rate_limited` error at most per window; a window without a dropped frame ends a flood. */
+/** One `rate_limited` error at most per window. */
 export const RATE_WINDOW_MS = 1_000;
+/**
+ * A flood ends after this long without a dropped frame: two windows, since the connection reads
+ * nothing for a window after each drop, so a flood's next frames come a window later.
+ */
+const FLOOD_QUIET_MS = 2 * RATE_WINDOW_MS;
 
 export class RequestGuard {
   readonly #bucket: TokenBucket;
@@ -57,7 +62,7 @@ export class RequestGuard {
 
   admit(): FrameVerdict {
     const now = this.#now();
-    if (now - this.#lastOverAt > RATE_WINDOW_MS) this.#overSince = undefined;
+    if (now - this.#lastOverAt > FLOOD_QUIET_MS) this.#overSince = undefined;
     if (this.#bucket.tokens >= 1) {
       this.#bucket.reserve();
       return 'handle';

@@ -85,7 +85,10 @@ describe('documented error examples match the relay', () => {
     const seen = client.of('error').length;
     for (let i = 0; i < 20; i++) client.send({ op: 'ping', id: `p${i}` });
     const refusal = await waitFor('the refusal', () =>
-      client.of('error').slice(seen).find((message) => message.code === 'rate_limited'),
+      client
+        .of('error')
+        .slice(seen)
+        .find((message) => message.code === 'rate_limited'),
     );
     expect(refusal).toEqual({ ...example, message: String(example.message).replace('20', '1') });
   });

@@ -217,8 +217,10 @@ describe('GET /metrics', () => {
       await waitFor(
         'the 4008 to be counted',
         async () =>
-          (await scrape(harness.relay.url)).value(`${M}connections_closed_total`, { code: '4008', by: 'relay' }) ===
-          1,
+          (await scrape(harness.relay.url)).value(`${M}connections_closed_total`, {
+            code: '4008',
+            by: 'relay',
+          }) === 1,
         { timeoutMs: 10_000, everyMs: 100 },
       );
     });
