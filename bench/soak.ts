@@ -93,6 +93,8 @@ interface Row {
   rssPeakMb: number;
   attack: AttackReport | undefined;
   viewersDropped: number;
+  /** Close codes the relay decided in the window (its metric), beside what the clients saw. */
+  relayCloses: (readonly [string, number])[];
   /** Observer streams live again within 15 s after the scenario (faults off, attackers gone). */
   recovered: boolean;
 }
@@ -114,7 +116,7 @@ for (const scenario of scenarios) {
   const seconds = Math.max(5, Math.round(scenario.seconds * scale));
   progress(`${scenario.name}: ${scenario.load}, ${seconds} s`);
   const before = await relay.request<UsageSample>('usage');
-  const droppedBefore = (await relay.request<RelayState>('state')).statusViewersDropped;
+  const stateBefore = await relay.request<RelayState>('state');
   observer.startWindow();
   if (scenario.faults !== undefined) await relay.request('faults', scenario.faults);
   const attack = scenario.start(url, markets);
@@ -140,7 +142,10 @@ for (const scenario of scenarios) {
     rssStartMb: before.rss / 2 ** 20,
     rssPeakMb: Math.max(rssPeak, after.rss) / 2 ** 20,
     attack: attackReport,
-    viewersDropped: state.statusViewersDropped - droppedBefore,
+    viewersDropped: state.statusViewersDropped - stateBefore.statusViewersDropped,
+    relayCloses: Object.entries(state.closeCodes)
+      .map(([code, count]) => [code, count - (stateBefore.closeCodes[code] ?? 0)] as const)
+      .filter(([, count]) => count > 0),
     recovered: await waitUntil(allLive, 15_000),
   });
 }
@@ -181,8 +186,10 @@ function attackSummary(row: Row): string {
     const { connections, framesSent, repliesReceived, closeCodes } = row.attack;
     parts.push(`${connections} conn, ${framesSent} sent, ${repliesReceived} replies`);
     const codes = Object.entries(closeCodes).map(([code, count]) => `${code}x${count}`);
-    if (codes.length > 0) parts.push(`closed ${codes.join(' ')}`);
+    if (codes.length > 0) parts.push(`clients saw ${codes.join(' ')}`);
   }
+  const decided = row.relayCloses.map(([code, count]) => `${code}x${count}`);
+  if (decided.length > 0) parts.push(`relay closed ${decided.join(' ')}`);
   if (row.viewersDropped > 0) parts.push(`${row.viewersDropped} viewers dropped`);
   if (row.observer.closedWith !== undefined) parts.push(`OBSERVER CLOSED ${row.observer.closedWith}`);
   return parts.join('; ');
@@ -190,6 +197,7 @@ function attackSummary(row: Row): string {
 
 interface RelayState {
   statusViewersDropped: number;
+  closeCodes: Record<string, number>;
 }
 
 async function tryRequest<T>(command: string, timeoutMs: number): Promise<T | undefined> {

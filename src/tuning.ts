@@ -106,6 +106,26 @@ function option(
   };
 }
 
+/**
+ * The flood, close, edge and status-feed limits, one row each: flag, tuning key, help, min, max and
+ * placeholder; the environment twin is the flag in upper case.
+ */
+// biome-ignore format: a table, one option per line
+const limitRows: [string, TuningKey, string, number, number, string?][] = [
+  ['flood-close-after-ms', 'connection.floodCloseAfterMs', 'a connection over its request rate this long is closed with 4429', 1_000, DAY_MS, 'MS'],
+  ['close-grace-ms', 'connection.closeGraceMs', 'after a close for a limit, the client has this long to read up to the close frame', 0, 60_000, 'MS'],
+  ['max-connections-per-address', 'edge.maxConnectionsPerAddress', 'WebSocket connections per client address; more are closed with 4029', 1, 10_000_000],
+  ['connection-rate-per-address', 'edge.connectionsPerSecondPerAddress', 'new WebSocket connections per second per client address; more get HTTP 429', 1, 1_000_000],
+  ['connection-burst-per-address', 'edge.connectionBurstPerAddress', 'burst allowance above --connection-rate-per-address', 1, 1_000_000],
+  ['max-connections-per-key', 'edge.maxConnectionsPerKey', 'WebSocket connections per API key; more are closed with 4029', 1, 10_000_000],
+  ['max-pending-connections', 'edge.maxPendingConnections', 'TCP connections still sending their first request (an upgrade in progress), in all', 1, 10_000_000],
+  ['max-pending-per-address', 'edge.maxPendingPerAddress', 'the same per TCP peer (not applied behind trusted proxies)', 1, 10_000_000],
+  ['headers-timeout-ms', 'edge.headersTimeoutMs', 'a connection must send its first request (or upgrade) within this long', 100, 600_000, 'MS'],
+  ['trusted-proxy-depth', 'edge.trustedProxyDepth', 'proxies in front that append to X-Forwarded-For (0: the TCP peer is the client)', 0, 10],
+  ['max-status-viewers', 'statusFeed.maxViewers', 'status feed viewers at once; more get 503', 1, 10_000],
+  ['status-viewer-buffer-bytes', 'statusFeed.viewerBufferBytes', 'unsent bytes a status feed viewer may queue before it is dropped', 1024, GIB, 'BYTES'],
+];
+
 /** Flag name -> the tuning value it sets; each flag's environment twin is the upper-case name. */
 export const tuningOptions: Record<string, TuningOption> = {
   'heartbeat-ms': option(
@@ -209,77 +229,15 @@ export const tuningOptions: Record<string, TuningOption> = {
     'closed with 4008 after this long above the high-water mark',
     { min: 100, max: DAY_MS, placeholder: 'MS' },
   ),
-  'flood-close-after-ms': option(
-    'connection.floodCloseAfterMs',
-    'FLOOD_CLOSE_AFTER_MS',
-    'a connection over its request rate this long is closed with 4429',
-    { min: 1_000, max: DAY_MS, placeholder: 'MS' },
-  ),
-  'close-grace-ms': option(
-    'connection.closeGraceMs',
-    'CLOSE_GRACE_MS',
-    'after a close for a limit, the client has this long to read up to the close frame',
-    { min: 0, max: 60_000, placeholder: 'MS' },
-  ),
-  'max-connections-per-address': option(
-    'edge.maxConnectionsPerAddress',
-    'MAX_CONNECTIONS_PER_ADDRESS',
-    'WebSocket connections per client address; more are closed with 4029',
-    { min: 1, max: 10_000_000 },
-  ),
-  'connection-rate-per-address': option(
-    'edge.connectionsPerSecondPerAddress',
-    'CONNECTION_RATE_PER_ADDRESS',
-    'new WebSocket connections per second per client address; more get HTTP 429',
-    { min: 1, max: 1_000_000 },
-  ),
-  'connection-burst-per-address': option(
-    'edge.connectionBurstPerAddress',
-    'CONNECTION_BURST_PER_ADDRESS',
-    'burst allowance above --connection-rate-per-address',
-    { min: 1, max: 1_000_000 },
-  ),
-  'max-connections-per-key': option(
-    'edge.maxConnectionsPerKey',
-    'MAX_CONNECTIONS_PER_KEY',
-    'WebSocket connections per API key; more are closed with 4029',
-    { min: 1, max: 10_000_000 },
-  ),
-  'max-pending-connections': option(
-    'edge.maxPendingConnections',
-    'MAX_PENDING_CONNECTIONS',
-    'TCP connections still sending their first request (an upgrade in progress), in all',
-    { min: 1, max: 10_000_000 },
-  ),
-  'max-pending-per-address': option(
-    'edge.maxPendingPerAddress',
-    'MAX_PENDING_PER_ADDRESS',
-    'the same per TCP peer (not applied behind trusted proxies)',
-    { min: 1, max: 10_000_000 },
-  ),
-  'headers-timeout-ms': option(
-    'edge.headersTimeoutMs',
-    'HEADERS_TIMEOUT_MS',
-    'a connection must send its first request (or upgrade) within this long',
-    { min: 100, max: 600_000, placeholder: 'MS' },
-  ),
-  'trusted-proxy-depth': option(
-    'edge.trustedProxyDepth',
-    'TRUSTED_PROXY_DEPTH',
-    'proxies in front that append to X-Forwarded-For (0: the TCP peer is the client)',
-    { min: 0, max: 10 },
-  ),
-  'max-status-viewers': option(
-    'statusFeed.maxViewers',
-    'MAX_STATUS_VIEWERS',
-    'status feed viewers at once; more get 503',
-    { min: 1, max: 10_000 },
-  ),
-  'status-viewer-buffer-bytes': option(
-    'statusFeed.viewerBufferBytes',
-    'STATUS_VIEWER_BUFFER_BYTES',
-    'unsent bytes a status feed viewer may queue before it is dropped',
-    { min: 1024, max: GIB, placeholder: 'BYTES' },
+  ...Object.fromEntries(
+    limitRows.map(([flag, key, help, min, max, placeholder]) => [
+      flag,
+      option(key, flag.toUpperCase().replaceAll('-', '_'), help, {
+        min,
+        max,
+        ...(placeholder === undefined ? {} : { placeholder }),
+      }),
+    ]),
   ),
   'sim-tick-ms': option('simTickMs', 'SIM_TICK_MS', 'simulated markets change this often (0: never)', {
     min: 0,

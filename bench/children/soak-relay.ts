@@ -33,6 +33,12 @@ function busyMarkets(): string[] {
   return sim.market.activeMarketIds().filter((id) => !withoutPrice.has(id));
 }
 
+/** Close codes the relay decided (what its metric counts), since start. */
+const closeCodes: Record<string, number> = {};
+relay.events.on('connection:close', ({ code }) => {
+  closeCodes[code] = (closeCodes[code] ?? 0) + 1;
+});
+
 serveIpc({
   ready: () => ({ url: relay.url, markets: busyMarkets() }),
   usage: () => sampleUsage(),
@@ -41,6 +47,7 @@ serveIpc({
     connections: relay.ws.connections.size,
     statusViewers: relay.operations.statusFeed?.viewers ?? 0,
     statusViewersDropped: relay.operations.statusFeed?.dropped ?? 0,
+    closeCodes: { ...closeCodes },
   }),
 });
 process.on('SIGTERM', () => {
