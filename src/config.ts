@@ -40,6 +40,10 @@ const upstream = z.union([
 const redisUrl = z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' });
 const origin = z.url({ protocol: /^https?$/, error: 'each origin must be an http(s) origin' });
 
+/** Write coalescing window (docs/protocol.md "Write coalescing"): at most this much added latency. */
+export const DEFAULT_COALESCE_MS = 5;
+const MAX_COALESCE_MS = 100;
+
 /** Option name (as the flag is spelt) -> environment variable, schema, default. */
 const serveOptions = {
   port: { env: 'PORT', schema: port, default: '8080' },
@@ -53,6 +57,11 @@ const serveOptions = {
   'api-keys': { env: 'API_KEYS', schema: commaList, default: undefined },
   'allowed-origins': { env: 'ALLOWED_ORIGINS', schema: commaList.pipe(z.array(origin)), default: undefined },
   'log-level': { env: 'LOG_LEVEL', schema: logLevel, default: 'info' },
+  'coalesce-ms': {
+    env: 'COALESCE_MS',
+    schema: z.coerce.number().int().min(0).max(MAX_COALESCE_MS),
+    default: String(DEFAULT_COALESCE_MS),
+  },
   markets: { env: 'SIM_MARKETS', schema: positiveInt.max(10_000), default: '50' },
   seed: { env: 'SIM_SEED', schema: z.coerce.number().int(), default: '1' },
 } as const;
@@ -72,6 +81,8 @@ export interface ServeConfig {
   apiKeys?: string[];
   allowedOrigins?: string[];
   logLevel: Parsed<'log-level'>;
+  /** Stream frames ready for one connection within this many ms leave in one write; 0 turns it off. */
+  coalesceMs?: number;
   /** Embedded simulator size and seed, used when `upstream` is `sim`. */
   simMarkets: number;
   simSeed: number;
@@ -153,6 +164,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       apiKeys: read('api-keys'),
       allowedOrigins: read('allowed-origins'),
       logLevel: required('log-level'),
+      coalesceMs: required('coalesce-ms'),
       simMarkets: required('markets'),
       simSeed: required('seed'),
     },

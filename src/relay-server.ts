@@ -8,7 +8,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import pino, { type Logger } from 'pino';
 import { LocalCoordinator, type PollCoordinator } from './cluster/coordinator.ts';
 import { RedisCoordinator } from './cluster/redis-coordinator.ts';
-import type { ServeConfig } from './config.ts';
+import { DEFAULT_COALESCE_MS, type ServeConfig } from './config.ts';
 import { registerHealth } from './http/health.ts';
 import { registerOperations } from './http/operations.ts';
 import type { HealthSources } from './observability/health-report.ts';
@@ -145,6 +145,7 @@ export async function startRelay(
     registry,
     events,
     limits: tuning.connection,
+    coalesceMs: config.coalesceMs ?? DEFAULT_COALESCE_MS,
     heartbeatMs: tuning.heartbeatMs,
     maxConnections: tuning.maxConnections,
     maxFrameBytes: tuning.maxFrameBytes,

@@ -17,6 +17,7 @@ describe('parseCommandLine', () => {
         apiKeys: undefined,
         allowedOrigins: undefined,
         logLevel: 'info',
+        coalesceMs: 5,
         simMarkets: 50,
         simSeed: 1,
       },
@@ -44,6 +45,9 @@ describe('parseCommandLine', () => {
     [['--redis', 'http://x'], 'redis'],
     [['--allowed-origins', 'not a url'], 'allowed-origins'],
     [['--log-level', 'loud'], 'log-level'],
+    [['--coalesce-ms', '-1'], 'coalesce-ms'],
+    [['--coalesce-ms', '2.5'], 'coalesce-ms'],
+    [['--coalesce-ms', '101'], 'coalesce-ms'],
     [['--nope', '1'], 'arguments'],
     [['dance'], 'command'],
   ])('rejects %j naming the option', (argv, option) => {
@@ -55,6 +59,13 @@ describe('parseCommandLine', () => {
       expect((error as ConfigError).option).toBe(option);
       expect((error as ConfigError).message).toMatch(new RegExp(`^invalid --${option}: `));
     }
+  });
+
+  it('takes the coalescing window from --coalesce-ms or COALESCE_MS, 0 turning it off', () => {
+    expect(parseCommandLine([], { COALESCE_MS: '0' }).config).toMatchObject({ coalesceMs: 0 });
+    expect(parseCommandLine(['--coalesce-ms', '12'], { COALESCE_MS: '0' }).config).toMatchObject({
+      coalesceMs: 12,
+    });
   });
 
   it('validates environment values too', () => {

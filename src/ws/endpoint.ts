@@ -17,7 +17,8 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { closeCodes } from '../protocol/messages.ts';
 import type { RelayEvents } from '../relay/events.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
-import { ClientConnection, type ConnectionLimits } from './client-connection.ts';
+import { ClientConnection, type ConnectionContext, type ConnectionLimits } from './client-connection.ts';
+import { WriteCoalescer } from './write-coalescer.ts';
 
 const WS_PATH = '/v1/ws';
 
@@ -25,6 +26,8 @@ export interface WsEndpointOptions {
   registry: StreamRegistry;
   events: RelayEvents;
   limits: ConnectionLimits;
+  /** Stream frames ready for one connection within this many ms leave in one write (0: off). */
+  coalesceMs: number;
   heartbeatMs: number;
   maxConnections: number;
   /** Largest client frame accepted; larger ones close the connection with 1009. */
@@ -40,6 +43,12 @@ export interface WsEndpoint {
 export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOptions): WsEndpoint {
   const connections = new Set<ClientConnection>();
   let nextId = 1;
+  const context: ConnectionContext = {
+    registry: options.registry,
+    events: options.events,
+    limits: options.limits,
+    coalescer: new WriteCoalescer(options.coalesceMs),
+  };
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: options.maxFrameBytes,
@@ -48,7 +57,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
   });
 
   const onConnection = (ws: WebSocket, socket: Socket): void => {
-    const connection = new ClientConnection(nextId++, ws, socket, options);
+    const connection = new ClientConnection(nextId++, ws, socket, context);
     if (connections.size >= options.maxConnections) {
       connection.close(closeCodes.tooManyConnections, 'too many connections');
       return;
@@ -94,6 +103,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
   app.addHook('preClose', async () => {
     app.server.off('upgrade', onUpgrade);
     clearInterval(heartbeat);
+    context.coalescer.flushNow();
     const closed = [...connections].map(
       (connection) =>
         new Promise<void>((resolve) => {
