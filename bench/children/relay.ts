@@ -19,6 +19,10 @@ const relay = await startRelay(
     upstreamConcurrency: 32,
     upstreamRps: 5_000,
     logLevel: 'silent',
+    // Unset: the relay's default window. BENCH_COALESCE_MS=0 measures without coalescing.
+    ...(process.env.BENCH_COALESCE_MS === undefined
+      ? {}
+      : { coalesceMs: Number(process.env.BENCH_COALESCE_MS) }),
     simMarkets: 0,
     simSeed: 1,
     tuning: {
