@@ -149,7 +149,8 @@ try {
       text +=
         `\n${shape.name}, poll ${shape.pollMs} ms\n\n` +
         markdownTable(runHeaders, shape.runs.map(runRow)) +
-        `\n\n${sdkLine(shape.runs[0]?.sdk)}`;
+        `\n\n${writesLine(shape.runs[0]?.framesPerWrite)}${sdkLine(shape.runs[0]?.sdk)}`;
+      if (!shape.targets) continue;
       targets.push(
         target(`${shape.name}: CPU/delivery vs ws`, shape.ratios.cpuVsWs, 0.7),
         target(`${shape.name}: CPU/delivery vs socket.io`, shape.ratios.cpuVsSocketIo, 0.7),
@@ -291,6 +292,11 @@ writeFileSync(
   )}\n`,
 );
 progress(`wrote ${file}`);
+
+function writesLine(framesPerWrite: number | undefined): string {
+  if (framesPerWrite === undefined) return '';
+  return `relay frames per socket write (coalescing): ${fixed(framesPerWrite, 2)}\n`;
+}
 
 /** The client SDK subscriber that rode along the relay run: books kept, seq and checksums verified. */
 function sdkLine(sdk: SdkCheckResult | undefined): string {

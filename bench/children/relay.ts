@@ -40,6 +40,15 @@ serveIpc({
   usage: () => sampleUsage(),
   memory: () => memoryAfterGc(),
   connections: () => relay.ws.connections.size,
+  /** Frames and socket writes over every open connection (write coalescing's effect). */
+  writes: () => {
+    const total = { frames: 0, writes: 0 };
+    for (const connection of relay.ws.connections) {
+      total.frames += connection.writeCounts.frames;
+      total.writes += connection.writeCounts.writes;
+    }
+    return total;
+  },
 });
 process.on('SIGTERM', () => {
   void relay.close().finally(() => process.exit(0));

@@ -21,6 +21,7 @@ await new Promise<void>((resolve) => server.once('listening', () => resolve()));
 
 server.on('connection', (ws: WebSocket, request: IncomingMessage) => {
   const joined = topicsOf(new URL(request.url ?? '/', 'http://x').searchParams.get('topics'));
+  const memberships: Set<WebSocket>[] = [];
   for (const topic of joined) {
     let members = topics.get(topic);
     if (members === undefined) {
@@ -28,9 +29,12 @@ server.on('connection', (ws: WebSocket, request: IncomingMessage) => {
       topics.set(topic, members);
     }
     members.add(ws);
-    ws.on('close', () => members.delete(ws));
+    memberships.push(members);
     if (welcomeBytes > 0) ws.send(JSON.stringify(baselineMessage(welcomeBytes, topic, 0)));
   }
+  ws.on('close', () => {
+    for (const members of memberships) members.delete(ws);
+  });
   ws.on('error', () => ws.terminate());
 });
 

@@ -27,6 +27,8 @@ export interface BenchOptions {
   /** fanout-multi: clients of the two 10-books-per-client shapes, and of the one-book shape. */
   multiClients: number;
   singleClients: number;
+  /** fanout-multi: only the shapes whose name contains this (e.g. `same`, `of 100`, `one book`). */
+  shape: string | undefined;
   /** Clients of the 20-markets scenario. */
   marketsClients: number;
   /** Idle subscribed connections of the memory scenario. */
@@ -49,6 +51,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       fanout: { type: 'string' },
       multi: { type: 'string' },
       single: { type: 'string' },
+      shape: { type: 'string' },
     },
     strict: true,
     // `npm run bench -- fanout-multi` is `--only fanout-multi`.
@@ -70,6 +73,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     fanoutClients: values.fanout?.split(',').map(Number) ?? (quick ? [500] : [1_000, 5_000]),
     multiClients: Number(values.multi ?? (quick ? 200 : 500)),
     singleClients: Number(values.single ?? (quick ? 500 : 2_000)),
+    shape: values.shape,
     marketsClients: quick ? 200 : 1_000,
     memoryConnections: quick ? 2_000 : 10_000,
     upstreamClients: quick ? [10, 100] : [10, 100, 1_000],
