@@ -41,7 +41,7 @@ const redisUrl = z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or re
 const origin = z.url({ protocol: /^https?$/, error: 'each origin must be an http(s) origin' });
 
 /** Write coalescing window (docs/protocol.md "Write coalescing"): at most this much added latency. */
-export const DEFAULT_COALESCE_MS = 5;
+export const DEFAULT_COALESCE_MS = 10;
 const MAX_COALESCE_MS = 100;
 
 /** Option name (as the flag is spelt) -> environment variable, schema, default. */

@@ -17,7 +17,7 @@ describe('parseCommandLine', () => {
         apiKeys: undefined,
         allowedOrigins: undefined,
         logLevel: 'info',
-        coalesceMs: 5,
+        coalesceMs: 10,
         simMarkets: 50,
         simSeed: 1,
       },
