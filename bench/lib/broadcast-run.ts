@@ -133,3 +133,14 @@ export async function measureBroadcast(spec: RunSpec): Promise<RunMetrics> {
     await server.child.stop();
   }
 }
+
+/** The `ws` and socket.io baselines of a scenario, one after the other, on the same clients and plan. */
+export async function measureBaselines(
+  clients: ClientGroup,
+  plan: BroadcastPlan,
+  timing: { warmupMs: number; windowMs: number },
+): Promise<{ ws: RunMetrics; socketIo: RunMetrics }> {
+  const ws = await measureBroadcast({ kind: 'ws', clients: [clients], plan, ...timing });
+  const socketIo = await measureBroadcast({ kind: 'socketio', clients: [clients], plan, ...timing });
+  return { ws, socketIo };
+}

@@ -8,7 +8,7 @@
  */
 import type { ClientGroup } from '../children/generator.ts';
 import type { BroadcastPlan } from '../lib/baseline-frame.ts';
-import { measureBroadcast, type RunMetrics } from '../lib/broadcast-run.ts';
+import { measureBaselines, measureBroadcast, type RunMetrics } from '../lib/broadcast-run.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { progress } from '../lib/progress.ts';
 import { type Simulator, startSim } from '../lib/servers.ts';
@@ -113,21 +113,16 @@ async function runShape(options: BenchOptions, sim: Simulator, shape: Shape): Pr
     frameBytes: relay.meanFrameBytes,
     stamp: 'message',
   };
-  const baselines: RunMetrics[] = [];
-  for (const kind of ['ws', 'socketio'] as const) {
-    baselines.push(
-      await measureBroadcast({
-        kind,
-        clients: [
-          { label: 'clients', count: shape.clients, topics: shape.markets, topicsPerClient: shape.perClient },
-        ],
-        plan,
-        warmupMs: options.warmupMs,
-        windowMs: options.windowMs,
-      }),
-    );
-  }
-  const [ws, socketIo] = baselines as [RunMetrics, RunMetrics];
+  const { ws, socketIo } = await measureBaselines(
+    {
+      label: 'clients',
+      count: shape.clients,
+      topics: shape.markets,
+      topicsPerClient: shape.perClient,
+    },
+    plan,
+    options,
+  );
   return {
     ...shape,
     runs: [relay, ws, socketIo],

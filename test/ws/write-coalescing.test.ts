@@ -4,7 +4,7 @@
  * stream; window 0 writes every frame on its own. Counted in the connection's write path, never timed.
  */
 import { describe, expect, it } from 'vitest';
-import type { ClientConnection } from '../../src/ws/client-connection.ts';
+import type { ClientConnection, WriteCounts } from '../../src/ws/client-connection.ts';
 import { type CoalescedWriter, WriteCoalescer } from '../../src/ws/write-coalescer.ts';
 import { expectedBook, type Harness, upstreamBook, useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
@@ -47,6 +47,25 @@ describe('write coalescing', () => {
     }
   }
 
+  /**
+   * The newest connection's write counts after `ticks` moves of the books, once its client has
+   * every frame: intact (checksums hold) and gapless (seq continuous from each snapshot).
+   */
+  async function countsAfterTicks(
+    harness: Harness,
+    late: ProtocolClient,
+    markets: string[],
+    ticks: number,
+  ): Promise<WriteCounts> {
+    const connection = newestConnection(harness);
+    await tickAndCatchUp(harness, late, markets, ticks);
+    expect(updates(late, markets)).toBeGreaterThan(0);
+    expect(late.violations).toEqual([]);
+    const counts = { ...connection.writeCounts };
+    expect(counts.frames).toBeGreaterThanOrEqual(1 + MARKETS + updates(late, markets));
+    return counts;
+  }
+
   /** Updates `client` received over all its streams. */
   function updates(client: ProtocolClient, markets: string[]): number {
     return markets.reduce((sum, market) => sum + client.view('book', market)!.seq - 1, 0);
@@ -63,26 +82,16 @@ describe('write coalescing', () => {
     );
     expect(connection.writeCounts.writes).toBeLessThan(connection.writeCounts.frames);
 
-    await tickAndCatchUp(harness, late, markets, 5);
-    const { frames, writes } = connection.writeCounts;
-    expect(updates(late, markets)).toBeGreaterThan(0);
-    expect(frames).toBeGreaterThanOrEqual(1 + MARKETS + updates(late, markets));
+    const { frames, writes } = await countsAfterTicks(harness, late, markets, 5);
     expect(writes).toBeLessThan(frames);
-    // Every frame arrived whole and every stream's seq is continuous from its snapshot.
-    expect(late.violations).toEqual([]);
   });
 
   it('with window 0 writes every frame on its own', async () => {
     const { harness, markets } = await startWith(0);
     await subscribed(harness, markets);
     const late = await subscribed(harness, markets);
-    const connection = newestConnection(harness);
-    await tickAndCatchUp(harness, late, markets, 3);
-    const { frames, writes } = connection.writeCounts;
-    expect(updates(late, markets)).toBeGreaterThan(0);
-    expect(frames).toBeGreaterThanOrEqual(1 + MARKETS + updates(late, markets));
+    const { frames, writes } = await countsAfterTicks(harness, late, markets, 3);
     expect(writes).toBe(frames);
-    expect(late.violations).toEqual([]);
   });
 
   it('answers a request at once, behind the stream frames already queued', async () => {
