@@ -119,8 +119,9 @@ export class ClientConnection implements StreamSubscriber, CoalescedWriter {
       return;
     }
     if (this.#closed) return;
-    if (this.#coalescer.windowMs === 0) {
-      this.#writeNow(frame.wire, 1);
+    // One stream has nothing to share a write with: waiting would only add latency.
+    if (this.#coalescer.windowMs === 0 || this.#subscriptions.size === 1) {
+      this.#write(frame);
       return;
     }
     if (this.#queued.length === 0) this.#coalescer.schedule(this);
