@@ -45,7 +45,7 @@ describe('parseCommandLine', () => {
     [['--redis', 'http://x'], 'redis'],
     [['--allowed-origins', 'not a url'], 'allowed-origins'],
     [['--log-level', 'loud'], 'log-level'],
-    [['--coalesce-ms', '-1'], 'coalesce-ms'],
+    [['--coalesce-ms=-1'], 'coalesce-ms'],
     [['--coalesce-ms', '2.5'], 'coalesce-ms'],
     [['--coalesce-ms', '101'], 'coalesce-ms'],
     [['--nope', '1'], 'arguments'],
