@@ -8,6 +8,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import pino, { type Logger } from 'pino';
 import { LocalCoordinator, type PollCoordinator } from './cluster/coordinator.ts';
 import { RedisCoordinator } from './cluster/redis-coordinator.ts';
+import { RedisRateGate } from './cluster/redis-rate-gate.ts';
 import type { ServeConfig } from './config.ts';
 import { registerHealth } from './http/health.ts';
 import { registerOperations } from './http/operations.ts';
@@ -35,6 +36,8 @@ export interface Relay {
   readonly poller: PollerPool;
   /** Who polls what: this relay alone, or the lease holders of a Redis cluster. */
   readonly coordinator: PollCoordinator;
+  /** Cluster mode: `--upstream-rps` for the whole cluster, through Redis. */
+  readonly budget: RedisRateGate | undefined;
   readonly client: UpstreamClient;
   readonly upstreamHealth: UpstreamHealthMonitor;
   readonly ws: WsEndpoint;
@@ -58,12 +61,23 @@ export async function startRelay(
       ? await startSimulator({ markets: config.simMarkets, seed: config.simSeed, tickMs: tuning.simTickMs })
       : undefined;
   const upstreamUrl = sim?.url ?? config.upstream;
+  const logRedisError = redisErrorLogger(logger);
+  const budget =
+    config.redis === undefined
+      ? undefined
+      : new RedisRateGate({
+          url: config.redis,
+          rps: config.upstreamRps,
+          failOpenFraction: config.failOpenRpsFraction ?? 0.5,
+          onError: logRedisError,
+        });
   const client = new UpstreamClient({
     baseUrl: upstreamUrl,
     timeoutMs: tuning.upstreamTimeoutMs,
     retries: tuning.upstreamRetries,
     concurrency: config.upstreamConcurrency,
     rps: config.upstreamRps,
+    ...(budget === undefined ? {} : { rateGate: budget }),
   });
 
   const events = new RelayEvents();
@@ -73,7 +87,7 @@ export async function startRelay(
     resumeBufferSize: tuning.resumeBufferSize,
     onInterestChange: () => poller?.sync(),
   });
-  const coordinator = await startCoordinator(config.redis, logger);
+  const coordinator = await startCoordinator(config.redis, logger, logRedisError);
   poller = new PollerPool({
     source: client,
     coordinator,
@@ -110,6 +124,7 @@ export async function startRelay(
   const healthSources: HealthSources = {
     poller: relayPoller,
     coordinator,
+    ...(budget === undefined ? {} : { budget }),
     registry,
     ws,
     upstream: upstreamHealth,
@@ -134,6 +149,7 @@ export async function startRelay(
     relayPoller.stop();
     upstreamHealth.stop();
     await coordinator.close();
+    await budget?.close();
     await app.close();
     registry.clear();
     await client.close();
@@ -157,6 +173,7 @@ export async function startRelay(
     registry,
     poller: relayPoller,
     coordinator,
+    budget,
     client,
     upstreamHealth,
     ws,
@@ -178,22 +195,25 @@ export async function startRelay(
 /** Waiting longer than this for Redis at start would only delay serving: the relay polls itself meanwhile. */
 const REDIS_CONNECT_MS = 2_000;
 
-async function startCoordinator(redisUrl: string | undefined, logger: Logger): Promise<PollCoordinator> {
-  if (redisUrl === undefined) return new LocalCoordinator();
+/** One line per distinct failure, not one per failed command, for every Redis client of the relay. */
+function redisErrorLogger(logger: Logger): (error: Error) => void {
   const log = logger.child({ component: 'cluster' });
   let lastLogged: string | undefined;
-  const coordinator = new RedisCoordinator({
-    url: redisUrl,
-    // One line per distinct failure, not one per failed command.
-    onError: (error) => {
-      if (error.message === lastLogged) return;
-      lastLogged = error.message;
-      log.warn(
-        { event: 'redis_error', err: error.message },
-        'redis unavailable: polling without coordination',
-      );
-    },
-  });
+  return (error) => {
+    if (error.message === lastLogged) return;
+    lastLogged = error.message;
+    log.warn({ event: 'redis_error', err: error.message }, 'redis unavailable: polling without coordination');
+  };
+}
+
+async function startCoordinator(
+  redisUrl: string | undefined,
+  logger: Logger,
+  onError: (error: Error) => void,
+): Promise<PollCoordinator> {
+  if (redisUrl === undefined) return new LocalCoordinator();
+  const log = logger.child({ component: 'cluster' });
+  const coordinator = new RedisCoordinator({ url: redisUrl, onError });
   const connected = await coordinator.connect(REDIS_CONNECT_MS);
   log.info(
     { event: connected ? 'cluster_joined' : 'cluster_degraded', instance: coordinator.instanceId },

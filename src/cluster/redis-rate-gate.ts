@@ -6,6 +6,7 @@
  * while Redis is away it keeps to that last share (or, never having learnt one, to
  * `--fail-open-rps-fraction` of the budget), so an outage does not multiply upstream load.
  */
+import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { LocalRateGate, type RateGate } from '../upstream/rate-gate.ts';
@@ -32,7 +33,6 @@ export interface BudgetStatus {
 
 export interface RedisRateGateOptions {
   url: string;
-  instanceId: string;
   rps: number;
   /** Fraction of `rps` kept to while Redis is away and no share was ever learnt. */
   failOpenFraction: number;
@@ -40,6 +40,8 @@ export interface RedisRateGateOptions {
 }
 
 export class RedisRateGate implements RateGate {
+  /** This relay's name in the spending table. */
+  readonly instanceId = randomBytes(8).toString('hex');
   readonly #redis: Redis;
   readonly #options: RedisRateGateOptions;
   readonly #batch: number;
@@ -51,6 +53,7 @@ export class RedisRateGate implements RateGate {
   #spent = 0;
   #reportedAt = performance.now();
   #share: number | undefined;
+  /** The local bucket kept to while Redis is away. */
   #fallback: LocalRateGate | undefined;
 
   constructor(options: RedisRateGateOptions) {
@@ -66,7 +69,7 @@ export class RedisRateGate implements RateGate {
     return {
       rps: this.#options.rps,
       share: this.#share,
-      failOpen: this.#fallback !== undefined,
+      failOpen: this.#redis.status !== 'ready',
       failOpenRps: this.#failOpenRps(),
     };
   }
@@ -141,7 +144,7 @@ export class RedisRateGate implements RateGate {
         REPORT_SPENDING,
         1,
         SPENDING_KEY,
-        this.#options.instanceId,
+        this.instanceId,
         ownRps.toFixed(3),
         String(GONE_AFTER_MS),
       )) as [number, string];

@@ -63,10 +63,11 @@ async function answersPing(port: number): Promise<boolean> {
   }
 }
 
-export async function startRedis(): Promise<RedisServer> {
+/** On a free port, or on `port` to bring a stopped server back where its clients reconnect. */
+export async function startRedis(port?: number): Promise<RedisServer> {
   const binary = findRedisServer();
   if (binary === undefined) throw new Error('redis-server not found');
-  const port = await freePort();
+  port ??= await freePort();
   const child: ChildProcess = spawn(
     binary,
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
