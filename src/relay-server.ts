@@ -62,11 +62,13 @@ export async function startRelay(
       : undefined;
   const upstreamUrl = sim?.url ?? config.upstream;
   const logRedisError = redisErrorLogger(logger);
+  const coordinator = await startCoordinator(config.redis, logger, logRedisError);
   const budget =
-    config.redis === undefined
+    config.redis === undefined || !(coordinator instanceof RedisCoordinator)
       ? undefined
       : new RedisRateGate({
           url: config.redis,
+          instanceId: coordinator.instanceId,
           rps: config.upstreamRps,
           failOpenFraction: config.failOpenRpsFraction ?? 0.5,
           onError: logRedisError,
@@ -87,7 +89,6 @@ export async function startRelay(
     resumeBufferSize: tuning.resumeBufferSize,
     onInterestChange: () => poller?.sync(),
   });
-  const coordinator = await startCoordinator(config.redis, logger, logRedisError);
   poller = new PollerPool({
     source: client,
     coordinator,

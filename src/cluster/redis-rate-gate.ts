@@ -6,7 +6,6 @@
  * while Redis is away it keeps to that last share (or, never having learnt one, to
  * `--fail-open-rps-fraction` of the budget), so an outage does not multiply upstream load.
  */
-import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { LocalRateGate, type RateGate } from '../upstream/rate-gate.ts';
@@ -19,6 +18,11 @@ const LEASE_SECONDS = 0.05;
 /** Each relay reports its spending this often; a relay silent for 5 reports is gone. */
 const REPORT_MS = 1_000;
 const GONE_AFTER_MS = 5 * REPORT_MS;
+/**
+ * Weight of the newest second in the reported spending. Relays compute their shares a moment apart;
+ * smoothed spending changes little in that moment, so the shares still add up to about 1.
+ */
+const SMOOTHING = 0.3;
 
 export interface BudgetStatus {
   /** The cluster's budget, requests per second. */
@@ -33,6 +37,8 @@ export interface BudgetStatus {
 
 export interface RedisRateGateOptions {
   url: string;
+  /** This relay's name in the spending table (the coordinator's instance id). */
+  instanceId: string;
   rps: number;
   /** Fraction of `rps` kept to while Redis is away and no share was ever learnt. */
   failOpenFraction: number;
@@ -40,8 +46,6 @@ export interface RedisRateGateOptions {
 }
 
 export class RedisRateGate implements RateGate {
-  /** This relay's name in the spending table. */
-  readonly instanceId = randomBytes(8).toString('hex');
   readonly #redis: Redis;
   readonly #options: RedisRateGateOptions;
   readonly #batch: number;
@@ -51,6 +55,7 @@ export class RedisRateGate implements RateGate {
   #leasing: Promise<number> | undefined;
   /** Tokens taken since the last report: this relay's spending. */
   #spent = 0;
+  #spentRps: number | undefined;
   #reportedAt = performance.now();
   #share: number | undefined;
   /** The local bucket kept to while Redis is away. */
@@ -135,7 +140,10 @@ export class RedisRateGate implements RateGate {
 
   async #report(): Promise<void> {
     const now = performance.now();
-    const ownRps = (this.#spent * 1000) / Math.max(1, now - this.#reportedAt);
+    const lastRps = (this.#spent * 1000) / Math.max(1, now - this.#reportedAt);
+    const ownRps =
+      this.#spentRps === undefined ? lastRps : this.#spentRps + SMOOTHING * (lastRps - this.#spentRps);
+    this.#spentRps = ownRps;
     this.#spent = 0;
     this.#reportedAt = now;
     if (this.#redis.status !== 'ready') return;
@@ -144,7 +152,7 @@ export class RedisRateGate implements RateGate {
         REPORT_SPENDING,
         1,
         SPENDING_KEY,
-        this.instanceId,
+        this.#options.instanceId,
         ownRps.toFixed(3),
         String(GONE_AFTER_MS),
       )) as [number, string];

@@ -10,27 +10,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Relay, startRelay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
-import { type RedisServer, redisAvailable, startRedis } from '../support/redis.ts';
+import { redisAvailable, useRedis } from '../support/redis.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const RPS = 40;
 const MARKETS_PER_RELAY = 8;
 
 describe.skipIf(!redisAvailable())('one upstream budget for the cluster', () => {
-  let redis: RedisServer;
-  let sim: SimulatorHandle;
+  const redis = useRedis();
   const relays: Relay[] = [];
   const clients: ProtocolClient[] = [];
-
+  let sim: SimulatorHandle;
   beforeAll(async () => {
-    redis = await startRedis();
     sim = await startSimulator({ markets: 3 * MARKETS_PER_RELAY, seed: 5, tickMs: 0 });
   });
+  // Registered after useRedis's, so it runs first: relays close while Redis is still there.
   afterAll(async () => {
     await Promise.all(clients.splice(0).map((client) => client.close()));
     await Promise.all(relays.splice(0).map((relay) => relay.close()));
-    await sim?.close();
-    await redis?.stop();
+    await sim.close();
   });
 
   async function relay(): Promise<Relay> {
@@ -39,7 +37,7 @@ describe.skipIf(!redisAvailable())('one upstream budget for the cluster', () => 
         port: 0,
         host: '127.0.0.1',
         upstream: sim.url,
-        redis: redis.url,
+        redis: redis.server.url,
         // Far more polls than the budget allows: each relay alone would spend all of it.
         bookPollMs: 10,
         pricePollMs: 10,
@@ -80,7 +78,7 @@ describe.skipIf(!redisAvailable())('one upstream budget for the cluster', () => 
       await client.request({ op: 'subscribe', channel: 'price', markets });
       await waitFor('snapshots', () => markets.every((market) => client.view('book', market)));
     }
-    await waitFor('each relay polling its own clients\' markets', () =>
+    await waitFor("each relay polling its own clients' markets", () =>
       trio.every((of) => of.coordinator.status().owned === 2 * MARKETS_PER_RELAY),
     );
     await waitFor('every relay to learn a share that reflects its demand', () =>
@@ -101,7 +99,7 @@ describe.skipIf(!redisAvailable())('one upstream budget for the cluster', () => 
       redis: { connected: true, budget: { rps: RPS, share: expect.any(Number), failOpen: false } },
     });
 
-    await redis.stop();
+    await redis.server.stop();
     await waitFor('every relay to fail open', () => trio.every((of) => budgetOf(of).failOpen));
     await waitFor('every relay to poll for itself', () =>
       trio.every((of) => !of.coordinator.status().connected),
@@ -117,7 +115,7 @@ describe.skipIf(!redisAvailable())('one upstream budget for the cluster', () => 
       redis: { connected: false, budget: { failOpen: true } },
     });
 
-    redis = await startRedis(redis.port);
+    await redis.start();
     await waitFor(
       'every relay back on Redis',
       () => trio.every((of) => !budgetOf(of).failOpen && of.coordinator.status().connected),

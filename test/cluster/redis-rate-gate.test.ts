@@ -4,23 +4,17 @@
  * to its last share, so together they still keep to it; with Redis back they share one bucket again.
  * Counts are checked against bounds with generous margins for the edges of the window.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { RedisRateGate } from '../../src/cluster/redis-rate-gate.ts';
-import { type RedisServer, redisAvailable, startRedis } from '../support/redis.ts';
+import { redisAvailable, useRedis } from '../support/redis.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const RPS = 30;
 
 describe.skipIf(!redisAvailable())('RedisRateGate', () => {
-  let redis: RedisServer;
+  const redis = useRedis();
   const gates: RedisRateGate[] = [];
   let stopping = new AbortController();
-  beforeAll(async () => {
-    redis = await startRedis();
-  });
-  afterAll(async () => {
-    await redis.stop();
-  });
   afterEach(async () => {
     stopping.abort();
     stopping = new AbortController();
@@ -28,7 +22,12 @@ describe.skipIf(!redisAvailable())('RedisRateGate', () => {
   });
 
   function gate(failOpenFraction = 0.5): RedisRateGate {
-    const created = new RedisRateGate({ url: redis.url, rps: RPS, failOpenFraction });
+    const created = new RedisRateGate({
+      url: redis.server.url,
+      instanceId: `gate-${gates.length}`,
+      rps: RPS,
+      failOpenFraction,
+    });
     gates.push(created);
     return created;
   }
@@ -93,7 +92,7 @@ describe.skipIf(!redisAvailable())('RedisRateGate', () => {
       trio.every((one) => (one.status().share ?? 0) > 0.2),
     );
 
-    await redis.stop();
+    await redis.server.stop();
     await waitFor('every gate to fail open', () => trio.every((one) => one.status().failOpen));
     const bound = trio.reduce((sum, one) => sum + one.status().failOpenRps, 0);
     expect(bound).toBeLessThanOrEqual(RPS * 1.2); // the last shares, not 3 x RPS
@@ -102,7 +101,7 @@ describe.skipIf(!redisAvailable())('RedisRateGate', () => {
     expect(down.taken).toBeLessThanOrEqual(bound * down.seconds * 1.25 + bound);
     expect(down.taken).toBeGreaterThan(0);
 
-    redis = await startRedis(redis.port);
+    await redis.start();
     await waitFor('every gate back on Redis', () => trio.every((one) => !one.status().failOpen), {
       timeoutMs: 15_000,
     });
@@ -112,7 +111,12 @@ describe.skipIf(!redisAvailable())('RedisRateGate', () => {
   });
 
   it('keeps to the configured fraction when Redis was never reached', async () => {
-    const lonely = new RedisRateGate({ url: 'redis://127.0.0.1:1', rps: RPS, failOpenFraction: 0.2 });
+    const lonely = new RedisRateGate({
+      url: 'redis://127.0.0.1:1',
+      instanceId: 'lonely',
+      rps: RPS,
+      failOpenFraction: 0.2,
+    });
     gates.push(lonely);
     const counts = hammer([lonely]);
     const { taken, seconds } = await countOver(counts, 1_000);
