@@ -95,7 +95,9 @@ export class RedisRateGate implements RateGate {
           this.#leasing = undefined;
         });
         waitMs = await this.#leasing;
-      } catch {
+      } catch (error) {
+        // Connection trouble is reported by the connection's own error event; anything else here.
+        if (this.#redis.status === 'ready') this.#options.onError?.(asError(error));
         await this.#failOpen(signal);
         return;
       }
@@ -158,7 +160,11 @@ export class RedisRateGate implements RateGate {
       )) as [number, string];
       this.#share = budgetShare({ own: ownRps, total: Number(total), relays, rps: this.#options.rps });
     } catch (error) {
-      this.#options.onError?.(error instanceof Error ? error : new Error(String(error)));
+      this.#options.onError?.(asError(error));
     }
   }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }
