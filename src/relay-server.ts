@@ -11,12 +11,13 @@ import { RedisCoordinator } from './cluster/redis-coordinator.ts';
 import { RedisRateGate } from './cluster/redis-rate-gate.ts';
 import type { ServeConfig } from './config.ts';
 import { registerHealth } from './http/health.ts';
-import { registerOperations } from './http/operations.ts';
+import { type Operations, registerOperations } from './http/operations.ts';
+import { registerSecurityHeaders } from './http/security-headers.ts';
 import type { HealthSources } from './observability/health-report.ts';
 import { RelayEvents } from './relay/events.ts';
 import { PollerPool } from './relay/poller-pool.ts';
 import { StreamRegistry } from './relay/registry.ts';
-import { UpstreamHealthMonitor } from './relay/upstream-health.ts';
+import { UpstreamHealthMonitor, type UpstreamIdentity } from './relay/upstream-health.ts';
 import { type SimulatorHandle, startSimulator } from './sim/server.ts';
 import { type RelayTuning, resolveTuning } from './tuning.ts';
 import { UpstreamClient } from './upstream/client.ts';
@@ -30,6 +31,9 @@ export type RelayConfig = ServeConfig;
 export interface Relay {
   /** http://host:port of the relay (the real port when 0 was asked for). */
   readonly url: string;
+  /** http://host:port of the operator endpoints when they have their own port (`--operator-port`). */
+  readonly operatorUrl: string | undefined;
+  readonly operations: Operations;
   readonly upstreamUrl: string;
   readonly events: RelayEvents;
   readonly registry: StreamRegistry;
@@ -61,8 +65,7 @@ export async function startRelay(
       ? await startSimulator({ markets: config.simMarkets, seed: config.simSeed, tickMs: tuning.simTickMs })
       : undefined;
   const upstreamUrl = sim?.url ?? config.upstream;
-  const logRedisError = redisErrorLogger(logger);
-  const coordinator = await startCoordinator(config.redis, logger, logRedisError);
+  const coordinator = await startCoordinator(config.redis, logger);
   const budget =
     config.redis === undefined || !(coordinator instanceof RedisCoordinator)
       ? undefined
@@ -71,7 +74,13 @@ export async function startRelay(
           instanceId: coordinator.instanceId,
           rps: config.upstreamRps,
           failOpenFraction: config.failOpenRpsFraction ?? 0.5,
-          onError: logRedisError,
+          onError: (error) =>
+            logger
+              .child({ component: 'cluster' })
+              .warn(
+                { event: 'redis_budget_error', err: error.message },
+                'cluster budget: redis script failed',
+              ),
         });
   const client = new UpstreamClient({
     baseUrl: upstreamUrl,
@@ -89,6 +98,9 @@ export async function startRelay(
     resumeBufferSize: tuning.resumeBufferSize,
     onInterestChange: () => poller?.sync(),
   });
+  const upstreamHealth = new UpstreamHealthMonitor(client, {
+    onIdentity: (identity) => logUpstreamIdentity(logger, upstreamUrl, identity),
+  });
   poller = new PollerPool({
     source: client,
     coordinator,
@@ -98,17 +110,25 @@ export async function startRelay(
     pricePollMs: config.pricePollMs,
     upstreamRps: config.upstreamRps,
     staleAfterFactor: tuning.staleAfterFactor,
+    upstreamVerified: () => upstreamHealth.verified,
   });
 
   const httpLogger: FastifyBaseLogger = logger.child({ component: 'http' });
   // No log line per HTTP request: logs are for notable events (issue 6).
-  const app = Fastify({
-    loggerInstance: httpLogger,
-    logController: new LogController({ disableRequestLogging: true }),
-    // A keep-alive connection that never sends a request (a browser's spare one) must not hold
-    // shutdown past its 5 s; this applies after the preClose hook has closed WebSockets with 1001.
-    forceCloseConnections: true,
-  });
+  const createApp = () => {
+    const created = Fastify({
+      loggerInstance: httpLogger,
+      logController: new LogController({ disableRequestLogging: true }),
+      // A keep-alive connection that never sends a request (a browser's spare one) must not hold
+      // shutdown past its 5 s; this applies after the preClose hook has closed WebSockets with 1001.
+      forceCloseConnections: true,
+    });
+    registerSecurityHeaders(created);
+    return created;
+  };
+  const app = createApp();
+  // The operator endpoints' own app when they are kept off the public port.
+  const operatorApp = config.operatorPort === undefined ? app : createApp();
   const ws = registerWsEndpoint(app, {
     registry,
     events,
@@ -116,11 +136,11 @@ export async function startRelay(
     heartbeatMs: tuning.heartbeatMs,
     maxConnections: tuning.maxConnections,
     maxFrameBytes: tuning.maxFrameBytes,
+    edge: tuning.edge,
     ...(config.apiKeys === undefined ? {} : { apiKeys: config.apiKeys }),
     ...(config.allowedOrigins === undefined ? {} : { allowedOrigins: config.allowedOrigins }),
   });
   const relayPoller = poller;
-  const upstreamHealth = new UpstreamHealthMonitor(client);
   let shuttingDown = false;
   const healthSources: HealthSources = {
     poller: relayPoller,
@@ -135,14 +155,20 @@ export async function startRelay(
     isShuttingDown: () => shuttingDown,
   };
   registerHealth(app, healthSources);
-  registerOperations(app, {
-    ...healthSources,
-    events,
-    client,
-    logger,
-    bookPollMs: config.bookPollMs,
-    pricePollMs: config.pricePollMs,
-  });
+  const operations = registerOperations(
+    operatorApp,
+    {
+      ...healthSources,
+      events,
+      client,
+      logger,
+      bookPollMs: config.bookPollMs,
+      pricePollMs: config.pricePollMs,
+    },
+    { operatorKey: config.operatorKey, statusFeed: tuning.statusFeed },
+  );
+  // The status page's book view connects to the WebSocket of the origin it was served from.
+  if (operatorApp !== app) ws.attach(operatorApp.server);
   await upstreamHealth.start(UPSTREAM_PROBE_MS);
 
   /** Everything started above, released in dependency order: by `close()`, or when `listen` fails. */
@@ -152,23 +178,34 @@ export async function startRelay(
     await coordinator.close();
     await budget?.close();
     await app.close();
+    if (operatorApp !== app) await operatorApp.close();
     registry.clear();
     await client.close();
     await sim?.close();
   };
 
   let address: string;
+  let operatorAddress: string | undefined;
   try {
     address = await app.listen({ port: config.port, host: config.host });
+    if (operatorApp !== app) {
+      operatorAddress = await operatorApp.listen({
+        port: config.operatorPort,
+        host: config.operatorHost ?? config.host,
+      });
+    }
   } catch (error) {
     await release();
     throw error;
   }
   const url = address.replace('[::1]', 'localhost');
+  const operatorUrl = operatorAddress?.replace('[::1]', 'localhost');
 
   let closing: Promise<void> | undefined;
   return {
     url,
+    operatorUrl,
+    operations,
     upstreamUrl,
     events,
     registry,
@@ -193,28 +230,34 @@ export async function startRelay(
   };
 }
 
+function logUpstreamIdentity(logger: Logger, upstreamUrl: string, identity: UpstreamIdentity): void {
+  const log = logger.child({ component: 'upstream' });
+  if (identity.state === 'mismatch') {
+    log.error(
+      { event: 'upstream_misconfigured', upstream: upstreamUrl, problem: identity.problem },
+      `upstream misconfigured or unreachable: ${upstreamUrl}/health is not upstream's health answer (${identity.problem}); streams stay stale and /health answers 503 until it is`,
+    );
+  } else if (identity.state === 'verified') {
+    log.info({ event: 'upstream_verified', upstream: upstreamUrl }, 'upstream answers as upstream');
+  }
+}
+
 /** Waiting longer than this for Redis at start would only delay serving: the relay polls itself meanwhile. */
 const REDIS_CONNECT_MS = 2_000;
 
-/** One line per distinct failure, not one per failed command, for every Redis client of the relay. */
-function redisErrorLogger(logger: Logger): (error: Error) => void {
-  const log = logger.child({ component: 'cluster' });
-  let lastLogged: string | undefined;
-  return (error) => {
-    if (error.message === lastLogged) return;
-    lastLogged = error.message;
-    log.warn({ event: 'redis_error', err: error.message }, 'redis unavailable: polling without coordination');
-  };
-}
-
-async function startCoordinator(
-  redisUrl: string | undefined,
-  logger: Logger,
-  onError: (error: Error) => void,
-): Promise<PollCoordinator> {
+async function startCoordinator(redisUrl: string | undefined, logger: Logger): Promise<PollCoordinator> {
   if (redisUrl === undefined) return new LocalCoordinator();
   const log = logger.child({ component: 'cluster' });
-  const coordinator = new RedisCoordinator({ url: redisUrl, onError });
+  const coordinator = new RedisCoordinator({
+    url: redisUrl,
+    onError: (error) =>
+      log.warn(
+        { event: 'redis_error', err: error.message },
+        'redis unavailable: polling without coordination',
+      ),
+    onRecover: ({ errors, durationMs }) =>
+      log.info({ event: 'redis_recovered', durationMs, errors }, 'redis reachable again: coordinating'),
+  });
   const connected = await coordinator.connect(REDIS_CONNECT_MS);
   log.info(
     { event: connected ? 'cluster_joined' : 'cluster_degraded', instance: coordinator.instanceId },

@@ -42,6 +42,7 @@ export interface RedisRateGateOptions {
   rps: number;
   /** Fraction of `rps` kept to while Redis is away and no share was ever learnt. */
   failOpenFraction: number;
+  /** Called once per distinct error of a budget script (not for Redis being away). */
   onError?: (error: Error) => void;
 }
 
@@ -60,13 +61,15 @@ export class RedisRateGate implements RateGate {
   #share: number | undefined;
   /** The local bucket kept to while Redis is away. */
   #fallback: LocalRateGate | undefined;
+  #lastError: string | undefined;
 
   constructor(options: RedisRateGateOptions) {
     this.#options = options;
     this.#batch = Math.max(1, Math.floor(options.rps * LEASE_SECONDS));
     // As the coordinator's connection: fail fast while Redis is away, so requests fall back at once.
     this.#redis = new Redis(options.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
-    this.#redis.on('error', (error: Error) => options.onError?.(error));
+    // The coordinator's connections to the same Redis log its outages (once per distinct error).
+    this.#redis.on('error', () => {});
     this.#reporter = setInterval(() => void this.#report(), REPORT_MS).unref();
   }
 
@@ -96,8 +99,7 @@ export class RedisRateGate implements RateGate {
         });
         waitMs = await this.#leasing;
       } catch (error) {
-        // Connection trouble is reported by the connection's own error event; anything else here.
-        if (this.#redis.status === 'ready') this.#options.onError?.(asError(error));
+        if (this.#redis.status === 'ready') this.#reportError(asError(error));
         await this.#failOpen(signal);
         return;
       }
@@ -140,6 +142,12 @@ export class RedisRateGate implements RateGate {
     return Math.max(1, share * this.#options.rps);
   }
 
+  #reportError(error: Error): void {
+    if (error.message === this.#lastError) return;
+    this.#lastError = error.message;
+    this.#options.onError?.(error);
+  }
+
   async #report(): Promise<void> {
     const now = performance.now();
     const lastRps = (this.#spent * 1000) / Math.max(1, now - this.#reportedAt);
@@ -160,7 +168,7 @@ export class RedisRateGate implements RateGate {
       )) as [number, string];
       this.#share = budgetShare({ own: ownRps, total: Number(total), relays, rps: this.#options.rps });
     } catch (error) {
-      this.#options.onError?.(asError(error));
+      this.#reportError(asError(error));
     }
   }
 }

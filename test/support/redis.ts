@@ -64,7 +64,7 @@ async function answersPing(port: number): Promise<boolean> {
   }
 }
 
-/** On a free port, or on `port` to bring a stopped server back where its clients reconnect. */
+/** `port`: restart on the port of a stopped server (an outage and its recovery). */
 export async function startRedis(port?: number): Promise<RedisServer> {
   const binary = findRedisServer();
   if (binary === undefined) throw new Error('redis-server not found');
