@@ -130,6 +130,19 @@ const serveOptions = {
     default: '50',
     help: 'upstream requests per second at most',
   }),
+  'fail-open-rps-fraction': {
+    env: 'FAIL_OPEN_RPS_FRACTION',
+    schema: z
+      .string()
+      .trim()
+      .regex(/^\d*\.?\d+$/)
+      .transform(Number)
+      .pipe(z.number().gt(0).max(1)),
+    default: '0.5',
+    expected: 'a number above 0 and at most 1, such as 0.34',
+    placeholder: 'F',
+    help: 'cluster mode, Redis away: share of --upstream-rps a relay keeps to before it learnt its own',
+  },
   'api-keys': {
     env: 'API_KEYS',
     schema: commaList,
@@ -197,6 +210,8 @@ export interface ServeConfig {
   pricePollMs: number;
   upstreamConcurrency: number;
   upstreamRps: number;
+  /** Cluster mode: share of `upstreamRps` kept to while Redis is away, before a share was learnt. */
+  failOpenRpsFraction?: number;
   apiKeys?: string[];
   allowedOrigins?: string[];
   logLevel: LogLevel;
@@ -341,6 +356,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       pricePollMs: number('price-poll-ms'),
       upstreamConcurrency: number('upstream-concurrency'),
       upstreamRps: number('upstream-rps'),
+      failOpenRpsFraction: number('fail-open-rps-fraction'),
       apiKeys: read('api-keys') as string[] | undefined,
       allowedOrigins: read('allowed-origins') as string[] | undefined,
       logLevel: read('log-level') as LogLevel,

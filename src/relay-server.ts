@@ -8,6 +8,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import pino, { type Logger } from 'pino';
 import { LocalCoordinator, type PollCoordinator } from './cluster/coordinator.ts';
 import { RedisCoordinator } from './cluster/redis-coordinator.ts';
+import { RedisRateGate } from './cluster/redis-rate-gate.ts';
 import type { ServeConfig } from './config.ts';
 import { registerHealth } from './http/health.ts';
 import { type Operations, registerOperations } from './http/operations.ts';
@@ -39,6 +40,8 @@ export interface Relay {
   readonly poller: PollerPool;
   /** Who polls what: this relay alone, or the lease holders of a Redis cluster. */
   readonly coordinator: PollCoordinator;
+  /** Cluster mode: `--upstream-rps` for the whole cluster, through Redis. */
+  readonly budget: RedisRateGate | undefined;
   readonly client: UpstreamClient;
   readonly upstreamHealth: UpstreamHealthMonitor;
   readonly ws: WsEndpoint;
@@ -62,12 +65,30 @@ export async function startRelay(
       ? await startSimulator({ markets: config.simMarkets, seed: config.simSeed, tickMs: tuning.simTickMs })
       : undefined;
   const upstreamUrl = sim?.url ?? config.upstream;
+  const coordinator = await startCoordinator(config.redis, logger);
+  const budget =
+    config.redis === undefined || !(coordinator instanceof RedisCoordinator)
+      ? undefined
+      : new RedisRateGate({
+          url: config.redis,
+          instanceId: coordinator.instanceId,
+          rps: config.upstreamRps,
+          failOpenFraction: config.failOpenRpsFraction ?? 0.5,
+          onError: (error) =>
+            logger
+              .child({ component: 'cluster' })
+              .warn(
+                { event: 'redis_budget_error', err: error.message },
+                'cluster budget: redis script failed',
+              ),
+        });
   const client = new UpstreamClient({
     baseUrl: upstreamUrl,
     timeoutMs: tuning.upstreamTimeoutMs,
     retries: tuning.upstreamRetries,
     concurrency: config.upstreamConcurrency,
     rps: config.upstreamRps,
+    ...(budget === undefined ? {} : { rateGate: budget }),
   });
 
   const events = new RelayEvents();
@@ -77,7 +98,6 @@ export async function startRelay(
     resumeBufferSize: tuning.resumeBufferSize,
     onInterestChange: () => poller?.sync(),
   });
-  const coordinator = await startCoordinator(config.redis, logger);
   const upstreamHealth = new UpstreamHealthMonitor(client, {
     onIdentity: (identity) => logUpstreamIdentity(logger, upstreamUrl, identity),
   });
@@ -126,6 +146,7 @@ export async function startRelay(
   const healthSources: HealthSources = {
     poller: relayPoller,
     coordinator,
+    ...(budget === undefined ? {} : { budget }),
     registry,
     ws,
     upstream: upstreamHealth,
@@ -156,6 +177,7 @@ export async function startRelay(
     relayPoller.stop();
     upstreamHealth.stop();
     await coordinator.close();
+    await budget?.close();
     await app.close();
     if (operatorApp !== app) await operatorApp.close();
     registry.clear();
@@ -190,6 +212,7 @@ export async function startRelay(
     registry,
     poller: relayPoller,
     coordinator,
+    budget,
     client,
     upstreamHealth,
     ws,

@@ -30,6 +30,7 @@ describe('parseCommandLine', () => {
       pricePollMs: 1000,
       upstreamConcurrency: 16,
       upstreamRps: 50,
+      failOpenRpsFraction: 0.5,
       apiKeys: undefined,
       allowedOrigins: undefined,
       logLevel: 'info',
@@ -125,6 +126,9 @@ describe('parseCommandLine', () => {
     [['--redis', 'http://x'], 'redis', 'got "http://x", expected a redis:// or rediss:// URL'],
     [['--allowed-origins', 'not a url'], 'allowed-origins', 'expected comma-separated http(s) origins'],
     [['--log-level', 'loud'], 'log-level', 'got "loud", expected one of fatal, error, warn'],
+    [['--fail-open-rps-fraction', '0'], 'fail-open-rps-fraction', 'got "0", expected a number above 0'],
+    [['--fail-open-rps-fraction', '1.5'], 'fail-open-rps-fraction', 'got "1.5", expected a number above 0'],
+    [['--fail-open-rps-fraction', 'half'], 'fail-open-rps-fraction', 'got "half", expected a number above 0'],
     [['--heartbeat-ms', '1.5'], 'heartbeat-ms', 'got "1.5", expected an integer from 100 to'],
     [['--coalesce-ms', '101'], 'coalesce-ms', 'got "101", expected an integer from 0 to 100'],
     [['--coalesce-ms=-1'], 'coalesce-ms', 'got "-1", expected an integer from 0 to 100'],
@@ -144,6 +148,11 @@ describe('parseCommandLine', () => {
     expect(error.option).toBe(option);
     expect(error.message).toContain(text);
     expect(error.message).not.toContain('\n');
+  });
+
+  it('reads a fraction of the budget for failing open', () => {
+    expect(serveConfig(['--fail-open-rps-fraction', '0.34'])).toMatchObject({ failOpenRpsFraction: 0.34 });
+    expect(serveConfig([], { FAIL_OPEN_RPS_FRACTION: '1' })).toMatchObject({ failOpenRpsFraction: 1 });
   });
 
   it('reads an empty environment variable as unset', () => {

@@ -7,6 +7,7 @@
  * another relay); `shutting_down` while draining.
  */
 import type { PollCoordinator } from '../cluster/coordinator.ts';
+import type { BudgetStatus } from '../cluster/redis-rate-gate.ts';
 import type { PollerPool } from '../relay/poller-pool.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
 import type { UpstreamHealthMonitor, UpstreamIdentity } from '../relay/upstream-health.ts';
@@ -16,6 +17,8 @@ import type { WsEndpoint } from '../ws/endpoint.ts';
 export interface HealthSources {
   poller: PollerPool;
   coordinator: PollCoordinator;
+  /** Cluster mode: the cluster-wide upstream budget. */
+  budget?: { status(): BudgetStatus };
   registry: StreamRegistry;
   ws: WsEndpoint;
   upstream: UpstreamHealthMonitor;
@@ -53,6 +56,8 @@ export interface HealthReport {
     ownedTargets: number;
     followedTargets: number;
     lastError: string | null;
+    /** `--upstream-rps` for the cluster: this relay's share, and what it keeps to while Redis is away. */
+    budget?: { rps: number; share: number | null; failOpen: boolean; failOpenRps: number };
   };
 }
 
@@ -102,10 +107,16 @@ export function healthReport(sources: HealthSources, now = Date.now()): HealthRe
             ownedTargets: cluster.owned,
             followedTargets: cluster.followed,
             lastError: cluster.lastError ?? null,
+            ...budgetReport(sources.budget?.status()),
           },
         }
       : {}),
   };
+}
+
+function budgetReport(budget: BudgetStatus | undefined) {
+  if (budget === undefined) return {};
+  return { budget: { ...budget, share: budget.share ?? null } };
 }
 
 function iso(ms: number | undefined): string | null {

@@ -249,6 +249,25 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
         this.set(view.coordinator.status().connected ? 1 : 0);
       },
     });
+    const { budget } = view;
+    if (budget !== undefined) {
+      new Gauge({
+        name: `${PREFIX}upstream_budget_share`,
+        help: "This relay's share (0..1) of the cluster-wide --upstream-rps: what it spends plus an equal part of what nobody spends.",
+        registers,
+        collect() {
+          this.set(budget.status().share ?? 0);
+        },
+      });
+      new Gauge({
+        name: `${PREFIX}upstream_budget_fail_open`,
+        help: '1 while Redis is away and this relay keeps to its last share of the budget by itself, else 0.',
+        registers,
+        collect() {
+          this.set(budget.status().failOpen ? 1 : 0);
+        },
+      });
+    }
   }
 
   const { events } = view;

@@ -1,12 +1,12 @@
 /**
  * @module upstream/admission
  * The caps on upstream load: at most `concurrency` requests in flight (p-limit) and at most `rps`
- * started per second (a token bucket), with the counts the status page and metrics show.
+ * started per second (a rate gate: this relay's token bucket, or the cluster's budget), with the
+ * counts the status page and metrics show.
  */
-import { setTimeout as delay } from 'node:timers/promises';
 import pLimit, { type LimitFunction } from 'p-limit';
-import { TokenBucket } from '../util/token-bucket.ts';
 import { raceAbort } from './abort.ts';
+import type { RateGate } from './rate-gate.ts';
 
 export interface AdmissionLoad {
   inFlight: number;
@@ -15,13 +15,13 @@ export interface AdmissionLoad {
 
 export class Admission {
   readonly #limit: LimitFunction;
-  readonly #bucket: TokenBucket;
+  readonly #rate: RateGate;
   #inFlight = 0;
   #queued = 0;
 
-  constructor(options: { concurrency: number; rps: number }) {
+  constructor(options: { concurrency: number; rate: RateGate }) {
     this.#limit = pLimit(options.concurrency);
-    this.#bucket = new TokenBucket({ ratePerSecond: options.rps });
+    this.#rate = options.rate;
   }
 
   load(): AdmissionLoad {
@@ -44,7 +44,7 @@ export class Admission {
     try {
       const run = this.#limit(async () => {
         signal.throwIfAborted();
-        await this.#takeToken(signal);
+        await this.#rate.acquire(signal);
         stopWaiting();
         this.#inFlight++;
         try {
@@ -56,17 +56,6 @@ export class Admission {
       return await raceAbort(run, signal);
     } finally {
       stopWaiting();
-    }
-  }
-
-  async #takeToken(signal: AbortSignal): Promise<void> {
-    const waitMs = this.#bucket.reserve();
-    if (waitMs === 0) return;
-    try {
-      await delay(waitMs, undefined, { signal });
-    } catch (error) {
-      this.#bucket.refund();
-      throw error;
     }
   }
 }

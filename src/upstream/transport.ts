@@ -14,6 +14,7 @@ import { Admission, type AdmissionLoad } from './admission.ts';
 import { UpstreamError } from './errors.ts';
 import { HttpExchange } from './exchange.ts';
 import { type Attempt, judgeExchange, type Outcome, type UpstreamRequest } from './outcome.ts';
+import { LocalRateGate, type RateGate } from './rate-gate.ts';
 
 /**
  * One per attempt that reached an outcome; an attempt cut short by the caller's signal or by
@@ -44,8 +45,10 @@ export interface UpstreamTransportOptions {
   maxRetryAfterMs?: number;
   /** Requests in flight at most, default 16. */
   concurrency?: number;
-  /** Requests started per second at most, default 50. */
+  /** Requests started per second at most, default 50; ignored when `rateGate` is given. */
   rps?: number;
+  /** Where each attempt waits for its rate token; default a LocalRateGate of `rps`. */
+  rateGate?: RateGate;
   /** undici pool connections, default `concurrency`. */
   connections?: number;
 }
@@ -74,7 +77,10 @@ export class UpstreamTransport {
       timeoutMs: options.timeoutMs ?? 5000,
       connections: options.connections ?? concurrency,
     });
-    this.#admission = new Admission({ concurrency, rps: options.rps ?? 50 });
+    this.#admission = new Admission({
+      concurrency,
+      rate: options.rateGate ?? new LocalRateGate(options.rps ?? 50),
+    });
     this.#retries = options.retries ?? 2;
     this.#retryBaseMs = options.retryBaseMs ?? 100;
     this.#maxRetryAfterMs = options.maxRetryAfterMs ?? 30_000;

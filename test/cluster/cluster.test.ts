@@ -5,34 +5,28 @@
  */
 import { spawn } from 'node:child_process';
 import pino from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { priceDataOf } from '../../src/relay/channels.ts';
 import { type Relay, startRelay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
 import { expectedBook, upstreamBook, upstreamPrices } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
-import { type RedisServer, redisAvailable, startRedis } from '../support/redis.ts';
+import { redisAvailable, useRedis } from '../support/redis.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 describe.skipIf(!redisAvailable())('cluster mode over Redis', () => {
-  let redis: RedisServer;
+  const redis = useRedis();
   let sim: SimulatorHandle;
   const relays: Relay[] = [];
   const clients: ProtocolClient[] = [];
 
-  beforeAll(async () => {
-    redis = await startRedis();
-  });
-  afterAll(async () => {
-    await redis.stop();
-  });
   afterEach(async () => {
     await Promise.all(clients.splice(0).map((client) => client.close()));
     await Promise.all(relays.splice(0).map((relay) => relay.close()));
     await sim.close();
   });
 
-  async function relay(redisUrl = redis.url): Promise<Relay> {
+  async function relay(redisUrl = redis.server.url): Promise<Relay> {
     const started = await startRelay(
       {
         port: 0,
@@ -152,7 +146,7 @@ describe.skipIf(!redisAvailable())('cluster mode over Redis', () => {
         'serve',
         '--port=0',
         `--upstream=${sim.url}`,
-        `--redis=${redis.url}`,
+        `--redis=${redis.server.url}`,
         '--book-poll-ms=25',
         '--price-poll-ms=25',
         '--upstream-rps=1000',

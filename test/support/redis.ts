@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import { accessSync, constants } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { delimiter, join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { waitFor } from './wait-for.ts';
 
 export interface RedisServer {
@@ -82,6 +83,29 @@ export async function startRedis(port?: number): Promise<RedisServer> {
       const exited = once(child, 'exit');
       child.kill('SIGTERM');
       await exited;
+    },
+  };
+}
+
+/**
+ * A private redis-server for the calling test file: started before its tests, stopped after them.
+ * `start()` brings a stopped one back on the same port, where its clients reconnect.
+ */
+export function useRedis(): { readonly server: RedisServer; start(): Promise<void> } {
+  let server: RedisServer | undefined;
+  beforeAll(async () => {
+    server = await startRedis();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+  return {
+    get server() {
+      if (server === undefined) throw new Error('redis-server not started yet');
+      return server;
+    },
+    async start() {
+      server = await startRedis(server?.port);
     },
   };
 }

@@ -1,0 +1,178 @@
+/**
+ * @module cluster/redis-rate-gate
+ * `--upstream-rps` for the whole cluster (docs/cluster.md "One budget"): every relay takes its
+ * upstream rate tokens from one bucket in Redis, a few at a time so that most requests do not wait
+ * for a round trip to Redis. Each relay reports what it spends and learns its share of the budget;
+ * while Redis is away it keeps to that last share (or, never having learnt one, to
+ * `--fail-open-rps-fraction` of the budget), so an outage does not multiply upstream load.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { LocalRateGate, type RateGate } from '../upstream/rate-gate.ts';
+import { BUCKET_KEY, budgetShare, LEASE_TOKENS, REPORT_SPENDING, SPENDING_KEY } from './budget-scripts.ts';
+
+/** A leased token unused for this long goes back to nobody: a relay must not hoard the budget. */
+const LEASE_MS = 200;
+/** Tokens leased per round trip: 50 ms of the cluster's budget, at least 1. */
+const LEASE_SECONDS = 0.05;
+/** Each relay reports its spending this often; a relay silent for 5 reports is gone. */
+const REPORT_MS = 1_000;
+const GONE_AFTER_MS = 5 * REPORT_MS;
+/**
+ * Weight of the newest second in the reported spending. Relays compute their shares a moment apart;
+ * smoothed spending changes little in that moment, so the shares still add up to about 1.
+ */
+const SMOOTHING = 0.3;
+
+export interface BudgetStatus {
+  /** The cluster's budget, requests per second. */
+  rps: number;
+  /** This relay's last known share of it, 0..1; undefined until Redis has answered once. */
+  share: number | undefined;
+  /** True while Redis is away and this relay keeps to `failOpenRps` by itself. */
+  failOpen: boolean;
+  /** The rate this relay keeps to while Redis is away. */
+  failOpenRps: number;
+}
+
+export interface RedisRateGateOptions {
+  url: string;
+  /** This relay's name in the spending table (the coordinator's instance id). */
+  instanceId: string;
+  rps: number;
+  /** Fraction of `rps` kept to while Redis is away and no share was ever learnt. */
+  failOpenFraction: number;
+  /** Called once per distinct error of a budget script (not for Redis being away). */
+  onError?: (error: Error) => void;
+}
+
+export class RedisRateGate implements RateGate {
+  readonly #redis: Redis;
+  readonly #options: RedisRateGateOptions;
+  readonly #batch: number;
+  readonly #reporter: NodeJS.Timeout;
+  #leased = 0;
+  #leasedAt = 0;
+  #leasing: Promise<number> | undefined;
+  /** Tokens taken since the last report: this relay's spending. */
+  #spent = 0;
+  #spentRps: number | undefined;
+  #reportedAt = performance.now();
+  #share: number | undefined;
+  /** The local bucket kept to while Redis is away. */
+  #fallback: LocalRateGate | undefined;
+  #lastError: string | undefined;
+
+  constructor(options: RedisRateGateOptions) {
+    this.#options = options;
+    this.#batch = Math.max(1, Math.floor(options.rps * LEASE_SECONDS));
+    // As the coordinator's connection: fail fast while Redis is away, so requests fall back at once.
+    this.#redis = new Redis(options.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    // The coordinator's connections to the same Redis log its outages (once per distinct error).
+    this.#redis.on('error', () => {});
+    this.#reporter = setInterval(() => void this.#report(), REPORT_MS).unref();
+  }
+
+  status(): BudgetStatus {
+    return {
+      rps: this.#options.rps,
+      share: this.#share,
+      failOpen: this.#redis.status !== 'ready',
+      failOpenRps: this.#failOpenRps(),
+    };
+  }
+
+  async acquire(signal: AbortSignal): Promise<void> {
+    for (;;) {
+      signal.throwIfAborted();
+      if (this.#leased > 0 && performance.now() - this.#leasedAt <= LEASE_MS) {
+        this.#leased -= 1;
+        this.#spent += 1;
+        return;
+      }
+      this.#leased = 0;
+      let waitMs: number;
+      try {
+        if (this.#redis.status !== 'ready') throw new Error(`redis ${this.#redis.status}`);
+        this.#leasing ??= this.#lease().finally(() => {
+          this.#leasing = undefined;
+        });
+        waitMs = await this.#leasing;
+      } catch (error) {
+        if (this.#redis.status === 'ready') this.#reportError(asError(error));
+        await this.#failOpen(signal);
+        return;
+      }
+      this.#fallback = undefined;
+      if (waitMs > 0) await delay(waitMs, undefined, { signal });
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#reporter);
+    this.#redis.disconnect();
+  }
+
+  /** Leases a batch; resolves with 0 when tokens arrived, else the wait until the next one. */
+  async #lease(): Promise<number> {
+    const { rps } = this.#options;
+    const [granted, waitMs] = (await this.#redis.eval(
+      LEASE_TOKENS,
+      1,
+      BUCKET_KEY,
+      String(rps),
+      String(rps),
+      String(this.#batch),
+    )) as [number, number];
+    if (granted === 0) return Math.max(1, waitMs);
+    this.#leased = granted;
+    this.#leasedAt = performance.now();
+    return 0;
+  }
+
+  async #failOpen(signal: AbortSignal): Promise<void> {
+    const rps = this.#failOpenRps();
+    if (this.#fallback?.ratePerSecond !== rps) this.#fallback = new LocalRateGate(rps);
+    await this.#fallback.acquire(signal);
+    this.#spent += 1;
+  }
+
+  #failOpenRps(): number {
+    const share = this.#share ?? this.#options.failOpenFraction;
+    return Math.max(1, share * this.#options.rps);
+  }
+
+  #reportError(error: Error): void {
+    if (error.message === this.#lastError) return;
+    this.#lastError = error.message;
+    this.#options.onError?.(error);
+  }
+
+  async #report(): Promise<void> {
+    const now = performance.now();
+    const lastRps = (this.#spent * 1000) / Math.max(1, now - this.#reportedAt);
+    const ownRps =
+      this.#spentRps === undefined ? lastRps : this.#spentRps + SMOOTHING * (lastRps - this.#spentRps);
+    this.#spentRps = ownRps;
+    this.#spent = 0;
+    this.#reportedAt = now;
+    if (this.#redis.status !== 'ready') return;
+    try {
+      const [relays, total] = (await this.#redis.eval(
+        REPORT_SPENDING,
+        1,
+        SPENDING_KEY,
+        this.#options.instanceId,
+        ownRps.toFixed(3),
+        String(GONE_AFTER_MS),
+      )) as [number, string];
+      this.#share = budgetShare({ own: ownRps, total: Number(total), relays, rps: this.#options.rps });
+    } catch (error) {
+      this.#reportError(asError(error));
+    }
+  }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
