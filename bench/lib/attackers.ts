@@ -135,12 +135,13 @@ export function churn(url: string, markets: string[], { parallel }: { parallel: 
 }
 
 /**
- * Clients that subscribe to every market's full book and then stop reading. On stop they read
+ * Clients that subscribe to every market's full book, again every 200 ms, and never read. On stop they read
  * again for a moment, so that the close code the relay decided can reach them.
  */
 export function slowConsumers(url: string, markets: string[], count: number): Attack {
   const report = emptyReport();
   const clients: WebSocket[] = [];
+  const timers: NodeJS.Timeout[] = [];
   for (let index = 0; index < count; index += 1) {
     report.connections += 1;
     const ws = new WebSocket(wsUrl(url), ownAddress(2, index));
@@ -148,13 +149,21 @@ export function slowConsumers(url: string, markets: string[], count: number): At
     ws.on('error', () => {});
     ws.on('close', (code) => countClose(report, code));
     ws.on('open', () => {
-      ws.send(JSON.stringify({ op: 'subscribe', channel: 'book', markets }));
-      report.framesSent += 1;
       ws.pause();
+      // A repeated subscribe answers with fresh snapshots: within the request rate, it fills the
+      // loopback buffers (megabytes) in seconds rather than minutes.
+      const resubscribe = () => {
+        if (ws.readyState !== WebSocket.OPEN) return;
+        ws.send(JSON.stringify({ op: 'subscribe', channel: 'book', markets }));
+        report.framesSent += 1;
+        timers.push(setTimeout(resubscribe, 200));
+      };
+      resubscribe();
     });
   }
   return {
     async stop() {
+      for (const timer of timers) clearTimeout(timer);
       for (const ws of clients) ws.resume();
       const deadline = Date.now() + 5_000;
       while (Date.now() < deadline && clients.some((ws) => ws.readyState !== WebSocket.CLOSED)) {
