@@ -5,6 +5,7 @@
  * Every child process is stopped on exit, on an error and on Ctrl-C.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { killAllChildren } from './lib/ipc.ts';
 import { parseOptions } from './lib/options.ts';
@@ -15,6 +16,7 @@ import { startSim } from './lib/servers.ts';
 import { type BytesResult, runBytes } from './scenarios/bytes.ts';
 import { type DiffRun, runDiff } from './scenarios/diff.ts';
 import { type FanoutResult, type PollingCost, runFanout } from './scenarios/fanout.ts';
+import { type MultiShapeResult, runFanoutMulti } from './scenarios/fanout-multi.ts';
 import { type MarketsResult, runMarkets } from './scenarios/markets.ts';
 import { type MemoryResult, runMemory } from './scenarios/memory.ts';
 import { runUpstream, type UpstreamResult } from './scenarios/upstream.ts';
@@ -31,6 +33,8 @@ process.on('exit', () => killAllChildren());
 
 const options = parseOptions(process.argv.slice(2));
 const startedAt = new Date();
+/** The machine may be shared: CPU time is what compares, and the load says how noisy latency was. */
+const loadAtStart = loadavg();
 const machine = machineInfo();
 const selected = new Set(options.only);
 progress(`market-relay benchmarks: ${options.only.join(', ')}${options.quick ? ' (quick)' : ''}`);
@@ -40,6 +44,7 @@ if (options.cpuProf) progress('--cpu-prof: relay CPU figures include profiler ov
 const results: {
   diff?: DiffRun[];
   fanout?: { pollingCost: PollingCost; results: FanoutResult[] };
+  fanoutMulti?: MultiShapeResult[];
   markets?: MarketsResult;
   memory?: MemoryResult;
   upstream?: UpstreamResult;
@@ -131,6 +136,25 @@ try {
         ),
         target(`fan-out N=${result.clients}: CPU/delivery vs socket.io`, result.ratios.cpuVsSocketIo, 0.7),
         target(`fan-out N=${result.clients}: p99 latency vs ws`, result.ratios.p99VsWs, 1.25),
+      );
+    }
+    sections.push(text);
+  }
+
+  if (selected.has('fanout-multi')) {
+    const shapes = await runFanoutMulti(options);
+    results.fanoutMulti = shapes;
+    let text = '### 7. Fan-out, several books per client (depth 10, busy books)\n';
+    for (const shape of shapes) {
+      text +=
+        `\n${shape.name}, poll ${shape.pollMs} ms\n\n` +
+        markdownTable(runHeaders, shape.runs.map(runRow)) +
+        `\n\n${writesLine(shape.runs[0]?.framesPerWrite)}${sdkLine(shape.runs[0]?.sdk)}`;
+      if (!shape.targets) continue;
+      targets.push(
+        target(`${shape.name}: CPU/delivery vs ws`, shape.ratios.cpuVsWs, 0.7),
+        target(`${shape.name}: CPU/delivery vs socket.io`, shape.ratios.cpuVsSocketIo, 0.7),
+        target(`${shape.name}: p99 latency vs ws`, shape.ratios.p99VsWs, 1.25),
       );
     }
     sections.push(text);
@@ -238,6 +262,11 @@ console.log(
   `${machine.nproc} cores (nproc), ${machine.cpuModel}, node ${machine.node}, ${machine.platform}, ` +
     `${machine.totalMemoryGb} GB RAM, ulimit -n ${machine.openFilesLimit}\n`,
 );
+const loadAtEnd = loadavg();
+console.log(
+  `load average (1, 5, 15 min) at start ${loadAtStart.map((n) => n.toFixed(2)).join(', ')}, ` +
+    `at end ${loadAtEnd.map((n) => n.toFixed(2)).join(', ')}\n`,
+);
 console.log(
   `command: npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}\n`,
 );
@@ -253,6 +282,7 @@ writeFileSync(
       timestamp: startedAt.toISOString(),
       durationS: (Date.now() - startedAt.getTime()) / 1000,
       machine,
+      load: { start: loadAtStart, end: loadAtEnd },
       options,
       results,
       targets,
@@ -262,6 +292,11 @@ writeFileSync(
   )}\n`,
 );
 progress(`wrote ${file}`);
+
+function writesLine(framesPerWrite: number | undefined): string {
+  if (framesPerWrite === undefined) return '';
+  return `relay frames per socket write (coalescing): ${fixed(framesPerWrite, 2)}\n`;
+}
 
 /** The client SDK subscriber that rode along the relay run: books kept, seq and checksums verified. */
 function sdkLine(sdk: SdkCheckResult | undefined): string {

@@ -113,6 +113,7 @@ export async function startRelay(
     registry,
     events,
     limits: tuning.connection,
+    coalesceMs: tuning.coalesceMs,
     heartbeatMs: tuning.heartbeatMs,
     maxConnections: tuning.maxConnections,
     maxFrameBytes: tuning.maxFrameBytes,

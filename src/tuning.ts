@@ -28,6 +28,8 @@ export interface RelayTuning {
   edge: EdgeLimits;
   /** `GET /status/events`: viewers at once, the backlog that drops one, the push interval. */
   statusFeed: StatusFeedLimits;
+  /** Stream frames ready for one connection within this many ms leave in one write (0: off). */
+  coalesceMs: number;
   /** Simulator tick for the embedded simulator (ms; 0 = manual). */
   simTickMs: number;
 }
@@ -68,6 +70,7 @@ export const defaultTuning: RelayTuning = {
     trustedProxyDepth: 0,
   },
   statusFeed: { maxViewers: 20, viewerBufferBytes: 1024 * 1024, pushMs: 1_000 },
+  coalesceMs: 10,
   simTickMs: 250,
 };
 
@@ -112,6 +115,7 @@ function option(
  */
 // biome-ignore format: a table, one option per line
 const limitRows: [string, TuningKey, string, number, number, string?][] = [
+  ['coalesce-ms', 'coalesceMs', 'stream frames ready for one connection within this many ms leave in one write; 0 writes each at once', 0, 100, 'MS'],
   ['flood-close-after-ms', 'connection.floodCloseAfterMs', 'a connection over its request rate this long is closed with 4429', 1_000, DAY_MS, 'MS'],
   ['close-grace-ms', 'connection.closeGraceMs', 'after a close for a limit, the client has this long to read up to the close frame', 0, 60_000, 'MS'],
   ['max-connections-per-address', 'edge.maxConnectionsPerAddress', 'WebSocket connections per client address; more are closed with 4029', 1, 10_000_000],

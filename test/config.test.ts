@@ -98,8 +98,18 @@ describe('parseCommandLine', () => {
       heartbeatMs: 2000,
       connection: { maxStreams: 7, highWaterBytes: 4096, maxBufferBytes: 8 * 1024 * 1024 },
     });
-    const env = serveConfig([], { LINGER_MS: '0', UPSTREAM_RETRIES: '0', SIM_TICK_MS: '0' });
-    expect(resolveTuning(env.tuning)).toMatchObject({ lingerMs: 0, upstreamRetries: 0, simTickMs: 0 });
+    const env = serveConfig([], {
+      LINGER_MS: '0',
+      UPSTREAM_RETRIES: '0',
+      SIM_TICK_MS: '0',
+      COALESCE_MS: '0',
+    });
+    expect(resolveTuning(env.tuning)).toMatchObject({
+      lingerMs: 0,
+      upstreamRetries: 0,
+      simTickMs: 0,
+      coalesceMs: 0,
+    });
     // Each option's default is the tuning's default.
     const defaults = resolveTuning(serveConfig([]).tuning);
     expect(defaults).toEqual(defaultTuning);
@@ -116,6 +126,8 @@ describe('parseCommandLine', () => {
     [['--allowed-origins', 'not a url'], 'allowed-origins', 'expected comma-separated http(s) origins'],
     [['--log-level', 'loud'], 'log-level', 'got "loud", expected one of fatal, error, warn'],
     [['--heartbeat-ms', '1.5'], 'heartbeat-ms', 'got "1.5", expected an integer from 100 to'],
+    [['--coalesce-ms', '101'], 'coalesce-ms', 'got "101", expected an integer from 0 to 100'],
+    [['--coalesce-ms=-1'], 'coalesce-ms', 'got "-1", expected an integer from 0 to 100'],
     [
       ['--send-high-water-bytes', '9000000'],
       'send-high-water-bytes',

@@ -21,11 +21,21 @@ export interface ClientGroup {
   /** relay: what each client subscribes to. */
   channel?: 'book' | 'price';
   depth?: number | null;
-  /** relay: client i takes markets[i % n] ('one-each') or every market ('all'). */
-  assign?: 'one-each' | 'all';
+  /**
+   * relay: client i takes markets[i % n] ('one-each'), every market ('all'), or `perClient`
+   * markets from markets[i % n] on ('window').
+   */
+  assign?: 'one-each' | 'all' | 'window';
+  perClient?: number;
   markets?: string[];
-  /** baselines: client i joins topic i % topics. */
+  /** baselines: client i joins topics (i + k) % topics for k < topicsPerClient (default 1). */
   topics?: number;
+  topicsPerClient?: number;
+}
+
+/** `count` items from items[index % n] on, wrapping: each item is picked equally often. */
+export function windowOf<T>(items: readonly T[], index: number, count: number): T[] {
+  return Array.from({ length: Math.min(count, items.length) }, (_, k) => items[(index + k) % items.length]!);
 }
 
 export interface ConnectRequest {
@@ -121,9 +131,17 @@ function countFrame(client: Client, data: Buffer): void {
   }
 }
 
+function baselineTopics(group: ClientGroup, index: number): number[] {
+  const topics = Array.from({ length: group.topics ?? 1 }, (_, topic) => topic);
+  return windowOf(topics, index, group.topicsPerClient ?? 1);
+}
+
 function subscribeFrames(group: ClientGroup, index: number): string[] {
   const markets = group.markets ?? [];
-  const chosen = group.assign === 'all' ? markets : [markets[index % markets.length]!];
+  const chosen =
+    group.assign === 'all'
+      ? markets
+      : windowOf(markets, index, group.assign === 'window' ? (group.perClient ?? 1) : 1);
   const request: Record<string, unknown> = {
     op: 'subscribe',
     id: 1,
@@ -141,7 +159,7 @@ function openWs(
   counts: GroupCounts,
   index: number,
 ): Promise<Client> {
-  const target = kind === 'relay' ? url : `${url}?topic=${index % (group.topics ?? 1)}`;
+  const target = kind === 'relay' ? url : `${url}?topics=${baselineTopics(group, index).join(',')}`;
   const ws = new WebSocket(target, { perMessageDeflate: false });
   const frames = kind === 'relay' ? subscribeFrames(group, index) : [];
   const client: Client = {
@@ -175,7 +193,7 @@ function openIo(url: string, group: ClientGroup, counts: GroupCounts, index: num
     transports: ['websocket'],
     forceNew: true,
     reconnection: false,
-    query: { topic: String(index % (group.topics ?? 1)) },
+    query: { topics: baselineTopics(group, index).join(',') },
   });
   const client: Client = {
     group: counts,

@@ -22,6 +22,10 @@ const relay = await startRelay(
     simMarkets: 0,
     simSeed: 1,
     tuning: {
+      // Unset: the relay's default window. BENCH_COALESCE_MS=0 measures without coalescing.
+      ...(process.env.BENCH_COALESCE_MS === undefined
+        ? {}
+        : { coalesceMs: Number(process.env.BENCH_COALESCE_MS) }),
       // The baselines send no heartbeats; one every minute keeps the relay's out of the windows.
       heartbeatMs: 60_000,
       maxConnections: 20_000,
@@ -44,6 +48,15 @@ serveIpc({
   usage: () => sampleUsage(),
   memory: () => memoryAfterGc(),
   connections: () => relay.ws.connections.size,
+  /** Frames and socket writes over every open connection (write coalescing's effect). */
+  writes: () => {
+    const total = { frames: 0, writes: 0 };
+    for (const connection of relay.ws.connections) {
+      total.frames += connection.writeCounts.frames;
+      total.writes += connection.writeCounts.writes;
+    }
+    return total;
+  },
 });
 process.on('SIGTERM', () => {
   void relay.close().finally(() => process.exit(0));

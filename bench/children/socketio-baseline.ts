@@ -1,13 +1,13 @@
 /**
  * @module bench/children/socketio-baseline
- * The other usual pick: socket.io (WebSocket transport only, no long-polling). A client's topic is
- * a room; every cycle each room gets `io.to(room).emit('m', message)`, which socket.io encodes once
+ * The other usual pick: socket.io (WebSocket transport only, no long-polling). Each of a client's
+ * topics is a room; every cycle each room gets `io.to(room).emit('m', message)`, which socket.io encodes once
  * per broadcast and writes to each member.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from 'socket.io';
-import { type BroadcastPlan, baselineMessage, MessageCredit } from '../lib/baseline-frame.ts';
+import { type BroadcastPlan, baselineMessage, MessageCredit, topicsOf } from '../lib/baseline-frame.ts';
 import { serveIpc } from '../lib/ipc.ts';
 import { memoryAfterGc, sampleUsage } from '../lib/usage.ts';
 
@@ -17,10 +17,12 @@ const topics = new Set<number>();
 let welcomeBytes = 0;
 
 io.on('connection', (socket) => {
-  const topic = Number(socket.handshake.query.topic ?? 0);
-  topics.add(topic);
-  void socket.join(`t${topic}`);
-  if (welcomeBytes > 0) socket.emit('m', baselineMessage(welcomeBytes, topic, 0));
+  const { topics: list } = socket.handshake.query;
+  for (const topic of topicsOf(typeof list === 'string' ? list : undefined)) {
+    topics.add(topic);
+    void socket.join(`t${topic}`);
+    if (welcomeBytes > 0) socket.emit('m', baselineMessage(welcomeBytes, topic, 0));
+  }
 });
 
 await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', () => resolve()));

@@ -1,14 +1,14 @@
 /**
  * @module bench/children/ws-baseline
  * The status-quo alternative to the relay's fan-out: an idiomatic `ws` broadcast server. Clients
- * pick a topic in the URL (`?topic=3`); every cycle each topic's message is stringified once and
+ * pick their topics in the URL (`?topics=3,4`); every cycle each topic's message is stringified once and
  * `client.send(json)` is called for each of its clients, one write per message, as most `ws`
  * broadcast code does.
  */
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
-import { type BroadcastPlan, baselineMessage, MessageCredit } from '../lib/baseline-frame.ts';
+import { type BroadcastPlan, baselineMessage, MessageCredit, topicsOf } from '../lib/baseline-frame.ts';
 import { serveIpc } from '../lib/ipc.ts';
 import { memoryAfterGc, sampleUsage } from '../lib/usage.ts';
 
@@ -20,16 +20,22 @@ const server = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDefla
 await new Promise<void>((resolve) => server.once('listening', () => resolve()));
 
 server.on('connection', (ws: WebSocket, request: IncomingMessage) => {
-  const topic = Number(new URL(request.url ?? '/', 'http://x').searchParams.get('topic') ?? 0);
-  let members = topics.get(topic);
-  if (members === undefined) {
-    members = new Set();
-    topics.set(topic, members);
+  const joined = topicsOf(new URL(request.url ?? '/', 'http://x').searchParams.get('topics'));
+  const memberships: Set<WebSocket>[] = [];
+  for (const topic of joined) {
+    let members = topics.get(topic);
+    if (members === undefined) {
+      members = new Set();
+      topics.set(topic, members);
+    }
+    members.add(ws);
+    memberships.push(members);
+    if (welcomeBytes > 0) ws.send(JSON.stringify(baselineMessage(welcomeBytes, topic, 0)));
   }
-  members.add(ws);
-  ws.on('close', () => members.delete(ws));
+  ws.on('close', () => {
+    for (const members of memberships) members.delete(ws);
+  });
   ws.on('error', () => ws.terminate());
-  if (welcomeBytes > 0) ws.send(JSON.stringify(baselineMessage(welcomeBytes, topic, 0)));
 });
 
 let timer: NodeJS.Timeout | undefined;

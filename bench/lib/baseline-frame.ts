@@ -34,6 +34,15 @@ export function baselineMessage(
   return message;
 }
 
+/** A baseline client's topics from its URL's `?topics=1,2,3` (default topic 0). */
+export function topicsOf(list: string | null | undefined): number[] {
+  const topics = (list ?? '')
+    .split(',')
+    .filter((item) => item.length > 0)
+    .map(Number);
+  return topics.length > 0 ? topics : [0];
+}
+
 export interface BroadcastPlan {
   /** One broadcast cycle every cycleMs (the relay's poll interval). */
   cycleMs: number;

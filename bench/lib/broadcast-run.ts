@@ -8,6 +8,7 @@
 import type { BookDepth } from '../../src/protocol/messages.ts';
 import type { ClientGroup, GroupCounts, ServerKind } from '../children/generator.ts';
 import type { BroadcastPlan } from './baseline-frame.ts';
+import type { Child } from './ipc.ts';
 import type { LatencySummary } from './latency.ts';
 import { progress, sleep } from './progress.ts';
 import { type SdkCheck, type SdkCheckResult, startSdkCheck } from './sdk-check.ts';
@@ -31,6 +32,8 @@ export interface RunMetrics {
   serverEventLoopUtilisation: number;
   generatorCpuShare: number;
   latency: LatencySummary;
+  /** Relay runs: frames per socket write in the window (1 = no coalescing). */
+  framesPerWrite?: number;
   /** Relay runs: what a client SDK subscriber riding along saw (resyncs must be 0). */
   sdk?: SdkCheckResult;
 }
@@ -51,6 +54,16 @@ interface GeneratorStats {
   groups: Record<string, GroupCounts>;
   latency: LatencySummary;
   usage: UsageDelta;
+}
+
+interface WriteTotals {
+  frames: number;
+  writes: number;
+}
+
+/** The relay's frames and socket writes so far (the baselines do not count theirs). */
+function relayWrites(server: Child, kind: ServerKind): Promise<WriteTotals | undefined> {
+  return kind === 'relay' ? server.request<WriteTotals>('writes') : Promise.resolve(undefined);
 }
 
 export async function measureBroadcast(spec: RunSpec): Promise<RunMetrics> {
@@ -74,14 +87,16 @@ export async function measureBroadcast(spec: RunSpec): Promise<RunMetrics> {
     if (spec.plan !== undefined) await server.child.request('start', spec.plan);
     await sleep(spec.warmupMs);
     progress(`  ${label}: measuring ${spec.windowMs / 1000} s`);
-    const [start] = await Promise.all([
+    const [start, , writesBefore] = await Promise.all([
       server.child.request<UsageSample>('usage'),
       generator.request('reset'),
+      relayWrites(server.child, spec.kind),
     ]);
     await sleep(spec.windowMs);
-    const [end, stats] = await Promise.all([
+    const [end, stats, writesAfter] = await Promise.all([
       server.child.request<UsageSample>('usage'),
       generator.request<GeneratorStats>('stats'),
+      relayWrites(server.child, spec.kind),
     ]);
     const usage = usageBetween(start, end);
     const counts = Object.values(stats.groups);
@@ -103,6 +118,13 @@ export async function measureBroadcast(spec: RunSpec): Promise<RunMetrics> {
       serverEventLoopUtilisation: usage.eventLoopUtilisation,
       generatorCpuShare: stats.usage.cpuShare,
       latency: stats.latency,
+      ...(writesBefore === undefined || writesAfter === undefined
+        ? {}
+        : {
+            framesPerWrite:
+              (writesAfter.frames - writesBefore.frames) /
+              Math.max(1, writesAfter.writes - writesBefore.writes),
+          }),
       ...(sdk === undefined ? {} : { sdk: sdk.result() }),
     };
   } finally {
@@ -110,4 +132,15 @@ export async function measureBroadcast(spec: RunSpec): Promise<RunMetrics> {
     await generator.stop();
     await server.child.stop();
   }
+}
+
+/** The `ws` and socket.io baselines of a scenario, one after the other, on the same clients and plan. */
+export async function measureBaselines(
+  clients: ClientGroup,
+  plan: BroadcastPlan,
+  timing: { warmupMs: number; windowMs: number },
+): Promise<{ ws: RunMetrics; socketIo: RunMetrics }> {
+  const ws = await measureBroadcast({ kind: 'ws', clients: [clients], plan, ...timing });
+  const socketIo = await measureBroadcast({ kind: 'socketio', clients: [clients], plan, ...timing });
+  return { ws, socketIo };
 }

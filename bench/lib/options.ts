@@ -1,11 +1,20 @@
 /**
  * @module bench/lib/options
- * `npm run bench -- [--only fanout,memory] [--quick] [--cpu-prof] [--fanout 1000,5000]`: which scenarios, how big and
+ * `npm run bench -- [fanout-multi] [--only fanout,memory] [--quick] [--cpu-prof] [--fanout 1000,5000]
+ * [--multi 500] [--single 2000]`: which scenarios, how big and
  * how long. The full run is what docs/benchmarks.md records; --quick is a ~1 minute smoke run.
  */
 import { parseArgs } from 'node:util';
 
-export const scenarioNames = ['fanout', 'markets', 'memory', 'upstream', 'diff', 'bytes'] as const;
+export const scenarioNames = [
+  'fanout',
+  'fanout-multi',
+  'markets',
+  'memory',
+  'upstream',
+  'diff',
+  'bytes',
+] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
 
 export interface BenchOptions {
@@ -15,6 +24,11 @@ export interface BenchOptions {
   cpuProf: boolean;
   /** Fan-out client counts. */
   fanoutClients: number[];
+  /** fanout-multi: clients of the two 10-books-per-client shapes, and of the one-book shape. */
+  multiClients: number;
+  singleClients: number;
+  /** fanout-multi: only the shapes whose name contains this (e.g. `same`, `of 100`, `one book`). */
+  shape: string | undefined;
   /** Clients of the 20-markets scenario. */
   marketsClients: number;
   /** Idle subscribed connections of the memory scenario. */
@@ -28,17 +42,23 @@ export interface BenchOptions {
 }
 
 export function parseOptions(argv: readonly string[]): BenchOptions {
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
     args: [...argv],
     options: {
       only: { type: 'string' },
       quick: { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
       fanout: { type: 'string' },
+      multi: { type: 'string' },
+      single: { type: 'string' },
+      shape: { type: 'string' },
     },
     strict: true,
+    // `npm run bench -- fanout-multi` is `--only fanout-multi`.
+    allowPositionals: true,
   });
-  const only = (values.only?.split(',').map((name) => name.trim()) ?? [...scenarioNames]).filter(
+  const named = positionals.length > 0 ? positionals.join(',') : values.only;
+  const only = (named?.split(',').map((name) => name.trim()) ?? [...scenarioNames]).filter(
     (name) => name.length > 0,
   );
   for (const name of only) {
@@ -51,6 +71,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     quick,
     cpuProf: values['cpu-prof'] ?? false,
     fanoutClients: values.fanout?.split(',').map(Number) ?? (quick ? [500] : [1_000, 5_000]),
+    multiClients: Number(values.multi ?? (quick ? 200 : 500)),
+    singleClients: Number(values.single ?? (quick ? 500 : 2_000)),
+    shape: values.shape,
     marketsClients: quick ? 200 : 1_000,
     memoryConnections: quick ? 2_000 : 10_000,
     upstreamClients: quick ? [10, 100] : [10, 100, 1_000],

@@ -15,8 +15,10 @@ export interface Simulator {
   markets: string[];
 }
 
-export async function startSim(tickMs = 100): Promise<Simulator> {
-  const child = await forkChild('sim', { env: { BENCH_SIM_TICK_MS: String(tickMs) } });
+export async function startSim(tickMs = 100, marketCount = 60): Promise<Simulator> {
+  const child = await forkChild('sim', {
+    env: { BENCH_SIM_TICK_MS: String(tickMs), BENCH_SIM_MARKETS: String(marketCount) },
+  });
   const { url, markets } = await child.request<{ url: string; markets: string[] }>('ready');
   return { child, url, markets };
 }

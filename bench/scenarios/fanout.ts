@@ -5,7 +5,7 @@
  * measured size at the relay's measured rate to the same N, in the same run.
  */
 import type { BroadcastPlan } from '../lib/baseline-frame.ts';
-import { measureBroadcast, type RunMetrics } from '../lib/broadcast-run.ts';
+import { measureBaselines, measureBroadcast, type RunMetrics } from '../lib/broadcast-run.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { progress } from '../lib/progress.ts';
 import type { Simulator } from '../lib/servers.ts';
@@ -84,19 +84,11 @@ export async function runFanout(
       frameBytes: relay.meanFrameBytes,
       stamp: 'message',
     };
-    const baselines: RunMetrics[] = [];
-    for (const kind of ['ws', 'socketio'] as const) {
-      baselines.push(
-        await measureBroadcast({
-          kind,
-          clients: [{ label: 'clients', count: clients, topics: markets.length }],
-          plan,
-          warmupMs: options.warmupMs,
-          windowMs: options.windowMs,
-        }),
-      );
-    }
-    const [ws, socketIo] = baselines as [RunMetrics, RunMetrics];
+    const { ws, socketIo } = await measureBaselines(
+      { label: 'clients', count: clients, topics: markets.length },
+      plan,
+      options,
+    );
     const fanoutOnly =
       ((relay.serverCpuMs - pollingCost.cpuMsPerSec * relay.windowS) * 1000) / Math.max(1, relay.deliveries);
     results.push({

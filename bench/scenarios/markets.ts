@@ -6,7 +6,7 @@
  * send the same number of same-sized messages per client per cycle naively, one write each.
  */
 import type { BroadcastPlan } from '../lib/baseline-frame.ts';
-import { measureBroadcast, type RunMetrics } from '../lib/broadcast-run.ts';
+import { measureBaselines, measureBroadcast, type RunMetrics } from '../lib/broadcast-run.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { progress } from '../lib/progress.ts';
 import type { Simulator } from '../lib/servers.ts';
@@ -40,19 +40,11 @@ export async function runMarkets(options: BenchOptions, sim: Simulator): Promise
     frameBytes: relay.meanFrameBytes,
     stamp: 'cycle',
   };
-  const baselines: RunMetrics[] = [];
-  for (const kind of ['ws', 'socketio'] as const) {
-    baselines.push(
-      await measureBroadcast({
-        kind,
-        clients: [{ label: 'clients', count: clients, topics: 1 }],
-        plan,
-        warmupMs: options.warmupMs,
-        windowMs: options.windowMs,
-      }),
-    );
-  }
-  const [ws, socketIo] = baselines as [RunMetrics, RunMetrics];
+  const { ws, socketIo } = await measureBaselines(
+    { label: 'clients', count: clients, topics: 1 },
+    plan,
+    options,
+  );
   return {
     clients,
     marketsPerClient: markets.length,

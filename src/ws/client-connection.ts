@@ -5,6 +5,8 @@
  * back and only the fact that a stream owes a snapshot is remembered, so a slow client costs a set
  * of stream references, never a growing queue; on drain each held stream gets one fresh snapshot.
  *
+ * Stream frames wait for the relay-wide flush of ws/write-coalescer.ts and leave in one socket write;
+ * the bytes waiting count toward the high-water mark, so the wait never grows a queue either.
  * Limits come before work: a frame over the request rate is neither parsed nor answered one by one
  * (ws/request-guard.ts), and reading pauses for a second, so a flood waits in the client's own
  * buffers. A connection the relay closes for a limit is not read any more: no
@@ -32,6 +34,7 @@ import { type AnyStream, type StreamSubscriber, unknownMarketError } from '../re
 import { streamKey } from '../util/stream-key.ts';
 import { parseClientFrame } from './frame-parser.ts';
 import { RATE_WINDOW_MS, RequestGuard } from './request-guard.ts';
+import type { CoalescedWriter, WriteCoalescer } from './write-coalescer.ts';
 
 export interface ConnectionLimits {
   /** Streams one connection may hold at once. */
@@ -55,9 +58,18 @@ export interface ConnectionContext {
   registry: StreamRegistry;
   events: RelayEvents;
   limits: ConnectionLimits;
+  coalescer: WriteCoalescer;
 }
 
-export class ClientConnection implements StreamSubscriber {
+/** What left through this connection's write path (tests and diagnostics). */
+export interface WriteCounts {
+  /** Complete WebSocket frames written. */
+  frames: number;
+  /** Socket writes that carried them. */
+  writes: number;
+}
+
+export class ClientConnection implements StreamSubscriber, CoalescedWriter {
   readonly id: number;
   readonly openedAt = Date.now();
   readonly #ws: WebSocket;
@@ -67,8 +79,13 @@ export class ClientConnection implements StreamSubscriber {
   readonly #subscriptions = new Map<string, AnyStream>();
   /** Streams whose messages were held back while the buffer was full: each owes one snapshot. */
   readonly #owedSnapshots = new Set<AnyStream>();
+  readonly #highWaterBytes: number;
+  readonly #coalescer: WriteCoalescer;
+  /** Frames waiting for the coalescer's flush, and their bytes. */
+  #queued: Buffer[] = [];
+  #queuedBytes = 0;
+  readonly #counts: WriteCounts = { frames: 0, writes: 0 };
   #slowTimer: NodeJS.Timeout | undefined;
-  #corked = false;
   #heartbeats = 0;
   #missedPongs = 0;
   #closed = false;
@@ -83,6 +100,8 @@ export class ClientConnection implements StreamSubscriber {
     this.#socket = socket;
     this.#context = context;
     this.#guard = new RequestGuard(context.limits);
+    this.#highWaterBytes = context.limits.highWaterBytes;
+    this.#coalescer = context.coalescer;
     ws.on('message', (data, isBinary) => this.#onMessage(data, isBinary));
     ws.on('pong', () => {
       this.#missedPongs = 0;
@@ -90,8 +109,13 @@ export class ClientConnection implements StreamSubscriber {
     socket.on('drain', () => this.#onDrain());
   }
 
+  /** Bytes written but not yet taken by the kernel, plus bytes waiting for the next flush. */
   get bufferedBytes(): number {
-    return this.#ws.bufferedAmount;
+    return this.#socket.writableLength + this.#queuedBytes;
+  }
+
+  get writeCounts(): Readonly<WriteCounts> {
+    return this.#counts;
   }
 
   get isHoldingBack(): boolean {
@@ -101,15 +125,34 @@ export class ClientConnection implements StreamSubscriber {
   // --- StreamSubscriber -------------------------------------------------------------------------
 
   deliver(stream: AnyStream, frame: Frame): void {
-    if (this.#slowTimer !== undefined || this.#ws.bufferedAmount > this.#context.limits.highWaterBytes) {
+    if (this.#slowTimer !== undefined || this.bufferedBytes > this.#highWaterBytes) {
       this.#holdBack(stream);
       return;
     }
-    this.#write(frame);
+    if (this.#closed) return;
+    // One stream has nothing to share a write with: waiting would only add latency.
+    if (this.#coalescer.windowMs === 0 || this.#subscriptions.size === 1) {
+      this.#write(frame);
+      return;
+    }
+    if (this.#queued.length === 0) this.#coalescer.schedule(this);
+    this.#queued.push(frame.wire);
+    this.#queuedBytes += frame.wire.length;
   }
 
   notify(_stream: AnyStream, frame: Frame): void {
     this.#write(frame);
+  }
+
+  // --- CoalescedWriter --------------------------------------------------------------------------
+
+  flushQueued(): void {
+    const queued = this.#queued;
+    if (queued.length === 0) return;
+    const bytes = this.#queuedBytes;
+    this.#queued = [];
+    this.#queuedBytes = 0;
+    this.#writeNow(queued.length === 1 ? queued[0]! : Buffer.concat(queued, bytes), queued.length);
   }
 
   ended(stream: AnyStream): void {
@@ -141,6 +184,9 @@ export class ClientConnection implements StreamSubscriber {
 
   close(code: number, reason: string): void {
     if (this.#closed) return;
+    // What was queued before the close goes out before the close frame.
+    this.flushQueued();
+    if (this.#closed) return; // the flush found the buffer past its limit and closed already
     this.#closed = true;
     this.#relayClosed = true;
     this.#sentCloseCode = code;
@@ -183,6 +229,8 @@ export class ClientConnection implements StreamSubscriber {
     for (const stream of this.#subscriptions.values()) this.#context.registry.unsubscribe(this, stream);
     this.#subscriptions.clear();
     this.#owedSnapshots.clear();
+    this.#queued = [];
+    this.#queuedBytes = 0;
   }
 
   // --- Requests ---------------------------------------------------------------------------------
@@ -336,26 +384,31 @@ export class ClientConnection implements StreamSubscriber {
   }
 
   /**
-   * Writes within one tick (one poll cycle's fan-out) are corked and leave in one syscall, so a
-   * client subscribed to many markets of one price batch costs one write, not one per market.
+   * Answers, statuses and errors are never delayed: they leave now, behind (and in the same write
+   * as) any stream frames still queued, so the connection's order is kept.
    */
   #write(frame: Frame): void {
+    if (this.#queued.length === 0) {
+      this.#writeNow(frame.wire, 1);
+      return;
+    }
+    this.#queued.push(frame.wire);
+    this.#queuedBytes += frame.wire.length;
+    this.flushQueued();
+  }
+
+  /** One socket write of `frames` complete frames. */
+  #writeNow(wire: Buffer, frames: number): void {
     if (this.#closed || this.#ws.readyState !== this.#ws.OPEN) return;
-    if (this.#ws.bufferedAmount > this.#context.limits.maxBufferBytes) {
+    if (this.#socket.writableLength > this.#context.limits.maxBufferBytes) {
       this.#closeSlowConsumer();
       return;
     }
-    if (!this.#corked) {
-      this.#corked = true;
-      this.#socket.cork();
-      process.nextTick(() => {
-        this.#corked = false;
-        this.#socket.uncork();
-      });
-    }
-    // The frame is complete and unmasked; with permessage-deflate off, ws keeps no send state of
-    // its own, so writing it to the socket beside ws's own writes (pings, close) keeps the order.
-    this.#socket.write(frame.wire);
+    this.#counts.frames += frames;
+    this.#counts.writes += 1;
+    // The frames are complete and unmasked; with permessage-deflate off, ws keeps no send state of
+    // its own, so writing them to the socket beside ws's own writes (pings, close) keeps the order.
+    this.#socket.write(wire);
   }
 
   #holdBack(stream: AnyStream): void {
@@ -367,7 +420,7 @@ export class ClientConnection implements StreamSubscriber {
 
   #onDrain(): void {
     if (this.#slowTimer === undefined || this.#closed) return;
-    if (this.#ws.bufferedAmount > this.#context.limits.highWaterBytes) return;
+    if (this.bufferedBytes > this.#highWaterBytes) return;
     clearTimeout(this.#slowTimer);
     this.#slowTimer = undefined;
     const owed = [...this.#owedSnapshots];
@@ -383,7 +436,7 @@ export class ClientConnection implements StreamSubscriber {
     if (this.#closed) return;
     this.#context.events.emit('connection:slow-consumer', {
       id: this.id,
-      bufferedBytes: this.#ws.bufferedAmount,
+      bufferedBytes: this.bufferedBytes,
     });
     this.closeForLimit(closeCodes.slowConsumer, 'slow consumer');
   }

@@ -19,8 +19,9 @@ import type { StreamRegistry } from '../relay/registry.ts';
 import { bearerToken, isOneOf } from '../util/secrets.ts';
 import { Admission, type EdgeLimits, type UpgradeVerdict } from './admission.ts';
 import { clientAddress } from './client-address.ts';
-import { ClientConnection, type ConnectionLimits } from './client-connection.ts';
+import { ClientConnection, type ConnectionContext, type ConnectionLimits } from './client-connection.ts';
 import { guardPendingConnections } from './pending-connections.ts';
+import { WriteCoalescer } from './write-coalescer.ts';
 
 const WS_PATH = '/v1/ws';
 
@@ -28,6 +29,8 @@ export interface WsEndpointOptions {
   registry: StreamRegistry;
   events: RelayEvents;
   limits: ConnectionLimits;
+  /** Stream frames ready for one connection within this many ms leave in one write (0: off). */
+  coalesceMs: number;
   heartbeatMs: number;
   maxConnections: number;
   /** Largest client frame accepted; larger ones close the connection with 1009. */
@@ -50,6 +53,12 @@ export interface WsEndpoint {
 export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOptions): WsEndpoint {
   const connections = new Set<ClientConnection>();
   let nextId = 1;
+  const context: ConnectionContext = {
+    registry: options.registry,
+    events: options.events,
+    limits: options.limits,
+    coalescer: new WriteCoalescer(options.coalesceMs),
+  };
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: options.maxFrameBytes,
@@ -63,7 +72,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
   const refused = new Set<ClientConnection>();
 
   const onConnection = (ws: WebSocket, socket: Socket, client: Client): void => {
-    const connection = new ClientConnection(nextId++, ws, socket, options);
+    const connection = new ClientConnection(nextId++, ws, socket, context);
     const refusal =
       connections.size >= options.maxConnections ? 'too many connections' : capReason(client.verdict);
     ws.on('close', (code, reason) => {
@@ -154,6 +163,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
     clearInterval(heartbeat);
     clearInterval(prune);
     for (const connection of refused) connection.terminate();
+    context.coalescer.flushNow();
     const closed = [...connections].map(
       (connection) =>
         new Promise<void>((resolve) => {
