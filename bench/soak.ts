@@ -7,14 +7,7 @@
  * between two messages of one stream, ping round trips, streams live), the relay's CPU and RSS, and
  * how the attackers' connections ended. Bounded: about 3 minutes, 1.5 with --quick.
  */
-import {
-  type Attack,
-  type AttackReport,
-  churn,
-  flood,
-  slowConsumers,
-  stalledViewers,
-} from './lib/attackers.ts';
+import type { AttackReport, AttackSpec } from './lib/attackers.ts';
 import { forkChild, killAllChildren } from './lib/ipc.ts';
 import { Observer, type ObserverReport } from './lib/observer.ts';
 import { progress, sleep } from './lib/progress.ts';
@@ -34,54 +27,53 @@ interface Scenario {
   name: string;
   load: string;
   seconds: number;
-  start(url: string, markets: string[]): Attack | undefined;
+  attack?: (markets: string[]) => AttackSpec;
   faults?: Record<string, number>;
 }
 
 const scenarios: Scenario[] = [
-  { name: 'baseline', load: 'observer alone', seconds: 10, start: () => undefined },
+  { name: 'baseline', load: 'observer alone', seconds: 10 },
   {
     name: 'flood',
     load: '1 connection, pings as fast as it can, reading',
     seconds: 15,
-    start: (url) => flood(url, { connections: 1, reading: true }),
+    attack: () => ({ kind: 'flood', connections: 1, reading: true }),
   },
   {
     name: 'non-reading flood',
     load: '1 connection, pings as fast as it can, never reads',
     seconds: 15,
-    start: (url) => flood(url, { connections: 1, reading: false }),
+    attack: () => ({ kind: 'flood', connections: 1, reading: false }),
   },
   {
     name: '20 flooders',
     load: '20 connections from one address, flooding, reconnecting',
     seconds: 15,
-    start: (url) => flood(url, { connections: 20, reading: true }),
+    attack: () => ({ kind: 'flood', connections: 20, reading: true }),
   },
   {
     name: 'churn',
-    load: '20 lanes: connect, subscribe, close, again',
+    load: '20 lanes (20 addresses): connect, subscribe, close, again',
     seconds: 15,
-    start: (url, markets) => churn(url, markets, { parallel: 20 }),
+    attack: (markets) => ({ kind: 'churn', parallel: 20, markets }),
   },
   {
     name: 'slow consumers',
-    load: '50 clients on every full book, not reading',
+    load: '50 clients (50 addresses) on every full book, not reading',
     seconds: 25,
-    start: (url, markets) => slowConsumers(url, markets, 50),
+    attack: (markets) => ({ kind: 'slowConsumers', count: 50, markets }),
   },
   {
     name: 'upstream faults',
     load: '30% 500s, 10% 429s, 10% malformed, +200 ms',
     seconds: 15,
-    start: () => undefined,
     faults: { errorRate: 0.3, rateLimitRate: 0.1, malformedRate: 0.1, latencyMs: 200 },
   },
   {
     name: 'stalled status viewers',
     load: '20 `GET /status/events` viewers that never read',
     seconds: 45,
-    start: (url) => stalledViewers(url, 20),
+    attack: () => ({ kind: 'stalledViewers', count: 20 }),
   },
 ];
 
@@ -102,6 +94,8 @@ interface Row {
 const machine = machineInfo();
 progress(`market-relay soak${quick ? ' (quick)' : ''}: ${machine.nproc} cores, node ${machine.node}`);
 const relay = await forkChild('soak-relay');
+// The attackers in a process of their own: their sending must not delay the observer's event loop.
+const attackers = await forkChild('flooder');
 const { url, markets } = await relay.request<{ url: string; markets: string[] }>('ready');
 const watched = markets.slice(0, 5);
 const observer = await Observer.connect(url, watched);
@@ -119,7 +113,9 @@ for (const scenario of scenarios) {
   const stateBefore = await relay.request<RelayState>('state');
   observer.startWindow();
   if (scenario.faults !== undefined) await relay.request('faults', scenario.faults);
-  const attack = scenario.start(url, markets);
+  if (scenario.attack !== undefined) {
+    await attackers.request('start', { url, spec: scenario.attack(markets) });
+  }
   let rssPeak = before.rss;
   const until = Date.now() + seconds * 1000;
   while (Date.now() < until) {
@@ -129,7 +125,10 @@ for (const scenario of scenarios) {
     rssPeak = Math.max(rssPeak, sample?.rss ?? 0);
   }
   const report = observer.report();
-  const attackReport = await attack?.stop();
+  const attackReport =
+    scenario.attack === undefined
+      ? undefined
+      : await attackers.request<AttackReport>('stop', undefined, 30_000);
   const after = await relay.request<UsageSample>('usage', undefined, 30_000);
   if (scenario.faults !== undefined) {
     await relay.request('faults', { errorRate: 0, rateLimitRate: 0, malformedRate: 0, latencyMs: 0 });
@@ -150,6 +149,7 @@ for (const scenario of scenarios) {
   });
 }
 observer.close();
+await attackers.stop();
 await relay.stop();
 
 const baselineGap = rows[0]?.observer.largestGapMs ?? Number.NaN;

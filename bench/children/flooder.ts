@@ -1,18 +1,19 @@
 /**
  * @module bench/children/flooder
  * Hostile clients (bench/lib/attackers.ts) in a process of their own, so that their sending does not
- * share an event loop with the relay or the well-behaved client under test (test/e2e/floods.test.ts).
+ * share an event loop with the relay or the well-behaved client under test (test/e2e/floods.test.ts,
+ * `npm run soak`).
  */
-import { type Attack, flood } from '../lib/attackers.ts';
+import { type Attack, type AttackSpec, startAttack } from '../lib/attackers.ts';
 import { serveIpc } from '../lib/ipc.ts';
 
 let attack: Attack | undefined;
 
 serveIpc({
   ready: () => ({}),
-  flood: (payload) => {
-    const { url, connections, reading } = payload as { url: string; connections: number; reading: boolean };
-    attack = flood(url, { connections, reading });
+  start: (payload) => {
+    const { url, spec } = payload as { url: string; spec: AttackSpec };
+    attack = startAttack(url, spec);
   },
   stop: async () => {
     const report = await attack?.stop();

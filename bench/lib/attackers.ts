@@ -28,7 +28,24 @@ function wsUrl(url: string): string {
   return `${url.replace(/^http/, 'ws')}/v1/ws`;
 }
 
-function countClose(report: AttackReport, code: number): void {
+/**
+ * A loopback address of its own for client `index` (127.0.0.0/8 all reaches the relay on Linux),
+ * for loads that model many clients rather than one host: the per-address limits apply to each.
+ */
+function ownAddress(block: number, index: number): WebSocket.ClientOptions {
+  return { localAddress: `127.${block}.${Math.floor(index / 250)}.${(index % 250) + 1}` };
+}
+
+/** A refused upgrade (HTTP 429 and the like) counts as `http<status>`, not as a close. */
+function countRefusal(ws: WebSocket, report: AttackReport): void {
+  ws.on('unexpected-response', (request, response) => {
+    countClose(report, `http${response.statusCode}`);
+    ws.removeAllListeners('close');
+    request.destroy();
+  });
+}
+
+function countClose(report: AttackReport, code: number | string): void {
   report.closeCodes[code] = (report.closeCodes[code] ?? 0) + 1;
 }
 
@@ -47,6 +64,11 @@ export function flood(
     const ws = new WebSocket(wsUrl(url));
     sockets.add(ws);
     ws.on('error', () => {});
+    countRefusal(ws, report);
+    ws.on('unexpected-response', () => {
+      sockets.delete(ws);
+      setTimeout(open, 100);
+    });
     ws.on('message', () => {
       report.repliesReceived += 1;
     });
@@ -85,7 +107,7 @@ export function churn(url: string, markets: string[], { parallel }: { parallel: 
   const cycle = (lane: number) => {
     if (!running) return;
     report.connections += 1;
-    const ws = new WebSocket(wsUrl(url));
+    const ws = new WebSocket(wsUrl(url), ownAddress(1, lane));
     ws.on('error', () => {});
     ws.on('open', () => {
       const market = markets[(report.connections + lane) % markets.length]!;
@@ -100,6 +122,8 @@ export function churn(url: string, markets: string[], { parallel }: { parallel: 
       countClose(report, code);
       setImmediate(() => cycle(lane));
     });
+    countRefusal(ws, report);
+    ws.on('unexpected-response', () => setTimeout(() => cycle(lane), 100));
   };
   for (let lane = 0; lane < parallel; lane += 1) cycle(lane);
   return {
@@ -111,26 +135,35 @@ export function churn(url: string, markets: string[], { parallel }: { parallel: 
 }
 
 /**
- * Clients that subscribe to every market's full book and then stop reading. On stop they read
+ * Clients that subscribe to every market's full book, again every 200 ms, and never read. On stop they read
  * again for a moment, so that the close code the relay decided can reach them.
  */
 export function slowConsumers(url: string, markets: string[], count: number): Attack {
   const report = emptyReport();
   const clients: WebSocket[] = [];
+  const timers: NodeJS.Timeout[] = [];
   for (let index = 0; index < count; index += 1) {
     report.connections += 1;
-    const ws = new WebSocket(wsUrl(url));
+    const ws = new WebSocket(wsUrl(url), ownAddress(2, index));
     clients.push(ws);
     ws.on('error', () => {});
     ws.on('close', (code) => countClose(report, code));
     ws.on('open', () => {
-      ws.send(JSON.stringify({ op: 'subscribe', channel: 'book', markets }));
-      report.framesSent += 1;
       ws.pause();
+      // A repeated subscribe answers with fresh snapshots: within the request rate, it fills the
+      // loopback buffers (megabytes) in seconds rather than minutes.
+      const resubscribe = () => {
+        if (ws.readyState !== WebSocket.OPEN) return;
+        ws.send(JSON.stringify({ op: 'subscribe', channel: 'book', markets }));
+        report.framesSent += 1;
+        timers.push(setTimeout(resubscribe, 200));
+      };
+      resubscribe();
     });
   }
   return {
     async stop() {
+      for (const timer of timers) clearTimeout(timer);
       for (const ws of clients) ws.resume();
       const deadline = Date.now() + 5_000;
       while (Date.now() < deadline && clients.some((ws) => ws.readyState !== WebSocket.CLOSED)) {
@@ -164,4 +197,24 @@ export function stalledViewers(url: string, count: number): Attack {
       return report;
     },
   };
+}
+
+/** Every attack by name, with the JSON-able options a parent process can send. */
+export type AttackSpec =
+  | { kind: 'flood'; connections: number; reading: boolean }
+  | { kind: 'churn'; parallel: number; markets: string[] }
+  | { kind: 'slowConsumers'; count: number; markets: string[] }
+  | { kind: 'stalledViewers'; count: number };
+
+export function startAttack(url: string, spec: AttackSpec): Attack {
+  switch (spec.kind) {
+    case 'flood':
+      return flood(url, spec);
+    case 'churn':
+      return churn(url, spec.markets, spec);
+    case 'slowConsumers':
+      return slowConsumers(url, spec.markets, spec.count);
+    case 'stalledViewers':
+      return stalledViewers(url, spec.count);
+  }
 }

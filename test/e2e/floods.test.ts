@@ -107,7 +107,7 @@ describe('floods', () => {
   async function underFlood(connections: number, reading: boolean): Promise<AttackReport> {
     closedWith.length = 0;
     watch.restart();
-    await flooder.request('flood', { url: harness.relay.url, connections, reading });
+    await flooder.request('start', { url: harness.relay.url, spec: { kind: 'flood', connections, reading } });
     await new Promise((resolve) => setTimeout(resolve, ATTACK_MS));
     const report = await flooder.request<AttackReport>('stop');
     const gap = watch.largestGapMs();
