@@ -12,11 +12,13 @@ import type { ServeConfig } from './config.ts';
 import { registerHealth } from './http/health.ts';
 import { registerOperations } from './http/operations.ts';
 import type { HealthSources } from './observability/health-report.ts';
+import type { AccessPolicy } from './relay/access.ts';
 import { RelayEvents } from './relay/events.ts';
 import { PollerPool } from './relay/poller-pool.ts';
 import { StreamRegistry } from './relay/registry.ts';
 import { UpstreamHealthMonitor } from './relay/upstream-health.ts';
 import { type SimulatorHandle, startSimulator } from './sim/server.ts';
+import { registerSseEndpoint, type SseEndpoint } from './sse/endpoint.ts';
 import { UpstreamClient } from './upstream/client.ts';
 import type { ConnectionLimits } from './ws/client-connection.ts';
 import { registerWsEndpoint, type WsEndpoint } from './ws/endpoint.ts';
@@ -81,6 +83,7 @@ export interface Relay {
   readonly client: UpstreamClient;
   readonly upstreamHealth: UpstreamHealthMonitor;
   readonly ws: WsEndpoint;
+  readonly sse: SseEndpoint;
   readonly app: FastifyInstance;
   readonly logger: Logger;
   /** The embedded simulator when started with `--upstream sim`. */
@@ -141,6 +144,10 @@ export async function startRelay(
     // shutdown past its 5 s; this applies after the preClose hook has closed WebSockets with 1001.
     forceCloseConnections: true,
   });
+  const access: AccessPolicy = {
+    ...(config.apiKeys === undefined ? {} : { apiKeys: config.apiKeys }),
+    ...(config.allowedOrigins === undefined ? {} : { allowedOrigins: config.allowedOrigins }),
+  };
   const ws = registerWsEndpoint(app, {
     registry,
     events,
@@ -148,8 +155,16 @@ export async function startRelay(
     heartbeatMs: tuning.heartbeatMs,
     maxConnections: tuning.maxConnections,
     maxFrameBytes: tuning.maxFrameBytes,
-    ...(config.apiKeys === undefined ? {} : { apiKeys: config.apiKeys }),
-    ...(config.allowedOrigins === undefined ? {} : { allowedOrigins: config.allowedOrigins }),
+    ...access,
+  });
+  const sse = registerSseEndpoint(app, {
+    registry,
+    events,
+    limits: tuning.connection,
+    heartbeatMs: tuning.heartbeatMs,
+    maxConnections: tuning.maxConnections,
+    otherConnections: () => ws.connections.size,
+    ...access,
   });
   const relayPoller = poller;
   const upstreamHealth = new UpstreamHealthMonitor(client);
@@ -207,6 +222,7 @@ export async function startRelay(
     client,
     upstreamHealth,
     ws,
+    sse,
     app,
     logger,
     sim,

@@ -1,9 +1,8 @@
 /**
  * @module ws/client-connection
  * The relay's side of one client's WebSocket: its subscriptions, its request rate limit, and its send path with
- * backpressure (protocol.md "Slow consumers"). Above the high-water mark, stream messages are held
- * back and only the fact that a stream owes a snapshot is remembered, so a slow client costs a set
- * of stream references, never a growing queue; on drain each held stream gets one fresh snapshot.
+ * backpressure (protocol.md "Slow consumers", relay/held-back.ts) and, where the client negotiated
+ * it, the shared permessage-deflate frames (protocol.md "Compression").
  */
 import type { Socket } from 'node:net';
 import type { RawData, WebSocket } from 'ws';
@@ -21,24 +20,20 @@ import {
 } from '../protocol/messages.ts';
 import type { RelayEvents } from '../relay/events.ts';
 import { type Frame, toFrame } from '../relay/frame.ts';
+import { HeldBackStreams, type SlowReaderLimits } from '../relay/held-back.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
 import { type AnyStream, type StreamSubscriber, unknownMarketError } from '../relay/stream.ts';
+import { joinStreams, sendFirstMessages } from '../relay/subscription.ts';
 import { streamKey } from '../util/stream-key.ts';
 import { TokenBucket } from '../util/token-bucket.ts';
 import { parseClientFrame } from './frame-parser.ts';
 
-export interface ConnectionLimits {
+export interface ConnectionLimits extends SlowReaderLimits {
   /** Streams one connection may hold at once. */
   maxStreams: number;
   /** Client requests per second, with a burst allowance. */
   requestsPerSecond: number;
   requestBurst: number;
-  /** Send-buffer bytes above which stream messages are held back (conflation). */
-  highWaterBytes: number;
-  /** Send-buffer bytes that close the connection at once with 4008. */
-  maxBufferBytes: number;
-  /** How long the buffer may stay above the high-water mark before the connection is closed with 4008. */
-  slowConsumerTimeoutMs: number;
 }
 
 export interface ConnectionContext {
@@ -55,19 +50,21 @@ export class ClientConnection implements StreamSubscriber {
   readonly #context: ConnectionContext;
   readonly #rate: TokenBucket;
   readonly #subscriptions = new Map<string, AnyStream>();
-  /** Streams whose messages were held back while the buffer was full: each owes one snapshot. */
-  readonly #owedSnapshots = new Set<AnyStream>();
-  #slowTimer: NodeJS.Timeout | undefined;
+  readonly #heldBack: HeldBackStreams;
+  /** Stream messages go out as the shared compressed frames (protocol.md "Compression"). */
+  readonly #deflate: boolean;
   #corked = false;
   #heartbeats = 0;
   #missedPongs = 0;
   #closed = false;
 
-  constructor(id: number, ws: WebSocket, socket: Socket, context: ConnectionContext) {
+  constructor(id: number, ws: WebSocket, socket: Socket, context: ConnectionContext, deflate = false) {
     this.id = id;
     this.#ws = ws;
     this.#socket = socket;
     this.#context = context;
+    this.#deflate = deflate;
+    this.#heldBack = new HeldBackStreams(context.limits, () => this.#closeSlowConsumer());
     this.#rate = new TokenBucket({
       ratePerSecond: context.limits.requestsPerSecond,
       capacity: context.limits.requestBurst,
@@ -84,17 +81,21 @@ export class ClientConnection implements StreamSubscriber {
   }
 
   get isHoldingBack(): boolean {
-    return this.#slowTimer !== undefined;
+    return this.#heldBack.active;
+  }
+
+  get compresses(): boolean {
+    return this.#deflate;
   }
 
   // --- StreamSubscriber -------------------------------------------------------------------------
 
   deliver(stream: AnyStream, frame: Frame): void {
-    if (this.#slowTimer !== undefined || this.#ws.bufferedAmount > this.#context.limits.highWaterBytes) {
-      this.#holdBack(stream);
+    if (this.#heldBack.mustHoldBack(this.#ws.bufferedAmount)) {
+      this.#heldBack.holdBack(stream);
       return;
     }
-    this.#write(frame);
+    this.#write(frame, this.#deflate);
   }
 
   notify(_stream: AnyStream, frame: Frame): void {
@@ -103,7 +104,7 @@ export class ClientConnection implements StreamSubscriber {
 
   ended(stream: AnyStream): void {
     this.#subscriptions.delete(stream.key);
-    this.#owedSnapshots.delete(stream);
+    this.#heldBack.forget(stream);
   }
 
   // --- Heartbeats (protocol.md "Transport") -------------------------------------------------------
@@ -137,11 +138,9 @@ export class ClientConnection implements StreamSubscriber {
   /** Drops every subscription (the connection is gone). */
   dispose(): void {
     this.#closed = true;
-    clearTimeout(this.#slowTimer);
-    this.#slowTimer = undefined;
+    this.#heldBack.clear();
     for (const stream of this.#subscriptions.values()) this.#context.registry.unsubscribe(this, stream);
     this.#subscriptions.clear();
-    this.#owedSnapshots.clear();
   }
 
   // --- Requests ---------------------------------------------------------------------------------
@@ -197,20 +196,13 @@ export class ClientConnection implements StreamSubscriber {
       return;
     }
 
-    const subscribed: { market: string; stream: AnyStream; replay: Frame[] | undefined }[] = [];
-    const recovered: Record<string, boolean> = {};
-    const { registry } = this.#context;
-    const unknown = markets.filter((market) => registry.unknownMarkets.has(market));
-    for (const market of markets) {
-      if (unknown.includes(market)) continue;
-      const stream = this.#context.registry.subscribe(this, { channel, market, depth });
-      this.#subscriptions.set(stream.key, stream);
-      const resumeFrom = request.resume?.[market];
-      const replay =
-        resumeFrom === undefined ? undefined : stream.updatesSince(resumeFrom.epoch, resumeFrom.seq);
-      if (resumeFrom !== undefined) recovered[market] = replay !== undefined;
-      subscribed.push({ market, stream, replay });
-    }
+    const { joined, unknown, recovered } = joinStreams(
+      this.#context.registry,
+      this,
+      { channel, markets, depth },
+      request.resume,
+    );
+    for (const { stream } of joined) this.#subscriptions.set(stream.key, stream);
     this.#send({
       type: 'subscribed',
       ...echoedSelection(request, channel, markets, depth),
@@ -218,15 +210,7 @@ export class ClientConnection implements StreamSubscriber {
     });
     // Exactly what a first poll would have said, without asking upstream again.
     for (const market of unknown) this.#send(unknownMarketError(channel, market));
-    for (const { stream, replay } of subscribed) {
-      if (replay !== undefined) {
-        for (const frame of replay) this.deliver(stream, frame);
-      } else if (stream.hasState) {
-        // A repeated subscribe is the way to resync one stream: always a fresh snapshot.
-        this.deliver(stream, stream.snapshotFrame());
-      }
-      if (stream.freshness === 'stale') this.notify(stream, stream.statusFrame());
-    }
+    sendFirstMessages(this, joined);
   }
 
   #unsubscribe(request: UnsubscribeRequest): void {
@@ -238,7 +222,7 @@ export class ClientConnection implements StreamSubscriber {
       const stream = this.#subscriptions.get(streamKey(channel, market, depth));
       if (stream === undefined) continue;
       this.#subscriptions.delete(stream.key);
-      this.#owedSnapshots.delete(stream);
+      this.#heldBack.forget(stream);
       this.#context.registry.unsubscribe(this, stream);
     }
     this.#send({ type: 'unsubscribed', ...echoedSelection(request, channel, markets, depth) });
@@ -271,9 +255,9 @@ export class ClientConnection implements StreamSubscriber {
    * Writes within one tick (one poll cycle's fan-out) are corked and leave in one syscall, so a
    * client subscribed to many markets of one price batch costs one write, not one per market.
    */
-  #write(frame: Frame): void {
+  #write(frame: Frame, compressed = false): void {
     if (this.#closed || this.#ws.readyState !== this.#ws.OPEN) return;
-    if (this.#ws.bufferedAmount > this.#context.limits.maxBufferBytes) {
+    if (this.#heldBack.overflows(this.#ws.bufferedAmount)) {
       this.#closeSlowConsumer();
       return;
     }
@@ -285,25 +269,17 @@ export class ClientConnection implements StreamSubscriber {
         this.#socket.uncork();
       });
     }
-    // The frame is complete and unmasked; with permessage-deflate off, ws keeps no send state of
-    // its own, so writing it to the socket beside ws's own writes (pings, close) keeps the order.
-    this.#socket.write(frame.wire);
-  }
-
-  #holdBack(stream: AnyStream): void {
-    this.#owedSnapshots.add(stream);
-    if (this.#slowTimer !== undefined) return;
-    this.#slowTimer = setTimeout(() => this.#closeSlowConsumer(), this.#context.limits.slowConsumerTimeoutMs);
-    this.#slowTimer.unref();
+    // The frame is complete and unmasked. Every data message goes through here, never ws.send, so
+    // ws's sender (which compresses asynchronously when deflate is on) only ever writes control
+    // frames (ping, close) and writing beside it keeps the order. An uncompressed message (RSV1
+    // clear) is valid on a deflate connection too (RFC 7692 section 6), so replies stay plain.
+    this.#socket.write(compressed ? frame.deflatedWire : frame.wire);
   }
 
   #onDrain(): void {
-    if (this.#slowTimer === undefined || this.#closed) return;
-    if (this.#ws.bufferedAmount > this.#context.limits.highWaterBytes) return;
-    clearTimeout(this.#slowTimer);
-    this.#slowTimer = undefined;
-    const owed = [...this.#owedSnapshots];
-    this.#owedSnapshots.clear();
+    if (this.#closed) return;
+    const owed = this.#heldBack.release(this.#ws.bufferedAmount);
+    if (owed === undefined) return;
     for (const stream of owed) {
       if (this.#subscriptions.get(stream.key) === stream && stream.hasState)
         this.deliver(stream, stream.snapshotFrame());

@@ -9,19 +9,19 @@
  * route keeps fastify's request machinery alive for each connection, about 2.4 KB of heap per idle
  * connection, the whole of the relay's excess over a bare `ws` server (docs/benchmarks.md, memory).
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { closeCodes } from '../protocol/messages.ts';
+import { type AccessPolicy, authorize } from '../relay/access.ts';
 import type { RelayEvents } from '../relay/events.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
 import { ClientConnection, type ConnectionLimits } from './client-connection.ts';
 
 const WS_PATH = '/v1/ws';
 
-export interface WsEndpointOptions {
+export interface WsEndpointOptions extends AccessPolicy {
   registry: StreamRegistry;
   events: RelayEvents;
   limits: ConnectionLimits;
@@ -29,8 +29,6 @@ export interface WsEndpointOptions {
   maxConnections: number;
   /** Largest client frame accepted; larger ones close the connection with 1009. */
   maxFrameBytes: number;
-  apiKeys?: readonly string[];
-  allowedOrigins?: readonly string[];
 }
 
 export interface WsEndpoint {
@@ -76,7 +74,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
       refuse(socket, 404, 'not_found', `no WebSocket endpoint at ${url.pathname}; use ${WS_PATH}`);
       return;
     }
-    const refusal = authorize(request, url, options);
+    const refusal = authorize(request.headers, url, options);
     if (refusal !== undefined) {
       refuse(socket, refusal.status, refusal.error, refusal.message);
       return;
@@ -111,44 +109,6 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
   });
 
   return { connections };
-}
-
-/** protocol.md "Transport": 401 without a valid key, 403 for an origin not on the allow-list. */
-function authorize(
-  request: IncomingMessage,
-  url: URL,
-  options: WsEndpointOptions,
-): { status: number; error: string; message: string } | undefined {
-  const { apiKeys, allowedOrigins } = options;
-  const origin = request.headers.origin;
-  if (allowedOrigins !== undefined && origin !== undefined && !allowedOrigins.includes(origin)) {
-    return { status: 403, error: 'forbidden', message: `origin ${origin} is not allowed` };
-  }
-  if (apiKeys !== undefined) {
-    const key = presentedKey(request, url);
-    if (key === undefined || !apiKeys.some((candidate) => sameSecret(candidate, key))) {
-      return { status: 401, error: 'unauthorized', message: 'a valid API key is required' };
-    }
-  }
-  return undefined;
-}
-
-function presentedKey(request: IncomingMessage, url: URL): string | undefined {
-  const header = request.headers.authorization;
-  if (header?.startsWith('Bearer ')) return header.slice('Bearer '.length).trim();
-  return url.searchParams.get('token') ?? undefined;
-}
-
-/**
- * Constant-time comparison, so response timing reveals neither how much of a key matched nor its
- * length: both sides are hashed to 32 bytes first, so there is no early return on a length difference.
- */
-function sameSecret(expected: string, given: string): boolean {
-  return timingSafeEqual(sha256(expected), sha256(given));
-}
-
-function sha256(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
 }
 
 /** Answers an upgrade request with a plain HTTP error (before any WebSocket exists) and hangs up. */
