@@ -37,6 +37,7 @@ const upstream = z.union([
     .url({ protocol: /^https?$/, error: 'must be `sim` or an http(s) URL' })
     .transform((url) => url.replace(/\/+$/, '')),
 ]);
+const onOff = z.enum(['on', 'off']).transform((value) => value === 'on');
 const redisUrl = z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' });
 const origin = z.url({ protocol: /^https?$/, error: 'each origin must be an http(s) origin' });
 
@@ -53,6 +54,7 @@ const serveOptions = {
   'api-keys': { env: 'API_KEYS', schema: commaList, default: undefined },
   'allowed-origins': { env: 'ALLOWED_ORIGINS', schema: commaList.pipe(z.array(origin)), default: undefined },
   'log-level': { env: 'LOG_LEVEL', schema: logLevel, default: 'info' },
+  compression: { env: 'COMPRESSION', schema: onOff, default: 'on' },
   markets: { env: 'SIM_MARKETS', schema: positiveInt.max(10_000), default: '50' },
   seed: { env: 'SIM_SEED', schema: z.coerce.number().int(), default: '1' },
 } as const;
@@ -72,6 +74,8 @@ export interface ServeConfig {
   apiKeys?: string[];
   allowedOrigins?: string[];
   logLevel: Parsed<'log-level'>;
+  /** permessage-deflate for WebSocket clients that offer it (default on). */
+  compression?: boolean;
   /** Embedded simulator size and seed, used when `upstream` is `sim`. */
   simMarkets: number;
   simSeed: number;
@@ -153,6 +157,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       apiKeys: read('api-keys'),
       allowedOrigins: read('allowed-origins'),
       logLevel: required('log-level'),
+      compression: required('compression'),
       simMarkets: required('markets'),
       simSeed: required('seed'),
     },

@@ -155,6 +155,7 @@ export async function startRelay(
     heartbeatMs: tuning.heartbeatMs,
     maxConnections: tuning.maxConnections,
     maxFrameBytes: tuning.maxFrameBytes,
+    compression: config.compression ?? true,
     ...access,
   });
   const sse = registerSseEndpoint(app, {

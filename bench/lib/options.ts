@@ -5,7 +5,15 @@
  */
 import { parseArgs } from 'node:util';
 
-export const scenarioNames = ['fanout', 'markets', 'memory', 'upstream', 'diff', 'bytes'] as const;
+export const scenarioNames = [
+  'fanout',
+  'markets',
+  'memory',
+  'upstream',
+  'diff',
+  'bytes',
+  'compression',
+] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
 
 export interface BenchOptions {
@@ -21,6 +29,8 @@ export interface BenchOptions {
   memoryConnections: number;
   /** Client counts of the upstream-load scenario. */
   upstreamClients: number[];
+  /** Clients of the compression scenario. */
+  compressionClients: number;
   /** Book sizes (levels per side) of the diff microbenchmark. */
   diffLevels: number[];
   warmupMs: number;
@@ -54,6 +64,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     marketsClients: quick ? 200 : 1_000,
     memoryConnections: quick ? 2_000 : 10_000,
     upstreamClients: quick ? [10, 100] : [10, 100, 1_000],
+    compressionClients: quick ? 200 : 1_000,
     diffLevels: [10, 100, 1_000, 10_000],
     warmupMs: quick ? 1_500 : 3_000,
     windowMs: quick ? 4_000 : 12_000,

@@ -29,6 +29,8 @@ export interface WsEndpointOptions extends AccessPolicy {
   maxConnections: number;
   /** Largest client frame accepted; larger ones close the connection with 1009. */
   maxFrameBytes: number;
+  /** Negotiate permessage-deflate with clients that offer it (protocol.md "Compression"). */
+  compression: boolean;
 }
 
 export interface WsEndpoint {
@@ -41,12 +43,26 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: options.maxFrameBytes,
-    perMessageDeflate: false,
+    // Without context takeover every message is compressed on its own, so one compressed frame
+    // serves every compressing client (relay/frame.ts); the relay compresses, never ws, whose
+    // deflate is per socket. Not keeping the client's context either saves a window per client.
+    perMessageDeflate: options.compression
+      ? { serverNoContextTakeover: true, clientNoContextTakeover: true }
+      : false,
     clientTracking: false,
   });
 
-  const onConnection = (ws: WebSocket, socket: Socket): void => {
-    const connection = new ClientConnection(nextId++, ws, socket, options);
+  // What the relay answered in Sec-WebSocket-Extensions, per upgrade request: `ws.extensions` names
+  // the extensions only, and the parameters decide whether the shared compressed frames fit.
+  const negotiated = new WeakMap<IncomingMessage, string>();
+  wss.on('headers', (headers, request) => {
+    const line = headers.find((header) => header.toLowerCase().startsWith('sec-websocket-extensions:'));
+    if (line !== undefined) negotiated.set(request, line.slice(line.indexOf(':') + 1));
+  });
+
+  const onConnection = (ws: WebSocket, socket: Socket, request: IncomingMessage): void => {
+    const deflate = sharesCompressedFrames(negotiated.get(request) ?? '');
+    const connection = new ClientConnection(nextId++, ws, socket, options, deflate);
     if (connections.size >= options.maxConnections) {
       connection.close(closeCodes.tooManyConnections, 'too many connections');
       return;
@@ -79,7 +95,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
       refuse(socket, refusal.status, refusal.error, refusal.message);
       return;
     }
-    wss.handleUpgrade(request, socket, head, (ws) => onConnection(ws, socket));
+    wss.handleUpgrade(request, socket, head, (ws) => onConnection(ws, socket, request));
   };
   app.server.on('upgrade', onUpgrade);
 
@@ -109,6 +125,22 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
   });
 
   return { connections };
+}
+
+/**
+ * Whether the negotiated extensions (the `Sec-WebSocket-Extensions` the relay answered) let the
+ * connection take the shared compressed frames: permessage-deflate without server context
+ * takeover, and a 15-bit window (a client asking for a smaller one gets plain frames, which are
+ * always allowed: RFC 7692 section 6).
+ */
+export function sharesCompressedFrames(extensions: string): boolean {
+  const deflate = extensions
+    .split(',')
+    .map((offer) => offer.split(';').map((part) => part.trim()))
+    .find(([name]) => name === 'permessage-deflate');
+  if (deflate === undefined || !deflate.includes('server_no_context_takeover')) return false;
+  const bits = deflate.find((param) => param.startsWith('server_max_window_bits'));
+  return bits === undefined || bits.split('=')[1]?.trim() === '15';
 }
 
 /** Answers an upgrade request with a plain HTTP error (before any WebSocket exists) and hangs up. */

@@ -65,7 +65,8 @@ describe.runIf(run)('status page in a browser', () => {
   it('shows live markets and opens a live order book', async () => {
     // Another client already watches a few markets, as on a running relay.
     const markets = harness.sim.market.marketIds();
-    watcher = await ProtocolClient.connect(harness.relay.url);
+    // Without compression, so that the one compressing connection below is the browser's.
+    watcher = await ProtocolClient.connect(harness.relay.url, { perMessageDeflate: false });
     await watcher.request({ op: 'subscribe', channel: 'book', markets: markets.slice(0, 3), depth: 10 });
     await watcher.request({ op: 'subscribe', channel: 'price', markets: markets.slice(0, 2) });
 
@@ -101,6 +102,10 @@ describe.runIf(run)('status page in a browser', () => {
         Number(await book.getAttribute('data-updates')) >= 2,
       { timeoutMs: 15_000 },
     );
+    // Chromium offered permessage-deflate: the page's book came as the relay's shared compressed
+    // frames, and the SDK applied them (it checks seq and checksum of every update).
+    expect([...harness.relay.ws.connections].map((connection) => connection.compresses)).toContain(true);
+    expect(harness.relay.ws.connections.size).toBe(2);
     const bestBid = await page.locator('#book-view tr.bid td.price').first().textContent();
     expect(bestBid).toMatch(/^\d+\.\d+$/);
     expect(await page.locator('#book-view .price-cell.mid .value').textContent()).toMatch(/^\d+\.\d+$/);
