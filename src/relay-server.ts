@@ -11,6 +11,7 @@ import { RedisCoordinator } from './cluster/redis-coordinator.ts';
 import type { ServeConfig } from './config.ts';
 import { registerHealth } from './http/health.ts';
 import { registerOperations } from './http/operations.ts';
+import { registerRestFront } from './http/rest-front/index.ts';
 import type { HealthSources } from './observability/health-report.ts';
 import type { AccessPolicy } from './relay/access.ts';
 import { RelayEvents } from './relay/events.ts';
@@ -41,6 +42,9 @@ export interface RelayTuning {
   connection: ConnectionLimits;
   /** Simulator tick for the embedded simulator (ms; 0 = manual). */
   simTickMs: number;
+  /** REST front: how long an upstream answer is served again, and how many are kept. */
+  restCacheTtlMs: number;
+  restCacheCapacity: number;
 }
 
 export const defaultTuning: RelayTuning = {
@@ -62,6 +66,8 @@ export const defaultTuning: RelayTuning = {
     slowConsumerTimeoutMs: 10_000,
   },
   simTickMs: 250,
+  restCacheTtlMs: 1_000,
+  restCacheCapacity: 1_000,
 };
 
 /** Upstream `GET /health` is probed this often while no other request succeeds. */
@@ -189,6 +195,13 @@ export async function startRelay(
     logger,
     bookPollMs: config.bookPollMs,
     pricePollMs: config.pricePollMs,
+  });
+  registerRestFront(app, {
+    client,
+    registry,
+    cacheTtlMs: tuning.restCacheTtlMs,
+    cacheCapacity: tuning.restCacheCapacity,
+    firstStateTimeoutMs: tuning.upstreamTimeoutMs,
   });
   await upstreamHealth.start(UPSTREAM_PROBE_MS);
 
