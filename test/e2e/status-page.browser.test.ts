@@ -121,4 +121,28 @@ describe.runIf(run)('status page in a browser', () => {
     expect(readFileSync(SCREENSHOT).subarray(1, 4).toString()).toBe('PNG');
     expect(pageErrors).toEqual([]);
   });
+
+  it('draws the live book over Server-Sent Events with ?transport=sse', async () => {
+    const market = harness.sim.market.marketIds()[4]!;
+    await page.goto(`${harness.relay.url}/?transport=sse&market=${market}`);
+    const book = page.locator('#book-view');
+    await waitFor(
+      'the book view to draw a snapshot',
+      async () => (await book.getAttribute('data-seq')) !== null,
+      {
+        timeoutMs: 15_000,
+      },
+    );
+    const firstSeq = Number(await book.getAttribute('data-seq'));
+    await waitFor(
+      'the book to change in place',
+      async () =>
+        Number(await book.getAttribute('data-seq')) > firstSeq &&
+        Number(await book.getAttribute('data-updates')) >= 2,
+      { timeoutMs: 15_000 },
+    );
+    expect(await book.getAttribute('data-market')).toBe(market);
+    expect(harness.relay.sse.connections.size).toBeGreaterThanOrEqual(1);
+    expect(pageErrors).toEqual([]);
+  });
 });
