@@ -17,6 +17,7 @@ describe('parseCommandLine', () => {
         apiKeys: undefined,
         allowedOrigins: undefined,
         logLevel: 'info',
+        compression: true,
         simMarkets: 50,
         simSeed: 1,
       },
@@ -38,6 +39,7 @@ describe('parseCommandLine', () => {
 
   it.each([
     [['--port', '70000'], 'port'],
+    [['--compression', 'maybe'], 'compression'],
     [['--port', 'abc'], 'port'],
     [['--book-poll-ms', '0'], 'book-poll-ms'],
     [['--upstream', 'ftp://x'], 'upstream'],
