@@ -7,7 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { publicRoutes } from '../../src/http/rest-front/public-paths.ts';
 import { bookChecksum } from '../../src/protocol/book.ts';
 import { endpoints } from '../../src/upstream/endpoints.ts';
+import { clobPriceBatchResponse } from '../../src/upstream/schemas.ts';
 import { expectedBook, type Harness, upstreamBook, useHarness } from '../support/harness.ts';
+import { ProtocolClient } from '../support/protocol-client.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 type EndpointName = keyof typeof endpoints;
 
@@ -147,6 +150,41 @@ describe('REST front', () => {
       expect(answer.status, `${method} ${path}`).toBe(404);
     }
     expect(harness.sim.requests.filter((entry) => !entry.path.startsWith('/health'))).toEqual([]);
+  });
+
+  it('answers the CLOB price batch from live price streams, and asks upstream for the rest', async () => {
+    harness = await start({ sim: { markets: 3 } });
+    const [a, b, c] = harness.sim.market.marketIds() as [string, string, string];
+    const watcher = await ProtocolClient.connect(harness.relay.url);
+    await watcher.request({ op: 'subscribe', channel: 'price', markets: [a, b] });
+    await waitFor('two price snapshots', () => watcher.of('snapshot').length === 2);
+    harness.sim.clearRequests();
+    // The poller asks for a and b together: a request naming fewer markets came from the front.
+    const fromFront = () =>
+      harness.sim.requests.filter(
+        (entry) =>
+          entry.path === '/clob/market-prices/batch' &&
+          (entry.body as { market_ids: string[] }).market_ids.length === 1,
+      );
+    const alone = await send(harness.relay.url, 'POST', '/clob/market-prices/batch', { market_ids: [b] });
+    expect(clobPriceBatchResponse.parse(JSON.parse(alone.text)).data.map((entry) => entry.market_id)).toEqual(
+      [b],
+    );
+
+    const live = await send(harness.relay.url, 'POST', '/clob/market-prices/batch', { market_ids: [b, a] });
+    expect(live.status).toBe(200);
+    const entries = clobPriceBatchResponse.parse(JSON.parse(live.text)).data;
+    expect(entries.map((entry) => entry.market_id)).toEqual([b, a]);
+    for (const entry of entries) {
+      const { market_id, timestamp: _timestamp, ...prices } = entry;
+      expect(prices).toEqual(harness.relay.registry.get({ channel: 'price', market: market_id })!.state);
+    }
+    expect(fromFront()).toEqual([]);
+
+    const other = await send(harness.relay.url, 'POST', '/clob/market-prices/batch', { market_ids: [c] });
+    expect(other.status).toBe(200);
+    expect(fromFront().map((entry) => entry.body)).toEqual([{ market_ids: [c] }]);
+    await watcher.close();
   });
 
   it('serves GET /v1/book/:market from live state with epoch, seq and checksum', async () => {

@@ -1,7 +1,8 @@
 /**
  * @module http/rest-front
  * The relay as a drop-in for upstream's public REST interface (docs/operations.md "REST front"):
- * each public path answers with upstream's own status and body, through a short-lived cache that
+ * each public path answers with upstream's own status and body (the CLOB price batch from the
+ * relay's live price streams when it has them all), otherwise through a short-lived cache that
  * also coalesces concurrent identical requests into one upstream request, inside the upstream
  * client's caps. Plus `GET /v1/book/:market?depth=`, the live book with `epoch`, `seq` and
  * `checksum` for clients that poll the relay.
@@ -13,6 +14,7 @@ import { currentSnapshot } from '../../relay/current-snapshot.ts';
 import type { StreamRegistry } from '../../relay/registry.ts';
 import type { UpstreamClient } from '../../upstream/client.ts';
 import { CoalescingCache } from '../../upstream/coalescing-cache.ts';
+import { LIVE_PRICES_PATH, livePriceBatch } from './live-prices.ts';
 import { publicRoutes } from './public-paths.ts';
 
 export interface RestFrontOptions {
@@ -41,6 +43,8 @@ export function registerRestFront(app: FastifyInstance, options: RestFrontOption
         const [path = '/', search = ''] = (request.raw.url ?? '/').split('?', 2);
         const query = Object.fromEntries(new URLSearchParams(search));
         const body = route.method === 'POST' ? request.body : undefined;
+        const live = route.path === LIVE_PRICES_PATH ? livePriceBatch(options.registry, body) : undefined;
+        if (live !== undefined) return reply.type('application/json').send(live);
         const key = `${route.method} ${path}?${search} ${body === undefined ? '' : JSON.stringify(body)}`;
         try {
           const answer = await cache.get(key, () =>
