@@ -62,6 +62,27 @@ describe.runIf(run)('status page in a browser', () => {
     await harness?.stop();
   });
 
+  /** Waits for the book view to draw a snapshot, then to apply updates in place (the SDK checks each). */
+  async function bookViewChanging() {
+    const book = page.locator('#book-view');
+    await waitFor(
+      'the book view to draw a snapshot',
+      async () => (await book.getAttribute('data-seq')) !== null,
+      {
+        timeoutMs: 15_000,
+      },
+    );
+    const firstSeq = Number(await book.getAttribute('data-seq'));
+    await waitFor(
+      'the book to change in place',
+      async () =>
+        Number(await book.getAttribute('data-seq')) > firstSeq &&
+        Number(await book.getAttribute('data-updates')) >= 2,
+      { timeoutMs: 15_000 },
+    );
+    return book;
+  }
+
   it('shows live markets and opens a live order book', async () => {
     // Another client already watches a few markets, as on a running relay.
     const markets = harness.sim.market.marketIds();
@@ -86,22 +107,7 @@ describe.runIf(run)('status page in a browser', () => {
     const chosen = await page.locator('#market-list li[data-market]').first().getAttribute('data-market');
     await page.locator('#market-list li[data-market]').first().click();
 
-    const book = page.locator('#book-view');
-    await waitFor(
-      'the book view to draw a snapshot',
-      async () => (await book.getAttribute('data-seq')) !== null,
-      {
-        timeoutMs: 15_000,
-      },
-    );
-    const firstSeq = Number(await book.getAttribute('data-seq'));
-    await waitFor(
-      'the book to change in place',
-      async () =>
-        Number(await book.getAttribute('data-seq')) > firstSeq &&
-        Number(await book.getAttribute('data-updates')) >= 2,
-      { timeoutMs: 15_000 },
-    );
+    const book = await bookViewChanging();
     // Chromium offered permessage-deflate: the page's book came as the relay's shared compressed
     // frames, and the SDK applied them (it checks seq and checksum of every update).
     expect([...harness.relay.ws.connections].map((connection) => connection.compresses)).toContain(true);
@@ -125,22 +131,7 @@ describe.runIf(run)('status page in a browser', () => {
   it('draws the live book over Server-Sent Events with ?transport=sse', async () => {
     const market = harness.sim.market.marketIds()[4]!;
     await page.goto(`${harness.relay.url}/?transport=sse&market=${market}`);
-    const book = page.locator('#book-view');
-    await waitFor(
-      'the book view to draw a snapshot',
-      async () => (await book.getAttribute('data-seq')) !== null,
-      {
-        timeoutMs: 15_000,
-      },
-    );
-    const firstSeq = Number(await book.getAttribute('data-seq'));
-    await waitFor(
-      'the book to change in place',
-      async () =>
-        Number(await book.getAttribute('data-seq')) > firstSeq &&
-        Number(await book.getAttribute('data-updates')) >= 2,
-      { timeoutMs: 15_000 },
-    );
+    const book = await bookViewChanging();
     expect(await book.getAttribute('data-market')).toBe(market);
     expect(harness.relay.sse.connections.size).toBeGreaterThanOrEqual(1);
     expect(pageErrors).toEqual([]);
