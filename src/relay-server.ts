@@ -162,6 +162,7 @@ export async function startRelay(
     maxConnections: tuning.maxConnections,
     maxFrameBytes: tuning.maxFrameBytes,
     compression: config.compression ?? true,
+    otherConnections: () => sse.connections.size,
     ...access,
   });
   const sse = registerSseEndpoint(app, {

@@ -31,6 +31,8 @@ export interface WsEndpointOptions extends AccessPolicy {
   maxFrameBytes: number;
   /** Negotiate permessage-deflate with clients that offer it (protocol.md "Compression"). */
   compression: boolean;
+  /** Connections held by other transports (SSE), counted against the same `maxConnections`. */
+  otherConnections?: () => number;
 }
 
 export interface WsEndpoint {
@@ -63,7 +65,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
   const onConnection = (ws: WebSocket, socket: Socket, request: IncomingMessage): void => {
     const deflate = sharesCompressedFrames(negotiated.get(request) ?? '');
     const connection = new ClientConnection(nextId++, ws, socket, options, deflate);
-    if (connections.size >= options.maxConnections) {
+    if (connections.size + (options.otherConnections?.() ?? 0) >= options.maxConnections) {
       connection.close(closeCodes.tooManyConnections, 'too many connections');
       return;
     }

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BookState } from '../../src/protocol/book.ts';
 import { expectedBook, type Harness, upstreamBook, upstreamPrices, useHarness } from '../support/harness.ts';
+import { ProtocolClient } from '../support/protocol-client.ts';
 import { SseClient } from '../support/sse-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -167,6 +168,22 @@ describe('SSE endpoint', () => {
     expect((await connect(`${query}&token=wrong`)).status).toBe(401);
     expect((await connect(`${query}&token=k1`)).status).toBe(200);
     expect((await connect(query, { authorization: 'Bearer k1' })).status).toBe(200);
+  });
+
+  it('shares the connection limit with the WebSocket', async () => {
+    harness = await start({ sim: { markets: 1 }, relay: { tuning: { maxConnections: 1 } } });
+    const [market] = harness.sim.market.marketIds();
+    const query = `channel=price&markets=${market}`;
+    const first = await connect(query);
+    expect(first.status).toBe(200);
+    const ws = await ProtocolClient.connect(harness.relay.url);
+    opened.push(ws);
+    await waitFor('the WebSocket to be refused with 4029', () => ws.closeCode === 4029);
+    await first.drop();
+    await waitFor('the response to go', () => harness.relay.sse.connections.size === 0);
+    const second = await ProtocolClient.connect(harness.relay.url);
+    opened.push(second);
+    expect((await connect(query)).status).toBe(503);
   });
 
   it('sends heartbeats as comment lines and ends every response on shutdown', async () => {
