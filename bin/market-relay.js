@@ -1,7 +1,13 @@
 #!/usr/bin/env node
-// Runs the TypeScript source through tsx so that a fresh clone needs no build step
-// (`npm install && npm start`); the Docker image runs the compiled `dist/cli.js` instead.
-import { register } from 'tsx/esm/api';
+// In a clone, runs the TypeScript source through tsx, so an edit needs no build before `npm start`.
+// An installed package carries only the compiled dist/ (package.json `files`), which runs as it is.
+import { existsSync } from 'node:fs';
 
-register();
-await import('../src/cli.ts');
+const source = new URL('../src/cli.ts', import.meta.url);
+if (existsSync(source)) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import(source.href);
+} else {
+  await import('../dist/cli.js');
+}

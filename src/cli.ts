@@ -1,11 +1,12 @@
 /**
  * @module cli
- * `market-relay [serve|sim] [--flags]` (interface.md): parse and validate the configuration (a bad
- * value is one line naming the option and exit code 2), start, print where it listens, and shut down
- * cleanly on SIGTERM / SIGINT within 5 s.
+ * `market-relay [serve|sim|help] [--flags]` (docs/operations.md): parse and validate the
+ * configuration (a bad value is one line naming the option and exit code 2), start, print where it
+ * listens (on stderr, whatever the log level), and shut down cleanly on SIGTERM / SIGINT within 5 s.
  */
 import pino from 'pino';
 import { type Command, ConfigError, parseCommandLine } from './config.ts';
+import { helpText, versionText } from './help.ts';
 import { quickStartText } from './http/quick-start.ts';
 import { startRelay } from './relay-server.ts';
 import { startSimulator } from './sim/server.ts';
@@ -23,13 +24,22 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  if (command.command === 'help') {
+    process.stdout.write(helpText(command.topic));
+    return;
+  }
+  if (command.command === 'version') {
+    process.stdout.write(versionText());
+    return;
+  }
 
   const logger = pino({ level: command.config.logLevel });
   let close: () => Promise<void>;
   if (command.command === 'sim') {
-    const { port, host, markets, seed } = command.config;
-    const sim = await startSimulator({ port, host, markets, seed });
+    const { port, host, markets, seed, tickMs } = command.config;
+    const sim = await startSimulator({ port, host, markets, seed, tickMs });
     logger.info({ markets, seed }, `simulator listening on ${sim.url}`);
+    process.stderr.write(`market-relay sim listening on ${sim.url}\n`);
     close = () => sim.close();
   } else {
     const relay = await startRelay(command.config, logger);
@@ -37,6 +47,11 @@ async function main(): Promise<void> {
       { upstream: command.config.upstream === 'sim' ? `sim (${relay.upstreamUrl})` : relay.upstreamUrl },
       `market-relay listening on ${relay.url}`,
     );
+    // The ready line scripts and supervisors wait for: a plain line, printed at every log level.
+    process.stderr.write(`market-relay listening on ${relay.url}\n`);
+    if (relay.sim !== undefined) {
+      process.stderr.write(`embedded simulator: ${relay.sim.url} (its admin API: ${relay.sim.url}/_sim)\n`);
+    }
     void quickStartText({ ...relay, apiKeys: command.config.apiKeys }).then((text) =>
       process.stderr.write(text),
     );

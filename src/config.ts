@@ -1,27 +1,35 @@
 /**
  * @module config
- * The command line and environment surface (docs/operations.md), validated once at start.
- * Every option has an environment twin; the flag wins. A bad value is a ConfigError naming the
- * option, which the CLI prints as one line before exiting with code 2.
+ * The command line and environment surface (docs/operations.md), validated once at start. Every
+ * option has an environment twin; the flag wins. A bad value is a ConfigError of one line naming the
+ * option, what was given and what is expected, which the CLI prints before exiting with code 2.
  */
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { integerOption, type OptionSpec } from './option-spec.ts';
+import {
+  resolveTuning,
+  setTuningValue,
+  type TuningOverrides,
+  tuningConflict,
+  tuningOptions,
+} from './tuning.ts';
 
-/** A configuration value that cannot be used; the CLI prints it as one line and exits 2. */
+/**
+ * A command line or configuration value that cannot be used: `message` is the one line the CLI
+ * prints (naming the option, what was given and what is expected) before exiting with code 2.
+ */
 export class ConfigError extends Error {
   override name = 'ConfigError';
+  /** The option concerned as the flag is spelt (`port`), or `command` / `arguments`. */
   readonly option: string;
 
   constructor(option: string, message: string) {
-    super(`invalid --${option}: ${message}`);
+    super(message);
     this.option = option;
   }
 }
 
-const port = z.coerce.number().int().min(0).max(65_535);
-const positiveInt = z.coerce.number().int().positive();
-const host = z.string().min(1);
-const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const commaList = z
   .string()
   .transform((text) =>
@@ -30,42 +38,151 @@ const commaList = z
       .map((item) => item.trim())
       .filter((item) => item.length > 0),
   )
-  .refine((items) => items.length > 0, 'must name at least one value');
-const upstream = z.union([
-  z.literal('sim'),
-  z
-    .url({ protocol: /^https?$/, error: 'must be `sim` or an http(s) URL' })
-    .transform((url) => url.replace(/\/+$/, '')),
-]);
-const onOff = z.enum(['on', 'off']).transform((value) => value === 'on');
-const redisUrl = z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' });
-const origin = z.url({ protocol: /^https?$/, error: 'each origin must be an http(s) origin' });
+  .refine((items) => items.length > 0);
+const httpUrl = z.url({ protocol: /^https?$/ });
 
-/** Option name (as the flag is spelt) -> environment variable, schema, default. */
+const port = (fallback: string): OptionSpec =>
+  integerOption({
+    env: 'PORT',
+    min: 0,
+    max: 65_535,
+    default: fallback,
+    help: 'listen port; 0 picks a free one',
+  });
+const host: OptionSpec = {
+  env: 'HOST',
+  schema: z.string().trim().min(1),
+  default: '127.0.0.1',
+  expected: 'a host name or IP address',
+  placeholder: 'HOST',
+  help: 'listen address',
+};
+const logLevel: OptionSpec = {
+  env: 'LOG_LEVEL',
+  schema: z.enum(logLevels),
+  default: 'info',
+  expected: `one of ${logLevels.join(', ')}`,
+  placeholder: 'LEVEL',
+  help: 'log level of the JSON log on stdout',
+};
+const markets = integerOption({
+  env: 'SIM_MARKETS',
+  min: 1,
+  max: 10_000,
+  default: '50',
+  help: 'number of simulated markets',
+});
+const seed = integerOption({
+  env: 'SIM_SEED',
+  min: -(2 ** 31),
+  max: 2 ** 31 - 1,
+  default: '1',
+  help: 'simulator seed (same seed, same markets)',
+});
+
+/** Every option of `serve`, as the flag is spelt. */
 const serveOptions = {
-  port: { env: 'PORT', schema: port, default: '8080' },
-  host: { env: 'HOST', schema: host, default: '127.0.0.1' },
-  upstream: { env: 'UPSTREAM_URL', schema: upstream, default: 'sim' },
-  redis: { env: 'REDIS_URL', schema: redisUrl, default: undefined },
-  'book-poll-ms': { env: 'BOOK_POLL_MS', schema: positiveInt.min(10), default: '1000' },
-  'price-poll-ms': { env: 'PRICE_POLL_MS', schema: positiveInt.min(10), default: '1000' },
-  'upstream-concurrency': { env: 'UPSTREAM_CONCURRENCY', schema: positiveInt.max(1024), default: '16' },
-  'upstream-rps': { env: 'UPSTREAM_RPS', schema: positiveInt.max(100_000), default: '50' },
-  'api-keys': { env: 'API_KEYS', schema: commaList, default: undefined },
-  'allowed-origins': { env: 'ALLOWED_ORIGINS', schema: commaList.pipe(z.array(origin)), default: undefined },
-  'log-level': { env: 'LOG_LEVEL', schema: logLevel, default: 'info' },
-  compression: { env: 'COMPRESSION', schema: onOff, default: 'on' },
-  markets: { env: 'SIM_MARKETS', schema: positiveInt.max(10_000), default: '50' },
-  seed: { env: 'SIM_SEED', schema: z.coerce.number().int(), default: '1' },
-} as const;
+  port: port('8080'),
+  host,
+  upstream: {
+    env: 'UPSTREAM_URL',
+    schema: z.union([z.literal('sim'), httpUrl.transform((url) => url.replace(/\/+$/, ''))]),
+    default: 'sim',
+    expected: '`sim` or an http(s) URL such as https://upstream.example',
+    placeholder: 'URL',
+    help: 'upstream base URL, or `sim` for the embedded simulator',
+  },
+  redis: {
+    env: 'REDIS_URL',
+    schema: z.url({ protocol: /^rediss?$/ }),
+    default: undefined,
+    expected: 'a redis:// or rediss:// URL',
+    placeholder: 'URL',
+    help: 'Redis URL; set = cluster mode (several relays, one poller per market)',
+  },
+  'book-poll-ms': integerOption({
+    env: 'BOOK_POLL_MS',
+    min: 10,
+    max: 3_600_000,
+    default: '1000',
+    placeholder: 'MS',
+    help: 'order-book poll interval per subscribed market',
+  }),
+  'price-poll-ms': integerOption({
+    env: 'PRICE_POLL_MS',
+    min: 10,
+    max: 3_600_000,
+    default: '1000',
+    placeholder: 'MS',
+    help: 'batch price poll interval',
+  }),
+  'upstream-concurrency': integerOption({
+    env: 'UPSTREAM_CONCURRENCY',
+    min: 1,
+    max: 1024,
+    default: '16',
+    help: 'upstream requests in flight at most',
+  }),
+  'upstream-rps': integerOption({
+    env: 'UPSTREAM_RPS',
+    min: 1,
+    max: 100_000,
+    default: '50',
+    help: 'upstream requests per second at most',
+  }),
+  'api-keys': {
+    env: 'API_KEYS',
+    schema: commaList,
+    default: undefined,
+    expected: 'a comma-separated list of keys',
+    placeholder: 'KEYS',
+    help: 'comma-separated keys; set = clients must present one',
+  },
+  'allowed-origins': {
+    env: 'ALLOWED_ORIGINS',
+    schema: commaList.pipe(z.array(httpUrl)),
+    default: undefined,
+    expected: 'comma-separated http(s) origins such as https://app.example',
+    placeholder: 'ORIGINS',
+    help: 'comma-separated browser origins; set = others refused',
+  },
+  'log-level': logLevel,
+  compression: {
+    env: 'COMPRESSION',
+    schema: z.enum(['on', 'off']).transform((value) => value === 'on'),
+    default: 'on',
+    expected: 'on or off',
+    placeholder: 'on|off',
+    help: 'permessage-deflate for WebSocket clients that offer it',
+  },
+  markets,
+  seed,
+  ...Object.fromEntries(Object.entries(tuningOptions).map(([name, { spec }]) => [name, spec])),
+} satisfies Record<string, OptionSpec>;
 
-type OptionName = keyof typeof serveOptions;
-type Parsed<N extends OptionName> = z.output<(typeof serveOptions)[N]['schema']>;
+/** Every option of `sim`. */
+const simOptions = {
+  port: port('9090'),
+  host,
+  markets,
+  seed,
+  'sim-tick-ms': tuningOptions['sim-tick-ms']!.spec,
+  'log-level': logLevel,
+} satisfies Record<string, OptionSpec>;
+
+export const commands: Record<'serve' | 'sim', Record<string, OptionSpec>> = {
+  serve: serveOptions,
+  sim: simOptions,
+};
+export type CommandName = keyof typeof commands;
+
+type LogLevel = (typeof logLevels)[number];
 
 export interface ServeConfig {
   port: number;
   host: string;
-  upstream: Parsed<'upstream'>;
+  /** An http(s) base URL without trailing slash, or `sim`. */
+  upstream: string;
   redis?: string;
   bookPollMs: number;
   pricePollMs: number;
@@ -73,12 +190,14 @@ export interface ServeConfig {
   upstreamRps: number;
   apiKeys?: string[];
   allowedOrigins?: string[];
-  logLevel: Parsed<'log-level'>;
+  logLevel: LogLevel;
   /** permessage-deflate for WebSocket clients that offer it (default on). */
   compression?: boolean;
   /** Embedded simulator size and seed, used when `upstream` is `sim`. */
   simMarkets: number;
   simSeed: number;
+  /** Limits and timings; what is not given keeps its default (src/tuning.ts). */
+  tuning?: TuningOverrides;
 }
 
 export interface SimConfig {
@@ -86,80 +205,138 @@ export interface SimConfig {
   host: string;
   markets: number;
   seed: number;
-  logLevel: Parsed<'log-level'>;
+  tickMs: number;
+  logLevel: LogLevel;
 }
 
-export type Command = { command: 'serve'; config: ServeConfig } | { command: 'sim'; config: SimConfig };
+export type Command =
+  | { command: 'serve'; config: ServeConfig }
+  | { command: 'sim'; config: SimConfig }
+  | { command: 'help'; topic: CommandName | undefined }
+  | { command: 'version' };
 
-const commands = ['serve', 'sim'] as const;
+interface Arguments {
+  positionals: string[];
+  values: Map<string, string>;
+  help: boolean;
+  version: boolean;
+}
+
+/** Every option takes a value, so `--port -1` reads `-1` as the port (and then rejects it). */
+function splitArguments(argv: readonly string[]): Arguments {
+  const parsed: Arguments = { positionals: [], values: new Map(), help: false, version: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') {
+      parsed.positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (arg === '-h' || arg === '--help') parsed.help = true;
+    else if (arg === '--version') parsed.version = true;
+    else if (arg.startsWith('--')) {
+      const equals = arg.indexOf('=');
+      const name = equals === -1 ? arg.slice(2) : arg.slice(2, equals);
+      if (!Object.hasOwn(commands.serve, name) && !Object.hasOwn(commands.sim, name)) {
+        throw new ConfigError(name, `unknown option --${name} (market-relay --help lists the options)`);
+      }
+      const value = equals === -1 ? argv[++i] : arg.slice(equals + 1);
+      if (value === undefined) throw new ConfigError(name, `--${name} needs a value`);
+      parsed.values.set(name, value);
+    } else if (arg.startsWith('-') && arg.length > 1) {
+      throw new ConfigError(arg, `unknown option ${arg} (market-relay --help lists the options)`);
+    } else parsed.positionals.push(arg);
+  }
+  return parsed;
+}
+
+function isCommand(name: string): name is CommandName {
+  return Object.hasOwn(commands, name);
+}
 
 /** Parses argv (without node and script) and the environment into a validated command. */
 export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv): Command {
-  const flagSpec = Object.fromEntries(
-    Object.keys(serveOptions).map((name) => [name, { type: 'string' as const }]),
-  ) as Record<OptionName, { type: 'string' }>;
-  let parsed: ReturnType<typeof parseArgs<{ options: typeof flagSpec; allowPositionals: true }>>;
-  try {
-    parsed = parseArgs({ args: [...argv], options: flagSpec, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new ConfigError('arguments', error instanceof Error ? error.message : String(error));
+  const args = splitArguments(argv);
+  if (args.version) return { command: 'version' };
+  const [first, ...rest] = args.positionals;
+  if (first === 'help') {
+    const topic = rest[0];
+    if (topic !== undefined && !isCommand(topic)) {
+      throw new ConfigError('command', `unknown command "${topic}": expected serve or sim`);
+    }
+    return { command: 'help', topic };
   }
-  const [command = 'serve', ...extra] = parsed.positionals;
-  if (!(commands as readonly string[]).includes(command)) {
-    throw new ConfigError('command', `unknown command "${command}" (expected ${commands.join(' or ')})`);
+  const command = first ?? 'serve';
+  if (!isCommand(command)) {
+    throw new ConfigError('command', `unknown command "${command}": expected serve, sim or help`);
   }
-  if (extra.length > 0) throw new ConfigError('arguments', `unexpected argument "${extra[0]}"`);
+  if (args.help) return { command: 'help', topic: command };
+  if (rest.length > 0) throw new ConfigError('arguments', `unexpected argument "${rest[0]}"`);
+  const options = commands[command];
+  for (const name of args.values.keys()) {
+    if (!Object.hasOwn(options, name)) {
+      throw new ConfigError(name, `unknown option --${name} for ${command} (market-relay help ${command})`);
+    }
+  }
 
-  const read = <N extends OptionName>(name: N): Parsed<N> | undefined => {
-    const spec = serveOptions[name];
-    const raw = parsed.values[name] ?? env[spec.env] ?? spec.default;
+  const read = (name: string): unknown => {
+    const spec = options[name]!;
+    const flag = args.values.get(name);
+    // An empty variable counts as unset, as `API_KEYS=` in a compose file means.
+    const fromEnv = env[spec.env] === '' ? undefined : env[spec.env];
+    const raw = flag ?? fromEnv ?? spec.default;
     if (raw === undefined) return undefined;
     const result = spec.schema.safeParse(raw);
     if (!result.success) {
-      const issue = result.error.issues[0];
+      const source = flag === undefined && fromEnv !== undefined ? ` (from env ${spec.env})` : '';
       throw new ConfigError(
         name,
-        `${JSON.stringify(raw)}: ${issue?.message ?? 'invalid value'} (env ${spec.env})`,
+        `invalid --${name}${source}: got ${JSON.stringify(raw)}, expected ${spec.expected}`,
       );
     }
-    return result.data as Parsed<N>;
+    return result.data;
   };
-  const required = <N extends OptionName>(name: N): Parsed<N> => read(name) as Parsed<N>;
+  const number = (name: string) => read(name) as number;
 
   if (command === 'sim') {
-    // The simulator's own default port is 9090 (interface.md).
-    const simPort = parsed.values.port ?? env.PORT ?? '9090';
-    const portResult = port.safeParse(simPort);
-    if (!portResult.success)
-      throw new ConfigError('port', `${JSON.stringify(simPort)}: not a port number (env PORT)`);
     return {
       command: 'sim',
       config: {
-        port: portResult.data,
-        host: required('host'),
-        markets: required('markets'),
-        seed: required('seed'),
-        logLevel: required('log-level'),
+        port: number('port'),
+        host: read('host') as string,
+        markets: number('markets'),
+        seed: number('seed'),
+        tickMs: number('sim-tick-ms'),
+        logLevel: read('log-level') as LogLevel,
       },
     };
+  }
+
+  const tuning: TuningOverrides = {};
+  for (const [name, { key }] of Object.entries(tuningOptions)) setTuningValue(tuning, key, number(name));
+  const conflict = tuningConflict(resolveTuning(tuning));
+  if (conflict !== undefined) {
+    const [name, expected] = conflict;
+    const value = args.values.get(name) ?? env[options[name]!.env] ?? options[name]!.default;
+    throw new ConfigError(name, `invalid --${name}: got ${JSON.stringify(value)}, expected ${expected}`);
   }
   return {
     command: 'serve',
     config: {
-      port: required('port'),
-      host: required('host'),
-      upstream: required('upstream'),
-      redis: read('redis'),
-      bookPollMs: required('book-poll-ms'),
-      pricePollMs: required('price-poll-ms'),
-      upstreamConcurrency: required('upstream-concurrency'),
-      upstreamRps: required('upstream-rps'),
-      apiKeys: read('api-keys'),
-      allowedOrigins: read('allowed-origins'),
-      logLevel: required('log-level'),
-      compression: required('compression'),
-      simMarkets: required('markets'),
-      simSeed: required('seed'),
+      port: number('port'),
+      host: read('host') as string,
+      upstream: read('upstream') as string,
+      redis: read('redis') as string | undefined,
+      bookPollMs: number('book-poll-ms'),
+      pricePollMs: number('price-poll-ms'),
+      upstreamConcurrency: number('upstream-concurrency'),
+      upstreamRps: number('upstream-rps'),
+      apiKeys: read('api-keys') as string[] | undefined,
+      allowedOrigins: read('allowed-origins') as string[] | undefined,
+      logLevel: read('log-level') as LogLevel,
+      compression: read('compression') as boolean,
+      simMarkets: number('markets'),
+      simSeed: number('seed'),
+      tuning,
     },
   };
 }

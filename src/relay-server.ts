@@ -20,62 +20,14 @@ import { StreamRegistry } from './relay/registry.ts';
 import { UpstreamHealthMonitor } from './relay/upstream-health.ts';
 import { type SimulatorHandle, startSimulator } from './sim/server.ts';
 import { registerSseEndpoint, type SseEndpoint } from './sse/endpoint.ts';
+import { type RelayTuning, resolveTuning } from './tuning.ts';
 import { UpstreamClient } from './upstream/client.ts';
-import type { ConnectionLimits } from './ws/client-connection.ts';
 import { registerWsEndpoint, type WsEndpoint } from './ws/endpoint.ts';
-
-/** Relay internals with defaults; not on the command line, but tests and benchmarks set them. */
-export interface RelayTuning {
-  heartbeatMs: number;
-  /** How long a stream nobody subscribes to is still polled, so a reconnect finds it (and can resume). */
-  lingerMs: number;
-  /** Updates each stream keeps for resume. */
-  resumeBufferSize: number;
-  /** A stream is stale after this many poll intervals without a successful poll. */
-  staleAfterFactor: number;
-  maxConnections: number;
-  maxFrameBytes: number;
-  upstreamTimeoutMs: number;
-  upstreamRetries: number;
-  /** A market the status page shows as unreachable upstream after this long without any success. */
-  upstreamDownAfterMs: number;
-  connection: ConnectionLimits;
-  /** Simulator tick for the embedded simulator (ms; 0 = manual). */
-  simTickMs: number;
-  /** REST front: how long an upstream answer is served again, and how many are kept. */
-  restCacheTtlMs: number;
-  restCacheCapacity: number;
-}
-
-export const defaultTuning: RelayTuning = {
-  heartbeatMs: 15_000,
-  lingerMs: 5_000,
-  resumeBufferSize: 1_000,
-  staleAfterFactor: 3,
-  maxConnections: 10_000,
-  maxFrameBytes: 64 * 1024,
-  upstreamTimeoutMs: 5_000,
-  upstreamRetries: 2,
-  upstreamDownAfterMs: 10_000,
-  connection: {
-    maxStreams: 1_000,
-    requestsPerSecond: 20,
-    requestBurst: 40,
-    highWaterBytes: 1024 * 1024,
-    maxBufferBytes: 8 * 1024 * 1024,
-    slowConsumerTimeoutMs: 10_000,
-  },
-  simTickMs: 250,
-  restCacheTtlMs: 1_000,
-  restCacheCapacity: 1_000,
-};
 
 /** Upstream `GET /health` is probed this often while no other request succeeds. */
 const UPSTREAM_PROBE_MS = 5_000;
 
-export type RelayConfig = ServeConfig & {
-  tuning?: Partial<Omit<RelayTuning, 'connection'>> & { connection?: Partial<ConnectionLimits> };
-};
+export type RelayConfig = ServeConfig;
 
 export interface Relay {
   /** http://host:port of the relay (the real port when 0 was asked for). */
@@ -103,11 +55,7 @@ export async function startRelay(
   config: RelayConfig,
   logger: Logger = pino({ level: config.logLevel }),
 ): Promise<Relay> {
-  const tuning: RelayTuning = {
-    ...defaultTuning,
-    ...config.tuning,
-    connection: { ...defaultTuning.connection, ...config.tuning?.connection },
-  };
+  const tuning = resolveTuning(config.tuning);
   const startedAt = Date.now();
   const sim =
     config.upstream === 'sim'

@@ -1,67 +1,130 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseCommandLine } from '../src/config.ts';
+import { type Command, ConfigError, parseCommandLine, type ServeConfig } from '../src/config.ts';
+import { defaultTuning, resolveTuning, tuningOptions } from '../src/tuning.ts';
+
+function serveConfig(argv: string[], env: NodeJS.ProcessEnv = {}): ServeConfig {
+  const command = parseCommandLine(argv, env);
+  if (command.command !== 'serve') throw new Error(`expected serve, got ${command.command}`);
+  return command.config;
+}
+
+function configError(argv: string[], env: NodeJS.ProcessEnv = {}): ConfigError {
+  try {
+    parseCommandLine(argv, env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error(`${JSON.stringify(argv)} was accepted`);
+}
 
 describe('parseCommandLine', () => {
-  it('gives the defaults of interface.md', () => {
-    expect(parseCommandLine([], {})).toEqual({
-      command: 'serve',
-      config: {
-        port: 8080,
-        host: '127.0.0.1',
-        upstream: 'sim',
-        redis: undefined,
-        bookPollMs: 1000,
-        pricePollMs: 1000,
-        upstreamConcurrency: 16,
-        upstreamRps: 50,
-        apiKeys: undefined,
-        allowedOrigins: undefined,
-        logLevel: 'info',
-        compression: true,
-        simMarkets: 50,
-        simSeed: 1,
-      },
+  it('gives the documented defaults', () => {
+    const { tuning, ...config } = serveConfig([]);
+    expect(config).toEqual({
+      port: 8080,
+      host: '127.0.0.1',
+      upstream: 'sim',
+      redis: undefined,
+      bookPollMs: 1000,
+      pricePollMs: 1000,
+      upstreamConcurrency: 16,
+      upstreamRps: 50,
+      apiKeys: undefined,
+      allowedOrigins: undefined,
+      logLevel: 'info',
+      compression: true,
+      simMarkets: 50,
+      simSeed: 1,
     });
+    expect(resolveTuning(tuning)).toEqual(defaultTuning);
     expect(parseCommandLine(['sim'], {})).toEqual({
       command: 'sim',
-      config: { port: 9090, host: '127.0.0.1', markets: 50, seed: 1, logLevel: 'info' },
+      config: { port: 9090, host: '127.0.0.1', markets: 50, seed: 1, tickMs: 250, logLevel: 'info' },
     });
   });
 
   it('lets the flag win over its environment twin', () => {
-    const { config } = parseCommandLine(['serve', '--port', '0', '--api-keys', 'a, b'], {
+    const config = serveConfig(['serve', '--port', '0', '--api-keys', 'a, b'], {
       PORT: '9999',
       API_KEYS: 'z',
       UPSTREAM_URL: 'http://upstream.example:8000/',
     });
     expect(config).toMatchObject({ port: 0, apiKeys: ['a', 'b'], upstream: 'http://upstream.example:8000' });
+    expect(serveConfig(['--port=7000'], { PORT: '9999' }).port).toBe(7000);
+  });
+
+  it('sets every limit and timing of the tuning by flag and by environment', () => {
+    const names = Object.keys(tuningOptions);
+    expect(names.length).toBeGreaterThanOrEqual(16);
+    const flags = serveConfig([
+      '--heartbeat-ms',
+      '2000',
+      '--max-streams-per-connection',
+      '7',
+      '--send-high-water-bytes',
+      '4096',
+    ]);
+    expect(resolveTuning(flags.tuning)).toMatchObject({
+      heartbeatMs: 2000,
+      connection: { maxStreams: 7, highWaterBytes: 4096, maxBufferBytes: 8 * 1024 * 1024 },
+    });
+    const env = serveConfig([], { LINGER_MS: '0', UPSTREAM_RETRIES: '0', SIM_TICK_MS: '0' });
+    expect(resolveTuning(env.tuning)).toMatchObject({ lingerMs: 0, upstreamRetries: 0, simTickMs: 0 });
+    // Each option's default is the tuning's default.
+    const defaults = resolveTuning(serveConfig([]).tuning);
+    expect(defaults).toEqual(defaultTuning);
   });
 
   it.each([
-    [['--port', '70000'], 'port'],
-    [['--compression', 'maybe'], 'compression'],
-    [['--port', 'abc'], 'port'],
-    [['--book-poll-ms', '0'], 'book-poll-ms'],
-    [['--upstream', 'ftp://x'], 'upstream'],
-    [['--redis', 'http://x'], 'redis'],
-    [['--allowed-origins', 'not a url'], 'allowed-origins'],
-    [['--log-level', 'loud'], 'log-level'],
-    [['--nope', '1'], 'arguments'],
-    [['dance'], 'command'],
-  ])('rejects %j naming the option', (argv, option) => {
-    try {
-      parseCommandLine(argv, {});
-      expect.unreachable();
-    } catch (error) {
-      expect(error).toBeInstanceOf(ConfigError);
-      expect((error as ConfigError).option).toBe(option);
-      expect((error as ConfigError).message).toMatch(new RegExp(`^invalid --${option}: `));
-    }
+    [['--port', '70000'], 'port', 'invalid --port: got "70000", expected an integer from 0 to 65,535'],
+    [['--port', '-1'], 'port', 'invalid --port: got "-1", expected an integer from 0 to 65,535'],
+    [['--port', 'abc'], 'port', 'invalid --port: got "abc", expected an integer from 0 to 65,535'],
+    [['--book-poll-ms', '0'], 'book-poll-ms', 'got "0", expected an integer from 10 to'],
+    [['--upstream', 'notaurl'], 'upstream', 'got "notaurl", expected `sim` or an http(s) URL'],
+    [['--upstream', 'ftp://x'], 'upstream', 'got "ftp://x", expected `sim` or an http(s) URL'],
+    [['--redis', 'http://x'], 'redis', 'got "http://x", expected a redis:// or rediss:// URL'],
+    [['--allowed-origins', 'not a url'], 'allowed-origins', 'expected comma-separated http(s) origins'],
+    [['--log-level', 'loud'], 'log-level', 'got "loud", expected one of fatal, error, warn'],
+    [['--compression', 'maybe'], 'compression', 'got "maybe", expected on or off'],
+    [['--heartbeat-ms', '1.5'], 'heartbeat-ms', 'got "1.5", expected an integer from 100 to'],
+    [
+      ['--send-high-water-bytes', '9000000'],
+      'send-high-water-bytes',
+      'expected less than --send-max-buffer-bytes',
+    ],
+    [['--nope', '1'], 'nope', 'unknown option --nope (market-relay --help lists the options)'],
+    [['sim', '--redis', 'redis://x'], 'redis', 'unknown option --redis for sim'],
+    [['-x'], '-x', 'unknown option -x'],
+    [['--port'], 'port', '--port needs a value'],
+    [['dance'], 'command', 'unknown command "dance": expected serve, sim or help'],
+    [['serve', 'extra'], 'arguments', 'unexpected argument "extra"'],
+  ])('rejects %j in one line naming the option, the value and what is expected', (argv, option, text) => {
+    const error = configError(argv);
+    expect(error.option).toBe(option);
+    expect(error.message).toContain(text);
+    expect(error.message).not.toContain('\n');
   });
 
-  it('validates environment values too', () => {
-    expect(() => parseCommandLine([], { UPSTREAM_RPS: '-1' })).toThrow(
-      /invalid --upstream-rps: "-1".*UPSTREAM_RPS/,
+  it('reads an empty environment variable as unset', () => {
+    expect(serveConfig([], { PORT: '', API_KEYS: '' })).toMatchObject({ port: 8080, apiKeys: undefined });
+  });
+
+  it('says when a bad value came from the environment', () => {
+    expect(configError([], { UPSTREAM_RPS: '-1' }).message).toBe(
+      'invalid --upstream-rps (from env UPSTREAM_RPS): got "-1", expected an integer from 1 to 100,000',
     );
+  });
+
+  it.each<[string[], Command]>([
+    [['--help'], { command: 'help', topic: 'serve' }],
+    [['-h'], { command: 'help', topic: 'serve' }],
+    [['help'], { command: 'help', topic: undefined }],
+    [['help', 'sim'], { command: 'help', topic: 'sim' }],
+    [['sim', '--help'], { command: 'help', topic: 'sim' }],
+    [['--version'], { command: 'version' }],
+    [['serve', '--port', 'abc', '--version'], { command: 'version' }],
+  ])('reads %j as a request for help or the version', (argv, expected) => {
+    expect(parseCommandLine(argv, {})).toEqual(expected);
   });
 });

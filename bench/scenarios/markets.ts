@@ -1,7 +1,7 @@
 /**
  * @module bench/scenarios/markets
  * Scenario 2, many markets per client: every client subscribed to the `price` channel of 20 busy
- * markets. The relay gets all 20 in one batch response per poll (upstream-api.md section 8) and
+ * markets. The relay gets all 20 in one batch response per poll (docs/upstream.md) and
  * corks each connection for the tick, so one poll cycle costs one write per client; the baselines
  * send the same number of same-sized messages per client per cycle naively, one write each.
  */

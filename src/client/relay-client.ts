@@ -271,7 +271,7 @@ export class RelayClient extends Emitter<ClientEvents> {
 
   /**
    * A stream error (it names a market) goes to that market's streams; a request error is the
-   * answer to the oldest request in flight (the relay answers in order; `rate_limited` has no id).
+   * answer to the request of its id, or without one to the oldest request in flight (the relay answers in order).
    */
   #onError(message: ErrorMessage): void {
     const error = new RelayClientError(message.code, message.message, {
@@ -304,8 +304,8 @@ export class RelayClient extends Emitter<ClientEvents> {
   }
 
   /**
-   * Removes the request a reply answers: by id, or for an error without id (`rate_limited`, a frame
-   * the relay could not read) the oldest one, since the relay answers each request in order.
+   * Removes the request a reply answers: by id, or for an error without id (a frame the relay could
+   * not read) the oldest one, since the relay answers each request in order.
    */
   #answered(id: RequestId | undefined): SubscribeBody | UnsubscribeBody | undefined {
     const index = id === undefined ? 0 : this.#pending.findIndex((pending) => pending.id === id);

@@ -1,6 +1,6 @@
 /**
  * @module cluster/coordinator
- * Who polls what. In cluster mode (interface.md `--redis`) several relays serve the same markets
+ * Who polls what. In cluster mode (docs/operations.md `--redis`) several relays serve the same markets
  * but upstream is polled once per market: the relay holding a market's lease polls it and shares
  * each result; the others follow. A single relay is the degenerate case: it owns everything and
  * shares with nobody. The poller pool speaks only to this interface.

@@ -133,7 +133,7 @@ export class RedisCoordinator implements PollCoordinator {
     };
   }
 
-  /** Releases every lease this relay holds (interface.md "Shutdown"), then disconnects. */
+  /** Releases every lease this relay holds (docs/operations.md "Shutdown"), then disconnects. */
   async close(): Promise<void> {
     await Promise.all([...this.#owned].map((target) => this.release(target)));
     this.#followers.clear();

@@ -1,8 +1,9 @@
 /**
  * @module http/market-catalog
- * The upstream's active markets for the status page's market picker (`GET /status/markets`), read
- * through `GET /api/markets` (by volume, 100 a page) and cached briefly, so that a page left open
- * costs upstream a few requests a minute, not one per viewer per second.
+ * The upstream's markets, active, expired and resolved, for the status page's market picker
+ * (`GET /status/markets`), read through `GET /api/markets` (by volume, 100 a page) and cached
+ * briefly, so that a page left open costs upstream a few requests a minute, not one per viewer per
+ * second. Expired and resolved books are still served upstream, so they can be watched too.
  */
 import type { FastifyInstance } from 'fastify';
 import type { UpstreamClient } from '../upstream/client.ts';
@@ -18,7 +19,17 @@ export interface CatalogMarket {
   title: string;
   status: string;
   volume: number;
+  /** ISO 8601: when the market expires or expired (titles of one asset differ only by it). */
+  expiresAt: string;
 }
+
+/** `?status=` of `GET /status/markets`: the upstream statuses it selects. */
+const STATUS_FILTERS: Record<string, readonly string[] | undefined> = {
+  active: ['ACTIVE'],
+  expired: ['EXPIRED'],
+  resolved: ['RESOLVED'],
+  all: undefined,
+};
 
 export class MarketCatalog {
   readonly #client: UpstreamClient;
@@ -54,7 +65,7 @@ export class MarketCatalog {
         limit: PAGE,
         offset,
         sortBy: 'volume',
-        statusFilter: 'active',
+        statusFilter: 'all',
       });
       for (const market of page.markets) {
         markets.push({
@@ -62,6 +73,7 @@ export class MarketCatalog {
           title: market.title,
           status: market.status,
           volume: market.volume,
+          expiresAt: market.expiration_timestamp,
         });
         this.#titles.set(market.market_id, market.title);
       }
@@ -72,17 +84,29 @@ export class MarketCatalog {
   }
 }
 
-/** `GET /status/markets[?q=text]`: the picker's list, filtered by title when `q` is given. */
+/**
+ * `GET /status/markets[?q=text][&status=active|expired|resolved|all]`: the picker's list, by
+ * status (default `active`), filtered by title when `q` is given.
+ */
 export function registerMarketCatalog(app: FastifyInstance, catalog: MarketCatalog): void {
   app.get('/status/markets', async (request, reply) => {
-    const query = (request.query as Record<string, unknown> | undefined)?.q;
-    const needle = typeof query === 'string' ? query.trim().toLowerCase() : '';
+    const query = (request.query as Record<string, unknown> | undefined) ?? {};
+    const needle = typeof query.q === 'string' ? query.q.trim().toLowerCase() : '';
+    const status = typeof query.status === 'string' ? query.status : 'active';
+    if (!Object.hasOwn(STATUS_FILTERS, status)) {
+      return reply.code(400).send({
+        error: 'bad_request',
+        message: `status: got ${JSON.stringify(status)}, expected one of ${Object.keys(STATUS_FILTERS).join(', ')}`,
+      });
+    }
+    const statuses = STATUS_FILTERS[status];
     try {
-      const markets = await catalog.markets();
-      return {
-        markets:
-          needle === '' ? markets : markets.filter((market) => market.title.toLowerCase().includes(needle)),
-      };
+      const markets = (await catalog.markets()).filter(
+        (market) =>
+          (statuses === undefined || statuses.includes(market.status)) &&
+          (needle === '' || market.title.toLowerCase().includes(needle)),
+      );
+      return { markets };
     } catch (error) {
       return reply.code(502).send({
         error: 'upstream_unavailable',

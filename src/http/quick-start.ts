@@ -15,7 +15,10 @@ export interface QuickStartSource {
 
 export async function quickStartText({ url, client, apiKeys }: QuickStartSource): Promise<string> {
   const lines = [`market-relay status page: ${url}/`];
-  const socket = `${url.replace(/^http/, 'ws')}/v1/ws${apiKeys === undefined ? '' : '?token=$API_KEY'}`;
+  const needsKey = apiKeys !== undefined;
+  const socket = `${url.replace(/^http/, 'ws')}/v1/ws${needsKey ? '?token=$API_KEY' : ''}`;
+  // Double quotes, so that the shell expands $API_KEY; single ones keep the URL literal otherwise.
+  const quotedSocket = needsKey ? `"${socket}"` : `'${socket}'`;
   try {
     const { markets } = await client.markets({ limit: 1, sortBy: 'volume', statusFilter: 'active' });
     const market = markets[0];
@@ -26,10 +29,9 @@ export async function quickStartText({ url, client, apiKeys }: QuickStartSource)
         markets: [market.market_id],
         depth: 10,
       });
-      lines.push(
-        `watch a live book (${market.title}) for 30 s:`,
-        `  npx wscat -c '${socket}' -x '${subscribe}' -w 30`,
-      );
+      lines.push(`watch a live book (${market.title}) for 30 s:`);
+      if (needsKey) lines.push('  export API_KEY=<one of the --api-keys>');
+      lines.push(`  npx wscat -c ${quotedSocket} -x '${subscribe}' -w 30`);
     }
   } catch {
     // Upstream not answering yet: the status page's picker will show markets once it does.

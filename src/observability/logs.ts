@@ -40,10 +40,10 @@ export function subscribeLogs(logger: Logger, sources: LogSources): () => void {
     onRelayEvent(events, 'connection:open', ({ id, remoteAddress }) =>
       log.info({ event: 'client_connected', connection: id, remoteAddress }, 'client connected'),
     ),
-    onRelayEvent(events, 'connection:close', ({ id, code, reason, durationMs }) =>
+    onRelayEvent(events, 'connection:close', ({ id, code, by, reason, durationMs }) =>
       log.info(
-        { event: 'client_closed', connection: id, code, reason, durationMs },
-        `client disconnected (${code})`,
+        { event: 'client_closed', connection: id, code, by, reason, durationMs },
+        `client disconnected (${code}, closed by ${by})`,
       ),
     ),
     onRelayEvent(events, 'connection:slow-consumer', ({ id, bufferedBytes }) =>

@@ -30,6 +30,11 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
   const registry = new Registry();
   // Event-loop delay sampled every 100 ms, not prom-client's 10 ms: an idle relay should cost nothing.
   collectDefaultMetrics({ register: registry, prefix: PREFIX, eventLoopMonitoringPrecision: 100 });
+  // Gauges named like counters, which `promtool check metrics` rejects; the `nodejs_active_*`
+  // gauges without the suffix carry the same counts by type.
+  for (const name of ['active_handles_total', 'active_requests_total', 'active_resources_total']) {
+    registry.removeSingleMetric(`${PREFIX}nodejs_${name}`);
+  }
   const registers = [registry];
 
   new Gauge({
@@ -50,8 +55,8 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
   });
   const connectionsClosed = new Counter({
     name: `${PREFIX}connections_closed_total`,
-    help: 'WebSocket connections closed, by close code (1001 shutdown, 4008 slow consumer, ...).',
-    labelNames: ['code'],
+    help: 'WebSocket connections closed, by close code and by who closed (relay: 1001 shutdown, 4008 slow consumer, ...; client).',
+    labelNames: ['code', 'by'],
     registers,
   });
   new Gauge({
@@ -248,7 +253,9 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
 
   const { events } = view;
   const unsubscribers = [
-    onRelayEvent(events, 'connection:close', ({ code }) => connectionsClosed.inc({ code: String(code) })),
+    onRelayEvent(events, 'connection:close', ({ code, by }) =>
+      connectionsClosed.inc({ code: String(code), by }),
+    ),
     onRelayEvent(events, 'request:error', ({ code }) => requestErrors.inc({ code })),
     onRelayEvent(events, 'stream:state', ({ channel, state }) => stateChanges.inc({ channel, state })),
     onRelayEvent(events, 'poll:done', ({ kind, outcome }) => polls.inc({ kind, outcome })),

@@ -1,6 +1,6 @@
 /**
  * @module protocol/messages
- * The wire protocol, version 1 (shared/protocol.md), declared once: constants and the types of
+ * The wire protocol, version 1 (docs/protocol.md), declared once: constants and the types of
  * every message. Shared by the relay (src/ws, src/relay) and the client SDK (src/client), so it
  * imports nothing Node-specific, and nothing at run time at all (zod stays in ./requests.ts).
  */
@@ -156,6 +156,10 @@ export type ServerMessage =
 export const closeCodes = {
   /** Relay shutting down: reconnect elsewhere. */
   goingAway: 1001,
+  /** A frame that breaks the WebSocket protocol (sent by the ws library). */
+  protocolError: 1002,
+  /** A text frame that is not valid UTF-8 (sent by the ws library). */
+  invalidPayload: 1007,
   /** Policy violation: authentication failed. */
   policy: 1008,
   /** A client frame larger than the relay accepts. */

@@ -10,6 +10,8 @@ import { MARKET_ID_PATTERN, MAX_MARKETS_PER_REQUEST, MAX_REQUEST_ID_LENGTH } fro
 const uuid = z.string().regex(MARKET_ID_PATTERN, 'not a UUID');
 const requestId = z.union([z.string().max(MAX_REQUEST_ID_LENGTH), z.number().int()]);
 const resumePoint = z.object({ epoch: z.string().min(1).max(64), seq: z.number().int().nonnegative() });
+/** Worded as docs/protocol.md's `bad_request` example, whichever bound is missed. */
+const marketsExpected = `expected between 1 and ${MAX_MARKETS_PER_REQUEST} UUIDs`;
 
 /**
  * `channel` is any string here so that an unknown channel is answered `unknown_channel`, not
@@ -19,7 +21,10 @@ const resumePoint = z.object({ epoch: z.string().min(1).max(64), seq: z.number()
 const streamSelection = {
   id: requestId.optional(),
   channel: z.string(),
-  markets: z.array(uuid).min(1).max(MAX_MARKETS_PER_REQUEST),
+  markets: z
+    .array(uuid, { error: marketsExpected })
+    .min(1, { error: marketsExpected })
+    .max(MAX_MARKETS_PER_REQUEST, { error: marketsExpected }),
   depth: z.union([z.literal(10), z.literal(50), z.null()]).optional(),
 };
 

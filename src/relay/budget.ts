@@ -21,7 +21,7 @@ export interface PollIntervals {
   stretch: number;
 }
 
-/** A price batch request covers at most this many markets (upstream-api.md section 8). */
+/** A price batch request covers at most this many markets (docs/upstream.md). */
 export const PRICE_BATCH_SIZE = 100;
 
 /**

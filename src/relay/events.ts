@@ -40,7 +40,10 @@ export interface RelayEventMap {
     { bookMarkets: number; priceMarkets: number; bookIntervalMs: number; priceIntervalMs: number },
   ];
   'connection:open': [{ id: number; remoteAddress: string | undefined }];
-  'connection:close': [{ id: number; code: number; reason: string; durationMs: number }];
+  /** `by`: who ended it, the relay (shutdown, limits, errors, missed pings) or the client. */
+  'connection:close': [
+    { id: number; code: number; by: 'relay' | 'client'; reason: string; durationMs: number },
+  ];
   /** A slow connection's held-back streams were each resent as one fresh snapshot. */
   'connection:conflated': [{ id: number; streams: number }];
   'connection:slow-consumer': [{ id: number; bufferedBytes: number }];

@@ -20,7 +20,7 @@ export interface EvolutionContext {
   tickSize: number;
   /** The price the market "believes in" (1e-8 units, a multiple of tickSize); books form around it. */
   fair: number;
-  /** A market quoted on the bid side only: it has no best ask, hence no price data (section 2). */
+  /** A market quoted on the bid side only: it has no best ask, hence no price data (docs/upstream.md). */
   oneSided: boolean;
   nextOrderId: () => string;
 }

@@ -1,7 +1,7 @@
 /**
  * @module sim/catalog
  * The simulator's fixed reference data, drawn once from the seed: the token (asset) catalogue with
- * its oracle feeds, and a few dozen public users (upstream-api.md section 2, "Token", "User").
+ * its oracle feeds, and a few dozen public users (docs/upstream.md, "Token", "User").
  */
 import { createPrng, deriveSeed, type Prng, randomUuid } from './prng.ts';
 
@@ -31,12 +31,21 @@ export interface SimUser {
 export const ORACLE_EXPO = -8;
 export const USER_COUNT = 48;
 
-const TOKEN_SPECS: readonly [string, string, SimToken['assetType'], string, string, number][] = [
-  ['BTC', 'Bitcoin', 'CRYPTO', 'Global', 'Digital Assets', 97_000],
-  ['ETH', 'Ethereum', 'CRYPTO', 'Global', 'Digital Assets', 3_400],
-  ['SOL', 'Solana', 'CRYPTO', 'Global', 'Digital Assets', 180],
-  ['XRP', 'XRP', 'CRYPTO', 'Global', 'Digital Assets', 2.35],
-  ['DOGE', 'Dogecoin', 'CRYPTO', 'Global', 'Digital Assets', 0.32],
+type TokenSpec = readonly [string, string, SimToken['assetType'], string, string, number];
+
+/** Crypto tokens trade globally, in one sector: [symbol, name, price in dollars]. */
+const CRYPTO: readonly (readonly [string, string, number])[] = [
+  ['BTC', 'Bitcoin', 97_000],
+  ['ETH', 'Ethereum', 3_400],
+  ['SOL', 'Solana', 180],
+  ['XRP', 'XRP', 2.35],
+  ['DOGE', 'Dogecoin', 0.32],
+];
+
+const TOKEN_SPECS: readonly TokenSpec[] = [
+  ...CRYPTO.map(
+    ([symbol, name, price]): TokenSpec => [symbol, name, 'CRYPTO', 'Global', 'Digital Assets', price],
+  ),
   ['AAPL', 'Apple Inc.', 'STOCK', 'United States', 'Technology', 230],
   ['NVDA', 'NVIDIA Corporation', 'STOCK', 'United States', 'Technology', 140],
   ['MSFT', 'Microsoft Corporation', 'STOCK', 'United States', 'Technology', 420],

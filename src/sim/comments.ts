@@ -1,6 +1,6 @@
 /**
  * @module sim/comments
- * Market comments with one level of replies (upstream-api.md section 2, "Comment"), drawn on demand
+ * Market comments with one level of replies (docs/upstream.md, "Comment"), drawn on demand
  * from the seed and the market, so they cost no memory and never change. The first market always
  * has more top-level comments than the page cap of 50, so the cap can be seen.
  */

@@ -2,10 +2,10 @@
  * @module sim/fixed-point
  * Exact fixed-point formatting. The simulator keeps every price and size as an integer count of a
  * small unit (bigint or safe integer) and only turns it into a decimal string at the edge, so sums
- * and products are exact (upstream-api.md section 1: prices and sizes are decimal strings).
+ * and products are exact (docs/upstream.md: prices and sizes are decimal strings).
  */
 
-/** Prices are integers in units of 1e-8, the precision of every upstream price (section 2). */
+/** Prices are integers in units of 1e-8, the precision of every upstream price (docs/upstream.md). */
 export const PRICE_SCALE = 8;
 /** Sizes are integers in units of 1e-6 (the smallest size the simulator emits is "0.000001"). */
 export const SIZE_SCALE = 6;
@@ -41,7 +41,7 @@ export function formatPrice(priceUnits: bigint): string {
   return formatFixed(priceUnits, PRICE_SCALE);
 }
 
-/** The JSON number form some endpoints use for a price (section 1: "JSON numbers in others"). */
+/** The JSON number form some endpoints use for a price (docs/upstream.md: JSON numbers in some responses). */
 export function priceNumber(priceUnits: bigint): number {
   return Number(priceUnits) / 10 ** PRICE_SCALE;
 }

@@ -1,6 +1,6 @@
 /**
  * @module sim/history
- * Probability history of a market (upstream-api.md section 4, `/api/markets/:id/history`): before
+ * Probability history of a market (docs/upstream.md, `/api/markets/:id/history`): before
  * the simulator started, a smooth seeded curve ending at the opening fair price; since then, the
  * quotes recorded on ticks; last, the current quote. The same instant always gives the same point,
  * whatever the interval asked.

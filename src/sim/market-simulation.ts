@@ -71,7 +71,7 @@ export class MarketSimulation {
       .map((market) => market.id);
   }
 
-  /** Ids of ACTIVE markets without a two-sided quote ("a market without price data", section 2). */
+  /** Ids of ACTIVE markets without a two-sided quote ("a market without price data", docs/upstream.md). */
   marketIdsWithoutPriceData(): string[] {
     return this.markets()
       .filter((market) => market.status === 'ACTIVE' && !quoteOf(market))
@@ -113,6 +113,11 @@ export class MarketSimulation {
     }
     const market = this.market(marketId);
     if (market) market.changing = on;
+  }
+
+  /** False while every book is frozen by setBookChanging(false). */
+  areBooksChanging(): boolean {
+    return this.booksChanging;
   }
 
   /** Advances every market one step at the current clock time, and every oracle price. */

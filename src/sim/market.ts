@@ -9,7 +9,7 @@ import type { Fill, SimOrderBook } from './order-book.ts';
 import type { Prng } from './prng.ts';
 
 /**
- * Market lifecycle. Upstream shows only ACTIVE (section 3); EXPIRED and RESOLVED are this
+ * Market lifecycle. Upstream shows only ACTIVE (docs/upstream.md); EXPIRED and RESOLVED are this
  * simulator's spellings, matching the `statusFilter` values expired and resolved (docs/upstream.md).
  */
 export type MarketStatus = 'ACTIVE' | 'EXPIRED' | 'RESOLVED';

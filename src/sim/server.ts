@@ -1,12 +1,14 @@
 /**
  * @module sim/server
  * The upstream simulator as an HTTP server (node:http, keep-alive on, logs nothing): the whole
- * public interface of shared/upstream-api.md section 4 over a live MarketSimulation, with a request
- * log and fault knobs for tests and benchmarks. `market-relay sim` and `npm start` run it.
+ * public interface of the upstream (docs/upstream.md) over a live MarketSimulation, with fault
+ * knobs, a request log, its own `GET /metrics` and an admin API under `/_sim/` to change the knobs
+ * and the market activity at run time. `market-relay sim` and `npm start` run it.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
+import { ADMIN_PREFIX, answerAdmin, type SimControl, type SimRequestLogEntry } from './admin.ts';
 import { catalogRoutes } from './api/catalog.ts';
 import { clobRoutes } from './api/clob.ts';
 import { errorBodyOf, type SimRequest, type SimResponse } from './api/http.ts';
@@ -17,7 +19,9 @@ import { createRouter } from './api/router.ts';
 import { userRoutes } from './api/users.ts';
 import { FaultInjector, type SimulatorFaults } from './faults.ts';
 import { MarketSimulation } from './market-simulation.ts';
+import { createSimMetrics } from './metrics.ts';
 
+export type { SimRequestLogEntry } from './admin.ts';
 export type { SimulatorFaults } from './faults.ts';
 export { MarketSimulation } from './market-simulation.ts';
 
@@ -42,15 +46,6 @@ export interface SimulatorOptions {
   requestLogLimit?: number;
 }
 
-export interface SimRequestLogEntry {
-  method: string;
-  path: string;
-  query: Record<string, string>;
-  body?: unknown;
-  status: number;
-  at: number;
-}
-
 export interface SimulatorHandle {
   /** e.g. http://127.0.0.1:41234 (no trailing slash). */
   url: string;
@@ -59,6 +54,8 @@ export interface SimulatorHandle {
   requests: SimRequestLogEntry[];
   clearRequests(): void;
   setFaults(faults: Partial<SimulatorFaults>): void;
+  /** Changes the market evolution interval (0 = manual ticks only). */
+  setTickMs(tickMs: number): void;
   /** Advances every market one step now. */
   tick(): void;
   close(): Promise<void>;
@@ -85,10 +82,44 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const requests: SimRequestLogEntry[] = [];
   const requestLogLimit = options.requestLogLimit ?? 100_000;
 
+  let tickMsNow = tickMs;
+  let timer: NodeJS.Timeout | undefined;
+  const control: SimControl = {
+    market,
+    requests,
+    faults: () => faults.current,
+    setFaults: (next) => faults.set(next),
+    tickMs: () => tickMsNow,
+    setTickMs: (next) => {
+      if (!Number.isFinite(next) || next < 0) throw new RangeError('tickMs must be >= 0');
+      tickMsNow = next;
+      clearInterval(timer);
+      timer = next > 0 ? setInterval(() => control.tick(), next) : undefined;
+      timer?.unref();
+    },
+    tick: () => {
+      market.tick();
+      metrics.ticked();
+    },
+    clearRequests: () => {
+      requests.length = 0;
+    },
+  };
+  const metrics = createSimMetrics(control);
+
   const serve = async (incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> => {
     const at = now();
     const url = new URL(incoming.url ?? '/', 'http://simulator');
     const request = await readRequest(incoming, url);
+    // The operator's endpoints: no faults, no latency, not in the request log.
+    if (request.path === '/metrics' && request.method === 'GET') {
+      const text = await metrics.registry.metrics();
+      return send(outgoing, { status: 200, text, type: metrics.registry.contentType });
+    }
+    if (request.path.startsWith(ADMIN_PREFIX) || `${request.path}/` === ADMIN_PREFIX) {
+      const response = answerAdmin(control, request);
+      return send(outgoing, { status: response.status, text: JSON.stringify(response.body) });
+    }
     const latencyMs = faults.current.latencyMs;
     if (latencyMs > 0) await delay(latencyMs);
     const fault = faults.draw();
@@ -103,16 +134,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       at,
     };
     if (request.body !== undefined) entry.body = request.body;
+    if (fault !== undefined) entry.fault = fault;
     requests.push(entry);
+    metrics.served(response.route, response.status, fault);
     // Trimmed in batches (a tenth over the limit) so dropping the oldest stays cheap.
     if (requests.length > requestLogLimit * 1.1) requests.splice(0, requests.length - requestLogLimit);
-    if (outgoing.destroyed) return;
-    outgoing.writeHead(response.status, {
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(text),
-      ...response.headers,
-    });
-    outgoing.end(text);
+    send(outgoing, { status: response.status, text, headers: response.headers });
   };
 
   const answer = (request: SimRequest, fault: ReturnType<FaultInjector['draw']>): SimResponse => {
@@ -146,8 +173,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   });
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const timer = tickMs > 0 ? setInterval(() => market.tick(), tickMs) : undefined;
-  timer?.unref();
+  control.setTickMs(tickMs);
 
   return {
     url: `http://${host}:${address.port}`,
@@ -156,10 +182,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     clearRequests: () => {
       requests.length = 0;
     },
-    setFaults: (next) => faults.set(next),
-    tick: () => market.tick(),
+    setFaults: control.setFaults,
+    setTickMs: control.setTickMs,
+    tick: control.tick,
     close: async () => {
-      if (timer) clearInterval(timer);
+      clearInterval(timer);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
@@ -168,6 +195,19 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 }
 
 const TOO_LARGE = 'too large';
+
+function send(
+  outgoing: ServerResponse,
+  answer: { status: number; text: string; type?: string; headers?: Record<string, string> | undefined },
+): void {
+  if (outgoing.destroyed) return;
+  outgoing.writeHead(answer.status, {
+    'content-type': answer.type ?? 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(answer.text),
+    ...answer.headers,
+  });
+  outgoing.end(answer.text);
+}
 
 async function readRequest(incoming: IncomingMessage, url: URL): Promise<SimRequest> {
   const chunks: Buffer[] = [];

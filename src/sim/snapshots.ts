@@ -1,6 +1,6 @@
 /**
  * @module sim/snapshots
- * Turns a simulated market into the upstream's resource shapes (upstream-api.md section 2), typed
+ * Turns a simulated market into the upstream's resource shapes (docs/upstream.md), typed
  * by the zod-derived types of upstream/schemas.ts so the simulator and the schemas cannot drift.
  */
 import type {
@@ -24,7 +24,7 @@ export function isoTime(ms: number): string {
 }
 
 /**
- * The CLOB batch may omit milliseconds (section 1); the simulator does so exactly when they are
+ * The CLOB batch may omit milliseconds (docs/upstream.md); the simulator does so exactly when they are
  * zero, so clients meet both forms.
  */
 export function isoTimeBatch(ms: number): string {
@@ -94,7 +94,7 @@ export function probabilityOf(market: SimMarket): ProbabilityEntry | undefined {
   };
 }
 
-/** Traded volume as the JSON number the markets endpoints use (section 2, "Market"). */
+/** Traded volume as the JSON number the markets endpoints use (docs/upstream.md). */
 export function volumeNumber(market: SimMarket): number {
   return Number(formatTrimmed(market.volume, NOTIONAL_SCALE));
 }
@@ -113,7 +113,7 @@ export function listItemOf(market: SimMarket): MarketListItem {
   };
 }
 
-/** The detail form adds three fields to the list form (section 2), so it keeps taker_fee_bps too. */
+/** The detail form adds three fields to the list form (docs/upstream.md), so it keeps taker_fee_bps too. */
 export function detailOf(market: SimMarket): MarketDetail & Pick<MarketListItem, 'taker_fee_bps'> {
   return {
     ...listItemOf(market),

@@ -2,7 +2,7 @@
  * @module sim/user-ledger
  * What a user holds and did, read from the holdings table and the markets' current state: open and
  * closed positions with exact current values, the trades that opened them, and the stats built
- * from both (upstream-api.md section 2, "Position", "User activity entry", "User stats").
+ * from both (docs/upstream.md, "Position", "User activity entry", "User stats").
  */
 import type { Position, UserActivityEntry, UserStats } from '../upstream/schemas.ts';
 import type { SimUser } from './catalog.ts';

@@ -2,13 +2,13 @@
  * @module upstream/arguments
  * Checks on every caller-supplied value that goes into an upstream URL or body, run before any
  * request: market ids must be UUIDs ("Market IDs are checked as UUIDs before they go into a URL"),
- * batches hold 1 to 100 of them (upstream-api.md section 8), and no argument can escape its path
+ * batches hold 1 to 100 of them (docs/upstream.md), and no argument can escape its path
  * segment.
  */
 import { UpstreamInvalidArgumentError } from './errors.ts';
 import * as schemas from './schemas.ts';
 
-/** Batch endpoints accept at most 100 ids (upstream-api.md section 8). */
+/** Batch endpoints accept at most 100 ids (docs/upstream.md). */
 export const MAX_BATCH_IDS = 100;
 
 export function checkMarketId(endpoint: string, id: unknown): string {
@@ -28,7 +28,7 @@ export function checkMarketIds(endpoint: string, ids: unknown): string[] {
   return ids.map((id) => checkMarketId(endpoint, id));
 }
 
-/** Token ids are integers (upstream-api.md section 2, Token `id`). */
+/** Token ids are integers (docs/upstream.md, Token `id`). */
 export function checkTokenId(endpoint: string, id: unknown): string {
   const text = typeof id === 'number' && Number.isSafeInteger(id) ? String(id) : id;
   if (typeof text !== 'string' || !/^\d{1,16}$/.test(text)) {
@@ -50,7 +50,7 @@ function show(value: unknown): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
-/** Feed ids are hex strings (upstream-api.md section 2, Token price `feed_id`). */
+/** Feed ids are hex strings (docs/upstream.md, Token price `feed_id`). */
 export function checkFeedId(endpoint: string, id: unknown): string {
   if (typeof id !== 'string' || !schemas.hexString.safeParse(id).success) {
     throw new UpstreamInvalidArgumentError(endpoint, `feed id is not a hex string: ${show(id)}`);

@@ -2,7 +2,7 @@
  * @module upstream/errors
  * Typed failures of an upstream call, one class per way a call can fail, each naming the endpoint
  * (route template) it came from. All are RelayErrors, so a failure maps straight to a protocol error
- * code (shared/protocol.md "Error codes"); the default is `upstream_unavailable`.
+ * code (docs/protocol.md "Error codes"); the default is `upstream_unavailable`.
  */
 
 import type { ErrorCode } from '../protocol/messages.ts';
@@ -21,7 +21,7 @@ export class UpstreamError extends RelayError {
 
 /**
  * A non-2xx answer that was not (or no longer) worth retrying. By default a 404 means the market
- * does not exist (upstream-api.md section 7: "404 market not found"), which the protocol reports as
+ * does not exist (docs/upstream.md: "404 market not found"), which the protocol reports as
  * `unknown_market`, and a 400 means the request broke upstream's rules (`bad_request`); the client
  * passes another code for a 404 on an endpoint that is not about one market.
  */

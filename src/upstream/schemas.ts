@@ -1,7 +1,7 @@
 /**
  * @module upstream/schemas
  * One zod schema per resource and response envelope of the upstream's public interface
- * (shared/upstream-api.md, sections 2 and 4). Every type the project uses for upstream data is
+ * (docs/upstream.md). Every type the project uses for upstream data is
  * derived from here; the client validates with them and the simulator is typed by them, so the two
  * cannot drift apart.
  *
@@ -14,13 +14,13 @@ import { MARKET_ID_PATTERN } from '../protocol/limits.ts';
 // ---------------------------------------------------------------------------------------------
 // Scalars
 
-/** Market IDs are UUIDs (any version: the page only says "UUID string"). */
+/** Market IDs are UUIDs (any version: upstream only promises "UUID string"). */
 export const uuid = z.string().regex(MARKET_ID_PATTERN, 'not a UUID');
 
 /** A decimal string of any precision ("12", "0.5", "-3.25"). */
 export const decimalString = z.string().regex(/^-?\d+(\.\d+)?$/, 'not a decimal string');
 
-/** A price: decimal string with exactly 8 decimal places (section 2, "8 decimal places"). */
+/** A price: decimal string with exactly 8 decimal places (docs/upstream.md). */
 export const price8 = z.string().regex(/^-?\d+\.\d{8}$/, 'not a decimal string with 8 decimal places');
 
 /** A decimal string with 2 decimal places (win_rate). */

@@ -57,6 +57,8 @@ export class ClientConnection implements StreamSubscriber {
   #heartbeats = 0;
   #missedPongs = 0;
   #closed = false;
+  #relayClosed = false;
+  #sentCloseCode: number | undefined;
 
   constructor(id: number, ws: WebSocket, socket: Socket, context: ConnectionContext, deflate = false) {
     this.id = id;
@@ -124,14 +126,28 @@ export class ClientConnection implements StreamSubscriber {
     else this.#ws.once('close', () => listener());
   }
 
+  /** Who ended the connection: the relay (close, terminate) or else the client. */
+  get closedBy(): 'relay' | 'client' {
+    return this.#relayClosed ? 'relay' : 'client';
+  }
+
   close(code: number, reason: string): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#relayClosed = true;
     this.#ws.close(code, reason);
   }
 
-  terminate(): void {
+  /** The close code the relay (or ws on its behalf) sent before terminating, if any. */
+  get sentCloseCode(): number | undefined {
+    return this.#sentCloseCode;
+  }
+
+  /** Drops the socket at once; `sentCode` is the close code already sent on it, if any. */
+  terminate(sentCode?: number): void {
+    if (!this.#closed) this.#relayClosed = true;
     this.#closed = true;
+    this.#sentCloseCode ??= sentCode;
     this.#ws.terminate();
   }
 

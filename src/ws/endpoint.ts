@@ -76,12 +76,13 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
       connection.dispose();
       options.events.emit('connection:close', {
         id: connection.id,
-        code,
+        code: connection.sentCloseCode ?? code,
+        by: connection.closedBy,
         reason: reason.toString('utf8'),
         durationMs: Date.now() - connection.openedAt,
       });
     });
-    ws.on('error', () => connection.terminate());
+    ws.on('error', (error: Error & { code?: string }) => connection.terminate(frameErrorCloseCode(error)));
   };
 
   const onUpgrade = (request: IncomingMessage, socket: Socket, head: Buffer): void => {
@@ -100,6 +101,16 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
     wss.handleUpgrade(request, socket, head, (ws) => onConnection(ws, socket, request));
   };
   app.server.on('upgrade', onUpgrade);
+  // A plain GET (a browser tab, curl) is told what the path wants instead of a bare 404.
+  app.get(WS_PATH, (_request, reply) =>
+    reply
+      .code(426)
+      .header('upgrade', 'websocket')
+      .send({
+        error: 'upgrade_required',
+        message: `GET ${WS_PATH} is a WebSocket endpoint: connect with a WebSocket client (docs/protocol.md)`,
+      }),
+  );
 
   const heartbeat = setInterval(() => {
     const now = new Date();
@@ -152,4 +163,15 @@ function refuse(socket: Socket, status: number, error: string, message: string):
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
+}
+
+/**
+ * The close code ws has already sent when it reports a bad client frame (its documented `WS_ERR_*`
+ * codes): 1007 for text that is not UTF-8, 1009 for a frame over the limit, 1002 for the rest.
+ * Undefined for a socket error, where nothing was sent.
+ */
+function frameErrorCloseCode(error: { code?: string }): number | undefined {
+  if (error.code === 'WS_ERR_INVALID_UTF8') return closeCodes.invalidPayload;
+  if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') return closeCodes.frameTooLarge;
+  return error.code?.startsWith('WS_ERR_') ? closeCodes.protocolError : undefined;
 }

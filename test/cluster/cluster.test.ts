@@ -137,7 +137,7 @@ describe.skipIf(!redisAvailable())('cluster mode over Redis', () => {
     );
     const [owner, other, otherViewer] = a.coordinator.status().owned === 2 ? [a, b, onB] : [b, a, onA];
     relays.splice(relays.indexOf(owner), 1);
-    await owner.close(); // releases its leases (interface.md "Shutdown")
+    await owner.close(); // releases its leases (docs/operations.md "Shutdown")
     await waitFor('the other relay to take over', () => other.coordinator.status().owned === 2);
     await expectInSync([otherViewer], market, 3);
   });

@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown of the real program (interface.md "Shutdown"): `market-relay serve` as a child
+ * Graceful shutdown of the real program (docs/operations.md "Shutdown"): `market-relay serve` as a child
  * process; on SIGTERM or SIGINT every WebSocket client is closed with 1001, and the process exits 0
  * within 5 s. Its pino log tells the client's arrival and its 1001 close.
  */
@@ -86,7 +86,9 @@ describe('graceful shutdown of market-relay serve', () => {
       expect(client.closeCode).toBe(1001);
       expect(exited).toMatchObject({ code: 0, signal: null });
       expect(exited.at - sentAt).toBeLessThan(5_000);
-      expect(logs).toContainEqual(expect.objectContaining({ event: 'client_closed', code: 1001 }));
+      expect(logs).toContainEqual(
+        expect.objectContaining({ event: 'client_closed', code: 1001, by: 'relay' }),
+      );
     },
   );
 });

@@ -1,5 +1,5 @@
 /**
- * `GET /health` (interface.md): 200 with the relay's and upstream's state while serving; 503 once
+ * `GET /health` (docs/operations.md): 200 with the relay's and upstream's state while serving; 503 once
  * upstream has been unreachable for longer than `upstreamDownAfterMs`, whether it is gone or failing
  * every request; 200 again when it answers.
  */

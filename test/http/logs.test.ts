@@ -50,7 +50,13 @@ describe('operational log', () => {
   it('logs client connects and closes with their code, slow consumers and stream transitions', () => {
     events.emit('connection:open', { id: 7, remoteAddress: '127.0.0.1' });
     events.emit('connection:slow-consumer', { id: 7, bufferedBytes: 9_000_000 });
-    events.emit('connection:close', { id: 7, code: 4008, reason: 'slow consumer', durationMs: 1234 });
+    events.emit('connection:close', {
+      id: 7,
+      code: 4008,
+      by: 'relay',
+      reason: 'slow consumer',
+      durationMs: 1234,
+    });
     events.emit('stream:state', {
       channel: 'book',
       market: MARKET,
@@ -68,6 +74,7 @@ describe('operational log', () => {
         event: 'client_closed',
         connection: 7,
         code: 4008,
+        by: 'relay',
         reason: 'slow consumer',
         durationMs: 1234,
       },

@@ -120,7 +120,8 @@ describe('GET /metrics', () => {
       const now = await scrape(url);
       return now.value(`${M}connections`) === 0 ? now : undefined;
     });
-    expect(closed.value(`${M}connections_closed_total`, { code: '1005' })).toBe(1);
+    expect(closed.value(`${M}connections_closed_total`, { code: '1005', by: 'client' })).toBe(1);
+    expect(closed.value(`${M}connections_closed_total`, { by: 'relay' })).toBe(0);
     // Nobody left: after the linger, nothing is polled.
     await waitFor('polling to stop', async () => (await scrape(url)).value(`${M}polled_markets`) === 0, {
       timeoutMs: 5_000,
@@ -212,9 +213,12 @@ describe('GET /metrics', () => {
       expect(after.value(`${M}conflations_total`)).toBe(0);
       slow.socket!.resume();
       await waitFor('the client to read the close', () => slow.closeCode, { timeoutMs: 20_000 });
-      expect((await scrape(harness.relay.url)).value(`${M}connections_closed_total`, { code: '4008' })).toBe(
-        1,
-      );
+      expect(
+        (await scrape(harness.relay.url)).value(`${M}connections_closed_total`, {
+          code: '4008',
+          by: 'relay',
+        }),
+      ).toBe(1);
     });
   });
 });

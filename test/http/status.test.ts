@@ -10,7 +10,7 @@ import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 interface Markets {
-  markets: { id: string; title: string; status: string; volume: number }[];
+  markets: { id: string; title: string; status: string; volume: number; expiresAt: string }[];
 }
 
 /** Reads Server-Sent Events from a fetch body, one `data` payload per event. */
@@ -85,6 +85,31 @@ describe('status page endpoints', () => {
     expect(listed).toBeGreaterThan(0);
     await fetch(`${url}/status/markets`);
     expect(harness.sim.requests.filter((request) => request.path === '/api/markets').length).toBe(listed);
+  });
+
+  it('lists expired and resolved markets too, each with its expiry, by ?status=', async () => {
+    harness = await startTestHarness({ sim: { markets: 20 } });
+    const { url } = harness.relay;
+    const list = async (status: string) =>
+      ((await (await fetch(`${url}/status/markets?status=${status}`)).json()) as Markets).markets;
+    const all = await list('all');
+    expect(new Set(all.map((market) => market.status))).toEqual(new Set(['ACTIVE', 'EXPIRED', 'RESOLVED']));
+    for (const market of all) {
+      expect(Date.parse(market.expiresAt)).toBe(harness.sim.market.market(market.id)!.expiresAt);
+    }
+    const expired = await list('expired');
+    expect(expired.length).toBeGreaterThan(0);
+    expect(expired.every((market) => market.status === 'EXPIRED')).toBe(true);
+    expect((await list('resolved')).every((market) => market.status === 'RESOLVED')).toBe(true);
+    expect((await list('all')).length).toBe(
+      (await list('active')).length + expired.length + (await list('resolved')).length,
+    );
+    const bad = await fetch(`${url}/status/markets?status=gone`);
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({
+      error: 'bad_request',
+      message: 'status: got "gone", expected one of active, expired, resolved, all',
+    });
   });
 
   it('answers 502 for the market list while upstream is failing', async () => {

@@ -1,6 +1,6 @@
 /**
  * @module test/sim/endpoints
- * Every public endpoint of upstream-api.md section 4, straight over HTTP, validated with its
+ * Every public endpoint of docs/upstream.md, straight over HTTP, validated with its
  * schema from src/upstream/schemas.ts, and consistent with the simulation's state.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 /**
  * @module test/sim/errors-limits
- * Errors (upstream-api.md section 7) and limits (section 8) of the simulator, plus the choices of
- * docs/upstream.md where the page says "not shown": error body shape, 404s on /api, caps.
+ * Errors (docs/upstream.md) and limits of the simulator, plus the choices of
+ * docs/upstream.md where upstream documents nothing: error body shape, 404s on /api, caps.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -40,7 +40,7 @@ async function expectError(
   return errorBody.parse(response.body).error;
 }
 
-describe('GET /clob/orderbook errors (section 7)', () => {
+describe('GET /clob/orderbook errors', () => {
   it('400 when market_id is missing', async () => {
     expect(await expectError(get('/clob/orderbook'), 400)).toMatch(/required/);
     expect(await expectError(get('/clob/orderbook?market_id='), 400)).toMatch(/required/);
@@ -67,7 +67,7 @@ describe('GET /clob/orderbook errors (section 7)', () => {
   });
 });
 
-describe('POST /clob/market-prices/batch errors (sections 7, 8)', () => {
+describe('POST /clob/market-prices/batch errors and limit', () => {
   const post = (body: unknown) => postJson(fixture.sim, '/clob/market-prices/batch', body);
   const uuids = (count: number) =>
     Array.from({ length: count }, (_, n) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`);
@@ -148,7 +148,7 @@ describe('/api errors (docs/upstream.md choices)', () => {
   });
 });
 
-describe('limits and pagination (section 8)', () => {
+describe('limits and pagination', () => {
   it('markets: default 20, total/hasMore, string limit/offset, cap 100', async () => {
     const page = marketsResponse.parse((await get('/api/markets?limit=15&offset=40')).body);
     expect(page.pagination).toEqual({ total: 50, limit: 15, offset: 40, hasMore: false });

@@ -245,6 +245,30 @@ describe('WebSocket endpoint: errors and limits', () => {
     expect(client.closeCode).toBe(1009);
   });
 
+  it('closes with 1007 on a text frame that is not UTF-8, counted as closed by the relay', async () => {
+    await start();
+    const client = await connect();
+    client.ws.send(Buffer.from([0x7b, 0xc3, 0x28, 0x7d]), { binary: false });
+    await waitFor('close', () => client.closeCode);
+    expect(client.closeCode).toBe(1007);
+    const metrics = await waitFor('the close counted', async () => {
+      const text = await (await fetch(`${harness!.relay.url}/metrics`)).text();
+      return text.includes('connections_closed_total{') ? text : undefined;
+    });
+    expect(metrics).toContain('market_relay_connections_closed_total{code="1007",by="relay"} 1');
+  });
+
+  it('answers 426 Upgrade Required to a plain GET of the WebSocket path', async () => {
+    await start();
+    const response = await fetch(`${harness!.relay.url}/v1/ws`);
+    expect(response.status).toBe(426);
+    expect(response.headers.get('upgrade')).toBe('websocket');
+    expect(await response.json()).toEqual({
+      error: 'upgrade_required',
+      message: 'GET /v1/ws is a WebSocket endpoint: connect with a WebSocket client (docs/protocol.md)',
+    });
+  });
+
   it('closes with 4029 past the connection limit', async () => {
     await start({ tuning: { maxConnections: 1 } });
     await connect();

@@ -31,6 +31,14 @@ export function formatDuration(ms) {
         .join(' ');
 }
 
+/** A market's expiry as the picker shows it: `expires in 3d 4h`, `expired 2h 5m ago`, `resolved`. */
+export function formatExpiry(status, expiresAtMs, nowMs) {
+  if (status === 'RESOLVED') return 'resolved';
+  if (Number.isNaN(expiresAtMs)) return status.toLowerCase();
+  const left = expiresAtMs - nowMs;
+  return left > 0 ? `expires in ${formatDuration(left)}` : `expired ${formatDuration(-left)} ago`;
+}
+
 export function formatBytes(bytes) {
   if (bytes < 1024) return `${Math.round(bytes)} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;

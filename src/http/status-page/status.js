@@ -4,7 +4,7 @@
  * SSE feed (`GET /status/events`), lists upstream markets for the picker (`GET /status/markets`),
  * and opens a market's live book view (book-view.js, on the client SDK) from either list.
  */
-import { formatAge, formatBytes, formatDuration, sparkline, text } from './format.js';
+import { formatAge, formatBytes, formatDuration, formatExpiry, sparkline, text } from './format.js';
 
 const params = new URLSearchParams(location.search);
 /** protocol.md "Transport": a relay with API keys needs one for the book view's WebSocket. */
@@ -131,7 +131,7 @@ let markets = [];
 
 async function loadMarkets() {
   try {
-    const response = await fetch('/status/markets');
+    const response = await fetch('/status/markets?status=all');
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     markets = (await response.json()).markets;
     for (const market of markets) titles.set(market.id, market.title);
@@ -143,8 +143,13 @@ async function loadMarkets() {
 
 function renderPicker() {
   const needle = $('market-search').value.trim().toLowerCase();
-  const shown =
-    needle === '' ? markets : markets.filter((market) => market.title.toLowerCase().includes(needle));
+  const status = $('market-status').value;
+  const shown = markets.filter(
+    (market) =>
+      (status === '' || market.status === status) &&
+      (needle === '' || market.title.toLowerCase().includes(needle)),
+  );
+  const now = Date.now();
   $('market-list').replaceChildren(
     ...shown.map((market) => {
       const item = document.createElement('li');
@@ -152,18 +157,21 @@ function renderPicker() {
       if (market.id === selected?.market) item.classList.add('selected');
       const title = document.createElement('span');
       title.textContent = market.title;
-      const volume = document.createElement('span');
-      volume.className = 'volume';
-      volume.textContent = `vol ${Math.round(market.volume).toLocaleString()}`;
-      item.append(title, volume);
+      const details = document.createElement('span');
+      details.className = 'details';
+      const when = formatExpiry(market.status, Date.parse(market.expiresAt), now);
+      details.textContent = `${when} · vol ${Math.round(market.volume).toLocaleString()}`;
+      item.append(title, details);
       item.addEventListener('click', () => openBook(market.id, market.title));
       return item;
     }),
   );
-  text($('market-count'), `${shown.length} of ${markets.length} active markets`);
+  const label = status === '' ? '' : `${status.toLowerCase()} `;
+  text($('market-count'), `${shown.length} ${label}markets shown of ${markets.length} upstream`);
 }
 
 $('market-search').addEventListener('input', renderPicker);
+$('market-status').addEventListener('change', renderPicker);
 void loadMarkets();
 setInterval(loadMarkets, 30_000);
 

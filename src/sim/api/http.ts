@@ -1,7 +1,7 @@
 /**
  * @module sim/api/http
  * The simulator's transport-free request/response shapes, its HTTP error, and the parsing of query
- * parameters shared by every endpoint (upstream-api.md sections 4, 7 and 8): `limit`/`offset` in
+ * parameters shared by every endpoint (docs/upstream.md): `limit`/`offset` in
  * string or integer form, enumerations, booleans, pagination.
  */
 import { isMarketId } from '../../protocol/limits.ts';
@@ -25,6 +25,8 @@ export interface SimResponse {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** The endpoint's path pattern (`/api/markets/:id`) when one matched: the metrics label. */
+  route?: string;
 }
 
 /** Any refusal of a request; the server turns it into `{success: false, error}` with this status. */
@@ -89,7 +91,7 @@ export function parseLimit(
   return parseCount(query, 'limit', defaults);
 }
 
-/** `offset`: a non-negative integer, default 0 (section 8). */
+/** `offset`: a non-negative integer, default 0 (docs/upstream.md). */
 export function parseOffset(query: Record<string, string>): number {
   const raw = query.offset;
   if (raw === undefined || raw === '') return 0;
@@ -124,6 +126,15 @@ export interface Page<T> {
   pagination: { total: number; limit: number; offset: number; hasMore: boolean };
 }
 
+/** One page of `all` as the query's `limit` and `offset` ask for (both validated). */
+export function pageOf<T>(
+  query: Record<string, string>,
+  all: readonly T[],
+  limits: { default: number; max: number },
+): Page<T> {
+  return paginate(all, parseLimit(query, limits), parseOffset(query));
+}
+
 export function paginate<T>(all: readonly T[], limit: number, offset: number): Page<T> {
   const items = all.slice(offset, offset + limit);
   return {
@@ -134,7 +145,7 @@ export function paginate<T>(all: readonly T[], limit: number, offset: number): P
 
 /**
  * The `{market_ids: [...]}` body of both batch endpoints: a JSON object whose list is non-empty,
- * at most `max` long, of UUID strings (section 7). Duplicates are answered once, in first order.
+ * at most `max` long, of UUID strings (docs/upstream.md). Duplicates are answered once, in first order.
  */
 export function parseMarketIdsBody(request: SimRequest, max: number): string[] {
   if (request.bodyError !== undefined) throw badRequest(`body is not valid JSON: ${request.bodyError}`);

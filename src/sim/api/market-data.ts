@@ -1,6 +1,6 @@
 /**
  * @module sim/api/market-data
- * The market data proxy (upstream-api.md section 4 "Market data proxy"): one snapshot, or a batch.
+ * The market data proxy (docs/upstream.md "Market data proxy"): one snapshot, or a batch.
  * Its snapshot requires every price, so a market without a two-sided quote is answered 404 alone
  * and left out of a batch (docs/upstream.md).
  */
@@ -9,36 +9,28 @@ import type { MarketDataBatchResponse, MarketDataSnapshot } from '../../upstream
 import type { MarketSimulation } from '../market-simulation.ts';
 import { marketDataOf } from '../snapshots.ts';
 import { notFound, ok, parseMarketIdsBody, requireMarket } from './http.ts';
-import type { Route } from './router.ts';
+import { get, post, type Route } from './router.ts';
 
 /** Not shown upstream; the simulator uses the CLOB batch's limit. */
 export const MARKET_DATA_BATCH_MAX = 100;
 
 export function marketDataRoutes(sim: MarketSimulation): Route[] {
   return [
-    {
-      method: 'GET',
-      path: '/api/market-data/:marketId',
-      handler: (_request, params) => {
-        const marketId = params.marketId!;
-        const body: MarketDataSnapshot | undefined = marketDataOf(requireMarket(sim, marketId, 'marketId'));
-        if (!body) throw notFound(`market ${marketId} has no price data`);
-        return ok(body);
-      },
-    },
-    {
-      method: 'POST',
-      path: '/api/market-data/batch',
-      handler: (request) => {
-        const ids = parseMarketIdsBody(request, MARKET_DATA_BATCH_MAX);
-        const data = ids.flatMap((id) => {
-          const market = sim.market(id);
-          const snapshot = market ? marketDataOf(market) : undefined;
-          return snapshot ? [snapshot] : [];
-        });
-        const body: MarketDataBatchResponse = { success: true, data };
-        return ok(body);
-      },
-    },
+    get('/api/market-data/:marketId', (_request, params) => {
+      const marketId = params.marketId!;
+      const body: MarketDataSnapshot | undefined = marketDataOf(requireMarket(sim, marketId, 'marketId'));
+      if (!body) throw notFound(`market ${marketId} has no price data`);
+      return ok(body);
+    }),
+    post('/api/market-data/batch', (request) => {
+      const ids = parseMarketIdsBody(request, MARKET_DATA_BATCH_MAX);
+      const data = ids.flatMap((id) => {
+        const market = sim.market(id);
+        const snapshot = market ? marketDataOf(market) : undefined;
+        return snapshot ? [snapshot] : [];
+      });
+      const body: MarketDataBatchResponse = { success: true, data };
+      return ok(body);
+    }),
   ];
 }

@@ -1,8 +1,8 @@
 /**
  * @module sim/api/markets
- * The market endpoints (upstream-api.md section 4 "Markets", limits of section 8): the filtered,
+ * The market endpoints (docs/upstream.md, with its limits): the filtered,
  * sorted, paginated list, one market, its probability history, holders, comments and trade
- * activity, and the map of probabilities. Choices where the page says "not shown" are in
+ * activity, and the map of probabilities. Choices where upstream documents nothing are in
  * docs/upstream.md.
  */
 
@@ -23,8 +23,8 @@ import { DEFAULT_HISTORY_INTERVAL, historyIntervals, historyOf } from '../histor
 import type { MarketStatus, SimMarket } from '../market.ts';
 import type { MarketSimulation } from '../market-simulation.ts';
 import { detailOf, isoTime, listItemOf, probabilityOf } from '../snapshots.ts';
-import { badRequest, notFound, ok, paginate, parseEnum, parseLimit, parseOffset } from './http.ts';
-import type { Route } from './router.ts';
+import { badRequest, notFound, ok, pageOf, paginate, parseEnum, parseLimit, parseOffset } from './http.ts';
+import { get, type Route } from './router.ts';
 
 const sortOrders = ['volume', 'newest', 'ending_soon'] as const;
 const statusFilters = ['all', 'active', 'expired', 'resolved'] as const;
@@ -49,7 +49,7 @@ const STATUS_OF_FILTER: Record<Exclude<(typeof statusFilters)[number], 'all'>, M
   resolved: 'RESOLVED',
 };
 
-/** Page sizes: section 8 where shown, the simulator's caps otherwise (docs/upstream.md). */
+/** Page sizes: upstream's where known, the simulator's caps otherwise (docs/upstream.md). */
 export const MARKETS_LIMIT = { default: 20, max: 100 };
 export const HOLDERS_LIMIT = { default: 20, max: 100 };
 export const COMMENTS_LIMIT = { default: 20, max: 50 };
@@ -57,7 +57,7 @@ export const ACTIVITY_LIMIT = { default: 20, max: 100 };
 
 const EXCHANGE_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
-/** `:id` is a market UUID or its exchange address (section 4). */
+/** `:id` is a market UUID or its exchange address (docs/upstream.md). */
 function findMarket(sim: MarketSimulation, id: string): SimMarket {
   if (!isMarketId(id) && !EXCHANGE_ADDRESS.test(id))
     throw badRequest('market id must be a UUID or an exchange address');
@@ -113,116 +113,89 @@ function comparator(
 
 export function marketRoutes(sim: MarketSimulation): Route[] {
   return [
-    { method: 'GET', path: '/api/markets', handler: (request) => ok(listMarkets(sim, request.query)) },
-    {
-      method: 'GET',
-      path: '/api/markets/probabilities',
-      handler: () => {
-        // Markets without a two-sided quote have no probability entry.
-        const probabilities: Record<string, ProbabilityEntry> = {};
-        for (const market of sim.markets()) {
-          const entry = probabilityOf(market);
-          if (entry) probabilities[market.id] = entry;
-        }
-        const body: ProbabilitiesResponse = { success: true, probabilities };
-        return ok(body);
-      },
-    },
-    {
-      method: 'GET',
-      path: '/api/markets/:id',
-      handler: (_request, params) => {
-        const body: MarketResponse = { success: true, market: detailOf(findMarket(sim, params.id!)) };
-        return ok(body);
-      },
-    },
-    {
-      method: 'GET',
-      path: '/api/markets/:id/history',
-      handler: (request, params) => {
-        const market = findMarket(sim, params.id!);
-        const interval = parseEnum(request.query, 'interval', historyIntervals, DEFAULT_HISTORY_INTERVAL);
-        const body: HistoryResponse = {
-          success: true,
-          market_id: market.id,
-          history: historyOf(market, interval, sim.startedAt, sim.now()),
-        };
-        return ok(body);
-      },
-    },
-    {
-      method: 'GET',
-      path: '/api/markets/:id/holders',
-      handler: (request, params) => {
-        const market = findMarket(sim, params.id!);
-        const type = request.query.type?.toUpperCase();
-        if (type === undefined || type === '') throw badRequest('type is required (YES or NO)');
-        if (type !== 'YES' && type !== 'NO') throw badRequest('type must be YES or NO');
-        const limit = parseLimit(request.query, HOLDERS_LIMIT);
-        const offset = parseOffset(request.query);
-        const holders = sim.holdings
-          .filter((holding) => holding.market === market && holding.outcome === type)
-          .sort((a, b) => b.quantity - a.quantity || a.user.index - b.user.index)
-          .map((holding) => ({
-            username: holding.user.username,
-            wallet_address: holding.user.walletAddress,
-            quantity: Number(formatTrimmed(BigInt(holding.quantity), SIZE_SCALE)),
-            average_entry_price: priceNumber(BigInt(holding.avgPrice)),
-          }));
-        const page = paginate(holders, limit, offset);
-        const body: HoldersResponse = {
-          success: true,
-          market_id: market.id,
-          type,
-          holders: page.items,
-          pagination: page.pagination,
-        };
-        return ok(body);
-      },
-    },
-    {
-      method: 'GET',
-      path: '/api/markets/:id/comments',
-      handler: (request, params) => {
-        const market = findMarket(sim, params.id!);
-        const limit = parseLimit(request.query, COMMENTS_LIMIT);
-        const offset = parseOffset(request.query);
-        // Pagination counts top-level comments; replies ride along (section 4).
-        const page = paginate(commentsOf(sim.seed, market, sim.users), limit, offset);
-        const body: CommentsResponse = {
-          success: true,
-          market_id: market.id,
-          comments: page.items,
-          pagination: page.pagination,
-        };
-        return ok(body);
-      },
-    },
-    {
-      method: 'GET',
-      path: '/api/markets/:id/activity',
-      handler: (request, params) => {
-        const market = findMarket(sim, params.id!);
-        const limit = parseLimit(request.query, ACTIVITY_LIMIT);
-        const offset = parseOffset(request.query);
-        const newestFirst = [...market.trades].reverse();
-        const page = paginate(newestFirst, limit, offset);
-        const body: MarketActivityResponse = {
-          success: true,
-          market_id: market.id,
-          activity: page.items.map((trade) => ({
-            activity_id: trade.id,
-            activity_type: 'TRADE',
-            price: formatPrice(BigInt(trade.price)),
-            size: formatTrimmed(BigInt(trade.size), SIZE_SCALE),
-            total_value: formatTrimmed(BigInt(trade.size) * BigInt(trade.price), NOTIONAL_SCALE),
-            activity_timestamp: isoTime(trade.at),
-          })),
-          // Section 4: this endpoint's pagination has no total.
-          pagination: { limit, offset, hasMore: page.pagination.hasMore },
-        };
-        return ok(body);
-      },
-    },
+    get('/api/markets', (request) => ok(listMarkets(sim, request.query))),
+    get('/api/markets/probabilities', () => {
+      // Markets without a two-sided quote have no probability entry.
+      const probabilities: Record<string, ProbabilityEntry> = {};
+      for (const market of sim.markets()) {
+        const entry = probabilityOf(market);
+        if (entry) probabilities[market.id] = entry;
+      }
+      const body: ProbabilitiesResponse = { success: true, probabilities };
+      return ok(body);
+    }),
+    get('/api/markets/:id', (_request, params) => {
+      const body: MarketResponse = { success: true, market: detailOf(findMarket(sim, params.id!)) };
+      return ok(body);
+    }),
+    get('/api/markets/:id/history', (request, params) => {
+      const market = findMarket(sim, params.id!);
+      const interval = parseEnum(request.query, 'interval', historyIntervals, DEFAULT_HISTORY_INTERVAL);
+      const body: HistoryResponse = {
+        success: true,
+        market_id: market.id,
+        history: historyOf(market, interval, sim.startedAt, sim.now()),
+      };
+      return ok(body);
+    }),
+    get('/api/markets/:id/holders', (request, params) => {
+      const market = findMarket(sim, params.id!);
+      const type = request.query.type?.toUpperCase();
+      if (type === undefined || type === '') throw badRequest('type is required (YES or NO)');
+      if (type !== 'YES' && type !== 'NO') throw badRequest('type must be YES or NO');
+      const holders = sim.holdings
+        .filter((holding) => holding.market === market && holding.outcome === type)
+        .sort((a, b) => b.quantity - a.quantity || a.user.index - b.user.index)
+        .map((holding) => ({
+          username: holding.user.username,
+          wallet_address: holding.user.walletAddress,
+          quantity: Number(formatTrimmed(BigInt(holding.quantity), SIZE_SCALE)),
+          average_entry_price: priceNumber(BigInt(holding.avgPrice)),
+        }));
+      const page = pageOf(request.query, holders, HOLDERS_LIMIT);
+      const body: HoldersResponse = {
+        success: true,
+        market_id: market.id,
+        type,
+        holders: page.items,
+        pagination: page.pagination,
+      };
+      return ok(body);
+    }),
+    get('/api/markets/:id/comments', (request, params) => {
+      const market = findMarket(sim, params.id!);
+      // Pagination counts top-level comments; replies ride along (docs/upstream.md).
+      const page = pageOf(request.query, commentsOf(sim.seed, market, sim.users), COMMENTS_LIMIT);
+      const body: CommentsResponse = {
+        success: true,
+        market_id: market.id,
+        comments: page.items,
+        pagination: page.pagination,
+      };
+      return ok(body);
+    }),
+    get('/api/markets/:id/activity', (request, params) => {
+      const market = findMarket(sim, params.id!);
+      const page = pageOf(request.query, [...market.trades].reverse(), ACTIVITY_LIMIT);
+      const body: MarketActivityResponse = {
+        success: true,
+        market_id: market.id,
+        activity: page.items.map((trade) => ({
+          activity_id: trade.id,
+          activity_type: 'TRADE',
+          price: formatPrice(BigInt(trade.price)),
+          size: formatTrimmed(BigInt(trade.size), SIZE_SCALE),
+          total_value: formatTrimmed(BigInt(trade.size) * BigInt(trade.price), NOTIONAL_SCALE),
+          activity_timestamp: isoTime(trade.at),
+        })),
+        // Upstream: this endpoint's pagination has no total.
+        pagination: {
+          limit: page.pagination.limit,
+          offset: page.pagination.offset,
+          hasMore: page.pagination.hasMore,
+        },
+      };
+      return ok(body);
+    }),
   ];
 }

@@ -1,6 +1,6 @@
 /**
  * @module sim/api/private
- * The private endpoints (upstream-api.md sections 4 "Private endpoints" and 5): the user profile,
+ * The private endpoints (docs/upstream.md "Private endpoints"): the user profile,
  * order placement and cancellation, and the signed developer interface. Their shapes are not shown
  * upstream and the simulator has no accounts, so: no bearer token, 401; any bearer token, 403.
  */

@@ -2,7 +2,7 @@
  * @module sim/api/router
  * Matches a request to an endpoint by method and path pattern (`:name` segments are parameters)
  * and turns refusals into the error body. Private endpoints are answered before any routing
- * (upstream-api.md section 5).
+ * (docs/upstream.md).
  */
 import { errorBodyOf, SimHttpError, type SimRequest, type SimResponse } from './http.ts';
 import { privateEndpointAnswer } from './private.ts';
@@ -19,6 +19,7 @@ export interface Route {
 export function createRouter(routes: readonly Route[]): (request: SimRequest) => SimResponse {
   const compiled = routes.map((route) => ({ ...route, segments: route.path.split('/') }));
   return (request) => {
+    let matched: string | undefined;
     try {
       const refusal = privateEndpointAnswer(request);
       if (refusal) return refusal;
@@ -26,15 +27,23 @@ export function createRouter(routes: readonly Route[]): (request: SimRequest) =>
       for (const route of compiled) {
         if (route.method !== request.method) continue;
         const params = match(route.segments, segments);
-        if (params) return route.handler(request, params);
+        if (params) {
+          matched = route.path;
+          return { ...route.handler(request, params), route: route.path };
+        }
       }
       throw new SimHttpError(404, `no endpoint ${request.method} ${request.path}`);
     } catch (error) {
       if (error instanceof SimHttpError) {
-        return { status: error.status, body: errorBodyOf(error.message), headers: error.headers };
+        return {
+          status: error.status,
+          body: errorBodyOf(error.message),
+          headers: error.headers,
+          route: matched,
+        };
       }
       const message = error instanceof Error ? error.message : String(error);
-      return { status: 500, body: errorBodyOf(`internal error: ${message}`) };
+      return { status: 500, body: errorBodyOf(`internal error: ${message}`), route: matched };
     }
   };
 }
@@ -55,4 +64,14 @@ function match(pattern: readonly string[], actual: readonly string[]): Record<st
     } else if (expected !== segment) return undefined;
   }
   return params;
+}
+
+/** One GET endpoint of the route table. */
+export function get(path: string, handler: RouteHandler): Route {
+  return { method: 'GET', path, handler };
+}
+
+/** One POST endpoint of the route table. */
+export function post(path: string, handler: RouteHandler): Route {
+  return { method: 'POST', path, handler };
 }

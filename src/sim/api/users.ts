@@ -1,6 +1,6 @@
 /**
  * @module sim/api/users
- * Public user profiles (upstream-api.md section 4 "Public user profiles"): identity, the profile
+ * Public user profiles (docs/upstream.md "Public user profiles"): identity, the profile
  * bundle, stats, positions, activity and net-worth history, all read from the holdings ledger.
  */
 import type {
@@ -21,9 +21,9 @@ import { createPrng, deriveSeed } from '../prng.ts';
 import { isoTime } from '../snapshots.ts';
 import { activityEntryOf, currentValue, holdingsOf, positionOf, statsOf, tradesOf } from '../user-ledger.ts';
 import { notFound, ok, parseBoolean, parseCount } from './http.ts';
-import type { Route } from './router.ts';
+import { get, type Route } from './router.ts';
 
-/** Section 8: `days` default 30, max 365. */
+/** Upstream limit: `days` default 30, max 365. */
 export const NET_WORTH_DAYS = { default: 30, max: 365 };
 /** Not shown upstream: the profile bundle carries this many recent activities. */
 export const PROFILE_ACTIVITIES = 20;
@@ -102,76 +102,52 @@ function netWorthOf(sim: MarketSimulation, user: SimUser, days: number): NetWort
 
 export function userRoutes(sim: MarketSimulation): Route[] {
   return [
-    {
-      method: 'GET',
-      path: '/api/users/:username',
-      handler: (_request, params) => {
-        const body: UserResponse = { success: true, user: userOf(findUser(sim, params.username!)) };
-        return ok(body);
-      },
-    },
-    {
-      method: 'GET',
-      path: '/api/users/:username/profile',
-      handler: (request, params) => {
-        const user = findUser(sim, params.username!);
-        const includeClosed = parseBoolean(request.query, 'include_closed');
-        const stats = statsOf(sim, user);
-        const body: UserProfileResponse = {
-          success: true,
-          user: userOf(user),
-          stats: { markets_traded: stats.markets_traded, win_rate: stats.win_rate },
-          positions: holdingsOf(sim, user, includeClosed).map(positionOf),
-          activities: tradesOf(sim, user).slice(0, PROFILE_ACTIVITIES).map(activityEntryOf),
-        };
-        return ok(body);
-      },
-    },
-    {
-      method: 'GET',
-      path: '/api/users/:username/stats',
-      handler: (_request, params) => {
-        const body: UserStatsResponse = {
-          success: true,
-          stats: statsOf(sim, findUser(sim, params.username!)),
-        };
-        return ok(body);
-      },
-    },
-    {
-      method: 'GET',
-      path: '/api/users/:username/positions',
-      handler: (request, params) => {
-        const user = findUser(sim, params.username!);
-        const holdings = holdingsOf(sim, user, parseBoolean(request.query, 'include_closed'));
-        const total = holdings.reduce((sum, holding) => sum + currentValue(holding), 0n);
-        const body: UserPositionsResponse = {
-          success: true,
-          total_value_usd: formatTrimmed(total, NOTIONAL_SCALE),
-          positions: holdings.map(positionOf),
-        };
-        return ok(body);
-      },
-    },
-    {
-      method: 'GET',
-      path: '/api/users/:username/activity',
-      handler: (_request, params) => {
-        const user = findUser(sim, params.username!);
-        const body: UserActivityResponse = {
-          success: true,
-          activities: tradesOf(sim, user).map(activityEntryOf),
-        };
-        return ok(body);
-      },
-    },
-    {
-      method: 'GET',
-      path: '/api/users/:username/net-worth-history',
-      handler: (request, params) => {
-        const user = findUser(sim, params.username!);
-        return ok(netWorthOf(sim, user, parseCount(request.query, 'days', NET_WORTH_DAYS)));
-      },
-    },
+    get('/api/users/:username', (_request, params) => {
+      const body: UserResponse = { success: true, user: userOf(findUser(sim, params.username!)) };
+      return ok(body);
+    }),
+    get('/api/users/:username/profile', (request, params) => {
+      const user = findUser(sim, params.username!);
+      const includeClosed = parseBoolean(request.query, 'include_closed');
+      const stats = statsOf(sim, user);
+      const body: UserProfileResponse = {
+        success: true,
+        user: userOf(user),
+        stats: { markets_traded: stats.markets_traded, win_rate: stats.win_rate },
+        positions: holdingsOf(sim, user, includeClosed).map(positionOf),
+        activities: tradesOf(sim, user).slice(0, PROFILE_ACTIVITIES).map(activityEntryOf),
+      };
+      return ok(body);
+    }),
+    get('/api/users/:username/stats', (_request, params) => {
+      const body: UserStatsResponse = {
+        success: true,
+        stats: statsOf(sim, findUser(sim, params.username!)),
+      };
+      return ok(body);
+    }),
+    get('/api/users/:username/positions', (request, params) => {
+      const user = findUser(sim, params.username!);
+      const holdings = holdingsOf(sim, user, parseBoolean(request.query, 'include_closed'));
+      const total = holdings.reduce((sum, holding) => sum + currentValue(holding), 0n);
+      const body: UserPositionsResponse = {
+        success: true,
+        total_value_usd: formatTrimmed(total, NOTIONAL_SCALE),
+        positions: holdings.map(positionOf),
+      };
+      return ok(body);
+    }),
+    get('/api/users/:username/activity', (_request, params) => {
+      const user = findUser(sim, params.username!);
+      const body: UserActivityResponse = {
+        success: true,
+        activities: tradesOf(sim, user).map(activityEntryOf),
+      };
+      return ok(body);
+    }),
+    get('/api/users/:username/net-worth-history', (request, params) => {
+      const user = findUser(sim, params.username!);
+      return ok(netWorthOf(sim, user, parseCount(request.query, 'days', NET_WORTH_DAYS)));
+    }),
   ];
 }

@@ -1,0 +1,90 @@
+/**
+ * @module sim/metrics
+ * The simulator's own Prometheus metrics (`GET /metrics` on its port): requests served by endpoint
+ * pattern and status, faults injected, the fault knobs and the market activity as set now, and the
+ * markets by status. One Registry per simulator, so several in one process do not clash.
+ */
+import { Counter, Gauge, Registry } from 'prom-client';
+import type { SimControl } from './admin.ts';
+import type { InjectedFault } from './faults.ts';
+
+const PREFIX = 'market_relay_sim_';
+
+export interface SimMetrics {
+  readonly registry: Registry;
+  /** One answered API request; `route` is the endpoint's path pattern, undefined when none matched. */
+  served(route: string | undefined, status: number, fault: InjectedFault | undefined): void;
+  ticked(): void;
+}
+
+export function createSimMetrics(control: SimControl): SimMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const requests = new Counter({
+    name: `${PREFIX}requests_total`,
+    help: 'API requests answered, by endpoint path pattern (`unmatched` when none) and HTTP status.',
+    labelNames: ['endpoint', 'status'],
+    registers,
+  });
+  const faults = new Counter({
+    name: `${PREFIX}faults_injected_total`,
+    help: 'Answers replaced by an injected fault (error: 500, rate-limit: 429, malformed body).',
+    labelNames: ['fault'],
+    registers,
+  });
+  const ticks = new Counter({
+    name: `${PREFIX}ticks_total`,
+    help: 'Market evolution steps (timer ticks and POST /_sim/tick).',
+    registers,
+  });
+  new Gauge({
+    name: `${PREFIX}fault_rate`,
+    help: 'Fault probability per request as set now, by fault (error, rate_limit, malformed).',
+    labelNames: ['fault'],
+    registers,
+    collect() {
+      const current = control.faults();
+      this.set({ fault: 'error' }, current.errorRate);
+      this.set({ fault: 'rate_limit' }, current.rateLimitRate);
+      this.set({ fault: 'malformed' }, current.malformedRate);
+    },
+  });
+  new Gauge({
+    name: `${PREFIX}added_latency_seconds`,
+    help: 'Delay added before every API answer, as set now.',
+    registers,
+    collect() {
+      this.set(control.faults().latencyMs / 1000);
+    },
+  });
+  new Gauge({
+    name: `${PREFIX}tick_interval_seconds`,
+    help: 'Market evolution interval as set now (0: markets stand still).',
+    registers,
+    collect() {
+      this.set(control.market.areBooksChanging() ? control.tickMs() / 1000 : 0);
+    },
+  });
+  new Gauge({
+    name: `${PREFIX}markets`,
+    help: 'Markets the simulator serves, by status.',
+    labelNames: ['status'],
+    registers,
+    collect() {
+      this.reset();
+      const counts = new Map<string, number>();
+      for (const market of control.market.markets()) {
+        counts.set(market.status, (counts.get(market.status) ?? 0) + 1);
+      }
+      for (const [status, count] of counts) this.set({ status }, count);
+    },
+  });
+  return {
+    registry,
+    served(route, status, fault) {
+      requests.inc({ endpoint: route ?? 'unmatched', status: String(status) });
+      if (fault !== undefined) faults.inc({ fault });
+    },
+    ticked: () => ticks.inc(),
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * The `market-relay` program as a user runs it: help and version, one-line errors with exit code 2,
+ * and the ready line on stderr whatever the log level.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from './support/wait-for.ts';
+
+const BIN = fileURLToPath(new URL('../bin/market-relay.js', import.meta.url));
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
+async function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args]);
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+describe('market-relay help and version', () => {
+  it.each([['--help'], ['-h'], ['help'], ['serve', '--help']])(
+    '%s prints the serve options',
+    async (...args) => {
+      const { code, stdout, stderr } = await runCli(args);
+      expect(code).toBe(0);
+      expect(stderr).toBe('');
+      expect(stdout).toContain('Usage:');
+      expect(stdout).toContain('--upstream URL');
+      expect(stdout).toContain('--heartbeat-ms MS');
+    },
+  );
+
+  it('help sim prints the simulator options', async () => {
+    const { code, stdout } = await runCli(['help', 'sim']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('Options of sim');
+    expect(stdout).toContain('--markets N');
+    expect(stdout).not.toContain('--redis');
+  });
+
+  it('--version prints the version alone', async () => {
+    expect(await runCli(['--version'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+});
+
+describe('market-relay bad values', () => {
+  it.each([
+    [['--port', '-1'], 'market-relay: invalid --port: got "-1", expected an integer from 0 to 65,535'],
+    [
+      ['--upstream', 'notaurl'],
+      'market-relay: invalid --upstream: got "notaurl", expected `sim` or an http(s) URL',
+    ],
+    [['--port'], 'market-relay: --port needs a value'],
+    [['--nope'], 'market-relay: unknown option --nope'],
+    [['sim', '--redis', 'redis://x'], 'market-relay: unknown option --redis for sim'],
+    [['dance'], 'market-relay: unknown command "dance"'],
+  ])('%j: one line on stderr, exit code 2', async (args, line) => {
+    const { code, stdout, stderr } = await runCli(args);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr.startsWith(line)).toBe(true);
+    expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('the ready line', () => {
+  let child: ChildProcess | undefined;
+  afterEach(async () => {
+    if (child !== undefined && child.exitCode === null) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+    child = undefined;
+  });
+
+  it.each([
+    [['serve', '--markets', '3'], /market-relay listening on (http:\/\/127\.0\.0\.1:\d+)\n/],
+    [['sim', '--markets', '3'], /market-relay sim listening on (http:\/\/127\.0\.0\.1:\d+)\n/],
+  ])('%j prints it on stderr with --log-level warn', async (args, pattern) => {
+    const started = spawn(process.execPath, [BIN, ...args, '--port', '0', '--log-level', 'warn']);
+    child = started;
+    let stderr = '';
+    let stdout = '';
+    started.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    started.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    const url = await waitFor('the ready line', () => pattern.exec(stderr)?.[1]);
+    const response = await fetch(`${url}/health`);
+    expect(response.status).toBe(200);
+    // Nothing at info level reached the log.
+    expect(stdout).not.toContain('"level":30');
+  });
+});
