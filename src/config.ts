@@ -157,6 +157,23 @@ const serveOptions = {
   },
   markets,
   seed,
+  // Operator endpoints (docs/operations.md "Operator endpoints").
+  'operator-port': integerOption({
+    env: 'OPERATOR_PORT',
+    min: 0,
+    max: 65_535,
+    default: undefined,
+    help: 'serve metrics, status page and feed on this port only (not on --port)',
+  }),
+  'operator-host': { ...host, env: 'OPERATOR_HOST', help: 'listen address of --operator-port' },
+  'operator-key': {
+    env: 'OPERATOR_KEY',
+    schema: z.string().trim().min(16),
+    default: undefined,
+    expected: 'a key of at least 16 characters',
+    placeholder: 'KEY',
+    help: 'set = metrics, status page and feed need this key (Bearer, or ?operator_key= once)',
+  },
   ...Object.fromEntries(Object.entries(tuningOptions).map(([name, { spec }]) => [name, spec])),
 } satisfies Record<string, OptionSpec>;
 
@@ -198,6 +215,10 @@ export interface ServeConfig {
   simSeed: number;
   /** Limits and timings; what is not given keeps its default (src/tuning.ts). */
   tuning?: TuningOverrides;
+  /** Operator endpoints on their own port (and host), and/or behind a key. */
+  operatorPort?: number | undefined;
+  operatorHost?: string | undefined;
+  operatorKey?: string | undefined;
 }
 
 export interface SimConfig {
@@ -337,6 +358,9 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       simMarkets: number('markets'),
       simSeed: number('seed'),
       tuning,
+      operatorPort: read('operator-port') as number | undefined,
+      operatorHost: read('operator-host') as string,
+      operatorKey: read('operator-key') as string | undefined,
     },
   };
 }

@@ -10,14 +10,15 @@ import { LocalCoordinator, type PollCoordinator } from './cluster/coordinator.ts
 import { RedisCoordinator } from './cluster/redis-coordinator.ts';
 import type { ServeConfig } from './config.ts';
 import { registerHealth } from './http/health.ts';
-import { registerOperations } from './http/operations.ts';
+import { type Operations, registerOperations } from './http/operations.ts';
 import { registerRestFront } from './http/rest-front/index.ts';
+import { registerSecurityHeaders } from './http/security-headers.ts';
 import type { HealthSources } from './observability/health-report.ts';
 import type { AccessPolicy } from './relay/access.ts';
 import { RelayEvents } from './relay/events.ts';
 import { PollerPool } from './relay/poller-pool.ts';
 import { StreamRegistry } from './relay/registry.ts';
-import { UpstreamHealthMonitor } from './relay/upstream-health.ts';
+import { UpstreamHealthMonitor, type UpstreamIdentity } from './relay/upstream-health.ts';
 import { type SimulatorHandle, startSimulator } from './sim/server.ts';
 import { registerSseEndpoint, type SseEndpoint } from './sse/endpoint.ts';
 import { type RelayTuning, resolveTuning } from './tuning.ts';
@@ -32,6 +33,9 @@ export type RelayConfig = ServeConfig;
 export interface Relay {
   /** http://host:port of the relay (the real port when 0 was asked for). */
   readonly url: string;
+  /** http://host:port of the operator endpoints when they have their own port (`--operator-port`). */
+  readonly operatorUrl: string | undefined;
+  readonly operations: Operations;
   readonly upstreamUrl: string;
   readonly events: RelayEvents;
   readonly registry: StreamRegistry;
@@ -78,6 +82,9 @@ export async function startRelay(
     onInterestChange: () => poller?.sync(),
   });
   const coordinator = await startCoordinator(config.redis, logger);
+  const upstreamHealth = new UpstreamHealthMonitor(client, {
+    onIdentity: (identity) => logUpstreamIdentity(logger, upstreamUrl, identity),
+  });
   poller = new PollerPool({
     source: client,
     coordinator,
@@ -87,17 +94,25 @@ export async function startRelay(
     pricePollMs: config.pricePollMs,
     upstreamRps: config.upstreamRps,
     staleAfterFactor: tuning.staleAfterFactor,
+    upstreamVerified: () => upstreamHealth.verified,
   });
 
   const httpLogger: FastifyBaseLogger = logger.child({ component: 'http' });
   // No log line per HTTP request: logs are for notable events (issue 6).
-  const app = Fastify({
-    loggerInstance: httpLogger,
-    logController: new LogController({ disableRequestLogging: true }),
-    // A keep-alive connection that never sends a request (a browser's spare one) must not hold
-    // shutdown past its 5 s; this applies after the preClose hook has closed WebSockets with 1001.
-    forceCloseConnections: true,
-  });
+  const createApp = () => {
+    const created = Fastify({
+      loggerInstance: httpLogger,
+      logController: new LogController({ disableRequestLogging: true }),
+      // A keep-alive connection that never sends a request (a browser's spare one) must not hold
+      // shutdown past its 5 s; this applies after the preClose hook has closed WebSockets with 1001.
+      forceCloseConnections: true,
+    });
+    registerSecurityHeaders(created);
+    return created;
+  };
+  const app = createApp();
+  // The operator endpoints' own app when they are kept off the public port.
+  const operatorApp = config.operatorPort === undefined ? app : createApp();
   const access: AccessPolicy = {
     ...(config.apiKeys === undefined ? {} : { apiKeys: config.apiKeys }),
     ...(config.allowedOrigins === undefined ? {} : { allowedOrigins: config.allowedOrigins }),
@@ -111,6 +126,7 @@ export async function startRelay(
     maxFrameBytes: tuning.maxFrameBytes,
     compression: config.compression ?? true,
     otherConnections: () => sse.connections.size,
+    edge: tuning.edge,
     ...access,
   });
   const sse = registerSseEndpoint(app, {
@@ -123,7 +139,6 @@ export async function startRelay(
     ...access,
   });
   const relayPoller = poller;
-  const upstreamHealth = new UpstreamHealthMonitor(client);
   let shuttingDown = false;
   const healthSources: HealthSources = {
     poller: relayPoller,
@@ -137,14 +152,20 @@ export async function startRelay(
     isShuttingDown: () => shuttingDown,
   };
   registerHealth(app, healthSources);
-  registerOperations(app, {
-    ...healthSources,
-    events,
-    client,
-    logger,
-    bookPollMs: config.bookPollMs,
-    pricePollMs: config.pricePollMs,
-  });
+  const operations = registerOperations(
+    operatorApp,
+    {
+      ...healthSources,
+      events,
+      client,
+      logger,
+      bookPollMs: config.bookPollMs,
+      pricePollMs: config.pricePollMs,
+    },
+    { operatorKey: config.operatorKey, statusFeed: tuning.statusFeed },
+  );
+  // The status page's book view connects to the WebSocket of the origin it was served from.
+  if (operatorApp !== app) ws.attach(operatorApp.server);
   registerRestFront(app, {
     client,
     registry,
@@ -160,23 +181,34 @@ export async function startRelay(
     upstreamHealth.stop();
     await coordinator.close();
     await app.close();
+    if (operatorApp !== app) await operatorApp.close();
     registry.clear();
     await client.close();
     await sim?.close();
   };
 
   let address: string;
+  let operatorAddress: string | undefined;
   try {
     address = await app.listen({ port: config.port, host: config.host });
+    if (operatorApp !== app) {
+      operatorAddress = await operatorApp.listen({
+        port: config.operatorPort,
+        host: config.operatorHost ?? config.host,
+      });
+    }
   } catch (error) {
     await release();
     throw error;
   }
   const url = address.replace('[::1]', 'localhost');
+  const operatorUrl = operatorAddress?.replace('[::1]', 'localhost');
 
   let closing: Promise<void> | undefined;
   return {
     url,
+    operatorUrl,
+    operations,
     upstreamUrl,
     events,
     registry,
@@ -201,24 +233,33 @@ export async function startRelay(
   };
 }
 
+function logUpstreamIdentity(logger: Logger, upstreamUrl: string, identity: UpstreamIdentity): void {
+  const log = logger.child({ component: 'upstream' });
+  if (identity.state === 'mismatch') {
+    log.error(
+      { event: 'upstream_misconfigured', upstream: upstreamUrl, problem: identity.problem },
+      `upstream misconfigured or unreachable: ${upstreamUrl}/health is not upstream's health answer (${identity.problem}); streams stay stale and /health answers 503 until it is`,
+    );
+  } else if (identity.state === 'verified') {
+    log.info({ event: 'upstream_verified', upstream: upstreamUrl }, 'upstream answers as upstream');
+  }
+}
+
 /** Waiting longer than this for Redis at start would only delay serving: the relay polls itself meanwhile. */
 const REDIS_CONNECT_MS = 2_000;
 
 async function startCoordinator(redisUrl: string | undefined, logger: Logger): Promise<PollCoordinator> {
   if (redisUrl === undefined) return new LocalCoordinator();
   const log = logger.child({ component: 'cluster' });
-  let lastLogged: string | undefined;
   const coordinator = new RedisCoordinator({
     url: redisUrl,
-    // One line per distinct failure, not one per failed command.
-    onError: (error) => {
-      if (error.message === lastLogged) return;
-      lastLogged = error.message;
+    onError: (error) =>
       log.warn(
         { event: 'redis_error', err: error.message },
         'redis unavailable: polling without coordination',
-      );
-    },
+      ),
+    onRecover: ({ errors, durationMs }) =>
+      log.info({ event: 'redis_recovered', durationMs, errors }, 'redis reachable again: coordinating'),
   });
   const connected = await coordinator.connect(REDIS_CONNECT_MS);
   log.info(

@@ -4,7 +4,9 @@
  * sets each one from the command line; docs/operations.md lists them. Tests and benchmarks pass
  * overrides to startRelay directly.
  */
+import type { StatusFeedLimits } from './http/status-events.ts';
 import { integerOption, type OptionSpec } from './option-spec.ts';
+import type { EdgeLimits } from './ws/admission.ts';
 import type { ConnectionLimits } from './ws/client-connection.ts';
 
 export interface RelayTuning {
@@ -22,12 +24,20 @@ export interface RelayTuning {
   /** A market the status page shows as unreachable upstream after this long without any success. */
   upstreamDownAfterMs: number;
   connection: ConnectionLimits;
+  /** Per-address and per-key caps at the WebSocket edge (docs/operations.md "Edge limits"). */
+  edge: EdgeLimits;
+  /** `GET /status/events`: viewers at once, the backlog that drops one, the push interval. */
+  statusFeed: StatusFeedLimits;
   /** Simulator tick for the embedded simulator (ms; 0 = manual). */
   simTickMs: number;
   /** REST front: how long an upstream answer is served again, and how many answers are kept. */
   restCacheTtlMs: number;
   restCacheCapacity: number;
 }
+
+/** The groups of limits, each its own object in the tuning. */
+type Group = 'connection' | 'edge' | 'statusFeed';
+const groups: readonly Group[] = ['connection', 'edge', 'statusFeed'];
 
 export const defaultTuning: RelayTuning = {
   heartbeatMs: 15_000,
@@ -46,26 +56,40 @@ export const defaultTuning: RelayTuning = {
     highWaterBytes: 1024 * 1024,
     maxBufferBytes: 8 * 1024 * 1024,
     slowConsumerTimeoutMs: 10_000,
+    floodCloseAfterMs: 5_000,
+    closeGraceMs: 3_000,
   },
+  // Defaults that protect a public deployment; behind a proxy set trustedProxyDepth.
+  edge: {
+    maxConnectionsPerAddress: 100,
+    connectionsPerSecondPerAddress: 10,
+    connectionBurstPerAddress: 20,
+    maxConnectionsPerKey: 1_000,
+    maxPendingConnections: 1_000,
+    maxPendingPerAddress: 20,
+    headersTimeoutMs: 10_000,
+    trustedProxyDepth: 0,
+  },
+  statusFeed: { maxViewers: 20, viewerBufferBytes: 1024 * 1024, pushMs: 1_000 },
   simTickMs: 250,
   restCacheTtlMs: 1_000,
   restCacheCapacity: 1_000,
 };
 
-export type TuningOverrides = Partial<Omit<RelayTuning, 'connection'>> & {
-  connection?: Partial<ConnectionLimits>;
-};
+export type TuningOverrides = Partial<Omit<RelayTuning, Group>> & { [G in Group]?: Partial<RelayTuning[G]> };
 
 export function resolveTuning(overrides: TuningOverrides = {}): RelayTuning {
   return {
     ...defaultTuning,
     ...overrides,
     connection: { ...defaultTuning.connection, ...overrides.connection },
+    edge: { ...defaultTuning.edge, ...overrides.edge },
+    statusFeed: { ...defaultTuning.statusFeed, ...overrides.statusFeed },
   };
 }
 
-type TopKey = Exclude<keyof RelayTuning, 'connection'>;
-type TuningKey = TopKey | `connection.${keyof ConnectionLimits}`;
+type TopKey = Exclude<keyof RelayTuning, Group>;
+type TuningKey = TopKey | { [G in Group]: `${G}.${keyof RelayTuning[G] & string}` }[Group];
 
 export interface TuningOption {
   key: TuningKey;
@@ -86,6 +110,28 @@ function option(
     spec: integerOption({ env, help, default: String(tuningValue(defaultTuning, key)), ...range }),
   };
 }
+
+/**
+ * The flood, close, edge and status-feed limits, one row each: flag, tuning key, help, min, max and
+ * placeholder; the environment twin is the flag in upper case.
+ */
+// biome-ignore format: a table, one option per line
+const limitRows: [string, TuningKey, string, number, number, string?][] = [
+  ['flood-close-after-ms', 'connection.floodCloseAfterMs', 'a connection over its request rate this long is closed with 4429', 1_000, DAY_MS, 'MS'],
+  ['close-grace-ms', 'connection.closeGraceMs', 'after a close for a limit, the client has this long to read up to the close frame', 0, 60_000, 'MS'],
+  ['max-connections-per-address', 'edge.maxConnectionsPerAddress', 'WebSocket connections per client address; more are closed with 4029', 1, 10_000_000],
+  ['connection-rate-per-address', 'edge.connectionsPerSecondPerAddress', 'new WebSocket connections per second per client address; more get HTTP 429', 1, 1_000_000],
+  ['connection-burst-per-address', 'edge.connectionBurstPerAddress', 'burst allowance above --connection-rate-per-address', 1, 1_000_000],
+  ['max-connections-per-key', 'edge.maxConnectionsPerKey', 'WebSocket connections per API key; more are closed with 4029', 1, 10_000_000],
+  ['max-pending-connections', 'edge.maxPendingConnections', 'TCP connections still sending their first request (an upgrade in progress), in all', 1, 10_000_000],
+  ['max-pending-per-address', 'edge.maxPendingPerAddress', 'the same per TCP peer (not applied behind trusted proxies)', 1, 10_000_000],
+  ['headers-timeout-ms', 'edge.headersTimeoutMs', 'a connection must send its first request (or upgrade) within this long', 100, 600_000, 'MS'],
+  ['trusted-proxy-depth', 'edge.trustedProxyDepth', 'proxies in front that append to X-Forwarded-For (0: the TCP peer is the client)', 0, 10],
+  ['max-status-viewers', 'statusFeed.maxViewers', 'status feed viewers at once; more get 503', 1, 10_000],
+  ['status-viewer-buffer-bytes', 'statusFeed.viewerBufferBytes', 'unsent bytes a status feed viewer may queue before it is dropped', 1024, GIB, 'BYTES'],
+  ['rest-cache-ms', 'restCacheTtlMs', 'REST front: an upstream answer is served again for this long (0: coalescing only)', 0, DAY_MS, 'MS'],
+  ['rest-cache-entries', 'restCacheCapacity', 'REST front: upstream answers kept at most', 1, 1_000_000],
+];
 
 /** Flag name -> the tuning value it sets; each flag's environment twin is the upper-case name. */
 export const tuningOptions: Record<string, TuningOption> = {
@@ -190,17 +236,15 @@ export const tuningOptions: Record<string, TuningOption> = {
     'closed with 4008 after this long above the high-water mark',
     { min: 100, max: DAY_MS, placeholder: 'MS' },
   ),
-  'rest-cache-ms': option(
-    'restCacheTtlMs',
-    'REST_CACHE_MS',
-    'REST front: an upstream answer is served again for this long (0: coalescing only)',
-    { min: 0, max: DAY_MS, placeholder: 'MS' },
-  ),
-  'rest-cache-entries': option(
-    'restCacheCapacity',
-    'REST_CACHE_ENTRIES',
-    'REST front: upstream answers kept at most',
-    { min: 1, max: 1_000_000 },
+  ...Object.fromEntries(
+    limitRows.map(([flag, key, help, min, max, placeholder]) => [
+      flag,
+      option(key, flag.toUpperCase().replaceAll('-', '_'), help, {
+        min,
+        max,
+        ...(placeholder === undefined ? {} : { placeholder }),
+      }),
+    ]),
   ),
   'sim-tick-ms': option('simTickMs', 'SIM_TICK_MS', 'simulated markets change this often (0: never)', {
     min: 0,
@@ -209,20 +253,30 @@ export const tuningOptions: Record<string, TuningOption> = {
   }),
 };
 
+/** `edge.headersTimeoutMs` -> ['edge', 'headersTimeoutMs']; a top-level key has no group. */
+function splitKey(key: TuningKey): [Group, string] | undefined {
+  const [group, name] = key.split('.');
+  return name !== undefined && (groups as readonly string[]).includes(group!)
+    ? [group as Group, name]
+    : undefined;
+}
+
 export function tuningValue(tuning: RelayTuning, key: TuningKey): number {
-  if (key.startsWith('connection.')) {
-    return tuning.connection[key.slice('connection.'.length) as keyof ConnectionLimits];
-  }
-  return tuning[key as TopKey];
+  const grouped = splitKey(key);
+  if (grouped === undefined) return tuning[key as TopKey];
+  const [group, name] = grouped;
+  return (tuning[group] as unknown as Record<string, number>)[name]!;
 }
 
 /** Sets one value of a set of overrides, by key. */
 export function setTuningValue(overrides: TuningOverrides, key: TuningKey, value: number): void {
-  if (key.startsWith('connection.')) {
-    overrides.connection = { ...overrides.connection, [key.slice('connection.'.length)]: value };
-  } else {
+  const grouped = splitKey(key);
+  if (grouped === undefined) {
     overrides[key as TopKey] = value;
+    return;
   }
+  const [group, name] = grouped;
+  overrides[group] = { ...overrides[group], [name]: value };
 }
 
 /** A combination of values that each pass alone but not together, as [option, what it must be]. */

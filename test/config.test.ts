@@ -36,12 +36,42 @@ describe('parseCommandLine', () => {
       compression: true,
       simMarkets: 50,
       simSeed: 1,
+      operatorHost: '127.0.0.1',
     });
     expect(resolveTuning(tuning)).toEqual(defaultTuning);
     expect(parseCommandLine(['sim'], {})).toEqual({
       command: 'sim',
       config: { port: 9090, host: '127.0.0.1', markets: 50, seed: 1, tickMs: 250, logLevel: 'info' },
     });
+  });
+
+  it('reads the operator endpoint options, validated', () => {
+    const config = serveConfig(['--operator-port', '9100'], { OPERATOR_KEY: 'k'.repeat(16) });
+    expect(config).toMatchObject({
+      operatorPort: 9100,
+      operatorHost: '127.0.0.1',
+      operatorKey: 'k'.repeat(16),
+    });
+    expect(configError(['--operator-key', 'short']).message).toMatch(/operator-key.*at least 16 characters/);
+    expect(configError(['--operator-port', '70000']).message).toMatch(/operator-port/);
+  });
+
+  it('reads the status feed and edge limits into the tuning, validated', () => {
+    const { tuning } = serveConfig(
+      ['--max-connections-per-address', '7', '--trusted-proxy-depth', '1', '--close-grace-ms', '500'],
+      { CONNECTION_RATE_PER_ADDRESS: '3', FLOOD_CLOSE_AFTER_MS: '2000', MAX_STATUS_VIEWERS: '5' },
+    );
+    expect(resolveTuning(tuning)).toMatchObject({
+      edge: { maxConnectionsPerAddress: 7, trustedProxyDepth: 1, connectionsPerSecondPerAddress: 3 },
+      connection: { closeGraceMs: 500, floodCloseAfterMs: 2_000 },
+      statusFeed: { maxViewers: 5, viewerBufferBytes: defaultTuning.statusFeed.viewerBufferBytes },
+    });
+    expect(configError(['--trusted-proxy-depth', '-1']).message).toMatch(/trusted-proxy-depth/);
+    expect(configError([], { HEADERS_TIMEOUT_MS: '10' }).message).toMatch(
+      /headers-timeout-ms.*HEADERS_TIMEOUT_MS/,
+    );
+    expect(configError(['--max-pending-connections', 'many']).message).toMatch(/max-pending-connections/);
+    expect(configError(['--status-viewer-buffer-bytes', '10']).message).toMatch(/status-viewer-buffer-bytes/);
   });
 
   it('lets the flag win over its environment twin', () => {

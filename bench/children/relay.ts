@@ -25,6 +25,14 @@ const relay = await startRelay(
       // The baselines send no heartbeats; one every minute keeps the relay's out of the windows.
       heartbeatMs: 60_000,
       maxConnections: 20_000,
+      // The load generator opens every connection from 127.0.0.1.
+      edge: {
+        maxConnectionsPerAddress: 20_000,
+        connectionsPerSecondPerAddress: 100_000,
+        connectionBurstPerAddress: 100_000,
+        maxPendingConnections: 20_000,
+        maxPendingPerAddress: 20_000,
+      },
       connection: { maxStreams: 100, requestsPerSecond: 100, requestBurst: 100 },
     },
   },

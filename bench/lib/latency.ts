@@ -45,3 +45,10 @@ export class LatencyRecorder {
     };
   }
 }
+
+/** The `p`th percentile (0..100) of plain values; 0 for none. */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return 0;
+  const sorted = values.slice().sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
+}

@@ -11,6 +11,7 @@ import { aggregateBook } from '../../src/relay/aggregate.ts';
 import { diffBook } from '../../src/relay/diff.ts';
 import { toFrame } from '../../src/relay/frame.ts';
 import type { OrderBook, OrderEntry } from '../../src/upstream/schemas.ts';
+import { percentile } from '../lib/latency.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { progress } from '../lib/progress.ts';
 
@@ -89,11 +90,6 @@ function evolve(book: OrderBook, random: () => number, ids: { next: number }): O
 function median(values: number[]): number {
   const sorted = values.slice().sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = values.slice().sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
 }
 
 function measure(levels: number): DiffRun {

@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { CoordinatorStatus, PollCoordinator } from './coordinator.ts';
+import { OutageErrors, type OutageSummary } from './outage-errors.ts';
 
 const PREFIX = 'market-relay:';
 
@@ -26,8 +27,13 @@ return 0`;
 
 export interface RedisCoordinatorOptions {
   url: string;
-  /** Called when Redis connectivity changes or a command fails (for logs). */
+  /**
+   * Called once per distinct error message of an outage (for logs): ioredis repeats the same few
+   * failures on every retry and every failed command.
+   */
   onError?: (error: Error) => void;
+  /** Called when Redis answers again after an outage, with what went wrong meanwhile. */
+  onRecover?: (summary: OutageSummary) => void;
 }
 
 export class RedisCoordinator implements PollCoordinator {
@@ -38,6 +44,8 @@ export class RedisCoordinator implements PollCoordinator {
   readonly #owned = new Set<string>();
   readonly #followers = new Map<string, (payload: string) => void>();
   readonly #onError: (error: Error) => void;
+  readonly #onRecover: (summary: OutageSummary) => void;
+  readonly #outage = new OutageErrors();
   #lastError: string | undefined;
 
   constructor(options: RedisCoordinatorOptions) {
@@ -47,8 +55,10 @@ export class RedisCoordinator implements PollCoordinator {
     this.#commands = new Redis(options.url, redisOptions);
     this.#subscriber = new Redis(options.url, { ...redisOptions, enableOfflineQueue: true });
     this.#onError = options.onError ?? (() => {});
+    this.#onRecover = options.onRecover ?? (() => {});
     for (const connection of [this.#commands, this.#subscriber]) {
       connection.on('error', (error: Error) => this.#fail(error));
+      connection.on('ready', () => this.#recoverIfConnected());
     }
     this.#subscriber.on('message', (channel: string, message: string) => this.#onMessage(channel, message));
   }
@@ -81,6 +91,7 @@ export class RedisCoordinator implements PollCoordinator {
         String(ttlMs),
       );
       const ours = result === 1;
+      this.#recoverIfConnected();
       if (ours) this.#owned.add(target);
       else this.#owned.delete(target);
       return ours;
@@ -126,7 +137,7 @@ export class RedisCoordinator implements PollCoordinator {
   status(): CoordinatorStatus {
     return {
       mode: 'redis',
-      connected: this.#commands.status === 'ready' && this.#subscriber.status === 'ready',
+      connected: this.#connected,
       owned: this.#owned.size,
       followed: this.#followers.size,
       lastError: this.#lastError,
@@ -149,8 +160,20 @@ export class RedisCoordinator implements PollCoordinator {
     this.#followers.get(target)?.(message.slice(separator + 1));
   }
 
+  get #connected(): boolean {
+    return this.#commands.status === 'ready' && this.#subscriber.status === 'ready';
+  }
+
   #fail(error: Error): void {
     this.#lastError = error.message;
-    this.#onError(error);
+    if (this.#outage.record(error.message)) this.#onError(error);
+  }
+
+  /** Both connections answer again: the outage is over, and its last error no longer current. */
+  #recoverIfConnected(): void {
+    if (!this.#outage.inOutage || !this.#connected) return;
+    this.#lastError = undefined;
+    const summary = this.#outage.recover();
+    if (summary !== undefined) this.#onRecover(summary);
   }
 }

@@ -1,7 +1,7 @@
 /**
  * @module http/health
  * `GET /health`: the health report (src/observability/health-report.ts) as JSON, with status 200
- * while serving and 503 when upstream is unreachable or the relay is shutting down.
+ * while serving and 503 when upstream is unreachable or misconfigured, or the relay is shutting down.
  */
 import type { FastifyInstance } from 'fastify';
 import { type HealthSources, healthReport } from '../observability/health-report.ts';

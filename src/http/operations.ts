@@ -4,7 +4,8 @@
  * (`GET /`, its assets, `GET /status/events`, `/status/snapshot`, `/status/markets`), the client SDK
  * bundle for it (`GET /assets/client.js`), and the operational log. Everything is stopped with the app.
  * These endpoints need no API key: they are the operator's view; the page's book view connects to
- * the WebSocket with the `?token=` of its own URL (protocol.md "Transport").
+ * the WebSocket with the `?token=` of its own URL (protocol.md "Transport"). They may need the
+ * operator key instead, and may live on their own port (docs/operations.md "Operator endpoints").
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -15,31 +16,58 @@ import type { RelayView } from '../observability/relay-view.ts';
 import { statusSnapshot } from '../observability/status-snapshot.ts';
 import { registerClientBundle } from './client-bundle.ts';
 import { MarketCatalog, registerMarketCatalog } from './market-catalog.ts';
-import { registerStatusEvents } from './status-events.ts';
+import { requireOperatorKey } from './operator-access.ts';
+import { registerStatusEvents, type StatusFeed, type StatusFeedLimits } from './status-events.ts';
 import { registerStatusPage } from './status-page.ts';
 
 export interface Operations {
   readonly catalog: MarketCatalog;
+  /** Set once the app is ready (the routes are registered in their own plugin context). */
+  readonly statusFeed: StatusFeed | undefined;
 }
 
-export function registerOperations(app: FastifyInstance, view: RelayView & { logger: Logger }): Operations {
+export interface OperatorOptions {
+  /** When set, every operator endpoint needs it. */
+  operatorKey?: string | undefined;
+  statusFeed: StatusFeedLimits;
+}
+
+export function registerOperations(
+  app: FastifyInstance,
+  view: RelayView & { logger: Logger },
+  options: OperatorOptions,
+): Operations {
   const metrics = createRelayMetrics(view);
   const activity = new ActivityTracker(view);
   const stopLogs = subscribeLogs(view.logger, view);
   const catalog = new MarketCatalog(view.client);
+  let statusFeed: StatusFeed | undefined;
 
-  app.get('/metrics', async (_request, reply) =>
-    reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
-  );
-  registerStatusPage(app);
-  registerClientBundle(app);
-  registerMarketCatalog(app, catalog);
-  registerStatusEvents(app, () => statusSnapshot(view, activity, (market) => catalog.title(market)));
+  // An encapsulated context, so the operator key guards these routes and not /health or the WebSocket.
+  app.register(async (scope) => {
+    if (options.operatorKey !== undefined) requireOperatorKey(scope, options.operatorKey);
+    scope.get('/metrics', async (_request, reply) =>
+      reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+    );
+    registerStatusPage(scope);
+    registerClientBundle(scope);
+    registerMarketCatalog(scope, catalog);
+    statusFeed = registerStatusEvents(
+      scope,
+      () => statusSnapshot(view, activity, (market) => catalog.title(market)),
+      options.statusFeed,
+    );
+  });
 
   app.addHook('onClose', async () => {
     metrics.close();
     activity.close();
     stopLogs();
   });
-  return { catalog };
+  return {
+    catalog,
+    get statusFeed() {
+      return statusFeed;
+    },
+  };
 }

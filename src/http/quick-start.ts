@@ -8,13 +8,20 @@ import type { UpstreamClient } from '../upstream/client.ts';
 
 export interface QuickStartSource {
   url: string;
+  /** Where the status page is when the operator endpoints have their own port. */
+  operatorUrl?: string | undefined;
   client: UpstreamClient;
   /** Set when clients need a key; the command then carries a placeholder, never a real key. */
   apiKeys?: readonly string[] | undefined;
 }
 
-export async function quickStartText({ url, client, apiKeys }: QuickStartSource): Promise<string> {
-  const lines = [`market-relay status page: ${url}/`];
+export async function quickStartText({
+  url,
+  operatorUrl,
+  client,
+  apiKeys,
+}: QuickStartSource): Promise<string> {
+  const lines = [`market-relay status page: ${operatorUrl ?? url}/`];
   const needsKey = apiKeys !== undefined;
   const socket = `${url.replace(/^http/, 'ws')}/v1/ws${needsKey ? '?token=$API_KEY' : ''}`;
   // Double quotes, so that the shell expands $API_KEY; single ones keep the URL literal otherwise.

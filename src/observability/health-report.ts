@@ -2,13 +2,14 @@
  * @module observability/health-report
  * The relay's own state and upstream's, as one report: served by `GET /health` (src/http/health.ts)
  * and read by the status snapshot and metrics. `ok` while serving; `upstream_unreachable` when
- * upstream has been unreachable for longer than `upstreamDownAfterMs` (a load balancer should then
- * prefer another relay); `shutting_down` while draining.
+ * upstream has been unreachable for longer than `upstreamDownAfterMs`, `upstream_misconfigured`
+ * when it answers `/health` as something other than upstream (a load balancer should then prefer
+ * another relay); `shutting_down` while draining.
  */
 import type { PollCoordinator } from '../cluster/coordinator.ts';
 import type { PollerPool } from '../relay/poller-pool.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
-import type { UpstreamHealthMonitor } from '../relay/upstream-health.ts';
+import type { UpstreamHealthMonitor, UpstreamIdentity } from '../relay/upstream-health.ts';
 import { version } from '../util/version.ts';
 import type { WsEndpoint } from '../ws/endpoint.ts';
 
@@ -24,7 +25,7 @@ export interface HealthSources {
   isShuttingDown: () => boolean;
 }
 
-export type HealthStatus = 'ok' | 'upstream_unreachable' | 'shutting_down';
+export type HealthStatus = 'ok' | 'upstream_unreachable' | 'upstream_misconfigured' | 'shutting_down';
 
 /** The body of `GET /health`; the status snapshot and metrics read the same report. */
 export interface HealthReport {
@@ -34,6 +35,8 @@ export interface HealthReport {
   upstream: {
     url: string;
     reachable: boolean;
+    /** Whether `/health` answered with upstream's shape (`mismatch`: misconfigured). */
+    identity: UpstreamIdentity['state'];
     lastSuccessAt: string | null;
     lastError: string | null;
     lastFailureAt: string | null;
@@ -56,18 +59,27 @@ export interface HealthReport {
 export function healthReport(sources: HealthSources, now = Date.now()): HealthReport {
   const upstream = sources.upstream.snapshot();
   const lastContact = upstream.lastSuccessAt ?? sources.startedAt;
-  const upstreamReachable = now - lastContact <= sources.upstreamDownAfterMs;
+  // Answering, but not as upstream (a wrong base path, another service): as bad as unreachable.
+  const misconfigured = upstream.identity.state === 'mismatch';
+  const upstreamReachable = !misconfigured && now - lastContact <= sources.upstreamDownAfterMs;
   const shuttingDown = sources.isShuttingDown();
   const cluster = sources.coordinator.status();
   let staleStreams = 0;
   for (const stream of sources.registry.streams()) if (stream.freshness === 'stale') staleStreams += 1;
   return {
-    status: shuttingDown ? 'shutting_down' : upstreamReachable ? 'ok' : 'upstream_unreachable',
+    status: shuttingDown
+      ? 'shutting_down'
+      : misconfigured
+        ? 'upstream_misconfigured'
+        : upstreamReachable
+          ? 'ok'
+          : 'upstream_unreachable',
     version,
     uptimeSeconds: Math.round((now - sources.startedAt) / 1000),
     upstream: {
       url: sources.upstreamUrl,
       reachable: upstreamReachable,
+      identity: upstream.identity.state,
       lastSuccessAt: iso(upstream.lastSuccessAt),
       lastError: upstream.lastError ?? null,
       lastFailureAt: iso(upstream.lastFailureAt),

@@ -166,6 +166,8 @@ export const closeCodes = {
   frameTooLarge: 1009,
   /** The connection stayed above the hard send-buffer limit for too long. */
   slowConsumer: 4008,
-  /** The relay is at its connection limit. */
+  /** The relay is at its connection limit, or this address's or API key's. */
   tooManyConnections: 4029,
+  /** The connection kept sending over its request rate (protocol.md "Limits"). */
+  requestFlood: 4429,
 } as const;

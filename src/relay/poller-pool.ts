@@ -14,7 +14,7 @@
 import type { PollCoordinator } from '../cluster/coordinator.ts';
 import { parseSharedResult, type SharedResult } from '../cluster/shared-result.ts';
 import type { StreamState } from '../protocol/messages.ts';
-import { UpstreamHttpError } from '../upstream/errors.ts';
+import { isMarketNotFound, publicReason } from '../upstream/errors.ts';
 import type { ClobPriceBatchResponse, ClobPriceSnapshot, OrderBook } from '../upstream/schemas.ts';
 import { aggregateBook, limitDepth } from './aggregate.ts';
 import { type PollIntervals, PRICE_BATCH_SIZE, pollIntervals } from './budget.ts';
@@ -39,6 +39,11 @@ export interface PollerOptions {
   upstreamRps: number;
   /** A target is stale after this many effective intervals without a successful poll (protocol: 3). */
   staleAfterFactor: number;
+  /**
+   * False while upstream has not shown it is upstream (its `/health` shape): a "market not found"
+   * then means a misconfigured upstream, never `unknown_market`.
+   */
+  upstreamVerified?: () => boolean;
   now?: () => number;
 }
 
@@ -226,13 +231,14 @@ export class PollerPool {
       this.#emitPoll('book', 1, 'ok', started);
     } catch (error) {
       if (loop.stopped) return;
-      if (error instanceof UpstreamHttpError && error.status === 404) {
+      if (isMarketNotFound(error) && (this.#options.upstreamVerified?.() ?? true)) {
         this.#emitPoll('book', 1, 'not_found', started, error);
         this.#options.coordinator.share(target, JSON.stringify({ kind: 'not_found' }));
         this.#closeMarket('book', market);
         return;
       }
-      loop.lastError = describe(error);
+      // What clients are told; the error itself goes to the log (poll:done).
+      loop.lastError = publicReason(error);
       this.#emitPoll('book', 1, 'error', started, error);
       this.#judgeFreshness();
     } finally {
@@ -345,7 +351,7 @@ export class PollerPool {
         }
       }
     } catch (error) {
-      const reason = describe(error);
+      const reason = publicReason(error);
       for (const market of batch) {
         const health = this.#priceHealth.get(market);
         if (health !== undefined) health.lastError = reason;
@@ -437,8 +443,4 @@ export class PollerPool {
 
 function pick(health: TargetHealth): { lastSuccessAt: number | undefined; lastError: string | undefined } {
   return { lastSuccessAt: health.lastSuccessAt, lastError: health.lastError };
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -86,3 +86,25 @@ export class UpstreamInvalidArgumentError extends UpstreamError {
     super(endpoint, message, { code: 'bad_request' });
   }
 }
+
+/** Upstream's own answer that a market does not exist (and nothing else). */
+export function isMarketNotFound(error: unknown): boolean {
+  return error instanceof UpstreamError && error.code === 'unknown_market';
+}
+
+/**
+ * What a client is told about an upstream failure (a stream's `reason`, an `upstream_unavailable`
+ * message): short and stable, never an address, a path or a library's words; those go to the log.
+ */
+export function publicReason(error: unknown): string {
+  if (error instanceof UpstreamTimeoutError) return 'upstream timed out';
+  if (error instanceof UpstreamNetworkError) return 'upstream unreachable';
+  if (error instanceof UpstreamSchemaError) return 'upstream sent an invalid response';
+  if (error instanceof UpstreamHttpError) {
+    if (error.status === 429) return 'upstream rate limited';
+    if (error.status === 404) return 'upstream misconfigured';
+    if (error.status >= 500) return 'upstream error';
+    return 'upstream refused the request';
+  }
+  return 'upstream error';
+}

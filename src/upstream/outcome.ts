@@ -51,9 +51,10 @@ export function judgeExchange<T>(
   }
   const { status, text } = exchange;
   if (status >= 200 && status < 300) return validateBody(request, text, status);
+  const detail = upstreamErrorText(text);
   const error = new UpstreamHttpError(request.endpoint, status, {
-    detail: upstreamErrorText(text),
-    code: status === 404 ? request.notFoundCode : undefined,
+    detail: detail ?? 'not an upstream error body',
+    code: status === 404 ? notFoundCode(request, detail) : undefined,
   });
   if (status === 429) {
     const waitMs = retryAfterMs(exchange.retryAfter, nowMs, maxRetryAfterMs);
@@ -82,6 +83,16 @@ function validateBody<T>(request: UpstreamRequest<T>, text: string, status: numb
     return { ok: false, outcome: 'schema_error', status, error, retryable: false };
   }
   return { ok: true, outcome: 'ok', status, value: parsed.data };
+}
+
+/**
+ * Upstream's "no such market" is a 404 in upstream's error body. A 404 in any other body is not
+ * upstream talking about a market (a wrong base path, a proxy, another service): it must never read
+ * as `unknown_market`, which clients act on and the relay remembers.
+ */
+function notFoundCode(request: UpstreamRequest<unknown>, upstreamText: string | undefined): ErrorCode {
+  if (request.notFoundCode !== undefined) return request.notFoundCode;
+  return upstreamText === undefined ? 'upstream_unavailable' : 'unknown_market';
 }
 
 /** The error body's shape is not shown upstream; the simulator's `{success:false,error}` is used when present. */

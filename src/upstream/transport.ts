@@ -7,6 +7,7 @@
  */
 import { EventEmitter, setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
+import type { ErrorCode } from '../protocol/messages.ts';
 import { fullJitterDelayMs } from '../util/backoff.ts';
 import { linkSignals } from './abort.ts';
 import { Admission, type AdmissionLoad } from './admission.ts';
@@ -23,6 +24,8 @@ export interface UpstreamRequestEvent {
   endpoint: string;
   outcome: Outcome;
   status?: number;
+  /** The protocol code of a failure (`unknown_market` only for upstream's own "no such market"). */
+  code?: ErrorCode;
   /** Duration of this one attempt, from sending to the end of validation. */
   durationMs: number;
   /** 1-based. */
@@ -165,6 +168,7 @@ export class UpstreamTransport {
       endpoint: request.endpoint,
       outcome: result.outcome,
       status: result.status,
+      ...(result.ok ? {} : { code: result.error.code }),
       durationMs: performance.now() - startedAt,
       attempt,
     });

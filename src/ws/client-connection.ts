@@ -3,6 +3,12 @@
  * The relay's side of one client's WebSocket: its subscriptions, its request rate limit, and its send path with
  * backpressure (protocol.md "Slow consumers", relay/held-back.ts) and, where the client negotiated
  * it, the shared permessage-deflate frames (protocol.md "Compression").
+ *
+ * Limits come before work: a frame over the request rate is neither parsed nor answered one by one
+ * (ws/request-guard.ts), and reading pauses for a second, so a flood waits in the client's own
+ * buffers. A connection the relay closes for a limit is not read any more: no
+ * more updates are queued, the close frame follows what is already queued, and the socket is
+ * destroyed after `closeGraceMs` if the client has not read that far.
  */
 import type { Socket } from 'node:net';
 import type { RawData, WebSocket } from 'ws';
@@ -25,8 +31,8 @@ import type { StreamRegistry } from '../relay/registry.ts';
 import { type AnyStream, type StreamSubscriber, unknownMarketError } from '../relay/stream.ts';
 import { joinStreams, sendFirstMessages } from '../relay/subscription.ts';
 import { streamKey } from '../util/stream-key.ts';
-import { TokenBucket } from '../util/token-bucket.ts';
 import { parseClientFrame } from './frame-parser.ts';
+import { RATE_WINDOW_MS, RequestGuard } from './request-guard.ts';
 
 export interface ConnectionLimits extends SlowReaderLimits {
   /** Streams one connection may hold at once. */
@@ -34,6 +40,10 @@ export interface ConnectionLimits extends SlowReaderLimits {
   /** Client requests per second, with a burst allowance. */
   requestsPerSecond: number;
   requestBurst: number;
+  /** How long a connection may keep sending over its request rate before it is closed with 4429. */
+  floodCloseAfterMs: number;
+  /** After a close for a limit, how long the client has to read up to the close frame. */
+  closeGraceMs: number;
 }
 
 export interface ConnectionContext {
@@ -48,7 +58,7 @@ export class ClientConnection implements StreamSubscriber {
   readonly #ws: WebSocket;
   readonly #socket: Socket;
   readonly #context: ConnectionContext;
-  readonly #rate: TokenBucket;
+  readonly #guard: RequestGuard;
   readonly #subscriptions = new Map<string, AnyStream>();
   readonly #heldBack: HeldBackStreams;
   /** Stream messages go out as the shared compressed frames (protocol.md "Compression"). */
@@ -57,7 +67,9 @@ export class ClientConnection implements StreamSubscriber {
   #heartbeats = 0;
   #missedPongs = 0;
   #closed = false;
+  #throttled = false;
   #relayClosed = false;
+  /** The close code the relay decided and sent, whether or not the client read as far as it. */
   #sentCloseCode: number | undefined;
 
   constructor(id: number, ws: WebSocket, socket: Socket, context: ConnectionContext, deflate = false) {
@@ -67,10 +79,7 @@ export class ClientConnection implements StreamSubscriber {
     this.#context = context;
     this.#deflate = deflate;
     this.#heldBack = new HeldBackStreams(context.limits, () => this.#closeSlowConsumer());
-    this.#rate = new TokenBucket({
-      ratePerSecond: context.limits.requestsPerSecond,
-      capacity: context.limits.requestBurst,
-    });
+    this.#guard = new RequestGuard(context.limits);
     ws.on('message', (data, isBinary) => this.#onMessage(data, isBinary));
     ws.on('pong', () => {
       this.#missedPongs = 0;
@@ -135,7 +144,23 @@ export class ClientConnection implements StreamSubscriber {
     if (this.#closed) return;
     this.#closed = true;
     this.#relayClosed = true;
+    this.#sentCloseCode = code;
     this.#ws.close(code, reason);
+  }
+
+  /**
+   * Closes for a limit: nothing more is read or queued, the close frame goes after what is queued
+   * already, and the socket is destroyed after the grace if the client has not read that far (it
+   * then sees 1006, though the relay decided `code`).
+   */
+  closeForLimit(code: number, reason: string): void {
+    if (this.#closed) return;
+    this.#ws.pause();
+    this.close(code, reason);
+    // Our side ends after the close frame (end() flushes what is queued first), so a client that
+    // reads sees the code at once instead of waiting for a close handshake we no longer read.
+    this.#socket.end();
+    setTimeout(() => this.terminate(), this.#context.limits.closeGraceMs).unref();
   }
 
   /** The close code the relay (or ws on its behalf) sent before terminating, if any. */
@@ -162,24 +187,51 @@ export class ClientConnection implements StreamSubscriber {
   // --- Requests ---------------------------------------------------------------------------------
 
   #onMessage(data: RawData, isBinary: boolean): void {
-    const parsed = parseClientFrame(data, isBinary);
-    if (this.#rate.tokens < 1) {
-      const { requestsPerSecond } = this.#context.limits;
-      const id = parsed.ok ? parsed.request.id : parsed.id;
-      this.#error(id, 'rate_limited', `more than ${requestsPerSecond} requests per second`);
-      return;
+    // Frames ws had already read when the connection was closed or paused.
+    if (this.#closed) return;
+    switch (this.#guard.admit()) {
+      case 'handle':
+        break;
+      case 'refuse': {
+        const { requestsPerSecond } = this.#context.limits;
+        this.#error(undefined, 'rate_limited', `more than ${requestsPerSecond} requests per second`);
+        this.#throttle();
+        return;
+      }
+      case 'drop':
+        this.#throttle();
+        return;
+      case 'close':
+        this.closeForLimit(closeCodes.requestFlood, 'request flood');
+        return;
     }
-    this.#rate.reserve();
+    const parsed = parseClientFrame(data, isBinary);
     if (!parsed.ok) {
       this.#error(parsed.id, 'bad_request', parsed.message);
       return;
     }
     try {
       this.#handle(parsed.request);
-    } catch (error) {
-      // A bug must cost this one request, never the connection or the process.
-      this.#error(parsed.request.id, 'internal', error instanceof Error ? error.message : 'internal error');
+    } catch {
+      // A bug must cost this one request, never the connection or the process; its words stay inside.
+      this.#error(parsed.request.id, 'internal', 'internal error');
     }
+  }
+
+  /** Stops reading for the rest of the window: a flood waits in the client's own buffers. */
+  #throttle(): void {
+    if (this.#throttled || this.#closed) return;
+    this.#throttled = true;
+    this.#ws.pause();
+    setTimeout(
+      () => {
+        this.#throttled = false;
+        if (!this.#closed) this.#ws.resume();
+      },
+      // A whole window, not just until the next token: each resume makes ws read (and frame) a
+      // socket chunk of thousands of queued frames, so a flood costs one chunk per second.
+      Math.max(RATE_WINDOW_MS, this.#guard.waitMs),
+    ).unref();
   }
 
   #handle(request: ClientRequest): void {
@@ -309,7 +361,7 @@ export class ClientConnection implements StreamSubscriber {
       id: this.id,
       bufferedBytes: this.#ws.bufferedAmount,
     });
-    this.close(closeCodes.slowConsumer, 'slow consumer');
+    this.closeForLimit(closeCodes.slowConsumer, 'slow consumer');
   }
 }
 

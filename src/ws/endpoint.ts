@@ -9,15 +9,18 @@
  * route keeps fastify's request machinery alive for each connection, about 2.4 KB of heap per idle
  * connection, the whole of the relay's excess over a bare `ws` server (docs/benchmarks.md, memory).
  */
-import { type IncomingMessage, STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { closeCodes } from '../protocol/messages.ts';
-import { type AccessPolicy, authorize } from '../relay/access.ts';
+import { type AccessPolicy, authorize, presentedKey } from '../relay/access.ts';
 import type { RelayEvents } from '../relay/events.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
+import { Admission, type EdgeLimits, type UpgradeVerdict } from './admission.ts';
+import { clientAddress } from './client-address.ts';
 import { ClientConnection, type ConnectionLimits } from './client-connection.ts';
+import { guardPendingConnections } from './pending-connections.ts';
 
 const WS_PATH = '/v1/ws';
 
@@ -33,10 +36,17 @@ export interface WsEndpointOptions extends AccessPolicy {
   compression: boolean;
   /** Connections held by other transports (SSE), counted against the same `maxConnections`. */
   otherConnections?: () => number;
+  /** Per-address and per-key caps, pending connections, trusted proxies (docs/operations.md "Edge limits"). */
+  edge: EdgeLimits;
 }
+
+/** Forgotten per-address rates are pruned this often. */
+const PRUNE_MS = 10_000;
 
 export interface WsEndpoint {
   readonly connections: ReadonlySet<ClientConnection>;
+  /** Serves the endpoint on another HTTP server too (the operator port's status page). */
+  attach(server: Server): void;
 }
 
 export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOptions): WsEndpoint {
@@ -62,20 +72,24 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
     if (line !== undefined) negotiated.set(request, line.slice(line.indexOf(':') + 1));
   });
 
-  const onConnection = (ws: WebSocket, socket: Socket, request: IncomingMessage): void => {
-    const deflate = sharesCompressedFrames(negotiated.get(request) ?? '');
+  const admission = new Admission(options.edge);
+
+  /** Connections refused after the upgrade, still within their close grace. */
+  const refused = new Set<ClientConnection>();
+
+  const onConnection = (ws: WebSocket, socket: Socket, client: Client, deflate: boolean): void => {
     const connection = new ClientConnection(nextId++, ws, socket, options, deflate);
-    if (connections.size + (options.otherConnections?.() ?? 0) >= options.maxConnections) {
-      connection.close(closeCodes.tooManyConnections, 'too many connections');
-      return;
-    }
-    connections.add(connection);
-    options.events.emit('connection:open', { id: connection.id, remoteAddress: socket.remoteAddress });
+    const refusal =
+      connections.size + (options.otherConnections?.() ?? 0) >= options.maxConnections
+        ? 'too many connections'
+        : capReason(client.verdict);
     ws.on('close', (code, reason) => {
-      connections.delete(connection);
+      if (connections.delete(connection)) admission.closed(client.address, client.key);
+      refused.delete(connection);
       connection.dispose();
       options.events.emit('connection:close', {
         id: connection.id,
+        // What the relay decided, also when the client never read as far as the close frame.
         code: connection.sentCloseCode ?? code,
         by: connection.closedBy,
         reason: reason.toString('utf8'),
@@ -83,6 +97,15 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
       });
     });
     ws.on('error', (error: Error & { code?: string }) => connection.terminate(frameErrorCloseCode(error)));
+    if (refusal !== undefined) {
+      // After the upgrade, so that a browser sees why (it cannot read an HTTP refusal).
+      refused.add(connection);
+      connection.closeForLimit(closeCodes.tooManyConnections, refusal);
+      return;
+    }
+    connections.add(connection);
+    admission.opened(client.address, client.key);
+    options.events.emit('connection:open', { id: connection.id, remoteAddress: client.address });
   };
 
   const onUpgrade = (request: IncomingMessage, socket: Socket, head: Buffer): void => {
@@ -90,7 +113,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
     socket.on('error', () => socket.destroy());
     const url = new URL(request.url ?? '/', 'http://relay');
     if (url.pathname !== WS_PATH) {
-      refuse(socket, 404, 'not_found', `no WebSocket endpoint at ${url.pathname}; use ${WS_PATH}`);
+      refuse(socket, 404, 'not_found', `no WebSocket endpoint here; use ${WS_PATH}`);
       return;
     }
     const refusal = authorize(request.headers, url, options);
@@ -98,9 +121,36 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
       refuse(socket, refusal.status, refusal.error, refusal.message);
       return;
     }
-    wss.handleUpgrade(request, socket, head, (ws) => onConnection(ws, socket, request));
+    const address = clientAddress(
+      socket.remoteAddress,
+      request.headers['x-forwarded-for'],
+      options.edge.trustedProxyDepth,
+    );
+    const key = options.apiKeys === undefined ? undefined : presentedKey(request.headers, url);
+    const verdict = admission.admitUpgrade(address, key);
+    if (verdict === 'rate') {
+      // Before the upgrade: a client reconnecting in a loop costs no WebSocket.
+      refuse(socket, 429, 'too_many_requests', 'too many new connections from this address; retry later', {
+        'Retry-After': '1',
+      });
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) =>
+      onConnection(ws, socket, { address, key, verdict }, sharesCompressedFrames(negotiated.get(request) ?? '')),
+    );
   };
-  app.server.on('upgrade', onUpgrade);
+  const detachers: (() => void)[] = [];
+  const attach = (server: Server) => {
+    server.on('upgrade', onUpgrade);
+    const unguard = guardPendingConnections(server, admission, options.edge.headersTimeoutMs);
+    detachers.push(() => {
+      server.off('upgrade', onUpgrade);
+      unguard();
+    });
+  };
+  attach(app.server);
+  const prune = setInterval(() => admission.prune(), PRUNE_MS);
+  prune.unref();
   // A plain GET (a browser tab, curl) is told what the path wants instead of a bare 404.
   app.get(WS_PATH, (_request, reply) =>
     reply
@@ -119,8 +169,10 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
   heartbeat.unref();
 
   app.addHook('preClose', async () => {
-    app.server.off('upgrade', onUpgrade);
+    for (const detach of detachers) detach();
     clearInterval(heartbeat);
+    clearInterval(prune);
+    for (const connection of refused) connection.terminate();
     const closed = [...connections].map(
       (connection) =>
         new Promise<void>((resolve) => {
@@ -137,7 +189,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
     await new Promise<void>((resolve) => wss.close(() => resolve()));
   });
 
-  return { connections };
+  return { connections, attach };
 }
 
 /**
@@ -156,12 +208,32 @@ export function sharesCompressedFrames(extensions: string): boolean {
   return bits === undefined || bits.split('=')[1]?.trim() === '15';
 }
 
+/** Who is connecting, and what the per-address and per-key caps said before the upgrade. */
+interface Client {
+  address: string;
+  key: string | undefined;
+  verdict: UpgradeVerdict;
+}
+
+function capReason(verdict: UpgradeVerdict): string | undefined {
+  if (verdict === 'address') return 'too many connections from this address';
+  if (verdict === 'key') return 'too many connections for this API key';
+  return undefined;
+}
+
 /** Answers an upgrade request with a plain HTTP error (before any WebSocket exists) and hangs up. */
-function refuse(socket: Socket, status: number, error: string, message: string): void {
+function refuse(
+  socket: Socket,
+  status: number,
+  error: string,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   const body = JSON.stringify({ error, message });
   const reason = STATUS_CODES[status] ?? 'Error';
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra.join('')}Connection: close\r\n\r\n${body}`,
   );
 }
 

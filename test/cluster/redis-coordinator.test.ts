@@ -3,6 +3,7 @@
  * shared results reaching followers but not their sender, and failing open when Redis is away.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { OutageSummary } from '../../src/cluster/outage-errors.ts';
 import { RedisCoordinator } from '../../src/cluster/redis-coordinator.ts';
 import { type RedisServer, redisAvailable, startRedis } from '../support/redis.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -84,5 +85,39 @@ describe.skipIf(!redisAvailable())('RedisCoordinator', () => {
     expect(await lonely.connect(500)).toBe(false);
     expect(await lonely.claim('book:m1', 1_000)).toBe(true);
     expect(lonely.status()).toMatchObject({ connected: false, lastError: expect.any(String) });
+  });
+
+  it('reports each distinct error of an outage once, counts them, and clears lastError on recovery', async () => {
+    let own = await startRedis();
+    const reported: string[] = [];
+    const recoveries: OutageSummary[] = [];
+    const watched = new RedisCoordinator({
+      url: own.url,
+      onError: (error) => reported.push(error.message),
+      onRecover: (summary) => recoveries.push(summary),
+    });
+    coordinators.push(watched);
+    try {
+      expect(await watched.connect(2_000)).toBe(true);
+      await own.stop();
+      await waitFor('the outage to be noticed', () => !watched.status().connected);
+      for (let attempt = 0; attempt < 50; attempt += 1)
+        expect(await watched.claim('book:m1', 1_000)).toBe(true);
+      expect(watched.status().lastError).toEqual(expect.any(String));
+      expect(new Set(reported).size).toBe(reported.length); // never the same message twice
+      expect(reported.length).toBeLessThan(10);
+
+      own = await startRedis(own.port);
+      await waitFor('recovery', () => watched.status().connected && recoveries.length > 0, {
+        timeoutMs: 15_000,
+      });
+      expect(watched.status().lastError).toBeUndefined();
+      expect(recoveries).toHaveLength(1);
+      const counted = recoveries[0]!.errors.reduce((sum, { count }) => sum + count, 0);
+      expect(counted).toBeGreaterThanOrEqual(50); // every failed claim, though few lines were logged
+      expect(recoveries[0]!.errors.map(({ message }) => message).sort()).toEqual([...reported].sort());
+    } finally {
+      await own.stop();
+    }
   });
 });

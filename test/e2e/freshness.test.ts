@@ -34,9 +34,9 @@ describe('stream freshness', () => {
     expect(lastStatus('book')).toMatchObject({
       market,
       depth: null,
-      reason: expect.stringContaining('HTTP 500'),
+      reason: 'upstream error', // a stable public reason; the HTTP status goes to the log
     });
-    expect(lastStatus('price')).toMatchObject({ market, reason: expect.stringContaining('HTTP 500') });
+    expect(lastStatus('price')).toMatchObject({ market, reason: 'upstream error' });
     const seqWhileStale = client.view('book', market)!.seq;
     harness.sim.tick();
     await waitFor('a failed poll after the tick', () =>
@@ -79,7 +79,7 @@ describe('a stream upstream cannot serve at all', () => {
     expect(client.of('error')[0]).toMatchObject({
       channel: 'book',
       market,
-      message: expect.stringContaining('500'),
+      message: 'upstream is unavailable: upstream error',
     });
     expect(client.of('status')[0]).toMatchObject({ market, state: 'stale' });
     harness.sim.setFaults({ errorRate: 0 });

@@ -2,7 +2,8 @@
  * The status page in a real browser (Debian's chromium driven by playwright-core): on a relay over a
  * live simulator it fills the markets table from the SSE feed and the picker from upstream, opens a
  * market's book view (the client SDK bundled by the relay) and sees the book change in place, and
- * takes a screenshot. `npm run screenshot` (UPDATE_SCREENSHOT=1) saves it as the README's
+ * takes a screenshot, under the page's Content-Security-Policy and an `--allowed-origins` list that
+ * does not name the relay. `npm run screenshot` (UPDATE_SCREENSHOT=1) saves it as the README's
  * docs/status-page.png; a plain test run leaves the working tree alone and saves it to a temp dir.
  */
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -35,7 +36,9 @@ describe.runIf(run)('status page in a browser', () => {
   beforeAll(async () => {
     harness = await startHarness({
       sim: { markets: 20, tickMs: 100 },
-      relay: { bookPollMs: 100, pricePollMs: 100 },
+      // An allow-list without the relay itself: its own page must still connect (and its CSP must
+      // not block anything the page does: a violation is a console error, checked below).
+      relay: { bookPollMs: 100, pricePollMs: 100, allowedOrigins: ['https://ui.example'] },
     });
     browser = await chromium.launch({
       executablePath: CHROMIUM,

@@ -7,31 +7,11 @@ import { describe, expect, it } from 'vitest';
 import type { StatusSnapshot } from '../../src/observability/status-snapshot.ts';
 import { type Harness, useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
+import { sseEvents } from '../support/sse.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 interface Markets {
   markets: { id: string; title: string; status: string; volume: number; expiresAt: string }[];
-}
-
-/** Reads Server-Sent Events from a fetch body, one `data` payload per event. */
-async function* sseEvents(response: Response): AsyncGenerator<{ event: string; data: string }> {
-  const decoder = new TextDecoder();
-  let buffer = '';
-  const reader = response.body!.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    buffer += decoder.decode(value, { stream: true });
-    let end = buffer.indexOf('\n\n');
-    while (end !== -1) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const event = /^event: (.*)$/m.exec(block)?.[1];
-      const data = /^data: (.*)$/m.exec(block)?.[1];
-      if (event !== undefined && data !== undefined) yield { event, data };
-      end = buffer.indexOf('\n\n');
-    }
-  }
 }
 
 describe('status page endpoints', () => {

@@ -37,7 +37,13 @@ export async function startHarness(
       simMarkets: 8,
       simSeed: 7,
       ...options.relay,
-      tuning: { heartbeatMs: 60_000, lingerMs: 2_000, ...options.relay?.tuning },
+      tuning: {
+        heartbeatMs: 60_000,
+        lingerMs: 2_000,
+        // Every test client connects from 127.0.0.1, many within a second; the edge tests set their own.
+        edge: { connectionsPerSecondPerAddress: 1_000, connectionBurstPerAddress: 1_000 },
+        ...options.relay?.tuning,
+      },
     },
     pino({ level: 'silent' }),
   );

@@ -63,10 +63,11 @@ async function answersPing(port: number): Promise<boolean> {
   }
 }
 
-export async function startRedis(): Promise<RedisServer> {
+/** `port`: restart on the port of a stopped server (an outage and its recovery). */
+export async function startRedis(port?: number): Promise<RedisServer> {
   const binary = findRedisServer();
   if (binary === undefined) throw new Error('redis-server not found');
-  const port = await freePort();
+  port ??= await freePort();
   const child: ChildProcess = spawn(
     binary,
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],

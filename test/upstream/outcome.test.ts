@@ -68,6 +68,30 @@ describe('judgeExchange', () => {
     expect(result.ok ? '' : result.error.message).toBe('GET /health: HTTP 404: no such thing');
   });
 
+  it("reads a 404 on a market endpoint as unknown_market only in upstream's error body", () => {
+    const book: UpstreamRequest<unknown> = {
+      ...request,
+      endpoint: 'GET /clob/orderbook',
+      notFoundCode: undefined,
+    };
+    const gone = judgeExchange(
+      book,
+      answered(404, { success: false, error: 'market m not found' }),
+      30_000,
+      now,
+    );
+    expect(gone.ok ? undefined : gone.error).toMatchObject({ code: 'unknown_market' });
+    // Another service's 404 (a wrong base path behind a proxy, another relay): upstream is not there.
+    for (const body of [
+      { message: 'Route GET:/clob/orderbook not found', statusCode: 404 },
+      'Not Found',
+      '',
+    ]) {
+      const other = judgeExchange(book, answered(404, body), 30_000, now);
+      expect(other.ok ? undefined : other.error).toMatchObject({ code: 'upstream_unavailable' });
+    }
+  });
+
   it('waits out a 429 for its Retry-After, capped', () => {
     expect(judge(answered(429, '', '2'))).toMatchObject({ outcome: 'rate_limited', retryAfterMs: 2000 });
     expect(judge(answered(429, '', '3600'))).toMatchObject({ retryAfterMs: 30_000 });

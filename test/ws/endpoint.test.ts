@@ -4,6 +4,7 @@
  * the offending connection's other streams or other clients.
  */
 import { once } from 'node:events';
+import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { RelayConfig } from '../../src/relay-server.ts';
@@ -52,8 +53,11 @@ describe('WebSocket endpoint: errors and limits', () => {
       { op: 'subscribe', id: 6, channel: 'book', markets: [market], depth: 7 },
     ];
     for (const frame of bad) client.send(frame);
-    await waitFor('eight bad_request errors', () => client.of('error').length === bad.length);
-    expect(client.of('error').map((e) => [e.code, e.id])).toEqual([
+    // Only the answers to the bad frames: on a loaded machine the price stream may also report
+    // upstream_unavailable before its first poll succeeds, which is not what this test is about.
+    const answers = () => client.of('error').filter((e) => e.code !== 'upstream_unavailable');
+    await waitFor('eight bad_request errors', () => answers().length >= bad.length);
+    expect(answers().map((e) => [e.code, e.id])).toEqual([
       ['bad_request', undefined],
       ['bad_request', undefined],
       ['bad_request', 1],
@@ -157,22 +161,32 @@ describe('WebSocket endpoint: errors and limits', () => {
     });
   });
 
-  it('answers rate_limited past the request rate and serves the connection again afterwards', async () => {
+  it('answers one rate_limited per second past the request rate, drops the rest unread, then serves again', async () => {
     await start({ tuning: { connection: { requestsPerSecond: 5, requestBurst: 5 } } });
     const client = await connect();
     for (let i = 0; i < 12; i++) client.send({ op: 'ping', id: i });
-    await waitFor('12 answers', () => client.of('pong').length + client.of('error').length === 12);
-    expect(client.of('pong').length).toBeGreaterThanOrEqual(5);
-    expect(client.of('error').length).toBeGreaterThanOrEqual(1);
-    for (const error of client.of('error')) expect(error.code).toBe('rate_limited');
+    await waitFor(
+      'the burst answered and one refusal',
+      () => client.of('pong').length >= 5 && client.of('error').length >= 1,
+    );
+    // Over the rate a frame is not parsed: the one error has no id, and the rest get no answer.
+    expect(client.of('error')).toEqual([
+      expect.objectContaining({ code: 'rate_limited', message: 'more than 5 requests per second' }),
+    ]);
+    expect(client.of('error')[0]!.id).toBeUndefined();
+    // Dropped frames get no answer at all, so keep asking until the refilled bucket lets one through.
+    let attempt = 0;
     await waitFor(
       'the bucket to refill',
-      async () => (await client.request({ op: 'ping' })).type === 'pong',
-      {
-        timeoutMs: 5_000,
-        everyMs: 300,
+      () => {
+        client.send({ op: 'ping', id: `again-${attempt++}` });
+        return client.of('pong').some((pong) => String(pong.id).startsWith('again-'));
       },
+      { timeoutMs: 5_000, everyMs: 300 },
     );
+    expect(client.of('pong').filter((pong) => typeof pong.id === 'number').length).toBeLessThan(12); // dropped, unanswered
+    expect(client.of('error')).toHaveLength(1);
+    expect(client.closeCode).toBeUndefined();
   });
 
   it('answers ping with pong and the same id', async () => {
@@ -216,6 +230,8 @@ describe('WebSocket endpoint: errors and limits', () => {
     }
     const bearer = await connect({ headers: { authorization: 'Bearer k2' } });
     expect((await bearer.request({ op: 'ping' })).type).toBe('pong');
+    const lowerCase = await connect({ headers: { authorization: 'bearer k1' } }); // the scheme is case-insensitive
+    expect((await lowerCase.request({ op: 'ping' })).type).toBe('pong');
     const token = await connect({}, '?token=k1');
     expect((await token.request({ op: 'ping' })).type).toBe('pong');
   });
@@ -227,14 +243,26 @@ describe('WebSocket endpoint: errors and limits', () => {
     expect(response).toMatchObject({ statusCode: 404, statusMessage: 'Not Found' });
   });
 
-  it('refuses origins off the allow-list with 403', async () => {
+  it('refuses origins off the allow-list with 403, without echoing them; its own origin is always allowed', async () => {
     await start({ allowedOrigins: ['https://ui.example'] });
     const url = `${harness!.relay.url.replace('http', 'ws')}/v1/ws`;
     const refused = new WebSocket(url, { origin: 'https://evil.example' });
-    const [, response] = (await once(refused, 'unexpected-response')) as [unknown, RefusedResponse];
+    const [, response] = (await once(refused, 'unexpected-response')) as [unknown, IncomingMessage];
     expect(response).toMatchObject({ statusCode: 403, statusMessage: 'Forbidden' });
+    const body = await new Promise<string>((resolve) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+      });
+      response.on('end', () => resolve(text));
+    });
+    expect(JSON.parse(body)).toMatchObject({ error: 'forbidden' });
+    expect(body).not.toContain('evil');
     const allowed = await connect({ origin: 'https://ui.example' });
     expect((await allowed.request({ op: 'ping' })).type).toBe('pong');
+    // The status page this relay serves, connecting back to the relay's own host.
+    const own = await connect({ origin: harness!.relay.url });
+    expect((await own.request({ op: 'ping' })).type).toBe('pong');
   });
 
   it('closes with 1009 on a frame larger than the limit', async () => {

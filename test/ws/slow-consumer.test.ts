@@ -64,7 +64,9 @@ describe('slow consumers', () => {
     harness = await startTestHarness(slowConsumerHarness(200));
     const markets = harness.sim.market.marketIds();
     const slowCloses: number[] = [];
+    const closeCodes: number[] = [];
     harness.relay.events.on('connection:slow-consumer', ({ id }) => slowCloses.push(id));
+    harness.relay.events.on('connection:close', ({ code }) => closeCodes.push(code));
     const slow = await ProtocolClient.connect(harness.relay.url);
     const healthy = await ProtocolClient.connect(harness.relay.url);
     clients.push(slow, healthy);
@@ -74,7 +76,29 @@ describe('slow consumers', () => {
     slow.socket!.resume();
     await waitFor('the client to read the close', () => slow.closeCode, { timeoutMs: 20_000 });
     expect(slow.closeCode).toBe(4008);
+    await waitFor('the relay to count the close', () => closeCodes.length === 1);
+    expect(closeCodes).toEqual([4008]);
     expect(healthy.closeCode).toBeUndefined();
     expect((await healthy.request({ op: 'ping' })).type).toBe('pong');
+  });
+
+  it('drops a slow consumer that never reads after the close grace, and still counts 4008', async () => {
+    const options = slowConsumerHarness(200);
+    harness = await startTestHarness({
+      ...options,
+      relay: { tuning: { connection: { ...options.relay.tuning?.connection, closeGraceMs: 300 } } },
+    });
+    const markets = harness.sim.market.marketIds();
+    const closeCodes: number[] = [];
+    harness.relay.events.on('connection:close', ({ code }) => closeCodes.push(code));
+    const slow = await ProtocolClient.connect(harness.relay.url);
+    clients.push(slow);
+    await stall(slow, markets);
+    // Never resumed: the relay stops reading it, and after the grace the socket is gone.
+    await waitFor('the connection to be gone', () => harness.relay.ws.connections.size === 0, {
+      timeoutMs: 10_000,
+    });
+    expect(closeCodes).toEqual([4008]);
+    slow.ws.terminate(); // still paused: it would never read the relay's goodbye
   });
 });

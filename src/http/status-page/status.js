@@ -21,7 +21,12 @@ feed.addEventListener('status', (event) => render(JSON.parse(event.data)));
 feed.addEventListener('open', () => text($('feed-state'), 'live feed'));
 feed.addEventListener('error', () => text($('feed-state'), 'feed lost, reconnecting…'));
 
-const STATUS_CLASS = { ok: 'ok', upstream_unreachable: 'bad', shutting_down: 'warn' };
+const STATUS_CLASS = {
+  ok: 'ok',
+  upstream_unreachable: 'bad',
+  upstream_misconfigured: 'bad',
+  shutting_down: 'warn',
+};
 
 function render(snapshot) {
   const { health, upstream, activity, streams } = snapshot;
