@@ -19,7 +19,11 @@ export interface Refusal {
 }
 
 /** protocol.md "Transport": 401 without a valid key, 403 for an origin not on the allow-list. Refusals never echo the request. */
-export function authorize(headers: IncomingHttpHeaders, url: URL, options: AccessPolicy): Refusal | undefined {
+export function authorize(
+  headers: IncomingHttpHeaders,
+  url: URL,
+  options: AccessPolicy,
+): Refusal | undefined {
   const { apiKeys, allowedOrigins } = options;
   const origin = headers.origin;
   if (

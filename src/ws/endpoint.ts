@@ -136,7 +136,12 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
       return;
     }
     wss.handleUpgrade(request, socket, head, (ws) =>
-      onConnection(ws, socket, { address, key, verdict }, sharesCompressedFrames(negotiated.get(request) ?? '')),
+      onConnection(
+        ws,
+        socket,
+        { address, key, verdict },
+        sharesCompressedFrames(negotiated.get(request) ?? ''),
+      ),
     );
   };
   const detachers: (() => void)[] = [];
