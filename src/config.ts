@@ -150,7 +150,7 @@ const serveOptions = {
   compression: {
     env: 'COMPRESSION',
     schema: z.enum(['on', 'off']).transform((value) => value === 'on'),
-    default: 'on',
+    default: 'off',
     expected: 'on or off',
     placeholder: 'on|off',
     help: 'permessage-deflate for WebSocket clients that offer it',
@@ -208,7 +208,7 @@ export interface ServeConfig {
   apiKeys?: string[];
   allowedOrigins?: string[];
   logLevel: LogLevel;
-  /** permessage-deflate for WebSocket clients that offer it (default on). */
+  /** permessage-deflate for WebSocket clients that offer it (default off). */
   compression?: boolean;
   /** Embedded simulator size and seed, used when `upstream` is `sim`. */
   simMarkets: number;

@@ -124,7 +124,7 @@ export async function startRelay(
     heartbeatMs: tuning.heartbeatMs,
     maxConnections: tuning.maxConnections,
     maxFrameBytes: tuning.maxFrameBytes,
-    compression: config.compression ?? true,
+    compression: config.compression ?? false,
     otherConnections: () => sse.connections.size,
     edge: tuning.edge,
     ...access,

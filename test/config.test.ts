@@ -33,7 +33,7 @@ describe('parseCommandLine', () => {
       apiKeys: undefined,
       allowedOrigins: undefined,
       logLevel: 'info',
-      compression: true,
+      compression: false,
       simMarkets: 50,
       simSeed: 1,
       operatorHost: '127.0.0.1',

@@ -38,7 +38,8 @@ describe.runIf(run)('status page in a browser', () => {
       sim: { markets: 20, tickMs: 100 },
       // An allow-list without the relay itself: its own page must still connect (and its CSP must
       // not block anything the page does: a violation is a console error, checked below).
-      relay: { bookPollMs: 100, pricePollMs: 100, allowedOrigins: ['https://ui.example'] },
+      // Compression on, so that Chromium's book view runs over permessage-deflate.
+      relay: { bookPollMs: 100, pricePollMs: 100, allowedOrigins: ['https://ui.example'], compression: true },
     });
     browser = await chromium.launch({
       executablePath: CHROMIUM,

@@ -53,7 +53,7 @@ describe('WebSocket compression', () => {
   }
 
   it('serves compressing and plain clients the same books, the compressing ones in far fewer bytes', async () => {
-    harness = await start({ sim: { markets: 3 } });
+    harness = await start({ sim: { markets: 3 }, relay: { compression: true } });
     const markets = harness.sim.market.marketIds();
     const compressing = await connect(true);
     const plain = await connect(false);
@@ -92,8 +92,8 @@ describe('WebSocket compression', () => {
     expect(plain.socket!.bytesRead).toBeGreaterThan(jsonBytes(plain));
   });
 
-  it('is off with --compression off: nobody negotiates it', async () => {
-    harness = await start({ sim: { markets: 1 }, relay: { compression: false } });
+  it('is off by default: nobody negotiates it', async () => {
+    harness = await start({ sim: { markets: 1 } });
     const client = await connect(true);
     expect(client.ws.extensions).toBe('');
     expect([...harness.relay.ws.connections][0]!.compresses).toBe(false);
