@@ -14,6 +14,7 @@ import { fixed, machineInfo, markdownTable, type Target, target } from './lib/re
 import type { SdkCheckResult } from './lib/sdk-check.ts';
 import { startSim } from './lib/servers.ts';
 import { type BytesResult, runBytes } from './scenarios/bytes.ts';
+import { type CompressionResult, runCompression } from './scenarios/compression.ts';
 import { type DiffRun, runDiff } from './scenarios/diff.ts';
 import { type FanoutResult, type PollingCost, runFanout } from './scenarios/fanout.ts';
 import { type MultiShapeResult, runFanoutMulti } from './scenarios/fanout-multi.ts';
@@ -49,6 +50,7 @@ const results: {
   memory?: MemoryResult;
   upstream?: UpstreamResult;
   bytes?: BytesResult;
+  compression?: CompressionResult;
 } = {};
 const sections: string[] = [];
 const targets: Target[] = [];
@@ -243,6 +245,33 @@ try {
         `\n\nStatus quo, polling upstream's order book yourself: ${fixed(bytes.upstreamBookBytes / 1024, 1)} KB per ` +
         `response, ${fixed(bytes.upstreamPollingBytesPerMin / 1024, 0)} KB/min per market.`,
     );
+  }
+
+  if (selected.has('compression')) {
+    const compression = await runCompression(options, sim);
+    results.compression = compression;
+    sections.push(
+      `### 7. Compression: ${compression.clients} clients, permessage-deflate off and on (poll 500 ms)\n\n` +
+        markdownTable(
+          ['stream', 'deflate', 'connected', 'deliveries/s', 'KB/client/min (socket)', 'CPU/delivery µs'],
+          compression.runs.map((run) => [
+            run.stream,
+            run.deflate ? 'on' : 'off',
+            run.connected,
+            fixed(run.deliveriesPerSec, 0),
+            fixed(run.bytesPerClientPerMin / 1024, 1),
+            fixed(run.cpuPerDeliveryUs, 2),
+          ]),
+        ),
+    );
+    for (const ratio of compression.ratios) {
+      targets.push(
+        target(`compression, ${ratio.stream}: bytes with over without`, 1 / ratio.byteSaving, 0.34),
+      );
+      targets.push(
+        target(`compression, ${ratio.stream}: CPU/delivery with over without`, ratio.cpuRatio, 1.2),
+      );
+    }
   }
 } finally {
   await sim.child.stop();

@@ -160,6 +160,14 @@ const serveOptions = {
     help: 'comma-separated browser origins; set = others refused',
   },
   'log-level': logLevel,
+  compression: {
+    env: 'COMPRESSION',
+    schema: z.enum(['on', 'off']).transform((value) => value === 'on'),
+    default: 'off',
+    expected: 'on or off',
+    placeholder: 'on|off',
+    help: 'permessage-deflate for WebSocket clients that offer it',
+  },
   markets,
   seed,
   // Operator endpoints (docs/operations.md "Operator endpoints").
@@ -215,6 +223,8 @@ export interface ServeConfig {
   apiKeys?: string[];
   allowedOrigins?: string[];
   logLevel: LogLevel;
+  /** permessage-deflate for WebSocket clients that offer it (default off). */
+  compression?: boolean;
   /** Embedded simulator size and seed, used when `upstream` is `sim`. */
   simMarkets: number;
   simSeed: number;
@@ -360,6 +370,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       apiKeys: read('api-keys') as string[] | undefined,
       allowedOrigins: read('allowed-origins') as string[] | undefined,
       logLevel: read('log-level') as LogLevel,
+      compression: read('compression') as boolean,
       simMarkets: number('markets'),
       simSeed: number('seed'),
       tuning,

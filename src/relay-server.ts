@@ -12,13 +12,16 @@ import { RedisRateGate } from './cluster/redis-rate-gate.ts';
 import type { ServeConfig } from './config.ts';
 import { registerHealth } from './http/health.ts';
 import { type Operations, registerOperations } from './http/operations.ts';
+import { registerRestFront } from './http/rest-front/index.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import type { HealthSources } from './observability/health-report.ts';
+import type { AccessPolicy } from './relay/access.ts';
 import { RelayEvents } from './relay/events.ts';
 import { PollerPool } from './relay/poller-pool.ts';
 import { StreamRegistry } from './relay/registry.ts';
 import { UpstreamHealthMonitor, type UpstreamIdentity } from './relay/upstream-health.ts';
 import { type SimulatorHandle, startSimulator } from './sim/server.ts';
+import { registerSseEndpoint, type SseEndpoint } from './sse/endpoint.ts';
 import { type RelayTuning, resolveTuning } from './tuning.ts';
 import { UpstreamClient } from './upstream/client.ts';
 import { registerWsEndpoint, type WsEndpoint } from './ws/endpoint.ts';
@@ -45,6 +48,7 @@ export interface Relay {
   readonly client: UpstreamClient;
   readonly upstreamHealth: UpstreamHealthMonitor;
   readonly ws: WsEndpoint;
+  readonly sse: SseEndpoint;
   readonly app: FastifyInstance;
   readonly logger: Logger;
   /** The embedded simulator when started with `--upstream sim`. */
@@ -129,6 +133,10 @@ export async function startRelay(
   const app = createApp();
   // The operator endpoints' own app when they are kept off the public port.
   const operatorApp = config.operatorPort === undefined ? app : createApp();
+  const access: AccessPolicy = {
+    ...(config.apiKeys === undefined ? {} : { apiKeys: config.apiKeys }),
+    ...(config.allowedOrigins === undefined ? {} : { allowedOrigins: config.allowedOrigins }),
+  };
   const ws = registerWsEndpoint(app, {
     registry,
     events,
@@ -137,9 +145,19 @@ export async function startRelay(
     heartbeatMs: tuning.heartbeatMs,
     maxConnections: tuning.maxConnections,
     maxFrameBytes: tuning.maxFrameBytes,
+    compression: config.compression ?? false,
+    otherConnections: () => sse.connections.size,
     edge: tuning.edge,
-    ...(config.apiKeys === undefined ? {} : { apiKeys: config.apiKeys }),
-    ...(config.allowedOrigins === undefined ? {} : { allowedOrigins: config.allowedOrigins }),
+    ...access,
+  });
+  const sse = registerSseEndpoint(app, {
+    registry,
+    events,
+    limits: tuning.connection,
+    heartbeatMs: tuning.heartbeatMs,
+    maxConnections: tuning.maxConnections,
+    otherConnections: () => ws.connections.size,
+    ...access,
   });
   const relayPoller = poller;
   let shuttingDown = false;
@@ -170,6 +188,13 @@ export async function startRelay(
   );
   // The status page's book view connects to the WebSocket of the origin it was served from.
   if (operatorApp !== app) ws.attach(operatorApp.server);
+  registerRestFront(app, {
+    client,
+    registry,
+    cacheTtlMs: tuning.restCacheTtlMs,
+    cacheCapacity: tuning.restCacheCapacity,
+    firstStateTimeoutMs: tuning.upstreamTimeoutMs,
+  });
   await upstreamHealth.start(UPSTREAM_PROBE_MS);
 
   /** Everything started above, released in dependency order: by `close()`, or when `listen` fails. */
@@ -216,6 +241,7 @@ export async function startRelay(
     client,
     upstreamHealth,
     ws,
+    sse,
     app,
     logger,
     sim,

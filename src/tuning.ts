@@ -32,6 +32,9 @@ export interface RelayTuning {
   coalesceMs: number;
   /** Simulator tick for the embedded simulator (ms; 0 = manual). */
   simTickMs: number;
+  /** REST front: how long an upstream answer is served again, and how many answers are kept. */
+  restCacheTtlMs: number;
+  restCacheCapacity: number;
 }
 
 /** The groups of limits, each its own object in the tuning. */
@@ -72,6 +75,8 @@ export const defaultTuning: RelayTuning = {
   statusFeed: { maxViewers: 20, viewerBufferBytes: 1024 * 1024, pushMs: 1_000 },
   coalesceMs: 10,
   simTickMs: 250,
+  restCacheTtlMs: 1_000,
+  restCacheCapacity: 1_000,
 };
 
 export type TuningOverrides = Partial<Omit<RelayTuning, Group>> & { [G in Group]?: Partial<RelayTuning[G]> };
@@ -128,6 +133,8 @@ const limitRows: [string, TuningKey, string, number, number, string?][] = [
   ['trusted-proxy-depth', 'edge.trustedProxyDepth', 'proxies in front that append to X-Forwarded-For (0: the TCP peer is the client)', 0, 10],
   ['max-status-viewers', 'statusFeed.maxViewers', 'status feed viewers at once; more get 503', 1, 10_000],
   ['status-viewer-buffer-bytes', 'statusFeed.viewerBufferBytes', 'unsent bytes a status feed viewer may queue before it is dropped', 1024, GIB, 'BYTES'],
+  ['rest-cache-ms', 'restCacheTtlMs', 'REST front: an upstream answer is served again for this long (0: coalescing only)', 0, DAY_MS, 'MS'],
+  ['rest-cache-entries', 'restCacheCapacity', 'REST front: upstream answers kept at most', 1, 1_000_000],
 ];
 
 /** Flag name -> the tuning value it sets; each flag's environment twin is the upper-case name. */
@@ -165,7 +172,7 @@ export const tuningOptions: Record<string, TuningOption> = {
   'max-connections': option(
     'maxConnections',
     'MAX_CONNECTIONS',
-    'WebSocket connections at most; more are closed with 4029',
+    'WebSocket and SSE connections together at most; more are refused (4029 / 503)',
     {
       min: 1,
       max: 10_000_000,

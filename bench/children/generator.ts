@@ -31,6 +31,8 @@ export interface ClientGroup {
   /** baselines: client i joins topics (i + k) % topics for k < topicsPerClient (default 1). */
   topics?: number;
   topicsPerClient?: number;
+  /** relay: offer permessage-deflate (as browsers do). */
+  deflate?: boolean;
 }
 
 /** `count` items from items[index % n] on, wrapping: each item is picked equally often. */
@@ -59,12 +61,17 @@ export interface GroupCounts {
   updateBytes: number;
   updateWireBytes: number;
   other: number;
+  /** Bytes the clients' sockets read in the window (compressed where deflate was negotiated). */
+  socketBytes: number;
 }
 
 interface Client {
   group: GroupCounts;
   /** Stream messages received since connecting (not reset by windows). */
   received: number;
+  /** The socket's bytesRead when the window started. */
+  readAtReset: number;
+  bytesRead(): number;
   resubscribe(): void;
   close(): void;
 }
@@ -97,6 +104,7 @@ function emptyCounts(clientCount: number): GroupCounts {
     updateBytes: 0,
     updateWireBytes: 0,
     other: 0,
+    socketBytes: 0,
   };
 }
 
@@ -160,11 +168,17 @@ function openWs(
   index: number,
 ): Promise<Client> {
   const target = kind === 'relay' ? url : `${url}?topics=${baselineTopics(group, index).join(',')}`;
-  const ws = new WebSocket(target, { perMessageDeflate: false });
+  const ws = new WebSocket(target, { perMessageDeflate: group.deflate ?? false });
   const frames = kind === 'relay' ? subscribeFrames(group, index) : [];
+  let socket: { bytesRead: number } | undefined;
+  ws.once('upgrade', (response) => {
+    socket = response.socket;
+  });
   const client: Client = {
     group: counts,
     received: 0,
+    readAtReset: 0,
+    bytesRead: () => socket?.bytesRead ?? 0,
     resubscribe: () => {
       for (const frame of frames) ws.send(frame);
     },
@@ -198,6 +212,8 @@ function openIo(url: string, group: ClientGroup, counts: GroupCounts, index: num
   const client: Client = {
     group: counts,
     received: 0,
+    readAtReset: 0,
+    bytesRead: () => 0,
     resubscribe: () => undefined,
     close: () => socket.disconnect(),
   };
@@ -262,6 +278,7 @@ async function awaitFirst(payload: unknown): Promise<{ ready: number; of: number
 /** Starts a measurement window: counts zeroed in place (clients hold their group's object). */
 function reset(): void {
   for (const counts of groups.values()) Object.assign(counts, emptyCounts(counts.clients));
+  for (const client of clients) client.readAtReset = client.bytesRead();
   latency.reset();
   windowStart = sampleUsage();
 }
@@ -323,12 +340,16 @@ serveIpc({
     const counts = groups.get(label);
     for (const client of clients) if (client.group === counts) client.resubscribe();
   },
-  stats: () => ({
-    groups: Object.fromEntries(groups),
-    latency: latency.summary(),
-    usage: usageBetween(windowStart, sampleUsage()),
-    memory: process.memoryUsage().rss,
-  }),
+  stats: () => {
+    for (const client of clients) client.group.socketBytes += client.bytesRead() - client.readAtReset;
+    for (const client of clients) client.readAtReset = client.bytesRead();
+    return {
+      groups: Object.fromEntries(groups),
+      latency: latency.summary(),
+      usage: usageBetween(windowStart, sampleUsage()),
+      memory: process.memoryUsage().rss,
+    };
+  },
   closeAll: () => {
     for (const client of clients) client.close();
     clients.length = 0;

@@ -14,6 +14,7 @@ export const scenarioNames = [
   'upstream',
   'diff',
   'bytes',
+  'compression',
 ] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
 
@@ -35,6 +36,8 @@ export interface BenchOptions {
   memoryConnections: number;
   /** Client counts of the upstream-load scenario. */
   upstreamClients: number[];
+  /** Clients of the compression scenario. */
+  compressionClients: number;
   /** Book sizes (levels per side) of the diff microbenchmark. */
   diffLevels: number[];
   warmupMs: number;
@@ -77,6 +80,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     marketsClients: quick ? 200 : 1_000,
     memoryConnections: quick ? 2_000 : 10_000,
     upstreamClients: quick ? [10, 100] : [10, 100, 1_000],
+    compressionClients: quick ? 200 : 1_000,
     diffLevels: [10, 100, 1_000, 10_000],
     warmupMs: quick ? 1_500 : 3_000,
     windowMs: quick ? 4_000 : 12_000,

@@ -5,11 +5,33 @@
  * Node users get src/client/node.ts through the package's `node` export condition.
  */
 import { type ClientOptions, RelayClient } from './relay-client.ts';
-import { relaySocketUrl, type WebSocketConstructor, withToken } from './socket.ts';
+import { relaySocketUrl, relaySseUrl, type WebSocketConstructor, withToken } from './socket.ts';
+import { type FetchLike, SseSocket } from './sse-socket.ts';
 
 export interface ConnectOptions extends ClientOptions {
   /** The WebSocket class to use; default `globalThis.WebSocket`. */
   WebSocket?: WebSocketConstructor;
+  /**
+   * `websocket` (default where a WebSocket exists) or `sse`: Server-Sent Events over `fetch`, for
+   * where WebSockets are blocked (docs/client.md "Without WebSocket"); the default when there is
+   * no WebSocket at all.
+   */
+  transport?: 'websocket' | 'sse';
+}
+
+/** The SSE transport on the global `fetch`, the key in `headers` or, failing that, in `?token=`. */
+export function connectSse(
+  url: string,
+  options: ConnectOptions,
+  headers: Record<string, string> = {},
+): RelayClient {
+  // Called as a plain function: browsers refuse a `fetch` called with another `this`.
+  const fetchImpl: FetchLike = (target, init) => globalThis.fetch(target, init);
+  const target =
+    headers.Authorization === undefined
+      ? withToken(relaySseUrl(url), options.apiKey)
+      : relaySseUrl(url).toString();
+  return new RelayClient(target, (address) => new SseSocket(address, fetchImpl, headers), options);
 }
 
 /**
@@ -18,9 +40,7 @@ export interface ConnectOptions extends ClientOptions {
  */
 export function connect(url: string, options: ConnectOptions = {}): RelayClient {
   const WebSocketClass = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
-  if (WebSocketClass === undefined) {
-    throw new TypeError('no global WebSocket in this environment: pass options.WebSocket');
-  }
+  if (options.transport === 'sse' || WebSocketClass === undefined) return connectSse(url, options);
   const socketUrl = withToken(relaySocketUrl(url), options.apiKey);
   return new RelayClient(socketUrl, (target) => new WebSocketClass(target), options);
 }

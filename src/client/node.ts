@@ -5,7 +5,7 @@
  * in the URL, where it would end up in access logs.
  */
 import WebSocket from 'ws';
-import type { ConnectOptions } from './index.ts';
+import { type ConnectOptions, connectSse } from './index.ts';
 import { RelayClient } from './relay-client.ts';
 import { relaySocketUrl, withToken } from './socket.ts';
 
@@ -19,6 +19,7 @@ export function connect(url: string, options: ConnectOptions = {}): RelayClient 
     return new RelayClient(withToken(address, options.apiKey), (target) => new Injected(target), options);
   }
   const headers = options.apiKey === undefined ? undefined : { Authorization: `Bearer ${options.apiKey}` };
+  if (options.transport === 'sse') return connectSse(url, options, headers);
   return new RelayClient(
     address.toString(),
     (target) => new WebSocket(target, headers === undefined ? {} : { headers }),

@@ -55,6 +55,14 @@ export function relaySocketUrl(url: string): URL {
   return parsed;
 }
 
+/** The SSE URL of a relay (protocol.md "Server-Sent Events"): `/v1/sse` on its HTTP origin. */
+export function relaySseUrl(url: string): URL {
+  const parsed = relaySocketUrl(url);
+  parsed.protocol = parsed.protocol === 'wss:' ? 'https:' : 'http:';
+  if (parsed.pathname === '/v1/ws') parsed.pathname = '/v1/sse';
+  return parsed;
+}
+
 /** Browsers cannot set headers on a WebSocket upgrade, so the key goes in `?token=` (protocol.md "Transport"). */
 export function withToken(url: URL, apiKey: string | undefined): string {
   if (apiKey === undefined) return url.toString();

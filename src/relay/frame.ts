@@ -3,35 +3,96 @@
  * A message prepared once for every subscriber: its JSON text and the complete server-to-client
  * WebSocket text frame around it (RFC 6455 section 5.2: FIN, opcode 1, no mask). The fan-out layer
  * owns the encoded payload (as Centrifuge's hub does), so fanning a message out to N clients costs
- * N socket writes of the same bytes and no per-client framing or UTF-8 encoding; src/ws/ only
- * writes these frames.
+ * N socket writes of the same bytes and no per-client framing or UTF-8 encoding; src/ws/ and
+ * src/sse/ only write these bytes.
+ *
+ * The other encodings of the same message are built lazily, once, the first time a subscriber
+ * needs them: the SSE event body (docs/protocol.md "Server-Sent Events") and the permessage-deflate
+ * frame (docs/protocol.md "Compression").
  * @see https://www.rfc-editor.org/rfc/rfc6455#section-5.2
  */
+import { constants, deflateRawSync } from 'node:zlib';
 import type { ServerMessage } from '../protocol/messages.ts';
 
+/** Where a stream message stands in its stream: what a client resumes from. */
+export interface StreamPosition {
+  readonly epoch: string;
+  readonly seq: number;
+}
+
 /** A message serialised once, shared by every connection it goes to. */
-export interface Frame {
+export class Frame {
   readonly text: string;
   /** The JSON payload's UTF-8 bytes (a view into `wire`). */
   readonly bytes: Buffer;
   /** The complete WebSocket frame, written as-is to every subscriber's socket. */
   readonly wire: Buffer;
+  /** `snapshot` and `update` only. */
+  readonly position: StreamPosition | undefined;
+  #deflated: Buffer | undefined;
+  #sseData: Buffer | undefined;
+
+  constructor(message: ServerMessage) {
+    this.text = JSON.stringify(message);
+    const { wire, payloadOffset } = encodeTextFrame(this.text);
+    this.wire = wire;
+    this.bytes = wire.subarray(payloadOffset);
+    this.position =
+      message.type === 'snapshot' || message.type === 'update'
+        ? { epoch: message.epoch, seq: message.seq }
+        : undefined;
+  }
+
+  /**
+   * The same message as one compressed WebSocket frame (RFC 7692): valid for every connection
+   * that negotiated permessage-deflate with `server_no_context_takeover` and a 15-bit window,
+   * because each message is compressed from an empty dictionary.
+   */
+  get deflatedWire(): Buffer {
+    this.#deflated ??= encodeDeflatedFrame(this.bytes);
+    return this.#deflated;
+  }
+
+  /** `data: <json>` and the blank line that ends an SSE event; the `id:` line is per reader. */
+  get sseData(): Buffer {
+    // JSON.stringify never emits a raw line break, so the text is exactly one `data:` line.
+    this.#sseData ??= Buffer.from(`data: ${this.text}\n\n`, 'utf8');
+    return this.#sseData;
+  }
 }
 
 export function toFrame(message: ServerMessage): Frame {
-  const text = JSON.stringify(message);
-  const { wire, payloadOffset } = encodeTextFrame(text);
-  return { text, bytes: wire.subarray(payloadOffset), wire };
+  return new Frame(message);
 }
 
 const FIN_TEXT = 0x81;
+/** FIN, RSV1 (the "per-message compressed" bit of RFC 7692 section 6), opcode 1. */
+const FIN_RSV1_TEXT = 0xc1;
 
 /** The complete frame for `text`, and where its payload starts in it. */
 export function encodeTextFrame(text: string): { wire: Buffer; payloadOffset: number } {
   const length = Buffer.byteLength(text, 'utf8');
+  const { wire, payloadOffset } = allocateFrame(FIN_TEXT, length);
+  wire.write(text, payloadOffset, 'utf8');
+  return { wire, payloadOffset };
+}
+
+/**
+ * RFC 7692 section 7.2.1: compress with DEFLATE, end with an empty stored block (a sync flush),
+ * and drop its final 4 octets 00 00 ff ff; the receiver appends them back before inflating.
+ */
+export function encodeDeflatedFrame(payload: Buffer): Buffer {
+  const compressed = deflateRawSync(payload, { finishFlush: constants.Z_SYNC_FLUSH });
+  const body = compressed.subarray(0, compressed.length - 4);
+  const { wire, payloadOffset } = allocateFrame(FIN_RSV1_TEXT, body.length);
+  body.copy(wire, payloadOffset);
+  return wire;
+}
+
+function allocateFrame(firstByte: number, length: number): { wire: Buffer; payloadOffset: number } {
   const payloadOffset = length < 126 ? 2 : length < 65_536 ? 4 : 10;
   const wire = Buffer.allocUnsafe(payloadOffset + length);
-  wire[0] = FIN_TEXT;
+  wire[0] = firstByte;
   if (length < 126) {
     wire[1] = length;
   } else if (length < 65_536) {
@@ -42,6 +103,5 @@ export function encodeTextFrame(text: string): { wire: Buffer; payloadOffset: nu
     wire.writeUInt32BE(Math.floor(length / 2 ** 32), 2);
     wire.writeUInt32BE(length >>> 0, 6);
   }
-  wire.write(text, payloadOffset, 'utf8');
   return { wire, payloadOffset };
 }

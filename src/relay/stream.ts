@@ -93,6 +93,10 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   get state(): State | undefined {
     return this.#state;
   }
+  /** Upstream's time of the last state confirmed (protocol.md `ts`); empty before the first. */
+  get ts(): string {
+    return this.#ts;
+  }
   get freshness(): StreamState {
     return this.#freshness;
   }

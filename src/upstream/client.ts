@@ -6,7 +6,8 @@
  */
 import { endpointMethods } from './endpoint.ts';
 import { endpoints } from './endpoints.ts';
-import { UpstreamTransport, type UpstreamTransportOptions } from './transport.ts';
+import type { HttpRequest } from './exchange.ts';
+import { type CallInit, UpstreamTransport, type UpstreamTransportOptions } from './transport.ts';
 
 export type {
   EpochStatus,
@@ -21,6 +22,7 @@ export type {
   MarketsTimeFilter,
   PageQuery,
 } from './endpoints.ts';
+export type { HttpRequest } from './exchange.ts';
 export type { CallInit, UpstreamRequestEvent } from './transport.ts';
 export type UpstreamClientOptions = UpstreamTransportOptions;
 
@@ -33,6 +35,11 @@ export class UpstreamClient extends endpointMethods(endpoints) {
     super(transport);
     this.#transport = transport;
     this.events = transport.events;
+  }
+
+  /** One request passed through as it is, inside the caps (transport.ts `forward`). */
+  forward(request: HttpRequest, init?: CallInit): Promise<{ status: number; text: string }> {
+    return this.#transport.forward(request, init);
   }
 
   /** Load snapshot for metrics and the status page. */

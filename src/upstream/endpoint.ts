@@ -44,6 +44,9 @@ export function args<A extends unknown[], Params extends string = never>(
 }
 
 export interface Endpoint<A extends unknown[], T> {
+  readonly method: 'GET' | 'POST';
+  /** Route template, `:name` for a path parameter. */
+  readonly path: string;
   readonly arity: number;
   // Method syntax, as in Arguments.
   prepare(args: A): UpstreamRequest<T>;
@@ -63,6 +66,8 @@ function rowsOf(method: 'GET' | 'POST') {
     // The route template names the endpoint in errors, events and metrics.
     const name = `${method} ${path}`;
     return {
+      method,
+      path,
       arity: argumentsOf.arity,
       prepare(args) {
         const parts = argumentsOf.place(name, ...args);

@@ -21,8 +21,21 @@ export interface HttpRequest {
   body?: unknown;
 }
 
+/**
+ * What a market-relay's REST front puts in `Via` (RFC 9110 section 7.6.3) on everything it answers,
+ * so a relay pointed at another relay, not at upstream, can tell (docs/operations.md "REST front").
+ */
+export const RELAY_VIA = '1.1 market-relay';
+
 export type Exchange =
-  | { kind: 'answered'; status: number; retryAfter: string | undefined; text: string }
+  | {
+      kind: 'answered';
+      status: number;
+      retryAfter: string | undefined;
+      text: string;
+      /** The answer came through another market-relay's REST front. */
+      viaRelay?: boolean;
+    }
   | { kind: 'failed'; error: UpstreamTimeoutError | UpstreamNetworkError };
 
 export interface HttpExchangeOptions {
@@ -71,7 +84,14 @@ export class HttpExchange {
       const retryAfter = firstHeader(response.headers['retry-after']);
       // Always consumed, on errors too: undici keeps the connection busy until the body is read.
       const text = await response.body.text();
-      return { kind: 'answered', status: response.statusCode, retryAfter, text };
+      const via = [response.headers.via ?? []].flat().join(', ');
+      return {
+        kind: 'answered',
+        status: response.statusCode,
+        retryAfter,
+        text,
+        viaRelay: via.includes('market-relay'),
+      };
     } catch (cause) {
       if (callSignal.aborted) throw cause;
       const error =

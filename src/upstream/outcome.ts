@@ -50,6 +50,14 @@ export function judgeExchange<T>(
     return { ok: false, outcome, error: exchange.error, retryable: true };
   }
   const { status, text } = exchange;
+  if (exchange.viaRelay) {
+    // Another relay is not upstream: its data must not pass for upstream's (nor its 404s for markets gone).
+    const error = new UpstreamHttpError(request.endpoint, status, {
+      detail: 'answered by another market-relay (Via), not upstream',
+      code: 'upstream_unavailable',
+    });
+    return { ok: false, outcome: 'http_error', status, error, retryable: false };
+  }
   if (status >= 200 && status < 300) return validateBody(request, text, status);
   const detail = upstreamErrorText(text);
   const error = new UpstreamHttpError(request.endpoint, status, {

@@ -11,8 +11,8 @@ import type { ErrorCode } from '../protocol/messages.ts';
 import { fullJitterDelayMs } from '../util/backoff.ts';
 import { linkSignals } from './abort.ts';
 import { Admission, type AdmissionLoad } from './admission.ts';
-import { UpstreamError } from './errors.ts';
-import { HttpExchange } from './exchange.ts';
+import { UpstreamError, UpstreamTimeoutError } from './errors.ts';
+import { HttpExchange, type HttpRequest } from './exchange.ts';
 import { type Attempt, judgeExchange, type Outcome, type UpstreamRequest } from './outcome.ts';
 import { LocalRateGate, type RateGate } from './rate-gate.ts';
 
@@ -127,6 +127,40 @@ export class UpstreamTransport {
         throw new UpstreamError(request.endpoint, 'upstream client closed', { cause: error });
       }
       throw error;
+    } finally {
+      call.dispose();
+    }
+  }
+
+  /**
+   * One request passed through as it is (the REST front, docs/operations.md): inside the same caps
+   * as every other call, answered with upstream's own status and body, whatever they are; only a
+   * timeout or network failure rejects. Not retried: the client that asked decides.
+   */
+  async forward(request: HttpRequest, init?: CallInit): Promise<{ status: number; text: string }> {
+    const call = linkSignals([init?.signal, this.#closing.signal]);
+    try {
+      const startedAt = performance.now();
+      const exchange = await this.#admission.run(
+        () => this.#exchange.send(request, call.signal),
+        call.signal,
+      );
+      const answered = exchange.kind === 'answered';
+      this.events.emit('request', {
+        endpoint: request.endpoint,
+        outcome: answered
+          ? exchange.status < 400
+            ? 'ok'
+            : 'http_error'
+          : exchange.error instanceof UpstreamTimeoutError
+            ? 'timeout'
+            : 'network_error',
+        ...(answered ? { status: exchange.status } : {}),
+        durationMs: performance.now() - startedAt,
+        attempt: 1,
+      });
+      if (!answered) throw exchange.error;
+      return { status: exchange.status, text: exchange.text };
     } finally {
       call.dispose();
     }

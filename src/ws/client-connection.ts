@@ -1,9 +1,8 @@
 /**
  * @module ws/client-connection
  * The relay's side of one client's WebSocket: its subscriptions, its request rate limit, and its send path with
- * backpressure (protocol.md "Slow consumers"). Above the high-water mark, stream messages are held
- * back and only the fact that a stream owes a snapshot is remembered, so a slow client costs a set
- * of stream references, never a growing queue; on drain each held stream gets one fresh snapshot.
+ * backpressure (protocol.md "Slow consumers", relay/held-back.ts) and, where the client negotiated
+ * it, the shared permessage-deflate frames (protocol.md "Compression").
  *
  * Stream frames wait for the relay-wide flush of ws/write-coalescer.ts and leave in one socket write;
  * the bytes waiting count toward the high-water mark, so the wait never grows a queue either.
@@ -29,25 +28,21 @@ import {
 } from '../protocol/messages.ts';
 import type { RelayEvents } from '../relay/events.ts';
 import { type Frame, toFrame } from '../relay/frame.ts';
+import { HeldBackStreams, type SlowReaderLimits } from '../relay/held-back.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
 import { type AnyStream, type StreamSubscriber, unknownMarketError } from '../relay/stream.ts';
+import { joinStreams, sendFirstMessages } from '../relay/subscription.ts';
 import { streamKey } from '../util/stream-key.ts';
 import { parseClientFrame } from './frame-parser.ts';
 import { RATE_WINDOW_MS, RequestGuard } from './request-guard.ts';
 import type { CoalescedWriter, WriteCoalescer } from './write-coalescer.ts';
 
-export interface ConnectionLimits {
+export interface ConnectionLimits extends SlowReaderLimits {
   /** Streams one connection may hold at once. */
   maxStreams: number;
   /** Client requests per second, with a burst allowance. */
   requestsPerSecond: number;
   requestBurst: number;
-  /** Send-buffer bytes above which stream messages are held back (conflation). */
-  highWaterBytes: number;
-  /** Send-buffer bytes that close the connection at once with 4008. */
-  maxBufferBytes: number;
-  /** How long the buffer may stay above the high-water mark before the connection is closed with 4008. */
-  slowConsumerTimeoutMs: number;
   /** How long a connection may keep sending over its request rate before it is closed with 4429. */
   floodCloseAfterMs: number;
   /** After a close for a limit, how long the client has to read up to the close frame. */
@@ -77,15 +72,14 @@ export class ClientConnection implements StreamSubscriber, CoalescedWriter {
   readonly #context: ConnectionContext;
   readonly #guard: RequestGuard;
   readonly #subscriptions = new Map<string, AnyStream>();
-  /** Streams whose messages were held back while the buffer was full: each owes one snapshot. */
-  readonly #owedSnapshots = new Set<AnyStream>();
-  readonly #highWaterBytes: number;
+  readonly #heldBack: HeldBackStreams;
+  /** Stream messages go out as the shared compressed frames (protocol.md "Compression"). */
+  readonly #deflate: boolean;
   readonly #coalescer: WriteCoalescer;
   /** Frames waiting for the coalescer's flush, and their bytes. */
   #queued: Buffer[] = [];
   #queuedBytes = 0;
   readonly #counts: WriteCounts = { frames: 0, writes: 0 };
-  #slowTimer: NodeJS.Timeout | undefined;
   #heartbeats = 0;
   #missedPongs = 0;
   #closed = false;
@@ -94,13 +88,14 @@ export class ClientConnection implements StreamSubscriber, CoalescedWriter {
   /** The close code the relay decided and sent, whether or not the client read as far as it. */
   #sentCloseCode: number | undefined;
 
-  constructor(id: number, ws: WebSocket, socket: Socket, context: ConnectionContext) {
+  constructor(id: number, ws: WebSocket, socket: Socket, context: ConnectionContext, deflate = false) {
     this.id = id;
     this.#ws = ws;
     this.#socket = socket;
     this.#context = context;
+    this.#deflate = deflate;
+    this.#heldBack = new HeldBackStreams(context.limits, () => this.#closeSlowConsumer());
     this.#guard = new RequestGuard(context.limits);
-    this.#highWaterBytes = context.limits.highWaterBytes;
     this.#coalescer = context.coalescer;
     ws.on('message', (data, isBinary) => this.#onMessage(data, isBinary));
     ws.on('pong', () => {
@@ -119,29 +114,34 @@ export class ClientConnection implements StreamSubscriber, CoalescedWriter {
   }
 
   get isHoldingBack(): boolean {
-    return this.#slowTimer !== undefined;
+    return this.#heldBack.active;
+  }
+
+  get compresses(): boolean {
+    return this.#deflate;
   }
 
   // --- StreamSubscriber -------------------------------------------------------------------------
 
   deliver(stream: AnyStream, frame: Frame): void {
-    if (this.#slowTimer !== undefined || this.bufferedBytes > this.#highWaterBytes) {
-      this.#holdBack(stream);
+    if (this.#heldBack.mustHoldBack(this.bufferedBytes)) {
+      this.#heldBack.holdBack(stream);
       return;
     }
     if (this.#closed) return;
+    const wire = this.#deflate ? frame.deflatedWire : frame.wire;
     // One stream has nothing to share a write with: waiting would only add latency.
     if (this.#coalescer.windowMs === 0 || this.#subscriptions.size === 1) {
-      this.#write(frame);
+      this.#write(wire);
       return;
     }
     if (this.#queued.length === 0) this.#coalescer.schedule(this);
-    this.#queued.push(frame.wire);
-    this.#queuedBytes += frame.wire.length;
+    this.#queued.push(wire);
+    this.#queuedBytes += wire.length;
   }
 
   notify(_stream: AnyStream, frame: Frame): void {
-    this.#write(frame);
+    this.#write(frame.wire);
   }
 
   // --- CoalescedWriter --------------------------------------------------------------------------
@@ -157,7 +157,7 @@ export class ClientConnection implements StreamSubscriber, CoalescedWriter {
 
   ended(stream: AnyStream): void {
     this.#subscriptions.delete(stream.key);
-    this.#owedSnapshots.delete(stream);
+    this.#heldBack.forget(stream);
   }
 
   // --- Heartbeats (protocol.md "Transport") -------------------------------------------------------
@@ -224,11 +224,9 @@ export class ClientConnection implements StreamSubscriber, CoalescedWriter {
   /** Drops every subscription (the connection is gone). */
   dispose(): void {
     this.#closed = true;
-    clearTimeout(this.#slowTimer);
-    this.#slowTimer = undefined;
+    this.#heldBack.clear();
     for (const stream of this.#subscriptions.values()) this.#context.registry.unsubscribe(this, stream);
     this.#subscriptions.clear();
-    this.#owedSnapshots.clear();
     this.#queued = [];
     this.#queuedBytes = 0;
   }
@@ -313,20 +311,13 @@ export class ClientConnection implements StreamSubscriber, CoalescedWriter {
       return;
     }
 
-    const subscribed: { market: string; stream: AnyStream; replay: Frame[] | undefined }[] = [];
-    const recovered: Record<string, boolean> = {};
-    const { registry } = this.#context;
-    const unknown = markets.filter((market) => registry.unknownMarkets.has(market));
-    for (const market of markets) {
-      if (unknown.includes(market)) continue;
-      const stream = this.#context.registry.subscribe(this, { channel, market, depth });
-      this.#subscriptions.set(stream.key, stream);
-      const resumeFrom = request.resume?.[market];
-      const replay =
-        resumeFrom === undefined ? undefined : stream.updatesSince(resumeFrom.epoch, resumeFrom.seq);
-      if (resumeFrom !== undefined) recovered[market] = replay !== undefined;
-      subscribed.push({ market, stream, replay });
-    }
+    const { joined, unknown, recovered } = joinStreams(
+      this.#context.registry,
+      this,
+      { channel, markets, depth },
+      request.resume,
+    );
+    for (const { stream } of joined) this.#subscriptions.set(stream.key, stream);
     this.#send({
       type: 'subscribed',
       ...echoedSelection(request, channel, markets, depth),
@@ -334,15 +325,7 @@ export class ClientConnection implements StreamSubscriber, CoalescedWriter {
     });
     // Exactly what a first poll would have said, without asking upstream again.
     for (const market of unknown) this.#send(unknownMarketError(channel, market));
-    for (const { stream, replay } of subscribed) {
-      if (replay !== undefined) {
-        for (const frame of replay) this.deliver(stream, frame);
-      } else if (stream.hasState) {
-        // A repeated subscribe is the way to resync one stream: always a fresh snapshot.
-        this.deliver(stream, stream.snapshotFrame());
-      }
-      if (stream.freshness === 'stale') this.notify(stream, stream.statusFrame());
-    }
+    sendFirstMessages(this, joined);
   }
 
   #unsubscribe(request: UnsubscribeRequest): void {
@@ -354,7 +337,7 @@ export class ClientConnection implements StreamSubscriber, CoalescedWriter {
       const stream = this.#subscriptions.get(streamKey(channel, market, depth));
       if (stream === undefined) continue;
       this.#subscriptions.delete(stream.key);
-      this.#owedSnapshots.delete(stream);
+      this.#heldBack.forget(stream);
       this.#context.registry.unsubscribe(this, stream);
     }
     this.#send({ type: 'unsubscribed', ...echoedSelection(request, channel, markets, depth) });
@@ -380,51 +363,43 @@ export class ClientConnection implements StreamSubscriber, CoalescedWriter {
   // --- Sending ----------------------------------------------------------------------------------
 
   #send(message: ServerMessage): void {
-    this.#write(toFrame(message));
+    this.#write(toFrame(message).wire);
   }
 
   /**
    * Answers, statuses and errors are never delayed: they leave now, behind (and in the same write
    * as) any stream frames still queued, so the connection's order is kept.
    */
-  #write(frame: Frame): void {
+  #write(wire: Buffer): void {
     if (this.#queued.length === 0) {
-      this.#writeNow(frame.wire, 1);
+      this.#writeNow(wire, 1);
       return;
     }
-    this.#queued.push(frame.wire);
-    this.#queuedBytes += frame.wire.length;
+    this.#queued.push(wire);
+    this.#queuedBytes += wire.length;
     this.flushQueued();
   }
 
   /** One socket write of `frames` complete frames. */
   #writeNow(wire: Buffer, frames: number): void {
     if (this.#closed || this.#ws.readyState !== this.#ws.OPEN) return;
-    if (this.#socket.writableLength > this.#context.limits.maxBufferBytes) {
+    if (this.#heldBack.overflows(this.#socket.writableLength)) {
       this.#closeSlowConsumer();
       return;
     }
     this.#counts.frames += frames;
     this.#counts.writes += 1;
-    // The frames are complete and unmasked; with permessage-deflate off, ws keeps no send state of
-    // its own, so writing them to the socket beside ws's own writes (pings, close) keeps the order.
+    // The frames are complete and unmasked. Every data message goes through here, never ws.send, so
+    // ws's sender (which compresses asynchronously when deflate is on) only ever writes control
+    // frames (ping, close) and writing beside it keeps the order. An uncompressed message (RSV1
+    // clear) is valid on a deflate connection too (RFC 7692 section 6), so replies stay plain.
     this.#socket.write(wire);
   }
 
-  #holdBack(stream: AnyStream): void {
-    this.#owedSnapshots.add(stream);
-    if (this.#slowTimer !== undefined) return;
-    this.#slowTimer = setTimeout(() => this.#closeSlowConsumer(), this.#context.limits.slowConsumerTimeoutMs);
-    this.#slowTimer.unref();
-  }
-
   #onDrain(): void {
-    if (this.#slowTimer === undefined || this.#closed) return;
-    if (this.bufferedBytes > this.#highWaterBytes) return;
-    clearTimeout(this.#slowTimer);
-    this.#slowTimer = undefined;
-    const owed = [...this.#owedSnapshots];
-    this.#owedSnapshots.clear();
+    if (this.#closed) return;
+    const owed = this.#heldBack.release(this.bufferedBytes);
+    if (owed === undefined) return;
     for (const stream of owed) {
       if (this.#subscriptions.get(stream.key) === stream && stream.hasState)
         this.deliver(stream, stream.snapshotFrame());

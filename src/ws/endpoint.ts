@@ -14,9 +14,9 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { closeCodes } from '../protocol/messages.ts';
+import { type AccessPolicy, authorize, presentedKey } from '../relay/access.ts';
 import type { RelayEvents } from '../relay/events.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
-import { bearerToken, isOneOf } from '../util/secrets.ts';
 import { Admission, type EdgeLimits, type UpgradeVerdict } from './admission.ts';
 import { clientAddress } from './client-address.ts';
 import { ClientConnection, type ConnectionContext, type ConnectionLimits } from './client-connection.ts';
@@ -25,7 +25,7 @@ import { WriteCoalescer } from './write-coalescer.ts';
 
 const WS_PATH = '/v1/ws';
 
-export interface WsEndpointOptions {
+export interface WsEndpointOptions extends AccessPolicy {
   registry: StreamRegistry;
   events: RelayEvents;
   limits: ConnectionLimits;
@@ -35,8 +35,10 @@ export interface WsEndpointOptions {
   maxConnections: number;
   /** Largest client frame accepted; larger ones close the connection with 1009. */
   maxFrameBytes: number;
-  apiKeys?: readonly string[];
-  allowedOrigins?: readonly string[];
+  /** Negotiate permessage-deflate with clients that offer it (protocol.md "Compression"). */
+  compression: boolean;
+  /** Connections held by other transports (SSE), counted against the same `maxConnections`. */
+  otherConnections?: () => number;
   /** Per-address and per-key caps, pending connections, trusted proxies (docs/operations.md "Edge limits"). */
   edge: EdgeLimits;
 }
@@ -62,8 +64,21 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: options.maxFrameBytes,
-    perMessageDeflate: false,
+    // Without context takeover every message is compressed on its own, so one compressed frame
+    // serves every compressing client (relay/frame.ts); the relay compresses, never ws, whose
+    // deflate is per socket. Not keeping the client's context either saves a window per client.
+    perMessageDeflate: options.compression
+      ? { serverNoContextTakeover: true, clientNoContextTakeover: true }
+      : false,
     clientTracking: false,
+  });
+
+  // What the relay answered in Sec-WebSocket-Extensions, per upgrade request: `ws.extensions` names
+  // the extensions only, and the parameters decide whether the shared compressed frames fit.
+  const negotiated = new WeakMap<IncomingMessage, string>();
+  wss.on('headers', (headers, request) => {
+    const line = headers.find((header) => header.toLowerCase().startsWith('sec-websocket-extensions:'));
+    if (line !== undefined) negotiated.set(request, line.slice(line.indexOf(':') + 1));
   });
 
   const admission = new Admission(options.edge);
@@ -71,10 +86,12 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
   /** Connections refused after the upgrade, still within their close grace. */
   const refused = new Set<ClientConnection>();
 
-  const onConnection = (ws: WebSocket, socket: Socket, client: Client): void => {
-    const connection = new ClientConnection(nextId++, ws, socket, context);
+  const onConnection = (ws: WebSocket, socket: Socket, client: Client, deflate: boolean): void => {
+    const connection = new ClientConnection(nextId++, ws, socket, context, deflate);
     const refusal =
-      connections.size >= options.maxConnections ? 'too many connections' : capReason(client.verdict);
+      connections.size + (options.otherConnections?.() ?? 0) >= options.maxConnections
+        ? 'too many connections'
+        : capReason(client.verdict);
     ws.on('close', (code, reason) => {
       if (connections.delete(connection)) admission.closed(client.address, client.key);
       refused.delete(connection);
@@ -108,7 +125,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
       refuse(socket, 404, 'not_found', `no WebSocket endpoint here; use ${WS_PATH}`);
       return;
     }
-    const refusal = authorize(request, url, options);
+    const refusal = authorize(request.headers, url, options);
     if (refusal !== undefined) {
       refuse(socket, refusal.status, refusal.error, refusal.message);
       return;
@@ -118,7 +135,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
       request.headers['x-forwarded-for'],
       options.edge.trustedProxyDepth,
     );
-    const key = options.apiKeys === undefined ? undefined : presentedKey(request, url);
+    const key = options.apiKeys === undefined ? undefined : presentedKey(request.headers, url);
     const verdict = admission.admitUpgrade(address, key);
     if (verdict === 'rate') {
       // Before the upgrade: a client reconnecting in a loop costs no WebSocket.
@@ -127,7 +144,14 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
       });
       return;
     }
-    wss.handleUpgrade(request, socket, head, (ws) => onConnection(ws, socket, { address, key, verdict }));
+    wss.handleUpgrade(request, socket, head, (ws) =>
+      onConnection(
+        ws,
+        socket,
+        { address, key, verdict },
+        sharesCompressedFrames(negotiated.get(request) ?? ''),
+      ),
+    );
   };
   const detachers: (() => void)[] = [];
   const attach = (server: Server) => {
@@ -184,45 +208,19 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
 }
 
 /**
- * protocol.md "Transport": 401 without a valid key, 403 for an origin not on the allow-list. The
- * relay's own origin (the status page it serves) is always allowed. Refusals never echo the request.
+ * Whether the negotiated extensions (the `Sec-WebSocket-Extensions` the relay answered) let the
+ * connection take the shared compressed frames: permessage-deflate without server context
+ * takeover, and a 15-bit window (a client asking for a smaller one gets plain frames, which are
+ * always allowed: RFC 7692 section 6).
  */
-function authorize(
-  request: IncomingMessage,
-  url: URL,
-  options: WsEndpointOptions,
-): { status: number; error: string; message: string } | undefined {
-  const { apiKeys, allowedOrigins } = options;
-  const origin = request.headers.origin;
-  if (
-    allowedOrigins !== undefined &&
-    origin !== undefined &&
-    !allowedOrigins.includes(origin) &&
-    !isOwnOrigin(origin, request.headers.host)
-  ) {
-    return { status: 403, error: 'forbidden', message: 'this origin is not allowed' };
-  }
-  if (apiKeys !== undefined) {
-    const key = presentedKey(request, url);
-    if (key === undefined || !isOneOf(apiKeys, key)) {
-      return { status: 401, error: 'unauthorized', message: 'a valid API key is required' };
-    }
-  }
-  return undefined;
-}
-
-function presentedKey(request: IncomingMessage, url: URL): string | undefined {
-  return bearerToken(request.headers.authorization) ?? url.searchParams.get('token') ?? undefined;
-}
-
-/** A page this relay served (the status page) connecting back to the host it came from. */
-function isOwnOrigin(origin: string, host: string | undefined): boolean {
-  if (host === undefined) return false;
-  try {
-    return new URL(origin).host === host.toLowerCase();
-  } catch {
-    return false;
-  }
+export function sharesCompressedFrames(extensions: string): boolean {
+  const deflate = extensions
+    .split(',')
+    .map((offer) => offer.split(';').map((part) => part.trim()))
+    .find(([name]) => name === 'permessage-deflate');
+  if (deflate === undefined || !deflate.includes('server_no_context_takeover')) return false;
+  const bits = deflate.find((param) => param.startsWith('server_max_window_bits'));
+  return bits === undefined || bits.split('=')[1]?.trim() === '15';
 }
 
 /** Who is connecting, and what the per-address and per-key caps said before the upgrade. */

@@ -38,7 +38,8 @@ describe.runIf(run)('status page in a browser', () => {
       sim: { markets: 20, tickMs: 100 },
       // An allow-list without the relay itself: its own page must still connect (and its CSP must
       // not block anything the page does: a violation is a console error, checked below).
-      relay: { bookPollMs: 100, pricePollMs: 100, allowedOrigins: ['https://ui.example'] },
+      // Compression on, so that Chromium's book view runs over permessage-deflate.
+      relay: { bookPollMs: 100, pricePollMs: 100, allowedOrigins: ['https://ui.example'], compression: true },
     });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -65,10 +66,32 @@ describe.runIf(run)('status page in a browser', () => {
     await harness?.stop();
   });
 
+  /** Waits for the book view to draw a snapshot, then to apply updates in place (the SDK checks each). */
+  async function bookViewChanging() {
+    const book = page.locator('#book-view');
+    await waitFor(
+      'the book view to draw a snapshot',
+      async () => (await book.getAttribute('data-seq')) !== null,
+      {
+        timeoutMs: 15_000,
+      },
+    );
+    const firstSeq = Number(await book.getAttribute('data-seq'));
+    await waitFor(
+      'the book to change in place',
+      async () =>
+        Number(await book.getAttribute('data-seq')) > firstSeq &&
+        Number(await book.getAttribute('data-updates')) >= 2,
+      { timeoutMs: 15_000 },
+    );
+    return book;
+  }
+
   it('shows live markets and opens a live order book', async () => {
     // Another client already watches a few markets, as on a running relay.
     const markets = harness.sim.market.marketIds();
-    watcher = await ProtocolClient.connect(harness.relay.url);
+    // Without compression, so that the one compressing connection below is the browser's.
+    watcher = await ProtocolClient.connect(harness.relay.url, { perMessageDeflate: false });
     await watcher.request({ op: 'subscribe', channel: 'book', markets: markets.slice(0, 3), depth: 10 });
     await watcher.request({ op: 'subscribe', channel: 'price', markets: markets.slice(0, 2) });
 
@@ -88,22 +111,11 @@ describe.runIf(run)('status page in a browser', () => {
     const chosen = await page.locator('#market-list li[data-market]').first().getAttribute('data-market');
     await page.locator('#market-list li[data-market]').first().click();
 
-    const book = page.locator('#book-view');
-    await waitFor(
-      'the book view to draw a snapshot',
-      async () => (await book.getAttribute('data-seq')) !== null,
-      {
-        timeoutMs: 15_000,
-      },
-    );
-    const firstSeq = Number(await book.getAttribute('data-seq'));
-    await waitFor(
-      'the book to change in place',
-      async () =>
-        Number(await book.getAttribute('data-seq')) > firstSeq &&
-        Number(await book.getAttribute('data-updates')) >= 2,
-      { timeoutMs: 15_000 },
-    );
+    await bookViewChanging();
+    // Chromium offered permessage-deflate: the page's book came as the relay's shared compressed
+    // frames, and the SDK applied them (it checks seq and checksum of every update).
+    expect([...harness.relay.ws.connections].map((connection) => connection.compresses)).toContain(true);
+    expect(harness.relay.ws.connections.size).toBe(2);
     const bestBid = await page.locator('#book-view tr.bid td.price').first().textContent();
     expect(bestBid).toMatch(/^\d+\.\d+$/);
     expect(await page.locator('#book-view .price-cell.mid .value').textContent()).toMatch(/^\d+\.\d+$/);
@@ -148,6 +160,15 @@ describe.runIf(run)('status page in a browser', () => {
       timeoutMs: 15_000,
     });
     await page.selectOption('#market-status', 'ACTIVE');
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('draws the live book over Server-Sent Events with ?transport=sse', async () => {
+    const market = harness.sim.market.marketIds()[4]!;
+    await page.goto(`${harness.relay.url}/?transport=sse&market=${market}`);
+    const book = await bookViewChanging();
+    expect(await book.getAttribute('data-market')).toBe(market);
+    expect(harness.relay.sse.connections.size).toBeGreaterThanOrEqual(1);
     expect(pageErrors).toEqual([]);
   });
 });

@@ -21,6 +21,7 @@ export const layerRanks: Readonly<Record<string, number>> = {
   cluster: 3, // poll leases and shared results over Redis
   relay: 4, // streams, registry, poller, diff, prepared frames
   ws: 5, // the WebSocket endpoint: writes the relay's frames
+  sse: 5, // the Server-Sent Events endpoint: writes the relay's frames as events
   observability: 6, // health model, metrics, logs, activity
   http: 7, // HTTP routes only
   app: 8, // src/*.ts: configuration, server assembly, CLI

@@ -23,12 +23,13 @@ const healthy = {
 };
 const now = Date.parse('2025-01-01T00:00:00Z');
 
-function answered(status: number, body: unknown, retryAfter?: string): Exchange {
+function answered(status: number, body: unknown, retryAfter?: string, viaRelay?: boolean): Exchange {
   return {
     kind: 'answered',
     status,
     retryAfter,
     text: typeof body === 'string' ? body : JSON.stringify(body),
+    viaRelay,
   };
 }
 
@@ -90,6 +91,14 @@ describe('judgeExchange', () => {
       const other = judgeExchange(book, answered(404, body), 30_000, now);
       expect(other.ok ? undefined : other.error).toMatchObject({ code: 'upstream_unavailable' });
     }
+  });
+
+  it('refuses an answer that came through another market-relay (Via), whatever its body', () => {
+    const result = judge(answered(200, healthy, undefined, true));
+    expect(result).toMatchObject({ ok: false, outcome: 'http_error', retryable: false });
+    expect(!result.ok && result.error.code).toBe('upstream_unavailable');
+    const notFound = judge(answered(404, { success: false, error: 'market not found' }, undefined, true));
+    expect(!notFound.ok && notFound.error.code).toBe('upstream_unavailable');
   });
 
   it('waits out a 429 for its Retry-After, capped', () => {

@@ -17,8 +17,11 @@ const PRICE_FIELDS = [
   ['last_price', 'last'],
 ];
 
-export function openBookView(root, { market, title, token, onClose }) {
-  const client = connect(location.origin, token === undefined ? {} : { apiKey: token });
+export function openBookView(root, { market, title, token, transport, onClose }) {
+  const client = connect(location.origin, {
+    ...(token === undefined ? {} : { apiKey: token }),
+    ...(transport === undefined ? {} : { transport }),
+  });
   const book = client.subscribeBook(market, { depth: DEPTH });
   const price = client.subscribePrice(market);
 

@@ -9,6 +9,8 @@ import { formatAge, formatBytes, formatDuration, formatExpiry, sparkline, text }
 const params = new URLSearchParams(location.search);
 /** protocol.md "Transport": a relay with API keys needs one for the book view's WebSocket. */
 const token = params.get('token') ?? undefined;
+// `?transport=sse`: the book view over Server-Sent Events instead of the WebSocket (docs/client.md).
+const transport = params.get('transport') === 'sse' ? 'sse' : undefined;
 
 const $ = (id) => document.getElementById(id);
 
@@ -201,6 +203,7 @@ async function openBook(market, title) {
     market,
     title,
     token,
+    transport,
     onClose: () => {
       selected = undefined;
       view = undefined;

@@ -1,0 +1,105 @@
+/**
+ * @module http/rest-front
+ * The relay as a drop-in for upstream's public REST interface (docs/operations.md "REST front"):
+ * each public path answers with upstream's own status and body (the CLOB price batch from the
+ * relay's live price streams when it has them all), otherwise through a short-lived cache that
+ * also coalesces concurrent identical requests into one upstream request, inside the upstream
+ * client's caps. Plus `GET /v1/book/:market?depth=`, the live book with `epoch`, `seq` and
+ * `checksum` for clients that poll the relay.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { MARKET_ID_PATTERN } from '../../protocol/limits.ts';
+import { bookDepths } from '../../protocol/messages.ts';
+import { currentSnapshot } from '../../relay/current-snapshot.ts';
+import type { StreamRegistry } from '../../relay/registry.ts';
+import type { UpstreamClient } from '../../upstream/client.ts';
+import { CoalescingCache } from '../../upstream/coalescing-cache.ts';
+import { RELAY_VIA } from '../../upstream/exchange.ts';
+import { LIVE_PRICES_PATH, livePriceBatch } from './live-prices.ts';
+import { publicRoutes } from './public-paths.ts';
+
+export interface RestFrontOptions {
+  client: UpstreamClient;
+  registry: StreamRegistry;
+  /** How long an upstream answer is served again (ms). */
+  cacheTtlMs: number;
+  cacheCapacity: number;
+  /** How long `/v1/book` waits for a stream nobody watched yet to get its first state. */
+  firstStateTimeoutMs: number;
+}
+
+interface Answer {
+  status: number;
+  text: string;
+}
+
+export function registerRestFront(app: FastifyInstance, options: RestFrontOptions): void {
+  const cache = new CoalescingCache<Answer>({ ttlMs: options.cacheTtlMs, capacity: options.cacheCapacity });
+
+  for (const route of publicRoutes) {
+    app.route({
+      method: route.method,
+      url: route.path,
+      handler: async (request, reply) => {
+        reply.header('via', RELAY_VIA);
+        const [path = '/', search = ''] = (request.raw.url ?? '/').split('?', 2);
+        const query = Object.fromEntries(new URLSearchParams(search));
+        const body = route.method === 'POST' ? request.body : undefined;
+        const live = route.path === LIVE_PRICES_PATH ? livePriceBatch(options.registry, body) : undefined;
+        if (live !== undefined) return reply.type('application/json').send(live);
+        const key = `${route.method} ${path}?${search} ${body === undefined ? '' : JSON.stringify(body)}`;
+        try {
+          const answer = await cache.get(key, () =>
+            options.client.forward({
+              endpoint: `${route.method} ${route.path}`,
+              method: route.method,
+              path,
+              query,
+              body,
+            }),
+          );
+          return reply.code(answer.status).type('application/json').send(answer.text);
+        } catch (error) {
+          return reply.code(502).send({
+            error: 'upstream_unavailable',
+            message: error instanceof Error ? error.message : 'upstream unavailable',
+          });
+        }
+      },
+    });
+  }
+
+  app.get('/v1/book/:market', (request, reply) => answerBook(request, reply, options));
+}
+
+async function answerBook(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: RestFrontOptions,
+): Promise<FastifyReply> {
+  const { market } = request.params as { market: string };
+  const { depth: depthText } = request.query as { depth?: string };
+  if (!MARKET_ID_PATTERN.test(market)) return badRequest(reply, `market ${market} is not a UUID`);
+  const depth = depthText === undefined || depthText === 'full' ? null : Number(depthText);
+  if (depth !== null && !(bookDepths as readonly number[]).includes(depth))
+    return badRequest(reply, 'depth must be 10, 50 or full');
+  const answer = await currentSnapshot(
+    options.registry,
+    { channel: 'book', market, depth: depth as 10 | 50 | null },
+    options.firstStateTimeoutMs,
+  );
+  switch (answer.kind) {
+    case 'snapshot':
+      return reply.type('application/json').send(answer.frame.text);
+    case 'unknown_market':
+      return reply
+        .code(404)
+        .send({ error: 'unknown_market', message: `market ${market} does not exist upstream` });
+    case 'unavailable':
+      return reply.code(503).send({ error: 'upstream_unavailable', message: 'no state from upstream yet' });
+  }
+}
+
+function badRequest(reply: FastifyReply, message: string): FastifyReply {
+  return reply.code(400).send({ error: 'bad_request', message });
+}

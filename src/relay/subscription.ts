@@ -1,0 +1,74 @@
+/**
+ * @module relay/subscription
+ * What every transport does when a client asks for streams (WebSocket `subscribe`, an SSE request):
+ * refuse markets upstream does not have, join the registry's streams, and work out per stream
+ * whether the client's resume point can be replayed (docs/protocol.md "Resume"). Then, once the
+ * transport has acknowledged, the first messages of each stream: the replay, or a fresh snapshot.
+ */
+import type { BookDepth, Channel, ResumePoint } from '../protocol/messages.ts';
+import type { Frame } from './frame.ts';
+import type { StreamRegistry } from './registry.ts';
+import type { AnyStream, StreamSubscriber } from './stream.ts';
+
+export interface StreamSelection {
+  channel: Channel;
+  /** Without duplicates. */
+  markets: readonly string[];
+  /** `book` only. */
+  depth: BookDepth | undefined;
+}
+
+export interface JoinedStream {
+  market: string;
+  stream: AnyStream;
+  /** The updates the client missed, or undefined when it gets a snapshot. */
+  replay: Frame[] | undefined;
+}
+
+export interface JoinResult {
+  joined: JoinedStream[];
+  /** Markets upstream recently did not have: answered `unknown_market` without a poll. */
+  unknown: string[];
+  /** Per market given a resume point: whether its updates are replayed. */
+  recovered: Record<string, boolean>;
+}
+
+export function joinStreams(
+  registry: StreamRegistry,
+  subscriber: StreamSubscriber,
+  selection: StreamSelection,
+  resume: Readonly<Record<string, ResumePoint>> | undefined,
+): JoinResult {
+  const { channel, depth } = selection;
+  const joined: JoinedStream[] = [];
+  const unknown: string[] = [];
+  const recovered: Record<string, boolean> = {};
+  for (const market of selection.markets) {
+    if (registry.unknownMarkets.has(market)) {
+      unknown.push(market);
+      continue;
+    }
+    const stream = registry.subscribe(subscriber, { channel, market, depth });
+    const resumeFrom = resume?.[market];
+    const replay =
+      resumeFrom === undefined ? undefined : stream.updatesSince(resumeFrom.epoch, resumeFrom.seq);
+    if (resumeFrom !== undefined) recovered[market] = replay !== undefined;
+    joined.push({ market, stream, replay });
+  }
+  return { joined, unknown, recovered };
+}
+
+/**
+ * The first messages of each joined stream: the missed updates, or (also for a repeated subscribe,
+ * the way to resync one stream) a fresh snapshot once the stream has a state; then `stale` if so.
+ */
+export function sendFirstMessages(subscriber: StreamSubscriber, joined: readonly JoinedStream[]): void {
+  for (const { stream, replay } of joined) {
+    if (replay !== undefined) {
+      for (const frame of replay) subscriber.deliver(stream, frame, 'update');
+    } else if (stream.hasState) {
+      subscriber.deliver(stream, stream.snapshotFrame(), 'snapshot');
+    }
+    if (stream.freshness === 'stale') subscriber.notify(stream, stream.statusFrame());
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * @module sse/endpoint
+ * `GET /v1/sse` (docs/protocol.md "Server-Sent Events"): the WebSocket's streams and messages for
+ * clients that can only speak plain HTTP. The request names the streams in its query (what a
+ * `subscribe` would carry); a reconnect's `Last-Event-ID` names where each stream stands, and the
+ * relay replays what was missed from the stream's history (no snapshot) when it still holds it.
+ * Same access control, connection limit and heartbeat period as the WebSocket.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import { channels } from '../protocol/messages.ts';
+import { subscribeRequest } from '../protocol/requests.ts';
+import { type AccessPolicy, authorize } from '../relay/access.ts';
+import type { RelayEvents } from '../relay/events.ts';
+import type { SlowReaderLimits } from '../relay/held-back.ts';
+import type { StreamRegistry } from '../relay/registry.ts';
+import { unknownMarketError } from '../relay/stream.ts';
+import { joinStreams, sendFirstMessages } from '../relay/subscription.ts';
+import { decodeEventId, positionToken } from './event-id.ts';
+import { SseConnection } from './sse-connection.ts';
+
+export const SSE_PATH = '/v1/sse';
+
+/** How soon a browser's EventSource reconnects after the response ends (the SSE `retry:` field). */
+const RECONNECT_MS = 1_000;
+
+export interface SseEndpointOptions extends AccessPolicy {
+  registry: StreamRegistry;
+  events: RelayEvents;
+  limits: SlowReaderLimits & { maxStreams: number };
+  heartbeatMs: number;
+  maxConnections: number;
+  /** Connections held by other transports, counted against the same `maxConnections`. */
+  otherConnections: () => number;
+}
+
+export interface SseEndpoint {
+  readonly connections: ReadonlySet<SseConnection>;
+}
+
+export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOptions): SseEndpoint {
+  const connections = new Set<SseConnection>();
+  let nextId = 1;
+
+  app.get(SSE_PATH, (request, reply) => {
+    reply.hijack();
+    open(request.raw, reply.raw);
+  });
+
+  const open = (request: IncomingMessage, response: ServerResponse): void => {
+    const url = new URL(request.url ?? '/', 'http://relay');
+    const refusal = authorize(request.headers, url, options);
+    if (refusal !== undefined) {
+      refuse(response, refusal.status, refusal.error, refusal.message);
+      return;
+    }
+    if (connections.size + options.otherConnections() >= options.maxConnections) {
+      refuse(response, 503, 'too_many_connections', 'the relay is at its connection limit');
+      return;
+    }
+    const parsed = parseSelection(url, options.limits.maxStreams);
+    if (!parsed.ok) {
+      refuse(response, 400, parsed.code, parsed.message);
+      return;
+    }
+    const { channel, markets, depth } = parsed;
+
+    const lastEventId = request.headers['last-event-id'] ?? url.searchParams.get('lastEventId') ?? undefined;
+    const positions =
+      typeof lastEventId === 'string' ? decodeEventId(lastEventId, markets.length) : undefined;
+    const resume = Object.fromEntries(
+      markets.flatMap((market, i) => (positions?.[i] === undefined ? [] : [[market, positions[i]]])),
+    );
+    response.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      // Proxies that buffer responses (nginx) would hold the events back.
+      'x-accel-buffering': 'no',
+      ...(request.headers.origin === undefined
+        ? {}
+        : { 'access-control-allow-origin': request.headers.origin }),
+    });
+    response.write(`retry: ${RECONNECT_MS}\n\n`);
+
+    const streamKeys = SseConnection.streamKeys(channel, markets, depth);
+    const tokens = markets.map(() => '');
+    const connection = new SseConnection(nextId++, response, options, streamKeys, tokens);
+    connections.add(connection);
+    const { joined, unknown, recovered } = joinStreams(
+      options.registry,
+      connection,
+      { channel, markets, depth },
+      resume,
+    );
+    for (const { market, stream, replay } of joined) {
+      connection.track(stream);
+      const position = resume[market];
+      // A replayed stream carries on from where the client stood; the others start with a snapshot.
+      if (replay !== undefined && position !== undefined)
+        tokens[markets.indexOf(market)] = positionToken(position);
+    }
+    connection.send({
+      type: 'subscribed',
+      channel,
+      markets,
+      ...(depth === undefined ? {} : { depth }),
+      ...(lastEventId === undefined
+        ? {}
+        : { recovered: { ...Object.fromEntries(markets.map((market) => [market, false])), ...recovered } }),
+    });
+    for (const market of unknown) connection.send(unknownMarketError(channel, market));
+    sendFirstMessages(connection, joined);
+    connection.onceClosed(() => {
+      connections.delete(connection);
+      connection.dispose();
+    });
+  };
+
+  const heartbeat = setInterval(() => {
+    const now = new Date();
+    for (const connection of connections) connection.heartbeat(now);
+  }, options.heartbeatMs);
+  heartbeat.unref();
+
+  app.addHook('preClose', async () => {
+    clearInterval(heartbeat);
+    const closed = [...connections].map(
+      (connection) =>
+        new Promise<void>((resolve) => {
+          connection.onceClosed(resolve);
+          connection.close('relay shutting down');
+        }),
+    );
+    await Promise.all(closed);
+  });
+
+  return { connections };
+}
+
+type Selection =
+  | { ok: true; channel: (typeof channels)[number]; markets: string[]; depth: 10 | 50 | null | undefined }
+  | { ok: false; code: 'bad_request' | 'unknown_channel' | 'limit_exceeded'; message: string };
+
+/** The query as a `subscribe` would carry it, checked by the same schema. */
+function parseSelection(url: URL, maxStreams: number): Selection {
+  const query = url.searchParams;
+  const channel = query.get('channel') ?? '';
+  const markets = [
+    ...new Set(query.getAll('markets').flatMap((value) => value.split(',').filter((id) => id !== ''))),
+  ];
+  const depthText = query.get('depth');
+  const depth = depthText === null || depthText === 'full' ? undefined : Number(depthText);
+  const result = subscribeRequest.safeParse({ op: 'subscribe', channel, markets, depth });
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    return {
+      ok: false,
+      code: 'bad_request',
+      message: `${issue?.path.join('.') || 'query'}: ${issue?.message}`,
+    };
+  }
+  if (!(channels as readonly string[]).includes(channel))
+    return { ok: false, code: 'unknown_channel', message: `unknown channel "${channel}"` };
+  if (channel !== 'book' && depthText !== null)
+    return { ok: false, code: 'bad_request', message: '`depth` applies to the book channel only' };
+  if (markets.length > maxStreams)
+    return { ok: false, code: 'limit_exceeded', message: `at most ${maxStreams} streams per connection` };
+  const typed = channel as (typeof channels)[number];
+  return {
+    ok: true,
+    channel: typed,
+    markets,
+    depth: typed === 'book' ? (result.data.depth ?? null) : undefined,
+  };
+}
+
+function refuse(response: ServerResponse, status: number, error: string, message: string): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify({ error, message }));
+}

@@ -1,0 +1,83 @@
+/**
+ * @module test/support/message-recorder
+ * What the plain protocol clients of the tests (WebSocket and SSE) share: they record every
+ * message, keep each stream's state from snapshot + updates with the pure core, and check seq
+ * continuity and checksums themselves, so the tests check the relay without the client SDK.
+ */
+import { applyBookUpdate, type BookState, bookChecksum } from '../../src/protocol/book.ts';
+import type { BookData, PriceData, PriceUpdateData } from '../../src/protocol/messages.ts';
+import { applyPriceUpdate } from '../../src/protocol/price.ts';
+
+export type Message = Record<string, unknown> & { type: string };
+
+export interface StreamView {
+  epoch: string;
+  seq: number;
+  ts: string;
+  state: BookState | PriceData;
+  /** Number of updates applied since the last snapshot. */
+  updates: number;
+}
+
+export class MessageRecorder {
+  readonly messages: Message[] = [];
+  readonly streams = new Map<string, StreamView>();
+  /** Problems seen while applying messages: a seq gap, a checksum mismatch, an update without snapshot. */
+  readonly violations: string[] = [];
+
+  static key(channel: string, market: string, depth?: number | null): string {
+    return channel === 'book' ? `book:${market}:${depth ?? 'full'}` : `${channel}:${market}`;
+  }
+
+  view(channel: string, market: string, depth?: number | null): StreamView | undefined {
+    return this.streams.get(MessageRecorder.key(channel, market, depth));
+  }
+
+  of(type: string): Message[] {
+    return this.messages.filter((message) => message.type === type);
+  }
+
+  protected record(message: Message): void {
+    this.messages.push(message);
+    if (message.type !== 'snapshot' && message.type !== 'update') return;
+    const key = MessageRecorder.key(
+      message.channel as string,
+      message.market as string,
+      message.depth as number | null,
+    );
+    const epoch = message.epoch as string;
+    const seq = message.seq as number;
+    if (message.type === 'snapshot') {
+      this.streams.set(key, {
+        epoch,
+        seq,
+        ts: message.ts as string,
+        state: message.data as BookState,
+        updates: 0,
+      });
+    } else {
+      const view = this.streams.get(key);
+      if (view === undefined) {
+        this.violations.push(`${key}: update seq ${seq} before any snapshot`);
+        return;
+      }
+      if (view.epoch !== epoch || seq !== view.seq + 1) {
+        this.violations.push(`${key}: update ${epoch}/${seq} after ${view.epoch}/${view.seq}`);
+      }
+      view.state =
+        message.channel === 'book'
+          ? applyBookUpdate(view.state as BookState, message.data as BookData)
+          : applyPriceUpdate(view.state as PriceData, message.data as PriceUpdateData);
+      view.seq = seq;
+      view.ts = message.ts as string;
+      view.updates += 1;
+    }
+    if (message.channel === 'book') {
+      const view = this.streams.get(key)!;
+      const expected = bookChecksum(view.state as BookState);
+      if (message.checksum !== expected) {
+        this.violations.push(`${key}: checksum ${String(message.checksum)} != ${expected} at seq ${seq}`);
+      }
+    }
+  }
+}
