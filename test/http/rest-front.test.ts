@@ -112,7 +112,10 @@ describe('REST front', () => {
         send(harness.sim.url, method, path, body),
       ]);
       expect(direct.status, path).toBeGreaterThanOrEqual(400);
-      expect(viaRelay, path).toEqual(direct);
+      expect({ status: viaRelay.status, text: viaRelay.text }, path).toEqual({
+        status: direct.status,
+        text: direct.text,
+      });
     }
   });
 
