@@ -6,6 +6,7 @@
  * references, never a growing queue; when its buffer drains, each held stream gets one fresh
  * snapshot. A reader that stays above the mark for too long is dropped by `onTooSlow`.
  */
+import type { Frame } from './frame.ts';
 import type { AnyStream } from './stream.ts';
 
 export interface SlowReaderLimits {
@@ -62,6 +63,25 @@ export class HeldBackStreams {
     const owed = [...this.#owed];
     this.#owed.clear();
     return owed;
+  }
+
+  /**
+   * After a drain to `bufferedBytes`: ends holding back and hands `deliver` one fresh snapshot of
+   * each owed stream still subscribed (and with a state). The number of streams that were owed, or
+   * undefined while still holding back (or when nothing was held back).
+   */
+  resendOwed(
+    bufferedBytes: number,
+    subscriptions: ReadonlyMap<string, AnyStream>,
+    deliver: (stream: AnyStream, frame: Frame) => void,
+  ): number | undefined {
+    const owed = this.release(bufferedBytes);
+    if (owed === undefined) return undefined;
+    for (const stream of owed) {
+      if (subscriptions.get(stream.key) === stream && stream.hasState)
+        deliver(stream, stream.snapshotFrame());
+    }
+    return owed.length;
   }
 
   forget(stream: AnyStream): void {

@@ -398,13 +398,10 @@ export class ClientConnection implements StreamSubscriber, CoalescedWriter {
 
   #onDrain(): void {
     if (this.#closed) return;
-    const owed = this.#heldBack.release(this.bufferedBytes);
-    if (owed === undefined) return;
-    for (const stream of owed) {
-      if (this.#subscriptions.get(stream.key) === stream && stream.hasState)
-        this.deliver(stream, stream.snapshotFrame());
-    }
-    this.#context.events.emit('connection:conflated', { id: this.id, streams: owed.length });
+    const streams = this.#heldBack.resendOwed(this.bufferedBytes, this.#subscriptions, (stream, frame) =>
+      this.deliver(stream, frame),
+    );
+    if (streams !== undefined) this.#context.events.emit('connection:conflated', { id: this.id, streams });
   }
 
   #closeSlowConsumer(): void {
