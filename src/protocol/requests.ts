@@ -7,6 +7,11 @@ import { z } from 'zod';
 import { uuid } from '../upstream/schemas.ts';
 import { MAX_MARKETS_PER_REQUEST } from './messages.ts';
 
+/**
+ * Market ids are compared in one spelling: UUIDs are case-insensitive, so a client may send any
+ * case and the relay answers, streams and polls in lower case (one stream per market).
+ */
+const marketId = uuid.transform((id) => id.toLowerCase());
 const requestId = z.union([z.string().max(128), z.number().int()]);
 const resumePoint = z.object({ epoch: z.string().min(1).max(64), seq: z.number().int().nonnegative() });
 
@@ -18,16 +23,16 @@ export const subscribeRequest = z.object({
   op: z.literal('subscribe'),
   id: requestId.optional(),
   channel: z.string(),
-  markets: z.array(uuid).min(1).max(MAX_MARKETS_PER_REQUEST),
+  markets: z.array(marketId).min(1).max(MAX_MARKETS_PER_REQUEST),
   depth: z.union([z.literal(10), z.literal(50), z.null()]).optional(),
-  resume: z.record(uuid, resumePoint).optional(),
+  resume: z.record(marketId, resumePoint).optional(),
 });
 
 export const unsubscribeRequest = z.object({
   op: z.literal('unsubscribe'),
   id: requestId.optional(),
   channel: z.string(),
-  markets: z.array(uuid).min(1).max(MAX_MARKETS_PER_REQUEST),
+  markets: z.array(marketId).min(1).max(MAX_MARKETS_PER_REQUEST),
   depth: z.union([z.literal(10), z.literal(50), z.null()]).optional(),
 });
 
