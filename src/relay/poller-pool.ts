@@ -47,8 +47,12 @@ interface TargetHealth {
   since: number;
   lastSuccessAt: number | undefined;
   lastError: string | undefined;
-  /** Upstream time of the newest state applied: an older one (a late shared result) is dropped. */
-  upstreamTime: number;
+  /**
+   * Relay clock of the request behind the newest state applied (when it was asked; for a shared
+   * result, when its lease holder received it). A response to an older request is dropped; upstream's
+   * own clock is data, never an order, so an absurd timestamp cannot hide later responses.
+   */
+  askedAt: number;
 }
 
 /** A lease outlives a few missed renewals, but not a relay that died, for long. */
@@ -127,7 +131,7 @@ export class PollerPool {
           since: this.#now(),
           lastSuccessAt: undefined,
           lastError: undefined,
-          upstreamTime: 0,
+          askedAt: -Infinity,
           timer: undefined,
           running: false,
           stopped: false,
@@ -155,7 +159,7 @@ export class PollerPool {
           since: this.#now(),
           lastSuccessAt: undefined,
           lastError: undefined,
-          upstreamTime: 0,
+          askedAt: -Infinity,
         });
         this.#options.coordinator.follow(`price:${market}`, (payload) =>
           this.#onShared('price', market, payload),
@@ -221,7 +225,7 @@ export class PollerPool {
       const book = await this.#options.source.orderBook(market);
       if (loop.stopped) return;
       const receivedAt = this.#now();
-      this.#applyBook(market, book, receivedAt);
+      this.#applyBook(market, book, started, receivedAt);
       this.#options.coordinator.share(target, JSON.stringify({ kind: 'book', receivedAt, book }));
       this.#emitPoll('book', 1, 'ok', started);
     } catch (error) {
@@ -244,11 +248,10 @@ export class PollerPool {
     }
   }
 
-  #applyBook(market: string, book: OrderBook, receivedAt: number): void {
+  #applyBook(market: string, book: OrderBook, askedAt: number, receivedAt: number): void {
     const loop = this.#bookLoops.get(market);
-    const upstreamTime = Date.parse(book.timestamp);
-    if (loop === undefined || upstreamTime < loop.upstreamTime) return;
-    loop.upstreamTime = upstreamTime;
+    if (loop === undefined || askedAt < loop.askedAt) return;
+    loop.askedAt = askedAt;
     const rts = new Date(receivedAt).toISOString();
     const ts = withMilliseconds(book.timestamp);
     const full = aggregateBook(book);
@@ -259,12 +262,11 @@ export class PollerPool {
     loop.lastError = undefined;
   }
 
-  #applyPrice(entry: ClobPriceSnapshot, receivedAt: number): void {
+  #applyPrice(entry: ClobPriceSnapshot, askedAt: number, receivedAt: number): void {
     const health = this.#priceHealth.get(entry.market_id);
     const stream = this.#options.registry.priceMarkets().get(entry.market_id);
-    const upstreamTime = Date.parse(entry.timestamp);
-    if (health === undefined || stream === undefined || upstreamTime < health.upstreamTime) return;
-    health.upstreamTime = upstreamTime;
+    if (health === undefined || stream === undefined || askedAt < health.askedAt) return;
+    health.askedAt = askedAt;
     const rts = new Date(receivedAt).toISOString();
     this.#publish(stream, priceDataOf(entry), withMilliseconds(entry.timestamp), rts, receivedAt);
     health.lastSuccessAt = this.#now();
@@ -277,9 +279,9 @@ export class PollerPool {
     if (result === undefined || this.#stopped) return;
     if (result.kind === 'not_found') this.#closeMarket(kind, market);
     else if (result.kind === 'book' && kind === 'book' && result.book.market_id === market) {
-      this.#applyBook(market, result.book, result.receivedAt);
+      this.#applyBook(market, result.book, result.receivedAt, result.receivedAt);
     } else if (result.kind === 'price' && kind === 'price' && result.entry.market_id === market) {
-      this.#applyPrice(result.entry, result.receivedAt);
+      this.#applyPrice(result.entry, result.receivedAt, result.receivedAt);
     }
   }
 
@@ -330,7 +332,7 @@ export class PollerPool {
       for (const entry of response.data) {
         if (!this.#priceHealth.has(entry.market_id)) continue;
         answered.add(entry.market_id);
-        this.#applyPrice(entry, receivedAt);
+        this.#applyPrice(entry, started, receivedAt);
         this.#options.coordinator.share(
           `price:${entry.market_id}`,
           JSON.stringify({ kind: 'price', receivedAt, entry }),
