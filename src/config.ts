@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { ConfigError } from './errors.ts';
+import type { IsolationLimits } from './relay/admission.ts';
 
 const port = z.coerce.number().int().min(0).max(65_535);
 const positiveInt = z.coerce.number().int().positive();
@@ -30,6 +31,9 @@ const upstream = z.union([
 const redisUrl = z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' });
 const origin = z.url({ protocol: /^https?$/, error: 'each origin must be an http(s) origin' });
 
+/** Every stream is confirmed at least this often unless configured otherwise. */
+export const DEFAULT_MAX_AGE_MS = 30_000;
+
 /** Option name (as the flag is spelt) -> environment variable, schema, default. */
 const serveOptions = {
   port: { env: 'PORT', schema: port, default: '8080' },
@@ -41,6 +45,30 @@ const serveOptions = {
   'upstream-concurrency': { env: 'UPSTREAM_CONCURRENCY', schema: positiveInt.max(1024), default: '16' },
   'upstream-rps': { env: 'UPSTREAM_RPS', schema: positiveInt.max(100_000), default: '50' },
   'api-keys': { env: 'API_KEYS', schema: commaList, default: undefined },
+  // Poll-side scheduling and isolation (docs/scheduler.md, docs/operations.md).
+  scheduler: { env: 'SCHEDULER', schema: z.enum(['freshness', 'round-robin']), default: 'freshness' },
+  'max-age-ms': {
+    env: 'MAX_AGE_MS',
+    schema: positiveInt.min(100).max(3_600_000),
+    default: String(DEFAULT_MAX_AGE_MS),
+  },
+  'max-private-markets': { env: 'MAX_PRIVATE_MARKETS', schema: positiveInt.max(100_000), default: '200' },
+  'max-private-markets-per-key': {
+    env: 'MAX_PRIVATE_MARKETS_PER_KEY',
+    schema: positiveInt.max(1_000_000),
+    default: '1000',
+  },
+  'new-markets-per-second': { env: 'NEW_MARKETS_PER_SECOND', schema: positiveInt.max(10_000), default: '20' },
+  'new-markets-per-second-per-key': {
+    env: 'NEW_MARKETS_PER_SECOND_PER_KEY',
+    schema: positiveInt.max(100_000),
+    default: '50',
+  },
+  'unknown-lookups-per-second': {
+    env: 'UNKNOWN_LOOKUPS_PER_SECOND',
+    schema: positiveInt.max(1_000),
+    default: '2',
+  },
   'allowed-origins': { env: 'ALLOWED_ORIGINS', schema: commaList.pipe(z.array(origin)), default: undefined },
   'log-level': { env: 'LOG_LEVEL', schema: logLevel, default: 'info' },
   markets: { env: 'SIM_MARKETS', schema: positiveInt.max(10_000), default: '50' },
@@ -59,6 +87,12 @@ export interface ServeConfig {
   pricePollMs: number;
   upstreamConcurrency: number;
   upstreamRps: number;
+  /** How the poll budget is spent: `freshness` (default: hints, change rates) or `round-robin`. */
+  scheduler?: Parsed<'scheduler'>;
+  /** Every stream is confirmed at least this often (ms) while the budget allows (DEFAULT_MAX_AGE_MS). */
+  maxAgeMs?: number;
+  /** Per-connection and per-key limits on what costs upstream requests (relay/admission.ts defaults). */
+  isolation?: IsolationLimits;
   apiKeys?: string[];
   allowedOrigins?: string[];
   logLevel: Parsed<'log-level'>;
@@ -140,6 +174,15 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       pricePollMs: required('price-poll-ms'),
       upstreamConcurrency: required('upstream-concurrency'),
       upstreamRps: required('upstream-rps'),
+      scheduler: required('scheduler'),
+      maxAgeMs: maxAgeAtLeastBookPoll(required('max-age-ms'), required('book-poll-ms')),
+      isolation: {
+        maxPrivateTargetsPerConnection: required('max-private-markets'),
+        maxPrivateTargetsPerKey: required('max-private-markets-per-key'),
+        newMarketsPerSecond: required('new-markets-per-second'),
+        newMarketsPerSecondPerKey: required('new-markets-per-second-per-key'),
+        lookupsPerSecond: required('unknown-lookups-per-second'),
+      },
       apiKeys: read('api-keys'),
       allowedOrigins: read('allowed-origins'),
       logLevel: required('log-level'),
@@ -147,4 +190,10 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       simSeed: required('seed'),
     },
   };
+}
+
+function maxAgeAtLeastBookPoll(maxAgeMs: number, bookPollMs: number): number {
+  if (maxAgeMs < bookPollMs)
+    throw new ConfigError('max-age-ms', `${maxAgeMs} is below --book-poll-ms ${bookPollMs} (env MAX_AGE_MS)`);
+  return maxAgeMs;
 }

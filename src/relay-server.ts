@@ -8,10 +8,12 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import pino, { type Logger } from 'pino';
 import { LocalCoordinator, type PollCoordinator } from './cluster/coordinator.ts';
 import { RedisCoordinator } from './cluster/redis-coordinator.ts';
-import type { ServeConfig } from './config.ts';
+import { DEFAULT_MAX_AGE_MS, type ServeConfig } from './config.ts';
 import { type HealthSources, registerHealth } from './http/health.ts';
 import { registerOperations } from './http/operations.ts';
+import { Admission, defaultIsolationLimits } from './relay/admission.ts';
 import { RelayEvents } from './relay/events.ts';
+import { KnownMarkets } from './relay/known-markets.ts';
 import { PollerPool } from './relay/poller-pool.ts';
 import { StreamRegistry } from './relay/registry.ts';
 import { UpstreamHealthMonitor } from './relay/upstream-health.ts';
@@ -75,6 +77,8 @@ export interface Relay {
   readonly events: RelayEvents;
   readonly registry: StreamRegistry;
   readonly poller: PollerPool;
+  /** Upstream's market catalogue as the relay last read it (judges unknown ids). */
+  readonly knownMarkets: KnownMarkets;
   /** Who polls what: this relay alone, or the lease holders of a Redis cluster. */
   readonly coordinator: PollCoordinator;
   readonly client: UpstreamClient;
@@ -128,6 +132,9 @@ export async function startRelay(
     bookPollMs: config.bookPollMs,
     pricePollMs: config.pricePollMs,
     upstreamRps: config.upstreamRps,
+    concurrency: config.upstreamConcurrency,
+    scheduler: config.scheduler ?? 'freshness',
+    maxAgeMs: config.maxAgeMs ?? Math.max(DEFAULT_MAX_AGE_MS, config.bookPollMs),
     staleAfterFactor: tuning.staleAfterFactor,
   });
 
@@ -140,8 +147,15 @@ export async function startRelay(
     // shutdown past its 5 s; this applies after the preClose hook has closed WebSockets with 1001.
     forceCloseConnections: true,
   });
+  const knownMarkets = new KnownMarkets(client);
+  const admission = new Admission({
+    registry,
+    catalogue: knownMarkets,
+    limits: config.isolation ?? defaultIsolationLimits,
+  });
   const ws = registerWsEndpoint(app, {
     registry,
+    admission,
     events,
     limits: tuning.connection,
     heartbeatMs: tuning.heartbeatMs,
@@ -174,11 +188,13 @@ export async function startRelay(
     pricePollMs: config.pricePollMs,
   });
   await upstreamHealth.start(UPSTREAM_PROBE_MS);
+  knownMarkets.start();
 
   let address: string;
   try {
     address = await app.listen({ port: config.port, host: config.host });
   } catch (error) {
+    knownMarkets.stop();
     upstreamHealth.stop();
     await client.close();
     await sim?.close();
@@ -193,6 +209,7 @@ export async function startRelay(
     events,
     registry,
     poller: relayPoller,
+    knownMarkets,
     coordinator,
     client,
     upstreamHealth,
@@ -206,6 +223,7 @@ export async function startRelay(
       closing ??= (async () => {
         shuttingDown = true;
         relayPoller.stop();
+        knownMarkets.stop();
         upstreamHealth.stop();
         await coordinator.close();
         await app.close();

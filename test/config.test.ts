@@ -15,6 +15,15 @@ describe('parseCommandLine', () => {
         pricePollMs: 1000,
         upstreamConcurrency: 16,
         upstreamRps: 50,
+        scheduler: 'freshness',
+        maxAgeMs: 30_000,
+        isolation: {
+          maxPrivateTargetsPerConnection: 200,
+          maxPrivateTargetsPerKey: 1000,
+          newMarketsPerSecond: 20,
+          newMarketsPerSecondPerKey: 50,
+          lookupsPerSecond: 2,
+        },
         apiKeys: undefined,
         allowedOrigins: undefined,
         logLevel: 'info',
@@ -45,6 +54,11 @@ describe('parseCommandLine', () => {
     [['--redis', 'http://x'], 'redis'],
     [['--allowed-origins', 'not a url'], 'allowed-origins'],
     [['--log-level', 'loud'], 'log-level'],
+    [['--scheduler', 'fifo'], 'scheduler'],
+    [['--max-age-ms', '500'], 'max-age-ms'], // below --book-poll-ms 1000
+    [['--max-private-markets', '0'], 'max-private-markets'],
+    [['--new-markets-per-second', '1.5'], 'new-markets-per-second'],
+    [['--unknown-lookups-per-second', 'x'], 'unknown-lookups-per-second'],
     [['--nope', '1'], 'arguments'],
     [['dance'], 'command'],
   ])('rejects %j naming the option', (argv, option) => {
@@ -56,6 +70,20 @@ describe('parseCommandLine', () => {
       expect((error as ConfigError).option).toBe(option);
       expect((error as ConfigError).message).toMatch(new RegExp(`^invalid --${option}: `));
     }
+  });
+
+  it('reads the poll-side options from their environment twins', () => {
+    const { config } = parseCommandLine([], {
+      SCHEDULER: 'round-robin',
+      MAX_AGE_MS: '5000',
+      MAX_PRIVATE_MARKETS: '7',
+      NEW_MARKETS_PER_SECOND_PER_KEY: '9',
+    });
+    expect(config).toMatchObject({
+      scheduler: 'round-robin',
+      maxAgeMs: 5000,
+      isolation: { maxPrivateTargetsPerConnection: 7, newMarketsPerSecondPerKey: 9 },
+    });
   });
 
   it('validates environment values too', () => {

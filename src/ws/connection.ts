@@ -19,16 +19,10 @@ import {
   type SubscribeRequest,
   type UnsubscribeRequest,
 } from '../protocol/messages.ts';
+import type { Admission } from '../relay/admission.ts';
 import type { RelayEvents } from '../relay/events.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
-import {
-  type AnyStream,
-  type Frame,
-  type StreamSubscriber,
-  streamKey,
-  toFrame,
-  unknownMarketError,
-} from '../relay/stream.ts';
+import { type AnyStream, type Frame, type StreamSubscriber, streamKey, toFrame } from '../relay/stream.ts';
 import { TokenBucket } from '../upstream/token-bucket.ts';
 import { parseClientFrame } from './codec.ts';
 
@@ -48,6 +42,8 @@ export interface ConnectionLimits {
 
 export interface ConnectionContext {
   registry: StreamRegistry;
+  /** Which new markets a subscription may add (isolation limits, unknown ids). */
+  admission: Admission;
   events: RelayEvents;
   limits: ConnectionLimits;
 }
@@ -68,8 +64,9 @@ export class Connection implements StreamSubscriber {
   #missedPongs = 0;
   #closed = false;
 
-  constructor(id: number, ws: WebSocket, socket: Socket, context: ConnectionContext) {
+  constructor(id: number, ws: WebSocket, socket: Socket, context: ConnectionContext, apiKey?: string) {
     this.id = id;
+    context.admission.open(this, apiKey);
     this.#ws = ws;
     this.#socket = socket;
     this.#context = context;
@@ -146,6 +143,7 @@ export class Connection implements StreamSubscriber {
   /** Drops every subscription (the connection is gone). */
   dispose(): void {
     this.#closed = true;
+    this.#context.admission.close(this);
     clearTimeout(this.#slowTimer);
     this.#slowTimer = undefined;
     for (const stream of this.#subscriptions.values()) this.#context.registry.unsubscribe(this, stream);
@@ -208,10 +206,14 @@ export class Connection implements StreamSubscriber {
 
     const subscribed: { market: string; stream: AnyStream; replay: Frame[] | undefined }[] = [];
     const recovered: Record<string, boolean> = {};
-    const { registry } = this.#context;
-    const unknown = markets.filter((market) => registry.unknownMarkets.has(market));
+    // Markets this connection does not hold yet may be refused (unknown, or over its limits).
+    const refused = this.#context.admission.admit(
+      this,
+      channel,
+      markets.filter((market) => !this.#subscriptions.has(streamKey({ channel, market, depth }))),
+    );
     for (const market of markets) {
-      if (unknown.includes(market)) continue;
+      if (refused.has(market)) continue;
       const stream = this.#context.registry.subscribe(this, { channel, market, depth });
       this.#subscriptions.set(stream.key, stream);
       const resumeFrom = request.resume?.[market];
@@ -228,8 +230,9 @@ export class Connection implements StreamSubscriber {
       ...(depth === undefined ? {} : { depth }),
       ...(request.resume === undefined ? {} : { recovered }),
     });
-    // Exactly what a first poll would have said, without asking upstream again.
-    for (const market of unknown) this.#send(unknownMarketError(channel, market));
+    // Stream errors naming the market, as a first poll's unknown_market would (protocol.md).
+    for (const [market, { code, message }] of refused)
+      this.#send({ type: 'error', code, message, channel, market });
     for (const { stream, replay } of subscribed) {
       if (replay !== undefined) {
         for (const frame of replay) this.deliver(stream, frame);

@@ -15,6 +15,7 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { closeCodes } from '../protocol/messages.ts';
+import type { Admission } from '../relay/admission.ts';
 import type { RelayEvents } from '../relay/events.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
 import { Connection, type ConnectionLimits } from './connection.ts';
@@ -23,6 +24,7 @@ const WS_PATH = '/v1/ws';
 
 export interface WsEndpointOptions {
   registry: StreamRegistry;
+  admission: Admission;
   events: RelayEvents;
   limits: ConnectionLimits;
   heartbeatMs: number;
@@ -47,10 +49,11 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
     clientTracking: false,
   });
 
-  const onConnection = (ws: WebSocket, socket: Socket): void => {
-    const connection = new Connection(nextId++, ws, socket, options);
+  const onConnection = (ws: WebSocket, socket: Socket, apiKey: string | undefined): void => {
+    const connection = new Connection(nextId++, ws, socket, options, apiKey);
     if (connections.size >= options.maxConnections) {
       connection.close(closeCodes.tooManyConnections, 'too many connections');
+      connection.dispose();
       return;
     }
     connections.add(connection);
@@ -81,7 +84,9 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
       refuse(socket, refusal.status, refusal.error, refusal.message);
       return;
     }
-    wss.handleUpgrade(request, socket, head, (ws) => onConnection(ws, socket));
+    // The key (when keys are required) groups connections for the per-key isolation limits.
+    const apiKey = options.apiKeys === undefined ? undefined : presentedKey(request, url);
+    wss.handleUpgrade(request, socket, head, (ws) => onConnection(ws, socket, apiKey));
   };
   app.server.on('upgrade', onUpgrade);
 
