@@ -5,14 +5,15 @@
  * caller owns the budget (how many requests it may start now) and the I/O; this module only ranks.
  * How it decides is documented, with a worked example, in docs/scheduler.md.
  *
- * Three classes, highest first:
+ * Two classes, highest first:
  * 1. **due for its maximum age**: not confirmed for nearly `maxAgeMs` — every stream is confirmed at
  *    least that often whatever the hints say (a change deep in a book moves no hint);
- * 2. **never asked yet**: someone subscribed and waits for a first snapshot;
- * 3. **everything else** allowed again (its `minIntervalMs` has passed), ranked by the freshness a
- *    request buys: `weight x expected delay of the changes not yet seen`.
- * Within a class the larger score goes first; `round-robin` mode ranks class 3 by time since the last
- * request instead (every target alike), which is the behaviour before hints and change rates.
+ * 2. **everything else** allowed again (its `minIntervalMs` has passed), ranked by the freshness a
+ *    request buys: `weight x expected delay of the changes not yet seen`. A target never asked yet
+ *    (a subscriber waits for its first snapshot) counts its whole wait, ten times over.
+ * Within a class the larger score goes first; `round-robin` mode ranks class 2 by time since the last
+ * request instead (every target alike), which is the behaviour before hints and change rates. The
+ * weights (relay/fair-share.ts) apply in both modes, so no connection can starve another.
  */
 
 export type SchedulerMode = 'freshness' | 'round-robin';
@@ -52,9 +53,10 @@ export function deadlineSlackMs(timing: TargetTiming): number {
   return Math.min(timing.maxAgeMs / 4, Math.max(timing.minIntervalMs, 1_000));
 }
 
-const DEADLINE = 3;
-const FIRST = 2;
+const DEADLINE = 2;
 const FRESHNESS = 1;
+/** A subscriber without any snapshot is worse off than one with an old one. */
+const FIRST_ASK_FACTOR = 10;
 const NOT_ELIGIBLE = 0;
 
 export interface Ranked<K> {
@@ -69,7 +71,8 @@ export function rankOf<K>(target: TargetView<K>, now: number, mode: SchedulerMod
   if (target.inFlight) return { key, rank: NOT_ELIGIBLE, score: 0 };
   const age = now - (target.confirmedAt ?? target.addedAt);
   const sinceAsked = target.lastAskedAt === undefined ? Number.POSITIVE_INFINITY : now - target.lastAskedAt;
-  if (target.awaitingFirstAsk) return { key, rank: FIRST, score: age };
+  if (target.awaitingFirstAsk)
+    return { key, rank: FRESHNESS, score: target.weight * FIRST_ASK_FACTOR * (age + timing.minIntervalMs) };
   if (sinceAsked < timing.minIntervalMs) return { key, rank: NOT_ELIGIBLE, score: 0 };
   if (age + deadlineSlackMs(timing) >= timing.maxAgeMs)
     return { key, rank: DEADLINE, score: age / timing.maxAgeMs };
