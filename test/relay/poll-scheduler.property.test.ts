@@ -227,7 +227,7 @@ describe('the scheduler over a simulated minute', () => {
             }),
           );
           // A budget far below the flood's demand, even while the flood's first asks are pending:
-        // b's two targets are still asked within 1.5x of their one-second interval.
+          // b's two targets are still asked within 1.5x of their one-second interval.
           const { asks } = simulate(targets, { rps: 10, seconds: 30, mode });
           expect(asks[0]).toBeGreaterThanOrEqual(20);
           expect(asks[1]).toBeGreaterThanOrEqual(20);
