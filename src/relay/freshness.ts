@@ -17,22 +17,31 @@ export interface Confirmation {
   meanAskGapMs: number | undefined;
 }
 
-/** Age (ms) after which a target counts as stale. */
-export function staleAfterMs(timing: TargetTiming, meanAskGapMs: number | undefined, factor: number): number {
-  const grace = factor * timing.minIntervalMs;
-  const interval = Math.max(timing.minIntervalMs, meanAskGapMs ?? timing.minIntervalMs);
-  return Math.max(grace, Math.min(factor * interval, timing.maxAgeMs + grace));
+/**
+ * Age (ms) after which a target counts as stale. `budgetIntervalMs` is the interval the budget
+ * allows every target alike (the configured one, stretched when the budget is short); a target
+ * polled less often than that (a quiet book) is judged by its own measured interval.
+ */
+export function staleAfterMs(
+  timing: TargetTiming,
+  budgetIntervalMs: number,
+  meanAskGapMs: number | undefined,
+  factor: number,
+): number {
+  const interval = Math.max(timing.minIntervalMs, budgetIntervalMs, meanAskGapMs ?? 0);
+  return Math.min(factor * interval, timing.maxAgeMs + factor * timing.minIntervalMs);
 }
 
 /** Why the target is stale now, or undefined while it is fresh enough. */
 export function staleReason(
   confirmation: Confirmation,
   timing: TargetTiming,
+  budgetIntervalMs: number,
   factor: number,
   now: number,
 ): string | undefined {
   const age = now - (confirmation.confirmedAt ?? confirmation.addedAt);
-  if (age <= staleAfterMs(timing, confirmation.meanAskGapMs, factor)) return undefined;
+  if (age <= staleAfterMs(timing, budgetIntervalMs, confirmation.meanAskGapMs, factor)) return undefined;
   if (confirmation.lastError !== undefined) return confirmation.lastError;
   return age > timing.maxAgeMs ? 'not confirmed within the maximum age' : 'no upstream response';
 }

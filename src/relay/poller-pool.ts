@@ -269,14 +269,14 @@ export class PollerPool {
     const { registry, staleAfterFactor } = this.#options;
     const { publisher } = this.#context;
     for (const [market, book] of this.#books) {
-      const reason = staleReason(book, book.timing, staleAfterFactor, now);
+      const reason = staleReason(book, book.timing, this.#intervals.bookIntervalMs, staleAfterFactor, now);
       if (reason === undefined) continue;
       for (const stream of registry.bookMarkets().get(market) ?? []) publisher.markStale(stream, reason);
     }
     // Judged against the interval prices are asked at, and the maximum age every stream promises.
     const priceTiming = { ...this.#priceTiming(), maxAgeMs: this.#options.maxAgeMs };
     for (const [market, health] of this.#priceMarkets) {
-      const reason = staleReason(health, priceTiming, staleAfterFactor, now);
+      const reason = staleReason(health, priceTiming, priceTiming.minIntervalMs, staleAfterFactor, now);
       const stream = registry.priceMarkets().get(market);
       if (reason !== undefined && stream !== undefined) publisher.markStale(stream, reason);
     }
