@@ -100,7 +100,13 @@ export abstract class PollTarget implements DispatchTarget, Confirmation {
       this.changeRate = changeRateOf(this.#history);
     }
     this.#appliedAskedAt = askedAt;
-    this.confirmedAt = this.context.now();
+    const now = this.context.now();
+    if (this.kind === 'book')
+      this.context.events.emit('poll:confirmed', {
+        kind: 'book',
+        ageMs: now - (this.confirmedAt ?? this.addedAt),
+      });
+    this.confirmedAt = now;
     this.lastError = undefined;
   }
 

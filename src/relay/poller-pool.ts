@@ -19,7 +19,7 @@ import type { PollKind, RelayEvents } from './events.ts';
 import { fairShare } from './fair-share.ts';
 import { staleReason } from './freshness.ts';
 import { PollDispatcher } from './poll-dispatcher.ts';
-import type { SchedulerMode, TargetTiming } from './poll-scheduler.ts';
+import { deadlineSlackMs, type SchedulerMode, type TargetTiming } from './poll-scheduler.ts';
 import type { PollContext, PollSource } from './poll-target.ts';
 import {
   applySharedPrice,
@@ -33,6 +33,19 @@ import type { StreamSubscriber } from './stream.ts';
 import { StreamPublisher } from './stream-publisher.ts';
 
 export type { PollSource } from './poll-target.ts';
+
+/** What the relay promises about freshness and what it achieves (for /health, metrics, status). */
+export interface FreshnessReport {
+  maxAgeMs: number;
+  /** Oldest confirmation of any polled target now (ms); 0 when nothing is polled. */
+  oldestAgeMs: number;
+  /** False when a target is older than the maximum age, or the budget cannot confirm all in time. */
+  maxAgeKept: boolean;
+  /** Polls per second the configured intervals ask for, the budget, and what was started. */
+  pollsPerSecond: { requested: number; budget: number; achieved: number };
+  /** Mean time between requests per target, measured (dispatch and CPU lag included); null before any. */
+  effectiveIntervalMs: { book: number | null; price: number | null };
+}
 
 export interface PollerOptions {
   source: PollSource;
@@ -113,6 +126,38 @@ export class PollerPool {
   }
   get priceMarketCount(): number {
     return this.#priceMarkets.size;
+  }
+
+  freshness(now = this.#now()): FreshnessReport {
+    const { maxAgeMs, bookPollMs, pricePollMs, upstreamRps } = this.#options;
+    let oldestAgeMs = 0;
+    for (const book of this.#books.values())
+      oldestAgeMs = Math.max(oldestAgeMs, now - (book.confirmedAt ?? book.addedAt));
+    for (const price of this.#priceMarkets.values())
+      oldestAgeMs = Math.max(oldestAgeMs, now - (price.confirmedAt ?? price.addedAt));
+    const budget = upstreamRps * POLLING_SHARE;
+    const batches = this.#priceBatches.length;
+    // The least the maximum age costs: every book once per (max age - slack), every batch at its interval.
+    const leastForMaxAge =
+      (this.#books.size * 1000) / (maxAgeMs - deadlineSlackMs(this.#bookTiming())) +
+      (batches * 1000) / this.#intervals.priceIntervalMs;
+    return {
+      maxAgeMs,
+      oldestAgeMs,
+      maxAgeKept: oldestAgeMs <= maxAgeMs && leastForMaxAge <= budget,
+      pollsPerSecond: {
+        requested: (this.#books.size * 1000) / bookPollMs + (batches * 1000) / pricePollMs,
+        budget,
+        achieved:
+          this.#dispatcher.achievedPerSecond('book') +
+          this.#dispatcher.achievedPerSecond('price') +
+          this.#dispatcher.achievedPerSecond('hints'),
+      },
+      effectiveIntervalMs: {
+        book: meanOf([...this.#books.values()].map((book) => book.meanAskGapMs)),
+        price: meanOf(this.#priceBatches.map((batch) => batch.meanAskGapMs)),
+      },
+    };
   }
 
   /** Brings the polled set in line with the registry; called on every interest change. */
@@ -289,4 +334,9 @@ export class PollerPool {
     this.#sweepTimer = setInterval(() => this.#judgeFreshness(), every);
     this.#sweepTimer.unref();
   }
+}
+
+function meanOf(values: (number | undefined)[]): number | null {
+  const known = values.filter((value) => value !== undefined);
+  return known.length === 0 ? null : known.reduce((sum, value) => sum + value, 0) / known.length;
 }

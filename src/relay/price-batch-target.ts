@@ -112,7 +112,12 @@ export class PriceBatchTarget extends PollTarget {
       receivedAt,
     );
     if (changed) this.context.hintBook(market, askedAt, receivedAt);
-    health.confirmedAt = this.context.now();
+    const now = this.context.now();
+    this.context.events.emit('poll:confirmed', {
+      kind: 'price',
+      ageMs: now - (health.confirmedAt ?? health.addedAt),
+    });
+    health.confirmedAt = now;
     health.lastError = undefined;
   }
 }
