@@ -5,8 +5,7 @@
  * cleanly on SIGTERM / SIGINT within 5 s.
  */
 import pino from 'pino';
-import { type Command, parseCommandLine } from './config.ts';
-import { ConfigError } from './errors.ts';
+import { type Command, ConfigError, parseCommandLine } from './config.ts';
 import { quickStartText } from './http/quick-start.ts';
 import { startRelay } from './relay-server.ts';
 import { startSimulator } from './sim/server.ts';

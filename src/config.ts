@@ -1,13 +1,23 @@
 /**
  * @module config
- * The command line and environment surface of shared/interface.md, validated once at start.
+ * The command line and environment surface (docs/operations.md), validated once at start.
  * Every option has an environment twin; the flag wins. A bad value is a ConfigError naming the
  * option, which the CLI prints as one line before exiting with code 2.
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { ConfigError } from './errors.ts';
 import type { IsolationLimits } from './relay/admission.ts';
+
+/** A configuration value that cannot be used; the CLI prints it as one line and exits 2. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  readonly option: string;
+
+  constructor(option: string, message: string) {
+    super(`invalid --${option}: ${message}`);
+    this.option = option;
+  }
+}
 
 const port = z.coerce.number().int().min(0).max(65_535);
 const positiveInt = z.coerce.number().int().positive();

@@ -9,8 +9,9 @@ import pino, { type Logger } from 'pino';
 import { LocalCoordinator, type PollCoordinator } from './cluster/coordinator.ts';
 import { RedisCoordinator } from './cluster/redis-coordinator.ts';
 import { DEFAULT_MAX_AGE_MS, type ServeConfig } from './config.ts';
-import { type HealthSources, registerHealth } from './http/health.ts';
+import { registerHealth } from './http/health.ts';
 import { registerOperations } from './http/operations.ts';
+import type { HealthSources } from './observability/health-report.ts';
 import { Admission, defaultIsolationLimits } from './relay/admission.ts';
 import { RelayEvents } from './relay/events.ts';
 import { KnownMarkets } from './relay/known-markets.ts';
@@ -19,7 +20,7 @@ import { StreamRegistry } from './relay/registry.ts';
 import { UpstreamHealthMonitor } from './relay/upstream-health.ts';
 import { type SimulatorHandle, startSimulator } from './sim/server.ts';
 import { UpstreamClient } from './upstream/client.ts';
-import type { ConnectionLimits } from './ws/connection.ts';
+import type { ConnectionLimits } from './ws/client-connection.ts';
 import { registerWsEndpoint, type WsEndpoint } from './ws/endpoint.ts';
 
 /** Relay internals with defaults; not on the command line, but tests and benchmarks set them. */
@@ -190,14 +191,23 @@ export async function startRelay(
   await upstreamHealth.start(UPSTREAM_PROBE_MS);
   knownMarkets.start();
 
+  /** Everything started above, released in dependency order: by `close()`, or when `listen` fails. */
+  const release = async (): Promise<void> => {
+    relayPoller.stop();
+    knownMarkets.stop();
+    upstreamHealth.stop();
+    await coordinator.close();
+    await app.close();
+    registry.clear();
+    await client.close();
+    await sim?.close();
+  };
+
   let address: string;
   try {
     address = await app.listen({ port: config.port, host: config.host });
   } catch (error) {
-    knownMarkets.stop();
-    upstreamHealth.stop();
-    await client.close();
-    await sim?.close();
+    await release();
     throw error;
   }
   const url = address.replace('[::1]', 'localhost');
@@ -222,14 +232,7 @@ export async function startRelay(
     close() {
       closing ??= (async () => {
         shuttingDown = true;
-        relayPoller.stop();
-        knownMarkets.stop();
-        upstreamHealth.stop();
-        await coordinator.close();
-        await app.close();
-        registry.clear();
-        await client.close();
-        await sim?.close();
+        await release();
       })();
       return closing;
     },

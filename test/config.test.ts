@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCommandLine } from '../src/config.ts';
-import { ConfigError } from '../src/errors.ts';
+import { ConfigError, parseCommandLine } from '../src/config.ts';
 
 describe('parseCommandLine', () => {
   it('gives the defaults of interface.md', () => {

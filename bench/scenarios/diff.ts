@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { bookChecksum } from '../../src/protocol/book.ts';
 import { aggregateBook } from '../../src/relay/aggregate.ts';
 import { diffBook } from '../../src/relay/diff.ts';
-import { toFrame } from '../../src/relay/stream.ts';
+import { toFrame } from '../../src/relay/frame.ts';
 import type { OrderBook, OrderEntry } from '../../src/upstream/schemas.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { progress } from '../lib/progress.ts';

@@ -6,6 +6,7 @@
  * part of `goingAwaySpreadMs`, spreading the herd over that window before backoff starts.
  */
 import { closeCodes } from '../protocol/messages.ts';
+import { fullJitterDelayMs } from '../util/backoff.ts';
 
 export interface BackoffOptions {
   /** Upper bound of the first retry's delay (ms). Default 500. */
@@ -27,8 +28,7 @@ export function backoffDelay(
   options: BackoffOptions,
   random: RandomSource = Math.random,
 ): number {
-  const ceiling = Math.min(options.maxMs, options.baseMs * 2 ** Math.max(0, attempt));
-  return Math.floor(random() * ceiling);
+  return fullJitterDelayMs(attempt, options.baseMs, options.maxMs, random);
 }
 
 /**

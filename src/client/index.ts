@@ -4,7 +4,7 @@
  * client on the browser's `WebSocket` (or an injected one). No Node imports anywhere below here;
  * Node users get src/client/node.ts through the package's `node` export condition.
  */
-import { type ClientOptions, RelayClient } from './client.ts';
+import { type ClientOptions, RelayClient } from './relay-client.ts';
 import { relaySocketUrl, type WebSocketConstructor, withToken } from './socket.ts';
 
 export interface ConnectOptions extends ClientOptions {
@@ -42,9 +42,9 @@ export {
   type RandomSource,
   reconnectDelay,
 } from './backoff.ts';
-export type { ClientEvents, ClientOptions, RelayClient } from './client.ts';
-export type { ConnectionStatus } from './connection.ts';
-export { type ClientErrorCode, RelayClientError } from './errors.ts';
+export { type ClientErrorCode, RelayClientError } from './client-error.ts';
+export type { ClientEvents, ClientOptions, RelayClient } from './relay-client.ts';
+export type { ConnectionStatus } from './relay-connection.ts';
 export type { WebSocketConstructor, WebSocketLike } from './socket.ts';
 export type {
   BookSubscription,
@@ -52,4 +52,4 @@ export type {
   ResyncReason,
   StreamEvents,
   SubscriptionStatus,
-} from './stream.ts';
+} from './stream-subscription.ts';

@@ -5,8 +5,8 @@
  * in the URL, where it would end up in access logs.
  */
 import WebSocket from 'ws';
-import { RelayClient } from './client.ts';
 import type { ConnectOptions } from './index.ts';
+import { RelayClient } from './relay-client.ts';
 import { relaySocketUrl, withToken } from './socket.ts';
 
 export * from './index.ts';

@@ -12,14 +12,11 @@ import {
   type SubscribeRequest,
   type UnsubscribeRequest,
 } from '../protocol/messages.ts';
-import type { AnyStreamSubscription } from './stream.ts';
+import { streamKey } from '../util/stream-key.ts';
+import type { AnyStreamSubscription } from './stream-subscription.ts';
 
 export type SubscribeBody = Omit<SubscribeRequest, 'id'>;
 export type UnsubscribeBody = Omit<UnsubscribeRequest, 'id'>;
-
-export function streamKey(channel: Channel, market: string, depth: BookDepth | undefined): string {
-  return channel === 'book' ? `book:${market}:${depth ?? 'full'}` : `${channel}:${market}`;
-}
 
 export class SubscriptionRegistry {
   readonly #streams = new Map<string, AnyStreamSubscription>();

@@ -7,10 +7,10 @@
  * several relays in one process do not clash.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { healthReport } from '../http/health.ts';
 import { type Channel, channels } from '../protocol/messages.ts';
 import type { UpstreamRequestEvent } from '../upstream/client.ts';
-import { version } from '../version.ts';
+import { version } from '../util/version.ts';
+import { healthReport } from './health-report.ts';
 import { onRelayEvent, type RelayView } from './relay-view.ts';
 
 const PREFIX = 'market_relay_';

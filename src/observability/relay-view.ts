@@ -4,9 +4,10 @@
  * sources plus the event emitters and the configured poll intervals. A plain interface, so that it
  * can be wired inside `startRelay` before the `Relay` handle exists.
  */
-import type { HealthSources } from '../http/health.ts';
+
 import type { RelayEventMap, RelayEvents } from '../relay/events.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
+import type { HealthSources } from './health-report.ts';
 
 export interface RelayView extends HealthSources {
   events: RelayEvents;

@@ -4,9 +4,10 @@
  * sparkline, the update rate, error totals and recent errors, and every stream with its freshness
  * (live / stale, age of the last snapshot, effective poll interval, subscriber count).
  */
-import { healthReport } from '../http/health.ts';
+
 import type { BookDepth, Channel, StreamState } from '../protocol/messages.ts';
 import type { ActivityReport, ActivityTracker } from './activity.ts';
+import { type HealthReport, healthReport } from './health-report.ts';
 import type { RelayView } from './relay-view.ts';
 
 /** Latency points the sparkline draws (the monitor keeps the last 100 successful attempts). */
@@ -29,7 +30,7 @@ export interface StreamRow {
 
 export interface StatusSnapshot {
   now: string;
-  health: ReturnType<typeof healthReport>;
+  health: HealthReport;
   upstream: { latencyMs: number[]; inFlight: number; queued: number };
   activity: ActivityReport;
   streams: StreamRow[];

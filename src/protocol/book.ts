@@ -8,6 +8,7 @@
  * level tuples with their inputs.
  */
 import CRC32 from 'crc-32';
+import { isSortedBy } from '../util/sorted.ts';
 import { compareDecimals } from './decimal.ts';
 import type { BookData, Level } from './messages.ts';
 
@@ -44,7 +45,8 @@ export function applyBookUpdate(state: BookState, update: BookData): BookState {
 function applySide(levels: Level[], changes: readonly Level[], order: LevelOrder): Level[] {
   if (changes.length === 0) return levels;
   // The relay sends changes best first; a client SDK may be fed anything, so sort when it is not.
-  const sorted = isSorted(changes, order) ? changes : [...changes].sort((x, y) => order(x[0], y[0]));
+  const byPrice = (x: Level, y: Level): number => order(x[0], y[0]);
+  const sorted = isSortedBy(changes, byPrice) ? changes : [...changes].sort(byPrice);
   const merged: Level[] = [];
   let i = 0;
   let j = 0;
@@ -67,13 +69,6 @@ function applySide(levels: Level[], changes: readonly Level[], order: LevelOrder
   }
   while (i < levels.length) merged.push(levels[i++]!);
   return merged;
-}
-
-function isSorted(levels: readonly Level[], order: LevelOrder): boolean {
-  for (let k = 1; k < levels.length; k++) {
-    if (order(levels[k - 1]![0], levels[k]![0]) > 0) return false;
-  }
-  return true;
 }
 
 /**

@@ -13,7 +13,7 @@ export type Channel = (typeof channels)[number];
 export const bookDepths = [10, 50] as const;
 export type BookDepth = (typeof bookDepths)[number] | null;
 
-export const MAX_MARKETS_PER_REQUEST = 100;
+export { MAX_MARKETS_PER_REQUEST } from './limits.ts';
 
 // Client -> relay: declared as zod schemas in ./requests.ts (the relay validates with them); only
 // their types are re-exported here, so that the client SDK's browser bundle does not carry zod.

@@ -11,7 +11,7 @@
  * Pure bookkeeping over the registry; the connection sends the answers.
  */
 import type { Channel, ErrorCode } from '../protocol/messages.ts';
-import { TokenBucket } from '../upstream/token-bucket.ts';
+import { TokenBucket } from '../util/token-bucket.ts';
 import type { KnownMarkets } from './known-markets.ts';
 import type { StreamRegistry } from './registry.ts';
 import { type AnyStream, type StreamSubscriber, unknownMarketError } from './stream.ts';

@@ -7,6 +7,7 @@ import { askOrder, type BookState, bidOrder, type LevelOrder } from '../protocol
 import { compareDecimals, isZeroDecimal, sumDecimals } from '../protocol/decimal.ts';
 import type { BookDepth, Level } from '../protocol/messages.ts';
 import type { OrderBook, OrderEntry } from '../upstream/schemas.ts';
+import { isSortedBy } from '../util/sorted.ts';
 
 /**
  * One level per price and side, sized with the exact sum of its orders' sizes; levels whose total
@@ -24,9 +25,8 @@ export function aggregateBook(book: OrderBook): BookState {
 
 function aggregateSide(orders: readonly OrderEntry[], order: LevelOrder): Level[] {
   // Upstream usually lists orders best first already; a stable sort keeps first-seen text first.
-  const sorted = isSortedByPrice(orders, order)
-    ? orders
-    : [...orders].sort((x, y) => order(x.price, y.price));
+  const byPrice = (x: OrderEntry, y: OrderEntry): number => order(x.price, y.price);
+  const sorted = isSortedBy(orders, byPrice) ? orders : [...orders].sort(byPrice);
   const levels: Level[] = [];
   let start = 0;
   while (start < sorted.length) {
@@ -39,13 +39,6 @@ function aggregateSide(orders: readonly OrderEntry[], order: LevelOrder): Level[
     start = end;
   }
   return levels;
-}
-
-function isSortedByPrice(orders: readonly OrderEntry[], order: LevelOrder): boolean {
-  for (let k = 1; k < orders.length; k++) {
-    if (order(orders[k - 1]!.price, orders[k]!.price) > 0) return false;
-  }
-  return true;
 }
 
 function sizesOf(orders: readonly OrderEntry[], start: number, end: number): string[] {

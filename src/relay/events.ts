@@ -7,7 +7,8 @@
 import { EventEmitter } from 'node:events';
 import type { BookDepth, Channel, StreamState } from '../protocol/messages.ts';
 
-export type PollKind = 'book' | 'price';
+/** What a poll fetched: one poll kind per channel. */
+export type PollKind = Channel;
 
 export interface RelayEventMap {
   /** One upstream poll finished (a price poll covers up to 100 markets). */

@@ -7,7 +7,7 @@
  * starts, so one nobody wants any more is simply not there to choose, and the upstream client's
  * own queue stays empty.
  */
-import { TokenBucket } from '../upstream/token-bucket.ts';
+import { TokenBucket } from '../util/token-bucket.ts';
 import { pickTargets, type SchedulerMode, type TargetView } from './poll-scheduler.ts';
 
 /** A poll target as the dispatcher drives it; `poll` does the request and records its outcome. */

@@ -5,30 +5,34 @@
  * stream (and its resume ring) still polled instead of a gap. What the registry holds is exactly
  * what the poller polls: no subscriber, no upstream request.
  */
-import type { BookState } from '../protocol/book.ts';
-import type { BookData, PriceData, PriceUpdateData } from '../protocol/messages.ts';
+import type { Channel } from '../protocol/messages.ts';
+import { streamKey } from '../util/stream-key.ts';
 import { bookCodec, priceCodec } from './channels.ts';
-import { type AnyStream, Stream, type StreamIdentity, type StreamSubscriber, streamKey } from './stream.ts';
+import {
+  type AnyStream,
+  type BookStream,
+  type ChannelStream,
+  type PriceStream,
+  Stream,
+  type StreamIdentity,
+  type StreamSubscriber,
+} from './stream.ts';
 import { UnknownMarkets } from './unknown-markets.ts';
 
 /** A market upstream did not have is answered from memory for a minute, then asked about again. */
 const UNKNOWN_MARKET_TTL_MS = 60_000;
 const UNKNOWN_MARKET_CAPACITY = 10_000;
 
-export type BookStream = Stream<BookState, BookData>;
-export type PriceStream = Stream<PriceData, PriceUpdateData>;
-
 export interface RegistryOptions {
   lingerMs: number;
   resumeBufferSize: number;
   /** Called whenever the set of streams (so the set of polled markets) changes. */
   onInterestChange: () => void;
-  onStreamRemoved?: (stream: AnyStream) => void;
 }
 
 export class StreamRegistry {
   readonly #options: RegistryOptions;
-  readonly #streams = new Map<string, AnyStream>();
+  readonly #streams = new Map<string, ChannelStream>();
   readonly #bookStreamsByMarket = new Map<string, Set<BookStream>>();
   readonly #priceStreams = new Map<string, PriceStream>();
   readonly #lingerTimers = new Map<string, NodeJS.Timeout>();
@@ -48,12 +52,12 @@ export class StreamRegistry {
     return this.#streams.size;
   }
 
-  streams(): IterableIterator<AnyStream> {
+  streams(): IterableIterator<ChannelStream> {
     return this.#streams.values();
   }
 
-  get(identity: StreamIdentity): AnyStream | undefined {
-    return this.#streams.get(streamKey(identity));
+  get(identity: StreamIdentity): ChannelStream | undefined {
+    return this.#streams.get(streamKey(identity.channel, identity.market, identity.depth));
   }
 
   /** Markets with at least one `book` stream, each with its streams (one per depth). */
@@ -65,8 +69,8 @@ export class StreamRegistry {
     return this.#priceStreams;
   }
 
-  subscribe(subscriber: StreamSubscriber, identity: StreamIdentity): AnyStream {
-    const key = streamKey(identity);
+  subscribe(subscriber: StreamSubscriber, identity: StreamIdentity): ChannelStream {
+    const key = streamKey(identity.channel, identity.market, identity.depth);
     let stream = this.#streams.get(key);
     if (stream === undefined) {
       stream = this.#create(identity);
@@ -83,19 +87,20 @@ export class StreamRegistry {
 
   unsubscribe(subscriber: StreamSubscriber, stream: AnyStream): void {
     if (!stream.subscribers.delete(subscriber) || stream.subscribers.size > 0) return;
-    if (this.#streams.get(stream.key) !== stream) return;
+    const registered = this.#streams.get(stream.key);
+    if (registered !== stream) return;
     const timer = setTimeout(() => {
-      this.#lingerTimers.delete(stream.key);
-      if (stream.subscribers.size === 0) this.#remove(stream);
+      this.#lingerTimers.delete(registered.key);
+      if (registered.subscribers.size === 0) this.#remove(registered);
     }, this.#options.lingerMs);
     timer.unref();
     this.#lingerTimers.set(stream.key, timer);
   }
 
   /** The market is gone upstream: every stream of `channel` for it ends now. */
-  closeMarket(channel: 'book' | 'price', market: string, reason: string): AnyStream[] {
+  closeMarket(channel: Channel, market: string, reason: string): ChannelStream[] {
     this.unknownMarkets.add(market);
-    const streams: AnyStream[] =
+    const streams: ChannelStream[] =
       channel === 'book'
         ? [...(this.#bookStreamsByMarket.get(market) ?? [])]
         : [this.#priceStreams.get(market)].filter((stream) => stream !== undefined);
@@ -115,10 +120,10 @@ export class StreamRegistry {
     this.#priceStreams.clear();
   }
 
-  #create(identity: StreamIdentity): AnyStream {
+  #create(identity: StreamIdentity): ChannelStream {
     const { resumeBufferSize } = this.#options;
     if (identity.channel === 'book') {
-      const stream: BookStream = new Stream(identity, bookCodec, resumeBufferSize);
+      const stream: BookStream = new Stream({ ...identity, channel: 'book' }, bookCodec, resumeBufferSize);
       let byDepth = this.#bookStreamsByMarket.get(identity.market);
       if (byDepth === undefined) {
         byDepth = new Set();
@@ -128,13 +133,13 @@ export class StreamRegistry {
       this.#streams.set(stream.key, stream);
       return stream;
     }
-    const stream: PriceStream = new Stream(identity, priceCodec, resumeBufferSize);
+    const stream: PriceStream = new Stream({ ...identity, channel: 'price' }, priceCodec, resumeBufferSize);
     this.#priceStreams.set(identity.market, stream);
     this.#streams.set(stream.key, stream);
     return stream;
   }
 
-  #remove(stream: AnyStream): void {
+  #remove(stream: ChannelStream): void {
     if (this.#streams.get(stream.key) !== stream) return;
     this.#streams.delete(stream.key);
     const timer = this.#lingerTimers.get(stream.key);
@@ -144,12 +149,11 @@ export class StreamRegistry {
     }
     if (stream.channel === 'book') {
       const byDepth = this.#bookStreamsByMarket.get(stream.market);
-      byDepth?.delete(stream as unknown as BookStream);
+      byDepth?.delete(stream);
       if (byDepth?.size === 0) this.#bookStreamsByMarket.delete(stream.market);
     } else {
       this.#priceStreams.delete(stream.market);
     }
-    this.#options.onStreamRemoved?.(stream);
     this.#options.onInterestChange();
   }
 }

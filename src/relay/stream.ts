@@ -5,24 +5,20 @@
  * once here and the same bytes go to every subscriber (the fan-out costs one write per client).
  */
 import { randomBytes } from 'node:crypto';
-import type { BookDepth, Channel, ErrorMessage, ServerMessage, StreamState } from '../protocol/messages.ts';
-import { encodeTextFrame } from '../ws/frame.ts';
+import type { BookState } from '../protocol/book.ts';
+import type {
+  BookData,
+  BookDepth,
+  Channel,
+  ErrorMessage,
+  PriceData,
+  PriceUpdateData,
+  ServerMessage,
+  StreamState,
+} from '../protocol/messages.ts';
+import { streamKey } from '../util/stream-key.ts';
+import { type Frame, toFrame } from './frame.ts';
 import { RingBuffer } from './ring-buffer.ts';
-
-/** A message serialised once, shared by every connection it goes to. */
-export interface Frame {
-  readonly text: string;
-  /** The JSON payload's UTF-8 bytes (a view into `wire`). */
-  readonly bytes: Buffer;
-  /** The complete WebSocket frame, written as-is to every subscriber's socket. */
-  readonly wire: Buffer;
-}
-
-export function toFrame(message: ServerMessage): Frame {
-  const text = JSON.stringify(message);
-  const { wire, payloadOffset } = encodeTextFrame(text);
-  return { text, bytes: wire.subarray(payloadOffset), wire };
-}
 
 /** What a stream needs from a connection subscribed to it. */
 export interface StreamSubscriber {
@@ -41,15 +37,11 @@ export interface StreamCodec<State, Delta> {
   checksum?(state: State): number;
 }
 
-export interface StreamIdentity {
-  channel: Channel;
+export interface StreamIdentity<C extends Channel = Channel> {
+  channel: C;
   market: string;
   /** `book` only. */
   depth?: BookDepth;
-}
-
-export function streamKey({ channel, market, depth }: StreamIdentity): string {
-  return channel === 'book' ? `book:${market}:${depth ?? 'full'}` : `${channel}:${market}`;
 }
 
 function newEpoch(): string {
@@ -62,9 +54,13 @@ export interface PublishResult {
   seq: number;
 }
 
-export class Stream<State = unknown, Delta = unknown> {
+/**
+ * A stream of channel `C`, whose states are `State` and whose updates carry `Delta`. The type
+ * parameters pair a channel with its data: a `BookStream` only takes book states.
+ */
+export class Stream<State = unknown, Delta = unknown, C extends Channel = Channel> {
   readonly key: string;
-  readonly channel: Channel;
+  readonly channel: C;
   readonly market: string;
   readonly depth: BookDepth | undefined;
   readonly epoch = newEpoch();
@@ -82,11 +78,11 @@ export class Stream<State = unknown, Delta = unknown> {
   /** Relay clock (ms) of the last change sent. */
   lastChangeAt = 0;
 
-  constructor(identity: StreamIdentity, codec: StreamCodec<State, Delta>, resumeBufferSize: number) {
+  constructor(identity: StreamIdentity<C>, codec: StreamCodec<State, Delta>, resumeBufferSize: number) {
     this.channel = identity.channel;
     this.market = identity.market;
     this.depth = identity.channel === 'book' ? (identity.depth ?? null) : undefined;
-    this.key = streamKey(identity);
+    this.key = streamKey(identity.channel, identity.market, identity.depth);
     this.#codec = codec;
     this.#recent = new RingBuffer(resumeBufferSize);
   }
@@ -226,7 +222,31 @@ export class Stream<State = unknown, Delta = unknown> {
   }
 }
 
+export type BookStream = Stream<BookState, BookData, 'book'>;
+export type PriceStream = Stream<PriceData, PriceUpdateData, 'price'>;
+
+/** A stream of either channel, its state type still tied to its channel (narrow on `channel`). */
+export type ChannelStream = BookStream | PriceStream;
+
+/**
+ * A stream of any channel seen from a subscriber's side, which only takes its frames; publishing
+ * goes through `publish` below with the stream's own state type.
+ */
 export type AnyStream = Stream<unknown, unknown>;
+
+/**
+ * Publishes a new upstream state to `stream`: the state must be of the stream's own type, so a
+ * book state cannot reach a price stream (see `Stream.publish`).
+ */
+export function publish<S, D>(
+  stream: Stream<S, D>,
+  state: S,
+  ts: string,
+  rts: string,
+  now: number,
+): PublishResult {
+  return stream.publish(state, ts, rts, now);
+}
 
 /** What a subscriber to a market upstream does not have is told (protocol.md "Error codes"). */
 export function unknownMarketError(channel: Channel, market: string): ErrorMessage {

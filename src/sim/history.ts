@@ -6,7 +6,7 @@
  * whatever the interval asked.
  */
 import type { HistoryPoint } from '../upstream/schemas.ts';
-import { priceNumber } from './decimal.ts';
+import { priceNumber } from './fixed-point.ts';
 import { ONE, type QuotePoint, quoteOf, type SimMarket } from './market.ts';
 import { createPrng, deriveSeed } from './prng.ts';
 import { isoTime } from './snapshots.ts';

@@ -12,7 +12,7 @@ import type {
   OrderEntry,
   ProbabilityEntry,
 } from '../upstream/schemas.ts';
-import { formatPrice, formatTrimmed, NOTIONAL_SCALE, priceNumber, SIZE_SCALE } from './decimal.ts';
+import { formatPrice, formatTrimmed, NOTIONAL_SCALE, priceNumber, SIZE_SCALE } from './fixed-point.ts';
 import { quoteOf, type SimMarket, yesValue } from './market.ts';
 import type { PriceLevel } from './order-book.ts';
 
@@ -59,12 +59,19 @@ export function clobPriceOf(market: SimMarket): ClobPriceSnapshot {
   if (!quote) return { market_id: market.id, timestamp };
   return {
     market_id: market.id,
+    ...quotePrices(quote),
+    last_price: formatPrice(BigInt(market.lastPrice)),
+    timestamp,
+  };
+}
+
+/** A two-sided quote as upstream's decimal strings. */
+function quotePrices(quote: NonNullable<ReturnType<typeof quoteOf>>) {
+  return {
     best_bid: formatPrice(BigInt(quote.bid)),
     best_ask: formatPrice(BigInt(quote.ask)),
     midpoint_price: formatPrice(BigInt(quote.midpoint)),
-    last_price: formatPrice(BigInt(market.lastPrice)),
     spread: formatPrice(BigInt(quote.spread)),
-    timestamp,
   };
 }
 
@@ -72,14 +79,7 @@ export function clobPriceOf(market: SimMarket): ClobPriceSnapshot {
 export function marketDataOf(market: SimMarket): MarketDataSnapshot | undefined {
   const quote = quoteOf(market);
   if (!quote) return undefined;
-  return {
-    market_id: market.id,
-    midpoint_price: formatPrice(BigInt(quote.midpoint)),
-    best_bid: formatPrice(BigInt(quote.bid)),
-    best_ask: formatPrice(BigInt(quote.ask)),
-    spread: formatPrice(BigInt(quote.spread)),
-    timestamp: isoTime(market.timestamp),
-  };
+  return { market_id: market.id, ...quotePrices(quote), timestamp: isoTime(market.timestamp) };
 }
 
 export function probabilityOf(market: SimMarket): ProbabilityEntry | undefined {

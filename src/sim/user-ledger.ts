@@ -6,7 +6,14 @@
  */
 import type { Position, UserActivityEntry, UserStats } from '../upstream/schemas.ts';
 import type { SimUser } from './catalog.ts';
-import { formatFixed, formatPrice, formatTrimmed, NOTIONAL_SCALE, rescale, SIZE_SCALE } from './decimal.ts';
+import {
+  formatFixed,
+  formatPrice,
+  formatTrimmed,
+  NOTIONAL_SCALE,
+  rescale,
+  SIZE_SCALE,
+} from './fixed-point.ts';
 import { type Holding, outcomeValue } from './holdings.ts';
 import { ONE, yesValue } from './market.ts';
 import type { MarketSimulation } from './market-simulation.ts';

@@ -5,8 +5,8 @@
  * code (shared/protocol.md "Error codes"); the default is `upstream_unavailable`.
  */
 
-import { RelayError } from '../errors.ts';
 import type { ErrorCode } from '../protocol/messages.ts';
+import { RelayError } from '../protocol/relay-error.ts';
 
 export class UpstreamError extends RelayError {
   override name = 'UpstreamError';

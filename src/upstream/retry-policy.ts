@@ -1,22 +1,8 @@
 /**
  * @module upstream/retry-policy
- * How long to wait before retrying an upstream call: exponential backoff with full jitter, or the
- * server's own `Retry-After` on a 429 (RFC 9110 section 10.2.3: delay-seconds or an HTTP date).
+ * The server's own `Retry-After` on a 429 (RFC 9110 section 10.2.3: delay-seconds or an HTTP date);
+ * without one the client falls back to the full-jitter backoff of ../util/backoff.ts.
  */
-
-/**
- * Full jitter (a uniform draw in [0, min(cap, base * 2^(attempt-1)))), which spreads the retries of
- * many pollers that failed together instead of having them hit upstream again in lock-step.
- */
-export function backoffDelayMs(
-  attempt: number,
-  baseMs: number,
-  capMs: number,
-  random: () => number = Math.random,
-): number {
-  const ceiling = Math.min(capMs, baseMs * 2 ** Math.max(0, attempt - 1));
-  return Math.floor(random() * ceiling);
-}
 
 /**
  * Milliseconds a `Retry-After` value asks for, capped at `capMs`; undefined when the header is

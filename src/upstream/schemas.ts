@@ -9,14 +9,13 @@
  * number, so no binary rounding), numbers stay numbers.
  */
 import { z } from 'zod';
+import { MARKET_ID_PATTERN } from '../protocol/limits.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Scalars
 
 /** Market IDs are UUIDs (any version: the page only says "UUID string"). */
-export const uuid = z
-  .string()
-  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'not a UUID');
+export const uuid = z.string().regex(MARKET_ID_PATTERN, 'not a UUID');
 
 /** A decimal string of any precision ("12", "0.5", "-3.25"). */
 export const decimalString = z.string().regex(/^-?\d+(\.\d+)?$/, 'not a decimal string');

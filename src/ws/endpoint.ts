@@ -9,8 +9,8 @@
  * route keeps fastify's request machinery alive for each connection, about 2.4 KB of heap per idle
  * connection, the whole of the relay's excess over a bare `ws` server (docs/benchmarks.md, memory).
  */
-import { timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { type WebSocket, WebSocketServer } from 'ws';
@@ -18,7 +18,7 @@ import { closeCodes } from '../protocol/messages.ts';
 import type { Admission } from '../relay/admission.ts';
 import type { RelayEvents } from '../relay/events.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
-import { Connection, type ConnectionLimits } from './connection.ts';
+import { ClientConnection, type ConnectionLimits } from './client-connection.ts';
 
 const WS_PATH = '/v1/ws';
 
@@ -36,11 +36,11 @@ export interface WsEndpointOptions {
 }
 
 export interface WsEndpoint {
-  readonly connections: ReadonlySet<Connection>;
+  readonly connections: ReadonlySet<ClientConnection>;
 }
 
 export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOptions): WsEndpoint {
-  const connections = new Set<Connection>();
+  const connections = new Set<ClientConnection>();
   let nextId = 1;
   const wss = new WebSocketServer({
     noServer: true,
@@ -50,7 +50,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
   });
 
   const onConnection = (ws: WebSocket, socket: Socket, apiKey: string | undefined): void => {
-    const connection = new Connection(nextId++, ws, socket, options, apiKey);
+    const connection = new ClientConnection(nextId++, ws, socket, options, apiKey);
     if (connections.size >= options.maxConnections) {
       connection.close(closeCodes.tooManyConnections, 'too many connections');
       connection.dispose();
@@ -144,17 +144,22 @@ function presentedKey(request: IncomingMessage, url: URL): string | undefined {
   return url.searchParams.get('token') ?? undefined;
 }
 
-/** Constant-time comparison, so response timing does not reveal how much of a key matched. */
+/**
+ * Constant-time comparison, so response timing reveals neither how much of a key matched nor its
+ * length: both sides are hashed to 32 bytes first, so there is no early return on a length difference.
+ */
 function sameSecret(expected: string, given: string): boolean {
-  const a = Buffer.from(expected);
-  const b = Buffer.from(given);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return timingSafeEqual(sha256(expected), sha256(given));
+}
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
 }
 
 /** Answers an upgrade request with a plain HTTP error (before any WebSocket exists) and hangs up. */
 function refuse(socket: Socket, status: number, error: string, message: string): void {
   const body = JSON.stringify({ error, message });
-  const reason = status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : 'Not Found';
+  const reason = STATUS_CODES[status] ?? 'Error';
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );

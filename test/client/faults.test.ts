@@ -2,11 +2,11 @@
  * The SDK through faults it must heal by itself: a corrupted update (checksum mismatch -> resync),
  * a relay holding the connection back (conflation snapshots, no gap), and API-key auth.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { ResyncReason } from '../../src/client/node.ts';
 import type { BookData } from '../../src/protocol/messages.ts';
-import { type Harness, startHarness } from '../support/harness.ts';
+import { type Harness, useHarness } from '../support/harness.ts';
 import { floodUntilHeldBack, slowConsumerHarness } from '../support/slow-consumer.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { RelayProxy } from './relay-proxy.ts';
@@ -19,25 +19,19 @@ import {
 
 describe('client SDK: faults', () => {
   let harness: Harness;
-  let proxy: RelayProxy | undefined;
-  const clients: RecordedClient[] = [];
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map(({ client }) => client.close()));
-    await proxy?.close();
-    proxy = undefined;
-    await harness.stop();
-  });
+  const { opened, start: startTestHarness } = useHarness();
 
   function sdk(url: string, options: Parameters<typeof connectRecorded>[1] = {}): RecordedClient {
     const recorded = connectRecorded(url, options);
-    clients.push(recorded);
+    opened.push(recorded.client);
     return recorded;
   }
 
   it('detects a corrupted update by its checksum, resyncs that stream and recovers', async () => {
-    harness = await startHarness({ sim: { markets: 3 } });
+    harness = await startTestHarness({ sim: { markets: 3 } });
     const [target, other] = harness.sim.market.marketIds() as [string, string];
-    proxy = await RelayProxy.start(harness.relay.url);
+    const proxy = await RelayProxy.start(harness.relay.url);
+    opened.push(proxy);
     const { client, errors } = sdk(proxy.url);
     const book = client.subscribeBook(target);
     const bystander = client.subscribeBook(other);
@@ -74,11 +68,12 @@ describe('client SDK: faults', () => {
   });
 
   it('takes conflation snapshots from a relay that held it back, without a gap resync', async () => {
-    harness = await startHarness(slowConsumerHarness());
+    harness = await startTestHarness(slowConsumerHarness());
     const markets = harness.sim.market.marketIds();
     const conflations: number[] = [];
     harness.relay.events.on('connection:conflated', ({ streams }) => conflations.push(streams));
-    proxy = await RelayProxy.start(harness.relay.url);
+    const proxy = await RelayProxy.start(harness.relay.url);
+    opened.push(proxy);
     const { client } = sdk(proxy.url);
     const books = markets.map((market) => client.subscribeBook(market));
     await expectBooksEqualUpstream(harness.sim, books);
@@ -106,9 +101,10 @@ describe('client SDK: faults', () => {
   });
 
   it('abandons a connection that goes silent (no heartbeat) and comes back with the books intact', async () => {
-    harness = await startHarness({ sim: { markets: 2 } });
+    harness = await startTestHarness({ sim: { markets: 2 } });
     const market = harness.sim.market.marketIds()[0]!;
-    proxy = await RelayProxy.start(harness.relay.url);
+    const proxy = await RelayProxy.start(harness.relay.url);
+    opened.push(proxy);
     const { client, closes } = sdk(proxy.url, { deadAfterMs: 300 });
     const book = client.subscribeBook(market);
     await expectBooksEqualUpstream(harness.sim, [book]);
@@ -123,7 +119,7 @@ describe('client SDK: faults', () => {
   });
 
   it('answers API-key auth with a header (Node) or ?token= (injected WebSocket), and surfaces a refusal', async () => {
-    harness = await startHarness({ sim: { markets: 2 }, relay: { apiKeys: ['k'] } });
+    harness = await startTestHarness({ sim: { markets: 2 }, relay: { apiKeys: ['k'] } });
     const market = harness.sim.market.marketIds()[0]!;
     const withHeader = sdk(harness.relay.url, { apiKey: 'k' }).client.subscribeBook(market);
     const withToken = sdk(harness.relay.url, { apiKey: 'k', WebSocket }).client.subscribeBook(market, {

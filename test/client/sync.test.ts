@@ -3,11 +3,11 @@
  * ticks, across a forced disconnect (resumed, no snapshot) and across a relay restart (new epoch).
  */
 import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { BookSubscription, ResyncReason } from '../../src/client/node.ts';
-import { type Relay, startRelay } from '../../src/relay-server.ts';
-import { type Harness, startHarness } from '../support/harness.ts';
+import { startRelay } from '../../src/relay-server.ts';
+import { type Harness, useHarness } from '../support/harness.ts';
 import { waitFor } from '../support/wait-for.ts';
 import {
   connectRecorded,
@@ -19,17 +19,11 @@ import {
 
 describe('client SDK: streams stay equal to upstream', () => {
   let harness: Harness;
-  const clients: RecordedClient[] = [];
-  const extraRelays: Relay[] = [];
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map(({ client }) => client.close()));
-    await Promise.all(extraRelays.splice(0).map((relay) => relay.close()));
-    await harness.stop();
-  });
+  const { opened, start: startTestHarness } = useHarness();
 
   function sdk(url: string, options: Parameters<typeof connectRecorded>[1] = {}): RecordedClient {
     const recorded = connectRecorded(url, options);
-    clients.push(recorded);
+    opened.push(recorded.client);
     return recorded;
   }
 
@@ -41,7 +35,7 @@ describe('client SDK: streams stay equal to upstream', () => {
 
   it('keeps full and depth-10 books and prices equal to upstream over several ticks', async () => {
     // Room for exactly the nine streams below, so a tenth is refused.
-    harness = await startHarness({
+    harness = await startTestHarness({
       sim: { markets: 4 },
       relay: { tuning: { connection: { maxStreams: 9 } } },
     });
@@ -75,7 +69,7 @@ describe('client SDK: streams stay equal to upstream', () => {
   });
 
   it('reconnects after a forced disconnect and resumes without a snapshot', async () => {
-    harness = await startHarness({ sim: { markets: 3 } });
+    harness = await startTestHarness({ sim: { markets: 3 } });
     const markets = harness.sim.market.marketIds().slice(0, 2);
     // While the gate is shut, connection attempts go to a closed port and fail: the test decides
     // when the SDK may come back, so the relay publishes updates it must replay.
@@ -110,7 +104,7 @@ describe('client SDK: streams stay equal to upstream', () => {
   });
 
   it('follows a relay restart on the same port: new epoch, fresh snapshots, books equal upstream', async () => {
-    harness = await startHarness({ sim: { markets: 3 } });
+    harness = await startTestHarness({ sim: { markets: 3 } });
     const markets = harness.sim.market.marketIds().slice(0, 2);
     const { client, closes } = sdk(harness.relay.url);
     const books = markets.flatMap((m) => [client.subscribeBook(m), client.subscribeBook(m, { depth: 10 })]);
@@ -138,7 +132,7 @@ describe('client SDK: streams stay equal to upstream', () => {
       },
       pino({ level: 'silent' }),
     );
-    extraRelays.push(restarted);
+    opened.push(restarted);
 
     await waitFor('snapshots in the new epoch', () =>
       books.every((book, i) => book.epoch !== undefined && book.epoch !== epochsBefore[i]),

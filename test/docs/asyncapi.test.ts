@@ -4,7 +4,6 @@
  * src/protocol/messages.ts declares it, and its examples are true to its own schemas and to the
  * relay's request parser.
  */
-import { crc32 } from 'node:zlib';
 import { DiagnosticSeverity } from '@asyncapi/parser';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -15,6 +14,7 @@ import {
   priceFields,
 } from '../../src/protocol/messages.ts';
 import { clientRequest } from '../../src/protocol/requests.ts';
+import { referenceBookChecksum } from '../support/reference-checksum.ts';
 import { compilePayload, type ParsedAsyncApi, parseAsyncApi, payloadConst } from './asyncapi-document.ts';
 
 const relayMessageTypes = [
@@ -30,18 +30,6 @@ const relayMessageTypes = [
 const clientOps = ['subscribe', 'unsubscribe', 'ping'];
 
 type Level = [string, string];
-
-/** protocol.md "`book` data": the checksum input, recomputed independently of the relay's code. */
-function bookChecksum(bids: Level[], asks: Level[]): number {
-  const parts: string[] = [];
-  for (let i = 0; i < 25; i++) {
-    const bid = bids[i];
-    if (bid) parts.push(`${bid[0]}:${bid[1]}`);
-    const ask = asks[i];
-    if (ask) parts.push(`${ask[0]}:${ask[1]}`);
-  }
-  return crc32(parts.join(':'));
-}
 
 let parsed: ParsedAsyncApi;
 beforeAll(async () => {
@@ -173,7 +161,7 @@ describe('docs/asyncapi.yaml', () => {
     expect(examples.length).toBeGreaterThan(0);
     for (const example of examples) {
       const payload = example.payload() as { data: { bids: Level[]; asks: Level[] }; checksum: number };
-      expect(payload.checksum).toBe(bookChecksum(payload.data.bids, payload.data.asks));
+      expect(payload.checksum).toBe(referenceBookChecksum(payload.data.bids, payload.data.asks));
     }
   });
 });

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { clientRequest } from '../../src/protocol/requests.ts';
+import { referenceBookChecksum } from '../support/reference-checksum.ts';
 import {
   compilePayload,
   type ParsedAsyncApi,
@@ -65,14 +66,7 @@ class ClientBook {
   checksum(): number {
     const bids = this.sorted(this.bids, true);
     const asks = this.sorted(this.asks, false);
-    const parts: string[] = [];
-    for (let i = 0; i < 25; i++) {
-      const bid = bids[i];
-      if (bid) parts.push(`${bid[0]}:${bid[1]}`);
-      const ask = asks[i];
-      if (ask) parts.push(`${ask[0]}:${ask[1]}`);
-    }
-    return crc32(parts.join(':'));
+    return referenceBookChecksum(bids, asks);
   }
 }
 

@@ -5,6 +5,7 @@
  * markets nobody subscribes to get no upstream request.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Channel } from '../../src/protocol/messages.ts';
 import { priceDataOf } from '../../src/relay/channels.ts';
 import {
   expectedBook,
@@ -35,7 +36,7 @@ describe('relay end to end: book and price streams', () => {
   it('keeps every client equal to upstream, gap-free and checksummed, polling only subscribed markets', async () => {
     const [m0, m1, m2, m3] = markets as [string, string, string, string];
     // Subscriptions: [client, channel, market, depth]
-    const plan: [number, 'book' | 'price', string, 10 | 50 | null | undefined][] = [
+    const plan: [number, Channel, string, 10 | 50 | null | undefined][] = [
       [0, 'book', m0, null],
       [0, 'book', m1, null],
       [0, 'price', m0, undefined],

@@ -3,25 +3,22 @@
  * stream says `stale`, keeps its last state, and says `live` again on the next successful poll,
  * which also sends any change as an ordinary update (no new snapshot, no gap).
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { expectedBook, type Harness, startHarness, upstreamBook } from '../support/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { expectedBook, type Harness, upstreamBook, useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 describe('stream freshness', () => {
   let harness: Harness;
-  let client: ProtocolClient;
-  afterEach(async () => {
-    await client.close();
-    await harness.stop();
-  });
+  const { opened, start: startTestHarness } = useHarness();
 
   it('goes stale while upstream fails and live again after, continuing the same seq', async () => {
-    harness = await startHarness({ sim: { markets: 2 }, relay: { tuning: { upstreamRetries: 0 } } });
+    harness = await startTestHarness({ sim: { markets: 2 }, relay: { tuning: { upstreamRetries: 0 } } });
     const market = harness.sim.market.marketIds()[0]!;
     const states: string[] = [];
     harness.relay.events.on('stream:state', ({ state }) => states.push(state));
-    client = await ProtocolClient.connect(harness.relay.url);
+    const client = await ProtocolClient.connect(harness.relay.url);
+    opened.push(client);
     await client.request({ op: 'subscribe', channel: 'book', markets: [market] });
     await client.request({ op: 'subscribe', channel: 'price', markets: [market] });
     await waitFor('snapshots', () => client.view('book', market) && client.view('price', market));
@@ -64,28 +61,29 @@ describe('stream freshness', () => {
 });
 
 describe('a stream upstream cannot serve at all', () => {
+  const { opened, start: startTestHarness } = useHarness();
+
   it('answers upstream_unavailable, then delivers the snapshot once upstream is back', async () => {
-    const harness = await startHarness({ sim: { markets: 2 }, relay: { tuning: { upstreamRetries: 0 } } });
+    const harness = await startTestHarness({
+      sim: { markets: 2 },
+      relay: { tuning: { upstreamRetries: 0 } },
+    });
     const client = await ProtocolClient.connect(harness.relay.url);
-    try {
-      const market = harness.sim.market.marketIds()[1]!;
-      harness.sim.setFaults({ errorRate: 1 });
-      await client.request({ op: 'subscribe', channel: 'book', markets: [market] });
-      await waitFor('upstream_unavailable', () =>
-        client.of('error').find((e) => e.code === 'upstream_unavailable'),
-      );
-      expect(client.of('error')[0]).toMatchObject({
-        channel: 'book',
-        market,
-        message: expect.stringContaining('500'),
-      });
-      expect(client.of('status')[0]).toMatchObject({ market, state: 'stale' });
-      harness.sim.setFaults({ errorRate: 0 });
-      await waitFor('the first snapshot', () => client.view('book', market));
-      expect(client.view('book', market)!.seq).toBe(1);
-    } finally {
-      await client.close();
-      await harness.stop();
-    }
+    opened.push(client);
+    const market = harness.sim.market.marketIds()[1]!;
+    harness.sim.setFaults({ errorRate: 1 });
+    await client.request({ op: 'subscribe', channel: 'book', markets: [market] });
+    await waitFor('upstream_unavailable', () =>
+      client.of('error').find((e) => e.code === 'upstream_unavailable'),
+    );
+    expect(client.of('error')[0]).toMatchObject({
+      channel: 'book',
+      market,
+      message: expect.stringContaining('500'),
+    });
+    expect(client.of('status')[0]).toMatchObject({ market, state: 'stale' });
+    harness.sim.setFaults({ errorRate: 0 });
+    await waitFor('the first snapshot', () => client.view('book', market));
+    expect(client.view('book', market)!.seq).toBe(1);
   });
 });

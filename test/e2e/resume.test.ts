@@ -2,19 +2,15 @@
  * Resume after a reconnect (protocol.md "Sequencing"): the relay replays the updates a client
  * missed while it still holds them, and falls back to a fresh snapshot when it cannot.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { BookState } from '../../src/protocol/book.ts';
-import { expectedBook, type Harness, startHarness, upstreamBook } from '../support/harness.ts';
+import { expectedBook, type Harness, upstreamBook, useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 describe('resume', () => {
   let harness: Harness;
-  const clients: ProtocolClient[] = [];
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.close()));
-    await harness.stop();
-  });
+  const { opened: clients, start: startTestHarness } = useHarness();
 
   async function connect(): Promise<ProtocolClient> {
     const client = await ProtocolClient.connect(harness.relay.url);
@@ -33,7 +29,7 @@ describe('resume', () => {
   }
 
   it('replays the missed updates in order and reports recovered = true', async () => {
-    harness = await startHarness({ sim: { markets: 3 } });
+    harness = await startTestHarness({ sim: { markets: 3 } });
     const market = harness.sim.market.marketIds()[0]!;
     const first = await connect();
     await first.request({ op: 'subscribe', channel: 'book', markets: [market] });
@@ -74,7 +70,7 @@ describe('resume', () => {
   });
 
   it('falls back to a snapshot (recovered = false) for another epoch or updates no longer held', async () => {
-    harness = await startHarness({ sim: { markets: 3 }, relay: { tuning: { resumeBufferSize: 2 } } });
+    harness = await startTestHarness({ sim: { markets: 3 }, relay: { tuning: { resumeBufferSize: 2 } } });
     const [a, b] = harness.sim.market.marketIds() as [string, string];
     const client = await connect();
     await client.request({ op: 'subscribe', channel: 'book', markets: [a, b] });
@@ -96,7 +92,7 @@ describe('resume', () => {
   });
 
   it('answers a repeated subscribe with a fresh snapshot (the way to resync one stream)', async () => {
-    harness = await startHarness({ sim: { markets: 2 } });
+    harness = await startTestHarness({ sim: { markets: 2 } });
     const market = harness.sim.market.marketIds()[0]!;
     const client = await connect();
     await client.request({ op: 'subscribe', channel: 'book', markets: [market], depth: 10 });

@@ -3,8 +3,8 @@
  * upstream has been unreachable for longer than `upstreamDownAfterMs`, whether it is gone or failing
  * every request; 200 again when it answers.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../support/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { type Harness, useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -30,14 +30,10 @@ async function health(url: string): Promise<{ status: number; body: HealthBody }
 
 describe('GET /health', () => {
   let harness: Harness;
-  const clients: ProtocolClient[] = [];
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.close()));
-    await harness.stop();
-  });
+  const { opened: clients, start: startTestHarness } = useHarness();
 
   it('answers 200 with own and upstream state while serving', async () => {
-    harness = await startHarness();
+    harness = await startTestHarness();
     const client = await ProtocolClient.connect(harness.relay.url);
     clients.push(client);
     const [market] = harness.sim.market.marketIds() as [string];
@@ -55,7 +51,7 @@ describe('GET /health', () => {
   });
 
   it('answers 503 when the upstream is stopped', async () => {
-    harness = await startHarness({ relay: { tuning: { upstreamDownAfterMs: 200 } } });
+    harness = await startTestHarness({ relay: { tuning: { upstreamDownAfterMs: 200 } } });
     expect((await health(harness.relay.url)).status).toBe(200);
     await harness.sim.close();
     const down = await waitFor('503', async () => {
@@ -67,7 +63,7 @@ describe('GET /health', () => {
   });
 
   it('answers 503 while upstream fails every request, and 200 once it recovers', async () => {
-    harness = await startHarness({ relay: { tuning: { upstreamDownAfterMs: 200, upstreamRetries: 0 } } });
+    harness = await startTestHarness({ relay: { tuning: { upstreamDownAfterMs: 200, upstreamRetries: 0 } } });
     const client = await ProtocolClient.connect(harness.relay.url);
     clients.push(client);
     const [market] = harness.sim.market.marketIds() as [string];

@@ -3,8 +3,8 @@
  * provoking the cause on a real relay over the simulator (connect, subscribe, a market change, a bad
  * request, upstream failing and recovering, budget stretching, a slow client draining or being closed).
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../support/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { type Harness, useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { floodUntilHeldBack, slowConsumerHarness } from '../support/slow-consumer.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -48,15 +48,11 @@ const M = 'market_relay_';
 
 describe('GET /metrics', () => {
   let harness: Harness;
-  const clients: ProtocolClient[] = [];
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.close()));
-    await harness.stop();
-  });
+  const { opened: clients, start: startTestHarness } = useHarness();
 
   it('counts clients, subscriptions, polls, upstream requests and fan-out as they happen', async () => {
     // 100 rps cannot poll one market's book and price every 20 ms (90% of it is the polling budget).
-    harness = await startHarness({ relay: { upstreamRps: 100, tuning: { lingerMs: 50 } } });
+    harness = await startTestHarness({ relay: { upstreamRps: 100, tuning: { lingerMs: 50 } } });
     const { url } = harness.relay;
     const [market] = harness.sim.market.marketIds() as [string];
     const before = await scrape(url);
@@ -133,7 +129,7 @@ describe('GET /metrics', () => {
   });
 
   it('reports upstream failures, stale streams and upstream down, then the recovery', async () => {
-    harness = await startHarness({ relay: { tuning: { upstreamDownAfterMs: 300, upstreamRetries: 0 } } });
+    harness = await startTestHarness({ relay: { tuning: { upstreamDownAfterMs: 300, upstreamRetries: 0 } } });
     const { url } = harness.relay;
     const [market] = harness.sim.market.marketIds() as [string];
     const client = await ProtocolClient.connect(url);
@@ -186,7 +182,7 @@ describe('GET /metrics', () => {
     }
 
     it('counts a conflation when a slow client drains', async () => {
-      harness = await startHarness(slowConsumerHarness(10_000));
+      harness = await startTestHarness(slowConsumerHarness(10_000));
       const markets = harness.sim.market.marketIds();
       const slow = await ProtocolClient.connect(harness.relay.url);
       clients.push(slow);
@@ -204,7 +200,7 @@ describe('GET /metrics', () => {
     });
 
     it('counts a slow-consumer close and its 4008', async () => {
-      harness = await startHarness(slowConsumerHarness(200));
+      harness = await startTestHarness(slowConsumerHarness(200));
       const markets = harness.sim.market.marketIds();
       const slow = await ProtocolClient.connect(harness.relay.url);
       clients.push(slow);

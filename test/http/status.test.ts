@@ -3,9 +3,9 @@
  * market picker's cached upstream list, the status snapshot and its SSE feed (which must not hold
  * shutdown up), and that these operator endpoints need no API key.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { StatusSnapshot } from '../../src/observability/status-snapshot.ts';
-import { type Harness, startHarness } from '../support/harness.ts';
+import { type Harness, useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -36,14 +36,10 @@ async function* sseEvents(response: Response): AsyncGenerator<{ event: string; d
 
 describe('status page endpoints', () => {
   let harness: Harness;
-  const clients: ProtocolClient[] = [];
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.close()));
-    await harness.stop();
-  });
+  const { opened: clients, start: startTestHarness } = useHarness();
 
   it('serves the page and its assets from disk, and nothing outside their folder', async () => {
-    harness = await startHarness();
+    harness = await startTestHarness();
     const { url } = harness.relay;
     const page = await fetch(url);
     expect(page.status).toBe(200);
@@ -60,7 +56,7 @@ describe('status page endpoints', () => {
   });
 
   it('bundles the client SDK once as an ES module exporting connect', async () => {
-    harness = await startHarness();
+    harness = await startTestHarness();
     const first = await fetch(`${harness.relay.url}/assets/client.js`);
     expect(first.status).toBe(200);
     expect(first.headers.get('content-type')).toMatch(/^text\/javascript/);
@@ -71,7 +67,7 @@ describe('status page endpoints', () => {
   });
 
   it('lists active upstream markets for the picker, searchable, from a short cache', async () => {
-    harness = await startHarness({ sim: { markets: 20 } });
+    harness = await startTestHarness({ sim: { markets: 20 } });
     const { url } = harness.relay;
     harness.sim.clearRequests();
     const all = (await (await fetch(`${url}/status/markets`)).json()) as Markets;
@@ -92,7 +88,7 @@ describe('status page endpoints', () => {
   });
 
   it('answers 502 for the market list while upstream is failing', async () => {
-    harness = await startHarness({ relay: { tuning: { upstreamRetries: 0 } } });
+    harness = await startTestHarness({ relay: { tuning: { upstreamRetries: 0 } } });
     harness.sim.setFaults({ errorRate: 1 });
     const response = await fetch(`${harness.relay.url}/status/markets`);
     expect(response.status).toBe(502);
@@ -100,7 +96,7 @@ describe('status page endpoints', () => {
   });
 
   it('describes every stream in the snapshot and pushes it every second over SSE', async () => {
-    harness = await startHarness();
+    harness = await startTestHarness();
     const { url } = harness.relay;
     const [market] = harness.sim.market.marketIds() as [string];
     await fetch(`${url}/status/markets`);
@@ -139,7 +135,7 @@ describe('status page endpoints', () => {
   });
 
   it('does not let an open SSE feed hold up shutdown', async () => {
-    harness = await startHarness();
+    harness = await startTestHarness();
     const feed = await fetch(`${harness.relay.url}/status/events`);
     const events = sseEvents(feed);
     await events.next();
@@ -151,7 +147,7 @@ describe('status page endpoints', () => {
   });
 
   it('serves the operator endpoints without a key when the relay has API keys', async () => {
-    harness = await startHarness({ relay: { apiKeys: ['secret-key'] } });
+    harness = await startTestHarness({ relay: { apiKeys: ['secret-key'] } });
     const { url } = harness.relay;
     for (const path of ['/', '/metrics', '/status/snapshot', '/status/markets', '/health']) {
       expect((await fetch(`${url}${path}`)).status, path).toBe(200);

@@ -4,9 +4,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LocalCoordinator } from '../../src/cluster/coordinator.ts';
 import { RelayEvents } from '../../src/relay/events.ts';
+import type { Frame } from '../../src/relay/frame.ts';
 import { PollerPool, type PollSource } from '../../src/relay/poller-pool.ts';
 import { StreamRegistry } from '../../src/relay/registry.ts';
-import type { AnyStream, Frame, StreamSubscriber } from '../../src/relay/stream.ts';
+import type { AnyStream, StreamSubscriber } from '../../src/relay/stream.ts';
 import type { ClobPriceBatchResponse, OrderBook, ProbabilitiesResponse } from '../../src/upstream/schemas.ts';
 import { waitFor } from '../support/wait-for.ts';
 

@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { BookState } from '../../src/protocol/book.ts';
 import type { BookData } from '../../src/protocol/messages.ts';
-import { bookCodec } from '../../src/relay/channels.ts';
-import { type AnyStream, type Frame, Stream, type StreamSubscriber } from '../../src/relay/stream.ts';
+import { bookCodec, priceCodec } from '../../src/relay/channels.ts';
+import type { Frame } from '../../src/relay/frame.ts';
+import {
+  type AnyStream,
+  type BookStream,
+  type PriceStream,
+  publish,
+  Stream,
+  type StreamSubscriber,
+} from '../../src/relay/stream.ts';
 
 const market = '11111111-1111-4111-8111-111111111111';
 
@@ -122,5 +130,22 @@ describe('Stream', () => {
       state: 'closed',
       reason: 'market not found upstream',
     });
+  });
+});
+
+describe('publish', () => {
+  it('takes only the state type of the stream it publishes to (checked by the type checker)', () => {
+    const books: BookStream = new Stream({ channel: 'book', market, depth: null }, bookCodec, 3);
+    const prices: PriceStream = new Stream({ channel: 'price', market }, priceCodec, 3);
+    expect(publish(books, book([['0.50000000', '1']]), 't', 'r', 1).seq).toBe(1);
+    expect(publish(prices, { best_bid: '0.50000000' }, 't', 'r', 1).seq).toBe(1);
+    // Only compiled, never run: the type checker must reject it.
+    const mismatched = () =>
+      // @ts-expect-error: a price state cannot go to a book stream
+      publish<BookState, BookData>(books, { best_bid: '0.5' }, 't', 'r', 2);
+    expect(mismatched).toBeTypeOf('function');
+    // @ts-expect-error: a price stream is not a book stream
+    const wrongChannel: BookStream = prices;
+    expect(wrongChannel.channel).toBe('price');
   });
 });

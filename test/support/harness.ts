@@ -6,6 +6,7 @@
  */
 
 import pino from 'pino';
+import { afterEach } from 'vitest';
 import type { BookState } from '../../src/protocol/book.ts';
 import type { BookDepth } from '../../src/protocol/messages.ts';
 import { aggregateBook, limitDepth } from '../../src/relay/aggregate.ts';
@@ -46,6 +47,39 @@ export async function startHarness(
     async stop() {
       await relay.close();
       await sim.close();
+    },
+  };
+}
+
+/** Anything a test opens that must be closed before its harness stops. */
+export interface Closable {
+  close(): unknown;
+}
+
+export interface HarnessFixture {
+  /** What the test opened (clients, proxies): closed after each test, before the harness stops. */
+  readonly opened: Closable[];
+  /** Starts this test's harness, which is stopped after the test. */
+  start(options?: Parameters<typeof startHarness>[0]): Promise<Harness>;
+}
+
+/**
+ * The set-up and tear-down the harness tests share: call once inside a `describe`; after each test
+ * it closes what the test opened, then stops the harness the test started.
+ */
+export function useHarness(): HarnessFixture {
+  const opened: Closable[] = [];
+  let started: Harness | undefined;
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((resource) => resource.close()));
+    await started?.stop();
+    started = undefined;
+  });
+  return {
+    opened,
+    async start(options) {
+      started = await startHarness(options);
+      return started;
     },
   };
 }

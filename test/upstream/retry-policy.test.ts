@@ -1,19 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelayMs, retryAfterMs } from '../../src/upstream/retry-policy.ts';
-
-describe('backoffDelayMs', () => {
-  it('doubles the ceiling per attempt, up to the cap', () => {
-    const top = () => 0.999999;
-    expect([1, 2, 3, 4, 5, 6].map((attempt) => backoffDelayMs(attempt, 100, 2000, top))).toEqual([
-      99, 199, 399, 799, 1599, 1999,
-    ]);
-  });
-
-  it('draws anywhere from zero (full jitter)', () => {
-    expect(backoffDelayMs(3, 100, 2000, () => 0)).toBe(0);
-    expect(backoffDelayMs(3, 100, 2000, () => 0.5)).toBe(200);
-  });
-});
+import { retryAfterMs } from '../../src/upstream/retry-policy.ts';
 
 describe('retryAfterMs', () => {
   const now = Date.parse('2025-01-01T00:00:00Z');

@@ -4,21 +4,27 @@
  * the offending connection's other streams or other clients.
  */
 import { once } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { RelayConfig } from '../../src/relay-server.ts';
-import { type Harness, startHarness } from '../support/harness.ts';
+import { type Harness, useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
+
+/** What `ws` hands over for an upgrade refused with a plain HTTP answer. */
+interface RefusedResponse {
+  statusCode: number;
+  statusMessage: string;
+}
 
 const unknownMarket = '00000000-0000-4000-8000-000000000000';
 
 describe('WebSocket endpoint: errors and limits', () => {
   let harness: Harness | undefined;
-  const clients: ProtocolClient[] = [];
+  const { opened: clients, start: startTestHarness } = useHarness();
 
   async function start(relay: Partial<RelayConfig> = {}): Promise<Harness> {
-    harness = await startHarness({ sim: { markets: 4, tickMs: 50 }, relay });
+    harness = await startTestHarness({ sim: { markets: 4, tickMs: 50 }, relay });
     return harness;
   }
   async function connect(options?: WebSocket.ClientOptions, query = ''): Promise<ProtocolClient> {
@@ -26,12 +32,6 @@ describe('WebSocket endpoint: errors and limits', () => {
     clients.push(client);
     return client;
   }
-
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.close()));
-    await harness?.stop();
-    harness = undefined;
-  });
 
   it('answers bad requests with bad_request and keeps the connection and its streams', async () => {
     const { sim } = await start();
@@ -206,11 +206,14 @@ describe('WebSocket endpoint: errors and limits', () => {
     await start({ apiKeys: ['k1', 'k2'] });
     const url = `${harness!.relay.url.replace('http', 'ws')}/v1/ws`;
     const refused = new WebSocket(url);
-    const [, response] = (await once(refused, 'unexpected-response')) as [unknown, { statusCode: number }];
-    expect(response.statusCode).toBe(401);
-    const wrong = new WebSocket(url, { headers: { authorization: 'Bearer nope' } });
-    const [, wrongResponse] = (await once(wrong, 'unexpected-response')) as [unknown, { statusCode: number }];
-    expect(wrongResponse.statusCode).toBe(401);
+    const [, response] = (await once(refused, 'unexpected-response')) as [unknown, RefusedResponse];
+    expect(response).toMatchObject({ statusCode: 401, statusMessage: 'Unauthorized' });
+    // Wrong keys of every length, including a prefix and an extension of a valid one.
+    for (const key of ['nope', 'k', 'k22', 'k1k1k1k1k1k1k1k1k1k1k1k1k1k1k1k1k1k1']) {
+      const wrong = new WebSocket(url, { headers: { authorization: `Bearer ${key}` } });
+      const [, wrongResponse] = (await once(wrong, 'unexpected-response')) as [unknown, RefusedResponse];
+      expect(wrongResponse.statusCode).toBe(401);
+    }
     const bearer = await connect({ headers: { authorization: 'Bearer k2' } });
     expect((await bearer.request({ op: 'ping' })).type).toBe('pong');
     const token = await connect({}, '?token=k1');
@@ -220,16 +223,16 @@ describe('WebSocket endpoint: errors and limits', () => {
   it('answers 404 to an upgrade on any other path', async () => {
     await start();
     const elsewhere = new WebSocket(`${harness!.relay.url.replace('http', 'ws')}/v2/ws`);
-    const [, response] = (await once(elsewhere, 'unexpected-response')) as [unknown, { statusCode: number }];
-    expect(response.statusCode).toBe(404);
+    const [, response] = (await once(elsewhere, 'unexpected-response')) as [unknown, RefusedResponse];
+    expect(response).toMatchObject({ statusCode: 404, statusMessage: 'Not Found' });
   });
 
   it('refuses origins off the allow-list with 403', async () => {
     await start({ allowedOrigins: ['https://ui.example'] });
     const url = `${harness!.relay.url.replace('http', 'ws')}/v1/ws`;
     const refused = new WebSocket(url, { origin: 'https://evil.example' });
-    const [, response] = (await once(refused, 'unexpected-response')) as [unknown, { statusCode: number }];
-    expect(response.statusCode).toBe(403);
+    const [, response] = (await once(refused, 'unexpected-response')) as [unknown, RefusedResponse];
+    expect(response).toMatchObject({ statusCode: 403, statusMessage: 'Forbidden' });
     const allowed = await connect({ origin: 'https://ui.example' });
     expect((await allowed.request({ op: 'ping' })).type).toBe('pong');
   });

@@ -3,19 +3,15 @@
  * relay's memory without bound. Above the high-water mark its updates are held back; when it
  * drains, each held-back stream gets one fresh snapshot; past the time limit it is closed with 4008.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { expectedBook, type Harness, startHarness, upstreamBook } from '../support/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { expectedBook, type Harness, upstreamBook, useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { floodUntilHeldBack, slowConsumerHarness } from '../support/slow-consumer.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 describe('slow consumers', () => {
   let harness: Harness;
-  const clients: ProtocolClient[] = [];
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.close()));
-    await harness.stop();
-  });
+  const { opened: clients, start: startTestHarness } = useHarness();
 
   /** Stops reading and makes the relay write snapshots until it holds this connection back. */
   async function stall(client: ProtocolClient, markets: string[]): Promise<void> {
@@ -24,7 +20,7 @@ describe('slow consumers', () => {
   }
 
   it('holds updates back while the client is slow, then resends each stream as one snapshot', async () => {
-    harness = await startHarness(slowConsumerHarness());
+    harness = await startTestHarness(slowConsumerHarness());
     const markets = harness.sim.market.marketIds();
     const conflations: number[] = [];
     harness.relay.events.on('connection:conflated', ({ streams }) => conflations.push(streams));
@@ -65,7 +61,7 @@ describe('slow consumers', () => {
   });
 
   it('closes a connection that stays above the high-water mark too long with 4008', async () => {
-    harness = await startHarness(slowConsumerHarness(200));
+    harness = await startTestHarness(slowConsumerHarness(200));
     const markets = harness.sim.market.marketIds();
     const slowCloses: number[] = [];
     harness.relay.events.on('connection:slow-consumer', ({ id }) => slowCloses.push(id));

@@ -11,7 +11,7 @@ import type {
   UpstreamHealth,
 } from '../../upstream/schemas.ts';
 import { ORACLE_EXPO, type SimToken } from '../catalog.ts';
-import { formatFixed } from '../decimal.ts';
+import { formatFixed } from '../fixed-point.ts';
 import type { MarketSimulation } from '../market-simulation.ts';
 import { isoTime } from '../snapshots.ts';
 import { badRequest, notFound, ok } from './http.ts';

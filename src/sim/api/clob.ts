@@ -3,10 +3,11 @@
  * The public CLOB endpoints (upstream-api.md section 4 "CLOB", errors of section 7): the order
  * book of one market and the batch of price snapshots.
  */
+
 import type { ClobPriceBatchResponse, OrderBook } from '../../upstream/schemas.ts';
 import type { MarketSimulation } from '../market-simulation.ts';
 import { clobPriceOf, orderBookOf } from '../snapshots.ts';
-import { badRequest, notFound, ok, parseMarketIdsBody, UUID } from './http.ts';
+import { badRequest, ok, parseMarketIdsBody, requireMarket } from './http.ts';
 import type { Route } from './router.ts';
 
 /** Section 8: at most 100 market IDs per batch request. */
@@ -20,10 +21,7 @@ export function clobRoutes(sim: MarketSimulation): Route[] {
       handler: (request) => {
         const marketId = request.query.market_id;
         if (marketId === undefined || marketId === '') throw badRequest('market_id is required');
-        if (!UUID.test(marketId)) throw badRequest('market_id must be a UUID');
-        const market = sim.market(marketId);
-        if (!market) throw notFound(`market ${marketId} not found`);
-        const body: OrderBook = orderBookOf(market);
+        const body: OrderBook = orderBookOf(requireMarket(sim, marketId, 'market_id'));
         return ok(body);
       },
     },

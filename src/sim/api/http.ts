@@ -4,7 +4,10 @@
  * parameters shared by every endpoint (upstream-api.md sections 4, 7 and 8): `limit`/`offset` in
  * string or integer form, enumerations, booleans, pagination.
  */
+import { isMarketId } from '../../protocol/limits.ts';
 import type { ErrorBody } from '../../upstream/schemas.ts';
+import type { SimMarket } from '../market.ts';
+import type { MarketSimulation } from '../market-simulation.ts';
 
 export interface SimRequest {
   method: string;
@@ -51,6 +54,14 @@ export function badRequest(message: string): SimHttpError {
 
 export function notFound(message: string): SimHttpError {
   return new SimHttpError(404, message);
+}
+
+/** The live market `id` names: 400 when `id` (the request's `field`) is not a UUID, 404 when unknown. */
+export function requireMarket(sim: MarketSimulation, id: string, field: string): SimMarket {
+  if (!isMarketId(id)) throw badRequest(`${field} must be a UUID`);
+  const market = sim.market(id);
+  if (!market) throw notFound(`market ${id} not found`);
+  return market;
 }
 
 const NON_NEGATIVE_INTEGER = /^\d{1,9}$/;
@@ -137,10 +148,8 @@ export function parseMarketIdsBody(request: SimRequest, max: number): string[] {
   if (ids.length > max) throw badRequest(`market_ids must have at most ${max} items`);
   const seen = new Set<string>();
   ids.forEach((id, index) => {
-    if (typeof id !== 'string' || !UUID.test(id)) throw badRequest(`market_ids[${index}] is not a UUID`);
+    if (typeof id !== 'string' || !isMarketId(id)) throw badRequest(`market_ids[${index}] is not a UUID`);
     seen.add(id.toLowerCase());
   });
   return [...seen];
 }
-
-export const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;

@@ -4,10 +4,11 @@
  * Its snapshot requires every price, so a market without a two-sided quote is answered 404 alone
  * and left out of a batch (docs/upstream.md).
  */
+
 import type { MarketDataBatchResponse, MarketDataSnapshot } from '../../upstream/schemas.ts';
 import type { MarketSimulation } from '../market-simulation.ts';
 import { marketDataOf } from '../snapshots.ts';
-import { badRequest, notFound, ok, parseMarketIdsBody, UUID } from './http.ts';
+import { notFound, ok, parseMarketIdsBody, requireMarket } from './http.ts';
 import type { Route } from './router.ts';
 
 /** Not shown upstream; the simulator uses the CLOB batch's limit. */
@@ -20,10 +21,7 @@ export function marketDataRoutes(sim: MarketSimulation): Route[] {
       path: '/api/market-data/:marketId',
       handler: (_request, params) => {
         const marketId = params.marketId!;
-        if (!UUID.test(marketId)) throw badRequest('marketId must be a UUID');
-        const market = sim.market(marketId);
-        if (!market) throw notFound(`market ${marketId} not found`);
-        const body: MarketDataSnapshot | undefined = marketDataOf(market);
+        const body: MarketDataSnapshot | undefined = marketDataOf(requireMarket(sim, marketId, 'marketId'));
         if (!body) throw notFound(`market ${marketId} has no price data`);
         return ok(body);
       },

@@ -5,6 +5,8 @@
  * activity, and the map of probabilities. Choices where the page says "not shown" are in
  * docs/upstream.md.
  */
+
+import { isMarketId } from '../../protocol/limits.ts';
 import type {
   CommentsResponse,
   HistoryResponse,
@@ -16,12 +18,12 @@ import type {
   ProbabilityEntry,
 } from '../../upstream/schemas.ts';
 import { commentsOf } from '../comments.ts';
-import { formatPrice, formatTrimmed, NOTIONAL_SCALE, priceNumber, SIZE_SCALE } from '../decimal.ts';
+import { formatPrice, formatTrimmed, NOTIONAL_SCALE, priceNumber, SIZE_SCALE } from '../fixed-point.ts';
 import { DEFAULT_HISTORY_INTERVAL, historyIntervals, historyOf } from '../history.ts';
 import type { MarketStatus, SimMarket } from '../market.ts';
 import type { MarketSimulation } from '../market-simulation.ts';
 import { detailOf, isoTime, listItemOf, probabilityOf } from '../snapshots.ts';
-import { badRequest, notFound, ok, paginate, parseEnum, parseLimit, parseOffset, UUID } from './http.ts';
+import { badRequest, notFound, ok, paginate, parseEnum, parseLimit, parseOffset } from './http.ts';
 import type { Route } from './router.ts';
 
 const sortOrders = ['volume', 'newest', 'ending_soon'] as const;
@@ -57,9 +59,9 @@ const EXCHANGE_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /** `:id` is a market UUID or its exchange address (section 4). */
 function findMarket(sim: MarketSimulation, id: string): SimMarket {
-  if (!UUID.test(id) && !EXCHANGE_ADDRESS.test(id))
+  if (!isMarketId(id) && !EXCHANGE_ADDRESS.test(id))
     throw badRequest('market id must be a UUID or an exchange address');
-  const market = UUID.test(id) ? sim.market(id) : sim.marketByExchangeAddress(id);
+  const market = isMarketId(id) ? sim.market(id) : sim.marketByExchangeAddress(id);
   if (!market) throw notFound(`market ${id} not found`);
   return market;
 }

@@ -4,7 +4,7 @@
  * leaderboard computed from the users' trades in the asked date range, and weekly epochs.
  */
 import type { EpochsResponse, LeaderboardResponse, RewardsProgramResponse } from '../../upstream/schemas.ts';
-import { formatFixed, NOTIONAL_SCALE, rescale } from '../decimal.ts';
+import { formatFixed, NOTIONAL_SCALE, rescale } from '../fixed-point.ts';
 import type { MarketSimulation } from '../market-simulation.ts';
 import { tradedNotional, tradesOf } from '../user-ledger.ts';
 import { badRequest, ok, parseEnum, parseLimit } from './http.ts';

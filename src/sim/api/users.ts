@@ -14,7 +14,7 @@ import type {
   UserStatsResponse,
 } from '../../upstream/schemas.ts';
 import type { SimUser } from '../catalog.ts';
-import { formatFixed, formatTrimmed, NOTIONAL_SCALE, rescale } from '../decimal.ts';
+import { formatFixed, formatTrimmed, NOTIONAL_SCALE, rescale } from '../fixed-point.ts';
 import { outcomeValue } from '../holdings.ts';
 import type { MarketSimulation } from '../market-simulation.ts';
 import { createPrng, deriveSeed } from '../prng.ts';

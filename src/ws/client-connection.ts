@@ -1,6 +1,6 @@
 /**
- * @module ws/connection
- * One client connection: its subscriptions, its request rate limit, and its send path with
+ * @module ws/client-connection
+ * The relay's side of one client's WebSocket: its subscriptions, its request rate limit, and its send path with
  * backpressure (protocol.md "Slow consumers"). Above the high-water mark, stream messages are held
  * back and only the fact that a stream owes a snapshot is remembered, so a slow client costs a set
  * of stream references, never a growing queue; on drain each held stream gets one fresh snapshot.
@@ -21,10 +21,12 @@ import {
 } from '../protocol/messages.ts';
 import type { Admission } from '../relay/admission.ts';
 import type { RelayEvents } from '../relay/events.ts';
+import { type Frame, toFrame } from '../relay/frame.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
-import { type AnyStream, type Frame, type StreamSubscriber, streamKey, toFrame } from '../relay/stream.ts';
-import { TokenBucket } from '../upstream/token-bucket.ts';
-import { parseClientFrame } from './codec.ts';
+import type { AnyStream, StreamSubscriber } from '../relay/stream.ts';
+import { streamKey } from '../util/stream-key.ts';
+import { TokenBucket } from '../util/token-bucket.ts';
+import { parseClientFrame } from './frame-parser.ts';
 
 export interface ConnectionLimits {
   /** Streams one connection may hold at once. */
@@ -48,7 +50,7 @@ export interface ConnectionContext {
   limits: ConnectionLimits;
 }
 
-export class Connection implements StreamSubscriber {
+export class ClientConnection implements StreamSubscriber {
   readonly id: number;
   readonly openedAt = Date.now();
   readonly #ws: WebSocket;
@@ -79,10 +81,6 @@ export class Connection implements StreamSubscriber {
       this.#missedPongs = 0;
     });
     socket.on('drain', () => this.#onDrain());
-  }
-
-  get subscriptionCount(): number {
-    return this.#subscriptions.size;
   }
 
   get bufferedBytes(): number {
@@ -197,7 +195,7 @@ export class Connection implements StreamSubscriber {
     }
     const depth: BookDepth | undefined = channel === 'book' ? (request.depth ?? null) : undefined;
     const markets = [...new Set(request.markets)];
-    const added = markets.filter((market) => !this.#subscriptions.has(streamKey({ channel, market, depth })));
+    const added = markets.filter((market) => !this.#subscriptions.has(streamKey(channel, market, depth)));
     const { maxStreams } = this.#context.limits;
     if (this.#subscriptions.size + added.length > maxStreams) {
       this.#error(request.id, 'limit_exceeded', `at most ${maxStreams} streams per connection`, channel);
@@ -207,11 +205,7 @@ export class Connection implements StreamSubscriber {
     const subscribed: { market: string; stream: AnyStream; replay: Frame[] | undefined }[] = [];
     const recovered: Record<string, boolean> = {};
     // Markets this connection does not hold yet may be refused (unknown, or over its limits).
-    const refused = this.#context.admission.admit(
-      this,
-      channel,
-      markets.filter((market) => !this.#subscriptions.has(streamKey({ channel, market, depth }))),
-    );
+    const refused = this.#context.admission.admit(this, channel, added);
     for (const market of markets) {
       if (refused.has(market)) continue;
       const stream = this.#context.registry.subscribe(this, { channel, market, depth });
@@ -224,10 +218,7 @@ export class Connection implements StreamSubscriber {
     }
     this.#send({
       type: 'subscribed',
-      ...withId(request.id),
-      channel,
-      markets,
-      ...(depth === undefined ? {} : { depth }),
+      ...echoedSelection(request, channel, markets, depth),
       ...(request.resume === undefined ? {} : { recovered }),
     });
     // Stream errors naming the market, as a first poll's unknown_market would (protocol.md).
@@ -250,19 +241,13 @@ export class Connection implements StreamSubscriber {
     const depth: BookDepth | undefined = channel === 'book' ? (request.depth ?? null) : undefined;
     const markets = [...new Set(request.markets)];
     for (const market of markets) {
-      const stream = this.#subscriptions.get(streamKey({ channel, market, depth }));
+      const stream = this.#subscriptions.get(streamKey(channel, market, depth));
       if (stream === undefined) continue;
       this.#subscriptions.delete(stream.key);
       this.#owedSnapshots.delete(stream);
       this.#context.registry.unsubscribe(this, stream);
     }
-    this.#send({
-      type: 'unsubscribed',
-      ...withId(request.id),
-      channel,
-      markets,
-      ...(depth === undefined ? {} : { depth }),
-    });
+    this.#send({ type: 'unsubscribed', ...echoedSelection(request, channel, markets, depth) });
   }
 
   #knownChannel(request: SubscribeRequest | UnsubscribeRequest): Channel | undefined {
@@ -340,6 +325,16 @@ export class Connection implements StreamSubscriber {
     });
     this.close(closeCodes.slowConsumer, 'slow consumer');
   }
+}
+
+/** What a `subscribed` / `unsubscribed` answer echoes of its request. */
+function echoedSelection(
+  request: SubscribeRequest | UnsubscribeRequest,
+  channel: Channel,
+  markets: string[],
+  depth: BookDepth | undefined,
+): { id?: RequestId; channel: Channel; markets: string[]; depth?: BookDepth } {
+  return { ...withId(request.id), channel, markets, ...(depth === undefined ? {} : { depth }) };
 }
 
 function withId(id: RequestId | undefined): { id?: RequestId } {

@@ -1,13 +1,13 @@
 /**
- * @module client/connection
- * The socket's life: open, watch for silence, and reopen after any loss with backoff and jitter
+ * @module client/relay-connection
+ * The SDK's side of the connection to a relay: open, watch for silence, and reopen after any loss with backoff and jitter
  * (client/backoff). Knows nothing of streams; the client above it resubscribes on each open.
  * Silence is death: the relay sends a `heartbeat` every heartbeatMs (protocol.md "Transport"), so
  * a socket with no message for `deadAfterMs` is abandoned even if the OS has not noticed yet.
  */
 import { closeCodes } from '../protocol/messages.ts';
 import { type BackoffOptions, type RandomSource, reconnectDelay } from './backoff.ts';
-import { RelayClientError } from './errors.ts';
+import { RelayClientError } from './client-error.ts';
 import {
   CLOSED,
   type CloseEventLike,
@@ -44,7 +44,7 @@ export const SILENT_SOCKET_CLOSE = 4000;
 
 const CLOSE_HANDSHAKE_MS = 2_000;
 
-export class Connection {
+export class RelayConnection {
   readonly #options: ConnectionOptions;
   readonly #on: ConnectionHandlers;
   #socket: WebSocketLike | undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseClientFrame } from '../../src/ws/codec.ts';
+import { parseClientFrame } from '../../src/ws/frame-parser.ts';
 
 const market = '11111111-1111-4111-8111-111111111111';
 const text = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));

@@ -1,5 +1,5 @@
 /**
- * @module client/errors
+ * @module client/client-error
  * The one error type the SDK reports through `error` events: a stable `code` to switch on (the
  * relay's protocol error codes plus the SDK's own), the message for people, the cause chained.
  */

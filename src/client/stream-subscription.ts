@@ -1,5 +1,5 @@
 /**
- * @module client/stream
+ * @module client/stream-subscription
  * One subscribed stream as the application sees it: the last verified state, built from snapshot +
  * updates with the shared pure core, with `seq` continuity, epoch and checksum checked on every
  * message (protocol.md "Sequencing", "checksum"). On a gap, a checksum mismatch or an update from
@@ -19,8 +19,8 @@ import type {
   StreamState,
 } from '../protocol/messages.ts';
 import { applyPriceUpdate } from '../protocol/price.ts';
+import type { RelayClientError } from './client-error.ts';
 import { Emitter } from './emitter.ts';
-import type { RelayClientError } from './errors.ts';
 import type { StreamRef } from './frames.ts';
 
 /**

@@ -10,7 +10,7 @@ import {
   type ResyncReason,
   type StreamHost,
   type SubscriptionStatus,
-} from '../../src/client/stream.ts';
+} from '../../src/client/stream-subscription.ts';
 import { applyBookUpdate, type BookState, bookChecksum } from '../../src/protocol/book.ts';
 import type { BookData, BookSnapshotMessage, BookUpdateMessage } from '../../src/protocol/messages.ts';
 

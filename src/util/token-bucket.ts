@@ -1,7 +1,7 @@
 /**
- * @module upstream/token-bucket
+ * @module util/token-bucket
  * A token bucket that caps how many upstream requests start per second (the relay's
- * `--upstream-rps`, shared/interface.md). Pure bookkeeping over an injectable clock, so it is
+ * `--upstream-rps`) and how fast one client may send frames. Pure bookkeeping over an injectable clock, so it is
  * tested without real time; the caller does the waiting.
  */
 

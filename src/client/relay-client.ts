@@ -1,11 +1,14 @@
 /**
- * @module client/client
+ * @module client/relay-client
  * The client the application holds: it owns the connection and the streams, routes each relay
  * message to its stream, resubscribes everything (with `resume`) on every open, and sends the
  * snapshot requests streams ask for when they lose continuity, batched per (channel, depth).
  */
+
+import { isMarketId } from '../protocol/limits.ts';
 import type {
   BookDepth,
+  Channel,
   ErrorCode,
   ErrorMessage,
   RequestId,
@@ -13,17 +16,17 @@ import type {
   SubscribedMessage,
 } from '../protocol/messages.ts';
 import { type BackoffOptions, defaultBackoff, type RandomSource } from './backoff.ts';
-import { Connection, type ConnectionStatus } from './connection.ts';
+import { RelayClientError } from './client-error.ts';
 import { Emitter, rethrowLater } from './emitter.ts';
-import { RelayClientError } from './errors.ts';
 import { decodeFrame } from './frames.ts';
+import { type ConnectionStatus, RelayConnection } from './relay-connection.ts';
 import type { SocketFactory } from './socket.ts';
 import {
   type AnyStreamSubscription,
   BookSubscription,
   PriceSubscription,
   type StreamHost,
-} from './stream.ts';
+} from './stream-subscription.ts';
 import {
   type SubscribeBody,
   SubscriptionRegistry,
@@ -69,7 +72,7 @@ const RETRYABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 ]);
 
 export class RelayClient extends Emitter<ClientEvents> {
-  readonly #connection: Connection;
+  readonly #connection: RelayConnection;
   readonly #streams = new SubscriptionRegistry();
   readonly #host: StreamHost;
   /** Streams to (re)subscribe on the next flush: new ones and ones that asked for a snapshot. */
@@ -94,7 +97,7 @@ export class RelayClient extends Emitter<ClientEvents> {
       },
       reportListenerError: (error) => this.#listenerThrew(error),
     };
-    this.#connection = new Connection(
+    this.#connection = new RelayConnection(
       {
         url,
         createSocket,
@@ -185,7 +188,7 @@ export class RelayClient extends Emitter<ClientEvents> {
     });
   }
 
-  // --- Connection ----------------------------------------------------------------------------------
+  // --- RelayConnection ---------------------------------------------------------------------------
 
   #onOpen(): void {
     this.#toSubscribe.clear();
@@ -283,11 +286,7 @@ export class RelayClient extends Emitter<ClientEvents> {
       const request = this.#answered(message.id);
       if (request !== undefined && request.op === 'subscribe') {
         for (const market of request.markets) {
-          const stream = this.#streams.get(
-            request.channel as 'book' | 'price',
-            market,
-            request.depth ?? null,
-          );
+          const stream = this.#streams.get(request.channel as Channel, market, request.depth ?? null);
           if (stream !== undefined) targets.push(stream);
         }
         if (message.code === 'rate_limited') this.#retryLater(targets);
@@ -338,11 +337,10 @@ export class RelayClient extends Emitter<ClientEvents> {
  * here so that it cannot spoil the batched request it would share with other streams.
  */
 function canonicalMarketId(market: string): string {
-  if (!MARKET_ID.test(market)) throw new TypeError(`market must be a UUID, got ${JSON.stringify(market)}`);
+  if (!isMarketId(market)) throw new TypeError(`market must be a UUID, got ${JSON.stringify(market)}`);
   // The relay streams every market under its lower-case id (protocol.md "Market ids").
   return market.toLowerCase();
 }
-const MARKET_ID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 /** Book messages name their depth (absent read as the full book); other channels have none. */
 function depthOf(message: { channel: string; depth?: BookDepth }): BookDepth | undefined {

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
-import { encodeTextFrame } from '../../src/ws/frame.ts';
+import { encodeTextFrame } from '../../src/relay/frame.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 describe('encodeTextFrame', () => {

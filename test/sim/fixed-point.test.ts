@@ -3,7 +3,7 @@
  * Exact fixed-point formatting used for every price and size the simulator emits.
  */
 import { describe, expect, it } from 'vitest';
-import { formatFixed, formatPrice, formatTrimmed, rescale } from '../../src/sim/decimal.ts';
+import { formatFixed, formatPrice, formatTrimmed, rescale } from '../../src/sim/fixed-point.ts';
 
 describe('sim decimals', () => {
   it('formats prices with exactly 8 decimals', () => {

@@ -1,9 +1,10 @@
 /**
- * @module ws/codec
+ * @module ws/frame-parser
  * Client frame -> validated request, or the reason it is a `bad_request` (protocol.md "Error
  * codes"). Pure: never throws, whatever the bytes.
  */
 import type { RawData } from 'ws';
+import { MAX_REQUEST_ID_LENGTH } from '../protocol/limits.ts';
 import type { ClientRequest, RequestId } from '../protocol/messages.ts';
 import { clientRequest } from '../protocol/requests.ts';
 
@@ -46,7 +47,7 @@ export function parseClientFrame(data: RawData, isBinary: boolean): ParsedFrame 
 function echoableId(json: unknown): RequestId | undefined {
   if (typeof json !== 'object' || json === null) return undefined;
   const id = (json as { id?: unknown }).id;
-  if (typeof id === 'string' && id.length <= 128) return id;
+  if (typeof id === 'string' && id.length <= MAX_REQUEST_ID_LENGTH) return id;
   if (typeof id === 'number' && Number.isInteger(id)) return id;
   return undefined;
 }

@@ -1,5 +1,5 @@
 /**
- * @module sim/decimal
+ * @module sim/fixed-point
  * Exact fixed-point formatting. The simulator keeps every price and size as an integer count of a
  * small unit (bigint or safe integer) and only turns it into a decimal string at the edge, so sums
  * and products are exact (upstream-api.md section 1: prices and sizes are decimal strings).

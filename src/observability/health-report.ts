@@ -1,0 +1,101 @@
+/**
+ * @module observability/health-report
+ * The relay's own state and upstream's, as one report: served by `GET /health` (src/http/health.ts)
+ * and read by the status snapshot and metrics. `ok` while serving; `upstream_unreachable` when
+ * upstream has been unreachable for longer than `upstreamDownAfterMs` (a load balancer should then
+ * prefer another relay); `shutting_down` while draining.
+ */
+import type { PollCoordinator } from '../cluster/coordinator.ts';
+import type { PollerPool } from '../relay/poller-pool.ts';
+import type { StreamRegistry } from '../relay/registry.ts';
+import type { UpstreamHealthMonitor } from '../relay/upstream-health.ts';
+import { version } from '../util/version.ts';
+import type { WsEndpoint } from '../ws/endpoint.ts';
+
+export interface HealthSources {
+  poller: PollerPool;
+  coordinator: PollCoordinator;
+  registry: StreamRegistry;
+  ws: WsEndpoint;
+  upstream: UpstreamHealthMonitor;
+  upstreamUrl: string;
+  startedAt: number;
+  upstreamDownAfterMs: number;
+  isShuttingDown: () => boolean;
+}
+
+export type HealthStatus = 'ok' | 'upstream_unreachable' | 'shutting_down';
+
+/** The body of `GET /health`; the status snapshot and metrics read the same report. */
+export interface HealthReport {
+  status: HealthStatus;
+  version: string;
+  uptimeSeconds: number;
+  upstream: {
+    url: string;
+    reachable: boolean;
+    lastSuccessAt: string | null;
+    lastError: string | null;
+    lastFailureAt: string | null;
+    errorRate: number;
+  };
+  connections: number;
+  streams: number;
+  staleStreams: number;
+  polledMarkets: { book: number; price: number };
+  pollIntervalsMs: { book: number; price: number };
+  /** Cluster mode only. */
+  redis?: {
+    connected: boolean;
+    ownedTargets: number;
+    followedTargets: number;
+    lastError: string | null;
+  };
+}
+
+export function healthReport(sources: HealthSources, now = Date.now()): HealthReport {
+  const upstream = sources.upstream.snapshot();
+  const lastContact = upstream.lastSuccessAt ?? sources.startedAt;
+  const upstreamReachable = now - lastContact <= sources.upstreamDownAfterMs;
+  const shuttingDown = sources.isShuttingDown();
+  const cluster = sources.coordinator.status();
+  let staleStreams = 0;
+  for (const stream of sources.registry.streams()) if (stream.freshness === 'stale') staleStreams += 1;
+  return {
+    status: shuttingDown ? 'shutting_down' : upstreamReachable ? 'ok' : 'upstream_unreachable',
+    version,
+    uptimeSeconds: Math.round((now - sources.startedAt) / 1000),
+    upstream: {
+      url: sources.upstreamUrl,
+      reachable: upstreamReachable,
+      lastSuccessAt: iso(upstream.lastSuccessAt),
+      lastError: upstream.lastError ?? null,
+      lastFailureAt: iso(upstream.lastFailureAt),
+      errorRate: upstream.errorRate,
+    },
+    connections: sources.ws.connections.size,
+    streams: sources.registry.size,
+    staleStreams,
+    polledMarkets: { book: sources.poller.bookMarketCount, price: sources.poller.priceMarketCount },
+    pollIntervalsMs: {
+      book: sources.poller.intervals.bookIntervalMs,
+      price: sources.poller.intervals.priceIntervalMs,
+    },
+    // Cluster mode only. Redis being away is reported, not a 503: the relay keeps serving by
+    // polling for itself until the leases work again.
+    ...(cluster.mode === 'redis'
+      ? {
+          redis: {
+            connected: cluster.connected,
+            ownedTargets: cluster.owned,
+            followedTargets: cluster.followed,
+            lastError: cluster.lastError ?? null,
+          },
+        }
+      : {}),
+  };
+}
+
+function iso(ms: number | undefined): string | null {
+  return ms === undefined ? null : new Date(ms).toISOString();
+}

@@ -1,0 +1,20 @@
+/**
+ * @module protocol/limits
+ * The shapes and limits every side agrees on, declared once and importing nothing: the relay's
+ * request schemas, the upstream schemas, the simulator and the client SDK all check market ids and
+ * request sizes with these (docs/protocol.md "Client -> relay", docs/upstream.md).
+ */
+
+/** Market ids are UUIDs of any version, either case (upstream only says "UUID string"). */
+export const MARKET_ID_PATTERN =
+  /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+export function isMarketId(value: string): boolean {
+  return MARKET_ID_PATTERN.test(value);
+}
+
+/** Markets in one `subscribe` / `unsubscribe` request. */
+export const MAX_MARKETS_PER_REQUEST = 100;
+
+/** Longest string request `id` the relay echoes back. */
+export const MAX_REQUEST_ID_LENGTH = 128;

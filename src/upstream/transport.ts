@@ -1,0 +1,139 @@
+/**
+ * @module upstream/transport
+ * Every upstream call goes through here: policy wrapped around the bare exchange, the way undici's
+ * interceptors wrap its dispatcher. Outermost first: the caller's signal and the client's shutdown,
+ * the retry loop (retry-policy.ts), the caps (admission.ts) per attempt, so retries are budgeted
+ * too, then one HTTP exchange (exchange.ts) judged and validated (outcome.ts) and reported as an event.
+ */
+import { EventEmitter, setMaxListeners } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
+import { fullJitterDelayMs } from '../util/backoff.ts';
+import { linkSignals } from './abort.ts';
+import { Admission, type AdmissionLoad } from './admission.ts';
+import { UpstreamError } from './errors.ts';
+import { HttpExchange } from './exchange.ts';
+import { type Attempt, judgeExchange, type Outcome, type UpstreamRequest } from './outcome.ts';
+
+/**
+ * One per attempt that reached an outcome; an attempt cut short by the caller's signal or by
+ * `close()` is not an upstream outcome and reports nothing.
+ */
+export interface UpstreamRequestEvent {
+  /** Route template, e.g. `GET /clob/orderbook`, `GET /api/markets/:id`. */
+  endpoint: string;
+  outcome: Outcome;
+  status?: number;
+  /** Duration of this one attempt, from sending to the end of validation. */
+  durationMs: number;
+  /** 1-based. */
+  attempt: number;
+}
+
+export interface UpstreamTransportOptions {
+  baseUrl: string;
+  /** Per attempt, default 5000. */
+  timeoutMs?: number;
+  /** Extra attempts after the first, default 2. */
+  retries?: number;
+  /** Backoff base, default 100 ms (exponential, full jitter, capped at 2 s). */
+  retryBaseMs?: number;
+  /** Longest `Retry-After` honoured on a 429, default 30 s. */
+  maxRetryAfterMs?: number;
+  /** Requests in flight at most, default 16. */
+  concurrency?: number;
+  /** Requests started per second at most, default 50. */
+  rps?: number;
+  /** undici pool connections, default `concurrency`. */
+  connections?: number;
+}
+
+export interface CallInit {
+  signal?: AbortSignal;
+}
+
+const RETRY_CAP_MS = 2000;
+
+export class UpstreamTransport {
+  readonly events = new EventEmitter<{ request: [UpstreamRequestEvent] }>();
+
+  readonly #exchange: HttpExchange;
+  readonly #admission: Admission;
+  readonly #retries: number;
+  readonly #retryBaseMs: number;
+  readonly #maxRetryAfterMs: number;
+  readonly #closing = new AbortController();
+  #closed: Promise<void> | undefined;
+
+  constructor(options: UpstreamTransportOptions) {
+    const concurrency = options.concurrency ?? 16;
+    this.#exchange = new HttpExchange({
+      baseUrl: options.baseUrl,
+      timeoutMs: options.timeoutMs ?? 5000,
+      connections: options.connections ?? concurrency,
+    });
+    this.#admission = new Admission({ concurrency, rps: options.rps ?? 50 });
+    this.#retries = options.retries ?? 2;
+    this.#retryBaseMs = options.retryBaseMs ?? 100;
+    this.#maxRetryAfterMs = options.maxRetryAfterMs ?? 30_000;
+    // Every call in flight listens on the shutdown signal (and removes its listener after), so more
+    // than ten at once is normal, not the leak Node's default warning assumes.
+    setMaxListeners(0, this.#closing.signal);
+  }
+
+  load(): AdmissionLoad {
+    return this.#admission.load();
+  }
+
+  /** Aborts every waiting and running call (they reject with UpstreamError) and closes the pool. */
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      this.#closing.abort(new UpstreamError('client', 'upstream client closed'));
+      await this.#exchange.close();
+    })();
+    return this.#closed;
+  }
+
+  /**
+   * Every public endpoint is a read, including the two batch POSTs (they query prices and change
+   * nothing), so every call is idempotent and gets the same retry policy (see outcome.ts). A write
+   * endpoint added later must not go through this loop unchanged.
+   */
+  async call<T>(request: UpstreamRequest<T>, init: CallInit | undefined): Promise<T> {
+    const call = linkSignals([init?.signal, this.#closing.signal]);
+    try {
+      for (let attempt = 1; ; attempt++) {
+        const result = await this.#admission.run(
+          () => this.#attempt(request, attempt, call.signal),
+          call.signal,
+        );
+        if (result.ok) return result.value;
+        if (!result.retryable || attempt > this.#retries) throw result.error;
+        const waitMs = result.retryAfterMs ?? fullJitterDelayMs(attempt - 1, this.#retryBaseMs, RETRY_CAP_MS);
+        await delay(waitMs, undefined, { signal: call.signal });
+      }
+    } catch (error) {
+      // The caller's abort wins over whatever it interrupted; shutdown gives a typed error.
+      if (init?.signal?.aborted) throw init.signal.reason;
+      if (this.#closing.signal.aborted) {
+        throw new UpstreamError(request.endpoint, 'upstream client closed', { cause: error });
+      }
+      throw error;
+    } finally {
+      call.dispose();
+    }
+  }
+
+  async #attempt<T>(request: UpstreamRequest<T>, attempt: number, signal: AbortSignal): Promise<Attempt<T>> {
+    const startedAt = performance.now();
+    const exchange = await this.#exchange.send(request, signal);
+    const result = judgeExchange(request, exchange, this.#maxRetryAfterMs, Date.now());
+    this.events.emit('request', {
+      endpoint: request.endpoint,
+      outcome: result.outcome,
+      status: result.status,
+      durationMs: performance.now() - startedAt,
+      attempt,
+    });
+    return result;
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The import rules of src/ (README "Architecture"), checked over the import graph TypeScript reads
+ * from the sources (`ts.preProcessFile`: static imports, re-exports and dynamic `import()`).
+ *
+ * Each top-level folder of src/ is a layer with a rank; a module may import its own layer or any
+ * layer of a lower rank, never a higher one, and never a layer of the same rank (siblings stay
+ * independent). Files directly in src/ form the `app` layer, which wires everything together.
+ * On top of that, no module may reach itself through its imports: no cycles at all.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+
+/** Layer -> rank; lower ranks are further down. Keep README "Architecture" in step with this. */
+export const layerRanks: Readonly<Record<string, number>> = {
+  util: 0, // helpers that import nothing of the project (Node-free where the SDK uses them)
+  protocol: 1, // the wire protocol, shared by relay and SDK
+  upstream: 2, // upstream schemas and HTTP client
+  client: 2, // the browser/Node SDK: protocol + util only
+  sim: 3, // the upstream simulator
+  cluster: 3, // poll leases and shared results over Redis
+  relay: 4, // streams, registry, poller, diff, prepared frames
+  ws: 5, // the WebSocket endpoint: writes the relay's frames
+  observability: 6, // health model, metrics, logs, activity
+  http: 7, // HTTP routes only
+  app: 8, // src/*.ts: configuration, server assembly, CLI
+};
+
+/** Module (path relative to the root, without extension) -> the modules it imports. */
+export type ImportGraph = ReadonlyMap<string, readonly string[]>;
+
+export function layerOf(module: string): string {
+  const slash = module.indexOf('/');
+  return slash === -1 ? 'app' : module.slice(0, slash);
+}
+
+/** Reads every .ts file under `root` and its relative imports. */
+export function readImportGraph(root: string): ImportGraph {
+  const graph = new Map<string, string[]>();
+  const visit = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) visit(file);
+      else if (entry.name.endsWith('.ts')) graph.set(moduleName(root, file), importsOf(root, file));
+    }
+  };
+  visit(root);
+  return graph;
+}
+
+function moduleName(root: string, file: string): string {
+  return path
+    .relative(root, file)
+    .split(path.sep)
+    .join('/')
+    .replace(/\.(ts|js)$/, '');
+}
+
+function importsOf(root: string, file: string): string[] {
+  const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+  const targets = importedFiles
+    .map((imported) => imported.fileName)
+    .filter((name) => name.startsWith('.'))
+    .map((name) => moduleName(root, path.resolve(path.dirname(file), name)));
+  return [...new Set(targets)];
+}
+
+/** Every broken rule, one line each; empty when the graph keeps them all. */
+export function importRuleViolations(graph: ImportGraph, ranks = layerRanks): string[] {
+  const violations: string[] = [];
+  for (const [from, targets] of graph) {
+    const fromLayer = layerOf(from);
+    const fromRank = ranks[fromLayer];
+    if (fromRank === undefined) {
+      violations.push(`${from}: folder "${fromLayer}" has no declared layer`);
+      continue;
+    }
+    for (const to of targets) {
+      const toLayer = layerOf(to);
+      if (toLayer === fromLayer) continue;
+      const toRank = ranks[toLayer];
+      if (toRank === undefined)
+        violations.push(`${from} -> ${to}: folder "${toLayer}" has no declared layer`);
+      else if (toRank >= fromRank)
+        violations.push(
+          `${from} -> ${to}: ${fromLayer} (rank ${fromRank}) may not import ${toLayer} (rank ${toRank})`,
+        );
+    }
+  }
+  for (const cycle of cycles(graph)) violations.push(`cycle: ${cycle.join(' -> ')}`);
+  return violations;
+}
+
+/** One cycle per strongly connected component of more than one module (or a self-import). */
+export function cycles(graph: ImportGraph): string[][] {
+  const found: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const trail: string[] = [];
+  const visit = (module: string): void => {
+    state.set(module, 'open');
+    trail.push(module);
+    for (const next of graph.get(module) ?? []) {
+      if (state.get(next) === 'open') found.push([...trail.slice(trail.indexOf(next)), next]);
+      else if (!state.has(next)) visit(next);
+    }
+    trail.pop();
+    state.set(module, 'done');
+  };
+  for (const module of [...graph.keys()].sort()) if (!state.has(module)) visit(module);
+  return found;
+}
