@@ -48,4 +48,39 @@ describe('maximum age', () => {
       expect(client.violations).toEqual([]);
     },
   );
+
+  it('says so on /health and /metrics when the budget cannot keep it', async () => {
+    harness = await startHarness({
+      sim: { markets: 40, tickMs: 100 },
+      // Every stream within 2 s needs about 27 requests/s; the budget is 4.5.
+      relay: { bookPollMs: 50, upstreamRps: 5, maxAgeMs: 2_000 },
+    });
+    const markets = harness.sim.market.marketIds();
+    client = await ProtocolClient.connect(harness.relay.url);
+    await client.request({ op: 'subscribe', channel: 'book', markets });
+    const health = async () =>
+      (await (await fetch(`${harness.relay.url}/health`)).json()) as {
+        status: string;
+        freshness: {
+          maxAgeKept: boolean;
+          oldestAgeMs: number;
+          pollsPerSecond: { achieved: number; budget: number };
+        };
+      };
+    const report = await waitFor('the maximum age reported as not kept', async () => {
+      const body = await health();
+      return body.freshness.oldestAgeMs > 2_000 && !body.freshness.maxAgeKept ? body : undefined;
+    });
+    expect(report.status).toBe('ok'); // still serving: the relay says what it cannot promise
+    expect(report.freshness.pollsPerSecond.budget).toBe(4.5);
+    expect(report.freshness.pollsPerSecond.achieved).toBeLessThanOrEqual(4.5 + 1);
+    const metrics = await (await fetch(`${harness.relay.url}/metrics`)).text();
+    expect(metrics).toMatch(/^market_relay_max_age_kept 0$/m);
+    expect(metrics).toMatch(/^market_relay_polls_per_second\{which="requested"\} 800$/m);
+    expect(metrics).toMatch(/^market_relay_confirmation_age_seconds_bucket\{le="0.1",kind="book"\}/m);
+    // Streams past their maximum age say so.
+    await waitFor('a stale stream', () =>
+      client.of('status').find((status) => status.reason === 'not confirmed within the maximum age'),
+    );
+  });
 });
