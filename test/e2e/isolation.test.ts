@@ -6,8 +6,8 @@
  * requests, and what the attacker abandoned is never asked for again once it is dropped.
  */
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../support/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -39,15 +39,10 @@ function caseVariants(id: string, count: number): string[] {
 }
 
 describe('isolation between connections', () => {
-  let harness: Harness;
-  const clients: ProtocolClient[] = [];
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.close()));
-    await harness.stop();
-  });
+  const { opened: clients, start } = useHarness();
 
   it('keeps a well-behaved client fresh while another floods case variants and random ids', async () => {
-    harness = await startHarness({
+    const harness = await start({
       sim: { markets: 16, tickMs: 50 },
       relay: {
         bookPollMs: BOOK_POLL_MS,

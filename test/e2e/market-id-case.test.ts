@@ -2,8 +2,8 @@
  * One market, one spelling: clients may send a market id in any case; the relay answers, streams
  * and polls it in lower case, with one stream (one seq, one upstream poll) per market.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../support/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -19,15 +19,10 @@ function spellings(id: string, count: number): string[] {
 }
 
 describe('market ids in any case', () => {
-  let harness: Harness;
-  const clients: ProtocolClient[] = [];
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.close()));
-    await harness.stop();
-  });
+  const { opened: clients, start } = useHarness();
 
   it('are one lower-case stream and one upstream poll per market', async () => {
-    harness = await startHarness({ sim: { markets: 2 } });
+    const harness = await start({ sim: { markets: 2 } });
     const market = harness.sim.market.marketIds()[0]!;
     const [upper, mixed, other] = spellings(market, 3) as [string, string, string];
     const a = await ProtocolClient.connect(harness.relay.url);
@@ -58,7 +53,7 @@ describe('market ids in any case', () => {
   });
 
   it('resumes from a resume point keyed in another case', async () => {
-    harness = await startHarness({ sim: { markets: 1 } });
+    const harness = await start({ sim: { markets: 1 } });
     const market = harness.sim.market.marketIds()[0]!;
     const a = await ProtocolClient.connect(harness.relay.url);
     clients.push(a);

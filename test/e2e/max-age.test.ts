@@ -2,31 +2,27 @@
  * The maximum age (docs/scheduler.md): asked for far more polls than its budget, the relay still
  * confirms every stream at least once per `--max-age-ms`, and no stream goes stale.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../support/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const MAX_AGE_MS = 4_000;
 
 describe('maximum age', () => {
-  let harness: Harness;
-  let client: ProtocolClient;
-  afterEach(async () => {
-    await client.close();
-    await harness.stop();
-  });
+  const { opened, start } = useHarness();
 
   it.each(['freshness', 'round-robin'] as const)(
     'holds for every stream of an over-asked relay (%s)',
     async (scheduler) => {
-      harness = await startHarness({
+      const harness = await start({
         sim: { markets: 40, tickMs: 100 },
         // 40 books every 50 ms would be 800 requests/s; the budget is 18.
         relay: { bookPollMs: 50, upstreamRps: 20, maxAgeMs: MAX_AGE_MS, scheduler },
       });
       const markets = harness.sim.market.marketIds();
-      client = await ProtocolClient.connect(harness.relay.url);
+      const client = await ProtocolClient.connect(harness.relay.url);
+      opened.push(client);
       await client.request({ op: 'subscribe', channel: 'book', markets });
       await waitFor('every snapshot', () => markets.every((market) => client.view('book', market)));
 
@@ -50,13 +46,14 @@ describe('maximum age', () => {
   );
 
   it('says so on /health and /metrics when the budget cannot keep it', async () => {
-    harness = await startHarness({
+    const harness = await start({
       sim: { markets: 40, tickMs: 100 },
       // Every stream within 2 s needs about 27 requests/s; the budget is 4.5.
       relay: { bookPollMs: 50, upstreamRps: 5, maxAgeMs: 2_000 },
     });
     const markets = harness.sim.market.marketIds();
-    client = await ProtocolClient.connect(harness.relay.url);
+    const client = await ProtocolClient.connect(harness.relay.url);
+    opened.push(client);
     await client.request({ op: 'subscribe', channel: 'book', markets });
     const health = async () =>
       (await (await fetch(`${harness.relay.url}/health`)).json()) as {
