@@ -1,11 +1,20 @@
 /**
  * @module bench/lib/options
- * `npm run bench -- [--only fanout,memory] [--quick] [--cpu-prof] [--fanout 1000,5000]`: which scenarios, how big and
+ * `npm run bench -- [SCENARIO...] [--only fanout,memory] [--quick] [--cpu-prof] [--fanout 1000,5000]`: which
+ * scenarios (`npm run bench -- freshness` runs that one alone), how big and
  * how long. The full run is what docs/benchmarks.md records; --quick is a ~1 minute smoke run.
  */
 import { parseArgs } from 'node:util';
 
-export const scenarioNames = ['fanout', 'markets', 'memory', 'upstream', 'diff', 'bytes'] as const;
+export const scenarioNames = [
+  'fanout',
+  'markets',
+  'memory',
+  'upstream',
+  'diff',
+  'bytes',
+  'freshness',
+] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
 
 export interface BenchOptions {
@@ -28,7 +37,7 @@ export interface BenchOptions {
 }
 
 export function parseOptions(argv: readonly string[]): BenchOptions {
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
     args: [...argv],
     options: {
       only: { type: 'string' },
@@ -37,10 +46,10 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       fanout: { type: 'string' },
     },
     strict: true,
+    allowPositionals: true,
   });
-  const only = (values.only?.split(',').map((name) => name.trim()) ?? [...scenarioNames]).filter(
-    (name) => name.length > 0,
-  );
+  const named = [...positionals, ...(values.only?.split(',') ?? [])].map((name) => name.trim());
+  const only = (named.length > 0 ? named : [...scenarioNames]).filter((name) => name.length > 0);
   for (const name of only) {
     if (!(scenarioNames as readonly string[]).includes(name))
       throw new Error(`unknown scenario "${name}" (expected some of ${scenarioNames.join(', ')})`);
