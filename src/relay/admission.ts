@@ -37,7 +37,7 @@ export const defaultIsolationLimits: IsolationLimits = {
   lookupsPerSecond: 2,
 };
 
-/** One full subscribe request's worth of markets may arrive at once. */
+/** At least one full subscribe request's worth of markets may arrive at once (or a second's worth). */
 const NEW_MARKET_BURST = 100;
 const LOOKUP_BURST = 10;
 
@@ -200,6 +200,10 @@ export class Admission {
   }
 
   #bucket(ratePerSecond: number): TokenBucket {
-    return new TokenBucket({ ratePerSecond, capacity: NEW_MARKET_BURST, now: this.#now });
+    return new TokenBucket({
+      ratePerSecond,
+      capacity: Math.max(NEW_MARKET_BURST, ratePerSecond),
+      now: this.#now,
+    });
   }
 }

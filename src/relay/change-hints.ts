@@ -17,6 +17,8 @@ export class ChangeHintTarget extends PollTarget {
   /** market -> fingerprint of its last entry, for the markets whose books are polled. */
   readonly #seen = new Map<string, string>();
   readonly #wanted: (market: string) => boolean;
+  /** When the previous read was asked: a move it did not show happened after it. */
+  #previousReadAt: number | undefined;
 
   constructor(timing: TargetTiming, context: PollContext, wanted: (market: string) => boolean) {
     super(HINTS_TARGET_KEY, timing, context);
@@ -33,15 +35,17 @@ export class ChangeHintTarget extends PollTarget {
     try {
       const { probabilities } = await this.context.source.probabilities();
       if (this.removed) return;
-      const receivedAt = this.context.now();
+      const movedAt = this.#previousReadAt === undefined ? askedAt : (this.#previousReadAt + askedAt) / 2;
+      this.#previousReadAt = askedAt;
       for (const [id, entry] of Object.entries(probabilities)) {
         const market = id.toLowerCase();
         if (!this.#wanted(market)) continue;
+        this.context.coverBook(market, askedAt);
         const fingerprint = fingerprintOf(entry);
         const previous = this.#seen.get(market);
         this.#seen.set(market, fingerprint);
         if (previous !== undefined && previous !== fingerprint)
-          this.context.hintBook(market, askedAt, receivedAt);
+          this.context.hintBook(market, askedAt, movedAt);
       }
       this.confirmed(askedAt, undefined);
     } catch (error) {

@@ -44,9 +44,20 @@ export interface TargetView<K> {
   weight: number;
   /** Estimated upstream changes per second (relay/poll-scheduler.ts `changeRateAfter`). */
   changeRate: number;
-  /** When a cheap hint (price batch, probabilities map) said it moved after the last request. */
+  /**
+   * When a cheap hint (price batch, probabilities map) says it moved after the last request: the
+   * estimated time of the move (midway between the hint read that showed it and the one before).
+   */
   hintedAt: number | undefined;
+  /**
+   * When the last hint read that would have shown a move of this target was asked (undefined: no
+   * hint covers it). Changes before then without a hint were deep in the book, if any.
+   */
+  coveredAt?: number | undefined;
 }
+
+/** The share of a book's changes that no hint shows (deep in the book): a guess, kept small. */
+const UNHINTED_SHARE = 0.01;
 
 /** Class 1 starts this long before the maximum age, so the response arrives in time. */
 export function deadlineSlackMs(timing: TargetTiming): number {
@@ -77,11 +88,18 @@ export function rankOf<K>(target: TargetView<K>, now: number, mode: SchedulerMod
   if (age + deadlineSlackMs(timing) >= timing.maxAgeMs)
     return { key, rank: DEADLINE, score: age / timing.maxAgeMs };
   if (mode === 'round-robin') return { key, rank: FRESHNESS, score: target.weight * sinceAsked };
-  const unseen =
-    target.hintedAt !== undefined
-      ? now - target.hintedAt + timing.minIntervalMs / 2
-      : expectedUnseenDelayMs(target.changeRate, sinceAsked);
-  return { key, rank: FRESHNESS, score: target.weight * unseen };
+  return { key, rank: FRESHNESS, score: target.weight * unseenDelayMs(target, now, sinceAsked) };
+}
+
+/** Expected delay of the changes not yet seen, using what hints said (and did not say). */
+function unseenDelayMs<K>(target: TargetView<K>, now: number, sinceAsked: number): number {
+  if (target.hintedAt !== undefined) return Math.max(0, now - target.hintedAt);
+  const all = expectedUnseenDelayMs(target.changeRate, sinceAsked);
+  const { coveredAt, lastAskedAt } = target;
+  if (coveredAt === undefined || lastAskedAt === undefined || coveredAt <= lastAskedAt) return all;
+  // Up to `coveredAt` a hint would have shown most changes and showed none.
+  const uncovered = expectedUnseenDelayMs(target.changeRate, now - coveredAt);
+  return uncovered + UNHINTED_SHARE * (all - uncovered);
 }
 
 /**

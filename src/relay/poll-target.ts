@@ -38,8 +38,10 @@ export interface PollContext {
   now: () => number;
   /** Upstream said the market does not exist: its streams of `kind` end. */
   closeMarket(kind: PollKind, market: string): void;
-  /** A cheap request suggests the market's book moved (after `askedAt`). */
-  hintBook(market: string, askedAt: number, seenAt: number): void;
+  /** A cheap request asked at `askedAt` shows the market's book moved, about `movedAt`. */
+  hintBook(market: string, askedAt: number, movedAt: number): void;
+  /** A hint read asked at `askedAt` would have shown a move of the market's book. */
+  coverBook(market: string, askedAt: number): void;
   /** A request failed: judge freshness now rather than on the next sweep. */
   judgeFreshness(): void;
 }
@@ -56,6 +58,7 @@ export abstract class PollTarget implements DispatchTarget, Confirmation {
   inFlight = false;
   weight = 1;
   hintedAt: number | undefined;
+  coveredAt: number | undefined;
   changeRate = changeRateOf(initialChangeHistory);
   /** Set when the target is dropped: a response still on its way is then ignored. */
   removed = false;

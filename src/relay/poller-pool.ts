@@ -103,7 +103,11 @@ export class PollerPool {
       events: options.events,
       now: this.#now,
       closeMarket: (kind, market) => this.#closeMarket(kind, market),
-      hintBook: (market, askedAt, seenAt) => this.#hintBook(market, askedAt, seenAt),
+      hintBook: (market, askedAt, movedAt) => this.#hintBook(market, askedAt, movedAt),
+      coverBook: (market, askedAt) => {
+        const book = this.#books.get(market);
+        if (book !== undefined) book.coveredAt = askedAt;
+      },
       judgeFreshness: () => this.#judgeFreshness(),
     };
     this.#dispatcher = new PollDispatcher({
@@ -280,10 +284,10 @@ export class PollerPool {
     if (target instanceof BookTarget) this.#context.cluster.forget(target.key);
   }
 
-  #hintBook(market: string, askedAt: number, seenAt: number): void {
+  #hintBook(market: string, askedAt: number, movedAt: number): void {
     const book = this.#books.get(market);
     if (book === undefined || (book.lastAskedAt !== undefined && book.lastAskedAt >= askedAt)) return;
-    book.hintedAt ??= seenAt;
+    book.hintedAt ??= Math.max(movedAt, book.lastAskedAt ?? movedAt);
   }
 
   /** Fair share of the budget between connections (relay/fair-share.ts), for the book targets. */

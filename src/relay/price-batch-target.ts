@@ -111,7 +111,7 @@ export class PriceBatchTarget extends PollTarget {
       rts,
       receivedAt,
     );
-    if (changed) this.context.hintBook(market, askedAt, receivedAt);
+    if (changed) this.context.hintBook(market, askedAt, askedAt - (this.meanAskGapMs ?? 0) / 2);
     const now = this.context.now();
     this.context.events.emit('poll:confirmed', {
       kind: 'price',

@@ -149,6 +149,29 @@ function simulate(
   return { maxAge, asks };
 }
 
+describe('hints', () => {
+  it('put a book hinted a second ago before one a hint read covered, asked up to a minute ago', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1_000, max: 60_000 }),
+        fc.double({ min: 0, max: 5, noNaN: true }),
+        (askedAgo, rate) => {
+          const timing = { minIntervalMs: 250, maxAgeMs: 10_000_000 };
+          const hinted = target(0, { timing, lastAskedAt: NOW - 300, hintedAt: NOW - 1_000, changeRate: 0 });
+          const covered = target(1, {
+            timing,
+            lastAskedAt: NOW - askedAgo,
+            confirmedAt: NOW - askedAgo,
+            coveredAt: NOW - 100,
+            changeRate: rate,
+          });
+          expect(pickTargets([covered, hinted], NOW, 1, 'freshness')).toEqual([0]);
+        },
+      ),
+    );
+  });
+});
+
 describe('the scheduler over a simulated minute', () => {
   it('confirms every target within its maximum age whenever the budget can cover it', () => {
     fc.assert(
