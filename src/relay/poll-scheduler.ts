@@ -59,9 +59,13 @@ export interface TargetView<K> {
 /** The share of a book's changes that no hint shows (deep in the book): a guess, kept small. */
 const UNHINTED_SHARE = 0.01;
 
-/** Class 1 starts this long before the maximum age, so the response arrives in time. */
+/**
+ * Class 1 starts this long before the maximum age, so that the response arrives in time even when
+ * many targets come due together: a twentieth of the maximum age, at least the minimum interval
+ * and a second, at most a quarter of the maximum age.
+ */
 export function deadlineSlackMs(timing: TargetTiming): number {
-  return Math.min(timing.maxAgeMs / 4, Math.max(timing.minIntervalMs, 1_000));
+  return Math.min(timing.maxAgeMs / 4, Math.max(timing.minIntervalMs, 1_000, timing.maxAgeMs / 20));
 }
 
 const DEADLINE = 2;
