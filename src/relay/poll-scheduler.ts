@@ -78,21 +78,28 @@ export interface Ranked<K> {
   key: K;
   rank: number;
   score: number;
+  /** Time since its last confirmation: of two equal scores, the older goes first. */
+  age: number;
 }
 
 /** The class and score of one target now; rank 0 means it must not be asked now. */
 export function rankOf<K>(target: TargetView<K>, now: number, mode: SchedulerMode): Ranked<K> {
   const { key, timing } = target;
-  if (target.inFlight) return { key, rank: NOT_ELIGIBLE, score: 0 };
   const age = now - (target.confirmedAt ?? target.addedAt);
+  if (target.inFlight) return { key, rank: NOT_ELIGIBLE, score: 0, age };
   const sinceAsked = target.lastAskedAt === undefined ? Number.POSITIVE_INFINITY : now - target.lastAskedAt;
   if (target.awaitingFirstAsk)
-    return { key, rank: FRESHNESS, score: target.weight * FIRST_ASK_FACTOR * (age + timing.minIntervalMs) };
-  if (sinceAsked < timing.minIntervalMs) return { key, rank: NOT_ELIGIBLE, score: 0 };
+    return {
+      key,
+      rank: FRESHNESS,
+      score: target.weight * FIRST_ASK_FACTOR * (age + timing.minIntervalMs),
+      age,
+    };
+  if (sinceAsked < timing.minIntervalMs) return { key, rank: NOT_ELIGIBLE, score: 0, age };
   if (age + deadlineSlackMs(timing) >= timing.maxAgeMs)
-    return { key, rank: DEADLINE, score: age / timing.maxAgeMs };
-  if (mode === 'round-robin') return { key, rank: FRESHNESS, score: target.weight * sinceAsked };
-  return { key, rank: FRESHNESS, score: target.weight * unseenDelayMs(target, now, sinceAsked) };
+    return { key, rank: DEADLINE, score: age / timing.maxAgeMs, age };
+  if (mode === 'round-robin') return { key, rank: FRESHNESS, score: target.weight * sinceAsked, age };
+  return { key, rank: FRESHNESS, score: target.weight * unseenDelayMs(target, now, sinceAsked), age };
 }
 
 /** Expected delay of the changes not yet seen, using what hints said (and did not say). */
@@ -107,8 +114,8 @@ function unseenDelayMs<K>(target: TargetView<K>, now: number, sinceAsked: number
 }
 
 /**
- * The targets to ask now, best first, at most `slots` of them. Ties go to the key order of the
- * input, so a result is deterministic for a given input.
+ * The targets to ask now, best first, at most `slots` of them. Equal scores go to the longer
+ * unconfirmed, then to the key order of the input, so a result is deterministic for a given input.
  */
 export function pickTargets<K>(
   targets: Iterable<TargetView<K>>,
@@ -122,7 +129,7 @@ export function pickTargets<K>(
     const ranked = rankOf(target, now, mode);
     if (ranked.rank !== NOT_ELIGIBLE) eligible.push(ranked);
   }
-  eligible.sort((a, b) => b.rank - a.rank || b.score - a.score);
+  eligible.sort((a, b) => b.rank - a.rank || b.score - a.score || b.age - a.age);
   return eligible.slice(0, slots).map((ranked) => ranked.key);
 }
 

@@ -181,8 +181,12 @@ describe('the scheduler over a simulated minute', () => {
         fc.array(fc.double({ min: 0, max: 10, noNaN: true }), { minLength: 1, maxLength: 200 }),
         (count, maxAgeMs, rates) => {
           const timing = { minIntervalMs: 250, maxAgeMs };
-          // Enough for every target once per (maxAge - slack), plus a third for the hot ones.
-          const rps = Math.ceil(((count * 1000) / (maxAgeMs - deadlineSlackMs(timing) - 200)) * 1.34);
+          // Enough for every target once per (maxAge - slack), plus a third for the hot ones, and at
+          // least a token every half second (the slack is a second or more).
+          const rps = Math.max(
+            2,
+            Math.ceil(((count * 1000) / (maxAgeMs - deadlineSlackMs(timing) - 200)) * 1.34),
+          );
           const targets = Array.from({ length: count }, (_, i) =>
             target(i, {
               timing,
