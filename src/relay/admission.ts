@@ -120,8 +120,8 @@ export class Admission {
         refused.set(market, unknown);
         continue;
       }
-      const owners = this.#ownersOf(channel, market);
-      if (owners.size > 0 && !(owners.size === 1 && owners.has(subscriber))) continue; // shared: free
+      const held = this.#heldBy(channel, market, (other) => other === subscriber);
+      if (held === 'others') continue; // shared: free
       privateCounts ??= this.#privateCounts(subscriber, owner?.key);
       if (privateCounts.own >= this.#limits.maxPrivateTargetsPerConnection) {
         refused.set(market, {
@@ -137,7 +137,7 @@ export class Admission {
         });
         continue;
       }
-      if (owners.size === 0 && !this.#takeNewMarket(owner, keyBucket)) {
+      if (held === 'nobody' && !this.#takeNewMarket(owner, keyBucket)) {
         refused.set(market, {
           code: 'rate_limited',
           message: `at most ${this.#limits.newMarketsPerSecond} markets per second that the relay does not poll yet`,
@@ -176,26 +176,39 @@ export class Admission {
     return true;
   }
 
-  #ownersOf(channel: Channel, market: string): ReadonlySet<StreamSubscriber> {
+  /**
+   * Whether the market's streams on `channel` have no subscriber, only subscribers `mine` accepts,
+   * or others too. Stops at the first other one: a market a thousand clients share costs one step.
+   */
+  #heldBy(
+    channel: Channel,
+    market: string,
+    mine: (subscriber: StreamSubscriber) => boolean,
+  ): 'nobody' | 'only-mine' | 'others' {
     const streams: Iterable<AnyStream> =
       channel === 'book'
         ? (this.#registry.bookMarkets().get(market) ?? [])
         : [this.#registry.priceMarkets().get(market)].filter((stream) => stream !== undefined);
-    const owners = new Set<StreamSubscriber>();
-    for (const stream of streams) for (const subscriber of stream.subscribers) owners.add(subscriber);
-    return owners;
+    let any = false;
+    for (const stream of streams) {
+      for (const subscriber of stream.subscribers) {
+        if (!mine(subscriber)) return 'others';
+        any = true;
+      }
+    }
+    return any ? 'only-mine' : 'nobody';
   }
 
   /** Targets only `subscriber` wants, and targets only connections of `key` want. */
   #privateCounts(subscriber: StreamSubscriber, key: string | undefined): { own: number; key: number } {
     const counts = { own: 0, key: 0 };
-    const count = (owners: ReadonlySet<StreamSubscriber>) => {
-      if (owners.size === 1 && owners.has(subscriber)) counts.own += 1;
-      if (key !== undefined && owners.size > 0 && [...owners].every((o) => this.#owners.get(o)?.key === key))
-        counts.key += 1;
+    const ofKey = (other: StreamSubscriber) => this.#owners.get(other)?.key === key;
+    const count = (channel: Channel, market: string) => {
+      if (this.#heldBy(channel, market, (other) => other === subscriber) === 'only-mine') counts.own += 1;
+      if (key !== undefined && this.#heldBy(channel, market, ofKey) === 'only-mine') counts.key += 1;
     };
-    for (const market of this.#registry.bookMarkets().keys()) count(this.#ownersOf('book', market));
-    for (const market of this.#registry.priceMarkets().keys()) count(this.#ownersOf('price', market));
+    for (const market of this.#registry.bookMarkets().keys()) count('book', market);
+    for (const market of this.#registry.priceMarkets().keys()) count('price', market);
     return counts;
   }
 

@@ -7,6 +7,12 @@
  * (docs/scheduler.md "Fair share"). Pure: owners are any values compared by identity.
  */
 
+/** Who wants a target: how many subscriptions, and the one owner when all are the same. */
+export interface Interest<O> {
+  subscriptions: number;
+  soleOwner: O | undefined;
+}
+
 export interface FairShare<K, O> {
   /** Target -> weight (> 0). */
   weights: Map<K, number>;
@@ -14,26 +20,31 @@ export interface FairShare<K, O> {
   privateTargets: Map<O, number>;
 }
 
-export function fairShare<K, O>(ownersByTarget: ReadonlyMap<K, ReadonlySet<O>>): FairShare<K, O> {
+/** Sums up the owners of a target, stopping at the second distinct one for the sole owner. */
+export function interestOf<O>(owners: Iterable<O>): Interest<O> {
+  let subscriptions = 0;
+  let first: O | undefined;
+  let shared = false;
+  for (const owner of owners) {
+    subscriptions += 1;
+    if (subscriptions === 1) first = owner;
+    else if (owner !== first) shared = true;
+  }
+  return { subscriptions, soleOwner: shared ? undefined : first };
+}
+
+export function fairShare<K, O>(interest: ReadonlyMap<K, Interest<O>>): FairShare<K, O> {
   const privateTargets = new Map<O, number>();
-  for (const owners of ownersByTarget.values()) {
-    const only = soleOwner(owners);
-    if (only !== undefined) privateTargets.set(only.owner, (privateTargets.get(only.owner) ?? 0) + 1);
+  for (const { soleOwner } of interest.values()) {
+    if (soleOwner !== undefined) privateTargets.set(soleOwner, (privateTargets.get(soleOwner) ?? 0) + 1);
   }
   const weights = new Map<K, number>();
-  for (const [target, owners] of ownersByTarget) {
-    const only = soleOwner(owners);
+  for (const [target, { subscriptions, soleOwner }] of interest) {
     // A target nobody holds any more (lingering for a reconnect) weighs like one private target.
     weights.set(
       target,
-      only === undefined ? Math.max(1, owners.size) : 1 / (privateTargets.get(only.owner) ?? 1),
+      soleOwner === undefined ? Math.max(1, subscriptions) : 1 / (privateTargets.get(soleOwner) ?? 1),
     );
   }
   return { weights, privateTargets };
-}
-
-function soleOwner<O>(owners: ReadonlySet<O>): { owner: O } | undefined {
-  if (owners.size !== 1) return undefined;
-  const [owner] = owners;
-  return { owner: owner as O };
 }

@@ -16,7 +16,7 @@ import { type PollIntervals, PRICE_BATCH_SIZE, pollIntervals } from './budget.ts
 import { ChangeHintTarget } from './change-hints.ts';
 import { ClusterShare } from './cluster-share.ts';
 import type { PollKind, RelayEvents } from './events.ts';
-import { fairShare } from './fair-share.ts';
+import { fairShare, type Interest, interestOf } from './fair-share.ts';
 import { staleReason } from './freshness.ts';
 import { PollDispatcher } from './poll-dispatcher.ts';
 import { deadlineSlackMs, type SchedulerMode, type TargetTiming } from './poll-scheduler.ts';
@@ -29,7 +29,7 @@ import {
   priceTargetKey,
 } from './price-batch-target.ts';
 import type { StreamRegistry } from './registry.ts';
-import type { StreamSubscriber } from './stream.ts';
+import type { AnyStream, StreamSubscriber } from './stream.ts';
 import { StreamPublisher } from './stream-publisher.ts';
 
 export type { PollSource } from './poll-target.ts';
@@ -70,8 +70,8 @@ export interface PollerOptions {
 const POLLING_SHARE = 0.9;
 /** The hint map lists every market: worth asking for about once a second, not more. */
 const HINTS_MIN_INTERVAL_MS = 1_000;
-/** Fair-share weights follow subscriptions at least this often (ms). */
-const WEIGHTS_EVERY_MS = 100;
+/** Fair-share weights follow subscriptions at least this often (ms) while the budget is short. */
+const WEIGHTS_EVERY_MS = 250;
 
 export class PollerPool {
   readonly #options: PollerOptions;
@@ -293,15 +293,15 @@ export class PollerPool {
   /** Fair share of the budget between connections (relay/fair-share.ts), for the book targets. */
   #refreshWeights(): void {
     const now = this.#now();
-    if (now - this.#weightsAt < WEIGHTS_EVERY_MS) return;
+    // While the budget covers every target at its minimum interval, every due target is asked and
+    // weights change nothing: skip the walk over every subscription.
+    if (this.#intervals.stretch <= 1 || now - this.#weightsAt < WEIGHTS_EVERY_MS) return;
     this.#weightsAt = now;
-    const owners = new Map<string, Set<StreamSubscriber>>();
+    const interest = new Map<string, Interest<StreamSubscriber>>();
     for (const [market, streams] of this.#options.registry.bookMarkets()) {
-      const set = new Set<StreamSubscriber>();
-      for (const stream of streams) for (const subscriber of stream.subscribers) set.add(subscriber);
-      owners.set(bookTargetKey(market), set);
+      interest.set(bookTargetKey(market), interestOf(subscribersOf(streams)));
     }
-    const { weights } = fairShare(owners);
+    const { weights } = fairShare(interest);
     for (const book of this.#books.values()) book.weight = weights.get(book.key) ?? 1;
   }
 
@@ -343,4 +343,8 @@ export class PollerPool {
 function meanOf(values: (number | undefined)[]): number | null {
   const known = values.filter((value) => value !== undefined);
   return known.length === 0 ? null : known.reduce((sum, value) => sum + value, 0) / known.length;
+}
+
+function* subscribersOf(streams: Iterable<AnyStream>): Iterable<StreamSubscriber> {
+  for (const stream of streams) yield* stream.subscribers;
 }

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fairShare } from '../../src/relay/fair-share.ts';
+import { fairShare, interestOf } from '../../src/relay/fair-share.ts';
 import {
   changeHistoryAfter,
   changeRateOf,
@@ -241,7 +241,7 @@ describe('the scheduler over a simulated minute', () => {
             [1, new Set(['a', 'b'])],
           ]);
           for (let i = 2; i < flood + 2; i++) owners.set(i, new Set(['a']));
-          const { weights } = fairShare(owners);
+          const { weights } = fairShare(new Map([...owners].map(([key, set]) => [key, interestOf(set)])));
           const timing = { minIntervalMs: 1_000, maxAgeMs: 600_000 };
           const targets = [...owners.keys()].map((key) =>
             target(key, {
