@@ -17,6 +17,7 @@ import { type BytesResult, runBytes } from './scenarios/bytes.ts';
 import { type DiffRun, runDiff } from './scenarios/diff.ts';
 import { type FanoutResult, type PollingCost, runFanout } from './scenarios/fanout.ts';
 import { type MultiShapeResult, runFanoutMulti } from './scenarios/fanout-multi.ts';
+import { type FreshnessResult, runFreshness } from './scenarios/freshness.ts';
 import { type MarketsResult, runMarkets } from './scenarios/markets.ts';
 import { type MemoryResult, runMemory } from './scenarios/memory.ts';
 import { runUpstream, type UpstreamResult } from './scenarios/upstream.ts';
@@ -49,6 +50,7 @@ const results: {
   memory?: MemoryResult;
   upstream?: UpstreamResult;
   bytes?: BytesResult;
+  freshness?: FreshnessResult;
 } = {};
 const sections: string[] = [];
 const targets: Target[] = [];
@@ -242,6 +244,48 @@ try {
         ) +
         `\n\nStatus quo, polling upstream's order book yourself: ${fixed(bytes.upstreamBookBytes / 1024, 1)} KB per ` +
         `response, ${fixed(bytes.upstreamPollingBytesPerMin / 1024, 0)} KB/min per market.`,
+    );
+  }
+  if (selected.has('freshness')) {
+    const freshness = await runFreshness(options);
+    results.freshness = freshness;
+    sections.push(
+      `### 8. Freshness per request: ${freshness.markets} markets (10 hot, the rest about one change a minute), ${freshness.rps} req/s, max age ${freshness.maxAgeMs / 1000} s, ${fixed(freshness.windowS, 0)} s window\n\n` +
+        markdownTable(
+          [
+            'scheduler',
+            'changes',
+            'p50 ms',
+            'p99 ms',
+            'hot p50 ms',
+            'quiet p50 ms',
+            'unreceived',
+            'oldest confirmation s',
+            'upstream req/s',
+          ],
+          freshness.runs.map((run) => [
+            run.scheduler,
+            run.changes,
+            fixed(run.p50Ms, 0),
+            fixed(run.p99Ms, 0),
+            fixed(run.hotP50Ms, 0),
+            fixed(run.quietP50Ms, 0),
+            run.unreceived,
+            fixed(run.oldestConfirmationMs / 1000, 1),
+            fixed(run.upstreamRequestsPerSec, 1),
+          ]),
+        ),
+    );
+    targets.push(
+      target('freshness: change->receipt p50 vs round-robin', freshness.ratios.p50, 0.3),
+      target('freshness: change->receipt p99 vs round-robin', freshness.ratios.p99, 0.5),
+      ...freshness.runs.map((run) =>
+        target(
+          `freshness (${run.scheduler}): oldest confirmation vs max age`,
+          run.oldestConfirmationMs / freshness.maxAgeMs,
+          1,
+        ),
+      ),
     );
   }
 } finally {

@@ -14,7 +14,10 @@ import { registerHealth } from './http/health.ts';
 import { type Operations, registerOperations } from './http/operations.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import type { HealthSources } from './observability/health-report.ts';
+import { DEFAULT_MAX_AGE_MS } from './poll-options.ts';
 import { RelayEvents } from './relay/events.ts';
+import { KnownMarkets } from './relay/known-markets.ts';
+import { defaultIsolationLimits, MarketAdmission } from './relay/market-admission.ts';
 import { PollerPool } from './relay/poller-pool.ts';
 import { StreamRegistry } from './relay/registry.ts';
 import { UpstreamHealthMonitor, type UpstreamIdentity } from './relay/upstream-health.ts';
@@ -38,6 +41,8 @@ export interface Relay {
   readonly events: RelayEvents;
   readonly registry: StreamRegistry;
   readonly poller: PollerPool;
+  /** Upstream's market catalogue as the relay last read it (judges unknown ids). */
+  readonly knownMarkets: KnownMarkets;
   /** Who polls what: this relay alone, or the lease holders of a Redis cluster. */
   readonly coordinator: PollCoordinator;
   /** Cluster mode: `--upstream-rps` for the whole cluster, through Redis. */
@@ -109,6 +114,9 @@ export async function startRelay(
     bookPollMs: config.bookPollMs,
     pricePollMs: config.pricePollMs,
     upstreamRps: config.upstreamRps,
+    concurrency: config.upstreamConcurrency,
+    scheduler: config.scheduler ?? 'freshness',
+    maxAgeMs: config.maxAgeMs ?? Math.max(DEFAULT_MAX_AGE_MS, config.bookPollMs),
     staleAfterFactor: tuning.staleAfterFactor,
     upstreamVerified: () => upstreamHealth.verified,
   });
@@ -129,8 +137,15 @@ export async function startRelay(
   const app = createApp();
   // The operator endpoints' own app when they are kept off the public port.
   const operatorApp = config.operatorPort === undefined ? app : createApp();
+  const knownMarkets = new KnownMarkets(client);
+  const marketAdmission = new MarketAdmission({
+    registry,
+    catalogue: knownMarkets,
+    limits: config.isolation ?? defaultIsolationLimits,
+  });
   const ws = registerWsEndpoint(app, {
     registry,
+    marketAdmission,
     events,
     limits: tuning.connection,
     coalesceMs: tuning.coalesceMs,
@@ -171,10 +186,12 @@ export async function startRelay(
   // The status page's book view connects to the WebSocket of the origin it was served from.
   if (operatorApp !== app) ws.attach(operatorApp.server);
   await upstreamHealth.start(UPSTREAM_PROBE_MS);
+  knownMarkets.start();
 
   /** Everything started above, released in dependency order: by `close()`, or when `listen` fails. */
   const release = async (): Promise<void> => {
     relayPoller.stop();
+    knownMarkets.stop();
     upstreamHealth.stop();
     await coordinator.close();
     await budget?.close();
@@ -211,6 +228,7 @@ export async function startRelay(
     events,
     registry,
     poller: relayPoller,
+    knownMarkets,
     coordinator,
     budget,
     client,

@@ -29,8 +29,9 @@ import {
 } from '../protocol/messages.ts';
 import type { RelayEvents } from '../relay/events.ts';
 import { type Frame, toFrame } from '../relay/frame.ts';
+import type { MarketAdmission } from '../relay/market-admission.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
-import { type AnyStream, type StreamSubscriber, unknownMarketError } from '../relay/stream.ts';
+import type { AnyStream, StreamSubscriber } from '../relay/stream.ts';
 import { streamKey } from '../util/stream-key.ts';
 import { parseClientFrame } from './frame-parser.ts';
 import { RATE_WINDOW_MS, RequestGuard } from './request-guard.ts';
@@ -56,6 +57,8 @@ export interface ConnectionLimits {
 
 export interface ConnectionContext {
   registry: StreamRegistry;
+  /** Which new markets a subscription may add (isolation limits, unknown ids). */
+  marketAdmission: MarketAdmission;
   events: RelayEvents;
   limits: ConnectionLimits;
   coalescer: WriteCoalescer;
@@ -94,8 +97,9 @@ export class ClientConnection implements StreamSubscriber, CoalescedWriter {
   /** The close code the relay decided and sent, whether or not the client read as far as it. */
   #sentCloseCode: number | undefined;
 
-  constructor(id: number, ws: WebSocket, socket: Socket, context: ConnectionContext) {
+  constructor(id: number, ws: WebSocket, socket: Socket, context: ConnectionContext, apiKey?: string) {
     this.id = id;
+    context.marketAdmission.open(this, apiKey);
     this.#ws = ws;
     this.#socket = socket;
     this.#context = context;
@@ -224,6 +228,7 @@ export class ClientConnection implements StreamSubscriber, CoalescedWriter {
   /** Drops every subscription (the connection is gone). */
   dispose(): void {
     this.#closed = true;
+    this.#context.marketAdmission.close(this);
     clearTimeout(this.#slowTimer);
     this.#slowTimer = undefined;
     for (const stream of this.#subscriptions.values()) this.#context.registry.unsubscribe(this, stream);
@@ -315,10 +320,10 @@ export class ClientConnection implements StreamSubscriber, CoalescedWriter {
 
     const subscribed: { market: string; stream: AnyStream; replay: Frame[] | undefined }[] = [];
     const recovered: Record<string, boolean> = {};
-    const { registry } = this.#context;
-    const unknown = markets.filter((market) => registry.unknownMarkets.has(market));
+    // Markets this connection does not hold yet may be refused (unknown, or over its limits).
+    const refused = this.#context.marketAdmission.admit(this, channel, added);
     for (const market of markets) {
-      if (unknown.includes(market)) continue;
+      if (refused.has(market)) continue;
       const stream = this.#context.registry.subscribe(this, { channel, market, depth });
       this.#subscriptions.set(stream.key, stream);
       const resumeFrom = request.resume?.[market];
@@ -332,8 +337,9 @@ export class ClientConnection implements StreamSubscriber, CoalescedWriter {
       ...echoedSelection(request, channel, markets, depth),
       ...(request.resume === undefined ? {} : { recovered }),
     });
-    // Exactly what a first poll would have said, without asking upstream again.
-    for (const market of unknown) this.#send(unknownMarketError(channel, market));
+    // Stream errors naming the market, as a first poll's unknown_market would (protocol.md).
+    for (const [market, { code, message }] of refused)
+      this.#send({ type: 'error', code, message, channel, market });
     for (const { stream, replay } of subscribed) {
       if (replay !== undefined) {
         for (const frame of replay) this.deliver(stream, frame);

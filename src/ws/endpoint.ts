@@ -15,6 +15,7 @@ import type { FastifyInstance } from 'fastify';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { closeCodes } from '../protocol/messages.ts';
 import type { RelayEvents } from '../relay/events.ts';
+import type { MarketAdmission } from '../relay/market-admission.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
 import { bearerToken, isOneOf } from '../util/secrets.ts';
 import { Admission, type EdgeLimits, type UpgradeVerdict } from './admission.ts';
@@ -27,6 +28,8 @@ const WS_PATH = '/v1/ws';
 
 export interface WsEndpointOptions {
   registry: StreamRegistry;
+  /** Which new markets a subscription may add (relay/market-admission.ts; the edge caps are ./admission.ts). */
+  marketAdmission: MarketAdmission;
   events: RelayEvents;
   limits: ConnectionLimits;
   /** Stream frames ready for one connection within this many ms leave in one write (0: off). */
@@ -55,6 +58,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
   let nextId = 1;
   const context: ConnectionContext = {
     registry: options.registry,
+    marketAdmission: options.marketAdmission,
     events: options.events,
     limits: options.limits,
     coalescer: new WriteCoalescer(options.coalesceMs),
@@ -72,7 +76,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
   const refused = new Set<ClientConnection>();
 
   const onConnection = (ws: WebSocket, socket: Socket, client: Client): void => {
-    const connection = new ClientConnection(nextId++, ws, socket, context);
+    const connection = new ClientConnection(nextId++, ws, socket, context, client.key);
     const refusal =
       connections.size >= options.maxConnections ? 'too many connections' : capReason(client.verdict);
     ws.on('close', (code, reason) => {
@@ -118,6 +122,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
       request.headers['x-forwarded-for'],
       options.edge.trustedProxyDepth,
     );
+    // The key (when keys are required) groups connections for the per-key caps and isolation limits.
     const key = options.apiKeys === undefined ? undefined : presentedKey(request, url);
     const verdict = admission.admitUpgrade(address, key);
     if (verdict === 'rate') {
