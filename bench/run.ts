@@ -18,6 +18,7 @@ import { type CompressionResult, runCompression } from './scenarios/compression.
 import { type DiffRun, runDiff } from './scenarios/diff.ts';
 import { type FanoutResult, type PollingCost, runFanout } from './scenarios/fanout.ts';
 import { type MultiShapeResult, runFanoutMulti } from './scenarios/fanout-multi.ts';
+import { type FreshnessResult, runFreshness } from './scenarios/freshness.ts';
 import { type MarketsResult, runMarkets } from './scenarios/markets.ts';
 import { type MemoryResult, runMemory } from './scenarios/memory.ts';
 import { runUpstream, type UpstreamResult } from './scenarios/upstream.ts';
@@ -51,6 +52,7 @@ const results: {
   upstream?: UpstreamResult;
   bytes?: BytesResult;
   compression?: CompressionResult;
+  freshness?: FreshnessResult;
 } = {};
 const sections: string[] = [];
 const targets: Target[] = [];
@@ -272,6 +274,49 @@ try {
         target(`compression, ${ratio.stream}: CPU/delivery with over without`, ratio.cpuRatio, 1.2),
       );
     }
+  }
+
+  if (selected.has('freshness')) {
+    const freshness = await runFreshness(options);
+    results.freshness = freshness;
+    sections.push(
+      `### 8. Freshness per request: ${freshness.markets} markets (10 hot, the rest about one change a minute), ${freshness.rps} req/s, max age ${freshness.maxAgeMs / 1000} s, ${fixed(freshness.windowS, 0)} s window\n\n` +
+        markdownTable(
+          [
+            'scheduler',
+            'changes',
+            'p50 ms',
+            'p99 ms',
+            'hot p50 ms',
+            'quiet p50 ms',
+            'unreceived',
+            'oldest confirmation s',
+            'upstream req/s',
+          ],
+          freshness.runs.map((run) => [
+            run.scheduler,
+            run.changes,
+            fixed(run.p50Ms, 0),
+            fixed(run.p99Ms, 0),
+            fixed(run.hotP50Ms, 0),
+            fixed(run.quietP50Ms, 0),
+            run.unreceived,
+            fixed(run.oldestConfirmationMs / 1000, 1),
+            fixed(run.upstreamRequestsPerSec, 1),
+          ]),
+        ),
+    );
+    targets.push(
+      target('freshness: change->receipt p50 vs round-robin', freshness.ratios.p50, 0.3),
+      target('freshness: change->receipt p99 vs round-robin', freshness.ratios.p99, 0.5),
+      ...freshness.runs.map((run) =>
+        target(
+          `freshness (${run.scheduler}): oldest confirmation vs max age`,
+          run.oldestConfirmationMs / freshness.maxAgeMs,
+          1,
+        ),
+      ),
+    );
   }
 } finally {
   await sim.child.stop();

@@ -6,6 +6,9 @@
  */
 import { z } from 'zod';
 import { integerOption, type OptionSpec } from './option-spec.ts';
+import { pollOptions } from './poll-options.ts';
+import type { IsolationLimits } from './relay/market-admission.ts';
+import type { SchedulerMode } from './relay/poll-scheduler.ts';
 import {
   resolveTuning,
   setTuningValue,
@@ -143,6 +146,7 @@ const serveOptions = {
     placeholder: 'F',
     help: 'cluster mode, Redis away: share of --upstream-rps a relay keeps to before it learnt its own',
   },
+  ...pollOptions,
   'api-keys': {
     env: 'API_KEYS',
     schema: commaList,
@@ -220,6 +224,12 @@ export interface ServeConfig {
   upstreamRps: number;
   /** Cluster mode: share of `upstreamRps` kept to while Redis is away, before a share was learnt. */
   failOpenRpsFraction?: number;
+  /** How the poll budget is spent: `freshness` (default: hints, change rates) or `round-robin`. */
+  scheduler?: SchedulerMode;
+  /** Every stream is confirmed at least this often (ms) while the budget allows (DEFAULT_MAX_AGE_MS). */
+  maxAgeMs?: number;
+  /** Per-connection and per-key limits on what costs upstream requests (relay/market-admission.ts defaults). */
+  isolation?: IsolationLimits;
   apiKeys?: string[];
   allowedOrigins?: string[];
   logLevel: LogLevel;
@@ -367,6 +377,15 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       upstreamConcurrency: number('upstream-concurrency'),
       upstreamRps: number('upstream-rps'),
       failOpenRpsFraction: number('fail-open-rps-fraction'),
+      scheduler: read('scheduler') as SchedulerMode,
+      maxAgeMs: maxAgeAtLeastBookPoll(number('max-age-ms'), number('book-poll-ms')),
+      isolation: {
+        maxPrivateTargetsPerConnection: number('max-private-markets'),
+        maxPrivateTargetsPerKey: number('max-private-markets-per-key'),
+        newMarketsPerSecond: number('new-markets-per-second'),
+        newMarketsPerSecondPerKey: number('new-markets-per-second-per-key'),
+        lookupsPerSecond: number('unknown-lookups-per-second'),
+      },
       apiKeys: read('api-keys') as string[] | undefined,
       allowedOrigins: read('allowed-origins') as string[] | undefined,
       logLevel: read('log-level') as LogLevel,
@@ -379,4 +398,13 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       operatorKey: read('operator-key') as string | undefined,
     },
   };
+}
+
+function maxAgeAtLeastBookPoll(maxAgeMs: number, bookPollMs: number): number {
+  if (maxAgeMs < bookPollMs)
+    throw new ConfigError(
+      'max-age-ms',
+      `invalid --max-age-ms: got "${maxAgeMs}", expected at least --book-poll-ms (${bookPollMs})`,
+    );
+  return maxAgeMs;
 }

@@ -15,8 +15,11 @@ import { type Operations, registerOperations } from './http/operations.ts';
 import { registerRestFront } from './http/rest-front/index.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import type { HealthSources } from './observability/health-report.ts';
+import { DEFAULT_MAX_AGE_MS } from './poll-options.ts';
 import type { AccessPolicy } from './relay/access.ts';
 import { RelayEvents } from './relay/events.ts';
+import { KnownMarkets } from './relay/known-markets.ts';
+import { defaultIsolationLimits, MarketAdmission } from './relay/market-admission.ts';
 import { PollerPool } from './relay/poller-pool.ts';
 import { StreamRegistry } from './relay/registry.ts';
 import { UpstreamHealthMonitor, type UpstreamIdentity } from './relay/upstream-health.ts';
@@ -41,6 +44,8 @@ export interface Relay {
   readonly events: RelayEvents;
   readonly registry: StreamRegistry;
   readonly poller: PollerPool;
+  /** Upstream's market catalogue as the relay last read it (judges unknown ids). */
+  readonly knownMarkets: KnownMarkets;
   /** Who polls what: this relay alone, or the lease holders of a Redis cluster. */
   readonly coordinator: PollCoordinator;
   /** Cluster mode: `--upstream-rps` for the whole cluster, through Redis. */
@@ -113,6 +118,9 @@ export async function startRelay(
     bookPollMs: config.bookPollMs,
     pricePollMs: config.pricePollMs,
     upstreamRps: config.upstreamRps,
+    concurrency: config.upstreamConcurrency,
+    scheduler: config.scheduler ?? 'freshness',
+    maxAgeMs: config.maxAgeMs ?? Math.max(DEFAULT_MAX_AGE_MS, config.bookPollMs),
     staleAfterFactor: tuning.staleAfterFactor,
     upstreamVerified: () => upstreamHealth.verified,
   });
@@ -137,8 +145,15 @@ export async function startRelay(
     ...(config.apiKeys === undefined ? {} : { apiKeys: config.apiKeys }),
     ...(config.allowedOrigins === undefined ? {} : { allowedOrigins: config.allowedOrigins }),
   };
+  const knownMarkets = new KnownMarkets(client);
+  const marketAdmission = new MarketAdmission({
+    registry,
+    catalogue: knownMarkets,
+    limits: config.isolation ?? defaultIsolationLimits,
+  });
   const ws = registerWsEndpoint(app, {
     registry,
+    marketAdmission,
     events,
     limits: tuning.connection,
     coalesceMs: tuning.coalesceMs,
@@ -152,6 +167,7 @@ export async function startRelay(
   });
   const sse = registerSseEndpoint(app, {
     registry,
+    marketAdmission,
     events,
     limits: tuning.connection,
     heartbeatMs: tuning.heartbeatMs,
@@ -191,15 +207,18 @@ export async function startRelay(
   registerRestFront(app, {
     client,
     registry,
+    marketAdmission,
     cacheTtlMs: tuning.restCacheTtlMs,
     cacheCapacity: tuning.restCacheCapacity,
     firstStateTimeoutMs: tuning.upstreamTimeoutMs,
   });
   await upstreamHealth.start(UPSTREAM_PROBE_MS);
+  knownMarkets.start();
 
   /** Everything started above, released in dependency order: by `close()`, or when `listen` fails. */
   const release = async (): Promise<void> => {
     relayPoller.stop();
+    knownMarkets.stop();
     upstreamHealth.stop();
     await coordinator.close();
     await budget?.close();
@@ -236,6 +255,7 @@ export async function startRelay(
     events,
     registry,
     poller: relayPoller,
+    knownMarkets,
     coordinator,
     budget,
     client,

@@ -31,6 +31,15 @@ describe('parseCommandLine', () => {
       upstreamConcurrency: 16,
       upstreamRps: 50,
       failOpenRpsFraction: 0.5,
+      scheduler: 'freshness',
+      maxAgeMs: 30_000,
+      isolation: {
+        maxPrivateTargetsPerConnection: 200,
+        maxPrivateTargetsPerKey: 1000,
+        newMarketsPerSecond: 20,
+        newMarketsPerSecondPerKey: 50,
+        lookupsPerSecond: 2,
+      },
       apiKeys: undefined,
       allowedOrigins: undefined,
       logLevel: 'info',
@@ -139,6 +148,11 @@ describe('parseCommandLine', () => {
       'send-high-water-bytes',
       'expected less than --send-max-buffer-bytes',
     ],
+    [['--scheduler', 'fifo'], 'scheduler', 'got "fifo", expected freshness or round-robin'],
+    [['--max-age-ms', '500'], 'max-age-ms', 'got "500", expected at least --book-poll-ms (1000)'],
+    [['--max-private-markets', '0'], 'max-private-markets', 'got "0", expected an integer from 1 to'],
+    [['--new-markets-per-second', '1.5'], 'new-markets-per-second', 'got "1.5", expected an integer'],
+    [['--unknown-lookups-per-second', 'x'], 'unknown-lookups-per-second', 'got "x", expected an integer'],
     [['--nope', '1'], 'nope', 'unknown option --nope (market-relay --help lists the options)'],
     [['sim', '--redis', 'redis://x'], 'redis', 'unknown option --redis for sim'],
     [['-x'], '-x', 'unknown option -x'],
@@ -155,6 +169,21 @@ describe('parseCommandLine', () => {
   it('reads a fraction of the budget for failing open', () => {
     expect(serveConfig(['--fail-open-rps-fraction', '0.34'])).toMatchObject({ failOpenRpsFraction: 0.34 });
     expect(serveConfig([], { FAIL_OPEN_RPS_FRACTION: '1' })).toMatchObject({ failOpenRpsFraction: 1 });
+  });
+
+  it('reads the poll-side options from their environment twins', () => {
+    expect(
+      serveConfig([], {
+        SCHEDULER: 'round-robin',
+        MAX_AGE_MS: '5000',
+        MAX_PRIVATE_MARKETS: '7',
+        NEW_MARKETS_PER_SECOND_PER_KEY: '9',
+      }),
+    ).toMatchObject({
+      scheduler: 'round-robin',
+      maxAgeMs: 5000,
+      isolation: { maxPrivateTargetsPerConnection: 7, newMarketsPerSecondPerKey: 9 },
+    });
   });
 
   it('reads an empty environment variable as unset', () => {

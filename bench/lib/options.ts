@@ -1,7 +1,7 @@
 /**
  * @module bench/lib/options
- * `npm run bench -- [fanout-multi] [--only fanout,memory] [--quick] [--cpu-prof] [--fanout 1000,5000]
- * [--multi 500] [--single 2000]`: which scenarios, how big and
+ * `npm run bench -- [SCENARIO...] [--only fanout,memory] [--quick] [--cpu-prof] [--fanout 1000,5000]
+ * [--multi 500] [--single 2000]`: which scenarios (`npm run bench -- freshness` runs that one alone), how big and
  * how long. The full run is what docs/benchmarks.md records; --quick is a ~1 minute smoke run.
  */
 import { parseArgs } from 'node:util';
@@ -15,6 +15,7 @@ export const scenarioNames = [
   'diff',
   'bytes',
   'compression',
+  'freshness',
 ] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
 
@@ -60,10 +61,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     // `npm run bench -- fanout-multi` is `--only fanout-multi`.
     allowPositionals: true,
   });
-  const named = positionals.length > 0 ? positionals.join(',') : values.only;
-  const only = (named?.split(',').map((name) => name.trim()) ?? [...scenarioNames]).filter(
-    (name) => name.length > 0,
-  );
+  const named = [...positionals, ...(values.only?.split(',') ?? [])].map((name) => name.trim());
+  const only = (named.length > 0 ? named : [...scenarioNames]).filter((name) => name.length > 0);
   for (const name of only) {
     if (!(scenarioNames as readonly string[]).includes(name))
       throw new Error(`unknown scenario "${name}" (expected some of ${scenarioNames.join(', ')})`);

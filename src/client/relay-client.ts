@@ -127,8 +127,8 @@ export class RelayClient extends Emitter<ClientEvents> {
   }
 
   /** Subscribes a book stream; asking again for the same (market, depth) returns the same object. */
-  subscribeBook(market: string, options: { depth?: BookDepth } = {}): BookSubscription {
-    checkMarketId(market);
+  subscribeBook(anyCaseMarket: string, options: { depth?: BookDepth } = {}): BookSubscription {
+    const market = canonicalMarketId(anyCaseMarket);
     const depth = options.depth ?? null;
     if (depth !== null && depth !== 10 && depth !== 50)
       throw new TypeError(`depth must be 10, 50 or null, got ${depth}`);
@@ -138,8 +138,8 @@ export class RelayClient extends Emitter<ClientEvents> {
   }
 
   /** Subscribes a price stream; asking again for the same market returns the same object. */
-  subscribePrice(market: string): PriceSubscription {
-    checkMarketId(market);
+  subscribePrice(anyCaseMarket: string): PriceSubscription {
+    const market = canonicalMarketId(anyCaseMarket);
     const existing = this.#streams.get('price', market, undefined);
     if (existing instanceof PriceSubscription) return existing;
     return this.#add(new PriceSubscription(this.#host, market));
@@ -336,8 +336,10 @@ export class RelayClient extends Emitter<ClientEvents> {
  * A market id the relay would refuse (protocol.md: markets are UUIDs) is a programming error, caught
  * here so that it cannot spoil the batched request it would share with other streams.
  */
-function checkMarketId(market: string): void {
+function canonicalMarketId(market: string): string {
   if (!isMarketId(market)) throw new TypeError(`market must be a UUID, got ${JSON.stringify(market)}`);
+  // The relay streams every market under its lower-case id (protocol.md "Market ids").
+  return market.toLowerCase();
 }
 
 /** Book messages name their depth (absent read as the full book); other channels have none. */

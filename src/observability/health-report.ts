@@ -8,7 +8,7 @@
  */
 import type { PollCoordinator } from '../cluster/coordinator.ts';
 import type { BudgetStatus } from '../cluster/redis-rate-gate.ts';
-import type { PollerPool } from '../relay/poller-pool.ts';
+import type { FreshnessReport, PollerPool } from '../relay/poller-pool.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
 import type { UpstreamHealthMonitor, UpstreamIdentity } from '../relay/upstream-health.ts';
 import { version } from '../util/version.ts';
@@ -50,6 +50,11 @@ export interface HealthReport {
   staleStreams: number;
   polledMarkets: { book: number; price: number };
   pollIntervalsMs: { book: number; price: number };
+  /**
+   * The maximum-age promise and what polling achieves: `maxAgeKept` is false while some stream is
+   * older than `--max-age-ms`, or the budget cannot confirm every stream that often.
+   */
+  freshness: FreshnessReport;
   /** Cluster mode only. */
   redis?: {
     connected: boolean;
@@ -98,6 +103,7 @@ export function healthReport(sources: HealthSources, now = Date.now()): HealthRe
       book: sources.poller.intervals.bookIntervalMs,
       price: sources.poller.intervals.priceIntervalMs,
     },
+    freshness: sources.poller.freshness(now),
     // Cluster mode only. Redis being away is reported, not a 503: the relay keeps serving by
     // polling for itself until the leases work again.
     ...(cluster.mode === 'redis'

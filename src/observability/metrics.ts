@@ -19,6 +19,8 @@ const PREFIX = 'market_relay_';
 const UPSTREAM_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 /** Poll response to last send is in-process work: sub-millisecond to a congested event loop. */
 const FANOUT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
+/** From a busy book's fraction of a second to well past the default 30 s maximum age. */
+const CONFIRMATION_AGE_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 45, 60, 120];
 
 export interface RelayMetrics {
   readonly registry: Registry;
@@ -124,14 +126,50 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
   });
   new Gauge({
     name: `${PREFIX}poll_interval_effective_seconds`,
-    help: 'Poll interval actually used, by kind: above the configured one when the upstream request budget cannot cover every market.',
+    help: 'Mean time between requests per poll target, by kind, measured from when requests actually started (budget, scheduler and CPU lag included).',
     labelNames: ['kind'],
     registers,
     collect() {
+      const { effectiveIntervalMs } = view.poller.freshness();
       const { bookIntervalMs, priceIntervalMs } = view.poller.intervals;
-      this.set({ kind: 'book' }, bookIntervalMs / 1000);
-      this.set({ kind: 'price' }, priceIntervalMs / 1000);
+      this.set({ kind: 'book' }, (effectiveIntervalMs.book ?? bookIntervalMs) / 1000);
+      this.set({ kind: 'price' }, (effectiveIntervalMs.price ?? priceIntervalMs) / 1000);
     },
+  });
+  new Gauge({
+    name: `${PREFIX}polls_per_second`,
+    help: 'Upstream polls per second: requested (what the configured intervals ask), budget (90% of --upstream-rps), achieved (started, last 5 s).',
+    labelNames: ['which'],
+    registers,
+    collect() {
+      const { requested, budget, achieved } = view.poller.freshness().pollsPerSecond;
+      this.set({ which: 'requested' }, requested);
+      this.set({ which: 'budget' }, budget);
+      this.set({ which: 'achieved' }, achieved);
+    },
+  });
+  new Gauge({
+    name: `${PREFIX}max_age_kept`,
+    help: '1 while every stream is confirmed within --max-age-ms and the budget can keep it so, else 0.',
+    registers,
+    collect() {
+      this.set(view.poller.freshness().maxAgeKept ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: `${PREFIX}confirmation_age_max_seconds`,
+    help: 'Age of the oldest confirmation of any polled target now.',
+    registers,
+    collect() {
+      this.set(view.poller.freshness().oldestAgeMs / 1000);
+    },
+  });
+  const confirmationAge = new Histogram({
+    name: `${PREFIX}confirmation_age_seconds`,
+    help: "How old a poll target's previous confirmation had grown when upstream confirmed it again, by kind.",
+    labelNames: ['kind'],
+    buckets: CONFIRMATION_AGE_BUCKETS,
+    registers,
   });
   const polls = new Counter({
     name: `${PREFIX}polls_total`,
@@ -278,6 +316,9 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
     onRelayEvent(events, 'request:error', ({ code }) => requestErrors.inc({ code })),
     onRelayEvent(events, 'stream:state', ({ channel, state }) => stateChanges.inc({ channel, state })),
     onRelayEvent(events, 'poll:done', ({ kind, outcome }) => polls.inc({ kind, outcome })),
+    onRelayEvent(events, 'poll:confirmed', ({ kind, ageMs }) =>
+      confirmationAge.observe({ kind }, ageMs / 1000),
+    ),
     onRelayEvent(events, 'stream:sent', ({ channel, kind, subscribers, bytes, sinceReceiptMs }) => {
       messagesSent.inc({ channel, type: kind }, subscribers);
       bytesSent.inc({ channel }, bytes * subscribers);

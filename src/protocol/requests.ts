@@ -7,7 +7,14 @@
 import { z } from 'zod';
 import { MARKET_ID_PATTERN, MAX_MARKETS_PER_REQUEST, MAX_REQUEST_ID_LENGTH } from './limits.ts';
 
-const uuid = z.string().regex(MARKET_ID_PATTERN, 'not a UUID');
+/**
+ * Market ids are compared in one spelling: UUIDs are case-insensitive, so a client may send any
+ * case and the relay answers, streams and polls in lower case (one stream per market).
+ */
+const marketId = z
+  .string()
+  .regex(MARKET_ID_PATTERN, 'not a UUID')
+  .transform((id) => id.toLowerCase());
 const requestId = z.union([z.string().max(MAX_REQUEST_ID_LENGTH), z.number().int()]);
 const resumePoint = z.object({ epoch: z.string().min(1).max(64), seq: z.number().int().nonnegative() });
 /** Worded as docs/protocol.md's `bad_request` example, whichever bound is missed. */
@@ -22,7 +29,7 @@ const streamSelection = {
   id: requestId.optional(),
   channel: z.string(),
   markets: z
-    .array(uuid, { error: marketsExpected })
+    .array(marketId, { error: marketsExpected })
     .min(1, { error: marketsExpected })
     .max(MAX_MARKETS_PER_REQUEST, { error: marketsExpected }),
   depth: z.union([z.literal(10), z.literal(50), z.null()]).optional(),
@@ -31,7 +38,7 @@ const streamSelection = {
 export const subscribeRequest = z.object({
   op: z.literal('subscribe'),
   ...streamSelection,
-  resume: z.record(uuid, resumePoint).optional(),
+  resume: z.record(marketId, resumePoint).optional(),
 });
 
 export const unsubscribeRequest = z.object({ op: z.literal('unsubscribe'), ...streamSelection });

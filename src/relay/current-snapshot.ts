@@ -6,6 +6,7 @@
  * that polls the relay is answered from live state on its next request.
  */
 import type { Frame } from './frame.ts';
+import type { MarketAdmission } from './market-admission.ts';
 import type { StreamRegistry } from './registry.ts';
 import type { AnyStream, StreamIdentity, StreamSubscriber } from './stream.ts';
 
@@ -16,15 +17,17 @@ export type SnapshotAnswer =
 
 export function currentSnapshot(
   registry: StreamRegistry,
+  admission: MarketAdmission,
   identity: StreamIdentity,
   timeoutMs: number,
 ): Promise<SnapshotAnswer> {
-  if (registry.unknownMarkets.has(identity.market)) return Promise.resolve({ kind: 'unknown_market' });
   return new Promise((resolve) => {
     let stream: AnyStream | undefined;
+    let timer: NodeJS.Timeout | undefined;
     const finish = (answer: SnapshotAnswer): void => {
       clearTimeout(timer);
       if (stream !== undefined) registry.unsubscribe(subscriber, stream);
+      admission.close(subscriber);
       resolve(answer);
     };
     const subscriber: StreamSubscriber = {
@@ -32,7 +35,14 @@ export function currentSnapshot(
       notify: () => undefined,
       ended: (from) => finish(from.hasState ? { kind: 'unavailable' } : { kind: 'unknown_market' }),
     };
-    const timer = setTimeout(() => finish({ kind: 'unavailable' }), timeoutMs);
+    // Judged like a WebSocket subscribe: an id upstream's catalogue does not list costs no poll.
+    admission.open(subscriber, undefined);
+    const refusal = admission.admit(subscriber, identity.channel, [identity.market]).get(identity.market);
+    if (refusal !== undefined) {
+      finish(refusal.code === 'unknown_market' ? { kind: 'unknown_market' } : { kind: 'unavailable' });
+      return;
+    }
+    timer = setTimeout(() => finish({ kind: 'unavailable' }), timeoutMs);
     stream = registry.subscribe(subscriber, identity);
     if (stream.hasState) finish({ kind: 'snapshot', frame: stream.snapshotFrame() });
   });

@@ -21,6 +21,11 @@ export interface RelayEventMap {
       error?: Error;
     },
   ];
+  /**
+   * A poll target was confirmed by upstream; `ageMs` is how old its previous confirmation had grown
+   * (what subscribers waited at most), the measure of the maximum age promise.
+   */
+  'poll:confirmed': [{ kind: PollKind; ageMs: number }];
   /** A stream changed freshness (live / stale / closed). */
   'stream:state': [
     { channel: Channel; market: string; depth?: BookDepth; state: StreamState; reason?: string },

@@ -1,32 +1,50 @@
 /**
  * @module relay/poller-pool
- * Polls upstream for exactly what the registry holds: one order book per market with `book`
- * streams (every depth of a market shares that one request), and one batch price request per 100
- * markets with `price` streams. A poll never overlaps the previous poll of the same thing; all
- * requests go through the upstream client's concurrency and rate caps; intervals stretch evenly
- * when the budget cannot cover every market (relay/budget.ts). Freshness (`live` / `stale`) is
- * judged here, per poll target, against `staleAfterFactor` x its effective interval.
+ * Polls upstream for exactly what the registry holds: one order-book target per market with `book`
+ * streams (every depth shares it), one price-batch target per 100 markets with `price` streams, and,
+ * when the budget is short, the change-hint map. The pool keeps those targets in line with the
+ * registry and the fair-share weights current; the dispatcher (relay/poll-dispatcher.ts) decides
+ * what is asked when, within `--upstream-rps`; freshness (relay/freshness.ts) is judged per target.
  *
- * In cluster mode a target is polled by the relay holding its lease (cluster/coordinator.ts); the
+ * In cluster mode a target is polled by the relay holding its lease (relay/cluster-share.ts); the
  * others apply the results it shares through the same path as their own polls.
  */
 
 import type { PollCoordinator } from '../cluster/coordinator.ts';
-import { parseSharedResult, type SharedResult } from '../cluster/shared-result.ts';
-import type { StreamState } from '../protocol/messages.ts';
-import { isMarketNotFound, publicReason } from '../upstream/errors.ts';
-import type { ClobPriceBatchResponse, ClobPriceSnapshot, OrderBook } from '../upstream/schemas.ts';
-import { aggregateBook, limitDepth } from './aggregate.ts';
+import { BookTarget, bookTargetKey } from './book-target.ts';
 import { type PollIntervals, PRICE_BATCH_SIZE, pollIntervals } from './budget.ts';
-import { priceDataOf, withMilliseconds } from './channels.ts';
-import type { RelayEvents } from './events.ts';
+import { ChangeHintTarget } from './change-hints.ts';
+import { ClusterShare } from './cluster-share.ts';
+import type { PollKind, RelayEvents } from './events.ts';
+import { fairShare, type Interest, interestOf } from './fair-share.ts';
+import { staleReason } from './freshness.ts';
+import { PollDispatcher } from './poll-dispatcher.ts';
+import { deadlineSlackMs, type SchedulerMode, type TargetTiming } from './poll-scheduler.ts';
+import type { PollContext, PollSource } from './poll-target.ts';
+import {
+  applySharedPrice,
+  newPriceMarket,
+  PriceBatchTarget,
+  type PriceMarket,
+  priceTargetKey,
+} from './price-batch-target.ts';
 import type { StreamRegistry } from './registry.ts';
-import type { AnyStream } from './stream.ts';
+import type { AnyStream, StreamSubscriber } from './stream.ts';
+import { StreamPublisher } from './stream-publisher.ts';
 
-/** The two upstream calls polling needs (the typed client satisfies it; tests may fake it). */
-export interface PollSource {
-  orderBook(marketId: string): Promise<OrderBook>;
-  clobPrices(marketIds: string[]): Promise<ClobPriceBatchResponse>;
+export type { PollSource } from './poll-target.ts';
+
+/** What the relay promises about freshness and what it achieves (for /health, metrics, status). */
+export interface FreshnessReport {
+  maxAgeMs: number;
+  /** Oldest confirmation of any polled target now (ms); 0 when nothing is polled. */
+  oldestAgeMs: number;
+  /** False when a target is older than the maximum age, or the budget cannot confirm all in time. */
+  maxAgeKept: boolean;
+  /** Polls per second the configured intervals ask for, the budget, and what was started. */
+  pollsPerSecond: { requested: number; budget: number; achieved: number };
+  /** Mean time between requests per target, measured (dispatch and CPU lag included); null before any. */
+  effectiveIntervalMs: { book: number | null; price: number | null };
 }
 
 export interface PollerOptions {
@@ -34,10 +52,16 @@ export interface PollerOptions {
   coordinator: PollCoordinator;
   registry: StreamRegistry;
   events: RelayEvents;
+  /** A book is never asked for more often than this (ms). */
   bookPollMs: number;
   pricePollMs: number;
+  /** Every stream is confirmed at least this often while the budget allows (ms). */
+  maxAgeMs: number;
   upstreamRps: number;
-  /** A target is stale after this many effective intervals without a successful poll (protocol: 3). */
+  /** Requests in flight at most (`--upstream-concurrency`). */
+  concurrency: number;
+  scheduler: SchedulerMode;
+  /** A target is stale after this many of its intervals without a successful poll (protocol: 3). */
   staleAfterFactor: number;
   /**
    * False while upstream has not shown it is upstream (its `/health` shape): a "market not found"
@@ -47,36 +71,25 @@ export interface PollerOptions {
   now?: () => number;
 }
 
-/** Per poll target: when it last succeeded, and why it last failed. */
-interface TargetHealth {
-  since: number;
-  lastSuccessAt: number | undefined;
-  lastError: string | undefined;
-  /** Upstream time of the newest state applied: an older one (a late shared result) is dropped. */
-  upstreamTime: number;
-}
-
-/** A lease outlives a few missed renewals, but not a relay that died, for long. */
-const MIN_LEASE_MS = 2_000;
-const LEASES_PER_INTERVAL = 3;
-
-interface BookLoop extends TargetHealth {
-  timer: NodeJS.Timeout | undefined;
-  running: boolean;
-  stopped: boolean;
-}
+/** Keeps a tenth of the budget free for retries and one-off requests (status page, catalogue). */
+const POLLING_SHARE = 0.9;
+/** The hint map lists every market: worth asking for about once a second, not more. */
+const HINTS_MIN_INTERVAL_MS = 1_000;
+/** Fair-share weights follow subscriptions at least this often (ms) while the budget is short. */
+const WEIGHTS_EVERY_MS = 250;
 
 export class PollerPool {
   readonly #options: PollerOptions;
   readonly #now: () => number;
-  readonly #bookLoops = new Map<string, BookLoop>();
-  readonly #priceHealth = new Map<string, TargetHealth>();
-  #priceTimer: NodeJS.Timeout | undefined;
-  #priceRunning = false;
-  /** New price markets arrived during a poll: poll again right after it. */
-  #priceWanted = false;
+  readonly #context: PollContext;
+  readonly #dispatcher: PollDispatcher;
+  readonly #books = new Map<string, BookTarget>();
+  readonly #priceMarkets = new Map<string, PriceMarket>();
+  readonly #priceBatches: PriceBatchTarget[] = [];
+  #hints: ChangeHintTarget | undefined;
   #sweepTimer: NodeJS.Timeout | undefined;
   #intervals: PollIntervals;
+  #weightsAt = Number.NEGATIVE_INFINITY;
   #stopped = false;
 
   constructor(options: PollerOptions) {
@@ -87,323 +100,241 @@ export class PollerPool {
       priceIntervalMs: options.pricePollMs,
       stretch: 1,
     };
+    this.#context = {
+      source: options.source,
+      cluster: new ClusterShare(options.coordinator),
+      publisher: new StreamPublisher(options.events, this.#now),
+      registry: options.registry,
+      events: options.events,
+      now: this.#now,
+      upstreamVerified: options.upstreamVerified ?? (() => true),
+      closeMarket: (kind, market) => this.#closeMarket(kind, market),
+      hintBook: (market, askedAt, movedAt) => this.#hintBook(market, askedAt, movedAt),
+      coverBook: (market, askedAt) => {
+        const book = this.#books.get(market);
+        if (book !== undefined) book.coveredAt = askedAt;
+      },
+      judgeFreshness: () => this.#judgeFreshness(),
+    };
+    this.#dispatcher = new PollDispatcher({
+      ratePerSecond: options.upstreamRps * POLLING_SHARE,
+      concurrency: options.concurrency,
+      mode: options.scheduler,
+      turnMs: Math.min(25, Math.max(2, Math.min(options.bookPollMs, options.pricePollMs) / 4)),
+      now: this.#now,
+      beforeTurn: () => this.#refreshWeights(),
+    });
   }
 
+  /** What the configured intervals would cost against the budget (the requested polling rate). */
   get intervals(): PollIntervals {
     return this.#intervals;
   }
 
-  /** Markets currently polled for books / prices. */
   get bookMarketCount(): number {
-    return this.#bookLoops.size;
+    return this.#books.size;
   }
   get priceMarketCount(): number {
-    return this.#priceHealth.size;
+    return this.#priceMarkets.size;
   }
 
-  /** Health of each polled target, for the status page and /health. */
-  health(): {
-    kind: 'book' | 'price';
-    market: string;
-    lastSuccessAt: number | undefined;
-    lastError: string | undefined;
-  }[] {
-    return [
-      ...[...this.#bookLoops].map(([market, loop]) => ({ kind: 'book' as const, market, ...pick(loop) })),
-      ...[...this.#priceHealth].map(([market, health]) => ({
-        kind: 'price' as const,
-        market,
-        ...pick(health),
-      })),
-    ];
+  freshness(now = this.#now()): FreshnessReport {
+    const { maxAgeMs, bookPollMs, pricePollMs, upstreamRps } = this.#options;
+    let oldestAgeMs = 0;
+    for (const book of this.#books.values())
+      oldestAgeMs = Math.max(oldestAgeMs, now - (book.confirmedAt ?? book.addedAt));
+    for (const price of this.#priceMarkets.values())
+      oldestAgeMs = Math.max(oldestAgeMs, now - (price.confirmedAt ?? price.addedAt));
+    const budget = upstreamRps * POLLING_SHARE;
+    const batches = this.#priceBatches.length;
+    // The least the maximum age costs: every book once per (max age - slack), every batch at its interval.
+    const leastForMaxAge =
+      (this.#books.size * 1000) / (maxAgeMs - deadlineSlackMs(this.#bookTiming())) +
+      (batches * 1000) / this.#intervals.priceIntervalMs;
+    return {
+      maxAgeMs,
+      oldestAgeMs,
+      maxAgeKept: oldestAgeMs <= maxAgeMs && leastForMaxAge <= budget,
+      pollsPerSecond: {
+        requested: (this.#books.size * 1000) / bookPollMs + (batches * 1000) / pricePollMs,
+        budget,
+        achieved:
+          this.#dispatcher.achievedPerSecond('book') +
+          this.#dispatcher.achievedPerSecond('price') +
+          this.#dispatcher.achievedPerSecond('hints'),
+      },
+      effectiveIntervalMs: {
+        book: meanOf([...this.#books.values()].map((book) => book.meanAskGapMs)),
+        price: meanOf(this.#priceBatches.map((batch) => batch.meanAskGapMs)),
+      },
+    };
   }
 
   /** Brings the polled set in line with the registry; called on every interest change. */
   sync(): void {
     if (this.#stopped) return;
-    const { registry } = this.#options;
-    const bookMarkets = registry.bookMarkets();
-    for (const [market, loop] of this.#bookLoops) {
-      if (!bookMarkets.has(market)) this.#stopBookLoop(market, loop);
-    }
-    for (const market of bookMarkets.keys()) {
-      if (!this.#bookLoops.has(market)) {
-        const loop: BookLoop = {
-          since: this.#now(),
-          lastSuccessAt: undefined,
-          lastError: undefined,
-          upstreamTime: 0,
-          timer: undefined,
-          running: false,
-          stopped: false,
-        };
-        this.#bookLoops.set(market, loop);
-        this.#options.coordinator.follow(`book:${market}`, (payload) =>
-          this.#onShared('book', market, payload),
-        );
-        // First poll at once, so a new subscriber's snapshot is one round trip away.
-        void this.#pollBook(market, loop);
-      }
-    }
-
-    const priceMarkets = registry.priceMarkets();
-    for (const market of this.#priceHealth.keys()) {
-      if (!priceMarkets.has(market)) {
-        this.#priceHealth.delete(market);
-        this.#forget(`price:${market}`);
-      }
-    }
-    let newPriceMarket = false;
-    for (const market of priceMarkets.keys()) {
-      if (!this.#priceHealth.has(market)) {
-        this.#priceHealth.set(market, {
-          since: this.#now(),
-          lastSuccessAt: undefined,
-          lastError: undefined,
-          upstreamTime: 0,
-        });
-        this.#options.coordinator.follow(`price:${market}`, (payload) =>
-          this.#onShared('price', market, payload),
-        );
-        newPriceMarket = true;
-      }
-    }
-    if (newPriceMarket) this.#pollPricesSoon();
-
+    this.#syncBooks();
+    this.#syncPrices();
     this.#intervals = pollIntervals({
-      bookMarkets: this.#bookLoops.size,
-      priceMarkets: this.#priceHealth.size,
+      bookMarkets: this.#books.size,
+      priceMarkets: this.#priceMarkets.size,
       bookPollMs: this.#options.bookPollMs,
       pricePollMs: this.#options.pricePollMs,
       rps: this.#options.upstreamRps,
     });
+    const priceTiming = this.#priceTiming();
+    for (const batch of this.#priceBatches) batch.timing = priceTiming;
+    this.#syncHints();
+    this.#weightsAt = Number.NEGATIVE_INFINITY;
     this.#options.events.emit('poll:schedule', {
-      bookMarkets: this.#bookLoops.size,
-      priceMarkets: this.#priceHealth.size,
+      bookMarkets: this.#books.size,
+      priceMarkets: this.#priceMarkets.size,
       bookIntervalMs: this.#intervals.bookIntervalMs,
       priceIntervalMs: this.#intervals.priceIntervalMs,
     });
+    this.#dispatcher.start();
+    this.#dispatcher.kick();
     this.#ensureSweep();
   }
 
   stop(): void {
     this.#stopped = true;
-    for (const [market, loop] of this.#bookLoops) this.#stopBookLoop(market, loop);
-    for (const market of this.#priceHealth.keys()) this.#forget(`price:${market}`);
-    this.#priceHealth.clear();
-    clearTimeout(this.#priceTimer);
+    this.#dispatcher.stop();
+    for (const book of this.#books.values()) this.#dropTarget(book);
+    for (const market of this.#priceMarkets.keys()) this.#context.cluster.forget(priceTargetKey(market));
+    this.#books.clear();
+    this.#priceMarkets.clear();
     clearInterval(this.#sweepTimer);
   }
 
-  #stopBookLoop(market: string, loop: BookLoop): void {
-    loop.stopped = true;
-    clearTimeout(loop.timer);
-    this.#bookLoops.delete(market);
-    this.#forget(`book:${market}`);
+  #bookTiming(): TargetTiming {
+    return { minIntervalMs: this.#options.bookPollMs, maxAgeMs: this.#options.maxAgeMs };
   }
 
-  /** No subscriber left here: stop following and hand the lease to another interested relay. */
-  #forget(target: string): void {
-    this.#options.coordinator.unfollow(target);
-    void this.#options.coordinator.release(target);
+  /** Price batches are cheap (100 markets a request): asked at their (stretched) interval. */
+  #priceTiming(): TargetTiming {
+    const interval = this.#intervals.priceIntervalMs;
+    return { minIntervalMs: interval, maxAgeMs: interval };
   }
 
-  #leaseMs(intervalMs: number): number {
-    return Math.max(MIN_LEASE_MS, LEASES_PER_INTERVAL * intervalMs);
+  #syncBooks(): void {
+    const wanted = this.#options.registry.bookMarkets();
+    for (const [market, book] of this.#books) {
+      if (wanted.has(market)) continue;
+      this.#books.delete(market);
+      this.#dropTarget(book);
+    }
+    for (const market of wanted.keys()) {
+      if (this.#books.has(market)) continue;
+      const book = new BookTarget(market, this.#bookTiming(), this.#context);
+      this.#books.set(market, book);
+      this.#dispatcher.add(book);
+    }
   }
 
-  async #pollBook(market: string, loop: BookLoop): Promise<void> {
-    if (loop.running || loop.stopped) return;
-    loop.running = true;
-    const started = this.#now();
-    const target = `book:${market}`;
-    try {
-      const owner = await this.#options.coordinator.claim(
-        target,
-        this.#leaseMs(this.#intervals.bookIntervalMs),
+  #syncPrices(): void {
+    const wanted = this.#options.registry.priceMarkets();
+    for (const market of this.#priceMarkets.keys()) {
+      if (wanted.has(market)) continue;
+      this.#priceMarkets.delete(market);
+      this.#context.cluster.forget(priceTargetKey(market));
+    }
+    for (const market of wanted.keys()) {
+      if (this.#priceMarkets.has(market)) continue;
+      this.#priceMarkets.set(market, newPriceMarket(this.#now()));
+      this.#context.cluster.follow(priceTargetKey(market), (result) =>
+        applySharedPrice(result, market, this.#batchOf(market), () => this.#closeMarket('price', market)),
       );
-      if (!owner || loop.stopped) return; // another relay polls it and shares the result
-      const book = await this.#options.source.orderBook(market);
-      if (loop.stopped) return;
-      const receivedAt = this.#now();
-      this.#applyBook(market, book, receivedAt);
-      this.#options.coordinator.share(target, JSON.stringify({ kind: 'book', receivedAt, book }));
-      this.#emitPoll('book', 1, 'ok', started);
-    } catch (error) {
-      if (loop.stopped) return;
-      if (isMarketNotFound(error) && (this.#options.upstreamVerified?.() ?? true)) {
-        this.#emitPoll('book', 1, 'not_found', started, error);
-        this.#options.coordinator.share(target, JSON.stringify({ kind: 'not_found' }));
-        this.#closeMarket('book', market);
-        return;
-      }
-      // What clients are told; the error itself goes to the log (poll:done).
-      loop.lastError = publicReason(error);
-      this.#emitPoll('book', 1, 'error', started, error);
-      this.#judgeFreshness();
-    } finally {
-      loop.running = false;
-      if (!loop.stopped && !this.#stopped) {
-        const wait = Math.max(0, started + this.#intervals.bookIntervalMs - this.#now());
-        loop.timer = setTimeout(() => void this.#pollBook(market, loop), wait);
-      }
     }
-  }
-
-  #applyBook(market: string, book: OrderBook, receivedAt: number): void {
-    const loop = this.#bookLoops.get(market);
-    const upstreamTime = Date.parse(book.timestamp);
-    if (loop === undefined || upstreamTime < loop.upstreamTime) return;
-    loop.upstreamTime = upstreamTime;
-    const rts = new Date(receivedAt).toISOString();
-    const ts = withMilliseconds(book.timestamp);
-    const full = aggregateBook(book);
-    for (const stream of this.#options.registry.bookMarkets().get(market) ?? []) {
-      this.#publish(stream, limitDepth(full, stream.depth ?? null), ts, rts, receivedAt);
+    const markets = [...this.#priceMarkets.keys()];
+    const count = Math.ceil(markets.length / PRICE_BATCH_SIZE);
+    while (this.#priceBatches.length > count) this.#dropTarget(this.#priceBatches.pop()!);
+    while (this.#priceBatches.length < count) {
+      const batch = new PriceBatchTarget(
+        this.#priceBatches.length,
+        this.#priceTiming(),
+        this.#context,
+        this.#priceMarkets,
+      );
+      this.#priceBatches.push(batch);
+      this.#dispatcher.add(batch);
     }
-    loop.lastSuccessAt = this.#now();
-    loop.lastError = undefined;
+    this.#priceBatches.forEach((batch, i) => {
+      batch.markets = markets.slice(i * PRICE_BATCH_SIZE, (i + 1) * PRICE_BATCH_SIZE);
+    });
   }
 
-  #applyPrice(entry: ClobPriceSnapshot, receivedAt: number): void {
-    const health = this.#priceHealth.get(entry.market_id);
-    const stream = this.#options.registry.priceMarkets().get(entry.market_id);
-    const upstreamTime = Date.parse(entry.timestamp);
-    if (health === undefined || stream === undefined || upstreamTime < health.upstreamTime) return;
-    health.upstreamTime = upstreamTime;
-    const rts = new Date(receivedAt).toISOString();
-    this.#publish(stream, priceDataOf(entry), withMilliseconds(entry.timestamp), rts, receivedAt);
-    health.lastSuccessAt = this.#now();
-    health.lastError = undefined;
+  #batchOf(market: string): PriceBatchTarget | undefined {
+    return this.#priceBatches.find((batch) => batch.markets.includes(market));
   }
 
-  /** A result the lease holder shared: applied exactly like one of our own polls. */
-  #onShared(kind: 'book' | 'price', market: string, payload: string): void {
-    const result: SharedResult | undefined = parseSharedResult(payload);
-    if (result === undefined || this.#stopped) return;
-    if (result.kind === 'not_found') this.#closeMarket(kind, market);
-    else if (result.kind === 'book' && kind === 'book' && result.book.market_id === market) {
-      this.#applyBook(market, result.book, result.receivedAt);
-    } else if (result.kind === 'price' && kind === 'price' && result.entry.market_id === market) {
-      this.#applyPrice(result.entry, result.receivedAt);
+  /** The hint map is worth its request only while the budget cannot poll every book at its minimum. */
+  #syncHints(): void {
+    const wanted =
+      this.#options.scheduler === 'freshness' && this.#intervals.stretch > 1 && this.#books.size > 0;
+    if (wanted && this.#hints === undefined) {
+      const every = Math.max(this.#options.bookPollMs, HINTS_MIN_INTERVAL_MS);
+      const timing = { minIntervalMs: every, maxAgeMs: every };
+      this.#hints = new ChangeHintTarget(timing, this.#context, (market) => this.#books.has(market));
+      this.#dispatcher.add(this.#hints);
+    } else if (!wanted && this.#hints !== undefined) {
+      this.#dropTarget(this.#hints);
+      this.#hints = undefined;
     }
+    this.#hints?.prune();
   }
 
-  /**
-   * A new price market gets its first state without waiting an interval. The poll runs on the
-   * next turn of the event loop so that the markets of one subscribe request share one batch; if
-   * a poll is already in flight, another follows as soon as it ends.
-   */
-  #pollPricesSoon(): void {
-    if (this.#priceRunning) {
-      this.#priceWanted = true;
-      return;
+  #dropTarget(target: BookTarget | PriceBatchTarget | ChangeHintTarget): void {
+    target.removed = true;
+    this.#dispatcher.remove(target.key);
+    if (target instanceof BookTarget) this.#context.cluster.forget(target.key);
+  }
+
+  #hintBook(market: string, askedAt: number, movedAt: number): void {
+    const book = this.#books.get(market);
+    if (book === undefined || (book.lastAskedAt !== undefined && book.lastAskedAt >= askedAt)) return;
+    book.hintedAt ??= Math.max(movedAt, book.lastAskedAt ?? movedAt);
+  }
+
+  /** Fair share of the budget between connections (relay/fair-share.ts), for the book targets. */
+  #refreshWeights(): void {
+    const now = this.#now();
+    // While the budget covers every target at its minimum interval, every due target is asked and
+    // weights change nothing: skip the walk over every subscription.
+    if (this.#intervals.stretch <= 1 || now - this.#weightsAt < WEIGHTS_EVERY_MS) return;
+    this.#weightsAt = now;
+    const interest = new Map<string, Interest<StreamSubscriber>>();
+    for (const [market, streams] of this.#options.registry.bookMarkets()) {
+      interest.set(bookTargetKey(market), interestOf(subscribersOf(streams)));
     }
-    clearTimeout(this.#priceTimer);
-    this.#priceTimer = setTimeout(() => void this.#pollPrices(), 0);
+    const { weights } = fairShare(interest);
+    for (const book of this.#books.values()) book.weight = weights.get(book.key) ?? 1;
   }
 
-  async #pollPrices(): Promise<void> {
-    if (this.#priceRunning || this.#stopped) return;
-    const wanted = [...this.#priceHealth.keys()];
-    if (wanted.length === 0) return;
-    this.#priceRunning = true;
-    const started = this.#now();
-    const leaseMs = this.#leaseMs(this.#intervals.priceIntervalMs);
-    const claims = await Promise.all(
-      wanted.map((market) => this.#options.coordinator.claim(`price:${market}`, leaseMs)),
-    );
-    const markets = wanted.filter((market, i) => claims[i] && this.#priceHealth.has(market));
-    const batches: string[][] = [];
-    for (let i = 0; i < markets.length; i += PRICE_BATCH_SIZE)
-      batches.push(markets.slice(i, i + PRICE_BATCH_SIZE));
-    await Promise.all(batches.map((batch) => this.#pollPriceBatch(batch)));
-    this.#priceRunning = false;
-    if (!this.#stopped && this.#priceHealth.size > 0) {
-      const wanted = this.#priceWanted;
-      this.#priceWanted = false;
-      const wait = wanted ? 0 : Math.max(0, started + this.#intervals.priceIntervalMs - this.#now());
-      this.#priceTimer = setTimeout(() => void this.#pollPrices(), wait);
-    }
-  }
-
-  async #pollPriceBatch(batch: string[]): Promise<void> {
-    const started = this.#now();
-    try {
-      const response = await this.#options.source.clobPrices(batch);
-      const receivedAt = this.#now();
-      const answered = new Set<string>();
-      for (const entry of response.data) {
-        if (!this.#priceHealth.has(entry.market_id)) continue;
-        answered.add(entry.market_id);
-        this.#applyPrice(entry, receivedAt);
-        this.#options.coordinator.share(
-          `price:${entry.market_id}`,
-          JSON.stringify({ kind: 'price', receivedAt, entry }),
-        );
-      }
-      this.#emitPoll('price', batch.length, 'ok', started);
-      // A market the batch does not answer for does not exist upstream (docs/upstream.md).
-      for (const market of batch) {
-        if (!answered.has(market) && this.#priceHealth.has(market)) {
-          this.#options.coordinator.share(`price:${market}`, JSON.stringify({ kind: 'not_found' }));
-          this.#closeMarket('price', market);
-        }
-      }
-    } catch (error) {
-      const reason = publicReason(error);
-      for (const market of batch) {
-        const health = this.#priceHealth.get(market);
-        if (health !== undefined) health.lastError = reason;
-      }
-      this.#emitPoll('price', batch.length, 'error', started, error);
-      this.#judgeFreshness();
-    }
-  }
-
-  #closeMarket(kind: 'book' | 'price', market: string): void {
+  #closeMarket(kind: PollKind, market: string): void {
     const reason = 'market not found upstream';
     for (const stream of this.#options.registry.closeMarket(kind, market, reason)) {
-      this.#emitState(stream, 'closed', reason);
+      this.#context.publisher.emitState(stream, 'closed', reason);
     }
   }
 
-  #publish(stream: AnyStream, state: unknown, ts: string, rts: string, receivedAt: number): void {
-    const { frame } = stream.publish(state, ts, rts, receivedAt);
-    if (stream.freshness === 'stale' && stream.setFreshness('live')) this.#emitState(stream, 'live');
-    if (frame !== null && stream.subscribers.size > 0) {
-      this.#options.events.emit('stream:sent', {
-        channel: stream.channel,
-        kind: stream.seq === 1 ? 'snapshot' : 'update',
-        subscribers: stream.subscribers.size,
-        bytes: frame.wire.length,
-        sinceReceiptMs: this.#now() - receivedAt,
-      });
-    }
-  }
-
-  /** Marks stale every stream whose target has not succeeded for staleAfterFactor x its interval. */
+  /** Marks stale every stream whose target has not been confirmed in time (relay/freshness.ts). */
   #judgeFreshness(): void {
     const now = this.#now();
     const { registry, staleAfterFactor } = this.#options;
-    const bookLimit = staleAfterFactor * this.#intervals.bookIntervalMs;
-    for (const [market, loop] of this.#bookLoops) {
-      if (now - (loop.lastSuccessAt ?? loop.since) <= bookLimit) continue;
-      for (const stream of registry.bookMarkets().get(market) ?? []) {
-        this.#markStale(stream, loop);
-      }
+    const { publisher } = this.#context;
+    for (const [market, book] of this.#books) {
+      const reason = staleReason(book, book.timing, this.#intervals.bookIntervalMs, staleAfterFactor, now);
+      if (reason === undefined) continue;
+      for (const stream of registry.bookMarkets().get(market) ?? []) publisher.markStale(stream, reason);
     }
-    const priceLimit = staleAfterFactor * this.#intervals.priceIntervalMs;
-    for (const [market, health] of this.#priceHealth) {
-      if (now - (health.lastSuccessAt ?? health.since) <= priceLimit) continue;
+    // Judged against the interval prices are asked at, and the maximum age every stream promises.
+    const priceTiming = { ...this.#priceTiming(), maxAgeMs: this.#options.maxAgeMs };
+    for (const [market, health] of this.#priceMarkets) {
+      const reason = staleReason(health, priceTiming, priceTiming.minIntervalMs, staleAfterFactor, now);
       const stream = registry.priceMarkets().get(market);
-      if (stream !== undefined) this.#markStale(stream, health);
+      if (reason !== undefined && stream !== undefined) publisher.markStale(stream, reason);
     }
-  }
-
-  #markStale(stream: AnyStream, health: TargetHealth): void {
-    const reason = health.lastError ?? 'no upstream response';
-    if (stream.setFreshness('stale', reason)) this.#emitState(stream, 'stale', reason);
   }
 
   /** Staleness must be noticed even when polls hang, so it is also judged on a timer. */
@@ -413,34 +344,13 @@ export class PollerPool {
     this.#sweepTimer = setInterval(() => this.#judgeFreshness(), every);
     this.#sweepTimer.unref();
   }
-
-  #emitState(stream: AnyStream, state: StreamState, reason?: string): void {
-    this.#options.events.emit('stream:state', {
-      channel: stream.channel,
-      market: stream.market,
-      ...(stream.channel === 'book' ? { depth: stream.depth ?? null } : {}),
-      state,
-      ...(reason === undefined ? {} : { reason }),
-    });
-  }
-
-  #emitPoll(
-    kind: 'book' | 'price',
-    markets: number,
-    outcome: 'ok' | 'error' | 'not_found',
-    started: number,
-    error?: unknown,
-  ): void {
-    this.#options.events.emit('poll:done', {
-      kind,
-      markets,
-      outcome,
-      durationMs: this.#now() - started,
-      ...(error instanceof Error ? { error } : {}),
-    });
-  }
 }
 
-function pick(health: TargetHealth): { lastSuccessAt: number | undefined; lastError: string | undefined } {
-  return { lastSuccessAt: health.lastSuccessAt, lastError: health.lastError };
+function meanOf(values: (number | undefined)[]): number | null {
+  const known = values.filter((value) => value !== undefined);
+  return known.length === 0 ? null : known.reduce((sum, value) => sum + value, 0) / known.length;
+}
+
+function* subscribersOf(streams: Iterable<AnyStream>): Iterable<StreamSubscriber> {
+  for (const stream of streams) yield* stream.subscribers;
 }

@@ -1,12 +1,13 @@
 /**
  * @module relay/subscription
  * What every transport does when a client asks for streams (WebSocket `subscribe`, an SSE request):
- * refuse markets upstream does not have, join the registry's streams, and work out per stream
+ * leave out the markets market admission refused (relay/market-admission.ts), join the registry's streams, and work out per stream
  * whether the client's resume point can be replayed (docs/protocol.md "Resume"). Then, once the
  * transport has acknowledged, the first messages of each stream: the replay, or a fresh snapshot.
  */
-import type { BookDepth, Channel, ResumePoint } from '../protocol/messages.ts';
+import type { BookDepth, Channel, ResumePoint, ServerMessage } from '../protocol/messages.ts';
 import type { Frame } from './frame.ts';
+import type { Refusal } from './market-admission.ts';
 import type { StreamRegistry } from './registry.ts';
 import type { AnyStream, StreamSubscriber } from './stream.ts';
 
@@ -27,8 +28,6 @@ export interface JoinedStream {
 
 export interface JoinResult {
   joined: JoinedStream[];
-  /** Markets upstream recently did not have: answered `unknown_market` without a poll. */
-  unknown: string[];
   /** Per market given a resume point: whether its updates are replayed. */
   recovered: Record<string, boolean>;
 }
@@ -38,16 +37,13 @@ export function joinStreams(
   subscriber: StreamSubscriber,
   selection: StreamSelection,
   resume: Readonly<Record<string, ResumePoint>> | undefined,
+  refused: ReadonlyMap<string, Refusal>,
 ): JoinResult {
   const { channel, depth } = selection;
   const joined: JoinedStream[] = [];
-  const unknown: string[] = [];
   const recovered: Record<string, boolean> = {};
   for (const market of selection.markets) {
-    if (registry.unknownMarkets.has(market)) {
-      unknown.push(market);
-      continue;
-    }
+    if (refused.has(market)) continue;
     const stream = registry.subscribe(subscriber, { channel, market, depth });
     const resumeFrom = resume?.[market];
     const replay =
@@ -55,7 +51,12 @@ export function joinStreams(
     if (resumeFrom !== undefined) recovered[market] = replay !== undefined;
     joined.push({ market, stream, replay });
   }
-  return { joined, unknown, recovered };
+  return { joined, recovered };
+}
+
+/** The stream error a refused market is answered with, naming the market. */
+export function refusalError(channel: Channel, market: string, refusal: Refusal): ServerMessage {
+  return { type: 'error', code: refusal.code, message: refusal.message, channel, market };
 }
 
 /**

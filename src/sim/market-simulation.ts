@@ -21,6 +21,19 @@ export interface MarketSimulationOptions {
   seed?: number;
   /** Clock in ms (default Date.now). */
   now?: () => number;
+  /**
+   * How often each market's book changes, in changes per second by market index; by default every
+   * book moves on every tick. A skewed profile (a few hot markets, most changing about once a
+   * minute) is what the freshness benchmark polls.
+   */
+  activity?: (index: number) => number;
+  /** Told the market and the (simulator clock) time of every book change. */
+  onChange?: (marketId: string, at: number) => void;
+}
+
+/** A few hot markets changing several times a second; the rest about once a minute. */
+export function skewedActivity(hotMarkets: number, hotPerSecond = 4, quietPerSecond = 1 / 60) {
+  return (index: number): number => (index < hotMarkets ? hotPerSecond : quietPerSecond);
 }
 
 /** Quotes kept per market for the probability history, at most one per second of clock. */
@@ -37,6 +50,9 @@ export class MarketSimulation {
   private readonly live = new Map<string, SimMarket>();
   private readonly oracleRng: Prng;
   private booksChanging = true;
+  private readonly activity: ((index: number) => number) | undefined;
+  private readonly onChange: ((marketId: string, at: number) => void) | undefined;
+  private lastTickAt: number;
 
   constructor(options: MarketSimulationOptions = {}) {
     const count = options.markets ?? 50;
@@ -44,6 +60,9 @@ export class MarketSimulation {
     this.seed = options.seed ?? 1;
     this.clock = options.now ?? Date.now;
     this.startedAt = this.clock();
+    this.lastTickAt = this.startedAt;
+    this.activity = options.activity;
+    this.onChange = options.onChange;
     this.tokens = buildTokens(this.seed, this.startedAt);
     this.users = buildUsers(this.seed, this.startedAt);
     const markets: SimMarket[] = [];
@@ -123,8 +142,18 @@ export class MarketSimulation {
   /** Advances every market one step at the current clock time, and every oracle price. */
   tick(): void {
     const now = this.clock();
+    const elapsedS = Math.max(0, now - this.lastTickAt) / 1000;
+    this.lastTickAt = now;
     for (const market of this.live.values()) {
-      if (this.booksChanging && market.changing) this.step(market, now);
+      if (!this.booksChanging || !market.changing) continue;
+      // With an activity profile a market moves with the chance its rate gives over the time since
+      // the last tick (a Poisson process sampled at ticks).
+      if (
+        this.activity !== undefined &&
+        !market.rng.chance(-Math.expm1(-this.activity(market.index) * elapsedS))
+      )
+        continue;
+      this.step(market, now);
     }
     for (const token of this.tokens) moveOraclePrice(token, this.oracleRng, now);
   }
@@ -146,6 +175,7 @@ export class MarketSimulation {
   /** Book timestamps are the clock time of the change, strictly increasing per market. */
   private changed(market: SimMarket, now: number): void {
     market.timestamp = Math.max(now, market.timestamp + 1);
+    this.onChange?.(market.id, market.timestamp);
     const quote = quoteOf(market);
     const last = market.quotes[market.quotes.length - 1];
     if (quote && (!last || market.timestamp - last.at >= QUOTE_SPACING_MS)) {

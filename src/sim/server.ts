@@ -18,7 +18,7 @@ import { rewardRoutes } from './api/rewards.ts';
 import { createRouter } from './api/router.ts';
 import { userRoutes } from './api/users.ts';
 import { FaultInjector, type SimulatorFaults } from './faults.ts';
-import { MarketSimulation } from './market-simulation.ts';
+import { MarketSimulation, type MarketSimulationOptions } from './market-simulation.ts';
 import { createSimMetrics } from './metrics.ts';
 
 export type { SimRequestLogEntry } from './admin.ts';
@@ -34,6 +34,9 @@ export interface SimulatorOptions {
   tickMs?: number;
   /** Clock in ms, default Date.now. */
   now?: () => number;
+  /** Per-market change rates and a change listener (src/sim/market-simulation.ts). */
+  activity?: MarketSimulationOptions['activity'];
+  onChange?: MarketSimulationOptions['onChange'];
   faults?: Partial<SimulatorFaults>;
   /** Default 0 (a free port). */
   port?: number;
@@ -69,7 +72,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   if (!Number.isFinite(tickMs) || tickMs < 0) throw new RangeError('tickMs must be >= 0');
   const seed = options.seed ?? 1;
   const now = options.now ?? Date.now;
-  const market = new MarketSimulation({ markets: options.markets ?? 50, seed, now });
+  const market = new MarketSimulation({
+    markets: options.markets ?? 50,
+    seed,
+    now,
+    ...(options.activity === undefined ? {} : { activity: options.activity }),
+    ...(options.onChange === undefined ? {} : { onChange: options.onChange }),
+  });
   const faults = new FaultInjector(seed, options.faults);
   const route = createRouter([
     ...catalogRoutes(market),

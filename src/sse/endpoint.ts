@@ -10,12 +10,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { channels } from '../protocol/messages.ts';
 import { subscribeRequest } from '../protocol/requests.ts';
-import { type AccessPolicy, authorize } from '../relay/access.ts';
+import { type AccessPolicy, authorize, presentedKey } from '../relay/access.ts';
 import type { RelayEvents } from '../relay/events.ts';
 import type { SlowReaderLimits } from '../relay/held-back.ts';
+import type { MarketAdmission } from '../relay/market-admission.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
-import { unknownMarketError } from '../relay/stream.ts';
-import { joinStreams, sendFirstMessages } from '../relay/subscription.ts';
+import { joinStreams, refusalError, sendFirstMessages } from '../relay/subscription.ts';
 import { decodeEventId, positionToken } from './event-id.ts';
 import { SseConnection } from './sse-connection.ts';
 
@@ -26,6 +26,7 @@ const RECONNECT_MS = 1_000;
 
 export interface SseEndpointOptions extends AccessPolicy {
   registry: StreamRegistry;
+  marketAdmission: MarketAdmission;
   events: RelayEvents;
   limits: SlowReaderLimits & { maxStreams: number };
   heartbeatMs: number;
@@ -86,11 +87,18 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
     const tokens = markets.map(() => '');
     const connection = new SseConnection(nextId++, response, options, streamKeys, tokens);
     connections.add(connection);
-    const { joined, unknown, recovered } = joinStreams(
+    // The same isolation limits as a WebSocket's subscribe (docs/operations.md "Isolation").
+    options.marketAdmission.open(
+      connection,
+      options.apiKeys === undefined ? undefined : presentedKey(request.headers, url),
+    );
+    const refused = options.marketAdmission.admit(connection, channel, markets);
+    const { joined, recovered } = joinStreams(
       options.registry,
       connection,
       { channel, markets, depth },
       resume,
+      refused,
     );
     for (const { market, stream, replay } of joined) {
       connection.track(stream);
@@ -108,10 +116,11 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
         ? {}
         : { recovered: { ...Object.fromEntries(markets.map((market) => [market, false])), ...recovered } }),
     });
-    for (const market of unknown) connection.send(unknownMarketError(channel, market));
+    for (const [market, refusal] of refused) connection.send(refusalError(channel, market, refusal));
     sendFirstMessages(connection, joined);
     connection.onceClosed(() => {
       connections.delete(connection);
+      options.marketAdmission.close(connection);
       connection.dispose();
     });
   };

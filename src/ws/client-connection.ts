@@ -29,9 +29,10 @@ import {
 import type { RelayEvents } from '../relay/events.ts';
 import { type Frame, toFrame } from '../relay/frame.ts';
 import { HeldBackStreams, type SlowReaderLimits } from '../relay/held-back.ts';
+import type { MarketAdmission } from '../relay/market-admission.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
-import { type AnyStream, type StreamSubscriber, unknownMarketError } from '../relay/stream.ts';
-import { joinStreams, sendFirstMessages } from '../relay/subscription.ts';
+import type { AnyStream, StreamSubscriber } from '../relay/stream.ts';
+import { joinStreams, refusalError, sendFirstMessages } from '../relay/subscription.ts';
 import { streamKey } from '../util/stream-key.ts';
 import { parseClientFrame } from './frame-parser.ts';
 import { RATE_WINDOW_MS, RequestGuard } from './request-guard.ts';
@@ -51,6 +52,8 @@ export interface ConnectionLimits extends SlowReaderLimits {
 
 export interface ConnectionContext {
   registry: StreamRegistry;
+  /** Which new markets a subscription may add (isolation limits, unknown ids). */
+  marketAdmission: MarketAdmission;
   events: RelayEvents;
   limits: ConnectionLimits;
   coalescer: WriteCoalescer;
@@ -88,12 +91,19 @@ export class ClientConnection implements StreamSubscriber, CoalescedWriter {
   /** The close code the relay decided and sent, whether or not the client read as far as it. */
   #sentCloseCode: number | undefined;
 
-  constructor(id: number, ws: WebSocket, socket: Socket, context: ConnectionContext, deflate = false) {
+  constructor(
+    id: number,
+    ws: WebSocket,
+    socket: Socket,
+    context: ConnectionContext,
+    options: { deflate?: boolean; apiKey?: string } = {},
+  ) {
     this.id = id;
+    context.marketAdmission.open(this, options.apiKey);
     this.#ws = ws;
     this.#socket = socket;
     this.#context = context;
-    this.#deflate = deflate;
+    this.#deflate = options.deflate ?? false;
     this.#heldBack = new HeldBackStreams(context.limits, () => this.#closeSlowConsumer());
     this.#guard = new RequestGuard(context.limits);
     this.#coalescer = context.coalescer;
@@ -225,6 +235,7 @@ export class ClientConnection implements StreamSubscriber, CoalescedWriter {
   dispose(): void {
     this.#closed = true;
     this.#heldBack.clear();
+    this.#context.marketAdmission.close(this);
     for (const stream of this.#subscriptions.values()) this.#context.registry.unsubscribe(this, stream);
     this.#subscriptions.clear();
     this.#queued = [];
@@ -311,11 +322,14 @@ export class ClientConnection implements StreamSubscriber, CoalescedWriter {
       return;
     }
 
-    const { joined, unknown, recovered } = joinStreams(
+    // Markets this connection does not hold yet may be refused (unknown, or over its limits).
+    const refused = this.#context.marketAdmission.admit(this, channel, added);
+    const { joined, recovered } = joinStreams(
       this.#context.registry,
       this,
       { channel, markets, depth },
       request.resume,
+      refused,
     );
     for (const { stream } of joined) this.#subscriptions.set(stream.key, stream);
     this.#send({
@@ -323,8 +337,8 @@ export class ClientConnection implements StreamSubscriber, CoalescedWriter {
       ...echoedSelection(request, channel, markets, depth),
       ...(request.resume === undefined ? {} : { recovered }),
     });
-    // Exactly what a first poll would have said, without asking upstream again.
-    for (const market of unknown) this.#send(unknownMarketError(channel, market));
+    // Stream errors naming the market, as a first poll's unknown_market would (protocol.md).
+    for (const [market, refusal] of refused) this.#send(refusalError(channel, market, refusal));
     sendFirstMessages(this, joined);
   }
 

@@ -16,6 +16,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { closeCodes } from '../protocol/messages.ts';
 import { type AccessPolicy, authorize, presentedKey } from '../relay/access.ts';
 import type { RelayEvents } from '../relay/events.ts';
+import type { MarketAdmission } from '../relay/market-admission.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
 import { Admission, type EdgeLimits, type UpgradeVerdict } from './admission.ts';
 import { clientAddress } from './client-address.ts';
@@ -27,6 +28,8 @@ const WS_PATH = '/v1/ws';
 
 export interface WsEndpointOptions extends AccessPolicy {
   registry: StreamRegistry;
+  /** Which new markets a subscription may add (relay/market-admission.ts; the edge caps are ./admission.ts). */
+  marketAdmission: MarketAdmission;
   events: RelayEvents;
   limits: ConnectionLimits;
   /** Stream frames ready for one connection within this many ms leave in one write (0: off). */
@@ -57,6 +60,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
   let nextId = 1;
   const context: ConnectionContext = {
     registry: options.registry,
+    marketAdmission: options.marketAdmission,
     events: options.events,
     limits: options.limits,
     coalescer: new WriteCoalescer(options.coalesceMs),
@@ -87,7 +91,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
   const refused = new Set<ClientConnection>();
 
   const onConnection = (ws: WebSocket, socket: Socket, client: Client, deflate: boolean): void => {
-    const connection = new ClientConnection(nextId++, ws, socket, context, deflate);
+    const connection = new ClientConnection(nextId++, ws, socket, context, { deflate, apiKey: client.key });
     const refusal =
       connections.size + (options.otherConnections?.() ?? 0) >= options.maxConnections
         ? 'too many connections'
@@ -135,6 +139,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
       request.headers['x-forwarded-for'],
       options.edge.trustedProxyDepth,
     );
+    // The key (when keys are required) groups connections for the per-key caps and isolation limits.
     const key = options.apiKeys === undefined ? undefined : presentedKey(request.headers, url);
     const verdict = admission.admitUpgrade(address, key);
     if (verdict === 'rate') {

@@ -8,7 +8,7 @@ import type { Frame } from '../../src/relay/frame.ts';
 import { PollerPool, type PollSource } from '../../src/relay/poller-pool.ts';
 import { StreamRegistry } from '../../src/relay/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../../src/relay/stream.ts';
-import type { ClobPriceBatchResponse, OrderBook } from '../../src/upstream/schemas.ts';
+import type { ClobPriceBatchResponse, OrderBook, ProbabilitiesResponse } from '../../src/upstream/schemas.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const marketId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
@@ -49,6 +49,10 @@ class ScriptedSource implements PollSource {
     });
   }
 
+  probabilities(): Promise<ProbabilitiesResponse> {
+    return Promise.resolve({ success: true, probabilities: {} });
+  }
+
   releaseAll(): void {
     for (const release of this.pending.splice(0)) release();
   }
@@ -81,6 +85,9 @@ describe('PollerPool', () => {
       bookPollMs,
       pricePollMs,
       upstreamRps: rps,
+      concurrency: 16,
+      scheduler: 'freshness',
+      maxAgeMs: 30_000,
       staleAfterFactor: 3,
     });
     return { registry, poller };

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RESOLUTION_DELAY_MS } from '../../src/sim/market.ts';
-import { MarketSimulation } from '../../src/sim/market-simulation.ts';
+import { MarketSimulation, skewedActivity } from '../../src/sim/market-simulation.ts';
 import { orderBook } from '../../src/upstream/schemas.ts';
 
 const START = Date.UTC(2025, 0, 6, 12, 0, 0);
@@ -190,5 +190,30 @@ describe('MarketSimulation', () => {
       .map((market) => market.expiresAt - START);
     expect(Math.min(...ahead)).toBeLessThan(6 * 3_600_000);
     expect(Math.max(...ahead)).toBeGreaterThan(7 * 86_400_000);
+  });
+
+  it('moves books at the rates of an activity profile and says when each changed', () => {
+    const clock = fakeClock();
+    const changes: { market: string; at: number }[] = [];
+    const sim = new MarketSimulation({
+      markets: 20,
+      seed: 9,
+      now: clock.now,
+      activity: skewedActivity(2, 4, 1 / 60),
+      onChange: (market, at) => changes.push({ market, at }),
+    });
+    const [hot, , ...quiet] = sim.marketIds() as [string, string, ...string[]];
+    for (let i = 0; i < 600; i++) {
+      clock.advance(100);
+      sim.tick();
+    }
+    // 60 s: a hot market moves about 4 times a second, a quiet one about once.
+    const count = (market: string) => changes.filter((change) => change.market === market).length;
+    expect(count(hot)).toBeGreaterThan(150);
+    const quietChanges = quiet.reduce((sum, market) => sum + count(market), 0) / quiet.length;
+    expect(quietChanges).toBeLessThan(3);
+    // The last change reported is the book's timestamp.
+    const last = changes.findLast((change) => change.market === hot)!;
+    expect(sim.orderBook(hot)!.timestamp).toBe(new Date(last.at).toISOString());
   });
 });

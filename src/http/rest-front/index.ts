@@ -11,6 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MARKET_ID_PATTERN } from '../../protocol/limits.ts';
 import { bookDepths } from '../../protocol/messages.ts';
 import { currentSnapshot } from '../../relay/current-snapshot.ts';
+import type { MarketAdmission } from '../../relay/market-admission.ts';
 import type { StreamRegistry } from '../../relay/registry.ts';
 import type { UpstreamClient } from '../../upstream/client.ts';
 import { CoalescingCache } from '../../upstream/coalescing-cache.ts';
@@ -21,6 +22,7 @@ import { publicRoutes } from './public-paths.ts';
 export interface RestFrontOptions {
   client: UpstreamClient;
   registry: StreamRegistry;
+  marketAdmission: MarketAdmission;
   /** How long an upstream answer is served again (ms). */
   cacheTtlMs: number;
   cacheCapacity: number;
@@ -85,7 +87,8 @@ async function answerBook(
     return badRequest(reply, 'depth must be 10, 50 or full');
   const answer = await currentSnapshot(
     options.registry,
-    { channel: 'book', market, depth: depth as 10 | 50 | null },
+    options.marketAdmission,
+    { channel: 'book', market: market.toLowerCase(), depth: depth as 10 | 50 | null },
     options.firstStateTimeoutMs,
   );
   switch (answer.kind) {

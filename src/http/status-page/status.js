@@ -68,6 +68,19 @@ function render(snapshot) {
   text($('streams'), String(health.streams));
   text($('stale-streams'), String(health.staleStreams));
   text($('polled'), `${health.polledMarkets.book} book · ${health.polledMarkets.price} price`);
+  const { freshness } = health;
+  const maxAge = $('max-age');
+  text(
+    maxAge,
+    freshness.maxAgeKept
+      ? `max age ${formatAge(freshness.maxAgeMs)} kept (oldest ${formatAge(freshness.oldestAgeMs)})`
+      : `max age ${formatAge(freshness.maxAgeMs)} NOT kept (oldest ${formatAge(freshness.oldestAgeMs)})`,
+  );
+  maxAge.className = freshness.maxAgeKept ? 'muted' : 'pill bad';
+  text(
+    $('poll-rate'),
+    `${freshness.pollsPerSecond.achieved.toFixed(1)} polls/s of ${freshness.pollsPerSecond.requested.toFixed(1)} asked (budget ${freshness.pollsPerSecond.budget.toFixed(0)})`,
+  );
   text($('update-rate'), activity.messagesPerSecond.toFixed(1));
   sparkline($('rate-spark'), activity.messagesSeries);
   text($('byte-rate'), `${formatBytes(activity.bytesPerSecond)}/s sent`);
