@@ -36,7 +36,8 @@ import { joinStreams, refusalError, sendFirstMessages } from '../relay/subscript
 import { streamKey } from '../util/stream-key.ts';
 import { parseClientFrame } from './frame-parser.ts';
 import { RATE_WINDOW_MS, RequestGuard } from './request-guard.ts';
-import type { CoalescedWriter, WriteCoalescer } from './write-coalescer.ts';
+import { SocketWriter, type WriteCounts } from './socket-writer.ts';
+import type { WriteCoalescer } from './write-coalescer.ts';
 
 export interface ConnectionLimits extends SlowReaderLimits {
   /** Streams one connection may hold at once. */
@@ -59,15 +60,7 @@ export interface ConnectionContext {
   coalescer: WriteCoalescer;
 }
 
-/** What left through this connection's write path (tests and diagnostics). */
-export interface WriteCounts {
-  /** Complete WebSocket frames written. */
-  frames: number;
-  /** Socket writes that carried them. */
-  writes: number;
-}
-
-export class ClientConnection implements StreamSubscriber, CoalescedWriter {
+export class ClientConnection implements StreamSubscriber {
   readonly id: number;
   readonly openedAt = Date.now();
   readonly #ws: WebSocket;
@@ -79,10 +72,7 @@ export class ClientConnection implements StreamSubscriber, CoalescedWriter {
   /** Stream messages go out as the shared compressed frames (protocol.md "Compression"). */
   readonly #deflate: boolean;
   readonly #coalescer: WriteCoalescer;
-  /** Frames waiting for the coalescer's flush, and their bytes. */
-  #queued: Buffer[] = [];
-  #queuedBytes = 0;
-  readonly #counts: WriteCounts = { frames: 0, writes: 0 };
+  readonly #writer: SocketWriter;
   #heartbeats = 0;
   #missedPongs = 0;
   #closed = false;
@@ -107,6 +97,15 @@ export class ClientConnection implements StreamSubscriber, CoalescedWriter {
     this.#heldBack = new HeldBackStreams(context.limits, () => this.#closeSlowConsumer());
     this.#guard = new RequestGuard(context.limits);
     this.#coalescer = context.coalescer;
+    // Every data message goes out through the writer as a complete, unmasked frame, never ws.send,
+    // so ws's sender (which compresses asynchronously when deflate is on) only ever writes control
+    // frames (ping, close) and writing beside it keeps the order. An uncompressed message (RSV1
+    // clear) is valid on a deflate connection too (RFC 7692 section 6), so replies stay plain.
+    this.#writer = new SocketWriter(socket, context.coalescer, {
+      canWrite: () => !this.#closed && ws.readyState === ws.OPEN,
+      maxBufferBytes: context.limits.maxBufferBytes,
+      onOverflow: () => this.#closeSlowConsumer(),
+    });
     ws.on('message', (data, isBinary) => this.#onMessage(data, isBinary));
     ws.on('pong', () => {
       this.#missedPongs = 0;
@@ -116,11 +115,11 @@ export class ClientConnection implements StreamSubscriber, CoalescedWriter {
 
   /** Bytes written but not yet taken by the kernel, plus bytes waiting for the next flush. */
   get bufferedBytes(): number {
-    return this.#socket.writableLength + this.#queuedBytes;
+    return this.#writer.bufferedBytes;
   }
 
   get writeCounts(): Readonly<WriteCounts> {
-    return this.#counts;
+    return this.#writer.counts;
   }
 
   get isHoldingBack(): boolean {
@@ -141,28 +140,12 @@ export class ClientConnection implements StreamSubscriber, CoalescedWriter {
     if (this.#closed) return;
     const wire = this.#deflate ? frame.deflatedWire : frame.wire;
     // One stream has nothing to share a write with: waiting would only add latency.
-    if (this.#coalescer.windowMs === 0 || this.#subscriptions.size === 1) {
-      this.#write(wire);
-      return;
-    }
-    if (this.#queued.length === 0) this.#coalescer.schedule(this);
-    this.#queued.push(wire);
-    this.#queuedBytes += wire.length;
+    if (this.#coalescer.windowMs === 0 || this.#subscriptions.size === 1) this.#writer.write(wire);
+    else this.#writer.enqueue(wire);
   }
 
   notify(_stream: AnyStream, frame: Frame): void {
-    this.#write(frame.wire);
-  }
-
-  // --- CoalescedWriter --------------------------------------------------------------------------
-
-  flushQueued(): void {
-    const queued = this.#queued;
-    if (queued.length === 0) return;
-    const bytes = this.#queuedBytes;
-    this.#queued = [];
-    this.#queuedBytes = 0;
-    this.#writeNow(queued.length === 1 ? queued[0]! : Buffer.concat(queued, bytes), queued.length);
+    this.#writer.write(frame.wire);
   }
 
   ended(stream: AnyStream): void {
@@ -195,7 +178,7 @@ export class ClientConnection implements StreamSubscriber, CoalescedWriter {
   close(code: number, reason: string): void {
     if (this.#closed) return;
     // What was queued before the close goes out before the close frame.
-    this.flushQueued();
+    this.#writer.flushQueued();
     if (this.#closed) return; // the flush found the buffer past its limit and closed already
     this.#closed = true;
     this.#relayClosed = true;
@@ -238,8 +221,7 @@ export class ClientConnection implements StreamSubscriber, CoalescedWriter {
     this.#context.marketAdmission.close(this);
     for (const stream of this.#subscriptions.values()) this.#context.registry.unsubscribe(this, stream);
     this.#subscriptions.clear();
-    this.#queued = [];
-    this.#queuedBytes = 0;
+    this.#writer.clear();
   }
 
   // --- Requests ---------------------------------------------------------------------------------
@@ -377,37 +359,9 @@ export class ClientConnection implements StreamSubscriber, CoalescedWriter {
   // --- Sending ----------------------------------------------------------------------------------
 
   #send(message: ServerMessage): void {
-    this.#write(toFrame(message).wire);
-  }
-
-  /**
-   * Answers, statuses and errors are never delayed: they leave now, behind (and in the same write
-   * as) any stream frames still queued, so the connection's order is kept.
-   */
-  #write(wire: Buffer): void {
-    if (this.#queued.length === 0) {
-      this.#writeNow(wire, 1);
-      return;
-    }
-    this.#queued.push(wire);
-    this.#queuedBytes += wire.length;
-    this.flushQueued();
-  }
-
-  /** One socket write of `frames` complete frames. */
-  #writeNow(wire: Buffer, frames: number): void {
-    if (this.#closed || this.#ws.readyState !== this.#ws.OPEN) return;
-    if (this.#heldBack.overflows(this.#socket.writableLength)) {
-      this.#closeSlowConsumer();
-      return;
-    }
-    this.#counts.frames += frames;
-    this.#counts.writes += 1;
-    // The frames are complete and unmasked. Every data message goes through here, never ws.send, so
-    // ws's sender (which compresses asynchronously when deflate is on) only ever writes control
-    // frames (ping, close) and writing beside it keeps the order. An uncompressed message (RSV1
-    // clear) is valid on a deflate connection too (RFC 7692 section 6), so replies stay plain.
-    this.#socket.write(wire);
+    // Answers, statuses and errors are never delayed: they leave now, behind (and in the same write
+    // as) any stream frames still queued, so the connection's order is kept.
+    this.#writer.write(toFrame(message).wire);
   }
 
   #onDrain(): void {

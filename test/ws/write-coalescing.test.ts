@@ -4,7 +4,8 @@
  * stream; window 0 writes every frame on its own. Counted in the connection's write path, never timed.
  */
 import { describe, expect, it } from 'vitest';
-import type { ClientConnection, WriteCounts } from '../../src/ws/client-connection.ts';
+import type { ClientConnection } from '../../src/ws/client-connection.ts';
+import type { WriteCounts } from '../../src/ws/socket-writer.ts';
 import { type CoalescedWriter, WriteCoalescer } from '../../src/ws/write-coalescer.ts';
 import { expectedBook, type Harness, upstreamBook, useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
