@@ -4,7 +4,9 @@
  * option has an environment twin; the flag wins. A bad value is a ConfigError of one line naming the
  * option, what was given and what is expected, which the CLI prints before exiting with code 2.
  */
+
 import { z } from 'zod';
+import { ConfigError, splitArguments } from './command-line.ts';
 import { integerOption, type OptionSpec } from './option-spec.ts';
 import { pollOptions } from './poll-options.ts';
 import type { IsolationLimits } from './relay/market-admission.ts';
@@ -17,20 +19,7 @@ import {
   tuningOptions,
 } from './tuning.ts';
 
-/**
- * A command line or configuration value that cannot be used: `message` is the one line the CLI
- * prints (naming the option, what was given and what is expected) before exiting with code 2.
- */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-  /** The option concerned as the flag is spelt (`port`), or `command` / `arguments`. */
-  readonly option: string;
-
-  constructor(option: string, message: string) {
-    super(message);
-    this.option = option;
-  }
-}
+export { ConfigError };
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const commaList = z
@@ -261,47 +250,16 @@ export type Command =
   | { command: 'help'; topic: CommandName | undefined }
   | { command: 'version' };
 
-interface Arguments {
-  positionals: string[];
-  values: Map<string, string>;
-  help: boolean;
-  version: boolean;
-}
-
-/** Every option takes a value, so `--port -1` reads `-1` as the port (and then rejects it). */
-function splitArguments(argv: readonly string[]): Arguments {
-  const parsed: Arguments = { positionals: [], values: new Map(), help: false, version: false };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--') {
-      parsed.positionals.push(...argv.slice(i + 1));
-      break;
-    }
-    if (arg === '-h' || arg === '--help') parsed.help = true;
-    else if (arg === '--version') parsed.version = true;
-    else if (arg.startsWith('--')) {
-      const equals = arg.indexOf('=');
-      const name = equals === -1 ? arg.slice(2) : arg.slice(2, equals);
-      if (!Object.hasOwn(commands.serve, name) && !Object.hasOwn(commands.sim, name)) {
-        throw new ConfigError(name, `unknown option --${name} (market-relay --help lists the options)`);
-      }
-      const value = equals === -1 ? argv[++i] : arg.slice(equals + 1);
-      if (value === undefined) throw new ConfigError(name, `--${name} needs a value`);
-      parsed.values.set(name, value);
-    } else if (arg.startsWith('-') && arg.length > 1) {
-      throw new ConfigError(arg, `unknown option ${arg} (market-relay --help lists the options)`);
-    } else parsed.positionals.push(arg);
-  }
-  return parsed;
-}
-
 function isCommand(name: string): name is CommandName {
   return Object.hasOwn(commands, name);
 }
 
 /** Parses argv (without node and script) and the environment into a validated command. */
 export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv): Command {
-  const args = splitArguments(argv);
+  const args = splitArguments(
+    argv,
+    (name) => Object.hasOwn(commands.serve, name) || Object.hasOwn(commands.sim, name),
+  );
   if (args.version) return { command: 'version' };
   const [first, ...rest] = args.positionals;
   if (first === 'help') {
