@@ -6,9 +6,11 @@
  * can never drift from it. Each relay gets its own Registry (process metrics included), so that
  * several relays in one process do not clash.
  */
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { type Channel, channels } from '../protocol/messages.ts';
 import type { UpstreamRequestEvent } from '../upstream/client.ts';
+import { metricFactory } from '../util/metric-factory.ts';
 import { version } from '../util/version.ts';
 import { healthReport } from './health-report.ts';
 import { onRelayEvent, type RelayView } from './relay-view.ts';
@@ -38,6 +40,7 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
     registry.removeSingleMetric(`${PREFIX}nodejs_${name}`);
   }
   const registers = [registry];
+  const metric = metricFactory(PREFIX, registry);
 
   new Gauge({
     name: `${PREFIX}info`,
@@ -55,12 +58,11 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
       this.set(view.ws.connections.size);
     },
   });
-  const connectionsClosed = new Counter({
-    name: `${PREFIX}connections_closed_total`,
-    help: 'WebSocket connections closed, by close code and by who closed (relay: 1001 shutdown, 4008 slow consumer, ...; client).',
-    labelNames: ['code', 'by'],
-    registers,
-  });
+  const connectionsClosed = metric.counter(
+    'connections_closed_total',
+    'WebSocket connections closed, by close code and by who closed (relay: 1001 shutdown, 4008 slow consumer, ...; client).',
+    ['code', 'by'],
+  );
   new Gauge({
     name: `${PREFIX}subscriptions`,
     help: 'Subscriptions (connection x stream), by channel.',
@@ -72,12 +74,11 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
       for (const channel of channels) this.set({ channel }, counts[channel]);
     },
   });
-  const requestErrors = new Counter({
-    name: `${PREFIX}client_request_errors_total`,
-    help: 'Client requests answered with an error, by protocol error code.',
-    labelNames: ['code'],
-    registers,
-  });
+  const requestErrors = metric.counter(
+    'client_request_errors_total',
+    'Client requests answered with an error, by protocol error code.',
+    ['code'],
+  );
 
   // --- Streams and polling -----------------------------------------------------------------------
   new Gauge({
@@ -98,12 +99,11 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
       }
     },
   });
-  const stateChanges = new Counter({
-    name: `${PREFIX}stream_state_changes_total`,
-    help: 'Stream freshness transitions, by channel and new state (live, stale, closed).',
-    labelNames: ['channel', 'state'],
-    registers,
-  });
+  const stateChanges = metric.counter(
+    'stream_state_changes_total',
+    'Stream freshness transitions, by channel and new state (live, stale, closed).',
+    ['channel', 'state'],
+  );
   new Gauge({
     name: `${PREFIX}polled_markets`,
     help: 'Markets polled upstream, by kind (book: one request each; price: batched by 100).',
@@ -164,70 +164,60 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
       this.set(view.poller.freshness().oldestAgeMs / 1000);
     },
   });
-  const confirmationAge = new Histogram({
-    name: `${PREFIX}confirmation_age_seconds`,
-    help: "How old a poll target's previous confirmation had grown when upstream confirmed it again, by kind.",
-    labelNames: ['kind'],
-    buckets: CONFIRMATION_AGE_BUCKETS,
-    registers,
-  });
-  const polls = new Counter({
-    name: `${PREFIX}polls_total`,
-    help: 'Upstream polls finished, by kind and outcome (ok, error, not_found).',
-    labelNames: ['kind', 'outcome'],
-    registers,
-  });
+  const confirmationAge = metric.histogram(
+    'confirmation_age_seconds',
+    "How old a poll target's previous confirmation had grown when upstream confirmed it again, by kind.",
+    CONFIRMATION_AGE_BUCKETS,
+    ['kind'],
+  );
+  const polls = metric.counter(
+    'polls_total',
+    'Upstream polls finished, by kind and outcome (ok, error, not_found).',
+    ['kind', 'outcome'],
+  );
 
   // --- Fan-out -----------------------------------------------------------------------------------
-  const messagesSent = new Counter({
-    name: `${PREFIX}stream_messages_sent_total`,
-    help: 'Snapshots and updates fanned out after polls, counted once per receiving connection.',
-    labelNames: ['channel', 'type'],
-    registers,
-  });
-  const bytesSent = new Counter({
-    name: `${PREFIX}stream_sent_bytes_total`,
-    help: 'Bytes of the messages counted by stream_messages_sent_total (frame size x receivers).',
-    labelNames: ['channel'],
-    registers,
-  });
-  const pollToSend = new Histogram({
-    name: `${PREFIX}poll_to_send_seconds`,
-    help: "Time from an upstream poll response to the write to the last subscriber's connection.",
-    labelNames: ['channel'],
-    buckets: FANOUT_BUCKETS,
-    registers,
-  });
-  const conflations = new Counter({
-    name: `${PREFIX}conflations_total`,
-    help: 'Times a slow connection drained and its held-back streams were resent as snapshots.',
-    registers,
-  });
-  const conflatedStreams = new Counter({
-    name: `${PREFIX}conflated_streams_total`,
-    help: 'Streams resent as one fresh snapshot by conflations.',
-    registers,
-  });
-  const slowConsumerCloses = new Counter({
-    name: `${PREFIX}slow_consumer_closes_total`,
-    help: 'Connections closed with 4008 because they could not keep up.',
-    registers,
-  });
+  const messagesSent = metric.counter(
+    'stream_messages_sent_total',
+    'Snapshots and updates fanned out after polls, counted once per receiving connection.',
+    ['channel', 'type'],
+  );
+  const bytesSent = metric.counter(
+    'stream_sent_bytes_total',
+    'Bytes of the messages counted by stream_messages_sent_total (frame size x receivers).',
+    ['channel'],
+  );
+  const pollToSend = metric.histogram(
+    'poll_to_send_seconds',
+    "Time from an upstream poll response to the write to the last subscriber's connection.",
+    FANOUT_BUCKETS,
+    ['channel'],
+  );
+  const conflations = metric.counter(
+    'conflations_total',
+    'Times a slow connection drained and its held-back streams were resent as snapshots.',
+  );
+  const conflatedStreams = metric.counter(
+    'conflated_streams_total',
+    'Streams resent as one fresh snapshot by conflations.',
+  );
+  const slowConsumerCloses = metric.counter(
+    'slow_consumer_closes_total',
+    'Connections closed with 4008 because they could not keep up.',
+  );
 
   // --- Upstream ----------------------------------------------------------------------------------
-  const upstreamRequests = new Counter({
-    name: `${PREFIX}upstream_requests_total`,
-    help: 'Upstream request attempts, by endpoint and outcome (ok, http_error, timeout, network_error, schema_error, rate_limited).',
-    labelNames: ['endpoint', 'outcome'],
-    registers,
-  });
-  const upstreamDuration = new Histogram({
-    name: `${PREFIX}upstream_request_duration_seconds`,
-    help: 'Duration of each upstream request attempt (send to validated body), by endpoint.',
-    labelNames: ['endpoint'],
-    buckets: UPSTREAM_BUCKETS,
-    registers,
-  });
+  const upstreamRequests = metric.counter(
+    'upstream_requests_total',
+    'Upstream request attempts, by endpoint and outcome (ok, http_error, timeout, network_error, schema_error, rate_limited).',
+    ['endpoint', 'outcome'],
+  );
+  const upstreamDuration = metric.histogram(
+    'upstream_request_duration_seconds',
+    'Duration of each upstream request attempt (send to validated body), by endpoint.',
+    UPSTREAM_BUCKETS,
+    ['endpoint'],
+  );
   new Gauge({
     name: `${PREFIX}upstream_requests_in_flight`,
     help: 'Upstream requests running now.',

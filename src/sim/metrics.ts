@@ -4,7 +4,9 @@
  * pattern and status, faults injected, the fault knobs and the market activity as set now, and the
  * markets by status. One Registry per simulator, so several in one process do not clash.
  */
-import { Counter, Gauge, Registry } from 'prom-client';
+
+import { Gauge, Registry } from 'prom-client';
+import { metricFactory } from '../util/metric-factory.ts';
 import type { SimControl } from './admin.ts';
 import type { InjectedFault } from './faults.ts';
 
@@ -20,23 +22,18 @@ export interface SimMetrics {
 export function createSimMetrics(control: SimControl): SimMetrics {
   const registry = new Registry();
   const registers = [registry];
-  const requests = new Counter({
-    name: `${PREFIX}requests_total`,
-    help: 'API requests answered, by endpoint path pattern (`unmatched` when none) and HTTP status.',
-    labelNames: ['endpoint', 'status'],
-    registers,
-  });
-  const faults = new Counter({
-    name: `${PREFIX}faults_injected_total`,
-    help: 'Answers replaced by an injected fault (error: 500, rate-limit: 429, malformed body).',
-    labelNames: ['fault'],
-    registers,
-  });
-  const ticks = new Counter({
-    name: `${PREFIX}ticks_total`,
-    help: 'Market evolution steps (timer ticks and POST /_sim/tick).',
-    registers,
-  });
+  const metric = metricFactory(PREFIX, registry);
+  const requests = metric.counter(
+    'requests_total',
+    'API requests answered, by endpoint path pattern (`unmatched` when none) and HTTP status.',
+    ['endpoint', 'status'],
+  );
+  const faults = metric.counter(
+    'faults_injected_total',
+    'Answers replaced by an injected fault (error: 500, rate-limit: 429, malformed body).',
+    ['fault'],
+  );
+  const ticks = metric.counter('ticks_total', 'Market evolution steps (timer ticks and POST /_sim/tick).');
   new Gauge({
     name: `${PREFIX}fault_rate`,
     help: 'Fault probability per request as set now, by fault (error, rate_limit, malformed).',
