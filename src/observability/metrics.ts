@@ -50,30 +50,24 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
   }).set({ version }, 1);
 
   // --- Clients -----------------------------------------------------------------------------------
-  new Gauge({
-    name: `${PREFIX}connections`,
-    help: 'Open WebSocket connections.',
-    registers,
-    collect() {
-      this.set(view.ws.connections.size);
-    },
+  metric.gauge('connections', 'Open WebSocket connections.', (gauge) => {
+    gauge.set(view.ws.connections.size);
   });
   const connectionsClosed = metric.counter(
     'connections_closed_total',
     'WebSocket connections closed, by close code and by who closed (relay: 1001 shutdown, 4008 slow consumer, ...; client).',
     ['code', 'by'],
   );
-  new Gauge({
-    name: `${PREFIX}subscriptions`,
-    help: 'Subscriptions (connection x stream), by channel.',
-    labelNames: ['channel'],
-    registers,
-    collect() {
+  metric.gauge(
+    'subscriptions',
+    'Subscriptions (connection x stream), by channel.',
+    (gauge) => {
       const counts = countByChannel();
       for (const stream of view.registry.streams()) counts[stream.channel] += stream.subscribers.size;
-      for (const channel of channels) this.set({ channel }, counts[channel]);
+      for (const channel of channels) gauge.set({ channel }, counts[channel]);
     },
-  });
+    ['channel'],
+  );
   const requestErrors = metric.counter(
     'client_request_errors_total',
     'Client requests answered with an error, by protocol error code.',
@@ -81,12 +75,10 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
   );
 
   // --- Streams and polling -----------------------------------------------------------------------
-  new Gauge({
-    name: `${PREFIX}streams`,
-    help: 'Streams held (polled), by channel and freshness (live or stale).',
-    labelNames: ['channel', 'state'],
-    registers,
-    collect() {
+  metric.gauge(
+    'streams',
+    'Streams held (polled), by channel and freshness (live or stale).',
+    (gauge) => {
       const live = countByChannel();
       const stale = countByChannel();
       for (const stream of view.registry.streams()) {
@@ -94,76 +86,71 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
         else if (stream.freshness === 'stale') stale[stream.channel] += 1;
       }
       for (const channel of channels) {
-        this.set({ channel, state: 'live' }, live[channel]);
-        this.set({ channel, state: 'stale' }, stale[channel]);
+        gauge.set({ channel, state: 'live' }, live[channel]);
+        gauge.set({ channel, state: 'stale' }, stale[channel]);
       }
     },
-  });
+    ['channel', 'state'],
+  );
   const stateChanges = metric.counter(
     'stream_state_changes_total',
     'Stream freshness transitions, by channel and new state (live, stale, closed).',
     ['channel', 'state'],
   );
-  new Gauge({
-    name: `${PREFIX}polled_markets`,
-    help: 'Markets polled upstream, by kind (book: one request each; price: batched by 100).',
-    labelNames: ['kind'],
-    registers,
-    collect() {
-      this.set({ kind: 'book' }, view.poller.bookMarketCount);
-      this.set({ kind: 'price' }, view.poller.priceMarketCount);
+  metric.gauge(
+    'polled_markets',
+    'Markets polled upstream, by kind (book: one request each; price: batched by 100).',
+    (gauge) => {
+      gauge.set({ kind: 'book' }, view.poller.bookMarketCount);
+      gauge.set({ kind: 'price' }, view.poller.priceMarketCount);
     },
-  });
-  new Gauge({
-    name: `${PREFIX}poll_interval_configured_seconds`,
-    help: 'Configured poll interval per market, by kind.',
-    labelNames: ['kind'],
-    registers,
-    collect() {
-      this.set({ kind: 'book' }, view.bookPollMs / 1000);
-      this.set({ kind: 'price' }, view.pricePollMs / 1000);
+    ['kind'],
+  );
+  metric.gauge(
+    'poll_interval_configured_seconds',
+    'Configured poll interval per market, by kind.',
+    (gauge) => {
+      gauge.set({ kind: 'book' }, view.bookPollMs / 1000);
+      gauge.set({ kind: 'price' }, view.pricePollMs / 1000);
     },
-  });
-  new Gauge({
-    name: `${PREFIX}poll_interval_effective_seconds`,
-    help: 'Mean time between requests per poll target, by kind, measured from when requests actually started (budget, scheduler and CPU lag included).',
-    labelNames: ['kind'],
-    registers,
-    collect() {
+    ['kind'],
+  );
+  metric.gauge(
+    'poll_interval_effective_seconds',
+    'Mean time between requests per poll target, by kind, measured from when requests actually started (budget, scheduler and CPU lag included).',
+    (gauge) => {
       const { effectiveIntervalMs } = view.poller.freshness();
       const { bookIntervalMs, priceIntervalMs } = view.poller.intervals;
-      this.set({ kind: 'book' }, (effectiveIntervalMs.book ?? bookIntervalMs) / 1000);
-      this.set({ kind: 'price' }, (effectiveIntervalMs.price ?? priceIntervalMs) / 1000);
+      gauge.set({ kind: 'book' }, (effectiveIntervalMs.book ?? bookIntervalMs) / 1000);
+      gauge.set({ kind: 'price' }, (effectiveIntervalMs.price ?? priceIntervalMs) / 1000);
     },
-  });
-  new Gauge({
-    name: `${PREFIX}polls_per_second`,
-    help: 'Upstream polls per second: requested (what the configured intervals ask), budget (90% of --upstream-rps), achieved (started, last 5 s).',
-    labelNames: ['which'],
-    registers,
-    collect() {
+    ['kind'],
+  );
+  metric.gauge(
+    'polls_per_second',
+    'Upstream polls per second: requested (what the configured intervals ask), budget (90% of --upstream-rps), achieved (started, last 5 s).',
+    (gauge) => {
       const { requested, budget, achieved } = view.poller.freshness().pollsPerSecond;
-      this.set({ which: 'requested' }, requested);
-      this.set({ which: 'budget' }, budget);
-      this.set({ which: 'achieved' }, achieved);
+      gauge.set({ which: 'requested' }, requested);
+      gauge.set({ which: 'budget' }, budget);
+      gauge.set({ which: 'achieved' }, achieved);
     },
-  });
-  new Gauge({
-    name: `${PREFIX}max_age_kept`,
-    help: '1 while every stream is confirmed within --max-age-ms and the budget can keep it so, else 0.',
-    registers,
-    collect() {
-      this.set(view.poller.freshness().maxAgeKept ? 1 : 0);
+    ['which'],
+  );
+  metric.gauge(
+    'max_age_kept',
+    '1 while every stream is confirmed within --max-age-ms and the budget can keep it so, else 0.',
+    (gauge) => {
+      gauge.set(view.poller.freshness().maxAgeKept ? 1 : 0);
     },
-  });
-  new Gauge({
-    name: `${PREFIX}confirmation_age_max_seconds`,
-    help: 'Age of the oldest confirmation of any polled target now.',
-    registers,
-    collect() {
-      this.set(view.poller.freshness().oldestAgeMs / 1000);
+  );
+  metric.gauge(
+    'confirmation_age_max_seconds',
+    'Age of the oldest confirmation of any polled target now.',
+    (gauge) => {
+      gauge.set(view.poller.freshness().oldestAgeMs / 1000);
     },
-  });
+  );
   const confirmationAge = metric.histogram(
     'confirmation_age_seconds',
     "How old a poll target's previous confirmation had grown when upstream confirmed it again, by kind.",
@@ -218,83 +205,70 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
     UPSTREAM_BUCKETS,
     ['endpoint'],
   );
-  new Gauge({
-    name: `${PREFIX}upstream_requests_in_flight`,
-    help: 'Upstream requests running now.',
-    registers,
-    collect() {
-      this.set(view.client.load().inFlight);
-    },
+  metric.gauge('upstream_requests_in_flight', 'Upstream requests running now.', (gauge) => {
+    gauge.set(view.client.load().inFlight);
   });
-  new Gauge({
-    name: `${PREFIX}upstream_requests_queued`,
-    help: 'Upstream requests waiting for the concurrency or rate cap.',
-    registers,
-    collect() {
-      this.set(view.client.load().queued);
+  metric.gauge(
+    'upstream_requests_queued',
+    'Upstream requests waiting for the concurrency or rate cap.',
+    (gauge) => {
+      gauge.set(view.client.load().queued);
     },
-  });
-  new Gauge({
-    name: `${PREFIX}upstream_up`,
-    help: '1 while upstream answered within upstreamDownAfterMs (what /health reports), else 0.',
-    registers,
-    collect() {
-      this.set(healthReport(view).upstream.reachable ? 1 : 0);
+  );
+  metric.gauge(
+    'upstream_up',
+    '1 while upstream answered within upstreamDownAfterMs (what /health reports), else 0.',
+    (gauge) => {
+      gauge.set(healthReport(view).upstream.reachable ? 1 : 0);
     },
-  });
-  new Gauge({
-    name: `${PREFIX}upstream_error_ratio`,
-    help: 'Failed / all of the last 100 upstream request attempts (0..1).',
-    registers,
-    collect() {
-      this.set(view.upstream.snapshot().errorRate);
+  );
+  metric.gauge(
+    'upstream_error_ratio',
+    'Failed / all of the last 100 upstream request attempts (0..1).',
+    (gauge) => {
+      gauge.set(view.upstream.snapshot().errorRate);
     },
-  });
+  );
 
   // --- Cluster mode (--redis) ---------------------------------------------------------------------
   if (view.coordinator.status().mode === 'redis') {
-    new Gauge({
-      name: `${PREFIX}cluster_leases_held`,
-      help: 'Poll targets (a market book or price) whose lease this relay holds: it polls them for the cluster.',
-      registers,
-      collect() {
-        this.set(view.coordinator.status().owned);
+    metric.gauge(
+      'cluster_leases_held',
+      'Poll targets (a market book or price) whose lease this relay holds: it polls them for the cluster.',
+      (gauge) => {
+        gauge.set(view.coordinator.status().owned);
       },
-    });
-    new Gauge({
-      name: `${PREFIX}cluster_targets_followed`,
-      help: 'Poll targets this relay follows: it applies the results their lease holder shares.',
-      registers,
-      collect() {
-        this.set(view.coordinator.status().followed);
+    );
+    metric.gauge(
+      'cluster_targets_followed',
+      'Poll targets this relay follows: it applies the results their lease holder shares.',
+      (gauge) => {
+        gauge.set(view.coordinator.status().followed);
       },
-    });
-    new Gauge({
-      name: `${PREFIX}redis_up`,
-      help: '1 while both Redis connections are ready, else 0 (the relay then polls for itself).',
-      registers,
-      collect() {
-        this.set(view.coordinator.status().connected ? 1 : 0);
+    );
+    metric.gauge(
+      'redis_up',
+      '1 while both Redis connections are ready, else 0 (the relay then polls for itself).',
+      (gauge) => {
+        gauge.set(view.coordinator.status().connected ? 1 : 0);
       },
-    });
+    );
     const { budget } = view;
     if (budget !== undefined) {
-      new Gauge({
-        name: `${PREFIX}upstream_budget_share`,
-        help: "This relay's share (0..1) of the cluster-wide --upstream-rps: what it spends plus an equal part of what nobody spends.",
-        registers,
-        collect() {
-          this.set(budget.status().share ?? 0);
+      metric.gauge(
+        'upstream_budget_share',
+        "This relay's share (0..1) of the cluster-wide --upstream-rps: what it spends plus an equal part of what nobody spends.",
+        (gauge) => {
+          gauge.set(budget.status().share ?? 0);
         },
-      });
-      new Gauge({
-        name: `${PREFIX}upstream_budget_fail_open`,
-        help: '1 while Redis is away and this relay keeps to its last share of the budget by itself, else 0.',
-        registers,
-        collect() {
-          this.set(budget.status().failOpen ? 1 : 0);
+      );
+      metric.gauge(
+        'upstream_budget_fail_open',
+        '1 while Redis is away and this relay keeps to its last share of the budget by itself, else 0.',
+        (gauge) => {
+          gauge.set(budget.status().failOpen ? 1 : 0);
         },
-      });
+      );
     }
   }
 

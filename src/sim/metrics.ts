@@ -5,7 +5,7 @@
  * markets by status. One Registry per simulator, so several in one process do not clash.
  */
 
-import { Gauge, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import { metricFactory } from '../util/metric-factory.ts';
 import type { SimControl } from './admin.ts';
 import type { InjectedFault } from './faults.ts';
@@ -21,7 +21,6 @@ export interface SimMetrics {
 
 export function createSimMetrics(control: SimControl): SimMetrics {
   const registry = new Registry();
-  const registers = [registry];
   const metric = metricFactory(PREFIX, registry);
   const requests = metric.counter(
     'requests_total',
@@ -34,48 +33,40 @@ export function createSimMetrics(control: SimControl): SimMetrics {
     ['fault'],
   );
   const ticks = metric.counter('ticks_total', 'Market evolution steps (timer ticks and POST /_sim/tick).');
-  new Gauge({
-    name: `${PREFIX}fault_rate`,
-    help: 'Fault probability per request as set now, by fault (error, rate_limit, malformed).',
-    labelNames: ['fault'],
-    registers,
-    collect() {
+  metric.gauge(
+    'fault_rate',
+    'Fault probability per request as set now, by fault (error, rate_limit, malformed).',
+    (gauge) => {
       const current = control.faults();
-      this.set({ fault: 'error' }, current.errorRate);
-      this.set({ fault: 'rate_limit' }, current.rateLimitRate);
-      this.set({ fault: 'malformed' }, current.malformedRate);
+      gauge.set({ fault: 'error' }, current.errorRate);
+      gauge.set({ fault: 'rate_limit' }, current.rateLimitRate);
+      gauge.set({ fault: 'malformed' }, current.malformedRate);
     },
+    ['fault'],
+  );
+  metric.gauge('added_latency_seconds', 'Delay added before every API answer, as set now.', (gauge) => {
+    gauge.set(control.faults().latencyMs / 1000);
   });
-  new Gauge({
-    name: `${PREFIX}added_latency_seconds`,
-    help: 'Delay added before every API answer, as set now.',
-    registers,
-    collect() {
-      this.set(control.faults().latencyMs / 1000);
+  metric.gauge(
+    'tick_interval_seconds',
+    'Market evolution interval as set now (0: markets stand still).',
+    (gauge) => {
+      gauge.set(control.market.areBooksChanging() ? control.tickMs() / 1000 : 0);
     },
-  });
-  new Gauge({
-    name: `${PREFIX}tick_interval_seconds`,
-    help: 'Market evolution interval as set now (0: markets stand still).',
-    registers,
-    collect() {
-      this.set(control.market.areBooksChanging() ? control.tickMs() / 1000 : 0);
-    },
-  });
-  new Gauge({
-    name: `${PREFIX}markets`,
-    help: 'Markets the simulator serves, by status.',
-    labelNames: ['status'],
-    registers,
-    collect() {
-      this.reset();
+  );
+  metric.gauge(
+    'markets',
+    'Markets the simulator serves, by status.',
+    (gauge) => {
+      gauge.reset();
       const counts = new Map<string, number>();
       for (const market of control.market.markets()) {
         counts.set(market.status, (counts.get(market.status) ?? 0) + 1);
       }
-      for (const [status, count] of counts) this.set({ status }, count);
+      for (const [status, count] of counts) gauge.set({ status }, count);
     },
-  });
+    ['status'],
+  );
   return {
     registry,
     served(route, status, fault) {

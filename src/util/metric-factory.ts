@@ -1,9 +1,9 @@
 /**
  * @module util/metric-factory
- * Counters and histograms declared in one call each, under one name prefix and one registry: the
+ * Counters, histograms and gauges read at scrape time, declared in one call each, under one name prefix and one registry: the
  * relay's and the simulator's metrics differ only in their names, help, labels and buckets.
  */
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 export interface MetricFactory {
   counter<L extends string = never>(name: string, help: string, labelNames?: readonly L[]): Counter<L>;
@@ -13,6 +13,13 @@ export interface MetricFactory {
     buckets: number[],
     labelNames?: readonly L[],
   ): Histogram<L>;
+  /** A gauge whose value `collect` sets when Prometheus scrapes. */
+  gauge<L extends string = never>(
+    name: string,
+    help: string,
+    collect: (gauge: Gauge<L>) => void,
+    labelNames?: readonly L[],
+  ): Gauge<L>;
 }
 
 export function metricFactory(prefix: string, registry: Registry): MetricFactory {
@@ -22,5 +29,15 @@ export function metricFactory(prefix: string, registry: Registry): MetricFactory
       new Counter({ name: `${prefix}${name}`, help, labelNames, registers }),
     histogram: (name, help, buckets, labelNames = []) =>
       new Histogram({ name: `${prefix}${name}`, help, labelNames, buckets, registers }),
+    gauge: (name, help, collect, labelNames = []) =>
+      new Gauge({
+        name: `${prefix}${name}`,
+        help,
+        labelNames,
+        registers,
+        collect() {
+          collect(this);
+        },
+      }),
   };
 }
