@@ -56,7 +56,7 @@ export class HeldBackStreams {
    * streams that owe a snapshot are returned (in the order they were held back); undefined while
    * still holding back, or when nothing was held back.
    */
-  release(bufferedBytes: number): AnyStream[] | undefined {
+  #release(bufferedBytes: number): AnyStream[] | undefined {
     if (this.#timer === undefined || bufferedBytes > this.#limits.highWaterBytes) return undefined;
     clearTimeout(this.#timer);
     this.#timer = undefined;
@@ -75,7 +75,7 @@ export class HeldBackStreams {
     subscriptions: ReadonlyMap<string, AnyStream>,
     deliver: (stream: AnyStream, frame: Frame) => void,
   ): number | undefined {
-    const owed = this.release(bufferedBytes);
+    const owed = this.#release(bufferedBytes);
     if (owed === undefined) return undefined;
     for (const stream of owed) {
       if (subscriptions.get(stream.key) === stream && stream.hasState)

@@ -103,7 +103,7 @@ export class ClientConnection implements StreamSubscriber {
     // clear) is valid on a deflate connection too (RFC 7692 section 6), so replies stay plain.
     this.#writer = new SocketWriter(socket, context.coalescer, {
       canWrite: () => !this.#closed && ws.readyState === ws.OPEN,
-      maxBufferBytes: context.limits.maxBufferBytes,
+      overflows: (socketBytes) => this.#heldBack.overflows(socketBytes),
       onOverflow: () => this.#closeSlowConsumer(),
     });
     ws.on('message', (data, isBinary) => this.#onMessage(data, isBinary));

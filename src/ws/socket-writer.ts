@@ -19,8 +19,8 @@ export interface WriteCounts {
 export interface SocketWriterOptions {
   /** False once the connection is closing or closed: nothing more is written. */
   canWrite: () => boolean;
-  /** Socket bytes above which a write is refused and `onOverflow` called instead. */
-  maxBufferBytes: number;
+  /** Whether the socket's unsent bytes are past the hard limit: the write is refused, `onOverflow` called. */
+  overflows: (socketBytes: number) => boolean;
   onOverflow: () => void;
 }
 
@@ -79,7 +79,7 @@ export class SocketWriter implements CoalescedWriter {
   /** One socket write of `frames` complete frames. */
   #writeNow(wire: Buffer, frames: number): void {
     if (!this.#options.canWrite()) return;
-    if (this.#socket.writableLength > this.#options.maxBufferBytes) {
+    if (this.#options.overflows(this.#socket.writableLength)) {
       this.#options.onOverflow();
       return;
     }
