@@ -1,8 +1,8 @@
 /**
  * @module relay/subscription
  * What every transport does when a client asks for streams (WebSocket `subscribe`, an SSE request):
- * leave out the markets market admission refused (relay/market-admission.ts), join the registry's streams, and work out per stream
- * whether the client's resume point can be replayed (docs/protocol.md "Resume"). Then, once the
+ * leave out the markets market admission refused (relay/market-admission.ts), join the registry's
+ * streams, and work out per stream whether the client's resume point can be replayed (docs/protocol.md "Resume"). Then, once the
  * transport has acknowledged, the first messages of each stream: the replay, or a fresh snapshot.
  */
 import type { BookDepth, Channel, ResumePoint, ServerMessage } from '../protocol/messages.ts';
