@@ -72,9 +72,12 @@ describe('GET /metrics', () => {
     await client.request({ op: 'subscribe', channel: 'book', markets: [market] });
     await client.request({ op: 'subscribe', channel: 'price', markets: [market] });
     await waitFor('both snapshots', () => client.view('book', market) && client.view('price', market));
-    const subscribed = await waitFor('the fan-out to be counted', async () => {
+    // The effective interval is measured between request starts: it exists after a few polls.
+    const subscribed = await waitFor('the fan-out counted and the book interval measured', async () => {
       const now = await scrape(url);
-      return now.value(`${M}poll_to_send_seconds_count`, { channel: 'price' }) > 0 ? now : undefined;
+      const fannedOut = now.value(`${M}poll_to_send_seconds_count`, { channel: 'price' }) > 0;
+      const measured = now.value(`${M}poll_interval_effective_seconds`, { kind: 'book' }) !== 0.02;
+      return fannedOut && measured ? now : undefined;
     });
     expect(subscribed.value(`${M}subscriptions`, { channel: 'book' })).toBe(1);
     expect(subscribed.value(`${M}subscriptions`, { channel: 'price' })).toBe(1);
