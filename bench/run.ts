@@ -21,6 +21,7 @@ import { type MultiShapeResult, runFanoutMulti } from './scenarios/fanout-multi.
 import { type FreshnessResult, runFreshness } from './scenarios/freshness.ts';
 import { type MarketsResult, runMarkets } from './scenarios/markets.ts';
 import { type MemoryResult, runMemory } from './scenarios/memory.ts';
+import { type PollCapacityResult, pollCapacityReport, runPollCapacity } from './scenarios/poll-capacity.ts';
 import { runUpstream, type UpstreamResult } from './scenarios/upstream.ts';
 
 process.on('SIGINT', () => {
@@ -53,6 +54,7 @@ const results: {
   bytes?: BytesResult;
   compression?: CompressionResult;
   freshness?: FreshnessResult;
+  pollCapacity?: PollCapacityResult;
 } = {};
 const sections: string[] = [];
 const targets: Target[] = [];
@@ -317,6 +319,14 @@ try {
         ),
       ),
     );
+  }
+
+  if (selected.has('poll-capacity')) {
+    const pollCapacity = await runPollCapacity(options);
+    results.pollCapacity = pollCapacity;
+    const report = pollCapacityReport(pollCapacity);
+    sections.push(report.section);
+    targets.push(...report.targets);
   }
 } finally {
   await sim.child.stop();

@@ -9,6 +9,7 @@ import { serveIpc } from '../lib/ipc.ts';
 import { memoryAfterGc, sampleUsage } from '../lib/usage.ts';
 
 const pollMs = Number(process.env.BENCH_POLL_MS ?? 500);
+const upstreamRps = Number(process.env.BENCH_UPSTREAM_RPS ?? 5_000);
 const relay = await startRelay(
   {
     port: 0,
@@ -17,7 +18,16 @@ const relay = await startRelay(
     bookPollMs: pollMs,
     pricePollMs: pollMs,
     upstreamConcurrency: 32,
-    upstreamRps: 5_000,
+    upstreamRps,
+    // Every bench client connects from 127.0.0.1 without a key, and the poll-capacity scenario
+    // subscribes hundreds of markets at once: isolation has its own tests, not these runs.
+    isolation: {
+      maxPrivateTargetsPerConnection: 100_000,
+      maxPrivateTargetsPerKey: 100_000,
+      newMarketsPerSecond: 100_000,
+      newMarketsPerSecondPerKey: 100_000,
+      lookupsPerSecond: 2,
+    },
     logLevel: 'silent',
     simMarkets: 0,
     simSeed: 1,
@@ -43,11 +53,19 @@ const relay = await startRelay(
   pino({ level: 'silent' }),
 );
 
+/** Upstream polls finished, per kind and outcome (poll-capacity counts book polls per window). */
+const polls: Record<string, number> = {};
+relay.events.on('poll:done', ({ kind, outcome }) => {
+  const name = `${kind}:${outcome}`;
+  polls[name] = (polls[name] ?? 0) + 1;
+});
+
 serveIpc({
   ready: () => ({ url: `${relay.url.replace(/^http/, 'ws')}/v1/ws` }),
   usage: () => sampleUsage(),
   memory: () => memoryAfterGc(),
   connections: () => relay.ws.connections.size,
+  polls: () => ({ ...polls }),
   /** Frames and socket writes over every open connection (write coalescing's effect). */
   writes: () => {
     const total = { frames: 0, writes: 0 };

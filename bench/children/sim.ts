@@ -6,6 +6,7 @@
 
 import { startSimulator } from '../../src/sim/server.ts';
 import { serveIpc } from '../lib/ipc.ts';
+import { sampleUsage } from '../lib/usage.ts';
 
 const sim = await startSimulator({
   markets: Number(process.env.BENCH_SIM_MARKETS ?? 60),
@@ -25,6 +26,7 @@ serveIpc({
   /** Books stop changing (scenario 3: idle subscribed connections). */
   freeze: () => sim.market.setBookChanging(false),
   unfreeze: () => sim.market.setBookChanging(true),
+  usage: () => sampleUsage(),
   clearRequests: () => sim.clearRequests(),
   requests: () => {
     const byPath: Record<string, number> = {};

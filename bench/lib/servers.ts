@@ -50,6 +50,8 @@ export interface ServerOptions {
   /** relay: the upstream (simulator) URL and its poll interval. */
   upstream?: string;
   pollMs?: number;
+  /** relay: `--upstream-rps` (default 5,000). */
+  upstreamRps?: number;
   /** Write CPU profiles of this child to bench/results/profiles/<profileName>/ on exit. */
   cpuProf?: boolean;
   profileName?: string;
@@ -66,6 +68,7 @@ export async function startServer(kind: ServerKind, options: ServerOptions = {})
   const env: Record<string, string> = {};
   if (options.upstream !== undefined) env.BENCH_UPSTREAM = options.upstream;
   if (options.pollMs !== undefined) env.BENCH_POLL_MS = String(options.pollMs);
+  if (options.upstreamRps !== undefined) env.BENCH_UPSTREAM_RPS = String(options.upstreamRps);
   const child = await forkChild(scripts[kind], { nodeFlags, env });
   const { url } = await child.request<{ url: string }>('ready');
   return { kind, child, url };

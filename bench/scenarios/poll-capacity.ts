@@ -1,0 +1,325 @@
+/**
+ * @module bench/scenarios/poll-capacity
+ * Poll capacity (issue 10): what one book poll costs the relay in situ against the floor measured in
+ * the same run, and how many book polls per second one relay core sustains.
+ * - Cost: the relay child polls `markets` books at a steady rate, one WebSocket client per book
+ *   (depth 10); its CPU time over the window / book polls in the window. The floor is a child doing
+ *   only a keep-alive undici request and `JSON.parse` for the same simulator books at the rate the
+ *   relay achieved (bench/children/poll-floor.ts). Twice: with books that change on every poll (the
+ *   simulator ticks every 100 ms) and with frozen books (every body the same as the last).
+ * - Capacity: the relay asked for far more polls than one core can do (every simulator market,
+ *   100 ms interval, a budget no poll waits for); polls per second achieved, the relay's CPU share,
+ *   and polls per CPU-second. The simulator shares the machine, so its CPU share is shown too.
+ */
+import type { Child } from '../lib/ipc.ts';
+import { forkChild } from '../lib/ipc.ts';
+import type { BenchOptions } from '../lib/options.ts';
+import { progress, sleep } from '../lib/progress.ts';
+import { fixed, markdownTable, type Target, target } from '../lib/report.ts';
+import {
+  type ServerUnderTest,
+  type Simulator,
+  startGenerator,
+  startServer,
+  startSim,
+} from '../lib/servers.ts';
+import { type UsageSample, usageBetween } from '../lib/usage.ts';
+
+const SIM_TICK_MS = 100;
+const COST_POLL_MS = 1_000;
+const CAPACITY_POLL_MS = 100;
+const CAPACITY_RPS = 100_000;
+/** The relay's pool size (bench/children/relay.ts `upstreamConcurrency`), for the floor too. */
+const CONNECTIONS = 32;
+
+export type BookActivity = 'changing' | 'unchanged';
+
+export interface PollCostRun {
+  books: BookActivity;
+  markets: number;
+  /** Book polls per second the relay made in the window (the floor's rate). */
+  pollsPerSec: number;
+  relayCpuPerPollUs: number;
+  relayCpuShare: number;
+  /** Updates its clients received per second (one client per book). */
+  deliveriesPerSec: number;
+  floorRequestsPerSec: number;
+  floorCpuPerPollUs: number;
+  floorCpuShare: number;
+  meanBodyBytes: number;
+  /** Relay CPU per poll over the floor's. */
+  ratio: number;
+}
+
+export interface CapacityRun {
+  markets: number;
+  pollMs: number;
+  requestedPerSec: number;
+  achievedPerSec: number;
+  relayCpuShare: number;
+  simCpuShare: number;
+  /** Achieved polls / relay CPU seconds: what one fully busy core would sustain. */
+  pollsPerCoreSecond: number;
+  failedPerSec: number;
+}
+
+export interface PollCapacityResult {
+  cost: PollCostRun[];
+  capacity: CapacityRun;
+}
+
+export async function runPollCapacity(options: BenchOptions): Promise<PollCapacityResult> {
+  const costMarkets = options.quick ? 300 : 500;
+  const sim = await startSim(SIM_TICK_MS, options.quick ? 400 : 800);
+  try {
+    const markets = sim.markets.slice(0, costMarkets);
+    const cost: PollCostRun[] = [];
+    for (const books of ['changing', 'unchanged'] as const) {
+      if (books === 'unchanged') await sim.child.request('freeze');
+      cost.push(await measureCost(sim, markets, books, options));
+      if (books === 'unchanged') await sim.child.request('unfreeze');
+    }
+    const capacity = await measureCapacity(sim, options);
+    return { cost, capacity };
+  } finally {
+    await sim.child.stop();
+  }
+}
+
+interface PollCounts {
+  [name: string]: number;
+}
+
+function bookPolls(before: PollCounts, after: PollCounts, outcome: 'ok' | 'error'): number {
+  const name = `book:${outcome}`;
+  return (after[name] ?? 0) - (before[name] ?? 0);
+}
+
+/** The relay polling `markets` books, one client each, measured over one window. */
+async function withRelay<T>(
+  sim: Simulator,
+  markets: readonly string[],
+  relayOptions: { pollMs: number; upstreamRps?: number; profileName: string },
+  options: BenchOptions,
+  measure: (relay: ServerUnderTest, generator: Child) => Promise<T>,
+): Promise<T> {
+  const relay = await startServer('relay', {
+    upstream: sim.url,
+    pollMs: relayOptions.pollMs,
+    ...(relayOptions.upstreamRps === undefined ? {} : { upstreamRps: relayOptions.upstreamRps }),
+    cpuProf: options.cpuProf,
+    profileName: relayOptions.profileName,
+  });
+  const generator = await startGenerator();
+  try {
+    await generator.request('connect', {
+      kind: 'relay',
+      url: relay.url,
+      groups: [
+        { label: 'books', count: markets.length, channel: 'book', depth: 10, assign: 'one-each', markets },
+      ],
+    });
+    await generator.request('awaitFirst', { timeoutMs: 60_000 }, 90_000);
+    await sleep(options.warmupMs);
+    return await measure(relay, generator);
+  } finally {
+    await generator.stop();
+    await relay.child.stop();
+  }
+}
+
+async function measureCost(
+  sim: Simulator,
+  markets: readonly string[],
+  books: BookActivity,
+  options: BenchOptions,
+): Promise<PollCostRun> {
+  progress(`poll-capacity: relay, ${markets.length} ${books} books every ${COST_POLL_MS} ms`);
+  const relay = await withRelay(
+    sim,
+    markets,
+    { pollMs: COST_POLL_MS, profileName: `relay-poll-cost-${books}` },
+    options,
+    async (server, generator) => {
+      const [start, pollsBefore] = await Promise.all([
+        server.child.request<UsageSample>('usage'),
+        server.child.request<PollCounts>('polls'),
+        generator.request('reset'),
+      ]);
+      await sleep(options.windowMs);
+      const [end, pollsAfter, stats] = await Promise.all([
+        server.child.request<UsageSample>('usage'),
+        server.child.request<PollCounts>('polls'),
+        generator.request<{ groups: Record<string, { updates: number }> }>('stats'),
+      ]);
+      const usage = usageBetween(start, end);
+      const polls = bookPolls(pollsBefore, pollsAfter, 'ok');
+      if (bookPolls(pollsBefore, pollsAfter, 'error') > 0) progress('  relay: some book polls failed');
+      const deliveries = Object.values(stats.groups).reduce((sum, group) => sum + group.updates, 0);
+      return {
+        pollsPerSec: (polls * 1000) / usage.wallMs,
+        cpuPerPollUs: usage.cpuUs / Math.max(1, polls),
+        cpuShare: usage.cpuShare,
+        deliveriesPerSec: (deliveries * 1000) / usage.wallMs,
+      };
+    },
+  );
+  progress(`poll-capacity: floor, undici request + JSON.parse at ${relay.pollsPerSec.toFixed(0)}/s`);
+  const floor = await measureFloor(sim, markets, relay.pollsPerSec, options);
+  return {
+    books,
+    markets: markets.length,
+    pollsPerSec: relay.pollsPerSec,
+    relayCpuPerPollUs: relay.cpuPerPollUs,
+    relayCpuShare: relay.cpuShare,
+    deliveriesPerSec: relay.deliveriesPerSec,
+    floorRequestsPerSec: floor.requestsPerSec,
+    floorCpuPerPollUs: floor.cpuPerPollUs,
+    floorCpuShare: floor.cpuShare,
+    meanBodyBytes: floor.meanBodyBytes,
+    ratio: relay.cpuPerPollUs / floor.cpuPerPollUs,
+  };
+}
+
+interface FloorCounts {
+  completed: number;
+  failures: number;
+  bodyBytes: number;
+}
+
+async function measureFloor(
+  sim: Simulator,
+  markets: readonly string[],
+  ratePerSecond: number,
+  options: BenchOptions,
+): Promise<{ requestsPerSec: number; cpuPerPollUs: number; cpuShare: number; meanBodyBytes: number }> {
+  const floor = await forkChild('poll-floor');
+  try {
+    await floor.request('start', { url: sim.url, markets, ratePerSecond, connections: CONNECTIONS });
+    await sleep(options.warmupMs);
+    const [start, before] = await Promise.all([
+      floor.request<UsageSample>('usage'),
+      floor.request<FloorCounts>('counts'),
+    ]);
+    await sleep(options.windowMs);
+    const [end, after] = await Promise.all([
+      floor.request<UsageSample>('usage'),
+      floor.request<FloorCounts>('counts'),
+    ]);
+    await floor.request('stop');
+    if (after.failures > before.failures) progress('  floor: some requests failed');
+    const usage = usageBetween(start, end);
+    const completed = after.completed - before.completed;
+    return {
+      requestsPerSec: (completed * 1000) / usage.wallMs,
+      cpuPerPollUs: usage.cpuUs / Math.max(1, completed),
+      cpuShare: usage.cpuShare,
+      meanBodyBytes: (after.bodyBytes - before.bodyBytes) / Math.max(1, completed),
+    };
+  } finally {
+    await floor.stop();
+  }
+}
+
+async function measureCapacity(sim: Simulator, options: BenchOptions): Promise<CapacityRun> {
+  const markets = sim.markets;
+  const requestedPerSec = (markets.length * 1000) / CAPACITY_POLL_MS;
+  progress(
+    `poll-capacity: capacity, ${markets.length} changing books every ${CAPACITY_POLL_MS} ms (${requestedPerSec}/s asked)`,
+  );
+  return withRelay(
+    sim,
+    markets,
+    { pollMs: CAPACITY_POLL_MS, upstreamRps: CAPACITY_RPS, profileName: 'relay-poll-capacity' },
+    options,
+    async (server) => {
+      const [start, simStart, pollsBefore] = await Promise.all([
+        server.child.request<UsageSample>('usage'),
+        sim.child.request<UsageSample>('usage'),
+        server.child.request<PollCounts>('polls'),
+      ]);
+      await sleep(options.windowMs);
+      const [end, simEnd, pollsAfter] = await Promise.all([
+        server.child.request<UsageSample>('usage'),
+        sim.child.request<UsageSample>('usage'),
+        server.child.request<PollCounts>('polls'),
+      ]);
+      const usage = usageBetween(start, end);
+      const achievedPerSec = (bookPolls(pollsBefore, pollsAfter, 'ok') * 1000) / usage.wallMs;
+      return {
+        markets: markets.length,
+        pollMs: CAPACITY_POLL_MS,
+        requestedPerSec,
+        achievedPerSec,
+        relayCpuShare: usage.cpuShare,
+        simCpuShare: usageBetween(simStart, simEnd).cpuShare,
+        pollsPerCoreSecond: achievedPerSec / usage.cpuShare,
+        failedPerSec: (bookPolls(pollsBefore, pollsAfter, 'error') * 1000) / usage.wallMs,
+      };
+    },
+  );
+}
+
+/** The section's tables and its target rows (issue 10: at most 1.2x the floor). */
+export function pollCapacityReport(result: PollCapacityResult): { section: string; targets: Target[] } {
+  const { cost, capacity } = result;
+  const section =
+    `### 10. Poll capacity: CPU per book poll against the floor, polls per core\n\n` +
+    markdownTable(
+      [
+        'books',
+        'markets',
+        'polls/s',
+        'relay µs/poll',
+        'relay CPU %',
+        'updates/s',
+        'floor req/s',
+        'floor µs/poll',
+        'floor CPU %',
+        'body B',
+        'relay / floor',
+      ],
+      cost.map((run) => [
+        run.books,
+        run.markets,
+        fixed(run.pollsPerSec, 0),
+        fixed(run.relayCpuPerPollUs, 0),
+        fixed(run.relayCpuShare * 100, 1),
+        fixed(run.deliveriesPerSec, 0),
+        fixed(run.floorRequestsPerSec, 0),
+        fixed(run.floorCpuPerPollUs, 0),
+        fixed(run.floorCpuShare * 100, 1),
+        fixed(run.meanBodyBytes, 0),
+        `${fixed(run.ratio, 2)}x`,
+      ]),
+    ) +
+    '\n\n' +
+    markdownTable(
+      [
+        'markets',
+        'interval ms',
+        'asked polls/s',
+        'achieved polls/s',
+        'relay CPU %',
+        'simulator CPU %',
+        'polls per relay CPU-second',
+        'failed/s',
+      ],
+      [
+        [
+          capacity.markets,
+          capacity.pollMs,
+          fixed(capacity.requestedPerSec, 0),
+          fixed(capacity.achievedPerSec, 0),
+          fixed(capacity.relayCpuShare * 100, 1),
+          fixed(capacity.simCpuShare * 100, 1),
+          fixed(capacity.pollsPerCoreSecond, 0),
+          fixed(capacity.failedPerSec, 1),
+        ],
+      ],
+    );
+  const targets = cost.map((run) =>
+    target(`poll capacity (${run.books} books): CPU per book poll vs floor`, run.ratio, 1.2),
+  );
+  return { section, targets };
+}
