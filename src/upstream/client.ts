@@ -23,6 +23,7 @@ export type {
   PageQuery,
 } from './endpoints.ts';
 export type { HttpRequest } from './exchange.ts';
+export { ResponseMemo } from './outcome.ts';
 export type { CallInit, UpstreamRequestEvent } from './transport.ts';
 export type UpstreamClientOptions = UpstreamTransportOptions;
 

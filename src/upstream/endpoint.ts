@@ -94,13 +94,13 @@ type EndpointTable = Record<string, Endpoint<unknown[], unknown>>;
 
 export type EndpointMethods<Table extends EndpointTable> = {
   [K in keyof Table]: Table[K] extends Endpoint<infer A, infer T>
-    ? (...args: [...A, init?: CallInit]) => Promise<T>
+    ? (...args: [...A, init?: CallInit<T>]) => Promise<T>
     : never;
 };
 
 /** What the derived methods send through. */
 export interface Caller {
-  call<T>(request: UpstreamRequest<T>, init: CallInit | undefined): Promise<T>;
+  call<T>(request: UpstreamRequest<T>, init: CallInit<T> | undefined): Promise<T>;
 }
 
 /** A base class with one method per row of `table`, each sending through the given Caller. */

@@ -4,9 +4,13 @@
  * request over a keep-alive pool with a per-attempt timeout, answered with the raw status and body or
  * with the timeout or network failure that ended it. No retries, caps or validation here; the
  * policies in transport.ts wrap this.
+ *
+ * Requests go through undici's dispatcher API, with a handler that collects the body's bytes: no
+ * response stream, promise chain or AbortController per request (a book poll's own cost,
+ * docs/benchmarks.md "Poll capacity"). Closing aborts whatever is still running.
  */
+import type { Dispatcher } from 'undici';
 import { Pool } from 'undici';
-import { linkSignals } from './abort.ts';
 import { UpstreamNetworkError, UpstreamTimeoutError } from './errors.ts';
 
 export type QueryValue = string | number | boolean | undefined;
@@ -32,7 +36,8 @@ export type Exchange =
       kind: 'answered';
       status: number;
       retryAfter: string | undefined;
-      text: string;
+      /** The body's bytes as received. */
+      body: Buffer;
       /** The answer came through another market-relay's REST front. */
       viaRelay?: boolean;
     }
@@ -44,10 +49,16 @@ export interface HttpExchangeOptions {
   connections: number;
 }
 
+const GET_HEADERS = { accept: 'application/json' };
+const POST_HEADERS = { accept: 'application/json', 'content-type': 'application/json' };
+
 export class HttpExchange {
   readonly timeoutMs: number;
   readonly #pool: Pool;
   readonly #pathPrefix: string;
+  /** Attempts under way, aborted by `close()`. */
+  readonly #running = new Set<ExchangeAttempt>();
+  #closed: Error | undefined;
 
   constructor(options: HttpExchangeOptions) {
     const base = new URL(options.baseUrl);
@@ -65,48 +76,144 @@ export class HttpExchange {
   }
 
   /**
-   * Sends one attempt. Rejects only when `callSignal` aborts (the caller gave up or the client is
-   * closing: not an upstream outcome); every upstream failure is an answer.
+   * Sends one attempt. Rejects only when `signal` aborts or the exchange closes (the caller gave up
+   * or the client is closing: not an upstream outcome); every upstream failure is an answer.
    */
-  async send(request: HttpRequest, callSignal: AbortSignal): Promise<Exchange> {
-    const attemptSignal = linkSignals([callSignal], this.timeoutMs);
-    try {
-      const response = await this.#pool.request({
-        method: request.method,
-        path: this.#pathPrefix + request.path + queryString(request.query),
-        headers:
-          request.body === undefined
-            ? { accept: 'application/json' }
-            : { accept: 'application/json', 'content-type': 'application/json' },
-        body: request.body === undefined ? undefined : JSON.stringify(request.body),
-        signal: attemptSignal.signal,
+  send(request: HttpRequest, signal?: AbortSignal): Promise<Exchange> {
+    if (this.#closed !== undefined) return Promise.reject(this.#closed);
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<Exchange>((resolve, reject) => {
+      const attempt = new ExchangeAttempt(request.endpoint, this.timeoutMs, signal, (outcome) => {
+        this.#running.delete(attempt);
+        if (outcome instanceof Error) reject(outcome);
+        else resolve(outcome);
       });
-      const retryAfter = firstHeader(response.headers['retry-after']);
-      // Always consumed, on errors too: undici keeps the connection busy until the body is read.
-      const text = await response.body.text();
-      const via = [response.headers.via ?? []].flat().join(', ');
-      return {
-        kind: 'answered',
-        status: response.statusCode,
-        retryAfter,
-        text,
-        viaRelay: via.includes('market-relay'),
-      };
-    } catch (cause) {
-      if (callSignal.aborted) throw cause;
-      const error =
-        attemptSignal.signal.aborted || isUndiciTimeout(cause)
-          ? new UpstreamTimeoutError(request.endpoint, `no answer within ${this.timeoutMs} ms`, { cause })
-          : new UpstreamNetworkError(request.endpoint, describeNetworkError(cause), { cause });
-      return { kind: 'failed', error };
-    } finally {
-      attemptSignal.dispose();
+      this.#running.add(attempt);
+      const hasBody = request.body !== undefined;
+      this.#pool.dispatch(
+        {
+          method: request.method,
+          path: this.#pathPrefix + request.path + queryString(request.query),
+          headers: hasBody ? POST_HEADERS : GET_HEADERS,
+          body: hasBody ? JSON.stringify(request.body) : null,
+        },
+        attempt,
+      );
+    });
+  }
+
+  /** Aborts every attempt still running (they reject with `reason`), then closes the pool. */
+  close(reason: Error = new Error('upstream exchange closed')): Promise<void> {
+    this.#closed ??= reason;
+    for (const attempt of [...this.#running]) attempt.abort(reason, true);
+    return this.#pool.close();
+  }
+}
+
+/**
+ * One attempt as undici's dispatch handler: the status, the headers it needs and the body's chunks,
+ * settled once by the response's end, its error, the timeout, the caller's abort or `close()`.
+ */
+class ExchangeAttempt implements Dispatcher.DispatchHandler {
+  readonly #endpoint: string;
+  readonly #timeoutMs: number;
+  readonly #signal: AbortSignal | undefined;
+  readonly #settle: (outcome: Exchange | Error) => void;
+  readonly #timer: NodeJS.Timeout;
+  readonly #onAbort: (() => void) | undefined;
+  #controller: Dispatcher.DispatchController | undefined;
+  /** Why the attempt was ended before undici started it; undici is told once it does. */
+  #abortedWith: Error | undefined;
+  #settled = false;
+  #status = 0;
+  #retryAfter: string | undefined;
+  #viaRelay = false;
+  #chunks: Buffer[] = [];
+
+  constructor(
+    endpoint: string,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+    settle: (outcome: Exchange | Error) => void,
+  ) {
+    this.#endpoint = endpoint;
+    this.#timeoutMs = timeoutMs;
+    this.#signal = signal;
+    this.#settle = settle;
+    this.#timer = setTimeout(
+      () => this.abort(new UpstreamTimeoutError(endpoint, `no answer within ${timeoutMs} ms`), false),
+      timeoutMs,
+    );
+    if (signal !== undefined) {
+      this.#onAbort = () => this.abort(toError(signal.reason), true);
+      signal.addEventListener('abort', this.#onAbort, { once: true });
     }
   }
 
-  close(): Promise<void> {
-    return this.#pool.close();
+  /** Ends the attempt: as an upstream timeout, or (`rejects`) as the caller's abort. */
+  abort(reason: Error, rejects: boolean): void {
+    if (this.#settled) return;
+    if (this.#controller === undefined) this.#abortedWith = reason;
+    else this.#controller.abort(reason);
+    this.#finish(rejects ? reason : { kind: 'failed', error: this.#failure(reason) });
   }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    if (this.#abortedWith !== undefined) controller.abort(this.#abortedWith);
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    this.#status = statusCode;
+    const retryAfter = headers['retry-after'];
+    this.#retryAfter = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
+    const via = headers.via;
+    this.#viaRelay = via !== undefined && [via].flat().join(', ').includes('market-relay');
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.#chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    // Always one copy: the chunks are views into the socket's read buffers.
+    const body = Buffer.concat(this.#chunks);
+    this.#chunks = [];
+    this.#finish({
+      kind: 'answered',
+      status: this.#status,
+      retryAfter: this.#retryAfter,
+      body,
+      viaRelay: this.#viaRelay,
+    });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.#finish({ kind: 'failed', error: this.#failure(error) });
+  }
+
+  #failure(cause: Error): UpstreamTimeoutError | UpstreamNetworkError {
+    if (cause instanceof UpstreamTimeoutError) return cause;
+    return isUndiciTimeout(cause)
+      ? new UpstreamTimeoutError(this.#endpoint, `no answer within ${this.#timeoutMs} ms`, { cause })
+      : new UpstreamNetworkError(this.#endpoint, describeNetworkError(cause), { cause });
+  }
+
+  #finish(outcome: Exchange | Error): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    clearTimeout(this.#timer);
+    if (this.#onAbort !== undefined) this.#signal?.removeEventListener('abort', this.#onAbort);
+    this.#settle(outcome);
+  }
+}
+
+function toError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(String(reason));
 }
 
 function queryString(query: Record<string, QueryValue> | undefined): string {
@@ -117,10 +224,6 @@ function queryString(query: Record<string, QueryValue> | undefined): string {
   }
   const text = params.toString();
   return text === '' ? '' : `?${text}`;
-}
-
-function firstHeader(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }
 
 const UNDICI_TIMEOUT_CODES = new Set([

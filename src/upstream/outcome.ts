@@ -1,10 +1,12 @@
 /**
  * @module upstream/outcome
  * What one attempt amounts to: a body validated against its zod schema, or a typed UpstreamError
- * with whether it is worth retrying. Pure: the transport does the sending, waiting and reporting.
+ * with whether it is worth retrying. The transport does the sending, waiting and reporting; the
+ * only state here is the caller's ResponseMemo, when it gives one.
  */
 import type { z } from 'zod';
 import type { ErrorCode } from '../protocol/messages.ts';
+import { compiledCheck } from './compiled-check.ts';
 import {
   type SchemaIssue,
   type UpstreamError,
@@ -36,20 +38,44 @@ export type Attempt<T> =
     };
 
 /**
+ * The last body one caller's requests were answered with, and the value it validated to. A poll
+ * target keeps one: when upstream answers with the same bytes again, the call resolves to the very
+ * same value without parsing or validating (it was validated when first seen), and the caller can
+ * tell "unchanged" by identity. A body that differs by one byte is parsed and validated as any
+ * other; one that breaks the schema is never remembered, so it fails every time it comes.
+ */
+export class ResponseMemo<T> {
+  #body: Buffer | undefined;
+  #value: T | undefined;
+
+  /** The value `body` validated to, when it is byte for byte the last body remembered. */
+  recall(body: Buffer): T | undefined {
+    return this.#body?.equals(body) ? this.#value : undefined;
+  }
+
+  remember(body: Buffer, value: T): void {
+    this.#body = body;
+    this.#value = value;
+  }
+}
+
+/**
  * Network errors, timeouts and 5xx are retryable, a 429 after its Retry-After (capped at
- * `maxRetryAfterMs`); other 4xx and bodies that break the schema are final.
+ * `maxRetryAfterMs`); other 4xx and bodies that break the schema are final. With a `memo`, a 2xx
+ * body identical to the last one remembered resolves to the value remembered.
  */
 export function judgeExchange<T>(
   request: UpstreamRequest<T>,
   exchange: Exchange,
   maxRetryAfterMs: number,
   nowMs: number,
+  memo?: ResponseMemo<T>,
 ): Attempt<T> {
   if (exchange.kind === 'failed') {
     const outcome = exchange.error instanceof UpstreamTimeoutError ? 'timeout' : 'network_error';
     return { ok: false, outcome, error: exchange.error, retryable: true };
   }
-  const { status, text } = exchange;
+  const { status, body } = exchange;
   if (exchange.viaRelay) {
     // Another relay is not upstream: its data must not pass for upstream's (nor its 404s for markets gone).
     const error = new UpstreamHttpError(request.endpoint, status, {
@@ -58,8 +84,14 @@ export function judgeExchange<T>(
     });
     return { ok: false, outcome: 'http_error', status, error, retryable: false };
   }
-  if (status >= 200 && status < 300) return validateBody(request, text, status);
-  const detail = upstreamErrorText(text);
+  if (status >= 200 && status < 300) {
+    const known = memo?.recall(body);
+    if (known !== undefined) return { ok: true, outcome: 'ok', status, value: known };
+    const result = validateBody(request, body.toString('utf8'), status);
+    if (result.ok) memo?.remember(body, result.value);
+    return result;
+  }
+  const detail = upstreamErrorText(body.toString('utf8'));
   const error = new UpstreamHttpError(request.endpoint, status, {
     detail: detail ?? 'not an upstream error body',
     code: status === 404 ? notFoundCode(request, detail) : undefined,
@@ -81,6 +113,8 @@ function validateBody<T>(request: UpstreamRequest<T>, text: string, status: numb
     });
     return { ok: false, outcome: 'schema_error', status, error, retryable: false };
   }
+  // The compiled check accepts only what the schema accepts; zod runs to say what is wrong.
+  if (compiledCheck(request.schema)?.(json)) return { ok: true, outcome: 'ok', status, value: json };
   const parsed = request.schema.safeParse(json);
   if (!parsed.success) {
     const issues: SchemaIssue[] = parsed.error.issues.map((issue) => ({

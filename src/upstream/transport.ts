@@ -13,7 +13,13 @@ import { linkSignals } from './abort.ts';
 import { Admission, type AdmissionLoad } from './admission.ts';
 import { UpstreamError, UpstreamTimeoutError } from './errors.ts';
 import { HttpExchange, type HttpRequest } from './exchange.ts';
-import { type Attempt, judgeExchange, type Outcome, type UpstreamRequest } from './outcome.ts';
+import {
+  type Attempt,
+  judgeExchange,
+  type Outcome,
+  type ResponseMemo,
+  type UpstreamRequest,
+} from './outcome.ts';
 import { LocalRateGate, type RateGate } from './rate-gate.ts';
 
 /**
@@ -53,8 +59,10 @@ export interface UpstreamTransportOptions {
   connections?: number;
 }
 
-export interface CallInit {
+export interface CallInit<T = unknown> {
   signal?: AbortSignal;
+  /** The caller's memo of its last body: an identical body resolves to the value remembered. */
+  memo?: ResponseMemo<T>;
 }
 
 const RETRY_CAP_MS = 2000;
@@ -96,8 +104,9 @@ export class UpstreamTransport {
   /** Aborts every waiting and running call (they reject with UpstreamError) and closes the pool. */
   close(): Promise<void> {
     this.#closed ??= (async () => {
-      this.#closing.abort(new UpstreamError('client', 'upstream client closed'));
-      await this.#exchange.close();
+      const reason = new UpstreamError('client', 'upstream client closed');
+      this.#closing.abort(reason);
+      await this.#exchange.close(reason);
     })();
     return this.#closed;
   }
@@ -107,18 +116,20 @@ export class UpstreamTransport {
    * nothing), so every call is idempotent and gets the same retry policy (see outcome.ts). A write
    * endpoint added later must not go through this loop unchanged.
    */
-  async call<T>(request: UpstreamRequest<T>, init: CallInit | undefined): Promise<T> {
-    const call = linkSignals([init?.signal, this.#closing.signal]);
+  async call<T>(request: UpstreamRequest<T>, init: CallInit<T> | undefined): Promise<T> {
+    // Without a caller's signal (every poll), the shutdown signal is the call's: nothing to link.
+    const caller = init?.signal === undefined ? undefined : linkSignals([init.signal, this.#closing.signal]);
+    const signal = caller?.signal ?? this.#closing.signal;
     try {
       for (let attempt = 1; ; attempt++) {
         const result = await this.#admission.run(
-          () => this.#attempt(request, attempt, call.signal),
-          call.signal,
+          () => this.#attempt(request, attempt, caller?.signal, init?.memo),
+          signal,
         );
         if (result.ok) return result.value;
         if (!result.retryable || attempt > this.#retries) throw result.error;
         const waitMs = result.retryAfterMs ?? fullJitterDelayMs(attempt - 1, this.#retryBaseMs, RETRY_CAP_MS);
-        await delay(waitMs, undefined, { signal: call.signal });
+        await delay(waitMs, undefined, { signal });
       }
     } catch (error) {
       // The caller's abort wins over whatever it interrupted; shutdown gives a typed error.
@@ -128,7 +139,7 @@ export class UpstreamTransport {
       }
       throw error;
     } finally {
-      call.dispose();
+      caller?.dispose();
     }
   }
 
@@ -138,12 +149,12 @@ export class UpstreamTransport {
    * timeout or network failure rejects. Not retried: the client that asked decides.
    */
   async forward(request: HttpRequest, init?: CallInit): Promise<{ status: number; text: string }> {
-    const call = linkSignals([init?.signal, this.#closing.signal]);
+    const caller = init?.signal === undefined ? undefined : linkSignals([init.signal, this.#closing.signal]);
     try {
       const startedAt = performance.now();
       const exchange = await this.#admission.run(
-        () => this.#exchange.send(request, call.signal),
-        call.signal,
+        () => this.#exchange.send(request, caller?.signal),
+        caller?.signal ?? this.#closing.signal,
       );
       const answered = exchange.kind === 'answered';
       this.events.emit('request', {
@@ -160,16 +171,22 @@ export class UpstreamTransport {
         attempt: 1,
       });
       if (!answered) throw exchange.error;
-      return { status: exchange.status, text: exchange.text };
+      return { status: exchange.status, text: exchange.body.toString('utf8') };
     } finally {
-      call.dispose();
+      caller?.dispose();
     }
   }
 
-  async #attempt<T>(request: UpstreamRequest<T>, attempt: number, signal: AbortSignal): Promise<Attempt<T>> {
+  /** One attempt; `signal` is the caller's (shutdown ends the exchange's attempts itself). */
+  async #attempt<T>(
+    request: UpstreamRequest<T>,
+    attempt: number,
+    signal: AbortSignal | undefined,
+    memo: ResponseMemo<T> | undefined,
+  ): Promise<Attempt<T>> {
     const startedAt = performance.now();
     const exchange = await this.#exchange.send(request, signal);
-    const result = judgeExchange(request, exchange, this.#maxRetryAfterMs, Date.now());
+    const result = judgeExchange(request, exchange, this.#maxRetryAfterMs, Date.now(), memo);
     this.events.emit('request', {
       endpoint: request.endpoint,
       outcome: result.outcome,

@@ -14,7 +14,12 @@ import {
   UpstreamSchemaError,
   UpstreamTimeoutError,
 } from '../../src/upstream/errors.ts';
-import type { HoldersResponse, OrderBook, UserProfileResponse } from '../../src/upstream/schemas.ts';
+import type {
+  HoldersResponse,
+  OrderBook,
+  UpstreamHealth,
+  UserProfileResponse,
+} from '../../src/upstream/schemas.ts';
 import { type Handler, json, type ScriptedServer, startScriptedServer, waitFor } from './scripted-server.ts';
 
 const MARKET = '3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b';
@@ -315,11 +320,11 @@ describe('UpstreamClient cancellation', () => {
 
 describe('methods derived from the endpoint table', () => {
   it('take the row’s arguments, then an optional CallInit, and resolve to the schema’s type', () => {
-    expectTypeOf<UpstreamClient['orderBook']>().parameters.toEqualTypeOf<[string, CallInit?]>();
+    expectTypeOf<UpstreamClient['orderBook']>().parameters.toEqualTypeOf<[string, CallInit<OrderBook>?]>();
     expectTypeOf<UpstreamClient['orderBook']>().returns.resolves.toEqualTypeOf<OrderBook>();
     expectTypeOf<UpstreamClient['marketHolders']>().returns.resolves.toEqualTypeOf<HoldersResponse>();
     expectTypeOf<UpstreamClient['userProfile']>().returns.resolves.toEqualTypeOf<UserProfileResponse>();
-    expectTypeOf<UpstreamClient['health']>().parameters.toEqualTypeOf<[CallInit?]>();
+    expectTypeOf<UpstreamClient['health']>().parameters.toEqualTypeOf<[CallInit<UpstreamHealth>?]>();
   });
 
   it('fill path parameters and send only the named query fields, in order', async () => {

@@ -6,7 +6,7 @@ import {
   UpstreamTimeoutError,
 } from '../../src/upstream/errors.ts';
 import type { Exchange } from '../../src/upstream/exchange.ts';
-import { judgeExchange, type UpstreamRequest } from '../../src/upstream/outcome.ts';
+import { judgeExchange, ResponseMemo, type UpstreamRequest } from '../../src/upstream/outcome.ts';
 import { upstreamHealth } from '../../src/upstream/schemas.ts';
 
 const request: UpstreamRequest<unknown> = {
@@ -28,7 +28,7 @@ function answered(status: number, body: unknown, retryAfter?: string, viaRelay?:
     kind: 'answered',
     status,
     retryAfter,
-    text: typeof body === 'string' ? body : JSON.stringify(body),
+    body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)),
     viaRelay,
   };
 }
@@ -105,5 +105,54 @@ describe('judgeExchange', () => {
     expect(judge(answered(429, '', '2'))).toMatchObject({ outcome: 'rate_limited', retryAfterMs: 2000 });
     expect(judge(answered(429, '', '3600'))).toMatchObject({ retryAfterMs: 30_000 });
     expect(judge(answered(429, ''))).toMatchObject({ retryable: true, retryAfterMs: undefined });
+  });
+});
+
+describe('judgeExchange with a ResponseMemo', () => {
+  const memo = () => new ResponseMemo<unknown>();
+
+  it('resolves a body identical to the last valid one to the very same value, unparsed', () => {
+    const remembered = memo();
+    const first = judgeExchange(request, answered(200, healthy), 30_000, now, remembered);
+    const again = judgeExchange(request, answered(200, healthy), 30_000, now, remembered);
+    expect(first.ok && again.ok).toBe(true);
+    expect(again.ok && first.ok && again.value === first.value).toBe(true);
+  });
+
+  it('validates a body that differs, and remembers it instead', () => {
+    const remembered = memo();
+    const first = judgeExchange(request, answered(200, healthy), 30_000, now, remembered);
+    const moved = { ...healthy, timestamp: '2025-01-01T00:00:01Z' };
+    const second = judgeExchange(request, answered(200, moved), 30_000, now, remembered);
+    expect(second).toMatchObject({ ok: true, value: moved });
+    expect(second.ok && first.ok && second.value !== first.value).toBe(true);
+    const third = judgeExchange(request, answered(200, moved), 30_000, now, remembered);
+    expect(third.ok && second.ok && third.value === second.value).toBe(true);
+  });
+
+  it('fails a broken body after a remembered one, every time it comes, and keeps the good one', () => {
+    const remembered = memo();
+    const good = judgeExchange(request, answered(200, healthy), 30_000, now, remembered);
+    const broken = { ...healthy, services: { database: 'yes' } };
+    for (let i = 0; i < 2; i++) {
+      const result = judgeExchange(request, answered(200, broken), 30_000, now, remembered);
+      expect(result).toMatchObject({
+        ok: false,
+        outcome: 'schema_error',
+        error: expect.any(UpstreamSchemaError),
+      });
+      expect(!result.ok && result.error.message).toContain('services.database');
+    }
+    const back = judgeExchange(request, answered(200, healthy), 30_000, now, remembered);
+    expect(back.ok && good.ok && back.value === good.value).toBe(true);
+  });
+
+  it('never answers an error status from the memo', () => {
+    const remembered = memo();
+    judgeExchange(request, answered(200, healthy), 30_000, now, remembered);
+    expect(judgeExchange(request, answered(503, healthy), 30_000, now, remembered)).toMatchObject({
+      ok: false,
+      outcome: 'http_error',
+    });
   });
 });
