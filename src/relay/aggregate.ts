@@ -4,10 +4,9 @@
  * channel carries (protocol.md "`book` data"), and cuts it to a stream's depth.
  */
 import { askOrder, type BookState, bidOrder, type LevelOrder } from '../protocol/book.ts';
-import { compareDecimals, isZeroDecimal, sumDecimals } from '../protocol/decimal.ts';
+import { isZeroDecimal, sumDecimals } from '../protocol/decimal.ts';
 import type { BookDepth, Level } from '../protocol/messages.ts';
 import type { OrderBook, OrderEntry } from '../upstream/schemas.ts';
-import { isSortedBy } from '../util/sorted.ts';
 
 /**
  * One level per price and side, sized with the exact sum of its orders' sizes; levels whose total
@@ -17,24 +16,43 @@ import { isSortedBy } from '../util/sorted.ts';
  */
 export function aggregateBook(book: OrderBook): BookState {
   return {
-    bids: aggregateSide(book.bids, bidOrder),
-    asks: aggregateSide(book.asks, askOrder),
+    bids: aggregateSide(book.bids, bidOrder, byBidPrice),
+    asks: aggregateSide(book.asks, askOrder, byAskPrice),
     last_price: book.last_price,
   };
 }
 
-function aggregateSide(orders: readonly OrderEntry[], order: LevelOrder): Level[] {
-  // Upstream usually lists orders best first already; a stable sort keeps first-seen text first.
-  const byPrice = (x: OrderEntry, y: OrderEntry): number => order(x.price, y.price);
-  const sorted = isSortedBy(orders, byPrice) ? orders : [...orders].sort(byPrice);
+// Module-level comparators: the side's order applied to orders, made once, not once per poll.
+const byBidPrice = (x: OrderEntry, y: OrderEntry): number => bidOrder(x.price, y.price);
+const byAskPrice = (x: OrderEntry, y: OrderEntry): number => askOrder(x.price, y.price);
+
+/**
+ * Upstream usually lists orders best first already: then one comparison per neighbouring pair both
+ * checks the order and finds the levels. Otherwise a stable sort (first-seen text stays first) and
+ * the same walk again.
+ */
+function aggregateSide(
+  orders: readonly OrderEntry[],
+  order: LevelOrder,
+  byPrice: (x: OrderEntry, y: OrderEntry) => number,
+): Level[] {
+  return levelsOfSorted(orders, order) ?? levelsOfSorted([...orders].sort(byPrice), order)!;
+}
+
+/** The levels of orders already best first; undefined as soon as two are out of order. */
+function levelsOfSorted(orders: readonly OrderEntry[], order: LevelOrder): Level[] | undefined {
   const levels: Level[] = [];
   let start = 0;
-  while (start < sorted.length) {
-    const first = sorted[start]!;
+  while (start < orders.length) {
+    const first = orders[start]!;
     let end = start + 1;
-    while (end < sorted.length && compareDecimals(sorted[end]!.price, first.price) === 0) end++;
+    for (; end < orders.length; end++) {
+      const c = order(first.price, orders[end]!.price);
+      if (c > 0) return undefined;
+      if (c < 0) break;
+    }
     // A single order's size is used as-is: no big.js on the common path.
-    const size = end - start === 1 ? first.size : sumDecimals(sizesOf(sorted, start, end));
+    const size = end - start === 1 ? first.size : sumDecimals(sizesOf(orders, start, end));
     if (!isZeroDecimal(size)) levels.push([first.price, size]);
     start = end;
   }

@@ -3,8 +3,14 @@
  * One market's order book as a poll target: one request serves every depth of the market, each
  * depth's stream gets the book limited to its depth. In cluster mode only the lease holder asks
  * upstream; the others apply what it shares through the same path.
+ *
+ * A book upstream answers with byte for byte as last time (most books, most polls) costs a
+ * comparison: the upstream client resolves it to the book already validated (its ResponseMemo),
+ * and the streams that hold that book are only confirmed, without aggregating or diffing again.
  */
 import type { SharedResult } from '../cluster/shared-result.ts';
+import type { BookState } from '../protocol/book.ts';
+import { ResponseMemo } from '../upstream/client.ts';
 import { isMarketNotFound } from '../upstream/errors.ts';
 import type { OrderBook } from '../upstream/schemas.ts';
 import { aggregateBook, limitDepth } from './aggregate.ts';
@@ -19,6 +25,9 @@ export function bookTargetKey(market: string): string {
 export class BookTarget extends PollTarget {
   readonly kind = 'book';
   readonly market: string;
+  readonly #memo = new ResponseMemo<OrderBook>();
+  /** The book last applied to the streams, and its aggregation. */
+  #applied: { book: OrderBook; full: BookState } | undefined;
 
   constructor(market: string, timing: TargetTiming, context: PollContext) {
     super(bookTargetKey(market), timing, context);
@@ -35,7 +44,7 @@ export class BookTarget extends PollTarget {
         this.meanAskGapMs ?? this.timing.minIntervalMs,
       );
       if (!(await cluster.claim(this.key, expectedIntervalMs)) || this.removed) return;
-      const book = await source.orderBook(this.market);
+      const book = await source.orderBook(this.market, { memo: this.#memo });
       if (this.removed) return;
       const receivedAt = now();
       this.#apply(book, askedAt, receivedAt);
@@ -59,12 +68,17 @@ export class BookTarget extends PollTarget {
     if (streams === undefined) return;
     const ts = withMilliseconds(book.timestamp);
     const rts = new Date(receivedAt).toISOString();
-    const full = aggregateBook(book);
+    // The same object as last applied: the same bytes from upstream, so the same state.
+    const same = this.#applied?.book === book;
+    const full = same && this.#applied !== undefined ? this.#applied.full : aggregateBook(book);
+    this.#applied = { book, full };
+    const { publisher } = this.context;
     let changed = false;
     let first = false;
     for (const stream of streams) {
       first ||= !stream.hasState;
-      if (this.context.publisher.publish(stream, limitDepth(full, stream.depth ?? null), ts, rts, receivedAt))
+      if (same && stream.hasState) publisher.confirm(stream, ts, rts, receivedAt);
+      else if (publisher.publish(stream, limitDepth(full, stream.depth ?? null), ts, rts, receivedAt))
         changed = true;
     }
     this.confirmed(askedAt, first ? undefined : changed);

@@ -72,7 +72,6 @@ const DEADLINE = 2;
 const FRESHNESS = 1;
 /** A subscriber without any snapshot is worse off than one with an old one. */
 const FIRST_ASK_FACTOR = 10;
-const NOT_ELIGIBLE = 0;
 
 export interface Ranked<K> {
   key: K;
@@ -82,12 +81,16 @@ export interface Ranked<K> {
   age: number;
 }
 
-/** The class and score of one target now; rank 0 means it must not be asked now. */
-export function rankOf<K>(target: TargetView<K>, now: number, mode: SchedulerMode): Ranked<K> {
+/**
+ * The class and score of one target now; undefined when it must not be asked now (most targets on
+ * most turns: nothing is allocated for them).
+ */
+export function rankOf<K>(target: TargetView<K>, now: number, mode: SchedulerMode): Ranked<K> | undefined {
+  if (target.inFlight) return undefined;
   const { key, timing } = target;
-  const age = now - (target.confirmedAt ?? target.addedAt);
-  if (target.inFlight) return { key, rank: NOT_ELIGIBLE, score: 0, age };
   const sinceAsked = target.lastAskedAt === undefined ? Number.POSITIVE_INFINITY : now - target.lastAskedAt;
+  if (!target.awaitingFirstAsk && sinceAsked < timing.minIntervalMs) return undefined;
+  const age = now - (target.confirmedAt ?? target.addedAt);
   if (target.awaitingFirstAsk)
     return {
       key,
@@ -95,7 +98,6 @@ export function rankOf<K>(target: TargetView<K>, now: number, mode: SchedulerMod
       score: target.weight * FIRST_ASK_FACTOR * (age + timing.minIntervalMs),
       age,
     };
-  if (sinceAsked < timing.minIntervalMs) return { key, rank: NOT_ELIGIBLE, score: 0, age };
   if (age + deadlineSlackMs(timing) >= timing.maxAgeMs)
     return { key, rank: DEADLINE, score: age / timing.maxAgeMs, age };
   if (mode === 'round-robin') return { key, rank: FRESHNESS, score: target.weight * sinceAsked, age };
@@ -127,7 +129,7 @@ export function pickTargets<K>(
   const eligible: Ranked<K>[] = [];
   for (const target of targets) {
     const ranked = rankOf(target, now, mode);
-    if (ranked.rank !== NOT_ELIGIBLE) eligible.push(ranked);
+    if (ranked !== undefined) eligible.push(ranked);
   }
   eligible.sort((a, b) => b.rank - a.rank || b.score - a.score || b.age - a.age);
   return eligible.slice(0, slots).map((ranked) => ranked.key);

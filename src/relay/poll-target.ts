@@ -6,6 +6,7 @@
  * upstream's clock: a response to an older request than the one last applied is dropped, so an
  * absurd upstream timestamp is only data (docs/operations.md "Freshness").
  */
+import type { CallInit } from '../upstream/client.ts';
 import { publicReason } from '../upstream/errors.ts';
 import type { ClobPriceBatchResponse, OrderBook, ProbabilitiesResponse } from '../upstream/schemas.ts';
 import type { ClusterShare } from './cluster-share.ts';
@@ -24,7 +25,8 @@ import type { StreamPublisher } from './stream-publisher.ts';
 
 /** The upstream calls polling needs (the typed client satisfies it; tests may fake it). */
 export interface PollSource {
-  orderBook(marketId: string): Promise<OrderBook>;
+  /** With a memo, a body identical to the last one resolves to the same object (upstream/outcome.ts). */
+  orderBook(marketId: string, init?: CallInit<OrderBook>): Promise<OrderBook>;
   clobPrices(marketIds: string[]): Promise<ClobPriceBatchResponse>;
   probabilities(): Promise<ProbabilitiesResponse>;
 }

@@ -34,6 +34,12 @@ export class StreamPublisher {
     return hadState && frame !== null;
   }
 
+  /** Upstream confirmed the stream's state unchanged (the same response as the one it holds). */
+  confirm(stream: AnyStream, ts: string, rts: string, receivedAt: number): void {
+    stream.confirm(ts, rts, receivedAt);
+    if (stream.freshness === 'stale' && stream.setFreshness('live')) this.emitState(stream, 'live');
+  }
+
   markStale(stream: AnyStream, reason: string): void {
     if (stream.setFreshness('stale', reason)) this.emitState(stream, 'stale', reason);
   }

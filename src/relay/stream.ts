@@ -133,6 +133,17 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     return { frame, seq: this.#seq };
   }
 
+  /**
+   * Upstream confirmed the current state (a response known to be the same as the one it came from):
+   * what `publish` of an unchanged state does, without comparing states.
+   */
+  confirm(ts: string, rts: string, now: number): void {
+    this.#ts = ts;
+    this.#rts = rts;
+    this.lastSuccessAt = now;
+    this.#snapshot = undefined;
+  }
+
   /** The current state as a `snapshot`, serialised once per state. Requires a state. */
   snapshotFrame(): Frame {
     if (this.#state === undefined) throw new Error(`stream ${this.key} has no state yet`);
