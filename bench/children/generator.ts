@@ -7,6 +7,7 @@
  */
 import { type Socket as IoSocket, io } from 'socket.io-client';
 import { WebSocket } from 'ws';
+import { MAX_MARKETS_PER_REQUEST } from '../../src/protocol/limits.ts';
 import { serveIpc } from '../lib/ipc.ts';
 import { LatencyRecorder } from '../lib/latency.ts';
 import { sampleUsage, type UsageSample, usageBetween } from '../lib/usage.ts';
@@ -150,14 +151,19 @@ function subscribeFrames(group: ClientGroup, index: number): string[] {
     group.assign === 'all'
       ? markets
       : windowOf(markets, index, group.assign === 'window' ? (group.perClient ?? 1) : 1);
-  const request: Record<string, unknown> = {
-    op: 'subscribe',
-    id: 1,
-    channel: group.channel ?? 'book',
-    markets: chosen,
-  };
-  if ((group.channel ?? 'book') === 'book') request.depth = group.depth ?? null;
-  return [JSON.stringify(request)];
+  const frames: string[] = [];
+  // One request carries at most MAX_MARKETS_PER_REQUEST markets.
+  for (let start = 0; start < chosen.length; start += MAX_MARKETS_PER_REQUEST) {
+    const request: Record<string, unknown> = {
+      op: 'subscribe',
+      id: frames.length + 1,
+      channel: group.channel ?? 'book',
+      markets: chosen.slice(start, start + MAX_MARKETS_PER_REQUEST),
+    };
+    if ((group.channel ?? 'book') === 'book') request.depth = group.depth ?? null;
+    frames.push(JSON.stringify(request));
+  }
+  return frames;
 }
 
 function openWs(

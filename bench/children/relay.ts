@@ -47,7 +47,7 @@ const relay = await startRelay(
         maxPendingConnections: 20_000,
         maxPendingPerAddress: 20_000,
       },
-      connection: { maxStreams: 100, requestsPerSecond: 100, requestBurst: 100 },
+      connection: { maxStreams: 1_000, requestsPerSecond: 100, requestBurst: 100 },
     },
   },
   pino({ level: 'silent' }),

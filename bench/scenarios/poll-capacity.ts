@@ -2,17 +2,19 @@
  * @module bench/scenarios/poll-capacity
  * Poll capacity (issue 10): what one book poll costs the relay in situ against the floor measured in
  * the same run, and how many book polls per second one relay core sustains.
- * - Cost: the relay child polls `markets` books at a steady rate, one WebSocket client per book
- *   (depth 10); its CPU time over the window / book polls in the window. The floor is a child doing
- *   only a keep-alive undici request and `JSON.parse` for the same simulator books at the rate the
- *   relay achieved (bench/children/poll-floor.ts). Twice: with books that change on every poll (the
- *   simulator ticks every 100 ms) and with frozen books (every body the same as the last).
+ * - Cost: the relay child polls `markets` books at a steady rate for one WebSocket client subscribed
+ *   to all of them (depth 10), so every changed book is also delivered once (the relay's write
+ *   coalescing applies as for any client watching many books); its CPU time over the window / book
+ *   polls in the window. The floor is a child doing only a keep-alive undici request and
+ *   `JSON.parse` for the same simulator books at the rate the relay achieved
+ *   (bench/children/poll-floor.ts), measured in the same window. Twice: with books that change on
+ *   every poll (the simulator ticks every 100 ms) and with frozen books (every body the same as the
+ *   last).
  * - Capacity: the relay asked for far more polls than one core can do (every simulator market,
  *   100 ms interval, a budget no poll waits for); polls per second achieved, the relay's CPU share,
  *   and polls per CPU-second. The simulator shares the machine, so its CPU share is shown too.
  */
-import type { Child } from '../lib/ipc.ts';
-import { forkChild } from '../lib/ipc.ts';
+import { type Child, forkChild } from '../lib/ipc.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { progress, sleep } from '../lib/progress.ts';
 import { fixed, markdownTable, type Target, target } from '../lib/report.ts';
@@ -29,6 +31,8 @@ const SIM_TICK_MS = 100;
 const COST_POLL_MS = 1_000;
 const CAPACITY_POLL_MS = 100;
 const CAPACITY_RPS = 100_000;
+/** The relay's rate is measured over this long before the floor starts at the same rate. */
+const RATE_SAMPLE_MS = 2_000;
 /** The relay's pool size (bench/children/relay.ts `upstreamConcurrency`), for the floor too. */
 const CONNECTIONS = 32;
 
@@ -41,7 +45,7 @@ export interface PollCostRun {
   pollsPerSec: number;
   relayCpuPerPollUs: number;
   relayCpuShare: number;
-  /** Updates its clients received per second (one client per book). */
+  /** Updates its client received per second. */
   deliveriesPerSec: number;
   floorRequestsPerSec: number;
   floorCpuPerPollUs: number;
@@ -95,7 +99,7 @@ function bookPolls(before: PollCounts, after: PollCounts, outcome: 'ok' | 'error
   return (after[name] ?? 0) - (before[name] ?? 0);
 }
 
-/** The relay polling `markets` books, one client each, measured over one window. */
+/** The relay polling `markets` books for one client subscribed to all of them, over one window. */
 async function withRelay<T>(
   sim: Simulator,
   markets: readonly string[],
@@ -115,9 +119,7 @@ async function withRelay<T>(
     await generator.request('connect', {
       kind: 'relay',
       url: relay.url,
-      groups: [
-        { label: 'books', count: markets.length, channel: 'book', depth: 10, assign: 'one-each', markets },
-      ],
+      groups: [{ label: 'books', count: 1, channel: 'book', depth: 10, assign: 'all', markets }],
     });
     await generator.request('awaitFirst', { timeoutMs: 60_000 }, 90_000);
     await sleep(options.warmupMs);
@@ -134,91 +136,72 @@ async function measureCost(
   books: BookActivity,
   options: BenchOptions,
 ): Promise<PollCostRun> {
-  progress(`poll-capacity: relay, ${markets.length} ${books} books every ${COST_POLL_MS} ms`);
-  const relay = await withRelay(
+  progress(`poll-capacity: ${markets.length} ${books} books every ${COST_POLL_MS} ms, relay and floor`);
+  return withRelay(
     sim,
     markets,
     { pollMs: COST_POLL_MS, profileName: `relay-poll-cost-${books}` },
     options,
     async (server, generator) => {
-      const [start, pollsBefore] = await Promise.all([
-        server.child.request<UsageSample>('usage'),
-        server.child.request<PollCounts>('polls'),
-        generator.request('reset'),
-      ]);
-      await sleep(options.windowMs);
-      const [end, pollsAfter, stats] = await Promise.all([
-        server.child.request<UsageSample>('usage'),
-        server.child.request<PollCounts>('polls'),
-        generator.request<{ groups: Record<string, { updates: number }> }>('stats'),
-      ]);
-      const usage = usageBetween(start, end);
-      const polls = bookPolls(pollsBefore, pollsAfter, 'ok');
-      if (bookPolls(pollsBefore, pollsAfter, 'error') > 0) progress('  relay: some book polls failed');
-      const deliveries = Object.values(stats.groups).reduce((sum, group) => sum + group.updates, 0);
-      return {
-        pollsPerSec: (polls * 1000) / usage.wallMs,
-        cpuPerPollUs: usage.cpuUs / Math.max(1, polls),
-        cpuShare: usage.cpuShare,
-        deliveriesPerSec: (deliveries * 1000) / usage.wallMs,
-      };
+      const rateFrom = await server.child.request<PollCounts>('polls');
+      await sleep(RATE_SAMPLE_MS);
+      const rateTo = await server.child.request<PollCounts>('polls');
+      const ratePerSecond = (bookPolls(rateFrom, rateTo, 'ok') * 1000) / RATE_SAMPLE_MS;
+      const floor = await forkChild('poll-floor');
+      try {
+        await floor.request('start', { url: sim.url, markets, ratePerSecond, connections: CONNECTIONS });
+        await sleep(options.warmupMs);
+        // One window for both: a shared machine's load then weighs on the relay and the floor alike.
+        const sample = () =>
+          Promise.all([
+            server.child.request<UsageSample>('usage'),
+            server.child.request<PollCounts>('polls'),
+            floor.request<UsageSample>('usage'),
+            floor.request<FloorCounts>('counts'),
+          ]);
+        const [[relayStart, pollsBefore, floorStart, floorBefore]] = await Promise.all([
+          sample(),
+          generator.request('reset'),
+        ]);
+        await sleep(options.windowMs);
+        const [[relayEnd, pollsAfter, floorEnd, floorAfter], stats] = await Promise.all([
+          sample(),
+          generator.request<{ groups: Record<string, { updates: number }> }>('stats'),
+        ]);
+        if (bookPolls(pollsBefore, pollsAfter, 'error') > 0) progress('  relay: some book polls failed');
+        if (floorAfter.failures > floorBefore.failures) progress('  floor: some requests failed');
+        const relay = usageBetween(relayStart, relayEnd);
+        const floorUsage = usageBetween(floorStart, floorEnd);
+        const polls = bookPolls(pollsBefore, pollsAfter, 'ok');
+        const completed = floorAfter.completed - floorBefore.completed;
+        const deliveries = Object.values(stats.groups).reduce((sum, group) => sum + group.updates, 0);
+        const relayCpuPerPollUs = relay.cpuUs / Math.max(1, polls);
+        const floorCpuPerPollUs = floorUsage.cpuUs / Math.max(1, completed);
+        return {
+          books,
+          markets: markets.length,
+          pollsPerSec: (polls * 1000) / relay.wallMs,
+          relayCpuPerPollUs,
+          relayCpuShare: relay.cpuShare,
+          deliveriesPerSec: (deliveries * 1000) / relay.wallMs,
+          floorRequestsPerSec: (completed * 1000) / floorUsage.wallMs,
+          floorCpuPerPollUs,
+          floorCpuShare: floorUsage.cpuShare,
+          meanBodyBytes: (floorAfter.bodyBytes - floorBefore.bodyBytes) / Math.max(1, completed),
+          ratio: relayCpuPerPollUs / floorCpuPerPollUs,
+        };
+      } finally {
+        await floor.request('stop');
+        await floor.stop();
+      }
     },
   );
-  progress(`poll-capacity: floor, undici request + JSON.parse at ${relay.pollsPerSec.toFixed(0)}/s`);
-  const floor = await measureFloor(sim, markets, relay.pollsPerSec, options);
-  return {
-    books,
-    markets: markets.length,
-    pollsPerSec: relay.pollsPerSec,
-    relayCpuPerPollUs: relay.cpuPerPollUs,
-    relayCpuShare: relay.cpuShare,
-    deliveriesPerSec: relay.deliveriesPerSec,
-    floorRequestsPerSec: floor.requestsPerSec,
-    floorCpuPerPollUs: floor.cpuPerPollUs,
-    floorCpuShare: floor.cpuShare,
-    meanBodyBytes: floor.meanBodyBytes,
-    ratio: relay.cpuPerPollUs / floor.cpuPerPollUs,
-  };
 }
 
 interface FloorCounts {
   completed: number;
   failures: number;
   bodyBytes: number;
-}
-
-async function measureFloor(
-  sim: Simulator,
-  markets: readonly string[],
-  ratePerSecond: number,
-  options: BenchOptions,
-): Promise<{ requestsPerSec: number; cpuPerPollUs: number; cpuShare: number; meanBodyBytes: number }> {
-  const floor = await forkChild('poll-floor');
-  try {
-    await floor.request('start', { url: sim.url, markets, ratePerSecond, connections: CONNECTIONS });
-    await sleep(options.warmupMs);
-    const [start, before] = await Promise.all([
-      floor.request<UsageSample>('usage'),
-      floor.request<FloorCounts>('counts'),
-    ]);
-    await sleep(options.windowMs);
-    const [end, after] = await Promise.all([
-      floor.request<UsageSample>('usage'),
-      floor.request<FloorCounts>('counts'),
-    ]);
-    await floor.request('stop');
-    if (after.failures > before.failures) progress('  floor: some requests failed');
-    const usage = usageBetween(start, end);
-    const completed = after.completed - before.completed;
-    return {
-      requestsPerSec: (completed * 1000) / usage.wallMs,
-      cpuPerPollUs: usage.cpuUs / Math.max(1, completed),
-      cpuShare: usage.cpuShare,
-      meanBodyBytes: (after.bodyBytes - before.bodyBytes) / Math.max(1, completed),
-    };
-  } finally {
-    await floor.stop();
-  }
 }
 
 async function measureCapacity(sim: Simulator, options: BenchOptions): Promise<CapacityRun> {
