@@ -123,6 +123,8 @@ export async function startRelay(
     maxAgeMs: config.maxAgeMs ?? Math.max(DEFAULT_MAX_AGE_MS, config.bookPollMs),
     staleAfterFactor: tuning.staleAfterFactor,
     upstreamVerified: () => upstreamHealth.verified,
+    // Called only once subscriptions exist, after the admission below is made.
+    shareOwner: (subscriber) => marketAdmission.shareOwner(subscriber),
   });
 
   const httpLogger: FastifyBaseLogger = logger.child({ component: 'http' });

@@ -4,7 +4,9 @@
  * connections want weighs as many connections; the targets that one connection alone wants share
  * one connection's weight between them. So a connection with a thousand private targets gets the
  * budget of one connection, not of a thousand, and can never starve the targets others share
- * (docs/scheduler.md "Fair share"). Pure: owners are any values compared by identity.
+ * (docs/scheduler.md "Fair share"). The owner of a connection with an API key is its key, so the
+ * targets only one key's connections want share one weight too, however many connections the key
+ * opens. Pure: owners are any values compared by identity.
  */
 
 /** Who wants a target: how many subscriptions, and the one owner when all are the same. */

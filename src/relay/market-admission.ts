@@ -97,6 +97,14 @@ export class MarketAdmission {
       });
   }
 
+  /**
+   * Who the subscriber counts as in the fair share of the budget: its API key, so that a key's
+   * connections together weigh as one (relay/fair-share.ts), or the connection itself without one.
+   */
+  shareOwner(subscriber: StreamSubscriber): unknown {
+    return this.#owners.get(subscriber)?.key ?? subscriber;
+  }
+
   close(subscriber: StreamSubscriber): void {
     const owner = this.#owners.get(subscriber);
     this.#owners.delete(subscriber);

@@ -68,6 +68,11 @@ export interface PollerOptions {
    * then means a misconfigured upstream, never `unknown_market`.
    */
   upstreamVerified?: () => boolean;
+  /**
+   * Who a subscriber counts as for the fair share: its API key when it has one (every connection
+   * of a key shares one weight), else itself. Default: itself.
+   */
+  shareOwner?: (subscriber: StreamSubscriber) => unknown;
   now?: () => number;
 }
 
@@ -296,16 +301,17 @@ export class PollerPool {
     book.hintedAt ??= Math.max(movedAt, book.lastAskedAt ?? movedAt);
   }
 
-  /** Fair share of the budget between connections (relay/fair-share.ts), for the book targets. */
+  /** Fair share of the budget between connections and API keys (relay/fair-share.ts), for the books. */
   #refreshWeights(): void {
     const now = this.#now();
     // While the budget covers every target at its minimum interval, every due target is asked and
     // weights change nothing: skip the walk over every subscription.
     if (this.#intervals.stretch <= 1 || now - this.#weightsAt < WEIGHTS_EVERY_MS) return;
     this.#weightsAt = now;
-    const interest = new Map<string, Interest<StreamSubscriber>>();
+    const interest = new Map<string, Interest<unknown>>();
+    const ownerOf = this.#options.shareOwner ?? ((subscriber: StreamSubscriber) => subscriber);
     for (const [market, streams] of this.#options.registry.bookMarkets()) {
-      interest.set(bookTargetKey(market), interestOf(subscribersOf(streams)));
+      interest.set(bookTargetKey(market), interestOf(ownersOf(streams, ownerOf)));
     }
     const { weights } = fairShare(interest);
     for (const book of this.#books.values()) book.weight = weights.get(book.key) ?? 1;
@@ -351,6 +357,9 @@ function meanOf(values: (number | undefined)[]): number | null {
   return known.length === 0 ? null : known.reduce((sum, value) => sum + value, 0) / known.length;
 }
 
-function* subscribersOf(streams: Iterable<AnyStream>): Iterable<StreamSubscriber> {
-  for (const stream of streams) yield* stream.subscribers;
+function* ownersOf(
+  streams: Iterable<AnyStream>,
+  ownerOf: (subscriber: StreamSubscriber) => unknown,
+): Iterable<unknown> {
+  for (const stream of streams) for (const subscriber of stream.subscribers) yield ownerOf(subscriber);
 }

@@ -130,4 +130,17 @@ describe('MarketAdmission', () => {
     // Unknown connections (never opened) are not limited per key or by rate.
     expect(subscribe(a, [1, 2].map(marketId)).size).toBe(0);
   });
+
+  it('counts the connections of one API key as one owner in the fair share, others as themselves', () => {
+    const { marketAdmission } = setup();
+    const [a, b, c] = [subscriber(), subscriber(), subscriber()];
+    marketAdmission.open(a, 'key-1');
+    marketAdmission.open(b, 'key-1');
+    marketAdmission.open(c, undefined);
+    expect(marketAdmission.shareOwner(a)).toBe('key-1');
+    expect(marketAdmission.shareOwner(b)).toBe(marketAdmission.shareOwner(a));
+    expect(marketAdmission.shareOwner(c)).toBe(c);
+    marketAdmission.close(a);
+    expect(marketAdmission.shareOwner(a)).toBe(a);
+  });
 });

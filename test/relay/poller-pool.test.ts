@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LocalCoordinator } from '../../src/cluster/coordinator.ts';
 import { RelayEvents } from '../../src/relay/events.ts';
 import type { Frame } from '../../src/relay/frame.ts';
+import type { SchedulerMode } from '../../src/relay/poll-scheduler.ts';
 import { PollerPool, type PollSource } from '../../src/relay/poller-pool.ts';
 import { StreamRegistry } from '../../src/relay/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../../src/relay/stream.ts';
@@ -71,7 +72,17 @@ describe('PollerPool', () => {
     vi.useRealTimers();
   });
 
-  function setup(source: PollSource, { rps = 1000, bookPollMs = 10, pricePollMs = 10, lingerMs = 10 } = {}) {
+  function setup(
+    source: PollSource,
+    {
+      rps = 1000,
+      bookPollMs = 10,
+      pricePollMs = 10,
+      lingerMs = 10,
+      scheduler = 'freshness' as SchedulerMode,
+      shareOwner = undefined as ((subscriber: StreamSubscriber) => unknown) | undefined,
+    } = {},
+  ) {
     const registry: StreamRegistry = new StreamRegistry({
       lingerMs,
       resumeBufferSize: 10,
@@ -86,9 +97,10 @@ describe('PollerPool', () => {
       pricePollMs,
       upstreamRps: rps,
       concurrency: 16,
-      scheduler: 'freshness',
+      scheduler,
       maxAgeMs: 30_000,
       staleAfterFactor: 3,
+      ...(shareOwner === undefined ? {} : { shareOwner }),
     });
     return { registry, poller };
   }
@@ -152,5 +164,57 @@ describe('PollerPool', () => {
     source.releaseAll();
     await vi.advanceTimersByTimeAsync(1_000);
     expect(source.bookCalls).toHaveLength(calls);
+  });
+
+  it('gives the connections of one API key one share of a short budget, not one each', async () => {
+    /** Polls per market, answered at once with the same book. */
+    const polls = new Map<string, number>();
+    const instant: PollSource = {
+      orderBook: (market) => {
+        polls.set(market, (polls.get(market) ?? 0) + 1);
+        return Promise.resolve({
+          market_id: market,
+          bids: [],
+          asks: [],
+          last_price: '0.50000000',
+          timestamp: '2025-01-01T00:00:00.000Z',
+        });
+      },
+      clobPrices: () => Promise.resolve({ data: [] }),
+      probabilities: () => Promise.resolve({ success: true, probabilities: {} }),
+    };
+    const subscriber = (): StreamSubscriber => ({ deliver() {}, notify() {}, ended() {} });
+    // Two connections of key K with five markets each that nobody else wants; one connection
+    // without a key with one market. Per connection, K would weigh 2 against 1; per key, 1 against 1.
+    const run = async (byKey: boolean): Promise<number> => {
+      polls.clear();
+      vi.useFakeTimers();
+      const [a, b, c] = [subscriber(), subscriber(), subscriber()];
+      const keys = new Map<StreamSubscriber, string>([
+        [a, 'K'],
+        [b, 'K'],
+      ]);
+      const { registry } = setup(instant, {
+        rps: 10,
+        scheduler: 'round-robin',
+        shareOwner: byKey ? (s) => keys.get(s) ?? s : undefined,
+      });
+      for (let i = 0; i < 10; i++)
+        registry.subscribe(i < 5 ? a : b, { channel: 'book', market: marketId(i), depth: null });
+      registry.subscribe(c, { channel: 'book', market: marketId(99), depth: null });
+      await vi.advanceTimersByTimeAsync(60_000);
+      poller?.stop();
+      vi.useRealTimers();
+      const keyPolls = Array.from({ length: 10 }, (_, i) => polls.get(marketId(i)) ?? 0);
+      expect(Math.min(...keyPolls)).toBeGreaterThan(0);
+      return (polls.get(marketId(99)) ?? 0) / (keyPolls.reduce((sum, n) => sum + n, 0) / keyPolls.length);
+    };
+    // Round-robin asks each book about in proportion to its weight: the lone connection's market
+    // weighs 1; each of K's weighs 1/10 per key (1/5 per connection).
+    const perKey = await run(true);
+    const perConnection = await run(false);
+    expect(perKey).toBeGreaterThan(8);
+    expect(perConnection).toBeGreaterThan(4);
+    expect(perConnection).toBeLessThan(6.5);
   });
 });
