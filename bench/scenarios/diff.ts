@@ -108,7 +108,7 @@ function measure(levels: number): DiffRun {
     book = evolve(book, random, ids);
     books.push(book);
   }
-  const states = books.map(aggregateBook);
+  const states = books.map((version) => aggregateBook(version));
   const iterations = Math.max(30, Math.min(5_000, Math.round(3_000_000 / levels)));
   const aggregate: number[] = [];
   const diff: number[] = [];

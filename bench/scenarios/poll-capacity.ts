@@ -7,9 +7,10 @@
  *   coalescing applies as for any client watching many books); its CPU time over the window / book
  *   polls in the window. The floor is a child doing only a keep-alive undici request and
  *   `JSON.parse` for the same simulator books at the rate the relay achieved
- *   (bench/children/poll-floor.ts), measured in the same window. Twice: with books that change on
- *   every poll (the simulator ticks every 100 ms) and with frozen books (every body the same as the
- *   last).
+ *   (bench/children/poll-floor.ts), measured in the same windows (5, or 3 with --quick, each half
+ *   the bench window; the figure is the median of their paired ratios). Twice: with books that
+ *   change on every poll (the simulator ticks every 100 ms) and with frozen books (every body the
+ *   same as the last).
  * - Capacity: the relay asked for far more polls than one core can do (every simulator market,
  *   100 ms interval, a budget no poll waits for); polls per second achieved, the relay's CPU share,
  *   and polls per CPU-second. The simulator shares the machine, so its CPU share is shown too.
@@ -25,7 +26,7 @@ import {
   startServer,
   startSim,
 } from '../lib/servers.ts';
-import { type UsageSample, usageBetween } from '../lib/usage.ts';
+import { type UsageDelta, type UsageSample, usageBetween } from '../lib/usage.ts';
 
 const SIM_TICK_MS = 100;
 const COST_POLL_MS = 1_000;
@@ -51,8 +52,9 @@ export interface PollCostRun {
   floorCpuPerPollUs: number;
   floorCpuShare: number;
   meanBodyBytes: number;
-  /** Relay CPU per poll over the floor's. */
+  /** Relay CPU per poll over the floor's: the median of the windows' ratios, and their range. */
   ratio: number;
+  ratioRange: [number, number];
 }
 
 export interface CapacityRun {
@@ -151,7 +153,8 @@ async function measureCost(
       try {
         await floor.request('start', { url: sim.url, markets, ratePerSecond, connections: CONNECTIONS });
         await sleep(options.warmupMs);
-        // One window for both: a shared machine's load then weighs on the relay and the floor alike.
+        // Relay and floor in the same windows: a shared machine's load then weighs on both alike.
+        // Several windows, each a paired ratio; the median of them is the figure (the load moves).
         const sample = () =>
           Promise.all([
             server.child.request<UsageSample>('usage'),
@@ -159,36 +162,38 @@ async function measureCost(
             floor.request<UsageSample>('usage'),
             floor.request<FloorCounts>('counts'),
           ]);
-        const [[relayStart, pollsBefore, floorStart, floorBefore]] = await Promise.all([
-          sample(),
-          generator.request('reset'),
-        ]);
-        await sleep(options.windowMs);
-        const [[relayEnd, pollsAfter, floorEnd, floorAfter], stats] = await Promise.all([
-          sample(),
-          generator.request<{ groups: Record<string, { updates: number }> }>('stats'),
-        ]);
-        if (bookPolls(pollsBefore, pollsAfter, 'error') > 0) progress('  relay: some book polls failed');
-        if (floorAfter.failures > floorBefore.failures) progress('  floor: some requests failed');
-        const relay = usageBetween(relayStart, relayEnd);
-        const floorUsage = usageBetween(floorStart, floorEnd);
-        const polls = bookPolls(pollsBefore, pollsAfter, 'ok');
-        const completed = floorAfter.completed - floorBefore.completed;
+        const rounds: Round[] = [];
+        await generator.request('reset');
+        let before = await sample();
+        for (let round = 0; round < roundsOf(options); round++) {
+          await sleep(options.windowMs / 2);
+          const after = await sample();
+          rounds.push(roundBetween(before, after));
+          before = after;
+        }
+        const stats = await generator.request<{ groups: Record<string, { updates: number }> }>('stats');
+        if (rounds.some((round) => round.relayFailures > 0)) progress('  relay: some book polls failed');
+        if (rounds.some((round) => round.floorFailures > 0)) progress('  floor: some requests failed');
+        const total = (pick: (round: Round) => number) => rounds.reduce((sum, round) => sum + pick(round), 0);
+        const relayWallMs = total((round) => round.relay.wallMs);
+        const floorWallMs = total((round) => round.floor.wallMs);
+        const polls = total((round) => round.polls);
+        const completed = total((round) => round.completed);
         const deliveries = Object.values(stats.groups).reduce((sum, group) => sum + group.updates, 0);
-        const relayCpuPerPollUs = relay.cpuUs / Math.max(1, polls);
-        const floorCpuPerPollUs = floorUsage.cpuUs / Math.max(1, completed);
+        const ratios = rounds.map((round) => round.ratio).sort((a, b) => a - b);
         return {
           books,
           markets: markets.length,
-          pollsPerSec: (polls * 1000) / relay.wallMs,
-          relayCpuPerPollUs,
-          relayCpuShare: relay.cpuShare,
-          deliveriesPerSec: (deliveries * 1000) / relay.wallMs,
-          floorRequestsPerSec: (completed * 1000) / floorUsage.wallMs,
-          floorCpuPerPollUs,
-          floorCpuShare: floorUsage.cpuShare,
-          meanBodyBytes: (floorAfter.bodyBytes - floorBefore.bodyBytes) / Math.max(1, completed),
-          ratio: relayCpuPerPollUs / floorCpuPerPollUs,
+          pollsPerSec: (polls * 1000) / relayWallMs,
+          relayCpuPerPollUs: total((round) => round.relay.cpuUs) / Math.max(1, polls),
+          relayCpuShare: total((round) => round.relay.cpuUs) / 1000 / relayWallMs,
+          deliveriesPerSec: (deliveries * 1000) / relayWallMs,
+          floorRequestsPerSec: (completed * 1000) / floorWallMs,
+          floorCpuPerPollUs: total((round) => round.floor.cpuUs) / Math.max(1, completed),
+          floorCpuShare: total((round) => round.floor.cpuUs) / 1000 / floorWallMs,
+          meanBodyBytes: total((round) => round.bodyBytes) / Math.max(1, completed),
+          ratio: ratios[Math.floor(ratios.length / 2)]!,
+          ratioRange: [ratios[0]!, ratios[ratios.length - 1]!],
         };
       } finally {
         await floor.request('stop');
@@ -202,6 +207,44 @@ interface FloorCounts {
   completed: number;
   failures: number;
   bodyBytes: number;
+}
+
+type Sample = [UsageSample, PollCounts, UsageSample, FloorCounts];
+
+/** One window of the relay and the floor side by side. */
+interface Round {
+  relay: UsageDelta;
+  floor: UsageDelta;
+  polls: number;
+  completed: number;
+  bodyBytes: number;
+  relayFailures: number;
+  floorFailures: number;
+  ratio: number;
+}
+
+function roundsOf(options: BenchOptions): number {
+  return options.quick ? 3 : 5;
+}
+
+function roundBetween(
+  [relayStart, pollsBefore, floorStart, floorBefore]: Sample,
+  [relayEnd, pollsAfter, floorEnd, floorAfter]: Sample,
+): Round {
+  const relay = usageBetween(relayStart, relayEnd);
+  const floor = usageBetween(floorStart, floorEnd);
+  const polls = bookPolls(pollsBefore, pollsAfter, 'ok');
+  const completed = floorAfter.completed - floorBefore.completed;
+  return {
+    relay,
+    floor,
+    polls,
+    completed,
+    bodyBytes: floorAfter.bodyBytes - floorBefore.bodyBytes,
+    relayFailures: bookPolls(pollsBefore, pollsAfter, 'error'),
+    floorFailures: floorAfter.failures - floorBefore.failures,
+    ratio: relay.cpuUs / Math.max(1, polls) / (floor.cpuUs / Math.max(1, completed)),
+  };
 }
 
 async function measureCapacity(sim: Simulator, options: BenchOptions): Promise<CapacityRun> {
@@ -260,7 +303,7 @@ export function pollCapacityReport(result: PollCapacityResult): { section: strin
         'floor µs/poll',
         'floor CPU %',
         'body B',
-        'relay / floor',
+        'relay / floor (windows)',
       ],
       cost.map((run) => [
         run.books,
@@ -273,7 +316,7 @@ export function pollCapacityReport(result: PollCapacityResult): { section: strin
         fixed(run.floorCpuPerPollUs, 0),
         fixed(run.floorCpuShare * 100, 1),
         fixed(run.meanBodyBytes, 0),
-        `${fixed(run.ratio, 2)}x`,
+        `${fixed(run.ratio, 2)}x (${fixed(run.ratioRange[0], 2)}-${fixed(run.ratioRange[1], 2)})`,
       ]),
     ) +
     '\n\n' +

@@ -12,12 +12,14 @@ import type { OrderBook, OrderEntry } from '../upstream/schemas.ts';
  * One level per price and side, sized with the exact sum of its orders' sizes; levels whose total
  * is zero are dropped; bids best (highest) first, asks best (lowest) first; `last_price` from upstream.
  * Prices compare numerically but keep upstream's text: of several spellings of one price, the
- * first order's wins.
+ * first order's wins. With a `depth`, only the best `depth` levels per side are built (what
+ * `limitDepth` of the whole would give): the orders beyond are only checked for their order.
  */
-export function aggregateBook(book: OrderBook): BookState {
+export function aggregateBook(book: OrderBook, depth: BookDepth = null): BookState {
+  const levels = depth ?? Number.POSITIVE_INFINITY;
   return {
-    bids: aggregateSide(book.bids, bidOrder, byBidPrice),
-    asks: aggregateSide(book.asks, askOrder, byAskPrice),
+    bids: aggregateSide(book.bids, bidOrder, byBidPrice, levels),
+    asks: aggregateSide(book.asks, askOrder, byAskPrice, levels),
     last_price: book.last_price,
   };
 }
@@ -35,12 +37,20 @@ function aggregateSide(
   orders: readonly OrderEntry[],
   order: LevelOrder,
   byPrice: (x: OrderEntry, y: OrderEntry) => number,
+  depth: number,
 ): Level[] {
-  return levelsOfSorted(orders, order) ?? levelsOfSorted([...orders].sort(byPrice), order)!;
+  return levelsOfSorted(orders, order, depth) ?? levelsOfSorted([...orders].sort(byPrice), order, depth)!;
 }
 
-/** The levels of orders already best first; undefined as soon as two are out of order. */
-function levelsOfSorted(orders: readonly OrderEntry[], order: LevelOrder): Level[] | undefined {
+/**
+ * The best `depth` levels of orders already best first; undefined as soon as two are out of order
+ * (checked to the last order, so a better price further down is never missed).
+ */
+function levelsOfSorted(
+  orders: readonly OrderEntry[],
+  order: LevelOrder,
+  depth: number,
+): Level[] | undefined {
   const levels: Level[] = [];
   let start = 0;
   while (start < orders.length) {
@@ -51,9 +61,11 @@ function levelsOfSorted(orders: readonly OrderEntry[], order: LevelOrder): Level
       if (c > 0) return undefined;
       if (c < 0) break;
     }
-    // A single order's size is used as-is: no big.js on the common path.
-    const size = end - start === 1 ? first.size : sumDecimals(sizesOf(orders, start, end));
-    if (!isZeroDecimal(size)) levels.push([first.price, size]);
+    if (levels.length < depth) {
+      // A single order's size is used as-is: no big.js on the common path.
+      const size = end - start === 1 ? first.size : sumDecimals(sizesOf(orders, start, end));
+      if (!isZeroDecimal(size)) levels.push([first.price, size]);
+    }
     start = end;
   }
   return levels;

@@ -10,6 +10,7 @@
  */
 import type { SharedResult } from '../cluster/shared-result.ts';
 import type { BookState } from '../protocol/book.ts';
+import type { BookDepth } from '../protocol/messages.ts';
 import { ResponseMemo } from '../upstream/client.ts';
 import { isMarketNotFound } from '../upstream/errors.ts';
 import type { OrderBook } from '../upstream/schemas.ts';
@@ -17,6 +18,7 @@ import { aggregateBook, limitDepth } from './aggregate.ts';
 import { withMilliseconds } from './channels.ts';
 import type { TargetTiming } from './poll-scheduler.ts';
 import { type PollContext, PollTarget } from './poll-target.ts';
+import type { BookStream } from './stream.ts';
 
 export function bookTargetKey(market: string): string {
   return `book:${market}`;
@@ -26,8 +28,8 @@ export class BookTarget extends PollTarget {
   readonly kind = 'book';
   readonly market: string;
   readonly #memo = new ResponseMemo<OrderBook>();
-  /** The book last applied to the streams, and its aggregation. */
-  #applied: { book: OrderBook; full: BookState } | undefined;
+  /** The book last applied to the streams, and its aggregation to the depth it was needed. */
+  #applied: { book: OrderBook; full: BookState; depth: BookDepth } | undefined;
 
   constructor(market: string, timing: TargetTiming, context: PollContext) {
     super(bookTargetKey(market), timing, context);
@@ -68,10 +70,14 @@ export class BookTarget extends PollTarget {
     if (streams === undefined) return;
     const ts = withMilliseconds(book.timestamp);
     const rts = new Date(receivedAt).toISOString();
-    // The same object as last applied: the same bytes from upstream, so the same state.
-    const same = this.#applied?.book === book;
-    const full = same && this.#applied !== undefined ? this.#applied.full : aggregateBook(book);
-    this.#applied = { book, full };
+    const depth = deepestOf(streams);
+    // The same object as last applied is the same bytes from upstream, so the same state; its
+    // aggregation is reused when it went as deep as the streams now ask.
+    const applied = this.#applied;
+    const same = applied?.book === book;
+    const reuse = applied !== undefined && same && covers(applied.depth, depth) ? applied : undefined;
+    const full = reuse?.full ?? aggregateBook(book, depth);
+    this.#applied = { book, full, depth: reuse?.depth ?? depth };
     const { publisher } = this.context;
     let changed = false;
     let first = false;
@@ -90,4 +96,19 @@ export class BookTarget extends PollTarget {
     else if (result.kind === 'book' && result.book.market_id.toLowerCase() === this.market)
       this.#apply(result.book, result.receivedAt, result.receivedAt);
   }
+}
+
+/** The deepest of the streams' depths (null: the full book). */
+function deepestOf(streams: Iterable<BookStream>): BookDepth {
+  let deepest = 0;
+  for (const stream of streams) {
+    if (stream.depth === null || stream.depth === undefined) return null;
+    deepest = Math.max(deepest, stream.depth);
+  }
+  return deepest as BookDepth;
+}
+
+/** Whether an aggregation to `built` levels holds the `needed` ones. */
+function covers(built: BookDepth, needed: BookDepth): boolean {
+  return built === null || (needed !== null && needed <= built);
 }

@@ -146,6 +146,21 @@ describe('book pipeline properties', () => {
     );
   });
 
+  it("aggregates books listed best first (upstream's usual order) as any other, to any depth", () => {
+    const bestFirst = (list: OrderEntry[], side: 'desc' | 'asc') =>
+      [...list].sort((x, y) => (side === 'desc' ? -1 : 1) * compareDecimals(x.price, y.price));
+    fc.assert(
+      fc.property(freshBook, fc.boolean(), fc.constantFrom(...depths), (b, sorted, depth) => {
+        const listed = sorted ? { ...b, bids: bestFirst(b.bids, 'desc'), asks: bestFirst(b.asks, 'asc') } : b;
+        const state = aggregateBook(listed);
+        expect(state.bids).toEqual(referenceSide(listed.bids, 'desc'));
+        expect(state.asks).toEqual(referenceSide(listed.asks, 'asc'));
+        expect(aggregateBook(listed, depth)).toEqual(limitDepth(state, depth));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('applying each diff reproduces the next state, its order and its checksum, at every depth', () => {
     fc.assert(
       fc.property(freshBook, fc.array(step, { minLength: 1, maxLength: 6 }), (first, steps) => {
