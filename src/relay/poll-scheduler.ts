@@ -126,13 +126,25 @@ export function pickTargets<K>(
   mode: SchedulerMode,
 ): K[] {
   if (slots <= 0) return [];
-  const eligible: Ranked<K>[] = [];
+  // The best `slots` so far, best first. A turn usually has a slot or two for hundreds of targets
+  // (all of them due when the budget is short): keeping the few best is linear, sorting all is not.
+  const best: Ranked<K>[] = [];
   for (const target of targets) {
     const ranked = rankOf(target, now, mode);
-    if (ranked !== undefined) eligible.push(ranked);
+    if (ranked === undefined) continue;
+    if (best.length === slots && !before(ranked, best[slots - 1]!)) continue;
+    // After every equal one already kept: of equals, the earlier in the input goes first.
+    let at = best.length;
+    while (at > 0 && before(ranked, best[at - 1]!)) at--;
+    best.splice(at, 0, ranked);
+    if (best.length > slots) best.pop();
   }
-  eligible.sort((a, b) => b.rank - a.rank || b.score - a.score || b.age - a.age);
-  return eligible.slice(0, slots).map((ranked) => ranked.key);
+  return best.map((ranked) => ranked.key);
+}
+
+/** Whether `a` goes strictly before `b`: higher class, then higher score, then older. */
+function before<K>(a: Ranked<K>, b: Ranked<K>): boolean {
+  return (b.rank - a.rank || b.score - a.score || b.age - a.age) < 0;
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   expectedUnseenDelayMs,
   initialChangeHistory,
   pickTargets,
+  rankOf,
   type SchedulerMode,
   type TargetView,
 } from '../../src/relay/poll-scheduler.ts';
@@ -83,6 +84,21 @@ describe('pickTargets', () => {
           // Work-conserving: a slot is left unused only when nothing else may be asked.
           const eligible = pickTargets(targets, NOW, Number.MAX_SAFE_INTEGER, mode);
           expect(picked.length).toBe(Math.min(slots, eligible.length));
+        }),
+      );
+    },
+  );
+
+  it.each(['freshness', 'round-robin'] as SchedulerMode[])(
+    '%s: the best `slots` in the order of a full sort (equals in input order)',
+    (mode) => {
+      fc.assert(
+        fc.property(arbitraryTargets, fc.integer({ min: 1, max: 50 }), (targets, slots) => {
+          const ranked = targets
+            .map((t) => rankOf(t, NOW, mode))
+            .filter((r) => r !== undefined)
+            .sort((a, b) => b.rank - a.rank || b.score - a.score || b.age - a.age);
+          expect(pickTargets(targets, NOW, slots, mode)).toEqual(ranked.slice(0, slots).map((r) => r.key));
         }),
       );
     },
