@@ -10,6 +10,7 @@ import { memoryAfterGc, sampleUsage } from '../lib/usage.ts';
 
 const pollMs = Number(process.env.BENCH_POLL_MS ?? 500);
 const upstreamRps = Number(process.env.BENCH_UPSTREAM_RPS ?? 5_000);
+const upstreamConcurrency = Number(process.env.BENCH_UPSTREAM_CONCURRENCY ?? 32);
 const relay = await startRelay(
   {
     port: 0,
@@ -17,7 +18,7 @@ const relay = await startRelay(
     upstream: process.env.BENCH_UPSTREAM ?? '',
     bookPollMs: pollMs,
     pricePollMs: pollMs,
-    upstreamConcurrency: 32,
+    upstreamConcurrency,
     upstreamRps,
     // Every bench client connects from 127.0.0.1 without a key, and the poll-capacity scenario
     // subscribes hundreds of markets at once: isolation has its own tests, not these runs.

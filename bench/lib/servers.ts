@@ -50,8 +50,9 @@ export interface ServerOptions {
   /** relay: the upstream (simulator) URL and its poll interval. */
   upstream?: string;
   pollMs?: number;
-  /** relay: `--upstream-rps` (default 5,000). */
+  /** relay: `--upstream-rps` (default 5,000) and `--upstream-concurrency` (default 32). */
   upstreamRps?: number;
+  upstreamConcurrency?: number;
   /** Write CPU profiles of this child to bench/results/profiles/<profileName>/ on exit. */
   cpuProf?: boolean;
   profileName?: string;
@@ -69,6 +70,8 @@ export async function startServer(kind: ServerKind, options: ServerOptions = {})
   if (options.upstream !== undefined) env.BENCH_UPSTREAM = options.upstream;
   if (options.pollMs !== undefined) env.BENCH_POLL_MS = String(options.pollMs);
   if (options.upstreamRps !== undefined) env.BENCH_UPSTREAM_RPS = String(options.upstreamRps);
+  if (options.upstreamConcurrency !== undefined)
+    env.BENCH_UPSTREAM_CONCURRENCY = String(options.upstreamConcurrency);
   const child = await forkChild(scripts[kind], { nodeFlags, env });
   const { url } = await child.request<{ url: string }>('ready');
   return { kind, child, url };

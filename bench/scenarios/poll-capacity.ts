@@ -34,8 +34,11 @@ const CAPACITY_POLL_MS = 100;
 const CAPACITY_RPS = 100_000;
 /** The relay's rate is measured over this long before the floor starts at the same rate. */
 const RATE_SAMPLE_MS = 2_000;
-/** The relay's pool size (bench/children/relay.ts `upstreamConcurrency`), for the floor too. */
-const CONNECTIONS = 32;
+/**
+ * Requests in flight at most, the relay's (`--upstream-concurrency`) and the floor's pool: enough
+ * that a simulator slowed by a loaded machine does not hold the relay below its asked rate.
+ */
+const CONNECTIONS = 64;
 
 export type BookActivity = 'changing' | 'unchanged';
 
@@ -112,6 +115,7 @@ async function withRelay<T>(
   const relay = await startServer('relay', {
     upstream: sim.url,
     pollMs: relayOptions.pollMs,
+    upstreamConcurrency: CONNECTIONS,
     ...(relayOptions.upstreamRps === undefined ? {} : { upstreamRps: relayOptions.upstreamRps }),
     cpuProf: options.cpuProf,
     profileName: relayOptions.profileName,
