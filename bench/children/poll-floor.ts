@@ -15,6 +15,7 @@ interface FloorPlan {
   url: string;
   markets: string[];
   ratePerSecond: number;
+  /** Pool connections, and requests in flight at most (the relay's `--upstream-concurrency`). */
   connections: number;
 }
 
@@ -23,12 +24,14 @@ const TICK_MS = 5;
 
 let pool: Pool | undefined;
 let timer: NodeJS.Timeout | undefined;
+let inFlight = 0;
 let completed = 0;
 let failures = 0;
 /** Parsed bodies' lengths, summed: keeps JSON.parse's result alive and shows the body size. */
 let bodyBytes = 0;
 
 async function pollOnce(path: string): Promise<void> {
+  inFlight += 1;
   try {
     const response = await pool!.request({ method: 'GET', path });
     const text = await response.body.text();
@@ -38,6 +41,8 @@ async function pollOnce(path: string): Promise<void> {
     completed += 1;
   } catch {
     failures += 1;
+  } finally {
+    inFlight -= 1;
   }
 }
 
@@ -49,7 +54,9 @@ function start(payload: unknown): void {
   let started = 0;
   timer = setInterval(() => {
     const owed = Math.floor(((performance.now() - startedAt) * plan.ratePerSecond) / 1000);
-    for (; started < owed; started++) void pollOnce(paths[started % paths.length]!);
+    // As the relay: no more in flight than its concurrency; a request owed waits for a free one.
+    for (; started < owed && inFlight < plan.connections; started++)
+      void pollOnce(paths[started % paths.length]!);
   }, TICK_MS);
 }
 
@@ -63,3 +70,5 @@ serveIpc({
     await pool?.close();
   },
 });
+// An orderly exit, so that a --cpu-prof child writes its profile.
+process.on('SIGTERM', () => process.exit(0));

@@ -58,14 +58,17 @@ export interface ServerOptions {
   profileName?: string;
 }
 
+/** Node flags that write CPU profiles of a child to bench/results/profiles/<name>/ on exit. */
+export function profileFlags(name: string): string[] {
+  // One folder per run: the main thread and tsx's loader thread each write a profile there.
+  const dir = `${profileDir}${name}`;
+  mkdirSync(dir, { recursive: true });
+  return ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+}
+
 export async function startServer(kind: ServerKind, options: ServerOptions = {}): Promise<ServerUnderTest> {
   const nodeFlags = ['--expose-gc'];
-  if (options.cpuProf) {
-    // One folder per run: the main thread and tsx's loader thread each write a profile there.
-    const dir = `${profileDir}${options.profileName ?? kind}`;
-    mkdirSync(dir, { recursive: true });
-    nodeFlags.push('--cpu-prof', `--cpu-prof-dir=${dir}`);
-  }
+  if (options.cpuProf) nodeFlags.push(...profileFlags(options.profileName ?? kind));
   const env: Record<string, string> = {};
   if (options.upstream !== undefined) env.BENCH_UPSTREAM = options.upstream;
   if (options.pollMs !== undefined) env.BENCH_POLL_MS = String(options.pollMs);

@@ -6,11 +6,11 @@
  *   to all of them (depth 10), so every changed book is also delivered once (the relay's write
  *   coalescing applies as for any client watching many books); its CPU time over the window / book
  *   polls in the window. The floor is a child doing only a keep-alive undici request and
- *   `JSON.parse` for the same simulator books at the rate the relay achieved
- *   (bench/children/poll-floor.ts), measured in the same windows (5, or 3 with --quick, each half
- *   the bench window; the figure is the median of their paired ratios). Twice: with books that
- *   change on every poll (the simulator ticks every 100 ms) and with frozen books (every body the
- *   same as the last).
+ *   `JSON.parse` for the same simulator books at the rate the relay is asked for, with the same cap
+ *   on requests in flight (bench/children/poll-floor.ts), measured in the same windows (5, or 3
+ *   with --quick, each half the bench window; the figure is the median of their paired ratios).
+ *   Twice: with books that change on every poll (the simulator ticks every 100 ms) and with frozen
+ *   books (every body the same as the last).
  * - Capacity: the relay asked for far more polls than one core can do (every simulator market,
  *   100 ms interval, a budget no poll waits for); polls per second achieved, the relay's CPU share,
  *   and polls per CPU-second. The simulator shares the machine, so its CPU share is shown too.
@@ -20,6 +20,7 @@ import type { BenchOptions } from '../lib/options.ts';
 import { progress, sleep } from '../lib/progress.ts';
 import { fixed, markdownTable, type Target, target } from '../lib/report.ts';
 import {
+  profileFlags,
   type ServerUnderTest,
   type Simulator,
   startGenerator,
@@ -32,8 +33,6 @@ const SIM_TICK_MS = 100;
 const COST_POLL_MS = 1_000;
 const CAPACITY_POLL_MS = 100;
 const CAPACITY_RPS = 100_000;
-/** The relay's rate is measured over this long before the floor starts at the same rate. */
-const RATE_SAMPLE_MS = 2_000;
 /**
  * Requests in flight at most, the relay's (`--upstream-concurrency`) and the floor's pool: enough
  * that a simulator slowed by a loaded machine does not hold the relay below its asked rate.
@@ -78,7 +77,8 @@ export interface PollCapacityResult {
 }
 
 export async function runPollCapacity(options: BenchOptions): Promise<PollCapacityResult> {
-  const costMarkets = options.quick ? 300 : 500;
+  // Relay and floor together ask the simulator 600 books a second: more slows its answers.
+  const costMarkets = 300;
   const sim = await startSim(SIM_TICK_MS, options.quick ? 400 : 800);
   try {
     const markets = sim.markets.slice(0, costMarkets);
@@ -149,11 +149,12 @@ async function measureCost(
     { pollMs: COST_POLL_MS, profileName: `relay-poll-cost-${books}` },
     options,
     async (server, generator) => {
-      const rateFrom = await server.child.request<PollCounts>('polls');
-      await sleep(RATE_SAMPLE_MS);
-      const rateTo = await server.child.request<PollCounts>('polls');
-      const ratePerSecond = (bookPolls(rateFrom, rateTo, 'ok') * 1000) / RATE_SAMPLE_MS;
-      const floor = await forkChild('poll-floor');
+      // The rate the relay is asked for, with the relay's cap on requests in flight: when a busy
+      // simulator slows the answers, both fall behind alike.
+      const ratePerSecond = (markets.length * 1000) / COST_POLL_MS;
+      const floor = await forkChild('poll-floor', {
+        nodeFlags: options.cpuProf ? profileFlags(`poll-floor-${books}`) : [],
+      });
       try {
         await floor.request('start', { url: sim.url, markets, ratePerSecond, connections: CONNECTIONS });
         await sleep(options.warmupMs);
