@@ -17,6 +17,7 @@ import { registerSecurityHeaders } from './http/security-headers.ts';
 import type { HealthSources } from './observability/health-report.ts';
 import { DEFAULT_MAX_AGE_MS } from './poll-options.ts';
 import type { AccessPolicy } from './relay/access.ts';
+import { ClusterResume } from './relay/cluster-resume.ts';
 import { RelayEvents } from './relay/events.ts';
 import { KnownMarkets } from './relay/known-markets.ts';
 import { defaultIsolationLimits, MarketAdmission } from './relay/market-admission.ts';
@@ -74,7 +75,7 @@ export async function startRelay(
       ? await startSimulator({ markets: config.simMarkets, seed: config.simSeed, tickMs: tuning.simTickMs })
       : undefined;
   const upstreamUrl = sim?.url ?? config.upstream;
-  const coordinator = await startCoordinator(config.redis, logger);
+  const coordinator = await startCoordinator(config.redis, logger, tuning);
   const budget =
     config.redis === undefined || !(coordinator instanceof RedisCoordinator)
       ? undefined
@@ -105,6 +106,7 @@ export async function startRelay(
   const registry = new StreamRegistry({
     lingerMs: tuning.lingerMs,
     resumeBufferSize: tuning.resumeBufferSize,
+    ...(coordinator.log === undefined ? {} : { resumeHistory: new ClusterResume(coordinator.log) }),
     onInterestChange: () => poller?.sync(),
   });
   const upstreamHealth = new UpstreamHealthMonitor(client, {
@@ -123,6 +125,7 @@ export async function startRelay(
     maxAgeMs: config.maxAgeMs ?? Math.max(DEFAULT_MAX_AGE_MS, config.bookPollMs),
     staleAfterFactor: tuning.staleAfterFactor,
     upstreamVerified: () => upstreamHealth.verified,
+    minLeaseMs: tuning.leaseMs,
   });
 
   const httpLogger: FastifyBaseLogger = logger.child({ component: 'http' });
@@ -292,11 +295,17 @@ function logUpstreamIdentity(logger: Logger, upstreamUrl: string, identity: Upst
 /** Waiting longer than this for Redis at start would only delay serving: the relay polls itself meanwhile. */
 const REDIS_CONNECT_MS = 2_000;
 
-async function startCoordinator(redisUrl: string | undefined, logger: Logger): Promise<PollCoordinator> {
+async function startCoordinator(
+  redisUrl: string | undefined,
+  logger: Logger,
+  tuning: RelayTuning,
+): Promise<PollCoordinator> {
   if (redisUrl === undefined) return new LocalCoordinator();
   const log = logger.child({ component: 'cluster' });
   const coordinator = new RedisCoordinator({
     url: redisUrl,
+    historyLength: tuning.resumeBufferSize,
+    historyMs: tuning.historyMs,
     onError: (error) =>
       log.warn(
         { event: 'redis_error', err: error.message },
@@ -309,7 +318,7 @@ async function startCoordinator(redisUrl: string | undefined, logger: Logger): P
   log.info(
     { event: connected ? 'cluster_joined' : 'cluster_degraded', instance: coordinator.instanceId },
     connected
-      ? 'cluster mode: leases and shared results over redis'
+      ? 'cluster mode: leases and cluster-wide streams over redis'
       : 'cluster mode: redis not reachable yet',
   );
   return coordinator;

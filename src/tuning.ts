@@ -13,8 +13,12 @@ export interface RelayTuning {
   heartbeatMs: number;
   /** How long a stream nobody subscribes to is still polled, so a reconnect finds it (and can resume). */
   lingerMs: number;
-  /** Updates each stream keeps for resume. */
+  /** Updates each stream keeps for resume (in cluster mode, also in Redis). */
   resumeBufferSize: number;
+  /** Cluster mode: how long an update stays in Redis for resume on any relay. */
+  historyMs: number;
+  /** Cluster mode: the shortest lease on a poll target; a dead holder's targets wait this long. */
+  leaseMs: number;
   /** A stream is stale after this many poll intervals without a successful poll. */
   staleAfterFactor: number;
   maxConnections: number;
@@ -45,6 +49,8 @@ export const defaultTuning: RelayTuning = {
   heartbeatMs: 15_000,
   lingerMs: 5_000,
   resumeBufferSize: 1_000,
+  historyMs: 300_000,
+  leaseMs: 2_000,
   staleAfterFactor: 3,
   maxConnections: 10_000,
   maxFrameBytes: 64 * 1024,
@@ -163,6 +169,18 @@ export const tuningOptions: Record<string, TuningOption> = {
     min: 0,
     max: 1_000_000,
   }),
+  'history-ms': option(
+    'historyMs',
+    'HISTORY_MS',
+    'cluster mode: how long an update stays in Redis for resume on any relay',
+    { min: 1_000, max: DAY_MS, placeholder: 'MS' },
+  ),
+  'lease-ms': option(
+    'leaseMs',
+    'LEASE_MS',
+    "cluster mode: shortest poll lease; a dead holder's markets move after it",
+    { min: 100, max: 600_000, placeholder: 'MS' },
+  ),
   'stale-after-polls': option(
     'staleAfterFactor',
     'STALE_AFTER_POLLS',

@@ -14,6 +14,7 @@ import type { PollCoordinator } from '../cluster/coordinator.ts';
 import { BookTarget, bookTargetKey } from './book-target.ts';
 import { type PollIntervals, PRICE_BATCH_SIZE, pollIntervals } from './budget.ts';
 import { ChangeHintTarget } from './change-hints.ts';
+import { priceClusterCodec } from './cluster-codecs.ts';
 import { ClusterShare } from './cluster-share.ts';
 import type { PollKind, RelayEvents } from './events.ts';
 import { fairShare, type Interest, interestOf } from './fair-share.ts';
@@ -21,13 +22,7 @@ import { staleReason } from './freshness.ts';
 import { PollDispatcher } from './poll-dispatcher.ts';
 import { deadlineSlackMs, type SchedulerMode, type TargetTiming } from './poll-scheduler.ts';
 import type { PollContext, PollSource } from './poll-target.ts';
-import {
-  applySharedPrice,
-  newPriceMarket,
-  PriceBatchTarget,
-  type PriceMarket,
-  priceTargetKey,
-} from './price-batch-target.ts';
+import { newPriceMarket, PriceBatchTarget, type PriceMarket, priceTargetKey } from './price-batch-target.ts';
 import type { StreamRegistry } from './registry.ts';
 import type { AnyStream, StreamSubscriber } from './stream.ts';
 import { StreamPublisher } from './stream-publisher.ts';
@@ -68,6 +63,8 @@ export interface PollerOptions {
    * then means a misconfigured upstream, never `unknown_market`.
    */
   upstreamVerified?: () => boolean;
+  /** Cluster mode: the shortest lease on a poll target (ms); a dead holder's targets wait this long. */
+  minLeaseMs?: number;
   now?: () => number;
 }
 
@@ -102,7 +99,7 @@ export class PollerPool {
     };
     this.#context = {
       source: options.source,
-      cluster: new ClusterShare(options.coordinator),
+      cluster: new ClusterShare(options.coordinator, options.minLeaseMs),
       publisher: new StreamPublisher(options.events, this.#now),
       registry: options.registry,
       events: options.events,
@@ -241,9 +238,14 @@ export class PollerPool {
     }
     for (const market of wanted.keys()) {
       if (this.#priceMarkets.has(market)) continue;
-      this.#priceMarkets.set(market, newPriceMarket(this.#now()));
-      this.#context.cluster.follow(priceTargetKey(market), (result) =>
-        applySharedPrice(result, market, this.#batchOf(market), () => this.#closeMarket('price', market)),
+      const health = newPriceMarket(this.#now());
+      this.#priceMarkets.set(market, health);
+      health.cluster = this.#context.cluster.streams(
+        priceTargetKey(market),
+        market,
+        priceClusterCodec,
+        { ...this.#context, closeMarket: () => this.#closeMarket('price', market) },
+        (applied) => this.#batchOf(market)?.confirmPrice(market, applied.receivedAt, applied.changed),
       );
     }
     const markets = [...this.#priceMarkets.keys()];

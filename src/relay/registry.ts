@@ -5,9 +5,10 @@
  * stream (and its resume ring) still polled instead of a gap. What the registry holds is exactly
  * what the poller polls: no subscriber, no upstream request.
  */
-import type { Channel } from '../protocol/messages.ts';
+import type { BookDepth, Channel, ResumePoint } from '../protocol/messages.ts';
 import { streamKey } from '../util/stream-key.ts';
 import { bookCodec, priceCodec } from './channels.ts';
+import type { Frame } from './frame.ts';
 import {
   type AnyStream,
   type BookStream,
@@ -23,9 +24,26 @@ import { UnknownMarkets } from './unknown-markets.ts';
 const UNKNOWN_MARKET_TTL_MS = 60_000;
 const UNKNOWN_MARKET_CAPACITY = 10_000;
 
+/** Cluster mode: what a stream's recent updates are when this relay's ring no longer has them. */
+export interface ResumeHistory {
+  /** The cluster's state and history of these streams, after each resume point. */
+  fetch(
+    channel: Channel,
+    depth: BookDepth | undefined,
+    points: readonly [market: string, from: ResumePoint][],
+  ): Promise<ClusterReplay>;
+}
+
+/** What was fetched, replayed when the client joins (restoring a stream new on this relay). */
+export interface ClusterReplay {
+  replay(stream: ChannelStream, from: ResumePoint): Frame[] | undefined;
+}
+
 export interface RegistryOptions {
   lingerMs: number;
   resumeBufferSize: number;
+  /** Cluster mode: the cluster's history, for resume points beyond this relay's rings. */
+  resumeHistory?: ResumeHistory;
   /** Called whenever the set of streams (so the set of polled markets) changes. */
   onInterestChange: () => void;
 }
@@ -37,11 +55,14 @@ export class StreamRegistry {
   readonly #priceStreams = new Map<string, PriceStream>();
   readonly #lingerTimers = new Map<string, NodeJS.Timeout>();
 
+  readonly resumeHistory: ResumeHistory | undefined;
+
   /** Markets upstream recently did not have: subscriptions to them are refused without a poll. */
   readonly unknownMarkets: UnknownMarkets;
 
   constructor(options: RegistryOptions) {
     this.#options = options;
+    this.resumeHistory = options.resumeHistory;
     this.unknownMarkets = new UnknownMarkets({
       ttlMs: UNKNOWN_MARKET_TTL_MS,
       capacity: UNKNOWN_MARKET_CAPACITY,

@@ -17,7 +17,7 @@ import type {
   StreamState,
 } from '../protocol/messages.ts';
 import { streamKey } from '../util/stream-key.ts';
-import { type Frame, toFrame } from './frame.ts';
+import { type Frame, type StreamPosition, toFrame } from './frame.ts';
 import { RingBuffer } from './ring-buffer.ts';
 
 /** What a stream needs from a connection subscribed to it. */
@@ -44,8 +44,14 @@ export interface StreamIdentity<C extends Channel = Channel> {
   depth?: BookDepth;
 }
 
-function newEpoch(): string {
+export function newEpoch(): string {
   return randomBytes(6).toString('base64url');
+}
+
+/** An update with its place in the stream (the resume ring holds these). */
+export interface SequencedFrame {
+  seq: number;
+  frame: Frame;
 }
 
 export interface PublishResult {
@@ -63,10 +69,10 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   readonly channel: C;
   readonly market: string;
   readonly depth: BookDepth | undefined;
-  readonly epoch = newEpoch();
   readonly subscribers = new Set<StreamSubscriber>();
   readonly #codec: StreamCodec<State, Delta>;
-  readonly #recent: RingBuffer<{ seq: number; frame: Frame }>;
+  readonly #recent: RingBuffer<SequencedFrame>;
+  #epoch = newEpoch();
   #seq = 0;
   #state: State | undefined;
   #ts = '';
@@ -87,6 +93,9 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     this.#recent = new RingBuffer(resumeBufferSize);
   }
 
+  get epoch(): string {
+    return this.#epoch;
+  }
   get seq(): number {
     return this.#seq;
   }
@@ -154,6 +163,60 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     return frames;
   }
 
+  // Cluster mode (relay/cluster-stream.ts): the lease holder numbers the stream for every relay.
+
+  /** The holder's next updates (its epoch, right after `seq`) and the state after the last one. */
+  advance(updates: readonly SequencedFrame[], state: State, ts: string, rts: string, now: number): void {
+    for (const update of updates) this.#recent.push(update);
+    this.#seq = updates.at(-1)?.seq ?? this.#seq;
+    this.#confirm(state, ts, rts, now);
+    this.lastChangeAt = now;
+    for (const { frame } of updates)
+      for (const subscriber of this.subscribers) subscriber.deliver(this, frame, 'update');
+  }
+
+  /** Starts over at the holder's position (new epoch, or a gap): subscribers get a snapshot. */
+  reset(
+    position: StreamPosition,
+    state: State,
+    ts: string,
+    rts: string,
+    now: number,
+    recent: readonly SequencedFrame[] = [],
+  ): void {
+    this.#epoch = position.epoch;
+    this.#seq = position.seq;
+    this.#recent.clear();
+    for (const update of recent) this.#recent.push(update);
+    this.#confirm(state, ts, rts, now);
+    this.lastChangeAt = now;
+    if (this.subscribers.size === 0) return;
+    const frame = this.snapshotFrame();
+    for (const subscriber of this.subscribers) subscriber.deliver(this, frame, 'snapshot');
+  }
+
+  /** A poll that changed nothing confirmed the state at a new `ts`. */
+  confirm(ts: string, rts: string, now: number): void {
+    if (this.#state !== undefined) this.#confirm(this.#state, ts, rts, now);
+  }
+
+  /** Numbered by this relay alone from now on (Redis away): a new epoch, starting with a snapshot. */
+  fork(): void {
+    this.#epoch = newEpoch();
+    this.#seq = 0;
+    this.#state = undefined;
+    this.#snapshot = undefined;
+    this.#recent.clear();
+  }
+
+  #confirm(state: State, ts: string, rts: string, now: number): void {
+    this.#state = state;
+    this.#ts = ts;
+    this.#rts = rts;
+    this.lastSuccessAt = now;
+    this.#snapshot = undefined;
+  }
+
   /** Moves to `live` / `stale`, telling subscribers; returns false when nothing changed. */
   setFreshness(state: 'live' | 'stale', reason?: string): boolean {
     if (this.#freshness === state || this.#freshness === 'closed') return false;
@@ -215,7 +278,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
       type,
       channel: this.channel,
       market: this.market,
-      epoch: this.epoch,
+      epoch: this.#epoch,
       seq: this.#seq,
       ts: this.#ts,
       rts: this.#rts,

@@ -8,7 +8,7 @@
 import type { BookDepth, Channel, ResumePoint, ServerMessage } from '../protocol/messages.ts';
 import type { Frame } from './frame.ts';
 import type { Refusal } from './market-admission.ts';
-import type { StreamRegistry } from './registry.ts';
+import type { ClusterReplay, StreamRegistry } from './registry.ts';
 import type { AnyStream, StreamSubscriber } from './stream.ts';
 
 export interface StreamSelection {
@@ -32,12 +32,36 @@ export interface JoinResult {
   recovered: Record<string, boolean>;
 }
 
+/**
+ * Cluster mode: the cluster's history for the resume points this relay's own rings cannot serve
+ * (the client comes from another relay, or from before this one started). Undefined when there are
+ * none: the join then happens at once, as for a relay alone.
+ */
+export function fetchClusterReplay(
+  registry: StreamRegistry,
+  selection: StreamSelection,
+  resume: Readonly<Record<string, ResumePoint>> | undefined,
+): Promise<ClusterReplay> | undefined {
+  const { resumeHistory } = registry;
+  if (resumeHistory === undefined || resume === undefined) return undefined;
+  const { channel, depth } = selection;
+  const points: [string, ResumePoint][] = [];
+  for (const market of selection.markets) {
+    const from = resume[market];
+    if (from === undefined) continue;
+    const local = registry.get({ channel, market, depth });
+    if (local?.updatesSince(from.epoch, from.seq) === undefined) points.push([market, from]);
+  }
+  return points.length === 0 ? undefined : resumeHistory.fetch(channel, depth, points);
+}
+
 export function joinStreams(
   registry: StreamRegistry,
   subscriber: StreamSubscriber,
   selection: StreamSelection,
   resume: Readonly<Record<string, ResumePoint>> | undefined,
   refused: ReadonlyMap<string, Refusal>,
+  cluster?: ClusterReplay,
 ): JoinResult {
   const { channel, depth } = selection;
   const joined: JoinedStream[] = [];
@@ -47,7 +71,9 @@ export function joinStreams(
     const stream = registry.subscribe(subscriber, { channel, market, depth });
     const resumeFrom = resume?.[market];
     const replay =
-      resumeFrom === undefined ? undefined : stream.updatesSince(resumeFrom.epoch, resumeFrom.seq);
+      resumeFrom === undefined
+        ? undefined
+        : (stream.updatesSince(resumeFrom.epoch, resumeFrom.seq) ?? cluster?.replay(stream, resumeFrom));
     if (resumeFrom !== undefined) recovered[market] = replay !== undefined;
     joined.push({ market, stream, replay });
   }

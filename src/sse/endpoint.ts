@@ -14,8 +14,8 @@ import { type AccessPolicy, authorize, presentedKey } from '../relay/access.ts';
 import type { RelayEvents } from '../relay/events.ts';
 import type { SlowReaderLimits } from '../relay/held-back.ts';
 import type { MarketAdmission } from '../relay/market-admission.ts';
-import type { StreamRegistry } from '../relay/registry.ts';
-import { joinStreams, refusalError, sendFirstMessages } from '../relay/subscription.ts';
+import type { ClusterReplay, StreamRegistry } from '../relay/registry.ts';
+import { fetchClusterReplay, joinStreams, refusalError, sendFirstMessages } from '../relay/subscription.ts';
 import { decodeEventId, positionToken } from './event-id.ts';
 import { SseConnection } from './sse-connection.ts';
 
@@ -93,36 +93,47 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
       options.apiKeys === undefined ? undefined : presentedKey(request.headers, url),
     );
     const refused = options.marketAdmission.admit(connection, channel, markets);
-    const { joined, recovered } = joinStreams(
-      options.registry,
-      connection,
-      { channel, markets, depth },
-      resume,
-      refused,
-    );
-    for (const { market, stream, replay } of joined) {
-      connection.track(stream);
-      const position = resume[market];
-      // A replayed stream carries on from where the client stood; the others start with a snapshot.
-      if (replay !== undefined && position !== undefined)
-        tokens[markets.indexOf(market)] = positionToken(position);
-    }
-    connection.send({
-      type: 'subscribed',
-      channel,
-      markets,
-      ...(depth === undefined ? {} : { depth }),
-      ...(lastEventId === undefined
-        ? {}
-        : { recovered: { ...Object.fromEntries(markets.map((market) => [market, false])), ...recovered } }),
-    });
-    for (const [market, refusal] of refused) connection.send(refusalError(channel, market, refusal));
-    sendFirstMessages(connection, joined);
-    connection.onceClosed(() => {
-      connections.delete(connection);
-      options.marketAdmission.close(connection);
-      connection.dispose();
-    });
+    const selection = { channel, markets, depth };
+    const join = (cluster: ClusterReplay | undefined): void => {
+      const { joined, recovered } = joinStreams(
+        options.registry,
+        connection,
+        selection,
+        resume,
+        refused,
+        cluster,
+      );
+      for (const { market, stream, replay } of joined) {
+        connection.track(stream);
+        const position = resume[market];
+        // A replayed stream carries on from where the client stood; the others start with a snapshot.
+        if (replay !== undefined && position !== undefined)
+          tokens[markets.indexOf(market)] = positionToken(position);
+      }
+      connection.send({
+        type: 'subscribed',
+        channel,
+        markets,
+        ...(depth === undefined ? {} : { depth }),
+        ...(lastEventId === undefined
+          ? {}
+          : { recovered: { ...Object.fromEntries(markets.map((market) => [market, false])), ...recovered } }),
+      });
+      for (const [market, refusal] of refused) connection.send(refusalError(channel, market, refusal));
+      sendFirstMessages(connection, joined);
+      connection.onceClosed(() => {
+        connections.delete(connection);
+        options.marketAdmission.close(connection);
+        connection.dispose();
+      });
+    };
+    // Cluster mode: a position from another relay is resumed from the cluster's history.
+    const fetching = fetchClusterReplay(options.registry, selection, resume);
+    if (fetching === undefined) join(undefined);
+    else
+      void fetching.then(join, () => {
+        join(undefined);
+      });
   };
 
   const heartbeat = setInterval(() => {

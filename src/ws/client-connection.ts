@@ -29,13 +29,20 @@ import {
 import type { RelayEvents } from '../relay/events.ts';
 import { type Frame, toFrame } from '../relay/frame.ts';
 import { HeldBackStreams, type SlowReaderLimits } from '../relay/held-back.ts';
-import type { MarketAdmission } from '../relay/market-admission.ts';
-import type { StreamRegistry } from '../relay/registry.ts';
+import type { MarketAdmission, Refusal } from '../relay/market-admission.ts';
+import type { ClusterReplay, StreamRegistry } from '../relay/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../relay/stream.ts';
-import { joinStreams, refusalError, sendFirstMessages } from '../relay/subscription.ts';
+import {
+  fetchClusterReplay,
+  joinStreams,
+  refusalError,
+  type StreamSelection,
+  sendFirstMessages,
+} from '../relay/subscription.ts';
 import { streamKey } from '../util/stream-key.ts';
 import { parseClientFrame } from './frame-parser.ts';
 import { RATE_WINDOW_MS, RequestGuard } from './request-guard.ts';
+import { RequestOrder } from './request-order.ts';
 import { SocketWriter, type WriteCounts } from './socket-writer.ts';
 import type { WriteCoalescer } from './write-coalescer.ts';
 
@@ -73,6 +80,7 @@ export class ClientConnection implements StreamSubscriber {
   readonly #deflate: boolean;
   readonly #coalescer: WriteCoalescer;
   readonly #writer: SocketWriter;
+  readonly #order = new RequestOrder();
   #heartbeats = 0;
   #missedPongs = 0;
   #closed = false;
@@ -250,11 +258,16 @@ export class ClientConnection implements StreamSubscriber {
       this.#error(parsed.id, 'bad_request', parsed.message);
       return;
     }
+    this.#order.run(() => this.#handleSafely(parsed.request));
+  }
+
+  #handleSafely(request: ClientRequest): void {
+    if (this.#closed) return;
     try {
-      this.#handle(parsed.request);
+      this.#handle(request);
     } catch {
       // A bug must cost this one request, never the connection or the process; its words stay inside.
-      this.#error(parsed.request.id, 'internal', 'internal error');
+      this.#error(request.id, 'internal', 'internal error');
     }
   }
 
@@ -306,17 +319,40 @@ export class ClientConnection implements StreamSubscriber {
 
     // Markets this connection does not hold yet may be refused (unknown, or over its limits).
     const refused = this.#context.marketAdmission.admit(this, channel, added);
+    const selection = { channel, markets, depth };
+    const fetching = fetchClusterReplay(this.#context.registry, selection, request.resume);
+    if (fetching === undefined) {
+      this.#join(request, selection, refused, undefined);
+      return;
+    }
+    this.#order.hold(
+      fetching.then(
+        (replay) => this.#join(request, selection, refused, replay),
+        () => this.#join(request, selection, refused, undefined),
+      ),
+    );
+  }
+
+  #join(
+    request: SubscribeRequest,
+    selection: StreamSelection,
+    refused: ReadonlyMap<string, Refusal>,
+    cluster: ClusterReplay | undefined,
+  ): void {
+    if (this.#closed) return;
+    const { channel, markets, depth } = selection;
     const { joined, recovered } = joinStreams(
       this.#context.registry,
       this,
-      { channel, markets, depth },
+      selection,
       request.resume,
       refused,
+      cluster,
     );
     for (const { stream } of joined) this.#subscriptions.set(stream.key, stream);
     this.#send({
       type: 'subscribed',
-      ...echoedSelection(request, channel, markets, depth),
+      ...echoedSelection(request, channel, [...markets], depth),
       ...(request.resume === undefined ? {} : { recovered }),
     });
     // Stream errors naming the market, as a first poll's unknown_market would (protocol.md).
