@@ -8,7 +8,10 @@
 
 /**
  * Takes the lease when free (a new fencing token from the target's counter), renews it when ours.
- * KEYS: lease, fence. ARGV: instance, ttl ms, fence ttl ms. Returns the token, or 0: another's.
+ * A missing counter (first lease, or a Redis that lost its data) starts from Redis's clock in
+ * microseconds, so tokens keep growing across a restart and a relay still holding an old token
+ * never outranks a new one. KEYS: lease, fence. ARGV: instance, ttl ms, fence ttl ms. Returns the
+ * token, or 0: another relay's lease.
  */
 export const CLAIM = `
 local lease = redis.call('GET', KEYS[1])
@@ -18,9 +21,14 @@ if lease then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   return tonumber(token)
 end
+if redis.call('EXISTS', KEYS[2]) == 0 then
+  local time = redis.call('TIME')
+  redis.call('SET', KEYS[2], time[1] .. string.format('%06d', tonumber(time[2])))
+end
 local token = redis.call('INCR', KEYS[2])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
-redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. token, 'PX', ARGV[2])
+-- Formatted as an integer: Lua's own number-to-text conversion keeps only 14 digits.
+redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. string.format('%d', token), 'PX', ARGV[2])
 return token`;
 
 /** Deletes the lease only when it is still ours. KEYS: lease. ARGV: instance. */

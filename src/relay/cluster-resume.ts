@@ -65,13 +65,13 @@ export class ClusterResume implements ResumeHistory {
     target: LoadedTarget,
   ): Frame[] | undefined {
     const { stored } = target;
-    const field = fieldOf(codec, stream.depth ?? undefined);
+    const field = fieldOf(codec, stream.depth);
     const position = stored?.positions.get(field);
     const state = stored === undefined ? undefined : storedState(codec, stored);
     if (stored === undefined || position === undefined || state === undefined) return undefined;
     const logged = loggedFrames(
       codec,
-      { market: stream.market, depth: stream.depth ?? undefined },
+      { market: stream.market, depth: stream.depth },
       position.epoch,
       target.history.get(field) ?? [],
       from.seq,
@@ -80,7 +80,7 @@ export class ClusterResume implements ResumeHistory {
     const resumable = logged !== undefined && from.epoch === position.epoch && reached === position.seq;
     if (!stream.hasState) {
       // New here: it continues the cluster's numbering, its ring holding what was read.
-      const projected = codec.project(state, stream.depth ?? undefined);
+      const projected = codec.project(state, stream.depth);
       stream.reset(position, projected, stored.ts, stored.rts, this.#now(), resumable ? logged : []);
       return resumable ? stream.updatesSince(from.epoch, from.seq) : undefined;
     }

@@ -24,10 +24,9 @@ export class ClusterShare {
 
   /** Whether this relay polls `target` now; the lease lasts a few of its expected intervals. */
   claim(target: string, expectedIntervalMs: number): Promise<boolean> {
-    return this.#coordinator.claim(
-      target,
-      Math.max(this.#minLeaseMs, LEASES_PER_INTERVAL * expectedIntervalMs),
-    );
+    // Whole milliseconds: Redis takes nothing else as a TTL.
+    const ttlMs = Math.ceil(Math.max(this.#minLeaseMs, LEASES_PER_INTERVAL * expectedIntervalMs));
+    return this.#coordinator.claim(target, ttlMs);
   }
 
   /**

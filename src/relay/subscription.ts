@@ -9,7 +9,7 @@ import type { BookDepth, Channel, ResumePoint, ServerMessage } from '../protocol
 import type { Frame } from './frame.ts';
 import type { Refusal } from './market-admission.ts';
 import type { ClusterReplay, StreamRegistry } from './registry.ts';
-import type { AnyStream, StreamSubscriber } from './stream.ts';
+import type { AnyStream, ChannelStream, StreamSubscriber } from './stream.ts';
 
 export interface StreamSelection {
   channel: Channel;
@@ -73,11 +73,31 @@ export function joinStreams(
     const replay =
       resumeFrom === undefined
         ? undefined
-        : (stream.updatesSince(resumeFrom.epoch, resumeFrom.seq) ?? cluster?.replay(stream, resumeFrom));
+        : (stream.updatesSince(resumeFrom.epoch, resumeFrom.seq) ??
+          replayFromCluster(cluster, stream, subscriber, resumeFrom));
     if (resumeFrom !== undefined) recovered[market] = replay !== undefined;
     joined.push({ market, stream, replay });
   }
   return { joined, recovered };
+}
+
+/**
+ * The replay from the cluster's history. A stream new here is restored from it first, which sends
+ * a snapshot to the subscribers waiting for one; the joining subscriber gets its own first messages.
+ */
+function replayFromCluster(
+  cluster: ClusterReplay | undefined,
+  stream: ChannelStream,
+  subscriber: StreamSubscriber,
+  from: ResumePoint,
+): Frame[] | undefined {
+  if (cluster === undefined) return undefined;
+  stream.subscribers.delete(subscriber);
+  try {
+    return cluster.replay(stream, from);
+  } finally {
+    stream.subscribers.add(subscriber);
+  }
 }
 
 /** The stream error a refused market is answered with, naming the market. */
