@@ -126,6 +126,7 @@ export async function startRelay(
     staleAfterFactor: tuning.staleAfterFactor,
     upstreamVerified: () => upstreamHealth.verified,
     minLeaseMs: tuning.leaseMs,
+    ...(budget === undefined ? {} : { budgetShare: () => budget.status().share }),
   });
 
   const httpLogger: FastifyBaseLogger = logger.child({ component: 'http' });

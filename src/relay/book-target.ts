@@ -51,7 +51,8 @@ export class BookTarget extends PollTarget {
         this.timing.maxAgeMs,
         this.meanAskGapMs ?? this.timing.minIntervalMs,
       );
-      if (!(await cluster.claim(this.key, expectedIntervalMs)) || this.removed) return;
+      this.followed = !(await cluster.claim(this.key, expectedIntervalMs));
+      if (this.followed || this.removed) return;
       const book = await source.orderBook(this.market);
       if (this.removed) return;
       const receivedAt = now();

@@ -9,7 +9,7 @@
  * in an epoch of its own, as a relay alone does, and rejoins the cluster's numbering when Redis is back.
  */
 import type { LoggedMessage, StreamBatch, WrittenEntry } from '../cluster/stream-batch.ts';
-import { parseJson, streamBatch, streamMessage } from '../cluster/stream-batch.ts';
+import { parseJson, streamBatch } from '../cluster/stream-batch.ts';
 import type { LoadedTarget, StreamLog, StreamPosition } from '../cluster/stream-log.ts';
 import type { BookDepth } from '../protocol/messages.ts';
 import {
@@ -41,6 +41,12 @@ export interface AppliedPoll {
   changed: boolean;
   /** Some stream here got its first state (or a new epoch). */
   first: boolean;
+}
+
+/** One stream's entry of our own write, with its frame and the state after it. */
+interface OwnEntry<State> extends WrittenEntry {
+  frame: Frame | undefined;
+  state: State;
 }
 
 /** The target as this relay last wrote it under its lease. */
@@ -117,7 +123,7 @@ export class ClusterTarget<State, Delta> {
     const produced = this.#produced;
     const times = { ts, rts };
     const positions = new Map<string, StreamPosition>();
-    const written: (WrittenEntry & { state: State })[] = [];
+    const written: OwnEntry<State>[] = [];
     for (const stream of this.#codec.streams) {
       const next = this.#codec.project(state, stream.depth);
       const previous = produced.positions.get(stream.field);
@@ -126,6 +132,7 @@ export class ClusterTarget<State, Delta> {
       const delta =
         previous === undefined || prevState === undefined ? undefined : this.#codec.diff(prevState, next);
       let entry: WrittenEntry;
+      let frame: Frame | undefined;
       if (previous === undefined || prevState === undefined) {
         const position = { epoch: newEpoch(), seq: 1 };
         const message = clusterMessage(
@@ -137,7 +144,8 @@ export class ClusterTarget<State, Delta> {
           next,
           next,
         );
-        entry = { stream: stream.field, ...position, kind: 'reset', text: toFrame(message).text };
+        frame = toFrame(message);
+        entry = { stream: stream.field, ...position, kind: 'reset', text: frame.text };
       } else if (delta === null || delta === undefined) {
         entry = { stream: stream.field, ...previous, kind: 'confirm', text: undefined };
       } else {
@@ -151,10 +159,11 @@ export class ClusterTarget<State, Delta> {
           delta,
           next,
         );
-        entry = { stream: stream.field, ...position, kind: 'update', text: toFrame(message).text };
+        frame = toFrame(message);
+        entry = { stream: stream.field, ...position, kind: 'update', text: frame.text };
       }
       positions.set(stream.field, { epoch: entry.epoch, seq: entry.seq });
-      written.push({ ...entry, state: next });
+      written.push({ ...entry, frame, state: next });
     }
     const changed = written.some((entry) => entry.kind !== 'confirm');
     const outcome = await log.commit(
@@ -174,12 +183,16 @@ export class ClusterTarget<State, Delta> {
     this.#alone = false;
     this.#appliedToken = Math.max(this.#appliedToken, token);
     let first = false;
+    const behind: TargetStream[] = [];
     for (const entry of written) {
       const stream = this.#local(entry.stream);
       if (stream === undefined) continue;
       first ||= !stream.hasState || stream.epoch !== entry.epoch;
-      this.#serveOwn(stream, entry, entry.state, ts, rts, receivedAt);
+      if (!this.#serveOwn(stream, entry, ts, rts, receivedAt))
+        behind.push(this.#codec.streams.find(({ field }) => field === entry.stream)!);
     }
+    // The log has every update up to ours: a stream behind catches up rather than start over.
+    if (behind.length > 0) await this.#catchUp(behind);
     return { receivedAt, changed: written.some((entry) => entry.kind === 'update'), first };
   }
 
@@ -199,32 +212,33 @@ export class ClusterTarget<State, Delta> {
     return { receivedAt, changed, first };
   }
 
-  /** Our own write, now in Redis: served here as every follower serves it. */
+  /**
+   * Our own write, now in Redis, served here as every follower serves it. False when this stream
+   * is behind the position we continued from (a write of the previous holder still on its way).
+   */
   #serveOwn(
     stream: Stream<State, Delta>,
-    entry: WrittenEntry,
-    state: State,
+    entry: OwnEntry<State>,
     ts: string,
     rts: string,
     at: number,
-  ): void {
+  ): boolean {
     const { publisher } = this.#context;
     const inStep = stream.hasState && stream.epoch === entry.epoch;
-    if (entry.kind === 'update' && inStep && stream.seq === entry.seq - 1 && entry.text !== undefined) {
-      const frame = this.#frameOf(entry.text);
-      if (frame !== undefined) {
-        stream.advance([{ seq: entry.seq, frame }], state, ts, rts, at);
-        publisher.served(stream, frame, 'update', at);
-        return;
-      }
+    if (entry.kind === 'update' && inStep && stream.seq === entry.seq - 1 && entry.frame !== undefined) {
+      stream.advance([{ seq: entry.seq, frame: entry.frame }], entry.state, ts, rts, at);
+      publisher.served(stream, entry.frame, 'update', at);
+      return true;
     }
     if (entry.kind === 'confirm' && inStep && stream.seq === entry.seq) {
       stream.confirm(ts, rts, at);
       publisher.served(stream, null, 'update', at);
-      return;
+      return true;
     }
-    stream.reset(entry, state, ts, rts, at);
+    if (entry.kind !== 'reset') return false;
+    stream.reset(entry, entry.state, ts, rts, at);
     publisher.served(stream, stream.snapshotFrame(), 'snapshot', at);
+    return true;
   }
 
   async #follow(batch: StreamBatch): Promise<AppliedPoll | undefined> {
@@ -333,11 +347,6 @@ export class ClusterTarget<State, Delta> {
     }
     this.#appliedToken = Math.max(this.#appliedToken, stored.token);
     return restarted;
-  }
-
-  #frameOf(text: string): Frame | undefined {
-    const message = parseJson(streamMessage, text);
-    return message === undefined ? undefined : toFrame(message);
   }
 
   #producedFrom(loaded: LoadedTarget, token: number): Produced<State> {

@@ -13,6 +13,11 @@ import { pickTargets, type SchedulerMode, type TargetView } from './poll-schedul
 /** A poll target as the dispatcher drives it; `poll` does the request and records its outcome. */
 export interface DispatchTarget extends TargetView<string> {
   readonly kind: string;
+  /**
+   * Cluster mode: its last poll found the lease held by another relay and asked nothing upstream,
+   * so it cost no budget.
+   */
+  readonly followed?: boolean;
   poll(): Promise<void>;
 }
 
@@ -33,7 +38,7 @@ const WINDOW_MS = 5_000;
 
 export class PollDispatcher {
   readonly #options: DispatcherOptions;
-  readonly #bucket: TokenBucket;
+  #bucket: TokenBucket;
   readonly #targets = new Map<string, DispatchTarget>();
   readonly #started: { at: number; kind: string }[] = [];
   #inFlight = 0;
@@ -43,12 +48,25 @@ export class PollDispatcher {
 
   constructor(options: DispatcherOptions) {
     this.#options = options;
-    this.#bucket = new TokenBucket({
-      ratePerSecond: options.ratePerSecond,
+    this.#bucket = this.#newBucket(options.ratePerSecond);
+  }
+
+  get ratePerSecond(): number {
+    return this.#bucket.ratePerSecond;
+  }
+
+  /** Cluster mode: the relay's share of the budget changed; polls start at the new rate. */
+  setRate(ratePerSecond: number): void {
+    if (ratePerSecond !== this.#bucket.ratePerSecond) this.#bucket = this.#newBucket(ratePerSecond);
+  }
+
+  #newBucket(ratePerSecond: number): TokenBucket {
+    return new TokenBucket({
+      ratePerSecond,
       // A fifth of a second's worth: enough to start a burst of new subscriptions at once, not
       // enough to bunch a whole second of polls together.
-      capacity: Math.max(1, Math.floor(options.ratePerSecond / 5)),
-      now: options.now,
+      capacity: Math.max(1, Math.floor(ratePerSecond / 5)),
+      now: this.#options.now,
     });
   }
 
@@ -135,6 +153,7 @@ export class PollDispatcher {
       .finally(() => {
         this.#inFlight -= 1;
         target.inFlight = false;
+        if (target.followed) this.#bucket.refund();
         this.kick();
       });
   }

@@ -66,6 +66,7 @@ export abstract class PollTarget implements DispatchTarget, Confirmation {
   hintedAt: number | undefined;
   coveredAt: number | undefined;
   changeRate = changeRateOf(initialChangeHistory);
+  followed = false;
   /** Set when the target is dropped: a response still on its way is then ignored. */
   removed = false;
   protected readonly context: PollContext;

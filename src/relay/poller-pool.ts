@@ -65,6 +65,11 @@ export interface PollerOptions {
   upstreamVerified?: () => boolean;
   /** Cluster mode: the shortest lease on a poll target (ms); a dead holder's targets wait this long. */
   minLeaseMs?: number;
+  /**
+   * Cluster mode: this relay's share of the cluster's budget (0..1, undefined until known). The
+   * poller plans with that share of `upstreamRps`, for the targets whose lease it holds.
+   */
+  budgetShare?: () => number | undefined;
   now?: () => number;
 }
 
@@ -74,6 +79,14 @@ const POLLING_SHARE = 0.9;
 const HINTS_MIN_INTERVAL_MS = 1_000;
 /** Fair-share weights follow subscriptions at least this often (ms) while the budget is short. */
 const WEIGHTS_EVERY_MS = 250;
+/**
+ * A relay plans with at least this share of the cluster's budget: one whose peers spend it all has
+ * a share near 0 and would otherwise never poll enough to learn a larger one (the shared bucket in
+ * Redis still holds the cluster to the whole budget).
+ */
+const MIN_PLANNED_SHARE = 0.1;
+/** A change of share smaller than this leaves the plan as it is. */
+const REPLAN_SHARE_CHANGE = 0.1;
 
 export class PollerPool {
   readonly #options: PollerOptions;
@@ -87,11 +100,14 @@ export class PollerPool {
   #sweepTimer: NodeJS.Timeout | undefined;
   #intervals: PollIntervals;
   #weightsAt = Number.NEGATIVE_INFINITY;
+  /** Requests per second this relay plans with: `upstreamRps`, or its share of it in a cluster. */
+  #plannedRps: number;
   #stopped = false;
 
   constructor(options: PollerOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
+    this.#plannedRps = options.upstreamRps;
     this.#intervals = {
       bookIntervalMs: options.bookPollMs,
       priceIntervalMs: options.pricePollMs,
@@ -136,13 +152,13 @@ export class PollerPool {
   }
 
   freshness(now = this.#now()): FreshnessReport {
-    const { maxAgeMs, bookPollMs, pricePollMs, upstreamRps } = this.#options;
+    const { maxAgeMs, bookPollMs, pricePollMs } = this.#options;
     let oldestAgeMs = 0;
     for (const book of this.#books.values())
       oldestAgeMs = Math.max(oldestAgeMs, now - (book.confirmedAt ?? book.addedAt));
     for (const price of this.#priceMarkets.values())
       oldestAgeMs = Math.max(oldestAgeMs, now - (price.confirmedAt ?? price.addedAt));
-    const budget = upstreamRps * POLLING_SHARE;
+    const budget = this.#plannedRps * POLLING_SHARE;
     const batches = this.#priceBatches.length;
     // The least the maximum age costs: every book once per (max age - slack), every batch at its interval.
     const leastForMaxAge =
@@ -172,12 +188,22 @@ export class PollerPool {
     if (this.#stopped) return;
     this.#syncBooks();
     this.#syncPrices();
+    this.#plan();
+    this.#dispatcher.start();
+    this.#dispatcher.kick();
+    this.#ensureSweep();
+  }
+
+  /** How often each target can be asked within the budget this relay plans with. */
+  #plan(): void {
+    let polledBooks = 0;
+    for (const book of this.#books.values()) if (!book.followed) polledBooks += 1;
     this.#intervals = pollIntervals({
-      bookMarkets: this.#books.size,
+      bookMarkets: polledBooks,
       priceMarkets: this.#priceMarkets.size,
       bookPollMs: this.#options.bookPollMs,
       pricePollMs: this.#options.pricePollMs,
-      rps: this.#options.upstreamRps,
+      rps: this.#plannedRps,
     });
     const priceTiming = this.#priceTiming();
     for (const batch of this.#priceBatches) batch.timing = priceTiming;
@@ -189,9 +215,17 @@ export class PollerPool {
       bookIntervalMs: this.#intervals.bookIntervalMs,
       priceIntervalMs: this.#intervals.priceIntervalMs,
     });
-    this.#dispatcher.start();
-    this.#dispatcher.kick();
-    this.#ensureSweep();
+  }
+
+  /** Cluster mode: plans again when this relay's share of the budget moved. */
+  #followShare(): void {
+    const share = this.#options.budgetShare?.();
+    if (share === undefined) return;
+    const planned = this.#options.upstreamRps * Math.max(MIN_PLANNED_SHARE, share);
+    if (Math.abs(planned - this.#plannedRps) <= REPLAN_SHARE_CHANGE * this.#options.upstreamRps) return;
+    this.#plannedRps = planned;
+    this.#dispatcher.setRate(planned * POLLING_SHARE);
+    this.#plan();
   }
 
   stop(): void {
@@ -343,7 +377,10 @@ export class PollerPool {
   #ensureSweep(): void {
     if (this.#sweepTimer !== undefined) return;
     const every = Math.max(50, Math.min(this.#options.bookPollMs, this.#options.pricePollMs) / 2);
-    this.#sweepTimer = setInterval(() => this.#judgeFreshness(), every);
+    this.#sweepTimer = setInterval(() => {
+      this.#followShare();
+      this.#judgeFreshness();
+    }, every);
     this.#sweepTimer.unref();
   }
 }

@@ -71,7 +71,8 @@ export class PriceBatchTarget extends PollTarget {
       wanted.map((market) => cluster.claim(priceTargetKey(market), this.timing.maxAgeMs)),
     );
     const batch = wanted.filter((market, i) => claims[i] && this.#health.has(market));
-    if (batch.length === 0 || this.removed) return;
+    this.followed = batch.length === 0;
+    if (this.followed || this.removed) return;
     try {
       const response = await source.clobPrices(batch);
       const receivedAt = now();
