@@ -16,6 +16,7 @@ export const scenarioNames = [
   'bytes',
   'compression',
   'freshness',
+  'cluster',
 ] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
 

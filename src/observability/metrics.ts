@@ -241,7 +241,7 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
     );
     metric.gauge(
       'cluster_targets_followed',
-      'Poll targets this relay follows: it applies the results their lease holder shares.',
+      'Poll targets this relay follows: it serves the messages their lease holder writes.',
       (gauge) => {
         gauge.set(view.coordinator.status().followed);
       },

@@ -179,7 +179,7 @@ describe.skipIf(!redisAvailable())('cluster-wide streams', () => {
       expect(survivors.flatMap((viewer) => viewer.of('snapshot'))).toHaveLength(2 * 3);
       expect(survivors.flatMap((viewer) => viewer.violations)).toEqual([]);
       const newHolder = await inspector.get(targetKeys(`book:${markets[0]}`).lease);
-      expect(newHolder?.startsWith(trio[holder]!.instance)).toBe(false);
+      expect(newHolder?.startsWith(`${trio[holder]!.instance} `)).toBe(false);
     } finally {
       inspector.disconnect();
     }

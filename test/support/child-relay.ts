@@ -9,8 +9,8 @@ import { waitFor } from './wait-for.ts';
 
 export interface ChildRelay {
   url: string;
-  /** Its cluster instance id (from its `cluster_joined` log line). */
-  instance: string;
+  /** Its cluster instance id (from its `cluster_joined` log line); undefined without `--redis`. */
+  instance: string | undefined;
   readonly process: ChildProcess;
   /** Everything it printed so far (logs included): for failure messages. */
   output(): string;
