@@ -122,49 +122,8 @@ export class ClusterTarget<State, Delta> {
     }
     const produced = this.#produced;
     const times = { ts, rts };
-    const positions = new Map<string, StreamPosition>();
-    const written: OwnEntry<State>[] = [];
-    for (const stream of this.#codec.streams) {
-      const next = this.#codec.project(state, stream.depth);
-      const previous = produced.positions.get(stream.field);
-      const prevState =
-        produced.state === undefined ? undefined : this.#codec.project(produced.state, stream.depth);
-      const delta =
-        previous === undefined || prevState === undefined ? undefined : this.#codec.diff(prevState, next);
-      let entry: WrittenEntry;
-      let frame: Frame | undefined;
-      if (previous === undefined || prevState === undefined) {
-        const position = { epoch: newEpoch(), seq: 1 };
-        const message = clusterMessage(
-          this.#codec,
-          this.#streamOf(stream),
-          'snapshot',
-          position,
-          times,
-          next,
-          next,
-        );
-        frame = toFrame(message);
-        entry = { stream: stream.field, ...position, kind: 'reset', text: frame.text };
-      } else if (delta === null || delta === undefined) {
-        entry = { stream: stream.field, ...previous, kind: 'confirm', text: undefined };
-      } else {
-        const position = { epoch: previous.epoch, seq: previous.seq + 1 };
-        const message = clusterMessage(
-          this.#codec,
-          this.#streamOf(stream),
-          'update',
-          position,
-          times,
-          delta,
-          next,
-        );
-        frame = toFrame(message);
-        entry = { stream: stream.field, ...position, kind: 'update', text: frame.text };
-      }
-      positions.set(stream.field, { epoch: entry.epoch, seq: entry.seq });
-      written.push({ ...entry, frame, state: next });
-    }
+    const written = this.#codec.streams.map((stream) => this.#number(stream, produced, state, times));
+    const positions = new Map(written.map((entry) => [entry.stream, { epoch: entry.epoch, seq: entry.seq }]));
     const changed = written.some((entry) => entry.kind !== 'confirm');
     const outcome = await log.commit(
       this.key,
@@ -194,6 +153,42 @@ export class ClusterTarget<State, Delta> {
     // The log has every update up to ours: a stream behind catches up rather than start over.
     if (behind.length > 0) await this.#catchUp(behind);
     return { receivedAt, changed: written.some((entry) => entry.kind === 'update'), first };
+  }
+
+  /**
+   * One stream's entry of a poll: the next update after the stored position, a confirmation when
+   * nothing changed, or the snapshot of a new epoch when the stream has no stored position.
+   */
+  #number(
+    stream: TargetStream,
+    produced: Produced<State>,
+    state: State,
+    times: { ts: string; rts: string },
+  ): OwnEntry<State> {
+    const next = this.#codec.project(state, stream.depth);
+    const previous = produced.positions.get(stream.field);
+    const prevState =
+      produced.state === undefined ? undefined : this.#codec.project(produced.state, stream.depth);
+    const delta =
+      previous === undefined || prevState === undefined ? undefined : this.#codec.diff(prevState, next);
+    if (delta === null)
+      return {
+        stream: stream.field,
+        ...previous!,
+        kind: 'confirm',
+        text: undefined,
+        frame: undefined,
+        state: next,
+      };
+    const [kind, position, data] =
+      previous === undefined || delta === undefined
+        ? (['reset', { epoch: newEpoch(), seq: 1 }, next] as const)
+        : (['update', { epoch: previous.epoch, seq: previous.seq + 1 }, delta] as const);
+    const type = kind === 'reset' ? 'snapshot' : 'update';
+    const frame = toFrame(
+      clusterMessage(this.#codec, this.#streamOf(stream), type, position, times, data, next),
+    );
+    return { stream: stream.field, ...position, kind, text: frame.text, frame, state: next };
   }
 
   /** Redis away: this relay numbers the streams it serves itself, in an epoch of its own. */

@@ -9,8 +9,8 @@ import { waitFor } from './wait-for.ts';
 
 export interface ChildRelay {
   url: string;
-  /** Its cluster instance id (from its `cluster_joined` log line); undefined without `--redis`. */
-  instance: string | undefined;
+  /** Its cluster instance id (from its `cluster_joined` log line, at the default log level). */
+  instance(): Promise<string>;
   readonly process: ChildProcess;
   /** Everything it printed so far (logs included): for failure messages. */
   output(): string;
@@ -38,13 +38,12 @@ export async function startChildRelay(args: readonly string[]): Promise<ChildRel
       },
       { timeoutMs: 20_000, everyMs: 20 },
     );
-    const instance = await waitFor(
-      'its cluster instance id',
-      () => /"instance":"([0-9a-f]+)"/.exec(output)?.[1],
-    );
     return {
       url,
-      instance,
+      instance: () =>
+        waitFor('its cluster instance id', () => /"instance":"([0-9a-f]+)"/.exec(output)?.[1], {
+          timeoutMs: 20_000,
+        }),
       process: child,
       output: () => output,
       async stop(signal) {
