@@ -310,5 +310,5 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
 }
 
 function countByChannel(): Record<Channel, number> {
-  return { book: 0, price: 0 };
+  return Object.fromEntries(channels.map((channel) => [channel, 0])) as Record<Channel, number>;
 }
