@@ -7,6 +7,7 @@
  */
 import { connect } from '/assets/client.js';
 import { trimDecimal } from './format.js';
+import { element, viewHead } from './view-parts.js';
 
 const DEPTH = 10;
 const PRICE_FIELDS = [
@@ -26,16 +27,11 @@ export function openBookView(root, { market, title, token, transport, onClose })
   const price = client.subscribePrice(market);
 
   root.replaceChildren();
+  for (const key of Object.keys(root.dataset)) delete root.dataset[key];
   root.dataset.market = market;
   root.dataset.updates = '0';
-  const head = element('div', 'book-head');
-  const heading = element('div');
-  const name = element('div', 'book-title', title);
-  const meta = element('div', 'book-meta', 'connecting…');
-  heading.append(name, meta);
-  const close = element('button', 'close-book', 'close');
-  close.type = 'button';
-  head.append(heading, close);
+  root.dataset.channel = 'book';
+  const { head, meta, close } = viewHead(title);
 
   const prices = element('div', 'prices');
   const priceCells = new Map();
@@ -118,7 +114,7 @@ export function openBookView(root, { market, title, token, transport, onClose })
       price.unsubscribe();
       void client.close();
       root.replaceChildren();
-      delete root.dataset.market;
+      for (const key of Object.keys(root.dataset)) delete root.dataset[key];
       onClose();
     },
   };
@@ -180,11 +176,4 @@ function flash(cell, className) {
   // Reading layout restarts the CSS animation when the same class is added again.
   void cell.offsetWidth;
   cell.classList.add(className);
-}
-
-function element(tag, className, content) {
-  const node = document.createElement(tag);
-  if (className !== undefined) node.className = className;
-  if (content !== undefined) node.textContent = content;
-  return node;
 }
