@@ -5,9 +5,8 @@
  * `subscribePrice(market)`; the SDK checks seq and checksums, this view only draws its verified state.
  * The ladder is built once and updated in place; a changed size flashes green (up) or red (down).
  */
-import { connect } from '/assets/client.js';
 import { trimDecimal } from './format.js';
-import { element, viewHead } from './view-parts.js';
+import { clearRoot, closableView, connectToRelay, element, viewHead } from './view-parts.js';
 
 const DEPTH = 10;
 const PRICE_FIELDS = [
@@ -19,15 +18,11 @@ const PRICE_FIELDS = [
 ];
 
 export function openBookView(root, { market, title, token, transport, onClose }) {
-  const client = connect(location.origin, {
-    ...(token === undefined ? {} : { apiKey: token }),
-    ...(transport === undefined ? {} : { transport }),
-  });
+  const client = connectToRelay({ token, transport });
   const book = client.subscribeBook(market, { depth: DEPTH });
   const price = client.subscribePrice(market);
 
-  root.replaceChildren();
-  for (const key of Object.keys(root.dataset)) delete root.dataset[key];
+  clearRoot(root);
   root.dataset.market = market;
   root.dataset.updates = '0';
   root.dataset.channel = 'book';
@@ -107,19 +102,7 @@ export function openBookView(root, { market, title, token, transport, onClose })
     }
   }
 
-  const view = {
-    close() {
-      for (const off of offs) off();
-      book.unsubscribe();
-      price.unsubscribe();
-      void client.close();
-      root.replaceChildren();
-      for (const key of Object.keys(root.dataset)) delete root.dataset[key];
-      onClose();
-    },
-  };
-  close.addEventListener('click', () => view.close());
-  return view;
+  return closableView({ root, client, close, offs, streams: [book, price], onClose });
 }
 
 function levelRow(table, side) {

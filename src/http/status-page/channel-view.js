@@ -6,9 +6,8 @@
  * `oracle_feed_id`) and the orders by id. The SDK checks seq and epochs; this view only draws the
  * state it keeps. The root's `data-channel`, `data-seq` and `data-updates` say what is shown.
  */
-import { connect } from '/assets/client.js';
 import { trimDecimal } from './format.js';
-import { element, fillRows, table, viewHead } from './view-parts.js';
+import { clearRoot, closableView, connectToRelay, element, fillRows, table, viewHead } from './view-parts.js';
 
 /** Rows drawn per list: the page shows a glance, the SDK keeps everything. */
 const SHOWN = 15;
@@ -23,12 +22,8 @@ const CHANNELS = {
 };
 
 export function openChannelView(root, { channel, market, title, token, transport, onClose }) {
-  const client = connect(location.origin, {
-    ...(token === undefined ? {} : { apiKey: token }),
-    ...(transport === undefined ? {} : { transport }),
-  });
-  for (const key of Object.keys(root.dataset)) delete root.dataset[key];
-  root.replaceChildren();
+  const client = connectToRelay({ token, transport });
+  clearRoot(root);
   root.dataset.market = market;
   root.dataset.channel = channel;
   root.dataset.updates = '0';
@@ -78,19 +73,7 @@ export function openChannelView(root, { channel, market, title, token, transport
     return stream;
   };
   CHANNELS[channel]({ client, market, body, follow });
-
-  const view = {
-    close() {
-      for (const off of offs) off();
-      for (const stream of streams) stream.unsubscribe();
-      void client.close();
-      root.replaceChildren();
-      for (const key of Object.keys(root.dataset)) delete root.dataset[key];
-      onClose();
-    },
-  };
-  close.addEventListener('click', () => view.close());
-  return view;
+  return closableView({ root, client, close, offs, streams, onClose });
 }
 
 // --- Channels -------------------------------------------------------------------------------------

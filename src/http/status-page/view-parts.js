@@ -1,8 +1,42 @@
 /**
  * @module http/status-page/view-parts
- * DOM pieces shared by the status page's live views (book-view.js, channel-view.js): elements, and
- * the head every view starts with (market title, a meta line, a close button).
+ * What the status page's live views (book-view.js, channel-view.js) share: their SDK client, the
+ * head every view starts with (market title, a meta line, a close button), its closing, and DOM
+ * pieces.
  */
+import { connect } from '/assets/client.js';
+
+/** A client of this relay, with the page's API key and transport (docs/client.md). */
+export function connectToRelay({ token, transport }) {
+  return connect(location.origin, {
+    ...(token === undefined ? {} : { apiKey: token }),
+    ...(transport === undefined ? {} : { transport }),
+  });
+}
+
+/** Empties the view's root: its children and every data attribute a view set on it. */
+export function clearRoot(root) {
+  root.replaceChildren();
+  for (const key of Object.keys(root.dataset)) delete root.dataset[key];
+}
+
+/**
+ * The view object: `close()` (also on the close button) drops the listeners, unsubscribes the
+ * streams, closes the client and empties the root.
+ */
+export function closableView({ root, client, close, offs, streams, onClose }) {
+  const view = {
+    close() {
+      for (const off of offs) off();
+      for (const stream of streams) stream.unsubscribe();
+      void client.close();
+      clearRoot(root);
+      onClose();
+    },
+  };
+  close.addEventListener('click', () => view.close());
+  return view;
+}
 
 export function element(tag, className, content) {
   const node = document.createElement(tag);
