@@ -5,6 +5,12 @@
  * (docs/client.md "API"). Sequencing, resync and status are the base class's (./stream-subscription.ts).
  */
 import { applyBookUpdate, type BookState, bookChecksum } from '../protocol/book.ts';
+import {
+  applyMarketUpdate,
+  applyOracleUpdate,
+  applyProbabilitiesUpdate,
+  applyTradesUpdate,
+} from '../protocol/channel-state.ts';
 import { TRADES_SNAPSHOT_SIZE } from '../protocol/channels.ts';
 import { TRADES_SEEN_IDS } from '../protocol/limits.ts';
 import type {
@@ -32,7 +38,6 @@ import type {
 import { applyOrderMapUpdate, type OrderMapState, orderMapOf } from '../protocol/order-map.ts';
 import { applyPriceUpdate } from '../protocol/price.ts';
 import { RecentIds } from '../protocol/recent-ids.ts';
-import { applyRecordChanges } from '../protocol/record-changes.ts';
 import { type StreamEvents, type StreamHost, StreamSubscription } from './stream-subscription.ts';
 
 export type AnyStreamSubscription =
@@ -113,10 +118,14 @@ export class TradesSubscription extends StreamSubscription<
     return snapshot.data.trades.slice(-TRADES_SNAPSHOT_SIZE);
   }
 
+  /**
+   * The relay sends each id once per stream; an entry the state already holds is still skipped, so
+   * that a relay breaking that promise cannot put a trade twice into the list.
+   */
   protected apply(state: TradesState, update: TradesUpdateMessage): TradesState {
     const held = new Set(state.map((trade) => trade.activity_id));
     const fresh = update.data.trades.filter((trade) => !held.has(trade.activity_id));
-    return fresh.length === 0 ? state : [...state, ...fresh].slice(-TRADES_SNAPSHOT_SIZE);
+    return fresh.length === 0 ? state : applyTradesUpdate({ trades: [...state] }, { trades: fresh }).trades;
   }
 
   protected override accepted(message: TradesSnapshotMessage | TradesUpdateMessage): void {
@@ -152,7 +161,7 @@ export class MarketSubscription extends StreamSubscription<
   }
 
   protected apply(state: MarketData, update: MarketUpdateMessage): MarketData {
-    return applyRecordChanges(state, update.data);
+    return applyMarketUpdate(state, update.data);
   }
 
   protected override accepted(
@@ -180,7 +189,7 @@ export class ProbabilitiesSubscription extends StreamSubscription<
   }
 
   protected apply(state: ProbabilitiesData, update: ProbabilitiesUpdateMessage): ProbabilitiesData {
-    return applyRecordChanges(state, update.data);
+    return applyProbabilitiesUpdate(state, update.data);
   }
 }
 
@@ -197,9 +206,8 @@ export class OracleSubscription extends StreamSubscription<
     return snapshot.data;
   }
 
-  /** Every oracle update carries the whole record. */
-  protected apply(_state: OracleData, update: OracleUpdateMessage): OracleData {
-    return update.data;
+  protected apply(state: OracleData, update: OracleUpdateMessage): OracleData {
+    return applyOracleUpdate(state, update.data);
   }
 }
 

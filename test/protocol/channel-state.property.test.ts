@@ -1,13 +1,21 @@
 /**
- * The pure cores a client rebuilds the `orders`, `market` and `probabilities` states with
- * (protocol/order-map, protocol/record-changes): whatever the change between two upstream states,
- * the update docs/protocol.md describes for it takes the first state to the second.
+ * The client-side cores of two channels beyond what test/relay/channel-diff.property.test.ts covers:
+ * the SDK's orders kept by id per side (protocol/order-map), and a market record taking changed
+ * fields whatever their names, `__proto__` included (protocol/channel-state): whatever the change
+ * between two upstream states, the update docs/protocol.md describes for it takes the first state
+ * to the second.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { OrderEntry, OrderSide, OrdersData, OrdersUpdateData } from '../../src/protocol/messages.ts';
+import { applyMarketUpdate } from '../../src/protocol/channel-state.ts';
+import type {
+  MarketUpdateData,
+  OrderEntry,
+  OrderSide,
+  OrdersData,
+  OrdersUpdateData,
+} from '../../src/protocol/messages.ts';
 import { applyOrderMapUpdate, orderListsOf, orderMapOf } from '../../src/protocol/order-map.ts';
-import { applyRecordChanges } from '../../src/protocol/record-changes.ts';
 
 const orderId = fc.constantFrom(...Array.from({ length: 12 }, (_, i) => `ord_${i}`));
 const order = fc.record({
@@ -83,18 +91,18 @@ const jsonValue = fc.oneof(fc.string(), fc.double({ noNaN: true, noDefaultInfini
 const key = fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('__proto__', 'constructor', 'toString'));
 const record = fc.dictionary(key, jsonValue, { maxKeys: 10 });
 
-describe('record changes', () => {
-  it('changed values and null for gone keys take a record to the next one, leaving the first untouched', () => {
+describe('market record changes', () => {
+  it('changed values and null for gone fields take a record to the next one, leaving the first untouched', () => {
     fc.assert(
       fc.property(record, record, (before, after) => {
-        const changes: Record<string, unknown> = Object.fromEntries([
+        const changes: MarketUpdateData = Object.fromEntries([
           ...Object.keys(before)
             .filter((name) => !Object.hasOwn(after, name))
             .map((name) => [name, null]),
           ...Object.entries(after).filter(([name, value]) => !Object.is(before[name], value)),
         ]);
         const copy = structuredClone(before);
-        const next = applyRecordChanges(before, changes);
+        const next = applyMarketUpdate(before, changes);
         expect(next).toEqual(after);
         expect(Object.getPrototypeOf(next)).toBe(Object.prototype);
         expect(before).toEqual(copy);
