@@ -32,7 +32,9 @@ describe('status page endpoints', () => {
       expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
     }
     // The views reach the relay through the SDK the relay bundles.
-    expect(await (await fetch(`${url}/assets/status/view-parts.js`)).text()).toContain("from '/assets/client.js'");
+    expect(await (await fetch(`${url}/assets/status/view-parts.js`)).text()).toContain(
+      "from '/assets/client.js'",
+    );
     for (const path of ['nope.js', '..%2Fhealth.ts', '..%2F..%2Fcli.ts', 'STATUS.JS']) {
       expect((await fetch(`${url}/assets/status/${path}`)).status).toBe(404);
     }
