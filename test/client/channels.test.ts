@@ -1,16 +1,25 @@
 /**
  * The SDK's typed streams of the channels after `book` and `price` (docs/client.md), against a
  * scripted relay: the state each keeps, the events it adds (`trade`, `closed`), and the resync it
- * asks for on a gap or a new epoch, over a real WebSocket.
+ * asks for on a gap or a new epoch, over a real WebSocket; and the frame reader's checks of each
+ * channel's data.
  */
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { decodeFrame } from '../../src/client/frames.ts';
 import {
   connect,
   type RelayClient,
   type RelayClientError,
   type ResyncReason,
 } from '../../src/client/node.ts';
-import type { OrderEntry, ProbabilityEntry, StreamMessage, TradeEntry } from '../../src/protocol/messages.ts';
+import {
+  channels,
+  type OrderEntry,
+  type ProbabilityEntry,
+  type StreamMessage,
+  type TradeEntry,
+} from '../../src/protocol/messages.ts';
 import { orderListsOf } from '../../src/protocol/order-map.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { FakeRelay, stamp } from './fake-relay.ts';
@@ -246,5 +255,58 @@ describe('orders', () => {
     await relay.subscribe('orders', 1);
     expect(errors.map((error) => error.code)).toEqual(['malformed_frame']);
     expect(stream.status).toBe('resyncing');
+  });
+});
+
+describe('frame reader', () => {
+  const doc = readFileSync(new URL('../../docs/protocol.md', import.meta.url), 'utf8');
+  const streamExamples = [...doc.matchAll(/```json\n([\s\S]*?)\n```/g)]
+    .map((match) => JSON.parse(match[1] ?? '') as Record<string, unknown> & { data: Record<string, unknown> })
+    .filter((example) => example.type === 'snapshot' || example.type === 'update');
+  const example = (type: string, channel: string) => {
+    const found = streamExamples.find(
+      (candidate) => candidate.type === type && candidate.channel === channel,
+    );
+    if (found === undefined) throw new Error(`docs/protocol.md has no ${channel} ${type}`);
+    return structuredClone(found);
+  };
+
+  it("reads every channel's snapshot and update as docs/protocol.md shows them", () => {
+    for (const channel of channels) {
+      for (const type of ['snapshot', 'update']) {
+        expect(decodeFrame(JSON.stringify(example(type, channel))), `${channel} ${type}`).toMatchObject({
+          ok: true,
+        });
+      }
+    }
+  });
+
+  it('refuses a field of another type than upstream gives, naming the stream', () => {
+    const trades = example('snapshot', 'trades');
+    (trades.data.trades as Array<Record<string, unknown>>)[0]!.price = 0.52;
+    const probabilities = example('update', 'probabilities');
+    probabilities.data[market] = { midpoint: '0.5' };
+    const oracle = example('update', 'oracle');
+    oracle.data.raw_price = 10424002000000;
+    const orders = example('snapshot', 'orders');
+    (orders.data.bids as Array<Record<string, unknown>>)[0]!.token_id = '1';
+    const changes = example('update', 'orders');
+    (changes.data.upserts as Array<Record<string, unknown>>)[0]!.side = 'buy';
+    const nullInSnapshot = example('snapshot', 'probabilities');
+    nullInSnapshot.data[market] = null;
+    for (const [message, reason] of [
+      [trades, 'trades'],
+      [probabilities, 'probability entries'],
+      [oracle, 'oracle record'],
+      [orders, 'orders'],
+      [changes, 'order changes'],
+      [nullInSnapshot, 'probability entries'],
+    ] as const) {
+      expect(decodeFrame(JSON.stringify(message))).toEqual({
+        ok: false,
+        reason: `malformed ${String(message.type)}: ${reason}`,
+        stream: { channel: message.channel, market: message.market, depth: undefined },
+      });
+    }
   });
 });
