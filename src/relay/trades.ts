@@ -12,7 +12,7 @@
  */
 
 import { TRADES_SEEN_IDS, TRADES_SNAPSHOT_SIZE } from '../protocol/limits.ts';
-import type { TradeEntry } from '../protocol/messages.ts';
+import type { TradeEntry, TradesData } from '../protocol/messages.ts';
 import { RecentIds } from '../protocol/recent-ids.ts';
 
 /** Entries asked per activity request: upstream's maximum page size. */
@@ -77,25 +77,18 @@ export async function walkActivity(
 }
 
 /**
- * What one trades stream has delivered: the ids (a bounded memory of TRADES_SEEN_IDS ids, about 40
- * bytes each) and the most recent entries for its snapshot (TRADES_SNAPSHOT_SIZE). The memory stays
- * correct past its bound because a walk stops at the newest seen entry and forgotten ids are always
- * older than every remembered one; it only has to hold more ids than one poll brings
- * (MAX_ACTIVITY_PAGES x ACTIVITY_PAGE_SIZE, checked by the tests).
+ * What a trades stream has delivered, as far as a poll needs it: a bounded memory of ids
+ * (TRADES_SEEN_IDS, about 40 bytes each). It stays correct past its bound because a walk stops at
+ * the newest seen entry and forgotten ids are always older than every remembered one; it only has
+ * to hold more ids than one poll and one snapshot bring (checked by the tests).
  */
 export class TradeHistory {
   readonly seen = new RecentIds(TRADES_SEEN_IDS);
-  #recent: TradeEntry[] = [];
   #started = false;
 
   /** Whether a first response was taken (the stream has its snapshot). */
   get started(): boolean {
     return this.#started;
-  }
-
-  /** The most recent entries, oldest first. */
-  get recent(): readonly TradeEntry[] {
-    return this.#recent;
   }
 
   /**
@@ -104,17 +97,31 @@ export class TradeHistory {
    */
   absorb(entries: readonly TradeEntry[]): TradeEntry[] {
     this.#started = true;
-    const fresh = entries.filter((entry) => this.seen.add(entry.activity_id));
-    if (fresh.length > 0) this.#recent = [...this.#recent, ...fresh].slice(-TRADES_SNAPSHOT_SIZE);
-    return fresh;
+    return entries.filter((entry) => this.seen.add(entry.activity_id));
   }
+}
 
-  /**
-   * What a poll shares with cluster peers, after `absorb(fresh)`: every fresh entry of the poll and
-   * at least the snapshot's worth of most recent ones (a peer that just started takes its snapshot
-   * from them), oldest first.
-   */
-  window(fresh: readonly TradeEntry[]): TradeEntry[] {
-    return fresh.length > this.#recent.length ? [...fresh] : [...this.#recent];
+/**
+ * The successive stream states that deliver `fresh` (oldest first): a first state is the snapshot
+ * of the most recent entries; after that each state adds at most TRADES_SNAPSHOT_SIZE entries, so a
+ * burst goes out as several updates and a snapshot never holds more than TRADES_SNAPSHOT_SIZE.
+ */
+export function tradesStates(state: TradesData | undefined, fresh: readonly TradeEntry[]): TradesData[] {
+  if (state === undefined) return [{ trades: fresh.slice(-TRADES_SNAPSHOT_SIZE) }];
+  const states: TradesData[] = [];
+  let trades = state.trades;
+  for (let start = 0; start < fresh.length; start += TRADES_SNAPSHOT_SIZE) {
+    trades = [...trades, ...fresh.slice(start, start + TRADES_SNAPSHOT_SIZE)].slice(-TRADES_SNAPSHOT_SIZE);
+    states.push({ trades });
   }
+  return states;
+}
+
+/**
+ * What a poll shares with cluster peers: every fresh entry and at least the most recent ones of
+ * the stream's state after them (a peer that just started takes its snapshot from those), oldest
+ * first.
+ */
+export function sharedWindow(state: TradesData, fresh: readonly TradeEntry[]): readonly TradeEntry[] {
+  return fresh.length > state.trades.length ? fresh : state.trades;
 }

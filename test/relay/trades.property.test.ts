@@ -1,12 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TRADES_SEEN_IDS, TRADES_SNAPSHOT_SIZE } from '../../src/protocol/limits.ts';
-import type { TradeEntry } from '../../src/protocol/messages.ts';
+import type { TradeEntry, TradesData } from '../../src/protocol/messages.ts';
 import {
   ACTIVITY_PAGE_SIZE,
   type ActivityPage,
   MAX_ACTIVITY_PAGES,
+  sharedWindow,
   TradeHistory,
+  tradesStates,
   walkActivity,
 } from '../../src/relay/trades.ts';
 
@@ -51,6 +53,26 @@ class UpstreamLog {
   }
 }
 
+/**
+ * A stream's states for `fresh` as a client sees them: the entries each new state adds (what the
+ * update carries), checked to be at most a snapshot's worth, and the last state.
+ */
+function publish(state: TradesData | undefined, fresh: readonly TradeEntry[]) {
+  const sent: TradeEntry[] = [];
+  let current = state;
+  for (const next of tradesStates(state, fresh)) {
+    const known = new Set(current?.trades.map((entry) => entry.activity_id));
+    const added = next.trades.filter((entry) => !known.has(entry.activity_id));
+    expect(next.trades.length).toBeLessThanOrEqual(TRADES_SNAPSHOT_SIZE);
+    if (current !== undefined) {
+      expect(added.length).toBeGreaterThan(0);
+      sent.push(...added);
+    }
+    current = next;
+  }
+  return { sent, state: current };
+}
+
 const ids = (entries: readonly TradeEntry[]): string[] => entries.map((entry) => entry.activity_id);
 const number = (id: string): number => Number(id.slice(1));
 
@@ -69,6 +91,7 @@ async function run(
   log.trade(initial);
   const history = new TradeHistory();
   const delivered: TradeEntry[] = [];
+  let state: TradesData | undefined;
   let complete = true;
   // The first poll finds the initial log; the last sees no new trade, it collects what arrived
   // while the one before paged.
@@ -79,9 +102,13 @@ async function run(
     const walk = await walkActivity(log.pager(between), history.seen, { firstPoll, maxPages });
     complete &&= walk.complete;
     expect(walk.pages).toBeLessThanOrEqual(firstPoll ? 1 : maxPages);
-    delivered.push(...history.absorb(walk.fresh));
+    const fresh = history.absorb(walk.fresh);
+    delivered.push(...fresh);
+    const published = publish(state, fresh);
+    if (state !== undefined) expect(published.sent).toEqual(fresh);
+    state = published.state;
     expect(history.seen.size).toBeLessThanOrEqual(TRADES_SEEN_IDS);
-    expect(history.recent).toEqual(delivered.slice(-TRADES_SNAPSHOT_SIZE));
+    expect(state?.trades).toEqual(delivered.slice(-TRADES_SNAPSHOT_SIZE));
   }
   return { log, delivered, complete };
 }
@@ -143,15 +170,18 @@ describe('trades: walking the activity listing', () => {
           log.trade(initial);
           const holder = new TradeHistory();
           const peer = new TradeHistory();
+          let holderState: TradesData | undefined;
+          let peerState: TradesData | undefined;
           for (const [index, { before, between }] of polls.entries()) {
             log.trade(before);
             const walk = await walkActivity(log.pager(between), holder.seen, { firstPoll: !holder.started });
             const fresh = holder.absorb(walk.fresh);
+            holderState = publish(holderState, fresh).state!;
             if (index < joinAt % polls.length) continue;
-            const joining = !peer.started;
-            const peerFresh = peer.absorb(holder.window(fresh));
-            if (joining) expect(peer.recent).toEqual(holder.recent);
-            else expect(peerFresh).toEqual(fresh);
+            const peerPublished = publish(peerState, peer.absorb(sharedWindow(holderState, fresh)));
+            if (peerState !== undefined) expect(peerPublished.sent).toEqual(fresh);
+            peerState = peerPublished.state;
+            expect(peerState).toEqual(holderState);
           }
         },
       ),
