@@ -55,8 +55,8 @@ export class BookTarget extends PollTarget {
 
   #apply(book: OrderBook, askedAt: number, receivedAt: number): void {
     if (!this.accepts(askedAt)) return;
-    const streams = this.context.registry.bookMarkets().get(this.market);
-    if (streams === undefined) return;
+    const streams = this.context.registry.streamsOf('book', this.market);
+    if (streams.size === 0) return;
     const ts = withMilliseconds(book.timestamp);
     const rts = new Date(receivedAt).toISOString();
     const full = aggregateBook(book);

@@ -7,7 +7,13 @@
  * absurd upstream timestamp is only data (docs/operations.md "Freshness").
  */
 import { publicReason } from '../upstream/errors.ts';
-import type { ClobPriceBatchResponse, OrderBook, ProbabilitiesResponse } from '../upstream/schemas.ts';
+import type {
+  ClobPriceBatchResponse,
+  MarketResponse,
+  OrderBook,
+  ProbabilitiesResponse,
+  TokenPriceResponse,
+} from '../upstream/schemas.ts';
 import type { ClusterShare } from './cluster-share.ts';
 import type { PollKind, RelayEvents } from './events.ts';
 import { type Confirmation, meanGapAfter } from './freshness.ts';
@@ -27,6 +33,8 @@ export interface PollSource {
   orderBook(marketId: string): Promise<OrderBook>;
   clobPrices(marketIds: string[]): Promise<ClobPriceBatchResponse>;
   probabilities(): Promise<ProbabilitiesResponse>;
+  market(marketId: string): Promise<MarketResponse>;
+  tokenPrice(feedId: string): Promise<TokenPriceResponse>;
 }
 
 /** Everything a target polls through and reports to. */
@@ -42,8 +50,10 @@ export interface PollContext {
    * then means a misconfigured upstream, never `unknown_market`.
    */
   upstreamVerified: () => boolean;
-  /** Upstream said the market does not exist: its streams of `kind` end. */
+  /** Upstream said the market (or feed) does not exist: its streams of `kind` end. */
   closeMarket(kind: PollKind, market: string): void;
+  /** The streams of `kind` for `id` have said their last (a market that left ACTIVE): they end. */
+  endStreams(kind: PollKind, id: string, reason: string): void;
   /** A cheap request asked at `askedAt` shows the market's book moved, about `movedAt`. */
   hintBook(market: string, askedAt: number, movedAt: number): void;
   /** A hint read asked at `askedAt` would have shown a move of the market's book. */

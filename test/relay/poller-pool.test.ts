@@ -8,7 +8,13 @@ import type { Frame } from '../../src/relay/frame.ts';
 import { PollerPool, type PollSource } from '../../src/relay/poller-pool.ts';
 import { StreamRegistry } from '../../src/relay/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../../src/relay/stream.ts';
-import type { ClobPriceBatchResponse, OrderBook, ProbabilitiesResponse } from '../../src/upstream/schemas.ts';
+import type {
+  ClobPriceBatchResponse,
+  MarketResponse,
+  OrderBook,
+  ProbabilitiesResponse,
+  TokenPriceResponse,
+} from '../../src/upstream/schemas.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const marketId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
@@ -51,6 +57,14 @@ class ScriptedSource implements PollSource {
 
   probabilities(): Promise<ProbabilitiesResponse> {
     return Promise.resolve({ success: true, probabilities: {} });
+  }
+
+  market(): Promise<MarketResponse> {
+    return Promise.reject(new Error('not scripted'));
+  }
+
+  tokenPrice(): Promise<TokenPriceResponse> {
+    return Promise.reject(new Error('not scripted'));
   }
 
   releaseAll(): void {
