@@ -11,7 +11,8 @@
  * to higher offsets (a log trimmed at its old end moves nothing).
  */
 
-import { TRADES_SEEN_IDS, TRADES_SNAPSHOT_SIZE } from '../protocol/limits.ts';
+import { TRADES_SNAPSHOT_SIZE } from '../protocol/channels.ts';
+import { TRADES_SEEN_IDS } from '../protocol/limits.ts';
 import type { TradeEntry, TradesData } from '../protocol/messages.ts';
 import { RecentIds } from '../protocol/recent-ids.ts';
 

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { applyOrdersUpdate } from '../../src/protocol/channel-state.ts';
 import type { OrderEntry, OrderSide, OrdersData } from '../../src/protocol/messages.ts';
-import { applyOrdersUpdate } from '../../src/protocol/orders.ts';
-import { diffOrders, ordersStateOf } from '../../src/relay/orders.ts';
+import { diffOrders } from '../../src/relay/channel-diff.ts';
+import { ordersStateOf } from '../../src/relay/orders.ts';
 import type { OrderBook } from '../../src/upstream/schemas.ts';
 
 // Successive upstream books drawn from a small pool of ids, prices and sizes, so that orders

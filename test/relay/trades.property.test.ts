@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TRADES_SEEN_IDS, TRADES_SNAPSHOT_SIZE } from '../../src/protocol/limits.ts';
+import { TRADES_SNAPSHOT_SIZE } from '../../src/protocol/channels.ts';
+import { TRADES_SEEN_IDS } from '../../src/protocol/limits.ts';
 import type { TradeEntry, TradesData } from '../../src/protocol/messages.ts';
+import { diffTrades } from '../../src/relay/channel-diff.ts';
 import {
   ACTIVITY_PAGE_SIZE,
   type ActivityPage,
@@ -54,19 +56,19 @@ class UpstreamLog {
 }
 
 /**
- * A stream's states for `fresh` as a client sees them: the entries each new state adds (what the
- * update carries), checked to be at most a snapshot's worth, and the last state.
+ * A stream's states for `fresh` as a client sees them: the entries of each update (the channel's
+ * diff of two states), each state at most a snapshot's worth, and the last state.
  */
 function publish(state: TradesData | undefined, fresh: readonly TradeEntry[]) {
   const sent: TradeEntry[] = [];
   let current = state;
   for (const next of tradesStates(state, fresh)) {
-    const known = new Set(current?.trades.map((entry) => entry.activity_id));
-    const added = next.trades.filter((entry) => !known.has(entry.activity_id));
     expect(next.trades.length).toBeLessThanOrEqual(TRADES_SNAPSHOT_SIZE);
     if (current !== undefined) {
-      expect(added.length).toBeGreaterThan(0);
-      sent.push(...added);
+      // What the stream sends for this state: the channel's own diff.
+      const update = diffTrades(current, next);
+      expect(update).not.toBeNull();
+      sent.push(...update!.trades);
     }
     current = next;
   }
