@@ -27,7 +27,7 @@ export const MAX_REQUEST_ID_LENGTH = 128;
 
 /**
  * `activity_id`s a trades consumer remembers to deliver each trade once across reconnects and new
- * epochs. A new epoch's snapshot holds at most TRADES_SNAPSHOT_SIZE entries, and those already
+ * epochs. A new epoch's snapshot holds at most TRADES_SNAPSHOT_SIZE (50) entries, and those already
  * delivered are among the newest delivered, so any capacity of at least that size suffices; the
  * margin covers upstream listing a few entries out of time order.
  */

@@ -9,6 +9,7 @@
 import { publicReason } from '../upstream/errors.ts';
 import type {
   ClobPriceBatchResponse,
+  MarketActivityResponse,
   MarketResponse,
   OrderBook,
   ProbabilitiesResponse,
@@ -35,6 +36,8 @@ export interface PollSource {
   probabilities(): Promise<ProbabilitiesResponse>;
   market(marketId: string): Promise<MarketResponse>;
   tokenPrice(feedId: string): Promise<TokenPriceResponse>;
+  /** One page of a market's trade activity, newest first. */
+  marketActivity(marketId: string, page: { limit: number; offset: number }): Promise<MarketActivityResponse>;
 }
 
 /** Everything a target polls through and reports to. */

@@ -355,7 +355,8 @@ export class PollerPool {
     if (this.#intervals.stretch <= 1 || now - this.#weightsAt < WEIGHTS_EVERY_MS) return;
     this.#weightsAt = now;
     const interest = new Map<string, Interest<StreamSubscriber>>();
-    for (const [market, streams] of this.#options.registry.ids('book')) {
+    for (const market of this.#books.keys()) {
+      const streams = bookTargetStreams(this.#options.registry, market);
       interest.set(bookTargetKey(market), interestOf(subscribersOf(streams)));
     }
     const { weights } = fairShare(interest);
@@ -383,7 +384,7 @@ export class PollerPool {
     for (const [market, book] of this.#books) {
       const reason = staleReason(book, book.timing, this.#intervals.bookIntervalMs, staleAfterFactor, now);
       if (reason === undefined) continue;
-      for (const stream of registry.streamsOf('book', market)) publisher.markStale(stream, reason);
+      for (const stream of bookTargetStreams(registry, market)) publisher.markStale(stream, reason);
     }
     // Judged against the interval prices are asked at, and the maximum age every stream promises.
     const priceTiming = { ...this.#priceTiming(), maxAgeMs: this.#options.maxAgeMs };
@@ -407,6 +408,12 @@ export class PollerPool {
 function meanOf(values: (number | undefined)[]): number | null {
   const known = values.filter((value) => value !== undefined);
   return known.length === 0 ? null : known.reduce((sum, value) => sum + value, 0) / known.length;
+}
+
+/** The streams one order-book request serves: a market's `book` streams and its `orders` stream. */
+function* bookTargetStreams(registry: StreamRegistry, market: string): Iterable<AnyStream> {
+  yield* registry.streamsOf('book', market);
+  yield* registry.streamsOf('orders', market);
 }
 
 function* subscribersOf(streams: Iterable<AnyStream>): Iterable<StreamSubscriber> {

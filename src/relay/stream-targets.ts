@@ -11,6 +11,7 @@ import type { PollDispatcher } from './poll-dispatcher.ts';
 import type { TargetTiming } from './poll-scheduler.ts';
 import type { PollContext, PollTarget } from './poll-target.ts';
 import { streamTargetKey } from './stream-target.ts';
+import { TradesTarget } from './trades-target.ts';
 
 /** A target of one (channel, stream id), whatever its response type. */
 export type ChannelTarget = PollTarget & { readonly channel: PlainChannel; readonly streamId: string };
@@ -22,6 +23,7 @@ export const streamTargetChannels: ReadonlyArray<{ channel: PlainChannel; create
   { channel: 'market', create: (id, timing, context) => new MarketTarget(id, timing, context) },
   { channel: 'probabilities', create: (id, timing, context) => new ProbabilitiesTarget(id, timing, context) },
   { channel: 'oracle', create: (id, timing, context) => new OracleTarget(id, timing, context) },
+  { channel: 'trades', create: (id, timing, context) => new TradesTarget(id, timing, context) },
 ];
 
 export class StreamTargets {

@@ -13,6 +13,7 @@ import { quoteOf, RESOLUTION_DELAY_MS, recordFill, type SimMarket } from './mark
 import { createMarket, evolutionContext, resolve } from './market-factory.ts';
 import { createPrng, deriveSeed, type Prng } from './prng.ts';
 import { orderBookOf } from './snapshots.ts';
+import { defaultTradeFlow, printsDue, printTrades, type TradeFlow } from './trade-flow.ts';
 
 export interface MarketSimulationOptions {
   /** Number of markets (default 50). */
@@ -29,6 +30,11 @@ export interface MarketSimulationOptions {
   activity?: (index: number) => number;
   /** Told the market and the (simulator clock) time of every book change. */
   onChange?: (marketId: string, at: number) => void;
+  /**
+   * Trades printed beside the books' fills, by market index (sim/trade-flow.ts); by default the
+   * first market prints steadily and in bursts of more than one activity page.
+   */
+  tradeFlow?: (index: number) => TradeFlow | undefined;
 }
 
 /** A few hot markets changing several times a second; the rest about once a minute. */
@@ -52,6 +58,8 @@ export class MarketSimulation {
   private booksChanging = true;
   private readonly activity: ((index: number) => number) | undefined;
   private readonly onChange: ((marketId: string, at: number) => void) | undefined;
+  /** Each market's printed trades (sim/trade-flow.ts): their own draws, so prints leave the book's alone. */
+  private readonly tape = new Map<string, { flow: TradeFlow | undefined; rng: Prng }>();
   private lastTickAt: number;
 
   constructor(options: MarketSimulationOptions = {}) {
@@ -69,7 +77,12 @@ export class MarketSimulation {
     for (let index = 0; index < count; index++) {
       markets.push(createMarket(this.seed, index, this.startedAt, this.tokens));
     }
-    for (const market of markets) this.live.set(market.id, market);
+    const tradeFlow = options.tradeFlow ?? defaultTradeFlow;
+    for (const market of markets) {
+      this.live.set(market.id, market);
+      const rng = createPrng(deriveSeed(this.seed, 'trades', market.index));
+      this.tape.set(market.id, { flow: tradeFlow(market.index), rng });
+    }
     this.holdings = buildHoldings(this.seed, this.users, markets);
     this.oracleRng = createPrng(deriveSeed(this.seed, 'oracle'));
   }
@@ -146,16 +159,44 @@ export class MarketSimulation {
     this.lastTickAt = now;
     for (const market of this.live.values()) {
       if (!this.booksChanging || !market.changing) continue;
+      const tape = this.tape.get(market.id)!;
+      const printed =
+        tape.flow !== undefined && market.status === 'ACTIVE'
+          ? this.print(market, printsDue(tape.flow, tape.rng, elapsedS), now)
+          : 0;
       // With an activity profile a market moves with the chance its rate gives over the time since
       // the last tick (a Poisson process sampled at ticks).
       if (
         this.activity !== undefined &&
         !market.rng.chance(-Math.expm1(-this.activity(market.index) * elapsedS))
-      )
+      ) {
+        if (printed > 0) this.changed(market, now);
         continue;
+      }
+      // The step stamps the change, prints included: one change per tick.
       this.step(market, now);
     }
     for (const token of this.tokens) moveOraclePrice(token, this.oracleRng, now);
+  }
+
+  /**
+   * Prints `count` trades in one market now, beside its book (sim/trade-flow.ts), e.g. a burst of
+   * more than one activity page between two polls; returns how many it printed (none without a
+   * two-sided quote or when the market is not ACTIVE).
+   */
+  printTrades(marketId: string, count: number): number {
+    const market = this.market(marketId);
+    if (market === undefined || market.status !== 'ACTIVE') return 0;
+    const now = this.clock();
+    const printed = this.print(market, count, now);
+    if (printed > 0) this.changed(market, now);
+    return printed;
+  }
+
+  /** Prints without stamping the change: the caller does, once. */
+  private print(market: SimMarket, count: number, now: number): number {
+    if (count === 0) return 0;
+    return printTrades(market, this.tape.get(market.id)!.rng, count, Math.max(now, market.timestamp + 1));
   }
 
   private step(market: SimMarket, now: number): void {

@@ -37,6 +37,8 @@ export interface SimulatorOptions {
   /** Per-market change rates and a change listener (src/sim/market-simulation.ts). */
   activity?: MarketSimulationOptions['activity'];
   onChange?: MarketSimulationOptions['onChange'];
+  /** Trades printed beside the books' fills, by market index (src/sim/trade-flow.ts). */
+  tradeFlow?: MarketSimulationOptions['tradeFlow'];
   faults?: Partial<SimulatorFaults>;
   /** Default 0 (a free port). */
   port?: number;
@@ -78,6 +80,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     now,
     ...(options.activity === undefined ? {} : { activity: options.activity }),
     ...(options.onChange === undefined ? {} : { onChange: options.onChange }),
+    ...(options.tradeFlow === undefined ? {} : { tradeFlow: options.tradeFlow }),
   });
   const faults = new FaultInjector(seed, options.faults);
   const route = createRouter([

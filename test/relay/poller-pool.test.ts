@@ -10,6 +10,7 @@ import { StreamRegistry } from '../../src/relay/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../../src/relay/stream.ts';
 import type {
   ClobPriceBatchResponse,
+  MarketActivityResponse,
   MarketResponse,
   OrderBook,
   ProbabilitiesResponse,
@@ -64,6 +65,10 @@ class ScriptedSource implements PollSource {
   }
 
   tokenPrice(): Promise<TokenPriceResponse> {
+    return Promise.reject(new Error('not scripted'));
+  }
+
+  marketActivity(): Promise<MarketActivityResponse> {
     return Promise.reject(new Error('not scripted'));
   }
 
