@@ -35,8 +35,9 @@ export function openChannelView(root, { channel, market, title, token, transport
   let updates = 0;
   let shown;
   const renderMeta = () => {
-    const stream = shown === undefined ? '' : ` · ${shown.channel} ${shown.market}`;
-    meta.textContent = `${channel}${stream} · ${connection} · ${shown?.status ?? 'pending'} · seq ${shown?.seq ?? '–'} · ${updates} updates`;
+    // The stream's own id: the market, the feed id on `oracle`, `all` on `probabilities`.
+    const stream = shown === undefined ? channel : `${shown.channel} ${shown.market}`;
+    meta.textContent = `${stream} · ${connection} · ${shown?.status ?? 'pending'} · seq ${shown?.seq ?? '–'} · ${updates} updates`;
   };
   /** Called by a channel's drawing code each time its stream's state changed. */
   const drawn = (stream, isUpdate) => {
