@@ -37,6 +37,8 @@ export interface SimulatorOptions {
   /** Per-market change rates and a change listener (src/sim/market-simulation.ts). */
   activity?: MarketSimulationOptions['activity'];
   onChange?: MarketSimulationOptions['onChange'];
+  /** Lifecycle pace (expiries brought forward, resolution delay); also `PUT /_sim/lifecycle`. */
+  lifecycle?: MarketSimulationOptions['lifecycle'];
   faults?: Partial<SimulatorFaults>;
   /** Default 0 (a free port). */
   port?: number;
@@ -78,6 +80,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     now,
     ...(options.activity === undefined ? {} : { activity: options.activity }),
     ...(options.onChange === undefined ? {} : { onChange: options.onChange }),
+    ...(options.lifecycle === undefined ? {} : { lifecycle: options.lifecycle }),
   });
   const faults = new FaultInjector(seed, options.faults);
   const route = createRouter([
