@@ -116,6 +116,8 @@ describe('relay end to end: market, probabilities and oracle channels', () => {
 
     expect(client.violations).toEqual([]);
     expect(client.of('error')).toEqual([]);
+    // The record as received: fields beyond the documented detail form too.
+    expect(client.view('market', m0)!.state).toHaveProperty('taker_fee_bps');
     // Every round moved the books and the oracle prices: the streams carried updates, not only snapshots.
     expect(client.view('market', m0)!.updates).toBeGreaterThan(0);
     expect(client.view('probabilities', 'all')!.updates).toBeGreaterThanOrEqual(ROUNDS - 1);
