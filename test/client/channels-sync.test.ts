@@ -121,7 +121,7 @@ describe('client SDK: trades, market, probabilities, oracle and orders stay equa
     const { client } = sdk();
     const records = [client.subscribeMarket(expiring), client.subscribeMarket(resolving)];
     const closed: string[][] = [[], []];
-    records.forEach((record, i) => record.on('closed', ({ status }) => closed[i]!.push(status)));
+    for (const [i, record] of records.entries()) record.on('closed', ({ status }) => closed[i]!.push(status));
     await waitFor('the records', () => records.every((record) => record.state?.status === 'ACTIVE'));
 
     // Past the first market's expiry: the next step expires it upstream. The second one resolves now.
