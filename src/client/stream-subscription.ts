@@ -187,8 +187,8 @@ export abstract class StreamSubscription<
 
   // --- Channel specifics ---------------------------------------------------------------------------
 
-  /** The state a snapshot gives; `previous` is the state it replaces, if any. */
-  protected abstract stateOf(snapshot: Snapshot, previous: State | undefined): State;
+  /** The state a snapshot gives (its data, or a shape the channel keeps it in). */
+  protected abstract stateOf(snapshot: Snapshot): State;
   protected abstract apply(state: State, update: Update): State;
   /** Whether a state matches the checksum its message carries (channels without one: always). */
   protected verify(_state: State, _message: Snapshot | Update): boolean {
@@ -211,7 +211,7 @@ export abstract class StreamSubscription<
   // --- State machine -------------------------------------------------------------------------------
 
   #onSnapshot(message: Snapshot): void {
-    const state = this.stateOf(message, this.state);
+    const state = this.stateOf(message);
     if (!this.verify(state, message)) {
       this.#resync('checksum', `snapshot ${message.epoch}/${message.seq} does not match its checksum`);
       return;
