@@ -152,6 +152,46 @@ describe('relay end to end: market, probabilities and oracle channels', () => {
     expect(await refused.json()).toMatchObject({ error: 'bad_request' });
   });
 
+  it('resumes an oracle stream after a reconnect, the feed id in any case', async () => {
+    const clock = testClock();
+    const harness = await fixture.start({ sim: { markets: 2, now: clock.now }, relay: { pricePollMs: 100 } });
+    const { sim, relay } = harness;
+    const feed = sim.market.tokens[0]!.oracleFeedId;
+    const stream = () => relay.registry.get({ channel: 'oracle', market: feed });
+    const publishTick = async () => {
+      const seq = stream()!.seq;
+      clock.advance(1_000);
+      sim.tick();
+      await waitFor('the relay to publish the tick', () => stream()!.seq > seq);
+    };
+    const first = await connect(relay.url);
+    await first.request({ op: 'subscribe', channel: 'oracle', markets: [feed] });
+    await waitFor('the oracle snapshot', () => first.view('oracle', feed));
+    await publishTick();
+    await waitFor('one update', () => first.view('oracle', feed)!.updates === 1);
+    const { epoch, seq } = first.view('oracle', feed)!;
+    await first.close();
+    await publishTick(); // missed while away; the stream lingers and is still polled
+    await publishTick();
+
+    const second = await connect(relay.url);
+    const shouted = `0x${feed.slice(2).toUpperCase()}`;
+    const reply = await second.request({
+      op: 'subscribe',
+      channel: 'oracle',
+      markets: [shouted],
+      resume: { [shouted]: { epoch, seq } },
+    });
+    expect(reply).toMatchObject({ type: 'subscribed', markets: [feed], recovered: { [feed]: true } });
+    await waitFor('two replayed updates', () => second.of('update').length === 2 || undefined);
+    expect(second.of('update').map((message) => [message.epoch, message.seq])).toEqual([
+      [epoch, seq + 1],
+      [epoch, seq + 2],
+    ]);
+    expect(second.of('snapshot')).toEqual([]);
+    expect(second.of('update').at(-1)!.data).toEqual(await upstreamOracle(sim, feed));
+  });
+
   it('sends an oracle update only when the publish time advances', async () => {
     const clock = testClock();
     const harness = await fixture.start({ sim: { markets: 2, now: clock.now } });
