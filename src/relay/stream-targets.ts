@@ -1,8 +1,10 @@
 /**
  * @module relay/stream-targets
- * The poller pool's targets of the channels polled one request per stream id (relay/stream-target.ts):
- * one target per (channel, id) the registry holds, created and dropped with the streams, each
- * judged for freshness on its own. A channel joins by a row in `streamTargetChannels`.
+ * The poller pool's targets of the channels polled per stream id: one request per poll
+ * (relay/stream-target.ts), or for `trades` as many activity pages as new trades need
+ * (relay/trades-target.ts). One target per (channel, id) the registry holds, created and dropped
+ * with the streams, each judged for freshness on its own. A channel joins by a row in
+ * `streamTargetChannels`.
  */
 import type { PlainChannel } from '../protocol/messages.ts';
 import { MarketTarget, OracleTarget, ProbabilitiesTarget } from './channel-targets.ts';
