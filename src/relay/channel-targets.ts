@@ -61,8 +61,12 @@ export class ProbabilitiesTarget extends StreamTarget<'probabilities', Probabili
     super('probabilities', streamId, timing, context);
   }
 
-  protected ask(): Promise<ProbabilitiesResponse> {
-    return this.context.source.probabilities();
+  /** The same map is the books' change hints (relay/change-hints.ts): read once for both. */
+  protected async ask(): Promise<ProbabilitiesResponse> {
+    const askedAt = this.lastAskedAt ?? this.context.now();
+    const response = await this.context.source.probabilities();
+    this.context.probabilitiesRead(response, askedAt);
+    return response;
   }
 
   /** Keyed by market id in its one spelling (lower case), as every other stream names markets. */

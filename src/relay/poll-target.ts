@@ -63,6 +63,8 @@ export interface PollContext {
   coverBook(market: string, askedAt: number): void;
   /** A request failed: judge freshness now rather than on the next sweep. */
   judgeFreshness(): void;
+  /** A probabilities map asked for at `askedAt` arrived (the change hints read it too). */
+  probabilitiesRead(response: ProbabilitiesResponse, askedAt: number): void;
 }
 
 export abstract class PollTarget implements DispatchTarget, Confirmation {

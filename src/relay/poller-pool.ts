@@ -16,7 +16,7 @@ import type { PollCoordinator } from '../cluster/coordinator.ts';
 import type { Channel } from '../protocol/messages.ts';
 import { BookTarget, bookTargetKey } from './book-target.ts';
 import { type PollIntervals, PRICE_BATCH_SIZE, pollIntervals } from './budget.ts';
-import { ChangeHintTarget } from './change-hints.ts';
+import { ChangeHints, ChangeHintTarget } from './change-hints.ts';
 import { ClusterShare } from './cluster-share.ts';
 import type { PollKind, RelayEvents } from './events.ts';
 import { fairShare, type Interest, interestOf } from './fair-share.ts';
@@ -91,7 +91,9 @@ export class PollerPool {
   readonly #priceMarkets = new Map<string, PriceMarket>();
   readonly #priceBatches: PriceBatchTarget[] = [];
   readonly #streamTargets: StreamTargets;
-  #hints: ChangeHintTarget | undefined;
+  /** The hints, while worth reading; their own request only while no probabilities stream reads the map. */
+  #hints: ChangeHints | undefined;
+  #hintTarget: ChangeHintTarget | undefined;
   #sweepTimer: NodeJS.Timeout | undefined;
   #intervals: PollIntervals;
   #weightsAt = Number.NEGATIVE_INFINITY;
@@ -121,6 +123,7 @@ export class PollerPool {
         if (book !== undefined) book.coveredAt = askedAt;
       },
       judgeFreshness: () => this.#judgeFreshness(),
+      probabilitiesRead: (response, askedAt) => this.#hints?.read(response, askedAt),
     };
     this.#dispatcher = new PollDispatcher({
       ratePerSecond: options.upstreamRps * POLLING_SHARE,
@@ -319,18 +322,24 @@ export class PollerPool {
     return this.#priceBatches.find((batch) => batch.markets.includes(market));
   }
 
-  /** The hint map is worth its request only while the budget cannot poll every book at its minimum. */
+  /**
+   * The hint map is worth reading only while the budget cannot poll every book at its minimum; it
+   * costs a request of its own only while no `probabilities` stream asks for the same map.
+   */
   #syncHints(): void {
     const wanted =
       this.#options.scheduler === 'freshness' && this.#intervals.stretch > 1 && this.#books.size > 0;
-    if (wanted && this.#hints === undefined) {
+    if (wanted) this.#hints ??= new ChangeHints(this.#context, (market) => this.#books.has(market));
+    else this.#hints = undefined;
+    const ownRequest = this.#hints !== undefined && this.#options.registry.ids('probabilities').size === 0;
+    if (ownRequest && this.#hints !== undefined && this.#hintTarget === undefined) {
       const every = Math.max(this.#options.bookPollMs, HINTS_MIN_INTERVAL_MS);
       const timing = { minIntervalMs: every, maxAgeMs: every };
-      this.#hints = new ChangeHintTarget(timing, this.#context, (market) => this.#books.has(market));
-      this.#dispatcher.add(this.#hints);
-    } else if (!wanted && this.#hints !== undefined) {
-      this.#dropTarget(this.#hints);
-      this.#hints = undefined;
+      this.#hintTarget = new ChangeHintTarget(timing, this.#context, this.#hints);
+      this.#dispatcher.add(this.#hintTarget);
+    } else if (!ownRequest && this.#hintTarget !== undefined) {
+      this.#dropTarget(this.#hintTarget);
+      this.#hintTarget = undefined;
     }
     this.#hints?.prune();
   }

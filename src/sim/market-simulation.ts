@@ -35,7 +35,22 @@ export interface MarketSimulationOptions {
    * first market prints steadily and in bursts of more than one activity page.
    */
   tradeFlow?: (index: number) => TradeFlow | undefined;
+  /** How fast markets expire and resolve (default: each at its own expiry, resolved 10 minutes later). */
+  lifecycle?: Partial<LifecyclePace>;
 }
+
+/**
+ * The pace of the market lifecycle (docs/upstream.md "Market status and lifecycle"): besides each
+ * market expiring at its own expiration time, one more every `expireEveryMs` of clock.
+ */
+export interface LifecyclePace {
+  /** Every this many ms the ACTIVE market expiring soonest expires now; 0 = only at their own expiry. */
+  expireEveryMs: number;
+  /** An EXPIRED market resolves this long after its expiry. */
+  resolutionDelayMs: number;
+}
+
+export type SettledStatus = 'EXPIRED' | 'RESOLVED';
 
 /** A few hot markets changing several times a second; the rest about once a minute. */
 export function skewedActivity(hotMarkets: number, hotPerSecond = 4, quietPerSecond = 1 / 60) {
@@ -61,6 +76,9 @@ export class MarketSimulation {
   /** Each market's printed trades (sim/trade-flow.ts): their own draws, so prints leave the book's alone. */
   private readonly tape = new Map<string, { flow: TradeFlow | undefined; rng: Prng }>();
   private lastTickAt: number;
+  private pace: LifecyclePace;
+  /** Clock time of the last expiry brought forward by the pace. */
+  private lastPacedExpiryAt: number;
 
   constructor(options: MarketSimulationOptions = {}) {
     const count = options.markets ?? 50;
@@ -69,6 +87,12 @@ export class MarketSimulation {
     this.clock = options.now ?? Date.now;
     this.startedAt = this.clock();
     this.lastTickAt = this.startedAt;
+    this.pace = checkedPace({
+      expireEveryMs: 0,
+      resolutionDelayMs: RESOLUTION_DELAY_MS,
+      ...options.lifecycle,
+    });
+    this.lastPacedExpiryAt = this.startedAt;
     this.activity = options.activity;
     this.onChange = options.onChange;
     this.tokens = buildTokens(this.seed, this.startedAt);
@@ -152,11 +176,34 @@ export class MarketSimulation {
     return this.booksChanging;
   }
 
+  lifecycle(): LifecyclePace {
+    return { ...this.pace };
+  }
+
+  setLifecycle(change: Partial<LifecyclePace>): void {
+    this.pace = checkedPace({ ...this.pace, ...change });
+  }
+
+  /**
+   * Moves a market on in its lifecycle now: EXPIRED (its expiration time becomes now if later) or
+   * RESOLVED (settled at once). A market never moves back to ACTIVE, nor from RESOLVED.
+   */
+  settle(marketId: string, status: SettledStatus): void {
+    const market = this.market(marketId);
+    if (market === undefined || market.status === 'RESOLVED' || market.status === status) return;
+    const now = this.clock();
+    market.expiresAt = Math.min(market.expiresAt, now);
+    market.status = status;
+    if (status === 'RESOLVED') resolve(market);
+    this.changed(market, now);
+  }
+
   /** Advances every market one step at the current clock time, and every oracle price. */
   tick(): void {
     const now = this.clock();
     const elapsedS = Math.max(0, now - this.lastTickAt) / 1000;
     this.lastTickAt = now;
+    this.bringExpiryForward(now);
     for (const market of this.live.values()) {
       if (!this.booksChanging || !market.changing) continue;
       const tape = this.tape.get(market.id)!;
@@ -199,9 +246,22 @@ export class MarketSimulation {
     return printTrades(market, this.tape.get(market.id)!.rng, count, Math.max(now, market.timestamp + 1));
   }
 
+  /** At the configured pace, the ACTIVE market (of those moving) expiring soonest expires now. */
+  private bringExpiryForward(now: number): void {
+    const every = this.pace.expireEveryMs;
+    if (every === 0 || !this.booksChanging || now - this.lastPacedExpiryAt < every) return;
+    this.lastPacedExpiryAt = now;
+    let soonest: SimMarket | undefined;
+    for (const market of this.live.values()) {
+      if (market.status !== 'ACTIVE' || !market.changing) continue;
+      if (soonest === undefined || market.expiresAt < soonest.expiresAt) soonest = market;
+    }
+    if (soonest !== undefined) soonest.expiresAt = Math.min(soonest.expiresAt, now);
+  }
+
   private step(market: SimMarket, now: number): void {
     if (market.status === 'ACTIVE' && now >= market.expiresAt) market.status = 'EXPIRED';
-    if (market.status === 'EXPIRED' && now >= market.expiresAt + RESOLUTION_DELAY_MS) {
+    if (market.status === 'EXPIRED' && now >= market.expiresAt + this.pace.resolutionDelayMs) {
       market.status = 'RESOLVED';
       resolve(market);
       this.changed(market, now);
@@ -224,6 +284,12 @@ export class MarketSimulation {
       if (market.quotes.length > QUOTE_CAP) market.quotes.shift();
     }
   }
+}
+
+function checkedPace(pace: LifecyclePace): LifecyclePace {
+  for (const [name, value] of Object.entries(pace))
+    if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be >= 0`);
+  return pace;
 }
 
 const FAIR_LOW = 10_000_000;

@@ -56,7 +56,10 @@ class ScriptedSource implements PollSource {
     });
   }
 
+  probabilityCalls = 0;
+
   probabilities(): Promise<ProbabilitiesResponse> {
+    this.probabilityCalls += 1;
     return Promise.resolve({ success: true, probabilities: {} });
   }
 
@@ -96,11 +99,12 @@ describe('PollerPool', () => {
       resumeBufferSize: 10,
       onInterestChange: () => poller?.sync(),
     });
+    const events = new RelayEvents();
     poller = new PollerPool({
       source,
       coordinator: new LocalCoordinator(),
       registry,
-      events: new RelayEvents(),
+      events,
       bookPollMs,
       pricePollMs,
       upstreamRps: rps,
@@ -109,7 +113,7 @@ describe('PollerPool', () => {
       maxAgeMs: 30_000,
       staleAfterFactor: 3,
     });
-    return { registry, poller };
+    return { registry, poller, events };
   }
 
   it('never polls the same book twice at once, however slow upstream is', async () => {
@@ -149,6 +153,34 @@ describe('PollerPool', () => {
     // 18 books/s against 90% of 10 rps: every market every 2 s instead of 1 s.
     expect(poller.intervals).toEqual({ bookIntervalMs: 2000, priceIntervalMs: 2000, stretch: 2 });
     expect(poller.bookMarketCount).toBe(18);
+  });
+
+  it('reads the change hints from the polls of the probabilities stream instead of asking twice', async () => {
+    vi.useFakeTimers();
+    const source = new ScriptedSource();
+    const { registry, events } = setup(source, { rps: 10, bookPollMs: 1000, pricePollMs: 1000 });
+    for (let i = 0; i < 18; i++) registry.subscribe(nobody, { channel: 'book', market: marketId(i) });
+    const run = async (ms: number) => {
+      for (let at = 0; at < ms; at += 250) {
+        source.releaseAll();
+        await vi.advanceTimersByTimeAsync(250);
+      }
+    };
+    // The budget is short: the hint map is worth its own request.
+    await run(3_000);
+    expect(source.probabilityCalls).toBeGreaterThan(0);
+
+    registry.subscribe(nobody, { channel: 'probabilities', market: 'all' });
+    await run(250);
+    let streamPolls = 0;
+    events.on('poll:done', ({ kind }) => {
+      if (kind === 'probabilities') streamPolls += 1;
+    });
+    source.probabilityCalls = 0;
+    await run(6_000);
+    expect(streamPolls).toBeGreaterThan(0);
+    // Every request for the map is the stream's own: the hints read it from there.
+    expect(source.probabilityCalls).toBe(streamPolls);
   });
 
   it('stops polling a market when its last stream goes, after the linger', async () => {
