@@ -59,7 +59,8 @@ describe('orders end to end', () => {
   }
 
   it("rebuilds upstream's orders by id after every poll, one order-book request serving book and orders", async () => {
-    harness = await start({ sim: { markets: 4, tradeFlow: () => undefined } });
+    // Book polls every 100 ms: a busy test machine answers a poll within three intervals (no false stale).
+    harness = await start({ sim: { markets: 4, tradeFlow: () => undefined }, relay: { bookPollMs: 100 } });
     const [both, bookOnly, ordersOnly] = harness.sim.market.activeMarketIds() as [string, string, string];
     const ordersClient = await subscribe('orders', both);
     await ordersClient.request({ op: 'subscribe', channel: 'orders', markets: [ordersOnly] });
