@@ -32,11 +32,7 @@ export class BookTarget extends PollTarget {
     const { cluster, source, now } = this.context;
     const askedAt = this.beginAsk();
     try {
-      const expectedIntervalMs = Math.min(
-        this.timing.maxAgeMs,
-        this.meanAskGapMs ?? this.timing.minIntervalMs,
-      );
-      if (!(await cluster.claim(this.key, expectedIntervalMs)) || this.removed) return;
+      if (!(await this.holdsLease())) return;
       const book = await source.orderBook(this.market);
       if (this.removed) return;
       const receivedAt = now();

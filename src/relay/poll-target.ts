@@ -112,6 +112,15 @@ export abstract class PollTarget implements DispatchTarget, Confirmation {
     return askedAt;
   }
 
+  /**
+   * Whether this relay asks upstream for this poll: always alone, in cluster mode only while it holds
+   * the target's lease (claimed for a few of its expected intervals), and never once it was dropped.
+   */
+  protected async holdsLease(): Promise<boolean> {
+    const expectedIntervalMs = Math.min(this.timing.maxAgeMs, this.meanAskGapMs ?? this.timing.minIntervalMs);
+    return (await this.context.cluster.claim(this.key, expectedIntervalMs)) && !this.removed;
+  }
+
   /** Whether a response to the request asked at `askedAt` is newer than every one applied. */
   protected accepts(askedAt: number): boolean {
     return !this.removed && askedAt >= this.#appliedAskedAt;

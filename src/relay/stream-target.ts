@@ -56,11 +56,7 @@ export abstract class StreamTarget<C extends PlainChannel, Response> extends Pol
     const { cluster, now } = this.context;
     const askedAt = this.beginAsk();
     try {
-      const expectedIntervalMs = Math.min(
-        this.timing.maxAgeMs,
-        this.meanAskGapMs ?? this.timing.minIntervalMs,
-      );
-      if (!(await cluster.claim(this.key, expectedIntervalMs)) || this.removed) return;
+      if (!(await this.holdsLease())) return;
       const response = await this.ask();
       if (this.removed) return;
       const receivedAt = now();

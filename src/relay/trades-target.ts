@@ -40,11 +40,7 @@ export class TradesTarget extends PollTarget {
     const { cluster, source, now } = this.context;
     const askedAt = this.beginAsk();
     try {
-      const expectedIntervalMs = Math.min(
-        this.timing.maxAgeMs,
-        this.meanAskGapMs ?? this.timing.minIntervalMs,
-      );
-      if (!(await cluster.claim(this.key, expectedIntervalMs)) || this.removed) return;
+      if (!(await this.holdsLease())) return;
       const history = this.#streamHistory();
       if (history === undefined) return;
       const walk = await walkActivity(
