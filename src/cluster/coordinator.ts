@@ -30,8 +30,16 @@ export interface PollCoordinator {
   release(target: string): Promise<void>;
   /** Cluster-wide streams (cluster/stream-log.ts); undefined for a relay alone. */
   readonly log: StreamLog | undefined;
-  /** Receives what the holder of `target` writes (cluster/stream-batch.ts), as JSON. */
-  follow(target: string, onBatch: (payload: string) => void): void;
+  /**
+   * Publishes `payload` to the relays that follow `target`: the holder's upstream response, for the
+   * channels whose streams each relay numbers itself.
+   */
+  share(target: string, payload: string): void;
+  /**
+   * Receives what the holder of `target` writes (cluster/stream-batch.ts) or shares, as JSON; never
+   * what this relay sent.
+   */
+  follow(target: string, onPayload: (payload: string) => void): void;
   unfollow(target: string): void;
   status(): CoordinatorStatus;
   close(): Promise<void>;
@@ -49,6 +57,7 @@ export class LocalCoordinator implements PollCoordinator {
   async release(target: string): Promise<void> {
     this.#owned.delete(target);
   }
+  share(): void {}
   follow(): void {}
   unfollow(): void {}
   status(): CoordinatorStatus {

@@ -127,6 +127,14 @@ export class RedisCoordinator implements PollCoordinator {
     }
   }
 
+  share(target: string, payload: string): void {
+    this.#commands
+      .spublish(targetKeys(target).channel, `${this.instanceId} ${payload}`)
+      .catch((error: unknown) => {
+        this.#fail(asError(error));
+      });
+  }
+
   follow(target: string, onBatch: (payload: string) => void): void {
     if (this.#followers.has(target)) return;
     this.#followers.set(target, onBatch);

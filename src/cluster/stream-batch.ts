@@ -116,3 +116,8 @@ export function encodeBatch(
 export function encodeClosed(tokenValue: number): string {
   return JSON.stringify({ token: tokenValue, closed: true });
 }
+
+/** Whether a payload on a target's channel is a batch (not a shared upstream response). */
+export function isBatchPayload(payload: string): boolean {
+  return payload.startsWith('{"token":');
+}

@@ -26,10 +26,10 @@ import {
 } from '../protocol/messages.ts';
 import { applyPriceUpdate } from '../protocol/price.ts';
 import { limitDepth } from './aggregate.ts';
-import { bookCodec, priceCodec } from './channels.ts';
+import { codecs, type StreamCodec } from './channels.ts';
 import { toFrame } from './frame.ts';
 import type { StreamRegistry } from './registry.ts';
-import type { SequencedFrame, Stream, StreamCodec } from './stream.ts';
+import type { SequencedFrame, Stream } from './stream.ts';
 
 /** One stream of a target: its name in the target's Redis state, and its depth (`book`). */
 export interface TargetStream {
@@ -58,7 +58,7 @@ export interface ClusterCodec<State, Delta> extends StreamCodec<State, Delta> {
 }
 
 export const bookClusterCodec: ClusterCodec<BookState, BookData> = {
-  ...bookCodec,
+  ...codecs.book,
   channel: 'book',
   streams: [null, ...bookDepths].map((depth) => ({ field: depth === null ? 'full' : String(depth), depth })),
   schema: bookState,
@@ -67,13 +67,13 @@ export const bookClusterCodec: ClusterCodec<BookState, BookData> = {
   snapshotState: (message) => (message.channel === 'book' ? message.data : undefined),
   delta: (message) => (message.channel === 'book' ? message.data : undefined),
   local(registry, market, depth) {
-    for (const stream of registry.bookMarkets().get(market) ?? []) if (stream.depth === depth) return stream;
+    for (const stream of registry.streamsOf('book', market)) if (stream.depth === depth) return stream;
     return undefined;
   },
 };
 
 export const priceClusterCodec: ClusterCodec<PriceData, PriceUpdateData> = {
-  ...priceCodec,
+  ...codecs.price,
   channel: 'price',
   streams: [{ field: 'price', depth: undefined }],
   schema: priceState,
@@ -82,7 +82,10 @@ export const priceClusterCodec: ClusterCodec<PriceData, PriceUpdateData> = {
   snapshotState: (message) =>
     message.channel === 'price' ? priceState.safeParse(message.data).data : undefined,
   delta: (message) => (message.channel === 'price' ? message.data : undefined),
-  local: (registry, market) => registry.priceMarkets().get(market),
+  local: (registry, market) => {
+    const [stream] = registry.streamsOf('price', market);
+    return stream;
+  },
 };
 
 /** A `snapshot` or `update` of one of a target's streams, as the holder numbers it. */

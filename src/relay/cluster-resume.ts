@@ -23,6 +23,7 @@ import type { ClusterReplay, ResumeHistory } from './registry.ts';
 import type { Stream } from './stream.ts';
 
 export class ClusterResume implements ResumeHistory {
+  readonly channels: readonly Channel[] = ['book', 'price'];
   readonly #log: StreamLog;
   readonly #now: () => number;
 
@@ -50,9 +51,9 @@ export class ClusterResume implements ResumeHistory {
       replay: (stream, from) => {
         const target = loaded.get(stream.market);
         if (target === undefined) return undefined;
-        return stream.channel === 'book'
-          ? this.#replay(bookClusterCodec, stream, from, target)
-          : this.#replay(priceClusterCodec, stream, from, target);
+        if (stream.channel === 'book') return this.#replay(bookClusterCodec, stream, from, target);
+        if (stream.channel === 'price') return this.#replay(priceClusterCodec, stream, from, target);
+        return undefined;
       },
     };
   }

@@ -1,11 +1,14 @@
 /**
  * @module relay/cluster-share
- * The poller's side of cluster mode: who holds a target's lease, and the cluster-wide streams of a
- * target (relay/cluster-stream.ts) that follow what its holder writes. A relay alone (the local
- * coordinator) has no stream log: its targets number their own streams and nothing is encoded for
- * a cluster.
+ * The poller's side of cluster mode: who holds a target's lease, the cluster-wide streams of a
+ * target (relay/cluster-stream.ts: `book` and `price`, numbered once by the holder), and, for the
+ * channels each relay numbers itself, sharing the holder's upstream response. Both arrive on the
+ * target's one channel. A relay alone (the local coordinator) has no stream log: its targets number
+ * their own streams and nothing is encoded for a cluster.
  */
 import type { PollCoordinator } from '../cluster/coordinator.ts';
+import { parseSharedResult, type SharedResult } from '../cluster/shared-result.ts';
+import { isBatchPayload } from '../cluster/stream-batch.ts';
 import type { ClusterCodec } from './cluster-codecs.ts';
 import { type AppliedPoll, type ClusterStreamContext, ClusterTarget } from './cluster-stream.ts';
 
@@ -13,12 +16,21 @@ import { type AppliedPoll, type ClusterStreamContext, ClusterTarget } from './cl
 const DEFAULT_MIN_LEASE_MS = 2_000;
 const LEASES_PER_INTERVAL = 3;
 
+/** Who hears what arrives on one target's channel. */
+interface Listeners {
+  batch?: (payload: string) => void;
+  result?: (result: SharedResult) => void;
+}
+
 export class ClusterShare {
   readonly #coordinator: PollCoordinator;
+  readonly #clustered: boolean;
   readonly #minLeaseMs: number;
+  readonly #listeners = new Map<string, Listeners>();
 
   constructor(coordinator: PollCoordinator, minLeaseMs = DEFAULT_MIN_LEASE_MS) {
     this.#coordinator = coordinator;
+    this.#clustered = coordinator.status().mode !== 'local';
     this.#minLeaseMs = minLeaseMs;
   }
 
@@ -43,19 +55,47 @@ export class ClusterShare {
     const log = this.#coordinator.log;
     if (log === undefined) return undefined;
     const streams = new ClusterTarget(target, market, codec, { ...context, log });
-    this.#coordinator.follow(target, (payload) => {
+    this.#listen(target).batch = (payload) => {
       void streams.follow(payload).then((applied) => {
         if (applied !== undefined) onApplied(applied);
       });
-    });
+    };
     // Streams new here start from the cluster's state rather than wait for the holder's next poll.
     void streams.catchUp();
     return streams;
   }
 
+  /** Upstream responses the lease holder shares for `target`; malformed payloads are ignored. */
+  follow(target: string, onResult: (result: SharedResult) => void): void {
+    if (this.#clustered) this.#listen(target).result = onResult;
+  }
+
+  /** `result` is only built and encoded when other relays may follow `target`. */
+  share(target: string, result: () => SharedResult): void {
+    if (this.#clustered) this.#coordinator.share(target, JSON.stringify(result()));
+  }
+
   /** No subscriber left here: stop following and hand the lease to another interested relay. */
   forget(target: string): void {
+    this.#listeners.delete(target);
     this.#coordinator.unfollow(target);
     void this.#coordinator.release(target);
+  }
+
+  #listen(target: string): Listeners {
+    let listeners = this.#listeners.get(target);
+    if (listeners === undefined) {
+      const created: Listeners = {};
+      listeners = created;
+      this.#listeners.set(target, created);
+      this.#coordinator.follow(target, (payload) => {
+        if (isBatchPayload(payload)) created.batch?.(payload);
+        else {
+          const result = parseSharedResult(payload);
+          if (result !== undefined) created.result?.(result);
+        }
+      });
+    }
+    return listeners;
   }
 }

@@ -124,7 +124,7 @@ export class PriceBatchTarget extends PollTarget {
         if (applied !== undefined) this.confirmPrice(market, askedAt, applied.changed);
       });
     }
-    const stream = this.context.registry.priceMarkets().get(market);
+    const [stream] = this.context.registry.streamsOf('price', market);
     if (stream === undefined) return undefined;
     const changed = this.context.publisher.publish(stream, priceDataOf(entry), ts, rts, receivedAt);
     this.confirmPrice(market, askedAt, changed);

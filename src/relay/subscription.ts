@@ -43,8 +43,9 @@ export function fetchClusterReplay(
   resume: Readonly<Record<string, ResumePoint>> | undefined,
 ): Promise<ClusterReplay> | undefined {
   const { resumeHistory } = registry;
-  if (resumeHistory === undefined || resume === undefined) return undefined;
   const { channel, depth } = selection;
+  if (resumeHistory === undefined || resume === undefined || !resumeHistory.channels.includes(channel))
+    return undefined;
   const points: [string, ResumePoint][] = [];
   for (const market of selection.markets) {
     const from = resume[market];

@@ -1,0 +1,30 @@
+/**
+ * @module cluster/shared-result
+ * What a lease holder shares with the relays that follow a poll target: the upstream response as
+ * it was received (validated again on arrival: nothing from the wire is trusted), when it was
+ * received, or that upstream no longer has the market.
+ */
+import { z } from 'zod';
+import { clobPriceSnapshot, orderBook } from '../upstream/schemas.ts';
+
+export const sharedResult = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('book'), receivedAt: z.number(), book: orderBook }),
+  z.object({ kind: z.literal('price'), receivedAt: z.number(), entry: clobPriceSnapshot }),
+  /** Any other channel's upstream response, validated on arrival by the target that follows it. */
+  z.object({ kind: z.literal('response'), receivedAt: z.number(), body: z.unknown() }),
+  z.object({ kind: z.literal('not_found') }),
+]);
+
+export type SharedResult = z.infer<typeof sharedResult>;
+
+/** Parses a shared payload; undefined for anything malformed. */
+export function parseSharedResult(payload: string): SharedResult | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(payload);
+  } catch {
+    return undefined;
+  }
+  const result = sharedResult.safeParse(json);
+  return result.success ? result.data : undefined;
+}
