@@ -93,7 +93,16 @@ describe('PollerPool', () => {
     vi.useRealTimers();
   });
 
-  function setup(source: PollSource, { rps = 1000, bookPollMs = 10, pricePollMs = 10, lingerMs = 10 } = {}) {
+  function setup(
+    source: PollSource,
+    {
+      rps = 1000,
+      bookPollMs = 10,
+      pricePollMs = 10,
+      lingerMs = 10,
+      budgetShare = undefined as (() => number | undefined) | undefined,
+    } = {},
+  ) {
     const registry: StreamRegistry = new StreamRegistry({
       lingerMs,
       resumeBufferSize: 10,
@@ -112,9 +121,25 @@ describe('PollerPool', () => {
       scheduler: 'freshness',
       maxAgeMs: 30_000,
       staleAfterFactor: 3,
+      ...(budgetShare === undefined ? {} : { budgetShare }),
     });
     return { registry, poller, events };
   }
+
+  it("plans with the relay's share of the cluster budget, and again when the share moves", async () => {
+    const source = new ScriptedSource();
+    let share: number | undefined;
+    const { registry, poller: pool } = setup(source, { rps: 100, budgetShare: () => share });
+    registry.subscribe(nobody, { channel: 'book', market: marketId(1), depth: null });
+    expect(pool.freshness().pollsPerSecond.budget).toBeCloseTo(90); // no share known yet: the whole budget
+    share = 0.25;
+    await waitFor('a plan with a quarter of the budget', () => pool.freshness().pollsPerSecond.budget < 30);
+    expect(pool.freshness().pollsPerSecond.budget).toBeCloseTo(22.5);
+    share = 0.01; // peers spend it all: still a tenth, to learn a larger share
+    await waitFor('the floor', () => pool.freshness().pollsPerSecond.budget < 20);
+    expect(pool.freshness().pollsPerSecond.budget).toBeCloseTo(9);
+    source.releaseAll();
+  });
 
   it('never polls the same book twice at once, however slow upstream is', async () => {
     vi.useFakeTimers();
