@@ -325,7 +325,7 @@ try {
     const cluster = await runCluster(options, sim);
     results.cluster = cluster;
     sections.push(
-      `### 9. Cluster: rolling restart of 3 relays (SIGTERM, replaced in turn), clients resuming on the next relay, poll ${cluster.pollMs} ms\n\n` +
+      `### 10. Cluster: rolling restart of 3 relays (SIGTERM, replaced in turn), clients resuming on the next relay, poll ${cluster.pollMs} ms\n\n` +
         markdownTable(
           [
             'mode',
