@@ -22,6 +22,7 @@ import { ClusterShare } from './cluster-share.ts';
 import type { PollKind, RelayEvents } from './events.ts';
 import { fairShare, type Interest, interestOf } from './fair-share.ts';
 import { staleReason } from './freshness.ts';
+import { PlannedBudget } from './planned-budget.ts';
 import { PollDispatcher } from './poll-dispatcher.ts';
 import { deadlineSlackMs, type SchedulerMode, type TargetTiming } from './poll-scheduler.ts';
 import type { PollContext, PollSource } from './poll-target.ts';
@@ -83,14 +84,6 @@ const POLLING_SHARE = 0.9;
 const HINTS_MIN_INTERVAL_MS = 1_000;
 /** Fair-share weights follow subscriptions at least this often (ms) while the budget is short. */
 const WEIGHTS_EVERY_MS = 250;
-/**
- * A relay plans with at least this share of the cluster's budget: one whose peers spend it all has
- * a share near 0 and would otherwise never poll enough to learn a larger one (the shared bucket in
- * Redis still holds the cluster to the whole budget).
- */
-const MIN_PLANNED_SHARE = 0.1;
-/** A change of share smaller than this leaves the plan as it is. */
-const REPLAN_SHARE_CHANGE = 0.1;
 
 export class PollerPool {
   readonly #options: PollerOptions;
@@ -107,14 +100,13 @@ export class PollerPool {
   #sweepTimer: NodeJS.Timeout | undefined;
   #intervals: PollIntervals;
   #weightsAt = Number.NEGATIVE_INFINITY;
-  /** Requests per second this relay plans with: `upstreamRps`, or its share of it in a cluster. */
-  #plannedRps: number;
+  readonly #budget: PlannedBudget;
   #stopped = false;
 
   constructor(options: PollerOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
-    this.#plannedRps = options.upstreamRps;
+    this.#budget = new PlannedBudget(options.upstreamRps, options.budgetShare);
     this.#intervals = {
       bookIntervalMs: options.bookPollMs,
       priceIntervalMs: options.pricePollMs,
@@ -184,7 +176,7 @@ export class PollerPool {
       oldestAgeMs = Math.max(oldestAgeMs, now - (price.confirmedAt ?? price.addedAt));
     for (const target of this.#streamTargets.values())
       oldestAgeMs = Math.max(oldestAgeMs, now - (target.confirmedAt ?? target.addedAt));
-    const budget = this.#plannedRps * POLLING_SHARE;
+    const budget = this.#budget.rps * POLLING_SHARE;
     const batches = this.#priceBatches.length;
     // The least the maximum age costs: every book once per (max age - slack), every batch at its interval.
     const leastForMaxAge =
@@ -233,7 +225,7 @@ export class PollerPool {
       bookPollMs: this.#options.bookPollMs,
       pricePollMs: this.#options.pricePollMs,
       otherRequestsPerSecond: (this.#streamTargets.size * 1000) / this.#options.pricePollMs,
-      rps: this.#plannedRps,
+      rps: this.#budget.rps,
     });
     const priceTiming = this.#priceTiming();
     for (const batch of this.#priceBatches) batch.timing = priceTiming;
@@ -250,12 +242,8 @@ export class PollerPool {
 
   /** Cluster mode: plans again when this relay's share of the budget moved. */
   #followShare(): void {
-    const share = this.#options.budgetShare?.();
-    if (share === undefined) return;
-    const planned = this.#options.upstreamRps * Math.max(MIN_PLANNED_SHARE, share);
-    if (Math.abs(planned - this.#plannedRps) <= REPLAN_SHARE_CHANGE * this.#options.upstreamRps) return;
-    this.#plannedRps = planned;
-    this.#dispatcher.setRate(planned * POLLING_SHARE);
+    if (!this.#budget.update()) return;
+    this.#dispatcher.setRate(this.#budget.rps * POLLING_SHARE);
     this.#plan();
   }
 
