@@ -109,7 +109,11 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
         durationMs: Date.now() - connection.openedAt,
       });
     });
-    ws.on('error', (error: Error & { code?: string }) => connection.terminate(frameErrorCloseCode(error)));
+    ws.on('error', (error: Error & { code?: string }) => {
+      const sentCode = frameErrorCloseCode(error);
+      if (sentCode === undefined) connection.terminate();
+      else connection.closedOnBadFrame(sentCode);
+    });
     if (refusal !== undefined) {
       // After the upgrade, so that a browser sees why (it cannot read an HTTP refusal).
       refused.add(connection);
@@ -260,7 +264,7 @@ function refuse(
 /**
  * The close code ws has already sent when it reports a bad client frame (its documented `WS_ERR_*`
  * codes): 1007 for text that is not UTF-8, 1009 for a frame over the limit, 1002 for the rest.
- * Undefined for a socket error, where nothing was sent.
+ * Undefined for a socket error, where nothing was sent and nothing more can be read.
  */
 function frameErrorCloseCode(error: { code?: string }): number | undefined {
   if (error.code === 'WS_ERR_INVALID_UTF8') return closeCodes.invalidPayload;
