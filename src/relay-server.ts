@@ -17,6 +17,7 @@ import { registerSecurityHeaders } from './http/security-headers.ts';
 import type { HealthSources } from './observability/health-report.ts';
 import { DEFAULT_MAX_AGE_MS } from './poll-options.ts';
 import type { AccessPolicy } from './relay/access.ts';
+import { EdgeAdmission } from './relay/edge-admission.ts';
 import { RelayEvents } from './relay/events.ts';
 import { KnownMarkets } from './relay/known-markets.ts';
 import { defaultIsolationLimits, MarketAdmission } from './relay/market-admission.ts';
@@ -31,6 +32,8 @@ import { registerWsEndpoint, type WsEndpoint } from './ws/endpoint.ts';
 
 /** Upstream `GET /health` is probed this often while no other request succeeds. */
 const UPSTREAM_PROBE_MS = 5_000;
+/** Forgotten per-address connection rates are pruned this often. */
+const EDGE_PRUNE_MS = 10_000;
 
 export type RelayConfig = ServeConfig;
 
@@ -151,6 +154,10 @@ export async function startRelay(
     catalogue: knownMarkets,
     limits: config.isolation ?? defaultIsolationLimits,
   });
+  // One set of per-address and per-key counters for both transports (docs/operations.md "Edge limits").
+  const edgeAdmission = new EdgeAdmission(tuning.edge);
+  const pruneEdge = setInterval(() => edgeAdmission.prune(), EDGE_PRUNE_MS);
+  pruneEdge.unref();
   const ws = registerWsEndpoint(app, {
     registry,
     marketAdmission,
@@ -163,6 +170,7 @@ export async function startRelay(
     compression: config.compression ?? false,
     otherConnections: () => sse.connections.size,
     edge: tuning.edge,
+    admission: edgeAdmission,
     ...access,
   });
   const sse = registerSseEndpoint(app, {
@@ -173,6 +181,8 @@ export async function startRelay(
     heartbeatMs: tuning.heartbeatMs,
     maxConnections: tuning.maxConnections,
     otherConnections: () => ws.connections.size,
+    admission: edgeAdmission,
+    trustedProxyDepth: tuning.edge.trustedProxyDepth,
     ...access,
   });
   const relayPoller = poller;
@@ -217,6 +227,7 @@ export async function startRelay(
 
   /** Everything started above, released in dependency order: by `close()`, or when `listen` fails. */
   const release = async (): Promise<void> => {
+    clearInterval(pruneEdge);
     relayPoller.stop();
     knownMarkets.stop();
     upstreamHealth.stop();

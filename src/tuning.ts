@@ -6,7 +6,7 @@
  */
 import type { StatusFeedLimits } from './http/status-events.ts';
 import { integerOption, type OptionSpec } from './option-spec.ts';
-import type { EdgeLimits } from './ws/admission.ts';
+import type { EdgeLimits } from './relay/edge-admission.ts';
 import type { ConnectionLimits } from './ws/client-connection.ts';
 
 export interface RelayTuning {
@@ -123,10 +123,10 @@ const limitRows: [string, TuningKey, string, number, number, string?][] = [
   ['coalesce-ms', 'coalesceMs', 'stream frames ready for one connection within this many ms leave in one write; 0 writes each at once', 0, 100, 'MS'],
   ['flood-close-after-ms', 'connection.floodCloseAfterMs', 'a connection over its request rate this long is closed with 4429', 1_000, DAY_MS, 'MS'],
   ['close-grace-ms', 'connection.closeGraceMs', 'after a close for a limit, the client has this long to read up to the close frame', 0, 60_000, 'MS'],
-  ['max-connections-per-address', 'edge.maxConnectionsPerAddress', 'WebSocket connections per client address; more are closed with 4029', 1, 10_000_000],
-  ['connection-rate-per-address', 'edge.connectionsPerSecondPerAddress', 'new WebSocket connections per second per client address; more get HTTP 429', 1, 1_000_000],
+  ['max-connections-per-address', 'edge.maxConnectionsPerAddress', 'WebSocket and SSE connections per client address; more are closed with 4029 (SSE: HTTP 429)', 1, 10_000_000],
+  ['connection-rate-per-address', 'edge.connectionsPerSecondPerAddress', 'new WebSocket and SSE connections per second per client address; more get HTTP 429', 1, 1_000_000],
   ['connection-burst-per-address', 'edge.connectionBurstPerAddress', 'burst allowance above --connection-rate-per-address', 1, 1_000_000],
-  ['max-connections-per-key', 'edge.maxConnectionsPerKey', 'WebSocket connections per API key; more are closed with 4029', 1, 10_000_000],
+  ['max-connections-per-key', 'edge.maxConnectionsPerKey', 'WebSocket and SSE connections per API key; more are closed with 4029 (SSE: HTTP 429)', 1, 10_000_000],
   ['max-pending-connections', 'edge.maxPendingConnections', 'TCP connections still sending their first request (an upgrade in progress), in all', 1, 10_000_000],
   ['max-pending-per-address', 'edge.maxPendingPerAddress', 'the same per TCP peer (not applied behind trusted proxies)', 1, 10_000_000],
   ['headers-timeout-ms', 'edge.headersTimeoutMs', 'a connection must send its first request (or upgrade) within this long', 100, 600_000, 'MS'],
