@@ -126,6 +126,8 @@ export async function startRelay(
     maxAgeMs: config.maxAgeMs ?? Math.max(DEFAULT_MAX_AGE_MS, config.bookPollMs),
     staleAfterFactor: tuning.staleAfterFactor,
     upstreamVerified: () => upstreamHealth.verified,
+    // The REST front's upstream requests (docs/operations.md "REST front").
+    oneOffs: { share: tuning.restBudgetPercent / 100, maxWaiting: tuning.restQueue },
   });
 
   const httpLogger: FastifyBaseLogger = logger.child({ component: 'http' });
@@ -216,6 +218,7 @@ export async function startRelay(
   if (operatorApp !== app) ws.attach(operatorApp.server);
   registerRestFront(app, {
     client,
+    budget: relayPoller,
     registry,
     marketAdmission,
     cacheTtlMs: tuning.restCacheTtlMs,

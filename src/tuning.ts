@@ -35,6 +35,12 @@ export interface RelayTuning {
   /** REST front: how long an upstream answer is served again, and how many answers are kept. */
   restCacheTtlMs: number;
   restCacheCapacity: number;
+  /**
+   * REST front: the percentage of the polling budget its upstream requests may take ahead of the
+   * polls (beyond it they get only what the polls leave), and how many may wait for a slot.
+   */
+  restBudgetPercent: number;
+  restQueue: number;
 }
 
 /** The groups of limits, each its own object in the tuning. */
@@ -77,6 +83,8 @@ export const defaultTuning: RelayTuning = {
   simTickMs: 250,
   restCacheTtlMs: 1_000,
   restCacheCapacity: 1_000,
+  restBudgetPercent: 25,
+  restQueue: 100,
 };
 
 export type TuningOverrides = Partial<Omit<RelayTuning, Group>> & { [G in Group]?: Partial<RelayTuning[G]> };
@@ -135,6 +143,8 @@ const limitRows: [string, TuningKey, string, number, number, string?][] = [
   ['status-viewer-buffer-bytes', 'statusFeed.viewerBufferBytes', 'unsent bytes a status feed viewer may queue before it is dropped', 1024, GIB, 'BYTES'],
   ['rest-cache-ms', 'restCacheTtlMs', 'REST front: an upstream answer is served again for this long (0: coalescing only)', 0, DAY_MS, 'MS'],
   ['rest-cache-entries', 'restCacheCapacity', 'REST front: upstream answers kept at most', 1, 1_000_000],
+  ['rest-budget-percent', 'restBudgetPercent', 'REST front: share of the polling budget its upstream requests may take ahead of polls (beyond: what polls leave)', 0, 100, 'PERCENT'],
+  ['rest-queue', 'restQueue', 'REST front: upstream requests waiting for the budget at most; more get 503', 0, 1_000_000],
 ];
 
 /** Flag name -> the tuning value it sets; each flag's environment twin is the upper-case name. */
