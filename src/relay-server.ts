@@ -214,8 +214,12 @@ export async function startRelay(
     },
     { operatorKey: config.operatorKey, statusFeed: tuning.statusFeed },
   );
-  // The status page's book view connects to the WebSocket of the origin it was served from.
-  if (operatorApp !== app) ws.attach(operatorApp.server);
+  // The status page's book view connects to the WebSocket (or, with ?transport=sse, the SSE
+  // endpoint) of the origin it was served from.
+  if (operatorApp !== app) {
+    ws.attach(operatorApp.server);
+    sse.attach(operatorApp);
+  }
   registerRestFront(app, {
     client,
     budget: relayPoller,

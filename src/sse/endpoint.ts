@@ -42,16 +42,24 @@ export interface SseEndpointOptions extends AccessPolicy {
 
 export interface SseEndpoint {
   readonly connections: ReadonlySet<SseConnection>;
+  /**
+   * Serves the endpoint on another app too (the operator port's status page, whose book view may
+   * use SSE), with the same connections, limits and shutdown.
+   */
+  attach(other: FastifyInstance): void;
 }
 
 export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOptions): SseEndpoint {
   const connections = new Set<SseConnection>();
   let nextId = 1;
 
-  app.get(SSE_PATH, (request, reply) => {
-    reply.hijack();
-    open(request.raw, reply.raw);
-  });
+  const serve = (instance: FastifyInstance): void => {
+    instance.get(SSE_PATH, (request, reply) => {
+      reply.hijack();
+      open(request.raw, reply.raw);
+    });
+  };
+  serve(app);
 
   const open = (request: IncomingMessage, response: ServerResponse): void => {
     const url = new URL(request.url ?? '/', 'http://relay');
@@ -159,7 +167,7 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
     await Promise.all(closed);
   });
 
-  return { connections };
+  return { connections, attach: serve };
 }
 
 type Selection =
