@@ -169,7 +169,7 @@ export async function startRelay(
     heartbeatMs: tuning.heartbeatMs,
     maxConnections: tuning.maxConnections,
     maxFrameBytes: tuning.maxFrameBytes,
-    compression: config.compression ?? false,
+    compression: config.compression ?? true,
     otherConnections: () => sse.connections.size,
     edge: tuning.edge,
     admission: edgeAdmission,
