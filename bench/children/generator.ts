@@ -11,8 +11,11 @@ import { serveIpc } from '../lib/ipc.ts';
 import { LatencyRecorder } from '../lib/latency.ts';
 import { sampleUsage, type UsageSample, usageBetween } from '../lib/usage.ts';
 
-/** `fastify` is bare sockets on the relay's HTTP stack (scenario 3's diagnostic row). */
-export type ServerKind = 'relay' | 'ws' | 'socketio' | 'fastify';
+/**
+ * `fastify` is bare sockets on the relay's HTTP stack (scenario 3's diagnostic row); `floor` is a
+ * `ws` server writing one prebuilt frame per delivery (scenario 7's diagnostic row).
+ */
+export type ServerKind = 'relay' | 'ws' | 'socketio' | 'fastify' | 'floor';
 
 /** A set of clients that subscribe alike. */
 export interface ClientGroup {

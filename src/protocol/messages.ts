@@ -46,6 +46,79 @@ export type PriceField = (typeof priceFields)[number];
 export type PriceData = Partial<Record<PriceField, string>>;
 export type PriceUpdateData = Partial<Record<PriceField, string | null>>;
 
+/**
+ * Channels beyond v1's `book` and `price` (docs/protocol.md, one section each). Each keeps
+ * upstream's field types: decimal strings stay strings, numbers stay numbers.
+ */
+
+/** Where a channel's stream ids come from: a market UUID, an oracle feed id, or the one `all` stream. */
+export const PROBABILITIES_STREAM = 'all';
+
+/** `trades`: upstream's market activity entries, unchanged. */
+export interface TradeEntry {
+  activity_id: string;
+  activity_type: string;
+  price: string;
+  size: string;
+  total_value: string;
+  activity_timestamp: string;
+}
+/**
+ * Snapshot: the most recent entries (docs/protocol.md gives the number), oldest first. Update: the
+ * entries new since the previous message, oldest first; each `activity_id` once per stream.
+ */
+export interface TradesData {
+  trades: TradeEntry[];
+}
+
+/** A JSON value as upstream sent it (the `market` record's fields keep their upstream types). */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+/** `market` snapshot: upstream's market detail record as received. */
+export type MarketData = Record<string, JsonValue>;
+/** `market` update: the fields that changed, with their new values; `null` for a field that went away. */
+export type MarketUpdateData = Record<string, JsonValue>;
+
+/** `probabilities`: upstream's probability entry for one market (numbers, as upstream sends them). */
+export interface ProbabilityEntry {
+  midpoint: number;
+  best_bid: number;
+  best_ask: number;
+  last_trade_price: number;
+  timestamp: string;
+}
+/** Snapshot: every market's entry, keyed by market UUID. */
+export type ProbabilitiesData = Record<string, ProbabilityEntry>;
+/** Update: the entries that changed (whole entry) and, as `null`, the markets that left the map. */
+export type ProbabilitiesUpdateData = Record<string, ProbabilityEntry | null>;
+
+/** `oracle`: one feed's latest parsed price; snapshot and update both carry the whole record. */
+export interface OracleData {
+  feed_id: string;
+  price: number;
+  raw_price: string;
+  expo: number;
+  publish_time: number;
+}
+
+/** `orders`: one upstream order entry, unchanged. */
+export interface OrderEntry {
+  id: string;
+  price: string;
+  size: string;
+  token_id: number;
+}
+export type OrderSide = 'bid' | 'ask';
+/** Snapshot: every order of the book, each side in upstream's order. */
+export interface OrdersData {
+  bids: OrderEntry[];
+  asks: OrderEntry[];
+}
+/** Update: orders new or changed (the whole order and its side), and ids of orders gone. */
+export interface OrdersUpdateData {
+  upserts: Array<OrderEntry & { side: OrderSide }>;
+  removes: string[];
+}
+
 export interface StreamFields {
   channel: Channel;
   market: string;

@@ -101,9 +101,8 @@ export class ClientConnection implements StreamSubscriber {
     // so ws's sender (which compresses asynchronously when deflate is on) only ever writes control
     // frames (ping, close) and writing beside it keeps the order. An uncompressed message (RSV1
     // clear) is valid on a deflate connection too (RFC 7692 section 6), so replies stay plain.
-    this.#writer = new SocketWriter(socket, context.coalescer, {
-      canWrite: () => !this.#closed && ws.readyState === ws.OPEN,
-      overflows: (socketBytes) => this.#heldBack.overflows(socketBytes),
+    this.#writer = new SocketWriter(ws, socket, context.coalescer, {
+      heldBack: this.#heldBack,
       onOverflow: () => this.#closeSlowConsumer(),
     });
     ws.on('message', (data, isBinary) => this.#onMessage(data, isBinary));
@@ -133,15 +132,16 @@ export class ClientConnection implements StreamSubscriber {
   // --- StreamSubscriber -------------------------------------------------------------------------
 
   deliver(stream: AnyStream, frame: Frame): void {
-    if (this.#heldBack.mustHoldBack(this.bufferedBytes)) {
+    if (this.#closed) return;
+    if (this.#heldBack.mustHoldBack(this.#writer.bufferedBytes)) {
       this.#heldBack.holdBack(stream);
       return;
     }
-    if (this.#closed) return;
     const wire = this.#deflate ? frame.deflatedWire : frame.wire;
     // One stream has nothing to share a write with: waiting would only add latency.
-    if (this.#coalescer.windowMs === 0 || this.#subscriptions.size === 1) this.#writer.write(wire);
-    else this.#writer.enqueue(wire);
+    const streams = this.#subscriptions.size;
+    if (streams > 1 && this.#coalescer.windowMs > 0) this.#writer.enqueue(wire, streams);
+    else this.#writer.write(wire);
   }
 
   notify(_stream: AnyStream, frame: Frame): void {
@@ -180,7 +180,7 @@ export class ClientConnection implements StreamSubscriber {
     // What was queued before the close goes out before the close frame.
     this.#writer.flushQueued();
     if (this.#closed) return; // the flush found the buffer past its limit and closed already
-    this.#closed = true;
+    this.#stopWriting();
     this.#relayClosed = true;
     this.#sentCloseCode = code;
     this.#ws.close(code, reason);
@@ -211,7 +211,7 @@ export class ClientConnection implements StreamSubscriber {
    */
   closedOnBadFrame(code: number): void {
     if (this.#closed) return;
-    this.#closed = true;
+    this.#stopWriting();
     this.#relayClosed = true;
     this.#sentCloseCode = code;
     this.#terminateAfterGrace();
@@ -225,7 +225,7 @@ export class ClientConnection implements StreamSubscriber {
   /** Drops the socket at once. */
   terminate(): void {
     if (!this.#closed) this.#relayClosed = true;
-    this.#closed = true;
+    this.#stopWriting();
     this.#ws.terminate();
   }
 
@@ -235,12 +235,17 @@ export class ClientConnection implements StreamSubscriber {
 
   /** Drops every subscription (the connection is gone). */
   dispose(): void {
-    this.#closed = true;
+    this.#stopWriting();
     this.#heldBack.clear();
     this.#context.marketAdmission.close(this);
     for (const stream of this.#subscriptions.values()) this.#context.registry.unsubscribe(this, stream);
     this.#subscriptions.clear();
-    this.#writer.clear();
+  }
+
+  /** Nothing more is queued or written on this connection. */
+  #stopWriting(): void {
+    this.#closed = true;
+    this.#writer.stop();
   }
 
   // --- Requests ---------------------------------------------------------------------------------
