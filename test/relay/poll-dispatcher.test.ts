@@ -6,7 +6,11 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { OneOffRefusedError } from '../../src/relay/one-off-queue.ts';
-import { type DispatchTarget, PollDispatcher } from '../../src/relay/poll-dispatcher.ts';
+import {
+  type DispatcherOptions,
+  type DispatchTarget,
+  PollDispatcher,
+} from '../../src/relay/poll-dispatcher.ts';
 
 function target(key: string, asked: string[], hold: Promise<void> = Promise.resolve()): DispatchTarget {
   return {
@@ -31,6 +35,18 @@ function target(key: string, asked: string[], hold: Promise<void> = Promise.reso
 
 describe('PollDispatcher', () => {
   let dispatcher: PollDispatcher | undefined;
+  /** 20 a second, 100 in flight, round-robin, on the (fake) clock, then `options`. */
+  function dispatcherWith(options: Partial<DispatcherOptions> = {}): PollDispatcher {
+    dispatcher = new PollDispatcher({
+      ratePerSecond: 20,
+      concurrency: 100,
+      mode: 'round-robin',
+      turnMs: 5,
+      now: () => Date.now(),
+      ...options,
+    });
+    return dispatcher;
+  }
   afterEach(() => {
     dispatcher?.stop();
     vi.useRealTimers();
@@ -43,13 +59,7 @@ describe('PollDispatcher', () => {
     const hold = new Promise<void>((resolve) => {
       release = resolve;
     });
-    dispatcher = new PollDispatcher({
-      ratePerSecond: 10,
-      concurrency: 3,
-      mode: 'freshness',
-      turnMs: 10,
-      now: () => Date.now(),
-    });
+    dispatcher = dispatcherWith({ ratePerSecond: 10, concurrency: 3, mode: 'freshness', turnMs: 10 });
     dispatcher.start();
     for (let i = 0; i < 20; i++) dispatcher.add(target(`t${i}`, asked, hold));
     await vi.advanceTimersByTimeAsync(500);
@@ -69,13 +79,7 @@ describe('PollDispatcher', () => {
   it('never starts more than the budget over time', async () => {
     vi.useFakeTimers();
     const asked: string[] = [];
-    dispatcher = new PollDispatcher({
-      ratePerSecond: 20,
-      concurrency: 100,
-      mode: 'round-robin',
-      turnMs: 5,
-      now: () => Date.now(),
-    });
+    dispatcher = dispatcherWith();
     dispatcher.start();
     for (let i = 0; i < 500; i++) dispatcher.add(target(`t${i}`, asked));
     await vi.advanceTimersByTimeAsync(10_000);
@@ -102,14 +106,7 @@ describe('PollDispatcher', () => {
       vi.useFakeTimers();
       const asked: string[] = [];
       const started: number[] = [];
-      dispatcher = new PollDispatcher({
-        ratePerSecond: 20,
-        concurrency: 100,
-        mode: 'round-robin',
-        turnMs: 5,
-        now: () => Date.now(),
-        oneOffs: { share: 0.25, maxWaiting: 1_000 },
-      });
+      dispatcher = dispatcherWith({ oneOffs: { share: 0.25, maxWaiting: 1_000 } });
       dispatcher.start();
       // 500 books asked at most once a second: always more due than the budget allows.
       for (let i = 0; i < 500; i++) dispatcher.add(target(`t${i}`, asked));
@@ -126,14 +123,7 @@ describe('PollDispatcher', () => {
     it('get what the polls leave beyond their share', async () => {
       vi.useFakeTimers();
       const started: number[] = [];
-      dispatcher = new PollDispatcher({
-        ratePerSecond: 20,
-        concurrency: 100,
-        mode: 'round-robin',
-        turnMs: 5,
-        now: () => Date.now(),
-        oneOffs: { share: 0.25, maxWaiting: 1_000 },
-      });
+      dispatcher = dispatcherWith({ oneOffs: { share: 0.25, maxWaiting: 1_000 } });
       void oneOffs(100, started);
       await vi.advanceTimersByTimeAsync(4_000);
       // No polls: the whole budget (4 at once, then 20 a second), not just the quarter.
@@ -143,14 +133,7 @@ describe('PollDispatcher', () => {
 
     it('are refused past the queue bound, leave it when their caller gives up, and are refused on stop', async () => {
       vi.useFakeTimers();
-      dispatcher = new PollDispatcher({
-        ratePerSecond: 20,
-        concurrency: 1,
-        mode: 'round-robin',
-        turnMs: 5,
-        now: () => Date.now(),
-        oneOffs: { share: 0.25, maxWaiting: 2 },
-      });
+      dispatcher = dispatcherWith({ concurrency: 1, oneOffs: { share: 0.25, maxWaiting: 2 } });
       let release!: () => void;
       const first = dispatcher.runOneOff(
         () =>

@@ -7,21 +7,11 @@
 import { describe, expect, it } from 'vitest';
 import type { EdgeLimits } from '../../src/relay/edge-admission.ts';
 import type { RelayConfig } from '../../src/relay-server.ts';
+import { edgeLimitsHarness } from '../support/edge-limits.ts';
 import { type Harness, useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { SseClient } from '../support/sse-client.ts';
 import { waitFor } from '../support/wait-for.ts';
-
-const generous: EdgeLimits = {
-  maxConnectionsPerAddress: 1_000,
-  connectionsPerSecondPerAddress: 1_000,
-  connectionBurstPerAddress: 1_000,
-  maxConnectionsPerKey: 1_000,
-  maxPendingConnections: 1_000,
-  maxPendingPerAddress: 1_000,
-  headersTimeoutMs: 10_000,
-  trustedProxyDepth: 0,
-};
 
 describe('SSE under the edge limits', () => {
   let harness: Harness;
@@ -29,10 +19,7 @@ describe('SSE under the edge limits', () => {
   const { opened, start: startHarness } = useHarness();
 
   async function start(edge: Partial<EdgeLimits>, relay: Partial<RelayConfig> = {}): Promise<void> {
-    harness = await startHarness({
-      sim: { markets: 2 },
-      relay: { ...relay, tuning: { edge: { ...generous, ...edge }, connection: { closeGraceMs: 200 } } },
-    });
+    harness = await startHarness(edgeLimitsHarness(edge, relay, { markets: 2 }));
     market = harness.sim.market.marketIds()[0]!;
   }
   async function sse(headers: Record<string, string> = {}): Promise<SseClient> {
