@@ -10,6 +10,8 @@ import { clobPriceSnapshot, orderBook } from '../upstream/schemas.ts';
 export const sharedResult = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('book'), receivedAt: z.number(), book: orderBook }),
   z.object({ kind: z.literal('price'), receivedAt: z.number(), entry: clobPriceSnapshot }),
+  /** Any other channel's upstream response, validated on arrival by the target that follows it. */
+  z.object({ kind: z.literal('response'), receivedAt: z.number(), body: z.unknown() }),
   z.object({ kind: z.literal('not_found') }),
 ]);
 

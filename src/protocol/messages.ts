@@ -5,9 +5,16 @@
  * imports nothing Node-specific, and nothing at run time at all (zod stays in ./requests.ts).
  */
 
-/** Channels of version 1 (protocol.md "Channels of version 1"). */
-export const channels = ['book', 'price'] as const;
-export type Channel = (typeof channels)[number];
+export {
+  type Channel,
+  channels,
+  PROBABILITIES_STREAM,
+  type StreamIdKind,
+  streamIdKinds,
+  TRADES_SNAPSHOT_SIZE,
+} from './channels.ts';
+
+import type { Channel } from './channels.ts';
 
 /** Book depths (protocol.md "`book` data"): 10, 50, or null for the full book. */
 export const bookDepths = [10, 50] as const;
@@ -50,9 +57,6 @@ export type PriceUpdateData = Partial<Record<PriceField, string | null>>;
  * Channels beyond v1's `book` and `price` (docs/protocol.md, one section each). Each keeps
  * upstream's field types: decimal strings stay strings, numbers stay numbers.
  */
-
-/** Where a channel's stream ids come from: a market UUID, an oracle feed id, or the one `all` stream. */
-export const PROBABILITIES_STREAM = 'all';
 
 /** `trades`: upstream's market activity entries, unchanged. */
 export interface TradeEntry {
@@ -146,21 +150,59 @@ export interface BookUpdateMessage extends StreamFields {
   data: BookData;
   checksum: number;
 }
-export interface PriceSnapshotMessage extends StreamFields {
+export type PriceSnapshotMessage = ChannelSnapshotMessage<'price'>;
+export type PriceUpdateMessage = ChannelUpdateMessage<'price'>;
+
+/** Each channel's `data`: of a `snapshot` (the whole state) and of an `update` (the change). */
+export interface ChannelData {
+  book: { snapshot: BookData; update: BookData };
+  price: { snapshot: PriceData; update: PriceUpdateData };
+  trades: { snapshot: TradesData; update: TradesData };
+  market: { snapshot: MarketData; update: MarketUpdateData };
+  probabilities: { snapshot: ProbabilitiesData; update: ProbabilitiesUpdateData };
+  oracle: { snapshot: OracleData; update: OracleData };
+  orders: { snapshot: OrdersData; update: OrdersUpdateData };
+}
+
+/** The channels after `book`: no depth, no checksum (seq alone detects a gap). */
+export type PlainChannel = Exclude<Channel, 'book'>;
+
+export interface ChannelSnapshotMessage<C extends PlainChannel> extends StreamFields {
   type: 'snapshot';
-  channel: 'price';
-  data: PriceData;
+  channel: C;
+  data: ChannelData[C]['snapshot'];
 }
-export interface PriceUpdateMessage extends StreamFields {
+export interface ChannelUpdateMessage<C extends PlainChannel> extends StreamFields {
   type: 'update';
-  channel: 'price';
-  data: PriceUpdateData;
+  channel: C;
+  data: ChannelData[C]['update'];
 }
+export type TradesSnapshotMessage = ChannelSnapshotMessage<'trades'>;
+export type TradesUpdateMessage = ChannelUpdateMessage<'trades'>;
+export type MarketSnapshotMessage = ChannelSnapshotMessage<'market'>;
+export type MarketUpdateMessage = ChannelUpdateMessage<'market'>;
+export type ProbabilitiesSnapshotMessage = ChannelSnapshotMessage<'probabilities'>;
+export type ProbabilitiesUpdateMessage = ChannelUpdateMessage<'probabilities'>;
+export type OracleSnapshotMessage = ChannelSnapshotMessage<'oracle'>;
+export type OracleUpdateMessage = ChannelUpdateMessage<'oracle'>;
+export type OrdersSnapshotMessage = ChannelSnapshotMessage<'orders'>;
+export type OrdersUpdateMessage = ChannelUpdateMessage<'orders'>;
+
 export type StreamMessage =
   | BookSnapshotMessage
   | BookUpdateMessage
   | PriceSnapshotMessage
-  | PriceUpdateMessage;
+  | PriceUpdateMessage
+  | TradesSnapshotMessage
+  | TradesUpdateMessage
+  | MarketSnapshotMessage
+  | MarketUpdateMessage
+  | ProbabilitiesSnapshotMessage
+  | ProbabilitiesUpdateMessage
+  | OracleSnapshotMessage
+  | OracleUpdateMessage
+  | OrdersSnapshotMessage
+  | OrdersUpdateMessage;
 
 export interface SubscribedMessage {
   type: 'subscribed';

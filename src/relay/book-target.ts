@@ -1,14 +1,16 @@
 /**
  * @module relay/book-target
- * One market's order book as a poll target: one request serves every depth of the market, each
- * depth's stream gets the book limited to its depth. In cluster mode only the lease holder asks
- * upstream; the others apply what it shares through the same path.
+ * One market's order book as a poll target: one request serves every depth of the market's `book`
+ * streams, each getting the book limited to its depth, and its `orders` stream, which gets the
+ * book's orders one by one (polled for `orders` alone too). In cluster mode only the lease holder
+ * asks upstream; the others apply what it shares through the same path.
  */
 import type { SharedResult } from '../cluster/shared-result.ts';
 import { isMarketNotFound } from '../upstream/errors.ts';
 import type { OrderBook } from '../upstream/schemas.ts';
 import { aggregateBook, limitDepth } from './aggregate.ts';
 import { withMilliseconds } from './channels.ts';
+import { ordersStateOf } from './orders.ts';
 import type { TargetTiming } from './poll-scheduler.ts';
 import { type PollContext, PollTarget } from './poll-target.ts';
 
@@ -30,11 +32,7 @@ export class BookTarget extends PollTarget {
     const { cluster, source, now } = this.context;
     const askedAt = this.beginAsk();
     try {
-      const expectedIntervalMs = Math.min(
-        this.timing.maxAgeMs,
-        this.meanAskGapMs ?? this.timing.minIntervalMs,
-      );
-      if (!(await cluster.claim(this.key, expectedIntervalMs)) || this.removed) return;
+      if (!(await this.holdsLease())) return;
       const book = await source.orderBook(this.market);
       if (this.removed) return;
       const receivedAt = now();
@@ -46,7 +44,7 @@ export class BookTarget extends PollTarget {
       if (isMarketNotFound(error) && this.context.upstreamVerified()) {
         this.emitPoll('book', 1, 'not_found', askedAt, error);
         cluster.share(this.key, () => ({ kind: 'not_found' }));
-        this.context.closeMarket('book', this.market);
+        this.#closeMarket();
         return;
       }
       this.failed('book', 1, askedAt, error);
@@ -55,24 +53,41 @@ export class BookTarget extends PollTarget {
 
   #apply(book: OrderBook, askedAt: number, receivedAt: number): void {
     if (!this.accepts(askedAt)) return;
-    const streams = this.context.registry.bookMarkets().get(this.market);
-    if (streams === undefined) return;
+    const { registry, publisher } = this.context;
+    const books = registry.streamsOf('book', this.market);
+    const orders = registry.streamsOf('orders', this.market);
+    if (books.size === 0 && orders.size === 0) return;
     const ts = withMilliseconds(book.timestamp);
     const rts = new Date(receivedAt).toISOString();
-    const full = aggregateBook(book);
     let changed = false;
     let first = false;
-    for (const stream of streams) {
-      first ||= !stream.hasState;
-      if (this.context.publisher.publish(stream, limitDepth(full, stream.depth ?? null), ts, rts, receivedAt))
-        changed = true;
+    if (books.size > 0) {
+      const full = aggregateBook(book);
+      for (const stream of books) {
+        first ||= !stream.hasState;
+        if (publisher.publish(stream, limitDepth(full, stream.depth ?? null), ts, rts, receivedAt))
+          changed = true;
+      }
+    }
+    if (orders.size > 0) {
+      const state = ordersStateOf(book);
+      for (const stream of orders) {
+        first ||= !stream.hasState;
+        if (publisher.publish(stream, state, ts, rts, receivedAt)) changed = true;
+      }
     }
     this.confirmed(askedAt, first ? undefined : changed);
   }
 
+  /** Upstream has no such market: its `book` and `orders` streams end. */
+  #closeMarket(): void {
+    this.context.closeMarket('book', this.market);
+    this.context.closeMarket('orders', this.market);
+  }
+
   /** The lease holder's result, ordered by when it received it (its polls never overlap). */
   #onShared(result: SharedResult): void {
-    if (result.kind === 'not_found') this.context.closeMarket('book', this.market);
+    if (result.kind === 'not_found') this.#closeMarket();
     else if (result.kind === 'book' && result.book.market_id.toLowerCase() === this.market)
       this.#apply(result.book, result.receivedAt, result.receivedAt);
   }

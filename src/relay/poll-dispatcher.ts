@@ -111,10 +111,11 @@ export class PollDispatcher {
     this.#targets.delete(key);
   }
 
-  /** Requests started per second over the last few seconds, per target kind. */
-  achievedPerSecond(kind: string): number {
+  /** Requests started per second over the last few seconds, of one target kind or (none given) all. */
+  achievedPerSecond(kind?: string): number {
     this.#prune();
-    const count = this.#started.filter((entry) => entry.kind === kind).length;
+    const count =
+      kind === undefined ? this.#started.length : this.#started.filter((entry) => entry.kind === kind).length;
     return (count * 1000) / WINDOW_MS;
   }
 

@@ -101,7 +101,7 @@ export class PriceBatchTarget extends PollTarget {
   /** Applies one market's entry of a batch (ours or shared), in the order the requests were asked. */
   applyPrice(market: string, entry: ClobPriceSnapshot, askedAt: number, receivedAt: number): void {
     const health = this.#health.get(market);
-    const stream = this.context.registry.priceMarkets().get(market);
+    const [stream] = this.context.registry.streamsOf('price', market);
     if (health === undefined || stream === undefined || askedAt < health.appliedAskedAt) return;
     health.appliedAskedAt = askedAt;
     const rts = new Date(receivedAt).toISOString();

@@ -5,18 +5,16 @@
  * once here and the same bytes go to every subscriber (the fan-out costs one write per client).
  */
 import { randomBytes } from 'node:crypto';
-import type { BookState } from '../protocol/book.ts';
-import type {
-  BookData,
-  BookDepth,
-  Channel,
-  ErrorMessage,
-  PriceData,
-  PriceUpdateData,
-  ServerMessage,
-  StreamState,
+import {
+  type BookDepth,
+  type Channel,
+  type ErrorMessage,
+  type ServerMessage,
+  type StreamState,
+  streamIdKinds,
 } from '../protocol/messages.ts';
 import { streamKey } from '../util/stream-key.ts';
+import type { ChannelDelta, ChannelState, StreamCodec } from './channels.ts';
 import { type Frame, toFrame } from './frame.ts';
 import { RingBuffer } from './ring-buffer.ts';
 
@@ -28,13 +26,6 @@ export interface StreamSubscriber {
   notify(stream: AnyStream, frame: Frame): void;
   /** The stream ended (closed upstream); the subscription is gone. */
   ended(stream: AnyStream): void;
-}
-
-/** How a channel's states are compared and described on the wire. */
-export interface StreamCodec<State, Delta> {
-  diff(prev: State, next: State): Delta | null;
-  /** Book streams carry a checksum of the state after each message. */
-  checksum?(state: State): number;
 }
 
 export interface StreamIdentity<C extends Channel = Channel> {
@@ -226,11 +217,13 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   }
 }
 
-export type BookStream = Stream<BookState, BookData, 'book'>;
-export type PriceStream = Stream<PriceData, PriceUpdateData, 'price'>;
+/** A stream of channel `C`, its states and updates of that channel's types. */
+export type StreamOf<C extends Channel> = Stream<ChannelState<C>, ChannelDelta<C>, C>;
+export type BookStream = StreamOf<'book'>;
+export type PriceStream = StreamOf<'price'>;
 
-/** A stream of either channel, its state type still tied to its channel (narrow on `channel`). */
-export type ChannelStream = BookStream | PriceStream;
+/** A stream of any channel, its state type still tied to its channel (narrow on `channel`). */
+export type ChannelStream = { [C in Channel]: StreamOf<C> }[Channel];
 
 /**
  * A stream of any channel seen from a subscriber's side, which only takes its frames; publishing
@@ -252,12 +245,16 @@ export function publish<S, D>(
   return stream.publish(state, ts, rts, now);
 }
 
-/** What a subscriber to a market upstream does not have is told (protocol.md "Error codes"). */
+/**
+ * What a subscriber to a market (or oracle feed) upstream does not have is told (protocol.md
+ * "Error codes").
+ */
 export function unknownMarketError(channel: Channel, market: string): ErrorMessage {
+  const what = streamIdKinds[channel] === 'feed' ? 'oracle feed' : 'market';
   return {
     type: 'error',
     code: 'unknown_market',
-    message: `market ${market} does not exist upstream`,
+    message: `${what} ${market} does not exist upstream`,
     channel,
     market,
   };

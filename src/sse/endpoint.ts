@@ -9,7 +9,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { channels } from '../protocol/messages.ts';
+import { type Channel, isChannel } from '../protocol/channels.ts';
 import { subscribeRequest } from '../protocol/requests.ts';
 import { type AccessPolicy, authorize } from '../relay/access.ts';
 import { capReason, type EdgeAdmission, edgeClient } from '../relay/edge-admission.ts';
@@ -171,7 +171,7 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
 }
 
 type Selection =
-  | { ok: true; channel: (typeof channels)[number]; markets: string[]; depth: 10 | 50 | null | undefined }
+  | { ok: true; channel: Channel; markets: string[]; depth: 10 | 50 | null | undefined }
   | { ok: false; code: 'bad_request' | 'unknown_channel' | 'limit_exceeded'; message: string };
 
 /** The query as a `subscribe` would carry it, checked by the same schema. */
@@ -192,18 +192,18 @@ function parseSelection(url: URL, maxStreams: number): Selection {
       message: `${issue?.path.join('.') || 'query'}: ${issue?.message}`,
     };
   }
-  if (!(channels as readonly string[]).includes(channel))
+  if (!isChannel(channel))
     return { ok: false, code: 'unknown_channel', message: `unknown channel "${channel}"` };
   if (channel !== 'book' && depthText !== null)
     return { ok: false, code: 'bad_request', message: '`depth` applies to the book channel only' };
   if (markets.length > maxStreams)
     return { ok: false, code: 'limit_exceeded', message: `at most ${maxStreams} streams per connection` };
-  const typed = channel as (typeof channels)[number];
   return {
     ok: true,
-    channel: typed,
-    markets,
-    depth: typed === 'book' ? (result.data.depth ?? null) : undefined,
+    channel,
+    // In their one spelling, each once.
+    markets: [...new Set(result.data.markets)],
+    depth: channel === 'book' ? (result.data.depth ?? null) : undefined,
   };
 }
 

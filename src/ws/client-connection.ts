@@ -14,11 +14,11 @@
  */
 import type { Socket } from 'node:net';
 import type { RawData, WebSocket } from 'ws';
+import { isChannel } from '../protocol/channels.ts';
 import {
   type BookDepth,
   type Channel,
   type ClientRequest,
-  channels,
   closeCodes,
   type ErrorCode,
   type RequestId,
@@ -364,7 +364,7 @@ export class ClientConnection implements StreamSubscriber {
   }
 
   #knownChannel(request: SubscribeRequest | UnsubscribeRequest): Channel | undefined {
-    if ((channels as readonly string[]).includes(request.channel)) return request.channel as Channel;
+    if (isChannel(request.channel)) return request.channel;
     this.#error(request.id, 'unknown_channel', `unknown channel "${request.channel}"`, request.channel);
     return undefined;
   }

@@ -8,7 +8,14 @@ import type { Frame } from '../../src/relay/frame.ts';
 import { PollerPool, type PollSource } from '../../src/relay/poller-pool.ts';
 import { StreamRegistry } from '../../src/relay/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../../src/relay/stream.ts';
-import type { ClobPriceBatchResponse, OrderBook, ProbabilitiesResponse } from '../../src/upstream/schemas.ts';
+import type {
+  ClobPriceBatchResponse,
+  MarketActivityResponse,
+  MarketResponse,
+  OrderBook,
+  ProbabilitiesResponse,
+  TokenPriceResponse,
+} from '../../src/upstream/schemas.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const marketId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
@@ -49,8 +56,23 @@ class ScriptedSource implements PollSource {
     });
   }
 
+  probabilityCalls = 0;
+
   probabilities(): Promise<ProbabilitiesResponse> {
+    this.probabilityCalls += 1;
     return Promise.resolve({ success: true, probabilities: {} });
+  }
+
+  market(): Promise<MarketResponse> {
+    return Promise.reject(new Error('not scripted'));
+  }
+
+  tokenPrice(): Promise<TokenPriceResponse> {
+    return Promise.reject(new Error('not scripted'));
+  }
+
+  marketActivity(): Promise<MarketActivityResponse> {
+    return Promise.reject(new Error('not scripted'));
   }
 
   releaseAll(): void {
@@ -77,11 +99,12 @@ describe('PollerPool', () => {
       resumeBufferSize: 10,
       onInterestChange: () => poller?.sync(),
     });
+    const events = new RelayEvents();
     poller = new PollerPool({
       source,
       coordinator: new LocalCoordinator(),
       registry,
-      events: new RelayEvents(),
+      events,
       bookPollMs,
       pricePollMs,
       upstreamRps: rps,
@@ -90,7 +113,7 @@ describe('PollerPool', () => {
       maxAgeMs: 30_000,
       staleAfterFactor: 3,
     });
-    return { registry, poller };
+    return { registry, poller, events };
   }
 
   it('never polls the same book twice at once, however slow upstream is', async () => {
@@ -130,6 +153,34 @@ describe('PollerPool', () => {
     // 18 books/s against 90% of 10 rps: every market every 2 s instead of 1 s.
     expect(poller.intervals).toEqual({ bookIntervalMs: 2000, priceIntervalMs: 2000, stretch: 2 });
     expect(poller.bookMarketCount).toBe(18);
+  });
+
+  it('reads the change hints from the polls of the probabilities stream instead of asking twice', async () => {
+    vi.useFakeTimers();
+    const source = new ScriptedSource();
+    const { registry, events } = setup(source, { rps: 10, bookPollMs: 1000, pricePollMs: 1000 });
+    for (let i = 0; i < 18; i++) registry.subscribe(nobody, { channel: 'book', market: marketId(i) });
+    const run = async (ms: number) => {
+      for (let at = 0; at < ms; at += 250) {
+        source.releaseAll();
+        await vi.advanceTimersByTimeAsync(250);
+      }
+    };
+    // The budget is short: the hint map is worth its own request.
+    await run(3_000);
+    expect(source.probabilityCalls).toBeGreaterThan(0);
+
+    registry.subscribe(nobody, { channel: 'probabilities', market: 'all' });
+    await run(250);
+    let streamPolls = 0;
+    events.on('poll:done', ({ kind }) => {
+      if (kind === 'probabilities') streamPolls += 1;
+    });
+    source.probabilityCalls = 0;
+    await run(6_000);
+    expect(streamPolls).toBeGreaterThan(0);
+    // Every request for the map is the stream's own: the hints read it from there.
+    expect(source.probabilityCalls).toBe(streamPolls);
   });
 
   it('stops polling a market when its last stream goes, after the linger', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BookState } from '../../src/protocol/book.ts';
 import type { BookData } from '../../src/protocol/messages.ts';
-import { bookCodec, priceCodec } from '../../src/relay/channels.ts';
+import { codecs } from '../../src/relay/channels.ts';
 import type { Frame } from '../../src/relay/frame.ts';
 import {
   type AnyStream,
@@ -33,7 +33,7 @@ function book(bids: [string, string][], lastPrice = '0.50000000'): BookState {
 }
 
 function newStream(ring = 3): Stream<BookState, BookData> {
-  return new Stream({ channel: 'book', market, depth: 10 }, bookCodec, ring);
+  return new Stream({ channel: 'book', market, depth: 10 }, codecs.book, ring);
 }
 
 describe('Stream', () => {
@@ -135,8 +135,8 @@ describe('Stream', () => {
 
 describe('publish', () => {
   it('takes only the state type of the stream it publishes to (checked by the type checker)', () => {
-    const books: BookStream = new Stream({ channel: 'book', market, depth: null }, bookCodec, 3);
-    const prices: PriceStream = new Stream({ channel: 'price', market }, priceCodec, 3);
+    const books: BookStream = new Stream({ channel: 'book', market, depth: null }, codecs.book, 3);
+    const prices: PriceStream = new Stream({ channel: 'price', market }, codecs.price, 3);
     expect(publish(books, book([['0.50000000', '1']]), 't', 'r', 1).seq).toBe(1);
     expect(publish(prices, { best_bid: '0.50000000' }, 't', 'r', 1).seq).toBe(1);
     // Only compiled, never run: the type checker must reject it.
