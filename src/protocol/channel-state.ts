@@ -67,11 +67,15 @@ export function applyOrdersUpdate(state: OrdersData, update: OrdersUpdateData): 
   return { bids, asks };
 }
 
+/**
+ * Built through a Map and `Object.fromEntries` so that a key such as `__proto__` from the wire stays
+ * an ordinary key (assigning it on an object would set the prototype instead).
+ */
 function applyRecordUpdate<V>(state: Record<string, V>, update: Record<string, V | null>): Record<string, V> {
-  const next: Record<string, V> = { ...state };
+  const next = new Map<string, V>(Object.entries(state));
   for (const [key, value] of Object.entries(update)) {
-    if (value === null) delete next[key];
-    else next[key] = value;
+    if (value === null) next.delete(key);
+    else next.set(key, value);
   }
-  return next;
+  return Object.fromEntries(next);
 }

@@ -94,22 +94,17 @@ function sameJson(a: JsonValue, b: JsonValue): boolean {
   return keys.every((key) => key in b && sameJson(a[key]!, b[key]!));
 }
 
+/** Built through entries, so that a key such as `__proto__` (upstream's JSON) stays a key. */
 function diffRecord<V>(
   prev: Readonly<Record<string, V>>,
   next: Readonly<Record<string, V>>,
   same: (a: V, b: V) => boolean,
 ): Record<string, V | null> | null {
-  let update: Record<string, V | null> | null = null;
+  const changes: [string, V | null][] = [];
   for (const [key, value] of Object.entries(next)) {
-    const old = prev[key];
-    if (Object.hasOwn(prev, key) && old !== undefined && same(old, value)) continue;
-    update ??= {};
-    update[key] = value;
+    const old = Object.hasOwn(prev, key) ? prev[key] : undefined;
+    if (old === undefined || !same(old, value)) changes.push([key, value]);
   }
-  for (const key of Object.keys(prev)) {
-    if (Object.hasOwn(next, key)) continue;
-    update ??= {};
-    update[key] = null;
-  }
-  return update;
+  for (const key of Object.keys(prev)) if (!Object.hasOwn(next, key)) changes.push([key, null]);
+  return changes.length === 0 ? null : Object.fromEntries(changes);
 }

@@ -34,7 +34,7 @@ import {
 import type { StreamRegistry } from './registry.ts';
 import type { AnyStream, StreamSubscriber } from './stream.ts';
 import { StreamPublisher } from './stream-publisher.ts';
-import { StreamTargets, streamTargetChannels } from './stream-targets.ts';
+import { StreamTargets } from './stream-targets.ts';
 
 export type { PollSource } from './poll-target.ts';
 
@@ -186,7 +186,7 @@ export class PollerPool {
         requested:
           (this.#books.size * 1000) / bookPollMs +
           (batches * 1000) / pricePollMs +
-          this.#streamTargetsPerSecond(),
+          (this.#streamTargets.size * 1000) / pricePollMs,
         budget,
         achieved: this.#dispatcher.achievedPerSecond(),
       },
@@ -202,18 +202,19 @@ export class PollerPool {
     if (this.#stopped) return;
     this.#syncBooks();
     this.#syncPrices();
-    const streamTargetIds = this.#streamTargetIds();
+    // Created (or dropped) first, at the current stretch: the budget counts them.
+    this.#streamTargets.sync(this.#streamTiming());
     this.#intervals = pollIntervals({
       bookMarkets: this.#books.size,
       priceMarkets: this.#priceMarkets.size,
       bookPollMs: this.#options.bookPollMs,
       pricePollMs: this.#options.pricePollMs,
-      otherRequestsPerSecond: (streamTargetIds * 1000) / this.#options.pricePollMs,
+      otherRequestsPerSecond: (this.#streamTargets.size * 1000) / this.#options.pricePollMs,
       rps: this.#options.upstreamRps,
     });
     const priceTiming = this.#priceTiming();
     for (const batch of this.#priceBatches) batch.timing = priceTiming;
-    this.#streamTargets.sync(this.#streamTiming());
+    this.#streamTargets.sync(this.#streamTiming()); // retimed at the new stretch
     this.#syncHints();
     this.#weightsAt = Number.NEGATIVE_INFINITY;
     this.#options.events.emit('poll:schedule', {
@@ -256,17 +257,6 @@ export class PollerPool {
   #streamTiming(): TargetTiming {
     const interval = Math.ceil(this.#options.pricePollMs * this.#intervals.stretch);
     return { minIntervalMs: interval, maxAgeMs: Math.max(interval, this.#options.maxAgeMs) };
-  }
-
-  /** How many (channel, stream id) targets the registry's streams want. */
-  #streamTargetIds(): number {
-    let count = 0;
-    for (const { channel } of streamTargetChannels) count += this.#options.registry.ids(channel).size;
-    return count;
-  }
-
-  #streamTargetsPerSecond(): number {
-    return (this.#streamTargets.size * 1000) / this.#options.pricePollMs;
   }
 
   #syncBooks(): void {

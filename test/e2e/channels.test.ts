@@ -11,7 +11,9 @@ import type { RelayEvents } from '../../src/relay/events.ts';
 import type { SimulatorHandle } from '../../src/sim/server.ts';
 import { marketResponse, probabilitiesResponse, tokenPriceResponse } from '../../src/upstream/schemas.ts';
 import { useHarness } from '../support/harness.ts';
+import type { MessageRecorder } from '../support/message-recorder.ts';
 import { type Message, ProtocolClient } from '../support/protocol-client.ts';
+import { SseClient } from '../support/sse-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const ROUNDS = 8;
@@ -47,7 +49,7 @@ async function upstreamOracle(sim: SimulatorHandle, feed: string): Promise<Oracl
 }
 
 /** Waits until the client's rebuilt state of the stream equals `expected`. */
-async function expectState(client: ProtocolClient, channel: Channel, id: string, expected: unknown) {
+async function expectState(client: MessageRecorder, channel: Channel, id: string, expected: unknown) {
   await waitFor(`${channel}:${id} equal to upstream`, () => {
     const state = client.view(channel, id)?.state;
     return JSON.stringify(state) === JSON.stringify(expected) || undefined;
@@ -116,10 +118,78 @@ describe('relay end to end: market, probabilities and oracle channels', () => {
 
     expect(client.violations).toEqual([]);
     expect(client.of('error')).toEqual([]);
+    // The record as received: fields beyond the documented detail form too.
+    expect(client.view('market', m0)!.state).toHaveProperty('taker_fee_bps');
     // Every round moved the books and the oracle prices: the streams carried updates, not only snapshots.
     expect(client.view('market', m0)!.updates).toBeGreaterThan(0);
     expect(client.view('probabilities', 'all')!.updates).toBeGreaterThanOrEqual(ROUNDS - 1);
     for (const feed of feeds) expect(client.view('oracle', feed)!.updates).toBeGreaterThanOrEqual(ROUNDS - 1);
+  });
+
+  it('serves the new channels over SSE too, with the same id checks', async () => {
+    const clock = testClock();
+    const harness = await fixture.start({ sim: { markets: 4, now: clock.now }, relay: { pricePollMs: 100 } });
+    const { sim, relay } = harness;
+    const feed = sim.market.tokens[0]!.oracleFeedId;
+    const probabilities = await SseClient.connect(`${relay.url}/v1/sse?channel=probabilities&markets=all`);
+    const oracle = await SseClient.connect(
+      `${relay.url}/v1/sse?channel=oracle&markets=${feed.toUpperCase().replace('0X', '0x')}`,
+    );
+    fixture.opened.push(probabilities, oracle);
+    for (let round = 0; round < 3; round++) {
+      if (round > 0) {
+        clock.advance(1_000);
+        sim.tick();
+      }
+      await expectState(probabilities, 'probabilities', 'all', await upstreamProbabilities(sim));
+      await expectState(oracle, 'oracle', feed, await upstreamOracle(sim, feed));
+    }
+    expect([...probabilities.violations, ...oracle.violations]).toEqual([]);
+    const refused = await fetch(
+      `${relay.url}/v1/sse?channel=probabilities&markets=${sim.market.marketIds()[0]}`,
+    );
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: 'bad_request' });
+  });
+
+  it('resumes an oracle stream after a reconnect, the feed id in any case', async () => {
+    const clock = testClock();
+    const harness = await fixture.start({ sim: { markets: 2, now: clock.now }, relay: { pricePollMs: 100 } });
+    const { sim, relay } = harness;
+    const feed = sim.market.tokens[0]!.oracleFeedId;
+    const stream = () => relay.registry.get({ channel: 'oracle', market: feed });
+    const publishTick = async () => {
+      const seq = stream()!.seq;
+      clock.advance(1_000);
+      sim.tick();
+      await waitFor('the relay to publish the tick', () => stream()!.seq > seq);
+    };
+    const first = await connect(relay.url);
+    await first.request({ op: 'subscribe', channel: 'oracle', markets: [feed] });
+    await waitFor('the oracle snapshot', () => first.view('oracle', feed));
+    await publishTick();
+    await waitFor('one update', () => first.view('oracle', feed)!.updates === 1);
+    const { epoch, seq } = first.view('oracle', feed)!;
+    await first.close();
+    await publishTick(); // missed while away; the stream lingers and is still polled
+    await publishTick();
+
+    const second = await connect(relay.url);
+    const shouted = `0x${feed.slice(2).toUpperCase()}`;
+    const reply = await second.request({
+      op: 'subscribe',
+      channel: 'oracle',
+      markets: [shouted],
+      resume: { [shouted]: { epoch, seq } },
+    });
+    expect(reply).toMatchObject({ type: 'subscribed', markets: [feed], recovered: { [feed]: true } });
+    await waitFor('two replayed updates', () => second.of('update').length === 2 || undefined);
+    expect(second.of('update').map((message) => [message.epoch, message.seq])).toEqual([
+      [epoch, seq + 1],
+      [epoch, seq + 2],
+    ]);
+    expect(second.of('snapshot')).toEqual([]);
+    expect(second.of('update').at(-1)!.data).toEqual(await upstreamOracle(sim, feed));
   });
 
   it('sends an oracle update only when the publish time advances', async () => {
