@@ -18,6 +18,7 @@ import type { HealthSources } from './observability/health-report.ts';
 import { DEFAULT_MAX_AGE_MS } from './poll-options.ts';
 import type { AccessPolicy } from './relay/access.ts';
 import { ClusterResume } from './relay/cluster-resume.ts';
+import { EdgeAdmission } from './relay/edge-admission.ts';
 import { RelayEvents } from './relay/events.ts';
 import { KnownMarkets } from './relay/known-markets.ts';
 import { defaultIsolationLimits, MarketAdmission } from './relay/market-admission.ts';
@@ -32,6 +33,8 @@ import { registerWsEndpoint, type WsEndpoint } from './ws/endpoint.ts';
 
 /** Upstream `GET /health` is probed this often while no other request succeeds. */
 const UPSTREAM_PROBE_MS = 5_000;
+/** Forgotten per-address connection rates are pruned this often. */
+const EDGE_PRUNE_MS = 10_000;
 
 export type RelayConfig = ServeConfig;
 
@@ -127,6 +130,8 @@ export async function startRelay(
     upstreamVerified: () => upstreamHealth.verified,
     minLeaseMs: tuning.leaseMs,
     ...(budget === undefined ? {} : { budgetShare: () => budget.status().share }),
+    // The REST front's upstream requests (docs/operations.md "REST front").
+    oneOffs: { share: tuning.restBudgetPercent / 100, maxWaiting: tuning.restQueue },
   });
 
   const httpLogger: FastifyBaseLogger = logger.child({ component: 'http' });
@@ -155,6 +160,10 @@ export async function startRelay(
     catalogue: knownMarkets,
     limits: config.isolation ?? defaultIsolationLimits,
   });
+  // One set of per-address and per-key counters for both transports (docs/operations.md "Edge limits").
+  const edgeAdmission = new EdgeAdmission(tuning.edge);
+  const pruneEdge = setInterval(() => edgeAdmission.prune(), EDGE_PRUNE_MS);
+  pruneEdge.unref();
   const ws = registerWsEndpoint(app, {
     registry,
     marketAdmission,
@@ -164,9 +173,10 @@ export async function startRelay(
     heartbeatMs: tuning.heartbeatMs,
     maxConnections: tuning.maxConnections,
     maxFrameBytes: tuning.maxFrameBytes,
-    compression: config.compression ?? false,
+    compression: config.compression ?? true,
     otherConnections: () => sse.connections.size,
     edge: tuning.edge,
+    admission: edgeAdmission,
     ...access,
   });
   const sse = registerSseEndpoint(app, {
@@ -177,6 +187,8 @@ export async function startRelay(
     heartbeatMs: tuning.heartbeatMs,
     maxConnections: tuning.maxConnections,
     otherConnections: () => ws.connections.size,
+    admission: edgeAdmission,
+    trustedProxyDepth: tuning.edge.trustedProxyDepth,
     ...access,
   });
   const relayPoller = poller;
@@ -206,10 +218,15 @@ export async function startRelay(
     },
     { operatorKey: config.operatorKey, statusFeed: tuning.statusFeed },
   );
-  // The status page's book view connects to the WebSocket of the origin it was served from.
-  if (operatorApp !== app) ws.attach(operatorApp.server);
+  // The status page's book view connects to the WebSocket (or, with ?transport=sse, the SSE
+  // endpoint) of the origin it was served from.
+  if (operatorApp !== app) {
+    ws.attach(operatorApp.server);
+    sse.attach(operatorApp);
+  }
   registerRestFront(app, {
     client,
+    budget: relayPoller,
     registry,
     marketAdmission,
     cacheTtlMs: tuning.restCacheTtlMs,
@@ -221,6 +238,7 @@ export async function startRelay(
 
   /** Everything started above, released in dependency order: by `close()`, or when `listen` fails. */
   const release = async (): Promise<void> => {
+    clearInterval(pruneEdge);
     relayPoller.stop();
     knownMarkets.stop();
     upstreamHealth.stop();

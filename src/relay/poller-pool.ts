@@ -23,7 +23,7 @@ import type { PollKind, RelayEvents } from './events.ts';
 import { fairShare, type Interest, interestOf } from './fair-share.ts';
 import { staleReason } from './freshness.ts';
 import { PlannedBudget } from './planned-budget.ts';
-import { PollDispatcher } from './poll-dispatcher.ts';
+import { type OneOffBudget, PollDispatcher } from './poll-dispatcher.ts';
 import { deadlineSlackMs, type SchedulerMode, type TargetTiming } from './poll-scheduler.ts';
 import type { PollContext, PollSource } from './poll-target.ts';
 import { newPriceMarket, PriceBatchTarget, type PriceMarket, priceTargetKey } from './price-batch-target.ts';
@@ -75,6 +75,8 @@ export interface PollerOptions {
    * poller plans with that share of `upstreamRps`, for the targets whose lease it holds.
    */
   budgetShare?: () => number | undefined;
+  /** Upstream requests that are not polls (the REST front's), in the same budget; none without it. */
+  oneOffs?: OneOffBudget;
   now?: () => number;
 }
 
@@ -137,8 +139,18 @@ export class PollerPool {
       turnMs: Math.min(25, Math.max(2, Math.min(options.bookPollMs, options.pricePollMs) / 4)),
       now: this.#now,
       beforeTurn: () => this.#refreshWeights(),
+      ...(options.oneOffs === undefined ? {} : { oneOffs: options.oneOffs }),
     });
     this.#streamTargets = new StreamTargets(this.#context, this.#dispatcher);
+  }
+
+  /**
+   * Runs `work`, one upstream request that is not a poll, in a slot of the polling budget
+   * (relay/poll-dispatcher.ts): rejects with OneOffRefusedError when too many already wait, and
+   * with the signal's reason when it aborts before its start.
+   */
+  runOneOff<T>(work: () => Promise<T>, signal: AbortSignal): Promise<T> {
+    return this.#dispatcher.runOneOff(work, signal);
   }
 
   /** What the configured intervals would cost against the budget (the requested polling rate). */

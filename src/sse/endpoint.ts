@@ -4,13 +4,15 @@
  * clients that can only speak plain HTTP. The request names the streams in its query (what a
  * `subscribe` would carry); a reconnect's `Last-Event-ID` names where each stream stands, and the
  * relay replays what was missed from the stream's history (no snapshot) when it still holds it.
- * Same access control, connection limit and heartbeat period as the WebSocket.
+ * Same access control, connection limits (the relay's, and the per-address and per-key caps in
+ * the WebSocket's own counters) and heartbeat period as the WebSocket.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { type Channel, isChannel } from '../protocol/channels.ts';
 import { subscribeRequest } from '../protocol/requests.ts';
-import { type AccessPolicy, authorize, presentedKey } from '../relay/access.ts';
+import { type AccessPolicy, authorize } from '../relay/access.ts';
+import { capReason, type EdgeAdmission, edgeClient } from '../relay/edge-admission.ts';
 import type { RelayEvents } from '../relay/events.ts';
 import type { SlowReaderLimits } from '../relay/held-back.ts';
 import type { MarketAdmission } from '../relay/market-admission.ts';
@@ -33,20 +35,31 @@ export interface SseEndpointOptions extends AccessPolicy {
   maxConnections: number;
   /** Connections held by other transports, counted against the same `maxConnections`. */
   otherConnections: () => number;
+  /** The per-address and per-key counters, shared with the WebSocket endpoint. */
+  admission: EdgeAdmission;
+  trustedProxyDepth: number;
 }
 
 export interface SseEndpoint {
   readonly connections: ReadonlySet<SseConnection>;
+  /**
+   * Serves the endpoint on another app too (the operator port's status page, whose book view may
+   * use SSE), with the same connections, limits and shutdown.
+   */
+  attach(other: FastifyInstance): void;
 }
 
 export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOptions): SseEndpoint {
   const connections = new Set<SseConnection>();
   let nextId = 1;
 
-  app.get(SSE_PATH, (request, reply) => {
-    reply.hijack();
-    open(request.raw, reply.raw);
-  });
+  const serve = (instance: FastifyInstance): void => {
+    instance.get(SSE_PATH, (request, reply) => {
+      reply.hijack();
+      open(request.raw, reply.raw);
+    });
+  };
+  serve(app);
 
   const open = (request: IncomingMessage, response: ServerResponse): void => {
     const url = new URL(request.url ?? '/', 'http://relay');
@@ -55,8 +68,20 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
       refuse(response, refusal.status, refusal.error, refusal.message);
       return;
     }
+    const client = edgeClient(request, url, options);
+    const verdict = options.admission.admitConnection(client.address, client.key);
+    if (verdict === 'rate') {
+      refuse(response, 429, 'too_many_requests', 'too many new connections from this address; retry later', {
+        'retry-after': '1',
+      });
+      return;
+    }
     if (connections.size + options.otherConnections() >= options.maxConnections) {
       refuse(response, 503, 'too_many_connections', 'the relay is at its connection limit');
+      return;
+    }
+    if (verdict !== 'ok') {
+      refuse(response, 429, 'too_many_connections', capReason(verdict));
       return;
     }
     const parsed = parseSelection(url, options.limits.maxStreams);
@@ -87,11 +112,9 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
     const tokens = markets.map(() => '');
     const connection = new SseConnection(nextId++, response, options, streamKeys, tokens);
     connections.add(connection);
+    options.admission.opened(client.address, client.key);
     // The same isolation limits as a WebSocket's subscribe (docs/operations.md "Isolation").
-    options.marketAdmission.open(
-      connection,
-      options.apiKeys === undefined ? undefined : presentedKey(request.headers, url),
-    );
+    options.marketAdmission.open(connection, client.key);
     const refused = options.marketAdmission.admit(connection, channel, markets);
     const selection = { channel, markets, depth };
     const join = (cluster: ClusterReplay | undefined): void => {
@@ -123,6 +146,7 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
       sendFirstMessages(connection, joined);
       connection.onceClosed(() => {
         connections.delete(connection);
+        options.admission.closed(client.address, client.key);
         options.marketAdmission.close(connection);
         connection.dispose();
       });
@@ -154,7 +178,7 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
     await Promise.all(closed);
   });
 
-  return { connections };
+  return { connections, attach: serve };
 }
 
 type Selection =
@@ -194,7 +218,13 @@ function parseSelection(url: URL, maxStreams: number): Selection {
   };
 }
 
-function refuse(response: ServerResponse, status: number, error: string, message: string): void {
-  response.writeHead(status, { 'content-type': 'application/json' });
+function refuse(
+  response: ServerResponse,
+  status: number,
+  error: string,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(JSON.stringify({ error, message }));
 }

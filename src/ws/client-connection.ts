@@ -206,20 +206,39 @@ export class ClientConnection implements StreamSubscriber {
     // Our side ends after the close frame (end() flushes what is queued first), so a client that
     // reads sees the code at once instead of waiting for a close handshake we no longer read.
     this.#socket.end();
-    setTimeout(() => this.terminate(), this.#context.limits.closeGraceMs).unref();
+    this.#terminateAfterGrace();
   }
 
-  /** The close code the relay (or ws on its behalf) sent before terminating, if any. */
+  /**
+   * ws found a bad client frame and has sent the close frame `code` itself (it then ends our side
+   * and keeps reading, dropping what arrives). The socket is not destroyed at once: frames the
+   * client sent before it saw the close (a compressing client sends some late, after deflating
+   * them) would reach a closed socket and be answered with a TCP reset, and a reset makes the
+   * client's kernel drop the close frame it has not read yet, so the client saw 1006 instead of
+   * the documented code. It is destroyed after the grace if the client never closes.
+   */
+  closedOnBadFrame(code: number): void {
+    if (this.#closed) return;
+    this.#stopWriting();
+    this.#relayClosed = true;
+    this.#sentCloseCode = code;
+    this.#terminateAfterGrace();
+  }
+
+  /** The close code the relay (or ws on its behalf) sent, if any. */
   get sentCloseCode(): number | undefined {
     return this.#sentCloseCode;
   }
 
-  /** Drops the socket at once; `sentCode` is the close code already sent on it, if any. */
-  terminate(sentCode?: number): void {
+  /** Drops the socket at once. */
+  terminate(): void {
     if (!this.#closed) this.#relayClosed = true;
     this.#stopWriting();
-    this.#sentCloseCode ??= sentCode;
     this.#ws.terminate();
+  }
+
+  #terminateAfterGrace(): void {
+    setTimeout(() => this.terminate(), this.#context.limits.closeGraceMs).unref();
   }
 
   /** Drops every subscription (the connection is gone). */

@@ -67,7 +67,7 @@ describe.skipIf(!redisAvailable())('cluster mode over Redis: trades and orders',
     sim = await startSimulator({ markets: 3, seed: 3, tickMs: 0, tradeFlow: () => undefined });
     const market = sim.market.activeMarketIds()[0]!;
     // Intervals a busy test machine keeps within three times over (the follower is judged by them too).
-    const options = { redis: redis.server.url, bookPollMs: 100, pricePollMs: 100, simMarkets: 3, simSeed: 3 };
+    const options = { redis: redis.server.url, bookPollMs: 250, pricePollMs: 250, simMarkets: 3, simSeed: 3 };
     const pair = [await startHarnessRelay(sim, options), await startHarnessRelay(sim, options)];
     relays.push(...pair);
     const polls = pair.map(countPolls);

@@ -174,6 +174,26 @@ describe.runIf(run)('status page in a browser', () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it('draws the live book over Server-Sent Events on the operator port too', async () => {
+    // The page lives on the operator port here; its book view connects back to that origin.
+    const operated = await startHarness({
+      sim: { markets: 3, tickMs: 100 },
+      relay: { bookPollMs: 100, pricePollMs: 100, operatorPort: 0, operatorHost: '127.0.0.1' },
+    });
+    try {
+      const market = operated.sim.market.marketIds()[1]!;
+      await page.goto(`${operated.relay.operatorUrl}/?transport=sse&market=${market}`);
+      const book = await bookViewChanging();
+      expect(await book.getAttribute('data-market')).toBe(market);
+      expect(operated.relay.sse.connections.size).toBeGreaterThanOrEqual(1);
+      expect(operated.relay.ws.connections.size).toBe(0);
+      expect(pageErrors).toEqual([]);
+      await page.goto('about:blank');
+    } finally {
+      await operated.stop();
+    }
+  });
+
   /** Clicks a channel tab and waits until its view drew a verified state with at least one row. */
   async function channelShows(channel: string) {
     await page.locator(`#channel-tabs button[data-channel="${channel}"]`).click();
