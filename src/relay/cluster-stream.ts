@@ -62,8 +62,12 @@ export class ClusterTarget<State, Delta> {
   readonly #codec: ClusterCodec<State, Delta>;
   readonly #context: ClusterStreamContext;
   #produced: Produced<State> | undefined;
-  /** Numbering this target's streams alone (Redis away). */
-  #alone = false;
+  /**
+   * Epochs this relay started for its own streams while Redis was away. Only those may it number
+   * alone: a stream in the cluster's epoch (the cluster's message may have reached it since) must
+   * never get a `seq` of this relay's, which would differ from the holder's.
+   */
+  readonly #ownEpochs = new Set<string>();
   /** The newest lease token whose messages were applied here: older holders' are ignored. */
   #appliedToken = 0;
   #queue: Promise<unknown> = Promise.resolve();
@@ -139,7 +143,6 @@ export class ClusterTarget<State, Delta> {
       return this.#produceAlone(state, ts, rts, receivedAt);
     }
     this.#produced = { token, state, positions };
-    this.#alone = false;
     this.#appliedToken = Math.max(this.#appliedToken, token);
     let first = false;
     const behind: TargetStream[] = [];
@@ -199,11 +202,13 @@ export class ClusterTarget<State, Delta> {
     for (const { field, depth } of this.#codec.streams) {
       const stream = this.#local(field);
       if (stream === undefined) continue;
-      if (!this.#alone) stream.fork();
+      if (!this.#ownEpochs.has(stream.epoch)) {
+        stream.fork();
+        this.#ownEpochs.add(stream.epoch);
+      }
       first ||= !stream.hasState;
       if (publisher.publish(stream, this.#codec.project(state, depth), ts, rts, receivedAt)) changed = true;
     }
-    this.#alone = true;
     return { receivedAt, changed, first };
   }
 
