@@ -92,7 +92,7 @@ async function runOnce(options: BenchOptions, sim: Simulator, withRedis: boolean
       const next = (i + 1) % RELAYS;
       const moving = clients.filter((_, c) => where[c] === i);
       await waitFor('clients to see their relay go', () => moving.every((client) => client.closed));
-      for (const [c, client] of clients.entries()) if (where[c] === i) where[c] = next;
+      for (const c of where.keys()) if (where[c] === i) where[c] = next;
       await Promise.all(moving.map((client) => client.connect(relays[next]!.url)));
       await waitFor('resumes answered', () => moving.every((client) => client.subscribed), {
         timeoutMs: 30_000,

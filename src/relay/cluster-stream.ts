@@ -8,7 +8,7 @@
  * when they miss one they catch up from the log. While Redis is away a relay numbers its own streams
  * in an epoch of its own, as a relay alone does, and rejoins the cluster's numbering when Redis is back.
  */
-import type { LoggedMessage, StreamBatch, WrittenEntry } from '../cluster/stream-batch.ts';
+import type { StreamBatch, WrittenEntry } from '../cluster/stream-batch.ts';
 import { parseJson, streamBatch } from '../cluster/stream-batch.ts';
 import type { LoadedTarget, StreamLog, StreamPosition } from '../cluster/stream-log.ts';
 import type { BookDepth } from '../protocol/messages.ts';
