@@ -14,6 +14,7 @@ import { fixed, machineInfo, markdownTable, type Target, target } from './lib/re
 import type { SdkCheckResult } from './lib/sdk-check.ts';
 import { startSim } from './lib/servers.ts';
 import { type BytesResult, runBytes } from './scenarios/bytes.ts';
+import { type ClusterResult, runCluster } from './scenarios/cluster.ts';
 import { type CompressionResult, runCompression } from './scenarios/compression.ts';
 import { type DiffRun, runDiff } from './scenarios/diff.ts';
 import { type FanoutResult, type PollingCost, runFanout } from './scenarios/fanout.ts';
@@ -55,6 +56,7 @@ const results: {
   compression?: CompressionResult;
   freshness?: FreshnessResult;
   pollCapacity?: PollCapacityResult;
+  cluster?: ClusterResult;
 } = {};
 const sections: string[] = [];
 const targets: Target[] = [];
@@ -155,7 +157,8 @@ try {
       text +=
         `\n${shape.name}, poll ${shape.pollMs} ms\n\n` +
         markdownTable(runHeaders, shape.runs.map(runRow)) +
-        `\n\n${writesLine(shape.runs[0]?.framesPerWrite)}${sdkLine(shape.runs[0]?.sdk)}`;
+        `\n\n${writesLine(shape.runs[0]?.framesPerWrite)}${sdkLine(shape.runs[0]?.sdk)}` +
+        `floor (no polling, one prebuilt frame, one socket write per delivery): ${fixed(shape.ratios.floorCpuVsWs, 2)} x ws CPU/delivery\n`;
       if (!shape.targets) continue;
       targets.push(
         target(`${shape.name}: CPU/delivery vs ws`, shape.ratios.cpuVsWs, 0.7),
@@ -327,6 +330,49 @@ try {
     const report = pollCapacityReport(pollCapacity);
     sections.push(report.section);
     targets.push(...report.targets);
+  }
+
+  if (selected.has('cluster')) {
+    const cluster = await runCluster(options, sim);
+    results.cluster = cluster;
+    sections.push(
+      `### 10. Cluster: rolling restart of 3 relays (SIGTERM, replaced in turn), clients resuming on the next relay, poll ${cluster.pollMs} ms\n\n` +
+        markdownTable(
+          [
+            'mode',
+            'clients',
+            'streams',
+            'resumes',
+            'recovered',
+            'snapshots resent',
+            'seq gaps',
+            'upstream req/s steady',
+            'upstream req/s during restart',
+          ],
+          cluster.runs.map((run) => [
+            run.mode,
+            run.clients,
+            run.streams,
+            run.counts.resumes,
+            run.counts.recovered,
+            run.counts.snapshotsResent,
+            run.counts.gaps,
+            fixed(run.steadyRequestsPerSec, 1),
+            fixed(run.restartRequestsPerSec, 1),
+          ]),
+        ),
+    );
+    const [redis] = cluster.runs;
+    if (redis !== undefined) {
+      targets.push(
+        target(
+          'cluster: snapshots resent per resumed stream',
+          redis.counts.snapshotsResent / Math.max(1, redis.counts.resumes),
+          0,
+        ),
+        target('cluster: resumes not recovered', redis.counts.resumes - redis.counts.recovered, 0, 'streams'),
+      );
+    }
   }
 } finally {
   await sim.child.stop();

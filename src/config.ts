@@ -156,7 +156,7 @@ const serveOptions = {
   compression: {
     env: 'COMPRESSION',
     schema: z.enum(['on', 'off']).transform((value) => value === 'on'),
-    default: 'off',
+    default: 'on',
     expected: 'on or off',
     placeholder: 'on|off',
     help: 'permessage-deflate for WebSocket clients that offer it',
@@ -222,7 +222,7 @@ export interface ServeConfig {
   apiKeys?: string[];
   allowedOrigins?: string[];
   logLevel: LogLevel;
-  /** permessage-deflate for WebSocket clients that offer it (default off). */
+  /** permessage-deflate for WebSocket clients that offer it (default on). */
   compression?: boolean;
   /** Embedded simulator size and seed, used when `upstream` is `sim`. */
   simMarkets: number;

@@ -17,6 +17,8 @@ import { registerSecurityHeaders } from './http/security-headers.ts';
 import type { HealthSources } from './observability/health-report.ts';
 import { DEFAULT_MAX_AGE_MS } from './poll-options.ts';
 import type { AccessPolicy } from './relay/access.ts';
+import { ClusterResume } from './relay/cluster-resume.ts';
+import { EdgeAdmission } from './relay/edge-admission.ts';
 import { RelayEvents } from './relay/events.ts';
 import { KnownMarkets } from './relay/known-markets.ts';
 import { defaultIsolationLimits, MarketAdmission } from './relay/market-admission.ts';
@@ -31,6 +33,8 @@ import { registerWsEndpoint, type WsEndpoint } from './ws/endpoint.ts';
 
 /** Upstream `GET /health` is probed this often while no other request succeeds. */
 const UPSTREAM_PROBE_MS = 5_000;
+/** Forgotten per-address connection rates are pruned this often. */
+const EDGE_PRUNE_MS = 10_000;
 
 export type RelayConfig = ServeConfig;
 
@@ -74,7 +78,7 @@ export async function startRelay(
       ? await startSimulator({ markets: config.simMarkets, seed: config.simSeed, tickMs: tuning.simTickMs })
       : undefined;
   const upstreamUrl = sim?.url ?? config.upstream;
-  const coordinator = await startCoordinator(config.redis, logger);
+  const coordinator = await startCoordinator(config.redis, logger, tuning);
   const budget =
     config.redis === undefined || !(coordinator instanceof RedisCoordinator)
       ? undefined
@@ -105,6 +109,7 @@ export async function startRelay(
   const registry = new StreamRegistry({
     lingerMs: tuning.lingerMs,
     resumeBufferSize: tuning.resumeBufferSize,
+    ...(coordinator.log === undefined ? {} : { resumeHistory: new ClusterResume(coordinator.log) }),
     onInterestChange: () => poller?.sync(),
   });
   const upstreamHealth = new UpstreamHealthMonitor(client, {
@@ -123,6 +128,10 @@ export async function startRelay(
     maxAgeMs: config.maxAgeMs ?? Math.max(DEFAULT_MAX_AGE_MS, config.bookPollMs),
     staleAfterFactor: tuning.staleAfterFactor,
     upstreamVerified: () => upstreamHealth.verified,
+    minLeaseMs: tuning.leaseMs,
+    ...(budget === undefined ? {} : { budgetShare: () => budget.status().share }),
+    // The REST front's upstream requests (docs/operations.md "REST front").
+    oneOffs: { share: tuning.restBudgetPercent / 100, maxWaiting: tuning.restQueue },
     // Called only once subscriptions exist, after the admission below is made.
     shareOwner: (subscriber) => marketAdmission.shareOwner(subscriber),
   });
@@ -153,6 +162,10 @@ export async function startRelay(
     catalogue: knownMarkets,
     limits: config.isolation ?? defaultIsolationLimits,
   });
+  // One set of per-address and per-key counters for both transports (docs/operations.md "Edge limits").
+  const edgeAdmission = new EdgeAdmission(tuning.edge);
+  const pruneEdge = setInterval(() => edgeAdmission.prune(), EDGE_PRUNE_MS);
+  pruneEdge.unref();
   const ws = registerWsEndpoint(app, {
     registry,
     marketAdmission,
@@ -162,9 +175,10 @@ export async function startRelay(
     heartbeatMs: tuning.heartbeatMs,
     maxConnections: tuning.maxConnections,
     maxFrameBytes: tuning.maxFrameBytes,
-    compression: config.compression ?? false,
+    compression: config.compression ?? true,
     otherConnections: () => sse.connections.size,
     edge: tuning.edge,
+    admission: edgeAdmission,
     ...access,
   });
   const sse = registerSseEndpoint(app, {
@@ -175,6 +189,8 @@ export async function startRelay(
     heartbeatMs: tuning.heartbeatMs,
     maxConnections: tuning.maxConnections,
     otherConnections: () => ws.connections.size,
+    admission: edgeAdmission,
+    trustedProxyDepth: tuning.edge.trustedProxyDepth,
     ...access,
   });
   const relayPoller = poller;
@@ -204,10 +220,15 @@ export async function startRelay(
     },
     { operatorKey: config.operatorKey, statusFeed: tuning.statusFeed },
   );
-  // The status page's book view connects to the WebSocket of the origin it was served from.
-  if (operatorApp !== app) ws.attach(operatorApp.server);
+  // The status page's book view connects to the WebSocket (or, with ?transport=sse, the SSE
+  // endpoint) of the origin it was served from.
+  if (operatorApp !== app) {
+    ws.attach(operatorApp.server);
+    sse.attach(operatorApp);
+  }
   registerRestFront(app, {
     client,
+    budget: relayPoller,
     registry,
     marketAdmission,
     cacheTtlMs: tuning.restCacheTtlMs,
@@ -219,6 +240,7 @@ export async function startRelay(
 
   /** Everything started above, released in dependency order: by `close()`, or when `listen` fails. */
   const release = async (): Promise<void> => {
+    clearInterval(pruneEdge);
     relayPoller.stop();
     knownMarkets.stop();
     upstreamHealth.stop();
@@ -294,11 +316,17 @@ function logUpstreamIdentity(logger: Logger, upstreamUrl: string, identity: Upst
 /** Waiting longer than this for Redis at start would only delay serving: the relay polls itself meanwhile. */
 const REDIS_CONNECT_MS = 2_000;
 
-async function startCoordinator(redisUrl: string | undefined, logger: Logger): Promise<PollCoordinator> {
+async function startCoordinator(
+  redisUrl: string | undefined,
+  logger: Logger,
+  tuning: RelayTuning,
+): Promise<PollCoordinator> {
   if (redisUrl === undefined) return new LocalCoordinator();
   const log = logger.child({ component: 'cluster' });
   const coordinator = new RedisCoordinator({
     url: redisUrl,
+    historyLength: tuning.resumeBufferSize,
+    historyMs: tuning.historyMs,
     onError: (error) =>
       log.warn(
         { event: 'redis_error', err: error.message },
@@ -311,7 +339,7 @@ async function startCoordinator(redisUrl: string | undefined, logger: Logger): P
   log.info(
     { event: connected ? 'cluster_joined' : 'cluster_degraded', instance: coordinator.instanceId },
     connected
-      ? 'cluster mode: leases and shared results over redis'
+      ? 'cluster mode: leases and cluster-wide streams over redis'
       : 'cluster mode: redis not reachable yet',
   );
   return coordinator;

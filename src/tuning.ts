@@ -6,15 +6,19 @@
  */
 import type { StatusFeedLimits } from './http/status-events.ts';
 import { integerOption, type OptionSpec } from './option-spec.ts';
-import type { EdgeLimits } from './ws/admission.ts';
+import type { EdgeLimits } from './relay/edge-admission.ts';
 import type { ConnectionLimits } from './ws/client-connection.ts';
 
 export interface RelayTuning {
   heartbeatMs: number;
   /** How long a stream nobody subscribes to is still polled, so a reconnect finds it (and can resume). */
   lingerMs: number;
-  /** Updates each stream keeps for resume. */
+  /** Updates each stream keeps for resume (in cluster mode, also in Redis). */
   resumeBufferSize: number;
+  /** Cluster mode: how long an update stays in Redis for resume on any relay. */
+  historyMs: number;
+  /** Cluster mode: the shortest lease on a poll target; a dead holder's targets wait this long. */
+  leaseMs: number;
   /** A stream is stale after this many poll intervals without a successful poll. */
   staleAfterFactor: number;
   maxConnections: number;
@@ -35,6 +39,12 @@ export interface RelayTuning {
   /** REST front: how long an upstream answer is served again, and how many answers are kept. */
   restCacheTtlMs: number;
   restCacheCapacity: number;
+  /**
+   * REST front: the percentage of the polling budget its upstream requests may take ahead of the
+   * polls (beyond it they get only what the polls leave), and how many may wait for a slot.
+   */
+  restBudgetPercent: number;
+  restQueue: number;
 }
 
 /** The groups of limits, each its own object in the tuning. */
@@ -45,6 +55,8 @@ export const defaultTuning: RelayTuning = {
   heartbeatMs: 15_000,
   lingerMs: 5_000,
   resumeBufferSize: 1_000,
+  historyMs: 300_000,
+  leaseMs: 2_000,
   staleAfterFactor: 3,
   maxConnections: 10_000,
   maxFrameBytes: 64 * 1024,
@@ -77,6 +89,8 @@ export const defaultTuning: RelayTuning = {
   simTickMs: 250,
   restCacheTtlMs: 1_000,
   restCacheCapacity: 1_000,
+  restBudgetPercent: 25,
+  restQueue: 100,
 };
 
 export type TuningOverrides = Partial<Omit<RelayTuning, Group>> & { [G in Group]?: Partial<RelayTuning[G]> };
@@ -123,10 +137,10 @@ const limitRows: [string, TuningKey, string, number, number, string?][] = [
   ['coalesce-ms', 'coalesceMs', 'stream frames ready for one connection within this many ms leave in one write; 0 writes each at once', 0, 100, 'MS'],
   ['flood-close-after-ms', 'connection.floodCloseAfterMs', 'a connection over its request rate this long is closed with 4429', 1_000, DAY_MS, 'MS'],
   ['close-grace-ms', 'connection.closeGraceMs', 'after a close for a limit, the client has this long to read up to the close frame', 0, 60_000, 'MS'],
-  ['max-connections-per-address', 'edge.maxConnectionsPerAddress', 'WebSocket connections per client address; more are closed with 4029', 1, 10_000_000],
-  ['connection-rate-per-address', 'edge.connectionsPerSecondPerAddress', 'new WebSocket connections per second per client address; more get HTTP 429', 1, 1_000_000],
+  ['max-connections-per-address', 'edge.maxConnectionsPerAddress', 'WebSocket and SSE connections per client address; more are closed with 4029 (SSE: HTTP 429)', 1, 10_000_000],
+  ['connection-rate-per-address', 'edge.connectionsPerSecondPerAddress', 'new WebSocket and SSE connections per second per client address; more get HTTP 429', 1, 1_000_000],
   ['connection-burst-per-address', 'edge.connectionBurstPerAddress', 'burst allowance above --connection-rate-per-address', 1, 1_000_000],
-  ['max-connections-per-key', 'edge.maxConnectionsPerKey', 'WebSocket connections per API key; more are closed with 4029', 1, 10_000_000],
+  ['max-connections-per-key', 'edge.maxConnectionsPerKey', 'WebSocket and SSE connections per API key; more are closed with 4029 (SSE: HTTP 429)', 1, 10_000_000],
   ['max-pending-connections', 'edge.maxPendingConnections', 'TCP connections still sending their first request (an upgrade in progress), in all', 1, 10_000_000],
   ['max-pending-per-address', 'edge.maxPendingPerAddress', 'the same per TCP peer (not applied behind trusted proxies)', 1, 10_000_000],
   ['headers-timeout-ms', 'edge.headersTimeoutMs', 'a connection must send its first request (or upgrade) within this long', 100, 600_000, 'MS'],
@@ -135,6 +149,8 @@ const limitRows: [string, TuningKey, string, number, number, string?][] = [
   ['status-viewer-buffer-bytes', 'statusFeed.viewerBufferBytes', 'unsent bytes a status feed viewer may queue before it is dropped', 1024, GIB, 'BYTES'],
   ['rest-cache-ms', 'restCacheTtlMs', 'REST front: an upstream answer is served again for this long (0: coalescing only)', 0, DAY_MS, 'MS'],
   ['rest-cache-entries', 'restCacheCapacity', 'REST front: upstream answers kept at most', 1, 1_000_000],
+  ['rest-budget-percent', 'restBudgetPercent', 'REST front: share of the polling budget its upstream requests may take ahead of polls (beyond: what polls leave)', 0, 100, 'PERCENT'],
+  ['rest-queue', 'restQueue', 'REST front: upstream requests waiting for the budget at most; more get 503', 0, 1_000_000],
 ];
 
 /** Flag name -> the tuning value it sets; each flag's environment twin is the upper-case name. */
@@ -163,6 +179,18 @@ export const tuningOptions: Record<string, TuningOption> = {
     min: 0,
     max: 1_000_000,
   }),
+  'history-ms': option(
+    'historyMs',
+    'HISTORY_MS',
+    'cluster mode: how long an update stays in Redis for resume on any relay',
+    { min: 1_000, max: DAY_MS, placeholder: 'MS' },
+  ),
+  'lease-ms': option(
+    'leaseMs',
+    'LEASE_MS',
+    "cluster mode: shortest poll lease; a dead holder's markets move after it",
+    { min: 100, max: 600_000, placeholder: 'MS' },
+  ),
   'stale-after-polls': option(
     'staleAfterFactor',
     'STALE_AFTER_POLLS',

@@ -43,7 +43,7 @@ describe('parseCommandLine', () => {
       apiKeys: undefined,
       allowedOrigins: undefined,
       logLevel: 'info',
-      compression: false,
+      compression: true,
       simMarkets: 50,
       simSeed: 1,
       operatorHost: '127.0.0.1',

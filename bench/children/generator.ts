@@ -12,8 +12,11 @@ import { serveIpc } from '../lib/ipc.ts';
 import { LatencyRecorder } from '../lib/latency.ts';
 import { sampleUsage, type UsageSample, usageBetween } from '../lib/usage.ts';
 
-/** `fastify` is bare sockets on the relay's HTTP stack (scenario 3's diagnostic row). */
-export type ServerKind = 'relay' | 'ws' | 'socketio' | 'fastify';
+/**
+ * `fastify` is bare sockets on the relay's HTTP stack (scenario 3's diagnostic row); `floor` is a
+ * `ws` server writing one prebuilt frame per delivery (scenario 7's diagnostic row).
+ */
+export type ServerKind = 'relay' | 'ws' | 'socketio' | 'fastify' | 'floor';
 
 /** A set of clients that subscribe alike. */
 export interface ClientGroup {
@@ -32,7 +35,7 @@ export interface ClientGroup {
   /** baselines: client i joins topics (i + k) % topics for k < topicsPerClient (default 1). */
   topics?: number;
   topicsPerClient?: number;
-  /** relay: offer permessage-deflate (as browsers do). */
+  /** relay: offer permessage-deflate and compress every request, as browsers do. */
   deflate?: boolean;
 }
 
@@ -174,7 +177,9 @@ function openWs(
   index: number,
 ): Promise<Client> {
   const target = kind === 'relay' ? url : `${url}?topics=${baselineTopics(group, index).join(',')}`;
-  const ws = new WebSocket(target, { perMessageDeflate: group.deflate ?? false });
+  // ws compresses only messages of 1 KB and more by default; a browser compresses every one, so
+  // that the relay holds an inflate context for each such client, as it would for a browser.
+  const ws = new WebSocket(target, { perMessageDeflate: group.deflate === true ? { threshold: 0 } : false });
   const frames = kind === 'relay' ? subscribeFrames(group, index) : [];
   let socket: { bytesRead: number } | undefined;
   ws.once('upgrade', (response) => {

@@ -32,6 +32,8 @@ const relay = await startRelay(
     logLevel: 'silent',
     simMarkets: 0,
     simSeed: 1,
+    // Whatever the default: scenarios 3 and 7 compare clients that offer deflate with those that do not.
+    compression: true,
     tuning: {
       // Unset: the relay's default window. BENCH_COALESCE_MS=0 measures without coalescing.
       ...(process.env.BENCH_COALESCE_MS === undefined

@@ -147,3 +147,12 @@ export async function measureBaselines(
   const socketIo = await measureBroadcast({ kind: 'socketio', clients: [clients], plan, ...timing });
   return { ws, socketIo };
 }
+
+/** The same plan through the floor server: one prebuilt frame, one socket write per delivery. */
+export function measureFloor(
+  clients: ClientGroup,
+  plan: BroadcastPlan,
+  timing: { warmupMs: number; windowMs: number },
+): Promise<RunMetrics> {
+  return measureBroadcast({ kind: 'floor', clients: [clients], plan, ...timing });
+}

@@ -17,6 +17,7 @@ export const scenarioNames = [
   'compression',
   'freshness',
   'poll-capacity',
+  'cluster',
 ] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
 

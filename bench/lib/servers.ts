@@ -35,6 +35,7 @@ export const serverLabels: Record<ServerKind, string> = {
   ws: 'ws (idiomatic)',
   socketio: 'socket.io',
   fastify: 'fastify + @fastify/websocket (bare)',
+  floor: 'floor: 1 socket write each',
 };
 
 const scripts: Record<ServerKind, string> = {
@@ -42,6 +43,7 @@ const scripts: Record<ServerKind, string> = {
   ws: 'ws-baseline',
   socketio: 'socketio-baseline',
   fastify: 'fastify-baseline',
+  floor: 'floor-baseline',
 };
 
 const profileDir = fileURLToPath(new URL('../results/profiles/', import.meta.url));

@@ -4,11 +4,13 @@
  * clients each on 10 different books out of 100, and many clients on one book. Book polls return
  * one market at a time, so without write coalescing a client of 10 books costs 10 writes per poll
  * cycle; the baselines send each topic's message to its members with one write each, as idiomatic
- * `ws` and socket.io code does. Same run, same clients, same topics, same rate and frame size.
+ * `ws` and socket.io code does. Same run, same clients, same topics, same rate and frame size. A
+ * fourth row, the floor (bench/children/floor-baseline.ts), is the least any server writing one
+ * message per socket write can spend: what no fan-out code can go below without fewer writes.
  */
 import type { ClientGroup } from '../children/generator.ts';
 import type { BroadcastPlan } from '../lib/baseline-frame.ts';
-import { measureBaselines, measureBroadcast, type RunMetrics } from '../lib/broadcast-run.ts';
+import { measureBaselines, measureBroadcast, measureFloor, type RunMetrics } from '../lib/broadcast-run.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { progress } from '../lib/progress.ts';
 import { type Simulator, startSim } from '../lib/servers.ts';
@@ -30,8 +32,9 @@ interface Shape {
 }
 
 export interface MultiShapeResult extends Shape {
+  /** The relay, `ws`, socket.io, then the floor (one prebuilt frame, one socket write per delivery). */
   runs: RunMetrics[];
-  ratios: { cpuVsWs: number; cpuVsSocketIo: number; p99VsWs: number };
+  ratios: { cpuVsWs: number; cpuVsSocketIo: number; p99VsWs: number; floorCpuVsWs: number };
 }
 
 /** The shapes whose name contains `--shape` (all without it). */
@@ -113,23 +116,22 @@ async function runShape(options: BenchOptions, sim: Simulator, shape: Shape): Pr
     frameBytes: relay.meanFrameBytes,
     stamp: 'message',
   };
-  const { ws, socketIo } = await measureBaselines(
-    {
-      label: 'clients',
-      count: shape.clients,
-      topics: shape.markets,
-      topicsPerClient: shape.perClient,
-    },
-    plan,
-    options,
-  );
+  const baselineClients: ClientGroup = {
+    label: 'clients',
+    count: shape.clients,
+    topics: shape.markets,
+    topicsPerClient: shape.perClient,
+  };
+  const { ws, socketIo } = await measureBaselines(baselineClients, plan, options);
+  const floor = await measureFloor(baselineClients, plan, options);
   return {
     ...shape,
-    runs: [relay, ws, socketIo],
+    runs: [relay, ws, socketIo, floor],
     ratios: {
       cpuVsWs: relay.cpuPerDeliveryUs / ws.cpuPerDeliveryUs,
       cpuVsSocketIo: relay.cpuPerDeliveryUs / socketIo.cpuPerDeliveryUs,
       p99VsWs: relay.latency.p99Ms / ws.latency.p99Ms,
+      floorCpuVsWs: floor.cpuPerDeliveryUs / ws.cpuPerDeliveryUs,
     },
   };
 }

@@ -4,8 +4,10 @@
  * at 10k connections. Books are frozen in the simulator so that subscribed connections stay idle
  * after their snapshot; baselines send each client one frame of the relay's snapshot size, so every
  * server has written the same bytes. Memory is read after forced full GCs (children run with
- * --expose-gc), before connecting and after every client got its first frame. A fourth row, bare
- * sockets on fastify + @fastify/websocket, shows what the relay's HTTP stack alone costs.
+ * --expose-gc), before connecting and after every client got its first frame. A second relay row
+ * has every client negotiate permessage-deflate and compress its requests, as browsers do (each
+ * costs the relay an inflate context). A last row, bare sockets on fastify + @fastify/websocket,
+ * shows what the relay's HTTP stack alone costs.
  */
 import type { GroupCounts, ServerKind } from '../children/generator.ts';
 import type { BenchOptions } from '../lib/options.ts';
@@ -41,8 +43,9 @@ async function measureMemory(
   connections: number,
   sim: Simulator,
   firstFrameBytes: number,
+  deflate = false,
 ): Promise<MemoryRun> {
-  const label = serverLabels[kind];
+  const label = deflate ? `${serverLabels[kind]}, clients compressing` : serverLabels[kind];
   const server = await startServer(kind, { upstream: sim.url, pollMs: 1_000 });
   const generator = await startGenerator();
   try {
@@ -65,6 +68,7 @@ async function measureMemory(
             assign: 'one-each',
             markets,
             topics: markets.length,
+            deflate,
           },
         ],
       },
@@ -102,11 +106,12 @@ export async function runMemory(options: BenchOptions, sim: Simulator): Promise<
   await sim.child.request('freeze');
   try {
     const relay = await measureMemory('relay', connections, sim, 0);
+    const relayDeflate = await measureMemory('relay', connections, sim, 0, true);
     const ws = await measureMemory('ws', connections, sim, relay.firstFrameBytes);
     const socketIo = await measureMemory('socketio', connections, sim, relay.firstFrameBytes);
     const fastify = await measureMemory('fastify', connections, sim, relay.firstFrameBytes);
     return {
-      runs: [relay, ws, socketIo, fastify],
+      runs: [relay, relayDeflate, ws, socketIo, fastify],
       ratios: {
         rssVsWs: relay.rssPerConnectionKb / ws.rssPerConnectionKb,
         heapVsWs: relay.heapPerConnectionKb / ws.heapPerConnectionKb,

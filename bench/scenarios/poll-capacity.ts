@@ -295,7 +295,7 @@ async function measureCapacity(sim: Simulator, options: BenchOptions): Promise<C
 export function pollCapacityReport(result: PollCapacityResult): { section: string; targets: Target[] } {
   const { cost, capacity } = result;
   const section =
-    `### 10. Poll capacity: CPU per book poll against the floor, polls per core\n\n` +
+    `### 11. Poll capacity: CPU per book poll against the floor, polls per core\n\n` +
     markdownTable(
       [
         'books',

@@ -4,6 +4,7 @@
  * decode failure (reported as an `error` event), never an exception inside the SDK. Checks only what
  * the SDK relies on; unknown message types and extra fields pass (protocol.md: fields may be added).
  */
+import { isChannel as isChannelName } from '../protocol/channels.ts';
 import type { BookDepth, Channel, Level, ServerMessage, StreamState } from '../protocol/messages.ts';
 
 export type Decoded =
@@ -71,16 +72,77 @@ function decodeStreamMessage(value: Fields): Decoded {
   if (typeof value.epoch !== 'string') return fail('epoch');
   if (!Number.isSafeInteger(value.seq) || (value.seq as number) < 0) return fail('seq');
   if (!isObject(value.data)) return fail('data');
-  if (value.channel === 'book') {
-    if (!isLevels(value.data.bids) || !isLevels(value.data.asks)) return fail('levels');
-    if (value.data.last_price !== undefined && typeof value.data.last_price !== 'string')
-      return fail('last_price');
-    if (!Number.isSafeInteger(value.checksum)) return fail('checksum');
-    if (stream.depth === undefined) return fail('depth');
-  } else if (!Object.values(value.data).every((field) => typeof field === 'string' || field === null)) {
-    return fail('price fields');
-  }
-  return accept(value);
+  const wrong = dataChecks[value.channel]({ ...value, data: value.data }, value.type === 'snapshot');
+  return wrong === undefined ? accept(value) : fail(wrong);
+}
+
+/** What is wrong with a stream message's channel-specific part, or undefined when it is readable. */
+type DataCheck = (message: Fields & { data: Fields }, snapshot: boolean) => string | undefined;
+
+/** Each channel's `data` as docs/protocol.md gives it, checked as far as the SDK and its users rely on types. */
+const dataChecks: Readonly<Record<Channel, DataCheck>> = {
+  book: (message) => {
+    const { data } = message;
+    if (!isLevels(data.bids) || !isLevels(data.asks)) return 'levels';
+    if (data.last_price !== undefined && typeof data.last_price !== 'string') return 'last_price';
+    if (!Number.isSafeInteger(message.checksum)) return 'checksum';
+    return depthOf(message) === undefined ? 'depth' : undefined;
+  },
+  price: ({ data }) =>
+    Object.values(data).every((field) => typeof field === 'string' || field === null)
+      ? undefined
+      : 'price fields',
+  trades: ({ data }) => (isListOf(data.trades, tradeFields) ? undefined : 'trades'),
+  // Upstream's record as received: any JSON object is a market record or a change set.
+  market: () => undefined,
+  probabilities: ({ data }, snapshot) =>
+    Object.values(data).every((entry) => (!snapshot && entry === null) || hasFields(entry, probabilityFields))
+      ? undefined
+      : 'probability entries',
+  oracle: ({ data }) => (hasFields(data, oracleFields) ? undefined : 'oracle record'),
+  orders: ({ data }, snapshot) => {
+    if (snapshot)
+      return isListOf(data.bids, orderFields) && isListOf(data.asks, orderFields) ? undefined : 'orders';
+    const sided = (order: unknown) =>
+      hasFields(order, sidedOrderFields) && (order.side === 'bid' || order.side === 'ask');
+    return Array.isArray(data.upserts) && data.upserts.every(sided) && isStringArray(data.removes)
+      ? undefined
+      : 'order changes';
+  },
+};
+
+type FieldTypes = Readonly<Record<string, 'string' | 'number'>>;
+const tradeFields: FieldTypes = {
+  activity_id: 'string',
+  activity_type: 'string',
+  price: 'string',
+  size: 'string',
+  total_value: 'string',
+  activity_timestamp: 'string',
+};
+const probabilityFields: FieldTypes = {
+  midpoint: 'number',
+  best_bid: 'number',
+  best_ask: 'number',
+  last_trade_price: 'number',
+  timestamp: 'string',
+};
+const oracleFields: FieldTypes = {
+  feed_id: 'string',
+  price: 'number',
+  raw_price: 'string',
+  expo: 'number',
+  publish_time: 'number',
+};
+const orderFields: FieldTypes = { id: 'string', price: 'string', size: 'string', token_id: 'number' };
+const sidedOrderFields: FieldTypes = { ...orderFields, side: 'string' };
+
+function hasFields(value: unknown, types: FieldTypes): value is Fields {
+  return isObject(value) && Object.entries(types).every(([field, type]) => typeof value[field] === type);
+}
+
+function isListOf(value: unknown, types: FieldTypes): boolean {
+  return Array.isArray(value) && value.every((item) => hasFields(item, types));
 }
 
 /**
@@ -102,7 +164,7 @@ function depthOf(value: Fields): BookDepth | undefined {
 }
 
 function isChannel(value: unknown): value is Channel {
-  return value === 'book' || value === 'price';
+  return typeof value === 'string' && isChannelName(value);
 }
 
 function isStreamState(value: unknown): value is StreamState {

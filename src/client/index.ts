@@ -50,11 +50,35 @@ export type {
   BookDepth,
   BookSnapshotMessage,
   BookUpdateMessage,
+  JsonValue,
   Level,
+  MarketData,
+  MarketSnapshotMessage,
+  MarketUpdateData,
+  MarketUpdateMessage,
+  OracleData,
+  OracleSnapshotMessage,
+  OracleUpdateMessage,
+  OrderEntry,
+  OrderSide,
+  OrdersData,
+  OrdersSnapshotMessage,
+  OrdersUpdateData,
+  OrdersUpdateMessage,
   PriceData,
   PriceSnapshotMessage,
   PriceUpdateMessage,
+  ProbabilitiesData,
+  ProbabilitiesSnapshotMessage,
+  ProbabilitiesUpdateData,
+  ProbabilitiesUpdateMessage,
+  ProbabilityEntry,
+  TradeEntry,
+  TradesData,
+  TradesSnapshotMessage,
+  TradesUpdateMessage,
 } from '../protocol/messages.ts';
+export { type OrderMapState, orderListsOf } from '../protocol/order-map.ts';
 export {
   type BackoffOptions,
   backoffDelay,
@@ -62,14 +86,21 @@ export {
   type RandomSource,
   reconnectDelay,
 } from './backoff.ts';
+export type {
+  AnyStreamSubscription,
+  BookSubscription,
+  MarketEvents,
+  MarketSubscription,
+  OracleSubscription,
+  OrdersSubscription,
+  PriceSubscription,
+  ProbabilitiesSubscription,
+  TradesEvents,
+  TradesState,
+  TradesSubscription,
+} from './channel-subscriptions.ts';
 export { type ClientErrorCode, RelayClientError } from './client-error.ts';
 export type { ClientEvents, ClientOptions, RelayClient } from './relay-client.ts';
 export type { ConnectionStatus } from './relay-connection.ts';
 export type { WebSocketConstructor, WebSocketLike } from './socket.ts';
-export type {
-  BookSubscription,
-  PriceSubscription,
-  ResyncReason,
-  StreamEvents,
-  SubscriptionStatus,
-} from './stream-subscription.ts';
+export type { ResyncReason, StreamEvents, SubscriptionStatus } from './stream-subscription.ts';

@@ -5,28 +5,34 @@
  * snapshot requests streams ask for when they lose continuity, batched per (channel, depth).
  */
 
-import { isMarketId } from '../protocol/limits.ts';
-import type {
-  BookDepth,
-  Channel,
-  ErrorCode,
-  ErrorMessage,
-  RequestId,
-  ServerMessage,
-  SubscribedMessage,
+import { canonicalStreamId } from '../protocol/channels.ts';
+import {
+  type BookDepth,
+  type Channel,
+  type ErrorCode,
+  type ErrorMessage,
+  PROBABILITIES_STREAM,
+  type RequestId,
+  type ServerMessage,
+  type SubscribedMessage,
 } from '../protocol/messages.ts';
 import { type BackoffOptions, defaultBackoff, type RandomSource } from './backoff.ts';
+import {
+  type AnyStreamSubscription,
+  BookSubscription,
+  MarketSubscription,
+  OracleSubscription,
+  OrdersSubscription,
+  PriceSubscription,
+  ProbabilitiesSubscription,
+  TradesSubscription,
+} from './channel-subscriptions.ts';
 import { RelayClientError } from './client-error.ts';
 import { Emitter, rethrowLater } from './emitter.ts';
 import { decodeFrame } from './frames.ts';
 import { type ConnectionStatus, RelayConnection } from './relay-connection.ts';
 import type { SocketFactory } from './socket.ts';
-import {
-  type AnyStreamSubscription,
-  BookSubscription,
-  PriceSubscription,
-  type StreamHost,
-} from './stream-subscription.ts';
+import type { StreamHost } from './stream-subscription.ts';
 import {
   type SubscribeBody,
   SubscriptionRegistry,
@@ -127,22 +133,83 @@ export class RelayClient extends Emitter<ClientEvents> {
   }
 
   /** Subscribes a book stream; asking again for the same (market, depth) returns the same object. */
-  subscribeBook(anyCaseMarket: string, options: { depth?: BookDepth } = {}): BookSubscription {
-    const market = canonicalMarketId(anyCaseMarket);
+  subscribeBook(market: string, options: { depth?: BookDepth } = {}): BookSubscription {
     const depth = options.depth ?? null;
     if (depth !== null && depth !== 10 && depth !== 50)
       throw new TypeError(`depth must be 10, 50 or null, got ${depth}`);
-    const existing = this.#streams.get('book', market, depth);
-    if (existing instanceof BookSubscription) return existing;
-    return this.#add(new BookSubscription(this.#host, market, depth));
+    return this.#subscribe(
+      'book',
+      market,
+      depth,
+      BookSubscription,
+      (host, id) => new BookSubscription(host, id, depth),
+    );
   }
 
   /** Subscribes a price stream; asking again for the same market returns the same object. */
-  subscribePrice(anyCaseMarket: string): PriceSubscription {
-    const market = canonicalMarketId(anyCaseMarket);
-    const existing = this.#streams.get('price', market, undefined);
-    if (existing instanceof PriceSubscription) return existing;
-    return this.#add(new PriceSubscription(this.#host, market));
+  subscribePrice(market: string): PriceSubscription {
+    return this.#subscribe(
+      'price',
+      market,
+      undefined,
+      PriceSubscription,
+      (host, id) => new PriceSubscription(host, id),
+    );
+  }
+
+  /** A market's trades: the recent ones as `state`, each new one once as a `trade` event. */
+  subscribeTrades(market: string): TradesSubscription {
+    return this.#subscribe(
+      'trades',
+      market,
+      undefined,
+      TradesSubscription,
+      (host, id) => new TradesSubscription(host, id),
+    );
+  }
+
+  /** A market's detail record; `closed` fires when the market leaves ACTIVE. */
+  subscribeMarket(market: string): MarketSubscription {
+    return this.#subscribe(
+      'market',
+      market,
+      undefined,
+      MarketSubscription,
+      (host, id) => new MarketSubscription(host, id),
+    );
+  }
+
+  /** Every market's probability entry in one map (the channel's one stream, `all`). */
+  subscribeProbabilities(): ProbabilitiesSubscription {
+    return this.#subscribe(
+      'probabilities',
+      PROBABILITIES_STREAM,
+      undefined,
+      ProbabilitiesSubscription,
+      (host, id) => new ProbabilitiesSubscription(host, id),
+    );
+  }
+
+  /** An oracle feed's latest price (`feedId` as a market's `oracle_feed_id`: `0x` + hex). */
+  subscribeOracle(feedId: string): OracleSubscription {
+    return this.#subscribe(
+      'oracle',
+      feedId,
+      undefined,
+      OracleSubscription,
+      (host, id) => new OracleSubscription(host, id),
+    );
+  }
+
+  /** A market's orders by id per side, from the same polls as its book. */
+  subscribeOrders(market: string): OrdersSubscription {
+    return this.#subscribe(
+      'orders',
+      market,
+      undefined,
+      OrdersSubscription,
+      (host, id) => new OrdersSubscription(host, id),
+    );
   }
 
   /** Closes the connection for good; every stream ends with status `closed`. */
@@ -157,6 +224,25 @@ export class RelayClient extends Emitter<ClientEvents> {
   }
 
   // --- Streams -----------------------------------------------------------------------------------
+
+  /**
+   * The stream of (channel, id[, depth]): the one already held, or a new one. An id the relay would
+   * refuse (protocol.md: markets are UUIDs ...) is a programming error, thrown here so that it
+   * cannot spoil the batched request it would share with other streams.
+   */
+  #subscribe<S extends AnyStreamSubscription>(
+    channel: Channel,
+    anyCaseId: string,
+    depth: BookDepth | undefined,
+    kind: abstract new (...args: never[]) => S,
+    create: (host: StreamHost, id: string) => S,
+  ): S {
+    const checked = canonicalStreamId(channel, anyCaseId);
+    if (!checked.ok) throw new TypeError(`${channel}: ${JSON.stringify(anyCaseId)} is ${checked.message}`);
+    const existing = this.#streams.get(channel, checked.id, depth);
+    if (existing instanceof kind) return existing;
+    return this.#add(create(this.#host, checked.id));
+  }
 
   #add<S extends AnyStreamSubscription>(stream: S): S {
     if (this.#connection.status === 'closed') {
@@ -234,10 +320,8 @@ export class RelayClient extends Emitter<ClientEvents> {
     switch (message.type) {
       case 'snapshot':
       case 'update': {
-        const stream = this.#streams.get(message.channel, message.market, depthOf(message));
         // A message for a stream the application no longer holds (just unsubscribed) is ignored.
-        if (stream instanceof BookSubscription && message.channel === 'book') stream.receive(message);
-        else if (stream instanceof PriceSubscription && message.channel === 'price') stream.receive(message);
+        this.#streams.get(message.channel, message.market, depthOf(message))?.receive(message);
         return;
       }
       case 'status': {
@@ -330,16 +414,6 @@ export class RelayClient extends Emitter<ClientEvents> {
   #listenerThrew(cause: unknown): void {
     this.emit('error', new RelayClientError('listener_threw', 'an event listener threw', { cause }));
   }
-}
-
-/**
- * A market id the relay would refuse (protocol.md: markets are UUIDs) is a programming error, caught
- * here so that it cannot spoil the batched request it would share with other streams.
- */
-function canonicalMarketId(market: string): string {
-  if (!isMarketId(market)) throw new TypeError(`market must be a UUID, got ${JSON.stringify(market)}`);
-  // The relay streams every market under its lower-case id (protocol.md "Market ids").
-  return market.toLowerCase();
 }
 
 /** Book messages name their depth (absent read as the full book); other channels have none. */

@@ -3,22 +3,17 @@
  * One subscribed stream as the application sees it: the last verified state, built from snapshot +
  * updates with the shared pure core, with `seq` continuity, epoch and checksum checked on every
  * message (protocol.md "Sequencing", "checksum"). On a gap, a checksum mismatch or an update from
- * another epoch it asks its host for a fresh snapshot and drops updates until it arrives.
+ * another epoch it asks its host for a fresh snapshot and drops updates until it arrives. What is
+ * particular to each channel (its state, how an update applies) is in ./channel-subscriptions.ts.
  */
-import { applyBookUpdate, type BookState, bookChecksum } from '../protocol/book.ts';
 import type {
   BookDepth,
-  BookSnapshotMessage,
-  BookUpdateMessage,
   Channel,
-  PriceData,
-  PriceSnapshotMessage,
-  PriceUpdateMessage,
   ResumePoint,
   StatusMessage,
+  StreamMessage,
   StreamState,
 } from '../protocol/messages.ts';
-import { applyPriceUpdate } from '../protocol/price.ts';
 import type { RelayClientError } from './client-error.ts';
 import { Emitter } from './emitter.ts';
 import type { StreamRef } from './frames.ts';
@@ -61,11 +56,15 @@ interface StreamMessageOf<Data> {
   data: Data;
 }
 
+/**
+ * `Events` lets a channel add its own events (`trade`, `closed`) to the ones every stream has.
+ */
 export abstract class StreamSubscription<
   State,
-  Snapshot extends StreamMessageOf<State>,
+  Snapshot extends StreamMessageOf<unknown>,
   Update extends StreamMessageOf<unknown>,
-> extends Emitter<StreamEvents<State, Snapshot, Update>> {
+  Events extends StreamEvents<State, Snapshot, Update> = StreamEvents<State, Snapshot, Update>,
+> extends Emitter<Events> {
   abstract readonly channel: Channel;
   /** `book`: 10, 50 or null (full book); other channels: undefined. */
   abstract readonly depth: BookDepth | undefined;
@@ -130,10 +129,15 @@ export abstract class StreamSubscription<
     return this.#closed;
   }
 
-  receive(message: Snapshot | Update): void {
-    if (this.#closed) return;
-    if (message.type === 'snapshot') this.#onSnapshot(message as Snapshot);
-    else this.#onUpdate(message as Update);
+  /**
+   * A snapshot or update the client routed here by its (channel, market[, depth]) address, so its
+   * channel is this stream's and its data that channel's (checked by ./frames.ts).
+   */
+  receive(message: StreamMessage): void {
+    if (this.#closed || message.channel !== this.channel) return;
+    const own = message as unknown as Snapshot | Update;
+    if (own.type === 'snapshot') this.#onSnapshot(own as Snapshot);
+    else this.#onUpdate(own as Update);
   }
 
   receiveStatus(message: StatusMessage): void {
@@ -148,7 +152,7 @@ export abstract class StreamSubscription<
 
   receiveError(error: RelayClientError): void {
     if (this.#closed) return;
-    this.emit('error', error);
+    this.#emit('error', error);
     // protocol.md "Error codes": the market does not exist upstream; the relay dropped the stream.
     if (error.code === 'unknown_market') this.end(error.message);
   }
@@ -183,23 +187,42 @@ export abstract class StreamSubscription<
 
   // --- Channel specifics ---------------------------------------------------------------------------
 
+  /** The state a snapshot gives (its data, or a shape the channel keeps it in). */
+  protected abstract stateOf(snapshot: Snapshot): State;
   protected abstract apply(state: State, update: Update): State;
   /** Whether a state matches the checksum its message carries (channels without one: always). */
-  protected abstract verify(state: State, message: Snapshot | Update): boolean;
+  protected verify(_state: State, _message: Snapshot | Update): boolean {
+    return true;
+  }
+  /** After a message was accepted and announced: where a channel emits its own events. */
+  protected accepted(_message: Snapshot | Update, _state: State): void {}
+
+  /**
+   * Emits one of the events every stream has. `Events` extends them, so their payload types hold;
+   * TypeScript cannot see that through the type parameter, hence the cast.
+   */
+  #emit<K extends keyof StreamEvents<State, Snapshot, Update>>(
+    event: K,
+    payload: StreamEvents<State, Snapshot, Update>[K],
+  ): void {
+    (this as unknown as StreamSubscription<State, Snapshot, Update>).emit(event, payload);
+  }
 
   // --- State machine -------------------------------------------------------------------------------
 
   #onSnapshot(message: Snapshot): void {
-    if (!this.verify(message.data, message)) {
+    const state = this.stateOf(message);
+    if (!this.verify(state, message)) {
       this.#resync('checksum', `snapshot ${message.epoch}/${message.seq} does not match its checksum`);
       return;
     }
     // protocol.md "Sequencing": a new epoch means the numbering restarted (relay restart, lost state).
     if (!this.#resyncing && this.epoch !== undefined && this.epoch !== message.epoch) {
-      this.emit('resync', { reason: 'epoch', detail: `epoch ${this.epoch} replaced by ${message.epoch}` });
+      this.#emit('resync', { reason: 'epoch', detail: `epoch ${this.epoch} replaced by ${message.epoch}` });
     }
-    this.#accept(message.data, message);
-    this.emit('snapshot', { message, state: message.data });
+    this.#accept(state, message);
+    this.#emit('snapshot', { message, state });
+    this.accepted(message, state);
   }
 
   #onUpdate(message: Update): void {
@@ -220,7 +243,8 @@ export abstract class StreamSubscription<
       return;
     }
     this.#accept(next, message);
-    this.emit('update', { message, state: next });
+    this.#emit('update', { message, state: next });
+    this.accepted(message, next);
   }
 
   #accept(state: State, message: StreamMessageOf<unknown>): void {
@@ -237,7 +261,7 @@ export abstract class StreamSubscription<
 
   #resync(reason: ResyncReason, detail: string): void {
     this.#resyncing = true;
-    this.emit('resync', { reason, detail });
+    this.#emit('resync', { reason, detail });
     this.#refreshStatus(detail);
     this.#host.requestSnapshot(this.#address());
   }
@@ -250,7 +274,7 @@ export abstract class StreamSubscription<
     const status = this.#computeStatus();
     if (status === this.#status) return;
     this.#status = status;
-    this.emit('status', reason === undefined ? { status } : { status, reason });
+    this.#emit('status', reason === undefined ? { status } : { status, reason });
   }
 
   #computeStatus(): SubscriptionStatus {
@@ -259,44 +283,5 @@ export abstract class StreamSubscription<
     if (this.state === undefined) return 'pending';
     if (this.#connectionDown || this.#relayState === 'stale') return 'stale';
     return 'live';
-  }
-}
-
-export type AnyStreamSubscription = BookSubscription | PriceSubscription;
-
-/** A `book` stream: state is `{ bids, asks, last_price }` with exact decimal strings, best first. */
-export class BookSubscription extends StreamSubscription<BookState, BookSnapshotMessage, BookUpdateMessage> {
-  readonly channel = 'book';
-  readonly depth: BookDepth;
-
-  constructor(host: StreamHost, market: string, depth: BookDepth) {
-    super(host, market);
-    this.depth = depth;
-  }
-
-  protected apply(state: BookState, update: BookUpdateMessage): BookState {
-    return applyBookUpdate(state, update.data);
-  }
-
-  protected verify(state: BookState, message: BookSnapshotMessage | BookUpdateMessage): boolean {
-    return bookChecksum(state) === message.checksum;
-  }
-}
-
-/** A `price` stream: state is upstream's decimal strings per field; a field upstream omits is absent. */
-export class PriceSubscription extends StreamSubscription<
-  PriceData,
-  PriceSnapshotMessage,
-  PriceUpdateMessage
-> {
-  readonly channel = 'price';
-  readonly depth = undefined;
-
-  protected apply(state: PriceData, update: PriceUpdateMessage): PriceData {
-    return applyPriceUpdate(state, update.data);
-  }
-
-  protected verify(): boolean {
-    return true;
   }
 }

@@ -13,7 +13,7 @@ import {
   type UnsubscribeRequest,
 } from '../protocol/messages.ts';
 import { streamKey } from '../util/stream-key.ts';
-import type { AnyStreamSubscription } from './stream-subscription.ts';
+import type { AnyStreamSubscription } from './channel-subscriptions.ts';
 
 export type SubscribeBody = Omit<SubscribeRequest, 'id'>;
 export type UnsubscribeBody = Omit<UnsubscribeRequest, 'id'>;

@@ -1,10 +1,12 @@
 /**
  * @module cluster/coordinator
  * Who polls what. In cluster mode (docs/operations.md `--redis`) several relays serve the same markets
- * but upstream is polled once per market: the relay holding a market's lease polls it and shares
- * each result; the others follow. A single relay is the degenerate case: it owns everything and
- * shares with nobody. The poller pool speaks only to this interface.
+ * but upstream is polled once per market: the relay holding a market's lease polls it and writes
+ * each poll's messages to the stream log once for the cluster; the others follow. A single relay is
+ * the degenerate case: it owns everything, numbers its own streams and shares with nobody. The
+ * poller pool speaks only to this interface.
  */
+import type { StreamLog } from './stream-log.ts';
 
 export interface CoordinatorStatus {
   mode: 'local' | 'redis';
@@ -26,10 +28,18 @@ export interface PollCoordinator {
   claim(target: string, ttlMs: number): Promise<boolean>;
   /** Gives `target` up (no subscriber left here), so another interested relay takes over at once. */
   release(target: string): Promise<void>;
-  /** Shares the result of a poll of `target` with the relays that follow it. */
+  /** Cluster-wide streams (cluster/stream-log.ts); undefined for a relay alone. */
+  readonly log: StreamLog | undefined;
+  /**
+   * Publishes `payload` to the relays that follow `target`: the holder's upstream response, for the
+   * channels whose streams each relay numbers itself.
+   */
   share(target: string, payload: string): void;
-  /** Receives the results other relays share for `target`. */
-  follow(target: string, onResult: (payload: string) => void): void;
+  /**
+   * Receives what the holder of `target` writes (cluster/stream-batch.ts) or shares, as JSON; never
+   * what this relay sent.
+   */
+  follow(target: string, onPayload: (payload: string) => void): void;
   unfollow(target: string): void;
   status(): CoordinatorStatus;
   close(): Promise<void>;
@@ -38,6 +48,7 @@ export interface PollCoordinator {
 /** One relay alone: it owns every target and has nobody to share with. */
 export class LocalCoordinator implements PollCoordinator {
   readonly #owned = new Set<string>();
+  readonly log = undefined;
 
   async claim(target: string): Promise<boolean> {
     this.#owned.add(target);

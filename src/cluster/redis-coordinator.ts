@@ -1,32 +1,27 @@
 /**
  * @module cluster/redis-coordinator
- * Cluster mode over Redis: a lease per poll target (`SET NX PX`, renewed by its holder on every
- * poll, released on unsubscribe and shutdown) and a pub/sub channel per target on which the holder
- * shares each upstream result. Followers feed those results to their own streams exactly as if
- * they had polled, so every relay diffs and numbers its streams itself while upstream sees one
- * poll per market for the whole cluster.
+ * Cluster mode over Redis: a lease per poll target (renewed by its holder on every poll, released
+ * on unsubscribe and shutdown), each new lease with a fencing token one higher than the last, and
+ * the stream log (cluster/stream-log.ts) through which the holder writes each poll's messages once
+ * for the cluster. Followers receive them on the target's sharded channel and serve them as they are.
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { CoordinatorStatus, PollCoordinator } from './coordinator.ts';
 import { OutageErrors, type OutageSummary } from './outage-errors.ts';
+import { asError, RedisStreamLog } from './stream-log.ts';
+import { CLAIM, RELEASE } from './stream-scripts.ts';
+import { targetKeys } from './target-keys.ts';
 
-const PREFIX = 'market-relay:';
-
-/** Take the lease when free, renew it when ours; 1 = ours now, 0 = another relay's. */
-const CLAIM = `
-local holder = redis.call('GET', KEYS[1])
-if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
-if not holder then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
-return 0`;
-
-/** Delete the lease only when it is still ours. */
-const RELEASE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`;
+/** A fencing counter outlives its leases by far: tokens must never repeat while a writer may wait. */
+const FENCE_TTL_MS = 24 * 60 * 60_000;
 
 export interface RedisCoordinatorOptions {
   url: string;
+  /** Updates kept per stream in Redis (`--resume-buffer`). */
+  historyLength?: number;
+  /** How long an update is kept in Redis (`--history-ms`). */
+  historyMs?: number;
   /**
    * Called once per distinct error message of an outage (for logs): ioredis repeats the same few
    * failures on every retry and every failed command.
@@ -37,16 +32,22 @@ export interface RedisCoordinatorOptions {
 }
 
 export class RedisCoordinator implements PollCoordinator {
-  /** This relay's identity in leases and shared results. */
+  /** This relay's identity in leases and in what it writes. */
   readonly instanceId = randomBytes(8).toString('hex');
   readonly #commands: Redis;
   readonly #subscriber: Redis;
-  readonly #owned = new Set<string>();
+  /** Targets whose lease this relay holds, with its fencing token. */
+  readonly #owned = new Map<string, number>();
+  /** Targets polled without a lease because Redis could not be asked. */
+  readonly #uncoordinated = new Set<string>();
   readonly #followers = new Map<string, (payload: string) => void>();
+  /** Channel -> target, for the targets followed. */
+  readonly #channels = new Map<string, string>();
   readonly #onError: (error: Error) => void;
   readonly #onRecover: (summary: OutageSummary) => void;
   readonly #outage = new OutageErrors();
   #lastError: string | undefined;
+  readonly log: RedisStreamLog;
 
   constructor(options: RedisCoordinatorOptions) {
     // Commands fail fast while Redis is away (no offline queue): a claim then answers "poll it
@@ -60,7 +61,15 @@ export class RedisCoordinator implements PollCoordinator {
       connection.on('error', (error: Error) => this.#fail(error));
       connection.on('ready', () => this.#recoverIfConnected());
     }
-    this.#subscriber.on('message', (channel: string, message: string) => this.#onMessage(channel, message));
+    this.#subscriber.on('smessage', (channel: string, message: string) => this.#onMessage(channel, message));
+    this.log = new RedisStreamLog({
+      redis: this.#commands,
+      instanceId: this.instanceId,
+      tokenOf: (target) => this.#owned.get(target),
+      historyLength: options.historyLength ?? 1_000,
+      historyMs: options.historyMs ?? 300_000,
+      onError: (error) => this.#fail(error),
+    });
   }
 
   /** Connects both connections; resolves either way within `timeoutMs` (the relay starts regardless). */
@@ -68,7 +77,7 @@ export class RedisCoordinator implements PollCoordinator {
     const attempt = Promise.all([this.#commands.connect(), this.#subscriber.connect()]).then(
       () => true,
       (error: unknown) => {
-        this.#fail(error instanceof Error ? error : new Error(String(error)));
+        this.#fail(asError(error));
         return false;
       },
     );
@@ -82,54 +91,63 @@ export class RedisCoordinator implements PollCoordinator {
   }
 
   async claim(target: string, ttlMs: number): Promise<boolean> {
+    const keys = targetKeys(target);
     try {
-      const result = await this.#commands.eval(
+      const token = await this.#commands.eval(
         CLAIM,
-        1,
-        PREFIX + 'lease:' + target,
+        2,
+        keys.lease,
+        keys.fence,
         this.instanceId,
         String(ttlMs),
+        String(FENCE_TTL_MS),
       );
-      const ours = result === 1;
       this.#recoverIfConnected();
-      if (ours) this.#owned.add(target);
+      this.#uncoordinated.delete(target);
+      if (typeof token === 'number' && token > 0) this.#owned.set(target, token);
       else this.#owned.delete(target);
-      return ours;
+      return this.#owned.has(target);
     } catch (error) {
-      this.#fail(error instanceof Error ? error : new Error(String(error)));
+      this.#fail(asError(error));
+      // Polled without a lease: no token, so nothing this relay polls now is written to the log.
+      this.#owned.delete(target);
+      this.#uncoordinated.add(target);
       return true;
     }
   }
 
   async release(target: string): Promise<void> {
+    this.#uncoordinated.delete(target);
     if (!this.#owned.delete(target)) return;
     try {
-      await this.#commands.eval(RELEASE, 1, PREFIX + 'lease:' + target, this.instanceId);
+      await this.#commands.eval(RELEASE, 1, targetKeys(target).lease, this.instanceId);
     } catch (error) {
       // The lease expires by itself; another relay takes over after its TTL.
-      this.#fail(error instanceof Error ? error : new Error(String(error)));
+      this.#fail(asError(error));
     }
   }
 
   share(target: string, payload: string): void {
     this.#commands
-      .publish(PREFIX + 'result:' + target, `${this.instanceId} ${payload}`)
+      .spublish(targetKeys(target).channel, `${this.instanceId} ${payload}`)
       .catch((error: unknown) => {
-        this.#fail(error instanceof Error ? error : new Error(String(error)));
+        this.#fail(asError(error));
       });
   }
 
-  follow(target: string, onResult: (payload: string) => void): void {
+  follow(target: string, onBatch: (payload: string) => void): void {
     if (this.#followers.has(target)) return;
-    this.#followers.set(target, onResult);
-    this.#subscriber.subscribe(PREFIX + 'result:' + target).catch((error: unknown) => {
-      this.#fail(error instanceof Error ? error : new Error(String(error)));
+    this.#followers.set(target, onBatch);
+    this.#channels.set(targetKeys(target).channel, target);
+    this.#subscriber.ssubscribe(targetKeys(target).channel).catch((error: unknown) => {
+      this.#fail(asError(error));
     });
   }
 
   unfollow(target: string): void {
     if (!this.#followers.delete(target)) return;
-    this.#subscriber.unsubscribe(PREFIX + 'result:' + target).catch(() => {
+    this.#channels.delete(targetKeys(target).channel);
+    this.#subscriber.sunsubscribe(targetKeys(target).channel).catch(() => {
       // Unsubscribing from a dead connection: nothing to undo.
     });
   }
@@ -138,7 +156,7 @@ export class RedisCoordinator implements PollCoordinator {
     return {
       mode: 'redis',
       connected: this.#connected,
-      owned: this.#owned.size,
+      owned: this.#owned.size + this.#uncoordinated.size,
       followed: this.#followers.size,
       lastError: this.#lastError,
     };
@@ -146,16 +164,19 @@ export class RedisCoordinator implements PollCoordinator {
 
   /** Releases every lease this relay holds (docs/operations.md "Shutdown"), then disconnects. */
   async close(): Promise<void> {
-    await Promise.all([...this.#owned].map((target) => this.release(target)));
+    await Promise.all([...this.#owned.keys()].map((target) => this.release(target)));
+    this.#uncoordinated.clear();
     this.#followers.clear();
+    this.#channels.clear();
     this.#commands.disconnect();
     this.#subscriber.disconnect();
   }
 
   #onMessage(channel: string, message: string): void {
-    const target = channel.slice((PREFIX + 'result:').length);
+    const target = this.#channels.get(channel);
+    if (target === undefined) return;
     const separator = message.indexOf(' ');
-    // Our own results come back to us on the channel we follow: they were applied already.
+    // Our own writes come back to us on the channel we follow: they were applied already.
     if (separator < 0 || message.slice(0, separator) === this.instanceId) return;
     this.#followers.get(target)?.(message.slice(separator + 1));
   }

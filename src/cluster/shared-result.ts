@@ -6,10 +6,13 @@
  */
 import { z } from 'zod';
 import { clobPriceSnapshot, orderBook } from '../upstream/schemas.ts';
+import { parseJson } from './stream-batch.ts';
 
 export const sharedResult = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('book'), receivedAt: z.number(), book: orderBook }),
   z.object({ kind: z.literal('price'), receivedAt: z.number(), entry: clobPriceSnapshot }),
+  /** Any other channel's upstream response, validated on arrival by the target that follows it. */
+  z.object({ kind: z.literal('response'), receivedAt: z.number(), body: z.unknown() }),
   z.object({ kind: z.literal('not_found') }),
 ]);
 
@@ -17,12 +20,5 @@ export type SharedResult = z.infer<typeof sharedResult>;
 
 /** Parses a shared payload; undefined for anything malformed. */
 export function parseSharedResult(payload: string): SharedResult | undefined {
-  let json: unknown;
-  try {
-    json = JSON.parse(payload);
-  } catch {
-    return undefined;
-  }
-  const result = sharedResult.safeParse(json);
-  return result.success ? result.data : undefined;
+  return parseJson(sharedResult, payload);
 }

@@ -99,10 +99,9 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
   );
   metric.gauge(
     'polled_markets',
-    'Markets polled upstream, by kind (book: one request each; price: batched by 100).',
+    'Markets (or feeds, or the one probabilities map) polled upstream, by channel (book: one request each, shared with orders; price: batched by 100; the others: one request each).',
     (gauge) => {
-      gauge.set({ kind: 'book' }, view.poller.bookMarketCount);
-      gauge.set({ kind: 'price' }, view.poller.priceMarketCount);
+      for (const kind of channels) gauge.set({ kind }, view.poller.targetCount(kind));
     },
     ['kind'],
   );
@@ -241,7 +240,7 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
     );
     metric.gauge(
       'cluster_targets_followed',
-      'Poll targets this relay follows: it applies the results their lease holder shares.',
+      'Poll targets this relay follows: it serves the messages their lease holder writes.',
       (gauge) => {
         gauge.set(view.coordinator.status().followed);
       },
@@ -310,5 +309,5 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
 }
 
 function countByChannel(): Record<Channel, number> {
-  return { book: 0, price: 0 };
+  return Object.fromEntries(channels.map((channel) => [channel, 0])) as Record<Channel, number>;
 }

@@ -42,7 +42,6 @@ export function statusSnapshot(
   titleOf: (market: string) => string | undefined,
   now = Date.now(),
 ): StatusSnapshot {
-  const { bookIntervalMs, priceIntervalMs } = view.poller.intervals;
   const streams: StreamRow[] = [];
   for (const stream of view.registry.streams()) {
     streams.push({
@@ -55,7 +54,7 @@ export function statusSnapshot(
       subscribers: stream.subscribers.size,
       lastSnapshotAgeMs: stream.lastSuccessAt === 0 ? null : now - stream.lastSuccessAt,
       lastChangeAgeMs: stream.lastChangeAt === 0 ? null : now - stream.lastChangeAt,
-      pollIntervalMs: stream.channel === 'book' ? bookIntervalMs : priceIntervalMs,
+      pollIntervalMs: view.poller.intervalOf(stream.channel),
     });
   }
   streams.sort((a, b) => b.subscribers - a.subscribers || a.market.localeCompare(b.market));

@@ -5,9 +5,16 @@
  * imports nothing Node-specific, and nothing at run time at all (zod stays in ./requests.ts).
  */
 
-/** Channels of version 1 (protocol.md "Channels of version 1"). */
-export const channels = ['book', 'price'] as const;
-export type Channel = (typeof channels)[number];
+export {
+  type Channel,
+  channels,
+  PROBABILITIES_STREAM,
+  type StreamIdKind,
+  streamIdKinds,
+  TRADES_SNAPSHOT_SIZE,
+} from './channels.ts';
+
+import type { Channel } from './channels.ts';
 
 /** Book depths (protocol.md "`book` data"): 10, 50, or null for the full book. */
 export const bookDepths = [10, 50] as const;
@@ -46,6 +53,76 @@ export type PriceField = (typeof priceFields)[number];
 export type PriceData = Partial<Record<PriceField, string>>;
 export type PriceUpdateData = Partial<Record<PriceField, string | null>>;
 
+/**
+ * Channels beyond v1's `book` and `price` (docs/protocol.md, one section each). Each keeps
+ * upstream's field types: decimal strings stay strings, numbers stay numbers.
+ */
+
+/** `trades`: upstream's market activity entries, unchanged. */
+export interface TradeEntry {
+  activity_id: string;
+  activity_type: string;
+  price: string;
+  size: string;
+  total_value: string;
+  activity_timestamp: string;
+}
+/**
+ * Snapshot: the most recent entries (docs/protocol.md gives the number), oldest first. Update: the
+ * entries new since the previous message, oldest first; each `activity_id` once per stream.
+ */
+export interface TradesData {
+  trades: TradeEntry[];
+}
+
+/** A JSON value as upstream sent it (the `market` record's fields keep their upstream types). */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+/** `market` snapshot: upstream's market detail record as received. */
+export type MarketData = Record<string, JsonValue>;
+/** `market` update: the fields that changed, with their new values; `null` for a field that went away. */
+export type MarketUpdateData = Record<string, JsonValue>;
+
+/** `probabilities`: upstream's probability entry for one market (numbers, as upstream sends them). */
+export interface ProbabilityEntry {
+  midpoint: number;
+  best_bid: number;
+  best_ask: number;
+  last_trade_price: number;
+  timestamp: string;
+}
+/** Snapshot: every market's entry, keyed by market UUID. */
+export type ProbabilitiesData = Record<string, ProbabilityEntry>;
+/** Update: the entries that changed (whole entry) and, as `null`, the markets that left the map. */
+export type ProbabilitiesUpdateData = Record<string, ProbabilityEntry | null>;
+
+/** `oracle`: one feed's latest parsed price; snapshot and update both carry the whole record. */
+export interface OracleData {
+  feed_id: string;
+  price: number;
+  raw_price: string;
+  expo: number;
+  publish_time: number;
+}
+
+/** `orders`: one upstream order entry, unchanged. */
+export interface OrderEntry {
+  id: string;
+  price: string;
+  size: string;
+  token_id: number;
+}
+export type OrderSide = 'bid' | 'ask';
+/** Snapshot: every order of the book, each side in upstream's order. */
+export interface OrdersData {
+  bids: OrderEntry[];
+  asks: OrderEntry[];
+}
+/** Update: orders new or changed (the whole order and its side), and ids of orders gone. */
+export interface OrdersUpdateData {
+  upserts: Array<OrderEntry & { side: OrderSide }>;
+  removes: string[];
+}
+
 export interface StreamFields {
   channel: Channel;
   market: string;
@@ -73,21 +150,59 @@ export interface BookUpdateMessage extends StreamFields {
   data: BookData;
   checksum: number;
 }
-export interface PriceSnapshotMessage extends StreamFields {
+export type PriceSnapshotMessage = ChannelSnapshotMessage<'price'>;
+export type PriceUpdateMessage = ChannelUpdateMessage<'price'>;
+
+/** Each channel's `data`: of a `snapshot` (the whole state) and of an `update` (the change). */
+export interface ChannelData {
+  book: { snapshot: BookData; update: BookData };
+  price: { snapshot: PriceData; update: PriceUpdateData };
+  trades: { snapshot: TradesData; update: TradesData };
+  market: { snapshot: MarketData; update: MarketUpdateData };
+  probabilities: { snapshot: ProbabilitiesData; update: ProbabilitiesUpdateData };
+  oracle: { snapshot: OracleData; update: OracleData };
+  orders: { snapshot: OrdersData; update: OrdersUpdateData };
+}
+
+/** The channels after `book`: no depth, no checksum (seq alone detects a gap). */
+export type PlainChannel = Exclude<Channel, 'book'>;
+
+export interface ChannelSnapshotMessage<C extends PlainChannel> extends StreamFields {
   type: 'snapshot';
-  channel: 'price';
-  data: PriceData;
+  channel: C;
+  data: ChannelData[C]['snapshot'];
 }
-export interface PriceUpdateMessage extends StreamFields {
+export interface ChannelUpdateMessage<C extends PlainChannel> extends StreamFields {
   type: 'update';
-  channel: 'price';
-  data: PriceUpdateData;
+  channel: C;
+  data: ChannelData[C]['update'];
 }
+export type TradesSnapshotMessage = ChannelSnapshotMessage<'trades'>;
+export type TradesUpdateMessage = ChannelUpdateMessage<'trades'>;
+export type MarketSnapshotMessage = ChannelSnapshotMessage<'market'>;
+export type MarketUpdateMessage = ChannelUpdateMessage<'market'>;
+export type ProbabilitiesSnapshotMessage = ChannelSnapshotMessage<'probabilities'>;
+export type ProbabilitiesUpdateMessage = ChannelUpdateMessage<'probabilities'>;
+export type OracleSnapshotMessage = ChannelSnapshotMessage<'oracle'>;
+export type OracleUpdateMessage = ChannelUpdateMessage<'oracle'>;
+export type OrdersSnapshotMessage = ChannelSnapshotMessage<'orders'>;
+export type OrdersUpdateMessage = ChannelUpdateMessage<'orders'>;
+
 export type StreamMessage =
   | BookSnapshotMessage
   | BookUpdateMessage
   | PriceSnapshotMessage
-  | PriceUpdateMessage;
+  | PriceUpdateMessage
+  | TradesSnapshotMessage
+  | TradesUpdateMessage
+  | MarketSnapshotMessage
+  | MarketUpdateMessage
+  | ProbabilitiesSnapshotMessage
+  | ProbabilitiesUpdateMessage
+  | OracleSnapshotMessage
+  | OracleUpdateMessage
+  | OrdersSnapshotMessage
+  | OrdersUpdateMessage;
 
 export interface SubscribedMessage {
   type: 'subscribed';

@@ -1,8 +1,10 @@
 /**
  * @module relay/book-target
- * One market's order book as a poll target: one request serves every depth of the market, each
- * depth's stream gets the book limited to its depth. In cluster mode only the lease holder asks
- * upstream; the others apply what it shares through the same path.
+ * One market's order book as a poll target: one request serves every depth of the market's `book`
+ * streams, each getting the book limited to its depth, and its `orders` stream, which gets the
+ * book's orders one by one (polled for `orders` alone too). In cluster mode only the lease holder
+ * asks upstream: it numbers every depth's `book` stream for the cluster (relay/cluster-stream.ts),
+ * which the others serve as they are, and shares the response for their `orders` streams.
  *
  * A book upstream answers with byte for byte as last time (most books, most polls) costs a
  * comparison: the upstream client resolves it to the book already validated (its ResponseMemo),
@@ -10,12 +12,15 @@
  */
 import type { SharedResult } from '../cluster/shared-result.ts';
 import type { BookState } from '../protocol/book.ts';
-import type { BookDepth } from '../protocol/messages.ts';
+import type { BookData, BookDepth } from '../protocol/messages.ts';
 import { ResponseMemo } from '../upstream/client.ts';
 import { isMarketNotFound } from '../upstream/errors.ts';
 import type { OrderBook } from '../upstream/schemas.ts';
 import { aggregateBook, limitDepth } from './aggregate.ts';
 import { withMilliseconds } from './channels.ts';
+import { bookClusterCodec } from './cluster-codecs.ts';
+import type { AppliedPoll, ClusterTarget } from './cluster-stream.ts';
+import { ordersStateOf } from './orders.ts';
 import type { TargetTiming } from './poll-scheduler.ts';
 import { type PollContext, PollTarget } from './poll-target.ts';
 import type { BookStream } from './stream.ts';
@@ -27,13 +32,27 @@ export function bookTargetKey(market: string): string {
 export class BookTarget extends PollTarget {
   readonly kind = 'book';
   readonly market: string;
+  /** Cluster mode: the market's `book` streams as the cluster numbers them. */
+  readonly #cluster: ClusterTarget<BookState, BookData> | undefined;
   readonly #memo = new ResponseMemo<OrderBook>();
-  /** The book last applied to the streams, and its aggregation to the depth it was needed. */
-  #applied: { book: OrderBook; full: BookState; depth: BookDepth } | undefined;
+  /** The book last applied to this relay's streams, and its aggregation once made (to `depth`). */
+  #last: { book: OrderBook; aggregated?: { full: BookState; depth: BookDepth } } | undefined;
 
   constructor(market: string, timing: TargetTiming, context: PollContext) {
     super(bookTargetKey(market), timing, context);
     this.market = market;
+    this.#cluster = context.cluster.streams(
+      this.key,
+      market,
+      bookClusterCodec,
+      {
+        registry: context.registry,
+        publisher: context.publisher,
+        now: context.now,
+        closeMarket: () => this.#closeMarket(),
+      },
+      (applied) => this.#applied(applied.receivedAt, applied),
+    );
     context.cluster.follow(this.key, (result) => this.#onShared(result));
   }
 
@@ -41,61 +60,105 @@ export class BookTarget extends PollTarget {
     const { cluster, source, now } = this.context;
     const askedAt = this.beginAsk();
     try {
-      const expectedIntervalMs = Math.min(
-        this.timing.maxAgeMs,
-        this.meanAskGapMs ?? this.timing.minIntervalMs,
-      );
-      if (!(await cluster.claim(this.key, expectedIntervalMs)) || this.removed) return;
+      this.followed = !(await this.holdsLease());
+      if (this.followed) return;
       const book = await source.orderBook(this.market, { memo: this.#memo });
       if (this.removed) return;
       const receivedAt = now();
-      this.#apply(book, askedAt, receivedAt);
-      cluster.share(this.key, () => ({ kind: 'book', receivedAt, book }));
+      if (this.#cluster === undefined) {
+        this.#apply(book, askedAt, receivedAt, true);
+      } else {
+        const ts = withMilliseconds(book.timestamp);
+        const orders = this.#apply(book, askedAt, receivedAt, false);
+        const full = this.#aggregated(book, null);
+        const applied = await this.#cluster.produce(full, ts, toIso(receivedAt), receivedAt);
+        if (applied !== undefined) this.#applied(askedAt, { ...applied, changed: applied.changed || orders });
+        cluster.share(this.key, () => ({ kind: 'book', receivedAt, book }));
+      }
       this.emitPoll('book', 1, 'ok', askedAt);
     } catch (error) {
       if (this.removed) return;
       if (isMarketNotFound(error) && this.context.upstreamVerified()) {
         this.emitPoll('book', 1, 'not_found', askedAt, error);
-        cluster.share(this.key, () => ({ kind: 'not_found' }));
-        this.context.closeMarket('book', this.market);
+        if (this.#cluster === undefined || (await this.#cluster.close())) this.#closeMarket();
         return;
       }
       this.failed('book', 1, askedAt, error);
     }
   }
 
-  #apply(book: OrderBook, askedAt: number, receivedAt: number): void {
-    if (!this.accepts(askedAt)) return;
-    const streams = this.context.registry.bookMarkets().get(this.market);
-    if (streams === undefined) return;
+  /**
+   * Publishes a response to this relay's `orders` streams and, with `books` (a relay alone), to its
+   * `book` streams too, then confirms the target. Returns whether an `orders` stream changed.
+   */
+  #apply(book: OrderBook, askedAt: number, receivedAt: number, books: boolean): boolean {
+    if (!this.accepts(askedAt)) return false;
+    const { registry, publisher } = this.context;
+    const bookStreams: ReadonlySet<BookStream> = books ? registry.streamsOf('book', this.market) : new Set();
+    const orders = registry.streamsOf('orders', this.market);
+    if (bookStreams.size === 0 && orders.size === 0) return false;
     const ts = withMilliseconds(book.timestamp);
-    const rts = new Date(receivedAt).toISOString();
-    const depth = deepestOf(streams);
-    // The same object as last applied is the same bytes from upstream, so the same state; its
-    // aggregation is reused when it went as deep as the streams now ask.
-    const applied = this.#applied;
-    const same = applied?.book === book;
-    const reuse = applied !== undefined && same && covers(applied.depth, depth) ? applied : undefined;
-    const full = reuse?.full ?? aggregateBook(book, depth);
-    this.#applied = { book, full, depth: reuse?.depth ?? depth };
-    const { publisher } = this.context;
+    const rts = toIso(receivedAt);
+    // The same object as last applied is the same bytes from upstream, so the same state: the
+    // streams that hold it are only confirmed.
+    const same = this.#last?.book === book;
+    if (!same) this.#last = { book };
     let changed = false;
+    let ordersChanged = false;
     let first = false;
-    for (const stream of streams) {
-      first ||= !stream.hasState;
-      if (same && stream.hasState) publisher.confirm(stream, ts, rts, receivedAt);
-      else if (publisher.publish(stream, limitDepth(full, stream.depth ?? null), ts, rts, receivedAt))
-        changed = true;
+    if (books) {
+      const full = this.#aggregated(book, deepestOf(bookStreams));
+      for (const stream of bookStreams) {
+        first ||= !stream.hasState;
+        if (same && stream.hasState) publisher.confirm(stream, ts, rts, receivedAt);
+        else if (publisher.publish(stream, limitDepth(full, stream.depth ?? null), ts, rts, receivedAt))
+          changed = true;
+      }
     }
-    this.confirmed(askedAt, first ? undefined : changed);
+    let state: ReturnType<typeof ordersStateOf> | undefined;
+    for (const stream of orders) {
+      first ||= !stream.hasState;
+      if (same && stream.hasState) {
+        publisher.confirm(stream, ts, rts, receivedAt);
+        continue;
+      }
+      state ??= ordersStateOf(book);
+      if (publisher.publish(stream, state, ts, rts, receivedAt)) ordersChanged = true;
+    }
+    if (books) this.confirmed(askedAt, first ? undefined : changed || ordersChanged);
+    return ordersChanged;
   }
 
-  /** The lease holder's result, ordered by when it received it (its polls never overlap). */
-  #onShared(result: SharedResult): void {
-    if (result.kind === 'not_found') this.context.closeMarket('book', this.market);
-    else if (result.kind === 'book' && result.book.market_id.toLowerCase() === this.market)
-      this.#apply(result.book, result.receivedAt, result.receivedAt);
+  /** The book's aggregation to `depth` levels, made once per book applied (and deeper when asked). */
+  #aggregated(book: OrderBook, depth: BookDepth): BookState {
+    const last = this.#last?.book === book ? this.#last : undefined;
+    const made = last?.aggregated;
+    if (made !== undefined && covers(made.depth, depth)) return made.full;
+    const full = aggregateBook(book, depth);
+    if (last !== undefined) last.aggregated = { full, depth };
+    return full;
   }
+
+  /** A poll applied to the cluster's streams: ours (asked at `askedAt`), or the holder's. */
+  #applied(askedAt: number, applied: AppliedPoll): void {
+    if (this.accepts(askedAt)) this.confirmed(askedAt, applied.first ? undefined : applied.changed);
+  }
+
+  /** Upstream has no such market: its `book` and `orders` streams end. */
+  #closeMarket(): void {
+    this.context.closeMarket('book', this.market);
+    this.context.closeMarket('orders', this.market);
+  }
+
+  /** Cluster mode: the holder's response, for this relay's `orders` streams. */
+  #onShared(result: SharedResult): void {
+    if (result.kind === 'book' && result.book.market_id.toLowerCase() === this.market)
+      this.#apply(result.book, result.receivedAt, result.receivedAt, false);
+  }
+}
+
+function toIso(at: number): string {
+  return new Date(at).toISOString();
 }
 
 /** The deepest of the streams' depths (null: the full book). */

@@ -2,7 +2,7 @@
  * @module relay/budget
  * How often each market can be polled within the upstream request budget. When every subscribed
  * market at its configured interval would need more requests per second than the budget allows,
- * both intervals stretch by the same factor, so no market starves (issue: "intervals stretch evenly").
+ * every interval stretches by the same factor, so no market starves (issue: "intervals stretch evenly").
  */
 
 export interface PollDemand {
@@ -10,6 +10,11 @@ export interface PollDemand {
   priceMarkets: number;
   bookPollMs: number;
   pricePollMs: number;
+  /**
+   * Requests per second the other channels' targets ask at their configured intervals (one
+   * request per target per interval: market records, oracle feeds, the probabilities map).
+   */
+  otherRequestsPerSecond?: number;
   /** Upstream requests per second at most. */
   rps: number;
 }
@@ -33,7 +38,9 @@ const POLLING_SHARE = 0.9;
 export function pollIntervals(demand: PollDemand): PollIntervals {
   const priceRequests = Math.ceil(demand.priceMarkets / PRICE_BATCH_SIZE);
   const requestsPerSecond =
-    (demand.bookMarkets * 1000) / demand.bookPollMs + (priceRequests * 1000) / demand.pricePollMs;
+    (demand.bookMarkets * 1000) / demand.bookPollMs +
+    (priceRequests * 1000) / demand.pricePollMs +
+    (demand.otherRequestsPerSecond ?? 0);
   const budget = demand.rps * POLLING_SHARE;
   const stretch = requestsPerSecond > budget ? requestsPerSecond / budget : 1;
   return {

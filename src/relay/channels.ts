@@ -1,16 +1,35 @@
 /**
  * @module relay/channels
- * The codec of each channel of protocol v1: how two states of it are diffed and whether it carries
- * a checksum (protocol.md "`book` data", "`price` data").
+ * The codec of each channel: how two states of it are diffed and whether it carries a checksum
+ * (protocol.md "`book` data", "`price` data" and one section per later channel). A stream's state
+ * is its snapshot's data: `book`'s sorted, aggregated levels, every other channel's data as sent.
  */
 import { type BookState, bookChecksum } from '../protocol/book.ts';
-import type { BookData, PriceData, PriceUpdateData } from '../protocol/messages.ts';
+import type { Channel, ChannelData, PriceData } from '../protocol/messages.ts';
 import type { ClobPriceSnapshot } from '../upstream/schemas.ts';
+import { diffMarket, diffOracle, diffOrders, diffProbabilities, diffTrades } from './channel-diff.ts';
 import { diffBook, diffPrice } from './diff.ts';
-import type { StreamCodec } from './stream.ts';
 
-export const bookCodec: StreamCodec<BookState, BookData> = { diff: diffBook, checksum: bookChecksum };
-export const priceCodec: StreamCodec<PriceData, PriceUpdateData> = { diff: diffPrice };
+/** How a channel's states are compared and described on the wire. */
+export interface StreamCodec<State, Delta> {
+  diff(prev: State, next: State): Delta | null;
+  /** Book streams carry a checksum of the state after each message. */
+  checksum?(state: State): number;
+}
+
+/** Each channel's stream state and update data. */
+export type ChannelState<C extends Channel> = C extends 'book' ? BookState : ChannelData[C]['snapshot'];
+export type ChannelDelta<C extends Channel> = ChannelData[C]['update'];
+
+export const codecs: { readonly [C in Channel]: StreamCodec<ChannelState<C>, ChannelDelta<C>> } = {
+  book: { diff: diffBook, checksum: bookChecksum },
+  price: { diff: diffPrice },
+  trades: { diff: diffTrades },
+  market: { diff: diffMarket },
+  probabilities: { diff: diffProbabilities },
+  oracle: { diff: diffOracle },
+  orders: { diff: diffOrders },
+};
 
 /** The price channel's state: upstream's decimal strings unchanged, omitted fields omitted. */
 export function priceDataOf(snapshot: ClobPriceSnapshot): PriceData {

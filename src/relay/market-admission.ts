@@ -10,11 +10,11 @@
  * - at most so many targets that nobody else wants (private targets).
  * Pure bookkeeping over the registry; the connection sends the answers.
  */
-import type { Channel, ErrorCode } from '../protocol/messages.ts';
+import { type Channel, channels, type ErrorCode, streamIdKinds } from '../protocol/messages.ts';
 import { TokenBucket } from '../util/token-bucket.ts';
 import type { KnownMarkets } from './known-markets.ts';
 import type { StreamRegistry } from './registry.ts';
-import { type AnyStream, type StreamSubscriber, unknownMarketError } from './stream.ts';
+import { type StreamSubscriber, unknownMarketError } from './stream.ts';
 
 export interface IsolationLimits {
   /** Targets only this connection wants, at most. */
@@ -165,8 +165,7 @@ export class MarketAdmission {
       message: unknownMarketError(channel, market).message,
     };
     if (this.#registry.unknownMarkets.has(market)) return notFound;
-    if (this.#registry.bookMarkets().has(market) || this.#registry.priceMarkets().has(market))
-      return undefined;
+    if (streamIdKinds[channel] !== 'market' || this.#registry.isMarketPolled(market)) return undefined;
     if (this.#catalogue?.verdict(market) !== 'not_listed') return undefined;
     // Listed after the catalogue was read, or a typo: a few lookups a second find out by polling.
     if (this.#lookups.tokens >= 1) {
@@ -193,12 +192,8 @@ export class MarketAdmission {
     market: string,
     mine: (subscriber: StreamSubscriber) => boolean,
   ): 'nobody' | 'only-mine' | 'others' {
-    const streams: Iterable<AnyStream> =
-      channel === 'book'
-        ? (this.#registry.bookMarkets().get(market) ?? [])
-        : [this.#registry.priceMarkets().get(market)].filter((stream) => stream !== undefined);
     let any = false;
-    for (const stream of streams) {
+    for (const stream of this.#registry.streamsOf(channel, market)) {
       for (const subscriber of stream.subscribers) {
         if (!mine(subscriber)) return 'others';
         any = true;
@@ -215,8 +210,8 @@ export class MarketAdmission {
       if (this.#heldBy(channel, market, (other) => other === subscriber) === 'only-mine') counts.own += 1;
       if (key !== undefined && this.#heldBy(channel, market, ofKey) === 'only-mine') counts.key += 1;
     };
-    for (const market of this.#registry.bookMarkets().keys()) count('book', market);
-    for (const market of this.#registry.priceMarkets().keys()) count('price', market);
+    for (const channel of channels)
+      for (const market of this.#registry.ids(channel).keys()) count(channel, market);
     return counts;
   }
 

@@ -8,7 +8,14 @@
  */
 import type { CallInit } from '../upstream/client.ts';
 import { publicReason } from '../upstream/errors.ts';
-import type { ClobPriceBatchResponse, OrderBook, ProbabilitiesResponse } from '../upstream/schemas.ts';
+import type {
+  ClobPriceBatchResponse,
+  MarketActivityResponse,
+  MarketResponse,
+  OrderBook,
+  ProbabilitiesResponse,
+  TokenPriceResponse,
+} from '../upstream/schemas.ts';
 import type { ClusterShare } from './cluster-share.ts';
 import type { PollKind, RelayEvents } from './events.ts';
 import { type Confirmation, meanGapAfter } from './freshness.ts';
@@ -29,6 +36,10 @@ export interface PollSource {
   orderBook(marketId: string, init?: CallInit<OrderBook>): Promise<OrderBook>;
   clobPrices(marketIds: string[]): Promise<ClobPriceBatchResponse>;
   probabilities(): Promise<ProbabilitiesResponse>;
+  market(marketId: string): Promise<MarketResponse>;
+  tokenPrice(feedId: string): Promise<TokenPriceResponse>;
+  /** One page of a market's trade activity, newest first. */
+  marketActivity(marketId: string, page: { limit: number; offset: number }): Promise<MarketActivityResponse>;
 }
 
 /** Everything a target polls through and reports to. */
@@ -44,14 +55,18 @@ export interface PollContext {
    * then means a misconfigured upstream, never `unknown_market`.
    */
   upstreamVerified: () => boolean;
-  /** Upstream said the market does not exist: its streams of `kind` end. */
+  /** Upstream said the market (or feed) does not exist: its streams of `kind` end. */
   closeMarket(kind: PollKind, market: string): void;
+  /** The streams of `kind` for `id` have said their last (a market that left ACTIVE): they end. */
+  endStreams(kind: PollKind, id: string, reason: string): void;
   /** A cheap request asked at `askedAt` shows the market's book moved, about `movedAt`. */
   hintBook(market: string, askedAt: number, movedAt: number): void;
   /** A hint read asked at `askedAt` would have shown a move of the market's book. */
   coverBook(market: string, askedAt: number): void;
   /** A request failed: judge freshness now rather than on the next sweep. */
   judgeFreshness(): void;
+  /** A probabilities map asked for at `askedAt` arrived (the change hints read it too). */
+  probabilitiesRead(response: ProbabilitiesResponse, askedAt: number): void;
 }
 
 export abstract class PollTarget implements DispatchTarget, Confirmation {
@@ -68,6 +83,7 @@ export abstract class PollTarget implements DispatchTarget, Confirmation {
   hintedAt: number | undefined;
   coveredAt: number | undefined;
   changeRate = changeRateOf(initialChangeHistory);
+  followed = false;
   /** Set when the target is dropped: a response still on its way is then ignored. */
   removed = false;
   protected readonly context: PollContext;
@@ -97,6 +113,15 @@ export abstract class PollTarget implements DispatchTarget, Confirmation {
     this.#previousAskedAt = askedAt;
     this.hintedAt = undefined;
     return askedAt;
+  }
+
+  /**
+   * Whether this relay asks upstream for this poll: always alone, in cluster mode only while it holds
+   * the target's lease (claimed for a few of its expected intervals), and never once it was dropped.
+   */
+  protected async holdsLease(): Promise<boolean> {
+    const expectedIntervalMs = Math.min(this.timing.maxAgeMs, this.meanAskGapMs ?? this.timing.minIntervalMs);
+    return (await this.context.cluster.claim(this.key, expectedIntervalMs)) && !this.removed;
   }
 
   /** Whether a response to the request asked at `askedAt` is newer than every one applied. */

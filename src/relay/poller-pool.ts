@@ -1,8 +1,10 @@
 /**
  * @module relay/poller-pool
  * Polls upstream for exactly what the registry holds: one order-book target per market with `book`
- * streams (every depth shares it), one price-batch target per 100 markets with `price` streams, and,
- * when the budget is short, the change-hint map. The pool keeps those targets in line with the
+ * or `orders` streams (every depth and both channels share it), one price-batch target per 100
+ * markets with `price` streams, one target per stream id of the channels polled one request each
+ * (relay/stream-targets.ts: market records, the probabilities map, oracle feeds) and, when the
+ * budget is short, the change-hint map. The pool keeps those targets in line with the
  * registry and the fair-share weights current; the dispatcher (relay/poll-dispatcher.ts) decides
  * what is asked when, within `--upstream-rps`; freshness (relay/freshness.ts) is judged per target.
  *
@@ -11,26 +13,24 @@
  */
 
 import type { PollCoordinator } from '../cluster/coordinator.ts';
+import type { Channel } from '../protocol/messages.ts';
 import { BookTarget, bookTargetKey } from './book-target.ts';
 import { type PollIntervals, PRICE_BATCH_SIZE, pollIntervals } from './budget.ts';
-import { ChangeHintTarget } from './change-hints.ts';
+import { ChangeHints, ChangeHintTarget } from './change-hints.ts';
+import { priceClusterCodec } from './cluster-codecs.ts';
 import { ClusterShare } from './cluster-share.ts';
 import type { PollKind, RelayEvents } from './events.ts';
 import { fairShare, type Interest, interestOf } from './fair-share.ts';
 import { staleReason } from './freshness.ts';
-import { PollDispatcher } from './poll-dispatcher.ts';
+import { PlannedBudget } from './planned-budget.ts';
+import { type OneOffBudget, PollDispatcher } from './poll-dispatcher.ts';
 import { deadlineSlackMs, type SchedulerMode, type TargetTiming } from './poll-scheduler.ts';
 import type { PollContext, PollSource } from './poll-target.ts';
-import {
-  applySharedPrice,
-  newPriceMarket,
-  PriceBatchTarget,
-  type PriceMarket,
-  priceTargetKey,
-} from './price-batch-target.ts';
+import { newPriceMarket, PriceBatchTarget, type PriceMarket, priceTargetKey } from './price-batch-target.ts';
 import type { StreamRegistry } from './registry.ts';
 import type { AnyStream, StreamSubscriber } from './stream.ts';
 import { StreamPublisher } from './stream-publisher.ts';
+import { StreamTargets } from './stream-targets.ts';
 
 export type { PollSource } from './poll-target.ts';
 
@@ -73,6 +73,15 @@ export interface PollerOptions {
    * of a key shares one weight), else itself. Default: itself.
    */
   shareOwner?: (subscriber: StreamSubscriber) => unknown;
+  /** Cluster mode: the shortest lease on a poll target (ms); a dead holder's targets wait this long. */
+  minLeaseMs?: number;
+  /**
+   * Cluster mode: this relay's share of the cluster's budget (0..1, undefined until known). The
+   * poller plans with that share of `upstreamRps`, for the targets whose lease it holds.
+   */
+  budgetShare?: () => number | undefined;
+  /** Upstream requests that are not polls (the REST front's), in the same budget; none without it. */
+  oneOffs?: OneOffBudget;
   now?: () => number;
 }
 
@@ -91,15 +100,20 @@ export class PollerPool {
   readonly #books = new Map<string, BookTarget>();
   readonly #priceMarkets = new Map<string, PriceMarket>();
   readonly #priceBatches: PriceBatchTarget[] = [];
-  #hints: ChangeHintTarget | undefined;
+  readonly #streamTargets: StreamTargets;
+  /** The hints, while worth reading; their own request only while no probabilities stream reads the map. */
+  #hints: ChangeHints | undefined;
+  #hintTarget: ChangeHintTarget | undefined;
   #sweepTimer: NodeJS.Timeout | undefined;
   #intervals: PollIntervals;
   #weightsAt = Number.NEGATIVE_INFINITY;
+  readonly #budget: PlannedBudget;
   #stopped = false;
 
   constructor(options: PollerOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
+    this.#budget = new PlannedBudget(options.upstreamRps, options.budgetShare);
     this.#intervals = {
       bookIntervalMs: options.bookPollMs,
       priceIntervalMs: options.pricePollMs,
@@ -107,19 +121,21 @@ export class PollerPool {
     };
     this.#context = {
       source: options.source,
-      cluster: new ClusterShare(options.coordinator),
+      cluster: new ClusterShare(options.coordinator, options.minLeaseMs),
       publisher: new StreamPublisher(options.events, this.#now),
       registry: options.registry,
       events: options.events,
       now: this.#now,
       upstreamVerified: options.upstreamVerified ?? (() => true),
       closeMarket: (kind, market) => this.#closeMarket(kind, market),
+      endStreams: (kind, id, reason) => this.#endStreams(kind, id, reason),
       hintBook: (market, askedAt, movedAt) => this.#hintBook(market, askedAt, movedAt),
       coverBook: (market, askedAt) => {
         const book = this.#books.get(market);
         if (book !== undefined) book.coveredAt = askedAt;
       },
       judgeFreshness: () => this.#judgeFreshness(),
+      probabilitiesRead: (response, askedAt) => this.#hints?.read(response, askedAt),
     };
     this.#dispatcher = new PollDispatcher({
       ratePerSecond: options.upstreamRps * POLLING_SHARE,
@@ -128,7 +144,18 @@ export class PollerPool {
       turnMs: Math.min(25, Math.max(2, Math.min(options.bookPollMs, options.pricePollMs) / 4)),
       now: this.#now,
       beforeTurn: () => this.#refreshWeights(),
+      ...(options.oneOffs === undefined ? {} : { oneOffs: options.oneOffs }),
     });
+    this.#streamTargets = new StreamTargets(this.#context, this.#dispatcher);
+  }
+
+  /**
+   * Runs `work`, one upstream request that is not a poll, in a slot of the polling budget
+   * (relay/poll-dispatcher.ts): rejects with OneOffRefusedError when too many already wait, and
+   * with the signal's reason when it aborts before its start.
+   */
+  runOneOff<T>(work: () => Promise<T>, signal: AbortSignal): Promise<T> {
+    return this.#dispatcher.runOneOff(work, signal);
   }
 
   /** What the configured intervals would cost against the budget (the requested polling rate). */
@@ -143,30 +170,47 @@ export class PollerPool {
     return this.#priceMarkets.size;
   }
 
+  /** Targets polled for `channel` (`orders` shares the book's targets; `price` counts markets). */
+  targetCount(channel: Channel): number {
+    if (channel === 'book' || channel === 'orders') return this.#books.size;
+    if (channel === 'price') return this.#priceMarkets.size;
+    return this.#streamTargets.countOf(channel);
+  }
+
+  /** How often a stream of `channel` is asked for now, at most (the stretched interval). */
+  intervalOf(channel: Channel): number {
+    if (channel === 'book' || channel === 'orders') return this.#intervals.bookIntervalMs;
+    if (channel === 'price') return this.#intervals.priceIntervalMs;
+    return this.#streamTiming().minIntervalMs;
+  }
+
   freshness(now = this.#now()): FreshnessReport {
-    const { maxAgeMs, bookPollMs, pricePollMs, upstreamRps } = this.#options;
+    const { maxAgeMs, bookPollMs, pricePollMs } = this.#options;
     let oldestAgeMs = 0;
     for (const book of this.#books.values())
       oldestAgeMs = Math.max(oldestAgeMs, now - (book.confirmedAt ?? book.addedAt));
     for (const price of this.#priceMarkets.values())
       oldestAgeMs = Math.max(oldestAgeMs, now - (price.confirmedAt ?? price.addedAt));
-    const budget = upstreamRps * POLLING_SHARE;
+    for (const target of this.#streamTargets.values())
+      oldestAgeMs = Math.max(oldestAgeMs, now - (target.confirmedAt ?? target.addedAt));
+    const budget = this.#budget.rps * POLLING_SHARE;
     const batches = this.#priceBatches.length;
     // The least the maximum age costs: every book once per (max age - slack), every batch at its interval.
     const leastForMaxAge =
       (this.#books.size * 1000) / (maxAgeMs - deadlineSlackMs(this.#bookTiming())) +
-      (batches * 1000) / this.#intervals.priceIntervalMs;
+      (batches * 1000) / this.#intervals.priceIntervalMs +
+      (this.#streamTargets.size * 1000) / this.#streamTiming().maxAgeMs;
     return {
       maxAgeMs,
       oldestAgeMs,
       maxAgeKept: oldestAgeMs <= maxAgeMs && leastForMaxAge <= budget,
       pollsPerSecond: {
-        requested: (this.#books.size * 1000) / bookPollMs + (batches * 1000) / pricePollMs,
+        requested:
+          (this.#books.size * 1000) / bookPollMs +
+          (batches * 1000) / pricePollMs +
+          (this.#streamTargets.size * 1000) / pricePollMs,
         budget,
-        achieved:
-          this.#dispatcher.achievedPerSecond('book') +
-          this.#dispatcher.achievedPerSecond('price') +
-          this.#dispatcher.achievedPerSecond('hints'),
+        achieved: this.#dispatcher.achievedPerSecond(),
       },
       effectiveIntervalMs: {
         book: meanOf([...this.#books.values()].map((book) => book.meanAskGapMs)),
@@ -180,15 +224,29 @@ export class PollerPool {
     if (this.#stopped) return;
     this.#syncBooks();
     this.#syncPrices();
+    // Created (or dropped) first, at the current stretch: the budget counts them.
+    this.#streamTargets.sync(this.#streamTiming());
+    this.#plan();
+    this.#dispatcher.start();
+    this.#dispatcher.kick();
+    this.#ensureSweep();
+  }
+
+  /** How often each target can be asked within the budget this relay plans with. */
+  #plan(): void {
+    let polledBooks = 0;
+    for (const book of this.#books.values()) if (!book.followed) polledBooks += 1;
     this.#intervals = pollIntervals({
-      bookMarkets: this.#books.size,
+      bookMarkets: polledBooks,
       priceMarkets: this.#priceMarkets.size,
       bookPollMs: this.#options.bookPollMs,
       pricePollMs: this.#options.pricePollMs,
-      rps: this.#options.upstreamRps,
+      otherRequestsPerSecond: (this.#streamTargets.size * 1000) / this.#options.pricePollMs,
+      rps: this.#budget.rps,
     });
     const priceTiming = this.#priceTiming();
     for (const batch of this.#priceBatches) batch.timing = priceTiming;
+    this.#streamTargets.sync(this.#streamTiming()); // retimed at the new stretch
     this.#syncHints();
     this.#weightsAt = Number.NEGATIVE_INFINITY;
     this.#options.events.emit('poll:schedule', {
@@ -197,9 +255,13 @@ export class PollerPool {
       bookIntervalMs: this.#intervals.bookIntervalMs,
       priceIntervalMs: this.#intervals.priceIntervalMs,
     });
-    this.#dispatcher.start();
-    this.#dispatcher.kick();
-    this.#ensureSweep();
+  }
+
+  /** Cluster mode: plans again when this relay's share of the budget moved. */
+  #followShare(): void {
+    if (!this.#budget.update()) return;
+    this.#dispatcher.setRate(this.#budget.rps * POLLING_SHARE);
+    this.#plan();
   }
 
   stop(): void {
@@ -207,6 +269,7 @@ export class PollerPool {
     this.#dispatcher.stop();
     for (const book of this.#books.values()) this.#dropTarget(book);
     for (const market of this.#priceMarkets.keys()) this.#context.cluster.forget(priceTargetKey(market));
+    this.#streamTargets.clear();
     this.#books.clear();
     this.#priceMarkets.clear();
     clearInterval(this.#sweepTimer);
@@ -222,14 +285,26 @@ export class PollerPool {
     return { minIntervalMs: interval, maxAgeMs: interval };
   }
 
+  /**
+   * The other channels' targets are asked at most every `--price-poll-ms` (one cheap request each),
+   * stretched with every other interval when the budget is short, and confirmed within the maximum
+   * age while the budget allows.
+   */
+  #streamTiming(): TargetTiming {
+    const interval = Math.ceil(this.#options.pricePollMs * this.#intervals.stretch);
+    return { minIntervalMs: interval, maxAgeMs: Math.max(interval, this.#options.maxAgeMs) };
+  }
+
   #syncBooks(): void {
-    const wanted = this.#options.registry.bookMarkets();
+    const { registry } = this.#options;
+    // One order-book request serves a market's `book` streams and its `orders` stream.
+    const wanted = new Set([...registry.ids('book').keys(), ...registry.ids('orders').keys()]);
     for (const [market, book] of this.#books) {
       if (wanted.has(market)) continue;
       this.#books.delete(market);
       this.#dropTarget(book);
     }
-    for (const market of wanted.keys()) {
+    for (const market of wanted) {
       if (this.#books.has(market)) continue;
       const book = new BookTarget(market, this.#bookTiming(), this.#context);
       this.#books.set(market, book);
@@ -238,7 +313,7 @@ export class PollerPool {
   }
 
   #syncPrices(): void {
-    const wanted = this.#options.registry.priceMarkets();
+    const wanted = this.#options.registry.ids('price');
     for (const market of this.#priceMarkets.keys()) {
       if (wanted.has(market)) continue;
       this.#priceMarkets.delete(market);
@@ -246,9 +321,14 @@ export class PollerPool {
     }
     for (const market of wanted.keys()) {
       if (this.#priceMarkets.has(market)) continue;
-      this.#priceMarkets.set(market, newPriceMarket(this.#now()));
-      this.#context.cluster.follow(priceTargetKey(market), (result) =>
-        applySharedPrice(result, market, this.#batchOf(market), () => this.#closeMarket('price', market)),
+      const health = newPriceMarket(this.#now());
+      this.#priceMarkets.set(market, health);
+      health.cluster = this.#context.cluster.streams(
+        priceTargetKey(market),
+        market,
+        priceClusterCodec,
+        { ...this.#context, closeMarket: () => this.#closeMarket('price', market) },
+        (applied) => this.#batchOf(market)?.confirmPrice(market, applied.receivedAt, applied.changed),
       );
     }
     const markets = [...this.#priceMarkets.keys()];
@@ -273,18 +353,24 @@ export class PollerPool {
     return this.#priceBatches.find((batch) => batch.markets.includes(market));
   }
 
-  /** The hint map is worth its request only while the budget cannot poll every book at its minimum. */
+  /**
+   * The hint map is worth reading only while the budget cannot poll every book at its minimum; it
+   * costs a request of its own only while no `probabilities` stream asks for the same map.
+   */
   #syncHints(): void {
     const wanted =
       this.#options.scheduler === 'freshness' && this.#intervals.stretch > 1 && this.#books.size > 0;
-    if (wanted && this.#hints === undefined) {
+    if (wanted) this.#hints ??= new ChangeHints(this.#context, (market) => this.#books.has(market));
+    else this.#hints = undefined;
+    const ownRequest = this.#hints !== undefined && this.#options.registry.ids('probabilities').size === 0;
+    if (ownRequest && this.#hints !== undefined && this.#hintTarget === undefined) {
       const every = Math.max(this.#options.bookPollMs, HINTS_MIN_INTERVAL_MS);
       const timing = { minIntervalMs: every, maxAgeMs: every };
-      this.#hints = new ChangeHintTarget(timing, this.#context, (market) => this.#books.has(market));
-      this.#dispatcher.add(this.#hints);
-    } else if (!wanted && this.#hints !== undefined) {
-      this.#dropTarget(this.#hints);
-      this.#hints = undefined;
+      this.#hintTarget = new ChangeHintTarget(timing, this.#context, this.#hints);
+      this.#dispatcher.add(this.#hintTarget);
+    } else if (!ownRequest && this.#hintTarget !== undefined) {
+      this.#dropTarget(this.#hintTarget);
+      this.#hintTarget = undefined;
     }
     this.#hints?.prune();
   }
@@ -310,7 +396,8 @@ export class PollerPool {
     this.#weightsAt = now;
     const interest = new Map<string, Interest<unknown>>();
     const ownerOf = this.#options.shareOwner ?? ((subscriber: StreamSubscriber) => subscriber);
-    for (const [market, streams] of this.#options.registry.bookMarkets()) {
+    for (const market of this.#books.keys()) {
+      const streams = bookTargetStreams(this.#options.registry, market);
       interest.set(bookTargetKey(market), interestOf(ownersOf(streams, ownerOf)));
     }
     const { weights } = fairShare(interest);
@@ -318,8 +405,14 @@ export class PollerPool {
   }
 
   #closeMarket(kind: PollKind, market: string): void {
-    const reason = 'market not found upstream';
+    const reason = `${kind === 'oracle' ? 'oracle feed' : 'market'} not found upstream`;
     for (const stream of this.#options.registry.closeMarket(kind, market, reason)) {
+      this.#context.publisher.emitState(stream, 'closed', reason);
+    }
+  }
+
+  #endStreams(kind: PollKind, id: string, reason: string): void {
+    for (const stream of this.#options.registry.closeStreams(kind, id, reason)) {
       this.#context.publisher.emitState(stream, 'closed', reason);
     }
   }
@@ -332,22 +425,26 @@ export class PollerPool {
     for (const [market, book] of this.#books) {
       const reason = staleReason(book, book.timing, this.#intervals.bookIntervalMs, staleAfterFactor, now);
       if (reason === undefined) continue;
-      for (const stream of registry.bookMarkets().get(market) ?? []) publisher.markStale(stream, reason);
+      for (const stream of bookTargetStreams(registry, market)) publisher.markStale(stream, reason);
     }
     // Judged against the interval prices are asked at, and the maximum age every stream promises.
     const priceTiming = { ...this.#priceTiming(), maxAgeMs: this.#options.maxAgeMs };
     for (const [market, health] of this.#priceMarkets) {
       const reason = staleReason(health, priceTiming, priceTiming.minIntervalMs, staleAfterFactor, now);
-      const stream = registry.priceMarkets().get(market);
-      if (reason !== undefined && stream !== undefined) publisher.markStale(stream, reason);
+      if (reason === undefined) continue;
+      for (const stream of registry.streamsOf('price', market)) publisher.markStale(stream, reason);
     }
+    this.#streamTargets.judgeFreshness(staleAfterFactor, now);
   }
 
   /** Staleness must be noticed even when polls hang, so it is also judged on a timer. */
   #ensureSweep(): void {
     if (this.#sweepTimer !== undefined) return;
     const every = Math.max(50, Math.min(this.#options.bookPollMs, this.#options.pricePollMs) / 2);
-    this.#sweepTimer = setInterval(() => this.#judgeFreshness(), every);
+    this.#sweepTimer = setInterval(() => {
+      this.#followShare();
+      this.#judgeFreshness();
+    }, every);
     this.#sweepTimer.unref();
   }
 }
@@ -355,6 +452,12 @@ export class PollerPool {
 function meanOf(values: (number | undefined)[]): number | null {
   const known = values.filter((value) => value !== undefined);
   return known.length === 0 ? null : known.reduce((sum, value) => sum + value, 0) / known.length;
+}
+
+/** The streams one order-book request serves: a market's `book` streams and its `orders` stream. */
+function* bookTargetStreams(registry: StreamRegistry, market: string): Iterable<AnyStream> {
+  yield* registry.streamsOf('book', market);
+  yield* registry.streamsOf('orders', market);
 }
 
 function* ownersOf(

@@ -5,10 +5,11 @@
  * not others (a market it leaves out does not exist upstream). A changed price also hints that the
  * market's book moved.
  */
-import type { SharedResult } from '../cluster/shared-result.ts';
+import type { PriceData, PriceUpdateData } from '../protocol/messages.ts';
 import { publicReason } from '../upstream/errors.ts';
 import type { ClobPriceSnapshot } from '../upstream/schemas.ts';
 import { priceDataOf, withMilliseconds } from './channels.ts';
+import type { ClusterTarget } from './cluster-stream.ts';
 import type { Confirmation } from './freshness.ts';
 import type { TargetTiming } from './poll-scheduler.ts';
 import { type PollContext, PollTarget } from './poll-target.ts';
@@ -22,10 +23,13 @@ export interface PriceMarket extends Confirmation {
   /** Asked for at least once (a market new to a batch makes the batch ask at once). */
   asked: boolean;
   appliedAskedAt: number;
+  /** Cluster mode: the market's price stream as the cluster numbers it. */
+  cluster: ClusterTarget<PriceData, PriceUpdateData> | undefined;
 }
 
 export function newPriceMarket(now: number): PriceMarket {
   return {
+    cluster: undefined,
     addedAt: now,
     confirmedAt: undefined,
     lastError: undefined,
@@ -67,26 +71,29 @@ export class PriceBatchTarget extends PollTarget {
       wanted.map((market) => cluster.claim(priceTargetKey(market), this.timing.maxAgeMs)),
     );
     const batch = wanted.filter((market, i) => claims[i] && this.#health.has(market));
-    if (batch.length === 0 || this.removed) return;
+    this.followed = batch.length === 0;
+    if (this.followed || this.removed) return;
     try {
       const response = await source.clobPrices(batch);
       const receivedAt = now();
       const answered = new Set<string>();
+      const writes: Promise<void>[] = [];
       for (const entry of response.data) {
         const market = entry.market_id.toLowerCase();
         if (!this.#health.has(market)) continue;
         answered.add(market);
-        this.applyPrice(market, entry, askedAt, receivedAt);
-        cluster.share(priceTargetKey(market), () => ({ kind: 'price', receivedAt, entry }));
+        const written = this.applyPrice(market, entry, askedAt, receivedAt);
+        if (written !== undefined) writes.push(written);
       }
+      if (writes.length > 0) await Promise.all(writes);
       this.confirmed(askedAt, undefined);
       this.emitPoll('price', batch.length, 'ok', askedAt);
       // A market the batch does not answer for does not exist upstream (docs/upstream.md).
       for (const market of batch) {
-        if (!answered.has(market) && this.#health.has(market)) {
-          cluster.share(priceTargetKey(market), () => ({ kind: 'not_found' }));
+        const health = this.#health.get(market);
+        if (answered.has(market) || health === undefined) continue;
+        if (health.cluster === undefined || (await health.cluster.close()))
           this.context.closeMarket('price', market);
-        }
       }
     } catch (error) {
       const reason = publicReason(error);
@@ -98,20 +105,37 @@ export class PriceBatchTarget extends PollTarget {
     }
   }
 
-  /** Applies one market's entry of a batch (ours or shared), in the order the requests were asked. */
-  applyPrice(market: string, entry: ClobPriceSnapshot, askedAt: number, receivedAt: number): void {
+  /**
+   * Applies one market's entry of a batch, in the order the requests were asked. In cluster mode it
+   * is numbered for the cluster and written to Redis first: the promise of that write.
+   */
+  applyPrice(
+    market: string,
+    entry: ClobPriceSnapshot,
+    askedAt: number,
+    receivedAt: number,
+  ): Promise<void> | undefined {
     const health = this.#health.get(market);
-    const stream = this.context.registry.priceMarkets().get(market);
-    if (health === undefined || stream === undefined || askedAt < health.appliedAskedAt) return;
-    health.appliedAskedAt = askedAt;
+    if (health === undefined || askedAt < health.appliedAskedAt) return undefined;
+    const ts = withMilliseconds(entry.timestamp);
     const rts = new Date(receivedAt).toISOString();
-    const changed = this.context.publisher.publish(
-      stream,
-      priceDataOf(entry),
-      withMilliseconds(entry.timestamp),
-      rts,
-      receivedAt,
-    );
+    if (health.cluster !== undefined) {
+      return health.cluster.produce(priceDataOf(entry), ts, rts, receivedAt).then((applied) => {
+        if (applied !== undefined) this.confirmPrice(market, askedAt, applied.changed);
+      });
+    }
+    const [stream] = this.context.registry.streamsOf('price', market);
+    if (stream === undefined) return undefined;
+    const changed = this.context.publisher.publish(stream, priceDataOf(entry), ts, rts, receivedAt);
+    this.confirmPrice(market, askedAt, changed);
+    return undefined;
+  }
+
+  /** A market's price was confirmed by a request asked at `askedAt` (ours, or the holder's). */
+  confirmPrice(market: string, askedAt: number, changed: boolean): void {
+    const health = this.#health.get(market);
+    if (health === undefined || askedAt < health.appliedAskedAt) return;
+    health.appliedAskedAt = askedAt;
     if (changed) this.context.hintBook(market, askedAt, askedAt - (this.meanAskGapMs ?? 0) / 2);
     const now = this.context.now();
     this.context.events.emit('poll:confirmed', {
@@ -121,16 +145,4 @@ export class PriceBatchTarget extends PollTarget {
     health.confirmedAt = now;
     health.lastError = undefined;
   }
-}
-
-/** A result shared for one price market, applied through whichever batch holds it now. */
-export function applySharedPrice(
-  result: SharedResult,
-  market: string,
-  batch: PriceBatchTarget | undefined,
-  closeMarket: () => void,
-): void {
-  if (result.kind === 'not_found') closeMarket();
-  else if (result.kind === 'price' && result.entry.market_id.toLowerCase() === market)
-    batch?.applyPrice(market, result.entry, result.receivedAt, result.receivedAt);
 }

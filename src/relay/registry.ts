@@ -3,18 +3,25 @@
  * Reference-counted interest per stream across all connections. A stream exists while someone is
  * subscribed, plus a short linger after the last one leaves, so that a reconnecting client finds its
  * stream (and its resume ring) still polled instead of a gap. What the registry holds is exactly
- * what the poller polls: no subscriber, no upstream request.
+ * what the poller polls: no subscriber, no upstream request. Streams are found by key, and per
+ * channel by stream id (a market, an oracle feed, `all`): what a poll target asks for.
  */
-import type { Channel } from '../protocol/messages.ts';
+import {
+  type BookDepth,
+  type Channel,
+  channels,
+  type ResumePoint,
+  streamIdKinds,
+} from '../protocol/messages.ts';
 import { streamKey } from '../util/stream-key.ts';
-import { bookCodec, priceCodec } from './channels.ts';
+import { codecs } from './channels.ts';
+import type { Frame } from './frame.ts';
 import {
   type AnyStream,
-  type BookStream,
   type ChannelStream,
-  type PriceStream,
   Stream,
   type StreamIdentity,
+  type StreamOf,
   type StreamSubscriber,
 } from './stream.ts';
 import { UnknownMarkets } from './unknown-markets.ts';
@@ -23,25 +30,51 @@ import { UnknownMarkets } from './unknown-markets.ts';
 const UNKNOWN_MARKET_TTL_MS = 60_000;
 const UNKNOWN_MARKET_CAPACITY = 10_000;
 
+/** Cluster mode: what a stream's recent updates are when this relay's ring no longer has them. */
+export interface ResumeHistory {
+  /** The channels whose streams the cluster numbers (the others are numbered by each relay). */
+  readonly channels: readonly Channel[];
+  /** The cluster's state and history of these streams, after each resume point. */
+  fetch(
+    channel: Channel,
+    depth: BookDepth | undefined,
+    points: readonly [market: string, from: ResumePoint][],
+  ): Promise<ClusterReplay>;
+}
+
+/** What was fetched, replayed when the client joins (restoring a stream new on this relay). */
+export interface ClusterReplay {
+  replay(stream: ChannelStream, from: ResumePoint): Frame[] | undefined;
+}
+
 export interface RegistryOptions {
   lingerMs: number;
   resumeBufferSize: number;
+  /** Cluster mode: the cluster's history, for resume points beyond this relay's rings. */
+  resumeHistory?: ResumeHistory;
   /** Called whenever the set of streams (so the set of polled markets) changes. */
   onInterestChange: () => void;
 }
 
+/** Per stream id, its streams of one channel (one per depth for `book`, else one). */
+type StreamsById = Map<string, Set<ChannelStream>>;
+
+const NO_STREAMS: ReadonlySet<never> = new Set();
+
 export class StreamRegistry {
   readonly #options: RegistryOptions;
   readonly #streams = new Map<string, ChannelStream>();
-  readonly #bookStreamsByMarket = new Map<string, Set<BookStream>>();
-  readonly #priceStreams = new Map<string, PriceStream>();
+  readonly #byChannel = new Map<Channel, StreamsById>(channels.map((channel) => [channel, new Map()]));
   readonly #lingerTimers = new Map<string, NodeJS.Timeout>();
 
-  /** Markets upstream recently did not have: subscriptions to them are refused without a poll. */
+  readonly resumeHistory: ResumeHistory | undefined;
+
+  /** Markets (and feeds) upstream recently did not have: subscriptions to them are refused without a poll. */
   readonly unknownMarkets: UnknownMarkets;
 
   constructor(options: RegistryOptions) {
     this.#options = options;
+    this.resumeHistory = options.resumeHistory;
     this.unknownMarkets = new UnknownMarkets({
       ttlMs: UNKNOWN_MARKET_TTL_MS,
       capacity: UNKNOWN_MARKET_CAPACITY,
@@ -60,13 +93,20 @@ export class StreamRegistry {
     return this.#streams.get(streamKey(identity.channel, identity.market, identity.depth));
   }
 
-  /** Markets with at least one `book` stream, each with its streams (one per depth). */
-  bookMarkets(): ReadonlyMap<string, ReadonlySet<BookStream>> {
-    return this.#bookStreamsByMarket;
+  /** The stream ids with at least one stream of `channel`, each with its streams. */
+  ids<C extends Channel>(channel: C): ReadonlyMap<string, ReadonlySet<StreamOf<C>>> {
+    // Each channel's map holds only streams of that channel (#create files them by `channel`).
+    return this.#byChannel.get(channel) as Map<string, Set<StreamOf<C>>>;
   }
 
-  priceMarkets(): ReadonlyMap<string, PriceStream> {
-    return this.#priceStreams;
+  /** The streams of `channel` for stream id `id` (none: an empty set). */
+  streamsOf<C extends Channel>(channel: C, id: string): ReadonlySet<StreamOf<C>> {
+    return this.ids(channel).get(id) ?? NO_STREAMS;
+  }
+
+  /** Whether any channel whose stream ids are market UUIDs streams `market` now (it exists upstream). */
+  isMarketPolled(market: string): boolean {
+    return channels.some((channel) => streamIdKinds[channel] === 'market' && this.#byId(channel).has(market));
   }
 
   subscribe(subscriber: StreamSubscriber, identity: StreamIdentity): ChannelStream {
@@ -97,13 +137,18 @@ export class StreamRegistry {
     this.#lingerTimers.set(stream.key, timer);
   }
 
-  /** The market is gone upstream: every stream of `channel` for it ends now. */
+  /** The market (or feed) is gone upstream: every stream of `channel` for it ends now. */
   closeMarket(channel: Channel, market: string, reason: string): ChannelStream[] {
     this.unknownMarkets.add(market);
-    const streams: ChannelStream[] =
-      channel === 'book'
-        ? [...(this.#bookStreamsByMarket.get(market) ?? [])]
-        : [this.#priceStreams.get(market)].filter((stream) => stream !== undefined);
+    return this.closeStreams(channel, market, reason);
+  }
+
+  /**
+   * The streams of `channel` for `id` end now with `reason` (`status closed`), the id still known
+   * upstream (a market that expired or resolved).
+   */
+  closeStreams(channel: Channel, id: string, reason: string): ChannelStream[] {
+    const streams = [...(this.#byId(channel).get(id) ?? [])];
     for (const stream of streams) {
       stream.close(reason);
       this.#remove(stream);
@@ -116,26 +161,23 @@ export class StreamRegistry {
     for (const timer of this.#lingerTimers.values()) clearTimeout(timer);
     this.#lingerTimers.clear();
     this.#streams.clear();
-    this.#bookStreamsByMarket.clear();
-    this.#priceStreams.clear();
+    for (const byId of this.#byChannel.values()) byId.clear();
+  }
+
+  #byId(channel: Channel): StreamsById {
+    return this.#byChannel.get(channel)!;
   }
 
   #create(identity: StreamIdentity): ChannelStream {
-    const { resumeBufferSize } = this.#options;
-    if (identity.channel === 'book') {
-      const stream: BookStream = new Stream({ ...identity, channel: 'book' }, bookCodec, resumeBufferSize);
-      let byDepth = this.#bookStreamsByMarket.get(identity.market);
-      if (byDepth === undefined) {
-        byDepth = new Set();
-        this.#bookStreamsByMarket.set(identity.market, byDepth);
-      }
-      byDepth.add(stream);
-      this.#streams.set(stream.key, stream);
-      return stream;
-    }
-    const stream: PriceStream = new Stream({ ...identity, channel: 'price' }, priceCodec, resumeBufferSize);
-    this.#priceStreams.set(identity.market, stream);
+    const stream = createStream(identity, this.#options.resumeBufferSize);
     this.#streams.set(stream.key, stream);
+    const byId = this.#byId(stream.channel);
+    let streams = byId.get(stream.market);
+    if (streams === undefined) {
+      streams = new Set();
+      byId.set(stream.market, streams);
+    }
+    streams.add(stream);
     return stream;
   }
 
@@ -147,13 +189,20 @@ export class StreamRegistry {
       clearTimeout(timer);
       this.#lingerTimers.delete(stream.key);
     }
-    if (stream.channel === 'book') {
-      const byDepth = this.#bookStreamsByMarket.get(stream.market);
-      byDepth?.delete(stream);
-      if (byDepth?.size === 0) this.#bookStreamsByMarket.delete(stream.market);
-    } else {
-      this.#priceStreams.delete(stream.market);
-    }
+    const byId = this.#byId(stream.channel);
+    const streams = byId.get(stream.market);
+    streams?.delete(stream);
+    if (streams?.size === 0) byId.delete(stream.market);
     this.#options.onInterestChange();
   }
+}
+
+/** A new stream of `identity`'s channel, with that channel's codec. */
+function createStream(identity: StreamIdentity, resumeBufferSize: number): ChannelStream {
+  // A stream of the union of channels is a stream of one of them: the union of their stream types.
+  return streamOf(identity, resumeBufferSize) as ChannelStream;
+}
+
+function streamOf<C extends Channel>(identity: StreamIdentity<C>, resumeBufferSize: number): StreamOf<C> {
+  return new Stream(identity, codecs[identity.channel], resumeBufferSize);
 }

@@ -6,6 +6,7 @@
  */
 import type { StreamState } from '../protocol/messages.ts';
 import type { RelayEvents } from './events.ts';
+import type { Frame } from './frame.ts';
 import type { AnyStream, Stream } from './stream.ts';
 
 export class StreamPublisher {
@@ -21,23 +22,31 @@ export class StreamPublisher {
   publish<S, D>(stream: Stream<S, D>, state: S, ts: string, rts: string, receivedAt: number): boolean {
     const hadState = stream.hasState;
     const { frame } = stream.publish(state, ts, rts, receivedAt);
+    this.served(stream, frame, stream.seq === 1 ? 'snapshot' : 'update', receivedAt);
+    return hadState && frame !== null;
+  }
+
+  /**
+   * A stream took a confirmed state (here, or numbered by the cluster's lease holder): it is live,
+   * and `frame` (null: nothing changed) went to its subscribers.
+   */
+  served(stream: AnyStream, frame: Frame | null, kind: 'snapshot' | 'update', receivedAt: number): void {
     if (stream.freshness === 'stale' && stream.setFreshness('live')) this.emitState(stream, 'live');
     if (frame !== null && stream.subscribers.size > 0) {
       this.#events.emit('stream:sent', {
         channel: stream.channel,
-        kind: stream.seq === 1 ? 'snapshot' : 'update',
+        kind,
         subscribers: stream.subscribers.size,
         bytes: frame.wire.length,
         sinceReceiptMs: this.#now() - receivedAt,
       });
     }
-    return hadState && frame !== null;
   }
 
   /** Upstream confirmed the stream's state unchanged (the same response as the one it holds). */
   confirm(stream: AnyStream, ts: string, rts: string, receivedAt: number): void {
     stream.confirm(ts, rts, receivedAt);
-    if (stream.freshness === 'stale' && stream.setFreshness('live')) this.emitState(stream, 'live');
+    this.served(stream, null, 'update', receivedAt);
   }
 
   markStale(stream: AnyStream, reason: string): void {

@@ -5,19 +5,17 @@
  * once here and the same bytes go to every subscriber (the fan-out costs one write per client).
  */
 import { randomBytes } from 'node:crypto';
-import type { BookState } from '../protocol/book.ts';
-import type {
-  BookData,
-  BookDepth,
-  Channel,
-  ErrorMessage,
-  PriceData,
-  PriceUpdateData,
-  ServerMessage,
-  StreamState,
+import {
+  type BookDepth,
+  type Channel,
+  type ErrorMessage,
+  type ServerMessage,
+  type StreamState,
+  streamIdKinds,
 } from '../protocol/messages.ts';
 import { streamKey } from '../util/stream-key.ts';
-import { type Frame, toFrame } from './frame.ts';
+import type { ChannelDelta, ChannelState, StreamCodec } from './channels.ts';
+import { type Frame, type StreamPosition, toFrame } from './frame.ts';
 import { RingBuffer } from './ring-buffer.ts';
 
 /** What a stream needs from a connection subscribed to it. */
@@ -30,13 +28,6 @@ export interface StreamSubscriber {
   ended(stream: AnyStream): void;
 }
 
-/** How a channel's states are compared and described on the wire. */
-export interface StreamCodec<State, Delta> {
-  diff(prev: State, next: State): Delta | null;
-  /** Book streams carry a checksum of the state after each message. */
-  checksum?(state: State): number;
-}
-
 export interface StreamIdentity<C extends Channel = Channel> {
   channel: C;
   market: string;
@@ -44,8 +35,14 @@ export interface StreamIdentity<C extends Channel = Channel> {
   depth?: BookDepth;
 }
 
-function newEpoch(): string {
+export function newEpoch(): string {
   return randomBytes(6).toString('base64url');
+}
+
+/** An update with its place in the stream (the resume ring holds these). */
+export interface SequencedFrame {
+  seq: number;
+  frame: Frame;
 }
 
 export interface PublishResult {
@@ -63,10 +60,10 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   readonly channel: C;
   readonly market: string;
   readonly depth: BookDepth | undefined;
-  readonly epoch = newEpoch();
   readonly subscribers = new Set<StreamSubscriber>();
   readonly #codec: StreamCodec<State, Delta>;
-  readonly #recent: RingBuffer<{ seq: number; frame: Frame }>;
+  readonly #recent: RingBuffer<SequencedFrame>;
+  #epoch = newEpoch();
   #seq = 0;
   #state: State | undefined;
   #ts = '';
@@ -87,6 +84,9 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     this.#recent = new RingBuffer(resumeBufferSize);
   }
 
+  get epoch(): string {
+    return this.#epoch;
+  }
   get seq(): number {
     return this.#seq;
   }
@@ -133,17 +133,6 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     return { frame, seq: this.#seq };
   }
 
-  /**
-   * Upstream confirmed the current state (a response known to be the same as the one it came from):
-   * what `publish` of an unchanged state does, without comparing states.
-   */
-  confirm(ts: string, rts: string, now: number): void {
-    this.#ts = ts;
-    this.#rts = rts;
-    this.lastSuccessAt = now;
-    this.#snapshot = undefined;
-  }
-
   /** The current state as a `snapshot`, serialised once per state. Requires a state. */
   snapshotFrame(): Frame {
     if (this.#state === undefined) throw new Error(`stream ${this.key} has no state yet`);
@@ -163,6 +152,63 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     const frames: Frame[] = [];
     for (let i = seq + 1 - oldest.seq; i < this.#recent.size; i++) frames.push(this.#recent.at(i)!.frame);
     return frames;
+  }
+
+  // Cluster mode (relay/cluster-stream.ts): the lease holder numbers the stream for every relay.
+
+  /** The holder's next updates (its epoch, right after `seq`) and the state after the last one. */
+  advance(updates: readonly SequencedFrame[], state: State, ts: string, rts: string, now: number): void {
+    for (const update of updates) this.#recent.push(update);
+    this.#seq = updates.at(-1)?.seq ?? this.#seq;
+    this.#confirm(state, ts, rts, now);
+    this.lastChangeAt = now;
+    for (const { frame } of updates)
+      for (const subscriber of this.subscribers) subscriber.deliver(this, frame, 'update');
+  }
+
+  /** Starts over at the holder's position (new epoch, or a gap): subscribers get a snapshot. */
+  reset(
+    position: StreamPosition,
+    state: State,
+    ts: string,
+    rts: string,
+    now: number,
+    recent: readonly SequencedFrame[] = [],
+  ): void {
+    this.#epoch = position.epoch;
+    this.#seq = position.seq;
+    this.#recent.clear();
+    for (const update of recent) this.#recent.push(update);
+    this.#confirm(state, ts, rts, now);
+    this.lastChangeAt = now;
+    if (this.subscribers.size === 0) return;
+    const frame = this.snapshotFrame();
+    for (const subscriber of this.subscribers) subscriber.deliver(this, frame, 'snapshot');
+  }
+
+  /**
+   * A poll that changed nothing confirmed the state at a new `ts`: what `publish` of an unchanged
+   * state does, without comparing states (a response known to be the one the state came from).
+   */
+  confirm(ts: string, rts: string, now: number): void {
+    if (this.#state !== undefined) this.#confirm(this.#state, ts, rts, now);
+  }
+
+  /** Numbered by this relay alone from now on (Redis away): a new epoch, starting with a snapshot. */
+  fork(): void {
+    this.#epoch = newEpoch();
+    this.#seq = 0;
+    this.#state = undefined;
+    this.#snapshot = undefined;
+    this.#recent.clear();
+  }
+
+  #confirm(state: State, ts: string, rts: string, now: number): void {
+    this.#state = state;
+    this.#ts = ts;
+    this.#rts = rts;
+    this.lastSuccessAt = now;
+    this.#snapshot = undefined;
   }
 
   /** Moves to `live` / `stale`, telling subscribers; returns false when nothing changed. */
@@ -226,7 +272,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
       type,
       channel: this.channel,
       market: this.market,
-      epoch: this.epoch,
+      epoch: this.#epoch,
       seq: this.#seq,
       ts: this.#ts,
       rts: this.#rts,
@@ -237,11 +283,13 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   }
 }
 
-export type BookStream = Stream<BookState, BookData, 'book'>;
-export type PriceStream = Stream<PriceData, PriceUpdateData, 'price'>;
+/** A stream of channel `C`, its states and updates of that channel's types. */
+export type StreamOf<C extends Channel> = Stream<ChannelState<C>, ChannelDelta<C>, C>;
+export type BookStream = StreamOf<'book'>;
+export type PriceStream = StreamOf<'price'>;
 
-/** A stream of either channel, its state type still tied to its channel (narrow on `channel`). */
-export type ChannelStream = BookStream | PriceStream;
+/** A stream of any channel, its state type still tied to its channel (narrow on `channel`). */
+export type ChannelStream = { [C in Channel]: StreamOf<C> }[Channel];
 
 /**
  * A stream of any channel seen from a subscriber's side, which only takes its frames; publishing
@@ -263,12 +311,16 @@ export function publish<S, D>(
   return stream.publish(state, ts, rts, now);
 }
 
-/** What a subscriber to a market upstream does not have is told (protocol.md "Error codes"). */
+/**
+ * What a subscriber to a market (or oracle feed) upstream does not have is told (protocol.md
+ * "Error codes").
+ */
 export function unknownMarketError(channel: Channel, market: string): ErrorMessage {
+  const what = streamIdKinds[channel] === 'feed' ? 'oracle feed' : 'market';
   return {
     type: 'error',
     code: 'unknown_market',
-    message: `market ${market} does not exist upstream`,
+    message: `${what} ${market} does not exist upstream`,
     channel,
     market,
   };

@@ -8,8 +8,8 @@
 import type { BookDepth, Channel, ResumePoint, ServerMessage } from '../protocol/messages.ts';
 import type { Frame } from './frame.ts';
 import type { Refusal } from './market-admission.ts';
-import type { StreamRegistry } from './registry.ts';
-import type { AnyStream, StreamSubscriber } from './stream.ts';
+import type { ClusterReplay, StreamRegistry } from './registry.ts';
+import type { AnyStream, ChannelStream, StreamSubscriber } from './stream.ts';
 
 export interface StreamSelection {
   channel: Channel;
@@ -32,12 +32,37 @@ export interface JoinResult {
   recovered: Record<string, boolean>;
 }
 
+/**
+ * Cluster mode: the cluster's history for the resume points this relay's own rings cannot serve
+ * (the client comes from another relay, or from before this one started). Undefined when there are
+ * none: the join then happens at once, as for a relay alone.
+ */
+export function fetchClusterReplay(
+  registry: StreamRegistry,
+  selection: StreamSelection,
+  resume: Readonly<Record<string, ResumePoint>> | undefined,
+): Promise<ClusterReplay> | undefined {
+  const { resumeHistory } = registry;
+  const { channel, depth } = selection;
+  if (resumeHistory === undefined || resume === undefined || !resumeHistory.channels.includes(channel))
+    return undefined;
+  const points: [string, ResumePoint][] = [];
+  for (const market of selection.markets) {
+    const from = resume[market];
+    if (from === undefined) continue;
+    const local = registry.get({ channel, market, depth });
+    if (local?.updatesSince(from.epoch, from.seq) === undefined) points.push([market, from]);
+  }
+  return points.length === 0 ? undefined : resumeHistory.fetch(channel, depth, points);
+}
+
 export function joinStreams(
   registry: StreamRegistry,
   subscriber: StreamSubscriber,
   selection: StreamSelection,
   resume: Readonly<Record<string, ResumePoint>> | undefined,
   refused: ReadonlyMap<string, Refusal>,
+  cluster?: ClusterReplay,
 ): JoinResult {
   const { channel, depth } = selection;
   const joined: JoinedStream[] = [];
@@ -47,11 +72,33 @@ export function joinStreams(
     const stream = registry.subscribe(subscriber, { channel, market, depth });
     const resumeFrom = resume?.[market];
     const replay =
-      resumeFrom === undefined ? undefined : stream.updatesSince(resumeFrom.epoch, resumeFrom.seq);
+      resumeFrom === undefined
+        ? undefined
+        : (stream.updatesSince(resumeFrom.epoch, resumeFrom.seq) ??
+          replayFromCluster(cluster, stream, subscriber, resumeFrom));
     if (resumeFrom !== undefined) recovered[market] = replay !== undefined;
     joined.push({ market, stream, replay });
   }
   return { joined, recovered };
+}
+
+/**
+ * The replay from the cluster's history. A stream new here is restored from it first, which sends
+ * a snapshot to the subscribers waiting for one; the joining subscriber gets its own first messages.
+ */
+function replayFromCluster(
+  cluster: ClusterReplay | undefined,
+  stream: ChannelStream,
+  subscriber: StreamSubscriber,
+  from: ResumePoint,
+): Frame[] | undefined {
+  if (cluster === undefined) return undefined;
+  stream.subscribers.delete(subscriber);
+  try {
+    return cluster.replay(stream, from);
+  } finally {
+    stream.subscribers.add(subscriber);
+  }
 }
 
 /** The stream error a refused market is answered with, naming the market. */

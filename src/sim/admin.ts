@@ -55,7 +55,22 @@ const activityBody = z
   })
   .partial()
   .strict();
-const marketBody = z.object({ changing: z.boolean() }).strict();
+const marketBody = z
+  .object({
+    /** false freezes this market's book (no trades, no status changes). */
+    changing: z.boolean(),
+    /** Moves the market on in its lifecycle now. */
+    status: z.enum(['EXPIRED', 'RESOLVED']),
+  })
+  .partial()
+  .strict();
+const lifecycleBody = z
+  .object({
+    expireEveryMs: z.number().int().min(0).max(86_400_000),
+    resolutionDelayMs: z.number().int().min(0).max(86_400_000),
+  })
+  .partial()
+  .strict();
 const requestsQuery = z.object({ limit: z.coerce.number().int().min(1).max(10_000).default(100) });
 
 function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
@@ -107,6 +122,11 @@ function route(control: SimControl, request: SimRequest): SimResponse {
     } else if (method !== 'GET') throw notAllowed(method, path);
     return { status: 200, body: activity(control) };
   }
+  if (resource === 'lifecycle') {
+    if (method === 'PUT') control.market.setLifecycle(parse(lifecycleBody, request.body, 'lifecycle'));
+    else if (method !== 'GET') throw notAllowed(method, path);
+    return { status: 200, body: control.market.lifecycle() };
+  }
   if (resource === 'tick' && method === 'POST') {
     control.tick();
     return { status: 200, body: activity(control) };
@@ -132,7 +152,9 @@ function answerMarket(control: SimControl, request: SimRequest, id: string): Sim
   const market = control.market.market(id);
   if (market === undefined) throw new SimHttpError(404, `no market ${id}`);
   if (request.method === 'PUT') {
-    control.market.setBookChanging(parse(marketBody, request.body, 'market').changing, id);
+    const { changing, status } = parse(marketBody, request.body, 'market');
+    if (changing !== undefined) control.market.setBookChanging(changing, id);
+    if (status !== undefined) control.market.settle(id, status);
   } else if (request.method === 'DELETE') {
     control.market.removeMarket(id);
     return { status: 200, body: { id, removed: true } };

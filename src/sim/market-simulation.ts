@@ -13,6 +13,7 @@ import { quoteOf, RESOLUTION_DELAY_MS, recordFill, type SimMarket } from './mark
 import { createMarket, evolutionContext, resolve } from './market-factory.ts';
 import { createPrng, deriveSeed, type Prng } from './prng.ts';
 import { orderBookOf } from './snapshots.ts';
+import { defaultTradeFlow, printsDue, printTrades, type TradeFlow } from './trade-flow.ts';
 
 export interface MarketSimulationOptions {
   /** Number of markets (default 50). */
@@ -29,7 +30,27 @@ export interface MarketSimulationOptions {
   activity?: (index: number) => number;
   /** Told the market and the (simulator clock) time of every book change. */
   onChange?: (marketId: string, at: number) => void;
+  /**
+   * Trades printed beside the books' fills, by market index (sim/trade-flow.ts); by default the
+   * first market prints steadily and in bursts of more than one activity page.
+   */
+  tradeFlow?: (index: number) => TradeFlow | undefined;
+  /** How fast markets expire and resolve (default: each at its own expiry, resolved 10 minutes later). */
+  lifecycle?: Partial<LifecyclePace>;
 }
+
+/**
+ * The pace of the market lifecycle (docs/upstream.md "Market status and lifecycle"): besides each
+ * market expiring at its own expiration time, one more every `expireEveryMs` of clock.
+ */
+export interface LifecyclePace {
+  /** Every this many ms the ACTIVE market expiring soonest expires now; 0 = only at their own expiry. */
+  expireEveryMs: number;
+  /** An EXPIRED market resolves this long after its expiry. */
+  resolutionDelayMs: number;
+}
+
+export type SettledStatus = 'EXPIRED' | 'RESOLVED';
 
 /** A few hot markets changing several times a second; the rest about once a minute. */
 export function skewedActivity(hotMarkets: number, hotPerSecond = 4, quietPerSecond = 1 / 60) {
@@ -52,7 +73,12 @@ export class MarketSimulation {
   private booksChanging = true;
   private readonly activity: ((index: number) => number) | undefined;
   private readonly onChange: ((marketId: string, at: number) => void) | undefined;
+  /** Each market's printed trades (sim/trade-flow.ts): their own draws, so prints leave the book's alone. */
+  private readonly tape = new Map<string, { flow: TradeFlow | undefined; rng: Prng }>();
   private lastTickAt: number;
+  private pace: LifecyclePace;
+  /** Clock time of the last expiry brought forward by the pace. */
+  private lastPacedExpiryAt: number;
 
   constructor(options: MarketSimulationOptions = {}) {
     const count = options.markets ?? 50;
@@ -61,6 +87,12 @@ export class MarketSimulation {
     this.clock = options.now ?? Date.now;
     this.startedAt = this.clock();
     this.lastTickAt = this.startedAt;
+    this.pace = checkedPace({
+      expireEveryMs: 0,
+      resolutionDelayMs: RESOLUTION_DELAY_MS,
+      ...options.lifecycle,
+    });
+    this.lastPacedExpiryAt = this.startedAt;
     this.activity = options.activity;
     this.onChange = options.onChange;
     this.tokens = buildTokens(this.seed, this.startedAt);
@@ -69,7 +101,12 @@ export class MarketSimulation {
     for (let index = 0; index < count; index++) {
       markets.push(createMarket(this.seed, index, this.startedAt, this.tokens));
     }
-    for (const market of markets) this.live.set(market.id, market);
+    const tradeFlow = options.tradeFlow ?? defaultTradeFlow;
+    for (const market of markets) {
+      this.live.set(market.id, market);
+      const rng = createPrng(deriveSeed(this.seed, 'trades', market.index));
+      this.tape.set(market.id, { flow: tradeFlow(market.index), rng });
+    }
     this.holdings = buildHoldings(this.seed, this.users, markets);
     this.oracleRng = createPrng(deriveSeed(this.seed, 'oracle'));
   }
@@ -139,28 +176,92 @@ export class MarketSimulation {
     return this.booksChanging;
   }
 
+  lifecycle(): LifecyclePace {
+    return { ...this.pace };
+  }
+
+  setLifecycle(change: Partial<LifecyclePace>): void {
+    this.pace = checkedPace({ ...this.pace, ...change });
+  }
+
+  /**
+   * Moves a market on in its lifecycle now: EXPIRED (its expiration time becomes now if later) or
+   * RESOLVED (settled at once). A market never moves back to ACTIVE, nor from RESOLVED.
+   */
+  settle(marketId: string, status: SettledStatus): void {
+    const market = this.market(marketId);
+    if (market === undefined || market.status === 'RESOLVED' || market.status === status) return;
+    const now = this.clock();
+    market.expiresAt = Math.min(market.expiresAt, now);
+    market.status = status;
+    if (status === 'RESOLVED') resolve(market);
+    this.changed(market, now);
+  }
+
   /** Advances every market one step at the current clock time, and every oracle price. */
   tick(): void {
     const now = this.clock();
     const elapsedS = Math.max(0, now - this.lastTickAt) / 1000;
     this.lastTickAt = now;
+    this.bringExpiryForward(now);
     for (const market of this.live.values()) {
       if (!this.booksChanging || !market.changing) continue;
+      const tape = this.tape.get(market.id)!;
+      const printed =
+        tape.flow !== undefined && market.status === 'ACTIVE'
+          ? this.print(market, printsDue(tape.flow, tape.rng, elapsedS), now)
+          : 0;
       // With an activity profile a market moves with the chance its rate gives over the time since
       // the last tick (a Poisson process sampled at ticks).
       if (
         this.activity !== undefined &&
         !market.rng.chance(-Math.expm1(-this.activity(market.index) * elapsedS))
-      )
+      ) {
+        if (printed > 0) this.changed(market, now);
         continue;
+      }
+      // The step stamps the change, prints included: one change per tick.
       this.step(market, now);
     }
     for (const token of this.tokens) moveOraclePrice(token, this.oracleRng, now);
   }
 
+  /**
+   * Prints `count` trades in one market now, beside its book (sim/trade-flow.ts), e.g. a burst of
+   * more than one activity page between two polls; returns how many it printed (none without a
+   * two-sided quote or when the market is not ACTIVE).
+   */
+  printTrades(marketId: string, count: number): number {
+    const market = this.market(marketId);
+    if (market === undefined || market.status !== 'ACTIVE') return 0;
+    const now = this.clock();
+    const printed = this.print(market, count, now);
+    if (printed > 0) this.changed(market, now);
+    return printed;
+  }
+
+  /** Prints without stamping the change: the caller does, once. */
+  private print(market: SimMarket, count: number, now: number): number {
+    if (count === 0) return 0;
+    return printTrades(market, this.tape.get(market.id)!.rng, count, Math.max(now, market.timestamp + 1));
+  }
+
+  /** At the configured pace, the ACTIVE market (of those moving) expiring soonest expires now. */
+  private bringExpiryForward(now: number): void {
+    const every = this.pace.expireEveryMs;
+    if (every === 0 || !this.booksChanging || now - this.lastPacedExpiryAt < every) return;
+    this.lastPacedExpiryAt = now;
+    let soonest: SimMarket | undefined;
+    for (const market of this.live.values()) {
+      if (market.status !== 'ACTIVE' || !market.changing) continue;
+      if (soonest === undefined || market.expiresAt < soonest.expiresAt) soonest = market;
+    }
+    if (soonest !== undefined) soonest.expiresAt = Math.min(soonest.expiresAt, now);
+  }
+
   private step(market: SimMarket, now: number): void {
     if (market.status === 'ACTIVE' && now >= market.expiresAt) market.status = 'EXPIRED';
-    if (market.status === 'EXPIRED' && now >= market.expiresAt + RESOLUTION_DELAY_MS) {
+    if (market.status === 'EXPIRED' && now >= market.expiresAt + this.pace.resolutionDelayMs) {
       market.status = 'RESOLVED';
       resolve(market);
       this.changed(market, now);
@@ -183,6 +284,12 @@ export class MarketSimulation {
       if (market.quotes.length > QUOTE_CAP) market.quotes.shift();
     }
   }
+}
+
+function checkedPace(pace: LifecyclePace): LifecyclePace {
+  for (const [name, value] of Object.entries(pace))
+    if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be >= 0`);
+  return pace;
 }
 
 const FAIR_LOW = 10_000_000;

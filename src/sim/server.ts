@@ -37,6 +37,10 @@ export interface SimulatorOptions {
   /** Per-market change rates and a change listener (src/sim/market-simulation.ts). */
   activity?: MarketSimulationOptions['activity'];
   onChange?: MarketSimulationOptions['onChange'];
+  /** Trades printed beside the books' fills, by market index (src/sim/trade-flow.ts). */
+  tradeFlow?: MarketSimulationOptions['tradeFlow'];
+  /** Lifecycle pace (expiries brought forward, resolution delay); also `PUT /_sim/lifecycle`. */
+  lifecycle?: MarketSimulationOptions['lifecycle'];
   faults?: Partial<SimulatorFaults>;
   /** Default 0 (a free port). */
   port?: number;
@@ -78,6 +82,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     now,
     ...(options.activity === undefined ? {} : { activity: options.activity }),
     ...(options.onChange === undefined ? {} : { onChange: options.onChange }),
+    ...(options.tradeFlow === undefined ? {} : { tradeFlow: options.tradeFlow }),
+    ...(options.lifecycle === undefined ? {} : { lifecycle: options.lifecycle }),
   });
   const faults = new FaultInjector(seed, options.faults);
   const route = createRouter([

@@ -4,18 +4,20 @@
  * clients that can only speak plain HTTP. The request names the streams in its query (what a
  * `subscribe` would carry); a reconnect's `Last-Event-ID` names where each stream stands, and the
  * relay replays what was missed from the stream's history (no snapshot) when it still holds it.
- * Same access control, connection limit and heartbeat period as the WebSocket.
+ * Same access control, connection limits (the relay's, and the per-address and per-key caps in
+ * the WebSocket's own counters) and heartbeat period as the WebSocket.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { channels } from '../protocol/messages.ts';
+import { type Channel, isChannel } from '../protocol/channels.ts';
 import { subscribeRequest } from '../protocol/requests.ts';
-import { type AccessPolicy, authorize, presentedKey } from '../relay/access.ts';
+import { type AccessPolicy, authorize } from '../relay/access.ts';
+import { capReason, type EdgeAdmission, edgeClient } from '../relay/edge-admission.ts';
 import type { RelayEvents } from '../relay/events.ts';
 import type { SlowReaderLimits } from '../relay/held-back.ts';
 import type { MarketAdmission } from '../relay/market-admission.ts';
-import type { StreamRegistry } from '../relay/registry.ts';
-import { joinStreams, refusalError, sendFirstMessages } from '../relay/subscription.ts';
+import type { ClusterReplay, StreamRegistry } from '../relay/registry.ts';
+import { fetchClusterReplay, joinStreams, refusalError, sendFirstMessages } from '../relay/subscription.ts';
 import { decodeEventId, positionToken } from './event-id.ts';
 import { SseConnection } from './sse-connection.ts';
 
@@ -33,20 +35,31 @@ export interface SseEndpointOptions extends AccessPolicy {
   maxConnections: number;
   /** Connections held by other transports, counted against the same `maxConnections`. */
   otherConnections: () => number;
+  /** The per-address and per-key counters, shared with the WebSocket endpoint. */
+  admission: EdgeAdmission;
+  trustedProxyDepth: number;
 }
 
 export interface SseEndpoint {
   readonly connections: ReadonlySet<SseConnection>;
+  /**
+   * Serves the endpoint on another app too (the operator port's status page, whose book view may
+   * use SSE), with the same connections, limits and shutdown.
+   */
+  attach(other: FastifyInstance): void;
 }
 
 export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOptions): SseEndpoint {
   const connections = new Set<SseConnection>();
   let nextId = 1;
 
-  app.get(SSE_PATH, (request, reply) => {
-    reply.hijack();
-    open(request.raw, reply.raw);
-  });
+  const serve = (instance: FastifyInstance): void => {
+    instance.get(SSE_PATH, (request, reply) => {
+      reply.hijack();
+      open(request.raw, reply.raw);
+    });
+  };
+  serve(app);
 
   const open = (request: IncomingMessage, response: ServerResponse): void => {
     const url = new URL(request.url ?? '/', 'http://relay');
@@ -55,8 +68,20 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
       refuse(response, refusal.status, refusal.error, refusal.message);
       return;
     }
+    const client = edgeClient(request, url, options);
+    const verdict = options.admission.admitConnection(client.address, client.key);
+    if (verdict === 'rate') {
+      refuse(response, 429, 'too_many_requests', 'too many new connections from this address; retry later', {
+        'retry-after': '1',
+      });
+      return;
+    }
     if (connections.size + options.otherConnections() >= options.maxConnections) {
       refuse(response, 503, 'too_many_connections', 'the relay is at its connection limit');
+      return;
+    }
+    if (verdict !== 'ok') {
+      refuse(response, 429, 'too_many_connections', capReason(verdict));
       return;
     }
     const parsed = parseSelection(url, options.limits.maxStreams);
@@ -87,42 +112,52 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
     const tokens = markets.map(() => '');
     const connection = new SseConnection(nextId++, response, options, streamKeys, tokens);
     connections.add(connection);
+    options.admission.opened(client.address, client.key);
     // The same isolation limits as a WebSocket's subscribe (docs/operations.md "Isolation").
-    options.marketAdmission.open(
-      connection,
-      options.apiKeys === undefined ? undefined : presentedKey(request.headers, url),
-    );
+    options.marketAdmission.open(connection, client.key);
     const refused = options.marketAdmission.admit(connection, channel, markets);
-    const { joined, recovered } = joinStreams(
-      options.registry,
-      connection,
-      { channel, markets, depth },
-      resume,
-      refused,
-    );
-    for (const { market, stream, replay } of joined) {
-      connection.track(stream);
-      const position = resume[market];
-      // A replayed stream carries on from where the client stood; the others start with a snapshot.
-      if (replay !== undefined && position !== undefined)
-        tokens[markets.indexOf(market)] = positionToken(position);
-    }
-    connection.send({
-      type: 'subscribed',
-      channel,
-      markets,
-      ...(depth === undefined ? {} : { depth }),
-      ...(lastEventId === undefined
-        ? {}
-        : { recovered: { ...Object.fromEntries(markets.map((market) => [market, false])), ...recovered } }),
-    });
-    for (const [market, refusal] of refused) connection.send(refusalError(channel, market, refusal));
-    sendFirstMessages(connection, joined);
-    connection.onceClosed(() => {
-      connections.delete(connection);
-      options.marketAdmission.close(connection);
-      connection.dispose();
-    });
+    const selection = { channel, markets, depth };
+    const join = (cluster: ClusterReplay | undefined): void => {
+      const { joined, recovered } = joinStreams(
+        options.registry,
+        connection,
+        selection,
+        resume,
+        refused,
+        cluster,
+      );
+      for (const { market, stream, replay } of joined) {
+        connection.track(stream);
+        const position = resume[market];
+        // A replayed stream carries on from where the client stood; the others start with a snapshot.
+        if (replay !== undefined && position !== undefined)
+          tokens[markets.indexOf(market)] = positionToken(position);
+      }
+      connection.send({
+        type: 'subscribed',
+        channel,
+        markets,
+        ...(depth === undefined ? {} : { depth }),
+        ...(lastEventId === undefined
+          ? {}
+          : { recovered: { ...Object.fromEntries(markets.map((market) => [market, false])), ...recovered } }),
+      });
+      for (const [market, refusal] of refused) connection.send(refusalError(channel, market, refusal));
+      sendFirstMessages(connection, joined);
+      connection.onceClosed(() => {
+        connections.delete(connection);
+        options.admission.closed(client.address, client.key);
+        options.marketAdmission.close(connection);
+        connection.dispose();
+      });
+    };
+    // Cluster mode: a position from another relay is resumed from the cluster's history.
+    const fetching = fetchClusterReplay(options.registry, selection, resume);
+    if (fetching === undefined) join(undefined);
+    else
+      void fetching.then(join, () => {
+        join(undefined);
+      });
   };
 
   const heartbeat = setInterval(() => {
@@ -143,11 +178,11 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
     await Promise.all(closed);
   });
 
-  return { connections };
+  return { connections, attach: serve };
 }
 
 type Selection =
-  | { ok: true; channel: (typeof channels)[number]; markets: string[]; depth: 10 | 50 | null | undefined }
+  | { ok: true; channel: Channel; markets: string[]; depth: 10 | 50 | null | undefined }
   | { ok: false; code: 'bad_request' | 'unknown_channel' | 'limit_exceeded'; message: string };
 
 /** The query as a `subscribe` would carry it, checked by the same schema. */
@@ -168,22 +203,28 @@ function parseSelection(url: URL, maxStreams: number): Selection {
       message: `${issue?.path.join('.') || 'query'}: ${issue?.message}`,
     };
   }
-  if (!(channels as readonly string[]).includes(channel))
+  if (!isChannel(channel))
     return { ok: false, code: 'unknown_channel', message: `unknown channel "${channel}"` };
   if (channel !== 'book' && depthText !== null)
     return { ok: false, code: 'bad_request', message: '`depth` applies to the book channel only' };
   if (markets.length > maxStreams)
     return { ok: false, code: 'limit_exceeded', message: `at most ${maxStreams} streams per connection` };
-  const typed = channel as (typeof channels)[number];
   return {
     ok: true,
-    channel: typed,
-    markets,
-    depth: typed === 'book' ? (result.data.depth ?? null) : undefined,
+    channel,
+    // In their one spelling, each once.
+    markets: [...new Set(result.data.markets)],
+    depth: channel === 'book' ? (result.data.depth ?? null) : undefined,
   };
 }
 
-function refuse(response: ServerResponse, status: number, error: string, message: string): void {
-  response.writeHead(status, { 'content-type': 'application/json' });
+function refuse(
+  response: ServerResponse,
+  status: number,
+  error: string,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(JSON.stringify({ error, message }));
 }

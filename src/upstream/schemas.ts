@@ -111,19 +111,26 @@ export const marketListItem = z.object({
   volume: z.number(),
 });
 
-export const marketDetail = z.object({
-  market_id: uuid,
-  market_name: z.string(),
-  title: z.string(),
-  question: z.string(),
-  status: marketStatus,
-  exchange_address: hexString,
-  oracle_address: hexString,
-  oracle_feed_id: hexString,
-  probability: z.number(),
-  volume: z.number(),
-  expiration_timestamp: isoTimestamp,
-});
+/**
+ * The detail form adds to the list form; it is documented to show the fields below, and other
+ * fields of the record (the list form's `taker_fee_bps`, anything upstream adds) are kept as the
+ * JSON they are: the `market` channel streams the record as received.
+ */
+export const marketDetail = z
+  .object({
+    market_id: uuid,
+    market_name: z.string(),
+    title: z.string(),
+    question: z.string(),
+    status: marketStatus,
+    exchange_address: hexString,
+    oracle_address: hexString,
+    oracle_feed_id: hexString,
+    probability: z.number(),
+    volume: z.number(),
+    expiration_timestamp: isoTimestamp,
+  })
+  .catchall(z.json());
 
 export const marketsResponse = z.object({ ...ok, markets: z.array(marketListItem), pagination });
 export const marketResponse = z.object({ ...ok, market: marketDetail });

@@ -14,11 +14,11 @@
  */
 import type { Socket } from 'node:net';
 import type { RawData, WebSocket } from 'ws';
+import { isChannel } from '../protocol/channels.ts';
 import {
   type BookDepth,
   type Channel,
   type ClientRequest,
-  channels,
   closeCodes,
   type ErrorCode,
   type RequestId,
@@ -29,13 +29,20 @@ import {
 import type { RelayEvents } from '../relay/events.ts';
 import { type Frame, toFrame } from '../relay/frame.ts';
 import { HeldBackStreams, type SlowReaderLimits } from '../relay/held-back.ts';
-import type { MarketAdmission } from '../relay/market-admission.ts';
-import type { StreamRegistry } from '../relay/registry.ts';
+import type { MarketAdmission, Refusal } from '../relay/market-admission.ts';
+import type { ClusterReplay, StreamRegistry } from '../relay/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../relay/stream.ts';
-import { joinStreams, refusalError, sendFirstMessages } from '../relay/subscription.ts';
+import {
+  fetchClusterReplay,
+  joinStreams,
+  refusalError,
+  type StreamSelection,
+  sendFirstMessages,
+} from '../relay/subscription.ts';
 import { streamKey } from '../util/stream-key.ts';
 import { parseClientFrame } from './frame-parser.ts';
 import { RATE_WINDOW_MS, RequestGuard } from './request-guard.ts';
+import { RequestOrder } from './request-order.ts';
 import { SocketWriter, type WriteCounts } from './socket-writer.ts';
 import type { WriteCoalescer } from './write-coalescer.ts';
 
@@ -73,6 +80,7 @@ export class ClientConnection implements StreamSubscriber {
   readonly #deflate: boolean;
   readonly #coalescer: WriteCoalescer;
   readonly #writer: SocketWriter;
+  readonly #order = new RequestOrder();
   #heartbeats = 0;
   #missedPongs = 0;
   #closed = false;
@@ -101,9 +109,8 @@ export class ClientConnection implements StreamSubscriber {
     // so ws's sender (which compresses asynchronously when deflate is on) only ever writes control
     // frames (ping, close) and writing beside it keeps the order. An uncompressed message (RSV1
     // clear) is valid on a deflate connection too (RFC 7692 section 6), so replies stay plain.
-    this.#writer = new SocketWriter(socket, context.coalescer, {
-      canWrite: () => !this.#closed && ws.readyState === ws.OPEN,
-      overflows: (socketBytes) => this.#heldBack.overflows(socketBytes),
+    this.#writer = new SocketWriter(ws, socket, context.coalescer, {
+      heldBack: this.#heldBack,
       onOverflow: () => this.#closeSlowConsumer(),
     });
     ws.on('message', (data, isBinary) => this.#onMessage(data, isBinary));
@@ -133,15 +140,16 @@ export class ClientConnection implements StreamSubscriber {
   // --- StreamSubscriber -------------------------------------------------------------------------
 
   deliver(stream: AnyStream, frame: Frame): void {
-    if (this.#heldBack.mustHoldBack(this.bufferedBytes)) {
+    if (this.#closed) return;
+    if (this.#heldBack.mustHoldBack(this.#writer.bufferedBytes)) {
       this.#heldBack.holdBack(stream);
       return;
     }
-    if (this.#closed) return;
     const wire = this.#deflate ? frame.deflatedWire : frame.wire;
     // One stream has nothing to share a write with: waiting would only add latency.
-    if (this.#coalescer.windowMs === 0 || this.#subscriptions.size === 1) this.#writer.write(wire);
-    else this.#writer.enqueue(wire);
+    const streams = this.#subscriptions.size;
+    if (streams > 1 && this.#coalescer.windowMs > 0) this.#writer.enqueue(wire, streams);
+    else this.#writer.write(wire);
   }
 
   notify(_stream: AnyStream, frame: Frame): void {
@@ -180,7 +188,7 @@ export class ClientConnection implements StreamSubscriber {
     // What was queued before the close goes out before the close frame.
     this.#writer.flushQueued();
     if (this.#closed) return; // the flush found the buffer past its limit and closed already
-    this.#closed = true;
+    this.#stopWriting();
     this.#relayClosed = true;
     this.#sentCloseCode = code;
     this.#ws.close(code, reason);
@@ -198,30 +206,54 @@ export class ClientConnection implements StreamSubscriber {
     // Our side ends after the close frame (end() flushes what is queued first), so a client that
     // reads sees the code at once instead of waiting for a close handshake we no longer read.
     this.#socket.end();
-    setTimeout(() => this.terminate(), this.#context.limits.closeGraceMs).unref();
+    this.#terminateAfterGrace();
   }
 
-  /** The close code the relay (or ws on its behalf) sent before terminating, if any. */
+  /**
+   * ws found a bad client frame and has sent the close frame `code` itself (it then ends our side
+   * and keeps reading, dropping what arrives). The socket is not destroyed at once: frames the
+   * client sent before it saw the close (a compressing client sends some late, after deflating
+   * them) would reach a closed socket and be answered with a TCP reset, and a reset makes the
+   * client's kernel drop the close frame it has not read yet, so the client saw 1006 instead of
+   * the documented code. It is destroyed after the grace if the client never closes.
+   */
+  closedOnBadFrame(code: number): void {
+    if (this.#closed) return;
+    this.#stopWriting();
+    this.#relayClosed = true;
+    this.#sentCloseCode = code;
+    this.#terminateAfterGrace();
+  }
+
+  /** The close code the relay (or ws on its behalf) sent, if any. */
   get sentCloseCode(): number | undefined {
     return this.#sentCloseCode;
   }
 
-  /** Drops the socket at once; `sentCode` is the close code already sent on it, if any. */
-  terminate(sentCode?: number): void {
+  /** Drops the socket at once. */
+  terminate(): void {
     if (!this.#closed) this.#relayClosed = true;
-    this.#closed = true;
-    this.#sentCloseCode ??= sentCode;
+    this.#stopWriting();
     this.#ws.terminate();
+  }
+
+  #terminateAfterGrace(): void {
+    setTimeout(() => this.terminate(), this.#context.limits.closeGraceMs).unref();
   }
 
   /** Drops every subscription (the connection is gone). */
   dispose(): void {
-    this.#closed = true;
+    this.#stopWriting();
     this.#heldBack.clear();
     this.#context.marketAdmission.close(this);
     for (const stream of this.#subscriptions.values()) this.#context.registry.unsubscribe(this, stream);
     this.#subscriptions.clear();
-    this.#writer.clear();
+  }
+
+  /** Nothing more is queued or written on this connection. */
+  #stopWriting(): void {
+    this.#closed = true;
+    this.#writer.stop();
   }
 
   // --- Requests ---------------------------------------------------------------------------------
@@ -250,11 +282,16 @@ export class ClientConnection implements StreamSubscriber {
       this.#error(parsed.id, 'bad_request', parsed.message);
       return;
     }
+    this.#order.run(() => this.#handleSafely(parsed.request));
+  }
+
+  #handleSafely(request: ClientRequest): void {
+    if (this.#closed) return;
     try {
-      this.#handle(parsed.request);
+      this.#handle(request);
     } catch {
       // A bug must cost this one request, never the connection or the process; its words stay inside.
-      this.#error(parsed.request.id, 'internal', 'internal error');
+      this.#error(request.id, 'internal', 'internal error');
     }
   }
 
@@ -306,17 +343,40 @@ export class ClientConnection implements StreamSubscriber {
 
     // Markets this connection does not hold yet may be refused (unknown, or over its limits).
     const refused = this.#context.marketAdmission.admit(this, channel, added);
+    const selection = { channel, markets, depth };
+    const fetching = fetchClusterReplay(this.#context.registry, selection, request.resume);
+    if (fetching === undefined) {
+      this.#join(request, selection, refused, undefined);
+      return;
+    }
+    this.#order.hold(
+      fetching.then(
+        (replay) => this.#join(request, selection, refused, replay),
+        () => this.#join(request, selection, refused, undefined),
+      ),
+    );
+  }
+
+  #join(
+    request: SubscribeRequest,
+    selection: StreamSelection,
+    refused: ReadonlyMap<string, Refusal>,
+    cluster: ClusterReplay | undefined,
+  ): void {
+    if (this.#closed) return;
+    const { channel, markets, depth } = selection;
     const { joined, recovered } = joinStreams(
       this.#context.registry,
       this,
-      { channel, markets, depth },
+      selection,
       request.resume,
       refused,
+      cluster,
     );
     for (const { stream } of joined) this.#subscriptions.set(stream.key, stream);
     this.#send({
       type: 'subscribed',
-      ...echoedSelection(request, channel, markets, depth),
+      ...echoedSelection(request, channel, [...markets], depth),
       ...(request.resume === undefined ? {} : { recovered }),
     });
     // Stream errors naming the market, as a first poll's unknown_market would (protocol.md).
@@ -340,7 +400,7 @@ export class ClientConnection implements StreamSubscriber {
   }
 
   #knownChannel(request: SubscribeRequest | UnsubscribeRequest): Channel | undefined {
-    if ((channels as readonly string[]).includes(request.channel)) return request.channel as Channel;
+    if (isChannel(request.channel)) return request.channel;
     this.#error(request.id, 'unknown_channel', `unknown channel "${request.channel}"`, request.channel);
     return undefined;
   }

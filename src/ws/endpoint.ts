@@ -14,12 +14,18 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { closeCodes } from '../protocol/messages.ts';
-import { type AccessPolicy, authorize, presentedKey } from '../relay/access.ts';
+import { type AccessPolicy, authorize } from '../relay/access.ts';
+import {
+  capReason,
+  type EdgeAdmission,
+  type EdgeClient,
+  type EdgeLimits,
+  type EdgeVerdict,
+  edgeClient,
+} from '../relay/edge-admission.ts';
 import type { RelayEvents } from '../relay/events.ts';
 import type { MarketAdmission } from '../relay/market-admission.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
-import { Admission, type EdgeLimits, type UpgradeVerdict } from './admission.ts';
-import { clientAddress } from './client-address.ts';
 import { ClientConnection, type ConnectionContext, type ConnectionLimits } from './client-connection.ts';
 import { guardPendingConnections } from './pending-connections.ts';
 import { WriteCoalescer } from './write-coalescer.ts';
@@ -28,7 +34,7 @@ const WS_PATH = '/v1/ws';
 
 export interface WsEndpointOptions extends AccessPolicy {
   registry: StreamRegistry;
-  /** Which new markets a subscription may add (relay/market-admission.ts; the edge caps are ./admission.ts). */
+  /** Which new markets a subscription may add (relay/market-admission.ts; the edge caps are relay/edge-admission.ts). */
   marketAdmission: MarketAdmission;
   events: RelayEvents;
   limits: ConnectionLimits;
@@ -42,12 +48,11 @@ export interface WsEndpointOptions extends AccessPolicy {
   compression: boolean;
   /** Connections held by other transports (SSE), counted against the same `maxConnections`. */
   otherConnections?: () => number;
-  /** Per-address and per-key caps, pending connections, trusted proxies (docs/operations.md "Edge limits"). */
+  /** Pending connections, trusted proxies (docs/operations.md "Edge limits"). */
   edge: EdgeLimits;
+  /** The per-address and per-key counters, shared with the SSE endpoint. */
+  admission: EdgeAdmission;
 }
-
-/** Forgotten per-address rates are pruned this often. */
-const PRUNE_MS = 10_000;
 
 export interface WsEndpoint {
   readonly connections: ReadonlySet<ClientConnection>;
@@ -85,7 +90,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
     if (line !== undefined) negotiated.set(request, line.slice(line.indexOf(':') + 1));
   });
 
-  const admission = new Admission(options.edge);
+  const { admission } = options;
 
   /** Connections refused after the upgrade, still within their close grace. */
   const refused = new Set<ClientConnection>();
@@ -95,7 +100,9 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
     const refusal =
       connections.size + (options.otherConnections?.() ?? 0) >= options.maxConnections
         ? 'too many connections'
-        : capReason(client.verdict);
+        : client.verdict === 'address' || client.verdict === 'key'
+          ? capReason(client.verdict)
+          : undefined;
     ws.on('close', (code, reason) => {
       if (connections.delete(connection)) admission.closed(client.address, client.key);
       refused.delete(connection);
@@ -109,7 +116,11 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
         durationMs: Date.now() - connection.openedAt,
       });
     });
-    ws.on('error', (error: Error & { code?: string }) => connection.terminate(frameErrorCloseCode(error)));
+    ws.on('error', (error: Error & { code?: string }) => {
+      const sentCode = frameErrorCloseCode(error);
+      if (sentCode === undefined) connection.terminate();
+      else connection.closedOnBadFrame(sentCode);
+    });
     if (refusal !== undefined) {
       // After the upgrade, so that a browser sees why (it cannot read an HTTP refusal).
       refused.add(connection);
@@ -134,14 +145,11 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
       refuse(socket, refusal.status, refusal.error, refusal.message);
       return;
     }
-    const address = clientAddress(
-      socket.remoteAddress,
-      request.headers['x-forwarded-for'],
-      options.edge.trustedProxyDepth,
-    );
-    // The key (when keys are required) groups connections for the per-key caps and isolation limits.
-    const key = options.apiKeys === undefined ? undefined : presentedKey(request.headers, url);
-    const verdict = admission.admitUpgrade(address, key);
+    const client = edgeClient(request, url, {
+      apiKeys: options.apiKeys,
+      trustedProxyDepth: options.edge.trustedProxyDepth,
+    });
+    const verdict = admission.admitConnection(client.address, client.key);
     if (verdict === 'rate') {
       // Before the upgrade: a client reconnecting in a loop costs no WebSocket.
       refuse(socket, 429, 'too_many_requests', 'too many new connections from this address; retry later', {
@@ -150,12 +158,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
       return;
     }
     wss.handleUpgrade(request, socket, head, (ws) =>
-      onConnection(
-        ws,
-        socket,
-        { address, key, verdict },
-        sharesCompressedFrames(negotiated.get(request) ?? ''),
-      ),
+      onConnection(ws, socket, { ...client, verdict }, sharesCompressedFrames(negotiated.get(request) ?? '')),
     );
   };
   const detachers: (() => void)[] = [];
@@ -168,8 +171,6 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
     });
   };
   attach(app.server);
-  const prune = setInterval(() => admission.prune(), PRUNE_MS);
-  prune.unref();
   // A plain GET (a browser tab, curl) is told what the path wants instead of a bare 404.
   app.get(WS_PATH, (_request, reply) =>
     reply
@@ -190,7 +191,6 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
   app.addHook('preClose', async () => {
     for (const detach of detachers) detach();
     clearInterval(heartbeat);
-    clearInterval(prune);
     for (const connection of refused) connection.terminate();
     context.coalescer.flushNow();
     const closed = [...connections].map(
@@ -229,16 +229,8 @@ export function sharesCompressedFrames(extensions: string): boolean {
 }
 
 /** Who is connecting, and what the per-address and per-key caps said before the upgrade. */
-interface Client {
-  address: string;
-  key: string | undefined;
-  verdict: UpgradeVerdict;
-}
-
-function capReason(verdict: UpgradeVerdict): string | undefined {
-  if (verdict === 'address') return 'too many connections from this address';
-  if (verdict === 'key') return 'too many connections for this API key';
-  return undefined;
+interface Client extends EdgeClient {
+  verdict: EdgeVerdict;
 }
 
 /** Answers an upgrade request with a plain HTTP error (before any WebSocket exists) and hangs up. */
@@ -260,7 +252,7 @@ function refuse(
 /**
  * The close code ws has already sent when it reports a bad client frame (its documented `WS_ERR_*`
  * codes): 1007 for text that is not UTF-8, 1009 for a frame over the limit, 1002 for the rest.
- * Undefined for a socket error, where nothing was sent.
+ * Undefined for a socket error, where nothing was sent and nothing more can be read.
  */
 function frameErrorCloseCode(error: { code?: string }): number | undefined {
   if (error.code === 'WS_ERR_INVALID_UTF8') return closeCodes.invalidPayload;

@@ -4,8 +4,14 @@
  * queued for the relay-wide flush of ws/write-coalescer.ts and then written in one socket write
  * (docs/protocol.md "Write coalescing"). The bytes waiting count toward the connection's buffered
  * bytes, so holding back (relay/held-back.ts) sees them and the wait never grows a queue.
+ *
+ * This is the per-delivery path of the fan-out: with one stream per client a poll's frame costs one
+ * call here per subscriber, so everything it reads lives on this object, the socket and the
+ * WebSocket (no closures, no counters elsewhere), and nothing is allocated besides the socket write.
  */
 import type { Socket } from 'node:net';
+import { WebSocket } from 'ws';
+import type { HeldBackStreams } from '../relay/held-back.ts';
 import type { CoalescedWriter, WriteCoalescer } from './write-coalescer.ts';
 
 /** What left through a connection's write path (tests and diagnostics). */
@@ -17,25 +23,34 @@ export interface WriteCounts {
 }
 
 export interface SocketWriterOptions {
-  /** False once the connection is closing or closed: nothing more is written. */
-  canWrite: () => boolean;
-  /** Whether the socket's unsent bytes are past the hard limit: the write is refused, `onOverflow` called. */
-  overflows: (socketBytes: number) => boolean;
+  /** Its hard limit: a write with the socket's unsent bytes past it is refused, `onOverflow` called. */
+  heldBack: HeldBackStreams;
   onOverflow: () => void;
 }
 
 export class SocketWriter implements CoalescedWriter {
-  readonly counts: WriteCounts = { frames: 0, writes: 0 };
+  readonly #ws: WebSocket;
   readonly #socket: Socket;
   readonly #coalescer: WriteCoalescer;
-  readonly #options: SocketWriterOptions;
+  readonly #heldBack: HeldBackStreams;
+  readonly #onOverflow: () => void;
   #queued: Buffer[] = [];
+  /** Zero exactly when nothing is queued (a frame is never empty). */
   #queuedBytes = 0;
+  #frames = 0;
+  #writes = 0;
+  #stopped = false;
 
-  constructor(socket: Socket, coalescer: WriteCoalescer, options: SocketWriterOptions) {
+  constructor(ws: WebSocket, socket: Socket, coalescer: WriteCoalescer, options: SocketWriterOptions) {
+    this.#ws = ws;
     this.#socket = socket;
     this.#coalescer = coalescer;
-    this.#options = options;
+    this.#heldBack = options.heldBack;
+    this.#onOverflow = options.onOverflow;
+  }
+
+  get counts(): WriteCounts {
+    return { frames: this.#frames, writes: this.#writes };
   }
 
   /** Bytes written but not yet sent, plus those waiting for the flush. */
@@ -43,16 +58,21 @@ export class SocketWriter implements CoalescedWriter {
     return this.#socket.writableLength + this.#queuedBytes;
   }
 
-  /** A stream frame that may wait for the window (the coalescer writes it at the latest then). */
-  enqueue(wire: Buffer): void {
-    if (this.#queued.length === 0) this.#coalescer.schedule(this);
+  /**
+   * A stream frame that may wait for the window (the coalescer writes it at the latest then). Once
+   * as many frames wait as the connection has `streams`, nothing is left to wait for (typically a
+   * frame of every stream): they are written now.
+   */
+  enqueue(wire: Buffer, streams: number): void {
+    if (this.#queuedBytes === 0) this.#coalescer.schedule(this);
     this.#queued.push(wire);
     this.#queuedBytes += wire.length;
+    if (this.#queued.length >= streams) this.flushQueued();
   }
 
   /** A frame that must not wait: written now, behind (and in the same write as) anything queued. */
   write(wire: Buffer): void {
-    if (this.#queued.length === 0) {
+    if (this.#queuedBytes === 0) {
       this.#writeNow(wire, 1);
       return;
     }
@@ -62,29 +82,34 @@ export class SocketWriter implements CoalescedWriter {
   }
 
   flushQueued(): void {
+    if (this.#queuedBytes === 0) return;
     const queued = this.#queued;
-    if (queued.length === 0) return;
     const bytes = this.#queuedBytes;
     this.#queued = [];
     this.#queuedBytes = 0;
     this.#writeNow(queued.length === 1 ? queued[0]! : Buffer.concat(queued, bytes), queued.length);
   }
 
-  /** Forgets what is queued (the connection is gone). */
-  clear(): void {
+  /**
+   * Nothing more is written: the connection is closing (its close frame follows what was written)
+   * or gone. What is still queued is forgotten.
+   */
+  stop(): void {
+    this.#stopped = true;
     this.#queued = [];
     this.#queuedBytes = 0;
   }
 
   /** One socket write of `frames` complete frames. */
   #writeNow(wire: Buffer, frames: number): void {
-    if (!this.#options.canWrite()) return;
-    if (this.#options.overflows(this.#socket.writableLength)) {
-      this.#options.onOverflow();
+    // ws moves to CLOSING when the client's close frame arrives: no data may follow ws's reply to it.
+    if (this.#stopped || this.#ws.readyState !== WebSocket.OPEN) return;
+    if (this.#heldBack.overflows(this.#socket.writableLength)) {
+      this.#onOverflow();
       return;
     }
-    this.counts.frames += frames;
-    this.counts.writes += 1;
+    this.#frames += frames;
+    this.#writes += 1;
     this.#socket.write(wire);
   }
 }

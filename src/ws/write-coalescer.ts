@@ -27,7 +27,9 @@ export class WriteCoalescer {
 
   /**
    * `writer` has just queued its first frame since its last flush: it is written at the latest
-   * `windowMs` from the first frame queued by any connection. Call once per flush per writer.
+   * `windowMs` from the first frame queued by any connection. Call once per flush per writer; a
+   * writer that flushed early on its own may be scheduled again within the window (flushing one
+   * with nothing queued does nothing).
    */
   schedule(writer: CoalescedWriter): void {
     this.#waiting.push(writer);

@@ -3,14 +3,9 @@
  * it asks for on a gap, a checksum mismatch or another epoch; plus the frame reader's refusals.
  */
 import { describe, expect, it } from 'vitest';
+import { BookSubscription, PriceSubscription } from '../../src/client/channel-subscriptions.ts';
 import { decodeFrame } from '../../src/client/frames.ts';
-import {
-  BookSubscription,
-  PriceSubscription,
-  type ResyncReason,
-  type StreamHost,
-  type SubscriptionStatus,
-} from '../../src/client/stream-subscription.ts';
+import type { ResyncReason, StreamHost, SubscriptionStatus } from '../../src/client/stream-subscription.ts';
 import { applyBookUpdate, type BookState, bookChecksum } from '../../src/protocol/book.ts';
 import type { BookData, BookSnapshotMessage, BookUpdateMessage } from '../../src/protocol/messages.ts';
 

@@ -1,6 +1,6 @@
 /**
  * The Redis coordinator against a private redis-server: leases (take, renew, hand over, expire),
- * shared results reaching followers but not their sender, and failing open when Redis is away.
+ * writes reaching followers but not their writer, and failing open when Redis is away.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { OutageSummary } from '../../src/cluster/outage-errors.ts';
@@ -58,21 +58,25 @@ describe.skipIf(!redisAvailable())('RedisCoordinator', () => {
     expect(await b.claim('price:y', 60_000)).toBe(true);
   });
 
-  it('delivers shared results to followers of that target only, never back to the sender', async () => {
+  it("delivers the holder's writes to followers of that target only, never back to the writer", async () => {
     const [a, b, c] = [await coordinator(), await coordinator(), await coordinator()];
     const seen: Record<string, string[]> = { a: [], b: [], c: [] };
     a.follow('book:m1', (payload) => seen.a!.push(payload));
     b.follow('book:m1', (payload) => seen.b!.push(payload));
     c.follow('book:m2', (payload) => seen.c!.push(payload));
+    expect(await a.claim('book:m1', 5_000)).toBe(true);
+    const write = (ts: string) =>
+      a.log.commit('book:m1', { state: undefined, ts, rts: ts, receivedAt: 1 }, []);
     await waitFor('subscriptions', async () => {
-      a.share('book:m1', 'probe');
+      await write('probe');
       return seen.b!.length > 0;
     });
-    a.share('book:m1', '{"n":1}');
-    a.share('book:m1', '{"n":2}');
-    const results = () => seen.b!.filter((payload) => payload !== 'probe');
-    await waitFor('two results', () => results().length === 2);
-    expect(results()).toEqual(['{"n":1}', '{"n":2}']); // in order
+    await write('one');
+    await write('two');
+    const written = () =>
+      seen.b!.map((payload) => (JSON.parse(payload) as { ts: string }).ts).filter((ts) => ts !== 'probe');
+    await waitFor('two writes', () => written().length === 2);
+    expect(written()).toEqual(['one', 'two']); // in order
     expect(seen.a).toEqual([]);
     expect(seen.c).toEqual([]);
     b.unfollow('book:m1');

@@ -25,7 +25,9 @@ describe('relay end to end: book and price streams', () => {
   const clients: ProtocolClient[] = [];
 
   beforeAll(async () => {
-    harness = await startHarness({ sim: { markets: 8 } });
+    // Polls every 20 ms: at the default factor of 3 a first answer slower than 60 ms (a loaded CI
+    // machine) would make a stream stale before its first state; freshness has its own tests.
+    harness = await startHarness({ sim: { markets: 8 }, relay: { tuning: { staleAfterFactor: 50 } } });
     markets = harness.sim.market.marketIds();
   });
   afterAll(async () => {

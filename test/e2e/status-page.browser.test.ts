@@ -2,6 +2,8 @@
  * The status page in a real browser (Debian's chromium driven by playwright-core): on a relay over a
  * live simulator it fills the markets table from the SSE feed and the picker from upstream, opens a
  * market's book view (the client SDK bundled by the relay) and sees the book change in place, and
+ * picks each other channel of that market in the tabs (trades, market record, probabilities, its oracle
+ * feed, orders) and sees its data, over the WebSocket and over SSE, and
  * takes a screenshot, under the page's Content-Security-Policy and an `--allowed-origins` list that
  * does not name the relay. `npm run screenshot` (UPDATE_SCREENSHOT=1) saves it as the README's
  * docs/status-page.png; a plain test run leaves the working tree alone and saves it to a temp dir.
@@ -171,4 +173,74 @@ describe.runIf(run)('status page in a browser', () => {
     expect(harness.relay.sse.connections.size).toBeGreaterThanOrEqual(1);
     expect(pageErrors).toEqual([]);
   });
+
+  it('draws the live book over Server-Sent Events on the operator port too', async () => {
+    // The page lives on the operator port here; its book view connects back to that origin.
+    const operated = await startHarness({
+      sim: { markets: 3, tickMs: 100 },
+      relay: { bookPollMs: 100, pricePollMs: 100, operatorPort: 0, operatorHost: '127.0.0.1' },
+    });
+    try {
+      const market = operated.sim.market.marketIds()[1]!;
+      await page.goto(`${operated.relay.operatorUrl}/?transport=sse&market=${market}`);
+      const book = await bookViewChanging();
+      expect(await book.getAttribute('data-market')).toBe(market);
+      expect(operated.relay.sse.connections.size).toBeGreaterThanOrEqual(1);
+      expect(operated.relay.ws.connections.size).toBe(0);
+      expect(pageErrors).toEqual([]);
+      await page.goto('about:blank');
+    } finally {
+      await operated.stop();
+    }
+  });
+
+  /** Clicks a channel tab and waits until its view drew a verified state with at least one row. */
+  async function channelShows(channel: string) {
+    await page.locator(`#channel-tabs button[data-channel="${channel}"]`).click();
+    const view = page.locator('#book-view');
+    await waitFor(
+      `the ${channel} view to draw its stream`,
+      async () =>
+        (await view.getAttribute('data-channel')) === channel &&
+        (await view.getAttribute('data-seq')) !== null &&
+        Number(await view.locator('.channel-body').getAttribute('data-rows')) > 0,
+      { timeoutMs: 15_000 },
+    );
+    return view;
+  }
+
+  for (const transport of ['websocket', 'sse'] as const) {
+    it(`shows each channel of the picked market in its tab (${transport})`, async () => {
+      const market = harness.sim.market.activeMarketIds()[0]!;
+      const query = transport === 'sse' ? '&transport=sse' : '';
+      await page.goto(`${harness.relay.url}/?market=${market}${query}`);
+      await bookViewChanging();
+
+      const trades = await channelShows('trades');
+      expect(await trades.locator('table.trades tbody tr td').first().textContent()).toMatch(
+        /^\d\d:\d\d:\d\d/,
+      );
+
+      const record = await channelShows('market');
+      expect(await record.locator('table.record').textContent()).toContain(market);
+
+      const probabilities = await channelShows('probabilities');
+      expect(await probabilities.locator('.channel-summary').textContent()).toMatch(/markets\)$/);
+
+      const oracle = await channelShows('oracle');
+      const { oracle_feed_id } = await (await fetch(`${harness.sim.url}/api/markets/${market}`))
+        .json()
+        .then((body: { market: { oracle_feed_id: string } }) => body.market);
+      expect(await oracle.locator('.channel-summary').textContent()).toBe(`oracle feed ${oracle_feed_id}`);
+
+      const orders = await channelShows('orders');
+      expect(await orders.locator('table.orders.bid tbody tr').count()).toBeGreaterThan(0);
+      // The tab is in the URL, so a reload comes back to it.
+      expect(new URL(page.url()).searchParams.get('channel')).toBe('orders');
+
+      await page.locator('#channel-tabs button[data-channel="book"]').click();
+      await bookViewChanging();
+      expect(pageErrors).toEqual([]);
+    });
+  }
 });

@@ -37,8 +37,10 @@ describe('an absurd upstream timestamp', () => {
     const pollsToRecover = await waitFor('the book after the clock came back', () =>
       JSON.stringify(client.view('book', market)!.state) === expected ? bookPolls() - pollsBefore : false,
     );
-    // One poll may have been in flight across the tick; the next one carries the change.
-    expect(pollsToRecover).toBeLessThanOrEqual(4);
+    // One poll may have been in flight across the tick and the next one carries the change; polls
+    // every 20 ms keep coming while a loaded machine delivers it, so "a few" is counted generously.
+    // A stream frozen by the far-future time would never match at all.
+    expect(pollsToRecover).toBeLessThanOrEqual(10);
     expect(client.view('book', market)!.ts.startsWith('2099')).toBe(false);
     await waitFor('the price stream too', () => !client.view('price', market)!.ts.startsWith('2099'));
     // Live: whatever a loaded machine's slow poll may have said meanwhile, the last word is not stale.

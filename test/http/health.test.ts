@@ -71,9 +71,9 @@ describe('GET /health', () => {
     await waitFor('a snapshot', () => client.view('book', market));
 
     harness.sim.setFaults({ errorRate: 1 });
-    const down = await waitFor('503', async () => {
+    const down = await waitFor('503 with the stream stale', async () => {
       const answer = await health(harness.relay.url);
-      return answer.status === 503 ? answer : undefined;
+      return answer.status === 503 && answer.body.staleStreams === 1 ? answer : undefined;
     });
     expect(down.body.status).toBe('upstream_unreachable');
     expect(down.body.upstream.errorRate).toBeGreaterThan(0);

@@ -11,6 +11,7 @@ import type { StatusSnapshot } from '../../src/observability/status-snapshot.ts'
 import { type Harness, startHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { sseEvents } from '../support/sse.ts';
+import { SseClient } from '../support/sse-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const OPERATOR_KEY = 'operator-key-0123456789';
@@ -31,7 +32,7 @@ async function nonReadingViewer(url: string): Promise<Socket> {
 describe('operator endpoints', () => {
   let harness: Harness | undefined;
   const sockets: Socket[] = [];
-  const clients: ProtocolClient[] = [];
+  const clients: (ProtocolClient | SseClient)[] = [];
   afterEach(async () => {
     for (const socket of sockets.splice(0)) socket.destroy();
     await Promise.all(clients.splice(0).map((client) => client.close()));
@@ -128,7 +129,7 @@ describe('operator endpoints', () => {
     expect(await page.text()).toContain('<html');
   });
 
-  it('serves the operator endpoints on the operator port only, with the page and its WebSocket working there', async () => {
+  it('serves the operator endpoints on the operator port only, with the page, its WebSocket and SSE working there', async () => {
     harness = await startHarness({ relay: { operatorPort: 0, operatorHost: '127.0.0.1' } });
     const { url, operatorUrl } = harness.relay;
     expect(operatorUrl).toBeDefined();
@@ -139,11 +140,20 @@ describe('operator endpoints', () => {
       await operated.body?.cancel();
     }
     expect((await fetch(`${url}/health`)).status).toBe(200);
+    const [market] = harness.sim.market.marketIds() as [string];
     for (const base of [url, operatorUrl!]) {
       const client = await ProtocolClient.connect(`${base}/v1/ws`, { origin: base });
       clients.push(client);
       expect((await client.request({ op: 'ping' })).type).toBe('pong');
+      // The status page's `?transport=sse` book view uses the SSE endpoint of its own origin.
+      const events = await SseClient.connect(`${base}/v1/sse?channel=price&markets=${market}`, {
+        origin: base,
+      });
+      clients.push(events);
+      expect(events.status, base).toBe(200);
+      await waitFor(`a price snapshot over SSE from ${base}`, () => events.of('snapshot').length === 1);
     }
+    expect(harness.relay.sse.connections.size).toBe(2);
   });
 
   it('sends security headers: a CSP that forbids framing on HTML pages, nosniff and no referrer everywhere', async () => {

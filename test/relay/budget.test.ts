@@ -29,6 +29,20 @@ describe('pollIntervals', () => {
     expect(requestsPerSecond).toBeLessThanOrEqual(45);
   });
 
+  it('counts the targets of the other channels in the same stretch', () => {
+    // 18 books/s + 9 market records, oracle feeds or the probabilities map a second: 27 against 9.
+    const intervals = pollIntervals({
+      bookMarkets: 18,
+      priceMarkets: 0,
+      bookPollMs: 1000,
+      pricePollMs: 1000,
+      otherRequestsPerSecond: 9,
+      rps: 10,
+    });
+    expect(intervals.stretch).toBe(3);
+    expect(intervals.bookIntervalMs).toBe(3000);
+  });
+
   it('depends on markets, never on clients: no markets, no demand', () => {
     expect(
       pollIntervals({ bookMarkets: 0, priceMarkets: 0, bookPollMs: 500, pricePollMs: 700, rps: 1 }).stretch,

@@ -9,7 +9,14 @@ import type { SchedulerMode } from '../../src/relay/poll-scheduler.ts';
 import { PollerPool, type PollSource } from '../../src/relay/poller-pool.ts';
 import { StreamRegistry } from '../../src/relay/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../../src/relay/stream.ts';
-import type { ClobPriceBatchResponse, OrderBook, ProbabilitiesResponse } from '../../src/upstream/schemas.ts';
+import type {
+  ClobPriceBatchResponse,
+  MarketActivityResponse,
+  MarketResponse,
+  OrderBook,
+  ProbabilitiesResponse,
+  TokenPriceResponse,
+} from '../../src/upstream/schemas.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const marketId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
@@ -50,8 +57,23 @@ class ScriptedSource implements PollSource {
     });
   }
 
+  probabilityCalls = 0;
+
   probabilities(): Promise<ProbabilitiesResponse> {
+    this.probabilityCalls += 1;
     return Promise.resolve({ success: true, probabilities: {} });
+  }
+
+  market(): Promise<MarketResponse> {
+    return Promise.reject(new Error('not scripted'));
+  }
+
+  tokenPrice(): Promise<TokenPriceResponse> {
+    return Promise.reject(new Error('not scripted'));
+  }
+
+  marketActivity(): Promise<MarketActivityResponse> {
+    return Promise.reject(new Error('not scripted'));
   }
 
   releaseAll(): void {
@@ -81,6 +103,7 @@ describe('PollerPool', () => {
       lingerMs = 10,
       scheduler = 'freshness' as SchedulerMode,
       shareOwner = undefined as ((subscriber: StreamSubscriber) => unknown) | undefined,
+      budgetShare = undefined as (() => number | undefined) | undefined,
     } = {},
   ) {
     const registry: StreamRegistry = new StreamRegistry({
@@ -88,11 +111,12 @@ describe('PollerPool', () => {
       resumeBufferSize: 10,
       onInterestChange: () => poller?.sync(),
     });
+    const events = new RelayEvents();
     poller = new PollerPool({
       source,
       coordinator: new LocalCoordinator(),
       registry,
-      events: new RelayEvents(),
+      events,
       bookPollMs,
       pricePollMs,
       upstreamRps: rps,
@@ -101,9 +125,25 @@ describe('PollerPool', () => {
       maxAgeMs: 30_000,
       staleAfterFactor: 3,
       ...(shareOwner === undefined ? {} : { shareOwner }),
+      ...(budgetShare === undefined ? {} : { budgetShare }),
     });
-    return { registry, poller };
+    return { registry, poller, events };
   }
+
+  it("plans with the relay's share of the cluster budget, and again when the share moves", async () => {
+    const source = new ScriptedSource();
+    let share: number | undefined;
+    const { registry, poller: pool } = setup(source, { rps: 100, budgetShare: () => share });
+    registry.subscribe(nobody, { channel: 'book', market: marketId(1), depth: null });
+    expect(pool.freshness().pollsPerSecond.budget).toBeCloseTo(90); // no share known yet: the whole budget
+    share = 0.25;
+    await waitFor('a plan with a quarter of the budget', () => pool.freshness().pollsPerSecond.budget < 30);
+    expect(pool.freshness().pollsPerSecond.budget).toBeCloseTo(22.5);
+    share = 0.01; // peers spend it all: still a tenth, to learn a larger share
+    await waitFor('the floor', () => pool.freshness().pollsPerSecond.budget < 20);
+    expect(pool.freshness().pollsPerSecond.budget).toBeCloseTo(9);
+    source.releaseAll();
+  });
 
   it('never polls the same book twice at once, however slow upstream is', async () => {
     vi.useFakeTimers();
@@ -144,6 +184,34 @@ describe('PollerPool', () => {
     expect(poller.bookMarketCount).toBe(18);
   });
 
+  it('reads the change hints from the polls of the probabilities stream instead of asking twice', async () => {
+    vi.useFakeTimers();
+    const source = new ScriptedSource();
+    const { registry, events } = setup(source, { rps: 10, bookPollMs: 1000, pricePollMs: 1000 });
+    for (let i = 0; i < 18; i++) registry.subscribe(nobody, { channel: 'book', market: marketId(i) });
+    const run = async (ms: number) => {
+      for (let at = 0; at < ms; at += 250) {
+        source.releaseAll();
+        await vi.advanceTimersByTimeAsync(250);
+      }
+    };
+    // The budget is short: the hint map is worth its own request.
+    await run(3_000);
+    expect(source.probabilityCalls).toBeGreaterThan(0);
+
+    registry.subscribe(nobody, { channel: 'probabilities', market: 'all' });
+    await run(250);
+    let streamPolls = 0;
+    events.on('poll:done', ({ kind }) => {
+      if (kind === 'probabilities') streamPolls += 1;
+    });
+    source.probabilityCalls = 0;
+    await run(6_000);
+    expect(streamPolls).toBeGreaterThan(0);
+    // Every request for the map is the stream's own: the hints read it from there.
+    expect(source.probabilityCalls).toBe(streamPolls);
+  });
+
   it('stops polling a market when its last stream goes, after the linger', async () => {
     vi.useFakeTimers();
     const source = new ScriptedSource();
@@ -169,8 +237,8 @@ describe('PollerPool', () => {
   it('gives the connections of one API key one share of a short budget, not one each', async () => {
     /** Polls per market, answered at once with the same book. */
     const polls = new Map<string, number>();
-    const instant: PollSource = {
-      orderBook: (market) => {
+    const instant = new (class extends ScriptedSource {
+      override orderBook(market: string): Promise<OrderBook> {
         polls.set(market, (polls.get(market) ?? 0) + 1);
         return Promise.resolve({
           market_id: market,
@@ -179,10 +247,8 @@ describe('PollerPool', () => {
           last_price: '0.50000000',
           timestamp: '2025-01-01T00:00:00.000Z',
         });
-      },
-      clobPrices: () => Promise.resolve({ data: [] }),
-      probabilities: () => Promise.resolve({ success: true, probabilities: {} }),
-    };
+      }
+    })();
     const subscriber = (): StreamSubscriber => ({ deliver() {}, notify() {}, ended() {} });
     // Two connections of key K with five markets each that nobody else wants; one connection
     // without a key with one market. Per connection, K would weigh 2 against 1; per key, 1 against 1.

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { BookState } from '../../src/protocol/book.ts';
 import type { BookData } from '../../src/protocol/messages.ts';
-import { bookCodec, priceCodec } from '../../src/relay/channels.ts';
-import type { Frame } from '../../src/relay/frame.ts';
+import { codecs } from '../../src/relay/channels.ts';
+import { type Frame, toFrame } from '../../src/relay/frame.ts';
 import {
   type AnyStream,
   type BookStream,
@@ -33,7 +33,7 @@ function book(bids: [string, string][], lastPrice = '0.50000000'): BookState {
 }
 
 function newStream(ring = 3): Stream<BookState, BookData> {
-  return new Stream({ channel: 'book', market, depth: 10 }, bookCodec, ring);
+  return new Stream({ channel: 'book', market, depth: 10 }, codecs.book, ring);
 }
 
 describe('Stream', () => {
@@ -135,8 +135,8 @@ describe('Stream', () => {
 
 describe('publish', () => {
   it('takes only the state type of the stream it publishes to (checked by the type checker)', () => {
-    const books: BookStream = new Stream({ channel: 'book', market, depth: null }, bookCodec, 3);
-    const prices: PriceStream = new Stream({ channel: 'price', market }, priceCodec, 3);
+    const books: BookStream = new Stream({ channel: 'book', market, depth: null }, codecs.book, 3);
+    const prices: PriceStream = new Stream({ channel: 'price', market }, codecs.price, 3);
     expect(publish(books, book([['0.50000000', '1']]), 't', 'r', 1).seq).toBe(1);
     expect(publish(prices, { best_bid: '0.50000000' }, 't', 'r', 1).seq).toBe(1);
     // Only compiled, never run: the type checker must reject it.
@@ -147,5 +147,54 @@ describe('publish', () => {
     // @ts-expect-error: a price stream is not a book stream
     const wrongChannel: BookStream = prices;
     expect(wrongChannel.channel).toBe('price');
+  });
+});
+
+describe('Stream numbered by the cluster (lease holder)', () => {
+  const frameOf = (seq: number) => toFrame({ type: 'pong', ts: String(seq) });
+
+  it("takes the holder's updates as they are, and resumes from them", () => {
+    const stream = newStream(5);
+    const recorder = new Recorder();
+    stream.subscribers.add(recorder);
+    stream.reset({ epoch: 'cluster', seq: 7 }, book([['0.40000000', '1']]), 't', 'r', 1);
+    expect(recorder.messages).toMatchObject([{ type: 'snapshot', epoch: 'cluster', seq: 7 }]);
+    stream.advance(
+      [
+        { seq: 8, frame: frameOf(8) },
+        { seq: 9, frame: frameOf(9) },
+      ],
+      book([]),
+      't2',
+      'r2',
+      2,
+    );
+    expect(stream.seq).toBe(9);
+    expect(stream.epoch).toBe('cluster');
+    expect(recorder.messages.slice(1)).toEqual([
+      { type: 'pong', ts: '8' },
+      { type: 'pong', ts: '9' },
+    ]);
+    expect(stream.updatesSince('cluster', 7)?.map((frame) => frame.text)).toEqual([
+      frameOf(8).text,
+      frameOf(9).text,
+    ]);
+    expect(stream.updatesSince('other', 7)).toBeUndefined();
+    stream.confirm('t3', 'r3', 3);
+    expect(stream.ts).toBe('t3');
+    expect(stream.seq).toBe(9);
+  });
+
+  it('restores its ring with a reset and forks into an epoch of its own', () => {
+    const stream = newStream(5);
+    stream.reset({ epoch: 'cluster', seq: 3 }, book([]), 't', 'r', 1, [
+      { seq: 2, frame: frameOf(2) },
+      { seq: 3, frame: frameOf(3) },
+    ]);
+    expect(stream.updatesSince('cluster', 1)).toHaveLength(2);
+    stream.fork();
+    expect(stream.hasState).toBe(false);
+    expect(stream.epoch).not.toBe('cluster');
+    expect(publish(stream, book([]), 't', 'r', 2).seq).toBe(1); // a snapshot in its own epoch
   });
 });

@@ -74,6 +74,9 @@ describe('a book polled with the same body again', () => {
       },
       clobPrices: (markets) => upstream.clobPrices(markets),
       probabilities: () => upstream.probabilities(),
+      market: (market) => upstream.market(market),
+      tokenPrice: (feedId) => upstream.tokenPrice(feedId),
+      marketActivity: (market, page) => upstream.marketActivity(market, page),
     };
     poller = new PollerPool({
       source,
@@ -98,7 +101,7 @@ describe('a book polled with the same body again', () => {
     const top = new Recorder();
     registry.subscribe(full, { channel: 'book', market: MARKET, depth: null });
     registry.subscribe(top, { channel: 'book', market: MARKET, depth: 10 });
-    const stream = () => registry.bookMarkets().get(MARKET)!.values().next().value!;
+    const stream = () => registry.streamsOf('book', MARKET).values().next().value!;
 
     // The same bytes again and again: confirmed each time, one snapshot, no update.
     await waitFor('five confirmations of the unchanged book', () => confirmations.length >= 5);

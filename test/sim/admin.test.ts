@@ -88,6 +88,30 @@ describe('simulator admin API', () => {
     expect((await call(`${url}/_sim/activity`, 'PUT', { tickMs: -1 })).status).toBe(400);
   });
 
+  it('sets the lifecycle pace and moves one market on, as the market endpoints then show', async () => {
+    const { url, market } = await sim();
+    expect((await call(`${url}/_sim/lifecycle`, 'GET')).body).toEqual({
+      expireEveryMs: 0,
+      resolutionDelayMs: 600_000,
+    });
+    expect((await call(`${url}/_sim/lifecycle`, 'PUT', { expireEveryMs: 5_000 })).body).toEqual({
+      expireEveryMs: 5_000,
+      resolutionDelayMs: 600_000,
+    });
+    expect((await call(`${url}/_sim/lifecycle`, 'PUT', { expireEveryMs: -1 })).status).toBe(400);
+    const [id] = market.activeMarketIds();
+    expect((await call(`${url}/_sim/markets/${id}`, 'PUT', { status: 'RESOLVED' })).body).toMatchObject({
+      id,
+      status: 'RESOLVED',
+    });
+    expect((await call(`${url}/api/markets/${id}`, 'GET')).body).toMatchObject({
+      market: { market_id: id, status: 'RESOLVED' },
+    });
+    const resolved = await call(`${url}/api/markets?statusFilter=resolved&limit=100`, 'GET');
+    expect((resolved.body.markets as Json[]).map((entry) => entry.market_id)).toContain(id);
+    expect((await call(`${url}/_sim/markets/${id}`, 'PUT', { status: 'ACTIVE' })).status).toBe(400);
+  });
+
   it('serves the request log and its own metrics, leaving admin requests out', async () => {
     const { url, market } = await sim();
     const [id] = market.activeMarketIds();

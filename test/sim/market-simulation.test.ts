@@ -182,6 +182,55 @@ describe('MarketSimulation', () => {
     expect(Date.parse(resolved.timestamp)).toBeGreaterThan(Date.parse(expiredBook!.timestamp));
   });
 
+  it('expires markets at the configured pace, soonest first, and resolves them after the delay', () => {
+    const run = () => {
+      const clock = fakeClock();
+      const sim = new MarketSimulation({
+        markets: 20,
+        seed: 3,
+        now: clock.now,
+        lifecycle: { expireEveryMs: 1_000, resolutionDelayMs: 2_000 },
+      });
+      const soonest = sim
+        .markets()
+        .filter((market) => market.status === 'ACTIVE')
+        .sort((a, b) => a.expiresAt - b.expiresAt)
+        .slice(0, 3)
+        .map((market) => market.id);
+      const statuses: string[][] = [];
+      for (let second = 1; second <= 5; second++) {
+        clock.advance(1_000);
+        sim.tick();
+        statuses.push(soonest.map((id) => sim.market(id)!.status));
+      }
+      return { soonest, statuses, sim };
+    };
+    const { statuses, sim } = run();
+    expect(statuses[0]).toEqual(['EXPIRED', 'ACTIVE', 'ACTIVE']);
+    expect(statuses[1]).toEqual(['EXPIRED', 'EXPIRED', 'ACTIVE']);
+    expect(statuses[2]).toEqual(['RESOLVED', 'EXPIRED', 'EXPIRED']);
+    expect(statuses[4]).toEqual(['RESOLVED', 'RESOLVED', 'RESOLVED']);
+    // Deterministic for a seed and a clock.
+    expect(run().statuses).toEqual(statuses);
+    sim.setLifecycle({ expireEveryMs: 0 });
+    expect(sim.lifecycle()).toEqual({ expireEveryMs: 0, resolutionDelayMs: 2_000 });
+    expect(() => sim.setLifecycle({ resolutionDelayMs: -1 })).toThrow(RangeError);
+  });
+
+  it('settles one market at once, never backwards', () => {
+    const clock = fakeClock();
+    const sim = new MarketSimulation({ markets: 1, seed: 9, now: clock.now });
+    const market = sim.markets()[0]!;
+    sim.settle(market.id, 'EXPIRED');
+    expect(market.status).toBe('EXPIRED');
+    expect(market.expiresAt).toBe(START);
+    sim.settle(market.id, 'RESOLVED');
+    expect(market.status).toBe('RESOLVED');
+    expect(sim.orderBook(market.id)!.bids).toEqual([]);
+    sim.settle(market.id, 'EXPIRED');
+    expect(market.status).toBe('RESOLVED');
+  });
+
   it('spreads expirations from minutes to weeks ahead', () => {
     const sim = new MarketSimulation({ markets: 200, seed: 4, now: fakeClock().now });
     const ahead = sim

@@ -24,7 +24,23 @@ export async function startHarness(
   options: { sim?: SimulatorOptions; relay?: Partial<RelayConfig> } = {},
 ): Promise<Harness> {
   const sim = await startSimulator({ markets: 8, seed: 7, tickMs: 0, ...options.sim });
-  const relay = await startRelay(
+  const relay = await startHarnessRelay(sim, options.relay);
+  return {
+    sim,
+    relay,
+    async stop() {
+      await relay.close();
+      await sim.close();
+    },
+  };
+}
+
+/**
+ * A relay against `sim` with the harness's fast polls; a test may start a second one (a restarted
+ * relay) against the same simulator.
+ */
+export function startHarnessRelay(sim: SimulatorHandle, relay: Partial<RelayConfig> = {}): Promise<Relay> {
+  return startRelay(
     {
       port: 0,
       host: '127.0.0.1',
@@ -36,25 +52,20 @@ export async function startHarness(
       logLevel: 'silent',
       simMarkets: 8,
       simSeed: 7,
-      ...options.relay,
+      ...relay,
       tuning: {
         heartbeatMs: 60_000,
         lingerMs: 2_000,
+        // Polls every 20 ms: at the relay's default factor of 3 a loaded CI machine's 60 ms answer
+        // already reads as stale. Tests about staleness itself still see it, half a second later.
+        staleAfterFactor: 25,
         // Every test client connects from 127.0.0.1, many within a second; the edge tests set their own.
         edge: { connectionsPerSecondPerAddress: 1_000, connectionBurstPerAddress: 1_000 },
-        ...options.relay?.tuning,
+        ...relay.tuning,
       },
     },
     pino({ level: 'silent' }),
   );
-  return {
-    sim,
-    relay,
-    async stop() {
-      await relay.close();
-      await sim.close();
-    },
-  };
 }
 
 /** Anything a test opens that must be closed before its harness stops. */

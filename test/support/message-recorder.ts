@@ -5,8 +5,36 @@
  * continuity and checksums themselves, so the tests check the relay without the client SDK.
  */
 import { applyBookUpdate, type BookState, bookChecksum } from '../../src/protocol/book.ts';
-import type { BookData, PriceData, PriceUpdateData } from '../../src/protocol/messages.ts';
+import {
+  applyMarketUpdate,
+  applyOracleUpdate,
+  applyOrdersUpdate,
+  applyProbabilitiesUpdate,
+  applyTradesUpdate,
+} from '../../src/protocol/channel-state.ts';
+import type { Channel, ChannelData } from '../../src/protocol/messages.ts';
 import { applyPriceUpdate } from '../../src/protocol/price.ts';
+
+/** Each channel's state as a client keeps it (`book`: the sorted levels). */
+type ClientState<C extends Channel> = C extends 'book' ? BookState : ChannelData[C]['snapshot'];
+
+/** How a client applies each channel's update to its state. */
+const applyUpdate: {
+  [C in Channel]: (state: ClientState<C>, update: ChannelData[C]['update']) => ClientState<C>;
+} = {
+  book: applyBookUpdate,
+  price: applyPriceUpdate,
+  trades: applyTradesUpdate,
+  market: applyMarketUpdate,
+  probabilities: applyProbabilitiesUpdate,
+  oracle: applyOracleUpdate,
+  orders: applyOrdersUpdate,
+};
+
+function applied<C extends Channel>(channel: C, state: unknown, update: unknown): unknown {
+  // The recorder takes the wire as it comes; the channel names which types its data has.
+  return applyUpdate[channel](state as ClientState<C>, update as ChannelData[C]['update']);
+}
 
 export type Message = Record<string, unknown> & { type: string };
 
@@ -14,7 +42,8 @@ export interface StreamView {
   epoch: string;
   seq: number;
   ts: string;
-  state: BookState | PriceData;
+  /** The channel's state as a client keeps it (cast to the channel's type where read). */
+  state: unknown;
   /** Number of updates applied since the last snapshot. */
   updates: number;
 }
@@ -64,10 +93,7 @@ export class MessageRecorder {
       if (view.epoch !== epoch || seq !== view.seq + 1) {
         this.violations.push(`${key}: update ${epoch}/${seq} after ${view.epoch}/${view.seq}`);
       }
-      view.state =
-        message.channel === 'book'
-          ? applyBookUpdate(view.state as BookState, message.data as BookData)
-          : applyPriceUpdate(view.state as PriceData, message.data as PriceUpdateData);
+      view.state = applied(message.channel as Channel, view.state, message.data);
       view.seq = seq;
       view.ts = message.ts as string;
       view.updates += 1;

@@ -8,7 +8,10 @@ import type { Relay, RelayConfig } from '../../src/relay-server.ts';
 import type { SimulatorOptions } from '../../src/sim/server.ts';
 import { waitFor } from './wait-for.ts';
 
-/** Harness options: 10 markets, a 64 KiB high-water mark, requests unlimited so a test can flood. */
+/**
+ * Harness options: 10 markets, a 64 KiB high-water mark, requests unlimited so a test can flood,
+ * compression off.
+ */
 export function slowConsumerHarness(slowConsumerTimeoutMs = 10_000): {
   sim: SimulatorOptions;
   relay: Partial<RelayConfig>;
@@ -16,6 +19,9 @@ export function slowConsumerHarness(slowConsumerTimeoutMs = 10_000): {
   return {
     sim: { markets: 10 },
     relay: {
+      // Plain frames: compressed snapshots are a third of the size, so filling the loopback
+      // buffers would take three times the flood (and the time) for the same test of backpressure.
+      compression: false,
       tuning: {
         connection: {
           highWaterBytes: 64 * 1024,

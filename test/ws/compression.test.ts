@@ -92,8 +92,15 @@ describe('WebSocket compression', () => {
     expect(plain.socket!.bytesRead).toBeGreaterThan(jsonBytes(plain));
   });
 
-  it('is off by default: nobody negotiates it', async () => {
+  it('is on by default, for a client that offers it', async () => {
     harness = await start({ sim: { markets: 1 } });
+    const client = await connect(true);
+    expect(client.ws.extensions).toBe('permessage-deflate');
+    expect([...harness.relay.ws.connections][0]!.compresses).toBe(true);
+  });
+
+  it('is negotiated with nobody when the operator turns it off', async () => {
+    harness = await start({ sim: { markets: 1 }, relay: { compression: false } });
     const client = await connect(true);
     expect(client.ws.extensions).toBe('');
     expect([...harness.relay.ws.connections][0]!.compresses).toBe(false);

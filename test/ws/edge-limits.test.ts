@@ -9,22 +9,12 @@ import type { IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import type { EdgeLimits } from '../../src/relay/edge-admission.ts';
 import type { RelayConfig } from '../../src/relay-server.ts';
-import type { EdgeLimits } from '../../src/ws/admission.ts';
+import { edgeLimitsHarness } from '../support/edge-limits.ts';
 import { type Harness, useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
-
-const generous: EdgeLimits = {
-  maxConnectionsPerAddress: 1_000,
-  connectionsPerSecondPerAddress: 1_000,
-  connectionBurstPerAddress: 1_000,
-  maxConnectionsPerKey: 1_000,
-  maxPendingConnections: 1_000,
-  maxPendingPerAddress: 1_000,
-  headersTimeoutMs: 10_000,
-  trustedProxyDepth: 0,
-};
 
 describe('edge limits', () => {
   let harness: Harness;
@@ -32,9 +22,7 @@ describe('edge limits', () => {
   const sockets: Socket[] = [];
 
   async function start(edge: Partial<EdgeLimits>, relay: Partial<RelayConfig> = {}): Promise<Harness> {
-    harness = await startTestHarness({
-      relay: { ...relay, tuning: { edge: { ...generous, ...edge }, connection: { closeGraceMs: 200 } } },
-    });
+    harness = await startTestHarness(edgeLimitsHarness(edge, relay));
     return harness;
   }
   async function client(headers: Record<string, string> = {}): Promise<ProtocolClient> {

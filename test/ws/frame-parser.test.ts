@@ -51,6 +51,58 @@ describe('parseClientFrame', () => {
     expect(parsed.id).toBe(id);
   });
 
+  it('checks stream ids by channel and spells them in lower case, resume keys too', () => {
+    const feed = '0xAbC123';
+    const parsed = parseClientFrame(
+      text({
+        op: 'subscribe',
+        channel: 'oracle',
+        markets: [feed],
+        resume: { [feed]: { epoch: 'e', seq: 2 } },
+      }),
+      false,
+    );
+    expect(parsed).toEqual({
+      ok: true,
+      request: {
+        op: 'subscribe',
+        channel: 'oracle',
+        markets: ['0xabc123'],
+        resume: { '0xabc123': { epoch: 'e', seq: 2 } },
+      },
+    });
+    const upper = market.toUpperCase();
+    expect(parseClientFrame(text({ op: 'unsubscribe', channel: 'market', markets: [upper] }), false)).toEqual(
+      {
+        ok: true,
+        request: { op: 'unsubscribe', channel: 'market', markets: [market] },
+      },
+    );
+    expect(
+      parseClientFrame(text({ op: 'subscribe', channel: 'probabilities', markets: ['all'] }), false).ok,
+    ).toBe(true);
+    // An unknown channel keeps its ids as sent: the answer is unknown_channel, not bad_request.
+    expect(parseClientFrame(text({ op: 'subscribe', channel: 'candles', markets: ['x'] }), false)).toEqual({
+      ok: true,
+      request: { op: 'subscribe', channel: 'candles', markets: ['x'] },
+    });
+  });
+
+  it.each([
+    ['probabilities', [market], 'markets.0: the probabilities channel has one stream: "all"'],
+    ['probabilities', ['ALL'], 'markets.0: the probabilities channel has one stream: "all"'],
+    ['oracle', ['0x'], 'markets.0: not an oracle feed id (0x and hex digits)'],
+    ['oracle', [market], 'markets.0: not an oracle feed id (0x and hex digits)'],
+    ['trades', ['0xabc'], 'markets.0: not a UUID'],
+    ['orders', [market, 'all'], 'markets.1: not a UUID'],
+  ])('rejects a %s id of another kind (%j)', (channel, markets, message) => {
+    expect(parseClientFrame(text({ op: 'subscribe', id: 1, channel, markets }), false)).toEqual({
+      ok: false,
+      message,
+      id: 1,
+    });
+  });
+
   it('rejects more than 100 markets', () => {
     const markets = Array.from({ length: 101 }, () => market);
     const parsed = parseClientFrame(text({ op: 'subscribe', channel: 'book', markets }), false);

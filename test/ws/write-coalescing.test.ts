@@ -1,7 +1,8 @@
 /**
  * Write coalescing (protocol.md "Write coalescing"): stream frames that become ready for one
  * connection within the window leave in one socket write, each still a complete frame, in order per
- * stream; window 0 writes every frame on its own. Counted in the connection's write path, never timed.
+ * stream; a connection with a frame waiting for each of its streams writes at once; window 0 writes
+ * every frame on its own. Counted in the connection's write path, never timed.
  */
 import { describe, expect, it } from 'vitest';
 import type { ClientConnection } from '../../src/ws/client-connection.ts';
@@ -109,6 +110,18 @@ describe('write coalescing', () => {
     for (let i = 0; i < 3; i++) await single.request({ op: 'subscribe', channel: 'book', markets: [market] });
     const { frames, writes } = await countsAfterTicks(harness, single, [market], 3, 1);
     expect(writes).toBe(frames);
+  });
+
+  it('writes at once when a connection has as many frames waiting as it has streams', async () => {
+    // A window longer than the test: the snapshots can only arrive through the early write.
+    const { harness, markets } = await startWith(600_000);
+    await subscribed(harness, markets);
+    const late = await subscribed(harness, markets);
+    const { frames, writes } = newestConnection(harness).writeCounts;
+    // The `subscribed` answer, then the ten snapshots in one write (a `status` would add its own).
+    expect(frames).toBeGreaterThanOrEqual(1 + MARKETS);
+    expect(writes).toBeLessThanOrEqual(frames - (MARKETS - 1));
+    expect(late.violations).toEqual([]);
   });
 
   it('answers a request at once, behind the stream frames already queued', async () => {

@@ -3,8 +3,8 @@
  * The relay as a drop-in for upstream's public REST interface (docs/operations.md "REST front"):
  * each public path answers with upstream's own status and body (the CLOB price batch from the
  * relay's live price streams when it has them all), otherwise through a short-lived cache that
- * also coalesces concurrent identical requests into one upstream request, inside the upstream
- * client's caps. Plus `GET /v1/book/:market?depth=`, the live book with `epoch`, `seq` and
+ * also coalesces concurrent identical requests into one upstream request, each in a slot of the
+ * polling budget (docs/scheduler.md "One-off requests") and inside the upstream client's caps. Plus `GET /v1/book/:market?depth=`, the live book with `epoch`, `seq` and
  * `checksum` for clients that poll the relay.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -12,6 +12,8 @@ import { MARKET_ID_PATTERN } from '../../protocol/limits.ts';
 import { bookDepths } from '../../protocol/messages.ts';
 import { currentSnapshot } from '../../relay/current-snapshot.ts';
 import type { MarketAdmission } from '../../relay/market-admission.ts';
+import { OneOffRefusedError } from '../../relay/one-off-queue.ts';
+import type { PollerPool } from '../../relay/poller-pool.ts';
 import type { StreamRegistry } from '../../relay/registry.ts';
 import type { UpstreamClient } from '../../upstream/client.ts';
 import { CoalescingCache } from '../../upstream/coalescing-cache.ts';
@@ -21,6 +23,8 @@ import { publicRoutes } from './public-paths.ts';
 
 export interface RestFrontOptions {
   client: UpstreamClient;
+  /** Where each forwarded request waits for its slot of the upstream budget. */
+  budget: Pick<PollerPool, 'runOneOff'>;
   registry: StreamRegistry;
   marketAdmission: MarketAdmission;
   /** How long an upstream answer is served again (ms). */
@@ -52,16 +56,27 @@ export function registerRestFront(app: FastifyInstance, options: RestFrontOption
         const key = `${route.method} ${path}?${search} ${body === undefined ? '' : JSON.stringify(body)}`;
         try {
           const answer = await cache.get(key, () =>
-            options.client.forward({
-              endpoint: `${route.method} ${route.path}`,
-              method: route.method,
-              path,
-              query,
-              body,
-            }),
+            options.budget.runOneOff(
+              () =>
+                options.client.forward({
+                  endpoint: `${route.method} ${route.path}`,
+                  method: route.method,
+                  path,
+                  query,
+                  body,
+                }),
+              // Waiting for a slot longer than upstream could take to answer helps nobody.
+              AbortSignal.timeout(options.firstStateTimeoutMs),
+            ),
           );
           return reply.code(answer.status).type('application/json').send(answer.text);
         } catch (error) {
+          if (error instanceof OneOffRefusedError || isTimeout(error)) {
+            return reply
+              .code(503)
+              .header('retry-after', '1')
+              .send({ error: 'upstream_busy', message: 'the upstream budget is spent; retry later' });
+          }
           return reply.code(502).send({
             error: 'upstream_unavailable',
             message: error instanceof Error ? error.message : 'upstream unavailable',
@@ -101,6 +116,11 @@ async function answerBook(
     case 'unavailable':
       return reply.code(503).send({ error: 'upstream_unavailable', message: 'no state from upstream yet' });
   }
+}
+
+/** The wait for a budget slot ran out (AbortSignal.timeout's reason). */
+function isTimeout(error: unknown): boolean {
+  return error instanceof DOMException && error.name === 'TimeoutError';
 }
 
 function badRequest(reply: FastifyReply, message: string): FastifyReply {

@@ -16,7 +16,7 @@ export function livePriceBatch(registry: StreamRegistry, body: unknown): string 
   if (marketIds === undefined) return undefined;
   const data = [];
   for (const market of marketIds) {
-    const stream = registry.priceMarkets().get(market);
+    const [stream] = registry.streamsOf('price', market);
     if (stream?.state === undefined || stream.freshness !== 'live') return undefined;
     data.push({ market_id: market, ...stream.state, timestamp: stream.ts });
   }

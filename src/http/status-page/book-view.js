@@ -5,8 +5,8 @@
  * `subscribePrice(market)`; the SDK checks seq and checksums, this view only draws its verified state.
  * The ladder is built once and updated in place; a changed size flashes green (up) or red (down).
  */
-import { connect } from '/assets/client.js';
 import { trimDecimal } from './format.js';
+import { clearRoot, closableView, connectToRelay, element, viewHead } from './view-parts.js';
 
 const DEPTH = 10;
 const PRICE_FIELDS = [
@@ -18,24 +18,15 @@ const PRICE_FIELDS = [
 ];
 
 export function openBookView(root, { market, title, token, transport, onClose }) {
-  const client = connect(location.origin, {
-    ...(token === undefined ? {} : { apiKey: token }),
-    ...(transport === undefined ? {} : { transport }),
-  });
+  const client = connectToRelay({ token, transport });
   const book = client.subscribeBook(market, { depth: DEPTH });
   const price = client.subscribePrice(market);
 
-  root.replaceChildren();
+  clearRoot(root);
   root.dataset.market = market;
   root.dataset.updates = '0';
-  const head = element('div', 'book-head');
-  const heading = element('div');
-  const name = element('div', 'book-title', title);
-  const meta = element('div', 'book-meta', 'connecting…');
-  heading.append(name, meta);
-  const close = element('button', 'close-book', 'close');
-  close.type = 'button';
-  head.append(heading, close);
+  root.dataset.channel = 'book';
+  const { head, meta, close } = viewHead(title);
 
   const prices = element('div', 'prices');
   const priceCells = new Map();
@@ -111,19 +102,7 @@ export function openBookView(root, { market, title, token, transport, onClose })
     }
   }
 
-  const view = {
-    close() {
-      for (const off of offs) off();
-      book.unsubscribe();
-      price.unsubscribe();
-      void client.close();
-      root.replaceChildren();
-      delete root.dataset.market;
-      onClose();
-    },
-  };
-  close.addEventListener('click', () => view.close());
-  return view;
+  return closableView({ root, client, close, offs, streams: [book, price], onClose });
 }
 
 function levelRow(table, side) {
@@ -180,11 +159,4 @@ function flash(cell, className) {
   // Reading layout restarts the CSS animation when the same class is added again.
   void cell.offsetWidth;
   cell.classList.add(className);
-}
-
-function element(tag, className, content) {
-  const node = document.createElement(tag);
-  if (className !== undefined) node.className = className;
-  if (content !== undefined) node.textContent = content;
-  return node;
 }

@@ -2,7 +2,8 @@
  * @module http/status-page/status
  * The status page's script (browser ES module, served as is): renders each snapshot of the relay's
  * SSE feed (`GET /status/events`), lists upstream markets for the picker (`GET /status/markets`),
- * and opens a market's live book view (book-view.js, on the client SDK) from either list.
+ * and opens a market's live view from either list, on the client SDK: its book (book-view.js) or,
+ * picked in the channel tabs, its trades, record, probabilities, oracle feed or orders (channel-view.js).
  */
 import { formatAge, formatBytes, formatDuration, formatExpiry, sparkline, text } from './format.js';
 
@@ -13,6 +14,8 @@ const token = params.get('token') ?? undefined;
 const transport = params.get('transport') === 'sse' ? 'sse' : undefined;
 
 const $ = (id) => document.getElementById(id);
+/** A market UUID (docs/protocol.md "Market ids"), as opposed to an oracle feed id or `all`. */
+const MARKET_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // --- Live status (SSE) ----------------------------------------------------------------------------
 
@@ -135,7 +138,9 @@ function renderStreams(streams) {
         row.append(cell);
       }
       row.title = stream.market;
-      row.addEventListener('click', () => openBook(stream.market, title));
+      // The oracle's feed streams and the one probabilities stream are not markets to open.
+      if (MARKET_ID.test(stream.market))
+        row.addEventListener('click', () => openMarketView(stream.market, title));
       return row;
     }),
   );
@@ -180,7 +185,7 @@ function renderPicker() {
       const when = formatExpiry(market.status, Date.parse(market.expiresAt), now);
       details.textContent = `${when} · vol ${Math.round(market.volume).toLocaleString()}`;
       item.append(title, details);
-      item.addEventListener('click', () => openBook(market.id, market.title));
+      item.addEventListener('click', () => openMarketView(market.id, market.title));
       return item;
     }),
   );
@@ -193,26 +198,47 @@ $('market-status').addEventListener('change', renderPicker);
 void loadMarkets();
 setInterval(loadMarkets, 30_000);
 
-// --- Book view ------------------------------------------------------------------------------------
+// --- Market view: the book, or another channel picked in the tabs ---------------------------------
 
 let selected;
 let view;
+/** `?channel=` keeps the picked channel across reloads, as `?market=` keeps the market. */
+let channel = params.get('channel') ?? 'book';
 
-async function openBook(market, title) {
-  if (selected?.market === market) return;
-  view?.close();
-  selected = { market, title };
-  $('book-hint').hidden = true;
+function showChannelTab() {
+  for (const tab of $('channel-tabs').querySelectorAll('button[data-channel]')) {
+    tab.setAttribute('aria-selected', String(tab.dataset.channel === channel));
+  }
+}
+showChannelTab();
+
+$('channel-tabs').addEventListener('click', (event) => {
+  const picked = event.target.closest('button[data-channel]')?.dataset.channel;
+  if (picked === undefined || picked === channel) return;
+  channel = picked;
+  showChannelTab();
+  setParam('channel', channel === 'book' ? undefined : channel);
+  if (selected !== undefined) void openMarketView(selected.market, selected.title, true);
+});
+
+function setParam(name, value) {
   const url = new URL(location.href);
-  url.searchParams.set('market', market);
+  if (value === undefined) url.searchParams.delete(name);
+  else url.searchParams.set(name, value);
   history.replaceState(null, '', url);
+}
+
+async function openMarketView(market, title, reopen = false) {
+  if (selected?.market === market && !reopen) return;
+  view?.close();
+  const opening = { market, title, channel };
+  selected = opening;
+  $('book-hint').hidden = true;
+  setParam('market', market);
   for (const element of document.querySelectorAll('[data-market]')) {
     element.classList.toggle('selected', element.dataset.market === market);
   }
-  // Loaded on first use: the SDK bundle is built by the relay on its first request.
-  const { openBookView } = await import('./book-view.js');
-  if (selected?.market !== market) return;
-  view = openBookView($('book-view'), {
+  const options = {
     market,
     title,
     token,
@@ -221,12 +247,18 @@ async function openBook(market, title) {
       selected = undefined;
       view = undefined;
       $('book-hint').hidden = false;
-      const next = new URL(location.href);
-      next.searchParams.delete('market');
-      history.replaceState(null, '', next);
+      setParam('market', undefined);
     },
-  });
+  };
+  // Loaded on first use: the SDK bundle is built by the relay on its first request.
+  if (channel === 'book') {
+    const { openBookView } = await import('./book-view.js');
+    if (selected === opening) view = openBookView($('book-view'), options);
+  } else {
+    const { openChannelView } = await import('./channel-view.js');
+    if (selected === opening) view = openChannelView($('book-view'), { ...options, channel });
+  }
 }
 
 const linked = params.get('market');
-if (linked !== null) void openBook(linked, linked);
+if (linked !== null) void openMarketView(linked, linked);

@@ -1,5 +1,5 @@
 /**
- * @module ws/client-address
+ * @module relay/client-address
  * Whose connection this is, for the per-address limits (docs/operations.md "Edge limits"). Directly
  * exposed (`--trusted-proxy-depth 0`, the default) it is the TCP peer and `X-Forwarded-For` is
  * ignored: any client can write that header. Behind N trusted proxies, each appending the address

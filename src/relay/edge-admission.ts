@@ -1,24 +1,28 @@
 /**
- * @module ws/admission
- * Per-address and per-key caps at the WebSocket edge (docs/operations.md "Edge limits"), as pure
- * counters over an injectable clock; the endpoint applies the verdicts. Two stages:
+ * @module relay/edge-admission
+ * Per-address and per-key caps at the edge (docs/operations.md "Edge limits"), as pure counters
+ * over an injectable clock; the endpoints apply the verdicts. Two stages:
  *
  * - TCP connections still sending their first request (an upgrade in progress, or any HTTP request):
  *   capped for the whole relay and per TCP peer, so sockets that never finish a request cannot pile
  *   up (the header timeout ends each one). Per peer only without trusted proxies: behind a proxy
  *   every peer is the proxy.
- * - WebSocket connections: a connection rate (token bucket) per client address, and open
- *   connections per client address and per API key.
+ * - Stream connections, WebSocket and SSE alike, in the same counters (so an address cannot get
+ *   past a cap by mixing transports): a connection rate (token bucket) per client address, and
+ *   open connections per client address and per API key.
  */
+import type { IncomingMessage } from 'node:http';
 import { TokenBucket } from '../util/token-bucket.ts';
+import { presentedKey } from './access.ts';
+import { clientAddress } from './client-address.ts';
 
 export interface EdgeLimits {
-  /** Open WebSocket connections per client address. */
+  /** Open stream connections (WebSocket and SSE) per client address. */
   maxConnectionsPerAddress: number;
-  /** New WebSocket connections per second per client address, and the burst allowed. */
+  /** New stream connections per second per client address, and the burst allowed. */
   connectionsPerSecondPerAddress: number;
   connectionBurstPerAddress: number;
-  /** Open WebSocket connections per API key (when the relay has keys). */
+  /** Open stream connections per API key (when the relay has keys). */
   maxConnectionsPerKey: number;
   /** TCP connections that have not finished their first request, whole relay and per TCP peer. */
   maxPendingConnections: number;
@@ -29,9 +33,39 @@ export interface EdgeLimits {
   trustedProxyDepth: number;
 }
 
-export type UpgradeVerdict = 'ok' | 'rate' | 'address' | 'key';
+export type EdgeVerdict = 'ok' | 'rate' | 'address' | 'key';
 
-export class Admission {
+/** Who is connecting: the client address and, when the relay requires keys, the key presented. */
+export interface EdgeClient {
+  address: string;
+  key: string | undefined;
+}
+
+/** The client of a WebSocket upgrade or an SSE request (`url` is the request's, parsed). */
+export function edgeClient(
+  request: IncomingMessage,
+  url: URL,
+  options: { apiKeys?: readonly string[] | undefined; trustedProxyDepth: number },
+): EdgeClient {
+  return {
+    address: clientAddress(
+      request.socket.remoteAddress,
+      request.headers['x-forwarded-for'],
+      options.trustedProxyDepth,
+    ),
+    // The key groups connections for the per-key caps and the isolation limits.
+    key: options.apiKeys === undefined ? undefined : presentedKey(request.headers, url),
+  };
+}
+
+/** The fixed words a refusal for a connection cap gives (never the address). */
+export function capReason(verdict: 'address' | 'key'): string {
+  return verdict === 'address'
+    ? 'too many connections from this address'
+    : 'too many connections for this API key';
+}
+
+export class EdgeAdmission {
   readonly #limits: EdgeLimits;
   readonly #now: () => number;
   #pending = 0;
@@ -65,8 +99,8 @@ export class Admission {
     if (this.#limits.trustedProxyDepth === 0) decrement(this.#pendingByPeer, peer);
   }
 
-  /** An upgrade from `address` (with API key `key`, if any): whether it may become a connection. */
-  admitUpgrade(address: string, key: string | undefined): UpgradeVerdict {
+  /** A new connection from `address` (with API key `key`, if any): whether it may open. */
+  admitConnection(address: string, key: string | undefined): EdgeVerdict {
     let rate = this.#rates.get(address);
     if (rate === undefined) {
       rate = new TokenBucket({

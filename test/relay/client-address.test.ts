@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { clientAddress } from '../../src/ws/client-address.ts';
+import { clientAddress } from '../../src/relay/client-address.ts';
 
 describe('clientAddress', () => {
   it('ignores X-Forwarded-For unless proxies are trusted', () => {

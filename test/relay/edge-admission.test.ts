@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Admission, type EdgeLimits } from '../../src/ws/admission.ts';
+import { EdgeAdmission, type EdgeLimits } from '../../src/relay/edge-admission.ts';
 
 const limits: EdgeLimits = {
   maxConnectionsPerAddress: 3,
@@ -13,44 +13,44 @@ const limits: EdgeLimits = {
   trustedProxyDepth: 0,
 };
 
-describe('Admission', () => {
+describe('EdgeAdmission', () => {
   it('caps open connections per address, and frees a slot when one closes', () => {
     const clock = { t: 0 };
-    const admission = new Admission(limits, () => clock.t);
+    const admission = new EdgeAdmission(limits, () => clock.t);
     for (let i = 0; i < 3; i += 1) {
-      expect(admission.admitUpgrade('a', undefined)).toBe('ok');
+      expect(admission.admitConnection('a', undefined)).toBe('ok');
       admission.opened('a', undefined);
     }
-    expect(admission.admitUpgrade('a', undefined)).toBe('address');
-    expect(admission.admitUpgrade('b', undefined)).toBe('ok'); // another address is not affected
+    expect(admission.admitConnection('a', undefined)).toBe('address');
+    expect(admission.admitConnection('b', undefined)).toBe('ok'); // another address is not affected
     admission.closed('a', undefined);
     clock.t += 1_000;
-    expect(admission.admitUpgrade('a', undefined)).toBe('ok');
+    expect(admission.admitConnection('a', undefined)).toBe('ok');
   });
 
   it('limits the connection rate per address with a burst', () => {
     const clock = { t: 0 };
-    const admission = new Admission({ ...limits, maxConnectionsPerAddress: 1_000 }, () => clock.t);
-    const verdicts = Array.from({ length: 10 }, () => admission.admitUpgrade('a', undefined));
+    const admission = new EdgeAdmission({ ...limits, maxConnectionsPerAddress: 1_000 }, () => clock.t);
+    const verdicts = Array.from({ length: 10 }, () => admission.admitConnection('a', undefined));
     expect(verdicts.filter((verdict) => verdict === 'ok')).toHaveLength(4);
     expect(verdicts.slice(4).every((verdict) => verdict === 'rate')).toBe(true);
     clock.t += 500;
-    expect(admission.admitUpgrade('a', undefined)).toBe('ok');
-    expect(admission.admitUpgrade('a', undefined)).toBe('rate');
+    expect(admission.admitConnection('a', undefined)).toBe('ok');
+    expect(admission.admitConnection('a', undefined)).toBe('rate');
   });
 
   it('caps connections per API key across addresses', () => {
-    const admission = new Admission({ ...limits, maxConnectionsPerKey: 2 });
+    const admission = new EdgeAdmission({ ...limits, maxConnectionsPerKey: 2 });
     for (const address of ['a', 'b']) {
-      expect(admission.admitUpgrade(address, 'k')).toBe('ok');
+      expect(admission.admitConnection(address, 'k')).toBe('ok');
       admission.opened(address, 'k');
     }
-    expect(admission.admitUpgrade('c', 'k')).toBe('key');
-    expect(admission.admitUpgrade('c', 'other')).toBe('ok');
+    expect(admission.admitConnection('c', 'k')).toBe('key');
+    expect(admission.admitConnection('c', 'other')).toBe('ok');
   });
 
   it('caps connections still sending their first request, in all and per peer (not behind proxies)', () => {
-    const admission = new Admission(limits);
+    const admission = new EdgeAdmission(limits);
     expect([1, 2, 3].map(() => admission.openPending('a'))).toEqual([true, true, false]);
     admission.settlePending('a');
     expect(admission.openPending('a')).toBe(true);
@@ -58,7 +58,7 @@ describe('Admission', () => {
     expect(admission.pending).toBe(6);
     expect(admission.openPending('d')).toBe(false);
 
-    const proxied = new Admission({ ...limits, trustedProxyDepth: 1 });
+    const proxied = new EdgeAdmission({ ...limits, trustedProxyDepth: 1 });
     expect([1, 2, 3, 4].every(() => proxied.openPending('proxy'))).toBe(true);
   });
 
@@ -66,10 +66,10 @@ describe('Admission', () => {
     fc.assert(
       fc.property(fc.array(fc.constantFrom('a', 'b', 'c', 'd'), { maxLength: 50 }), (addresses) => {
         const clock = { t: 0 };
-        const admission = new Admission({ ...limits, maxConnectionsPerAddress: 100 }, () => clock.t);
+        const admission = new EdgeAdmission({ ...limits, maxConnectionsPerAddress: 100 }, () => clock.t);
         const open: string[] = [];
         for (const address of addresses) {
-          if (admission.admitUpgrade(address, 'k') === 'ok') {
+          if (admission.admitConnection(address, 'k') === 'ok') {
             admission.opened(address, 'k');
             open.push(address);
           }

@@ -1,0 +1,100 @@
+/**
+ * @module cluster/stream-scripts
+ * The Lua scripts of cluster-wide streams (docs/cluster.md "Cluster-wide streams"). Each runs
+ * atomically in Redis and touches the keys of one target only (cluster/target-keys.ts: one hash
+ * slot). Every write checks the writer's fencing token against the lease in the same script, so a
+ * relay that lost its lease (paused, partitioned, its lease expired and taken) cannot write.
+ */
+
+/**
+ * Takes the lease when free (a new fencing token from the target's counter), renews it when ours.
+ * A missing counter (first lease, or a Redis that lost its data) starts from Redis's clock in
+ * microseconds, so tokens keep growing across a restart and a relay still holding an old token
+ * never outranks a new one. KEYS: lease, fence. ARGV: instance, ttl ms, fence ttl ms. Returns the
+ * token, or 0: another relay's lease.
+ */
+export const CLAIM = `
+local lease = redis.call('GET', KEYS[1])
+if lease then
+  local holder, token = string.match(lease, '^(%S+) (%d+)$')
+  if holder ~= ARGV[1] then return 0 end
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return tonumber(token)
+end
+if redis.call('EXISTS', KEYS[2]) == 0 then
+  local time = redis.call('TIME')
+  redis.call('SET', KEYS[2], time[1] .. string.format('%06d', tonumber(time[2])))
+end
+local token = redis.call('INCR', KEYS[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+-- Formatted as an integer: Lua's own number-to-text conversion keeps only 14 digits.
+redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. string.format('%d', token), 'PX', ARGV[2])
+return token`;
+
+/** Deletes the lease only when it is still ours. KEYS: lease. ARGV: instance. */
+export const RELEASE = `
+local lease = redis.call('GET', KEYS[1])
+if lease and string.match(lease, '^(%S+) ') == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
+
+/**
+ * One poll's messages, written only by the lease holder. KEYS: lease, state, then one history per
+ * stream entry. ARGV: lease value (`<instance> <token>`), history length, history age ms, state ttl
+ * ms, channel, payload to publish, state JSON ('' = unchanged), ts, rts, token; then per stream:
+ * field, `<epoch> <seq>`, kind (update | reset | confirm), message text ('' unless update).
+ * An update is appended to the stream's history (capped by length and by age, as Redis trims);
+ * a reset (new epoch) empties it. Returns 1, or 0 when the lease is not the writer's (fenced).
+ */
+export const COMMIT = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local oldest = math.max(0, now - tonumber(ARGV[3]))
+if ARGV[7] ~= '' then redis.call('HSET', KEYS[2], 'state', ARGV[7]) end
+redis.call('HSET', KEYS[2], 'ts', ARGV[8], 'rts', ARGV[9], 'token', ARGV[10])
+for i = 3, #KEYS do
+  local a = 11 + (i - 3) * 4
+  redis.call('HSET', KEYS[2], ARGV[a], ARGV[a + 1])
+  local kind = ARGV[a + 2]
+  if kind == 'reset' then
+    redis.call('DEL', KEYS[i])
+  elseif kind == 'update' then
+    local seq = string.match(ARGV[a + 1], ' (%d+)$')
+    redis.call('XADD', KEYS[i], 'MAXLEN', '~', ARGV[2], '*', 'seq', seq, 'msg', ARGV[a + 3])
+    redis.call('XTRIM', KEYS[i], 'MINID', '~', oldest)
+    redis.call('PEXPIRE', KEYS[i], ARGV[3])
+  end
+end
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+redis.call('SPUBLISH', ARGV[5], ARGV[6])
+return 1`;
+
+/**
+ * The market is gone upstream: its state and histories go, and followers are told. KEYS: lease,
+ * state, histories. ARGV: lease value, channel, payload. Returns 1, or 0 when fenced.
+ */
+export const CLOSE = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+for i = 2, #KEYS do redis.call('DEL', KEYS[i]) end
+redis.call('SPUBLISH', ARGV[2], ARGV[3])
+return 1`;
+
+/**
+ * A target's state and, per stream asked for, its updates after a seq (newest first), read in one
+ * atomic step. KEYS: state, then histories. ARGV: per history: field, after seq; then the most
+ * entries to read per history. Returns {state hash as a flat list, one XREVRANGE answer per history}.
+ */
+export const LOAD = `
+local result = {redis.call('HGETALL', KEYS[1])}
+local most = tonumber(ARGV[#ARGV])
+for i = 2, #KEYS do
+  local position = redis.call('HGET', KEYS[1], ARGV[(i - 2) * 2 + 1])
+  local entries = {}
+  if position then
+    local seq = tonumber(string.match(position, ' (%d+)$'))
+    local count = math.min(most, seq - tonumber(ARGV[(i - 2) * 2 + 2]))
+    if count > 0 then entries = redis.call('XREVRANGE', KEYS[i], '+', '-', 'COUNT', count) end
+  end
+  result[i] = entries
+end
+return result`;

@@ -1,0 +1,80 @@
+/**
+ * @module http/status-page/view-parts
+ * What the status page's live views (book-view.js, channel-view.js) share: their SDK client, the
+ * head every view starts with (market title, a meta line, a close button), its closing, and DOM
+ * pieces.
+ */
+import { connect } from '/assets/client.js';
+
+/** A client of this relay, with the page's API key and transport (docs/client.md). */
+export function connectToRelay({ token, transport }) {
+  return connect(location.origin, {
+    ...(token === undefined ? {} : { apiKey: token }),
+    ...(transport === undefined ? {} : { transport }),
+  });
+}
+
+/** Empties the view's root: its children and every data attribute a view set on it. */
+export function clearRoot(root) {
+  root.replaceChildren();
+  for (const key of Object.keys(root.dataset)) delete root.dataset[key];
+}
+
+/**
+ * The view object: `close()` (also on the close button) drops the listeners, unsubscribes the
+ * streams, closes the client and empties the root.
+ */
+export function closableView({ root, client, close, offs, streams, onClose }) {
+  const view = {
+    close() {
+      for (const off of offs) off();
+      for (const stream of streams) stream.unsubscribe();
+      void client.close();
+      clearRoot(root);
+      onClose();
+    },
+  };
+  close.addEventListener('click', () => view.close());
+  return view;
+}
+
+export function element(tag, className, content) {
+  const node = document.createElement(tag);
+  if (className !== undefined) node.className = className;
+  if (content !== undefined) node.textContent = content;
+  return node;
+}
+
+/** The view's head; `meta` is the line a view keeps current (stream, connection, seq, updates). */
+export function viewHead(title) {
+  const head = element('div', 'book-head');
+  const heading = element('div');
+  const meta = element('div', 'book-meta', 'connecting…');
+  heading.append(element('div', 'book-title', title), meta);
+  const close = element('button', 'close-book', 'close');
+  close.type = 'button';
+  head.append(heading, close);
+  return { head, meta, close };
+}
+
+/** A table with a header row; returns the table and its body to fill. */
+export function table(className, labels) {
+  const node = element('table', className);
+  const header = element('tr');
+  for (const label of labels) header.append(element('th', undefined, label));
+  const body = element('tbody');
+  node.append(element('thead'), body);
+  node.tHead.append(header);
+  return { node, body };
+}
+
+/** Replaces a table body's rows with one row per entry of `rows` (arrays of cell texts). */
+export function fillRows(body, rows, rowClass) {
+  body.replaceChildren(
+    ...rows.map((cells) => {
+      const row = element('tr', rowClass);
+      for (const cell of cells) row.append(element('td', undefined, cell));
+      return row;
+    }),
+  );
+}

@@ -1,0 +1,81 @@
+/**
+ * @module protocol/channel-state
+ * How a client rebuilds each channel's state after `book` and `price`: its snapshot's data, then
+ * every update applied in `seq` order (docs/protocol.md, one section per channel). Pure and shared:
+ * the SDK keeps its users' state with these, and the tests rebuild what a client sees with them.
+ */
+import { TRADES_SNAPSHOT_SIZE } from './channels.ts';
+import type {
+  MarketData,
+  MarketUpdateData,
+  OracleData,
+  OrdersData,
+  OrdersUpdateData,
+  ProbabilitiesData,
+  ProbabilitiesUpdateData,
+  TradesData,
+} from './messages.ts';
+
+/** The new entries after the known ones, the most recent {@link TRADES_SNAPSHOT_SIZE} kept. */
+export function applyTradesUpdate(state: TradesData, update: TradesData): TradesData {
+  return { trades: [...state.trades, ...update.trades].slice(-TRADES_SNAPSHOT_SIZE) };
+}
+
+/** Changed fields take their new value; a field sent as `null` is gone. */
+export function applyMarketUpdate(state: MarketData, update: MarketUpdateData): MarketData {
+  return applyRecordUpdate(state, update);
+}
+
+/** Changed entries replace the old ones whole; a market sent as `null` left the map. */
+export function applyProbabilitiesUpdate(
+  state: ProbabilitiesData,
+  update: ProbabilitiesUpdateData,
+): ProbabilitiesData {
+  return applyRecordUpdate(state, update);
+}
+
+/** An `oracle` update carries the whole record. */
+export function applyOracleUpdate(_state: OracleData, update: OracleData): OracleData {
+  return update;
+}
+
+/**
+ * Orders keyed by id: an upsert of a known id replaces it in place (moving it if its side changed),
+ * a new id is appended to its side, a removed id leaves its side.
+ */
+export function applyOrdersUpdate(state: OrdersData, update: OrdersUpdateData): OrdersData {
+  const gone = new Set(update.removes);
+  const upserts = new Map(update.upserts.map((order) => [order.id, order]));
+  const keep = (side: 'bid' | 'ask') => (order: OrdersData['bids'][number]) => {
+    const upsert = upserts.get(order.id);
+    return !gone.has(order.id) && (upsert === undefined || upsert.side === side);
+  };
+  const replace = (order: OrdersData['bids'][number]) => {
+    const upsert = upserts.get(order.id);
+    if (upsert === undefined) return order;
+    const { side: _side, ...entry } = upsert;
+    return entry;
+  };
+  const bids = state.bids.filter(keep('bid')).map(replace);
+  const asks = state.asks.filter(keep('ask')).map(replace);
+  const known = new Set([...bids, ...asks].map((order) => order.id));
+  for (const { side, ...entry } of update.upserts) {
+    if (known.has(entry.id)) continue;
+    (side === 'bid' ? bids : asks).push(entry);
+    known.add(entry.id);
+  }
+  return { bids, asks };
+}
+
+/**
+ * Built through a Map and `Object.fromEntries` so that a key such as `__proto__` from the wire stays
+ * an ordinary key (assigning it on an object would set the prototype instead).
+ */
+function applyRecordUpdate<V>(state: Record<string, V>, update: Record<string, V | null>): Record<string, V> {
+  const next = new Map<string, V>(Object.entries(state));
+  for (const [key, value] of Object.entries(update)) {
+    if (value === null) next.delete(key);
+    else next.set(key, value);
+  }
+  return Object.fromEntries(next);
+}

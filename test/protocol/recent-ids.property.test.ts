@@ -1,0 +1,31 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { RecentIds } from '../../src/protocol/recent-ids.ts';
+
+describe('RecentIds', () => {
+  it('remembers exactly the `capacity` most recently added distinct ids', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 20 }),
+        fc.array(fc.nat(40), { maxLength: 200 }),
+        (capacity, adds) => {
+          const recent = new RecentIds(capacity);
+          // The model: distinct ids in the order they were first added since last forgotten.
+          let model: string[] = [];
+          for (const n of adds) {
+            const id = `a${n}`;
+            expect(recent.add(id)).toBe(!model.includes(id));
+            if (!model.includes(id)) model = [...model, id].slice(-capacity);
+            expect(recent.size).toBe(model.length);
+          }
+          for (let n = 0; n <= 40; n++) expect(recent.has(`a${n}`)).toBe(model.includes(`a${n}`));
+        },
+      ),
+    );
+  });
+
+  it('refuses a capacity that is not a positive integer', () => {
+    expect(() => new RecentIds(0)).toThrow(RangeError);
+    expect(() => new RecentIds(1.5)).toThrow(RangeError);
+  });
+});
