@@ -7,7 +7,7 @@
 import type { StatusFeedLimits } from './http/status-events.ts';
 import { integerOption, type OptionSpec } from './option-spec.ts';
 import type { EdgeLimits } from './relay/edge-admission.ts';
-import type { ConnectionLimits } from './ws/client-connection.ts';
+import type { ConnectionLimits } from './ws/connection-context.ts';
 
 export interface RelayTuning {
   heartbeatMs: number;

@@ -2,7 +2,8 @@
  * @module client/relay-client
  * The client the application holds: it owns the connection and the streams, routes each relay
  * message to its stream, resubscribes everything (with `resume`) on every open, and sends the
- * snapshot requests streams ask for when they lose continuity, batched per (channel, depth).
+ * snapshot requests streams ask for when they lose continuity, batched per (channel, depth)
+ * (client/subscribe-batch.ts); client/requests-in-flight.ts matches the relay's answers to requests.
  */
 
 import { canonicalStreamId } from '../protocol/channels.ts';
@@ -12,7 +13,6 @@ import {
   type ErrorCode,
   type ErrorMessage,
   PROBABILITIES_STREAM,
-  type RequestId,
   type ServerMessage,
   type SubscribedMessage,
 } from '../protocol/messages.ts';
@@ -31,8 +31,10 @@ import { RelayClientError } from './client-error.ts';
 import { Emitter, rethrowLater } from './emitter.ts';
 import { decodeFrame } from './frames.ts';
 import { type ConnectionStatus, RelayConnection } from './relay-connection.ts';
+import { RequestsInFlight } from './requests-in-flight.ts';
 import type { SocketFactory } from './socket.ts';
 import type { StreamHost } from './stream-subscription.ts';
+import { SubscribeBatch } from './subscribe-batch.ts';
 import {
   type SubscribeBody,
   SubscriptionRegistry,
@@ -61,12 +63,6 @@ export interface ClientEvents {
   error: RelayClientError;
 }
 
-/** A request in flight; the relay answers requests in order, errors without `id` included. */
-interface PendingRequest {
-  id: RequestId;
-  body: SubscribeBody | UnsubscribeBody;
-}
-
 const DEFAULT_HEARTBEAT_MS = 15_000;
 /** Pause before re-sending a subscribe the relay refused as `rate_limited`. */
 const RATE_LIMIT_RETRY_MS = 1_000;
@@ -81,21 +77,22 @@ export class RelayClient extends Emitter<ClientEvents> {
   readonly #connection: RelayConnection;
   readonly #streams = new SubscriptionRegistry();
   readonly #host: StreamHost;
-  /** Streams to (re)subscribe on the next flush: new ones and ones that asked for a snapshot. */
-  readonly #toSubscribe = new Set<AnyStreamSubscription>();
-  #flushQueued = false;
-  #pending: PendingRequest[] = [];
-  #nextId = 1;
+  readonly #toSubscribe: SubscribeBatch;
+  readonly #inFlight = new RequestsInFlight();
   #opened = false;
   readonly #retryTimers = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(url: string, createSocket: SocketFactory, options: ClientOptions = {}) {
     super();
+    this.#toSubscribe = new SubscribeBatch(
+      () => this.#connection.status === 'open',
+      (request) => this.#send(request),
+    );
     const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
     this.#host = {
       requestSnapshot: ({ channel, market, depth }) => {
         const stream = this.#streams.get(channel, market, depth);
-        if (stream !== undefined) this.#queueSubscribe(stream);
+        if (stream !== undefined) this.#toSubscribe.add(stream);
       },
       release: ({ channel, market, depth }) => {
         const stream = this.#streams.get(channel, market, depth);
@@ -250,7 +247,7 @@ export class RelayClient extends Emitter<ClientEvents> {
       return stream;
     }
     this.#streams.add(stream);
-    this.#queueSubscribe(stream);
+    this.#toSubscribe.add(stream);
     return stream;
   }
 
@@ -260,32 +257,18 @@ export class RelayClient extends Emitter<ClientEvents> {
     this.#send(unsubscribeRequest(stream));
   }
 
-  /** Several streams asking in one turn (a UI opening 50 books, a burst of gaps) cost one request per group. */
-  #queueSubscribe(stream: AnyStreamSubscription): void {
-    this.#toSubscribe.add(stream);
-    if (this.#flushQueued) return;
-    this.#flushQueued = true;
-    queueMicrotask(() => {
-      this.#flushQueued = false;
-      if (this.#connection.status !== 'open') return; // the next open resubscribes everything
-      const streams = [...this.#toSubscribe].filter((candidate) => !candidate.isClosed);
-      this.#toSubscribe.clear();
-      for (const request of subscribeRequests(streams, false)) this.#send(request);
-    });
-  }
-
   // --- RelayConnection ---------------------------------------------------------------------------
 
   #onOpen(): void {
     this.#toSubscribe.clear();
-    this.#pending = [];
+    this.#inFlight.clear();
     for (const request of subscribeRequests(this.#streams.all(), true)) this.#send(request);
     this.emit('open', { reconnect: this.#opened });
     this.#opened = true;
   }
 
   #onClose(event: ClientEvents['close']): void {
-    this.#pending = [];
+    this.#inFlight.clear();
     for (const stream of this.#streams.all()) {
       if (event.willReconnect) stream.connectionLost();
       else if (this.#connection.status === 'closed') {
@@ -297,8 +280,7 @@ export class RelayClient extends Emitter<ClientEvents> {
   }
 
   #send(body: SubscribeBody | UnsubscribeBody): void {
-    const id = this.#nextId++;
-    if (this.#connection.send(JSON.stringify({ ...body, id }))) this.#pending.push({ id, body });
+    this.#inFlight.send(body, (text) => this.#connection.send(text));
   }
 
   // --- Relay messages ------------------------------------------------------------------------------
@@ -331,11 +313,11 @@ export class RelayClient extends Emitter<ClientEvents> {
         return;
       }
       case 'subscribed':
-        if (message.id !== undefined) this.#answered(message.id);
+        if (message.id !== undefined) this.#inFlight.answered(message.id);
         this.#onSubscribed(message);
         return;
       case 'unsubscribed':
-        if (message.id !== undefined) this.#answered(message.id);
+        if (message.id !== undefined) this.#inFlight.answered(message.id);
         return;
       case 'error':
         this.#onError(message);
@@ -367,7 +349,7 @@ export class RelayClient extends Emitter<ClientEvents> {
     if (message.market !== undefined && message.id === undefined) {
       targets.push(...this.#streams.ofMarket(message.channel ?? '', message.market));
     } else {
-      const request = this.#answered(message.id);
+      const request = this.#inFlight.answered(message.id);
       if (request !== undefined && request.op === 'subscribe') {
         for (const market of request.markets) {
           const stream = this.#streams.get(request.channel as Channel, market, request.depth ?? null);
@@ -387,20 +369,10 @@ export class RelayClient extends Emitter<ClientEvents> {
     }
   }
 
-  /**
-   * Removes the request a reply answers: by id, or for an error without id (a frame the relay could
-   * not read) the oldest one, since the relay answers each request in order.
-   */
-  #answered(id: RequestId | undefined): SubscribeBody | UnsubscribeBody | undefined {
-    const index = id === undefined ? 0 : this.#pending.findIndex((pending) => pending.id === id);
-    if (index < 0 || index >= this.#pending.length) return undefined;
-    return this.#pending.splice(index, 1)[0]!.body;
-  }
-
   #retryLater(streams: AnyStreamSubscription[]): void {
     const timer = setTimeout(() => {
       this.#retryTimers.delete(timer);
-      for (const stream of streams) if (!stream.isClosed) this.#queueSubscribe(stream);
+      for (const stream of streams) if (!stream.isClosed) this.#toSubscribe.add(stream);
     }, RATE_LIMIT_RETRY_MS);
     this.#retryTimers.add(timer);
   }

@@ -2,7 +2,7 @@
  * @module relay/poller-pool
  * Polls upstream for exactly what the registry holds: one order-book target per market with `book`
  * or `orders` streams (every depth and both channels share it), one price-batch target per 100
- * markets with `price` streams, one target per stream id of the channels polled one request each
+ * markets with `price` streams (relay/price-targets.ts), one target per stream id of the channels polled one request each
  * (relay/stream-targets.ts: market records, the probabilities map, oracle feeds) and, when the
  * budget is short, the change-hint map. The pool keeps those targets in line with the
  * registry and the fair-share weights current; the dispatcher (relay/poll-dispatcher.ts) decides
@@ -14,21 +14,20 @@
 
 import type { PollCoordinator } from '../cluster/coordinator.ts';
 import type { Channel } from '../protocol/messages.ts';
-import { BookTarget, bookTargetKey } from './book-target.ts';
-import { type PollIntervals, PRICE_BATCH_SIZE, pollIntervals } from './budget.ts';
+import { BookTarget } from './book-target.ts';
+import { bookTargetStreams, bookWeights } from './book-weights.ts';
+import { type PollIntervals, pollIntervals } from './budget.ts';
 import { ChangeHints, ChangeHintTarget } from './change-hints.ts';
-import { priceClusterCodec } from './cluster-codecs.ts';
 import { ClusterShare } from './cluster-share.ts';
 import type { PollKind, RelayEvents } from './events.ts';
-import { fairShare, type Interest, interestOf } from './fair-share.ts';
 import { staleReason } from './freshness.ts';
 import { PlannedBudget } from './planned-budget.ts';
 import { type OneOffBudget, PollDispatcher } from './poll-dispatcher.ts';
 import { deadlineSlackMs, type SchedulerMode, type TargetTiming } from './poll-scheduler.ts';
 import type { PollContext, PollSource } from './poll-target.ts';
-import { newPriceMarket, PriceBatchTarget, type PriceMarket, priceTargetKey } from './price-batch-target.ts';
+import { PriceTargets } from './price-targets.ts';
 import type { StreamRegistry } from './registry.ts';
-import type { AnyStream, StreamSubscriber } from './stream.ts';
+import type { StreamSubscriber } from './stream.ts';
 import { StreamPublisher } from './stream-publisher.ts';
 import { StreamTargets } from './stream-targets.ts';
 
@@ -68,10 +67,7 @@ export interface PollerOptions {
    * then means a misconfigured upstream, never `unknown_market`.
    */
   upstreamVerified?: () => boolean;
-  /**
-   * Who a subscriber counts as for the fair share: its API key when it has one (every connection
-   * of a key shares one weight), else itself. Default: itself.
-   */
+  /** Who a subscriber counts as in the fair share: its API key, or (default) itself. */
   shareOwner?: (subscriber: StreamSubscriber) => unknown;
   /** Cluster mode: the shortest lease on a poll target (ms); a dead holder's targets wait this long. */
   minLeaseMs?: number;
@@ -98,8 +94,7 @@ export class PollerPool {
   readonly #context: PollContext;
   readonly #dispatcher: PollDispatcher;
   readonly #books = new Map<string, BookTarget>();
-  readonly #priceMarkets = new Map<string, PriceMarket>();
-  readonly #priceBatches: PriceBatchTarget[] = [];
+  readonly #prices: PriceTargets;
   readonly #streamTargets: StreamTargets;
   /** The hints, while worth reading; their own request only while no probabilities stream reads the map. */
   #hints: ChangeHints | undefined;
@@ -146,6 +141,7 @@ export class PollerPool {
       beforeTurn: () => this.#refreshWeights(),
       ...(options.oneOffs === undefined ? {} : { oneOffs: options.oneOffs }),
     });
+    this.#prices = new PriceTargets(this.#context, this.#dispatcher);
     this.#streamTargets = new StreamTargets(this.#context, this.#dispatcher);
   }
 
@@ -167,13 +163,13 @@ export class PollerPool {
     return this.#books.size;
   }
   get priceMarketCount(): number {
-    return this.#priceMarkets.size;
+    return this.#prices.marketCount;
   }
 
   /** Targets polled for `channel` (`orders` shares the book's targets; `price` counts markets). */
   targetCount(channel: Channel): number {
     if (channel === 'book' || channel === 'orders') return this.#books.size;
-    if (channel === 'price') return this.#priceMarkets.size;
+    if (channel === 'price') return this.#prices.marketCount;
     return this.#streamTargets.countOf(channel);
   }
 
@@ -189,12 +185,12 @@ export class PollerPool {
     let oldestAgeMs = 0;
     for (const book of this.#books.values())
       oldestAgeMs = Math.max(oldestAgeMs, now - (book.confirmedAt ?? book.addedAt));
-    for (const price of this.#priceMarkets.values())
+    for (const price of this.#prices.markets())
       oldestAgeMs = Math.max(oldestAgeMs, now - (price.confirmedAt ?? price.addedAt));
     for (const target of this.#streamTargets.values())
       oldestAgeMs = Math.max(oldestAgeMs, now - (target.confirmedAt ?? target.addedAt));
     const budget = this.#budget.rps * POLLING_SHARE;
-    const batches = this.#priceBatches.length;
+    const batches = this.#prices.batchCount;
     // The least the maximum age costs: every book once per (max age - slack), every batch at its interval.
     const leastForMaxAge =
       (this.#books.size * 1000) / (maxAgeMs - deadlineSlackMs(this.#bookTiming())) +
@@ -214,7 +210,7 @@ export class PollerPool {
       },
       effectiveIntervalMs: {
         book: meanOf([...this.#books.values()].map((book) => book.meanAskGapMs)),
-        price: meanOf(this.#priceBatches.map((batch) => batch.meanAskGapMs)),
+        price: meanOf(this.#prices.meanAskGaps()),
       },
     };
   }
@@ -223,7 +219,7 @@ export class PollerPool {
   sync(): void {
     if (this.#stopped) return;
     this.#syncBooks();
-    this.#syncPrices();
+    this.#prices.sync(this.#priceTiming(), (kind, market) => this.#closeMarket(kind, market));
     // Created (or dropped) first, at the current stretch: the budget counts them.
     this.#streamTargets.sync(this.#streamTiming());
     this.#plan();
@@ -238,20 +234,19 @@ export class PollerPool {
     for (const book of this.#books.values()) if (!book.followed) polledBooks += 1;
     this.#intervals = pollIntervals({
       bookMarkets: polledBooks,
-      priceMarkets: this.#priceMarkets.size,
+      priceMarkets: this.#prices.marketCount,
       bookPollMs: this.#options.bookPollMs,
       pricePollMs: this.#options.pricePollMs,
       otherRequestsPerSecond: (this.#streamTargets.size * 1000) / this.#options.pricePollMs,
       rps: this.#budget.rps,
     });
-    const priceTiming = this.#priceTiming();
-    for (const batch of this.#priceBatches) batch.timing = priceTiming;
+    this.#prices.retime(this.#priceTiming());
     this.#streamTargets.sync(this.#streamTiming()); // retimed at the new stretch
     this.#syncHints();
     this.#weightsAt = Number.NEGATIVE_INFINITY;
     this.#options.events.emit('poll:schedule', {
       bookMarkets: this.#books.size,
-      priceMarkets: this.#priceMarkets.size,
+      priceMarkets: this.#prices.marketCount,
       bookIntervalMs: this.#intervals.bookIntervalMs,
       priceIntervalMs: this.#intervals.priceIntervalMs,
     });
@@ -268,10 +263,9 @@ export class PollerPool {
     this.#stopped = true;
     this.#dispatcher.stop();
     for (const book of this.#books.values()) this.#dropTarget(book);
-    for (const market of this.#priceMarkets.keys()) this.#context.cluster.forget(priceTargetKey(market));
+    this.#prices.clear();
     this.#streamTargets.clear();
     this.#books.clear();
-    this.#priceMarkets.clear();
     clearInterval(this.#sweepTimer);
   }
 
@@ -312,47 +306,6 @@ export class PollerPool {
     }
   }
 
-  #syncPrices(): void {
-    const wanted = this.#options.registry.ids('price');
-    for (const market of this.#priceMarkets.keys()) {
-      if (wanted.has(market)) continue;
-      this.#priceMarkets.delete(market);
-      this.#context.cluster.forget(priceTargetKey(market));
-    }
-    for (const market of wanted.keys()) {
-      if (this.#priceMarkets.has(market)) continue;
-      const health = newPriceMarket(this.#now());
-      this.#priceMarkets.set(market, health);
-      health.cluster = this.#context.cluster.streams(
-        priceTargetKey(market),
-        market,
-        priceClusterCodec,
-        { ...this.#context, closeMarket: () => this.#closeMarket('price', market) },
-        (applied) => this.#batchOf(market)?.confirmPrice(market, applied.receivedAt, applied.changed),
-      );
-    }
-    const markets = [...this.#priceMarkets.keys()];
-    const count = Math.ceil(markets.length / PRICE_BATCH_SIZE);
-    while (this.#priceBatches.length > count) this.#dropTarget(this.#priceBatches.pop()!);
-    while (this.#priceBatches.length < count) {
-      const batch = new PriceBatchTarget(
-        this.#priceBatches.length,
-        this.#priceTiming(),
-        this.#context,
-        this.#priceMarkets,
-      );
-      this.#priceBatches.push(batch);
-      this.#dispatcher.add(batch);
-    }
-    this.#priceBatches.forEach((batch, i) => {
-      batch.markets = markets.slice(i * PRICE_BATCH_SIZE, (i + 1) * PRICE_BATCH_SIZE);
-    });
-  }
-
-  #batchOf(market: string): PriceBatchTarget | undefined {
-    return this.#priceBatches.find((batch) => batch.markets.includes(market));
-  }
-
   /**
    * The hint map is worth reading only while the budget cannot poll every book at its minimum; it
    * costs a request of its own only while no `probabilities` stream asks for the same map.
@@ -375,7 +328,7 @@ export class PollerPool {
     this.#hints?.prune();
   }
 
-  #dropTarget(target: BookTarget | PriceBatchTarget | ChangeHintTarget): void {
+  #dropTarget(target: BookTarget | ChangeHintTarget): void {
     target.removed = true;
     this.#dispatcher.remove(target.key);
     if (target instanceof BookTarget) this.#context.cluster.forget(target.key);
@@ -387,20 +340,14 @@ export class PollerPool {
     book.hintedAt ??= Math.max(movedAt, book.lastAskedAt ?? movedAt);
   }
 
-  /** Fair share of the budget between connections and API keys (relay/fair-share.ts), for the books. */
+  /** Fair share of the budget between connections and API keys (relay/book-weights.ts), for the books. */
   #refreshWeights(): void {
     const now = this.#now();
     // While the budget covers every target at its minimum interval, every due target is asked and
     // weights change nothing: skip the walk over every subscription.
     if (this.#intervals.stretch <= 1 || now - this.#weightsAt < WEIGHTS_EVERY_MS) return;
     this.#weightsAt = now;
-    const interest = new Map<string, Interest<unknown>>();
-    const ownerOf = this.#options.shareOwner ?? ((subscriber: StreamSubscriber) => subscriber);
-    for (const market of this.#books.keys()) {
-      const streams = bookTargetStreams(this.#options.registry, market);
-      interest.set(bookTargetKey(market), interestOf(ownersOf(streams, ownerOf)));
-    }
-    const { weights } = fairShare(interest);
+    const weights = bookWeights(this.#options.registry, this.#books.keys(), this.#options.shareOwner);
     for (const book of this.#books.values()) book.weight = weights.get(book.key) ?? 1;
   }
 
@@ -420,7 +367,7 @@ export class PollerPool {
   /** Marks stale every stream whose target has not been confirmed in time (relay/freshness.ts). */
   #judgeFreshness(): void {
     const now = this.#now();
-    const { registry, staleAfterFactor } = this.#options;
+    const { registry, staleAfterFactor, maxAgeMs } = this.#options;
     const { publisher } = this.#context;
     for (const [market, book] of this.#books) {
       const reason = staleReason(book, book.timing, this.#intervals.bookIntervalMs, staleAfterFactor, now);
@@ -428,12 +375,7 @@ export class PollerPool {
       for (const stream of bookTargetStreams(registry, market)) publisher.markStale(stream, reason);
     }
     // Judged against the interval prices are asked at, and the maximum age every stream promises.
-    const priceTiming = { ...this.#priceTiming(), maxAgeMs: this.#options.maxAgeMs };
-    for (const [market, health] of this.#priceMarkets) {
-      const reason = staleReason(health, priceTiming, priceTiming.minIntervalMs, staleAfterFactor, now);
-      if (reason === undefined) continue;
-      for (const stream of registry.streamsOf('price', market)) publisher.markStale(stream, reason);
-    }
+    this.#prices.judgeFreshness({ ...this.#priceTiming(), maxAgeMs }, staleAfterFactor, now);
     this.#streamTargets.judgeFreshness(staleAfterFactor, now);
   }
 
@@ -452,17 +394,4 @@ export class PollerPool {
 function meanOf(values: (number | undefined)[]): number | null {
   const known = values.filter((value) => value !== undefined);
   return known.length === 0 ? null : known.reduce((sum, value) => sum + value, 0) / known.length;
-}
-
-/** The streams one order-book request serves: a market's `book` streams and its `orders` stream. */
-function* bookTargetStreams(registry: StreamRegistry, market: string): Iterable<AnyStream> {
-  yield* registry.streamsOf('book', market);
-  yield* registry.streamsOf('orders', market);
-}
-
-function* ownersOf(
-  streams: Iterable<AnyStream>,
-  ownerOf: (subscriber: StreamSubscriber) => unknown,
-): Iterable<unknown> {
-  for (const stream of streams) for (const subscriber of stream.subscribers) yield ownerOf(subscriber);
 }

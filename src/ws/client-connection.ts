@@ -10,7 +10,7 @@
  * (ws/request-guard.ts), and reading pauses for a second, so a flood waits in the client's own
  * buffers. A connection the relay closes for a limit is not read any more: no
  * more updates are queued, the close frame follows what is already queued, and the socket is
- * destroyed after `closeGraceMs` if the client has not read that far.
+ * destroyed after `closeGraceMs` if the client has not read that far (ws/connection-close.ts).
  */
 import type { Socket } from 'node:net';
 import type { RawData, WebSocket } from 'ws';
@@ -26,11 +26,10 @@ import {
   type SubscribeRequest,
   type UnsubscribeRequest,
 } from '../protocol/messages.ts';
-import type { RelayEvents } from '../relay/events.ts';
 import { type Frame, toFrame } from '../relay/frame.ts';
-import { HeldBackStreams, type SlowReaderLimits } from '../relay/held-back.ts';
-import type { MarketAdmission, Refusal } from '../relay/market-admission.ts';
-import type { ClusterReplay, StreamRegistry } from '../relay/registry.ts';
+import { HeldBackStreams } from '../relay/held-back.ts';
+import type { Refusal } from '../relay/market-admission.ts';
+import type { ClusterReplay } from '../relay/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../relay/stream.ts';
 import {
   fetchClusterReplay,
@@ -40,38 +39,18 @@ import {
   sendFirstMessages,
 } from '../relay/subscription.ts';
 import { streamKey } from '../util/stream-key.ts';
+import { ConnectionClose } from './connection-close.ts';
+import type { ConnectionContext } from './connection-context.ts';
 import { parseClientFrame } from './frame-parser.ts';
 import { RATE_WINDOW_MS, RequestGuard } from './request-guard.ts';
 import { RequestOrder } from './request-order.ts';
 import { SocketWriter, type WriteCounts } from './socket-writer.ts';
 import type { WriteCoalescer } from './write-coalescer.ts';
 
-export interface ConnectionLimits extends SlowReaderLimits {
-  /** Streams one connection may hold at once. */
-  maxStreams: number;
-  /** Client requests per second, with a burst allowance. */
-  requestsPerSecond: number;
-  requestBurst: number;
-  /** How long a connection may keep sending over its request rate before it is closed with 4429. */
-  floodCloseAfterMs: number;
-  /** After a close for a limit, how long the client has to read up to the close frame. */
-  closeGraceMs: number;
-}
-
-export interface ConnectionContext {
-  registry: StreamRegistry;
-  /** Which new markets a subscription may add (isolation limits, unknown ids). */
-  marketAdmission: MarketAdmission;
-  events: RelayEvents;
-  limits: ConnectionLimits;
-  coalescer: WriteCoalescer;
-}
-
 export class ClientConnection implements StreamSubscriber {
   readonly id: number;
   readonly openedAt = Date.now();
   readonly #ws: WebSocket;
-  readonly #socket: Socket;
   readonly #context: ConnectionContext;
   readonly #guard: RequestGuard;
   readonly #subscriptions = new Map<string, AnyStream>();
@@ -81,13 +60,10 @@ export class ClientConnection implements StreamSubscriber {
   readonly #coalescer: WriteCoalescer;
   readonly #writer: SocketWriter;
   readonly #order = new RequestOrder();
+  readonly #close: ConnectionClose;
   #heartbeats = 0;
   #missedPongs = 0;
-  #closed = false;
   #throttled = false;
-  #relayClosed = false;
-  /** The close code the relay decided and sent, whether or not the client read as far as it. */
-  #sentCloseCode: number | undefined;
 
   constructor(
     id: number,
@@ -99,7 +75,6 @@ export class ClientConnection implements StreamSubscriber {
     this.id = id;
     context.marketAdmission.open(this, options.apiKey);
     this.#ws = ws;
-    this.#socket = socket;
     this.#context = context;
     this.#deflate = options.deflate ?? false;
     this.#heldBack = new HeldBackStreams(context.limits, () => this.#closeSlowConsumer());
@@ -113,6 +88,7 @@ export class ClientConnection implements StreamSubscriber {
       heldBack: this.#heldBack,
       onOverflow: () => this.#closeSlowConsumer(),
     });
+    this.#close = new ConnectionClose(ws, socket, this.#writer, context.limits.closeGraceMs);
     ws.on('message', (data, isBinary) => this.#onMessage(data, isBinary));
     ws.on('pong', () => {
       this.#missedPongs = 0;
@@ -140,7 +116,7 @@ export class ClientConnection implements StreamSubscriber {
   // --- StreamSubscriber -------------------------------------------------------------------------
 
   deliver(stream: AnyStream, frame: Frame): void {
-    if (this.#closed) return;
+    if (this.#close.closed) return;
     if (this.#heldBack.mustHoldBack(this.#writer.bufferedBytes)) {
       this.#heldBack.holdBack(stream);
       return;
@@ -180,87 +156,47 @@ export class ClientConnection implements StreamSubscriber {
 
   /** Who ended the connection: the relay (close, terminate) or else the client. */
   get closedBy(): 'relay' | 'client' {
-    return this.#relayClosed ? 'relay' : 'client';
+    return this.#close.closedBy;
   }
 
   close(code: number, reason: string): void {
-    if (this.#closed) return;
-    // What was queued before the close goes out before the close frame.
-    this.#writer.flushQueued();
-    if (this.#closed) return; // the flush found the buffer past its limit and closed already
-    this.#stopWriting();
-    this.#relayClosed = true;
-    this.#sentCloseCode = code;
-    this.#ws.close(code, reason);
+    this.#close.close(code, reason);
   }
 
-  /**
-   * Closes for a limit: nothing more is read or queued, the close frame goes after what is queued
-   * already, and the socket is destroyed after the grace if the client has not read that far (it
-   * then sees 1006, though the relay decided `code`).
-   */
+  /** Closes for a limit (ws/connection-close.ts): nothing more read, destroyed after the grace. */
   closeForLimit(code: number, reason: string): void {
-    if (this.#closed) return;
-    this.#ws.pause();
-    this.close(code, reason);
-    // Our side ends after the close frame (end() flushes what is queued first), so a client that
-    // reads sees the code at once instead of waiting for a close handshake we no longer read.
-    this.#socket.end();
-    this.#terminateAfterGrace();
+    this.#close.forLimit(code, reason);
   }
 
-  /**
-   * ws found a bad client frame and has sent the close frame `code` itself (it then ends our side
-   * and keeps reading, dropping what arrives). The socket is not destroyed at once: frames the
-   * client sent before it saw the close (a compressing client sends some late, after deflating
-   * them) would reach a closed socket and be answered with a TCP reset, and a reset makes the
-   * client's kernel drop the close frame it has not read yet, so the client saw 1006 instead of
-   * the documented code. It is destroyed after the grace if the client never closes.
-   */
+  /** ws sent the close frame `code` for a bad client frame; destroyed after the grace. */
   closedOnBadFrame(code: number): void {
-    if (this.#closed) return;
-    this.#stopWriting();
-    this.#relayClosed = true;
-    this.#sentCloseCode = code;
-    this.#terminateAfterGrace();
+    this.#close.onBadFrame(code);
   }
 
   /** The close code the relay (or ws on its behalf) sent, if any. */
   get sentCloseCode(): number | undefined {
-    return this.#sentCloseCode;
+    return this.#close.sentCode;
   }
 
   /** Drops the socket at once. */
   terminate(): void {
-    if (!this.#closed) this.#relayClosed = true;
-    this.#stopWriting();
-    this.#ws.terminate();
-  }
-
-  #terminateAfterGrace(): void {
-    setTimeout(() => this.terminate(), this.#context.limits.closeGraceMs).unref();
+    this.#close.terminate();
   }
 
   /** Drops every subscription (the connection is gone). */
   dispose(): void {
-    this.#stopWriting();
+    this.#close.stopWriting();
     this.#heldBack.clear();
     this.#context.marketAdmission.close(this);
     for (const stream of this.#subscriptions.values()) this.#context.registry.unsubscribe(this, stream);
     this.#subscriptions.clear();
   }
 
-  /** Nothing more is queued or written on this connection. */
-  #stopWriting(): void {
-    this.#closed = true;
-    this.#writer.stop();
-  }
-
   // --- Requests ---------------------------------------------------------------------------------
 
   #onMessage(data: RawData, isBinary: boolean): void {
     // Frames ws had already read when the connection was closed or paused.
-    if (this.#closed) return;
+    if (this.#close.closed) return;
     switch (this.#guard.admit()) {
       case 'handle':
         break;
@@ -286,7 +222,7 @@ export class ClientConnection implements StreamSubscriber {
   }
 
   #handleSafely(request: ClientRequest): void {
-    if (this.#closed) return;
+    if (this.#close.closed) return;
     try {
       this.#handle(request);
     } catch {
@@ -297,13 +233,13 @@ export class ClientConnection implements StreamSubscriber {
 
   /** Stops reading for the rest of the window: a flood waits in the client's own buffers. */
   #throttle(): void {
-    if (this.#throttled || this.#closed) return;
+    if (this.#throttled || this.#close.closed) return;
     this.#throttled = true;
     this.#ws.pause();
     setTimeout(
       () => {
         this.#throttled = false;
-        if (!this.#closed) this.#ws.resume();
+        if (!this.#close.closed) this.#ws.resume();
       },
       // A whole window, not just until the next token: each resume makes ws read (and frame) a
       // socket chunk of thousands of queued frames, so a flood costs one chunk per second.
@@ -363,7 +299,7 @@ export class ClientConnection implements StreamSubscriber {
     refused: ReadonlyMap<string, Refusal>,
     cluster: ClusterReplay | undefined,
   ): void {
-    if (this.#closed) return;
+    if (this.#close.closed) return;
     const { channel, markets, depth } = selection;
     const { joined, recovered } = joinStreams(
       this.#context.registry,
@@ -425,7 +361,7 @@ export class ClientConnection implements StreamSubscriber {
   }
 
   #onDrain(): void {
-    if (this.#closed) return;
+    if (this.#close.closed) return;
     const streams = this.#heldBack.resendOwed(this.bufferedBytes, this.#subscriptions, (stream, frame) =>
       this.deliver(stream, frame),
     );
@@ -433,7 +369,7 @@ export class ClientConnection implements StreamSubscriber {
   }
 
   #closeSlowConsumer(): void {
-    if (this.#closed) return;
+    if (this.#close.closed) return;
     this.#context.events.emit('connection:slow-consumer', {
       id: this.id,
       bufferedBytes: this.bufferedBytes,

@@ -26,7 +26,8 @@ import {
 import type { RelayEvents } from '../relay/events.ts';
 import type { MarketAdmission } from '../relay/market-admission.ts';
 import type { StreamRegistry } from '../relay/registry.ts';
-import { ClientConnection, type ConnectionContext, type ConnectionLimits } from './client-connection.ts';
+import { ClientConnection } from './client-connection.ts';
+import type { ConnectionContext, ConnectionLimits } from './connection-context.ts';
 import { guardPendingConnections } from './pending-connections.ts';
 import { WriteCoalescer } from './write-coalescer.ts';
 

@@ -1,0 +1,102 @@
+/**
+ * @module ws/connection-close
+ * How one client's WebSocket ends, and who ended it: a plain close after what is queued, a close
+ * for a limit (nothing more read, the socket destroyed after `closeGraceMs` if the client has not
+ * read up to the close frame), the close ws sends itself on a bad client frame (the same grace),
+ * or termination at once. Once closing starts, nothing more is queued or written.
+ */
+import type { Socket } from 'node:net';
+import type { WebSocket } from 'ws';
+import type { SocketWriter } from './socket-writer.ts';
+
+export class ConnectionClose {
+  readonly #ws: WebSocket;
+  readonly #socket: Socket;
+  readonly #writer: SocketWriter;
+  readonly #graceMs: number;
+  #closed = false;
+  #relayClosed = false;
+  /** The close code the relay decided and sent, whether or not the client read as far as it. */
+  #sentCode: number | undefined;
+
+  constructor(ws: WebSocket, socket: Socket, writer: SocketWriter, graceMs: number) {
+    this.#ws = ws;
+    this.#socket = socket;
+    this.#writer = writer;
+    this.#graceMs = graceMs;
+  }
+
+  /** True once nothing more is queued or written on this connection. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Who ended the connection: the relay (close, terminate) or else the client. */
+  get closedBy(): 'relay' | 'client' {
+    return this.#relayClosed ? 'relay' : 'client';
+  }
+
+  /** The close code the relay (or ws on its behalf) sent, if any. */
+  get sentCode(): number | undefined {
+    return this.#sentCode;
+  }
+
+  close(code: number, reason: string): void {
+    if (this.#closed) return;
+    // What was queued before the close goes out before the close frame.
+    this.#writer.flushQueued();
+    if (this.#closed) return; // the flush found the buffer past its limit and closed already
+    this.stopWriting();
+    this.#relayClosed = true;
+    this.#sentCode = code;
+    this.#ws.close(code, reason);
+  }
+
+  /**
+   * Closes for a limit: nothing more is read or queued, the close frame goes after what is queued
+   * already, and the socket is destroyed after the grace if the client has not read that far (it
+   * then sees 1006, though the relay decided `code`).
+   */
+  forLimit(code: number, reason: string): void {
+    if (this.#closed) return;
+    this.#ws.pause();
+    this.close(code, reason);
+    // Our side ends after the close frame (end() flushes what is queued first), so a client that
+    // reads sees the code at once instead of waiting for a close handshake we no longer read.
+    this.#socket.end();
+    this.#terminateAfterGrace();
+  }
+
+  /**
+   * ws found a bad client frame and has sent the close frame `code` itself (it then ends our side
+   * and keeps reading, dropping what arrives). The socket is not destroyed at once: frames the
+   * client sent before it saw the close (a compressing client sends some late, after deflating
+   * them) would reach a closed socket and be answered with a TCP reset, and a reset makes the
+   * client's kernel drop the close frame it has not read yet, so the client saw 1006 instead of
+   * the documented code. It is destroyed after the grace if the client never closes.
+   */
+  onBadFrame(code: number): void {
+    if (this.#closed) return;
+    this.stopWriting();
+    this.#relayClosed = true;
+    this.#sentCode = code;
+    this.#terminateAfterGrace();
+  }
+
+  /** Drops the socket at once. */
+  terminate(): void {
+    if (!this.#closed) this.#relayClosed = true;
+    this.stopWriting();
+    this.#ws.terminate();
+  }
+
+  /** Nothing more is queued or written on this connection. */
+  stopWriting(): void {
+    this.#closed = true;
+    this.#writer.stop();
+  }
+
+  #terminateAfterGrace(): void {
+    setTimeout(() => this.terminate(), this.#graceMs).unref();
+  }
+}
