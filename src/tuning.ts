@@ -176,7 +176,7 @@ export const tuningOptions: Record<string, TuningOption> = {
     },
   ),
   'resume-buffer': option('resumeBufferSize', 'RESUME_BUFFER', 'updates kept per stream for resume', {
-    min: 0,
+    min: 1,
     max: 1_000_000,
   }),
   'history-ms': option(

@@ -196,6 +196,12 @@ describe('parseCommandLine', () => {
     );
   });
 
+  it('refuses an empty resume buffer (a stream keeps at least its last update)', () => {
+    expect(configError(['--resume-buffer', '0']).message).toBe(
+      'invalid --resume-buffer: got "0", expected an integer from 1 to 1,000,000',
+    );
+  });
+
   it.each<[string[], Command]>([
     [['--help'], { command: 'help', topic: 'serve' }],
     [['-h'], { command: 'help', topic: 'serve' }],
