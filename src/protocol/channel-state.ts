@@ -15,6 +15,7 @@ import type {
   ProbabilitiesUpdateData,
   TradesData,
 } from './messages.ts';
+import { applyOrderMapUpdate, orderListsOf, orderMapOf } from './order-map.ts';
 
 /** The new entries after the known ones, the most recent {@link TRADES_SNAPSHOT_SIZE} kept. */
 export function applyTradesUpdate(state: TradesData, update: TradesData): TradesData {
@@ -40,31 +41,11 @@ export function applyOracleUpdate(_state: OracleData, update: OracleData): Oracl
 }
 
 /**
- * Orders keyed by id: an upsert of a known id replaces it in place (moving it if its side changed),
- * a new id is appended to its side, a removed id leaves its side.
+ * The `orders` state in the wire's list shape, for code that compares lists (the tests): the SDK's
+ * by-id state (./order-map.ts) applies the update, so the apply rule is written once.
  */
 export function applyOrdersUpdate(state: OrdersData, update: OrdersUpdateData): OrdersData {
-  const gone = new Set(update.removes);
-  const upserts = new Map(update.upserts.map((order) => [order.id, order]));
-  const keep = (side: 'bid' | 'ask') => (order: OrdersData['bids'][number]) => {
-    const upsert = upserts.get(order.id);
-    return !gone.has(order.id) && (upsert === undefined || upsert.side === side);
-  };
-  const replace = (order: OrdersData['bids'][number]) => {
-    const upsert = upserts.get(order.id);
-    if (upsert === undefined) return order;
-    const { side: _side, ...entry } = upsert;
-    return entry;
-  };
-  const bids = state.bids.filter(keep('bid')).map(replace);
-  const asks = state.asks.filter(keep('ask')).map(replace);
-  const known = new Set([...bids, ...asks].map((order) => order.id));
-  for (const { side, ...entry } of update.upserts) {
-    if (known.has(entry.id)) continue;
-    (side === 'bid' ? bids : asks).push(entry);
-    known.add(entry.id);
-  }
-  return { bids, asks };
+  return orderListsOf(applyOrderMapUpdate(orderMapOf(state), update));
 }
 
 /**
