@@ -35,8 +35,13 @@ export class BookTarget extends PollTarget {
   /** Cluster mode: the market's `book` streams as the cluster numbers them. */
   readonly #cluster: ClusterTarget<BookState, BookData> | undefined;
   readonly #memo = new ResponseMemo<OrderBook>();
-  /** The book last applied to this relay's streams, and its aggregation once made (to `depth`). */
-  #last: { book: OrderBook; aggregated?: { full: BookState; depth: BookDepth } } | undefined;
+  /**
+   * The book last applied to this relay's streams (or, `standIn`, what the memo keeps in its place),
+   * and its aggregation once made (to `depth`).
+   */
+  #last:
+    | { book: OrderBook; standIn?: boolean; aggregated?: { full: BookState; depth: BookDepth } }
+    | undefined;
 
   constructor(market: string, timing: TargetTiming, context: PollContext) {
     super(bookTargetKey(market), timing, context);
@@ -67,6 +72,7 @@ export class BookTarget extends PollTarget {
       const receivedAt = now();
       if (this.#cluster === undefined) {
         this.#apply(book, askedAt, receivedAt, true);
+        this.#keepLess(book);
       } else {
         const ts = withMilliseconds(book.timestamp);
         const orders = this.#apply(book, askedAt, receivedAt, false);
@@ -122,7 +128,7 @@ export class BookTarget extends PollTarget {
         publisher.confirm(stream, ts, rts, receivedAt);
         continue;
       }
-      state ??= ordersStateOf(book);
+      state ??= ordersStateOf(this.#whole(book));
       if (publisher.publish(stream, state, ts, rts, receivedAt)) ordersChanged = true;
     }
     if (books) this.confirmed(askedAt, first ? undefined : changed || ordersChanged);
@@ -134,9 +140,28 @@ export class BookTarget extends PollTarget {
     const last = this.#last?.book === book ? this.#last : undefined;
     const made = last?.aggregated;
     if (made !== undefined && covers(made.depth, depth)) return made.full;
-    const full = aggregateBook(book, depth);
+    const full = aggregateBook(this.#whole(book), depth);
     if (last !== undefined) last.aggregated = { full, depth };
     return full;
+  }
+
+  /**
+   * Once a new book is applied, all an unchanged poll needs of it is its aggregation and its time:
+   * the memo keeps a stand-in without its orders, so they die young instead of living until the
+   * next poll (docs/benchmarks.md "Poll capacity"). Not in cluster mode, which shares the book.
+   */
+  #keepLess(book: OrderBook): void {
+    const last = this.#last;
+    if (last?.book !== book || last.standIn === true) return;
+    const standIn: OrderBook = { ...book, bids: [], asks: [] };
+    this.#memo.keep(book, standIn);
+    this.#last = { ...last, book: standIn, standIn: true };
+  }
+
+  /** The book with its orders: a stand-in's from the body it came from, parsed again. */
+  #whole(book: OrderBook): OrderBook {
+    if (this.#last?.book !== book || this.#last.standIn !== true) return book;
+    return this.#memo.reparse() ?? book;
   }
 
   /** A poll applied to the cluster's streams: ours (asked at `askedAt`), or the holder's. */

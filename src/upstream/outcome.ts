@@ -57,6 +57,25 @@ export class ResponseMemo<T> {
     this.#body = body;
     this.#value = value;
   }
+
+  /**
+   * Keeps `standIn` instead of `value` (when `value` is the one remembered): recall answers the same
+   * body with the stand-in from now on. For a caller that takes what it needs from a large value at
+   * once: a value kept until the next poll outlives V8's young generation, and a book's hundreds of
+   * parsed orders then cost the collector more than their parse did. The caller recognises its
+   * stand-in by identity and, when it needs the whole value after all, has `reparse()`.
+   */
+  keep(value: T, standIn: T): void {
+    if (this.#value === value) this.#value = standIn;
+  }
+
+  /**
+   * The remembered body parsed again: the value it validated to when remembered (a body the compiled
+   * check accepts is used as parsed), without validating it again.
+   */
+  reparse(): T | undefined {
+    return this.#body === undefined ? undefined : (JSON.parse(this.#body.toString('utf8')) as T);
+  }
 }
 
 /**

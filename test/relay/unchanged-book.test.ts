@@ -53,9 +53,9 @@ describe('a book polled with the same body again', () => {
     await server?.close();
   });
 
-  it('confirms without an update, publishes a change, and fails a broken body after it', async () => {
-    let body: unknown = bookBody('2', '2025-01-01T00:00:00.000Z');
-    server = await startScriptedServer((_req, res) => json(res, 200, body));
+  /** A poller of the real client against a server answering `currentBody()`. */
+  async function startPolling(currentBody: () => unknown) {
+    server = await startScriptedServer((_req, res) => json(res, 200, currentBody()));
     client = new UpstreamClient({ baseUrl: server.url, retries: 0 });
     const events = new RelayEvents();
     const registry: StreamRegistry = new StreamRegistry({
@@ -63,7 +63,8 @@ describe('a book polled with the same body again', () => {
       resumeBufferSize: 10,
       onInterestChange: () => poller?.sync(),
     });
-    // What the client resolved each poll to: the same object for the same bytes (its memo).
+    // What the client resolved each poll to: the book as parsed, then, for the same bytes again,
+    // one and the same object (the memo's stand-in, without the orders the streams no longer need).
     const books: OrderBook[] = [];
     const upstream = client;
     const source: PollSource = {
@@ -97,6 +98,12 @@ describe('a book polled with the same body again', () => {
     events.on('poll:done', ({ outcome, error }) => {
       if (outcome === 'error') failures.push(error);
     });
+    return { registry, books, confirmations, failures };
+  }
+
+  it('confirms without an update, publishes a change, and fails a broken body after it', async () => {
+    let body: unknown = bookBody('2', '2025-01-01T00:00:00.000Z');
+    const { registry, books, confirmations, failures } = await startPolling(() => body);
     const full = new Recorder();
     const top = new Recorder();
     registry.subscribe(full, { channel: 'book', market: MARKET, depth: null });
@@ -106,7 +113,8 @@ describe('a book polled with the same body again', () => {
     // The same bytes again and again: confirmed each time, one snapshot, no update.
     await waitFor('five confirmations of the unchanged book', () => confirmations.length >= 5);
     expect(full.kinds).toEqual(['snapshot']);
-    expect(new Set(books).size).toBe(1);
+    expect(new Set(books.slice(1)).size).toBe(1);
+    expect(books.at(-1)).toMatchObject({ bids: [], asks: [], timestamp: '2025-01-01T00:00:00.000Z' });
     const confirmedAt = stream().lastSuccessAt;
     await waitFor('another confirmation', () => stream().lastSuccessAt > confirmedAt);
     expect(stream().state).toEqual({
@@ -122,11 +130,13 @@ describe('a book polled with the same body again', () => {
     expect(late.kinds).toEqual(['snapshot']);
 
     // A changed body is validated, aggregated and published.
+    const unchangedPolls = books.length;
     body = bookBody('5', '2025-01-01T00:00:01.000Z');
     await waitFor('the update', () => full.kinds.includes('update'));
     expect(stream().seq).toBe(2);
     expect(stream().state?.bids).toEqual([['0.55000000', '6']]);
-    expect(new Set(books).size).toBe(2);
+    expect(new Set(books.slice(unchangedPolls)).size).toBeLessThanOrEqual(2);
+    expect(books.at(unchangedPolls)?.bids).toHaveLength(2);
     expect(top.kinds).toEqual(['snapshot', 'update']);
 
     // A broken body after the one remembered still fails, with the schema error, and the streams
@@ -142,5 +152,37 @@ describe('a book polled with the same body again', () => {
     await waitFor('the stream is live again', () => (stream().freshness === 'live' ? true : undefined));
     expect(stream().seq).toBe(2);
     expect(full.kinds).toEqual(['snapshot', 'update']);
+  });
+  it('gives a stream added later the whole book, though the target kept only a stand-in', async () => {
+    const { registry, books, confirmations } = await startPolling(() =>
+      bookBody('2', '2025-01-01T00:00:00.000Z'),
+    );
+    const top = new Recorder();
+    registry.subscribe(top, { channel: 'book', market: MARKET, depth: 10 });
+    await waitFor('three confirmations of the unchanged book', () => confirmations.length >= 3);
+    expect(books.at(-1)?.bids).toEqual([]);
+
+    // Deeper than the aggregation kept, and the orders: both need the orders the stand-in has not.
+    const full = new Recorder();
+    const orders = new Recorder();
+    registry.subscribe(full, { channel: 'book', market: MARKET, depth: null });
+    registry.subscribe(orders, { channel: 'orders', market: MARKET });
+    await waitFor('both snapshots', () => full.kinds.length > 0 && orders.kinds.length > 0);
+    const [fullStream] = [...registry.streamsOf('book', MARKET)].filter((stream) => stream.depth === null);
+    expect(fullStream?.state).toEqual({
+      bids: [['0.55000000', '3']],
+      asks: [['0.57000000', '4.5']],
+      last_price: '0.56000000',
+    });
+    const [ordersStream] = registry.streamsOf('orders', MARKET);
+    expect(ordersStream?.state).toEqual({
+      bids: [
+        { id: 'b1', price: '0.55000000', size: '2', token_id: 1 },
+        { id: 'b2', price: '0.55000000', size: '1', token_id: 1 },
+      ],
+      asks: [{ id: 'a1', price: '0.57000000', size: '4.5', token_id: 1 }],
+    });
+    expect(full.kinds).toEqual(['snapshot']);
+    expect(top.kinds).toEqual(['snapshot']);
   });
 });

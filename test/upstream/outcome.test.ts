@@ -147,6 +147,20 @@ describe('judgeExchange with a ResponseMemo', () => {
     expect(back.ok && good.ok && back.value === good.value).toBe(true);
   });
 
+  it('answers the same body with the stand-in kept for its value, and parses the body again on demand', () => {
+    const remembered = memo();
+    const first = judgeExchange(request, answered(200, healthy), 30_000, now, remembered);
+    const standIn = { kept: 'less' };
+    remembered.keep(first.ok ? first.value : undefined, standIn);
+    const again = judgeExchange(request, answered(200, healthy), 30_000, now, remembered);
+    expect(again.ok && again.value).toBe(standIn);
+    expect(remembered.reparse()).toEqual(healthy);
+    // A stand-in for a value no longer remembered changes nothing.
+    remembered.keep(first.ok ? first.value : undefined, { other: true });
+    const third = judgeExchange(request, answered(200, healthy), 30_000, now, remembered);
+    expect(third.ok && third.value).toBe(standIn);
+  });
+
   it('never answers an error status from the memo', () => {
     const remembered = memo();
     judgeExchange(request, answered(200, healthy), 30_000, now, remembered);
