@@ -4,6 +4,7 @@
  * (protocol.md "`book` data", "`price` data" and one section per later channel). A stream's state
  * is its snapshot's data: `book`'s sorted, aggregated levels, every other channel's data as sent.
  */
+import { crc32 } from 'node:zlib';
 import { type BookState, bookChecksum } from '../protocol/book.ts';
 import type { Channel, ChannelData, PriceData } from '../protocol/messages.ts';
 import type { ClobPriceSnapshot } from '../upstream/schemas.ts';
@@ -22,7 +23,8 @@ export type ChannelState<C extends Channel> = C extends 'book' ? BookState : Cha
 export type ChannelDelta<C extends Channel> = ChannelData[C]['update'];
 
 export const codecs: { readonly [C in Channel]: StreamCodec<ChannelState<C>, ChannelDelta<C>> } = {
-  book: { diff: diffBook, checksum: bookChecksum },
+  // Node's native CRC-32: about a third of the portable one's time, on every book message.
+  book: { diff: diffBook, checksum: (state) => bookChecksum(state, crc32) },
   price: { diff: diffPrice },
   trades: { diff: diffTrades },
   market: { diff: diffMarket },

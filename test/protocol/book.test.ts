@@ -1,4 +1,5 @@
 import { crc32 } from 'node:zlib';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyBookUpdate, type BookState, bookChecksum, bookChecksumInput } from '../../src/protocol/book.ts';
 import type { Level } from '../../src/protocol/messages.ts';
@@ -156,5 +157,16 @@ describe('bookChecksumInput / bookChecksum', () => {
     const book: BookState = { bids: [['1', 'x']], asks: [] };
     expect(crc32('1:x')).toBeGreaterThan(2 ** 31);
     expect(bookChecksum(book)).toBe(crc32('1:x'));
+  });
+
+  it("gives the same checksum with the portable CRC-32 (the SDK) as with Node's (the relay)", () => {
+    const text = fc.string({ unit: 'grapheme', maxLength: 12 });
+    const level = fc.tuple(text, text);
+    fc.assert(
+      fc.property(fc.array(level, { maxLength: 30 }), fc.array(level, { maxLength: 30 }), (bids, asks) => {
+        const book: BookState = { bids, asks };
+        expect(bookChecksum(book, crc32)).toBe(bookChecksum(book));
+      }),
+    );
   });
 });
