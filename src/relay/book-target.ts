@@ -153,7 +153,13 @@ export class BookTarget extends PollTarget {
   #keepLess(book: OrderBook): void {
     const last = this.#last;
     if (last?.book !== book || last.standIn === true) return;
-    const standIn: OrderBook = { ...book, bids: [], asks: [] };
+    const standIn: OrderBook = {
+      market_id: book.market_id,
+      bids: [],
+      asks: [],
+      last_price: book.last_price,
+      timestamp: book.timestamp,
+    };
     this.#memo.keep(book, standIn);
     this.#last = { ...last, book: standIn, standIn: true };
   }
