@@ -24,11 +24,9 @@ export interface StreamPosition {
 
 /** A message serialised once, shared by every connection it goes to. */
 export class Frame {
-  readonly text: string;
-  /** The JSON payload's UTF-8 bytes (a view into `wire`). */
-  readonly bytes: Buffer;
   /** The complete WebSocket frame, written as-is to every subscriber's socket. */
   readonly wire: Buffer;
+  readonly #payloadOffset: number;
   /** `snapshot` and `update` only. */
   readonly position: StreamPosition | undefined;
   #deflated: Buffer | undefined;
@@ -36,14 +34,25 @@ export class Frame {
   #compact: CompactWires | undefined;
 
   constructor(message: ServerMessage) {
-    this.text = JSON.stringify(message);
-    const { wire, payloadOffset } = encodeTextFrame(this.text);
+    // The text itself is not kept: frames sit in resume rings, and the bytes say the same in less
+    // than half the memory (about 400 B less per book update).
+    const { wire, payloadOffset } = encodeTextFrame(JSON.stringify(message));
     this.wire = wire;
-    this.bytes = wire.subarray(payloadOffset);
+    this.#payloadOffset = payloadOffset;
     this.position =
       message.type === 'snapshot' || message.type === 'update'
         ? { epoch: message.epoch, seq: message.seq }
         : undefined;
+  }
+
+  /** The JSON payload's UTF-8 bytes: a view into `wire`, made when asked (one object less per frame). */
+  get bytes(): Buffer {
+    return this.wire.subarray(this.#payloadOffset);
+  }
+
+  /** The JSON text, decoded again from the bytes: for the few uses outside the fan-out. */
+  get text(): string {
+    return this.bytes.toString('utf8');
   }
 
   /**
@@ -75,7 +84,7 @@ export class Frame {
   #compactWires(stream: number): CompactWires {
     if (this.#compact?.stream === stream) return this.#compact;
     if (this.position === undefined) throw new Error('only snapshot and update have a compact form');
-    // Parsed back from the text rather than kept as an object: a ring of frames keeps bytes only.
+    // Parsed back from the bytes rather than kept as an object: a ring of frames keeps bytes only.
     const message = JSON.parse(this.text) as StreamMessage;
     const { wire, payloadOffset } = encodeTextFrame(
       JSON.stringify(encodeCompactStreamMessage(message, stream)),
@@ -87,7 +96,7 @@ export class Frame {
   /** `data: <json>` and the blank line that ends an SSE event; the `id:` line is per reader. */
   get sseData(): Buffer {
     // JSON.stringify never emits a raw line break, so the text is exactly one `data:` line.
-    this.#sseData ??= Buffer.from(`data: ${this.text}\n\n`, 'utf8');
+    this.#sseData ??= Buffer.concat([SSE_DATA, this.bytes, SSE_END]);
     return this.#sseData;
   }
 }
@@ -103,6 +112,9 @@ interface CompactWires {
 export function toFrame(message: ServerMessage): Frame {
   return new Frame(message);
 }
+
+const SSE_DATA = Buffer.from('data: ');
+const SSE_END = Buffer.from('\n\n');
 
 const FIN_TEXT = 0x81;
 /** FIN, RSV1 (the "per-message compressed" bit of RFC 7692 section 6), opcode 1. */
