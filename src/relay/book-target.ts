@@ -9,6 +9,7 @@
  * A book upstream answers with byte for byte as last time (most books, most polls) costs a
  * comparison: the upstream client resolves it to the book already validated (its ResponseMemo),
  * and the streams that hold that book are only confirmed, without aggregating or diffing again.
+ * The memo then holds a stand-in without the orders, not the parsed book (see #keepLess).
  */
 import type { SharedResult } from '../cluster/shared-result.ts';
 import type { BookState } from '../protocol/book.ts';
