@@ -19,8 +19,13 @@ export interface SdkCheck {
   close(): Promise<void>;
 }
 
-export function startSdkCheck(url: string, markets: readonly string[], depth: BookDepth): SdkCheck {
-  const client = connect(url);
+export function startSdkCheck(
+  url: string,
+  markets: readonly string[],
+  depth: BookDepth,
+  encoding: 'compact' | 'json' = 'compact',
+): SdkCheck {
+  const client = connect(url, { encoding });
   const counts = { updates: 0, resyncs: 0 };
   for (const market of markets) {
     const book = client.subscribeBook(market, { depth });
