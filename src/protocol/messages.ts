@@ -211,6 +211,8 @@ export interface SubscribedMessage {
   markets: string[];
   depth?: BookDepth;
   recovered?: Record<string, boolean>;
+  /** Compact connections only (./compact.ts): each market's stream number. */
+  streams?: Record<string, number>;
 }
 export interface UnsubscribedMessage {
   type: 'unsubscribed';

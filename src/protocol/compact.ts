@@ -1,0 +1,224 @@
+/**
+ * @module protocol/compact
+ * The compact encoding of `snapshot` and `update` (docs/protocol.md "Compact encoding"), negotiated
+ * as the WebSocket subprotocol {@link COMPACT_SUBPROTOCOL}: a JSON array
+ * `[kind, stream, epoch, seq, ts, rts, data]` (plus `checksum` for `book`) whose stream number
+ * stands for (channel, market, depth), whose times are epoch milliseconds when that is exact and
+ * whose book prices drop upstream's trailing zeros. Every step is exactly reversible, so decoding
+ * gives back the JSON-mode message. Pure and shared by the relay and the browser SDK.
+ */
+import type { Channel } from './channels.ts';
+import type { BookData, BookDepth, Level, StreamMessage } from './messages.ts';
+
+/** The `Sec-WebSocket-Protocol` value that selects this encoding. */
+export const COMPACT_SUBPROTOCOL = 'market-relay.compact.1';
+
+/** Epoch milliseconds when that spells the time exactly, otherwise the original string. */
+export type CompactTime = number | string;
+/** `[bids, asks]` or `[bids, asks, last_price]`, every price in the compact price form. */
+export type CompactBookData =
+  | [bids: Level[], asks: Level[]]
+  | [bids: Level[], asks: Level[], lastPrice: string];
+export type CompactKind = 's' | 'u';
+
+type Envelope = [
+  kind: CompactKind,
+  stream: number,
+  epoch: string,
+  seq: number,
+  ts: CompactTime,
+  rts: CompactTime,
+];
+export type CompactBookMessage = [...Envelope, data: CompactBookData, checksum: number];
+/** Every channel but `book`: `data` exactly as in JSON mode. */
+export type CompactPlainMessage = [...Envelope, data: Exclude<StreamMessage, { channel: 'book' }>['data']];
+export type CompactStreamMessage = CompactBookMessage | CompactPlainMessage;
+
+/** What a stream number stands for, as the client learnt it from `subscribed.streams`. */
+export interface CompactStreamIdentity {
+  channel: Channel;
+  market: string;
+  /** `book` only: 10, 50 or null for the full book. */
+  depth?: BookDepth;
+}
+/** The client's stream numbers: a `Map<number, CompactStreamIdentity>` will do. */
+export interface CompactStreamLookup {
+  get(stream: number): CompactStreamIdentity | undefined;
+}
+
+export type CompactDecodeResult =
+  | { ok: true; message: StreamMessage }
+  /** `unknown_stream`: well formed, but the stream number is not in the lookup (ignore it). */
+  | { ok: false; reason: 'malformed' | 'unknown_stream'; message: string };
+
+// ---------------------------------------------------------------------------------------------
+// Prices
+
+const PRICE_DECIMALS = 8;
+/** Upstream's usual price text: digits, a dot, exactly eight decimals. */
+const UPSTREAM_PRICE = /^\d+\.\d{8}$/;
+/** A compact price without the verbatim marker: at most eight decimals, padded back on decoding. */
+const SHORT_PRICE = /^\d+(?:\.\d{1,8})?$/;
+const VERBATIM = '=';
+
+/** `"0.78000000"` -> `"0.78"`, `"1.00000000"` -> `"1"`; any other text -> `"="` + the text. */
+export function compactPrice(price: string): string {
+  if (!UPSTREAM_PRICE.test(price)) return VERBATIM + price;
+  return price.replace(/\.?0+$/, '');
+}
+
+/** The price text {@link compactPrice} was given, or undefined when `compact` is not in the form. */
+export function expandPrice(compact: string): string | undefined {
+  if (compact.startsWith(VERBATIM)) return compact.slice(VERBATIM.length);
+  if (!SHORT_PRICE.test(compact)) return undefined;
+  const dot = compact.indexOf('.');
+  const integer = dot === -1 ? compact : compact.slice(0, dot);
+  const fraction = dot === -1 ? '' : compact.slice(dot + 1);
+  return `${integer}.${fraction.padEnd(PRICE_DECIMALS, '0')}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Times
+
+/** `ts` as epoch milliseconds if they spell it exactly (`toISOString`), otherwise the string. */
+export function compactTime(iso: string): CompactTime {
+  const ms = Date.parse(iso);
+  return Number.isFinite(ms) && new Date(ms).toISOString() === iso ? ms : iso;
+}
+
+/** `rts` as milliseconds after `ts` when both are exact, otherwise the string. */
+export function compactOffset(ts: CompactTime, rts: string): CompactTime {
+  if (typeof ts !== 'number') return rts;
+  const ms = compactTime(rts);
+  // Times millennia apart can differ by more than a double holds exactly: keep the text then.
+  return typeof ms === 'number' && Number.isSafeInteger(ms - ts) ? ms - ts : rts;
+}
+
+/** The ISO text of epoch milliseconds, or undefined when they are not a time `Date` can spell. */
+function isoOf(ms: number): string | undefined {
+  if (!Number.isInteger(ms)) return undefined;
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoding
+
+/** The compact array of a `snapshot` or `update`, `stream` being its stream's relay-wide number. */
+export function encodeCompactStreamMessage(message: StreamMessage, stream: number): CompactStreamMessage {
+  const ts = compactTime(message.ts);
+  const envelope: Envelope = [
+    message.type === 'snapshot' ? 's' : 'u',
+    stream,
+    message.epoch,
+    message.seq,
+    ts,
+    compactOffset(ts, message.rts),
+  ];
+  if (message.channel === 'book') return [...envelope, compactBook(message.data), message.checksum];
+  return [...envelope, message.data];
+}
+
+function compactBook(data: BookData): CompactBookData {
+  const bids = data.bids.map(compactLevel);
+  const asks = data.asks.map(compactLevel);
+  return data.last_price === undefined ? [bids, asks] : [bids, asks, compactPrice(data.last_price)];
+}
+
+function compactLevel([price, size]: Level): Level {
+  return [compactPrice(price), size];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding: the input comes from the wire, so every element is checked and nothing throws.
+
+class Malformed extends Error {}
+
+/**
+ * The JSON-mode message of a compact array (already `JSON.parse`d), its stream found in `lookup`;
+ * an error result, never an exception, for anything else.
+ */
+export function decodeCompactStreamMessage(value: unknown, lookup: CompactStreamLookup): CompactDecodeResult {
+  try {
+    return decode(value, lookup);
+  } catch (error) {
+    if (error instanceof Malformed) return { ok: false, reason: 'malformed', message: error.message };
+    throw error;
+  }
+}
+
+function decode(value: unknown, lookup: CompactStreamLookup): CompactDecodeResult {
+  if (!Array.isArray(value)) throw new Malformed('not an array');
+  const [kind, stream, epoch, seq, ts, rts, data] = value as unknown[];
+  if (kind !== 's' && kind !== 'u') throw new Malformed('kind is not "s" or "u"');
+  if (!Number.isSafeInteger(stream) || (stream as number) < 1)
+    throw new Malformed('stream is not a positive integer');
+  const identity = lookup.get(stream as number);
+  if (identity === undefined)
+    return { ok: false, reason: 'unknown_stream', message: `unknown stream number ${stream}` };
+  if (typeof epoch !== 'string') throw new Malformed('epoch is not a string');
+  if (!Number.isSafeInteger(seq) || (seq as number) < 0) throw new Malformed('seq is not a whole number');
+  const isoTs = decodeTime(ts, 'ts');
+  const isoRts = decodeRts(rts, ts);
+  const head = {
+    type: kind === 's' ? 'snapshot' : 'update',
+    channel: identity.channel,
+    market: identity.market,
+    epoch,
+    seq: seq as number,
+    ts: isoTs,
+    rts: isoRts,
+  };
+  if (identity.channel === 'book') {
+    if (value.length !== 8) throw new Malformed('a book message has 8 elements');
+    const checksum = value[7];
+    if (!Number.isInteger(checksum) || (checksum as number) < 0 || (checksum as number) > 0xffffffff)
+      throw new Malformed('checksum is not an unsigned 32-bit integer');
+    const message = { ...head, depth: identity.depth ?? null, data: decodeBook(data), checksum };
+    return { ok: true, message: message as StreamMessage };
+  }
+  if (value.length !== 7) throw new Malformed(`a ${identity.channel} message has 7 elements`);
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw new Malformed('data is not an object');
+  // The cast is where the wire meets the types: like JSON mode, a channel's data is taken as sent.
+  return { ok: true, message: { ...head, data } as StreamMessage };
+}
+
+function decodeTime(value: unknown, name: string): string {
+  if (typeof value === 'string') return value;
+  const iso = typeof value === 'number' ? isoOf(value) : undefined;
+  if (iso === undefined) throw new Malformed(`${name} is neither a time string nor epoch milliseconds`);
+  return iso;
+}
+
+function decodeRts(value: unknown, ts: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value !== 'number' || typeof ts !== 'number')
+    throw new Malformed('rts is neither a time string nor milliseconds after a numeric ts');
+  const iso = Number.isSafeInteger(value) ? isoOf(ts + value) : undefined;
+  if (iso === undefined) throw new Malformed('rts is not a whole number of milliseconds after ts');
+  return iso;
+}
+
+function decodeBook(value: unknown): BookData {
+  if (!Array.isArray(value) || value.length < 2 || value.length > 3)
+    throw new Malformed('book data is not [bids, asks] or [bids, asks, last_price]');
+  const data: BookData = { bids: decodeLevels(value[0], 'bids'), asks: decodeLevels(value[1], 'asks') };
+  if (value.length === 3) data.last_price = decodePrice(value[2], 'last_price');
+  return data;
+}
+
+function decodeLevels(value: unknown, side: string): Level[] {
+  if (!Array.isArray(value)) throw new Malformed(`${side} is not an array`);
+  return value.map((level: unknown): Level => {
+    if (!Array.isArray(level) || level.length !== 2 || typeof level[1] !== 'string')
+      throw new Malformed(`a level of ${side} is not [price, size]`);
+    return [decodePrice(level[0], side), level[1]];
+  });
+}
+
+function decodePrice(value: unknown, where: string): string {
+  const price = typeof value === 'string' ? expandPrice(value) : undefined;
+  if (price === undefined) throw new Malformed(`a price in ${where} is not in the compact price form`);
+  return price;
+}
