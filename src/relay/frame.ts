@@ -7,12 +7,14 @@
  * src/sse/ only write these bytes.
  *
  * The other encodings of the same message are built lazily, once, the first time a subscriber
- * needs them: the SSE event body (docs/protocol.md "Server-Sent Events") and the permessage-deflate
- * frame (docs/protocol.md "Compression").
+ * needs them: the SSE event body (docs/protocol.md "Server-Sent Events"), the permessage-deflate
+ * frame (docs/protocol.md "Compression") and, for `snapshot` and `update`, the compact form with
+ * and without deflate (docs/protocol.md "Compact encoding").
  * @see https://www.rfc-editor.org/rfc/rfc6455#section-5.2
  */
 import { constants, deflateRawSync } from 'node:zlib';
-import type { ServerMessage } from '../protocol/messages.ts';
+import { encodeCompactStreamMessage } from '../protocol/compact.ts';
+import type { ServerMessage, StreamMessage } from '../protocol/messages.ts';
 
 /** Where a stream message stands in its stream: what a client resumes from. */
 export interface StreamPosition {
@@ -31,6 +33,7 @@ export class Frame {
   readonly position: StreamPosition | undefined;
   #deflated: Buffer | undefined;
   #sseData: Buffer | undefined;
+  #compact: CompactWires | undefined;
 
   constructor(message: ServerMessage) {
     this.text = JSON.stringify(message);
@@ -53,12 +56,48 @@ export class Frame {
     return this.#deflated;
   }
 
+  /**
+   * The compact frame of a `snapshot` or `update`, `stream` being its stream's number on this relay
+   * (a frame is only ever served for one stream: a frame read from Redis in cluster mode is built
+   * here for the local stream that serves it, so it takes that stream's number).
+   */
+  compactWire(stream: number): Buffer {
+    return this.#compactWires(stream).plain;
+  }
+
+  /** The compact frame compressed, as {@link deflatedWire} is the JSON one. */
+  compactDeflatedWire(stream: number): Buffer {
+    const wires = this.#compactWires(stream);
+    wires.deflated ??= encodeDeflatedFrame(wires.plain.subarray(wires.payloadOffset));
+    return wires.deflated;
+  }
+
+  #compactWires(stream: number): CompactWires {
+    if (this.#compact?.stream === stream) return this.#compact;
+    if (this.position === undefined) throw new Error('only snapshot and update have a compact form');
+    // Parsed back from the text rather than kept as an object: a ring of frames keeps bytes only.
+    const message = JSON.parse(this.text) as StreamMessage;
+    const { wire, payloadOffset } = encodeTextFrame(
+      JSON.stringify(encodeCompactStreamMessage(message, stream)),
+    );
+    this.#compact = { stream, plain: wire, payloadOffset, deflated: undefined };
+    return this.#compact;
+  }
+
   /** `data: <json>` and the blank line that ends an SSE event; the `id:` line is per reader. */
   get sseData(): Buffer {
     // JSON.stringify never emits a raw line break, so the text is exactly one `data:` line.
     this.#sseData ??= Buffer.from(`data: ${this.text}\n\n`, 'utf8');
     return this.#sseData;
   }
+}
+
+/** A frame's compact forms, for the stream number they were built with. */
+interface CompactWires {
+  stream: number;
+  plain: Buffer;
+  payloadOffset: number;
+  deflated: Buffer | undefined;
 }
 
 export function toFrame(message: ServerMessage): Frame {

@@ -35,6 +35,9 @@ export interface StreamIdentity<C extends Channel = Channel> {
   depth?: BookDepth;
 }
 
+/** The last stream number given out (docs/protocol.md "Compact encoding"): one counter per process. */
+let lastStreamNumber = 0;
+
 export function newEpoch(): string {
   return randomBytes(6).toString('base64url');
 }
@@ -57,6 +60,11 @@ export interface PublishResult {
  */
 export class Stream<State = unknown, Delta = unknown, C extends Channel = Channel> {
   readonly key: string;
+  /**
+   * The stream's number in compact messages: the same for every subscriber and never reused by
+   * another stream in this process, so a client's map from numbers to streams cannot go stale.
+   */
+  readonly number = ++lastStreamNumber;
   readonly channel: C;
   readonly market: string;
   readonly depth: BookDepth | undefined;

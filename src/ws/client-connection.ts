@@ -2,7 +2,8 @@
  * @module ws/client-connection
  * The relay's side of one client's WebSocket: its subscriptions, its request rate limit, and its send path with
  * backpressure (protocol.md "Slow consumers", relay/held-back.ts) and, where the client negotiated
- * it, the shared permessage-deflate frames (protocol.md "Compression").
+ * them, the shared permessage-deflate frames (protocol.md "Compression") and the compact encoding of
+ * stream messages (protocol.md "Compact encoding").
  *
  * Stream frames wait for the relay-wide flush of ws/write-coalescer.ts and leave in one socket write;
  * the bytes waiting count toward the high-water mark, so the wait never grows a queue either.
@@ -57,6 +58,8 @@ export class ClientConnection implements StreamSubscriber {
   readonly #heldBack: HeldBackStreams;
   /** Stream messages go out as the shared compressed frames (protocol.md "Compression"). */
   readonly #deflate: boolean;
+  /** Stream messages go out in the compact encoding (the subprotocol the client offered). */
+  readonly #compact: boolean;
   readonly #coalescer: WriteCoalescer;
   readonly #writer: SocketWriter;
   readonly #order = new RequestOrder();
@@ -70,13 +73,14 @@ export class ClientConnection implements StreamSubscriber {
     ws: WebSocket,
     socket: Socket,
     context: ConnectionContext,
-    options: { deflate?: boolean; apiKey?: string } = {},
+    options: { deflate?: boolean; compact?: boolean; apiKey?: string } = {},
   ) {
     this.id = id;
     context.marketAdmission.open(this, options.apiKey);
     this.#ws = ws;
     this.#context = context;
     this.#deflate = options.deflate ?? false;
+    this.#compact = options.compact ?? false;
     this.#heldBack = new HeldBackStreams(context.limits, () => this.#closeSlowConsumer());
     this.#guard = new RequestGuard(context.limits);
     this.#coalescer = context.coalescer;
@@ -113,6 +117,10 @@ export class ClientConnection implements StreamSubscriber {
     return this.#deflate;
   }
 
+  get encoding(): 'json' | 'compact' {
+    return this.#compact ? 'compact' : 'json';
+  }
+
   // --- StreamSubscriber -------------------------------------------------------------------------
 
   deliver(stream: AnyStream, frame: Frame): void {
@@ -121,7 +129,13 @@ export class ClientConnection implements StreamSubscriber {
       this.#heldBack.holdBack(stream);
       return;
     }
-    const wire = this.#deflate ? frame.deflatedWire : frame.wire;
+    const wire = this.#compact
+      ? this.#deflate
+        ? frame.compactDeflatedWire(stream.number)
+        : frame.compactWire(stream.number)
+      : this.#deflate
+        ? frame.deflatedWire
+        : frame.wire;
     // One stream has nothing to share a write with: waiting would only add latency.
     const streams = this.#subscriptions.size;
     if (streams > 1 && this.#coalescer.windowMs > 0) this.#writer.enqueue(wire, streams);
@@ -310,10 +324,17 @@ export class ClientConnection implements StreamSubscriber {
       cluster,
     );
     for (const { stream } of joined) this.#subscriptions.set(stream.key, stream);
+    // Written now, before anything of these streams: nothing above delivers to this connection
+    // (joinStreams adds it to each stream without sending; a cluster replay that restores a stream
+    // leaves it out), and a frame queued for the coalescing window is of a stream joined earlier.
+    // So on a compact connection every stream's number arrives before its first data message.
     this.#send({
       type: 'subscribed',
       ...echoedSelection(request, channel, [...markets], depth),
       ...(request.resume === undefined ? {} : { recovered }),
+      ...(this.#compact
+        ? { streams: Object.fromEntries(joined.map(({ market, stream }) => [market, stream.number])) }
+        : {}),
     });
     // Stream errors naming the market, as a first poll's unknown_market would (protocol.md).
     for (const [market, refusal] of refused) this.#send(refusalError(channel, market, refusal));

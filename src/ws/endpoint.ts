@@ -13,6 +13,7 @@ import { type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { COMPACT_SUBPROTOCOL } from '../protocol/compact.ts';
 import { closeCodes } from '../protocol/messages.ts';
 import { type AccessPolicy, authorize } from '../relay/access.ts';
 import {
@@ -81,6 +82,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
       ? { serverNoContextTakeover: true, clientNoContextTakeover: true }
       : false,
     clientTracking: false,
+    handleProtocols: selectSubprotocol,
   });
 
   // What the relay answered in Sec-WebSocket-Extensions, per upgrade request: `ws.extensions` names
@@ -97,7 +99,11 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
   const refused = new Set<ClientConnection>();
 
   const onConnection = (ws: WebSocket, socket: Socket, client: Client, deflate: boolean): void => {
-    const connection = new ClientConnection(nextId++, ws, socket, context, { deflate, apiKey: client.key });
+    const connection = new ClientConnection(nextId++, ws, socket, context, {
+      deflate,
+      compact: ws.protocol === COMPACT_SUBPROTOCOL,
+      apiKey: client.key,
+    });
     const refusal =
       connections.size + (options.otherConnections?.() ?? 0) >= options.maxConnections
         ? 'too many connections'
@@ -227,6 +233,17 @@ export function sharesCompressedFrames(extensions: string): boolean {
   if (deflate === undefined || !deflate.includes('server_no_context_takeover')) return false;
   const bits = deflate.find((param) => param.startsWith('server_max_window_bits'));
   return bits === undefined || bits.split('=')[1]?.trim() === '15';
+}
+
+/**
+ * The subprotocol answered to a client's offer (protocol.md "Compact encoding"): the compact
+ * encoding when offered; otherwise the first one offered, as ws does by default, so that a client
+ * whose library insists on some subprotocol still connects and gets JSON.
+ */
+export function selectSubprotocol(offered: ReadonlySet<string>): string | false {
+  if (offered.has(COMPACT_SUBPROTOCOL)) return COMPACT_SUBPROTOCOL;
+  const [first] = offered;
+  return first ?? false;
 }
 
 /** Who is connecting, and what the per-address and per-key caps said before the upgrade. */

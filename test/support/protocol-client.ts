@@ -2,11 +2,14 @@
  * @module test/support/protocol-client
  * A deliberately plain protocol client for relay tests: it records every message, keeps each
  * stream's state from snapshot + updates with the pure core, and checks seq continuity and
- * checksums itself, so the tests check the relay without depending on the client SDK.
+ * checksums itself, so the tests check the relay without depending on the client SDK. On a connection
+ * that negotiated the compact encoding it decodes `snapshot` / `update` arrays with the stream
+ * numbers its `subscribed` replies gave, and counts one it cannot place as a violation.
  */
 import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import WebSocket from 'ws';
+import { type CompactStreamIdentity, decodeCompactStreamMessage } from '../../src/protocol/compact.ts';
 import { type Message, MessageRecorder } from './message-recorder.ts';
 import { waitFor } from './wait-for.ts';
 
@@ -15,23 +18,59 @@ export type { Message, StreamView } from './message-recorder.ts';
 export class ProtocolClient extends MessageRecorder {
   socket: Socket | undefined;
   closeCode: number | undefined;
+  /** Compact connections: what each stream number stands for, from the `subscribed` replies. */
+  readonly streamNumbers = new Map<number, CompactStreamIdentity>();
+  /** Stream messages that arrived as compact arrays. */
+  compactMessages = 0;
 
   private constructor(readonly ws: WebSocket) {
     super();
     ws.on('upgrade', (response) => {
       this.socket = response.socket as Socket;
     });
-    ws.on('message', (data) => this.record(JSON.parse(data.toString()) as Message));
+    ws.on('message', (data) => this.#receive(JSON.parse(data.toString()) as unknown));
     ws.on('close', (code) => {
       this.closeCode = code;
     });
   }
 
-  static async connect(url: string, options: WebSocket.ClientOptions = {}): Promise<ProtocolClient> {
-    const ws = new WebSocket(url.replace(/^http/, 'ws') + (url.includes('/v1/ws') ? '' : '/v1/ws'), options);
+  static async connect(
+    url: string,
+    options: WebSocket.ClientOptions = {},
+    protocols: string[] = [],
+  ): Promise<ProtocolClient> {
+    const address = url.replace(/^http/, 'ws') + (url.includes('/v1/ws') ? '' : '/v1/ws');
+    const ws = new WebSocket(address, protocols, options);
     const client = new ProtocolClient(ws);
     await once(ws, 'open');
     return client;
+  }
+
+  #receive(value: unknown): void {
+    if (!Array.isArray(value)) {
+      const message = value as Message;
+      if (message.type === 'subscribed' && message.streams !== undefined) this.#learn(message);
+      this.record(message);
+      return;
+    }
+    const decoded = decodeCompactStreamMessage(value, this.streamNumbers);
+    if (!decoded.ok) {
+      this.violations.push(`${decoded.reason}: ${decoded.message}: ${JSON.stringify(value).slice(0, 80)}`);
+      return;
+    }
+    this.compactMessages += 1;
+    this.record(decoded.message as unknown as Message);
+  }
+
+  #learn(subscribed: Message): void {
+    const channel = subscribed.channel as CompactStreamIdentity['channel'];
+    const depth = subscribed.depth as CompactStreamIdentity['depth'];
+    for (const [market, number] of Object.entries(subscribed.streams as Record<string, number>)) {
+      this.streamNumbers.set(
+        number,
+        channel === 'book' ? { channel, market, depth: depth ?? null } : { channel, market },
+      );
+    }
   }
 
   send(request: unknown): void {
