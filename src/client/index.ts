@@ -24,8 +24,8 @@ export interface ConnectOptions extends ClientOptions {
    */
   transport?: 'websocket' | 'sse';
   /**
-   * WebSocket only: `compact` (default) offers the `market-relay.compact.1` subprotocol, about half
-   * the bytes of JSON per book update and a third with compression (docs/client.md "Encoding");
+   * WebSocket only: `compact` (default) offers the `market-relay.compact.1` subprotocol, under half
+   * the bytes of JSON on book streams, about a quarter with compression (docs/client.md "Encoding");
    * `json` asks for plain JSON. Messages reach the application as the same objects either way; a
    * relay that does not select the subprotocol sends JSON, which is read as usual. SSE is JSON.
    */
