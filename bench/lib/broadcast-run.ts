@@ -51,7 +51,12 @@ export interface RunSpec {
   warmupMs: number;
   windowMs: number;
   /** Relay runs: markets (and depth) an SDK subscriber checks during the run. */
-  sdkCheck?: { markets: readonly string[]; depth: BookDepth; encoding?: 'compact' | 'json' };
+  sdkCheck?: {
+    markets: readonly string[];
+    depth: BookDepth;
+    encoding?: 'compact' | 'json';
+    deflate?: boolean;
+  };
 }
 
 interface GeneratorStats {
@@ -87,7 +92,13 @@ export async function measureBroadcast(spec: RunSpec): Promise<RunMetrics> {
     sdk =
       spec.sdkCheck === undefined
         ? undefined
-        : startSdkCheck(server.url, spec.sdkCheck.markets, spec.sdkCheck.depth, spec.sdkCheck.encoding);
+        : startSdkCheck(
+            server.url,
+            spec.sdkCheck.markets,
+            spec.sdkCheck.depth,
+            spec.sdkCheck.encoding,
+            spec.sdkCheck.deflate,
+          );
     if (spec.plan !== undefined) await server.child.request('start', spec.plan);
     await sleep(spec.warmupMs);
     progress(`  ${label}: measuring ${spec.windowMs / 1000} s`);

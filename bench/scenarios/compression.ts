@@ -104,7 +104,7 @@ export async function runCompression(options: BenchOptions, sim: Simulator): Pro
         },
         warmupMs: options.warmupMs,
         windowMs: options.windowMs,
-        sdkCheck: { markets, depth, encoding },
+        sdkCheck: { markets, depth, encoding, deflate },
       });
       const counts = run.groups.clients;
       const measured: CompressionRun = {
