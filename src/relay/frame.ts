@@ -24,11 +24,9 @@ export interface StreamPosition {
 
 /** A message serialised once, shared by every connection it goes to. */
 export class Frame {
-  readonly text: string;
-  /** The JSON payload's UTF-8 bytes (a view into `wire`). */
-  readonly bytes: Buffer;
   /** The complete WebSocket frame, written as-is to every subscriber's socket. */
   readonly wire: Buffer;
+  readonly #payloadOffset: number;
   /** `snapshot` and `update` only. */
   readonly position: StreamPosition | undefined;
   #deflated: Buffer | undefined;
@@ -36,14 +34,25 @@ export class Frame {
   #compact: CompactWires | undefined;
 
   constructor(message: ServerMessage) {
-    this.text = JSON.stringify(message);
-    const { wire, payloadOffset } = encodeTextFrame(this.text);
+    // The text itself is not kept: frames sit in resume rings, and the bytes say the same in less
+    // than half the memory (about 400 B less per book update).
+    const { wire, payloadOffset } = encodeTextFrame(JSON.stringify(message));
     this.wire = wire;
-    this.bytes = wire.subarray(payloadOffset);
+    this.#payloadOffset = payloadOffset;
     this.position =
       message.type === 'snapshot' || message.type === 'update'
         ? { epoch: message.epoch, seq: message.seq }
         : undefined;
+  }
+
+  /** The JSON payload's UTF-8 bytes: a view into `wire`, made when asked (one object less per frame). */
+  get bytes(): Buffer {
+    return this.wire.subarray(this.#payloadOffset);
+  }
+
+  /** The JSON text, decoded again from the bytes: for the few uses outside the fan-out. */
+  get text(): string {
+    return this.bytes.toString('utf8');
   }
 
   /**
@@ -75,7 +84,7 @@ export class Frame {
   #compactWires(stream: number): CompactWires {
     if (this.#compact?.stream === stream) return this.#compact;
     if (this.position === undefined) throw new Error('only snapshot and update have a compact form');
-    // Parsed back from the text rather than kept as an object: a ring of frames keeps bytes only.
+    // Parsed back from the bytes rather than kept as an object: a ring of frames keeps bytes only.
     const message = JSON.parse(this.text) as StreamMessage;
     const { wire, payloadOffset } = encodeTextFrame(
       JSON.stringify(encodeCompactStreamMessage(message, stream)),
@@ -87,7 +96,7 @@ export class Frame {
   /** `data: <json>` and the blank line that ends an SSE event; the `id:` line is per reader. */
   get sseData(): Buffer {
     // JSON.stringify never emits a raw line break, so the text is exactly one `data:` line.
-    this.#sseData ??= Buffer.from(`data: ${this.text}\n\n`, 'utf8');
+    this.#sseData ??= Buffer.concat([SSE_DATA, this.bytes, SSE_END]);
     return this.#sseData;
   }
 }
@@ -103,6 +112,9 @@ interface CompactWires {
 export function toFrame(message: ServerMessage): Frame {
   return new Frame(message);
 }
+
+const SSE_DATA = Buffer.from('data: ');
+const SSE_END = Buffer.from('\n\n');
 
 const FIN_TEXT = 0x81;
 /** FIN, RSV1 (the "per-message compressed" bit of RFC 7692 section 6), opcode 1. */
@@ -121,11 +133,30 @@ export function encodeTextFrame(text: string): { wire: Buffer; payloadOffset: nu
  * and drop its final 4 octets 00 00 ff ff; the receiver appends them back before inflating.
  */
 export function encodeDeflatedFrame(payload: Buffer): Buffer {
-  const compressed = deflateRawSync(payload, { finishFlush: constants.Z_SYNC_FLUSH });
+  const compressed = deflateRawSync(payload, {
+    finishFlush: constants.Z_SYNC_FLUSH,
+    windowBits: windowBitsFor(payload.length),
+  });
   const body = compressed.subarray(0, compressed.length - 4);
   const { wire, payloadOffset } = allocateFrame(FIN_RSV1_TEXT, body.length);
   body.copy(wire, payloadOffset);
   return wire;
+}
+
+/** zlib keeps this much lookahead: a window reaches back its size less this (deflate.h MIN_LOOKAHEAD). */
+const MIN_LOOKAHEAD = 262;
+
+/**
+ * The smallest window (9..15 bits; raw deflate takes no less than 9) that still reaches back over
+ * the whole payload, so the output is the same as with 15 bits. A fresh zlib context is set up for
+ * every message and a small window is less to allocate and clear: about 4 µs (15-20 %) less per
+ * book update of a few hundred bytes. Any client inflates it: a window smaller than the one
+ * negotiated is always allowed (RFC 7692 section 7.1.2.1).
+ */
+export function windowBitsFor(length: number): number {
+  let bits = 9;
+  while (bits < 15 && 2 ** bits - MIN_LOOKAHEAD < length) bits++;
+  return bits;
 }
 
 function allocateFrame(firstByte: number, length: number): { wire: Buffer; payloadOffset: number } {

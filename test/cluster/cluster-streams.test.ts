@@ -8,6 +8,7 @@
 import { Redis } from 'ioredis';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { targetKeys } from '../../src/cluster/target-keys.ts';
+import { COMPACT_SUBPROTOCOL } from '../../src/protocol/compact.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
 import { type ChildRelay, startChildRelay } from '../support/child-relay.ts';
 import { type Message, ProtocolClient } from '../support/protocol-client.ts';
@@ -65,8 +66,12 @@ describe.skipIf(!redisAvailable())('cluster-wide streams', () => {
     );
   }
 
-  async function subscribe(at: ChildRelay, watched: Selection[]): Promise<ProtocolClient> {
-    const client = await ProtocolClient.connect(at.url);
+  async function subscribe(
+    at: ChildRelay,
+    watched: Selection[],
+    protocols: string[] = [],
+  ): Promise<ProtocolClient> {
+    const client = await ProtocolClient.connect(at.url, {}, protocols);
     clients.push(client);
     for (const selection of watched) await client.request({ op: 'subscribe', ...selection });
     await waitFor('first snapshots', () => viewsOf(client, watched).every((view) => view !== undefined));
@@ -81,8 +86,9 @@ describe.skipIf(!redisAvailable())('cluster-wide streams', () => {
     from: ProtocolClient,
     to: ChildRelay,
     watched: Selection[],
+    protocols: string[] = [],
   ): Promise<{ client: ProtocolClient; answers: Message[] }> {
-    const client = await ProtocolClient.connect(to.url);
+    const client = await ProtocolClient.connect(to.url, {}, protocols);
     clients.push(client);
     for (const [key, view] of from.streams) client.streams.set(key, { ...view, updates: 0 });
     const answers: Message[] = [];
@@ -116,15 +122,17 @@ describe.skipIf(!redisAvailable())('cluster-wide streams', () => {
     const watched = selections(markets.slice(0, 2));
     // Market 0 is watched on b too (its ring has it); market 1 only on a (b starts it from Redis).
     await subscribe(b, selections(markets.slice(0, 1)));
-    const leaving = await subscribe(a, watched);
+    // In the compact encoding: messages from Redis go out with the serving relay's stream numbers.
+    const leaving = await subscribe(a, watched, [COMPACT_SUBPROTOCOL]);
     await progress(leaving, watched);
     await a.stop('SIGTERM');
     expect(leaving.closeCode).toBe(1001);
-    const { client, answers } = await move(leaving, b, watched);
+    const { client, answers } = await move(leaving, b, watched, [COMPACT_SUBPROTOCOL]);
     expect(allRecovered(answers)).toEqual([true, true, true, true, true]);
     await progress(client, watched);
     expect(client.of('snapshot')).toEqual([]);
     expect([...leaving.violations, ...client.violations]).toEqual([]);
+    expect([leaving.compactMessages, client.compactMessages].every((count) => count > 0)).toBe(true);
   });
 
   it('resends no snapshot to resuming clients through a rolling restart of all three relays', async () => {

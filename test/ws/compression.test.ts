@@ -3,9 +3,9 @@
  * as the one compressed frame the relay built for every compressing client, and still rebuilds
  * upstream's books exactly; a client that does not offer it gets plain frames.
  */
-import { constants, inflateRawSync } from 'node:zlib';
+import { constants, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { encodeDeflatedFrame, toFrame } from '../../src/relay/frame.ts';
+import { encodeDeflatedFrame, toFrame, windowBitsFor } from '../../src/relay/frame.ts';
 import { sharesCompressedFrames } from '../../src/ws/endpoint.ts';
 import { expectedBook, type Harness, upstreamBook, useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
@@ -24,6 +24,23 @@ describe('compressed frames', () => {
     const inflated = inflateRawSync(Buffer.concat([body, tail]), { finishFlush: constants.Z_SYNC_FLUSH });
     expect(inflated).toEqual(payload);
     expect(wire.length).toBeLessThan(payload.length / 3);
+  });
+
+  it.each([1, 249, 250, 251, 500, 762, 763, 5_000, 40_000, 200_000])(
+    'of %i bytes are what a 15-bit window gives, from the smallest window reaching over the payload',
+    (size) => {
+      const levels = Array.from({ length: size }, (_, i) => [`0.${(i * 7919) % 997}`, String(i % 13)]);
+      const payload = Buffer.from(JSON.stringify({ bids: levels }).slice(0, size));
+      const wire = encodeDeflatedFrame(payload);
+      const fullWindow = deflateRawSync(payload, { finishFlush: constants.Z_SYNC_FLUSH });
+      expect(wire.subarray(wire.length - (fullWindow.length - 4))).toEqual(fullWindow.subarray(0, -4));
+    },
+  );
+
+  it('use a window that reaches back over the whole payload, 9 to 15 bits', () => {
+    expect([1, 250, 251, 762, 763, 16_122, 16_123, 1_000_000].map(windowBitsFor)).toEqual([
+      9, 9, 10, 10, 11, 14, 15, 15,
+    ]);
   });
 
   it('are built once per message, on first use', () => {

@@ -108,7 +108,7 @@ async function answerBook(
   );
   switch (answer.kind) {
     case 'snapshot':
-      return reply.type('application/json').send(answer.frame.text);
+      return reply.type('application/json').send(answer.frame.bytes);
     case 'unknown_market':
       return reply
         .code(404)
