@@ -158,7 +158,9 @@ try {
         `\n${shape.name}, poll ${shape.pollMs} ms\n\n` +
         markdownTable(runHeaders, shape.runs.map(runRow)) +
         `\n\n${writesLine(shape.runs[0]?.framesPerWrite)}${sdkLine(shape.runs[0]?.sdk)}` +
-        `floor (no polling, one prebuilt frame, one socket write per delivery): ${fixed(shape.ratios.floorCpuVsWs, 2)} x ws CPU/delivery\n`;
+        `floor (no polling, one prebuilt frame, one socket write per delivery): ${fixed(shape.ratios.floorCpuVsWs, 2)} x ws CPU/delivery, ` +
+        `its kernel time alone ${fixed(shape.ratios.floorKernelVsWs, 2)} x\n` +
+        `kernel µs/delivery: ${shape.runs.map((run) => `${run.server} ${fixed(run.kernelPerDeliveryUs, 2)}`).join(', ')}\n`;
       if (!shape.targets) continue;
       targets.push(
         target(`${shape.name}: CPU/delivery vs ws`, shape.ratios.cpuVsWs, 0.7),

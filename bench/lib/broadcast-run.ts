@@ -27,6 +27,8 @@ export interface RunMetrics {
   meanFrameBytes: number;
   serverCpuMs: number;
   cpuPerDeliveryUs: number;
+  /** The kernel's part of `cpuPerDeliveryUs` (system CPU time). */
+  kernelPerDeliveryUs: number;
   /** What the clients' sockets read in the window, all clients together. */
   socketBytes: number;
   /** Server CPU time over wall time (1 = one core). */
@@ -129,6 +131,7 @@ export async function measureBroadcast(spec: RunSpec): Promise<RunMetrics> {
       meanFrameBytes: deliveries > 0 && bytes > 0 ? bytes / deliveries : (spec.plan?.frameBytes ?? 0),
       serverCpuMs: usage.cpuUs / 1000,
       cpuPerDeliveryUs: usage.cpuUs / Math.max(1, deliveries),
+      kernelPerDeliveryUs: usage.systemUs / Math.max(1, deliveries),
       socketBytes: counts.reduce((sum, group) => sum + group.socketBytes, 0),
       serverCpuShare: usage.cpuShare,
       serverEventLoopUtilisation: usage.eventLoopUtilisation,

@@ -8,6 +8,8 @@ import { performance } from 'node:perf_hooks';
 export interface UsageSample {
   /** process.cpuUsage() user + system, microseconds. */
   cpuUs: number;
+  /** The system (kernel) part of `cpuUs`: on loopback, most of a socket write's cost. */
+  systemUs: number;
   /** Wall clock, milliseconds (performance.now() of the child). */
   wallMs: number;
   elu: { idle: number; active: number };
@@ -21,6 +23,7 @@ export function sampleUsage(): UsageSample {
   const memory = process.memoryUsage();
   return {
     cpuUs: cpu.user + cpu.system,
+    systemUs: cpu.system,
     wallMs: performance.now(),
     elu: { idle: elu.idle, active: elu.active },
     rss: memory.rss,
@@ -30,6 +33,7 @@ export function sampleUsage(): UsageSample {
 
 export interface UsageDelta {
   cpuUs: number;
+  systemUs: number;
   wallMs: number;
   /** CPU time over wall time: 1.0 = one core busy. */
   cpuShare: number;
@@ -43,6 +47,7 @@ export function usageBetween(start: UsageSample, end: UsageSample): UsageDelta {
   const idle = end.elu.idle - start.elu.idle;
   return {
     cpuUs,
+    systemUs: end.systemUs - start.systemUs,
     wallMs,
     cpuShare: cpuUs / 1000 / wallMs,
     eventLoopUtilisation: active / (active + idle),

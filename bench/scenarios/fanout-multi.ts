@@ -34,7 +34,17 @@ interface Shape {
 export interface MultiShapeResult extends Shape {
   /** The relay, `ws`, socket.io, then the floor (one prebuilt frame, one socket write per delivery). */
   runs: RunMetrics[];
-  ratios: { cpuVsWs: number; cpuVsSocketIo: number; p99VsWs: number; floorCpuVsWs: number };
+  ratios: {
+    cpuVsWs: number;
+    cpuVsSocketIo: number;
+    p99VsWs: number;
+    floorCpuVsWs: number;
+    /**
+     * The floor's kernel time alone over `ws`'s whole CPU per delivery: the least a server making
+     * one socket write per delivery could reach even if its own code cost nothing.
+     */
+    floorKernelVsWs: number;
+  };
 }
 
 /** The shapes whose name contains `--shape` (all without it). */
@@ -132,6 +142,7 @@ async function runShape(options: BenchOptions, sim: Simulator, shape: Shape): Pr
       cpuVsSocketIo: relay.cpuPerDeliveryUs / socketIo.cpuPerDeliveryUs,
       p99VsWs: relay.latency.p99Ms / ws.latency.p99Ms,
       floorCpuVsWs: floor.cpuPerDeliveryUs / ws.cpuPerDeliveryUs,
+      floorKernelVsWs: floor.kernelPerDeliveryUs / ws.cpuPerDeliveryUs,
     },
   };
 }

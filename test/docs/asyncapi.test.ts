@@ -6,6 +6,7 @@
  */
 import { DiagnosticSeverity } from '@asyncapi/parser';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { type CompactStreamIdentity, decodeCompactStreamMessage } from '../../src/protocol/compact.ts';
 import {
   bookDepths,
   channels,
@@ -99,7 +100,34 @@ describe('docs/asyncapi.yaml', () => {
       .filterByReceive()
       .flatMap((operation) => operation.reply()?.messages().all() ?? [])
       .map((m) => payloadConst(m, 'type'));
-    expect(new Set([...sent, ...replies])).toEqual(new Set(relayMessageTypes));
+    // The compact encoding's array (no `type`) is the one other message the relay sends.
+    expect(new Set([...sent, ...replies])).toEqual(new Set([...relayMessageTypes, undefined]));
+    expect(
+      messages()
+        .filter((m) => payloadConst(m, 'type') === undefined && payloadConst(m, 'op') === undefined)
+        .map((m) => m.id()),
+    ).toEqual(['compactStreamMessage']);
+  });
+
+  it('has compact examples that decode to JSON examples of the same document', () => {
+    const lookup = new Map<number, CompactStreamIdentity>([
+      [3, { channel: 'book', market: '3f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f', depth: 10 }],
+      [4, { channel: 'price', market: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d' }],
+    ]);
+    const jsonExamples = messages()
+      .filter((m) => payloadConst(m, 'type') !== undefined)
+      .flatMap((m) =>
+        m
+          .examples()
+          .all()
+          .map((example) => example.payload()),
+      );
+    const compact = messages().find((m) => m.id() === 'compactStreamMessage')!;
+    for (const example of compact.examples().all()) {
+      const decoded = decodeCompactStreamMessage(example.payload(), lookup);
+      expect(decoded.ok, example.name()).toBe(true);
+      if (decoded.ok) expect(jsonExamples, example.name()).toContainEqual(decoded.message);
+    }
   });
 
   it('gives every message at least one example, each valid against its payload schema', () => {

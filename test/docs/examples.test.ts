@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { type CompactStreamIdentity, decodeCompactStreamMessage } from '../../src/protocol/compact.ts';
 import { clientRequest } from '../../src/protocol/requests.ts';
 import { referenceBookChecksum } from '../support/reference-checksum.ts';
 import {
@@ -25,6 +26,10 @@ type Level = [string, string];
 /** Every ```json block of the doc, in order; each holds one JSON object. */
 const examples: Json[] = [...doc.matchAll(/```json\n([\s\S]*?)\n```/g)].map(
   (m) => JSON.parse(m[1] ?? '') as Json,
+);
+/** Every ```json compact block ("Compact encoding"): one compact array each. */
+const compactExamples: unknown[] = [...doc.matchAll(/```json compact\n([\s\S]*?)\n```/g)].map(
+  (m) => JSON.parse(m[1] ?? '') as unknown,
 );
 
 interface BookMessage {
@@ -122,6 +127,21 @@ describe('docs/protocol.md examples', () => {
       book.apply(message.data.bids, book.bids);
       book.apply(message.data.asks, book.asks);
       expect(message.checksum, `checksum of seq ${message.seq}`).toBe(book.checksum());
+    }
+  });
+
+  it('has compact examples that decode to JSON examples of the doc, numbered by its subscribed example', () => {
+    expect(compactExamples.length).toBeGreaterThanOrEqual(3);
+    const numbered = examples.find((e) => e.type === 'subscribed' && e.streams !== undefined)!;
+    const book = Object.entries(numbered.streams as Record<string, number>)[0]!;
+    const lookup = new Map<number, CompactStreamIdentity>([
+      [book[1], { channel: 'book', market: book[0], depth: numbered.depth as 10 }],
+      [4, { channel: 'price', market: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d' }],
+    ]);
+    for (const compact of compactExamples) {
+      const decoded = decodeCompactStreamMessage(compact, lookup);
+      expect(decoded.ok, JSON.stringify(compact)).toBe(true);
+      if (decoded.ok) expect(examples).toContainEqual(decoded.message);
     }
   });
 
