@@ -285,7 +285,7 @@ try {
             `${run.sdkUpdates} (${run.sdkResyncs})`,
           ]),
         ) +
-        '\n\nOver plain JSON, same run:\n\n' +
+        '\n\nOver plain JSON (the mean of its two rows), same run:\n\n' +
         markdownTable(
           ['stream', 'encoding', 'bytes', 'CPU/delivery'],
           compression.ratios.map((ratio) => [
