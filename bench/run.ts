@@ -15,7 +15,7 @@ import type { SdkCheckResult } from './lib/sdk-check.ts';
 import { startSim } from './lib/servers.ts';
 import { type BytesResult, runBytes } from './scenarios/bytes.ts';
 import { type ClusterResult, runCluster } from './scenarios/cluster.ts';
-import { type CompressionResult, runCompression } from './scenarios/compression.ts';
+import { type CompressionResult, formName, runCompression } from './scenarios/compression.ts';
 import { type DiffRun, runDiff } from './scenarios/diff.ts';
 import { type FanoutResult, type PollingCost, runFanout } from './scenarios/fanout.ts';
 import { type MultiShapeResult, runFanoutMulti } from './scenarios/fanout-multi.ts';
@@ -260,26 +260,48 @@ try {
     const compression = await runCompression(options, sim);
     results.compression = compression;
     sections.push(
-      `### 7. Compression: ${compression.clients} clients, permessage-deflate off and on (poll 500 ms)\n\n` +
+      `### 7. Compression: ${compression.clients} clients, JSON and compact, permessage-deflate off and on (poll 500 ms)\n\n` +
         markdownTable(
-          ['stream', 'deflate', 'connected', 'deliveries/s', 'KB/client/min (socket)', 'CPU/delivery µs'],
+          [
+            'stream',
+            'encoding',
+            'connected',
+            'deliveries/s',
+            'update B',
+            'KB/client/min (socket)',
+            'CPU/delivery µs',
+            'checked: compact (failed)',
+            'SDK updates (resyncs)',
+          ],
           compression.runs.map((run) => [
             run.stream,
-            run.deflate ? 'on' : 'off',
+            run.encoding === 'compact' ? `${formName(run)} (${run.negotiated} negotiated)` : formName(run),
             run.connected,
             fixed(run.deliveriesPerSec, 0),
+            fixed(run.meanUpdateBytes, 0),
             fixed(run.bytesPerClientPerMin / 1024, 1),
             fixed(run.cpuPerDeliveryUs, 2),
+            `${run.sampled}: ${run.sampledCompact} (${run.sampleFailures})`,
+            `${run.sdkUpdates} (${run.sdkResyncs})`,
+          ]),
+        ) +
+        '\n\nOver plain JSON (the mean of its two rows), same run:\n\n' +
+        markdownTable(
+          ['stream', 'encoding', 'bytes', 'CPU/delivery'],
+          compression.ratios.map((ratio) => [
+            ratio.stream,
+            ratio.form,
+            `${fixed(ratio.bytes, 2)}x`,
+            `${fixed(ratio.cpu, 2)}x`,
           ]),
         ),
     );
+    // Issue 15: at least 3x fewer bytes at no more than 1.2x CPU per delivery. JSON + deflate is
+    // kept as a row of its own to show what deflate alone reaches.
     for (const ratio of compression.ratios) {
-      targets.push(
-        target(`compression, ${ratio.stream}: bytes with over without`, 1 / ratio.byteSaving, 0.34),
-      );
-      targets.push(
-        target(`compression, ${ratio.stream}: CPU/delivery with over without`, ratio.cpuRatio, 1.2),
-      );
+      if (ratio.form === 'compact') continue;
+      targets.push(target(`bytes, ${ratio.stream}, ${ratio.form} over JSON`, ratio.bytes, 0.33));
+      targets.push(target(`CPU/delivery, ${ratio.stream}, ${ratio.form} over JSON`, ratio.cpu, 1.2));
     }
   }
 

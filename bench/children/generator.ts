@@ -2,12 +2,16 @@
  * @module bench/children/generator
  * The load generator, in its own process so that it never shares the server's event loop: opens N
  * WebSocket (or socket.io) clients, subscribes them, and counts what arrives: messages, bytes,
- * snapshot/update split and latency from each frame's `rts`. Frames are not parsed (the `rts` is
- * found by search), so the generator spends as little CPU per message as a client can.
+ * snapshot/update split and latency from each frame's `rts`. Frames are not parsed (lib/frame-counts
+ * reads their first bytes), so the generator spends as little CPU per message as a client can; only
+ * each relay group's first client decodes and checks every frame (lib/frame-sample).
  */
 import { type Socket as IoSocket, io } from 'socket.io-client';
 import { WebSocket } from 'ws';
+import { COMPACT_SUBPROTOCOL } from '../../src/protocol/compact.ts';
 import { MAX_MARKETS_PER_REQUEST } from '../../src/protocol/limits.ts';
+import { countFrame, emptyCounts, type GroupCounts } from '../lib/frame-counts.ts';
+import { FrameSample } from '../lib/frame-sample.ts';
 import { serveIpc } from '../lib/ipc.ts';
 import { LatencyRecorder } from '../lib/latency.ts';
 import { sampleUsage, type UsageSample, usageBetween } from '../lib/usage.ts';
@@ -37,7 +41,11 @@ export interface ClientGroup {
   topicsPerClient?: number;
   /** relay: offer permessage-deflate and compress every request, as browsers do. */
   deflate?: boolean;
+  /** relay: offer the `market-relay.compact.1` subprotocol (docs/protocol.md "Compact encoding"). */
+  compact?: boolean;
 }
+
+export type { GroupCounts };
 
 /** `count` items from items[index % n] on, wrapping: each item is picked equally often. */
 export function windowOf<T>(items: readonly T[], index: number, count: number): T[] {
@@ -52,23 +60,6 @@ export interface ConnectRequest {
   concurrency?: number;
 }
 
-export interface GroupCounts {
-  clients: number;
-  messages: number;
-  /** Payload bytes of stream messages (snapshot and update). */
-  bytes: number;
-  /** Payload plus WebSocket frame header (server frames are unmasked). */
-  wireBytes: number;
-  snapshots: number;
-  snapshotBytes: number;
-  updates: number;
-  updateBytes: number;
-  updateWireBytes: number;
-  other: number;
-  /** Bytes the clients' sockets read in the window (compressed where deflate was negotiated). */
-  socketBytes: number;
-}
-
 interface Client {
   group: GroupCounts;
   /** Stream messages received since connecting (not reset by windows). */
@@ -80,68 +71,11 @@ interface Client {
   close(): void;
 }
 
-const RTS = Buffer.from('"rts":"');
-const ISO_LENGTH = 24;
-/**
- * `{"type":"` is 9 bytes: the next two bytes tell `snapshot` and `update` from every other type
- * (`subscribed`, `status`, `unsubscribed`, ...) without parsing.
- */
-const TYPE_AT = 9;
-const SNAPSHOT = 'sn';
-const UPDATE = 'up';
-
 const clients: Client[] = [];
 const groups = new Map<string, GroupCounts>();
 const latency = new LatencyRecorder();
 let windowStart: UsageSample = sampleUsage();
 let errors = 0;
-
-function emptyCounts(clientCount: number): GroupCounts {
-  return {
-    clients: clientCount,
-    messages: 0,
-    bytes: 0,
-    wireBytes: 0,
-    snapshots: 0,
-    snapshotBytes: 0,
-    updates: 0,
-    updateBytes: 0,
-    updateWireBytes: 0,
-    other: 0,
-    socketBytes: 0,
-  };
-}
-
-function wsHeaderBytes(length: number): number {
-  return length < 126 ? 2 : length < 65_536 ? 4 : 10;
-}
-
-function countFrame(client: Client, data: Buffer): void {
-  const counts = client.group;
-  const kind = data.toString('latin1', TYPE_AT, TYPE_AT + 2);
-  if (kind !== SNAPSHOT && kind !== UPDATE) {
-    counts.other += 1;
-    return;
-  }
-  const wire = data.length + wsHeaderBytes(data.length);
-  client.received += 1;
-  counts.messages += 1;
-  counts.bytes += data.length;
-  counts.wireBytes += wire;
-  if (kind === SNAPSHOT) {
-    counts.snapshots += 1;
-    counts.snapshotBytes += data.length;
-    return;
-  }
-  counts.updates += 1;
-  counts.updateBytes += data.length;
-  counts.updateWireBytes += wire;
-  const at = data.indexOf(RTS);
-  if (at >= 0) {
-    const start = at + RTS.length;
-    latency.record(Date.parse(data.toString('latin1', start, start + ISO_LENGTH)));
-  }
-}
 
 function baselineTopics(group: ClientGroup, index: number): number[] {
   const topics = Array.from({ length: group.topics ?? 1 }, (_, topic) => topic);
@@ -179,7 +113,10 @@ function openWs(
   const target = kind === 'relay' ? url : `${url}?topics=${baselineTopics(group, index).join(',')}`;
   // ws compresses only messages of 1 KB and more by default; a browser compresses every one, so
   // that the relay holds an inflate context for each such client, as it would for a browser.
-  const ws = new WebSocket(target, { perMessageDeflate: group.deflate === true ? { threshold: 0 } : false });
+  const ws = new WebSocket(target, group.compact === true ? [COMPACT_SUBPROTOCOL] : [], {
+    perMessageDeflate: group.deflate === true ? { threshold: 0 } : false,
+  });
+  const sample = kind === 'relay' && index === 0 ? new FrameSample(counts) : undefined;
   const frames = kind === 'relay' ? subscribeFrames(group, index) : [];
   let socket: { bytesRead: number } | undefined;
   ws.once('upgrade', (response) => {
@@ -195,9 +132,13 @@ function openWs(
     },
     close: () => ws.terminate(),
   };
-  ws.on('message', (data: Buffer) => countFrame(client, data));
+  ws.on('message', (data: Buffer) => {
+    if (countFrame(client.group, data, latency)) client.received += 1;
+    sample?.read(data);
+  });
   return new Promise((resolve, reject) => {
     ws.once('open', () => {
+      if (group.compact === true && ws.protocol === COMPACT_SUBPROTOCOL) counts.negotiated += 1;
       client.resubscribe();
       resolve(client);
     });
@@ -286,9 +227,20 @@ async function awaitFirst(payload: unknown): Promise<{ ready: number; of: number
   return { ready: ready(), of: clients.length };
 }
 
-/** Starts a measurement window: counts zeroed in place (clients hold their group's object). */
+/**
+ * Starts a measurement window: counts zeroed in place (clients hold their group's object), except
+ * what holds for the connections' whole life (the subprotocol, the sample's checks).
+ */
 function reset(): void {
-  for (const counts of groups.values()) Object.assign(counts, emptyCounts(counts.clients));
+  for (const counts of groups.values()) {
+    const { negotiated, sampled, sampledCompact, sampleFailures } = counts;
+    Object.assign(counts, emptyCounts(counts.clients), {
+      negotiated,
+      sampled,
+      sampledCompact,
+      sampleFailures,
+    });
+  }
   for (const client of clients) client.readAtReset = client.bytesRead();
   latency.reset();
   windowStart = sampleUsage();

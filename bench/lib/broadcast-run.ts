@@ -36,6 +36,8 @@ export interface RunMetrics {
   serverEventLoopUtilisation: number;
   generatorCpuShare: number;
   latency: LatencySummary;
+  /** The generator's counts of each client group, by label. */
+  groups: Record<string, GroupCounts>;
   /** Relay runs: frames per socket write in the window (1 = no coalescing). */
   framesPerWrite?: number;
   /** Relay runs: what a client SDK subscriber riding along saw (resyncs must be 0). */
@@ -51,7 +53,12 @@ export interface RunSpec {
   warmupMs: number;
   windowMs: number;
   /** Relay runs: markets (and depth) an SDK subscriber checks during the run. */
-  sdkCheck?: { markets: readonly string[]; depth: BookDepth };
+  sdkCheck?: {
+    markets: readonly string[];
+    depth: BookDepth;
+    encoding?: 'compact' | 'json';
+    deflate?: boolean;
+  };
 }
 
 interface GeneratorStats {
@@ -87,7 +94,13 @@ export async function measureBroadcast(spec: RunSpec): Promise<RunMetrics> {
     sdk =
       spec.sdkCheck === undefined
         ? undefined
-        : startSdkCheck(server.url, spec.sdkCheck.markets, spec.sdkCheck.depth);
+        : startSdkCheck(
+            server.url,
+            spec.sdkCheck.markets,
+            spec.sdkCheck.depth,
+            spec.sdkCheck.encoding,
+            spec.sdkCheck.deflate,
+          );
     if (spec.plan !== undefined) await server.child.request('start', spec.plan);
     await sleep(spec.warmupMs);
     progress(`  ${label}: measuring ${spec.windowMs / 1000} s`);
@@ -124,6 +137,7 @@ export async function measureBroadcast(spec: RunSpec): Promise<RunMetrics> {
       serverEventLoopUtilisation: usage.eventLoopUtilisation,
       generatorCpuShare: stats.usage.cpuShare,
       latency: stats.latency,
+      groups: stats.groups,
       ...(writesBefore === undefined || writesAfter === undefined
         ? {}
         : {

@@ -3,8 +3,12 @@
  * One client SDK (`market-relay/client`) subscriber riding along a measured relay run, in the
  * runner's process (never the server's or the generator's, so it costs the measured figures
  * nothing): it keeps every book from snapshot + updates, checks seq and checksums, and counts any
- * resync. Under load a correct relay gives it zero.
+ * resync. Under load a correct relay gives it zero. Scenario 7 has it offer the encoding and
+ * permessage-deflate of the clients it rides along with, so that it makes the relay build no form
+ * of a message those clients do not already need; elsewhere it reads JSON with deflate offered, as
+ * the SDK did before the compact encoding, so that earlier figures stay comparable.
  */
+import WebSocket from 'ws';
 import { connect } from '../../src/client/node.ts';
 import type { BookDepth } from '../../src/protocol/messages.ts';
 
@@ -19,8 +23,19 @@ export interface SdkCheck {
   close(): Promise<void>;
 }
 
-export function startSdkCheck(url: string, markets: readonly string[], depth: BookDepth): SdkCheck {
-  const client = connect(url);
+export function startSdkCheck(
+  url: string,
+  markets: readonly string[],
+  depth: BookDepth,
+  encoding: 'compact' | 'json' = 'json',
+  deflate = true,
+): SdkCheck {
+  const WebSocketOfTheRun = class extends WebSocket {
+    constructor(address: string, protocols?: string[]) {
+      super(address, protocols, { perMessageDeflate: deflate });
+    }
+  };
+  const client = connect(url, { encoding, WebSocket: WebSocketOfTheRun });
   const counts = { updates: 0, resyncs: 0 };
   for (const market of markets) {
     const book = client.subscribeBook(market, { depth });

@@ -10,6 +10,11 @@ export type ClientErrorCode =
   | ErrorCode
   /** A frame the SDK could not read; the stream it named (if any) is resynced. */
   | 'malformed_frame'
+  /**
+   * A compact data message named a stream number no `subscribed` announced on this connection
+   * (protocol.md "Compact encoding"); it was ignored.
+   */
+  | 'unknown_stream'
   /** The socket failed or could not connect; the SDK retries with backoff. */
   | 'connection_failed'
   /** The relay refused the upgrade (HTTP 401/403) or closed with 1008: the SDK stops retrying. */

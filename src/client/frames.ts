@@ -3,14 +3,19 @@
  * Reads relay frames defensively: a frame that is not JSON or has the wrong shape becomes a typed
  * decode failure (reported as an `error` event), never an exception inside the SDK. Checks only what
  * the SDK relies on; unknown message types and extra fields pass (protocol.md: fields may be added).
+ * A JSON array is a compact `snapshot`/`update` (protocol.md "Compact encoding"): it is turned back
+ * into the JSON-mode message with the connection's stream numbers, then checked like one. Every
+ * other message is a JSON object on either encoding, so frames are read by their shape, whatever
+ * was negotiated.
  */
 import { isChannel as isChannelName } from '../protocol/channels.ts';
+import { type CompactStreamLookup, decodeCompactStreamMessage } from '../protocol/compact.ts';
 import type { BookDepth, Channel, Level, ServerMessage, StreamState } from '../protocol/messages.ts';
 
 export type Decoded =
   | { ok: true; message: ServerMessage }
   | { ok: true; message: undefined }
-  | { ok: false; reason: string; stream?: StreamRef };
+  | { ok: false; reason: string; stream?: StreamRef; unknownStream?: true };
 
 /** Which stream a malformed stream message claimed to belong to, so that stream can be resynced. */
 export interface StreamRef {
@@ -21,7 +26,11 @@ export interface StreamRef {
 
 type Fields = Record<string, unknown>;
 
-export function decodeFrame(data: unknown): Decoded {
+/** A JSON connection's stream numbers: none. */
+const noStreamNumbers: CompactStreamLookup = { get: () => undefined };
+
+/** `numbers`: the connection's stream numbers, for compact data messages. */
+export function decodeFrame(data: unknown, numbers: CompactStreamLookup = noStreamNumbers): Decoded {
   if (typeof data !== 'string')
     return { ok: false, reason: 'binary frame (the relay sends text frames only)' };
   let value: unknown;
@@ -30,6 +39,7 @@ export function decodeFrame(data: unknown): Decoded {
   } catch {
     return { ok: false, reason: 'frame is not JSON' };
   }
+  if (Array.isArray(value)) return decodeCompactFrame(value, numbers);
   if (!isObject(value) || typeof value.type !== 'string') return { ok: false, reason: 'frame has no `type`' };
   switch (value.type) {
     case 'snapshot':
@@ -41,7 +51,7 @@ export function decodeFrame(data: unknown): Decoded {
         : { ok: false, reason: 'malformed status message' };
     case 'subscribed':
     case 'unsubscribed':
-      return isChannel(value.channel) && isStringArray(value.markets)
+      return isChannel(value.channel) && isStringArray(value.markets) && isStreamNumbers(value.streams)
         ? accept(value)
         : { ok: false, reason: `malformed ${value.type} message` };
     case 'error':
@@ -54,6 +64,22 @@ export function decodeFrame(data: unknown): Decoded {
     default:
       return { ok: true, message: undefined };
   }
+}
+
+function decodeCompactFrame(value: unknown[], numbers: CompactStreamLookup): Decoded {
+  const decoded = decodeCompactStreamMessage(value, numbers);
+  // The codec gives back the JSON-mode message: the same checks then hold for both encodings.
+  if (decoded.ok) return decodeStreamMessage(decoded.message as unknown as Fields);
+  if (decoded.reason === 'unknown_stream') return { ok: false, reason: decoded.message, unknownStream: true };
+  const reason = `malformed compact message: ${decoded.message}`;
+  const identity = typeof value[1] === 'number' ? numbers.get(value[1]) : undefined;
+  if (identity === undefined) return { ok: false, reason };
+  const { channel, market } = identity;
+  return {
+    ok: false,
+    reason,
+    stream: { channel, market, depth: channel === 'book' ? (identity.depth ?? null) : undefined },
+  };
 }
 
 function decodeStreamMessage(value: Fields): Decoded {
@@ -181,6 +207,14 @@ function isLevels(value: unknown): value is Level[] {
         typeof level[0] === 'string' &&
         typeof level[1] === 'string',
     )
+  );
+}
+
+/** `subscribed.streams` on a compact connection (market -> stream number); absent otherwise. */
+function isStreamNumbers(value: unknown): boolean {
+  return (
+    value === undefined ||
+    (isObject(value) && Object.values(value).every((n) => Number.isSafeInteger(n) && (n as number) > 0))
   );
 }
 

@@ -7,22 +7,40 @@
 import WebSocket from 'ws';
 import { type ConnectOptions, connectSse } from './index.ts';
 import { RelayClient } from './relay-client.ts';
-import { relaySocketUrl, withToken } from './socket.ts';
+import { offeredProtocols, relaySocketUrl, withToken } from './socket.ts';
+
+/**
+ * `ws` fails a handshake whose response selects no subprotocol when one was offered (browsers
+ * accept it as "none"). A relay or proxy that does not select the compact encoding is then asked
+ * for plain JSON from the next attempt on, as a browser would have got at once.
+ */
+const NO_SUBPROTOCOL = 'Server sent no subprotocol';
 
 export * from './index.ts';
 
 /** Connects to a relay; with `options.WebSocket` it behaves exactly as the browser entry. */
 export function connect(url: string, options: ConnectOptions = {}): RelayClient {
   const address = relaySocketUrl(url);
+  let protocols = offeredProtocols(options.encoding);
   const Injected = options.WebSocket;
   if (Injected !== undefined) {
-    return new RelayClient(withToken(address, options.apiKey), (target) => new Injected(target), options);
+    return new RelayClient(
+      withToken(address, options.apiKey),
+      (target) => new Injected(target, protocols),
+      options,
+    );
   }
   const headers = options.apiKey === undefined ? undefined : { Authorization: `Bearer ${options.apiKey}` };
   if (options.transport === 'sse') return connectSse(url, options, headers);
   return new RelayClient(
     address.toString(),
-    (target) => new WebSocket(target, headers === undefined ? {} : { headers }),
+    (target) => {
+      const socket = new WebSocket(target, protocols, headers === undefined ? {} : { headers });
+      socket.once('error', (error) => {
+        if (error.message === NO_SUBPROTOCOL) protocols = [];
+      });
+      return socket;
+    },
     options,
   );
 }

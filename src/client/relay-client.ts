@@ -33,6 +33,7 @@ import { decodeFrame } from './frames.ts';
 import { type ConnectionStatus, RelayConnection } from './relay-connection.ts';
 import { RequestsInFlight } from './requests-in-flight.ts';
 import type { SocketFactory } from './socket.ts';
+import { StreamNumbers } from './stream-numbers.ts';
 import type { StreamHost } from './stream-subscription.ts';
 import { SubscribeBatch } from './subscribe-batch.ts';
 import {
@@ -79,6 +80,7 @@ export class RelayClient extends Emitter<ClientEvents> {
   readonly #host: StreamHost;
   readonly #toSubscribe: SubscribeBatch;
   readonly #inFlight = new RequestsInFlight();
+  readonly #numbers = new StreamNumbers();
   #opened = false;
   readonly #retryTimers = new Set<ReturnType<typeof setTimeout>>();
 
@@ -262,6 +264,7 @@ export class RelayClient extends Emitter<ClientEvents> {
   #onOpen(): void {
     this.#toSubscribe.clear();
     this.#inFlight.clear();
+    this.#numbers.clear();
     for (const request of subscribeRequests(this.#streams.all(), true)) this.#send(request);
     this.emit('open', { reconnect: this.#opened });
     this.#opened = true;
@@ -286,9 +289,10 @@ export class RelayClient extends Emitter<ClientEvents> {
   // --- Relay messages ------------------------------------------------------------------------------
 
   #onFrame(data: unknown): void {
-    const decoded = decodeFrame(data);
+    const decoded = decodeFrame(data, this.#numbers);
     if (!decoded.ok) {
-      this.emit('error', new RelayClientError('malformed_frame', decoded.reason));
+      const code = decoded.unknownStream === true ? 'unknown_stream' : 'malformed_frame';
+      this.emit('error', new RelayClientError(code, decoded.reason));
       if (decoded.stream !== undefined) {
         const { channel, market, depth } = decoded.stream;
         this.#streams.get(channel, market, depth)?.malformed(decoded.reason);
@@ -314,6 +318,7 @@ export class RelayClient extends Emitter<ClientEvents> {
       }
       case 'subscribed':
         if (message.id !== undefined) this.#inFlight.answered(message.id);
+        this.#numbers.learn(message);
         this.#onSubscribed(message);
         return;
       case 'unsubscribed':

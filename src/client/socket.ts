@@ -3,6 +3,7 @@
  * The little of the WebSocket API the SDK uses, satisfied by the browser's `WebSocket`, Node's global
  * one and the `ws` package alike; plus the relay URL and the reading of a failed handshake.
  */
+import { COMPACT_SUBPROTOCOL } from '../protocol/compact.ts';
 
 /**
  * The event handler properties are typed with `never` parameters so that each implementation's own
@@ -18,8 +19,16 @@ export interface WebSocketLike {
   close(code?: number, reason?: string): void;
 }
 
-/** A WebSocket class such as `globalThis.WebSocket` or the `ws` package's default export. */
-export type WebSocketConstructor = new (url: string) => WebSocketLike;
+/**
+ * A WebSocket class such as `globalThis.WebSocket` or the `ws` package's default export; `protocols`
+ * are the subprotocols offered (`Sec-WebSocket-Protocol`).
+ */
+export type WebSocketConstructor = new (url: string, protocols?: string[]) => WebSocketLike;
+
+/** The subprotocols a WebSocket offers for an encoding (protocol.md "Compact encoding"); compact by default. */
+export function offeredProtocols(encoding: 'compact' | 'json' | undefined): string[] {
+  return encoding === 'json' ? [] : [COMPACT_SUBPROTOCOL];
+}
 
 /** Opens one socket to an already complete URL (the entry points decide how the API key travels). */
 export type SocketFactory = (url: string) => WebSocketLike;

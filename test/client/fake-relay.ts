@@ -2,7 +2,10 @@
  * @module test/client/fake-relay
  * A scripted relay for the SDK's unit tests: a WebSocket server on port 0 that records every
  * request the SDK sends, answers each `subscribe`/`unsubscribe` as the relay does, and sends
- * whatever stream messages a test gives it (docs/protocol.md), to the newest connection.
+ * whatever stream messages a test gives it (docs/protocol.md), to the newest connection. Like the
+ * `ws` server it is built on, it selects the first subprotocol a client offers but speaks JSON (as a
+ * relay before the compact encoding does), unless started to select none at all; with
+ * `numberStreams` it numbers each stream in its `subscribed` acks as a compact relay does.
  */
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -18,18 +21,29 @@ export const stamp = { ts: '2026-03-02T14:05:09.120Z', rts: '2026-03-02T14:05:09
 export class FakeRelay {
   readonly requests: RecordedRequest[] = [];
   readonly sockets: WebSocket[] = [];
+  /** Add `streams` (market -> number) to every `subscribed`, as a relay does on compact connections. */
+  numberStreams = false;
+  /** This connection's numbers; like another relay process, a new connection numbers anew. */
+  readonly #numbers = new Map<string, number>();
+  #lastNumber = 0;
   readonly #server: WebSocketServer;
 
   private constructor(server: WebSocketServer) {
     this.#server = server;
     server.on('connection', (socket) => {
       this.sockets.push(socket);
+      this.#numbers.clear();
       socket.on('message', (data) => this.#answer(socket, JSON.parse(data.toString()) as RecordedRequest));
     });
   }
 
-  static async start(): Promise<FakeRelay> {
-    const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  /** `selectProtocol: false`: answer every handshake without a subprotocol, whatever was offered. */
+  static async start(options: { selectProtocol?: boolean } = {}): Promise<FakeRelay> {
+    const server = new WebSocketServer({
+      port: 0,
+      host: '127.0.0.1',
+      ...(options.selectProtocol === false ? { handleProtocols: () => false as const } : {}),
+    });
     await once(server, 'listening');
     return new FakeRelay(server);
   }
@@ -43,6 +57,24 @@ export class FakeRelay {
     const socket = this.sockets.at(-1);
     if (socket === undefined || socket.readyState !== WebSocket.OPEN) throw new Error('no open connection');
     socket.send(JSON.stringify(message));
+  }
+
+  /** Sends a frame as given (a compact array, a broken frame). */
+  sendText(text: string): void {
+    const socket = this.sockets.at(-1);
+    if (socket === undefined || socket.readyState !== WebSocket.OPEN) throw new Error('no open connection');
+    socket.send(text);
+  }
+
+  /** The number `numberStreams` gave (or will give) the stream of (channel, market, depth). */
+  streamNumber(channel: string, market: string, depth: number | null | undefined = undefined): number {
+    const key = `${channel} ${market} ${String(channel === 'book' ? (depth ?? null) : undefined)}`;
+    let number = this.#numbers.get(key);
+    if (number === undefined) {
+      number = ++this.#lastNumber;
+      this.#numbers.set(key, number);
+    }
+    return number;
   }
 
   /** The `n`-th subscribe (0-based) of `channel`, once the SDK has sent it. */
@@ -77,6 +109,16 @@ export class FakeRelay {
       request.resume === undefined
         ? {}
         : { recovered: Object.fromEntries(Object.keys(request.resume).map((market) => [market, false])) };
-    socket.send(JSON.stringify({ type: 'subscribed', id, channel, markets, ...recovered }));
+    const streams = this.numberStreams
+      ? {
+          streams: Object.fromEntries(
+            markets.map((market) => [market, this.streamNumber(channel, market, request.depth)]),
+          ),
+        }
+      : {};
+    const depth = channel === 'book' ? { depth: request.depth ?? null } : {};
+    socket.send(
+      JSON.stringify({ type: 'subscribed', id, channel, markets, ...depth, ...recovered, ...streams }),
+    );
   }
 }

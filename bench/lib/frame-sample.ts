@@ -1,0 +1,91 @@
+/**
+ * @module bench/lib/frame-sample
+ * Proof that the bytes a measured group reads are real messages: one client of the group (its
+ * first) has every frame parsed and decoded, compact arrays through the codec with the stream
+ * numbers its `subscribed` announced, and keeps each book from snapshot + updates, checking `seq`
+ * and the checksum of every update. One client in a thousand costs the generator next to nothing.
+ */
+import { applyBookUpdate, type BookState, bookChecksum } from '../../src/protocol/book.ts';
+import { type CompactStreamIdentity, decodeCompactStreamMessage } from '../../src/protocol/compact.ts';
+import type { BookDepth, Channel, StreamMessage } from '../../src/protocol/messages.ts';
+import type { GroupCounts } from './frame-counts.ts';
+
+interface Kept {
+  seq: number;
+  book: BookState | undefined;
+}
+
+export class FrameSample {
+  readonly #counts: GroupCounts;
+  readonly #numbers = new Map<number, CompactStreamIdentity>();
+  readonly #streams = new Map<string, Kept>();
+
+  constructor(counts: GroupCounts) {
+    this.#counts = counts;
+  }
+
+  read(data: Buffer): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(data.toString('utf8'));
+    } catch {
+      this.#fail();
+      return;
+    }
+    if (Array.isArray(value)) {
+      const decoded = decodeCompactStreamMessage(value, this.#numbers);
+      if (decoded.ok) this.#counts.sampledCompact += 1;
+      if (decoded.ok) this.#check(decoded.message);
+      else this.#fail();
+      return;
+    }
+    if (typeof value !== 'object' || value === null) {
+      this.#fail();
+      return;
+    }
+    const message = value as { type?: unknown };
+    if (message.type === 'subscribed') this.#learn(value as Subscribed);
+    else if (message.type === 'snapshot' || message.type === 'update') this.#check(value as StreamMessage);
+  }
+
+  #learn(subscribed: Subscribed): void {
+    for (const [market, stream] of Object.entries(subscribed.streams ?? {})) {
+      this.#numbers.set(stream, {
+        channel: subscribed.channel,
+        market,
+        ...(subscribed.channel === 'book' ? { depth: subscribed.depth ?? null } : {}),
+      });
+    }
+  }
+
+  #check(message: StreamMessage): void {
+    this.#counts.sampled += 1;
+    const key = `${message.channel} ${message.market} ${message.channel === 'book' ? message.depth : ''}`;
+    const kept = this.#streams.get(key);
+    if (message.type === 'snapshot') {
+      const book = message.channel === 'book' ? { ...message.data } : undefined;
+      this.#streams.set(key, { seq: message.seq, book });
+      if (message.channel === 'book' && bookChecksum(book as BookState) !== message.checksum) this.#fail();
+      return;
+    }
+    if (kept === undefined || message.seq !== kept.seq + 1) {
+      this.#fail();
+      return;
+    }
+    kept.seq = message.seq;
+    if (message.channel !== 'book' || kept.book === undefined) return;
+    kept.book = applyBookUpdate(kept.book, message.data);
+    if (bookChecksum(kept.book) !== message.checksum) this.#fail();
+  }
+
+  #fail(): void {
+    this.#counts.sampleFailures += 1;
+  }
+}
+
+interface Subscribed {
+  channel: Channel;
+  depth?: BookDepth;
+  /** Compact connections: each market's stream number. */
+  streams?: Record<string, number>;
+}
