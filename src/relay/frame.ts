@@ -22,6 +22,12 @@ export interface StreamPosition {
   readonly seq: number;
 }
 
+/** What a WebSocket connection negotiated for stream messages: the encoding, and compression. */
+export interface WireForm {
+  readonly encoding: 'json' | 'compact';
+  readonly deflate: boolean;
+}
+
 /** A message serialised once, shared by every connection it goes to. */
 export class Frame {
   /** The complete WebSocket frame, written as-is to every subscriber's socket. */
@@ -63,6 +69,13 @@ export class Frame {
   get deflatedWire(): Buffer {
     this.#deflated ??= encodeDeflatedFrame(this.bytes);
     return this.#deflated;
+  }
+
+  /** The frame for a connection of `form`; `stream` is the number compact frames carry. */
+  wireFor(form: WireForm, stream: number): Buffer {
+    if (form.encoding === 'compact')
+      return form.deflate ? this.compactDeflatedWire(stream) : this.compactWire(stream);
+    return form.deflate ? this.deflatedWire : this.wire;
   }
 
   /**

@@ -27,7 +27,7 @@ import {
   type SubscribeRequest,
   type UnsubscribeRequest,
 } from '../protocol/messages.ts';
-import { type Frame, toFrame } from '../relay/frame.ts';
+import { type Frame, toFrame, type WireForm } from '../relay/frame.ts';
 import { HeldBackStreams } from '../relay/held-back.ts';
 import type { Refusal } from '../relay/market-admission.ts';
 import type { ClusterReplay } from '../relay/registry.ts';
@@ -56,10 +56,8 @@ export class ClientConnection implements StreamSubscriber {
   readonly #guard: RequestGuard;
   readonly #subscriptions = new Map<string, AnyStream>();
   readonly #heldBack: HeldBackStreams;
-  /** Stream messages go out as the shared compressed frames (protocol.md "Compression"). */
-  readonly #deflate: boolean;
-  /** Stream messages go out in the compact encoding (the subprotocol the client offered). */
-  readonly #compact: boolean;
+  /** Which of each frame's shared forms this connection takes (protocol.md "Compression", "Compact encoding"). */
+  readonly #form: WireForm;
   readonly #coalescer: WriteCoalescer;
   readonly #writer: SocketWriter;
   readonly #order = new RequestOrder();
@@ -73,14 +71,13 @@ export class ClientConnection implements StreamSubscriber {
     ws: WebSocket,
     socket: Socket,
     context: ConnectionContext,
-    options: { deflate?: boolean; compact?: boolean; apiKey?: string } = {},
+    options: { form?: WireForm; apiKey?: string } = {},
   ) {
     this.id = id;
     context.marketAdmission.open(this, options.apiKey);
     this.#ws = ws;
     this.#context = context;
-    this.#deflate = options.deflate ?? false;
-    this.#compact = options.compact ?? false;
+    this.#form = options.form ?? { encoding: 'json', deflate: false };
     this.#heldBack = new HeldBackStreams(context.limits, () => this.#closeSlowConsumer());
     this.#guard = new RequestGuard(context.limits);
     this.#coalescer = context.coalescer;
@@ -114,11 +111,11 @@ export class ClientConnection implements StreamSubscriber {
   }
 
   get compresses(): boolean {
-    return this.#deflate;
+    return this.#form.deflate;
   }
 
-  get encoding(): 'json' | 'compact' {
-    return this.#compact ? 'compact' : 'json';
+  get encoding(): WireForm['encoding'] {
+    return this.#form.encoding;
   }
 
   // --- StreamSubscriber -------------------------------------------------------------------------
@@ -129,13 +126,7 @@ export class ClientConnection implements StreamSubscriber {
       this.#heldBack.holdBack(stream);
       return;
     }
-    const wire = this.#compact
-      ? this.#deflate
-        ? frame.compactDeflatedWire(stream.number)
-        : frame.compactWire(stream.number)
-      : this.#deflate
-        ? frame.deflatedWire
-        : frame.wire;
+    const wire = frame.wireFor(this.#form, stream.number);
     // One stream has nothing to share a write with: waiting would only add latency.
     const streams = this.#subscriptions.size;
     if (streams > 1 && this.#coalescer.windowMs > 0) this.#writer.enqueue(wire, streams);
@@ -332,7 +323,7 @@ export class ClientConnection implements StreamSubscriber {
       type: 'subscribed',
       ...echoedSelection(request, channel, [...markets], depth),
       ...(request.resume === undefined ? {} : { recovered }),
-      ...(this.#compact
+      ...(this.#form.encoding === 'compact'
         ? { streams: Object.fromEntries(joined.map(({ market, stream }) => [market, stream.number])) }
         : {}),
     });

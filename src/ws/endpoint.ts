@@ -100,8 +100,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
 
   const onConnection = (ws: WebSocket, socket: Socket, client: Client, deflate: boolean): void => {
     const connection = new ClientConnection(nextId++, ws, socket, context, {
-      deflate,
-      compact: ws.protocol === COMPACT_SUBPROTOCOL,
+      form: { encoding: ws.protocol === COMPACT_SUBPROTOCOL ? 'compact' : 'json', deflate },
       apiKey: client.key,
     });
     const refusal =
