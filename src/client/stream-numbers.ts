@@ -9,6 +9,7 @@
  */
 import type { CompactStreamIdentity, CompactStreamLookup } from '../protocol/compact.ts';
 import type { BookDepth, Channel } from '../protocol/messages.ts';
+import { streamKey } from '../util/stream-key.ts';
 
 /** What the map reads from a `subscribed` message. */
 export interface StreamAnnouncement {
@@ -19,7 +20,7 @@ export interface StreamAnnouncement {
 
 export class StreamNumbers implements CompactStreamLookup {
   readonly #byNumber = new Map<number, CompactStreamIdentity>();
-  /** `channel market depth` -> its current number, to forget a replaced one. */
+  /** Stream key -> its current number, to forget a replaced one. */
   readonly #byStream = new Map<string, number>();
 
   get(stream: number): CompactStreamIdentity | undefined {
@@ -31,7 +32,7 @@ export class StreamNumbers implements CompactStreamLookup {
     if (message.streams === undefined) return;
     const depth = message.channel === 'book' ? (message.depth ?? null) : undefined;
     for (const [market, stream] of Object.entries(message.streams)) {
-      const key = `${message.channel} ${market} ${String(depth)}`;
+      const key = streamKey(message.channel, market, depth);
       const previous = this.#byStream.get(key);
       if (previous !== undefined && previous !== stream) this.#byNumber.delete(previous);
       this.#byStream.set(key, stream);
