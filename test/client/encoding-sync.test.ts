@@ -5,13 +5,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import type { BookSubscription, ResyncReason, WebSocketConstructor } from '../../src/client/node.ts';
+import type { BookSubscription, WebSocketConstructor } from '../../src/client/node.ts';
 import { COMPACT_SUBPROTOCOL } from '../../src/protocol/compact.ts';
 import { useHarness } from '../support/harness.ts';
 import {
   connectRecorded,
   expectBooksEqualUpstream,
   expectPricesEqualUpstream,
+  recordResyncs,
   tickAndPublish,
 } from './sdk-support.ts';
 
@@ -44,8 +45,7 @@ describe('client SDK: both encodings keep streams equal to upstream', () => {
       client.subscribeBook(m, { depth: 10 }),
     ]);
     const prices = markets.map((m) => client.subscribePrice(m));
-    const resyncs: ResyncReason[] = [];
-    for (const book of books) book.on('resync', ({ reason }) => resyncs.push(reason));
+    const resyncs = recordResyncs(books);
     let updates = 0;
     for (const book of books) book.on('update', () => updates++);
 

@@ -11,6 +11,7 @@ import {
   type ConnectOptions,
   connect,
   type PriceSubscription,
+  type ResyncReason,
 } from '../../src/client/node.ts';
 import { priceDataOf } from '../../src/relay/channels.ts';
 import type { Relay } from '../../src/relay-server.ts';
@@ -37,6 +38,13 @@ export function connectRecorded(url: string, options: ConnectOptions = {}): Reco
 }
 
 /** Waits until each book equals what its stream should show for upstream's book now. */
+/** Every resync of `books`, in order, as they happen. */
+export function recordResyncs(books: BookSubscription[]): ResyncReason[] {
+  const reasons: ResyncReason[] = [];
+  for (const book of books) book.on('resync', ({ reason }) => reasons.push(reason));
+  return reasons;
+}
+
 export async function expectBooksEqualUpstream(
   sim: SimulatorHandle,
   books: BookSubscription[],

@@ -5,7 +5,6 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import type { BookSubscription, ResyncReason } from '../../src/client/node.ts';
 import { startRelay } from '../../src/relay-server.ts';
 import { type Harness, useHarness } from '../support/harness.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -14,6 +13,7 @@ import {
   expectBooksEqualUpstream,
   expectPricesEqualUpstream,
   type RecordedClient,
+  recordResyncs,
   tickAndPublish,
 } from './sdk-support.ts';
 
@@ -25,12 +25,6 @@ describe('client SDK: streams stay equal to upstream', () => {
     const recorded = connectRecorded(url, options);
     opened.push(recorded.client);
     return recorded;
-  }
-
-  function recordResyncs(books: BookSubscription[]): ResyncReason[] {
-    const reasons: ResyncReason[] = [];
-    for (const book of books) book.on('resync', ({ reason }) => reasons.push(reason));
-    return reasons;
   }
 
   it('keeps full and depth-10 books and prices equal to upstream over several ticks', async () => {
