@@ -14,10 +14,11 @@
 import type { SharedResult } from '../cluster/shared-result.ts';
 import type { BookState } from '../protocol/book.ts';
 import type { BookData, BookDepth } from '../protocol/messages.ts';
+import { readOrderBook } from '../upstream/book-reader.ts';
 import { ResponseMemo } from '../upstream/client.ts';
 import { isMarketNotFound } from '../upstream/errors.ts';
 import type { OrderBook } from '../upstream/schemas.ts';
-import { aggregateBook, limitDepth } from './aggregate.ts';
+import { aggregateBook, aggregateSides, limitDepth } from './aggregate.ts';
 import { withMilliseconds } from './channels.ts';
 import { bookClusterCodec } from './cluster-codecs.ts';
 import type { AppliedPoll, ClusterTarget } from './cluster-stream.ts';
@@ -40,9 +41,11 @@ export class BookTarget extends PollTarget {
    * The book last applied to this relay's streams (or, `standIn`, what the memo keeps in its place),
    * and its aggregation once made (to `depth`).
    */
-  #last:
-    | { book: OrderBook; standIn?: boolean; aggregated?: { full: BookState; depth: BookDepth } }
-    | undefined;
+  #last: AppliedBook | undefined;
+  /** The stand-in the body reader last answered with, and the levels it read (see #read). */
+  #lastRead: AppliedBook | undefined;
+  /** Bodies read straight to levels: for a relay alone whose market has no `orders` stream. */
+  readonly #reading = { memo: this.#memo, read: (body: Buffer) => this.#read(body) };
 
   constructor(market: string, timing: TargetTiming, context: PollContext) {
     super(bookTargetKey(market), timing, context);
@@ -68,7 +71,10 @@ export class BookTarget extends PollTarget {
     try {
       this.followed = !(await this.holdsLease());
       if (this.followed) return;
-      const book = await source.orderBook(this.market, { memo: this.#memo });
+      const book = await source.orderBook(
+        this.market,
+        this.#cluster === undefined ? this.#reading : { memo: this.#memo },
+      );
       if (this.removed) return;
       const receivedAt = now();
       if (this.#cluster === undefined) {
@@ -109,7 +115,7 @@ export class BookTarget extends PollTarget {
     // The same object as last applied is the same bytes from upstream, so the same state: the
     // streams that hold it are only confirmed.
     const same = this.#last?.book === book;
-    if (!same) this.#last = { book };
+    if (!same) this.#last = this.#lastRead?.book === book ? this.#lastRead : { book };
     let changed = false;
     let ordersChanged = false;
     let first = false;
@@ -136,6 +142,23 @@ export class BookTarget extends PollTarget {
     return ordersChanged;
   }
 
+  /**
+   * A body read straight to the levels its `book` streams show (upstream/book-reader.ts), with a
+   * stand-in without orders for the memo to keep: the orders never become objects. Undefined (read
+   * the general way) when the body is not one the reader handles, or when an `orders` stream needs
+   * every order anyway.
+   */
+  #read(body: Buffer): OrderBook | undefined {
+    const { registry } = this.context;
+    if (registry.streamsOf('orders', this.market).size > 0) return undefined;
+    const read = readOrderBook(body);
+    if (read === undefined) return undefined;
+    const depth = deepestOf(registry.streamsOf('book', this.market));
+    const book = standInOf(read);
+    this.#lastRead = { book, standIn: true, aggregated: { full: aggregateSides(read, depth), depth } };
+    return book;
+  }
+
   /** The book's aggregation to `depth` levels, made once per book applied (and deeper when asked). */
   #aggregated(book: OrderBook, depth: BookDepth): BookState {
     const last = this.#last?.book === book ? this.#last : undefined;
@@ -154,13 +177,7 @@ export class BookTarget extends PollTarget {
   #keepLess(book: OrderBook): void {
     const last = this.#last;
     if (last?.book !== book || last.standIn === true) return;
-    const standIn: OrderBook = {
-      market_id: book.market_id,
-      bids: [],
-      asks: [],
-      last_price: book.last_price,
-      timestamp: book.timestamp,
-    };
+    const standIn = standInOf(book);
     this.#memo.keep(book, standIn);
     this.#last = { ...last, book: standIn, standIn: true };
   }
@@ -187,6 +204,23 @@ export class BookTarget extends PollTarget {
     if (result.kind === 'book' && result.book.market_id.toLowerCase() === this.market)
       this.#apply(result.book, result.receivedAt, result.receivedAt, false);
   }
+}
+
+interface AppliedBook {
+  book: OrderBook;
+  standIn?: boolean;
+  aggregated?: { full: BookState; depth: BookDepth };
+}
+
+/** A book's fields without its orders: what the memo keeps once the levels are made. */
+function standInOf(book: Pick<OrderBook, 'market_id' | 'last_price' | 'timestamp'>): OrderBook {
+  return {
+    market_id: book.market_id,
+    bids: [],
+    asks: [],
+    last_price: book.last_price,
+    timestamp: book.timestamp,
+  };
 }
 
 function toIso(at: number): string {

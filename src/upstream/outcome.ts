@@ -78,6 +78,19 @@ export class ResponseMemo<T> {
   }
 }
 
+/** How a caller wants its 2xx bodies read, beyond parsing and validating them. */
+export interface BodyReading<T> {
+  /** The caller's memo of its last body: an identical body resolves to the value remembered. */
+  memo?: ResponseMemo<T>;
+  /**
+   * The caller's own reader, tried before `JSON.parse`: a value for the body, or undefined to read
+   * it the general way. It must answer only bodies the schema accepts, with what the caller would
+   * make of the validated body (a stand-in it recognises is fine: the memo's `reparse` still gives
+   * the body as parsed).
+   */
+  read?: (body: Buffer) => T | undefined;
+}
+
 /**
  * Network errors, timeouts and 5xx are retryable, a 429 after its Retry-After (capped at
  * `maxRetryAfterMs`); other 4xx and bodies that break the schema are final. With a `memo`, a 2xx
@@ -88,7 +101,7 @@ export function judgeExchange<T>(
   exchange: Exchange,
   maxRetryAfterMs: number,
   nowMs: number,
-  memo?: ResponseMemo<T>,
+  { memo, read }: BodyReading<T> = {},
 ): Attempt<T> {
   if (exchange.kind === 'failed') {
     const outcome = exchange.error instanceof UpstreamTimeoutError ? 'timeout' : 'network_error';
@@ -106,6 +119,11 @@ export function judgeExchange<T>(
   if (status >= 200 && status < 300) {
     const known = memo?.recall(body);
     if (known !== undefined) return { ok: true, outcome: 'ok', status, value: known };
+    const value = read?.(body);
+    if (value !== undefined) {
+      memo?.remember(body, value);
+      return { ok: true, outcome: 'ok', status, value };
+    }
     const result = validateBody(request, body.toString('utf8'), status);
     if (result.ok) memo?.remember(body, result.value);
     return result;

@@ -15,9 +15,9 @@ import { UpstreamError, UpstreamTimeoutError } from './errors.ts';
 import { HttpExchange, type HttpRequest } from './exchange.ts';
 import {
   type Attempt,
+  type BodyReading,
   judgeExchange,
   type Outcome,
-  type ResponseMemo,
   type UpstreamRequest,
 } from './outcome.ts';
 import { LocalRateGate, type RateGate } from './rate-gate.ts';
@@ -59,10 +59,8 @@ export interface UpstreamTransportOptions {
   connections?: number;
 }
 
-export interface CallInit<T = unknown> {
+export interface CallInit<T = unknown> extends BodyReading<T> {
   signal?: AbortSignal;
-  /** The caller's memo of its last body: an identical body resolves to the value remembered. */
-  memo?: ResponseMemo<T>;
 }
 
 const RETRY_CAP_MS = 2000;
@@ -123,7 +121,7 @@ export class UpstreamTransport {
     try {
       for (let attempt = 1; ; attempt++) {
         const result = await this.#admission.run(
-          () => this.#attempt(request, attempt, caller?.signal, init?.memo),
+          () => this.#attempt(request, attempt, caller?.signal, init),
           signal,
         );
         if (result.ok) return result.value;
@@ -182,11 +180,11 @@ export class UpstreamTransport {
     request: UpstreamRequest<T>,
     attempt: number,
     signal: AbortSignal | undefined,
-    memo: ResponseMemo<T> | undefined,
+    reading: BodyReading<T> | undefined,
   ): Promise<Attempt<T>> {
     const startedAt = performance.now();
     const exchange = await this.#exchange.send(request, signal);
-    const result = judgeExchange(request, exchange, this.#maxRetryAfterMs, Date.now(), memo);
+    const result = judgeExchange(request, exchange, this.#maxRetryAfterMs, Date.now(), reading);
     this.events.emit('request', {
       endpoint: request.endpoint,
       outcome: result.outcome,

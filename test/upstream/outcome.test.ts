@@ -113,29 +113,29 @@ describe('judgeExchange with a ResponseMemo', () => {
 
   it('resolves a body identical to the last valid one to the very same value, unparsed', () => {
     const remembered = memo();
-    const first = judgeExchange(request, answered(200, healthy), 30_000, now, remembered);
-    const again = judgeExchange(request, answered(200, healthy), 30_000, now, remembered);
+    const first = judgeExchange(request, answered(200, healthy), 30_000, now, { memo: remembered });
+    const again = judgeExchange(request, answered(200, healthy), 30_000, now, { memo: remembered });
     expect(first.ok && again.ok).toBe(true);
     expect(again.ok && first.ok && again.value === first.value).toBe(true);
   });
 
   it('validates a body that differs, and remembers it instead', () => {
     const remembered = memo();
-    const first = judgeExchange(request, answered(200, healthy), 30_000, now, remembered);
+    const first = judgeExchange(request, answered(200, healthy), 30_000, now, { memo: remembered });
     const moved = { ...healthy, timestamp: '2025-01-01T00:00:01Z' };
-    const second = judgeExchange(request, answered(200, moved), 30_000, now, remembered);
+    const second = judgeExchange(request, answered(200, moved), 30_000, now, { memo: remembered });
     expect(second).toMatchObject({ ok: true, value: moved });
     expect(second.ok && first.ok && second.value !== first.value).toBe(true);
-    const third = judgeExchange(request, answered(200, moved), 30_000, now, remembered);
+    const third = judgeExchange(request, answered(200, moved), 30_000, now, { memo: remembered });
     expect(third.ok && second.ok && third.value === second.value).toBe(true);
   });
 
   it('fails a broken body after a remembered one, every time it comes, and keeps the good one', () => {
     const remembered = memo();
-    const good = judgeExchange(request, answered(200, healthy), 30_000, now, remembered);
+    const good = judgeExchange(request, answered(200, healthy), 30_000, now, { memo: remembered });
     const broken = { ...healthy, services: { database: 'yes' } };
     for (let i = 0; i < 2; i++) {
-      const result = judgeExchange(request, answered(200, broken), 30_000, now, remembered);
+      const result = judgeExchange(request, answered(200, broken), 30_000, now, { memo: remembered });
       expect(result).toMatchObject({
         ok: false,
         outcome: 'schema_error',
@@ -143,30 +143,63 @@ describe('judgeExchange with a ResponseMemo', () => {
       });
       expect(!result.ok && result.error.message).toContain('services.database');
     }
-    const back = judgeExchange(request, answered(200, healthy), 30_000, now, remembered);
+    const back = judgeExchange(request, answered(200, healthy), 30_000, now, { memo: remembered });
     expect(back.ok && good.ok && back.value === good.value).toBe(true);
   });
 
   it('answers the same body with the stand-in kept for its value, and parses the body again on demand', () => {
     const remembered = memo();
-    const first = judgeExchange(request, answered(200, healthy), 30_000, now, remembered);
+    const first = judgeExchange(request, answered(200, healthy), 30_000, now, { memo: remembered });
     const standIn = { kept: 'less' };
     remembered.keep(first.ok ? first.value : undefined, standIn);
-    const again = judgeExchange(request, answered(200, healthy), 30_000, now, remembered);
+    const again = judgeExchange(request, answered(200, healthy), 30_000, now, { memo: remembered });
     expect(again.ok && again.value).toBe(standIn);
     expect(remembered.reparse()).toEqual(healthy);
     // A stand-in for a value no longer remembered changes nothing.
     remembered.keep(first.ok ? first.value : undefined, { other: true });
-    const third = judgeExchange(request, answered(200, healthy), 30_000, now, remembered);
+    const third = judgeExchange(request, answered(200, healthy), 30_000, now, { memo: remembered });
     expect(third.ok && third.value).toBe(standIn);
   });
 
   it('never answers an error status from the memo', () => {
     const remembered = memo();
-    judgeExchange(request, answered(200, healthy), 30_000, now, remembered);
-    expect(judgeExchange(request, answered(503, healthy), 30_000, now, remembered)).toMatchObject({
+    judgeExchange(request, answered(200, healthy), 30_000, now, { memo: remembered });
+    expect(judgeExchange(request, answered(503, healthy), 30_000, now, { memo: remembered })).toMatchObject({
       ok: false,
       outcome: 'http_error',
     });
+  });
+});
+
+describe('judgeExchange with a reader of its own', () => {
+  it('answers with what the reader makes of a body, remembers it, and reads the general way when it declines', () => {
+    const remembered = new ResponseMemo<unknown>();
+    const read = { read: 'straight from the bytes' };
+    const reads: string[] = [];
+    const reader = (body: Buffer) => {
+      reads.push(body.toString('utf8'));
+      return body.includes('"ok"') ? read : undefined;
+    };
+    const readOne = judgeExchange(request, answered(200, healthy), 30_000, now, {
+      memo: remembered,
+      read: reader,
+    });
+    expect(readOne.ok && readOne.value).toBe(read);
+    // The same bytes again come from the memo without asking the reader.
+    const again = judgeExchange(request, answered(200, healthy), 30_000, now, {
+      memo: remembered,
+      read: reader,
+    });
+    expect(again.ok && again.value).toBe(read);
+    expect(reads).toHaveLength(1);
+    expect(remembered.reparse()).toEqual(healthy);
+    // Declined: parsed and validated as any body, so a broken one still fails with the schema's words.
+    const broken = { ...healthy, status: 'degraded', services: { database: 'yes' } };
+    const declined = judgeExchange(request, answered(200, broken), 30_000, now, {
+      memo: remembered,
+      read: reader,
+    });
+    expect(declined).toMatchObject({ ok: false, outcome: 'schema_error' });
+    expect(reads).toHaveLength(2);
   });
 });
