@@ -180,8 +180,10 @@ class ExchangeAttempt implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(): void {
-    // Always one copy: the chunks are views into the socket's read buffers.
-    const body = Buffer.concat(this.#chunks);
+    // The chunks are views into the socket's read buffers (each read its own, never reused). A body
+    // that came in one read is used as it is: a copy would be one more off-heap allocation per
+    // response, and those bring V8's major collections on (docs/benchmarks.md "Poll capacity").
+    const body = this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks);
     this.#chunks = [];
     this.#finish({
       kind: 'answered',
