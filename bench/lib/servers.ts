@@ -55,10 +55,18 @@ export interface ServerOptions {
   /** relay: `--upstream-rps` (default 5,000) and `--upstream-concurrency` (default 32). */
   upstreamRps?: number;
   upstreamConcurrency?: number;
+  /** Node flags besides the bench's own (e.g. SHIPPED_RELAY_NODE_FLAGS). */
+  nodeFlags?: readonly string[];
   /** Write CPU profiles of this child to bench/results/profiles/<profileName>/ on exit. */
   cpuProf?: boolean;
   profileName?: string;
 }
+
+/**
+ * The node flags the relay is launched with where the project launches it (package.json `start`,
+ * the Dockerfile; test/docs/launch-flags.test.ts holds them together): docs/operations.md "Heap".
+ */
+export const SHIPPED_RELAY_NODE_FLAGS: readonly string[] = ['--initial-old-space-size=128'];
 
 /** Node flags that write CPU profiles of a child to bench/results/profiles/<name>/ on exit. */
 export function profileFlags(name: string): string[] {
@@ -69,7 +77,7 @@ export function profileFlags(name: string): string[] {
 }
 
 export async function startServer(kind: ServerKind, options: ServerOptions = {}): Promise<ServerUnderTest> {
-  const nodeFlags = ['--expose-gc'];
+  const nodeFlags = ['--expose-gc', ...(options.nodeFlags ?? [])];
   if (options.cpuProf) nodeFlags.push(...profileFlags(options.profileName ?? kind));
   const env: Record<string, string> = {};
   if (options.upstream !== undefined) env.BENCH_UPSTREAM = options.upstream;
