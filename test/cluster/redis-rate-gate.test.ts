@@ -4,6 +4,7 @@
  * to its last share, so together they still keep to it; with Redis back they share one bucket again.
  * Counts are checked against bounds with generous margins for the edges of the window.
  */
+import { setMaxListeners } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RedisRateGate } from '../../src/cluster/redis-rate-gate.ts';
 import { redisAvailable, useRedis } from '../support/redis.ts';
@@ -35,6 +36,8 @@ describe.skipIf(!redisAvailable())('RedisRateGate', () => {
   /** Four callers per gate taking tokens as fast as they are given; counts what each gate let through. */
   function hammer(of: RedisRateGate[]): number[] {
     const counts = of.map(() => 0);
+    // Every caller waits on the one stop signal, as every upstream call does on the transport's.
+    setMaxListeners(0, stopping.signal);
     of.forEach((one, index) => {
       for (let caller = 0; caller < 4; caller++) {
         void (async () => {
