@@ -16,7 +16,7 @@ import {
 import { streamKey } from '../util/stream-key.ts';
 import type { ChannelDelta, ChannelState, StreamCodec } from './channels.ts';
 import { type Frame, type StreamPosition, toFrame } from './frame.ts';
-import { RingBuffer } from './ring-buffer.ts';
+import { FrameRing } from './frame-ring.ts';
 
 /** What a stream needs from a connection subscribed to it. */
 export interface StreamSubscriber {
@@ -42,7 +42,7 @@ export function newEpoch(): string {
   return randomBytes(6).toString('base64url');
 }
 
-/** An update with its place in the stream (the resume ring holds these). */
+/** An update with its place in the stream (as the cluster's history gives them). */
 export interface SequencedFrame {
   seq: number;
   frame: Frame;
@@ -70,7 +70,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   readonly depth: BookDepth | undefined;
   readonly subscribers = new Set<StreamSubscriber>();
   readonly #codec: StreamCodec<State, Delta>;
-  readonly #recent: RingBuffer<SequencedFrame>;
+  readonly #recent: FrameRing;
   #epoch = newEpoch();
   #seq = 0;
   #state: State | undefined;
@@ -89,7 +89,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     this.depth = identity.channel === 'book' ? (identity.depth ?? null) : undefined;
     this.key = streamKey(identity.channel, identity.market, identity.depth);
     this.#codec = codec;
-    this.#recent = new RingBuffer(resumeBufferSize);
+    this.#recent = new FrameRing(resumeBufferSize);
   }
 
   get epoch(): string {
@@ -136,7 +136,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     this.#seq += 1;
     this.lastChangeAt = now;
     const frame = toFrame(this.#message('update', delta, next));
-    this.#recent.push({ seq: this.#seq, frame });
+    this.#recent.push(this.#seq, frame.wire);
     for (const subscriber of this.subscribers) subscriber.deliver(this, frame, 'update');
     return { frame, seq: this.#seq };
   }
@@ -155,18 +155,14 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   updatesSince(epoch: string, seq: number): Frame[] | undefined {
     if (epoch !== this.epoch || this.#state === undefined || seq > this.#seq || seq < 1) return undefined;
     if (seq === this.#seq) return [];
-    const oldest = this.#recent.at(0);
-    if (oldest === undefined || oldest.seq > seq + 1) return undefined;
-    const frames: Frame[] = [];
-    for (let i = seq + 1 - oldest.seq; i < this.#recent.size; i++) frames.push(this.#recent.at(i)!.frame);
-    return frames;
+    return this.#recent.framesAfter(seq, this.#epoch);
   }
 
   // Cluster mode (relay/cluster-stream.ts): the lease holder numbers the stream for every relay.
 
   /** The holder's next updates (its epoch, right after `seq`) and the state after the last one. */
   advance(updates: readonly SequencedFrame[], state: State, ts: string, rts: string, now: number): void {
-    for (const update of updates) this.#recent.push(update);
+    for (const { seq, frame } of updates) this.#recent.push(seq, frame.wire);
     this.#seq = updates.at(-1)?.seq ?? this.#seq;
     this.#confirm(state, ts, rts, now);
     this.lastChangeAt = now;
@@ -186,7 +182,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     this.#epoch = position.epoch;
     this.#seq = position.seq;
     this.#recent.clear();
-    for (const update of recent) this.#recent.push(update);
+    for (const { seq, frame } of recent) this.#recent.push(seq, frame.wire);
     this.#confirm(state, ts, rts, now);
     this.lastChangeAt = now;
     if (this.subscribers.size === 0) return;
