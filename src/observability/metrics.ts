@@ -98,6 +98,16 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
     ['channel', 'state'],
   );
   metric.gauge(
+    'resume_buffer_bytes',
+    "Bytes held by streams' resume rings (--resume-buffer), by channel: memory outside V8's heap, in the process's resident size but not in its heap metrics.",
+    (gauge) => {
+      const bytes = countByChannel();
+      for (const stream of view.registry.streams()) bytes[stream.channel] += stream.resumeBufferBytes;
+      for (const channel of channels) gauge.set({ channel }, bytes[channel]);
+    },
+    ['channel'],
+  );
+  metric.gauge(
     'polled_markets',
     'Markets (or feeds, or the one probabilities map) polled upstream, by channel (book: one request each, shared with orders; price: batched by 100; the others: one request each).',
     (gauge) => {

@@ -141,6 +141,11 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     return { frame, seq: this.#seq };
   }
 
+  /** The bytes this stream's resume ring holds, outside V8's heap (the `resume_buffer_bytes` metric). */
+  get resumeBufferBytes(): number {
+    return this.#recent.retainedBytes;
+  }
+
   /** The current state as a `snapshot`, serialised once per state. Requires a state. */
   snapshotFrame(): Frame {
     if (this.#state === undefined) throw new Error(`stream ${this.key} has no state yet`);

@@ -64,6 +64,7 @@ describe('GET /metrics', () => {
     // Process metrics come from this relay's own registry.
     expect(before.value(`${M}process_cpu_user_seconds_total`)).toBeGreaterThan(0);
     expect(before.text).toContain(`${M}nodejs_eventloop_lag_seconds`);
+    expect(before.value(`${M}resume_buffer_bytes`)).toBe(0);
 
     const client = await ProtocolClient.connect(url);
     clients.push(client);
@@ -108,6 +109,8 @@ describe('GET /metrics', () => {
       subscribed.value(`${M}stream_sent_bytes_total`, { channel: 'book' }),
     );
     expect(changed.value(`${M}poll_to_send_seconds_count`, { channel: 'book' })).toBeGreaterThan(1);
+    // The update is kept for resume, in the book stream's ring.
+    expect(changed.value(`${M}resume_buffer_bytes`, { channel: 'book' })).toBeGreaterThan(0);
     expect(changed.value(`${M}upstream_requests_total`, book)).toBeGreaterThan(
       subscribed.value(`${M}upstream_requests_total`, book),
     );
@@ -130,6 +133,11 @@ describe('GET /metrics', () => {
       timeoutMs: 5_000,
       everyMs: 50,
     });
+    await waitFor(
+      'the streams to go, with their rings',
+      async () => (await scrape(url)).value(`${M}resume_buffer_bytes`) === 0,
+      { timeoutMs: 5_000, everyMs: 50 },
+    );
   });
 
   it('reports upstream failures, stale streams and upstream down, then the recovery', async () => {
