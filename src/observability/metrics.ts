@@ -180,7 +180,7 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
   );
   const bytesSent = metric.counter(
     'stream_sent_bytes_total',
-    'Bytes of the messages counted by stream_messages_sent_total (frame size x receivers).',
+    'Bytes of the messages counted by stream_messages_sent_total, as JSON frames (JSON frame size x receivers): an upper bound, as compact and permessage-deflate connections receive fewer.',
     ['channel'],
   );
   const pollToSend = metric.histogram(
