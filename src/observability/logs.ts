@@ -55,6 +55,12 @@ export function subscribeLogs(logger: Logger, sources: LogSources): () => void {
     onRelayEvent(events, 'connection:conflated', ({ id, streams }) =>
       log.debug({ event: 'conflated', connection: id, streams }, 'slow client drained; snapshots resent'),
     ),
+    onRelayEvent(events, 'trades:truncated', ({ market, pages }) =>
+      log.warn(
+        { event: 'trades_truncated', market, pages },
+        'a burst of trades outran the pages one poll reads: its oldest trades were not delivered',
+      ),
+    ),
     onRelayEvent(events, 'request:error', ({ id, code }) =>
       log.debug({ event: 'request_error', connection: id, code }, 'client request refused'),
     ),

@@ -171,6 +171,10 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
     'Upstream polls finished, by kind and outcome (ok, error, not_found).',
     ['kind', 'outcome'],
   );
+  const tradesTruncated = metric.counter(
+    'trades_truncated_polls_total',
+    'Trades polls that stopped at their page bound before reaching a delivered trade: the oldest trades of that burst were not delivered.',
+  );
 
   // --- Fan-out -----------------------------------------------------------------------------------
   const messagesSent = metric.counter(
@@ -289,6 +293,7 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
     onRelayEvent(events, 'request:error', ({ code }) => requestErrors.inc({ code })),
     onRelayEvent(events, 'stream:state', ({ channel, state }) => stateChanges.inc({ channel, state })),
     onRelayEvent(events, 'poll:done', ({ kind, outcome }) => polls.inc({ kind, outcome })),
+    onRelayEvent(events, 'trades:truncated', () => tradesTruncated.inc()),
     onRelayEvent(events, 'poll:confirmed', ({ kind, ageMs }) =>
       confirmationAge.observe({ kind }, ageMs / 1000),
     ),

@@ -26,6 +26,11 @@ export interface RelayEventMap {
    * (what subscribers waited at most), the measure of the maximum age promise.
    */
   'poll:confirmed': [{ kind: PollKind; ageMs: number }];
+  /**
+   * A trades poll stopped at its page bound (relay/trades.ts MAX_ACTIVITY_PAGES) before reaching a
+   * trade already delivered: the oldest trades of that burst were not delivered.
+   */
+  'trades:truncated': [{ market: string; pages: number }];
   /** A stream changed freshness (live / stale / closed). */
   'stream:state': [
     { channel: Channel; market: string; depth?: BookDepth; state: StreamState; reason?: string },

@@ -52,6 +52,8 @@ export class TradesTarget extends PollTarget {
         { firstPoll: !history.trades.started },
       );
       if (this.removed) return;
+      if (!walk.complete)
+        this.context.events.emit('trades:truncated', { market: this.streamId, pages: walk.pages });
       const receivedAt = now();
       const state = this.#apply(history, walk.fresh, askedAt, receivedAt);
       if (state !== undefined)

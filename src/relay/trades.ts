@@ -20,7 +20,8 @@ import { RecentIds } from '../protocol/recent-ids.ts';
 export const ACTIVITY_PAGE_SIZE = 100;
 /**
  * Pages one poll walks at most: a burst of more than this many pages of trades between two polls
- * loses its oldest entries rather than holding one target's poll for ever (docs/protocol.md "Limits").
+ * loses its oldest entries rather than holding one target's poll for ever (docs/protocol.md "Limits");
+ * the target reports each such walk (`trades:truncated`) to the operator.
  */
 export const MAX_ACTIVITY_PAGES = 5;
 

@@ -8,7 +8,7 @@ import { TRADES_SNAPSHOT_SIZE } from '../../src/protocol/channels.ts';
 import { TRADES_SEEN_IDS } from '../../src/protocol/limits.ts';
 import type { TradeEntry } from '../../src/protocol/messages.ts';
 import { RecentIds } from '../../src/protocol/recent-ids.ts';
-import { ACTIVITY_PAGE_SIZE } from '../../src/relay/trades.ts';
+import { ACTIVITY_PAGE_SIZE, MAX_ACTIVITY_PAGES } from '../../src/relay/trades.ts';
 import type { Relay } from '../../src/relay-server.ts';
 import type { SimulatorHandle } from '../../src/sim/server.ts';
 import { type Harness, startHarnessRelay, useHarness } from '../support/harness.ts';
@@ -97,6 +97,32 @@ describe('trades end to end', () => {
         request.path.endsWith('/activity') && Number(request.query.offset ?? 0) >= ACTIVITY_PAGE_SIZE,
     );
     expect(pagedPast.length).toBeGreaterThan(0);
+  });
+
+  it('a burst beyond the pages one poll reads delivers its newest trades and says the rest were lost', async () => {
+    harness = await start(setup);
+    const market = harness.sim.market.activeMarketIds()[0]!;
+    const client = await subscribe(harness.relay, market);
+    const truncatedPolls = async () => {
+      const text = await (await fetch(`${harness.relay.url}/metrics`)).text();
+      return Number(/^market_relay_trades_truncated_polls_total (\S+)$/m.exec(text)?.[1]);
+    };
+    harness.sim.market.printTrades(market, 120);
+    await caughtUp(client, market);
+    expect(await truncatedPolls()).toBe(0);
+
+    const bound = MAX_ACTIVITY_PAGES * ACTIVITY_PAGE_SIZE;
+    harness.sim.market.printTrades(market, bound + 150);
+    await caughtUp(client, market);
+    const log = upstreamIds(harness.sim, market);
+    const delivered = idsOf(entriesOf(tradeMessages(client, market)));
+    // Everything up to the burst, then the burst's newest `bound` trades, in order, each once.
+    const beforeBurst = log.slice(0, -(bound + 150));
+    expect(delivered).toEqual([
+      ...beforeBurst.slice(beforeBurst.indexOf(delivered[0]!)),
+      ...log.slice(-bound),
+    ]);
+    expect(await truncatedPolls()).toBe(1);
   });
 
   it('a client deduping by activity_id gets every entry once across a relay restart', async () => {

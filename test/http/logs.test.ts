@@ -84,6 +84,11 @@ describe('operational log', () => {
     ]);
   });
 
+  it('logs a trades poll that outran its page bound', () => {
+    events.emit('trades:truncated', { market: MARKET, pages: 5 });
+    expect(lines).toMatchObject([{ level: 40, event: 'trades_truncated', market: MARKET, pages: 5 }]);
+  });
+
   it('writes nothing per message sent or per successful request', () => {
     for (let i = 0; i < 100; i++) {
       events.emit('stream:sent', {
