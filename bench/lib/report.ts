@@ -52,6 +52,12 @@ export interface Target {
   met: boolean;
 }
 
+/** One scenario's part of the printed report: its Markdown section and the targets it measured. */
+export interface Report {
+  section: string;
+  targets: Target[];
+}
+
 export function target(name: string, value: number, limit: number, unit = 'x'): Target {
   return { name, value, limit, unit, met: value <= limit };
 }

@@ -18,7 +18,7 @@
 import { type Child, forkChild } from '../lib/ipc.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { progress, sleep } from '../lib/progress.ts';
-import { fixed, markdownTable, type Target, target } from '../lib/report.ts';
+import { fixed, markdownTable, type Report, target } from '../lib/report.ts';
 import {
   profileFlags,
   type ServerUnderTest,
@@ -331,7 +331,7 @@ async function measureCapacity(sim: Simulator, options: BenchOptions): Promise<C
 }
 
 /** The section's tables and its target rows (issue 10: at most 1.2x the floor). */
-export function pollCapacityReport(result: PollCapacityResult): { section: string; targets: Target[] } {
+export function pollCapacityReport(result: PollCapacityResult): Report {
   const { cost, capacity } = result;
   const section =
     `### 11. Poll capacity: CPU per book poll against the floor, polls per core\n\n` +
