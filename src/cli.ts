@@ -5,8 +5,8 @@
  * listens (on stderr, whatever the log level), and shut down cleanly on SIGTERM / SIGINT within 5 s.
  */
 import pino from 'pino';
-import { type Command, ConfigError, parseCommandLine } from './config.ts';
-import { helpText, versionText } from './help.ts';
+import { type Command, ConfigError, parseCommandLine } from './config/config.ts';
+import { helpText, versionText } from './config/help.ts';
 import { quickStartText } from './http/quick-start.ts';
 import { startRelay } from './relay-server.ts';
 import { startSimulator } from './sim/server.ts';

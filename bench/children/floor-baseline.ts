@@ -1,7 +1,7 @@
 /**
  * @module bench/children/floor-baseline
  * The floor of any Node server that writes each message to each client on its own: the same `ws`
- * server and topics as the idiomatic baseline, but each message is framed once (relay/frame.ts's
+ * server and topics as the idiomatic baseline, but each message is framed once (relay/streams/frame.ts's
  * encoder) and the same bytes are written to every member's socket, one `socket.write` per
  * delivery, with nothing else per client. No polling, no protocol, no bookkeeping: what is left is
  * the socket write itself (on loopback the kernel's TCP send and receive path), which the relay,
@@ -9,7 +9,7 @@
  */
 import type { Socket } from 'node:net';
 import { WebSocket } from 'ws';
-import { encodeTextFrame } from '../../src/relay/frame.ts';
+import { encodeTextFrame } from '../../src/relay/streams/frame.ts';
 import { serveWsBroadcast } from '../lib/ws-broadcast-server.ts';
 
 interface Member {

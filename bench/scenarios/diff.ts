@@ -7,9 +7,9 @@
  */
 import { performance } from 'node:perf_hooks';
 import { bookChecksum } from '../../src/protocol/book.ts';
-import { aggregateBook } from '../../src/relay/aggregate.ts';
-import { diffBook } from '../../src/relay/diff.ts';
-import { toFrame } from '../../src/relay/frame.ts';
+import { aggregateBook } from '../../src/relay/channels/aggregate.ts';
+import { diffBook } from '../../src/relay/channels/book-price-diff.ts';
+import { toFrame } from '../../src/relay/streams/frame.ts';
 import type { OrderBook, OrderEntry } from '../../src/upstream/schemas.ts';
 import { percentile } from '../lib/latency.ts';
 import type { BenchOptions } from '../lib/options.ts';

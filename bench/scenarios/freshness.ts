@@ -11,7 +11,7 @@
 import { once } from 'node:events';
 import pino from 'pino';
 import WebSocket from 'ws';
-import type { SchedulerMode } from '../../src/relay/poll-scheduler.ts';
+import type { SchedulerMode } from '../../src/relay/poll/scheduler.ts';
 import { startRelay } from '../../src/relay-server.ts';
 import { skewedActivity } from '../../src/sim/market-simulation.ts';
 import { startSimulator } from '../../src/sim/server.ts';

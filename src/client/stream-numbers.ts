@@ -9,7 +9,7 @@
  */
 import type { CompactStreamIdentity, CompactStreamLookup } from '../protocol/compact.ts';
 import type { BookDepth, Channel } from '../protocol/messages.ts';
-import { streamKey } from '../util/stream-key.ts';
+import { streamKey } from '../util/keys.ts';
 
 /** What the map reads from a `subscribed` message. */
 export interface StreamAnnouncement {

@@ -12,7 +12,7 @@ import {
   type SubscribeRequest,
   type UnsubscribeRequest,
 } from '../protocol/messages.ts';
-import { streamKey } from '../util/stream-key.ts';
+import { streamKey } from '../util/keys.ts';
 import type { AnyStreamSubscription } from './channel-subscriptions.ts';
 
 export type SubscribeBody = Omit<SubscribeRequest, 'id'>;

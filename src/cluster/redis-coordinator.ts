@@ -7,11 +7,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { targetKeys } from '../util/keys.ts';
 import type { CoordinatorStatus, PollCoordinator } from './coordinator.ts';
 import { OutageErrors, type OutageSummary } from './outage-errors.ts';
 import { asError, RedisStreamLog } from './stream-log.ts';
 import { CLAIM, RELEASE } from './stream-scripts.ts';
-import { targetKeys } from './target-keys.ts';
 
 /** A fencing counter outlives its leases by far: tokens must never repeat while a writer may wait. */
 const FENCE_TTL_MS = 24 * 60 * 60_000;

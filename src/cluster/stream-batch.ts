@@ -32,13 +32,13 @@ const priceUpdate = z.object(
 const epoch = z.string().min(1).max(64);
 const seq = z.number().int().positive();
 const timestamp = z.string().max(40);
-// Keys in the order the relay writes them (relay/stream.ts), so a message read back serialises
+// Keys in the order the relay writes them (relay/streams/stream.ts), so a message read back serialises
 // to the same text.
 const market = z.string().max(100);
 const streamFields = { market, epoch, seq, ts: timestamp, rts: timestamp };
 const depth = z.union([...bookDepths.map((value) => z.literal(value)), z.null()]);
 const checksum = z.number().int().nonnegative();
-// One schema per message kind, keys in the order the relay writes them (relay/stream.ts), so a
+// One schema per message kind, keys in the order the relay writes them (relay/streams/stream.ts), so a
 // message read back serialises to the same text.
 const bookMessage = <Type extends 'snapshot' | 'update'>(type: Type) =>
   z.object({

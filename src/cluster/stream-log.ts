@@ -8,9 +8,9 @@
  * token (cluster/stream-scripts.ts).
  */
 import type { Redis } from 'ioredis';
+import { targetKeys } from '../util/keys.ts';
 import { encodeBatch, encodeClosed, type WrittenEntry } from './stream-batch.ts';
 import { CLOSE, COMMIT, LOAD } from './stream-scripts.ts';
-import { targetKeys } from './target-keys.ts';
 
 /** `unavailable`: Redis could not be asked (or this relay polls without a lease: Redis was away). */
 export type WriteOutcome = 'written' | 'fenced' | 'unavailable';

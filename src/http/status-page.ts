@@ -21,7 +21,7 @@ const FILE_NAME = /^[a-z0-9-]+\.(html|css|js)$/;
 
 export function statusPageDirectory(): string {
   const beside = fileURLToPath(new URL('./status-page/', import.meta.url));
-  return existsSync(beside) ? beside : fileURLToPath(new URL('../../src/http/status-page/', import.meta.url));
+  return existsSync(beside) ? beside : fileURLToPath(new URL('./status-page/', import.meta.url));
 }
 
 export function registerStatusPage(app: FastifyInstance, directory: string = statusPageDirectory()): void {

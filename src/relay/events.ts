@@ -27,7 +27,7 @@ export interface RelayEventMap {
    */
   'poll:confirmed': [{ kind: PollKind; ageMs: number }];
   /**
-   * A trades poll stopped at its page bound (relay/trades.ts MAX_ACTIVITY_PAGES) before reaching a
+   * A trades poll stopped at its page bound (relay/channels/trades.ts MAX_ACTIVITY_PAGES) before reaching a
    * trade already delivered: the oldest trades of that burst were not delivered.
    */
   'trades:truncated': [{ market: string; pages: number }];

@@ -11,13 +11,18 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { type Channel, isChannel } from '../protocol/channels.ts';
 import { subscribeRequest } from '../protocol/requests.ts';
-import { type AccessPolicy, authorize } from '../relay/access.ts';
-import { capReason, type EdgeAdmission, edgeClient } from '../relay/edge-admission.ts';
+import { type AccessPolicy, authorize } from '../relay/admission/access.ts';
+import { capReason, type EdgeAdmission, edgeClient } from '../relay/admission/edge.ts';
+import type { MarketAdmission } from '../relay/admission/market.ts';
 import type { RelayEvents } from '../relay/events.ts';
-import type { SlowReaderLimits } from '../relay/held-back.ts';
-import type { MarketAdmission } from '../relay/market-admission.ts';
-import type { ClusterReplay, StreamRegistry } from '../relay/registry.ts';
-import { fetchClusterReplay, joinStreams, refusalError, sendFirstMessages } from '../relay/subscription.ts';
+import {
+  fetchClusterReplay,
+  joinStreams,
+  refusalError,
+  sendFirstMessages,
+} from '../relay/session/subscription.ts';
+import type { ClusterReplay, StreamRegistry } from '../relay/streams/registry.ts';
+import type { SlowReaderLimits } from '../relay/streams/slow-consumer.ts';
 import { decodeEventId, positionToken } from './event-id.ts';
 import { SseConnection } from './sse-connection.ts';
 

@@ -6,7 +6,7 @@
  * request's `markets` (which the reconnect repeats), so no market id is spelt out; each is
  * `<epoch>.<seq in base 36>`, or empty for a stream that has sent nothing yet, joined by `,`.
  */
-import type { StreamPosition } from '../relay/frame.ts';
+import type { StreamPosition } from '../relay/streams/frame.ts';
 
 const EPOCH = /^[A-Za-z0-9_-]{1,64}$/;
 const SEQ = /^[0-9a-z]{1,11}$/;

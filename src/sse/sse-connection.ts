@@ -3,17 +3,17 @@
  * One SSE response (docs/protocol.md "Server-Sent Events"): a subscriber of the relay's streams
  * exactly as a WebSocket connection is, writing each stream message as the frame's shared
  * `data:` line after its own `id:` line, which carries every stream's position (sse/event-id.ts).
- * A slow reader is handled as on the WebSocket (relay/held-back.ts); one that does not read is
+ * A slow reader is handled as on the WebSocket (relay/streams/slow-consumer.ts); one that does not read is
  * dropped.
  */
 import type { ServerResponse } from 'node:http';
 import type { ServerMessage } from '../protocol/messages.ts';
 import type { RelayEvents } from '../relay/events.ts';
-import { type Frame, toFrame } from '../relay/frame.ts';
-import { HeldBackStreams, type SlowReaderLimits } from '../relay/held-back.ts';
-import type { StreamRegistry } from '../relay/registry.ts';
-import type { AnyStream, StreamSubscriber } from '../relay/stream.ts';
-import { streamKey } from '../util/stream-key.ts';
+import { type Frame, toFrame } from '../relay/streams/frame.ts';
+import type { StreamRegistry } from '../relay/streams/registry.ts';
+import { SlowConsumerPolicy, type SlowReaderLimits } from '../relay/streams/slow-consumer.ts';
+import type { AnyStream, StreamSubscriber } from '../relay/streams/stream.ts';
+import { streamKey } from '../util/keys.ts';
 import { encodeEventId, positionToken } from './event-id.ts';
 
 export interface SseContext {
@@ -27,7 +27,7 @@ export class SseConnection implements StreamSubscriber {
   readonly openedAt = Date.now();
   readonly #response: ServerResponse;
   readonly #context: SseContext;
-  readonly #heldBack: HeldBackStreams;
+  readonly #heldBack: SlowConsumerPolicy;
   /** Stream key -> its index in the request's markets, which is its place in the event id. */
   readonly #indexOf = new Map<string, number>();
   readonly #subscriptions = new Map<string, AnyStream>();
@@ -50,7 +50,7 @@ export class SseConnection implements StreamSubscriber {
     this.#context = context;
     this.#tokens = tokens;
     for (const [index, key] of streamKeys.entries()) this.#indexOf.set(key, index);
-    this.#heldBack = new HeldBackStreams(context.limits, () => this.#dropSlowReader());
+    this.#heldBack = new SlowConsumerPolicy(context.limits, () => this.#dropSlowReader());
     response.on('drain', () => this.#onDrain());
   }
 

@@ -1,7 +1,7 @@
 /**
  * @module ws/client-connection
  * The relay's side of one client's WebSocket: its subscriptions, its request rate limit, and its send path with
- * backpressure (protocol.md "Slow consumers", relay/held-back.ts) and, where the client negotiated
+ * backpressure (protocol.md "Slow consumers", relay/streams/slow-consumer.ts) and, where the client negotiated
  * them, the shared permessage-deflate frames (protocol.md "Compression") and the compact encoding of
  * stream messages (protocol.md "Compact encoding").
  *
@@ -27,19 +27,19 @@ import {
   type SubscribeRequest,
   type UnsubscribeRequest,
 } from '../protocol/messages.ts';
-import { type Frame, toFrame, type WireForm } from '../relay/frame.ts';
-import { HeldBackStreams } from '../relay/held-back.ts';
-import type { Refusal } from '../relay/market-admission.ts';
-import type { ClusterReplay } from '../relay/registry.ts';
-import type { AnyStream, StreamSubscriber } from '../relay/stream.ts';
+import type { Refusal } from '../relay/admission/market.ts';
 import {
   fetchClusterReplay,
   joinStreams,
   refusalError,
   type StreamSelection,
   sendFirstMessages,
-} from '../relay/subscription.ts';
-import { streamKey } from '../util/stream-key.ts';
+} from '../relay/session/subscription.ts';
+import { type Frame, toFrame, type WireForm } from '../relay/streams/frame.ts';
+import type { ClusterReplay } from '../relay/streams/registry.ts';
+import { SlowConsumerPolicy } from '../relay/streams/slow-consumer.ts';
+import type { AnyStream, StreamSubscriber } from '../relay/streams/stream.ts';
+import { streamKey } from '../util/keys.ts';
 import { ConnectionClose } from './connection-close.ts';
 import type { ConnectionContext } from './connection-context.ts';
 import { parseClientFrame } from './frame-parser.ts';
@@ -55,7 +55,7 @@ export class ClientConnection implements StreamSubscriber {
   readonly #context: ConnectionContext;
   readonly #guard: RequestGuard;
   readonly #subscriptions = new Map<string, AnyStream>();
-  readonly #heldBack: HeldBackStreams;
+  readonly #heldBack: SlowConsumerPolicy;
   /** Which of each frame's shared forms this connection takes (protocol.md "Compression", "Compact encoding"). */
   readonly #form: WireForm;
   readonly #coalescer: WriteCoalescer;
@@ -78,7 +78,7 @@ export class ClientConnection implements StreamSubscriber {
     this.#ws = ws;
     this.#context = context;
     this.#form = options.form ?? { encoding: 'json', deflate: false };
-    this.#heldBack = new HeldBackStreams(context.limits, () => this.#closeSlowConsumer());
+    this.#heldBack = new SlowConsumerPolicy(context.limits, () => this.#closeSlowConsumer());
     this.#guard = new RequestGuard(context.limits);
     this.#coalescer = context.coalescer;
     // Every data message goes out through the writer as a complete, unmasked frame, never ws.send,

@@ -3,10 +3,11 @@
  * What the WebSocket endpoint gives each client connection (ws/client-connection.ts): the relay's
  * registry, market admission and events, the shared write coalescer, and the per-connection limits.
  */
+
+import type { MarketAdmission } from '../relay/admission/market.ts';
 import type { RelayEvents } from '../relay/events.ts';
-import type { SlowReaderLimits } from '../relay/held-back.ts';
-import type { MarketAdmission } from '../relay/market-admission.ts';
-import type { StreamRegistry } from '../relay/registry.ts';
+import type { StreamRegistry } from '../relay/streams/registry.ts';
+import type { SlowReaderLimits } from '../relay/streams/slow-consumer.ts';
 import type { WriteCoalescer } from './write-coalescer.ts';
 
 export interface ConnectionLimits extends SlowReaderLimits {

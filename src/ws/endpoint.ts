@@ -15,7 +15,7 @@ import type { FastifyInstance } from 'fastify';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { COMPACT_SUBPROTOCOL } from '../protocol/compact.ts';
 import { closeCodes } from '../protocol/messages.ts';
-import { type AccessPolicy, authorize } from '../relay/access.ts';
+import { type AccessPolicy, authorize } from '../relay/admission/access.ts';
 import {
   capReason,
   type EdgeAdmission,
@@ -23,10 +23,10 @@ import {
   type EdgeLimits,
   type EdgeVerdict,
   edgeClient,
-} from '../relay/edge-admission.ts';
+} from '../relay/admission/edge.ts';
+import type { MarketAdmission } from '../relay/admission/market.ts';
 import type { RelayEvents } from '../relay/events.ts';
-import type { MarketAdmission } from '../relay/market-admission.ts';
-import type { StreamRegistry } from '../relay/registry.ts';
+import type { StreamRegistry } from '../relay/streams/registry.ts';
 import { ClientConnection } from './client-connection.ts';
 import type { ConnectionContext, ConnectionLimits } from './connection-context.ts';
 import { guardPendingConnections } from './pending-connections.ts';
@@ -36,7 +36,7 @@ const WS_PATH = '/v1/ws';
 
 export interface WsEndpointOptions extends AccessPolicy {
   registry: StreamRegistry;
-  /** Which new markets a subscription may add (relay/market-admission.ts; the edge caps are relay/edge-admission.ts). */
+  /** Which new markets a subscription may add (relay/admission/market.ts; the edge caps are relay/admission/edge.ts). */
   marketAdmission: MarketAdmission;
   events: RelayEvents;
   limits: ConnectionLimits;
@@ -76,7 +76,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
     noServer: true,
     maxPayload: options.maxFrameBytes,
     // Without context takeover every message is compressed on its own, so one compressed frame
-    // serves every compressing client (relay/frame.ts); the relay compresses, never ws, whose
+    // serves every compressing client (relay/streams/frame.ts); the relay compresses, never ws, whose
     // deflate is per socket. Not keeping the client's context either saves a window per client.
     perMessageDeflate: options.compression
       ? { serverNoContextTakeover: true, clientNoContextTakeover: true }

@@ -1,14 +1,14 @@
 /**
  * @module ws/pending-connections
  * TCP connections that have not finished their first request (an upgrade in progress, or any HTTP
- * request) are capped and timed (relay/edge-admission.ts): one over the cap is destroyed at once, and one
+ * request) are capped and timed (relay/admission/edge.ts): one over the cap is destroyed at once, and one
  * that has not sent its first request's headers within `headersTimeoutMs` is destroyed then. So
  * thousands of sockets that connect and never finish an upgrade cost a bounded number of slots.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { clientAddress } from '../relay/client-address.ts';
-import type { EdgeAdmission } from '../relay/edge-admission.ts';
+import { clientAddress } from '../relay/admission/client-address.ts';
+import type { EdgeAdmission } from '../relay/admission/edge.ts';
 
 /** Applies the caps on `server`; returns the function that removes them. */
 export function guardPendingConnections(

@@ -3,7 +3,7 @@
  * One connection's send path below the protocol: complete WebSocket frames, written at once or
  * queued for the relay-wide flush of ws/write-coalescer.ts and then written in one socket write
  * (docs/protocol.md "Write coalescing"). The bytes waiting count toward the connection's buffered
- * bytes, so holding back (relay/held-back.ts) sees them and the wait never grows a queue.
+ * bytes, so holding back (relay/streams/slow-consumer.ts) sees them and the wait never grows a queue.
  *
  * This is the per-delivery path of the fan-out: with one stream per client a poll's frame costs one
  * call here per subscriber, so everything it reads lives on this object, the socket and the
@@ -11,7 +11,7 @@
  */
 import type { Socket } from 'node:net';
 import { WebSocket } from 'ws';
-import type { HeldBackStreams } from '../relay/held-back.ts';
+import type { SlowConsumerPolicy } from '../relay/streams/slow-consumer.ts';
 import type { CoalescedWriter, WriteCoalescer } from './write-coalescer.ts';
 
 /** What left through a connection's write path (tests and diagnostics). */
@@ -24,7 +24,7 @@ export interface WriteCounts {
 
 export interface SocketWriterOptions {
   /** Its hard limit: a write with the socket's unsent bytes past it is refused, `onOverflow` called. */
-  heldBack: HeldBackStreams;
+  heldBack: SlowConsumerPolicy;
   onOverflow: () => void;
 }
 
@@ -32,7 +32,7 @@ export class SocketWriter implements CoalescedWriter {
   readonly #ws: WebSocket;
   readonly #socket: Socket;
   readonly #coalescer: WriteCoalescer;
-  readonly #heldBack: HeldBackStreams;
+  readonly #heldBack: SlowConsumerPolicy;
   readonly #onOverflow: () => void;
   #queued: Buffer[] = [];
   /** Zero exactly when nothing is queued (a frame is never empty). */

@@ -11,7 +11,10 @@ describe('import rules of src/', () => {
 
   it('reads the real graph (a rule over an empty graph would pass vacuously)', () => {
     const graph = readImportGraph(src);
-    expect(graph.get('relay/registry')).toContain('relay/stream');
+    expect(graph.get('relay/streams/registry')).toContain('relay/streams/stream');
+    expect(graph.get('relay/targets/poller-pool')?.some((module) => module.startsWith('relay/poll/'))).toBe(
+      true,
+    );
     expect(graph.get('ws/endpoint')?.some((module) => module.startsWith('relay/'))).toBe(true);
   });
 });
@@ -52,12 +55,35 @@ describe('the checker itself', () => {
     ]);
   });
 
+  it('rejects an import of a higher or sibling room, and an undeclared room', () => {
+    const graph = new Map([
+      ['relay/streams/registry', ['relay/targets/poller-pool', 'relay/admission/market']],
+      ['relay/targets/poller-pool', ['relay/streams/registry']],
+      ['relay/admission/market', ['relay/cluster/share', 'relay/streams/registry']],
+      ['relay/cluster/share', []],
+      ['relay/lobby/desk', ['relay/streams/registry']],
+    ]);
+    expect(importRuleViolations(graph)).toEqual([
+      'relay/streams/registry -> relay/targets/poller-pool: room streams (rank 1) may not import room targets (rank 3)',
+      'relay/streams/registry -> relay/admission/market: room streams (rank 1) may not import room admission (rank 2)',
+      'relay/admission/market -> relay/cluster/share: room admission (rank 2) may not import room cluster (rank 2)',
+      'relay/lobby/desk: room "lobby" has no declared rank',
+      'cycle: relay/streams/registry -> relay/targets/poller-pool -> relay/streams/registry',
+      'cycle: relay/admission/market -> relay/streams/registry -> relay/admission/market',
+    ]);
+  });
+
   it('accepts a graph that only points down', () => {
     const graph = new Map([
       ['app-server', ['http/routes', 'util/x']],
       ['http/routes', ['observability/health', 'relay/stream']],
       ['observability/health', ['relay/stream']],
       ['relay/stream', ['protocol/messages', 'util/x']],
+      ['relay/targets/book', ['relay/streams/stream', 'relay/poll/scheduler', 'relay/events']],
+      ['relay/streams/stream', ['relay/channels/codecs', 'relay/events']],
+      ['relay/poll/scheduler', []],
+      ['relay/channels/codecs', []],
+      ['relay/events', []],
       ['protocol/messages', []],
       ['util/x', []],
     ]);

@@ -7,9 +7,9 @@
  */
 import { Redis } from 'ioredis';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { targetKeys } from '../../src/cluster/target-keys.ts';
 import { COMPACT_SUBPROTOCOL } from '../../src/protocol/compact.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
+import { targetKeys } from '../../src/util/keys.ts';
 import { type ChildRelay, startChildRelay } from '../support/child-relay.ts';
 import { type Message, ProtocolClient } from '../support/protocol-client.ts';
 import { redisAvailable, useRedis } from '../support/redis.ts';

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { priceDataOf } from '../../src/relay/channels.ts';
+import { priceDataOf } from '../../src/relay/channels/codecs.ts';
 import { type Relay, startRelay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
 import { expectedBook, upstreamBook, upstreamPrices } from '../support/harness.ts';

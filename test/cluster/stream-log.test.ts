@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RedisCoordinator } from '../../src/cluster/redis-coordinator.ts';
 import type { WrittenEntry } from '../../src/cluster/stream-batch.ts';
-import { targetKeys } from '../../src/cluster/target-keys.ts';
+import { targetKeys } from '../../src/util/keys.ts';
 import { type RedisServer, redisAvailable, startRedis } from '../support/redis.ts';
 import { waitFor } from '../support/wait-for.ts';
 

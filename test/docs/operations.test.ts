@@ -1,10 +1,10 @@
 /**
  * docs/operations.md lists every command-line option of `serve` and `sim` with its environment
- * twin and its default, as src/config.ts and src/tuning.ts define them.
+ * twin and its default, as src/config/config.ts and src/config/tuning.ts define them.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { commands } from '../../src/config.ts';
+import { commands } from '../../src/config/config.ts';
 
 const doc = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
 

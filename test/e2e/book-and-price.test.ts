@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Channel } from '../../src/protocol/messages.ts';
-import { priceDataOf } from '../../src/relay/channels.ts';
+import { priceDataOf } from '../../src/relay/channels/codecs.ts';
 import {
   expectedBook,
   type Harness,

@@ -9,8 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AttackReport } from '../../bench/lib/attackers.ts';
 import { type Child, forkChild } from '../../bench/lib/ipc.ts';
+import { defaultTuning } from '../../src/config/tuning.ts';
 import { closeCodes } from '../../src/protocol/messages.ts';
-import { defaultTuning } from '../../src/tuning.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { type Message, ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';

@@ -8,7 +8,7 @@ import { TRADES_SNAPSHOT_SIZE } from '../../src/protocol/channels.ts';
 import { TRADES_SEEN_IDS } from '../../src/protocol/limits.ts';
 import type { TradeEntry } from '../../src/protocol/messages.ts';
 import { RecentIds } from '../../src/protocol/recent-ids.ts';
-import { ACTIVITY_PAGE_SIZE, MAX_ACTIVITY_PAGES } from '../../src/relay/trades.ts';
+import { ACTIVITY_PAGE_SIZE, MAX_ACTIVITY_PAGES } from '../../src/relay/channels/trades.ts';
 import type { Relay } from '../../src/relay-server.ts';
 import type { SimulatorHandle } from '../../src/sim/server.ts';
 import { type Harness, startHarnessRelay, useHarness } from '../support/harness.ts';

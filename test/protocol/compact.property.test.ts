@@ -177,7 +177,7 @@ const seq = fc.oneof(
 const depth = fc.constantFrom(null, ...bookDepths);
 
 /**
- * A `snapshot` or `update` of any channel, built the way relay/stream.ts builds it and read back
+ * A `snapshot` or `update` of any channel, built the way relay/streams/stream.ts builds it and read back
  * from its JSON text, as a JSON-mode client has it.
  */
 const streamMessage: fc.Arbitrary<StreamMessage> = fc

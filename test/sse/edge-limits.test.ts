@@ -5,7 +5,7 @@
  * `Retry-After` for both.
  */
 import { describe, expect, it } from 'vitest';
-import type { EdgeLimits } from '../../src/relay/edge-admission.ts';
+import type { EdgeLimits } from '../../src/relay/admission/edge.ts';
 import type { RelayConfig } from '../../src/relay-server.ts';
 import { edgeLimitsHarness } from '../support/edge-limits.ts';
 import { type Harness, useHarness } from '../support/harness.ts';

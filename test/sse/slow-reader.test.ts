@@ -8,8 +8,8 @@ import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { RelayEvents } from '../../src/relay/events.ts';
-import { StreamRegistry } from '../../src/relay/registry.ts';
-import { type PriceStream, publish } from '../../src/relay/stream.ts';
+import { StreamRegistry } from '../../src/relay/streams/registry.ts';
+import { type PriceStream, publish } from '../../src/relay/streams/stream.ts';
 import { SseConnection } from '../../src/sse/sse-connection.ts';
 import { waitFor } from '../support/wait-for.ts';
 

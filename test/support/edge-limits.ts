@@ -4,7 +4,7 @@
  * generous except those a test sets, and a short close grace.
  */
 
-import type { EdgeLimits } from '../../src/relay/edge-admission.ts';
+import type { EdgeLimits } from '../../src/relay/admission/edge.ts';
 import type { RelayConfig } from '../../src/relay-server.ts';
 import type { SimulatorOptions } from '../../src/sim/server.ts';
 

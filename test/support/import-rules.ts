@@ -5,6 +5,9 @@
  * Each top-level folder of src/ is a layer with a rank; a module may import its own layer or any
  * layer of a lower rank, never a higher one, and never a layer of the same rank (siblings stay
  * independent). Files directly in src/ form the `app` layer, which wires everything together.
+ * A layer may be divided into rooms (its subfolders, `roomRanks`), ranked the same way inside it: a
+ * module may import its own room or a room of a lower rank of its layer, never a higher one nor a
+ * sibling room of the same rank. Files directly in such a layer form its room `.`.
  * On top of that, no module may reach itself through its imports: no cycles at all.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -24,7 +27,25 @@ export const layerRanks: Readonly<Record<string, number>> = {
   sse: 5, // the Server-Sent Events endpoint: writes the relay's frames as events
   observability: 6, // health model, metrics, logs, activity
   http: 7, // HTTP routes only
-  app: 8, // src/*.ts: configuration, server assembly, CLI
+  config: 8, // options, their defaults, flags, environment and help
+  app: 9, // src/*.ts: server assembly, CLI
+};
+
+/**
+ * Layer -> room -> rank, for the layers divided into rooms (each room's `@module` headers say what
+ * it owns). Keep README "Architecture" in step with this.
+ */
+export const roomRanks: Readonly<Record<string, Readonly<Record<string, number>>>> = {
+  relay: {
+    '.': 0, // events.ts: the relay's named events, emitted by every room
+    channels: 0, // each channel's state, diff and codec: pure
+    poll: 0, // when to ask upstream: scheduler, dispatcher, budget, fair share, freshness
+    streams: 1, // streams, prepared frames, resume rings, the registry, slow-consumer policy
+    admission: 2, // who may connect and which markets may cost upstream requests
+    cluster: 2, // the relay's side of cluster mode: cluster-wide streams, lease share, resume
+    targets: 3, // what is polled: one target per book, price batch, stream; the poller pool
+    session: 3, // what every transport does when a client asks for streams
+  },
 };
 
 /** Module (path relative to the root, without extension) -> the modules it imports. */
@@ -33,6 +54,12 @@ export type ImportGraph = ReadonlyMap<string, readonly string[]>;
 export function layerOf(module: string): string {
   const slash = module.indexOf('/');
   return slash === -1 ? 'app' : module.slice(0, slash);
+}
+
+/** The room of a module inside its layer: its subfolder, or `.` for a file directly in the layer. */
+export function roomOf(module: string): string {
+  const parts = module.split('/');
+  return parts.length > 2 ? (parts[1] as string) : '.';
 }
 
 /** Reads every .ts file under `root` and its relative imports. */
@@ -67,7 +94,7 @@ function importsOf(root: string, file: string): string[] {
 }
 
 /** Every broken rule, one line each; empty when the graph keeps them all. */
-export function importRuleViolations(graph: ImportGraph, ranks = layerRanks): string[] {
+export function importRuleViolations(graph: ImportGraph, ranks = layerRanks, rooms = roomRanks): string[] {
   const violations: string[] = [];
   for (const [from, targets] of graph) {
     const fromLayer = layerOf(from);
@@ -78,7 +105,11 @@ export function importRuleViolations(graph: ImportGraph, ranks = layerRanks): st
     }
     for (const to of targets) {
       const toLayer = layerOf(to);
-      if (toLayer === fromLayer) continue;
+      if (toLayer === fromLayer) {
+        const violation = roomViolation(from, to, rooms[fromLayer]);
+        if (violation !== undefined) violations.push(violation);
+        continue;
+      }
       const toRank = ranks[toLayer];
       if (toRank === undefined)
         violations.push(`${from} -> ${to}: folder "${toLayer}" has no declared layer`);
@@ -90,6 +121,24 @@ export function importRuleViolations(graph: ImportGraph, ranks = layerRanks): st
   }
   for (const cycle of cycles(graph)) violations.push(`cycle: ${cycle.join(' -> ')}`);
   return violations;
+}
+
+function roomViolation(
+  from: string,
+  to: string,
+  rooms: Readonly<Record<string, number>> | undefined,
+): string | undefined {
+  if (rooms === undefined) return undefined;
+  const fromRoom = roomOf(from);
+  const toRoom = roomOf(to);
+  if (fromRoom === toRoom) return undefined;
+  const fromRank = rooms[fromRoom];
+  const toRank = rooms[toRoom];
+  if (fromRank === undefined) return `${from}: room "${fromRoom}" has no declared rank`;
+  if (toRank === undefined) return `${from} -> ${to}: room "${toRoom}" has no declared rank`;
+  if (toRank >= fromRank)
+    return `${from} -> ${to}: room ${fromRoom} (rank ${fromRank}) may not import room ${toRoom} (rank ${toRank})`;
+  return undefined;
 }
 
 /** One cycle per strongly connected component of more than one module (or a self-import). */

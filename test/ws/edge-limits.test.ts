@@ -9,7 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import type { EdgeLimits } from '../../src/relay/edge-admission.ts';
+import type { EdgeLimits } from '../../src/relay/admission/edge.ts';
 import type { RelayConfig } from '../../src/relay-server.ts';
 import { edgeLimitsHarness } from '../support/edge-limits.ts';
 import { type Harness, useHarness } from '../support/harness.ts';

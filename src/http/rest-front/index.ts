@@ -10,11 +10,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MARKET_ID_PATTERN } from '../../protocol/limits.ts';
 import { bookDepths } from '../../protocol/messages.ts';
-import { currentSnapshot } from '../../relay/current-snapshot.ts';
-import type { MarketAdmission } from '../../relay/market-admission.ts';
-import { OneOffRefusedError } from '../../relay/one-off-queue.ts';
-import type { PollerPool } from '../../relay/poller-pool.ts';
-import type { StreamRegistry } from '../../relay/registry.ts';
+import type { MarketAdmission } from '../../relay/admission/market.ts';
+import { OneOffRefusedError } from '../../relay/poll/one-off-queue.ts';
+import { currentSnapshot } from '../../relay/session/current-snapshot.ts';
+import type { StreamRegistry } from '../../relay/streams/registry.ts';
+import type { PollerPool } from '../../relay/targets/poller-pool.ts';
 import type { UpstreamClient } from '../../upstream/client.ts';
 import { CoalescingCache } from '../../upstream/coalescing-cache.ts';
 import { RELAY_VIA } from '../../upstream/exchange.ts';

@@ -6,7 +6,7 @@
  * price fields as upstream last sent them, `timestamp` the time of that upstream snapshot.
  */
 import { MARKET_ID_PATTERN, MAX_MARKETS_PER_REQUEST } from '../../protocol/limits.ts';
-import type { StreamRegistry } from '../../relay/registry.ts';
+import type { StreamRegistry } from '../../relay/streams/registry.ts';
 
 export const LIVE_PRICES_PATH = '/clob/market-prices/batch';
 

@@ -1,0 +1,321 @@
+/**
+ * @module config/tuning
+ * The relay's limits and timings, their defaults, and the option (with its environment twin) that
+ * sets each one from the command line; docs/operations.md lists them. Tests and benchmarks pass
+ * overrides to startRelay directly.
+ */
+import type { StatusFeedLimits } from '../http/status-events.ts';
+import type { EdgeLimits } from '../relay/admission/edge.ts';
+import type { ConnectionLimits } from '../ws/connection-context.ts';
+import { integerOption, type OptionSpec } from './option-spec.ts';
+
+export interface RelayTuning {
+  heartbeatMs: number;
+  /** How long a stream nobody subscribes to is still polled, so a reconnect finds it (and can resume). */
+  lingerMs: number;
+  /** Updates each stream keeps for resume (in cluster mode, also in Redis). */
+  resumeBufferSize: number;
+  /** Cluster mode: how long an update stays in Redis for resume on any relay. */
+  historyMs: number;
+  /** Cluster mode: the shortest lease on a poll target; a dead holder's targets wait this long. */
+  leaseMs: number;
+  /** A stream is stale after this many poll intervals without a successful poll. */
+  staleAfterFactor: number;
+  maxConnections: number;
+  maxFrameBytes: number;
+  upstreamTimeoutMs: number;
+  upstreamRetries: number;
+  /** A market the status page shows as unreachable upstream after this long without any success. */
+  upstreamDownAfterMs: number;
+  connection: ConnectionLimits;
+  /** Per-address and per-key caps at the WebSocket edge (docs/operations.md "Edge limits"). */
+  edge: EdgeLimits;
+  /** `GET /status/events`: viewers at once, the backlog that drops one, the push interval. */
+  statusFeed: StatusFeedLimits;
+  /** Stream frames ready for one connection within this many ms leave in one write (0: off). */
+  coalesceMs: number;
+  /** Simulator tick for the embedded simulator (ms; 0 = manual). */
+  simTickMs: number;
+  /** REST front: how long an upstream answer is served again, and how many answers are kept. */
+  restCacheTtlMs: number;
+  restCacheCapacity: number;
+  /**
+   * REST front: the percentage of the polling budget its upstream requests may take ahead of the
+   * polls (beyond it they get only what the polls leave), and how many may wait for a slot.
+   */
+  restBudgetPercent: number;
+  restQueue: number;
+}
+
+/** The groups of limits, each its own object in the tuning. */
+type Group = 'connection' | 'edge' | 'statusFeed';
+const groups: readonly Group[] = ['connection', 'edge', 'statusFeed'];
+
+export const defaultTuning: RelayTuning = {
+  heartbeatMs: 15_000,
+  lingerMs: 5_000,
+  resumeBufferSize: 1_000,
+  historyMs: 300_000,
+  leaseMs: 2_000,
+  staleAfterFactor: 3,
+  maxConnections: 10_000,
+  maxFrameBytes: 64 * 1024,
+  upstreamTimeoutMs: 5_000,
+  upstreamRetries: 2,
+  upstreamDownAfterMs: 10_000,
+  connection: {
+    maxStreams: 1_000,
+    requestsPerSecond: 20,
+    requestBurst: 40,
+    highWaterBytes: 1024 * 1024,
+    maxBufferBytes: 8 * 1024 * 1024,
+    slowConsumerTimeoutMs: 10_000,
+    floodCloseAfterMs: 5_000,
+    closeGraceMs: 3_000,
+  },
+  // Defaults that protect a public deployment; behind a proxy set trustedProxyDepth.
+  edge: {
+    maxConnectionsPerAddress: 100,
+    connectionsPerSecondPerAddress: 10,
+    connectionBurstPerAddress: 20,
+    maxConnectionsPerKey: 1_000,
+    maxPendingConnections: 1_000,
+    maxPendingPerAddress: 20,
+    headersTimeoutMs: 10_000,
+    trustedProxyDepth: 0,
+  },
+  statusFeed: { maxViewers: 20, viewerBufferBytes: 1024 * 1024, pushMs: 1_000 },
+  coalesceMs: 10,
+  simTickMs: 250,
+  restCacheTtlMs: 1_000,
+  restCacheCapacity: 1_000,
+  restBudgetPercent: 25,
+  restQueue: 100,
+};
+
+export type TuningOverrides = Partial<Omit<RelayTuning, Group>> & { [G in Group]?: Partial<RelayTuning[G]> };
+
+export function resolveTuning(overrides: TuningOverrides = {}): RelayTuning {
+  return {
+    ...defaultTuning,
+    ...overrides,
+    connection: { ...defaultTuning.connection, ...overrides.connection },
+    edge: { ...defaultTuning.edge, ...overrides.edge },
+    statusFeed: { ...defaultTuning.statusFeed, ...overrides.statusFeed },
+  };
+}
+
+type TopKey = Exclude<keyof RelayTuning, Group>;
+type TuningKey = TopKey | { [G in Group]: `${G}.${keyof RelayTuning[G] & string}` }[Group];
+
+export interface TuningOption {
+  key: TuningKey;
+  spec: OptionSpec;
+}
+
+const DAY_MS = 86_400_000;
+const GIB = 1024 ** 3;
+
+function option(
+  key: TuningKey,
+  env: string,
+  help: string,
+  range: { min: number; max?: number; placeholder?: string },
+): TuningOption {
+  return {
+    key,
+    spec: integerOption({ env, help, default: String(tuningValue(defaultTuning, key)), ...range }),
+  };
+}
+
+/**
+ * The flood, close, edge and status-feed limits, one row each: flag, tuning key, help, min, max and
+ * placeholder; the environment twin is the flag in upper case.
+ */
+// biome-ignore format: a table, one option per line
+const limitRows: [string, TuningKey, string, number, number, string?][] = [
+  ['coalesce-ms', 'coalesceMs', 'stream frames ready for one connection within this many ms leave in one write; 0 writes each at once', 0, 100, 'MS'],
+  ['flood-close-after-ms', 'connection.floodCloseAfterMs', 'a connection over its request rate this long is closed with 4429', 1_000, DAY_MS, 'MS'],
+  ['close-grace-ms', 'connection.closeGraceMs', 'after a close for a limit, the client has this long to read up to the close frame', 0, 60_000, 'MS'],
+  ['max-connections-per-address', 'edge.maxConnectionsPerAddress', 'WebSocket and SSE connections per client address; more are closed with 4029 (SSE: HTTP 429)', 1, 10_000_000],
+  ['connection-rate-per-address', 'edge.connectionsPerSecondPerAddress', 'new WebSocket and SSE connections per second per client address; more get HTTP 429', 1, 1_000_000],
+  ['connection-burst-per-address', 'edge.connectionBurstPerAddress', 'burst allowance above --connection-rate-per-address', 1, 1_000_000],
+  ['max-connections-per-key', 'edge.maxConnectionsPerKey', 'WebSocket and SSE connections per API key; more are closed with 4029 (SSE: HTTP 429)', 1, 10_000_000],
+  ['max-pending-connections', 'edge.maxPendingConnections', 'TCP connections still sending their first request (an upgrade in progress), in all', 1, 10_000_000],
+  ['max-pending-per-address', 'edge.maxPendingPerAddress', 'the same per TCP peer (not applied behind trusted proxies)', 1, 10_000_000],
+  ['headers-timeout-ms', 'edge.headersTimeoutMs', 'a connection must send its first request (or upgrade) within this long', 100, 600_000, 'MS'],
+  ['trusted-proxy-depth', 'edge.trustedProxyDepth', 'proxies in front that append to X-Forwarded-For (0: the TCP peer is the client)', 0, 10],
+  ['max-status-viewers', 'statusFeed.maxViewers', 'status feed viewers at once; more get 503', 1, 10_000],
+  ['status-viewer-buffer-bytes', 'statusFeed.viewerBufferBytes', 'unsent bytes a status feed viewer may queue before it is dropped', 1024, GIB, 'BYTES'],
+  ['rest-cache-ms', 'restCacheTtlMs', 'REST front: an upstream answer is served again for this long (0: coalescing only)', 0, DAY_MS, 'MS'],
+  ['rest-cache-entries', 'restCacheCapacity', 'REST front: upstream answers kept at most', 1, 1_000_000],
+  ['rest-budget-percent', 'restBudgetPercent', 'REST front: share of the polling budget its upstream requests may take ahead of polls (beyond: what polls leave)', 0, 100, 'PERCENT'],
+  ['rest-queue', 'restQueue', 'REST front: upstream requests waiting for the budget at most; more get 503', 0, 1_000_000],
+];
+
+/** Flag name -> the tuning value it sets; each flag's environment twin is the upper-case name. */
+export const tuningOptions: Record<string, TuningOption> = {
+  'heartbeat-ms': option(
+    'heartbeatMs',
+    'HEARTBEAT_MS',
+    'ping and heartbeat interval; a client missing two pings is dropped',
+    {
+      min: 100,
+      max: DAY_MS,
+      placeholder: 'MS',
+    },
+  ),
+  'linger-ms': option(
+    'lingerMs',
+    'LINGER_MS',
+    'a stream is still polled this long after its last subscriber left',
+    {
+      min: 0,
+      max: DAY_MS,
+      placeholder: 'MS',
+    },
+  ),
+  'resume-buffer': option('resumeBufferSize', 'RESUME_BUFFER', 'updates kept per stream for resume', {
+    min: 1,
+    max: 1_000_000,
+  }),
+  'history-ms': option(
+    'historyMs',
+    'HISTORY_MS',
+    'cluster mode: how long an update stays in Redis for resume on any relay',
+    { min: 1_000, max: DAY_MS, placeholder: 'MS' },
+  ),
+  'lease-ms': option(
+    'leaseMs',
+    'LEASE_MS',
+    "cluster mode: shortest poll lease; a dead holder's markets move after it",
+    { min: 100, max: 600_000, placeholder: 'MS' },
+  ),
+  'stale-after-polls': option(
+    'staleAfterFactor',
+    'STALE_AFTER_POLLS',
+    'a stream turns stale after this many poll intervals without a successful poll',
+    { min: 1, max: 1_000 },
+  ),
+  'max-connections': option(
+    'maxConnections',
+    'MAX_CONNECTIONS',
+    'WebSocket and SSE connections together at most; more are refused (4029 / 503)',
+    {
+      min: 1,
+      max: 10_000_000,
+    },
+  ),
+  'max-frame-bytes': option(
+    'maxFrameBytes',
+    'MAX_FRAME_BYTES',
+    'largest client frame; bigger closes with 1009',
+    {
+      min: 256,
+      max: 64 * 1024 * 1024,
+      placeholder: 'BYTES',
+    },
+  ),
+  'upstream-timeout-ms': option('upstreamTimeoutMs', 'UPSTREAM_TIMEOUT_MS', 'upstream request timeout', {
+    min: 10,
+    max: 600_000,
+    placeholder: 'MS',
+  }),
+  'upstream-retries': option('upstreamRetries', 'UPSTREAM_RETRIES', 'retries of a failed upstream request', {
+    min: 0,
+    max: 10,
+  }),
+  'upstream-down-after-ms': option(
+    'upstreamDownAfterMs',
+    'UPSTREAM_DOWN_AFTER_MS',
+    '/health answers 503 after this long without any upstream success',
+    { min: 100, max: DAY_MS, placeholder: 'MS' },
+  ),
+  'max-streams-per-connection': option(
+    'connection.maxStreams',
+    'MAX_STREAMS_PER_CONNECTION',
+    'streams one connection may hold',
+    { min: 1, max: 1_000_000 },
+  ),
+  'client-rps': option(
+    'connection.requestsPerSecond',
+    'CLIENT_RPS',
+    'client requests per second per connection',
+    {
+      min: 1,
+      max: 100_000,
+    },
+  ),
+  'client-burst': option('connection.requestBurst', 'CLIENT_BURST', 'burst allowance above --client-rps', {
+    min: 1,
+    max: 1_000_000,
+  }),
+  'send-high-water-bytes': option(
+    'connection.highWaterBytes',
+    'SEND_HIGH_WATER_BYTES',
+    'send buffer above which updates are held back (conflated)',
+    { min: 1024, max: GIB, placeholder: 'BYTES' },
+  ),
+  'send-max-buffer-bytes': option(
+    'connection.maxBufferBytes',
+    'SEND_MAX_BUFFER_BYTES',
+    'send buffer that closes the connection with 4008 at once',
+    { min: 1024, max: 4 * GIB, placeholder: 'BYTES' },
+  ),
+  'slow-consumer-timeout-ms': option(
+    'connection.slowConsumerTimeoutMs',
+    'SLOW_CONSUMER_TIMEOUT_MS',
+    'closed with 4008 after this long above the high-water mark',
+    { min: 100, max: DAY_MS, placeholder: 'MS' },
+  ),
+  ...Object.fromEntries(
+    limitRows.map(([flag, key, help, min, max, placeholder]) => [
+      flag,
+      option(key, flag.toUpperCase().replaceAll('-', '_'), help, {
+        min,
+        max,
+        ...(placeholder === undefined ? {} : { placeholder }),
+      }),
+    ]),
+  ),
+  'sim-tick-ms': option('simTickMs', 'SIM_TICK_MS', 'simulated markets change this often (0: never)', {
+    min: 0,
+    max: DAY_MS,
+    placeholder: 'MS',
+  }),
+};
+
+/** `edge.headersTimeoutMs` -> ['edge', 'headersTimeoutMs']; a top-level key has no group. */
+function splitKey(key: TuningKey): [Group, string] | undefined {
+  const [group, name] = key.split('.');
+  return name !== undefined && (groups as readonly string[]).includes(group!)
+    ? [group as Group, name]
+    : undefined;
+}
+
+export function tuningValue(tuning: RelayTuning, key: TuningKey): number {
+  const grouped = splitKey(key);
+  if (grouped === undefined) return tuning[key as TopKey];
+  const [group, name] = grouped;
+  return (tuning[group] as unknown as Record<string, number>)[name]!;
+}
+
+/** Sets one value of a set of overrides, by key. */
+export function setTuningValue(overrides: TuningOverrides, key: TuningKey, value: number): void {
+  const grouped = splitKey(key);
+  if (grouped === undefined) {
+    overrides[key as TopKey] = value;
+    return;
+  }
+  const [group, name] = grouped;
+  overrides[group] = { ...overrides[group], [name]: value };
+}
+
+/** A combination of values that each pass alone but not together, as [option, what it must be]. */
+export function tuningConflict(tuning: RelayTuning): [string, string] | undefined {
+  const { highWaterBytes, maxBufferBytes } = tuning.connection;
+  if (highWaterBytes >= maxBufferBytes) {
+    return ['send-high-water-bytes', `less than --send-max-buffer-bytes (${maxBufferBytes})`];
+  }
+  return undefined;
+}

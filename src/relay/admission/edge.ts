@@ -1,0 +1,153 @@
+/**
+ * @module relay/admission/edge
+ * Per-address and per-key caps at the edge (docs/operations.md "Edge limits"), as pure counters
+ * over an injectable clock; the endpoints apply the verdicts. Two stages:
+ *
+ * - TCP connections still sending their first request (an upgrade in progress, or any HTTP request):
+ *   capped for the whole relay and per TCP peer, so sockets that never finish a request cannot pile
+ *   up (the header timeout ends each one). Per peer only without trusted proxies: behind a proxy
+ *   every peer is the proxy.
+ * - Stream connections, WebSocket and SSE alike, in the same counters (so an address cannot get
+ *   past a cap by mixing transports): a connection rate (token bucket) per client address, and
+ *   open connections per client address and per API key.
+ */
+import type { IncomingMessage } from 'node:http';
+import { TokenBucket } from '../../util/token-bucket.ts';
+import { presentedKey } from './access.ts';
+import { clientAddress } from './client-address.ts';
+
+export interface EdgeLimits {
+  /** Open stream connections (WebSocket and SSE) per client address. */
+  maxConnectionsPerAddress: number;
+  /** New stream connections per second per client address, and the burst allowed. */
+  connectionsPerSecondPerAddress: number;
+  connectionBurstPerAddress: number;
+  /** Open stream connections per API key (when the relay has keys). */
+  maxConnectionsPerKey: number;
+  /** TCP connections that have not finished their first request, whole relay and per TCP peer. */
+  maxPendingConnections: number;
+  maxPendingPerAddress: number;
+  /** How long a connection may take to send its first request's headers (or an upgrade). */
+  headersTimeoutMs: number;
+  /** Proxies in front of the relay that append to X-Forwarded-For (0: use the TCP peer). */
+  trustedProxyDepth: number;
+}
+
+export type EdgeVerdict = 'ok' | 'rate' | 'address' | 'key';
+
+/** Who is connecting: the client address and, when the relay requires keys, the key presented. */
+export interface EdgeClient {
+  address: string;
+  key: string | undefined;
+}
+
+/** The client of a WebSocket upgrade or an SSE request (`url` is the request's, parsed). */
+export function edgeClient(
+  request: IncomingMessage,
+  url: URL,
+  options: { apiKeys?: readonly string[] | undefined; trustedProxyDepth: number },
+): EdgeClient {
+  return {
+    address: clientAddress(
+      request.socket.remoteAddress,
+      request.headers['x-forwarded-for'],
+      options.trustedProxyDepth,
+    ),
+    // The key groups connections for the per-key caps and the isolation limits.
+    key: options.apiKeys === undefined ? undefined : presentedKey(request.headers, url),
+  };
+}
+
+/** The fixed words a refusal for a connection cap gives (never the address). */
+export function capReason(verdict: 'address' | 'key'): string {
+  return verdict === 'address'
+    ? 'too many connections from this address'
+    : 'too many connections for this API key';
+}
+
+export class EdgeAdmission {
+  readonly #limits: EdgeLimits;
+  readonly #now: () => number;
+  #pending = 0;
+  readonly #pendingByPeer = new Map<string, number>();
+  readonly #openByAddress = new Map<string, number>();
+  readonly #openByKey = new Map<string, number>();
+  readonly #rates = new Map<string, TokenBucket>();
+
+  constructor(limits: EdgeLimits, now: () => number = () => performance.now()) {
+    this.#limits = limits;
+    this.#now = now;
+  }
+
+  get pending(): number {
+    return this.#pending;
+  }
+
+  /** A TCP connection arrived: false when it must be dropped at once. */
+  openPending(peer: string): boolean {
+    if (this.#pending >= this.#limits.maxPendingConnections) return false;
+    const perPeer = this.#limits.trustedProxyDepth === 0;
+    if (perPeer && (this.#pendingByPeer.get(peer) ?? 0) >= this.#limits.maxPendingPerAddress) return false;
+    this.#pending += 1;
+    if (perPeer) increment(this.#pendingByPeer, peer);
+    return true;
+  }
+
+  /** Its first request arrived, or it closed first (call once per admitted connection). */
+  settlePending(peer: string): void {
+    this.#pending -= 1;
+    if (this.#limits.trustedProxyDepth === 0) decrement(this.#pendingByPeer, peer);
+  }
+
+  /** A new connection from `address` (with API key `key`, if any): whether it may open. */
+  admitConnection(address: string, key: string | undefined): EdgeVerdict {
+    let rate = this.#rates.get(address);
+    if (rate === undefined) {
+      rate = new TokenBucket({
+        ratePerSecond: this.#limits.connectionsPerSecondPerAddress,
+        capacity: this.#limits.connectionBurstPerAddress,
+        now: this.#now,
+      });
+      this.#rates.set(address, rate);
+    }
+    if (rate.tokens < 1) return 'rate';
+    rate.reserve();
+    if ((this.#openByAddress.get(address) ?? 0) >= this.#limits.maxConnectionsPerAddress) return 'address';
+    if (key !== undefined && (this.#openByKey.get(key) ?? 0) >= this.#limits.maxConnectionsPerKey)
+      return 'key';
+    return 'ok';
+  }
+
+  opened(address: string, key: string | undefined): void {
+    increment(this.#openByAddress, address);
+    if (key !== undefined) increment(this.#openByKey, key);
+  }
+
+  closed(address: string, key: string | undefined): void {
+    decrement(this.#openByAddress, address);
+    if (key !== undefined) decrement(this.#openByKey, key);
+  }
+
+  /** Forgets the rate of addresses whose bucket is full again: the map holds recent addresses only. */
+  prune(): void {
+    for (const [address, rate] of this.#rates) {
+      if (rate.tokens >= rate.capacity) this.#rates.delete(address);
+    }
+  }
+
+  /** Addresses tracked (open connections or a recent connection rate), for tests and metrics. */
+  get trackedAddresses(): number {
+    return new Set([...this.#openByAddress.keys(), ...this.#rates.keys(), ...this.#pendingByPeer.keys()])
+      .size;
+  }
+}
+
+function increment(counts: Map<string, number>, key: string): void {
+  counts.set(key, (counts.get(key) ?? 0) + 1);
+}
+
+function decrement(counts: Map<string, number>, key: string): void {
+  const left = (counts.get(key) ?? 0) - 1;
+  if (left > 0) counts.set(key, left);
+  else counts.delete(key);
+}

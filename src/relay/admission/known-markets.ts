@@ -1,0 +1,79 @@
+/**
+ * @module relay/admission/known-markets
+ * What the relay knows of upstream's market catalogue: every market id `GET /api/markets` lists
+ * (all statuses, 100 a page), reloaded every minute. A subscription to an id the catalogue lacks
+ * is judged without polling it (relay/admission/market.ts); until the first load succeeds the catalogue
+ * cannot judge anything, and says so.
+ */
+import type { MarketsResponse } from '../../upstream/schemas.ts';
+
+export interface CatalogueSource {
+  markets(query: { limit: number; offset: number; statusFilter: 'all' }): Promise<MarketsResponse>;
+}
+
+export type CatalogueVerdict = 'listed' | 'not_listed' | 'unknown';
+
+const PAGE = 100;
+/** 10,000 markets: beyond that the catalogue stops reading (and cannot judge the rest). */
+const MAX_PAGES = 100;
+export const CATALOGUE_REFRESH_MS = 60_000;
+
+export class KnownMarkets {
+  readonly #source: CatalogueSource;
+  #ids: ReadonlySet<string> | undefined;
+  #complete = false;
+  #timer: NodeJS.Timeout | undefined;
+  #loading: Promise<void> | undefined;
+
+  constructor(source: CatalogueSource) {
+    this.#source = source;
+  }
+
+  /** Loads now (without waiting for it) and again every `everyMs`. */
+  start(everyMs = CATALOGUE_REFRESH_MS): void {
+    void this.refresh();
+    this.#timer = setInterval(() => void this.refresh(), everyMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+
+  get size(): number {
+    return this.#ids?.size ?? 0;
+  }
+
+  verdict(market: string): CatalogueVerdict {
+    if (this.#ids === undefined) return 'unknown';
+    if (this.#ids.has(market)) return 'listed';
+    return this.#complete ? 'not_listed' : 'unknown';
+  }
+
+  /** One load at a time; a failed load keeps the previous catalogue. */
+  refresh(): Promise<void> {
+    this.#loading ??= this.#load()
+      .catch(() => {
+        // Upstream down or the list malformed: judge from the last good catalogue meanwhile.
+      })
+      .finally(() => {
+        this.#loading = undefined;
+      });
+    return this.#loading;
+  }
+
+  async #load(): Promise<void> {
+    const ids = new Set<string>();
+    let complete = false;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const response = await this.#source.markets({ limit: PAGE, offset: page * PAGE, statusFilter: 'all' });
+      for (const market of response.markets) ids.add(market.market_id.toLowerCase());
+      if (!response.pagination.hasMore || response.markets.length === 0) {
+        complete = true;
+        break;
+      }
+    }
+    this.#ids = ids;
+    this.#complete = complete;
+  }
+}

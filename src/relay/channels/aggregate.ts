@@ -1,0 +1,131 @@
+/**
+ * @module relay/channels/aggregate
+ * Turns an upstream order book (one entry per order) into the aggregated price levels the `book`
+ * channel carries (protocol.md "`book` data"), and cuts it to a stream's depth.
+ */
+import type { BookState } from '../../protocol/book.ts';
+import { compareDecimals, isZeroDecimal, sumDecimals } from '../../protocol/decimal.ts';
+import type { BookDepth, Level } from '../../protocol/messages.ts';
+import type { OrderBook, OrderEntry } from '../../upstream/schemas.ts';
+
+/**
+ * One side's orders as aggregation reads them, by index in upstream's order: parsed orders
+ * (`entriesOf`) or a body's spans (upstream/book-reader.ts), so either way only the levels kept
+ * become new strings.
+ */
+export interface OrderSide {
+  readonly length: number;
+  /** Numeric comparison of two orders' prices: negative when order `a`'s is lower. */
+  compare(a: number, b: number): number;
+  price(order: number): string;
+  size(order: number): string;
+}
+
+/** A book's two sides and last price, whichever way its orders are held. */
+export interface SidedBook {
+  bids: OrderSide;
+  asks: OrderSide;
+  last_price: string;
+}
+
+/**
+ * One level per price and side, sized with the exact sum of its orders' sizes; levels whose total
+ * is zero are dropped; bids best (highest) first, asks best (lowest) first; `last_price` from upstream.
+ * Prices compare numerically but keep upstream's text: of several spellings of one price, the
+ * first order's wins. With a `depth`, only the best `depth` levels per side are built (what
+ * `limitDepth` of the whole would give): the orders beyond are only checked for their order.
+ */
+export function aggregateBook(book: OrderBook, depth: BookDepth = null): BookState {
+  return aggregateSides(
+    { bids: entriesOf(book.bids), asks: entriesOf(book.asks), last_price: book.last_price },
+    depth,
+  );
+}
+
+/** `aggregateBook` of a book however its orders are held. */
+export function aggregateSides(book: SidedBook, depth: BookDepth = null): BookState {
+  const levels = depth ?? Number.POSITIVE_INFINITY;
+  return {
+    bids: aggregateSide(book.bids, BIDS, levels),
+    asks: aggregateSide(book.asks, ASKS, levels),
+    last_price: book.last_price,
+  };
+}
+
+/** Parsed orders as an OrderSide. */
+export function entriesOf(orders: readonly OrderEntry[]): OrderSide {
+  return {
+    length: orders.length,
+    compare: (a, b) => compareDecimals(orders[a]!.price, orders[b]!.price),
+    price: (order) => orders[order]!.price,
+    size: (order) => orders[order]!.size,
+  };
+}
+
+/** Which way a side's best comes first: bids highest, asks lowest. */
+const BIDS = -1;
+const ASKS = 1;
+type Direction = typeof BIDS | typeof ASKS;
+
+/**
+ * Upstream usually lists orders best first already: then one comparison per neighbouring pair both
+ * checks the order and finds the levels. Otherwise a stable sort (first-seen text stays first) and
+ * the same walk again.
+ */
+function aggregateSide(side: OrderSide, direction: Direction, depth: number): Level[] {
+  return (
+    levelsInOrder(side, undefined, direction, depth) ??
+    levelsInOrder(side, sorted(side, direction), direction, depth)!
+  );
+}
+
+/** The orders' indices best first; ties keep upstream's order. */
+function sorted(side: OrderSide, direction: Direction): number[] {
+  const indices = Array.from({ length: side.length }, (_, k) => k);
+  return indices.sort((a, b) => direction * side.compare(a, b));
+}
+
+/**
+ * The best `depth` levels of the orders taken in `order` (default: as they are); undefined as soon
+ * as two are out of order (checked to the last order, so a better price further down is never missed).
+ */
+function levelsInOrder(
+  side: OrderSide,
+  order: readonly number[] | undefined,
+  direction: Direction,
+  depth: number,
+): Level[] | undefined {
+  const at = order === undefined ? (k: number) => k : (k: number) => order[k]!;
+  const levels: Level[] = [];
+  let start = 0;
+  while (start < side.length) {
+    const first = at(start);
+    let end = start + 1;
+    for (; end < side.length; end++) {
+      const c = direction * side.compare(first, at(end));
+      if (c > 0) return undefined;
+      if (c < 0) break;
+    }
+    if (levels.length < depth) {
+      // A single order's size is used as-is: no big.js on the common path.
+      const size = end - start === 1 ? side.size(first) : sumDecimals(sizesOf(side, at, start, end));
+      if (!isZeroDecimal(size)) levels.push([side.price(first), size]);
+    }
+    start = end;
+  }
+  return levels;
+}
+
+function sizesOf(side: OrderSide, at: (k: number) => number, start: number, end: number): string[] {
+  const sizes: string[] = [];
+  for (let k = start; k < end; k++) sizes.push(side.size(at(k)));
+  return sizes;
+}
+
+/** The best `depth` levels per side (protocol.md "`book` data", `depth`); null keeps the full book. */
+export function limitDepth(state: BookState, depth: BookDepth): BookState {
+  if (depth === null || (state.bids.length <= depth && state.asks.length <= depth)) return state;
+  const limited: BookState = { bids: state.bids.slice(0, depth), asks: state.asks.slice(0, depth) };
+  if (state.last_price !== undefined) limited.last_price = state.last_price;
+  return limited;
+}

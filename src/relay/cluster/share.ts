@@ -1,0 +1,101 @@
+/**
+ * @module relay/cluster/share
+ * The poller's side of cluster mode: who holds a target's lease, the cluster-wide streams of a
+ * target (relay/cluster/target-streams.ts: `book` and `price`, numbered once by the holder), and, for the
+ * channels each relay numbers itself, sharing the holder's upstream response. Both arrive on the
+ * target's one channel. A relay alone (the local coordinator) has no stream log: its targets number
+ * their own streams and nothing is encoded for a cluster.
+ */
+import type { PollCoordinator } from '../../cluster/coordinator.ts';
+import { parseSharedResult, type SharedResult } from '../../cluster/shared-result.ts';
+import { isBatchPayload } from '../../cluster/stream-batch.ts';
+import type { ClusterCodec } from './codecs.ts';
+import { type AppliedPoll, type ClusterStreamContext, ClusterTarget } from './target-streams.ts';
+
+/** A lease outlives a few missed renewals, but not a relay that died, for long. */
+const DEFAULT_MIN_LEASE_MS = 2_000;
+const LEASES_PER_INTERVAL = 3;
+
+/** Who hears what arrives on one target's channel. */
+interface Listeners {
+  batch?: (payload: string) => void;
+  result?: (result: SharedResult) => void;
+}
+
+export class ClusterShare {
+  readonly #coordinator: PollCoordinator;
+  readonly #clustered: boolean;
+  readonly #minLeaseMs: number;
+  readonly #listeners = new Map<string, Listeners>();
+
+  constructor(coordinator: PollCoordinator, minLeaseMs = DEFAULT_MIN_LEASE_MS) {
+    this.#coordinator = coordinator;
+    this.#clustered = coordinator.status().mode !== 'local';
+    this.#minLeaseMs = minLeaseMs;
+  }
+
+  /** Whether this relay polls `target` now; the lease lasts a few of its expected intervals. */
+  claim(target: string, expectedIntervalMs: number): Promise<boolean> {
+    // Whole milliseconds: Redis takes nothing else as a TTL.
+    const ttlMs = Math.ceil(Math.max(this.#minLeaseMs, LEASES_PER_INTERVAL * expectedIntervalMs));
+    return this.#coordinator.claim(target, ttlMs);
+  }
+
+  /**
+   * The cluster-wide streams of `target`, following what its holder writes (`onApplied` hears of
+   * each poll applied here, ours or the holder's); undefined for a relay alone.
+   */
+  streams<State, Delta>(
+    target: string,
+    market: string,
+    codec: ClusterCodec<State, Delta>,
+    context: Omit<ClusterStreamContext, 'log'>,
+    onApplied: (poll: AppliedPoll) => void,
+  ): ClusterTarget<State, Delta> | undefined {
+    const log = this.#coordinator.log;
+    if (log === undefined) return undefined;
+    const streams = new ClusterTarget(target, market, codec, { ...context, log });
+    this.#listen(target).batch = (payload) => {
+      void streams.follow(payload).then((applied) => {
+        if (applied !== undefined) onApplied(applied);
+      });
+    };
+    // Streams new here start from the cluster's state rather than wait for the holder's next poll.
+    void streams.catchUp();
+    return streams;
+  }
+
+  /** Upstream responses the lease holder shares for `target`; malformed payloads are ignored. */
+  follow(target: string, onResult: (result: SharedResult) => void): void {
+    if (this.#clustered) this.#listen(target).result = onResult;
+  }
+
+  /** `result` is only built and encoded when other relays may follow `target`. */
+  share(target: string, result: () => SharedResult): void {
+    if (this.#clustered) this.#coordinator.share(target, JSON.stringify(result()));
+  }
+
+  /** No subscriber left here: stop following and hand the lease to another interested relay. */
+  forget(target: string): void {
+    this.#listeners.delete(target);
+    this.#coordinator.unfollow(target);
+    void this.#coordinator.release(target);
+  }
+
+  #listen(target: string): Listeners {
+    let listeners = this.#listeners.get(target);
+    if (listeners === undefined) {
+      const created: Listeners = {};
+      listeners = created;
+      this.#listeners.set(target, created);
+      this.#coordinator.follow(target, (payload) => {
+        if (isBatchPayload(payload)) created.batch?.(payload);
+        else {
+          const result = parseSharedResult(payload);
+          if (result !== undefined) created.result?.(result);
+        }
+      });
+    }
+    return listeners;
+  }
+}

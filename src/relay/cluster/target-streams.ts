@@ -1,0 +1,377 @@
+/**
+ * @module relay/cluster/target-streams
+ * Cluster-wide streams of one poll target (docs/cluster.md "Cluster-wide streams"). The relay
+ * holding the target's lease numbers every stream of it once for the cluster: it diffs each poll
+ * against the target's state in Redis (so a new holder continues the same epoch at the next
+ * `seq`), writes the messages through the fenced stream log, and only then hands them to its own
+ * streams. Followers take the same messages from the target's channel and serve them as they are;
+ * when they miss one they catch up from the log. While Redis is away a relay numbers its own streams
+ * in an epoch of its own, as a relay alone does, and rejoins the cluster's numbering when Redis is back.
+ */
+import type { StreamBatch, WrittenEntry } from '../../cluster/stream-batch.ts';
+import { parseJson, streamBatch } from '../../cluster/stream-batch.ts';
+import type { LoadedTarget, StreamLog, StreamPosition } from '../../cluster/stream-log.ts';
+import type { BookDepth } from '../../protocol/messages.ts';
+import { type Frame, toFrame } from '../streams/frame.ts';
+import type { StreamPublisher } from '../streams/publisher.ts';
+import type { StreamRegistry } from '../streams/registry.ts';
+import { newEpoch, type Stream } from '../streams/stream.ts';
+import {
+  type ClusterCodec,
+  clusterMessage,
+  fits,
+  loggedFrames,
+  storedState,
+  type TargetStream,
+} from './codecs.ts';
+
+export interface ClusterStreamContext {
+  log: StreamLog;
+  registry: StreamRegistry;
+  publisher: StreamPublisher;
+  now: () => number;
+  /** Upstream no longer has the market (the holder said so). */
+  closeMarket(): void;
+}
+
+/** What a poll (ours, or the holder's) did to the target's streams here. */
+export interface AppliedPoll {
+  receivedAt: number;
+  /** Some stream changed. */
+  changed: boolean;
+  /** Some stream here got its first state (or a new epoch). */
+  first: boolean;
+}
+
+/** One stream's entry of our own write, with its frame and the state after it. */
+interface OwnEntry<State> extends WrittenEntry {
+  frame: Frame | undefined;
+  state: State;
+}
+
+/** The target as this relay last wrote it under its lease. */
+interface Produced<State> {
+  token: number;
+  state: State | undefined;
+  positions: Map<string, StreamPosition>;
+}
+
+export class ClusterTarget<State, Delta> {
+  readonly key: string;
+  readonly market: string;
+  readonly #codec: ClusterCodec<State, Delta>;
+  readonly #context: ClusterStreamContext;
+  #produced: Produced<State> | undefined;
+  /**
+   * Epochs this relay started for its own streams while Redis was away. Only those may it number
+   * alone: a stream in the cluster's epoch (the cluster's message may have reached it since) must
+   * never get a `seq` of this relay's, which would differ from the holder's.
+   */
+  readonly #ownEpochs = new Set<string>();
+  /** The newest lease token whose messages were applied here: older holders' are ignored. */
+  #appliedToken = 0;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(key: string, market: string, codec: ClusterCodec<State, Delta>, context: ClusterStreamContext) {
+    this.key = key;
+    this.market = market;
+    this.#codec = codec;
+    this.#context = context;
+  }
+
+  /**
+   * The lease holder's poll: numbered against the state in Redis, written (fenced), then served
+   * here. Undefined when the write was refused: the lease is no longer ours.
+   */
+  produce(state: State, ts: string, rts: string, receivedAt: number): Promise<AppliedPoll | undefined> {
+    return this.#serially(() => this.#produce(state, ts, rts, receivedAt));
+  }
+
+  /** The holder says the market is gone upstream; false when the lease is no longer ours. */
+  close(): Promise<boolean> {
+    return this.#serially(async () => {
+      const outcome = await this.#context.log.close(
+        this.key,
+        this.#codec.streams.map(({ field }) => field),
+      );
+      return outcome !== 'fenced';
+    });
+  }
+
+  /** What the holder wrote, received on the target's channel. */
+  follow(payload: string): Promise<AppliedPoll | undefined> {
+    const batch = parseJson(streamBatch, payload);
+    if (batch === undefined) return Promise.resolve(undefined);
+    return this.#serially(() => this.#follow(batch));
+  }
+
+  /** Streams here without a state (new subscribers) get the cluster's from the log. */
+  catchUp(): Promise<unknown> {
+    return this.#serially(() => this.#catchUp(this.#codec.streams));
+  }
+
+  async #produce(
+    state: State,
+    ts: string,
+    rts: string,
+    receivedAt: number,
+  ): Promise<AppliedPoll | undefined> {
+    const { log } = this.#context;
+    const token = log.token(this.key);
+    if (token === undefined) return this.#produceAlone(state, ts, rts, receivedAt);
+    if (this.#produced?.token !== token) {
+      const loaded = await log.load(this.key, []);
+      if (loaded === undefined) return this.#produceAlone(state, ts, rts, receivedAt);
+      this.#produced = this.#producedFrom(loaded, token);
+    }
+    const produced = this.#produced;
+    const times = { ts, rts };
+    const written = this.#codec.streams.map((stream) => this.#number(stream, produced, state, times));
+    const positions = new Map(written.map((entry) => [entry.stream, { epoch: entry.epoch, seq: entry.seq }]));
+    const changed = written.some((entry) => entry.kind !== 'confirm');
+    const outcome = await log.commit(
+      this.key,
+      { state: changed ? JSON.stringify(state) : undefined, ts, rts, receivedAt },
+      written,
+    );
+    if (outcome === 'fenced') {
+      this.#produced = undefined;
+      return undefined;
+    }
+    if (outcome === 'unavailable') {
+      this.#produced = undefined;
+      return this.#produceAlone(state, ts, rts, receivedAt);
+    }
+    this.#produced = { token, state, positions };
+    this.#appliedToken = Math.max(this.#appliedToken, token);
+    let first = false;
+    const behind: TargetStream[] = [];
+    for (const entry of written) {
+      const stream = this.#local(entry.stream);
+      if (stream === undefined) continue;
+      first ||= !stream.hasState || stream.epoch !== entry.epoch;
+      if (!this.#serveOwn(stream, entry, ts, rts, receivedAt))
+        behind.push(this.#codec.streams.find(({ field }) => field === entry.stream)!);
+    }
+    // The log has every update up to ours: a stream behind catches up rather than start over.
+    if (behind.length > 0) await this.#catchUp(behind);
+    return { receivedAt, changed: written.some((entry) => entry.kind === 'update'), first };
+  }
+
+  /**
+   * One stream's entry of a poll: the next update after the stored position, a confirmation when
+   * nothing changed, or the snapshot of a new epoch when the stream has no stored position.
+   */
+  #number(
+    stream: TargetStream,
+    produced: Produced<State>,
+    state: State,
+    times: { ts: string; rts: string },
+  ): OwnEntry<State> {
+    const next = this.#codec.project(state, stream.depth);
+    const previous = produced.positions.get(stream.field);
+    const prevState =
+      produced.state === undefined ? undefined : this.#codec.project(produced.state, stream.depth);
+    const delta =
+      previous === undefined || prevState === undefined ? undefined : this.#codec.diff(prevState, next);
+    if (delta === null)
+      return {
+        stream: stream.field,
+        ...previous!,
+        kind: 'confirm',
+        text: undefined,
+        frame: undefined,
+        state: next,
+      };
+    const [kind, position, data] =
+      previous === undefined || delta === undefined
+        ? (['reset', { epoch: newEpoch(), seq: 1 }, next] as const)
+        : (['update', { epoch: previous.epoch, seq: previous.seq + 1 }, delta] as const);
+    const type = kind === 'reset' ? 'snapshot' : 'update';
+    const frame = toFrame(
+      clusterMessage(this.#codec, this.#streamOf(stream), type, position, times, data, next),
+    );
+    return { stream: stream.field, ...position, kind, text: frame.text, frame, state: next };
+  }
+
+  /** Redis away: this relay numbers the streams it serves itself, in an epoch of its own. */
+  #produceAlone(state: State, ts: string, rts: string, receivedAt: number): AppliedPoll {
+    const { publisher } = this.#context;
+    let changed = false;
+    let first = false;
+    for (const { field, depth } of this.#codec.streams) {
+      const stream = this.#local(field);
+      if (stream === undefined) continue;
+      if (!this.#ownEpochs.has(stream.epoch)) {
+        stream.fork();
+        this.#ownEpochs.add(stream.epoch);
+      }
+      first ||= !stream.hasState;
+      if (publisher.publish(stream, this.#codec.project(state, depth), ts, rts, receivedAt)) changed = true;
+    }
+    return { receivedAt, changed, first };
+  }
+
+  /**
+   * Our own write, now in Redis, served here as every follower serves it. False when this stream
+   * is behind the position we continued from (a write of the previous holder still on its way).
+   */
+  #serveOwn(
+    stream: Stream<State, Delta>,
+    entry: OwnEntry<State>,
+    ts: string,
+    rts: string,
+    at: number,
+  ): boolean {
+    const { publisher } = this.#context;
+    const inStep = stream.hasState && stream.epoch === entry.epoch;
+    if (entry.kind === 'update' && inStep && stream.seq === entry.seq - 1 && entry.frame !== undefined) {
+      stream.advance([{ seq: entry.seq, frame: entry.frame }], entry.state, ts, rts, at);
+      publisher.served(stream, entry.frame, 'update', at);
+      return true;
+    }
+    if (entry.kind === 'confirm' && inStep && stream.seq === entry.seq) {
+      stream.confirm(ts, rts, at);
+      publisher.served(stream, null, 'update', at);
+      return true;
+    }
+    if (entry.kind !== 'reset') return false;
+    stream.reset(entry, entry.state, ts, rts, at);
+    publisher.served(stream, stream.snapshotFrame(), 'snapshot', at);
+    return true;
+  }
+
+  async #follow(batch: StreamBatch): Promise<AppliedPoll | undefined> {
+    if (batch.token < this.#appliedToken) return undefined; // a holder the lease has left since
+    this.#appliedToken = batch.token;
+    if ('closed' in batch) {
+      this.#context.closeMarket();
+      return undefined;
+    }
+    const { publisher } = this.#context;
+    const behind: TargetStream[] = [];
+    let changed = false;
+    let first = false;
+    for (const target of this.#codec.streams) {
+      const stream = this.#local(target.field);
+      if (stream === undefined) continue;
+      const entry = batch.entries.find((candidate) => candidate.stream === target.field);
+      if (entry === undefined) continue;
+      const message = entry.message;
+      const position = { epoch: entry.epoch, seq: entry.seq };
+      if (message !== undefined && !fits(this.#codec, message, this.#streamOf(target), position)) continue;
+      const inStep = stream.hasState && stream.epoch === entry.epoch;
+      if (inStep && entry.seq < stream.seq) continue; // already here (a catch-up was quicker)
+      if (inStep && entry.seq === stream.seq) {
+        stream.confirm(batch.ts, batch.rts, batch.receivedAt);
+        publisher.served(stream, null, 'update', batch.receivedAt);
+        continue;
+      }
+      if (entry.kind === 'reset' && message !== undefined) {
+        const state = this.#codec.snapshotState(message);
+        if (state === undefined) continue;
+        first = true;
+        stream.reset(position, state, batch.ts, batch.rts, batch.receivedAt);
+        publisher.served(stream, stream.snapshotFrame(), 'snapshot', batch.receivedAt);
+        continue;
+      }
+      const delta = message === undefined ? undefined : this.#codec.delta(message);
+      if (
+        entry.kind === 'update' &&
+        inStep &&
+        entry.seq === stream.seq + 1 &&
+        delta !== undefined &&
+        message !== undefined
+      ) {
+        const state = this.#codec.apply(stream.state as State, delta);
+        if (!('checksum' in message) || this.#codec.checksum?.(state) === message.checksum) {
+          const frame = toFrame(message);
+          stream.advance([{ seq: entry.seq, frame }], state, batch.ts, batch.rts, batch.receivedAt);
+          publisher.served(stream, frame, 'update', batch.receivedAt);
+          changed = true;
+          continue;
+        }
+      }
+      behind.push(target);
+    }
+    if (behind.length > 0) first = (await this.#catchUp(behind)) || first;
+    return { receivedAt: batch.receivedAt, changed, first };
+  }
+
+  /**
+   * Brings `streams` here to the cluster's position from the log: the updates missed when the log
+   * still has them all, else a snapshot. Streams already there are left alone. True when some
+   * stream here started over from a snapshot.
+   */
+  async #catchUp(streams: readonly TargetStream[]): Promise<boolean> {
+    const local = streams
+      .map((target) => ({ target, stream: this.#local(target.field) }))
+      .filter(
+        (pair): pair is { target: TargetStream; stream: Stream<State, Delta> } => pair.stream !== undefined,
+      );
+    if (local.length === 0) return false;
+    const loaded = await this.#context.log.load(
+      this.key,
+      local
+        .filter(({ stream }) => stream.hasState)
+        .map(({ target, stream }) => ({ stream: target.field, afterSeq: stream.seq })),
+    );
+    const stored = loaded?.stored;
+    const state = stored === undefined ? undefined : storedState(this.#codec, stored);
+    if (loaded === undefined || stored === undefined || state === undefined) return false;
+    const { publisher, now } = this.#context;
+    let restarted = false;
+    for (const { target, stream } of local) {
+      const position = stored.positions.get(target.field);
+      if (position === undefined) continue;
+      if (stream.hasState && stream.epoch === position.epoch && stream.seq >= position.seq) continue;
+      const projected = this.#codec.project(state, target.depth);
+      const missed =
+        stream.hasState && stream.epoch === position.epoch
+          ? loggedFrames(
+              this.#codec,
+              this.#streamOf(target),
+              position.epoch,
+              loaded.history.get(target.field) ?? [],
+              stream.seq,
+            )
+          : undefined;
+      if (missed !== undefined && missed.length === position.seq - stream.seq) {
+        stream.advance(missed, projected, stored.ts, stored.rts, now());
+        for (const { frame } of missed) publisher.served(stream, frame, 'update', now());
+      } else {
+        restarted = true;
+        stream.reset(position, projected, stored.ts, stored.rts, now());
+        publisher.served(stream, stream.snapshotFrame(), 'snapshot', now());
+      }
+    }
+    this.#appliedToken = Math.max(this.#appliedToken, stored.token);
+    return restarted;
+  }
+
+  #producedFrom(loaded: LoadedTarget, token: number): Produced<State> {
+    const stored = loaded.stored;
+    const state = stored === undefined ? undefined : storedState(this.#codec, stored);
+    // No state (never written, expired, unreadable): every stream starts a new epoch.
+    if (stored === undefined || state === undefined) return { token, state: undefined, positions: new Map() };
+    return { token, state, positions: new Map(stored.positions) };
+  }
+
+  #streamOf(stream: TargetStream): { market: string; depth: BookDepth | undefined } {
+    return { market: this.market, depth: stream.depth };
+  }
+
+  #local(field: string): Stream<State, Delta> | undefined {
+    const target = this.#codec.streams.find((stream) => stream.field === field);
+    return target === undefined
+      ? undefined
+      : this.#codec.local(this.#context.registry, this.market, target.depth);
+  }
+
+  /** One thing at a time per target: polls, received batches and catch-ups apply in order. */
+  #serially<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(task, task);
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+}

@@ -1,0 +1,258 @@
+/**
+ * @module relay/poll/dispatcher
+ * Spends the polling budget: on every turn it asks the scheduler (relay/poll/scheduler.ts) which
+ * targets to poll and starts exactly as many requests as the budget allows now — tokens at 90% of
+ * `--upstream-rps` (the rest is for retries and one-off requests) and no more in flight than
+ * `--upstream-concurrency`. No poll waits in a queue: a target is chosen at the moment its request
+ * starts, so one nobody wants any more is simply not there to choose, and the upstream client's
+ * own queue stays empty.
+ *
+ * Upstream requests that are not polls (the REST front's) take slots of the same budget
+ * (docs/scheduler.md "One-off requests"): within their share of the rate they go before the polls,
+ * beyond it only with what the polls leave; so they can never take more than their share from the
+ * polls, and the polls can never shut them out.
+ */
+import { TokenBucket } from '../../util/token-bucket.ts';
+import { OneOffQueue } from './one-off-queue.ts';
+import { pickTargets, type SchedulerMode, type TargetView } from './scheduler.ts';
+
+/** A poll target as the dispatcher drives it; `poll` does the request and records its outcome. */
+export interface DispatchTarget extends TargetView<string> {
+  readonly kind: string;
+  /**
+   * Cluster mode: its last poll found the lease held by another relay and asked nothing upstream,
+   * so it cost no budget.
+   */
+  readonly followed?: boolean;
+  poll(): Promise<void>;
+}
+
+export interface DispatcherOptions {
+  /** Requests per second the dispatcher may start (the polling share of `--upstream-rps`). */
+  ratePerSecond: number;
+  concurrency: number;
+  mode: SchedulerMode;
+  /** How often the dispatcher looks for due targets when nothing else wakes it (ms). */
+  turnMs: number;
+  now: () => number;
+  /** Called before each choice, so weights and hints are current. */
+  beforeTurn?: () => void;
+  /** Upstream requests that are not polls; without it, none is accepted. */
+  oneOffs?: OneOffBudget;
+}
+
+/** How one-off requests (the REST front's) share the polling budget. */
+export interface OneOffBudget {
+  /** The share of the polling rate (0..1) they may take ahead of the polls. */
+  share: number;
+  /** Waiting at most; more are refused at once. */
+  maxWaiting: number;
+}
+
+/** What the dispatcher starts: a poll of a target, or a one-off request (kind `one-off`). */
+const ONE_OFF = 'one-off';
+
+/** Requests started, per target kind, over the last few seconds (achieved polls per second). */
+const WINDOW_MS = 5_000;
+
+export class PollDispatcher {
+  readonly #options: DispatcherOptions;
+  #bucket: TokenBucket;
+  /** The one-off requests' share of the rate: what they may take ahead of the polls. */
+  #oneOffBucket: TokenBucket | undefined;
+  readonly #oneOffs: OneOffQueue;
+  readonly #targets = new Map<string, DispatchTarget>();
+  readonly #started: { at: number; kind: string }[] = [];
+  #inFlight = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #kicked = false;
+  #stopped = false;
+
+  constructor(options: DispatcherOptions) {
+    this.#options = options;
+    this.#bucket = this.#newBucket(options.ratePerSecond);
+    this.#oneOffBucket = this.#newOneOffBucket(options.ratePerSecond);
+    this.#oneOffs = new OneOffQueue(options.oneOffs?.maxWaiting ?? 0);
+  }
+
+  get ratePerSecond(): number {
+    return this.#bucket.ratePerSecond;
+  }
+
+  /** Cluster mode: the relay's share of the budget changed; requests start at the new rate. */
+  setRate(ratePerSecond: number): void {
+    if (ratePerSecond === this.#bucket.ratePerSecond) return;
+    this.#bucket = this.#newBucket(ratePerSecond);
+    this.#oneOffBucket = this.#newOneOffBucket(ratePerSecond);
+  }
+
+  #newBucket(ratePerSecond: number): TokenBucket {
+    return new TokenBucket({
+      ratePerSecond,
+      // A fifth of a second's worth: enough to start a burst of new subscriptions at once, not
+      // enough to bunch a whole second of polls together.
+      capacity: Math.max(1, Math.floor(ratePerSecond / 5)),
+      now: this.#options.now,
+    });
+  }
+
+  #newOneOffBucket(ratePerSecond: number): TokenBucket | undefined {
+    const oneOffRate = ratePerSecond * (this.#options.oneOffs?.share ?? 0);
+    return oneOffRate > 0
+      ? new TokenBucket({
+          ratePerSecond: oneOffRate,
+          capacity: Math.max(1, Math.floor(oneOffRate / 5)),
+          now: this.#options.now,
+        })
+      : undefined;
+  }
+
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** Targets currently known: the bound on anything that could wait for the budget. */
+  get size(): number {
+    return this.#targets.size;
+  }
+
+  targets(): IterableIterator<DispatchTarget> {
+    return this.#targets.values();
+  }
+
+  get(key: string): DispatchTarget | undefined {
+    return this.#targets.get(key);
+  }
+
+  add(target: DispatchTarget): void {
+    this.#targets.set(target.key, target);
+    this.kick();
+  }
+
+  /** The target is gone: it is never chosen again (a request already sent ends unused). */
+  remove(key: string): void {
+    this.#targets.delete(key);
+  }
+
+  /** Requests started per second over the last few seconds, of one target kind or (none given) all. */
+  achievedPerSecond(kind?: string): number {
+    this.#prune();
+    const count =
+      kind === undefined ? this.#started.length : this.#started.filter((entry) => entry.kind === kind).length;
+    return (count * 1000) / WINDOW_MS;
+  }
+
+  /** One-off requests waiting for a slot. */
+  get oneOffsWaiting(): number {
+    return this.#oneOffs.length;
+  }
+
+  /**
+   * Runs `work`, one upstream request that is not a poll, when the budget gives it a slot.
+   * Rejects with OneOffRefusedError when `oneOffs.maxWaiting` already wait, with an error when the
+   * dispatcher is stopped, and with the signal's reason when it aborts before its start.
+   */
+  runOneOff<T>(work: () => Promise<T>, signal: AbortSignal): Promise<T> {
+    const result = this.#oneOffs.enqueue(work, this.#stopped ? AbortSignal.abort(stoppedError()) : signal);
+    this.start();
+    this.kick();
+    return result;
+  }
+
+  /** Looks for work on the next turn of the event loop (new targets, a finished poll). */
+  kick(): void {
+    if (this.#kicked || this.#stopped) return;
+    this.#kicked = true;
+    setImmediate(() => {
+      this.#kicked = false;
+      this.#turn();
+    });
+  }
+
+  start(): void {
+    if (this.#timer !== undefined || this.#stopped) return;
+    this.#timer = setInterval(() => this.#turn(), this.#options.turnMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    clearInterval(this.#timer);
+    this.#targets.clear();
+    this.#oneOffs.clear(stoppedError());
+  }
+
+  #turn(): void {
+    if (this.#stopped) return;
+    let slots = Math.min(Math.floor(this.#bucket.tokens), this.#options.concurrency - this.#inFlight);
+    if (slots <= 0) return;
+    // One-off requests first, within their share: whatever they ask, the polls keep the rest.
+    const ahead = Math.min(slots, Math.floor(this.#oneOffBucket?.tokens ?? 0));
+    slots -= this.#startOneOffs(ahead, this.#oneOffBucket);
+    if (slots > 0) {
+      this.#options.beforeTurn?.();
+      const now = this.#options.now();
+      for (const key of pickTargets(this.#targets.values(), now, slots, this.#options.mode)) {
+        const target = this.#targets.get(key);
+        if (target === undefined) continue;
+        this.#start(target, now);
+        slots -= 1;
+      }
+    }
+    // What the polls did not need: one-off requests beyond their share.
+    this.#startOneOffs(slots, undefined);
+  }
+
+  #start(target: DispatchTarget, now: number): void {
+    target.inFlight = true;
+    target.lastAskedAt = now;
+    this.#spend(target.kind, now, () =>
+      target
+        .poll()
+        .catch(() => {
+          // A target records its own failures; nothing may escape into an unhandled rejection.
+        })
+        .finally(() => {
+          target.inFlight = false;
+          // Its lease is another relay's: nothing went upstream, the token goes back.
+          if (target.followed) this.#bucket.refund();
+        }),
+    );
+  }
+
+  /** Starts up to `count` waiting one-off requests, each also charged to `share` if given; how many. */
+  #startOneOffs(count: number, share: TokenBucket | undefined): number {
+    let started = 0;
+    while (started < count) {
+      const waiting = this.#oneOffs.take();
+      if (waiting === undefined) break;
+      share?.reserve();
+      this.#spend(ONE_OFF, this.#options.now(), () => waiting.start());
+      started += 1;
+    }
+    return started;
+  }
+
+  /** One request started: a token of the budget, a slot until `run` settles, then another turn. */
+  #spend(kind: string, now: number, run: () => Promise<void>): void {
+    this.#bucket.reserve();
+    this.#inFlight += 1;
+    this.#started.push({ at: now, kind });
+    this.#prune();
+    void run().finally(() => {
+      this.#inFlight -= 1;
+      this.kick();
+    });
+  }
+
+  #prune(): void {
+    const since = this.#options.now() - WINDOW_MS;
+    let drop = 0;
+    while (drop < this.#started.length && this.#started[drop]!.at < since) drop++;
+    this.#started.splice(0, drop);
+  }
+}
+
+function stoppedError(): Error {
+  return new Error('the poller is stopped');
+}

@@ -1,0 +1,52 @@
+/**
+ * @module relay/poll/freshness
+ * When a poll target's streams stop being `live`. A target is stale when its last confirmation is
+ * older than `staleAfterFactor` times the interval it is actually polled at (so a busy book that
+ * stops answering goes stale within a few of its own intervals), and never later than its maximum
+ * age plus that grace: a stream not confirmed within its promised maximum age is not live, whatever
+ * the reason (upstream down, budget short, the relay's CPU behind).
+ */
+import type { TargetTiming } from './scheduler.ts';
+
+export interface Confirmation {
+  addedAt: number;
+  confirmedAt: number | undefined;
+  /** Why the last request failed; undefined after a success. */
+  lastError: string | undefined;
+  /** Measured mean time between requests (ms); undefined before the second. */
+  meanAskGapMs: number | undefined;
+}
+
+/**
+ * Age (ms) after which a target counts as stale. `budgetIntervalMs` is the interval the budget
+ * allows every target alike (the configured one, stretched when the budget is short); a target
+ * polled less often than that (a quiet book) is judged by its own measured interval.
+ */
+export function staleAfterMs(
+  timing: TargetTiming,
+  budgetIntervalMs: number,
+  meanAskGapMs: number | undefined,
+  factor: number,
+): number {
+  const interval = Math.max(timing.minIntervalMs, budgetIntervalMs, meanAskGapMs ?? 0);
+  return Math.min(factor * interval, timing.maxAgeMs + factor * timing.minIntervalMs);
+}
+
+/** Why the target is stale now, or undefined while it is fresh enough. */
+export function staleReason(
+  confirmation: Confirmation,
+  timing: TargetTiming,
+  budgetIntervalMs: number,
+  factor: number,
+  now: number,
+): string | undefined {
+  const age = now - (confirmation.confirmedAt ?? confirmation.addedAt);
+  if (age <= staleAfterMs(timing, budgetIntervalMs, confirmation.meanAskGapMs, factor)) return undefined;
+  if (confirmation.lastError !== undefined) return confirmation.lastError;
+  return age > timing.maxAgeMs ? 'not confirmed within the maximum age' : 'no upstream response';
+}
+
+/** The mean gap between requests after one more, weighting recent gaps most. */
+export function meanGapAfter(mean: number | undefined, gapMs: number): number {
+  return mean === undefined ? gapMs : 0.8 * mean + 0.2 * gapMs;
+}

@@ -1,0 +1,125 @@
+/**
+ * @module relay/poll/upstream-health
+ * What the relay knows of upstream's reachability: the time of the last successful request, the
+ * error rate over recent attempts, the last error. Fed by every request the client makes; while
+ * polling is idle (nobody subscribed) a light probe of upstream `GET /health` keeps it honest.
+ *
+ * And whether upstream is upstream at all: at start and on every probe, `GET /health` must answer
+ * with upstream's health shape. A schema failure or a 4xx there (a wrong base path, another service
+ * at that address) makes the identity `mismatch`: "upstream misconfigured or unreachable", which
+ * turns `/health` 503 and keeps a 404 from ever reading as `unknown_market`.
+ */
+import type { UpstreamClient, UpstreamRequestEvent } from '../../upstream/client.ts';
+import { UpstreamHttpError, UpstreamSchemaError } from '../../upstream/errors.ts';
+
+const WINDOW = 100;
+
+export interface UpstreamHealthSnapshot {
+  lastSuccessAt: number | undefined;
+  lastFailureAt: number | undefined;
+  lastError: string | undefined;
+  /** Failed attempts / attempts over the last 100 attempts (0 when none). */
+  errorRate: number;
+  /** Latency of recent successful attempts, oldest first, in ms (for the status page's sparkline). */
+  recentLatencyMs: number[];
+  identity: UpstreamIdentity;
+}
+
+/** unverified: no `/health` answer yet; mismatch: an answer, but not upstream's (see `problem`). */
+export type UpstreamIdentity =
+  | { state: 'unverified' | 'verified'; problem?: undefined }
+  | { state: 'mismatch'; problem: string };
+
+export interface UpstreamHealthOptions {
+  /** Told when the identity changes (for the log). */
+  onIdentity?: (identity: UpstreamIdentity) => void;
+}
+
+export class UpstreamHealthMonitor {
+  readonly #client: UpstreamClient;
+  readonly #outcomes: boolean[] = [];
+  readonly #latencies: number[] = [];
+  #lastSuccessAt: number | undefined;
+  #lastFailureAt: number | undefined;
+  #lastError: string | undefined;
+  #probe: NodeJS.Timeout | undefined;
+  #identity: UpstreamIdentity = { state: 'unverified' };
+  readonly #onIdentity: (identity: UpstreamIdentity) => void;
+  readonly #onRequest = (event: UpstreamRequestEvent) => this.#record(event);
+
+  constructor(client: UpstreamClient, options: UpstreamHealthOptions = {}) {
+    this.#client = client;
+    this.#onIdentity = options.onIdentity ?? (() => {});
+    client.events.on('request', this.#onRequest);
+  }
+
+  /** Probes at once, then every `everyMs`: one light request that also re-checks upstream's identity. */
+  async start(everyMs: number): Promise<void> {
+    await this.#probeOnce();
+    this.#probe = setInterval(() => void this.#probeOnce(), everyMs);
+    this.#probe.unref();
+  }
+
+  /** Upstream answered `/health` as upstream does, the last time it answered at all. */
+  get verified(): boolean {
+    return this.#identity.state === 'verified';
+  }
+
+  stop(): void {
+    clearInterval(this.#probe);
+    this.#client.events.off('request', this.#onRequest);
+  }
+
+  snapshot(): UpstreamHealthSnapshot {
+    const failures = this.#outcomes.filter((ok) => !ok).length;
+    return {
+      lastSuccessAt: this.#lastSuccessAt,
+      lastFailureAt: this.#lastFailureAt,
+      lastError: this.#lastError,
+      errorRate: this.#outcomes.length === 0 ? 0 : failures / this.#outcomes.length,
+      recentLatencyMs: [...this.#latencies],
+      identity: this.#identity,
+    };
+  }
+
+  async #probeOnce(): Promise<void> {
+    try {
+      await this.#client.health();
+      this.#setIdentity({ state: 'verified' });
+    } catch (error) {
+      // Recorded through the request event. A timeout, a refused connection, a 5xx or a 429 says
+      // nothing about who answers; a wrong body or a 4xx does.
+      if (
+        error instanceof UpstreamSchemaError ||
+        (error instanceof UpstreamHttpError && isClientError(error))
+      ) {
+        this.#setIdentity({ state: 'mismatch', problem: error.message });
+      }
+    }
+  }
+
+  #setIdentity(identity: UpstreamIdentity): void {
+    if (identity.state === this.#identity.state && identity.problem === this.#identity.problem) return;
+    this.#identity = identity;
+    this.#onIdentity(identity);
+  }
+
+  #record(event: UpstreamRequestEvent): void {
+    // Upstream's own "no such market" is upstream answering correctly; another service's 404 is not.
+    const ok = event.outcome === 'ok' || (this.verified && event.code === 'unknown_market');
+    this.#outcomes.push(ok);
+    if (this.#outcomes.length > WINDOW) this.#outcomes.shift();
+    if (ok) {
+      this.#lastSuccessAt = Date.now();
+      this.#latencies.push(event.durationMs);
+      if (this.#latencies.length > WINDOW) this.#latencies.shift();
+    } else {
+      this.#lastFailureAt = Date.now();
+      this.#lastError = `${event.endpoint}: ${event.outcome}${event.status === undefined ? '' : ` ${event.status}`}`;
+    }
+  }
+}
+
+function isClientError(error: UpstreamHttpError): boolean {
+  return error.status >= 400 && error.status < 500 && error.status !== 429;
+}

@@ -1,0 +1,122 @@
+/**
+ * @module relay/session/subscription
+ * What every transport does when a client asks for streams (WebSocket `subscribe`, an SSE request):
+ * leave out the markets market admission refused (relay/admission/market.ts), join the registry's
+ * streams, and work out per stream whether the client's resume point can be replayed (docs/protocol.md "Resume"). Then, once the
+ * transport has acknowledged, the first messages of each stream: the replay, or a fresh snapshot.
+ */
+import type { BookDepth, Channel, ResumePoint, ServerMessage } from '../../protocol/messages.ts';
+import type { Refusal } from '../admission/market.ts';
+import type { Frame } from '../streams/frame.ts';
+import type { ClusterReplay, StreamRegistry } from '../streams/registry.ts';
+import type { AnyStream, ChannelStream, StreamSubscriber } from '../streams/stream.ts';
+
+export interface StreamSelection {
+  channel: Channel;
+  /** Without duplicates. */
+  markets: readonly string[];
+  /** `book` only. */
+  depth: BookDepth | undefined;
+}
+
+export interface JoinedStream {
+  market: string;
+  stream: AnyStream;
+  /** The updates the client missed, or undefined when it gets a snapshot. */
+  replay: Frame[] | undefined;
+}
+
+export interface JoinResult {
+  joined: JoinedStream[];
+  /** Per market given a resume point: whether its updates are replayed. */
+  recovered: Record<string, boolean>;
+}
+
+/**
+ * Cluster mode: the cluster's history for the resume points this relay's own rings cannot serve
+ * (the client comes from another relay, or from before this one started). Undefined when there are
+ * none: the join then happens at once, as for a relay alone.
+ */
+export function fetchClusterReplay(
+  registry: StreamRegistry,
+  selection: StreamSelection,
+  resume: Readonly<Record<string, ResumePoint>> | undefined,
+): Promise<ClusterReplay> | undefined {
+  const { resumeHistory } = registry;
+  const { channel, depth } = selection;
+  if (resumeHistory === undefined || resume === undefined || !resumeHistory.channels.includes(channel))
+    return undefined;
+  const points: [string, ResumePoint][] = [];
+  for (const market of selection.markets) {
+    const from = resume[market];
+    if (from === undefined) continue;
+    const local = registry.get({ channel, market, depth });
+    if (local?.updatesSince(from.epoch, from.seq) === undefined) points.push([market, from]);
+  }
+  return points.length === 0 ? undefined : resumeHistory.fetch(channel, depth, points);
+}
+
+export function joinStreams(
+  registry: StreamRegistry,
+  subscriber: StreamSubscriber,
+  selection: StreamSelection,
+  resume: Readonly<Record<string, ResumePoint>> | undefined,
+  refused: ReadonlyMap<string, Refusal>,
+  cluster?: ClusterReplay,
+): JoinResult {
+  const { channel, depth } = selection;
+  const joined: JoinedStream[] = [];
+  const recovered: Record<string, boolean> = {};
+  for (const market of selection.markets) {
+    if (refused.has(market)) continue;
+    const stream = registry.subscribe(subscriber, { channel, market, depth });
+    const resumeFrom = resume?.[market];
+    const replay =
+      resumeFrom === undefined
+        ? undefined
+        : (stream.updatesSince(resumeFrom.epoch, resumeFrom.seq) ??
+          replayFromCluster(cluster, stream, subscriber, resumeFrom));
+    if (resumeFrom !== undefined) recovered[market] = replay !== undefined;
+    joined.push({ market, stream, replay });
+  }
+  return { joined, recovered };
+}
+
+/**
+ * The replay from the cluster's history. A stream new here is restored from it first, which sends
+ * a snapshot to the subscribers waiting for one; the joining subscriber gets its own first messages.
+ */
+function replayFromCluster(
+  cluster: ClusterReplay | undefined,
+  stream: ChannelStream,
+  subscriber: StreamSubscriber,
+  from: ResumePoint,
+): Frame[] | undefined {
+  if (cluster === undefined) return undefined;
+  stream.subscribers.delete(subscriber);
+  try {
+    return cluster.replay(stream, from);
+  } finally {
+    stream.subscribers.add(subscriber);
+  }
+}
+
+/** The stream error a refused market is answered with, naming the market. */
+export function refusalError(channel: Channel, market: string, refusal: Refusal): ServerMessage {
+  return { type: 'error', code: refusal.code, message: refusal.message, channel, market };
+}
+
+/**
+ * The first messages of each joined stream: the missed updates, or (also for a repeated subscribe,
+ * the way to resync one stream) a fresh snapshot once the stream has a state; then `stale` if so.
+ */
+export function sendFirstMessages(subscriber: StreamSubscriber, joined: readonly JoinedStream[]): void {
+  for (const { stream, replay } of joined) {
+    if (replay !== undefined) {
+      for (const frame of replay) subscriber.deliver(stream, frame, 'update');
+    } else if (stream.hasState) {
+      subscriber.deliver(stream, stream.snapshotFrame(), 'snapshot');
+    }
+    if (stream.freshness === 'stale') subscriber.notify(stream, stream.statusFrame());
+  }
+}

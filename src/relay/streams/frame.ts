@@ -1,0 +1,197 @@
+/**
+ * @module relay/streams/frame
+ * A message prepared once for every subscriber: its JSON text and the complete server-to-client
+ * WebSocket text frame around it (RFC 6455 section 5.2: FIN, opcode 1, no mask). The fan-out layer
+ * owns the encoded payload (as Centrifuge's hub does), so fanning a message out to N clients costs
+ * N socket writes of the same bytes and no per-client framing or UTF-8 encoding; src/ws/ and
+ * src/sse/ only write these bytes.
+ *
+ * The other encodings of the same message are built lazily, once, the first time a subscriber
+ * needs them: the SSE event body (docs/protocol.md "Server-Sent Events"), the permessage-deflate
+ * frame (docs/protocol.md "Compression") and, for `snapshot` and `update`, the compact form with
+ * and without deflate (docs/protocol.md "Compact encoding").
+ * @see https://www.rfc-editor.org/rfc/rfc6455#section-5.2
+ */
+import { constants, deflateRawSync } from 'node:zlib';
+import { encodeCompactStreamMessage } from '../../protocol/compact.ts';
+import type { ServerMessage, StreamMessage } from '../../protocol/messages.ts';
+
+/** Where a stream message stands in its stream: what a client resumes from. */
+export interface StreamPosition {
+  readonly epoch: string;
+  readonly seq: number;
+}
+
+/** What a WebSocket connection negotiated for stream messages: the encoding, and compression. */
+export interface WireForm {
+  readonly encoding: 'json' | 'compact';
+  readonly deflate: boolean;
+}
+
+/** A message serialised once, shared by every connection it goes to. */
+export class Frame {
+  /** The complete WebSocket frame, written as-is to every subscriber's socket. */
+  readonly wire: Buffer;
+  readonly #payloadOffset: number;
+  /** `snapshot` and `update` only. */
+  readonly position: StreamPosition | undefined;
+  #deflated: Buffer | undefined;
+  #sseData: Buffer | undefined;
+  #compact: CompactWires | undefined;
+
+  /** Use {@link toFrame} or {@link frameOfWire}. */
+  constructor(wire: Buffer, payloadOffset: number, position: StreamPosition | undefined) {
+    this.wire = wire;
+    this.#payloadOffset = payloadOffset;
+    this.position = position;
+  }
+
+  /** The JSON payload's UTF-8 bytes: a view into `wire`, made when asked (one object less per frame). */
+  get bytes(): Buffer {
+    return this.wire.subarray(this.#payloadOffset);
+  }
+
+  /** The JSON text, decoded again from the bytes: for the few uses outside the fan-out. */
+  get text(): string {
+    return this.bytes.toString('utf8');
+  }
+
+  /**
+   * The same message as one compressed WebSocket frame (RFC 7692): valid for every connection
+   * that negotiated permessage-deflate with `server_no_context_takeover` and a 15-bit window,
+   * because each message is compressed from an empty dictionary.
+   */
+  get deflatedWire(): Buffer {
+    this.#deflated ??= encodeDeflatedFrame(this.bytes);
+    return this.#deflated;
+  }
+
+  /** The frame for a connection of `form`; `stream` is the number compact frames carry. */
+  wireFor(form: WireForm, stream: number): Buffer {
+    if (form.encoding === 'compact')
+      return form.deflate ? this.compactDeflatedWire(stream) : this.compactWire(stream);
+    return form.deflate ? this.deflatedWire : this.wire;
+  }
+
+  /**
+   * The compact frame of a `snapshot` or `update`, `stream` being its stream's number on this relay
+   * (a frame is only ever served for one stream: a frame read from Redis in cluster mode is built
+   * here for the local stream that serves it, so it takes that stream's number).
+   */
+  compactWire(stream: number): Buffer {
+    return this.#compactWires(stream).plain;
+  }
+
+  /** The compact frame compressed, as {@link deflatedWire} is the JSON one. */
+  compactDeflatedWire(stream: number): Buffer {
+    const wires = this.#compactWires(stream);
+    wires.deflated ??= encodeDeflatedFrame(wires.plain.subarray(wires.payloadOffset));
+    return wires.deflated;
+  }
+
+  #compactWires(stream: number): CompactWires {
+    if (this.#compact?.stream === stream) return this.#compact;
+    if (this.position === undefined) throw new Error('only snapshot and update have a compact form');
+    // Parsed back from the bytes rather than kept as an object: a ring of frames keeps bytes only.
+    const message = JSON.parse(this.text) as StreamMessage;
+    const { wire, payloadOffset } = encodeTextFrame(
+      JSON.stringify(encodeCompactStreamMessage(message, stream)),
+    );
+    this.#compact = { stream, plain: wire, payloadOffset, deflated: undefined };
+    return this.#compact;
+  }
+
+  /** `data: <json>` and the blank line that ends an SSE event; the `id:` line is per reader. */
+  get sseData(): Buffer {
+    // JSON.stringify never emits a raw line break, so the text is exactly one `data:` line.
+    this.#sseData ??= Buffer.concat([SSE_DATA, this.bytes, SSE_END]);
+    return this.#sseData;
+  }
+}
+
+/** A frame's compact forms, for the stream number they were built with. */
+interface CompactWires {
+  stream: number;
+  plain: Buffer;
+  payloadOffset: number;
+  deflated: Buffer | undefined;
+}
+
+export function toFrame(message: ServerMessage): Frame {
+  // The text itself is not kept: the bytes say the same in less than half the memory.
+  const { wire, payloadOffset } = encodeTextFrame(JSON.stringify(message));
+  const position =
+    message.type === 'snapshot' || message.type === 'update'
+      ? { epoch: message.epoch, seq: message.seq }
+      : undefined;
+  return new Frame(wire, payloadOffset, position);
+}
+
+/** The frame of a `snapshot` or `update` whose unmasked text frame `wire` is (a resume ring's bytes). */
+export function frameOfWire(wire: Buffer, position: StreamPosition): Frame {
+  const lengthCode = (wire[1] ?? 0) & 0x7f;
+  return new Frame(wire, lengthCode < 126 ? 2 : lengthCode === 126 ? 4 : 10, position);
+}
+
+const SSE_DATA = Buffer.from('data: ');
+const SSE_END = Buffer.from('\n\n');
+
+const FIN_TEXT = 0x81;
+/** FIN, RSV1 (the "per-message compressed" bit of RFC 7692 section 6), opcode 1. */
+const FIN_RSV1_TEXT = 0xc1;
+
+/** The complete frame for `text`, and where its payload starts in it. */
+export function encodeTextFrame(text: string): { wire: Buffer; payloadOffset: number } {
+  const length = Buffer.byteLength(text, 'utf8');
+  const { wire, payloadOffset } = allocateFrame(FIN_TEXT, length);
+  wire.write(text, payloadOffset, 'utf8');
+  return { wire, payloadOffset };
+}
+
+/**
+ * RFC 7692 section 7.2.1: compress with DEFLATE, end with an empty stored block (a sync flush),
+ * and drop its final 4 octets 00 00 ff ff; the receiver appends them back before inflating.
+ */
+export function encodeDeflatedFrame(payload: Buffer): Buffer {
+  const compressed = deflateRawSync(payload, {
+    finishFlush: constants.Z_SYNC_FLUSH,
+    windowBits: windowBitsFor(payload.length),
+  });
+  const body = compressed.subarray(0, compressed.length - 4);
+  const { wire, payloadOffset } = allocateFrame(FIN_RSV1_TEXT, body.length);
+  body.copy(wire, payloadOffset);
+  return wire;
+}
+
+/** zlib keeps this much lookahead: a window reaches back its size less this (deflate.h MIN_LOOKAHEAD). */
+const MIN_LOOKAHEAD = 262;
+
+/**
+ * The smallest window (9..15 bits; raw deflate takes no less than 9) that still reaches back over
+ * the whole payload, so the output is the same as with 15 bits. A fresh zlib context is set up for
+ * every message and a small window is less to allocate and clear: about 4 µs (15-20 %) less per
+ * book update of a few hundred bytes. Any client inflates it: a window smaller than the one
+ * negotiated is always allowed (RFC 7692 section 7.1.2.1).
+ */
+export function windowBitsFor(length: number): number {
+  let bits = 9;
+  while (bits < 15 && 2 ** bits - MIN_LOOKAHEAD < length) bits++;
+  return bits;
+}
+
+function allocateFrame(firstByte: number, length: number): { wire: Buffer; payloadOffset: number } {
+  const payloadOffset = length < 126 ? 2 : length < 65_536 ? 4 : 10;
+  const wire = Buffer.allocUnsafe(payloadOffset + length);
+  wire[0] = firstByte;
+  if (length < 126) {
+    wire[1] = length;
+  } else if (length < 65_536) {
+    wire[1] = 126;
+    wire.writeUInt16BE(length, 2);
+  } else {
+    wire[1] = 127;
+    wire.writeUInt32BE(Math.floor(length / 2 ** 32), 2);
+    wire.writeUInt32BE(length >>> 0, 6);
+  }
+  return { wire, payloadOffset };
+}

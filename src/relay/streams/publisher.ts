@@ -1,0 +1,65 @@
+/**
+ * @module relay/streams/publisher
+ * Hands a polled state to a stream and tells the rest of the relay what happened: the update sent
+ * (with its fan-out size and delay), and every freshness change (`live` / `stale` / `closed`).
+ * Typed end to end: a stream only takes the state type its channel declares.
+ */
+import type { StreamState } from '../../protocol/messages.ts';
+import type { RelayEvents } from '../events.ts';
+import type { Frame } from './frame.ts';
+import type { AnyStream, Stream } from './stream.ts';
+
+export class StreamPublisher {
+  readonly #events: RelayEvents;
+  readonly #now: () => number;
+
+  constructor(events: RelayEvents, now: () => number) {
+    this.#events = events;
+    this.#now = now;
+  }
+
+  /** Publishes `state`; returns whether it changed the stream (a first state counts as no change). */
+  publish<S, D>(stream: Stream<S, D>, state: S, ts: string, rts: string, receivedAt: number): boolean {
+    const hadState = stream.hasState;
+    const { frame } = stream.publish(state, ts, rts, receivedAt);
+    this.served(stream, frame, stream.seq === 1 ? 'snapshot' : 'update', receivedAt);
+    return hadState && frame !== null;
+  }
+
+  /**
+   * A stream took a confirmed state (here, or numbered by the cluster's lease holder): it is live,
+   * and `frame` (null: nothing changed) went to its subscribers.
+   */
+  served(stream: AnyStream, frame: Frame | null, kind: 'snapshot' | 'update', receivedAt: number): void {
+    if (stream.freshness === 'stale' && stream.setFreshness('live')) this.emitState(stream, 'live');
+    if (frame !== null && stream.subscribers.size > 0) {
+      this.#events.emit('stream:sent', {
+        channel: stream.channel,
+        kind,
+        subscribers: stream.subscribers.size,
+        bytes: frame.wire.length,
+        sinceReceiptMs: this.#now() - receivedAt,
+      });
+    }
+  }
+
+  /** Upstream confirmed the stream's state unchanged (the same response as the one it holds). */
+  confirm(stream: AnyStream, ts: string, rts: string, receivedAt: number): void {
+    stream.confirm(ts, rts, receivedAt);
+    this.served(stream, null, 'update', receivedAt);
+  }
+
+  markStale(stream: AnyStream, reason: string): void {
+    if (stream.setFreshness('stale', reason)) this.emitState(stream, 'stale', reason);
+  }
+
+  emitState(stream: AnyStream, state: StreamState, reason?: string): void {
+    this.#events.emit('stream:state', {
+      channel: stream.channel,
+      market: stream.market,
+      ...(stream.channel === 'book' ? { depth: stream.depth ?? null } : {}),
+      state,
+      ...(reason === undefined ? {} : { reason }),
+    });
+  }
+}

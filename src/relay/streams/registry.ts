@@ -1,0 +1,208 @@
+/**
+ * @module relay/streams/registry
+ * Reference-counted interest per stream across all connections. A stream exists while someone is
+ * subscribed, plus a short linger after the last one leaves, so that a reconnecting client finds its
+ * stream (and its resume ring) still polled instead of a gap. What the registry holds is exactly
+ * what the poller polls: no subscriber, no upstream request. Streams are found by key, and per
+ * channel by stream id (a market, an oracle feed, `all`): what a poll target asks for.
+ */
+import {
+  type BookDepth,
+  type Channel,
+  channels,
+  type ResumePoint,
+  streamIdKinds,
+} from '../../protocol/messages.ts';
+import { streamKey } from '../../util/keys.ts';
+import { codecs } from '../channels/codecs.ts';
+import type { Frame } from './frame.ts';
+import {
+  type AnyStream,
+  type ChannelStream,
+  Stream,
+  type StreamIdentity,
+  type StreamOf,
+  type StreamSubscriber,
+} from './stream.ts';
+import { UnknownMarkets } from './unknown-markets.ts';
+
+/** A market upstream did not have is answered from memory for a minute, then asked about again. */
+const UNKNOWN_MARKET_TTL_MS = 60_000;
+const UNKNOWN_MARKET_CAPACITY = 10_000;
+
+/** Cluster mode: what a stream's recent updates are when this relay's ring no longer has them. */
+export interface ResumeHistory {
+  /** The channels whose streams the cluster numbers (the others are numbered by each relay). */
+  readonly channels: readonly Channel[];
+  /** The cluster's state and history of these streams, after each resume point. */
+  fetch(
+    channel: Channel,
+    depth: BookDepth | undefined,
+    points: readonly [market: string, from: ResumePoint][],
+  ): Promise<ClusterReplay>;
+}
+
+/** What was fetched, replayed when the client joins (restoring a stream new on this relay). */
+export interface ClusterReplay {
+  replay(stream: ChannelStream, from: ResumePoint): Frame[] | undefined;
+}
+
+export interface RegistryOptions {
+  lingerMs: number;
+  resumeBufferSize: number;
+  /** Cluster mode: the cluster's history, for resume points beyond this relay's rings. */
+  resumeHistory?: ResumeHistory;
+  /** Called whenever the set of streams (so the set of polled markets) changes. */
+  onInterestChange: () => void;
+}
+
+/** Per stream id, its streams of one channel (one per depth for `book`, else one). */
+type StreamsById = Map<string, Set<ChannelStream>>;
+
+const NO_STREAMS: ReadonlySet<never> = new Set();
+
+export class StreamRegistry {
+  readonly #options: RegistryOptions;
+  readonly #streams = new Map<string, ChannelStream>();
+  readonly #byChannel = new Map<Channel, StreamsById>(channels.map((channel) => [channel, new Map()]));
+  readonly #lingerTimers = new Map<string, NodeJS.Timeout>();
+
+  readonly resumeHistory: ResumeHistory | undefined;
+
+  /** Markets (and feeds) upstream recently did not have: subscriptions to them are refused without a poll. */
+  readonly unknownMarkets: UnknownMarkets;
+
+  constructor(options: RegistryOptions) {
+    this.#options = options;
+    this.resumeHistory = options.resumeHistory;
+    this.unknownMarkets = new UnknownMarkets({
+      ttlMs: UNKNOWN_MARKET_TTL_MS,
+      capacity: UNKNOWN_MARKET_CAPACITY,
+    });
+  }
+
+  get size(): number {
+    return this.#streams.size;
+  }
+
+  streams(): IterableIterator<ChannelStream> {
+    return this.#streams.values();
+  }
+
+  get(identity: StreamIdentity): ChannelStream | undefined {
+    return this.#streams.get(streamKey(identity.channel, identity.market, identity.depth));
+  }
+
+  /** The stream ids with at least one stream of `channel`, each with its streams. */
+  ids<C extends Channel>(channel: C): ReadonlyMap<string, ReadonlySet<StreamOf<C>>> {
+    // Each channel's map holds only streams of that channel (#create files them by `channel`).
+    return this.#byChannel.get(channel) as Map<string, Set<StreamOf<C>>>;
+  }
+
+  /** The streams of `channel` for stream id `id` (none: an empty set). */
+  streamsOf<C extends Channel>(channel: C, id: string): ReadonlySet<StreamOf<C>> {
+    return this.ids(channel).get(id) ?? NO_STREAMS;
+  }
+
+  /** Whether any channel whose stream ids are market UUIDs streams `market` now (it exists upstream). */
+  isMarketPolled(market: string): boolean {
+    return channels.some((channel) => streamIdKinds[channel] === 'market' && this.#byId(channel).has(market));
+  }
+
+  subscribe(subscriber: StreamSubscriber, identity: StreamIdentity): ChannelStream {
+    const key = streamKey(identity.channel, identity.market, identity.depth);
+    let stream = this.#streams.get(key);
+    if (stream === undefined) {
+      stream = this.#create(identity);
+      this.#options.onInterestChange();
+    }
+    const linger = this.#lingerTimers.get(key);
+    if (linger !== undefined) {
+      clearTimeout(linger);
+      this.#lingerTimers.delete(key);
+    }
+    stream.subscribers.add(subscriber);
+    return stream;
+  }
+
+  unsubscribe(subscriber: StreamSubscriber, stream: AnyStream): void {
+    if (!stream.subscribers.delete(subscriber) || stream.subscribers.size > 0) return;
+    const registered = this.#streams.get(stream.key);
+    if (registered !== stream) return;
+    const timer = setTimeout(() => {
+      this.#lingerTimers.delete(registered.key);
+      if (registered.subscribers.size === 0) this.#remove(registered);
+    }, this.#options.lingerMs);
+    timer.unref();
+    this.#lingerTimers.set(stream.key, timer);
+  }
+
+  /** The market (or feed) is gone upstream: every stream of `channel` for it ends now. */
+  closeMarket(channel: Channel, market: string, reason: string): ChannelStream[] {
+    this.unknownMarkets.add(market);
+    return this.closeStreams(channel, market, reason);
+  }
+
+  /**
+   * The streams of `channel` for `id` end now with `reason` (`status closed`), the id still known
+   * upstream (a market that expired or resolved).
+   */
+  closeStreams(channel: Channel, id: string, reason: string): ChannelStream[] {
+    const streams = [...(this.#byId(channel).get(id) ?? [])];
+    for (const stream of streams) {
+      stream.close(reason);
+      this.#remove(stream);
+    }
+    return streams;
+  }
+
+  /** Ends everything (shutdown). */
+  clear(): void {
+    for (const timer of this.#lingerTimers.values()) clearTimeout(timer);
+    this.#lingerTimers.clear();
+    this.#streams.clear();
+    for (const byId of this.#byChannel.values()) byId.clear();
+  }
+
+  #byId(channel: Channel): StreamsById {
+    return this.#byChannel.get(channel)!;
+  }
+
+  #create(identity: StreamIdentity): ChannelStream {
+    const stream = createStream(identity, this.#options.resumeBufferSize);
+    this.#streams.set(stream.key, stream);
+    const byId = this.#byId(stream.channel);
+    let streams = byId.get(stream.market);
+    if (streams === undefined) {
+      streams = new Set();
+      byId.set(stream.market, streams);
+    }
+    streams.add(stream);
+    return stream;
+  }
+
+  #remove(stream: ChannelStream): void {
+    if (this.#streams.get(stream.key) !== stream) return;
+    this.#streams.delete(stream.key);
+    const timer = this.#lingerTimers.get(stream.key);
+    if (timer !== undefined) {
+      clearTimeout(timer);
+      this.#lingerTimers.delete(stream.key);
+    }
+    const byId = this.#byId(stream.channel);
+    const streams = byId.get(stream.market);
+    streams?.delete(stream);
+    if (streams?.size === 0) byId.delete(stream.market);
+    this.#options.onInterestChange();
+  }
+}
+
+/** A new stream of `identity`'s channel, with that channel's codec. */
+function createStream(identity: StreamIdentity, resumeBufferSize: number): ChannelStream {
+  // A stream of the union of channels is a stream of one of them: the union of their stream types.
+  return streamOf(identity, resumeBufferSize) as ChannelStream;
+}
+
+function streamOf<C extends Channel>(identity: StreamIdentity<C>, resumeBufferSize: number): StreamOf<C> {
+  return new Stream(identity, codecs[identity.channel], resumeBufferSize);
+}

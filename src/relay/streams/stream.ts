@@ -1,0 +1,336 @@
+/**
+ * @module relay/streams/stream
+ * One (channel, market[, depth]) stream: its epoch, contiguous `seq`, last state, freshness and a
+ * bounded ring of recent updates for resume (protocol.md "Sequencing"). Every message is serialised
+ * once here and the same bytes go to every subscriber (the fan-out costs one write per client).
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  type BookDepth,
+  type Channel,
+  type ErrorMessage,
+  type ServerMessage,
+  type StreamState,
+  streamIdKinds,
+} from '../../protocol/messages.ts';
+import { streamKey } from '../../util/keys.ts';
+import type { ChannelDelta, ChannelState, StreamCodec } from '../channels/codecs.ts';
+import { type Frame, type StreamPosition, toFrame } from './frame.ts';
+import { ResumeRing } from './resume-ring.ts';
+
+/** What a stream needs from a connection subscribed to it. */
+export interface StreamSubscriber {
+  /** A `snapshot` or `update` of this stream; the subscriber may hold it back (conflation). */
+  deliver(stream: AnyStream, frame: Frame, kind: 'snapshot' | 'update'): void;
+  /** A `status` or `error` about this stream, never held back. */
+  notify(stream: AnyStream, frame: Frame): void;
+  /** The stream ended (closed upstream); the subscription is gone. */
+  ended(stream: AnyStream): void;
+}
+
+export interface StreamIdentity<C extends Channel = Channel> {
+  channel: C;
+  market: string;
+  /** `book` only. */
+  depth?: BookDepth;
+}
+
+/** The last stream number given out (docs/protocol.md "Compact encoding"): one counter per process. */
+let lastStreamNumber = 0;
+
+export function newEpoch(): string {
+  return randomBytes(6).toString('base64url');
+}
+
+/** An update with its place in the stream (as the cluster's history gives them). */
+export interface SequencedFrame {
+  seq: number;
+  frame: Frame;
+}
+
+export interface PublishResult {
+  /** The update or first snapshot sent, or null when the poll changed nothing. */
+  frame: Frame | null;
+  seq: number;
+}
+
+/**
+ * A stream of channel `C`, whose states are `State` and whose updates carry `Delta`. The type
+ * parameters pair a channel with its data: a `BookStream` only takes book states.
+ */
+export class Stream<State = unknown, Delta = unknown, C extends Channel = Channel> {
+  readonly key: string;
+  /**
+   * The stream's number in compact messages: the same for every subscriber and never reused by
+   * another stream in this process, so a client's map from numbers to streams cannot go stale.
+   */
+  readonly number = ++lastStreamNumber;
+  readonly channel: C;
+  readonly market: string;
+  readonly depth: BookDepth | undefined;
+  readonly subscribers = new Set<StreamSubscriber>();
+  readonly #codec: StreamCodec<State, Delta>;
+  readonly #recent: ResumeRing;
+  #epoch = newEpoch();
+  #seq = 0;
+  #state: State | undefined;
+  #ts = '';
+  #rts = '';
+  #freshness: StreamState = 'live';
+  #snapshot: Frame | undefined;
+  /** Relay clock (ms) of the last upstream response that confirmed this state. */
+  lastSuccessAt = 0;
+  /** Relay clock (ms) of the last change sent. */
+  lastChangeAt = 0;
+
+  constructor(identity: StreamIdentity<C>, codec: StreamCodec<State, Delta>, resumeBufferSize: number) {
+    this.channel = identity.channel;
+    this.market = identity.market;
+    this.depth = identity.channel === 'book' ? (identity.depth ?? null) : undefined;
+    this.key = streamKey(identity.channel, identity.market, identity.depth);
+    this.#codec = codec;
+    this.#recent = new ResumeRing(resumeBufferSize);
+  }
+
+  get epoch(): string {
+    return this.#epoch;
+  }
+  get seq(): number {
+    return this.#seq;
+  }
+  get state(): State | undefined {
+    return this.#state;
+  }
+  /** Upstream's time of the last state confirmed (protocol.md `ts`); empty before the first. */
+  get ts(): string {
+    return this.#ts;
+  }
+  get freshness(): StreamState {
+    return this.#freshness;
+  }
+  get hasState(): boolean {
+    return this.#state !== undefined;
+  }
+
+  /**
+   * Takes the state of a new upstream response. The first state goes out as a `snapshot`
+   * (seq 1); a changed state as an `update` with seq + 1; an unchanged one sends nothing
+   * (protocol.md: "No update is sent for a poll that changed nothing").
+   */
+  publish(next: State, ts: string, rts: string, now: number): PublishResult {
+    this.#ts = ts;
+    this.#rts = rts;
+    this.lastSuccessAt = now;
+    this.#snapshot = undefined;
+    if (this.#state === undefined) {
+      this.#state = next;
+      this.#seq = 1;
+      this.lastChangeAt = now;
+      const frame = this.snapshotFrame();
+      for (const subscriber of this.subscribers) subscriber.deliver(this, frame, 'snapshot');
+      return { frame, seq: this.#seq };
+    }
+    const delta = this.#codec.diff(this.#state, next);
+    if (delta === null) return { frame: null, seq: this.#seq };
+    this.#state = next;
+    this.#seq += 1;
+    this.lastChangeAt = now;
+    const frame = toFrame(this.#message('update', delta, next));
+    this.#recent.push(this.#seq, frame.wire);
+    for (const subscriber of this.subscribers) subscriber.deliver(this, frame, 'update');
+    return { frame, seq: this.#seq };
+  }
+
+  /** The bytes this stream's resume ring holds, outside V8's heap (the `resume_buffer_bytes` metric). */
+  get resumeBufferBytes(): number {
+    return this.#recent.retainedBytes;
+  }
+
+  /** The current state as a `snapshot`, serialised once per state. Requires a state. */
+  snapshotFrame(): Frame {
+    if (this.#state === undefined) throw new Error(`stream ${this.key} has no state yet`);
+    this.#snapshot ??= toFrame(this.#message('snapshot', this.#state, this.#state));
+    return this.#snapshot;
+  }
+
+  /**
+   * The updates after `seq` in `epoch`, if this stream still holds every one of them; undefined
+   * when it cannot resume (other epoch, seq ahead of ours, or updates already dropped from the ring).
+   */
+  updatesSince(epoch: string, seq: number): Frame[] | undefined {
+    if (epoch !== this.epoch || this.#state === undefined || seq > this.#seq || seq < 1) return undefined;
+    if (seq === this.#seq) return [];
+    return this.#recent.framesAfter(seq, this.#epoch);
+  }
+
+  // Cluster mode (relay/cluster/target-streams.ts): the lease holder numbers the stream for every relay.
+
+  /** The holder's next updates (its epoch, right after `seq`) and the state after the last one. */
+  advance(updates: readonly SequencedFrame[], state: State, ts: string, rts: string, now: number): void {
+    for (const { seq, frame } of updates) this.#recent.push(seq, frame.wire);
+    this.#seq = updates.at(-1)?.seq ?? this.#seq;
+    this.#confirm(state, ts, rts, now);
+    this.lastChangeAt = now;
+    for (const { frame } of updates)
+      for (const subscriber of this.subscribers) subscriber.deliver(this, frame, 'update');
+  }
+
+  /** Starts over at the holder's position (new epoch, or a gap): subscribers get a snapshot. */
+  reset(
+    position: StreamPosition,
+    state: State,
+    ts: string,
+    rts: string,
+    now: number,
+    recent: readonly SequencedFrame[] = [],
+  ): void {
+    this.#epoch = position.epoch;
+    this.#seq = position.seq;
+    this.#recent.clear();
+    for (const { seq, frame } of recent) this.#recent.push(seq, frame.wire);
+    this.#confirm(state, ts, rts, now);
+    this.lastChangeAt = now;
+    if (this.subscribers.size === 0) return;
+    const frame = this.snapshotFrame();
+    for (const subscriber of this.subscribers) subscriber.deliver(this, frame, 'snapshot');
+  }
+
+  /**
+   * A poll that changed nothing confirmed the state at a new `ts`: what `publish` of an unchanged
+   * state does, without comparing states (a response known to be the one the state came from).
+   */
+  confirm(ts: string, rts: string, now: number): void {
+    if (this.#state !== undefined) this.#confirm(this.#state, ts, rts, now);
+  }
+
+  /** Numbered by this relay alone from now on (Redis away): a new epoch, starting with a snapshot. */
+  fork(): void {
+    this.#epoch = newEpoch();
+    this.#seq = 0;
+    this.#state = undefined;
+    this.#snapshot = undefined;
+    this.#recent.clear();
+  }
+
+  #confirm(state: State, ts: string, rts: string, now: number): void {
+    this.#state = state;
+    this.#ts = ts;
+    this.#rts = rts;
+    this.lastSuccessAt = now;
+    this.#snapshot = undefined;
+  }
+
+  /** Moves to `live` / `stale`, telling subscribers; returns false when nothing changed. */
+  setFreshness(state: 'live' | 'stale', reason?: string): boolean {
+    if (this.#freshness === state || this.#freshness === 'closed') return false;
+    this.#freshness = state;
+    const frame = this.statusFrame(reason);
+    // A subscription that never got its first state could not be served at all: say so as an error.
+    const error =
+      state === 'stale' && this.#state === undefined
+        ? toFrame({
+            type: 'error',
+            code: 'upstream_unavailable',
+            message: `upstream is unavailable${reason === undefined ? '' : `: ${reason}`}`,
+            channel: this.channel,
+            market: this.market,
+          })
+        : undefined;
+    for (const subscriber of this.subscribers) {
+      subscriber.notify(this, frame);
+      if (error !== undefined) subscriber.notify(this, error);
+    }
+    return true;
+  }
+
+  statusFrame(reason?: string): Frame {
+    return toFrame({
+      type: 'status',
+      channel: this.channel,
+      market: this.market,
+      ...(this.channel === 'book' ? { depth: this.depth ?? null } : {}),
+      state: this.#freshness,
+      ...(reason === undefined ? {} : { reason }),
+    });
+  }
+
+  /**
+   * The market is gone upstream (404). A stream that never had a state was a subscription to a
+   * market that does not exist: its subscribers get `unknown_market`; others get `status closed`.
+   */
+  close(reason: string): void {
+    if (this.#freshness === 'closed') return;
+    const hadState = this.#state !== undefined;
+    this.#freshness = 'closed';
+    const frame = hadState
+      ? this.statusFrame(reason)
+      : toFrame(unknownMarketError(this.channel, this.market));
+    for (const subscriber of [...this.subscribers]) {
+      subscriber.notify(this, frame);
+      subscriber.ended(this);
+    }
+    this.subscribers.clear();
+    this.#recent.clear();
+  }
+
+  #message(type: 'snapshot' | 'update', data: State | Delta, after: State): ServerMessage {
+    const checksum = this.#codec.checksum?.(after);
+    // The cast is the one place where the generic state meets the wire types; the codecs
+    // registered in relay/channels/codecs.ts pair each channel with its data shape.
+    return {
+      type,
+      channel: this.channel,
+      market: this.market,
+      epoch: this.#epoch,
+      seq: this.#seq,
+      ts: this.#ts,
+      rts: this.#rts,
+      ...(this.channel === 'book' ? { depth: this.depth ?? null } : {}),
+      data,
+      ...(checksum === undefined ? {} : { checksum }),
+    } as ServerMessage;
+  }
+}
+
+/** A stream of channel `C`, its states and updates of that channel's types. */
+export type StreamOf<C extends Channel> = Stream<ChannelState<C>, ChannelDelta<C>, C>;
+export type BookStream = StreamOf<'book'>;
+export type PriceStream = StreamOf<'price'>;
+
+/** A stream of any channel, its state type still tied to its channel (narrow on `channel`). */
+export type ChannelStream = { [C in Channel]: StreamOf<C> }[Channel];
+
+/**
+ * A stream of any channel seen from a subscriber's side, which only takes its frames; publishing
+ * goes through `publish` below with the stream's own state type.
+ */
+export type AnyStream = Stream<unknown, unknown>;
+
+/**
+ * Publishes a new upstream state to `stream`: the state must be of the stream's own type, so a
+ * book state cannot reach a price stream (see `Stream.publish`).
+ */
+export function publish<S, D>(
+  stream: Stream<S, D>,
+  state: S,
+  ts: string,
+  rts: string,
+  now: number,
+): PublishResult {
+  return stream.publish(state, ts, rts, now);
+}
+
+/**
+ * What a subscriber to a market (or oracle feed) upstream does not have is told (protocol.md
+ * "Error codes").
+ */
+export function unknownMarketError(channel: Channel, market: string): ErrorMessage {
+  const what = streamIdKinds[channel] === 'feed' ? 'oracle feed' : 'market';
+  return {
+    type: 'error',
+    code: 'unknown_market',
+    message: `${what} ${market} does not exist upstream`,
+    channel,
+    market,
+  };
+}

@@ -1,0 +1,241 @@
+/**
+ * @module relay/targets/book-target
+ * One market's order book as a poll target: one request serves every depth of the market's `book`
+ * streams, each getting the book limited to its depth, and its `orders` stream, which gets the
+ * book's orders one by one (polled for `orders` alone too). In cluster mode only the lease holder
+ * asks upstream: it numbers every depth's `book` stream for the cluster (relay/cluster/target-streams.ts),
+ * which the others serve as they are, and shares the response for their `orders` streams.
+ *
+ * A book upstream answers with byte for byte as last time (most books, most polls) costs a
+ * comparison: the upstream client resolves it to the book already validated (its ResponseMemo),
+ * and the streams that hold that book are only confirmed, without aggregating or diffing again.
+ * The memo then holds a stand-in without the orders, not the parsed book (see #keepLess).
+ */
+
+import type { SharedResult } from '../../cluster/shared-result.ts';
+import type { BookState } from '../../protocol/book.ts';
+import type { BookData, BookDepth } from '../../protocol/messages.ts';
+import { readOrderBook } from '../../upstream/book-reader.ts';
+import { ResponseMemo } from '../../upstream/client.ts';
+import { isMarketNotFound } from '../../upstream/errors.ts';
+import type { OrderBook } from '../../upstream/schemas.ts';
+import { bookTargetKey } from '../../util/keys.ts';
+import { aggregateBook, aggregateSides, limitDepth } from '../channels/aggregate.ts';
+import { withMilliseconds } from '../channels/codecs.ts';
+import { ordersStateOf } from '../channels/orders.ts';
+import { bookClusterCodec } from '../cluster/codecs.ts';
+import type { AppliedPoll, ClusterTarget } from '../cluster/target-streams.ts';
+import type { TargetTiming } from '../poll/scheduler.ts';
+import type { BookStream } from '../streams/stream.ts';
+import { type PollContext, PollTarget } from './poll-target.ts';
+
+export class BookTarget extends PollTarget {
+  readonly kind = 'book';
+  readonly market: string;
+  /** Cluster mode: the market's `book` streams as the cluster numbers them. */
+  readonly #cluster: ClusterTarget<BookState, BookData> | undefined;
+  readonly #memo = new ResponseMemo<OrderBook>();
+  /**
+   * The book last applied to this relay's streams (or, `standIn`, what the memo keeps in its place),
+   * and its aggregation once made (to `depth`).
+   */
+  #last: AppliedBook | undefined;
+  /** The stand-in the body reader last answered with, and the levels it read (see #read). */
+  #lastRead: AppliedBook | undefined;
+  /** Bodies read straight to levels: for a relay alone whose market has no `orders` stream. */
+  readonly #reading = { memo: this.#memo, read: (body: Buffer) => this.#read(body) };
+
+  constructor(market: string, timing: TargetTiming, context: PollContext) {
+    super(bookTargetKey(market), timing, context);
+    this.market = market;
+    this.#cluster = context.cluster.streams(
+      this.key,
+      market,
+      bookClusterCodec,
+      {
+        registry: context.registry,
+        publisher: context.publisher,
+        now: context.now,
+        closeMarket: () => this.#closeMarket(),
+      },
+      (applied) => this.#applied(applied.receivedAt, applied),
+    );
+    context.cluster.follow(this.key, (result) => this.#onShared(result));
+  }
+
+  async poll(): Promise<void> {
+    const { cluster, source, now } = this.context;
+    const askedAt = this.beginAsk();
+    try {
+      this.followed = !(await this.holdsLease());
+      if (this.followed) return;
+      const book = await source.orderBook(
+        this.market,
+        this.#cluster === undefined ? this.#reading : { memo: this.#memo },
+      );
+      if (this.removed) return;
+      const receivedAt = now();
+      if (this.#cluster === undefined) {
+        this.#apply(book, askedAt, receivedAt, true);
+        this.#keepLess(book);
+      } else {
+        const ts = withMilliseconds(book.timestamp);
+        const orders = this.#apply(book, askedAt, receivedAt, false);
+        const full = this.#aggregated(book, null);
+        const applied = await this.#cluster.produce(full, ts, toIso(receivedAt), receivedAt);
+        if (applied !== undefined) this.#applied(askedAt, { ...applied, changed: applied.changed || orders });
+        cluster.share(this.key, () => ({ kind: 'book', receivedAt, book }));
+      }
+      this.emitPoll('book', 1, 'ok', askedAt);
+    } catch (error) {
+      if (this.removed) return;
+      if (isMarketNotFound(error) && this.context.upstreamVerified()) {
+        this.emitPoll('book', 1, 'not_found', askedAt, error);
+        if (this.#cluster === undefined || (await this.#cluster.close())) this.#closeMarket();
+        return;
+      }
+      this.failed('book', 1, askedAt, error);
+    }
+  }
+
+  /**
+   * Publishes a response to this relay's `orders` streams and, with `books` (a relay alone), to its
+   * `book` streams too, then confirms the target. Returns whether an `orders` stream changed.
+   */
+  #apply(book: OrderBook, askedAt: number, receivedAt: number, books: boolean): boolean {
+    if (!this.accepts(askedAt)) return false;
+    const { registry, publisher } = this.context;
+    const bookStreams: ReadonlySet<BookStream> = books ? registry.streamsOf('book', this.market) : new Set();
+    const orders = registry.streamsOf('orders', this.market);
+    if (bookStreams.size === 0 && orders.size === 0) return false;
+    const ts = withMilliseconds(book.timestamp);
+    const rts = toIso(receivedAt);
+    // The same object as last applied is the same bytes from upstream, so the same state: the
+    // streams that hold it are only confirmed.
+    const same = this.#last?.book === book;
+    if (!same) this.#last = this.#lastRead?.book === book ? this.#lastRead : { book };
+    let changed = false;
+    let ordersChanged = false;
+    let first = false;
+    if (books) {
+      const full = this.#aggregated(book, deepestOf(bookStreams));
+      for (const stream of bookStreams) {
+        first ||= !stream.hasState;
+        if (same && stream.hasState) publisher.confirm(stream, ts, rts, receivedAt);
+        else if (publisher.publish(stream, limitDepth(full, stream.depth ?? null), ts, rts, receivedAt))
+          changed = true;
+      }
+    }
+    let state: ReturnType<typeof ordersStateOf> | undefined;
+    for (const stream of orders) {
+      first ||= !stream.hasState;
+      if (same && stream.hasState) {
+        publisher.confirm(stream, ts, rts, receivedAt);
+        continue;
+      }
+      state ??= ordersStateOf(this.#whole(book));
+      if (publisher.publish(stream, state, ts, rts, receivedAt)) ordersChanged = true;
+    }
+    if (books) this.confirmed(askedAt, first ? undefined : changed || ordersChanged);
+    return ordersChanged;
+  }
+
+  /**
+   * A body read straight to the levels its `book` streams show (upstream/book-reader.ts), with a
+   * stand-in without orders for the memo to keep: the orders never become objects. Undefined (read
+   * the general way) when the body is not one the reader handles, or when an `orders` stream needs
+   * every order anyway.
+   */
+  #read(body: Buffer): OrderBook | undefined {
+    const { registry } = this.context;
+    if (registry.streamsOf('orders', this.market).size > 0) return undefined;
+    const read = readOrderBook(body);
+    if (read === undefined) return undefined;
+    const depth = deepestOf(registry.streamsOf('book', this.market));
+    const book = standInOf(read);
+    this.#lastRead = { book, standIn: true, aggregated: { full: aggregateSides(read, depth), depth } };
+    return book;
+  }
+
+  /** The book's aggregation to `depth` levels, made once per book applied (and deeper when asked). */
+  #aggregated(book: OrderBook, depth: BookDepth): BookState {
+    const last = this.#last?.book === book ? this.#last : undefined;
+    const made = last?.aggregated;
+    if (made !== undefined && covers(made.depth, depth)) return made.full;
+    const full = aggregateBook(this.#whole(book), depth);
+    if (last !== undefined) last.aggregated = { full, depth };
+    return full;
+  }
+
+  /**
+   * Once a new book is applied, all an unchanged poll needs of it is its aggregation and its time:
+   * the memo keeps a stand-in without its orders, so they die young instead of living until the
+   * next poll (docs/benchmarks.md "Poll capacity"). Not in cluster mode, which shares the book.
+   */
+  #keepLess(book: OrderBook): void {
+    const last = this.#last;
+    if (last?.book !== book || last.standIn === true) return;
+    const standIn = standInOf(book);
+    this.#memo.keep(book, standIn);
+    this.#last = { ...last, book: standIn, standIn: true };
+  }
+
+  /** The book with its orders: a stand-in's from the body it came from, parsed again. */
+  #whole(book: OrderBook): OrderBook {
+    if (this.#last?.book !== book || this.#last.standIn !== true) return book;
+    return this.#memo.reparse() ?? book;
+  }
+
+  /** A poll applied to the cluster's streams: ours (asked at `askedAt`), or the holder's. */
+  #applied(askedAt: number, applied: AppliedPoll): void {
+    if (this.accepts(askedAt)) this.confirmed(askedAt, applied.first ? undefined : applied.changed);
+  }
+
+  /** Upstream has no such market: its `book` and `orders` streams end. */
+  #closeMarket(): void {
+    this.context.closeMarket('book', this.market);
+    this.context.closeMarket('orders', this.market);
+  }
+
+  /** Cluster mode: the holder's response, for this relay's `orders` streams. */
+  #onShared(result: SharedResult): void {
+    if (result.kind === 'book' && result.book.market_id.toLowerCase() === this.market)
+      this.#apply(result.book, result.receivedAt, result.receivedAt, false);
+  }
+}
+
+interface AppliedBook {
+  book: OrderBook;
+  standIn?: boolean;
+  aggregated?: { full: BookState; depth: BookDepth };
+}
+
+/** A book's fields without its orders: what the memo keeps once the levels are made. */
+function standInOf(book: Pick<OrderBook, 'market_id' | 'last_price' | 'timestamp'>): OrderBook {
+  return {
+    market_id: book.market_id,
+    bids: [],
+    asks: [],
+    last_price: book.last_price,
+    timestamp: book.timestamp,
+  };
+}
+
+function toIso(at: number): string {
+  return new Date(at).toISOString();
+}
+
+/** The deepest of the streams' depths (null: the full book). */
+function deepestOf(streams: Iterable<BookStream>): BookDepth {
+  let deepest = 0;
+  for (const stream of streams) {
+    if (stream.depth === null || stream.depth === undefined) return null;
+    deepest = Math.max(deepest, stream.depth);
+  }
+  return deepest as BookDepth;
+}
+
+/** Whether an aggregation to `built` levels holds the `needed` ones. */
+function covers(built: BookDepth, needed: BookDepth): boolean {
+  return built === null || (needed !== null && needed <= built);
+}

@@ -1,0 +1,82 @@
+/**
+ * @module relay/targets/change-hints
+ * The cheapest change hint upstream offers: `GET /api/markets/probabilities` answers for every
+ * market in one request. An entry that differs from the previous answer says the market's top of
+ * book (or last trade) moved, so its book is worth asking for before books that say nothing. Used
+ * only by the freshness scheduler, and only while the budget cannot poll every book at its minimum
+ * interval anyway (then the request would buy nothing). While clients subscribe to the
+ * `probabilities` stream, its polls read the same map: the hints are read from those
+ * (`ChangeHints.read`), and no request of their own is made.
+ */
+import { publicReason } from '../../upstream/errors.ts';
+import type { ProbabilitiesResponse, ProbabilityEntry } from '../../upstream/schemas.ts';
+import type { TargetTiming } from '../poll/scheduler.ts';
+import { type PollContext, PollTarget } from './poll-target.ts';
+
+export const HINTS_TARGET_KEY = 'hints';
+
+/** What a change hint tells the poller about a book (relay/targets/poll-target.ts PollContext). */
+type HintSink = Pick<PollContext, 'hintBook' | 'coverBook'>;
+
+/** Reads successive probabilities maps into book hints. */
+export class ChangeHints {
+  /** market -> fingerprint of its last entry, for the markets whose books are polled. */
+  readonly #seen = new Map<string, string>();
+  readonly #sink: HintSink;
+  readonly #wanted: (market: string) => boolean;
+  /** When the previous read was asked: a move it did not show happened after it. */
+  #previousReadAt: number | undefined;
+
+  constructor(sink: HintSink, wanted: (market: string) => boolean) {
+    this.#sink = sink;
+    this.#wanted = wanted;
+  }
+
+  /** Forgets markets whose books are no longer polled. */
+  prune(): void {
+    for (const market of this.#seen.keys()) if (!this.#wanted(market)) this.#seen.delete(market);
+  }
+
+  /** A map asked for at `askedAt`, whoever asked. */
+  read({ probabilities }: ProbabilitiesResponse, askedAt: number): void {
+    const movedAt = this.#previousReadAt === undefined ? askedAt : (this.#previousReadAt + askedAt) / 2;
+    this.#previousReadAt = askedAt;
+    for (const [id, entry] of Object.entries(probabilities)) {
+      const market = id.toLowerCase();
+      if (!this.#wanted(market)) continue;
+      this.#sink.coverBook(market, askedAt);
+      const fingerprint = fingerprintOf(entry);
+      const previous = this.#seen.get(market);
+      this.#seen.set(market, fingerprint);
+      if (previous !== undefined && previous !== fingerprint) this.#sink.hintBook(market, askedAt, movedAt);
+    }
+  }
+}
+
+/** The hint map's own request, while no `probabilities` stream polls it anyway. */
+export class ChangeHintTarget extends PollTarget {
+  readonly kind = 'hints';
+  readonly #hints: ChangeHints;
+
+  constructor(timing: TargetTiming, context: PollContext, hints: ChangeHints) {
+    super(HINTS_TARGET_KEY, timing, context);
+    this.#hints = hints;
+  }
+
+  async poll(): Promise<void> {
+    const askedAt = this.beginAsk();
+    try {
+      const response = await this.context.source.probabilities();
+      if (this.removed) return;
+      this.#hints.read(response, askedAt);
+      this.confirmed(askedAt, undefined);
+    } catch (error) {
+      // A missed hint costs nothing but the hint: books are still confirmed within their maximum age.
+      this.lastError = publicReason(error);
+    }
+  }
+}
+
+function fingerprintOf(entry: ProbabilityEntry): string {
+  return `${entry.timestamp}|${entry.midpoint}|${entry.best_bid}|${entry.best_ask}|${entry.last_trade_price}`;
+}

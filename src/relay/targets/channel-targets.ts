@@ -1,0 +1,109 @@
+/**
+ * @module relay/targets/channel-targets
+ * The poll targets of the `market`, `probabilities` and `oracle` channels: one upstream request per
+ * poll each (relay/targets/stream-target.ts), scheduled with every other target within `--upstream-rps`.
+ * - `market`: a market's detail record; once its status is not ACTIVE (expired, resolved) the
+ *   update that says so is its last message and the stream is `closed`.
+ * - `probabilities`: every market's entry in one request, the one stream `all`, however many
+ *   subscribe.
+ * - `oracle`: one feed's latest price; `ts` is its publish time.
+ */
+import type { MarketData, OracleData, ProbabilitiesData } from '../../protocol/messages.ts';
+import { UpstreamHttpError } from '../../upstream/errors.ts';
+import {
+  type MarketResponse,
+  marketResponse,
+  type ProbabilitiesResponse,
+  probabilitiesResponse,
+  type TokenPriceResponse,
+  tokenPriceResponse,
+} from '../../upstream/schemas.ts';
+import type { TargetTiming } from '../poll/scheduler.ts';
+import type { PollContext } from './poll-target.ts';
+import { StreamTarget } from './stream-target.ts';
+
+/** The one status in which a market still moves (docs/upstream.md). */
+export const ACTIVE_STATUS = 'ACTIVE';
+
+export class MarketTarget extends StreamTarget<'market', MarketResponse> {
+  protected readonly schema = marketResponse;
+
+  constructor(market: string, timing: TargetTiming, context: PollContext) {
+    super('market', market, timing, context);
+  }
+
+  protected ask(): Promise<MarketResponse> {
+    return this.context.source.market(this.streamId);
+  }
+
+  protected stateOf(response: MarketResponse): MarketData {
+    return response.market;
+  }
+
+  /** The detail record carries no time of its own. */
+  protected tsOf(): undefined {
+    return undefined;
+  }
+
+  /** `market expired`, `market resolved`: the status in lower case. */
+  protected override endReason(state: MarketData): string | undefined {
+    const { status } = state;
+    return typeof status === 'string' && status !== ACTIVE_STATUS
+      ? `market ${status.toLowerCase()}`
+      : undefined;
+  }
+}
+
+export class ProbabilitiesTarget extends StreamTarget<'probabilities', ProbabilitiesResponse> {
+  protected readonly schema = probabilitiesResponse;
+
+  constructor(streamId: string, timing: TargetTiming, context: PollContext) {
+    super('probabilities', streamId, timing, context);
+  }
+
+  /** The same map is the books' change hints (relay/targets/change-hints.ts): read once for both. */
+  protected async ask(): Promise<ProbabilitiesResponse> {
+    const askedAt = this.lastAskedAt ?? this.context.now();
+    const response = await this.context.source.probabilities();
+    this.context.probabilitiesRead(response, askedAt);
+    return response;
+  }
+
+  /** Keyed by market id in its one spelling (lower case), as every other stream names markets. */
+  protected stateOf(response: ProbabilitiesResponse): ProbabilitiesData {
+    const state: ProbabilitiesData = {};
+    for (const [market, entry] of Object.entries(response.probabilities)) state[market.toLowerCase()] = entry;
+    return state;
+  }
+
+  /** Entries carry their own times; the map as a whole has none. */
+  protected tsOf(): undefined {
+    return undefined;
+  }
+}
+
+export class OracleTarget extends StreamTarget<'oracle', TokenPriceResponse> {
+  protected readonly schema = tokenPriceResponse;
+
+  constructor(feed: string, timing: TargetTiming, context: PollContext) {
+    super('oracle', feed, timing, context);
+  }
+
+  protected ask(): Promise<TokenPriceResponse> {
+    return this.context.source.tokenPrice(this.streamId);
+  }
+
+  protected stateOf({ feed_id, price, raw_price, expo, publish_time }: TokenPriceResponse): OracleData {
+    return { feed_id, price, raw_price, expo, publish_time };
+  }
+
+  protected tsOf(response: TokenPriceResponse): string | undefined {
+    const time = new Date(response.publish_time * 1000);
+    return Number.isNaN(time.getTime()) ? undefined : time.toISOString();
+  }
+
+  /** Upstream answers an unknown feed with 404 (its client reads that as a bad name, not a market). */
+  protected override isNotFound(error: unknown): boolean {
+    return error instanceof UpstreamHttpError && error.status === 404;
+  }
+}

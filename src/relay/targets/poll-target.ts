@@ -1,0 +1,171 @@
+/**
+ * @module relay/targets/poll-target
+ * What every poll target (a book, a price batch, the change-hint map) shares: its timing, what its
+ * responses have shown (confirmation, change rate, last error), the order of its responses, and the
+ * context it polls through. Responses are ordered by when the relay asked for them, never by
+ * upstream's clock: a response to an older request than the one last applied is dropped, so an
+ * absurd upstream timestamp is only data (docs/operations.md "Freshness").
+ */
+import type { CallInit } from '../../upstream/client.ts';
+import { publicReason } from '../../upstream/errors.ts';
+import type {
+  ClobPriceBatchResponse,
+  MarketActivityResponse,
+  MarketResponse,
+  OrderBook,
+  ProbabilitiesResponse,
+  TokenPriceResponse,
+} from '../../upstream/schemas.ts';
+import type { ClusterShare } from '../cluster/share.ts';
+import type { PollKind, RelayEvents } from '../events.ts';
+import type { DispatchTarget } from '../poll/dispatcher.ts';
+import { type Confirmation, meanGapAfter } from '../poll/freshness.ts';
+import {
+  type ChangeHistory,
+  changeHistoryAfter,
+  changeRateOf,
+  initialChangeHistory,
+  type TargetTiming,
+} from '../poll/scheduler.ts';
+import type { StreamPublisher } from '../streams/publisher.ts';
+import type { StreamRegistry } from '../streams/registry.ts';
+
+/** The upstream calls polling needs (the typed client satisfies it; tests may fake it). */
+export interface PollSource {
+  /** With a memo, a body identical to the last one resolves to the same object (upstream/outcome.ts). */
+  orderBook(marketId: string, init?: CallInit<OrderBook>): Promise<OrderBook>;
+  clobPrices(marketIds: string[]): Promise<ClobPriceBatchResponse>;
+  probabilities(): Promise<ProbabilitiesResponse>;
+  market(marketId: string): Promise<MarketResponse>;
+  tokenPrice(feedId: string): Promise<TokenPriceResponse>;
+  /** One page of a market's trade activity, newest first. */
+  marketActivity(marketId: string, page: { limit: number; offset: number }): Promise<MarketActivityResponse>;
+}
+
+/** Everything a target polls through and reports to. */
+export interface PollContext {
+  source: PollSource;
+  cluster: ClusterShare;
+  publisher: StreamPublisher;
+  registry: StreamRegistry;
+  events: RelayEvents;
+  now: () => number;
+  /**
+   * False while upstream has not shown it is upstream (its `/health` shape): a "market not found"
+   * then means a misconfigured upstream, never `unknown_market`.
+   */
+  upstreamVerified: () => boolean;
+  /** Upstream said the market (or feed) does not exist: its streams of `kind` end. */
+  closeMarket(kind: PollKind, market: string): void;
+  /** The streams of `kind` for `id` have said their last (a market that left ACTIVE): they end. */
+  endStreams(kind: PollKind, id: string, reason: string): void;
+  /** A cheap request asked at `askedAt` shows the market's book moved, about `movedAt`. */
+  hintBook(market: string, askedAt: number, movedAt: number): void;
+  /** A hint read asked at `askedAt` would have shown a move of the market's book. */
+  coverBook(market: string, askedAt: number): void;
+  /** A request failed: judge freshness now rather than on the next sweep. */
+  judgeFreshness(): void;
+  /** A probabilities map asked for at `askedAt` arrived (the change hints read it too). */
+  probabilitiesRead(response: ProbabilitiesResponse, askedAt: number): void;
+}
+
+export abstract class PollTarget implements DispatchTarget, Confirmation {
+  readonly key: string;
+  abstract readonly kind: string;
+  timing: TargetTiming;
+  readonly addedAt: number;
+  lastAskedAt: number | undefined;
+  confirmedAt: number | undefined;
+  lastError: string | undefined;
+  meanAskGapMs: number | undefined;
+  inFlight = false;
+  weight = 1;
+  hintedAt: number | undefined;
+  coveredAt: number | undefined;
+  changeRate = changeRateOf(initialChangeHistory);
+  followed = false;
+  /** Set when the target is dropped: a response still on its way is then ignored. */
+  removed = false;
+  protected readonly context: PollContext;
+  #history: ChangeHistory = initialChangeHistory;
+  /** When the request behind the newest state applied was asked. */
+  #appliedAskedAt = Number.NEGATIVE_INFINITY;
+  #previousAskedAt: number | undefined;
+
+  constructor(key: string, timing: TargetTiming, context: PollContext) {
+    this.key = key;
+    this.timing = timing;
+    this.context = context;
+    this.addedAt = context.now();
+  }
+
+  get awaitingFirstAsk(): boolean {
+    return this.lastAskedAt === undefined;
+  }
+
+  abstract poll(): Promise<void>;
+
+  /** The time the current request was asked (set by the dispatcher), measuring the gap since the last. */
+  protected beginAsk(): number {
+    const askedAt = this.lastAskedAt ?? this.context.now();
+    if (this.#previousAskedAt !== undefined)
+      this.meanAskGapMs = meanGapAfter(this.meanAskGapMs, askedAt - this.#previousAskedAt);
+    this.#previousAskedAt = askedAt;
+    this.hintedAt = undefined;
+    return askedAt;
+  }
+
+  /**
+   * Whether this relay asks upstream for this poll: always alone, in cluster mode only while it holds
+   * the target's lease (claimed for a few of its expected intervals), and never once it was dropped.
+   */
+  protected async holdsLease(): Promise<boolean> {
+    const expectedIntervalMs = Math.min(this.timing.maxAgeMs, this.meanAskGapMs ?? this.timing.minIntervalMs);
+    return (await this.context.cluster.claim(this.key, expectedIntervalMs)) && !this.removed;
+  }
+
+  /** Whether a response to the request asked at `askedAt` is newer than every one applied. */
+  protected accepts(askedAt: number): boolean {
+    return !this.removed && askedAt >= this.#appliedAskedAt;
+  }
+
+  /** A response was applied: the target is confirmed, and its change rate learns whether it moved. */
+  protected confirmed(askedAt: number, changed: boolean | undefined): void {
+    if (changed !== undefined && Number.isFinite(this.#appliedAskedAt)) {
+      this.#history = changeHistoryAfter(this.#history, changed, askedAt - this.#appliedAskedAt);
+      this.changeRate = changeRateOf(this.#history);
+    }
+    this.#appliedAskedAt = askedAt;
+    const now = this.context.now();
+    if (this.kind === 'book')
+      this.context.events.emit('poll:confirmed', {
+        kind: 'book',
+        ageMs: now - (this.confirmedAt ?? this.addedAt),
+      });
+    this.confirmedAt = now;
+    this.lastError = undefined;
+  }
+
+  protected failed(kind: PollKind, markets: number, askedAt: number, error: unknown): void {
+    // What clients are told; the error itself goes to the log (poll:done).
+    this.lastError = publicReason(error);
+    this.emitPoll(kind, markets, 'error', askedAt, error);
+    this.context.judgeFreshness();
+  }
+
+  protected emitPoll(
+    kind: PollKind,
+    markets: number,
+    outcome: 'ok' | 'error' | 'not_found',
+    askedAt: number,
+    error?: unknown,
+  ): void {
+    this.context.events.emit('poll:done', {
+      kind,
+      markets,
+      outcome,
+      durationMs: this.context.now() - askedAt,
+      ...(error instanceof Error ? { error } : {}),
+    });
+  }
+}

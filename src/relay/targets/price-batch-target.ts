@@ -1,0 +1,146 @@
+/**
+ * @module relay/targets/price-batch-target
+ * Up to 100 markets' prices as one poll target: one batch request (upstream's limit) answers all
+ * of them. Each market keeps its own confirmation, because a batch may answer for some markets and
+ * not others (a market it leaves out does not exist upstream). A changed price also hints that the
+ * market's book moved.
+ */
+
+import type { PriceData, PriceUpdateData } from '../../protocol/messages.ts';
+import { publicReason } from '../../upstream/errors.ts';
+import type { ClobPriceSnapshot } from '../../upstream/schemas.ts';
+import { priceTargetKey } from '../../util/keys.ts';
+import { priceDataOf, withMilliseconds } from '../channels/codecs.ts';
+import type { ClusterTarget } from '../cluster/target-streams.ts';
+import type { Confirmation } from '../poll/freshness.ts';
+import type { TargetTiming } from '../poll/scheduler.ts';
+import { type PollContext, PollTarget } from './poll-target.ts';
+
+/** One market with a price stream. */
+export interface PriceMarket extends Confirmation {
+  /** Asked for at least once (a market new to a batch makes the batch ask at once). */
+  asked: boolean;
+  appliedAskedAt: number;
+  /** Cluster mode: the market's price stream as the cluster numbers it. */
+  cluster: ClusterTarget<PriceData, PriceUpdateData> | undefined;
+}
+
+export function newPriceMarket(now: number): PriceMarket {
+  return {
+    cluster: undefined,
+    addedAt: now,
+    confirmedAt: undefined,
+    lastError: undefined,
+    meanAskGapMs: undefined,
+    asked: false,
+    appliedAskedAt: Number.NEGATIVE_INFINITY,
+  };
+}
+
+export class PriceBatchTarget extends PollTarget {
+  readonly kind = 'price';
+  /** The markets this batch asks for; the pool reassigns them when price markets come and go. */
+  markets: string[] = [];
+  readonly #health: ReadonlyMap<string, PriceMarket>;
+
+  constructor(
+    index: number,
+    timing: TargetTiming,
+    context: PollContext,
+    health: ReadonlyMap<string, PriceMarket>,
+  ) {
+    super(`prices:${index}`, timing, context);
+    this.#health = health;
+  }
+
+  override get awaitingFirstAsk(): boolean {
+    return this.markets.some((market) => this.#health.get(market)?.asked === false);
+  }
+
+  async poll(): Promise<void> {
+    const { cluster, source, now } = this.context;
+    const askedAt = this.beginAsk();
+    const wanted = [...this.markets];
+    for (const market of wanted) {
+      const health = this.#health.get(market);
+      if (health !== undefined) health.asked = true;
+    }
+    const claims = await Promise.all(
+      wanted.map((market) => cluster.claim(priceTargetKey(market), this.timing.maxAgeMs)),
+    );
+    const batch = wanted.filter((market, i) => claims[i] && this.#health.has(market));
+    this.followed = batch.length === 0;
+    if (this.followed || this.removed) return;
+    try {
+      const response = await source.clobPrices(batch);
+      const receivedAt = now();
+      const answered = new Set<string>();
+      const writes: Promise<void>[] = [];
+      for (const entry of response.data) {
+        const market = entry.market_id.toLowerCase();
+        if (!this.#health.has(market)) continue;
+        answered.add(market);
+        const written = this.applyPrice(market, entry, askedAt, receivedAt);
+        if (written !== undefined) writes.push(written);
+      }
+      if (writes.length > 0) await Promise.all(writes);
+      this.confirmed(askedAt, undefined);
+      this.emitPoll('price', batch.length, 'ok', askedAt);
+      // A market the batch does not answer for does not exist upstream (docs/upstream.md).
+      for (const market of batch) {
+        const health = this.#health.get(market);
+        if (answered.has(market) || health === undefined) continue;
+        if (health.cluster === undefined || (await health.cluster.close()))
+          this.context.closeMarket('price', market);
+      }
+    } catch (error) {
+      const reason = publicReason(error);
+      for (const market of batch) {
+        const health = this.#health.get(market);
+        if (health !== undefined) health.lastError = reason;
+      }
+      this.failed('price', batch.length, askedAt, error);
+    }
+  }
+
+  /**
+   * Applies one market's entry of a batch, in the order the requests were asked. In cluster mode it
+   * is numbered for the cluster and written to Redis first: the promise of that write.
+   */
+  applyPrice(
+    market: string,
+    entry: ClobPriceSnapshot,
+    askedAt: number,
+    receivedAt: number,
+  ): Promise<void> | undefined {
+    const health = this.#health.get(market);
+    if (health === undefined || askedAt < health.appliedAskedAt) return undefined;
+    const ts = withMilliseconds(entry.timestamp);
+    const rts = new Date(receivedAt).toISOString();
+    if (health.cluster !== undefined) {
+      return health.cluster.produce(priceDataOf(entry), ts, rts, receivedAt).then((applied) => {
+        if (applied !== undefined) this.confirmPrice(market, askedAt, applied.changed);
+      });
+    }
+    const [stream] = this.context.registry.streamsOf('price', market);
+    if (stream === undefined) return undefined;
+    const changed = this.context.publisher.publish(stream, priceDataOf(entry), ts, rts, receivedAt);
+    this.confirmPrice(market, askedAt, changed);
+    return undefined;
+  }
+
+  /** A market's price was confirmed by a request asked at `askedAt` (ours, or the holder's). */
+  confirmPrice(market: string, askedAt: number, changed: boolean): void {
+    const health = this.#health.get(market);
+    if (health === undefined || askedAt < health.appliedAskedAt) return;
+    health.appliedAskedAt = askedAt;
+    if (changed) this.context.hintBook(market, askedAt, askedAt - (this.meanAskGapMs ?? 0) / 2);
+    const now = this.context.now();
+    this.context.events.emit('poll:confirmed', {
+      kind: 'price',
+      ageMs: now - (health.confirmedAt ?? health.addedAt),
+    });
+    health.confirmedAt = now;
+    health.lastError = undefined;
+  }
+}

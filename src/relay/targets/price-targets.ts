@@ -1,0 +1,110 @@
+/**
+ * @module relay/targets/price-targets
+ * The poller pool's price targets: one health record per market with `price` streams, and one
+ * price-batch target (relay/targets/price-batch-target.ts) per 100 of those markets, kept in line with the
+ * registry. In cluster mode each market's prices are shared by the relay holding its lease
+ * (relay/cluster/share.ts).
+ */
+import { priceTargetKey } from '../../util/keys.ts';
+import { priceClusterCodec } from '../cluster/codecs.ts';
+import type { PollKind } from '../events.ts';
+import { PRICE_BATCH_SIZE } from '../poll/budget.ts';
+import type { PollDispatcher } from '../poll/dispatcher.ts';
+import { staleReason } from '../poll/freshness.ts';
+import type { TargetTiming } from '../poll/scheduler.ts';
+import type { PollContext } from './poll-target.ts';
+import { newPriceMarket, PriceBatchTarget, type PriceMarket } from './price-batch-target.ts';
+
+export class PriceTargets {
+  readonly #context: PollContext;
+  readonly #dispatcher: PollDispatcher;
+  readonly #markets = new Map<string, PriceMarket>();
+  readonly #batches: PriceBatchTarget[] = [];
+
+  constructor(context: PollContext, dispatcher: PollDispatcher) {
+    this.#context = context;
+    this.#dispatcher = dispatcher;
+  }
+
+  /** Markets with `price` streams. */
+  get marketCount(): number {
+    return this.#markets.size;
+  }
+
+  /** Price-batch requests, one per 100 markets. */
+  get batchCount(): number {
+    return this.#batches.length;
+  }
+
+  /** The markets' confirmations, for the oldest age. */
+  markets(): Iterable<PriceMarket> {
+    return this.#markets.values();
+  }
+
+  /** Mean time between requests per batch, measured; undefined for a batch not asked twice yet. */
+  meanAskGaps(): (number | undefined)[] {
+    return this.#batches.map((batch) => batch.meanAskGapMs);
+  }
+
+  /** Brings the markets and batches in line with the registry; new batches get `timing`. */
+  sync(timing: TargetTiming, closeMarket: (kind: PollKind, market: string) => void): void {
+    const wanted = this.#context.registry.ids('price');
+    for (const market of this.#markets.keys()) {
+      if (wanted.has(market)) continue;
+      this.#markets.delete(market);
+      this.#context.cluster.forget(priceTargetKey(market));
+    }
+    for (const market of wanted.keys()) {
+      if (this.#markets.has(market)) continue;
+      const health = newPriceMarket(this.#context.now());
+      this.#markets.set(market, health);
+      health.cluster = this.#context.cluster.streams(
+        priceTargetKey(market),
+        market,
+        priceClusterCodec,
+        { ...this.#context, closeMarket: () => closeMarket('price', market) },
+        (applied) => this.#batchOf(market)?.confirmPrice(market, applied.receivedAt, applied.changed),
+      );
+    }
+    const markets = [...this.#markets.keys()];
+    const count = Math.ceil(markets.length / PRICE_BATCH_SIZE);
+    while (this.#batches.length > count) this.#drop(this.#batches.pop()!);
+    while (this.#batches.length < count) {
+      const batch = new PriceBatchTarget(this.#batches.length, timing, this.#context, this.#markets);
+      this.#batches.push(batch);
+      this.#dispatcher.add(batch);
+    }
+    this.#batches.forEach((batch, i) => {
+      batch.markets = markets.slice(i * PRICE_BATCH_SIZE, (i + 1) * PRICE_BATCH_SIZE);
+    });
+  }
+
+  /** Every batch asked at `timing` from now on (the interval moved with the budget). */
+  retime(timing: TargetTiming): void {
+    for (const batch of this.#batches) batch.timing = timing;
+  }
+
+  /** Marks stale the streams of every market not confirmed in time (relay/poll/freshness.ts). */
+  judgeFreshness(timing: TargetTiming, staleAfterFactor: number, now: number): void {
+    const { registry, publisher } = this.#context;
+    for (const [market, health] of this.#markets) {
+      const reason = staleReason(health, timing, timing.minIntervalMs, staleAfterFactor, now);
+      if (reason === undefined) continue;
+      for (const stream of registry.streamsOf('price', market)) publisher.markStale(stream, reason);
+    }
+  }
+
+  clear(): void {
+    for (const market of this.#markets.keys()) this.#context.cluster.forget(priceTargetKey(market));
+    this.#markets.clear();
+  }
+
+  #batchOf(market: string): PriceBatchTarget | undefined {
+    return this.#batches.find((batch) => batch.markets.includes(market));
+  }
+
+  #drop(batch: PriceBatchTarget): void {
+    batch.removed = true;
+    this.#dispatcher.remove(batch.key);
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * @module relay/targets/stream-target
+ * A poll target that one upstream request per poll serves for the streams of one (channel, stream
+ * id): a market's detail record, an oracle feed, the probabilities map. A subclass says what to ask
+ * and how a response becomes the channel's state; this class asks (in cluster mode only the lease
+ * holder asks, the others apply what it shares through the same path, as relay/targets/book-target.ts
+ * does), orders the responses, publishes and reports.
+ */
+
+import type { z } from 'zod';
+import type { SharedResult } from '../../cluster/shared-result.ts';
+import type { PlainChannel } from '../../protocol/messages.ts';
+import { isMarketNotFound } from '../../upstream/errors.ts';
+import { streamTargetKey } from '../../util/keys.ts';
+import type { ChannelState } from '../channels/codecs.ts';
+import type { TargetTiming } from '../poll/scheduler.ts';
+import { type PollContext, PollTarget } from './poll-target.ts';
+
+export abstract class StreamTarget<C extends PlainChannel, Response> extends PollTarget {
+  readonly channel: C;
+  readonly streamId: string;
+
+  constructor(channel: C, streamId: string, timing: TargetTiming, context: PollContext) {
+    super(streamTargetKey(channel, streamId), timing, context);
+    this.channel = channel;
+    this.streamId = streamId;
+    context.cluster.follow(this.key, (result) => this.#onShared(result));
+  }
+
+  get kind(): C {
+    return this.channel;
+  }
+
+  /** The upstream request of one poll. */
+  protected abstract ask(): Promise<Response>;
+  /** How a shared response is validated again on arrival (the endpoint's own schema). */
+  protected abstract readonly schema: z.ZodType<Response>;
+  /** The channel's state of a response. */
+  protected abstract stateOf(response: Response): ChannelState<C>;
+  /** Upstream's time of the response's data, ISO 8601 with ms; undefined: the receive time. */
+  protected abstract tsOf(response: Response): string | undefined;
+
+  /** Whether a failed request means upstream does not have this stream's id. */
+  protected isNotFound(error: unknown): boolean {
+    return isMarketNotFound(error);
+  }
+
+  /** After a state was published: a reason to end the stream now (it will say nothing more), if any. */
+  protected endReason(_state: ChannelState<C>): string | undefined {
+    return undefined;
+  }
+
+  async poll(): Promise<void> {
+    const { cluster, now } = this.context;
+    const askedAt = this.beginAsk();
+    try {
+      if (!(await this.holdsLease())) return;
+      const response = await this.ask();
+      if (this.removed) return;
+      const receivedAt = now();
+      this.#apply(response, askedAt, receivedAt);
+      cluster.share(this.key, () => ({ kind: 'response', receivedAt, body: response }));
+      this.emitPoll(this.channel, 1, 'ok', askedAt);
+    } catch (error) {
+      if (this.removed) return;
+      if (this.isNotFound(error) && this.context.upstreamVerified()) {
+        this.emitPoll(this.channel, 1, 'not_found', askedAt, error);
+        cluster.share(this.key, () => ({ kind: 'not_found' }));
+        this.context.closeMarket(this.channel, this.streamId);
+        return;
+      }
+      this.failed(this.channel, 1, askedAt, error);
+    }
+  }
+
+  #apply(response: Response, askedAt: number, receivedAt: number): void {
+    if (!this.accepts(askedAt)) return;
+    const { registry, publisher } = this.context;
+    const streams = registry.streamsOf(this.channel, this.streamId);
+    if (streams.size === 0) return;
+    const state = this.stateOf(response);
+    const rts = new Date(receivedAt).toISOString();
+    const ts = this.tsOf(response) ?? rts;
+    let changed = false;
+    let first = false;
+    for (const stream of streams) {
+      first ||= !stream.hasState;
+      if (publisher.publish(stream, state, ts, rts, receivedAt)) changed = true;
+    }
+    this.confirmed(askedAt, first ? undefined : changed);
+    const reason = this.endReason(state);
+    if (reason !== undefined) this.context.endStreams(this.channel, this.streamId, reason);
+  }
+
+  /** The lease holder's result, ordered by when it received it (its polls never overlap). */
+  #onShared(result: SharedResult): void {
+    if (result.kind === 'not_found') this.context.closeMarket(this.channel, this.streamId);
+    if (result.kind !== 'response') return;
+    const parsed = this.schema.safeParse(result.body);
+    if (parsed.success) this.#apply(parsed.data, result.receivedAt, result.receivedAt);
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * @module util/keys
+ * Every key the project builds, in one place, so that two modules that must agree on a name build it
+ * the same way:
+ * - a stream's map key (`streamKey`: channel, market and, for `book`, depth), used by the relay's
+ *   registry and connections and by the client SDK's subscription table;
+ * - a poll target's key (`bookTargetKey`, `priceTargetKey`, `streamTargetKey`): what the poller
+ *   schedules, what a cluster leases, and what the target's Redis names are tagged with;
+ * - the Redis names of one poll target (`targetKeys`).
+ */
+
+/** A `book` stream is keyed by its depth too (`full` for the whole book); other channels have no depth. */
+export function streamKey(channel: string, market: string, depth?: number | null): string {
+  return channel === 'book' ? `book:${market}:${depth ?? 'full'}` : `${channel}:${market}`;
+}
+
+/** One market's order book: every depth of its `book` streams and its `orders` stream. */
+export function bookTargetKey(market: string): string {
+  return `book:${market}`;
+}
+
+/** One market's price, polled in batches of up to 100 markets. */
+export function priceTargetKey(market: string): string {
+  return `price:${market}`;
+}
+
+/** The streams of one (channel, stream id) of a channel polled one request each. */
+export function streamTargetKey(channel: string, id: string): string {
+  return `${channel}:${id}`;
+}
+
+const PREFIX = 'market-relay:';
+
+/**
+ * Every Redis name of one poll target (`book:<market>`, `price:<market>`) carries the hash tag
+ * `{<target>}`, so all of them (lease, fencing counter, stream state, histories, messages channel)
+ * live in one hash slot: one shard of a Redis Cluster holds a target whole, its Lua scripts touch
+ * keys of that slot only, and its sharded channel (SPUBLISH) is served by that same shard.
+ */
+export interface TargetKeys {
+  /** `<instance> <token>` of the relay holding the lease, with a TTL. */
+  lease: string;
+  /** The lease's fencing counter: incremented each time the lease changes hands. */
+  fence: string;
+  /** Hash: the target's last state, its `ts`/`rts`, the token that wrote it, each stream's position. */
+  state: string;
+  /** Sharded pub/sub channel of the messages the holder writes. */
+  channel: string;
+  /** Redis Stream of one stream's recent updates (for resume). */
+  history(stream: string): string;
+}
+
+export function targetKeys(target: string): TargetKeys {
+  const tagged = `${PREFIX}{${target}}:`;
+  return {
+    lease: `${tagged}lease`,
+    fence: `${tagged}fence`,
+    state: `${tagged}state`,
+    channel: `${tagged}messages`,
+    history: (stream) => `${tagged}history:${stream}`,
+  };
+}

@@ -1,0 +1,216 @@
+import { describe, expect, it } from 'vitest';
+import { type Command, ConfigError, parseCommandLine, type ServeConfig } from '../../src/config/config.ts';
+import { defaultTuning, resolveTuning, tuningOptions } from '../../src/config/tuning.ts';
+
+function serveConfig(argv: string[], env: NodeJS.ProcessEnv = {}): ServeConfig {
+  const command = parseCommandLine(argv, env);
+  if (command.command !== 'serve') throw new Error(`expected serve, got ${command.command}`);
+  return command.config;
+}
+
+function configError(argv: string[], env: NodeJS.ProcessEnv = {}): ConfigError {
+  try {
+    parseCommandLine(argv, env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error(`${JSON.stringify(argv)} was accepted`);
+}
+
+describe('parseCommandLine', () => {
+  it('gives the documented defaults', () => {
+    const { tuning, ...config } = serveConfig([]);
+    expect(config).toEqual({
+      port: 8080,
+      host: '127.0.0.1',
+      upstream: 'sim',
+      redis: undefined,
+      bookPollMs: 1000,
+      pricePollMs: 1000,
+      upstreamConcurrency: 16,
+      upstreamRps: 50,
+      failOpenRpsFraction: 0.5,
+      scheduler: 'freshness',
+      maxAgeMs: 30_000,
+      isolation: {
+        maxPrivateTargetsPerConnection: 200,
+        maxPrivateTargetsPerKey: 1000,
+        newMarketsPerSecond: 20,
+        newMarketsPerSecondPerKey: 50,
+        lookupsPerSecond: 2,
+      },
+      apiKeys: undefined,
+      allowedOrigins: undefined,
+      logLevel: 'info',
+      compression: true,
+      simMarkets: 50,
+      simSeed: 1,
+      operatorHost: '127.0.0.1',
+    });
+    expect(resolveTuning(tuning)).toEqual(defaultTuning);
+    expect(parseCommandLine(['sim'], {})).toEqual({
+      command: 'sim',
+      config: { port: 9090, host: '127.0.0.1', markets: 50, seed: 1, tickMs: 250, logLevel: 'info' },
+    });
+  });
+
+  it('reads the operator endpoint options, validated', () => {
+    const config = serveConfig(['--operator-port', '9100'], { OPERATOR_KEY: 'k'.repeat(16) });
+    expect(config).toMatchObject({
+      operatorPort: 9100,
+      operatorHost: '127.0.0.1',
+      operatorKey: 'k'.repeat(16),
+    });
+    expect(configError(['--operator-key', 'short']).message).toMatch(/operator-key.*at least 16 characters/);
+    expect(configError(['--operator-port', '70000']).message).toMatch(/operator-port/);
+  });
+
+  it('reads the status feed and edge limits into the tuning, validated', () => {
+    const { tuning } = serveConfig(
+      ['--max-connections-per-address', '7', '--trusted-proxy-depth', '1', '--close-grace-ms', '500'],
+      { CONNECTION_RATE_PER_ADDRESS: '3', FLOOD_CLOSE_AFTER_MS: '2000', MAX_STATUS_VIEWERS: '5' },
+    );
+    expect(resolveTuning(tuning)).toMatchObject({
+      edge: { maxConnectionsPerAddress: 7, trustedProxyDepth: 1, connectionsPerSecondPerAddress: 3 },
+      connection: { closeGraceMs: 500, floodCloseAfterMs: 2_000 },
+      statusFeed: { maxViewers: 5, viewerBufferBytes: defaultTuning.statusFeed.viewerBufferBytes },
+    });
+    expect(configError(['--trusted-proxy-depth', '-1']).message).toMatch(/trusted-proxy-depth/);
+    expect(configError([], { HEADERS_TIMEOUT_MS: '10' }).message).toMatch(
+      /headers-timeout-ms.*HEADERS_TIMEOUT_MS/,
+    );
+    expect(configError(['--max-pending-connections', 'many']).message).toMatch(/max-pending-connections/);
+    expect(configError(['--status-viewer-buffer-bytes', '10']).message).toMatch(/status-viewer-buffer-bytes/);
+  });
+
+  it('lets the flag win over its environment twin', () => {
+    const config = serveConfig(['serve', '--port', '0', '--api-keys', 'a, b'], {
+      PORT: '9999',
+      API_KEYS: 'z',
+      UPSTREAM_URL: 'http://upstream.example:8000/',
+    });
+    expect(config).toMatchObject({ port: 0, apiKeys: ['a', 'b'], upstream: 'http://upstream.example:8000' });
+    expect(serveConfig(['--port=7000'], { PORT: '9999' }).port).toBe(7000);
+  });
+
+  it('sets every limit and timing of the tuning by flag and by environment', () => {
+    const names = Object.keys(tuningOptions);
+    expect(names.length).toBeGreaterThanOrEqual(16);
+    const flags = serveConfig([
+      '--heartbeat-ms',
+      '2000',
+      '--max-streams-per-connection',
+      '7',
+      '--send-high-water-bytes',
+      '4096',
+    ]);
+    expect(resolveTuning(flags.tuning)).toMatchObject({
+      heartbeatMs: 2000,
+      connection: { maxStreams: 7, highWaterBytes: 4096, maxBufferBytes: 8 * 1024 * 1024 },
+    });
+    const env = serveConfig([], {
+      LINGER_MS: '0',
+      UPSTREAM_RETRIES: '0',
+      SIM_TICK_MS: '0',
+      COALESCE_MS: '0',
+    });
+    expect(resolveTuning(env.tuning)).toMatchObject({
+      lingerMs: 0,
+      upstreamRetries: 0,
+      simTickMs: 0,
+      coalesceMs: 0,
+    });
+    // Each option's default is the tuning's default.
+    const defaults = resolveTuning(serveConfig([]).tuning);
+    expect(defaults).toEqual(defaultTuning);
+  });
+
+  it.each([
+    [['--port', '70000'], 'port', 'invalid --port: got "70000", expected an integer from 0 to 65,535'],
+    [['--port', '-1'], 'port', 'invalid --port: got "-1", expected an integer from 0 to 65,535'],
+    [['--port', 'abc'], 'port', 'invalid --port: got "abc", expected an integer from 0 to 65,535'],
+    [['--book-poll-ms', '0'], 'book-poll-ms', 'got "0", expected an integer from 10 to'],
+    [['--upstream', 'notaurl'], 'upstream', 'got "notaurl", expected `sim` or an http(s) URL'],
+    [['--upstream', 'ftp://x'], 'upstream', 'got "ftp://x", expected `sim` or an http(s) URL'],
+    [['--redis', 'http://x'], 'redis', 'got "http://x", expected a redis:// or rediss:// URL'],
+    [['--allowed-origins', 'not a url'], 'allowed-origins', 'expected comma-separated http(s) origins'],
+    [['--log-level', 'loud'], 'log-level', 'got "loud", expected one of fatal, error, warn'],
+    [['--fail-open-rps-fraction', '0'], 'fail-open-rps-fraction', 'got "0", expected a number above 0'],
+    [['--fail-open-rps-fraction', '1.5'], 'fail-open-rps-fraction', 'got "1.5", expected a number above 0'],
+    [['--fail-open-rps-fraction', 'half'], 'fail-open-rps-fraction', 'got "half", expected a number above 0'],
+    [['--compression', 'maybe'], 'compression', 'got "maybe", expected on or off'],
+    [['--heartbeat-ms', '1.5'], 'heartbeat-ms', 'got "1.5", expected an integer from 100 to'],
+    [['--coalesce-ms', '101'], 'coalesce-ms', 'got "101", expected an integer from 0 to 100'],
+    [['--coalesce-ms=-1'], 'coalesce-ms', 'got "-1", expected an integer from 0 to 100'],
+    [
+      ['--send-high-water-bytes', '9000000'],
+      'send-high-water-bytes',
+      'expected less than --send-max-buffer-bytes',
+    ],
+    [['--scheduler', 'fifo'], 'scheduler', 'got "fifo", expected freshness or round-robin'],
+    [['--max-age-ms', '500'], 'max-age-ms', 'got "500", expected at least --book-poll-ms (1000)'],
+    [['--max-private-markets', '0'], 'max-private-markets', 'got "0", expected an integer from 1 to'],
+    [['--new-markets-per-second', '1.5'], 'new-markets-per-second', 'got "1.5", expected an integer'],
+    [['--unknown-lookups-per-second', 'x'], 'unknown-lookups-per-second', 'got "x", expected an integer'],
+    [['--nope', '1'], 'nope', 'unknown option --nope (market-relay --help lists the options)'],
+    [['sim', '--redis', 'redis://x'], 'redis', 'unknown option --redis for sim'],
+    [['-x'], '-x', 'unknown option -x'],
+    [['--port'], 'port', '--port needs a value'],
+    [['dance'], 'command', 'unknown command "dance": expected serve, sim or help'],
+    [['serve', 'extra'], 'arguments', 'unexpected argument "extra"'],
+  ])('rejects %j in one line naming the option, the value and what is expected', (argv, option, text) => {
+    const error = configError(argv);
+    expect(error.option).toBe(option);
+    expect(error.message).toContain(text);
+    expect(error.message).not.toContain('\n');
+  });
+
+  it('reads a fraction of the budget for failing open', () => {
+    expect(serveConfig(['--fail-open-rps-fraction', '0.34'])).toMatchObject({ failOpenRpsFraction: 0.34 });
+    expect(serveConfig([], { FAIL_OPEN_RPS_FRACTION: '1' })).toMatchObject({ failOpenRpsFraction: 1 });
+  });
+
+  it('reads the poll-side options from their environment twins', () => {
+    expect(
+      serveConfig([], {
+        SCHEDULER: 'round-robin',
+        MAX_AGE_MS: '5000',
+        MAX_PRIVATE_MARKETS: '7',
+        NEW_MARKETS_PER_SECOND_PER_KEY: '9',
+      }),
+    ).toMatchObject({
+      scheduler: 'round-robin',
+      maxAgeMs: 5000,
+      isolation: { maxPrivateTargetsPerConnection: 7, newMarketsPerSecondPerKey: 9 },
+    });
+  });
+
+  it('reads an empty environment variable as unset', () => {
+    expect(serveConfig([], { PORT: '', API_KEYS: '' })).toMatchObject({ port: 8080, apiKeys: undefined });
+  });
+
+  it('says when a bad value came from the environment', () => {
+    expect(configError([], { UPSTREAM_RPS: '-1' }).message).toBe(
+      'invalid --upstream-rps (from env UPSTREAM_RPS): got "-1", expected an integer from 1 to 100,000',
+    );
+  });
+
+  it('refuses an empty resume buffer (a stream keeps at least its last update)', () => {
+    expect(configError(['--resume-buffer', '0']).message).toBe(
+      'invalid --resume-buffer: got "0", expected an integer from 1 to 1,000,000',
+    );
+  });
+
+  it.each<[string[], Command]>([
+    [['--help'], { command: 'help', topic: 'serve' }],
+    [['-h'], { command: 'help', topic: 'serve' }],
+    [['help'], { command: 'help', topic: undefined }],
+    [['help', 'sim'], { command: 'help', topic: 'sim' }],
+    [['sim', '--help'], { command: 'help', topic: 'sim' }],
+    [['--version'], { command: 'version' }],
+    [['serve', '--port', 'abc', '--version'], { command: 'version' }],
+  ])('reads %j as a request for help or the version', (argv, expected) => {
+    expect(parseCommandLine(argv, {})).toEqual(expected);
+  });
+});

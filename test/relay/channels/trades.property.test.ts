@@ -1,0 +1,193 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { TRADES_SNAPSHOT_SIZE } from '../../../src/protocol/channels.ts';
+import { TRADES_SEEN_IDS } from '../../../src/protocol/limits.ts';
+import type { TradeEntry, TradesData } from '../../../src/protocol/messages.ts';
+import { diffTrades } from '../../../src/relay/channels/channel-diff.ts';
+import {
+  ACTIVITY_PAGE_SIZE,
+  type ActivityPage,
+  MAX_ACTIVITY_PAGES,
+  sharedWindow,
+  TradeHistory,
+  tradesStates,
+  walkActivity,
+} from '../../../src/relay/channels/trades.ts';
+
+/**
+ * Upstream's activity log, oldest first, that grows between polls AND between the page requests
+ * of one poll (the shift the walk must survive), trimmed at its old end like upstream's cap.
+ */
+class UpstreamLog {
+  readonly entries: TradeEntry[] = [];
+  #next = 0;
+  requests = 0;
+  constructor(readonly cap: number) {}
+
+  trade(count: number): void {
+    for (let n = 0; n < count; n++) {
+      const id = `t${this.#next++}`;
+      this.entries.push({
+        activity_id: id,
+        activity_type: 'TRADE',
+        price: '0.50000000',
+        size: '1',
+        total_value: '0.5',
+        activity_timestamp: new Date(1_700_000_000_000 + this.#next).toISOString(),
+      });
+    }
+    if (this.entries.length > this.cap) this.entries.splice(0, this.entries.length - this.cap);
+  }
+
+  /** Serves one page after `arrivals` more trades happened (arrivals while the relay pages). */
+  pager(arrivals: readonly number[]) {
+    let request = 0;
+    return async (offset: number, limit: number): Promise<ActivityPage> => {
+      if (request > 0) this.trade(arrivals[(request - 1) % arrivals.length] ?? 0);
+      request++;
+      this.requests++;
+      const newestFirst = [...this.entries].reverse();
+      return {
+        activity: newestFirst.slice(offset, offset + limit),
+        hasMore: offset + limit < newestFirst.length,
+      };
+    };
+  }
+}
+
+/**
+ * A stream's states for `fresh` as a client sees them: the entries of each update (the channel's
+ * diff of two states), each state at most a snapshot's worth, and the last state.
+ */
+function publish(state: TradesData | undefined, fresh: readonly TradeEntry[]) {
+  const sent: TradeEntry[] = [];
+  let current = state;
+  for (const next of tradesStates(state, fresh)) {
+    expect(next.trades.length).toBeLessThanOrEqual(TRADES_SNAPSHOT_SIZE);
+    if (current !== undefined) {
+      // What the stream sends for this state: the channel's own diff.
+      const update = diffTrades(current, next);
+      expect(update).not.toBeNull();
+      sent.push(...update!.trades);
+    }
+    current = next;
+  }
+  return { sent, state: current };
+}
+
+const ids = (entries: readonly TradeEntry[]): string[] => entries.map((entry) => entry.activity_id);
+const number = (id: string): number => Number(id.slice(1));
+
+/** Trades before a poll (sometimes a burst of several pages) and arrivals between its pages. */
+const poll = fc.record({
+  before: fc.oneof(fc.nat(30), fc.integer({ min: 90, max: 450 })),
+  between: fc.array(fc.nat(40), { minLength: 1, maxLength: 3 }),
+});
+
+async function run(
+  initial: number,
+  polls: ReadonlyArray<{ before: number; between: readonly number[] }>,
+  maxPages: number,
+) {
+  const log = new UpstreamLog(5_000);
+  log.trade(initial);
+  const history = new TradeHistory();
+  const delivered: TradeEntry[] = [];
+  let state: TradesData | undefined;
+  let complete = true;
+  // The first poll finds the initial log; the last sees no new trade, it collects what arrived
+  // while the one before paged.
+  const quiet = { before: 0, between: [0] };
+  for (const { before, between } of [quiet, ...polls, quiet]) {
+    log.trade(before);
+    const firstPoll = !history.started;
+    const walk = await walkActivity(log.pager(between), history.seen, { firstPoll, maxPages });
+    complete &&= walk.complete;
+    expect(walk.pages).toBeLessThanOrEqual(firstPoll ? 1 : maxPages);
+    const fresh = history.absorb(walk.fresh);
+    delivered.push(...fresh);
+    const published = publish(state, fresh);
+    if (state !== undefined) expect(published.sent).toEqual(fresh);
+    state = published.state;
+    expect(history.seen.size).toBeLessThanOrEqual(TRADES_SEEN_IDS);
+    expect(state?.trades).toEqual(delivered.slice(-TRADES_SNAPSHOT_SIZE));
+  }
+  return { log, delivered, complete };
+}
+
+describe('trades: walking the activity listing', () => {
+  it('one poll never brings more than a stream remembers', () => {
+    expect(MAX_ACTIVITY_PAGES * ACTIVITY_PAGE_SIZE + TRADES_SNAPSHOT_SIZE).toBeLessThanOrEqual(
+      TRADES_SEEN_IDS,
+    );
+  });
+
+  it('delivers every entry from the first page on exactly once, oldest first, whatever arrives while paging', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.nat(250), fc.array(poll, { maxLength: 8 }), async (initial, polls) => {
+        const { log, delivered } = await run(initial, polls, Number.MAX_SAFE_INTEGER);
+        const start = Math.max(0, initial - ACTIVITY_PAGE_SIZE);
+        // Everything from the oldest entry of the first page to the newest, in order, each once.
+        expect(ids(delivered)).toEqual(ids(log.entries).filter((id) => number(id) >= start));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('with the page bound: each entry at most once and in order; all of them when no walk hit the bound', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.nat(250), fc.array(poll, { maxLength: 8 }), async (initial, polls) => {
+        const { log, delivered, complete } = await run(initial, polls, MAX_ACTIVITY_PAGES);
+        const numbers = ids(delivered).map(number);
+        for (let i = 1; i < numbers.length; i++) expect(numbers[i]).toBeGreaterThan(numbers[i - 1]!);
+        const start = Math.max(0, initial - ACTIVITY_PAGE_SIZE);
+        if (complete) expect(ids(delivered)).toEqual(ids(log.entries).filter((id) => number(id) >= start));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('stops at the first page that reaches an entry already seen', async () => {
+    const log = new UpstreamLog(5_000);
+    log.trade(1_000);
+    const history = new TradeHistory();
+    history.absorb((await walkActivity(log.pager([0]), history.seen, { firstPoll: true })).fresh);
+    log.trade(150);
+    const walk = await walkActivity(log.pager([0]), history.seen, { firstPoll: false });
+    expect({ pages: walk.pages, fresh: walk.fresh.length, complete: walk.complete }).toEqual({
+      pages: 2,
+      fresh: 150,
+      complete: true,
+    });
+  });
+
+  it("a cluster peer taking the lease holder's shared windows delivers what the holder delivers", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.nat(250),
+        fc.array(poll, { minLength: 1, maxLength: 8 }),
+        fc.nat(7),
+        async (initial, polls, joinAt) => {
+          const log = new UpstreamLog(5_000);
+          log.trade(initial);
+          const holder = new TradeHistory();
+          const peer = new TradeHistory();
+          let holderState: TradesData | undefined;
+          let peerState: TradesData | undefined;
+          for (const [index, { before, between }] of polls.entries()) {
+            log.trade(before);
+            const walk = await walkActivity(log.pager(between), holder.seen, { firstPoll: !holder.started });
+            const fresh = holder.absorb(walk.fresh);
+            holderState = publish(holderState, fresh).state!;
+            if (index < joinAt % polls.length) continue;
+            const peerPublished = publish(peerState, peer.absorb(sharedWindow(holderState, fresh)));
+            if (peerState !== undefined) expect(peerPublished.sent).toEqual(fresh);
+            peerState = peerPublished.state;
+            expect(peerState).toEqual(holderState);
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});

@@ -1,0 +1,176 @@
+/**
+ * The dispatcher starts requests only as the budget allows and chooses each target at the moment
+ * its request starts: a target removed before then is never asked, no poll queues, and no more
+ * requests are in flight than the concurrency cap. One-off requests (the REST front's) share the
+ * same budget: their share ahead of the polls, the rest only when the polls leave it.
+ */
+import { setMaxListeners } from 'node:events';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  type DispatcherOptions,
+  type DispatchTarget,
+  PollDispatcher,
+} from '../../../src/relay/poll/dispatcher.ts';
+import { OneOffRefusedError } from '../../../src/relay/poll/one-off-queue.ts';
+
+function target(key: string, asked: string[], hold: Promise<void> = Promise.resolve()): DispatchTarget {
+  return {
+    key,
+    kind: 'book',
+    timing: { minIntervalMs: 1_000, maxAgeMs: 30_000 },
+    addedAt: 0,
+    lastAskedAt: undefined,
+    confirmedAt: undefined,
+    inFlight: false,
+    awaitingFirstAsk: true,
+    weight: 1,
+    changeRate: 1,
+    hintedAt: undefined,
+    poll() {
+      this.awaitingFirstAsk = false;
+      asked.push(key);
+      return hold;
+    },
+  };
+}
+
+describe('PollDispatcher', () => {
+  let dispatcher: PollDispatcher | undefined;
+  /** 20 a second, 100 in flight, round-robin, on the (fake) clock, then `options`. */
+  function dispatcherWith(options: Partial<DispatcherOptions> = {}): PollDispatcher {
+    dispatcher = new PollDispatcher({
+      ratePerSecond: 20,
+      concurrency: 100,
+      mode: 'round-robin',
+      turnMs: 5,
+      now: () => Date.now(),
+      ...options,
+    });
+    return dispatcher;
+  }
+  afterEach(() => {
+    dispatcher?.stop();
+    vi.useRealTimers();
+  });
+
+  it('spends at most the budget, never above the concurrency cap, and never asks a removed target', async () => {
+    vi.useFakeTimers();
+    const asked: string[] = [];
+    let release!: () => void;
+    const hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    dispatcher = dispatcherWith({ ratePerSecond: 10, concurrency: 3, mode: 'freshness', turnMs: 10 });
+    dispatcher.start();
+    for (let i = 0; i < 20; i++) dispatcher.add(target(`t${i}`, asked, hold));
+    await vi.advanceTimersByTimeAsync(500);
+    expect(asked).toHaveLength(3); // the concurrency cap, though the budget allows more
+    expect(dispatcher.inFlight).toBe(3);
+    // Abandoned before their turn: gone, never sent.
+    for (let i = 3; i < 15; i++) dispatcher.remove(`t${i}`);
+    release();
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(asked.filter((key) => Number(key.slice(1)) >= 3 && Number(key.slice(1)) < 15)).toEqual([]);
+    expect(new Set(asked)).toEqual(new Set(['t0', 't1', 't2', 't15', 't16', 't17', 't18', 't19']));
+    expect(dispatcher.size).toBe(8);
+    // The budget: a burst of 2 (a fifth of a second), then 10 a second.
+    expect(dispatcher.achievedPerSecond('book')).toBeLessThanOrEqual(10);
+  });
+
+  it('never starts more than the budget over time', async () => {
+    vi.useFakeTimers();
+    const asked: string[] = [];
+    dispatcher = dispatcherWith();
+    dispatcher.start();
+    for (let i = 0; i < 500; i++) dispatcher.add(target(`t${i}`, asked));
+    await vi.advanceTimersByTimeAsync(10_000);
+    // 10 s at 20/s plus the initial burst of 4.
+    expect(asked.length).toBeGreaterThanOrEqual(190);
+    expect(asked.length).toBeLessThanOrEqual(204);
+  });
+
+  describe('one-off requests', () => {
+    /** Enqueues `count` one-off requests that each record their start and finish at once. */
+    function oneOffs(count: number, started: number[]): Promise<unknown>[] {
+      const signal = new AbortController().signal;
+      // All of them wait on this one signal: many listeners are the point, not a leak.
+      setMaxListeners(0, signal);
+      return Array.from({ length: count }, (_, i) =>
+        dispatcher!
+          .runOneOff(async () => {
+            started.push(i);
+            return i;
+          }, signal)
+          .catch((error: unknown) => error),
+      );
+    }
+
+    it('take their share ahead of the polls while the polls want the whole budget, and no more', async () => {
+      vi.useFakeTimers();
+      const asked: string[] = [];
+      const started: number[] = [];
+      dispatcher = dispatcherWith({ oneOffs: { share: 0.25, maxWaiting: 1_000 } });
+      dispatcher.start();
+      // 500 books asked at most once a second: always more due than the budget allows.
+      for (let i = 0; i < 500; i++) dispatcher.add(target(`t${i}`, asked));
+      void oneOffs(500, started);
+      await vi.advanceTimersByTimeAsync(10_000);
+      // 10 s at 20/s plus the first burst of 4: a quarter to the one-offs, the rest to the polls.
+      expect(asked.length + started.length).toBeLessThanOrEqual(204);
+      expect(started.length).toBeGreaterThanOrEqual(48);
+      expect(started.length).toBeLessThanOrEqual(52);
+      expect(asked.length).toBeGreaterThanOrEqual(145);
+      expect(started).toEqual([...started].sort((a, b) => a - b)); // first come, first served
+    });
+
+    it('get what the polls leave beyond their share', async () => {
+      vi.useFakeTimers();
+      const started: number[] = [];
+      dispatcher = dispatcherWith({ oneOffs: { share: 0.25, maxWaiting: 1_000 } });
+      void oneOffs(100, started);
+      await vi.advanceTimersByTimeAsync(4_000);
+      // No polls: the whole budget (4 at once, then 20 a second), not just the quarter.
+      expect(started.length).toBeGreaterThanOrEqual(80);
+      expect(started.length).toBeLessThanOrEqual(84);
+    });
+
+    it('are refused past the queue bound, leave it when their caller gives up, and are refused on stop', async () => {
+      vi.useFakeTimers();
+      dispatcher = dispatcherWith({ concurrency: 1, oneOffs: { share: 0.25, maxWaiting: 2 } });
+      let release!: () => void;
+      const first = dispatcher.runOneOff(
+        () =>
+          new Promise<string>((resolve) => {
+            release = () => resolve('first');
+          }),
+        new AbortController().signal,
+      );
+      await vi.advanceTimersByTimeAsync(10);
+      expect(dispatcher.inFlight).toBe(1); // the concurrency cap: the others wait
+      const gaveUp = new AbortController();
+      const second = dispatcher.runOneOff(async () => 'second', gaveUp.signal).catch((error) => error);
+      const third = dispatcher.runOneOff(async () => 'third', new AbortController().signal);
+      await expect(dispatcher.runOneOff(async () => 'fourth', new AbortController().signal)).rejects.toThrow(
+        OneOffRefusedError,
+      );
+      gaveUp.abort(new Error('gave up'));
+      expect(((await second) as Error).message).toBe('gave up');
+      expect(dispatcher.oneOffsWaiting).toBe(1);
+      release();
+      await vi.advanceTimersByTimeAsync(100);
+      expect(await first).toBe('first');
+      expect(await third).toBe('third');
+
+      let hold!: () => void;
+      void dispatcher.runOneOff(
+        () => new Promise<void>((resolve) => (hold = resolve)),
+        new AbortController().signal,
+      );
+      await vi.advanceTimersByTimeAsync(100);
+      const waiting = dispatcher.runOneOff(async () => 'never', new AbortController().signal);
+      dispatcher.stop();
+      await expect(waiting).rejects.toThrow('the poller is stopped');
+      hold();
+    });
+  });
+});
