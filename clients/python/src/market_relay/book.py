@@ -1,0 +1,141 @@
+"""The aggregated order book as a client holds it, how a ``book`` update applies to it, and its checksum.
+
+A port of the relay's reference (``src/protocol/book.ts``; docs/protocol.md "Maintaining a book" and
+"Checksum"). Prices and sizes stay the exact text the relay sent: the checksum is computed over that
+text, so it is never parsed into a float nor reformatted. Prices are compared as ``Decimal``.
+"""
+
+from __future__ import annotations
+
+import zlib
+from decimal import Decimal, InvalidOperation
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+
+#: docs/protocol.md "`book` update": exactly this size text means the level is gone.
+REMOVED_SIZE = "0"
+
+#: Levels per side the checksum covers (docs/protocol.md "Checksum": i = 0 .. 24).
+CHECKSUM_LEVELS = 25
+
+
+class Level(NamedTuple):
+    """One price level: the relay's decimal strings, unchanged."""
+
+    price: str
+    size: str
+
+    def as_decimals(self) -> Tuple[Decimal, Decimal]:
+        """The level as exact ``Decimal`` numbers, for arithmetic."""
+        return Decimal(self.price), Decimal(self.size)
+
+
+class BookState(NamedTuple):
+    """A verified book: bids best (highest) first, asks best (lowest) first, one entry per price."""
+
+    bids: Tuple[Level, ...] = ()
+    asks: Tuple[Level, ...] = ()
+    last_price: Optional[str] = None
+
+    @property
+    def best_bid(self) -> Optional[Level]:
+        return self.bids[0] if self.bids else None
+
+    @property
+    def best_ask(self) -> Optional[Level]:
+        return self.asks[0] if self.asks else None
+
+
+class BookFormatError(ValueError):
+    """A book message's data is not the protocol's shape."""
+
+
+def _price_key(price: str) -> Decimal:
+    try:
+        value = Decimal(price)
+    except InvalidOperation as error:
+        raise BookFormatError(f"price {price!r} is not a decimal") from error
+    if not value.is_finite():
+        raise BookFormatError(f"price {price!r} is not a finite decimal")
+    return value
+
+
+def _levels(raw: Any, side: str) -> List[Level]:
+    if not isinstance(raw, list):
+        raise BookFormatError(f"{side} is not a list")
+    levels: List[Level] = []
+    for entry in raw:
+        if (
+            not isinstance(entry, list)
+            or len(entry) != 2
+            or not isinstance(entry[0], str)
+            or not isinstance(entry[1], str)
+        ):
+            raise BookFormatError(f"{side} entry {entry!r} is not [price, size] strings")
+        _price_key(entry[0])
+        levels.append(Level(entry[0], entry[1]))
+    return levels
+
+
+def book_data(raw: Any) -> Tuple[List[Level], List[Level], Optional[str]]:
+    """Reads a snapshot's or update's ``data``: (bids, asks, last_price or None). Raises BookFormatError."""
+    if not isinstance(raw, dict):
+        raise BookFormatError("data is not an object")
+    last_price = raw.get("last_price")
+    if last_price is not None and not isinstance(last_price, str):
+        raise BookFormatError("last_price is not a string")
+    return _levels(raw.get("bids", []), "bids"), _levels(raw.get("asks", []), "asks"), last_price
+
+
+def book_from_snapshot(raw: Any) -> BookState:
+    """A snapshot's data as a book: applied to the empty book, exactly as the reference does."""
+    return apply_book_update(BookState(), raw)
+
+
+def apply_book_update(state: BookState, raw: Any) -> BookState:
+    """Applies an update's ``data``: size ``"0"`` removes a level, any other size sets it (with the
+    update's price text); ``last_price`` replaced when present. Changes may come in any order; of
+    several changes to one price the last one wins."""
+    bids, asks, last_price = book_data(raw)
+    return BookState(
+        bids=_apply_side(state.bids, bids, best_first_descending=True),
+        asks=_apply_side(state.asks, asks, best_first_descending=False),
+        last_price=last_price if last_price is not None else state.last_price,
+    )
+
+
+def _apply_side(
+    levels: Tuple[Level, ...], changes: Sequence[Level], best_first_descending: bool
+) -> Tuple[Level, ...]:
+    if not changes:
+        return levels
+    by_price: Dict[Decimal, Level] = {_price_key(level.price): level for level in levels}
+    for change in changes:  # in order: the last change to a price wins
+        key = _price_key(change.price)
+        if change.size == REMOVED_SIZE:
+            by_price.pop(key, None)
+        else:
+            by_price[key] = change
+    ordered = sorted(by_price.items(), key=lambda item: item[0], reverse=best_first_descending)
+    return tuple(level for _, level in ordered)
+
+
+def book_checksum_input(state: BookState) -> str:
+    """The checksum's input: for i = 0 .. 24, ``bid[i].price:bid[i].size:`` if that bid exists, then
+    ``ask[i].price:ask[i].size:`` if that ask exists; the final ``:`` dropped."""
+    parts: List[str] = []
+    for i in range(CHECKSUM_LEVELS):
+        if i < len(state.bids):
+            parts.append(f"{state.bids[i].price}:{state.bids[i].size}")
+        if i < len(state.asks):
+            parts.append(f"{state.asks[i].price}:{state.asks[i].size}")
+    return ":".join(parts)
+
+
+def book_checksum(state: BookState) -> int:
+    """CRC-32 (IEEE, zlib's) of the UTF-8 checksum input, unsigned; an empty book gives 0."""
+    return zlib.crc32(book_checksum_input(state).encode("utf-8")) & 0xFFFFFFFF
+
+
+def levels_as_lists(levels: Iterable[Level]) -> List[List[str]]:
+    """Levels in the wire's shape, ``[[price, size], ...]``."""
+    return [[level.price, level.size] for level in levels]

@@ -1,0 +1,161 @@
+"""How each channel other than ``book`` rebuilds its state from a snapshot and updates.
+
+Ports of the relay's pure cores (``src/protocol/price.ts``, ``channel-state.ts``, ``order-map.ts``;
+docs/protocol.md, one section per channel). Each field keeps upstream's type: decimal strings stay
+strings, and numbers arrive as ``int`` or ``Decimal`` (the client parses JSON with
+``parse_float=Decimal``), never as binary floats.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from typing import Any, Dict, List, Mapping, Tuple
+
+#: The channels of protocol version 1 and this relay's additions.
+CHANNELS = ("book", "price", "trades", "market", "probabilities", "oracle", "orders")
+
+#: ``trades``: a snapshot carries this many of the most recent entries, and a client keeps as many.
+TRADES_SNAPSHOT_SIZE = 50
+
+#: ``trades``: how many delivered ``activity_id`` values a subscription remembers.
+TRADES_SEEN_IDS = 1000
+
+#: The ``probabilities`` channel's one stream.
+PROBABILITIES_STREAM = "all"
+
+PRICE_FIELDS = ("best_bid", "best_ask", "midpoint_price", "last_price", "spread")
+
+_MARKET_ID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_FEED_ID = re.compile(r"^0x[0-9a-fA-F]{1,128}$")
+
+
+class ChannelFormatError(ValueError):
+    """A message's data is not its channel's shape."""
+
+
+def canonical_stream_id(channel: str, stream_id: str) -> str:
+    """The id in its one spelling (lower case), or ValueError when it is not an id of ``channel``."""
+    if channel == "probabilities":
+        if stream_id != PROBABILITIES_STREAM:
+            raise ValueError(f'the probabilities channel has one stream: "{PROBABILITIES_STREAM}"')
+        return stream_id
+    pattern, expected = (_FEED_ID, "an oracle feed id (0x and hex digits)") if channel == "oracle" else (
+        _MARKET_ID,
+        "a market UUID",
+    )
+    if not isinstance(stream_id, str) or not pattern.match(stream_id):
+        raise ValueError(f"{channel}: {stream_id!r} is not {expected}")
+    return stream_id.lower()
+
+
+def _object(raw: Any, what: str) -> Dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise ChannelFormatError(f"{what} is not an object")
+    return raw
+
+
+def price_from_snapshot(raw: Any) -> Dict[str, str]:
+    data = _object(raw, "price data")
+    return {field: data[field] for field in PRICE_FIELDS if isinstance(data.get(field), str)}
+
+
+def apply_price_update(state: Mapping[str, str], raw: Any) -> Dict[str, str]:
+    """Changed fields replace; ``None`` (JSON null) removes a field upstream stopped sending."""
+    update = _object(raw, "price update")
+    next_state: Dict[str, str] = {}
+    for field in PRICE_FIELDS:
+        value = update[field] if field in update else state.get(field)
+        if isinstance(value, str):
+            next_state[field] = value
+    return next_state
+
+
+def _trades(raw: Any) -> List[Dict[str, Any]]:
+    trades = _object(raw, "trades data").get("trades")
+    if not isinstance(trades, list) or not all(
+        isinstance(trade, dict) and isinstance(trade.get("activity_id"), str) for trade in trades
+    ):
+        raise ChannelFormatError("trades is not a list of entries with an activity_id")
+    return trades
+
+
+def trades_from_snapshot(raw: Any) -> Tuple[Dict[str, Any], ...]:
+    return tuple(_trades(raw)[-TRADES_SNAPSHOT_SIZE:])
+
+
+def new_trades(state: Tuple[Dict[str, Any], ...], raw: Any) -> List[Dict[str, Any]]:
+    """The update's entries the state does not hold yet (the relay sends each id once; this makes sure)."""
+    held = {trade["activity_id"] for trade in state}
+    return [trade for trade in _trades(raw) if trade["activity_id"] not in held]
+
+
+def apply_trades_update(state: Tuple[Dict[str, Any], ...], raw: Any) -> Tuple[Dict[str, Any], ...]:
+    """The new entries after the known ones, oldest first, the most recent 50 kept."""
+    fresh = new_trades(state, raw)
+    return state if not fresh else (state + tuple(fresh))[-TRADES_SNAPSHOT_SIZE:]
+
+
+def record_from_snapshot(raw: Any) -> Dict[str, Any]:
+    return dict(_object(raw, "data"))
+
+
+def apply_record_update(state: Mapping[str, Any], raw: Any) -> Dict[str, Any]:
+    """``market`` and ``probabilities``: changed keys take their new value; ``None`` removes the key."""
+    next_state = dict(state)
+    for key, value in _object(raw, "update data").items():
+        if value is None:
+            next_state.pop(key, None)
+        else:
+            next_state[key] = value
+    return next_state
+
+
+#: ``orders`` state: per side, order id -> the order's entry, in the order the stream delivered them.
+OrderMap = Tuple["OrderedDict[str, Dict[str, Any]]", "OrderedDict[str, Dict[str, Any]]"]
+
+
+def _orders(raw: Any, side: str) -> List[Dict[str, Any]]:
+    orders = raw.get(side, [])
+    if not isinstance(orders, list) or not all(
+        isinstance(order, dict) and isinstance(order.get("id"), str) for order in orders
+    ):
+        raise ChannelFormatError(f"orders {side} is not a list of entries with an id")
+    return orders
+
+
+def orders_from_snapshot(raw: Any) -> OrderMap:
+    """Each side keyed by id; an id upstream lists twice keeps its first entry, bids before asks."""
+    data = _object(raw, "orders data")
+    bids: "OrderedDict[str, Dict[str, Any]]" = OrderedDict()
+    asks: "OrderedDict[str, Dict[str, Any]]" = OrderedDict()
+    for order in _orders(data, "bids"):
+        bids.setdefault(order["id"], order)
+    for order in _orders(data, "asks"):
+        if order["id"] not in bids:
+            asks.setdefault(order["id"], order)
+    return bids, asks
+
+
+def apply_orders_update(state: OrderMap, raw: Any) -> OrderMap:
+    """Removes first, then upserts in order: a known id on the same side is replaced where it stands,
+    a known id on the other side moves there (appended), a new id is appended to its side."""
+    update = _object(raw, "orders update")
+    removes = update.get("removes", [])
+    upserts = update.get("upserts", [])
+    if not isinstance(removes, list) or not isinstance(upserts, list):
+        raise ChannelFormatError("orders update needs removes and upserts lists")
+    bids, asks = OrderedDict(state[0]), OrderedDict(state[1])
+    for order_id in removes:
+        bids.pop(order_id, None)
+        asks.pop(order_id, None)
+    for upsert in upserts:
+        if not isinstance(upsert, dict) or upsert.get("side") not in ("bid", "ask") or not isinstance(
+            upsert.get("id"), str
+        ):
+            raise ChannelFormatError(f"orders upsert {upsert!r} needs a side and an id")
+        order = {key: value for key, value in upsert.items() if key != "side"}
+        own, other = (bids, asks) if upsert["side"] == "bid" else (asks, bids)
+        other.pop(order["id"], None)
+        own[order["id"]] = order
+    return bids, asks

@@ -1,0 +1,471 @@
+"""The client the application holds: it keeps one connection to one of its relays, reconnects with
+backoff (to the next relay URL each time), subscribes every stream again on every open with ``resume``
+(the last verified epoch and seq of each), routes each relay message to its stream, and sends the
+snapshot requests streams ask for when they lose continuity, batched per (channel, depth). Mirrors the
+JavaScript SDK (src/client/relay-client.ts) over asyncio and ``websockets``.
+
+Events (``client.on(name, listener)``): ``open`` (``Opened``), ``close`` (``Closed``), ``reconnecting``
+(``Reconnecting``), ``status`` (the new ``client.status``), ``error`` (``RelayClientError``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random as _random
+from decimal import Decimal
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Set, Type, TypeVar, Union
+
+from .backoff import Backoff, reconnect_delay
+from .channels import CHANNELS, PROBABILITIES_STREAM, canonical_stream_id
+from .errors import RelayClientError
+from .events import Emitter
+from .streams import (
+    BookSubscription,
+    MarketSubscription,
+    OracleSubscription,
+    OrdersSubscription,
+    PriceSubscription,
+    ProbabilitiesSubscription,
+    TradesSubscription,
+)
+from .subscription import StreamHost, StreamKey, StreamSubscription
+from .transport import ConnectionClosed, close_of, open_socket, refused_status, relay_socket_url
+
+#: ``connecting`` (first connection), ``open``, ``reconnecting`` (after a drop), ``closed``.
+ClientStatus = str
+
+#: Markets per subscribe request (docs/protocol.md "Limits").
+MARKETS_PER_REQUEST = 100
+#: Pause before sending again a subscribe the relay refused as ``rate_limited``.
+RATE_LIMIT_RETRY = 1.0
+#: Request errors that may pass on retry; any other answer to a subscribe refuses its streams.
+RETRYABLE = frozenset({"rate_limited", "internal", "upstream_unavailable"})
+#: Close code of an authentication refusal (docs/protocol.md "Close codes").
+POLICY_VIOLATION = 1008
+
+S = TypeVar("S", bound=StreamSubscription[Any])
+
+
+class Opened(NamedTuple):
+    url: str
+    reconnect: bool
+
+
+class Closed(NamedTuple):
+    url: str
+    code: Optional[int]
+    reason: str
+    will_reconnect: bool
+
+
+class Reconnecting(NamedTuple):
+    attempt: int
+    delay: float
+    url: str
+
+
+def _load(text: str) -> Any:
+    # Exact numbers: a JSON number with a fraction becomes a Decimal, never a binary float.
+    return json.loads(text, parse_float=Decimal)
+
+
+class RelayClient(Emitter, StreamHost):
+    def __init__(
+        self,
+        urls: Union[str, Sequence[str]],
+        *,
+        api_key: Optional[str] = None,
+        heartbeat: float = 15.0,
+        dead_after: Optional[float] = None,
+        backoff: Backoff = Backoff(),
+        open_timeout: float = 10.0,
+        random: Callable[[], float] = _random.random,
+    ) -> None:
+        super().__init__()
+        given = [urls] if isinstance(urls, str) else list(urls)
+        if not given:
+            raise ValueError("at least one relay URL is needed")
+        self.urls: List[str] = [relay_socket_url(url) for url in given]
+        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._dead_after = dead_after if dead_after is not None else heartbeat * 2.5
+        self._backoff = backoff
+        self._open_timeout = open_timeout
+        self._random = random
+        self._streams: Dict[StreamKey, StreamSubscription[Any]] = {}
+        self._to_subscribe: Dict[StreamKey, StreamSubscription[Any]] = {}
+        self._flush_scheduled = False
+        self._in_flight: Dict[Union[int, str], Dict[str, Any]] = {}
+        self._next_id = 0
+        self._outbox: Optional["asyncio.Queue[str]"] = None
+        self._status: ClientStatus = "connecting"
+        self._closing = False
+        self._opened_once = False
+        self._timers: Set[asyncio.TimerHandle] = set()
+        #: The URL of the relay the client is connected (or connecting) to.
+        self.url = self.urls[0]
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    # --- the application's side ------------------------------------------------------------------
+
+    @property
+    def status(self) -> ClientStatus:
+        return self._status
+
+    @property
+    def subscriptions(self) -> List[StreamSubscription[Any]]:
+        return list(self._streams.values())
+
+    def subscribe_book(self, market: str, depth: Optional[int] = None) -> BookSubscription:
+        """A book stream; depth 10, 50 or None (full book). The same (market, depth) gives the same object."""
+        if depth not in (None, 10, 50):
+            raise ValueError(f"depth must be 10, 50 or None, got {depth!r}")
+        return self._subscribe("book", market, depth, BookSubscription, lambda m: BookSubscription(self, m, depth))
+
+    def subscribe_price(self, market: str) -> PriceSubscription:
+        return self._subscribe("price", market, None, PriceSubscription, lambda m: PriceSubscription(self, m))
+
+    def subscribe_trades(self, market: str) -> TradesSubscription:
+        return self._subscribe("trades", market, None, TradesSubscription, lambda m: TradesSubscription(self, m))
+
+    def subscribe_market(self, market: str) -> MarketSubscription:
+        return self._subscribe("market", market, None, MarketSubscription, lambda m: MarketSubscription(self, m))
+
+    def subscribe_probabilities(self) -> ProbabilitiesSubscription:
+        return self._subscribe(
+            "probabilities",
+            PROBABILITIES_STREAM,
+            None,
+            ProbabilitiesSubscription,
+            lambda m: ProbabilitiesSubscription(self, m),
+        )
+
+    def subscribe_oracle(self, feed_id: str) -> OracleSubscription:
+        """An oracle feed (a market's ``oracle_feed_id``: ``0x`` + hex)."""
+        return self._subscribe("oracle", feed_id, None, OracleSubscription, lambda m: OracleSubscription(self, m))
+
+    def subscribe_orders(self, market: str) -> OrdersSubscription:
+        return self._subscribe("orders", market, None, OrdersSubscription, lambda m: OrdersSubscription(self, m))
+
+    async def close(self) -> None:
+        """Closes the connection for good; every stream ends with status ``closed``."""
+        if self._closing:
+            return
+        self._closing = True
+        for timer in self._timers:
+            timer.cancel()
+        self._timers.clear()
+        self._task.cancel()
+        try:
+            await self._task
+        except asyncio.CancelledError:
+            pass
+        self._end_all("client closed")
+        self._set_status("closed")
+
+    async def __aenter__(self) -> "RelayClient":
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.close()
+
+    # --- streams ---------------------------------------------------------------------------------
+
+    def _subscribe(
+        self, channel: str, stream_id: str, depth: Optional[int], kind: Type[S], create: Callable[[str], S]
+    ) -> S:
+        market = canonical_stream_id(channel, stream_id)
+        existing = self._streams.get(StreamKey(channel, market, depth))
+        if isinstance(existing, kind):
+            return existing
+        stream = create(market)
+        if self._closing:
+            stream.end("client closed")
+            return stream
+        self._streams[stream.key] = stream
+        self.request_snapshot(stream)
+        return stream
+
+    def request_snapshot(self, stream: StreamSubscription[Any]) -> None:
+        """StreamHost: (re)subscribe ``stream`` with the next batch."""
+        if self._streams.get(stream.key) is not stream:
+            return
+        self._to_subscribe[stream.key] = stream
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def release(self, stream: StreamSubscription[Any]) -> None:
+        """StreamHost: the application unsubscribed."""
+        if self._streams.get(stream.key) is not stream:
+            return
+        del self._streams[stream.key]
+        self._to_subscribe.pop(stream.key, None)
+        request: Dict[str, Any] = {"op": "unsubscribe", "channel": stream.channel, "markets": [stream.market]}
+        if stream.channel == "book":
+            request["depth"] = stream.depth
+        self._send(request)
+
+    def report_listener_error(self, error: BaseException) -> None:
+        self.emit("error", RelayClientError("listener_threw", f"an event listener raised {error!r}"))
+
+    def on_listener_error(self, error: BaseException, event: str) -> None:
+        if event == "error":
+            asyncio.get_running_loop().call_exception_handler(
+                {"message": "a market_relay error listener raised", "exception": error}
+            )
+        else:
+            self.report_listener_error(error)
+
+    def _flush(self) -> None:
+        self._flush_scheduled = False
+        if self._outbox is None:
+            return  # sent with everything else when the connection opens
+        streams = [stream for stream in self._to_subscribe.values() if not stream.closed]
+        self._to_subscribe.clear()
+        for request in _subscribe_requests(streams):
+            self._send(request)
+
+    def _end_all(self, reason: str) -> None:
+        for stream in list(self._streams.values()):
+            stream.end(reason)
+        self._streams.clear()
+        self._to_subscribe.clear()
+
+    # --- the connection --------------------------------------------------------------------------
+
+    def _set_status(self, status: ClientStatus) -> None:
+        if status != self._status:
+            self._status = status
+            self.emit("status", status)
+
+    def _send(self, request: Dict[str, Any]) -> None:
+        if self._outbox is None:
+            return
+        self._next_id += 1
+        request["id"] = self._next_id
+        if request["op"] == "subscribe":
+            self._in_flight[self._next_id] = request
+        self._outbox.put_nowait(json.dumps(request))
+
+    async def _run(self) -> None:
+        attempt = 0
+        index = 0
+        while True:
+            self.url = self.urls[index]
+            code, reason, delivered = await self._connect_once(self.url)
+            if self._status == "closed":
+                return
+            if delivered:
+                attempt = 0
+            # Every retry goes to the next relay of the list: the one just left may be gone.
+            index = (index + 1) % len(self.urls)
+            delay = reconnect_delay(attempt, code, self._backoff, self._random)
+            self._set_status("reconnecting")
+            self.emit("reconnecting", Reconnecting(attempt + 1, delay, self.urls[index]))
+            attempt += 1
+            await asyncio.sleep(delay)
+
+    async def _connect_once(self, url: str) -> "tuple[Optional[int], str, bool]":
+        """One connection, from opening to its end: (close code, reason, whether it delivered a message)."""
+        try:
+            socket = await open_socket(url, self._headers, self._open_timeout)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # noqa: BLE001 - any failure to connect is retried
+            status = refused_status(error)
+            if status in (401, 403):
+                self._refused(url, f"the relay answered HTTP {status}")
+            else:
+                self.emit("error", RelayClientError("connection_failed", f"{url}: {error}"))
+            return None, "", False
+        outbox: "asyncio.Queue[str]" = asyncio.Queue()
+        writer = asyncio.get_running_loop().create_task(_write(socket, outbox))
+        delivered = False
+        code: Optional[int] = None
+        reason = ""
+        try:
+            self._on_open(url, outbox)
+            while True:
+                frame = await asyncio.wait_for(socket.recv(), self._dead_after)
+                delivered = True
+                self._on_frame(frame)
+        except asyncio.TimeoutError:
+            reason = f"no message for {self._dead_after} s"
+        except ConnectionClosed as closed:
+            code, reason = close_of(closed)
+        finally:
+            self._outbox = None
+            self._in_flight.clear()
+            writer.cancel()
+            await _close_quietly(socket)
+        if code == POLICY_VIOLATION:
+            self._refused(url, f"the relay closed the connection: {reason or 'policy'}")
+        else:
+            self._on_close(Closed(url, code, reason, will_reconnect=not self._closing))
+        return code, reason, delivered
+
+    def _refused(self, url: str, detail: str) -> None:
+        self._closing = True
+        self.emit("error", RelayClientError("refused", f"{url}: {detail}"))
+        self._end_all("refused by the relay")
+        self._set_status("closed")
+
+    def _on_open(self, url: str, outbox: "asyncio.Queue[str]") -> None:
+        self._outbox = outbox
+        self._in_flight.clear()
+        self._to_subscribe.clear()
+        self._set_status("open")
+        for request in _subscribe_requests(list(self._streams.values()), resume=True):
+            self._send(request)
+        self.emit("open", Opened(url, self._opened_once))
+        self._opened_once = True
+
+    def _on_close(self, closed: Closed) -> None:
+        for stream in self._streams.values():
+            stream.connection_lost()
+        self.emit("close", closed)
+
+    # --- relay messages --------------------------------------------------------------------------
+
+    def _on_frame(self, frame: Union[str, bytes]) -> None:
+        try:
+            message = _load(frame) if isinstance(frame, str) else None
+        except ValueError as error:
+            message = None
+            detail = f"not JSON: {error}"
+        else:
+            detail = "a binary frame" if message is None else "not a message object"
+        if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+            self.emit("error", RelayClientError("malformed_frame", detail))
+            return
+        kind = message["type"]
+        if kind in ("snapshot", "update"):
+            self._on_stream_message(message)
+        elif kind == "status":
+            stream = self._stream_of(message)
+            if stream is not None:
+                stream.receive_status(message)
+                if stream.closed:
+                    self._streams.pop(stream.key, None)
+        elif kind == "subscribed":
+            self._in_flight.pop(message.get("id"), None)  # type: ignore[arg-type]
+            recovered = message.get("recovered")
+            if isinstance(recovered, dict):
+                for market, value in recovered.items():
+                    stream = self._streams.get(StreamKey(message.get("channel", ""), market, _depth_of(message)))
+                    if stream is not None:
+                        stream.resumed(value is True)
+        elif kind == "unsubscribed":
+            self._in_flight.pop(message.get("id"), None)  # type: ignore[arg-type]
+        elif kind == "error":
+            self._on_error(message)
+
+    def _stream_of(self, message: Dict[str, Any]) -> Optional[StreamSubscription[Any]]:
+        channel, market = message.get("channel"), message.get("market")
+        if not isinstance(channel, str) or not isinstance(market, str):
+            return None
+        return self._streams.get(StreamKey(channel, market, _depth_of(message)))
+
+    def _on_stream_message(self, message: Dict[str, Any]) -> None:
+        stream = self._stream_of(message)
+        epoch, seq = message.get("epoch"), message.get("seq")
+        if message.get("channel") not in CHANNELS or not isinstance(epoch, str) or type(seq) is not int:
+            self.emit("error", RelayClientError("malformed_frame", f"stream message without channel, epoch or seq: {message!r:.200}"))
+            if stream is not None:
+                stream.malformed("a message without epoch or seq")
+            return
+        if stream is not None:  # a message for a stream just unsubscribed is ignored
+            stream.receive(message)
+
+    def _on_error(self, message: Dict[str, Any]) -> None:
+        """A stream error (it names a market, no id) goes to that market's streams; a request error to
+        the streams of the request it answers: the one of its id, else the oldest in flight."""
+        code = str(message.get("code"))
+        channel, market, request_id = message.get("channel"), message.get("market"), message.get("id")
+        error = RelayClientError(
+            code,
+            str(message.get("message", "")),
+            channel=channel if isinstance(channel, str) else None,
+            market=market if isinstance(market, str) else None,
+            request_id=request_id if isinstance(request_id, (int, str)) else None,
+        )
+        targets: List[StreamSubscription[Any]] = []
+        if isinstance(market, str) and request_id is None:
+            targets = [s for s in self._streams.values() if s.channel == channel and s.market == market]
+        else:
+            key = request_id if request_id in self._in_flight else next(iter(self._in_flight), None)
+            request = self._in_flight.pop(key, None) if key is not None else None  # type: ignore[arg-type]
+            if request is not None:
+                for requested in request["markets"]:
+                    stream = self._streams.get(StreamKey(request["channel"], requested, request.get("depth")))
+                    if stream is not None:
+                        targets.append(stream)
+                if code == "rate_limited":
+                    self._retry_later(targets)
+        self.emit("error", error)
+        refused = request_id is not None and code not in RETRYABLE
+        for stream in targets:
+            stream.receive_error(error)
+            if refused:  # asking again on every reconnect would fail the same way
+                stream.end(f"subscribe refused: {code}")
+            if stream.closed:
+                self._streams.pop(stream.key, None)
+
+    def _retry_later(self, streams: List[StreamSubscription[Any]]) -> None:
+        def retry() -> None:
+            self._timers.discard(timer)
+            for stream in streams:
+                if not stream.closed:
+                    self.request_snapshot(stream)
+
+        timer = asyncio.get_running_loop().call_later(RATE_LIMIT_RETRY, retry)
+        self._timers.add(timer)
+
+
+def _depth_of(message: Dict[str, Any]) -> Optional[int]:
+    """Book messages name their depth (absent: the full book); other channels have none."""
+    depth = message.get("depth")
+    return depth if message.get("channel") == "book" and isinstance(depth, int) else None
+
+
+def _subscribe_requests(streams: List[StreamSubscription[Any]], resume: bool = True) -> List[Dict[str, Any]]:
+    """One ``subscribe`` per (channel, depth) and 100 markets, with ``resume`` where a stream has a point."""
+    groups: Dict["tuple[str, Optional[int]]", List[StreamSubscription[Any]]] = {}
+    for stream in streams:
+        groups.setdefault((stream.channel, stream.depth), []).append(stream)
+    requests: List[Dict[str, Any]] = []
+    for (channel, depth), members in groups.items():
+        for start in range(0, len(members), MARKETS_PER_REQUEST):
+            chunk = members[start : start + MARKETS_PER_REQUEST]
+            request: Dict[str, Any] = {"op": "subscribe", "channel": channel, "markets": [s.market for s in chunk]}
+            if channel == "book":
+                request["depth"] = depth
+            points = {s.market: s.resume_point for s in chunk if resume and s.resume_point is not None}
+            if points:
+                request["resume"] = points
+            requests.append(request)
+    return requests
+
+
+async def _write(socket: Any, outbox: "asyncio.Queue[str]") -> None:
+    """Sends the outbox in order; a failed send ends the writer (the reader sees the close)."""
+    try:
+        while True:
+            await socket.send(await outbox.get())
+    except ConnectionClosed:
+        return
+
+
+async def _close_quietly(socket: Any) -> None:
+    try:
+        await asyncio.wait_for(socket.close(), 1.0)
+    except (asyncio.TimeoutError, ConnectionClosed, OSError):
+        pass
+
+
+def connect(urls: Union[str, Sequence[str]], **options: Any) -> RelayClient:
+    """Connects to a relay, or to the first of several that answers, and keeps reconnecting until
+    ``close()``. Call it inside a running event loop; subscribe at once, the client sends the
+    subscriptions when the connection opens. Options: see ``RelayClient``."""
+    return RelayClient(urls, **options)

@@ -1,0 +1,26 @@
+"""The one error type the client reports, with a stable ``code`` (docs/protocol.md "Error codes")."""
+
+from __future__ import annotations
+
+from typing import Optional, Union
+
+
+class RelayClientError(Exception):
+    """``code``: a protocol error code (``unknown_market``, ``rate_limited``, ...) or one of the
+    client's own: ``connection_failed``, ``refused``, ``malformed_frame``, ``listener_threw``."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        channel: Optional[str] = None,
+        market: Optional[str] = None,
+        request_id: Optional[Union[str, int]] = None,
+    ) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.channel = channel
+        self.market = market
+        self.request_id = request_id

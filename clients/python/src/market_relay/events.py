@@ -1,0 +1,53 @@
+"""Callbacks by event name. A listener may be a plain function or a coroutine function (run as a task);
+one that raises never disturbs the client: the exception goes to ``on_listener_error``."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from typing import Any, Callable, Dict, List, Set
+
+Listener = Callable[[Any], Any]
+
+
+class Emitter:
+    def __init__(self) -> None:
+        self._listeners: Dict[str, List[Listener]] = {}
+        self._listener_tasks: Set["asyncio.Task[Any]"] = set()
+
+    def on(self, event: str, listener: Listener) -> Callable[[], None]:
+        """Calls ``listener(payload)`` on each ``event``; returns the function that removes it."""
+        self._listeners.setdefault(event, []).append(listener)
+        return lambda: self.off(event, listener)
+
+    def once(self, event: str, listener: Listener) -> Callable[[], None]:
+        def wrapper(payload: Any) -> Any:
+            self.off(event, wrapper)
+            return listener(payload)
+
+        return self.on(event, wrapper)
+
+    def off(self, event: str, listener: Listener) -> None:
+        listeners = self._listeners.get(event, [])
+        if listener in listeners:
+            listeners.remove(listener)
+
+    def emit(self, event: str, payload: Any) -> None:
+        for listener in list(self._listeners.get(event, [])):
+            try:
+                result = listener(payload)
+            except Exception as error:  # noqa: BLE001 - a listener's bug must not break the client
+                self.on_listener_error(error, event)
+                continue
+            if inspect.isawaitable(result):
+                task = asyncio.ensure_future(result)
+                self._listener_tasks.add(task)
+                task.add_done_callback(lambda done, name=event: self._listener_done(done, name))
+
+    def _listener_done(self, task: "asyncio.Task[Any]", event: str) -> None:
+        self._listener_tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            self.on_listener_error(task.exception(), event)
+
+    def on_listener_error(self, error: BaseException, event: str) -> None:
+        raise NotImplementedError

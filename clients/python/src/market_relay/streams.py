@@ -1,0 +1,154 @@
+"""The stream of each channel as the application holds it: its state, how a snapshot and an update make
+it, and the events a channel adds (``trade`` on trades, ``closed`` on market). Sequencing, resync and
+status are the base class's (``subscription.py``)."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any, Dict, NamedTuple, Optional, Tuple
+
+from . import channels
+from .book import BookState, apply_book_update, book_checksum, book_from_snapshot
+from .subscription import StreamHost, StreamSubscription
+
+
+class BookSubscription(StreamSubscription[BookState]):
+    """A ``book`` stream: a verified ``BookState`` (decimal strings, best first) after every message."""
+
+    channel = "book"
+
+    def __init__(self, host: StreamHost, market: str, depth: Optional[int]) -> None:
+        super().__init__(host, market)
+        self.depth = depth
+
+    def state_of(self, data: Any) -> BookState:
+        return book_from_snapshot(data)
+
+    def apply(self, state: BookState, data: Any) -> BookState:
+        return apply_book_update(state, data)
+
+    def verify(self, state: BookState, message: Dict[str, Any]) -> bool:
+        return book_checksum(state) == message.get("checksum")
+
+
+class PriceSubscription(StreamSubscription[Dict[str, str]]):
+    """A ``price`` stream: upstream's decimal strings per field; a field upstream omits is absent."""
+
+    channel = "price"
+
+    def state_of(self, data: Any) -> Dict[str, str]:
+        return channels.price_from_snapshot(data)
+
+    def apply(self, state: Dict[str, str], data: Any) -> Dict[str, str]:
+        return channels.apply_price_update(state, data)
+
+
+class RecentIds:
+    """The most recently added ids, at most ``capacity``: adding beyond it forgets the oldest."""
+
+    def __init__(self, capacity: int) -> None:
+        self._capacity = capacity
+        self._ids: "OrderedDict[str, None]" = OrderedDict()
+
+    def add(self, item: str) -> bool:
+        """Remembers ``item``; False when it was already remembered."""
+        if item in self._ids:
+            return False
+        self._ids[item] = None
+        if len(self._ids) > self._capacity:
+            self._ids.popitem(last=False)
+        return True
+
+
+TradesState = Tuple[Dict[str, Any], ...]
+
+
+class TradesSubscription(StreamSubscription[TradesState]):
+    """A ``trades`` stream: the 50 most recent entries, oldest first. ``trade`` fires once per
+    ``activity_id`` for the subscription's life, also across a new epoch whose snapshot repeats trades."""
+
+    channel = "trades"
+
+    def __init__(self, host: StreamHost, market: str) -> None:
+        super().__init__(host, market)
+        self._announced = RecentIds(channels.TRADES_SEEN_IDS)
+
+    def state_of(self, data: Any) -> TradesState:
+        return channels.trades_from_snapshot(data)
+
+    def apply(self, state: TradesState, data: Any) -> TradesState:
+        return channels.apply_trades_update(state, data)
+
+    def accepted(self, message: Dict[str, Any], state: TradesState) -> None:
+        for trade in message["data"]["trades"]:
+            if self._announced.add(trade["activity_id"]):
+                self.emit("trade", trade)
+
+
+#: upstream's status of a market that accepts trading.
+ACTIVE = "ACTIVE"
+
+
+class MarketClosed(NamedTuple):
+    status: str
+    state: Dict[str, Any]
+
+
+class MarketSubscription(StreamSubscription[Dict[str, Any]]):
+    """A ``market`` stream: upstream's market record. ``closed`` fires once, with ``MarketClosed``,
+    when the market leaves ACTIVE; the relay then closes the stream."""
+
+    channel = "market"
+
+    def __init__(self, host: StreamHost, market: str) -> None:
+        super().__init__(host, market)
+        self._announced_close = False
+
+    def state_of(self, data: Any) -> Dict[str, Any]:
+        return channels.record_from_snapshot(data)
+
+    def apply(self, state: Dict[str, Any], data: Any) -> Dict[str, Any]:
+        return channels.apply_record_update(state, data)
+
+    def accepted(self, message: Dict[str, Any], state: Dict[str, Any]) -> None:
+        status = state.get("status")
+        if self._announced_close or not isinstance(status, str) or status == ACTIVE:
+            return
+        self._announced_close = True
+        self.emit("closed", MarketClosed(status, state))
+
+
+class ProbabilitiesSubscription(StreamSubscription[Dict[str, Any]]):
+    """The ``probabilities`` stream (``all``): market UUID -> entry, numbers as ``Decimal``."""
+
+    channel = "probabilities"
+
+    def state_of(self, data: Any) -> Dict[str, Any]:
+        return channels.record_from_snapshot(data)
+
+    def apply(self, state: Dict[str, Any], data: Any) -> Dict[str, Any]:
+        return channels.apply_record_update(state, data)
+
+
+class OracleSubscription(StreamSubscription[Dict[str, Any]]):
+    """An ``oracle`` stream (``market`` is the feed id): the feed's latest price record."""
+
+    channel = "oracle"
+
+    def state_of(self, data: Any) -> Dict[str, Any]:
+        return channels.record_from_snapshot(data)
+
+    def apply(self, state: Dict[str, Any], data: Any) -> Dict[str, Any]:
+        return channels.record_from_snapshot(data)
+
+
+class OrdersSubscription(StreamSubscription[channels.OrderMap]):
+    """An ``orders`` stream: ``(bids, asks)``, each an ordered dict order id -> entry."""
+
+    channel = "orders"
+
+    def state_of(self, data: Any) -> channels.OrderMap:
+        return channels.orders_from_snapshot(data)
+
+    def apply(self, state: channels.OrderMap, data: Any) -> channels.OrderMap:
+        return channels.apply_orders_update(state, data)

@@ -1,0 +1,303 @@
+"""One subscribed stream as the application sees it: the last verified state, built from snapshot and
+updates, with ``seq`` continuity, epoch and (on books) the checksum checked on every message
+(docs/protocol.md "Sequencing, epochs and resume"). On a gap, a checksum mismatch, a bad message or an
+update from another epoch it asks the client for a fresh snapshot and drops updates until it arrives.
+The state machine mirrors the JavaScript SDK's (src/client/stream-subscription.ts).
+
+Events (``subscription.on(name, listener)``), each listener called with one payload:
+
+- ``snapshot`` / ``update``: ``StreamChange(message, state)``, after the state was verified;
+- ``resync``: ``Resync(reason, detail)``, reason ``gap``, ``checksum``, ``epoch`` or ``malformed``;
+- ``resumed``: ``bool``, the relay's ``recovered`` answer to a resume after a reconnect;
+- ``status``: ``StatusChange(status, reason)``;
+- ``error``: ``RelayClientError`` the relay reported for this stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import (
+    Any,
+    AsyncIterator,
+    Dict,
+    Generic,
+    NamedTuple,
+    Optional,
+    TypeVar,
+)
+
+from .errors import RelayClientError
+from .events import Emitter
+
+State = TypeVar("State")
+
+#: ``pending`` (no snapshot yet), ``live``, ``stale`` (connection down or upstream failing: the
+#: last known state), ``resyncing`` (the last verified state, a snapshot requested), ``closed``.
+SubscriptionStatus = str
+
+
+class StreamChange(NamedTuple):
+    message: Dict[str, Any]
+    state: Any
+
+
+class Resync(NamedTuple):
+    reason: str
+    detail: str
+
+
+class StatusChange(NamedTuple):
+    status: SubscriptionStatus
+    reason: Optional[str]
+
+
+class StreamKey(NamedTuple):
+    channel: str
+    market: str
+    depth: Optional[int]
+
+
+class StreamHost:
+    """What a stream needs from the client that owns it."""
+
+    def request_snapshot(self, stream: "StreamSubscription[Any]") -> None:
+        raise NotImplementedError
+
+    def release(self, stream: "StreamSubscription[Any]") -> None:
+        raise NotImplementedError
+
+    def report_listener_error(self, error: BaseException) -> None:
+        raise NotImplementedError
+
+
+class StreamFormatError(ValueError):
+    """A snapshot or update whose data is not its channel's shape."""
+
+
+class StreamSubscription(Emitter, Generic[State]):
+    channel: str = ""
+    #: ``book``: 10, 50 or None (full book); other channels: None.
+    depth: Optional[int] = None
+
+    def __init__(self, host: StreamHost, market: str) -> None:
+        super().__init__()
+        self.market = market
+        #: The last verified state; None until the first snapshot. Each change is a new object.
+        self.state: Optional[State] = None
+        self.epoch: Optional[str] = None
+        self.seq: Optional[int] = None
+        self._host = host
+        self._resyncing = False
+        self._connection_down = False
+        self._relay_state = "live"
+        self._closed = False
+        self._status: SubscriptionStatus = "pending"
+        self._changed = asyncio.Event()
+        self._version = 0
+
+    @property
+    def key(self) -> StreamKey:
+        return StreamKey(self.channel, self.market, self.depth)
+
+    @property
+    def status(self) -> SubscriptionStatus:
+        return self._status
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def unsubscribe(self) -> None:
+        """Stops the stream at the relay; the subscription ends with status ``closed``."""
+        if self._closed:
+            return
+        self._host.release(self)
+        self.end("unsubscribed")
+
+    async def wait_for_state(self, timeout: Optional[float] = None) -> State:
+        """The state once the first snapshot is verified (at once if it is); TimeoutError after ``timeout``."""
+
+        async def first() -> State:
+            while self.state is None:
+                if self._closed:
+                    raise RelayClientError("closed", f"{self.channel} {self.market} closed before any state")
+                await self._next_change()
+            return self.state
+
+        return await asyncio.wait_for(first(), timeout)
+
+    def __aiter__(self) -> AsyncIterator[State]:
+        return self._latest_states()
+
+    async def _latest_states(self) -> AsyncIterator[State]:
+        """Latest-state iteration: a slow consumer skips intermediate states, never sees an unverified one."""
+        seen = 0
+        while True:
+            if self._version > seen and self.state is not None:
+                seen = self._version
+                yield self.state
+                continue
+            if self._closed:
+                return
+            await self._next_change()
+
+    async def _next_change(self) -> None:
+        self._changed.clear()
+        await self._changed.wait()
+
+    def on_listener_error(self, error: BaseException, event: str) -> None:
+        self._host.report_listener_error(error)
+
+    # --- called by the client ----------------------------------------------------------------------
+
+    @property
+    def resume_point(self) -> Optional[Dict[str, Any]]:
+        """Where to resume after a reconnect: only a state the stream still trusts."""
+        if self._resyncing or self.epoch is None or self.seq is None:
+            return None
+        return {"epoch": self.epoch, "seq": self.seq}
+
+    def receive(self, message: Dict[str, Any]) -> None:
+        if self._closed:
+            return
+        if message["type"] == "snapshot":
+            self._on_snapshot(message)
+        else:
+            self._on_update(message)
+
+    def receive_status(self, message: Dict[str, Any]) -> None:
+        if self._closed:
+            return
+        reason = message.get("reason")
+        if message.get("state") == "closed":
+            self.end(reason if isinstance(reason, str) else "market closed")
+            return
+        self._relay_state = "stale" if message.get("state") == "stale" else "live"
+        self._refresh_status(reason if isinstance(reason, str) else None)
+
+    def receive_error(self, error: RelayClientError) -> None:
+        if self._closed:
+            return
+        self.emit("error", error)
+        # docs/protocol.md "Error codes": the market does not exist upstream; the relay dropped the stream.
+        if error.code == "unknown_market":
+            self.end(error.message)
+
+    def resumed(self, recovered: bool) -> None:
+        """The relay's answer to a resume: True means the missed updates follow (or none were missed)."""
+        if self._closed:
+            return
+        self.emit("resumed", recovered)
+        if recovered:
+            self._connection_down = False
+            self._refresh_status()
+
+    def malformed(self, detail: str) -> None:
+        if not self._closed and self.state is not None:
+            self._resync("malformed", detail)
+
+    def connection_lost(self) -> None:
+        if self._closed:
+            return
+        self._connection_down = True
+        self._relay_state = "live"
+        self._refresh_status("connection lost")
+
+    def end(self, reason: str) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._refresh_status(reason)
+        self._changed.set()
+
+    # --- channel specifics -------------------------------------------------------------------------
+
+    def state_of(self, data: Any) -> State:
+        raise NotImplementedError
+
+    def apply(self, state: State, data: Any) -> State:
+        raise NotImplementedError
+
+    def verify(self, state: State, message: Dict[str, Any]) -> bool:
+        """Whether a state matches the checksum its message carries (channels without one: always)."""
+        return True
+
+    def accepted(self, message: Dict[str, Any], state: State) -> None:
+        """After a message was accepted and announced: where a channel emits its own events."""
+
+    # --- state machine -----------------------------------------------------------------------------
+
+    def _on_snapshot(self, message: Dict[str, Any]) -> None:
+        try:
+            state = self.state_of(message.get("data"))
+        except ValueError as error:
+            self._resync("malformed", f"snapshot {message['epoch']}/{message['seq']}: {error}")
+            return
+        if not self.verify(state, message):
+            self._resync("checksum", f"snapshot {message['epoch']}/{message['seq']} does not match its checksum")
+            return
+        # A new epoch means the numbering restarted (relay restart, lost state).
+        if not self._resyncing and self.epoch is not None and self.epoch != message["epoch"]:
+            self.emit("resync", Resync("epoch", f"epoch {self.epoch} replaced by {message['epoch']}"))
+        self._accept(state, message)
+        self.emit("snapshot", StreamChange(message, state))
+        self.accepted(message, state)
+
+    def _on_update(self, message: Dict[str, Any]) -> None:
+        # Waiting for a snapshot: updates cannot be placed (docs/protocol.md "Maintaining a book" 2).
+        if self.state is None or self._resyncing or self.seq is None:
+            return
+        if message["epoch"] != self.epoch:
+            self._resync("epoch", f"update from epoch {message['epoch']} on a stream in epoch {self.epoch}")
+            return
+        seq = message["seq"]
+        if seq <= self.seq:
+            return  # already applied
+        if seq != self.seq + 1:
+            self._resync("gap", f"update seq {seq} after seq {self.seq}")
+            return
+        try:
+            next_state = self.apply(self.state, message.get("data"))
+        except ValueError as error:
+            self._resync("malformed", f"update {seq}: {error}")
+            return
+        if not self.verify(next_state, message):
+            self._resync("checksum", f"state after seq {seq} does not match its checksum")
+            return
+        self._accept(next_state, message)
+        self.emit("update", StreamChange(message, next_state))
+        self.accepted(message, next_state)
+
+    def _accept(self, state: State, message: Dict[str, Any]) -> None:
+        self.state = state
+        self.epoch = message["epoch"]
+        self.seq = message["seq"]
+        self._resyncing = False
+        self._connection_down = False
+        self._version += 1
+        self._refresh_status()
+        self._changed.set()
+
+    def _resync(self, reason: str, detail: str) -> None:
+        self._resyncing = True
+        self.emit("resync", Resync(reason, detail))
+        self._refresh_status(detail)
+        self._host.request_snapshot(self)
+
+    def _refresh_status(self, reason: Optional[str] = None) -> None:
+        status = self._compute_status()
+        if status == self._status:
+            return
+        self._status = status
+        self.emit("status", StatusChange(status, reason))
+
+    def _compute_status(self) -> SubscriptionStatus:
+        if self._closed:
+            return "closed"
+        if self._resyncing:
+            return "resyncing"
+        if self.state is None:
+            return "pending"
+        if self._connection_down or self._relay_state == "stale":
+            return "stale"
+        return "live"
