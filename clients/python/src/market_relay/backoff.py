@@ -5,6 +5,7 @@ capped exponential), so thousands of clients dropped by one relay do not return 
 
 from __future__ import annotations
 
+import math
 import random as _random
 from typing import Callable, NamedTuple, Optional
 
@@ -23,7 +24,7 @@ class Backoff(NamedTuple):
 
 def backoff_delay(attempt: int, backoff: Backoff, random: Callable[[], float] = _random.random) -> float:
     """Delay before retry number ``attempt`` (0 for the first retry after a drop)."""
-    ceiling = min(backoff.maximum, backoff.base * (2 ** min(attempt, 62)))
+    ceiling = min(backoff.maximum, math.ldexp(backoff.base, min(attempt, 62)))
     return random() * ceiling
 
 

@@ -349,7 +349,7 @@ class RelayClient(Emitter, StreamHost):
                 if stream.closed:
                     self._streams.pop(stream.key, None)
         elif kind == "subscribed":
-            self._in_flight.pop(message.get("id"), None)  # type: ignore[arg-type]
+            self._answered(message.get("id"))
             recovered = message.get("recovered")
             if isinstance(recovered, dict):
                 for market, value in recovered.items():
@@ -357,9 +357,13 @@ class RelayClient(Emitter, StreamHost):
                     if stream is not None:
                         stream.resumed(value is True)
         elif kind == "unsubscribed":
-            self._in_flight.pop(message.get("id"), None)  # type: ignore[arg-type]
+            self._answered(message.get("id"))
         elif kind == "error":
             self._on_error(message)
+
+    def _answered(self, request_id: object) -> Optional[Dict[str, Any]]:
+        """The subscribe request a reply answers, no longer in flight."""
+        return self._in_flight.pop(request_id, None) if isinstance(request_id, (int, str)) else None
 
     def _stream_of(self, message: Dict[str, Any]) -> Optional[StreamSubscription[Any]]:
         channel, market = message.get("channel"), message.get("market")
@@ -394,8 +398,8 @@ class RelayClient(Emitter, StreamHost):
         if isinstance(market, str) and request_id is None:
             targets = [s for s in self._streams.values() if s.channel == channel and s.market == market]
         else:
-            key = request_id if request_id in self._in_flight else next(iter(self._in_flight), None)
-            request = self._in_flight.pop(key, None) if key is not None else None  # type: ignore[arg-type]
+            # Without an id, the relay answers requests in order: the oldest one in flight.
+            request = self._answered(request_id if request_id is not None else next(iter(self._in_flight), None))
             if request is not None:
                 for requested in request["markets"]:
                     stream = self._streams.get(StreamKey(request["channel"], requested, request.get("depth")))

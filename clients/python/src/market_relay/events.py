@@ -4,6 +4,7 @@ one that raises never disturbs the client: the exception goes to ``on_listener_e
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 from typing import Any, Callable, Dict, List, Set
 
@@ -42,12 +43,13 @@ class Emitter:
             if inspect.isawaitable(result):
                 task = asyncio.ensure_future(result)
                 self._listener_tasks.add(task)
-                task.add_done_callback(lambda done, name=event: self._listener_done(done, name))
+                task.add_done_callback(functools.partial(self._listener_done, event))
 
-    def _listener_done(self, task: "asyncio.Task[Any]", event: str) -> None:
+    def _listener_done(self, event: str, task: "asyncio.Task[Any]") -> None:
         self._listener_tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            self.on_listener_error(task.exception(), event)
+        error = None if task.cancelled() else task.exception()
+        if error is not None:
+            self.on_listener_error(error, event)
 
     def on_listener_error(self, error: BaseException, event: str) -> None:
         raise NotImplementedError

@@ -4,19 +4,23 @@ refused-handshake error. Also the relay URL and the reading of a refused handsha
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple
+import importlib
+from typing import Any, Callable, Dict, Optional, Tuple
 from urllib.parse import urlsplit, urlunsplit
 
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-try:  # websockets >= 13
-    from websockets.asyncio.client import connect as _connect
 
-    _HEADERS_OPTION = "additional_headers"
-except ImportError:  # websockets 10.4 .. 12
-    from websockets.client import connect as _connect  # type: ignore[no-redef]
 
-    _HEADERS_OPTION = "extra_headers"
+def _client_api() -> Tuple[Callable[..., Any], str]:
+    """The library's client ``connect`` and the name of its extra-headers option."""
+    try:  # websockets >= 13
+        return importlib.import_module("websockets.asyncio.client").connect, "additional_headers"
+    except ImportError:  # websockets 10.4 .. 12
+        return importlib.import_module("websockets.client").connect, "extra_headers"
+
+
+_connect, _HEADERS_OPTION = _client_api()
 
 __all__ = ["ConnectionClosed", "InvalidHandshake", "close_of", "open_socket", "refused_status", "relay_socket_url"]
 
