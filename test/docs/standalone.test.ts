@@ -8,19 +8,19 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TEXT = /\.(ts|js|md|json|yaml|html|css)$|^(Dockerfile|run)$/;
+const TEXT = /\.(ts|js|md|json|yaml|html|css|py|toml)$|^(Dockerfile|run)$/;
 
 function filesUnder(folder: string): string[] {
   return readdirSync(folder).flatMap((name) => {
     const path = join(folder, name);
     if (statSync(path).isDirectory())
-      return name === 'node_modules' || name === 'results' ? [] : filesUnder(path);
+      return ['node_modules', 'results', 'build', '__pycache__'].includes(name) ? [] : filesUnder(path);
     return TEXT.test(name) ? [path] : [];
   });
 }
 
 const files = [
-  ...['src', 'docs', 'test', 'bench', 'bin', '.ci'].flatMap((folder) => filesUnder(join(ROOT, folder))),
+  ...['src', 'docs', 'test', 'bench', 'bin', '.ci', 'clients'].flatMap((folder) => filesUnder(join(ROOT, folder))),
   join(ROOT, 'README.md'),
   join(ROOT, 'Dockerfile'),
 ];
