@@ -3,6 +3,7 @@ kept verified, the depth-10 book's states recorded for comparison with a JavaScr
 same seq, and a resume with no gap after the connection is cut."""
 
 import asyncio
+import importlib.util
 import json
 import os
 from decimal import Decimal
@@ -15,6 +16,7 @@ from market_relay import Backoff, connect
 from relay_proxy import CuttableProxy
 
 FAST = Backoff(base=0.05, maximum=0.5, going_away_spread=0.1)
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 #: Generous: the relay polls every few tens of milliseconds, but the machine may be loaded.
 DEADLINE = 8.0
 
@@ -146,3 +148,30 @@ def test_resumes_with_no_gap_after_the_connection_is_cut():
             await proxy.close()
 
     asyncio.run(scenario())
+
+
+def test_the_example_bot_quotes_then_stops_when_the_book_goes_stale(capsys):
+    url, market = env("MARKET_RELAY_URL"), env("MARKET_RELAY_MARKET")
+    relay = urlsplit(url)
+    spec = importlib.util.spec_from_file_location("best_bid_ask", EXAMPLES / "best_bid_ask.py")
+    bot = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bot)
+    printed = []
+
+    def output():
+        printed.append(capsys.readouterr().out)
+        return "".join(printed)
+
+    async def scenario():
+        proxy = CuttableProxy(relay.hostname, relay.port)
+        await proxy.start()
+        try:
+            running = asyncio.ensure_future(bot.main(market, [f"ws://127.0.0.1:{proxy.port}/v1/ws"]))
+            await until("the bot's first quote", lambda: "| ask " in output())
+            await proxy.close()  # the relay is unreachable from now on: the book goes stale
+            await asyncio.wait_for(running, DEADLINE)
+        finally:
+            await proxy.close()
+
+    asyncio.run(scenario())
+    assert "book stale (connection lost): stopping" in output()
