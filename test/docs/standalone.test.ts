@@ -20,7 +20,9 @@ function filesUnder(folder: string): string[] {
 }
 
 const files = [
-  ...['src', 'docs', 'test', 'bench', 'bin', '.ci', 'clients'].flatMap((folder) => filesUnder(join(ROOT, folder))),
+  ...['src', 'docs', 'test', 'bench', 'bin', '.ci', 'clients'].flatMap((folder) =>
+    filesUnder(join(ROOT, folder)),
+  ),
   join(ROOT, 'README.md'),
   join(ROOT, 'Dockerfile'),
 ];
