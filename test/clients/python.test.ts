@@ -56,7 +56,12 @@ describe.skipIf(!(await pythonAvailable()))('the Python client against a relay',
       const record = join(scratch, 'book.jsonl');
       const result = await runPytest(
         python,
-        ['test_live_relay.py', 'test_checksum_vectors.py', 'test_stream_state.py'],
+        [
+          'test_live_relay.py',
+          'test_client_fake_relay.py',
+          'test_checksum_vectors.py',
+          'test_stream_state.py',
+        ],
         {
           MARKET_RELAY_URL: harness.relay.url,
           MARKET_RELAY_MARKET: market,

@@ -52,8 +52,8 @@ async function missingPython(): Promise<string | undefined> {
   }
 }
 
-/** What is not part of the installed package: build output, and the tests and examples run from the clone. */
-const NOT_INSTALLED = /(^|\/)(build|__pycache__|[^/]*\.egg-info|tests|examples)$/;
+/** What is not part of the installed package: build output, caches, and the tests and examples run from the clone. */
+const NOT_INSTALLED = /(^|\/)(build|__pycache__|[^/]*\.egg-info|\.[^/]*|tests|examples)$/;
 
 /** Files of the client that make up the installed package. */
 function clientFiles(dir = CLIENT_DIR): string[] {
