@@ -14,7 +14,8 @@ from .book import (
     book_checksum_input,
     book_from_snapshot,
 )
-from .client import Closed, Opened, Reconnecting, RelayClient, connect
+from .client import RelayClient, connect
+from .connection import Closed, Opened, Reconnecting
 from .errors import RelayClientError
 from .streams import (
     BookSubscription,

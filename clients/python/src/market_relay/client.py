@@ -1,8 +1,8 @@
-"""The client the application holds: it keeps one connection to one of its relays, reconnects with
-backoff (to the next relay URL each time), subscribes every stream again on every open with ``resume``
-(the last verified epoch and seq of each), routes each relay message to its stream, and sends the
-snapshot requests streams ask for when they lose continuity, batched per (channel, depth). Mirrors the
-JavaScript SDK (src/client/relay-client.ts) over asyncio and ``websockets``.
+"""The client the application holds: it owns the connection (``connection.py``: one relay at a time,
+the next URL on each reconnect) and the streams, subscribes every stream again on every open with
+``resume`` (the last verified epoch and seq of each), routes each relay message to its stream, and
+sends the snapshot requests streams ask for when they lose continuity, batched per (channel, depth).
+Mirrors the JavaScript SDK (src/client/relay-client.ts) over asyncio and ``websockets``.
 
 Events (``client.on(name, listener)``): ``open`` (``Opened``), ``close`` (``Closed``), ``reconnecting``
 (``Reconnecting``), ``status`` (the new ``client.status``), ``error`` (``RelayClientError``).
@@ -14,10 +14,11 @@ import asyncio
 import json
 import random as _random
 from decimal import Decimal
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Set, Type, TypeVar, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Type, TypeVar, Union
 
-from .backoff import Backoff, reconnect_delay
+from .backoff import Backoff
 from .channels import CHANNELS, PROBABILITIES_STREAM, canonical_stream_id
+from .connection import Closed, ConnectionListener, ConnectionStatus, Opened, Reconnecting, RelayConnection
 from .errors import RelayClientError
 from .events import Emitter
 from .streams import (
@@ -30,10 +31,7 @@ from .streams import (
     TradesSubscription,
 )
 from .subscription import StreamHost, StreamKey, StreamSubscription
-from .transport import ConnectionClosed, close_of, open_socket, refused_status, relay_socket_url
-
-#: ``connecting`` (first connection), ``open``, ``reconnecting`` (after a drop), ``closed``.
-ClientStatus = str
+from .transport import relay_socket_url
 
 #: Markets per subscribe request (docs/protocol.md "Limits").
 MARKETS_PER_REQUEST = 100
@@ -41,28 +39,7 @@ MARKETS_PER_REQUEST = 100
 RATE_LIMIT_RETRY = 1.0
 #: Request errors that may pass on retry; any other answer to a subscribe refuses its streams.
 RETRYABLE = frozenset({"rate_limited", "internal", "upstream_unavailable"})
-#: Close code of an authentication refusal (docs/protocol.md "Close codes").
-POLICY_VIOLATION = 1008
-
 S = TypeVar("S", bound=StreamSubscription[Any])
-
-
-class Opened(NamedTuple):
-    url: str
-    reconnect: bool
-
-
-class Closed(NamedTuple):
-    url: str
-    code: Optional[int]
-    reason: str
-    will_reconnect: bool
-
-
-class Reconnecting(NamedTuple):
-    attempt: int
-    delay: float
-    url: str
 
 
 def _load(text: str) -> Any:
@@ -70,7 +47,7 @@ def _load(text: str) -> Any:
     return json.loads(text, parse_float=Decimal)
 
 
-class RelayClient(Emitter, StreamHost):
+class RelayClient(Emitter, StreamHost, ConnectionListener):
     def __init__(
         self,
         urls: Union[str, Sequence[str]],
@@ -86,31 +63,38 @@ class RelayClient(Emitter, StreamHost):
         given = [urls] if isinstance(urls, str) else list(urls)
         if not given:
             raise ValueError("at least one relay URL is needed")
-        self.urls: List[str] = [relay_socket_url(url) for url in given]
-        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._dead_after = dead_after if dead_after is not None else heartbeat * 2.5
-        self._backoff = backoff
-        self._open_timeout = open_timeout
-        self._random = random
         self._streams: Dict[StreamKey, StreamSubscription[Any]] = {}
         self._to_subscribe: Dict[StreamKey, StreamSubscription[Any]] = {}
         self._flush_scheduled = False
         self._in_flight: Dict[Union[int, str], Dict[str, Any]] = {}
         self._next_id = 0
-        self._outbox: Optional["asyncio.Queue[str]"] = None
-        self._status: ClientStatus = "connecting"
         self._closing = False
-        self._opened_once = False
         self._timers: Set[asyncio.TimerHandle] = set()
-        #: The URL of the relay the client is connected (or connecting) to.
-        self.url = self.urls[0]
-        self._task = asyncio.get_running_loop().create_task(self._run())
+        self._connection = RelayConnection(
+            [relay_socket_url(url) for url in given],
+            self,
+            headers={"Authorization": f"Bearer {api_key}"} if api_key else {},
+            dead_after=dead_after if dead_after is not None else heartbeat * 2.5,
+            backoff=backoff,
+            open_timeout=open_timeout,
+            random=random,
+        )
 
     # --- the application's side ------------------------------------------------------------------
 
     @property
-    def status(self) -> ClientStatus:
-        return self._status
+    def status(self) -> ConnectionStatus:
+        """``connecting`` (first connection), ``open``, ``reconnecting`` (after a drop), ``closed``."""
+        return self._connection.status
+
+    @property
+    def urls(self) -> List[str]:
+        return self._connection.urls
+
+    @property
+    def url(self) -> str:
+        """The URL of the relay the client is connected (or connecting) to."""
+        return self._connection.url
 
     @property
     def subscriptions(self) -> List[StreamSubscription[Any]]:
@@ -155,13 +139,8 @@ class RelayClient(Emitter, StreamHost):
         for timer in self._timers:
             timer.cancel()
         self._timers.clear()
-        self._task.cancel()
-        try:
-            await self._task
-        except asyncio.CancelledError:
-            pass
+        await self._connection.close()
         self._end_all("client closed")
-        self._set_status("closed")
 
     async def __aenter__(self) -> "RelayClient":
         return self
@@ -219,7 +198,7 @@ class RelayClient(Emitter, StreamHost):
 
     def _flush(self) -> None:
         self._flush_scheduled = False
-        if self._outbox is None:
+        if self._connection.status != "open":
             return  # sent with everything else when the connection opens
         streams = [stream for stream in self._to_subscribe.values() if not stream.closed]
         self._to_subscribe.clear()
@@ -234,97 +213,43 @@ class RelayClient(Emitter, StreamHost):
 
     # --- the connection --------------------------------------------------------------------------
 
-    def _set_status(self, status: ClientStatus) -> None:
-        if status != self._status:
-            self._status = status
-            self.emit("status", status)
-
     def _send(self, request: Dict[str, Any]) -> None:
-        if self._outbox is None:
-            return
         self._next_id += 1
         request["id"] = self._next_id
-        if request["op"] == "subscribe":
+        if self._connection.send(json.dumps(request)) and request["op"] == "subscribe":
             self._in_flight[self._next_id] = request
-        self._outbox.put_nowait(json.dumps(request))
 
-    async def _run(self) -> None:
-        attempt = 0
-        index = 0
-        while True:
-            self.url = self.urls[index]
-            code, reason, delivered = await self._connect_once(self.url)
-            if self._status == "closed":
-                return
-            if delivered:
-                attempt = 0
-            # Every retry goes to the next relay of the list: the one just left may be gone.
-            index = (index + 1) % len(self.urls)
-            delay = reconnect_delay(attempt, code, self._backoff, self._random)
-            self._set_status("reconnecting")
-            self.emit("reconnecting", Reconnecting(attempt + 1, delay, self.urls[index]))
-            attempt += 1
-            await asyncio.sleep(delay)
+    # --- ConnectionListener ----------------------------------------------------------------------
 
-    async def _connect_once(self, url: str) -> "tuple[Optional[int], str, bool]":
-        """One connection, from opening to its end: (close code, reason, whether it delivered a message)."""
-        try:
-            socket = await open_socket(url, self._headers, self._open_timeout)
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:  # noqa: BLE001 - any failure to connect is retried
-            status = refused_status(error)
-            if status in (401, 403):
-                self._refused(url, f"the relay answered HTTP {status}")
-            else:
-                self.emit("error", RelayClientError("connection_failed", f"{url}: {error}"))
-            return None, "", False
-        outbox: "asyncio.Queue[str]" = asyncio.Queue()
-        writer = asyncio.get_running_loop().create_task(_write(socket, outbox))
-        delivered = False
-        code: Optional[int] = None
-        reason = ""
-        try:
-            self._on_open(url, outbox)
-            while True:
-                frame = await asyncio.wait_for(socket.recv(), self._dead_after)
-                delivered = True
-                self._on_frame(frame)
-        except asyncio.TimeoutError:
-            reason = f"no message for {self._dead_after} s"
-        except ConnectionClosed as closed:
-            code, reason = close_of(closed)
-        finally:
-            self._outbox = None
-            self._in_flight.clear()
-            writer.cancel()
-            await _close_quietly(socket)
-        if code == POLICY_VIOLATION:
-            self._refused(url, f"the relay closed the connection: {reason or 'policy'}")
-        else:
-            self._on_close(Closed(url, code, reason, will_reconnect=not self._closing))
-        return code, reason, delivered
+    def connection_status(self, status: str) -> None:
+        self.emit("status", status)
 
-    def _refused(self, url: str, detail: str) -> None:
-        self._closing = True
-        self.emit("error", RelayClientError("refused", f"{url}: {detail}"))
-        self._end_all("refused by the relay")
-        self._set_status("closed")
-
-    def _on_open(self, url: str, outbox: "asyncio.Queue[str]") -> None:
-        self._outbox = outbox
+    def connection_opened(self, opened: Opened) -> None:
         self._in_flight.clear()
         self._to_subscribe.clear()
-        self._set_status("open")
-        for request in _subscribe_requests(list(self._streams.values()), resume=True):
+        for request in _subscribe_requests(list(self._streams.values())):
             self._send(request)
-        self.emit("open", Opened(url, self._opened_once))
-        self._opened_once = True
+        self.emit("open", opened)
 
-    def _on_close(self, closed: Closed) -> None:
+    def connection_frame(self, frame: Union[str, bytes]) -> None:
+        self._on_frame(frame)
+
+    def connection_closed(self, closed: Closed) -> None:
+        self._in_flight.clear()
         for stream in self._streams.values():
             stream.connection_lost()
         self.emit("close", closed)
+
+    def connection_reconnecting(self, reconnecting: Reconnecting) -> None:
+        self.emit("reconnecting", reconnecting)
+
+    def connection_failed(self, url: str, detail: str) -> None:
+        self.emit("error", RelayClientError("connection_failed", f"{url}: {detail}"))
+
+    def connection_refused(self, url: str, detail: str) -> None:
+        self._closing = True
+        self.emit("error", RelayClientError("refused", f"{url}: {detail}"))
+        self._end_all("refused by the relay")
 
     # --- relay messages --------------------------------------------------------------------------
 
@@ -450,22 +375,6 @@ def _subscribe_requests(streams: List[StreamSubscription[Any]], resume: bool = T
                 request["resume"] = points
             requests.append(request)
     return requests
-
-
-async def _write(socket: Any, outbox: "asyncio.Queue[str]") -> None:
-    """Sends the outbox in order; a failed send ends the writer (the reader sees the close)."""
-    try:
-        while True:
-            await socket.send(await outbox.get())
-    except ConnectionClosed:
-        return
-
-
-async def _close_quietly(socket: Any) -> None:
-    try:
-        await asyncio.wait_for(socket.close(), 1.0)
-    except (asyncio.TimeoutError, ConnectionClosed, OSError):
-        pass
 
 
 def connect(urls: Union[str, Sequence[str]], **options: Any) -> RelayClient:

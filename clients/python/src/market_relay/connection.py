@@ -1,0 +1,194 @@
+"""The connection under a client: one WebSocket at a time to one of its relays, reconnected with
+backoff, each time to the next URL of the list; dead when nothing (not even a heartbeat) arrives for
+``dead_after`` seconds; ended for good when the relay refuses the client. What the messages mean is
+the client's (``client.py``); this module only moves frames. Mirrors src/client/relay-connection.ts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple, Union
+
+from .backoff import Backoff, reconnect_delay
+from .transport import ConnectionClosed, close_of, open_socket, refused_status
+
+#: ``connecting`` (first connection), ``open``, ``reconnecting`` (after a drop), ``closed``.
+ConnectionStatus = str
+
+#: Close code of an authentication refusal (docs/protocol.md "Close codes").
+POLICY_VIOLATION = 1008
+
+
+class Opened(NamedTuple):
+    url: str
+    reconnect: bool
+
+
+class Closed(NamedTuple):
+    url: str
+    code: Optional[int]
+    reason: str
+    will_reconnect: bool
+
+
+class Reconnecting(NamedTuple):
+    attempt: int
+    delay: float
+    url: str
+
+
+class ConnectionListener:
+    """What the connection tells its client."""
+
+    def connection_status(self, status: ConnectionStatus) -> None:
+        raise NotImplementedError
+
+    def connection_opened(self, opened: Opened) -> None:
+        raise NotImplementedError
+
+    def connection_frame(self, frame: Union[str, bytes]) -> None:
+        raise NotImplementedError
+
+    def connection_closed(self, closed: Closed) -> None:
+        raise NotImplementedError
+
+    def connection_reconnecting(self, reconnecting: Reconnecting) -> None:
+        raise NotImplementedError
+
+    def connection_failed(self, url: str, detail: str) -> None:
+        raise NotImplementedError
+
+    def connection_refused(self, url: str, detail: str) -> None:
+        raise NotImplementedError
+
+
+class RelayConnection:
+    def __init__(
+        self,
+        urls: List[str],
+        listener: ConnectionListener,
+        *,
+        headers: Dict[str, str],
+        dead_after: float,
+        backoff: Backoff,
+        open_timeout: float,
+        random: Callable[[], float],
+    ) -> None:
+        self.urls = urls
+        #: The URL of the relay connected (or being connected) to.
+        self.url = urls[0]
+        self._listener = listener
+        self._headers = headers
+        self._dead_after = dead_after
+        self._backoff = backoff
+        self._open_timeout = open_timeout
+        self._random = random
+        self._outbox: Optional["asyncio.Queue[str]"] = None
+        self._status: ConnectionStatus = "connecting"
+        self._opened_once = False
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    @property
+    def status(self) -> ConnectionStatus:
+        return self._status
+
+    def send(self, text: str) -> bool:
+        """Queues a frame on the open connection; False when there is none."""
+        if self._outbox is None:
+            return False
+        self._outbox.put_nowait(text)
+        return True
+
+    async def close(self) -> None:
+        """Ends the connection for good."""
+        self._task.cancel()
+        try:
+            await self._task
+        except asyncio.CancelledError:
+            pass
+        self._outbox = None
+        self._set_status("closed")
+
+    def _set_status(self, status: ConnectionStatus) -> None:
+        if status != self._status:
+            self._status = status
+            self._listener.connection_status(status)
+
+    async def _run(self) -> None:
+        attempt = 0
+        index = 0
+        while True:
+            self.url = self.urls[index]
+            code, delivered = await self._connect_once(self.url)
+            if self._status == "closed":
+                return
+            if delivered:
+                attempt = 0
+            # Every retry goes to the next relay of the list: the one just left may be gone.
+            index = (index + 1) % len(self.urls)
+            delay = reconnect_delay(attempt, code, self._backoff, self._random)
+            self._set_status("reconnecting")
+            self._listener.connection_reconnecting(Reconnecting(attempt + 1, delay, self.urls[index]))
+            attempt += 1
+            await asyncio.sleep(delay)
+
+    async def _connect_once(self, url: str) -> Tuple[Optional[int], bool]:
+        """One connection, from opening to its end: (close code, whether it delivered a message)."""
+        try:
+            socket = await open_socket(url, self._headers, self._open_timeout)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # noqa: BLE001 - any failure to connect is retried
+            status = refused_status(error)
+            if status in (401, 403):
+                self._refused(url, f"the relay answered HTTP {status}")
+            else:
+                self._listener.connection_failed(url, str(error))
+            return None, False
+        outbox: "asyncio.Queue[str]" = asyncio.Queue()
+        writer = asyncio.get_running_loop().create_task(_write(socket, outbox))
+        delivered = False
+        code: Optional[int] = None
+        reason = ""
+        try:
+            self._outbox = outbox
+            self._set_status("open")
+            self._listener.connection_opened(Opened(url, self._opened_once))
+            self._opened_once = True
+            while True:
+                frame = await asyncio.wait_for(socket.recv(), self._dead_after)
+                delivered = True
+                self._listener.connection_frame(frame)
+        except asyncio.TimeoutError:
+            reason = f"no message for {self._dead_after} s"
+        except ConnectionClosed as closed:
+            code, reason = close_of(closed)
+        finally:
+            self._outbox = None
+            writer.cancel()
+            await _close_quietly(socket)
+        if code == POLICY_VIOLATION:
+            self._refused(url, f"the relay closed the connection: {reason or 'policy'}")
+        else:
+            self._listener.connection_closed(Closed(url, code, reason, will_reconnect=True))
+        return code, delivered
+
+    def _refused(self, url: str, detail: str) -> None:
+        self._set_status("closed")
+        self._listener.connection_refused(url, detail)
+
+
+async def _write(socket: Any, outbox: "asyncio.Queue[str]") -> None:
+    """Sends the outbox in order; a failed send ends the writer (the reader sees the close)."""
+    try:
+        while True:
+            await socket.send(await outbox.get())
+    except ConnectionClosed:
+        return
+
+
+async def _close_quietly(socket: Any) -> None:
+    try:
+        await asyncio.wait_for(socket.close(), 1.0)
+    except (asyncio.TimeoutError, ConnectionClosed, OSError):
+        pass
