@@ -4,7 +4,7 @@
  * vectors"): book streams as the relay sends them, each message with the book after it and that
  * book's checksum, computed here by the reference implementation (src/protocol/book.ts). Most cases
  * are made the way the relay makes a stream (full books, cut to the stream's depth, diffed by
- * src/relay/diff.ts); a few are hand-written updates the relay would not send but a client must
+ * src/relay/channels/book-price-diff.ts); a few are hand-written updates the relay would not send but a client must
  * apply as the protocol says (changes out of order, a price changed twice, a removal of an absent level).
  *
  * Run directly (`npm run vectors`) to write the file; test/protocol/checksum-vectors.test.ts keeps
@@ -15,8 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { applyBookUpdate, type BookState, bookChecksum, bookChecksumInput } from '../../src/protocol/book.ts';
 import { sumDecimals } from '../../src/protocol/decimal.ts';
 import type { BookData, BookDepth, Level } from '../../src/protocol/messages.ts';
-import { limitDepth } from '../../src/relay/aggregate.ts';
-import { diffBook } from '../../src/relay/diff.ts';
+import { limitDepth } from '../../src/relay/channels/aggregate.ts';
+import { diffBook } from '../../src/relay/channels/book-price-diff.ts';
 
 export const CHECKSUM_VECTORS_FILE = fileURLToPath(
   new URL('../../clients/vectors/checksum-v1.json', import.meta.url),
