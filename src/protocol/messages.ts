@@ -2,7 +2,8 @@
  * @module protocol/messages
  * The wire protocol, version 1 (docs/protocol.md), declared once: constants and the types of
  * every message. Shared by the relay (src/ws, src/relay) and the client SDK (src/client), so it
- * imports nothing Node-specific, and nothing at run time at all (zod stays in ./requests.ts).
+ * imports nothing Node-specific, and nothing at run time at all (zod stays in ./requests.ts, which
+ * validates client frames against the request types declared here).
  */
 
 export {
@@ -22,18 +23,33 @@ export type BookDepth = (typeof bookDepths)[number] | null;
 
 export { MAX_MARKETS_PER_REQUEST } from './limits.ts';
 
-// Client -> relay: declared as zod schemas in ./requests.ts (the relay validates with them); only
-// their types are re-exported here, so that the client SDK's browser bundle does not carry zod.
-export type {
-  ClientRequest,
-  PingRequest,
-  RequestId,
-  ResumePoint,
-  SubscribeRequest,
-  UnsubscribeRequest,
-} from './requests.ts';
+// Client -> relay (protocol.md "Client -> relay"). Plain types, so that the client SDK needs no
+// zod, not even for its type declarations; ./requests.ts validates frames against them with zod.
 
-import type { RequestId } from './requests.ts';
+export type RequestId = string | number;
+export interface ResumePoint {
+  epoch: string;
+  seq: number;
+}
+/** The streams a subscribe or unsubscribe names: a channel, its stream ids and (book) depth. */
+interface StreamSelection {
+  id?: RequestId;
+  channel: string;
+  markets: string[];
+  depth?: BookDepth;
+}
+export interface SubscribeRequest extends StreamSelection {
+  op: 'subscribe';
+  resume?: Record<string, ResumePoint>;
+}
+export interface UnsubscribeRequest extends StreamSelection {
+  op: 'unsubscribe';
+}
+export interface PingRequest {
+  op: 'ping';
+  id?: RequestId;
+}
+export type ClientRequest = SubscribeRequest | UnsubscribeRequest | PingRequest;
 
 // ---------------------------------------------------------------------------------------------
 // Relay -> client

@@ -1,13 +1,14 @@
 /**
  * @module protocol/requests
  * What clients send (protocol.md "Client -> relay") as zod schemas: the relay validates every
- * frame with them, and the request types of ./messages.ts are derived from them. Limits come from
+ * frame with them; each schema's output satisfies the request type declared in ./messages.ts. Limits come from
  * ./limits.ts and each channel's stream ids from ./channels.ts, so this module needs nothing else
  * of the project.
  */
 import { z } from 'zod';
 import { canonicalStreamId, isChannel } from './channels.ts';
 import { MAX_MARKETS_PER_REQUEST, MAX_REQUEST_ID_LENGTH, MAX_STREAM_ID_LENGTH } from './limits.ts';
+import type { ClientRequest, PingRequest, SubscribeRequest, UnsubscribeRequest } from './messages.ts';
 
 const requestId = z.union([z.string().max(MAX_REQUEST_ID_LENGTH), z.number().int()]);
 const resumePoint = z.object({ epoch: z.string().min(1).max(64), seq: z.number().int().nonnegative() });
@@ -75,7 +76,7 @@ export const subscribeRequest = z
             Object.entries(request.resume).map(([id, point]) => [canonicalId(request.channel, id), point]),
           ),
         }),
-  }));
+  })) satisfies z.ZodType<SubscribeRequest>;
 
 export const unsubscribeRequest = z
   .object({ op: z.literal('unsubscribe'), ...streamSelection })
@@ -83,15 +84,15 @@ export const unsubscribeRequest = z
   .transform((request) => ({
     ...request,
     markets: request.markets.map((id) => canonicalId(request.channel, id)),
-  }));
+  })) satisfies z.ZodType<UnsubscribeRequest>;
 
-export const pingRequest = z.object({ op: z.literal('ping'), id: requestId.optional() });
+export const pingRequest = z.object({
+  op: z.literal('ping'),
+  id: requestId.optional(),
+}) satisfies z.ZodType<PingRequest>;
 
-export const clientRequest = z.discriminatedUnion('op', [subscribeRequest, unsubscribeRequest, pingRequest]);
-
-export type RequestId = z.infer<typeof requestId>;
-export type ResumePoint = z.infer<typeof resumePoint>;
-export type SubscribeRequest = z.output<typeof subscribeRequest>;
-export type UnsubscribeRequest = z.output<typeof unsubscribeRequest>;
-export type PingRequest = z.infer<typeof pingRequest>;
-export type ClientRequest = z.output<typeof clientRequest>;
+export const clientRequest = z.discriminatedUnion('op', [
+  subscribeRequest,
+  unsubscribeRequest,
+  pingRequest,
+]) satisfies z.ZodType<ClientRequest>;
