@@ -7,8 +7,10 @@
 import { type ClientOptions, RelayClient } from './relay-client.ts';
 import {
   offeredProtocols,
+  type RelayUrls,
   relaySocketUrl,
   relaySseUrl,
+  relayUrlList,
   type WebSocketConstructor,
   withToken,
 } from './socket.ts';
@@ -34,29 +36,31 @@ export interface ConnectOptions extends ClientOptions {
 
 /** The SSE transport on the global `fetch`, the key in `headers` or, failing that, in `?token=`. */
 export function connectSse(
-  url: string,
+  urls: RelayUrls,
   options: ConnectOptions,
   headers: Record<string, string> = {},
 ): RelayClient {
   // Called as a plain function: browsers refuse a `fetch` called with another `this`.
   const fetchImpl: FetchLike = (target, init) => globalThis.fetch(target, init);
-  const target =
+  const targets = relayUrlList(urls).map((url) =>
     headers.Authorization === undefined
       ? withToken(relaySseUrl(url), options.apiKey)
-      : relaySseUrl(url).toString();
-  return new RelayClient(target, (address) => new SseSocket(address, fetchImpl, headers), options);
+      : relaySseUrl(url).toString(),
+  );
+  return new RelayClient(targets, (address) => new SseSocket(address, fetchImpl, headers), options);
 }
 
 /**
- * Connects to a relay (`https://relay.example` or `wss://relay.example/v1/ws`) and keeps
+ * Connects to a relay (`https://relay.example` or `wss://relay.example/v1/ws`), or to the first of
+ * several relays of one cluster and, whenever the connection is lost, to the next one, and keeps
  * reconnecting until `close()`. The API key travels as `?token=` since browsers cannot set headers.
  */
-export function connect(url: string, options: ConnectOptions = {}): RelayClient {
+export function connect(urls: RelayUrls, options: ConnectOptions = {}): RelayClient {
   const WebSocketClass = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
-  if (options.transport === 'sse' || WebSocketClass === undefined) return connectSse(url, options);
-  const socketUrl = withToken(relaySocketUrl(url), options.apiKey);
+  if (options.transport === 'sse' || WebSocketClass === undefined) return connectSse(urls, options);
+  const targets = relayUrlList(urls).map((url) => withToken(relaySocketUrl(url), options.apiKey));
   const protocols = offeredProtocols(options.encoding);
-  return new RelayClient(socketUrl, (target) => new WebSocketClass(target, protocols), options);
+  return new RelayClient(targets, (target) => new WebSocketClass(target, protocols), options);
 }
 
 export type { BookState } from '../protocol/book.ts';
@@ -116,5 +120,5 @@ export type {
 export { type ClientErrorCode, RelayClientError } from './client-error.ts';
 export type { ClientEvents, ClientOptions, RelayClient } from './relay-client.ts';
 export type { ConnectionStatus } from './relay-connection.ts';
-export type { WebSocketConstructor, WebSocketLike } from './socket.ts';
+export type { RelayUrls, WebSocketConstructor, WebSocketLike } from './socket.ts';
 export type { ResyncReason, StreamEvents, SubscriptionStatus } from './stream-subscription.ts';

@@ -7,7 +7,7 @@
 import WebSocket from 'ws';
 import { type ConnectOptions, connectSse } from './index.ts';
 import { RelayClient } from './relay-client.ts';
-import { offeredProtocols, relaySocketUrl, withToken } from './socket.ts';
+import { offeredProtocols, type RelayUrls, relaySocketUrl, relayUrlList, withToken } from './socket.ts';
 
 /**
  * `ws` fails a handshake whose response selects no subprotocol when one was offered (browsers
@@ -19,21 +19,21 @@ const NO_SUBPROTOCOL = 'Server sent no subprotocol';
 export * from './index.ts';
 
 /** Connects to a relay; with `options.WebSocket` it behaves exactly as the browser entry. */
-export function connect(url: string, options: ConnectOptions = {}): RelayClient {
-  const address = relaySocketUrl(url);
+export function connect(urls: RelayUrls, options: ConnectOptions = {}): RelayClient {
+  const addresses = relayUrlList(urls).map((url) => relaySocketUrl(url));
   let protocols = offeredProtocols(options.encoding);
   const Injected = options.WebSocket;
   if (Injected !== undefined) {
     return new RelayClient(
-      withToken(address, options.apiKey),
+      addresses.map((address) => withToken(address, options.apiKey)),
       (target) => new Injected(target, protocols),
       options,
     );
   }
   const headers = options.apiKey === undefined ? undefined : { Authorization: `Bearer ${options.apiKey}` };
-  if (options.transport === 'sse') return connectSse(url, options, headers);
+  if (options.transport === 'sse') return connectSse(urls, options, headers);
   return new RelayClient(
-    address.toString(),
+    addresses.map((address) => address.toString()),
     (target) => {
       const socket = new WebSocket(target, protocols, headers === undefined ? {} : { headers });
       socket.once('error', (error) => {

@@ -57,9 +57,11 @@ export interface ClientOptions {
 }
 
 export interface ClientEvents {
-  open: { reconnect: boolean };
+  /** `url`: the relay now connected to (one of several given to `connect`). */
+  open: { reconnect: boolean; url: string };
   close: { code: number; reason: string; willReconnect: boolean };
-  reconnecting: { attempt: number; delayMs: number };
+  /** `url`: the relay the next attempt goes to. */
+  reconnecting: { attempt: number; delayMs: number; url: string };
   status: { status: ConnectionStatus };
   error: RelayClientError;
 }
@@ -84,7 +86,8 @@ export class RelayClient extends Emitter<ClientEvents> {
   #opened = false;
   readonly #retryTimers = new Set<ReturnType<typeof setTimeout>>();
 
-  constructor(url: string, createSocket: SocketFactory, options: ClientOptions = {}) {
+  /** `urls`: complete socket URLs of one or several relays, tried in turn (client/relay-connection). */
+  constructor(urls: readonly string[], createSocket: SocketFactory, options: ClientOptions = {}) {
     super();
     this.#toSubscribe = new SubscribeBatch(
       () => this.#connection.status === 'open',
@@ -104,7 +107,7 @@ export class RelayClient extends Emitter<ClientEvents> {
     };
     this.#connection = new RelayConnection(
       {
-        url,
+        urls,
         createSocket,
         backoff: { ...defaultBackoff, ...options.backoff },
         random: options.random ?? Math.random,
@@ -112,7 +115,7 @@ export class RelayClient extends Emitter<ClientEvents> {
       },
       {
         status: (status) => this.emit('status', { status }),
-        open: () => this.#onOpen(),
+        open: (url) => this.#onOpen(url),
         message: (data) => this.#onFrame(data),
         close: (event) => this.#onClose(event),
         reconnecting: (event) => this.emit('reconnecting', event),
@@ -124,6 +127,11 @@ export class RelayClient extends Emitter<ClientEvents> {
 
   get status(): ConnectionStatus {
     return this.#connection.status;
+  }
+
+  /** The socket URL of the relay connected to, or being tried. */
+  get url(): string {
+    return this.#connection.url;
   }
 
   /** The application's streams (not yet closed). */
@@ -261,12 +269,12 @@ export class RelayClient extends Emitter<ClientEvents> {
 
   // --- RelayConnection ---------------------------------------------------------------------------
 
-  #onOpen(): void {
+  #onOpen(url: string): void {
     this.#toSubscribe.clear();
     this.#inFlight.clear();
     this.#numbers.clear();
     for (const request of subscribeRequests(this.#streams.all(), true)) this.#send(request);
-    this.emit('open', { reconnect: this.#opened });
+    this.emit('open', { reconnect: this.#opened, url });
     this.#opened = true;
   }
 

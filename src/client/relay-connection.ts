@@ -1,7 +1,9 @@
 /**
  * @module client/relay-connection
  * The SDK's side of the connection to a relay: open, watch for silence, and reopen after any loss with backoff and jitter
- * (client/backoff). Knows nothing of streams; the client above it resubscribes on each open.
+ * (client/backoff). Given several relays' URLs, each reopening tries the next one in turn, so a
+ * relay that is gone is left for another of the cluster (docs/client.md "Several relays"). Knows
+ * nothing of streams; the client above it resubscribes on each open.
  * Silence is death: the relay sends a `heartbeat` every heartbeatMs (protocol.md "Transport"), so
  * a socket with no message for `deadAfterMs` is abandoned even if the OS has not noticed yet.
  */
@@ -23,7 +25,8 @@ import {
 export type ConnectionStatus = 'connecting' | 'open' | 'reconnecting' | 'closed';
 
 export interface ConnectionOptions {
-  url: string;
+  /** Complete socket URLs, tried in turn from the first; at least one. */
+  urls: readonly string[];
   createSocket: SocketFactory;
   backoff: BackoffOptions;
   random: RandomSource;
@@ -32,10 +35,10 @@ export interface ConnectionOptions {
 
 export interface ConnectionHandlers {
   status(status: ConnectionStatus): void;
-  open(): void;
+  open(url: string): void;
   message(data: unknown): void;
   close(event: { code: number; reason: string; willReconnect: boolean }): void;
-  reconnecting(event: { attempt: number; delayMs: number }): void;
+  reconnecting(event: { attempt: number; delayMs: number; url: string }): void;
   error(error: RelayClientError): void;
 }
 
@@ -49,6 +52,8 @@ export class RelayConnection {
   readonly #on: ConnectionHandlers;
   #socket: WebSocketLike | undefined;
   #status: ConnectionStatus = 'connecting';
+  /** Index in `urls` of the relay connected to or being tried. */
+  #relay = 0;
   /** Retries since the relay last proved it accepts us (a message arrived). */
   #attempt = 0;
   #refused = false;
@@ -56,12 +61,18 @@ export class RelayConnection {
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: ConnectionOptions, handlers: ConnectionHandlers) {
+    if (options.urls.length === 0) throw new TypeError('at least one relay URL is needed');
     this.#options = options;
     this.#on = handlers;
   }
 
   get status(): ConnectionStatus {
     return this.#status;
+  }
+
+  /** The URL of the relay connected to, or being tried. */
+  get url(): string {
+    return this.#options.urls[this.#relay]!;
   }
 
   start(): void {
@@ -103,12 +114,11 @@ export class RelayConnection {
 
   #open(): void {
     let socket: WebSocketLike;
+    const url = this.url;
     try {
-      socket = this.#options.createSocket(this.#options.url);
+      socket = this.#options.createSocket(url);
     } catch (cause) {
-      this.#on.error(
-        new RelayClientError('connection_failed', `cannot open ${this.#options.url}`, { cause }),
-      );
+      this.#on.error(new RelayClientError('connection_failed', `cannot open ${url}`, { cause }));
       this.#scheduleRetry(undefined);
       return;
     }
@@ -116,7 +126,7 @@ export class RelayConnection {
     socket.onopen = () => {
       this.#armWatchdog(socket);
       this.#setStatus('open');
-      this.#on.open();
+      this.#on.open(url);
     };
     socket.onmessage = (event: MessageEventLike) => {
       this.#attempt = 0;
@@ -160,8 +170,9 @@ export class RelayConnection {
   #scheduleRetry(code: number | undefined): void {
     const delayMs = reconnectDelay(this.#attempt, code, this.#options.backoff, this.#options.random);
     this.#attempt += 1;
+    this.#relay = (this.#relay + 1) % this.#options.urls.length;
     this.#setStatus('reconnecting');
-    this.#on.reconnecting({ attempt: this.#attempt, delayMs });
+    this.#on.reconnecting({ attempt: this.#attempt, delayMs, url: this.url });
     this.#retryTimer = setTimeout(() => {
       this.#retryTimer = undefined;
       if (this.#status === 'reconnecting') this.#open();

@@ -49,6 +49,16 @@ export interface ErrorEventLike {
 export const OPEN = 1;
 export const CLOSED = 3;
 
+/** One relay's URL, or the URLs of several relays of one cluster, tried in turn. */
+export type RelayUrls = string | readonly string[];
+
+/** The URLs of `connect` as a list; an empty one is a programming error, thrown at once. */
+export function relayUrlList(urls: RelayUrls): readonly string[] {
+  const list = typeof urls === 'string' ? [urls] : urls;
+  if (list.length === 0) throw new TypeError('connect needs at least one relay URL');
+  return list;
+}
+
 /**
  * The WebSocket URL of a relay: `http(s)://host:port` or `ws(s)://host:port` gets the `/v1/ws`
  * path of protocol.md "Transport"; a URL with another path is used as given.

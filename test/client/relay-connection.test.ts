@@ -40,4 +40,8 @@ describe('client connection', () => {
     // An abort error emitted after close would fail the run as an uncaught exception.
     await new Promise((resolve) => setImmediate(resolve));
   });
+
+  it('refuses an empty list of relay URLs at once', () => {
+    expect(() => connect([])).toThrow(TypeError);
+  });
 });
