@@ -1,0 +1,212 @@
+/**
+ * The client-only package as a user gets it: `npm pack` of the `@market-relay/client` workspace
+ * (packages/client, built by `prepack`), the tarball installed into an empty project, which must
+ * print no warning on this Node, pull in no server dependency and stay under 1 MB; from there the
+ * package README's snippet keeps a live book from a relay, a browser bundle carries no Node
+ * module, and its type declarations check in a project with no Node types.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startHarness } from '../support/harness.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const PACKAGE = join(ROOT, 'packages', 'client');
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const MAX_INSTALLED_BYTES = 1024 * 1024;
+
+interface Manifest {
+  name: string;
+  dependencies?: Record<string, string>;
+}
+interface PackResult {
+  filename: string;
+  files: { path: string }[];
+}
+interface LsNode {
+  version?: string;
+  dependencies?: Record<string, LsNode>;
+}
+
+function manifest(folder: string): Manifest {
+  return JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as Manifest;
+}
+
+/** The README's ```js block importing the package. */
+function readmeSnippet(): string {
+  const readme = readFileSync(join(PACKAGE, 'README.md'), 'utf8');
+  const block = [...readme.matchAll(/```js\n([\s\S]*?)\n```/g)].find((m) =>
+    m[1]?.includes("from '@market-relay/client'"),
+  );
+  if (block?.[1] === undefined) throw new Error('packages/client/README.md has no ```js block importing it');
+  return block[1];
+}
+
+/** Every installed package's name in `npm ls --all --json`; unmet optional ones have no version. */
+function installedNames(tree: LsNode): string[] {
+  return Object.entries(tree.dependencies ?? {}).flatMap(([name, node]) =>
+    node.version === undefined ? [] : [name, ...installedNames(node)],
+  );
+}
+
+function bytesUnder(folder: string): number {
+  return readdirSync(folder).reduce((total, name) => {
+    const path = join(folder, name);
+    const stat = lstatSync(path);
+    return total + (stat.isDirectory() ? bytesUnder(path) : stat.size);
+  }, 0);
+}
+
+describe('the packed client package', () => {
+  const work = mkdtempSync(join(tmpdir(), 'market-relay-client-pack-'));
+  const consumer = join(work, 'consumer');
+  let packed: PackResult;
+  let installOutput: string;
+  let harness: Harness;
+  const children: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    const { stdout } = await run(
+      NPM,
+      ['pack', '--workspace', '@market-relay/client', '--json', '--pack-destination', work],
+      { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 },
+    );
+    // npm may print the build's own output before the JSON array.
+    packed = (JSON.parse(stdout.slice(stdout.indexOf('\n[') + 1)) as PackResult[])[0]!;
+    mkdirSync(consumer);
+    writeFileSync(
+      join(consumer, 'package.json'),
+      JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+    );
+    // Dependencies come from npm's cache when there, else the registry.
+    const installed = await run(
+      NPM,
+      ['install', join(work, packed.filename), '--prefer-offline', '--no-audit', '--no-fund'],
+      { cwd: consumer, maxBuffer: 16 * 1024 * 1024 },
+    );
+    installOutput = installed.stdout + installed.stderr;
+    harness = await startHarness({ sim: { markets: 4, tickMs: 50 } });
+  }, 300_000);
+
+  afterAll(async () => {
+    for (const child of children) child.kill('SIGKILL');
+    await harness?.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('carries the SDK, its types and README, and nothing else', () => {
+    const paths = packed.files.map((file) => file.path);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'README.md',
+        'LICENSE',
+        'dist/client/index.js',
+        'dist/client/index.d.ts',
+        'dist/client/node.js',
+        'dist/protocol/book.js',
+      ]),
+    );
+    const unwanted = paths.filter((path) =>
+      /^(src|test)\/|\.map$|tsbuildinfo|^dist\/(relay|ws|sse|http|sim|cluster|upstream|observability)\//.test(
+        path,
+      ),
+    );
+    expect(unwanted).toEqual([]);
+  });
+
+  it('installs with no warning, no server dependency and under 1 MB', async () => {
+    expect(installOutput).not.toMatch(/warn|EBADENGINE/i);
+    const { stdout } = await run(NPM, ['ls', '--all', '--json'], { cwd: consumer }).catch(
+      (error: { stdout: string }) => ({ stdout: error.stdout }),
+    );
+    const names = new Set(installedNames(JSON.parse(stdout) as LsNode));
+    const client = manifest(PACKAGE);
+    expect([...names].sort()).toEqual([client.name, ...Object.keys(client.dependencies ?? {})].sort());
+    // What the server package needs and the client must not pull in.
+    const clientDependencies = new Set(Object.keys(client.dependencies ?? {}));
+    const serverOnly = Object.keys(manifest(ROOT).dependencies ?? {}).filter(
+      (name) => !clientDependencies.has(name),
+    );
+    expect(serverOnly).toEqual(expect.arrayContaining(['fastify', 'ioredis', 'pino', 'undici', 'zod']));
+    expect(serverOnly.filter((name) => names.has(name))).toEqual([]);
+    expect(bytesUnder(join(consumer, 'node_modules'))).toBeLessThan(MAX_INSTALLED_BYTES);
+  });
+
+  it("keeps a live book with the README's snippet in Node", async () => {
+    const snippet = readmeSnippet()
+      .replaceAll('http://127.0.0.1:8080', harness.relay.url)
+      .replaceAll('ws://127.0.0.1:8080', harness.relay.url.replace(/^http/, 'ws'));
+    writeFileSync(join(consumer, 'book.mjs'), snippet);
+    const child = spawn(process.execPath, ['book.mjs'], { cwd: consumer });
+    children.push(child);
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+    });
+    await waitFor('two book updates printed by the snippet', () => output.split('best bid').length > 2, {
+      timeoutMs: 20_000,
+    });
+    expect(output).not.toMatch(/Error/);
+  });
+
+  it('bundles for browsers without Node modules', async () => {
+    const { build } = await import('esbuild');
+    const result = await build({
+      stdin: { contents: "export { connect } from '@market-relay/client';", resolveDir: consumer },
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      write: false,
+      logLevel: 'silent',
+    });
+    const code = result.outputFiles[0]?.text ?? '';
+    expect(code).toContain('globalThis');
+    expect(code).not.toMatch(/from ["'](ws|node:[a-z]+)["']|require\(["'](ws|node:[a-z]+)["']\)/);
+  });
+
+  it('type-checks a browser project against its declarations (no Node types)', async () => {
+    writeFileSync(
+      join(consumer, 'check.ts'),
+      [
+        "import { type BookState, connect, type RelayClient } from '@market-relay/client';",
+        "const relay: RelayClient = connect(['wss://a.example', 'wss://b.example'], { apiKey: 'k' });",
+        "const book = relay.subscribeBook('3f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f', { depth: 10 });",
+        "book.on('update', ({ state }: { state: BookState }) => {",
+        "  document.title = state.bids[0]?.[0] ?? '';",
+        '});',
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(consumer, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2023',
+          lib: ['es2023', 'dom'],
+          types: [],
+          skipLibCheck: false,
+        },
+        files: ['check.ts'],
+      }),
+    );
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    const result = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: consumer }).catch(
+      (error: { stdout: string }) => ({ stdout: error.stdout }),
+    );
+    expect(result.stdout).toBe('');
+  });
+});
