@@ -8,19 +8,21 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TEXT = /\.(ts|js|md|json|yaml|html|css|py|toml)$|^(Dockerfile|run)$/;
+const TEXT = /\.(ts|js|md|json|ya?ml|html|css|py|toml)$|^(Dockerfile|run)$/;
 
 function filesUnder(folder: string): string[] {
   return readdirSync(folder).flatMap((name) => {
     const path = join(folder, name);
     if (statSync(path).isDirectory())
-      return ['node_modules', 'results', 'build', '__pycache__'].includes(name) ? [] : filesUnder(path);
+      return ['node_modules', 'results', 'build', 'dist', '__pycache__'].includes(name)
+        ? []
+        : filesUnder(path);
     return TEXT.test(name) ? [path] : [];
   });
 }
 
 const files = [
-  ...['src', 'docs', 'test', 'bench', 'bin', '.ci', 'clients'].flatMap((folder) =>
+  ...['src', 'docs', 'test', 'bench', 'bin', '.ci', 'clients', 'packages', 'deploy'].flatMap((folder) =>
     filesUnder(join(ROOT, folder)),
   ),
   join(ROOT, 'README.md'),

@@ -1,0 +1,195 @@
+/**
+ * The operator's kit in deploy/ (docs/operations.md "Operator's kit"): Prometheus accepts the
+ * alert rules and the compose file's Prometheus config, every dashboard query and every alert
+ * expression names only metrics a live relay in cluster mode exports, and every file the compose
+ * file mounts exists.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { type Relay, startRelay } from '../../src/relay-server.ts';
+import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
+import { promtoolPath, runPromtoolTests } from '../support/promtool.ts';
+import { redisAvailable, useRedis } from '../support/redis.ts';
+
+const run = promisify(execFile);
+const DEPLOY = fileURLToPath(new URL('../../deploy/', import.meta.url));
+const RULES = join(DEPLOY, 'prometheus');
+const DASHBOARD = join(DEPLOY, 'grafana', 'market-relay.json');
+const COMPOSE = join(DEPLOY, 'compose.yaml');
+
+interface RuleFile {
+  groups: { name: string; rules: { alert?: string; record?: string; expr: string }[] }[];
+}
+
+function ruleFiles(): string[] {
+  return readdirSync(RULES)
+    .filter((name) => name.endsWith('.yml'))
+    .map((name) => join(RULES, name));
+}
+
+function alertRules(): { alert: string; expr: string }[] {
+  return ruleFiles().flatMap((file) =>
+    (parse(readFileSync(file, 'utf8')) as RuleFile).groups.flatMap((group) =>
+      group.rules.map((rule) => ({ alert: rule.alert ?? rule.record ?? '', expr: rule.expr })),
+    ),
+  );
+}
+
+/** Every PromQL query of the dashboard: panel targets and the variables' queries. */
+function dashboardQueries(): string[] {
+  const queries: string[] = [];
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(visit);
+    else if (typeof node === 'object' && node !== null) {
+      for (const [key, value] of Object.entries(node)) {
+        if ((key === 'expr' || key === 'definition') && typeof value === 'string') queries.push(value);
+        else visit(value);
+      }
+    }
+  };
+  visit(JSON.parse(readFileSync(DASHBOARD, 'utf8')));
+  return queries;
+}
+
+/** PromQL's keywords; any other bare word that is not a function call is a metric name. */
+const KEYWORDS = new Set(['and', 'or', 'unless', 'bool', 'offset', 'by', 'without']);
+
+/**
+ * The metric names a PromQL expression reads: strings, label matchers, ranges and grouping
+ * clauses removed, then every word not followed by `(` (a function) and not a keyword. Grafana's
+ * `label_values(metric, label)` reads its metric only.
+ */
+function metricNamesIn(expr: string): string[] {
+  const bare = expr
+    .replace(/label_values\(([^,)]+)(,[^)]*)?\)/g, '$1')
+    .replace(/"(?:[^"\\]|\\.)*"/g, '')
+    .replace(/\{[^}]*\}/g, '')
+    .replace(/\[[^\]]*\]/g, '')
+    .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, '');
+  return [...bare.matchAll(/\b[A-Za-z_:][\w:]*\b(?!\s*\()/g)]
+    .map((match) => match[0])
+    .filter((word) => !KEYWORDS.has(word));
+}
+
+/** The series names a scrape can hold: each family's name, and a histogram's or summary's parts. */
+function exportedNames(scrape: string): Set<string> {
+  const names = new Set<string>();
+  for (const [, name, type] of scrape.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {
+    names.add(name!);
+    if (type === 'histogram') for (const part of ['_bucket', '_sum', '_count']) names.add(name! + part);
+    if (type === 'summary') for (const part of ['_sum', '_count']) names.add(name! + part);
+  }
+  return names;
+}
+
+describe('the operator kit', () => {
+  it('reads metric names out of PromQL', () => {
+    expect(
+      metricNamesIn(
+        'sum by (job, instance) (rate(a_total{outcome=~"x|y"}[5m])) / ignoring (which) b{which="c"} > 0.05',
+      ),
+    ).toEqual(['a_total', 'b']);
+    expect(metricNamesIn('label_values(market_relay_info, instance)')).toEqual(['market_relay_info']);
+    expect(metricNamesIn('histogram_quantile(0.99, sum by (le) (rate(h_bucket[$__rate_interval])))')).toEqual(
+      ['h_bucket'],
+    );
+  });
+
+  it('has the alerts operators need', () => {
+    expect(alertRules().map((rule) => rule.alert)).toEqual(
+      expect.arrayContaining([
+        'MarketRelayStaleStreams',
+        'MarketRelayUpstreamErrors',
+        'MarketRelayUpstreamRateLimited',
+        'MarketRelayBudgetExhausted',
+        'MarketRelaySlowConsumersClosed',
+        'MarketRelayRedisDown',
+      ]),
+    );
+  });
+
+  it('mounts only files that exist', () => {
+    const compose = parse(readFileSync(COMPOSE, 'utf8')) as {
+      services: Record<string, { volumes?: string[]; build?: { context: string } }>;
+    };
+    const sources = Object.values(compose.services).flatMap((service) => [
+      ...(service.volumes ?? []).map((volume) => volume.split(':')[0]!),
+      ...(service.build === undefined ? [] : [service.build.context]),
+    ]);
+    expect(sources.length).toBeGreaterThan(0);
+    const missing = sources.filter((source) => !existsSync(resolve(dirname(COMPOSE), source)));
+    expect(missing).toEqual([]);
+  });
+
+  describe.skipIf(!runPromtoolTests)('promtool', () => {
+    it('accepts the alert rules and the compose Prometheus config', async () => {
+      const rules = await run(promtoolPath ?? 'promtool', ['check', 'rules', ...ruleFiles()]);
+      expect(rules.stdout).toContain('SUCCESS');
+      const config = await run(promtoolPath ?? 'promtool', [
+        'check',
+        'config',
+        join(DEPLOY, 'compose', 'prometheus.yml'),
+      ]);
+      expect(config.stdout).toContain('SUCCESS');
+    });
+  });
+
+  describe.skipIf(!redisAvailable())('against a relay in cluster mode', () => {
+    const redis = useRedis();
+    let sim: SimulatorHandle;
+    let relay: Relay;
+    let exported: Set<string>;
+
+    beforeAll(async () => {
+      sim = await startSimulator({ markets: 2, tickMs: 0 });
+      relay = await startRelay(
+        {
+          port: 0,
+          host: '127.0.0.1',
+          upstream: sim.url,
+          redis: redis.server.url,
+          bookPollMs: 1000,
+          pricePollMs: 1000,
+          upstreamConcurrency: 4,
+          upstreamRps: 50,
+          logLevel: 'silent',
+          simMarkets: 2,
+          simSeed: 1,
+        },
+        pino({ level: 'silent' }),
+      );
+      exported = exportedNames(await (await fetch(`${relay.url}/metrics`)).text());
+    });
+
+    afterAll(async () => {
+      await relay?.close();
+      await sim?.close();
+    });
+
+    it('scrapes the cluster metrics', () => {
+      expect(exported).toContain('market_relay_redis_up');
+      expect(exported).toContain('market_relay_upstream_requests_total');
+    });
+
+    it.each([
+      ['dashboard query', dashboardQueries()],
+      ['alert expression', alertRules().map((rule) => rule.expr)],
+    ])('every %s names only metrics the relay exports', (_kind, expressions) => {
+      expect(expressions.length).toBeGreaterThan(0);
+      for (const expr of expressions) {
+        const names = metricNamesIn(expr);
+        expect(names, expr).not.toEqual([]);
+        expect(
+          names.filter((name) => !exported.has(name)),
+          expr,
+        ).toEqual([]);
+      }
+    });
+  });
+});
