@@ -68,10 +68,12 @@ describe('the packed client package', () => {
   const consumer = join(work, 'consumer');
   let packed: PackResult;
   let installOutput: string;
+  let starting: Promise<Harness> | undefined;
   let harness: Harness;
   const children: ChildProcess[] = [];
 
   beforeAll(async () => {
+    starting = startHarness({ sim: { markets: 4, tickMs: 50 } });
     const { stdout } = await run(
       NPM,
       ['pack', '--workspace', '@market-relay/client', '--json', '--pack-destination', work],
@@ -91,12 +93,12 @@ describe('the packed client package', () => {
       { cwd: consumer, maxBuffer: 16 * 1024 * 1024 },
     );
     installOutput = installed.stdout + installed.stderr;
-    harness = await startHarness({ sim: { markets: 4, tickMs: 50 } });
+    harness = await starting;
   }, 300_000);
 
   afterAll(async () => {
     for (const child of children) child.kill('SIGKILL');
-    await harness?.stop();
+    await (await starting?.catch(() => undefined))?.stop();
     rmSync(work, { recursive: true, force: true });
   });
 
