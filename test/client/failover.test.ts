@@ -1,6 +1,7 @@
 /**
- * The SDK given two relays of one cluster: when the first is stopped it goes on with the second,
- * which resumes its streams (`recovered: true`, the missed updates replayed, no snapshot) because
+ * The SDK given several relay URLs: a URL where nothing answers is passed over, on either
+ * transport. Given two relays of one cluster, when the first is stopped it goes on with the
+ * second, which resumes its streams (`recovered: true`, the missed updates replayed, no snapshot) because
  * cluster mode numbers each stream once for every relay (docs/cluster.md).
  */
 import pino from 'pino';
@@ -10,13 +11,30 @@ import { connect } from '../../src/client/node.ts';
 import type { SubscribedMessage } from '../../src/protocol/messages.ts';
 import { type Relay, startRelay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
-import { upstreamBook } from '../support/harness.ts';
+import { upstreamBook, useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { redisAvailable, useRedis } from '../support/redis.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { expectBooksEqualUpstream, fastBackoff, recordResyncs } from './sdk-support.ts';
 
-describe.skipIf(!redisAvailable())('client SDK with several relay URLs', () => {
+describe('client SDK with several relay URLs, one of them gone', () => {
+  const { opened, start } = useHarness();
+
+  it.each(['websocket', 'sse'] as const)('moves on to the next URL over %s', async (transport) => {
+    const harness = await start({ sim: { markets: 2 } });
+    // Port 1: nothing listens there, as for a relay that is gone.
+    const client = connect(['http://127.0.0.1:1', harness.relay.url], { transport, backoff: fastBackoff });
+    opened.push(client);
+    const reconnecting: string[] = [];
+    client.on('reconnecting', ({ url }) => reconnecting.push(url));
+    const book = client.subscribeBook(harness.sim.market.marketIds()[0]!);
+    await expectBooksEqualUpstream(harness.sim, [book]);
+    expect(new URL(client.url).port).toBe(new URL(harness.relay.url).port);
+    expect(new URL(reconnecting[0]!).port).toBe(new URL(harness.relay.url).port);
+  });
+});
+
+describe.skipIf(!redisAvailable())('client SDK with several relay URLs in cluster mode', () => {
   const redis = useRedis();
   let sim: SimulatorHandle | undefined;
   const relays: Relay[] = [];
