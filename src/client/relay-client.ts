@@ -37,6 +37,7 @@ import { StreamNumbers } from './stream-numbers.ts';
 import type { StreamHost } from './stream-subscription.ts';
 import { SubscribeBatch } from './subscribe-batch.ts';
 import {
+  depthOf,
   type SubscribeBody,
   SubscriptionRegistry,
   subscribeRequests,
@@ -56,11 +57,10 @@ export interface ClientOptions {
   random?: RandomSource;
 }
 
+/** `url`: the relay connected to (`open`), or the one the next attempt goes to (`reconnecting`). */
 export interface ClientEvents {
-  /** `url`: the relay now connected to (one of several given to `connect`). */
   open: { reconnect: boolean; url: string };
   close: { code: number; reason: string; willReconnect: boolean };
-  /** `url`: the relay the next attempt goes to. */
   reconnecting: { attempt: number; delayMs: number; url: string };
   status: { status: ConnectionStatus };
   error: RelayClientError;
@@ -70,11 +70,7 @@ const DEFAULT_HEARTBEAT_MS = 15_000;
 /** Pause before re-sending a subscribe the relay refused as `rate_limited`. */
 const RATE_LIMIT_RETRY_MS = 1_000;
 /** Request errors that may pass on retry; any other answer to a subscribe refuses its streams. */
-const RETRYABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  'rate_limited',
-  'internal',
-  'upstream_unavailable',
-]);
+const RETRYABLE = new Set<ErrorCode>(['rate_limited', 'internal', 'upstream_unavailable']);
 
 export class RelayClient extends Emitter<ClientEvents> {
   readonly #connection: RelayConnection;
@@ -86,7 +82,6 @@ export class RelayClient extends Emitter<ClientEvents> {
   #opened = false;
   readonly #retryTimers = new Set<ReturnType<typeof setTimeout>>();
 
-  /** `urls`: complete socket URLs of one or several relays, tried in turn (client/relay-connection). */
   constructor(urls: readonly string[], createSocket: SocketFactory, options: ClientOptions = {}) {
     super();
     this.#toSubscribe = new SubscribeBatch(
@@ -129,7 +124,7 @@ export class RelayClient extends Emitter<ClientEvents> {
     return this.#connection.status;
   }
 
-  /** The socket URL of the relay connected to, or being tried. */
+  /** The socket URL of the relay in use, or being tried (one of several, tried in turn). */
   get url(): string {
     return this.#connection.url;
   }
@@ -399,9 +394,4 @@ export class RelayClient extends Emitter<ClientEvents> {
   #listenerThrew(cause: unknown): void {
     this.emit('error', new RelayClientError('listener_threw', 'an event listener threw', { cause }));
   }
-}
-
-/** Book messages name their depth (absent read as the full book); other channels have none. */
-function depthOf(message: { channel: string; depth?: BookDepth }): BookDepth | undefined {
-  return message.channel === 'book' ? (message.depth ?? null) : undefined;
 }

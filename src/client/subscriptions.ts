@@ -15,6 +15,11 @@ import {
 import { streamKey } from '../util/keys.ts';
 import type { AnyStreamSubscription } from './channel-subscriptions.ts';
 
+/** Book messages name their depth (absent read as the full book); other channels have none. */
+export function depthOf(message: { channel: string; depth?: BookDepth }): BookDepth | undefined {
+  return message.channel === 'book' ? (message.depth ?? null) : undefined;
+}
+
 export type SubscribeBody = Omit<SubscribeRequest, 'id'>;
 export type UnsubscribeBody = Omit<UnsubscribeRequest, 'id'>;
 
