@@ -5,17 +5,19 @@
  * file mounts exists.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { type Relay, startRelay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
 import { promtoolPath, runPromtoolTests } from '../support/promtool.ts';
 import { redisAvailable, useRedis } from '../support/redis.ts';
+import { alertUnitTests, coveredAlerts } from './alert-scenarios.ts';
 
 const run = promisify(execFile);
 const DEPLOY = fileURLToPath(new URL('../../deploy/', import.meta.url));
@@ -23,8 +25,15 @@ const RULES = join(DEPLOY, 'prometheus');
 const DASHBOARD = join(DEPLOY, 'grafana', 'market-relay.json');
 const COMPOSE = join(DEPLOY, 'compose.yaml');
 
+interface Rule {
+  alert?: string;
+  record?: string;
+  expr: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
 interface RuleFile {
-  groups: { name: string; rules: { alert?: string; record?: string; expr: string }[] }[];
+  groups: { name: string; rules: Rule[] }[];
 }
 
 function ruleFiles(): string[] {
@@ -33,10 +42,10 @@ function ruleFiles(): string[] {
     .map((name) => join(RULES, name));
 }
 
-function alertRules(): { alert: string; expr: string }[] {
+function alertRules(): (Rule & { alert: string })[] {
   return ruleFiles().flatMap((file) =>
     (parse(readFileSync(file, 'utf8')) as RuleFile).groups.flatMap((group) =>
-      group.rules.map((rule) => ({ alert: rule.alert ?? rule.record ?? '', expr: rule.expr })),
+      group.rules.map((rule) => ({ ...rule, alert: rule.alert ?? rule.record ?? '' })),
     ),
   );
 }
@@ -55,6 +64,10 @@ function dashboardQueries(): string[] {
   };
   visit(JSON.parse(readFileSync(DASHBOARD, 'utf8')));
   return queries;
+}
+
+function stripAnnotations({ annotations: _prose, ...rule }: Rule): Rule {
+  return rule;
 }
 
 /** PromQL's keywords; any other bare word that is not a function call is a metric name. */
@@ -101,7 +114,8 @@ describe('the operator kit', () => {
     );
   });
 
-  it('has the alerts operators need', () => {
+  it('has the alerts operators need, each with a scenario in which it fires', () => {
+    expect(alertRules().map((rule) => rule.alert)).toEqual(coveredAlerts);
     expect(alertRules().map((rule) => rule.alert)).toEqual(
       expect.arrayContaining([
         'MarketRelayStaleStreams',
@@ -137,6 +151,26 @@ describe('the operator kit', () => {
         join(DEPLOY, 'compose', 'prometheus.yml'),
       ]);
       expect(config.stdout).toContain('SUCCESS');
+    });
+
+    it('fires each alert in its trouble and none for a healthy relay (promtool test rules)', async () => {
+      const work = mkdtempSync(join(tmpdir(), 'market-relay-alerts-'));
+      try {
+        const rules = alertRules();
+        const withoutProse = { groups: [{ name: 'market-relay', rules: rules.map(stripAnnotations) }] };
+        writeFileSync(join(work, 'rules.yml'), stringify(withoutProse));
+        const severities = Object.fromEntries(rules.map((rule) => [rule.alert, rule.labels?.severity ?? '']));
+        writeFileSync(join(work, 'tests.yml'), stringify(alertUnitTests('rules.yml', severities)));
+        const result = await run(promtoolPath ?? 'promtool', [
+          'test',
+          'rules',
+          join(work, 'tests.yml'),
+        ]).catch((error: { stdout: string; stderr: string }) => ({ stdout: error.stdout + error.stderr }));
+        expect(result.stdout).toContain('SUCCESS');
+        expect(result.stdout).not.toContain('FAILED');
+      } finally {
+        rmSync(work, { recursive: true, force: true });
+      }
     });
   });
 
