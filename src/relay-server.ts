@@ -7,6 +7,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { LocalCoordinator, type PollCoordinator } from './cluster/coordinator.ts';
+import { resolveTopology } from './cluster/redis-connection.ts';
 import { RedisCoordinator } from './cluster/redis-coordinator.ts';
 import { RedisRateGate } from './cluster/redis-rate-gate.ts';
 import type { ServeConfig } from './config/config.ts';
@@ -79,22 +80,18 @@ export async function startRelay(
       : undefined;
   const upstreamUrl = sim?.url ?? config.upstream;
   const coordinator = await startCoordinator(config.redis, logger, tuning);
-  const budget =
-    config.redis === undefined || !(coordinator instanceof RedisCoordinator)
-      ? undefined
-      : new RedisRateGate({
-          url: config.redis,
-          instanceId: coordinator.instanceId,
-          rps: config.upstreamRps,
-          failOpenFraction: config.failOpenRpsFraction ?? 0.5,
-          onError: (error) =>
-            logger
-              .child({ component: 'cluster' })
-              .warn(
-                { event: 'redis_budget_error', err: error.message },
-                'cluster budget: redis script failed',
-              ),
-        });
+  const budget = !(coordinator instanceof RedisCoordinator)
+    ? undefined
+    : new RedisRateGate({
+        topology: coordinator.topology,
+        instanceId: coordinator.instanceId,
+        rps: config.upstreamRps,
+        failOpenFraction: config.failOpenRpsFraction ?? 0.5,
+        onError: (error) =>
+          logger
+            .child({ component: 'cluster' })
+            .warn({ event: 'redis_budget_error', err: error.message }, 'cluster budget: redis script failed'),
+      });
   const client = new UpstreamClient({
     baseUrl: upstreamUrl,
     timeoutMs: tuning.upstreamTimeoutMs,
@@ -323,8 +320,9 @@ async function startCoordinator(
 ): Promise<PollCoordinator> {
   if (redisUrl === undefined) return new LocalCoordinator();
   const log = logger.child({ component: 'cluster' });
+  const topology = await resolveTopology(redisUrl, REDIS_CONNECT_MS);
   const coordinator = new RedisCoordinator({
-    url: redisUrl,
+    topology,
     historyLength: tuning.resumeBufferSize,
     historyMs: tuning.historyMs,
     onError: (error) =>
@@ -337,9 +335,13 @@ async function startCoordinator(
   });
   const connected = await coordinator.connect(REDIS_CONNECT_MS);
   log.info(
-    { event: connected ? 'cluster_joined' : 'cluster_degraded', instance: coordinator.instanceId },
+    {
+      event: connected ? 'cluster_joined' : 'cluster_degraded',
+      instance: coordinator.instanceId,
+      redis: topology.kind,
+    },
     connected
-      ? 'cluster mode: leases and cluster-wide streams over redis'
+      ? `cluster mode: leases and cluster-wide streams over ${topology.kind === 'cluster' ? 'a redis cluster' : 'redis'}`
       : 'cluster mode: redis not reachable yet',
   );
   return coordinator;

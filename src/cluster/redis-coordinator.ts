@@ -6,10 +6,10 @@
  * for the cluster. Followers receive them on the target's sharded channel and serve them as they are.
  */
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { targetKeys } from '../util/keys.ts';
 import type { CoordinatorStatus, PollCoordinator } from './coordinator.ts';
 import { OutageErrors, type OutageSummary } from './outage-errors.ts';
+import { openRedis, type RedisClient, type RedisTopology } from './redis-connection.ts';
 import { asError, RedisStreamLog } from './stream-log.ts';
 import { CLAIM, RELEASE } from './stream-scripts.ts';
 
@@ -17,7 +17,8 @@ import { CLAIM, RELEASE } from './stream-scripts.ts';
 const FENCE_TTL_MS = 24 * 60 * 60_000;
 
 export interface RedisCoordinatorOptions {
-  url: string;
+  /** One Redis or a Redis Cluster (cluster/redis-connection.ts). */
+  topology: RedisTopology;
   /** Updates kept per stream in Redis (`--resume-buffer`). */
   historyLength?: number;
   /** How long an update is kept in Redis (`--history-ms`). */
@@ -34,8 +35,9 @@ export interface RedisCoordinatorOptions {
 export class RedisCoordinator implements PollCoordinator {
   /** This relay's identity in leases and in what it writes. */
   readonly instanceId = randomBytes(8).toString('hex');
-  readonly #commands: Redis;
-  readonly #subscriber: Redis;
+  readonly topology: RedisTopology;
+  readonly #commands: RedisClient;
+  readonly #subscriber: RedisClient;
   /** Targets whose lease this relay holds, with its fencing token. */
   readonly #owned = new Map<string, number>();
   /** Targets polled without a lease because Redis could not be asked. */
@@ -52,9 +54,9 @@ export class RedisCoordinator implements PollCoordinator {
   constructor(options: RedisCoordinatorOptions) {
     // Commands fail fast while Redis is away (no offline queue): a claim then answers "poll it
     // yourself" at once instead of stalling the poll loop.
-    const redisOptions = { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true };
-    this.#commands = new Redis(options.url, redisOptions);
-    this.#subscriber = new Redis(options.url, { ...redisOptions, enableOfflineQueue: true });
+    this.topology = options.topology;
+    this.#commands = openRedis(options.topology, { offlineQueue: false, lazyConnect: true });
+    this.#subscriber = openRedis(options.topology, { offlineQueue: true, lazyConnect: true });
     this.#onError = options.onError ?? (() => {});
     this.#onRecover = options.onRecover ?? (() => {});
     for (const connection of [this.#commands, this.#subscriber]) {

@@ -7,9 +7,9 @@
  * `--fail-open-rps-fraction` of the budget), so an outage does not multiply upstream load.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { Redis } from 'ioredis';
 import { LocalRateGate, type RateGate } from '../upstream/rate-gate.ts';
 import { BUCKET_KEY, budgetShare, LEASE_TOKENS, REPORT_SPENDING, SPENDING_KEY } from './budget-scripts.ts';
+import { openRedis, type RedisClient, type RedisTopology } from './redis-connection.ts';
 
 /** A leased token unused for this long goes back to nobody: a relay must not hoard the budget. */
 const LEASE_MS = 200;
@@ -36,7 +36,7 @@ export interface BudgetStatus {
 }
 
 export interface RedisRateGateOptions {
-  url: string;
+  topology: RedisTopology;
   /** This relay's name in the spending table (the coordinator's instance id). */
   instanceId: string;
   rps: number;
@@ -47,7 +47,7 @@ export interface RedisRateGateOptions {
 }
 
 export class RedisRateGate implements RateGate {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #options: RedisRateGateOptions;
   readonly #batch: number;
   readonly #reporter: NodeJS.Timeout;
@@ -67,7 +67,7 @@ export class RedisRateGate implements RateGate {
     this.#options = options;
     this.#batch = Math.max(1, Math.floor(options.rps * LEASE_SECONDS));
     // As the coordinator's connection: fail fast while Redis is away, so requests fall back at once.
-    this.#redis = new Redis(options.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    this.#redis = openRedis(options.topology, { offlineQueue: false, lazyConnect: false });
     // The coordinator's connections to the same Redis log its outages (once per distinct error).
     this.#redis.on('error', () => {});
     this.#reporter = setInterval(() => void this.#report(), REPORT_MS).unref();

@@ -7,8 +7,8 @@
  * messages. Every write is fenced: it runs in one Lua script that first checks the writer's lease
  * token (cluster/stream-scripts.ts).
  */
-import type { Redis } from 'ioredis';
 import { targetKeys } from '../util/keys.ts';
+import type { RedisClient } from './redis-connection.ts';
 import { encodeBatch, encodeClosed, type WrittenEntry } from './stream-batch.ts';
 import { CLOSE, COMMIT, LOAD } from './stream-scripts.ts';
 
@@ -70,7 +70,7 @@ export interface StreamLog {
 }
 
 export interface RedisStreamLogOptions {
-  redis: Redis;
+  redis: RedisClient;
   instanceId: string;
   tokenOf: (target: string) => number | undefined;
   /** Updates kept per stream (`--resume-buffer`). */

@@ -32,6 +32,17 @@ const commaList = z
   )
   .refine((items) => items.length > 0);
 const httpUrl = z.url({ protocol: /^https?$/ });
+/** One Redis URL, or the nodes of a Redis Cluster; kept as given (trimmed), parsed by cluster/redis-connection.ts. */
+const redisUrls = z
+  .string()
+  .transform((text) =>
+    text
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0),
+  )
+  .pipe(z.array(z.url({ protocol: /^rediss?$/ })).min(1))
+  .transform((urls) => urls.join(','));
 
 const port = (fallback: string): OptionSpec =>
   integerOption({
@@ -86,11 +97,11 @@ const serveOptions = {
   },
   redis: {
     env: 'REDIS_URL',
-    schema: z.url({ protocol: /^rediss?$/ }),
+    schema: redisUrls,
     default: undefined,
-    expected: 'a redis:// or rediss:// URL',
+    expected: 'a redis:// or rediss:// URL, or a comma-separated list of them (the nodes of a Redis Cluster)',
     placeholder: 'URL',
-    help: 'Redis URL; set = cluster mode (several relays, one poller per market)',
+    help: 'Redis URL; set = cluster mode (several relays, one upstream poller per market). A comma-separated list of node URLs (or one node in cluster mode) = a Redis Cluster',
   },
   'book-poll-ms': integerOption({
     env: 'BOOK_POLL_MS',

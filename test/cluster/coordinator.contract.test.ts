@@ -1,32 +1,35 @@
 /**
  * The contract every PollCoordinator keeps, run against each implementation: a relay alone (local)
- * and a relay in a Redis cluster that happens to be alone. The poller pool relies on exactly this.
+ * and a relay in cluster mode that happens to be alone, on one Redis and on a Redis Cluster of three
+ * primaries. The poller pool relies on exactly this.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalCoordinator, type PollCoordinator } from '../../src/cluster/coordinator.ts';
 import { RedisCoordinator } from '../../src/cluster/redis-coordinator.ts';
-import { findRedisServer, type RedisServer, startRedis } from '../support/redis.ts';
+import { type RedisDeployment, redisDeployments, startRedisDeployment } from '../support/redis.ts';
 
 const implementations: [string, () => Promise<PollCoordinator>][] = [
   ['local', async () => new LocalCoordinator()],
 ];
-let redis: RedisServer | undefined;
-if (findRedisServer() !== undefined || process.env.CI) {
+const deployments = new Map<string, RedisDeployment>();
+for (const kind of redisDeployments()) {
   implementations.push([
-    'redis',
+    `redis (${kind})`,
     async () => {
-      const coordinator = new RedisCoordinator({ url: redis!.url });
-      await coordinator.connect(2_000);
+      const coordinator = new RedisCoordinator({ topology: deployments.get(kind)!.topology });
+      expect(await coordinator.connect(5_000)).toBe(true);
       return coordinator;
     },
   ]);
 }
 
 beforeAll(async () => {
-  if (implementations.length > 1) redis = await startRedis();
-});
+  await Promise.all(
+    redisDeployments().map(async (kind) => deployments.set(kind, await startRedisDeployment(kind))),
+  );
+}, 20_000);
 afterAll(async () => {
-  await redis?.stop();
+  await Promise.all([...deployments.values()].map((deployment) => deployment.stop()));
 });
 
 describe.each(implementations)('PollCoordinator contract: %s', (_name, create) => {

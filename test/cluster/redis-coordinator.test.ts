@@ -1,19 +1,24 @@
 /**
- * The Redis coordinator against a private redis-server: leases (take, renew, hand over, expire),
+ * The Redis coordinator against a private redis-server and a private Redis Cluster of three primaries: leases (take, renew, hand over, expire),
  * writes reaching followers but not their writer, and failing open when Redis is away.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { OutageSummary } from '../../src/cluster/outage-errors.ts';
 import { RedisCoordinator } from '../../src/cluster/redis-coordinator.ts';
-import { type RedisServer, redisAvailable, startRedis } from '../support/redis.ts';
+import {
+  type RedisDeployment,
+  redisDeployments,
+  startRedis,
+  startRedisDeployment,
+} from '../support/redis.ts';
 import { waitFor } from '../support/wait-for.ts';
 
-describe.skipIf(!redisAvailable())('RedisCoordinator', () => {
-  let redis: RedisServer;
+describe.each(redisDeployments())('RedisCoordinator on %s redis', (kind) => {
+  let redis: RedisDeployment;
   const coordinators: RedisCoordinator[] = [];
   beforeAll(async () => {
-    redis = await startRedis();
-  });
+    redis = await startRedisDeployment(kind);
+  }, 20_000);
   afterAll(async () => {
     await redis.stop();
   });
@@ -21,10 +26,10 @@ describe.skipIf(!redisAvailable())('RedisCoordinator', () => {
     await Promise.all(coordinators.splice(0).map((coordinator) => coordinator.close()));
   });
 
-  async function coordinator(url = redis.url): Promise<RedisCoordinator> {
-    const created = new RedisCoordinator({ url });
+  async function coordinator(): Promise<RedisCoordinator> {
+    const created = new RedisCoordinator({ topology: redis.topology });
     coordinators.push(created);
-    await created.connect(2_000);
+    expect(await created.connect(5_000)).toBe(true);
     return created;
   }
 
@@ -83,45 +88,72 @@ describe.skipIf(!redisAvailable())('RedisCoordinator', () => {
     expect(b.status().followed).toBe(0);
   });
 
-  it('fails open when Redis is unreachable: every claim answers "poll it yourself"', async () => {
-    const lonely = new RedisCoordinator({ url: 'redis://127.0.0.1:1' });
-    coordinators.push(lonely);
-    expect(await lonely.connect(500)).toBe(false);
-    expect(await lonely.claim('book:m1', 1_000)).toBe(true);
-    expect(lonely.status()).toMatchObject({ connected: false, lastError: expect.any(String) });
-  });
-
-  it('reports each distinct error of an outage once, counts them, and clears lastError on recovery', async () => {
-    let own = await startRedis();
-    const reported: string[] = [];
-    const recoveries: OutageSummary[] = [];
-    const watched = new RedisCoordinator({
-      url: own.url,
-      onError: (error) => reported.push(error.message),
-      onRecover: (summary) => recoveries.push(summary),
-    });
-    coordinators.push(watched);
-    try {
-      expect(await watched.connect(2_000)).toBe(true);
-      await own.stop();
-      await waitFor('the outage to be noticed', () => !watched.status().connected);
-      for (let attempt = 0; attempt < 50; attempt += 1)
-        expect(await watched.claim('book:m1', 1_000)).toBe(true);
-      expect(watched.status().lastError).toEqual(expect.any(String));
-      expect(new Set(reported).size).toBe(reported.length); // never the same message twice
-      expect(reported.length).toBeLessThan(10);
-
-      own = await startRedis(own.port);
-      await waitFor('recovery', () => watched.status().connected && recoveries.length > 0, {
-        timeoutMs: 15_000,
-      });
-      expect(watched.status().lastError).toBeUndefined();
-      expect(recoveries).toHaveLength(1);
-      const counted = recoveries[0]!.errors.reduce((sum, { count }) => sum + count, 0);
-      expect(counted).toBeGreaterThanOrEqual(50); // every failed claim, though few lines were logged
-      expect(recoveries[0]!.errors.map(({ message }) => message).sort()).toEqual([...reported].sort());
-    } finally {
-      await own.stop();
+  it('leases and delivers every target, wherever its slot lives (every shard of a cluster)', async () => {
+    const [a, b] = [await coordinator(), await coordinator()];
+    const targets = Array.from({ length: 24 }, (_, i) => `book:spread-${i}`);
+    const seen = new Map<string, number>();
+    for (const target of targets) {
+      b.follow(target, () => seen.set(target, (seen.get(target) ?? 0) + 1));
+      expect(await a.claim(target, 5_000)).toBe(true);
+      expect(await b.claim(target, 5_000)).toBe(false);
     }
+    await waitFor('a write of every target to reach its follower', async () => {
+      for (const target of targets)
+        if (!seen.has(target))
+          expect(await a.log.commit(target, { state: '{}', ts: 't', rts: 't', receivedAt: 1 }, [])).toBe(
+            'written',
+          );
+      return seen.size === targets.length;
+    });
+    const loaded = await b.log.load(targets[5]!, []);
+    expect(loaded?.stored).toMatchObject({ state: '{}', ts: 't' });
   });
+
+  it.runIf(kind === 'single')(
+    'fails open when Redis is unreachable: every claim answers "poll it yourself"',
+    async () => {
+      const lonely = new RedisCoordinator({ topology: { kind: 'single', url: 'redis://127.0.0.1:1' } });
+      coordinators.push(lonely);
+      expect(await lonely.connect(500)).toBe(false);
+      expect(await lonely.claim('book:m1', 1_000)).toBe(true);
+      expect(lonely.status()).toMatchObject({ connected: false, lastError: expect.any(String) });
+    },
+  );
+
+  it.runIf(kind === 'single')(
+    'reports each distinct error of an outage once, counts them, and clears lastError on recovery',
+    async () => {
+      let own = await startRedis();
+      const reported: string[] = [];
+      const recoveries: OutageSummary[] = [];
+      const watched = new RedisCoordinator({
+        topology: { kind: 'single', url: own.url },
+        onError: (error) => reported.push(error.message),
+        onRecover: (summary) => recoveries.push(summary),
+      });
+      coordinators.push(watched);
+      try {
+        expect(await watched.connect(2_000)).toBe(true);
+        await own.stop();
+        await waitFor('the outage to be noticed', () => !watched.status().connected);
+        for (let attempt = 0; attempt < 50; attempt += 1)
+          expect(await watched.claim('book:m1', 1_000)).toBe(true);
+        expect(watched.status().lastError).toEqual(expect.any(String));
+        expect(new Set(reported).size).toBe(reported.length); // never the same message twice
+        expect(reported.length).toBeLessThan(10);
+
+        own = await startRedis(own.port);
+        await waitFor('recovery', () => watched.status().connected && recoveries.length > 0, {
+          timeoutMs: 15_000,
+        });
+        expect(watched.status().lastError).toBeUndefined();
+        expect(recoveries).toHaveLength(1);
+        const counted = recoveries[0]!.errors.reduce((sum, { count }) => sum + count, 0);
+        expect(counted).toBeGreaterThanOrEqual(50); // every failed claim, though few lines were logged
+        expect(recoveries[0]!.errors.map(({ message }) => message).sort()).toEqual([...reported].sort());
+      } finally {
+        await own.stop();
+      }
+    },
+  );
 });

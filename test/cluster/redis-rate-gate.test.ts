@@ -24,7 +24,7 @@ describe.skipIf(!redisAvailable())('RedisRateGate', () => {
 
   function gate(failOpenFraction = 0.5): RedisRateGate {
     const created = new RedisRateGate({
-      url: redis.server.url,
+      topology: { kind: 'single', url: redis.server.url },
       instanceId: `gate-${gates.length}`,
       rps: RPS,
       failOpenFraction,
@@ -115,7 +115,7 @@ describe.skipIf(!redisAvailable())('RedisRateGate', () => {
 
   it('keeps to the configured fraction when Redis was never reached', async () => {
     const lonely = new RedisRateGate({
-      url: 'redis://127.0.0.1:1',
+      topology: { kind: 'single', url: 'redis://127.0.0.1:1' },
       instanceId: 'lonely',
       rps: RPS,
       failOpenFraction: 0.2,

@@ -1,25 +1,25 @@
 /**
- * The stream log against a private redis-server: a poll's messages written once under the lease
+ * The stream log against a private redis-server and a private Redis Cluster of three primaries: a poll's messages written once under the lease
  * (state, positions, history capped by length), read back for a new holder or a resume, and lease
  * fencing: a holder whose lease expired and moved (a paused process) cannot write any more, while
  * the new holder, with the next token, can.
  */
-import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openRedis, type RedisClient } from '../../src/cluster/redis-connection.ts';
 import { RedisCoordinator } from '../../src/cluster/redis-coordinator.ts';
 import type { WrittenEntry } from '../../src/cluster/stream-batch.ts';
 import { targetKeys } from '../../src/util/keys.ts';
-import { type RedisServer, redisAvailable, startRedis } from '../support/redis.ts';
+import { type RedisDeployment, redisDeployments, startRedisDeployment } from '../support/redis.ts';
 import { waitFor } from '../support/wait-for.ts';
 
-describe.skipIf(!redisAvailable())('stream log', () => {
-  let redis: RedisServer;
-  let inspector: Redis;
+describe.each(redisDeployments())('stream log on %s redis', (kind) => {
+  let redis: RedisDeployment;
+  let inspector: RedisClient;
   const coordinators: RedisCoordinator[] = [];
   beforeAll(async () => {
-    redis = await startRedis();
-    inspector = new Redis(redis.url);
-  });
+    redis = await startRedisDeployment(kind);
+    inspector = openRedis(redis.topology, { offlineQueue: true, lazyConnect: false });
+  }, 20_000);
   afterAll(async () => {
     inspector.disconnect();
     await redis.stop();
@@ -29,7 +29,7 @@ describe.skipIf(!redisAvailable())('stream log', () => {
   });
 
   async function coordinator(): Promise<RedisCoordinator> {
-    const created = new RedisCoordinator({ url: redis.url, historyLength: 5, historyMs: 60_000 });
+    const created = new RedisCoordinator({ topology: redis.topology, historyLength: 5, historyMs: 60_000 });
     coordinators.push(created);
     await created.connect(2_000);
     return created;
@@ -95,7 +95,7 @@ describe.skipIf(!redisAvailable())('stream log', () => {
     expect(loaded?.stored?.positions.get('price')).toEqual({ epoch: 'e2', seq: 1 });
     expect(loaded?.history.get('price')).toEqual([]);
 
-    const lonely = new RedisCoordinator({ url: 'redis://127.0.0.1:1' });
+    const lonely = new RedisCoordinator({ topology: { kind: 'single', url: 'redis://127.0.0.1:1' } });
     coordinators.push(lonely);
     await lonely.connect(300);
     expect(await lonely.claim('price:r1', 1_000)).toBe(true); // polls without a lease...

@@ -17,8 +17,13 @@ export interface RedisServer {
 }
 
 export function findRedisServer(): string | undefined {
+  return findBinary('redis-server');
+}
+
+/** `name` on the PATH, executable; undefined when absent. */
+export function findBinary(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    const candidate = join(dir, 'redis-server');
+    const candidate = join(dir, name);
     try {
       accessSync(candidate, constants.X_OK);
       return candidate;
@@ -29,7 +34,7 @@ export function findRedisServer(): string | undefined {
   return undefined;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -39,7 +44,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function answersPing(port: number): Promise<boolean> {
+export async function answersPing(port: number): Promise<boolean> {
   const socket = new Socket();
   try {
     socket.connect(port, '127.0.0.1');

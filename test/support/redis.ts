@@ -5,8 +5,11 @@
  * CI that is an error, since `.ci/run` installs it.
  */
 import { afterAll, beforeAll } from 'vitest';
+import type { RedisTopology } from '../../src/cluster/redis-connection.ts';
+import { findRedisCli, startRedisCluster } from './redis-cluster.ts';
 import { findRedisServer, type RedisServer, startRedis } from './redis-server.ts';
 
+export { type RedisCluster, startRedisCluster } from './redis-cluster.ts';
 export { findRedisServer, type RedisServer, startRedis } from './redis-server.ts';
 
 /** Whether tests needing redis-server run here; prints what to install when they cannot. */
@@ -38,4 +41,34 @@ export function useRedis(): { readonly server: RedisServer; start(): Promise<voi
       server = await startRedis(server?.port);
     },
   };
+}
+
+/** Whether tests needing a Redis Cluster (redis-server and redis-cli) run here; says what to install when not. */
+export function redisClusterAvailable(): boolean {
+  if (findRedisServer() !== undefined && findRedisCli() !== undefined) return true;
+  if (process.env.CI)
+    throw new Error('redis-server and redis-cli are required in CI (.ci/run installs them)');
+  console.warn(
+    'skipping Redis Cluster tests: install redis-server and redis-tools (apt-get install redis-server)',
+  );
+  return false;
+}
+
+/** One Redis or a Redis Cluster of 3 primaries, as a test runs against it; `spec` is what `--redis` takes. */
+export interface RedisDeployment {
+  topology: RedisTopology;
+  spec: string;
+  stop(): Promise<void>;
+}
+
+export async function startRedisDeployment(kind: RedisTopology['kind']): Promise<RedisDeployment> {
+  if (kind === 'cluster') return startRedisCluster({ primaries: 3 });
+  const server = await startRedis();
+  return { topology: { kind: 'single', url: server.url }, spec: server.url, stop: () => server.stop() };
+}
+
+/** The deployments a cluster-mode test runs against: one Redis, and a Redis Cluster where redis-cli is. */
+export function redisDeployments(): RedisTopology['kind'][] {
+  if (!redisAvailable()) return [];
+  return redisClusterAvailable() ? ['single', 'cluster'] : ['single'];
 }
