@@ -6,6 +6,7 @@
  * for the cluster. Followers receive them on the target's sharded channel and serve them as they are.
  */
 import { randomBytes } from 'node:crypto';
+import { Cluster } from 'ioredis';
 import { targetKeys } from '../util/keys.ts';
 import type { CoordinatorStatus, PollCoordinator } from './coordinator.ts';
 import { OutageErrors, type OutageSummary } from './outage-errors.ts';
@@ -15,6 +16,8 @@ import { CLAIM, RELEASE } from './stream-scripts.ts';
 
 /** A fencing counter outlives its leases by far: tokens must never repeat while a writer may wait. */
 const FENCE_TTL_MS = 24 * 60 * 60_000;
+/** After a change of a Redis Cluster's slot map, subscriptions move this soon (and retry this often). */
+const RESUBSCRIBE_MS = 250;
 
 export interface RedisCoordinatorOptions {
   /** One Redis or a Redis Cluster (cluster/redis-connection.ts). */
@@ -49,6 +52,9 @@ export class RedisCoordinator implements PollCoordinator {
   readonly #onRecover: (summary: OutageSummary) => void;
   readonly #outage = new OutageErrors();
   #lastError: string | undefined;
+  /** The subscriber's last slot map (a Redis Cluster only), to notice a resharding or failover. */
+  #slotMap: string | undefined;
+  #closed = false;
   readonly log: RedisStreamLog;
 
   constructor(options: RedisCoordinatorOptions) {
@@ -64,6 +70,10 @@ export class RedisCoordinator implements PollCoordinator {
       connection.on('ready', () => this.#recoverIfConnected());
     }
     this.#subscriber.on('smessage', (channel: string, message: string) => this.#onMessage(channel, message));
+    if (this.#subscriber instanceof Cluster) {
+      const subscriber = this.#subscriber;
+      subscriber.on('refresh', () => this.#resubscribeIfResharded(subscriber));
+    }
     this.log = new RedisStreamLog({
       redis: this.#commands,
       instanceId: this.instanceId,
@@ -166,12 +176,40 @@ export class RedisCoordinator implements PollCoordinator {
 
   /** Releases every lease this relay holds (docs/operations.md "Shutdown"), then disconnects. */
   async close(): Promise<void> {
+    this.#closed = true;
     await Promise.all([...this.#owned.keys()].map((target) => this.release(target)));
     this.#uncoordinated.clear();
     this.#followers.clear();
     this.#channels.clear();
     this.#commands.disconnect();
     this.#subscriber.disconnect();
+  }
+
+  /**
+   * A slot that moved to another primary (resharding, failover) takes its sharded subscriptions
+   * with it: the old primary drops them. The client follows the new map, but may miss that moment,
+   * so every change of the slot map subscribes every followed channel again, on its owner now,
+   * retrying until the client's own view of the map has caught up (the old owner answers MOVED). A
+   * message lost meanwhile is a gap the follower fills from the stream's history.
+   */
+  #resubscribeIfResharded(subscriber: Cluster): void {
+    const map = slotMapOf(subscriber);
+    if (map === this.#slotMap) return;
+    const first = this.#slotMap === undefined;
+    this.#slotMap = map;
+    if (first) return;
+    for (const channel of this.#channels.keys()) this.#resubscribe(subscriber, channel, map);
+  }
+
+  #resubscribe(subscriber: Cluster, channel: string, map: string): void {
+    setTimeout(() => {
+      // Followed no more, or the map moved again (that change subscribes again itself).
+      if (!this.#channels.has(channel) || map !== this.#slotMap || this.#closed) return;
+      subscriber
+        .sunsubscribe(channel)
+        .then(() => subscriber.ssubscribe(channel))
+        .catch(() => this.#resubscribe(subscriber, channel, map));
+    }, RESUBSCRIBE_MS).unref();
   }
 
   #onMessage(channel: string, message: string): void {
@@ -199,4 +237,16 @@ export class RedisCoordinator implements PollCoordinator {
     const summary = this.#outage.recover();
     if (summary !== undefined) this.#onRecover(summary);
   }
+}
+
+/** Which primary serves each range of slots, as text: equal texts, the same map. */
+function slotMapOf(cluster: Cluster): string {
+  const ranges: string[] = [];
+  let owner: string | undefined;
+  cluster.slots.forEach((nodes, slot) => {
+    if (nodes[0] === owner) return;
+    owner = nodes[0];
+    ranges.push(`${slot}:${owner}`);
+  });
+  return ranges.join(' ');
 }

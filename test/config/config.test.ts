@@ -109,6 +109,9 @@ describe('parseCommandLine', () => {
       heartbeatMs: 2000,
       connection: { maxStreams: 7, highWaterBytes: 4096, maxBufferBytes: 8 * 1024 * 1024 },
     });
+    expect(serveConfig(['--redis', ' redis://a:7000 , redis://b:7001,']).redis).toBe(
+      'redis://a:7000,redis://b:7001',
+    );
     const env = serveConfig([], {
       LINGER_MS: '0',
       UPSTREAM_RETRIES: '0',
@@ -134,6 +137,12 @@ describe('parseCommandLine', () => {
     [['--upstream', 'notaurl'], 'upstream', 'got "notaurl", expected `sim` or an http(s) URL'],
     [['--upstream', 'ftp://x'], 'upstream', 'got "ftp://x", expected `sim` or an http(s) URL'],
     [['--redis', 'http://x'], 'redis', 'got "http://x", expected a redis:// or rediss:// URL'],
+    [
+      ['--redis', 'redis://a:7000,http://b'],
+      'redis',
+      'expected a redis:// or rediss:// URL, or a comma-separated',
+    ],
+    [['--redis', ' , '], 'redis', 'expected a redis:// or rediss:// URL'],
     [['--allowed-origins', 'not a url'], 'allowed-origins', 'expected comma-separated http(s) origins'],
     [['--log-level', 'loud'], 'log-level', 'got "loud", expected one of fatal, error, warn'],
     [['--fail-open-rps-fraction', '0'], 'fail-open-rps-fraction', 'got "0", expected a number above 0'],

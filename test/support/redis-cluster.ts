@@ -31,7 +31,12 @@ export interface RedisCluster {
   topology: RedisTopology;
   /** The node serving `key`'s slot as primary now. */
   primaryOf(key: string): Promise<RedisClusterNode>;
-  /** Waits until every live node reports `cluster_state:ok` and agrees on one primary per slot range. */
+  /** Moves `key`'s slot, with its keys, to another primary (a resharding: clients meet ASK, then MOVED). */
+  moveSlotOf(key: string): Promise<void>;
+  /**
+   * Waits until every live node reports `cluster_state:ok`, every slot's primary is alive and every
+   * replica has synced with its primary (so it can take over).
+   */
   waitHealthy(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
@@ -79,6 +84,8 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
           ...['--port', String(port), '--cluster-port', String(busPort), '--bind', '127.0.0.1'],
           ...['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--dir', nodeDir],
           ...['--cluster-node-timeout', String(nodeTimeoutMs), '--save', '', '--appendonly', 'no'],
+          // A replica's first sync at once, not after the default 5 s wait for more replicas.
+          ...['--repl-diskless-sync-delay', '0'],
         ],
         { stdio: 'ignore' },
       );
@@ -118,24 +125,55 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       url: nodes[0]!.url,
     },
     async primaryOf(key) {
-      const slot = await ask(alive()[0]!.port, (redis) => redis.call('CLUSTER', 'KEYSLOT', key));
-      const shards = (await ask(alive()[0]!.port, (redis) => redis.call('CLUSTER', 'SLOTS'))) as [
-        number,
-        number,
-        [string, number],
-      ][];
-      const owner = shards.find(([from, to]) => Number(slot) >= from && Number(slot) <= to);
-      const node = nodes.find((candidate) => candidate.port === owner?.[2][1]);
+      const slot = Number(await ask(alive()[0]!.port, (redis) => redis.call('CLUSTER', 'KEYSLOT', key)));
+      const owner = (await slotRanges(alive()[0]!.port)).find(({ from, to }) => slot >= from && slot <= to);
+      const node = nodes.find((candidate) => candidate.port === owner?.port);
       if (node === undefined) throw new Error(`no primary serves ${key}`);
       return node;
     },
+    async moveSlotOf(key) {
+      const source = await cluster.primaryOf(key);
+      const primaries = new Set((await slotRanges(source.port)).map(({ port }) => port));
+      const destination = nodes.find((node) => node.port !== source.port && primaries.has(node.port))!;
+      const slot = String(await ask(source.port, (redis) => redis.call('CLUSTER', 'KEYSLOT', key)));
+      const idOf = (node: RedisClusterNode) => ask(node.port, (redis) => redis.call('CLUSTER', 'MYID'));
+      const [sourceId, destinationId] = [String(await idOf(source)), String(await idOf(destination))];
+      await ask(destination.port, (redis) => redis.call('CLUSTER', 'SETSLOT', slot, 'IMPORTING', sourceId));
+      await ask(source.port, (redis) => redis.call('CLUSTER', 'SETSLOT', slot, 'MIGRATING', destinationId));
+      await ask(source.port, async (redis) => {
+        for (;;) {
+          const keys = (await redis.call('CLUSTER', 'GETKEYSINSLOT', slot, '100')) as string[];
+          if (keys.length === 0) return;
+          await redis.call(
+            'MIGRATE',
+            '127.0.0.1',
+            String(destination.port),
+            '',
+            '0',
+            '5000',
+            'KEYS',
+            ...keys,
+          );
+        }
+      });
+      for (const node of [destination, source, ...alive()])
+        await ask(node.port, (redis) => redis.call('CLUSTER', 'SETSLOT', slot, 'NODE', destinationId)).catch(
+          () => undefined, // a replica refuses SETSLOT; it learns the move from its primary
+        );
+    },
     async waitHealthy(timeoutMs = 8_000) {
+      const live = new Set(alive().map((node) => node.port));
       await waitFor(
-        'every redis cluster node to report cluster_state:ok',
+        'every redis cluster node to report cluster_state:ok, every slot served by a live primary',
         async () => {
-          for (const node of alive()) {
-            const info = String(await ask(node.port, (redis) => redis.call('CLUSTER', 'INFO')));
+          for (const port of live) {
+            const info = String(await ask(port, (redis) => redis.call('CLUSTER', 'INFO')));
             if (!info.includes('cluster_state:ok')) return false;
+            if (!(await slotRanges(port)).every((range) => live.has(range.port))) return false;
+            // A replica that never synced refuses to take over: its data would be too old.
+            const replication = String(await ask(port, (redis) => redis.call('INFO', 'replication')));
+            if (replication.includes('role:slave') && !replication.includes('master_link_status:up'))
+              return false;
           }
           return true;
         },
@@ -151,6 +189,15 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     throw error;
   }
   return cluster;
+}
+
+async function slotRanges(port: number): Promise<{ from: number; to: number; port: number }[]> {
+  const shards = (await ask(port, (redis) => redis.call('CLUSTER', 'SLOTS'))) as [
+    number,
+    number,
+    [string, number],
+  ][];
+  return shards.map(([from, to, primary]) => ({ from, to, port: primary[1] }));
 }
 
 async function ask<T>(port: number, question: (redis: Redis) => Promise<T>): Promise<T> {
