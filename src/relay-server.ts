@@ -325,6 +325,7 @@ async function startCoordinator(
     topology,
     historyLength: tuning.resumeBufferSize,
     historyMs: tuning.historyMs,
+    rebalanceMs: tuning.rebalanceMs,
     onError: (error) =>
       log.warn(
         { event: 'redis_error', err: error.message },

@@ -17,6 +17,10 @@ export interface CoordinatorStatus {
   /** Poll targets this relay follows (results shared by the lease holder). */
   followed: number;
   lastError: string | undefined;
+  /** Cluster mode: the live relays as of this relay's last announcement (docs/cluster.md "How leases move"). */
+  relays?: number;
+  /** Cluster mode: the leases all live relays hold, as they last announced. */
+  clusterLeases?: number;
 }
 
 export interface PollCoordinator {

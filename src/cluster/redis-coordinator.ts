@@ -7,12 +7,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Cluster } from 'ioredis';
-import { targetKeys } from '../util/keys.ts';
+import { ROSTER_KEY, targetKeys } from '../util/keys.ts';
 import type { CoordinatorStatus, PollCoordinator } from './coordinator.ts';
 import { OutageErrors, type OutageSummary } from './outage-errors.ts';
 import { openRedis, type RedisClient, type RedisTopology } from './redis-connection.ts';
+import { preferredRelay } from './rendezvous.ts';
 import { asError, RedisStreamLog } from './stream-log.ts';
-import { CLAIM, RELEASE } from './stream-scripts.ts';
+import { ANNOUNCE, CLAIM, RELEASE } from './stream-scripts.ts';
 
 /** A fencing counter outlives its leases by far: tokens must never repeat while a writer may wait. */
 const FENCE_TTL_MS = 24 * 60 * 60_000;
@@ -33,6 +34,17 @@ export interface RedisCoordinatorOptions {
   onError?: (error: Error) => void;
   /** Called when Redis answers again after an outage, with what went wrong meanwhile. */
   onRecover?: (summary: OutageSummary) => void;
+  /**
+   * How often this relay says it is alive and learns which relays are (`--rebalance-ms`): leases
+   * move to the relay rendezvous hashing picks among them. A relay silent for 3 of these is gone.
+   */
+  rebalanceMs?: number;
+}
+
+/** The relays alive as of the last announcement, and the leases each holds. */
+interface Roster {
+  relays: string[];
+  leases: number;
 }
 
 export class RedisCoordinator implements PollCoordinator {
@@ -55,6 +67,9 @@ export class RedisCoordinator implements PollCoordinator {
   /** The subscriber's last slot map (a Redis Cluster only), to notice a resharding or failover. */
   #slotMap: string | undefined;
   #closed = false;
+  #roster: Roster = { relays: [], leases: 0 };
+  readonly #announcer: NodeJS.Timeout;
+  readonly #rebalanceMs: number;
   readonly log: RedisStreamLog;
 
   constructor(options: RedisCoordinatorOptions) {
@@ -74,6 +89,8 @@ export class RedisCoordinator implements PollCoordinator {
       const subscriber = this.#subscriber;
       subscriber.on('refresh', () => this.#resubscribeIfResharded(subscriber));
     }
+    this.#rebalanceMs = options.rebalanceMs ?? 2_000;
+    this.#announcer = setInterval(() => void this.#announce(), this.#rebalanceMs).unref();
     this.log = new RedisStreamLog({
       redis: this.#commands,
       instanceId: this.instanceId,
@@ -99,6 +116,7 @@ export class RedisCoordinator implements PollCoordinator {
     });
     const connected = await Promise.race([attempt, timeout]);
     clearTimeout(timer);
+    if (connected) await this.#announce();
     return connected;
   }
 
@@ -107,12 +125,14 @@ export class RedisCoordinator implements PollCoordinator {
     try {
       const token = await this.#commands.eval(
         CLAIM,
-        2,
+        3,
         keys.lease,
         keys.fence,
+        keys.want,
         this.instanceId,
         String(ttlMs),
         String(FENCE_TTL_MS),
+        this.#shouldHold(target) ? '1' : '0',
       );
       this.#recoverIfConnected();
       this.#uncoordinated.delete(target);
@@ -171,12 +191,49 @@ export class RedisCoordinator implements PollCoordinator {
       owned: this.#owned.size + this.#uncoordinated.size,
       followed: this.#followers.size,
       lastError: this.#lastError,
+      relays: this.#roster.relays.length,
+      clusterLeases: this.#roster.leases,
     };
+  }
+
+  /**
+   * Whether this relay is the one rendezvous hashing picks for `target` among the live relays. Not
+   * known yet (no roster): first come, first served, as a relay alone in the roster would be.
+   */
+  #shouldHold(target: string): boolean {
+    const relays = this.#roster.relays;
+    return relays.length === 0 || preferredRelay(target, relays) === this.instanceId;
+  }
+
+  async #announce(): Promise<void> {
+    if (this.#closed || this.#commands.status !== 'ready') return;
+    try {
+      const live = (await this.#commands.eval(
+        ANNOUNCE,
+        1,
+        ROSTER_KEY,
+        this.instanceId,
+        String(this.#owned.size),
+        String(3 * this.#rebalanceMs),
+      )) as string[];
+      const relays: string[] = [];
+      let leases = 0;
+      for (let i = 0; i + 1 < live.length; i += 2) {
+        relays.push(live[i]!);
+        leases += Number(live[i + 1]);
+      }
+      this.#roster = { relays: relays.sort(), leases };
+    } catch (error) {
+      this.#fail(asError(error));
+    }
   }
 
   /** Releases every lease this relay holds (docs/operations.md "Shutdown"), then disconnects. */
   async close(): Promise<void> {
     this.#closed = true;
+    clearInterval(this.#announcer);
+    // Gone from the roster at once: the others take this relay's share at their next announcement.
+    await this.#commands.hdel(ROSTER_KEY, this.instanceId).catch(() => undefined);
     await Promise.all([...this.#owned.keys()].map((target) => this.release(target)));
     this.#uncoordinated.clear();
     this.#followers.clear();

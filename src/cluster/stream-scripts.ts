@@ -7,20 +7,34 @@
  */
 
 /**
- * Takes the lease when free (a new fencing token from the target's counter), renews it when ours.
+ * Takes the lease when free (a new fencing token from the target's counter), renews it when ours,
+ * and moves it to the relay that should hold it (cluster/rendezvous.ts): that relay, finding the
+ * lease held by another, leaves its wish (`want`, for one lease TTL); the holder, at its next
+ * renewal, gives the lease up instead, and a free lease another relay wants is left to it, so the
+ * wanting relay takes it at its next poll and continues the streams from their stored state.
  * A missing counter (first lease, or a Redis that lost its data) starts from Redis's clock in
  * microseconds, so tokens keep growing across a restart and a relay still holding an old token
- * never outranks a new one. KEYS: lease, fence. ARGV: instance, ttl ms, fence ttl ms. Returns the
- * token, or 0: another relay's lease.
+ * never outranks a new one. KEYS: lease, fence, want. ARGV: instance, ttl ms, fence ttl ms,
+ * '1' when the caller should hold the lease. Returns the token, or 0: another relay's lease.
  */
 export const CLAIM = `
 local lease = redis.call('GET', KEYS[1])
+local want = redis.call('GET', KEYS[3])
 if lease then
   local holder, token = string.match(lease, '^(%S+) (%d+)$')
-  if holder ~= ARGV[1] then return 0 end
+  if holder ~= ARGV[1] then
+    if ARGV[4] == '1' then redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[2]) end
+    return 0
+  end
+  if want and want ~= ARGV[1] and ARGV[4] ~= '1' then
+    redis.call('DEL', KEYS[1])
+    return 0
+  end
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   return tonumber(token)
 end
+if want and want ~= ARGV[1] and ARGV[4] ~= '1' then return 0 end
+redis.call('DEL', KEYS[3])
 if redis.call('EXISTS', KEYS[2]) == 0 then
   local time = redis.call('TIME')
   redis.call('SET', KEYS[2], time[1] .. string.format('%06d', tonumber(time[2])))
@@ -30,6 +44,28 @@ redis.call('PEXPIRE', KEYS[2], ARGV[3])
 -- Formatted as an integer: Lua's own number-to-text conversion keeps only 14 digits.
 redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. string.format('%d', token), 'PX', ARGV[2])
 return token`;
+
+/**
+ * Says that relay ARGV[1] is alive and holds ARGV[2] leases, forgets relays silent for ARGV[3] ms,
+ * and returns the live relays as a flat list: instance, leases held, ... KEYS: the roster.
+ */
+export const ANNOUNCE = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ' ' .. now)
+local entries = redis.call('HGETALL', KEYS[1])
+local live = {}
+for i = 1, #entries, 2 do
+  local held, seen = string.match(entries[i + 1], '^(%d+) (%d+)$')
+  if held == nil or tonumber(seen) < now - tonumber(ARGV[3]) then
+    redis.call('HDEL', KEYS[1], entries[i])
+  else
+    table.insert(live, entries[i])
+    table.insert(live, held)
+  end
+end
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]) * 2)
+return live`;
 
 /** Deletes the lease only when it is still ours. KEYS: lease. ARGV: instance. */
 export const RELEASE = `

@@ -19,6 +19,8 @@ export interface RelayTuning {
   historyMs: number;
   /** Cluster mode: the shortest lease on a poll target; a dead holder's targets wait this long. */
   leaseMs: number;
+  /** Cluster mode: how often a relay announces itself and leases move to the relay they belong to. */
+  rebalanceMs: number;
   /** A stream is stale after this many poll intervals without a successful poll. */
   staleAfterFactor: number;
   maxConnections: number;
@@ -57,6 +59,7 @@ export const defaultTuning: RelayTuning = {
   resumeBufferSize: 1_000,
   historyMs: 300_000,
   leaseMs: 2_000,
+  rebalanceMs: 2_000,
   staleAfterFactor: 3,
   maxConnections: 10_000,
   maxFrameBytes: 64 * 1024,
@@ -190,6 +193,12 @@ export const tuningOptions: Record<string, TuningOption> = {
     'LEASE_MS',
     "cluster mode: shortest poll lease; a dead holder's markets move after it",
     { min: 100, max: 600_000, placeholder: 'MS' },
+  ),
+  'rebalance-ms': option(
+    'rebalanceMs',
+    'REBALANCE_MS',
+    'cluster mode: how often each relay announces itself; leases move to the relay they belong to',
+    { min: 50, max: 600_000, placeholder: 'MS' },
   ),
   'stale-after-polls': option(
     'staleAfterFactor',

@@ -40,6 +40,8 @@ const PREFIX = 'market-relay:';
 export interface TargetKeys {
   /** `<instance> <token>` of the relay holding the lease, with a TTL. */
   lease: string;
+  /** The relay that should hold the lease and asked for it (cluster/rendezvous.ts), for a lease TTL. */
+  want: string;
   /** The lease's fencing counter: incremented each time the lease changes hands. */
   fence: string;
   /** Hash: the target's last state, its `ts`/`rts`, the token that wrote it, each stream's position. */
@@ -54,9 +56,13 @@ export function targetKeys(target: string): TargetKeys {
   const tagged = `${PREFIX}{${target}}:`;
   return {
     lease: `${tagged}lease`,
+    want: `${tagged}want`,
     fence: `${tagged}fence`,
     state: `${tagged}state`,
     channel: `${tagged}messages`,
     history: (stream) => `${tagged}history:${stream}`,
   };
 }
+
+/** Every live relay, with the leases it holds (one slot, one shard of a Redis Cluster). */
+export const ROSTER_KEY = `${PREFIX}{relays}:live`;
