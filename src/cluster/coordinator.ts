@@ -19,8 +19,8 @@ export interface CoordinatorStatus {
   lastError: string | undefined;
   /** Cluster mode: the live relays as of this relay's last announcement (docs/cluster.md "How leases move"). */
   relays?: number;
-  /** Cluster mode: the leases all live relays hold, as they last announced. */
-  clusterLeases?: number;
+  /** Cluster mode: this relay's share (0..1) of the leases all live relays hold, as they last announced them. */
+  leaseShare?: number;
 }
 
 export interface PollCoordinator {

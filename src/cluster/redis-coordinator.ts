@@ -185,14 +185,15 @@ export class RedisCoordinator implements PollCoordinator {
   }
 
   status(): CoordinatorStatus {
+    const { relays, leases } = this.#roster;
     return {
       mode: 'redis',
       connected: this.#connected,
       owned: this.#owned.size + this.#uncoordinated.size,
       followed: this.#followers.size,
       lastError: this.#lastError,
-      relays: this.#roster.relays.length,
-      clusterLeases: this.#roster.leases,
+      relays: relays.length,
+      leaseShare: leases === 0 ? 0 : Math.min(1, this.#owned.size / leases),
     };
   }
 

@@ -60,6 +60,9 @@ export interface HealthReport {
     connected: boolean;
     ownedTargets: number;
     followedTargets: number;
+    /** Live relays the leases are spread over, and this relay's share (0..1) of all leases held. */
+    relays: number;
+    leaseShare: number;
     lastError: string | null;
     /** `--upstream-rps` for the cluster: this relay's share, and what it keeps to while Redis is away. */
     budget?: { rps: number; share: number | null; failOpen: boolean; failOpenRps: number };
@@ -112,6 +115,8 @@ export function healthReport(sources: HealthSources, now = Date.now()): HealthRe
             connected: cluster.connected,
             ownedTargets: cluster.owned,
             followedTargets: cluster.followed,
+            relays: cluster.relays ?? 0,
+            leaseShare: cluster.leaseShare ?? 0,
             lastError: cluster.lastError ?? null,
             ...budgetReport(sources.budget?.status()),
           },

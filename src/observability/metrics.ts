@@ -260,6 +260,20 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
       },
     );
     metric.gauge(
+      'cluster_relays',
+      'Live relays in the cluster, as this relay last saw them in Redis: the relays leases are spread over.',
+      (gauge) => {
+        gauge.set(view.coordinator.status().relays ?? 0);
+      },
+    );
+    metric.gauge(
+      'cluster_lease_share',
+      "This relay's share (0..1) of the leases all live relays hold, as they last announced them.",
+      (gauge) => {
+        gauge.set(view.coordinator.status().leaseShare ?? 0);
+      },
+    );
+    metric.gauge(
       'redis_up',
       '1 while both Redis connections are ready, else 0 (the relay then polls for itself).',
       (gauge) => {

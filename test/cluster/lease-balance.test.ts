@@ -75,6 +75,19 @@ describe.skipIf(!redisClusterAvailable())('leases spread over the relays', () =>
         owned().every((count) => count >= 5 && count <= 15) && owned().reduce((a, b) => a + b) === MARKETS,
       { timeoutMs: 8_000, everyMs: 50 },
     );
+    // Each relay's share, as an operator sees it.
+    await waitFor('every relay to report its lease share', async () => {
+      for (const relay of relays) {
+        const { redis: cluster } = (await (await fetch(`${relay.url}/health`)).json()) as {
+          redis: { relays: number; leaseShare: number };
+        };
+        const metrics = await (await fetch(`${relay.url}/metrics`)).text();
+        const share = Number(/^market_relay_cluster_lease_share (\S+)$/m.exec(metrics)?.[1]);
+        if (cluster.relays !== 3 || cluster.leaseShare < 0.15 || cluster.leaseShare > 0.55) return false;
+        expect(share).toBeCloseTo(cluster.leaseShare, 1);
+      }
+      return true;
+    });
     // Upstream's own log: book requests per market over a window of 2 s.
     const startedAt = Date.now();
     await waitFor('a window of 2 s', () => Date.now() - startedAt >= 2_000, { everyMs: 50 });
