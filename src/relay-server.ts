@@ -23,6 +23,7 @@ import { EdgeAdmission } from './relay/admission/edge.ts';
 import { KnownMarkets } from './relay/admission/known-markets.ts';
 import { defaultIsolationLimits, MarketAdmission } from './relay/admission/market.ts';
 import { ClusterResume } from './relay/cluster/resume.ts';
+import { ConfirmationAnnouncer } from './relay/streams/confirmations.ts';
 import { RelayEvents } from './relay/events.ts';
 import { UpstreamHealthMonitor, type UpstreamIdentity } from './relay/poll/upstream-health.ts';
 import { StreamRegistry } from './relay/streams/registry.ts';
@@ -234,10 +235,13 @@ export async function startRelay(
   });
   await upstreamHealth.start(UPSTREAM_PROBE_MS);
   knownMarkets.start();
+  const confirmations = new ConfirmationAnnouncer(registry, tuning.confirmMs);
+  confirmations.start();
 
   /** Everything started above, released in dependency order: by `close()`, or when `listen` fails. */
   const release = async (): Promise<void> => {
     clearInterval(pruneEdge);
+    confirmations.stop();
     relayPoller.stop();
     knownMarkets.stop();
     upstreamHealth.stop();

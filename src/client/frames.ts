@@ -49,6 +49,13 @@ export function decodeFrame(data: unknown, numbers: CompactStreamLookup = noStre
       return isStreamAddress(value) && isStreamState(value.state)
         ? accept(value)
         : { ok: false, reason: 'malformed status message' };
+    case 'confirmed':
+      return isStreamAddress(value) &&
+        typeof value.epoch === 'string' &&
+        Number.isSafeInteger(value.seq) &&
+        typeof value.confirmed === 'string'
+        ? accept(value)
+        : { ok: false, reason: 'malformed confirmed message' };
     case 'subscribed':
     case 'unsubscribed':
       return isChannel(value.channel) && isStringArray(value.markets) && isStreamNumbers(value.streams)

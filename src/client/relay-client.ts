@@ -319,6 +319,9 @@ export class RelayClient extends Emitter<ClientEvents> {
         if (stream?.isClosed) this.#streams.delete(stream);
         return;
       }
+      case 'confirmed':
+        this.#streams.get(message.channel, message.market, depthOf(message))?.receiveConfirmed(message);
+        return;
       case 'subscribed':
         if (message.id !== undefined) this.#inFlight.answered(message.id);
         this.#numbers.learn(message);

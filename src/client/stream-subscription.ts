@@ -9,6 +9,7 @@
 import type {
   BookDepth,
   Channel,
+  ConfirmedMessage,
   ResumePoint,
   StatusMessage,
   StreamMessage,
@@ -36,6 +37,8 @@ export interface StreamEvents<State, Snapshot, Update> {
   snapshot: { message: Snapshot; state: State };
   resync: { reason: ResyncReason; detail: string };
   status: { status: SubscriptionStatus; reason?: string };
+  /** Upstream confirmed the state held, unchanged, at `confirmedAt` (protocol.md "`confirmed`"). */
+  confirmed: { confirmedAt: string };
   error: RelayClientError;
 }
 
@@ -53,6 +56,7 @@ interface StreamMessageOf<Data> {
   type: 'snapshot' | 'update';
   epoch: string;
   seq: number;
+  rts: string;
   data: Data;
 }
 
@@ -73,6 +77,12 @@ export abstract class StreamSubscription<
   state: State | undefined;
   epoch: string | undefined;
   seq: number | undefined;
+  /**
+   * When upstream last confirmed `state` (the relay's receive time, ISO 8601): the `rts` of the
+   * last snapshot or update applied, or a later `confirmed` message for that state. It stops
+   * advancing while upstream fails; undefined until the first snapshot.
+   */
+  confirmedAt: string | undefined;
   readonly #host: StreamHost;
   #resyncing = false;
   #connectionDown = false;
@@ -148,6 +158,14 @@ export abstract class StreamSubscription<
     }
     this.#relayState = message.state;
     this.#refreshStatus(message.reason);
+  }
+
+  /** Counts only for the state this stream holds: a confirmation of a later `seq` says nothing of it. */
+  receiveConfirmed(message: ConfirmedMessage): void {
+    if (this.#closed || this.#resyncing || message.epoch !== this.epoch || message.seq !== this.seq) return;
+    if (this.confirmedAt !== undefined && message.confirmed <= this.confirmedAt) return;
+    this.confirmedAt = message.confirmed;
+    this.#emit('confirmed', { confirmedAt: message.confirmed });
   }
 
   receiveError(error: RelayClientError): void {
@@ -251,6 +269,7 @@ export abstract class StreamSubscription<
     this.state = state;
     this.epoch = message.epoch;
     this.seq = message.seq;
+    this.confirmedAt = message.rts;
     this.#resyncing = false;
     this.#connectionDown = false;
     this.#version += 1;

@@ -11,6 +11,8 @@ import { integerOption, type OptionSpec } from './option-spec.ts';
 
 export interface RelayTuning {
   heartbeatMs: number;
+  /** A stream upstream confirmed unchanged tells its subscribers so this often (0: never). */
+  confirmMs: number;
   /** How long a stream nobody subscribes to is still polled, so a reconnect finds it (and can resume). */
   lingerMs: number;
   /** Updates each stream keeps for resume (in cluster mode, also in Redis). */
@@ -55,6 +57,7 @@ const groups: readonly Group[] = ['connection', 'edge', 'statusFeed'];
 
 export const defaultTuning: RelayTuning = {
   heartbeatMs: 15_000,
+  confirmMs: 5_000,
   lingerMs: 5_000,
   resumeBufferSize: 1_000,
   historyMs: 300_000,
@@ -137,6 +140,7 @@ function option(
  */
 // biome-ignore format: a table, one option per line
 const limitRows: [string, TuningKey, string, number, number, string?][] = [
+  ['confirm-ms', 'confirmMs', 'a stream upstream confirmed unchanged sends its subscribers a `confirmed` message this often; 0 never', 0, DAY_MS, 'MS'],
   ['coalesce-ms', 'coalesceMs', 'stream frames ready for one connection within this many ms leave in one write; 0 writes each at once', 0, 100, 'MS'],
   ['flood-close-after-ms', 'connection.floodCloseAfterMs', 'a connection over its request rate this long is closed with 4429', 1_000, DAY_MS, 'MS'],
   ['close-grace-ms', 'connection.closeGraceMs', 'after a close for a limit, the client has this long to read up to the close frame', 0, 60_000, 'MS'],

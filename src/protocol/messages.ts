@@ -246,6 +246,19 @@ export interface StatusMessage {
   state: StreamState;
   reason?: string;
 }
+/**
+ * Upstream confirmed the stream's state at `seq` unchanged; `confirmed` is the relay's receive time
+ * of the newest response that did (protocol.md "`confirmed`").
+ */
+export interface ConfirmedMessage {
+  type: 'confirmed';
+  channel: Channel;
+  market: string;
+  depth?: BookDepth;
+  epoch: string;
+  seq: number;
+  confirmed: string;
+}
 export const errorCodes = [
   'bad_request',
   'unknown_channel',
@@ -281,6 +294,7 @@ export type ServerMessage =
   | SubscribedMessage
   | UnsubscribedMessage
   | StatusMessage
+  | ConfirmedMessage
   | ErrorMessage
   | PongMessage
   | HeartbeatMessage;

@@ -160,6 +160,31 @@ describe('book stream', () => {
   });
 });
 
+describe('confirmed', () => {
+  const confirmed = (seq: number, at: string, epoch = 'e1') =>
+    ({ type: 'confirmed', channel: 'book', market, depth: null, epoch, seq, confirmed: at }) as const;
+
+  it("takes the snapshot's rts, then a later confirmation of the state it holds, and nothing else", () => {
+    const { stream } = bookStream();
+    const heard: string[] = [];
+    stream.on('confirmed', ({ confirmedAt }) => heard.push(confirmedAt));
+    stream.receive(snapshot(first));
+    expect(stream.confirmedAt).toBe(stamp.rts);
+    stream.receiveConfirmed(confirmed(41, '2025-06-01T12:00:05.000Z'));
+    stream.receiveConfirmed(confirmed(42, '2025-06-01T12:00:06.000Z')); // a state it does not hold
+    stream.receiveConfirmed(confirmed(41, '2025-06-01T12:00:07.000Z', 'e2')); // another epoch
+    stream.receiveConfirmed(confirmed(41, '2025-06-01T12:00:04.000Z')); // older than what it knows
+    expect(heard).toEqual(['2025-06-01T12:00:05.000Z']);
+    expect(stream.confirmedAt).toBe('2025-06-01T12:00:05.000Z');
+  });
+
+  it('reads a `confirmed` frame, and refuses one without its time', () => {
+    const message = confirmed(3, '2025-06-01T12:00:05.000Z');
+    expect(decodeFrame(JSON.stringify(message))).toEqual({ ok: true, message });
+    expect(decodeFrame(JSON.stringify({ ...message, confirmed: 5 }))).toMatchObject({ ok: false });
+  });
+});
+
 describe('price stream', () => {
   it('applies changed fields and removes the ones sent as null', () => {
     const host: StreamHost = {

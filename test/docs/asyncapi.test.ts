@@ -24,6 +24,7 @@ const relayMessageTypes = [
   'snapshot',
   'update',
   'status',
+  'confirmed',
   'error',
   'pong',
   'heartbeat',

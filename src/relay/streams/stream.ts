@@ -78,6 +78,8 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   #rts = '';
   #freshness: StreamState = 'live';
   #snapshot: Frame | undefined;
+  /** The `rts` subscribers were last told about (in a snapshot, an update or a `confirmed`). */
+  #announcedRts = '';
   /** Relay clock (ms) of the last upstream response that confirmed this state. */
   lastSuccessAt = 0;
   /** Relay clock (ms) of the last change sent. */
@@ -126,6 +128,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
       this.#state = next;
       this.#seq = 1;
       this.lastChangeAt = now;
+      this.#announcedRts = rts;
       const frame = this.snapshotFrame();
       for (const subscriber of this.subscribers) subscriber.deliver(this, frame, 'snapshot');
       return { frame, seq: this.#seq };
@@ -135,6 +138,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     this.#state = next;
     this.#seq += 1;
     this.lastChangeAt = now;
+    this.#announcedRts = rts;
     const frame = toFrame(this.#message('update', delta, next));
     this.#recent.push(this.#seq, frame.wire);
     for (const subscriber of this.subscribers) subscriber.deliver(this, frame, 'update');
@@ -171,6 +175,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     this.#seq = updates.at(-1)?.seq ?? this.#seq;
     this.#confirm(state, ts, rts, now);
     this.lastChangeAt = now;
+    if (updates.length > 0) this.#announcedRts = rts;
     for (const { frame } of updates)
       for (const subscriber of this.subscribers) subscriber.deliver(this, frame, 'update');
   }
@@ -190,6 +195,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     for (const { seq, frame } of recent) this.#recent.push(seq, frame.wire);
     this.#confirm(state, ts, rts, now);
     this.lastChangeAt = now;
+    this.#announcedRts = rts;
     if (this.subscribers.size === 0) return;
     const frame = this.snapshotFrame();
     for (const subscriber of this.subscribers) subscriber.deliver(this, frame, 'snapshot');
@@ -218,6 +224,29 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     this.#rts = rts;
     this.lastSuccessAt = now;
     this.#snapshot = undefined;
+  }
+
+  /**
+   * Tells the subscribers that upstream confirmed the state they hold since they last heard of it
+   * (protocol.md "`confirmed`"): one frame for all of them, and nothing when no response arrived
+   * since the last snapshot, update or confirmation (so the time stops advancing when upstream
+   * fails). Returns whether a frame went out.
+   */
+  announceConfirmation(): boolean {
+    if (this.#state === undefined || this.#freshness !== 'live' || this.subscribers.size === 0) return false;
+    if (this.#rts === this.#announcedRts) return false;
+    this.#announcedRts = this.#rts;
+    const frame = toFrame({
+      type: 'confirmed',
+      channel: this.channel,
+      market: this.market,
+      ...(this.channel === 'book' ? { depth: this.depth ?? null } : {}),
+      epoch: this.#epoch,
+      seq: this.#seq,
+      confirmed: this.#rts,
+    });
+    for (const subscriber of this.subscribers) subscriber.notify(this, frame);
+    return true;
   }
 
   /** Moves to `live` / `stale`, telling subscribers; returns false when nothing changed. */

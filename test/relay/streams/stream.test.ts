@@ -198,3 +198,43 @@ describe('Stream numbered by the cluster (lease holder)', () => {
     expect(publish(stream, book([]), 't', 'r', 2).seq).toBe(1); // a snapshot in its own epoch
   });
 });
+
+describe('Stream.announceConfirmation', () => {
+  const t = (second: number) => `2026-01-01T00:00:0${second}.000Z`;
+
+  it('sends one `confirmed` per new confirmation of an unchanged state, none without one', () => {
+    const stream = newStream();
+    const client = new Recorder();
+    stream.subscribers.add(client);
+    expect(stream.announceConfirmation()).toBe(false); // no state yet
+    stream.publish(book([['0.50000000', '1']]), t(0), t(0), 0);
+    expect(stream.announceConfirmation()).toBe(false); // the snapshot's rts said it
+    stream.publish(book([['0.50000000', '1']]), t(1), t(1), 1000);
+    stream.confirm(t(2), t(2), 2000);
+    expect(stream.announceConfirmation()).toBe(true);
+    expect(stream.announceConfirmation()).toBe(false); // nothing new from upstream
+    expect(client.messages.at(-1)).toEqual({
+      type: 'confirmed',
+      channel: 'book',
+      market,
+      depth: 10,
+      epoch: stream.epoch,
+      seq: 1,
+      confirmed: t(2),
+    });
+    stream.publish(book([['0.50000000', '2']]), t(3), t(3), 3000);
+    expect(stream.announceConfirmation()).toBe(false); // the update's rts said it
+    expect(client.messages.map((m) => m.type)).toEqual(['snapshot', 'confirmed', 'update']);
+  });
+
+  it('says nothing while stale, and again once upstream confirms', () => {
+    const stream = newStream();
+    stream.subscribers.add(new Recorder());
+    stream.publish(book([['0.50000000', '1']]), t(0), t(0), 0);
+    stream.setFreshness('stale', 'upstream error');
+    expect(stream.announceConfirmation()).toBe(false);
+    stream.publish(book([['0.50000000', '1']]), t(1), t(1), 1000);
+    stream.setFreshness('live');
+    expect(stream.announceConfirmation()).toBe(true);
+  });
+});
