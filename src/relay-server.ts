@@ -13,6 +13,7 @@ import { RedisRateGate } from './cluster/redis-rate-gate.ts';
 import type { ServeConfig } from './config/config.ts';
 import { DEFAULT_MAX_AGE_MS } from './config/poll-options.ts';
 import { type RelayTuning, resolveTuning } from './config/tuning.ts';
+import { registerCors } from './http/cors.ts';
 import { registerHealth } from './http/health.ts';
 import { type Operations, registerOperations } from './http/operations.ts';
 import { registerRestFront } from './http/rest-front/index.ts';
@@ -23,9 +24,9 @@ import { EdgeAdmission } from './relay/admission/edge.ts';
 import { KnownMarkets } from './relay/admission/known-markets.ts';
 import { defaultIsolationLimits, MarketAdmission } from './relay/admission/market.ts';
 import { ClusterResume } from './relay/cluster/resume.ts';
-import { ConfirmationAnnouncer } from './relay/streams/confirmations.ts';
 import { RelayEvents } from './relay/events.ts';
 import { UpstreamHealthMonitor, type UpstreamIdentity } from './relay/poll/upstream-health.ts';
+import { ConfirmationAnnouncer } from './relay/streams/confirmations.ts';
 import { StreamRegistry } from './relay/streams/registry.ts';
 import { PollerPool } from './relay/targets/poller-pool.ts';
 import { type SimulatorHandle, startSimulator } from './sim/server.ts';
@@ -154,6 +155,8 @@ export async function startRelay(
     ...(config.apiKeys === undefined ? {} : { apiKeys: config.apiKeys }),
     ...(config.allowedOrigins === undefined ? {} : { allowedOrigins: config.allowedOrigins }),
   };
+  // Browsers on other origins may read the public paths (docs/operations.md "CORS").
+  registerCors(app, access);
   const knownMarkets = new KnownMarkets(client);
   const marketAdmission = new MarketAdmission({
     registry,

@@ -107,9 +107,6 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
       'cache-control': 'no-cache, no-transform',
       // Proxies that buffer responses (nginx) would hold the events back.
       'x-accel-buffering': 'no',
-      ...(request.headers.origin === undefined
-        ? {}
-        : { 'access-control-allow-origin': request.headers.origin }),
     });
     response.write(`retry: ${RECONNECT_MS}\n\n`);
 

@@ -24,14 +24,8 @@ export function authorize(
   url: URL,
   options: AccessPolicy,
 ): Refusal | undefined {
-  const { apiKeys, allowedOrigins } = options;
-  const origin = headers.origin;
-  if (
-    allowedOrigins !== undefined &&
-    origin !== undefined &&
-    !allowedOrigins.includes(origin) &&
-    !isOwnOrigin(origin, headers.host)
-  ) {
+  const { apiKeys } = options;
+  if (!isOriginAllowed(headers, options)) {
     return { status: 403, error: 'forbidden', message: 'this origin is not allowed' };
   }
   if (apiKeys !== undefined) {
@@ -41,6 +35,21 @@ export function authorize(
     }
   }
   return undefined;
+}
+
+/**
+ * Whether a request's `Origin` may use the relay: always without an allow-list or an `Origin`
+ * header (non-browser clients), and the relay's own origin always.
+ */
+export function isOriginAllowed(headers: IncomingHttpHeaders, options: AccessPolicy): boolean {
+  const { allowedOrigins } = options;
+  const origin = headers.origin;
+  return (
+    allowedOrigins === undefined ||
+    origin === undefined ||
+    allowedOrigins.includes(origin) ||
+    isOwnOrigin(origin, headers.host)
+  );
 }
 
 export function presentedKey(headers: IncomingHttpHeaders, url: URL): string | undefined {
