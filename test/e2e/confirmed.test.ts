@@ -72,4 +72,17 @@ describe('confirmed', () => {
     );
     expect(book.seq).toBe(1);
   });
+
+  it('comes over Server-Sent Events too', async () => {
+    harness = await start({ sim: { markets: 2 }, relay: { tuning: { confirmMs: CONFIRM_MS } } });
+    const market = harness.sim.market.marketIds()[1]!;
+    const { client } = connectRecorded(harness.relay.url, { transport: 'sse' });
+    opened.push({ close: async () => client.close() });
+    const price = client.subscribePrice(market);
+    const heard: string[] = [];
+    price.on('confirmed', ({ confirmedAt }) => heard.push(confirmedAt));
+    await waitFor('two confirmations', () => (heard.length >= 2 ? true : undefined));
+    expect(price.seq).toBe(1);
+    expect(price.confirmedAt).toBe(heard.at(-1));
+  });
 });
