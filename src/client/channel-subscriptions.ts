@@ -6,6 +6,7 @@
  */
 import { applyBookUpdate, type BookState, bookChecksum } from '../protocol/book.ts';
 import {
+  applyMarketsUpdate,
   applyMarketUpdate,
   applyOracleUpdate,
   applyProbabilitiesUpdate,
@@ -18,7 +19,11 @@ import type {
   BookSnapshotMessage,
   BookUpdateMessage,
   MarketData,
+  MarketListRecord,
   MarketSnapshotMessage,
+  MarketsData,
+  MarketsSnapshotMessage,
+  MarketsUpdateMessage,
   MarketUpdateMessage,
   OracleData,
   OracleSnapshotMessage,
@@ -47,7 +52,8 @@ export type AnyStreamSubscription =
   | MarketSubscription
   | ProbabilitiesSubscription
   | OracleSubscription
-  | OrdersSubscription;
+  | OrdersSubscription
+  | MarketsSubscription;
 
 /** A `book` stream: state is `{ bids, asks, last_price }` with exact decimal strings, best first. */
 export class BookSubscription extends StreamSubscription<BookState, BookSnapshotMessage, BookUpdateMessage> {
@@ -226,5 +232,43 @@ export class OrdersSubscription extends StreamSubscription<
 
   protected apply(state: OrderMapState, update: OrdersUpdateMessage): OrderMapState {
     return applyOrderMapUpdate(state, update.data);
+  }
+}
+
+/**
+ * A `markets` stream (`market` is the catalogue's filter: `all`, `active` ...): every market's
+ * list-form record by id; `listed` fires for each market new to it and `delisted` for each that left.
+ */
+export class MarketsSubscription extends StreamSubscription<
+  MarketsData,
+  MarketsSnapshotMessage,
+  MarketsUpdateMessage,
+  StreamEvents<MarketsData, MarketsSnapshotMessage, MarketsUpdateMessage> & {
+    listed: MarketListRecord;
+    delisted: { market: string };
+  }
+> {
+  readonly channel = 'markets';
+  readonly depth = undefined;
+  #previous: MarketsData | undefined;
+
+  protected stateOf(snapshot: MarketsSnapshotMessage): MarketsData {
+    return snapshot.data;
+  }
+
+  protected apply(state: MarketsData, update: MarketsUpdateMessage): MarketsData {
+    this.#previous = state;
+    return applyMarketsUpdate(state, update.data);
+  }
+
+  /** An update's new and removed markets, in the update's order; a snapshot announces none. */
+  protected override accepted(message: MarketsSnapshotMessage | MarketsUpdateMessage): void {
+    const before = this.#previous;
+    this.#previous = undefined;
+    if (message.type !== 'update' || before === undefined) return;
+    for (const [market, record] of Object.entries(message.data)) {
+      if (record === null) this.emit('delisted', { market });
+      else if (!Object.hasOwn(before, market)) this.emit('listed', record);
+    }
   }
 }

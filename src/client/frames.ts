@@ -133,6 +133,11 @@ const dataChecks: Readonly<Record<Channel, DataCheck>> = {
       ? undefined
       : 'probability entries',
   oracle: ({ data }) => (hasFields(data, oracleFields) ? undefined : 'oracle record'),
+  // Upstream's list-form records as received, each an object (or null for a market gone).
+  markets: ({ data }, snapshot) =>
+    Object.values(data).every((record) => (!snapshot && record === null) || isObject(record))
+      ? undefined
+      : 'market records',
   orders: ({ data }, snapshot) => {
     if (snapshot)
       return isListOf(data.bids, orderFields) && isListOf(data.asks, orderFields) ? undefined : 'orders';

@@ -64,14 +64,21 @@ export function connect(urls: RelayUrls, options: ConnectOptions = {}): RelayCli
 }
 
 export type { BookState } from '../protocol/book.ts';
+export type { CatalogueStream } from '../protocol/channels.ts';
 export type {
   BookDepth,
   BookSnapshotMessage,
   BookUpdateMessage,
+  ConfirmedMessage,
   JsonValue,
   Level,
   MarketData,
+  MarketListRecord,
   MarketSnapshotMessage,
+  MarketsData,
+  MarketsSnapshotMessage,
+  MarketsUpdateData,
+  MarketsUpdateMessage,
   MarketUpdateData,
   MarketUpdateMessage,
   OracleData,
@@ -109,6 +116,7 @@ export type {
   BookSubscription,
   MarketEvents,
   MarketSubscription,
+  MarketsSubscription,
   OracleSubscription,
   OrdersSubscription,
   PriceSubscription,

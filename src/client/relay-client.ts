@@ -6,12 +6,13 @@
  * (client/subscribe-batch.ts); client/requests-in-flight.ts matches the relay's answers to requests.
  */
 
-import { canonicalStreamId } from '../protocol/channels.ts';
+import { type CatalogueStream, canonicalStreamId } from '../protocol/channels.ts';
 import {
   type BookDepth,
   type Channel,
   type ErrorCode,
   type ErrorMessage,
+  type MarketListRecord,
   PROBABILITIES_STREAM,
   type ServerMessage,
   type SubscribedMessage,
@@ -21,6 +22,7 @@ import {
   type AnyStreamSubscription,
   BookSubscription,
   MarketSubscription,
+  MarketsSubscription,
   OracleSubscription,
   OrdersSubscription,
   PriceSubscription,
@@ -29,6 +31,7 @@ import {
 } from './channel-subscriptions.ts';
 import { RelayClientError } from './client-error.ts';
 import { Emitter, rethrowLater } from './emitter.ts';
+import { firstState } from './first-state.ts';
 import { decodeFrame } from './frames.ts';
 import { type ConnectionStatus, RelayConnection } from './relay-connection.ts';
 import { RequestsInFlight } from './requests-in-flight.ts';
@@ -150,68 +153,45 @@ export class RelayClient extends Emitter<ClientEvents> {
 
   /** Subscribes a price stream; asking again for the same market returns the same object. */
   subscribePrice(market: string): PriceSubscription {
-    return this.#subscribe(
-      'price',
-      market,
-      undefined,
-      PriceSubscription,
-      (host, id) => new PriceSubscription(host, id),
-    );
+    return this.#plain('price', market, PriceSubscription);
   }
 
   /** A market's trades: the recent ones as `state`, each new one once as a `trade` event. */
   subscribeTrades(market: string): TradesSubscription {
-    return this.#subscribe(
-      'trades',
-      market,
-      undefined,
-      TradesSubscription,
-      (host, id) => new TradesSubscription(host, id),
-    );
+    return this.#plain('trades', market, TradesSubscription);
   }
 
   /** A market's detail record; `closed` fires when the market leaves ACTIVE. */
   subscribeMarket(market: string): MarketSubscription {
-    return this.#subscribe(
-      'market',
-      market,
-      undefined,
-      MarketSubscription,
-      (host, id) => new MarketSubscription(host, id),
-    );
+    return this.#plain('market', market, MarketSubscription);
   }
 
   /** Every market's probability entry in one map (the channel's one stream, `all`). */
   subscribeProbabilities(): ProbabilitiesSubscription {
-    return this.#subscribe(
-      'probabilities',
-      PROBABILITIES_STREAM,
-      undefined,
-      ProbabilitiesSubscription,
-      (host, id) => new ProbabilitiesSubscription(host, id),
-    );
+    return this.#plain('probabilities', PROBABILITIES_STREAM, ProbabilitiesSubscription);
   }
 
   /** An oracle feed's latest price (`feedId` as a market's `oracle_feed_id`: `0x` + hex). */
   subscribeOracle(feedId: string): OracleSubscription {
-    return this.#subscribe(
-      'oracle',
-      feedId,
-      undefined,
-      OracleSubscription,
-      (host, id) => new OracleSubscription(host, id),
-    );
+    return this.#plain('oracle', feedId, OracleSubscription);
   }
 
   /** A market's orders by id per side, from the same polls as its book. */
   subscribeOrders(market: string): OrdersSubscription {
-    return this.#subscribe(
-      'orders',
-      market,
-      undefined,
-      OrdersSubscription,
-      (host, id) => new OrdersSubscription(host, id),
-    );
+    return this.#plain('orders', market, OrdersSubscription);
+  }
+
+  /**
+   * The market catalogue, live (docs/client.md "The market catalogue"): every market's list-form
+   * record by id, all statuses or one (`filter`: upstream's status filter).
+   */
+  subscribeMarkets(filter: CatalogueStream = 'all'): MarketsSubscription {
+    return this.#plain('markets', filter, MarketsSubscription);
+  }
+
+  /** The catalogue's records now (its live subscription's state; it stays subscribed). */
+  async markets(filter: CatalogueStream = 'all'): Promise<MarketListRecord[]> {
+    return Object.values(await firstState(this.subscribeMarkets(filter)));
   }
 
   /** Closes the connection for good; every stream ends with status `closed`. */
@@ -244,6 +224,15 @@ export class RelayClient extends Emitter<ClientEvents> {
     const existing = this.#streams.get(channel, checked.id, depth);
     if (existing instanceof kind) return existing;
     return this.#add(create(this.#host, checked.id));
+  }
+
+  /** A stream of a channel whose subscriptions are made from (host, id) alone. */
+  #plain<S extends AnyStreamSubscription>(
+    channel: Channel,
+    id: string,
+    Kind: new (host: StreamHost, id: string) => S,
+  ): S {
+    return this.#subscribe(channel, id, undefined, Kind, (host, checked) => new Kind(host, checked));
   }
 
   #add<S extends AnyStreamSubscription>(stream: S): S {

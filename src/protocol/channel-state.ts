@@ -7,6 +7,8 @@
 import { TRADES_SNAPSHOT_SIZE } from './channels.ts';
 import type {
   MarketData,
+  MarketsData,
+  MarketsUpdateData,
   MarketUpdateData,
   OracleData,
   OrdersData,
@@ -32,6 +34,11 @@ export function applyProbabilitiesUpdate(
   state: ProbabilitiesData,
   update: ProbabilitiesUpdateData,
 ): ProbabilitiesData {
+  return applyRecordUpdate(state, update);
+}
+
+/** Changed records replace the old ones whole; a market sent as `null` left the catalogue. */
+export function applyMarketsUpdate(state: MarketsData, update: MarketsUpdateData): MarketsData {
   return applyRecordUpdate(state, update);
 }
 

@@ -6,7 +6,16 @@
  */
 import { FEED_ID_PATTERN, MARKET_ID_PATTERN } from './limits.ts';
 
-export const channels = ['book', 'price', 'trades', 'market', 'probabilities', 'oracle', 'orders'] as const;
+export const channels = [
+  'book',
+  'price',
+  'trades',
+  'market',
+  'probabilities',
+  'oracle',
+  'orders',
+  'markets',
+] as const;
 export type Channel = (typeof channels)[number];
 
 export function isChannel(name: string): name is Channel {
@@ -20,10 +29,17 @@ export const TRADES_SNAPSHOT_SIZE = 50;
 export const PROBABILITIES_STREAM = 'all';
 
 /**
- * What a channel's stream ids (the `markets` of a subscribe) are: a market UUID, an oracle feed id
- * (`0x` + hex), or the one stream {@link PROBABILITIES_STREAM}.
+ * The `markets` channel's streams: the whole catalogue (`all`), or the markets of one status, as
+ * upstream's `statusFilter` names them.
  */
-export type StreamIdKind = 'market' | 'feed' | 'all';
+export const catalogueStreams = ['all', 'active', 'expired', 'resolved'] as const;
+export type CatalogueStream = (typeof catalogueStreams)[number];
+
+/**
+ * What a channel's stream ids (the `markets` of a subscribe) are: a market UUID, an oracle feed id
+ * (`0x` + hex), the one stream {@link PROBABILITIES_STREAM}, or a {@link CatalogueStream}.
+ */
+export type StreamIdKind = 'market' | 'feed' | 'all' | 'catalogue';
 export const streamIdKinds: Readonly<Record<Channel, StreamIdKind>> = {
   book: 'market',
   price: 'market',
@@ -32,6 +48,7 @@ export const streamIdKinds: Readonly<Record<Channel, StreamIdKind>> = {
   probabilities: 'all',
   oracle: 'feed',
   orders: 'market',
+  markets: 'catalogue',
 };
 
 /** What a stream id of each kind must look like, worded for a `bad_request` message. */
@@ -39,6 +56,7 @@ const expectedIds: Readonly<Record<StreamIdKind, string>> = {
   market: 'not a UUID',
   feed: 'not an oracle feed id (0x and hex digits)',
   all: `the probabilities channel has one stream: "${PROBABILITIES_STREAM}"`,
+  catalogue: `the markets channel's streams are ${catalogueStreams.map((id) => `"${id}"`).join(', ')}`,
 };
 
 /**
@@ -55,6 +73,8 @@ export function canonicalStreamId(
       ? MARKET_ID_PATTERN.test(id)
       : kind === 'feed'
         ? FEED_ID_PATTERN.test(id)
-        : id === PROBABILITIES_STREAM;
+        : kind === 'all'
+          ? id === PROBABILITIES_STREAM
+          : (catalogueStreams as readonly string[]).includes(id);
   return valid ? { ok: true, id: id.toLowerCase() } : { ok: false, message: expectedIds[kind] };
 }

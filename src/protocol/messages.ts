@@ -111,6 +111,13 @@ export type ProbabilitiesData = Record<string, ProbabilityEntry>;
 /** Update: the entries that changed (whole entry) and, as `null`, the markets that left the map. */
 export type ProbabilitiesUpdateData = Record<string, ProbabilityEntry | null>;
 
+/** `markets`: upstream's list-form market record as received, each field with upstream's type. */
+export type MarketListRecord = Record<string, JsonValue>;
+/** Snapshot: every market of the catalogue (across all its pages), keyed by market UUID. */
+export type MarketsData = Record<string, MarketListRecord>;
+/** Update: the records new or changed (whole) and, as `null`, the markets that left the catalogue. */
+export type MarketsUpdateData = Record<string, MarketListRecord | null>;
+
 /** `oracle`: one feed's latest parsed price; snapshot and update both carry the whole record. */
 export interface OracleData {
   feed_id: string;
@@ -178,6 +185,7 @@ export interface ChannelData {
   probabilities: { snapshot: ProbabilitiesData; update: ProbabilitiesUpdateData };
   oracle: { snapshot: OracleData; update: OracleData };
   orders: { snapshot: OrdersData; update: OrdersUpdateData };
+  markets: { snapshot: MarketsData; update: MarketsUpdateData };
 }
 
 /** The channels after `book`: no depth, no checksum (seq alone detects a gap). */
@@ -203,6 +211,8 @@ export type OracleSnapshotMessage = ChannelSnapshotMessage<'oracle'>;
 export type OracleUpdateMessage = ChannelUpdateMessage<'oracle'>;
 export type OrdersSnapshotMessage = ChannelSnapshotMessage<'orders'>;
 export type OrdersUpdateMessage = ChannelUpdateMessage<'orders'>;
+export type MarketsSnapshotMessage = ChannelSnapshotMessage<'markets'>;
+export type MarketsUpdateMessage = ChannelUpdateMessage<'markets'>;
 
 export type StreamMessage =
   | BookSnapshotMessage
@@ -218,7 +228,9 @@ export type StreamMessage =
   | OracleSnapshotMessage
   | OracleUpdateMessage
   | OrdersSnapshotMessage
-  | OrdersUpdateMessage;
+  | OrdersUpdateMessage
+  | MarketsSnapshotMessage
+  | MarketsUpdateMessage;
 
 export interface SubscribedMessage {
   type: 'subscribed';

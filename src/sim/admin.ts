@@ -143,6 +143,10 @@ function route(control: SimControl, request: SimRequest): SimResponse {
       body: { total: control.requests.length, requests: control.requests.slice(-limit) },
     };
   }
+  if (resource === 'markets' && method === 'POST') {
+    const market = control.market.addMarket();
+    return { status: 201, body: { id: market.id, status: market.status, expiresAt: market.expiresAt } };
+  }
   const market = /^markets\/([^/]+)$/.exec(resource)?.[1];
   if (market !== undefined) return answerMarket(control, request, market);
   throw new SimHttpError(404, `no admin endpoint ${method} ${path}`);

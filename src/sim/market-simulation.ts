@@ -10,7 +10,7 @@ import { evolveBook } from './book-evolution.ts';
 import { buildTokens, buildUsers, moveOraclePrice, type SimToken, type SimUser } from './catalog.ts';
 import { buildHoldings, type Holding } from './holdings.ts';
 import { quoteOf, RESOLUTION_DELAY_MS, recordFill, type SimMarket } from './market.ts';
-import { createMarket, evolutionContext, resolve } from './market-factory.ts';
+import { createMarket, evolutionContext, marketTraits, resolve } from './market-factory.ts';
 import { createPrng, deriveSeed, type Prng } from './prng.ts';
 import { orderBookOf } from './snapshots.ts';
 import { defaultTradeFlow, printsDue, printTrades, type TradeFlow } from './trade-flow.ts';
@@ -79,6 +79,9 @@ export class MarketSimulation {
   private pace: LifecyclePace;
   /** Clock time of the last expiry brought forward by the pace. */
   private lastPacedExpiryAt: number;
+  private readonly tradeFlow: (index: number) => TradeFlow | undefined;
+  /** The index the next market created gets (each index is its own deterministic market). */
+  private nextIndex: number;
 
   constructor(options: MarketSimulationOptions = {}) {
     const count = options.markets ?? 50;
@@ -101,12 +104,9 @@ export class MarketSimulation {
     for (let index = 0; index < count; index++) {
       markets.push(createMarket(this.seed, index, this.startedAt, this.tokens));
     }
-    const tradeFlow = options.tradeFlow ?? defaultTradeFlow;
-    for (const market of markets) {
-      this.live.set(market.id, market);
-      const rng = createPrng(deriveSeed(this.seed, 'trades', market.index));
-      this.tape.set(market.id, { flow: tradeFlow(market.index), rng });
-    }
+    this.tradeFlow = options.tradeFlow ?? defaultTradeFlow;
+    this.nextIndex = count;
+    for (const market of markets) this.admit(market);
     this.holdings = buildHoldings(this.seed, this.users, markets);
     this.oracleRng = createPrng(deriveSeed(this.seed, 'oracle'));
   }
@@ -151,6 +151,24 @@ export class MarketSimulation {
   orderBook(marketId: string): OrderBook | undefined {
     const market = this.market(marketId);
     return market ? orderBookOf(market) : undefined;
+  }
+
+  /**
+   * A new ACTIVE market, listed from now on (the next index of the seed whose market starts live):
+   * what a market listed upstream while the relay runs looks like.
+   */
+  addMarket(): SimMarket {
+    while (marketTraits(this.nextIndex).initially !== 'live') this.nextIndex += 1;
+    const market = createMarket(this.seed, this.nextIndex, this.clock(), this.tokens);
+    this.nextIndex += 1;
+    this.admit(market);
+    return market;
+  }
+
+  private admit(market: SimMarket): void {
+    this.live.set(market.id, market);
+    const rng = createPrng(deriveSeed(this.seed, 'trades', market.index));
+    this.tape.set(market.id, { flow: this.tradeFlow(market.index), rng });
   }
 
   /** The market disappears: every endpoint answers 404 or leaves it out from now on. */

@@ -112,6 +112,22 @@ describe('simulator admin API', () => {
     expect((await call(`${url}/_sim/markets/${id}`, 'PUT', { status: 'ACTIVE' })).status).toBe(400);
   });
 
+  it('adds an ACTIVE market that every market endpoint serves from then on', async () => {
+    const { url, market } = await sim();
+    const before = market.marketIds().length;
+    const added = await call(`${url}/_sim/markets`, 'POST');
+    expect(added.status).toBe(201);
+    const id = String(added.body.id);
+    expect(added.body).toMatchObject({ status: 'ACTIVE' });
+    expect(market.marketIds()).toHaveLength(before + 1);
+    expect((await call(`${url}/api/markets/${id}`, 'GET')).body).toMatchObject({
+      market: { market_id: id, status: 'ACTIVE' },
+    });
+    const listed = await call(`${url}/api/markets?statusFilter=active&limit=100`, 'GET');
+    expect((listed.body.markets as Json[]).map((entry) => entry.market_id)).toContain(id);
+    expect((await fetch(`${url}/clob/orderbook?market_id=${id}`)).status).toBe(200);
+  });
+
   it('serves the request log and its own metrics, leaving admin requests out', async () => {
     const { url, market } = await sim();
     const [id] = market.activeMarketIds();

@@ -6,6 +6,7 @@
  */
 import { applyBookUpdate, type BookState, bookChecksum } from '../../src/protocol/book.ts';
 import {
+  applyMarketsUpdate,
   applyMarketUpdate,
   applyOracleUpdate,
   applyOrdersUpdate,
@@ -29,6 +30,7 @@ const applyUpdate: {
   probabilities: applyProbabilitiesUpdate,
   oracle: applyOracleUpdate,
   orders: applyOrdersUpdate,
+  markets: applyMarketsUpdate,
 };
 
 function applied<C extends Channel>(channel: C, state: unknown, update: unknown): unknown {

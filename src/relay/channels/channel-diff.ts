@@ -8,6 +8,9 @@
 import type {
   JsonValue,
   MarketData,
+  MarketListRecord,
+  MarketsData,
+  MarketsUpdateData,
   MarketUpdateData,
   OracleData,
   OrderEntry,
@@ -30,6 +33,11 @@ export function diffTrades(prev: TradesData, next: TradesData): TradesData | nul
 /** The fields whose value changed (compared as JSON), `null` for a field gone. */
 export function diffMarket(prev: MarketData, next: MarketData): MarketUpdateData | null {
   return diffRecord(prev, next, sameJson);
+}
+
+/** The catalogue's records new or changed (whole), `null` for a market gone from it. */
+export function diffMarkets(prev: MarketsData, next: MarketsData): MarketsUpdateData | null {
+  return diffRecord<MarketListRecord>(prev, next, sameJson);
 }
 
 /** The markets whose entry changed (the whole new entry), `null` for a market gone from the map. */

@@ -9,7 +9,14 @@ import { type BookState, bookChecksum } from '../../protocol/book.ts';
 import type { Channel, ChannelData, PriceData } from '../../protocol/messages.ts';
 import type { ClobPriceSnapshot } from '../../upstream/schemas.ts';
 import { diffBook, diffPrice } from './book-price-diff.ts';
-import { diffMarket, diffOracle, diffOrders, diffProbabilities, diffTrades } from './channel-diff.ts';
+import {
+  diffMarket,
+  diffMarkets,
+  diffOracle,
+  diffOrders,
+  diffProbabilities,
+  diffTrades,
+} from './channel-diff.ts';
 
 /** How a channel's states are compared and described on the wire. */
 export interface StreamCodec<State, Delta> {
@@ -31,6 +38,7 @@ export const codecs: { readonly [C in Channel]: StreamCodec<ChannelState<C>, Cha
   probabilities: { diff: diffProbabilities },
   oracle: { diff: diffOracle },
   orders: { diff: diffOrders },
+  markets: { diff: diffMarkets },
 };
 
 /** The price channel's state: upstream's decimal strings unchanged, omitted fields omitted. */

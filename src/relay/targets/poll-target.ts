@@ -7,11 +7,13 @@
  * absurd upstream timestamp is only data (docs/operations.md "Freshness").
  */
 import type { CallInit } from '../../upstream/client.ts';
+import type { MarketsQuery } from '../../upstream/endpoints.ts';
 import { publicReason } from '../../upstream/errors.ts';
 import type {
   ClobPriceBatchResponse,
   MarketActivityResponse,
   MarketResponse,
+  MarketsResponse,
   OrderBook,
   ProbabilitiesResponse,
   TokenPriceResponse,
@@ -38,6 +40,8 @@ export interface PollSource {
   probabilities(): Promise<ProbabilitiesResponse>;
   market(marketId: string): Promise<MarketResponse>;
   tokenPrice(feedId: string): Promise<TokenPriceResponse>;
+  /** One page of the market catalogue. */
+  markets(query: MarketsQuery): Promise<MarketsResponse>;
   /** One page of a market's trade activity, newest first. */
   marketActivity(marketId: string, page: { limit: number; offset: number }): Promise<MarketActivityResponse>;
 }

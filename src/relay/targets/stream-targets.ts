@@ -12,6 +12,7 @@ import { streamTargetKey } from '../../util/keys.ts';
 import type { PollDispatcher } from '../poll/dispatcher.ts';
 import { staleReason } from '../poll/freshness.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
+import { CatalogueTarget } from './catalogue-target.ts';
 import { MarketTarget, OracleTarget, ProbabilitiesTarget } from './channel-targets.ts';
 import type { PollContext, PollTarget } from './poll-target.ts';
 import { TradesTarget } from './trades-target.ts';
@@ -27,6 +28,7 @@ export const streamTargetChannels: ReadonlyArray<{ channel: PlainChannel; create
   { channel: 'probabilities', create: (id, timing, context) => new ProbabilitiesTarget(id, timing, context) },
   { channel: 'oracle', create: (id, timing, context) => new OracleTarget(id, timing, context) },
   { channel: 'trades', create: (id, timing, context) => new TradesTarget(id, timing, context) },
+  { channel: 'markets', create: (id, timing, context) => new CatalogueTarget(id, timing, context) },
 ];
 
 export class StreamTargets {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  applyMarketsUpdate,
   applyMarketUpdate,
   applyOracleUpdate,
   applyOrdersUpdate,
@@ -18,6 +19,7 @@ import type {
 } from '../../../src/protocol/messages.ts';
 import {
   diffMarket,
+  diffMarkets,
   diffOracle,
   diffOrders,
   diffProbabilities,
@@ -93,6 +95,21 @@ describe('channel diffs rebuild the next state when applied (property)', () => {
         expect(update === null ? prev : applyProbabilitiesUpdate(prev, update)).toEqual(next);
         for (const [id, entry] of Object.entries(update ?? {}))
           expect(entry).toEqual(Object.hasOwn(next, id) ? next[id] : null);
+      }),
+    );
+  });
+
+  it('markets: records new or changed whole, null for a market gone, nothing for the same catalogue', () => {
+    const catalogue = fc.dictionary(key, market, { maxKeys: 6 });
+    fc.assert(
+      fc.property(catalogue, catalogue, (prev, next) => {
+        const update = diffMarkets(prev, next);
+        expect(update === null ? prev : applyMarketsUpdate(prev, update)).toEqual(next);
+        for (const [id, record] of Object.entries(update ?? {})) {
+          expect(record).toEqual(Object.hasOwn(next, id) ? next[id] : null);
+          if (Object.hasOwn(prev, id) && record !== null) expect(record).not.toEqual(prev[id]);
+        }
+        expect(diffMarkets(next, structuredClone(next))).toBeNull();
       }),
     );
   });

@@ -13,6 +13,7 @@ import type {
   ClobPriceBatchResponse,
   MarketActivityResponse,
   MarketResponse,
+  MarketsResponse,
   OrderBook,
   ProbabilitiesResponse,
   TokenPriceResponse,
@@ -65,6 +66,10 @@ class ScriptedSource implements PollSource {
   }
 
   market(): Promise<MarketResponse> {
+    return Promise.reject(new Error('not scripted'));
+  }
+
+  markets(): Promise<MarketsResponse> {
     return Promise.reject(new Error('not scripted'));
   }
 

@@ -76,6 +76,7 @@ describe('a book polled with the same body again', () => {
       clobPrices: (markets) => upstream.clobPrices(markets),
       probabilities: () => upstream.probabilities(),
       market: (market) => upstream.market(market),
+      markets: (query) => upstream.markets(query),
       tokenPrice: (feedId) => upstream.tokenPrice(feedId),
       marketActivity: (market, page) => upstream.marketActivity(market, page),
     };

@@ -1,0 +1,107 @@
+/**
+ * The `markets` channel (protocol.md "`markets` data"): upstream's whole catalogue as one stream;
+ * a market the simulator adds, one it expires and one it resolves reach every subscriber once, in
+ * order, as whole records (upstream's types), and a filtered stream drops a market that leaves it.
+ */
+import { describe, expect, it } from 'vitest';
+import type { MarketListRecord, MarketsUpdateData } from '../../src/protocol/messages.ts';
+import { connectRecorded } from '../client/sdk-support.ts';
+import { type Harness, useHarness } from '../support/harness.ts';
+import { ProtocolClient } from '../support/protocol-client.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+async function upstreamCatalogue(harness: Harness, statusFilter = 'all'): Promise<Record<string, unknown>> {
+  const response = await fetch(`${harness.sim.url}/api/markets?limit=100&statusFilter=${statusFilter}`);
+  const body = (await response.json()) as { markets: MarketListRecord[] };
+  return Object.fromEntries(body.markets.map((record) => [String(record.market_id), record]));
+}
+
+describe('markets channel', () => {
+  const { opened, start } = useHarness();
+
+  it('streams the catalogue; a new, an expired and a resolved market once each, in order', async () => {
+    const harness = await start({ sim: { markets: 6 } });
+    const { client } = connectRecorded(harness.relay.url);
+    opened.push({ close: async () => client.close() });
+    const raws = await Promise.all([
+      ProtocolClient.connect(harness.relay.url),
+      ProtocolClient.connect(harness.relay.url),
+    ]);
+    opened.push(...raws);
+    for (const raw of raws) await raw.request({ op: 'subscribe', channel: 'markets', markets: ['all'] });
+
+    const records = await client.markets();
+    expect(Object.fromEntries(records.map((r) => [r.market_id, r]))).toEqual(
+      await upstreamCatalogue(harness),
+    );
+    const catalogue = client.subscribeMarkets();
+    const listed: string[] = [];
+    catalogue.on('listed', (record) => listed.push(String(record.market_id)));
+
+    const added = harness.sim.market.addMarket().id;
+    await waitFor('the new market', () => (catalogue.state?.[added] !== undefined ? true : undefined));
+    const [expiring, resolving] = harness.sim.market.activeMarketIds().filter((id) => id !== added);
+    harness.sim.market.settle(expiring!, 'EXPIRED');
+    await waitFor('the expiry', () =>
+      catalogue.state?.[expiring!]?.status === 'EXPIRED' ? true : undefined,
+    );
+    harness.sim.market.settle(resolving!, 'RESOLVED');
+    await waitFor('the resolution', () =>
+      catalogue.state?.[resolving!]?.status === 'RESOLVED' ? true : undefined,
+    );
+    expect(catalogue.state).toEqual(await upstreamCatalogue(harness));
+    expect(listed).toEqual([added]);
+    expect(typeof catalogue.state?.[added]?.probability).toBe('number');
+
+    for (const raw of raws) {
+      await waitFor('the resolution on the wire', () =>
+        raw.view('markets', 'all')?.seq === catalogue.seq ? true : undefined,
+      );
+      // Each lifecycle change once, in the order it happened (other fields may change between).
+      expect(lifecycleOf(raw)).toEqual([`${added}:listed`, `${expiring}:EXPIRED`, `${resolving}:RESOLVED`]);
+      expect(raw.violations).toEqual([]);
+    }
+  });
+
+  it('a filtered catalogue drops a market that leaves it; an unknown filter is refused', async () => {
+    const harness = await start({ sim: { markets: 4 } });
+    const { client } = connectRecorded(harness.relay.url);
+    opened.push({ close: async () => client.close() });
+    const active = client.subscribeMarkets('active');
+    const delisted: string[] = [];
+    active.on('delisted', ({ market }) => delisted.push(market));
+    await waitFor('the active catalogue', () => active.state);
+    expect(active.state).toEqual(await upstreamCatalogue(harness, 'active'));
+    const leaving = harness.sim.market.activeMarketIds()[0]!;
+    harness.sim.market.settle(leaving, 'EXPIRED');
+    await waitFor('the expired market gone', () => (delisted.length > 0 ? true : undefined));
+    expect(delisted).toEqual([leaving]);
+    expect(active.state).toEqual(await upstreamCatalogue(harness, 'active'));
+
+    const raw = await ProtocolClient.connect(harness.relay.url);
+    opened.push(raw);
+    raw.send({ op: 'subscribe', id: 7, channel: 'markets', markets: ['everything'] });
+    await waitFor('the refusal', () => raw.of('error')[0]);
+    expect(raw.of('error')[0]).toMatchObject({ id: 7, code: 'bad_request' });
+    expect(String(raw.of('error')[0]!.message)).toContain('"all", "active", "expired", "resolved"');
+  });
+});
+
+/** Replays a raw client's `markets` messages: each market listed and each status change, in order. */
+function lifecycleOf(raw: ProtocolClient): string[] {
+  const snapshot = raw.of('snapshot').find((message) => message.channel === 'markets')!;
+  const status = new Map(
+    Object.entries(snapshot.data as Record<string, MarketListRecord>).map(([id, r]) => [id, r.status]),
+  );
+  const events: string[] = [];
+  for (const update of raw.of('update').filter((message) => message.channel === 'markets')) {
+    for (const [id, record] of Object.entries(update.data as MarketsUpdateData)) {
+      if (record === null) events.push(`${id}:delisted`);
+      else if (!status.has(id)) events.push(`${id}:listed`);
+      else if (status.get(id) !== record.status) events.push(`${id}:${String(record.status)}`);
+      if (record === null) status.delete(id);
+      else status.set(id, record.status);
+    }
+  }
+  return events;
+}
