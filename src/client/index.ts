@@ -64,7 +64,7 @@ export function connect(urls: RelayUrls, options: ConnectOptions = {}): RelayCli
 }
 
 export type { BookState } from '../protocol/book.ts';
-export type { CatalogueStream } from '../protocol/channels.ts';
+export type { CatalogueFilter, CatalogueStatus } from '../protocol/channels.ts';
 export type {
   BookDepth,
   BookSnapshotMessage,

@@ -6,7 +6,7 @@
  * (client/subscribe-batch.ts); client/requests-in-flight.ts matches the relay's answers to requests.
  */
 
-import { type CatalogueStream, canonicalStreamId } from '../protocol/channels.ts';
+import { type CatalogueFilter, canonicalStreamId, catalogueStreamId } from '../protocol/channels.ts';
 import {
   type BookDepth,
   type Channel,
@@ -183,14 +183,14 @@ export class RelayClient extends Emitter<ClientEvents> {
 
   /**
    * The market catalogue, live (docs/client.md "The market catalogue"): every market's list-form
-   * record by id, all statuses or one (`filter`: upstream's status filter).
+   * record by id; `filter` as upstream's list has them: a status (default every market) and a token.
    */
-  subscribeMarkets(filter: CatalogueStream = 'all'): MarketsSubscription {
-    return this.#plain('markets', filter, MarketsSubscription);
+  subscribeMarkets(filter: CatalogueFilter = {}): MarketsSubscription {
+    return this.#plain('markets', catalogueStreamId(filter), MarketsSubscription);
   }
 
   /** The catalogue's records now (its live subscription's state; it stays subscribed). */
-  async markets(filter: CatalogueStream = 'all'): Promise<MarketListRecord[]> {
+  async markets(filter: CatalogueFilter = {}): Promise<MarketListRecord[]> {
     return Object.values(await firstState(this.subscribeMarkets(filter)));
   }
 

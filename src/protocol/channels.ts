@@ -29,15 +29,36 @@ export const TRADES_SNAPSHOT_SIZE = 50;
 export const PROBABILITIES_STREAM = 'all';
 
 /**
- * The `markets` channel's streams: the whole catalogue (`all`), or the markets of one status, as
- * upstream's `statusFilter` names them.
+ * The `markets` channel's streams are upstream's catalogue filters: a status as its `statusFilter`
+ * names them (`all` for every market), optionally with `:` and a token id (its `tokenId`):
+ * `active`, `all:3`. One spelling each: the token id without leading zeros.
  */
-export const catalogueStreams = ['all', 'active', 'expired', 'resolved'] as const;
-export type CatalogueStream = (typeof catalogueStreams)[number];
+export const catalogueStatuses = ['all', 'active', 'expired', 'resolved'] as const;
+export type CatalogueStatus = (typeof catalogueStatuses)[number];
+export interface CatalogueFilter {
+  status?: CatalogueStatus;
+  /** Upstream's token id: only the markets of that token. */
+  token?: number;
+}
+const CATALOGUE_STREAM = /^(all|active|expired|resolved)(?::(\d{1,9}))?$/;
+
+/** A catalogue stream's filter, or undefined for an id that is not one. */
+export function catalogueFilterOf(id: string): { status: CatalogueStatus; token?: number } | undefined {
+  const match = CATALOGUE_STREAM.exec(id);
+  if (match === null) return undefined;
+  const status = match[1] as CatalogueStatus;
+  return match[2] === undefined ? { status } : { status, token: Number(match[2]) };
+}
+
+/** The stream id of a catalogue filter (default: every market). */
+export function catalogueStreamId(filter: CatalogueFilter = {}): string {
+  const status = filter.status ?? 'all';
+  return filter.token === undefined ? status : `${status}:${filter.token}`;
+}
 
 /**
  * What a channel's stream ids (the `markets` of a subscribe) are: a market UUID, an oracle feed id
- * (`0x` + hex), the one stream {@link PROBABILITIES_STREAM}, or a {@link CatalogueStream}.
+ * (`0x` + hex), the one stream {@link PROBABILITIES_STREAM}, or a catalogue filter.
  */
 export type StreamIdKind = 'market' | 'feed' | 'all' | 'catalogue';
 export const streamIdKinds: Readonly<Record<Channel, StreamIdKind>> = {
@@ -56,7 +77,7 @@ const expectedIds: Readonly<Record<StreamIdKind, string>> = {
   market: 'not a UUID',
   feed: 'not an oracle feed id (0x and hex digits)',
   all: `the probabilities channel has one stream: "${PROBABILITIES_STREAM}"`,
-  catalogue: `the markets channel's streams are ${catalogueStreams.map((id) => `"${id}"`).join(', ')}`,
+  catalogue: `the markets channel's streams are ${catalogueStatuses.map((id) => `"${id}"`).join(', ')}, each optionally with ":" and a token id`,
 };
 
 /**
@@ -68,13 +89,17 @@ export function canonicalStreamId(
   id: string,
 ): { ok: true; id: string } | { ok: false; message: string } {
   const kind = streamIdKinds[channel];
+  if (kind === 'catalogue') {
+    const filter = catalogueFilterOf(id);
+    return filter === undefined
+      ? { ok: false, message: expectedIds[kind] }
+      : { ok: true, id: catalogueStreamId(filter) };
+  }
   const valid =
     kind === 'market'
       ? MARKET_ID_PATTERN.test(id)
       : kind === 'feed'
         ? FEED_ID_PATTERN.test(id)
-        : kind === 'all'
-          ? id === PROBABILITIES_STREAM
-          : (catalogueStreams as readonly string[]).includes(id);
+        : id === PROBABILITIES_STREAM;
   return valid ? { ok: true, id: id.toLowerCase() } : { ok: false, message: expectedIds[kind] };
 }

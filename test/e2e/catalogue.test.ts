@@ -10,8 +10,11 @@ import { type Harness, useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
-async function upstreamCatalogue(harness: Harness, statusFilter = 'all'): Promise<Record<string, unknown>> {
-  const response = await fetch(`${harness.sim.url}/api/markets?limit=100&statusFilter=${statusFilter}`);
+async function upstreamCatalogue(
+  harness: Harness,
+  filter = 'statusFilter=all',
+): Promise<Record<string, unknown>> {
+  const response = await fetch(`${harness.sim.url}/api/markets?limit=100&${filter}`);
   const body = (await response.json()) as { markets: MarketListRecord[] };
   return Object.fromEntries(body.markets.map((record) => [String(record.market_id), record]));
 }
@@ -67,16 +70,16 @@ describe('markets channel', () => {
     const harness = await start({ sim: { markets: 4 } });
     const { client } = connectRecorded(harness.relay.url);
     opened.push({ close: async () => client.close() });
-    const active = client.subscribeMarkets('active');
+    const active = client.subscribeMarkets({ status: 'active' });
     const delisted: string[] = [];
     active.on('delisted', ({ market }) => delisted.push(market));
     await waitFor('the active catalogue', () => active.state);
-    expect(active.state).toEqual(await upstreamCatalogue(harness, 'active'));
+    expect(active.state).toEqual(await upstreamCatalogue(harness, 'statusFilter=active'));
     const leaving = harness.sim.market.activeMarketIds()[0]!;
     harness.sim.market.settle(leaving, 'EXPIRED');
     await waitFor('the expired market gone', () => (delisted.length > 0 ? true : undefined));
     expect(delisted).toEqual([leaving]);
-    expect(active.state).toEqual(await upstreamCatalogue(harness, 'active'));
+    expect(active.state).toEqual(await upstreamCatalogue(harness, 'statusFilter=active'));
 
     const raw = await ProtocolClient.connect(harness.relay.url);
     opened.push(raw);
@@ -84,6 +87,23 @@ describe('markets channel', () => {
     await waitFor('the refusal', () => raw.of('error')[0]);
     expect(raw.of('error')[0]).toMatchObject({ id: 7, code: 'bad_request' });
     expect(String(raw.of('error')[0]!.message)).toContain('"all", "active", "expired", "resolved"');
+  });
+
+  it("filters by token as upstream's tokenId; equivalent spellings are one stream", async () => {
+    const harness = await start({ sim: { markets: 6 } });
+    const token = harness.sim.market.markets()[0]!.token.id;
+    const { client } = connectRecorded(harness.relay.url);
+    opened.push({ close: async () => client.close() });
+    const records = await client.markets({ token });
+    expect(Object.fromEntries(records.map((r) => [r.market_id, r]))).toEqual(
+      await upstreamCatalogue(harness, `statusFilter=all&tokenId=${token}`),
+    );
+    expect(records.length).toBeLessThan(6);
+    const raw = await ProtocolClient.connect(harness.relay.url);
+    opened.push(raw);
+    await raw.request({ op: 'subscribe', channel: 'markets', markets: [`all:00${token}`] });
+    await waitFor('the snapshot', () => raw.view('markets', `all:${token}`));
+    expect(harness.relay.registry.ids('markets').size).toBe(1);
   });
 });
 

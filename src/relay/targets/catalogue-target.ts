@@ -2,13 +2,13 @@
  * @module relay/catalogue-target
  * The `markets` channel's target (docs/protocol.md "`markets` data"): upstream's market catalogue,
  * every page of it, as one map of list-form records keyed by market id. A stream id is the
- * catalogue's status filter (`all`, `active`, `expired`, `resolved`, upstream's `statusFilter`).
+ * catalogue's filter (protocol/channels.ts: upstream's `statusFilter`, and `tokenId` after `:`).
  * One poll reads the pages newest first, 100 markets each, until upstream says there is no more:
  * a market added while they are read pushes the others to later pages, so it may show one twice
  * (the map keeps one) but never hides one. When the pages still hold fewer markets than upstream's
  * `total` (a market left a filtered list meanwhile), the poll reads them again once.
  */
-import type { CatalogueStream } from '../../protocol/channels.ts';
+import { catalogueFilterOf } from '../../protocol/channels.ts';
 import type { MarketsData } from '../../protocol/messages.ts';
 import { type MarketsResponse, marketsResponse } from '../../upstream/schemas.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
@@ -47,12 +47,15 @@ export class CatalogueTarget extends StreamTarget<'markets', MarketsResponse> {
   }
 
   async #readAll(): Promise<MarketsResponse> {
+    // The registry only holds ids canonicalStreamId accepted.
+    const filter = catalogueFilterOf(this.streamId) ?? { status: 'all' };
     const read = (page: number) =>
       this.context.source.markets({
         limit: CATALOGUE_PAGE,
         offset: page * CATALOGUE_PAGE,
         sortBy: 'newest',
-        statusFilter: this.streamId as CatalogueStream,
+        statusFilter: filter.status,
+        ...(filter.token === undefined ? {} : { tokenId: filter.token }),
       });
     const first = await read(0);
     const markets = [...first.markets];
