@@ -36,9 +36,9 @@ async function main(): Promise<void> {
   const logger = pino({ level: command.config.logLevel });
   let close: () => Promise<void>;
   if (command.command === 'sim') {
-    const { port, host, markets, seed, tickMs } = command.config;
-    const sim = await startSimulator({ port, host, markets, seed, tickMs });
-    logger.info({ markets, seed }, `simulator listening on ${sim.url}`);
+    const { port, host, markets, seed, profile, tickMs } = command.config;
+    const sim = await startSimulator({ port, host, markets, seed, profile, tickMs });
+    logger.info({ markets, seed, profile }, `simulator listening on ${sim.url}`);
     process.stderr.write(`market-relay sim listening on ${sim.url}\n`);
     close = () => sim.close();
   } else {

@@ -78,7 +78,12 @@ export async function startRelay(
   const startedAt = Date.now();
   const sim =
     config.upstream === 'sim'
-      ? await startSimulator({ markets: config.simMarkets, seed: config.simSeed, tickMs: tuning.simTickMs })
+      ? await startSimulator({
+          markets: config.simMarkets,
+          seed: config.simSeed,
+          tickMs: tuning.simTickMs,
+          ...(config.simProfile === undefined ? {} : { profile: config.simProfile }),
+        })
       : undefined;
   const upstreamUrl = sim?.url ?? config.upstream;
   const coordinator = await startCoordinator(config.redis, logger, tuning);

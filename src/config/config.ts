@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import type { IsolationLimits } from '../relay/admission/market.ts';
 import type { SchedulerMode } from '../relay/poll/scheduler.ts';
+import { type SimulatorProfileName, simulatorProfileNames } from '../sim/profile.ts';
 import { ConfigError, splitArguments } from './command-line.ts';
 import { integerOption, type OptionSpec } from './option-spec.ts';
 import { pollOptions } from './poll-options.ts';
@@ -82,6 +83,14 @@ const seed = integerOption({
   default: '1',
   help: 'simulator seed (same seed, same markets)',
 });
+const simProfile: OptionSpec = {
+  env: 'SIM_PROFILE',
+  schema: z.enum(simulatorProfileNames),
+  default: 'default',
+  expected: `one of ${simulatorProfileNames.join(', ')}`,
+  placeholder: 'NAME',
+  help: "simulator's answers where upstream's interface leaves them open (docs/upstream.md)",
+};
 
 /** Every option of `serve`, as the flag is spelt. */
 const serveOptions = {
@@ -174,6 +183,7 @@ const serveOptions = {
   },
   markets,
   seed,
+  'sim-profile': simProfile,
   // Operator endpoints (docs/operations.md "Operator endpoints").
   'operator-port': integerOption({
     env: 'OPERATOR_PORT',
@@ -200,6 +210,7 @@ const simOptions = {
   host,
   markets,
   seed,
+  profile: simProfile,
   'sim-tick-ms': tuningOptions['sim-tick-ms']!.spec,
   'log-level': logLevel,
 } satisfies Record<string, OptionSpec>;
@@ -238,6 +249,8 @@ export interface ServeConfig {
   /** Embedded simulator size and seed, used when `upstream` is `sim`. */
   simMarkets: number;
   simSeed: number;
+  /** The embedded simulator's profile (default `default`). */
+  simProfile?: SimulatorProfileName;
   /** Limits and timings; what is not given keeps its default (src/config/tuning.ts). */
   tuning?: TuningOverrides;
   /** Operator endpoints on their own port (and host), and/or behind a key. */
@@ -251,6 +264,7 @@ export interface SimConfig {
   host: string;
   markets: number;
   seed: number;
+  profile: SimulatorProfileName;
   tickMs: number;
   logLevel: LogLevel;
 }
@@ -320,6 +334,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
         host: read('host') as string,
         markets: number('markets'),
         seed: number('seed'),
+        profile: read('profile') as SimulatorProfileName,
         tickMs: number('sim-tick-ms'),
         logLevel: read('log-level') as LogLevel,
       },
@@ -361,6 +376,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       compression: read('compression') as boolean,
       simMarkets: number('markets'),
       simSeed: number('seed'),
+      simProfile: read('sim-profile') as SimulatorProfileName,
       tuning,
       operatorPort: read('operator-port') as number | undefined,
       operatorHost: read('operator-host') as string,

@@ -3,7 +3,8 @@
  * The upstream simulator as an HTTP server (node:http, keep-alive on, logs nothing): the whole
  * public interface of the upstream (docs/upstream.md) over a live MarketSimulation, with fault
  * knobs, a request log, its own `GET /metrics` and an admin API under `/_sim/` to change the knobs
- * and the market activity at run time. `market-relay sim` and `npm start` run it.
+ * and the market activity at run time; where the interface leaves an answer open, its profile
+ * chooses (sim/profile.ts). `market-relay sim` and `npm start` run it.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,7 +12,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { ADMIN_PREFIX, answerAdmin, type SimControl, type SimRequestLogEntry } from './admin.ts';
 import { catalogRoutes } from './api/catalog.ts';
 import { clobRoutes } from './api/clob.ts';
-import { errorBodyOf, type SimRequest, type SimResponse } from './api/http.ts';
+import { refusal, type SimRequest, type SimResponse } from './api/http.ts';
 import { marketDataRoutes } from './api/market-data.ts';
 import { marketRoutes } from './api/markets.ts';
 import { rewardRoutes } from './api/rewards.ts';
@@ -20,10 +21,18 @@ import { userRoutes } from './api/users.ts';
 import { FaultInjector, type SimulatorFaults } from './faults.ts';
 import { MarketSimulation, type MarketSimulationOptions } from './market-simulation.ts';
 import { createSimMetrics } from './metrics.ts';
+import {
+  errorBodyOf,
+  retryAfterValue,
+  type SimulatorProfile,
+  type SimulatorProfileName,
+  simulatorProfiles,
+} from './profile.ts';
 
 export type { SimRequestLogEntry } from './admin.ts';
 export type { SimulatorFaults } from './faults.ts';
 export { MarketSimulation } from './market-simulation.ts';
+export type { SimulatorProfileName } from './profile.ts';
 
 export interface SimulatorOptions {
   /** Default 50. */
@@ -42,6 +51,8 @@ export interface SimulatorOptions {
   /** Lifecycle pace (expiries brought forward, resolution delay); also `PUT /_sim/lifecycle`. */
   lifecycle?: MarketSimulationOptions['lifecycle'];
   faults?: Partial<SimulatorFaults>;
+  /** The answers to what the upstream interface leaves open (sim/profile.ts); default `default`. */
+  profile?: SimulatorProfileName;
   /** Default 0 (a free port). */
   port?: number;
   /** Default 127.0.0.1. */
@@ -56,6 +67,8 @@ export interface SimulatorOptions {
 export interface SimulatorHandle {
   /** e.g. http://127.0.0.1:41234 (no trailing slash). */
   url: string;
+  /** The profile it answers with. */
+  profile: SimulatorProfileName;
   market: MarketSimulation;
   /** Every request served, in order (the most recent `requestLogLimit` of them). */
   requests: SimRequestLogEntry[];
@@ -86,14 +99,19 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     ...(options.lifecycle === undefined ? {} : { lifecycle: options.lifecycle }),
   });
   const faults = new FaultInjector(seed, options.faults);
-  const route = createRouter([
-    ...catalogRoutes(market),
-    ...clobRoutes(market),
-    ...marketRoutes(market),
-    ...marketDataRoutes(market),
-    ...userRoutes(market),
-    ...rewardRoutes(market),
-  ]);
+  const profileName = options.profile ?? 'default';
+  const profile: SimulatorProfile = simulatorProfiles[profileName];
+  const route = createRouter(
+    [
+      ...catalogRoutes(market, profile),
+      ...clobRoutes(market, profile),
+      ...marketRoutes(market, profile),
+      ...marketDataRoutes(market),
+      ...userRoutes(market),
+      ...rewardRoutes(market),
+    ],
+    profile,
+  );
   const requests: SimRequestLogEntry[] = [];
   const requestLogLimit = options.requestLogLimit ?? 100_000;
 
@@ -135,12 +153,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       const response = answerAdmin(control, request);
       return send(outgoing, { status: response.status, text: JSON.stringify(response.body) });
     }
-    const latencyMs = faults.current.latencyMs;
+    const latencyMs = profile.latencyMs + faults.current.latencyMs;
     if (latencyMs > 0) await delay(latencyMs);
     const fault = faults.draw();
     const response = answer(request, fault);
-    let text = JSON.stringify(response.body);
-    if (fault === 'malformed') text = faults.corrupt(response.body, text);
+    const body = response.error === undefined ? response.body : errorBodyOf(profile, response.error);
+    let text = JSON.stringify(body);
+    if (fault === 'malformed') text = faults.corrupt(body, text);
     const entry: SimRequestLogEntry = {
       method: request.method,
       path: request.path,
@@ -158,16 +177,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   };
 
   const answer = (request: SimRequest, fault: ReturnType<FaultInjector['draw']>): SimResponse => {
-    if (fault === 'error')
-      return { status: 500, body: errorBodyOf('internal server error (injected fault)') };
+    if (fault === 'error') return refusal(500, 'internal server error (injected fault)');
     if (fault === 'rate-limit') {
-      return {
-        status: 429,
-        body: errorBodyOf('too many requests (injected fault)'),
-        headers: { 'retry-after': '1' },
-      };
+      return refusal(429, 'too many requests (injected fault)', {
+        'retry-after': retryAfterValue(profile, now()),
+      });
     }
-    if (request.bodyError === TOO_LARGE) return { status: 413, body: errorBodyOf('request body too large') };
+    if (request.bodyError === TOO_LARGE) return refusal(413, 'request body too large');
     return route(request);
   };
 
@@ -175,7 +191,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     serve(incoming, outgoing).catch((error: unknown) => {
       if (!outgoing.headersSent && !outgoing.destroyed) {
         outgoing.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
-        outgoing.end(JSON.stringify(errorBodyOf(error instanceof Error ? error.message : String(error))));
+        const message = error instanceof Error ? error.message : String(error);
+        outgoing.end(JSON.stringify(errorBodyOf(profile, message)));
       }
     });
   });
@@ -192,6 +209,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
   return {
     url: `http://${host}:${address.port}`,
+    profile: profileName,
     market,
     requests,
     clearRequests: () => {

@@ -23,13 +23,16 @@ export function isoTime(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+/** How the CLOB batch writes milliseconds, which it may omit (docs/upstream.md; sim/profile.ts). */
+export type BatchMilliseconds = 'unless-zero' | 'never';
+
 /**
- * The CLOB batch may omit milliseconds (docs/upstream.md); the simulator does so exactly when they are
- * zero, so clients meet both forms.
+ * The CLOB batch's time: without milliseconds when they are zero (so clients meet both forms), or
+ * never with them.
  */
-export function isoTimeBatch(ms: number): string {
+export function isoTimeBatch(ms: number, milliseconds: BatchMilliseconds = 'unless-zero'): string {
   const iso = isoTime(ms);
-  return iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : iso;
+  return milliseconds === 'never' || iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : iso;
 }
 
 function entries(levels: readonly PriceLevel[]): OrderEntry[] {
@@ -53,9 +56,9 @@ export function orderBookOf(market: SimMarket): OrderBook {
   };
 }
 
-export function clobPriceOf(market: SimMarket): ClobPriceSnapshot {
+export function clobPriceOf(market: SimMarket, milliseconds?: BatchMilliseconds): ClobPriceSnapshot {
   const quote = quoteOf(market);
-  const timestamp = isoTimeBatch(market.timestamp);
+  const timestamp = isoTimeBatch(market.timestamp, milliseconds);
   if (!quote) return { market_id: market.id, timestamp };
   return {
     market_id: market.id,
@@ -113,10 +116,15 @@ export function listItemOf(market: SimMarket): MarketListItem {
   };
 }
 
-/** The detail form adds three fields to the list form (docs/upstream.md), so it keeps taker_fee_bps too. */
-export function detailOf(market: SimMarket): MarketDetail & Pick<MarketListItem, 'taker_fee_bps'> {
+/**
+ * The detail form adds three fields to the list form (docs/upstream.md), so with `extraFields` it
+ * keeps the list form's taker_fee_bps too; without, it has only the fields the interface shows.
+ */
+export function detailOf(market: SimMarket, extraFields = true): MarketDetail {
+  const { taker_fee_bps, ...shown } = listItemOf(market);
   return {
-    ...listItemOf(market),
+    ...shown,
+    ...(extraFields ? { taker_fee_bps } : {}),
     market_name: market.marketName,
     question: market.question,
     oracle_feed_id: market.token.oracleFeedId,

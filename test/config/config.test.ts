@@ -46,13 +46,34 @@ describe('parseCommandLine', () => {
       compression: true,
       simMarkets: 50,
       simSeed: 1,
+      simProfile: 'default',
       operatorHost: '127.0.0.1',
     });
     expect(resolveTuning(tuning)).toEqual(defaultTuning);
     expect(parseCommandLine(['sim'], {})).toEqual({
       command: 'sim',
-      config: { port: 9090, host: '127.0.0.1', markets: 50, seed: 1, tickMs: 250, logLevel: 'info' },
+      config: {
+        port: 9090,
+        host: '127.0.0.1',
+        markets: 50,
+        seed: 1,
+        profile: 'default',
+        tickMs: 250,
+        logLevel: 'info',
+      },
     });
+  });
+
+  it('picks the simulator profile by flag or SIM_PROFILE, for sim and the embedded simulator', () => {
+    expect(parseCommandLine(['sim', '--profile', 'terse'], {})).toMatchObject({
+      config: { profile: 'terse' },
+    });
+    expect(parseCommandLine(['sim'], { SIM_PROFILE: 'terse' })).toMatchObject({ config: { profile: 'terse' } });
+    expect(serveConfig(['--sim-profile', 'terse'])).toMatchObject({ simProfile: 'terse' });
+    expect(serveConfig([], { SIM_PROFILE: 'terse' })).toMatchObject({ simProfile: 'terse' });
+    expect(configError(['sim', '--profile', 'chatty']).message).toBe(
+      'invalid --profile: got "chatty", expected one of default, terse',
+    );
   });
 
   it('reads the operator endpoint options, validated', () => {

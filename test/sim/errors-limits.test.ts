@@ -6,14 +6,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   commentsResponse,
-  errorBody,
   holdersResponse,
   leaderboardResponse,
   marketActivityResponse,
   marketsResponse,
   netWorthHistoryResponse,
 } from '../../src/upstream/schemas.ts';
-import { getJson, postJson, type SimFixture, startFixture } from './sim-fixture.ts';
+import { errorBody, getJson, postJson, type SimFixture, startFixture } from './sim-fixture.ts';
 
 let fixture: SimFixture;
 let firstId: string;

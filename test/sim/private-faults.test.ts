@@ -5,8 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SimulatorHandle } from '../../src/sim/server.ts';
-import { errorBody, orderBook, upstreamHealth } from '../../src/upstream/schemas.ts';
-import { getJson, type SimFixture, startFixture } from './sim-fixture.ts';
+import { orderBook, upstreamHealth } from '../../src/upstream/schemas.ts';
+import { errorBody, getJson, type SimFixture, startFixture } from './sim-fixture.ts';
 
 let fixture: SimFixture | undefined;
 afterEach(async () => {

@@ -3,7 +3,11 @@
  * A simulator on port 0 with a fake clock and manual ticks, plus small fetch helpers, shared by
  * the HTTP tests of test/sim.
  */
+import { z } from 'zod';
 import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../../src/sim/server.ts';
+
+/** The default profile's error body (sim/profile.ts); upstream's own shape is not shown. */
+export const errorBody = z.object({ success: z.literal(false), error: z.string() });
 
 export const START = Date.UTC(2025, 0, 6, 12, 0, 0);
 

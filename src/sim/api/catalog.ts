@@ -13,8 +13,9 @@ import type {
 import { ORACLE_EXPO, type SimToken } from '../catalog.ts';
 import { formatFixed } from '../fixed-point.ts';
 import type { MarketSimulation } from '../market-simulation.ts';
+import type { SimulatorProfile } from '../profile.ts';
 import { isoTime } from '../snapshots.ts';
-import { badRequest, notFound, ok } from './http.ts';
+import { malformedId, ok, unknownId } from './http.ts';
 import { get, type Route } from './router.ts';
 
 /** Not shown upstream: each result list of a search is capped here. */
@@ -34,11 +35,11 @@ function matches(text: string, needle: string): boolean {
   return text.toLowerCase().includes(needle);
 }
 
-export function catalogRoutes(sim: MarketSimulation): Route[] {
+export function catalogRoutes(sim: MarketSimulation, profile: SimulatorProfile): Route[] {
   return [
     get('/health', () => {
       const body: UpstreamHealth = {
-        status: 'ok',
+        status: profile.healthStatus,
         timestamp: isoTime(sim.now()),
         services: { database: true, message_queue: true, settlement: true },
       };
@@ -86,9 +87,9 @@ export function catalogRoutes(sim: MarketSimulation): Route[] {
     }),
     get('/api/tokens/price/:feedId', (_request, params) => {
       const feedId = params.feedId!;
-      if (!/^0x[0-9a-fA-F]+$/.test(feedId)) throw badRequest('feedId must be a hex string (0x...)');
+      if (!/^0x[0-9a-fA-F]+$/.test(feedId)) throw malformedId('feedId must be a hex string (0x...)');
       const token = sim.tokens.find((candidate) => candidate.oracleFeedId === feedId.toLowerCase());
-      if (!token) throw notFound(`price feed ${feedId} not found`);
+      if (!token) throw unknownId(`price feed ${feedId} not found`);
       const body: TokenPriceResponse = {
         success: true,
         feed_id: token.oracleFeedId,
@@ -101,9 +102,9 @@ export function catalogRoutes(sim: MarketSimulation): Route[] {
     }),
     get('/api/tokens/:id', (_request, params) => {
       const id = params.id!;
-      if (!/^\d{1,9}$/.test(id)) throw badRequest('token id must be an integer');
+      if (!/^\d{1,9}$/.test(id)) throw malformedId('token id must be an integer');
       const token = sim.tokens.find((candidate) => candidate.id === Number(id));
-      if (!token) throw notFound(`token ${id} not found`);
+      if (!token) throw unknownId(`token ${id} not found`);
       const body: TokenResponse = {
         success: true,
         token: {

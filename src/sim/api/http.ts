@@ -5,7 +5,6 @@
  * string or integer form, enumerations, booleans, pagination.
  */
 import { isMarketId } from '../../protocol/limits.ts';
-import type { ErrorBody } from '../../upstream/schemas.ts';
 import type { SimMarket } from '../market.ts';
 import type { MarketSimulation } from '../market-simulation.ts';
 
@@ -23,27 +22,43 @@ export interface SimRequest {
 
 export interface SimResponse {
   status: number;
+  /** The answer's JSON (undefined for a refusal). */
   body: unknown;
+  /** Set on a refusal: the body is rendered in the profile's error shape (sim/profile.ts). */
+  error?: string;
   headers?: Record<string, string>;
   /** The endpoint's path pattern (`/api/markets/:id`) when one matched: the metrics label. */
   route?: string;
 }
 
-/** Any refusal of a request; the server turns it into `{success: false, error}` with this status. */
+/**
+ * What a refused request is about when the interface leaves its status open: an id that names
+ * nothing, or one of the wrong form. The router answers these with the profile's status.
+ */
+export type RefusedId = 'unknown-id' | 'malformed-id';
+
+/** Any refusal of a request; the server answers it with this status, in the profile's error body. */
 export class SimHttpError extends Error {
   override name = 'SimHttpError';
   readonly status: number;
   readonly headers: Record<string, string>;
+  readonly refusedId: RefusedId | undefined;
 
-  constructor(status: number, message: string, headers: Record<string, string> = {}) {
+  constructor(
+    status: number,
+    message: string,
+    options: { headers?: Record<string, string>; refusedId?: RefusedId } = {},
+  ) {
     super(message);
     this.status = status;
-    this.headers = headers;
+    this.headers = options.headers ?? {};
+    this.refusedId = options.refusedId;
   }
 }
 
-export function errorBodyOf(message: string): ErrorBody {
-  return { success: false, error: message };
+/** A refusal answered in the profile's error body. */
+export function refusal(status: number, message: string, headers?: Record<string, string>): SimResponse {
+  return { status, body: undefined, error: message, ...(headers === undefined ? {} : { headers }) };
 }
 
 export function ok(body: unknown): SimResponse {
@@ -58,11 +73,21 @@ export function notFound(message: string): SimHttpError {
   return new SimHttpError(404, message);
 }
 
-/** The live market `id` names: 400 when `id` (the request's `field`) is not a UUID, 404 when unknown. */
+/** An id that names nothing: 404, or the profile's status on `/api/...`. */
+export function unknownId(message: string): SimHttpError {
+  return new SimHttpError(404, message, { refusedId: 'unknown-id' });
+}
+
+/** An id of the wrong form: 400, or the profile's status on `/api/...`. */
+export function malformedId(message: string): SimHttpError {
+  return new SimHttpError(400, message, { refusedId: 'malformed-id' });
+}
+
+/** The live market `id` names: refused as malformed when `id` (the request's `field`) is not a UUID, unknown when no market has it. */
 export function requireMarket(sim: MarketSimulation, id: string, field: string): SimMarket {
-  if (!isMarketId(id)) throw badRequest(`${field} must be a UUID`);
+  if (!isMarketId(id)) throw malformedId(`${field} must be a UUID`);
   const market = sim.market(id);
-  if (!market) throw notFound(`market ${id} not found`);
+  if (!market) throw unknownId(`market ${id} not found`);
   return market;
 }
 

@@ -22,8 +22,19 @@ import { formatPrice, formatTrimmed, NOTIONAL_SCALE, priceNumber, SIZE_SCALE } f
 import { DEFAULT_HISTORY_INTERVAL, historyIntervals, historyOf } from '../history.ts';
 import type { MarketStatus, SimMarket } from '../market.ts';
 import type { MarketSimulation } from '../market-simulation.ts';
+import type { SimulatorProfile } from '../profile.ts';
 import { detailOf, isoTime, listItemOf, probabilityOf } from '../snapshots.ts';
-import { badRequest, notFound, ok, pageOf, paginate, parseEnum, parseLimit, parseOffset } from './http.ts';
+import {
+  badRequest,
+  malformedId,
+  ok,
+  pageOf,
+  paginate,
+  parseEnum,
+  parseLimit,
+  parseOffset,
+  unknownId,
+} from './http.ts';
 import { get, type Route } from './router.ts';
 
 const sortOrders = ['volume', 'newest', 'ending_soon'] as const;
@@ -49,8 +60,8 @@ const STATUS_OF_FILTER: Record<Exclude<(typeof statusFilters)[number], 'all'>, M
   resolved: 'RESOLVED',
 };
 
-/** Page sizes: upstream's where known, the simulator's caps otherwise (docs/upstream.md). */
-export const MARKETS_LIMIT = { default: 20, max: 100 };
+/** Page sizes: upstream's where known, the simulator's caps otherwise (the markets list's: the profile's). */
+const MARKETS_DEFAULT_LIMIT = 20;
 export const HOLDERS_LIMIT = { default: 20, max: 100 };
 export const COMMENTS_LIMIT = { default: 20, max: 50 };
 export const ACTIVITY_LIMIT = { default: 20, max: 100 };
@@ -60,14 +71,18 @@ const EXCHANGE_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 /** `:id` is a market UUID or its exchange address (docs/upstream.md). */
 function findMarket(sim: MarketSimulation, id: string): SimMarket {
   if (!isMarketId(id) && !EXCHANGE_ADDRESS.test(id))
-    throw badRequest('market id must be a UUID or an exchange address');
+    throw malformedId('market id must be a UUID or an exchange address');
   const market = isMarketId(id) ? sim.market(id) : sim.marketByExchangeAddress(id);
-  if (!market) throw notFound(`market ${id} not found`);
+  if (!market) throw unknownId(`market ${id} not found`);
   return market;
 }
 
-function listMarkets(sim: MarketSimulation, query: Record<string, string>): MarketsResponse {
-  const limit = parseLimit(query, MARKETS_LIMIT);
+function listMarkets(
+  sim: MarketSimulation,
+  query: Record<string, string>,
+  maxLimit: number,
+): MarketsResponse {
+  const limit = parseLimit(query, { default: MARKETS_DEFAULT_LIMIT, max: maxLimit });
   const offset = parseOffset(query);
   const sortBy = parseEnum(query, 'sortBy', sortOrders, 'volume');
   const statusFilter = parseEnum(query, 'statusFilter', statusFilters, 'all');
@@ -111,9 +126,9 @@ function comparator(
   }
 }
 
-export function marketRoutes(sim: MarketSimulation): Route[] {
+export function marketRoutes(sim: MarketSimulation, profile: SimulatorProfile): Route[] {
   return [
-    get('/api/markets', (request) => ok(listMarkets(sim, request.query))),
+    get('/api/markets', (request) => ok(listMarkets(sim, request.query, profile.marketsPageMax))),
     get('/api/markets/probabilities', () => {
       // Markets without a two-sided quote have no probability entry.
       const probabilities: Record<string, ProbabilityEntry> = {};
@@ -125,7 +140,8 @@ export function marketRoutes(sim: MarketSimulation): Route[] {
       return ok(body);
     }),
     get('/api/markets/:id', (_request, params) => {
-      const body: MarketResponse = { success: true, market: detailOf(findMarket(sim, params.id!)) };
+      const market = detailOf(findMarket(sim, params.id!), profile.detailExtraFields);
+      const body: MarketResponse = { success: true, market };
       return ok(body);
     }),
     get('/api/markets/:id/history', (request, params) => {
@@ -176,7 +192,8 @@ export function marketRoutes(sim: MarketSimulation): Route[] {
     }),
     get('/api/markets/:id/activity', (request, params) => {
       const market = findMarket(sim, params.id!);
-      const page = pageOf(request.query, [...market.trades].reverse(), ACTIVITY_LIMIT);
+      const trades = profile.activityOrder === 'oldest-first' ? market.trades : [...market.trades].reverse();
+      const page = pageOf(request.query, trades, ACTIVITY_LIMIT);
       const body: MarketActivityResponse = {
         success: true,
         market_id: market.id,

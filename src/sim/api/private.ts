@@ -4,7 +4,7 @@
  * order placement and cancellation, and the signed developer interface. Their shapes are not shown
  * upstream and the simulator has no accounts, so: no bearer token, 401; any bearer token, 403.
  */
-import { errorBodyOf, type SimRequest, type SimResponse } from './http.ts';
+import { refusal, type SimRequest, type SimResponse } from './http.ts';
 
 function isPrivate(path: string): boolean {
   return (
@@ -21,14 +21,9 @@ export function privateEndpointAnswer(request: SimRequest): SimResponse | undefi
   if (!isPrivate(request.path)) return undefined;
   const authorization = request.headers.authorization ?? '';
   if (!/^Bearer\s+\S+/i.test(authorization)) {
-    return {
-      status: 401,
-      body: errorBodyOf('authentication required: Authorization: Bearer <token>'),
-      headers: { 'www-authenticate': 'Bearer' },
-    };
+    return refusal(401, 'authentication required: Authorization: Bearer <token>', {
+      'www-authenticate': 'Bearer',
+    });
   }
-  return {
-    status: 403,
-    body: errorBodyOf('this token may not use this endpoint (the simulator has no accounts)'),
-  };
+  return refusal(403, 'this token may not use this endpoint (the simulator has no accounts)');
 }

@@ -1,10 +1,12 @@
 /**
  * @module sim/api/router
  * Matches a request to an endpoint by method and path pattern (`:name` segments are parameters)
- * and turns refusals into the error body. Private endpoints are answered before any routing
- * (docs/upstream.md).
+ * and turns refusals into answers, with the profile's status where the interface leaves it open (an
+ * unknown or malformed id outside the CLOB, whose statuses are shown). Private endpoints are
+ * answered before any routing (docs/upstream.md).
  */
-import { errorBodyOf, SimHttpError, type SimRequest, type SimResponse } from './http.ts';
+import type { SimulatorProfile } from '../profile.ts';
+import { refusal, SimHttpError, type SimRequest, type SimResponse } from './http.ts';
 import { privateEndpointAnswer } from './private.ts';
 
 export type RouteHandler = (request: SimRequest, params: Record<string, string>) => SimResponse;
@@ -16,7 +18,10 @@ export interface Route {
   handler: RouteHandler;
 }
 
-export function createRouter(routes: readonly Route[]): (request: SimRequest) => SimResponse {
+export function createRouter(
+  routes: readonly Route[],
+  profile: SimulatorProfile,
+): (request: SimRequest) => SimResponse {
   const compiled = routes.map((route) => ({ ...route, segments: route.path.split('/') }));
   return (request) => {
     let matched: string | undefined;
@@ -36,16 +41,20 @@ export function createRouter(routes: readonly Route[]): (request: SimRequest) =>
     } catch (error) {
       if (error instanceof SimHttpError) {
         return {
-          status: error.status,
-          body: errorBodyOf(error.message),
-          headers: error.headers,
+          ...refusal(statusOf(error, request.path, profile), error.message, error.headers),
           route: matched,
         };
       }
       const message = error instanceof Error ? error.message : String(error);
-      return { status: 500, body: errorBodyOf(`internal error: ${message}`), route: matched };
+      return { ...refusal(500, `internal error: ${message}`), route: matched };
     }
   };
+}
+
+/** The CLOB's statuses for ids are shown (400, 404); elsewhere the profile chooses. */
+function statusOf(error: SimHttpError, path: string, profile: SimulatorProfile): number {
+  if (error.refusedId === undefined || path.startsWith('/clob/')) return error.status;
+  return error.refusedId === 'unknown-id' ? profile.unknownIdStatus : profile.malformedIdStatus;
 }
 
 function match(pattern: readonly string[], actual: readonly string[]): Record<string, string> | undefined {

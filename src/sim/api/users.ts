@@ -20,7 +20,7 @@ import type { MarketSimulation } from '../market-simulation.ts';
 import { createPrng, deriveSeed } from '../prng.ts';
 import { isoTime } from '../snapshots.ts';
 import { activityEntryOf, currentValue, holdingsOf, positionOf, statsOf, tradesOf } from '../user-ledger.ts';
-import { notFound, ok, parseBoolean, parseCount } from './http.ts';
+import { ok, parseBoolean, parseCount, unknownId } from './http.ts';
 import { get, type Route } from './router.ts';
 
 /** Upstream limit: `days` default 30, max 365. */
@@ -42,7 +42,7 @@ function userOf(user: SimUser): User {
 function findUser(sim: MarketSimulation, username: string): SimUser {
   const wanted = username.toLowerCase();
   const user = sim.users.find((candidate) => candidate.username === wanted);
-  if (!user) throw notFound(`user ${username} not found`);
+  if (!user) throw unknownId(`user ${username} not found`);
   return user;
 }
 

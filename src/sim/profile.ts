@@ -1,0 +1,86 @@
+/**
+ * @module sim/profile
+ * The simulator's answers where the upstream interface leaves the choice open (docs/upstream.md
+ * "Open choices and simulator profiles"). A profile fixes every such choice at once; the relay's
+ * end-to-end tests run against each profile, so the relay cannot come to depend on one of them.
+ * `default` is the simulator's historical behaviour; `terse` differs from it in every choice.
+ */
+
+export interface SimulatorProfile {
+  /** Error body shape (not shown): `{success:false,error}` or `{error}`. */
+  errorBody: 'success-and-error' | 'error-only';
+  /** Status for an id that names nothing, on `/api/...` (not shown; the CLOB's is 404). */
+  unknownIdStatus: 400 | 404;
+  /** Status for an id of the wrong form, on `/api/...` (not shown; the CLOB's is 400). */
+  malformedIdStatus: 400 | 422;
+  /** A requested id that is not a market, in the CLOB price batch: no entry, or `market_id` and `timestamp` only. */
+  batchUnknownMarket: 'omit' | 'bare';
+  /** Order of `GET /api/markets/:id/activity` (not shown). */
+  activityOrder: 'newest-first' | 'oldest-first';
+  /** Whether the market detail form carries fields beyond those shown (the list form's `taker_fee_bps`). */
+  detailExtraFields: boolean;
+  /** Whether CLOB answers carry `success: true` ("most CLOB responses do not carry it"). */
+  clobSuccessField: boolean;
+  /** The CLOB batch's timestamps: milliseconds omitted when zero, or always. */
+  batchMilliseconds: 'unless-zero' | 'never';
+  /** Largest `limit` of `GET /api/markets` (not shown); above it the cap is used. */
+  marketsPageMax: number;
+  /** Delay before every answer, in ms (not shown), before any fault's. */
+  latencyMs: number;
+  /** `Retry-After` of a 429: delay-seconds, or an HTTP date (both are HTTP's forms). */
+  retryAfter: 'seconds' | 'http-date';
+  /** The `status` text of `GET /health` (only its type is shown). */
+  healthStatus: string;
+}
+
+export const simulatorProfiles = {
+  default: {
+    errorBody: 'success-and-error',
+    unknownIdStatus: 404,
+    malformedIdStatus: 400,
+    batchUnknownMarket: 'omit',
+    activityOrder: 'newest-first',
+    detailExtraFields: true,
+    clobSuccessField: false,
+    batchMilliseconds: 'unless-zero',
+    marketsPageMax: 100,
+    latencyMs: 0,
+    retryAfter: 'seconds',
+    healthStatus: 'ok',
+  },
+  terse: {
+    errorBody: 'error-only',
+    unknownIdStatus: 400,
+    malformedIdStatus: 422,
+    batchUnknownMarket: 'bare',
+    activityOrder: 'oldest-first',
+    detailExtraFields: false,
+    clobSuccessField: true,
+    batchMilliseconds: 'never',
+    marketsPageMax: 25,
+    latencyMs: 5,
+    retryAfter: 'http-date',
+    healthStatus: 'healthy',
+  },
+} as const satisfies Record<string, SimulatorProfile>;
+
+export type SimulatorProfileName = keyof typeof simulatorProfiles;
+
+export const simulatorProfileNames = Object.keys(simulatorProfiles) as SimulatorProfileName[];
+
+export function isSimulatorProfileName(name: string): name is SimulatorProfileName {
+  return Object.hasOwn(simulatorProfiles, name);
+}
+
+/** An error answer's body in the profile's shape. */
+export function errorBodyOf(profile: SimulatorProfile, message: string): Record<string, unknown> {
+  return profile.errorBody === 'success-and-error' ? { success: false, error: message } : { error: message };
+}
+
+/** A 429's `Retry-After` for a wait of one second, in the profile's form. */
+export function retryAfterValue(profile: SimulatorProfile, nowMs: number): string {
+  // An HTTP date has whole seconds: two seconds on, so that at least one remains when it arrives.
+  return profile.retryAfter === 'seconds'
+    ? '1'
+    : new Date((Math.floor(nowMs / 1000) + 2) * 1000).toUTCString();
+}

@@ -1,0 +1,92 @@
+/**
+ * @module test/sim/profiles
+ * The simulator's profiles (docs/upstream.md "Open choices and simulator profiles"): `terse`
+ * differs from `default` in every choice the upstream interface leaves open, and answers each as
+ * its profile says.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { type SimulatorProfile, simulatorProfiles } from '../../src/sim/profile.ts';
+import { clobPriceBatchResponse, marketActivityResponse } from '../../src/upstream/schemas.ts';
+import { postJson, type SimFixture, startFixture } from './sim-fixture.ts';
+
+const NOWHERE = '00000000-0000-4000-8000-000000000000';
+
+describe('simulator profiles', () => {
+  let fixture: SimFixture | undefined;
+  afterEach(async () => {
+    await fixture?.sim.close();
+    fixture = undefined;
+  });
+
+  it('has two profiles that differ in every open choice', () => {
+    const { default: standard, terse } = simulatorProfiles;
+    for (const choice of Object.keys(standard) as (keyof SimulatorProfile)[]) {
+      expect(terse[choice], choice).not.toEqual(standard[choice]);
+    }
+  });
+
+  it('answers every open choice the terse way', async () => {
+    fixture = await startFixture({ markets: 30, profile: 'terse' });
+    const { sim } = fixture;
+    const [market] = sim.market.activeMarketIds() as [string];
+    const get = (path: string) => fetch(`${sim.url}${path}`);
+
+    // Errors: no `success`; an unknown id is 400 on /api, still 404 on the CLOB; a malformed one 422.
+    const unknown = await get(`/api/markets/${NOWHERE}`);
+    expect(unknown.status).toBe(400);
+    expect(await unknown.json()).toEqual({ error: `market ${NOWHERE} not found` });
+    expect((await get(`/clob/orderbook?market_id=${NOWHERE}`)).status).toBe(404);
+    expect((await get('/clob/orderbook?market_id=nope')).status).toBe(400);
+    expect((await get('/api/markets/nope')).status).toBe(422);
+    expect((await get('/api/tokens/price/0xdead')).status).toBe(400);
+
+    // The CLOB carries `success`; its batch answers an unknown id bare, with whole-second times.
+    const book = (await (await get(`/clob/orderbook?market_id=${market}`)).json()) as Record<string, unknown>;
+    expect(book.success).toBe(true);
+    const batch = clobPriceBatchResponse.parse(
+      (await postJson(sim, '/clob/market-prices/batch', { market_ids: [market, NOWHERE] })).body,
+    );
+    expect(batch.data.map((entry) => entry.market_id)).toEqual([market, NOWHERE]);
+    expect(Object.keys(batch.data[1]!).sort()).toEqual(['market_id', 'timestamp']);
+    expect(batch.data.every((entry) => /T\d{2}:\d{2}:\d{2}Z$/.test(entry.timestamp))).toBe(true);
+
+    // Activity oldest first; the detail form without taker_fee_bps; list pages of at most 25.
+    const activity = marketActivityResponse.parse(
+      await (await get(`/api/markets/${market}/activity`)).json(),
+    );
+    const times = activity.activity.map((entry) => entry.activity_timestamp);
+    expect(times).toEqual([...times].sort());
+    expect(times.at(0)).not.toBe(times.at(-1));
+    const detail = (await (await get(`/api/markets/${market}`)).json()) as { market: object };
+    expect(detail.market).not.toHaveProperty('taker_fee_bps');
+    const list = (await (await get('/api/markets?limit=100')).json()) as {
+      markets: unknown[];
+      pagination: { limit: number; hasMore: boolean };
+    };
+    expect(list.markets).toHaveLength(25);
+    expect(list.pagination).toMatchObject({ limit: 25, hasMore: true });
+
+    expect(((await (await get('/health')).json()) as { status: string }).status).toBe('healthy');
+
+    // A 429's Retry-After is an HTTP date, one to two seconds on.
+    sim.setFaults({ rateLimitRate: 1 });
+    const limited = await get('/health');
+    expect(limited.status).toBe(429);
+    const waitMs = Date.parse(limited.headers.get('retry-after') ?? '') - fixture.clock.now();
+    expect(waitMs).toBeGreaterThan(0);
+    expect(waitMs).toBeLessThanOrEqual(2_000);
+  });
+
+  it('keeps its historical answers in the default profile', async () => {
+    fixture = await startFixture({ markets: 2 });
+    const { sim } = fixture;
+    expect(sim.profile).toBe('default');
+    const unknown = await fetch(`${sim.url}/api/markets/${NOWHERE}`);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ success: false, error: `market ${NOWHERE} not found` });
+    const batch = await postJson(sim, '/clob/market-prices/batch', { market_ids: [NOWHERE] });
+    expect(batch.body).toEqual({ data: [] });
+    sim.setFaults({ rateLimitRate: 1 });
+    expect((await fetch(`${sim.url}/health`)).headers.get('retry-after')).toBe('1');
+  });
+});
