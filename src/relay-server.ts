@@ -28,6 +28,7 @@ import { RelayEvents } from './relay/events.ts';
 import { UpstreamHealthMonitor, type UpstreamIdentity } from './relay/poll/upstream-health.ts';
 import { ConfirmationAnnouncer } from './relay/streams/confirmations.ts';
 import { StreamRegistry } from './relay/streams/registry.ts';
+import { NotFoundJudge } from './relay/targets/not-found.ts';
 import { PollerPool } from './relay/targets/poller-pool.ts';
 import { type SimulatorHandle, startSimulator } from './sim/server.ts';
 import { registerSseEndpoint, type SseEndpoint } from './sse/endpoint.ts';
@@ -119,6 +120,7 @@ export async function startRelay(
   const upstreamHealth = new UpstreamHealthMonitor(client, {
     onIdentity: (identity) => logUpstreamIdentity(logger, upstreamUrl, identity),
   });
+  const knownMarkets = new KnownMarkets(client);
   poller = new PollerPool({
     source: client,
     coordinator,
@@ -131,7 +133,7 @@ export async function startRelay(
     scheduler: config.scheduler ?? 'freshness',
     maxAgeMs: config.maxAgeMs ?? Math.max(DEFAULT_MAX_AGE_MS, config.bookPollMs),
     staleAfterFactor: tuning.staleAfterFactor,
-    upstreamVerified: () => upstreamHealth.verified,
+    existence: new NotFoundJudge(upstreamHealth, knownMarkets),
     minLeaseMs: tuning.leaseMs,
     ...(budget === undefined ? {} : { budgetShare: () => budget.status().share }),
     // The REST front's upstream requests (docs/operations.md "REST front").
@@ -162,7 +164,6 @@ export async function startRelay(
   };
   // Browsers on other origins may read the public paths (docs/operations.md "CORS").
   registerCors(app, access);
-  const knownMarkets = new KnownMarkets(client);
   const marketAdmission = new MarketAdmission({
     registry,
     catalogue: knownMarkets,

@@ -20,10 +20,11 @@ export class UpstreamError extends RelayError {
 }
 
 /**
- * A non-2xx answer that was not (or no longer) worth retrying. By default a 404 means the market
- * does not exist (docs/upstream.md: "404 market not found"), which the protocol reports as
- * `unknown_market`, and a 400 means the request broke upstream's rules (`bad_request`); the client
- * passes another code for a 404 on an endpoint that is not about one market.
+ * A non-2xx answer that was not (or no longer) worth retrying. A 404 on an endpoint about one
+ * market carries `unknown_market` (docs/upstream.md: "404 market not found") and a 400
+ * `bad_request`; the client passes another code for a 404 on an endpoint that is not about one
+ * market. Whether the market really does not exist is the relay's judgement (relay/targets/not-found.ts):
+ * a 404 alone may be a wrong base path.
  */
 export class UpstreamHttpError extends UpstreamError {
   override name = 'UpstreamHttpError';
@@ -85,11 +86,6 @@ export class UpstreamInvalidArgumentError extends UpstreamError {
   constructor(endpoint: string, message: string) {
     super(endpoint, message, { code: 'bad_request' });
   }
-}
-
-/** Upstream's own answer that a market does not exist (and nothing else). */
-export function isMarketNotFound(error: unknown): boolean {
-  return error instanceof UpstreamError && error.code === 'unknown_market';
 }
 
 /**

@@ -16,7 +16,6 @@ import {
 } from './errors.ts';
 import type { Exchange, HttpRequest } from './exchange.ts';
 import { retryAfterMs } from './retry-policy.ts';
-import * as schemas from './schemas.ts';
 
 export interface UpstreamRequest<T> extends HttpRequest {
   schema: z.ZodType<T>;
@@ -128,10 +127,9 @@ export function judgeExchange<T>(
     if (result.ok) memo?.remember(body, result.value);
     return result;
   }
-  const detail = upstreamErrorText(body.toString('utf8'));
   const error = new UpstreamHttpError(request.endpoint, status, {
-    detail: detail ?? 'not an upstream error body',
-    code: status === 404 ? notFoundCode(request, detail) : undefined,
+    detail: bodyExcerpt(body),
+    ...(status === 404 && request.notFoundCode !== undefined ? { code: request.notFoundCode } : {}),
   });
   if (status === 429) {
     const waitMs = retryAfterMs(exchange.retryAfter, nowMs, maxRetryAfterMs);
@@ -165,21 +163,10 @@ function validateBody<T>(request: UpstreamRequest<T>, text: string, status: numb
 }
 
 /**
- * Upstream's "no such market" is a 404 in upstream's error body. A 404 in any other body is not
- * upstream talking about a market (a wrong base path, a proxy, another service): it must never read
- * as `unknown_market`, which clients act on and the relay remembers.
+ * The start of an error body, for the log. Its shape is not shown upstream, so nothing is read
+ * from it: whether a 404 means "no such market" is the relay's judgement (relay/targets/not-found.ts).
  */
-function notFoundCode(request: UpstreamRequest<unknown>, upstreamText: string | undefined): ErrorCode {
-  if (request.notFoundCode !== undefined) return request.notFoundCode;
-  return upstreamText === undefined ? 'upstream_unavailable' : 'unknown_market';
-}
-
-/** The error body's shape is not shown upstream; the simulator's `{success:false,error}` is used when present. */
-function upstreamErrorText(text: string): string | undefined {
-  try {
-    const parsed = schemas.errorBody.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data.error.slice(0, 200) : undefined;
-  } catch {
-    return undefined;
-  }
+function bodyExcerpt(body: Buffer): string {
+  const text = body.subarray(0, 200).toString('utf8').replace(/\s+/g, ' ').trim();
+  return text === '' ? 'empty body' : text;
 }

@@ -338,8 +338,6 @@ export const upstreamHealth = z.object({
   services: z.object({ database: z.boolean(), message_queue: z.boolean(), settlement: z.boolean() }),
 });
 
-/** Error body: not shown upstream; the simulator sends this shape (docs/upstream.md). */
-export const errorBody = z.object({ success: z.literal(false), error: z.string() });
 
 // ---------------------------------------------------------------------------------------------
 // Derived types
@@ -387,4 +385,3 @@ export type RewardsProgramResponse = z.infer<typeof rewardsProgramResponse>;
 export type LeaderboardResponse = z.infer<typeof leaderboardResponse>;
 export type EpochsResponse = z.infer<typeof epochsResponse>;
 export type UpstreamHealth = z.infer<typeof upstreamHealth>;
-export type ErrorBody = z.infer<typeof errorBody>;

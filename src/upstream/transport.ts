@@ -31,7 +31,7 @@ export interface UpstreamRequestEvent {
   endpoint: string;
   outcome: Outcome;
   status?: number;
-  /** The protocol code of a failure (`unknown_market` only for upstream's own "no such market"). */
+  /** The protocol code of a failure (`unknown_market`: a 404 on an endpoint about one market). */
   code?: ErrorCode;
   /** Duration of this one attempt, from sending to the end of validation. */
   durationMs: number;

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Channel } from '../../src/protocol/messages.ts';
 import { priceDataOf } from '../../src/relay/channels/codecs.ts';
+import { simulatorProfileNames } from '../../src/sim/profile.ts';
 import {
   expectedBook,
   type Harness,
@@ -19,7 +20,7 @@ import { waitFor } from '../support/wait-for.ts';
 
 const ROUNDS = 32;
 
-describe('relay end to end: book and price streams', () => {
+describe.each(simulatorProfileNames)('relay end to end: book and price streams (%s profile)', (profile) => {
   let harness: Harness;
   let markets: string[];
   const clients: ProtocolClient[] = [];
@@ -27,7 +28,10 @@ describe('relay end to end: book and price streams', () => {
   beforeAll(async () => {
     // Polls every 20 ms: at the default factor of 3 a first answer slower than 60 ms (a loaded CI
     // machine) would make a stream stale before its first state; freshness has its own tests.
-    harness = await startHarness({ sim: { markets: 8 }, relay: { tuning: { staleAfterFactor: 50 } } });
+    harness = await startHarness({
+      sim: { markets: 8, profile },
+      relay: { tuning: { staleAfterFactor: 50 } },
+    });
     markets = harness.sim.market.marketIds();
   });
   afterAll(async () => {

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyOrdersUpdate } from '../../src/protocol/channel-state.ts';
 import type { OrderEntry, OrderSide, OrdersData, OrdersUpdateData } from '../../src/protocol/messages.ts';
+import { simulatorProfileNames } from '../../src/sim/profile.ts';
 import { type Harness, upstreamBook, useHarness } from '../support/harness.ts';
 import { type Message, ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -44,9 +45,9 @@ const orderBookRequests = (harness: Harness, market: string): number =>
     (request) => request.path === '/clob/orderbook' && request.query.market_id === market,
   ).length;
 
-describe('orders end to end', () => {
+describe.each(simulatorProfileNames)('orders end to end (%s profile)', (profile) => {
   let harness: Harness;
-  const { opened, start } = useHarness();
+  const { opened, start } = useHarness(profile);
 
   async function subscribe(channel: 'book' | 'orders', market: string): Promise<ProtocolClient> {
     const client = await ProtocolClient.connect(harness.relay.url);

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { publicRoutes } from '../../src/http/rest-front/public-paths.ts';
 import { bookChecksum } from '../../src/protocol/book.ts';
+import { simulatorProfileNames } from '../../src/sim/profile.ts';
 import { endpoints } from '../../src/upstream/endpoints.ts';
 import { clobPriceBatchResponse } from '../../src/upstream/schemas.ts';
 import { expectedBook, type Harness, upstreamBook, useHarness } from '../support/harness.ts';
@@ -19,9 +20,9 @@ function withoutTimes(text: string): string {
   return text.replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g, '<time>');
 }
 
-describe('REST front', () => {
+describe.each(simulatorProfileNames)('REST front (%s profile)', (profile) => {
   let harness: Harness;
-  const { start } = useHarness();
+  const { start } = useHarness(profile);
 
   async function send(base: string, method: string, path: string, body?: unknown) {
     const response = await fetch(`${base}${path}`, {

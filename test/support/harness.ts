@@ -11,7 +11,12 @@ import type { BookState } from '../../src/protocol/book.ts';
 import type { BookDepth } from '../../src/protocol/messages.ts';
 import { aggregateBook, limitDepth } from '../../src/relay/channels/aggregate.ts';
 import { type Relay, type RelayConfig, startRelay } from '../../src/relay-server.ts';
-import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../../src/sim/server.ts';
+import {
+  type SimulatorHandle,
+  type SimulatorOptions,
+  type SimulatorProfileName,
+  startSimulator,
+} from '../../src/sim/server.ts';
 import { clobPriceBatchResponse, type OrderBook, orderBook } from '../../src/upstream/schemas.ts';
 
 export interface Harness {
@@ -82,9 +87,10 @@ export interface HarnessFixture {
 
 /**
  * The set-up and tear-down the harness tests share: call once inside a `describe`; after each test
- * it closes what the test opened, then stops the harness the test started.
+ * it closes what the test opened, then stops the harness the test started. With `profile`, every
+ * simulator it starts answers with that profile (sim/profile.ts) unless the test says otherwise.
  */
-export function useHarness(): HarnessFixture {
+export function useHarness(profile?: SimulatorProfileName): HarnessFixture {
   const opened: Closable[] = [];
   let started: Harness | undefined;
   afterEach(async () => {
@@ -94,8 +100,8 @@ export function useHarness(): HarnessFixture {
   });
   return {
     opened,
-    async start(options) {
-      started = await startHarness(options);
+    async start(options = {}) {
+      started = await startHarness({ ...options, sim: { ...(profile && { profile }), ...options.sim } });
       return started;
     },
   };

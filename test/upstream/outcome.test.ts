@@ -62,34 +62,32 @@ describe('judgeExchange', () => {
     });
   });
 
-  it('maps a 404 to the endpoint’s code and keeps the upstream error text', () => {
-    const result = judge(answered(404, { success: false, error: 'no such thing' }));
+  it('maps a 404 to the endpoint’s code and keeps the start of the body for the log', () => {
+    const result = judge(answered(404, { error: 'no such thing' }));
     expect(result).toMatchObject({ ok: false, status: 404 });
     expect(result.ok ? undefined : result.error).toMatchObject({ code: 'upstream_unavailable' });
-    expect(result.ok ? '' : result.error.message).toBe('GET /health: HTTP 404: no such thing');
+    expect(result.ok ? '' : result.error.message).toBe('GET /health: HTTP 404: {"error":"no such thing"}');
+    const empty = judge(answered(404, ''));
+    expect(empty.ok ? '' : empty.error.message).toBe('GET /health: HTTP 404: empty body');
   });
 
-  it("reads a 404 on a market endpoint as unknown_market only in upstream's error body", () => {
+  it('reads a 404 on a market endpoint the same whatever its body (its shape is not shown)', () => {
     const book: UpstreamRequest<unknown> = {
       ...request,
       endpoint: 'GET /clob/orderbook',
       notFoundCode: undefined,
     };
-    const gone = judgeExchange(
-      book,
-      answered(404, { success: false, error: 'market m not found' }),
-      30_000,
-      now,
-    );
-    expect(gone.ok ? undefined : gone.error).toMatchObject({ code: 'unknown_market' });
-    // Another service's 404 (a wrong base path behind a proxy, another relay): upstream is not there.
+    // Whether the market is gone is the relay's judgement (relay/not-found.ts), never the body's.
     for (const body of [
+      { success: false, error: 'market m not found' },
+      { error: 'market not found' },
       { message: 'Route GET:/clob/orderbook not found', statusCode: 404 },
       'Not Found',
       '',
     ]) {
       const other = judgeExchange(book, answered(404, body), 30_000, now);
-      expect(other.ok ? undefined : other.error).toMatchObject({ code: 'upstream_unavailable' });
+      expect(other).toMatchObject({ ok: false, outcome: 'http_error', status: 404, retryable: false });
+      expect(other.ok ? undefined : other.error).toMatchObject({ code: 'unknown_market' });
     }
   });
 

@@ -1,7 +1,8 @@
 /**
  * @module relay/admission/known-markets
  * What the relay knows of upstream's market catalogue: every market id `GET /api/markets` lists
- * (all statuses, 100 a page), reloaded every minute. A subscription to an id the catalogue lacks
+ * (all statuses, 100 a page asked for; upstream's largest page is not shown, so each page starts
+ * where the previous one's markets ended), reloaded every minute. A subscription to an id the catalogue lacks
  * is judged without polling it (relay/admission/market.ts); until the first load succeeds the catalogue
  * cannot judge anything, and says so.
  */
@@ -14,7 +15,7 @@ export interface CatalogueSource {
 export type CatalogueVerdict = 'listed' | 'not_listed' | 'unknown';
 
 const PAGE = 100;
-/** 10,000 markets: beyond that the catalogue stops reading (and cannot judge the rest). */
+/** Pages read at most (10,000 markets at full pages): beyond that the catalogue cannot judge the rest. */
 const MAX_PAGES = 100;
 export const CATALOGUE_REFRESH_MS = 60_000;
 
@@ -65,13 +66,15 @@ export class KnownMarkets {
   async #load(): Promise<void> {
     const ids = new Set<string>();
     let complete = false;
+    let offset = 0;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const response = await this.#source.markets({ limit: PAGE, offset: page * PAGE, statusFilter: 'all' });
+      const response = await this.#source.markets({ limit: PAGE, offset, statusFilter: 'all' });
       for (const market of response.markets) ids.add(market.market_id.toLowerCase());
       if (!response.pagination.hasMore || response.markets.length === 0) {
         complete = true;
         break;
       }
+      offset += response.markets.length;
     }
     this.#ids = ids;
     this.#complete = complete;

@@ -7,7 +7,8 @@
  * And whether upstream is upstream at all: at start and on every probe, `GET /health` must answer
  * with upstream's health shape. A schema failure or a 4xx there (a wrong base path, another service
  * at that address) makes the identity `mismatch`: "upstream misconfigured or unreachable", which
- * turns `/health` 503 and keeps a 404 from ever reading as `unknown_market`.
+ * turns `/health` 503 and keeps a 404 from ever reading as `unknown_market`. It also keeps which
+ * endpoints answered 2xx since then: the evidence relay/targets/not-found.ts judges a refused id by.
  */
 import type { UpstreamClient, UpstreamRequestEvent } from '../../upstream/client.ts';
 import { UpstreamHttpError, UpstreamSchemaError } from '../../upstream/errors.ts';
@@ -44,6 +45,9 @@ export class UpstreamHealthMonitor {
   #lastError: string | undefined;
   #probe: NodeJS.Timeout | undefined;
   #identity: UpstreamIdentity = { state: 'unverified' };
+  /** Route templates, and their services, that answered 2xx since the identity was last a mismatch. */
+  readonly #answering = new Set<string>();
+  readonly #answeringServices = new Set<string>();
   readonly #onIdentity: (identity: UpstreamIdentity) => void;
   readonly #onRequest = (event: UpstreamRequestEvent) => this.#record(event);
 
@@ -63,6 +67,15 @@ export class UpstreamHealthMonitor {
   /** Upstream answered `/health` as upstream does, the last time it answered at all. */
   get verified(): boolean {
     return this.#identity.state === 'verified';
+  }
+
+  /** `endpoint` answered 2xx since upstream last showed it is not upstream. */
+  answers(endpoint: string): boolean {
+    return this.#answering.has(endpoint);
+  }
+
+  serviceAnswers(endpoint: string): boolean {
+    return this.#answeringServices.has(serviceOf(endpoint));
   }
 
   stop(): void {
@@ -101,12 +114,25 @@ export class UpstreamHealthMonitor {
   #setIdentity(identity: UpstreamIdentity): void {
     if (identity.state === this.#identity.state && identity.problem === this.#identity.problem) return;
     this.#identity = identity;
+    if (identity.state === 'mismatch') {
+      this.#answering.clear();
+      this.#answeringServices.clear();
+    }
     this.#onIdentity(identity);
   }
 
   #record(event: UpstreamRequestEvent): void {
-    // Upstream's own "no such market" is upstream answering correctly; another service's 404 is not.
-    const ok = event.outcome === 'ok' || (this.verified && event.code === 'unknown_market');
+    if (event.outcome === 'ok') {
+      this.#answering.add(event.endpoint);
+      this.#answeringServices.add(serviceOf(event.endpoint));
+    }
+    // Upstream refusing an id on a path that works is upstream answering correctly; another
+    // service's 404 is not.
+    const refusedId =
+      (event.status === 404 || event.status === 400) &&
+      event.code !== 'upstream_unavailable' &&
+      this.#answering.has(event.endpoint);
+    const ok = event.outcome === 'ok' || (this.verified && refusedId);
     this.#outcomes.push(ok);
     if (this.#outcomes.length > WINDOW) this.#outcomes.shift();
     if (ok) {
@@ -118,6 +144,12 @@ export class UpstreamHealthMonitor {
       this.#lastError = `${event.endpoint}: ${event.outcome}${event.status === undefined ? '' : ` ${event.status}`}`;
     }
   }
+}
+
+/** `GET /api/tokens/price/:feedId` -> `/api`: the first segment of a route template's path. */
+function serviceOf(endpoint: string): string {
+  const path = endpoint.slice(endpoint.indexOf(' ') + 1);
+  return `/${path.split('/')[1] ?? ''}`;
 }
 
 function isClientError(error: UpstreamHttpError): boolean {

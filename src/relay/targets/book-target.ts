@@ -17,7 +17,6 @@ import type { BookState } from '../../protocol/book.ts';
 import type { BookData, BookDepth } from '../../protocol/messages.ts';
 import { readOrderBook } from '../../upstream/book-reader.ts';
 import { ResponseMemo } from '../../upstream/client.ts';
-import { isMarketNotFound } from '../../upstream/errors.ts';
 import type { OrderBook } from '../../upstream/schemas.ts';
 import { bookTargetKey } from '../../util/keys.ts';
 import { aggregateBook, aggregateSides, limitDepth } from '../channels/aggregate.ts';
@@ -89,7 +88,7 @@ export class BookTarget extends PollTarget {
       this.emitPoll('book', 1, 'ok', askedAt);
     } catch (error) {
       if (this.removed) return;
-      if (isMarketNotFound(error) && this.context.upstreamVerified()) {
+      if (this.context.existence.isGone(error, { kind: 'market', value: this.market })) {
         this.emitPoll('book', 1, 'not_found', askedAt, error);
         if (this.#cluster === undefined || (await this.#cluster.close())) this.#closeMarket();
         return;

@@ -9,7 +9,6 @@
  * - `oracle`: one feed's latest price; `ts` is its publish time.
  */
 import type { MarketData, OracleData, ProbabilitiesData } from '../../protocol/messages.ts';
-import { UpstreamHttpError } from '../../upstream/errors.ts';
 import {
   type MarketResponse,
   marketResponse,
@@ -100,10 +99,5 @@ export class OracleTarget extends StreamTarget<'oracle', TokenPriceResponse> {
   protected tsOf(response: TokenPriceResponse): string | undefined {
     const time = new Date(response.publish_time * 1000);
     return Number.isNaN(time.getTime()) ? undefined : time.toISOString();
-  }
-
-  /** Upstream answers an unknown feed with 404 (its client reads that as a bad name, not a market). */
-  protected override isNotFound(error: unknown): boolean {
-    return error instanceof UpstreamHttpError && error.status === 404;
   }
 }

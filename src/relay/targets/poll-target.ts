@@ -31,6 +31,7 @@ import {
 } from '../poll/scheduler.ts';
 import type { StreamPublisher } from '../streams/publisher.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
+import type { ExistenceJudge } from './not-found.ts';
 
 /** The upstream calls polling needs (the typed client satisfies it; tests may fake it). */
 export interface PollSource {
@@ -54,11 +55,8 @@ export interface PollContext {
   registry: StreamRegistry;
   events: RelayEvents;
   now: () => number;
-  /**
-   * False while upstream has not shown it is upstream (its `/health` shape): a "market not found"
-   * then means a misconfigured upstream, never `unknown_market`.
-   */
-  upstreamVerified: () => boolean;
+  /** Whether a failed poll means upstream does not have the id (relay/targets/not-found.ts). */
+  existence: ExistenceJudge;
   /** Upstream said the market (or feed) does not exist: its streams of `kind` end. */
   closeMarket(kind: PollKind, market: string): void;
   /** The streams of `kind` for `id` have said their last (a market that left ACTIVE): they end. */

@@ -27,6 +27,7 @@ import type { StreamSubscriber } from '../streams/stream.ts';
 import { BookTarget } from './book-target.ts';
 import { bookTargetStreams, bookWeights } from './book-weights.ts';
 import { ChangeHints, ChangeHintTarget } from './change-hints.ts';
+import { type ExistenceJudge, trustingJudge } from './not-found.ts';
 import type { PollContext, PollSource } from './poll-target.ts';
 import { PriceTargets } from './price-targets.ts';
 import { StreamTargets } from './stream-targets.ts';
@@ -63,10 +64,10 @@ export interface PollerOptions {
   /** A target is stale after this many of its intervals without a successful poll (protocol: 3). */
   staleAfterFactor: number;
   /**
-   * False while upstream has not shown it is upstream (its `/health` shape): a "market not found"
-   * then means a misconfigured upstream, never `unknown_market`.
+   * Whether a failed poll means upstream does not have the id, judged from upstream's identity,
+   * the paths that answer and the catalogue (relay/targets/not-found.ts); default: every refused id.
    */
-  upstreamVerified?: () => boolean;
+  existence?: ExistenceJudge;
   /** Who a subscriber counts as in the fair share: its API key, or (default) itself. */
   shareOwner?: (subscriber: StreamSubscriber) => unknown;
   /** Cluster mode: the shortest lease on a poll target (ms); a dead holder's targets wait this long. */
@@ -121,7 +122,7 @@ export class PollerPool {
       registry: options.registry,
       events: options.events,
       now: this.#now,
-      upstreamVerified: options.upstreamVerified ?? (() => true),
+      existence: options.existence ?? trustingJudge,
       closeMarket: (kind, market) => this.#closeMarket(kind, market),
       endStreams: (kind, id, reason) => this.#endStreams(kind, id, reason),
       hintBook: (market, askedAt, movedAt) => this.#hintBook(market, askedAt, movedAt),

@@ -79,6 +79,9 @@ export class PriceBatchTarget extends PollTarget {
       for (const entry of response.data) {
         const market = entry.market_id.toLowerCase();
         if (!this.#health.has(market)) continue;
+        // An entry without prices may be upstream's answer for an id that is no market (not shown):
+        // the catalogue tells a market without price data from an id that names nothing.
+        if (!hasPrices(entry) && this.context.existence.isUnlisted(market)) continue;
         answered.add(market);
         const written = this.applyPrice(market, entry, askedAt, receivedAt);
         if (written !== undefined) writes.push(written);
@@ -86,7 +89,8 @@ export class PriceBatchTarget extends PollTarget {
       if (writes.length > 0) await Promise.all(writes);
       this.confirmed(askedAt, undefined);
       this.emitPoll('price', batch.length, 'ok', askedAt);
-      // A market the batch does not answer for does not exist upstream (docs/upstream.md).
+      // A market the batch does not answer for does not exist upstream (docs/upstream.md: one
+      // entry per requested market).
       for (const market of batch) {
         const health = this.#health.get(market);
         if (answered.has(market) || health === undefined) continue;
@@ -143,4 +147,15 @@ export class PriceBatchTarget extends PollTarget {
     health.confirmedAt = now;
     health.lastError = undefined;
   }
+}
+
+/** Whether a batch entry has any price (a market without price data has only its id and time). */
+function hasPrices(entry: ClobPriceSnapshot): boolean {
+  return (
+    entry.best_bid !== undefined ||
+    entry.best_ask !== undefined ||
+    entry.midpoint_price !== undefined ||
+    entry.last_price !== undefined ||
+    entry.spread !== undefined
+  );
 }

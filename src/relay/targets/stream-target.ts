@@ -9,8 +9,7 @@
 
 import type { z } from 'zod';
 import type { SharedResult } from '../../cluster/shared-result.ts';
-import type { PlainChannel } from '../../protocol/messages.ts';
-import { isMarketNotFound } from '../../upstream/errors.ts';
+import { type PlainChannel, streamIdKinds } from '../../protocol/messages.ts';
 import { streamTargetKey } from '../../util/keys.ts';
 import type { ChannelState } from '../channels/codecs.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
@@ -40,11 +39,6 @@ export abstract class StreamTarget<C extends PlainChannel, Response> extends Pol
   /** Upstream's time of the response's data, ISO 8601 with ms; undefined: the receive time. */
   protected abstract tsOf(response: Response): string | undefined;
 
-  /** Whether a failed request means upstream does not have this stream's id. */
-  protected isNotFound(error: unknown): boolean {
-    return isMarketNotFound(error);
-  }
-
   /** After a state was published: a reason to end the stream now (it will say nothing more), if any. */
   protected endReason(_state: ChannelState<C>): string | undefined {
     return undefined;
@@ -63,7 +57,7 @@ export abstract class StreamTarget<C extends PlainChannel, Response> extends Pol
       this.emitPoll(this.channel, 1, 'ok', askedAt);
     } catch (error) {
       if (this.removed) return;
-      if (this.isNotFound(error) && this.context.upstreamVerified()) {
+      if (this.#isGone(error)) {
         this.emitPoll(this.channel, 1, 'not_found', askedAt, error);
         cluster.share(this.key, () => ({ kind: 'not_found' }));
         this.context.closeMarket(this.channel, this.streamId);
@@ -71,6 +65,12 @@ export abstract class StreamTarget<C extends PlainChannel, Response> extends Pol
       }
       this.failed(this.channel, 1, askedAt, error);
     }
+  }
+
+  /** Whether a failed request means upstream does not have this stream's id. */
+  #isGone(error: unknown): boolean {
+    const kind = streamIdKinds[this.channel];
+    return kind !== 'all' && this.context.existence.isGone(error, { kind, value: this.streamId });
   }
 
   #apply(response: Response, askedAt: number, receivedAt: number): void {

@@ -11,7 +11,6 @@
 import { z } from 'zod';
 import type { SharedResult } from '../../cluster/shared-result.ts';
 import type { TradeEntry, TradesData } from '../../protocol/messages.ts';
-import { isMarketNotFound } from '../../upstream/errors.ts';
 import { marketActivityEntry } from '../../upstream/schemas.ts';
 import { streamTargetKey } from '../../util/keys.ts';
 import { sharedWindow, TradeHistory, tradesStates, walkActivity } from '../channels/trades.ts';
@@ -40,12 +39,15 @@ export class TradesTarget extends PollTarget {
   async poll(): Promise<void> {
     const { cluster, source, now } = this.context;
     const askedAt = this.beginAsk();
+    // A refusal of a later page is about that page, not about the market.
+    let askedOffset = 0;
     try {
       if (!(await this.holdsLease())) return;
       const history = this.#streamHistory();
       if (history === undefined) return;
       const walk = await walkActivity(
         async (offset, limit) => {
+          askedOffset = offset;
           const response = await source.marketActivity(this.streamId, { limit, offset });
           return { activity: response.activity, hasMore: response.pagination.hasMore };
         },
@@ -66,7 +68,10 @@ export class TradesTarget extends PollTarget {
       this.emitPoll('trades', 1, 'ok', askedAt);
     } catch (error) {
       if (this.removed) return;
-      if (isMarketNotFound(error) && this.context.upstreamVerified()) {
+      if (
+        askedOffset === 0 &&
+        this.context.existence.isGone(error, { kind: 'market', value: this.streamId })
+      ) {
         this.emitPoll('trades', 1, 'not_found', askedAt, error);
         cluster.share(this.key, () => ({ kind: 'not_found' }));
         this.context.closeMarket('trades', this.streamId);

@@ -1,0 +1,78 @@
+/**
+ * @module relay/not-found
+ * When a failed poll is upstream saying "this market (or feed) does not exist", decided only from
+ * what upstream's interface defines (docs/upstream.md "Open choices and simulator profiles"), never
+ * from an error body, whose shape is not shown:
+ * - upstream is upstream: its `/health` answered with upstream's shape (relay/upstream-health.ts);
+ * - it refused the id, with a 404 (the CLOB's "market not found") or a 400 (the status of an unknown
+ *   id on `/api/...` is not shown; the relay only sends ids of the right form, so a 400 is about the
+ *   id itself);
+ * - and either the same path answered 2xx for other ids since upstream was verified (so the path is
+ *   right and this id is what upstream refuses), or the id is a market the complete catalogue does
+ *   not list (relay/known-markets.ts), or, for an oracle feed (no catalogue lists feeds), the
+ *   service the path belongs to (`/api`, one of the interface's two with `/clob`) answered 2xx.
+ * Anything else (a wrong base path, a proxy's 404, a path that never answered) is a failed poll:
+ * the stream turns stale and keeps being asked for.
+ */
+import { UpstreamHttpError } from '../../upstream/errors.ts';
+import type { CatalogueVerdict } from '../admission/known-markets.ts';
+
+/** What the relay has seen of upstream, the evidence a verdict rests on. */
+export interface UpstreamEvidence {
+  /** Upstream's `/health` answered with upstream's shape, the last time it answered at all. */
+  readonly verified: boolean;
+  /** `endpoint` (a route template) answered 2xx since upstream was verified. */
+  answers(endpoint: string): boolean;
+  /** An endpoint of the same service (`/api` or `/clob`) as `endpoint` answered 2xx since then. */
+  serviceAnswers(endpoint: string): boolean;
+}
+
+export interface MarketCatalogue {
+  verdict(market: string): CatalogueVerdict;
+}
+
+/** What a poll target asks about an id it polls. */
+export interface ExistenceJudge {
+  /** Whether `error`, from polling `id`, means upstream does not have it. */
+  isGone(error: unknown, id: { kind: 'market' | 'feed'; value: string }): boolean;
+  /** Whether `market` is known not to exist without a refusal (a bare price-batch entry). */
+  isUnlisted(market: string): boolean;
+}
+
+export class NotFoundJudge implements ExistenceJudge {
+  readonly #upstream: UpstreamEvidence;
+  readonly #catalogue: MarketCatalogue | undefined;
+
+  constructor(upstream: UpstreamEvidence, catalogue?: MarketCatalogue) {
+    this.#upstream = upstream;
+    this.#catalogue = catalogue;
+  }
+
+  isGone(error: unknown, id: { kind: 'market' | 'feed'; value: string }): boolean {
+    if (!isRefusedId(error) || !this.#upstream.verified) return false;
+    if (this.#upstream.answers(error.endpoint)) return true;
+    return id.kind === 'market' ? this.isUnlisted(id.value) : this.#upstream.serviceAnswers(error.endpoint);
+  }
+
+  isUnlisted(market: string): boolean {
+    return this.#upstream.verified && this.#catalogue?.verdict(market) === 'not_listed';
+  }
+}
+
+/**
+ * A refusal of the id a request named: a 404 or 400 on an endpoint about one id. A 404 on an
+ * endpoint about no id, and an answer that came through another relay, carry `upstream_unavailable`.
+ */
+export function isRefusedId(error: unknown): error is UpstreamHttpError {
+  return (
+    error instanceof UpstreamHttpError &&
+    (error.status === 404 || error.status === 400) &&
+    error.code !== 'upstream_unavailable'
+  );
+}
+
+/** For a pool without upstream evidence (unit tests): every refused id is gone. */
+export const trustingJudge: ExistenceJudge = {
+  isGone: (error) => isRefusedId(error),
+  isUnlisted: () => false,
+};
