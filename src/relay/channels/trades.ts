@@ -1,14 +1,22 @@
 /**
  * @module relay/channels/trades
  * The `trades` channel's core (docs/protocol.md "`trades` data"), free of I/O: walking upstream's
- * newest-first activity listing page by page until it reaches an entry already seen, and a
- * stream's bounded memory of what it delivered, so each `activity_id` goes out once per stream.
+ * activity listing page by page until it reaches an entry already seen, and a stream's bounded
+ * memory of what it delivered, so each `activity_id` goes out once per stream.
  *
- * Upstream pages by offset over a list that grows at its head while the relay pages through it:
+ * The listing's order is not shown upstream: the relay reads it from the entries' times.
+ * Newest first, upstream pages by offset over a list that grows at its head while the relay pages
+ * through it:
  * a trade arriving between two page requests shifts every older entry down, so the next page
  * repeats the previous page's tail. Repeats are skipped by id; the new head is left for the next
  * poll, whose first page starts with it. Nothing is skipped over, because entries only ever move
  * to higher offsets (a log trimmed at its old end moves nothing).
+ *
+ * Oldest first, the list grows at its end, which only `hasMore` finds (activity pages carry no
+ * `total`): a walk starts at the last entry the last one read, steps back a page at a time while
+ * its first page does not start with an entry already delivered (the log was trimmed at its old end, moving
+ * everything down), then reads forward to the end. A stream's first walk reads from the start,
+ * bounded, and keeps the last page's worth.
  */
 
 import { TRADES_SNAPSHOT_SIZE } from '../../protocol/channels.ts';
@@ -25,14 +33,26 @@ export const ACTIVITY_PAGE_SIZE = 100;
  */
 export const MAX_ACTIVITY_PAGES = 5;
 
+/** How many pages a stream's first walk of an oldest-first listing reads at most to find its end. */
+export const MAX_FIRST_OLDEST_FIRST_PAGES = 20;
+
+export type ActivityOrder = 'newest-first' | 'oldest-first';
+
 export interface ActivityPage {
-  /** Newest first, as upstream lists them. */
+  /** In upstream's order. */
   activity: readonly TradeEntry[];
   hasMore: boolean;
 }
 
-/** Asks upstream for the page of entries starting `offset` entries below the newest. */
+/** Asks upstream for the page of entries starting at `offset` in its listing. */
 export type FetchActivityPage = (offset: number, limit: number) => Promise<ActivityPage>;
+
+/** What one stream's walks learnt of upstream's listing: its order, and where the last walk ended. */
+export interface ActivityListing {
+  order?: ActivityOrder;
+  /** Oldest first: the offset just past the last entry the last walk read. */
+  end?: number;
+}
 
 export interface ActivityWalk {
   /** Entries not seen before, oldest first, each id once. */
@@ -50,20 +70,27 @@ export interface WalkOptions {
   /** A new stream's first poll: one page is enough, the stream starts from the most recent entries. */
   firstPoll: boolean;
   maxPages?: number;
+  /** The stream's memory of the listing, updated by the walk (a fresh one without). */
+  listing?: ActivityListing;
 }
 
 /** Collects the entries of the listing newer than the newest entry `seen` remembers. */
 export async function walkActivity(
   fetchPage: FetchActivityPage,
   seen: { has(id: string): boolean },
-  { firstPoll, maxPages = MAX_ACTIVITY_PAGES }: WalkOptions,
+  { firstPoll, maxPages = MAX_ACTIVITY_PAGES, listing = {} }: WalkOptions,
 ): Promise<ActivityWalk> {
+  if (listing.order === 'oldest-first') return walkOldestFirst(fetchPage, seen, listing, firstPoll, maxPages);
+  const head = await fetchPage(0, ACTIVITY_PAGE_SIZE);
+  listing.order ??= orderOf(head.activity);
+  if (listing.order === 'oldest-first')
+    return walkOldestFirst(fetchPage, seen, listing, firstPoll, maxPages, head);
   const newestFirst: TradeEntry[] = [];
   const collected = new Set<string>();
   let offset = 0;
   let pages = 0;
   for (;;) {
-    const page = await fetchPage(offset, ACTIVITY_PAGE_SIZE);
+    const page = pages === 0 ? head : await fetchPage(offset, ACTIVITY_PAGE_SIZE);
     pages += 1;
     for (const entry of page.activity) {
       if (seen.has(entry.activity_id)) return { fresh: newestFirst.reverse(), pages, complete: true };
@@ -78,6 +105,65 @@ export async function walkActivity(
   }
 }
 
+/** The order a page's entries show by their times; undefined when they cannot tell. */
+export function orderOf(entries: readonly TradeEntry[]): ActivityOrder | undefined {
+  const first = Date.parse(entries[0]?.activity_timestamp ?? '');
+  const last = Date.parse(entries.at(-1)?.activity_timestamp ?? '');
+  if (Number.isNaN(first) || Number.isNaN(last) || first === last) return undefined;
+  return first > last ? 'newest-first' : 'oldest-first';
+}
+
+async function walkOldestFirst(
+  fetchPage: FetchActivityPage,
+  seen: { has(id: string): boolean },
+  listing: ActivityListing,
+  firstPoll: boolean,
+  maxPages: number,
+  head?: ActivityPage,
+): Promise<ActivityWalk> {
+  const bound = firstPoll || listing.end === undefined ? MAX_FIRST_OLDEST_FIRST_PAGES : maxPages;
+  const read = new Map<number, ActivityPage>(head === undefined ? [] : [[0, head]]);
+  let pages = 0;
+  const pageAt = async (offset: number): Promise<ActivityPage> => {
+    let page = read.get(offset);
+    if (page === undefined) {
+      page = await fetchPage(offset, ACTIVITY_PAGE_SIZE);
+      pages += 1;
+      read.set(offset, page);
+    }
+    return page;
+  };
+  if (head !== undefined) pages = 1;
+  // From the last entry read last time: one request when fewer than a page arrived since.
+  let offset = firstPoll ? 0 : Math.max(0, (listing.end ?? 0) - 1);
+  let page = await pageAt(offset);
+  // A page after the start must begin with an entry already delivered, or some before it are new.
+  while (offset > 0 && pages < bound && !(page.activity[0] && seen.has(page.activity[0].activity_id))) {
+    offset = Math.max(0, offset - ACTIVITY_PAGE_SIZE);
+    page = await pageAt(offset);
+  }
+  const fresh: TradeEntry[] = [];
+  const collected = new Set<string>();
+  for (;;) {
+    for (const entry of page.activity) {
+      if (seen.has(entry.activity_id) || collected.has(entry.activity_id)) continue;
+      collected.add(entry.activity_id);
+      fresh.push(entry);
+    }
+    const end = !page.hasMore || page.activity.length === 0;
+    if (end || pages >= bound) {
+      listing.end = offset + page.activity.length;
+      return {
+        fresh: firstPoll ? fresh.slice(-ACTIVITY_PAGE_SIZE) : fresh,
+        pages,
+        complete: end,
+      };
+    }
+    offset += page.activity.length;
+    page = await pageAt(offset);
+  }
+}
+
 /**
  * What a trades stream has delivered, as far as a poll needs it: a bounded memory of ids
  * (TRADES_SEEN_IDS, about 40 bytes each). It stays correct past its bound because a walk stops at
@@ -86,6 +172,8 @@ export async function walkActivity(
  */
 export class TradeHistory {
   readonly seen = new RecentIds(TRADES_SEEN_IDS);
+  /** What the stream's walks learnt of upstream's listing. */
+  readonly listing: ActivityListing = {};
   #started = false;
 
   /** Whether a first response was taken (the stream has its snapshot). */

@@ -39,20 +39,20 @@ export class TradesTarget extends PollTarget {
   async poll(): Promise<void> {
     const { cluster, source, now } = this.context;
     const askedAt = this.beginAsk();
-    // A refusal of a later page is about that page, not about the market.
-    let askedOffset = 0;
+    // A refusal of a walk's later page is about that page, not about the market.
+    let requests = 0;
     try {
       if (!(await this.holdsLease())) return;
       const history = this.#streamHistory();
       if (history === undefined) return;
       const walk = await walkActivity(
         async (offset, limit) => {
-          askedOffset = offset;
+          requests += 1;
           const response = await source.marketActivity(this.streamId, { limit, offset });
           return { activity: response.activity, hasMore: response.pagination.hasMore };
         },
         history.trades.seen,
-        { firstPoll: !history.trades.started },
+        { firstPoll: !history.trades.started, listing: history.trades.listing },
       );
       if (this.removed) return;
       if (!walk.complete)
@@ -68,10 +68,7 @@ export class TradesTarget extends PollTarget {
       this.emitPoll('trades', 1, 'ok', askedAt);
     } catch (error) {
       if (this.removed) return;
-      if (
-        askedOffset === 0 &&
-        this.context.existence.isGone(error, { kind: 'market', value: this.streamId })
-      ) {
+      if (requests === 1 && this.context.existence.isGone(error, { kind: 'market', value: this.streamId })) {
         this.emitPoll('trades', 1, 'not_found', askedAt, error);
         cluster.share(this.key, () => ({ kind: 'not_found' }));
         this.context.closeMarket('trades', this.streamId);

@@ -6,8 +6,10 @@ import type { TradeEntry, TradesData } from '../../../src/protocol/messages.ts';
 import { diffTrades } from '../../../src/relay/channels/channel-diff.ts';
 import {
   ACTIVITY_PAGE_SIZE,
+  type ActivityOrder,
   type ActivityPage,
   MAX_ACTIVITY_PAGES,
+  MAX_FIRST_OLDEST_FIRST_PAGES,
   sharedWindow,
   TradeHistory,
   tradesStates,
@@ -16,13 +18,17 @@ import {
 
 /**
  * Upstream's activity log, oldest first, that grows between polls AND between the page requests
- * of one poll (the shift the walk must survive), trimmed at its old end like upstream's cap.
+ * of one poll (the shift the walk must survive), trimmed at its old end like upstream's cap, and
+ * listed in `order` (upstream's order is not shown).
  */
 class UpstreamLog {
   readonly entries: TradeEntry[] = [];
   #next = 0;
   requests = 0;
-  constructor(readonly cap: number) {}
+  constructor(
+    readonly cap: number,
+    readonly order: ActivityOrder = 'newest-first',
+  ) {}
 
   trade(count: number): void {
     for (let n = 0; n < count; n++) {
@@ -46,10 +52,10 @@ class UpstreamLog {
       if (request > 0) this.trade(arrivals[(request - 1) % arrivals.length] ?? 0);
       request++;
       this.requests++;
-      const newestFirst = [...this.entries].reverse();
+      const listed = this.order === 'newest-first' ? [...this.entries].reverse() : this.entries;
       return {
-        activity: newestFirst.slice(offset, offset + limit),
-        hasMore: offset + limit < newestFirst.length,
+        activity: listed.slice(offset, offset + limit),
+        hasMore: offset + limit < listed.length,
       };
     };
   }
@@ -88,8 +94,9 @@ async function run(
   initial: number,
   polls: ReadonlyArray<{ before: number; between: readonly number[] }>,
   maxPages: number,
+  order: ActivityOrder = 'newest-first',
 ) {
-  const log = new UpstreamLog(5_000);
+  const log = new UpstreamLog(5_000, order);
   log.trade(initial);
   const history = new TradeHistory();
   const delivered: TradeEntry[] = [];
@@ -101,9 +108,14 @@ async function run(
   for (const { before, between } of [quiet, ...polls, quiet]) {
     log.trade(before);
     const firstPoll = !history.started;
-    const walk = await walkActivity(log.pager(between), history.seen, { firstPoll, maxPages });
+    const walk = await walkActivity(log.pager(between), history.seen, {
+      firstPoll,
+      maxPages,
+      listing: history.listing,
+    });
     complete &&= walk.complete;
-    expect(walk.pages).toBeLessThanOrEqual(firstPoll ? 1 : maxPages);
+    const firstPages = order === 'newest-first' ? 1 : MAX_FIRST_OLDEST_FIRST_PAGES;
+    expect(walk.pages).toBeLessThanOrEqual(firstPoll ? firstPages : maxPages);
     const fresh = history.absorb(walk.fresh);
     delivered.push(...fresh);
     const published = publish(state, fresh);
@@ -122,17 +134,20 @@ describe('trades: walking the activity listing', () => {
     );
   });
 
-  it('delivers every entry from the first page on exactly once, oldest first, whatever arrives while paging', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.nat(250), fc.array(poll, { maxLength: 8 }), async (initial, polls) => {
-        const { log, delivered } = await run(initial, polls, Number.MAX_SAFE_INTEGER);
-        const start = Math.max(0, initial - ACTIVITY_PAGE_SIZE);
-        // Everything from the oldest entry of the first page to the newest, in order, each once.
-        expect(ids(delivered)).toEqual(ids(log.entries).filter((id) => number(id) >= start));
-      }),
-      { numRuns: 60 },
-    );
-  });
+  it.each(['newest-first', 'oldest-first'] as const)(
+    'delivers every entry from the first page on exactly once, oldest first, whatever arrives while paging (%s listing)',
+    async (order) => {
+      await fc.assert(
+        fc.asyncProperty(fc.nat(250), fc.array(poll, { maxLength: 8 }), async (initial, polls) => {
+          const { log, delivered } = await run(initial, polls, Number.MAX_SAFE_INTEGER, order);
+          const start = Math.max(0, initial - ACTIVITY_PAGE_SIZE);
+          // Everything from the oldest entry of the first page to the newest, in order, each once.
+          expect(ids(delivered)).toEqual(ids(log.entries).filter((id) => number(id) >= start));
+        }),
+        { numRuns: 60 },
+      );
+    },
+  );
 
   it('with the page bound: each entry at most once and in order; all of them when no walk hit the bound', async () => {
     await fc.assert(
@@ -145,6 +160,30 @@ describe('trades: walking the activity listing', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('reads an oldest-first listing from where the last walk ended, stepping back past a trimmed start', async () => {
+    const log = new UpstreamLog(150, 'oldest-first');
+    log.trade(120);
+    const history = new TradeHistory();
+    const walk = (firstPoll: boolean) =>
+      walkActivity(log.pager([0]), history.seen, { firstPoll, listing: history.listing });
+    const first = await walk(true);
+    expect(history.listing).toEqual({ order: 'oldest-first', end: 120 });
+    history.absorb(first.fresh);
+    log.trade(20);
+    // From one page before the end: the new entries only, in one request.
+    const next = await walk(false);
+    expect({ pages: next.pages, fresh: ids(next.fresh) }).toEqual({
+      pages: 1,
+      fresh: ids(log.entries.slice(-20)),
+    });
+    history.absorb(next.fresh);
+    // 250 more: the log keeps 150, every one of them new; the walk steps back to its start.
+    log.trade(250);
+    const trimmed = await walk(false);
+    expect(ids(trimmed.fresh)).toEqual(ids(log.entries));
+    expect(trimmed.complete).toBe(true);
   });
 
   it('stops at the first page that reaches an entry already seen', async () => {
