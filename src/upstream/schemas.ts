@@ -338,7 +338,6 @@ export const upstreamHealth = z.object({
   services: z.object({ database: z.boolean(), message_queue: z.boolean(), settlement: z.boolean() }),
 });
 
-
 // ---------------------------------------------------------------------------------------------
 // Derived types
 

@@ -68,7 +68,9 @@ describe('parseCommandLine', () => {
     expect(parseCommandLine(['sim', '--profile', 'terse'], {})).toMatchObject({
       config: { profile: 'terse' },
     });
-    expect(parseCommandLine(['sim'], { SIM_PROFILE: 'terse' })).toMatchObject({ config: { profile: 'terse' } });
+    expect(parseCommandLine(['sim'], { SIM_PROFILE: 'terse' })).toMatchObject({
+      config: { profile: 'terse' },
+    });
     expect(serveConfig(['--sim-profile', 'terse'])).toMatchObject({ simProfile: 'terse' });
     expect(serveConfig([], { SIM_PROFILE: 'terse' })).toMatchObject({ simProfile: 'terse' });
     expect(configError(['sim', '--profile', 'chatty']).message).toBe(
