@@ -1,15 +1,15 @@
 /**
- * @module relay/not-found
+ * @module relay/targets/not-found
  * When a failed poll is upstream saying "this market (or feed) does not exist", decided only from
  * what upstream's interface defines (docs/upstream.md "Open choices and simulator profiles"), never
  * from an error body, whose shape is not shown:
- * - upstream is upstream: its `/health` answered with upstream's shape (relay/upstream-health.ts);
+ * - upstream is upstream: its `/health` answered with upstream's shape (relay/poll/upstream-health.ts);
  * - it refused the id, with a 404 (the CLOB's "market not found") or a 400 (the status of an unknown
  *   id on `/api/...` is not shown; the relay only sends ids of the right form, so a 400 is about the
  *   id itself);
  * - and either the same path answered 2xx for other ids since upstream was verified (so the path is
  *   right and this id is what upstream refuses), or the id is a market the complete catalogue does
- *   not list (relay/known-markets.ts), or, for an oracle feed (no catalogue lists feeds), the
+ *   not list (relay/admission/known-markets.ts), or, for an oracle feed (no catalogue lists feeds), the
  *   service the path belongs to (`/api`, one of the interface's two with `/clob`) answered 2xx.
  * Anything else (a wrong base path, a proxy's 404, a path that never answered) is a failed poll:
  * the stream turns stale and keeps being asked for.
