@@ -70,7 +70,9 @@ export abstract class StreamTarget<C extends PlainChannel, Response> extends Pol
   /** Whether a failed request means upstream does not have this stream's id. */
   #isGone(error: unknown): boolean {
     const kind = streamIdKinds[this.channel];
-    return kind !== 'all' && this.context.existence.isGone(error, { kind, value: this.streamId });
+    // The catalogue itself and the all-markets streams name no id upstream could refuse.
+    if (kind === 'all' || kind === 'catalogue') return false;
+    return this.context.existence.isGone(error, { kind, value: this.streamId });
   }
 
   #apply(response: Response, askedAt: number, receivedAt: number): void {
