@@ -10,6 +10,23 @@ import type { BookDepth, Channel, StreamState } from '../protocol/messages.ts';
 /** What a poll fetched: one poll kind per channel. */
 export type PollKind = Channel;
 
+/**
+ * Why the edge turned a connection away (docs/operations.md "Refusals"), the label of
+ * `market_relay_connections_refused_total`.
+ */
+export const refusalReasons = [
+  'auth',
+  'auth_lockout',
+  'origin',
+  'rate',
+  'address',
+  'key',
+  'global',
+  'pending_address',
+  'pending_shed',
+] as const;
+export type RefusalReason = (typeof refusalReasons)[number];
+
 export interface RelayEventMap {
   /** One upstream poll finished (a price poll covers up to 100 markets). */
   'poll:done': [
@@ -57,6 +74,11 @@ export interface RelayEventMap {
   /** A slow connection's held-back streams were each resent as one fresh snapshot. */
   'connection:conflated': [{ id: number; streams: number }];
   'connection:slow-consumer': [{ id: number; bufferedBytes: number }];
+  /**
+   * The edge turned a connection away (docs/operations.md "Refusals"); `address` is the client's
+   * address group. `lockedOut`: this wrong key locked its address out.
+   */
+  'edge:refused': [{ reason: RefusalReason; address: string; lockedOut?: boolean }];
   /** A client request answered with an error. */
   'request:error': [{ id: number; code: string }];
 }

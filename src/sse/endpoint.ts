@@ -11,10 +11,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { type Channel, isChannel } from '../protocol/channels.ts';
 import { subscribeRequest } from '../protocol/requests.ts';
-import { type AccessPolicy, authorize } from '../relay/admission/access.ts';
+import type { AccessPolicy } from '../relay/admission/access.ts';
 import { capReason, type EdgeAdmission, edgeClient } from '../relay/admission/edge.ts';
+import { gateAccess } from '../relay/admission/edge-gate.ts';
 import type { MarketAdmission } from '../relay/admission/market.ts';
-import type { RelayEvents } from '../relay/events.ts';
+import type { RefusalReason, RelayEvents } from '../relay/events.ts';
 import {
   fetchClusterReplay,
   joinStreams,
@@ -68,24 +69,43 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
 
   const open = (request: IncomingMessage, response: ServerResponse): void => {
     const url = new URL(request.url ?? '/', 'http://relay');
-    const refusal = authorize(request.headers, url, options);
-    if (refusal !== undefined) {
-      refuse(response, refusal.status, refusal.error, refusal.message);
+    const client = edgeClient(request, url, options);
+    const group = options.admission.group(client.address);
+    const refusedFor = (reason: RefusalReason, lockedOut?: boolean): void => {
+      options.events.emit('edge:refused', { reason, address: group, ...(lockedOut ? { lockedOut } : {}) });
+    };
+    const denied = gateAccess(request.headers, url, options, options.admission, client.address);
+    if (denied !== undefined) {
+      refusedFor(denied.reason, denied.lockedOut);
+      const retryAfter = denied.retryAfterSeconds;
+      const answer = () =>
+        refuse(
+          response,
+          denied.status,
+          denied.error,
+          denied.message,
+          retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) },
+        );
+      // A wrong key past the free failures waits, so that guessing in sequence slows down.
+      if (denied.delayMs > 0) setTimeout(answer, denied.delayMs).unref();
+      else answer();
       return;
     }
-    const client = edgeClient(request, url, options);
     const verdict = options.admission.admitConnection(client.address, client.key);
     if (verdict === 'rate') {
+      refusedFor('rate');
       refuse(response, 429, 'too_many_requests', 'too many new connections from this address; retry later', {
         'retry-after': '1',
       });
       return;
     }
     if (connections.size + options.otherConnections() >= options.maxConnections) {
+      refusedFor('global');
       refuse(response, 503, 'too_many_connections', 'the relay is at its connection limit');
       return;
     }
     if (verdict !== 'ok') {
+      refusedFor(verdict);
       refuse(response, 429, 'too_many_connections', capReason(verdict));
       return;
     }
@@ -227,6 +247,7 @@ function refuse(
   message: string,
   headers: Record<string, string> = {},
 ): void {
+  if (response.destroyed || response.writableEnded) return;
   response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(JSON.stringify({ error, message }));
 }

@@ -15,7 +15,7 @@ import type { FastifyInstance } from 'fastify';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { COMPACT_SUBPROTOCOL } from '../protocol/compact.ts';
 import { closeCodes } from '../protocol/messages.ts';
-import { type AccessPolicy, authorize } from '../relay/admission/access.ts';
+import type { AccessPolicy } from '../relay/admission/access.ts';
 import {
   capReason,
   type EdgeAdmission,
@@ -24,12 +24,13 @@ import {
   type EdgeVerdict,
   edgeClient,
 } from '../relay/admission/edge.ts';
+import { gateAccess } from '../relay/admission/edge-gate.ts';
 import type { MarketAdmission } from '../relay/admission/market.ts';
-import type { RelayEvents } from '../relay/events.ts';
+import type { RefusalReason, RelayEvents } from '../relay/events.ts';
 import type { StreamRegistry } from '../relay/streams/registry.ts';
 import { ClientConnection } from './client-connection.ts';
 import type { ConnectionContext, ConnectionLimits } from './connection-context.ts';
-import { guardPendingConnections } from './pending-connections.ts';
+import { guardPendingConnections, type PendingGuard } from './pending-connections.ts';
 import { WriteCoalescer } from './write-coalescer.ts';
 
 const WS_PATH = '/v1/ws';
@@ -94,6 +95,9 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
   });
 
   const { admission } = options;
+  const refusedFor = (reason: RefusalReason, address: string, lockedOut?: boolean): void => {
+    options.events.emit('edge:refused', { reason, address, ...(lockedOut ? { lockedOut } : {}) });
+  };
 
   /** Connections refused after the upgrade, still within their close grace. */
   const refused = new Set<ClientConnection>();
@@ -103,12 +107,12 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
       form: { encoding: ws.protocol === COMPACT_SUBPROTOCOL ? 'compact' : 'json', deflate },
       apiKey: client.key,
     });
-    const refusal =
-      connections.size + (options.otherConnections?.() ?? 0) >= options.maxConnections
-        ? 'too many connections'
-        : client.verdict === 'address' || client.verdict === 'key'
-          ? capReason(client.verdict)
-          : undefined;
+    const atGlobalCap = connections.size + (options.otherConnections?.() ?? 0) >= options.maxConnections;
+    const refusal = atGlobalCap
+      ? 'too many connections'
+      : client.verdict === 'address' || client.verdict === 'key'
+        ? capReason(client.verdict)
+        : undefined;
     ws.on('close', (code, reason) => {
       if (connections.delete(connection)) admission.closed(client.address, client.key);
       refused.delete(connection);
@@ -130,6 +134,10 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
     if (refusal !== undefined) {
       // After the upgrade, so that a browser sees why (it cannot read an HTTP refusal).
       refused.add(connection);
+      refusedFor(
+        atGlobalCap ? 'global' : (client.verdict as 'address' | 'key'),
+        admission.group(client.address),
+      );
       connection.closeForLimit(closeCodes.tooManyConnections, refusal);
       return;
     }
@@ -141,22 +149,40 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
   const onUpgrade = (request: IncomingMessage, socket: Socket, head: Buffer): void => {
     // Node drops its own error listener before emitting 'upgrade'; a reset must not crash us.
     socket.on('error', () => socket.destroy());
+    // Over its address's pending share (counted when it connected): answered, never served.
+    const early = guards.map((guard) => guard.refusalOf(socket)).find((found) => found !== undefined);
+    if (early !== undefined) {
+      refuse(socket, early.status, early.error, early.message, { 'Retry-After': '1' });
+      return;
+    }
     const url = new URL(request.url ?? '/', 'http://relay');
     if (url.pathname !== WS_PATH) {
       refuse(socket, 404, 'not_found', `no WebSocket endpoint here; use ${WS_PATH}`);
-      return;
-    }
-    const refusal = authorize(request.headers, url, options);
-    if (refusal !== undefined) {
-      refuse(socket, refusal.status, refusal.error, refusal.message);
       return;
     }
     const client = edgeClient(request, url, {
       apiKeys: options.apiKeys,
       trustedProxyDepth: options.edge.trustedProxyDepth,
     });
+    const denied = gateAccess(request.headers, url, options, admission, client.address);
+    if (denied !== undefined) {
+      refusedFor(denied.reason, admission.group(client.address), denied.lockedOut);
+      const answer = () =>
+        refuse(
+          socket,
+          denied.status,
+          denied.error,
+          denied.message,
+          denied.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(denied.retryAfterSeconds) },
+        );
+      // A wrong key past the free failures waits, so that guessing in sequence slows down.
+      if (denied.delayMs > 0) setTimeout(answer, denied.delayMs).unref();
+      else answer();
+      return;
+    }
     const verdict = admission.admitConnection(client.address, client.key);
     if (verdict === 'rate') {
+      refusedFor('rate', admission.group(client.address));
       // Before the upgrade: a client reconnecting in a loop costs no WebSocket.
       refuse(socket, 429, 'too_many_requests', 'too many new connections from this address; retry later', {
         'Retry-After': '1',
@@ -168,12 +194,14 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
     );
   };
   const detachers: (() => void)[] = [];
+  const guards: PendingGuard[] = [];
   const attach = (server: Server) => {
     server.on('upgrade', onUpgrade);
-    const unguard = guardPendingConnections(server, admission, options.edge.headersTimeoutMs);
+    const guard = guardPendingConnections(server, admission, options.edge.headersTimeoutMs, refusedFor);
+    guards.push(guard);
     detachers.push(() => {
       server.off('upgrade', onUpgrade);
-      unguard();
+      guard.detach();
     });
   };
   attach(app.server);
@@ -258,6 +286,7 @@ function refuse(
   message: string,
   headers: Record<string, string> = {},
 ): void {
+  if (socket.destroyed || socket.writableEnded) return;
   const body = JSON.stringify({ error, message });
   const reason = STATUS_CODES[status] ?? 'Error';
   const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);

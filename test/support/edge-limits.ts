@@ -17,6 +17,10 @@ const generous: EdgeLimits = {
   maxPendingPerAddress: 1_000,
   headersTimeoutMs: 10_000,
   trustedProxyDepth: 0,
+  ipv6PrefixLength: 64,
+  authFreeFailures: 1_000,
+  authLockoutFailures: 1_000,
+  authLockoutMs: 60_000,
 };
 
 export function edgeLimitsHarness(

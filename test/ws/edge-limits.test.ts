@@ -100,21 +100,26 @@ describe('edge limits', () => {
     expect((await otherKey.request({ op: 'ping' })).type).toBe('pong');
   });
 
-  it('caps and times out connections that never finish their first request', async () => {
+  it('caps and times out connections that never finish their first request, answering each in HTTP', async () => {
     await start({ maxPendingConnections: 50, maxPendingPerAddress: 5, headersTimeoutMs: 500 });
     const { port } = new URL(harness.relay.url);
+    const answers: string[] = [];
     const closed: boolean[] = [];
     for (let i = 0; i < 20; i += 1) {
       const socket = connect(Number(port), '127.0.0.1');
       socket.on('error', () => {});
+      socket.on('data', (data) => answers.push(data.toString('latin1').split('\r\n')[0]!));
       socket.on('close', () => closed.push(true));
       sockets.push(socket);
       // Half an upgrade request, never finished.
       socket.write('GET /v1/ws HTTP/1.1\r\nHost: relay\r\nUpgrade: websocket\r\n');
     }
-    // Past the per-address cap they are dropped at once; the rest when the header timeout ends.
-    await waitFor('the extra sockets dropped', () => closed.length >= 15);
-    await waitFor('every stalled socket timed out', () => closed.length === 20, { timeoutMs: 5_000 });
+    // Past the per-address cap they are answered 429; the rest 408 when the header timeout ends.
+    await waitFor('every stalled socket answered and closed', () => closed.length === 20, {
+      timeoutMs: 8_000,
+    });
+    expect(answers.filter((line) => line === 'HTTP/1.1 429 Too Many Requests')).toHaveLength(15);
+    expect(answers.filter((line) => line === 'HTTP/1.1 408 Request Timeout')).toHaveLength(5);
     const after = await client();
     expect((await after.request({ op: 'ping' })).type).toBe('pong');
     for (const socket of sockets.splice(0)) socket.destroy();

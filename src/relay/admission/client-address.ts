@@ -26,3 +26,50 @@ export function clientAddress(
 function normalise(address: string): string {
   return address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address.toLowerCase();
 }
+
+/**
+ * The group an address is limited as (docs/operations.md "Edge limits"): an IPv4 address (or any
+ * other label) is its own group; an IPv6 address is its first `ipv6PrefixLength` bits, because one
+ * subscriber is handed a whole /64 (or more) and can pick any address in it.
+ */
+export function addressGroup(address: string, ipv6PrefixLength: number): string {
+  const groups = ipv6Groups(address);
+  if (groups === undefined || ipv6PrefixLength >= 128) return address;
+  const kept: string[] = [];
+  for (let bit = 0, index = 0; bit < ipv6PrefixLength; bit += 16, index += 1) {
+    const bits = Math.min(16, ipv6PrefixLength - bit);
+    const mask = bits === 16 ? 0xffff : (0xffff << (16 - bits)) & 0xffff;
+    kept.push((groups[index]! & mask).toString(16));
+  }
+  return `${kept.join(':')}::/${ipv6PrefixLength}`;
+}
+
+/** The eight 16-bit groups of an IPv6 address (zone dropped, embedded IPv4 read), or undefined. */
+function ipv6Groups(address: string): number[] | undefined {
+  if (!address.includes(':')) return undefined;
+  let text = address.split('%')[0]!;
+  const lastColon = text.lastIndexOf(':');
+  const tail = text.slice(lastColon + 1);
+  if (tail.includes('.')) {
+    const octets = tail.split('.').map(Number);
+    if (octets.length !== 4 || octets.some((octet) => !Number.isInteger(octet) || octet < 0 || octet > 255))
+      return undefined;
+    const [a, b, c, d] = octets as [number, number, number, number];
+    text = `${text.slice(0, lastColon + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const parse = (part: string | undefined): number[] | undefined => {
+    if (part === undefined || part === '') return [];
+    const values = part
+      .split(':')
+      .map((group) => (/^[0-9a-f]{1,4}$/i.test(group) ? Number.parseInt(group, 16) : NaN));
+    return values.some(Number.isNaN) ? undefined : values;
+  };
+  const head = parse(halves[0]);
+  const rest = parse(halves[1]);
+  if (head === undefined || rest === undefined) return undefined;
+  const missing = 8 - head.length - rest.length;
+  if (halves.length === 1 ? missing !== 0 : missing < 1) return undefined;
+  return [...head, ...Array<number>(halves.length === 1 ? 0 : missing).fill(0), ...rest];
+}

@@ -5,16 +5,22 @@
  *
  * - TCP connections still sending their first request (an upgrade in progress, or any HTTP request):
  *   capped for the whole relay and per TCP peer, so sockets that never finish a request cannot pile
- *   up (the header timeout ends each one). Per peer only without trusted proxies: behind a proxy
- *   every peer is the proxy.
+ *   up, and shed least-sent first when the relay-wide set is full (relay/pending-set.ts). Per peer
+ *   only without trusted proxies: behind a proxy every peer is the proxy.
  * - Stream connections, WebSocket and SSE alike, in the same counters (so an address cannot get
  *   past a cap by mixing transports): a connection rate (token bucket) per client address, and
- *   open connections per client address and per API key.
+ *   open connections per client address and per API key; wrong API keys per address
+ *   (relay/auth-throttle.ts).
+ *
+ * Every per-address count is kept per address group: an IPv6 address counts as its /64 (or
+ * `--ipv6-prefix-length`), relay/client-address.ts `addressGroup`.
  */
 import type { IncomingMessage } from 'node:http';
 import { TokenBucket } from '../../util/token-bucket.ts';
 import { presentedKey } from './access.ts';
-import { clientAddress } from './client-address.ts';
+import { AuthThrottle, type AuthThrottleLimits } from './auth-throttle.ts';
+import { addressGroup, clientAddress } from './client-address.ts';
+import { type PendingEntry, PendingSet, type PendingVerdict } from './pending-set.ts';
 
 export interface EdgeLimits {
   /** Open stream connections (WebSocket and SSE) per client address. */
@@ -31,6 +37,12 @@ export interface EdgeLimits {
   headersTimeoutMs: number;
   /** Proxies in front of the relay that append to X-Forwarded-For (0: use the TCP peer). */
   trustedProxyDepth: number;
+  /** IPv6 addresses count per prefix of this many bits for every per-address limit (128: per address). */
+  ipv6PrefixLength: number;
+  /** Wrong API keys per address group: answered at once, then slower, then locked out (relay/auth-throttle.ts). */
+  authFreeFailures: number;
+  authLockoutFailures: number;
+  authLockoutMs: number;
 }
 
 export type EdgeVerdict = 'ok' | 'rate' | 'address' | 'key';
@@ -68,8 +80,8 @@ export function capReason(verdict: 'address' | 'key'): string {
 export class EdgeAdmission {
   readonly #limits: EdgeLimits;
   readonly #now: () => number;
-  #pending = 0;
-  readonly #pendingByPeer = new Map<string, number>();
+  readonly #pending: PendingSet;
+  readonly auth: AuthThrottle;
   readonly #openByAddress = new Map<string, number>();
   readonly #openByKey = new Map<string, number>();
   readonly #rates = new Map<string, TokenBucket>();
@@ -77,30 +89,50 @@ export class EdgeAdmission {
   constructor(limits: EdgeLimits, now: () => number = () => performance.now()) {
     this.#limits = limits;
     this.#now = now;
+    this.#pending = new PendingSet(
+      {
+        maxPending: limits.maxPendingConnections,
+        maxPendingPerGroup: limits.maxPendingPerAddress,
+        perGroup: limits.trustedProxyDepth === 0,
+        headersTimeoutMs: limits.headersTimeoutMs,
+      },
+      now,
+    );
+    this.auth = new AuthThrottle(authLimits(limits), now);
   }
 
   get pending(): number {
-    return this.#pending;
+    return this.#pending.size;
   }
 
-  /** A TCP connection arrived: false when it must be dropped at once. */
-  openPending(peer: string): boolean {
-    if (this.#pending >= this.#limits.maxPendingConnections) return false;
-    const perPeer = this.#limits.trustedProxyDepth === 0;
-    if (perPeer && (this.#pendingByPeer.get(peer) ?? 0) >= this.#limits.maxPendingPerAddress) return false;
-    this.#pending += 1;
-    if (perPeer) increment(this.#pendingByPeer, peer);
-    return true;
+  /** The relay-wide cap of pending connections. */
+  get pendingCapacity(): number {
+    return this.#limits.maxPendingConnections;
   }
 
-  /** Its first request arrived, or it closed first (call once per admitted connection). */
-  settlePending(peer: string): void {
-    this.#pending -= 1;
-    if (this.#limits.trustedProxyDepth === 0) decrement(this.#pendingByPeer, peer);
+  /** The group `address` is limited as (an IPv6 address: its prefix). */
+  group(address: string): string {
+    return addressGroup(address, this.#limits.ipv6PrefixLength);
+  }
+
+  /** How long a pending connection may take to send its first request, now (shorter as the set fills). */
+  pendingDeadlineMs(): number {
+    return this.#pending.deadlineMs();
+  }
+
+  /** A TCP connection arrived (`entry.group` from `group()`): admitted, perhaps shedding others. */
+  openPending(entry: PendingEntry): PendingVerdict {
+    return this.#pending.open(entry);
+  }
+
+  /** Its first request arrived, or it closed first (idempotent). */
+  settlePending(entry: PendingEntry): void {
+    this.#pending.settle(entry);
   }
 
   /** A new connection from `address` (with API key `key`, if any): whether it may open. */
-  admitConnection(address: string, key: string | undefined): EdgeVerdict {
+  admitConnection(client: string, key: string | undefined): EdgeVerdict {
+    const address = this.group(client);
     let rate = this.#rates.get(address);
     if (rate === undefined) {
       rate = new TokenBucket({
@@ -119,12 +151,12 @@ export class EdgeAdmission {
   }
 
   opened(address: string, key: string | undefined): void {
-    increment(this.#openByAddress, address);
+    increment(this.#openByAddress, this.group(address));
     if (key !== undefined) increment(this.#openByKey, key);
   }
 
   closed(address: string, key: string | undefined): void {
-    decrement(this.#openByAddress, address);
+    decrement(this.#openByAddress, this.group(address));
     if (key !== undefined) decrement(this.#openByKey, key);
   }
 
@@ -133,13 +165,21 @@ export class EdgeAdmission {
     for (const [address, rate] of this.#rates) {
       if (rate.tokens >= rate.capacity) this.#rates.delete(address);
     }
+    this.auth.prune();
   }
 
   /** Addresses tracked (open connections or a recent connection rate), for tests and metrics. */
   get trackedAddresses(): number {
-    return new Set([...this.#openByAddress.keys(), ...this.#rates.keys(), ...this.#pendingByPeer.keys()])
-      .size;
+    return new Set([...this.#openByAddress.keys(), ...this.#rates.keys(), ...this.#pending.groups]).size;
   }
+}
+
+function authLimits(limits: EdgeLimits): AuthThrottleLimits {
+  return {
+    freeFailures: limits.authFreeFailures,
+    lockoutFailures: limits.authLockoutFailures,
+    lockoutMs: limits.authLockoutMs,
+  };
 }
 
 function increment(counts: Map<string, number>, key: string): void {

@@ -11,6 +11,10 @@ const limits: EdgeLimits = {
   maxPendingPerAddress: 2,
   headersTimeoutMs: 1_000,
   trustedProxyDepth: 0,
+  ipv6PrefixLength: 64,
+  authFreeFailures: 2,
+  authLockoutFailures: 4,
+  authLockoutMs: 10_000,
 };
 
 describe('EdgeAdmission', () => {
@@ -49,17 +53,39 @@ describe('EdgeAdmission', () => {
     expect(admission.admitConnection('c', 'other')).toBe('ok');
   });
 
-  it('caps connections still sending their first request, in all and per peer (not behind proxies)', () => {
-    const admission = new EdgeAdmission(limits);
-    expect([1, 2, 3].map(() => admission.openPending('a'))).toEqual([true, true, false]);
-    admission.settlePending('a');
-    expect(admission.openPending('a')).toBe(true);
-    for (const peer of ['b', 'b', 'c', 'c']) admission.openPending(peer);
+  it('caps connections still sending their first request per peer, and sheds the least-sent when full', () => {
+    const clock = { t: 0 };
+    const admission = new EdgeAdmission(limits, () => clock.t);
+    const entry = (group: string, sent = 0) => ({ group, openedAt: clock.t, bytesRead: () => sent });
+    const a = [1, 2, 3].map(() => entry('a'));
+    expect(a.map((e) => admission.openPending(e).admitted)).toEqual([true, true, false]);
+    admission.settlePending(a[0]!);
+    expect(admission.openPending(entry('a')).admitted).toBe(true);
+    clock.t += 1;
+    const busy = entry('b', 100);
+    for (const e of [busy, entry('b'), entry('c', 5), entry('c', 5)]) admission.openPending(e);
     expect(admission.pending).toBe(6);
-    expect(admission.openPending('d')).toBe(false);
+    // Full: the newcomer gets in, the oldest of those that sent nothing is shed.
+    const verdict = admission.openPending(entry('d'));
+    expect(verdict.admitted).toBe(true);
+    expect(verdict.shed).toEqual([a[1]]);
+    expect(admission.pending).toBe(6);
 
     const proxied = new EdgeAdmission({ ...limits, trustedProxyDepth: 1 });
-    expect([1, 2, 3, 4].every(() => proxied.openPending('proxy'))).toBe(true);
+    expect([1, 2, 3, 4].every(() => proxied.openPending(entry('proxy')).admitted)).toBe(true);
+  });
+
+  it('counts IPv6 clients per /64 (configurable) for every per-address limit', () => {
+    const admission = new EdgeAdmission({ ...limits, connectionBurstPerAddress: 100 });
+    for (const host of ['1', '2', 'ab:1:2']) {
+      const address = `2001:db8:1:2::${host}`;
+      expect(admission.admitConnection(address, undefined)).toBe('ok');
+      admission.opened(address, undefined);
+    }
+    expect(admission.admitConnection('2001:db8:1:2:ab::9', undefined)).toBe('address');
+    expect(admission.admitConnection('2001:db8:1:3::1', undefined)).toBe('ok');
+    const perAddress = new EdgeAdmission({ ...limits, ipv6PrefixLength: 128 });
+    expect(perAddress.group('2001:db8::1')).not.toBe(perAddress.group('2001:db8::2'));
   });
 
   it('forgets everything about an address once it is gone and its rate has recovered', () => {
