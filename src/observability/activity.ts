@@ -4,6 +4,7 @@
  * requests over the last minute (the update rate and its sparkline), running error totals, and the
  * last few notable errors in words. Fed by RelayEvents and the upstream client's request events.
  */
+import { type RefusalReason, refusalReasons } from '../relay/edge-admission.ts';
 import type { RelayEvents } from '../relay/events.ts';
 import type { UpstreamClient, UpstreamRequestEvent } from '../upstream/client.ts';
 import { onRelayEvent } from './relay-view.ts';
@@ -23,7 +24,7 @@ interface Second {
 
 export interface ActivityError {
   at: string;
-  kind: 'upstream' | 'stream' | 'slow_consumer' | 'request';
+  kind: 'upstream' | 'stream' | 'slow_consumer' | 'request' | 'refusal';
   message: string;
 }
 
@@ -38,6 +39,8 @@ export interface ActivityReport {
     requestErrors: number;
     slowConsumerCloses: number;
     conflations: number;
+    /** Connections the edge turned away, by reason (docs/operations.md "Refusals"). */
+    refusals: Record<RefusalReason, number>;
   };
   recentErrors: ActivityError[];
 }
@@ -47,6 +50,10 @@ export class ActivityTracker {
   readonly #seconds: Second[] = [];
   readonly #recentErrors: ActivityError[] = [];
   readonly #totals = { upstreamFailures: 0, requestErrors: 0, slowConsumerCloses: 0, conflations: 0 };
+  readonly #refusals = Object.fromEntries(refusalReasons.map((reason) => [reason, 0])) as Record<
+    RefusalReason,
+    number
+  >;
   readonly #unsubscribers: (() => void)[];
   readonly #client: UpstreamClient;
   readonly #onRequest = (event: UpstreamRequestEvent) => this.#recordRequest(event);
@@ -71,6 +78,10 @@ export class ActivityTracker {
           'slow_consumer',
           `connection ${id} closed as a slow consumer (${bufferedBytes} bytes buffered)`,
         );
+      }),
+      onRelayEvent(events, 'edge:refused', ({ reason, lockedOut }) => {
+        this.#refusals[reason] += 1;
+        if (lockedOut) this.#error('refusal', 'an address locked out after repeated wrong API keys');
       }),
       onRelayEvent(events, 'connection:conflated', () => {
         this.#totals.conflations += 1;
@@ -103,7 +114,7 @@ export class ActivityTracker {
       bytesPerSecond: rate((second) => second.bytes),
       upstreamRequestsPerSecond: rate((second) => second.upstreamRequests),
       messagesSeries: series.map((second) => second.messages),
-      totals: { ...this.#totals },
+      totals: { ...this.#totals, refusals: { ...this.#refusals } },
       recentErrors: [...this.#recentErrors],
     };
   }

@@ -93,6 +93,36 @@ export function subscribeLogs(logger: Logger, sources: LogSources): () => void {
     ),
   ];
 
+  // One line per burst of refusals of one reason: the first at once, then one per REPEAT_LOG_MS
+  // saying how many it stands for.
+  const refusals = new Map<string, { lastLoggedAt: number; unlogged: number }>();
+  unsubscribers.push(
+    onRelayEvent(events, 'edge:refused', ({ reason, address, lockedOut }) => {
+      if (lockedOut) {
+        log.warn(
+          { event: 'auth_lockout', address },
+          'an address locked out after repeated wrong API keys: its attempts get 429 for a while',
+        );
+      }
+      const at = now();
+      const run = refusals.get(reason);
+      if (run !== undefined && at - run.lastLoggedAt < REPEAT_LOG_MS) {
+        run.unlogged += 1;
+        return;
+      }
+      refusals.set(reason, { lastLoggedAt: at, unlogged: 0 });
+      log.warn(
+        {
+          event: 'connections_refused',
+          reason,
+          address,
+          ...(run === undefined || run.unlogged === 0 ? {} : { suppressed: run.unlogged }),
+        },
+        `connection refused at the edge: ${reason}`,
+      );
+    }),
+  );
+
   const runs = new Map<string, FailureRun>();
   const onRequest = ({ endpoint, outcome, status, attempt, durationMs }: UpstreamRequestEvent) => {
     const ok = outcome === 'ok' || (outcome === 'http_error' && status === 404);

@@ -9,6 +9,7 @@
 
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { type Channel, channels } from '../protocol/messages.ts';
+import { refusalReasons } from '../relay/edge-admission.ts';
 import type { UpstreamRequestEvent } from '../upstream/client.ts';
 import { metricFactory } from '../util/metric-factory.ts';
 import { version } from '../util/version.ts';
@@ -68,6 +69,12 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
     },
     ['channel'],
   );
+  const connectionsRefused = metric.counter(
+    'connections_refused_total',
+    'Connections the edge turned away, by reason (docs/operations.md "Refusals": auth, auth_lockout, origin, rate, address, key, global, pending_address, pending_shed).',
+    ['reason'],
+  );
+  for (const reason of refusalReasons) connectionsRefused.inc({ reason }, 0);
   const requestErrors = metric.counter(
     'client_request_errors_total',
     'Client requests answered with an error, by protocol error code.',
@@ -305,6 +312,7 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
       connectionsClosed.inc({ code: String(code), by }),
     ),
     onRelayEvent(events, 'request:error', ({ code }) => requestErrors.inc({ code })),
+    onRelayEvent(events, 'edge:refused', ({ reason }) => connectionsRefused.inc({ reason })),
     onRelayEvent(events, 'stream:state', ({ channel, state }) => stateChanges.inc({ channel, state })),
     onRelayEvent(events, 'poll:done', ({ kind, outcome }) => polls.inc({ kind, outcome })),
     onRelayEvent(events, 'trades:truncated', () => tradesTruncated.inc()),

@@ -47,6 +47,20 @@ describe('operational log', () => {
       ...event,
     });
 
+  it('logs refusals at the edge once per burst and reason, and each lockout', () => {
+    for (let i = 0; i < 30; i += 1) events.emit('edge:refused', { reason: 'auth', address: '203.0.113.9' });
+    events.emit('edge:refused', { reason: 'auth', address: '203.0.113.9', lockedOut: true });
+    events.emit('edge:refused', { reason: 'pending_shed', address: '203.0.113.10' });
+    now += REPEAT_LOG_MS;
+    events.emit('edge:refused', { reason: 'auth', address: '203.0.113.9' });
+    expect(lines.map(({ event, reason, suppressed }) => ({ event, reason, suppressed }))).toEqual([
+      { event: 'connections_refused', reason: 'auth', suppressed: undefined },
+      { event: 'auth_lockout', reason: undefined, suppressed: undefined },
+      { event: 'connections_refused', reason: 'pending_shed', suppressed: undefined },
+      { event: 'connections_refused', reason: 'auth', suppressed: 30 },
+    ]);
+  });
+
   it('logs client connects and closes with their code, slow consumers and stream transitions', () => {
     events.emit('connection:open', { id: 7, remoteAddress: '127.0.0.1' });
     events.emit('connection:slow-consumer', { id: 7, bufferedBytes: 9_000_000 });

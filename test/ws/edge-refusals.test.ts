@@ -141,6 +141,9 @@ describe('edge refusals', () => {
     expect(outcomes.slice(60).every((outcome) => outcome === 429)).toBe(true);
     expect(refusals.get('auth')).toBe(wrong);
     expect(refusals.get('auth_lockout')).toBe(500 - wrong);
+    const metrics = await (await fetch(`${harness.relay.url}/metrics`)).text();
+    expect(metrics).toContain(`market_relay_connections_refused_total{reason="auth_lockout"} ${500 - wrong}`);
+    expect(metrics).toContain(`market_relay_connections_refused_total{reason="auth"} ${wrong}`);
     // A valid key from another address connects at once.
     const startedAt = performance.now();
     const { outcome } = await upgrade({ authorization: 'Bearer the-key' }, '127.0.0.2');

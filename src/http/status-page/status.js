@@ -92,6 +92,9 @@ function render(snapshot) {
   text($('err-requests'), String(activity.totals.requestErrors));
   text($('err-slow'), String(activity.totals.slowConsumerCloses));
   text($('err-conflations'), String(activity.totals.conflations));
+  const refusals = Object.entries(activity.totals.refusals).filter(([, count]) => count > 0);
+  text($('err-refused'), String(refusals.reduce((sum, [, count]) => sum + count, 0)));
+  text($('refusal-reasons'), refusals.map(([reason, count]) => `${reason} ${count}`).join(' · '));
   $('recent-errors').replaceChildren(
     ...activity.recentErrors.map((error) => {
       const item = document.createElement('li');
