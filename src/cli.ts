@@ -4,10 +4,10 @@
  * configuration (a bad value is one line naming the option and exit code 2), start, print where it
  * listens (on stderr, whatever the log level), and shut down cleanly on SIGTERM / SIGINT within 5 s.
  */
-import pino from 'pino';
 import { type Command, ConfigError, parseCommandLine } from './config/config.ts';
 import { helpText, versionText } from './config/help.ts';
 import { quickStartText } from './http/quick-start.ts';
+import { createLogger } from './observability/log-sink.ts';
 import { startRelay } from './relay-server.ts';
 import { startSimulator } from './sim/server.ts';
 
@@ -33,7 +33,9 @@ async function main(): Promise<void> {
     return;
   }
 
-  const logger = pino({ level: command.config.logLevel });
+  // A reader of stderr that went away must not crash us either (stdout is the log sink's).
+  process.stderr.on('error', () => {});
+  const { logger, sink } = createLogger(command.config.logLevel);
   let close: () => Promise<void>;
   if (command.command === 'sim') {
     const { port, host, markets, seed, profile, tickMs } = command.config;
@@ -42,7 +44,7 @@ async function main(): Promise<void> {
     process.stderr.write(`market-relay sim listening on ${sim.url}\n`);
     close = () => sim.close();
   } else {
-    const relay = await startRelay(command.config, logger);
+    const relay = await startRelay(command.config, logger, sink);
     logger.info(
       { upstream: command.config.upstream === 'sim' ? `sim (${relay.upstreamUrl})` : relay.upstreamUrl },
       `market-relay listening on ${relay.url}`,

@@ -5,7 +5,7 @@
  * wired once. Data flows one way: upstream -> poller -> streams -> connections.
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { LocalCoordinator, type PollCoordinator } from './cluster/coordinator.ts';
 import { resolveTopology } from './cluster/redis-connection.ts';
 import { RedisCoordinator } from './cluster/redis-coordinator.ts';
@@ -19,6 +19,7 @@ import { type Operations, registerOperations } from './http/operations.ts';
 import { registerRestFront } from './http/rest-front/index.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import type { HealthSources } from './observability/health-report.ts';
+import { createLogger, type LogSink } from './observability/log-sink.ts';
 import type { AccessPolicy } from './relay/admission/access.ts';
 import { EdgeAdmission } from './relay/admission/edge.ts';
 import { KnownMarkets } from './relay/admission/known-markets.ts';
@@ -71,10 +72,14 @@ export interface Relay {
   close(): Promise<void>;
 }
 
+/** `logSink`: where `logger` writes, when it counts lines it had to drop (for the metrics). */
 export async function startRelay(
   config: RelayConfig,
-  logger: Logger = pino({ level: config.logLevel }),
+  givenLogger?: Logger,
+  givenSink?: LogSink,
 ): Promise<Relay> {
+  const { logger, sink: logSink } =
+    givenLogger === undefined ? createLogger(config.logLevel) : { logger: givenLogger, sink: givenSink };
   const tuning = resolveTuning(config.tuning);
   const startedAt = Date.now();
   const sim =
@@ -222,6 +227,7 @@ export async function startRelay(
       events,
       client,
       logger,
+      ...(logSink === undefined ? {} : { logSink }),
       bookPollMs: config.bookPollMs,
       pricePollMs: config.pricePollMs,
     },

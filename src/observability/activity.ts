@@ -4,8 +4,9 @@
  * requests over the last minute (the update rate and its sparkline), running error totals, and the
  * last few notable errors in words. Fed by RelayEvents and the upstream client's request events.
  */
-import { type RefusalReason, refusalReasons } from '../relay/edge-admission.ts';
+
 import type { RelayEvents } from '../relay/events.ts';
+import { type RefusalReason, refusalReasons } from '../relay/events.ts';
 import type { UpstreamClient, UpstreamRequestEvent } from '../upstream/client.ts';
 import { onRelayEvent } from './relay-view.ts';
 

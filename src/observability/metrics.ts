@@ -9,7 +9,7 @@
 
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { type Channel, channels } from '../protocol/messages.ts';
-import { refusalReasons } from '../relay/edge-admission.ts';
+import { refusalReasons } from '../relay/events.ts';
 import type { UpstreamRequestEvent } from '../upstream/client.ts';
 import { metricFactory } from '../util/metric-factory.ts';
 import { version } from '../util/version.ts';
@@ -75,6 +75,11 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
     ['reason'],
   );
   for (const reason of refusalReasons) connectionsRefused.inc({ reason }, 0);
+  metric.gauge(
+    'log_lines_dropped',
+    'Log lines dropped since start because the log destination was full, slow or gone.',
+    (gauge) => gauge.set(view.logSink?.droppedLines ?? 0),
+  );
   const requestErrors = metric.counter(
     'client_request_errors_total',
     'Client requests answered with an error, by protocol error code.',

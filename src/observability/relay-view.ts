@@ -15,6 +15,8 @@ export interface RelayView extends HealthSources {
   /** Configured intervals (`--book-poll-ms`, `--price-poll-ms`); the poller reports the effective ones. */
   bookPollMs: number;
   pricePollMs: number;
+  /** Where the log goes, when it counts the lines it dropped (observability/log-sink.ts). */
+  logSink?: { readonly droppedLines: number };
 }
 
 /** Subscribes to one relay event; returns the matching unsubscribe. */
