@@ -219,7 +219,11 @@ export async function startRelay(
     upstreamDownAfterMs: tuning.upstreamDownAfterMs,
     isShuttingDown: () => shuttingDown,
   };
-  registerHealth(app, healthSources);
+  // The operator's full view is the status page's; the public answer leaves out hosts and paths.
+  registerHealth(app, {
+    ...healthSources,
+    redacted: config.operatorPort !== undefined || config.operatorKey !== undefined,
+  });
   const operations = registerOperations(
     operatorApp,
     {

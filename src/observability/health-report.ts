@@ -26,6 +26,11 @@ export interface HealthSources {
   startedAt: number;
   upstreamDownAfterMs: number;
   isShuttingDown: () => boolean;
+  /**
+   * The public `/health` when the operator's view is elsewhere (`--operator-port`) or behind
+   * `--operator-key`: no upstream URL and no error texts (they name hosts and paths).
+   */
+  redacted?: boolean;
 }
 
 export type HealthStatus = 'ok' | 'upstream_unreachable' | 'upstream_misconfigured' | 'shutting_down';
@@ -36,12 +41,15 @@ export interface HealthReport {
   version: string;
   uptimeSeconds: number;
   upstream: {
-    url: string;
+    /** Absent from a redacted report. */
+    url?: string;
+    /** Whether upstream answered within `upstreamDownAfterMs` (false before its first answer). */
     reachable: boolean;
     /** Whether `/health` answered with upstream's shape (`mismatch`: misconfigured). */
     identity: UpstreamIdentity['state'];
     lastSuccessAt: string | null;
-    lastError: string | null;
+    /** Absent from a redacted report. */
+    lastError?: string | null;
     lastFailureAt: string | null;
     errorRate: number;
   };
@@ -63,7 +71,8 @@ export interface HealthReport {
     /** Live relays the leases are spread over, and this relay's share (0..1) of all leases held. */
     relays: number;
     leaseShare: number;
-    lastError: string | null;
+    /** Absent from a redacted report. */
+    lastError?: string | null;
     /** `--upstream-rps` for the cluster: this relay's share, and what it keeps to while Redis is away. */
     budget?: { rps: number; share: number | null; failOpen: boolean; failOpenRps: number };
   };
@@ -74,7 +83,11 @@ export function healthReport(sources: HealthSources, now = Date.now()): HealthRe
   const lastContact = upstream.lastSuccessAt ?? sources.startedAt;
   // Answering, but not as upstream (a wrong base path, another service): as bad as unreachable.
   const misconfigured = upstream.identity.state === 'mismatch';
-  const upstreamReachable = !misconfigured && now - lastContact <= sources.upstreamDownAfterMs;
+  // Declared down only after the grace (from the start, before any answer)...
+  const upstreamDown = misconfigured || now - lastContact > sources.upstreamDownAfterMs;
+  // ...but never called reachable before it has answered.
+  const upstreamReachable = !upstreamDown && upstream.lastSuccessAt !== undefined;
+  const redacted = sources.redacted === true;
   const shuttingDown = sources.isShuttingDown();
   const cluster = sources.coordinator.status();
   let staleStreams = 0;
@@ -84,17 +97,17 @@ export function healthReport(sources: HealthSources, now = Date.now()): HealthRe
       ? 'shutting_down'
       : misconfigured
         ? 'upstream_misconfigured'
-        : upstreamReachable
-          ? 'ok'
-          : 'upstream_unreachable',
+        : upstreamDown
+          ? 'upstream_unreachable'
+          : 'ok',
     version,
     uptimeSeconds: Math.round((now - sources.startedAt) / 1000),
     upstream: {
-      url: sources.upstreamUrl,
+      ...(redacted ? {} : { url: sources.upstreamUrl }),
       reachable: upstreamReachable,
       identity: upstream.identity.state,
       lastSuccessAt: iso(upstream.lastSuccessAt),
-      lastError: upstream.lastError ?? null,
+      ...(redacted ? {} : { lastError: upstream.lastError ?? null }),
       lastFailureAt: iso(upstream.lastFailureAt),
       errorRate: upstream.errorRate,
     },
@@ -117,7 +130,7 @@ export function healthReport(sources: HealthSources, now = Date.now()): HealthRe
             followedTargets: cluster.followed,
             relays: cluster.relays ?? 0,
             leaseShare: cluster.leaseShare ?? 0,
-            lastError: cluster.lastError ?? null,
+            ...(redacted ? {} : { lastError: cluster.lastError ?? null }),
             ...budgetReport(sources.budget?.status()),
           },
         }

@@ -3,7 +3,9 @@
  * upstream has been unreachable for longer than `upstreamDownAfterMs`, whether it is gone or failing
  * every request; 200 again when it answers.
  */
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import { startRelay } from '../../src/relay-server.ts';
 import { type Harness, useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -86,5 +88,47 @@ describe('GET /health', () => {
       return answer.status === 200 ? answer : undefined;
     });
     expect(up.body.upstream.reachable).toBe(true);
+  });
+
+  it('leaves hosts, paths and error texts out when the operator view is on another port', async () => {
+    harness = await startTestHarness({
+      relay: { operatorPort: 0, operatorHost: '127.0.0.1', tuning: { upstreamRetries: 0 } },
+    });
+    harness.sim.setFaults({ errorRate: 1 });
+    const client = await ProtocolClient.connect(harness.relay.url);
+    clients.push(client);
+    await client.request({ op: 'subscribe', channel: 'book', markets: harness.sim.market.marketIds() });
+    await waitFor('an upstream failure', () => harness.relay.upstreamHealth.snapshot().lastError);
+    const response = await fetch(`${harness.relay.url}/health`);
+    const text = await response.text();
+    const { host } = new URL(harness.sim.url);
+    for (const secret of [host, 'http', '/clob', 'GET ']) expect(text).not.toContain(secret);
+    expect(JSON.parse(text).upstream).not.toHaveProperty('url');
+    // The operator's own view still has them.
+    const snapshot = await (await fetch(`${harness.relay.operatorUrl}/status/snapshot`)).json();
+    expect(snapshot.health.upstream.url).toBe(harness.sim.url);
+  });
+
+  it('does not call upstream reachable before it has answered', async () => {
+    const relay = await startRelay(
+      {
+        port: 0,
+        host: '127.0.0.1',
+        upstream: 'http://127.0.0.1:9',
+        bookPollMs: 1_000,
+        pricePollMs: 1_000,
+        upstreamConcurrency: 4,
+        upstreamRps: 50,
+        logLevel: 'silent',
+        simMarkets: 1,
+        simSeed: 1,
+        tuning: { upstreamRetries: 0 },
+      },
+      pino({ level: 'silent' }),
+    );
+    clients.push(relay);
+    const { body } = await health(relay.url);
+    expect(body.upstream.reachable).toBe(false);
+    expect(body.upstream.lastSuccessAt).toBeNull();
   });
 });
