@@ -30,6 +30,7 @@ import {
   TradesSubscription,
 } from './channel-subscriptions.ts';
 import { RelayClientError } from './client-error.ts';
+import { closeMeaning } from './close-meaning.ts';
 import { Emitter, rethrowLater } from './emitter.ts';
 import { firstState } from './first-state.ts';
 import { decodeFrame } from './frames.ts';
@@ -63,7 +64,8 @@ export interface ClientOptions {
 /** `url`: the relay connected to (`open`), or the one the next attempt goes to (`reconnecting`). */
 export interface ClientEvents {
   open: { reconnect: boolean; url: string };
-  close: { code: number; reason: string; willReconnect: boolean };
+  /** `meaning`: the close code in words (client/close-meaning.ts), e.g. why a slow consumer was dropped. */
+  close: { code: number; reason: string; willReconnect: boolean; meaning: string };
   reconnecting: { attempt: number; delayMs: number; url: string };
   status: { status: ConnectionStatus };
   error: RelayClientError;
@@ -262,13 +264,14 @@ export class RelayClient extends Emitter<ClientEvents> {
     this.#opened = true;
   }
 
-  #onClose(event: ClientEvents['close']): void {
+  #onClose(closed: Omit<ClientEvents['close'], 'meaning'>): void {
+    const event = { ...closed, meaning: closeMeaning(closed.code) };
     this.#inFlight.clear();
     for (const stream of this.#streams.all()) {
       if (event.willReconnect) stream.connectionLost();
       else if (this.#connection.status === 'closed') {
         this.#streams.delete(stream);
-        stream.end(event.reason || `connection closed (${event.code})`);
+        stream.end(event.reason || `connection closed (${event.code}): ${event.meaning}`);
       }
     }
     this.emit('close', event);

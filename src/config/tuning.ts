@@ -78,6 +78,7 @@ export const defaultTuning: RelayTuning = {
     slowConsumerTimeoutMs: 10_000,
     floodCloseAfterMs: 5_000,
     closeGraceMs: 3_000,
+    slowConsumerLingerMs: 20_000,
   },
   // Defaults that protect a public deployment; behind a proxy set trustedProxyDepth.
   edge: {
@@ -148,6 +149,7 @@ const limitRows: [string, TuningKey, string, number, number, string?][] = [
   ['coalesce-ms', 'coalesceMs', 'stream frames ready for one connection within this many ms leave in one write; 0 writes each at once', 0, 100, 'MS'],
   ['flood-close-after-ms', 'connection.floodCloseAfterMs', 'a connection over its request rate this long is closed with 4429', 1_000, DAY_MS, 'MS'],
   ['close-grace-ms', 'connection.closeGraceMs', 'after a close for a limit, the client has this long to read up to the close frame', 0, 60_000, 'MS'],
+  ['slow-consumer-linger-ms', 'connection.slowConsumerLingerMs', 'after a 4008 close, a client that stopped reading has this long to read up to the close frame', 0, 60_000, 'MS'],
   ['max-connections-per-address', 'edge.maxConnectionsPerAddress', 'WebSocket and SSE connections per client address; more are closed with 4029 (SSE: HTTP 429)', 1, 10_000_000],
   ['connection-rate-per-address', 'edge.connectionsPerSecondPerAddress', 'new WebSocket and SSE connections per second per client address; more get HTTP 429', 1, 1_000_000],
   ['connection-burst-per-address', 'edge.connectionBurstPerAddress', 'burst allowance above --connection-rate-per-address', 1, 1_000_000],

@@ -9,9 +9,9 @@
  * the bytes waiting count toward the high-water mark, so the wait never grows a queue either.
  * Limits come before work: a frame over the request rate is neither parsed nor answered one by one
  * (ws/request-guard.ts), and reading pauses for a second, so a flood waits in the client's own
- * buffers. A connection the relay closes for a limit is not read any more: no
- * more updates are queued, the close frame follows what is already queued, and the socket is
- * destroyed after `closeGraceMs` if the client has not read that far (ws/connection-close.ts).
+ * buffers. A connection the relay closes for a limit gets nothing more: what waits for the socket is
+ * dropped, the close frame follows only what the kernel is taking, and the socket is destroyed after
+ * a grace if the client has not read that far (ws/connection-close.ts).
  */
 import type { Socket } from 'node:net';
 import type { RawData, WebSocket } from 'ws';
@@ -88,13 +88,13 @@ export class ClientConnection implements StreamSubscriber {
     this.#writer = new SocketWriter(ws, socket, context.coalescer, {
       heldBack: this.#heldBack,
       onOverflow: () => this.#closeSlowConsumer(),
+      onDrained: () => this.#onDrain(),
     });
-    this.#close = new ConnectionClose(ws, socket, this.#writer, context.limits.closeGraceMs);
+    this.#close = new ConnectionClose(ws, socket, this.#writer, context.limits);
     ws.on('message', (data, isBinary) => this.#onMessage(data, isBinary));
     ws.on('pong', () => {
       this.#missedPongs = 0;
     });
-    socket.on('drain', () => this.#onDrain());
   }
 
   /** Bytes written but not yet taken by the kernel, plus bytes waiting for the next flush. */
@@ -144,14 +144,21 @@ export class ClientConnection implements StreamSubscriber {
 
   // --- Heartbeats (protocol.md "Transport") -------------------------------------------------------
 
-  /** One heartbeat period: returns false when the client missed two pings in a row. */
-  heartbeat(now: Date): boolean {
-    if (this.#missedPongs >= 2) return false;
+  /**
+   * One heartbeat period. A client that missed two pings in a row is not reading: it is closed as a
+   * slow consumer (4008, which it sees if it ever reads again; a peer that is gone never will, and
+   * the socket goes after the linger).
+   */
+  heartbeat(now: Date): void {
+    if (this.#close.closed) return;
+    if (this.#missedPongs >= 2) {
+      this.#closeSlowConsumer();
+      return;
+    }
     this.#missedPongs += 1;
     this.#ws.ping();
     this.#heartbeats += 1;
     this.#send({ type: 'heartbeat', n: this.#heartbeats, ts: now.toISOString() });
-    return true;
   }
 
   onceClosed(listener: () => void): void {
@@ -386,7 +393,7 @@ export class ClientConnection implements StreamSubscriber {
       id: this.id,
       bufferedBytes: this.bufferedBytes,
     });
-    this.closeForLimit(closeCodes.slowConsumer, 'slow consumer');
+    this.#close.slowConsumer(closeCodes.slowConsumer, 'slow consumer');
   }
 }
 

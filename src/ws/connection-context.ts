@@ -20,6 +20,8 @@ export interface ConnectionLimits extends SlowReaderLimits {
   floodCloseAfterMs: number;
   /** After a close for a limit, how long the client has to read up to the close frame. */
   closeGraceMs: number;
+  /** The same after a slow-consumer close (4008): the client stopped reading, so it may take long. */
+  slowConsumerLingerMs: number;
 }
 
 export interface ConnectionContext {

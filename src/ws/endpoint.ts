@@ -218,7 +218,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
 
   const heartbeat = setInterval(() => {
     const now = new Date();
-    for (const connection of connections) if (!connection.heartbeat(now)) connection.terminate();
+    for (const connection of connections) connection.heartbeat(now);
   }, options.heartbeatMs);
   heartbeat.unref();
 

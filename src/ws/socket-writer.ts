@@ -5,6 +5,15 @@
  * (docs/protocol.md "Write coalescing"). The bytes waiting count toward the connection's buffered
  * bytes, so holding back (relay/streams/slow-consumer.ts) sees them and the wait never grows a queue.
  *
+ * While the kernel has not taken a write yet, what the relay writes waits here (the backlog) and
+ * leaves in one write when it has. So Node's own buffer never holds
+ * the relay's frames, and a close for a limit drops the backlog and puts the close frame behind only
+ * what the kernel is already taking (docs/protocol.md "Slow consumers": the client sees 4008 when it
+ * reads again). The writer also says when everything has left (`onDrained`), which ends holding back:
+ * the socket's 'drain' event only follows a write that filled Node's buffer, so a connection held
+ * back for bytes waiting in the coalescing queue was never released and was closed 4008 while
+ * reading at full speed.
+ *
  * This is the per-delivery path of the fan-out: with one stream per client a poll's frame costs one
  * call here per subscriber, so everything it reads lives on this object, the socket and the
  * WebSocket (no closures, no counters elsewhere), and nothing is allocated besides the socket write.
@@ -26,6 +35,8 @@ export interface SocketWriterOptions {
   /** Its hard limit: a write with the socket's unsent bytes past it is refused, `onOverflow` called. */
   heldBack: SlowConsumerPolicy;
   onOverflow: () => void;
+  /** Everything written has left for the kernel (no write in flight, nothing waiting). */
+  onDrained: () => void;
 }
 
 export class SocketWriter implements CoalescedWriter {
@@ -34,7 +45,13 @@ export class SocketWriter implements CoalescedWriter {
   readonly #coalescer: WriteCoalescer;
   readonly #heldBack: SlowConsumerPolicy;
   readonly #onOverflow: () => void;
+  readonly #onDrained: () => void;
   #queued: Buffer[] = [];
+  /** Frames written while a socket write was in flight, and their bytes. */
+  #backlog: Buffer[] = [];
+  #backlogBytes = 0;
+  /** Socket writes of this writer that have not called back yet. */
+  #pendingWrites = 0;
   /** Zero exactly when nothing is queued (a frame is never empty). */
   #queuedBytes = 0;
   #frames = 0;
@@ -47,15 +64,16 @@ export class SocketWriter implements CoalescedWriter {
     this.#coalescer = coalescer;
     this.#heldBack = options.heldBack;
     this.#onOverflow = options.onOverflow;
+    this.#onDrained = options.onDrained;
   }
 
   get counts(): WriteCounts {
     return { frames: this.#frames, writes: this.#writes };
   }
 
-  /** Bytes written but not yet sent, plus those waiting for the flush. */
+  /** Bytes written but not yet sent (Node's buffer and the backlog), plus those waiting for the flush. */
   get bufferedBytes(): number {
-    return this.#socket.writableLength + this.#queuedBytes;
+    return this.#socket.writableLength + this.#backlogBytes + this.#queuedBytes;
   }
 
   /**
@@ -98,18 +116,46 @@ export class SocketWriter implements CoalescedWriter {
     this.#stopped = true;
     this.#queued = [];
     this.#queuedBytes = 0;
+    this.#backlog = [];
+    this.#backlogBytes = 0;
   }
 
-  /** One socket write of `frames` complete frames. */
+  /** `frames` complete frames: one socket write now, or into the backlog behind the one in flight. */
   #writeNow(wire: Buffer, frames: number): void {
     // ws moves to CLOSING when the client's close frame arrives: no data may follow ws's reply to it.
     if (this.#stopped || this.#ws.readyState !== WebSocket.OPEN) return;
-    if (this.#heldBack.overflows(this.#socket.writableLength)) {
+    if (this.#heldBack.overflows(this.#socket.writableLength + this.#backlogBytes)) {
       this.#onOverflow();
       return;
     }
     this.#frames += frames;
-    this.#writes += 1;
-    this.#socket.write(wire);
+    // A write of ours that the kernel has not taken yet (Node still holds its bytes) is in flight.
+    if (this.#backlogBytes > 0 || (this.#pendingWrites > 0 && this.#socket.writableLength > 0)) {
+      this.#backlog.push(wire);
+      this.#backlogBytes += wire.length;
+      return;
+    }
+    this.#send(wire);
   }
+
+  #send(wire: Buffer): void {
+    this.#writes += 1;
+    this.#pendingWrites += 1;
+    this.#socket.write(wire, this.#written);
+  }
+
+  /** A write has left for the kernel (or failed: the socket is then going away). */
+  readonly #written = (error?: Error | null): void => {
+    this.#pendingWrites -= 1;
+    if (error || this.#stopped) return;
+    if (this.#backlogBytes > 0) {
+      const backlog = this.#backlog;
+      const bytes = this.#backlogBytes;
+      this.#backlog = [];
+      this.#backlogBytes = 0;
+      this.#send(backlog.length === 1 ? backlog[0]! : Buffer.concat(backlog, bytes));
+      return;
+    }
+    this.#onDrained();
+  };
 }

@@ -6,6 +6,7 @@
 import { once } from 'node:events';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocketServer } from 'ws';
 import { connect } from '../../src/client/node.ts';
 import { SILENT_SOCKET_CLOSE } from '../../src/client/relay-connection.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -43,5 +44,21 @@ describe('client connection', () => {
 
   it('refuses an empty list of relay URLs at once', () => {
     expect(() => connect([])).toThrow(TypeError);
+  });
+
+  it('says what a close code means: a slow consumer learns why it was dropped', async () => {
+    const relay = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await once(relay, 'listening');
+    relay.on('connection', (ws) => ws.close(4008, 'slow consumer'));
+    const client = connect(`ws://127.0.0.1:${(relay.address() as AddressInfo).port}/v1/ws`, {
+      backoff: { baseMs: 5_000, maxMs: 5_000 },
+    });
+    const closes: { code: number; meaning: string; willReconnect: boolean }[] = [];
+    client.on('close', (event) => closes.push(event));
+    await waitFor('the close', () => closes[0]);
+    expect(closes[0]).toMatchObject({ code: 4008, willReconnect: true });
+    expect(closes[0]!.meaning).toMatch(/^slow consumer: this client did not read fast enough/);
+    await client.close();
+    await new Promise<void>((resolve) => relay.close(() => resolve()));
   });
 });

@@ -305,7 +305,7 @@ describe('WebSocket endpoint: errors and limits', () => {
     expect(second.closeCode).toBe(4029);
   });
 
-  it('sends heartbeats with a per-connection counter and terminates a client that ignores pings', async () => {
+  it('sends heartbeats with a per-connection counter and closes a client that ignores pings with 4008', async () => {
     await start({ tuning: { heartbeatMs: 40 } });
     const client = await connect();
     await waitFor('three heartbeats', () => client.of('heartbeat').length >= 3);
@@ -316,8 +316,8 @@ describe('WebSocket endpoint: errors and limits', () => {
         .map((h) => h.n),
     ).toEqual([1, 2, 3]);
     const deaf = await connect({ autoPong: false });
-    await waitFor('the deaf client terminated', () => deaf.closeCode, { timeoutMs: 5_000 });
-    expect(deaf.closeCode).toBe(1006);
+    await waitFor('the deaf client closed', () => deaf.closeCode, { timeoutMs: 5_000 });
+    expect(deaf.closeCode).toBe(4008);
     expect(client.closeCode).toBeUndefined();
   });
 });

@@ -86,7 +86,11 @@ describe('slow consumers', () => {
     const options = slowConsumerHarness(200);
     harness = await startTestHarness({
       ...options,
-      relay: { tuning: { connection: { ...options.relay.tuning?.connection, closeGraceMs: 300 } } },
+      relay: {
+        tuning: {
+          connection: { ...options.relay.tuning?.connection, closeGraceMs: 300, slowConsumerLingerMs: 300 },
+        },
+      },
     });
     const markets = harness.sim.market.marketIds();
     const closeCodes: number[] = [];
