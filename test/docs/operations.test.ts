@@ -12,7 +12,7 @@ const doc = readFileSync(new URL('../../docs/operations.md', import.meta.url), '
 const rows = new Map(
   doc
     .split('\n')
-    .map((line) => /^\| `--([a-z-]+)` \| `([A-Z_]+)` \| ([^|]+) \|/.exec(line))
+    .map((line) => /^\| `--([a-z0-9-]+)` \| `([A-Z0-9_]+)` \| ([^|]+) \|/.exec(line))
     .filter((match) => match !== null)
     .map((match) => [match[1]!, { env: match[2]!, fallback: match[3]!.trim() }]),
 );
