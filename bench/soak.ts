@@ -2,12 +2,15 @@
  * @module bench/soak
  * `npm run soak [-- --quick]`: the long version of the hardening tests (docs/reliability.md). One
  * relay child with the shipped limits and an embedded simulator; a well-behaved observer client
- * throughout; then, one after the other, floods, churn, slow consumers, upstream faults and stalled
- * status-page viewers, each for a fixed time. Prints one table: what the observer saw (largest gap
- * between two messages of one stream, ping round trips, streams live), the relay's CPU and RSS, and
- * how the attackers' connections ended. Bounded: about 3 minutes, 1.5 with --quick.
+ * throughout; then, one after the other, floods, churn, slow consumers, upstream faults, stalled
+ * status-page viewers, a pending-connection lockout and key guessing, each for a fixed time. Prints
+ * one table: what the observer saw (largest gap between two messages of one stream, ping round
+ * trips, streams live), the relay's CPU and RSS, how the attackers' connections ended and, where an
+ * attack targets newcomers, how many new clients and health checks got in. Bounded: about 4
+ * minutes, 2 with --quick; `--only name,name` runs some scenarios (by name).
  */
-import type { AttackReport, AttackSpec } from './lib/attackers.ts';
+import WebSocket from 'ws';
+import { type AttackReport, type AttackSpec, wsUrl } from './lib/attackers.ts';
 import { forkChild, killAllChildren } from './lib/ipc.ts';
 import { Observer, type ObserverReport } from './lib/observer.ts';
 import { progress, sleep } from './lib/progress.ts';
@@ -22,6 +25,8 @@ process.on('exit', () => killAllChildren());
 
 const quick = process.argv.includes('--quick');
 const scale = quick ? 0.5 : 1;
+const onlyArgument = process.argv.indexOf('--only');
+const only = onlyArgument < 0 ? undefined : new Set(process.argv[onlyArgument + 1]?.split(','));
 
 interface Scenario {
   name: string;
@@ -29,9 +34,11 @@ interface Scenario {
   seconds: number;
   attack?: (markets: string[]) => AttackSpec;
   faults?: Record<string, number>;
+  /** Newcomers tried meanwhile from another address: a WebSocket client and a `GET /health`, twice a second. */
+  probe?: boolean;
 }
 
-const scenarios: Scenario[] = [
+const allScenarios: Scenario[] = [
   { name: 'baseline', load: 'observer alone', seconds: 10 },
   {
     name: 'flood',
@@ -75,7 +82,24 @@ const scenarios: Scenario[] = [
     seconds: 45,
     attack: () => ({ kind: 'stalledViewers', count: 20 }),
   },
+  {
+    name: 'lockout',
+    load: '60 addresses x 20 idle sockets, reconnected when closed',
+    seconds: 20,
+    attack: () => ({ kind: 'lockout', addresses: 60, perAddress: 20 }),
+    probe: true,
+  },
+  {
+    name: 'key guessing',
+    load: 'wrong-key upgrades from one address, 20 at a time',
+    seconds: 20,
+    attack: () => ({ kind: 'keyGuessing', parallel: 20 }),
+    probe: true,
+  },
 ];
+const scenarios = allScenarios.filter(
+  (scenario) => only === undefined || only.has(scenario.name) || scenario.name === 'baseline',
+);
 
 interface Row {
   scenario: Scenario;
@@ -89,6 +113,9 @@ interface Row {
   relayCloses: (readonly [string, number])[];
   /** Observer streams live again within 15 s after the scenario (faults off, attackers gone). */
   recovered: boolean;
+  /** Connections the relay refused at the edge in the window, by reason (its metric). */
+  refusals: (readonly [string, number])[];
+  probe: ProbeReport | undefined;
 }
 
 const machine = machineInfo();
@@ -96,7 +123,10 @@ progress(`market-relay soak${quick ? ' (quick)' : ''}: ${machine.nproc} cores, n
 const relay = await forkChild('soak-relay');
 // The attackers in a process of their own: their sending must not delay the observer's event loop.
 const attackers = await forkChild('flooder');
-const { url, markets } = await relay.request<{ url: string; markets: string[] }>('ready');
+const ready = await relay.request<{ url: string; key: string; markets: string[] }>('ready');
+const { markets } = ready;
+// Every client but the key guesser presents the relay's key.
+const url = `${ready.url}/?token=${ready.key}`;
 const watched = markets.slice(0, 5);
 const observer = await Observer.connect(url, watched);
 const allLive = () => {
@@ -118,6 +148,8 @@ for (const scenario of scenarios) {
   }
   let rssPeak = before.rss;
   const until = Date.now() + seconds * 1000;
+  // Past the attack's first second, once it has taken what it can.
+  const probing = scenario.probe === true ? sleep(1_000).then(() => probeNewcomers(until)) : undefined;
   while (Date.now() < until) {
     await sleep(1_000);
     // A relay too busy to answer within the window's second is reported by the figures, not waited for.
@@ -125,6 +157,7 @@ for (const scenario of scenarios) {
     rssPeak = Math.max(rssPeak, sample?.rss ?? 0);
   }
   const report = observer.report();
+  const probe = await probing;
   const attackReport =
     scenario.attack === undefined
       ? undefined
@@ -145,6 +178,10 @@ for (const scenario of scenarios) {
     relayCloses: Object.entries(state.closeCodes)
       .map(([code, count]) => [code, count - (stateBefore.closeCodes[code] ?? 0)] as const)
       .filter(([, count]) => count > 0),
+    refusals: Object.entries(state.refusals)
+      .map(([reason, count]) => [reason, count - (stateBefore.refusals[reason] ?? 0)] as const)
+      .filter(([, count]) => count > 0),
+    probe,
     recovered: await waitUntil(allLive, 15_000),
   });
 }
@@ -164,6 +201,7 @@ process.stdout.write(
       'observer live',
       'relay CPU %',
       'relay RSS MB start -> peak',
+      'new clients / health checks in',
       'attackers',
     ],
     rows.map((row) => [
@@ -175,6 +213,9 @@ process.stdout.write(
       `${row.observer.live}/${row.observer.streams}${row.recovered ? '' : ' (not recovered)'}`,
       fixed(row.cpuShare * 100, 0),
       `${fixed(row.rssStartMb, 0)} -> ${fixed(row.rssPeakMb, 0)} (+${fixed(row.rssPeakMb - row.rssStartMb, 0)})`,
+      row.probe === undefined
+        ? ''
+        : `${row.probe.clientsIn}/${row.probe.tries}, ${row.probe.healthIn}/${row.probe.tries} (connect p99 ${fixed(row.probe.connectP99Ms, 0)} ms)`,
       attackSummary(row),
     ]),
   )}\n`,
@@ -190,6 +231,8 @@ function attackSummary(row: Row): string {
   }
   const decided = row.relayCloses.map(([code, count]) => `${code}x${count}`);
   if (decided.length > 0) parts.push(`relay closed ${decided.join(' ')}`);
+  const refused = row.refusals.map(([reason, count]) => `${reason}x${count}`);
+  if (refused.length > 0) parts.push(`relay refused ${refused.join(' ')}`);
   if (row.viewersDropped > 0) parts.push(`${row.viewersDropped} viewers dropped`);
   if (row.observer.closedWith !== undefined) parts.push(`OBSERVER CLOSED ${row.observer.closedWith}`);
   return parts.join('; ');
@@ -198,6 +241,49 @@ function attackSummary(row: Row): string {
 interface RelayState {
   statusViewersDropped: number;
   closeCodes: Record<string, number>;
+  refusals: Record<string, number>;
+}
+
+interface ProbeReport {
+  tries: number;
+  clientsIn: number;
+  healthIn: number;
+  connectP99Ms: number;
+}
+
+/** Until `until`, twice a second: a new WebSocket client (with the key) and a `GET /health`, 2 s each. */
+async function probeNewcomers(until: number): Promise<ProbeReport> {
+  const report: ProbeReport = { tries: 0, clientsIn: 0, healthIn: 0, connectP99Ms: 0 };
+  const connectMs: number[] = [];
+  while (Date.now() < until - 2_000) {
+    report.tries += 1;
+    const startedAt = performance.now();
+    const [opened, health] = await Promise.all([
+      new Promise<boolean>((resolve) => {
+        const ws = new WebSocket(wsUrl(url));
+        const timer = setTimeout(() => resolve(false), 2_000);
+        ws.on('error', () => resolve(false));
+        ws.on('unexpected-response', () => resolve(false));
+        ws.on('open', () => {
+          connectMs.push(performance.now() - startedAt);
+          clearTimeout(timer);
+          ws.close();
+          resolve(true);
+        });
+      }),
+      fetch(`${ready.url}/health`, { signal: AbortSignal.timeout(2_000) }).then(
+        (response) => response.status === 200,
+        () => false,
+      ),
+    ]);
+    if (opened) report.clientsIn += 1;
+    if (health) report.healthIn += 1;
+    await sleep(500);
+  }
+  connectMs.sort((a, b) => a - b);
+  report.connectP99Ms =
+    connectMs[Math.min(connectMs.length - 1, Math.floor(connectMs.length * 0.99))] ?? Number.NaN;
+  return report;
 }
 
 async function tryRequest<T>(command: string, timeoutMs: number): Promise<T | undefined> {

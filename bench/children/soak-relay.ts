@@ -9,6 +9,9 @@ import { startRelay } from '../../src/relay-server.ts';
 import { serveIpc } from '../lib/ipc.ts';
 import { sampleUsage } from '../lib/usage.ts';
 
+/** The soak relay requires an API key, so that key guessing has something to guess. */
+const API_KEY = 'soak-key';
+
 const relay = await startRelay(
   {
     port: 0,
@@ -21,6 +24,7 @@ const relay = await startRelay(
     logLevel: 'silent',
     simMarkets: 30,
     simSeed: 1,
+    apiKeys: [API_KEY],
     tuning: { simTickMs: 100 },
   },
   pino({ level: 'silent' }),
@@ -38,9 +42,14 @@ const closeCodes: Record<string, number> = {};
 relay.events.on('connection:close', ({ code }) => {
   closeCodes[code] = (closeCodes[code] ?? 0) + 1;
 });
+/** Connections refused at the edge, by reason (what its metric counts), since start. */
+const refusals: Record<string, number> = {};
+relay.events.on('edge:refused', ({ reason }) => {
+  refusals[reason] = (refusals[reason] ?? 0) + 1;
+});
 
 serveIpc({
-  ready: () => ({ url: relay.url, markets: busyMarkets() }),
+  ready: () => ({ url: relay.url, key: API_KEY, markets: busyMarkets() }),
   usage: () => sampleUsage(),
   faults: (faults) => sim.setFaults(faults as Parameters<typeof sim.setFaults>[0]),
   state: () => ({
@@ -48,6 +57,7 @@ serveIpc({
     statusViewers: relay.operations.statusFeed?.viewers ?? 0,
     statusViewersDropped: relay.operations.statusFeed?.dropped ?? 0,
     closeCodes: { ...closeCodes },
+    refusals: { ...refusals },
   }),
 });
 process.on('SIGTERM', () => {

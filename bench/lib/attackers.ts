@@ -24,8 +24,10 @@ function emptyReport(): AttackReport {
   return { connections: 0, framesSent: 0, repliesReceived: 0, closeCodes: {} };
 }
 
-function wsUrl(url: string): string {
-  return `${url.replace(/^http/, 'ws')}/v1/ws`;
+/** The relay's WebSocket URL; the query of `url` (`?token=` with the soak's key) is kept. */
+export function wsUrl(url: string): string {
+  const { origin, search } = new URL(url);
+  return `${origin.replace(/^http/, 'ws')}/v1/ws${search}`;
 }
 
 /**
@@ -199,12 +201,89 @@ export function stalledViewers(url: string, count: number): Attack {
   };
 }
 
+/**
+ * Idle sockets that connect and never send a byte, `perAddress` from each of `addresses` loopback
+ * addresses, each reconnected when the relay closes it (as a persistent attacker would), to lock
+ * everyone else out of the pending-connection slots. An HTTP answer the relay gives a shed socket
+ * counts as `http<status>`.
+ */
+export function lockout(
+  url: string,
+  { addresses, perAddress }: { addresses: number; perAddress: number },
+): Attack {
+  const report = emptyReport();
+  const { hostname, port } = new URL(url);
+  let running = true;
+  const sockets = new Set<Socket>();
+  const open = (address: number) => {
+    if (!running) return;
+    report.connections += 1;
+    const socket = connect({ port: Number(port), host: hostname, localAddress: `127.3.0.${address + 1}` });
+    sockets.add(socket);
+    let answered = false;
+    socket.on('data', (data) => {
+      if (answered) return;
+      answered = true;
+      countClose(report, `http${data.toString('latin1').split(' ')[1] ?? '?'}`);
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      sockets.delete(socket);
+      if (!answered) countClose(report, 'closed unanswered');
+      setTimeout(() => open(address), 50);
+    });
+  };
+  for (let address = 0; address < addresses; address += 1) {
+    for (let i = 0; i < perAddress; i += 1) open(address);
+  }
+  return {
+    async stop() {
+      running = false;
+      for (const socket of sockets) socket.destroy();
+      return report;
+    },
+  };
+}
+
+/** Upgrades with wrong API keys from one address, `parallel` at a time, as fast as they are answered. */
+export function keyGuessing(url: string, { parallel }: { parallel: number }): Attack {
+  const report = emptyReport();
+  const { origin } = new URL(url);
+  let running = true;
+  const guess = () => {
+    if (!running) return;
+    report.connections += 1;
+    report.framesSent += 1;
+    const ws = new WebSocket(wsUrl(`${origin}/?token=guess-${report.connections}`), ownAddress(4, 0));
+    ws.on('error', () => {});
+    ws.on('unexpected-response', (request, response) => {
+      countClose(report, `http${response.statusCode}`);
+      request.destroy();
+      setImmediate(guess);
+    });
+    ws.on('open', () => {
+      countClose(report, 'opened');
+      ws.close();
+    });
+    ws.on('close', () => setImmediate(guess));
+  };
+  for (let lane = 0; lane < parallel; lane += 1) guess();
+  return {
+    async stop() {
+      running = false;
+      return report;
+    },
+  };
+}
+
 /** Every attack by name, with the JSON-able options a parent process can send. */
 export type AttackSpec =
   | { kind: 'flood'; connections: number; reading: boolean }
   | { kind: 'churn'; parallel: number; markets: string[] }
   | { kind: 'slowConsumers'; count: number; markets: string[] }
-  | { kind: 'stalledViewers'; count: number };
+  | { kind: 'stalledViewers'; count: number }
+  | { kind: 'lockout'; addresses: number; perAddress: number }
+  | { kind: 'keyGuessing'; parallel: number };
 
 export function startAttack(url: string, spec: AttackSpec): Attack {
   switch (spec.kind) {
@@ -216,5 +295,9 @@ export function startAttack(url: string, spec: AttackSpec): Attack {
       return slowConsumers(url, spec.markets, spec.count);
     case 'stalledViewers':
       return stalledViewers(url, spec.count);
+    case 'lockout':
+      return lockout(url, spec);
+    case 'keyGuessing':
+      return keyGuessing(url, spec);
   }
 }

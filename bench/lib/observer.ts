@@ -6,6 +6,7 @@
  */
 import { once } from 'node:events';
 import WebSocket from 'ws';
+import { wsUrl } from './attackers.ts';
 import { percentile } from './latency.ts';
 
 export interface ObserverReport {
@@ -40,7 +41,7 @@ export class Observer {
   }
 
   static async connect(url: string, markets: string[]): Promise<Observer> {
-    const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/v1/ws`);
+    const ws = new WebSocket(wsUrl(url));
     await once(ws, 'open');
     const observer = new Observer(ws);
     ws.send(JSON.stringify({ op: 'subscribe', channel: 'book', markets, depth: 10 }));
