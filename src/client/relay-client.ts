@@ -64,7 +64,6 @@ export interface ClientOptions {
 /** `url`: the relay connected to (`open`), or the one the next attempt goes to (`reconnecting`). */
 export interface ClientEvents {
   open: { reconnect: boolean; url: string };
-  /** `meaning`: the close code in words (client/close-meaning.ts), e.g. why a slow consumer was dropped. */
   close: { code: number; reason: string; willReconnect: boolean; meaning: string };
   reconnecting: { attempt: number; delayMs: number; url: string };
   status: { status: ConnectionStatus };
@@ -117,7 +116,7 @@ export class RelayClient extends Emitter<ClientEvents> {
         status: (status) => this.emit('status', { status }),
         open: (url) => this.#onOpen(url),
         message: (data) => this.#onFrame(data),
-        close: (event) => this.#onClose(event),
+        close: (event) => this.#onClose({ ...event, meaning: closeMeaning(event.code) }),
         reconnecting: (event) => this.emit('reconnecting', event),
         error: (error) => this.emit('error', error),
       },
@@ -264,8 +263,7 @@ export class RelayClient extends Emitter<ClientEvents> {
     this.#opened = true;
   }
 
-  #onClose(closed: Omit<ClientEvents['close'], 'meaning'>): void {
-    const event = { ...closed, meaning: closeMeaning(closed.code) };
+  #onClose(event: ClientEvents['close']): void {
     this.#inFlight.clear();
     for (const stream of this.#streams.all()) {
       if (event.willReconnect) stream.connectionLost();

@@ -42,6 +42,7 @@ import type { AnyStream, StreamSubscriber } from '../relay/streams/stream.ts';
 import { streamKey } from '../util/keys.ts';
 import { ConnectionClose } from './connection-close.ts';
 import type { ConnectionContext } from './connection-context.ts';
+import { echoedSelection, withId } from './echo.ts';
 import { parseClientFrame } from './frame-parser.ts';
 import { RATE_WINDOW_MS, RequestGuard } from './request-guard.ts';
 import { RequestOrder } from './request-order.ts';
@@ -395,18 +396,4 @@ export class ClientConnection implements StreamSubscriber {
     });
     this.#close.slowConsumer(closeCodes.slowConsumer, 'slow consumer');
   }
-}
-
-/** What a `subscribed` / `unsubscribed` answer echoes of its request. */
-function echoedSelection(
-  request: SubscribeRequest | UnsubscribeRequest,
-  channel: Channel,
-  markets: string[],
-  depth: BookDepth | undefined,
-): { id?: RequestId; channel: Channel; markets: string[]; depth?: BookDepth } {
-  return { ...withId(request.id), channel, markets, ...(depth === undefined ? {} : { depth }) };
-}
-
-function withId(id: RequestId | undefined): { id?: RequestId } {
-  return id === undefined ? {} : { id };
 }
