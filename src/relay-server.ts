@@ -139,6 +139,7 @@ export async function startRelay(
     maxAgeMs: config.maxAgeMs ?? Math.max(DEFAULT_MAX_AGE_MS, config.bookPollMs),
     staleAfterFactor: tuning.staleAfterFactor,
     existence: new NotFoundJudge(upstreamHealth, knownMarkets),
+    requestTimeoutMs: tuning.upstreamTimeoutMs,
     minLeaseMs: tuning.leaseMs,
     ...(budget === undefined ? {} : { budgetShare: () => budget.status().share }),
     // The REST front's upstream requests (docs/operations.md "REST front").

@@ -4,7 +4,10 @@
  * older than `staleAfterFactor` times the interval it is actually polled at (so a busy book that
  * stops answering goes stale within a few of its own intervals), and never later than its maximum
  * age plus that grace: a stream not confirmed within its promised maximum age is not live, whatever
- * the reason (upstream down, budget short, the relay's CPU behind).
+ * the reason (upstream down, budget short, the relay's CPU behind). Staleness is about answers, not
+ * waiting (docs/operations.md "Freshness"): past that age, a target whose last answer was a success
+ * and whose next request is still under way within the upstream timeout is not stale yet, because
+ * that request may still answer.
  */
 import type { TargetTiming } from './scheduler.ts';
 
@@ -15,6 +18,15 @@ export interface Confirmation {
   lastError: string | undefined;
   /** Measured mean time between requests (ms); undefined before the second. */
   meanAskGapMs: number | undefined;
+  /** When the upstream request that may confirm it next was sent; undefined while none is under way. */
+  awaitingSince: number | undefined;
+}
+
+/** How freshness is judged: the relay's `--stale-after-polls` and `--upstream-timeout-ms`. */
+export interface FreshnessRule {
+  staleAfterFactor: number;
+  /** How long one upstream request may take before it counts as failed. */
+  requestTimeoutMs: number;
 }
 
 /**
@@ -37,12 +49,16 @@ export function staleReason(
   confirmation: Confirmation,
   timing: TargetTiming,
   budgetIntervalMs: number,
-  factor: number,
+  rule: FreshnessRule,
   now: number,
 ): string | undefined {
   const age = now - (confirmation.confirmedAt ?? confirmation.addedAt);
-  if (age <= staleAfterMs(timing, budgetIntervalMs, confirmation.meanAskGapMs, factor)) return undefined;
+  if (age <= staleAfterMs(timing, budgetIntervalMs, confirmation.meanAskGapMs, rule.staleAfterFactor))
+    return undefined;
   if (confirmation.lastError !== undefined) return confirmation.lastError;
+  const { awaitingSince } = confirmation;
+  // A slow answer is not a missing one: only its timeout says upstream failed to answer.
+  if (awaitingSince !== undefined && now - awaitingSince <= rule.requestTimeoutMs) return undefined;
   return age > timing.maxAgeMs ? 'not confirmed within the maximum age' : 'no upstream response';
 }
 

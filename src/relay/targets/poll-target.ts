@@ -93,12 +93,18 @@ export abstract class PollTarget implements DispatchTarget, Confirmation {
   /** When the request behind the newest state applied was asked. */
   #appliedAskedAt = Number.NEGATIVE_INFINITY;
   #previousAskedAt: number | undefined;
+  /** When the request under way was sent (a poll of several requests sends each in turn). */
+  #sentAt: number | undefined;
 
   constructor(key: string, timing: TargetTiming, context: PollContext) {
     this.key = key;
     this.timing = timing;
     this.context = context;
     this.addedAt = context.now();
+  }
+
+  get awaitingSince(): number | undefined {
+    return this.inFlight ? this.#sentAt : undefined;
   }
 
   get awaitingFirstAsk(): boolean {
@@ -113,8 +119,14 @@ export abstract class PollTarget implements DispatchTarget, Confirmation {
     if (this.#previousAskedAt !== undefined)
       this.meanAskGapMs = meanGapAfter(this.meanAskGapMs, askedAt - this.#previousAskedAt);
     this.#previousAskedAt = askedAt;
+    this.#sentAt = askedAt;
     this.hintedAt = undefined;
     return askedAt;
+  }
+
+  /** A poll sends one more request (the next page): its own timeout starts now. */
+  protected requestSent(): void {
+    this.#sentAt = this.context.now();
   }
 
   /**

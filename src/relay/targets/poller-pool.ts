@@ -64,6 +64,11 @@ export interface PollerOptions {
   /** A target is stale after this many of its intervals without a successful poll (protocol: 3). */
   staleAfterFactor: number;
   /**
+   * How long one upstream request may take before it failed (`--upstream-timeout-ms`, default 5000):
+   * until then a request under way keeps its target from going stale (relay/poll/freshness.ts).
+   */
+  requestTimeoutMs?: number;
+  /**
    * Whether a failed poll means upstream does not have the id, judged from upstream's identity,
    * the paths that answer and the catalogue (relay/targets/not-found.ts); default: every refused id.
    */
@@ -369,15 +374,16 @@ export class PollerPool {
   #judgeFreshness(): void {
     const now = this.#now();
     const { registry, staleAfterFactor, maxAgeMs } = this.#options;
+    const rule = { staleAfterFactor, requestTimeoutMs: this.#options.requestTimeoutMs ?? 5_000 };
     const { publisher } = this.#context;
     for (const [market, book] of this.#books) {
-      const reason = staleReason(book, book.timing, this.#intervals.bookIntervalMs, staleAfterFactor, now);
+      const reason = staleReason(book, book.timing, this.#intervals.bookIntervalMs, rule, now);
       if (reason === undefined) continue;
       for (const stream of bookTargetStreams(registry, market)) publisher.markStale(stream, reason);
     }
     // Judged against the interval prices are asked at, and the maximum age every stream promises.
-    this.#prices.judgeFreshness({ ...this.#priceTiming(), maxAgeMs }, staleAfterFactor, now);
-    this.#streamTargets.judgeFreshness(staleAfterFactor, now);
+    this.#prices.judgeFreshness({ ...this.#priceTiming(), maxAgeMs }, rule, now);
+    this.#streamTargets.judgeFreshness(rule, now);
   }
 
   /** Staleness must be noticed even when polls hang, so it is also judged on a timer. */

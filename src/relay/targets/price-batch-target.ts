@@ -32,6 +32,7 @@ export function newPriceMarket(now: number): PriceMarket {
     confirmedAt: undefined,
     lastError: undefined,
     meanAskGapMs: undefined,
+    awaitingSince: undefined,
     asked: false,
     appliedAskedAt: Number.NEGATIVE_INFINITY,
   };
@@ -71,6 +72,7 @@ export class PriceBatchTarget extends PollTarget {
     const batch = wanted.filter((market, i) => claims[i] && this.#health.has(market));
     this.followed = batch.length === 0;
     if (this.followed || this.removed) return;
+    this.#markAwaiting(batch, askedAt);
     try {
       const response = await source.clobPrices(batch);
       const receivedAt = now();
@@ -104,6 +106,16 @@ export class PriceBatchTarget extends PollTarget {
         if (health !== undefined) health.lastError = reason;
       }
       this.failed('price', batch.length, askedAt, error);
+    } finally {
+      this.#markAwaiting(batch, undefined);
+    }
+  }
+
+  /** The markets of `batch` wait for the request sent at `sentAt` (relay/freshness.ts), or for none. */
+  #markAwaiting(batch: readonly string[], sentAt: number | undefined): void {
+    for (const market of batch) {
+      const health = this.#health.get(market);
+      if (health !== undefined) health.awaitingSince = sentAt;
     }
   }
 

@@ -10,7 +10,7 @@ import { priceClusterCodec } from '../cluster/codecs.ts';
 import type { PollKind } from '../events.ts';
 import { PRICE_BATCH_SIZE } from '../poll/budget.ts';
 import type { PollDispatcher } from '../poll/dispatcher.ts';
-import { staleReason } from '../poll/freshness.ts';
+import { type FreshnessRule, staleReason } from '../poll/freshness.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { PollContext } from './poll-target.ts';
 import { newPriceMarket, PriceBatchTarget, type PriceMarket } from './price-batch-target.ts';
@@ -85,10 +85,10 @@ export class PriceTargets {
   }
 
   /** Marks stale the streams of every market not confirmed in time (relay/poll/freshness.ts). */
-  judgeFreshness(timing: TargetTiming, staleAfterFactor: number, now: number): void {
+  judgeFreshness(timing: TargetTiming, rule: FreshnessRule, now: number): void {
     const { registry, publisher } = this.#context;
     for (const [market, health] of this.#markets) {
-      const reason = staleReason(health, timing, timing.minIntervalMs, staleAfterFactor, now);
+      const reason = staleReason(health, timing, timing.minIntervalMs, rule, now);
       if (reason === undefined) continue;
       for (const stream of registry.streamsOf('price', market)) publisher.markStale(stream, reason);
     }

@@ -10,7 +10,7 @@
 import type { PlainChannel } from '../../protocol/messages.ts';
 import { streamTargetKey } from '../../util/keys.ts';
 import type { PollDispatcher } from '../poll/dispatcher.ts';
-import { staleReason } from '../poll/freshness.ts';
+import { type FreshnessRule, staleReason } from '../poll/freshness.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import { CatalogueTarget } from './catalogue-target.ts';
 import { MarketTarget, OracleTarget, ProbabilitiesTarget } from './channel-targets.ts';
@@ -73,10 +73,10 @@ export class StreamTargets {
   }
 
   /** Marks stale the streams of every target not confirmed in time (relay/poll/freshness.ts). */
-  judgeFreshness(staleAfterFactor: number, now: number): void {
+  judgeFreshness(rule: FreshnessRule, now: number): void {
     const { registry, publisher } = this.#context;
     for (const target of this.#targets.values()) {
-      const reason = staleReason(target, target.timing, target.timing.minIntervalMs, staleAfterFactor, now);
+      const reason = staleReason(target, target.timing, target.timing.minIntervalMs, rule, now);
       if (reason === undefined) continue;
       for (const stream of registry.streamsOf(target.channel, target.streamId))
         publisher.markStale(stream, reason);

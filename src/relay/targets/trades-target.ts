@@ -48,6 +48,7 @@ export class TradesTarget extends PollTarget {
       const walk = await walkActivity(
         async (offset, limit) => {
           requests += 1;
+          this.requestSent();
           const response = await source.marketActivity(this.streamId, { limit, offset });
           return { activity: response.activity, hasMore: response.pagination.hasMore };
         },
