@@ -127,7 +127,8 @@ export async function startRelay(
   });
   const knownMarkets = new KnownMarkets(client);
   poller = new PollerPool({
-    source: client,
+    // A poll is never retried within itself: its next poll is its retry.
+    source: client.singleAttempt(),
     coordinator,
     registry,
     events,
@@ -146,6 +147,12 @@ export async function startRelay(
     oneOffs: { share: tuning.restBudgetPercent / 100, maxWaiting: tuning.restQueue },
     // Called only once subscriptions exist, after the admission below is made.
     shareOwner: (subscriber) => marketAdmission.shareOwner(subscriber),
+  });
+
+  const relayPollerForLimits = poller;
+  // Every 429, a poll's or not, lowers the budget's rate (docs/scheduler.md "Rate limits").
+  client.events.on('request', (event) => {
+    if (event.outcome === 'rate_limited') relayPollerForLimits.rateLimited(event.retryAfterMs);
   });
 
   const httpLogger: FastifyBaseLogger = logger.child({ component: 'http' });

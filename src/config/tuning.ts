@@ -244,10 +244,15 @@ export const tuningOptions: Record<string, TuningOption> = {
     max: 600_000,
     placeholder: 'MS',
   }),
-  'upstream-retries': option('upstreamRetries', 'UPSTREAM_RETRIES', 'retries of a failed upstream request', {
-    min: 0,
-    max: 10,
-  }),
+  'upstream-retries': option(
+    'upstreamRetries',
+    'UPSTREAM_RETRIES',
+    'retries of a failed upstream request that is not a poll (a poll is retried by the next poll)',
+    {
+      min: 0,
+      max: 10,
+    },
+  ),
   'upstream-down-after-ms': option(
     'upstreamDownAfterMs',
     'UPSTREAM_DOWN_AFTER_MS',

@@ -52,6 +52,8 @@ export interface HealthReport {
     lastError?: string | null;
     lastFailureAt: string | null;
     errorRate: number;
+    /** Upstream's 429s, and the rate the relay holds itself to after them (null: not lowered). */
+    rateLimited: { total: number; lastAt: string | null; limitRps: number | null };
   };
   connections: number;
   streams: number;
@@ -110,6 +112,11 @@ export function healthReport(sources: HealthSources, now = Date.now()): HealthRe
       ...(redacted ? {} : { lastError: upstream.lastError ?? null }),
       lastFailureAt: iso(upstream.lastFailureAt),
       errorRate: upstream.errorRate,
+      rateLimited: {
+        total: upstream.rateLimited.total,
+        lastAt: iso(upstream.rateLimited.lastAt),
+        limitRps: roundedRps(sources.poller.rateLimitRps),
+      },
     },
     connections: sources.ws.connections.size,
     streams: sources.registry.size,
@@ -141,6 +148,10 @@ export function healthReport(sources: HealthSources, now = Date.now()): HealthRe
 function budgetReport(budget: BudgetStatus | undefined) {
   if (budget === undefined) return {};
   return { budget: { ...budget, share: budget.share ?? null } };
+}
+
+function roundedRps(rps: number | undefined): number | null {
+  return rps === undefined ? null : Math.round(rps * 10) / 10;
 }
 
 function iso(ms: number | undefined): string | null {

@@ -248,6 +248,13 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
     },
   );
   metric.gauge(
+    'upstream_rate_limit_rps',
+    "Requests per second the relay holds itself to after upstream's 429s (rate_limited outcomes); 0 while not lowered.",
+    (gauge) => {
+      gauge.set(view.poller.rateLimitRps ?? 0);
+    },
+  );
+  metric.gauge(
     'upstream_error_ratio',
     'Failed / all of the last 100 upstream request attempts (0..1).',
     (gauge) => {

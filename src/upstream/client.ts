@@ -27,7 +27,11 @@ export { ResponseMemo } from './outcome.ts';
 export type { CallInit, UpstreamRequestEvent } from './transport.ts';
 export type UpstreamClientOptions = UpstreamTransportOptions;
 
-export class UpstreamClient extends endpointMethods(endpoints) {
+/** The endpoint methods alone, as `singleAttempt()` gives them. */
+export const UpstreamEndpoints = endpointMethods(endpoints);
+export type UpstreamEndpoints = InstanceType<typeof UpstreamEndpoints>;
+
+export class UpstreamClient extends UpstreamEndpoints {
   readonly events: UpstreamTransport['events'];
   readonly #transport: UpstreamTransport;
 
@@ -41,6 +45,16 @@ export class UpstreamClient extends endpointMethods(endpoints) {
   /** One request passed through as it is, inside the caps (transport.ts `forward`). */
   forward(request: HttpRequest, init?: CallInit): Promise<{ status: number; text: string }> {
     return this.#transport.forward(request, init);
+  }
+
+  /**
+   * The same endpoints through the same transport (caps, budget, events), each call one attempt:
+   * for polls, whose next poll is their retry, so that a failing upstream gets one request per poll
+   * and a retry never overlaps the next poll (docs/scheduler.md "Rate limits").
+   */
+  singleAttempt(): UpstreamEndpoints {
+    const transport = this.#transport;
+    return new UpstreamEndpoints({ call: (request, init) => transport.call(request, init, 0) });
   }
 
   /** Load snapshot for metrics and the status page. */

@@ -29,11 +29,13 @@ export class UpstreamError extends RelayError {
 export class UpstreamHttpError extends UpstreamError {
   override name = 'UpstreamHttpError';
   readonly status: number;
+  /** A 429's `Retry-After` in ms: upstream asked not to be asked again before it. */
+  readonly retryAfterMs: number | undefined;
 
   constructor(
     endpoint: string,
     status: number,
-    options?: { detail?: string; code?: ErrorCode; cause?: unknown },
+    options?: { detail?: string; code?: ErrorCode; cause?: unknown; retryAfterMs?: number | undefined },
   ) {
     const detail = options?.detail ? `: ${options.detail}` : '';
     super(endpoint, `HTTP ${status}${detail}`, {
@@ -41,6 +43,7 @@ export class UpstreamHttpError extends UpstreamError {
       code: options?.code ?? defaultCodeForStatus(status),
     });
     this.status = status;
+    this.retryAfterMs = options?.retryAfterMs;
   }
 }
 

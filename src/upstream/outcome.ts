@@ -127,14 +127,14 @@ export function judgeExchange<T>(
     if (result.ok) memo?.remember(body, result.value);
     return result;
   }
+  const waitMs = status === 429 ? retryAfterMs(exchange.retryAfter, nowMs, maxRetryAfterMs) : undefined;
   const error = new UpstreamHttpError(request.endpoint, status, {
     detail: bodyExcerpt(body),
     ...(status === 404 && request.notFoundCode !== undefined ? { code: request.notFoundCode } : {}),
+    retryAfterMs: waitMs,
   });
-  if (status === 429) {
-    const waitMs = retryAfterMs(exchange.retryAfter, nowMs, maxRetryAfterMs);
+  if (status === 429)
     return { ok: false, outcome: 'rate_limited', status, error, retryable: true, retryAfterMs: waitMs };
-  }
   return { ok: false, outcome: 'http_error', status, error, retryable: status >= 500 };
 }
 

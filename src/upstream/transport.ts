@@ -21,6 +21,7 @@ import {
   type UpstreamRequest,
 } from './outcome.ts';
 import { LocalRateGate, type RateGate } from './rate-gate.ts';
+import { retryAfterMs } from './retry-policy.ts';
 
 /**
  * One per attempt that reached an outcome; an attempt cut short by the caller's signal or by
@@ -37,6 +38,8 @@ export interface UpstreamRequestEvent {
   durationMs: number;
   /** 1-based. */
   attempt: number;
+  /** A 429's `Retry-After`, in ms (capped); undefined when it gave none or another answer came. */
+  retryAfterMs?: number;
 }
 
 export interface UpstreamTransportOptions {
@@ -114,7 +117,11 @@ export class UpstreamTransport {
    * nothing), so every call is idempotent and gets the same retry policy (see outcome.ts). A write
    * endpoint added later must not go through this loop unchanged.
    */
-  async call<T>(request: UpstreamRequest<T>, init: CallInit<T> | undefined): Promise<T> {
+  async call<T>(
+    request: UpstreamRequest<T>,
+    init: CallInit<T> | undefined,
+    retries = this.#retries,
+  ): Promise<T> {
     // Without a caller's signal (every poll), the shutdown signal is the call's: nothing to link.
     const caller = init?.signal === undefined ? undefined : linkSignals([init.signal, this.#closing.signal]);
     const signal = caller?.signal ?? this.#closing.signal;
@@ -125,7 +132,7 @@ export class UpstreamTransport {
           signal,
         );
         if (result.ok) return result.value;
-        if (!result.retryable || attempt > this.#retries) throw result.error;
+        if (!result.retryable || attempt > retries) throw result.error;
         const waitMs = result.retryAfterMs ?? fullJitterDelayMs(attempt - 1, this.#retryBaseMs, RETRY_CAP_MS);
         await delay(waitMs, undefined, { signal });
       }
@@ -155,18 +162,25 @@ export class UpstreamTransport {
         caller?.signal ?? this.#closing.signal,
       );
       const answered = exchange.kind === 'answered';
+      const retryAfter =
+        answered && exchange.status === 429
+          ? retryAfterMs(exchange.retryAfter, Date.now(), this.#maxRetryAfterMs)
+          : undefined;
       this.events.emit('request', {
         endpoint: request.endpoint,
         outcome: answered
           ? exchange.status < 400
             ? 'ok'
-            : 'http_error'
+            : exchange.status === 429
+              ? 'rate_limited'
+              : 'http_error'
           : exchange.error instanceof UpstreamTimeoutError
             ? 'timeout'
             : 'network_error',
         ...(answered ? { status: exchange.status } : {}),
         durationMs: performance.now() - startedAt,
         attempt: 1,
+        ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }),
       });
       if (!answered) throw exchange.error;
       return { status: exchange.status, text: exchange.body.toString('utf8') };
@@ -192,6 +206,7 @@ export class UpstreamTransport {
       ...(result.ok ? {} : { code: result.error.code }),
       durationMs: performance.now() - startedAt,
       attempt,
+      ...(result.ok || result.retryAfterMs === undefined ? {} : { retryAfterMs: result.retryAfterMs }),
     });
     return result;
   }

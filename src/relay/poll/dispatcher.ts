@@ -11,7 +11,11 @@
  * (docs/scheduler.md "One-off requests"): within their share of the rate they go before the polls,
  * beyond it only with what the polls leave; so they can never take more than their share from the
  * polls, and the polls can never shut them out.
+ *
+ * Upstream's 429s lower the rate (util/rate-backoff.ts, docs/scheduler.md "Rate limits"): while the
+ * lowered limit holds, a second bucket at that limit caps what starts, one-off requests included.
  */
+import { afterRateLimited, limitAt, NOT_LIMITED, type RateBackoff } from '../../util/rate-backoff.ts';
 import { TokenBucket } from '../../util/token-bucket.ts';
 import { OneOffQueue } from './one-off-queue.ts';
 import { pickTargets, type SchedulerMode, type TargetView } from './scheduler.ts';
@@ -63,6 +67,9 @@ export class PollDispatcher {
   readonly #oneOffs: OneOffQueue;
   readonly #targets = new Map<string, DispatchTarget>();
   readonly #started: { at: number; kind: string }[] = [];
+  #backoff: RateBackoff = NOT_LIMITED;
+  /** The lowered rate after 429s, while it is below the budget's. */
+  #throttle: TokenBucket | undefined;
   #inFlight = 0;
   #timer: NodeJS.Timeout | undefined;
   #kicked = false;
@@ -109,6 +116,37 @@ export class PollDispatcher {
 
   get inFlight(): number {
     return this.#inFlight;
+  }
+
+  /** Upstream answered 429 (`retryAfterMs`: its Retry-After): the rate in use is cut and held. */
+  rateLimited(retryAfterMs: number | undefined): void {
+    const now = this.#options.now();
+    this.#backoff = afterRateLimited(this.#backoff, {
+      now,
+      retryAfterMs,
+      usedRps: this.achievedPerSecond(),
+      configuredRps: this.#bucket.ratePerSecond,
+    });
+    this.#applyBackoff(now);
+  }
+
+  /** Requests per second kept to after 429s; undefined while the budget's own rate applies. */
+  get limitRps(): number | undefined {
+    return limitAt(this.#backoff, this.#options.now(), this.#bucket.ratePerSecond);
+  }
+
+  /** The throttle follows the backoff's limit, rebuilt only when it moved by a tenth or more. */
+  #applyBackoff(now: number): void {
+    const limit = limitAt(this.#backoff, now, this.#bucket.ratePerSecond);
+    if (limit === undefined) {
+      this.#throttle = undefined;
+      return;
+    }
+    const current = this.#throttle?.ratePerSecond;
+    if (current !== undefined && Math.abs(limit - current) < current / 10) return;
+    // One token at most: what the cut allows starts spaced out, not in a burst.
+    this.#throttle = new TokenBucket({ ratePerSecond: limit, capacity: 1, now: this.#options.now });
+    if (current !== undefined && limit < current) this.#throttle.reserve();
   }
 
   /** Targets currently known: the bound on anything that could wait for the budget. */
@@ -184,7 +222,9 @@ export class PollDispatcher {
 
   #turn(): void {
     if (this.#stopped) return;
+    this.#applyBackoff(this.#options.now());
     let slots = Math.min(Math.floor(this.#bucket.tokens), this.#options.concurrency - this.#inFlight);
+    if (this.#throttle !== undefined) slots = Math.min(slots, Math.floor(this.#throttle.tokens));
     if (slots <= 0) return;
     // One-off requests first, within their share: whatever they ask, the polls keep the rest.
     const ahead = Math.min(slots, Math.floor(this.#oneOffBucket?.tokens ?? 0));
@@ -215,7 +255,10 @@ export class PollDispatcher {
         .finally(() => {
           target.inFlight = false;
           // Its lease is another relay's: nothing went upstream, the token goes back.
-          if (target.followed) this.#bucket.refund();
+          if (target.followed) {
+            this.#bucket.refund();
+            this.#throttle?.refund();
+          }
         }),
     );
   }
@@ -236,6 +279,7 @@ export class PollDispatcher {
   /** One request started: a token of the budget, a slot until `run` settles, then another turn. */
   #spend(kind: string, now: number, run: () => Promise<void>): void {
     this.#bucket.reserve();
+    this.#throttle?.reserve();
     this.#inFlight += 1;
     this.#started.push({ at: now, kind });
     this.#prune();

@@ -54,6 +54,8 @@ export interface TargetView<K> {
    * hint covers it). Changes before then without a hint were deep in the book, if any.
    */
   coveredAt?: number | undefined;
+  /** Upstream answered 429 with `Retry-After`: it is not asked again before this time. */
+  retryAt?: number | undefined;
 }
 
 /** The share of a book's changes that no hint shows (deep in the book): a guess, kept small. */
@@ -87,6 +89,7 @@ export interface Ranked<K> {
  */
 export function rankOf<K>(target: TargetView<K>, now: number, mode: SchedulerMode): Ranked<K> | undefined {
   if (target.inFlight) return undefined;
+  if (target.retryAt !== undefined && now < target.retryAt) return undefined;
   const { key, timing } = target;
   const sinceAsked = target.lastAskedAt === undefined ? Number.POSITIVE_INFINITY : now - target.lastAskedAt;
   if (!target.awaitingFirstAsk && sinceAsked < timing.minIntervalMs) return undefined;

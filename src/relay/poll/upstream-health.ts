@@ -24,6 +24,8 @@ export interface UpstreamHealthSnapshot {
   /** Latency of recent successful attempts, oldest first, in ms (for the status page's sparkline). */
   recentLatencyMs: number[];
   identity: UpstreamIdentity;
+  /** Upstream's 429 answers since start, and the time of the last one. */
+  rateLimited: { total: number; lastAt: number | undefined };
 }
 
 /** unverified: no `/health` answer yet; mismatch: an answer, but not upstream's (see `problem`). */
@@ -43,6 +45,8 @@ export class UpstreamHealthMonitor {
   #lastSuccessAt: number | undefined;
   #lastFailureAt: number | undefined;
   #lastError: string | undefined;
+  #rateLimited = 0;
+  #lastRateLimitedAt: number | undefined;
   #probe: NodeJS.Timeout | undefined;
   #identity: UpstreamIdentity = { state: 'unverified' };
   /** Route templates, and their services, that answered 2xx since the identity was last a mismatch. */
@@ -92,6 +96,7 @@ export class UpstreamHealthMonitor {
       errorRate: this.#outcomes.length === 0 ? 0 : failures / this.#outcomes.length,
       recentLatencyMs: [...this.#latencies],
       identity: this.#identity,
+      rateLimited: { total: this.#rateLimited, lastAt: this.#lastRateLimitedAt },
     };
   }
 
@@ -141,6 +146,10 @@ export class UpstreamHealthMonitor {
       if (this.#latencies.length > WINDOW) this.#latencies.shift();
     } else {
       this.#lastFailureAt = Date.now();
+      if (event.outcome === 'rate_limited') {
+        this.#rateLimited += 1;
+        this.#lastRateLimitedAt = this.#lastFailureAt;
+      }
       this.#lastError = `${event.endpoint}: ${event.outcome}${event.status === undefined ? '' : ` ${event.status}`}`;
     }
   }

@@ -8,7 +8,7 @@
  */
 import type { CallInit } from '../../upstream/client.ts';
 import type { MarketsQuery } from '../../upstream/endpoints.ts';
-import { publicReason } from '../../upstream/errors.ts';
+import { publicReason, UpstreamHttpError } from '../../upstream/errors.ts';
 import type {
   ClobPriceBatchResponse,
   MarketActivityResponse,
@@ -84,6 +84,7 @@ export abstract class PollTarget implements DispatchTarget, Confirmation {
   weight = 1;
   hintedAt: number | undefined;
   coveredAt: number | undefined;
+  retryAt: number | undefined;
   changeRate = changeRateOf(initialChangeHistory);
   followed = false;
   /** Set when the target is dropped: a response still on its way is then ignored. */
@@ -163,6 +164,9 @@ export abstract class PollTarget implements DispatchTarget, Confirmation {
   protected failed(kind: PollKind, markets: number, askedAt: number, error: unknown): void {
     // What clients are told; the error itself goes to the log (poll:done).
     this.lastError = publicReason(error);
+    // Upstream's Retry-After holds this target back; the budget's own cut is the dispatcher's.
+    const retryAfterMs = error instanceof UpstreamHttpError ? error.retryAfterMs : undefined;
+    this.retryAt = retryAfterMs === undefined ? undefined : this.context.now() + retryAfterMs;
     this.emitPoll(kind, markets, 'error', askedAt, error);
     this.context.judgeFreshness();
   }

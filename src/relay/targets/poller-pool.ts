@@ -161,6 +161,16 @@ export class PollerPool {
   }
 
   /** What the configured intervals would cost against the budget (the requested polling rate). */
+  /** Upstream answered a 429: the budget's rate is cut and held (relay/poll-dispatcher.ts). */
+  rateLimited(retryAfterMs: number | undefined): void {
+    this.#dispatcher.rateLimited(retryAfterMs);
+  }
+
+  /** Requests per second kept to after upstream's 429s; undefined while not lowered. */
+  get rateLimitRps(): number | undefined {
+    return this.#dispatcher.limitRps;
+  }
+
   get intervals(): PollIntervals {
     return this.#intervals;
   }
