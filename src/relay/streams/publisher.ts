@@ -44,8 +44,8 @@ export class StreamPublisher {
   }
 
   /** Upstream confirmed the stream's state unchanged (the same response as the one it holds). */
-  confirm(stream: AnyStream, ts: string, rts: string, receivedAt: number): void {
-    stream.confirm(ts, rts, receivedAt);
+  confirm(stream: AnyStream, receivedAt: number): void {
+    stream.confirm(receivedAt);
     this.served(stream, null, 'update', receivedAt);
   }
 

@@ -120,11 +120,9 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
    * (protocol.md: "No update is sent for a poll that changed nothing").
    */
   publish(next: State, ts: string, rts: string, now: number): PublishResult {
-    this.#ts = ts;
-    this.#rts = rts;
     this.lastSuccessAt = now;
-    this.#snapshot = undefined;
     if (this.#state === undefined) {
+      this.#takeTimes(ts, rts);
       this.#state = next;
       this.#seq = 1;
       this.lastChangeAt = now;
@@ -134,7 +132,10 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
       return { frame, seq: this.#seq };
     }
     const delta = this.#codec.diff(this.#state, next);
+    // An unchanged state keeps the times of the response it came from: a later snapshot of this seq
+    // must show the same record, `ts` included (protocol.md "Sequencing").
     if (delta === null) return { frame: null, seq: this.#seq };
+    this.#takeTimes(ts, rts);
     this.#state = next;
     this.#seq += 1;
     this.lastChangeAt = now;
@@ -202,11 +203,12 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   }
 
   /**
-   * A poll that changed nothing confirmed the state at a new `ts`: what `publish` of an unchanged
-   * state does, without comparing states (a response known to be the one the state came from).
+   * A poll that changed nothing confirmed the state: what `publish` of an unchanged state does,
+   * without comparing states (a response known to be the one the state came from). The state keeps
+   * its `ts` and `rts`: they are the record's, not the poll's.
    */
-  confirm(ts: string, rts: string, now: number): void {
-    if (this.#state !== undefined) this.#confirm(this.#state, ts, rts, now);
+  confirm(now: number): void {
+    if (this.#state !== undefined) this.lastSuccessAt = now;
   }
 
   /** Numbered by this relay alone from now on (Redis away): a new epoch, starting with a snapshot. */
@@ -220,9 +222,14 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
 
   #confirm(state: State, ts: string, rts: string, now: number): void {
     this.#state = state;
+    this.#takeTimes(ts, rts);
+    this.lastSuccessAt = now;
+  }
+
+  /** The times of a new state; the cached snapshot showed the old one. */
+  #takeTimes(ts: string, rts: string): void {
     this.#ts = ts;
     this.#rts = rts;
-    this.lastSuccessAt = now;
     this.#snapshot = undefined;
   }
 

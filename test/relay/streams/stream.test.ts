@@ -69,6 +69,24 @@ describe('Stream', () => {
     expect(typeof client.messages[2]?.checksum).toBe('number');
   });
 
+  it('keeps the times of the record it shows: a snapshot of a seq equals its update but for the type', () => {
+    const stream = newStream();
+    const client = new Recorder();
+    stream.subscribers.add(client);
+    stream.publish(book([['0.50000000', '1']]), '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.010Z', 1);
+    stream.publish(book([['0.50000000', '2']]), '2026-01-01T00:00:01.000Z', '2026-01-01T00:00:01.010Z', 2);
+    // Later polls that changed nothing (one of them an older record) carry other times.
+    stream.publish(book([['0.50000000', '2']]), '2026-01-01T00:00:05.000Z', '2026-01-01T00:00:05.010Z', 3);
+    stream.publish(book([['0.50000000', '2']]), '2025-12-31T23:59:59.000Z', '2026-01-01T00:00:06.010Z', 4);
+    const update = client.messages.at(-1)!;
+    const snapshot = JSON.parse(stream.snapshotFrame().text) as Record<string, unknown>;
+    expect(snapshot).toMatchObject({ type: 'snapshot', seq: update.seq, ts: update.ts, rts: update.rts });
+    const { type: _update, data: _delta, ...updateEnvelope } = update;
+    const { type: _snapshot, data: _state, ...snapshotEnvelope } = snapshot;
+    expect(snapshotEnvelope).toEqual(updateEnvelope);
+    expect(stream.lastSuccessAt).toBe(4);
+  });
+
   it('replays the updates after a seq it still holds, and refuses otherwise', () => {
     const stream = newStream(2);
     for (let i = 1; i <= 5; i++)
@@ -180,8 +198,11 @@ describe('Stream numbered by the cluster (lease holder)', () => {
       frameOf(9).text,
     ]);
     expect(stream.updatesSince('other', 7)).toBeUndefined();
-    stream.confirm('t3', 'r3', 3);
-    expect(stream.ts).toBe('t3');
+    const tsBefore = stream.ts;
+    stream.confirm(3);
+    // Confirmed, not changed: the state keeps the times of the record it shows.
+    expect(stream.ts).toBe(tsBefore);
+    expect(stream.lastSuccessAt).toBe(3);
     expect(stream.seq).toBe(9);
   });
 
