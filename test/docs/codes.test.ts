@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { channels } from '../../src/protocol/channels.ts';
 import { closeCodes, errorCodes } from '../../src/protocol/messages.ts';
 import { protocolDocPath } from './asyncapi-document.ts';
 
@@ -50,6 +51,11 @@ describe('docs/protocol.md documents every code', () => {
     for (const code of Object.values(closeCodes)) {
       expect(explanation('Close codes', String(code)), String(code)).not.toBe('');
     }
+  });
+
+  it('names every channel where it says which channels are known', () => {
+    const unknownChannel = explanation('Error codes', 'unknown_channel');
+    for (const channel of channels) expect(unknownChannel, channel).toContain(`\`${channel}\``);
   });
 
   it('shows an error message example for each error code', () => {
