@@ -21,6 +21,7 @@ import {
   PROBABILITIES_STREAM,
   type StreamMessage,
 } from '../../src/protocol/messages.ts';
+import { propertyRuns } from '../support/property-runs.ts';
 
 // ------------------------------------------------------------------------------------------------
 // Generators
@@ -280,7 +281,7 @@ describe('compact stream messages', () => {
         // Even the key order is JSON mode's, so the decoded message serialises to the same text.
         if (decoded.ok) expect(JSON.stringify(decoded.message)).toBe(JSON.stringify(message));
       }),
-      { numRuns: 500 },
+      { numRuns: propertyRuns(500) },
     );
   });
 

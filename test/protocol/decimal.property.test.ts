@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compareDecimals, isZeroDecimal, sumDecimals } from '../../src/protocol/decimal.ts';
+import { propertyRuns } from '../support/property-runs.ts';
 
 /** Decimal strings as upstream's schemas admit them, leading zeros and negatives included. */
 const decimal = fc
@@ -43,7 +44,7 @@ describe('decimal properties', () => {
         const expected = values.reduce((total, value) => total + scaled(value, scale), 0n);
         expect(sumDecimals(values)).toBe(format(expected, scale));
       }),
-      { numRuns: 500 },
+      { numRuns: propertyRuns(500) },
     );
   });
 
@@ -55,7 +56,7 @@ describe('decimal properties', () => {
         const expected = values.reduce((total, value) => total + scaled(value, scale), 0n);
         expect(sumDecimals(values)).toBe(format(expected, scale));
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 
@@ -68,7 +69,7 @@ describe('decimal properties', () => {
         expect(Math.sign(compareDecimals(a, b))).toBe(expected);
         expect(Math.sign(compareDecimals(b, a))).toBe(-expected || 0);
       }),
-      { numRuns: 1000 },
+      { numRuns: propertyRuns(1000) },
     );
   });
 
@@ -79,7 +80,7 @@ describe('decimal properties', () => {
         const difference = scaled(a, 8) - scaled(b, 8);
         expect(Math.sign(compareDecimals(a, b))).toBe(difference === 0n ? 0 : difference < 0n ? -1 : 1);
       }),
-      { numRuns: 500 },
+      { numRuns: propertyRuns(500) },
     );
   });
 
@@ -91,7 +92,7 @@ describe('decimal properties', () => {
         const reference = values.map((v) => scaled(v, scale)).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
         expect(sorted).toEqual(reference);
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 
@@ -104,7 +105,7 @@ describe('decimal properties', () => {
       fc.property(mostlyZero, (value) => {
         expect(isZeroDecimal(value)).toBe(scaled(value, places(value)) === 0n);
       }),
-      { numRuns: 500 },
+      { numRuns: propertyRuns(500) },
     );
   });
 });

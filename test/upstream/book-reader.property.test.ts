@@ -12,6 +12,7 @@ import { aggregateBook, aggregateSides } from '../../src/relay/channels/aggregat
 import { readOrderBook } from '../../src/upstream/book-reader.ts';
 import { OrderSpans } from '../../src/upstream/order-spans.ts';
 import * as schemas from '../../src/upstream/schemas.ts';
+import { propertyRuns } from '../support/property-runs.ts';
 import { nearlyValid, orderBook, price8, size, timestamp, uuid } from '../support/upstream-arbitraries.ts';
 
 const DEPTHS: BookDepth[] = [null, 10, 50];
@@ -86,7 +87,7 @@ describe('readOrderBook', () => {
       fc.property(busyBook, (book) => {
         expect(expectSameAsParsed(JSON.stringify(book))).toBe(true);
       }),
-      { numRuns: 500 },
+      { numRuns: propertyRuns(500) },
     );
   });
 
@@ -95,7 +96,7 @@ describe('readOrderBook', () => {
       fc.property(busyBook, fc.constantFrom(0, 1, 2), fc.boolean(), (book, indent, reorder) => {
         expect(expectSameAsParsed(textOf(book, indent, reorder))).toBe(true);
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 
@@ -108,7 +109,7 @@ describe('readOrderBook', () => {
         if (!read) return;
         expect(schemas.orderBook.safeParse(value).success).toBe(true);
       }),
-      { numRuns: 2_000 },
+      { numRuns: propertyRuns(2_000) },
     );
   });
 
@@ -141,7 +142,7 @@ describe('readOrderBook', () => {
           expect(readOrderBook(Buffer.from(text))).toBeUndefined();
         else expectSameAsParsed(text);
       }),
-      { numRuns: 3_000 },
+      { numRuns: propertyRuns(3_000) },
     );
   });
 
@@ -177,7 +178,7 @@ describe('OrderSpans.compare', () => {
         expect(Math.sign(spans.compare(0, 1)) || 0).toBe(Math.sign(compareDecimals(a, b)) || 0);
         expect(spans.price(0)).toBe(a);
       }),
-      { numRuns: 2_000 },
+      { numRuns: propertyRuns(2_000) },
     );
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { compiledCheck } from '../../src/upstream/compiled-check.ts';
 import * as schemas from '../../src/upstream/schemas.ts';
+import { propertyRuns } from '../support/property-runs.ts';
 import { nearlyValid, orderBook, price8, timestamp, uuid } from '../support/upstream-arbitraries.ts';
 
 // The compiled predicate must accept exactly the JSON values its zod schema accepts: valid bodies,
@@ -54,7 +55,7 @@ describe('compiledCheck', () => {
         fc.property(nearlyValid(valid), (value) => {
           expect(check?.(value)).toBe(schema.safeParse(value).success);
         }),
-        { numRuns: 1_000 },
+        { numRuns: propertyRuns(1_000) },
       );
     });
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TokenBucket } from '../../src/util/token-bucket.ts';
+import { propertyRuns } from '../support/property-runs.ts';
 
 function fakeClock(start = 1000) {
   let now = start;
@@ -86,7 +87,7 @@ describe('TokenBucket', () => {
           expect(starts).toEqual([...starts].sort((a, b) => a - b));
         },
       ),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(100) },
     );
   });
 });

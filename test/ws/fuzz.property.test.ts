@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { closeCodes, errorCodes } from '../../src/protocol/messages.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { propertyRuns } from '../support/property-runs.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -130,7 +131,7 @@ describe('client fuzzing', () => {
           await closed;
         }
       }),
-      { numRuns: 60 },
+      { numRuns: propertyRuns(60) },
     );
     expect(bystander.violations).toEqual([]);
     expect(bystander.closeCode).toBeUndefined();

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type FrameVerdict, RATE_WINDOW_MS, RequestGuard } from '../../src/ws/request-guard.ts';
+import { propertyRuns } from '../support/property-runs.ts';
 
 function guard(now: { t: number }, floodCloseAfterMs = 5_000) {
   return new RequestGuard({ requestsPerSecond: 20, requestBurst: 40, floodCloseAfterMs, now: () => now.t });
@@ -50,7 +51,7 @@ describe('RequestGuard', () => {
           );
         },
       ),
-      { numRuns: 50 },
+      { numRuns: propertyRuns(50) },
     );
   });
 

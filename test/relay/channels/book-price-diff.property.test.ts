@@ -6,6 +6,7 @@ import type { BookDepth, Level } from '../../../src/protocol/messages.ts';
 import { aggregateBook, limitDepth } from '../../../src/relay/channels/aggregate.ts';
 import { diffBook } from '../../../src/relay/channels/book-price-diff.ts';
 import type { OrderBook, OrderEntry } from '../../../src/upstream/schemas.ts';
+import { propertyRuns } from '../../support/property-runs.ts';
 
 // ------------------------------------------------------------------------------------------------
 // Generators: successive upstream books on a small price grid, so that levels collide, persist,
@@ -142,7 +143,7 @@ describe('book pipeline properties', () => {
         expect(state.last_price).toBe(b.last_price);
         expectStrictlyBestFirst(state);
       }),
-      { numRuns: 200 },
+      { numRuns: propertyRuns(200) },
     );
   });
 
@@ -157,7 +158,7 @@ describe('book pipeline properties', () => {
         expect(state.asks).toEqual(referenceSide(listed.asks, 'asc'));
         expect(aggregateBook(listed, depth)).toEqual(limitDepth(state, depth));
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 
@@ -192,7 +193,7 @@ describe('book pipeline properties', () => {
           }
         }
       }),
-      { numRuns: 150 },
+      { numRuns: propertyRuns(150) },
     );
   });
 });

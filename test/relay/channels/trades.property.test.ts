@@ -15,6 +15,7 @@ import {
   tradesStates,
   walkActivity,
 } from '../../../src/relay/channels/trades.ts';
+import { propertyRuns } from '../../support/property-runs.ts';
 
 /**
  * Upstream's activity log, oldest first, that grows between polls AND between the page requests
@@ -144,7 +145,7 @@ describe('trades: walking the activity listing', () => {
           // Everything from the oldest entry of the first page to the newest, in order, each once.
           expect(ids(delivered)).toEqual(ids(log.entries).filter((id) => number(id) >= start));
         }),
-        { numRuns: 60 },
+        { numRuns: propertyRuns(60) },
       );
     },
   );
@@ -158,7 +159,7 @@ describe('trades: walking the activity listing', () => {
         const start = Math.max(0, initial - ACTIVITY_PAGE_SIZE);
         if (complete) expect(ids(delivered)).toEqual(ids(log.entries).filter((id) => number(id) >= start));
       }),
-      { numRuns: 60 },
+      { numRuns: propertyRuns(60) },
     );
   });
 
@@ -226,7 +227,7 @@ describe('trades: walking the activity listing', () => {
           }
         },
       ),
-      { numRuns: 60 },
+      { numRuns: propertyRuns(60) },
     );
   });
 });

@@ -18,6 +18,7 @@ import {
   type SchedulerMode,
   type TargetView,
 } from '../../../src/relay/poll/scheduler.ts';
+import { propertyRuns } from '../../support/property-runs.ts';
 
 type Target = TargetView<number>;
 
@@ -216,7 +217,7 @@ describe('the scheduler over a simulated minute', () => {
           expect(Math.max(...maxAge)).toBeLessThanOrEqual(maxAgeMs);
         },
       ),
-      { numRuns: 25 },
+      { numRuns: propertyRuns(25) },
     );
   });
 
@@ -276,7 +277,7 @@ describe('the scheduler over a simulated minute', () => {
           expect(asks[1]).toBeGreaterThanOrEqual(20);
         },
       ),
-      { numRuns: 10 },
+      { numRuns: propertyRuns(10) },
     );
   });
 });
