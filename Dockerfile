@@ -9,7 +9,9 @@ COPY src ./src
 RUN npm run build
 
 FROM node:20-bookworm-slim AS runtime
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080
+# UPSTREAM_REQUIRED: no default upstream here; `serve` exits 2 without --upstream URL (or UPSTREAM_URL),
+# and serves the simulator only when asked with --upstream sim.
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 UPSTREAM_REQUIRED=1
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
@@ -17,7 +19,8 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean -
 COPY --from=build /app/dist ./dist
 USER node
 EXPOSE 8080
-HEALTHCHECK --interval=15s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# Liveness, not /health: an upstream outage must not mark every container unhealthy at once.
+HEALTHCHECK --interval=15s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/livez').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # The heap flag: docs/operations.md "Heap" (V8 otherwise marks the whole heap every second or two).
 ENTRYPOINT ["node", "--initial-old-space-size=128", "dist/cli.js"]
 CMD ["serve"]

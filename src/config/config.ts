@@ -92,6 +92,9 @@ const simProfile: OptionSpec = {
   help: "simulator's answers where upstream's interface leaves them open (docs/upstream.md)",
 };
 
+/** Set to `1` (the container image does) to make `serve` refuse to start without an explicit upstream. */
+export const UPSTREAM_REQUIRED_ENV = 'UPSTREAM_REQUIRED';
+
 /** Every option of `serve`, as the flag is spelt. */
 const serveOptions = {
   port: port('8080'),
@@ -339,6 +342,15 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
         logLevel: read('log-level') as LogLevel,
       },
     };
+  }
+
+  // The container image has no default upstream: an image that quietly served simulated markets
+  // would look like a working relay (docs/operations.md "Going to production").
+  if (env[UPSTREAM_REQUIRED_ENV] === '1' && args.values.get('upstream') === undefined && !env.UPSTREAM_URL) {
+    throw new ConfigError(
+      'upstream',
+      'missing --upstream: this build has no default upstream; give --upstream URL (or UPSTREAM_URL), or --upstream sim for the simulator',
+    );
   }
 
   const tuning: TuningOverrides = {};

@@ -222,6 +222,20 @@ describe('parseCommandLine', () => {
     expect(serveConfig([], { PORT: '', API_KEYS: '' })).toMatchObject({ port: 8080, apiKeys: undefined });
   });
 
+  it('refuses to start without an explicit upstream where UPSTREAM_REQUIRED=1 (the image), sim only when asked', () => {
+    const required = { UPSTREAM_REQUIRED: '1' };
+    expect(configError([], required).message).toMatch(/^missing --upstream: .*--upstream sim/);
+    expect(configError(['serve', '--port', '0'], { ...required, UPSTREAM_URL: '' }).message).toMatch(
+      /^missing --upstream/,
+    );
+    expect(serveConfig(['serve', '--upstream', 'sim'], required).upstream).toBe('sim');
+    expect(serveConfig([], { ...required, UPSTREAM_URL: 'https://upstream.example' }).upstream).toBe(
+      'https://upstream.example',
+    );
+    // Without it (npm start, the README) the simulator stays the default.
+    expect(serveConfig([]).upstream).toBe('sim');
+  });
+
   it('says when a bad value came from the environment', () => {
     expect(configError([], { UPSTREAM_RPS: '-1' }).message).toBe(
       'invalid --upstream-rps (from env UPSTREAM_RPS): got "-1", expected an integer from 1 to 100,000',
