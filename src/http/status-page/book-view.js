@@ -5,8 +5,8 @@
  * `subscribePrice(market)`; the SDK checks seq and checksums, this view only draws its verified state.
  * The ladder is built once and updated in place; a changed size flashes green (up) or red (down).
  */
-import { trimDecimal } from './format.js';
-import { clearRoot, closableView, connectToRelay, element, viewHead } from './view-parts.js';
+import { plural, trimDecimal } from './format.js';
+import { clearRoot, closableView, connectToRelay, element, freshnessBanner, viewHead } from './view-parts.js';
 
 const DEPTH = 10;
 const PRICE_FIELDS = [
@@ -51,12 +51,13 @@ export function openBookView(root, { market, title, token, transport, onClose })
   spreadRow.append(spreadCell);
   ladder.append(spreadRow);
   for (let i = 0; i < DEPTH; i++) bidRows.push(levelRow(ladder, 'bid'));
-  root.append(head, prices, ladder);
+  const banner = freshnessBanner(root);
+  root.append(head, banner.node, prices, ladder);
 
   let updates = 0;
   let connection = 'connecting';
   const renderMeta = () => {
-    meta.textContent = `${market} · ${connection} · ${book.status} · seq ${book.seq ?? '–'} · ${updates} updates`;
+    meta.textContent = `${market} · ${connection} · ${book.status} · seq ${book.seq ?? '–'} · ${plural(updates, 'update')}`;
   };
 
   const renderBook = (state) => {
@@ -82,7 +83,10 @@ export function openBookView(root, { market, title, token, transport, onClose })
       updates += 1;
       renderBook(state);
     }),
-    book.on('status', renderMeta),
+    book.on('status', ({ status, reason }) => {
+      banner.show(status, reason);
+      renderMeta();
+    }),
     price.on('snapshot', ({ state }) => renderPrice(state)),
     price.on('update', ({ state }) => renderPrice(state)),
     client.on('status', ({ status }) => {

@@ -6,8 +6,17 @@
  * `oracle_feed_id`) and the orders by id. The SDK checks seq and epochs; this view only draws the
  * state it keeps. The root's `data-channel`, `data-seq` and `data-updates` say what is shown.
  */
-import { trimDecimal } from './format.js';
-import { clearRoot, closableView, connectToRelay, element, fillRows, table, viewHead } from './view-parts.js';
+import { plural, trimDecimal } from './format.js';
+import {
+  clearRoot,
+  closableView,
+  connectToRelay,
+  element,
+  fillRows,
+  freshnessBanner,
+  table,
+  viewHead,
+} from './view-parts.js';
 
 /** Rows drawn per list: the page shows a glance, the SDK keeps everything. */
 const SHOWN = 15;
@@ -29,7 +38,8 @@ export function openChannelView(root, { channel, market, title, token, transport
   root.dataset.updates = '0';
   const { head, meta, close } = viewHead(title);
   const body = element('div', 'channel-body');
-  root.append(head, body);
+  const banner = freshnessBanner(root);
+  root.append(head, banner.node, body);
 
   let connection = 'connecting';
   let updates = 0;
@@ -37,7 +47,7 @@ export function openChannelView(root, { channel, market, title, token, transport
   const renderMeta = () => {
     // The stream's own id: the market, the feed id on `oracle`, `all` on `probabilities`.
     const stream = shown === undefined ? channel : `${shown.channel} ${shown.market}`;
-    meta.textContent = `${stream} · ${connection} · ${shown?.status ?? 'pending'} · seq ${shown?.seq ?? '–'} · ${updates} updates`;
+    meta.textContent = `${stream} · ${connection} · ${shown?.status ?? 'pending'} · seq ${shown?.seq ?? '–'} · ${plural(updates, 'update')}`;
   };
   /** Called by a channel's drawing code each time its stream's state changed. */
   const drawn = (stream, isUpdate) => {
@@ -69,7 +79,10 @@ export function openChannelView(root, { channel, market, title, token, transport
         draw(state, stream);
         drawn(stream, true);
       }),
-      stream.on('status', renderMeta),
+      stream.on('status', ({ status, reason }) => {
+        banner.show(status, reason);
+        renderMeta();
+      }),
     );
     return stream;
   };
@@ -102,7 +115,7 @@ function openTrades({ client, market, body, follow }) {
   });
   trades.on('trade', () => {
     printed += 1;
-    summary.textContent = `${printed} trades seen · the ${SHOWN} most recent:`;
+    summary.textContent = `${plural(printed, 'trade')} seen · the ${SHOWN} most recent:`;
   });
 }
 

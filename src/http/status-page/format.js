@@ -8,6 +8,11 @@ export function text(element, value) {
   if (element.textContent !== value) element.textContent = value;
 }
 
+/** `1 update`, `2 updates`: a count with its noun, singular for one. */
+export function plural(count, noun) {
+  return `${count} ${count === 1 ? noun : `${noun}s`}`;
+}
+
 export function formatAge(ms) {
   if (ms < 1_000) return `${Math.max(0, Math.round(ms))} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;

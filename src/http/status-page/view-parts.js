@@ -57,6 +57,41 @@ export function viewHead(title) {
   return { head, meta, close };
 }
 
+/**
+ * The banner a view shows while its stream is not live, so that a stale or closed stream cannot pass
+ * for a live one: it says which, why and since when, and marks the view's root (`is-stale`,
+ * `is-closed`), which greys what the view shows and stops its flashes (status.css).
+ */
+export function freshnessBanner(root) {
+  const node = element('div', 'stream-banner');
+  node.hidden = true;
+  node.setAttribute('role', 'status');
+  let shown;
+  let since;
+  const show = (status, reason) => {
+    const stale = status === 'stale';
+    const closed = status === 'closed';
+    root.classList.toggle('is-stale', stale);
+    root.classList.toggle('is-closed', closed);
+    root.dataset.status = status;
+    if (!stale && !closed) {
+      node.hidden = true;
+      shown = undefined;
+      return;
+    }
+    if (shown !== status) {
+      shown = status;
+      since = new Date().toISOString().slice(11, 19);
+    }
+    const why = reason ?? (stale ? 'no upstream answer' : 'the stream ended');
+    node.textContent = stale
+      ? `Stale since ${since} UTC: ${why}. Showing the last known state, which may be out of date.`
+      : `Closed since ${since} UTC: ${why}. This stream has ended; nothing more will arrive.`;
+    node.hidden = false;
+  };
+  return { node, show };
+}
+
 /** A table with a header row; returns the table and its body to fill. */
 export function table(className, labels) {
   const node = element('table', className);
