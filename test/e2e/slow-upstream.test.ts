@@ -2,7 +2,7 @@
  * Staleness is about answers, not waiting (docs/operations.md "Freshness"): with every upstream
  * answer 2 s late, 1 s polls and the default 3 polls of grace, every poll still succeeds within the
  * 5 s upstream timeout, so no stream of any channel may say `stale`. The 60 s run of the same set-up
- * is `npm run bench -- slow-upstream` (docs/benchmarks.md).
+ * is `node --import tsx bench/upstream-signals.ts` (docs/benchmarks.md).
  */
 import { describe, expect, it } from 'vitest';
 import type { Channel, TradesData } from '../../src/protocol/messages.ts';
