@@ -161,7 +161,7 @@ export class PollerPool {
   }
 
   /** What the configured intervals would cost against the budget (the requested polling rate). */
-  /** Upstream answered a 429: the budget's rate is cut and held (relay/poll-dispatcher.ts). */
+  /** Upstream answered a 429: the budget's rate is cut and held (relay/poll/dispatcher.ts). */
   rateLimited(retryAfterMs: number | undefined): void {
     this.#dispatcher.rateLimited(retryAfterMs);
   }

@@ -111,7 +111,7 @@ export class PriceBatchTarget extends PollTarget {
     }
   }
 
-  /** The markets of `batch` wait for the request sent at `sentAt` (relay/freshness.ts), or for none. */
+  /** The markets of `batch` wait for the request sent at `sentAt` (relay/poll/freshness.ts), or for none. */
   #markAwaiting(batch: readonly string[], sentAt: number | undefined): void {
     for (const market of batch) {
       const health = this.#health.get(market);
