@@ -39,6 +39,7 @@ describe('a slow upstream', () => {
       ['orders', markets],
       ['probabilities', ['all']],
       ['oracle', [feed]],
+      ['markets', ['all']],
     ];
     for (const [channel, ids] of streams) await client.request({ op: 'subscribe', channel, markets: ids });
     await waitFor('every snapshot', () =>

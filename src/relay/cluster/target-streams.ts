@@ -231,7 +231,7 @@ export class ClusterTarget<State, Delta> {
       return true;
     }
     if (entry.kind === 'confirm' && inStep && stream.seq === entry.seq) {
-      stream.confirm(at);
+      stream.confirm(rts, at);
       publisher.served(stream, null, 'update', at);
       return true;
     }
@@ -263,7 +263,7 @@ export class ClusterTarget<State, Delta> {
       const inStep = stream.hasState && stream.epoch === entry.epoch;
       if (inStep && entry.seq < stream.seq) continue; // already here (a catch-up was quicker)
       if (inStep && entry.seq === stream.seq) {
-        stream.confirm(batch.receivedAt);
+        stream.confirm(batch.rts, batch.receivedAt);
         publisher.served(stream, null, 'update', batch.receivedAt);
         continue;
       }

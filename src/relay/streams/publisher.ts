@@ -44,8 +44,8 @@ export class StreamPublisher {
   }
 
   /** Upstream confirmed the stream's state unchanged (the same response as the one it holds). */
-  confirm(stream: AnyStream, receivedAt: number): void {
-    stream.confirm(receivedAt);
+  confirm(stream: AnyStream, rts: string, receivedAt: number): void {
+    stream.confirm(rts, receivedAt);
     this.served(stream, null, 'update', receivedAt);
   }
 

@@ -78,6 +78,8 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   #rts = '';
   #freshness: StreamState = 'live';
   #snapshot: Frame | undefined;
+  /** When the relay received the last response that confirmed the state, changed or not. */
+  #confirmedRts = '';
   /** The `rts` subscribers were last told about (in a snapshot, an update or a `confirmed`). */
   #announcedRts = '';
   /** Relay clock (ms) of the last upstream response that confirmed this state. */
@@ -134,7 +136,10 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     const delta = this.#codec.diff(this.#state, next);
     // An unchanged state keeps the times of the response it came from: a later snapshot of this seq
     // must show the same record, `ts` included (protocol.md "Sequencing").
-    if (delta === null) return { frame: null, seq: this.#seq };
+    if (delta === null) {
+      this.#confirmedRts = rts;
+      return { frame: null, seq: this.#seq };
+    }
     this.#takeTimes(ts, rts);
     this.#state = next;
     this.#seq += 1;
@@ -205,10 +210,12 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   /**
    * A poll that changed nothing confirmed the state: what `publish` of an unchanged state does,
    * without comparing states (a response known to be the one the state came from). The state keeps
-   * its `ts` and `rts`: they are the record's, not the poll's.
+   * its `ts` and `rts`: they are the record's; `rts` of this response is only what `confirmed` says.
    */
-  confirm(now: number): void {
-    if (this.#state !== undefined) this.lastSuccessAt = now;
+  confirm(rts: string, now: number): void {
+    if (this.#state === undefined) return;
+    this.#confirmedRts = rts;
+    this.lastSuccessAt = now;
   }
 
   /** Numbered by this relay alone from now on (Redis away): a new epoch, starting with a snapshot. */
@@ -230,6 +237,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   #takeTimes(ts: string, rts: string): void {
     this.#ts = ts;
     this.#rts = rts;
+    this.#confirmedRts = rts;
     this.#snapshot = undefined;
   }
 
@@ -241,8 +249,8 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
    */
   announceConfirmation(): boolean {
     if (this.#state === undefined || this.#freshness !== 'live' || this.subscribers.size === 0) return false;
-    if (this.#rts === this.#announcedRts) return false;
-    this.#announcedRts = this.#rts;
+    if (this.#confirmedRts === this.#announcedRts) return false;
+    this.#announcedRts = this.#confirmedRts;
     const frame = toFrame({
       type: 'confirmed',
       channel: this.channel,
@@ -250,7 +258,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
       ...(this.channel === 'book' ? { depth: this.depth ?? null } : {}),
       epoch: this.#epoch,
       seq: this.#seq,
-      confirmed: this.#rts,
+      confirmed: this.#confirmedRts,
     });
     for (const subscriber of this.subscribers) subscriber.notify(this, frame);
     return true;

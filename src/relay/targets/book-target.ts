@@ -120,7 +120,7 @@ export class BookTarget extends PollTarget {
       const full = this.#aggregated(book, deepestOf(bookStreams));
       for (const stream of bookStreams) {
         first ||= !stream.hasState;
-        if (same && stream.hasState) publisher.confirm(stream, receivedAt);
+        if (same && stream.hasState) publisher.confirm(stream, rts, receivedAt);
         else if (publisher.publish(stream, limitDepth(full, stream.depth ?? null), ts, rts, receivedAt))
           changed = true;
       }
@@ -129,7 +129,7 @@ export class BookTarget extends PollTarget {
     for (const stream of orders) {
       first ||= !stream.hasState;
       if (same && stream.hasState) {
-        publisher.confirm(stream, receivedAt);
+        publisher.confirm(stream, rts, receivedAt);
         continue;
       }
       state ??= ordersStateOf(this.#whole(book));

@@ -199,7 +199,7 @@ describe('Stream numbered by the cluster (lease holder)', () => {
     ]);
     expect(stream.updatesSince('other', 7)).toBeUndefined();
     const tsBefore = stream.ts;
-    stream.confirm(3);
+    stream.confirm('r3', 3);
     // Confirmed, not changed: the state keeps the times of the record it shows.
     expect(stream.ts).toBe(tsBefore);
     expect(stream.lastSuccessAt).toBe(3);
@@ -231,7 +231,7 @@ describe('Stream.announceConfirmation', () => {
     stream.publish(book([['0.50000000', '1']]), t(0), t(0), 0);
     expect(stream.announceConfirmation()).toBe(false); // the snapshot's rts said it
     stream.publish(book([['0.50000000', '1']]), t(1), t(1), 1000);
-    stream.confirm(t(2), t(2), 2000);
+    stream.confirm(t(2), 2000);
     expect(stream.announceConfirmation()).toBe(true);
     expect(stream.announceConfirmation()).toBe(false); // nothing new from upstream
     expect(client.messages.at(-1)).toEqual({
