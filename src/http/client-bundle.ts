@@ -1,42 +1,27 @@
 /**
  * @module http/client-bundle
- * `GET /assets/client.js`: the client SDK's browser entry bundled as one ES module in memory with
- * esbuild, once, on the first request, so the status page imports the real SDK with no build step.
- * From source it bundles `src/client/index.ts`; running compiled, `dist/client/index.js`.
+ * `GET /assets/client.js`: the client SDK's browser entry as one ES module, so the status page
+ * imports the real SDK. `npm run build` bundles it (dist/http/assets/client.js); the relay only
+ * reads that file, once, and serves it: no bundler runs inside the relay. Running from source, the
+ * relay serves the bundle of the last build.
  */
-import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 
-/** The SDK entry next to this module's tree: `.ts` when running from source, `.js` when compiled. */
-export function clientEntry(): string {
-  const source = fileURLToPath(new URL('../client/index.ts', import.meta.url));
-  return existsSync(source) ? source : fileURLToPath(new URL('../client/index.js', import.meta.url));
+/** The built bundle: beside this module when compiled, in dist/ when running from source. */
+export function clientBundlePath(): string {
+  const compiled = import.meta.url.endsWith('.js');
+  return fileURLToPath(
+    new URL(compiled ? './assets/client.js' : '../../dist/http/assets/client.js', import.meta.url),
+  );
 }
 
-export async function bundleClient(entry: string = clientEntry()): Promise<string> {
-  // Loaded on demand: a relay nobody opens the status page of never pays for esbuild.
-  const { build } = await import('esbuild');
-  const result = await build({
-    entryPoints: [entry],
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    write: false,
-    logLevel: 'silent',
-    legalComments: 'none',
-  });
-  const [output] = result.outputFiles;
-  if (output === undefined) throw new Error('esbuild produced no output');
-  return output.text;
-}
-
-export function registerClientBundle(app: FastifyInstance): void {
+export function registerClientBundle(app: FastifyInstance, path: string = clientBundlePath()): void {
   let bundle: Promise<string> | undefined;
   app.get('/assets/client.js', async (_request, reply) => {
-    bundle ??= bundleClient().catch((error: unknown) => {
-      // A failed build is retried on the next request rather than cached.
+    bundle ??= readFile(path, 'utf8').catch((error: unknown) => {
+      // A missing file is looked for again on the next request (a build may be under way).
       bundle = undefined;
       throw error;
     });
@@ -44,11 +29,11 @@ export function registerClientBundle(app: FastifyInstance): void {
       const code = await bundle;
       return reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(code);
     } catch (error) {
-      app.log.error({ err: error }, 'could not bundle the client SDK');
+      app.log.error({ err: error }, 'the client SDK bundle is missing: run `npm run build`');
       return reply
         .code(500)
         .type('text/plain; charset=utf-8')
-        .send(`could not bundle the client SDK: ${error instanceof Error ? error.message : String(error)}`);
+        .send('the client SDK bundle is missing: run `npm run build`');
     }
   });
 }

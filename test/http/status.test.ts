@@ -40,7 +40,7 @@ describe('status page endpoints', () => {
     }
   });
 
-  it('bundles the client SDK once as an ES module exporting connect', async () => {
+  it('serves the client SDK bundle the build made, an ES module exporting connect', async () => {
     harness = await startTestHarness();
     const first = await fetch(`${harness.relay.url}/assets/client.js`);
     expect(first.status).toBe(200);
