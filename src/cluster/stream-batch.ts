@@ -70,7 +70,6 @@ const entry = z.object({
   /** `update`: the update; `reset`: the snapshot of the new epoch; `confirm`: none. */
   message: streamMessage.optional(),
 });
-export type BatchEntry = z.infer<typeof entry>;
 
 const token = z.number().int().positive();
 export const streamBatch = z.union([

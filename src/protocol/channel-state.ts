@@ -3,6 +3,7 @@
  * How a client rebuilds each channel's state after `book` and `price`: its snapshot's data, then
  * every update applied in `seq` order (docs/protocol.md, one section per channel). Pure and shared:
  * the SDK keeps its users' state with these, and the tests rebuild what a client sees with them.
+ * `orders` is applied by id (./order-map.ts).
  */
 import { TRADES_SNAPSHOT_SIZE } from './channels.ts';
 import type {
@@ -11,13 +12,10 @@ import type {
   MarketsUpdateData,
   MarketUpdateData,
   OracleData,
-  OrdersData,
-  OrdersUpdateData,
   ProbabilitiesData,
   ProbabilitiesUpdateData,
   TradesData,
 } from './messages.ts';
-import { applyOrderMapUpdate, orderListsOf, orderMapOf } from './order-map.ts';
 
 /** The new entries after the known ones, the most recent {@link TRADES_SNAPSHOT_SIZE} kept. */
 export function applyTradesUpdate(state: TradesData, update: TradesData): TradesData {
@@ -45,14 +43,6 @@ export function applyMarketsUpdate(state: MarketsData, update: MarketsUpdateData
 /** An `oracle` update carries the whole record. */
 export function applyOracleUpdate(_state: OracleData, update: OracleData): OracleData {
   return update;
-}
-
-/**
- * The `orders` state in the wire's list shape, for code that compares lists (the tests): the SDK's
- * by-id state (./order-map.ts) applies the update, so the apply rule is written once.
- */
-export function applyOrdersUpdate(state: OrdersData, update: OrdersUpdateData): OrdersData {
-  return orderListsOf(applyOrderMapUpdate(orderMapOf(state), update));
 }
 
 /**

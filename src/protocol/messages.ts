@@ -10,9 +10,7 @@ export {
   type Channel,
   channels,
   PROBABILITIES_STREAM,
-  type StreamIdKind,
   streamIdKinds,
-  TRADES_SNAPSHOT_SIZE,
 } from './channels.ts';
 
 import type { Channel } from './channels.ts';

@@ -9,19 +9,6 @@ import { endpoints } from './endpoints.ts';
 import type { HttpRequest } from './exchange.ts';
 import { type CallInit, UpstreamTransport, type UpstreamTransportOptions } from './transport.ts';
 
-export type {
-  EpochStatus,
-  EpochsQuery,
-  HistoryInterval,
-  HoldersQuery,
-  IncludeClosedQuery,
-  LeaderboardQuery,
-  MarketsQuery,
-  MarketsSortBy,
-  MarketsStatusFilter,
-  MarketsTimeFilter,
-  PageQuery,
-} from './endpoints.ts';
 export type { HttpRequest } from './exchange.ts';
 export { ResponseMemo } from './outcome.ts';
 export type { CallInit, UpstreamRequestEvent } from './transport.ts';

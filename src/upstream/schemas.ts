@@ -77,7 +77,6 @@ export const clobPriceSnapshot = z.object({
 });
 
 export const clobPriceBatchResponse = z.object({ data: z.array(clobPriceSnapshot) });
-export const clobPriceBatchRequest = z.object({ market_ids: z.array(uuid).min(1).max(100) });
 
 // ---------------------------------------------------------------------------------------------
 // Market data proxy
@@ -91,7 +90,6 @@ export const marketDataSnapshot = z.object({
   timestamp: isoTimestamp,
 });
 export const marketDataBatchResponse = z.object({ ...ok, data: z.array(marketDataSnapshot) });
-export const marketDataBatchRequest = z.object({ market_ids: z.array(uuid) });
 
 // ---------------------------------------------------------------------------------------------
 // Markets
@@ -353,18 +351,14 @@ export type MarketsResponse = z.infer<typeof marketsResponse>;
 export type MarketResponse = z.infer<typeof marketResponse>;
 export type HistoryPoint = z.infer<typeof historyPoint>;
 export type HistoryResponse = z.infer<typeof historyResponse>;
-export type Holder = z.infer<typeof holder>;
 export type HolderSide = z.infer<typeof holderSide>;
 export type HoldersResponse = z.infer<typeof holdersResponse>;
 export type Comment = z.infer<typeof comment>;
 export type CommentReply = z.infer<typeof commentReply>;
 export type CommentsResponse = z.infer<typeof commentsResponse>;
-export type MarketActivityEntry = z.infer<typeof marketActivityEntry>;
 export type MarketActivityResponse = z.infer<typeof marketActivityResponse>;
 export type ProbabilityEntry = z.infer<typeof probabilityEntry>;
 export type ProbabilitiesResponse = z.infer<typeof probabilitiesResponse>;
-export type Token = z.infer<typeof token>;
-export type TokenDetail = z.infer<typeof tokenDetail>;
 export type SearchResponse = z.infer<typeof searchResponse>;
 export type TokensResponse = z.infer<typeof tokensResponse>;
 export type TokenResponse = z.infer<typeof tokenResponse>;

@@ -4,12 +4,12 @@
  * and rebuild the same orders as upstream.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { applyOrdersUpdate } from '../../src/protocol/channel-state.ts';
 import type { OrderEntry, OrdersData, OrdersUpdateData, TradeEntry } from '../../src/protocol/messages.ts';
 import type { PollKind } from '../../src/relay/events.ts';
 import type { Relay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
 import { startHarnessRelay, upstreamBook } from '../support/harness.ts';
+import { applyOrdersUpdate } from '../support/orders-state.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { redisAvailable, useRedis } from '../support/redis.ts';
 import { waitFor } from '../support/wait-for.ts';

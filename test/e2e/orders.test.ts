@@ -4,10 +4,10 @@
  * serves both `book` and `orders` of a market, also when only `orders` is subscribed.
  */
 import { describe, expect, it } from 'vitest';
-import { applyOrdersUpdate } from '../../src/protocol/channel-state.ts';
 import type { OrderEntry, OrderSide, OrdersData, OrdersUpdateData } from '../../src/protocol/messages.ts';
 import { simulatorProfileNames } from '../../src/sim/profile.ts';
 import { type Harness, upstreamBook, useHarness } from '../support/harness.ts';
+import { applyOrdersUpdate } from '../support/orders-state.ts';
 import { type Message, ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 

@@ -9,12 +9,12 @@ import {
   applyMarketsUpdate,
   applyMarketUpdate,
   applyOracleUpdate,
-  applyOrdersUpdate,
   applyProbabilitiesUpdate,
   applyTradesUpdate,
 } from '../../src/protocol/channel-state.ts';
 import type { Channel, ChannelData } from '../../src/protocol/messages.ts';
 import { applyPriceUpdate } from '../../src/protocol/price.ts';
+import { applyOrdersUpdate } from './orders-state.ts';
 
 /** Each channel's state as a client keeps it (`book`: the sorted levels). */
 type ClientState<C extends Channel> = C extends 'book' ? BookState : ChannelData[C]['snapshot'];

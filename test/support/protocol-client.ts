@@ -13,7 +13,7 @@ import { type CompactStreamIdentity, decodeCompactStreamMessage } from '../../sr
 import { type Message, MessageRecorder } from './message-recorder.ts';
 import { waitFor } from './wait-for.ts';
 
-export type { Message, StreamView } from './message-recorder.ts';
+export type { Message } from './message-recorder.ts';
 
 export class ProtocolClient extends MessageRecorder {
   socket: Socket | undefined;

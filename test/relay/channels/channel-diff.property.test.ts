@@ -4,7 +4,6 @@ import {
   applyMarketsUpdate,
   applyMarketUpdate,
   applyOracleUpdate,
-  applyOrdersUpdate,
   applyProbabilitiesUpdate,
   applyTradesUpdate,
 } from '../../../src/protocol/channel-state.ts';
@@ -25,6 +24,7 @@ import {
   diffProbabilities,
   diffTrades,
 } from '../../../src/relay/channels/channel-diff.ts';
+import { applyOrdersUpdate } from '../../support/orders-state.ts';
 
 // Small key spaces, so that successive states share, change and lose entries.
 // `__proto__` (JSON from the wire or upstream may carry it) must stay an ordinary key.

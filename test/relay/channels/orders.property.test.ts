@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyOrdersUpdate } from '../../../src/protocol/channel-state.ts';
 import type { OrderEntry, OrderSide, OrdersData } from '../../../src/protocol/messages.ts';
 import { diffOrders } from '../../../src/relay/channels/channel-diff.ts';
 import { ordersStateOf } from '../../../src/relay/channels/orders.ts';
 import type { OrderBook } from '../../../src/upstream/schemas.ts';
+import { applyOrdersUpdate } from '../../support/orders-state.ts';
 
 // Successive upstream books drawn from a small pool of ids, prices and sizes, so that orders
 // persist, resize, reprice, change side, vanish and come back between polls.
