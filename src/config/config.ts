@@ -8,10 +8,11 @@
 import { z } from 'zod';
 import type { IsolationLimits } from '../relay/admission/market.ts';
 import type { SchedulerMode } from '../relay/poll/scheduler.ts';
-import { type SimulatorProfileName, simulatorProfileNames } from '../sim/profile.ts';
+import type { SimulatorProfileName } from '../sim/profile.ts';
 import { ConfigError, splitArguments } from './command-line.ts';
 import { integerOption, type OptionSpec } from './option-spec.ts';
 import { pollOptions } from './poll-options.ts';
+import { markets, seed, simProfile } from './sim-options.ts';
 import {
   resolveTuning,
   setTuningValue,
@@ -48,6 +49,7 @@ const redisUrls = z
 const port = (fallback: string): OptionSpec =>
   integerOption({
     env: 'PORT',
+    doc: 'listen port; `0` picks a free one',
     min: 0,
     max: 65_535,
     default: fallback,
@@ -55,6 +57,7 @@ const port = (fallback: string): OptionSpec =>
   });
 const host: OptionSpec = {
   env: 'HOST',
+  doc: 'listen address',
   schema: z.string().trim().min(1),
   default: '127.0.0.1',
   expected: 'a host name or IP address',
@@ -63,33 +66,12 @@ const host: OptionSpec = {
 };
 const logLevel: OptionSpec = {
   env: 'LOG_LEVEL',
+  doc: 'pino level (`fatal` ... `trace`, `silent`)',
   schema: z.enum(logLevels),
   default: 'info',
   expected: `one of ${logLevels.join(', ')}`,
   placeholder: 'LEVEL',
   help: 'log level of the JSON log on stdout',
-};
-const markets = integerOption({
-  env: 'SIM_MARKETS',
-  min: 1,
-  max: 10_000,
-  default: '50',
-  help: 'number of simulated markets',
-});
-const seed = integerOption({
-  env: 'SIM_SEED',
-  min: -(2 ** 31),
-  max: 2 ** 31 - 1,
-  default: '1',
-  help: 'simulator seed (same seed, same markets)',
-});
-const simProfile: OptionSpec = {
-  env: 'SIM_PROFILE',
-  schema: z.enum(simulatorProfileNames),
-  default: 'default',
-  expected: `one of ${simulatorProfileNames.join(', ')}`,
-  placeholder: 'NAME',
-  help: "simulator's answers where upstream's interface leaves them open (docs/upstream.md)",
 };
 
 /** Set to `1` (the container image does) to make `serve` refuse to start without an explicit upstream. */
@@ -101,6 +83,7 @@ const serveOptions = {
   host,
   upstream: {
     env: 'UPSTREAM_URL',
+    doc: 'upstream base URL, or `sim` for the embedded simulator',
     schema: z.union([z.literal('sim'), httpUrl.transform((url) => url.replace(/\/+$/, ''))]),
     default: 'sim',
     expected: '`sim` or an http(s) URL such as https://upstream.example',
@@ -109,6 +92,7 @@ const serveOptions = {
   },
   redis: {
     env: 'REDIS_URL',
+    doc: 'Redis URL; set = cluster mode ([cluster.md](cluster.md)). A comma-separated list of node URLs, or one node in cluster mode, = a Redis Cluster',
     schema: redisUrls,
     default: undefined,
     expected: 'a redis:// or rediss:// URL, or a comma-separated list of them (the nodes of a Redis Cluster)',
@@ -117,6 +101,7 @@ const serveOptions = {
   },
   'book-poll-ms': integerOption({
     env: 'BOOK_POLL_MS',
+    doc: 'order-book poll interval per subscribed market; with `--scheduler freshness` the *minimum* interval of a book',
     min: 10,
     max: 3_600_000,
     default: '1000',
@@ -125,6 +110,7 @@ const serveOptions = {
   }),
   'price-poll-ms': integerOption({
     env: 'PRICE_POLL_MS',
+    doc: 'batch price poll interval',
     min: 10,
     max: 3_600_000,
     default: '1000',
@@ -133,6 +119,7 @@ const serveOptions = {
   }),
   'upstream-concurrency': integerOption({
     env: 'UPSTREAM_CONCURRENCY',
+    doc: 'upstream requests in flight at most',
     min: 1,
     max: 1024,
     default: '16',
@@ -140,6 +127,7 @@ const serveOptions = {
   }),
   'upstream-rps': integerOption({
     env: 'UPSTREAM_RPS',
+    doc: 'upstream requests per second at most, the hard cap, for the whole cluster with `--redis` ([cluster.md](cluster.md)); polling spends 90% of it ([scheduler.md](scheduler.md))',
     min: 1,
     max: 100_000,
     default: '50',
@@ -147,6 +135,7 @@ const serveOptions = {
   }),
   'fail-open-rps-fraction': {
     env: 'FAIL_OPEN_RPS_FRACTION',
+    doc: 'cluster mode, Redis away: share of `--upstream-rps` a relay keeps to when it never learnt its own share ([cluster.md](cluster.md))',
     schema: z
       .string()
       .trim()
@@ -161,6 +150,7 @@ const serveOptions = {
   ...pollOptions,
   'api-keys': {
     env: 'API_KEYS',
+    doc: 'comma-separated keys; set = WebSocket clients must present one',
     schema: commaList,
     default: undefined,
     expected: 'a comma-separated list of keys',
@@ -169,6 +159,7 @@ const serveOptions = {
   },
   'allowed-origins': {
     env: 'ALLOWED_ORIGINS',
+    doc: 'comma-separated browser origins; set = others get 403',
     schema: commaList.pipe(z.array(httpUrl)),
     default: undefined,
     expected: 'comma-separated http(s) origins such as https://app.example',
@@ -178,6 +169,7 @@ const serveOptions = {
   'log-level': logLevel,
   compression: {
     env: 'COMPRESSION',
+    doc: '`on` / `off`: permessage-deflate for WebSocket clients that offer it ([below](#compression))',
     schema: z.enum(['on', 'off']).transform((value) => value === 'on'),
     default: 'on',
     expected: 'on or off',
@@ -186,18 +178,25 @@ const serveOptions = {
   },
   markets,
   seed,
-  'sim-profile': simProfile,
+  'sim-profile': { ...simProfile, doc: 'the same for `serve --upstream sim`' },
   // Operator endpoints (docs/operations.md "Operator endpoints").
   'operator-port': integerOption({
     env: 'OPERATOR_PORT',
+    doc: 'serve the operator endpoints on this port only; the public port then has `/health`, `/livez`, `/readyz`, `/v1/ws`, `/v1/sse` and the [REST front](#rest-front) alone (any other path is 404)',
     min: 0,
     max: 65_535,
     default: undefined,
     help: 'serve metrics, status page and feed on this port only (not on --port)',
   }),
-  'operator-host': { ...host, env: 'OPERATOR_HOST', help: 'listen address of --operator-port' },
+  'operator-host': {
+    ...host,
+    env: 'OPERATOR_HOST',
+    doc: 'listen address of the operator port (loopback: reach it over SSH or a private network)',
+    help: 'listen address of --operator-port',
+  },
   'operator-key': {
     env: 'OPERATOR_KEY',
+    doc: 'at least 16 characters; set = every operator endpoint answers 401 `unauthorized` without it (on either port)',
     schema: z.string().trim().min(16),
     default: undefined,
     expected: 'a key of at least 16 characters',

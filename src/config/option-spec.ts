@@ -17,6 +17,8 @@ export interface OptionSpec {
   placeholder: string;
   /** One line for `--help`. */
   help: string;
+  /** The meaning in docs/operations.md's table, when it says more than `help` (links, edge cases). */
+  doc?: string;
 }
 
 /** An integer option from `min` to `max` (or unbounded above). */

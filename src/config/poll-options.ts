@@ -14,6 +14,7 @@ export const DEFAULT_MAX_AGE_MS = 30_000;
 export const pollOptions = {
   scheduler: {
     env: 'SCHEDULER',
+    doc: 'how the poll budget is spent: `freshness` (change hints and change rates first) or `round-robin` (every market alike) ([scheduler.md](scheduler.md))',
     schema: z.enum(schedulerModes),
     default: 'freshness',
     expected: 'freshness or round-robin',
@@ -22,6 +23,7 @@ export const pollOptions = {
   },
   'max-age-ms': integerOption({
     env: 'MAX_AGE_MS',
+    doc: 'every stream is confirmed by upstream at least this often, whatever the scheduler prefers (not below `--book-poll-ms`)',
     min: 100,
     max: 3_600_000,
     default: String(DEFAULT_MAX_AGE_MS),
@@ -30,6 +32,7 @@ export const pollOptions = {
   }),
   'max-private-markets': integerOption({
     env: 'MAX_PRIVATE_MARKETS',
+    doc: 'markets per connection that no other connection subscribes to ([Isolation](#isolation))',
     min: 1,
     max: 100_000,
     default: '200',
@@ -37,6 +40,7 @@ export const pollOptions = {
   }),
   'max-private-markets-per-key': integerOption({
     env: 'MAX_PRIVATE_MARKETS_PER_KEY',
+    doc: 'the same for all connections of one API key together',
     min: 1,
     max: 1_000_000,
     default: '1000',
@@ -44,6 +48,7 @@ export const pollOptions = {
   }),
   'new-markets-per-second': integerOption({
     env: 'NEW_MARKETS_PER_SECOND',
+    doc: 'markets the relay does not poll yet that one connection may add per second (burst: 100, one full request)',
     min: 1,
     max: 10_000,
     default: '20',
@@ -51,6 +56,7 @@ export const pollOptions = {
   }),
   'new-markets-per-second-per-key': integerOption({
     env: 'NEW_MARKETS_PER_SECOND_PER_KEY',
+    doc: 'the same for all connections of one API key together',
     min: 1,
     max: 100_000,
     default: '50',
@@ -58,6 +64,7 @@ export const pollOptions = {
   }),
   'unknown-lookups-per-second': integerOption({
     env: 'UNKNOWN_LOOKUPS_PER_SECOND',
+    doc: "upstream lookups per second, relay-wide (burst 10), for market ids upstream's catalogue does not list",
     min: 1,
     max: 1_000,
     default: '2',

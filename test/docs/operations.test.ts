@@ -1,36 +1,44 @@
 /**
- * docs/operations.md lists every command-line option of `serve` and `sim` with its environment
- * twin and its default, as src/config/config.ts and src/config/tuning.ts define them.
+ * docs/operations.md's tables of options are made from the option specs of src/config/, the same
+ * ones the flags, the environment twins and `--help` come from: each table between its
+ * `<!-- options:NAME -->` markers must equal the generated one. `UPDATE_DOCS=1` writes them.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { commands } from '../../src/config/config.ts';
+import { optionSections, optionsTable } from '../../src/config/options-table.ts';
 
-const doc = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+const path = new URL('../../docs/operations.md', import.meta.url);
 
-/** Table rows by flag: `| `--port` | `PORT` | 8080 (sim: 9090) | ... |` -> [env, default]. */
-const rows = new Map(
-  doc
-    .split('\n')
-    .map((line) => /^\| `--([a-z0-9-]+)` \| `([A-Z0-9_]+)` \| ([^|]+) \|/.exec(line))
-    .filter((match) => match !== null)
-    .map((match) => [match[1]!, { env: match[2]!, fallback: match[3]!.trim() }]),
-);
+function markers(name: string): RegExp {
+  return new RegExp(`(<!-- options:${name} [^>]*-->\\n)([\\s\\S]*?)(\\n<!-- /options:${name} -->)`);
+}
 
-describe('docs/operations.md documents every option', () => {
-  for (const [command, options] of Object.entries(commands)) {
-    it(`lists each option of ${command} with its environment twin and default`, () => {
-      for (const [name, spec] of Object.entries(options)) {
-        const row = rows.get(name);
-        expect(row, `--${name}`).toBeDefined();
-        expect(row!.env, `--${name}`).toBe(spec.env);
-        const fallback = spec.default ?? 'unset';
-        const documented =
-          command === 'sim' && name === 'port'
-            ? row!.fallback.replace(/^.*sim: (\d+).*$/, '$1')
-            : row!.fallback;
-        expect(documented.replaceAll('`', '').split(' ')[0], `--${name}`).toBe(fallback);
-      }
+if (process.env.UPDATE_DOCS === '1') {
+  let doc = readFileSync(path, 'utf8');
+  for (const name of Object.keys(optionSections)) {
+    doc = doc.replace(markers(name), (_all, open: string, _table: string, close: string) => {
+      return `${open}${optionsTable(name)}${close}`;
     });
   }
+  writeFileSync(path, doc);
+}
+
+describe('docs/operations.md documents every option', () => {
+  const doc = readFileSync(path, 'utf8');
+
+  for (const name of Object.keys(optionSections)) {
+    it(`its "${name}" table is the one the option specs make`, () => {
+      const table = markers(name).exec(doc)?.[2];
+      expect(table, `<!-- options:${name} --> markers`).toBeDefined();
+      expect(table).toBe(optionsTable(name));
+    });
+  }
+
+  it('lists every option of every command in exactly one table', () => {
+    const listed = Object.values(optionSections).flat();
+    expect(new Set(listed).size).toBe(listed.length);
+    const options = new Set(Object.values(commands).flatMap((options) => Object.keys(options)));
+    expect([...options].sort()).toEqual([...listed].sort());
+  });
 });
