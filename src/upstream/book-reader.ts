@@ -4,8 +4,7 @@
  * everything the `orderBook` schema checks and keeps, per order, only where its price and size sit
  * in the body. `JSON.parse` of a polled book builds over 500 objects and strings (internalising the
  * short ones into V8's old generation), all of them garbage once the book is aggregated; here an
- * order costs four integers, and only the levels a stream shows ever become strings
- * (docs/benchmarks.md "Poll capacity").
+ * order costs four integers, and only the levels a stream shows ever become strings.
  *
  * The reader handles the shape upstream sends, not all of JSON: a body with anything else (a string
  * escape, a number with a fraction or exponent, a key the schema does not name, a key twice, a

@@ -6,8 +6,8 @@
  * policies in transport.ts wrap this.
  *
  * Requests go through undici's dispatcher API, with a handler that collects the body's bytes: no
- * response stream, promise chain or AbortController per request (a book poll's own cost,
- * docs/benchmarks.md "Poll capacity"). Closing aborts whatever is still running.
+ * response stream, promise chain or AbortController per request: each would be allocated again
+ * on every poll, the relay's hot path. Closing aborts whatever is still running.
  */
 import type { Dispatcher } from 'undici';
 import { Pool } from 'undici';
@@ -182,7 +182,7 @@ class ExchangeAttempt implements Dispatcher.DispatchHandler {
   onResponseEnd(): void {
     // The chunks are views into the socket's read buffers (each read its own, never reused). A body
     // that came in one read is used as it is: a copy would be one more off-heap allocation per
-    // response, and those bring V8's major collections on (docs/benchmarks.md "Poll capacity").
+    // response, and those bring V8's major collections on sooner.
     const body = this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks);
     this.#chunks = [];
     this.#finish({

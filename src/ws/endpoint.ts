@@ -6,8 +6,8 @@
  *
  * Upgrades are taken from the HTTP server's `upgrade` event straight into a `ws` server, beside
  * fastify (which serves every other path), rather than through @fastify/websocket's route: that
- * route keeps fastify's request machinery alive for each connection, about 2.4 KB of heap per idle
- * connection, the whole of the relay's excess over a bare `ws` server (docs/benchmarks.md, memory).
+ * route keeps fastify's request machinery alive for each connection: heap that every idle
+ * connection would hold and a bare `ws` server does not.
  */
 import { type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';

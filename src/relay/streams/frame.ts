@@ -169,8 +169,8 @@ const MIN_LOOKAHEAD = 262;
 /**
  * The smallest window (9..15 bits; raw deflate takes no less than 9) that still reaches back over
  * the whole payload, so the output is the same as with 15 bits. A fresh zlib context is set up for
- * every message and a small window is less to allocate and clear: about 4 µs (15-20 %) less per
- * book update of a few hundred bytes. Any client inflates it: a window smaller than the one
+ * every message, and a small window is less to allocate and clear, which is much of the cost of
+ * compressing the few hundred bytes of a typical update. Any client inflates it: a window smaller than the one
  * negotiated is always allowed (RFC 7692 section 7.1.2.1).
  */
 export function windowBitsFor(length: number): number {

@@ -4,7 +4,8 @@
  * one after the other, kept as their wire bytes packed into a few buffers rather than as a Frame,
  * its position and its Buffer per update. Those objects would sit in V8's old generation for as
  * long as the ring keeps them (1,000 updates per stream by default), and every major collection
- * would mark them all again (docs/benchmarks.md "Poll capacity"); bytes in a buffer are not marked.
+ * would mark them all again, a cost that grows with every stream and every update kept; bytes in a
+ * buffer are not marked.
  * A frame is made again from its bytes only when a client resumes.
  *
  * The bytes go into blocks written once, front to back: a block is let go when the ring has dropped

@@ -169,7 +169,8 @@ export class BookTarget extends PollTarget {
   /**
    * Once a new book is applied, all an unchanged poll needs of it is its aggregation and its time:
    * the memo keeps a stand-in without its orders, so they die young instead of living until the
-   * next poll (docs/benchmarks.md "Poll capacity"). Not in cluster mode, which shares the book.
+   * next poll, where every major collection would mark them again. Not in cluster mode, which
+   * shares the book.
    */
   #keepLess(book: OrderBook): void {
     const last = this.#last;
