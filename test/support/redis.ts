@@ -10,7 +10,7 @@ import { findRedisCli, startRedisCluster } from './redis-cluster.ts';
 import { findRedisServer, type RedisServer, startRedis } from './redis-server.ts';
 
 export { type RedisCluster, startRedisCluster } from './redis-cluster.ts';
-export { findRedisServer, type RedisServer, startRedis } from './redis-server.ts';
+export { type RedisServer, startRedis } from './redis-server.ts';
 
 /** Whether tests needing redis-server run here; prints what to install when they cannot. */
 export function redisAvailable(): boolean {
