@@ -35,15 +35,8 @@ const commaList = z
   .refine((items) => items.length > 0);
 const httpUrl = z.url({ protocol: /^https?$/ });
 /** One Redis URL, or the nodes of a Redis Cluster; kept as given (trimmed), parsed by cluster/redis-connection.ts. */
-const redisUrls = z
-  .string()
-  .transform((text) =>
-    text
-      .split(',')
-      .map((item) => item.trim())
-      .filter((item) => item.length > 0),
-  )
-  .pipe(z.array(z.url({ protocol: /^rediss?$/ })).min(1))
+const redisUrls = commaList
+  .pipe(z.array(z.url({ protocol: /^rediss?$/ })))
   .transform((urls) => urls.join(','));
 
 const port = (fallback: string): OptionSpec =>
