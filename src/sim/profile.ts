@@ -68,10 +68,6 @@ export type SimulatorProfileName = keyof typeof simulatorProfiles;
 
 export const simulatorProfileNames = Object.keys(simulatorProfiles) as SimulatorProfileName[];
 
-export function isSimulatorProfileName(name: string): name is SimulatorProfileName {
-  return Object.hasOwn(simulatorProfiles, name);
-}
-
 /** An error answer's body in the profile's shape. */
 export function errorBodyOf(profile: SimulatorProfile, message: string): Record<string, unknown> {
   return profile.errorBody === 'success-and-error' ? { success: false, error: message } : { error: message };
