@@ -68,6 +68,8 @@ export class RedisCoordinator implements PollCoordinator {
   #slotMap: string | undefined;
   #closed = false;
   #roster: Roster = { relays: [], leases: 0 };
+  /** When Redis last answered again after an outage. */
+  #recoveredAt: number | undefined;
   readonly #announcer: NodeJS.Timeout;
   readonly #rebalanceMs: number;
   readonly log: RedisStreamLog;
@@ -133,6 +135,7 @@ export class RedisCoordinator implements PollCoordinator {
         String(ttlMs),
         String(FENCE_TTL_MS),
         this.#shouldHold(target) ? '1' : '0',
+        this.#mayTakeFree(target) ? '1' : '0',
       );
       this.#recoverIfConnected();
       this.#uncoordinated.delete(target);
@@ -141,9 +144,10 @@ export class RedisCoordinator implements PollCoordinator {
       return this.#owned.has(target);
     } catch (error) {
       this.#fail(asError(error));
-      // Polled without a lease: no token, so nothing this relay polls now is written to the log.
-      this.#owned.delete(target);
-      this.#uncoordinated.add(target);
+      // The holder keeps its token through the outage: it numbers the streams on alone and writes
+      // them when Redis is back (relay/cluster/target-streams.ts). Any other relay polls without a
+      // lease: no token, so nothing it polls now is written to the log.
+      if (!this.#owned.has(target)) this.#uncoordinated.add(target);
       return true;
     }
   }
@@ -204,6 +208,19 @@ export class RedisCoordinator implements PollCoordinator {
   #shouldHold(target: string): boolean {
     const relays = this.#roster.relays;
     return relays.length === 0 || preferredRelay(target, relays) === this.instanceId;
+  }
+
+  /**
+   * Whether a free lease of `target` may be taken now. Not for a while after an outage unless this
+   * relay held it before: its holder then may have numbered its streams on alone and is the only
+   * one that can continue them; it reclaims at its next poll once back. A holder that died meanwhile
+   * leaves its targets unpolled for this while.
+   */
+  #mayTakeFree(target: string): boolean {
+    if (this.#owned.has(target)) return true;
+    // Still in the outage as far as this relay knows: one connection back, the other not yet.
+    if (this.#outage.inOutage) return false;
+    return this.#recoveredAt === undefined || Date.now() - this.#recoveredAt >= 3 * this.#rebalanceMs;
   }
 
   async #announce(): Promise<void> {
@@ -292,8 +309,10 @@ export class RedisCoordinator implements PollCoordinator {
   #recoverIfConnected(): void {
     if (!this.#outage.inOutage || !this.#connected) return;
     this.#lastError = undefined;
+    this.#recoveredAt = Date.now();
     const summary = this.#outage.recover();
     if (summary !== undefined) this.#onRecover(summary);
+    void this.#announce();
   }
 }
 

@@ -14,8 +14,11 @@
  * wanting relay takes it at its next poll and continues the streams from their stored state.
  * A missing counter (first lease, or a Redis that lost its data) starts from Redis's clock in
  * microseconds, so tokens keep growing across a restart and a relay still holding an old token
- * never outranks a new one. KEYS: lease, fence, want. ARGV: instance, ttl ms, fence ttl ms,
- * '1' when the caller should hold the lease. Returns the token, or 0: another relay's lease.
+ * never outranks a new one. A relay just back from a Redis outage leaves free leases it did not
+ * hold to their holders of before for a while (docs/cluster.md "Redis outages"): they may have
+ * numbered the streams on alone meanwhile, and only they can continue them. KEYS: lease, fence,
+ * want. ARGV: instance, ttl ms, fence ttl ms, '1' when the caller should hold the lease, '1' when it
+ * may take a free lease. Returns the token, or 0: another relay's lease, or left to its holder.
  */
 export const CLAIM = `
 local lease = redis.call('GET', KEYS[1])
@@ -34,6 +37,7 @@ if lease then
   return tonumber(token)
 end
 if want and want ~= ARGV[1] and ARGV[4] ~= '1' then return 0 end
+if ARGV[5] ~= '1' then return 0 end
 redis.call('DEL', KEYS[3])
 if redis.call('EXISTS', KEYS[2]) == 0 then
   local time = redis.call('TIME')

@@ -5,8 +5,10 @@
  * against the target's state in Redis (so a new holder continues the same epoch at the next
  * `seq`), writes the messages through the fenced stream log, and only then hands them to its own
  * streams. Followers take the same messages from the target's channel and serve them as they are;
- * when they miss one they catch up from the log. While Redis is away a relay numbers its own streams
- * in an epoch of its own, as a relay alone does, and rejoins the cluster's numbering when Redis is back.
+ * when they miss one they catch up from the log. While Redis is away the holder numbers the
+ * cluster's streams on alone and writes what it numbered when Redis is back (unless another relay
+ * wrote meanwhile: then its streams start over from the cluster's); any other relay numbers its own
+ * streams in an epoch of its own, as a relay alone does, and rejoins the cluster's when Redis is back.
  */
 import type { StreamBatch, WrittenEntry } from '../../cluster/stream-batch.ts';
 import { parseJson, streamBatch } from '../../cluster/stream-batch.ts';
@@ -24,6 +26,7 @@ import {
   storedState,
   type TargetStream,
 } from './codecs.ts';
+import { UnwrittenPolls } from './unwritten.ts';
 
 export interface ClusterStreamContext {
   log: StreamLog;
@@ -49,7 +52,7 @@ interface OwnEntry<State> extends WrittenEntry {
   state: State;
 }
 
-/** The target as this relay last wrote it under its lease. */
+/** The target as this relay last numbered it under its lease (written, or waiting in `#unwritten`). */
 interface Produced<State> {
   token: number;
   state: State | undefined;
@@ -62,6 +65,8 @@ export class ClusterTarget<State, Delta> {
   readonly #codec: ClusterCodec<State, Delta>;
   readonly #context: ClusterStreamContext;
   #produced: Produced<State> | undefined;
+  /** What we numbered under our lease while Redis was away, not written yet. */
+  readonly #unwritten = new UnwrittenPolls();
   /**
    * Epochs this relay started for its own streams while Redis was away. Only those may it number
    * alone: a stream in the cluster's epoch (the cluster's message may have reached it since) must
@@ -118,32 +123,46 @@ export class ClusterTarget<State, Delta> {
   ): Promise<AppliedPoll | undefined> {
     const { log } = this.#context;
     const token = log.token(this.key);
-    if (token === undefined) return this.#produceAlone(state, ts, rts, receivedAt);
+    if (token === undefined) {
+      this.#abandonUnwritten();
+      return this.#produceAlone(state, ts, rts, receivedAt);
+    }
     if (this.#produced?.token !== token) {
       const loaded = await log.load(this.key, []);
-      if (loaded === undefined) return this.#produceAlone(state, ts, rts, receivedAt);
-      this.#produced = this.#producedFrom(loaded, token);
+      if (loaded === undefined && this.#produced === undefined)
+        return this.#produceAlone(state, ts, rts, receivedAt);
+      // The stored state is still the one we numbered on from (or Redis lost it): ours to continue.
+      const ours =
+        this.#produced !== undefined &&
+        (loaded === undefined || loaded.stored === undefined || loaded.stored.token === this.#produced.token);
+      if (!ours && loaded !== undefined) {
+        this.#abandonUnwritten();
+        this.#produced = this.#producedFrom(loaded, token);
+      }
     }
-    const produced = this.#produced;
+    const produced = this.#produced!;
+    const unwritten = await this.#unwritten.write(log, this.key);
+    if (unwritten === 'fenced') return undefined; // kept: whether it is still ours shows at the next claim
+    if (unwritten === 'written') produced.token = token;
     const times = { ts, rts };
     const written = this.#codec.streams.map((stream) => this.#number(stream, produced, state, times));
     const positions = new Map(written.map((entry) => [entry.stream, { epoch: entry.epoch, seq: entry.seq }]));
     const changed = written.some((entry) => entry.kind !== 'confirm');
-    const outcome = await log.commit(
-      this.key,
-      { state: changed ? JSON.stringify(state) : undefined, ts, rts, receivedAt },
-      written,
-    );
+    const poll = { state: changed ? JSON.stringify(state) : undefined, ts, rts, receivedAt };
+    const outcome = unwritten === 'unavailable' ? 'unavailable' : await log.commit(this.key, poll, written);
     if (outcome === 'fenced') {
+      this.#abandonUnwritten();
       this.#produced = undefined;
       return undefined;
     }
     if (outcome === 'unavailable') {
-      this.#produced = undefined;
-      return this.#produceAlone(state, ts, rts, receivedAt);
+      // Redis away: still the holder, we number on alone and write it all when Redis is back.
+      this.#unwritten.add({ ...poll, state: JSON.stringify(state) }, written);
+      this.#produced = { token: produced.token, state, positions };
+    } else {
+      this.#produced = { token, state, positions };
+      this.#appliedToken = Math.max(this.#appliedToken, token);
     }
-    this.#produced = { token, state, positions };
-    this.#appliedToken = Math.max(this.#appliedToken, token);
     let first = false;
     const behind: TargetStream[] = [];
     for (const entry of written) {
@@ -152,6 +171,12 @@ export class ClusterTarget<State, Delta> {
       first ||= !stream.hasState || stream.epoch !== entry.epoch;
       if (!this.#serveOwn(stream, entry, ts, rts, receivedAt))
         behind.push(this.#codec.streams.find(({ field }) => field === entry.stream)!);
+    }
+    if (outcome === 'unavailable') {
+      // Behind, with no log to catch up from: served alone until Redis is back.
+      for (const { field, depth } of behind)
+        this.#serveAlone(field, this.#codec.project(state, depth), times, receivedAt);
+      return { receivedAt, changed: written.some((entry) => entry.kind === 'update'), first };
     }
     // The log has every update up to ours: a stream behind catches up rather than start over.
     if (behind.length > 0) await this.#catchUp(behind);
@@ -196,20 +221,48 @@ export class ClusterTarget<State, Delta> {
 
   /** Redis away: this relay numbers the streams it serves itself, in an epoch of its own. */
   #produceAlone(state: State, ts: string, rts: string, receivedAt: number): AppliedPoll {
-    const { publisher } = this.#context;
     let changed = false;
     let first = false;
     for (const { field, depth } of this.#codec.streams) {
       const stream = this.#local(field);
       if (stream === undefined) continue;
-      if (!this.#ownEpochs.has(stream.epoch)) {
-        stream.fork();
-        this.#ownEpochs.add(stream.epoch);
-      }
-      first ||= !stream.hasState;
-      if (publisher.publish(stream, this.#codec.project(state, depth), ts, rts, receivedAt)) changed = true;
+      first ||= !stream.hasState || !this.#ownEpochs.has(stream.epoch);
+      if (this.#serveAlone(field, this.#codec.project(state, depth), { ts, rts }, receivedAt)) changed = true;
     }
     return { receivedAt, changed, first };
+  }
+
+  /** One stream numbered by this relay alone, in an epoch of its own; true when it changed. */
+  #serveAlone(field: string, next: State, times: { ts: string; rts: string }, at: number): boolean {
+    const stream = this.#local(field);
+    if (stream === undefined) return false;
+    if (!this.#ownEpochs.has(stream.epoch)) {
+      stream.fork();
+      this.#ownEpochs.add(stream.epoch);
+    }
+    return this.#context.publisher.publish(stream, next, times.ts, times.rts, at);
+  }
+
+  /** A holder after us wrote (`token`): our own numbering is history, to be loaded again if ours again. */
+  #writtenByAnother(token: number): void {
+    if (this.#produced === undefined || token <= this.#produced.token) return;
+    this.#abandonUnwritten();
+    this.#produced = undefined;
+  }
+
+  /**
+   * Another relay numbers the cluster's streams now, from before what we numbered alone: our
+   * streams start over from the cluster's (a snapshot), never mixing its numbers with ours.
+   */
+  #abandonUnwritten(): void {
+    if (!this.#unwritten.pending) return;
+    const positions = this.#produced?.positions;
+    this.#unwritten.clear();
+    this.#produced = undefined;
+    for (const [field, position] of positions ?? []) {
+      const stream = this.#local(field);
+      if (stream?.epoch === position.epoch) stream.fork();
+    }
   }
 
   /**
@@ -244,6 +297,7 @@ export class ClusterTarget<State, Delta> {
   async #follow(batch: StreamBatch): Promise<AppliedPoll | undefined> {
     if (batch.token < this.#appliedToken) return undefined; // a holder the lease has left since
     this.#appliedToken = batch.token;
+    this.#writtenByAnother(batch.token);
     if ('closed' in batch) {
       this.#context.closeMarket();
       return undefined;
@@ -346,6 +400,7 @@ export class ClusterTarget<State, Delta> {
       }
     }
     this.#appliedToken = Math.max(this.#appliedToken, stored.token);
+    this.#writtenByAnother(stored.token);
     return restarted;
   }
 
