@@ -10,22 +10,16 @@
  * wrote meanwhile: then its streams start over from the cluster's); any other relay numbers its own
  * streams in an epoch of its own, as a relay alone does, and rejoins the cluster's when Redis is back.
  */
-import type { StreamBatch, WrittenEntry } from '../../cluster/stream-batch.ts';
+import type { StreamBatch } from '../../cluster/stream-batch.ts';
 import { parseJson, streamBatch } from '../../cluster/stream-batch.ts';
-import type { LoadedTarget, StreamLog, StreamPosition } from '../../cluster/stream-log.ts';
+import type { LoadedTarget, StreamLog } from '../../cluster/stream-log.ts';
 import type { BookDepth } from '../../protocol/messages.ts';
-import { type Frame, toFrame } from '../streams/frame.ts';
+import { toFrame } from '../streams/frame.ts';
 import type { StreamPublisher } from '../streams/publisher.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
-import { newEpoch, type Stream } from '../streams/stream.ts';
-import {
-  type ClusterCodec,
-  clusterMessage,
-  fits,
-  loggedFrames,
-  storedState,
-  type TargetStream,
-} from './codecs.ts';
+import type { Stream } from '../streams/stream.ts';
+import { type ClusterCodec, fits, loggedFrames, storedState, type TargetStream } from './codecs.ts';
+import { numberPoll, type OwnEntry, type Produced } from './numbering.ts';
 import { UnwrittenPolls } from './unwritten.ts';
 
 export interface ClusterStreamContext {
@@ -44,19 +38,6 @@ export interface AppliedPoll {
   changed: boolean;
   /** Some stream here got its first state (or a new epoch). */
   first: boolean;
-}
-
-/** One stream's entry of our own write, with its frame and the state after it. */
-interface OwnEntry<State> extends WrittenEntry {
-  frame: Frame | undefined;
-  state: State;
-}
-
-/** The target as this relay last numbered it under its lease (written, or waiting in `#unwritten`). */
-interface Produced<State> {
-  token: number;
-  state: State | undefined;
-  positions: Map<string, StreamPosition>;
 }
 
 export class ClusterTarget<State, Delta> {
@@ -145,7 +126,9 @@ export class ClusterTarget<State, Delta> {
     if (unwritten === 'fenced') return undefined; // kept: whether it is still ours shows at the next claim
     if (unwritten === 'written') produced.token = token;
     const times = { ts, rts };
-    const written = this.#codec.streams.map((stream) => this.#number(stream, produced, state, times));
+    const written = this.#codec.streams.map((stream) =>
+      numberPoll(this.#codec, this.#streamOf(stream), stream, produced, state, times),
+    );
     const positions = new Map(written.map((entry) => [entry.stream, { epoch: entry.epoch, seq: entry.seq }]));
     const changed = written.some((entry) => entry.kind !== 'confirm');
     const poll = { state: changed ? JSON.stringify(state) : undefined, ts, rts, receivedAt };
@@ -181,42 +164,6 @@ export class ClusterTarget<State, Delta> {
     // The log has every update up to ours: a stream behind catches up rather than start over.
     if (behind.length > 0) await this.#catchUp(behind);
     return { receivedAt, changed: written.some((entry) => entry.kind === 'update'), first };
-  }
-
-  /**
-   * One stream's entry of a poll: the next update after the stored position, a confirmation when
-   * nothing changed, or the snapshot of a new epoch when the stream has no stored position.
-   */
-  #number(
-    stream: TargetStream,
-    produced: Produced<State>,
-    state: State,
-    times: { ts: string; rts: string },
-  ): OwnEntry<State> {
-    const next = this.#codec.project(state, stream.depth);
-    const previous = produced.positions.get(stream.field);
-    const prevState =
-      produced.state === undefined ? undefined : this.#codec.project(produced.state, stream.depth);
-    const delta =
-      previous === undefined || prevState === undefined ? undefined : this.#codec.diff(prevState, next);
-    if (delta === null)
-      return {
-        stream: stream.field,
-        ...previous!,
-        kind: 'confirm',
-        text: undefined,
-        frame: undefined,
-        state: next,
-      };
-    const [kind, position, data] =
-      previous === undefined || delta === undefined
-        ? (['reset', { epoch: newEpoch(), seq: 1 }, next] as const)
-        : (['update', { epoch: previous.epoch, seq: previous.seq + 1 }, delta] as const);
-    const type = kind === 'reset' ? 'snapshot' : 'update';
-    const frame = toFrame(
-      clusterMessage(this.#codec, this.#streamOf(stream), type, position, times, data, next),
-    );
-    return { stream: stream.field, ...position, kind, text: frame.text, frame, state: next };
   }
 
   /** Redis away: this relay numbers the streams it serves itself, in an epoch of its own. */
