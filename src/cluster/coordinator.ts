@@ -21,6 +21,11 @@ export interface CoordinatorStatus {
   relays?: number;
   /** Cluster mode: this relay's share (0..1) of the leases all live relays hold, as they last announced them. */
   leaseShare?: number;
+  /**
+   * Cluster mode: this relay's share (0..1) of the CPU all live relays spent numbering their polls
+   * (diffs, checksums, messages) over their last announcement period.
+   */
+  pollCpuShare?: number;
 }
 
 export interface PollCoordinator {
@@ -39,6 +44,8 @@ export interface PollCoordinator {
    * channels whose streams each relay numbers itself.
    */
   share(target: string, payload: string): void;
+  /** CPU time (ms) this relay spent numbering one poll of a target it holds, for its poll CPU share. */
+  spent(ms: number): void;
   /**
    * Receives what the holder of `target` writes (cluster/stream-batch.ts) or shares, as JSON; never
    * what this relay sent.
@@ -62,6 +69,7 @@ export class LocalCoordinator implements PollCoordinator {
     this.#owned.delete(target);
   }
   share(): void {}
+  spent(): void {}
   follow(): void {}
   unfollow(): void {}
   status(): CoordinatorStatus {

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Cluster } from 'ioredis';
-import { ROSTER_KEY, targetKeys } from '../util/keys.ts';
+import { POLL_CPU_KEY, ROSTER_KEY, targetKeys } from '../util/keys.ts';
 import type { CoordinatorStatus, PollCoordinator } from './coordinator.ts';
 import { OutageErrors, type OutageSummary } from './outage-errors.ts';
 import { openRedis, type RedisClient, type RedisTopology } from './redis-connection.ts';
@@ -41,10 +41,13 @@ export interface RedisCoordinatorOptions {
   rebalanceMs?: number;
 }
 
-/** The relays alive as of the last announcement, and the leases each holds. */
+/** The relays alive as of the last announcement, the leases they hold and their poll CPU (µs/s). */
 interface Roster {
   relays: string[];
   leases: number;
+  pollCpu: number;
+  /** This relay's poll CPU as it announced it. */
+  ownPollCpu: number;
 }
 
 export class RedisCoordinator implements PollCoordinator {
@@ -67,7 +70,10 @@ export class RedisCoordinator implements PollCoordinator {
   /** The subscriber's last slot map (a Redis Cluster only), to notice a resharding or failover. */
   #slotMap: string | undefined;
   #closed = false;
-  #roster: Roster = { relays: [], leases: 0 };
+  #roster: Roster = { relays: [], leases: 0, pollCpu: 0, ownPollCpu: 0 };
+  /** CPU (ms) spent numbering polls since the last announcement, and when that was. */
+  #pollCpuMs = 0;
+  #pollCpuSince = performance.now();
   /** When Redis last answered again after an outage. */
   #recoveredAt: number | undefined;
   readonly #announcer: NodeJS.Timeout;
@@ -163,6 +169,10 @@ export class RedisCoordinator implements PollCoordinator {
     }
   }
 
+  spent(ms: number): void {
+    this.#pollCpuMs += ms;
+  }
+
   share(target: string, payload: string): void {
     this.#commands
       .spublish(targetKeys(target).channel, `${this.instanceId} ${payload}`)
@@ -189,7 +199,7 @@ export class RedisCoordinator implements PollCoordinator {
   }
 
   status(): CoordinatorStatus {
-    const { relays, leases } = this.#roster;
+    const { relays, leases, pollCpu, ownPollCpu } = this.#roster;
     return {
       mode: 'redis',
       connected: this.#connected,
@@ -198,6 +208,7 @@ export class RedisCoordinator implements PollCoordinator {
       lastError: this.#lastError,
       relays: relays.length,
       leaseShare: leases === 0 ? 0 : Math.min(1, this.#owned.size / leases),
+      pollCpuShare: pollCpu === 0 ? 0 : Math.min(1, ownPollCpu / pollCpu),
     };
   }
 
@@ -225,22 +236,30 @@ export class RedisCoordinator implements PollCoordinator {
 
   async #announce(): Promise<void> {
     if (this.#closed || this.#commands.status !== 'ready') return;
+    const now = performance.now();
+    const ownPollCpu = Math.round((this.#pollCpuMs * 1_000_000) / Math.max(1, now - this.#pollCpuSince));
+    this.#pollCpuMs = 0;
+    this.#pollCpuSince = now;
     try {
       const live = (await this.#commands.eval(
         ANNOUNCE,
-        1,
+        2,
         ROSTER_KEY,
+        POLL_CPU_KEY,
         this.instanceId,
         String(this.#owned.size),
         String(3 * this.#rebalanceMs),
+        String(ownPollCpu),
       )) as string[];
       const relays: string[] = [];
       let leases = 0;
-      for (let i = 0; i + 1 < live.length; i += 2) {
+      let pollCpu = 0;
+      for (let i = 0; i + 2 < live.length; i += 3) {
         relays.push(live[i]!);
         leases += Number(live[i + 1]);
+        pollCpu += Number(live[i + 2]) || 0;
       }
-      this.#roster = { relays: relays.sort(), leases };
+      this.#roster = { relays: relays.sort(), leases, pollCpu, ownPollCpu };
     } catch (error) {
       this.#fail(asError(error));
     }
@@ -252,6 +271,7 @@ export class RedisCoordinator implements PollCoordinator {
     clearInterval(this.#announcer);
     // Gone from the roster at once: the others take this relay's share at their next announcement.
     await this.#commands.hdel(ROSTER_KEY, this.instanceId).catch(() => undefined);
+    await this.#commands.hdel(POLL_CPU_KEY, this.instanceId).catch(() => undefined);
     await Promise.all([...this.#owned.keys()].map((target) => this.release(target)));
     this.#uncoordinated.clear();
     this.#followers.clear();

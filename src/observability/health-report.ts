@@ -73,6 +73,8 @@ export interface HealthReport {
     /** Live relays the leases are spread over, and this relay's share (0..1) of all leases held. */
     relays: number;
     leaseShare: number;
+    /** This relay's share (0..1) of the CPU all live relays spend numbering their polls. */
+    pollCpuShare: number;
     /** Absent from a redacted report. */
     lastError?: string | null;
     /** `--upstream-rps` for the cluster: this relay's share, and what it keeps to while Redis is away. */
@@ -137,6 +139,7 @@ export function healthReport(sources: HealthSources, now = Date.now()): HealthRe
             followedTargets: cluster.followed,
             relays: cluster.relays ?? 0,
             leaseShare: cluster.leaseShare ?? 0,
+            pollCpuShare: cluster.pollCpuShare ?? 0,
             ...(redacted ? {} : { lastError: cluster.lastError ?? null }),
             ...budgetReport(sources.budget?.status()),
           },

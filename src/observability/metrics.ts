@@ -293,6 +293,13 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
       },
     );
     metric.gauge(
+      'cluster_poll_cpu_share',
+      "This relay's share (0..1) of the CPU all live relays spent numbering their polls (diffs, checksums, messages), as they last announced it.",
+      (gauge) => {
+        gauge.set(view.coordinator.status().pollCpuShare ?? 0);
+      },
+    );
+    metric.gauge(
       'redis_up',
       '1 while both Redis connections are ready, else 0 (the relay then polls for itself).',
       (gauge) => {

@@ -66,3 +66,5 @@ export function targetKeys(target: string): TargetKeys {
 
 /** Every live relay, with the leases it holds (one slot, one shard of a Redis Cluster). */
 export const ROSTER_KEY = `${PREFIX}{relays}:live`;
+/** Each live relay's poll CPU, beside the roster (the same slot). */
+export const POLL_CPU_KEY = `${PREFIX}{relays}:poll-cpu`;

@@ -20,16 +20,20 @@ describe.skipIf(!redisClusterAvailable())('leases spread over the relays', () =>
         cluster.owned().reduce((a, b) => a + b) === MARKETS,
       { timeoutMs: 8_000, everyMs: 50 },
     );
-    // Each relay's share, as an operator sees it.
-    await waitFor('every relay to report its lease share', async () => {
+    // Each relay's shares of the leases and of poll CPU, as an operator sees them.
+    await waitFor('every relay to report its lease and poll CPU shares', async () => {
       for (const relay of cluster.relays) {
         const { redis: cluster } = (await (await fetch(`${relay.url}/health`)).json()) as {
-          redis: { relays: number; leaseShare: number };
+          redis: { relays: number; leaseShare: number; pollCpuShare: number };
         };
         const metrics = await (await fetch(`${relay.url}/metrics`)).text();
         const share = Number(/^market_relay_cluster_lease_share (\S+)$/m.exec(metrics)?.[1]);
+        const cpuShare = Number(/^market_relay_cluster_poll_cpu_share (\S+)$/m.exec(metrics)?.[1]);
         if (cluster.relays !== 3 || cluster.leaseShare < 0.15 || cluster.leaseShare > 0.55) return false;
+        // Every relay numbers polls of its books, none all of them.
+        if (!(cluster.pollCpuShare > 0 && cluster.pollCpuShare < 1)) return false;
         expect(share).toBeCloseTo(cluster.leaseShare, 1);
+        expect(cpuShare).toBeGreaterThan(0);
       }
       return true;
     });

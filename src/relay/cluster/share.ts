@@ -49,12 +49,13 @@ export class ClusterShare {
     target: string,
     market: string,
     codec: ClusterCodec<State, Delta>,
-    context: Omit<ClusterStreamContext, 'log'>,
+    context: Omit<ClusterStreamContext, 'log' | 'spent'>,
     onApplied: (poll: AppliedPoll) => void,
   ): ClusterTarget<State, Delta> | undefined {
     const log = this.#coordinator.log;
     if (log === undefined) return undefined;
-    const streams = new ClusterTarget(target, market, codec, { ...context, log });
+    const spent = (ms: number) => this.#coordinator.spent(ms);
+    const streams = new ClusterTarget(target, market, codec, { ...context, log, spent });
     this.#listen(target).batch = (payload) => {
       void streams.follow(payload).then((applied) => {
         if (applied !== undefined) onApplied(applied);

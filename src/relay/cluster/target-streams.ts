@@ -24,6 +24,8 @@ import { UnwrittenPolls } from './unwritten.ts';
 
 export interface ClusterStreamContext {
   log: StreamLog;
+  /** The CPU time (ms) numbering one poll took, for this relay's poll CPU share. */
+  spent(ms: number): void;
   registry: StreamRegistry;
   publisher: StreamPublisher;
   now: () => number;
@@ -126,13 +128,17 @@ export class ClusterTarget<State, Delta> {
     if (unwritten === 'fenced') return undefined; // kept: whether it is still ours shows at the next claim
     if (unwritten === 'written') produced.token = token;
     const times = { ts, rts };
+    // Numbering and encoding run synchronously (until the commit's first await): their time is CPU.
+    const started = performance.now();
     const written = this.#codec.streams.map((stream) =>
       numberPoll(this.#codec, this.#streamOf(stream), stream, produced, state, times),
     );
     const positions = new Map(written.map((entry) => [entry.stream, { epoch: entry.epoch, seq: entry.seq }]));
     const changed = written.some((entry) => entry.kind !== 'confirm');
     const poll = { state: changed ? JSON.stringify(state) : undefined, ts, rts, receivedAt };
-    const outcome = unwritten === 'unavailable' ? 'unavailable' : await log.commit(this.key, poll, written);
+    const committing = unwritten === 'unavailable' ? 'unavailable' : log.commit(this.key, poll, written);
+    this.#context.spent(performance.now() - started);
+    const outcome = await committing;
     if (outcome === 'fenced') {
       this.#abandonUnwritten();
       this.#produced = undefined;
