@@ -8,6 +8,7 @@ import { fixed, markdownTable, type Report, type Target, target } from './lib/re
 import type { SdkCheckResult } from './lib/sdk-check.ts';
 import type { BytesResult } from './scenarios/bytes.ts';
 import type { ClusterResult } from './scenarios/cluster.ts';
+import type { ClusterSpreadResult } from './scenarios/cluster-spread.ts';
 import { type CompressionResult, formName } from './scenarios/compression.ts';
 import type { DiffRun } from './scenarios/diff.ts';
 import type { FanoutResult, PollingCost } from './scenarios/fanout.ts';
@@ -332,6 +333,22 @@ export function clusterReport(cluster: ClusterResult): Report {
     );
   }
   return { section, targets };
+}
+
+export function clusterSpreadReport(spread: ClusterSpreadResult): Report {
+  const section =
+    `### 10b. Cluster: leases and poll CPU per relay, 3 relays, ${spread.markets} books subscribed on each, poll ${spread.pollMs} ms, ${spread.windowSeconds} s window\n\n` +
+    markdownTable(
+      ['relay', 'leases held', 'lease share', 'poll CPU share', 'process CPU (cores)'],
+      spread.relays.map((relay, i) => [
+        i,
+        relay.leases,
+        fixed(relay.leaseShare, 2),
+        fixed(relay.pollCpuShare, 2),
+        fixed(relay.cpu, 3),
+      ]),
+    );
+  return { section, targets: [] };
 }
 
 function writesLine(framesPerWrite: number | undefined): string {

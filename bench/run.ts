@@ -15,6 +15,7 @@ import { startSim } from './lib/servers.ts';
 import {
   bytesReport,
   clusterReport,
+  clusterSpreadReport,
   compressionReport,
   diffReport,
   fanoutMultiReport,
@@ -26,6 +27,7 @@ import {
 } from './reports.ts';
 import { type BytesResult, runBytes } from './scenarios/bytes.ts';
 import { type ClusterResult, runCluster } from './scenarios/cluster.ts';
+import { type ClusterSpreadResult, runClusterSpread } from './scenarios/cluster-spread.ts';
 import { type CompressionResult, runCompression } from './scenarios/compression.ts';
 import { type DiffRun, runDiff } from './scenarios/diff.ts';
 import { type FanoutResult, type PollingCost, runFanout } from './scenarios/fanout.ts';
@@ -68,6 +70,7 @@ const results: {
   freshness?: FreshnessResult;
   pollCapacity?: PollCapacityResult;
   cluster?: ClusterResult;
+  clusterSpread?: ClusterSpreadResult;
 } = {};
 const sections: string[] = [];
 const targets: Target[] = [];
@@ -142,6 +145,9 @@ try {
     const cluster = await runCluster(options, sim);
     results.cluster = cluster;
     report(clusterReport(cluster));
+    const spread = await runClusterSpread(options);
+    results.clusterSpread = spread;
+    report(clusterSpreadReport(spread));
   }
 } finally {
   await sim.child.stop();
