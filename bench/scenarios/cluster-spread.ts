@@ -63,6 +63,9 @@ export async function runClusterSpread(options: BenchOptions): Promise<ClusterSp
             `--book-poll-ms=${POLL_MS}`,
             `--upstream-rps=${(10 * MARKETS * 1_000) / POLL_MS}`,
             '--rebalance-ms=1000',
+            // One client subscribes all 300 at once: above the defaults for one connection.
+            `--max-private-markets=${MARKETS}`,
+            `--new-markets-per-second=${MARKETS}`,
           ]),
         ),
       )),
