@@ -110,21 +110,25 @@ export class ClusterTarget<State, Delta> {
       this.#abandonUnwritten();
       return this.#produceAlone(state, ts, rts, receivedAt);
     }
-    if (this.#produced?.token !== token) {
+    // Whether what we number on from is known to be the cluster's position under this token.
+    let verified = this.#produced?.token === token;
+    if (!verified) {
       const loaded = await log.load(this.key, []);
       if (loaded === undefined && this.#produced === undefined)
         return this.#produceAlone(state, ts, rts, receivedAt);
-      // The stored state is still the one we numbered on from (or Redis lost it): ours to continue.
-      const ours =
-        this.#produced !== undefined &&
-        (loaded === undefined || loaded.stored === undefined || loaded.stored.token === this.#produced.token);
-      if (!ours && loaded !== undefined) {
-        this.#abandonUnwritten();
-        this.#produced = this.#producedFrom(loaded, token);
+      if (loaded !== undefined) {
+        verified = true;
+        // The stored state is still the one we numbered on from (or Redis lost it): ours to continue.
+        const stored = loaded.stored;
+        if (this.#produced === undefined || (stored !== undefined && stored.token !== this.#produced.token)) {
+          this.#abandonUnwritten();
+          this.#produced = this.#producedFrom(loaded, token);
+        }
       }
     }
     const produced = this.#produced!;
-    const unwritten = await this.#unwritten.write(log, this.key);
+    // Unverified (Redis away when asked): numbered on alone, and written once verified.
+    const unwritten = verified ? await this.#unwritten.write(log, this.key) : 'unavailable';
     if (unwritten === 'fenced') return undefined; // kept: whether it is still ours shows at the next claim
     if (unwritten === 'written') produced.token = token;
     const times = { ts, rts };
