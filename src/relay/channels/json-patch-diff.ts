@@ -1,0 +1,144 @@
+/**
+ * @module relay/channels/json-patch-diff
+ * The `rest` channel's diff (docs/protocol.md "`rest` data"): an RFC 6902 JSON Patch that turns one
+ * upstream body into the next. Objects are compared member by member and scalars replaced, so a
+ * changed field is one `replace`. Lists of records are matched by a key field, found per list
+ * ({@link listKeyOf}: `id`, `activity_id`, `comment_id`, market and outcome for positions, `user_id`,
+ * `username` ...): a record that changed is patched where it is, a new one is one `add`, one gone
+ * one `remove`, one that moved one `move`. So an activity list with a new entry on top is one
+ * `add` (and a `remove` for the entry that fell off the end), not a rewrite of every index.
+ * Lists without such a key are compared index by index.
+ */
+import { type PatchOperation, pointerToken } from '../../protocol/json-patch.ts';
+import type { JsonValue } from '../../protocol/messages.ts';
+
+type JsonObject = { [key: string]: JsonValue };
+
+/** The patch from `prev` to `next`; empty when they are equal. */
+export function diffJson(prev: JsonValue, next: JsonValue): PatchOperation[] {
+  const patch: PatchOperation[] = [];
+  diffInto(prev, next, '', patch);
+  return patch;
+}
+
+function isObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function diffInto(prev: JsonValue, next: JsonValue, path: string, patch: PatchOperation[]): void {
+  if (Array.isArray(prev) && Array.isArray(next)) {
+    const key = listKeyOf(prev, next);
+    if (key === undefined) diffByIndex(prev, next, path, patch);
+    else diffByKey(prev, next, key, path, patch);
+    return;
+  }
+  if (isObject(prev) && isObject(next)) {
+    for (const name of Object.keys(prev))
+      if (!Object.hasOwn(next, name)) patch.push({ op: 'remove', path: `${path}/${pointerToken(name)}` });
+    for (const [name, value] of Object.entries(next)) {
+      const at = `${path}/${pointerToken(name)}`;
+      if (Object.hasOwn(prev, name)) diffInto(prev[name] as JsonValue, value, at, patch);
+      else patch.push({ op: 'add', path: at, value });
+    }
+    return;
+  }
+  // Scalars that differ, or values of different kinds (containers are never ===).
+  if (prev !== next) patch.push({ op: 'replace', path, value: next });
+}
+
+function diffByIndex(prev: JsonValue[], next: JsonValue[], path: string, patch: PatchOperation[]): void {
+  const common = Math.min(prev.length, next.length);
+  for (let i = 0; i < common; i++)
+    diffInto(prev[i] as JsonValue, next[i] as JsonValue, `${path}/${i}`, patch);
+  for (let i = prev.length - 1; i >= next.length; i--) patch.push({ op: 'remove', path: `${path}/${i}` });
+  for (let i = prev.length; i < next.length; i++)
+    patch.push({ op: 'add', path: `${path}/${i}`, value: next[i] as JsonValue });
+}
+
+/**
+ * Removes the records gone (from the end, so earlier indices stay), then walks `next` in order:
+ * the record already at the index is patched in place, one further down is moved up first, and a
+ * record not in the list is added.
+ */
+function diffByKey(
+  prev: JsonValue[],
+  next: JsonValue[],
+  key: ListKey,
+  path: string,
+  patch: PatchOperation[],
+): void {
+  const nextKeys = new Set(next.map((record) => keyOf(record as JsonObject, key)));
+  const working: JsonObject[] = [];
+  for (let i = prev.length - 1; i >= 0; i--) {
+    const record = prev[i] as JsonObject;
+    if (nextKeys.has(keyOf(record, key))) working.unshift(record);
+    else patch.push({ op: 'remove', path: `${path}/${i}` });
+  }
+  const position = new Map<string, number>();
+  const reindex = () => {
+    position.clear();
+    for (const [j, entry] of working.entries()) position.set(keyOf(entry, key), j);
+  };
+  reindex();
+  next.forEach((value, i) => {
+    const record = value as JsonObject;
+    const id = keyOf(record, key);
+    const at = position.get(id);
+    if (at === undefined) {
+      patch.push({ op: 'add', path: `${path}/${i}`, value: record });
+      working.splice(i, 0, record);
+    } else {
+      if (at !== i) {
+        patch.push({ op: 'move', from: `${path}/${at}`, path: `${path}/${i}` });
+        working.splice(i, 0, ...working.splice(at, 1));
+      }
+      diffInto(working[i] as JsonObject, record, `${path}/${i}`, patch);
+    }
+    if (at !== i) reindex();
+  });
+}
+
+/** The fields whose values, together, name a record of a list. */
+export type ListKey = readonly string[];
+
+/**
+ * The key fields upstream's lists are tried with, in this order (docs/upstream.md): the first one
+ * that every record of both lists has, as a string or number, once each, is the list's key.
+ */
+export const listKeyCandidates: readonly ListKey[] = [
+  ['id'],
+  ['activity_id'],
+  ['comment_id'],
+  ['epoch_id'],
+  ['user_id'],
+  ['market_id', 'outcome'],
+  ['username'],
+  ['market_id'],
+  ['feed_id'],
+  ['time'],
+  ['timestamp'],
+];
+
+export function listKeyOf(prev: readonly JsonValue[], next: readonly JsonValue[]): ListKey | undefined {
+  if (prev.length + next.length === 0) return undefined;
+  return listKeyCandidates.find((key) => isKeyOf(prev, key) && isKeyOf(next, key));
+}
+
+function isKeyOf(list: readonly JsonValue[], key: ListKey): boolean {
+  const seen = new Set<string>();
+  for (const record of list) {
+    if (!isObject(record)) return false;
+    for (const field of key) {
+      const value = record[field];
+      if (typeof value !== 'string' && typeof value !== 'number') return false;
+    }
+    const id = keyOf(record, key);
+    if (seen.has(id)) return false;
+    seen.add(id);
+  }
+  return true;
+}
+
+function keyOf(record: JsonObject, key: ListKey): string {
+  return JSON.stringify(key.map((field) => record[field] ?? null));
+}
