@@ -8,7 +8,7 @@
  * other message is a JSON object on either encoding, so frames are read by their shape, whatever
  * was negotiated.
  */
-import { isChannel as isChannelName } from '../protocol/channels.ts';
+import { isChannel as isChannelName, offTheWire } from '../protocol/channels.ts';
 import { type CompactStreamLookup, decodeCompactStreamMessage } from '../protocol/compact.ts';
 import type { BookDepth, Channel, Level, ServerMessage, StreamState } from '../protocol/messages.ts';
 
@@ -33,14 +33,17 @@ const noStreamNumbers: CompactStreamLookup = { get: () => undefined };
 export function decodeFrame(data: unknown, numbers: CompactStreamLookup = noStreamNumbers): Decoded {
   if (typeof data !== 'string')
     return { ok: false, reason: 'binary frame (the relay sends text frames only)' };
-  let value: unknown;
+  let parsed: unknown;
   try {
-    value = JSON.parse(data);
+    parsed = JSON.parse(data);
   } catch {
     return { ok: false, reason: 'frame is not JSON' };
   }
-  if (Array.isArray(value)) return decodeCompactFrame(value, numbers);
-  if (!isObject(value) || typeof value.type !== 'string') return { ok: false, reason: 'frame has no `type`' };
+  if (Array.isArray(parsed)) return decodeCompactFrame(parsed, numbers);
+  if (!isObject(parsed) || typeof parsed.type !== 'string')
+    return { ok: false, reason: 'frame has no `type`' };
+  // A `rest` message names its stream `path`: the SDK reads it as `market` too, as on every channel.
+  const value = offTheWire(parsed);
   switch (value.type) {
     case 'snapshot':
     case 'update':
@@ -104,16 +107,29 @@ function decodeStreamMessage(value: Fields): Decoded {
   });
   if (typeof value.epoch !== 'string') return fail('epoch');
   if (!Number.isSafeInteger(value.seq) || (value.seq as number) < 0) return fail('seq');
+  if (value.channel === 'rest') {
+    const wrong = restCheck(value, value.type === 'snapshot');
+    return wrong === undefined ? accept(value) : fail(wrong);
+  }
   if (!isObject(value.data)) return fail('data');
   const wrong = dataChecks[value.channel]({ ...value, data: value.data }, value.type === 'snapshot');
   return wrong === undefined ? accept(value) : fail(wrong);
+}
+
+/** `rest`: any body in a snapshot, a JSON Patch in an update, a checksum on both. */
+function restCheck(message: Fields, snapshot: boolean): string | undefined {
+  if (!Number.isSafeInteger(message.checksum)) return 'checksum';
+  if (snapshot) return message.data === undefined ? 'data' : undefined;
+  const isOperation = (operation: unknown) =>
+    isObject(operation) && typeof operation.op === 'string' && typeof operation.path === 'string';
+  return Array.isArray(message.data) && message.data.every(isOperation) ? undefined : 'JSON Patch';
 }
 
 /** What is wrong with a stream message's channel-specific part, or undefined when it is readable. */
 type DataCheck = (message: Fields & { data: Fields }, snapshot: boolean) => string | undefined;
 
 /** Each channel's `data` as docs/protocol.md gives it, checked as far as the SDK and its users rely on types. */
-const dataChecks: Readonly<Record<Channel, DataCheck>> = {
+const dataChecks: Readonly<Record<Exclude<Channel, 'rest'>, DataCheck>> = {
   book: (message) => {
     const { data } = message;
     if (!isLevels(data.bids) || !isLevels(data.asks)) return 'levels';

@@ -65,6 +65,13 @@ export function connect(urls: RelayUrls, options: ConnectOptions = {}): RelayCli
 
 export type { BookState } from '../protocol/book.ts';
 export type { CatalogueFilter, CatalogueStatus } from '../protocol/channels.ts';
+export {
+  applyPatch,
+  canonicalJson,
+  type PatchOperation,
+  type PatchOperationIn,
+  restChecksum,
+} from '../protocol/json-patch.ts';
 export type {
   BookDepth,
   BookSnapshotMessage,
@@ -98,12 +105,17 @@ export type {
   ProbabilitiesUpdateData,
   ProbabilitiesUpdateMessage,
   ProbabilityEntry,
+  RestData,
+  RestSnapshotMessage,
+  RestUpdateData,
+  RestUpdateMessage,
   TradeEntry,
   TradesData,
   TradesSnapshotMessage,
   TradesUpdateMessage,
 } from '../protocol/messages.ts';
 export { type OrderMapState, orderListsOf } from '../protocol/order-map.ts';
+export { type CanonicalRestPath, canonicalRestPath, type RestPathResult } from '../protocol/rest-paths.ts';
 export {
   type BackoffOptions,
   backoffDelay,
@@ -128,5 +140,6 @@ export type {
 export { type ClientErrorCode, RelayClientError } from './client-error.ts';
 export type { ClientEvents, ClientOptions, RelayClient } from './relay-client.ts';
 export type { ConnectionStatus } from './relay-connection.ts';
+export type { RestSubscription } from './rest-subscription.ts';
 export type { RelayUrls, WebSocketConstructor, WebSocketLike } from './socket.ts';
 export type { ResyncReason, StreamEvents, SubscriptionStatus } from './stream-subscription.ts';

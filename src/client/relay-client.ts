@@ -36,6 +36,7 @@ import { firstState } from './first-state.ts';
 import { decodeFrame } from './frames.ts';
 import { type ConnectionStatus, RelayConnection } from './relay-connection.ts';
 import { RequestsInFlight } from './requests-in-flight.ts';
+import { RestSubscription } from './rest-subscription.ts';
 import type { SocketFactory } from './socket.ts';
 import { StreamNumbers } from './stream-numbers.ts';
 import type { StreamHost } from './stream-subscription.ts';
@@ -188,6 +189,15 @@ export class RelayClient extends Emitter<ClientEvents> {
    */
   subscribeMarkets(filter: CatalogueFilter = {}): MarketsSubscription {
     return this.#plain('markets', catalogueStreamId(filter), MarketsSubscription);
+  }
+
+  /**
+   * Any public GET path of upstream, live (docs/client.md "Any public path"): `state` is the body
+   * as upstream served it, kept by applying the relay's JSON Patches. Equivalent spellings of a
+   * path give the same object; a path that is not public throws, as a bad market id does.
+   */
+  subscribeRest(path: string): RestSubscription {
+    return this.#plain('rest', path, RestSubscription);
   }
 
   /** The catalogue's records now (its live subscription's state; it stays subscribed). */

@@ -3,6 +3,7 @@
  * The client's subscribe and unsubscribe requests the relay has not answered yet, by id. The relay
  * answers requests in order, so an error without id (a frame it could not read) answers the oldest.
  */
+import { onTheWire } from '../protocol/channels.ts';
 import type { RequestId } from '../protocol/messages.ts';
 import type { SubscribeBody, UnsubscribeBody } from './subscriptions.ts';
 
@@ -15,7 +16,8 @@ export class RequestsInFlight {
   /** Sends `body` with the next id; it waits for its answer only if `send` could send it. */
   send(body: RequestBody, send: (text: string) => boolean): void {
     const id = this.#nextId++;
-    if (send(JSON.stringify({ ...body, id }))) this.#pending.push({ id, body });
+    // A `rest` request names its streams `paths` (protocol.md "`rest` data").
+    if (send(JSON.stringify(onTheWire({ ...body, id })))) this.#pending.push({ id, body });
   }
 
   /**

@@ -128,7 +128,9 @@ export class SseSocket implements WebSocketLike {
     group.abort = abort;
     const url = new URL(this.#base);
     url.searchParams.set('channel', group.channel);
-    url.searchParams.set('markets', group.markets.join(','));
+    // Paths may hold commas: a `rest` response names each in a `paths` parameter of its own.
+    if (group.channel === 'rest') for (const path of group.markets) url.searchParams.append('paths', path);
+    else url.searchParams.set('markets', group.markets.join(','));
     if (group.channel === 'book')
       url.searchParams.set('depth', group.depth == null ? 'full' : String(group.depth));
     const lastEventId = group.markets.map((market) => group.positions.get(market) ?? '').join(',');

@@ -1,10 +1,11 @@
 /**
  * @module protocol/channels
  * The channels and what each one's stream ids are (docs/protocol.md, one section per channel),
- * declared once with the one function that checks and spells a stream id. Imports only ./limits.ts,
- * so both the request schemas (./requests.ts) and the wire types (./messages.ts) can use it.
+ * declared once with the one function that checks and spells a stream id. Imports only ./limits.ts
+ * and ./rest-paths.ts, so both the request schemas (./requests.ts) and the wire types (./messages.ts) can use it.
  */
 import { FEED_ID_PATTERN, MARKET_ID_PATTERN } from './limits.ts';
+import { canonicalRestPath } from './rest-paths.ts';
 
 export const channels = [
   'book',
@@ -15,6 +16,7 @@ export const channels = [
   'oracle',
   'orders',
   'markets',
+  'rest',
 ] as const;
 export type Channel = (typeof channels)[number];
 
@@ -58,9 +60,10 @@ export function catalogueStreamId(filter: CatalogueFilter = {}): string {
 
 /**
  * What a channel's stream ids (the `markets` of a subscribe) are: a market UUID, an oracle feed id
- * (`0x` + hex), the one stream {@link PROBABILITIES_STREAM}, or a catalogue filter.
+ * (`0x` + hex), the one stream {@link PROBABILITIES_STREAM}, a catalogue filter, or (`rest`) one of
+ * upstream's public GET paths, which a subscribe names as `paths` and messages carry as `path`.
  */
-export type StreamIdKind = 'market' | 'feed' | 'all' | 'catalogue';
+export type StreamIdKind = 'market' | 'feed' | 'all' | 'catalogue' | 'path';
 export const streamIdKinds: Readonly<Record<Channel, StreamIdKind>> = {
   book: 'market',
   price: 'market',
@@ -70,10 +73,16 @@ export const streamIdKinds: Readonly<Record<Channel, StreamIdKind>> = {
   oracle: 'feed',
   orders: 'market',
   markets: 'catalogue',
+  rest: 'path',
 };
 
+/** The field a message names its stream in: `path` on the `rest` channel, `market` on the others. */
+export function streamIdField(channel: string): 'path' | 'market' {
+  return channel === 'rest' ? 'path' : 'market';
+}
+
 /** What a stream id of each kind must look like, worded for a `bad_request` message. */
-const expectedIds: Readonly<Record<StreamIdKind, string>> = {
+const expectedIds: Readonly<Record<Exclude<StreamIdKind, 'path'>, string>> = {
   market: 'not a UUID',
   feed: 'not an oracle feed id (0x and hex digits)',
   all: `the probabilities channel has one stream: "${PROBABILITIES_STREAM}"`,
@@ -81,14 +90,22 @@ const expectedIds: Readonly<Record<StreamIdKind, string>> = {
 };
 
 /**
- * A stream id in its one spelling (ids are case-insensitive: lower case), or the reason it is not
- * an id of `channel`.
+ * A stream id in its one spelling (ids are case-insensitive: lower case; paths as
+ * ./rest-paths.ts spells them), or the reason it is not an id of `channel` (with `code` when the
+ * answer is not `bad_request`).
  */
 export function canonicalStreamId(
   channel: Channel,
   id: string,
-): { ok: true; id: string } | { ok: false; message: string } {
+): { ok: true; id: string } | { ok: false; message: string; code?: 'path_not_public' } {
   const kind = streamIdKinds[channel];
+  if (kind === 'path') {
+    const path = canonicalRestPath(id);
+    if (path.ok) return { ok: true, id: path.value.path };
+    return path.code === 'bad_request'
+      ? { ok: false, message: path.message }
+      : { ok: false, message: path.message, code: path.code };
+  }
   if (kind === 'catalogue') {
     const filter = catalogueFilterOf(id);
     return filter === undefined
@@ -102,4 +119,28 @@ export function canonicalStreamId(
         ? FEED_ID_PATTERN.test(id)
         : id === PROBABILITIES_STREAM;
   return valid ? { ok: true, id: id.toLowerCase() } : { ok: false, message: expectedIds[kind] };
+}
+
+/**
+ * A relay message as it goes on the wire: on the `rest` channel its stream id is `path` (a
+ * `subscribed` or `unsubscribed` lists `paths`), where the relay's own objects say `market`.
+ */
+export function onTheWire<M extends object>(message: M): M | Record<string, unknown> {
+  if ((message as { channel?: unknown }).channel !== 'rest') return message;
+  return Object.fromEntries(
+    Object.entries(message)
+      .filter(([name]) => name !== 'path' && name !== 'paths')
+      .map(([name, value]) => [name === 'market' ? 'path' : name === 'markets' ? 'paths' : name, value]),
+  );
+}
+
+/** A message read off the wire, with a `rest` stream's `path` (or `paths`) also as `market` (`markets`). */
+export function offTheWire<M extends object>(message: M): M {
+  const fields = message as { channel?: unknown; path?: unknown; paths?: unknown };
+  if (fields.channel !== 'rest') return message;
+  return {
+    ...message,
+    ...(fields.path === undefined ? {} : { market: fields.path }),
+    ...(fields.paths === undefined ? {} : { markets: fields.paths }),
+  };
 }

@@ -30,9 +30,18 @@ type Envelope = [
   rts: CompactTime,
 ];
 export type CompactBookMessage = [...Envelope, data: CompactBookData, checksum: number];
-/** Every channel but `book`: `data` exactly as in JSON mode. */
-export type CompactPlainMessage = [...Envelope, data: Exclude<StreamMessage, { channel: 'book' }>['data']];
-export type CompactStreamMessage = CompactBookMessage | CompactPlainMessage;
+/** `rest`: `data` exactly as in JSON mode (a body, or a JSON Patch), then the checksum. */
+export type CompactRestMessage = [
+  ...Envelope,
+  data: Extract<StreamMessage, { channel: 'rest' }>['data'],
+  checksum: number,
+];
+/** Every other channel: `data` exactly as in JSON mode. */
+export type CompactPlainMessage = [
+  ...Envelope,
+  data: Exclude<StreamMessage, { channel: 'book' | 'rest' }>['data'],
+];
+export type CompactStreamMessage = CompactBookMessage | CompactRestMessage | CompactPlainMessage;
 
 /** What a stream number stands for, as the client learnt it from `subscribed.streams`. */
 export interface CompactStreamIdentity {
@@ -116,6 +125,7 @@ export function encodeCompactStreamMessage(message: StreamMessage, stream: numbe
     compactOffset(ts, message.rts),
   ];
   if (message.channel === 'book') return [...envelope, compactBook(message.data), message.checksum];
+  if (message.channel === 'rest') return [...envelope, message.data, message.checksum];
   return [...envelope, message.data];
 }
 
@@ -171,10 +181,15 @@ function decode(value: unknown, lookup: CompactStreamLookup): CompactDecodeResul
   };
   if (identity.channel === 'book') {
     if (value.length !== 8) throw new Malformed('a book message has 8 elements');
-    const checksum = value[7];
-    if (!Number.isInteger(checksum) || (checksum as number) < 0 || (checksum as number) > 0xffffffff)
-      throw new Malformed('checksum is not an unsigned 32-bit integer');
+    const checksum = checksumOf(value[7]);
     const message = { ...head, depth: identity.depth ?? null, data: decodeBook(data), checksum };
+    return { ok: true, message: message as StreamMessage };
+  }
+  if (identity.channel === 'rest') {
+    if (value.length !== 8) throw new Malformed('a rest message has 8 elements');
+    const checksum = checksumOf(value[7]);
+    if (kind === 'u' && !Array.isArray(data)) throw new Malformed('a rest update is not a JSON Patch');
+    const message = { ...head, path: identity.market, data, checksum };
     return { ok: true, message: message as StreamMessage };
   }
   if (value.length !== 7) throw new Malformed(`a ${identity.channel} message has 7 elements`);
@@ -182,6 +197,12 @@ function decode(value: unknown, lookup: CompactStreamLookup): CompactDecodeResul
     throw new Malformed('data is not an object');
   // The cast is where the wire meets the types: like JSON mode, a channel's data is taken as sent.
   return { ok: true, message: { ...head, data } as StreamMessage };
+}
+
+function checksumOf(value: unknown): number {
+  if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > 0xffffffff)
+    throw new Malformed('checksum is not an unsigned 32-bit integer');
+  return value as number;
 }
 
 function decodeTime(value: unknown, name: string): string {

@@ -14,6 +14,7 @@ export {
 } from './channels.ts';
 
 import type { Channel } from './channels.ts';
+import type { PatchOperation } from './json-patch.ts';
 
 /** Book depths (protocol.md "`book` data"): 10, 50, or null for the full book. */
 export const bookDepths = [10, 50] as const;
@@ -116,6 +117,13 @@ export type MarketsData = Record<string, MarketListRecord>;
 /** Update: the records new or changed (whole) and, as `null`, the markets that left the catalogue. */
 export type MarketsUpdateData = Record<string, MarketListRecord | null>;
 
+/**
+ * `rest`: snapshot, upstream's body as served (every field with upstream's type); update, the
+ * RFC 6902 JSON Patch from the previous state to the new one. Both carry a `checksum` of the state.
+ */
+export type RestData = JsonValue;
+export type RestUpdateData = PatchOperation[];
+
 /** `oracle`: one feed's latest parsed price; snapshot and update both carry the whole record. */
 export interface OracleData {
   feed_id: string;
@@ -146,7 +154,13 @@ export interface OrdersUpdateData {
 
 export interface StreamFields {
   channel: Channel;
+  /**
+   * The stream id. On the wire, a `rest` message carries it as `path` instead (relay/streams/frame.ts
+   * renames it); the SDK gives both.
+   */
   market: string;
+  /** `rest` only: the canonical path (the same as `market`). */
+  path?: string;
   epoch: string;
   seq: number;
   /** Upstream snapshot time (or relay receive time where upstream gives none), ISO 8601 with ms. */
@@ -184,6 +198,7 @@ export interface ChannelData {
   oracle: { snapshot: OracleData; update: OracleData };
   orders: { snapshot: OrdersData; update: OrdersUpdateData };
   markets: { snapshot: MarketsData; update: MarketsUpdateData };
+  rest: { snapshot: RestData; update: RestUpdateData };
 }
 
 /** The channels after `book`: no depth, no checksum (seq alone detects a gap). */
@@ -211,6 +226,12 @@ export type OrdersSnapshotMessage = ChannelSnapshotMessage<'orders'>;
 export type OrdersUpdateMessage = ChannelUpdateMessage<'orders'>;
 export type MarketsSnapshotMessage = ChannelSnapshotMessage<'markets'>;
 export type MarketsUpdateMessage = ChannelUpdateMessage<'markets'>;
+export interface RestSnapshotMessage extends ChannelSnapshotMessage<'rest'> {
+  checksum: number;
+}
+export interface RestUpdateMessage extends ChannelUpdateMessage<'rest'> {
+  checksum: number;
+}
 
 export type StreamMessage =
   | BookSnapshotMessage
@@ -228,7 +249,9 @@ export type StreamMessage =
   | OrdersSnapshotMessage
   | OrdersUpdateMessage
   | MarketsSnapshotMessage
-  | MarketsUpdateMessage;
+  | MarketsUpdateMessage
+  | RestSnapshotMessage
+  | RestUpdateMessage;
 
 export interface SubscribedMessage {
   type: 'subscribed';
@@ -273,6 +296,7 @@ export const errorCodes = [
   'bad_request',
   'unknown_channel',
   'unknown_market',
+  'path_not_public',
   'limit_exceeded',
   'rate_limited',
   'unauthorized',

@@ -6,16 +6,36 @@
  * of the project.
  */
 import { z } from 'zod';
-import { canonicalStreamId, isChannel } from './channels.ts';
+import { canonicalStreamId, isChannel, streamIdField } from './channels.ts';
 import { MAX_MARKETS_PER_REQUEST, MAX_REQUEST_ID_LENGTH, MAX_STREAM_ID_LENGTH } from './limits.ts';
 import type { ClientRequest, PingRequest, SubscribeRequest, UnsubscribeRequest } from './messages.ts';
+import { MAX_REST_PATH_LENGTH } from './rest-paths.ts';
 
 const requestId = z.union([z.string().max(MAX_REQUEST_ID_LENGTH), z.number().int()]);
 const resumePoint = z.object({ epoch: z.string().min(1).max(64), seq: z.number().int().nonnegative() });
 /** Worded as docs/protocol.md's `bad_request` example, whichever bound is missed. */
 const marketsExpected = `expected between 1 and ${MAX_MARKETS_PER_REQUEST} UUIDs`;
 /** Checked against its channel below: what an id is depends on the channel. */
-const streamId = z.string().max(MAX_STREAM_ID_LENGTH, 'not a stream id');
+const streamId = z.string().max(Math.max(MAX_STREAM_ID_LENGTH, MAX_REST_PATH_LENGTH), 'not a stream id');
+
+/**
+ * A `rest` subscribe or unsubscribe names its streams `paths` (protocol.md "`rest` data"): read as
+ * the `markets` every other channel names, before validation, so one schema checks both.
+ */
+export function withStreamIds(frame: unknown): unknown {
+  if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) return frame;
+  const { paths, ...rest } = frame as { paths?: unknown; channel?: unknown; markets?: unknown };
+  if (streamIdField(String(rest.channel)) !== 'path' || paths === undefined || rest.markets !== undefined)
+    return frame;
+  return { ...rest, markets: paths };
+}
+
+/** The error code an issue of a request's validation is answered with (`bad_request` unless it says). */
+export function issueCode(issue: z.core.$ZodIssue | undefined): 'bad_request' | 'path_not_public' {
+  return issue?.code === 'custom' && issue.params?.code === 'path_not_public'
+    ? 'path_not_public'
+    : 'bad_request';
+}
 
 /**
  * `channel` is any string here so that an unknown channel is answered `unknown_channel`, not
@@ -43,9 +63,16 @@ function checkStreamIds(
 ): void {
   const { channel } = selection;
   if (!isChannel(channel)) return;
+  const field = streamIdField(channel) === 'path' ? 'paths' : 'markets';
   selection.markets.forEach((id, i) => {
     const checked = canonicalStreamId(channel, id);
-    if (!checked.ok) context.addIssue({ code: 'custom', path: ['markets', i], message: checked.message });
+    if (!checked.ok)
+      context.addIssue({
+        code: 'custom',
+        path: [field, i],
+        message: checked.message,
+        ...(checked.code === undefined ? {} : { params: { code: checked.code } }),
+      });
   });
   for (const id of Object.keys(selection.resume ?? {})) {
     const checked = canonicalStreamId(channel, id);

@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { type Channel, isChannel } from '../protocol/channels.ts';
-import { subscribeRequest } from '../protocol/requests.ts';
+import { issueCode, subscribeRequest } from '../protocol/requests.ts';
 import type { AccessPolicy } from '../relay/admission/access.ts';
 import { capReason, type EdgeAdmission, edgeClient } from '../relay/admission/edge.ts';
 import { gateAccess } from '../relay/admission/edge-gate.ts';
@@ -205,14 +205,23 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
 
 type Selection =
   | { ok: true; channel: Channel; markets: string[]; depth: 10 | 50 | null | undefined }
-  | { ok: false; code: 'bad_request' | 'unknown_channel' | 'limit_exceeded'; message: string };
+  | {
+      ok: false;
+      code: 'bad_request' | 'path_not_public' | 'unknown_channel' | 'limit_exceeded';
+      message: string;
+    };
 
 /** The query as a `subscribe` would carry it, checked by the same schema. */
 function parseSelection(url: URL, maxStreams: number): Selection {
   const query = url.searchParams;
   const channel = query.get('channel') ?? '';
+  // A path may hold commas: each `rest` path comes in a `paths` parameter of its own.
   const markets = [
-    ...new Set(query.getAll('markets').flatMap((value) => value.split(',').filter((id) => id !== ''))),
+    ...new Set(
+      channel === 'rest'
+        ? query.getAll('paths')
+        : query.getAll('markets').flatMap((value) => value.split(',').filter((id) => id !== '')),
+    ),
   ];
   const depthText = query.get('depth');
   const depth = depthText === null || depthText === 'full' ? undefined : Number(depthText);
@@ -221,7 +230,7 @@ function parseSelection(url: URL, maxStreams: number): Selection {
     const issue = result.error.issues[0];
     return {
       ok: false,
-      code: 'bad_request',
+      code: issueCode(issue),
       message: `${issue?.path.join('.') || 'query'}: ${issue?.message}`,
     };
   }

@@ -228,7 +228,7 @@ export class ClientConnection implements StreamSubscriber {
     }
     const parsed = parseClientFrame(data, isBinary);
     if (!parsed.ok) {
-      this.#error(parsed.id, 'bad_request', parsed.message);
+      this.#error(parsed.id, parsed.code ?? 'bad_request', parsed.message);
       return;
     }
     this.#order.run(() => this.#handleSafely(parsed.request));

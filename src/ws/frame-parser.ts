@@ -6,11 +6,11 @@
 import type { RawData } from 'ws';
 import { MAX_REQUEST_ID_LENGTH } from '../protocol/limits.ts';
 import type { ClientRequest, RequestId } from '../protocol/messages.ts';
-import { clientRequest } from '../protocol/requests.ts';
+import { clientRequest, issueCode, withStreamIds } from '../protocol/requests.ts';
 
 export type ParsedFrame =
   | { ok: true; request: ClientRequest }
-  | { ok: false; message: string; id: RequestId | undefined };
+  | { ok: false; message: string; id: RequestId | undefined; code?: 'path_not_public' };
 
 const ops = new Set(['subscribe', 'unsubscribe', 'ping']);
 
@@ -35,11 +35,14 @@ export function parseClientFrame(data: RawData, isBinary: boolean): ParsedFrame 
   if (typeof op !== 'string' || !ops.has(op)) {
     return { ok: false, message: `unknown op ${JSON.stringify(op ?? null)}`, id };
   }
-  const result = clientRequest.safeParse(json);
+  const result = clientRequest.safeParse(withStreamIds(json));
   if (!result.success) {
     const issue = result.error.issues[0];
     const path = issue?.path.length ? `${issue.path.join('.')}: ` : '';
-    return { ok: false, message: `${path}${issue?.message ?? 'invalid request'}`, id };
+    const message = `${path}${issue?.message ?? 'invalid request'}`;
+    return issueCode(issue) === 'path_not_public'
+      ? { ok: false, message, id, code: 'path_not_public' }
+      : { ok: false, message, id };
   }
   return { ok: true, request: result.data };
 }

@@ -4,6 +4,8 @@
  * message, keep each stream's state from snapshot + updates with the pure core, and check seq
  * continuity and checksums themselves, so the tests check the relay without the client SDK.
  */
+
+import jsonPatch, { type Operation } from 'fast-json-patch';
 import { applyBookUpdate, type BookState, bookChecksum } from '../../src/protocol/book.ts';
 import {
   applyMarketsUpdate,
@@ -12,7 +14,8 @@ import {
   applyProbabilitiesUpdate,
   applyTradesUpdate,
 } from '../../src/protocol/channel-state.ts';
-import type { Channel, ChannelData } from '../../src/protocol/messages.ts';
+import { restChecksum } from '../../src/protocol/json-patch.ts';
+import type { Channel, ChannelData, JsonValue } from '../../src/protocol/messages.ts';
 import { applyPriceUpdate } from '../../src/protocol/price.ts';
 import { applyOrdersUpdate } from './orders-state.ts';
 
@@ -31,6 +34,10 @@ const applyUpdate: {
   oracle: applyOracleUpdate,
   orders: applyOrdersUpdate,
   markets: applyMarketsUpdate,
+  // A stock RFC 6902 library, as a client of any language would apply it.
+  rest: (state, patch) =>
+    jsonPatch.applyPatch(structuredClone(state), patch as Operation[], true, false, false)
+      .newDocument as JsonValue,
 };
 
 function applied<C extends Channel>(channel: C, state: unknown, update: unknown): unknown {
@@ -73,7 +80,7 @@ export class MessageRecorder {
     if (message.type !== 'snapshot' && message.type !== 'update') return;
     const key = MessageRecorder.key(
       message.channel as string,
-      message.market as string,
+      (message.channel === 'rest' ? message.path : message.market) as string,
       message.depth as number | null,
     );
     const epoch = message.epoch as string;
@@ -100,9 +107,12 @@ export class MessageRecorder {
       view.ts = message.ts as string;
       view.updates += 1;
     }
-    if (message.channel === 'book') {
+    if (message.channel === 'book' || message.channel === 'rest') {
       const view = this.streams.get(key)!;
-      const expected = bookChecksum(view.state as BookState);
+      const expected =
+        message.channel === 'book'
+          ? bookChecksum(view.state as BookState)
+          : restChecksum(view.state as JsonValue);
       if (message.checksum !== expected) {
         this.violations.push(`${key}: checksum ${String(message.checksum)} != ${expected} at seq ${seq}`);
       }

@@ -6,6 +6,7 @@
  */
 import { crc32 } from 'node:zlib';
 import { type BookState, bookChecksum } from '../../protocol/book.ts';
+import { restChecksum } from '../../protocol/json-patch.ts';
 import type { Channel, ChannelData, PriceData } from '../../protocol/messages.ts';
 import type { ClobPriceSnapshot } from '../../upstream/schemas.ts';
 import { diffBook, diffPrice } from './book-price-diff.ts';
@@ -17,11 +18,12 @@ import {
   diffProbabilities,
   diffTrades,
 } from './channel-diff.ts';
+import { diffJson } from './json-patch-diff.ts';
 
 /** How a channel's states are compared and described on the wire. */
 export interface StreamCodec<State, Delta> {
   diff(prev: State, next: State): Delta | null;
-  /** Book streams carry a checksum of the state after each message. */
+  /** Book and rest streams carry a checksum of the state after each message. */
   checksum?(state: State): number;
 }
 
@@ -39,6 +41,13 @@ export const codecs: { readonly [C in Channel]: StreamCodec<ChannelState<C>, Cha
   oracle: { diff: diffOracle },
   orders: { diff: diffOrders },
   markets: { diff: diffMarkets },
+  rest: {
+    diff: (prev, next) => {
+      const patch = diffJson(prev, next);
+      return patch.length === 0 ? null : patch;
+    },
+    checksum: (state) => restChecksum(state, crc32),
+  },
 };
 
 /** The price channel's state: upstream's decimal strings unchanged, omitted fields omitted. */

@@ -13,6 +13,7 @@
  * @see https://www.rfc-editor.org/rfc/rfc6455#section-5.2
  */
 import { constants, deflateRawSync } from 'node:zlib';
+import { onTheWire } from '../../protocol/channels.ts';
 import { encodeCompactStreamMessage } from '../../protocol/compact.ts';
 import type { ServerMessage, StreamMessage } from '../../protocol/messages.ts';
 
@@ -119,7 +120,7 @@ interface CompactWires {
 
 export function toFrame(message: ServerMessage): Frame {
   // The text itself is not kept: the bytes say the same in less than half the memory.
-  const { wire, payloadOffset } = encodeTextFrame(JSON.stringify(message));
+  const { wire, payloadOffset } = encodeTextFrame(JSON.stringify(onTheWire(message)));
   const position =
     message.type === 'snapshot' || message.type === 'update'
       ? { epoch: message.epoch, seq: message.seq }

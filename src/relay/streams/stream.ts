@@ -369,7 +369,8 @@ export function publish<S, D>(
  * "Error codes").
  */
 export function unknownMarketError(channel: Channel, market: string): ErrorMessage {
-  const what = streamIdKinds[channel] === 'feed' ? 'oracle feed' : 'market';
+  const kind = streamIdKinds[channel];
+  const what = kind === 'feed' ? 'oracle feed' : kind === 'path' ? 'path' : 'market';
   return {
     type: 'error',
     code: 'unknown_market',

@@ -9,8 +9,9 @@
  *   id itself);
  * - and either the same path answered 2xx for other ids since upstream was verified (so the path is
  *   right and this id is what upstream refuses), or the id is a market the complete catalogue does
- *   not list (relay/admission/known-markets.ts), or, for an oracle feed (no catalogue lists feeds), the
- *   service the path belongs to (`/api`, one of the interface's two with `/clob`) answered 2xx.
+ *   not list (relay/admission/known-markets.ts), or, for an oracle feed or a `rest` path (no catalogue
+ *   lists feeds or users), the service the path belongs to (`/api`, one of the interface's two with
+ *   `/clob`) answered 2xx.
  * Anything else (a wrong base path, a proxy's 404, a path that never answered) is a failed poll:
  * the stream turns stale and keeps being asked for.
  */
@@ -34,7 +35,7 @@ export interface MarketCatalogue {
 /** What a poll target asks about an id it polls. */
 export interface ExistenceJudge {
   /** Whether `error`, from polling `id`, means upstream does not have it. */
-  isGone(error: unknown, id: { kind: 'market' | 'feed'; value: string }): boolean;
+  isGone(error: unknown, id: { kind: 'market' | 'feed' | 'path'; value: string }): boolean;
   /** Whether `market` is known not to exist without a refusal (a bare price-batch entry). */
   isUnlisted(market: string): boolean;
 }
@@ -48,7 +49,7 @@ export class NotFoundJudge implements ExistenceJudge {
     this.#catalogue = catalogue;
   }
 
-  isGone(error: unknown, id: { kind: 'market' | 'feed'; value: string }): boolean {
+  isGone(error: unknown, id: { kind: 'market' | 'feed' | 'path'; value: string }): boolean {
     if (!isRefusedId(error) || !this.#upstream.verified) return false;
     if (this.#upstream.answers(error.endpoint)) return true;
     return id.kind === 'market' ? this.isUnlisted(id.value) : this.#upstream.serviceAnswers(error.endpoint);

@@ -6,6 +6,7 @@
  * upstream's clock: a response to an older request than the one last applied is dropped, so an
  * absurd upstream timestamp is only data (docs/operations.md "Freshness").
  */
+import type { CanonicalRestPath } from '../../protocol/rest-paths.ts';
 import type { CallInit } from '../../upstream/client.ts';
 import type { MarketsQuery } from '../../upstream/endpoints.ts';
 import { publicReason, UpstreamHttpError } from '../../upstream/errors.ts';
@@ -45,6 +46,8 @@ export interface PollSource {
   markets(query: MarketsQuery): Promise<MarketsResponse>;
   /** One page of a market's trade activity, newest first. */
   marketActivity(marketId: string, page: { limit: number; offset: number }): Promise<MarketActivityResponse>;
+  /** A public GET's body as upstream served it (the `rest` channel). */
+  publicBody(request: Pick<CanonicalRestPath, 'template' | 'pathname' | 'query'>): Promise<unknown>;
 }
 
 /** Everything a target polls through and reports to. */

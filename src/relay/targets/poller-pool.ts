@@ -367,7 +367,7 @@ export class PollerPool {
   }
 
   #closeMarket(kind: PollKind, market: string): void {
-    const reason = `${kind === 'oracle' ? 'oracle feed' : 'market'} not found upstream`;
+    const reason = `${kind === 'oracle' ? 'oracle feed' : kind === 'rest' ? 'path' : 'market'} not found upstream`;
     for (const stream of this.#options.registry.closeMarket(kind, market, reason)) {
       this.#context.publisher.emitState(stream, 'closed', reason);
     }

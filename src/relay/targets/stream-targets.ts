@@ -15,6 +15,7 @@ import type { TargetTiming } from '../poll/scheduler.ts';
 import { CatalogueTarget } from './catalogue-target.ts';
 import { MarketTarget, OracleTarget, ProbabilitiesTarget } from './channel-targets.ts';
 import type { PollContext, PollTarget } from './poll-target.ts';
+import { RestTarget } from './rest-target.ts';
 import { TradesTarget } from './trades-target.ts';
 
 /** A target of one (channel, stream id), whatever its response type. */
@@ -29,6 +30,7 @@ export const streamTargetChannels: ReadonlyArray<{ channel: PlainChannel; create
   { channel: 'oracle', create: (id, timing, context) => new OracleTarget(id, timing, context) },
   { channel: 'trades', create: (id, timing, context) => new TradesTarget(id, timing, context) },
   { channel: 'markets', create: (id, timing, context) => new CatalogueTarget(id, timing, context) },
+  { channel: 'rest', create: (id, timing, context) => new RestTarget(id, timing, context) },
 ];
 
 export class StreamTargets {

@@ -73,6 +73,10 @@ class ScriptedSource implements PollSource {
     return Promise.reject(new Error('not scripted'));
   }
 
+  publicBody(): Promise<unknown> {
+    return Promise.reject(new Error('not scripted'));
+  }
+
   tokenPrice(): Promise<TokenPriceResponse> {
     return Promise.reject(new Error('not scripted'));
   }

@@ -79,6 +79,7 @@ describe('a book polled with the same body again', () => {
       markets: (query) => upstream.markets(query),
       tokenPrice: (feedId) => upstream.tokenPrice(feedId),
       marketActivity: (market, page) => upstream.marketActivity(market, page),
+      publicBody: (request) => upstream.publicBody(request),
     };
     poller = new PollerPool({
       source,

@@ -1,0 +1,41 @@
+/**
+ * @module relay/targets/rest-target
+ * The `rest` channel's target (docs/protocol.md "`rest` data"): one of upstream's public GET paths,
+ * in its canonical spelling (protocol/rest-paths.ts), asked once per poll for every subscriber of
+ * any spelling of it. The state is the body exactly as upstream served it, parsed without a schema
+ * so every field keeps upstream's type; relay/channels/json-patch-diff.ts turns two bodies into an
+ * update. A refusal of the path's id (a user, a market; relay/targets/not-found.ts) ends the stream.
+ */
+import { z } from 'zod';
+import type { JsonValue } from '../../protocol/messages.ts';
+import { canonicalRestPath } from '../../protocol/rest-paths.ts';
+import type { TargetTiming } from '../poll/scheduler.ts';
+import type { PollContext } from './poll-target.ts';
+import { StreamTarget } from './stream-target.ts';
+
+/** Any JSON body: what a lease holder shares is checked to be JSON, and nothing more. */
+const anyBody = z.json();
+
+export class RestTarget extends StreamTarget<'rest', JsonValue> {
+  protected readonly schema = anyBody as z.ZodType<JsonValue>;
+
+  constructor(path: string, timing: TargetTiming, context: PollContext) {
+    super('rest', path, timing, context);
+  }
+
+  protected async ask(): Promise<JsonValue> {
+    // The registry only holds paths canonicalStreamId accepted, so this never fails.
+    const path = canonicalRestPath(this.streamId);
+    if (!path.ok) throw new Error(`not a public path: ${this.streamId}`);
+    return (await this.context.source.publicBody(path.value)) as JsonValue;
+  }
+
+  protected stateOf(body: JsonValue): JsonValue {
+    return body;
+  }
+
+  /** A body has no time every resource shares: the receive time. */
+  protected tsOf(): undefined {
+    return undefined;
+  }
+}
