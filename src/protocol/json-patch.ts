@@ -9,14 +9,9 @@
  */
 import CRC32 from 'crc-32';
 import type { Crc32 } from './book.ts';
-import type { JsonValue } from './messages.ts';
+import type { JsonValue, PatchOperation } from './messages.ts';
 
-/** The operations the relay sends (it never sends `copy` or `test`, which clients may still apply). */
-export type PatchOperation =
-  | { op: 'add'; path: string; value: JsonValue }
-  | { op: 'replace'; path: string; value: JsonValue }
-  | { op: 'remove'; path: string }
-  | { op: 'move'; from: string; path: string };
+export type { PatchOperation } from './messages.ts';
 
 /** A JSON Pointer token (RFC 6901 section 3): `~` as `~0`, `/` as `~1`. */
 export function pointerToken(key: string | number): string {

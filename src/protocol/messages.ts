@@ -14,7 +14,6 @@ export {
 } from './channels.ts';
 
 import type { Channel } from './channels.ts';
-import type { PatchOperation } from './json-patch.ts';
 
 /** Book depths (protocol.md "`book` data"): 10, 50, or null for the full book. */
 export const bookDepths = [10, 50] as const;
@@ -122,6 +121,12 @@ export type MarketsUpdateData = Record<string, MarketListRecord | null>;
  * RFC 6902 JSON Patch from the previous state to the new one. Both carry a `checksum` of the state.
  */
 export type RestData = JsonValue;
+/** One operation of a `rest` update (the relay never sends `copy` or `test`; ./json-patch.ts applies all six). */
+export type PatchOperation =
+  | { op: 'add'; path: string; value: JsonValue }
+  | { op: 'replace'; path: string; value: JsonValue }
+  | { op: 'remove'; path: string }
+  | { op: 'move'; from: string; path: string };
 export type RestUpdateData = PatchOperation[];
 
 /** `oracle`: one feed's latest parsed price; snapshot and update both carry the whole record. */
