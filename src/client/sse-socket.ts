@@ -9,6 +9,7 @@
  * here too. A response that fails or ends closes the whole socket (code 1006): the SDK then
  * reconnects and resubscribes with its resume points, which become the new `Last-Event-ID`.
  */
+import { offTheWire } from '../protocol/channels.ts';
 import type { ClientRequest, SubscribeRequest, UnsubscribeRequest } from '../protocol/messages.ts';
 import {
   type CloseEventLike,
@@ -64,7 +65,8 @@ export class SseSocket implements WebSocketLike {
   }
 
   send(data: string): void {
-    const request = JSON.parse(data) as ClientRequest;
+    // A `rest` request names its streams `paths`: read here as the `markets` of every channel.
+    const request = offTheWire(JSON.parse(data) as ClientRequest);
     if (request.op === 'ping') {
       this.#deliver({
         type: 'pong',

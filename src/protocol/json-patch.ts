@@ -83,6 +83,14 @@ function add(root: JsonValue, pointer: string, value: JsonValue): JsonValue {
   return root;
 }
 
+/** In place: a member keeps its position among its object's members, as a client's parser shows them. */
+function replace(root: JsonValue, pointer: string, value: JsonValue): void {
+  valueAt(root, pointer);
+  const { parent, key } = parentOf(root, pointer);
+  if (Array.isArray(parent)) parent[arrayIndex(parent, key, false)] = value;
+  else Object.defineProperty(parent, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
 /**
  * The document after `patch` (RFC 6902 section 4, every operation), leaving `document` untouched;
  * throws when an operation does not apply (the SDK then resyncs the stream).
@@ -99,10 +107,7 @@ export function applyPatch<T extends JsonValue>(document: T, patch: readonly Pat
         break;
       case 'replace':
         if (operation.path === '') root = structuredClone(operation.value);
-        else {
-          remove(root, operation.path);
-          root = add(root, operation.path, structuredClone(operation.value));
-        }
+        else replace(root, operation.path, structuredClone(operation.value));
         break;
       case 'move':
       case 'copy': {
