@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { applyPatch, canonicalJson, restChecksum } from '../../../src/protocol/json-patch.ts';
 import type { JsonValue } from '../../../src/protocol/messages.ts';
 import { diffJson, listKeyOf } from '../../../src/relay/channels/json-patch-diff.ts';
+import { propertyRuns } from '../../support/property-runs.ts';
 
 const stockApply = (document: JsonValue, patch: ReturnType<typeof diffJson>): JsonValue =>
   // Upstream bodies are data: a member named `__proto__` is one like any other.
@@ -61,7 +62,7 @@ describe('diffJson (property)', () => {
         expect(stockApply(prev, diffJson(prev, next))).toEqual(next);
         expect(applyPatch(prev, diffJson(prev, next))).toEqual(next);
       }),
-      { numRuns: 400 },
+      { numRuns: propertyRuns(400) },
     );
   });
 
@@ -73,7 +74,7 @@ describe('diffJson (property)', () => {
         expect(applyPatch(prev, patch)).toEqual(next);
         expect(diffJson(next, structuredClone(next))).toEqual([]);
       }),
-      { numRuns: 400 },
+      { numRuns: propertyRuns(400) },
     );
   });
 
@@ -90,6 +91,7 @@ describe('diffJson (property)', () => {
           ]);
         },
       ),
+      { numRuns: propertyRuns(100) },
     );
   });
 
@@ -126,6 +128,7 @@ describe('the rest checksum', () => {
         const reversed = Object.fromEntries(Object.entries(object).reverse());
         expect(restChecksum(reversed as JsonValue)).toBe(restChecksum(object as JsonValue));
       }),
+      { numRuns: propertyRuns(100) },
     );
   });
 });
