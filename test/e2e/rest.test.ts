@@ -170,6 +170,12 @@ describe('rest channel', () => {
     });
     for (const refusal of a.messages.filter((m) => m.type === 'error'))
       expect(refusal).toMatchObject({ code: 'path_not_public' });
+    // Server-Sent Events take the same paths, one `paths` parameter each, and refuse the same way.
+    const sse = await fetch(
+      `${harness.relay.url}/v1/sse?channel=rest&paths=${encodeURIComponent('/auth/nonce')}`,
+    );
+    expect(sse.status).toBe(400);
+    expect(await sse.json()).toMatchObject({ error: 'path_not_public' });
     a.send({ op: 'ping', id: 99 });
     await waitFor('pong', () => a.messages.find((m) => m.type === 'pong'));
     expect(harness.sim.requests.filter((r) => !r.path.endsWith('/holders'))).toEqual([]);
