@@ -66,3 +66,22 @@ export function staleReason(
 export function meanGapAfter(mean: number | undefined, gapMs: number): number {
   return mean === undefined ? gapMs : 0.8 * mean + 0.2 * gapMs;
 }
+
+/** What the relay promises about freshness and what it achieves (for /health, metrics, status). */
+export interface FreshnessReport {
+  maxAgeMs: number;
+  /** Oldest confirmation of any polled target now (ms); 0 when nothing is polled. */
+  oldestAgeMs: number;
+  /** False when a target is older than the maximum age, or the budget cannot confirm all in time. */
+  maxAgeKept: boolean;
+  /** Polls per second the configured intervals ask for, the budget, and what was started. */
+  pollsPerSecond: { requested: number; budget: number; achieved: number };
+  /** Mean time between requests per target, measured (dispatch and CPU lag included); null before any. */
+  effectiveIntervalMs: { book: number | null; price: number | null };
+}
+
+/** The mean of the values measured so far; null before any. */
+export function meanOf(values: (number | undefined)[]): number | null {
+  const known = values.filter((value) => value !== undefined);
+  return known.length === 0 ? null : known.reduce((sum, value) => sum + value, 0) / known.length;
+}

@@ -18,7 +18,7 @@ import { ClusterShare } from '../cluster/share.ts';
 import type { PollKind, RelayEvents } from '../events.ts';
 import { PlannedBudget, type PollIntervals, pollIntervals } from '../poll/budget.ts';
 import { type OneOffBudget, PollDispatcher } from '../poll/dispatcher.ts';
-import { staleReason } from '../poll/freshness.ts';
+import { type FreshnessReport, meanOf, staleReason } from '../poll/freshness.ts';
 import { deadlineSlackMs, type SchedulerMode, type TargetTiming } from '../poll/scheduler.ts';
 import { StreamPublisher } from '../streams/publisher.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
@@ -32,19 +32,6 @@ import { PriceTargets } from './price-targets.ts';
 import { StreamTargets } from './stream-targets.ts';
 
 export type { PollSource } from './poll-target.ts';
-
-/** What the relay promises about freshness and what it achieves (for /health, metrics, status). */
-export interface FreshnessReport {
-  maxAgeMs: number;
-  /** Oldest confirmation of any polled target now (ms); 0 when nothing is polled. */
-  oldestAgeMs: number;
-  /** False when a target is older than the maximum age, or the budget cannot confirm all in time. */
-  maxAgeKept: boolean;
-  /** Polls per second the configured intervals ask for, the budget, and what was started. */
-  pollsPerSecond: { requested: number; budget: number; achieved: number };
-  /** Mean time between requests per target, measured (dispatch and CPU lag included); null before any. */
-  effectiveIntervalMs: { book: number | null; price: number | null };
-}
 
 export interface PollerOptions {
   source: PollSource;
@@ -405,9 +392,4 @@ export class PollerPool {
     }, every);
     this.#sweepTimer.unref();
   }
-}
-
-function meanOf(values: (number | undefined)[]): number | null {
-  const known = values.filter((value) => value !== undefined);
-  return known.length === 0 ? null : known.reduce((sum, value) => sum + value, 0) / known.length;
 }
