@@ -1,57 +1,54 @@
 /**
  * @module sse/sse-connection
- * One SSE response (docs/protocol.md "Server-Sent Events"): a subscriber of the relay's streams
- * exactly as a WebSocket connection is, writing each stream message as the frame's shared
- * `data:` line after its own `id:` line, which carries every stream's position (sse/event-id.ts).
- * A slow reader is handled as on the WebSocket (relay/streams/slow-consumer.ts); one that does not read is
- * dropped.
+ * One SSE response (docs/protocol.md "Server-Sent Events"), its I/O only: each stream message is
+ * written as the frame's shared `data:` line after its own `id:` line, which carries every stream's
+ * position (sse/event-id.ts); heartbeats are comment lines. What the request does (admission,
+ * joining streams, resume, the first messages, holding back a slow reader) is its session's
+ * (relay/session/session.ts); a reader too slow is dropped.
  */
 import type { ServerResponse } from 'node:http';
-import type { ServerMessage } from '../protocol/messages.ts';
-import type { RelayEvents } from '../relay/events.ts';
-import { type Frame, toFrame } from '../relay/streams/frame.ts';
-import type { StreamRegistry } from '../relay/streams/registry.ts';
-import { SlowConsumerPolicy, type SlowReaderLimits } from '../relay/streams/slow-consumer.ts';
-import type { AnyStream, StreamSubscriber } from '../relay/streams/stream.ts';
+import type { ResumePoint } from '../protocol/messages.ts';
+import {
+  Session,
+  type SessionContext,
+  type SessionOptions,
+  type SessionSink,
+} from '../relay/session/session.ts';
+import type { Frame } from '../relay/streams/frame.ts';
+import type { AnyStream } from '../relay/streams/stream.ts';
 import { streamKey } from '../util/keys.ts';
 import { encodeEventId, positionToken } from './event-id.ts';
 
-export interface SseContext {
-  registry: StreamRegistry;
-  events: RelayEvents;
-  limits: SlowReaderLimits;
-}
-
-export class SseConnection implements StreamSubscriber {
+export class SseConnection implements SessionSink {
   readonly id: number;
   readonly openedAt = Date.now();
+  readonly session: Session;
   readonly #response: ServerResponse;
-  readonly #context: SseContext;
-  readonly #heldBack: SlowConsumerPolicy;
+  /** Buffered bytes past which the reader is dropped at once. */
+  readonly #maxBufferBytes: number;
   /** Stream key -> its index in the request's markets, which is its place in the event id. */
   readonly #indexOf = new Map<string, number>();
-  readonly #subscriptions = new Map<string, AnyStream>();
-  /** Each stream's position as last written, in event-id form. */
+  /** Each stream's position as last written, in event-id form ('' before its first message). */
   readonly #tokens: string[];
   #corked = false;
   #heartbeats = 0;
   #closed = false;
 
-  /** `streamKeys[i]` is the stream of the request's i-th market; `tokens` where each resumes from. */
+  /** `streamKeys[i]` is the stream of the request's i-th market. */
   constructor(
     id: number,
     response: ServerResponse,
-    context: SseContext,
+    context: SessionContext,
     streamKeys: readonly string[],
-    tokens: string[],
+    options: SessionOptions = {},
   ) {
     this.id = id;
     this.#response = response;
-    this.#context = context;
-    this.#tokens = tokens;
+    this.#maxBufferBytes = context.limits.maxBufferBytes;
+    this.#tokens = streamKeys.map(() => '');
     for (const [index, key] of streamKeys.entries()) this.#indexOf.set(key, index);
-    this.#heldBack = new SlowConsumerPolicy(context.limits, () => this.#dropSlowReader());
-    response.on('drain', () => this.#onDrain());
+    this.session = new Session(id, this, context, options);
+    response.on('drain', () => this.session.drained());
   }
 
   static streamKeys(channel: string, markets: readonly string[], depth: number | null | undefined): string[] {
@@ -63,41 +60,38 @@ export class SseConnection implements StreamSubscriber {
   }
 
   get isHoldingBack(): boolean {
-    return this.#heldBack.active;
+    return this.session.isHoldingBack;
   }
 
-  /** The stream now belongs to this response (after the registry's subscribe). */
-  track(stream: AnyStream): void {
-    this.#subscriptions.set(stream.key, stream);
+  // --- SessionSink ------------------------------------------------------------------------------
+
+  get closed(): boolean {
+    return this.#closed;
   }
 
-  // --- StreamSubscriber -------------------------------------------------------------------------
+  /** A replayed stream carries on from where the client stood; the others start with a snapshot. */
+  joined(stream: AnyStream, resumedFrom: ResumePoint | undefined): void {
+    const index = this.#indexOf.get(stream.key);
+    if (index !== undefined && resumedFrom !== undefined) this.#tokens[index] = positionToken(resumedFrom);
+  }
 
-  deliver(stream: AnyStream, frame: Frame): void {
-    if (this.#heldBack.mustHoldBack(this.bufferedBytes)) {
-      this.#heldBack.holdBack(stream);
-      return;
-    }
+  writeStream(stream: AnyStream, frame: Frame): void {
     const index = this.#indexOf.get(stream.key);
     if (index !== undefined && frame.position !== undefined)
       this.#tokens[index] = positionToken(frame.position);
     this.#write(`id: ${encodeEventId(this.#tokens)}\n`, frame.sseData);
   }
 
-  notify(_stream: AnyStream, frame: Frame): void {
+  write(frame: Frame): void {
     this.#write(frame.sseData);
   }
 
-  ended(stream: AnyStream): void {
-    this.#subscriptions.delete(stream.key);
-    this.#heldBack.forget(stream);
+  closeSlowConsumer(): void {
+    this.#closed = true;
+    this.#response.destroy();
   }
 
   // --- The response -----------------------------------------------------------------------------
-
-  send(message: ServerMessage): void {
-    this.#write(toFrame(message).sseData);
-  }
 
   /** A comment line: invisible to EventSource, but it keeps proxies and the client's timer alive. */
   heartbeat(now: Date): void {
@@ -118,19 +112,17 @@ export class SseConnection implements StreamSubscriber {
     this.#response.end();
   }
 
-  /** Drops every subscription (the response is gone). */
+  /** The response is gone: nothing more is written, and its session leaves everything. */
   dispose(): void {
     this.#closed = true;
-    this.#heldBack.clear();
-    for (const stream of this.#subscriptions.values()) this.#context.registry.unsubscribe(this, stream);
-    this.#subscriptions.clear();
+    this.session.close();
   }
 
   /** Writes within one tick leave in one syscall, as on the WebSocket (ws/client-connection.ts). */
   #write(...chunks: (string | Buffer)[]): void {
     if (this.#closed || this.#response.destroyed) return;
-    if (this.#heldBack.overflows(this.bufferedBytes)) {
-      this.#dropSlowReader();
+    if (this.bufferedBytes > this.#maxBufferBytes) {
+      this.session.slowConsumer();
       return;
     }
     if (!this.#corked) {
@@ -142,20 +134,5 @@ export class SseConnection implements StreamSubscriber {
       });
     }
     for (const chunk of chunks) this.#response.write(chunk);
-  }
-
-  #onDrain(): void {
-    if (this.#closed) return;
-    const streams = this.#heldBack.resendOwed(this.bufferedBytes, this.#subscriptions, (stream, frame) =>
-      this.deliver(stream, frame),
-    );
-    if (streams !== undefined) this.#context.events.emit('connection:conflated', { id: this.id, streams });
-  }
-
-  #dropSlowReader(): void {
-    if (this.#closed) return;
-    this.#context.events.emit('connection:slow-consumer', { id: this.id, bufferedBytes: this.bufferedBytes });
-    this.#closed = true;
-    this.#response.destroy();
   }
 }

@@ -1,18 +1,13 @@
 /**
  * @module ws/connection-context
- * What the WebSocket endpoint gives each client connection (ws/client-connection.ts): the relay's
- * registry, market admission and events, the shared write coalescer, and the per-connection limits.
+ * What the WebSocket endpoint gives each client connection (ws/client-connection.ts): what its
+ * session needs (relay/session/session.ts), the shared write coalescer, and the per-connection limits.
  */
 
-import type { MarketAdmission } from '../relay/admission/market.ts';
-import type { RelayEvents } from '../relay/events.ts';
-import type { StreamRegistry } from '../relay/streams/registry.ts';
-import type { SlowReaderLimits } from '../relay/streams/slow-consumer.ts';
+import type { SessionContext, SessionLimits } from '../relay/session/session.ts';
 import type { WriteCoalescer } from './write-coalescer.ts';
 
-export interface ConnectionLimits extends SlowReaderLimits {
-  /** Streams one connection may hold at once. */
-  maxStreams: number;
+export interface ConnectionLimits extends SessionLimits {
   /** Client requests per second, with a burst allowance. */
   requestsPerSecond: number;
   requestBurst: number;
@@ -24,11 +19,7 @@ export interface ConnectionLimits extends SlowReaderLimits {
   slowConsumerLingerMs: number;
 }
 
-export interface ConnectionContext {
-  registry: StreamRegistry;
-  /** Which new markets a subscription may add (isolation limits, unknown ids). */
-  marketAdmission: MarketAdmission;
-  events: RelayEvents;
+export interface ConnectionContext extends SessionContext {
   limits: ConnectionLimits;
   coalescer: WriteCoalescer;
 }

@@ -1,8 +1,9 @@
 /**
  * @module ws/endpoint
- * `GET /v1/ws` (protocol.md "Transport"): access control before the upgrade, the connection limit,
- * one heartbeat timer for all connections (ping frames plus a `heartbeat` message that browsers can
- * see), and orderly shutdown with 1001.
+ * `GET /v1/ws` (protocol.md "Transport"): a client's arrival (relay/session/arrival.ts) answered the
+ * WebSocket's way (an HTTP error before the upgrade, a close code after it), the pending
+ * connections, one heartbeat timer for all connections (ping frames plus a `heartbeat` message that
+ * browsers can see), and orderly shutdown with 1001.
  *
  * Upgrades are taken from the HTTP server's `upgrade` event straight into a `ws` server, beside
  * fastify (which serves every other path), rather than through @fastify/websocket's route: that
@@ -16,17 +17,10 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { COMPACT_SUBPROTOCOL } from '../protocol/compact.ts';
 import { closeCodes } from '../protocol/messages.ts';
 import type { AccessPolicy } from '../relay/admission/access.ts';
-import {
-  capReason,
-  type EdgeAdmission,
-  type EdgeClient,
-  type EdgeLimits,
-  type EdgeVerdict,
-  edgeClient,
-} from '../relay/admission/edge.ts';
-import { gateAccess } from '../relay/admission/edge-gate.ts';
+import { capReason, type EdgeAdmission, type EdgeLimits } from '../relay/admission/edge.ts';
 import type { MarketAdmission } from '../relay/admission/market.ts';
 import type { RefusalReason, RelayEvents } from '../relay/events.ts';
+import { type ArrivalContext, type ArrivedClient, arrive, capOf, seat } from '../relay/session/arrival.ts';
 import type { StreamRegistry } from '../relay/streams/registry.ts';
 import { ClientConnection } from './client-connection.ts';
 import type { ConnectionContext, ConnectionLimits } from './connection-context.ts';
@@ -95,26 +89,30 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
   });
 
   const { admission } = options;
-  const refusedFor = (reason: RefusalReason, address: string, lockedOut?: boolean): void => {
-    options.events.emit('edge:refused', { reason, address, ...(lockedOut ? { lockedOut } : {}) });
+  const arrival: ArrivalContext = {
+    ...(options.apiKeys === undefined ? {} : { apiKeys: options.apiKeys }),
+    ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
+    admission,
+    events: options.events,
+    trustedProxyDepth: options.edge.trustedProxyDepth,
+  };
+  const refusedFor = (reason: RefusalReason, address: string): void => {
+    options.events.emit('edge:refused', { reason, address });
   };
 
   /** Connections refused after the upgrade, still within their close grace. */
   const refused = new Set<ClientConnection>();
 
-  const onConnection = (ws: WebSocket, socket: Socket, client: Client, deflate: boolean): void => {
+  const onConnection = (ws: WebSocket, socket: Socket, client: ArrivedClient, deflate: boolean): void => {
+    const atGlobalCap = connections.size + (options.otherConnections?.() ?? 0) >= options.maxConnections;
+    const cap = capOf(client, atGlobalCap, arrival);
     const connection = new ClientConnection(nextId++, ws, socket, context, {
       form: { encoding: ws.protocol === COMPACT_SUBPROTOCOL ? 'compact' : 'json', deflate },
-      apiKey: client.key,
+      ...(client.key === undefined ? {} : { apiKey: client.key }),
+      ...(cap === undefined ? { onClose: seat(client, arrival) } : {}),
     });
-    const atGlobalCap = connections.size + (options.otherConnections?.() ?? 0) >= options.maxConnections;
-    const refusal = atGlobalCap
-      ? 'too many connections'
-      : client.verdict === 'address' || client.verdict === 'key'
-        ? capReason(client.verdict)
-        : undefined;
     ws.on('close', (code, reason) => {
-      if (connections.delete(connection)) admission.closed(client.address, client.key);
+      connections.delete(connection);
       refused.delete(connection);
       connection.dispose();
       options.events.emit('connection:close', {
@@ -131,18 +129,16 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
       if (sentCode === undefined) connection.terminate();
       else connection.closedOnBadFrame(sentCode);
     });
-    if (refusal !== undefined) {
+    if (cap !== undefined) {
       // After the upgrade, so that a browser sees why (it cannot read an HTTP refusal).
       refused.add(connection);
-      refusedFor(
-        atGlobalCap ? 'global' : (client.verdict as 'address' | 'key'),
-        admission.group(client.address),
+      connection.closeForLimit(
+        closeCodes.tooManyConnections,
+        cap === 'global' ? 'too many connections' : capReason(cap),
       );
-      connection.closeForLimit(closeCodes.tooManyConnections, refusal);
       return;
     }
     connections.add(connection);
-    admission.opened(client.address, client.key);
     options.events.emit('connection:open', { id: connection.id, remoteAddress: client.address });
   };
 
@@ -160,37 +156,17 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
       refuse(socket, 404, 'not_found', `no WebSocket endpoint here; use ${WS_PATH}`);
       return;
     }
-    const client = edgeClient(request, url, {
-      apiKeys: options.apiKeys,
-      trustedProxyDepth: options.edge.trustedProxyDepth,
-    });
-    const denied = gateAccess(request.headers, url, options, admission, client.address);
-    if (denied !== undefined) {
-      refusedFor(denied.reason, admission.group(client.address), denied.lockedOut);
-      const answer = () =>
-        refuse(
-          socket,
-          denied.status,
-          denied.error,
-          denied.message,
-          denied.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(denied.retryAfterSeconds) },
-        );
-      // A wrong key past the free failures waits, so that guessing in sequence slows down.
-      if (denied.delayMs > 0) setTimeout(answer, denied.delayMs).unref();
+    // Refused before the upgrade: a client reconnecting in a loop costs no WebSocket.
+    const arrived = arrive(request, url, arrival);
+    if (!arrived.ok) {
+      const { status, error, message, headers, delayMs } = arrived.refusal;
+      const answer = () => refuse(socket, status, error, message, headers);
+      if (delayMs > 0) setTimeout(answer, delayMs).unref();
       else answer();
       return;
     }
-    const verdict = admission.admitConnection(client.address, client.key);
-    if (verdict === 'rate') {
-      refusedFor('rate', admission.group(client.address));
-      // Before the upgrade: a client reconnecting in a loop costs no WebSocket.
-      refuse(socket, 429, 'too_many_requests', 'too many new connections from this address; retry later', {
-        'Retry-After': '1',
-      });
-      return;
-    }
     wss.handleUpgrade(request, socket, head, (ws) =>
-      onConnection(ws, socket, { ...client, verdict }, sharesCompressedFrames(negotiated.get(request) ?? '')),
+      onConnection(ws, socket, arrived.client, sharesCompressedFrames(negotiated.get(request) ?? '')),
     );
   };
   const detachers: (() => void)[] = [];
@@ -271,11 +247,6 @@ export function selectSubprotocol(offered: ReadonlySet<string>): string | false 
   if (offered.has(COMPACT_SUBPROTOCOL)) return COMPACT_SUBPROTOCOL;
   const [first] = offered;
   return first ?? false;
-}
-
-/** Who is connecting, and what the per-address and per-key caps said before the upgrade. */
-interface Client extends EdgeClient {
-  verdict: EdgeVerdict;
 }
 
 /** Answers an upgrade request with a plain HTTP error (before any WebSocket exists) and hangs up. */

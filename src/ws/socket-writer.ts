@@ -20,7 +20,6 @@
  */
 import type { Socket } from 'node:net';
 import { WebSocket } from 'ws';
-import type { SlowConsumerPolicy } from '../relay/streams/slow-consumer.ts';
 import type { CoalescedWriter, WriteCoalescer } from './write-coalescer.ts';
 
 /** What left through a connection's write path (tests and diagnostics). */
@@ -33,7 +32,7 @@ export interface WriteCounts {
 
 export interface SocketWriterOptions {
   /** Its hard limit: a write with the socket's unsent bytes past it is refused, `onOverflow` called. */
-  heldBack: SlowConsumerPolicy;
+  maxBufferBytes: number;
   onOverflow: () => void;
   /** Everything written has left for the kernel (no write in flight, nothing waiting). */
   onDrained: () => void;
@@ -43,7 +42,7 @@ export class SocketWriter implements CoalescedWriter {
   readonly #ws: WebSocket;
   readonly #socket: Socket;
   readonly #coalescer: WriteCoalescer;
-  readonly #heldBack: SlowConsumerPolicy;
+  readonly #maxBufferBytes: number;
   readonly #onOverflow: () => void;
   readonly #onDrained: () => void;
   #queued: Buffer[] = [];
@@ -62,7 +61,7 @@ export class SocketWriter implements CoalescedWriter {
     this.#ws = ws;
     this.#socket = socket;
     this.#coalescer = coalescer;
-    this.#heldBack = options.heldBack;
+    this.#maxBufferBytes = options.maxBufferBytes;
     this.#onOverflow = options.onOverflow;
     this.#onDrained = options.onDrained;
   }
@@ -124,7 +123,7 @@ export class SocketWriter implements CoalescedWriter {
   #writeNow(wire: Buffer, frames: number): void {
     // ws moves to CLOSING when the client's close frame arrives: no data may follow ws's reply to it.
     if (this.#stopped || this.#ws.readyState !== WebSocket.OPEN) return;
-    if (this.#heldBack.overflows(this.#socket.writableLength + this.#backlogBytes)) {
+    if (this.#socket.writableLength + this.#backlogBytes > this.#maxBufferBytes) {
       this.#onOverflow();
       return;
     }

@@ -7,6 +7,7 @@
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { defaultIsolationLimits, MarketAdmission } from '../../src/relay/admission/market.ts';
 import { RelayEvents } from '../../src/relay/events.ts';
 import { StreamRegistry } from '../../src/relay/streams/registry.ts';
 import { type PriceStream, publish } from '../../src/relay/streams/stream.ts';
@@ -39,16 +40,16 @@ function setUp(slowConsumerTimeoutMs = 60_000) {
   const registry = new StreamRegistry({ lingerMs: 1_000, resumeBufferSize: 10, onInterestChange: () => {} });
   const events = new RelayEvents();
   const response = new FakeResponse();
-  const limits = { highWaterBytes: 100, maxBufferBytes: 1_000, slowConsumerTimeoutMs };
+  const marketAdmission = new MarketAdmission({ registry, limits: defaultIsolationLimits });
+  const limits = { highWaterBytes: 100, maxBufferBytes: 1_000, slowConsumerTimeoutMs, maxStreams: 10 };
   const connection = new SseConnection(
     1,
     response as unknown as ServerResponse,
-    { registry, events, limits },
+    { registry, marketAdmission, events, limits },
     SseConnection.streamKeys('price', [MARKET], undefined),
-    [''],
   );
-  const stream = registry.subscribe(connection, { channel: 'price', market: MARKET }) as PriceStream;
-  connection.track(stream);
+  connection.session.handle({ op: 'subscribe', channel: 'price', markets: [MARKET] });
+  const stream = registry.get({ channel: 'price', market: MARKET }) as PriceStream;
   let now = 0;
   const post = (bid: string) => publish(stream, { best_bid: bid }, 'ts', 'rts', ++now);
   return { registry, events, response, connection, stream, post };

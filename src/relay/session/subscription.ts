@@ -5,7 +5,16 @@
  * streams, and work out per stream whether the client's resume point can be replayed (docs/protocol.md "Resume"). Then, once the
  * transport has acknowledged, the first messages of each stream: the replay, or a fresh snapshot.
  */
-import type { BookDepth, Channel, ResumePoint, ServerMessage } from '../../protocol/messages.ts';
+import { isChannel } from '../../protocol/channels.ts';
+import type {
+  BookDepth,
+  Channel,
+  ErrorCode,
+  ResumePoint,
+  ServerMessage,
+  SubscribeRequest,
+} from '../../protocol/messages.ts';
+import { streamKey } from '../../util/keys.ts';
 import type { Refusal } from '../admission/market.ts';
 import type { Frame } from '../streams/frame.ts';
 import type { ClusterReplay, StreamRegistry } from '../streams/registry.ts';
@@ -17,6 +26,39 @@ export interface StreamSelection {
   markets: readonly string[];
   /** `book` only. */
   depth: BookDepth | undefined;
+}
+
+/** A request's selection checked, or the error it is answered with (naming its channel). */
+export type SelectionCheck =
+  | { ok: true; selection: StreamSelection }
+  | {
+      ok: false;
+      code: Extract<ErrorCode, 'unknown_channel' | 'bad_request' | 'limit_exceeded'>;
+      message: string;
+    };
+
+/**
+ * What a `subscribe` asks for, once its shape has passed the request schema: a known channel,
+ * `depth` only on `book`, and no more than `maxStreams` streams together with those `held` already
+ * (by stream key).
+ */
+export function checkSelection(
+  request: Pick<SubscribeRequest, 'channel' | 'markets' | 'depth'>,
+  maxStreams: number,
+  held: ReadonlyMap<string, unknown> = new Map(),
+): SelectionCheck {
+  const { channel } = request;
+  if (!isChannel(channel))
+    return { ok: false, code: 'unknown_channel', message: `unknown channel "${channel}"` };
+  if (channel !== 'book' && request.depth !== undefined)
+    return { ok: false, code: 'bad_request', message: '`depth` applies to the book channel only' };
+  const depth: BookDepth | undefined = channel === 'book' ? (request.depth ?? null) : undefined;
+  // In their one spelling, each once.
+  const markets = [...new Set(request.markets)];
+  const added = markets.filter((market) => !held.has(streamKey(channel, market, depth)));
+  if (held.size + added.length > maxStreams)
+    return { ok: false, code: 'limit_exceeded', message: `at most ${maxStreams} streams per connection` };
+  return { ok: true, selection: { channel, markets, depth } };
 }
 
 export interface JoinedStream {

@@ -3,8 +3,8 @@
  * (a cluster-mode subscribe reading the cluster's history).
  */
 import { describe, expect, it } from 'vitest';
-import { RequestOrder } from '../../src/ws/request-order.ts';
-import { waitFor } from '../support/wait-for.ts';
+import { RequestOrder } from '../../../src/relay/session/request-order.ts';
+import { waitFor } from '../../support/wait-for.ts';
 
 describe('RequestOrder', () => {
   it('runs at once while nothing waits, and after a held request otherwise', async () => {

@@ -1,5 +1,5 @@
 /**
- * @module ws/echo
+ * @module relay/session/echo
  * What an answer echoes of its request: the `id`, and the selection of a `subscribed` /
  * `unsubscribed`.
  */
@@ -9,7 +9,7 @@ import type {
   RequestId,
   SubscribeRequest,
   UnsubscribeRequest,
-} from '../protocol/messages.ts';
+} from '../../protocol/messages.ts';
 
 /** What a `subscribed` / `unsubscribed` answer echoes of its request. */
 export function echoedSelection(

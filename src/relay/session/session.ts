@@ -1,0 +1,310 @@
+/**
+ * @module relay/session/session
+ * One client's session, whatever transport carries it (WebSocket, SSE): the join sequence and its
+ * bookkeeping, written once. A transport creates a session with a `SessionSink` (its I/O: how a
+ * message is framed and written, how many bytes wait, how a slow reader is ended) and hands it the
+ * client's parsed requests; the session checks each against the limits, asks market admission
+ * (relay/admission/market.ts), fetches the cluster's history for a resume this relay cannot serve
+ * (relay/cluster/resume.ts), joins the registry's streams, answers (`subscribed`, refusals, then
+ * each stream's replay or snapshot: docs/protocol.md "Resume") and, when the client is gone, leaves
+ * every stream and releases what admission counted.
+ *
+ * The session is the streams' subscriber: it holds back a slow reader's stream messages
+ * (relay/streams/slow-consumer.ts) and resends one snapshot per held stream when the transport says
+ * its buffer drained. Requests are answered in the order they arrived (session/request-order.ts).
+ */
+import { isChannel } from '../../protocol/channels.ts';
+import type {
+  ClientRequest,
+  ErrorCode,
+  RequestId,
+  ResumePoint,
+  ServerMessage,
+  SubscribeRequest,
+  UnsubscribeRequest,
+} from '../../protocol/messages.ts';
+import { streamKey } from '../../util/keys.ts';
+import type { MarketAdmission, Refusal } from '../admission/market.ts';
+import type { RelayEvents } from '../events.ts';
+import { type Frame, toFrame } from '../streams/frame.ts';
+import type { ClusterReplay, StreamRegistry } from '../streams/registry.ts';
+import { SlowConsumerPolicy, type SlowReaderLimits } from '../streams/slow-consumer.ts';
+import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
+import { echoedSelection, withId } from './echo.ts';
+import { RequestOrder } from './request-order.ts';
+import {
+  checkSelection,
+  fetchClusterReplay,
+  joinStreams,
+  refusalError,
+  type StreamSelection,
+  sendFirstMessages,
+} from './subscription.ts';
+
+/** A transport's I/O, as its session sees it. */
+export interface SessionSink {
+  /** True once nothing more is written to the client. */
+  readonly closed: boolean;
+  /** Bytes written but not yet taken by the client (what holding back judges). */
+  readonly bufferedBytes: number;
+  /** Writes a stream's `snapshot` or `update` in the transport's framing. */
+  writeStream(stream: AnyStream, frame: Frame): void;
+  /** Writes a message that is never held back (an answer, an error, a status), behind what is written. */
+  write(frame: Frame): void;
+  /** Ends a client too slow to read, the transport's way. */
+  closeSlowConsumer(): void;
+  /** A stream was joined for the client, its updates replayed from `resumedFrom` (when defined). */
+  joined?(stream: AnyStream, resumedFrom: ResumePoint | undefined): void;
+}
+
+export interface SessionLimits extends SlowReaderLimits {
+  /** Streams one session may hold at once. */
+  maxStreams: number;
+}
+
+export interface SessionContext {
+  registry: StreamRegistry;
+  /** Which new markets a subscription may add (isolation limits, unknown ids). */
+  marketAdmission: MarketAdmission;
+  events: RelayEvents;
+  limits: SessionLimits;
+}
+
+export interface SessionOptions {
+  /** The API key the client presented, when the relay requires keys (isolation limits per key). */
+  apiKey?: string | undefined;
+  /** `compact`: `subscribed` names each stream's number (docs/protocol.md "Compact encoding"). */
+  encoding?: 'json' | 'compact';
+  /** Called once when the session is closed: what the transport's admission counted is released. */
+  onClose?: () => void;
+}
+
+/**
+ * A `subscribe` as the session takes it. `resumesAll`: the request resumes every stream it names
+ * (an SSE reconnect), so `subscribed.recovered` names each one, false where no position was given.
+ */
+export interface SessionSubscribe extends SubscribeRequest {
+  resumesAll?: boolean;
+}
+
+export class Session implements StreamSubscriber {
+  readonly id: number;
+  readonly #sink: SessionSink;
+  readonly #context: SessionContext;
+  readonly #compact: boolean;
+  readonly #onClose: (() => void) | undefined;
+  readonly #subscriptions = new Map<string, AnyStream>();
+  readonly #heldBack: SlowConsumerPolicy;
+  readonly #order = new RequestOrder();
+  #ended = false;
+
+  constructor(id: number, sink: SessionSink, context: SessionContext, options: SessionOptions = {}) {
+    this.id = id;
+    this.#sink = sink;
+    this.#context = context;
+    this.#compact = options.encoding === 'compact';
+    this.#onClose = options.onClose;
+    this.#heldBack = new SlowConsumerPolicy(context.limits, () => this.slowConsumer());
+    context.marketAdmission.open(this, options.apiKey);
+  }
+
+  /** Streams the session holds. */
+  get streamCount(): number {
+    return this.#subscriptions.size;
+  }
+
+  get isHoldingBack(): boolean {
+    return this.#heldBack.active;
+  }
+
+  // --- StreamSubscriber -------------------------------------------------------------------------
+
+  deliver(stream: AnyStream, frame: Frame): void {
+    if (this.#sink.closed) return;
+    if (this.#heldBack.mustHoldBack(this.#sink.bufferedBytes)) {
+      this.#heldBack.holdBack(stream);
+      return;
+    }
+    this.#sink.writeStream(stream, frame);
+  }
+
+  notify(_stream: AnyStream, frame: Frame): void {
+    this.#sink.write(frame);
+  }
+
+  ended(stream: AnyStream): void {
+    this.#subscriptions.delete(stream.key);
+    this.#heldBack.forget(stream);
+  }
+
+  // --- What the transport calls -----------------------------------------------------------------
+
+  /** A parsed client request: answered in arrival order, a bug costing this request only. */
+  handle(request: ClientRequest | SessionSubscribe): void {
+    this.#order.run(() => this.#handleSafely(request));
+  }
+
+  /** Answers a request the transport refused (unparsable, over its rate) with an error. */
+  error(id: RequestId | undefined, code: ErrorCode, message: string, channel?: string): void {
+    this.#context.events.emit('request:error', { id: this.id, code });
+    this.#send({
+      type: 'error',
+      ...withId(id),
+      code,
+      message,
+      ...(channel === undefined ? {} : { channel }),
+    });
+  }
+
+  /** The client's buffer drained: holding back ends, each held stream gets one fresh snapshot. */
+  drained(): void {
+    if (this.#sink.closed) return;
+    const streams = this.#heldBack.resendOwed(
+      this.#sink.bufferedBytes,
+      this.#subscriptions,
+      (stream, frame) => this.deliver(stream, frame),
+    );
+    if (streams !== undefined) this.#context.events.emit('connection:conflated', { id: this.id, streams });
+  }
+
+  /** The client does not read fast enough (held back too long, buffer past its limit, missed pings). */
+  slowConsumer(): void {
+    if (this.#sink.closed) return;
+    this.#context.events.emit('connection:slow-consumer', {
+      id: this.id,
+      bufferedBytes: this.#sink.bufferedBytes,
+    });
+    this.#sink.closeSlowConsumer();
+  }
+
+  /** The client is gone: every stream is left and what admission counted released (once). */
+  close(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#heldBack.clear();
+    this.#context.marketAdmission.close(this);
+    for (const stream of this.#subscriptions.values()) this.#context.registry.unsubscribe(this, stream);
+    this.#subscriptions.clear();
+    this.#onClose?.();
+  }
+
+  // --- Requests ---------------------------------------------------------------------------------
+
+  #handleSafely(request: ClientRequest | SessionSubscribe): void {
+    if (this.#sink.closed) return;
+    try {
+      this.#handle(request);
+    } catch {
+      // A bug must cost this one request, never the connection or the process; its words stay inside.
+      this.error(request.id, 'internal', 'internal error');
+    }
+  }
+
+  #handle(request: ClientRequest | SessionSubscribe): void {
+    switch (request.op) {
+      case 'ping':
+        this.#send({ type: 'pong', ...withId(request.id), ts: new Date().toISOString() });
+        return;
+      case 'subscribe':
+        this.#subscribe(request);
+        return;
+      case 'unsubscribe':
+        this.#unsubscribe(request);
+        return;
+    }
+  }
+
+  #subscribe(request: SessionSubscribe): void {
+    const checked = checkSelection(request, this.#context.limits.maxStreams, this.#subscriptions);
+    if (!checked.ok) {
+      this.error(request.id, checked.code, checked.message, request.channel);
+      return;
+    }
+    const { selection } = checked;
+    const { channel, markets, depth } = selection;
+    const added = markets.filter((market) => !this.#subscriptions.has(streamKey(channel, market, depth)));
+    // Markets this session does not hold yet may be refused (unknown, or over its limits).
+    const refused = this.#context.marketAdmission.admit(this, channel, added);
+    const fetching = fetchClusterReplay(this.#context.registry, selection, request.resume);
+    if (fetching === undefined) {
+      this.#join(request, selection, refused, undefined);
+      return;
+    }
+    // Cluster mode: a position from another relay is resumed from the cluster's history; the
+    // requests behind this one wait for it.
+    this.#order.hold(
+      fetching.then(
+        (replay) => this.#join(request, selection, refused, replay),
+        () => this.#join(request, selection, refused, undefined),
+      ),
+    );
+  }
+
+  #join(
+    request: SessionSubscribe,
+    selection: StreamSelection,
+    refused: ReadonlyMap<string, Refusal>,
+    cluster: ClusterReplay | undefined,
+  ): void {
+    if (this.#sink.closed || this.#ended) return;
+    const { channel, markets, depth } = selection;
+    const { resume } = request;
+    const { joined, recovered } = joinStreams(
+      this.#context.registry,
+      this,
+      selection,
+      resume,
+      refused,
+      cluster,
+    );
+    for (const { market, stream, replay } of joined) {
+      this.#subscriptions.set(stream.key, stream);
+      this.#sink.joined?.(stream, replay === undefined ? undefined : resume?.[market]);
+    }
+    // Written now, before anything of these streams: nothing above delivers to this session
+    // (joinStreams adds it to each stream without sending; a cluster replay that restores a stream
+    // leaves it out), and a frame a transport holds for coalescing is of a stream joined earlier.
+    // So on a compact connection every stream's number arrives before its first data message.
+    const every = request.resumesAll === true;
+    this.#send({
+      type: 'subscribed',
+      ...echoedSelection(request, channel, [...markets], depth),
+      ...(resume === undefined
+        ? {}
+        : {
+            recovered: every
+              ? { ...Object.fromEntries(markets.map((m) => [m, false])), ...recovered }
+              : recovered,
+          }),
+      ...(this.#compact
+        ? { streams: Object.fromEntries(joined.map(({ market, stream }) => [market, stream.number])) }
+        : {}),
+    });
+    // Stream errors naming the market, as a first poll's unknown_market would (protocol.md).
+    for (const [market, refusal] of refused) this.#send(refusalError(channel, market, refusal));
+    sendFirstMessages(this, joined);
+  }
+
+  #unsubscribe(request: UnsubscribeRequest): void {
+    const { channel } = request;
+    if (!isChannel(channel)) {
+      this.error(request.id, 'unknown_channel', `unknown channel "${channel}"`, channel);
+      return;
+    }
+    const depth = channel === 'book' ? (request.depth ?? null) : undefined;
+    const markets = [...new Set(request.markets)];
+    for (const market of markets) {
+      const stream = this.#subscriptions.get(streamKey(channel, market, depth));
+      if (stream === undefined) continue;
+      this.#subscriptions.delete(stream.key);
+      this.#heldBack.forget(stream);
+      this.#context.registry.unsubscribe(this, stream);
+    }
+    this.#send({ type: 'unsubscribed', ...echoedSelection(request, channel, markets, depth) });
+  }
+
+  #send(message: ServerMessage): void {
+    // Answers, statuses and errors are never held back: they leave now, behind what is written.
+    this.#sink.write(toFrame(message));
+  }
+}
