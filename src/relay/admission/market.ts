@@ -8,7 +8,7 @@
  *   spent on ids the catalogue cannot judge (docs/operations.md "Isolation");
  * - at most so many markets new to the relay per second;
  * - at most so many targets that nobody else wants (private targets).
- * Pure bookkeeping over the registry; the connection sends the answers.
+ * Pure bookkeeping over the registry; the client's session (relay/session/session.ts) sends the answers.
  */
 import { type Channel, channels, type ErrorCode, streamIdKinds } from '../../protocol/messages.ts';
 import { TokenBucket } from '../../util/token-bucket.ts';

@@ -220,11 +220,9 @@ export class Session implements StreamSubscriber {
       this.error(request.id, checked.code, checked.message, request.channel);
       return;
     }
-    const { selection } = checked;
-    const { channel, markets, depth } = selection;
-    const added = markets.filter((market) => !this.#subscriptions.has(streamKey(channel, market, depth)));
+    const { selection, added } = checked;
     // Markets this session does not hold yet may be refused (unknown, or over its limits).
-    const refused = this.#context.marketAdmission.admit(this, channel, added);
+    const refused = this.#context.marketAdmission.admit(this, selection.channel, added);
     const fetching = fetchClusterReplay(this.#context.registry, selection, request.resume);
     if (fetching === undefined) {
       this.#join(request, selection, refused, undefined);

@@ -1,9 +1,10 @@
 /**
  * @module relay/session/subscription
- * What every transport does when a client asks for streams (WebSocket `subscribe`, an SSE request):
- * leave out the markets market admission refused (relay/admission/market.ts), join the registry's
- * streams, and work out per stream whether the client's resume point can be replayed (docs/protocol.md "Resume"). Then, once the
- * transport has acknowledged, the first messages of each stream: the replay, or a fresh snapshot.
+ * The steps of a session's `subscribe` (relay/session/session.ts), for any transport: check the
+ * selection against the limits, leave out the markets market admission refused
+ * (relay/admission/market.ts), join the registry's streams, and work out per stream whether the
+ * client's resume point can be replayed (docs/protocol.md "Resume"). Then, once `subscribed` is
+ * written, the first messages of each stream: the replay, or a fresh snapshot.
  */
 import { isChannel } from '../../protocol/channels.ts';
 import type {
@@ -30,7 +31,12 @@ export interface StreamSelection {
 
 /** A request's selection checked, or the error it is answered with (naming its channel). */
 export type SelectionCheck =
-  | { ok: true; selection: StreamSelection }
+  | {
+      ok: true;
+      selection: StreamSelection;
+      /** The selection's markets not held yet. */
+      added: string[];
+    }
   | {
       ok: false;
       code: Extract<ErrorCode, 'unknown_channel' | 'bad_request' | 'limit_exceeded'>;
@@ -58,7 +64,7 @@ export function checkSelection(
   const added = markets.filter((market) => !held.has(streamKey(channel, market, depth)));
   if (held.size + added.length > maxStreams)
     return { ok: false, code: 'limit_exceeded', message: `at most ${maxStreams} streams per connection` };
-  return { ok: true, selection: { channel, markets, depth } };
+  return { ok: true, selection: { channel, markets, depth }, added };
 }
 
 export interface JoinedStream {

@@ -1,7 +1,7 @@
 /**
  * @module relay/streams/slow-consumer
- * A subscriber's defence against its own slow reader (docs/protocol.md "Slow consumers"), shared
- * by the WebSocket and SSE transports. Above the high-water mark, stream messages are held back and
+ * A subscriber's defence against its own slow reader (docs/protocol.md "Slow consumers"), kept by
+ * every client's session (relay/session/session.ts), whatever its transport. Above the high-water mark, stream messages are held back and
  * only the fact that a stream owes a snapshot is remembered, so a slow client costs a set of stream
  * references, never a growing queue; when its buffer drains, each held stream gets one fresh
  * snapshot. A reader that stays above the mark for too long is dropped by `onTooSlow`.
