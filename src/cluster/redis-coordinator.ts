@@ -7,10 +7,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Cluster } from 'ioredis';
-import { POLL_CPU_KEY, ROSTER_KEY, targetKeys } from '../util/keys.ts';
+import { POLL_CPU_KEY, ROSTER_KEY, targetKeys, WEIGHT_KEY } from '../util/keys.ts';
 import type { CoordinatorStatus, PollCoordinator } from './coordinator.ts';
 import { OutageErrors, type OutageSummary } from './outage-errors.ts';
 import { openRedis, type RedisClient, type RedisTopology } from './redis-connection.ts';
+import { EVEN_WEIGHT, nextWeight, parseWeight, type RelayWeight } from './relay-weight.ts';
 import { preferredRelay } from './rendezvous.ts';
 import { asError, RedisStreamLog } from './stream-log.ts';
 import { ANNOUNCE, CLAIM, RELEASE } from './stream-scripts.ts';
@@ -44,6 +45,8 @@ export interface RedisCoordinatorOptions {
 /** The relays alive as of the last announcement, the leases they hold and their poll CPU (µs/s). */
 interface Roster {
   relays: string[];
+  /** Each live relay's weight in rendezvous hashing, as it announced it. */
+  weights: Map<string, number>;
   leases: number;
   pollCpu: number;
   /** This relay's poll CPU as it announced it. */
@@ -70,7 +73,9 @@ export class RedisCoordinator implements PollCoordinator {
   /** The subscriber's last slot map (a Redis Cluster only), to notice a resharding or failover. */
   #slotMap: string | undefined;
   #closed = false;
-  #roster: Roster = { relays: [], leases: 0, pollCpu: 0, ownPollCpu: 0 };
+  #roster: Roster = { relays: [], weights: new Map(), leases: 0, pollCpu: 0, ownPollCpu: 0 };
+  /** This relay's weight, announced with the next announcement (cluster/relay-weight.ts). */
+  #weight: RelayWeight = EVEN_WEIGHT;
   /** CPU (ms) spent numbering polls since the last announcement, and when that was. */
   #pollCpuMs = 0;
   #pollCpuSince = performance.now();
@@ -213,12 +218,16 @@ export class RedisCoordinator implements PollCoordinator {
   }
 
   /**
-   * Whether this relay is the one rendezvous hashing picks for `target` among the live relays. Not
+   * Whether this relay is the one weighted rendezvous hashing picks for `target` among the live
+   * relays, with the weights they announced. Not
    * known yet (no roster): first come, first served, as a relay alone in the roster would be.
    */
   #shouldHold(target: string): boolean {
-    const relays = this.#roster.relays;
-    return relays.length === 0 || preferredRelay(target, relays) === this.instanceId;
+    const { relays, weights } = this.#roster;
+    return (
+      relays.length === 0 ||
+      preferredRelay(target, relays, (relay) => weights.get(relay) ?? 1) === this.instanceId
+    );
   }
 
   /**
@@ -243,23 +252,32 @@ export class RedisCoordinator implements PollCoordinator {
     try {
       const live = (await this.#commands.eval(
         ANNOUNCE,
-        2,
+        3,
         ROSTER_KEY,
         POLL_CPU_KEY,
+        WEIGHT_KEY,
         this.instanceId,
         String(this.#owned.size),
         String(3 * this.#rebalanceMs),
         String(ownPollCpu),
+        String(this.#weight.weight),
       )) as string[];
       const relays: string[] = [];
+      const weights = new Map<string, number>();
       let leases = 0;
       let pollCpu = 0;
-      for (let i = 0; i + 2 < live.length; i += 3) {
+      for (let i = 0; i + 3 < live.length; i += 4) {
         relays.push(live[i]!);
+        weights.set(live[i]!, parseWeight(live[i + 3]));
         leases += Number(live[i + 1]);
         pollCpu += Number(live[i + 2]) || 0;
       }
-      this.#roster = { relays: relays.sort(), leases, pollCpu, ownPollCpu };
+      this.#roster = { relays: relays.sort(), weights, leases, pollCpu, ownPollCpu };
+      this.#weight = nextWeight(
+        this.#weight,
+        { pollCpu: ownPollCpu, leases: this.#owned.size },
+        { pollCpu, leases },
+      );
     } catch (error) {
       this.#fail(asError(error));
     }
@@ -272,6 +290,7 @@ export class RedisCoordinator implements PollCoordinator {
     // Gone from the roster at once: the others take this relay's share at their next announcement.
     await this.#commands.hdel(ROSTER_KEY, this.instanceId).catch(() => undefined);
     await this.#commands.hdel(POLL_CPU_KEY, this.instanceId).catch(() => undefined);
+    await this.#commands.hdel(WEIGHT_KEY, this.instanceId).catch(() => undefined);
     await Promise.all([...this.#owned.keys()].map((target) => this.release(target)));
     this.#uncoordinated.clear();
     this.#followers.clear();

@@ -50,16 +50,18 @@ redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. string.format('%d', token), 'PX', A
 return token`;
 
 /**
- * Says that relay ARGV[1] is alive, holds ARGV[2] leases and spent ARGV[4] µs of CPU per second
- * numbering its polls; forgets relays silent for ARGV[3] ms, and returns the live relays as a flat
- * list: instance, leases held, poll CPU, ... KEYS: the roster, the poll CPU of each (a hash of its
- * own, so that relays of an older version, which read only the roster, see nothing new).
+ * Says that relay ARGV[1] is alive, holds ARGV[2] leases, spent ARGV[4] µs of CPU per second
+ * numbering its polls and asks for weight ARGV[5] in rendezvous hashing; forgets relays silent for
+ * ARGV[3] ms, and returns the live relays as a flat list: instance, leases held, poll CPU, weight
+ * ('' when it announces none), ... KEYS: the roster, the poll CPU of each, the weight of each (hashes
+ * of their own, so that relays of an older version, which read only the roster, see nothing new).
  */
 export const ANNOUNCE = `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ' ' .. now)
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[4])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[5])
 local entries = redis.call('HGETALL', KEYS[1])
 local live = {}
 for i = 1, #entries, 2 do
@@ -67,14 +69,15 @@ for i = 1, #entries, 2 do
   if held == nil or tonumber(seen) < now - tonumber(ARGV[3]) then
     redis.call('HDEL', KEYS[1], entries[i])
     redis.call('HDEL', KEYS[2], entries[i])
+    redis.call('HDEL', KEYS[3], entries[i])
   else
     table.insert(live, entries[i])
     table.insert(live, held)
     table.insert(live, redis.call('HGET', KEYS[2], entries[i]) or '0')
+    table.insert(live, redis.call('HGET', KEYS[3], entries[i]) or '')
   end
 end
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]) * 2)
-redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[3]) * 2)
+for k = 1, 3 do redis.call('PEXPIRE', KEYS[k], tonumber(ARGV[3]) * 2) end
 return live`;
 
 /** Deletes the lease only when it is still ours. KEYS: lease. ARGV: instance. */

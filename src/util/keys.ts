@@ -68,3 +68,5 @@ export function targetKeys(target: string): TargetKeys {
 export const ROSTER_KEY = `${PREFIX}{relays}:live`;
 /** Each live relay's poll CPU, beside the roster (the same slot). */
 export const POLL_CPU_KEY = `${PREFIX}{relays}:poll-cpu`;
+/** Each live relay's weight in rendezvous hashing (cluster/relay-weight.ts), beside the roster. */
+export const WEIGHT_KEY = `${PREFIX}{relays}:weight`;

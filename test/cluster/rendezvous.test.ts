@@ -42,3 +42,79 @@ describe('preferredRelay', () => {
     for (const relay of relays) expect(counts.get(relay)).toBeGreaterThan(67);
   });
 });
+
+const weight = fc.double({ min: 0.5, max: 2, noNaN: true });
+const targets = Array.from({ length: 300 }, (_, i) => `book:market-${i}`);
+const weighted = fc
+  .uniqueArray(relayId, { minLength: 2, maxLength: 6 })
+  .chain((relays) =>
+    fc.tuple(fc.constant(relays), fc.array(weight, { minLength: relays.length, maxLength: relays.length })),
+  );
+
+function byWeights(relays: string[], weights: number[]): (relay: string) => number {
+  return (relay) => weights[relays.indexOf(relay)] ?? 1;
+}
+
+describe('preferredRelay with weights', () => {
+  it('picks exactly one of the live relays, whatever their order', () => {
+    fc.assert(
+      fc.property(weighted, fc.string(), ([relays, weights], target) => {
+        const chosen = preferredRelay(target, relays, byWeights(relays, weights));
+        expect(relays).toContain(chosen);
+        expect(preferredRelay(target, [...relays].reverse(), byWeights(relays, weights))).toBe(chosen);
+      }),
+    );
+  });
+
+  it('with equal weights, picks what unweighted hashing picks', () => {
+    fc.assert(
+      fc.property(relayIds, weight, (relays, equal) => {
+        for (const target of targets.slice(0, 50))
+          expect(preferredRelay(target, relays, () => equal)).toBe(preferredRelay(target, relays));
+      }),
+    );
+  });
+
+  it('never gives a relay a target when its weight is lowered, and moves targets only away from it', () => {
+    fc.assert(
+      fc.property(weighted, fc.double({ min: 0.1, max: 1, noNaN: true }), ([relays, weights], factor) => {
+        const lowered = weights.map((value, i) => (i === 0 ? value * factor : value));
+        for (const target of targets.slice(0, 100)) {
+          const before = preferredRelay(target, relays, byWeights(relays, weights));
+          const after = preferredRelay(target, relays, byWeights(relays, lowered));
+          if (after === relays[0]) expect(before).toBe(relays[0]);
+          if (before !== relays[0]) expect(after).toBe(before);
+        }
+      }),
+    );
+  });
+
+  it('moves few targets when one weight changes a little', () => {
+    fc.assert(
+      fc.property(weighted, fc.double({ min: 0.95, max: 1.05, noNaN: true }), ([relays, weights], factor) => {
+        const changed = weights.map((value, i) => (i === 0 ? value * factor : value));
+        const moved = targets.filter(
+          (target) =>
+            preferredRelay(target, relays, byWeights(relays, weights)) !==
+            preferredRelay(target, relays, byWeights(relays, changed)),
+        ).length;
+        // Expected: about 5% of the relay's share at most; 10% of all targets is far beyond.
+        expect(moved).toBeLessThanOrEqual(targets.length / 10);
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it('gives a relay of half weight about half the share of the others', () => {
+    const relays = ['5f1c0a9e3b2d4c61', 'a07e4d2c9b815f33', '0c9d8e7f6a5b4c3d'];
+    const counts = new Map<string, number>();
+    for (let i = 0; i < 3_000; i += 1) {
+      const chosen = preferredRelay(`book:market-${i}`, relays, (relay) => (relay === relays[0] ? 0.5 : 1))!;
+      counts.set(chosen, (counts.get(chosen) ?? 0) + 1);
+    }
+    // Shares 1/5, 2/5, 2/5: 600, 1200, 1200.
+    expect(counts.get(relays[0])).toBeGreaterThan(450);
+    expect(counts.get(relays[0])).toBeLessThan(750);
+    for (const relay of relays.slice(1)) expect(counts.get(relay)).toBeGreaterThan(1_000);
+  });
+});
