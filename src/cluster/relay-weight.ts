@@ -16,9 +16,9 @@
 export const MIN_WEIGHT = 0.5;
 export const MAX_WEIGHT = 2;
 /** How far each announcement moves the smoothed weight toward the one measured (0..1). */
-const SMOOTHING = 0.3;
+const SMOOTHING = 0.2;
 /** The announced weight changes only once the smoothed one is more than this far from it. */
-const DEAD_BAND = 0.15;
+const DEAD_BAND = 0.25;
 
 export interface RelayWeight {
   /** The weight announced, used by every relay. */

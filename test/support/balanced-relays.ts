@@ -1,8 +1,8 @@
 /**
  * @module test/support/balanced-relays
- * Relays in this process on a private Redis Cluster of three primaries, 30 simulated markets, each
- * relay with a client of every book, announcing themselves every 100 ms: for the tests of how
- * leases spread over the relays (docs/cluster.md "How leases move").
+ * Relays in this process on a private Redis Cluster of three primaries (or one Redis), 30 simulated
+ * markets (or as many as asked), each relay with a client of every book, announcing themselves
+ * every 100 ms: for the tests of how leases spread over the relays (docs/cluster.md "How leases move").
  */
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll } from 'vitest';
@@ -10,7 +10,7 @@ import { type Relay, startRelay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
 import { upstreamBook } from './harness.ts';
 import { ProtocolClient } from './protocol-client.ts';
-import { type RedisCluster, startRedisCluster } from './redis.ts';
+import { type RedisDeployment, startRedisDeployment } from './redis.ts';
 
 export const MARKETS = 30;
 export const BOOK_POLL_MS = 100;
@@ -28,16 +28,23 @@ export interface BalancedRelays {
   upstreamNow(): Promise<string[]>;
 }
 
-export function useBalancedRelays(): BalancedRelays {
-  let redis: RedisCluster;
+export interface BalancedRelaysOptions {
+  /** One Redis or a Redis Cluster of three primaries (the default). */
+  redis?: RedisDeployment['topology']['kind'];
+  markets?: number;
+}
+
+export function useBalancedRelays(options: BalancedRelaysOptions = {}): BalancedRelays {
+  const marketCount = options.markets ?? MARKETS;
+  let redis: RedisDeployment;
   let sim: SimulatorHandle;
   let markets: string[];
   const relays: Relay[] = [];
   const clients: ProtocolClient[] = [];
   beforeAll(async () => {
     [redis, sim] = await Promise.all([
-      startRedisCluster({ primaries: 3 }),
-      startSimulator({ markets: MARKETS, seed: 9, tickMs: 50 }),
+      startRedisDeployment(options.redis ?? 'cluster'),
+      startSimulator({ markets: marketCount, seed: 9, tickMs: 50 }),
     ]);
     markets = sim.market.marketIds();
   }, 20_000);
@@ -70,7 +77,7 @@ export function useBalancedRelays(): BalancedRelays {
           upstreamConcurrency: 16,
           upstreamRps: 5_000,
           logLevel: 'silent',
-          simMarkets: MARKETS,
+          simMarkets: marketCount,
           simSeed: 9,
           tuning: { heartbeatMs: 60_000, lingerMs: 1_000, rebalanceMs: 100 },
         },

@@ -1,0 +1,60 @@
+/**
+ * Leases weighted by cost (docs/cluster.md "How leases move"), on one Redis: of three relays with 30
+ * books subscribed on each, the one whose polls cost 20 times the CPU of the others' (its cost meter
+ * scaled, as a relay holding the busy books or on a slower machine measures) ends holding fewer
+ * leases than each of the others, handed over with no gap or snapshot for any client.
+ */
+import { describe, expect, it } from 'vitest';
+import { MARKETS, useBalancedRelays } from '../support/balanced-relays.ts';
+import type { ProtocolClient } from '../support/protocol-client.ts';
+import { redisAvailable } from '../support/redis.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+describe.skipIf(!redisAvailable())('leases weighted by cost', () => {
+  const cluster = useBalancedRelays({ redis: 'single' });
+  const snapshots = (client: ProtocolClient) =>
+    client.messages.filter((message) => message.type === 'snapshot').length;
+
+  it('leaves the relay whose polls cost more with fewer leases, no client seeing a gap or snapshot', async () => {
+    for (let i = 0; i < 3; i += 1) await cluster.relayWithClient();
+    await waitFor(
+      'every relay to hold some of the books, all held',
+      () => {
+        const owned = cluster.owned();
+        return owned.every((count) => count >= 5) && owned.reduce((a, b) => a + b) === MARKETS;
+      },
+      { timeoutMs: 8_000, everyMs: 50 },
+    );
+    await waitFor('every book on every client', () =>
+      cluster.clients.every((client) => cluster.markets.every((market) => client.view('book', market))),
+    );
+    const before = cluster.clients.map(snapshots);
+
+    const heldBefore = cluster.owned()[0]!;
+    const costly = cluster.relays[0]!.coordinator;
+    const measure = costly.spent.bind(costly);
+    costly.spent = (ms) => measure(ms * 20);
+    await waitFor(
+      'the costly relay to hold fewer leases than each of the others',
+      () => {
+        const [own, ...others] = cluster.owned();
+        return (
+          own! > 0 &&
+          others.every((count) => own! * 1.5 <= count) &&
+          own! + others.reduce((a, b) => a + b) === MARKETS
+        );
+      },
+      { timeoutMs: 6_000, everyMs: 50 },
+    );
+
+    // Every book, moved or not, reaches every client as upstream has it now.
+    const upstreamNow = await cluster.upstreamNow();
+    await waitFor('every book as upstream has it now on every client', () =>
+      cluster.clients.every((client) =>
+        cluster.markets.every((market, m) => client.view('book', market)!.ts >= upstreamNow[m]!),
+      ),
+    );
+    expect(cluster.clients.map(snapshots)).toEqual(before);
+    for (const client of cluster.clients) expect(client.violations).toEqual([]);
+  });
+});
