@@ -1,7 +1,7 @@
 /**
  * @module bench/children/flooder
  * Hostile clients (bench/lib/attackers.ts) in a process of their own, so that their sending does not
- * share an event loop with the relay or the well-behaved client under test (test/e2e/floods.test.ts,
+ * share an event loop with the relay or the well-behaved client under test (test/e2e/floods/,
  * `npm run soak`).
  */
 import { type Attack, type AttackSpec, startAttack } from '../lib/attackers.ts';
