@@ -86,10 +86,10 @@ describe('the packed client package', () => {
       join(consumer, 'package.json'),
       JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
     );
-    // Dependencies come from npm's cache when there, else the registry.
+    // Dependencies from npm's cache, where `npm ci` of this repository put every one of them.
     const installed = await run(
       NPM,
-      ['install', join(work, packed.filename), '--prefer-offline', '--no-audit', '--no-fund'],
+      ['install', join(work, packed.filename), '--offline', '--prefer-offline', '--no-audit', '--no-fund'],
       { cwd: consumer, maxBuffer: 16 * 1024 * 1024 },
     );
     installOutput = installed.stdout + installed.stderr;

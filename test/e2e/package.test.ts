@@ -1,5 +1,5 @@
 /**
- * The published package as a user gets it: `npm pack` (which builds dist/ through `prepare`), the
+ * The published package as a user gets it: dist/ built as `prepare` builds it, `npm pack`, the
  * tarball installed into an empty project, and from there `market-relay/client` imported in Node —
  * the README's SDK snippet run against a live relay — bundled for browsers, and the CLI started.
  */
@@ -36,22 +36,26 @@ describe('the packed package', () => {
   const work = mkdtempSync(join(tmpdir(), 'market-relay-pack-'));
   const consumer = join(work, 'consumer');
   let packed: PackResult;
+  let starting: Promise<Harness> | undefined;
   let harness: Harness;
   const children: ChildProcess[] = [];
 
   beforeAll(async () => {
-    const { stdout } = await run(NPM, ['pack', '--json', '--pack-destination', work], {
+    starting = startHarness({ sim: { markets: 4, tickMs: 50 } });
+    // The root build `prepare` runs; not its second step, which builds the client workspace for
+    // test/e2e/client-package.test.ts (that file packs it) and is no part of this package.
+    await run(NPM, ['run', 'build'], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await run(NPM, ['pack', '--ignore-scripts', '--json', '--pack-destination', work], {
       cwd: ROOT,
       maxBuffer: 16 * 1024 * 1024,
     });
-    // npm prints the build's own output before the JSON array.
-    packed = (JSON.parse(stdout.slice(stdout.indexOf('\n[') + 1)) as PackResult[])[0]!;
+    packed = (JSON.parse(stdout) as PackResult[])[0]!;
     mkdirSync(consumer);
     writeFileSync(
       join(consumer, 'package.json'),
       JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
     );
-    // Dependencies come from npm's cache when there, else the registry.
+    // Dependencies from npm's cache, where `npm ci` of this repository put every one of them.
     await run(
       NPM,
       [
@@ -59,18 +63,19 @@ describe('the packed package', () => {
         join(work, packed.filename),
         '--no-package-lock',
         '--omit=dev',
+        '--offline',
         '--prefer-offline',
         '--no-audit',
         '--no-fund',
       ],
       { cwd: consumer, maxBuffer: 16 * 1024 * 1024 },
     );
-    harness = await startHarness({ sim: { markets: 4, tickMs: 50 } });
+    harness = await starting;
   }, 300_000);
 
   afterAll(async () => {
     for (const child of children) child.kill('SIGKILL');
-    await harness?.stop();
+    await (await starting?.catch(() => undefined))?.stop();
     rmSync(work, { recursive: true, force: true });
   });
 
