@@ -1,8 +1,9 @@
 /**
  * The cluster-wide upstream budget against a private redis-server: three gates (three relays) that
- * all want more than the budget get no more than the budget together; with Redis stopped each keeps
- * to its last share, so together they still keep to it; with Redis back they share one bucket again.
- * Counts are checked against bounds with generous margins for the edges of the window.
+ * all want more than the budget get no more than the budget together; a gate that never reached
+ * Redis keeps to its configured fraction. (With Redis stopped and restarted:
+ * redis-rate-gate-outage.test.ts.) Counts are checked against bounds with generous margins for the
+ * edges of the window.
  */
 import { setMaxListeners } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,6 +12,8 @@ import { redisAvailable, useRedis } from '../support/redis.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const RPS = 30;
+/** Each count's window: its bound (the budget over it plus a burst) is still well below three budgets'. */
+const WINDOW_MS = 1_500;
 
 describe.skipIf(!redisAvailable())('RedisRateGate', () => {
   const redis = useRedis();
@@ -73,7 +76,7 @@ describe.skipIf(!redisAvailable())('RedisRateGate', () => {
     await waitFor('every gate to learn its share', () =>
       trio.every((one) => one.status().share !== undefined),
     );
-    const { taken, seconds } = await countOver(counts, 2_000);
+    const { taken, seconds } = await countOver(counts, WINDOW_MS);
     // Three local buckets would let 3 x RPS through; the shared one lets RPS (plus its burst).
     expect(taken).toBeLessThanOrEqual(RPS * seconds * 1.25 + RPS);
     expect(taken).toBeGreaterThan(0);
@@ -86,31 +89,6 @@ describe.skipIf(!redisAvailable())('RedisRateGate', () => {
     expect(total).toBeGreaterThan(0.6);
     expect(total).toBeLessThanOrEqual(1.1);
     expect(trio.map((one) => one.status().failOpen)).toEqual([false, false, false]);
-  });
-
-  it('keeps the cluster within the budget while Redis is down, and shares one bucket again once it is back', async () => {
-    const trio = [gate(), gate(), gate()];
-    const counts = hammer(trio);
-    await waitFor('shares that reflect the demand', () =>
-      trio.every((one) => (one.status().share ?? 0) > 0.2),
-    );
-
-    await redis.server.stop();
-    await waitFor('every gate to fail open', () => trio.every((one) => one.status().failOpen));
-    const bound = trio.reduce((sum, one) => sum + one.status().failOpenRps, 0);
-    expect(bound).toBeLessThanOrEqual(RPS * 1.2); // the last shares, not 3 x RPS
-    const down = await countOver(counts, 2_000);
-    // Each fallback bucket starts full: one second's worth of its share as a burst.
-    expect(down.taken).toBeLessThanOrEqual(bound * down.seconds * 1.25 + bound);
-    expect(down.taken).toBeGreaterThan(0);
-
-    await redis.start();
-    await waitFor('every gate back on Redis', () => trio.every((one) => !one.status().failOpen), {
-      timeoutMs: 15_000,
-    });
-    const up = await countOver(counts, 2_000);
-    expect(up.taken).toBeLessThanOrEqual(RPS * up.seconds * 1.25 + RPS);
-    expect(up.taken).toBeGreaterThan(RPS * up.seconds * 0.25); // taking from Redis again, not starved
   });
 
   it('keeps to the configured fraction when Redis was never reached', async () => {
