@@ -25,7 +25,8 @@ async function runCli(args: string[]): Promise<{ code: number; stdout: string; s
   }
 }
 
-describe('market-relay help and version', () => {
+// Each case runs a program of its own and shares nothing, so the cases of a group run side by side.
+describe.concurrent('market-relay help and version', () => {
   it.each([['--help'], ['-h'], ['help'], ['serve', '--help']])(
     '%s prints the serve options',
     async (...args) => {
@@ -51,7 +52,7 @@ describe('market-relay help and version', () => {
   });
 });
 
-describe('market-relay bad values', () => {
+describe.concurrent('market-relay bad values', () => {
   it.each([
     [['--port', '-1'], 'market-relay: invalid --port: got "-1", expected an integer from 0 to 65,535'],
     [
