@@ -4,7 +4,7 @@
  * the README's SDK snippet run against a live relay — bundled for browsers, and the CLI started.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +32,28 @@ function readmeSdkSnippet(): string {
   return block[1];
 }
 
+/** The newest change time of what the build reads: a file, or every file below a folder. */
+function newestMtime(path: string): number {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(0, ...readdirSync(path).map((name) => newestMtime(join(path, name))));
+}
+
+/**
+ * Whether dist/ is what `npm run build` would make now: built after every input changed. A fresh
+ * `npm ci` (as in CI) has just built it, and building again costs most of this file's time.
+ */
+function distIsCurrent(): boolean {
+  let builtAt: number;
+  try {
+    builtAt = statSync(join(ROOT, 'dist', 'cli.js')).mtimeMs;
+  } catch {
+    return false;
+  }
+  const inputs = ['src', 'scripts', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
+  return inputs.every((input) => newestMtime(join(ROOT, input)) < builtAt);
+}
+
 describe('the packed package', () => {
   const work = mkdtempSync(join(tmpdir(), 'market-relay-pack-'));
   const consumer = join(work, 'consumer');
@@ -44,7 +66,7 @@ describe('the packed package', () => {
     starting = startHarness({ sim: { markets: 4, tickMs: 50 } });
     // The root build `prepare` runs; not its second step, which builds the client workspace for
     // test/e2e/client-package.test.ts (that file packs it) and is no part of this package.
-    await run(NPM, ['run', 'build'], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
+    if (!distIsCurrent()) await run(NPM, ['run', 'build'], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
     const { stdout } = await run(NPM, ['pack', '--ignore-scripts', '--json', '--pack-destination', work], {
       cwd: ROOT,
       maxBuffer: 16 * 1024 * 1024,
