@@ -4,70 +4,13 @@
  * keep to the budget; with Redis back they share one bucket again. Counts are checked against
  * bounds with generous margins for the edges of the window.
  */
-import { setMaxListeners } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
-import { RedisRateGate } from '../../src/cluster/redis-rate-gate.ts';
-import { redisAvailable, useRedis } from '../support/redis.ts';
+import { describe, expect, it } from 'vitest';
+import { RPS, useRateGates, WINDOW_MS } from '../support/rate-gates.ts';
+import { redisAvailable } from '../support/redis.ts';
 import { waitFor } from '../support/wait-for.ts';
 
-const RPS = 30;
-/** Each count's window: its bound (the budget over it plus a burst) is still well below three budgets'. */
-const WINDOW_MS = 1_500;
-
 describe.skipIf(!redisAvailable())('RedisRateGate through a Redis outage', () => {
-  const redis = useRedis();
-  const gates: RedisRateGate[] = [];
-  let stopping = new AbortController();
-  afterEach(async () => {
-    stopping.abort();
-    stopping = new AbortController();
-    await Promise.all(gates.splice(0).map((gate) => gate.close()));
-  });
-
-  function gate(failOpenFraction = 0.5): RedisRateGate {
-    const created = new RedisRateGate({
-      topology: { kind: 'single', url: redis.server.url },
-      instanceId: `gate-${gates.length}`,
-      rps: RPS,
-      failOpenFraction,
-    });
-    gates.push(created);
-    return created;
-  }
-
-  /** Four callers per gate taking tokens as fast as they are given; counts what each gate let through. */
-  function hammer(of: RedisRateGate[]): number[] {
-    const counts = of.map(() => 0);
-    // Every caller waits on the one stop signal, as every upstream call does on the transport's.
-    setMaxListeners(0, stopping.signal);
-    of.forEach((one, index) => {
-      for (let caller = 0; caller < 4; caller++) {
-        void (async () => {
-          while (!stopping.signal.aborted) {
-            try {
-              await one.acquire(stopping.signal);
-              counts[index]! += 1;
-            } catch {
-              return;
-            }
-          }
-        })();
-      }
-    });
-    return counts;
-  }
-
-  /** Tokens let through over the next `ms`, and the seconds that really took. */
-  async function countOver(counts: number[], ms: number): Promise<{ taken: number; seconds: number }> {
-    const sum = () => counts.reduce((total, count) => total + count, 0);
-    const [before, startedAt] = [sum(), performance.now()];
-    const until = startedAt + ms;
-    await waitFor(`${ms} ms to pass`, () => performance.now() >= until, {
-      timeoutMs: ms + 5_000,
-      everyMs: 50,
-    });
-    return { taken: sum() - before, seconds: (performance.now() - startedAt) / 1000 };
-  }
+  const { redis, gate, hammer, countOver } = useRateGates();
 
   it('keeps the cluster within the budget while Redis is down, and shares one bucket again once it is back', async () => {
     const trio = [gate(), gate(), gate()];
