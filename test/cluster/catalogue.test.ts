@@ -6,11 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { redisAvailable } from '../support/redis.ts';
-import { useRelayPair } from '../support/relay-pair.ts';
+import { useRelayProcesses } from '../support/relay-processes.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 describe.skipIf(!redisAvailable())('markets in cluster mode', () => {
-  const cluster = useRelayPair([]);
+  const cluster = useRelayProcesses();
 
   it('lists a new market on every relay of the cluster', async () => {
     const [first, second] = await cluster.pair();

@@ -5,11 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { redisAvailable } from '../support/redis.ts';
-import { useRelayPair } from '../support/relay-pair.ts';
+import { useRelayProcesses } from '../support/relay-processes.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 describe.skipIf(!redisAvailable())('confirmed in cluster mode', () => {
-  const cluster = useRelayPair(['--confirm-ms=100']);
+  const cluster = useRelayProcesses({ relayArgs: ['--confirm-ms=100'] });
 
   it('confirms a quiet book on the relay that polls it and on the one that follows', async () => {
     const market = cluster.sim.market.marketIds()[0]!;

@@ -5,11 +5,10 @@
  * with SIGTERM or killed) on both, with short intervals and leases (options), started per test and
  * killed after it; clients that subscribe, move between relays with `resume`, and wait for progress.
  */
-import { afterEach, beforeAll } from 'vitest';
-import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
-import { type ChildRelay, startChildRelay } from './child-relay.ts';
+import { beforeAll } from 'vitest';
+import type { ChildRelay } from './child-relay.ts';
 import { type Message, ProtocolClient } from './protocol-client.ts';
-import { useRedis } from './redis.ts';
+import { useRelayProcesses } from './relay-processes.ts';
 import { waitFor } from './wait-for.ts';
 
 export interface Selection {
@@ -20,36 +19,16 @@ export interface Selection {
 
 /** The simulator and a private Redis for the file's tests; each test's relays and clients go after it. */
 export function useClusterStreams() {
-  const redis = useRedis();
-  let sim: SimulatorHandle;
+  const processes = useRelayProcesses({
+    sim: { markets: 4, seed: 11, tickMs: 40 },
+    relayArgs: ['--linger-ms=2000'],
+  });
+  const { redis, clients, relay } = processes;
   let markets: string[];
-  const relays: ChildRelay[] = [];
-  const clients: ProtocolClient[] = [];
-  beforeAll(async () => {
-    sim = await startSimulator({ markets: 4, seed: 11, tickMs: 40 });
-    markets = sim.market.marketIds();
-    return async () => {
-      await sim.close();
-    };
+  // After the simulator has started: its beforeAll was registered first.
+  beforeAll(() => {
+    markets = processes.sim.market.marketIds();
   });
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.close()));
-    await Promise.all(relays.splice(0).map((relay) => relay.stop('SIGKILL')));
-  });
-
-  async function relay(): Promise<ChildRelay> {
-    const started = await startChildRelay([
-      `--upstream=${sim.url}`,
-      `--redis=${redis.server.url}`,
-      '--book-poll-ms=50',
-      '--price-poll-ms=50',
-      '--upstream-rps=1000',
-      '--lease-ms=600',
-      '--linger-ms=2000',
-    ]);
-    relays.push(started);
-    return started;
-  }
 
   /** Every stream of the selections a client holds: full books, a depth-10 book, prices. */
   const selections = (watched: string[]): Selection[] => [

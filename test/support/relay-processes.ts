@@ -1,24 +1,33 @@
 /**
- * @module test/support/relay-pair
- * The fixture of the cluster tests of one channel (test/cluster/{catalogue,confirmed,rest}.test.ts):
- * a private Redis, a simulator that changes only when the test ticks it, and relay processes on both
- * with short intervals and leases, started per test and killed after it with their clients.
+ * @module test/support/relay-processes
+ * Relay processes (`market-relay serve`, so they can be stopped with SIGTERM or killed) on a private
+ * Redis and the simulator, with short intervals and leases, for the cluster tests that start relays
+ * as programs: the simulator and Redis serve the file's tests; each test's relays and clients are
+ * killed and closed after it.
  */
 import { afterEach, beforeAll } from 'vitest';
-import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
+import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../../src/sim/server.ts';
 import { type ChildRelay, startChildRelay } from './child-relay.ts';
 import type { ProtocolClient } from './protocol-client.ts';
 import { useRedis } from './redis.ts';
 
-/** `relayArgs` are added to every relay's options (a channel's own interval, say). */
-export function useRelayPair(relayArgs: string[] = []) {
+export interface RelayProcessOptions {
+  /** By default 2 markets that change only when the test ticks the simulator. */
+  sim?: SimulatorOptions;
+  /** Added to every relay's options (a channel's own interval, say). */
+  relayArgs?: string[];
+}
+
+export function useRelayProcesses({
+  sim: simOptions = { markets: 2, seed: 3, tickMs: 0 },
+  relayArgs = [],
+}: RelayProcessOptions = {}) {
   const redis = useRedis();
   let sim: SimulatorHandle;
   const relays: ChildRelay[] = [];
   const clients: ProtocolClient[] = [];
   beforeAll(async () => {
-    // No ticks: the data changes only when the test says.
-    sim = await startSimulator({ markets: 2, seed: 3, tickMs: 0 });
+    sim = await startSimulator(simOptions);
     return async () => {
       await sim.close();
     };
@@ -43,11 +52,13 @@ export function useRelayPair(relayArgs: string[] = []) {
   }
 
   return {
+    redis,
     get sim() {
       return sim;
     },
     /** Every client the current test opened, closed after it. */
     clients,
+    relay,
     /** Two relays of the cluster. */
     pair: () => Promise.all([relay(), relay()]),
   };
