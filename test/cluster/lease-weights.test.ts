@@ -42,7 +42,8 @@ describe.skipIf(!redisAvailable())('leases weighted by cost', () => {
         const others = now.filter((_, i) => i !== costlyIndex);
         return own < heldBefore && others.every((count) => own * 1.5 <= count) && total(now) === MARKETS;
       },
-      { timeoutMs: 6_000, everyMs: 50 },
+      // The weights move a fifth of the way per announcement: a loaded machine needs several.
+      { timeoutMs: 20_000, everyMs: 50 },
     );
 
     // Every book, moved or not, reaches every client as upstream has it now.
