@@ -4,13 +4,13 @@
  * second, which resumes its streams (`recovered: true`, the missed updates replayed, no snapshot) because
  * cluster mode numbers each stream once for every relay (docs/cluster.md).
  */
-import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { connect } from '../../src/client/node.ts';
 import type { SubscribedMessage } from '../../src/protocol/messages.ts';
-import { type Relay, startRelay } from '../../src/relay-server.ts';
+import type { Relay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
+import { startClusterRelay } from '../support/cluster-relays.ts';
 import { upstreamBook, useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { redisAvailable, useRedis } from '../support/redis.ts';
@@ -47,23 +47,7 @@ describe.skipIf(!redisAvailable())('client SDK with several relay URLs in cluste
   });
 
   async function relay(): Promise<Relay> {
-    const started = await startRelay(
-      {
-        port: 0,
-        host: '127.0.0.1',
-        upstream: sim!.url,
-        redis: redis.server.url,
-        bookPollMs: 25,
-        pricePollMs: 25,
-        upstreamConcurrency: 8,
-        upstreamRps: 1000,
-        logLevel: 'silent',
-        simMarkets: 4,
-        simSeed: 3,
-        tuning: { heartbeatMs: 60_000, lingerMs: 1_000 },
-      },
-      pino({ level: 'silent' }),
-    );
+    const started = await startClusterRelay(sim!.url, redis.server.url);
     relays.push(started);
     return started;
   }

@@ -6,10 +6,10 @@
  */
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Relay, startRelay } from '../../src/relay-server.ts';
+import type { Relay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
+import { startClusterRelay } from '../support/cluster-relays.ts';
 import { installedPythonClient, pythonAvailable, runPytest } from '../support/python-client.ts';
 import { redisAvailable, useRedis } from '../support/redis.ts';
 
@@ -27,27 +27,7 @@ describe.skipIf(!runnable)('the Python client fails over between relays', () => 
       installedPythonClient(),
       startSimulator({ markets: 4, seed: 3, tickMs: 20 }),
     ]);
-    for (let i = 0; i < 2; i++) {
-      relays.push(
-        await startRelay(
-          {
-            port: 0,
-            host: '127.0.0.1',
-            upstream: sim.url,
-            redis: redis.server.url,
-            bookPollMs: 25,
-            pricePollMs: 25,
-            upstreamConcurrency: 8,
-            upstreamRps: 1000,
-            logLevel: 'silent',
-            simMarkets: 4,
-            simSeed: 3,
-            tuning: { heartbeatMs: 60_000, lingerMs: 1_000 },
-          },
-          pino({ level: 'silent' }),
-        ),
-      );
-    }
+    for (let i = 0; i < 2; i++) relays.push(await startClusterRelay(sim.url, redis.server.url));
     control = createServer((request, response) => {
       if (request.method === 'POST' && request.url === '/stop-first') {
         relays[0]!.close().then(

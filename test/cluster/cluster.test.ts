@@ -4,11 +4,11 @@
  * polling relay leaves (gracefully, or by dying) the other takes over.
  */
 import { spawn } from 'node:child_process';
-import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { priceDataOf } from '../../src/relay/channels/codecs.ts';
-import { type Relay, startRelay } from '../../src/relay-server.ts';
+import type { Relay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
+import { startClusterRelay } from '../support/cluster-relays.ts';
 import { expectedBook, upstreamBook, upstreamPrices } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { redisAvailable, useRedis } from '../support/redis.ts';
@@ -27,23 +27,7 @@ describe.skipIf(!redisAvailable())('cluster mode over Redis', () => {
   });
 
   async function relay(redisUrl = redis.server.url): Promise<Relay> {
-    const started = await startRelay(
-      {
-        port: 0,
-        host: '127.0.0.1',
-        upstream: sim.url,
-        redis: redisUrl,
-        bookPollMs: 25,
-        pricePollMs: 25,
-        upstreamConcurrency: 8,
-        upstreamRps: 1000,
-        logLevel: 'silent',
-        simMarkets: 4,
-        simSeed: 3,
-        tuning: { heartbeatMs: 60_000, lingerMs: 1_000 },
-      },
-      pino({ level: 'silent' }),
-    );
+    const started = await startClusterRelay(sim.url, redisUrl);
     relays.push(started);
     return started;
   }

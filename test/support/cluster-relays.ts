@@ -1,8 +1,10 @@
 /**
  * @module test/support/cluster-relays
- * Relays in this process on a private Redis Cluster (3 primaries, a replica each) and the simulator,
- * for the tests of cluster mode on a Redis Cluster: two relays, one given a single node's URL (it
- * finds cluster mode itself), one the list, each with a client of every book.
+ * Relays of one cluster in this process: `startClusterRelay`, the relay every such test starts
+ * (cluster mode on a given Redis, polling the simulator fast), and `useClusterRelays`, two of them
+ * on a private Redis Cluster (3 primaries, a replica each) for the tests of cluster mode on a Redis
+ * Cluster: one given a single node's URL (it finds cluster mode itself), one the list, each with a
+ * client of every book.
  */
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
@@ -12,6 +14,33 @@ import { expectedBook, upstreamBook } from './harness.ts';
 import { ProtocolClient } from './protocol-client.ts';
 import { type RedisCluster, startRedisCluster } from './redis.ts';
 import { waitFor } from './wait-for.ts';
+
+/**
+ * A relay in this process, in cluster mode on `redis` (a URL, or what `--redis` takes for a Redis
+ * Cluster), polling the simulator at `upstream` every 25 ms with an upstream budget that never
+ * holds it back, a stream lingering 1 s after its last subscriber, and no heartbeat within a test.
+ * The caller closes it.
+ */
+export function startClusterRelay(upstream: string, redis: string): Promise<Relay> {
+  return startRelay(
+    {
+      port: 0,
+      host: '127.0.0.1',
+      upstream,
+      redis,
+      bookPollMs: 25,
+      pricePollMs: 25,
+      upstreamConcurrency: 8,
+      upstreamRps: 1000,
+      logLevel: 'silent',
+      // Read only when the relay embeds its own simulator (`--upstream sim`), never here.
+      simMarkets: 4,
+      simSeed: 3,
+      tuning: { heartbeatMs: 60_000, lingerMs: 1_000 },
+    },
+    pino({ level: 'silent' }),
+  );
+}
 
 export interface ClusterRelays {
   readonly redis: RedisCluster;
@@ -44,23 +73,7 @@ export function useClusterRelays(): ClusterRelays {
   });
 
   async function relay(spec: string): Promise<Relay> {
-    const started = await startRelay(
-      {
-        port: 0,
-        host: '127.0.0.1',
-        upstream: sim.url,
-        redis: spec,
-        bookPollMs: 25,
-        pricePollMs: 25,
-        upstreamConcurrency: 8,
-        upstreamRps: 1000,
-        logLevel: 'silent',
-        simMarkets: 4,
-        simSeed: 5,
-        tuning: { heartbeatMs: 60_000, lingerMs: 1_000 },
-      },
-      pino({ level: 'silent' }),
-    );
+    const started = await startClusterRelay(sim.url, spec);
     relays.push(started);
     return started;
   }
