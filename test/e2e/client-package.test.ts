@@ -5,29 +5,18 @@
  * package README's snippet keeps a live book from a relay, a browser bundle carries no Node
  * module, and its type declarations check in a project with no Node types.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { lstatSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../support/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { NPM, ROOT, readmeSnippet, run, usePackedPackage } from '../support/packed-package.ts';
 import { waitFor } from '../support/wait-for.ts';
 
-const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PACKAGE = join(ROOT, 'packages', 'client');
-const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const MAX_INSTALLED_BYTES = 1024 * 1024;
 
 interface Manifest {
   name: string;
   dependencies?: Record<string, string>;
-}
-interface PackResult {
-  filename: string;
-  files: { path: string }[];
 }
 interface LsNode {
   version?: string;
@@ -36,16 +25,6 @@ interface LsNode {
 
 function manifest(folder: string): Manifest {
   return JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as Manifest;
-}
-
-/** The README's ```js block importing the package. */
-function readmeSnippet(): string {
-  const readme = readFileSync(join(PACKAGE, 'README.md'), 'utf8');
-  const block = [...readme.matchAll(/```js\n([\s\S]*?)\n```/g)].find((m) =>
-    m[1]?.includes("from '@market-relay/client'"),
-  );
-  if (block?.[1] === undefined) throw new Error('packages/client/README.md has no ```js block importing it');
-  return block[1];
 }
 
 /** Every installed package's name in `npm ls --all --json`; unmet optional ones have no version. */
@@ -64,46 +43,15 @@ function bytesUnder(folder: string): number {
 }
 
 describe('the packed client package', () => {
-  const work = mkdtempSync(join(tmpdir(), 'market-relay-client-pack-'));
-  const consumer = join(work, 'consumer');
-  let packed: PackResult;
-  let installOutput: string;
-  let starting: Promise<Harness> | undefined;
-  let harness: Harness;
-  const children: ChildProcess[] = [];
-
-  beforeAll(async () => {
-    starting = startHarness({ sim: { markets: 4, tickMs: 50 } });
-    const { stdout } = await run(
-      NPM,
-      ['pack', '--workspace', '@market-relay/client', '--json', '--pack-destination', work],
-      { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 },
-    );
-    // npm may print the build's own output before the JSON array.
-    packed = (JSON.parse(stdout.slice(stdout.indexOf('\n[') + 1)) as PackResult[])[0]!;
-    mkdirSync(consumer);
-    writeFileSync(
-      join(consumer, 'package.json'),
-      JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
-    );
-    // Dependencies from npm's cache, where `npm ci` of this repository put every one of them.
-    const installed = await run(
-      NPM,
-      ['install', join(work, packed.filename), '--offline', '--prefer-offline', '--no-audit', '--no-fund'],
-      { cwd: consumer, maxBuffer: 16 * 1024 * 1024 },
-    );
-    installOutput = installed.stdout + installed.stderr;
-    harness = await starting;
-  }, 300_000);
-
-  afterAll(async () => {
-    for (const child of children) child.kill('SIGKILL');
-    await (await starting?.catch(() => undefined))?.stop();
-    rmSync(work, { recursive: true, force: true });
+  const pack = usePackedPackage({
+    prefix: 'market-relay-client-pack-',
+    pack: ['--workspace', '@market-relay/client'],
+    install: ['--offline', '--prefer-offline', '--no-audit', '--no-fund'],
   });
+  const { consumer } = pack;
 
   it('carries the SDK, its types and README, and nothing else', () => {
-    const paths = packed.files.map((file) => file.path);
+    const paths = pack.packed.files.map((file) => file.path);
     expect(paths).toEqual(
       expect.arrayContaining([
         'package.json',
@@ -124,7 +72,7 @@ describe('the packed client package', () => {
   });
 
   it('installs with no warning, no server dependency and under 1 MB', async () => {
-    expect(installOutput).not.toMatch(/warn|EBADENGINE/i);
+    expect(pack.installOutput).not.toMatch(/warn|EBADENGINE/i);
     const { stdout } = await run(NPM, ['ls', '--all', '--json'], { cwd: consumer }).catch(
       (error: { stdout: string }) => ({ stdout: error.stdout }),
     );
@@ -142,36 +90,15 @@ describe('the packed client package', () => {
   });
 
   it("keeps a live book with the README's snippet in Node", async () => {
-    const snippet = readmeSnippet()
-      .replaceAll('http://127.0.0.1:8080', harness.relay.url)
-      .replaceAll('ws://127.0.0.1:8080', harness.relay.url.replace(/^http/, 'ws'));
-    writeFileSync(join(consumer, 'book.mjs'), snippet);
-    const child = spawn(process.execPath, ['book.mjs'], { cwd: consumer });
-    children.push(child);
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-    });
-    await waitFor('two book updates printed by the snippet', () => output.split('best bid').length > 2, {
+    const output = pack.runSnippet(readmeSnippet(join(PACKAGE, 'README.md'), '@market-relay/client'));
+    await waitFor('two book updates printed by the snippet', () => output().split('best bid').length > 2, {
       timeoutMs: 20_000,
     });
-    expect(output).not.toMatch(/Error/);
+    expect(output()).not.toMatch(/Error/);
   });
 
   it('bundles for browsers without Node modules', async () => {
-    const { build } = await import('esbuild');
-    const result = await build({
-      stdin: { contents: "export { connect } from '@market-relay/client';", resolveDir: consumer },
-      bundle: true,
-      format: 'esm',
-      platform: 'browser',
-      write: false,
-      logLevel: 'silent',
-    });
-    const code = result.outputFiles[0]?.text ?? '';
+    const code = await pack.browserBundle('@market-relay/client');
     expect(code).toContain('globalThis');
     expect(code).not.toMatch(/from ["'](ws|node:[a-z]+)["']|require\(["'](ws|node:[a-z]+)["']\)/);
   });
