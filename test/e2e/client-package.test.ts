@@ -46,7 +46,7 @@ describe('the packed client package', () => {
   const pack = usePackedPackage({
     prefix: 'market-relay-client-pack-',
     pack: ['--workspace', '@market-relay/client'],
-    install: ['--offline', '--prefer-offline', '--no-audit', '--no-fund'],
+    install: ['--prefer-offline', '--no-audit', '--no-fund'],
   });
   const { consumer } = pack;
 

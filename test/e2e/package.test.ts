@@ -40,7 +40,7 @@ describe('the packed package', () => {
       if (!distIsCurrent()) await run(NPM, ['run', 'build'], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
     },
     pack: ['--ignore-scripts'],
-    install: ['--no-package-lock', '--omit=dev', '--offline', '--prefer-offline', '--no-audit', '--no-fund'],
+    install: ['--no-package-lock', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'],
   });
 
   it('carries what it exports and runs, and nothing else', () => {
