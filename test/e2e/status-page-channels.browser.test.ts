@@ -13,8 +13,8 @@ describe.runIf(browserTestsRun())('status page channel tabs in a browser', () =>
   /** Clicks a channel tab and waits until its view drew a verified state with at least one row. */
   async function channelShows(channel: string) {
     const { page } = fixture;
-    await page.locator(`#channel-tabs button[data-channel="${channel}"]`).click();
-    const view = page.locator('#book-view');
+    await page.locator(`#view-tabs button[data-tab="${channel}"]`).click();
+    const view = page.locator('#live-view');
     await waitFor(
       `the ${channel} view to draw its stream`,
       async () =>
@@ -54,9 +54,9 @@ describe.runIf(browserTestsRun())('status page channel tabs in a browser', () =>
       const orders = await channelShows('orders');
       expect(await orders.locator('table.orders.bid tbody tr').count()).toBeGreaterThan(0);
       // The tab is in the URL, so a reload comes back to it.
-      expect(new URL(page.url()).searchParams.get('channel')).toBe('orders');
+      expect(new URL(page.url()).searchParams.get('tab')).toBe('orders');
 
-      await page.locator('#channel-tabs button[data-channel="book"]').click();
+      await page.locator('#view-tabs button[data-tab="book"]').click();
       await bookViewChanging(page);
       expect(pageErrors).toEqual([]);
     });

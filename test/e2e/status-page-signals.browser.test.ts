@@ -44,8 +44,8 @@ describe.runIf(browserTestsRun())('status page freshness and layout in a browser
     const narrow = await browser.newPage({ viewport: { width: 420, height: 900 } });
     try {
       const market = harness.sim.market.activeMarketIds()[0]!;
-      await narrow.goto(`${harness.relay.url}/?market=${market}&channel=oracle`);
-      const view = narrow.locator('#book-view');
+      await narrow.goto(`${harness.relay.url}/?market=${market}&tab=oracle`);
+      const view = narrow.locator('#live-view');
       await waitFor(
         'the oracle view',
         async () =>

@@ -58,9 +58,9 @@ describe.runIf(browserTestsRun())('status page in a browser', () => {
     // frames, and the SDK applied them (it checks seq and checksum of every update).
     expect([...harness.relay.ws.connections].map((connection) => connection.compresses)).toContain(true);
     expect(harness.relay.ws.connections.size).toBe(2);
-    const bestBid = await page.locator('#book-view tr.bid td.price').first().textContent();
+    const bestBid = await page.locator('#live-view tr.bid td.price').first().textContent();
     expect(bestBid).toMatch(/^\d+\.\d+$/);
-    expect(await page.locator('#book-view .price-cell.mid .value').textContent()).toMatch(/^\d+\.\d+$/);
+    expect(await page.locator('#live-view .price-cell.mid .value').textContent()).toMatch(/^\d+\.\d+$/);
     // The relay now polls the chosen market for the page's own subscription too.
     await page.waitForSelector(`#streams-body tr[data-market="${chosen}"]`, { timeout: 5_000 });
     await waitFor('the update rate to show', async () => (await page.textContent('#update-rate')) !== '0.0', {
@@ -98,7 +98,7 @@ describe.runIf(browserTestsRun())('status page in a browser', () => {
     }
     // A resolved market's book opens like any other.
     await page.locator('#market-list li[data-market]').first().click();
-    const book = page.locator('#book-view');
+    const book = page.locator('#live-view');
     await waitFor('the resolved book to draw', async () => (await book.getAttribute('data-seq')) !== null, {
       timeoutMs: 15_000,
     });

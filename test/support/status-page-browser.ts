@@ -70,7 +70,7 @@ export function useStatusPageBrowser(): BrowserFixture {
 
 /** Waits for the book view to draw a snapshot, then to apply updates in place (the SDK checks each). */
 export async function bookViewChanging(page: Page) {
-  const book = page.locator('#book-view');
+  const book = page.locator('#live-view');
   await waitFor(
     'the book view to draw a snapshot',
     async () => (await book.getAttribute('data-seq')) !== null,

@@ -2,16 +2,10 @@
  * @module http/status-page/status
  * The status page's script (browser ES module, served as is): renders each snapshot of the relay's
  * SSE feed (`GET /status/events`), lists upstream markets for the picker (`GET /status/markets`),
- * and opens a market's live view from either list, on the client SDK: its book (book-view.js) or,
- * picked in the channel tabs, its trades, record, probabilities, oracle feed or orders (channel-view.js).
+ * and opens a market picked in either list in the live view and its tabs (live-view.js).
  */
 import { formatAge, formatBytes, formatDuration, formatExpiry, sparkline, text } from './format.js';
-
-const params = new URLSearchParams(location.search);
-/** protocol.md "Transport": a relay with API keys needs one for the book view's WebSocket. */
-const token = params.get('token') ?? undefined;
-// `?transport=sse`: the book view over Server-Sent Events instead of the WebSocket (docs/client.md).
-const transport = params.get('transport') === 'sse' ? 'sse' : undefined;
+import { openMarket, selectedMarket } from './live-view.js';
 
 const $ = (id) => document.getElementById(id);
 /** A market UUID (docs/protocol.md "Market ids"), as opposed to an oracle feed id or `all`. */
@@ -114,7 +108,7 @@ function renderStreams(streams) {
       const row = document.createElement('tr');
       row.dataset.market = stream.market;
       row.dataset.state = stream.state;
-      if (stream.market === selected?.market) row.classList.add('selected');
+      if (stream.market === selectedMarket()) row.classList.add('selected');
       const title = stream.title ?? titles.get(stream.market) ?? stream.market;
       const channel = stream.channel === 'book' ? `book ${stream.depth ?? 'full'}` : stream.channel;
       const cells = [
@@ -143,7 +137,7 @@ function renderStreams(streams) {
       row.title = stream.market;
       // The oracle's feed streams and the one probabilities stream are not markets to open.
       if (MARKET_ID.test(stream.market))
-        row.addEventListener('click', () => openMarketView(stream.market, title));
+        row.addEventListener('click', () => openMarket(stream.market, title));
       return row;
     }),
   );
@@ -180,7 +174,7 @@ function renderPicker() {
     ...shown.map((market) => {
       const item = document.createElement('li');
       item.dataset.market = market.id;
-      if (market.id === selected?.market) item.classList.add('selected');
+      if (market.id === selectedMarket()) item.classList.add('selected');
       const title = document.createElement('span');
       title.textContent = market.title;
       const details = document.createElement('span');
@@ -188,7 +182,7 @@ function renderPicker() {
       const when = formatExpiry(market.status, Date.parse(market.expiresAt), now);
       details.textContent = `${when} · vol ${Math.round(market.volume).toLocaleString()}`;
       item.append(title, details);
-      item.addEventListener('click', () => openMarketView(market.id, market.title));
+      item.addEventListener('click', () => openMarket(market.id, market.title));
       return item;
     }),
   );
@@ -200,68 +194,3 @@ $('market-search').addEventListener('input', renderPicker);
 $('market-status').addEventListener('change', renderPicker);
 void loadMarkets();
 setInterval(loadMarkets, 30_000);
-
-// --- Market view: the book, or another channel picked in the tabs ---------------------------------
-
-let selected;
-let view;
-/** `?channel=` keeps the picked channel across reloads, as `?market=` keeps the market. */
-let channel = params.get('channel') ?? 'book';
-
-function showChannelTab() {
-  for (const tab of $('channel-tabs').querySelectorAll('button[data-channel]')) {
-    tab.setAttribute('aria-selected', String(tab.dataset.channel === channel));
-  }
-}
-showChannelTab();
-
-$('channel-tabs').addEventListener('click', (event) => {
-  const picked = event.target.closest('button[data-channel]')?.dataset.channel;
-  if (picked === undefined || picked === channel) return;
-  channel = picked;
-  showChannelTab();
-  setParam('channel', channel === 'book' ? undefined : channel);
-  if (selected !== undefined) void openMarketView(selected.market, selected.title, true);
-});
-
-function setParam(name, value) {
-  const url = new URL(location.href);
-  if (value === undefined) url.searchParams.delete(name);
-  else url.searchParams.set(name, value);
-  history.replaceState(null, '', url);
-}
-
-async function openMarketView(market, title, reopen = false) {
-  if (selected?.market === market && !reopen) return;
-  view?.close();
-  const opening = { market, title, channel };
-  selected = opening;
-  $('book-hint').hidden = true;
-  setParam('market', market);
-  for (const element of document.querySelectorAll('[data-market]')) {
-    element.classList.toggle('selected', element.dataset.market === market);
-  }
-  const options = {
-    market,
-    title,
-    token,
-    transport,
-    onClose: () => {
-      selected = undefined;
-      view = undefined;
-      $('book-hint').hidden = false;
-      setParam('market', undefined);
-    },
-  };
-  // Loaded on first use: the SDK bundle is built by the relay on its first request.
-  if (channel === 'book') {
-    const { openBookView } = await import('./book-view.js');
-    if (selected === opening) view = openBookView($('book-view'), options);
-  } else {
-    const { openChannelView } = await import('./channel-view.js');
-    if (selected === opening) view = openChannelView($('book-view'), { ...options, channel });
-  }
-}
-
-const linked = params.get('market');
-if (linked !== null) void openMarketView(linked, linked);
