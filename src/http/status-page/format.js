@@ -85,3 +85,15 @@ export function sparkline(svg, values) {
   }
   line.setAttribute('points', points);
 }
+
+/**
+ * A field of an upstream body as text: a decimal string exactly as served, a number (upstream
+ * serves some fields as JSON numbers) as JavaScript writes it, anything else (where a body is not
+ * what upstream documents) as JSON. No arithmetic: what is shown is what was received.
+ */
+export function fieldText(value) {
+  if (value === undefined || value === null) return '–';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}

@@ -20,6 +20,11 @@ export const TABS = [
   { id: 'probabilities', scope: 'market', load: channelView },
   { id: 'oracle', scope: 'market', load: channelView },
   { id: 'orders', scope: 'market', load: channelView },
+  {
+    id: 'catalogue',
+    scope: 'page',
+    load: async () => (await import('./catalogue-view.js')).openCatalogueView,
+  },
 ];
 
 export function tabNamed(id) {

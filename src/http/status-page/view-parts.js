@@ -113,3 +113,54 @@ export function fillRows(body, rows, rowClass) {
     }),
   );
 }
+
+/**
+ * A table body kept in place, as the book's ladder is: `fill(rows)` takes `{ key, cells, data? }`
+ * entries in display order and matches them to the rows drawn by key, so that a changed cell (and
+ * each cell of a new row) flashes while the rest stay put; nothing flashes on the first fill.
+ * `data` sets the row's data attributes; clicking a row calls `onPick(key, data)`. Columns in
+ * `quiet` never flash: their text changes with the clock, not with the data (`expires in 3m`).
+ */
+export function keyedRows(body, { onPick, quiet = [] } = {}) {
+  let rows = new Map();
+  let filled = false;
+  if (onPick !== undefined) {
+    body.classList.add('pickable');
+    body.addEventListener('click', (event) => {
+      const row = event.target.closest('tr[data-key]');
+      if (row !== null) onPick(row.dataset.key, { ...row.dataset });
+    });
+  }
+  return (entries) => {
+    const kept = new Map();
+    const ordered = entries.map(({ key, cells, data = {} }, index) => {
+      // Two entries under one key still get a row each.
+      const unique = kept.has(key) ? `${key}#${index}` : key;
+      const row = rows.get(unique) ?? element('tr');
+      row.dataset.key = key;
+      for (const [name, value] of Object.entries(data)) row.dataset[name] = value;
+      cells.forEach((value, column) => {
+        const cell = row.children[column] ?? row.appendChild(element('td'));
+        if (cell.textContent === value) return;
+        cell.textContent = value;
+        if (filled && !quiet.includes(column)) flashChanged(cell);
+      });
+      kept.set(unique, row);
+      return row;
+    });
+    // Moving a row restarts its animations: the rows are only put back when their order changed.
+    const current = [...body.children];
+    if (current.length !== ordered.length || ordered.some((row, index) => current[index] !== row))
+      body.replaceChildren(...ordered);
+    rows = kept;
+    filled = true;
+  };
+}
+
+function flashChanged(cell) {
+  cell.classList.remove('flash-changed');
+  // Reading layout restarts the animation when the class comes back at once.
+  void cell.offsetWidth;
+  cell.classList.add('flash-changed');
+  cell.addEventListener('animationend', () => cell.classList.remove('flash-changed'), { once: true });
+}
