@@ -27,7 +27,13 @@ describe('status page endpoints', () => {
     expect(await page.text()).toContain('src="/assets/status/status.js"');
     const css = await fetch(`${url}/assets/status/status.css`);
     expect(css.headers.get('content-type')).toMatch(/^text\/css/);
-    for (const view of ['book-view.js', 'channel-view.js']) {
+    for (const view of [
+      'live-view.js',
+      'book-view.js',
+      'channel-view.js',
+      'catalogue-view.js',
+      'users-view.js',
+    ]) {
       const script = await fetch(`${url}/assets/status/${view}`);
       expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
     }

@@ -25,6 +25,7 @@ export const TABS = [
     scope: 'page',
     load: async () => (await import('./catalogue-view.js')).openCatalogueView,
   },
+  { id: 'users', scope: 'page', load: async () => (await import('./users-view.js')).openUsersView },
 ];
 
 export function tabNamed(id) {
