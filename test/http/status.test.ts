@@ -27,6 +27,10 @@ describe('status page endpoints', () => {
     expect(await page.text()).toContain('src="/assets/status/status.js"');
     const css = await fetch(`${url}/assets/status/status.css`);
     expect(css.headers.get('content-type')).toMatch(/^text\/css/);
+    for (const sheet of ['book.css', 'tabs.css']) {
+      const more = await fetch(`${url}/assets/status/${sheet}`);
+      expect(more.headers.get('content-type')).toMatch(/^text\/css/);
+    }
     for (const view of [
       'live-view.js',
       'book-view.js',

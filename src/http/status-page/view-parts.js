@@ -60,7 +60,7 @@ export function viewHead(title) {
 /**
  * The banner a view shows while its stream is not live, so that a stale or closed stream cannot pass
  * for a live one: it says which, why and since when, and marks the view's root (`is-stale`,
- * `is-closed`), which greys what the view shows and stops its flashes (status.css).
+ * `is-closed`), which greys what the view shows and stops its flashes (book.css).
  */
 export function freshnessBanner(root) {
   const node = element('div', 'stream-banner');
