@@ -43,6 +43,7 @@ import type {
 import { applyOrderMapUpdate, type OrderMapState, orderMapOf } from '../protocol/order-map.ts';
 import { applyPriceUpdate } from '../protocol/price.ts';
 import { RecentIds } from '../protocol/recent-ids.ts';
+import type { CandlesSubscription } from './candles-subscription.ts';
 import type { RestSubscription } from './rest-subscription.ts';
 import { type StreamEvents, type StreamHost, StreamSubscription } from './stream-subscription.ts';
 
@@ -55,7 +56,8 @@ export type AnyStreamSubscription =
   | OracleSubscription
   | OrdersSubscription
   | MarketsSubscription
-  | RestSubscription;
+  | RestSubscription
+  | CandlesSubscription;
 
 /** A `book` stream: state is `{ bids, asks, last_price }` with exact decimal strings, best first. */
 export class BookSubscription extends StreamSubscription<BookState, BookSnapshotMessage, BookUpdateMessage> {

@@ -154,6 +154,12 @@ const dataChecks: Readonly<Record<Exclude<Channel, 'rest'>, DataCheck>> = {
     Object.values(data).every((record) => (!snapshot && record === null) || isObject(record))
       ? undefined
       : 'market records',
+  candles: (message) => {
+    if (!Number.isSafeInteger(message.checksum)) return 'checksum';
+    return Array.isArray(message.data.candles) && message.data.candles.every(isCandle)
+      ? undefined
+      : 'candles';
+  },
   orders: ({ data }, snapshot) => {
     if (snapshot)
       return isListOf(data.bids, orderFields) && isListOf(data.asks, orderFields) ? undefined : 'orders';
@@ -190,6 +196,18 @@ const oracleFields: FieldTypes = {
 };
 const orderFields: FieldTypes = { id: 'string', price: 'string', size: 'string', token_id: 'number' };
 const sidedOrderFields: FieldTypes = { ...orderFields, side: 'string' };
+
+/** A probability candle (numbers) or a trades candle (decimal strings, volume and count). */
+function isCandle(value: unknown): boolean {
+  if (!isObject(value) || typeof value.start !== 'string' || typeof value.final !== 'boolean') return false;
+  const prices = [value.open, value.high, value.low, value.close];
+  if (prices.every((price) => typeof price === 'number')) return true;
+  return (
+    prices.every((price) => typeof price === 'string') &&
+    typeof value.volume === 'string' &&
+    Number.isSafeInteger(value.trades)
+  );
+}
 
 function hasFields(value: unknown, types: FieldTypes): value is Fields {
   return isObject(value) && Object.entries(types).every(([field, type]) => typeof value[field] === type);

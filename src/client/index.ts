@@ -64,6 +64,13 @@ export function connect(urls: RelayUrls, options: ConnectOptions = {}): RelayCli
 }
 
 export type { BookState } from '../protocol/book.ts';
+export {
+  type CandleInterval,
+  type CandleSource,
+  candleIntervals,
+  candleSources,
+  candlesStreamId,
+} from '../protocol/candles.ts';
 export type { CatalogueFilter, CatalogueStatus } from '../protocol/channels.ts';
 export {
   applyPatch,
@@ -76,6 +83,10 @@ export type {
   BookDepth,
   BookSnapshotMessage,
   BookUpdateMessage,
+  Candle,
+  CandlesData,
+  CandlesSnapshotMessage,
+  CandlesUpdateMessage,
   ConfirmedMessage,
   JsonValue,
   Level,
@@ -104,12 +115,14 @@ export type {
   ProbabilitiesSnapshotMessage,
   ProbabilitiesUpdateData,
   ProbabilitiesUpdateMessage,
+  ProbabilityCandle,
   ProbabilityEntry,
   RestData,
   RestSnapshotMessage,
   RestUpdateData,
   RestUpdateMessage,
   TradeEntry,
+  TradesCandle,
   TradesData,
   TradesSnapshotMessage,
   TradesUpdateMessage,
@@ -123,6 +136,7 @@ export {
   type RandomSource,
   reconnectDelay,
 } from './backoff.ts';
+export type { CandlesEvents, CandlesState, CandlesSubscription } from './candles-subscription.ts';
 export type {
   AnyStreamSubscription,
   BookSubscription,

@@ -6,6 +6,7 @@
  * (client/subscribe-batch.ts); client/requests-in-flight.ts matches the relay's answers to requests.
  */
 
+import { type CandleInterval, type CandleSource, candlesStreamId } from '../protocol/candles.ts';
 import { type CatalogueFilter, canonicalStreamId, catalogueStreamId } from '../protocol/channels.ts';
 import {
   type BookDepth,
@@ -18,6 +19,7 @@ import {
   type SubscribedMessage,
 } from '../protocol/messages.ts';
 import { type BackoffOptions, defaultBackoff, type RandomSource } from './backoff.ts';
+import { CandlesSubscription } from './candles-subscription.ts';
 import {
   type AnyStreamSubscription,
   BookSubscription,
@@ -198,6 +200,19 @@ export class RelayClient extends Emitter<ClientEvents> {
    */
   subscribeRest(path: string): RestSubscription {
     return this.#plain('rest', path, RestSubscription);
+  }
+
+  /**
+   * A market's candles of one interval (`1m`, `5m`, `1h`, `1d`) from one source (`probability`,
+   * `trades`), live (docs/client.md "Candles"): the most recent ones as `state`, oldest first, the
+   * open one kept current and `final` fired for each one that closes.
+   */
+  subscribeCandles(
+    market: string,
+    options: { interval: CandleInterval; source: CandleSource },
+  ): CandlesSubscription {
+    const id = candlesStreamId({ market, ...options });
+    return this.#plain('candles', id, CandlesSubscription);
   }
 
   /** The catalogue's records now (its live subscription's state; it stays subscribed). */

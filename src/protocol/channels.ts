@@ -4,6 +4,7 @@
  * declared once with the one function that checks and spells a stream id. Imports only ./limits.ts
  * and ./rest-paths.ts, so both the request schemas (./requests.ts) and the wire types (./messages.ts) can use it.
  */
+import { candleIntervals, candleSources, candlesStreamId, candlesStreamOf } from './candles.ts';
 import { FEED_ID_PATTERN, MARKET_ID_PATTERN } from './limits.ts';
 import { canonicalRestPath } from './rest-paths.ts';
 
@@ -17,6 +18,7 @@ export const channels = [
   'orders',
   'markets',
   'rest',
+  'candles',
 ] as const;
 export type Channel = (typeof channels)[number];
 
@@ -61,9 +63,10 @@ export function catalogueStreamId(filter: CatalogueFilter = {}): string {
 /**
  * What a channel's stream ids (the `markets` of a subscribe) are: a market UUID, an oracle feed id
  * (`0x` + hex), the one stream {@link PROBABILITIES_STREAM}, a catalogue filter, or (`rest`) one of
- * upstream's public GET paths, which a subscribe names as `paths` and messages carry as `path`.
+ * upstream's public GET paths, which a subscribe names as `paths` and messages carry as `path`, or
+ * (`candles`) a market with a candle interval and source (protocol/candles.ts).
  */
-export type StreamIdKind = 'market' | 'feed' | 'all' | 'catalogue' | 'path';
+export type StreamIdKind = 'market' | 'feed' | 'all' | 'catalogue' | 'path' | 'candles';
 export const streamIdKinds: Readonly<Record<Channel, StreamIdKind>> = {
   book: 'market',
   price: 'market',
@@ -74,6 +77,7 @@ export const streamIdKinds: Readonly<Record<Channel, StreamIdKind>> = {
   orders: 'market',
   markets: 'catalogue',
   rest: 'path',
+  candles: 'candles',
 };
 
 /** The field a message names its stream in: `path` on the `rest` channel, `market` on the others. */
@@ -87,6 +91,7 @@ const expectedIds: Readonly<Record<Exclude<StreamIdKind, 'path'>, string>> = {
   feed: 'not an oracle feed id (0x and hex digits)',
   all: `the probabilities channel has one stream: "${PROBABILITIES_STREAM}"`,
   catalogue: `the markets channel's streams are ${catalogueStatuses.map((id) => `"${id}"`).join(', ')}, each optionally with ":" and a token id`,
+  candles: `not a candles stream: a market UUID, ":", an interval (${candleIntervals.join(', ')}), ":" and a source (${candleSources.join(', ')})`,
 };
 
 /**
@@ -105,6 +110,12 @@ export function canonicalStreamId(
     return path.code === 'bad_request'
       ? { ok: false, message: path.message }
       : { ok: false, message: path.message, code: path.code };
+  }
+  if (kind === 'candles') {
+    const stream = candlesStreamOf(id);
+    return stream === undefined
+      ? { ok: false, message: expectedIds[kind] }
+      : { ok: true, id: candlesStreamId(stream) };
   }
   if (kind === 'catalogue') {
     const filter = catalogueFilterOf(id);

@@ -2,7 +2,7 @@
  * @module protocol/compact
  * The compact encoding of `snapshot` and `update` (docs/protocol.md "Compact encoding"), negotiated
  * as the WebSocket subprotocol {@link COMPACT_SUBPROTOCOL}: a JSON array
- * `[kind, stream, epoch, seq, ts, rts, data]` (plus `checksum` for `book`) whose stream number
+ * `[kind, stream, epoch, seq, ts, rts, data]` (plus `checksum` for `book`, `rest` and `candles`) whose stream number
  * stands for (channel, market, depth), whose times are epoch milliseconds when that is exact and
  * whose book prices drop upstream's trailing zeros. Every step is exactly reversible, so decoding
  * gives back the JSON-mode message. Pure and shared by the relay and the browser SDK.
@@ -30,18 +30,21 @@ type Envelope = [
   rts: CompactTime,
 ];
 export type CompactBookMessage = [...Envelope, data: CompactBookData, checksum: number];
-/** `rest`: `data` exactly as in JSON mode (a body, or a JSON Patch), then the checksum. */
-export type CompactRestMessage = [
+/**
+ * `rest` and `candles`: `data` exactly as in JSON mode (a body or a JSON Patch; candles), then the
+ * checksum.
+ */
+export type CompactCheckedMessage = [
   ...Envelope,
-  data: Extract<StreamMessage, { channel: 'rest' }>['data'],
+  data: Extract<StreamMessage, { channel: 'rest' | 'candles' }>['data'],
   checksum: number,
 ];
 /** Every other channel: `data` exactly as in JSON mode. */
 export type CompactPlainMessage = [
   ...Envelope,
-  data: Exclude<StreamMessage, { channel: 'book' | 'rest' }>['data'],
+  data: Exclude<StreamMessage, { channel: 'book' | 'rest' | 'candles' }>['data'],
 ];
-export type CompactStreamMessage = CompactBookMessage | CompactRestMessage | CompactPlainMessage;
+export type CompactStreamMessage = CompactBookMessage | CompactCheckedMessage | CompactPlainMessage;
 
 /** What a stream number stands for, as the client learnt it from `subscribed.streams`. */
 export interface CompactStreamIdentity {
@@ -125,7 +128,8 @@ export function encodeCompactStreamMessage(message: StreamMessage, stream: numbe
     compactOffset(ts, message.rts),
   ];
   if (message.channel === 'book') return [...envelope, compactBook(message.data), message.checksum];
-  if (message.channel === 'rest') return [...envelope, message.data, message.checksum];
+  if (message.channel === 'rest' || message.channel === 'candles')
+    return [...envelope, message.data, message.checksum];
   return [...envelope, message.data];
 }
 
@@ -191,6 +195,13 @@ function decode(value: unknown, lookup: CompactStreamLookup): CompactDecodeResul
     if (kind === 'u' && !Array.isArray(data)) throw new Malformed('a rest update is not a JSON Patch');
     const message = { ...head, path: identity.market, data, checksum };
     return { ok: true, message: message as StreamMessage };
+  }
+  if (identity.channel === 'candles') {
+    if (value.length !== 8) throw new Malformed('a candles message has 8 elements');
+    const checksum = checksumOf(value[7]);
+    if (typeof data !== 'object' || data === null || Array.isArray(data))
+      throw new Malformed('data is not an object');
+    return { ok: true, message: { ...head, data, checksum } as StreamMessage };
   }
   if (value.length !== 7) throw new Malformed(`a ${identity.channel} message has 7 elements`);
   if (typeof data !== 'object' || data === null || Array.isArray(data))

@@ -138,6 +138,37 @@ export interface OracleData {
   publish_time: number;
 }
 
+/**
+ * `candles`: one interval of a market's probability or trade prices (docs/protocol.md "`candles`
+ * data"). `start` is the interval's start (ISO 8601 UTC with ms); `final` once the interval has
+ * ended and the relay has read upstream since, after which the candle never changes.
+ */
+interface CandleFields {
+  start: string;
+  final: boolean;
+}
+/** Of upstream's probability history: JSON numbers, as upstream serves them. */
+export interface ProbabilityCandle extends CandleFields {
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+}
+/** Of trade prints: prices and volume (the sum of sizes) as exact decimal strings, and the trade count. */
+export interface TradesCandle extends CandleFields {
+  open: string;
+  high: string;
+  low: string;
+  close: string;
+  volume: string;
+  trades: number;
+}
+export type Candle = ProbabilityCandle | TradesCandle;
+/** Snapshot: the most recent candles, oldest first. Update: the candles new or changed, oldest first. */
+export interface CandlesData {
+  candles: Candle[];
+}
+
 /** `orders`: one upstream order entry, unchanged. */
 export interface OrderEntry {
   id: string;
@@ -204,6 +235,7 @@ export interface ChannelData {
   orders: { snapshot: OrdersData; update: OrdersUpdateData };
   markets: { snapshot: MarketsData; update: MarketsUpdateData };
   rest: { snapshot: RestData; update: RestUpdateData };
+  candles: { snapshot: CandlesData; update: CandlesData };
 }
 
 /** The channels after `book`: no depth, no checksum (seq alone detects a gap). */
@@ -237,6 +269,12 @@ export interface RestSnapshotMessage extends ChannelSnapshotMessage<'rest'> {
 export interface RestUpdateMessage extends ChannelUpdateMessage<'rest'> {
   checksum: number;
 }
+export interface CandlesSnapshotMessage extends ChannelSnapshotMessage<'candles'> {
+  checksum: number;
+}
+export interface CandlesUpdateMessage extends ChannelUpdateMessage<'candles'> {
+  checksum: number;
+}
 
 export type StreamMessage =
   | BookSnapshotMessage
@@ -256,7 +294,9 @@ export type StreamMessage =
   | MarketsSnapshotMessage
   | MarketsUpdateMessage
   | RestSnapshotMessage
-  | RestUpdateMessage;
+  | RestUpdateMessage
+  | CandlesSnapshotMessage
+  | CandlesUpdateMessage;
 
 export interface SubscribedMessage {
   type: 'subscribed';

@@ -7,6 +7,7 @@
 
 import jsonPatch, { type Operation } from 'fast-json-patch';
 import { applyBookUpdate, type BookState, bookChecksum } from '../../src/protocol/book.ts';
+import { applyCandlesUpdate, candlesChecksum } from '../../src/protocol/candles.ts';
 import {
   applyMarketsUpdate,
   applyMarketUpdate,
@@ -15,7 +16,7 @@ import {
   applyTradesUpdate,
 } from '../../src/protocol/channel-state.ts';
 import { restChecksum } from '../../src/protocol/json-patch.ts';
-import type { Channel, ChannelData, JsonValue } from '../../src/protocol/messages.ts';
+import type { CandlesData, Channel, ChannelData, JsonValue } from '../../src/protocol/messages.ts';
 import { applyPriceUpdate } from '../../src/protocol/price.ts';
 import { applyOrdersUpdate } from './orders-state.ts';
 
@@ -38,6 +39,7 @@ const applyUpdate: {
   rest: (state, patch) =>
     jsonPatch.applyPatch(structuredClone(state), patch as Operation[], true, false, false)
       .newDocument as JsonValue,
+  candles: applyCandlesUpdate,
 };
 
 function applied<C extends Channel>(channel: C, state: unknown, update: unknown): unknown {
@@ -107,12 +109,14 @@ export class MessageRecorder {
       view.ts = message.ts as string;
       view.updates += 1;
     }
-    if (message.channel === 'book' || message.channel === 'rest') {
+    if (message.channel === 'book' || message.channel === 'rest' || message.channel === 'candles') {
       const view = this.streams.get(key)!;
       const expected =
         message.channel === 'book'
           ? bookChecksum(view.state as BookState)
-          : restChecksum(view.state as JsonValue);
+          : message.channel === 'candles'
+            ? candlesChecksum(view.state as CandlesData)
+            : restChecksum(view.state as JsonValue);
       if (message.checksum !== expected) {
         this.violations.push(`${key}: checksum ${String(message.checksum)} != ${expected} at seq ${seq}`);
       }

@@ -6,10 +6,12 @@
  */
 import { crc32 } from 'node:zlib';
 import { type BookState, bookChecksum } from '../../protocol/book.ts';
+import { candlesChecksum } from '../../protocol/candles.ts';
 import { restChecksum } from '../../protocol/json-patch.ts';
 import type { Channel, ChannelData, PriceData } from '../../protocol/messages.ts';
 import type { ClobPriceSnapshot } from '../../upstream/schemas.ts';
 import { diffBook, diffPrice } from './book-price-diff.ts';
+import { diffCandles } from './candles.ts';
 import {
   diffMarket,
   diffMarkets,
@@ -48,6 +50,7 @@ export const codecs: { readonly [C in Channel]: StreamCodec<ChannelState<C>, Cha
     },
     checksum: (state) => restChecksum(state, crc32),
   },
+  candles: { diff: diffCandles, checksum: (state) => candlesChecksum(state, crc32) },
 };
 
 /** The price channel's state: upstream's decimal strings unchanged, omitted fields omitted. */

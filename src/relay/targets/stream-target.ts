@@ -71,7 +71,7 @@ export abstract class StreamTarget<C extends PlainChannel, Response> extends Pol
   #isGone(error: unknown): boolean {
     const kind = streamIdKinds[this.channel];
     // The catalogue itself and the all-markets streams name no id upstream could refuse.
-    if (kind === 'all' || kind === 'catalogue') return false;
+    if (kind === 'all' || kind === 'catalogue' || kind === 'candles') return false;
     return this.context.existence.isGone(error, { kind, value: this.streamId });
   }
 

@@ -12,6 +12,7 @@ import { streamTargetKey } from '../../util/keys.ts';
 import type { PollDispatcher } from '../poll/dispatcher.ts';
 import { type FreshnessRule, staleReason } from '../poll/freshness.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
+import { CandlesTarget } from './candles-target.ts';
 import { CatalogueTarget } from './catalogue-target.ts';
 import { MarketTarget, OracleTarget, ProbabilitiesTarget } from './channel-targets.ts';
 import type { PollContext, PollTarget } from './poll-target.ts';
@@ -31,6 +32,7 @@ export const streamTargetChannels: ReadonlyArray<{ channel: PlainChannel; create
   { channel: 'trades', create: (id, timing, context) => new TradesTarget(id, timing, context) },
   { channel: 'markets', create: (id, timing, context) => new CatalogueTarget(id, timing, context) },
   { channel: 'rest', create: (id, timing, context) => new RestTarget(id, timing, context) },
+  { channel: 'candles', create: (id, timing, context) => new CandlesTarget(id, timing, context) },
 ];
 
 export class StreamTargets {

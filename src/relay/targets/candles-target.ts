@@ -1,0 +1,212 @@
+/**
+ * @module relay/targets/candles-target
+ * One `candles` stream as a poll target (docs/protocol.md "`candles` data"), scheduled with every
+ * other target within `--upstream-rps`, and only while somebody holds the stream:
+ * - `probability`: upstream's probability history. The first poll reads as far back as the
+ *   stream's candles reach (the backfill), every later poll the shortest range upstream offers;
+ *   each point is filed by its own time (relay/channels/candles.ts), so the open candle follows the
+ *   newest points as they are served.
+ * - `trades`: upstream's activity pages, walked as the `trades` channel walks them
+ *   (relay/channels/trades.ts): the first poll reads back a few pages, later polls only what is new.
+ * A candle turns final with the first poll asked after its interval ended. In cluster mode only
+ * the lease holder asks upstream; it shares the whole series (and, for trades, the newest ids it
+ * took), which the others publish as theirs and carry on from if the lease moves to them.
+ */
+
+import { z } from 'zod';
+import type { SharedResult } from '../../cluster/shared-result.ts';
+import {
+  type CandleInterval,
+  type CandlesStream,
+  candleIntervalMs,
+  candlesStreamOf,
+} from '../../protocol/candles.ts';
+import type { TradeEntry } from '../../protocol/messages.ts';
+import type { HistoryInterval } from '../../upstream/endpoints.ts';
+import { UpstreamError } from '../../upstream/errors.ts';
+import { historyResponse } from '../../upstream/schemas.ts';
+import { streamTargetKey } from '../../util/keys.ts';
+import { type CandleSample, candlesDataOf, mergeSamples, type SeriesCandle } from '../channels/candles.ts';
+import { ACTIVITY_PAGE_SIZE, TradeHistory, walkActivity } from '../channels/trades.ts';
+import type { TargetTiming } from '../poll/scheduler.ts';
+import { type PollContext, PollTarget } from './poll-target.ts';
+
+/** The history range a stream's first poll reads: about as far back as its candles are kept. */
+const BACKFILL_RANGE: Readonly<Record<CandleInterval, HistoryInterval>> = {
+  '1m': '1h',
+  '5m': '24h',
+  '1h': '7d',
+  '1d': '30d',
+};
+/** Later polls need only the newest points: upstream's shortest range. */
+const LIVE_RANGE: HistoryInterval = '1h';
+const HISTORY_TEMPLATE = '/api/markets/:id/history';
+
+const value = z.union([z.number(), z.string()]);
+/** What the lease holder shares after a poll, validated again on arrival. */
+const sharedCandles = z.object({
+  series: z.array(
+    z.object({
+      start: z.number(),
+      final: z.boolean(),
+      open: value,
+      openAt: z.number(),
+      high: value,
+      low: value,
+      close: value,
+      closeAt: z.number(),
+      volume: z.string().optional(),
+      trades: z.number().int().optional(),
+    }),
+  ),
+  seen: z.array(z.string()),
+});
+
+export class CandlesTarget extends PollTarget {
+  readonly kind = 'candles';
+  readonly channel = 'candles';
+  readonly streamId: string;
+  readonly #stream: CandlesStream;
+  #series: SeriesCandle[] = [];
+  /** Whether the backfill was read (here, or by the lease holder whose series this one carries on). */
+  #backfilled = false;
+  readonly #trades = new TradeHistory();
+  /** The newest activity ids taken, newest last: what a peer taking the lease over must not count again. */
+  #recentIds: string[] = [];
+
+  constructor(streamId: string, timing: TargetTiming, context: PollContext) {
+    super(streamTargetKey('candles', streamId), timing, context);
+    this.streamId = streamId;
+    // The registry only holds ids canonicalStreamId accepted.
+    const stream = candlesStreamOf(streamId);
+    if (stream === undefined) throw new TypeError(`not a candles stream: ${streamId}`);
+    this.#stream = stream;
+    context.cluster.follow(this.key, (result) => this.#onShared(result));
+  }
+
+  async poll(): Promise<void> {
+    const { cluster, now, registry } = this.context;
+    const askedAt = this.beginAsk();
+    // A refusal of a walk's later page is about that page, not about the market.
+    let requests = 0;
+    const counted = (): void => {
+      requests += 1;
+      this.requestSent();
+    };
+    try {
+      if (!(await this.holdsLease())) return;
+      if (registry.streamsOf('candles', this.streamId).size === 0) return;
+      const samples =
+        this.#stream.source === 'probability'
+          ? await this.#historySamples(counted)
+          : await this.#tradeSamples(counted);
+      if (this.removed) return;
+      const receivedAt = now();
+      if (!this.#apply(samples, askedAt, receivedAt)) return;
+      this.#backfilled = true;
+      cluster.share(this.key, () => ({
+        kind: 'response',
+        receivedAt,
+        body: { series: this.#series, seen: this.#recentIds },
+      }));
+      this.emitPoll('candles', 1, 'ok', askedAt);
+    } catch (error) {
+      if (this.removed) return;
+      const { market } = this.#stream;
+      if (requests === 1 && this.context.existence.isGone(error, { kind: 'market', value: market })) {
+        this.emitPoll('candles', 1, 'not_found', askedAt, error);
+        cluster.share(this.key, () => ({ kind: 'not_found' }));
+        this.context.closeMarket('candles', this.streamId);
+        return;
+      }
+      this.failed('candles', 1, askedAt, error);
+    }
+  }
+
+  /** The probability history's points, as upstream serves them (numbers). */
+  async #historySamples(counted: () => void): Promise<CandleSample[]> {
+    const { market, interval } = this.#stream;
+    const range = this.#backfilled ? LIVE_RANGE : BACKFILL_RANGE[interval];
+    counted();
+    const body = await this.context.source.publicBody({
+      template: HISTORY_TEMPLATE,
+      pathname: `/api/markets/${market}/history`,
+      query: { interval: range },
+    });
+    const parsed = historyResponse.safeParse(body);
+    if (!parsed.success)
+      throw new UpstreamError(`GET ${HISTORY_TEMPLATE}`, "the body does not match upstream's history");
+    return parsed.data.history.map((point) => ({ at: Date.parse(point.time), value: point.probability }));
+  }
+
+  /** The trades not taken yet, oldest first; a first walk cut short leaves out its oldest candle. */
+  async #tradeSamples(counted: () => void): Promise<CandleSample[]> {
+    const { market, interval } = this.#stream;
+    const walk = await walkActivity(
+      async (offset, limit) => {
+        counted();
+        const response = await this.context.source.marketActivity(market, { limit, offset });
+        return { activity: response.activity, hasMore: response.pagination.hasMore };
+      },
+      this.#trades.seen,
+      { firstPoll: false, listing: this.#trades.listing },
+    );
+    if (!walk.complete) this.context.events.emit('trades:truncated', { market, pages: walk.pages });
+    const fresh = this.#trades.absorb(walk.fresh);
+    this.#recentIds = [...this.#recentIds, ...fresh.map((entry) => entry.activity_id)].slice(
+      -ACTIVITY_PAGE_SIZE,
+    );
+    let samples = fresh.map(tradeSample);
+    if (!this.#backfilled && !walk.complete && this.#trades.listing.order === 'newest-first') {
+      // The oldest candle read has older trades the walk did not reach: it would be wrong.
+      const intervalMs = candleIntervalMs[interval];
+      const oldest = Math.min(...samples.map((sample) => Math.floor(sample.at / intervalMs)));
+      samples = samples.filter((sample) => Math.floor(sample.at / intervalMs) > oldest);
+    }
+    return samples;
+  }
+
+  /** Merges `samples` and publishes the candles; false when the response came too late or nobody holds the stream. */
+  #apply(samples: readonly CandleSample[], askedAt: number, receivedAt: number): boolean {
+    if (!this.accepts(askedAt)) return false;
+    if (this.context.registry.streamsOf('candles', this.streamId).size === 0) return false;
+    this.#series = mergeSamples(this.#series, samples, candleIntervalMs[this.#stream.interval], askedAt);
+    this.#publish(receivedAt, askedAt);
+    return true;
+  }
+
+  #publish(receivedAt: number, askedAt: number): void {
+    const { registry, publisher } = this.context;
+    const state = candlesDataOf(this.#series);
+    // Upstream's history and activity have no snapshot time: `ts` is when the relay received them.
+    const ts = new Date(receivedAt).toISOString();
+    let changed = false;
+    let first = false;
+    for (const stream of registry.streamsOf('candles', this.streamId)) {
+      first ||= !stream.hasState;
+      if (publisher.publish(stream, state, ts, ts, receivedAt)) changed = true;
+    }
+    this.confirmed(askedAt, first ? undefined : changed);
+  }
+
+  /** The lease holder's series, ordered by when it received it (its polls never overlap). */
+  #onShared(result: SharedResult): void {
+    if (result.kind === 'not_found') this.context.closeMarket('candles', this.streamId);
+    if (result.kind !== 'response' || !this.accepts(result.receivedAt)) return;
+    const parsed = sharedCandles.safeParse(result.body);
+    if (!parsed.success || this.context.registry.streamsOf('candles', this.streamId).size === 0) return;
+    this.#series = parsed.data.series.map(({ volume, trades, ...candle }) => ({
+      ...candle,
+      ...(volume === undefined ? {} : { volume }),
+      ...(trades === undefined ? {} : { trades }),
+    }));
+    for (const id of parsed.data.seen) this.#trades.seen.add(id);
+    this.#recentIds = parsed.data.seen.slice(-ACTIVITY_PAGE_SIZE);
+    this.#backfilled = true;
+    this.#publish(result.receivedAt, result.receivedAt);
+  }
+}
+
+function tradeSample(entry: TradeEntry): CandleSample {
+  return { at: Date.parse(entry.activity_timestamp), price: entry.price, size: entry.size };
+}

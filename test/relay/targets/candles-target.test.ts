@@ -1,0 +1,205 @@
+/**
+ * The `candles` target against the simulator, both on one manual clock, polled by hand: the
+ * backfilled snapshot is the history (or the trades) upstream serves, bucketed; after a minute
+ * boundary the previous candle is final and is the OHLC of every point served in that minute.
+ */
+import Big from 'big.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LocalCoordinator } from '../../../src/cluster/coordinator.ts';
+import { candlesStreamId } from '../../../src/protocol/candles.ts';
+import type {
+  CandlesData,
+  ProbabilityCandle,
+  TradeEntry,
+  TradesCandle,
+} from '../../../src/protocol/messages.ts';
+import { ClusterShare } from '../../../src/relay/cluster/share.ts';
+import { RelayEvents } from '../../../src/relay/events.ts';
+import { StreamPublisher } from '../../../src/relay/streams/publisher.ts';
+import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
+import type { AnyStream, StreamSubscriber } from '../../../src/relay/streams/stream.ts';
+import { CandlesTarget } from '../../../src/relay/targets/candles-target.ts';
+import { trustingJudge } from '../../../src/relay/targets/not-found.ts';
+import type { PollContext, PollSource } from '../../../src/relay/targets/poll-target.ts';
+import { type SimulatorHandle, startSimulator } from '../../../src/sim/server.ts';
+import type { HistoryPoint, MarketActivityResponse } from '../../../src/upstream/schemas.ts';
+
+const MINUTE = 60_000;
+/** A minute boundary plus 10 s, so that a poll a few seconds on stays inside the minute. */
+const T0 = Date.parse('2026-03-02T12:00:10.000Z');
+
+const nobody: StreamSubscriber = { deliver() {}, notify() {}, ended() {} };
+
+/** What upstream served, as the relay's polls asked for it over HTTP. */
+class SimSource {
+  readonly historyServed: HistoryPoint[][] = [];
+  readonly #sim: SimulatorHandle;
+
+  constructor(sim: SimulatorHandle) {
+    this.#sim = sim;
+  }
+
+  async publicBody(request: { pathname: string; query: Record<string, string> }): Promise<unknown> {
+    const query = new URLSearchParams(request.query).toString();
+    const body = (await (await fetch(`${this.#sim.url}${request.pathname}?${query}`)).json()) as {
+      history: HistoryPoint[];
+    };
+    this.historyServed.push(body.history);
+    return body;
+  }
+
+  async marketActivity(market: string, page: { limit: number; offset: number }) {
+    const url = `${this.#sim.url}/api/markets/${market}/activity?limit=${page.limit}&offset=${page.offset}`;
+    return (await (await fetch(url)).json()) as MarketActivityResponse;
+  }
+}
+
+/** The OHLC of values in time order (ties in the order served), as a reader of the docs computes it. */
+function ohlc<V>(points: readonly { at: number; value: V }[], compare: (a: V, b: V) => number) {
+  const ordered = [...points].sort((a, b) => a.at - b.at);
+  const values = ordered.map((point) => point.value);
+  return {
+    open: values[0]!,
+    high: values.reduce((a, b) => (compare(b, a) > 0 ? b : a)),
+    low: values.reduce((a, b) => (compare(b, a) < 0 ? b : a)),
+    close: values.at(-1)!,
+  };
+}
+
+const byStart = (points: readonly { at: number; value: number }[]) => {
+  const groups = new Map<number, { at: number; value: number }[]>();
+  for (const point of points) {
+    const start = Math.floor(point.at / MINUTE) * MINUTE;
+    groups.set(start, [...(groups.get(start) ?? []), point]);
+  }
+  return groups;
+};
+
+const historySamples = (history: readonly HistoryPoint[]) =>
+  history.map((point) => ({ at: Date.parse(point.time), value: point.probability }));
+
+describe('CandlesTarget', () => {
+  let sim: SimulatorHandle | undefined;
+  afterEach(async () => {
+    await sim?.close();
+    sim = undefined;
+  });
+
+  async function setup(streamSource: 'probability' | 'trades') {
+    let clock = T0;
+    sim = await startSimulator({
+      markets: 2,
+      seed: 11,
+      tickMs: 0,
+      now: () => clock,
+      tradeFlow: () => undefined,
+    });
+    const market = sim.market.activeMarketIds()[0]!;
+    const source = new SimSource(sim);
+    const registry = new StreamRegistry({ lingerMs: 10, resumeBufferSize: 10, onInterestChange: () => {} });
+    const events = new RelayEvents();
+    const now = () => clock;
+    const context: PollContext = {
+      source: source as unknown as PollSource,
+      cluster: new ClusterShare(new LocalCoordinator()),
+      publisher: new StreamPublisher(events, now),
+      registry,
+      events,
+      now,
+      existence: trustingJudge,
+      closeMarket() {},
+      endStreams() {},
+      hintBook() {},
+      coverBook() {},
+      judgeFreshness() {},
+      probabilitiesRead() {},
+    };
+    const id = candlesStreamId({ market, interval: '1m', source: streamSource });
+    const stream = registry.subscribe(nobody, { channel: 'candles', market: id });
+    const target = new CandlesTarget(id, { minIntervalMs: 1000, maxAgeMs: 30_000 }, context);
+    const simulator = sim;
+    return {
+      market,
+      source,
+      simulator,
+      /** Moves both clocks to `at`, lets the market move, and polls once. */
+      async pollAt(at: number) {
+        clock = at;
+        simulator.tick();
+        target.lastAskedAt = at;
+        await target.poll();
+        return (stream as AnyStream).state as CandlesData;
+      },
+    };
+  }
+
+  it('backfills probability candles from the history served, then closes each minute with what was served in it', async () => {
+    const { source, pollAt } = await setup('probability');
+    const snapshot = await pollAt(T0);
+    const [backfill] = source.historyServed;
+    const expected = [...byStart(historySamples(backfill!))].map(([start, points]) => ({
+      start: new Date(start).toISOString(),
+      ...ohlc(points, (a, b) => a - b),
+      final: start + MINUTE <= T0,
+    }));
+    expect(snapshot.candles).toEqual(expected);
+    expect(snapshot.candles.length).toBeGreaterThan(50);
+    expect(snapshot.candles.at(-1)!.final).toBe(false);
+
+    // Points served inside the minute, then the first poll after its end.
+    for (const offset of [15_000, 31_000, 47_000]) await pollAt(T0 + offset);
+    const after = await pollAt(T0 + MINUTE - 10_000 + 2_000);
+    const minuteStart = T0 - 10_000;
+    const served = source.historyServed
+      .flatMap(historySamples)
+      .filter((point) => point.at >= minuteStart && point.at < minuteStart + MINUTE);
+    const closed = after.candles.find((candle) => candle.start === new Date(minuteStart).toISOString());
+    expect(closed).toEqual({
+      start: new Date(minuteStart).toISOString(),
+      ...ohlc(served, (a, b) => a - b),
+      final: true,
+    } satisfies ProbabilityCandle);
+    expect(served.length).toBeGreaterThanOrEqual(4);
+    expect(after.candles.at(-1)!.final).toBe(false);
+  });
+
+  it('builds trade candles from the prints, volume as the exact sum of sizes, final after the minute', async () => {
+    const { market, simulator, pollAt } = await setup('trades');
+    simulator.market.printTrades(market, 3);
+    await pollAt(T0);
+    const minuteStart = T0 - 10_000;
+    for (const offset of [20_000, 40_000]) {
+      simulator.market.printTrades(market, 4);
+      await pollAt(T0 + offset);
+    }
+    simulator.market.printTrades(market, 2);
+    const after = await pollAt(minuteStart + MINUTE + 1_000);
+    const activity = (await (
+      await fetch(`${simulator.url}/api/markets/${market}/activity?limit=100&offset=0`)
+    ).json()) as { activity: TradeEntry[] };
+    // Oldest first, as the simulator printed them (one poll's prints share their time).
+    const byId = new Map(activity.activity.map((entry) => [entry.activity_id, entry]));
+    const inMinute = simulator.market
+      .market(market)!
+      .trades.map((trade) => byId.get(trade.id)!)
+      .filter((entry) => {
+        const at = Date.parse(entry.activity_timestamp);
+        return at >= minuteStart && at < minuteStart + MINUTE;
+      });
+    // The books' own fills on each tick print a few more beside the test's 11.
+    expect(inMinute.length).toBeGreaterThanOrEqual(11);
+    const prices = inMinute.map((entry) => ({
+      at: Date.parse(entry.activity_timestamp),
+      value: entry.price,
+    }));
+    const candle = after.candles.find((c) => c.start === new Date(minuteStart).toISOString()) as TradesCandle;
+    expect(candle).toMatchObject({
+      ...ohlc(prices, (a, b) => new Big(a).cmp(b)),
+      trades: inMinute.length,
+      final: true,
+    });
+    const volume = inMinute.reduce((sum, entry) => sum.plus(entry.size), new Big(0));
+    expect(new Big(candle.volume).eq(volume)).toBe(true);
+    expect(after.candles.at(-1)!.final).toBe(false);
+  });
+});
