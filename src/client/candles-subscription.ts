@@ -5,14 +5,8 @@
  * and checked against each message's checksum (protocol.md "`candles` data"). `final` fires once
  * per candle that closed, with the candle as it stays.
  */
-import {
-  applyCandlesUpdate,
-  CANDLES_SNAPSHOT_SIZE,
-  type CandleInterval,
-  type CandleSource,
-  candlesChecksum,
-  candlesStreamOf,
-} from '../protocol/candles.ts';
+import { type CandleInterval, type CandleSource, candlesStreamOf } from '../protocol/candle-streams.ts';
+import { applyCandlesUpdate, CANDLES_SNAPSHOT_SIZE, candlesChecksum } from '../protocol/candles.ts';
 import type { Candle, CandlesSnapshotMessage, CandlesUpdateMessage } from '../protocol/messages.ts';
 import { type StreamEvents, StreamSubscription } from './stream-subscription.ts';
 

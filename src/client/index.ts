@@ -70,7 +70,7 @@ export {
   candleIntervals,
   candleSources,
   candlesStreamId,
-} from '../protocol/candles.ts';
+} from '../protocol/candle-streams.ts';
 export type { CatalogueFilter, CatalogueStatus } from '../protocol/channels.ts';
 export {
   applyPatch,

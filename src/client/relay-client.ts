@@ -6,7 +6,7 @@
  * (client/subscribe-batch.ts); client/requests-in-flight.ts matches the relay's answers to requests.
  */
 
-import { type CandleInterval, type CandleSource, candlesStreamId } from '../protocol/candles.ts';
+import { type CandleInterval, type CandleSource, candlesStreamId } from '../protocol/candle-streams.ts';
 import { type CatalogueFilter, canonicalStreamId, catalogueStreamId } from '../protocol/channels.ts';
 import {
   type BookDepth,

@@ -4,7 +4,7 @@
  * declared once with the one function that checks and spells a stream id. Imports only ./limits.ts
  * and ./rest-paths.ts, so both the request schemas (./requests.ts) and the wire types (./messages.ts) can use it.
  */
-import { candleIntervals, candleSources, candlesStreamId, candlesStreamOf } from './candles.ts';
+import { candleIntervals, candleSources, candlesStreamId, candlesStreamOf } from './candle-streams.ts';
 import { FEED_ID_PATTERN, MARKET_ID_PATTERN } from './limits.ts';
 import { canonicalRestPath } from './rest-paths.ts';
 

@@ -55,7 +55,7 @@ describe('documented error examples match the relay', () => {
   it('unknown_channel', async () => {
     const example = documented('unknown_channel');
     const [market] = harness.sim.market.marketIds();
-    const request = { op: 'subscribe', id: example.id, channel: 'candles', markets: [market] };
+    const request = { op: 'subscribe', id: example.id, channel: 'tickers', markets: [market] };
     expect(await reply(client, request)).toEqual(example);
   });
 

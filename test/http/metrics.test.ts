@@ -116,7 +116,7 @@ describe('GET /metrics', () => {
     );
 
     // A refused request.
-    expect((await client.request({ op: 'subscribe', channel: 'candles', markets: [market] })).type).toBe(
+    expect((await client.request({ op: 'subscribe', channel: 'tickers', markets: [market] })).type).toBe(
       'error',
     );
     expect((await scrape(url)).value(`${M}client_request_errors_total`, { code: 'unknown_channel' })).toBe(1);

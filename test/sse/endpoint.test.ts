@@ -148,7 +148,7 @@ describe('SSE endpoint', () => {
     const cases: [string, string][] = [
       ['channel=book&markets=not-a-uuid', 'bad_request'],
       ['channel=book', 'bad_request'],
-      [`channel=candles&markets=${market}`, 'unknown_channel'],
+      [`channel=tickers&markets=${market}`, 'unknown_channel'],
       [`channel=price&depth=10&markets=${market}`, 'bad_request'],
       [`channel=book&depth=7&markets=${market}`, 'bad_request'],
     ];

@@ -87,13 +87,13 @@ describe('WebSocket endpoint: errors and limits', () => {
     const client = await connect();
     const reply = await client.request({
       op: 'subscribe',
-      channel: 'candles',
+      channel: 'tickers',
       markets: [sim.market.marketIds()[0]],
     });
-    expect(reply).toMatchObject({ type: 'error', code: 'unknown_channel', channel: 'candles' });
+    expect(reply).toMatchObject({ type: 'error', code: 'unknown_channel', channel: 'tickers' });
     const unsubscribe = await client.request({
       op: 'unsubscribe',
-      channel: 'candles',
+      channel: 'tickers',
       markets: [unknownMarket],
     });
     expect(unsubscribe).toMatchObject({ type: 'error', code: 'unknown_channel' });

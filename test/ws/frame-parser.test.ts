@@ -82,9 +82,9 @@ describe('parseClientFrame', () => {
       parseClientFrame(text({ op: 'subscribe', channel: 'probabilities', markets: ['all'] }), false).ok,
     ).toBe(true);
     // An unknown channel keeps its ids as sent: the answer is unknown_channel, not bad_request.
-    expect(parseClientFrame(text({ op: 'subscribe', channel: 'candles', markets: ['x'] }), false)).toEqual({
+    expect(parseClientFrame(text({ op: 'subscribe', channel: 'tickers', markets: ['x'] }), false)).toEqual({
       ok: true,
-      request: { op: 'subscribe', channel: 'candles', markets: ['x'] },
+      request: { op: 'subscribe', channel: 'tickers', markets: ['x'] },
     });
   });
 

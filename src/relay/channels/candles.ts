@@ -50,7 +50,7 @@ function compareValues(a: number | string, b: number | string): number {
   return compareDecimals(String(a), String(b));
 }
 
-function valueOf(sample: CandleSample): number | string {
+function sampleValue(sample: CandleSample): number | string {
   return 'value' in sample ? sample.value : sample.price;
 }
 
@@ -83,7 +83,7 @@ export function mergeSamples(
 }
 
 function opened(start: number, sample: CandleSample): SeriesCandle {
-  const value = valueOf(sample);
+  const value = sampleValue(sample);
   const candle: SeriesCandle = {
     start,
     final: false,
@@ -102,7 +102,7 @@ function opened(start: number, sample: CandleSample): SeriesCandle {
 }
 
 function merged(candle: SeriesCandle, sample: CandleSample): SeriesCandle {
-  const value = valueOf(sample);
+  const value = sampleValue(sample);
   const next = { ...candle };
   if (sample.at < candle.openAt) {
     next.open = value;

@@ -20,7 +20,7 @@ import {
   type CandlesStream,
   candleIntervalMs,
   candlesStreamOf,
-} from '../../protocol/candles.ts';
+} from '../../protocol/candle-streams.ts';
 import type { TradeEntry } from '../../protocol/messages.ts';
 import type { HistoryInterval } from '../../upstream/endpoints.ts';
 import { UpstreamError } from '../../upstream/errors.ts';

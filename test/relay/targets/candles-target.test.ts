@@ -6,7 +6,7 @@
 import Big from 'big.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalCoordinator } from '../../../src/cluster/coordinator.ts';
-import { candlesStreamId } from '../../../src/protocol/candles.ts';
+import { candlesStreamId } from '../../../src/protocol/candle-streams.ts';
 import type {
   CandlesData,
   ProbabilityCandle,
