@@ -1,6 +1,6 @@
 /**
  * The status page's channel tabs in a real browser: for the picked market, each other channel
- * (trades, the market record, probabilities, its oracle feed, orders) draws its verified stream, over
+ * (trades, the market record, probabilities, its oracle feed, orders, candles) draws its verified stream, over
  * the WebSocket and over SSE, and the tab is kept in the URL.
  */
 import { describe, expect, it } from 'vitest';
@@ -53,8 +53,12 @@ describe.runIf(browserTestsRun())('status page channel tabs in a browser', () =>
 
       const orders = await channelShows('orders');
       expect(await orders.locator('table.orders.bid tbody tr').count()).toBeGreaterThan(0);
+      const candles = await channelShows('candles');
+      expect(await candles.locator('table.candles tbody tr td').last().textContent()).toMatch(
+        /^(final|open)$/,
+      );
       // The tab is in the URL, so a reload comes back to it.
-      expect(new URL(page.url()).searchParams.get('tab')).toBe('orders');
+      expect(new URL(page.url()).searchParams.get('tab')).toBe('candles');
 
       await page.locator('#view-tabs button[data-tab="book"]').click();
       await bookViewChanging(page);

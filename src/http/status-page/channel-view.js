@@ -3,8 +3,8 @@
  * One market's stream of a channel beyond the book, in the browser, on the client SDK as an
  * application would use it (docs/client.md): the market record, the trades tape, every market's
  * probabilities (the picked one first), the market's oracle feed (found through the record's
- * `oracle_feed_id`) and the orders by id. The SDK checks seq and epochs; this view only draws the
- * state it keeps. The root's `data-channel`, `data-seq` and `data-updates` say what is shown.
+ * `oracle_feed_id`), the orders by id and the minute candles of the probability. The SDK checks
+ * seq and epochs; this view only draws the state it keeps. The root's `data-channel`, `data-seq` and `data-updates` say what is shown.
  */
 import { plural, trimDecimal } from './format.js';
 import {
@@ -28,6 +28,7 @@ const CHANNELS = {
   probabilities: openProbabilities,
   oracle: openOracle,
   orders: openOrders,
+  candles: openCandles,
 };
 
 export function openChannelView(root, { channel, market, title, token, transport, onClose }) {
@@ -208,5 +209,27 @@ function openOrders({ client, market, body, follow }) {
     fillRows(bids.body, rows(state.bids), 'bid');
     fillRows(asks.body, rows(state.asks), 'ask');
     body.dataset.rows = String(Math.min(state.bids.size, SHOWN) + Math.min(state.asks.size, SHOWN));
+  });
+}
+
+/** Minute candles of the probability, newest first; the open one is marked, a closed one is final. */
+function openCandles({ client, market, body, follow }) {
+  const summary = element('div', 'channel-summary', 'no candles yet');
+  const list = table('channel-table candles', ['minute', 'open', 'high', 'low', 'close', '']);
+  body.append(summary, list.node);
+  follow(client.subscribeCandles(market, { interval: '1m', source: 'probability' }), (state) => {
+    summary.textContent = `${plural(state.length, 'candle')} of the probability, one minute each · the ${SHOWN} most recent:`;
+    fillRows(
+      list.body,
+      [...state]
+        .reverse()
+        .slice(0, SHOWN)
+        .map((candle) => [
+          candle.start.slice(11, 16),
+          ...[candle.open, candle.high, candle.low, candle.close].map(String),
+          candle.final ? 'final' : 'open',
+        ]),
+    );
+    body.dataset.rows = String(Math.min(state.length, SHOWN));
   });
 }

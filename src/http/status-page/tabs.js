@@ -20,6 +20,7 @@ export const TABS = [
   { id: 'probabilities', scope: 'market', load: channelView },
   { id: 'oracle', scope: 'market', load: channelView },
   { id: 'orders', scope: 'market', load: channelView },
+  { id: 'candles', scope: 'market', load: channelView },
   {
     id: 'catalogue',
     scope: 'page',
