@@ -1,7 +1,8 @@
 /**
  * Cluster mode, `candles`: two relays on one Redis and one upstream. Only the lease holder reads
  * the activity pages; the other publishes the candles it shares, so clients of both relays see the
- * same candles, every print counted once.
+ * same candles, every print counted once, also after the holder left and the other carries on from
+ * the series it was shared (whichever order upstream lists its activity in).
  */
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import { preferredRelay } from '../../src/cluster/rendezvous.ts';
 import { candlesStreamId } from '../../src/protocol/candle-streams.ts';
 import type { CandlesData, TradesCandle } from '../../src/protocol/messages.ts';
 import type { Relay } from '../../src/relay-server.ts';
+import { simulatorProfileNames } from '../../src/sim/profile.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
 import { streamTargetKey, targetKeys } from '../../src/util/keys.ts';
 import { startHarnessRelay } from '../support/harness.ts';
@@ -19,85 +21,104 @@ import { waitFor } from '../support/wait-for.ts';
 
 const HOUR = 3_600_000;
 
-describe.skipIf(!redisAvailable())('cluster mode over Redis: candles', () => {
-  const redis = useRedis();
-  let sim: SimulatorHandle;
-  const relays: Relay[] = [];
-  const clients: ProtocolClient[] = [];
+describe.skipIf(!redisAvailable()).each(simulatorProfileNames)(
+  'cluster mode over Redis: candles (%s profile)',
+  (profile) => {
+    const redis = useRedis();
+    let sim: SimulatorHandle;
+    const relays: Relay[] = [];
+    const clients: ProtocolClient[] = [];
 
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.close()));
-    await Promise.all(relays.splice(0).map((relay) => relay.close()));
-    await sim.close();
-  });
-
-  const instanceOf = (of: Relay): string => {
-    if (!(of.coordinator instanceof RedisCoordinator)) throw new Error('not in cluster mode');
-    return of.coordinator.instanceId;
-  };
-
-  /** Until both relays know each other and the target's lease sits with the relay rendezvous hashing picks. */
-  async function leaseSettled(pair: Relay[], target: string): Promise<void> {
-    const instances = pair.map(instanceOf).sort();
-    const inspector = new Redis(redis.server.url);
-    try {
-      await waitFor('both relays in the roster and the lease with its preferred relay', async () => {
-        if (!pair.every((of) => of.coordinator.status().relays === pair.length)) return false;
-        const holder = await inspector.get(targetKeys(target).lease);
-        return holder?.startsWith(`${preferredRelay(target, instances)} `) ?? false;
-      });
-    } finally {
-      inspector.disconnect();
-    }
-  }
-
-  it('one relay reads the activity; clients of both get the same candles, each print once', async () => {
-    sim = await startSimulator({ markets: 3, seed: 3, tickMs: 0, tradeFlow: () => undefined });
-    const market = sim.market.activeMarketIds()[0]!;
-    const id = candlesStreamId({ market, interval: '1h', source: 'trades' });
-    const options = {
-      redis: redis.server.url,
-      bookPollMs: 250,
-      pricePollMs: 250,
-      simMarkets: 3,
-      simSeed: 3,
-      tuning: { rebalanceMs: 500 },
-    };
-    const pair = [await startHarnessRelay(sim, options), await startHarnessRelay(sim, options)];
-    relays.push(...pair);
-    const polls = pair.map((of) => {
-      const count = { ok: 0 };
-      of.events.on('poll:done', ({ kind, outcome }) => {
-        if (kind === 'candles' && outcome === 'ok') count.ok += 1;
-      });
-      return count;
+    afterEach(async () => {
+      await Promise.all(clients.splice(0).map((client) => client.close()));
+      await Promise.all(relays.splice(0).map((relay) => relay.close()));
+      await sim.close();
     });
-    const viewers: ProtocolClient[] = [];
-    for (const relay of pair) {
-      const viewer = await ProtocolClient.connect(relay.url);
-      clients.push(viewer);
-      viewers.push(viewer);
-      await viewer.request({ op: 'subscribe', channel: 'candles', markets: [id] });
-    }
-    await waitFor('snapshots on both relays', () => viewers.every((viewer) => viewer.view('candles', id)));
-    await leaseSettled(pair, streamTargetKey('candles', id));
-    for (const count of polls) count.ok = 0;
 
-    const hour = Math.floor(Date.now() / HOUR) * HOUR;
-    const inHour = () => sim.market.market(market)!.trades.filter((trade) => trade.at >= hour).length;
-    const current = (viewer: ProtocolClient) =>
-      (viewer.view('candles', id)!.state as CandlesData).candles.find(
-        (candle) => candle.start === new Date(hour).toISOString(),
-      ) as TradesCandle | undefined;
-    for (const burst of [120, 30]) {
-      sim.market.printTrades(market, burst);
-      for (const viewer of viewers)
-        await waitFor(`${inHour()} prints on both relays`, () => current(viewer)?.trades === inHour());
+    const instanceOf = (of: Relay): string => {
+      if (!(of.coordinator instanceof RedisCoordinator)) throw new Error('not in cluster mode');
+      return of.coordinator.instanceId;
+    };
+
+    /** Until both relays know each other and the target's lease sits with the relay rendezvous hashing picks. */
+    async function leaseSettled(pair: Relay[], target: string): Promise<void> {
+      const instances = pair.map(instanceOf).sort();
+      const inspector = new Redis(redis.server.url);
+      try {
+        await waitFor('both relays in the roster and the lease with its preferred relay', async () => {
+          if (!pair.every((of) => of.coordinator.status().relays === pair.length)) return false;
+          const holder = await inspector.get(targetKeys(target).lease);
+          return holder?.startsWith(`${preferredRelay(target, instances)} `) ?? false;
+        });
+      } finally {
+        inspector.disconnect();
+      }
     }
-    expect(current(viewers[1]!)).toEqual(current(viewers[0]!));
-    for (const viewer of viewers) expect([...viewer.violations, ...viewer.of('error')]).toEqual([]);
-    // One relay read upstream; the other applied what it shared.
-    expect(Math.min(...polls.map((count) => count.ok))).toBe(0);
-    expect(Math.max(...polls.map((count) => count.ok))).toBeGreaterThanOrEqual(2);
-  });
-});
+
+    it('one relay reads the activity; clients of both get the same candles, each print once, across a handover', async () => {
+      sim = await startSimulator({ markets: 3, seed: 3, tickMs: 0, tradeFlow: () => undefined, profile });
+      const market = sim.market.activeMarketIds()[0]!;
+      const id = candlesStreamId({ market, interval: '1h', source: 'trades' });
+      const options = {
+        redis: redis.server.url,
+        bookPollMs: 250,
+        pricePollMs: 250,
+        simMarkets: 3,
+        simSeed: 3,
+        tuning: { rebalanceMs: 500 },
+      };
+      const pair = [await startHarnessRelay(sim, options), await startHarnessRelay(sim, options)];
+      relays.push(...pair);
+      const polls = pair.map((of) => {
+        const count = { ok: 0 };
+        of.events.on('poll:done', ({ kind, outcome }) => {
+          if (kind === 'candles' && outcome === 'ok') count.ok += 1;
+        });
+        return count;
+      });
+      const viewers: ProtocolClient[] = [];
+      for (const relay of pair) {
+        const viewer = await ProtocolClient.connect(relay.url);
+        clients.push(viewer);
+        viewers.push(viewer);
+        await viewer.request({ op: 'subscribe', channel: 'candles', markets: [id] });
+      }
+      await waitFor('snapshots on both relays', () => viewers.every((viewer) => viewer.view('candles', id)));
+      await leaseSettled(pair, streamTargetKey('candles', id));
+      for (const count of polls) count.ok = 0;
+
+      const hour = Math.floor(Date.now() / HOUR) * HOUR;
+      const inHour = () => sim.market.market(market)!.trades.filter((trade) => trade.at >= hour).length;
+      const current = (viewer: ProtocolClient) =>
+        (viewer.view('candles', id)!.state as CandlesData).candles.find(
+          (candle) => candle.start === new Date(hour).toISOString(),
+        ) as TradesCandle | undefined;
+      for (const burst of [120, 30]) {
+        sim.market.printTrades(market, burst);
+        for (const viewer of viewers)
+          await waitFor(`${inHour()} prints on both relays`, () => current(viewer)?.trades === inHour());
+      }
+      expect(current(viewers[1]!)).toEqual(current(viewers[0]!));
+      for (const viewer of viewers) expect([...viewer.violations, ...viewer.of('error')]).toEqual([]);
+      // One relay read upstream; the other applied what it shared.
+      expect(Math.min(...polls.map((count) => count.ok))).toBe(0);
+      expect(Math.max(...polls.map((count) => count.ok))).toBeGreaterThanOrEqual(2);
+
+      // The holder leaves: the other relay takes the lease over and counts on from the shared series.
+      const holder = polls.findIndex((count) => count.ok > 0);
+      const survivor = 1 - holder;
+      await pair[holder]!.close();
+      relays.splice(relays.indexOf(pair[holder]!), 1);
+      polls[survivor]!.ok = 0;
+      await waitFor('the survivor polling', () => polls[survivor]!.ok > 0);
+      for (const burst of [40, 110]) {
+        sim.market.printTrades(market, burst);
+        await waitFor(
+          `${inHour()} prints after the handover`,
+          () => current(viewers[survivor]!)?.trades === inHour(),
+        );
+      }
+      expect(viewers[survivor]!.violations).toEqual([]);
+    });
+  },
+);

@@ -73,6 +73,12 @@ export class CandlesTarget extends PollTarget {
   readonly #trades = new TradeHistory();
   /** The newest activity ids taken, newest last: what a peer taking the lease over must not count again. */
   #recentIds: string[] = [];
+  /**
+   * After taking a peer's series over: the time of the newest trade it counted. This relay's walks
+   * have no listing memory of their own until one reaches the listing's end, so until then they
+   * count only trades from that time on (those of that very time once each, by the shared ids).
+   */
+  #countedSince: number | undefined;
 
   constructor(streamId: string, timing: TargetTiming, context: PollContext) {
     super(streamTargetKey('candles', streamId), timing, context);
@@ -157,6 +163,9 @@ export class CandlesTarget extends PollTarget {
       -ACTIVITY_PAGE_SIZE,
     );
     let samples = fresh.map(tradeSample);
+    const since = this.#countedSince;
+    if (walk.complete) this.#countedSince = undefined;
+    if (since !== undefined) samples = samples.filter((sample) => sample.at >= since);
     if (!this.#backfilled && !walk.complete && this.#trades.listing.order === 'newest-first') {
       // The oldest candle read has older trades the walk did not reach: it would be wrong.
       const intervalMs = candleIntervalMs[interval];
@@ -203,6 +212,8 @@ export class CandlesTarget extends PollTarget {
     for (const id of parsed.data.seen) this.#trades.seen.add(id);
     this.#recentIds = parsed.data.seen.slice(-ACTIVITY_PAGE_SIZE);
     this.#backfilled = true;
+    const newest = Math.max(...this.#series.map((candle) => candle.closeAt));
+    this.#countedSince = Number.isFinite(newest) ? newest : undefined;
     this.#publish(result.receivedAt, result.receivedAt);
   }
 }
