@@ -157,7 +157,9 @@ export class CandlesTarget extends PollTarget {
       this.#trades.seen,
       { firstPoll: false, listing: this.#trades.listing },
     );
-    if (!walk.complete) this.context.events.emit('trades:truncated', { market, pages: walk.pages });
+    // A backfill stops at its page bound by design; a later walk that does lost trades.
+    if (!walk.complete && this.#backfilled)
+      this.context.events.emit('trades:truncated', { market, pages: walk.pages });
     const fresh = this.#trades.absorb(walk.fresh);
     this.#recentIds = [...this.#recentIds, ...fresh.map((entry) => entry.activity_id)].slice(
       -ACTIVITY_PAGE_SIZE,
