@@ -85,7 +85,7 @@ describe('CandlesTarget', () => {
     sim = undefined;
   });
 
-  async function setup(streamSource: 'probability' | 'trades') {
+  async function setup(streamSource: 'probability' | 'trades', wrap = (source: SimSource): object => source) {
     let clock = T0;
     sim = await startSimulator({
       markets: 2,
@@ -100,7 +100,7 @@ describe('CandlesTarget', () => {
     const events = new RelayEvents();
     const now = () => clock;
     const context: PollContext = {
-      source: source as unknown as PollSource,
+      source: wrap(source) as PollSource,
       cluster: new ClusterShare(new LocalCoordinator()),
       publisher: new StreamPublisher(events, now),
       registry,
@@ -122,6 +122,7 @@ describe('CandlesTarget', () => {
       market,
       source,
       simulator,
+      target,
       /** Moves both clocks to `at`, lets the market move, and polls once. */
       async pollAt(at: number) {
         clock = at;
@@ -161,6 +162,22 @@ describe('CandlesTarget', () => {
     } satisfies ProbabilityCandle);
     expect(served.length).toBeGreaterThanOrEqual(4);
     expect(after.candles.at(-1)!.final).toBe(false);
+  });
+
+  it('a history body of the wrong shape is a failed poll: nothing is published, the next poll backfills', async () => {
+    let broken = true;
+    const { source, target, pollAt } = await setup('probability', (sim) => ({
+      publicBody: async (request: Parameters<SimSource['publicBody']>[0]) =>
+        broken
+          ? { success: true, history: [{ time: 'yesterday', probability: '0.5' }] }
+          : sim.publicBody(request),
+    }));
+    expect(await pollAt(T0)).toBeUndefined();
+    expect(target.lastError).toBeDefined();
+    broken = false;
+    const snapshot = await pollAt(T0 + 1_000);
+    expect(snapshot.candles.length).toBeGreaterThan(50);
+    expect(source.historyServed).toHaveLength(1);
   });
 
   it('builds trade candles from the prints, volume as the exact sum of sizes, final after the minute', async () => {
