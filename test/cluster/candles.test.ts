@@ -9,17 +9,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RedisCoordinator } from '../../src/cluster/redis-coordinator.ts';
 import { preferredRelay } from '../../src/cluster/rendezvous.ts';
 import { candlesStreamId } from '../../src/protocol/candle-streams.ts';
-import type { CandlesData, TradesCandle } from '../../src/protocol/messages.ts';
+import type { CandlesData } from '../../src/protocol/messages.ts';
 import type { Relay } from '../../src/relay-server.ts';
 import { simulatorProfileNames } from '../../src/sim/profile.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
 import { streamTargetKey, targetKeys } from '../../src/util/keys.ts';
 import { startHarnessRelay } from '../support/harness.ts';
+import { candlesSince, hourlyCountsMatch, hourStart } from '../support/hourly-prints.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { redisAvailable, useRedis } from '../support/redis.ts';
 import { waitFor } from '../support/wait-for.ts';
-
-const HOUR = 3_600_000;
 
 describe.skipIf(!redisAvailable()).each(simulatorProfileNames)(
   'cluster mode over Redis: candles (%s profile)',
@@ -87,18 +86,17 @@ describe.skipIf(!redisAvailable()).each(simulatorProfileNames)(
       await leaseSettled(pair, streamTargetKey('candles', id));
       for (const count of polls) count.ok = 0;
 
-      const hour = Math.floor(Date.now() / HOUR) * HOUR;
-      const inHour = () => sim.market.market(market)!.trades.filter((trade) => trade.at >= hour).length;
-      const current = (viewer: ProtocolClient) =>
-        (viewer.view('candles', id)!.state as CandlesData).candles.find(
-          (candle) => candle.start === new Date(hour).toISOString(),
-        ) as TradesCandle | undefined;
+      const since = hourStart(Date.now());
+      const prints = () => sim.market.market(market)!.trades;
+      const state = (viewer: ProtocolClient) => viewer.view('candles', id)!.state as CandlesData;
       for (const burst of [120, 30]) {
         sim.market.printTrades(market, burst);
         for (const viewer of viewers)
-          await waitFor(`${inHour()} prints on both relays`, () => current(viewer)?.trades === inHour());
+          await waitFor(`${prints().length} prints on both relays`, () =>
+            hourlyCountsMatch(state(viewer), prints(), since),
+          );
       }
-      expect(current(viewers[1]!)).toEqual(current(viewers[0]!));
+      expect(candlesSince(state(viewers[1]!), since)).toEqual(candlesSince(state(viewers[0]!), since));
       for (const viewer of viewers) expect([...viewer.violations, ...viewer.of('error')]).toEqual([]);
       // One relay read upstream; the other applied what it shared.
       expect(Math.min(...polls.map((count) => count.ok))).toBe(0);
@@ -113,9 +111,8 @@ describe.skipIf(!redisAvailable()).each(simulatorProfileNames)(
       await waitFor('the survivor polling', () => polls[survivor]!.ok > 0);
       for (const burst of [40, 110]) {
         sim.market.printTrades(market, burst);
-        await waitFor(
-          `${inHour()} prints after the handover`,
-          () => current(viewers[survivor]!)?.trades === inHour(),
+        await waitFor(`${prints().length} prints after the handover`, () =>
+          hourlyCountsMatch(state(viewers[survivor]!), prints(), since),
         );
       }
       expect(viewers[survivor]!.violations).toEqual([]);
