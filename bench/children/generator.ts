@@ -27,7 +27,7 @@ export interface ClientGroup {
   label: string;
   count: number;
   /** relay: what each client subscribes to. */
-  channel?: 'book' | 'price';
+  channel?: 'book' | 'price' | 'rest';
   depth?: number | null;
   /**
    * relay: client i takes markets[i % n] ('one-each'), every market ('all'), or `perClient`
@@ -36,6 +36,8 @@ export interface ClientGroup {
   assign?: 'one-each' | 'all' | 'window';
   perClient?: number;
   markets?: string[];
+  /** relay, `rest` channel: upstream paths, assigned to clients as `markets` are. */
+  paths?: string[];
   /** baselines: client i joins topics (i + k) % topics for k < topicsPerClient (default 1). */
   topics?: number;
   topicsPerClient?: number;
@@ -83,21 +85,24 @@ function baselineTopics(group: ClientGroup, index: number): number[] {
 }
 
 function subscribeFrames(group: ClientGroup, index: number): string[] {
-  const markets = group.markets ?? [];
+  const channel = group.channel ?? 'book';
+  // A `rest` subscribe names its streams in `paths`, every other channel in `markets`.
+  const [field, streams] =
+    channel === 'rest' ? ['paths', group.paths ?? []] : ['markets', group.markets ?? []];
   const chosen =
     group.assign === 'all'
-      ? markets
-      : windowOf(markets, index, group.assign === 'window' ? (group.perClient ?? 1) : 1);
+      ? streams
+      : windowOf(streams, index, group.assign === 'window' ? (group.perClient ?? 1) : 1);
   const frames: string[] = [];
-  // One request carries at most MAX_MARKETS_PER_REQUEST markets.
+  // One request carries at most MAX_MARKETS_PER_REQUEST streams.
   for (let start = 0; start < chosen.length; start += MAX_MARKETS_PER_REQUEST) {
     const request: Record<string, unknown> = {
       op: 'subscribe',
       id: frames.length + 1,
-      channel: group.channel ?? 'book',
-      markets: chosen.slice(start, start + MAX_MARKETS_PER_REQUEST),
+      channel,
+      [field]: chosen.slice(start, start + MAX_MARKETS_PER_REQUEST),
     };
-    if ((group.channel ?? 'book') === 'book') request.depth = group.depth ?? null;
+    if (channel === 'book') request.depth = group.depth ?? null;
     frames.push(JSON.stringify(request));
   }
   return frames;

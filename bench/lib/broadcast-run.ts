@@ -1,17 +1,17 @@
 /**
  * @module bench/lib/broadcast-run
- * One measured run of scenarios 1 and 2: a server (relay or baseline) and a fresh load generator,
- * N clients connected and subscribed, a warm-up, then a window during which the server's CPU time
- * (its own process.cpuUsage()) and every delivery and its latency are counted.
+ * One measured run of a fan-out scenario (1, 2, 7, 9, 12): a server (relay or baseline) and a fresh
+ * load generator, N clients connected and subscribed, a warm-up, then a window during which the
+ * server's CPU time (its own process.cpuUsage()) and every delivery and its latency are counted;
+ * given the simulator, also the requests it served, its CPU time and the relay's polls.
  */
 
-import type { BookDepth } from '../../src/protocol/messages.ts';
 import type { ClientGroup, GroupCounts, ServerKind } from '../children/generator.ts';
 import type { BroadcastPlan } from './baseline-frame.ts';
 import type { Child } from './ipc.ts';
 import type { LatencySummary } from './latency.ts';
 import { progress, sleep } from './progress.ts';
-import { type SdkCheck, type SdkCheckResult, startSdkCheck } from './sdk-check.ts';
+import { type SdkCheck, type SdkCheckResult, type SdkStreams, startSdkCheck } from './sdk-check.ts';
 import { type ServerOptions, serverLabels, startGenerator, startServer } from './servers.ts';
 import { type UsageDelta, type UsageSample, usageBetween } from './usage.ts';
 
@@ -42,6 +42,17 @@ export interface RunMetrics {
   framesPerWrite?: number;
   /** Relay runs: what a client SDK subscriber riding along saw (resyncs must be 0). */
   sdk?: SdkCheckResult;
+  /** Relay runs given the simulator: what upstream was asked in the window. */
+  upstream?: UpstreamLoad;
+}
+
+export interface UpstreamLoad {
+  /** Requests the simulator served per second (polls, the catalogue, everything). */
+  requestsPerSec: number;
+  /** The relay's finished polls per second, by channel and outcome (`book:ok`, `rest:ok`, ...). */
+  pollsPerSec: Record<string, number>;
+  /** The simulator's CPU time over wall time: what answering took of the shared machine. */
+  simCpuShare: number;
 }
 
 export interface RunSpec {
@@ -52,13 +63,10 @@ export interface RunSpec {
   server?: ServerOptions;
   warmupMs: number;
   windowMs: number;
-  /** Relay runs: markets (and depth) an SDK subscriber checks during the run. */
-  sdkCheck?: {
-    markets: readonly string[];
-    depth: BookDepth;
-    encoding?: 'compact' | 'json';
-    deflate?: boolean;
-  };
+  /** Relay runs: the streams an SDK subscriber checks during the run. */
+  sdkCheck?: SdkStreams & { encoding?: 'compact' | 'json'; deflate?: boolean };
+  /** Relay runs: the simulator the relay polls, to count what it is asked in the window. */
+  upstream?: Child;
 }
 
 interface GeneratorStats {
@@ -66,6 +74,8 @@ interface GeneratorStats {
   latency: LatencySummary;
   usage: UsageDelta;
 }
+
+type PollCounts = Record<string, number>;
 
 interface WriteTotals {
   frames: number;
@@ -85,35 +95,33 @@ export async function measureBroadcast(spec: RunSpec): Promise<RunMetrics> {
   let sdk: SdkCheck | undefined;
   try {
     progress(`  ${label}: connecting ${total} clients`);
-    const { connected } = await generator.request<{ connected: number }>('connect', {
-      kind: spec.kind,
-      url: server.url,
-      groups: spec.clients,
-    });
+    // Up to 30 ms a connection on a loaded machine.
+    const { connected } = await generator.request<{ connected: number }>(
+      'connect',
+      { kind: spec.kind, url: server.url, groups: spec.clients },
+      Math.max(120_000, total * 30),
+    );
     if (spec.kind === 'relay') await generator.request('awaitFirst', { timeoutMs: 30_000 }, 60_000);
     sdk =
       spec.sdkCheck === undefined
         ? undefined
-        : startSdkCheck(
-            server.url,
-            spec.sdkCheck.markets,
-            spec.sdkCheck.depth,
-            spec.sdkCheck.encoding,
-            spec.sdkCheck.deflate,
-          );
+        : startSdkCheck(server.url, spec.sdkCheck, spec.sdkCheck.encoding, spec.sdkCheck.deflate);
     if (spec.plan !== undefined) await server.child.request('start', spec.plan);
     await sleep(spec.warmupMs);
     progress(`  ${label}: measuring ${spec.windowMs / 1000} s`);
-    const [start, , writesBefore] = await Promise.all([
+    const upstream = spec.kind === 'relay' ? spec.upstream : undefined;
+    const [start, , writesBefore, upstreamBefore] = await Promise.all([
       server.child.request<UsageSample>('usage'),
       generator.request('reset'),
       relayWrites(server.child, spec.kind),
+      upstream === undefined ? undefined : upstreamSample(server.child, upstream, true),
     ]);
     await sleep(spec.windowMs);
-    const [end, stats, writesAfter] = await Promise.all([
+    const [end, stats, writesAfter, upstreamAfter] = await Promise.all([
       server.child.request<UsageSample>('usage'),
       generator.request<GeneratorStats>('stats'),
       relayWrites(server.child, spec.kind),
+      upstream === undefined ? undefined : upstreamSample(server.child, upstream, false),
     ]);
     const usage = usageBetween(start, end);
     const counts = Object.values(stats.groups);
@@ -146,12 +154,46 @@ export async function measureBroadcast(spec: RunSpec): Promise<RunMetrics> {
               Math.max(1, writesAfter.writes - writesBefore.writes),
           }),
       ...(sdk === undefined ? {} : { sdk: sdk.result() }),
+      ...(upstreamBefore === undefined || upstreamAfter === undefined
+        ? {}
+        : { upstream: upstreamLoad(upstreamBefore, upstreamAfter, usage.wallMs / 1000) }),
     };
   } finally {
     await sdk?.close();
     await generator.stop();
     await server.child.stop();
   }
+}
+
+interface UpstreamSample {
+  polls: PollCounts;
+  simUsage: UsageSample;
+  /** Requests the simulator served since the window started (its log is cleared then). */
+  served: number;
+}
+
+async function upstreamSample(relay: Child, sim: Child, starting: boolean): Promise<UpstreamSample> {
+  const [polls, simUsage, served] = await Promise.all([
+    relay.request<PollCounts>('polls'),
+    sim.request<UsageSample>('usage'),
+    starting
+      ? sim.request('clearRequests').then(() => 0)
+      : sim.request<{ total: number }>('requests').then((log) => log.total),
+  ]);
+  return { polls, simUsage, served };
+}
+
+function upstreamLoad(before: UpstreamSample, after: UpstreamSample, windowS: number): UpstreamLoad {
+  const pollsPerSec: Record<string, number> = {};
+  for (const [name, count] of Object.entries(after.polls)) {
+    const polls = count - (before.polls[name] ?? 0);
+    if (polls > 0) pollsPerSec[name] = polls / windowS;
+  }
+  return {
+    requestsPerSec: after.served / windowS,
+    pollsPerSec,
+    simCpuShare: usageBetween(before.simUsage, after.simUsage).cpuShare,
+  };
 }
 
 /** The `ws` and socket.io baselines of a scenario, one after the other, on the same clients and plan. */

@@ -2,17 +2,20 @@
  * @module bench/lib/frame-sample
  * Proof that the bytes a measured group reads are real messages: one client of the group (its
  * first) has every frame parsed and decoded, compact arrays through the codec with the stream
- * numbers its `subscribed` announced, and keeps each book from snapshot + updates, checking `seq`
- * and the checksum of every update. One client in a thousand costs the generator next to nothing.
+ * numbers its `subscribed` announced, and keeps each book and each `rest` body from snapshot +
+ * updates, checking `seq` and the checksum of every message. One client in a thousand costs the
+ * generator next to nothing.
  */
 import { applyBookUpdate, type BookState, bookChecksum } from '../../src/protocol/book.ts';
 import { type CompactStreamIdentity, decodeCompactStreamMessage } from '../../src/protocol/compact.ts';
-import type { BookDepth, Channel, StreamMessage } from '../../src/protocol/messages.ts';
+import { applyPatch, restChecksum } from '../../src/protocol/json-patch.ts';
+import type { BookDepth, Channel, JsonValue, StreamMessage } from '../../src/protocol/messages.ts';
 import type { GroupCounts } from './frame-counts.ts';
 
 interface Kept {
   seq: number;
   book: BookState | undefined;
+  body: JsonValue | undefined;
 }
 
 export class FrameSample {
@@ -60,12 +63,16 @@ export class FrameSample {
 
   #check(message: StreamMessage): void {
     this.#counts.sampled += 1;
-    const key = `${message.channel} ${message.market} ${message.channel === 'book' ? message.depth : ''}`;
+    // A `rest` message names its stream in `path` on the wire, the others in `market`.
+    const stream = message.path ?? message.market;
+    const key = `${message.channel} ${stream} ${message.channel === 'book' ? message.depth : ''}`;
     const kept = this.#streams.get(key);
     if (message.type === 'snapshot') {
       const book = message.channel === 'book' ? { ...message.data } : undefined;
-      this.#streams.set(key, { seq: message.seq, book });
+      const body = message.channel === 'rest' ? message.data : undefined;
+      this.#streams.set(key, { seq: message.seq, book, body });
       if (message.channel === 'book' && bookChecksum(book as BookState) !== message.checksum) this.#fail();
+      if (message.channel === 'rest' && restChecksum(message.data) !== message.checksum) this.#fail();
       return;
     }
     if (kept === undefined || message.seq !== kept.seq + 1) {
@@ -73,9 +80,17 @@ export class FrameSample {
       return;
     }
     kept.seq = message.seq;
-    if (message.channel !== 'book' || kept.book === undefined) return;
-    kept.book = applyBookUpdate(kept.book, message.data);
-    if (bookChecksum(kept.book) !== message.checksum) this.#fail();
+    if (message.channel === 'book' && kept.book !== undefined) {
+      kept.book = applyBookUpdate(kept.book, message.data);
+      if (bookChecksum(kept.book) !== message.checksum) this.#fail();
+    } else if (message.channel === 'rest' && kept.body !== undefined) {
+      try {
+        kept.body = applyPatch(kept.body, message.data);
+        if (restChecksum(kept.body) !== message.checksum) this.#fail();
+      } catch {
+        this.#fail();
+      }
+    }
   }
 
   #fail(): void {

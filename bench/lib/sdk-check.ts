@@ -2,7 +2,7 @@
  * @module bench/lib/sdk-check
  * One client SDK (`market-relay/client`) subscriber riding along a measured relay run, in the
  * runner's process (never the server's or the generator's, so it costs the measured figures
- * nothing): it keeps every book from snapshot + updates, checks seq and checksums, and counts any
+ * nothing): it keeps every book (or `rest` body) from snapshot + updates, checks seq and checksums, and counts any
  * resync. Under load a correct relay gives it zero. Scenario 7 has it offer the encoding and
  * permessage-deflate of the clients it rides along with, so that it makes the relay build no form
  * of a message those clients do not already need; elsewhere it reads JSON with deflate offered, as
@@ -11,6 +11,9 @@
 import WebSocket from 'ws';
 import { connect } from '../../src/client/node.ts';
 import type { BookDepth } from '../../src/protocol/messages.ts';
+
+/** Books of these markets at one depth, or `rest` streams of these paths. */
+export type SdkStreams = { markets: readonly string[]; depth: BookDepth } | { paths: readonly string[] };
 
 export interface SdkCheckResult {
   streams: number;
@@ -25,8 +28,7 @@ export interface SdkCheck {
 
 export function startSdkCheck(
   url: string,
-  markets: readonly string[],
-  depth: BookDepth,
+  streams: SdkStreams,
   encoding: 'compact' | 'json' = 'json',
   deflate = true,
 ): SdkCheck {
@@ -37,17 +39,20 @@ export function startSdkCheck(
   };
   const client = connect(url, { encoding, WebSocket: WebSocketOfTheRun });
   const counts = { updates: 0, resyncs: 0 };
-  for (const market of markets) {
-    const book = client.subscribeBook(market, { depth });
-    book.on('update', () => {
+  const subscriptions =
+    'paths' in streams
+      ? streams.paths.map((path) => client.subscribeRest(path))
+      : streams.markets.map((market) => client.subscribeBook(market, { depth: streams.depth }));
+  for (const subscription of subscriptions) {
+    subscription.on('update', () => {
       counts.updates += 1;
     });
-    book.on('resync', () => {
+    subscription.on('resync', () => {
       counts.resyncs += 1;
     });
   }
   return {
-    result: () => ({ streams: markets.length, ...counts }),
+    result: () => ({ streams: subscriptions.length, ...counts }),
     close: () => client.close(),
   };
 }
