@@ -36,6 +36,7 @@ import { type FreshnessResult, runFreshness } from './scenarios/freshness.ts';
 import { type MarketsResult, runMarkets } from './scenarios/markets.ts';
 import { type MemoryResult, runMemory } from './scenarios/memory.ts';
 import { type PollCapacityResult, pollCapacityReport, runPollCapacity } from './scenarios/poll-capacity.ts';
+import { type RestLoadResult, restReport, runRest } from './scenarios/rest.ts';
 import { runUpstream, type UpstreamResult } from './scenarios/upstream.ts';
 
 process.on('SIGINT', () => {
@@ -71,6 +72,7 @@ const results: {
   pollCapacity?: PollCapacityResult;
   cluster?: ClusterResult;
   clusterSpread?: ClusterSpreadResult;
+  rest?: RestLoadResult;
 } = {};
 const sections: string[] = [];
 const targets: Target[] = [];
@@ -148,6 +150,12 @@ try {
     const spread = await runClusterSpread(options);
     results.clusterSpread = spread;
     report(clusterSpreadReport(spread));
+  }
+
+  if (selected.has('rest')) {
+    const rest = await runRest(options);
+    results.rest = rest;
+    report(restReport(rest));
   }
 } finally {
   await sim.child.stop();

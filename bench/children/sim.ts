@@ -6,6 +6,7 @@
 
 import { startSimulator } from '../../src/sim/server.ts';
 import { serveIpc } from '../lib/ipc.ts';
+import { restCatalogueOf } from '../lib/rest-load.ts';
 import { sampleUsage } from '../lib/usage.ts';
 
 const sim = await startSimulator({
@@ -23,6 +24,8 @@ function busyMarkets(): string[] {
 
 serveIpc({
   ready: () => ({ url: sim.url, markets: busyMarkets() }),
+  /** The users and held markets the `rest` scenario builds its paths from. */
+  restCatalogue: () => restCatalogueOf(sim.market),
   /** Books stop changing (scenario 3: idle subscribed connections). */
   freeze: () => sim.market.setBookChanging(false),
   unfreeze: () => sim.market.setBookChanging(true),

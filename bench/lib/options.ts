@@ -1,7 +1,7 @@
 /**
  * @module bench/lib/options
  * `npm run bench -- [SCENARIO...] [--only fanout,memory] [--quick] [--cpu-prof] [--fanout 1000,5000]
- * [--multi 500] [--single 2000]`: which scenarios (`npm run bench -- freshness` runs that one alone), how big and
+ * [--multi 500] [--single 2000] [--rest-streams 1000] [--rest-subscribers 10000]`: which scenarios (`npm run bench -- freshness` runs that one alone), how big and
  * how long. The full run is what docs/benchmarks.md records; --quick is a ~1 minute smoke run.
  */
 import { parseArgs } from 'node:util';
@@ -18,6 +18,7 @@ export const scenarioNames = [
   'freshness',
   'poll-capacity',
   'cluster',
+  'rest',
 ] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
 
@@ -41,6 +42,9 @@ export interface BenchOptions {
   upstreamClients: number[];
   /** Clients of the compression scenario. */
   compressionClients: number;
+  /** `rest` scenario: distinct streams (paths, and books beside them) and subscribers over them. */
+  restStreams: number;
+  restSubscribers: number;
   /** Book sizes (levels per side) of the diff microbenchmark. */
   diffLevels: number[];
   warmupMs: number;
@@ -58,6 +62,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       multi: { type: 'string' },
       single: { type: 'string' },
       shape: { type: 'string' },
+      'rest-streams': { type: 'string' },
+      'rest-subscribers': { type: 'string' },
     },
     strict: true,
     // `npm run bench -- fanout-multi` is `--only fanout-multi`.
@@ -82,8 +88,20 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     memoryConnections: quick ? 2_000 : 10_000,
     upstreamClients: quick ? [10, 100] : [10, 100, 1_000],
     compressionClients: quick ? 200 : 1_000,
+    restStreams: positiveInteger('rest-streams', values['rest-streams'] ?? (quick ? '200' : '1000')),
+    restSubscribers: positiveInteger(
+      'rest-subscribers',
+      values['rest-subscribers'] ?? (quick ? '2000' : '10000'),
+    ),
     diffLevels: [10, 100, 1_000, 10_000],
     warmupMs: quick ? 1_500 : 3_000,
     windowMs: quick ? 4_000 : 12_000,
   };
+}
+
+function positiveInteger(name: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new Error(`--${name} must be a positive integer, got "${text}"`);
+  return value;
 }
