@@ -58,9 +58,12 @@ const relay = await startRelay(
 
 /** Upstream polls finished, per kind and outcome (poll-capacity counts book polls per window). */
 const polls: Record<string, number> = {};
-relay.events.on('poll:done', ({ kind, outcome }) => {
+/** Their durations summed per kind and outcome, ms: how long upstream took to answer. */
+const pollDurationMs: Record<string, number> = {};
+relay.events.on('poll:done', ({ kind, outcome, durationMs }) => {
   const name = `${kind}:${outcome}`;
   polls[name] = (polls[name] ?? 0) + 1;
+  pollDurationMs[name] = (pollDurationMs[name] ?? 0) + durationMs;
 });
 
 serveIpc({
@@ -69,6 +72,7 @@ serveIpc({
   memory: () => memoryAfterGc(),
   connections: () => relay.ws.connections.size,
   polls: () => ({ ...polls }),
+  pollDurationMs: () => ({ ...pollDurationMs }),
   /** Frames and socket writes over every open connection (write coalescing's effect). */
   writes: () => {
     const total = { frames: 0, writes: 0 };

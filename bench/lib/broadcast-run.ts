@@ -51,6 +51,8 @@ export interface UpstreamLoad {
   requestsPerSec: number;
   /** The relay's finished polls per second, by channel and outcome (`book:ok`, `rest:ok`, ...). */
   pollsPerSec: Record<string, number>;
+  /** Their mean duration (request to parsed answer), ms, by the same names. */
+  meanPollMs: Record<string, number>;
   /** The simulator's CPU time over wall time: what answering took of the shared machine. */
   simCpuShare: number;
 }
@@ -167,31 +169,37 @@ export async function measureBroadcast(spec: RunSpec): Promise<RunMetrics> {
 
 interface UpstreamSample {
   polls: PollCounts;
+  pollMs: PollCounts;
   simUsage: UsageSample;
   /** Requests the simulator served since the window started (its log is cleared then). */
   served: number;
 }
 
 async function upstreamSample(relay: Child, sim: Child, starting: boolean): Promise<UpstreamSample> {
-  const [polls, simUsage, served] = await Promise.all([
+  const [polls, pollMs, simUsage, served] = await Promise.all([
     relay.request<PollCounts>('polls'),
+    relay.request<PollCounts>('pollDurationMs'),
     sim.request<UsageSample>('usage'),
     starting
       ? sim.request('clearRequests').then(() => 0)
       : sim.request<{ total: number }>('requests').then((log) => log.total),
   ]);
-  return { polls, simUsage, served };
+  return { polls, pollMs, simUsage, served };
 }
 
 function upstreamLoad(before: UpstreamSample, after: UpstreamSample, windowS: number): UpstreamLoad {
   const pollsPerSec: Record<string, number> = {};
+  const meanPollMs: Record<string, number> = {};
   for (const [name, count] of Object.entries(after.polls)) {
     const polls = count - (before.polls[name] ?? 0);
-    if (polls > 0) pollsPerSec[name] = polls / windowS;
+    if (polls <= 0) continue;
+    pollsPerSec[name] = polls / windowS;
+    meanPollMs[name] = ((after.pollMs[name] ?? 0) - (before.pollMs[name] ?? 0)) / polls;
   }
   return {
     requestsPerSec: after.served / windowS,
     pollsPerSec,
+    meanPollMs,
     simCpuShare: usageBetween(before.simUsage, after.simUsage).cpuShare,
   };
 }

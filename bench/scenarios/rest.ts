@@ -35,6 +35,8 @@ export interface RestLoadRun {
   upstreamRequestsPerSec: number;
   pollsPerSec: number;
   failedPollsPerSec: number;
+  /** Mean time from request to parsed answer of those polls, ms. */
+  meanPollMs: number;
   /** Relay CPU time per wall second (1 = one core), and per poll of the channel. */
   relayCpuShare: number;
   relayCpuPerPollUs: number;
@@ -149,6 +151,7 @@ async function measureLoad(
     upstreamRequestsPerSec: metrics.upstream?.requestsPerSec ?? Number.NaN,
     pollsPerSec,
     failedPollsPerSec: (polls[`${channel}:error`] ?? 0) + (polls[`${channel}:not_found`] ?? 0),
+    meanPollMs: metrics.upstream?.meanPollMs[`${channel}:ok`] ?? Number.NaN,
     relayCpuShare: metrics.serverCpuShare,
     relayCpuPerPollUs: (metrics.serverCpuMs * 1000) / Math.max(1, pollsPerSec * metrics.windowS),
   };
@@ -172,6 +175,7 @@ export function restReport(result: RestLoadResult): Report {
       fixed(run.upstreamRequestsPerSec, 1),
       fixed(run.pollsPerSec, 1),
       fixed(run.failedPollsPerSec, 1),
+      fixed(run.meanPollMs, 1),
       fixed(run.relayCpuShare, 3),
       fixed(run.relayCpuPerPollUs, 0),
       fixed(run.metrics.upstream?.simCpuShare ?? Number.NaN, 3),
@@ -206,6 +210,7 @@ export function restReport(result: RestLoadResult): Report {
         'upstream req/s',
         'polls/s',
         'failed polls/s',
+        'poll ms (mean)',
         'relay CPU (cores)',
         'relay CPU µs/poll',
         'simulator CPU (cores)',
