@@ -41,22 +41,23 @@ export function restLoadPaths(
 ): string[] {
   const userPaths = usernames.flatMap((name) => {
     const user = `/api/users/${encodeURIComponent(name)}`;
+    // Paths whose bodies move with prices first: the generator decodes its first client's frames.
     return [
-      user,
-      `${user}/profile`,
-      `${user}/stats`,
       `${user}/positions`,
       `${user}/positions?include_closed=true`,
-      `${user}/activity`,
+      `${user}/profile`,
       `${user}/net-worth-history`,
+      `${user}/stats`,
+      `${user}/activity`,
+      user,
     ];
   });
   const marketPaths = markets.flatMap((id) => [
     `/api/markets/${id}`,
+    `/api/markets/${id}/activity`,
     `/api/markets/${id}/holders?type=YES`,
     `/api/markets/${id}/holders?type=NO`,
     `/api/markets/${id}/comments`,
-    `/api/markets/${id}/activity`,
   ]);
   const paths = new Set<string>();
   for (let i = 0; paths.size < count && i < Math.max(userPaths.length, marketPaths.length); i++) {
