@@ -21,6 +21,8 @@ export interface GroupCounts {
   updateBytes: number;
   updateWireBytes: number;
   other: number;
+  /** Of `other`, `status` messages (a stream gone stale, or live again). */
+  statuses: number;
   /** Bytes the clients' sockets read in the window (compressed where deflate was negotiated). */
   socketBytes: number;
   /** Clients whose relay selected the subprotocol they offered (compact groups only). */
@@ -45,6 +47,7 @@ export function emptyCounts(clientCount: number): GroupCounts {
     updateBytes: 0,
     updateWireBytes: 0,
     other: 0,
+    statuses: 0,
     socketBytes: 0,
     negotiated: 0,
     sampled: 0,
@@ -62,6 +65,8 @@ const ISO_LENGTH = 24;
 const TYPE_AT = 9;
 const SNAPSHOT = 'sn';
 const UPDATE = 'up';
+/** No other type starts `st`; a compact connection sends `status` as JSON too. */
+const STATUS = 'st';
 /** A compact stream message starts `["s",` or `["u",`; every other message is still a JSON object. */
 const OPEN_BRACKET = 0x5b;
 const COMPACT_KIND_AT = 2;
@@ -110,6 +115,7 @@ export function countFrame(counts: GroupCounts, data: Buffer, latency: LatencyRe
   const kind = kindOf(data);
   if (kind === undefined) {
     counts.other += 1;
+    if (data.toString('latin1', TYPE_AT, TYPE_AT + 2) === STATUS) counts.statuses += 1;
     return false;
   }
   const wire = data.length + wsHeaderBytes(data.length);

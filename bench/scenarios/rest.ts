@@ -163,10 +163,11 @@ export function restReport(result: RestLoadResult): Report {
     const frames = Object.values(run.metrics.groups).reduce(
       (sum, group) => ({
         messages: sum.messages + group.messages + group.other,
+        statuses: sum.statuses + group.statuses,
         sampled: sum.sampled + group.sampled,
         failed: sum.failed + group.sampleFailures,
       }),
-      { messages: 0, sampled: 0, failed: 0 },
+      { messages: 0, statuses: 0, sampled: 0, failed: 0 },
     );
     return [
       run.channel,
@@ -181,6 +182,7 @@ export function restReport(result: RestLoadResult): Report {
       fixed(run.metrics.upstream?.simCpuShare ?? Number.NaN, 3),
       fixed(frames.messages / run.metrics.windowS, 0),
       fixed(run.metrics.deliveriesPerSec, 0),
+      fixed(frames.statuses / run.metrics.windowS, 1),
       fixed(run.metrics.meanFrameBytes, 0),
       `${run.metrics.sdk?.updates ?? 0} / ${run.metrics.sdk?.resyncs ?? 0}; ${frames.sampled} / ${frames.failed}`,
     ];
@@ -216,12 +218,14 @@ export function restReport(result: RestLoadResult): Report {
         'simulator CPU (cores)',
         'messages delivered/s',
         'of them updates/s',
+        'status/s',
         'update B',
         'checked: SDK updates / resyncs; sampled / failed',
       ],
       rows,
     ) +
-    `\n\nSimulator: ${result.simMarkets} markets, ticking every ${SIM_TICK_MS} ms. Messages other than ` +
-    `updates are \`confirmed\` (a quiet stream, every 5 s). \`rest\` paths: ${kinds}.`;
+    `\n\nSimulator: ${result.simMarkets} markets, ticking every ${SIM_TICK_MS} ms. Messages besides ` +
+    `updates: \`confirmed\` (a quiet stream, every 5 s) and \`status\` (a stream gone stale, or live ` +
+    `again). \`rest\` paths: ${kinds}.`;
   return { section, targets };
 }
