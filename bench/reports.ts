@@ -1,7 +1,7 @@
 /**
  * @module bench/reports
  * What `npm run bench` prints for each scenario: its Markdown section and the targets it measures,
- * made from the scenario's result alone (poll capacity's lives beside its scenario).
+ * made from the scenario's result alone (poll capacity's and rest's live beside their scenarios).
  */
 
 import { fixed, markdownTable, type Report, type Target, target } from './lib/report.ts';
