@@ -26,6 +26,24 @@ export function isChannel(name: string): name is Channel {
   return (channels as readonly string[]).includes(name);
 }
 
+/**
+ * A subscribe's `markets: ["*"]` on these channels: every market upstream's catalogue lists as
+ * active, now and later (docs/protocol.md "Wildcard subscriptions"). Channels polled per market at
+ * a market's own cost, or not per market at all, take no wildcard.
+ */
+export const WILDCARD = '*';
+export const wildcardChannels = ['price', 'trades', 'market'] as const;
+export type WildcardChannel = (typeof wildcardChannels)[number];
+
+export function isWildcardChannel(channel: string): channel is WildcardChannel {
+  return (wildcardChannels as readonly string[]).includes(channel);
+}
+
+/** Whether a selection's stream ids are the wildcard (which stands alone). */
+export function isWildcard(ids: readonly string[]): boolean {
+  return ids.length === 1 && ids[0] === WILDCARD;
+}
+
 /** `trades`: a snapshot carries this many of the most recent entries (and a client keeps as many). */
 export const TRADES_SNAPSHOT_SIZE = 50;
 

@@ -307,6 +307,11 @@ export interface SubscribedMessage {
   recovered?: Record<string, boolean>;
   /** Compact connections only (./compact.ts): each market's stream number. */
   streams?: Record<string, number>;
+  /**
+   * Without `id`: markets a `"*"` subscription of the channel joined as they became active
+   * (docs/protocol.md "Wildcard subscriptions").
+   */
+  wildcard?: true;
 }
 export interface UnsubscribedMessage {
   type: 'unsubscribed';
@@ -314,6 +319,8 @@ export interface UnsubscribedMessage {
   channel: Channel;
   markets: string[];
   depth?: BookDepth;
+  /** Without `id`: markets a `"*"` subscription left because they are no longer active. */
+  wildcard?: true;
 }
 export type StreamState = 'live' | 'stale' | 'closed';
 export interface StatusMessage {

@@ -6,7 +6,14 @@
  * of the project.
  */
 import { z } from 'zod';
-import { canonicalStreamId, isChannel, streamIdField } from './channels.ts';
+import {
+  canonicalStreamId,
+  isChannel,
+  isWildcardChannel,
+  streamIdField,
+  WILDCARD,
+  wildcardChannels,
+} from './channels.ts';
 import { MAX_MARKETS_PER_REQUEST, MAX_REQUEST_ID_LENGTH, MAX_STREAM_ID_LENGTH } from './limits.ts';
 import type { ClientRequest, PingRequest, SubscribeRequest, UnsubscribeRequest } from './messages.ts';
 import { MAX_REST_PATH_LENGTH } from './rest-paths.ts';
@@ -64,20 +71,32 @@ function checkStreamIds(
   const { channel } = selection;
   if (!isChannel(channel)) return;
   const field = streamIdField(channel) === 'path' ? 'paths' : 'markets';
-  selection.markets.forEach((id, i) => {
-    const checked = canonicalStreamId(channel, id);
-    if (!checked.ok)
-      context.addIssue({
-        code: 'custom',
-        path: [field, i],
-        message: checked.message,
-        ...(checked.code === undefined ? {} : { params: { code: checked.code } }),
-      });
-  });
+  if (selection.markets.includes(WILDCARD)) {
+    const issue = wildcardIssue(channel, selection.markets);
+    if (issue !== undefined) context.addIssue({ code: 'custom', path: [field], message: issue });
+  } else {
+    selection.markets.forEach((id, i) => {
+      const checked = canonicalStreamId(channel, id);
+      if (!checked.ok)
+        context.addIssue({
+          code: 'custom',
+          path: [field, i],
+          message: checked.message,
+          ...(checked.code === undefined ? {} : { params: { code: checked.code } }),
+        });
+    });
+  }
   for (const id of Object.keys(selection.resume ?? {})) {
     const checked = canonicalStreamId(channel, id);
     if (!checked.ok) context.addIssue({ code: 'custom', path: ['resume', id], message: checked.message });
   }
+}
+
+/** Why a selection naming `*` is refused, or undefined when it is a wildcard subscription. */
+function wildcardIssue(channel: string, ids: readonly string[]): string | undefined {
+  if (!isWildcardChannel(channel))
+    return `"*" (every active market) applies to the ${wildcardChannels.join(', ')} channels only`;
+  return ids.length === 1 ? undefined : '"*" stands alone: no other market beside it';
 }
 
 function canonicalId(channel: string, id: string): string {

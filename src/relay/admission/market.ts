@@ -116,14 +116,22 @@ export class MarketAdmission {
   /**
    * The markets of `markets` (canonical ids the subscriber does not hold yet on `channel`) that must
    * not be subscribed, each with the error to answer. Takes the rate tokens of those admitted.
+   * `listed`: the markets come from upstream's catalogue (a wildcard subscription), so none is
+   * looked up; one upstream said it does not have is still refused.
    */
-  admit(subscriber: StreamSubscriber, channel: Channel, markets: readonly string[]): Map<string, Refusal> {
+  admit(
+    subscriber: StreamSubscriber,
+    channel: Channel,
+    markets: readonly string[],
+    options: { listed?: boolean } = {},
+  ): Map<string, Refusal> {
     const refused = new Map<string, Refusal>();
     const owner = this.#owners.get(subscriber);
     const keyBucket = owner?.key === undefined ? undefined : this.#keyBuckets.get(owner.key)?.bucket;
     let privateCounts: { own: number; key: number } | undefined;
     for (const market of markets) {
-      const unknown = this.#unknown(channel, market);
+      const unknown =
+        options.listed === true ? this.#notFound(channel, market) : this.#unknown(channel, market);
       if (unknown !== undefined) {
         refused.set(market, unknown);
         continue;
@@ -158,12 +166,18 @@ export class MarketAdmission {
     return refused;
   }
 
+  /** unknown_market for a market upstream answered "not found" for. */
+  #notFound(channel: Channel, market: string): Refusal | undefined {
+    return this.#registry.unknownMarkets.has(market) ? this.#unknownMarket(channel, market) : undefined;
+  }
+
+  #unknownMarket(channel: Channel, market: string): Refusal {
+    return { code: 'unknown_market', message: unknownMarketError(channel, market).message };
+  }
+
   /** unknown_market without a poll: remembered as not found, or not in a complete catalogue. */
   #unknown(channel: Channel, market: string): Refusal | undefined {
-    const notFound = {
-      code: 'unknown_market' as const,
-      message: unknownMarketError(channel, market).message,
-    };
+    const notFound = this.#unknownMarket(channel, market);
     if (this.#registry.unknownMarkets.has(market)) return notFound;
     if (streamIdKinds[channel] !== 'market' || this.#registry.isMarketPolled(market)) return undefined;
     if (this.#catalogue?.verdict(market) !== 'not_listed') return undefined;

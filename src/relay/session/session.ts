@@ -13,7 +13,7 @@
  * (relay/streams/slow-consumer.ts) and resends one snapshot per held stream when the transport says
  * its buffer drained. Requests are answered in the order they arrived (session/request-order.ts).
  */
-import { isChannel } from '../../protocol/channels.ts';
+import { isChannel, isWildcard, isWildcardChannel } from '../../protocol/channels.ts';
 import type {
   ClientRequest,
   ErrorCode,
@@ -40,6 +40,7 @@ import {
   type StreamSelection,
   sendFirstMessages,
 } from './subscription.ts';
+import { SessionWildcards } from './wildcard.ts';
 
 /** A transport's I/O, as its session sees it. */
 export interface SessionSink {
@@ -96,6 +97,7 @@ export class Session implements StreamSubscriber {
   readonly #subscriptions = new Map<string, AnyStream>();
   readonly #heldBack: SlowConsumerPolicy;
   readonly #order = new RequestOrder();
+  readonly #wildcards: SessionWildcards;
   #ended = false;
 
   constructor(id: number, sink: SessionSink, context: SessionContext, options: SessionOptions = {}) {
@@ -106,6 +108,18 @@ export class Session implements StreamSubscriber {
     this.#onClose = options.onClose;
     this.#heldBack = new SlowConsumerPolicy(context.limits, () => this.slowConsumer());
     context.marketAdmission.open(this, options.apiKey);
+    this.#wildcards = new SessionWildcards({
+      registry: context.registry,
+      maxStreams: context.limits.maxStreams,
+      held: this.#subscriptions,
+      subscriber: this,
+      compact: this.#compact,
+      admit: (channel, markets) => context.marketAdmission.admit(this, channel, markets, { listed: true }),
+      join: (channel, markets, resume) =>
+        this.#joinStreams({ channel, markets, depth: undefined }, resume, new Map(), undefined),
+      leave: (stream) => this.#leave(stream),
+      send: (message) => this.#send(message),
+    });
   }
 
   /** Streams the session holds. */
@@ -182,6 +196,7 @@ export class Session implements StreamSubscriber {
     if (this.#ended) return;
     this.#ended = true;
     this.#heldBack.clear();
+    this.#wildcards.close();
     this.#context.marketAdmission.close(this);
     for (const stream of this.#subscriptions.values()) this.#context.registry.unsubscribe(this, stream);
     this.#subscriptions.clear();
@@ -215,6 +230,10 @@ export class Session implements StreamSubscriber {
   }
 
   #subscribe(request: SessionSubscribe): void {
+    if (isWildcard(request.markets)) {
+      this.#subscribeWildcard(request);
+      return;
+    }
     const checked = checkSelection(request, this.#context.limits.maxStreams, this.#subscriptions);
     if (!checked.ok) {
       this.error(request.id, checked.code, checked.message, request.channel);
@@ -247,18 +266,9 @@ export class Session implements StreamSubscriber {
     if (this.#sink.closed || this.#ended) return;
     const { channel, markets, depth } = selection;
     const { resume } = request;
-    const { joined, recovered } = joinStreams(
-      this.#context.registry,
-      this,
-      selection,
-      resume,
-      refused,
-      cluster,
-    );
-    for (const { market, stream, replay } of joined) {
-      this.#subscriptions.set(stream.key, stream);
-      this.#sink.joined?.(stream, replay === undefined ? undefined : resume?.[market]);
-    }
+    // Named by the client: its own subscriptions, whatever a wildcard of the channel holds.
+    this.#wildcards.release(channel, markets);
+    const { joined, recovered } = this.#joinStreams(selection, resume, refused, cluster);
     // Written now, before anything of these streams: nothing above delivers to this session
     // (joinStreams adds it to each stream without sending; a cluster replay that restores a stream
     // leaves it out), and a frame a transport holds for coalescing is of a stream joined earlier.
@@ -283,20 +293,61 @@ export class Session implements StreamSubscriber {
     sendFirstMessages(this, joined);
   }
 
+  #joinStreams(
+    selection: StreamSelection,
+    resume: Readonly<Record<string, ResumePoint>> | undefined,
+    refused: ReadonlyMap<string, Refusal>,
+    cluster: ClusterReplay | undefined,
+  ): ReturnType<typeof joinStreams> {
+    const result = joinStreams(this.#context.registry, this, selection, resume, refused, cluster);
+    for (const { market, stream, replay } of result.joined) {
+      this.#subscriptions.set(stream.key, stream);
+      this.#sink.joined?.(stream, replay === undefined ? undefined : resume?.[market]);
+    }
+    return result;
+  }
+
+  /**
+   * `markets: ["*"]` (docs/protocol.md "Wildcard subscriptions"): answered at once with the
+   * request's selection; the markets it stands for follow as `subscribed` announcements.
+   */
+  #subscribeWildcard(request: SessionSubscribe): void {
+    const { channel } = request;
+    // The request schema lets `*` through on these channels only.
+    if (!isWildcardChannel(channel)) {
+      this.error(request.id, 'bad_request', '"*" does not apply to this channel', channel);
+      return;
+    }
+    this.#send({ type: 'subscribed', ...echoedSelection(request, channel, [...request.markets], undefined) });
+    this.#wildcards.subscribe(channel, request.resume);
+  }
+
+  #leave(stream: AnyStream): void {
+    this.#subscriptions.delete(stream.key);
+    this.#heldBack.forget(stream);
+    this.#context.registry.unsubscribe(this, stream);
+  }
+
   #unsubscribe(request: UnsubscribeRequest): void {
     const { channel } = request;
     if (!isChannel(channel)) {
       this.error(request.id, 'unknown_channel', `unknown channel "${channel}"`, channel);
       return;
     }
+    if (isWildcard(request.markets) && isWildcardChannel(channel)) {
+      this.#wildcards.unsubscribe(channel);
+      this.#send({
+        type: 'unsubscribed',
+        ...echoedSelection(request, channel, [...request.markets], undefined),
+      });
+      return;
+    }
     const depth = channel === 'book' ? (request.depth ?? null) : undefined;
     const markets = [...new Set(request.markets)];
+    this.#wildcards.release(channel, markets);
     for (const market of markets) {
       const stream = this.#subscriptions.get(streamKey(channel, market, depth));
-      if (stream === undefined) continue;
-      this.#subscriptions.delete(stream.key);
-      this.#heldBack.forget(stream);
-      this.#context.registry.unsubscribe(this, stream);
+      if (stream !== undefined) this.#leave(stream);
     }
     this.#send({ type: 'unsubscribed', ...echoedSelection(request, channel, markets, depth) });
   }

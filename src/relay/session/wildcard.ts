@@ -1,0 +1,257 @@
+/**
+ * @module relay/session/wildcard
+ * A session's `"*"` subscriptions (docs/protocol.md "Wildcard subscriptions"): on `price`, `trades`
+ * or `market`, every market upstream's catalogue lists as active, now and later. The session's
+ * wildcards hold the `markets` channel's `active` stream themselves (one for all of its wildcard
+ * channels; its subscriber is this object, not the client) and, on each state of it, join the
+ * streams of markets that appeared and leave those of markets that left, announcing both to the
+ * client (`subscribed` / `unsubscribed` with `wildcard: true` and no `id`).
+ *
+ * Each stream joined this way is an ordinary subscription of the session: it counts against the
+ * streams a connection may hold and passes market admission (the catalogue having listed it, it
+ * is not looked up), so its polls go through the scheduler and the budget like any other. A market
+ * refused (no room, or admission said no) is told once as a stream error and tried again each
+ * second while it stays active.
+ */
+import type { WildcardChannel } from '../../protocol/channels.ts';
+import type { MarketsData, ResumePoint, ServerMessage } from '../../protocol/messages.ts';
+import { streamKey } from '../../util/keys.ts';
+import type { Refusal } from '../admission/market.ts';
+import type { Frame } from '../streams/frame.ts';
+import type { StreamRegistry } from '../streams/registry.ts';
+import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
+import { type JoinedStream, refusalError, sendFirstMessages } from './subscription.ts';
+
+/** The catalogue stream a wildcard follows: upstream's list of active markets. */
+const ACTIVE_CATALOGUE = { channel: 'markets', market: 'active' } as const;
+/** How often markets a wildcard could not join yet are tried again. */
+const RETRY_MS = 1_000;
+
+/** What the wildcards need of their session. */
+export interface WildcardHost {
+  readonly registry: StreamRegistry;
+  readonly maxStreams: number;
+  /** The session's streams, by stream key. */
+  readonly held: ReadonlyMap<string, AnyStream>;
+  /** The session as the joined streams' subscriber (it writes their messages). */
+  readonly subscriber: StreamSubscriber;
+  /** Markets admission refuses (known from the catalogue: never looked up). */
+  admit(channel: WildcardChannel, markets: readonly string[]): ReadonlyMap<string, Refusal>;
+  /** Joins the streams as the session's own; `subscribed` is written before their first messages. */
+  join(
+    channel: WildcardChannel,
+    markets: readonly string[],
+    resume: Readonly<Record<string, ResumePoint>> | undefined,
+  ): { joined: JoinedStream[]; recovered: Record<string, boolean> };
+  /** Leaves a stream the session holds. */
+  leave(stream: AnyStream): void;
+  /** `compact`: announcements name each stream's number. */
+  readonly compact: boolean;
+  send(message: ServerMessage): void;
+}
+
+interface ChannelWildcard {
+  /** Markets this wildcard joined and still holds (their streams may have ended meanwhile). */
+  owned: Set<string>;
+  /**
+   * Active markets this wildcard has dealt with: owned, waiting, held by the client by name, or
+   * unsubscribed by name (not joined again until they leave the active list and come back).
+   */
+  covered: Set<string>;
+  /** Active markets not joined yet, with the refusal the client was told. */
+  waiting: Map<string, Refusal['code']>;
+  /** Resume points of the subscribe, for the markets of its first expansion. */
+  resume: Readonly<Record<string, ResumePoint>> | undefined;
+}
+
+export class SessionWildcards implements StreamSubscriber {
+  readonly #host: WildcardHost;
+  readonly #channels = new Map<WildcardChannel, ChannelWildcard>();
+  #catalogue: AnyStream | undefined;
+  /** Market ids the catalogue lists as active; undefined before its first state. */
+  #active: readonly string[] | undefined;
+  #retry: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(host: WildcardHost) {
+    this.#host = host;
+  }
+
+  has(channel: string): boolean {
+    return this.#channels.has(channel as WildcardChannel);
+  }
+
+  /**
+   * A `"*"` subscribe, answered already: joins what the catalogue lists as active (at once if it
+   * has a state, else on its first). A repeated one resyncs: each stream it holds gets a snapshot.
+   */
+  subscribe(channel: WildcardChannel, resume: Readonly<Record<string, ResumePoint>> | undefined): void {
+    const existing = this.#channels.get(channel);
+    if (existing !== undefined) {
+      this.#resync(channel, existing);
+      return;
+    }
+    this.#channels.set(channel, { owned: new Set(), covered: new Set(), waiting: new Map(), resume });
+    if (this.#catalogue === undefined) {
+      const stream = this.#host.registry.subscribe(this, ACTIVE_CATALOGUE);
+      this.#catalogue = stream;
+      if (stream.hasState) this.#active = activeMarkets(stream.state as MarketsData);
+    }
+    this.#reconcile();
+  }
+
+  /** An `unsubscribe` of `"*"`: every stream the wildcard joined is left. */
+  unsubscribe(channel: WildcardChannel): void {
+    const wildcard = this.#channels.get(channel);
+    if (wildcard === undefined) return;
+    for (const market of wildcard.owned) this.#leave(channel, market);
+    this.#channels.delete(channel);
+    if (this.#channels.size === 0) this.close();
+  }
+
+  /**
+   * The client subscribed or unsubscribed these markets by name: they are its own from now on, and
+   * the wildcard neither leaves nor joins them again while they stay active.
+   */
+  release(channel: string, markets: readonly string[]): void {
+    const wildcard = this.#channels.get(channel as WildcardChannel);
+    if (wildcard === undefined) return;
+    for (const market of markets) {
+      wildcard.owned.delete(market);
+      wildcard.waiting.delete(market);
+      wildcard.covered.add(market);
+    }
+  }
+
+  /** The session ends: the catalogue stream is left (the session leaves the streams it holds). */
+  close(): void {
+    if (this.#retry !== undefined) clearTimeout(this.#retry);
+    this.#retry = undefined;
+    if (this.#catalogue !== undefined) this.#host.registry.unsubscribe(this, this.#catalogue);
+    this.#catalogue = undefined;
+    this.#active = undefined;
+    this.#channels.clear();
+  }
+
+  // --- StreamSubscriber, for the catalogue stream ------------------------------------------------
+
+  deliver(stream: AnyStream): void {
+    if (stream !== this.#catalogue || !stream.hasState) return;
+    this.#active = activeMarkets(stream.state as MarketsData);
+    this.#reconcile();
+  }
+
+  /** Staleness of the catalogue changes nothing: the wildcard keeps the markets it holds. */
+  notify(_stream: AnyStream, _frame: Frame): void {}
+
+  ended(stream: AnyStream): void {
+    if (stream === this.#catalogue) this.#catalogue = undefined;
+  }
+
+  // --- Keeping the streams in line with the catalogue --------------------------------------------
+
+  #reconcile(): void {
+    if (this.#active === undefined) return;
+    const active = new Set(this.#active);
+    for (const [channel, wildcard] of this.#channels) this.#reconcileChannel(channel, wildcard, active);
+    this.#scheduleRetry();
+  }
+
+  #reconcileChannel(channel: WildcardChannel, wildcard: ChannelWildcard, active: ReadonlySet<string>): void {
+    const gone = [...wildcard.owned].filter((market) => !active.has(market));
+    for (const market of gone) this.#leave(channel, market);
+    for (const market of wildcard.covered) if (!active.has(market)) wildcard.covered.delete(market);
+    for (const market of wildcard.waiting.keys()) if (!active.has(market)) wildcard.waiting.delete(market);
+    if (gone.length > 0) this.#host.send({ type: 'unsubscribed', channel, markets: gone, wildcard: true });
+
+    const candidates: string[] = [...wildcard.waiting.keys()];
+    for (const market of active) {
+      if (wildcard.covered.has(market)) continue;
+      wildcard.covered.add(market);
+      // Held by name already: the client's own subscription, not the wildcard's.
+      if (this.#host.held.has(streamKey(channel, market))) continue;
+      candidates.push(market);
+    }
+    if (candidates.length === 0) return;
+    const room = Math.max(0, this.#host.maxStreams - this.#host.held.size);
+    const refused = new Map(this.#host.admit(channel, candidates.slice(0, room)));
+    const overLimit: Refusal = {
+      code: 'limit_exceeded',
+      message: `at most ${this.#host.maxStreams} streams per connection`,
+    };
+    for (const market of candidates.slice(room)) refused.set(market, overLimit);
+    const admitted = candidates.slice(0, room).filter((market) => !refused.has(market));
+    this.#join(channel, wildcard, admitted);
+    for (const [market, refusal] of refused) {
+      if (wildcard.waiting.get(market) !== refusal.code)
+        this.#host.send(refusalError(channel, market, refusal));
+      wildcard.waiting.set(market, refusal.code);
+    }
+  }
+
+  #join(channel: WildcardChannel, wildcard: ChannelWildcard, markets: readonly string[]): void {
+    if (markets.length === 0) return;
+    const { resume } = wildcard;
+    wildcard.resume = undefined;
+    const { joined, recovered } = this.#host.join(channel, markets, resume);
+    for (const { market } of joined) {
+      wildcard.owned.add(market);
+      wildcard.waiting.delete(market);
+    }
+    const resumed = resume !== undefined && Object.keys(resume).length > 0;
+    this.#announce(channel, joined, resumed ? recovered : undefined);
+  }
+
+  /** The client's buffer is behind no longer: every stream the wildcard holds, afresh. */
+  #resync(channel: WildcardChannel, wildcard: ChannelWildcard): void {
+    const joined: JoinedStream[] = [];
+    for (const market of wildcard.owned) {
+      const stream = this.#host.held.get(streamKey(channel, market));
+      if (stream !== undefined) joined.push({ market, stream, replay: undefined });
+    }
+    if (joined.length > 0) this.#announce(channel, joined, undefined);
+  }
+
+  #announce(
+    channel: WildcardChannel,
+    joined: readonly JoinedStream[],
+    recovered: Record<string, boolean> | undefined,
+  ): void {
+    this.#host.send({
+      type: 'subscribed',
+      channel,
+      markets: joined.map(({ market }) => market),
+      wildcard: true,
+      ...(recovered === undefined ? {} : { recovered }),
+      ...(this.#host.compact
+        ? { streams: Object.fromEntries(joined.map(({ market, stream }) => [market, stream.number])) }
+        : {}),
+    });
+    sendFirstMessages(this.#host.subscriber, joined);
+  }
+
+  #leave(channel: WildcardChannel, market: string): void {
+    this.#channels.get(channel)?.owned.delete(market);
+    const stream = this.#host.held.get(streamKey(channel, market));
+    if (stream !== undefined) this.#host.leave(stream);
+  }
+
+  #scheduleRetry(): void {
+    const waiting = [...this.#channels.values()].some((wildcard) => wildcard.waiting.size > 0);
+    if (!waiting || this.#retry !== undefined) return;
+    this.#retry = setTimeout(() => {
+      this.#retry = undefined;
+      this.#reconcile();
+    }, RETRY_MS);
+    this.#retry.unref();
+  }
+}
+
+/**
+ * The ids of the markets a catalogue state lists as active. The `active` list holds only those; a
+ * record that says otherwise (its `status` a string other than `ACTIVE`) is left out all the same.
+ */
+export function activeMarkets(state: MarketsData): string[] {
+  return Object.entries(state)
+    .filter(([, record]) => typeof record.status !== 'string' || record.status === 'ACTIVE')
+    .map(([market]) => market);
+}
