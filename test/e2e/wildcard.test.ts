@@ -127,17 +127,19 @@ describe('wildcard subscriptions', () => {
     expect([...harness.relay.ws.connections][0]!.session.streamCount).toBe(3);
   });
 
-  it('"*" unsubscribes everything it joined; a market named meanwhile stays; "*" is refused where it does not apply', async () => {
+  it('"*" unsubscribes everything it joined; a market named before stays; "*" is refused where it does not apply', async () => {
     const harness = await start({ sim: { markets: 3 } });
     const raw = await ProtocolClient.connect(harness.relay.url);
     opened.push(raw);
-    await raw.request({ op: 'subscribe', channel: 'price', markets: ['*'] });
     const active = harness.sim.market.activeMarketIds();
-    await waitFor('joined', () =>
-      announcedJoined(raw, 'price').length === active.length ? true : undefined,
-    );
     const named = active[0]!;
     await raw.request({ op: 'subscribe', channel: 'price', markets: [named] });
+    await raw.request({ op: 'subscribe', channel: 'price', markets: ['*'] });
+    // The market held by name is the client's own: the wildcard neither announces nor leaves it.
+    await waitFor('joined', () =>
+      announcedJoined(raw, 'price').length === active.length - 1 ? true : undefined,
+    );
+    expect(announcedJoined(raw, 'price')).not.toContain(named);
     const reply = await raw.request({ op: 'unsubscribe', channel: 'price', markets: ['*'] });
     expect(reply).toMatchObject({ type: 'unsubscribed', channel: 'price', markets: ['*'] });
     const session = [...harness.relay.ws.connections][0]!.session;
@@ -162,6 +164,36 @@ describe('wildcard subscriptions', () => {
       const refusal = await raw.request({ op: 'subscribe', channel, markets });
       expect(refusal).toMatchObject({ type: 'error', code: 'bad_request' });
     }
+  });
+
+  it('naming a wildcard market resyncs it and it stays the wildcard market; unsubscribing one by name keeps it out; "*" again resyncs them all', async () => {
+    const harness = await start({ sim: { markets: 3 } });
+    const raw = await ProtocolClient.connect(harness.relay.url);
+    opened.push(raw);
+    await raw.request({ op: 'subscribe', channel: 'price', markets: ['*'] });
+    const [resynced, dropped, kept] = harness.sim.market.activeMarketIds();
+    await waitFor('joined', () => (announcedJoined(raw, 'price').length === 3 ? true : undefined));
+    await waitFor('the snapshots', () => (raw.view('price', kept!) ? true : undefined));
+
+    const snapshots = () => raw.of('snapshot').filter((m) => m.market === resynced).length;
+    const before = snapshots();
+    await raw.request({ op: 'subscribe', channel: 'price', markets: [resynced] });
+    await waitFor('the resync snapshot', () => (snapshots() > before ? true : undefined));
+    await raw.request({ op: 'unsubscribe', channel: 'price', markets: [dropped] });
+
+    const from = raw.messages.length;
+    await raw.request({ op: 'subscribe', channel: 'price', markets: ['*'] });
+    const again = await waitFor('the repeated announcement', () =>
+      raw.messages.slice(from).find((m) => m.type === 'subscribed' && m.wildcard === true),
+    );
+    expect(sorted(again.markets as string[])).toEqual(sorted([resynced!, kept!]));
+
+    await settle(harness, resynced!, 'EXPIRED');
+    await waitFor('the resynced market left with the wildcard', () =>
+      announcedLeft(raw, 'price').includes(resynced!) ? true : undefined,
+    );
+    expect([...harness.relay.ws.connections][0]!.session.streamCount).toBe(1);
+    expect(raw.violations).toEqual([]);
   });
 
   it('over SSE, and on a compact connection the announcements name the stream numbers', async () => {

@@ -266,8 +266,6 @@ export class Session implements StreamSubscriber {
     if (this.#sink.closed || this.#ended) return;
     const { channel, markets, depth } = selection;
     const { resume } = request;
-    // Named by the client: its own subscriptions, whatever a wildcard of the channel holds.
-    this.#wildcards.release(channel, markets);
     const { joined, recovered } = this.#joinStreams(selection, resume, refused, cluster);
     // Written now, before anything of these streams: nothing above delivers to this session
     // (joinStreams adds it to each stream without sending; a cluster replay that restores a stream

@@ -62,6 +62,8 @@ interface ChannelWildcard {
   waiting: Map<string, Refusal['code']>;
   /** Resume points of the subscribe, for the markets of its first expansion. */
   resume: Readonly<Record<string, ResumePoint>> | undefined;
+  /** Whether the first expansion was announced (it is, even when empty). */
+  announced: boolean;
 }
 
 export class SessionWildcards implements StreamSubscriber {
@@ -90,7 +92,13 @@ export class SessionWildcards implements StreamSubscriber {
       this.#resync(channel, existing);
       return;
     }
-    this.#channels.set(channel, { owned: new Set(), covered: new Set(), waiting: new Map(), resume });
+    this.#channels.set(channel, {
+      owned: new Set(),
+      covered: new Set(),
+      waiting: new Map(),
+      resume,
+      announced: false,
+    });
     if (this.#catalogue === undefined) {
       const stream = this.#host.registry.subscribe(this, ACTIVE_CATALOGUE);
       this.#catalogue = stream;
@@ -109,8 +117,8 @@ export class SessionWildcards implements StreamSubscriber {
   }
 
   /**
-   * The client subscribed or unsubscribed these markets by name: they are its own from now on, and
-   * the wildcard neither leaves nor joins them again while they stay active.
+   * The client unsubscribed these markets by name: the wildcard does not join them again while
+   * they stay active. (Subscribing one by name is a resync: the wildcard keeps it.)
    */
   release(channel: string, markets: readonly string[]): void {
     const wildcard = this.#channels.get(channel as WildcardChannel);
@@ -163,7 +171,12 @@ export class SessionWildcards implements StreamSubscriber {
     for (const market of wildcard.waiting.keys()) if (!active.has(market)) wildcard.waiting.delete(market);
     if (gone.length > 0) this.#host.send({ type: 'unsubscribed', channel, markets: gone, wildcard: true });
 
-    const candidates: string[] = [...wildcard.waiting.keys()];
+    const candidates: string[] = [];
+    for (const market of wildcard.waiting.keys()) {
+      // Subscribed by name meanwhile: the client's own.
+      if (this.#host.held.has(streamKey(channel, market))) wildcard.waiting.delete(market);
+      else candidates.push(market);
+    }
     for (const market of active) {
       if (wildcard.covered.has(market)) continue;
       wildcard.covered.add(market);
@@ -171,7 +184,10 @@ export class SessionWildcards implements StreamSubscriber {
       if (this.#host.held.has(streamKey(channel, market))) continue;
       candidates.push(market);
     }
-    if (candidates.length === 0) return;
+    if (candidates.length === 0) {
+      this.#join(channel, wildcard, []);
+      return;
+    }
     const room = Math.max(0, this.#host.maxStreams - this.#host.held.size);
     const refused = new Map(this.#host.admit(channel, candidates.slice(0, room)));
     const overLimit: Refusal = {
@@ -188,8 +204,10 @@ export class SessionWildcards implements StreamSubscriber {
     }
   }
 
+  /** Joins `markets` and announces them; the first expansion is announced even when empty. */
   #join(channel: WildcardChannel, wildcard: ChannelWildcard, markets: readonly string[]): void {
-    if (markets.length === 0) return;
+    if (markets.length === 0 && wildcard.announced) return;
+    wildcard.announced = true;
     const { resume } = wildcard;
     wildcard.resume = undefined;
     const { joined, recovered } = this.#host.join(channel, markets, resume);
@@ -201,14 +219,18 @@ export class SessionWildcards implements StreamSubscriber {
     this.#announce(channel, joined, resumed ? recovered : undefined);
   }
 
-  /** The client's buffer is behind no longer: every stream the wildcard holds, afresh. */
+  /**
+   * A repeated `"*"` subscribe: every stream the wildcard holds is announced again, each with a
+   * fresh snapshot (before its first expansion, that expansion is the answer).
+   */
   #resync(channel: WildcardChannel, wildcard: ChannelWildcard): void {
+    if (!wildcard.announced) return;
     const joined: JoinedStream[] = [];
     for (const market of wildcard.owned) {
       const stream = this.#host.held.get(streamKey(channel, market));
       if (stream !== undefined) joined.push({ market, stream, replay: undefined });
     }
-    if (joined.length > 0) this.#announce(channel, joined, undefined);
+    this.#announce(channel, joined, undefined);
   }
 
   #announce(
