@@ -71,7 +71,7 @@ export {
   candleSources,
   candlesStreamId,
 } from '../protocol/candle-streams.ts';
-export type { CatalogueFilter, CatalogueStatus } from '../protocol/channels.ts';
+export type { CatalogueFilter, CatalogueStatus, WildcardChannel } from '../protocol/channels.ts';
 export {
   applyPatch,
   canonicalJson,
@@ -157,3 +157,4 @@ export type { ConnectionStatus } from './relay-connection.ts';
 export type { RestSubscription } from './rest-subscription.ts';
 export type { RelayUrls, WebSocketConstructor, WebSocketLike } from './socket.ts';
 export type { ResyncReason, StreamEvents, SubscriptionStatus } from './stream-subscription.ts';
+export type { WildcardEvents, WildcardStreams, WildcardSubscription } from './wildcard-subscription.ts';

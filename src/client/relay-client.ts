@@ -7,16 +7,17 @@
  */
 
 import { type CandleInterval, type CandleSource, candlesStreamId } from '../protocol/candle-streams.ts';
-import { type CatalogueFilter, canonicalStreamId, catalogueStreamId } from '../protocol/channels.ts';
+import {
+  type CatalogueFilter,
+  canonicalStreamId,
+  catalogueStreamId,
+  type WildcardChannel,
+} from '../protocol/channels.ts';
 import {
   type BookDepth,
   type Channel,
-  type ErrorCode,
-  type ErrorMessage,
   type MarketListRecord,
   PROBABILITIES_STREAM,
-  type ServerMessage,
-  type SubscribedMessage,
 } from '../protocol/messages.ts';
 import { type BackoffOptions, defaultBackoff, type RandomSource } from './backoff.ts';
 import { CandlesSubscription } from './candles-subscription.ts';
@@ -35,8 +36,8 @@ import { RelayClientError } from './client-error.ts';
 import { closeMeaning } from './close-meaning.ts';
 import { Emitter, rethrowLater } from './emitter.ts';
 import { firstState } from './first-state.ts';
-import { decodeFrame } from './frames.ts';
 import { type ConnectionStatus, RelayConnection } from './relay-connection.ts';
+import { RelayMessages } from './relay-messages.ts';
 import { RequestsInFlight } from './requests-in-flight.ts';
 import { RestSubscription } from './rest-subscription.ts';
 import type { SocketFactory } from './socket.ts';
@@ -44,13 +45,18 @@ import { StreamNumbers } from './stream-numbers.ts';
 import type { StreamHost } from './stream-subscription.ts';
 import { SubscribeBatch } from './subscribe-batch.ts';
 import {
-  depthOf,
   type SubscribeBody,
   SubscriptionRegistry,
   subscribeRequests,
   type UnsubscribeBody,
   unsubscribeRequest,
 } from './subscriptions.ts';
+import {
+  ClientWildcards,
+  type WildcardStreams,
+  type WildcardSubscription,
+  wildcardStream,
+} from './wildcard-subscription.ts';
 
 export interface ClientOptions {
   /** API key for a relay started with API keys (protocol.md "Transport"). */
@@ -74,10 +80,6 @@ export interface ClientEvents {
 }
 
 const DEFAULT_HEARTBEAT_MS = 15_000;
-/** Pause before re-sending a subscribe the relay refused as `rate_limited`. */
-const RATE_LIMIT_RETRY_MS = 1_000;
-/** Request errors that may pass on retry; any other answer to a subscribe refuses its streams. */
-const RETRYABLE = new Set<ErrorCode>(['rate_limited', 'internal', 'upstream_unavailable']);
 
 export class RelayClient extends Emitter<ClientEvents> {
   readonly #connection: RelayConnection;
@@ -86,8 +88,9 @@ export class RelayClient extends Emitter<ClientEvents> {
   readonly #toSubscribe: SubscribeBatch;
   readonly #inFlight = new RequestsInFlight();
   readonly #numbers = new StreamNumbers();
+  readonly #wildcards: ClientWildcards;
+  readonly #messages: RelayMessages;
   #opened = false;
-  readonly #retryTimers = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(urls: readonly string[], createSocket: SocketFactory, options: ClientOptions = {}) {
     super();
@@ -107,6 +110,27 @@ export class RelayClient extends Emitter<ClientEvents> {
       },
       reportListenerError: (error) => this.#listenerThrew(error),
     };
+    this.#wildcards = new ClientWildcards({
+      adopt: (channel, market) => {
+        const held = this.#streams.get(channel, market, undefined);
+        if (held !== undefined && held.channel === channel) return held as WildcardStreams[typeof channel];
+        const stream = wildcardStream(channel, this.#host, market);
+        this.#streams.add(stream);
+        return stream;
+      },
+      drop: (stream) => this.#streams.delete(stream),
+      send: (request) => this.#send(request),
+      isOpen: () => this.#connection.status === 'open',
+      reportListenerError: (error) => this.#listenerThrew(error),
+    });
+    this.#messages = new RelayMessages({
+      streams: this.#streams,
+      inFlight: this.#inFlight,
+      numbers: this.#numbers,
+      wildcards: this.#wildcards,
+      toSubscribe: this.#toSubscribe,
+      error: (error) => this.emit('error', error),
+    });
     this.#connection = new RelayConnection(
       {
         urls,
@@ -118,7 +142,7 @@ export class RelayClient extends Emitter<ClientEvents> {
       {
         status: (status) => this.emit('status', { status }),
         open: (url) => this.#onOpen(url),
-        message: (data) => this.#onFrame(data),
+        message: (data) => this.#messages.receive(data),
         close: (event) => this.#onClose({ ...event, meaning: closeMeaning(event.code) }),
         reconnecting: (event) => this.emit('reconnecting', event),
         error: (error) => this.emit('error', error),
@@ -168,6 +192,15 @@ export class RelayClient extends Emitter<ClientEvents> {
   /** A market's detail record; `closed` fires when the market leaves ACTIVE. */
   subscribeMarket(market: string): MarketSubscription {
     return this.#plain('market', market, MarketSubscription);
+  }
+
+  /**
+   * Every market upstream's catalogue lists as active, now and later (docs/client.md "Every active
+   * market"): each market's stream arrives through `added` and ends, through `removed`, when the
+   * market is no longer active. Asking again for the same channel returns the same object.
+   */
+  subscribeAll<C extends WildcardChannel>(channel: C): WildcardSubscription<WildcardStreams[C]> {
+    return this.#wildcards.subscribe(channel);
   }
 
   /** Every market's probability entry in one map (the channel's one stream, `all`). */
@@ -222,8 +255,8 @@ export class RelayClient extends Emitter<ClientEvents> {
 
   /** Closes the connection for good; every stream ends with status `closed`. */
   async close(): Promise<void> {
-    for (const timer of this.#retryTimers) clearTimeout(timer);
-    this.#retryTimers.clear();
+    this.#messages.stopRetries();
+    this.#wildcards.end('client closed');
     for (const stream of this.#streams.all()) {
       this.#streams.delete(stream);
       stream.end('client closed');
@@ -272,6 +305,7 @@ export class RelayClient extends Emitter<ClientEvents> {
   }
 
   #release(stream: AnyStreamSubscription): void {
+    this.#wildcards.forget(stream);
     this.#streams.delete(stream);
     this.#toSubscribe.delete(stream);
     this.#send(unsubscribeRequest(stream));
@@ -283,16 +317,21 @@ export class RelayClient extends Emitter<ClientEvents> {
     this.#toSubscribe.clear();
     this.#inFlight.clear();
     this.#numbers.clear();
-    for (const request of subscribeRequests(this.#streams.all(), true)) this.#send(request);
+    // The streams a wildcard holds come back through its own subscribe.
+    const named = this.#streams.all().filter((stream) => !this.#wildcards.owns(stream));
+    for (const request of [...subscribeRequests(named, true), ...this.#wildcards.requests()])
+      this.#send(request);
     this.emit('open', { reconnect: this.#opened, url });
     this.#opened = true;
   }
 
   #onClose(event: ClientEvents['close']): void {
     this.#inFlight.clear();
+    const ended = !event.willReconnect && this.#connection.status === 'closed';
+    if (ended) this.#wildcards.end('connection closed');
     for (const stream of this.#streams.all()) {
       if (event.willReconnect) stream.connectionLost();
-      else if (this.#connection.status === 'closed') {
+      else if (ended) {
         this.#streams.delete(stream);
         stream.end(event.reason || `connection closed (${event.code}): ${event.meaning}`);
       }
@@ -302,105 +341,6 @@ export class RelayClient extends Emitter<ClientEvents> {
 
   #send(body: SubscribeBody | UnsubscribeBody): void {
     this.#inFlight.send(body, (text) => this.#connection.send(text));
-  }
-
-  // --- Relay messages ------------------------------------------------------------------------------
-
-  #onFrame(data: unknown): void {
-    const decoded = decodeFrame(data, this.#numbers);
-    if (!decoded.ok) {
-      const code = decoded.unknownStream === true ? 'unknown_stream' : 'malformed_frame';
-      this.emit('error', new RelayClientError(code, decoded.reason));
-      if (decoded.stream !== undefined) {
-        const { channel, market, depth } = decoded.stream;
-        this.#streams.get(channel, market, depth)?.malformed(decoded.reason);
-      }
-      return;
-    }
-    if (decoded.message !== undefined) this.#dispatch(decoded.message);
-  }
-
-  #dispatch(message: ServerMessage): void {
-    switch (message.type) {
-      case 'snapshot':
-      case 'update': {
-        // A message for a stream the application no longer holds (just unsubscribed) is ignored.
-        this.#streams.get(message.channel, message.market, depthOf(message))?.receive(message);
-        return;
-      }
-      case 'status': {
-        const stream = this.#streams.get(message.channel, message.market, depthOf(message));
-        stream?.receiveStatus(message);
-        if (stream?.isClosed) this.#streams.delete(stream);
-        return;
-      }
-      case 'confirmed':
-        this.#streams.get(message.channel, message.market, depthOf(message))?.receiveConfirmed(message);
-        return;
-      case 'subscribed':
-        if (message.id !== undefined) this.#inFlight.answered(message.id);
-        this.#numbers.learn(message);
-        this.#onSubscribed(message);
-        return;
-      case 'unsubscribed':
-        if (message.id !== undefined) this.#inFlight.answered(message.id);
-        return;
-      case 'error':
-        this.#onError(message);
-        return;
-      case 'pong':
-      case 'heartbeat':
-        return;
-    }
-  }
-
-  #onSubscribed(message: SubscribedMessage): void {
-    if (message.recovered === undefined) return;
-    for (const [market, recovered] of Object.entries(message.recovered)) {
-      this.#streams.get(message.channel, market, depthOf(message))?.resumed(recovered);
-    }
-  }
-
-  /**
-   * A stream error (it names a market) goes to that market's streams; a request error is the
-   * answer to the request of its id, or without one to the oldest request in flight (the relay answers in order).
-   */
-  #onError(message: ErrorMessage): void {
-    const error = new RelayClientError(message.code, message.message, {
-      ...(message.channel === undefined ? {} : { channel: message.channel }),
-      ...(message.market === undefined ? {} : { market: message.market }),
-      ...(message.id === undefined ? {} : { requestId: message.id }),
-    });
-    const targets: AnyStreamSubscription[] = [];
-    if (message.market !== undefined && message.id === undefined) {
-      targets.push(...this.#streams.ofMarket(message.channel ?? '', message.market));
-    } else {
-      const request = this.#inFlight.answered(message.id);
-      if (request !== undefined && request.op === 'subscribe') {
-        for (const market of request.markets) {
-          const stream = this.#streams.get(request.channel as Channel, market, request.depth ?? null);
-          if (stream !== undefined) targets.push(stream);
-        }
-        if (message.code === 'rate_limited') this.#retryLater(targets);
-      }
-    }
-    this.emit('error', error);
-    const refused = message.id !== undefined && !RETRYABLE.has(message.code);
-    for (const stream of targets) {
-      stream.receiveError(error);
-      // The relay did not subscribe it (bad market id, unknown channel, too many streams): asking
-      // again on every reconnect would fail the same way.
-      if (refused) stream.end(`subscribe refused: ${message.code}`);
-      if (stream.isClosed) this.#streams.delete(stream);
-    }
-  }
-
-  #retryLater(streams: AnyStreamSubscription[]): void {
-    const timer = setTimeout(() => {
-      this.#retryTimers.delete(timer);
-      for (const stream of streams) if (!stream.isClosed) this.#toSubscribe.add(stream);
-    }, RATE_LIMIT_RETRY_MS);
-    this.#retryTimers.add(timer);
   }
 
   /** A throwing `error` listener cannot be reported through `error` again: it goes to the host. */

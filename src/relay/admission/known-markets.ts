@@ -21,7 +21,7 @@ export const CATALOGUE_REFRESH_MS = 60_000;
 
 export class KnownMarkets {
   readonly #source: CatalogueSource;
-  #ids: ReadonlySet<string> | undefined;
+  #ids: Set<string> | undefined;
   #complete = false;
   #timer: NodeJS.Timeout | undefined;
   #loading: Promise<void> | undefined;
@@ -49,6 +49,15 @@ export class KnownMarkets {
     if (this.#ids === undefined) return 'unknown';
     if (this.#ids.has(market)) return 'listed';
     return this.#complete ? 'not_listed' : 'unknown';
+  }
+
+  /**
+   * A market upstream's catalogue listed since the last load (a wildcard subscription saw it in the
+   * `markets` channel): listed from now on, not judged unknown until the next load finds it.
+   */
+  learn(market: string): void {
+    if (this.#ids === undefined) this.#ids = new Set([market]);
+    else this.#ids.add(market);
   }
 
   /** One load at a time; a failed load keeps the previous catalogue. */

@@ -130,6 +130,7 @@ export class MarketAdmission {
     const keyBucket = owner?.key === undefined ? undefined : this.#keyBuckets.get(owner.key)?.bucket;
     let privateCounts: { own: number; key: number } | undefined;
     for (const market of markets) {
+      if (options.listed === true) this.#catalogue?.learn(market);
       const unknown =
         options.listed === true ? this.#notFound(channel, market) : this.#unknown(channel, market);
       if (unknown !== undefined) {
