@@ -112,8 +112,8 @@ export class RelayClient extends Emitter<ClientEvents> {
     };
     this.#wildcards = new ClientWildcards({
       adopt: (channel, market) => {
-        const held = this.#streams.get(channel, market, undefined);
-        if (held !== undefined && held.channel === channel) return held as WildcardStreams[typeof channel];
+        // Over SSE a wildcard's response may announce a market the client also holds by name.
+        if (this.#streams.get(channel, market, undefined) !== undefined) return undefined;
         const stream = wildcardStream(channel, this.#host, market);
         this.#streams.add(stream);
         return stream;

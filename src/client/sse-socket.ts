@@ -9,7 +9,7 @@
  * here too. A response that fails or ends closes the whole socket (code 1006): the SDK then
  * reconnects and resubscribes with its resume points, which become the new `Last-Event-ID`.
  */
-import { offTheWire } from '../protocol/channels.ts';
+import { isWildcard, offTheWire } from '../protocol/channels.ts';
 import type { ClientRequest, SubscribeRequest, UnsubscribeRequest } from '../protocol/messages.ts';
 import {
   type CloseEventLike,
@@ -38,6 +38,8 @@ interface Group {
   abort: AbortController | undefined;
   /** The request whose reply the next `subscribed` of this response answers. */
   pending: SubscribeRequest | undefined;
+  /** A `"*"` response: the markets it announced it holds. */
+  announced: Set<string>;
 }
 
 export class SseSocket implements WebSocketLike {
@@ -89,7 +91,15 @@ export class SseSocket implements WebSocketLike {
   }
 
   #subscribe(request: SubscribeRequest): void {
-    const group = this.#group(request.channel, request.depth);
+    const wildcard = this.#groups.get(groupKey(request.channel, request.depth, true));
+    if (wildcard !== undefined && request.markets.every((market) => wildcard.announced.has(market))) {
+      // Streams of a `"*"` response (the SDK resyncing one): reopened, it snapshots each anew.
+      wildcard.pending = request;
+      wildcard.announced.clear();
+      this.#open(wildcard);
+      return;
+    }
+    const group = this.#group(request.channel, request.depth, isWildcard(request.markets));
     for (const market of request.markets) if (!group.markets.includes(market)) group.markets.push(market);
     // A market without a resume point starts with a snapshot (also the SDK's way to resync one).
     for (const market of request.markets) group.positions.delete(market);
@@ -100,12 +110,12 @@ export class SseSocket implements WebSocketLike {
   }
 
   #unsubscribe(request: UnsubscribeRequest): void {
-    const group = this.#group(request.channel, request.depth);
+    const group = this.#group(request.channel, request.depth, isWildcard(request.markets));
     group.markets = group.markets.filter((market) => !request.markets.includes(market));
     for (const market of request.markets) group.positions.delete(market);
     if (group.markets.length === 0) {
       group.abort?.abort();
-      this.#groups.delete(groupKey(group.channel, group.depth));
+      this.#groups.delete(groupKey(group.channel, group.depth, isWildcard(request.markets)));
     } else {
       this.#open(group);
     }
@@ -113,11 +123,20 @@ export class SseSocket implements WebSocketLike {
     this.#deliver({ type: 'unsubscribed', ...selection });
   }
 
-  #group(channel: string, depth: number | null | undefined): Group {
-    const key = groupKey(channel, depth);
+  /** The response of a channel and depth; a `"*"` is a response of its own. */
+  #group(channel: string, depth: number | null | undefined, wildcard: boolean): Group {
+    const key = groupKey(channel, depth, wildcard);
     let group = this.#groups.get(key);
     if (group === undefined) {
-      group = { channel, depth, markets: [], positions: new Map(), abort: undefined, pending: undefined };
+      group = {
+        channel,
+        depth,
+        markets: [],
+        positions: new Map(),
+        abort: undefined,
+        pending: undefined,
+        announced: new Set(),
+      };
       this.#groups.set(key, group);
     }
     return group;
@@ -192,7 +211,7 @@ export class SseSocket implements WebSocketLike {
   async #refused(group: Group, body: ReadableStream<Uint8Array>): Promise<void> {
     const answer = JSON.parse(await new Response(body).text()) as { error: string; message: string };
     const request = group.pending;
-    this.#groups.delete(groupKey(group.channel, group.depth));
+    this.#groups.delete(groupKey(group.channel, group.depth, isWildcard(group.markets)));
     this.#deliver({
       type: 'error',
       ...(request?.id === undefined ? {} : { id: request.id }),
@@ -211,8 +230,20 @@ export class SseSocket implements WebSocketLike {
   }
 
   #onEvent(group: Group, data: string): void {
-    const message = JSON.parse(data) as { type: string; recovered?: Record<string, boolean> };
-    if (message.type !== 'subscribed') {
+    const message = JSON.parse(data) as {
+      type: string;
+      recovered?: Record<string, boolean>;
+      markets?: string[];
+      wildcard?: boolean;
+    };
+    if (message.wildcard === true) {
+      // A `"*"` response's markets joined or left: the SDK's wildcard reads them as they are.
+      for (const market of message.markets ?? []) {
+        if (message.type === 'subscribed') group.announced.add(market);
+        else group.announced.delete(market);
+      }
+    }
+    if (message.type !== 'subscribed' || message.wildcard === true) {
       this.onmessage?.({ data });
       return;
     }
@@ -240,6 +271,6 @@ export class SseSocket implements WebSocketLike {
   }
 }
 
-function groupKey(channel: string, depth: number | null | undefined): string {
-  return `${channel}:${depth ?? 'full'}`;
+function groupKey(channel: string, depth: number | null | undefined, wildcard: boolean): string {
+  return `${channel}:${wildcard ? '*' : (depth ?? 'full')}`;
 }

@@ -50,8 +50,11 @@ export interface WildcardEvents<S> {
 
 /** What a wildcard needs from the client that owns it. */
 export interface WildcardHost<S> {
-  /** The client's stream of this channel for `market`: the one it holds, or a new one it now holds. */
-  adopt(market: string): S;
+  /**
+   * A new stream of this channel for `market`, held by the client from now on; undefined when the
+   * client already holds that market by name (it stays the application's own).
+   */
+  adopt(market: string): S | undefined;
   /** The stream is no longer held through the wildcard. */
   drop(stream: S): void;
   /** The application unsubscribed `"*"`: stop it at the relay and forget it. */
@@ -133,6 +136,7 @@ export class WildcardSubscription<S extends WildcardStreams[WildcardChannel]> ex
     for (const market of markets) {
       if (this.#streams.has(market)) continue;
       const stream = this.#host.adopt(market);
+      if (stream === undefined) continue;
       this.#streams.set(market, stream);
       this.emit('added', { market, stream });
     }
@@ -174,8 +178,8 @@ export class WildcardSubscription<S extends WildcardStreams[WildcardChannel]> ex
 
 /** What the client's wildcards need from it. */
 export interface WildcardsHost {
-  /** The client's stream of `channel` for `market`, held from now on but not subscribed by name. */
-  adopt<C extends WildcardChannel>(channel: C, market: string): WildcardStreams[C];
+  /** A stream of `channel` for `market`, held but not subscribed by name; undefined when named. */
+  adopt<C extends WildcardChannel>(channel: C, market: string): WildcardStreams[C] | undefined;
   drop(stream: WildcardStreams[WildcardChannel]): void;
   send(request: SubscribeBody | UnsubscribeBody): void;
   isOpen(): boolean;

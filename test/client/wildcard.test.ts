@@ -85,6 +85,28 @@ describe('client SDK: subscribeAll', () => {
     expect(stream.status).toBe('closed');
   });
 
+  it('over SSE, next to a stream of the same channel named on its own', async () => {
+    const harness = await start({ sim: { markets: 3 } });
+    const { client, errors } = connectRecorded(harness.relay.url, { transport: 'sse' });
+    opened.push(client);
+    const [named, ...others] = harness.sim.market.activeMarketIds();
+    const own = client.subscribePrice(named!);
+    await waitFor('the named stream', () => own.state);
+    const prices = client.subscribeAll('price');
+    await waitFor('the others added', () =>
+      others.every((market) => prices.streams.get(market)?.state) ? true : undefined,
+    );
+    expect(prices.streams.has(named!)).toBe(false);
+    const market = harness.sim.market.addMarket().id;
+    await waitFor('the new market', () => prices.streams.get(market)?.state);
+    const removed: string[] = [];
+    prices.on('removed', ({ market: gone }) => removed.push(gone));
+    harness.sim.market.settle(others[0]!, 'RESOLVED');
+    await waitFor('removed', () => (removed.includes(others[0]!) ? true : undefined));
+    expect(own.status).toBe('live');
+    expect(errors).toEqual([]);
+  });
+
   it('after a reconnect: markets still active keep their stream, one that left is removed, a new one added', async () => {
     const harness = await start({ sim: { markets: 3 } });
     const proxy = await RelayProxy.start(harness.relay.url);
