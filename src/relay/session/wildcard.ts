@@ -21,6 +21,7 @@ import type { Frame } from '../streams/frame.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
 import { type JoinedStream, refusalError, sendFirstMessages } from './subscription.ts';
+import { planWildcard } from './wildcard-plan.ts';
 
 /** The catalogue stream a wildcard follows: upstream's list of active markets. */
 const ACTIVE_CATALOGUE = { channel: 'markets', market: 'active' } as const;
@@ -159,49 +160,49 @@ export class SessionWildcards implements StreamSubscriber {
 
   #reconcile(): void {
     if (this.#active === undefined) return;
-    const active = new Set(this.#active);
-    for (const [channel, wildcard] of this.#channels) this.#reconcileChannel(channel, wildcard, active);
+    for (const [channel, wildcard] of this.#channels) this.#reconcileChannel(channel, wildcard, this.#active);
     this.#scheduleRetry();
   }
 
-  #reconcileChannel(channel: WildcardChannel, wildcard: ChannelWildcard, active: ReadonlySet<string>): void {
-    const gone = [...wildcard.owned].filter((market) => !active.has(market));
-    for (const market of gone) this.#leave(channel, market);
-    for (const market of wildcard.covered) if (!active.has(market)) wildcard.covered.delete(market);
-    for (const market of wildcard.waiting.keys()) if (!active.has(market)) wildcard.waiting.delete(market);
-    if (gone.length > 0) this.#host.send({ type: 'unsubscribed', channel, markets: gone, wildcard: true });
+  #reconcileChannel(channel: WildcardChannel, wildcard: ChannelWildcard, active: readonly string[]): void {
+    const plan = planWildcard(
+      active,
+      { owned: wildcard.owned, covered: wildcard.covered, waiting: new Set(wildcard.waiting.keys()) },
+      (market) => !wildcard.owned.has(market) && this.#host.held.has(streamKey(channel, market)),
+      // The streams it leaves make room for the ones it joins.
+      this.#host.maxStreams - this.#host.held.size + this.#heldOf(channel, wildcard.owned, active),
+    );
+    for (const market of plan.leave) this.#leave(channel, market);
+    if (plan.leave.length > 0)
+      this.#host.send({ type: 'unsubscribed', channel, markets: plan.leave, wildcard: true });
+    wildcard.covered = plan.covered;
+    for (const market of [...wildcard.waiting.keys()])
+      if (!plan.stillWaiting.has(market)) wildcard.waiting.delete(market);
 
-    const candidates: string[] = [];
-    for (const market of wildcard.waiting.keys()) {
-      // Subscribed by name meanwhile: the client's own.
-      if (this.#host.held.has(streamKey(channel, market))) wildcard.waiting.delete(market);
-      else candidates.push(market);
-    }
-    for (const market of active) {
-      if (wildcard.covered.has(market)) continue;
-      wildcard.covered.add(market);
-      // Held by name already: the client's own subscription, not the wildcard's.
-      if (this.#host.held.has(streamKey(channel, market))) continue;
-      candidates.push(market);
-    }
-    if (candidates.length === 0) {
-      this.#join(channel, wildcard, []);
-      return;
-    }
-    const room = Math.max(0, this.#host.maxStreams - this.#host.held.size);
-    const refused = new Map(this.#host.admit(channel, candidates.slice(0, room)));
+    const refused = new Map(this.#host.admit(channel, plan.join));
     const overLimit: Refusal = {
       code: 'limit_exceeded',
       message: `at most ${this.#host.maxStreams} streams per connection`,
     };
-    for (const market of candidates.slice(room)) refused.set(market, overLimit);
-    const admitted = candidates.slice(0, room).filter((market) => !refused.has(market));
-    this.#join(channel, wildcard, admitted);
+    for (const market of plan.noRoom) refused.set(market, overLimit);
+    this.#join(
+      channel,
+      wildcard,
+      plan.join.filter((market) => !refused.has(market)),
+    );
     for (const [market, refusal] of refused) {
       if (wildcard.waiting.get(market) !== refusal.code)
         this.#host.send(refusalError(channel, market, refusal));
       wildcard.waiting.set(market, refusal.code);
     }
+  }
+
+  /** How many of the streams `owned` holds are of markets no longer `active` (and so left now). */
+  #heldOf(channel: WildcardChannel, owned: ReadonlySet<string>, active: readonly string[]): number {
+    const listed = new Set(active);
+    return [...owned].filter(
+      (market) => !listed.has(market) && this.#host.held.has(streamKey(channel, market)),
+    ).length;
   }
 
   /** Joins `markets` and announces them; the first expansion is announced even when empty. */
