@@ -145,7 +145,10 @@ export class SessionWildcards implements StreamSubscriber {
 
   deliver(stream: AnyStream): void {
     if (stream !== this.#catalogue || !stream.hasState) return;
-    this.#active = activeMarkets(stream.state as MarketsData);
+    const active = activeMarkets(stream.state as MarketsData);
+    // The catalogue changes with every trade (probability, volume); the list of ids seldom does.
+    if (active === this.#active) return;
+    this.#active = active;
     this.#reconcile();
   }
 
@@ -269,12 +272,23 @@ export class SessionWildcards implements StreamSubscriber {
   }
 }
 
+/** The last catalogue state read and its active ids, shared by every session following it. */
+let lastRead: { state: MarketsData; active: readonly string[] } | undefined;
+
 /**
  * The ids of the markets a catalogue state lists as active. The `active` list holds only those; a
  * record that says otherwise (its `status` a string other than `ACTIVE`) is left out all the same.
+ * Read once per state for all sessions, and the same array as the previous state's while the ids
+ * are the same, so a session sees at once that nothing it follows changed.
  */
-export function activeMarkets(state: MarketsData): string[] {
-  return Object.entries(state)
+function activeMarkets(state: MarketsData): readonly string[] {
+  if (lastRead?.state === state) return lastRead.active;
+  const ids = Object.entries(state)
     .filter(([, record]) => typeof record.status !== 'string' || record.status === 'ACTIVE')
     .map(([market]) => market);
+  const previous = lastRead?.active;
+  const same =
+    previous !== undefined && previous.length === ids.length && ids.every((id, i) => id === previous[i]);
+  lastRead = { state, active: same ? previous : ids };
+  return lastRead.active;
 }
