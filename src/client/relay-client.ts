@@ -200,7 +200,10 @@ export class RelayClient extends Emitter<ClientEvents> {
    * market is no longer active. Asking again for the same channel returns the same object.
    */
   subscribeAll<C extends WildcardChannel>(channel: C): WildcardSubscription<WildcardStreams[C]> {
-    return this.#wildcards.subscribe(channel);
+    const wildcard = this.#wildcards.subscribe(channel);
+    // After close() nothing is subscribed again: it ends at once, as a stream would.
+    if (this.#connection.status === 'closed') this.#wildcards.end('client closed');
+    return wildcard;
   }
 
   /** Every market's probability entry in one map (the channel's one stream, `all`). */
