@@ -70,7 +70,7 @@ describe('client SDK: subscribeAll', () => {
     expect(errors).toEqual([]);
   });
 
-  it('the market channel: the stream closes itself, then the market is removed', async () => {
+  it('the market channel: the stream closes itself, then the market is removed; close() ends the wildcards', async () => {
     const harness = await start({ sim: { markets: 2 } });
     const { client } = connectRecorded(harness.relay.url);
     opened.push(client);
@@ -83,6 +83,9 @@ describe('client SDK: subscribeAll', () => {
     harness.sim.market.settle(resolving!, 'RESOLVED');
     await waitFor('removed', () => (removed.includes(resolving!) ? true : undefined));
     expect(stream.status).toBe('closed');
+    await client.close();
+    expect(records.isClosed).toBe(true);
+    expect(client.subscribeAll('trades').isClosed).toBe(true);
   });
 
   it('over SSE, next to a stream of the same channel named on its own', async () => {
