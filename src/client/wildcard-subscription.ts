@@ -134,7 +134,9 @@ export class WildcardSubscription<S extends WildcardStreams[WildcardChannel]> ex
         if (!listed.has(market)) this.#remove(market, NO_LONGER_ACTIVE);
     }
     for (const market of markets) {
-      if (this.#streams.has(market)) continue;
+      // A stream that ended (upstream did not know the market yet) is replaced by a new one.
+      if (this.#streams.get(market)?.isClosed === false) continue;
+      this.#streams.delete(market);
       const stream = this.#host.adopt(market);
       if (stream === undefined) continue;
       this.#streams.set(market, stream);

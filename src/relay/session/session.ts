@@ -149,6 +149,7 @@ export class Session implements StreamSubscriber {
   ended(stream: AnyStream): void {
     this.#subscriptions.delete(stream.key);
     this.#heldBack.forget(stream);
+    this.#wildcards.streamEnded(stream);
   }
 
   // --- What the transport calls -----------------------------------------------------------------

@@ -131,6 +131,21 @@ export class SessionWildcards implements StreamSubscriber {
     }
   }
 
+  /**
+   * A stream the session held has ended. One of a wildcard's that never had a state was refused by
+   * upstream (`unknown_market`: in cluster mode a relay whose own catalogue is older may judge a
+   * market too new for it so): while the market stays active, it waits for another try, which
+   * market admission allows once the "not found" is forgotten.
+   */
+  streamEnded(stream: AnyStream): void {
+    if (stream.hasState) return;
+    const wildcard = this.#channels.get(stream.channel as WildcardChannel);
+    if (wildcard?.owned.delete(stream.market) !== true) return;
+    // The client was told by the stream's own error: the same code is not sent again.
+    wildcard.waiting.set(stream.market, 'unknown_market');
+    this.#scheduleRetry();
+  }
+
   /** The session ends: the catalogue stream is left (the session leaves the streams it holds). */
   close(): void {
     if (this.#retry !== undefined) clearTimeout(this.#retry);
