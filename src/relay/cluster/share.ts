@@ -4,13 +4,16 @@
  * target (relay/cluster/target-streams.ts: `book` and `price`, numbered once by the holder), and, for the
  * channels each relay numbers itself, sharing the holder's upstream response. Both arrive on the
  * target's one channel. A relay alone (the local coordinator) has no stream log: its targets number
- * their own streams and nothing is encoded for a cluster.
+ * their own streams through the local numbering (relay/cluster/local-numbering.ts), behind the same
+ * interface, and nothing is encoded for a cluster.
  */
 import type { PollCoordinator } from '../../cluster/coordinator.ts';
 import { parseSharedResult, type SharedResult } from '../../cluster/shared-result.ts';
 import { isBatchPayload } from '../../cluster/stream-batch.ts';
 import type { ClusterCodec } from './codecs.ts';
-import { type AppliedPoll, type ClusterStreamContext, ClusterTarget } from './target-streams.ts';
+import { LocalNumbering } from './local-numbering.ts';
+import type { AppliedPoll, StreamNumbering } from './stream-numbering.ts';
+import { type ClusterStreamContext, ClusterTarget } from './target-streams.ts';
 
 /** A lease outlives a few missed renewals, but not a relay that died, for long. */
 const DEFAULT_MIN_LEASE_MS = 2_000;
@@ -42,8 +45,9 @@ export class ClusterShare {
   }
 
   /**
-   * The cluster-wide streams of `target`, following what its holder writes (`onApplied` hears of
-   * each poll applied here, ours or the holder's); undefined for a relay alone.
+   * How the streams of `target` are numbered: by this relay alone (relay/cluster/local-numbering.ts),
+   * or once for the cluster by its lease holder, following what the holder writes (`onApplied`
+   * hears of each poll of the holder's applied here).
    */
   streams<State, Delta>(
     target: string,
@@ -51,9 +55,9 @@ export class ClusterShare {
     codec: ClusterCodec<State, Delta>,
     context: Omit<ClusterStreamContext, 'log' | 'spent'>,
     onApplied: (poll: AppliedPoll) => void,
-  ): ClusterTarget<State, Delta> | undefined {
+  ): StreamNumbering<State> {
     const log = this.#coordinator.log;
-    if (log === undefined) return undefined;
+    if (log === undefined) return new LocalNumbering(market, codec, context);
     const spent = (ms: number) => this.#coordinator.spent(ms);
     const streams = new ClusterTarget(target, market, codec, { ...context, log, spent });
     this.#listen(target).batch = (payload) => {

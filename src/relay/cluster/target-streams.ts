@@ -20,6 +20,7 @@ import type { StreamRegistry } from '../streams/registry.ts';
 import type { Stream } from '../streams/stream.ts';
 import { type ClusterCodec, fits, loggedFrames, storedState, type TargetStream } from './codecs.ts';
 import { numberPoll, type OwnEntry, type Produced } from './numbering.ts';
+import type { AppliedPoll, PollTimes, StreamNumbering } from './stream-numbering.ts';
 import { UnwrittenPolls } from './unwritten.ts';
 
 export interface ClusterStreamContext {
@@ -33,16 +34,9 @@ export interface ClusterStreamContext {
   closeMarket(): void;
 }
 
-/** What a poll (ours, or the holder's) did to the target's streams here. */
-export interface AppliedPoll {
-  receivedAt: number;
-  /** Some stream changed. */
-  changed: boolean;
-  /** Some stream here got its first state (or a new epoch). */
-  first: boolean;
-}
-
-export class ClusterTarget<State, Delta> {
+export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
+  /** The next holder continues from the whole state, and followers serve the shared response. */
+  readonly keepsWholeState = true;
   readonly key: string;
   readonly market: string;
   readonly #codec: ClusterCodec<State, Delta>;
@@ -69,10 +63,12 @@ export class ClusterTarget<State, Delta> {
 
   /**
    * The lease holder's poll: numbered against the state in Redis, written (fenced), then served
-   * here. Undefined when the write was refused: the lease is no longer ours.
+   * here. Undefined when the write was refused: the lease is no longer ours. Polls are numbered in
+   * the order they arrive here, one at a time; the lease's fencing token orders the holders.
    */
-  produce(state: State, ts: string, rts: string, receivedAt: number): Promise<AppliedPoll | undefined> {
-    return this.#serially(() => this.#produce(state, ts, rts, receivedAt));
+  produce(state: () => State, poll: PollTimes): Promise<AppliedPoll | undefined> {
+    const made = state();
+    return this.#serially(() => this.#produce(made, poll.ts, poll.rts, poll.receivedAt));
   }
 
   /** The holder says the market is gone upstream; false when the lease is no longer ours. */

@@ -2,9 +2,10 @@
  * @module relay/targets/book-target
  * One market's order book as a poll target: one request serves every depth of the market's `book`
  * streams, each getting the book limited to its depth, and its `orders` stream, which gets the
- * book's orders one by one (polled for `orders` alone too). In cluster mode only the lease holder
- * asks upstream: it numbers every depth's `book` stream for the cluster (relay/cluster/target-streams.ts),
- * which the others serve as they are, and shares the response for their `orders` streams.
+ * book's orders one by one (polled for `orders` alone too). The `book` streams are numbered by the
+ * stream numbering it is given (relay/cluster/stream-numbering.ts): this relay's own when alone; in
+ * cluster mode only the lease holder asks upstream and numbers every depth for the cluster, which
+ * the others serve as they are, and shares the response for their `orders` streams.
  *
  * A book upstream answers with byte for byte as last time (most books, most polls) costs a
  * comparison: the upstream client resolves it to the book already validated (its ResponseMemo),
@@ -14,15 +15,15 @@
 
 import type { SharedResult } from '../../cluster/shared-result.ts';
 import type { BookState } from '../../protocol/book.ts';
-import type { BookData, BookDepth } from '../../protocol/messages.ts';
+import type { BookDepth } from '../../protocol/messages.ts';
 import { readOrderBook } from '../../upstream/book-reader.ts';
 import { ResponseMemo } from '../../upstream/client.ts';
 import type { OrderBook } from '../../upstream/schemas.ts';
 import { bookTargetKey } from '../../util/keys.ts';
-import { aggregateBook, aggregateSides, limitDepth, ordersStateOf } from '../channels/aggregate.ts';
+import { aggregateBook, aggregateSides, ordersStateOf } from '../channels/aggregate.ts';
 import { withMilliseconds } from '../channels/codecs.ts';
 import { bookClusterCodec } from '../cluster/codecs.ts';
-import type { AppliedPoll, ClusterTarget } from '../cluster/target-streams.ts';
+import type { AppliedPoll, PollTimes, StreamNumbering } from '../cluster/stream-numbering.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { BookStream } from '../streams/stream.ts';
 import { type PollContext, PollTarget } from './poll-target.ts';
@@ -30,8 +31,8 @@ import { type PollContext, PollTarget } from './poll-target.ts';
 export class BookTarget extends PollTarget {
   readonly kind = 'book';
   readonly market: string;
-  /** Cluster mode: the market's `book` streams as the cluster numbers them. */
-  readonly #cluster: ClusterTarget<BookState, BookData> | undefined;
+  /** The market's `book` streams, numbered by this relay alone or once for the cluster. */
+  readonly #numbering: StreamNumbering<BookState>;
   readonly #memo = new ResponseMemo<OrderBook>();
   /**
    * The book last applied to this relay's streams (or, `standIn`, what the memo keeps in its place),
@@ -40,13 +41,13 @@ export class BookTarget extends PollTarget {
   #last: AppliedBook | undefined;
   /** The stand-in the body reader last answered with, and the levels it read (see #read). */
   #lastRead: AppliedBook | undefined;
-  /** Bodies read straight to levels: for a relay alone whose market has no `orders` stream. */
+  /** Bodies read straight to levels: when the numbering wants no more than this relay's `book` streams show. */
   readonly #reading = { memo: this.#memo, read: (body: Buffer) => this.#read(body) };
 
   constructor(market: string, timing: TargetTiming, context: PollContext) {
     super(bookTargetKey(market), timing, context);
     this.market = market;
-    this.#cluster = context.cluster.streams(
+    this.#numbering = context.cluster.streams(
       this.key,
       market,
       bookClusterCodec,
@@ -62,34 +63,33 @@ export class BookTarget extends PollTarget {
   }
 
   async poll(): Promise<void> {
-    const { cluster, source, now } = this.context;
+    const { cluster, source, registry, now } = this.context;
     const askedAt = this.beginAsk();
     try {
       this.followed = !(await this.holdsLease());
       if (this.followed) return;
-      const book = await source.orderBook(
-        this.market,
-        this.#cluster === undefined ? this.#reading : { memo: this.#memo },
-      );
+      const whole = this.#numbering.keepsWholeState;
+      const book = await source.orderBook(this.market, whole ? { memo: this.#memo } : this.#reading);
       if (this.removed) return;
       const receivedAt = now();
-      if (this.#cluster === undefined) {
-        this.#apply(book, askedAt, receivedAt, true);
-        this.#keepLess(book);
-      } else {
-        const ts = withMilliseconds(book.timestamp);
-        const orders = this.#apply(book, askedAt, receivedAt, false);
-        const full = this.#aggregated(book, null);
-        const applied = await this.#cluster.produce(full, ts, toIso(receivedAt), receivedAt);
-        if (applied !== undefined) this.#applied(askedAt, { ...applied, changed: applied.changed || orders });
-        cluster.share(this.key, () => ({ kind: 'book', receivedAt, book }));
-      }
+      const times = { askedAt, ts: withMilliseconds(book.timestamp), rts: toIso(receivedAt), receivedAt };
+      const orders = this.#applyOrders(book, times);
+      const depth = () => (whole ? null : deepestOf(registry.streamsOf('book', this.market)));
+      const books = await this.#numbering.produce(() => this.#aggregated(book, depth()), times);
+      if (books !== undefined || orders !== undefined)
+        this.#applied(askedAt, {
+          receivedAt,
+          changed: (books?.changed ?? false) || (orders?.changed ?? false),
+          first: (books?.first ?? false) || (orders?.first ?? false),
+        });
+      if (!whole) this.#keepLess(book);
+      cluster.share(this.key, () => ({ kind: 'book', receivedAt, book }));
       this.emitPoll('book', 1, 'ok', askedAt);
     } catch (error) {
       if (this.removed) return;
       if (this.context.existence.isGone(error, { kind: 'market', value: this.market })) {
         this.emitPoll('book', 1, 'not_found', askedAt, error);
-        if (this.#cluster === undefined || (await this.#cluster.close())) this.#closeMarket();
+        if (await this.#numbering.close()) this.#closeMarket();
         return;
       }
       this.failed('book', 1, askedAt, error);
@@ -97,33 +97,21 @@ export class BookTarget extends PollTarget {
   }
 
   /**
-   * Publishes a response to this relay's `orders` streams and, with `books` (a relay alone), to its
-   * `book` streams too, then confirms the target. Returns whether an `orders` stream changed.
+   * Publishes a response to this relay's `orders` streams, in the order the requests were asked.
+   * Undefined when it is older than one applied, or no `orders` stream is here.
    */
-  #apply(book: OrderBook, askedAt: number, receivedAt: number, books: boolean): boolean {
-    if (!this.accepts(askedAt)) return false;
+  #applyOrders(book: OrderBook, times: PollTimes): Omit<AppliedPoll, 'receivedAt'> | undefined {
+    if (!this.accepts(times.askedAt)) return undefined;
     const { registry, publisher } = this.context;
-    const bookStreams: ReadonlySet<BookStream> = books ? registry.streamsOf('book', this.market) : new Set();
-    const orders = registry.streamsOf('orders', this.market);
-    if (bookStreams.size === 0 && orders.size === 0) return false;
-    const ts = withMilliseconds(book.timestamp);
-    const rts = toIso(receivedAt);
     // The same object as last applied is the same bytes from upstream, so the same state: the
     // streams that hold it are only confirmed.
     const same = this.#last?.book === book;
     if (!same) this.#last = this.#lastRead?.book === book ? this.#lastRead : { book };
+    const orders = registry.streamsOf('orders', this.market);
+    if (orders.size === 0) return undefined;
+    const { ts, rts, receivedAt } = times;
     let changed = false;
-    let ordersChanged = false;
     let first = false;
-    if (books) {
-      const full = this.#aggregated(book, deepestOf(bookStreams));
-      for (const stream of bookStreams) {
-        first ||= !stream.hasState;
-        if (same && stream.hasState) publisher.confirm(stream, rts, receivedAt);
-        else if (publisher.publish(stream, limitDepth(full, stream.depth ?? null), ts, rts, receivedAt))
-          changed = true;
-      }
-    }
     let state: ReturnType<typeof ordersStateOf> | undefined;
     for (const stream of orders) {
       first ||= !stream.hasState;
@@ -132,10 +120,9 @@ export class BookTarget extends PollTarget {
         continue;
       }
       state ??= ordersStateOf(this.#whole(book));
-      if (publisher.publish(stream, state, ts, rts, receivedAt)) ordersChanged = true;
+      if (publisher.publish(stream, state, ts, rts, receivedAt)) changed = true;
     }
-    if (books) this.confirmed(askedAt, first ? undefined : changed || ordersChanged);
-    return ordersChanged;
+    return { changed, first };
   }
 
   /**
@@ -168,8 +155,8 @@ export class BookTarget extends PollTarget {
   /**
    * Once a new book is applied, all an unchanged poll needs of it is its aggregation and its time:
    * the memo keeps a stand-in without its orders, so they die young instead of living until the
-   * next poll, where every major collection would mark them again. Not in cluster mode, which
-   * shares the book.
+   * next poll, where every major collection would mark them again. Not when the numbering keeps
+   * the whole state: the cluster's shares the book.
    */
   #keepLess(book: OrderBook): void {
     const last = this.#last;
@@ -198,8 +185,10 @@ export class BookTarget extends PollTarget {
 
   /** Cluster mode: the holder's response, for this relay's `orders` streams. */
   #onShared(result: SharedResult): void {
-    if (result.kind === 'book' && result.book.market_id.toLowerCase() === this.market)
-      this.#apply(result.book, result.receivedAt, result.receivedAt, false);
+    if (result.kind !== 'book' || result.book.market_id.toLowerCase() !== this.market) return;
+    const { book, receivedAt } = result;
+    const rts = toIso(receivedAt);
+    this.#applyOrders(book, { askedAt: receivedAt, ts: withMilliseconds(book.timestamp), rts, receivedAt });
   }
 }
 

@@ -6,12 +6,12 @@
  * market's book moved.
  */
 
-import type { PriceData, PriceUpdateData } from '../../protocol/messages.ts';
+import type { PriceData } from '../../protocol/messages.ts';
 import { publicReason } from '../../upstream/errors.ts';
 import type { ClobPriceSnapshot } from '../../upstream/schemas.ts';
 import { priceTargetKey } from '../../util/keys.ts';
 import { priceDataOf, withMilliseconds } from '../channels/codecs.ts';
-import type { ClusterTarget } from '../cluster/target-streams.ts';
+import type { StreamNumbering } from '../cluster/stream-numbering.ts';
 import type { Confirmation } from '../poll/freshness.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import { type PollContext, PollTarget } from './poll-target.ts';
@@ -21,13 +21,13 @@ export interface PriceMarket extends Confirmation {
   /** Asked for at least once (a market new to a batch makes the batch ask at once). */
   asked: boolean;
   appliedAskedAt: number;
-  /** Cluster mode: the market's price stream as the cluster numbers it. */
-  cluster: ClusterTarget<PriceData, PriceUpdateData> | undefined;
+  /** The market's price stream, numbered by this relay alone or once for the cluster. */
+  numbering: StreamNumbering<PriceData>;
 }
 
-export function newPriceMarket(now: number): PriceMarket {
+export function newPriceMarket(now: number, numbering: StreamNumbering<PriceData>): PriceMarket {
   return {
-    cluster: undefined,
+    numbering,
     addedAt: now,
     confirmedAt: undefined,
     lastError: undefined,
@@ -96,8 +96,7 @@ export class PriceBatchTarget extends PollTarget {
       for (const market of batch) {
         const health = this.#health.get(market);
         if (answered.has(market) || health === undefined) continue;
-        if (health.cluster === undefined || (await health.cluster.close()))
-          this.context.closeMarket('price', market);
+        if (await health.numbering.close()) this.context.closeMarket('price', market);
       }
     } catch (error) {
       const reason = publicReason(error);
@@ -120,8 +119,9 @@ export class PriceBatchTarget extends PollTarget {
   }
 
   /**
-   * Applies one market's entry of a batch, in the order the requests were asked. In cluster mode it
-   * is numbered for the cluster and written to Redis first: the promise of that write.
+   * Applies one market's entry of a batch, in the order the requests were asked, through the
+   * market's numbering (in cluster mode numbered for the cluster and written to Redis first): the
+   * promise of that.
    */
   applyPrice(
     market: string,
@@ -131,18 +131,17 @@ export class PriceBatchTarget extends PollTarget {
   ): Promise<void> | undefined {
     const health = this.#health.get(market);
     if (health === undefined || askedAt < health.appliedAskedAt) return undefined;
-    const ts = withMilliseconds(entry.timestamp);
-    const rts = new Date(receivedAt).toISOString();
-    if (health.cluster !== undefined) {
-      return health.cluster.produce(priceDataOf(entry), ts, rts, receivedAt).then((applied) => {
+    const times = {
+      askedAt,
+      ts: withMilliseconds(entry.timestamp),
+      rts: new Date(receivedAt).toISOString(),
+      receivedAt,
+    };
+    return health.numbering
+      .produce(() => priceDataOf(entry), times)
+      .then((applied) => {
         if (applied !== undefined) this.confirmPrice(market, askedAt, applied.changed);
       });
-    }
-    const [stream] = this.context.registry.streamsOf('price', market);
-    if (stream === undefined) return undefined;
-    const changed = this.context.publisher.publish(stream, priceDataOf(entry), ts, rts, receivedAt);
-    this.confirmPrice(market, askedAt, changed);
-    return undefined;
   }
 
   /** A market's price was confirmed by a request asked at `askedAt` (ours, or the holder's). */

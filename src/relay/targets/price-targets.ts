@@ -56,15 +56,14 @@ export class PriceTargets {
     }
     for (const market of wanted.keys()) {
       if (this.#markets.has(market)) continue;
-      const health = newPriceMarket(this.#context.now());
-      this.#markets.set(market, health);
-      health.cluster = this.#context.cluster.streams(
+      const numbering = this.#context.cluster.streams(
         priceTargetKey(market),
         market,
         priceClusterCodec,
         { ...this.#context, closeMarket: () => closeMarket('price', market) },
         (applied) => this.#batchOf(market)?.confirmPrice(market, applied.receivedAt, applied.changed),
       );
+      this.#markets.set(market, newPriceMarket(this.#context.now(), numbering));
     }
     const markets = [...this.#markets.keys()];
     const count = Math.ceil(markets.length / PRICE_BATCH_SIZE);

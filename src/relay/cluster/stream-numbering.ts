@@ -1,0 +1,43 @@
+/**
+ * @module relay/cluster/stream-numbering
+ * How the streams of one poll target get their numbers (epoch, `seq`): one interface, implemented
+ * by a relay alone, which numbers its own streams (relay/cluster/local-numbering.ts), and by a relay
+ * in cluster mode, where the lease holder numbers them once for the cluster and writes them to the
+ * stream log (relay/cluster/target-streams.ts). A target hands every poll it applies to `produce`
+ * and upstream's "no such market" to `close`, whichever implementation it was given.
+ */
+
+/** What a poll (ours, or the cluster's lease holder's) did to the target's streams here. */
+export interface AppliedPoll {
+  receivedAt: number;
+  /** Some stream changed. */
+  changed: boolean;
+  /** Some stream here got its first state (or a new epoch). */
+  first: boolean;
+}
+
+/** When one poll was asked and answered, and upstream's time of its data. */
+export interface PollTimes {
+  /** When the request was asked: a relay alone drops a response older than the last one it numbered. */
+  askedAt: number;
+  ts: string;
+  rts: string;
+  receivedAt: number;
+}
+
+export interface StreamNumbering<State> {
+  /**
+   * Whether `produce` wants the target's whole state rather than only what this relay's streams
+   * show: the cluster's numbering stores it for the next lease holder, and the response is shared
+   * with the other relays. A target may read less of a response when this is false.
+   */
+  readonly keepsWholeState: boolean;
+  /**
+   * Numbers one poll of `state` (made once, only when it is called) for every stream of the target
+   * and serves it to this relay's streams. Undefined when nothing was served: no stream here (a
+   * relay alone), a response older than one already numbered, or the lease is no longer ours.
+   */
+  produce(state: () => State, poll: PollTimes): Promise<AppliedPoll | undefined>;
+  /** Upstream has no such market: true when its streams are to end (false: the lease is no longer ours). */
+  close(): Promise<boolean>;
+}
