@@ -26,6 +26,7 @@ import { bookClusterCodec } from '../cluster/codecs.ts';
 import type { AppliedPoll, PollTimes, StreamNumbering } from '../cluster/stream-numbering.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { BookStream } from '../streams/stream.ts';
+import type { PollOutcome } from './outcomes.ts';
 import { type PollContext, PollTarget } from './poll-target.ts';
 
 export class BookTarget extends PollTarget {
@@ -55,22 +56,24 @@ export class BookTarget extends PollTarget {
         registry: context.registry,
         publisher: context.publisher,
         now: context.now,
-        closeMarket: () => this.#closeMarket(),
+        closeMarket: () => {
+          for (const outcome of this.#notFound()) context.report(outcome);
+        },
       },
       (applied) => this.#applied(applied.receivedAt, applied),
     );
     context.cluster.follow(this.key, (result) => this.#onShared(result));
   }
 
-  async poll(): Promise<void> {
+  protected async pollOnce(): Promise<readonly PollOutcome[]> {
     const { cluster, source, registry, now } = this.context;
     const askedAt = this.beginAsk();
     try {
       this.followed = !(await this.holdsLease());
-      if (this.followed) return;
+      if (this.followed) return [];
       const whole = this.#numbering.keepsWholeState;
       const book = await source.orderBook(this.market, whole ? { memo: this.#memo } : this.#reading);
-      if (this.removed) return;
+      if (this.removed) return [];
       const receivedAt = now();
       const times = { askedAt, ts: withMilliseconds(book.timestamp), rts: toIso(receivedAt), receivedAt };
       const orders = this.#applyOrders(book, times);
@@ -85,14 +88,14 @@ export class BookTarget extends PollTarget {
       if (!whole) this.#keepLess(book);
       cluster.share(this.key, () => ({ kind: 'book', receivedAt, book }));
       this.emitPoll('book', 1, 'ok', askedAt);
+      return [];
     } catch (error) {
-      if (this.removed) return;
+      if (this.removed) return [];
       if (this.context.existence.isGone(error, { kind: 'market', value: this.market })) {
         this.emitPoll('book', 1, 'not_found', askedAt, error);
-        if (await this.#numbering.close()) this.#closeMarket();
-        return;
+        return (await this.#numbering.close()) ? this.#notFound() : [];
       }
-      this.failed('book', 1, askedAt, error);
+      return this.failed('book', 1, askedAt, error);
     }
   }
 
@@ -178,9 +181,11 @@ export class BookTarget extends PollTarget {
   }
 
   /** Upstream has no such market: its `book` and `orders` streams end. */
-  #closeMarket(): void {
-    this.context.closeMarket('book', this.market);
-    this.context.closeMarket('orders', this.market);
+  #notFound(): PollOutcome[] {
+    return [
+      { type: 'not_found', kind: 'book', id: this.market },
+      { type: 'not_found', kind: 'orders', id: this.market },
+    ];
   }
 
   /** Cluster mode: the holder's response, for this relay's `orders` streams. */

@@ -29,6 +29,7 @@ import { streamTargetKey } from '../../util/keys.ts';
 import { type CandleSample, candlesDataOf, mergeSamples, type SeriesCandle } from '../channels/candles.ts';
 import { ACTIVITY_PAGE_SIZE, TradeHistory, walkActivity } from '../channels/trades.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
+import type { PollOutcome } from './outcomes.ts';
 import { type PollContext, PollTarget } from './poll-target.ts';
 
 /** The history range a stream's first poll reads: about as far back as its candles are kept. */
@@ -90,7 +91,7 @@ export class CandlesTarget extends PollTarget {
     context.cluster.follow(this.key, (result) => this.#onShared(result));
   }
 
-  async poll(): Promise<void> {
+  protected async pollOnce(): Promise<readonly PollOutcome[]> {
     const { cluster, now, registry } = this.context;
     const askedAt = this.beginAsk();
     // A refusal of a walk's later page is about that page, not about the market.
@@ -100,15 +101,15 @@ export class CandlesTarget extends PollTarget {
       this.requestSent();
     };
     try {
-      if (!(await this.holdsLease())) return;
-      if (registry.streamsOf('candles', this.streamId).size === 0) return;
+      if (!(await this.holdsLease())) return [];
+      if (registry.streamsOf('candles', this.streamId).size === 0) return [];
       const samples =
         this.#stream.source === 'probability'
           ? await this.#historySamples(counted)
           : await this.#tradeSamples(counted);
-      if (this.removed) return;
+      if (this.removed) return [];
       const receivedAt = now();
-      if (!this.#apply(samples, askedAt, receivedAt)) return;
+      if (!this.#apply(samples, askedAt, receivedAt)) return [];
       this.#backfilled = true;
       cluster.share(this.key, () => ({
         kind: 'response',
@@ -116,17 +117,21 @@ export class CandlesTarget extends PollTarget {
         body: { series: this.#series, seen: this.#recentIds },
       }));
       this.emitPoll('candles', 1, 'ok', askedAt);
+      return [];
     } catch (error) {
-      if (this.removed) return;
+      if (this.removed) return [];
       const { market } = this.#stream;
       if (requests === 1 && this.context.existence.isGone(error, { kind: 'market', value: market })) {
         this.emitPoll('candles', 1, 'not_found', askedAt, error);
         cluster.share(this.key, () => ({ kind: 'not_found' }));
-        this.context.closeMarket('candles', this.streamId);
-        return;
+        return [this.#notFound()];
       }
-      this.failed('candles', 1, askedAt, error);
+      return this.failed('candles', 1, askedAt, error);
     }
+  }
+
+  #notFound(): PollOutcome {
+    return { type: 'not_found', kind: 'candles', id: this.streamId };
   }
 
   /** The probability history's points, as upstream serves them (numbers). */
@@ -202,7 +207,7 @@ export class CandlesTarget extends PollTarget {
 
   /** The lease holder's series, ordered by when it received it (its polls never overlap). */
   #onShared(result: SharedResult): void {
-    if (result.kind === 'not_found') this.context.closeMarket('candles', this.streamId);
+    if (result.kind === 'not_found') this.context.report(this.#notFound());
     if (result.kind !== 'response' || !this.accepts(result.receivedAt)) return;
     const parsed = sharedCandles.safeParse(result.body);
     if (!parsed.success || this.context.registry.streamsOf('candles', this.streamId).size === 0) return;

@@ -11,12 +11,18 @@
 import { publicReason } from '../../upstream/errors.ts';
 import type { ProbabilitiesResponse, ProbabilityEntry } from '../../upstream/schemas.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
+import type { PollOutcome } from './outcomes.ts';
 import { type PollContext, PollTarget } from './poll-target.ts';
 
 export const HINTS_TARGET_KEY = 'hints';
 
-/** What a change hint tells the poller about a book (relay/targets/poll-target.ts PollContext). */
-type HintSink = Pick<PollContext, 'hintBook' | 'coverBook'>;
+/** What a change hint tells the poller about a book. */
+interface HintSink {
+  /** A read asked at `askedAt` shows the market's book moved, about `movedAt`. */
+  hintBook(market: string, askedAt: number, movedAt: number): void;
+  /** A read asked at `askedAt` would have shown a move of the market's book. */
+  coverBook(market: string, askedAt: number): void;
+}
 
 /** Reads successive probabilities maps into book hints. */
 export class ChangeHints {
@@ -63,17 +69,18 @@ export class ChangeHintTarget extends PollTarget {
     this.#hints = hints;
   }
 
-  async poll(): Promise<void> {
+  protected async pollOnce(): Promise<readonly PollOutcome[]> {
     const askedAt = this.beginAsk();
     try {
       const response = await this.context.source.probabilities();
-      if (this.removed) return;
+      if (this.removed) return [];
       this.#hints.read(response, askedAt);
       this.confirmed(askedAt, undefined);
     } catch (error) {
       // A missed hint costs nothing but the hint: books are still confirmed within their maximum age.
       this.lastError = publicReason(error);
     }
+    return [];
   }
 }
 

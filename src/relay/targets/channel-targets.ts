@@ -18,6 +18,7 @@ import {
   tokenPriceResponse,
 } from '../../upstream/schemas.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
+import type { PollOutcome } from './outcomes.ts';
 import type { PollContext } from './poll-target.ts';
 import { StreamTarget } from './stream-target.ts';
 
@@ -60,12 +61,13 @@ export class ProbabilitiesTarget extends StreamTarget<'probabilities', Probabili
     super('probabilities', streamId, timing, context);
   }
 
+  protected ask(): Promise<ProbabilitiesResponse> {
+    return this.context.source.probabilities();
+  }
+
   /** The same map is the books' change hints (relay/targets/change-hints.ts): read once for both. */
-  protected async ask(): Promise<ProbabilitiesResponse> {
-    const askedAt = this.lastAskedAt ?? this.context.now();
-    const response = await this.context.source.probabilities();
-    this.context.probabilitiesRead(response, askedAt);
-    return response;
+  protected override alsoFound(response: ProbabilitiesResponse, askedAt: number): PollOutcome[] {
+    return [{ type: 'probabilities', response, askedAt }];
   }
 
   /** Keyed by market id in its one spelling (lower case), as every other stream names markets. */

@@ -1,8 +1,9 @@
 /**
  * @module relay/targets/poll-target
  * What every poll target (a book, a price batch, the change-hint map) shares: its timing, what its
- * responses have shown (confirmation, change rate, last error), the order of its responses, and the
- * context it polls through. Responses are ordered by when the relay asked for them, never by
+ * responses have shown (confirmation, change rate, last error), the order of its responses, the
+ * context it polls through, and a poll that returns what else it found (relay/targets/outcomes.ts)
+ * for the pool to apply. Responses are ordered by when the relay asked for them, never by
  * upstream's clock: a response to an older request than the one last applied is dropped, so an
  * absurd upstream timestamp is only data (docs/operations.md "Freshness").
  */
@@ -33,6 +34,7 @@ import {
 import type { StreamPublisher } from '../streams/publisher.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
 import type { ExistenceJudge } from './not-found.ts';
+import type { PollOutcome } from './outcomes.ts';
 
 /** The upstream calls polling needs (the typed client satisfies it; tests may fake it). */
 export interface PollSource {
@@ -50,7 +52,7 @@ export interface PollSource {
   publicBody(request: Pick<CanonicalRestPath, 'template' | 'pathname' | 'query'>): Promise<unknown>;
 }
 
-/** Everything a target polls through and reports to. */
+/** Everything a target polls through. */
 export interface PollContext {
   source: PollSource;
   cluster: ClusterShare;
@@ -60,18 +62,11 @@ export interface PollContext {
   now: () => number;
   /** Whether a failed poll means upstream does not have the id (relay/targets/not-found.ts). */
   existence: ExistenceJudge;
-  /** Upstream said the market (or feed) does not exist: its streams of `kind` end. */
-  closeMarket(kind: PollKind, market: string): void;
-  /** The streams of `kind` for `id` have said their last (a market that left ACTIVE): they end. */
-  endStreams(kind: PollKind, id: string, reason: string): void;
-  /** A cheap request asked at `askedAt` shows the market's book moved, about `movedAt`. */
-  hintBook(market: string, askedAt: number, movedAt: number): void;
-  /** A hint read asked at `askedAt` would have shown a move of the market's book. */
-  coverBook(market: string, askedAt: number): void;
-  /** A request failed: judge freshness now rather than on the next sweep. */
-  judgeFreshness(): void;
-  /** A probabilities map asked for at `askedAt` arrived (the change hints read it too). */
-  probabilitiesRead(response: ProbabilitiesResponse, askedAt: number): void;
+  /**
+   * What the lease holder shared showed beyond its states (it arrives outside any poll); a poll's
+   * own outcomes are what `poll` returns.
+   */
+  report(outcome: PollOutcome): void;
 }
 
 export abstract class PollTarget implements DispatchTarget, Confirmation {
@@ -115,7 +110,12 @@ export abstract class PollTarget implements DispatchTarget, Confirmation {
     return this.lastAskedAt === undefined;
   }
 
-  abstract poll(): Promise<void>;
+  /** One poll: asks upstream (or not: the lease is another relay's), publishes, and says what else it found. */
+  protected abstract pollOnce(): Promise<readonly PollOutcome[]>;
+
+  async poll(): Promise<void> {
+    for (const outcome of await this.pollOnce()) this.context.report(outcome);
+  }
 
   /** The time the current request was asked (set by the dispatcher), measuring the gap since the last. */
   protected beginAsk(): number {
@@ -164,14 +164,15 @@ export abstract class PollTarget implements DispatchTarget, Confirmation {
     this.lastError = undefined;
   }
 
-  protected failed(kind: PollKind, markets: number, askedAt: number, error: unknown): void {
+  /** A request failed: recorded, and freshness is to be judged now. */
+  protected failed(kind: PollKind, markets: number, askedAt: number, error: unknown): PollOutcome[] {
     // What clients are told; the error itself goes to the log (poll:done).
     this.lastError = publicReason(error);
     // Upstream's Retry-After holds this target back; the budget's own cut is the dispatcher's.
     const retryAfterMs = error instanceof UpstreamHttpError ? error.retryAfterMs : undefined;
     this.retryAt = retryAfterMs === undefined ? undefined : this.context.now() + retryAfterMs;
     this.emitPoll(kind, markets, 'error', askedAt, error);
-    this.context.judgeFreshness();
+    return [{ type: 'failed' }];
   }
 
   protected emitPoll(

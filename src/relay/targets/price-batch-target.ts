@@ -14,6 +14,7 @@ import { priceDataOf, withMilliseconds } from '../channels/codecs.ts';
 import type { StreamNumbering } from '../cluster/stream-numbering.ts';
 import type { Confirmation } from '../poll/freshness.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
+import type { PollOutcome } from './outcomes.ts';
 import { type PollContext, PollTarget } from './poll-target.ts';
 
 /** One market with a price stream. */
@@ -58,7 +59,7 @@ export class PriceBatchTarget extends PollTarget {
     return this.markets.some((market) => this.#health.get(market)?.asked === false);
   }
 
-  async poll(): Promise<void> {
+  protected async pollOnce(): Promise<readonly PollOutcome[]> {
     const { cluster, source, now } = this.context;
     const askedAt = this.beginAsk();
     const wanted = [...this.markets];
@@ -71,13 +72,13 @@ export class PriceBatchTarget extends PollTarget {
     );
     const batch = wanted.filter((market, i) => claims[i] && this.#health.has(market));
     this.followed = batch.length === 0;
-    if (this.followed || this.removed) return;
+    if (this.followed || this.removed) return [];
     this.#markAwaiting(batch, askedAt);
     try {
       const response = await source.clobPrices(batch);
       const receivedAt = now();
       const answered = new Set<string>();
-      const writes: Promise<void>[] = [];
+      const writes: Promise<PollOutcome | undefined>[] = [];
       for (const entry of response.data) {
         const market = entry.market_id.toLowerCase();
         if (!this.#health.has(market)) continue;
@@ -88,7 +89,7 @@ export class PriceBatchTarget extends PollTarget {
         const written = this.applyPrice(market, entry, askedAt, receivedAt);
         if (written !== undefined) writes.push(written);
       }
-      if (writes.length > 0) await Promise.all(writes);
+      const outcomes = (await Promise.all(writes)).filter((hint) => hint !== undefined);
       this.confirmed(askedAt, undefined);
       this.emitPoll('price', batch.length, 'ok', askedAt);
       // A market the batch does not answer for does not exist upstream (docs/upstream.md: one
@@ -96,15 +97,16 @@ export class PriceBatchTarget extends PollTarget {
       for (const market of batch) {
         const health = this.#health.get(market);
         if (answered.has(market) || health === undefined) continue;
-        if (await health.numbering.close()) this.context.closeMarket('price', market);
+        if (await health.numbering.close()) outcomes.push({ type: 'not_found', kind: 'price', id: market });
       }
+      return outcomes;
     } catch (error) {
       const reason = publicReason(error);
       for (const market of batch) {
         const health = this.#health.get(market);
         if (health !== undefined) health.lastError = reason;
       }
-      this.failed('price', batch.length, askedAt, error);
+      return this.failed('price', batch.length, askedAt, error);
     } finally {
       this.#markAwaiting(batch, undefined);
     }
@@ -121,14 +123,14 @@ export class PriceBatchTarget extends PollTarget {
   /**
    * Applies one market's entry of a batch, in the order the requests were asked, through the
    * market's numbering (in cluster mode numbered for the cluster and written to Redis first): the
-   * promise of that.
+   * promise of that, with the hint a changed price gives its book.
    */
   applyPrice(
     market: string,
     entry: ClobPriceSnapshot,
     askedAt: number,
     receivedAt: number,
-  ): Promise<void> | undefined {
+  ): Promise<PollOutcome | undefined> | undefined {
     const health = this.#health.get(market);
     if (health === undefined || askedAt < health.appliedAskedAt) return undefined;
     const times = {
@@ -140,16 +142,18 @@ export class PriceBatchTarget extends PollTarget {
     return health.numbering
       .produce(() => priceDataOf(entry), times)
       .then((applied) => {
-        if (applied !== undefined) this.confirmPrice(market, askedAt, applied.changed);
+        return applied === undefined ? undefined : this.confirmPrice(market, askedAt, applied.changed);
       });
   }
 
-  /** A market's price was confirmed by a request asked at `askedAt` (ours, or the holder's). */
-  confirmPrice(market: string, askedAt: number, changed: boolean): void {
+  /**
+   * A market's price was confirmed by a request asked at `askedAt` (ours, or the holder's); a
+   * changed price hints that the market's book moved.
+   */
+  confirmPrice(market: string, askedAt: number, changed: boolean): PollOutcome | undefined {
     const health = this.#health.get(market);
-    if (health === undefined || askedAt < health.appliedAskedAt) return;
+    if (health === undefined || askedAt < health.appliedAskedAt) return undefined;
     health.appliedAskedAt = askedAt;
-    if (changed) this.context.hintBook(market, askedAt, askedAt - (this.meanAskGapMs ?? 0) / 2);
     const now = this.context.now();
     this.context.events.emit('poll:confirmed', {
       kind: 'price',
@@ -157,6 +161,8 @@ export class PriceBatchTarget extends PollTarget {
     });
     health.confirmedAt = now;
     health.lastError = undefined;
+    if (!changed) return undefined;
+    return { type: 'book_moved', market, askedAt, movedAt: askedAt - (this.meanAskGapMs ?? 0) / 2 };
   }
 }
 

@@ -7,10 +7,8 @@
  */
 import { priceTargetKey } from '../../util/keys.ts';
 import { priceClusterCodec } from '../cluster/codecs.ts';
-import type { PollKind } from '../events.ts';
 import { PRICE_BATCH_SIZE } from '../poll/budget.ts';
 import type { PollDispatcher } from '../poll/dispatcher.ts';
-import { type FreshnessRule, staleReason } from '../poll/freshness.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { PollContext } from './poll-target.ts';
 import { newPriceMarket, PriceBatchTarget, type PriceMarket } from './price-batch-target.ts';
@@ -36,9 +34,9 @@ export class PriceTargets {
     return this.#batches.length;
   }
 
-  /** The markets' confirmations, for the oldest age. */
-  markets(): Iterable<PriceMarket> {
-    return this.#markets.values();
+  /** Each market with its confirmation. */
+  markets(): Iterable<[string, PriceMarket]> {
+    return this.#markets.entries();
   }
 
   /** Mean time between requests per batch, measured; undefined for a batch not asked twice yet. */
@@ -47,7 +45,7 @@ export class PriceTargets {
   }
 
   /** Brings the markets and batches in line with the registry; new batches get `timing`. */
-  sync(timing: TargetTiming, closeMarket: (kind: PollKind, market: string) => void): void {
+  sync(timing: TargetTiming): void {
     const wanted = this.#context.registry.ids('price');
     for (const market of this.#markets.keys()) {
       if (wanted.has(market)) continue;
@@ -60,8 +58,14 @@ export class PriceTargets {
         priceTargetKey(market),
         market,
         priceClusterCodec,
-        { ...this.#context, closeMarket: () => closeMarket('price', market) },
-        (applied) => this.#batchOf(market)?.confirmPrice(market, applied.receivedAt, applied.changed),
+        {
+          ...this.#context,
+          closeMarket: () => this.#context.report({ type: 'not_found', kind: 'price', id: market }),
+        },
+        (applied) => {
+          const hint = this.#batchOf(market)?.confirmPrice(market, applied.receivedAt, applied.changed);
+          if (hint !== undefined) this.#context.report(hint);
+        },
       );
       this.#markets.set(market, newPriceMarket(this.#context.now(), numbering));
     }
@@ -81,16 +85,6 @@ export class PriceTargets {
   /** Every batch asked at `timing` from now on (the interval moved with the budget). */
   retime(timing: TargetTiming): void {
     for (const batch of this.#batches) batch.timing = timing;
-  }
-
-  /** Marks stale the streams of every market not confirmed in time (relay/poll/freshness.ts). */
-  judgeFreshness(timing: TargetTiming, rule: FreshnessRule, now: number): void {
-    const { registry, publisher } = this.#context;
-    for (const [market, health] of this.#markets) {
-      const reason = staleReason(health, timing, timing.minIntervalMs, rule, now);
-      if (reason === undefined) continue;
-      for (const stream of registry.streamsOf('price', market)) publisher.markStale(stream, reason);
-    }
   }
 
   clear(): void {

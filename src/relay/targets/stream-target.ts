@@ -13,6 +13,7 @@ import { type PlainChannel, streamIdKinds } from '../../protocol/messages.ts';
 import { streamTargetKey } from '../../util/keys.ts';
 import type { ChannelState } from '../channels/codecs.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
+import type { PollOutcome } from './outcomes.ts';
 import { type PollContext, PollTarget } from './poll-target.ts';
 
 export abstract class StreamTarget<C extends PlainChannel, Response> extends PollTarget {
@@ -44,27 +45,37 @@ export abstract class StreamTarget<C extends PlainChannel, Response> extends Pol
     return undefined;
   }
 
-  async poll(): Promise<void> {
+  /** What a response shows beyond the channel's state (relay/targets/outcomes.ts); nothing by default. */
+  protected alsoFound(_response: Response, _askedAt: number): PollOutcome[] {
+    return [];
+  }
+
+  protected async pollOnce(): Promise<readonly PollOutcome[]> {
     const { cluster, now } = this.context;
     const askedAt = this.beginAsk();
     try {
-      if (!(await this.holdsLease())) return;
+      if (!(await this.holdsLease())) return [];
       const response = await this.ask();
-      if (this.removed) return;
+      const found = this.alsoFound(response, askedAt);
+      if (this.removed) return found;
       const receivedAt = now();
-      this.#apply(response, askedAt, receivedAt);
+      const ended = this.#apply(response, askedAt, receivedAt);
       cluster.share(this.key, () => ({ kind: 'response', receivedAt, body: response }));
       this.emitPoll(this.channel, 1, 'ok', askedAt);
+      return [...found, ...ended];
     } catch (error) {
-      if (this.removed) return;
+      if (this.removed) return [];
       if (this.#isGone(error)) {
         this.emitPoll(this.channel, 1, 'not_found', askedAt, error);
         cluster.share(this.key, () => ({ kind: 'not_found' }));
-        this.context.closeMarket(this.channel, this.streamId);
-        return;
+        return [this.#notFound()];
       }
-      this.failed(this.channel, 1, askedAt, error);
+      return this.failed(this.channel, 1, askedAt, error);
     }
+  }
+
+  #notFound(): PollOutcome {
+    return { type: 'not_found', kind: this.channel, id: this.streamId };
   }
 
   /** Whether a failed request means upstream does not have this stream's id. */
@@ -75,11 +86,12 @@ export abstract class StreamTarget<C extends PlainChannel, Response> extends Pol
     return this.context.existence.isGone(error, { kind, value: this.streamId });
   }
 
-  #apply(response: Response, askedAt: number, receivedAt: number): void {
-    if (!this.accepts(askedAt)) return;
+  /** Publishes a response; returns the end of the streams, if it was their last. */
+  #apply(response: Response, askedAt: number, receivedAt: number): PollOutcome[] {
+    if (!this.accepts(askedAt)) return [];
     const { registry, publisher } = this.context;
     const streams = registry.streamsOf(this.channel, this.streamId);
-    if (streams.size === 0) return;
+    if (streams.size === 0) return [];
     const state = this.stateOf(response);
     const rts = new Date(receivedAt).toISOString();
     const ts = this.tsOf(response) ?? rts;
@@ -91,14 +103,16 @@ export abstract class StreamTarget<C extends PlainChannel, Response> extends Pol
     }
     this.confirmed(askedAt, first ? undefined : changed);
     const reason = this.endReason(state);
-    if (reason !== undefined) this.context.endStreams(this.channel, this.streamId, reason);
+    return reason === undefined ? [] : [{ type: 'ended', kind: this.channel, id: this.streamId, reason }];
   }
 
   /** The lease holder's result, ordered by when it received it (its polls never overlap). */
   #onShared(result: SharedResult): void {
-    if (result.kind === 'not_found') this.context.closeMarket(this.channel, this.streamId);
+    if (result.kind === 'not_found') this.context.report(this.#notFound());
     if (result.kind !== 'response') return;
     const parsed = this.schema.safeParse(result.body);
-    if (parsed.success) this.#apply(parsed.data, result.receivedAt, result.receivedAt);
+    if (!parsed.success) return;
+    for (const outcome of this.#apply(parsed.data, result.receivedAt, result.receivedAt))
+      this.context.report(outcome);
   }
 }

@@ -3,14 +3,13 @@
  * The poller pool's targets of the channels polled per stream id: one request per poll
  * (relay/targets/stream-target.ts), or for `trades` as many activity pages as new trades need
  * (relay/targets/trades-target.ts). One target per (channel, id) the registry holds, created and dropped
- * with the streams, each judged for freshness on its own. A channel joins by a row in
+ * with the streams, each judged for freshness on its own (relay/targets/freshness-judge.ts). A channel joins by a row in
  * `streamTargetChannels`.
  */
 
 import type { PlainChannel } from '../../protocol/messages.ts';
 import { streamTargetKey } from '../../util/keys.ts';
 import type { PollDispatcher } from '../poll/dispatcher.ts';
-import { type FreshnessRule, staleReason } from '../poll/freshness.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import { CandlesTarget } from './candles-target.ts';
 import { CatalogueTarget } from './catalogue-target.ts';
@@ -73,17 +72,6 @@ export class StreamTargets {
         this.#targets.set(target.key, target);
         this.#dispatcher.add(target);
       }
-    }
-  }
-
-  /** Marks stale the streams of every target not confirmed in time (relay/poll/freshness.ts). */
-  judgeFreshness(rule: FreshnessRule, now: number): void {
-    const { registry, publisher } = this.#context;
-    for (const target of this.#targets.values()) {
-      const reason = staleReason(target, target.timing, target.timing.minIntervalMs, rule, now);
-      if (reason === undefined) continue;
-      for (const stream of registry.streamsOf(target.channel, target.streamId))
-        publisher.markStale(stream, reason);
     }
   }
 

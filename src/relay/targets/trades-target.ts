@@ -16,6 +16,7 @@ import { streamTargetKey } from '../../util/keys.ts';
 import { sharedWindow, TradeHistory, tradesStates, walkActivity } from '../channels/trades.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { StreamOf } from '../streams/stream.ts';
+import type { PollOutcome } from './outcomes.ts';
 import { type PollContext, PollTarget } from './poll-target.ts';
 
 /** What the lease holder shares after a poll, validated again on arrival. */
@@ -36,15 +37,15 @@ export class TradesTarget extends PollTarget {
     context.cluster.follow(this.key, (result) => this.#onShared(result));
   }
 
-  async poll(): Promise<void> {
+  protected async pollOnce(): Promise<readonly PollOutcome[]> {
     const { cluster, source, now } = this.context;
     const askedAt = this.beginAsk();
     // A refusal of a walk's later page is about that page, not about the market.
     let requests = 0;
     try {
-      if (!(await this.holdsLease())) return;
+      if (!(await this.holdsLease())) return [];
       const history = this.#streamHistory();
-      if (history === undefined) return;
+      if (history === undefined) return [];
       const walk = await walkActivity(
         async (offset, limit) => {
           requests += 1;
@@ -55,7 +56,7 @@ export class TradesTarget extends PollTarget {
         history.trades.seen,
         { firstPoll: !history.trades.started, listing: history.trades.listing },
       );
-      if (this.removed) return;
+      if (this.removed) return [];
       if (!walk.complete)
         this.context.events.emit('trades:truncated', { market: this.streamId, pages: walk.pages });
       const receivedAt = now();
@@ -67,16 +68,20 @@ export class TradesTarget extends PollTarget {
           body: { trades: sharedWindow(state, walk.fresh) },
         }));
       this.emitPoll('trades', 1, 'ok', askedAt);
+      return [];
     } catch (error) {
-      if (this.removed) return;
+      if (this.removed) return [];
       if (requests === 1 && this.context.existence.isGone(error, { kind: 'market', value: this.streamId })) {
         this.emitPoll('trades', 1, 'not_found', askedAt, error);
         cluster.share(this.key, () => ({ kind: 'not_found' }));
-        this.context.closeMarket('trades', this.streamId);
-        return;
+        return [this.#notFound()];
       }
-      this.failed('trades', 1, askedAt, error);
+      return this.failed('trades', 1, askedAt, error);
     }
+  }
+
+  #notFound(): PollOutcome {
+    return { type: 'not_found', kind: 'trades', id: this.streamId };
   }
 
   /** The market's stream and what it delivered; undefined when nobody streams it any more. */
@@ -112,7 +117,7 @@ export class TradesTarget extends PollTarget {
 
   /** The lease holder's result, ordered by when it received it (its polls never overlap). */
   #onShared(result: SharedResult): void {
-    if (result.kind === 'not_found') this.context.closeMarket('trades', this.streamId);
+    if (result.kind === 'not_found') this.context.report(this.#notFound());
     if (result.kind !== 'response') return;
     const parsed = sharedTrades.safeParse(result.body);
     const history = this.#streamHistory();

@@ -107,12 +107,7 @@ describe('CandlesTarget', () => {
       events,
       now,
       existence: trustingJudge,
-      closeMarket() {},
-      endStreams() {},
-      hintBook() {},
-      coverBook() {},
-      judgeFreshness() {},
-      probabilitiesRead() {},
+      report() {},
     };
     const id = candlesStreamId({ market, interval: '1m', source: streamSource });
     const stream = registry.subscribe(nobody, { channel: 'candles', market: id });

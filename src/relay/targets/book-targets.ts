@@ -1,0 +1,132 @@
+/**
+ * @module relay/targets/book-targets
+ * The poller pool's order-book targets: one per market with `book` or `orders` streams (every depth
+ * and both channels share it), kept in line with the registry; their fair-share weights
+ * (relay/targets/book-weights.ts) while the budget is short; and the change hints
+ * (relay/targets/change-hints.ts) that tell which books moved, read while worth it.
+ */
+import type { ProbabilitiesResponse } from '../../upstream/schemas.ts';
+import type { PollDispatcher } from '../poll/dispatcher.ts';
+import type { TargetTiming } from '../poll/scheduler.ts';
+import type { StreamSubscriber } from '../streams/stream.ts';
+import { BookTarget } from './book-target.ts';
+import { bookWeights } from './book-weights.ts';
+import { ChangeHints, ChangeHintTarget } from './change-hints.ts';
+import type { PollContext } from './poll-target.ts';
+
+/** Fair-share weights follow subscriptions at least this often (ms) while the budget is short. */
+const WEIGHTS_EVERY_MS = 250;
+
+export class BookTargets {
+  readonly #context: PollContext;
+  readonly #dispatcher: PollDispatcher;
+  readonly #shareOwner: ((subscriber: StreamSubscriber) => unknown) | undefined;
+  readonly #books = new Map<string, BookTarget>();
+  /** The hints, while worth reading; their own request only while no probabilities stream reads the map. */
+  #hints: ChangeHints | undefined;
+  #hintTarget: ChangeHintTarget | undefined;
+  #weightsAt = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    context: PollContext,
+    dispatcher: PollDispatcher,
+    shareOwner: ((subscriber: StreamSubscriber) => unknown) | undefined,
+  ) {
+    this.#context = context;
+    this.#dispatcher = dispatcher;
+    this.#shareOwner = shareOwner;
+  }
+
+  get size(): number {
+    return this.#books.size;
+  }
+
+  /** Books this relay asks for itself: not those whose lease another relay holds. */
+  get polledCount(): number {
+    let polled = 0;
+    for (const book of this.#books.values()) if (!book.followed) polled += 1;
+    return polled;
+  }
+
+  values(): IterableIterator<BookTarget> {
+    return this.#books.values();
+  }
+
+  /** One target per market the registry holds `book` or `orders` streams of, new ones at `timing`. */
+  sync(timing: TargetTiming): void {
+    const { registry } = this.#context;
+    const wanted = new Set([...registry.ids('book').keys(), ...registry.ids('orders').keys()]);
+    for (const [market, book] of this.#books) {
+      if (wanted.has(market)) continue;
+      this.#books.delete(market);
+      this.#drop(book);
+    }
+    for (const market of wanted) {
+      if (this.#books.has(market)) continue;
+      const book = new BookTarget(market, timing, this.#context);
+      this.#books.set(market, book);
+      this.#dispatcher.add(book);
+    }
+  }
+
+  /**
+   * The hint map is read while `wanted`, with a request of its own (every `everyMs`) only while no
+   * `probabilities` stream asks for the same map. A new plan: the weights are made again too.
+   */
+  syncHints(wanted: boolean, everyMs: number): void {
+    if (wanted) this.#hints ??= new ChangeHints(this, (market) => this.#books.has(market));
+    else this.#hints = undefined;
+    const ownRequest = this.#hints !== undefined && this.#context.registry.ids('probabilities').size === 0;
+    if (ownRequest && this.#hints !== undefined && this.#hintTarget === undefined) {
+      const timing = { minIntervalMs: everyMs, maxAgeMs: everyMs };
+      this.#hintTarget = new ChangeHintTarget(timing, this.#context, this.#hints);
+      this.#dispatcher.add(this.#hintTarget);
+    } else if (!ownRequest && this.#hintTarget !== undefined) {
+      this.#drop(this.#hintTarget);
+      this.#hintTarget = undefined;
+    }
+    this.#hints?.prune();
+    this.#weightsAt = Number.NEGATIVE_INFINITY;
+  }
+
+  /** A probabilities map asked for at `askedAt` arrived: the hints read it too. */
+  probabilitiesRead(response: ProbabilitiesResponse, askedAt: number): void {
+    this.#hints?.read(response, askedAt);
+  }
+
+  /** A cheap request asked at `askedAt` shows the market's book moved, about `movedAt`. */
+  hintBook(market: string, askedAt: number, movedAt: number): void {
+    const book = this.#books.get(market);
+    if (book === undefined || (book.lastAskedAt !== undefined && book.lastAskedAt >= askedAt)) return;
+    book.hintedAt ??= Math.max(movedAt, book.lastAskedAt ?? movedAt);
+  }
+
+  /** A hint read asked at `askedAt` would have shown a move of the market's book. */
+  coverBook(market: string, askedAt: number): void {
+    const book = this.#books.get(market);
+    if (book !== undefined) book.coveredAt = askedAt;
+  }
+
+  /**
+   * Fair share of the budget between connections and API keys (relay/targets/book-weights.ts).
+   * While the budget covers every target at its minimum interval (`stretch` 1), every due target
+   * is asked and weights change nothing: the walk over every subscription is skipped.
+   */
+  refreshWeights(stretch: number, now: number): void {
+    if (stretch <= 1 || now - this.#weightsAt < WEIGHTS_EVERY_MS) return;
+    this.#weightsAt = now;
+    const weights = bookWeights(this.#context.registry, this.#books.keys(), this.#shareOwner);
+    for (const book of this.#books.values()) book.weight = weights.get(book.key) ?? 1;
+  }
+
+  clear(): void {
+    for (const book of this.#books.values()) this.#drop(book);
+    this.#books.clear();
+  }
+
+  #drop(target: BookTarget | ChangeHintTarget): void {
+    target.removed = true;
+    this.#dispatcher.remove(target.key);
+    if (target instanceof BookTarget) this.#context.cluster.forget(target.key);
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * @module relay/targets/outcomes
+ * What a poll found beyond the states it published, as values: upstream has no such id, a stream
+ * said its last, a request failed, a cheap request showed a book moved, a probabilities map arrived.
+ * Targets return them from their polls (and report those a lease holder shared, which arrive outside
+ * any poll); the pool applies every one here, in one place, instead of each target calling into it.
+ */
+import type { ProbabilitiesResponse } from '../../upstream/schemas.ts';
+import type { PollKind } from '../events.ts';
+import type { StreamPublisher } from '../streams/publisher.ts';
+import type { StreamRegistry } from '../streams/registry.ts';
+import type { AnyStream } from '../streams/stream.ts';
+
+export type PollOutcome =
+  /** Upstream does not have the market (or feed, or path): its streams of `kind` end. */
+  | { type: 'not_found'; kind: PollKind; id: string }
+  /** The streams of `kind` for `id` have said their last (a market that left ACTIVE): they end. */
+  | { type: 'ended'; kind: PollKind; id: string; reason: string }
+  /** A request failed: freshness is judged now rather than on the next sweep. */
+  | { type: 'failed' }
+  /** A cheap request asked at `askedAt` shows the market's book moved, about `movedAt`. */
+  | { type: 'book_moved'; market: string; askedAt: number; movedAt: number }
+  /** A probabilities map asked for at `askedAt` arrived (the change hints read it too). */
+  | { type: 'probabilities'; response: ProbabilitiesResponse; askedAt: number };
+
+/** What applying an outcome touches beyond the streams: the pool's books, hints and freshness judge. */
+export interface OutcomeEffects {
+  registry: StreamRegistry;
+  publisher: StreamPublisher;
+  hintBook(market: string, askedAt: number, movedAt: number): void;
+  probabilitiesRead(response: ProbabilitiesResponse, askedAt: number): void;
+  judgeFreshness(): void;
+}
+
+export function applyOutcome(outcome: PollOutcome, effects: OutcomeEffects): void {
+  switch (outcome.type) {
+    case 'not_found': {
+      const reason = notFound(outcome.kind);
+      ended(effects, effects.registry.closeMarket(outcome.kind, outcome.id, reason), reason);
+      break;
+    }
+    case 'ended': {
+      const { kind, id, reason } = outcome;
+      ended(effects, effects.registry.closeStreams(kind, id, reason), reason);
+      break;
+    }
+    case 'failed':
+      effects.judgeFreshness();
+      break;
+    case 'book_moved':
+      effects.hintBook(outcome.market, outcome.askedAt, outcome.movedAt);
+      break;
+    case 'probabilities':
+      effects.probabilitiesRead(outcome.response, outcome.askedAt);
+      break;
+  }
+}
+
+/** Streams the registry just closed: their subscribers hear why. */
+function ended(effects: OutcomeEffects, streams: readonly AnyStream[], reason: string): void {
+  for (const stream of streams) effects.publisher.emitState(stream, 'closed', reason);
+}
+
+/** `market not found upstream`, `oracle feed not found upstream`, `path not found upstream`. */
+function notFound(kind: PollKind): string {
+  return `${kind === 'oracle' ? 'oracle feed' : kind === 'rest' ? 'path' : 'market'} not found upstream`;
+}
