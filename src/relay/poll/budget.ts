@@ -34,7 +34,7 @@ export const PRICE_BATCH_SIZE = 100;
  * Keeps a tenth of the budget free for retries and for the one-off requests of the status page,
  * so that polling alone never saturates the rate limiter.
  */
-const POLLING_SHARE = 0.9;
+export const POLLING_SHARE = 0.9;
 
 export function pollIntervals(demand: PollDemand): PollIntervals {
   const priceRequests = Math.ceil(demand.priceMarkets / PRICE_BATCH_SIZE);

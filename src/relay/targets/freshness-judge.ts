@@ -13,13 +13,13 @@ import {
   meanOf,
   staleReason,
 } from '../poll/freshness.ts';
+import type { PlannedTargets, PollPlan } from '../poll/plan.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { StreamPublisher } from '../streams/publisher.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
 import type { AnyStream } from '../streams/stream.ts';
 import type { BookTargets } from './book-targets.ts';
 import { bookTargetStreams } from './book-weights.ts';
-import type { PlannedTargets, PollPlan } from './poll-plan.ts';
 import type { PriceTargets } from './price-targets.ts';
 import type { StreamTargets } from './stream-targets.ts';
 

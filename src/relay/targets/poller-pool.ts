@@ -8,7 +8,7 @@
  * registry and hands them to the dispatcher (relay/poll/dispatcher.ts), which decides what is asked
  * when, within `--upstream-rps`. The rest is in files of their own: the books with their weights
  * and hints (relay/targets/book-targets.ts), the intervals the budget allows
- * (relay/targets/poll-plan.ts), freshness (relay/targets/freshness-judge.ts), and what a poll found
+ * (relay/poll/plan.ts), freshness (relay/targets/freshness-judge.ts), and what a poll found
  * beyond its states, applied in one place (relay/targets/outcomes.ts).
  *
  * In cluster mode a target is polled by the relay holding its lease (relay/cluster/share.ts); the
@@ -22,6 +22,7 @@ import type { RelayEvents } from '../events.ts';
 import type { PollIntervals } from '../poll/budget.ts';
 import { type OneOffBudget, PollDispatcher } from '../poll/dispatcher.ts';
 import type { FreshnessReport } from '../poll/freshness.ts';
+import { PollPlan } from '../poll/plan.ts';
 import type { SchedulerMode } from '../poll/scheduler.ts';
 import { StreamPublisher } from '../streams/publisher.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
@@ -30,7 +31,6 @@ import { BookTargets } from './book-targets.ts';
 import { FreshnessJudge } from './freshness-judge.ts';
 import { type ExistenceJudge, trustingJudge } from './not-found.ts';
 import { applyOutcome, type OutcomeEffects } from './outcomes.ts';
-import { PollPlan } from './poll-plan.ts';
 import type { PollContext, PollSource } from './poll-target.ts';
 import { PriceTargets } from './price-targets.ts';
 import { StreamTargets } from './stream-targets.ts';

@@ -1,14 +1,11 @@
 /**
- * @module relay/targets/poll-plan
+ * @module relay/poll/plan
  * How often each kind of target is asked within the budget this relay plans with: the intervals
- * (relay/poll/budget.ts), stretched alike when the budget is short, the timing each kind of target
+ * (budget.ts), stretched alike when the budget is short, the timing each kind of target
  * gets from them, and, in cluster mode, planning again when this relay's share of the budget moved.
  */
-import { PlannedBudget, type PollIntervals, pollIntervals } from '../poll/budget.ts';
-import { deadlineSlackMs, type TargetTiming } from '../poll/scheduler.ts';
-
-/** Keeps a tenth of the budget free for retries and one-off requests (status page, catalogue). */
-const POLLING_SHARE = 0.9;
+import { PlannedBudget, POLLING_SHARE, type PollIntervals, pollIntervals } from './budget.ts';
+import { deadlineSlackMs, type TargetTiming } from './scheduler.ts';
 
 export interface PlanOptions {
   /** A book is never asked for more often than this (ms). */
