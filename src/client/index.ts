@@ -4,7 +4,7 @@
  * client on the browser's `WebSocket` (or an injected one). No Node imports anywhere below here;
  * Node users get src/client/node.ts through the package's `node` export condition.
  */
-import { type ClientOptions, RelayClient } from './relay-client.ts';
+
 import {
   offeredProtocols,
   type RelayUrls,
@@ -13,8 +13,9 @@ import {
   relayUrlList,
   type WebSocketConstructor,
   withToken,
-} from './socket.ts';
-import { type FetchLike, SseSocket } from './sse-socket.ts';
+} from './connection/socket.ts';
+import { type FetchLike, SseSocket } from './connection/sse-socket.ts';
+import { type ClientOptions, RelayClient } from './relay-client.ts';
 
 export interface ConnectOptions extends ClientOptions {
   /** The WebSocket class to use; default `globalThis.WebSocket`. */
@@ -135,8 +136,16 @@ export {
   defaultBackoff,
   type RandomSource,
   reconnectDelay,
-} from './backoff.ts';
-export type { CandlesEvents, CandlesState, CandlesSubscription } from './candles-subscription.ts';
+} from './connection/backoff.ts';
+export type { ConnectionStatus } from './connection/relay-connection.ts';
+export type { RelayUrls, WebSocketConstructor, WebSocketLike } from './connection/socket.ts';
+export { type ClientErrorCode, RelayClientError } from './events/client-error.ts';
+export type { ClientEvents, ClientOptions, RelayClient } from './relay-client.ts';
+export type {
+  CandlesEvents,
+  CandlesState,
+  CandlesSubscription,
+} from './subscriptions/candles-subscription.ts';
 export type {
   AnyStreamSubscription,
   BookSubscription,
@@ -150,11 +159,11 @@ export type {
   TradesEvents,
   TradesState,
   TradesSubscription,
-} from './channel-subscriptions.ts';
-export { type ClientErrorCode, RelayClientError } from './client-error.ts';
-export type { ClientEvents, ClientOptions, RelayClient } from './relay-client.ts';
-export type { ConnectionStatus } from './relay-connection.ts';
-export type { RestSubscription } from './rest-subscription.ts';
-export type { RelayUrls, WebSocketConstructor, WebSocketLike } from './socket.ts';
-export type { ResyncReason, StreamEvents, SubscriptionStatus } from './stream-subscription.ts';
-export type { WildcardEvents, WildcardStreams, WildcardSubscription } from './wildcard-subscription.ts';
+} from './subscriptions/channel-subscriptions.ts';
+export type { RestSubscription } from './subscriptions/rest-subscription.ts';
+export type { ResyncReason, StreamEvents, SubscriptionStatus } from './subscriptions/stream-subscription.ts';
+export type {
+  WildcardEvents,
+  WildcardStreams,
+  WildcardSubscription,
+} from './subscriptions/wildcard-subscription.ts';

@@ -5,9 +5,15 @@
  * in the URL, where it would end up in access logs.
  */
 import WebSocket from 'ws';
+import {
+  offeredProtocols,
+  type RelayUrls,
+  relaySocketUrl,
+  relayUrlList,
+  withToken,
+} from './connection/socket.ts';
 import { type ConnectOptions, connectSse } from './index.ts';
 import { RelayClient } from './relay-client.ts';
-import { offeredProtocols, type RelayUrls, relaySocketUrl, relayUrlList, withToken } from './socket.ts';
 
 /**
  * `ws` fails a handshake whose response selects no subprotocol when one was offered (browsers

@@ -3,7 +3,8 @@
  * The client the application holds: it owns the connection and the streams, routes each relay
  * message to its stream, resubscribes everything (with `resume`) on every open, and sends the
  * snapshot requests streams ask for when they lose continuity, batched per (channel, depth)
- * (client/subscribe-batch.ts); client/requests-in-flight.ts matches the relay's answers to requests.
+ * (client/subscriptions/subscribe-batch.ts); client/requests-in-flight.ts matches the relay's
+ * answers to requests.
  */
 
 import { type CandleInterval, type CandleSource, candlesStreamId } from '../protocol/candle-streams.ts';
@@ -19,8 +20,16 @@ import {
   type MarketListRecord,
   PROBABILITIES_STREAM,
 } from '../protocol/messages.ts';
-import { type BackoffOptions, defaultBackoff, type RandomSource } from './backoff.ts';
-import { CandlesSubscription } from './candles-subscription.ts';
+import { type BackoffOptions, defaultBackoff, type RandomSource } from './connection/backoff.ts';
+import { closeMeaning } from './connection/close-meaning.ts';
+import { type ConnectionStatus, RelayConnection } from './connection/relay-connection.ts';
+import type { SocketFactory } from './connection/socket.ts';
+import { StreamNumbers } from './connection/stream-numbers.ts';
+import { RelayClientError } from './events/client-error.ts';
+import { Emitter, rethrowLater } from './events/emitter.ts';
+import { RelayMessages } from './relay-messages.ts';
+import { RequestsInFlight } from './requests-in-flight.ts';
+import { CandlesSubscription } from './subscriptions/candles-subscription.ts';
 import {
   type AnyStreamSubscription,
   BookSubscription,
@@ -31,32 +40,24 @@ import {
   PriceSubscription,
   ProbabilitiesSubscription,
   TradesSubscription,
-} from './channel-subscriptions.ts';
-import { RelayClientError } from './client-error.ts';
-import { closeMeaning } from './close-meaning.ts';
-import { Emitter, rethrowLater } from './emitter.ts';
-import { firstState } from './first-state.ts';
-import { type ConnectionStatus, RelayConnection } from './relay-connection.ts';
-import { RelayMessages } from './relay-messages.ts';
-import { RequestsInFlight } from './requests-in-flight.ts';
-import { RestSubscription } from './rest-subscription.ts';
-import type { SocketFactory } from './socket.ts';
-import { StreamNumbers } from './stream-numbers.ts';
-import type { StreamHost } from './stream-subscription.ts';
-import { SubscribeBatch } from './subscribe-batch.ts';
+} from './subscriptions/channel-subscriptions.ts';
+import { firstState } from './subscriptions/first-state.ts';
+import { RestSubscription } from './subscriptions/rest-subscription.ts';
+import type { StreamHost } from './subscriptions/stream-subscription.ts';
+import { SubscribeBatch } from './subscriptions/subscribe-batch.ts';
 import {
   type SubscribeBody,
   SubscriptionRegistry,
   subscribeRequests,
   type UnsubscribeBody,
   unsubscribeRequest,
-} from './subscriptions.ts';
+} from './subscriptions/subscriptions.ts';
 import {
   ClientWildcards,
   type WildcardStreams,
   type WildcardSubscription,
   wildcardStream,
-} from './wildcard-subscription.ts';
+} from './subscriptions/wildcard-subscription.ts';
 
 export interface ClientOptions {
   /** API key for a relay started with API keys (protocol.md "Transport"). */

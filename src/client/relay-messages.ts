@@ -2,8 +2,8 @@
  * @module client/relay-messages
  * Where each relay message goes (client/relay-client.ts holds the pieces): stream messages to
  * their stream, answers to the request in flight they answer, wildcard announcements to the
- * channel's wildcard (client/wildcard-subscription.ts), and errors to what they name; a subscribe
- * refused as `rate_limited` is sent again a second later.
+ * channel's wildcard (client/subscriptions/wildcard-subscription.ts), and errors to what they
+ * name; a subscribe refused as `rate_limited` is sent again a second later.
  */
 
 import { isWildcard } from '../protocol/channels.ts';
@@ -14,14 +14,14 @@ import type {
   ServerMessage,
   SubscribedMessage,
 } from '../protocol/messages.ts';
-import type { AnyStreamSubscription } from './channel-subscriptions.ts';
-import { RelayClientError } from './client-error.ts';
-import { decodeFrame } from './frames.ts';
+import { decodeFrame } from './connection/frames.ts';
+import type { StreamNumbers } from './connection/stream-numbers.ts';
+import { RelayClientError } from './events/client-error.ts';
 import type { RequestsInFlight } from './requests-in-flight.ts';
-import type { StreamNumbers } from './stream-numbers.ts';
-import type { SubscribeBatch } from './subscribe-batch.ts';
-import { depthOf, type SubscriptionRegistry } from './subscriptions.ts';
-import type { ClientWildcards } from './wildcard-subscription.ts';
+import type { AnyStreamSubscription } from './subscriptions/channel-subscriptions.ts';
+import type { SubscribeBatch } from './subscriptions/subscribe-batch.ts';
+import { depthOf, type SubscriptionRegistry } from './subscriptions/subscriptions.ts';
+import type { ClientWildcards } from './subscriptions/wildcard-subscription.ts';
 
 /** Pause before re-sending a subscribe the relay refused as `rate_limited`. */
 const RATE_LIMIT_RETRY_MS = 1_000;

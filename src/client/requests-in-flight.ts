@@ -5,7 +5,7 @@
  */
 import { onTheWire } from '../protocol/channels.ts';
 import type { RequestId } from '../protocol/messages.ts';
-import type { SubscribeBody, UnsubscribeBody } from './subscriptions.ts';
+import type { SubscribeBody, UnsubscribeBody } from './subscriptions/subscriptions.ts';
 
 type RequestBody = SubscribeBody | UnsubscribeBody;
 

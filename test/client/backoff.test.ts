@@ -1,9 +1,9 @@
 /**
- * Reconnect delays (client/backoff): full jitter over a capped exponential, and the random spread
- * after a 1001 close, checked with an injected random source.
+ * Reconnect delays (client/connection/backoff): full jitter over a capped exponential, and the
+ * random spread after a 1001 close, checked with an injected random source.
  */
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, defaultBackoff, reconnectDelay } from '../../src/client/backoff.ts';
+import { backoffDelay, defaultBackoff, reconnectDelay } from '../../src/client/connection/backoff.ts';
 
 const options = { baseMs: 100, maxMs: 5_000, goingAwaySpreadMs: 2_000 };
 const almostOne = 1 - Number.EPSILON;

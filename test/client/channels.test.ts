@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { decodeFrame } from '../../src/client/frames.ts';
+import { decodeFrame } from '../../src/client/connection/frames.ts';
 import {
   connect,
   type RelayClient,

@@ -5,7 +5,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { expect } from 'vitest';
-import type { RelayClientError } from '../../src/client/client-error.ts';
+import type { RelayClientError } from '../../src/client/events/client-error.ts';
 import {
   type BookSubscription,
   type ConnectOptions,

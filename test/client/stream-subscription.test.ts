@@ -3,9 +3,13 @@
  * it asks for on a gap, a checksum mismatch or another epoch; plus the frame reader's refusals.
  */
 import { describe, expect, it } from 'vitest';
-import { BookSubscription, PriceSubscription } from '../../src/client/channel-subscriptions.ts';
-import { decodeFrame } from '../../src/client/frames.ts';
-import type { ResyncReason, StreamHost, SubscriptionStatus } from '../../src/client/stream-subscription.ts';
+import { decodeFrame } from '../../src/client/connection/frames.ts';
+import { BookSubscription, PriceSubscription } from '../../src/client/subscriptions/channel-subscriptions.ts';
+import type {
+  ResyncReason,
+  StreamHost,
+  SubscriptionStatus,
+} from '../../src/client/subscriptions/stream-subscription.ts';
 import { applyBookUpdate, type BookState, bookChecksum } from '../../src/protocol/book.ts';
 import type { BookData, BookSnapshotMessage, BookUpdateMessage } from '../../src/protocol/messages.ts';
 

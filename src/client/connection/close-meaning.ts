@@ -1,9 +1,9 @@
 /**
- * @module client/close-meaning
+ * @module client/connection/close-meaning
  * What a close code from the relay means, in words an application can log or show
  * (docs/protocol.md "Close codes"): the SDK adds it to its `close` event.
  */
-import { closeCodes } from '../protocol/messages.ts';
+import { closeCodes } from '../../protocol/messages.ts';
 
 const meanings: Record<number, string> = {
   1000: 'closed normally',

@@ -1,5 +1,5 @@
 /**
- * @module client/wildcard-subscription
+ * @module client/subscriptions/wildcard-subscription
  * A `"*"` subscription (docs/client.md "Every active market"): on `price`, `trades` or `market`,
  * every market upstream's catalogue lists as active, now and later. The relay announces the
  * markets it joins and leaves (protocol.md "Wildcard subscriptions"); this object turns each
@@ -7,12 +7,12 @@
  * longer active, ends it and says so through `removed`. The streams are ordinary subscriptions of
  * their channel (state, events, resync), held by the client but subscribed through the `"*"`.
  */
-import type { WildcardChannel } from '../protocol/channels.ts';
-import { WILDCARD } from '../protocol/channels.ts';
-import type { ResumePoint, SubscribedMessage, UnsubscribedMessage } from '../protocol/messages.ts';
+import type { WildcardChannel } from '../../protocol/channels.ts';
+import { WILDCARD } from '../../protocol/channels.ts';
+import type { ResumePoint, SubscribedMessage, UnsubscribedMessage } from '../../protocol/messages.ts';
+import type { RelayClientError } from '../events/client-error.ts';
+import { Emitter } from '../events/emitter.ts';
 import { MarketSubscription, PriceSubscription, TradesSubscription } from './channel-subscriptions.ts';
-import type { RelayClientError } from './client-error.ts';
-import { Emitter } from './emitter.ts';
 import type { StreamHost } from './stream-subscription.ts';
 import type { SubscribeBody, UnsubscribeBody } from './subscriptions.ts';
 

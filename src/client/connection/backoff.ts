@@ -1,12 +1,12 @@
 /**
- * @module client/backoff
+ * @module client/connection/backoff
  * Reconnect delays: exponential backoff with full jitter (a uniformly random delay between 0 and the
  * capped exponential), so 10,000 clients dropped by one relay restart do not return in lockstep.
  * After a 1001 ("relay shutting down", protocol.md "Close codes") every client first waits a random
  * part of `goingAwaySpreadMs`, spreading the herd over that window before backoff starts.
  */
-import { closeCodes } from '../protocol/messages.ts';
-import { fullJitterDelayMs } from '../util/backoff.ts';
+import { closeCodes } from '../../protocol/messages.ts';
+import { fullJitterDelayMs } from '../../util/backoff.ts';
 
 export interface BackoffOptions {
   /** Upper bound of the first retry's delay (ms). Default 500. */

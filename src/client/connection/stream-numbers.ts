@@ -1,5 +1,5 @@
 /**
- * @module client/stream-numbers
+ * @module client/connection/stream-numbers
  * The stream numbers of one compact connection (protocol.md "Compact encoding"): the relay names each
  * stream in its `subscribed` ack (`streams`: market -> number) before any data message of that
  * stream, and compact data messages carry only the number. Numbers belong to the relay process the
@@ -7,9 +7,9 @@
  * same connection may get a new number (the relay made a new stream); the old one is forgotten so
  * that the map holds one number per stream however long the connection lives.
  */
-import type { CompactStreamIdentity, CompactStreamLookup } from '../protocol/compact.ts';
-import type { BookDepth, Channel } from '../protocol/messages.ts';
-import { streamKey } from '../util/keys.ts';
+import type { CompactStreamIdentity, CompactStreamLookup } from '../../protocol/compact.ts';
+import type { BookDepth, Channel } from '../../protocol/messages.ts';
+import { streamKey } from '../../util/keys.ts';
 
 /** What the map reads from a `subscribed` message. */
 export interface StreamAnnouncement {

@@ -1,5 +1,5 @@
 /**
- * @module client/stream-subscription
+ * @module client/subscriptions/stream-subscription
  * One subscribed stream as the application sees it: the last verified state, built from snapshot +
  * updates with the shared pure core, with `seq` continuity, epoch and checksum checked on every
  * message (protocol.md "Sequencing", "checksum"). On a gap, a checksum mismatch or an update from
@@ -14,10 +14,10 @@ import type {
   StatusMessage,
   StreamMessage,
   StreamState,
-} from '../protocol/messages.ts';
-import type { RelayClientError } from './client-error.ts';
-import { Emitter } from './emitter.ts';
-import type { StreamRef } from './frames.ts';
+} from '../../protocol/messages.ts';
+import type { StreamRef } from '../connection/frames.ts';
+import type { RelayClientError } from '../events/client-error.ts';
+import { Emitter } from '../events/emitter.ts';
 
 /**
  * - `pending`: no snapshot yet.
@@ -141,7 +141,7 @@ export abstract class StreamSubscription<
 
   /**
    * A snapshot or update the client routed here by its (channel, market[, depth]) address, so its
-   * channel is this stream's and its data that channel's (checked by ./frames.ts).
+   * channel is this stream's and its data that channel's (checked by ../connection/frames.ts).
    */
   receive(message: StreamMessage): void {
     if (this.#closed || message.channel !== this.channel) return;

@@ -1,9 +1,9 @@
 /**
- * @module client/client-error
+ * @module client/events/client-error
  * The one error type the SDK reports through `error` events: a stable `code` to switch on (the
  * relay's protocol error codes plus the SDK's own), the message for people, the cause chained.
  */
-import type { ErrorCode, RequestId } from '../protocol/messages.ts';
+import type { ErrorCode, RequestId } from '../../protocol/messages.ts';
 
 export type ClientErrorCode =
   /** An `error` message from the relay (protocol.md "Error codes"). */

@@ -1,13 +1,13 @@
 /**
- * @module client/candles-subscription
+ * @module client/subscriptions/candles-subscription
  * A `candles` stream (docs/client.md "Candles"): one market's candles of one interval and source,
  * the most recent ones oldest first, kept by replacing each candle an update carries by its `start`
  * and checked against each message's checksum (protocol.md "`candles` data"). `final` fires once
  * per candle that closed, with the candle as it stays.
  */
-import { type CandleInterval, type CandleSource, candlesStreamOf } from '../protocol/candle-streams.ts';
-import { applyCandlesUpdate, CANDLES_SNAPSHOT_SIZE, candlesChecksum } from '../protocol/candles.ts';
-import type { Candle, CandlesSnapshotMessage, CandlesUpdateMessage } from '../protocol/messages.ts';
+import { type CandleInterval, type CandleSource, candlesStreamOf } from '../../protocol/candle-streams.ts';
+import { applyCandlesUpdate, CANDLES_SNAPSHOT_SIZE, candlesChecksum } from '../../protocol/candles.ts';
+import type { Candle, CandlesSnapshotMessage, CandlesUpdateMessage } from '../../protocol/messages.ts';
 import { type StreamEvents, StreamSubscription } from './stream-subscription.ts';
 
 /** The candles of a stream, oldest first: at most as many as a snapshot carries. */

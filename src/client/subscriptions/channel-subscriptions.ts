@@ -1,19 +1,19 @@
 /**
- * @module client/channel-subscriptions
+ * @module client/subscriptions/channel-subscriptions
  * The stream of each channel as the application holds it: its state type, how a snapshot and an
  * update make it (with the shared pure cores of src/protocol), and the events a channel adds
  * (docs/client.md "API"). Sequencing, resync and status are the base class's (./stream-subscription.ts).
  */
-import { applyBookUpdate, type BookState, bookChecksum } from '../protocol/book.ts';
+import { applyBookUpdate, type BookState, bookChecksum } from '../../protocol/book.ts';
 import {
   applyMarketsUpdate,
   applyMarketUpdate,
   applyOracleUpdate,
   applyProbabilitiesUpdate,
   applyTradesUpdate,
-} from '../protocol/channel-state.ts';
-import { TRADES_SNAPSHOT_SIZE } from '../protocol/channels.ts';
-import { TRADES_SEEN_IDS } from '../protocol/limits.ts';
+} from '../../protocol/channel-state.ts';
+import { TRADES_SNAPSHOT_SIZE } from '../../protocol/channels.ts';
+import { TRADES_SEEN_IDS } from '../../protocol/limits.ts';
 import type {
   BookDepth,
   BookSnapshotMessage,
@@ -39,10 +39,10 @@ import type {
   TradeEntry,
   TradesSnapshotMessage,
   TradesUpdateMessage,
-} from '../protocol/messages.ts';
-import { applyOrderMapUpdate, type OrderMapState, orderMapOf } from '../protocol/order-map.ts';
-import { applyPriceUpdate } from '../protocol/price.ts';
-import { RecentIds } from '../protocol/recent-ids.ts';
+} from '../../protocol/messages.ts';
+import { applyOrderMapUpdate, type OrderMapState, orderMapOf } from '../../protocol/order-map.ts';
+import { applyPriceUpdate } from '../../protocol/price.ts';
+import { RecentIds } from '../../protocol/recent-ids.ts';
 import type { CandlesSubscription } from './candles-subscription.ts';
 import type { RestSubscription } from './rest-subscription.ts';
 import { type StreamEvents, type StreamHost, StreamSubscription } from './stream-subscription.ts';

@@ -1,5 +1,5 @@
 /**
- * @module client/subscriptions
+ * @module client/subscriptions/subscriptions
  * Subscription bookkeeping: the application's streams by key, and the `subscribe` requests that
  * (re)establish them: one per (channel, depth) group and at most 100 markets each (protocol.md
  * "Client -> relay"), carrying `resume` for every stream that still trusts its state.
@@ -11,8 +11,8 @@ import {
   type ResumePoint,
   type SubscribeRequest,
   type UnsubscribeRequest,
-} from '../protocol/messages.ts';
-import { streamKey } from '../util/keys.ts';
+} from '../../protocol/messages.ts';
+import { streamKey } from '../../util/keys.ts';
 import type { AnyStreamSubscription } from './channel-subscriptions.ts';
 
 /** Book messages name their depth (absent read as the full book); other channels have none. */

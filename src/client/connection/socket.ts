@@ -1,9 +1,9 @@
 /**
- * @module client/socket
+ * @module client/connection/socket
  * The little of the WebSocket API the SDK uses, satisfied by the browser's `WebSocket`, Node's global
  * one and the `ws` package alike; plus the relay URL and the reading of a failed handshake.
  */
-import { COMPACT_SUBPROTOCOL } from '../protocol/compact.ts';
+import { COMPACT_SUBPROTOCOL } from '../../protocol/compact.ts';
 
 /**
  * The event handler properties are typed with `never` parameters so that each implementation's own

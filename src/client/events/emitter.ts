@@ -1,5 +1,5 @@
 /**
- * @module client/emitter
+ * @module client/events/emitter
  * A tiny typed event emitter for the client SDK: the browser build may not import Node's `events`.
  * A listener that throws never breaks the SDK's own state handling: the error goes to `onListenerError`.
  */

@@ -1,5 +1,5 @@
 /**
- * @module client/subscribe-batch
+ * @module client/subscriptions/subscribe-batch
  * Streams waiting to be (re)subscribed: new ones and ones that asked for a snapshot. Several
  * streams asking in one turn (a UI opening 50 books, a burst of gaps) cost one request per
  * (channel, depth) group, sent at the end of the turn.

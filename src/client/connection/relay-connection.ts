@@ -1,15 +1,15 @@
 /**
- * @module client/relay-connection
+ * @module client/connection/relay-connection
  * The SDK's side of the connection to a relay: open, watch for silence, and reopen after any loss with backoff and jitter
- * (client/backoff). Given several relays' URLs, each reopening tries the next one in turn, so a
+ * (./backoff.ts). Given several relays' URLs, each reopening tries the next one in turn, so a
  * relay that is gone is left for another of the cluster (docs/client.md "Several relays"). Knows
  * nothing of streams; the client above it resubscribes on each open.
  * Silence is death: the relay sends a `heartbeat` every heartbeatMs (protocol.md "Transport"), so
  * a socket with no message for `deadAfterMs` is abandoned even if the OS has not noticed yet.
  */
-import { closeCodes } from '../protocol/messages.ts';
+import { closeCodes } from '../../protocol/messages.ts';
+import { RelayClientError } from '../events/client-error.ts';
 import { type BackoffOptions, type RandomSource, reconnectDelay } from './backoff.ts';
-import { RelayClientError } from './client-error.ts';
 import {
   CLOSED,
   type CloseEventLike,

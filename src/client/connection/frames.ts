@@ -1,5 +1,5 @@
 /**
- * @module client/frames
+ * @module client/connection/frames
  * Reads relay frames defensively: a frame that is not JSON or has the wrong shape becomes a typed
  * decode failure (reported as an `error` event), never an exception inside the SDK. Checks only what
  * the SDK relies on; unknown message types and extra fields pass (protocol.md: fields may be added).
@@ -8,9 +8,9 @@
  * other message is a JSON object on either encoding, so frames are read by their shape, whatever
  * was negotiated.
  */
-import { isChannel as isChannelName, offTheWire } from '../protocol/channels.ts';
-import { type CompactStreamLookup, decodeCompactStreamMessage } from '../protocol/compact.ts';
-import type { BookDepth, Channel, Level, ServerMessage, StreamState } from '../protocol/messages.ts';
+import { isChannel as isChannelName, offTheWire } from '../../protocol/channels.ts';
+import { type CompactStreamLookup, decodeCompactStreamMessage } from '../../protocol/compact.ts';
+import type { BookDepth, Channel, Level, ServerMessage, StreamState } from '../../protocol/messages.ts';
 
 export type Decoded =
   | { ok: true; message: ServerMessage }

@@ -1,9 +1,9 @@
 /**
- * @module client/first-state
+ * @module client/subscriptions/first-state
  * Waits for a subscription's first state (at once when it has one): what a one-off question such
  * as `client.markets()` answers from. Rejects with the stream's error when it ends before.
  */
-import type { RelayClientError } from './client-error.ts';
+import type { RelayClientError } from '../events/client-error.ts';
 
 interface StatefulStream<State> extends AsyncIterable<State> {
   readonly channel: string;

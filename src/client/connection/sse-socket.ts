@@ -1,5 +1,5 @@
 /**
- * @module client/sse-socket
+ * @module client/connection/sse-socket
  * The WebSocket the SDK expects, made of Server-Sent Events responses (protocol.md "Server-Sent
  * Events"), for where a WebSocket cannot be opened. SSE carries one channel (and depth) per
  * response and takes its subscription from the URL, so each `subscribe` / `unsubscribe` the SDK
@@ -9,8 +9,8 @@
  * here too. A response that fails or ends closes the whole socket (code 1006): the SDK then
  * reconnects and resubscribes with its resume points, which become the new `Last-Event-ID`.
  */
-import { isWildcard, offTheWire } from '../protocol/channels.ts';
-import type { ClientRequest, SubscribeRequest, UnsubscribeRequest } from '../protocol/messages.ts';
+import { isWildcard, offTheWire } from '../../protocol/channels.ts';
+import type { ClientRequest, SubscribeRequest, UnsubscribeRequest } from '../../protocol/messages.ts';
 import {
   type CloseEventLike,
   type ErrorEventLike,
