@@ -16,6 +16,9 @@ describe('import rules of src/', () => {
       true,
     );
     expect(graph.get('ws/endpoint')?.some((module) => module.startsWith('relay/'))).toBe(true);
+    expect(graph.get('client/relay-client')).toEqual(
+      expect.arrayContaining(['client/connection/relay-connection', 'client/subscriptions/subscriptions']),
+    );
   });
 });
 
@@ -70,6 +73,19 @@ describe('the checker itself', () => {
       'relay/lobby/desk: room "lobby" has no declared rank',
       'cycle: relay/streams/registry -> relay/targets/poller-pool -> relay/streams/registry',
       'cycle: relay/admission/market -> relay/streams/registry -> relay/admission/market',
+    ]);
+  });
+
+  it("rejects an upward import between the client's rooms", () => {
+    const graph = new Map([
+      ['client/connection/frames', ['client/subscriptions/stream-subscription']],
+      ['client/subscriptions/stream-subscription', ['client/events/emitter']],
+      ['client/events/emitter', ['client/relay-client']],
+      ['client/relay-client', []],
+    ]);
+    expect(importRuleViolations(graph)).toEqual([
+      'client/connection/frames -> client/subscriptions/stream-subscription: room connection (rank 1) may not import room subscriptions (rank 2)',
+      'client/events/emitter -> client/relay-client: room events (rank 0) may not import room . (rank 3)',
     ]);
   });
 

@@ -46,6 +46,12 @@ export const roomRanks: Readonly<Record<string, Readonly<Record<string, number>>
     targets: 3, // what is polled: one target per book, price batch, stream; the poller pool
     session: 3, // what every transport does when a client asks for streams
   },
+  client: {
+    events: 0, // the typed emitter and the one error type every part of the SDK reports with
+    connection: 1, // sockets (WebSocket, SSE), reconnect with backoff, close codes, reading frames
+    subscriptions: 2, // each stream the application holds, wildcards, the subscribe requests
+    '.': 3, // the client that wires them (relay-client.ts), message routing, the package entries
+  },
 };
 
 /** Module (path relative to the root, without extension) -> the modules it imports. */
