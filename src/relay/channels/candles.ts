@@ -27,38 +27,46 @@ export interface TradeSample {
 }
 export type CandleSample = ProbabilitySample | TradeSample;
 
-/** A candle being built: its values with the times of its open and close, which merging needs. */
-export interface SeriesCandle {
+/** When a candle's open and close were served, which merging needs. */
+interface CandleTimes {
   start: number;
   final: boolean;
-  open: number | string;
   openAt: number;
-  high: number | string;
-  low: number | string;
-  close: number | string;
   closeAt: number;
-  /** Trades only: the sum of sizes and the count. */
-  volume?: string;
-  trades?: number;
 }
+/** A probability candle being built: upstream's numbers, never turned into anything else. */
+export interface ProbabilitySeriesCandle extends CandleTimes {
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+}
+/** A trades candle being built: upstream's decimal strings, the exact sum of sizes and the count. */
+export interface TradesSeriesCandle extends CandleTimes {
+  open: string;
+  high: string;
+  low: string;
+  close: string;
+  volume: string;
+  trades: number;
+}
+export type SeriesCandle = ProbabilitySeriesCandle | TradesSeriesCandle;
 
 /** Oldest first; at most CANDLES_SNAPSHOT_SIZE candles. */
 export type CandleSeries = readonly SeriesCandle[];
 
-function compareValues(a: number | string, b: number | string): number {
-  if (typeof a === 'number' && typeof b === 'number') return a - b;
-  return compareDecimals(String(a), String(b));
-}
-
-function sampleValue(sample: CandleSample): number | string {
-  return 'value' in sample ? sample.value : sample.price;
-}
+/**
+ * How far after the poll was asked a sample may be timed. Upstream's clock may run a little ahead
+ * of the relay's, but a time far ahead would open a candle no poll could close for as long, that
+ * stays the newest and pushes real ones out of a full series.
+ */
+export const MAX_SAMPLE_AHEAD_MS = 5 * 60_000;
 
 /**
  * The series with `samples` merged in (in the order served), then every candle whose interval
  * ended by `askedAt` (when the request that served them was asked) final. A sample whose time is
- * not a number, that falls in a final candle, or that is older than every candle of a full series
- * is left out.
+ * not a number or lies more than MAX_SAMPLE_AHEAD_MS after `askedAt`, that falls in a final candle,
+ * or that is older than every candle of a full series is left out.
  */
 export function mergeSamples(
   series: CandleSeries,
@@ -69,7 +77,7 @@ export function mergeSamples(
   const byStart = new Map<number, SeriesCandle>(series.map((candle) => [candle.start, candle]));
   const oldestKept = series.length >= CANDLES_SNAPSHOT_SIZE ? series[0]!.start : Number.NEGATIVE_INFINITY;
   for (const sample of samples) {
-    if (!Number.isFinite(sample.at)) continue;
+    if (!Number.isFinite(sample.at) || sample.at > askedAt + MAX_SAMPLE_AHEAD_MS) continue;
     const start = Math.floor(sample.at / intervalMs) * intervalMs;
     if (start < oldestKept) continue;
     const candle = byStart.get(start);
@@ -83,41 +91,52 @@ export function mergeSamples(
 }
 
 function opened(start: number, sample: CandleSample): SeriesCandle {
-  const value = sampleValue(sample);
-  const candle: SeriesCandle = {
-    start,
-    final: false,
-    open: value,
-    openAt: sample.at,
-    high: value,
-    low: value,
-    close: value,
-    closeAt: sample.at,
-  };
+  const times = { start, final: false, openAt: sample.at, closeAt: sample.at };
   if ('size' in sample) {
-    candle.volume = sample.size;
-    candle.trades = 1;
+    const { price } = sample;
+    return { ...times, open: price, high: price, low: price, close: price, volume: sample.size, trades: 1 };
   }
-  return candle;
+  const { value } = sample;
+  return { ...times, open: value, high: value, low: value, close: value };
 }
 
 function merged(candle: SeriesCandle, sample: CandleSample): SeriesCandle {
-  const value = sampleValue(sample);
-  const next = { ...candle };
-  if (sample.at < candle.openAt) {
-    next.open = value;
-    next.openAt = sample.at;
-  }
-  if (sample.at >= candle.closeAt) {
-    next.close = value;
-    next.closeAt = sample.at;
-  }
-  if (compareValues(value, candle.high) > 0) next.high = value;
-  if (compareValues(value, candle.low) < 0) next.low = value;
+  // A stream's samples all come from one source; a mix is a bug, not something to round away.
   if ('size' in sample) {
-    next.volume = sumDecimals([candle.volume ?? '0', sample.size]);
-    next.trades = (candle.trades ?? 0) + 1;
+    if (!('volume' in candle)) throw new TypeError('a trade merged into a probability candle');
+    return {
+      ...withValue(candle, sample.price, sample.at, compareDecimals),
+      volume: sumDecimals([candle.volume, sample.size]),
+      trades: candle.trades + 1,
+    };
   }
+  if ('volume' in candle) throw new TypeError('a probability point merged into a trades candle');
+  return withValue(candle, sample.value, sample.at, compareNumbers);
+}
+
+function compareNumbers(a: number, b: number): number {
+  return a - b;
+}
+
+/** The candle with one more value at `at`, compared in the value's own type. */
+function withValue<V, C extends CandleTimes & { open: V; high: V; low: V; close: V }>(
+  candle: C,
+  value: V,
+  at: number,
+  compare: (a: V, b: V) => number,
+): C {
+  const next = { ...candle };
+  if (at < candle.openAt) {
+    next.open = value;
+    next.openAt = at;
+  }
+  // Of two at the same time, the one served later is the later: a point served again changes nothing.
+  if (at >= candle.closeAt) {
+    next.close = value;
+    next.closeAt = at;
+  }
+  if (compare(value, candle.high) > 0) next.high = value;
+  if (compare(value, candle.low) < 0) next.low = value;
   return next;
 }
 
@@ -128,19 +147,12 @@ export function candlesDataOf(series: CandleSeries): CandlesData {
 
 function wireCandle(candle: SeriesCandle): Candle {
   const start = new Date(candle.start).toISOString();
+  if ('volume' in candle) {
+    const { open, high, low, close, volume, trades, final } = candle;
+    return { start, open, high, low, close, volume, trades, final };
+  }
   const { open, high, low, close, final } = candle;
-  if (candle.volume === undefined)
-    return { start, open: Number(open), high: Number(high), low: Number(low), close: Number(close), final };
-  return {
-    start,
-    open: String(open),
-    high: String(high),
-    low: String(low),
-    close: String(close),
-    volume: candle.volume,
-    trades: candle.trades ?? 0,
-    final,
-  };
+  return { start, open, high, low, close, final };
 }
 
 /** The candles of `next` new or changed since `prev` (compared by `start`), oldest first. */

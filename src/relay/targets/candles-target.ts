@@ -21,10 +21,11 @@ import {
   candleIntervalMs,
   candlesStreamOf,
 } from '../../protocol/candle-streams.ts';
+import { CANDLES_SNAPSHOT_SIZE } from '../../protocol/candles.ts';
 import type { TradeEntry } from '../../protocol/messages.ts';
 import type { HistoryInterval } from '../../upstream/endpoints.ts';
 import { UpstreamError } from '../../upstream/errors.ts';
-import { historyResponse } from '../../upstream/schemas.ts';
+import { decimalString, historyResponse } from '../../upstream/schemas.ts';
 import { streamTargetKey } from '../../util/keys.ts';
 import { type CandleSample, candlesDataOf, mergeSamples, type SeriesCandle } from '../channels/candles.ts';
 import { ACTIVITY_PAGE_SIZE, TradeHistory, walkActivity } from '../channels/trades.ts';
@@ -43,25 +44,47 @@ const BACKFILL_RANGE: Readonly<Record<CandleInterval, HistoryInterval>> = {
 const LIVE_RANGE: HistoryInterval = '1h';
 const HISTORY_TEMPLATE = '/api/markets/:id/history';
 
-const value = z.union([z.number(), z.string()]);
-/** What the lease holder shares after a poll, validated again on arrival. */
-const sharedCandles = z.object({
-  series: z.array(
-    z.object({
-      start: z.number(),
-      final: z.boolean(),
-      open: value,
-      openAt: z.number(),
-      high: value,
-      low: value,
-      close: value,
-      closeAt: z.number(),
-      volume: z.string().optional(),
-      trades: z.number().int().optional(),
-    }),
-  ),
-  seen: z.array(z.string()),
-});
+/** What the lease holder shares after a poll, validated again on arrival against the stream's source. */
+const candleTimes = {
+  start: z.number().int(),
+  final: z.boolean(),
+  openAt: z.number().int(),
+  closeAt: z.number().int(),
+};
+const sharedCandleOf = {
+  probability: z.object({
+    ...candleTimes,
+    open: z.number(),
+    high: z.number(),
+    low: z.number(),
+    close: z.number(),
+  }),
+  trades: z.object({
+    ...candleTimes,
+    open: decimalString,
+    high: decimalString,
+    low: decimalString,
+    close: decimalString,
+    volume: decimalString,
+    trades: z.number().int().positive(),
+  }),
+};
+function sharedCandlesOf<C extends z.ZodType<{ start: number }>>(candle: C) {
+  return z.object({
+    series: z
+      .array(candle)
+      .max(CANDLES_SNAPSHOT_SIZE)
+      .refine(
+        (series) => series.every((c, i) => i === 0 || series[i - 1]!.start < c.start),
+        'not oldest first',
+      ),
+    seen: z.array(z.string()).max(ACTIVITY_PAGE_SIZE),
+  });
+}
+const sharedCandles = {
+  probability: sharedCandlesOf(sharedCandleOf.probability),
+  trades: sharedCandlesOf(sharedCandleOf.trades),
+};
 
 export class CandlesTarget extends PollTarget {
   readonly kind = 'candles';
@@ -209,13 +232,9 @@ export class CandlesTarget extends PollTarget {
   #onShared(result: SharedResult): void {
     if (result.kind === 'not_found') this.context.report(this.#notFound());
     if (result.kind !== 'response' || !this.accepts(result.receivedAt)) return;
-    const parsed = sharedCandles.safeParse(result.body);
+    const parsed = sharedCandles[this.#stream.source].safeParse(result.body);
     if (!parsed.success || this.context.registry.streamsOf('candles', this.streamId).size === 0) return;
-    this.#series = parsed.data.series.map(({ volume, trades, ...candle }) => ({
-      ...candle,
-      ...(volume === undefined ? {} : { volume }),
-      ...(trades === undefined ? {} : { trades }),
-    }));
+    this.#series = parsed.data.series;
     for (const id of parsed.data.seen) this.#trades.seen.add(id);
     this.#recentIds = parsed.data.seen.slice(-ACTIVITY_PAGE_SIZE);
     this.#backfilled = true;

@@ -16,6 +16,7 @@ import {
   type CandleSeries,
   candlesDataOf,
   diffCandles,
+  MAX_SAMPLE_AHEAD_MS,
   mergeSamples,
   type TradeSample,
 } from '../../../src/relay/channels/candles.ts';
@@ -24,9 +25,9 @@ import { propertyRuns } from '../../support/property-runs.ts';
 const INTERVAL = 60_000;
 const runs = propertyRuns(300);
 
-/** Samples within a few intervals, many sharing a time. */
+/** Samples within a few intervals, many sharing a time (polls asked at 0 may serve them: not too far ahead). */
 const at = fc
-  .integer({ min: 0, max: 6 })
+  .integer({ min: 0, max: 4 })
   .chain((minute) => fc.constantFrom(0, 1, 30_000, 59_999).map((offset) => minute * INTERVAL + offset));
 const probabilitySample = fc.record({ at, value: fc.constantFrom(0.1, 0.25, 0.5, 0.75, 0.9) });
 const tradeSample: fc.Arbitrary<TradeSample> = fc.record({
@@ -150,16 +151,52 @@ describe('candles core', () => {
     );
   });
 
+  it('a sample timed far after its poll was asked is left out, and the other samples are merged as without it', () => {
+    const farAhead = fc.integer({ min: MAX_SAMPLE_AHEAD_MS + 1, max: 8.64e15 - 1 });
+    fc.assert(
+      fc.property(
+        polls(tradeSample),
+        fc.array(fc.tuple(fc.nat(6), fc.nat(6), farAhead)),
+        fc.integer({ min: 0, max: 6 }),
+        (batches, absurd, minute) => {
+          const askedAt = minute * INTERVAL;
+          const polluted = batches.map((batch) => [...batch]);
+          for (const [poll, index, ahead] of absurd)
+            polluted[poll % Math.max(1, polluted.length)]?.splice(index, 0, {
+              at: askedAt + ahead,
+              price: '99.00000000',
+              size: '1',
+            });
+          expect(merged(polluted, askedAt)).toEqual(merged(batches, askedAt));
+        },
+      ),
+      { numRuns: runs },
+    );
+  });
+
+  it('refuses to mix a trade into a probability candle or a point into a trades candle', () => {
+    const point = mergeSamples([], [{ at: 0, value: 0.5 }], INTERVAL, 0);
+    expect(() => mergeSamples(point, [{ at: 1, price: '0.5', size: '1' }], INTERVAL, 0)).toThrow(TypeError);
+    const trade = mergeSamples([], [{ at: 0, price: '0.5', size: '1' }], INTERVAL, 0);
+    expect(() => mergeSamples(trade, [{ at: 1, value: 0.5 }], INTERVAL, 0)).toThrow(TypeError);
+  });
+
   it('keeps at most the snapshot size, dropping the oldest', () => {
     const samples = Array.from({ length: CANDLES_SNAPSHOT_SIZE + 20 }, (_, i) => ({
       at: i * INTERVAL,
       value: 0.5,
     }));
-    const { candles } = candlesDataOf(mergeSamples([], samples, INTERVAL, 0));
+    const askedAt = samples.length * INTERVAL;
+    const { candles } = candlesDataOf(mergeSamples([], samples, INTERVAL, askedAt));
     expect(candles).toHaveLength(CANDLES_SNAPSHOT_SIZE);
     expect(candles[0]!.start).toBe(new Date(20 * INTERVAL).toISOString());
     // An older sample than every candle of a full series changes nothing.
-    const again = mergeSamples(mergeSamples([], samples, INTERVAL, 0), [{ at: 0, value: 0.9 }], INTERVAL, 0);
+    const again = mergeSamples(
+      mergeSamples([], samples, INTERVAL, askedAt),
+      [{ at: 0, value: 0.9 }],
+      INTERVAL,
+      askedAt,
+    );
     expect(candlesDataOf(again).candles).toEqual(candles);
   });
 
