@@ -16,6 +16,7 @@ import { streamTargetKey } from '../../util/keys.ts';
 import { sharedWindow, TradeHistory, tradesStates, walkActivity } from '../channels/trades.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { StreamOf } from '../streams/stream.ts';
+import { activityPages } from './activity-pages.ts';
 import type { PollOutcome } from './outcomes.ts';
 import { type PollContext, PollTarget } from './poll-target.ts';
 
@@ -46,16 +47,14 @@ export class TradesTarget extends PollTarget {
       if (!(await this.holdsLease())) return [];
       const history = this.#streamHistory();
       if (history === undefined) return [];
-      const walk = await walkActivity(
-        async (offset, limit) => {
-          requests += 1;
-          this.requestSent();
-          const response = await source.marketActivity(this.streamId, { limit, offset });
-          return { activity: response.activity, hasMore: response.pagination.hasMore };
-        },
-        history.trades.seen,
-        { firstPoll: !history.trades.started, listing: history.trades.listing },
-      );
+      const pages = activityPages(source, this.streamId, () => {
+        requests += 1;
+        this.requestSent();
+      });
+      const walk = await walkActivity(pages, history.trades.seen, {
+        firstPoll: !history.trades.started,
+        listing: history.trades.listing,
+      });
       if (this.removed) return [];
       if (!walk.complete)
         this.context.events.emit('trades:truncated', { market: this.streamId, pages: walk.pages });
