@@ -30,6 +30,7 @@ import { streamTargetKey } from '../../util/keys.ts';
 import { type CandleSample, candlesDataOf, mergeSamples, type SeriesCandle } from '../channels/candles.ts';
 import { ACTIVITY_PAGE_SIZE, TradeHistory, walkActivity } from '../channels/trades.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
+import { activityPages } from './activity-pages.ts';
 import type { PollOutcome } from './outcomes.ts';
 import { type PollContext, PollTarget } from './poll-target.ts';
 
@@ -103,6 +104,8 @@ export class CandlesTarget extends PollTarget {
    * count only trades from that time on (those of that very time once each, by the shared ids).
    */
   #countedSince: number | undefined;
+  /** After a backfill cut short: the start of the first interval it read whole; earlier trades are left out. */
+  #countedFrom: number | undefined;
 
   constructor(streamId: string, timing: TargetTiming, context: PollContext) {
     super(streamTargetKey('candles', streamId), timing, context);
@@ -126,13 +129,14 @@ export class CandlesTarget extends PollTarget {
     try {
       if (!(await this.holdsLease())) return [];
       if (registry.streamsOf('candles', this.streamId).size === 0) return [];
-      const samples =
+      const read =
         this.#stream.source === 'probability'
-          ? await this.#historySamples(counted)
+          ? { samples: await this.#historySamples(counted), taken() {} }
           : await this.#tradeSamples(counted);
       if (this.removed) return [];
       const receivedAt = now();
-      if (!this.#apply(samples, askedAt, receivedAt)) return [];
+      if (!this.#apply(read.samples, askedAt, receivedAt)) return [];
+      read.taken();
       this.#backfilled = true;
       cluster.share(this.key, () => ({
         kind: 'response',
@@ -173,36 +177,47 @@ export class CandlesTarget extends PollTarget {
     return parsed.data.history.map((point) => ({ at: Date.parse(point.time), value: point.probability }));
   }
 
-  /** The trades not taken yet, oldest first; a first walk cut short leaves out its oldest candle. */
-  async #tradeSamples(counted: () => void): Promise<CandleSample[]> {
+  /**
+   * The trades not taken yet, oldest first, and what taking them changes, done only once they were
+   * applied (a response applied too late must not mark its trades counted).
+   */
+  async #tradeSamples(counted: () => void): Promise<{ samples: CandleSample[]; taken: () => void }> {
     const { market, interval } = this.#stream;
-    const walk = await walkActivity(
-      async (offset, limit) => {
-        counted();
-        const response = await this.context.source.marketActivity(market, { limit, offset });
-        return { activity: response.activity, hasMore: response.pagination.hasMore };
-      },
-      this.#trades.seen,
-      { firstPoll: false, listing: this.#trades.listing },
-    );
+    const walk = await walkActivity(activityPages(this.context.source, market, counted), this.#trades.seen, {
+      firstPoll: false,
+      listing: this.#trades.listing,
+    });
     // A backfill stops at its page bound by design; a later walk that does lost trades.
     if (!walk.complete && this.#backfilled)
       this.context.events.emit('trades:truncated', { market, pages: walk.pages });
-    const fresh = this.#trades.absorb(walk.fresh);
-    this.#recentIds = [...this.#recentIds, ...fresh.map((entry) => entry.activity_id)].slice(
-      -ACTIVITY_PAGE_SIZE,
-    );
-    let samples = fresh.map(tradeSample);
+    let samples = walk.fresh.map(tradeSample);
     const since = this.#countedSince;
-    if (walk.complete) this.#countedSince = undefined;
     if (since !== undefined) samples = samples.filter((sample) => sample.at >= since);
-    if (!this.#backfilled && !walk.complete && this.#trades.listing.order === 'newest-first') {
-      // The oldest candle read has older trades the walk did not reach: it would be wrong.
+    // A listing walked from its newest end (one of unknown order is walked so too) and cut short
+    // has older trades in the oldest interval read: that candle would be wrong, now and with every
+    // later print in its interval, so the interval is left out for good.
+    let countedFrom = this.#countedFrom;
+    if (
+      !this.#backfilled &&
+      !walk.complete &&
+      this.#trades.listing.order !== 'oldest-first' &&
+      samples.length > 0
+    ) {
       const intervalMs = candleIntervalMs[interval];
-      const oldest = Math.min(...samples.map((sample) => Math.floor(sample.at / intervalMs)));
-      samples = samples.filter((sample) => Math.floor(sample.at / intervalMs) > oldest);
+      const oldest = samples.reduce((least, sample) => Math.min(least, sample.at), samples[0]!.at);
+      countedFrom = (Math.floor(oldest / intervalMs) + 1) * intervalMs;
     }
-    return samples;
+    const from = countedFrom;
+    if (from !== undefined) samples = samples.filter((sample) => sample.at >= from);
+    const taken = (): void => {
+      const fresh = this.#trades.absorb(walk.fresh);
+      this.#recentIds = [...this.#recentIds, ...fresh.map((entry) => entry.activity_id)].slice(
+        -ACTIVITY_PAGE_SIZE,
+      );
+      if (walk.complete) this.#countedSince = undefined;
+      this.#countedFrom = countedFrom;
+    };
+    return { samples, taken };
   }
 
   /** Merges `samples` and publishes the candles; false when the response came too late or nobody holds the stream. */

@@ -6,7 +6,9 @@
 import Big from 'big.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalCoordinator } from '../../../src/cluster/coordinator.ts';
+import type { SharedResult } from '../../../src/cluster/shared-result.ts';
 import { candlesStreamId } from '../../../src/protocol/candle-streams.ts';
+import { CANDLES_SNAPSHOT_SIZE } from '../../../src/protocol/candles.ts';
 import type {
   CandlesData,
   ProbabilityCandle,
@@ -27,6 +29,14 @@ import type { HistoryPoint, MarketActivityResponse } from '../../../src/upstream
 const MINUTE = 60_000;
 /** A minute boundary plus 10 s, so that a poll a few seconds on stays inside the minute. */
 const T0 = Date.parse('2026-03-02T12:00:10.000Z');
+
+/** A cluster share whose follower this test plays the lease holder to. */
+class HeardShare extends ClusterShare {
+  heard: ((result: SharedResult) => void) | undefined;
+  override follow(_target: string, onResult: (result: SharedResult) => void): void {
+    this.heard = onResult;
+  }
+}
 
 const nobody: StreamSubscriber = { deliver() {}, notify() {}, ended() {} };
 
@@ -85,7 +95,11 @@ describe('CandlesTarget', () => {
     sim = undefined;
   });
 
-  async function setup(streamSource: 'probability' | 'trades', wrap = (source: SimSource): object => source) {
+  async function setup(
+    streamSource: 'probability' | 'trades',
+    wrap = (source: SimSource): object => source,
+    cluster = new ClusterShare(new LocalCoordinator()),
+  ) {
     let clock = T0;
     sim = await startSimulator({
       markets: 2,
@@ -101,7 +115,7 @@ describe('CandlesTarget', () => {
     const now = () => clock;
     const context: PollContext = {
       source: wrap(source) as PollSource,
-      cluster: new ClusterShare(new LocalCoordinator()),
+      cluster,
       publisher: new StreamPublisher(events, now),
       registry,
       events,
@@ -126,6 +140,7 @@ describe('CandlesTarget', () => {
         await target.poll();
         return (stream as AnyStream).state as CandlesData;
       },
+      state: () => (stream as AnyStream).state as CandlesData,
     };
   }
 
@@ -175,6 +190,36 @@ describe('CandlesTarget', () => {
     expect(source.historyServed).toHaveLength(1);
   });
 
+  it("takes a lease holder's series only when it is of the stream's source, within the snapshot size, oldest first", async () => {
+    const cluster = new HeardShare(new LocalCoordinator());
+    const { pollAt, state } = await setup('probability', undefined, cluster);
+    const before = await pollAt(T0);
+    const minute = T0 - 10_000;
+    const times = { final: false, openAt: minute, closeAt: minute };
+    const trades = { ...times, open: '0.5', high: '0.5', low: '0.5', close: '0.5', volume: '1', trades: 1 };
+    const point = { ...times, open: 0.25, high: 0.25, low: 0.25, close: 0.25 };
+    const share = (series: object[], receivedAt: number) =>
+      cluster.heard?.({ kind: 'response', receivedAt, body: { series, seen: [] } });
+    const refused = [
+      [{ start: minute, ...trades }],
+      [{ start: minute, ...point, open: '0.25' }],
+      [{ start: minute, ...point, close: Number.NaN }],
+      [
+        { start: minute, ...point },
+        { start: minute - MINUTE, ...point },
+      ],
+      Array.from({ length: CANDLES_SNAPSHOT_SIZE + 1 }, (_, i) => ({ start: i * MINUTE, ...point })),
+    ];
+    refused.forEach((series, i) => {
+      share(series, T0 + 1_000 + i);
+    });
+    expect(state()).toEqual(before);
+    share([{ start: minute, ...point }], T0 + 2_000);
+    expect(state().candles).toEqual([
+      { start: new Date(minute).toISOString(), open: 0.25, high: 0.25, low: 0.25, close: 0.25, final: false },
+    ]);
+  });
+
   it('builds trade candles from the prints, volume as the exact sum of sizes, final after the minute', async () => {
     const { market, simulator, pollAt } = await setup('trades');
     simulator.market.printTrades(market, 3);
@@ -213,5 +258,22 @@ describe('CandlesTarget', () => {
     const volume = inMinute.reduce((sum, entry) => sum.plus(entry.size), new Big(0));
     expect(new Big(candle.volume).eq(volume)).toBe(true);
     expect(after.candles.at(-1)!.final).toBe(false);
+  });
+
+  it('leaves the interval a trades backfill cut at its page bound could not read whole out for good', async () => {
+    const { market, simulator, pollAt } = await setup('trades');
+    const minuteStart = new Date(T0 - 10_000).toISOString();
+    // More prints in this minute than a backfill's five pages hold, all at one time (order unknown).
+    simulator.market.printTrades(market, 700);
+    expect((await pollAt(T0)).candles.find((candle) => candle.start === minuteStart)).toBeUndefined();
+    // Later prints in that minute would make a candle of only some of its trades.
+    simulator.market.printTrades(market, 3);
+    expect((await pollAt(T0 + 5_000)).candles.find((candle) => candle.start === minuteStart)).toBeUndefined();
+    await pollAt(T0 + 55_000);
+    simulator.market.printTrades(market, 2);
+    const next = await pollAt(T0 + 56_000);
+    expect(next.candles.find((candle) => candle.start === minuteStart)).toBeUndefined();
+    expect(next.candles.at(-1)).toMatchObject({ start: new Date(T0 + 50_000).toISOString(), final: false });
+    expect((next.candles.at(-1) as TradesCandle).trades).toBeGreaterThanOrEqual(2);
   });
 });
