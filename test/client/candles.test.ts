@@ -71,5 +71,13 @@ describe('candles', () => {
     relay.send(message('update', 3, wrong, snapshot));
     await relay.subscribe('candles', 1);
     expect(resyncs).toEqual(['checksum']);
+
+    // Minute 2 closed while the stream resynced: the snapshot that ends the resync announces it.
+    const resynced = {
+      candles: [candle(1, '0.53000000', true), candle(2, '0.54000000', true), candle(3, '0.54000000', false)],
+    };
+    relay.send(message('snapshot', 4, resynced, resynced));
+    await waitFor('the resync snapshot', () => stream.seq === 4);
+    expect(finals).toEqual([candle(1, '', true).start, candle(2, '', true).start]);
   });
 });
