@@ -41,8 +41,13 @@ const BACKFILL_RANGE: Readonly<Record<CandleInterval, HistoryInterval>> = {
   '1h': '7d',
   '1d': '30d',
 };
-/** Later polls need only the newest points: upstream's shortest range. */
+/**
+ * Later polls need only the newest points: upstream's shortest range, while the last read applied
+ * lies well inside it. After a longer gap (upstream failing, the lease away) the backfill range is
+ * read again, so the candles of the gap get all their points; what was read before changes nothing.
+ */
 const LIVE_RANGE: HistoryInterval = '1h';
+const LIVE_RANGE_MS = 3_600_000;
 const HISTORY_TEMPLATE = '/api/markets/:id/history';
 
 /** What the lease holder shares after a poll, validated again on arrival against the stream's source. */
@@ -95,6 +100,8 @@ export class CandlesTarget extends PollTarget {
   #series: SeriesCandle[] = [];
   /** Whether the backfill was read (here, or by the lease holder whose series this one carries on). */
   #backfilled = false;
+  /** When the last read applied here was asked (or the lease holder's received). */
+  #appliedAt: number | undefined;
   readonly #trades = new TradeHistory();
   /** The newest activity ids taken, newest last: what a peer taking the lease over must not count again. */
   #recentIds: string[] = [];
@@ -131,13 +138,14 @@ export class CandlesTarget extends PollTarget {
       if (registry.streamsOf('candles', this.streamId).size === 0) return [];
       const read =
         this.#stream.source === 'probability'
-          ? { samples: await this.#historySamples(counted), taken() {} }
+          ? { samples: await this.#historySamples(askedAt, counted), taken() {} }
           : await this.#tradeSamples(counted);
       if (this.removed) return [];
       const receivedAt = now();
       if (!this.#apply(read.samples, askedAt, receivedAt)) return [];
       read.taken();
       this.#backfilled = true;
+      this.#appliedAt = askedAt;
       cluster.share(this.key, () => ({
         kind: 'response',
         receivedAt,
@@ -162,9 +170,10 @@ export class CandlesTarget extends PollTarget {
   }
 
   /** The probability history's points, as upstream serves them (numbers). */
-  async #historySamples(counted: () => void): Promise<CandleSample[]> {
+  async #historySamples(askedAt: number, counted: () => void): Promise<CandleSample[]> {
     const { market, interval } = this.#stream;
-    const range = this.#backfilled ? LIVE_RANGE : BACKFILL_RANGE[interval];
+    const live = this.#appliedAt !== undefined && askedAt - this.#appliedAt < LIVE_RANGE_MS / 2;
+    const range = live ? LIVE_RANGE : BACKFILL_RANGE[interval];
     counted();
     const body = await this.context.source.publicBody({
       template: HISTORY_TEMPLATE,
@@ -253,6 +262,7 @@ export class CandlesTarget extends PollTarget {
     for (const id of parsed.data.seen) this.#trades.seen.add(id);
     this.#recentIds = parsed.data.seen.slice(-ACTIVITY_PAGE_SIZE);
     this.#backfilled = true;
+    this.#appliedAt = result.receivedAt;
     const newest = Math.max(...this.#series.map((candle) => candle.closeAt));
     this.#countedSince = Number.isFinite(newest) ? newest : undefined;
     this.#publish(result.receivedAt, result.receivedAt);

@@ -7,7 +7,7 @@ import Big from 'big.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalCoordinator } from '../../../src/cluster/coordinator.ts';
 import type { SharedResult } from '../../../src/cluster/shared-result.ts';
-import { candlesStreamId } from '../../../src/protocol/candle-streams.ts';
+import { type CandleInterval, candlesStreamId } from '../../../src/protocol/candle-streams.ts';
 import { CANDLES_SNAPSHOT_SIZE } from '../../../src/protocol/candles.ts';
 import type {
   CandlesData,
@@ -99,6 +99,7 @@ describe('CandlesTarget', () => {
     streamSource: 'probability' | 'trades',
     wrap = (source: SimSource): object => source,
     cluster = new ClusterShare(new LocalCoordinator()),
+    interval: CandleInterval = '1m',
   ) {
     let clock = T0;
     sim = await startSimulator({
@@ -123,7 +124,7 @@ describe('CandlesTarget', () => {
       existence: trustingJudge,
       report() {},
     };
-    const id = candlesStreamId({ market, interval: '1m', source: streamSource });
+    const id = candlesStreamId({ market, interval, source: streamSource });
     const stream = registry.subscribe(nobody, { channel: 'candles', market: id });
     const target = new CandlesTarget(id, { minIntervalMs: 1000, maxAgeMs: 30_000 }, context);
     const simulator = sim;
@@ -218,6 +219,26 @@ describe('CandlesTarget', () => {
     expect(state().candles).toEqual([
       { start: new Date(minute).toISOString(), open: 0.25, high: 0.25, low: 0.25, close: 0.25, final: false },
     ]);
+  });
+
+  it('reads the backfill range again after a gap longer than the live range covers', async () => {
+    const ranges: string[] = [];
+    const { pollAt } = await setup(
+      'probability',
+      (sim) => ({
+        publicBody: (request: Parameters<SimSource['publicBody']>[0]) => {
+          ranges.push(request.query.interval ?? '');
+          return sim.publicBody(request);
+        },
+      }),
+      undefined,
+      '5m',
+    );
+    await pollAt(T0);
+    await pollAt(T0 + 1_000);
+    await pollAt(T0 + 2 * 3_600_000);
+    await pollAt(T0 + 2 * 3_600_000 + 1_000);
+    expect(ranges).toEqual(['24h', '1h', '24h', '1h']);
   });
 
   it('builds trade candles from the prints, volume as the exact sum of sizes, final after the minute', async () => {
