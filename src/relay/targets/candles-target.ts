@@ -2,12 +2,13 @@
  * @module relay/targets/candles-target
  * One `candles` stream as a poll target (docs/protocol.md "`candles` data"), scheduled with every
  * other target within `--upstream-rps`, and only while somebody holds the stream:
- * - `probability`: upstream's probability history. The first poll reads as far back as the
- *   stream's candles reach (the backfill), every later poll the shortest range upstream offers;
+ * - `probability`: upstream's probability history. The first poll reads the backfill range (again
+ *   after a long gap), every later poll the shortest range upstream offers;
  *   each point is filed by its own time (relay/channels/candles.ts), so the open candle follows the
  *   newest points as they are served.
  * - `trades`: upstream's activity pages, walked as the `trades` channel walks them
- *   (relay/channels/trades.ts): the first poll reads back a few pages, later polls only what is new.
+ *   (relay/channels/trades.ts): the first poll reads back a few pages (an interval it could read
+ *   only in part gets no candle), later polls only what is new.
  * A candle turns final with the first poll asked after its interval ended. In cluster mode only
  * the lease holder asks upstream; it shares the whole series (and, for trades, the newest ids it
  * took), which the others publish as theirs and carry on from if the lease moves to them.
@@ -34,7 +35,10 @@ import { activityPages } from './activity-pages.ts';
 import type { PollOutcome } from './outcomes.ts';
 import { type PollContext, PollTarget } from './poll-target.ts';
 
-/** The history range a stream's first poll reads: about as far back as its candles are kept. */
+/**
+ * The history range a stream's first poll reads: of upstream's ranges, the one nearest the 200
+ * candles a stream keeps (`1d` stops at 30 days: how far `all` reaches upstream does not say).
+ */
 const BACKFILL_RANGE: Readonly<Record<CandleInterval, HistoryInterval>> = {
   '1m': '1h',
   '5m': '24h',
