@@ -221,6 +221,35 @@ describe('CandlesTarget', () => {
     ]);
   });
 
+  it('a later history body with a non-finite or string probability fails that poll and leaves the candles as they were', async () => {
+    let broken: unknown;
+    const { target, pollAt, state } = await setup('probability', (sim) => ({
+      publicBody: async (request: Parameters<SimSource['publicBody']>[0]) =>
+        broken ?? sim.publicBody(request),
+    }));
+    const before = await pollAt(T0);
+    const point = {
+      time: new Date(T0).toISOString(),
+      midpoint_price: 0.5,
+      best_bid: 0.49,
+      best_ask: 0.51,
+      spread: 0.02,
+    };
+    for (const probability of [Number.POSITIVE_INFINITY, Number.NaN, '0.5', null]) {
+      broken = {
+        success: true,
+        market_id: '3f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f',
+        history: [{ ...point, probability }],
+      };
+      target.lastError = undefined;
+      await pollAt(T0 + 1_000);
+      expect(target.lastError).toBeDefined();
+      expect(state()).toEqual(before);
+    }
+    broken = undefined;
+    expect((await pollAt(T0 + 2_000)).candles.length).toBeGreaterThanOrEqual(before.candles.length);
+  });
+
   it('reads the backfill range again after a gap longer than the live range covers', async () => {
     const ranges: string[] = [];
     const { pollAt } = await setup(
