@@ -18,7 +18,7 @@ describe.skipIf(!redisClusterAvailable())('leases spread over the relays', () =>
       () =>
         cluster.owned().every((count) => count >= 5 && count <= 15) &&
         cluster.owned().reduce((a, b) => a + b) === MARKETS,
-      { timeoutMs: 8_000, everyMs: 50 },
+      { timeoutMs: 15_000, everyMs: 50 },
     );
     // Each relay's shares of the leases and of poll CPU, as an operator sees them.
     await waitFor('every relay to report its lease and poll CPU shares', async () => {

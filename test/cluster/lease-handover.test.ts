@@ -18,7 +18,7 @@ describe.skipIf(!redisClusterAvailable())('leases moving between relays', () => 
   it('gives a joining relay its share with no gap or snapshot for any client of the others', async () => {
     const first = [await cluster.relayWithClient(), await cluster.relayWithClient()];
     await waitFor('two relays sharing the books', () => cluster.owned().every((count) => count >= 8), {
-      timeoutMs: 8_000,
+      timeoutMs: 15_000,
       everyMs: 50,
     });
     await waitFor('every book on both clients', () =>
@@ -27,7 +27,7 @@ describe.skipIf(!redisClusterAvailable())('leases moving between relays', () => 
     const before = first.map(({ client }) => snapshots(client));
     await cluster.relayWithClient();
     await waitFor('the joining relay to take its share', () => cluster.owned()[2]! >= 5, {
-      timeoutMs: 8_000,
+      timeoutMs: 15_000,
       everyMs: 50,
     });
     // Every book, moved or not, reaches the clients of the first two as upstream has it now.
@@ -48,7 +48,7 @@ describe.skipIf(!redisClusterAvailable())('leases moving between relays', () => 
       await cluster.relayWithClient(),
     ];
     await waitFor('three relays sharing the books', () => cluster.owned().every((count) => count >= 5), {
-      timeoutMs: 8_000,
+      timeoutMs: 15_000,
       everyMs: 50,
     });
     const [leaving, staying] = [trio[0]!, trio[1]!];
@@ -61,7 +61,7 @@ describe.skipIf(!redisClusterAvailable())('leases moving between relays', () => 
       'the two others to hold all 30 books',
       () => cluster.owned().reduce((a, b) => a + b) === MARKETS,
       {
-        timeoutMs: 8_000,
+        timeoutMs: 15_000,
         everyMs: 50,
       },
     );

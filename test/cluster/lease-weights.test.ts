@@ -19,7 +19,7 @@ describe.skipIf(!redisAvailable())('leases weighted by cost', () => {
     for (let i = 0; i < 3; i += 1) await cluster.relayWithClient();
     const total = (counts: number[]) => counts.reduce((a, b) => a + b);
     await waitFor('every book held', () => total(cluster.owned()) === MARKETS, {
-      timeoutMs: 8_000,
+      timeoutMs: 15_000,
       everyMs: 50,
     });
     await waitFor('every book on every client', () =>
