@@ -52,141 +52,26 @@ export type ClientRequest = SubscribeRequest | UnsubscribeRequest | PingRequest;
 // ---------------------------------------------------------------------------------------------
 // Relay -> client
 
-/** A price level on the wire: [price, size], both exact decimal strings. */
-export type Level = [price: string, size: string];
+export * from './channel-data.ts';
 
-export interface BookData {
-  bids: Level[];
-  asks: Level[];
-  last_price?: string;
-}
-
-/** Price channel data: upstream's decimal strings; in an update, `null` means upstream stopped sending it. */
-export const priceFields = ['best_bid', 'best_ask', 'midpoint_price', 'last_price', 'spread'] as const;
-export type PriceField = (typeof priceFields)[number];
-export type PriceData = Partial<Record<PriceField, string>>;
-export type PriceUpdateData = Partial<Record<PriceField, string | null>>;
-
-/**
- * Channels beyond v1's `book` and `price` (docs/protocol.md, one section each). Each keeps
- * upstream's field types: decimal strings stay strings, numbers stay numbers.
- */
-
-/** `trades`: upstream's market activity entries, unchanged. */
-export interface TradeEntry {
-  activity_id: string;
-  activity_type: string;
-  price: string;
-  size: string;
-  total_value: string;
-  activity_timestamp: string;
-}
-/**
- * Snapshot: the most recent entries (docs/protocol.md gives the number), oldest first. Update: the
- * entries new since the previous message, oldest first; each `activity_id` once per stream.
- */
-export interface TradesData {
-  trades: TradeEntry[];
-}
-
-/** A JSON value as upstream sent it (the `market` record's fields keep their upstream types). */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
-/** `market` snapshot: upstream's market detail record as received. */
-export type MarketData = Record<string, JsonValue>;
-/** `market` update: the fields that changed, with their new values; `null` for a field that went away. */
-export type MarketUpdateData = Record<string, JsonValue>;
-
-/** `probabilities`: upstream's probability entry for one market (numbers, as upstream sends them). */
-export interface ProbabilityEntry {
-  midpoint: number;
-  best_bid: number;
-  best_ask: number;
-  last_trade_price: number;
-  timestamp: string;
-}
-/** Snapshot: every market's entry, keyed by market UUID. */
-export type ProbabilitiesData = Record<string, ProbabilityEntry>;
-/** Update: the entries that changed (whole entry) and, as `null`, the markets that left the map. */
-export type ProbabilitiesUpdateData = Record<string, ProbabilityEntry | null>;
-
-/** `markets`: upstream's list-form market record as received, each field with upstream's type. */
-export type MarketListRecord = Record<string, JsonValue>;
-/** Snapshot: every market of the catalogue (across all its pages), keyed by market UUID. */
-export type MarketsData = Record<string, MarketListRecord>;
-/** Update: the records new or changed (whole) and, as `null`, the markets that left the catalogue. */
-export type MarketsUpdateData = Record<string, MarketListRecord | null>;
-
-/**
- * `rest`: snapshot, upstream's body as served (every field with upstream's type); update, the
- * RFC 6902 JSON Patch from the previous state to the new one. Both carry a `checksum` of the state.
- */
-export type RestData = JsonValue;
-/** One operation of a `rest` update (the relay never sends `copy` or `test`; ./json-patch.ts applies all six). */
-export type PatchOperation =
-  | { op: 'add'; path: string; value: JsonValue }
-  | { op: 'replace'; path: string; value: JsonValue }
-  | { op: 'remove'; path: string }
-  | { op: 'move'; from: string; path: string };
-export type RestUpdateData = PatchOperation[];
-
-/** `oracle`: one feed's latest parsed price; snapshot and update both carry the whole record. */
-export interface OracleData {
-  feed_id: string;
-  price: number;
-  raw_price: string;
-  expo: number;
-  publish_time: number;
-}
-
-/**
- * `candles`: one interval of a market's probability or trade prices (docs/protocol.md "`candles`
- * data"). `start` is the interval's start (ISO 8601 UTC with ms); `final` once the interval has
- * ended and the relay has read upstream since, after which the candle never changes.
- */
-interface CandleFields {
-  start: string;
-  final: boolean;
-}
-/** Of upstream's probability history: JSON numbers, as upstream serves them. */
-export interface ProbabilityCandle extends CandleFields {
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-}
-/** Of trade prints: prices and volume (the sum of sizes) as exact decimal strings, and the trade count. */
-export interface TradesCandle extends CandleFields {
-  open: string;
-  high: string;
-  low: string;
-  close: string;
-  volume: string;
-  trades: number;
-}
-export type Candle = ProbabilityCandle | TradesCandle;
-/** Snapshot: the most recent candles, oldest first. Update: the candles new or changed, oldest first. */
-export interface CandlesData {
-  candles: Candle[];
-}
-
-/** `orders`: one upstream order entry, unchanged. */
-export interface OrderEntry {
-  id: string;
-  price: string;
-  size: string;
-  token_id: number;
-}
-export type OrderSide = 'bid' | 'ask';
-/** Snapshot: every order of the book, each side in upstream's order. */
-export interface OrdersData {
-  bids: OrderEntry[];
-  asks: OrderEntry[];
-}
-/** Update: orders new or changed (the whole order and its side), and ids of orders gone. */
-export interface OrdersUpdateData {
-  upserts: Array<OrderEntry & { side: OrderSide }>;
-  removes: string[];
-}
+import type {
+  BookData,
+  CandlesData,
+  MarketData,
+  MarketsData,
+  MarketsUpdateData,
+  MarketUpdateData,
+  OracleData,
+  OrdersData,
+  OrdersUpdateData,
+  PriceData,
+  PriceUpdateData,
+  ProbabilitiesData,
+  ProbabilitiesUpdateData,
+  RestData,
+  RestUpdateData,
+  TradesData,
+} from './channel-data.ts';
 
 export interface StreamFields {
   channel: Channel;
