@@ -243,7 +243,17 @@ export async function startRelay(
       bookPollMs: config.bookPollMs,
       pricePollMs: config.pricePollMs,
     },
-    { operatorKey: config.operatorKey, statusFeed: tuning.statusFeed },
+    {
+      operatorKey:
+        config.operatorKey === undefined
+          ? undefined
+          : {
+              key: config.operatorKey,
+              admission: edgeAdmission,
+              trustedProxyDepth: tuning.edge.trustedProxyDepth,
+            },
+      statusFeed: tuning.statusFeed,
+    },
   );
   // The status page's book view connects to the WebSocket (or, with ?transport=sse, the SSE
   // endpoint) of the origin it was served from.

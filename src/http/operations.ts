@@ -16,7 +16,7 @@ import type { RelayView } from '../observability/relay-view.ts';
 import { statusSnapshot } from '../observability/status-snapshot.ts';
 import { registerClientBundle } from './client-bundle.ts';
 import { MarketCatalog, registerMarketCatalog } from './market-catalog.ts';
-import { requireOperatorKey } from './operator-access.ts';
+import { type OperatorKeyGuard, requireOperatorKey } from './operator-access.ts';
 import { registerStatusEvents, type StatusFeed, type StatusFeedLimits } from './status-events.ts';
 import { registerStatusPage } from './status-page.ts';
 
@@ -27,8 +27,8 @@ export interface Operations {
 }
 
 export interface OperatorOptions {
-  /** When set, every operator endpoint needs it. */
-  operatorKey?: string | undefined;
+  /** When set, every operator endpoint needs its key (wrong keys throttled per address). */
+  operatorKey?: OperatorKeyGuard | undefined;
   statusFeed: StatusFeedLimits;
 }
 

@@ -7,13 +7,15 @@
  * key being looked at, so guessing in parallel learns nothing either. Failures are forgiven at
  * `freeFailures` per `lockoutMs`, so a client that mistyped its key a few times is never locked out,
  * and a lockout that ended leaves the group close to the next one. Other groups are not affected, and
- * a valid key is never slowed before the lockout.
+ * a valid key is never slowed before the lockout. At most `maxGroups` groups are remembered: past
+ * that, the one whose last failure is oldest is forgotten, so addresses without end cost bounded memory.
  */
 
 export interface AuthThrottleLimits {
   freeFailures: number;
   lockoutFailures: number;
   lockoutMs: number;
+  maxGroups: number;
 }
 
 /** `check`: look at the key (answer a wrong one after `delayMs`); `locked`: 429, retry after. */
@@ -54,6 +56,9 @@ export class AuthThrottle {
     const now = this.#now();
     const failures = this.#decayed(group, now);
     failures.count += 1;
+    // Map order is then the order of last failures: the first entry is the one to forget.
+    this.#groups.delete(group);
+    this.#groups.set(group, failures);
     const { freeFailures, lockoutFailures, lockoutMs } = this.#limits;
     const lockedOut = failures.count >= lockoutFailures;
     if (lockedOut) failures.lockedUntil = now + lockoutMs;
@@ -76,6 +81,7 @@ export class AuthThrottle {
   #decayed(group: string, now: number): Failures {
     let failures = this.#groups.get(group);
     if (failures === undefined) {
+      if (this.#groups.size >= this.#limits.maxGroups) this.#forgetOldest();
       failures = { count: 0, at: now, lockedUntil: 0 };
       this.#groups.set(group, failures);
       return failures;
@@ -88,5 +94,10 @@ export class AuthThrottle {
       failures.at = now;
     }
     return failures;
+  }
+
+  #forgetOldest(): void {
+    const oldest = this.#groups.keys().next();
+    if (oldest.done !== true) this.#groups.delete(oldest.value);
   }
 }

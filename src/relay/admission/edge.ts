@@ -11,6 +11,8 @@
  *   past a cap by mixing transports): a connection rate (token bucket) per client address, and
  *   open connections per client address and per API key; wrong API keys per address
  *   (relay/auth-throttle.ts).
+ * - Wrong operator keys per address, with the API keys' limits in a throttle of their own: a
+ *   lockout from guessing one kind of key does not refuse the other.
  *
  * Every per-address count is kept per address group: an IPv6 address counts as its /64 (or
  * `--ipv6-prefix-length`), relay/client-address.ts `addressGroup`.
@@ -44,6 +46,9 @@ export interface EdgeLimits {
   authLockoutFailures: number;
   authLockoutMs: number;
 }
+
+/** Address groups each key throttle remembers at most (the ones that failed longest ago are forgotten). */
+const AUTH_TRACKED_GROUPS = 10_000;
 
 export type EdgeVerdict = 'ok' | 'rate' | 'address' | 'key';
 
@@ -82,6 +87,8 @@ export class EdgeAdmission {
   readonly #now: () => number;
   readonly #pending: PendingSet;
   readonly auth: AuthThrottle;
+  /** Wrong `--operator-key`s (http/operator-access.ts). */
+  readonly operatorAuth: AuthThrottle;
   readonly #openByAddress = new Map<string, number>();
   readonly #openByKey = new Map<string, number>();
   readonly #rates = new Map<string, TokenBucket>();
@@ -99,6 +106,7 @@ export class EdgeAdmission {
       now,
     );
     this.auth = new AuthThrottle(authLimits(limits), now);
+    this.operatorAuth = new AuthThrottle(authLimits(limits), now);
   }
 
   get pending(): number {
@@ -166,6 +174,7 @@ export class EdgeAdmission {
       if (rate.tokens >= rate.capacity) this.#rates.delete(address);
     }
     this.auth.prune();
+    this.operatorAuth.prune();
   }
 
   /** Addresses tracked (open connections or a recent connection rate), for tests and metrics. */
@@ -179,6 +188,7 @@ function authLimits(limits: EdgeLimits): AuthThrottleLimits {
     freeFailures: limits.authFreeFailures,
     lockoutFailures: limits.authLockoutFailures,
     lockoutMs: limits.authLockoutMs,
+    maxGroups: AUTH_TRACKED_GROUPS,
   };
 }
 
