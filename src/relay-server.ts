@@ -27,6 +27,7 @@ import { defaultIsolationLimits, MarketAdmission } from './relay/admission/marke
 import { ClusterResume } from './relay/cluster/resume.ts';
 import { RelayEvents } from './relay/events.ts';
 import { UpstreamHealthMonitor, type UpstreamIdentity } from './relay/poll/upstream-health.ts';
+import { SessionIds } from './relay/session/session-ids.ts';
 import { ConfirmationAnnouncer } from './relay/streams/confirmations.ts';
 import { StreamRegistry } from './relay/streams/registry.ts';
 import { NotFoundJudge } from './relay/targets/not-found.ts';
@@ -186,6 +187,8 @@ export async function startRelay(
   const edgeAdmission = new EdgeAdmission(tuning.edge);
   const pruneEdge = setInterval(() => edgeAdmission.prune(), EDGE_PRUNE_MS);
   pruneEdge.unref();
+  // One numbering for both transports: a connection number names one connection.
+  const sessionIds = new SessionIds();
   const ws = registerWsEndpoint(app, {
     registry,
     marketAdmission,
@@ -199,6 +202,7 @@ export async function startRelay(
     otherConnections: () => sse.connections.size,
     edge: tuning.edge,
     admission: edgeAdmission,
+    sessionIds,
     ...access,
   });
   const sse = registerSseEndpoint(app, {
@@ -211,6 +215,7 @@ export async function startRelay(
     otherConnections: () => ws.connections.size,
     admission: edgeAdmission,
     trustedProxyDepth: tuning.edge.trustedProxyDepth,
+    sessionIds,
     ...access,
   });
   const relayPoller = poller;

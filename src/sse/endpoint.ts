@@ -17,6 +17,7 @@ import { capReason } from '../relay/admission/edge.ts';
 import type { MarketAdmission } from '../relay/admission/market.ts';
 import { type ArrivalContext, arrive, capOf, seat } from '../relay/session/arrival.ts';
 import type { SessionLimits } from '../relay/session/session.ts';
+import type { SessionIds } from '../relay/session/session-ids.ts';
 import { checkSelection } from '../relay/session/subscription.ts';
 import type { StreamRegistry } from '../relay/streams/registry.ts';
 import { decodeEventId } from './event-id.ts';
@@ -35,6 +36,8 @@ export interface SseEndpointOptions extends ArrivalContext {
   maxConnections: number;
   /** Connections held by other transports, counted against the same `maxConnections`. */
   otherConnections: () => number;
+  /** Connection numbers, shared with the WebSocket endpoint. */
+  sessionIds: SessionIds;
 }
 
 export interface SseEndpoint {
@@ -48,7 +51,6 @@ export interface SseEndpoint {
 
 export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOptions): SseEndpoint {
   const connections = new Set<SseConnection>();
-  let nextId = 1;
 
   const serve = (instance: FastifyInstance): void => {
     instance.get(SSE_PATH, (request, reply) => {
@@ -105,7 +107,7 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
     response.write(`retry: ${RECONNECT_MS}\n\n`);
 
     const connection = new SseConnection(
-      nextId++,
+      options.sessionIds.next(),
       response,
       options,
       SseConnection.streamKeys(channel, markets, depth),

@@ -21,6 +21,7 @@ import { capReason, type EdgeAdmission, type EdgeLimits } from '../relay/admissi
 import type { MarketAdmission } from '../relay/admission/market.ts';
 import type { RefusalReason, RelayEvents } from '../relay/events.ts';
 import { type ArrivalContext, type ArrivedClient, arrive, capOf, seat } from '../relay/session/arrival.ts';
+import type { SessionIds } from '../relay/session/session-ids.ts';
 import type { StreamRegistry } from '../relay/streams/registry.ts';
 import { ClientConnection } from './client-connection.ts';
 import type { ConnectionContext, ConnectionLimits } from './connection-context.ts';
@@ -49,6 +50,8 @@ export interface WsEndpointOptions extends AccessPolicy {
   edge: EdgeLimits;
   /** The per-address and per-key counters, shared with the SSE endpoint. */
   admission: EdgeAdmission;
+  /** Connection numbers, shared with the SSE endpoint. */
+  sessionIds: SessionIds;
 }
 
 export interface WsEndpoint {
@@ -59,7 +62,6 @@ export interface WsEndpoint {
 
 export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOptions): WsEndpoint {
   const connections = new Set<ClientConnection>();
-  let nextId = 1;
   const context: ConnectionContext = {
     registry: options.registry,
     marketAdmission: options.marketAdmission,
@@ -106,7 +108,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
   const onConnection = (ws: WebSocket, socket: Socket, client: ArrivedClient, deflate: boolean): void => {
     const atGlobalCap = connections.size + (options.otherConnections?.() ?? 0) >= options.maxConnections;
     const cap = capOf(client, atGlobalCap, arrival);
-    const connection = new ClientConnection(nextId++, ws, socket, context, {
+    const connection = new ClientConnection(options.sessionIds.next(), ws, socket, context, {
       form: { encoding: ws.protocol === COMPACT_SUBPROTOCOL ? 'compact' : 'json', deflate },
       ...(client.key === undefined ? {} : { apiKey: client.key }),
       ...(cap === undefined ? { onClose: seat(client, arrival) } : {}),

@@ -186,6 +186,21 @@ describe('SSE endpoint', () => {
     expect((await connect(query)).status).toBe(503);
   });
 
+  it('numbers its connections in one sequence with the WebSocket, so that no two share a number', async () => {
+    harness = await start({ sim: { markets: 1 } });
+    const [market] = harness.sim.market.marketIds();
+    const { relay } = harness;
+    for (let i = 0; i < 2; i += 1) {
+      await connect(`channel=price&markets=${market}`);
+      const ws = await ProtocolClient.connect(relay.url);
+      opened.push(ws);
+      await ws.request({ op: 'ping' });
+    }
+    await waitFor('two connections of each transport', () => relay.sse.connections.size === 2);
+    const ids = [...relay.ws.connections, ...relay.sse.connections].map(({ id }) => id);
+    expect(ids.sort((a, b) => a - b)).toEqual([1, 2, 3, 4]);
+  });
+
   it('sends heartbeats as comment lines and ends every response on shutdown', async () => {
     harness = await start({ sim: { markets: 1 }, relay: { tuning: { heartbeatMs: 30 } } });
     const [market] = harness.sim.market.marketIds();
