@@ -28,10 +28,10 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-/** Debian's interpreter, where `apt-get install python3-websockets python3-pytest` puts the packages. */
+/** Debian's interpreter, where `apt-get install python3-websockets python3-jsonpatch python3-pytest` puts the packages. */
 export const SYSTEM_PYTHON = process.env.MARKET_RELAY_PYTHON ?? '/usr/bin/python3';
 const CLIENT_DIR = fileURLToPath(new URL('../../clients/python', import.meta.url));
-const PACKAGES = 'python3-websockets python3-pytest python3-setuptools python3-venv python3-pip';
+const PACKAGES = 'python3-websockets python3-jsonpatch python3-pytest python3-setuptools python3-venv python3-pip';
 
 /** Whether the Python client's tests can run here; prints what to install when they cannot. */
 export async function pythonAvailable(): Promise<boolean> {
@@ -45,10 +45,10 @@ export async function pythonAvailable(): Promise<boolean> {
 async function missingPython(): Promise<string | undefined> {
   if (!existsSync(SYSTEM_PYTHON)) return `${SYSTEM_PYTHON} not found`;
   try {
-    await run(SYSTEM_PYTHON, ['-c', 'import websockets, pytest, setuptools, wheel, venv, pip']);
+    await run(SYSTEM_PYTHON, ['-c', 'import websockets, jsonpatch, pytest, setuptools, wheel, venv, pip']);
     return undefined;
   } catch {
-    return `${SYSTEM_PYTHON} lacks websockets, pytest, setuptools, wheel, venv or pip`;
+    return `${SYSTEM_PYTHON} lacks websockets, jsonpatch, pytest, setuptools, wheel, venv or pip`;
   }
 }
 
@@ -86,7 +86,7 @@ export async function installedPythonClient(): Promise<string> {
     });
     await run(SYSTEM_PYTHON, ['-m', 'venv', '--system-site-packages', '--without-pip', venv]);
     // Debian's pip, run by the environment's interpreter, installs into the environment; --no-index:
-    // the dependency (websockets) must be met by what is installed, nothing is downloaded.
+    // the dependencies (websockets, jsonpatch) must be met by what is installed, nothing is downloaded.
     await run(join(venv, 'bin', 'python'), [
       '-m',
       'pip',

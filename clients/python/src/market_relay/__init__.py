@@ -14,12 +14,15 @@ from .book import (
     book_checksum_input,
     book_from_snapshot,
 )
+from .canonical_json import canonical_json, json_checksum
 from .client import RelayClient, connect
 from .connection import Closed, Opened, Reconnecting
 from .errors import RelayClientError
+from .json_streams import CandlesSubscription, RestSubscription, apply_candles_update
 from .streams import (
     BookSubscription,
     MarketClosed,
+    MarketsSubscription,
     MarketSubscription,
     OracleSubscription,
     OrdersSubscription,
@@ -33,10 +36,12 @@ __all__ = [
     "Backoff",
     "BookState",
     "BookSubscription",
+    "CandlesSubscription",
     "Closed",
     "Level",
     "MarketClosed",
     "MarketSubscription",
+    "MarketsSubscription",
     "Opened",
     "OracleSubscription",
     "OrdersSubscription",
@@ -45,16 +50,20 @@ __all__ = [
     "Reconnecting",
     "RelayClient",
     "RelayClientError",
+    "RestSubscription",
     "Resync",
     "StatusChange",
     "StreamChange",
     "StreamSubscription",
     "TradesSubscription",
     "apply_book_update",
+    "apply_candles_update",
     "backoff_delay",
     "book_checksum",
     "book_checksum_input",
     "book_from_snapshot",
+    "canonical_json",
     "connect",
+    "json_checksum",
     "reconnect_delay",
 ]

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from typing import Any, Dict, List, Mapping, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 #: The channels of protocol version 1 and this relay's additions.
-CHANNELS = ("book", "price", "trades", "market", "probabilities", "oracle", "orders")
+CHANNELS = ("book", "price", "trades", "market", "probabilities", "oracle", "orders", "markets", "rest", "candles")
 
 #: ``trades``: a snapshot carries this many of the most recent entries, and a client keeps as many.
 TRADES_SNAPSHOT_SIZE = 50
@@ -28,6 +28,16 @@ PRICE_FIELDS = ("best_bid", "best_ask", "midpoint_price", "last_price", "spread"
 
 _MARKET_ID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _FEED_ID = re.compile(r"^0x[0-9a-fA-F]{1,128}$")
+#: ``markets`` stream ids: a catalogue status filter, optionally ``:`` and a token id.
+_CATALOGUE = re.compile(r"^(all|active|expired|resolved)(?::([0-9]{1,9}))?$")
+#: ``candles`` stream ids: ``<market>:<interval>:<source>``.
+_CANDLES = re.compile(
+    r"^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}):(1m|5m|1h|1d):(probability|trades)$"
+)
+CANDLE_INTERVALS = ("1m", "5m", "1h", "1d")
+CANDLE_SOURCES = ("probability", "trades")
+#: ``rest``: the longest path a subscription may name (docs/protocol.md "`rest` data").
+MAX_REST_PATH_LENGTH = 512
 
 
 class ChannelFormatError(ValueError):
@@ -40,6 +50,17 @@ def canonical_stream_id(channel: str, stream_id: str) -> str:
         if stream_id != PROBABILITIES_STREAM:
             raise ValueError(f'the probabilities channel has one stream: "{PROBABILITIES_STREAM}"')
         return stream_id
+    if channel == "markets":
+        return _catalogue_id(stream_id)
+    if channel == "rest":
+        if not isinstance(stream_id, str) or not stream_id.startswith("/") or len(stream_id) > MAX_REST_PATH_LENGTH:
+            raise ValueError(f"rest: {stream_id!r} is not a path (starting with /, at most {MAX_REST_PATH_LENGTH} characters)")
+        return stream_id
+    if channel == "candles":
+        match = _CANDLES.match(stream_id.lower()) if isinstance(stream_id, str) else None
+        if match is None:
+            raise ValueError(f"candles: {stream_id!r} is not <market UUID>:<{'|'.join(CANDLE_INTERVALS)}>:<{'|'.join(CANDLE_SOURCES)}>")
+        return stream_id.lower()
     pattern, expected = (_FEED_ID, "an oracle feed id (0x and hex digits)") if channel == "oracle" else (
         _MARKET_ID,
         "a market UUID",
@@ -47,6 +68,41 @@ def canonical_stream_id(channel: str, stream_id: str) -> str:
     if not isinstance(stream_id, str) or not pattern.match(stream_id):
         raise ValueError(f"{channel}: {stream_id!r} is not {expected}")
     return stream_id.lower()
+
+
+def catalogue_stream_id(status: str = "all", token: Optional[int] = None) -> str:
+    """The ``markets`` stream of a catalogue filter: ``all``, ``active``, ``expired`` or ``resolved``,
+    optionally only the markets of one token."""
+    return _catalogue_id(status if token is None else f"{status}:{token}")
+
+
+def _catalogue_id(stream_id: str) -> str:
+    match = _CATALOGUE.match(stream_id) if isinstance(stream_id, str) else None
+    if match is None:
+        raise ValueError(f"markets: {stream_id!r} is not a catalogue filter (all, active, expired or resolved, optionally :token)")
+    # One spelling: ``all:003`` and ``all:3`` are one stream.
+    return match.group(1) if match.group(2) is None else f"{match.group(1)}:{int(match.group(2))}"
+
+
+def markets_from_snapshot(raw: Any) -> Dict[str, Dict[str, Any]]:
+    """The catalogue: market id -> its list-form record."""
+    data = _object(raw, "markets data")
+    if not all(isinstance(record, dict) for record in data.values()):
+        raise ChannelFormatError("markets data holds a record that is not an object")
+    return dict(data)
+
+
+def apply_markets_update(state: Mapping[str, Dict[str, Any]], raw: Any) -> Dict[str, Dict[str, Any]]:
+    """Each record the update carries replaces the market's whole; ``None`` removes the market."""
+    next_state = dict(state)
+    for market, record in _object(raw, "markets update").items():
+        if record is None:
+            next_state.pop(market, None)
+        elif isinstance(record, dict):
+            next_state[market] = record
+        else:
+            raise ChannelFormatError(f"markets update: {market} is neither a record nor null")
+    return next_state
 
 
 def _object(raw: Any, what: str) -> Dict[str, Any]:

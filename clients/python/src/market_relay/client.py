@@ -17,12 +17,16 @@ from decimal import Decimal
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Type, TypeVar, Union
 
 from .backoff import Backoff
-from .channels import CHANNELS, PROBABILITIES_STREAM, canonical_stream_id
+from .channels import CHANNELS, PROBABILITIES_STREAM, canonical_stream_id, catalogue_stream_id
 from .connection import Closed, ConnectionListener, ConnectionStatus, Opened, Reconnecting, RelayConnection
 from .errors import RelayClientError
 from .events import Emitter
+from .json_streams import CandlesSubscription, RestSubscription
+from .requests import adopt_rest_spelling, listed_ids, stream_key_of, subscribe_requests, unsubscribe_request
 from .streams import (
     BookSubscription,
+    CatalogueState,
+    MarketsSubscription,
     MarketSubscription,
     OracleSubscription,
     OrdersSubscription,
@@ -33,8 +37,6 @@ from .streams import (
 from .subscription import StreamHost, StreamKey, StreamSubscription
 from .transport import relay_socket_url
 
-#: Markets per subscribe request (docs/protocol.md "Limits").
-MARKETS_PER_REQUEST = 100
 #: Pause before sending again a subscribe the relay refused as ``rate_limited``.
 RATE_LIMIT_RETRY = 1.0
 #: Request errors that may pass on retry; any other answer to a subscribe refuses its streams.
@@ -131,6 +133,28 @@ class RelayClient(Emitter, StreamHost, ConnectionListener):
     def subscribe_orders(self, market: str) -> OrdersSubscription:
         return self._subscribe("orders", market, None, OrdersSubscription, lambda m: OrdersSubscription(self, m))
 
+    def subscribe_markets(self, status: str = "all", token: Optional[int] = None) -> MarketsSubscription:
+        """The market catalogue, live: market id -> list-form record, of every market (``all``) or those
+        of one ``status`` (``active``, ``expired``, ``resolved``), optionally of one token."""
+        kind, stream_id = MarketsSubscription, catalogue_stream_id(status, token)
+        return self._subscribe("markets", stream_id, None, kind, lambda m: kind(self, m))
+
+    async def markets(
+        self, status: str = "all", token: Optional[int] = None, timeout: Optional[float] = None
+    ) -> List[Dict[str, Any]]:
+        """The catalogue's records now (its live subscription's state; it stays subscribed)."""
+        catalogue: CatalogueState = await self.subscribe_markets(status, token).wait_for_state(timeout)
+        return list(catalogue.values())
+
+    def subscribe_rest(self, path: str) -> RestSubscription:
+        """Any public GET path of upstream (with its query string), live: ``state`` is the body."""
+        return self._subscribe("rest", path, None, RestSubscription, lambda p: RestSubscription(self, p))
+
+    def subscribe_candles(self, market: str, interval: str, source: str) -> CandlesSubscription:
+        """A market's candles of one interval (1m, 5m, 1h, 1d) from one source (probability, trades)."""
+        stream_id = f"{market}:{interval}:{source}"
+        return self._subscribe("candles", stream_id, None, CandlesSubscription, lambda s: CandlesSubscription(self, s))
+
     async def close(self) -> None:
         """Closes the connection for good; every stream ends with status ``closed``."""
         if self._closing:
@@ -180,10 +204,7 @@ class RelayClient(Emitter, StreamHost, ConnectionListener):
             return
         del self._streams[stream.key]
         self._to_subscribe.pop(stream.key, None)
-        request: Dict[str, Any] = {"op": "unsubscribe", "channel": stream.channel, "markets": [stream.market]}
-        if stream.channel == "book":
-            request["depth"] = stream.depth
-        self._send(request)
+        self._send(unsubscribe_request(stream))
 
     def report_listener_error(self, error: BaseException) -> None:
         self.emit("error", RelayClientError("listener_threw", f"an event listener raised {error!r}"))
@@ -202,7 +223,7 @@ class RelayClient(Emitter, StreamHost, ConnectionListener):
             return  # sent with everything else when the connection opens
         streams = [stream for stream in self._to_subscribe.values() if not stream.closed]
         self._to_subscribe.clear()
-        for request in _subscribe_requests(streams):
+        for request in subscribe_requests(streams):
             self._send(request)
 
     def _end_all(self, reason: str) -> None:
@@ -227,7 +248,7 @@ class RelayClient(Emitter, StreamHost, ConnectionListener):
     def connection_opened(self, opened: Opened) -> None:
         self._in_flight.clear()
         self._to_subscribe.clear()
-        for request in _subscribe_requests(list(self._streams.values())):
+        for request in subscribe_requests(list(self._streams.values())):
             self._send(request)
         self.emit("open", opened)
 
@@ -273,14 +294,12 @@ class RelayClient(Emitter, StreamHost, ConnectionListener):
                 stream.receive_status(message)
                 if stream.closed:
                     self._streams.pop(stream.key, None)
+        elif kind == "confirmed":
+            stream = self._stream_of(message)
+            if stream is not None:
+                stream.receive_confirmed(message)
         elif kind == "subscribed":
-            self._answered(message.get("id"))
-            recovered = message.get("recovered")
-            if isinstance(recovered, dict):
-                for market, value in recovered.items():
-                    stream = self._streams.get(StreamKey(message.get("channel", ""), market, _depth_of(message)))
-                    if stream is not None:
-                        stream.resumed(value is True)
+            self._on_subscribed(message)
         elif kind == "unsubscribed":
             self._answered(message.get("id"))
         elif kind == "error":
@@ -291,10 +310,19 @@ class RelayClient(Emitter, StreamHost, ConnectionListener):
         return self._in_flight.pop(request_id, None) if isinstance(request_id, (int, str)) else None
 
     def _stream_of(self, message: Dict[str, Any]) -> Optional[StreamSubscription[Any]]:
-        channel, market = message.get("channel"), message.get("market")
-        if not isinstance(channel, str) or not isinstance(market, str):
-            return None
-        return self._streams.get(StreamKey(channel, market, _depth_of(message)))
+        key = stream_key_of(message)
+        return self._streams.get(key) if key is not None else None
+
+    def _on_subscribed(self, message: Dict[str, Any]) -> None:
+        request = self._answered(message.get("id"))
+        if request is not None and request["channel"] == "rest":
+            adopt_rest_spelling(self._streams, listed_ids(request), listed_ids(message))
+        recovered = message.get("recovered")
+        if isinstance(recovered, dict):
+            for stream_id, value in recovered.items():
+                stream = self._stream_of({**message, "market": stream_id, "path": stream_id})
+                if stream is not None:
+                    stream.resumed(value is True)
 
     def _on_stream_message(self, message: Dict[str, Any]) -> None:
         stream = self._stream_of(message)
@@ -311,7 +339,8 @@ class RelayClient(Emitter, StreamHost, ConnectionListener):
         """A stream error (it names a market, no id) goes to that market's streams; a request error to
         the streams of the request it answers: the one of its id, else the oldest in flight."""
         code = str(message.get("code"))
-        channel, market, request_id = message.get("channel"), message.get("market"), message.get("id")
+        channel, request_id = message.get("channel"), message.get("id")
+        market = message.get("path" if channel == "rest" else "market")
         error = RelayClientError(
             code,
             str(message.get("message", "")),
@@ -326,7 +355,7 @@ class RelayClient(Emitter, StreamHost, ConnectionListener):
             # Without an id, the relay answers requests in order: the oldest one in flight.
             request = self._answered(request_id if request_id is not None else next(iter(self._in_flight), None))
             if request is not None:
-                for requested in request["markets"]:
+                for requested in listed_ids(request):
                     stream = self._streams.get(StreamKey(request["channel"], requested, request.get("depth")))
                     if stream is not None:
                         targets.append(stream)
@@ -350,31 +379,6 @@ class RelayClient(Emitter, StreamHost, ConnectionListener):
 
         timer = asyncio.get_running_loop().call_later(RATE_LIMIT_RETRY, retry)
         self._timers.add(timer)
-
-
-def _depth_of(message: Dict[str, Any]) -> Optional[int]:
-    """Book messages name their depth (absent: the full book); other channels have none."""
-    depth = message.get("depth")
-    return depth if message.get("channel") == "book" and isinstance(depth, int) else None
-
-
-def _subscribe_requests(streams: List[StreamSubscription[Any]], resume: bool = True) -> List[Dict[str, Any]]:
-    """One ``subscribe`` per (channel, depth) and 100 markets, with ``resume`` where a stream has a point."""
-    groups: Dict["tuple[str, Optional[int]]", List[StreamSubscription[Any]]] = {}
-    for stream in streams:
-        groups.setdefault((stream.channel, stream.depth), []).append(stream)
-    requests: List[Dict[str, Any]] = []
-    for (channel, depth), members in groups.items():
-        for start in range(0, len(members), MARKETS_PER_REQUEST):
-            chunk = members[start : start + MARKETS_PER_REQUEST]
-            request: Dict[str, Any] = {"op": "subscribe", "channel": channel, "markets": [s.market for s in chunk]}
-            if channel == "book":
-                request["depth"] = depth
-            points = {s.market: s.resume_point for s in chunk if resume and s.resume_point is not None}
-            if points:
-                request["resume"] = points
-            requests.append(request)
-    return requests
 
 
 def connect(urls: Union[str, Sequence[str]], **options: Any) -> RelayClient:

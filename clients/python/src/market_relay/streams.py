@@ -152,3 +152,35 @@ class OrdersSubscription(StreamSubscription[channels.OrderMap]):
 
     def apply(self, state: channels.OrderMap, data: Any) -> channels.OrderMap:
         return channels.apply_orders_update(state, data)
+
+
+CatalogueState = Dict[str, Dict[str, Any]]
+
+
+class MarketsSubscription(StreamSubscription[CatalogueState]):
+    """A ``markets`` stream (``market`` is the catalogue filter: ``all``, ``active``, ``active:3`` ...):
+    market id -> upstream's list-form record. ``listed`` fires with the record of each market new to
+    an update, ``delisted`` with the id of each that left it; a snapshot announces none."""
+
+    channel = "markets"
+
+    def __init__(self, host: StreamHost, market: str) -> None:
+        super().__init__(host, market)
+        self._before_update: Optional[CatalogueState] = None
+
+    def state_of(self, data: Any) -> CatalogueState:
+        return channels.markets_from_snapshot(data)
+
+    def apply(self, state: CatalogueState, data: Any) -> CatalogueState:
+        self._before_update = state
+        return channels.apply_markets_update(state, data)
+
+    def accepted(self, message: Dict[str, Any], state: CatalogueState) -> None:
+        before, self._before_update = self._before_update, None
+        if message["type"] != "update" or before is None:
+            return
+        for market, record in message["data"].items():
+            if record is None:
+                self.emit("delisted", market)
+            elif market not in before:
+                self.emit("listed", record)

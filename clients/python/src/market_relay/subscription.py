@@ -10,6 +10,7 @@ Events (``subscription.on(name, listener)``), each listener called with one payl
 - ``resync``: ``Resync(reason, detail)``, reason ``gap``, ``checksum``, ``epoch`` or ``malformed``;
 - ``resumed``: ``bool``, the relay's ``recovered`` answer to a resume after a reconnect;
 - ``status``: ``StatusChange(status, reason)``;
+- ``confirmed``: ``str``, the new ``confirmed_at``: upstream confirmed the state held, unchanged;
 - ``error``: ``RelayClientError`` the relay reported for this stream.
 """
 
@@ -86,6 +87,10 @@ class StreamSubscription(Emitter, Generic[State]):
         self.state: Optional[State] = None
         self.epoch: Optional[str] = None
         self.seq: Optional[int] = None
+        #: When upstream last confirmed ``state`` (the relay's receive time, ISO 8601 text): the ``rts``
+        #: of the last snapshot or update applied, or a later ``confirmed`` message for that state. It
+        #: stops advancing while upstream does not answer (docs/protocol.md "Freshness of a quiet stream").
+        self.confirmed_at: Optional[str] = None
         self._host = host
         self._resyncing = False
         self._connection_down = False
@@ -174,6 +179,17 @@ class StreamSubscription(Emitter, Generic[State]):
             return
         self._relay_state = "stale" if message.get("state") == "stale" else "live"
         self._refresh_status(reason if isinstance(reason, str) else None)
+
+    def receive_confirmed(self, message: Dict[str, Any]) -> None:
+        """Counts only for the state this stream holds: a confirmation of another ``seq`` says nothing of it."""
+        if self._closed or self._resyncing or message.get("epoch") != self.epoch or message.get("seq") != self.seq:
+            return
+        confirmed = message.get("confirmed")
+        # ISO 8601 times of one clock and format order as text.
+        if not isinstance(confirmed, str) or (self.confirmed_at is not None and confirmed <= self.confirmed_at):
+            return
+        self.confirmed_at = confirmed
+        self.emit("confirmed", confirmed)
 
     def receive_error(self, error: RelayClientError) -> None:
         if self._closed:
@@ -272,6 +288,8 @@ class StreamSubscription(Emitter, Generic[State]):
         self.state = state
         self.epoch = message["epoch"]
         self.seq = message["seq"]
+        rts = message.get("rts")
+        self.confirmed_at = rts if isinstance(rts, str) else None
         self._resyncing = False
         self._connection_down = False
         self._version += 1

@@ -1,0 +1,82 @@
+"""The requests the client sends and how relay messages name their stream: one ``subscribe`` per
+(channel, depth) and 100 stream ids, with ``resume`` where a stream has a point. The ``rest`` channel
+names its streams ``paths`` / ``path`` where every other channel says ``markets`` / ``market``
+(docs/protocol.md "Client requests", "`rest` data")."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Tuple
+
+from .subscription import StreamKey, StreamSubscription
+
+#: Stream ids per subscribe request (docs/protocol.md "Limits").
+MARKETS_PER_REQUEST = 100
+
+
+def ids_field(channel: object) -> str:
+    """Where a request or a ``subscribed`` reply lists its stream ids."""
+    return "paths" if channel == "rest" else "markets"
+
+
+def depth_of(message: Dict[str, Any]) -> Optional[int]:
+    """Book messages name their depth (absent: the full book); other channels have none."""
+    depth = message.get("depth")
+    return depth if message.get("channel") == "book" and isinstance(depth, int) else None
+
+
+def stream_key_of(message: Dict[str, Any]) -> Optional[StreamKey]:
+    """The stream a relay message (snapshot, update, status, confirmed, stream error) is about."""
+    channel = message.get("channel")
+    stream_id = message.get("path" if channel == "rest" else "market")
+    if not isinstance(channel, str) or not isinstance(stream_id, str):
+        return None
+    return StreamKey(channel, stream_id, depth_of(message))
+
+
+def listed_ids(message: Dict[str, Any]) -> List[str]:
+    """The stream ids a request or reply lists (empty when it lists none it can read)."""
+    ids = message.get(ids_field(message.get("channel")))
+    return [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
+
+
+def unsubscribe_request(stream: StreamSubscription[Any]) -> Dict[str, Any]:
+    request: Dict[str, Any] = {"op": "unsubscribe", "channel": stream.channel, ids_field(stream.channel): [stream.market]}
+    if stream.channel == "book":
+        request["depth"] = stream.depth
+    return request
+
+
+def subscribe_requests(streams: List[StreamSubscription[Any]]) -> List[Dict[str, Any]]:
+    """One ``subscribe`` per (channel, depth) and 100 ids, with ``resume`` where a stream has a point."""
+    groups: Dict[Tuple[str, Optional[int]], List[StreamSubscription[Any]]] = {}
+    for stream in streams:
+        groups.setdefault((stream.channel, stream.depth), []).append(stream)
+    requests: List[Dict[str, Any]] = []
+    for (channel, depth), members in groups.items():
+        for start in range(0, len(members), MARKETS_PER_REQUEST):
+            chunk = members[start : start + MARKETS_PER_REQUEST]
+            request: Dict[str, Any] = {"op": "subscribe", "channel": channel, ids_field(channel): [s.market for s in chunk]}
+            if channel == "book":
+                request["depth"] = depth
+            points = {s.market: s.resume_point for s in chunk if s.resume_point is not None}
+            if points:
+                request["resume"] = points
+            requests.append(request)
+    return requests
+
+
+def adopt_rest_spelling(
+    streams: Dict[StreamKey, StreamSubscription[Any]], requested: List[str], answered: List[str]
+) -> None:
+    """``rest``: the relay spells each path one way (docs/protocol.md "One spelling per path") and its
+    ``subscribed`` lists the request's paths so, in order; a stream takes the relay's spelling, which
+    its messages carry. A path whose spelling another held stream already has keeps its own."""
+    if len(requested) != len(answered):
+        return
+    for given, spelled in zip(requested, answered):
+        stream = streams.get(StreamKey("rest", given, None))
+        if given == spelled or stream is None or StreamKey("rest", spelled, None) in streams:
+            continue
+        del streams[stream.key]
+        stream.market = spelled
+        streams[stream.key] = stream
