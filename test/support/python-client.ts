@@ -31,7 +31,8 @@ const run = promisify(execFile);
 /** Debian's interpreter, where `apt-get install python3-websockets python3-jsonpatch python3-pytest` puts the packages. */
 export const SYSTEM_PYTHON = process.env.MARKET_RELAY_PYTHON ?? '/usr/bin/python3';
 const CLIENT_DIR = fileURLToPath(new URL('../../clients/python', import.meta.url));
-const PACKAGES = 'python3-websockets python3-jsonpatch python3-pytest python3-setuptools python3-venv python3-pip';
+const PACKAGES =
+  'python3-websockets python3-jsonpatch python3-pytest python3-setuptools python3-venv python3-pip';
 
 /** Whether the Python client's tests can run here; prints what to install when they cannot. */
 export async function pythonAvailable(): Promise<boolean> {

