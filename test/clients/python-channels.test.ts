@@ -1,36 +1,43 @@
 /**
- * The Python client (clients/python) on the channels that are plain JSON checked by the canonical
- * JSON checksum, and per-stream freshness: its pytest suite keeps the catalogue, public paths as
- * `rest` streams and candles verified against a relay over the ticking simulator, and sees a quiet
- * stream confirmed (the relay confirms every 50 ms here).
+ * The Python client (clients/python) on the catalogue, public paths as `rest` streams, candles,
+ * wildcards and per-stream freshness: its pytest suite keeps each verified against a relay over the
+ * ticking simulator, follows every active market with a `"*"`, and sees a quiet stream confirmed (the
+ * relay confirms every 50 ms here); the wildcard's reconnect runs against a scripted relay.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { installedPythonClient, pythonAvailable, runPytest } from '../support/python-client.ts';
 
-describe.skipIf(!(await pythonAvailable()))('the Python client on markets, rest and candles', () => {
-  let harness: Harness;
-  let python: string;
+describe.skipIf(!(await pythonAvailable()))(
+  'the Python client on markets, rest, candles and wildcards',
+  () => {
+    let harness: Harness;
+    let python: string;
 
-  beforeAll(async () => {
-    [python, harness] = await Promise.all([
-      installedPythonClient(),
-      startHarness({ sim: { markets: 3, tickMs: 20 }, relay: { tuning: { confirmMs: 50 } } }),
-    ]);
-  });
-
-  afterAll(async () => {
-    await harness?.stop();
-  });
-
-  it('keeps the catalogue, public paths and candles verified, and a quiet stream confirmed', async () => {
-    const [market] = harness.sim.market.activeMarketIds();
-    const result = await runPytest(python, ['test_live_channels.py', 'test_json_channels.py'], {
-      MARKET_RELAY_URL: harness.relay.url,
-      MARKET_RELAY_UPSTREAM: harness.sim.url,
-      MARKET_RELAY_MARKET: market!,
+    beforeAll(async () => {
+      [python, harness] = await Promise.all([
+        installedPythonClient(),
+        startHarness({ sim: { markets: 3, tickMs: 20 }, relay: { tuning: { confirmMs: 50 } } }),
+      ]);
     });
-    expect(result.code, result.output).toBe(0);
-    expect(result.output).not.toMatch(/skipped/);
-  });
-});
+
+    afterAll(async () => {
+      await harness?.stop();
+    });
+
+    it('keeps the catalogue, public paths and candles verified, every active market by wildcard, and a quiet stream confirmed', async () => {
+      const [market] = harness.sim.market.activeMarketIds();
+      const result = await runPytest(
+        python,
+        ['test_live_channels.py', 'test_json_channels.py', 'test_wildcards_fake_relay.py'],
+        {
+          MARKET_RELAY_URL: harness.relay.url,
+          MARKET_RELAY_UPSTREAM: harness.sim.url,
+          MARKET_RELAY_MARKET: market!,
+        },
+      );
+      expect(result.code, result.output).toBe(0);
+      expect(result.output).not.toMatch(/skipped/);
+    });
+  },
+);

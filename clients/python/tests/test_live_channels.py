@@ -101,3 +101,25 @@ def test_candles_verified_and_a_quiet_stream_confirmed():
             assert confirmations == sorted(set(confirmations))
 
     asyncio.run(scenario())
+
+
+def test_a_wildcard_holds_every_active_market():
+    url = env("MARKET_RELAY_URL")
+
+    async def scenario():
+        async with connect(url, backoff=FAST) as client:
+            errors, added = [], []
+            client.on("error", errors.append)
+            active = client.subscribe_markets("active")
+            every = client.subscribe_all("price")
+            every.on("added", added.append)
+            await active.wait_for_state(DEADLINE)
+            await until(
+                "a price stream with a state for each active market",
+                lambda: set(every.streams) == set(active.state) and all(s.state is not None for s in every.streams.values()),
+            )
+            assert sorted(change.market for change in added) == sorted(active.state)
+            assert all(s.status == "live" and s.channel == "price" for s in every.streams.values())
+            assert all(isinstance(s.state.get("best_bid", ""), str) for s in every.streams.values()) and errors == []
+
+    asyncio.run(scenario())

@@ -13,16 +13,15 @@ from __future__ import annotations
 import asyncio
 import json
 import random as _random
-from decimal import Decimal
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Type, TypeVar, Union
 
 from .backoff import Backoff
-from .channels import CHANNELS, PROBABILITIES_STREAM, canonical_stream_id, catalogue_stream_id
+from .channels import PROBABILITIES_STREAM, canonical_stream_id, catalogue_stream_id
 from .connection import Closed, ConnectionListener, ConnectionStatus, Opened, Reconnecting, RelayConnection
 from .errors import RelayClientError
-from .events import Emitter
 from .json_streams import CandlesSubscription, RestSubscription
-from .requests import adopt_rest_spelling, listed_ids, stream_key_of, subscribe_requests, unsubscribe_request
+from .relay_messages import RelayMessages
+from .requests import subscribe_requests, unsubscribe_request
 from .streams import (
     BookSubscription,
     CatalogueState,
@@ -36,20 +35,19 @@ from .streams import (
 )
 from .subscription import StreamHost, StreamKey, StreamSubscription
 from .transport import relay_socket_url
+from .wildcards import WILDCARD, WILDCARD_CHANNELS, WildcardHost, WildcardSubscription
 
-#: Pause before sending again a subscribe the relay refused as ``rate_limited``.
-RATE_LIMIT_RETRY = 1.0
-#: Request errors that may pass on retry; any other answer to a subscribe refuses its streams.
-RETRYABLE = frozenset({"rate_limited", "internal", "upstream_unavailable"})
+#: The stream kind each wildcard channel's markets come as.
+WILDCARD_STREAMS: Dict[str, Callable[[StreamHost, str], StreamSubscription[Any]]] = {
+    "price": PriceSubscription,
+    "trades": TradesSubscription,
+    "market": MarketSubscription,
+}
+
 S = TypeVar("S", bound=StreamSubscription[Any])
 
 
-def _load(text: str) -> Any:
-    # Exact numbers: a JSON number with a fraction becomes a Decimal, never a binary float.
-    return json.loads(text, parse_float=Decimal)
-
-
-class RelayClient(Emitter, StreamHost, ConnectionListener):
+class RelayClient(RelayMessages, WildcardHost, ConnectionListener):
     def __init__(
         self,
         urls: Union[str, Sequence[str]],
@@ -72,6 +70,7 @@ class RelayClient(Emitter, StreamHost, ConnectionListener):
         self._next_id = 0
         self._closing = False
         self._timers: Set[asyncio.TimerHandle] = set()
+        self._wildcards: Dict[str, WildcardSubscription] = {}
         self._connection = RelayConnection(
             [relay_socket_url(url) for url in given],
             self,
@@ -155,6 +154,22 @@ class RelayClient(Emitter, StreamHost, ConnectionListener):
         stream_id = f"{market}:{interval}:{source}"
         return self._subscribe("candles", stream_id, None, CandlesSubscription, lambda s: CandlesSubscription(self, s))
 
+    def subscribe_all(self, channel: str) -> WildcardSubscription:
+        """Every market upstream lists as active, now and later, on ``price``, ``trades`` or ``market``:
+        each joins as a stream of its own (``added``) and ends when no longer active (``removed``)."""
+        if channel not in WILDCARD_CHANNELS:
+            raise ValueError(f"a wildcard takes {', '.join(WILDCARD_CHANNELS)}, not {channel!r}")
+        wildcard = self._wildcards.get(channel)
+        if wildcard is None:
+            wildcard = WildcardSubscription(channel, self)
+            if self._closing:
+                wildcard.end("client closed")
+                return wildcard
+            self._wildcards[channel] = wildcard
+            if self._connection.status == "open":
+                self._send(wildcard.request())
+        return wildcard
+
     async def close(self) -> None:
         """Closes the connection for good; every stream ends with status ``closed``."""
         if self._closing:
@@ -202,9 +217,29 @@ class RelayClient(Emitter, StreamHost, ConnectionListener):
         """StreamHost: the application unsubscribed."""
         if self._streams.get(stream.key) is not stream:
             return
+        for wildcard in self._wildcards.values():
+            wildcard.forget(stream)
         del self._streams[stream.key]
         self._to_subscribe.pop(stream.key, None)
         self._send(unsubscribe_request(stream))
+
+    def adopt(self, channel: str, market: str) -> Optional[StreamSubscription[Any]]:
+        """WildcardHost: a stream for a market a wildcard joined, unless the application holds it by name."""
+        if StreamKey(channel, market, None) in self._streams:
+            return None
+        stream = WILDCARD_STREAMS[channel](self, market)
+        self._streams[stream.key] = stream
+        return stream
+
+    def drop(self, stream: StreamSubscription[Any]) -> None:
+        """WildcardHost: the stream's market left its wildcard."""
+        if self._streams.get(stream.key) is stream:
+            del self._streams[stream.key]
+
+    def release_wildcard(self, channel: str) -> None:
+        """WildcardHost: the application unsubscribed ``"*"``."""
+        self._wildcards.pop(channel, None)
+        self._send({"op": "unsubscribe", "channel": channel, "markets": [WILDCARD]})
 
     def report_listener_error(self, error: BaseException) -> None:
         self.emit("error", RelayClientError("listener_threw", f"an event listener raised {error!r}"))
@@ -227,6 +262,9 @@ class RelayClient(Emitter, StreamHost, ConnectionListener):
             self._send(request)
 
     def _end_all(self, reason: str) -> None:
+        for wildcard in list(self._wildcards.values()):
+            wildcard.end(reason)
+        self._wildcards.clear()
         for stream in list(self._streams.values()):
             stream.end(reason)
         self._streams.clear()
@@ -248,7 +286,9 @@ class RelayClient(Emitter, StreamHost, ConnectionListener):
     def connection_opened(self, opened: Opened) -> None:
         self._in_flight.clear()
         self._to_subscribe.clear()
-        for request in subscribe_requests(list(self._streams.values())):
+        # The streams a wildcard holds come back through its own subscribe.
+        named = [s for s in self._streams.values() if not any(w.owns(s) for w in self._wildcards.values())]
+        for request in subscribe_requests(named) + [w.request() for w in self._wildcards.values()]:
             self._send(request)
         self.emit("open", opened)
 
@@ -271,115 +311,6 @@ class RelayClient(Emitter, StreamHost, ConnectionListener):
         self._closing = True
         self.emit("error", RelayClientError("refused", f"{url}: {detail}"))
         self._end_all("refused by the relay")
-
-    # --- relay messages --------------------------------------------------------------------------
-
-    def _on_frame(self, frame: Union[str, bytes]) -> None:
-        try:
-            message = _load(frame) if isinstance(frame, str) else None
-        except ValueError as error:
-            message = None
-            detail = f"not JSON: {error}"
-        else:
-            detail = "a binary frame" if message is None else "not a message object"
-        if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-            self.emit("error", RelayClientError("malformed_frame", detail))
-            return
-        kind = message["type"]
-        if kind in ("snapshot", "update"):
-            self._on_stream_message(message)
-        elif kind == "status":
-            stream = self._stream_of(message)
-            if stream is not None:
-                stream.receive_status(message)
-                if stream.closed:
-                    self._streams.pop(stream.key, None)
-        elif kind == "confirmed":
-            stream = self._stream_of(message)
-            if stream is not None:
-                stream.receive_confirmed(message)
-        elif kind == "subscribed":
-            self._on_subscribed(message)
-        elif kind == "unsubscribed":
-            self._answered(message.get("id"))
-        elif kind == "error":
-            self._on_error(message)
-
-    def _answered(self, request_id: object) -> Optional[Dict[str, Any]]:
-        """The subscribe request a reply answers, no longer in flight."""
-        return self._in_flight.pop(request_id, None) if isinstance(request_id, (int, str)) else None
-
-    def _stream_of(self, message: Dict[str, Any]) -> Optional[StreamSubscription[Any]]:
-        key = stream_key_of(message)
-        return self._streams.get(key) if key is not None else None
-
-    def _on_subscribed(self, message: Dict[str, Any]) -> None:
-        request = self._answered(message.get("id"))
-        if request is not None and request["channel"] == "rest":
-            adopt_rest_spelling(self._streams, listed_ids(request), listed_ids(message))
-        recovered = message.get("recovered")
-        if isinstance(recovered, dict):
-            for stream_id, value in recovered.items():
-                stream = self._stream_of({**message, "market": stream_id, "path": stream_id})
-                if stream is not None:
-                    stream.resumed(value is True)
-
-    def _on_stream_message(self, message: Dict[str, Any]) -> None:
-        stream = self._stream_of(message)
-        epoch, seq = message.get("epoch"), message.get("seq")
-        if message.get("channel") not in CHANNELS or not isinstance(epoch, str) or type(seq) is not int:
-            self.emit("error", RelayClientError("malformed_frame", f"stream message without channel, epoch or seq: {message!r:.200}"))
-            if stream is not None:
-                stream.malformed("a message without epoch or seq")
-            return
-        if stream is not None:  # a message for a stream just unsubscribed is ignored
-            stream.receive(message)
-
-    def _on_error(self, message: Dict[str, Any]) -> None:
-        """A stream error (it names a market, no id) goes to that market's streams; a request error to
-        the streams of the request it answers: the one of its id, else the oldest in flight."""
-        code = str(message.get("code"))
-        channel, request_id = message.get("channel"), message.get("id")
-        market = message.get("path" if channel == "rest" else "market")
-        error = RelayClientError(
-            code,
-            str(message.get("message", "")),
-            channel=channel if isinstance(channel, str) else None,
-            market=market if isinstance(market, str) else None,
-            request_id=request_id if isinstance(request_id, (int, str)) else None,
-        )
-        targets: List[StreamSubscription[Any]] = []
-        if isinstance(market, str) and request_id is None:
-            targets = [s for s in self._streams.values() if s.channel == channel and s.market == market]
-        else:
-            # Without an id, the relay answers requests in order: the oldest one in flight.
-            request = self._answered(request_id if request_id is not None else next(iter(self._in_flight), None))
-            if request is not None:
-                for requested in listed_ids(request):
-                    stream = self._streams.get(StreamKey(request["channel"], requested, request.get("depth")))
-                    if stream is not None:
-                        targets.append(stream)
-                if code == "rate_limited":
-                    self._retry_later(targets)
-        self.emit("error", error)
-        refused = request_id is not None and code not in RETRYABLE
-        for stream in targets:
-            stream.receive_error(error)
-            if refused:  # asking again on every reconnect would fail the same way
-                stream.end(f"subscribe refused: {code}")
-            if stream.closed:
-                self._streams.pop(stream.key, None)
-
-    def _retry_later(self, streams: List[StreamSubscription[Any]]) -> None:
-        def retry() -> None:
-            self._timers.discard(timer)
-            for stream in streams:
-                if not stream.closed:
-                    self.request_snapshot(stream)
-
-        timer = asyncio.get_running_loop().call_later(RATE_LIMIT_RETRY, retry)
-        self._timers.add(timer)
-
 
 def connect(urls: Union[str, Sequence[str]], **options: Any) -> RelayClient:
     """Connects to a relay, or to the first of several that answers, and keeps reconnecting until
