@@ -36,8 +36,12 @@ describe.each(simulatorProfileNames)('a market upstream does not have (%s profil
     const harness = await start({ sim: { markets: 4 } });
     const [real] = harness.sim.market.activeMarketIds() as [string];
     const client = await connect(harness);
+    await waitFor('the first catalogue load', () => harness.relay.knownMarkets.size > 0 || undefined);
     await client.request({ op: 'subscribe', channel: 'book', markets: [real] });
     for (const channel of CHANNELS) await client.request({ op: 'subscribe', channel, markets: [NOWHERE] });
+    // A bare price entry (terse) tells nothing until a catalogue load begun after the stream did
+    // (an older list may predate a new market): the relay's next scheduled one, brought forward.
+    await harness.relay.knownMarkets.refresh();
 
     for (const channel of CHANNELS) {
       await waitFor(`unknown_market on ${channel}`, () =>

@@ -4,7 +4,9 @@
  * (all statuses, 100 a page asked for; upstream's largest page is not shown, so each page starts
  * where the previous one's markets ended), reloaded every minute. A subscription to an id the catalogue lacks
  * is judged without polling it (relay/admission/market.ts); until the first load succeeds the catalogue
- * cannot judge anything, and says so.
+ * cannot judge anything, and says so. A list read before a market's stream began may predate the
+ * market itself: asked with the `loadsBegun` the stream noted when it began, such a list says only
+ * `not_listed_earlier`; a load begun later, on the usual schedule, decides.
  */
 import type { MarketsResponse } from '../../upstream/schemas.ts';
 
@@ -12,7 +14,7 @@ export interface CatalogueSource {
   markets(query: { limit: number; offset: number; statusFilter: 'all' }): Promise<MarketsResponse>;
 }
 
-export type CatalogueVerdict = 'listed' | 'not_listed' | 'unknown';
+export type CatalogueVerdict = 'listed' | 'not_listed' | 'not_listed_earlier' | 'unknown';
 
 const PAGE = 100;
 /** Pages read at most (10,000 markets at full pages): beyond that the catalogue cannot judge the rest. */
@@ -23,6 +25,9 @@ export class KnownMarkets {
   readonly #source: CatalogueSource;
   #ids: Set<string> | undefined;
   #complete = false;
+  /** Loads begun so far, and the number of the one whose list is held (1 for the first). */
+  #loadsBegun = 0;
+  #listLoad = 0;
   #timer: NodeJS.Timeout | undefined;
   #loading: Promise<void> | undefined;
 
@@ -45,10 +50,20 @@ export class KnownMarkets {
     return this.#ids?.size ?? 0;
   }
 
-  verdict(market: string): CatalogueVerdict {
+  /** Loads begun so far: what a stream notes when it begins, to be judged later by `verdict`. */
+  get loadsBegun(): number {
+    return this.#loadsBegun;
+  }
+
+  /**
+   * Whether the catalogue lists `market`. `since`: the `loadsBegun` noted when the market's stream
+   * began; a list whose load began no later says `not_listed_earlier` instead of `not_listed`.
+   */
+  verdict(market: string, since?: number): CatalogueVerdict {
     if (this.#ids === undefined) return 'unknown';
     if (this.#ids.has(market)) return 'listed';
-    return this.#complete ? 'not_listed' : 'unknown';
+    if (!this.#complete) return 'unknown';
+    return since === undefined || this.#listLoad > since ? 'not_listed' : 'not_listed_earlier';
   }
 
   /**
@@ -73,6 +88,7 @@ export class KnownMarkets {
   }
 
   async #load(): Promise<void> {
+    const load = ++this.#loadsBegun;
     const ids = new Set<string>();
     let complete = false;
     let offset = 0;
@@ -87,5 +103,6 @@ export class KnownMarkets {
     }
     this.#ids = ids;
     this.#complete = complete;
+    this.#listLoad = load;
   }
 }

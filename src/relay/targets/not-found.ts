@@ -29,16 +29,27 @@ export interface UpstreamEvidence {
 }
 
 export interface MarketCatalogue {
-  verdict(market: string): CatalogueVerdict;
+  readonly loadsBegun: number;
+  verdict(market: string, since?: number): CatalogueVerdict;
 }
 
 /** What a poll target asks about an id it polls. */
 export interface ExistenceJudge {
   /** Whether `error`, from polling `id`, means upstream does not have it. */
   isGone(error: unknown, id: { kind: 'market' | 'feed' | 'path'; value: string }): boolean;
-  /** Whether `market` is known not to exist without a refusal (a bare price-batch entry). */
-  isUnlisted(market: string): boolean;
+  /** What a market's stream notes when it begins, for `bareEntry` to judge it by later. */
+  catalogueLoads(): number;
+  /**
+   * What a price-batch entry without prices says of `market` (upstream may answer an id that is no
+   * market so; not shown): `no_market` when the complete catalogue does not list it, read by a load
+   * begun after `since` (`catalogueLoads()` when the market's stream began); `undecided` when only
+   * an older list lacks it, which may predate a market new upstream (a later load, on the usual
+   * schedule, decides: an id never causes a load); else a `market` without price data.
+   */
+  bareEntry(market: string, since: number): BareEntry;
 }
+
+export type BareEntry = 'market' | 'no_market' | 'undecided';
 
 export class NotFoundJudge implements ExistenceJudge {
   readonly #upstream: UpstreamEvidence;
@@ -52,11 +63,20 @@ export class NotFoundJudge implements ExistenceJudge {
   isGone(error: unknown, id: { kind: 'market' | 'feed' | 'path'; value: string }): boolean {
     if (!isRefusedId(error) || !this.#upstream.verified) return false;
     if (this.#upstream.answers(error.endpoint)) return true;
-    return id.kind === 'market' ? this.isUnlisted(id.value) : this.#upstream.serviceAnswers(error.endpoint);
+    if (id.kind !== 'market') return this.#upstream.serviceAnswers(error.endpoint);
+    // Upstream refused the id itself: any complete list without it says the path is not at fault.
+    return this.#catalogue?.verdict(id.value) === 'not_listed';
   }
 
-  isUnlisted(market: string): boolean {
-    return this.#upstream.verified && this.#catalogue?.verdict(market) === 'not_listed';
+  catalogueLoads(): number {
+    return this.#catalogue?.loadsBegun ?? 0;
+  }
+
+  bareEntry(market: string, since: number): BareEntry {
+    if (!this.#upstream.verified) return 'market';
+    const verdict = this.#catalogue?.verdict(market, since);
+    if (verdict === 'not_listed') return 'no_market';
+    return verdict === 'not_listed_earlier' ? 'undecided' : 'market';
   }
 }
 
@@ -75,5 +95,6 @@ export function isRefusedId(error: unknown): error is UpstreamHttpError {
 /** For a pool without upstream evidence (unit tests): every refused id is gone. */
 export const trustingJudge: ExistenceJudge = {
   isGone: (error) => isRefusedId(error),
-  isUnlisted: () => false,
+  catalogueLoads: () => 0,
+  bareEntry: () => 'market',
 };

@@ -24,11 +24,18 @@ export interface PriceMarket extends Confirmation {
   appliedAskedAt: number;
   /** The market's price stream, numbered by this relay alone or once for the cluster. */
   numbering: StreamNumbering<PriceData>;
+  /** The catalogue's loads begun when the stream began: only later ones may say it is not listed. */
+  catalogueLoads: number;
 }
 
-export function newPriceMarket(now: number, numbering: StreamNumbering<PriceData>): PriceMarket {
+export function newPriceMarket(
+  now: number,
+  numbering: StreamNumbering<PriceData>,
+  catalogueLoads: number,
+): PriceMarket {
   return {
     numbering,
+    catalogueLoads,
     addedAt: now,
     confirmedAt: undefined,
     lastError: undefined,
@@ -81,11 +88,21 @@ export class PriceBatchTarget extends PollTarget {
       const writes: Promise<PollOutcome | undefined>[] = [];
       for (const entry of response.data) {
         const market = entry.market_id.toLowerCase();
-        if (!this.#health.has(market)) continue;
-        // An entry without prices may be upstream's answer for an id that is no market (not shown):
-        // the catalogue tells a market without price data from an id that names nothing.
-        if (!hasPrices(entry) && this.context.existence.isUnlisted(market)) continue;
+        const health = this.#health.get(market);
+        if (health === undefined) continue;
+        // An entry without prices may be upstream's answer for an id that is no market: the
+        // catalogue tells a market without price data from an id that names nothing, once a list
+        // read after the stream began says so. Until then such an entry is answered but gives no
+        // first state (a stream with one was priced before: a market).
+        const bare = hasPrices(entry)
+          ? 'market'
+          : this.context.existence.bareEntry(market, health.catalogueLoads);
+        if (bare === 'no_market') continue;
         answered.add(market);
+        if (bare === 'undecided' && !this.#hasState(market)) {
+          this.confirmPrice(market, askedAt, false);
+          continue;
+        }
         const written = this.applyPrice(market, entry, askedAt, receivedAt);
         if (written !== undefined) writes.push(written);
       }
@@ -110,6 +127,10 @@ export class PriceBatchTarget extends PollTarget {
     } finally {
       this.#markAwaiting(batch, undefined);
     }
+  }
+
+  #hasState(market: string): boolean {
+    return [...this.context.registry.streamsOf('price', market)].some((stream) => stream.hasState);
   }
 
   /** The markets of `batch` wait for the request sent at `sentAt` (relay/poll/freshness.ts), or for none. */

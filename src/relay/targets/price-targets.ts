@@ -67,7 +67,10 @@ export class PriceTargets {
           if (hint !== undefined) this.#context.report(hint);
         },
       );
-      this.#markets.set(market, newPriceMarket(this.#context.now(), numbering));
+      this.#markets.set(
+        market,
+        newPriceMarket(this.#context.now(), numbering, this.#context.existence.catalogueLoads()),
+      );
     }
     const markets = [...this.#markets.keys()];
     const count = Math.ceil(markets.length / PRICE_BATCH_SIZE);

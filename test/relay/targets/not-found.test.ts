@@ -17,7 +17,7 @@ function judge(
     answers: (endpoint) => (upstream.answering ?? []).includes(endpoint),
     serviceAnswers: (endpoint) => (upstream.services ?? []).some((service) => endpoint.includes(service)),
   };
-  return new NotFoundJudge(evidence, { verdict: () => verdict });
+  return new NotFoundJudge(evidence, { loadsBegun: 1, verdict: () => verdict });
 }
 
 const refused = (endpoint: string, status: number, code?: 'upstream_unavailable') =>
@@ -38,7 +38,7 @@ describe('NotFoundJudge', () => {
   it('never judges while upstream is not verified, whatever else it knows', () => {
     const unverified = judge({ verified: false, answering: [BOOK], services: ['/api'] }, 'not_listed');
     expect(unverified.isGone(refused(BOOK, 404), market)).toBe(false);
-    expect(unverified.isUnlisted('m')).toBe(false);
+    expect(unverified.bareEntry('m', 0)).toBe('market');
   });
 
   it('on a path that never answered, takes the catalogue for markets and the service for feeds', () => {

@@ -3,11 +3,13 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LocalCoordinator } from '../../../src/cluster/coordinator.ts';
+import { KnownMarkets } from '../../../src/relay/admission/known-markets.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
 import type { SchedulerMode } from '../../../src/relay/poll/scheduler.ts';
 import type { Frame } from '../../../src/relay/streams/frame.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../../../src/relay/streams/stream.ts';
+import { type ExistenceJudge, NotFoundJudge } from '../../../src/relay/targets/not-found.ts';
 import { PollerPool, type PollSource } from '../../../src/relay/targets/poller-pool.ts';
 import type {
   ClobPriceBatchResponse,
@@ -113,6 +115,7 @@ describe('PollerPool', () => {
       scheduler = 'freshness' as SchedulerMode,
       shareOwner = undefined as ((subscriber: StreamSubscriber) => unknown) | undefined,
       budgetShare = undefined as (() => number | undefined) | undefined,
+      existence = undefined as ExistenceJudge | undefined,
     } = {},
   ) {
     const registry: StreamRegistry = new StreamRegistry({
@@ -135,6 +138,7 @@ describe('PollerPool', () => {
       staleAfterFactor: 3,
       ...(shareOwner === undefined ? {} : { shareOwner }),
       ...(budgetShare === undefined ? {} : { budgetShare }),
+      ...(existence === undefined ? {} : { existence }),
     });
     return { registry, poller, events };
   }
@@ -219,6 +223,44 @@ describe('PollerPool', () => {
     expect(streamPolls).toBeGreaterThan(0);
     // Every request for the map is the stream's own: the hints read it from there.
     expect(source.probabilityCalls).toBe(streamPolls);
+  });
+
+  it('a market new upstream without prices waits for a catalogue read after its stream began', async () => {
+    // Every entry bare: what upstream answers for a market without price data, and may for no market.
+    const bare = new (class extends ScriptedSource {
+      override clobPrices(markets: string[]): Promise<ClobPriceBatchResponse> {
+        this.priceCalls.push(markets);
+        const timestamp = new Date().toISOString();
+        return Promise.resolve({ data: markets.map((market_id) => ({ market_id, timestamp })) });
+      }
+    })();
+    let listed = [marketId(1)];
+    const catalogue = new KnownMarkets({
+      markets: () =>
+        Promise.resolve({
+          markets: listed.map((market_id) => ({ market_id })),
+          pagination: { hasMore: false },
+        } as unknown as MarketsResponse),
+    });
+    await catalogue.refresh();
+    const upstream = { verified: true, answers: () => true, serviceAnswers: () => true };
+    const { registry } = setup(bare, { existence: new NotFoundJudge(upstream, catalogue) });
+    const ended: AnyStream[] = [];
+    const subscriber: StreamSubscriber = { deliver() {}, notify() {}, ended: (stream) => ended.push(stream) };
+    // Upstream lists a new market after the catalogue was read; a random id is subscribed too.
+    listed = [marketId(1), marketId(2)];
+    const fresh = registry.subscribe(subscriber, { channel: 'price', market: marketId(2) });
+    const bogus = registry.subscribe(subscriber, { channel: 'price', market: marketId(3) });
+    await waitFor('twenty polls of both', () => (bare.priceCalls.length >= 20 ? true : undefined));
+    // Neither is judged by a list that may predate it: not ended, not priced, not stale.
+    expect(ended).toEqual([]);
+    expect([fresh.hasState, bogus.hasState]).toEqual([false, false]);
+    expect([fresh.freshness, bogus.freshness]).toEqual(['live', 'live']);
+    // A load begun after the streams did decides: a market without price data, and no market.
+    await catalogue.refresh();
+    await waitFor('the new market priced', () => (fresh.hasState ? true : undefined));
+    await waitFor('the random id ended', () => (ended.includes(bogus) ? true : undefined));
+    expect(ended).toEqual([bogus]);
   });
 
   it('stops polling a market when its last stream goes, after the linger', async () => {

@@ -1,0 +1,79 @@
+/**
+ * The market catalogue's verdicts (relay/admission/known-markets.ts): a complete list that lacks an
+ * id says `not_listed`, except to a stream that began after that list's load did, which may be of
+ * a market new upstream (`not_listed_earlier`); asking never causes a load.
+ */
+import { describe, expect, it } from 'vitest';
+import { type CatalogueSource, KnownMarkets } from '../../../src/relay/admission/known-markets.ts';
+import { NotFoundJudge } from '../../../src/relay/targets/not-found.ts';
+import type { MarketsResponse } from '../../../src/upstream/schemas.ts';
+
+const OLD = '00000000-0000-4000-8000-000000000001';
+const NEW = '00000000-0000-4000-8000-000000000002';
+const BOGUS = '00000000-0000-4000-8000-000000000003';
+
+/** A one-page catalogue whose markets the test sets, counting the pages read. */
+class Catalogue implements CatalogueSource {
+  ids = [OLD];
+  pagesRead = 0;
+
+  markets(): Promise<MarketsResponse> {
+    this.pagesRead += 1;
+    return Promise.resolve({
+      markets: this.ids.map((market_id) => ({ market_id })),
+      pagination: { hasMore: false },
+    } as unknown as MarketsResponse);
+  }
+}
+
+const verified = { verified: true, answers: () => false, serviceAnswers: () => false };
+
+describe('KnownMarkets', () => {
+  it('says "not listed" to a stream only from a list whose load began after the stream did', async () => {
+    const source = new Catalogue();
+    const known = new KnownMarkets(source);
+    await known.refresh();
+    expect(known.verdict(OLD)).toBe('listed');
+    expect(known.verdict(NEW)).toBe('not_listed');
+
+    // Upstream lists a new market; a stream of it begins before the next load.
+    source.ids = [OLD, NEW];
+    const since = known.loadsBegun;
+    expect(known.verdict(NEW, since)).toBe('not_listed_earlier');
+    expect(known.verdict(BOGUS, since)).toBe('not_listed_earlier');
+    // Judged as often as asked, nothing is loaded for it.
+    expect(source.pagesRead).toBe(1);
+
+    await known.refresh();
+    expect(known.verdict(NEW, since)).toBe('listed');
+    expect(known.verdict(BOGUS, since)).toBe('not_listed');
+    expect(source.pagesRead).toBe(2);
+  });
+
+  it('a load that fails keeps the list it had, and so its verdict', async () => {
+    const source = new Catalogue();
+    const known = new KnownMarkets(source);
+    await known.refresh();
+    const since = known.loadsBegun;
+    source.markets = () => Promise.reject(new Error('upstream down'));
+    await known.refresh();
+    expect(known.verdict(BOGUS, since)).toBe('not_listed_earlier');
+    expect(known.verdict(BOGUS)).toBe('not_listed');
+  });
+
+  it("is what the judge of a bare price entry reads, with the stream's own start", async () => {
+    const source = new Catalogue();
+    const known = new KnownMarkets(source);
+    const judge = new NotFoundJudge(verified, known);
+    expect(judge.bareEntry(BOGUS, judge.catalogueLoads())).toBe('market'); // nothing loaded yet
+    await known.refresh();
+    const since = judge.catalogueLoads();
+    expect(judge.bareEntry(BOGUS, since - 1)).toBe('no_market');
+    expect(judge.bareEntry(BOGUS, since)).toBe('undecided');
+    expect(judge.bareEntry(OLD, since)).toBe('market');
+    await known.refresh();
+    expect(judge.bareEntry(BOGUS, since)).toBe('no_market');
+    const unverified = new NotFoundJudge({ ...verified, verified: false }, known);
+    expect(unverified.bareEntry(BOGUS, since)).toBe('market');
+  });
+});
