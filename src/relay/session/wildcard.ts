@@ -133,9 +133,9 @@ export class SessionWildcards implements StreamSubscriber {
 
   /**
    * A stream the session held has ended. One of a wildcard's that never had a state was refused by
-   * upstream (`unknown_market`: the market was removed meanwhile, or upstream refused it for a
-   * while): while the market stays active, it waits for another try, which market admission allows
-   * once the "not found" is forgotten.
+   * upstream (`unknown_market`: upstream did not have the market yet, or no longer): while the
+   * market stays active, it waits for another try, which market admission allows once the "not
+   * found" is forgotten.
    */
   streamEnded(stream: AnyStream): void {
     if (stream.hasState) return;
