@@ -64,7 +64,7 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
     'Subscriptions (connection x stream), by channel.',
     (gauge) => {
       const counts = countByChannel();
-      for (const stream of view.registry.streams()) counts[stream.channel] += stream.subscribers.size;
+      for (const stream of view.registry.streams()) counts[stream.channel] += stream.clientCount;
       for (const channel of channels) gauge.set({ channel }, counts[channel]);
     },
     ['channel'],

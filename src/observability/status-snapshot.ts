@@ -51,7 +51,7 @@ export function statusSnapshot(
       depth: stream.depth,
       state: stream.freshness,
       seq: stream.seq,
-      subscribers: stream.subscribers.size,
+      subscribers: stream.clientCount,
       lastSnapshotAgeMs: stream.lastSuccessAt === 0 ? null : now - stream.lastSuccessAt,
       lastChangeAgeMs: stream.lastChangeAt === 0 ? null : now - stream.lastChangeAt,
       pollIntervalMs: view.poller.intervalOf(stream.channel),

@@ -140,6 +140,44 @@ describe('GET /metrics', () => {
     );
   });
 
+  it("counts no message of the catalogue a wildcard follows for itself, and a client's own", async () => {
+    harness = await startTestHarness({ sim: { markets: 3 } });
+    const { url } = harness.relay;
+    const wildcard = await ProtocolClient.connect(url);
+    clients.push(wildcard);
+    await wildcard.request({ op: 'subscribe', channel: 'price', markets: ['*'] });
+    const active = harness.sim.market.activeMarketIds();
+    await waitFor('every price', () => (active.every((m) => wildcard.view('price', m)) ? true : undefined));
+    const followed = await waitFor('the price snapshots counted', async () => {
+      const now = await scrape(url);
+      const counted = now.value(`${M}stream_messages_sent_total`, { channel: 'price', type: 'snapshot' });
+      return counted === active.length ? now : undefined;
+    });
+    // The session reads the active catalogue itself: nothing of it went to a client.
+    expect(followed.value(`${M}stream_messages_sent_total`, { channel: 'markets' })).toBe(0);
+    expect(followed.value(`${M}stream_sent_bytes_total`, { channel: 'markets' })).toBe(0);
+    expect(followed.value(`${M}subscriptions`, { channel: 'markets' })).toBe(0);
+    expect(followed.value(`${M}subscriptions`, { channel: 'price' })).toBe(active.length);
+
+    // A client's own subscription to it is counted, and each update it is sent.
+    const reader = await ProtocolClient.connect(url);
+    clients.push(reader);
+    await reader.request({ op: 'subscribe', channel: 'markets', markets: ['active'] });
+    const seq = (await waitFor('the catalogue', () => reader.view('markets', 'active'))).seq;
+    harness.sim.tick();
+    await waitFor('a catalogue update', () =>
+      reader.view('markets', 'active')!.seq > seq ? true : undefined,
+    );
+    // Once per update the client got (the wildcard's session got each too).
+    const updatesOf = () => reader.of('update').filter((message) => message.channel === 'markets').length;
+    const read = await waitFor('each update counted once', async () => {
+      const now = await scrape(url);
+      const counted = now.value(`${M}stream_messages_sent_total`, { channel: 'markets', type: 'update' });
+      return counted > 0 && counted === updatesOf() ? now : undefined;
+    });
+    expect(read.value(`${M}subscriptions`, { channel: 'markets' })).toBe(1);
+  });
+
   it('reports upstream failures, stale streams and upstream down, then the recovery', async () => {
     harness = await startTestHarness({ relay: { tuning: { upstreamDownAfterMs: 300, upstreamRetries: 0 } } });
     const { url } = harness.relay;

@@ -68,6 +68,8 @@ interface ChannelWildcard {
 }
 
 export class SessionWildcards implements StreamSubscriber {
+  /** Its catalogue stream's states are read here, not sent to the client. */
+  readonly internal = true;
   readonly #host: WildcardHost;
   readonly #channels = new Map<WildcardChannel, ChannelWildcard>();
   #catalogue: AnyStream | undefined;

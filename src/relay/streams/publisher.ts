@@ -32,11 +32,12 @@ export class StreamPublisher {
    */
   served(stream: AnyStream, frame: Frame | null, kind: 'snapshot' | 'update', receivedAt: number): void {
     if (stream.freshness === 'stale' && stream.setFreshness('live')) this.emitState(stream, 'live');
-    if (frame !== null && stream.subscribers.size > 0) {
+    const recipients = frame === null ? 0 : stream.clientCount;
+    if (frame !== null && recipients > 0) {
       this.#events.emit('stream:sent', {
         channel: stream.channel,
         kind,
-        subscribers: stream.subscribers.size,
+        subscribers: recipients,
         bytes: frame.wire.length,
         sinceReceiptMs: this.#now() - receivedAt,
       });

@@ -26,6 +26,11 @@ export interface StreamSubscriber {
   notify(stream: AnyStream, frame: Frame): void;
   /** The stream ended (closed upstream); the subscription is gone. */
   ended(stream: AnyStream): void;
+  /**
+   * The relay's own subscriber, no client (a session following the catalogue for its wildcards):
+   * what it is handed is no message sent, and it is no subscription in the counts.
+   */
+  readonly internal?: boolean;
 }
 
 export interface StreamIdentity<C extends Channel = Channel> {
@@ -69,6 +74,12 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   readonly market: string;
   readonly depth: BookDepth | undefined;
   readonly subscribers = new Set<StreamSubscriber>();
+  /** How many of `subscribers` are clients (not `internal`): each frame is one message to each. */
+  get clientCount(): number {
+    let count = 0;
+    for (const subscriber of this.subscribers) if (subscriber.internal !== true) count += 1;
+    return count;
+  }
   readonly #codec: StreamCodec<State, Delta>;
   readonly #recent: ResumeRing;
   #epoch = newEpoch();
