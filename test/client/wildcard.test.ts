@@ -110,6 +110,29 @@ describe('client SDK: subscribeAll', () => {
     expect(errors).toEqual([]);
   });
 
+  it('over SSE, a stream unsubscribed on its own leaves the "*" response as it is, and may be named again', async () => {
+    const harness = await start({ sim: { markets: 3 } });
+    const { client, errors } = connectRecorded(harness.relay.url, { transport: 'sse' });
+    opened.push(client);
+    const prices = client.subscribeAll('price');
+    const [left, kept] = harness.sim.market.activeMarketIds() as [string, string];
+    await waitFor('both priced', () =>
+      prices.streams.get(left)?.state && prices.streams.get(kept)?.state ? true : undefined,
+    );
+    let snapshots = 0;
+    prices.streams.get(kept)!.on('snapshot', () => snapshots++);
+    prices.streams.get(left)!.unsubscribe();
+    expect(prices.streams.has(left)).toBe(false);
+    // Named again: a response of its own; the "*" one is not reopened (nothing snapshots again).
+    const own = client.subscribePrice(left);
+    await waitFor('the named stream', () => own.state);
+    await waitFor('two responses', () => (harness.relay.sse.connections.size === 2 ? true : undefined));
+    expect(snapshots).toBe(0);
+    expect(prices.streams.has(left)).toBe(false);
+    expect(own.status).toBe('live');
+    expect(errors).toEqual([]);
+  });
+
   it('after a reconnect: markets still active keep their stream, one that left is removed, a new one added', async () => {
     const harness = await start({ sim: { markets: 3 } });
     const proxy = await RelayProxy.start(harness.relay.url);

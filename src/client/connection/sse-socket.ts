@@ -8,6 +8,10 @@
  * here with the `subscribed` / `unsubscribed` reply the SDK matches by `id`. `ping` is answered
  * here too. A response that fails or ends closes the whole socket (code 1006): the SDK then
  * reconnects and resubscribes with its resume points, which become the new `Last-Event-ID`.
+ *
+ * A `"*"` response cannot leave out one of its markets (its query is the wildcard): unsubscribing
+ * one of them by name (the SDK's `stream.unsubscribe()`) answers here and drops that market's
+ * messages from the response until the relay announces it left the active list.
  */
 import { isWildcard, offTheWire } from '../../protocol/channels.ts';
 import type { ClientRequest, SubscribeRequest, UnsubscribeRequest } from '../../protocol/messages.ts';
@@ -40,6 +44,8 @@ interface Group {
   pending: SubscribeRequest | undefined;
   /** A `"*"` response: the markets it announced it holds. */
   announced: Set<string>;
+  /** A `"*"` response: markets unsubscribed by name, whose messages are dropped until they leave. */
+  dropped: Set<string>;
 }
 
 export class SseSocket implements WebSocketLike {
@@ -110,17 +116,34 @@ export class SseSocket implements WebSocketLike {
   }
 
   #unsubscribe(request: UnsubscribeRequest): void {
-    const group = this.#group(request.channel, request.depth, isWildcard(request.markets));
-    group.markets = group.markets.filter((market) => !request.markets.includes(market));
-    for (const market of request.markets) group.positions.delete(market);
-    if (group.markets.length === 0) {
-      group.abort?.abort();
-      this.#groups.delete(groupKey(group.channel, group.depth, isWildcard(request.markets)));
-    } else {
-      this.#open(group);
+    const wildcard = isWildcard(request.markets);
+    if (!wildcard) this.#dropFromWildcard(request);
+    const group = this.#groups.get(groupKey(request.channel, request.depth, wildcard));
+    if (group !== undefined) {
+      group.markets = group.markets.filter((market) => !request.markets.includes(market));
+      for (const market of request.markets) group.positions.delete(market);
+      if (group.markets.length === 0) {
+        group.abort?.abort();
+        this.#groups.delete(groupKey(group.channel, group.depth, wildcard));
+      } else {
+        this.#open(group);
+      }
     }
     const { op: _op, ...selection } = request;
     this.#deliver({ type: 'unsubscribed', ...selection });
+  }
+
+  /**
+   * Markets unsubscribed by name that the channel's `"*"` response holds: their messages are
+   * dropped from it (reopening it would start every other stream of it again with a snapshot).
+   */
+  #dropFromWildcard(request: UnsubscribeRequest): void {
+    const wildcard = this.#groups.get(groupKey(request.channel, request.depth, true));
+    if (wildcard === undefined) return;
+    for (const market of request.markets) {
+      if (!wildcard.announced.delete(market)) continue;
+      wildcard.dropped.add(market);
+    }
   }
 
   /** The response of a channel and depth; a `"*"` is a response of its own. */
@@ -136,6 +159,7 @@ export class SseSocket implements WebSocketLike {
         abort: undefined,
         pending: undefined,
         announced: new Set(),
+        dropped: new Set(),
       };
       this.#groups.set(key, group);
     }
@@ -232,18 +256,17 @@ export class SseSocket implements WebSocketLike {
   #onEvent(group: Group, data: string): void {
     const message = JSON.parse(data) as {
       type: string;
+      market?: string;
       recovered?: Record<string, boolean>;
       markets?: string[];
       wildcard?: boolean;
     };
+    if (message.market !== undefined && group.dropped.has(message.market)) return;
     if (message.wildcard === true) {
-      // A `"*"` response's markets joined or left: the SDK's wildcard reads them as they are.
-      for (const market of message.markets ?? []) {
-        if (message.type === 'subscribed') group.announced.add(market);
-        else group.announced.delete(market);
-      }
+      this.#announced(group, message as { type: string; markets: string[] }, data);
+      return;
     }
-    if (message.type !== 'subscribed' || message.wildcard === true) {
+    if (message.type !== 'subscribed') {
       this.onmessage?.({ data });
       return;
     }
@@ -259,6 +282,25 @@ export class SseSocket implements WebSocketLike {
             Object.keys(resume).map((market) => [market, message.recovered?.[market] ?? false]),
           );
     this.#deliver({ type: 'subscribed', ...selection, ...(recovered === undefined ? {} : { recovered }) });
+  }
+
+  /**
+   * A `"*"` response's markets joined or left: the SDK's wildcard reads them as they are, but for
+   * the markets dropped here, which stay dropped until the relay says they left.
+   */
+  #announced(group: Group, message: { type: string; markets: string[] }, data: string): void {
+    if (message.type !== 'subscribed') {
+      for (const market of message.markets) {
+        group.announced.delete(market);
+        group.dropped.delete(market);
+      }
+      this.onmessage?.({ data });
+      return;
+    }
+    const markets = message.markets.filter((market) => !group.dropped.has(market));
+    for (const market of markets) group.announced.add(market);
+    if (markets.length === message.markets.length) this.onmessage?.({ data });
+    else this.#deliver({ ...message, markets });
   }
 
   #deliver(message: object): void {
