@@ -6,7 +6,9 @@
  * is judged without polling it (relay/admission/market.ts); until the first load succeeds the catalogue
  * cannot judge anything, and says so. A list read before a market's stream began may predate the
  * market itself: asked with the `loadsBegun` the stream noted when it began, such a list says only
- * `not_listed_earlier`; a load begun later, on the usual schedule, decides.
+ * `not_listed_earlier`; a load begun later decides: the usual schedule's, or one `loadSoon` brings
+ * forward, at most one per {@link EARLY_LOAD_GAP_MS} however many ids ask (a client naming random ids
+ * must not make the relay page through the catalogue for each).
  */
 import type { MarketsResponse } from '../../upstream/schemas.ts';
 
@@ -20,6 +22,8 @@ const PAGE = 100;
 /** Pages read at most (10,000 markets at full pages): beyond that the catalogue cannot judge the rest. */
 const MAX_PAGES = 100;
 export const CATALOGUE_REFRESH_MS = 60_000;
+/** The shortest time from one load's start to an early one's. */
+export const EARLY_LOAD_GAP_MS = 10_000;
 
 export class KnownMarkets {
   readonly #source: CatalogueSource;
@@ -28,11 +32,14 @@ export class KnownMarkets {
   /** Loads begun so far, and the number of the one whose list is held (1 for the first). */
   #loadsBegun = 0;
   #listLoad = 0;
+  #lastBeganAt = Number.NEGATIVE_INFINITY;
   #timer: NodeJS.Timeout | undefined;
   #loading: Promise<void> | undefined;
+  readonly #now: () => number;
 
-  constructor(source: CatalogueSource) {
+  constructor(source: CatalogueSource, now: () => number = Date.now) {
     this.#source = source;
+    this.#now = now;
   }
 
   /** Loads now (without waiting for it) and again every `everyMs`. */
@@ -75,6 +82,15 @@ export class KnownMarkets {
     else this.#ids.add(market);
   }
 
+  /**
+   * A load now, ahead of the schedule, for a verdict a newer list would decide; none while one runs
+   * or within {@link EARLY_LOAD_GAP_MS} of the last one's start.
+   */
+  loadSoon(): void {
+    if (this.#loading !== undefined || this.#now() - this.#lastBeganAt < EARLY_LOAD_GAP_MS) return;
+    void this.refresh();
+  }
+
   /** One load at a time; a failed load keeps the previous catalogue. */
   refresh(): Promise<void> {
     this.#loading ??= this.#load()
@@ -89,6 +105,7 @@ export class KnownMarkets {
 
   async #load(): Promise<void> {
     const load = ++this.#loadsBegun;
+    this.#lastBeganAt = this.#now();
     const ids = new Set<string>();
     let complete = false;
     let offset = 0;

@@ -31,6 +31,8 @@ export interface UpstreamEvidence {
 export interface MarketCatalogue {
   readonly loadsBegun: number;
   verdict(market: string, since?: number): CatalogueVerdict;
+  /** A load ahead of the schedule, rate-limited by the catalogue itself. */
+  loadSoon(): void;
 }
 
 /** What a poll target asks about an id it polls. */
@@ -43,8 +45,8 @@ export interface ExistenceJudge {
    * What a price-batch entry without prices says of `market` (upstream may answer an id that is no
    * market so; not shown): `no_market` when the complete catalogue does not list it, read by a load
    * begun after `since` (`catalogueLoads()` when the market's stream began); `undecided` when only
-   * an older list lacks it, which may predate a market new upstream (a later load, on the usual
-   * schedule, decides: an id never causes a load); else a `market` without price data.
+   * an older list lacks it, which may predate a market new upstream (a later load decides, brought
+   * forward at most one per catalogue's gap whatever the ids); else a `market` without price data.
    */
   bareEntry(market: string, since: number): BareEntry;
 }
@@ -76,7 +78,9 @@ export class NotFoundJudge implements ExistenceJudge {
     if (!this.#upstream.verified) return 'market';
     const verdict = this.#catalogue?.verdict(market, since);
     if (verdict === 'not_listed') return 'no_market';
-    return verdict === 'not_listed_earlier' ? 'undecided' : 'market';
+    if (verdict !== 'not_listed_earlier') return 'market';
+    this.#catalogue?.loadSoon();
+    return 'undecided';
   }
 }
 

@@ -1,10 +1,15 @@
 /**
  * The market catalogue's verdicts (relay/admission/known-markets.ts): a complete list that lacks an
  * id says `not_listed`, except to a stream that began after that list's load did, which may be of
- * a market new upstream (`not_listed_earlier`); asking never causes a load.
+ * a market new upstream (`not_listed_earlier`); asking a verdict never causes a load, and an
+ * undecided bare price entry brings the next one forward at most once per gap, whatever the ids.
  */
 import { describe, expect, it } from 'vitest';
-import { type CatalogueSource, KnownMarkets } from '../../../src/relay/admission/known-markets.ts';
+import {
+  type CatalogueSource,
+  EARLY_LOAD_GAP_MS,
+  KnownMarkets,
+} from '../../../src/relay/admission/known-markets.ts';
 import { NotFoundJudge } from '../../../src/relay/targets/not-found.ts';
 import type { MarketsResponse } from '../../../src/upstream/schemas.ts';
 
@@ -75,5 +80,29 @@ describe('KnownMarkets', () => {
     expect(judge.bareEntry(BOGUS, since)).toBe('no_market');
     const unverified = new NotFoundJudge({ ...verified, verified: false }, known);
     expect(unverified.bareEntry(BOGUS, since)).toBe('market');
+  });
+
+  it('brings the next load forward for an undecided entry, at most once per gap whatever the ids', async () => {
+    let now = 1_000_000;
+    const source = new Catalogue();
+    const known = new KnownMarkets(source, () => now);
+    const judge = new NotFoundJudge(verified, known);
+    await known.refresh();
+    const since = judge.catalogueLoads();
+    source.ids = [OLD, NEW];
+
+    // Within the gap of the last load's start: undecided, and nothing loads, however many ids ask.
+    now += EARLY_LOAD_GAP_MS - 1;
+    for (let i = 0; i < 100; i++) expect(judge.bareEntry(BOGUS, since)).toBe('undecided');
+    expect(judge.bareEntry(NEW, since)).toBe('undecided');
+    expect(source.pagesRead).toBe(1);
+
+    // Past it: one load, begun after the streams did, decides both.
+    now += 1;
+    for (let i = 0; i < 100; i++) judge.bareEntry(BOGUS, since);
+    await known.refresh(); // the load the entries started (one at a time: this joins it)
+    expect(source.pagesRead).toBe(2);
+    expect(judge.bareEntry(NEW, since)).toBe('market');
+    expect(judge.bareEntry(BOGUS, since)).toBe('no_market');
   });
 });

@@ -17,7 +17,7 @@ function judge(
     answers: (endpoint) => (upstream.answering ?? []).includes(endpoint),
     serviceAnswers: (endpoint) => (upstream.services ?? []).some((service) => endpoint.includes(service)),
   };
-  return new NotFoundJudge(evidence, { loadsBegun: 1, verdict: () => verdict });
+  return new NotFoundJudge(evidence, { loadsBegun: 1, verdict: () => verdict, loadSoon: () => {} });
 }
 
 const refused = (endpoint: string, status: number, code?: 'upstream_unavailable') =>
