@@ -33,17 +33,36 @@ function diffInto(prev: JsonValue, next: JsonValue, path: string, patch: PatchOp
     return;
   }
   if (isObject(prev) && isObject(next)) {
+    const members: PatchOperation[] = [];
     for (const name of Object.keys(prev))
-      if (!Object.hasOwn(next, name)) patch.push({ op: 'remove', path: `${path}/${pointerToken(name)}` });
+      if (!Object.hasOwn(next, name)) members.push({ op: 'remove', path: `${path}/${pointerToken(name)}` });
     for (const [name, value] of Object.entries(next)) {
       const at = `${path}/${pointerToken(name)}`;
-      if (Object.hasOwn(prev, name)) diffInto(prev[name] as JsonValue, value, at, patch);
-      else patch.push({ op: 'add', path: at, value });
+      if (Object.hasOwn(prev, name)) diffInto(prev[name] as JsonValue, value, at, members);
+      else members.push({ op: 'add', path: at, value });
     }
+    if (members.some((operation) => reachesPrototype(operation, path)))
+      patch.push({ op: 'replace', path, value: next });
+    else patch.push(...members);
     return;
   }
   // Scalars that differ, or values of different kinds (containers are never ===).
   if (prev !== next) patch.push({ op: 'replace', path, value: next });
+}
+
+/**
+ * Whether an operation's path (or `from`) goes through a member of the object at `path` named
+ * `__proto__`, or `constructor` then `prototype`: upstream bodies are data and may have such members,
+ * but stock JSON Patch libraries refuse those paths by default, and some assign through them to the
+ * prototype even when allowed. The object is then replaced whole, a value they copy as it is.
+ */
+function reachesPrototype(operation: PatchOperation, path: string): boolean {
+  const through = (pointer: string | undefined) =>
+    pointer !== undefined &&
+    [`${path}/__proto__`, `${path}/constructor/prototype`].some(
+      (prefix) => pointer === prefix || pointer.startsWith(`${prefix}/`),
+    );
+  return through(operation.path) || through('from' in operation ? operation.from : undefined);
 }
 
 function diffByIndex(prev: JsonValue[], next: JsonValue[], path: string, patch: PatchOperation[]): void {

@@ -66,6 +66,27 @@ describe('diffJson (property)', () => {
     );
   });
 
+  it('never writes a path through `__proto__` or `constructor/prototype`: a stock library applies it with its defaults', () => {
+    const proto = (value: JsonValue): JsonValue => JSON.parse(`{"__proto__":${JSON.stringify(value)}}`);
+    const cases: Array<[JsonValue, JsonValue]> = [
+      [{ any: {} }, { any: proto(0) }],
+      [{ any: proto(0) }, { any: proto(1) }],
+      [{ any: proto({ a: 1 }) }, { any: proto({ a: 2 }) }],
+      [{ any: proto(0) }, { any: {} }],
+      [{ list: [{ id: 'a', x: {} }] }, { list: [{ id: 'a', x: proto(null) }] }],
+      [{ any: { constructor: { prototype: 1 } } }, { any: { constructor: { prototype: 2 } } }],
+      [{}, proto('root')],
+    ];
+    for (const [prev, next] of cases) {
+      const patch = diffJson(prev, next);
+      expect(patch.length).toBeGreaterThan(0);
+      for (const { path } of patch)
+        expect(path).not.toMatch(/\/__proto__(\/|$)|\/constructor\/prototype(\/|$)/);
+      expect(jsonPatch.applyPatch(structuredClone(prev), structuredClone(patch)).newDocument).toEqual(next);
+      expect(applyPatch(prev, patch)).toEqual(next);
+    }
+  });
+
   it('keyed lists: patched into the next body by the stock library and by the SDK', () => {
     fc.assert(
       fc.property(body, body, (prev, next) => {
