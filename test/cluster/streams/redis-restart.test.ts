@@ -26,14 +26,16 @@ describe.skipIf(!redisAvailable())('cluster-wide streams: Redis restarted under 
     await waitFor('both relays back on Redis', async () => (await redisUp(a)) && (await redisUp(b)), {
       timeoutMs: 15_000,
     });
-    const same = () => {
-      const [x, y] = [
-        onA.view('book', cluster.markets[0]!, null)!,
-        onB.view('book', cluster.markets[0]!, null)!,
-      ];
-      return x.epoch === y.epoch;
-    };
-    await waitFor('one epoch on both relays', same, { timeoutMs: 10_000 });
+    // Every watched stream (both books and the price), each numbered again on its own.
+    const same = () =>
+      watched.every((selection) =>
+        selection.markets.every(
+          (market) =>
+            onA.view(selection.channel, market, selection.depth)?.epoch ===
+            onB.view(selection.channel, market, selection.depth)?.epoch,
+        ),
+      );
+    await waitFor('one epoch per stream on both relays', same, { timeoutMs: 10_000 });
     await cluster.progress(onA, watched);
     const { client, answers } = await cluster.move(onA, b, watched);
     expect(cluster.allRecovered(answers)).toEqual([true, true, true]);
