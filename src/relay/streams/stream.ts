@@ -17,6 +17,7 @@ import { streamKey } from '../../util/keys.ts';
 import type { ChannelDelta, ChannelState, StreamCodec } from '../channels/codecs.ts';
 import { type Frame, type StreamPosition, toFrame } from './frame.ts';
 import { ResumeRing } from './resume-ring.ts';
+import { Subscribers } from './subscribers.ts';
 
 /** What a stream needs from a connection subscribed to it. */
 export interface StreamSubscriber {
@@ -73,12 +74,10 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   readonly channel: C;
   readonly market: string;
   readonly depth: BookDepth | undefined;
-  readonly subscribers = new Set<StreamSubscriber>();
+  readonly subscribers = new Subscribers<StreamSubscriber>();
   /** How many of `subscribers` are clients (not `internal`): each frame is one message to each. */
   get clientCount(): number {
-    let count = 0;
-    for (const subscriber of this.subscribers) if (subscriber.internal !== true) count += 1;
-    return count;
+    return this.subscribers.clients;
   }
   readonly #codec: StreamCodec<State, Delta>;
   readonly #recent: ResumeRing;
