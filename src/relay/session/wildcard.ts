@@ -12,6 +12,11 @@
  * is not looked up), so its polls go through the scheduler and the budget like any other. A market
  * refused (no room, or admission said no) is told once as a stream error and tried again each
  * second while it stays active.
+ *
+ * A `market` stream ends by itself when its market leaves `ACTIVE` (the update with the new
+ * `status`, then `closed`): that last update is the channel's point. When the catalogue shows the
+ * change first, the wildcard waits for the stream to close before leaving it, so the client sees
+ * the update whichever poll came first.
  */
 import type { WildcardChannel } from '../../protocol/channels.ts';
 import type { MarketsData, ResumePoint, ServerMessage } from '../../protocol/messages.ts';
@@ -27,6 +32,13 @@ import { planWildcard } from './wildcard-plan.ts';
 const ACTIVE_CATALOGUE = { channel: 'markets', market: 'active' } as const;
 /** How often markets a wildcard could not join yet are tried again. */
 const RETRY_MS = 1_000;
+/**
+ * How long a `market` stream the catalogue no longer lists as active is kept for its own poll to
+ * show the new status and close it. The default `--max-age-ms`: every stream is confirmed within
+ * it while the budget allows, so a stream still open then has a market upstream still calls
+ * `ACTIVE` (a catalogue that merely stopped listing it), and it is left as any other channel's.
+ */
+const CLOSE_WAIT_MS = 30_000;
 
 /** What the wildcards need of their session. */
 export interface WildcardHost {
@@ -65,6 +77,11 @@ interface ChannelWildcard {
   resume: Readonly<Record<string, ResumePoint>> | undefined;
   /** Whether the first expansion was announced (it is, even when empty). */
   announced: boolean;
+  /**
+   * Held `market` streams of markets the catalogue no longer lists as active, waiting for their
+   * own poll to close them (the timer leaves them if it does not come).
+   */
+  closing: Map<string, ReturnType<typeof setTimeout>>;
 }
 
 export class SessionWildcards implements StreamSubscriber {
@@ -101,6 +118,7 @@ export class SessionWildcards implements StreamSubscriber {
       waiting: new Map(),
       resume,
       announced: false,
+      closing: new Map(),
     });
     if (this.#catalogue === undefined) {
       const stream = this.#host.registry.subscribe(this, ACTIVE_CATALOGUE);
@@ -114,6 +132,7 @@ export class SessionWildcards implements StreamSubscriber {
   unsubscribe(channel: WildcardChannel): void {
     const wildcard = this.#channels.get(channel);
     if (wildcard === undefined) return;
+    stopWaiting(wildcard);
     for (const market of wildcard.owned) this.#leave(channel, market);
     this.#channels.delete(channel);
     if (this.#channels.size === 0) this.close();
@@ -127,6 +146,8 @@ export class SessionWildcards implements StreamSubscriber {
     const wildcard = this.#channels.get(channel as WildcardChannel);
     if (wildcard === undefined) return;
     for (const market of markets) {
+      clearTimeout(wildcard.closing.get(market));
+      wildcard.closing.delete(market);
       wildcard.owned.delete(market);
       wildcard.waiting.delete(market);
       wildcard.covered.add(market);
@@ -140,8 +161,12 @@ export class SessionWildcards implements StreamSubscriber {
    * found" is forgotten.
    */
   streamEnded(stream: AnyStream): void {
-    if (stream.hasState) return;
     const wildcard = this.#channels.get(stream.channel as WildcardChannel);
+    if (stream.hasState) {
+      if (wildcard?.closing.has(stream.market) === true)
+        this.#leaveClosing(stream.channel as WildcardChannel, wildcard, stream.market);
+      return;
+    }
     if (wildcard?.owned.delete(stream.market) !== true) return;
     // The client was told by the stream's own error: the same code is not sent again.
     wildcard.waiting.set(stream.market, 'unknown_market');
@@ -152,6 +177,7 @@ export class SessionWildcards implements StreamSubscriber {
   close(): void {
     if (this.#retry !== undefined) clearTimeout(this.#retry);
     this.#retry = undefined;
+    for (const wildcard of this.#channels.values()) stopWaiting(wildcard);
     if (this.#catalogue !== undefined) this.#host.registry.unsubscribe(this, this.#catalogue);
     this.#catalogue = undefined;
     this.#active = undefined;
@@ -189,12 +215,30 @@ export class SessionWildcards implements StreamSubscriber {
       active,
       { owned: wildcard.owned, covered: wildcard.covered, waiting: new Set(wildcard.waiting.keys()) },
       (market) => !wildcard.owned.has(market) && this.#host.held.has(streamKey(channel, market)),
-      // The streams it leaves make room for the ones it joins.
-      this.#host.maxStreams - this.#host.held.size + this.#heldOf(channel, wildcard.owned, active),
+      // The streams it leaves make room for the ones it joins (a `market` stream left later, once closed).
+      this.#host.maxStreams -
+        this.#host.held.size +
+        (channel === 'market' ? 0 : this.#heldOf(channel, wildcard.owned, active)),
     );
-    for (const market of plan.leave) this.#leave(channel, market);
-    if (plan.leave.length > 0)
-      this.#host.send({ type: 'unsubscribed', channel, markets: plan.leave, wildcard: true });
+    const listed = new Set(active);
+    for (const [market, timer] of wildcard.closing)
+      if (listed.has(market)) {
+        clearTimeout(timer);
+        wildcard.closing.delete(market);
+      }
+    const leaving = plan.leave.filter((market) => !wildcard.closing.has(market));
+    const waitForClose = leaving.filter(
+      (market) => channel === 'market' && this.#host.held.has(streamKey(channel, market)),
+    );
+    for (const market of waitForClose) {
+      const timer = setTimeout(() => this.#leaveClosing(channel, wildcard, market), CLOSE_WAIT_MS);
+      timer.unref();
+      wildcard.closing.set(market, timer);
+    }
+    const leaveNow = leaving.filter((market) => !wildcard.closing.has(market));
+    for (const market of leaveNow) this.#leave(channel, market);
+    if (leaveNow.length > 0)
+      this.#host.send({ type: 'unsubscribed', channel, markets: leaveNow, wildcard: true });
     wildcard.covered = plan.covered;
     for (const market of [...wildcard.waiting.keys()])
       if (!plan.stillWaiting.has(market)) wildcard.waiting.delete(market);
@@ -272,6 +316,14 @@ export class SessionWildcards implements StreamSubscriber {
     sendFirstMessages(this.#host.subscriber, joined);
   }
 
+  /** A `market` stream the catalogue let go of closed (or never did in time): left, and announced. */
+  #leaveClosing(channel: WildcardChannel, wildcard: ChannelWildcard, market: string): void {
+    clearTimeout(wildcard.closing.get(market));
+    wildcard.closing.delete(market);
+    this.#leave(channel, market);
+    this.#host.send({ type: 'unsubscribed', channel, markets: [market], wildcard: true });
+  }
+
   #leave(channel: WildcardChannel, market: string): void {
     this.#channels.get(channel)?.owned.delete(market);
     const stream = this.#host.held.get(streamKey(channel, market));
@@ -287,6 +339,11 @@ export class SessionWildcards implements StreamSubscriber {
     }, RETRY_MS);
     this.#retry.unref();
   }
+}
+
+function stopWaiting(wildcard: ChannelWildcard): void {
+  for (const timer of wildcard.closing.values()) clearTimeout(timer);
+  wildcard.closing.clear();
 }
 
 /** The last catalogue state read and its active ids, shared by every session following it. */

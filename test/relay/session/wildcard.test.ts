@@ -2,7 +2,8 @@
  * A session's `"*"` subscriptions (relay/session/wildcard.ts), driven by the catalogue stream it
  * follows: the markets of each catalogue state are joined and announced, those that leave are left
  * and announced, a change that keeps the active ids announces nothing, and a joined stream upstream
- * refused (never had a state) is tried again once the relay has forgotten the refusal.
+ * refused (never had a state) is tried again once the relay has forgotten the refusal; a `market`
+ * stream the catalogue lets go of first is left only once it closed with its market's last update.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MarketsData, ServerMessage } from '../../../src/protocol/messages.ts';
@@ -90,5 +91,68 @@ describe('SessionWildcards', () => {
     vi.advanceTimersByTime(60_000);
     expect(announced('subscribed')).toEqual([[A], [A]]);
     expect(session.streamCount).toBe(1);
+  });
+
+  it('market "*": a market the catalogue drops first is left after its stream closes, with its last update', () => {
+    const { sink, session, catalogue, announced, registry } = setUp();
+    session.handle({ op: 'subscribe', id: 1, channel: 'market', markets: ['*'] });
+    catalogue({ [A]: 1, [B]: 1 });
+    const record = (status: string) => ({ market_id: A, status });
+    const streamA = registry.get({ channel: 'market', market: A }) as StreamOf<'market'>;
+    publish(streamA, record('ACTIVE'), 'ts', 'rts', 1);
+    catalogue({ [B]: 2 });
+    expect(announced('unsubscribed')).toEqual([]);
+    publish(streamA, record('EXPIRED'), 'ts', 'rts', 2);
+    registry.closeStreams('market', A, 'market expired');
+    const ofA = sink.messages.filter(
+      (m) => ('market' in m && m.market === A) || (m.type === 'unsubscribed' && m.wildcard === true),
+    );
+    expect(ofA.map((m) => m.type)).toEqual(['snapshot', 'update', 'status', 'unsubscribed']);
+    expect(ofA[1]).toMatchObject({ data: { status: 'EXPIRED' } });
+    expect(announced('unsubscribed')).toEqual([[A]]);
+    vi.advanceTimersByTime(60_000);
+    expect(announced('unsubscribed')).toEqual([[A]]);
+    expect(session.streamCount).toBe(1);
+  });
+
+  it('market "*": a dropped market whose stream never closes is left after a while; one listed again stays', () => {
+    const { session, catalogue, announced, registry } = setUp();
+    session.handle({ op: 'subscribe', id: 1, channel: 'market', markets: ['*'] });
+    catalogue({ [A]: 1, [B]: 1 });
+    for (const market of [A, B])
+      publish(
+        registry.get({ channel: 'market', market }) as StreamOf<'market'>,
+        { market_id: market, status: 'ACTIVE' },
+        'ts',
+        'rts',
+        1,
+      );
+    catalogue({ [B]: 2 });
+    catalogue({ [A]: 3 });
+    catalogue({ [A]: 4, [B]: 3 });
+    vi.advanceTimersByTime(60_000);
+    expect(announced('unsubscribed')).toEqual([]);
+    catalogue({ [B]: 4 });
+    vi.advanceTimersByTime(5_000);
+    expect(announced('unsubscribed')).toEqual([]);
+    vi.advanceTimersByTime(30_000);
+    expect(announced('unsubscribed')).toEqual([[A]]);
+    expect(session.streamCount).toBe(1);
+    expect(registry.get({ channel: 'market', market: A })?.subscribers.size ?? 0).toBe(0);
+  });
+
+  it('price "*" leaves a dropped market at once', () => {
+    const { session, catalogue, announced, registry } = setUp();
+    session.handle({ op: 'subscribe', id: 1, channel: 'price', markets: ['*'] });
+    catalogue({ [A]: 1 });
+    publish(
+      registry.get({ channel: 'price', market: A }) as StreamOf<'price'>,
+      { best_bid: '0.5' },
+      'ts',
+      'rts',
+      1,
+    );
+    catalogue({});
+    expect(announced('unsubscribed')).toEqual([[A]]);
   });
 });
