@@ -3,34 +3,10 @@
  * and a relay in cluster mode that happens to be alone, on one Redis and on a Redis Cluster of three
  * primaries. The poller pool relies on exactly this.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalCoordinator, type PollCoordinator } from '../../src/cluster/coordinator.ts';
-import { RedisCoordinator } from '../../src/cluster/redis-coordinator.ts';
-import { type RedisDeployment, redisDeployments, startRedisDeployment } from '../support/redis.ts';
+import { describe, expect, it } from 'vitest';
+import { useCoordinatorImplementations } from '../support/coordinators.ts';
 
-const implementations: [string, () => Promise<PollCoordinator>][] = [
-  ['local', async () => new LocalCoordinator()],
-];
-const deployments = new Map<string, RedisDeployment>();
-for (const kind of redisDeployments()) {
-  implementations.push([
-    `redis (${kind})`,
-    async () => {
-      const coordinator = new RedisCoordinator({ topology: deployments.get(kind)!.topology });
-      expect(await coordinator.connect(5_000)).toBe(true);
-      return coordinator;
-    },
-  ]);
-}
-
-beforeAll(async () => {
-  await Promise.all(
-    redisDeployments().map(async (kind) => deployments.set(kind, await startRedisDeployment(kind))),
-  );
-}, 20_000);
-afterAll(async () => {
-  await Promise.all([...deployments.values()].map((deployment) => deployment.stop()));
-});
+const implementations = useCoordinatorImplementations();
 
 describe.each(implementations)('PollCoordinator contract: %s', (_name, create) => {
   it('lets a relay alone poll every target, and renew', async () => {

@@ -5,9 +5,8 @@
  * `produce` and `close` the same way whichever they were given, so both must serve this relay's
  * streams alike.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LocalCoordinator, type PollCoordinator } from '../../src/cluster/coordinator.ts';
-import { RedisCoordinator } from '../../src/cluster/redis-coordinator.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { PollCoordinator } from '../../src/cluster/coordinator.ts';
 import type { BookState } from '../../src/protocol/book.ts';
 import type { BookDepth, PriceData } from '../../src/protocol/messages.ts';
 import { bookClusterCodec, type ClusterCodec, priceClusterCodec } from '../../src/relay/cluster/codecs.ts';
@@ -18,31 +17,9 @@ import type { Frame } from '../../src/relay/streams/frame.ts';
 import { StreamPublisher } from '../../src/relay/streams/publisher.ts';
 import { StreamRegistry } from '../../src/relay/streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../../src/relay/streams/stream.ts';
-import { type RedisDeployment, redisDeployments, startRedisDeployment } from '../support/redis.ts';
+import { useCoordinatorImplementations } from '../support/coordinators.ts';
 
-const implementations: [string, () => Promise<PollCoordinator>][] = [
-  ['local', async () => new LocalCoordinator()],
-];
-const deployments = new Map<string, RedisDeployment>();
-for (const kind of redisDeployments()) {
-  implementations.push([
-    `redis (${kind})`,
-    async () => {
-      const coordinator = new RedisCoordinator({ topology: deployments.get(kind)!.topology });
-      expect(await coordinator.connect(5_000)).toBe(true);
-      return coordinator;
-    },
-  ]);
-}
-
-beforeAll(async () => {
-  await Promise.all(
-    redisDeployments().map(async (kind) => deployments.set(kind, await startRedisDeployment(kind))),
-  );
-}, 20_000);
-afterAll(async () => {
-  await Promise.all([...deployments.values()].map((deployment) => deployment.stop()));
-});
+const implementations = useCoordinatorImplementations();
 
 /** What a subscriber received, in order. */
 class Recorder implements StreamSubscriber {
