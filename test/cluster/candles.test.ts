@@ -4,70 +4,26 @@
  * same candles, every print counted once, also after the holder left and the other carries on from
  * the series it was shared (whichever order upstream lists its activity in).
  */
-import { Redis } from 'ioredis';
-import { afterEach, describe, expect, it } from 'vitest';
-import { RedisCoordinator } from '../../src/cluster/redis-coordinator.ts';
-import { preferredRelay } from '../../src/cluster/rendezvous.ts';
+import { describe, expect, it } from 'vitest';
 import { candlesStreamId } from '../../src/protocol/candle-streams.ts';
 import type { CandlesData } from '../../src/protocol/messages.ts';
-import type { Relay } from '../../src/relay-server.ts';
 import { simulatorProfileNames } from '../../src/sim/profile.ts';
-import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
-import { streamTargetKey, targetKeys } from '../../src/util/keys.ts';
-import { startHarnessRelay } from '../support/harness.ts';
+import { streamTargetKey } from '../../src/util/keys.ts';
 import { candlesSince, hourlyCountsMatch, hourStart } from '../support/hourly-prints.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
-import { redisAvailable, useRedis } from '../support/redis.ts';
+import { redisAvailable } from '../support/redis.ts';
+import { useRelayPair } from '../support/relay-pair.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 describe.skipIf(!redisAvailable()).each(simulatorProfileNames)(
   'cluster mode over Redis: candles (%s profile)',
   (profile) => {
-    const redis = useRedis();
-    let sim: SimulatorHandle;
-    const relays: Relay[] = [];
-    const clients: ProtocolClient[] = [];
-
-    afterEach(async () => {
-      await Promise.all(clients.splice(0).map((client) => client.close()));
-      await Promise.all(relays.splice(0).map((relay) => relay.close()));
-      await sim.close();
-    });
-
-    const instanceOf = (of: Relay): string => {
-      if (!(of.coordinator instanceof RedisCoordinator)) throw new Error('not in cluster mode');
-      return of.coordinator.instanceId;
-    };
-
-    /** Until both relays know each other and the target's lease sits with the relay rendezvous hashing picks. */
-    async function leaseSettled(pair: Relay[], target: string): Promise<void> {
-      const instances = pair.map(instanceOf).sort();
-      const inspector = new Redis(redis.server.url);
-      try {
-        await waitFor('both relays in the roster and the lease with its preferred relay', async () => {
-          if (!pair.every((of) => of.coordinator.status().relays === pair.length)) return false;
-          const holder = await inspector.get(targetKeys(target).lease);
-          return holder?.startsWith(`${preferredRelay(target, instances)} `) ?? false;
-        });
-      } finally {
-        inspector.disconnect();
-      }
-    }
+    const { start, relays, clients, leasesSettled } = useRelayPair();
 
     it('one relay reads the activity; clients of both get the same candles, each print once, across a handover', async () => {
-      sim = await startSimulator({ markets: 3, seed: 3, tickMs: 0, tradeFlow: () => undefined, profile });
+      const { sim, relays: pair } = await start(profile);
       const market = sim.market.activeMarketIds()[0]!;
       const id = candlesStreamId({ market, interval: '1h', source: 'trades' });
-      const options = {
-        redis: redis.server.url,
-        bookPollMs: 250,
-        pricePollMs: 250,
-        simMarkets: 3,
-        simSeed: 3,
-        tuning: { rebalanceMs: 500 },
-      };
-      const pair = [await startHarnessRelay(sim, options), await startHarnessRelay(sim, options)];
-      relays.push(...pair);
       const polls = pair.map((of) => {
         const count = { ok: 0 };
         of.events.on('poll:done', ({ kind, outcome }) => {
@@ -83,7 +39,7 @@ describe.skipIf(!redisAvailable()).each(simulatorProfileNames)(
         await viewer.request({ op: 'subscribe', channel: 'candles', markets: [id] });
       }
       await waitFor('snapshots on both relays', () => viewers.every((viewer) => viewer.view('candles', id)));
-      await leaseSettled(pair, streamTargetKey('candles', id));
+      await leasesSettled(pair, [streamTargetKey('candles', id)]);
       for (const count of polls) count.ok = 0;
 
       const since = hourStart(Date.now());

@@ -3,19 +3,16 @@
  * holder reads the activity pages and the order book; clients of both relays get every trade once
  * and rebuild the same orders as upstream.
  */
-import { Redis } from 'ioredis';
-import { afterEach, describe, expect, it } from 'vitest';
-import { RedisCoordinator } from '../../src/cluster/redis-coordinator.ts';
-import { preferredRelay } from '../../src/cluster/rendezvous.ts';
+import { describe, expect, it } from 'vitest';
 import type { OrderEntry, OrdersData, OrdersUpdateData, TradeEntry } from '../../src/protocol/messages.ts';
 import type { PollKind } from '../../src/relay/events.ts';
 import type { Relay } from '../../src/relay-server.ts';
-import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
-import { bookTargetKey, streamTargetKey, targetKeys } from '../../src/util/keys.ts';
-import { startHarnessRelay, upstreamBook } from '../support/harness.ts';
+import { bookTargetKey, streamTargetKey } from '../../src/util/keys.ts';
+import { upstreamBook } from '../support/harness.ts';
 import { applyOrdersUpdate } from '../support/orders-state.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
-import { redisAvailable, useRedis } from '../support/redis.ts';
+import { redisAvailable } from '../support/redis.ts';
+import { useRelayPair } from '../support/relay-pair.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 function tradeIds(client: ProtocolClient, market: string): string[] {
@@ -47,16 +44,7 @@ const keyed = (orders: { bids: readonly OrderEntry[]; asks: readonly OrderEntry[
   );
 
 describe.skipIf(!redisAvailable())('cluster mode over Redis: trades and orders', () => {
-  const redis = useRedis();
-  let sim: SimulatorHandle;
-  const relays: Relay[] = [];
-  const clients: ProtocolClient[] = [];
-
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.close()));
-    await Promise.all(relays.splice(0).map((relay) => relay.close()));
-    await sim.close();
-  });
+  const { start, clients, leasesSettled } = useRelayPair();
 
   /** Successful polls per kind, from the relay's own events (a test clears it to count afresh). */
   function countPolls(of: Relay): Map<PollKind, number> {
@@ -67,45 +55,9 @@ describe.skipIf(!redisAvailable())('cluster mode over Redis: trades and orders',
     return counts;
   }
 
-  const instanceOf = (of: Relay): string => {
-    if (!(of.coordinator instanceof RedisCoordinator)) throw new Error('not in cluster mode');
-    return of.coordinator.instanceId;
-  };
-
-  /**
-   * Until both relays know each other and every target's lease sits with the relay rendezvous
-   * hashing picks for it: from then on a lease moves only if a relay leaves the roster.
-   */
-  async function leasesSettled(pair: Relay[], targets: string[]): Promise<void> {
-    const instances = pair.map(instanceOf).sort();
-    const inspector = new Redis(redis.server.url);
-    try {
-      await waitFor('both relays in the roster and every lease with its preferred relay', async () => {
-        if (!pair.every((of) => of.coordinator.status().relays === pair.length)) return false;
-        const holders = await Promise.all(targets.map((target) => inspector.get(targetKeys(target).lease)));
-        return targets.every((target, i) => holders[i]?.startsWith(`${preferredRelay(target, instances)} `));
-      });
-    } finally {
-      inspector.disconnect();
-    }
-  }
-
   it("polls activity and the book on one relay; clients of both get every trade once and upstream's orders", async () => {
-    sim = await startSimulator({ markets: 3, seed: 3, tickMs: 0, tradeFlow: () => undefined });
+    const { sim, relays: pair } = await start();
     const market = sim.market.activeMarketIds()[0]!;
-    // Intervals a busy test machine keeps within three times over (the follower is judged by them too).
-    // Relays announce themselves every 500 ms: they find each other within a second, and a relay
-    // leaves the roster (moving its leases) only after 1.5 s without announcing.
-    const options = {
-      redis: redis.server.url,
-      bookPollMs: 250,
-      pricePollMs: 250,
-      simMarkets: 3,
-      simSeed: 3,
-      tuning: { rebalanceMs: 500 },
-    };
-    const pair = [await startHarnessRelay(sim, options), await startHarnessRelay(sim, options)];
-    relays.push(...pair);
     const polls = pair.map(countPolls);
     const viewers: ProtocolClient[] = [];
     for (const relay of pair) {
