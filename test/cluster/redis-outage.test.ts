@@ -42,7 +42,10 @@ describe.skipIf(!redisAvailable())('a Redis outage under three relays', () => {
             '--price-poll-ms=50',
             '--upstream-rps=1000',
             '--lease-ms=600',
-            '--rebalance-ms=300',
+            // After Redis is back, each relay leaves others' free leases alone for three of these,
+            // counted from its own reconnection: 3 s, closer to the default's 6 s than 0.9 s, which a
+            // holder reconnecting late on a busy machine once missed.
+            '--rebalance-ms=1000',
           ]),
         ),
       )),
