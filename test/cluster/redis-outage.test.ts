@@ -44,7 +44,7 @@ describe.skipIf(!redisAvailable())('a Redis outage under three relays', () => {
             '--lease-ms=600',
             // After Redis is back, each relay leaves others' free leases alone for three of these,
             // counted from its own reconnection: 3 s, closer to the default's 6 s than 0.9 s, which a
-            // holder reconnecting late on a busy machine once missed.
+            // holder reconnecting late on a busy machine most likely missed once.
             '--rebalance-ms=1000',
           ]),
         ),
