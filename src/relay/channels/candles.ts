@@ -12,7 +12,7 @@
  */
 import { CANDLES_SNAPSHOT_SIZE } from '../../protocol/candles.ts';
 import { compareDecimals, sumDecimals } from '../../protocol/decimal.ts';
-import type { Candle, CandlesData } from '../../protocol/messages.ts';
+import type { Candle, CandlesData, ProbabilityCandle, TradesCandle } from '../../protocol/messages.ts';
 
 /** A probability history point (a number, as upstream serves it) at its time (ms). */
 export interface ProbabilitySample {
@@ -35,21 +35,9 @@ interface CandleTimes {
   closeAt: number;
 }
 /** A probability candle being built: upstream's numbers, never turned into anything else. */
-export interface ProbabilitySeriesCandle extends CandleTimes {
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-}
+export type ProbabilitySeriesCandle = Omit<ProbabilityCandle, 'start'> & CandleTimes;
 /** A trades candle being built: upstream's decimal strings, the exact sum of sizes and the count. */
-export interface TradesSeriesCandle extends CandleTimes {
-  open: string;
-  high: string;
-  low: string;
-  close: string;
-  volume: string;
-  trades: number;
-}
+export type TradesSeriesCandle = Omit<TradesCandle, 'start'> & CandleTimes;
 export type SeriesCandle = ProbabilitySeriesCandle | TradesSeriesCandle;
 
 /** Oldest first; at most CANDLES_SNAPSHOT_SIZE candles. */
