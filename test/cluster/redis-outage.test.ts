@@ -4,52 +4,31 @@
  * clients see no new epoch for it, and nothing is served out of order on any relay.
  */
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
+import { describe, expect, it } from 'vitest';
 import { targetKeys } from '../../src/util/keys.ts';
-import { type ChildRelay, startChildRelay } from '../support/child-relay.ts';
+import type { ChildRelay } from '../support/child-relay.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
-import { redisAvailable, useRedis } from '../support/redis.ts';
+import { redisAvailable } from '../support/redis.ts';
+import { useRelayProcesses } from '../support/relay-processes.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 describe.skipIf(!redisAvailable())('a Redis outage under three relays', () => {
-  const redis = useRedis();
-  let sim: SimulatorHandle;
-  const relays: ChildRelay[] = [];
-  const clients: ProtocolClient[] = [];
-  beforeAll(async () => {
-    sim = await startSimulator({ markets: 6, seed: 5, tickMs: 40 });
+  const cluster = useRelayProcesses({
+    sim: { markets: 6, seed: 5, tickMs: 40 },
+    // After Redis is back, each relay leaves others' free leases alone for three of these, counted
+    // from its own reconnection: 3 s, closer to the default's 6 s than 0.9 s, which a holder
+    // reconnecting late on a busy machine most likely missed once.
+    relayArgs: ['--rebalance-ms=1000'],
   });
-  afterAll(async () => {
-    await Promise.all(clients.map((client) => client.close()));
-    await Promise.all(relays.map((relay) => relay.stop('SIGKILL')));
-    await sim.close();
-  });
+  const { redis, clients } = cluster;
 
   const health = async (at: ChildRelay) =>
     (await (await fetch(`${at.url}/health`)).json()) as { redis: { connected: boolean; relays: number } };
   const redisUp = async (at: ChildRelay) => (await health(at)).redis.connected;
 
   it("gives the holder's clients no new epoch, and every client its streams in order", async () => {
-    const markets = sim.market.marketIds();
-    relays.push(
-      ...(await Promise.all(
-        [0, 1, 2].map(() =>
-          startChildRelay([
-            `--upstream=${sim.url}`,
-            `--redis=${redis.server.url}`,
-            '--book-poll-ms=50',
-            '--price-poll-ms=50',
-            '--upstream-rps=1000',
-            '--lease-ms=600',
-            // After Redis is back, each relay leaves others' free leases alone for three of these,
-            // counted from its own reconnection: 3 s, closer to the default's 6 s than 0.9 s, which a
-            // holder reconnecting late on a busy machine most likely missed once.
-            '--rebalance-ms=1000',
-          ]),
-        ),
-      )),
-    );
+    const markets = cluster.sim.market.marketIds();
+    const relays = await Promise.all([0, 1, 2].map(() => cluster.relay()));
     for (const relay of relays) {
       const client = await ProtocolClient.connect(relay.url);
       clients.push(client);
