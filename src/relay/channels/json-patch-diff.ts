@@ -33,7 +33,10 @@ function diffInto(prev: JsonValue, next: JsonValue, path: string, patch: PatchOp
     return;
   }
   if (isObject(prev) && isObject(next)) {
-    const members: PatchOperation[] = [];
+    // Only a path through this object's own `__proto__` or `constructor` can reach a prototype: an
+    // object with neither (almost every one) diffs straight into the patch.
+    const guarded = hasUnsafeMember(prev) || hasUnsafeMember(next);
+    const members: PatchOperation[] = guarded ? [] : patch;
     for (const name of Object.keys(prev))
       if (!Object.hasOwn(next, name)) members.push({ op: 'remove', path: `${path}/${pointerToken(name)}` });
     for (const [name, value] of Object.entries(next)) {
@@ -41,6 +44,7 @@ function diffInto(prev: JsonValue, next: JsonValue, path: string, patch: PatchOp
       if (Object.hasOwn(prev, name)) diffInto(prev[name] as JsonValue, value, at, members);
       else members.push({ op: 'add', path: at, value });
     }
+    if (!guarded) return;
     if (members.some((operation) => reachesPrototype(operation, path)))
       patch.push({ op: 'replace', path, value: next });
     else patch.push(...members);
@@ -48,6 +52,10 @@ function diffInto(prev: JsonValue, next: JsonValue, path: string, patch: PatchOp
   }
   // Scalars that differ, or values of different kinds (containers are never ===).
   if (prev !== next) patch.push({ op: 'replace', path, value: next });
+}
+
+function hasUnsafeMember(object: JsonObject): boolean {
+  return Object.hasOwn(object, '__proto__') || Object.hasOwn(object, 'constructor');
 }
 
 /**
