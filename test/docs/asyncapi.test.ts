@@ -4,7 +4,6 @@
  * src/protocol/messages.ts declares it, and its examples are true to its own schemas and to the
  * relay's request parser.
  */
-import { DiagnosticSeverity } from '@asyncapi/parser';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type CompactStreamIdentity, decodeCompactStreamMessage } from '../../src/protocol/compact.ts';
 import {
@@ -39,29 +38,43 @@ beforeAll(async () => {
 });
 
 function messages() {
-  return parsed.document.messages().all();
+  return parsed.document.messages;
 }
 
-function schema(name: string) {
-  const found = parsed.document.components().schemas().get(name);
+interface Server {
+  protocol?: string;
+  host?: string;
+  pathname?: string;
+  security?: { type?: string; scheme?: string; in?: string }[];
+}
+
+interface SchemaObject {
+  enum?: unknown[];
+  properties?: Record<string, SchemaObject>;
+  maxItems?: number;
+  minimum?: number;
+  maximum?: number;
+}
+
+function schema(name: string): SchemaObject {
+  const found = parsed.document.schemas[name];
   if (found === undefined) throw new Error(`components.schemas.${name} missing`);
-  return found;
+  return found as SchemaObject;
 }
 
 describe('docs/asyncapi.yaml', () => {
   it('is a valid AsyncAPI 3.0.0 document with no error diagnostics', () => {
-    const errors = parsed.diagnostics.filter((d) => d.severity === DiagnosticSeverity.Error);
-    expect(errors.map((d) => `${d.path.join('.')}: ${d.message}`)).toEqual([]);
-    expect(parsed.document.version()).toBe('3.0.0');
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.document.raw.asyncapi).toBe('3.0.0');
   });
 
   it('declares the relay server at ws://localhost:8080/v1/ws with optional API-key security', () => {
-    const server = parsed.document.servers().get('relay');
-    expect(server?.protocol()).toBe('ws');
-    expect(server?.host()).toBe('localhost:8080');
-    expect(server?.pathname()).toBe('/v1/ws');
-    const schemes = server?.security().flatMap((requirement) => requirement.all().map((r) => r.scheme()));
-    expect(schemes?.map((s) => [s.type(), s.scheme() ?? s.in()])).toEqual([
+    const servers = parsed.document.resolved.servers as Record<string, Server>;
+    const server = servers.relay;
+    expect(server?.protocol).toBe('ws');
+    expect(server?.host).toBe('localhost:8080');
+    expect(server?.pathname).toBe('/v1/ws');
+    expect(server?.security?.map((s) => [s.type, s.scheme ?? s.in])).toEqual([
       ['http', 'bearer'],
       ['httpApiKey', 'query'],
     ]);
@@ -81,32 +94,25 @@ describe('docs/asyncapi.yaml', () => {
   it('has a message for every client op, received by the relay', () => {
     const ops = messages().map((m) => payloadConst(m, 'op'));
     expect(new Set(ops.filter((op) => op !== undefined))).toEqual(new Set(clientOps));
-    const received = parsed.document
-      .operations()
-      .filterByReceive()
-      .flatMap((operation) =>
-        operation
-          .messages()
-          .all()
-          .map((m) => payloadConst(m, 'op')),
-      );
+    const operations = parsed.document.operations;
+    const received = operations
+      .filter((operation) => operation.action === 'receive')
+      .flatMap((operation) => operation.messages.map((m) => payloadConst(m, 'op')));
     expect(new Set(received)).toEqual(new Set(clientOps));
-    const sent = parsed.document
-      .operations()
-      .filterBySend()
-      .flatMap((operation) => [...operation.messages().all(), ...(operation.reply()?.messages().all() ?? [])])
+    const sent = operations
+      .filter((operation) => operation.action === 'send')
+      .flatMap((operation) => [...operation.messages, ...operation.replyMessages])
       .map((m) => payloadConst(m, 'type'));
-    const replies = parsed.document
-      .operations()
-      .filterByReceive()
-      .flatMap((operation) => operation.reply()?.messages().all() ?? [])
+    const replies = operations
+      .filter((operation) => operation.action === 'receive')
+      .flatMap((operation) => operation.replyMessages)
       .map((m) => payloadConst(m, 'type'));
     // The compact encoding's array (no `type`) is the one other message the relay sends.
     expect(new Set([...sent, ...replies])).toEqual(new Set([...relayMessageTypes, undefined]));
     expect(
       messages()
         .filter((m) => payloadConst(m, 'type') === undefined && payloadConst(m, 'op') === undefined)
-        .map((m) => m.id()),
+        .map((m) => m.id),
     ).toEqual(['compactStreamMessage']);
   });
 
@@ -117,28 +123,23 @@ describe('docs/asyncapi.yaml', () => {
     ]);
     const jsonExamples = messages()
       .filter((m) => payloadConst(m, 'type') !== undefined)
-      .flatMap((m) =>
-        m
-          .examples()
-          .all()
-          .map((example) => example.payload()),
-      );
-    const compact = messages().find((m) => m.id() === 'compactStreamMessage')!;
-    for (const example of compact.examples().all()) {
-      const decoded = decodeCompactStreamMessage(example.payload(), lookup);
-      expect(decoded.ok, example.name()).toBe(true);
-      if (decoded.ok) expect(jsonExamples, example.name()).toContainEqual(decoded.message);
+      .flatMap((m) => m.examples.map((example) => example.payload));
+    const compact = messages().find((m) => m.id === 'compactStreamMessage')!;
+    for (const example of compact.examples) {
+      const decoded = decodeCompactStreamMessage(example.payload, lookup);
+      expect(decoded.ok, example.name).toBe(true);
+      if (decoded.ok) expect(jsonExamples, example.name).toContainEqual(decoded.message);
     }
   });
 
   it('gives every message at least one example, each valid against its payload schema', () => {
     for (const message of messages()) {
-      const examples = message.examples().all();
-      expect(examples.length, `message ${message.id()} has no example`).toBeGreaterThan(0);
+      const examples = message.examples;
+      expect(examples.length, `message ${message.id} has no example`).toBeGreaterThan(0);
       const validate = compilePayload(message);
       for (const example of examples) {
-        const valid = validate(example.payload());
-        expect(valid, `${message.id()}/${example.name()}: ${JSON.stringify(validate.errors)}`).toBe(true);
+        const valid = validate(example.payload);
+        expect(valid, `${message.id}/${example.name}: ${JSON.stringify(validate.errors)}`).toBe(true);
       }
     }
   });
@@ -147,10 +148,10 @@ describe('docs/asyncapi.yaml', () => {
     const opMessages = messages().filter((m) => payloadConst(m, 'op') !== undefined);
     expect(opMessages.length).toBe(clientOps.length);
     for (const message of opMessages) {
-      for (const example of message.examples().all()) {
-        const result = clientRequest.safeParse(example.payload());
-        expect(result.success, `${message.id()}/${example.name()}: ${result.error?.message}`).toBe(true);
-        expect(result.data).toEqual(example.payload());
+      for (const example of message.examples) {
+        const result = clientRequest.safeParse(example.payload);
+        expect(result.success, `${message.id}/${example.name}: ${result.error?.message}`).toBe(true);
+        expect(result.data).toEqual(example.payload);
       }
     }
   });
@@ -174,24 +175,24 @@ describe('docs/asyncapi.yaml', () => {
   });
 
   it('uses the enums of src/protocol/messages.ts', () => {
-    expect(schema('Error').properties()?.code?.enum()).toEqual([...errorCodes]);
-    expect(schema('Channel').enum()).toEqual([...channels]);
-    expect(schema('Depth').enum()).toEqual([...bookDepths, null]);
-    expect(schema('MarketList').maxItems()).toBe(MAX_MARKETS_PER_REQUEST);
-    expect(Object.keys(schema('PriceData').properties() ?? {})).toEqual([...priceFields]);
-    expect(Object.keys(schema('PriceUpdateData').properties() ?? {})).toEqual([...priceFields]);
-    expect(schema('Checksum').minimum()).toBe(0);
-    expect(schema('Checksum').maximum()).toBe(2 ** 32 - 1);
+    expect(schema('Error').properties?.code?.enum).toEqual([...errorCodes]);
+    expect(schema('Channel').enum).toEqual([...channels]);
+    expect(schema('Depth').enum).toEqual([...bookDepths, null]);
+    expect(schema('MarketList').maxItems).toBe(MAX_MARKETS_PER_REQUEST);
+    expect(Object.keys(schema('PriceData').properties ?? {})).toEqual([...priceFields]);
+    expect(Object.keys(schema('PriceUpdateData').properties ?? {})).toEqual([...priceFields]);
+    expect(schema('Checksum').minimum).toBe(0);
+    expect(schema('Checksum').maximum).toBe(2 ** 32 - 1);
   });
 
   it('has book snapshot examples whose checksum matches their levels', () => {
     const snapshots = messages().filter(
       (m) => payloadConst(m, 'type') === 'snapshot' && payloadConst(m, 'channel') === 'book',
     );
-    const examples = snapshots.flatMap((m) => m.examples().all());
+    const examples = snapshots.flatMap((m) => m.examples);
     expect(examples.length).toBeGreaterThan(0);
     for (const example of examples) {
-      const payload = example.payload() as { data: { bids: Level[]; asks: Level[] }; checksum: number };
+      const payload = example.payload as { data: { bids: Level[]; asks: Level[] }; checksum: number };
       expect(payload.checksum).toBe(referenceBookChecksum(payload.data.bids, payload.data.asks));
     }
   });
