@@ -31,6 +31,7 @@ from .streams import (
     TradesSubscription,
 )
 from .subscription import Resync, StatusChange, StreamChange, StreamSubscription
+from .wildcards import WildcardChange, WildcardRemoved, WildcardSubscription
 
 __all__ = [
     "Backoff",
@@ -56,6 +57,9 @@ __all__ = [
     "StreamChange",
     "StreamSubscription",
     "TradesSubscription",
+    "WildcardChange",
+    "WildcardRemoved",
+    "WildcardSubscription",
     "apply_book_update",
     "apply_candles_update",
     "backoff_delay",

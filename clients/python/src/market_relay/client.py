@@ -261,12 +261,12 @@ class RelayClient(RelayMessages, WildcardHost, ConnectionListener):
         for request in subscribe_requests(streams):
             self._send(request)
 
-    def _end_all(self, reason: str) -> None:
+    def _end_all(self, reason: str, error: Optional[RelayClientError] = None) -> None:
         for wildcard in list(self._wildcards.values()):
             wildcard.end(reason)
         self._wildcards.clear()
         for stream in list(self._streams.values()):
-            stream.end(reason)
+            stream.end(reason, error)
         self._streams.clear()
         self._to_subscribe.clear()
 
@@ -309,8 +309,9 @@ class RelayClient(RelayMessages, WildcardHost, ConnectionListener):
 
     def connection_refused(self, url: str, detail: str) -> None:
         self._closing = True
-        self.emit("error", RelayClientError("refused", f"{url}: {detail}"))
-        self._end_all("refused by the relay")
+        error = RelayClientError("refused", f"{url}: {detail}")
+        self.emit("error", error)
+        self._end_all("refused by the relay", error)
 
 def connect(urls: Union[str, Sequence[str]], **options: Any) -> RelayClient:
     """Connects to a relay, or to the first of several that answers, and keeps reconnecting until

@@ -149,7 +149,7 @@ class RelayMessages(Emitter, StreamHost):
         for stream in targets:
             stream.receive_error(error)
             if refused:  # asking again on every reconnect would fail the same way
-                stream.end(f"subscribe refused: {code}")
+                stream.end(f"subscribe refused: {code}", error)
             if stream.closed:
                 self._streams.pop(stream.key, None)
 

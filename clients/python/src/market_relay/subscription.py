@@ -99,6 +99,8 @@ class StreamSubscription(Emitter, Generic[State]):
         self._status: SubscriptionStatus = "pending"
         self._changed = asyncio.Event()
         self._version = 0
+        #: The relay's error that ended the stream (``unknown_market``, a refused subscribe), if one did.
+        self.ended_by: Optional[RelayClientError] = None
 
     @property
     def key(self) -> StreamKey:
@@ -120,16 +122,31 @@ class StreamSubscription(Emitter, Generic[State]):
         self.end("unsubscribed")
 
     async def wait_for_state(self, timeout: Optional[float] = None) -> State:
-        """The state once the first snapshot is verified (at once if it is); TimeoutError after ``timeout``."""
+        """The state once the first snapshot is verified (at once if it is); ``asyncio.TimeoutError`` after
+        ``timeout``. A stream that ends first raises ``RelayClientError``: with the code of the relay's
+        error that ended it (``unknown_market``, ``forbidden`` ...; that error is its ``__cause__``),
+        else ``closed``."""
 
         async def first() -> State:
             while self.state is None:
                 if self._closed:
-                    raise RelayClientError("closed", f"{self.channel} {self.market} closed before any state")
+                    raise self._ended_error()
                 await self._next_change()
             return self.state
 
         return await asyncio.wait_for(first(), timeout)
+
+    def _ended_error(self) -> RelayClientError:
+        cause = self.ended_by
+        what = f"{self.channel} {self.market} closed before any state"
+        error = RelayClientError(
+            cause.code if cause is not None else "closed",
+            f"{what}: {cause.message}" if cause is not None else what,
+            channel=self.channel,
+            market=self.market,
+        )
+        error.__cause__ = cause
+        return error
 
     def __aiter__(self) -> AsyncIterator[State]:
         return self._latest_states()
@@ -197,7 +214,7 @@ class StreamSubscription(Emitter, Generic[State]):
         self.emit("error", error)
         # docs/protocol.md "Error codes": the market does not exist upstream; the relay dropped the stream.
         if error.code == "unknown_market":
-            self.end(error.message)
+            self.end(error.message, error)
 
     def resumed(self, recovered: bool) -> None:
         """The relay's answer to a resume: True means the missed updates follow (or none were missed)."""
@@ -219,10 +236,12 @@ class StreamSubscription(Emitter, Generic[State]):
         self._relay_state = "live"
         self._refresh_status("connection lost")
 
-    def end(self, reason: str) -> None:
+    def end(self, reason: str, error: Optional[RelayClientError] = None) -> None:
+        """Ends the stream for good; ``error``: the relay's error that ended it, if one did."""
         if self._closed:
             return
         self._closed = True
+        self.ended_by = error
         self._refresh_status(reason)
         self._changed.set()
 
