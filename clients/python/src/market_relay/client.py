@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import random as _random
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Type, TypeVar, Union
 
@@ -45,6 +46,8 @@ WILDCARD_STREAMS: Dict[str, Callable[[StreamHost, str], StreamSubscription[Any]]
 }
 
 S = TypeVar("S", bound=StreamSubscription[Any])
+
+logger = logging.getLogger(__name__)
 
 
 class RelayClient(RelayMessages, WildcardHost, ConnectionListener):
@@ -80,6 +83,9 @@ class RelayClient(RelayMessages, WildcardHost, ConnectionListener):
             open_timeout=open_timeout,
             random=random,
         )
+
+    def __repr__(self) -> str:
+        return f"<RelayClient {self.url} {self.status}>"
 
     # --- the application's side ------------------------------------------------------------------
 
@@ -245,11 +251,8 @@ class RelayClient(RelayMessages, WildcardHost, ConnectionListener):
         self.emit("error", RelayClientError("listener_threw", f"an event listener raised {error!r}"))
 
     def on_listener_error(self, error: BaseException, event: str) -> None:
-        if event == "error":
-            asyncio.get_running_loop().call_exception_handler(
-                {"message": "a market_relay error listener raised", "exception": error}
-            )
-        else:
+        # An error listener that raises is logged (events.py) and not reported again: that would loop.
+        if event != "error":
             self.report_listener_error(error)
 
     def _flush(self) -> None:
@@ -308,6 +311,7 @@ class RelayClient(RelayMessages, WildcardHost, ConnectionListener):
         self.emit("error", RelayClientError("connection_failed", f"{url}: {detail}"))
 
     def connection_refused(self, url: str, detail: str) -> None:
+        logger.error("%s refused the client, which stops: %s", url, detail)
         self._closing = True
         error = RelayClientError("refused", f"{url}: {detail}")
         self.emit("error", error)

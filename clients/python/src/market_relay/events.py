@@ -1,14 +1,18 @@
 """Callbacks by event name. A listener may be a plain function or a coroutine function (run as a task);
-one that raises never disturbs the client: the exception goes to ``on_listener_error``."""
+one that raises never disturbs the client: the exception is logged with its traceback (logger
+``market_relay.events``) and goes to ``on_listener_error``."""
 
 from __future__ import annotations
 
 import asyncio
 import functools
 import inspect
+import logging
 from typing import Any, Callable, Dict, List, Set
 
 Listener = Callable[[Any], Any]
+
+logger = logging.getLogger(__name__)
 
 
 class Emitter:
@@ -38,6 +42,7 @@ class Emitter:
             try:
                 result = listener(payload)
             except Exception as error:  # noqa: BLE001 - a listener's bug must not break the client
+                logger.exception("a listener of %r on %s raised", event, self)
                 self.on_listener_error(error, event)
                 continue
             if inspect.isawaitable(result):
@@ -49,6 +54,7 @@ class Emitter:
         self._listener_tasks.discard(task)
         error = None if task.cancelled() else task.exception()
         if error is not None:
+            logger.error("a listener of %r on %s raised", event, self, exc_info=error)
             self.on_listener_error(error, event)
 
     def on_listener_error(self, error: BaseException, event: str) -> None:

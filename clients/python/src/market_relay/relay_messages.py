@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from decimal import Decimal
 from typing import Any, Dict, List, Optional, Set, Union
 
@@ -22,6 +23,8 @@ from .wildcards import WILDCARD, WildcardSubscription
 RATE_LIMIT_RETRY = 1.0
 #: Request errors that may pass on retry; any other answer to a subscribe refuses its streams.
 RETRYABLE = frozenset({"rate_limited", "internal", "upstream_unavailable"})
+
+logger = logging.getLogger(__name__)
 
 
 def _load(text: str) -> Any:
@@ -49,6 +52,7 @@ class RelayMessages(Emitter, StreamHost):
         else:
             detail = "a binary frame" if message is None else "not a message object"
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+            logger.warning("a frame from the relay is not a message: %s", detail)
             self.emit("error", RelayClientError("malformed_frame", detail))
             return
         kind = message["type"]
@@ -126,6 +130,7 @@ class RelayMessages(Emitter, StreamHost):
             market=market if isinstance(market, str) else None,
             request_id=request_id if isinstance(request_id, (int, str)) else None,
         )
+        logger.warning("the relay reported %s (channel %s, %s)", error, channel, market)
         targets: List[StreamSubscription[Any]] = []
         if isinstance(market, str) and request_id is None:
             targets = [s for s in self._streams.values() if s.channel == channel and s.market == market]

@@ -17,6 +17,7 @@ Events (``subscription.on(name, listener)``), each listener called with one payl
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import (
     Any,
     AsyncIterator,
@@ -31,6 +32,8 @@ from .errors import RelayClientError
 from .events import Emitter
 
 State = TypeVar("State")
+
+logger = logging.getLogger(__name__)
 
 #: ``pending`` (no snapshot yet), ``live``, ``stale`` (connection down or upstream failing: the
 #: last known state), ``resyncing`` (the last verified state, a snapshot requested), ``closed``.
@@ -101,6 +104,10 @@ class StreamSubscription(Emitter, Generic[State]):
         self._version = 0
         #: The relay's error that ended the stream (``unknown_market``, a refused subscribe), if one did.
         self.ended_by: Optional[RelayClientError] = None
+
+    def __repr__(self) -> str:
+        depth = f" depth {self.depth}" if self.depth is not None else ""
+        return f"<{type(self).__name__} {self.market}{depth} {self._status}>"
 
     @property
     def key(self) -> StreamKey:
@@ -242,6 +249,8 @@ class StreamSubscription(Emitter, Generic[State]):
             return
         self._closed = True
         self.ended_by = error
+        if error is not None:
+            logger.warning("%s ended by the relay's error %s", self, error)
         self._refresh_status(reason)
         self._changed.set()
 
@@ -316,6 +325,7 @@ class StreamSubscription(Emitter, Generic[State]):
         self._changed.set()
 
     def _resync(self, reason: str, detail: str) -> None:
+        logger.warning("%s resynchronising (%s): %s", self, reason, detail)
         self._resyncing = True
         self.emit("resync", Resync(reason, detail))
         self._refresh_status(detail)

@@ -67,6 +67,9 @@ class WildcardSubscription(Emitter):
         self._expecting_all = True
         self._closed = False
 
+    def __repr__(self) -> str:
+        return f"<WildcardSubscription {self.channel} *, {len(self.streams)} markets>"
+
     @property
     def closed(self) -> bool:
         return self._closed
