@@ -1,6 +1,6 @@
 """market_relay: an asyncio client for the market-relay WebSocket protocol.
 
-``connect(urls)`` returns a ``RelayClient`` that keeps a connection to one of its relays, resumes every
+``connect(urls)`` (or ``await connect(urls, timeout=...)``, once connected) returns a ``RelayClient`` that keeps a connection to one of its relays, resumes every
 stream after a reconnect and resynchronises a stream whose ``seq``, epoch or checksum does not follow.
 See the package README for a walk-through and docs/protocol.md in the repository for the wire protocol.
 """
@@ -17,8 +17,9 @@ from .book import (
 from .canonical_json import canonical_json, json_checksum
 from .client import RelayClient, connect
 from .connection import Closed, Opened, Reconnecting
-from .errors import RelayClientError
+from .errors import ConnectTimeout, RelayClientError
 from .json_streams import CandlesSubscription, RestSubscription, apply_candles_update
+from .options import ClientOptions
 from .streams import (
     BookSubscription,
     MarketClosed,
@@ -38,7 +39,9 @@ __all__ = [
     "BookState",
     "BookSubscription",
     "CandlesSubscription",
+    "ClientOptions",
     "Closed",
+    "ConnectTimeout",
     "Level",
     "MarketClosed",
     "MarketSubscription",
