@@ -182,6 +182,7 @@ class RelayClient(RelayMessages, WildcardHost, ConnectionListener):
         self._timers.clear()
         await self._connection.close()
         self._end_all("client closed")
+        self._end_events()
 
     async def connected(self, timeout: Optional[float] = None) -> "RelayClient":
         """Waits until the client is connected (at once if it is). Raises ``ConnectTimeout`` after
@@ -353,6 +354,7 @@ class RelayClient(RelayMessages, WildcardHost, ConnectionListener):
         self._refusal = error
         self.emit("error", error)
         self._end_all("refused by the relay", error)
+        self._end_events()
 
 def connect(
     urls: Union[str, Sequence[str]],

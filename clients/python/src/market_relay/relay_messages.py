@@ -10,11 +10,11 @@ import asyncio
 import json
 import logging
 from decimal import Decimal
-from typing import Any, Dict, List, Optional, Set, Union
+from typing import Any, Dict, List, Optional, Set, Union, get_args
 
 from .channels import CHANNELS
 from .errors import RelayClientError
-from .events import Emitter
+from .events import ClientEvent, Emitter
 from .requests import adopt_rest_spelling, listed_ids, stream_key_of
 from .subscription import StreamHost, StreamKey, StreamSubscription
 from .wildcards import WILDCARD, WildcardSubscription
@@ -32,8 +32,10 @@ def _load(text: str) -> Any:
     return json.loads(text, parse_float=Decimal)
 
 
-class RelayMessages(Emitter, StreamHost):
+class RelayMessages(Emitter[ClientEvent], StreamHost):
     """The client's handling of what the relay sends; the state it reads is the client's."""
+
+    EVENTS = frozenset(get_args(ClientEvent))
 
     _streams: Dict[StreamKey, StreamSubscription[Any]]
     _in_flight: Dict[Union[int, str], Dict[str, Any]]

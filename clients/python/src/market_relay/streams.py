@@ -9,6 +9,7 @@ from typing import Any, Dict, NamedTuple, Optional, Tuple
 
 from . import channels
 from .book import BookState, apply_book_update, book_checksum, book_from_snapshot
+from .events import EventStream
 from .subscription import StreamHost, StreamSubscription
 
 
@@ -68,10 +69,16 @@ class TradesSubscription(StreamSubscription[TradesState]):
     ``activity_id`` for the subscription's life, also across a new epoch whose snapshot repeats trades."""
 
     channel = "trades"
+    EVENTS = StreamSubscription.EVENTS | {"trade"}
 
     def __init__(self, host: StreamHost, market: str) -> None:
         super().__init__(host, market)
         self._announced = RecentIds(channels.TRADES_SEEN_IDS)
+
+    def trades(self) -> EventStream:
+        """Each new trade entry (a dict), once, in order, for ``async for trade in sub.trades()``; it
+        ends when the subscription does."""
+        return self.events("trade")
 
     def state_of(self, data: Any) -> TradesState:
         return channels.trades_from_snapshot(data)
@@ -99,6 +106,7 @@ class MarketSubscription(StreamSubscription[Dict[str, Any]]):
     when the market leaves ACTIVE; the relay then closes the stream."""
 
     channel = "market"
+    EVENTS = StreamSubscription.EVENTS | {"closed"}
 
     def __init__(self, host: StreamHost, market: str) -> None:
         super().__init__(host, market)
@@ -163,6 +171,7 @@ class MarketsSubscription(StreamSubscription[CatalogueState]):
     an update, ``delisted`` with the id of each that left it; a snapshot announces none."""
 
     channel = "markets"
+    EVENTS = StreamSubscription.EVENTS | {"listed", "delisted"}
 
     def __init__(self, host: StreamHost, market: str) -> None:
         super().__init__(host, market)

@@ -29,7 +29,7 @@ from typing import (
 )
 
 from .errors import RelayClientError
-from .events import Emitter
+from .events import Emitter, EventStream, StreamEvent
 
 State = TypeVar("State")
 
@@ -78,7 +78,8 @@ class StreamFormatError(ValueError):
     """A snapshot or update whose data is not its channel's shape."""
 
 
-class StreamSubscription(Emitter, Generic[State]):
+class StreamSubscription(Emitter[StreamEvent], Generic[State]):
+    EVENTS = frozenset({"snapshot", "update", "resync", "resumed", "status", "confirmed", "error"})
     channel: str = ""
     #: ``book``: 10, 50 or None (full book); other channels: None.
     depth: Optional[int] = None
@@ -170,6 +171,11 @@ class StreamSubscription(Emitter, Generic[State]):
                 return
             await self._next_change()
 
+    def changes(self) -> EventStream:
+        """Every verified change (``StreamChange`` of each ``snapshot`` and ``update``), in order, for
+        ``async for``: unlike iterating the subscription itself, a slow loop misses none."""
+        return self.events("snapshot", "update")
+
     async def _next_change(self) -> None:
         self._changed.clear()
         await self._changed.wait()
@@ -253,6 +259,7 @@ class StreamSubscription(Emitter, Generic[State]):
             logger.warning("%s ended by the relay's error %s", self, error)
         self._refresh_status(reason)
         self._changed.set()
+        self._end_events()
 
     # --- channel specifics -------------------------------------------------------------------------
 
