@@ -150,6 +150,26 @@ def test_waiting_for_the_state_of_an_unknown_market_raises_unknown_market():
     asyncio.run(scenario())
 
 
+def test_markets_answers_in_the_shape_of_the_catalogues_state():
+    record = {"market_id": MARKET, "status": "ACTIVE", "volume": "12.5"}
+
+    async def scenario():
+        relay = ScriptedRelay()
+        await relay.start()
+        try:
+            async with connect(relay.url, backoff=FAST) as client:
+                answer = asyncio.ensure_future(client.markets("active", timeout=5))
+                await until("the subscribe", lambda: len(relay.requests) == 1)
+                await relay.send({"type": "snapshot", "channel": "markets", "market": "active", "epoch": "e1",
+                                  "seq": 1, "data": {MARKET: record}})
+                catalogue = await answer
+                assert catalogue == {MARKET: record} == client.subscribe_markets("active").state
+        finally:
+            await relay.close()
+
+    asyncio.run(scenario())
+
+
 def test_an_unreachable_first_url_is_passed_over_for_the_next():
     async def scenario():
         relay = ScriptedRelay()

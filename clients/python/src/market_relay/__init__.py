@@ -22,6 +22,7 @@ from .json_streams import CandlesSubscription, RestSubscription, apply_candles_u
 from .options import ClientOptions
 from .streams import (
     BookSubscription,
+    CatalogueState,
     MarketClosed,
     MarketsSubscription,
     MarketSubscription,
@@ -39,6 +40,7 @@ __all__ = [
     "BookState",
     "BookSubscription",
     "CandlesSubscription",
+    "CatalogueState",
     "ClientOptions",
     "Closed",
     "ConnectTimeout",

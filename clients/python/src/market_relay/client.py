@@ -142,10 +142,10 @@ class RelayClient(RelayMessages, WildcardHost, ConnectionListener):
 
     async def markets(
         self, status: str = "all", token: Optional[int] = None, timeout: Optional[float] = None
-    ) -> List[Dict[str, Any]]:
-        """The catalogue's records now (its live subscription's state; it stays subscribed)."""
-        catalogue: CatalogueState = await self.subscribe_markets(status, token).wait_for_state(timeout)
-        return list(catalogue.values())
+    ) -> CatalogueState:
+        """The catalogue now, in the shape of its subscription's state (market id -> list-form record;
+        ``.values()`` for the records); the subscription stays."""
+        return dict(await self.subscribe_markets(status, token).wait_for_state(timeout))
 
     def subscribe_rest(self, path: str) -> RestSubscription:
         """Any public GET path of upstream (with its query string), live: ``state`` is the body."""

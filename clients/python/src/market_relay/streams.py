@@ -162,6 +162,8 @@ class OrdersSubscription(StreamSubscription[channels.OrderMap]):
         return channels.apply_orders_update(state, data)
 
 
+#: The market catalogue: market id -> upstream's list-form record, as a ``markets`` stream holds it
+#: and ``RelayClient.markets()`` returns it.
 CatalogueState = Dict[str, Dict[str, Any]]
 
 
