@@ -65,6 +65,7 @@ describe.skipIf(!(await pythonAvailable()))('the Python client against a relay',
           'test_logging.py',
           'test_event_streams.py',
           'test_readme_names.py',
+          'test_book_apply.py',
         ],
         {
           MARKET_RELAY_URL: harness.relay.url,

@@ -27,9 +27,9 @@ RETRYABLE = frozenset({"rate_limited", "internal", "upstream_unavailable"})
 logger = logging.getLogger(__name__)
 
 
-def _load(text: str) -> Any:
-    # Exact numbers: a JSON number with a fraction becomes a Decimal, never a binary float.
-    return json.loads(text, parse_float=Decimal)
+#: Exact numbers: a JSON number with a fraction becomes a Decimal, never a binary float. One decoder
+#: for every frame: ``json.loads`` with an option would build a new one per call.
+_load = json.JSONDecoder(parse_float=Decimal).decode
 
 
 class RelayMessages(Emitter[ClientEvent], StreamHost):

@@ -8,7 +8,7 @@ from collections import OrderedDict
 from typing import Any, Dict, NamedTuple, Optional, Tuple
 
 from . import channels
-from .book import BookState, apply_book_update, book_checksum, book_from_snapshot
+from .book import CHECKSUM_LEVELS, BookState, Level, apply_book_update, book_checksum, book_from_snapshot
 from .events import EventStream
 from .subscription import StreamHost, StreamSubscription
 
@@ -21,6 +21,9 @@ class BookSubscription(StreamSubscription[BookState]):
     def __init__(self, host: StreamHost, market: str, depth: Optional[int]) -> None:
         super().__init__(host, market)
         self.depth = depth
+        # The checksum covers the 25 best levels a side: the last ones computed and their checksum,
+        # so that an update below them (most, on a deep book) costs two tuple comparisons.
+        self._summed: Tuple[Tuple[Level, ...], Tuple[Level, ...], int] = ((), (), 0)
 
     def state_of(self, data: Any) -> BookState:
         return book_from_snapshot(data)
@@ -29,7 +32,12 @@ class BookSubscription(StreamSubscription[BookState]):
         return apply_book_update(state, data)
 
     def verify(self, state: BookState, message: Dict[str, Any]) -> bool:
-        return book_checksum(state) == message.get("checksum")
+        bids, asks, checksum = self._summed
+        top_bids, top_asks = state.bids[:CHECKSUM_LEVELS], state.asks[:CHECKSUM_LEVELS]
+        if top_bids != bids or top_asks != asks:
+            checksum = book_checksum(state)
+            self._summed = (top_bids, top_asks, checksum)
+        return checksum == message.get("checksum")
 
 
 class PriceSubscription(StreamSubscription[Dict[str, str]]):
