@@ -2,13 +2,14 @@
  * @module bench/client-messages
  * `node --import tsx bench/client-messages.ts [--messages N] [--levels L] [--rounds R]`: per-message
  * work of the two client SDKs on the same frames. It builds one full `book` stream (a snapshot of L
- * levels a side, then N updates of one to four level changes, each with the checksum the relay's
- * reference code gives), feeds it to the JavaScript SDK through an injected socket (its message
- * handler: parse, route, apply, checksum, events) and to the Python client's frame handler
- * (clients/python/bench/per_message.py, run by `MARKET_RELAY_PYTHON` or /usr/bin/python3), and prints
- * CPU microseconds per message for each (CPU time: the machine may be shared), the best of R
- * rounds, and their ratio. Both must end on the same verified book. `--keep-frames FILE` writes
- * the frames there and keeps them, for `python clients/python/bench/per_message.py FILE --profile`.
+ * levels a side, then N updates of one or two level changes on one side, each with the checksum the
+ * relay's reference code gives), feeds it to the JavaScript SDK through an injected socket (its
+ * message handler: parse, route, apply, checksum, events) and to the Python client's frame handler,
+ * also through its receive loop (clients/python/bench/per_message.py, run by `MARKET_RELAY_PYTHON`
+ * or /usr/bin/python3). It prints CPU microseconds per message for each (CPU time: the machine may
+ * be shared), the best of R rounds, and their ratio; both must end on the same verified book.
+ * `--keep-frames FILE` writes the frames there and keeps them, for
+ * `python clients/python/bench/per_message.py FILE --profile`.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -157,7 +158,11 @@ try {
   }
   const run = spawnSync(PYTHON, [PER_MESSAGE_PY, file, '--rounds', String(ROUNDS)], { encoding: 'utf8' });
   if (run.status !== 0) throw new Error(`${PER_MESSAGE_PY}: ${run.stderr}`);
-  const python = JSON.parse(run.stdout) as { us_per_message: number; final: BookState };
+  const python = JSON.parse(run.stdout) as {
+    us_per_message: number;
+    us_per_message_received: number;
+    final: BookState;
+  };
   if (JSON.stringify(python.final) !== JSON.stringify({ bids: jsState!.bids, asks: jsState!.asks })) {
     throw new Error('the two clients ended on different books');
   }
@@ -166,6 +171,7 @@ try {
   console.log(`| client | CPU µs per message |\n|---|---|`);
   console.log(`| JavaScript SDK (node ${process.versions.node}) | ${jsMicros.toFixed(2)} |`);
   console.log(`| Python client (${PYTHON}) | ${python.us_per_message.toFixed(2)} |`);
+  console.log(`| Python client, with its receive loop | ${python.us_per_message_received.toFixed(2)} |`);
   console.log(`Python / JavaScript: ${(python.us_per_message / jsMicros).toFixed(2)}x`);
 } finally {
   rmSync(scratch, { recursive: true, force: true });

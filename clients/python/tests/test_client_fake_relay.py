@@ -170,6 +170,26 @@ def test_markets_answers_in_the_shape_of_the_catalogues_state():
     asyncio.run(scenario())
 
 
+def test_a_relay_that_sends_nothing_for_dead_after_is_left_and_reconnected_to():
+    async def scenario():
+        relay = ScriptedRelay()
+        await relay.start()
+        try:
+            async with connect(relay.url, backoff=FAST, dead_after=0.3) as client:
+                closes, opens = [], []
+                client.on("close", closes.append)
+                client.on("open", opens.append)
+                await until("the connection", lambda: client.status == "open")
+                await relay.send({"type": "heartbeat"})  # a message puts the deadline off
+                await until("a second connection", lambda: any(o.reconnect for o in opens))
+                assert closes[0].reason == "no message for 0.3 s" and closes[0].will_reconnect
+                assert len(relay.connections) == 2
+        finally:
+            await relay.close()
+
+    asyncio.run(scenario())
+
+
 def test_an_unreachable_first_url_is_passed_over_for_the_next():
     async def scenario():
         relay = ScriptedRelay()

@@ -154,8 +154,10 @@ class RelayConnection:
                 self._listener.connection_failed(url, _described(error))
             return None, False
         logger.info("connected to %s", url)
+        loop = asyncio.get_running_loop()
         outbox: "asyncio.Queue[str]" = asyncio.Queue()
-        writer = asyncio.get_running_loop().create_task(_write(socket, outbox))
+        writer = loop.create_task(_write(socket, outbox))
+        watchdog = _Watchdog(loop, socket, self._dead_after)
         delivered = False
         code: Optional[int] = None
         reason = ""
@@ -165,15 +167,15 @@ class RelayConnection:
             self._listener.connection_opened(Opened(url, self._opened_once))
             self._opened_once = True
             while True:
-                frame = await asyncio.wait_for(socket.recv(), self._dead_after)
+                frame = await socket.recv()
+                watchdog.last = loop.time()
                 delivered = True
                 self._listener.connection_frame(frame)
-        except asyncio.TimeoutError:
-            reason = f"no message for {self._dead_after} s"
         except ConnectionClosed as closed:
-            code, reason = close_of(closed)
+            code, reason = (None, f"no message for {self._dead_after} s") if watchdog.fired else close_of(closed)
         finally:
             self._outbox = None
+            watchdog.cancel()
             writer.cancel()
             await _close_quietly(socket)
         if code == POLICY_VIOLATION:
@@ -186,6 +188,31 @@ class RelayConnection:
     def _refused(self, url: str, detail: str) -> None:
         self._set_status("closed")
         self._listener.connection_refused(url, detail)
+
+
+class _Watchdog:
+    """Drops a connection on which nothing arrived for ``dead_after`` seconds. The reader only notes
+    each frame's time and one timer checks it once per period: ``asyncio.wait_for`` around every
+    receive would cost a task per message (before Python 3.12), as much as handling the message."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, socket: Any, dead_after: float) -> None:
+        self.last = loop.time()
+        self.fired = False
+        self._loop = loop
+        self._socket = socket
+        self._dead_after = dead_after
+        self._timer = loop.call_later(dead_after, self._check)
+
+    def _check(self) -> None:
+        silent_for = self._loop.time() - self.last
+        if silent_for < self._dead_after:
+            self._timer = self._loop.call_later(self._dead_after - silent_for, self._check)
+            return
+        self.fired = True
+        self._socket.transport.abort()  # the pending receive ends with ConnectionClosed
+
+    def cancel(self) -> None:
+        self._timer.cancel()
 
 
 def _described(error: BaseException) -> str:
