@@ -38,7 +38,7 @@ def test_awaiting_connect_to_nothing_raises_within_its_timeout_and_closes_the_cl
         return raised.value, elapsed
 
     error, elapsed = asyncio.run(scenario())
-    assert elapsed < 3  # 2 s, with room for a slow machine's scheduling
+    assert elapsed < 3.5  # 2 s, and the close after it, with room for a busy machine
     assert error.code == "connect_timeout" and isinstance(error, asyncio.TimeoutError)
     assert isinstance(error.__cause__, RelayClientError) and error.__cause__.code == "connection_failed"
 
