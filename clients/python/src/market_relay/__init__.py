@@ -1,7 +1,8 @@
 """market_relay: an asyncio client for the market-relay WebSocket protocol.
 
-``connect(urls)`` (or ``await connect(urls, timeout=...)``, once connected) returns a ``RelayClient`` that keeps a connection to one of its relays, resumes every
-stream after a reconnect and resynchronises a stream whose ``seq``, epoch or checksum does not follow.
+``connect(urls)`` returns a ``RelayClient`` (``await connect(urls, timeout=...)``: once connected) that
+keeps a connection to one of its relays, resumes every stream after a reconnect and resynchronises a
+stream whose ``seq``, epoch or checksum does not follow. It logs under ``market_relay``.
 See the package README for a walk-through and docs/protocol.md in the repository for the wire protocol.
 """
 
@@ -18,6 +19,7 @@ from .canonical_json import canonical_json, json_checksum
 from .client import RelayClient, connect
 from .connection import Closed, Opened, Reconnecting
 from .errors import ConnectTimeout, RelayClientError
+from .events import ClientEvent, EventStream, StreamEvent, WildcardEvent
 from .json_streams import CandlesSubscription, RestSubscription, apply_candles_update
 from .options import ClientOptions
 from .streams import (
@@ -41,9 +43,11 @@ __all__ = [
     "BookSubscription",
     "CandlesSubscription",
     "CatalogueState",
+    "ClientEvent",
     "ClientOptions",
     "Closed",
     "ConnectTimeout",
+    "EventStream",
     "Level",
     "MarketClosed",
     "MarketSubscription",
@@ -60,9 +64,11 @@ __all__ = [
     "Resync",
     "StatusChange",
     "StreamChange",
+    "StreamEvent",
     "StreamSubscription",
     "TradesSubscription",
     "WildcardChange",
+    "WildcardEvent",
     "WildcardRemoved",
     "WildcardSubscription",
     "apply_book_update",

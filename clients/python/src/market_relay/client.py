@@ -6,6 +6,7 @@ Mirrors the JavaScript SDK (src/client/relay-client.ts) over asyncio and ``webso
 
 Events (``client.on(name, listener)``): ``open`` (``Opened``), ``close`` (``Closed``), ``reconnecting``
 (``Reconnecting``), ``status`` (the new ``client.status``), ``error`` (``RelayClientError``).
+``await client`` (and so ``await connect(...)``) waits for the first connection.
 """
 
 from __future__ import annotations

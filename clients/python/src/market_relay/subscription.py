@@ -12,6 +12,9 @@ Events (``subscription.on(name, listener)``), each listener called with one payl
 - ``status``: ``StatusChange(status, reason)``;
 - ``confirmed``: ``str``, the new ``confirmed_at``: upstream confirmed the state held, unchanged;
 - ``error``: ``RelayClientError`` the relay reported for this stream.
+
+``async for state in subscription`` gives the latest state (a slow loop skips some); ``changes()`` and
+``events(...)`` give every event, in order (``events.py``).
 """
 
 from __future__ import annotations
