@@ -4,6 +4,8 @@
  * book's states, and resumes with no gap after its connection is cut; here those states are compared
  * with what the JavaScript SDK on the same relay holds at the same seq.
  *
+ * Its tests that need no relay run in python-offline.test.ts.
+ *
  * Why a vitest file runs pytest: `npm test` (and so CI) then covers both SDKs with one command, and
  * the relay, the simulator and the JavaScript client the Python one is compared with all live here.
  */
@@ -54,21 +56,12 @@ describe.skipIf(!(await pythonAvailable()))('the Python client against a relay',
     book.on('update', hold);
     try {
       const record = join(scratch, 'book.jsonl');
-      const result = await runPytest(
-        python,
-        [
-          'test_live_relay.py',
-          'test_client_fake_relay.py',
-          'test_checksum_vectors.py',
-          'test_stream_state.py',
-        ],
-        {
-          MARKET_RELAY_URL: harness.relay.url,
-          MARKET_RELAY_MARKET: market,
-          MARKET_RELAY_BOOK_RECORD: record,
-          MARKET_RELAY_EXPECT_INSTALLED: '1',
-        },
-      );
+      const result = await runPytest(python, ['test_live_relay.py'], {
+        MARKET_RELAY_URL: harness.relay.url,
+        MARKET_RELAY_MARKET: market,
+        MARKET_RELAY_BOOK_RECORD: record,
+        MARKET_RELAY_EXPECT_INSTALLED: '1',
+      });
       expect(result.code, result.output).toBe(0);
       expect(result.output).not.toMatch(/skipped/);
 

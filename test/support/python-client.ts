@@ -6,13 +6,16 @@
  *
  * The environment is made once per content of clients/python and kept under the system's temp
  * folder, so the test files that use it (and later runs) share it; it is made in a fresh folder and
- * renamed into place, so two test files starting at once cannot see a half-made one.
+ * renamed into place, so two test files starting at once cannot see a half-made one. One test file
+ * makes it while the others wait (a lock folder beside it): four `pip install`s at once on a busy
+ * machine each took longer than a test's hook may.
  */
 import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   cpSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -23,6 +26,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
@@ -74,8 +78,33 @@ export async function installedPythonClient(): Promise<string> {
   for (const file of clientFiles()) hash.update(relative(CLIENT_DIR, file)).update(readFileSync(file));
   const home = join(tmpdir(), `market-relay-python-${hash.digest('hex').slice(0, 16)}`);
   const python = join(home, 'bin', 'python');
-  if (existsSync(join(home, 'installed'))) return python;
+  const lock = `${home}.lock`;
+  for (;;) {
+    if (existsSync(join(home, 'installed'))) return python;
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      // Another test file is making it; a lock left by a run that was killed is taken over.
+      const madeAt = statSync(lock, { throwIfNoEntry: false })?.mtimeMs;
+      if (madeAt !== undefined && Date.now() - madeAt > STALE_LOCK_MS) {
+        rmSync(lock, { recursive: true, force: true });
+      }
+      await sleep(100);
+    }
+  }
+  try {
+    if (!existsSync(join(home, 'installed'))) await makeEnvironment(home);
+    return python;
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
 
+/** A lock older than this was left by a run that did not finish: the making takes seconds. */
+const STALE_LOCK_MS = 120_000;
+
+async function makeEnvironment(home: string): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'market-relay-python-'));
   try {
     const venv = join(work, 'venv');
@@ -106,7 +135,6 @@ export async function installedPythonClient(): Promise<string> {
       // Another test file made the same environment first: use that one.
       if (!existsSync(join(home, 'installed'))) throw error;
     }
-    return python;
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -26,7 +26,8 @@ def first_active_market(relay_url: str) -> str:
 
 async def main(market: str, relay_urls: list) -> None:
     stopped = asyncio.Event()
-    async with connect(relay_urls) as client:
+    client = await connect(relay_urls, timeout=10)  # ConnectTimeout if no relay answers in 10 s
+    async with client:
         client.on("reconnecting", lambda event: print(f"reconnecting to {event.url} in {event.delay:.2f} s"))
         book = client.subscribe_book(market, depth=10)
 

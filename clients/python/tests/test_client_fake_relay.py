@@ -8,7 +8,7 @@ import socket
 
 import websockets
 
-from market_relay import BookState, Backoff, book_checksum, book_from_snapshot, connect
+from market_relay import BookState, Backoff, RelayClientError, book_checksum, book_from_snapshot, connect
 from test_live_relay import until
 
 FAST = Backoff(base=0.01, maximum=0.05, going_away_spread=0.01)
@@ -119,6 +119,71 @@ def test_an_unknown_market_error_closes_its_stream():
                                   "channel": "price", "market": MARKET})
                 await until("the stream closed", lambda: price.status == "closed")
                 assert [e.code for e in errors] == ["unknown_market"] and client.subscriptions == []
+        finally:
+            await relay.close()
+
+    asyncio.run(scenario())
+
+
+def test_waiting_for_the_state_of_an_unknown_market_raises_unknown_market():
+    async def scenario():
+        relay = ScriptedRelay()
+        await relay.start()
+        try:
+            async with connect(relay.url, backoff=FAST) as client:
+                price = client.subscribe_price(MARKET)
+                waiting = asyncio.ensure_future(price.wait_for_state(5))
+                await until("the subscribe", lambda: len(relay.requests) == 1)
+                await relay.send({"type": "error", "code": "unknown_market", "message": "no such market",
+                                  "channel": "price", "market": MARKET, "id": relay.requests[0]["id"]})
+                try:
+                    await waiting
+                except RelayClientError as error:
+                    assert error.code == "unknown_market" and error.market == MARKET
+                    assert isinstance(error.__cause__, RelayClientError) and error.__cause__.code == "unknown_market"
+                    assert price.ended_by is error.__cause__
+                else:
+                    raise AssertionError("wait_for_state returned for an unknown market")
+        finally:
+            await relay.close()
+
+    asyncio.run(scenario())
+
+
+def test_markets_answers_in_the_shape_of_the_catalogues_state():
+    record = {"market_id": MARKET, "status": "ACTIVE", "volume": "12.5"}
+
+    async def scenario():
+        relay = ScriptedRelay()
+        await relay.start()
+        try:
+            async with connect(relay.url, backoff=FAST) as client:
+                answer = asyncio.ensure_future(client.markets("active", timeout=5))
+                await until("the subscribe", lambda: len(relay.requests) == 1)
+                await relay.send({"type": "snapshot", "channel": "markets", "market": "active", "epoch": "e1",
+                                  "seq": 1, "data": {MARKET: record}})
+                catalogue = await answer
+                assert catalogue == {MARKET: record} == client.subscribe_markets("active").state
+        finally:
+            await relay.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_relay_that_sends_nothing_for_dead_after_is_left_and_reconnected_to():
+    async def scenario():
+        relay = ScriptedRelay()
+        await relay.start()
+        try:
+            async with connect(relay.url, backoff=FAST, dead_after=0.3) as client:
+                closes, opens = [], []
+                client.on("close", closes.append)
+                client.on("open", opens.append)
+                await until("the connection", lambda: client.status == "open")
+                await relay.send({"type": "heartbeat"})  # a message puts the deadline off
+                await until("a second connection", lambda: any(o.reconnect for o in opens))
+                assert closes[0].reason == "no message for 0.3 s" and closes[0].will_reconnect
+                assert len(relay.connections) == 2
         finally:
             await relay.close()
 

@@ -1,7 +1,8 @@
 """market_relay: an asyncio client for the market-relay WebSocket protocol.
 
-``connect(urls)`` returns a ``RelayClient`` that keeps a connection to one of its relays, resumes every
-stream after a reconnect and resynchronises a stream whose ``seq``, epoch or checksum does not follow.
+``connect(urls)`` returns a ``RelayClient`` (``await connect(urls, timeout=...)``: once connected) that
+keeps a connection to one of its relays, resumes every stream after a reconnect and resynchronises a
+stream whose ``seq``, epoch or checksum does not follow. It logs under ``market_relay``.
 See the package README for a walk-through and docs/protocol.md in the repository for the wire protocol.
 """
 
@@ -17,10 +18,13 @@ from .book import (
 from .canonical_json import canonical_json, json_checksum
 from .client import RelayClient, connect
 from .connection import Closed, Opened, Reconnecting
-from .errors import RelayClientError
+from .errors import ConnectTimeout, RelayClientError
+from .events import ClientEvent, EventStream, StreamEvent, WildcardEvent
 from .json_streams import CandlesSubscription, RestSubscription, apply_candles_update
+from .options import ClientOptions
 from .streams import (
     BookSubscription,
+    CatalogueState,
     MarketClosed,
     MarketsSubscription,
     MarketSubscription,
@@ -31,13 +35,19 @@ from .streams import (
     TradesSubscription,
 )
 from .subscription import Resync, StatusChange, StreamChange, StreamSubscription
+from .wildcards import WildcardChange, WildcardRemoved, WildcardSubscription
 
 __all__ = [
     "Backoff",
     "BookState",
     "BookSubscription",
     "CandlesSubscription",
+    "CatalogueState",
+    "ClientEvent",
+    "ClientOptions",
     "Closed",
+    "ConnectTimeout",
+    "EventStream",
     "Level",
     "MarketClosed",
     "MarketSubscription",
@@ -54,8 +64,13 @@ __all__ = [
     "Resync",
     "StatusChange",
     "StreamChange",
+    "StreamEvent",
     "StreamSubscription",
     "TradesSubscription",
+    "WildcardChange",
+    "WildcardEvent",
+    "WildcardRemoved",
+    "WildcardSubscription",
     "apply_book_update",
     "apply_candles_update",
     "backoff_delay",

@@ -14,11 +14,16 @@ GOING_AWAY = 1001
 
 
 class Backoff(NamedTuple):
-    """Seconds. ``base``: upper bound of the first retry's delay; ``maximum``: of any delay;
-    ``going_away_spread``: the window reconnects after a 1001 close are spread over."""
+    """Reconnect delays, in seconds. Retry number ``n`` (0 for the first after a drop) waits a uniformly
+    random time between 0 and ``min(maximum, base * 2**n)``; a connection that delivered a message
+    starts again at ``n = 0``."""
 
+    #: Upper bound of the first retry's delay; each further retry doubles it.
     base: float = 0.5
+    #: Upper bound of any delay.
     maximum: float = 30.0
+    #: After a 1001 close ("relay shutting down"), the first retry waits a random time up to this, so
+    #: that the clients of a relay being restarted do not all reconnect at once.
     going_away_spread: float = 5.0
 
 

@@ -17,6 +17,10 @@ REMOVED_SIZE = "0"
 #: Levels per side the checksum covers (docs/protocol.md "Checksum": i = 0 .. 24).
 CHECKSUM_LEVELS = 25
 
+#: Up to this many changes to a side are placed one by one by binary search (an update touches a few
+#: levels of a long side); more (a snapshot) rebuild the side and sort it once.
+FEW_CHANGES = 16
+
 
 class Level(NamedTuple):
     """One price level: the relay's decimal strings, unchanged."""
@@ -71,8 +75,7 @@ def _levels(raw: Any, side: str) -> List[Level]:
             or not isinstance(entry[1], str)
         ):
             raise BookFormatError(f"{side} entry {entry!r} is not [price, size] strings")
-        _price_key(entry[0])
-        levels.append(Level(entry[0], entry[1]))
+        levels.append(Level(entry[0], entry[1]))  # the price is read (and checked) where it is placed
     return levels
 
 
@@ -108,6 +111,8 @@ def _apply_side(
 ) -> Tuple[Level, ...]:
     if not changes:
         return levels
+    if len(changes) <= FEW_CHANGES:
+        return _place_each(levels, changes, best_first_descending)
     by_price: Dict[Decimal, Level] = {_price_key(level.price): level for level in levels}
     for change in changes:  # in order: the last change to a price wins
         key = _price_key(change.price)
@@ -119,16 +124,41 @@ def _apply_side(
     return tuple(level for _, level in ordered)
 
 
+def _place_each(levels: Tuple[Level, ...], changes: Sequence[Level], descending: bool) -> Tuple[Level, ...]:
+    """Each change in turn (the last one to a price wins) at its place in the best-first ``levels``,
+    found by binary search; only the prices it compares with are read as decimals."""
+    side = list(levels)
+    for change in changes:
+        key = _price_key(change.price)
+        low, high = 0, len(side)
+        while low < high:
+            middle = (low + high) // 2
+            held = Decimal(side[middle].price)
+            if (held > key) if descending else (held < key):
+                low = middle + 1
+            else:
+                high = middle
+        present = low < len(side) and Decimal(side[low].price) == key
+        if change.size == REMOVED_SIZE:
+            if present:
+                del side[low]
+        elif present:
+            side[low] = change
+        else:
+            side.insert(low, change)
+    return tuple(side)
+
+
 def book_checksum_input(state: BookState) -> str:
     """The checksum's input: for i = 0 .. 24, ``bid[i].price:bid[i].size:`` if that bid exists, then
     ``ask[i].price:ask[i].size:`` if that ask exists; the final ``:`` dropped."""
-    parts: List[str] = []
-    for i in range(CHECKSUM_LEVELS):
-        if i < len(state.bids):
-            parts.append(f"{state.bids[i].price}:{state.bids[i].size}")
-        if i < len(state.asks):
-            parts.append(f"{state.asks[i].price}:{state.asks[i].size}")
-    return ":".join(parts)
+    bids, asks = state.bids[:CHECKSUM_LEVELS], state.asks[:CHECKSUM_LEVELS]
+    # A Level is a (price, size) tuple: bid + ask is the four texts of one i; then the longer side's rest.
+    texts = [":".join(bid + ask) for bid, ask in zip(bids, asks)]
+    if len(bids) != len(asks):
+        paired = len(texts)
+        texts.extend([":".join(level) for level in (bids[paired:] if len(bids) > paired else asks[paired:])])
+    return ":".join(texts)
 
 
 def book_checksum(state: BookState) -> int:

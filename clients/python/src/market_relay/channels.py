@@ -13,7 +13,7 @@ from collections import OrderedDict
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 #: The channels of protocol version 1 and this relay's additions.
-CHANNELS = ("book", "price", "trades", "market", "probabilities", "oracle", "orders", "markets", "rest", "candles")
+CHANNELS = frozenset({"book", "price", "trades", "market", "probabilities", "oracle", "orders", "markets", "rest", "candles"})
 
 #: ``trades``: a snapshot carries this many of the most recent entries, and a client keeps as many.
 TRADES_SNAPSHOT_SIZE = 50

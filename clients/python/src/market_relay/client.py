@@ -6,20 +6,23 @@ Mirrors the JavaScript SDK (src/client/relay-client.ts) over asyncio and ``webso
 
 Events (``client.on(name, listener)``): ``open`` (``Opened``), ``close`` (``Closed``), ``reconnecting``
 (``Reconnecting``), ``status`` (the new ``client.status``), ``error`` (``RelayClientError``).
+``await client`` (and so ``await connect(...)``) waits for the first connection.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import random as _random
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Type, TypeVar, Union
+from typing import Any, Callable, Dict, Generator, List, Optional, Sequence, Set, Tuple, Type, TypeVar, Union
 
 from .backoff import Backoff
 from .channels import PROBABILITIES_STREAM, canonical_stream_id, catalogue_stream_id
 from .connection import Closed, ConnectionListener, ConnectionStatus, Opened, Reconnecting, RelayConnection
-from .errors import RelayClientError
+from .errors import ConnectTimeout, RelayClientError
 from .json_streams import CandlesSubscription, RestSubscription
+from .options import ClientOptions
 from .relay_messages import RelayMessages
 from .requests import subscribe_requests, unsubscribe_request
 from .streams import (
@@ -46,23 +49,16 @@ WILDCARD_STREAMS: Dict[str, Callable[[StreamHost, str], StreamSubscription[Any]]
 
 S = TypeVar("S", bound=StreamSubscription[Any])
 
+logger = logging.getLogger(__name__)
+
 
 class RelayClient(RelayMessages, WildcardHost, ConnectionListener):
-    def __init__(
-        self,
-        urls: Union[str, Sequence[str]],
-        *,
-        api_key: Optional[str] = None,
-        heartbeat: float = 15.0,
-        dead_after: Optional[float] = None,
-        backoff: Backoff = Backoff(),
-        open_timeout: float = 10.0,
-        random: Callable[[], float] = _random.random,
-    ) -> None:
+    def __init__(self, urls: Union[str, Sequence[str]], options: Optional[ClientOptions] = None) -> None:
         super().__init__()
         given = [urls] if isinstance(urls, str) else list(urls)
         if not given:
             raise ValueError("at least one relay URL is needed")
+        self.options = options if options is not None else ClientOptions()
         self._streams: Dict[StreamKey, StreamSubscription[Any]] = {}
         self._to_subscribe: Dict[StreamKey, StreamSubscription[Any]] = {}
         self._flush_scheduled = False
@@ -71,15 +67,22 @@ class RelayClient(RelayMessages, WildcardHost, ConnectionListener):
         self._closing = False
         self._timers: Set[asyncio.TimerHandle] = set()
         self._wildcards: Dict[str, WildcardSubscription] = {}
+        self._status_changed = asyncio.Event()
+        self._last_failure: Optional[RelayClientError] = None
+        self._refusal: Optional[RelayClientError] = None
+        api_key = self.options.api_key
         self._connection = RelayConnection(
             [relay_socket_url(url) for url in given],
             self,
             headers={"Authorization": f"Bearer {api_key}"} if api_key else {},
-            dead_after=dead_after if dead_after is not None else heartbeat * 2.5,
-            backoff=backoff,
-            open_timeout=open_timeout,
-            random=random,
+            dead_after=self.options.dead_after_seconds,
+            backoff=self.options.backoff,
+            open_timeout=self.options.open_timeout,
+            random=self.options.random,
         )
+
+    def __repr__(self) -> str:
+        return f"<RelayClient {self.url} {self.status}>"
 
     # --- the application's side ------------------------------------------------------------------
 
@@ -140,10 +143,10 @@ class RelayClient(RelayMessages, WildcardHost, ConnectionListener):
 
     async def markets(
         self, status: str = "all", token: Optional[int] = None, timeout: Optional[float] = None
-    ) -> List[Dict[str, Any]]:
-        """The catalogue's records now (its live subscription's state; it stays subscribed)."""
-        catalogue: CatalogueState = await self.subscribe_markets(status, token).wait_for_state(timeout)
-        return list(catalogue.values())
+    ) -> CatalogueState:
+        """The catalogue now, in the shape of its subscription's state (market id -> list-form record;
+        ``.values()`` for the records); the subscription stays."""
+        return dict(await self.subscribe_markets(status, token).wait_for_state(timeout))
 
     def subscribe_rest(self, path: str) -> RestSubscription:
         """Any public GET path of upstream (with its query string), live: ``state`` is the body."""
@@ -180,6 +183,45 @@ class RelayClient(RelayMessages, WildcardHost, ConnectionListener):
         self._timers.clear()
         await self._connection.close()
         self._end_all("client closed")
+        self._end_events()
+
+    async def connected(self, timeout: Optional[float] = None) -> "RelayClient":
+        """Waits until the client is connected (at once if it is). Raises ``ConnectTimeout`` after
+        ``timeout`` seconds, ``RelayClientError`` (``refused``, ``closed``) when the client ends first.
+        The client keeps retrying after a timeout here; ``await connect(...)`` closes it."""
+
+        async def opened() -> None:
+            while self.status != "open":
+                if self.status == "closed" or self._closing:
+                    error = RelayClientError(*self._why_closed())
+                    error.__cause__ = self._refusal
+                    raise error
+                self._status_changed.clear()
+                await self._status_changed.wait()
+
+        try:
+            await asyncio.wait_for(opened(), timeout)
+        except asyncio.TimeoutError:
+            error = ConnectTimeout("connect_timeout", f"no relay of {', '.join(self.urls)} answered within {timeout} s")
+            raise error from self._last_failure
+        return self
+
+    def _why_closed(self) -> Tuple[str, str]:
+        if self._refusal is not None:
+            return "refused", self._refusal.message
+        return "closed", "the client was closed before it connected"
+
+    def __await__(self) -> Generator[Any, None, "RelayClient"]:
+        """``client = await connect(...)``: the client once connected; on failure it is closed and the
+        error raised (see ``connected``), within ``options.timeout`` when one is set."""
+        return self._first_connection().__await__()
+
+    async def _first_connection(self) -> "RelayClient":
+        try:
+            return await self.connected(self.options.timeout)
+        except BaseException:
+            await self.close()
+            raise
 
     async def __aenter__(self) -> "RelayClient":
         return self
@@ -245,11 +287,8 @@ class RelayClient(RelayMessages, WildcardHost, ConnectionListener):
         self.emit("error", RelayClientError("listener_threw", f"an event listener raised {error!r}"))
 
     def on_listener_error(self, error: BaseException, event: str) -> None:
-        if event == "error":
-            asyncio.get_running_loop().call_exception_handler(
-                {"message": "a market_relay error listener raised", "exception": error}
-            )
-        else:
+        # An error listener that raises is logged (events.py) and not reported again: that would loop.
+        if event != "error":
             self.report_listener_error(error)
 
     def _flush(self) -> None:
@@ -261,12 +300,12 @@ class RelayClient(RelayMessages, WildcardHost, ConnectionListener):
         for request in subscribe_requests(streams):
             self._send(request)
 
-    def _end_all(self, reason: str) -> None:
+    def _end_all(self, reason: str, error: Optional[RelayClientError] = None) -> None:
         for wildcard in list(self._wildcards.values()):
             wildcard.end(reason)
         self._wildcards.clear()
         for stream in list(self._streams.values()):
-            stream.end(reason)
+            stream.end(reason, error)
         self._streams.clear()
         self._to_subscribe.clear()
 
@@ -281,6 +320,7 @@ class RelayClient(RelayMessages, WildcardHost, ConnectionListener):
     # --- ConnectionListener ----------------------------------------------------------------------
 
     def connection_status(self, status: str) -> None:
+        self._status_changed.set()
         self.emit("status", status)
 
     def connection_opened(self, opened: Opened) -> None:
@@ -305,15 +345,40 @@ class RelayClient(RelayMessages, WildcardHost, ConnectionListener):
         self.emit("reconnecting", reconnecting)
 
     def connection_failed(self, url: str, detail: str) -> None:
-        self.emit("error", RelayClientError("connection_failed", f"{url}: {detail}"))
+        self._last_failure = RelayClientError("connection_failed", f"{url}: {detail}")
+        self.emit("error", self._last_failure)
 
     def connection_refused(self, url: str, detail: str) -> None:
+        logger.error("%s refused the client, which stops: %s", url, detail)
         self._closing = True
-        self.emit("error", RelayClientError("refused", f"{url}: {detail}"))
-        self._end_all("refused by the relay")
+        error = RelayClientError("refused", f"{url}: {detail}")
+        self._refusal = error
+        self.emit("error", error)
+        self._end_all("refused by the relay", error)
+        self._end_events()
 
-def connect(urls: Union[str, Sequence[str]], **options: Any) -> RelayClient:
+def connect(
+    urls: Union[str, Sequence[str]],
+    *,
+    api_key: Optional[str] = None,
+    heartbeat: float = 15.0,
+    dead_after: Optional[float] = None,
+    backoff: Backoff = Backoff(),
+    open_timeout: float = 10.0,
+    timeout: Optional[float] = None,
+    random: Callable[[], float] = _random.random,
+) -> RelayClient:
     """Connects to a relay, or to the first of several that answers, and keeps reconnecting until
-    ``close()``. Call it inside a running event loop; subscribe at once, the client sends the
-    subscriptions when the connection opens. Options: see ``RelayClient``."""
-    return RelayClient(urls, **options)
+    ``close()``. Call it inside a running event loop. Either subscribe at once (the client sends the
+    subscriptions when the connection opens) or ``client = await connect(...)`` to wait for the first
+    connection, at most ``timeout`` seconds. The options are ``ClientOptions``' fields."""
+    options = ClientOptions(
+        api_key=api_key,
+        heartbeat=heartbeat,
+        dead_after=dead_after,
+        backoff=backoff,
+        open_timeout=open_timeout,
+        timeout=timeout,
+        random=random,
+    )
+    return RelayClient(urls, options)

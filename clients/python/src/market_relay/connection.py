@@ -7,6 +7,7 @@ the client's (``client.py``); this module only moves frames. Mirrors src/client/
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple, Union
 
 from .backoff import Backoff, reconnect_delay
@@ -17,6 +18,8 @@ ConnectionStatus = str
 
 #: Close code of an authentication refusal (docs/protocol.md "Close codes").
 POLICY_VIOLATION = 1008
+
+logger = logging.getLogger(__name__)
 
 
 class Opened(NamedTuple):
@@ -130,12 +133,14 @@ class RelayConnection:
             index = (index + 1) % len(self.urls)
             delay = reconnect_delay(attempt, code, self._backoff, self._random)
             self._set_status("reconnecting")
+            logger.info("reconnecting to %s in %.2f s (attempt %d)", self.urls[index], delay, attempt + 1)
             self._listener.connection_reconnecting(Reconnecting(attempt + 1, delay, self.urls[index]))
             attempt += 1
             await asyncio.sleep(delay)
 
     async def _connect_once(self, url: str) -> Tuple[Optional[int], bool]:
         """One connection, from opening to its end: (close code, whether it delivered a message)."""
+        logger.debug("connecting to %s", url)
         try:
             socket = await open_socket(url, self._headers, self._open_timeout)
         except asyncio.CancelledError:
@@ -145,10 +150,14 @@ class RelayConnection:
             if status in (401, 403):
                 self._refused(url, f"the relay answered HTTP {status}")
             else:
-                self._listener.connection_failed(url, str(error))
+                logger.warning("could not connect to %s: %s", url, _described(error))
+                self._listener.connection_failed(url, _described(error))
             return None, False
+        logger.info("connected to %s", url)
+        loop = asyncio.get_running_loop()
         outbox: "asyncio.Queue[str]" = asyncio.Queue()
-        writer = asyncio.get_running_loop().create_task(_write(socket, outbox))
+        writer = loop.create_task(_write(socket, outbox))
+        watchdog = _Watchdog(loop, socket, self._dead_after)
         delivered = False
         code: Optional[int] = None
         reason = ""
@@ -158,26 +167,57 @@ class RelayConnection:
             self._listener.connection_opened(Opened(url, self._opened_once))
             self._opened_once = True
             while True:
-                frame = await asyncio.wait_for(socket.recv(), self._dead_after)
+                frame = await socket.recv()
+                watchdog.last = loop.time()
                 delivered = True
                 self._listener.connection_frame(frame)
-        except asyncio.TimeoutError:
-            reason = f"no message for {self._dead_after} s"
         except ConnectionClosed as closed:
-            code, reason = close_of(closed)
+            code, reason = (None, f"no message for {self._dead_after} s") if watchdog.fired else close_of(closed)
         finally:
             self._outbox = None
+            watchdog.cancel()
             writer.cancel()
             await _close_quietly(socket)
         if code == POLICY_VIOLATION:
             self._refused(url, f"the relay closed the connection: {reason or 'policy'}")
         else:
+            logger.warning("connection to %s lost (code %s): %s", url, code, reason or "no reason given")
             self._listener.connection_closed(Closed(url, code, reason, will_reconnect=True))
         return code, delivered
 
     def _refused(self, url: str, detail: str) -> None:
         self._set_status("closed")
         self._listener.connection_refused(url, detail)
+
+
+class _Watchdog:
+    """Drops a connection on which nothing arrived for ``dead_after`` seconds. The reader only notes
+    each frame's time and one timer checks it once per period: ``asyncio.wait_for`` around every
+    receive would cost a task per message (before Python 3.12), as much as handling the message."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, socket: Any, dead_after: float) -> None:
+        self.last = loop.time()
+        self.fired = False
+        self._loop = loop
+        self._socket = socket
+        self._dead_after = dead_after
+        self._timer = loop.call_later(dead_after, self._check)
+
+    def _check(self) -> None:
+        silent_for = self._loop.time() - self.last
+        if silent_for < self._dead_after:
+            self._timer = self._loop.call_later(self._dead_after - silent_for, self._check)
+            return
+        self.fired = True
+        self._socket.transport.abort()  # the pending receive ends with ConnectionClosed
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+
+def _described(error: BaseException) -> str:
+    """An error as a line: some (a timeout) have no text of their own."""
+    return str(error) or type(error).__name__
 
 
 async def _write(socket: Any, outbox: "asyncio.Queue[str]") -> None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Optional, Union
 
 
 class RelayClientError(Exception):
     """``code``: a protocol error code (``unknown_market``, ``rate_limited``, ...) or one of the
-    client's own: ``connection_failed``, ``refused``, ``malformed_frame``, ``listener_threw``."""
+    client's own: ``connection_failed``, ``refused``, ``malformed_frame``, ``listener_threw``,
+    ``closed``, ``connect_timeout``. The error that caused it, if any, is its ``__cause__``."""
 
     def __init__(
         self,
@@ -24,3 +26,8 @@ class RelayClientError(Exception):
         self.channel = channel
         self.market = market
         self.request_id = request_id
+
+
+class ConnectTimeout(RelayClientError, asyncio.TimeoutError):
+    """``await connect(..., timeout=...)`` found no relay in time (code ``connect_timeout``); its
+    ``__cause__`` is the last failed attempt's ``connection_failed`` error, if one failed."""

@@ -90,6 +90,7 @@ class CandlesSubscription(StreamSubscription[CandlesState]):
     began (the first snapshot's final candles are history), with the candle as it stays."""
 
     channel = "candles"
+    EVENTS = StreamSubscription.EVENTS | {"final"}
 
     def __init__(self, host: StreamHost, stream_id: str) -> None:
         super().__init__(host, stream_id)

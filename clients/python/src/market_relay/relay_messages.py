@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from decimal import Decimal
-from typing import Any, Dict, List, Optional, Set, Union
+from typing import Any, Dict, List, Optional, Set, Union, get_args
 
 from .channels import CHANNELS
 from .errors import RelayClientError
-from .events import Emitter
+from .events import ClientEvent, Emitter
 from .requests import adopt_rest_spelling, listed_ids, stream_key_of
 from .subscription import StreamHost, StreamKey, StreamSubscription
 from .wildcards import WILDCARD, WildcardSubscription
@@ -23,14 +24,18 @@ RATE_LIMIT_RETRY = 1.0
 #: Request errors that may pass on retry; any other answer to a subscribe refuses its streams.
 RETRYABLE = frozenset({"rate_limited", "internal", "upstream_unavailable"})
 
-
-def _load(text: str) -> Any:
-    # Exact numbers: a JSON number with a fraction becomes a Decimal, never a binary float.
-    return json.loads(text, parse_float=Decimal)
+logger = logging.getLogger(__name__)
 
 
-class RelayMessages(Emitter, StreamHost):
+#: Exact numbers: a JSON number with a fraction becomes a Decimal, never a binary float. One decoder
+#: for every frame: ``json.loads`` with an option would build a new one per call.
+_load = json.JSONDecoder(parse_float=Decimal).decode
+
+
+class RelayMessages(Emitter[ClientEvent], StreamHost):
     """The client's handling of what the relay sends; the state it reads is the client's."""
+
+    EVENTS = frozenset(get_args(ClientEvent))
 
     _streams: Dict[StreamKey, StreamSubscription[Any]]
     _in_flight: Dict[Union[int, str], Dict[str, Any]]
@@ -49,6 +54,7 @@ class RelayMessages(Emitter, StreamHost):
         else:
             detail = "a binary frame" if message is None else "not a message object"
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+            logger.warning("a frame from the relay is not a message: %s", detail)
             self.emit("error", RelayClientError("malformed_frame", detail))
             return
         kind = message["type"]
@@ -126,6 +132,7 @@ class RelayMessages(Emitter, StreamHost):
             market=market if isinstance(market, str) else None,
             request_id=request_id if isinstance(request_id, (int, str)) else None,
         )
+        logger.warning("the relay reported %s (channel %s, %s)", error, channel, market)
         targets: List[StreamSubscription[Any]] = []
         if isinstance(market, str) and request_id is None:
             targets = [s for s in self._streams.values() if s.channel == channel and s.market == market]
@@ -149,7 +156,7 @@ class RelayMessages(Emitter, StreamHost):
         for stream in targets:
             stream.receive_error(error)
             if refused:  # asking again on every reconnect would fail the same way
-                stream.end(f"subscribe refused: {code}")
+                stream.end(f"subscribe refused: {code}", error)
             if stream.closed:
                 self._streams.pop(stream.key, None)
 

@@ -8,7 +8,8 @@ from collections import OrderedDict
 from typing import Any, Dict, NamedTuple, Optional, Tuple
 
 from . import channels
-from .book import BookState, apply_book_update, book_checksum, book_from_snapshot
+from .book import CHECKSUM_LEVELS, BookState, Level, apply_book_update, book_checksum, book_from_snapshot
+from .events import EventStream
 from .subscription import StreamHost, StreamSubscription
 
 
@@ -20,6 +21,9 @@ class BookSubscription(StreamSubscription[BookState]):
     def __init__(self, host: StreamHost, market: str, depth: Optional[int]) -> None:
         super().__init__(host, market)
         self.depth = depth
+        # The checksum covers the 25 best levels a side: the last ones computed and their checksum,
+        # so that an update below them (most, on a deep book) costs two tuple comparisons.
+        self._summed: Tuple[Tuple[Level, ...], Tuple[Level, ...], int] = ((), (), 0)
 
     def state_of(self, data: Any) -> BookState:
         return book_from_snapshot(data)
@@ -28,7 +32,12 @@ class BookSubscription(StreamSubscription[BookState]):
         return apply_book_update(state, data)
 
     def verify(self, state: BookState, message: Dict[str, Any]) -> bool:
-        return book_checksum(state) == message.get("checksum")
+        bids, asks, checksum = self._summed
+        top_bids, top_asks = state.bids[:CHECKSUM_LEVELS], state.asks[:CHECKSUM_LEVELS]
+        if top_bids != bids or top_asks != asks:
+            checksum = book_checksum(state)
+            self._summed = (top_bids, top_asks, checksum)
+        return checksum == message.get("checksum")
 
 
 class PriceSubscription(StreamSubscription[Dict[str, str]]):
@@ -68,10 +77,16 @@ class TradesSubscription(StreamSubscription[TradesState]):
     ``activity_id`` for the subscription's life, also across a new epoch whose snapshot repeats trades."""
 
     channel = "trades"
+    EVENTS = StreamSubscription.EVENTS | {"trade"}
 
     def __init__(self, host: StreamHost, market: str) -> None:
         super().__init__(host, market)
         self._announced = RecentIds(channels.TRADES_SEEN_IDS)
+
+    def trades(self) -> EventStream:
+        """Each new trade entry (a dict), once, in order, for ``async for trade in sub.trades()``; it
+        ends when the subscription does."""
+        return self.events("trade")
 
     def state_of(self, data: Any) -> TradesState:
         return channels.trades_from_snapshot(data)
@@ -99,6 +114,7 @@ class MarketSubscription(StreamSubscription[Dict[str, Any]]):
     when the market leaves ACTIVE; the relay then closes the stream."""
 
     channel = "market"
+    EVENTS = StreamSubscription.EVENTS | {"closed"}
 
     def __init__(self, host: StreamHost, market: str) -> None:
         super().__init__(host, market)
@@ -154,6 +170,8 @@ class OrdersSubscription(StreamSubscription[channels.OrderMap]):
         return channels.apply_orders_update(state, data)
 
 
+#: The market catalogue: market id -> upstream's list-form record, as a ``markets`` stream holds it
+#: and ``RelayClient.markets()`` returns it.
 CatalogueState = Dict[str, Dict[str, Any]]
 
 
@@ -163,6 +181,7 @@ class MarketsSubscription(StreamSubscription[CatalogueState]):
     an update, ``delisted`` with the id of each that left it; a snapshot announces none."""
 
     channel = "markets"
+    EVENTS = StreamSubscription.EVENTS | {"listed", "delisted"}
 
     def __init__(self, host: StreamHost, market: str) -> None:
         super().__init__(host, market)

@@ -12,11 +12,15 @@ Events (``subscription.on(name, listener)``), each listener called with one payl
 - ``status``: ``StatusChange(status, reason)``;
 - ``confirmed``: ``str``, the new ``confirmed_at``: upstream confirmed the state held, unchanged;
 - ``error``: ``RelayClientError`` the relay reported for this stream.
+
+``async for state in subscription`` gives the latest state (a slow loop skips some); ``changes()`` and
+``events(...)`` give every event, in order (``events.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import (
     Any,
     AsyncIterator,
@@ -28,9 +32,11 @@ from typing import (
 )
 
 from .errors import RelayClientError
-from .events import Emitter
+from .events import Emitter, EventStream, StreamEvent
 
 State = TypeVar("State")
+
+logger = logging.getLogger(__name__)
 
 #: ``pending`` (no snapshot yet), ``live``, ``stale`` (connection down or upstream failing: the
 #: last known state), ``resyncing`` (the last verified state, a snapshot requested), ``closed``.
@@ -75,7 +81,8 @@ class StreamFormatError(ValueError):
     """A snapshot or update whose data is not its channel's shape."""
 
 
-class StreamSubscription(Emitter, Generic[State]):
+class StreamSubscription(Emitter[StreamEvent], Generic[State]):
+    EVENTS = frozenset({"snapshot", "update", "resync", "resumed", "status", "confirmed", "error"})
     channel: str = ""
     #: ``book``: 10, 50 or None (full book); other channels: None.
     depth: Optional[int] = None
@@ -99,6 +106,12 @@ class StreamSubscription(Emitter, Generic[State]):
         self._status: SubscriptionStatus = "pending"
         self._changed = asyncio.Event()
         self._version = 0
+        #: The relay's error that ended the stream (``unknown_market``, a refused subscribe), if one did.
+        self.ended_by: Optional[RelayClientError] = None
+
+    def __repr__(self) -> str:
+        depth = f" depth {self.depth}" if self.depth is not None else ""
+        return f"<{type(self).__name__} {self.market}{depth} {self._status}>"
 
     @property
     def key(self) -> StreamKey:
@@ -120,16 +133,31 @@ class StreamSubscription(Emitter, Generic[State]):
         self.end("unsubscribed")
 
     async def wait_for_state(self, timeout: Optional[float] = None) -> State:
-        """The state once the first snapshot is verified (at once if it is); TimeoutError after ``timeout``."""
+        """The state once the first snapshot is verified (at once if it is); ``asyncio.TimeoutError`` after
+        ``timeout``. A stream that ends first raises ``RelayClientError``: with the code of the relay's
+        error that ended it (``unknown_market``, ``forbidden`` ...; that error is its ``__cause__``),
+        else ``closed``."""
 
         async def first() -> State:
             while self.state is None:
                 if self._closed:
-                    raise RelayClientError("closed", f"{self.channel} {self.market} closed before any state")
+                    raise self._ended_error()
                 await self._next_change()
             return self.state
 
         return await asyncio.wait_for(first(), timeout)
+
+    def _ended_error(self) -> RelayClientError:
+        cause = self.ended_by
+        what = f"{self.channel} {self.market} closed before any state"
+        error = RelayClientError(
+            cause.code if cause is not None else "closed",
+            f"{what}: {cause.message}" if cause is not None else what,
+            channel=self.channel,
+            market=self.market,
+        )
+        error.__cause__ = cause
+        return error
 
     def __aiter__(self) -> AsyncIterator[State]:
         return self._latest_states()
@@ -145,6 +173,11 @@ class StreamSubscription(Emitter, Generic[State]):
             if self._closed:
                 return
             await self._next_change()
+
+    def changes(self) -> EventStream:
+        """Every verified change (``StreamChange`` of each ``snapshot`` and ``update``), in order, for
+        ``async for``: unlike iterating the subscription itself, a slow loop misses none."""
+        return self.events("snapshot", "update")
 
     async def _next_change(self) -> None:
         self._changed.clear()
@@ -197,7 +230,7 @@ class StreamSubscription(Emitter, Generic[State]):
         self.emit("error", error)
         # docs/protocol.md "Error codes": the market does not exist upstream; the relay dropped the stream.
         if error.code == "unknown_market":
-            self.end(error.message)
+            self.end(error.message, error)
 
     def resumed(self, recovered: bool) -> None:
         """The relay's answer to a resume: True means the missed updates follow (or none were missed)."""
@@ -219,12 +252,17 @@ class StreamSubscription(Emitter, Generic[State]):
         self._relay_state = "live"
         self._refresh_status("connection lost")
 
-    def end(self, reason: str) -> None:
+    def end(self, reason: str, error: Optional[RelayClientError] = None) -> None:
+        """Ends the stream for good; ``error``: the relay's error that ended it, if one did."""
         if self._closed:
             return
         self._closed = True
+        self.ended_by = error
+        if error is not None:
+            logger.warning("%s ended by the relay's error %s", self, error)
         self._refresh_status(reason)
         self._changed.set()
+        self._end_events()
 
     # --- channel specifics -------------------------------------------------------------------------
 
@@ -297,6 +335,7 @@ class StreamSubscription(Emitter, Generic[State]):
         self._changed.set()
 
     def _resync(self, reason: str, detail: str) -> None:
+        logger.warning("%s resynchronising (%s): %s", self, reason, detail)
         self._resyncing = True
         self.emit("resync", Resync(reason, detail))
         self._refresh_status(detail)

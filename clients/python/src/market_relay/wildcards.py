@@ -12,10 +12,10 @@ a market the relay could not join yet, ``limit_exceeded`` or ``rate_limited``, o
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, NamedTuple, Optional
+from typing import Any, Dict, List, NamedTuple, Optional, get_args
 
 from .errors import RelayClientError
-from .events import Emitter
+from .events import Emitter, WildcardEvent
 from .subscription import StreamSubscription
 
 WILDCARD = "*"
@@ -56,7 +56,9 @@ class WildcardHost:
         raise NotImplementedError
 
 
-class WildcardSubscription(Emitter):
+class WildcardSubscription(Emitter[WildcardEvent]):
+    EVENTS = frozenset(get_args(WildcardEvent))
+
     def __init__(self, channel: str, host: WildcardHost) -> None:
         super().__init__()
         self.channel = channel
@@ -66,6 +68,9 @@ class WildcardSubscription(Emitter):
         # A "*" subscribe went out: the relay's next announcement is the whole of what it stands for.
         self._expecting_all = True
         self._closed = False
+
+    def __repr__(self) -> str:
+        return f"<WildcardSubscription {self.channel} *, {len(self.streams)} markets>"
 
     @property
     def closed(self) -> bool:
@@ -136,6 +141,7 @@ class WildcardSubscription(Emitter):
             self._host.drop(stream)
             stream.end(reason)
         self.streams.clear()
+        self._end_events()
 
     def _remove(self, market: str, reason: str) -> None:
         stream = self.streams.pop(market, None)
