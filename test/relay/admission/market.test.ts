@@ -4,6 +4,7 @@
  * list cost at most a small relay-wide rate of lookups.
  */
 import { describe, expect, it } from 'vitest';
+import { defaultGroupLimits } from '../../../src/relay/admission/group-streams.ts';
 import { KnownMarkets } from '../../../src/relay/admission/known-markets.ts';
 import { type IsolationLimits, MarketAdmission } from '../../../src/relay/admission/market.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
@@ -22,6 +23,7 @@ const limits: IsolationLimits = {
   newMarketsPerSecond: 100,
   newMarketsPerSecondPerKey: 100,
   lookupsPerSecond: 1,
+  ...defaultGroupLimits,
 };
 
 function setup(overrides: Partial<IsolationLimits> = {}, catalogue?: KnownMarkets) {
