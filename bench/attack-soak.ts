@@ -22,7 +22,7 @@ const loads: Readonly<Record<StreamAttackName, string>> = {
   'activity-private': '100 connections x 200 distinct `rest` activity paths',
   'activity-shared': '100 connections x 500 `rest` activity paths, each held by two connections',
   candles: '16 connections x 100 `candles` streams',
-  'rest-one-connection': '1 connection, 100 new distinct `rest` paths a second (as many as admitted)',
+  'rest-one-connection': '1 connection, 50 new distinct `rest` paths a second (as many as admitted)',
   'catalogue-filters': '2 connections x 60 catalogue filters (`markets` streams)',
   wildcards: '100 connections each on `"*"` for trades, market and price',
 };

@@ -50,8 +50,15 @@ interface Subscribe {
   ids: string[];
 }
 
-const PER_REQUEST = 100;
+/**
+ * Ids per subscribe: small enough that a request within the per-connection bounds is not refused
+ * whole for the part over them (an attacker takes all it may).
+ */
+const perRequest: Readonly<Record<string, number>> = { rest: 50, candles: 25, markets: 5 };
 const REQUEST_GAP_MS = 100;
+/** One connection's endless requests: this many new paths every this many ms. */
+const ENDLESS_IDS = 10;
+const ENDLESS_GAP_MS = 200;
 
 /** The n-th distinct `/api/markets/:id/activity` page (market, then limit, then offset). */
 function activityPath(markets: readonly string[], n: number): string {
@@ -63,13 +70,14 @@ function activityPath(markets: readonly string[], n: number): string {
 
 function chunks(channel: string, ids: readonly string[]): Subscribe[] {
   const out: Subscribe[] = [];
-  for (let i = 0; i < ids.length; i += PER_REQUEST) out.push({ channel, ids: ids.slice(i, i + PER_REQUEST) });
+  const size = perRequest[channel] ?? 100;
+  for (let i = 0; i < ids.length; i += size) out.push({ channel, ids: ids.slice(i, i + size) });
   return out;
 }
 
 const range = (length: number, from = 0) => Array.from({ length }, (_, i) => from + i);
 
-/** Per connection, the subscribes it sends; `endless`: one more request of new paths each second. */
+/** Per connection, the subscribes it sends; `endless`: one more request of new paths every 200 ms. */
 function planOf(spec: StreamAttackSpec): { plans: Subscribe[][]; endless?: (n: number) => Subscribe } {
   const { markets } = spec;
   const salt = Date.now().toString(36);
@@ -120,7 +128,7 @@ function planOf(spec: StreamAttackSpec): { plans: Subscribe[][]; endless?: (n: n
         plans: [[]],
         endless: (n) => ({
           channel: 'rest',
-          ids: range(PER_REQUEST, n * PER_REQUEST).map((i) => `/api/search?q=${salt}-${i}`),
+          ids: range(ENDLESS_IDS, n * ENDLESS_IDS).map((i) => `/api/search?q=${salt}-${i}`),
         }),
       };
     case 'catalogue-filters': {
@@ -191,7 +199,7 @@ export function streamAttack(url: string, spec: StreamAttackSpec): StreamAttack 
       if (endless !== undefined) {
         const more = () => {
           send(endless(endlessCount++));
-          later(1_000, more);
+          later(ENDLESS_GAP_MS, more);
         };
         more();
       }
