@@ -8,6 +8,9 @@
  * trips, streams live), the relay's CPU and RSS, how the attackers' connections ended and, where an
  * attack targets newcomers, how many new clients and health checks got in. Bounded: about 4
  * minutes, 2 with --quick; `--only name,name` runs some scenarios (by name).
+ *
+ * `npm run soak -- --attacks [name,name]` runs the attacks from one address instead, each against a
+ * relay of its own with the default options (bench/attack-soak.ts).
  */
 import WebSocket from 'ws';
 import { type AttackReport, type AttackSpec, wsUrl } from './lib/attackers.ts';
@@ -17,6 +20,9 @@ import { progress, sleep } from './lib/progress.ts';
 import { fixed, machineInfo, markdownTable } from './lib/report.ts';
 import { type UsageSample, usageBetween } from './lib/usage.ts';
 
+if (process.argv.includes('--attacks')) {
+  await import('./attack-soak.ts');
+}
 process.on('SIGINT', () => {
   killAllChildren();
   process.exit(130);

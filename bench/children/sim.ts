@@ -31,6 +31,8 @@ serveIpc({
   unfreeze: () => sim.market.setBookChanging(true),
   usage: () => sampleUsage(),
   clearRequests: () => sim.clearRequests(),
+  /** Requests answered in the busiest 1 s window since `clearRequests`, by the simulator's clock. */
+  busiestSecond: () => busiestSecond(sim.requests.map((entry) => entry.at)),
   requests: () => {
     const byPath: Record<string, number> = {};
     for (const entry of sim.requests) {
@@ -40,3 +42,13 @@ serveIpc({
     return { total: sim.requests.length, byPath };
   },
 });
+
+function busiestSecond(times: number[]): number {
+  times.sort((a, b) => a - b);
+  let most = 0;
+  for (let start = 0, end = 0; end < times.length; end += 1) {
+    while (times[end]! - times[start]! >= 1_000) start += 1;
+    most = Math.max(most, end - start + 1);
+  }
+  return most;
+}

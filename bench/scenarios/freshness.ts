@@ -8,9 +8,11 @@
  * reached (against the maximum age). In-process: relay, simulator and client share one process,
  * alike for both schedulers.
  */
+
 import { once } from 'node:events';
 import pino from 'pino';
 import WebSocket from 'ws';
+import { defaultGroupLimits } from '../../src/relay/admission/group-streams.ts';
 import type { SchedulerMode } from '../../src/relay/poll/scheduler.ts';
 import { startRelay } from '../../src/relay-server.ts';
 import { skewedActivity } from '../../src/sim/market-simulation.ts';
@@ -98,6 +100,8 @@ async function runOne(scheduler: SchedulerMode, windowMs: number): Promise<Fresh
         newMarketsPerSecond: 10_000,
         newMarketsPerSecondPerKey: 10_000,
         lookupsPerSecond: 2,
+        ...defaultGroupLimits,
+        newStreamsPerSecondPerAddress: 10_000,
       },
       logLevel: 'silent',
       simMarkets: MARKETS,

@@ -10,6 +10,7 @@ import type { IsolationLimits } from '../relay/admission/market.ts';
 import type { SchedulerMode } from '../relay/poll/scheduler.ts';
 import type { SimulatorProfileName } from '../sim/profile.ts';
 import { ConfigError, splitArguments } from './command-line.ts';
+import { groupOptions } from './group-options.ts';
 import { integerOption, type OptionSpec } from './option-spec.ts';
 import { pollOptions } from './poll-options.ts';
 import { markets, seed, simProfile } from './sim-options.ts';
@@ -141,6 +142,7 @@ const serveOptions = {
     help: 'cluster mode, Redis away: share of --upstream-rps a relay keeps to before it learnt its own',
   },
   ...pollOptions,
+  ...groupOptions,
   'api-keys': {
     env: 'API_KEYS',
     doc: 'comma-separated keys; set = WebSocket clients must present one',
@@ -373,6 +375,14 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
         newMarketsPerSecond: number('new-markets-per-second'),
         newMarketsPerSecondPerKey: number('new-markets-per-second-per-key'),
         lookupsPerSecond: number('unknown-lookups-per-second'),
+        maxRestPaths: number('max-rest-paths'),
+        maxRestPathsPerAddress: number('max-rest-paths-per-address'),
+        maxCatalogueFilters: number('max-catalogue-filters'),
+        maxCatalogueFiltersPerAddress: number('max-catalogue-filters-per-address'),
+        maxCandleStreams: number('max-candle-streams'),
+        maxCandleStreamsPerAddress: number('max-candle-streams-per-address'),
+        newStreamsPerSecondPerAddress: number('new-streams-per-second-per-address'),
+        unconfirmedPathsPerSecondPerAddress: number('unconfirmed-paths-per-second-per-address'),
       },
       apiKeys: read('api-keys') as string[] | undefined,
       allowedOrigins: read('allowed-origins') as string[] | undefined,

@@ -7,16 +7,21 @@
  *   list, is answered `unknown_market` without a poll; only a small relay-wide rate of lookups is
  *   spent on ids the catalogue cannot judge (docs/operations.md "Isolation");
  * - at most so many markets new to the relay per second;
- * - at most so many targets that nobody else wants (private targets).
+ * - at most so many targets that nobody else wants (private targets);
+ * - per connection and per client address group, bounded distinct `rest` paths, catalogue filters and
+ *   candles streams, streams created at a bounded rate, and `rest` paths upstream has not answered
+ *   yet at a smaller one (./group-streams.ts).
  * Pure bookkeeping over the registry; the client's session (relay/session/session.ts) sends the answers.
  */
+import { candlesStreamOf } from '../../protocol/candle-streams.ts';
 import { type Channel, channels, type ErrorCode, streamIdKinds } from '../../protocol/messages.ts';
 import { TokenBucket } from '../../util/token-bucket.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
-import { type StreamSubscriber, unknownMarketError } from '../streams/stream.ts';
+import { type AnyStream, type StreamSubscriber, unknownMarketError } from '../streams/stream.ts';
+import { defaultGroupLimits, type GroupLimits, GroupStreams } from './group-streams.ts';
 import type { KnownMarkets } from './known-markets.ts';
 
-export interface IsolationLimits {
+export interface IsolationLimits extends GroupLimits {
   /** Targets only this connection wants, at most. */
   maxPrivateTargetsPerConnection: number;
   /** Targets only connections of this API key want, at most. */
@@ -35,6 +40,7 @@ export const defaultIsolationLimits: IsolationLimits = {
   newMarketsPerSecond: 20,
   newMarketsPerSecondPerKey: 50,
   lookupsPerSecond: 2,
+  ...defaultGroupLimits,
 };
 
 /** At least one full subscribe request's worth of markets may arrive at once (or a second's worth). */
@@ -59,6 +65,7 @@ export class MarketAdmission {
   readonly #owners = new Map<StreamSubscriber, Owner>();
   readonly #keyBuckets = new Map<string, { bucket: TokenBucket; connections: number }>();
   readonly #lookups: TokenBucket;
+  readonly #groups: GroupStreams;
 
   constructor(options: {
     registry: StreamRegistry;
@@ -70,6 +77,7 @@ export class MarketAdmission {
     this.#catalogue = options.catalogue;
     this.#limits = options.limits;
     this.#now = options.now ?? Date.now;
+    this.#groups = new GroupStreams(options.limits, this.#now);
     this.#lookups = new TokenBucket({
       ratePerSecond: options.limits.lookupsPerSecond,
       capacity: LOOKUP_BURST,
@@ -81,8 +89,12 @@ export class MarketAdmission {
     return this.#limits;
   }
 
-  /** A connection opened, authenticated with `key` when the relay requires keys. */
-  open(subscriber: StreamSubscriber, key: string | undefined): void {
+  /**
+   * A connection opened, authenticated with `key` when the relay requires keys, from client address
+   * group `addressGroup` (relay/admission/client-address.ts; undefined: a group of its own).
+   */
+  open(subscriber: StreamSubscriber, key: string | undefined, addressGroup?: string): void {
+    this.#groups.open(subscriber, addressGroup);
     this.#owners.set(subscriber, {
       key,
       newMarkets: this.#bucket(this.#limits.newMarketsPerSecond),
@@ -106,11 +118,33 @@ export class MarketAdmission {
   }
 
   close(subscriber: StreamSubscriber): void {
+    this.#groups.close(subscriber);
     const owner = this.#owners.get(subscriber);
     this.#owners.delete(subscriber);
     if (owner?.key === undefined) return;
     const shared = this.#keyBuckets.get(owner.key);
     if (shared !== undefined && --shared.connections === 0) this.#keyBuckets.delete(owner.key);
+  }
+
+  /**
+   * Why a subscribe that adds `added` (ids the subscriber does not hold yet) on `channel` is refused
+   * whole, as `limit_exceeded`: over a per-connection or per-address bound on distinct `rest` paths,
+   * catalogue filters or candles streams. Undefined when within them.
+   */
+  exceeds(subscriber: StreamSubscriber, channel: Channel, added: readonly string[]): Refusal | undefined {
+    const message = this.#groups.exceeds(subscriber, channel, added);
+    return message === undefined ? undefined : { code: 'limit_exceeded', message };
+  }
+
+  /** The subscriber joined `stream` (its bounded kinds are counted until it leaves). */
+  joined(subscriber: StreamSubscriber, stream: AnyStream): void {
+    this.#groups.joined(subscriber, stream.channel, stream.market);
+  }
+
+  /** The subscriber left `stream`, or the stream ended. */
+  left(subscriber: StreamSubscriber, stream: AnyStream): void {
+    if (stream.hasState) this.#groups.confirm(stream.channel, stream.market);
+    this.#groups.left(subscriber, stream.channel, stream.market);
   }
 
   /**
@@ -154,11 +188,10 @@ export class MarketAdmission {
         });
         continue;
       }
-      if (held === 'nobody' && !this.#takeNewMarket(owner, keyBucket)) {
-        refused.set(market, {
-          code: 'rate_limited',
-          message: `at most ${this.#limits.newMarketsPerSecond} markets per second that the relay does not poll yet`,
-        });
+      const rated =
+        held === 'nobody' ? this.#takeNewStream(subscriber, owner, keyBucket, channel, market) : undefined;
+      if (rated !== undefined) {
+        refused.set(market, rated);
         continue;
       }
       privateCounts.own += 1;
@@ -180,8 +213,12 @@ export class MarketAdmission {
   #unknown(channel: Channel, market: string): Refusal | undefined {
     const notFound = this.#unknownMarket(channel, market);
     if (this.#registry.unknownMarkets.has(market)) return notFound;
-    if (streamIdKinds[channel] !== 'market' || this.#registry.isMarketPolled(market)) return undefined;
-    if (this.#catalogue?.verdict(market) !== 'not_listed') return undefined;
+    // A candles stream is judged by its market: the backfill of one upstream lacks is wasted.
+    const judged = channel === 'candles' ? candlesStreamOf(market)?.market : market;
+    if (judged === undefined) return undefined;
+    if (streamIdKinds[channel] !== 'market' && channel !== 'candles') return undefined;
+    if (this.#registry.isMarketPolled(judged)) return undefined;
+    if (this.#catalogue?.verdict(judged) !== 'not_listed') return undefined;
     // Listed after the catalogue was read, or a typo: a few lookups a second find out by polling.
     if (this.#lookups.tokens >= 1) {
       this.#lookups.reserve();
@@ -190,12 +227,40 @@ export class MarketAdmission {
     return notFound;
   }
 
-  #takeNewMarket(owner: Owner | undefined, keyBucket: TokenBucket | undefined): boolean {
-    if (owner === undefined) return true;
-    if (owner.newMarkets.tokens < 1 || (keyBucket !== undefined && keyBucket.tokens < 1)) return false;
-    owner.newMarkets.reserve();
-    keyBucket?.reserve();
-    return true;
+  /**
+   * A stream nobody holds: one token each from the connection's, its key's and its address group's
+   * buckets of new streams, and from the group's unconfirmed ones for an id upstream has not answered
+   * yet; or the refusal naming the rate that ran out (nothing taken).
+   */
+  #takeNewStream(
+    subscriber: StreamSubscriber,
+    owner: Owner | undefined,
+    keyBucket: TokenBucket | undefined,
+    channel: Channel,
+    id: string,
+  ): Refusal | undefined {
+    if (owner === undefined) return undefined;
+    for (const stream of this.#registry.streamsOf(channel, id))
+      if (stream.hasState) this.#groups.confirm(channel, id);
+    const unconfirmed = this.#groups.unconfirmed(subscriber, channel, id);
+    if (unconfirmed !== undefined && unconfirmed.tokens < 1)
+      return {
+        code: 'rate_limited',
+        message: `at most ${this.#limits.unconfirmedPathsPerSecondPerAddress} paths per second per client address that upstream has not answered yet`,
+      };
+    const group = this.#groups.newStreams(subscriber);
+    if (group !== undefined && group.tokens < 1)
+      return {
+        code: 'rate_limited',
+        message: `at most ${this.#limits.newStreamsPerSecondPerAddress} streams per second per client address that the relay does not poll yet`,
+      };
+    if (owner.newMarkets.tokens < 1 || (keyBucket !== undefined && keyBucket.tokens < 1))
+      return {
+        code: 'rate_limited',
+        message: `at most ${this.#limits.newMarketsPerSecond} markets per second that the relay does not poll yet`,
+      };
+    for (const bucket of [owner.newMarkets, keyBucket, group, unconfirmed]) bucket?.reserve();
+    return undefined;
   }
 
   /**

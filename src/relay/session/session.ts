@@ -74,6 +74,8 @@ export interface SessionContext {
 export interface SessionOptions {
   /** The API key the client presented, when the relay requires keys (isolation limits per key). */
   apiKey?: string | undefined;
+  /** The client's address group (relay/admission/client-address.ts), for the per-address limits. */
+  addressGroup?: string | undefined;
   /** `compact`: `subscribed` names each stream's number (docs/protocol.md "Compact encoding"). */
   encoding?: 'json' | 'compact';
   /** Called once when the session is closed: what the transport's admission counted is released. */
@@ -107,7 +109,7 @@ export class Session implements StreamSubscriber {
     this.#compact = options.encoding === 'compact';
     this.#onClose = options.onClose;
     this.#heldBack = new SlowConsumerPolicy(context.limits, () => this.slowConsumer());
-    context.marketAdmission.open(this, options.apiKey);
+    context.marketAdmission.open(this, options.apiKey, options.addressGroup);
     this.#wildcards = new SessionWildcards({
       registry: context.registry,
       maxStreams: context.limits.maxStreams,
@@ -147,6 +149,7 @@ export class Session implements StreamSubscriber {
   }
 
   ended(stream: AnyStream): void {
+    this.#context.marketAdmission.left(this, stream);
     this.#subscriptions.delete(stream.key);
     this.#heldBack.forget(stream);
     this.#wildcards.streamEnded(stream);
@@ -199,7 +202,10 @@ export class Session implements StreamSubscriber {
     this.#heldBack.clear();
     this.#wildcards.close();
     this.#context.marketAdmission.close(this);
-    for (const stream of this.#subscriptions.values()) this.#context.registry.unsubscribe(this, stream);
+    for (const stream of this.#subscriptions.values()) {
+      this.#context.marketAdmission.left(this, stream);
+      this.#context.registry.unsubscribe(this, stream);
+    }
     this.#subscriptions.clear();
     this.#onClose?.();
   }
@@ -241,6 +247,12 @@ export class Session implements StreamSubscriber {
       return;
     }
     const { selection, added } = checked;
+    // Bounds on the costly kinds refuse the whole request, as the stream limit does.
+    const over = this.#context.marketAdmission.exceeds(this, selection.channel, added);
+    if (over !== undefined) {
+      this.error(request.id, over.code, over.message, request.channel);
+      return;
+    }
     // Markets this session does not hold yet may be refused (unknown, or over its limits).
     const refused = this.#context.marketAdmission.admit(this, selection.channel, added);
     const fetching = fetchClusterReplay(this.#context.registry, selection, request.resume);
@@ -301,6 +313,7 @@ export class Session implements StreamSubscriber {
     const result = joinStreams(this.#context.registry, this, selection, resume, refused, cluster);
     for (const { market, stream, replay } of result.joined) {
       this.#subscriptions.set(stream.key, stream);
+      this.#context.marketAdmission.joined(this, stream);
       this.#sink.joined?.(stream, replay === undefined ? undefined : resume?.[market]);
     }
     return result;
@@ -322,6 +335,7 @@ export class Session implements StreamSubscriber {
   }
 
   #leave(stream: AnyStream): void {
+    this.#context.marketAdmission.left(this, stream);
     this.#subscriptions.delete(stream.key);
     this.#heldBack.forget(stream);
     this.#context.registry.unsubscribe(this, stream);

@@ -4,6 +4,7 @@
  * list cost at most a small relay-wide rate of lookups.
  */
 import { describe, expect, it } from 'vitest';
+import { defaultGroupLimits } from '../../../src/relay/admission/group-streams.ts';
 import { KnownMarkets } from '../../../src/relay/admission/known-markets.ts';
 import { type IsolationLimits, MarketAdmission } from '../../../src/relay/admission/market.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
@@ -22,6 +23,7 @@ const limits: IsolationLimits = {
   newMarketsPerSecond: 100,
   newMarketsPerSecondPerKey: 100,
   lookupsPerSecond: 1,
+  ...defaultGroupLimits,
 };
 
 function setup(overrides: Partial<IsolationLimits> = {}, catalogue?: KnownMarkets) {
@@ -41,6 +43,28 @@ function setup(overrides: Partial<IsolationLimits> = {}, catalogue?: KnownMarket
     return refused;
   };
   return { registry, marketAdmission, subscribe, advance: (ms: number) => (now += ms) };
+}
+
+/** A catalogue that lists `listed`, not loaded yet. */
+function catalogueOf(listed: string[]): KnownMarkets {
+  const catalogue = new KnownMarkets({
+    markets: async (): Promise<MarketsResponse> => ({
+      success: true,
+      markets: listed.map((market_id) => ({
+        market_id,
+        title: 't',
+        status: 'ACTIVE',
+        exchange_address: '0x0',
+        oracle_address: '0x0',
+        expiration_timestamp: '2030-01-01T00:00:00.000Z',
+        taker_fee_bps: 0,
+        probability: 0.5,
+        volume: 0,
+      })),
+      pagination: { total: 2, limit: 100, offset: 0, hasMore: false },
+    }),
+  });
+  return catalogue;
 }
 
 describe('MarketAdmission', () => {
@@ -87,23 +111,7 @@ describe('MarketAdmission', () => {
 
   it('answers ids the catalogue does not list as unknown, after a few relay-wide lookups', async () => {
     const listed = [marketId(1), marketId(2)];
-    const catalogue = new KnownMarkets({
-      markets: async (): Promise<MarketsResponse> => ({
-        success: true,
-        markets: listed.map((market_id) => ({
-          market_id,
-          title: 't',
-          status: 'ACTIVE',
-          exchange_address: '0x0',
-          oracle_address: '0x0',
-          expiration_timestamp: '2030-01-01T00:00:00.000Z',
-          taker_fee_bps: 0,
-          probability: 0.5,
-          volume: 0,
-        })),
-        pagination: { total: 2, limit: 100, offset: 0, hasMore: false },
-      }),
-    });
+    const catalogue = catalogueOf(listed);
     expect(catalogue.verdict(marketId(9))).toBe('unknown');
     await catalogue.refresh();
     const { marketAdmission, subscribe, advance } = setup(
@@ -120,6 +128,23 @@ describe('MarketAdmission', () => {
     expect([...refused.values()].every((refusal) => refusal.code === 'unknown_market')).toBe(true);
     advance(1_000);
     expect(subscribe(a, [300, 301, 302].map(marketId)).size).toBe(2);
+  });
+
+  it('judges a candles stream by its market: one the catalogue does not list costs no backfill', async () => {
+    const catalogue = catalogueOf([marketId(1)]);
+    await catalogue.refresh();
+    const { marketAdmission } = setup(
+      { maxPrivateTargetsPerConnection: 1_000, lookupsPerSecond: 1 },
+      catalogue,
+    );
+    const a = subscriber();
+    marketAdmission.open(a, undefined);
+    const candles = (i: number) => `${marketId(i)}:1m:trades`;
+    const ids = [candles(1), ...Array.from({ length: 15 }, (_, i) => candles(100 + i))];
+    const refused = marketAdmission.admit(a, 'candles', ids);
+    expect(refused.has(candles(1))).toBe(false);
+    // A burst of ten lookups, as for market ids; the other five unknown_market at once.
+    expect([...refused.values()].map((refusal) => refusal.code)).toEqual(Array(5).fill('unknown_market'));
   });
 
   it('forgets a closed connection', () => {

@@ -1,0 +1,225 @@
+/**
+ * @module relay/admission/group-streams
+ * What one connection and one client address group (relay/admission/client-address.ts
+ * `addressGroup`: an IPv4 address, an IPv6 prefix) hold of the streams that cost the most to start
+ * and to keep (docs/operations.md "Isolation"): distinct `rest` paths, catalogue filters (`markets`)
+ * and `candles` streams, each bounded per connection and per group; the streams a group creates
+ * (of any channel), at a bounded rate per group; and the `rest` paths and token filters upstream
+ * has never answered for this relay, at a smaller rate per group, as unknown market ids are.
+ *
+ * Kept incrementally from the session's joins and leaves, so a check costs the size of the request,
+ * never a walk over every stream: with ten thousand streams the relay must still answer quickly.
+ */
+import type { Channel } from '../../protocol/messages.ts';
+import { TokenBucket } from '../../util/token-bucket.ts';
+import type { StreamSubscriber } from '../streams/stream.ts';
+
+/** The channels whose distinct streams are bounded per connection and per address group. */
+export const boundedChannels = ['rest', 'markets', 'candles'] as const;
+type BoundedChannel = (typeof boundedChannels)[number];
+
+export interface GroupLimits {
+  /** Distinct `rest` paths one connection holds, and one address group's connections together. */
+  maxRestPaths: number;
+  maxRestPathsPerAddress: number;
+  /** Distinct catalogue filters (`markets` streams), per connection and per address group. */
+  maxCatalogueFilters: number;
+  maxCatalogueFiltersPerAddress: number;
+  /** Distinct `candles` streams, per connection and per address group. */
+  maxCandleStreams: number;
+  maxCandleStreamsPerAddress: number;
+  /** Streams nobody holds yet that one address group may create per second, every channel (burst: 4 s' worth, at least 200). */
+  newStreamsPerSecondPerAddress: number;
+  /** `rest` paths and token filters upstream has not answered yet, per second per address group (burst: 10 s' worth). */
+  unconfirmedPathsPerSecondPerAddress: number;
+}
+
+export const defaultGroupLimits: GroupLimits = {
+  maxRestPaths: 100,
+  maxRestPathsPerAddress: 200,
+  maxCatalogueFilters: 10,
+  maxCatalogueFiltersPerAddress: 20,
+  maxCandleStreams: 50,
+  maxCandleStreamsPerAddress: 100,
+  newStreamsPerSecondPerAddress: 50,
+  unconfirmedPathsPerSecondPerAddress: 5,
+};
+
+const NEW_STREAM_BURST_SECONDS = 4;
+const NEW_STREAM_MIN_BURST = 200;
+const UNCONFIRMED_BURST_SECONDS = 10;
+/** Address groups remembered after their last connection left (their buckets), at most. */
+const IDLE_GROUPS = 10_000;
+/** Stream ids upstream answered, remembered at most (the oldest forgotten first). */
+const CONFIRMED_IDS = 20_000;
+
+const words: Readonly<Record<BoundedChannel, string>> = {
+  rest: 'rest paths',
+  markets: 'catalogue filters',
+  candles: 'candles streams',
+};
+
+interface Group {
+  connections: number;
+  /** Per channel: stream id -> connections of the group holding it. */
+  held: Map<BoundedChannel, Map<string, number>>;
+  newStreams: TokenBucket;
+  unconfirmed: TokenBucket;
+}
+
+interface Connection {
+  group: Group;
+  name: string | undefined;
+  held: Map<BoundedChannel, Set<string>>;
+}
+
+function isBounded(channel: Channel): channel is BoundedChannel {
+  return (boundedChannels as readonly string[]).includes(channel);
+}
+
+export class GroupStreams {
+  readonly #limits: GroupLimits;
+  readonly #now: () => number;
+  readonly #groups = new Map<string, Group>();
+  /** Groups with no connection left, kept (oldest first) so that reconnecting does not refill their buckets. */
+  readonly #idle = new Map<string, Group>();
+  readonly #connections = new Map<StreamSubscriber, Connection>();
+  readonly #confirmed = new Set<string>();
+
+  constructor(limits: GroupLimits, now: () => number) {
+    this.#limits = limits;
+    this.#now = now;
+  }
+
+  /** A connection of address group `name` (undefined: a group of its own, as in tests and internal readers). */
+  open(subscriber: StreamSubscriber, name: string | undefined): void {
+    let group = name === undefined ? undefined : (this.#groups.get(name) ?? this.#idle.get(name));
+    if (group === undefined) group = this.#newGroup();
+    if (name !== undefined) {
+      this.#idle.delete(name);
+      this.#groups.set(name, group);
+    }
+    group.connections += 1;
+    this.#connections.set(subscriber, { group, name, held: new Map() });
+  }
+
+  close(subscriber: StreamSubscriber): void {
+    const connection = this.#connections.get(subscriber);
+    if (connection === undefined) return;
+    this.#connections.delete(subscriber);
+    for (const [channel, ids] of connection.held)
+      for (const id of ids) this.#release(connection, channel, id);
+    const { group, name } = connection;
+    if (--group.connections > 0 || name === undefined) return;
+    this.#groups.delete(name);
+    this.#idle.set(name, group);
+    if (this.#idle.size > IDLE_GROUPS) this.#idle.delete(this.#idle.keys().next().value!);
+  }
+
+  /**
+   * Whether a subscribe adding `added` (ids the connection does not hold yet) on `channel` stays within
+   * the per-connection and per-group bounds; the refusal's message names the bound.
+   */
+  exceeds(subscriber: StreamSubscriber, channel: Channel, added: readonly string[]): string | undefined {
+    const connection = this.#connections.get(subscriber);
+    if (connection === undefined || !isBounded(channel) || added.length === 0) return undefined;
+    const [perConnection, perGroup] = this.#bounds(channel);
+    const own = connection.held.get(channel)?.size ?? 0;
+    if (own + added.length > perConnection)
+      return `at most ${perConnection} ${words[channel]} per connection`;
+    const groupHeld = connection.group.held.get(channel);
+    const newToGroup =
+      groupHeld === undefined ? added.length : added.filter((id) => !groupHeld.has(id)).length;
+    if ((groupHeld?.size ?? 0) + newToGroup > perGroup)
+      return `at most ${perGroup} ${words[channel]} per client address`;
+    return undefined;
+  }
+
+  /** The group's bucket of new streams (undefined for an unknown subscriber: not limited). */
+  newStreams(subscriber: StreamSubscriber): TokenBucket | undefined {
+    return this.#connections.get(subscriber)?.group.newStreams;
+  }
+
+  /**
+   * The bucket a stream nobody holds yet takes a token from as well, when upstream has not answered
+   * its id for this relay: a `rest` path or a token filter, from the group's unconfirmed tokens.
+   */
+  unconfirmed(subscriber: StreamSubscriber, channel: Channel, id: string): TokenBucket | undefined {
+    if (!needsConfirmation(channel, id) || this.#confirmed.has(`${channel}:${id}`)) return undefined;
+    return this.#connections.get(subscriber)?.group.unconfirmed;
+  }
+
+  /** Upstream answered the stream: joining or starting it again needs no unconfirmed token. */
+  confirm(channel: Channel, id: string): void {
+    if (!needsConfirmation(channel, id)) return;
+    const key = `${channel}:${id}`;
+    this.#confirmed.delete(key);
+    this.#confirmed.add(key);
+    if (this.#confirmed.size > CONFIRMED_IDS) this.#confirmed.delete(this.#confirmed.values().next().value!);
+  }
+
+  joined(subscriber: StreamSubscriber, channel: Channel, id: string): void {
+    const connection = this.#connections.get(subscriber);
+    if (connection === undefined || !isBounded(channel)) return;
+    const own = connection.held.get(channel) ?? new Set<string>();
+    connection.held.set(channel, own);
+    if (own.has(id)) return;
+    own.add(id);
+    const group = connection.group.held.get(channel) ?? new Map<string, number>();
+    connection.group.held.set(channel, group);
+    group.set(id, (group.get(id) ?? 0) + 1);
+  }
+
+  left(subscriber: StreamSubscriber, channel: Channel, id: string): void {
+    const connection = this.#connections.get(subscriber);
+    if (connection === undefined || !isBounded(channel)) return;
+    if (connection.held.get(channel)?.delete(id) === true) this.#release(connection, channel, id);
+  }
+
+  #release(connection: Connection, channel: BoundedChannel, id: string): void {
+    const held = connection.group.held.get(channel);
+    const count = held?.get(id);
+    if (held === undefined || count === undefined) return;
+    if (count > 1) held.set(id, count - 1);
+    else held.delete(id);
+  }
+
+  #bounds(channel: BoundedChannel): [number, number] {
+    const limits = this.#limits;
+    switch (channel) {
+      case 'rest':
+        return [limits.maxRestPaths, limits.maxRestPathsPerAddress];
+      case 'markets':
+        return [limits.maxCatalogueFilters, limits.maxCatalogueFiltersPerAddress];
+      case 'candles':
+        return [limits.maxCandleStreams, limits.maxCandleStreamsPerAddress];
+    }
+  }
+
+  #newGroup(): Group {
+    const { newStreamsPerSecondPerAddress: newRate, unconfirmedPathsPerSecondPerAddress: unconfirmedRate } =
+      this.#limits;
+    return {
+      connections: 0,
+      held: new Map(),
+      newStreams: new TokenBucket({
+        ratePerSecond: newRate,
+        capacity: Math.max(NEW_STREAM_MIN_BURST, newRate * NEW_STREAM_BURST_SECONDS),
+        now: this.#now,
+      }),
+      unconfirmed: new TokenBucket({
+        ratePerSecond: unconfirmedRate,
+        capacity: unconfirmedRate * UNCONFIRMED_BURST_SECONDS,
+        now: this.#now,
+      }),
+    };
+  }
+}
+
+/**
+ * Ids whose existence only a poll can tell: any `rest` path (a user, a search, a page), and a catalogue
+ * filter naming a token. Candles streams are judged by their market, as markets are.
+ */
+function needsConfirmation(channel: Channel, id: string): boolean {
+  return channel === 'rest' || (channel === 'markets' && id.includes(':'));
+}
