@@ -145,13 +145,13 @@ const serveOptions = {
   ...pollOptions,
   'api-keys': {
     env: 'API_KEYS',
-    doc: 'comma-separated keys; set = WebSocket clients must present one',
+    doc: 'comma-separated keys; set = WebSocket and SSE clients must present one (the [REST front](#rest-front) takes none)',
     schema: commaList,
     default: undefined,
     expected: 'a comma-separated list of keys',
     quote: 'secret',
     placeholder: 'KEYS',
-    help: 'comma-separated keys; set = clients must present one',
+    help: 'comma-separated keys; set = WebSocket and SSE clients must present one',
   },
   'allowed-origins': {
     env: 'ALLOWED_ORIGINS',
