@@ -199,7 +199,11 @@ describe('parseCommandLine', () => {
   });
 
   it.each([
-    [['--operator-key', 'hunter2-short'], {}, 'got a value of 13 characters (not shown: a secret)'],
+    [
+      ['--operator-key', 'hunter2-short'],
+      {},
+      'invalid --operator-key: got a value of 13 characters (not shown: a secret), expected a key of at least 16 characters',
+    ],
     [[], { OPERATOR_KEY: 'hunter2-short' }, '(from env OPERATOR_KEY): got a value of 13 characters'],
     [['--api-keys', ' , , '], {}, 'got a value of 5 characters'],
     [['--redis', 'redis://:hunter2@cache:port'], {}, 'got "redis://***@cache:port"'],
