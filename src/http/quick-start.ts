@@ -123,7 +123,7 @@ function upstreamCause(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The `code` of an error or of one it was caused by (fetch wraps the socket's error). */
+/** The `code` of an error or of one it was caused by (the HTTP client wraps the socket's error). */
 function socketErrorCode(error: unknown): string | undefined {
   for (let current = error, depth = 0; depth < 4; depth++) {
     if (typeof current !== 'object' || current === null) return undefined;
