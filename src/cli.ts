@@ -6,7 +6,7 @@
  */
 import { type Command, ConfigError, parseCommandLine } from './config/config.ts';
 import { helpText, versionText } from './config/help.ts';
-import { quickStartText } from './http/quick-start.ts';
+import { printQuickStart } from './http/quick-start.ts';
 import { createLogger } from './observability/log-sink.ts';
 import { startRelay } from './relay-server.ts';
 import { startSimulator } from './sim/server.ts';
@@ -54,10 +54,15 @@ async function main(): Promise<void> {
     if (relay.sim !== undefined) {
       process.stderr.write(`embedded simulator: ${relay.sim.url} (its admin API: ${relay.sim.url}/_sim)\n`);
     }
-    void quickStartText({ ...relay, apiKeys: command.config.apiKeys }).then((text) =>
-      process.stderr.write(text),
+    const quickStart = new AbortController();
+    void printQuickStart(
+      { ...relay, apiKeys: command.config.apiKeys },
+      { write: (text) => process.stderr.write(text), signal: quickStart.signal },
     );
-    close = () => relay.close();
+    close = () => {
+      quickStart.abort();
+      return relay.close();
+    };
   }
 
   let stopping = false;

@@ -69,7 +69,14 @@ export interface ClientOptions {
   backoff?: Partial<BackoffOptions>;
   /** Uniform [0, 1) source for jitter; default Math.random. */
   random?: RandomSource;
+  /**
+   * Failed connection attempts, with none ever open, after which the client emits an `unreachable`
+   * error and `markets()` stops waiting; default 5. It goes on retrying.
+   */
+  reportUnreachableAfter?: number;
 }
+
+const DEFAULT_REPORT_UNREACHABLE_AFTER = 5;
 
 /** `url`: the relay connected to (`open`), or the one the next attempt goes to (`reconnecting`). */
 export interface ClientEvents {
@@ -92,6 +99,8 @@ export class RelayClient extends Emitter<ClientEvents> {
   readonly #wildcards: ClientWildcards;
   readonly #messages: RelayMessages;
   #opened = false;
+  /** Aborted with the `unreachable` error until a connection opens: one-off questions stop waiting. */
+  #unanswerable = new AbortController();
 
   constructor(urls: readonly string[], createSocket: SocketFactory, options: ClientOptions = {}) {
     super();
@@ -139,6 +148,7 @@ export class RelayClient extends Emitter<ClientEvents> {
         backoff: { ...defaultBackoff, ...options.backoff },
         random: options.random ?? Math.random,
         deadAfterMs: options.deadAfterMs ?? heartbeatMs * 2.5,
+        reportUnreachableAfter: options.reportUnreachableAfter ?? DEFAULT_REPORT_UNREACHABLE_AFTER,
       },
       {
         status: (status) => this.emit('status', { status }),
@@ -146,7 +156,10 @@ export class RelayClient extends Emitter<ClientEvents> {
         message: (data) => this.#messages.receive(data),
         close: (event) => this.#onClose({ ...event, meaning: closeMeaning(event.code) }),
         reconnecting: (event) => this.emit('reconnecting', event),
-        error: (error) => this.emit('error', error),
+        error: (error) => {
+          if (error.code === 'unreachable') this.#unanswerable.abort(error);
+          this.emit('error', error);
+        },
       },
     );
     this.#connection.start();
@@ -252,9 +265,13 @@ export class RelayClient extends Emitter<ClientEvents> {
     return this.#plain('candles', id, CandlesSubscription);
   }
 
-  /** The catalogue's records now (its live subscription's state; it stays subscribed). */
+  /**
+   * The catalogue's records now (its live subscription's state; it stays subscribed). Rejects with
+   * the `unreachable` error when no relay has accepted a connection in `reportUnreachableAfter`
+   * attempts (at once once that is so, until a connection opens).
+   */
   async markets(filter: CatalogueFilter = {}): Promise<MarketListRecord[]> {
-    return Object.values(await firstState(this.subscribeMarkets(filter)));
+    return Object.values(await firstState(this.subscribeMarkets(filter), this.#unanswerable.signal));
   }
 
   /** Closes the connection for good; every stream ends with status `closed`. */
@@ -318,6 +335,7 @@ export class RelayClient extends Emitter<ClientEvents> {
   // --- RelayConnection ---------------------------------------------------------------------------
 
   #onOpen(url: string): void {
+    if (this.#unanswerable.signal.aborted) this.#unanswerable = new AbortController();
     this.#toSubscribe.clear();
     this.#inFlight.clear();
     this.#numbers.clear();

@@ -11,7 +11,7 @@ import type { SchedulerMode } from '../relay/poll/scheduler.ts';
 import type { SimulatorProfileName } from '../sim/profile.ts';
 import { ConfigError, splitArguments } from './command-line.ts';
 import { groupOptions } from './group-options.ts';
-import { integerOption, type OptionSpec } from './option-spec.ts';
+import { integerOption, type OptionSpec, quotedValue } from './option-spec.ts';
 import { pollOptions } from './poll-options.ts';
 import { markets, seed, simProfile } from './sim-options.ts';
 import {
@@ -81,6 +81,7 @@ const serveOptions = {
     schema: z.union([z.literal('sim'), httpUrl.transform((url) => url.replace(/\/+$/, ''))]),
     default: 'sim',
     expected: '`sim` or an http(s) URL such as https://upstream.example',
+    quote: 'url',
     placeholder: 'URL',
     help: 'upstream base URL, or `sim` for the embedded simulator',
   },
@@ -90,6 +91,7 @@ const serveOptions = {
     schema: redisUrls,
     default: undefined,
     expected: 'a redis:// or rediss:// URL, or a comma-separated list of them (the nodes of a Redis Cluster)',
+    quote: 'url',
     placeholder: 'URL',
     help: 'Redis URL; set = cluster mode (several relays, one upstream poller per market). A comma-separated list of node URLs (or one node in cluster mode) = a Redis Cluster',
   },
@@ -145,12 +147,13 @@ const serveOptions = {
   ...groupOptions,
   'api-keys': {
     env: 'API_KEYS',
-    doc: 'comma-separated keys; set = WebSocket clients must present one',
+    doc: 'comma-separated keys; set = WebSocket and SSE clients must present one (the [REST front](#rest-front) takes none)',
     schema: commaList,
     default: undefined,
     expected: 'a comma-separated list of keys',
+    quote: 'secret',
     placeholder: 'KEYS',
-    help: 'comma-separated keys; set = clients must present one',
+    help: 'comma-separated keys; set = WebSocket and SSE clients must present one',
   },
   'allowed-origins': {
     env: 'ALLOWED_ORIGINS',
@@ -195,6 +198,7 @@ const serveOptions = {
     schema: z.string().trim().min(16),
     default: undefined,
     expected: 'a key of at least 16 characters',
+    quote: 'secret',
     placeholder: 'KEY',
     help: 'set = metrics, status page and feed need this key (Bearer, or ?operator_key= once)',
   },
@@ -316,7 +320,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       const source = flag === undefined && fromEnv !== undefined ? ` (from env ${spec.env})` : '';
       throw new ConfigError(
         name,
-        `invalid --${name}${source}: got ${JSON.stringify(raw)}, expected ${spec.expected}`,
+        `invalid --${name}${source}: got ${quotedValue(spec, String(raw))}, expected ${spec.expected}`,
       );
     }
     return result.data;
@@ -353,7 +357,10 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   if (conflict !== undefined) {
     const [name, expected] = conflict;
     const value = args.values.get(name) ?? env[options[name]!.env] ?? options[name]!.default;
-    throw new ConfigError(name, `invalid --${name}: got ${JSON.stringify(value)}, expected ${expected}`);
+    throw new ConfigError(
+      name,
+      `invalid --${name}: got ${quotedValue(options[name]!, String(value))}, expected ${expected}`,
+    );
   }
   return {
     command: 'serve',

@@ -19,6 +19,22 @@ export interface OptionSpec {
   help: string;
   /** The meaning in docs/operations.md's table, when it says more than `help` (links, edge cases). */
   doc?: string;
+  /**
+   * How a rejected value is quoted in its error, which lands in terminals and container logs:
+   * `secret` not at all (a key: its length only), `url` without user info or query values (where
+   * a URL carries a password). Default: as given.
+   */
+  quote?: 'secret' | 'url';
+}
+
+/** A rejected value as its error shows it (`quote` above). */
+export function quotedValue(spec: Pick<OptionSpec, 'quote'>, raw: string): string {
+  if (spec.quote === 'secret') return `a value of ${raw.length} characters (not shown: a secret)`;
+  if (spec.quote === 'url') {
+    // Greedy to the last `@` of a URL: a password with a stray `/` or `,` is hidden whole.
+    return JSON.stringify(raw.replace(/\/\/[^@\s]*@/g, '//***@').replace(/([?&][^=&#]*=)[^&#]*/g, '$1***'));
+  }
+  return JSON.stringify(raw);
 }
 
 /** An integer option from `min` to `max` (or unbounded above). */

@@ -206,6 +206,27 @@ describe('parseCommandLine', () => {
     expect(error.message).not.toContain('\n');
   });
 
+  it.each([
+    [
+      ['--operator-key', 'hunter2-short'],
+      {},
+      'invalid --operator-key: got a value of 13 characters (not shown: a secret), expected a key of at least 16 characters',
+    ],
+    [[], { OPERATOR_KEY: 'hunter2-short' }, '(from env OPERATOR_KEY): got a value of 13 characters'],
+    [['--api-keys', ' , , '], {}, 'got a value of 5 characters'],
+    [['--redis', 'redis://:hunter2@cache:port'], {}, 'got "redis://***@cache:port"'],
+    [
+      ['--redis', 'redis://a:7000,http://b/?password=hunter2'],
+      {},
+      'got "redis://a:7000,http://b/?password=***"',
+    ],
+    [['--upstream', 'ftp://user:hunter2@upstream.example'], {}, 'got "ftp://***@upstream.example"'],
+  ])('never quotes a secret in the error of %j %j', (argv, env: NodeJS.ProcessEnv, text) => {
+    const error = configError(argv, env);
+    expect(error.message).toContain(text);
+    expect(error.message).not.toContain('hunter2');
+  });
+
   it('reads a fraction of the budget for failing open', () => {
     expect(serveConfig(['--fail-open-rps-fraction', '0.34'])).toMatchObject({ failOpenRpsFraction: 0.34 });
     expect(serveConfig([], { FAIL_OPEN_RPS_FRACTION: '1' })).toMatchObject({ failOpenRpsFraction: 1 });

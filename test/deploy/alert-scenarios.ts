@@ -2,8 +2,9 @@
  * @module test/deploy/alert-scenarios
  * The alert rules of deploy/prometheus/ as `promtool test rules` unit tests: for each alert, the
  * series of one relay in the trouble it names, and the alert expected to fire; and one healthy
- * relay for which none may fire. Series are in promtool's expanding notation (`0+60x15`: from
- * 0, up 60 a minute, 15 minutes).
+ * relay for which none may fire; and a relay that dies in trouble, for which the trouble's alert
+ * must hold while MarketRelayDown fires. Series are in promtool's expanding notation (`0+60x15`:
+ * from 0, up 60 a minute, 15 minutes; `stale`: the staleness marker a failed scrape writes).
  */
 
 const RELAY = { job: 'market-relay', instance: 'relay-a' };
@@ -21,8 +22,12 @@ const pollsPerSecond = (requested: number, budget: number) => [
   series('market_relay_polls_per_second', { which: 'budget' }, `${budget}x15`),
 ];
 
+/** Prometheus' own series of the relay's scrape target: 1 scraped, 0 not. */
+const up = (values: string) => series('up', {}, values);
+
 /** Each alert's trouble, as input series. */
 const TROUBLE: Record<string, ReturnType<typeof series>[]> = {
+  MarketRelayDown: [up('1x5 0x10')],
   MarketRelayStaleStreams: [series('market_relay_streams', { channel: 'book', state: 'stale' }, '2x15')],
   MarketRelayMaxAgeNotKept: [series('market_relay_max_age_kept', {}, '0x15')],
   MarketRelayUpstreamDown: [series('market_relay_upstream_up', {}, '0x15')],
@@ -35,6 +40,7 @@ const TROUBLE: Record<string, ReturnType<typeof series>[]> = {
 };
 
 const HEALTHY = [
+  up('1x15'),
   series('market_relay_streams', { channel: 'book', state: 'stale' }, '0x15'),
   series('market_relay_streams', { channel: 'book', state: 'live' }, '5x15'),
   series('market_relay_max_age_kept', {}, '1x15'),
@@ -46,6 +52,62 @@ const HEALTHY = [
   series('market_relay_slow_consumer_closes_total', {}, '0x15'),
   series('market_relay_redis_up', {}, '1x15'),
 ];
+
+/**
+ * The alerts on the relay's own metrics that must outlive it: the relay reports the trouble for 5
+ * minutes, then its scrapes fail (`up` 0, its series marked stale) for the 10 left.
+ */
+const HELD: Record<string, ReturnType<typeof series>> = {
+  MarketRelayStaleStreams: series('market_relay_streams', { channel: 'book', state: 'stale' }, '2x5 stale'),
+  MarketRelayMaxAgeNotKept: series('market_relay_max_age_kept', {}, '0x5 stale'),
+  MarketRelayUpstreamDown: series('market_relay_upstream_up', {}, '0x5 stale'),
+};
+
+/** Scenarios beyond one per alert: what the relay's death and return, and its absence, do. */
+function lifecycleTests(severities: Record<string, string>) {
+  const expected = (alert: string) => [{ exp_labels: { ...RELAY, severity: severities[alert] } }];
+  const dies = up('1x5 0x10');
+  return [
+    ...Object.entries(HELD).map(([alert, trouble]) => ({
+      name: `${alert} holds while the relay is down`,
+      interval: '1m',
+      input_series: [dies, trouble],
+      alert_rule_test: [
+        { eval_time: '12m', alertname: alert, exp_alerts: expected(alert) },
+        { eval_time: '12m', alertname: 'MarketRelayDown', exp_alerts: expected('MarketRelayDown') },
+      ],
+    })),
+    {
+      // Down 3 minutes, then back with the trouble gone: the held alerts end, the down alert too.
+      name: 'a relay that comes back healthy',
+      interval: '1m',
+      input_series: [
+        up('1x5 0x2 1x7'),
+        series('market_relay_streams', { channel: 'book', state: 'stale' }, '2x5 stale _x2 0x7'),
+        series('market_relay_max_age_kept', {}, '0x5 stale _x2 1x7'),
+        series('market_relay_upstream_up', {}, '0x5 stale _x2 1x7'),
+      ],
+      alert_rule_test: ['MarketRelayDown', ...Object.keys(HELD)].map((alert) => ({
+        eval_time: '12m',
+        alertname: alert,
+        exp_alerts: [],
+      })),
+    },
+    {
+      // Only another job's targets: no `up` of the relays' job at all (a lost scrape config).
+      name: 'no relay scraped',
+      interval: '1m',
+      input_series: [{ series: 'up{job="other",instance="x"}', values: '1x15' }],
+      alert_rule_test: [
+        {
+          eval_time: '12m',
+          alertname: 'MarketRelayDown',
+          exp_alerts: [{ exp_labels: { job: RELAY.job, severity: severities.MarketRelayDown } }],
+        },
+      ],
+    },
+  ];
+}
 
 /**
  * promtool's unit-test file for `rules` (a rule file's path, its annotations removed: promtool
@@ -80,6 +142,7 @@ export function alertUnitTests(rules: string, severities: Record<string, string>
         input_series: TROUBLE.MarketRelayUpstreamRateLimited,
         alert_rule_test: [{ eval_time: evalTime, alertname: 'MarketRelayUpstreamErrors', exp_alerts: [] }],
       },
+      ...lifecycleTests(severities),
     ],
   };
 }

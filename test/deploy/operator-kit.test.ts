@@ -1,13 +1,14 @@
 /**
  * The operator's kit in deploy/ (docs/operations.md "Operator's kit"): Prometheus accepts the
- * alert rules and the compose file's Prometheus config, every dashboard query and every alert
- * expression names only metrics a live relay in cluster mode exports, and every file the compose
- * file mounts exists.
+ * alert rules and the compose files' Prometheus configs, each alert fires in its scenario
+ * (alert-scenarios.ts, a dead relay's included), every dashboard query and every alert expression
+ * names only metrics a live relay in cluster mode exports (or Prometheus' `up`), and every file
+ * the compose files mount exists, but the operator key file the operator writes.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pino from 'pino';
@@ -24,6 +25,11 @@ const DEPLOY = fileURLToPath(new URL('../../deploy/', import.meta.url));
 const RULES = join(DEPLOY, 'prometheus');
 const DASHBOARD = join(DEPLOY, 'grafana', 'market-relay.json');
 const COMPOSE = join(DEPLOY, 'compose.yaml');
+const COMPOSE_OPERATOR_KEY = join(DEPLOY, 'compose.operator-key.yaml');
+const PROMETHEUS_CONFIG = join(DEPLOY, 'compose', 'prometheus.yml');
+const PROMETHEUS_CONFIG_WITH_KEY = join(DEPLOY, 'compose', 'prometheus-operator-key.yml');
+/** The key file compose.operator-key.yaml mounts: the operator creates it, git ignores it. */
+const OPERATOR_KEY_FILE = './compose/operator-key';
 
 interface Rule {
   alert?: string;
@@ -31,6 +37,16 @@ interface Rule {
   expr: string;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
+}
+interface ComposeFile {
+  services: Record<string, { volumes?: string[]; build?: { context: string } }>;
+}
+interface ScrapeJob {
+  job_name: string;
+  authorization?: { credentials_file: string };
+}
+interface PrometheusConfig {
+  scrape_configs: ScrapeJob[];
 }
 interface RuleFile {
   groups: { name: string; rules: Rule[] }[];
@@ -72,6 +88,9 @@ function stripAnnotations({ annotations: _prose, ...rule }: Rule): Rule {
 
 /** PromQL's keywords; any other bare word that is not a function call is a metric name. */
 const KEYWORDS = new Set(['and', 'or', 'unless', 'bool', 'offset', 'by', 'without']);
+
+/** Series Prometheus writes itself for every scrape target, not the relay. */
+const SCRAPE_SERIES = new Set(['up']);
 
 /**
  * The metric names a PromQL expression reads: strings, label matchers, ranges and grouping
@@ -118,6 +137,7 @@ describe('the operator kit', () => {
     expect(alertRules().map((rule) => rule.alert)).toEqual(coveredAlerts);
     expect(alertRules().map((rule) => rule.alert)).toEqual(
       expect.arrayContaining([
+        'MarketRelayDown',
         'MarketRelayStaleStreams',
         'MarketRelayUpstreamErrors',
         'MarketRelayUpstreamRateLimited',
@@ -128,29 +148,76 @@ describe('the operator kit', () => {
     );
   });
 
-  it('mounts only files that exist', () => {
-    const compose = parse(readFileSync(COMPOSE, 'utf8')) as {
-      services: Record<string, { volumes?: string[]; build?: { context: string } }>;
-    };
-    const sources = Object.values(compose.services).flatMap((service) => [
-      ...(service.volumes ?? []).map((volume) => volume.split(':')[0]!),
-      ...(service.build === undefined ? [] : [service.build.context]),
-    ]);
-    expect(sources.length).toBeGreaterThan(0);
-    const missing = sources.filter((source) => !existsSync(resolve(dirname(COMPOSE), source)));
+  it('mounts only files that exist, but the operator key file the operator creates', () => {
+    const sources = [COMPOSE, COMPOSE_OPERATOR_KEY].flatMap((file) =>
+      Object.values((parse(readFileSync(file, 'utf8')) as ComposeFile).services).flatMap((service) => [
+        ...(service.volumes ?? []).map((volume) => volume.split(':')[0]!),
+        ...(service.build === undefined ? [] : [service.build.context]),
+      ]),
+    );
+    expect(sources).toContain(OPERATOR_KEY_FILE);
+    const missing = sources.filter(
+      (source) => source !== OPERATOR_KEY_FILE && !existsSync(resolve(DEPLOY, source)),
+    );
     expect(missing).toEqual([]);
+    const ignored = readFileSync(join(DEPLOY, '..', '.gitignore'), 'utf8').split('\n');
+    expect(ignored).toContain(`deploy/${OPERATOR_KEY_FILE.slice(2)}`);
+  });
+
+  it('uses no top-level key docker-compose 1.29 rejects (such as `name`)', () => {
+    for (const file of [COMPOSE, COMPOSE_OPERATOR_KEY]) {
+      const keys = Object.keys(parse(readFileSync(file, 'utf8')) as object);
+      expect(
+        keys.filter((key) => !key.startsWith('x-') && key !== 'services'),
+        file,
+      ).toEqual([]);
+    }
+  });
+
+  it('gives Prometheus the same scrape job with the operator key file the override mounts', () => {
+    const plain = parse(readFileSync(PROMETHEUS_CONFIG, 'utf8')) as PrometheusConfig;
+    const withKey = parse(readFileSync(PROMETHEUS_CONFIG_WITH_KEY, 'utf8')) as PrometheusConfig;
+    const keyFile = withKey.scrape_configs[0]?.authorization?.credentials_file;
+    expect(keyFile).toBeDefined();
+    expect({
+      ...withKey,
+      scrape_configs: withKey.scrape_configs.map(({ authorization: _key, ...job }) => job),
+    }).toEqual(plain);
+    const prometheus = (parse(readFileSync(COMPOSE_OPERATOR_KEY, 'utf8')) as ComposeFile).services.prometheus;
+    expect(prometheus?.volumes).toEqual(
+      expect.arrayContaining([
+        `${OPERATOR_KEY_FILE}:${keyFile}:ro`,
+        './compose/prometheus-operator-key.yml:/etc/prometheus/prometheus.yml:ro',
+      ]),
+    );
   });
 
   describe.skipIf(!runPromtoolTests)('promtool', () => {
     it('accepts the alert rules and the compose Prometheus config', async () => {
       const rules = await run(promtoolPath ?? 'promtool', ['check', 'rules', ...ruleFiles()]);
       expect(rules.stdout).toContain('SUCCESS');
-      const config = await run(promtoolPath ?? 'promtool', [
-        'check',
-        'config',
-        join(DEPLOY, 'compose', 'prometheus.yml'),
-      ]);
+      const config = await run(promtoolPath ?? 'promtool', ['check', 'config', PROMETHEUS_CONFIG]);
       expect(config.stdout).toContain('SUCCESS');
+    });
+
+    it('accepts the operator-key Prometheus config, its key file where it would be mounted', async () => {
+      const work = mkdtempSync(join(tmpdir(), 'market-relay-prometheus-'));
+      try {
+        const config = parse(readFileSync(PROMETHEUS_CONFIG_WITH_KEY, 'utf8')) as PrometheusConfig;
+        writeFileSync(join(work, 'operator-key'), 'an-operator-key-of-32-characters\n');
+        for (const job of config.scrape_configs) {
+          if (job.authorization) job.authorization.credentials_file = join(work, 'operator-key');
+        }
+        writeFileSync(join(work, 'prometheus.yml'), stringify(config));
+        const checked = await run(promtoolPath ?? 'promtool', [
+          'check',
+          'config',
+          join(work, 'prometheus.yml'),
+        ]);
+        expect(checked.stdout).toContain('SUCCESS');
+      } finally {
+        rmSync(work, { recursive: true, force: true });
+      }
     });
 
     it('fires each alert in its trouble and none for a healthy relay (promtool test rules)', async () => {
@@ -220,7 +287,7 @@ describe('the operator kit', () => {
         const names = metricNamesIn(expr);
         expect(names, expr).not.toEqual([]);
         expect(
-          names.filter((name) => !exported.has(name)),
+          names.filter((name) => !exported.has(name) && !SCRAPE_SERIES.has(name)),
           expr,
         ).toEqual([]);
       }

@@ -1,7 +1,7 @@
 /**
  * The status page is honest in a real browser: a stale stream is unmistakable (its book greyed, a
  * banner with the reason and since when) and clears when it is live again, and the page fits a
- * 420 px screen with a 66-character oracle feed id on it.
+ * 420 px screen with a 66-character oracle feed id on it, its subscribed-markets table too.
  */
 import { describe, expect, it } from 'vitest';
 import { bookViewChanging, browserTestsRun, useStatusPageBrowser } from '../support/status-page-browser.ts';
@@ -39,7 +39,7 @@ describe.runIf(browserTestsRun())('status page freshness and layout in a browser
     expect(pageErrors).toEqual([]);
   });
 
-  it('fits a 420 px wide screen, the 66-character oracle feed id included', async () => {
+  it('fits a 420 px wide screen, the 66-character oracle feed id and the subs and seq columns included', async () => {
     const { harness, browser } = fixture;
     const narrow = await browser.newPage({ viewport: { width: 420, height: 900 } });
     try {
@@ -62,6 +62,20 @@ describe.runIf(browserTestsRun())('status page freshness and layout in a browser
           .map((element) => `${element.tagName}.${element.className}`),
       );
       expect(overflowing).toEqual([]);
+      // The subscribed-markets table (the page's own streams) fits its panel: subs and seq in view.
+      await narrow.waitForSelector('#streams-body tr[data-market]', { timeout: 10_000 });
+      const table = await narrow.locator('#streams-table').evaluate((element) => {
+        const panel = element.closest('.panel')!;
+        const right = panel.getBoundingClientRect().right;
+        const headers = Array.from(element.querySelectorAll('th'));
+        return {
+          scrolls: panel.scrollWidth > panel.clientWidth + 1,
+          shown: headers
+            .filter((th) => th.getBoundingClientRect().width > 0 && th.getBoundingClientRect().right <= right)
+            .map((th) => th.textContent),
+        };
+      });
+      expect(table).toEqual({ scrolls: false, shown: ['market', 'channel', 'state', 'subs', 'seq'] });
     } finally {
       await narrow.close();
     }

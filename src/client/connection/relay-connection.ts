@@ -31,6 +31,8 @@ export interface ConnectionOptions {
   backoff: BackoffOptions;
   random: RandomSource;
   deadAfterMs: number;
+  /** Failed attempts, none ever open, after which an `unreachable` error says what may be wrong. */
+  reportUnreachableAfter: number;
 }
 
 export interface ConnectionHandlers {
@@ -57,6 +59,9 @@ export class RelayConnection {
   /** Retries since the relay last proved it accepts us (a message arrived). */
   #attempt = 0;
   #refused = false;
+  /** Whether any socket has opened since start; until one has, failed attempts are counted. */
+  #everOpened = false;
+  #failedAttempts = 0;
   #watchdog: ReturnType<typeof setTimeout> | undefined;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -119,11 +124,13 @@ export class RelayConnection {
       socket = this.#options.createSocket(url);
     } catch (cause) {
       this.#on.error(new RelayClientError('connection_failed', `cannot open ${url}`, { cause }));
+      this.#attemptFailed();
       this.#scheduleRetry(undefined);
       return;
     }
     this.#socket = socket;
     socket.onopen = () => {
+      this.#everOpened = true;
       this.#armWatchdog(socket);
       this.#setStatus('open');
       this.#on.open(url);
@@ -163,8 +170,30 @@ export class RelayConnection {
       this.#on.close({ code, reason, willReconnect: false });
       return;
     }
+    const opened = this.#status === 'open';
     this.#on.close({ code, reason, willReconnect: true });
+    if (!opened) this.#attemptFailed();
     this.#scheduleRetry(code);
+  }
+
+  /**
+   * Counts an attempt that never opened while none ever has, and says once, at the threshold, what
+   * may be wrong: in a browser a refused origin or key (HTTP 403/401) looks like a network failure,
+   * so without this an application would wait for ever without a word.
+   */
+  #attemptFailed(): void {
+    if (this.#everOpened) return;
+    this.#failedAttempts += 1;
+    if (this.#failedAttempts !== this.#options.reportUnreachableAfter) return;
+    const relays = this.#options.urls.join(', ');
+    this.#on.error(
+      new RelayClientError(
+        'unreachable',
+        `no connection to ${relays} in ${this.#failedAttempts} attempts: the URL may be wrong or the relay down, ` +
+          "or the relay refuses this client (a browser hides the HTTP answer: an origin not in the relay's " +
+          '--allowed-origins, or a missing or wrong API key); still retrying',
+      ),
+    );
   }
 
   #scheduleRetry(code: number | undefined): void {

@@ -19,6 +19,12 @@ export type ClientErrorCode =
   | 'connection_failed'
   /** The relay refused the upgrade (HTTP 401/403) or closed with 1008: the SDK stops retrying. */
   | 'refused'
+  /**
+   * No relay has accepted a connection since the client started, in `reportUnreachableAfter`
+   * attempts: a wrong URL, a relay down, or (a browser hides the HTTP answer) a refused origin or
+   * key. The SDK goes on retrying; one-off questions such as `markets()` stop waiting.
+   */
+  | 'unreachable'
   /** An application listener threw; the SDK carried on. */
   | 'listener_threw';
 

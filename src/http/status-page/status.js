@@ -115,9 +115,10 @@ function renderStreams(streams) {
         [title, 'title'],
         [channel],
         [stream.state, `state`],
-        [stream.lastSnapshotAgeMs === null ? '–' : formatAge(stream.lastSnapshotAgeMs), 'num'],
-        [stream.lastChangeAgeMs === null ? '–' : formatAge(stream.lastChangeAgeMs), 'num'],
-        [`${stream.pollIntervalMs} ms`, 'num'],
+        // Hidden on a narrow screen, so that subs and seq stay in view (book.css).
+        [stream.lastSnapshotAgeMs === null ? '–' : formatAge(stream.lastSnapshotAgeMs), 'num wide-only'],
+        [stream.lastChangeAgeMs === null ? '–' : formatAge(stream.lastChangeAgeMs), 'num wide-only'],
+        [`${stream.pollIntervalMs} ms`, 'num wide-only'],
         [String(stream.subscribers), 'num'],
         [String(stream.seq), 'num'],
       ];
