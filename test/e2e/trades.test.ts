@@ -8,7 +8,7 @@ import { TRADES_SNAPSHOT_SIZE } from '../../src/protocol/channels.ts';
 import { TRADES_SEEN_IDS } from '../../src/protocol/limits.ts';
 import type { TradeEntry } from '../../src/protocol/messages.ts';
 import { RecentIds } from '../../src/protocol/recent-ids.ts';
-import { ACTIVITY_PAGE_SIZE, MAX_ACTIVITY_PAGES } from '../../src/relay/channels/trades.ts';
+import { ACTIVITY_PAGE_SIZE, MAX_ACTIVITY_ENTRIES } from '../../src/relay/channels/trades.ts';
 import type { Relay } from '../../src/relay-server.ts';
 import { simulatorProfileNames, simulatorProfiles } from '../../src/sim/profile.ts';
 import type { SimulatorHandle } from '../../src/sim/server.ts';
@@ -112,7 +112,7 @@ describe.each(simulatorProfileNames)('trades end to end (%s profile)', (profile)
     await caughtUp(client, market);
     expect(await truncatedPolls()).toBe(0);
 
-    const bound = MAX_ACTIVITY_PAGES * ACTIVITY_PAGE_SIZE;
+    const bound = MAX_ACTIVITY_ENTRIES;
     harness.sim.market.printTrades(market, bound + 150);
     await caughtUp(client, market);
     const log = upstreamIds(harness.sim, market);
