@@ -98,19 +98,18 @@ export async function walkActivity(
   }
   const newestFirst: TradeEntry[] = [];
   const collected = new Set<string>();
-  let oldestAt = Number.POSITIVE_INFINITY;
+  let headNewestAt = Number.POSITIVE_INFINITY;
   const read = await readPages(
     async (offset, limit) => early.get(offset) ?? fetchCounted(offset, limit),
     { limit: ACTIVITY_PAGE_SIZE, maxEntries: firstPoll ? TRADES_SNAPSHOT_SIZE : maxEntries },
-    (page) => {
+    (page, offset) => {
+      if (offset === 0) headNewestAt = Math.max(...page.entries.map(timeOf));
       for (const entry of page.entries) {
         if (seen.has(entry.activity_id)) return true;
         if (collected.has(entry.activity_id)) continue;
-        // Newer than an entry already taken: it arrived while the walk paged (more trades than a
+        // Newer than the walk's first page: it arrived while the walk paged (more trades than a
         // page holds pushed it down to the offset asked); the next poll's first page has it.
-        const at = Date.parse(entry.activity_timestamp);
-        if (at > oldestAt) continue;
-        oldestAt = at;
+        if (timeOf(entry) > headNewestAt) continue;
         collected.add(entry.activity_id);
         newestFirst.push(entry);
       }
@@ -144,6 +143,8 @@ async function readOrder(
   );
   return pages;
 }
+
+const timeOf = (entry: TradeEntry): number => Date.parse(entry.activity_timestamp);
 
 /** The order a page's entries show by their times; undefined when they cannot tell. */
 export function orderOf(entries: readonly TradeEntry[]): ActivityOrder | undefined {

@@ -262,6 +262,28 @@ describe('trades: walking the activity listing', () => {
     expect(trimmed.complete).toBe(true);
   });
 
+  it('takes entries whose times jitter within the listing, 20 a page; only those newer than the first page wait', async () => {
+    // Listed newest first by arrival, times a few ms out of order among neighbours.
+    const entries: TradeEntry[] = Array.from({ length: 90 }, (_, i) => ({
+      activity_id: `t${i}`,
+      activity_type: 'TRADE',
+      price: '0.50000000',
+      size: '1',
+      total_value: '0.5',
+      activity_timestamp: new Date(1_700_000_000_000 + i * 10 + (i % 3) * 7).toISOString(),
+    }));
+    const history = new TradeHistory();
+    history.absorb(entries.slice(0, 10));
+    const pager = async (offset: number, limit: number): Promise<ActivityPage> => {
+      const listed = [...entries].reverse();
+      const page = listed.slice(offset, offset + Math.min(limit, 20));
+      return { entries: page, hasMore: offset + page.length < listed.length };
+    };
+    const walk = await walkActivity(pager, history.seen, { firstPoll: false });
+    expect(ids(walk.fresh)).toEqual(ids(entries.slice(10)));
+    expect(walk.complete).toBe(true);
+  });
+
   it('stops at the first page that reaches an entry already seen', async () => {
     const log = new UpstreamLog(5_000);
     log.trade(1_000);
