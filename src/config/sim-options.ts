@@ -25,7 +25,7 @@ export const seed = integerOption({
 });
 export const simProfile: OptionSpec = {
   env: 'SIM_PROFILE',
-  doc: "`sim` only: the simulator's answers where upstream's interface leaves them open, `default` or `terse` ([docs/upstream.md](upstream.md#open-choices-and-simulator-profiles))",
+  doc: "`sim` only: the simulator's profile, its answers where upstream's interface leaves them open ([docs/upstream.md](upstream.md#open-choices-and-simulator-profiles))",
   schema: z.enum(simulatorProfileNames),
   default: 'default',
   expected: `one of ${simulatorProfileNames.join(', ')}`,

@@ -1,17 +1,19 @@
 /**
  * @module http/market-catalog
  * The upstream's markets, active, expired and resolved, for the status page's market picker
- * (`GET /status/markets`), read through `GET /api/markets` (by volume, 100 a page) and cached
- * briefly, so that a page left open costs upstream a few requests a minute, not one per viewer per
+ * (`GET /status/markets`), read through `GET /api/markets` (by volume, page by page as upstream
+ * serves them: upstream/paging.ts) and cached briefly, so that a page left open costs upstream a few requests a minute, not one per viewer per
  * second. Expired and resolved books are still served upstream, so they can be watched too.
  */
 import type { FastifyInstance } from 'fastify';
 import type { UpstreamClient } from '../upstream/client.ts';
+import { readPages } from '../upstream/paging.ts';
 
 /** How long a loaded list is served before upstream is asked again. */
 export const CATALOG_TTL_MS = 30_000;
-/** The picker lists at most this many markets (5 upstream pages). */
+/** The picker lists at most this many markets. */
 const MAX_MARKETS = 500;
+/** Markets asked per request: upstream may serve fewer, each page starts where the last one's ended. */
 const PAGE = 100;
 
 export interface CatalogMarket {
@@ -60,25 +62,25 @@ export class MarketCatalog {
 
   async #load(): Promise<CatalogMarket[]> {
     const markets: CatalogMarket[] = [];
-    for (let offset = 0; offset < MAX_MARKETS; offset += PAGE) {
-      const page = await this.#client.markets({
-        limit: PAGE,
-        offset,
-        sortBy: 'volume',
-        statusFilter: 'all',
-      });
-      for (const market of page.markets) {
-        markets.push({
-          id: market.market_id,
-          title: market.title,
-          status: market.status,
-          volume: market.volume,
-          expiresAt: market.expiration_timestamp,
-        });
-        this.#titles.set(market.market_id, market.title);
-      }
-      if (!page.pagination.hasMore) break;
-    }
+    await readPages(
+      async (offset, limit) => {
+        const page = await this.#client.markets({ limit, offset, sortBy: 'volume', statusFilter: 'all' });
+        return { entries: page.markets, hasMore: page.pagination.hasMore };
+      },
+      { limit: PAGE, maxEntries: MAX_MARKETS },
+      (page) => {
+        for (const market of page.entries) {
+          markets.push({
+            id: market.market_id,
+            title: market.title,
+            status: market.status,
+            volume: market.volume,
+            expiresAt: market.expiration_timestamp,
+          });
+          this.#titles.set(market.market_id, market.title);
+        }
+      },
+    );
     this.#loaded = { at: this.#now(), markets };
     return markets;
   }

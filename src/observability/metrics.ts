@@ -185,7 +185,7 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
   );
   const tradesTruncated = metric.counter(
     'trades_truncated_polls_total',
-    'Trades polls that stopped at their page bound before reaching a delivered trade: the oldest trades of that burst were not delivered.',
+    'Trades polls that stopped at their bound (500 entries) before reaching a delivered trade: the oldest trades of that burst were not delivered.',
   );
 
   // --- Fan-out -----------------------------------------------------------------------------------

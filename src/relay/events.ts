@@ -44,8 +44,9 @@ export interface RelayEventMap {
    */
   'poll:confirmed': [{ kind: PollKind; ageMs: number }];
   /**
-   * A trades poll stopped at its page bound (relay/channels/trades.ts MAX_ACTIVITY_PAGES) before reaching a
-   * trade already delivered: the oldest trades of that burst were not delivered.
+   * A trades poll stopped at its entry bound (relay/channels/trades.ts MAX_ACTIVITY_ENTRIES) before
+   * reaching a trade already delivered: the oldest trades of that burst were not delivered.
+   * `pages`: the requests it made.
    */
   'trades:truncated': [{ market: string; pages: number }];
   /** A stream changed freshness (live / stale / closed). */

@@ -3,7 +3,8 @@
  * The simulator's answers where the upstream interface leaves the choice open (docs/upstream.md
  * "Open choices and simulator profiles"). A profile fixes every such choice at once; the relay's
  * end-to-end tests run against each profile, so the relay cannot come to depend on one of them.
- * `default` is the simulator's historical behaviour; `terse` differs from it in every choice.
+ * `default` is the simulator's historical behaviour; `terse` differs from it in every choice;
+ * `capped` is `default` with small pages.
  */
 
 export interface SimulatorProfile {
@@ -23,8 +24,12 @@ export interface SimulatorProfile {
   clobSuccessField: boolean;
   /** The CLOB batch's timestamps: milliseconds omitted when zero, or always. */
   batchMilliseconds: 'unless-zero' | 'never';
-  /** Largest `limit` of `GET /api/markets` (not shown); above it the cap is used. */
-  marketsPageMax: number;
+  /**
+   * Largest page of every paged list (markets, holders, comments, activity; not shown, beyond the
+   * service's caps of 50 comments and 100 activity entries): a larger `limit` gets this many, and
+   * `pagination.limit` says so.
+   */
+  pageMax: number;
   /** Delay before every answer, in ms (not shown), before any fault's. */
   latencyMs: number;
   /** `Retry-After` of a 429: delay-seconds, or an HTTP date (both are HTTP's forms). */
@@ -33,7 +38,7 @@ export interface SimulatorProfile {
   healthStatus: string;
 }
 
-export const simulatorProfiles = {
+const openChoices = {
   default: {
     errorBody: 'success-and-error',
     unknownIdStatus: 404,
@@ -43,7 +48,7 @@ export const simulatorProfiles = {
     detailExtraFields: true,
     clobSuccessField: false,
     batchMilliseconds: 'unless-zero',
-    marketsPageMax: 100,
+    pageMax: 100,
     latencyMs: 0,
     retryAfter: 'seconds',
     healthStatus: 'ok',
@@ -57,11 +62,17 @@ export const simulatorProfiles = {
     detailExtraFields: false,
     clobSuccessField: true,
     batchMilliseconds: 'never',
-    marketsPageMax: 25,
+    pageMax: 25,
     latencyMs: 5,
     retryAfter: 'http-date',
     healthStatus: 'healthy',
   },
+} as const satisfies Record<string, SimulatorProfile>;
+
+export const simulatorProfiles = {
+  ...openChoices,
+  /** `default`, serving at most 20 entries a page on every paged list (as a service may). */
+  capped: { ...openChoices.default, pageMax: 20 },
 } as const satisfies Record<string, SimulatorProfile>;
 
 export type SimulatorProfileName = keyof typeof simulatorProfiles;

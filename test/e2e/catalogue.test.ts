@@ -1,29 +1,45 @@
 /**
- * The `markets` channel (protocol.md "`markets` data"): upstream's whole catalogue as one stream;
- * a market the simulator adds, one it expires and one it resolves reach every subscriber once, in
+ * The `markets` channel (protocol.md "`markets` data"): upstream's whole catalogue as one stream,
+ * however few markets upstream serves a page (every simulator profile); a market the simulator
+ * adds, one it expires and one it resolves (on a later page) reach every subscriber once, in
  * order, as whole records (upstream's types), and a filtered stream drops a market that leaves it.
  */
 import { describe, expect, it } from 'vitest';
 import type { MarketListRecord, MarketsUpdateData } from '../../src/protocol/messages.ts';
+import { simulatorProfileNames } from '../../src/sim/profile.ts';
 import { connectRecorded } from '../client/sdk-support.ts';
 import { type Harness, useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
+/** Upstream's list, every page of it, each asked where the markets served so far end. */
+async function upstreamList(harness: Harness, filter: string): Promise<MarketListRecord[]> {
+  const markets: MarketListRecord[] = [];
+  for (let more = true; more; ) {
+    const response = await fetch(
+      `${harness.sim.url}/api/markets?limit=100&offset=${markets.length}&${filter}`,
+    );
+    const body = (await response.json()) as { markets: MarketListRecord[]; pagination: { hasMore: boolean } };
+    markets.push(...body.markets);
+    more = body.pagination.hasMore && body.markets.length > 0;
+  }
+  return markets;
+}
+
 async function upstreamCatalogue(
   harness: Harness,
   filter = 'statusFilter=all',
 ): Promise<Record<string, unknown>> {
-  const response = await fetch(`${harness.sim.url}/api/markets?limit=100&${filter}`);
-  const body = (await response.json()) as { markets: MarketListRecord[] };
-  return Object.fromEntries(body.markets.map((record) => [String(record.market_id), record]));
+  const markets = await upstreamList(harness, filter);
+  return Object.fromEntries(markets.map((record) => [String(record.market_id), record]));
 }
 
-describe('markets channel', () => {
-  const { opened, start } = useHarness();
+describe.each(simulatorProfileNames)('markets channel (%s profile)', (profile) => {
+  const { opened, start } = useHarness(profile);
 
-  it('streams the catalogue; a new, an expired and a resolved market once each, in order', async () => {
-    const harness = await start({ sim: { markets: 6 } });
+  it('streams the whole catalogue; a new, an expired and a resolved market once each, in order', async () => {
+    // More markets than upstream serves a page under every profile but `default`.
+    const harness = await start({ sim: { markets: 45 } });
     const { client } = connectRecorded(harness.relay.url);
     opened.push({ close: async () => client.close() });
     const raws = await Promise.all([
@@ -41,9 +57,14 @@ describe('markets channel', () => {
     const listed: string[] = [];
     catalogue.on('listed', (record) => listed.push(String(record.market_id)));
 
+    expect(records).toHaveLength(45);
     const added = harness.sim.market.addMarket().id;
     await waitFor('the new market', () => (catalogue.state?.[added] !== undefined ? true : undefined));
-    const [expiring, resolving] = harness.sim.market.activeMarketIds().filter((id) => id !== added);
+    // Two markets past the first 20 the relay's pages (newest first) can hold.
+    const newest = (await upstreamList(harness, 'statusFilter=all&sortBy=newest')).map((r) => r.market_id);
+    const [expiring, resolving] = harness.sim.market
+      .activeMarketIds()
+      .filter((id) => newest.indexOf(id) >= 20);
     harness.sim.market.settle(expiring!, 'EXPIRED');
     await waitFor('the expiry', () =>
       catalogue.state?.[expiring!]?.status === 'EXPIRED' ? true : undefined,

@@ -4,61 +4,24 @@
  * same moment (the simulator moves only on the test's ticks, so "the same moment" is between two
  * ticks); a market that leaves ACTIVE says so in an update, then its stream is `closed`; and the
  * probabilities map costs one upstream request per interval however many clients subscribe.
+ * Oracle resumes and publish times: oracle.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import type { Channel, OracleData, ProbabilitiesData } from '../../src/protocol/messages.ts';
-import type { RelayEvents } from '../../src/relay/events.ts';
+import type { Channel, ProbabilitiesData } from '../../src/protocol/messages.ts';
 import { simulatorProfileNames, simulatorProfiles } from '../../src/sim/profile.ts';
-import type { SimulatorHandle } from '../../src/sim/server.ts';
-import { marketResponse, probabilitiesResponse, tokenPriceResponse } from '../../src/upstream/schemas.ts';
 import { useHarness } from '../support/harness.ts';
-import type { MessageRecorder } from '../support/message-recorder.ts';
 import { type Message, ProtocolClient } from '../support/protocol-client.ts';
 import { SseClient } from '../support/sse-client.ts';
+import {
+  expectState,
+  testClock,
+  upstreamMarket,
+  upstreamOracle,
+  upstreamProbabilities,
+} from '../support/upstream-state.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const ROUNDS = 8;
-
-/** A simulator clock the test moves: a second per round, so oracle publish times advance. */
-function testClock(): { now: () => number; advance: (ms: number) => void } {
-  let time = Date.now();
-  return {
-    now: () => time,
-    advance: (ms) => {
-      time += ms;
-    },
-  };
-}
-
-async function upstreamJson(sim: SimulatorHandle, path: string): Promise<unknown> {
-  return (await fetch(`${sim.url}${path}`)).json();
-}
-
-async function upstreamMarket(sim: SimulatorHandle, market: string) {
-  return marketResponse.parse(await upstreamJson(sim, `/api/markets/${market}`)).market;
-}
-
-async function upstreamProbabilities(sim: SimulatorHandle): Promise<ProbabilitiesData> {
-  return probabilitiesResponse.parse(await upstreamJson(sim, '/api/markets/probabilities')).probabilities;
-}
-
-async function upstreamOracle(sim: SimulatorHandle, feed: string): Promise<OracleData> {
-  const { feed_id, price, raw_price, expo, publish_time } = tokenPriceResponse.parse(
-    await upstreamJson(sim, `/api/tokens/price/${feed}`),
-  );
-  return { feed_id, price, raw_price, expo, publish_time };
-}
-
-/** Waits until the client's rebuilt state of the stream equals `expected`. */
-async function expectState(client: MessageRecorder, channel: Channel, id: string, expected: unknown) {
-  await waitFor(`${channel}:${id} equal to upstream`, () => {
-    const state = client.view(channel, id)?.state;
-    return JSON.stringify(state) === JSON.stringify(expected) || undefined;
-  }).catch((error: unknown) => {
-    expect(client.view(channel, id)?.state).toEqual(expected);
-    throw error;
-  });
-}
 
 function streamMessages(client: ProtocolClient, channel: Channel, id: string): Message[] {
   return client.messages.filter((message) => message.channel === channel && message.market === id);
@@ -163,68 +126,6 @@ describe.each(simulatorProfileNames)(
       expect(await refused.json()).toMatchObject({ error: 'bad_request' });
     });
 
-    it('resumes an oracle stream after a reconnect, the feed id in any case', async () => {
-      const clock = testClock();
-      const harness = await fixture.start({
-        sim: { markets: 2, now: clock.now },
-        relay: { pricePollMs: 100 },
-      });
-      const { sim, relay } = harness;
-      const feed = sim.market.tokens[0]!.oracleFeedId;
-      const stream = () => relay.registry.get({ channel: 'oracle', market: feed });
-      const publishTick = async () => {
-        const seq = stream()!.seq;
-        clock.advance(1_000);
-        sim.tick();
-        await waitFor('the relay to publish the tick', () => stream()!.seq > seq);
-      };
-      const first = await connect(relay.url);
-      await first.request({ op: 'subscribe', channel: 'oracle', markets: [feed] });
-      await waitFor('the oracle snapshot', () => first.view('oracle', feed));
-      await publishTick();
-      await waitFor('one update', () => first.view('oracle', feed)!.updates === 1);
-      const { epoch, seq } = first.view('oracle', feed)!;
-      await first.close();
-      await publishTick(); // missed while away; the stream lingers and is still polled
-      await publishTick();
-
-      const second = await connect(relay.url);
-      const shouted = `0x${feed.slice(2).toUpperCase()}`;
-      const reply = await second.request({
-        op: 'subscribe',
-        channel: 'oracle',
-        markets: [shouted],
-        resume: { [shouted]: { epoch, seq } },
-      });
-      expect(reply).toMatchObject({ type: 'subscribed', markets: [feed], recovered: { [feed]: true } });
-      await waitFor('two replayed updates', () => second.of('update').length === 2 || undefined);
-      expect(second.of('update').map((message) => [message.epoch, message.seq])).toEqual([
-        [epoch, seq + 1],
-        [epoch, seq + 2],
-      ]);
-      expect(second.of('snapshot')).toEqual([]);
-      expect(second.of('update').at(-1)!.data).toEqual(await upstreamOracle(sim, feed));
-    });
-
-    it('sends an oracle update only when the publish time advances', async () => {
-      const clock = testClock();
-      const harness = await fixture.start({ sim: { markets: 2, now: clock.now } });
-      const { sim } = harness;
-      const feed = sim.market.tokens[0]!.oracleFeedId;
-      const client = await connect(harness.relay.url);
-      await client.request({ op: 'subscribe', channel: 'oracle', markets: [feed] });
-      await waitFor('the oracle snapshot', () => client.view('oracle', feed));
-      // Prices move on every tick, but within the same second the publish time does not.
-      for (let i = 0; i < 3; i++) sim.tick();
-      const polls = await countPolls(harness.relay, 'oracle', 3);
-      expect(polls).toBeGreaterThanOrEqual(3);
-      expect(client.view('oracle', feed)!.updates).toBe(0);
-      clock.advance(1_000);
-      sim.tick();
-      await expectState(client, 'oracle', feed, await upstreamOracle(sim, feed));
-      expect(client.view('oracle', feed)!.updates).toBe(1);
-    });
-
     it('announces a market resolving, and one expiring at the simulator pace, then closes its stream', async () => {
       const harness = await fixture.start({ sim: { markets: 8 } });
       const { sim } = harness;
@@ -308,18 +209,3 @@ describe.each(simulatorProfileNames)(
     });
   },
 );
-
-/** Waits until the relay has made `count` more successful polls of `kind`; returns how many it made. */
-async function countPolls(relay: { events: RelayEvents }, kind: Channel, count: number): Promise<number> {
-  let polls = 0;
-  const onPoll = ({ kind: polled, outcome }: { kind: Channel; outcome: string }) => {
-    if (polled === kind && outcome === 'ok') polls += 1;
-  };
-  relay.events.on('poll:done', onPoll);
-  try {
-    await waitFor(`${count} ${kind} polls`, () => polls >= count);
-  } finally {
-    relay.events.off('poll:done', onPoll);
-  }
-  return polls;
-}

@@ -6,41 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { COMPACT_SUBPROTOCOL } from '../../src/protocol/compact.ts';
-import type { Harness } from '../support/harness.ts';
 import { useHarness } from '../support/harness.ts';
-import type { Message } from '../support/message-recorder.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { SseClient } from '../support/sse-client.ts';
 import { waitFor } from '../support/wait-for.ts';
-
-/** Markets announced as joined (`subscribed` without id) on `channel`, in order. */
-function announcedJoined(client: { messages: Message[] }, channel: string): string[] {
-  return client.messages
-    .filter((m) => m.type === 'subscribed' && m.wildcard === true && m.channel === channel)
-    .flatMap((m) => m.markets as string[]);
-}
-
-function announcedLeft(client: { messages: Message[] }, channel: string): string[] {
-  return client.messages
-    .filter((m) => m.type === 'unsubscribed' && m.wildcard === true && m.channel === channel)
-    .flatMap((m) => m.markets as string[]);
-}
-
-async function addMarket(harness: Harness): Promise<string> {
-  const response = await fetch(`${harness.sim.url}/_sim/markets`, { method: 'POST' });
-  return ((await response.json()) as { id: string }).id;
-}
-
-async function settle(harness: Harness, market: string, status: 'EXPIRED' | 'RESOLVED'): Promise<void> {
-  const response = await fetch(`${harness.sim.url}/_sim/markets/${market}`, {
-    method: 'PUT',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ status }),
-  });
-  expect(response.status).toBe(200);
-}
-
-const sorted = (ids: Iterable<string>) => [...ids].sort();
+import { addMarket, announcedJoined, announcedLeft, settle, sorted } from '../support/wildcard.ts';
 
 describe('wildcard subscriptions', () => {
   const { opened, start } = useHarness();

@@ -84,12 +84,14 @@ describe('status page endpoints', () => {
     expect(harness.sim.requests.filter((request) => request.path === '/api/markets').length).toBe(listed);
   });
 
-  it('lists expired and resolved markets too, each with its expiry, by ?status=', async () => {
-    harness = await startTestHarness({ sim: { markets: 20 } });
+  it('lists expired and resolved markets too, each with its expiry, by ?status=, every page of them', async () => {
+    // Upstream serving 20 a page: the list still holds every market.
+    harness = await startTestHarness({ sim: { markets: 45, profile: 'capped' } });
     const { url } = harness.relay;
     const list = async (status: string) =>
       ((await (await fetch(`${url}/status/markets?status=${status}`)).json()) as Markets).markets;
     const all = await list('all');
+    expect(all).toHaveLength(45);
     expect(new Set(all.map((market) => market.status))).toEqual(new Set(['ACTIVE', 'EXPIRED', 'RESOLVED']));
     for (const market of all) {
       expect(Date.parse(market.expiresAt)).toBe(harness.sim.market.market(market.id)!.expiresAt);

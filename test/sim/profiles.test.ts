@@ -77,6 +77,34 @@ describe('simulator profiles', () => {
     expect(waitMs).toBeLessThanOrEqual(2_000);
   });
 
+  it('serves at most 20 entries a page on every paged list in the capped profile, and says so', async () => {
+    fixture = await startFixture({ markets: 30, profile: 'capped' });
+    const { sim } = fixture;
+    const [market] = sim.market.marketIds() as [string];
+    sim.market.printTrades(market, 150);
+    const lists = {
+      markets: '/api/markets?limit=100&offset=3',
+      holders: `/api/markets/${market}/holders?type=YES&limit=100`,
+      comments: `/api/markets/${market}/comments?limit=50`,
+      activity: `/api/markets/${market}/activity?limit=100`,
+    };
+    for (const [key, path] of Object.entries(lists)) {
+      const body = (await (await fetch(`${sim.url}${path}`)).json()) as Record<string, unknown> & {
+        pagination: { limit: number; offset: number; hasMore: boolean; total?: number };
+      };
+      const entries = body[key] as unknown[];
+      expect(entries.length, path).toBeLessThanOrEqual(20);
+      expect(body.pagination.limit, path).toBe(20);
+      expect(body.pagination.hasMore, path).toBe(
+        body.pagination.offset + entries.length < (body.pagination.total ?? Infinity),
+      );
+      if (key !== 'holders') expect(entries, path).toHaveLength(20);
+    }
+    // A limit below the cap is served as asked.
+    const small = (await (await fetch(`${sim.url}/api/markets?limit=7`)).json()) as { markets: unknown[] };
+    expect(small.markets).toHaveLength(7);
+  });
+
   it('keeps its historical answers in the default profile', async () => {
     fixture = await startFixture({ markets: 2 });
     const { sim } = fixture;

@@ -2,14 +2,15 @@
  * @module relay/admission/known-markets
  * What the relay knows of upstream's market catalogue: every market id `GET /api/markets` lists
  * (all statuses, 100 a page asked for; upstream's largest page is not shown, so each page starts
- * where the previous one's markets ended), reloaded every minute. A subscription to an id the catalogue lacks
- * is judged without polling it (relay/admission/market.ts); until the first load succeeds the catalogue
- * cannot judge anything, and says so. A list read before a market's stream began may predate the
+ * where the previous one's markets ended: upstream/paging.ts), reloaded every minute. A
+ * subscription to an id the catalogue lacks is judged without polling it (relay/admission/market.ts);
+ * until the first load succeeds the catalogue cannot judge anything, and says so. A list read before a market's stream began may predate the
  * market itself: asked with the `loadsBegun` the stream noted when it began, such a list says only
  * `not_listed_earlier`; a load begun later decides: the usual schedule's, or one `loadSoon` brings
  * forward, at most one per {@link EARLY_LOAD_GAP_MS} however many ids ask (a client naming random ids
  * must not make the relay page through the catalogue for each).
  */
+import { readPages } from '../../upstream/paging.ts';
 import type { MarketsResponse } from '../../upstream/schemas.ts';
 
 export interface CatalogueSource {
@@ -19,8 +20,8 @@ export interface CatalogueSource {
 export type CatalogueVerdict = 'listed' | 'not_listed' | 'not_listed_earlier' | 'unknown';
 
 const PAGE = 100;
-/** Pages read at most (10,000 markets at full pages): beyond that the catalogue cannot judge the rest. */
-const MAX_PAGES = 100;
+/** Markets read at most: beyond that the catalogue cannot judge the rest. */
+const MAX_MARKETS = 10_000;
 export const CATALOGUE_REFRESH_MS = 60_000;
 /** The shortest time from one load's start to an early one's. */
 export const EARLY_LOAD_GAP_MS = 10_000;
@@ -107,17 +108,17 @@ export class KnownMarkets {
     const load = ++this.#loadsBegun;
     this.#lastBeganAt = this.#now();
     const ids = new Set<string>();
-    let complete = false;
-    let offset = 0;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const response = await this.#source.markets({ limit: PAGE, offset, statusFilter: 'all' });
-      for (const market of response.markets) ids.add(market.market_id.toLowerCase());
-      if (!response.pagination.hasMore || response.markets.length === 0) {
-        complete = true;
-        break;
-      }
-      offset += response.markets.length;
-    }
+    const read = await readPages(
+      async (offset, limit) => {
+        const response = await this.#source.markets({ limit, offset, statusFilter: 'all' });
+        return { entries: response.markets, hasMore: response.pagination.hasMore };
+      },
+      { limit: PAGE, maxEntries: MAX_MARKETS },
+      (page) => {
+        for (const market of page.entries) ids.add(market.market_id.toLowerCase());
+      },
+    );
+    const complete = read.stopped === 'end';
     this.#ids = ids;
     this.#complete = complete;
     this.#listLoad = load;

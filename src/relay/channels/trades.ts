@@ -5,47 +5,46 @@
  * memory of what it delivered, so each `activity_id` goes out once per stream.
  *
  * The listing's order is not shown upstream: the relay reads it from the entries' times.
- * Newest first, upstream pages by offset over a list that grows at its head while the relay pages
- * through it:
- * a trade arriving between two page requests shifts every older entry down, so the next page
+ * Every page is asked where the entries served so far end and every bound counts entries, since
+ * upstream may serve fewer than asked (upstream/paging.ts). Newest first, upstream pages by offset
+ * over a list that grows at its head while the relay pages through it: a trade arriving between two page requests shifts every older entry down, so the next page
  * repeats the previous page's tail. Repeats are skipped by id; the new head is left for the next
  * poll, whose first page starts with it. Nothing is skipped over, because entries only ever move
  * to higher offsets (a log trimmed at its old end moves nothing).
  *
  * Oldest first, the list grows at its end, which only `hasMore` finds (activity pages carry no
  * `total`): a walk starts at the last entry the last one read, steps back a page at a time while
- * its first page does not start with an entry already delivered (the log was trimmed at its old end, moving
- * everything down), then reads forward to the end. A stream's first walk reads from the start,
- * bounded, and keeps the last page's worth.
+ * its first page does not start with an entry already delivered (the log was trimmed at its old
+ * end, moving everything down), then reads forward to the end. A stream's first walk reads from
+ * the start, bounded, and keeps the last 100 entries.
  */
 
 import { TRADES_SNAPSHOT_SIZE } from '../../protocol/channels.ts';
 import { TRADES_SEEN_IDS } from '../../protocol/limits.ts';
 import type { TradeEntry, TradesData } from '../../protocol/messages.ts';
 import { RecentIds } from '../../protocol/recent-ids.ts';
+import { type ReadPage, readPages, type ServedPage } from '../../upstream/paging.ts';
 
-/** Entries asked per activity request: upstream's maximum page size. */
+/** Entries asked per activity request: upstream's documented maximum (it may serve fewer). */
 export const ACTIVITY_PAGE_SIZE = 100;
 /**
- * Pages one poll walks at most: a burst of more than this many pages of trades between two polls
- * loses its oldest entries rather than holding one target's poll for ever (docs/protocol.md "Limits");
- * the target reports each such walk (`trades:truncated`) to the operator.
+ * Entries one poll reads at most, whatever page size upstream serves: a burst of more than this
+ * many trades between two polls loses its oldest entries rather than holding one target's poll for
+ * ever (docs/protocol.md "Limits"); the target reports each such walk (`trades:truncated`) to the
+ * operator.
  */
-export const MAX_ACTIVITY_PAGES = 5;
+export const MAX_ACTIVITY_ENTRIES = 500;
 
-/** How many pages a stream's first walk of an oldest-first listing reads at most to find its end. */
-export const MAX_FIRST_OLDEST_FIRST_PAGES = 20;
+/** How many entries a stream's first walk of an oldest-first listing reads at most to find its end. */
+export const MAX_FIRST_OLDEST_FIRST_ENTRIES = 2_000;
 
 export type ActivityOrder = 'newest-first' | 'oldest-first';
 
-export interface ActivityPage {
-  /** In upstream's order. */
-  activity: readonly TradeEntry[];
-  hasMore: boolean;
-}
+/** One page of upstream's activity listing, its entries in upstream's order. */
+export type ActivityPage = ServedPage<TradeEntry>;
 
 /** Asks upstream for the page of entries starting at `offset` in its listing. */
-export type FetchActivityPage = (offset: number, limit: number) => Promise<ActivityPage>;
+export type FetchActivityPage = ReadPage<TradeEntry>;
 
 /** What one stream's walks learnt of upstream's listing: its order, and where the last walk ended. */
 export interface ActivityListing {
@@ -60,16 +59,20 @@ export interface ActivityWalk {
   /** Requests made. */
   pages: number;
   /**
-   * False when the walk stopped at the page bound before reaching a seen entry or the end of the
+   * False when the walk stopped at its entry bound before reaching a seen entry or the end of the
    * listing: older new entries, if any, were not fetched.
    */
   complete: boolean;
 }
 
 export interface WalkOptions {
-  /** A new stream's first poll: one page is enough, the stream starts from the most recent entries. */
+  /**
+   * A new stream's first poll: a snapshot's worth of the most recent entries is enough (newest
+   * first), the stream starts from them.
+   */
   firstPoll: boolean;
-  maxPages?: number;
+  /** Entries read at most ({@link MAX_ACTIVITY_ENTRIES} unless said). */
+  maxEntries?: number;
   /** The stream's memory of the listing, updated by the walk (a fresh one without). */
   listing?: ActivityListing;
 }
@@ -78,32 +81,70 @@ export interface WalkOptions {
 export async function walkActivity(
   fetchPage: FetchActivityPage,
   seen: { has(id: string): boolean },
-  { firstPoll, maxPages = MAX_ACTIVITY_PAGES, listing = {} }: WalkOptions,
+  { firstPoll, maxEntries = MAX_ACTIVITY_ENTRIES, listing = {} }: WalkOptions,
 ): Promise<ActivityWalk> {
-  if (listing.order === 'oldest-first') return walkOldestFirst(fetchPage, seen, listing, firstPoll, maxPages);
-  const head = await fetchPage(0, ACTIVITY_PAGE_SIZE);
-  listing.order ??= orderOf(head.activity);
-  if (listing.order === 'oldest-first')
-    return walkOldestFirst(fetchPage, seen, listing, firstPoll, maxPages, head);
+  let requests = 0;
+  const fetchCounted: FetchActivityPage = (offset, limit) => {
+    requests += 1;
+    return fetchPage(offset, limit);
+  };
+  const early =
+    listing.order === 'oldest-first'
+      ? new Map<number, ActivityPage>()
+      : await readOrder(fetchCounted, listing);
+  if (listing.order === 'oldest-first') {
+    const walk = await walkOldestFirst(fetchCounted, seen, listing, firstPoll, maxEntries, early);
+    return { ...walk, pages: requests };
+  }
   const newestFirst: TradeEntry[] = [];
   const collected = new Set<string>();
-  let offset = 0;
-  let pages = 0;
-  for (;;) {
-    const page = pages === 0 ? head : await fetchPage(offset, ACTIVITY_PAGE_SIZE);
-    pages += 1;
-    for (const entry of page.activity) {
-      if (seen.has(entry.activity_id)) return { fresh: newestFirst.reverse(), pages, complete: true };
-      if (collected.has(entry.activity_id)) continue;
-      collected.add(entry.activity_id);
-      newestFirst.push(entry);
-    }
-    const end = !page.hasMore || page.activity.length === 0 || firstPoll;
-    if (end) return { fresh: newestFirst.reverse(), pages, complete: true };
-    if (pages >= maxPages) return { fresh: newestFirst.reverse(), pages, complete: false };
-    offset += page.activity.length;
-  }
+  let headNewestAt = Number.POSITIVE_INFINITY;
+  const read = await readPages(
+    async (offset, limit) => early.get(offset) ?? fetchCounted(offset, limit),
+    { limit: ACTIVITY_PAGE_SIZE, maxEntries: firstPoll ? TRADES_SNAPSHOT_SIZE : maxEntries },
+    (page, offset) => {
+      if (offset === 0) headNewestAt = Math.max(...page.entries.map(timeOf));
+      for (const entry of page.entries) {
+        if (seen.has(entry.activity_id)) return true;
+        if (collected.has(entry.activity_id)) continue;
+        // Newer than the walk's first page: it arrived while the walk paged (more trades than a
+        // page holds pushed it down to the offset asked); the next poll's first page has it.
+        if (timeOf(entry) > headNewestAt) continue;
+        collected.add(entry.activity_id);
+        newestFirst.push(entry);
+      }
+      return false;
+    },
+  );
+  // A first poll stops at a snapshot's worth by design.
+  const complete = firstPoll || read.stopped !== 'bound';
+  return { fresh: newestFirst.reverse(), pages: requests, complete };
 }
+
+/**
+ * Reads the listing's first pages until they show its order (two entries of different times: a
+ * page of upstream's may hold a single entry), unless `listing` knows it; returns them by offset.
+ */
+async function readOrder(
+  fetchPage: FetchActivityPage,
+  listing: ActivityListing,
+): Promise<Map<number, ActivityPage>> {
+  const pages = new Map<number, ActivityPage>();
+  const entries: TradeEntry[] = [];
+  await readPages(
+    fetchPage,
+    { limit: ACTIVITY_PAGE_SIZE, maxEntries: ACTIVITY_PAGE_SIZE },
+    (page, offset) => {
+      pages.set(offset, page);
+      entries.push(...page.entries);
+      listing.order ??= orderOf(entries);
+      return listing.order !== undefined;
+    },
+  );
+  return pages;
+}
+
+const timeOf = (entry: TradeEntry): number => Date.parse(entry.activity_timestamp);
 
 /** The order a page's entries show by their times; undefined when they cannot tell. */
 export function orderOf(entries: readonly TradeEntry[]): ActivityOrder | undefined {
@@ -118,50 +159,48 @@ async function walkOldestFirst(
   seen: { has(id: string): boolean },
   listing: ActivityListing,
   firstPoll: boolean,
-  maxPages: number,
-  head?: ActivityPage,
-): Promise<ActivityWalk> {
-  const bound = firstPoll || listing.end === undefined ? MAX_FIRST_OLDEST_FIRST_PAGES : maxPages;
-  const read = new Map<number, ActivityPage>(head === undefined ? [] : [[0, head]]);
-  let pages = 0;
-  const pageAt = async (offset: number): Promise<ActivityPage> => {
-    let page = read.get(offset);
+  maxEntries: number,
+  early: ReadonlyMap<number, ActivityPage>,
+): Promise<Omit<ActivityWalk, 'pages'>> {
+  const bound = firstPoll || listing.end === undefined ? MAX_FIRST_OLDEST_FIRST_ENTRIES : maxEntries;
+  const cached = new Map(early);
+  let entriesRead = 0;
+  for (const page of early.values()) entriesRead += page.entries.length;
+  const pageAt = async (offset: number, limit = ACTIVITY_PAGE_SIZE): Promise<ActivityPage> => {
+    let page = cached.get(offset);
     if (page === undefined) {
-      page = await fetchPage(offset, ACTIVITY_PAGE_SIZE);
-      pages += 1;
-      read.set(offset, page);
+      page = await fetchPage(offset, limit);
+      entriesRead += page.entries.length;
+      cached.set(offset, page);
     }
     return page;
   };
-  if (head !== undefined) pages = 1;
   // From the last entry read last time: one request when fewer than a page arrived since.
   let offset = firstPoll ? 0 : Math.max(0, (listing.end ?? 0) - 1);
   let page = await pageAt(offset);
   // A page after the start must begin with an entry already delivered, or some before it are new.
-  while (offset > 0 && pages < bound && !(page.activity[0] && seen.has(page.activity[0].activity_id))) {
+  // Stepping back by the page size asked may go further than upstream's pages reach: the entries
+  // read again are skipped as seen.
+  while (offset > 0 && entriesRead < bound && !(page.entries[0] && seen.has(page.entries[0].activity_id))) {
     offset = Math.max(0, offset - ACTIVITY_PAGE_SIZE);
     page = await pageAt(offset);
   }
   const fresh: TradeEntry[] = [];
   const collected = new Set<string>();
-  for (;;) {
-    for (const entry of page.activity) {
-      if (seen.has(entry.activity_id) || collected.has(entry.activity_id)) continue;
-      collected.add(entry.activity_id);
-      fresh.push(entry);
-    }
-    const end = !page.hasMore || page.activity.length === 0;
-    if (end || pages >= bound) {
-      listing.end = offset + page.activity.length;
-      return {
-        fresh: firstPoll ? fresh.slice(-ACTIVITY_PAGE_SIZE) : fresh,
-        pages,
-        complete: end,
-      };
-    }
-    offset += page.activity.length;
-    page = await pageAt(offset);
-  }
+  const read = await readPages(
+    pageAt,
+    { from: offset, limit: ACTIVITY_PAGE_SIZE, maxEntries: Number.POSITIVE_INFINITY },
+    (served) => {
+      for (const entry of served.entries) {
+        if (seen.has(entry.activity_id) || collected.has(entry.activity_id)) continue;
+        collected.add(entry.activity_id);
+        fresh.push(entry);
+      }
+      return entriesRead >= bound;
+    },
+  );
+  listing.end = read.end;
+  return { fresh: firstPoll ? fresh.slice(-ACTIVITY_PAGE_SIZE) : fresh, complete: read.stopped === 'end' };
 }
 
 /**

@@ -15,6 +15,6 @@ export function activityPages(source: PollSource, market: string, onRequest: () 
   return async (offset, limit) => {
     onRequest();
     const response = await source.marketActivity(market, { limit, offset });
-    return { activity: response.activity, hasMore: response.pagination.hasMore };
+    return { entries: response.activity, hasMore: response.pagination.hasMore };
   };
 }

@@ -200,7 +200,7 @@ export class CandlesTarget extends PollTarget {
       firstPoll: false,
       listing: this.#trades.listing,
     });
-    // A backfill stops at its page bound by design; a later walk that does lost trades.
+    // A backfill stops at its entry bound by design; a later walk that does lost trades.
     if (!walk.complete && this.#backfilled)
       this.context.events.emit('trades:truncated', { market, pages: walk.pages });
     let samples = walk.fresh.map(tradeSample);

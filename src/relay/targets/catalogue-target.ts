@@ -3,21 +3,24 @@
  * The `markets` channel's target (docs/protocol.md "`markets` data"): upstream's market catalogue,
  * every page of it, as one map of list-form records keyed by market id. A stream id is the
  * catalogue's filter (protocol/channels.ts: upstream's `statusFilter`, and `tokenId` after `:`).
- * One poll reads the pages newest first, 100 markets each, until upstream says there is no more:
- * a market added while they are read pushes the others to later pages, so it may show one twice
- * (the map keeps one) but never hides one. When the pages still hold fewer markets than upstream's
+ * One poll reads the pages newest first, 100 markets asked each, each page from where the markets
+ * served so far end (upstream's largest page is not shown: upstream/paging.ts), until upstream says
+ * there is no more: a market added while they are read pushes the others to later pages, so it may
+ * show one twice (the map keeps one) but never hides one. When the pages still hold fewer markets than upstream's
  * `total` (a market left a filtered list meanwhile), the poll reads them again once.
  */
 import { catalogueFilterOf } from '../../protocol/channels.ts';
 import type { MarketsData } from '../../protocol/messages.ts';
-import { type MarketsResponse, marketsResponse } from '../../upstream/schemas.ts';
+import { readPages } from '../../upstream/paging.ts';
+import { type MarketListItem, type MarketsResponse, marketsResponse } from '../../upstream/schemas.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { PollContext } from './poll-target.ts';
 import { StreamTarget } from './stream-target.ts';
 
-export const CATALOGUE_PAGE = 100;
-/** 10,000 markets: the catalogue stops reading beyond (as relay/admission/known-markets.ts does). */
-export const CATALOGUE_MAX_PAGES = 100;
+/** Markets asked per request; upstream may serve fewer, and each page starts where the last one's ended. */
+const CATALOGUE_PAGE = 100;
+/** The catalogue stops reading beyond (as relay/admission/known-markets.ts does). */
+export const CATALOGUE_MAX_MARKETS = 10_000;
 
 export class CatalogueTarget extends StreamTarget<'markets', MarketsResponse> {
   protected readonly schema = marketsResponse;
@@ -30,7 +33,7 @@ export class CatalogueTarget extends StreamTarget<'markets', MarketsResponse> {
   protected async ask(): Promise<MarketsResponse> {
     const first = await this.#readAll();
     const { total } = first.pagination;
-    if (first.markets.length >= Math.min(total, CATALOGUE_PAGE * CATALOGUE_MAX_PAGES)) return first;
+    if (first.markets.length >= Math.min(total, CATALOGUE_MAX_MARKETS)) return first;
     return this.#readAll();
   }
 
@@ -49,31 +52,31 @@ export class CatalogueTarget extends StreamTarget<'markets', MarketsResponse> {
   async #readAll(): Promise<MarketsResponse> {
     // The registry only holds ids canonicalStreamId accepted.
     const filter = catalogueFilterOf(this.streamId) ?? { status: 'all' };
-    const read = (page: number) =>
-      this.context.source.markets({
-        limit: CATALOGUE_PAGE,
-        offset: page * CATALOGUE_PAGE,
-        sortBy: 'newest',
-        statusFilter: filter.status,
-        ...(filter.token === undefined ? {} : { tokenId: filter.token }),
-      });
-    const first = await read(0);
-    const markets = [...first.markets];
-    const seen = new Set(markets.map((market) => market.market_id.toLowerCase()));
-    let last = first;
-    for (
-      let page = 1;
-      page < CATALOGUE_MAX_PAGES && last.pagination.hasMore && last.markets.length > 0;
-      page++
-    ) {
-      last = await read(page);
-      for (const market of last.markets) {
-        const id = market.market_id.toLowerCase();
-        if (seen.has(id)) continue;
-        seen.add(id);
-        markets.push(market);
-      }
-    }
-    return { ...first, markets, pagination: { ...first.pagination, hasMore: last.pagination.hasMore } };
+    const served: MarketsResponse[] = [];
+    const markets = new Map<string, MarketListItem>();
+    await readPages(
+      async (offset, limit) => {
+        const page = await this.context.source.markets({
+          limit,
+          offset,
+          sortBy: 'newest',
+          statusFilter: filter.status,
+          ...(filter.token === undefined ? {} : { tokenId: filter.token }),
+        });
+        served.push(page);
+        return { entries: page.markets, hasMore: page.pagination.hasMore };
+      },
+      { limit: CATALOGUE_PAGE, maxEntries: CATALOGUE_MAX_MARKETS },
+      (page) => {
+        for (const market of page.entries) {
+          const id = market.market_id.toLowerCase();
+          if (!markets.has(id)) markets.set(id, market);
+        }
+      },
+    );
+    // readPages reads at least one page.
+    const first = served[0]!;
+    const { hasMore } = served.at(-1)!.pagination;
+    return { ...first, markets: [...markets.values()], pagination: { ...first.pagination, hasMore } };
   }
 }

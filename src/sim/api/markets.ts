@@ -60,7 +60,7 @@ const STATUS_OF_FILTER: Record<Exclude<(typeof statusFilters)[number], 'all'>, M
   resolved: 'RESOLVED',
 };
 
-/** Page sizes: upstream's where known, the simulator's caps otherwise (the markets list's: the profile's). */
+/** Page sizes: upstream's where known, the simulator's caps otherwise; the profile's `pageMax` caps them all. */
 const MARKETS_DEFAULT_LIMIT = 20;
 export const HOLDERS_LIMIT = { default: 20, max: 100 };
 export const COMMENTS_LIMIT = { default: 20, max: 50 };
@@ -126,9 +126,15 @@ function comparator(
   }
 }
 
+/** A paged list's limits under the profile's largest page. */
+function capped(limits: { default: number; max: number }, profile: SimulatorProfile) {
+  const max = Math.min(limits.max, profile.pageMax);
+  return { default: Math.min(limits.default, max), max };
+}
+
 export function marketRoutes(sim: MarketSimulation, profile: SimulatorProfile): Route[] {
   return [
-    get('/api/markets', (request) => ok(listMarkets(sim, request.query, profile.marketsPageMax))),
+    get('/api/markets', (request) => ok(listMarkets(sim, request.query, profile.pageMax))),
     get('/api/markets/probabilities', () => {
       // Markets without a two-sided quote have no probability entry.
       const probabilities: Record<string, ProbabilityEntry> = {};
@@ -168,7 +174,7 @@ export function marketRoutes(sim: MarketSimulation, profile: SimulatorProfile): 
           quantity: Number(formatTrimmed(BigInt(holding.quantity), SIZE_SCALE)),
           average_entry_price: priceNumber(BigInt(holding.avgPrice)),
         }));
-      const page = pageOf(request.query, holders, HOLDERS_LIMIT);
+      const page = pageOf(request.query, holders, capped(HOLDERS_LIMIT, profile));
       const body: HoldersResponse = {
         success: true,
         market_id: market.id,
@@ -181,7 +187,11 @@ export function marketRoutes(sim: MarketSimulation, profile: SimulatorProfile): 
     get('/api/markets/:id/comments', (request, params) => {
       const market = findMarket(sim, params.id!);
       // Pagination counts top-level comments; replies ride along (docs/upstream.md).
-      const page = pageOf(request.query, commentsOf(sim.seed, market, sim.users), COMMENTS_LIMIT);
+      const page = pageOf(
+        request.query,
+        commentsOf(sim.seed, market, sim.users),
+        capped(COMMENTS_LIMIT, profile),
+      );
       const body: CommentsResponse = {
         success: true,
         market_id: market.id,
@@ -193,7 +203,7 @@ export function marketRoutes(sim: MarketSimulation, profile: SimulatorProfile): 
     get('/api/markets/:id/activity', (request, params) => {
       const market = findMarket(sim, params.id!);
       const trades = profile.activityOrder === 'oldest-first' ? market.trades : [...market.trades].reverse();
-      const page = pageOf(request.query, trades, ACTIVITY_LIMIT);
+      const page = pageOf(request.query, trades, capped(ACTIVITY_LIMIT, profile));
       const body: MarketActivityResponse = {
         success: true,
         market_id: market.id,

@@ -31,6 +31,31 @@ class Catalogue implements CatalogueSource {
   }
 }
 
+/** A catalogue of `count` markets served at most `cap` a page, whatever `limit` asks. */
+function cappedCatalogue(count: number, cap: number): CatalogueSource & { asked: number[] } {
+  const ids = Array.from(
+    { length: count },
+    (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+  );
+  const asked: number[] = [];
+  return {
+    asked,
+    markets({ limit, offset }) {
+      asked.push(offset);
+      const page = ids.slice(offset, offset + Math.min(limit, cap));
+      return Promise.resolve({
+        markets: page.map((market_id) => ({ market_id })),
+        pagination: {
+          limit: Math.min(limit, cap),
+          offset,
+          total: count,
+          hasMore: offset + page.length < count,
+        },
+      } as unknown as MarketsResponse);
+    },
+  };
+}
+
 const verified = { verified: true, answers: () => false, serviceAnswers: () => false };
 
 describe('KnownMarkets', () => {
@@ -53,6 +78,17 @@ describe('KnownMarkets', () => {
     expect(known.verdict(NEW, since)).toBe('listed');
     expect(known.verdict(BOGUS, since)).toBe('not_listed');
     expect(source.pagesRead).toBe(2);
+  });
+
+  it.each([1, 20, 99])('lists every market however few upstream serves a page (%i)', async (cap) => {
+    const source = cappedCatalogue(45, cap);
+    const known = new KnownMarkets(source);
+    await known.refresh();
+    expect(known.size).toBe(45);
+    expect(known.verdict('00000000-0000-4000-8000-000000000044')).toBe('listed');
+    expect(known.verdict('00000000-0000-4000-8000-000000009999')).toBe('not_listed');
+    // Each page asked where the markets served so far end.
+    expect(source.asked).toEqual(Array.from({ length: Math.ceil(45 / cap) }, (_, i) => i * cap));
   });
 
   it('a load that fails keeps the list it had, and so its verdict', async () => {

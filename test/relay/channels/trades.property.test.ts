@@ -8,8 +8,8 @@ import {
   ACTIVITY_PAGE_SIZE,
   type ActivityOrder,
   type ActivityPage,
-  MAX_ACTIVITY_PAGES,
-  MAX_FIRST_OLDEST_FIRST_PAGES,
+  MAX_ACTIVITY_ENTRIES,
+  MAX_FIRST_OLDEST_FIRST_ENTRIES,
   sharedWindow,
   TradeHistory,
   tradesStates,
@@ -20,15 +20,19 @@ import { propertyRuns } from '../../support/property-runs.ts';
 /**
  * Upstream's activity log, oldest first, that grows between polls AND between the page requests
  * of one poll (the shift the walk must survive), trimmed at its old end like upstream's cap, and
- * listed in `order` (upstream's order is not shown).
+ * listed in `order` (upstream's order is not shown), at most `pageCap` entries a page (upstream's
+ * largest page is not shown).
  */
 class UpstreamLog {
   readonly entries: TradeEntry[] = [];
   #next = 0;
   requests = 0;
+  /** Entries served since the count was last reset. */
+  served = 0;
   constructor(
     readonly cap: number,
     readonly order: ActivityOrder = 'newest-first',
+    readonly pageCap = ACTIVITY_PAGE_SIZE,
   ) {}
 
   trade(count: number): void {
@@ -53,11 +57,14 @@ class UpstreamLog {
       if (request > 0) this.trade(arrivals[(request - 1) % arrivals.length] ?? 0);
       request++;
       this.requests++;
-      const listed = this.order === 'newest-first' ? [...this.entries].reverse() : this.entries;
-      return {
-        activity: listed.slice(offset, offset + limit),
-        hasMore: offset + limit < listed.length,
-      };
+      const count = Math.min(limit, this.pageCap);
+      const { length } = this.entries;
+      const entries =
+        this.order === 'newest-first'
+          ? this.entries.slice(Math.max(0, length - offset - count), Math.max(0, length - offset)).reverse()
+          : this.entries.slice(offset, offset + count);
+      this.served += entries.length;
+      return { entries, hasMore: offset + entries.length < length };
     };
   }
 }
@@ -85,6 +92,13 @@ function publish(state: TradesData | undefined, fresh: readonly TradeEntry[]) {
 const ids = (entries: readonly TradeEntry[]): string[] => entries.map((entry) => entry.activity_id);
 const number = (id: string): number => Number(id.slice(1));
 
+/** Upstream's largest activity page: not shown, anything from 1 to the documented 100. */
+const pageCap = fc.oneof(
+  fc.constant(ACTIVITY_PAGE_SIZE),
+  fc.constant(20),
+  fc.integer({ min: 1, max: ACTIVITY_PAGE_SIZE }),
+);
+
 /** Trades before a poll (sometimes a burst of several pages) and arrivals between its pages. */
 const poll = fc.record({
   before: fc.oneof(fc.nat(30), fc.integer({ min: 90, max: 450 })),
@@ -94,10 +108,11 @@ const poll = fc.record({
 async function run(
   initial: number,
   polls: ReadonlyArray<{ before: number; between: readonly number[] }>,
-  maxPages: number,
+  maxEntries: number,
   order: ActivityOrder = 'newest-first',
+  pageCap = ACTIVITY_PAGE_SIZE,
 ) {
-  const log = new UpstreamLog(5_000, order);
+  const log = new UpstreamLog(100_000, order, pageCap);
   log.trade(initial);
   const history = new TradeHistory();
   const delivered: TradeEntry[] = [];
@@ -109,18 +124,27 @@ async function run(
   for (const { before, between } of [quiet, ...polls, quiet]) {
     log.trade(before);
     const firstPoll = !history.started;
+    log.served = 0;
     const walk = await walkActivity(log.pager(between), history.seen, {
       firstPoll,
-      maxPages,
+      maxEntries,
       listing: history.listing,
     });
     complete &&= walk.complete;
-    const firstPages = order === 'newest-first' ? 1 : MAX_FIRST_OLDEST_FIRST_PAGES;
-    expect(walk.pages).toBeLessThanOrEqual(firstPoll ? firstPages : maxPages);
+    // Bounds count entries, whatever the page size: a first poll reads a page or a snapshot's
+    // worth newest first; oldest first its own bound, a page past it at most.
+    const firstBound =
+      order === 'newest-first'
+        ? Math.max(ACTIVITY_PAGE_SIZE, TRADES_SNAPSHOT_SIZE)
+        : MAX_FIRST_OLDEST_FIRST_ENTRIES + ACTIVITY_PAGE_SIZE;
+    const laterBound = order === 'newest-first' ? maxEntries : maxEntries + ACTIVITY_PAGE_SIZE;
+    expect(log.served).toBeLessThanOrEqual(firstPoll ? firstBound : laterBound);
     const fresh = history.absorb(walk.fresh);
     delivered.push(...fresh);
     const published = publish(state, fresh);
     if (state !== undefined) expect(published.sent).toEqual(fresh);
+    // The snapshot holds the most recent entries, a snapshot's worth, whatever the page size.
+    else expect(ids(published.state!.trades)).toEqual(ids(log.entries.slice(-TRADES_SNAPSHOT_SIZE)));
     state = published.state;
     expect(history.seen.size).toBeLessThanOrEqual(TRADES_SEEN_IDS);
     expect(state?.trades).toEqual(delivered.slice(-TRADES_SNAPSHOT_SIZE));
@@ -128,40 +152,91 @@ async function run(
   return { log, delivered, complete };
 }
 
+/** Everything the log holds from the stream's first delivered entry on. */
+const fromFirstDelivered = (log: UpstreamLog, delivered: readonly TradeEntry[]): string[] =>
+  delivered.length === 0
+    ? []
+    : ids(log.entries).filter((id) => number(id) >= number(delivered[0]!.activity_id));
+
 describe('trades: walking the activity listing', () => {
   it('one poll never brings more than a stream remembers', () => {
-    expect(MAX_ACTIVITY_PAGES * ACTIVITY_PAGE_SIZE + TRADES_SNAPSHOT_SIZE).toBeLessThanOrEqual(
-      TRADES_SEEN_IDS,
-    );
+    expect(MAX_ACTIVITY_ENTRIES + TRADES_SNAPSHOT_SIZE).toBeLessThanOrEqual(TRADES_SEEN_IDS);
   });
 
   it.each(['newest-first', 'oldest-first'] as const)(
     'delivers every entry from the first page on exactly once, oldest first, whatever arrives while paging (%s listing)',
     async (order) => {
       await fc.assert(
-        fc.asyncProperty(fc.nat(250), fc.array(poll, { maxLength: 8 }), async (initial, polls) => {
-          const { log, delivered } = await run(initial, polls, Number.MAX_SAFE_INTEGER, order);
-          const start = Math.max(0, initial - ACTIVITY_PAGE_SIZE);
-          // Everything from the oldest entry of the first page to the newest, in order, each once.
-          expect(ids(delivered)).toEqual(ids(log.entries).filter((id) => number(id) >= start));
-        }),
+        fc.asyncProperty(
+          fc.nat(250),
+          fc.array(poll, { maxLength: 8 }),
+          pageCap,
+          async (initial, polls, cap) => {
+            // A listing growing by half a page or more between two page requests grows faster than
+            // anyone can read it to its end: here it grows by less.
+            const paced = polls.map(({ before, between }) => ({
+              before,
+              between: between.map((arrivals) => Math.min(arrivals, Math.floor((cap - 1) / 2))),
+            }));
+            const { log, delivered } = await run(initial, paced, Number.MAX_SAFE_INTEGER, order, cap);
+            // Everything from the oldest entry of the first snapshot to the newest, in order, each once.
+            expect(ids(delivered)).toEqual(fromFirstDelivered(log, delivered));
+          },
+        ),
         { numRuns: propertyRuns(60) },
       );
     },
   );
 
-  it('with the page bound: each entry at most once and in order; all of them when no walk hit the bound', async () => {
+  it('with the entry bound: each entry at most once and in order; all of them when no walk hit the bound', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.nat(250), fc.array(poll, { maxLength: 8 }), async (initial, polls) => {
-        const { log, delivered, complete } = await run(initial, polls, MAX_ACTIVITY_PAGES);
-        const numbers = ids(delivered).map(number);
-        for (let i = 1; i < numbers.length; i++) expect(numbers[i]).toBeGreaterThan(numbers[i - 1]!);
-        const start = Math.max(0, initial - ACTIVITY_PAGE_SIZE);
-        if (complete) expect(ids(delivered)).toEqual(ids(log.entries).filter((id) => number(id) >= start));
-      }),
-      { numRuns: propertyRuns(60) },
+      fc.asyncProperty(
+        fc.nat(250),
+        fc.array(poll, { maxLength: 8 }),
+        pageCap,
+        async (initial, polls, cap) => {
+          // Arrivals between page requests up to a page and one (newer entries then reach the
+          // offsets asked), and no more, to keep the case small.
+          const paced = polls.map(({ before, between }) => ({
+            before,
+            between: between.map((arrivals) => Math.min(arrivals, cap + 1)),
+          }));
+          const { log, delivered, complete } = await run(
+            initial,
+            paced,
+            MAX_ACTIVITY_ENTRIES,
+            'newest-first',
+            cap,
+          );
+          const numbers = ids(delivered).map(number);
+          for (let i = 1; i < numbers.length; i++) expect(numbers[i]).toBeGreaterThan(numbers[i - 1]!);
+          if (complete) expect(ids(delivered)).toEqual(fromFirstDelivered(log, delivered));
+        },
+      ),
+      { numRuns: propertyRuns(40) },
     );
   });
+
+  it.each(['newest-first', 'oldest-first'] as const)(
+    'keeps every trade of a burst up to the documented bound between two polls, whatever page size upstream serves (%s listing)',
+    async (order) => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.nat(1_000),
+          fc.array(fc.integer({ min: 0, max: MAX_ACTIVITY_ENTRIES }), { minLength: 1, maxLength: 4 }),
+          pageCap,
+          async (initial, bursts, cap) => {
+            const polls = bursts.map((before) => ({ before, between: [0] }));
+            const { log, delivered, complete } = await run(initial, polls, MAX_ACTIVITY_ENTRIES, order, cap);
+            expect(ids(delivered)).toEqual(fromFirstDelivered(log, delivered));
+            // A walk that read the bound cannot know whether more was left; below it, it knows.
+            if (bursts.every((burst) => burst < MAX_ACTIVITY_ENTRIES)) expect(complete).toBe(true);
+          },
+        ),
+        { numRuns: propertyRuns(40) },
+      );
+    },
+  );
 
   it('reads an oldest-first listing from where the last walk ended, stepping back past a trimmed start', async () => {
     const log = new UpstreamLog(150, 'oldest-first');
@@ -185,6 +260,28 @@ describe('trades: walking the activity listing', () => {
     const trimmed = await walk(false);
     expect(ids(trimmed.fresh)).toEqual(ids(log.entries));
     expect(trimmed.complete).toBe(true);
+  });
+
+  it('takes entries whose times jitter within the listing, 20 a page; only those newer than the first page wait', async () => {
+    // Listed newest first by arrival, times a few ms out of order among neighbours.
+    const entries: TradeEntry[] = Array.from({ length: 90 }, (_, i) => ({
+      activity_id: `t${i}`,
+      activity_type: 'TRADE',
+      price: '0.50000000',
+      size: '1',
+      total_value: '0.5',
+      activity_timestamp: new Date(1_700_000_000_000 + i * 10 + (i % 3) * 7).toISOString(),
+    }));
+    const history = new TradeHistory();
+    history.absorb(entries.slice(0, 10));
+    const pager = async (offset: number, limit: number): Promise<ActivityPage> => {
+      const listed = [...entries].reverse();
+      const page = listed.slice(offset, offset + Math.min(limit, 20));
+      return { entries: page, hasMore: offset + page.length < listed.length };
+    };
+    const walk = await walkActivity(pager, history.seen, { firstPoll: false });
+    expect(ids(walk.fresh)).toEqual(ids(entries.slice(10)));
+    expect(walk.complete).toBe(true);
   });
 
   it('stops at the first page that reaches an entry already seen', async () => {
