@@ -247,9 +247,11 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
   );
   metric.gauge(
     'upstream_up',
-    '1 while upstream answered within upstreamDownAfterMs (what /health reports), else 0.',
+    '1 while upstream answered, as upstream, within upstreamDownAfterMs (what /health reports), else 0.',
     (gauge) => {
-      gauge.set(healthReport(view).upstream.reachable ? 1 : 0);
+      const { upstream } = healthReport(view);
+      // A misconfigured address answers (reachable) but is not upstream: down all the same.
+      gauge.set(upstream.reachable && upstream.identity !== 'mismatch' ? 1 : 0);
     },
   );
   metric.gauge(
