@@ -74,7 +74,7 @@ describe('parseCommandLine', () => {
     expect(serveConfig(['--sim-profile', 'terse'])).toMatchObject({ simProfile: 'terse' });
     expect(serveConfig([], { SIM_PROFILE: 'terse' })).toMatchObject({ simProfile: 'terse' });
     expect(configError(['sim', '--profile', 'chatty']).message).toBe(
-      'invalid --profile: got "chatty", expected one of default, terse',
+      'invalid --profile: got "chatty", expected one of default, terse, verbose, redirect',
     );
   });
 

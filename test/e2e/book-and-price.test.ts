@@ -87,9 +87,14 @@ describe.each(simulatorProfileNames)('relay end to end: book and price streams (
           const book = books.get(market)!;
           const expected = expectedBook(book, depth ?? null);
           if (depth === null) {
-            // A full book changes on every tick: wait for the update of exactly this upstream state.
+            // A full book changes on every tick: wait for the update of exactly this upstream state
+            // (its time alone may not tell: a profile writes whole seconds).
             const ts = new Date(book.timestamp).toISOString();
-            await waitFor(`round ${round}: ${market} full book at ${ts}`, () => view().ts === ts);
+            await waitFor(`round ${round}: ${market} full book at ${ts}`, () =>
+              view().ts === ts && JSON.stringify(view().state) === JSON.stringify(expected)
+                ? true
+                : undefined,
+            );
             expect(view().state, `round ${round}, client ${client}, ${market}`).toEqual(expected);
           } else {
             // A depth window may not change when only deeper levels do.

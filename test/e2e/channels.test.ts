@@ -34,8 +34,11 @@ async function upstreamJson(sim: SimulatorHandle, path: string): Promise<unknown
   return (await fetch(`${sim.url}${path}`)).json();
 }
 
+/** The record as upstream served it, its fields in upstream's order (the relay passes it on so). */
 async function upstreamMarket(sim: SimulatorHandle, market: string) {
-  return marketResponse.parse(await upstreamJson(sim, `/api/markets/${market}`)).market;
+  const body = await upstreamJson(sim, `/api/markets/${market}`);
+  marketResponse.parse(body);
+  return (body as { market: unknown }).market;
 }
 
 async function upstreamProbabilities(sim: SimulatorHandle): Promise<ProbabilitiesData> {
