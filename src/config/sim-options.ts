@@ -4,7 +4,7 @@
  * profile (docs/upstream.md).
  */
 import { z } from 'zod';
-import { simulatorProfileNames } from '../sim/profile.ts';
+import { allSimulatorProfileNames } from '../sim/profile.ts';
 import { integerOption, type OptionSpec } from './option-spec.ts';
 
 export const markets = integerOption({
@@ -25,10 +25,10 @@ export const seed = integerOption({
 });
 export const simProfile: OptionSpec = {
   env: 'SIM_PROFILE',
-  doc: "`sim` only: the simulator's profile, its answers where upstream's interface leaves them open ([docs/upstream.md](upstream.md#open-choices-and-simulator-profiles))",
-  schema: z.enum(simulatorProfileNames),
+  doc: "`sim` only: the simulator's answers where upstream's interface leaves them open, and how they travel: `default`, `terse`, `capped`, `verbose` or `redirect` ([docs/upstream.md](upstream.md#open-choices-and-simulator-profiles))",
+  schema: z.enum(allSimulatorProfileNames),
   default: 'default',
-  expected: `one of ${simulatorProfileNames.join(', ')}`,
+  expected: `one of ${allSimulatorProfileNames.join(', ')}`,
   placeholder: 'NAME',
   help: "simulator's answers where upstream's interface leaves them open (docs/upstream.md)",
 };

@@ -44,10 +44,15 @@ export interface HealthReport {
   upstream: {
     /** Absent from a redacted report. */
     url?: string;
-    /** Whether upstream answered within `upstreamDownAfterMs` (false before its first answer). */
+    /**
+     * Whether upstream answered within `upstreamDownAfterMs` (false before its first answer); a
+     * misconfigured upstream is reachable when its address answered at all (a redirect, a 404, a page).
+     */
     reachable: boolean;
     /** Whether `/health` answered with upstream's shape (`mismatch`: misconfigured). */
     identity: UpstreamIdentity['state'];
+    /** What `/health` answered instead (status, redirect target, body start); absent unless `mismatch` or redacted. */
+    problem?: string;
     lastSuccessAt: string | null;
     /** Absent from a redacted report. */
     lastError?: string | null;
@@ -90,8 +95,11 @@ export function healthReport(sources: HealthSources, now = Date.now()): HealthRe
   const misconfigured = upstream.identity.state === 'mismatch';
   // Declared down only after the grace (from the start, before any answer)...
   const upstreamDown = misconfigured || now - lastContact > sources.upstreamDownAfterMs;
-  // ...but never called reachable before it has answered.
-  const upstreamReachable = !upstreamDown && upstream.lastSuccessAt !== undefined;
+  // ...but never called reachable before it has answered. A misconfigured address answers, only
+  // not as upstream: reachable, so that it is not mistaken for a network problem.
+  const upstreamReachable = misconfigured
+    ? upstream.lastAnswerAt !== undefined && now - upstream.lastAnswerAt <= sources.upstreamDownAfterMs
+    : !upstreamDown && upstream.lastSuccessAt !== undefined;
   const redacted = sources.redacted === true;
   const shuttingDown = sources.isShuttingDown();
   const cluster = sources.coordinator.status();
@@ -111,6 +119,7 @@ export function healthReport(sources: HealthSources, now = Date.now()): HealthRe
       ...(redacted ? {} : { url: sources.upstreamUrl }),
       reachable: upstreamReachable,
       identity: upstream.identity.state,
+      ...(redacted || upstream.identity.problem === undefined ? {} : { problem: upstream.identity.problem }),
       lastSuccessAt: iso(upstream.lastSuccessAt),
       ...(redacted ? {} : { lastError: upstream.lastError ?? null }),
       lastFailureAt: iso(upstream.lastFailureAt),

@@ -221,8 +221,13 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
   // --- Upstream ----------------------------------------------------------------------------------
   const upstreamRequests = metric.counter(
     'upstream_requests_total',
-    'Upstream request attempts, by endpoint and outcome (ok, http_error, timeout, network_error, schema_error, rate_limited).',
+    'Upstream request attempts, by endpoint and outcome (ok, http_error, timeout, network_error, decode_error, invalid_json, schema_error, rate_limited).',
     ['endpoint', 'outcome'],
+  );
+  const upstreamBytes = metric.counter(
+    'upstream_response_bytes_total',
+    'Bytes of upstream response bodies as received (compressed, when upstream compressed them), by endpoint.',
+    ['endpoint'],
   );
   const upstreamDuration = metric.histogram(
     'upstream_request_duration_seconds',
@@ -242,9 +247,11 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
   );
   metric.gauge(
     'upstream_up',
-    '1 while upstream answered within upstreamDownAfterMs (what /health reports), else 0.',
+    '1 while upstream answered, as upstream, within upstreamDownAfterMs (what /health reports), else 0.',
     (gauge) => {
-      gauge.set(healthReport(view).upstream.reachable ? 1 : 0);
+      const { upstream } = healthReport(view);
+      // A misconfigured address answers (reachable) but is not upstream: down all the same.
+      gauge.set(upstream.reachable && upstream.identity !== 'mismatch' ? 1 : 0);
     },
   );
   metric.gauge(
@@ -349,8 +356,9 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
     }),
     onRelayEvent(events, 'connection:slow-consumer', () => slowConsumerCloses.inc()),
   ];
-  const onRequest = ({ endpoint, outcome, durationMs }: UpstreamRequestEvent) => {
+  const onRequest = ({ endpoint, outcome, durationMs, bytes }: UpstreamRequestEvent) => {
     upstreamRequests.inc({ endpoint, outcome });
+    if (bytes !== undefined) upstreamBytes.inc({ endpoint }, bytes);
     upstreamDuration.observe({ endpoint }, durationMs / 1000);
   };
   view.client.events.on('request', onRequest);

@@ -36,9 +36,26 @@ export interface SimulatorProfile {
   retryAfter: 'seconds' | 'http-date';
   /** The `status` text of `GET /health` (only its type is shown). */
   healthStatus: string;
+  // How answers travel and are written (sim/wire-form.ts): what a CDN or another server may do.
+  /** `Content-Encoding`: none; br (else gzip) when the request accepts it; gzip whatever it accepts. */
+  compression: 'none' | 'as-asked' | 'gzip-unasked';
+  /** Times: `Z` with milliseconds, or `+00:00` in whole seconds (ISO 8601 allows both). */
+  timeForm: 'z-milliseconds' | 'offset-seconds';
+  /** An unknown field added to every record (the interface never says there are no others). */
+  extraFields: boolean;
+  /** Every answer a 301 to the same path on `https`: an address that is not the API's (for `/health`). */
+  redirect: boolean;
 }
 
-const openChoices = {
+/** The choices of how answers travel and are written, as the `default` profile makes them. */
+const plainWire = {
+  compression: 'none',
+  timeForm: 'z-milliseconds',
+  extraFields: false,
+  redirect: false,
+} as const satisfies Partial<SimulatorProfile>;
+
+const profiles = {
   default: {
     errorBody: 'success-and-error',
     unknownIdStatus: 404,
@@ -52,6 +69,7 @@ const openChoices = {
     latencyMs: 0,
     retryAfter: 'seconds',
     healthStatus: 'ok',
+    ...plainWire,
   },
   terse: {
     errorBody: 'error-only',
@@ -66,18 +84,38 @@ const openChoices = {
     latencyMs: 5,
     retryAfter: 'http-date',
     healthStatus: 'healthy',
+    ...plainWire,
+    compression: 'as-asked',
   },
 } as const satisfies Record<string, SimulatorProfile>;
 
 export const simulatorProfiles = {
-  ...openChoices,
+  ...profiles,
   /** `default`, serving at most 20 entries a page on every paged list (as a service may). */
-  capped: { ...openChoices.default, pageMax: 20 },
+  capped: { ...profiles.default, pageMax: 20 },
+  /** `default`'s answers the way a CDN may deliver them: gzip unasked, `+00:00` times, added fields. */
+  verbose: {
+    ...profiles.default,
+    compression: 'gzip-unasked',
+    timeForm: 'offset-seconds',
+    extraFields: true,
+  },
+  /** Not the API's address: everything redirects (the relay's `/health` must say misconfigured). */
+  redirect: { ...profiles.default, redirect: true },
 } as const satisfies Record<string, SimulatorProfile>;
 
 export type SimulatorProfileName = keyof typeof simulatorProfiles;
 
-export const simulatorProfileNames = Object.keys(simulatorProfiles) as SimulatorProfileName[];
+/** Every profile, as `--profile` takes them. */
+export const allSimulatorProfileNames = Object.keys(simulatorProfiles) as SimulatorProfileName[];
+
+/**
+ * The profiles that serve the interface (all but `redirect`): the matrix every channel's end-to-end
+ * tests run against.
+ */
+export const simulatorProfileNames = allSimulatorProfileNames.filter(
+  (name) => !simulatorProfiles[name].redirect,
+);
 
 /** An error answer's body in the profile's shape. */
 export function errorBodyOf(profile: SimulatorProfile, message: string): Record<string, unknown> {

@@ -28,6 +28,7 @@ import {
   type SimulatorProfileName,
   simulatorProfiles,
 } from './profile.ts';
+import { delivery, writtenForm } from './wire-form.ts';
 
 export type { SimRequestLogEntry } from './admin.ts';
 export type { SimulatorFaults } from './faults.ts';
@@ -153,12 +154,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       const response = answerAdmin(control, request);
       return send(outgoing, { status: response.status, text: JSON.stringify(response.body) });
     }
+    if (profile.redirect) {
+      requests.push({ method: request.method, path: request.path, query: request.query, status: 301, at });
+      const location = `https://${incoming.headers.host ?? 'simulator'}${incoming.url ?? '/'}`;
+      return send(outgoing, { status: 301, text: '', headers: { location } });
+    }
     const latencyMs = profile.latencyMs + faults.current.latencyMs;
     if (latencyMs > 0) await delay(latencyMs);
     const fault = faults.draw();
     const response = answer(request, fault);
     const body = response.error === undefined ? response.body : errorBodyOf(profile, response.error);
-    let text = JSON.stringify(body);
+    let text = JSON.stringify(writtenForm(profile, body));
     if (fault === 'malformed') text = faults.corrupt(body, text);
     const entry: SimRequestLogEntry = {
       method: request.method,
@@ -173,7 +179,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     metrics.served(response.route, response.status, fault);
     // Trimmed in batches (a tenth over the limit) so dropping the oldest stays cheap.
     if (requests.length > requestLogLimit * 1.1) requests.splice(0, requests.length - requestLogLimit);
-    send(outgoing, { status: response.status, text, headers: response.headers });
+    const delivered = delivery(profile, text, request.headers['accept-encoding']);
+    send(outgoing, {
+      status: response.status,
+      text: delivered.body,
+      headers: { ...response.headers, ...delivered.headers },
+    });
   };
 
   const answer = (request: SimRequest, fault: ReturnType<FaultInjector['draw']>): SimResponse => {
@@ -231,7 +242,12 @@ const TOO_LARGE = 'too large';
 
 function send(
   outgoing: ServerResponse,
-  answer: { status: number; text: string; type?: string; headers?: Record<string, string> | undefined },
+  answer: {
+    status: number;
+    text: string | Buffer;
+    type?: string;
+    headers?: Record<string, string> | undefined;
+  },
 ): void {
   if (outgoing.destroyed) return;
   outgoing.writeHead(answer.status, {

@@ -12,12 +12,20 @@
  * Code is generated as zod does for its own objects (`new Function`), from the schema alone, never
  * from input: every object, array and record becomes a function of its own with its fields' checks
  * written out, so each property read and each call site sees one shape. Only the constructs the
- * upstream schemas use are compiled (object, array, string with regex or ISO datetime checks,
- * number with the integer check, boolean, literal, string enum, optional, record, unknown); a
+ * upstream schemas use are compiled (object, also with a catchall of `anyJson` or unknown, array, string with regex, ISO datetime or
+ * minimum length checks, number with the integer or lower bound checks, boolean, literal, string
+ * enum, optional, record, unknown); a
  * schema with anything else, or a runtime that refuses code generation, gets no predicate and is
  * validated by zod alone.
  */
-import type { z } from 'zod';
+import { z } from 'zod';
+
+/**
+ * Any JSON value: the catchall of a record whose other fields are kept as upstream sent them. A body
+ * parsed from JSON holds nothing else, so the predicate of an object with this catchall looks only
+ * at the named fields.
+ */
+export const anyJson = z.json();
 
 type Predicate = (value: unknown) => boolean;
 
@@ -42,6 +50,11 @@ interface CheckDefinition {
   check: string;
   format?: string;
   pattern?: RegExp;
+  /** `min_length`. */
+  minimum?: number;
+  /** `greater_than`. */
+  value?: unknown;
+  inclusive?: boolean;
 }
 
 /** Raised while compiling: the schema uses a construct this module does not compile. */
@@ -134,7 +147,14 @@ class Generator {
 
   #objectCheck(def: Definition): Predicate {
     noChecks(def);
-    if (def.catchall !== undefined) throw new Unsupported('object catchall');
+    // Other keys are never looked at: what a catchall of unknown asks, and of anyJson for a value
+    // parsed from JSON.
+    if (
+      def.catchall !== undefined &&
+      def.catchall !== anyJson &&
+      definitionOf(def.catchall).type !== 'unknown'
+    )
+      throw new Unsupported('object catchall');
     const generator = new Generator();
     const fields = Object.entries(def.shape ?? {}).map(([key, field]) =>
       generator.#expression(field, `v[${JSON.stringify(key)}]`),
@@ -181,27 +201,38 @@ class Generator {
         throw new Unsupported(`format ${def.format}`);
       patterns.push(def.pattern);
     }
+    const tests: string[] = [];
     for (const check of def.checks ?? []) {
-      const { check: kind, format, pattern } = check._zod.def;
+      const { check: kind, format, pattern, minimum } = check._zod.def;
+      if (kind === 'min_length' && Number.isSafeInteger(minimum)) {
+        tests.push(` && ${value}.length >= ${minimum}`);
+        continue;
+      }
       if (kind !== 'string_format' || format !== 'regex' || pattern === undefined)
         throw new Unsupported(`string check ${kind}`);
       patterns.push(pattern);
     }
     if (patterns.some((pattern) => pattern.global || pattern.sticky)) throw new Unsupported('stateful regex');
-    const tests = patterns.map((pattern) => ` && ${this.#constant(pattern)}.test(${value})`);
+    tests.push(...patterns.map((pattern) => ` && ${this.#constant(pattern)}.test(${value})`));
     return `(typeof ${value} === "string"${tests.join('')})`;
   }
 
   #numberExpression(def: Definition, value: string): string {
     let integer = false;
+    const bounds: string[] = [];
     for (const check of def.checks ?? []) {
-      const { check: kind, format } = check._zod.def;
+      const { check: kind, format, value: bound, inclusive } = check._zod.def;
+      if (kind === 'greater_than' && typeof bound === 'number' && Number.isFinite(bound)) {
+        bounds.push(` && ${value} ${inclusive === true ? '>=' : '>'} ${bound}`);
+        continue;
+      }
       if (kind !== 'number_format' || format !== 'safeint') throw new Unsupported(`number check ${kind}`);
       integer = true;
     }
     // zod's number refuses NaN and the infinities (JSON has neither, but the check is the schema's).
-    return integer
+    const number = integer
       ? `Number.isSafeInteger(${value})`
       : `(typeof ${value} === "number" && Number.isFinite(${value}))`;
+    return `(${number}${bounds.join('')})`;
   }
 }

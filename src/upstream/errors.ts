@@ -69,7 +69,20 @@ export interface SchemaIssue {
   message: string;
 }
 
-/** A 2xx body that is not JSON or does not match the schema of its endpoint. */
+/**
+ * A body that cannot be read at all: its `Content-Encoding` is unknown or its compressed bytes are
+ * corrupt. A transfer question, not a change of upstream's data shape.
+ */
+export class UpstreamDecodeError extends UpstreamError {
+  override name = 'UpstreamDecodeError';
+}
+
+/** A 2xx body that is not JSON (an HTML page where JSON belongs, a truncated text). */
+export class UpstreamInvalidJsonError extends UpstreamError {
+  override name = 'UpstreamInvalidJsonError';
+}
+
+/** A 2xx JSON body that does not match the schema of its endpoint. */
 export class UpstreamSchemaError extends UpstreamError {
   override name = 'UpstreamSchemaError';
   readonly issues: SchemaIssue[];
@@ -99,8 +112,12 @@ export function publicReason(error: unknown): string {
   if (error instanceof UpstreamTimeoutError) return 'upstream timed out';
   if (error instanceof UpstreamNetworkError) return 'upstream unreachable';
   if (error instanceof UpstreamSchemaError) return 'upstream sent an invalid response';
+  if (error instanceof UpstreamDecodeError) return 'upstream sent an undecodable response';
+  if (error instanceof UpstreamInvalidJsonError) return 'upstream sent a response that is not JSON';
   if (error instanceof UpstreamHttpError) {
     if (error.status === 429) return 'upstream rate limited';
+    // Not followed: an address that redirects is not upstream's API address.
+    if (error.status >= 300 && error.status < 400) return 'upstream misconfigured';
     if (error.status === 404) return 'upstream misconfigured';
     if (error.status >= 500) return 'upstream error';
     return 'upstream refused the request';

@@ -8,9 +8,15 @@
  * Requests go through undici's dispatcher API, with a handler that collects the body's bytes: no
  * response stream, promise chain or AbortController per request: each would be allocated again
  * on every poll, the relay's hot path. Closing aborts whatever is still running.
+ *
+ * Every request asks for `gzip, br`; a body that comes with a `Content-Encoding` (asked for or not)
+ * is decoded here, once whole, by Node's zlib on its thread pool (undici's decompress interceptor
+ * is experimental and reports a corrupt body as a failed connection). One that cannot be decoded is
+ * still an answer, flagged `undecodable`: upstream answered, with a body nobody can read.
  */
 import type { Dispatcher } from 'undici';
 import { Pool } from 'undici';
+import { decodeBody } from './content-encoding.ts';
 import { UpstreamNetworkError, UpstreamTimeoutError } from './errors.ts';
 
 export type QueryValue = string | number | boolean | undefined;
@@ -36,8 +42,14 @@ export type Exchange =
       kind: 'answered';
       status: number;
       retryAfter: string | undefined;
-      /** The body's bytes as received. */
+      /** The body's bytes, decoded from its `Content-Encoding` (as received when it has none). */
       body: Buffer;
+      /** Bytes of the body as they came over the wire, before decoding. */
+      wireBytes: number;
+      /** Why a body with a `Content-Encoding` could not be decoded (`body` is then as received). */
+      undecodable?: string;
+      /** A 3xx's `Location`: a redirect is not followed, but says where upstream points. */
+      location?: string;
       /** The answer came through another market-relay's REST front. */
       viaRelay?: boolean;
     }
@@ -49,8 +61,10 @@ export interface HttpExchangeOptions {
   connections: number;
 }
 
-const GET_HEADERS = { accept: 'application/json' };
-const POST_HEADERS = { accept: 'application/json', 'content-type': 'application/json' };
+/** What the relay can decode; `deflate` and others arriving unasked are decoded too (content-encoding.ts). */
+const ACCEPT_ENCODING = 'gzip, br';
+const GET_HEADERS = { accept: 'application/json', 'accept-encoding': ACCEPT_ENCODING };
+const POST_HEADERS = { ...GET_HEADERS, 'content-type': 'application/json' };
 
 export class HttpExchange {
   readonly timeoutMs: number;
@@ -128,6 +142,8 @@ class ExchangeAttempt implements Dispatcher.DispatchHandler {
   #status = 0;
   #retryAfter: string | undefined;
   #viaRelay = false;
+  #encoding: string | undefined;
+  #location: string | undefined;
   #chunks: Buffer[] = [];
 
   constructor(
@@ -173,6 +189,12 @@ class ExchangeAttempt implements Dispatcher.DispatchHandler {
     this.#retryAfter = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
     const via = headers.via;
     this.#viaRelay = via !== undefined && [via].flat().join(', ').includes('market-relay');
+    const encoding = headers['content-encoding'];
+    this.#encoding = encoding === undefined ? undefined : [encoding].flat().join(', ');
+    if (statusCode >= 300 && statusCode < 400) {
+      const location = headers.location;
+      this.#location = Array.isArray(location) ? location[0] : location;
+    }
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -185,13 +207,25 @@ class ExchangeAttempt implements Dispatcher.DispatchHandler {
     // response, and those bring V8's major collections on sooner.
     const body = this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks);
     this.#chunks = [];
-    this.#finish({
-      kind: 'answered',
+    const answer = {
+      kind: 'answered' as const,
       status: this.#status,
       retryAfter: this.#retryAfter,
       body,
+      wireBytes: body.length,
       viaRelay: this.#viaRelay,
-    });
+      ...(this.#location === undefined ? {} : { location: this.#location }),
+    };
+    if (this.#encoding === undefined) {
+      this.#finish(answer);
+      return;
+    }
+    // The timeout and the caller's abort still apply while the thread pool decodes.
+    decodeBody(body, this.#encoding, (decoded) =>
+      this.#finish(
+        typeof decoded === 'string' ? { ...answer, undecodable: decoded } : { ...answer, body: decoded },
+      ),
+    );
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {

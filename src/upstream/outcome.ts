@@ -9,8 +9,10 @@ import type { ErrorCode } from '../protocol/messages.ts';
 import { compiledCheck } from './compiled-check.ts';
 import {
   type SchemaIssue,
+  UpstreamDecodeError,
   type UpstreamError,
   UpstreamHttpError,
+  UpstreamInvalidJsonError,
   UpstreamSchemaError,
   UpstreamTimeoutError,
 } from './errors.ts';
@@ -23,7 +25,15 @@ export interface UpstreamRequest<T> extends HttpRequest {
   notFoundCode?: ErrorCode;
 }
 
-export type Outcome = 'ok' | 'http_error' | 'timeout' | 'network_error' | 'schema_error' | 'rate_limited';
+export type Outcome =
+  | 'ok'
+  | 'http_error'
+  | 'timeout'
+  | 'network_error'
+  | 'decode_error'
+  | 'invalid_json'
+  | 'schema_error'
+  | 'rate_limited';
 
 export type Attempt<T> =
   | { ok: true; outcome: 'ok'; status: number; value: T }
@@ -92,8 +102,9 @@ export interface BodyReading<T> {
 
 /**
  * Network errors, timeouts and 5xx are retryable, a 429 after its Retry-After (capped at
- * `maxRetryAfterMs`); other 4xx and bodies that break the schema are final. With a `memo`, a 2xx
- * body identical to the last one remembered resolves to the value remembered.
+ * `maxRetryAfterMs`); 3xx (never followed), other 4xx and 2xx bodies that cannot be decoded, are
+ * not JSON or break the schema are final. With a `memo`, a 2xx body identical to the last one
+ * remembered resolves to the value remembered.
  */
 export function judgeExchange<T>(
   request: UpstreamRequest<T>,
@@ -116,6 +127,10 @@ export function judgeExchange<T>(
     return { ok: false, outcome: 'http_error', status, error, retryable: false };
   }
   if (status >= 200 && status < 300) {
+    if (exchange.undecodable !== undefined) {
+      const error = new UpstreamDecodeError(request.endpoint, exchange.undecodable);
+      return { ok: false, outcome: 'decode_error', status, error, retryable: false };
+    }
     const known = memo?.recall(body);
     if (known !== undefined) return { ok: true, outcome: 'ok', status, value: known };
     const value = read?.(body);
@@ -129,7 +144,7 @@ export function judgeExchange<T>(
   }
   const waitMs = status === 429 ? retryAfterMs(exchange.retryAfter, nowMs, maxRetryAfterMs) : undefined;
   const error = new UpstreamHttpError(request.endpoint, status, {
-    detail: bodyExcerpt(body),
+    detail: exchange.location === undefined ? bodyExcerpt(exchange) : `redirect to ${exchange.location}`,
     ...(status === 404 && request.notFoundCode !== undefined ? { code: request.notFoundCode } : {}),
     retryAfterMs: waitMs,
   });
@@ -143,10 +158,8 @@ function validateBody<T>(request: UpstreamRequest<T>, text: string, status: numb
   try {
     json = JSON.parse(text);
   } catch (cause) {
-    const error = new UpstreamSchemaError(request.endpoint, [{ path: '', message: 'invalid JSON' }], {
-      cause,
-    });
-    return { ok: false, outcome: 'schema_error', status, error, retryable: false };
+    const error = new UpstreamInvalidJsonError(request.endpoint, `not JSON: ${excerpt(text)}`, { cause });
+    return { ok: false, outcome: 'invalid_json', status, error, retryable: false };
   }
   // The compiled check accepts only what the schema accepts; zod runs to say what is wrong.
   if (compiledCheck(request.schema)?.(json)) return { ok: true, outcome: 'ok', status, value: json };
@@ -166,7 +179,12 @@ function validateBody<T>(request: UpstreamRequest<T>, text: string, status: numb
  * The start of an error body, for the log. Its shape is not shown upstream, so nothing is read
  * from it: whether a 404 means "no such market" is the relay's judgement (relay/targets/not-found.ts).
  */
-function bodyExcerpt(body: Buffer): string {
-  const text = body.subarray(0, 200).toString('utf8').replace(/\s+/g, ' ').trim();
-  return text === '' ? 'empty body' : text;
+function bodyExcerpt(exchange: { body: Buffer; undecodable?: string }): string {
+  if (exchange.undecodable !== undefined) return exchange.undecodable;
+  return excerpt(exchange.body.subarray(0, 200).toString('utf8'));
+}
+
+function excerpt(text: string): string {
+  const start = text.slice(0, 200).replace(/\s+/g, ' ').trim();
+  return start === '' ? 'empty body' : start;
 }

@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import { MARKET_ID_PATTERN } from '../protocol/limits.ts';
+import { anyJson } from './compiled-check.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Scalars
@@ -29,8 +30,12 @@ export const decimal2 = z.string().regex(/^-?\d+\.\d{2}$/, 'not a decimal string
 /** A non-negative size: decimal string. */
 export const sizeString = z.string().regex(/^\d+(\.\d+)?$/, 'not a non-negative decimal string');
 
-/** ISO 8601 UTC; milliseconds optional (the batch price response may omit them). */
-export const isoTimestamp = z.iso.datetime({ offset: false });
+/**
+ * ISO 8601 with `Z` or a UTC offset (`+00:00`, `+02:00`), fractions of a second optional (the batch
+ * price response may omit them). Kept as upstream wrote it; wherever the relay compares or orders
+ * times it compares the instants (`Date.parse`), and `ts` is the instant in `Z` form.
+ */
+export const isoTimestamp = z.iso.datetime({ offset: true });
 
 export const hexString = z.string().regex(/^0x[0-9a-fA-F]+$/, 'not a hex string');
 
@@ -97,17 +102,24 @@ export const marketDataBatchResponse = z.object({ ...ok, data: z.array(marketDat
 /** Status spellings beyond ACTIVE are not shown upstream; the simulator's choice is in docs/upstream.md. */
 export const marketStatus = z.string().min(1);
 
-export const marketListItem = z.object({
-  market_id: uuid,
-  title: z.string(),
-  status: marketStatus,
-  exchange_address: hexString,
-  oracle_address: hexString,
-  expiration_timestamp: isoTimestamp,
-  taker_fee_bps: z.number().int(),
-  probability: z.number(),
-  volume: z.number(),
-});
+/**
+ * The list form keeps the fields upstream adds (`anyJson`), as the activity and probability entries
+ * below do: the `markets`, `trades` and `probabilities` channels pass records on as upstream served
+ * them. Other schemas drop what they do not name.
+ */
+export const marketListItem = z
+  .object({
+    market_id: uuid,
+    title: z.string(),
+    status: marketStatus,
+    exchange_address: hexString,
+    oracle_address: hexString,
+    expiration_timestamp: isoTimestamp,
+    taker_fee_bps: z.number().int(),
+    probability: z.number(),
+    volume: z.number(),
+  })
+  .catchall(anyJson);
 
 /**
  * The detail form adds to the list form; it is documented to show the fields below, and other
@@ -128,7 +140,7 @@ export const marketDetail = z
     volume: z.number(),
     expiration_timestamp: isoTimestamp,
   })
-  .catchall(z.json());
+  .catchall(anyJson);
 
 export const marketsResponse = z.object({ ...ok, markets: z.array(marketListItem), pagination });
 export const marketResponse = z.object({ ...ok, market: marketDetail });
@@ -174,14 +186,16 @@ export const commentReply = z.object({
 export const comment = commentReply.extend({ depth: z.literal(0), replies: z.array(commentReply) });
 export const commentsResponse = z.object({ ...ok, market_id: uuid, comments: z.array(comment), pagination });
 
-export const marketActivityEntry = z.object({
-  activity_id: z.string(),
-  activity_type: z.string(),
-  price: decimalString,
-  size: decimalString,
-  total_value: decimalString,
-  activity_timestamp: isoTimestamp,
-});
+export const marketActivityEntry = z
+  .object({
+    activity_id: z.string(),
+    activity_type: z.string(),
+    price: decimalString,
+    size: decimalString,
+    total_value: decimalString,
+    activity_timestamp: isoTimestamp,
+  })
+  .catchall(anyJson);
 export const marketActivityResponse = z.object({
   ...ok,
   market_id: uuid,
@@ -189,13 +203,15 @@ export const marketActivityResponse = z.object({
   pagination: paginationWithoutTotal,
 });
 
-export const probabilityEntry = z.object({
-  midpoint: z.number(),
-  best_bid: z.number(),
-  best_ask: z.number(),
-  last_trade_price: z.number(),
-  timestamp: isoTimestamp,
-});
+export const probabilityEntry = z
+  .object({
+    midpoint: z.number(),
+    best_bid: z.number(),
+    best_ask: z.number(),
+    last_trade_price: z.number(),
+    timestamp: isoTimestamp,
+  })
+  .catchall(anyJson);
 export const probabilitiesResponse = z.object({ ...ok, probabilities: z.record(uuid, probabilityEntry) });
 
 // ---------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import type { ErrorCode } from '../protocol/messages.ts';
 import { fullJitterDelayMs } from '../util/backoff.ts';
 import { linkSignals } from './abort.ts';
 import { Admission, type AdmissionLoad } from './admission.ts';
-import { UpstreamError, UpstreamTimeoutError } from './errors.ts';
+import { UpstreamDecodeError, UpstreamError, UpstreamTimeoutError } from './errors.ts';
 import { HttpExchange, type HttpRequest } from './exchange.ts';
 import {
   type Attempt,
@@ -40,6 +40,8 @@ export interface UpstreamRequestEvent {
   attempt: number;
   /** A 429's `Retry-After`, in ms (capped); undefined when it gave none or another answer came. */
   retryAfterMs?: number;
+  /** Bytes of the answer's body as they came over the wire (compressed, when it was); none without one. */
+  bytes?: number;
 }
 
 export interface UpstreamTransportOptions {
@@ -177,12 +179,15 @@ export class UpstreamTransport {
           : exchange.error instanceof UpstreamTimeoutError
             ? 'timeout'
             : 'network_error',
-        ...(answered ? { status: exchange.status } : {}),
+        ...(answered ? { status: exchange.status, bytes: exchange.wireBytes } : {}),
         durationMs: performance.now() - startedAt,
         attempt: 1,
         ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }),
       });
       if (!answered) throw exchange.error;
+      if (exchange.undecodable !== undefined) {
+        throw new UpstreamDecodeError(request.endpoint, exchange.undecodable);
+      }
       return { status: exchange.status, text: exchange.body.toString('utf8') };
     } finally {
       caller?.dispose();
@@ -207,6 +212,7 @@ export class UpstreamTransport {
       durationMs: performance.now() - startedAt,
       attempt,
       ...(result.ok || result.retryAfterMs === undefined ? {} : { retryAfterMs: result.retryAfterMs }),
+      ...(exchange.kind === 'answered' ? { bytes: exchange.wireBytes } : {}),
     });
     return result;
   }

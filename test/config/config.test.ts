@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Command, ConfigError, parseCommandLine, type ServeConfig } from '../../src/config/config.ts';
 import { defaultTuning, resolveTuning, tuningOptions } from '../../src/config/tuning.ts';
-import { simulatorProfileNames } from '../../src/sim/profile.ts';
+import { allSimulatorProfileNames } from '../../src/sim/profile.ts';
 
 function serveConfig(argv: string[], env: NodeJS.ProcessEnv = {}): ServeConfig {
   const command = parseCommandLine(argv, env);
@@ -83,7 +83,7 @@ describe('parseCommandLine', () => {
     expect(serveConfig(['--sim-profile', 'terse'])).toMatchObject({ simProfile: 'terse' });
     expect(serveConfig([], { SIM_PROFILE: 'terse' })).toMatchObject({ simProfile: 'terse' });
     expect(configError(['sim', '--profile', 'chatty']).message).toBe(
-      `invalid --profile: got "chatty", expected one of ${simulatorProfileNames.join(', ')}`,
+      `invalid --profile: got "chatty", expected one of ${allSimulatorProfileNames.join(', ')}`,
     );
   });
 

@@ -95,6 +95,36 @@ describe('upstream identity', () => {
     await expectMisconfigured(confused, sim.market.marketIds()[0]!, lines);
   });
 
+  it('tells a redirecting upstream from an unreachable one: misconfigured, reachable, the redirect named', async () => {
+    const sim = await startSimulator({ markets: 4, seed: 5, tickMs: 0, profile: 'redirect' });
+    closers.push(() => sim.close());
+    const lines: string[] = [];
+    const redirected = await relay(sim.url, lines);
+    const health = await waitFor(
+      '/health 503 misconfigured',
+      async () => {
+        const response = await fetch(`${redirected.url}/health`);
+        const body = (await response.json()) as { status: string; upstream: Record<string, unknown> };
+        return response.status === 503 && body.upstream.reachable === true ? body : undefined;
+      },
+      { timeoutMs: 15_000, everyMs: 100 },
+    );
+    expect(health).toMatchObject({
+      status: 'upstream_misconfigured',
+      upstream: {
+        reachable: true,
+        identity: 'mismatch',
+        problem: `GET /health: HTTP 301: redirect to ${sim.url.replace('http:', 'https:')}/health`,
+      },
+    });
+    expect(await (await fetch(`${redirected.url}/readyz`)).json()).toEqual({
+      status: 'not_ready',
+      reason: 'upstream_misconfigured',
+    });
+    // Followed nowhere: every request the relay made was answered 301 by the simulator itself.
+    expect(sim.requests.every((request) => request.status === 301)).toBe(true);
+  });
+
   it('still answers unknown_market for a market a real upstream does not have', async () => {
     const sim = await simulator();
     const good = await relay(sim.url);

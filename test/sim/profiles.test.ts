@@ -4,12 +4,23 @@
  * differs from `default` in every choice the upstream interface leaves open, and answers each as
  * its profile says.
  */
+
+import { get } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type SimulatorProfile, simulatorProfiles } from '../../src/sim/profile.ts';
+import {
+  allSimulatorProfileNames,
+  type SimulatorProfile,
+  type SimulatorProfileName,
+  simulatorProfileNames,
+  simulatorProfiles,
+} from '../../src/sim/profile.ts';
+import { EXTRA_FIELD } from '../../src/sim/wire-form.ts';
 import { clobPriceBatchResponse, marketActivityResponse } from '../../src/upstream/schemas.ts';
 import { postJson, type SimFixture, startFixture } from './sim-fixture.ts';
 
 const NOWHERE = '00000000-0000-4000-8000-000000000000';
+/** How answers travel and are written: varied across the matrix rather than by terse alone. */
+const WIRE_CHOICES: (keyof SimulatorProfile)[] = ['compression', 'timeForm', 'extraFields', 'redirect'];
 
 describe('simulator profiles', () => {
   let fixture: SimFixture | undefined;
@@ -18,11 +29,67 @@ describe('simulator profiles', () => {
     fixture = undefined;
   });
 
-  it('has two profiles that differ in every open choice', () => {
+  it('answers every open choice more than one way across the end-to-end matrix', () => {
     const { default: standard, terse } = simulatorProfiles;
+    // terse differs from default in every choice of what upstream answers...
     for (const choice of Object.keys(standard) as (keyof SimulatorProfile)[]) {
-      expect(terse[choice], choice).not.toEqual(standard[choice]);
+      if (!WIRE_CHOICES.includes(choice)) expect(terse[choice], choice).not.toEqual(standard[choice]);
     }
+    // ...and the matrix as a whole in every choice of how it travels (redirect is its own profile).
+    for (const choice of WIRE_CHOICES.filter((choice) => choice !== 'redirect')) {
+      const answers = new Set(simulatorProfileNames.map((name) => simulatorProfiles[name][choice]));
+      expect(answers.size, choice).toBeGreaterThan(1);
+    }
+    expect(simulatorProfileNames).not.toContain('redirect');
+    expect(allSimulatorProfileNames).toContain('redirect');
+  });
+
+  it('compresses as the profile says: br or gzip as asked (terse), gzip unasked (verbose), none (default)', async () => {
+    const encodings = async (profile: SimulatorProfileName) => {
+      fixture = await startFixture({ markets: 2, profile });
+      const ask = async (acceptEncoding: string) =>
+        new Promise<string | undefined>((resolve, reject) => {
+          // node:http, not fetch: fetch asks for gzip and decodes by itself.
+          get(`${fixture?.sim.url}/health`, { headers: { 'accept-encoding': acceptEncoding } }, (res) => {
+            res.resume();
+            resolve(res.headers['content-encoding']);
+          }).on('error', reject);
+        });
+      const answers = [await ask('gzip, br'), await ask('gzip'), await ask('identity')];
+      await fixture.sim.close();
+      fixture = undefined;
+      return answers;
+    };
+    expect(await encodings('default')).toEqual([undefined, undefined, undefined]);
+    expect(await encodings('terse')).toEqual(['br', 'gzip', undefined]);
+    expect(await encodings('verbose')).toEqual(['gzip', 'gzip', 'gzip']);
+  });
+
+  it('writes times with +00:00 in whole seconds and adds a field to every record (verbose)', async () => {
+    fixture = await startFixture({ markets: 4, profile: 'verbose' });
+    const { sim } = fixture;
+    const [market] = sim.market.activeMarketIds() as [string];
+    const activity = (await (await fetch(`${sim.url}/api/markets/${market}/activity?limit=2`)).json()) as {
+      activity: Record<string, unknown>[];
+    };
+    for (const entry of activity.activity) {
+      expect(entry.activity_timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/);
+      expect(entry[EXTRA_FIELD]).toBeTypeOf('object');
+    }
+    expect(() => marketActivityResponse.parse(activity)).not.toThrow();
+    const probabilities = (await (await fetch(`${sim.url}/api/markets/probabilities`)).json()) as {
+      probabilities: Record<string, Record<string, unknown>>;
+    };
+    // A map keyed by market id gets no added key; its entries do.
+    expect(Object.keys(probabilities.probabilities).every((key) => key.includes('-'))).toBe(true);
+    expect(Object.values(probabilities.probabilities).every((entry) => EXTRA_FIELD in entry)).toBe(true);
+  });
+
+  it('redirects everything to https (redirect)', async () => {
+    fixture = await startFixture({ markets: 2, profile: 'redirect' });
+    const answer = await fetch(`${fixture.sim.url}/health`, { redirect: 'manual' });
+    expect(answer.status).toBe(301);
+    expect(answer.headers.get('location')).toBe(`${fixture.sim.url.replace('http:', 'https:')}/health`);
   });
 
   it('answers every open choice the terse way', async () => {

@@ -12,9 +12,21 @@ export const size = fc
   .tuple(digits(1, 6), fc.option(digits(1, 6)))
   .map(([integer, fraction]) => (fraction === null ? integer : `${integer}.${fraction}`));
 export const uuid = fc.uuid();
+/** ISO 8601 as upstream may write it: `Z` or an offset, with milliseconds or in whole seconds. */
 export const timestamp = fc
-  .date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T23:59:59Z'), noInvalidDate: true })
-  .map((date) => date.toISOString());
+  .tuple(
+    fc.date({
+      min: new Date('2000-01-01T00:00:00Z'),
+      max: new Date('2099-12-31T23:59:59Z'),
+      noInvalidDate: true,
+    }),
+    fc.constantFrom('Z', '+00:00', '+02:00', '-05:30'),
+    fc.boolean(),
+  )
+  .map(([date, zone, milliseconds]) => {
+    const text = date.toISOString();
+    return `${milliseconds ? text.slice(0, -1) : text.slice(0, -5)}${zone}`;
+  });
 export const order = fc.record({
   id: fc.string({ maxLength: 6 }),
   price: price8,

@@ -10,6 +10,7 @@ import {
   UpstreamError,
   UpstreamHttpError,
   UpstreamInvalidArgumentError,
+  UpstreamInvalidJsonError,
   UpstreamNetworkError,
   UpstreamSchemaError,
   UpstreamTimeoutError,
@@ -99,6 +100,7 @@ describe('UpstreamClient requests', () => {
         method: 'POST',
         url: '/upstream/v0/clob/market-prices/batch',
         body: JSON.stringify({ market_ids: [MARKET, OTHER_MARKET] }),
+        headers: expect.objectContaining({ 'content-type': 'application/json' }),
       },
     ]);
   });
@@ -199,16 +201,17 @@ describe('UpstreamClient failures', () => {
     await expect(t.client.userStats('nobody')).rejects.toMatchObject({ status: 404, code: 'bad_request' });
   });
 
-  it('turns a body that is not JSON into a schema error, without retrying', async () => {
+  it('turns a body that is not JSON into an invalid_json error, not a schema error, without retrying', async () => {
     const t = await setUp(
       sequence((res) => json(res, 200, '{"market_id": ')),
       { retries: 2 },
     );
     const error = await t.client.orderBook(MARKET).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(UpstreamSchemaError);
-    expect((error as Error).message).toBe('GET /clob/orderbook: (body): invalid JSON');
+    expect(error).toBeInstanceOf(UpstreamInvalidJsonError);
+    expect(error).not.toBeInstanceOf(UpstreamSchemaError);
+    expect((error as Error).message).toBe('GET /clob/orderbook: not JSON: {"market_id":');
     expect(t.server.requests).toHaveLength(1);
-    expect(outcomes(t.events)).toEqual(['1:schema_error:200']);
+    expect(outcomes(t.events)).toEqual(['1:invalid_json:200']);
   });
 
   it('names the endpoint and the first failing field of a body that breaks the schema', async () => {

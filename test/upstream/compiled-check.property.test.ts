@@ -39,7 +39,51 @@ const health = fc.record({
   services: fc.record({ database: fc.boolean(), message_queue: fc.boolean(), settlement: fc.boolean() }),
 });
 
+const pagination = fc.record({
+  total: fc.nat(),
+  limit: fc.nat(),
+  offset: fc.nat(),
+  hasMore: fc.boolean(),
+});
+const hex = fc.stringMatching(/^0x[0-9a-f]{1,8}$/);
+const marketList = fc.record({
+  success: fc.constant(true),
+  markets: fc.array(
+    fc.record({
+      market_id: uuid,
+      title: fc.string(),
+      status: fc.constantFrom('ACTIVE', 'EXPIRED'),
+      exchange_address: hex,
+      oracle_address: hex,
+      expiration_timestamp: timestamp,
+      taker_fee_bps: fc.integer(),
+      probability: fc.double({ noNaN: true, noDefaultInfinity: true }),
+      volume: fc.double({ noNaN: true, noDefaultInfinity: true }),
+    }),
+    { maxLength: 3 },
+  ),
+  pagination,
+});
+const activity = fc.record({
+  success: fc.constant(true),
+  market_id: uuid,
+  activity: fc.array(
+    fc.record({
+      activity_id: fc.string(),
+      activity_type: fc.constant('TRADE'),
+      price: price8,
+      size: price8,
+      total_value: price8,
+      activity_timestamp: timestamp,
+    }),
+    { maxLength: 3 },
+  ),
+  pagination: fc.record({ limit: fc.nat(), offset: fc.nat(), hasMore: fc.boolean() }),
+});
+
 const cases: [string, z.ZodType, fc.Arbitrary<unknown>][] = [
+  ['markets list (records keep other fields)', schemas.marketsResponse, marketList],
+  ['market activity (entries keep other fields)', schemas.marketActivityResponse, activity],
   ['order book', schemas.orderBook, orderBook],
   ['batch prices', schemas.clobPriceBatchResponse, priceBatch],
   ['probabilities map', schemas.probabilitiesResponse, probabilities],
@@ -73,9 +117,24 @@ describe('compiledCheck', () => {
   });
 
   it('compiles nothing for a construct it does not know, so zod validates alone', () => {
-    expect(compiledCheck(schemas.marketsResponse)).toBeUndefined(); // nonnegative(): a check not compiled
     expect(compiledCheck(z.union([z.string(), z.number()]))).toBeUndefined();
-    expect(compiledCheck(z.string().min(2))).toBeUndefined();
+    expect(compiledCheck(z.string().max(2))).toBeUndefined();
+    expect(compiledCheck(z.number().multipleOf(2))).toBeUndefined();
+    expect(compiledCheck(z.object({ a: z.string() }).catchall(z.string()))).toBeUndefined();
+  });
+
+  it('accepts a record with fields it does not name, which is used as parsed, those fields kept', () => {
+    const body = { success: true, probabilities: {} as Record<string, unknown> };
+    body.probabilities['3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b'] = {
+      midpoint: 0.5,
+      best_bid: 0.4,
+      best_ask: 0.6,
+      last_trade_price: 0.5,
+      timestamp: '2026-11-27T12:00:00+00:00',
+      venue: { name: 'x' },
+    };
+    expect(compiledCheck(schemas.probabilitiesResponse)?.(body)).toBe(true);
+    expect(schemas.probabilitiesResponse.parse(body)).toEqual(body);
   });
 
   it('builds one predicate per schema', () => {

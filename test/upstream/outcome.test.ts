@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  UpstreamDecodeError,
   UpstreamHttpError,
+  UpstreamInvalidJsonError,
   UpstreamNetworkError,
   UpstreamSchemaError,
   UpstreamTimeoutError,
@@ -24,13 +26,8 @@ const healthy = {
 const now = Date.parse('2025-01-01T00:00:00Z');
 
 function answered(status: number, body: unknown, retryAfter?: string, viaRelay?: boolean): Exchange {
-  return {
-    kind: 'answered',
-    status,
-    retryAfter,
-    body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)),
-    viaRelay,
-  };
+  const bytes = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+  return { kind: 'answered', status, retryAfter, body: bytes, wireBytes: bytes.length, viaRelay };
 }
 
 const judge = (exchange: Exchange) => judgeExchange(request, exchange, 30_000, now);
@@ -41,8 +38,15 @@ describe('judgeExchange', () => {
     const broken = judge(answered(200, { ...healthy, services: {} }));
     expect(broken).toMatchObject({ ok: false, outcome: 'schema_error', status: 200, retryable: false });
     expect(judge(answered(200, '{'))).toMatchObject({
-      outcome: 'schema_error',
-      error: expect.any(UpstreamSchemaError),
+      outcome: 'invalid_json',
+      retryable: false,
+      error: expect.any(UpstreamInvalidJsonError),
+    });
+    const undecodable = { ...answered(200, healthy), undecodable: 'gzip body cannot be decoded' };
+    expect(judge(undecodable)).toMatchObject({
+      outcome: 'decode_error',
+      retryable: false,
+      error: expect.any(UpstreamDecodeError),
     });
   });
 

@@ -10,6 +10,7 @@ export interface RecordedRequest {
   method: string;
   url: string;
   body: string;
+  headers: IncomingMessage['headers'];
 }
 
 /** Answers one request; may leave `res` open (a hung upstream). `index` is 0-based. */
@@ -38,6 +39,7 @@ export async function startScriptedServer(handler: Handler): Promise<ScriptedSer
         method: req.method ?? '',
         url: req.url ?? '',
         body: Buffer.concat(chunks).toString(),
+        headers: req.headers,
       };
       requests.push(recorded);
       handler(recorded, res, requests.length - 1);

@@ -142,7 +142,10 @@ export function limitDepth(state: BookState, depth: BookDepth): BookState {
  */
 export function ordersStateOf(book: OrderBook): OrdersData {
   const ids = new Set<string>();
+  // An order is its four fields (what updates compare): one upstream adds is not passed on.
   const firstListings = (orders: readonly WireOrder[]): WireOrder[] =>
-    orders.filter((order) => !ids.has(order.id) && ids.add(order.id));
+    orders
+      .filter((order) => !ids.has(order.id) && ids.add(order.id))
+      .map(({ id, price, size, token_id }) => ({ id, price, size, token_id }));
   return { bids: firstListings(book.bids), asks: firstListings(book.asks) };
 }

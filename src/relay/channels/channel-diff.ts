@@ -80,14 +80,25 @@ function sameOrder(a: SidedOrder, b: SidedOrder): boolean {
   return a.side === b.side && a.price === b.price && a.size === b.size && a.token_id === b.token_id;
 }
 
+/** Fields an entry has beyond the named ones are upstream's too, and compared as JSON. */
 function sameProbability(a: ProbabilityEntry, b: ProbabilityEntry): boolean {
   return (
     a.midpoint === b.midpoint &&
     a.best_bid === b.best_bid &&
     a.best_ask === b.best_ask &&
     a.last_trade_price === b.last_trade_price &&
-    a.timestamp === b.timestamp
+    a.timestamp === b.timestamp &&
+    ((fieldCount(a) === PROBABILITY_FIELDS && fieldCount(b) === PROBABILITY_FIELDS) ||
+      sameJson(a as unknown as JsonValue, b as unknown as JsonValue))
   );
+}
+
+const PROBABILITY_FIELDS = 5;
+
+function fieldCount(record: object): number {
+  let count = 0;
+  for (const key in record) if (Object.hasOwn(record, key)) count += 1;
+  return count;
 }
 
 function sameJson(a: JsonValue, b: JsonValue): boolean {

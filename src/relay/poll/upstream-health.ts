@@ -5,18 +5,21 @@
  * polling is idle (nobody subscribed) a light probe of upstream `GET /health` keeps it honest.
  *
  * And whether upstream is upstream at all: at start and on every probe, `GET /health` must answer
- * with upstream's health shape. A schema failure or a 4xx there (a wrong base path, another service
- * at that address) makes the identity `mismatch`: "upstream misconfigured or unreachable", which
+ * with upstream's health shape. A body that is not JSON or not that shape, a redirect (never
+ * followed) or a 4xx there (a wrong base path or scheme, another service at that address, an HTML
+ * page) makes the identity `mismatch`: "upstream misconfigured", which
  * turns `/health` 503 and keeps a 404 from ever reading as `unknown_market`. It also keeps which
  * endpoints answered 2xx since then: the evidence relay/targets/not-found.ts judges a refused id by.
  */
 import type { UpstreamClient, UpstreamRequestEvent } from '../../upstream/client.ts';
-import { UpstreamHttpError, UpstreamSchemaError } from '../../upstream/errors.ts';
+import { UpstreamHttpError, UpstreamInvalidJsonError, UpstreamSchemaError } from '../../upstream/errors.ts';
 
 const WINDOW = 100;
 
 export interface UpstreamHealthSnapshot {
   lastSuccessAt: number | undefined;
+  /** The last time upstream's address answered at all (any status, any body). */
+  lastAnswerAt: number | undefined;
   lastFailureAt: number | undefined;
   lastError: string | undefined;
   /** Failed attempts / attempts over the last 100 attempts (0 when none). */
@@ -43,6 +46,7 @@ export class UpstreamHealthMonitor {
   readonly #outcomes: boolean[] = [];
   readonly #latencies: number[] = [];
   #lastSuccessAt: number | undefined;
+  #lastAnswerAt: number | undefined;
   #lastFailureAt: number | undefined;
   #lastError: string | undefined;
   #rateLimited = 0;
@@ -91,6 +95,7 @@ export class UpstreamHealthMonitor {
     const failures = this.#outcomes.filter((ok) => !ok).length;
     return {
       lastSuccessAt: this.#lastSuccessAt,
+      lastAnswerAt: this.#lastAnswerAt,
       lastFailureAt: this.#lastFailureAt,
       lastError: this.#lastError,
       errorRate: this.#outcomes.length === 0 ? 0 : failures / this.#outcomes.length,
@@ -105,11 +110,13 @@ export class UpstreamHealthMonitor {
       await this.#client.health();
       this.#setIdentity({ state: 'verified' });
     } catch (error) {
-      // Recorded through the request event. A timeout, a refused connection, a 5xx or a 429 says
-      // nothing about who answers; a wrong body or a 4xx does.
+      // Recorded through the request event. A timeout, a refused connection, a 5xx, a 429 or a
+      // body that cannot be decoded says nothing about who answers; a wrong body, a redirect or a
+      // 4xx does.
       if (
         error instanceof UpstreamSchemaError ||
-        (error instanceof UpstreamHttpError && isClientError(error))
+        error instanceof UpstreamInvalidJsonError ||
+        (error instanceof UpstreamHttpError && showsWrongAddress(error))
       ) {
         this.#setIdentity({ state: 'mismatch', problem: error.message });
       }
@@ -127,6 +134,7 @@ export class UpstreamHealthMonitor {
   }
 
   #record(event: UpstreamRequestEvent): void {
+    if (event.status !== undefined) this.#lastAnswerAt = Date.now();
     if (event.outcome === 'ok') {
       this.#answering.add(event.endpoint);
       this.#answeringServices.add(serviceOf(event.endpoint));
@@ -161,6 +169,7 @@ function serviceOf(endpoint: string): string {
   return `/${path.split('/')[1] ?? ''}`;
 }
 
-function isClientError(error: UpstreamHttpError): boolean {
-  return error.status >= 400 && error.status < 500 && error.status !== 429;
+/** A redirect (the address moved, or wants another scheme) or a 4xx other than 429. */
+function showsWrongAddress(error: UpstreamHttpError): boolean {
+  return error.status >= 300 && error.status < 500 && error.status !== 429;
 }

@@ -172,6 +172,15 @@ describe('channel diffs rebuild the next state when applied (property)', () => {
       }),
     );
   });
+
+  it('probabilities: a field upstream adds is part of the entry, its change an update', () => {
+    const entry = { midpoint: 0.5, best_bid: 0.4, best_ask: 0.6, last_trade_price: 0.5, timestamp: 'T' };
+    const prev: ProbabilitiesData = { m: { ...entry, venue: 'a' } as ProbabilitiesData[string] };
+    const next: ProbabilitiesData = { m: { ...entry, venue: 'b' } as ProbabilitiesData[string] };
+    expect(diffProbabilities(prev, next)).toEqual({ m: next.m });
+    expect(diffProbabilities(prev, { m: { ...entry } })).toEqual({ m: entry });
+    expect(diffProbabilities(next, structuredClone(next))).toBeNull();
+  });
 });
 
 function range(from: number, to: number): number[] {
