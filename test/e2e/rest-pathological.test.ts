@@ -5,7 +5,7 @@
  * `seq` + 1; a body whose patch would outgrow it comes as a snapshot with the next `seq`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Relay } from '../../src/relay-server.ts';
+import type { Relay, RelayConfig } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
 import { startHarnessRelay } from '../support/harness.ts';
 import { type Message, ProtocolClient } from '../support/protocol-client.ts';
@@ -28,12 +28,19 @@ describe('rest stream against pathological bodies', () => {
     for (const resource of opened.splice(0).reverse()) await resource.close();
   });
 
-  async function start(): Promise<{ fake: ScriptedPath; relay: Relay; client: ProtocolClient }> {
+  async function start(
+    tuning: Partial<RelayConfig['tuning']> = {},
+    first = board(0),
+  ): Promise<{ fake: ScriptedPath; relay: Relay; client: ProtocolClient }> {
     const sim: SimulatorHandle = await startSimulator({ markets: 2, seed: 3, tickMs: 0 });
     opened.push(sim);
-    const fake = await startScriptedPath(sim.url, path, board(0));
+    const fake = await startScriptedPath(sim.url, path, first);
     opened.push(fake);
-    const relay = await startHarnessRelay(sim, { upstream: fake.url });
+    // Stale after 5 polls (100 ms) rather than the harness's 25: the tests wait for it.
+    const relay = await startHarnessRelay(sim, {
+      upstream: fake.url,
+      tuning: { staleAfterFactor: 5, ...tuning },
+    });
     opened.push(relay);
     const client = await ProtocolClient.connect(relay.url);
     opened.push(client);
@@ -74,6 +81,33 @@ describe('rest stream against pathological bodies', () => {
     await waitFor('the list prepended', () => (client.view('rest', path)?.seq === 3 ? true : undefined));
     const [, , prepended] = streamMessages(client);
     expect(prepended).toMatchObject({ type: 'snapshot', seq: 3, data: { list: ['new', ...list] } });
+    expect(client.violations).toEqual([]);
+  });
+
+  it('a stream of large bodies holds at most its resume bytes bound', async () => {
+    // 6,000 records of about 100 bytes; each body changes every other record, so each update is
+    // about half the body (300 KB): four of them are past the bound of 1 MiB. (The ring's own test
+    // holds updates of 3 MB within its bound.)
+    const resumeBufferBytes = 1024 * 1024;
+    const body = (round: number) =>
+      JSON.stringify({
+        records: Array.from({ length: 6_000 }, (_, i) => ({
+          id: i,
+          note: `${i % 2 === 0 ? round : 0}`.padEnd(80, '.'),
+        })),
+      });
+    const { fake, relay, client } = await start({ resumeBufferBytes }, body(0));
+    const [stream] = relay.registry.streamsOf('rest', path);
+    for (let round = 1; round <= 4; round++) {
+      fake.serve(body(round));
+      await waitFor(`round ${round}`, () =>
+        client.view('rest', path)?.seq === round + 1 ? true : undefined,
+      );
+      expect(stream?.resumeBufferBytes).toBeLessThanOrEqual(resumeBufferBytes);
+    }
+    expect(streamMessages(client).map((m) => m.type)).toEqual(['snapshot', ...Array(4).fill('update')]);
+    expect(stream?.updatesSince(stream.epoch, 1)).toBeUndefined();
+    expect(stream?.updatesSince(stream.epoch, 3)).toHaveLength(2);
     expect(client.violations).toEqual([]);
   });
 });

@@ -99,13 +99,19 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   /** Relay clock (ms) of the last change sent. */
   lastChangeAt = 0;
 
-  constructor(identity: StreamIdentity<C>, codec: StreamCodec<State, Delta>, resumeBufferSize: number) {
+  /** The resume ring keeps at most `resumeBufferSize` updates and `resumeBufferBytes` of them. */
+  constructor(
+    identity: StreamIdentity<C>,
+    codec: StreamCodec<State, Delta>,
+    resumeBufferSize: number,
+    resumeBufferBytes?: number,
+  ) {
     this.channel = identity.channel;
     this.market = identity.market;
     this.depth = identity.channel === 'book' ? (identity.depth ?? null) : undefined;
     this.key = streamKey(identity.channel, identity.market, identity.depth);
     this.#codec = codec;
-    this.#recent = new ResumeRing(resumeBufferSize);
+    this.#recent = new ResumeRing(resumeBufferSize, resumeBufferBytes);
   }
 
   get epoch(): string {
