@@ -52,7 +52,8 @@ export class ResumeRing {
   constructor(capacity: number, maxBytes = DEFAULT_RESUME_BUFFER_BYTES) {
     if (!Number.isInteger(capacity) || capacity < 1)
       throw new RangeError('capacity must be a positive integer');
-    if (!Number.isInteger(maxBytes) || maxBytes < 1) throw new RangeError('maxBytes must be a positive integer');
+    if (!Number.isInteger(maxBytes) || maxBytes < 1)
+      throw new RangeError('maxBytes must be a positive integer');
     this.capacity = capacity;
     this.maxBytes = maxBytes;
   }
