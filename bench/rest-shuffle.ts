@@ -52,7 +52,9 @@ function shuffledBodies(count: number): string[] {
 }
 
 function quantile(sorted: readonly number[], q: number): number {
-  return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+  return sorted.length === 0
+    ? Number.NaN
+    : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
 const bodies = shuffledBodies(16);
