@@ -120,6 +120,7 @@ export async function startRelay(
   const registry = new StreamRegistry({
     lingerMs: tuning.lingerMs,
     resumeBufferSize: tuning.resumeBufferSize,
+    resumeBufferBytes: tuning.resumeBufferBytes,
     ...(coordinator.log === undefined ? {} : { resumeHistory: new ClusterResume(coordinator.log) }),
     onInterestChange: () => poller?.sync(),
   });

@@ -56,6 +56,7 @@ export const optionSections: Readonly<Record<string, readonly string[]>> = {
     'confirm-ms',
     'linger-ms',
     'resume-buffer',
+    'resume-buffer-bytes',
     'history-ms',
     'lease-ms',
     'rebalance-ms',

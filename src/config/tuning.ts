@@ -17,6 +17,8 @@ export interface RelayTuning {
   lingerMs: number;
   /** Updates each stream keeps for resume (in cluster mode, also in Redis). */
   resumeBufferSize: number;
+  /** The bytes of updates each stream keeps for resume at most (its oldest go first). */
+  resumeBufferBytes: number;
   /** Cluster mode: how long an update stays in Redis for resume on any relay. */
   historyMs: number;
   /** Cluster mode: the shortest lease on a poll target; a dead holder's targets wait this long. */
@@ -60,6 +62,7 @@ export const defaultTuning: RelayTuning = {
   confirmMs: 5_000,
   lingerMs: 5_000,
   resumeBufferSize: 1_000,
+  resumeBufferBytes: 8 * 1024 * 1024,
   historyMs: 300_000,
   leaseMs: 2_000,
   rebalanceMs: 2_000,
@@ -200,6 +203,17 @@ export const tuningOptions: Record<string, TuningOption> = {
     min: 1,
     max: 1_000_000,
   }),
+  'resume-buffer-bytes': option(
+    'resumeBufferBytes',
+    'RESUME_BUFFER_BYTES',
+    'bytes of updates kept per stream for resume',
+    {
+      doc: "bytes of updates a stream keeps for `resume` at most, its oldest dropped first (this relay's rings; a `rest` stream of large bodies reaches it long before `--resume-buffer`)",
+      min: 1024,
+      max: GIB,
+      placeholder: 'BYTES',
+    },
+  ),
   'history-ms': option(
     'historyMs',
     'HISTORY_MS',

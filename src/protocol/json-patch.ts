@@ -15,7 +15,10 @@ export type { PatchOperation } from './messages.ts';
 
 /** A JSON Pointer token (RFC 6901 section 3): `~` as `~0`, `/` as `~1`. */
 export function pointerToken(key: string | number): string {
-  return String(key).replaceAll('~', '~0').replaceAll('/', '~1');
+  const text = String(key);
+  // Most names need no escape: skip the two passes over them (a diff writes one per member).
+  if (!text.includes('~') && !text.includes('/')) return text;
+  return text.replaceAll('~', '~0').replaceAll('/', '~1');
 }
 
 function tokensOf(pointer: string): string[] {

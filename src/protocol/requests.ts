@@ -32,9 +32,10 @@ const streamId = z.string().max(Math.max(MAX_STREAM_ID_LENGTH, MAX_REST_PATH_LEN
 export function withStreamIds(frame: unknown): unknown {
   if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) return frame;
   const { paths, ...rest } = frame as { paths?: unknown; channel?: unknown; markets?: unknown };
-  if (streamIdField(String(rest.channel)) !== 'path' || paths === undefined || rest.markets !== undefined)
-    return frame;
-  return { ...rest, markets: paths };
+  if (streamIdField(String(rest.channel)) !== 'path') return frame;
+  // `markets` on such a channel is refused (checkStreamIds), not read as its paths.
+  if (rest.markets !== undefined) return { ...rest, misnamedPaths: true };
+  return paths === undefined ? frame : { ...rest, markets: paths };
 }
 
 /** The error code an issue of a request's validation is answered with (`bad_request` unless it says). */
@@ -57,6 +58,8 @@ const streamSelection = {
     .min(1, { error: marketsExpected })
     .max(MAX_MARKETS_PER_REQUEST, { error: marketsExpected }),
   depth: z.union([z.literal(10), z.literal(50), z.null()]).optional(),
+  /** Set by withStreamIds: a `rest` request named its streams `markets`. */
+  misnamedPaths: z.literal(true).optional(),
 };
 
 /**
@@ -65,11 +68,19 @@ const streamSelection = {
  * id). Ids of an unknown channel are left as sent: the answer is `unknown_channel`.
  */
 function checkStreamIds(
-  selection: { channel: string; markets: string[]; resume?: Record<string, unknown> },
+  selection: { channel: string; markets: string[]; resume?: Record<string, unknown>; misnamedPaths?: true },
   context: z.RefinementCtx,
 ): void {
   const { channel } = selection;
   if (!isChannel(channel)) return;
+  if (selection.misnamedPaths === true) {
+    context.addIssue({
+      code: 'custom',
+      path: ['markets'],
+      message: `the ${channel} channel names its streams in "paths", not "markets"`,
+    });
+    return;
+  }
   const field = streamIdField(channel) === 'path' ? 'paths' : 'markets';
   if (selection.markets.includes(WILDCARD)) {
     const issue = wildcardIssue(channel, selection.markets);

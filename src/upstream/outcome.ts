@@ -162,13 +162,18 @@ function validateBody<T>(request: UpstreamRequest<T>, text: string, status: numb
     return { ok: false, outcome: 'invalid_json', status, error, retryable: false };
   }
   // The compiled check accepts only what the schema accepts; zod runs to say what is wrong.
-  if (compiledCheck(request.schema)?.(json)) return { ok: true, outcome: 'ok', status, value: json };
+  const check = compiledCheck(request.schema);
+  if (check?.(json)) return { ok: true, outcome: 'ok', status, value: json };
   const parsed = request.schema.safeParse(json);
-  if (!parsed.success) {
-    const issues: SchemaIssue[] = parsed.error.issues.map((issue) => ({
-      path: issue.path.map(String).join('.'),
-      message: issue.message,
-    }));
+  // What zod accepts and the compiled check does not is a record key `__proto__`, which zod would
+  // drop unseen: refused, as a key its record does not take is (docs/upstream.md).
+  if (!parsed.success || check !== undefined) {
+    const issues: SchemaIssue[] = parsed.success
+      ? [{ path: '', message: 'a record key named __proto__' }]
+      : parsed.error.issues.map((issue) => ({
+          path: issue.path.map(String).join('.'),
+          message: issue.message,
+        }));
     const error = new UpstreamSchemaError(request.endpoint, issues);
     return { ok: false, outcome: 'schema_error', status, error, retryable: false };
   }

@@ -122,11 +122,26 @@ export const marketListItem = z
   .catchall(anyJson);
 
 /**
- * The detail form adds to the list form; it is documented to show the fields below, and other
- * fields of the record (the list form's `taker_fee_bps`, anything upstream adds) are kept as the
- * JSON they are: the `market` channel streams the record as received.
+ * `schema`'s checks, with the value as received rather than zod's copy of it: zod builds the
+ * objects it returns by assignment, so a member named `__proto__` (JSON may have one, and
+ * JSON.parse keeps it as a member) would set the copy's prototype and be lost. Only for a schema
+ * that transforms nothing, of a record streamed as received.
  */
-export const marketDetail = z
+function asReceived<T>(schema: z.ZodType<T>): z.ZodType<T> {
+  return z.unknown().superRefine((value, context) => {
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return;
+    for (const issue of parsed.error.issues)
+      context.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+  }) as unknown as z.ZodType<T>;
+}
+
+/**
+ * The detail form adds to the list form; it is documented to show the fields below, and other
+ * fields of the record (the list form's `taker_fee_bps`, anything upstream adds, `__proto__`
+ * included) are kept as the JSON they are: the `market` channel streams the record as received.
+ */
+const marketDetailFields = z
   .object({
     market_id: uuid,
     market_name: z.string(),
@@ -141,6 +156,7 @@ export const marketDetail = z
     expiration_timestamp: isoTimestamp,
   })
   .catchall(anyJson);
+export const marketDetail = asReceived(marketDetailFields);
 
 export const marketsResponse = z.object({ ...ok, markets: z.array(marketListItem), pagination });
 export const marketResponse = z.object({ ...ok, market: marketDetail });

@@ -38,6 +38,18 @@ describe('parseClientFrame', () => {
     ['no markets', { op: 'subscribe', channel: 'book', markets: [] }, 'markets:', undefined],
     ['a wrong field type', { op: 'subscribe', channel: 'book', markets: market }, 'markets:', undefined],
     [
+      'a rest subscribe naming its paths `markets`',
+      { op: 'subscribe', id: 2, channel: 'rest', markets: ['/api/rewards/leaderboard'] },
+      'markets: the rest channel names its streams in "paths", not "markets"',
+      2,
+    ],
+    [
+      'a rest unsubscribe with both `paths` and `markets`',
+      { op: 'unsubscribe', channel: 'rest', paths: ['/api/tokens'], markets: ['/api/tokens'] },
+      'names its streams in "paths"',
+      undefined,
+    ],
+    [
       'a depth the protocol does not offer',
       { op: 'subscribe', channel: 'book', markets: [market], depth: 20 },
       'depth:',

@@ -22,11 +22,21 @@ import {
 } from './channel-diff.ts';
 import { diffJson } from './json-patch-diff.ts';
 
+/** A diff's answer that the state changed but is best sent whole, as a snapshot with the next `seq`. */
+export const sendWhole: unique symbol = Symbol('send the state whole');
+
 /** How a channel's states are compared and described on the wire. */
 export interface StreamCodec<State, Delta> {
-  diff(prev: State, next: State): Delta | null;
+  /** The update from `prev` to `next`; null when nothing changed. */
+  diff(prev: State, next: State): Delta | null | typeof sendWhole;
   /** Book and rest streams carry a checksum of the state after each message. */
   checksum?(state: State): number;
+  /**
+   * Whether an update that would be larger than the snapshot of the state it leads to goes out as
+   * that snapshot instead (`rest`, whose patches of an arbitrary body may outgrow it; the other
+   * channels' updates are a part of their state).
+   */
+  noUpdateLargerThanSnapshot?: boolean;
 }
 
 /** Each channel's stream state and update data. */
@@ -46,9 +56,11 @@ export const codecs: { readonly [C in Channel]: StreamCodec<ChannelState<C>, Cha
   rest: {
     diff: (prev, next) => {
       const patch = diffJson(prev, next);
+      if (patch === undefined) return sendWhole;
       return patch.length === 0 ? null : patch;
     },
     checksum: (state) => restChecksum(state, crc32),
+    noUpdateLargerThanSnapshot: true,
   },
   candles: { diff: diffCandles, checksum: (state) => candlesChecksum(state, crc32) },
 };

@@ -8,16 +8,44 @@
  * one `remove`, one that moved one `move`. So an activity list with a new entry on top is one
  * `add` (and a `remove` for the entry that fell off the end), not a rewrite of every index.
  * Lists without such a key are compared index by index.
+ *
+ * A body is any upstream's, so the diff bounds its own work: a keyed list reordered on every poll
+ * would otherwise cost a move per record and a shift of the list per move (quadratic: 5,000 records
+ * held the event loop for seconds), and a body nested thousands deep would recurse as deep. Past
+ * {@link MAX_DIFF_DEPTH} levels, or past a keyed list's work allowance (linear in its length), the
+ * diff gives up and the caller sends the next body whole (docs/protocol.md "`rest` data").
  */
 import { type PatchOperation, pointerToken } from '../../protocol/json-patch.ts';
 import type { JsonValue } from '../../protocol/messages.ts';
 
 type JsonObject = { [key: string]: JsonValue };
 
-/** The patch from `prev` to `next`; empty when they are equal. */
-export function diffJson(prev: JsonValue, next: JsonValue): PatchOperation[] {
+/** Levels of nesting the diff descends; a body deeper than this is sent whole. */
+export const MAX_DIFF_DEPTH = 128;
+
+/**
+ * The work a keyed list's diff may do beyond visiting its records (index updates after a move or an
+ * insert): this many units per record of both lists, and this many whatever the length, so a short
+ * list never gives up while a reordering of a long one does, after work linear in its length.
+ */
+const LIST_WORK_PER_RECORD = 8;
+const LIST_WORK_BASE = 10_000;
+
+/** Thrown inside the diff when it gives up; never leaves this module. */
+class TooCostly extends Error {}
+
+/**
+ * The patch from `prev` to `next`: empty when they are equal, undefined when finding it would cost
+ * more than the bodies' size allows (see the module's comment): send `next` whole then.
+ */
+export function diffJson(prev: JsonValue, next: JsonValue): PatchOperation[] | undefined {
   const patch: PatchOperation[] = [];
-  diffInto(prev, next, '', patch);
+  try {
+    diffInto(prev, next, '', patch, 0);
+  } catch (error) {
+    if (error instanceof TooCostly) return undefined;
+    throw error;
+  }
   return patch;
 }
 
@@ -25,11 +53,20 @@ function isObject(value: JsonValue | undefined): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function diffInto(prev: JsonValue, next: JsonValue, path: string, patch: PatchOperation[]): void {
+function diffInto(
+  prev: JsonValue,
+  next: JsonValue,
+  path: string,
+  patch: PatchOperation[],
+  depth: number,
+): void {
+  const bothLists = Array.isArray(prev) && Array.isArray(next);
+  const bothObjects = isObject(prev) && isObject(next);
+  if ((bothLists || bothObjects) && depth >= MAX_DIFF_DEPTH) throw new TooCostly();
   if (Array.isArray(prev) && Array.isArray(next)) {
     const key = listKeyOf(prev, next);
-    if (key === undefined) diffByIndex(prev, next, path, patch);
-    else diffByKey(prev, next, key, path, patch);
+    if (key === undefined) diffByIndex(prev, next, path, patch, depth + 1);
+    else diffByKey(prev, next, key, path, patch, depth + 1);
     return;
   }
   if (isObject(prev) && isObject(next)) {
@@ -41,7 +78,7 @@ function diffInto(prev: JsonValue, next: JsonValue, path: string, patch: PatchOp
       if (!Object.hasOwn(next, name)) members.push({ op: 'remove', path: `${path}/${pointerToken(name)}` });
     for (const [name, value] of Object.entries(next)) {
       const at = `${path}/${pointerToken(name)}`;
-      if (Object.hasOwn(prev, name)) diffInto(prev[name] as JsonValue, value, at, members);
+      if (Object.hasOwn(prev, name)) diffInto(prev[name] as JsonValue, value, at, members, depth + 1);
       else members.push({ op: 'add', path: at, value });
     }
     if (!guarded) return;
@@ -73,10 +110,16 @@ function reachesPrototype(operation: PatchOperation, path: string): boolean {
   return through(operation.path) || through('from' in operation ? operation.from : undefined);
 }
 
-function diffByIndex(prev: JsonValue[], next: JsonValue[], path: string, patch: PatchOperation[]): void {
+function diffByIndex(
+  prev: JsonValue[],
+  next: JsonValue[],
+  path: string,
+  patch: PatchOperation[],
+  depth: number,
+): void {
   const common = Math.min(prev.length, next.length);
   for (let i = 0; i < common; i++)
-    diffInto(prev[i] as JsonValue, next[i] as JsonValue, `${path}/${i}`, patch);
+    diffInto(prev[i] as JsonValue, next[i] as JsonValue, `${path}/${i}`, patch, depth);
   for (let i = prev.length - 1; i >= next.length; i--) patch.push({ op: 'remove', path: `${path}/${i}` });
   for (let i = prev.length; i < next.length; i++)
     patch.push({ op: 'add', path: `${path}/${i}`, value: next[i] as JsonValue });
@@ -85,7 +128,8 @@ function diffByIndex(prev: JsonValue[], next: JsonValue[], path: string, patch: 
 /**
  * Removes the records gone (from the end, so earlier indices stay), then walks `next` in order:
  * the record already at the index is patched in place, one further down is moved up first, and a
- * record not in the list is added.
+ * record not in the list is added. Each move or insert shifts the records after it, whose indices
+ * are updated and counted against the list's work allowance.
  */
 function diffByKey(
   prev: JsonValue[],
@@ -93,20 +137,25 @@ function diffByKey(
   key: ListKey,
   path: string,
   patch: PatchOperation[],
+  depth: number,
 ): void {
+  let allowance = LIST_WORK_BASE + LIST_WORK_PER_RECORD * (prev.length + next.length);
   const nextKeys = new Set(next.map((record) => keyOf(record as JsonObject, key)));
   const working: JsonObject[] = [];
   for (let i = prev.length - 1; i >= 0; i--) {
     const record = prev[i] as JsonObject;
-    if (nextKeys.has(keyOf(record, key))) working.unshift(record);
+    if (nextKeys.has(keyOf(record, key))) working.push(record);
     else patch.push({ op: 'remove', path: `${path}/${i}` });
   }
-  const position = new Map<string, number>();
-  const reindex = () => {
-    position.clear();
-    for (const [j, entry] of working.entries()) position.set(keyOf(entry, key), j);
+  working.reverse();
+  const keys = working.map((record) => keyOf(record, key));
+  const position = new Map<string, number>(keys.map((id, j) => [id, j]));
+  /** Working's records from `from` to `to` (included) moved: their positions are read again. */
+  const reindex = (from: number, to: number) => {
+    allowance -= to - from + 1;
+    if (allowance < 0) throw new TooCostly();
+    for (let j = from; j <= to; j++) position.set(keys[j] as string, j);
   };
-  reindex();
   next.forEach((value, i) => {
     const record = value as JsonObject;
     const id = keyOf(record, key);
@@ -114,14 +163,18 @@ function diffByKey(
     if (at === undefined) {
       patch.push({ op: 'add', path: `${path}/${i}`, value: record });
       working.splice(i, 0, record);
-    } else {
-      if (at !== i) {
-        patch.push({ op: 'move', from: `${path}/${at}`, path: `${path}/${i}` });
-        working.splice(i, 0, ...working.splice(at, 1));
-      }
-      diffInto(working[i] as JsonObject, record, `${path}/${i}`, patch);
+      keys.splice(i, 0, id);
+      reindex(i, keys.length - 1);
+      return;
     }
-    if (at !== i) reindex();
+    // Records before `i` already stand where `next` has them, so a record found is never above `i`.
+    if (at !== i) {
+      patch.push({ op: 'move', from: `${path}/${at}`, path: `${path}/${i}` });
+      working.splice(i, 0, ...working.splice(at, 1));
+      keys.splice(i, 0, ...keys.splice(at, 1));
+      reindex(i, at);
+    }
+    diffInto(working[i] as JsonObject, record, `${path}/${i}`, patch, depth);
   });
 }
 
@@ -167,5 +220,10 @@ function isKeyOf(list: readonly JsonValue[], key: ListKey): boolean {
 }
 
 function keyOf(record: JsonObject, key: ListKey): string {
+  // One field (most lists): its value, a number told from the same digits as a string.
+  if (key.length === 1) {
+    const value = record[key[0] as string];
+    return typeof value === 'number' ? `#${value}` : `"${String(value)}`;
+  }
   return JSON.stringify(key.map((field) => record[field] ?? null));
 }

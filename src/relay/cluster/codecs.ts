@@ -26,6 +26,7 @@ import {
 } from '../../protocol/messages.ts';
 import { applyPriceUpdate } from '../../protocol/price.ts';
 import { limitDepth } from '../channels/aggregate.ts';
+import { diffBook, diffPrice } from '../channels/book-price-diff.ts';
 import { codecs, type StreamCodec } from '../channels/codecs.ts';
 import { toFrame } from '../streams/frame.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
@@ -38,6 +39,8 @@ export interface TargetStream {
 }
 
 export interface ClusterCodec<State, Delta> extends StreamCodec<State, Delta> {
+  /** Cluster-wide streams (`book`, `price`) always have an update to send when their state changed. */
+  diff(prev: State, next: State): Delta | null;
   channel: Channel;
   /** Every stream of a target, produced by its holder whether or not anyone here subscribes. */
   streams: readonly TargetStream[];
@@ -59,6 +62,7 @@ export interface ClusterCodec<State, Delta> extends StreamCodec<State, Delta> {
 
 export const bookClusterCodec: ClusterCodec<BookState, BookData> = {
   ...codecs.book,
+  diff: diffBook,
   channel: 'book',
   streams: [null, ...bookDepths].map((depth) => ({ field: depth === null ? 'full' : String(depth), depth })),
   schema: bookState,
@@ -74,6 +78,7 @@ export const bookClusterCodec: ClusterCodec<BookState, BookData> = {
 
 export const priceClusterCodec: ClusterCodec<PriceData, PriceUpdateData> = {
   ...codecs.price,
+  diff: diffPrice,
   channel: 'price',
   streams: [{ field: 'price', depth: undefined }],
   schema: priceState,

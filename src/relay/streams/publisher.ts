@@ -21,8 +21,8 @@ export class StreamPublisher {
   /** Publishes `state`; returns whether it changed the stream (a first state counts as no change). */
   publish<S, D>(stream: Stream<S, D>, state: S, ts: string, rts: string, receivedAt: number): boolean {
     const hadState = stream.hasState;
-    const { frame } = stream.publish(state, ts, rts, receivedAt);
-    this.served(stream, frame, stream.seq === 1 ? 'snapshot' : 'update', receivedAt);
+    const { frame, kind } = stream.publish(state, ts, rts, receivedAt);
+    this.served(stream, frame, kind, receivedAt);
     return hadState && frame !== null;
   }
 

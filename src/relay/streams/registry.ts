@@ -50,6 +50,8 @@ export interface ClusterReplay {
 export interface RegistryOptions {
   lingerMs: number;
   resumeBufferSize: number;
+  /** The bytes each stream's resume ring holds at most (`--resume-buffer-bytes`; 8 MiB unless set). */
+  resumeBufferBytes?: number;
   /** Cluster mode: the cluster's history, for resume points beyond this relay's rings. */
   resumeHistory?: ResumeHistory;
   /** Called whenever the set of streams (so the set of polled markets) changes. */
@@ -169,7 +171,7 @@ export class StreamRegistry {
   }
 
   #create(identity: StreamIdentity): ChannelStream {
-    const stream = createStream(identity, this.#options.resumeBufferSize);
+    const stream = createStream(identity, this.#options.resumeBufferSize, this.#options.resumeBufferBytes);
     this.#streams.set(stream.key, stream);
     const byId = this.#byId(stream.channel);
     let streams = byId.get(stream.market);
@@ -198,11 +200,19 @@ export class StreamRegistry {
 }
 
 /** A new stream of `identity`'s channel, with that channel's codec. */
-function createStream(identity: StreamIdentity, resumeBufferSize: number): ChannelStream {
+function createStream(
+  identity: StreamIdentity,
+  resumeBufferSize: number,
+  resumeBufferBytes: number | undefined,
+): ChannelStream {
   // A stream of the union of channels is a stream of one of them: the union of their stream types.
-  return streamOf(identity, resumeBufferSize) as ChannelStream;
+  return streamOf(identity, resumeBufferSize, resumeBufferBytes) as ChannelStream;
 }
 
-function streamOf<C extends Channel>(identity: StreamIdentity<C>, resumeBufferSize: number): StreamOf<C> {
-  return new Stream(identity, codecs[identity.channel], resumeBufferSize);
+function streamOf<C extends Channel>(
+  identity: StreamIdentity<C>,
+  resumeBufferSize: number,
+  resumeBufferBytes: number | undefined,
+): StreamOf<C> {
+  return new Stream(identity, codecs[identity.channel], resumeBufferSize, resumeBufferBytes);
 }

@@ -10,6 +10,10 @@
  *
  * The bytes go into blocks written once, front to back: a block is let go when the ring has dropped
  * every update in it, so no byte is ever moved or overwritten and a resumed frame may stay a view.
+ *
+ * The ring is bounded in bytes as well as in updates: its oldest updates go to make room within
+ * `maxBytes`, and an update larger than that on its own starts the ring over empty (a resume from
+ * before it gets a snapshot). A `rest` body of megabytes would otherwise keep `capacity` copies.
  */
 import { type Frame, frameOfWire } from './frame.ts';
 
@@ -32,18 +36,26 @@ interface Block {
   used: number;
 }
 
+/** What a ring holds at most, in bytes, unless told otherwise (`--resume-buffer-bytes`). */
+const DEFAULT_RESUME_BUFFER_BYTES = 8 * 1024 * 1024;
+
 export class ResumeRing {
   readonly capacity: number;
+  /** The updates' bytes (lengths included) the ring holds at most. */
+  readonly maxBytes: number;
   readonly #blocks: Block[] = [];
   #size = 0;
   #oldestSeq = 0;
   /** The updates' bytes held, lengths included. */
   #heldBytes = 0;
 
-  constructor(capacity: number) {
+  constructor(capacity: number, maxBytes = DEFAULT_RESUME_BUFFER_BYTES) {
     if (!Number.isInteger(capacity) || capacity < 1)
       throw new RangeError('capacity must be a positive integer');
+    if (!Number.isInteger(maxBytes) || maxBytes < 1)
+      throw new RangeError('maxBytes must be a positive integer');
     this.capacity = capacity;
+    this.maxBytes = maxBytes;
   }
 
   get size(): number {
@@ -66,7 +78,15 @@ export class ResumeRing {
    */
   push(seq: number, wire: Buffer): void {
     if (this.#size > 0 && seq !== this.#oldestSeq + this.#size) this.clear();
+    const bytes = LENGTH_BYTES + wire.length;
+    if (bytes > this.maxBytes) {
+      this.clear();
+      return;
+    }
     if (this.#size === this.capacity) this.#dropOldest();
+    while (this.#heldBytes + bytes > this.maxBytes) this.#dropOldest();
+    // Blocks the drops emptied go before a new one is made, so the buffers stay within the bound.
+    while (this.#blocks.length > 0 && this.#blocks[0]!.head === this.#blocks[0]!.used) this.#blocks.shift();
     const block = this.#blockWithRoom(LENGTH_BYTES + wire.length);
     block.bytes.writeUInt32LE(wire.length, block.used);
     wire.copy(block.bytes, block.used + LENGTH_BYTES);

@@ -14,7 +14,7 @@ import {
   streamIdKinds,
 } from '../../protocol/messages.ts';
 import { streamKey } from '../../util/keys.ts';
-import type { ChannelDelta, ChannelState, StreamCodec } from '../channels/codecs.ts';
+import { type ChannelDelta, type ChannelState, type StreamCodec, sendWhole } from '../channels/codecs.ts';
 import { type Frame, type StreamPosition, toFrame } from './frame.ts';
 import { ResumeRing } from './resume-ring.ts';
 import { Subscribers } from './subscribers.ts';
@@ -55,9 +55,11 @@ export interface SequencedFrame {
 }
 
 export interface PublishResult {
-  /** The update or first snapshot sent, or null when the poll changed nothing. */
+  /** The update or snapshot sent, or null when the poll changed nothing. */
   frame: Frame | null;
   seq: number;
+  /** What `frame` is: the first state and a state sent whole are snapshots. */
+  kind: 'snapshot' | 'update';
 }
 
 /**
@@ -97,13 +99,19 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   /** Relay clock (ms) of the last change sent. */
   lastChangeAt = 0;
 
-  constructor(identity: StreamIdentity<C>, codec: StreamCodec<State, Delta>, resumeBufferSize: number) {
+  /** The resume ring keeps at most `resumeBufferSize` updates and `resumeBufferBytes` of them. */
+  constructor(
+    identity: StreamIdentity<C>,
+    codec: StreamCodec<State, Delta>,
+    resumeBufferSize: number,
+    resumeBufferBytes?: number,
+  ) {
     this.channel = identity.channel;
     this.market = identity.market;
     this.depth = identity.channel === 'book' ? (identity.depth ?? null) : undefined;
     this.key = streamKey(identity.channel, identity.market, identity.depth);
     this.#codec = codec;
-    this.#recent = new ResumeRing(resumeBufferSize);
+    this.#recent = new ResumeRing(resumeBufferSize, resumeBufferBytes);
   }
 
   get epoch(): string {
@@ -128,37 +136,64 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
 
   /**
    * Takes the state of a new upstream response. The first state goes out as a `snapshot`
-   * (seq 1); a changed state as an `update` with seq + 1; an unchanged one sends nothing
-   * (protocol.md: "No update is sent for a poll that changed nothing").
+   * (seq 1); a changed state as an `update` with seq + 1, or as a `snapshot` with seq + 1 when the
+   * codec says it is best sent whole or its update would be larger; an unchanged one sends nothing
+   * (protocol.md: "No update is sent for a poll that changed nothing"). The message is made before
+   * anything of the stream changes: a state that cannot be sent (it throws) leaves the stream as it
+   * was, its `seq` unspent.
    */
   publish(next: State, ts: string, rts: string, now: number): PublishResult {
-    this.lastSuccessAt = now;
     if (this.#state === undefined) {
-      this.#takeTimes(ts, rts);
-      this.#state = next;
-      this.#seq = 1;
-      this.lastChangeAt = now;
-      this.#announcedRts = rts;
-      const frame = this.snapshotFrame();
-      for (const subscriber of this.subscribers) subscriber.deliver(this, frame, 'snapshot');
-      return { frame, seq: this.#seq };
+      const at = { seq: 1, ts, rts };
+      const frame = toFrame(this.#message('snapshot', next, at, this.#codec.checksum?.(next)));
+      return this.#commit(next, at, now, frame, frame, 'snapshot');
     }
     const delta = this.#codec.diff(this.#state, next);
     // An unchanged state keeps the times of the response it came from: a later snapshot of this seq
     // must show the same record, `ts` included (protocol.md "Sequencing").
     if (delta === null) {
+      this.lastSuccessAt = now;
       this.#confirmedRts = rts;
-      return { frame: null, seq: this.#seq };
+      return { frame: null, seq: this.#seq, kind: 'update' };
     }
-    this.#takeTimes(ts, rts);
+    const at = { seq: this.#seq + 1, ts, rts };
+    const checksum = this.#codec.checksum?.(next);
+    const update = delta === sendWhole ? undefined : toFrame(this.#message('update', delta, at, checksum));
+    const snapshot =
+      update === undefined || this.#codec.noUpdateLargerThanSnapshot === true
+        ? toFrame(this.#message('snapshot', next, at, checksum))
+        : undefined;
+    if (update !== undefined && (snapshot === undefined || update.bytes.length <= snapshot.bytes.length))
+      return this.#commit(next, at, now, update, snapshot, 'update');
+    return this.#commit(next, at, now, snapshot!, snapshot, 'snapshot');
+  }
+
+  /**
+   * The stream moves to `next`, numbered `at.seq`, and `frame` goes to its subscribers and its
+   * resume ring. A snapshot sent in place of an update starts the ring over: the updates before it
+   * no longer matter to anyone who could resume after them.
+   */
+  #commit(
+    next: State,
+    at: { seq: number; ts: string; rts: string },
+    now: number,
+    frame: Frame,
+    snapshot: Frame | undefined,
+    kind: 'snapshot' | 'update',
+  ): PublishResult {
+    this.#takeTimes(at.ts, at.rts);
     this.#state = next;
-    this.#seq += 1;
+    this.#seq = at.seq;
+    this.#snapshot = snapshot;
+    this.lastSuccessAt = now;
     this.lastChangeAt = now;
-    this.#announcedRts = rts;
-    const frame = toFrame(this.#message('update', delta, next));
-    this.#recent.push(this.#seq, frame.wire);
-    for (const subscriber of this.subscribers) subscriber.deliver(this, frame, 'update');
-    return { frame, seq: this.#seq };
+    this.#announcedRts = at.rts;
+    if (at.seq > 1) {
+      if (kind === 'snapshot') this.#recent.clear();
+      this.#recent.push(at.seq, frame.wire);
+    }
+    for (const subscriber of this.subscribers) subscriber.deliver(this, frame, kind);
+    return { frame, seq: at.seq, kind };
   }
 
   /** The bytes this stream's resume ring holds, outside V8's heap (the `resume_buffer_bytes` metric). */
@@ -169,7 +204,10 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   /** The current state as a `snapshot`, serialised once per state. Requires a state. */
   snapshotFrame(): Frame {
     if (this.#state === undefined) throw new Error(`stream ${this.key} has no state yet`);
-    this.#snapshot ??= toFrame(this.#message('snapshot', this.#state, this.#state));
+    const at = { seq: this.#seq, ts: this.#ts, rts: this.#rts };
+    this.#snapshot ??= toFrame(
+      this.#message('snapshot', this.#state, at, this.#codec.checksum?.(this.#state)),
+    );
     return this.#snapshot;
   }
 
@@ -327,8 +365,13 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     this.#recent.clear();
   }
 
-  #message(type: 'snapshot' | 'update', data: State | Delta, after: State): ServerMessage {
-    const checksum = this.#codec.checksum?.(after);
+  /** A `snapshot` or `update` at `at`, `checksum` being that of the state after it. */
+  #message(
+    type: 'snapshot' | 'update',
+    data: State | Delta,
+    at: { seq: number; ts: string; rts: string },
+    checksum: number | undefined,
+  ): ServerMessage {
     // The cast is the one place where the generic state meets the wire types; the codecs
     // registered in relay/channels/codecs.ts pair each channel with its data shape.
     return {
@@ -336,9 +379,9 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
       channel: this.channel,
       market: this.market,
       epoch: this.#epoch,
-      seq: this.#seq,
-      ts: this.#ts,
-      rts: this.#rts,
+      seq: at.seq,
+      ts: at.ts,
+      rts: at.rts,
       ...(this.channel === 'book' ? { depth: this.depth ?? null } : {}),
       data,
       ...(checksum === undefined ? {} : { checksum }),

@@ -5,16 +5,27 @@
  * any spelling of it. The state is the body exactly as upstream served it, parsed without a schema
  * so every field keeps upstream's type; relay/channels/json-patch-diff.ts turns two bodies into an
  * update. A refusal of the path's id (a user, a market; relay/targets/not-found.ts) ends the stream.
+ * A body beyond what a stream holds (nested too deep, too large: relay/channels/json-bounds.ts) is
+ * refused as an invalid response: the poll fails and the stream goes stale, the others untouched.
  */
 import { z } from 'zod';
 import type { JsonValue } from '../../protocol/messages.ts';
 import { canonicalRestPath } from '../../protocol/rest-paths.ts';
+import { UpstreamSchemaError } from '../../upstream/errors.ts';
+import { beyondBounds, type JsonBounds } from '../channels/json-bounds.ts';
+import { MAX_DIFF_DEPTH } from '../channels/json-patch-diff.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { PollContext } from './poll-target.ts';
 import { StreamTarget } from './stream-target.ts';
 
 /** Any JSON body: what a lease holder shares is checked to be JSON, and nothing more. */
 const anyBody = z.json();
+
+/**
+ * What a `rest` stream holds at most (docs/protocol.md "`rest` data"): as deep as its diff
+ * descends, and 8 MiB of JSON, so a stream's state, its snapshot and its resume ring stay bounded.
+ */
+export const restBodyBounds: JsonBounds = { maxDepth: MAX_DIFF_DEPTH, maxLength: 8 * 1024 * 1024 };
 
 export class RestTarget extends StreamTarget<'rest', JsonValue> {
   protected readonly schema = anyBody as z.ZodType<JsonValue>;
@@ -27,7 +38,11 @@ export class RestTarget extends StreamTarget<'rest', JsonValue> {
     // The registry only holds paths canonicalStreamId accepted, so this never fails.
     const path = canonicalRestPath(this.streamId);
     if (!path.ok) throw new Error(`not a public path: ${this.streamId}`);
-    return (await this.context.source.publicBody(path.value)) as JsonValue;
+    const body = (await this.context.source.publicBody(path.value)) as JsonValue;
+    const beyond = beyondBounds(body, restBodyBounds);
+    if (beyond !== undefined)
+      throw new UpstreamSchemaError(`GET ${path.value.template}`, [{ path: '', message: beyond }]);
+    return body;
   }
 
   protected stateOf(body: JsonValue): JsonValue {

@@ -6,12 +6,24 @@
 import fc from 'fast-check';
 import jsonPatch from 'fast-json-patch';
 import { describe, expect, it } from 'vitest';
-import { applyPatch, canonicalJson, restChecksum } from '../../../src/protocol/json-patch.ts';
+import {
+  applyPatch,
+  canonicalJson,
+  type PatchOperation,
+  restChecksum,
+} from '../../../src/protocol/json-patch.ts';
 import type { JsonValue } from '../../../src/protocol/messages.ts';
-import { diffJson, listKeyOf } from '../../../src/relay/channels/json-patch-diff.ts';
+import { diffJson, listKeyOf, MAX_DIFF_DEPTH } from '../../../src/relay/channels/json-patch-diff.ts';
 import { propertyRuns } from '../../support/property-runs.ts';
 
-const stockApply = (document: JsonValue, patch: ReturnType<typeof diffJson>): JsonValue =>
+/** The diff of two bodies it does not give up on (all of these tests' but the costly ones). */
+const diff = (prev: JsonValue, next: JsonValue): PatchOperation[] => {
+  const patch = diffJson(prev, next);
+  if (patch === undefined) throw new Error('the diff gave up');
+  return patch;
+};
+
+const stockApply = (document: JsonValue, patch: readonly PatchOperation[]): JsonValue =>
   // Upstream bodies are data: a member named `__proto__` is one like any other.
   jsonPatch.applyPatch(structuredClone(document), structuredClone(patch), true, false, false).newDocument;
 
@@ -59,8 +71,8 @@ describe('diffJson (property)', () => {
   it('a stock JSON Patch library turns any previous value into the next with its patch', () => {
     fc.assert(
       fc.property(json, json, (prev, next) => {
-        expect(stockApply(prev, diffJson(prev, next))).toEqual(next);
-        expect(applyPatch(prev, diffJson(prev, next))).toEqual(next);
+        expect(stockApply(prev, diff(prev, next))).toEqual(next);
+        expect(applyPatch(prev, diff(prev, next))).toEqual(next);
       }),
       { numRuns: propertyRuns(400) },
     );
@@ -78,7 +90,7 @@ describe('diffJson (property)', () => {
       [{}, proto('root')],
     ];
     for (const [prev, next] of cases) {
-      const patch = diffJson(prev, next);
+      const patch = diff(prev, next);
       expect(patch.length).toBeGreaterThan(0);
       for (const { path } of patch)
         expect(path).not.toMatch(/\/__proto__(\/|$)|\/constructor\/prototype(\/|$)/);
@@ -90,10 +102,10 @@ describe('diffJson (property)', () => {
   it('keyed lists: patched into the next body by the stock library and by the SDK', () => {
     fc.assert(
       fc.property(body, body, (prev, next) => {
-        const patch = diffJson(prev, next);
+        const patch = diff(prev, next);
         expect(stockApply(prev, patch)).toEqual(next);
         expect(applyPatch(prev, patch)).toEqual(next);
-        expect(diffJson(next, structuredClone(next))).toEqual([]);
+        expect(diff(next, structuredClone(next))).toEqual([]);
       }),
       { numRuns: propertyRuns(400) },
     );
@@ -107,7 +119,7 @@ describe('diffJson (property)', () => {
         (list, pick) => {
           const index = pick % list.length;
           const next = list.map((p, i) => (i === index ? { ...p, quantity: `${p.quantity}1` } : p));
-          expect(diffJson({ positions: list }, { positions: next })).toEqual([
+          expect(diff({ positions: list }, { positions: next })).toEqual([
             { op: 'replace', path: `/positions/${index}/quantity`, value: next[index]!.quantity },
           ]);
         },
@@ -119,7 +131,7 @@ describe('diffJson (property)', () => {
   it('a new entry on top of a full list is one add and one remove', () => {
     const list = Array.from({ length: 20 }, (_, i) => ({ activity_id: `a${i}`, size: '1' }));
     const next = [{ activity_id: 'new', size: '2' }, ...list.slice(0, 19)];
-    expect(diffJson({ activities: list }, { activities: next })).toEqual([
+    expect(diff({ activities: list }, { activities: next })).toEqual([
       { op: 'remove', path: '/activities/19' },
       { op: 'add', path: '/activities/0', value: { activity_id: 'new', size: '2' } },
     ]);
@@ -131,6 +143,58 @@ describe('diffJson (property)', () => {
     expect(listKeyOf([yes, no], [no])).toEqual(['market_id', 'outcome']);
     expect(listKeyOf([{ username: 'a', quantity: 1 }], [])).toEqual(['username']);
     expect(listKeyOf([1, 2], [3])).toBeUndefined();
+  });
+});
+
+describe('diffJson gives up past its bounds (the body is then sent whole)', () => {
+  const records = (count: number) =>
+    Array.from({ length: count }, (_, i) => ({ id: `r${i}`, name: `record ${i}`, value: String(i) }));
+  const shuffled = <T>(list: readonly T[], seed: number): T[] => {
+    const copy = [...list];
+    let state = seed;
+    for (let i = copy.length - 1; i > 0; i--) {
+      state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+      const j = state % (i + 1);
+      [copy[i], copy[j]] = [copy[j]!, copy[i]!];
+    }
+    return copy;
+  };
+
+  it('a keyed list of 5,000 records shuffled: no patch', () => {
+    const list = records(5_000);
+    expect(diffJson({ items: list }, { items: shuffled(list, 1) })).toBeUndefined();
+  });
+
+  it('a long keyed list with a few records moved, added or gone still gets its patch', () => {
+    const list = records(5_000);
+    const next = [
+      list[4_999]!,
+      { id: 'new', name: 'n', value: '0' },
+      ...list.slice(0, 2_000),
+      ...list.slice(2_001, 4_999),
+    ];
+    const patch = diff({ items: list }, { items: next });
+    expect(patch.length).toBeLessThan(10);
+    expect(applyPatch({ items: list }, patch)).toEqual({ items: next });
+  });
+
+  it('any reordering of a short keyed list is patched', () => {
+    fc.assert(
+      fc.property(fc.nat({ max: 60 }), fc.nat(), (count, seed) => {
+        const list = records(count);
+        const next = shuffled(list, seed);
+        expect(applyPatch({ items: list }, diff({ items: list }, { items: next }))).toEqual({ items: next });
+      }),
+      { numRuns: propertyRuns(100) },
+    );
+  });
+
+  it(`bodies nested deeper than ${MAX_DIFF_DEPTH} levels: no patch, and no stack overflow at 100,000`, () => {
+    const nested = (depth: number, leaf: JsonValue): JsonValue =>
+      JSON.parse(`${'{"a":'.repeat(depth)}${JSON.stringify(leaf)}${'}'.repeat(depth)}`);
+    expect(diffJson(nested(MAX_DIFF_DEPTH + 1, 1), nested(MAX_DIFF_DEPTH + 1, 2))).toBeUndefined();
+    expect(diffJson(nested(100_000, 1), nested(100_000, 2))).toBeUndefined();
+    expect(diff(nested(MAX_DIFF_DEPTH - 1, 1), nested(MAX_DIFF_DEPTH - 1, 2))).toHaveLength(1);
   });
 });
 

@@ -30,10 +30,11 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 );
 
 describe('ResumeRing', () => {
-  it('gives back exactly the updates a plain list of the last `capacity` would, in bounded memory', () => {
+  it('gives back exactly the updates a plain list of the last `capacity` within `maxBytes` would, in bounded memory', () => {
+    const bounds = fc.tuple(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1_024, max: 200_000 }));
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 40 }), fc.array(step, { maxLength: 300 }), (capacity, steps) => {
-        const ring = new ResumeRing(capacity);
+      fc.property(bounds, fc.array(step, { maxLength: 300 }), ([capacity, maxBytes], steps) => {
+        const ring = new ResumeRing(capacity, maxBytes);
         let held: { seq: number; wire: Buffer }[] = [];
         let seq = 0;
         let largest = 0;
@@ -49,12 +50,20 @@ describe('ResumeRing', () => {
           ring.push(seq, wire);
           // A jump starts over: the ones before can no longer lead up to it.
           if (next.kind === 'jump') held = [];
-          held.push({ seq, wire });
-          if (held.length > capacity) held.shift();
+          // One larger than the bound on its own starts the ring over, without it.
+          if (wire.length + 4 > maxBytes) held = [];
+          else held.push({ seq, wire });
+          const bytesOf = (list: typeof held) =>
+            list.reduce((sum, update) => sum + update.wire.length + 4, 0);
+          while (held.length > capacity || bytesOf(held) > maxBytes) held.shift();
 
           expect(ring.size).toBe(held.length);
-          const heldBytes = held.reduce((sum, update) => sum + update.wire.length + 4, 0);
+          const heldBytes = bytesOf(held);
           expect(ring.heldBytes).toBe(heldBytes);
+          if (held.length === 0) {
+            expect(ring.framesAfter(seq - 1, 'e')).toBeUndefined();
+            continue;
+          }
           expect(ring.retainedBytes).toBeLessThanOrEqual(
             heldBytes + 3 * Math.max(LARGEST_BLOCK_BYTES, largest),
           );
@@ -77,6 +86,18 @@ describe('ResumeRing', () => {
       }),
       { numRuns: propertyRuns(150) },
     );
+  });
+
+  it('holds updates of 3 MB within its byte bound, whatever their count', () => {
+    const maxBytes = 8 * 1024 * 1024;
+    const ring = new ResumeRing(1_000, maxBytes);
+    const wire = wireOf(3 * 1024 * 1024, 0);
+    for (let seq = 1; seq <= 20; seq++) {
+      ring.push(seq, wire);
+      expect(ring.retainedBytes).toBeLessThanOrEqual(maxBytes);
+    }
+    expect(ring.size).toBe(2);
+    expect(ring.framesAfter(18, 'e')?.map((frame) => frame.position?.seq)).toEqual([19, 20]);
   });
 
   it('keeps a few kilobytes for a small ring however many updates went through it', () => {
