@@ -3,7 +3,6 @@
  * market for the whole cluster; clients on either relay keep books equal to upstream; when the
  * polling relay leaves (gracefully, or by dying) the other takes over.
  */
-import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RedisCoordinator } from '../../src/cluster/redis-coordinator.ts';
 import { preferredRelay } from '../../src/cluster/rendezvous.ts';
@@ -11,6 +10,7 @@ import { priceDataOf } from '../../src/relay/channels/codecs.ts';
 import type { Relay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
 import { bookTargetKey, priceTargetKey } from '../../src/util/keys.ts';
+import { startChildRelay } from '../support/child-relay.ts';
 import { startClusterRelay } from '../support/cluster-relays.ts';
 import { expectedBook, upstreamBook, upstreamPrices } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
@@ -147,37 +147,20 @@ describe.skipIf(!redisAvailable())('cluster mode over Redis', () => {
 
   it('takes over from a relay that dies holding the lease once the lease expires', async () => {
     sim = await startSimulator({ markets: 48, seed: 3, tickMs: 0 });
-    const doomed = spawn(
-      process.execPath,
-      [
-        'bin/market-relay.js',
-        'serve',
-        '--port=0',
-        `--upstream=${sim.url}`,
-        `--redis=${redis.server.url}`,
-        '--book-poll-ms=25',
-        '--price-poll-ms=25',
-        '--upstream-rps=1000',
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
+    // A relay program, so that it can die without a word (the child-relay fixture waits for it to listen).
+    const doomed = await startChildRelay([
+      `--upstream=${sim.url}`,
+      `--redis=${redis.server.url}`,
+      '--book-poll-ms=25',
+      '--price-poll-ms=25',
+      '--upstream-rps=1000',
+    ]);
     try {
-      let output = '';
-      doomed.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-      });
-      const doomedUrl = await waitFor(
-        'the child relay to listen',
-        () => /market-relay listening on (http:\/\/[^"\s]+)/.exec(output)?.[1],
-      );
-      const doomedInstance = await waitFor(
-        'the child to join the cluster',
-        () => /"instance":"([0-9a-f]+)"/.exec(output)?.[1],
-      );
+      const doomedInstance = await doomed.instance();
       const survivor = await relay();
       // The child keeps both leases until it dies: rendezvous hashing names it for both.
       const market = marketHeldBy(doomedInstance, [doomedInstance, instanceOf(survivor)]);
-      const onDoomed = await ProtocolClient.connect(doomedUrl);
+      const onDoomed = await ProtocolClient.connect(doomed.url);
       clients.push(onDoomed);
       await onDoomed.request({ op: 'subscribe', channel: 'book', markets: [market] });
       await onDoomed.request({ op: 'subscribe', channel: 'price', markets: [market] });
@@ -189,13 +172,13 @@ describe.skipIf(!redisAvailable())('cluster mode over Redis', () => {
       await expectInSync([viewer], market, 2);
       expect(survivor.coordinator.status().owned).toBe(0); // following the child's results
 
-      doomed.kill('SIGKILL'); // no shutdown, no release: the lease stays until it expires
+      await doomed.stop('SIGKILL'); // no shutdown, no release: the lease stays until it expires
       await waitFor('the lease to expire and move', () => survivor.coordinator.status().owned === 2, {
         timeoutMs: 10_000,
       });
       await expectInSync([viewer], market, 3);
     } finally {
-      doomed.kill('SIGKILL');
+      await doomed.stop('SIGKILL');
     }
   });
 
