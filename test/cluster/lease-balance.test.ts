@@ -77,14 +77,17 @@ describe.skipIf(!redisClusterAvailable())('leases spread over the relays', () =>
     expect(Math.max(...perInterval)).toBeLessThanOrEqual(1.3);
 
     // Each relay's share of the poll CPU: every relay numbers polls of its books, none all of them.
+    // A share covers one announcement period, in which a loaded machine may leave a relay without
+    // a poll: each relay is to show a share on both /health and /metrics once.
     cluster.measureCosts(true);
+    const reported = new Set<number>();
     await waitFor('every relay to report its poll CPU share', async () => {
-      for (const relay of cluster.relays) {
+      for (const [i, relay] of cluster.relays.entries()) {
         const { health, cpuShare } = await scrape(relay.url);
-        if (!(health.pollCpuShare > 0 && health.pollCpuShare < 1)) return false;
-        expect(cpuShare).toBeGreaterThan(0);
+        if (health.pollCpuShare > 0 && health.pollCpuShare < 1 && cpuShare > 0 && cpuShare < 1)
+          reported.add(i);
       }
-      return true;
+      return reported.size === cluster.relays.length;
     });
     for (const client of cluster.clients) expect(client.violations).toEqual([]);
   });
