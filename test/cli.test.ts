@@ -1,6 +1,8 @@
 /**
  * The `market-relay` program as a user runs it: help and version, one-line errors with exit code 2,
- * and the ready line on stderr whatever the log level.
+ * and the ready line on stderr whatever the log level. Each program costs a second or more of CPU
+ * (most of it loading the source through tsx), so one of each kind runs as a program; the other
+ * spellings and bad values go through the same parsing in this process.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -8,6 +10,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError, parseCommandLine } from '../src/config/config.ts';
+import { helpText } from '../src/config/help.ts';
 import { waitFor } from './support/wait-for.ts';
 
 const BIN = fileURLToPath(new URL('../bin/market-relay.js', import.meta.url));
@@ -25,26 +29,42 @@ async function runCli(args: string[]): Promise<{ code: number; stdout: string; s
   }
 }
 
+/** What the program prints for `args`, as src/cli.ts prints it: help text, or its one-line error. */
+function parsed(args: string[]): { help?: string; error?: string } {
+  try {
+    const command = parseCommandLine(args, {});
+    return command.command === 'help' ? { help: helpText(command.topic) } : {};
+  } catch (error) {
+    if (error instanceof ConfigError) return { error: `market-relay: ${error.message}\n` };
+    throw error;
+  }
+}
+
+function expectServeHelp(text: string | undefined): void {
+  expect(text).toContain('Usage:');
+  expect(text).toContain('--upstream URL');
+  expect(text).toContain('--heartbeat-ms MS');
+}
+
 // Each case runs a program of its own and shares nothing, so the cases of a group run side by side.
 describe.concurrent('market-relay help and version', () => {
-  it.each([['--help'], ['-h'], ['help'], ['serve', '--help']])(
-    '%s prints the serve options',
-    async (...args) => {
-      const { code, stdout, stderr } = await runCli(args);
-      expect(code).toBe(0);
-      expect(stderr).toBe('');
-      expect(stdout).toContain('Usage:');
-      expect(stdout).toContain('--upstream URL');
-      expect(stdout).toContain('--heartbeat-ms MS');
-    },
-  );
-
-  it('help sim prints the simulator options', async () => {
-    const { code, stdout } = await runCli(['help', 'sim']);
+  it('--help prints the serve options on stdout, exit code 0', async () => {
+    const { code, stdout, stderr } = await runCli(['--help']);
     expect(code).toBe(0);
-    expect(stdout).toContain('Options of sim');
-    expect(stdout).toContain('--markets N');
-    expect(stdout).not.toContain('--redis');
+    expect(stderr).toBe('');
+    expectServeHelp(stdout);
+  });
+
+  it.each([['-h'], ['help'], ['serve', '--help']])('%s asks for the same help', (...args) => {
+    expect(parsed(args).help).toBe(parsed(['--help']).help);
+    expectServeHelp(parsed(args).help);
+  });
+
+  it('help sim prints the simulator options', () => {
+    const { help } = parsed(['help', 'sim']);
+    expect(help).toContain('Options of sim');
+    expect(help).toContain('--markets N');
+    expect(help).not.toContain('--redis');
   });
 
   it('--version prints the version alone', async () => {
@@ -53,6 +73,14 @@ describe.concurrent('market-relay help and version', () => {
 });
 
 describe.concurrent('market-relay bad values', () => {
+  it('a bad value: one line on stderr, nothing on stdout, exit code 2', async () => {
+    const { code, stdout, stderr } = await runCli(['--port', '-1']);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toBe(parsed(['--port', '-1']).error);
+    expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+  });
+
   it.each([
     [['--port', '-1'], 'market-relay: invalid --port: got "-1", expected an integer from 0 to 65,535'],
     [
@@ -63,12 +91,10 @@ describe.concurrent('market-relay bad values', () => {
     [['--nope'], 'market-relay: unknown option --nope'],
     [['sim', '--redis', 'redis://x'], 'market-relay: unknown option --redis for sim'],
     [['dance'], 'market-relay: unknown command "dance"'],
-  ])('%j: one line on stderr, exit code 2', async (args, line) => {
-    const { code, stdout, stderr } = await runCli(args);
-    expect(code).toBe(2);
-    expect(stdout).toBe('');
-    expect(stderr.startsWith(line)).toBe(true);
-    expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+  ])('%j: one line naming the problem', (args, line) => {
+    const { error } = parsed(args);
+    expect(error?.startsWith(line)).toBe(true);
+    expect(error?.trimEnd().split('\n')).toHaveLength(1);
   });
 });
 

@@ -12,7 +12,7 @@ import { redisAvailable } from '../support/redis.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 describe.skipIf(!redisAvailable())('leases weighted by cost', () => {
-  const cluster = useBalancedRelays({ redis: 'single' });
+  const cluster = useBalancedRelays({ redis: 'single', measureCosts: true });
   const snapshots = (client: ProtocolClient) =>
     client.messages.filter((message) => message.type === 'snapshot').length;
 

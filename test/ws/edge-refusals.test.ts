@@ -144,10 +144,10 @@ describe('edge refusals', () => {
     const metrics = await (await fetch(`${harness.relay.url}/metrics`)).text();
     expect(metrics).toContain(`market_relay_connections_refused_total{reason="auth_lockout"} ${500 - wrong}`);
     expect(metrics).toContain(`market_relay_connections_refused_total{reason="auth"} ${wrong}`);
-    // A valid key from another address connects at once.
-    const startedAt = performance.now();
+    // A valid key from another address connects: that address is not locked out (it would get 429),
+    // and a valid key is never delayed (only wrong ones are: test/relay/admission's throttle tests,
+    // on a clock of their own, not this machine's speed).
     const { outcome } = await upgrade({ authorization: 'Bearer the-key' }, '127.0.0.2');
     expect(outcome).toBe('open');
-    expect(performance.now() - startedAt).toBeLessThan(1_000);
   });
 });

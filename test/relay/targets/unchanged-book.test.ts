@@ -131,19 +131,16 @@ describe('a book polled with the same body again', () => {
     await waitFor('the late stream’s snapshot', () => late.kinds.length > 0);
     expect(late.kinds).toEqual(['snapshot']);
 
-    // A changed body is validated, aggregated and published.
-    const unchangedPolls = books.length;
+    // A changed body is validated, aggregated and published. A poll already answered with the old
+    // body may still resolve after the change: the new body's polls are the ones with its time.
     body = bookBody('5', '2025-01-01T00:00:01.000Z');
     await waitFor('the update', () => full.kinds.includes('update'));
     expect(stream().seq).toBe(2);
     expect(stream().state?.bids).toEqual([['0.55000000', '6']]);
-    expect(new Set(books.slice(unchangedPolls)).size).toBeLessThanOrEqual(2);
+    const changedPolls = books.filter((book) => book.timestamp === '2025-01-01T00:00:01.000Z');
+    expect(new Set(changedPolls).size).toBeLessThanOrEqual(2);
     // Read straight from its bytes to the levels (upstream/book-reader.ts): its orders never become objects.
-    expect(books.at(unchangedPolls)).toMatchObject({
-      bids: [],
-      asks: [],
-      timestamp: '2025-01-01T00:00:01.000Z',
-    });
+    expect(changedPolls[0]).toMatchObject({ bids: [], asks: [] });
     expect(top.kinds).toEqual(['snapshot', 'update']);
 
     // A broken body after the one remembered still fails, with the schema error, and the streams
