@@ -121,7 +121,7 @@ export async function startRelay(
     lingerMs: tuning.lingerMs,
     resumeBufferSize: tuning.resumeBufferSize,
     ...(coordinator.log === undefined ? {} : { resumeHistory: new ClusterResume(coordinator.log) }),
-    onInterestChange: () => poller?.sync(),
+    onInterestChange: (change) => poller?.sync(change),
   });
   const upstreamHealth = new UpstreamHealthMonitor(client, {
     onIdentity: (identity) => logUpstreamIdentity(logger, upstreamUrl, identity),

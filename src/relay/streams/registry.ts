@@ -52,8 +52,14 @@ export interface RegistryOptions {
   resumeBufferSize: number;
   /** Cluster mode: the cluster's history, for resume points beyond this relay's rings. */
   resumeHistory?: ResumeHistory;
-  /** Called whenever the set of streams (so the set of polled markets) changes. */
-  onInterestChange: () => void;
+  /** Called whenever the set of streams (so the set of polled markets) changes: which stream id's. */
+  onInterestChange: (change: InterestChange) => void;
+}
+
+/** The stream id whose streams came or went (one of them: a book depth, say). */
+export interface InterestChange {
+  channel: Channel;
+  id: string;
 }
 
 /** Per stream id, its streams of one channel (one per depth for `book`, else one). */
@@ -114,7 +120,7 @@ export class StreamRegistry {
     let stream = this.#streams.get(key);
     if (stream === undefined) {
       stream = this.#create(identity);
-      this.#options.onInterestChange();
+      this.#options.onInterestChange({ channel: stream.channel, id: stream.market });
     }
     const linger = this.#lingerTimers.get(key);
     if (linger !== undefined) {
@@ -193,7 +199,7 @@ export class StreamRegistry {
     const streams = byId.get(stream.market);
     streams?.delete(stream);
     if (streams?.size === 0) byId.delete(stream.market);
-    this.#options.onInterestChange();
+    this.#options.onInterestChange({ channel: stream.channel, id: stream.market });
   }
 }
 

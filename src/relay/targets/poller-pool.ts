@@ -25,7 +25,7 @@ import type { FreshnessReport } from '../poll/freshness.ts';
 import { PollPlan } from '../poll/plan.ts';
 import type { SchedulerMode } from '../poll/scheduler.ts';
 import { StreamPublisher } from '../streams/publisher.ts';
-import type { StreamRegistry } from '../streams/registry.ts';
+import type { InterestChange, StreamRegistry } from '../streams/registry.ts';
 import type { StreamSubscriber } from '../streams/stream.ts';
 import { BookTargets } from './book-targets.ts';
 import { FreshnessJudge } from './freshness-judge.ts';
@@ -126,7 +126,7 @@ export class PollerPool {
     });
     this.#books = new BookTargets(this.#context, this.#dispatcher, options.shareOwner);
     this.#prices = new PriceTargets(this.#context, this.#dispatcher);
-    this.#streamTargets = new StreamTargets(this.#context, this.#dispatcher);
+    this.#streamTargets = new StreamTargets(this.#context, this.#dispatcher, this.#plan.streamTiming());
     this.#freshness = new FreshnessJudge(
       {
         registry: options.registry,
@@ -192,13 +192,22 @@ export class PollerPool {
     return this.#freshness.report(now);
   }
 
-  /** Brings the polled set in line with the registry; called on every interest change. */
-  sync(): void {
+  /**
+   * Brings the polled set in line with the registry; called on every interest change. `change`:
+   * the one (channel, id) whose streams came or went, when known: a stream polled on its own then
+   * costs its own target's work, not a walk over every target (ten thousand streams come and go
+   * one by one).
+   */
+  sync(change?: InterestChange): void {
     if (this.#stopped) return;
-    this.#books.sync(this.#plan.bookTiming());
-    this.#prices.sync(this.#plan.priceTiming());
-    // Created (or dropped) first, at the current stretch: the budget counts them.
-    this.#streamTargets.sync(this.#plan.streamTiming());
+    if (change !== undefined && StreamTargets.polls(change.channel)) {
+      this.#streamTargets.syncOne(change.channel, change.id);
+    } else {
+      this.#books.sync(this.#plan.bookTiming());
+      this.#prices.sync(this.#plan.priceTiming());
+      // Created (or dropped) first, at the current stretch: the budget counts them.
+      this.#streamTargets.sync();
+    }
     this.#freshness.targetsChanged();
     this.#replan();
     this.#dispatcher.start();
@@ -216,7 +225,7 @@ export class PollerPool {
     };
     const intervals = this.#plan.plan(targets, this.#books.polledCount);
     this.#prices.retime(this.#plan.priceTiming());
-    this.#streamTargets.sync(this.#plan.streamTiming()); // retimed at the new stretch
+    this.#streamTargets.retime(this.#plan.streamTiming());
     // The hint map is worth reading only while the budget cannot poll every book at its minimum.
     const hints = this.#options.scheduler === 'freshness' && intervals.stretch > 1 && this.#books.size > 0;
     this.#books.syncHints(hints, Math.max(this.#options.bookPollMs, HINTS_MIN_INTERVAL_MS));

@@ -121,7 +121,7 @@ describe('PollerPool', () => {
     const registry: StreamRegistry = new StreamRegistry({
       lingerMs,
       resumeBufferSize: 10,
-      onInterestChange: () => poller?.sync(),
+      onInterestChange: (change) => poller?.sync(change),
     });
     const events = new RelayEvents();
     poller = new PollerPool({
