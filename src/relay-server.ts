@@ -122,6 +122,7 @@ export async function startRelay(
     resumeBufferSize: tuning.resumeBufferSize,
     ...(coordinator.log === undefined ? {} : { resumeHistory: new ClusterResume(coordinator.log) }),
     onInterestChange: (change) => poller?.sync(change),
+    onSubscribersChange: (stream) => poller?.holdersChanged(stream),
   });
   const upstreamHealth = new UpstreamHealthMonitor(client, {
     onIdentity: (identity) => logUpstreamIdentity(logger, upstreamUrl, identity),

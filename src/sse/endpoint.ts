@@ -111,7 +111,11 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
       response,
       options,
       SseConnection.streamKeys(channel, markets, depth),
-      { apiKey: client.key, onClose: seat(client, options) },
+      {
+        apiKey: client.key,
+        addressGroup: options.admission.group(client.address),
+        onClose: seat(client, options),
+      },
     );
     connections.add(connection);
     connection.onceClosed(() => {

@@ -50,7 +50,7 @@ export class ClientConnection implements SessionSink {
     ws: WebSocket,
     socket: Socket,
     context: ConnectionContext,
-    options: { form?: WireForm; apiKey?: string; onClose?: () => void } = {},
+    options: { form?: WireForm; apiKey?: string; addressGroup?: string; onClose?: () => void } = {},
   ) {
     this.id = id;
     this.#ws = ws;
@@ -58,6 +58,7 @@ export class ClientConnection implements SessionSink {
     this.#form = options.form ?? { encoding: 'json', deflate: false };
     this.session = new Session(id, this, context, {
       apiKey: options.apiKey,
+      addressGroup: options.addressGroup,
       encoding: this.#form.encoding,
       ...(options.onClose === undefined ? {} : { onClose: options.onClose }),
     });

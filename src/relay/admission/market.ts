@@ -10,6 +10,8 @@
  * - at most so many targets that nobody else wants (private targets).
  * Pure bookkeeping over the registry; the client's session (relay/session/session.ts) sends the answers.
  */
+
+import { createHash } from 'node:crypto';
 import { type Channel, channels, type ErrorCode, streamIdKinds } from '../../protocol/messages.ts';
 import { TokenBucket } from '../../util/token-bucket.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
@@ -48,6 +50,8 @@ export interface Refusal {
 
 interface Owner {
   key: string | undefined;
+  /** Who it counts as in the budget's fair share: its API key, else its address group. */
+  share: string | undefined;
   newMarkets: TokenBucket;
 }
 
@@ -81,10 +85,15 @@ export class MarketAdmission {
     return this.#limits;
   }
 
-  /** A connection opened, authenticated with `key` when the relay requires keys. */
-  open(subscriber: StreamSubscriber, key: string | undefined): void {
+  /**
+   * A connection opened, authenticated with `key` when the relay requires keys, from client address
+   * group `group` (relay/admission/client-address.ts).
+   */
+  open(subscriber: StreamSubscriber, key: string | undefined, group?: string): void {
     this.#owners.set(subscriber, {
       key,
+      share:
+        key !== undefined ? `key ${keyLabel(key)}` : group === undefined ? undefined : `address ${group}`,
       newMarkets: this.#bucket(this.#limits.newMarketsPerSecond),
     });
     if (key === undefined) return;
@@ -98,11 +107,16 @@ export class MarketAdmission {
   }
 
   /**
-   * Who the subscriber counts as in the fair share of the budget: its API key, so that a key's
-   * connections together weigh as one (relay/poll/fair-share.ts), or the connection itself without one.
+   * Who the subscriber counts as in the fair share of the budget (relay/poll/share-groups.ts): its
+   * API key, so that a key's connections together have one share wherever they come from; without
+   * keys its client address group, so that an address has one share however many connections it
+   * opens; the connection itself when neither is known. A relay-internal subscriber (a session's
+   * wildcard following the catalogue) counts as the connection it works for. A key is named by a
+   * digest of it, never itself: the name is shown on the status page.
    */
   shareOwner(subscriber: StreamSubscriber): unknown {
-    return this.#owners.get(subscriber)?.key ?? subscriber;
+    const client = subscriber.behalfOf ?? subscriber;
+    return this.#owners.get(client)?.share ?? client;
   }
 
   close(subscriber: StreamSubscriber): void {
@@ -237,4 +251,9 @@ export class MarketAdmission {
       now: this.#now,
     });
   }
+}
+
+/** A key's name where it may be shown: the first hex digits of its SHA-256. */
+function keyLabel(key: string): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 8);
 }

@@ -74,6 +74,8 @@ export interface SessionContext {
 export interface SessionOptions {
   /** The API key the client presented, when the relay requires keys (isolation limits per key). */
   apiKey?: string | undefined;
+  /** The client's address group (relay/admission/client-address.ts): its share of the upstream budget. */
+  addressGroup?: string | undefined;
   /** `compact`: `subscribed` names each stream's number (docs/protocol.md "Compact encoding"). */
   encoding?: 'json' | 'compact';
   /** Called once when the session is closed: what the transport's admission counted is released. */
@@ -107,7 +109,7 @@ export class Session implements StreamSubscriber {
     this.#compact = options.encoding === 'compact';
     this.#onClose = options.onClose;
     this.#heldBack = new SlowConsumerPolicy(context.limits, () => this.slowConsumer());
-    context.marketAdmission.open(this, options.apiKey);
+    context.marketAdmission.open(this, options.apiKey, options.addressGroup);
     this.#wildcards = new SessionWildcards({
       registry: context.registry,
       maxStreams: context.limits.maxStreams,

@@ -54,6 +54,8 @@ export interface RegistryOptions {
   resumeHistory?: ResumeHistory;
   /** Called whenever the set of streams (so the set of polled markets) changes: which stream id's. */
   onInterestChange: (change: InterestChange) => void;
+  /** Called whenever a subscriber comes to or leaves a stream (who holds its poll target). */
+  onSubscribersChange?: (stream: AnyStream) => void;
 }
 
 /** The stream id whose streams came or went (one of them: a book depth, say). */
@@ -128,11 +130,14 @@ export class StreamRegistry {
       this.#lingerTimers.delete(key);
     }
     stream.subscribers.add(subscriber);
+    this.#options.onSubscribersChange?.(stream);
     return stream;
   }
 
   unsubscribe(subscriber: StreamSubscriber, stream: AnyStream): void {
-    if (!stream.subscribers.delete(subscriber) || stream.subscribers.size > 0) return;
+    if (!stream.subscribers.delete(subscriber)) return;
+    this.#options.onSubscribersChange?.(stream);
+    if (stream.subscribers.size > 0) return;
     const registered = this.#streams.get(stream.key);
     if (registered !== stream) return;
     const timer = setTimeout(() => {

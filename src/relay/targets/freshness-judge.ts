@@ -19,7 +19,7 @@ import type { StreamPublisher } from '../streams/publisher.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
 import type { AnyStream } from '../streams/stream.ts';
 import type { BookTargets } from './book-targets.ts';
-import { bookTargetStreams } from './book-weights.ts';
+import { bookTargetStreams } from './holders.ts';
 import type { PriceTargets } from './price-targets.ts';
 import type { StreamTargets } from './stream-targets.ts';
 

@@ -80,6 +80,8 @@ export abstract class PollTarget implements DispatchTarget, Confirmation {
   meanAskGapMs: number | undefined;
   inFlight = false;
   weight = 1;
+  /** Its share groups (relay/targets/holders.ts): who pays for its requests. */
+  holders: readonly unknown[] = [];
   hintedAt: number | undefined;
   coveredAt: number | undefined;
   retryAt: number | undefined;

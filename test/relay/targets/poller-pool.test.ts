@@ -122,6 +122,7 @@ describe('PollerPool', () => {
       lingerMs,
       resumeBufferSize: 10,
       onInterestChange: (change) => poller?.sync(change),
+      onSubscribersChange: (stream) => poller?.holdersChanged(stream),
     });
     const events = new RelayEvents();
     poller = new PollerPool({
