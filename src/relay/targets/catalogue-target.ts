@@ -50,7 +50,7 @@ export class CatalogueTarget extends StreamTarget<'markets', MarketsResponse> {
     // The registry only holds ids canonicalStreamId accepted.
     const filter = catalogueFilterOf(this.streamId) ?? { status: 'all' };
     const read = (page: number) =>
-      this.context.source.markets({
+      this.source.markets({
         limit: CATALOGUE_PAGE,
         offset: page * CATALOGUE_PAGE,
         sortBy: 'newest',

@@ -125,11 +125,14 @@ export class FreshnessJudge {
     }
     // Judged against the interval prices are asked at, and the maximum age every stream promises.
     const priceTiming = { ...this.#plan.priceTiming(), maxAgeMs };
+    const { priceIntervalMs } = this.#plan.intervals;
     for (const [market, health] of prices.markets())
-      judge(health, priceTiming, priceTiming.minIntervalMs, () => registry.streamsOf('price', market));
+      judge(health, priceTiming, priceIntervalMs, () => registry.streamsOf('price', market));
+    const streamIntervalMs = this.#plan.streamIntervalMs;
     for (const target of streams.values()) {
-      const { timing } = target;
-      judge(target, timing, timing.minIntervalMs, () => registry.streamsOf(target.channel, target.streamId));
+      judge(target, target.timing, streamIntervalMs, () =>
+        registry.streamsOf(target.channel, target.streamId),
+      );
     }
     return { oldestAt, bookGaps };
   }

@@ -123,6 +123,7 @@ export class PollerPool {
       now: this.#now,
       existence: options.existence ?? trustingJudge,
       report: (outcome) => applyOutcome(outcome, effects),
+      extraRequest: (target) => this.#dispatcher.extraRequest(target),
     };
     this.#dispatcher = new PollDispatcher({
       ratePerSecond: this.#plan.pollingRps,
@@ -193,7 +194,7 @@ export class PollerPool {
   intervalOf(channel: Channel): number {
     if (channel === 'book' || channel === 'orders') return this.#plan.intervals.bookIntervalMs;
     if (channel === 'price') return this.#plan.intervals.priceIntervalMs;
-    return this.#plan.streamTiming().minIntervalMs;
+    return this.#plan.streamIntervalMs;
   }
 
   /** The freshness report, from the last sweep's walk over the targets (relay/targets/freshness-judge.ts). */

@@ -27,7 +27,7 @@ export class RestTarget extends StreamTarget<'rest', JsonValue> {
     // The registry only holds paths canonicalStreamId accepted, so this never fails.
     const path = canonicalRestPath(this.streamId);
     if (!path.ok) throw new Error(`not a public path: ${this.streamId}`);
-    return (await this.context.source.publicBody(path.value)) as JsonValue;
+    return (await this.source.publicBody(path.value)) as JsonValue;
   }
 
   protected stateOf(body: JsonValue): JsonValue {
