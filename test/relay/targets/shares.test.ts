@@ -157,4 +157,27 @@ describe('the budget shared by owner', () => {
     expect(pages).toBeGreaterThanOrEqual(150);
     expect(pages).toBeLessThanOrEqual(9 * 20 + 2);
   });
+
+  it('makes or drops only its own target when a stream comes or goes, however many others there are', async () => {
+    vi.useFakeTimers();
+    const holder = subscriber();
+    const { registry, poller: pool } = setup(
+      instantSource(new Map()),
+      new Map([[holder, 'address 10.0.0.4']]),
+      20,
+    );
+    for (let i = 0; i < 2_000; i++)
+      registry.subscribe(holder, { channel: 'rest', market: `/api/search?q=${i}` });
+    await vi.advanceTimersByTimeAsync(50); // their holders filed, their first polls under way
+    const ids = vi.spyOn(registry, 'ids');
+    const streamsOf = vi.spyOn(registry, 'streamsOf');
+    const stream = registry.subscribe(holder, { channel: 'rest', market: '/api/search?q=new' });
+    registry.unsubscribe(holder, stream);
+    await vi.advanceTimersByTimeAsync(50); // the linger ends: the stream and its target go
+    expect(pool.targetCount('rest')).toBe(2_000);
+    // No walk over the 2,000 others: look-ups of the one stream id and of the few polls made
+    // meanwhile, not one per target.
+    expect(ids.mock.calls.filter(([channel]) => channel === 'rest').length).toBeLessThan(50);
+    expect(streamsOf.mock.calls.length).toBeLessThan(50);
+  });
 });
