@@ -282,10 +282,12 @@ export class PollDispatcher {
         })
         .finally(() => {
           target.inFlight = false;
-          // Its lease is another relay's: nothing went upstream, the token goes back.
+          // Its lease is another relay's: nothing went upstream, the token goes back, and its
+          // holders did not pay for it.
           if (target.followed) {
             this.#bucket.refund();
             this.#throttle?.refund();
+            this.#groups.charge(target, this.#options.now(), -1);
           }
         }),
     );

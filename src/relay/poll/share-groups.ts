@@ -118,15 +118,18 @@ export class ShareGroups<K, T extends SharedTarget<K>> {
     return picked;
   }
 
-  /** One upstream request for `target` (a poll, or one more page of it): its holders pay for it. */
-  charge(target: T, now: number): void {
+  /**
+   * One upstream request for `target` (a poll, or one more page of it): its holders pay for it.
+   * `requests` -1: a request charged that never went upstream (another relay's lease) is given back.
+   */
+  charge(target: T, now: number, requests = 1): void {
     const groups = this.#filed.get(target.key);
     if (groups === undefined) return;
-    const part = 1 / groups.length;
+    const part = requests / groups.length;
     for (const group of groups) {
-      group.virtual = Math.max(group.virtual, this.#virtual) + part;
+      group.virtual = requests > 0 ? Math.max(group.virtual, this.#virtual) + part : group.virtual + part;
       decay(group, now);
-      group.usage += part;
+      group.usage = Math.max(0, group.usage + part);
     }
   }
 

@@ -112,4 +112,18 @@ describe('ShareGroups', () => {
     groups.remove('t');
     expect(groups.size).toBe(0);
   });
+
+  it('gives back what a request that never went upstream was charged (another relay held the lease)', () => {
+    const groups = new ShareGroups<string, SharedTarget>();
+    const followed = target('followed', ['a']);
+    const own = target('own', ['b']);
+    groups.place(followed, 0);
+    groups.place(own, 0);
+    expect(groups.pick(0, 1, 'freshness')).toEqual([followed]);
+    groups.charge(followed, 0, -1);
+    expect(groups.shares(0).find((share) => share.group === 'a')?.requestsPerSecond).toBe(0);
+    // Refunded, `a` has paid no more than `b`: the next request is not held against it (of two
+    // groups that paid alike, the first filed goes first).
+    expect(groups.pick(1, 1, 'freshness')).toEqual([followed]);
+  });
 });
