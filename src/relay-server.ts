@@ -122,7 +122,8 @@ export async function startRelay(
     resumeBufferSize: tuning.resumeBufferSize,
     resumeBufferBytes: tuning.resumeBufferBytes,
     ...(coordinator.log === undefined ? {} : { resumeHistory: new ClusterResume(coordinator.log) }),
-    onInterestChange: () => poller?.sync(),
+    onInterestChange: (change) => poller?.sync(change),
+    onSubscribersChange: (stream) => poller?.holdersChanged(stream),
   });
   const upstreamHealth = new UpstreamHealthMonitor(client, {
     onIdentity: (identity) => logUpstreamIdentity(logger, upstreamUrl, identity),

@@ -123,7 +123,7 @@ const serveOptions = {
   }),
   'upstream-rps': integerOption({
     env: 'UPSTREAM_RPS',
-    doc: 'upstream requests per second at most, the hard cap, for the whole cluster with `--redis` ([cluster.md](cluster.md)); polling spends 90% of it ([scheduler.md](scheduler.md))',
+    doc: 'upstream requests per second at most, the hard cap in every second (at most a fifth of it at once), for the whole cluster with `--redis` ([cluster.md](cluster.md)); polling spends 90% of it ([scheduler.md](scheduler.md))',
     min: 1,
     max: 100_000,
     default: '50',

@@ -15,8 +15,11 @@ import { metricFactory } from '../util/metric-factory.ts';
 import { version } from '../util/version.ts';
 import { healthReport } from './health-report.ts';
 import { onRelayEvent, type RelayView } from './relay-view.ts';
+import { shareReport } from './share-report.ts';
 
 const PREFIX = 'market_relay_';
+/** Share groups the metrics name by rank. */
+const METRIC_TOP_GROUPS = 5;
 
 /** Upstream round trips: a few ms on a LAN to the 5 s timeout. */
 const UPSTREAM_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -126,6 +129,23 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
       for (const kind of channels) gauge.set({ kind }, view.poller.targetCount(kind));
     },
     ['kind'],
+  );
+  metric.gauge(
+    'share_groups',
+    'Client address groups (IPv6 by prefix) or API keys holding at least one poll target, each with an equal share of the polling budget (docs/scheduler.md "Fair share").',
+    (gauge) => gauge.set(view.poller.shares().length),
+  );
+  metric.gauge(
+    'share_top',
+    'The heaviest share groups by rank (1 = heaviest, up to 5), never by address: part (0..1) of the polling budget each paid for over the last seconds (`what="share"`) and poll targets it holds (`what="targets"`).',
+    (gauge) => {
+      gauge.reset(); // a rank no group holds any more is not reported
+      for (const [index, row] of shareReport(view.poller.shares(), METRIC_TOP_GROUPS).top.entries()) {
+        gauge.set({ rank: String(index + 1), what: 'share' }, row.share);
+        gauge.set({ rank: String(index + 1), what: 'targets' }, row.targets);
+      }
+    },
+    ['rank', 'what'],
   );
   metric.gauge(
     'poll_interval_configured_seconds',

@@ -2,13 +2,15 @@
  * @module observability/status-snapshot
  * What the status page shows, as one JSON document: the /health report, upstream latency for the
  * sparkline, the update rate, error totals and recent errors, and every stream with its freshness
- * (live / stale, age of the last snapshot, effective poll interval, subscriber count).
+ * (live / stale, age of the last snapshot, effective poll interval, subscriber count), and the
+ * share of the polling budget the heaviest client address groups use.
  */
 
 import type { BookDepth, Channel, StreamState } from '../protocol/messages.ts';
 import type { ActivityReport, ActivityTracker } from './activity.ts';
 import { type HealthReport, healthReport } from './health-report.ts';
 import type { RelayView } from './relay-view.ts';
+import { type ShareReport, STATUS_TOP_GROUPS, shareReport } from './share-report.ts';
 
 /** Latency points the sparkline draws (the monitor keeps the last 100 successful attempts). */
 const SPARKLINE_POINTS = 60;
@@ -34,6 +36,8 @@ export interface StatusSnapshot {
   upstream: { latencyMs: number[]; inFlight: number; queued: number };
   activity: ActivityReport;
   streams: StreamRow[];
+  /** Who uses the polling budget: the heaviest address groups (or API keys) and how many there are. */
+  shares: ShareReport;
 }
 
 export function statusSnapshot(
@@ -67,5 +71,6 @@ export function statusSnapshot(
     },
     activity: activity.report(),
     streams,
+    shares: shareReport(view.poller.shares(), STATUS_TOP_GROUPS),
   };
 }

@@ -111,7 +111,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
     const connection = new ClientConnection(options.sessionIds.next(), ws, socket, context, {
       form: { encoding: ws.protocol === COMPACT_SUBPROTOCOL ? 'compact' : 'json', deflate },
       ...(client.key === undefined ? {} : { apiKey: client.key }),
-      addressGroup: options.admission.group(client.address),
+      addressGroup: arrival.admission.group(client.address),
       ...(cap === undefined ? { onClose: seat(client, arrival) } : {}),
     });
     ws.on('close', (code, reason) => {

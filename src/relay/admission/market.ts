@@ -13,6 +13,7 @@
  *   yet at a smaller one (./group-streams.ts).
  * Pure bookkeeping over the registry; the client's session (relay/session/session.ts) sends the answers.
  */
+import { createHash } from 'node:crypto';
 import { candlesStreamOf } from '../../protocol/candle-streams.ts';
 import { type Channel, channels, type ErrorCode, streamIdKinds } from '../../protocol/messages.ts';
 import { TokenBucket } from '../../util/token-bucket.ts';
@@ -54,6 +55,8 @@ export interface Refusal {
 
 interface Owner {
   key: string | undefined;
+  /** Who it counts as in the budget's fair share: its API key, else its address group. */
+  share: string | undefined;
   newMarkets: TokenBucket;
 }
 
@@ -97,6 +100,12 @@ export class MarketAdmission {
     this.#groups.open(subscriber, addressGroup);
     this.#owners.set(subscriber, {
       key,
+      share:
+        key !== undefined
+          ? `key ${keyLabel(key)}`
+          : addressGroup === undefined
+            ? undefined
+            : `address ${addressGroup}`,
       newMarkets: this.#bucket(this.#limits.newMarketsPerSecond),
     });
     if (key === undefined) return;
@@ -110,11 +119,16 @@ export class MarketAdmission {
   }
 
   /**
-   * Who the subscriber counts as in the fair share of the budget: its API key, so that a key's
-   * connections together weigh as one (relay/poll/fair-share.ts), or the connection itself without one.
+   * Who the subscriber counts as in the fair share of the budget (relay/poll/share-groups.ts): its
+   * API key, so that a key's connections together have one share wherever they come from; without
+   * keys its client address group, so that an address has one share however many connections it
+   * opens; the connection itself when neither is known. A relay-internal subscriber (a session's
+   * wildcard following the catalogue) counts as the connection it works for. A key is named by a
+   * digest of it, never itself: the name is shown on the status page.
    */
   shareOwner(subscriber: StreamSubscriber): unknown {
-    return this.#owners.get(subscriber)?.key ?? subscriber;
+    const client = subscriber.behalfOf ?? subscriber;
+    return this.#owners.get(client)?.share ?? client;
   }
 
   close(subscriber: StreamSubscriber): void {
@@ -302,4 +316,9 @@ export class MarketAdmission {
       now: this.#now,
     });
   }
+}
+
+/** A key's name where it may be shown: the first hex digits of its SHA-256. */
+function keyLabel(key: string): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 8);
 }

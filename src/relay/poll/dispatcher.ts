@@ -18,10 +18,11 @@
 import { afterRateLimited, limitAt, NOT_LIMITED, type RateBackoff } from '../../util/rate-backoff.ts';
 import { TokenBucket } from '../../util/token-bucket.ts';
 import { OneOffQueue } from './one-off-queue.ts';
-import { pickTargets, type SchedulerMode, type TargetView } from './scheduler.ts';
+import type { SchedulerMode } from './scheduler.ts';
+import { type GroupShare, type SharedTarget, ShareGroups } from './share-groups.ts';
 
 /** A poll target as the dispatcher drives it; `poll` does the request and records its outcome. */
-export interface DispatchTarget extends TargetView<string> {
+export interface DispatchTarget extends SharedTarget {
   readonly kind: string;
   /**
    * Cluster mode: its last poll found the lease held by another relay and asked nothing upstream,
@@ -66,6 +67,8 @@ export class PollDispatcher {
   #oneOffBucket: TokenBucket | undefined;
   readonly #oneOffs: OneOffQueue;
   readonly #targets = new Map<string, DispatchTarget>();
+  /** Who holds each target, and what each group has paid (relay/poll/share-groups.ts). */
+  readonly #groups = new ShareGroups<string, DispatchTarget>();
   readonly #started: { at: number; kind: string }[] = [];
   #backoff: RateBackoff = NOT_LIMITED;
   /** The lowered rate after 429s, while it is below the budget's. */
@@ -164,12 +167,38 @@ export class PollDispatcher {
 
   add(target: DispatchTarget): void {
     this.#targets.set(target.key, target);
+    this.#groups.place(target, this.#options.now());
     this.kick();
+  }
+
+  /** The target's holders changed: it is filed under its new share groups. */
+  regroup(target: DispatchTarget): void {
+    if (this.#targets.get(target.key) === target) this.#groups.place(target, this.#options.now());
   }
 
   /** The target is gone: it is never chosen again (a request already sent ends unused). */
   remove(key: string): void {
     this.#targets.delete(key);
+    this.#groups.remove(key);
+  }
+
+  /** Each share group's use of the polling budget, most first. */
+  shares(): GroupShare[] {
+    return this.#groups.shares(this.#options.now());
+  }
+
+  /**
+   * A poll under way sends one more request (the next page of a listing): it takes a token of the
+   * budget like any other, paid by the target's holders; resolves when the budget allows it. The
+   * token is taken at once (the balance may go below zero), so no new poll starts before it is
+   * paid back: however many pages a poll reads, the polls keep to the budget.
+   */
+  async extraRequest(target: DispatchTarget): Promise<void> {
+    const now = this.#options.now();
+    this.#groups.charge(target, now);
+    this.#started.push({ at: now, kind: target.kind });
+    const waitMs = Math.max(this.#bucket.reserve(), this.#throttle?.reserve() ?? 0);
+    if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
   }
 
   /** Requests started per second over the last few seconds, of one target kind or (none given) all. */
@@ -216,6 +245,7 @@ export class PollDispatcher {
   stop(): void {
     this.#stopped = true;
     clearInterval(this.#timer);
+    for (const key of this.#targets.keys()) this.#groups.remove(key);
     this.#targets.clear();
     this.#oneOffs.clear(stoppedError());
   }
@@ -232,9 +262,7 @@ export class PollDispatcher {
     if (slots > 0) {
       this.#options.beforeTurn?.();
       const now = this.#options.now();
-      for (const key of pickTargets(this.#targets.values(), now, slots, this.#options.mode)) {
-        const target = this.#targets.get(key);
-        if (target === undefined) continue;
+      for (const target of this.#groups.pick(now, slots, this.#options.mode)) {
         this.#start(target, now);
         slots -= 1;
       }
@@ -254,10 +282,12 @@ export class PollDispatcher {
         })
         .finally(() => {
           target.inFlight = false;
-          // Its lease is another relay's: nothing went upstream, the token goes back.
+          // Its lease is another relay's: nothing went upstream, the token goes back, and its
+          // holders did not pay for it.
           if (target.followed) {
             this.#bucket.refund();
             this.#throttle?.refund();
+            this.#groups.charge(target, this.#options.now(), -1);
           }
         }),
     );

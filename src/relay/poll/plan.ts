@@ -76,20 +76,29 @@ export class PollPlan {
     return { minIntervalMs: this.#options.bookPollMs, maxAgeMs: this.#options.maxAgeMs };
   }
 
-  /** Price batches are cheap (100 markets a request): asked at their (stretched) interval. */
+  /**
+   * Price batches are cheap (100 markets a request): asked at most every `--price-poll-ms` and
+   * due by the (stretched) interval. The minimum is never stretched: when the budget is short, who
+   * waits is the share groups' choice (relay/poll/share-groups.ts), so that one client holding
+   * thousands of streams cannot stretch its neighbours' intervals.
+   */
   priceTiming(): TargetTiming {
-    const interval = this.#intervals.priceIntervalMs;
-    return { minIntervalMs: interval, maxAgeMs: interval };
+    return { minIntervalMs: this.#options.pricePollMs, maxAgeMs: this.#intervals.priceIntervalMs };
   }
 
   /**
-   * The other channels' targets are asked at most every `--price-poll-ms` (one cheap request each),
-   * stretched with every other interval when the budget is short, and confirmed within the maximum
-   * age while the budget allows.
+   * The other channels' targets are asked at most every `--price-poll-ms` (one cheap request each)
+   * and confirmed within the maximum age while the budget allows; as for books, the minimum is
+   * never stretched (see `priceTiming`).
    */
   streamTiming(): TargetTiming {
-    const interval = Math.ceil(this.#options.pricePollMs * this.#intervals.stretch);
+    const interval = this.#options.pricePollMs;
     return { minIntervalMs: interval, maxAgeMs: Math.max(interval, this.#options.maxAgeMs) };
+  }
+
+  /** The interval the budget allows the other channels' targets alike: what their staleness is judged by. */
+  get streamIntervalMs(): number {
+    return Math.ceil(this.#options.pricePollMs * this.#intervals.stretch);
   }
 
   /** Polls per second the configured intervals ask for `targets`. */

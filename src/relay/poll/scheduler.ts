@@ -12,8 +12,9 @@
  *    request buys: `weight x expected delay of the changes not yet seen`. A target never asked yet
  *    (a subscriber waits for its first snapshot) counts its whole wait, ten times over.
  * Within a class the larger score goes first; `round-robin` mode ranks class 2 by time since the last
- * request instead (every target alike), which is the behaviour before hints and change rates. The
- * weights (relay/poll/fair-share.ts) apply in both modes, so no connection can starve another.
+ * request instead (every target alike), which is the behaviour before hints and change rates. Which
+ * group's targets are ranked for the next request is relay/poll/share-groups.ts's choice, so no
+ * client address or API key can starve another whatever it holds.
  */
 
 export type SchedulerMode = 'freshness' | 'round-robin';
@@ -40,7 +41,7 @@ export interface TargetView<K> {
   inFlight: boolean;
   /** It holds something never asked for yet (a new book, a market new to a price batch). */
   awaitingFirstAsk: boolean;
-  /** Its share of the budget (relay/poll/fair-share.ts): >= 1 for targets many connections want. */
+  /** How much it counts among its groups' targets: the number of share groups holding it (>= 1). */
   weight: number;
   /** Estimated upstream changes per second (relay/poll/scheduler.ts `changeRateAfter`). */
   changeRate: number;

@@ -74,7 +74,7 @@ export interface SessionContext {
 export interface SessionOptions {
   /** The API key the client presented, when the relay requires keys (isolation limits per key). */
   apiKey?: string | undefined;
-  /** The client's address group (relay/admission/client-address.ts), for the per-address limits. */
+  /** The client's address group (relay/admission/client-address.ts): the per-address limits and its share of the upstream budget. */
   addressGroup?: string | undefined;
   /** `compact`: `subscribed` names each stream's number (docs/protocol.md "Compact encoding"). */
   encoding?: 'json' | 'compact';

@@ -87,6 +87,7 @@ interface ChannelWildcard {
 export class SessionWildcards implements StreamSubscriber {
   /** Its catalogue stream's states are read here, not sent to the client. */
   readonly internal = true;
+  readonly behalfOf: StreamSubscriber;
   readonly #host: WildcardHost;
   readonly #channels = new Map<WildcardChannel, ChannelWildcard>();
   #catalogue: AnyStream | undefined;
@@ -96,6 +97,7 @@ export class SessionWildcards implements StreamSubscriber {
 
   constructor(host: WildcardHost) {
     this.#host = host;
+    this.behalfOf = host.subscriber;
   }
 
   has(channel: string): boolean {

@@ -54,8 +54,16 @@ export interface RegistryOptions {
   resumeBufferBytes?: number;
   /** Cluster mode: the cluster's history, for resume points beyond this relay's rings. */
   resumeHistory?: ResumeHistory;
-  /** Called whenever the set of streams (so the set of polled markets) changes. */
-  onInterestChange: () => void;
+  /** Called whenever the set of streams (so the set of polled markets) changes: which stream id's. */
+  onInterestChange: (change: InterestChange) => void;
+  /** Called whenever a subscriber comes to or leaves a stream (who holds its poll target). */
+  onSubscribersChange?: (stream: AnyStream) => void;
+}
+
+/** The stream id whose streams came or went (one of them: a book depth, say). */
+export interface InterestChange {
+  channel: Channel;
+  id: string;
 }
 
 /** Per stream id, its streams of one channel (one per depth for `book`, else one). */
@@ -116,7 +124,7 @@ export class StreamRegistry {
     let stream = this.#streams.get(key);
     if (stream === undefined) {
       stream = this.#create(identity);
-      this.#options.onInterestChange();
+      this.#options.onInterestChange({ channel: stream.channel, id: stream.market });
     }
     const linger = this.#lingerTimers.get(key);
     if (linger !== undefined) {
@@ -124,11 +132,14 @@ export class StreamRegistry {
       this.#lingerTimers.delete(key);
     }
     stream.subscribers.add(subscriber);
+    this.#options.onSubscribersChange?.(stream);
     return stream;
   }
 
   unsubscribe(subscriber: StreamSubscriber, stream: AnyStream): void {
-    if (!stream.subscribers.delete(subscriber) || stream.subscribers.size > 0) return;
+    if (!stream.subscribers.delete(subscriber)) return;
+    this.#options.onSubscribersChange?.(stream);
+    if (stream.subscribers.size > 0) return;
     const registered = this.#streams.get(stream.key);
     if (registered !== stream) return;
     const timer = setTimeout(() => {
@@ -195,7 +206,7 @@ export class StreamRegistry {
     const streams = byId.get(stream.market);
     streams?.delete(stream);
     if (streams?.size === 0) byId.delete(stream.market);
-    this.#options.onInterestChange();
+    this.#options.onInterestChange({ channel: stream.channel, id: stream.market });
   }
 }
 

@@ -32,6 +32,8 @@ export interface StreamSubscriber {
    * what it is handed is no message sent, and it is no subscription in the counts.
    */
   readonly internal?: boolean;
+  /** An internal subscriber's connection: whose share of the upstream budget its streams take. */
+  readonly behalfOf?: StreamSubscriber;
 }
 
 export interface StreamIdentity<C extends Channel = Channel> {

@@ -66,7 +66,8 @@ export class BookTarget extends PollTarget {
   }
 
   protected async pollOnce(): Promise<readonly PollOutcome[]> {
-    const { cluster, source, registry, now } = this.context;
+    const { cluster, registry, now } = this.context;
+    const { source } = this;
     const askedAt = this.beginAsk();
     try {
       this.followed = !(await this.holdsLease());

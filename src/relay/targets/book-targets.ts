@@ -1,40 +1,27 @@
 /**
  * @module relay/targets/book-targets
  * The poller pool's order-book targets: one per market with `book` or `orders` streams (every depth
- * and both channels share it), kept in line with the registry; their fair-share weights
- * (relay/targets/book-weights.ts) while the budget is short; and the change hints
+ * and both channels share it), kept in line with the registry; and the change hints
  * (relay/targets/change-hints.ts) that tell which books moved, read while worth it.
  */
 import type { ProbabilitiesResponse } from '../../upstream/schemas.ts';
 import type { PollDispatcher } from '../poll/dispatcher.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
-import type { StreamSubscriber } from '../streams/stream.ts';
 import { BookTarget } from './book-target.ts';
-import { bookWeights } from './book-weights.ts';
 import { ChangeHints, ChangeHintTarget } from './change-hints.ts';
 import type { PollContext } from './poll-target.ts';
-
-/** Fair-share weights follow subscriptions at least this often (ms) while the budget is short. */
-const WEIGHTS_EVERY_MS = 250;
 
 export class BookTargets {
   readonly #context: PollContext;
   readonly #dispatcher: PollDispatcher;
-  readonly #shareOwner: ((subscriber: StreamSubscriber) => unknown) | undefined;
   readonly #books = new Map<string, BookTarget>();
   /** The hints, while worth reading; their own request only while no probabilities stream reads the map. */
   #hints: ChangeHints | undefined;
   #hintTarget: ChangeHintTarget | undefined;
-  #weightsAt = Number.NEGATIVE_INFINITY;
 
-  constructor(
-    context: PollContext,
-    dispatcher: PollDispatcher,
-    shareOwner: ((subscriber: StreamSubscriber) => unknown) | undefined,
-  ) {
+  constructor(context: PollContext, dispatcher: PollDispatcher) {
     this.#context = context;
     this.#dispatcher = dispatcher;
-    this.#shareOwner = shareOwner;
   }
 
   get size(): number {
@@ -46,6 +33,10 @@ export class BookTargets {
     let polled = 0;
     for (const book of this.#books.values()) if (!book.followed) polled += 1;
     return polled;
+  }
+
+  get(market: string): BookTarget | undefined {
+    return this.#books.get(market);
   }
 
   values(): IterableIterator<BookTarget> {
@@ -71,7 +62,7 @@ export class BookTargets {
 
   /**
    * The hint map is read while `wanted`, with a request of its own (every `everyMs`) only while no
-   * `probabilities` stream asks for the same map. A new plan: the weights are made again too.
+   * `probabilities` stream asks for the same map.
    */
   syncHints(wanted: boolean, everyMs: number): void {
     if (wanted) this.#hints ??= new ChangeHints(this, (market) => this.#books.has(market));
@@ -86,7 +77,6 @@ export class BookTargets {
       this.#hintTarget = undefined;
     }
     this.#hints?.prune();
-    this.#weightsAt = Number.NEGATIVE_INFINITY;
   }
 
   /** A probabilities map asked for at `askedAt` arrived: the hints read it too. */
@@ -105,18 +95,6 @@ export class BookTargets {
   coverBook(market: string, askedAt: number): void {
     const book = this.#books.get(market);
     if (book !== undefined) book.coveredAt = askedAt;
-  }
-
-  /**
-   * Fair share of the budget between connections and API keys (relay/targets/book-weights.ts).
-   * While the budget covers every target at its minimum interval (`stretch` 1), every due target
-   * is asked and weights change nothing: the walk over every subscription is skipped.
-   */
-  refreshWeights(stretch: number, now: number): void {
-    if (stretch <= 1 || now - this.#weightsAt < WEIGHTS_EVERY_MS) return;
-    this.#weightsAt = now;
-    const weights = bookWeights(this.#context.registry, this.#books.keys(), this.#shareOwner);
-    for (const book of this.#books.values()) book.weight = weights.get(book.key) ?? 1;
   }
 
   clear(): void {

@@ -179,7 +179,7 @@ export class CandlesTarget extends PollTarget {
     const live = this.#appliedAt !== undefined && askedAt - this.#appliedAt < LIVE_RANGE_MS / 2;
     const range = live ? LIVE_RANGE : BACKFILL_RANGE[interval];
     counted();
-    const body = await this.context.source.publicBody({
+    const body = await this.source.publicBody({
       template: HISTORY_TEMPLATE,
       pathname: `/api/markets/${market}/history`,
       query: { interval: range },
@@ -196,7 +196,7 @@ export class CandlesTarget extends PollTarget {
    */
   async #tradeSamples(counted: () => void): Promise<{ samples: CandleSample[]; taken: () => void }> {
     const { market, interval } = this.#stream;
-    const walk = await walkActivity(activityPages(this.context.source, market, counted), this.#trades.seen, {
+    const walk = await walkActivity(activityPages(this.source, market, counted), this.#trades.seen, {
       firstPoll: false,
       listing: this.#trades.listing,
     });

@@ -56,7 +56,7 @@ export class CatalogueTarget extends StreamTarget<'markets', MarketsResponse> {
     const markets = new Map<string, MarketListItem>();
     await readPages(
       async (offset, limit) => {
-        const page = await this.context.source.markets({
+        const page = await this.source.markets({
           limit,
           offset,
           sortBy: 'newest',

@@ -72,7 +72,7 @@ export class ChangeHintTarget extends PollTarget {
   protected async pollOnce(): Promise<readonly PollOutcome[]> {
     const askedAt = this.beginAsk();
     try {
-      const response = await this.context.source.probabilities();
+      const response = await this.source.probabilities();
       if (this.removed) return [];
       this.#hints.read(response, askedAt);
       this.confirmed(askedAt, undefined);

@@ -33,7 +33,7 @@ export class MarketTarget extends StreamTarget<'market', MarketResponse> {
   }
 
   protected ask(): Promise<MarketResponse> {
-    return this.context.source.market(this.streamId);
+    return this.source.market(this.streamId);
   }
 
   protected stateOf(response: MarketResponse): MarketData {
@@ -62,7 +62,7 @@ export class ProbabilitiesTarget extends StreamTarget<'probabilities', Probabili
   }
 
   protected ask(): Promise<ProbabilitiesResponse> {
-    return this.context.source.probabilities();
+    return this.source.probabilities();
   }
 
   /** The same map is the books' change hints (relay/targets/change-hints.ts): read once for both. */
@@ -91,7 +91,7 @@ export class OracleTarget extends StreamTarget<'oracle', TokenPriceResponse> {
   }
 
   protected ask(): Promise<TokenPriceResponse> {
-    return this.context.source.tokenPrice(this.streamId);
+    return this.source.tokenPrice(this.streamId);
   }
 
   protected stateOf({ feed_id, price, raw_price, expo, publish_time }: TokenPriceResponse): OracleData {

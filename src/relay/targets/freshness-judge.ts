@@ -19,7 +19,7 @@ import type { StreamPublisher } from '../streams/publisher.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
 import type { AnyStream } from '../streams/stream.ts';
 import type { BookTargets } from './book-targets.ts';
-import { bookTargetStreams } from './book-weights.ts';
+import { bookTargetStreams } from './holders.ts';
 import type { PriceTargets } from './price-targets.ts';
 import type { StreamTargets } from './stream-targets.ts';
 
@@ -125,11 +125,14 @@ export class FreshnessJudge {
     }
     // Judged against the interval prices are asked at, and the maximum age every stream promises.
     const priceTiming = { ...this.#plan.priceTiming(), maxAgeMs };
+    const { priceIntervalMs } = this.#plan.intervals;
     for (const [market, health] of prices.markets())
-      judge(health, priceTiming, priceTiming.minIntervalMs, () => registry.streamsOf('price', market));
+      judge(health, priceTiming, priceIntervalMs, () => registry.streamsOf('price', market));
+    const streamIntervalMs = this.#plan.streamIntervalMs;
     for (const target of streams.values()) {
-      const { timing } = target;
-      judge(target, timing, timing.minIntervalMs, () => registry.streamsOf(target.channel, target.streamId));
+      judge(target, target.timing, streamIntervalMs, () =>
+        registry.streamsOf(target.channel, target.streamId),
+      );
     }
     return { oldestAt, bookGaps };
   }

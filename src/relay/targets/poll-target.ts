@@ -67,6 +67,12 @@ export interface PollContext {
    * own outcomes are what `poll` returns.
    */
   report(outcome: PollOutcome): void;
+  /**
+   * A poll of `target` sends a request beyond its first (the next page of a listing): resolves
+   * when the budget allows it, the target's holders paying for it (relay/poll/dispatcher.ts
+   * `extraRequest`). Without it, further pages go out at once (tests driving a target alone).
+   */
+  extraRequest?(target: DispatchTarget): Promise<void>;
 }
 
 export abstract class PollTarget implements DispatchTarget, Confirmation {
@@ -80,6 +86,8 @@ export abstract class PollTarget implements DispatchTarget, Confirmation {
   meanAskGapMs: number | undefined;
   inFlight = false;
   weight = 1;
+  /** Its share groups (relay/targets/holders.ts): who pays for its requests. */
+  holders: readonly unknown[] = [];
   hintedAt: number | undefined;
   coveredAt: number | undefined;
   retryAt: number | undefined;
@@ -94,12 +102,24 @@ export abstract class PollTarget implements DispatchTarget, Confirmation {
   #previousAskedAt: number | undefined;
   /** When the request under way was sent (a poll of several requests sends each in turn). */
   #sentAt: number | undefined;
+  /** Requests the poll under way has sent. */
+  #requests = 0;
+  /**
+   * The upstream calls of this target's polls: the poll's first request is the one the dispatcher
+   * gave it a token for; each further one (the next page of a listing) waits for a token of its
+   * own, so a poll of twenty pages spends twenty of the budget's tokens, not one.
+   */
+  protected readonly source: PollSource;
 
   constructor(key: string, timing: TargetTiming, context: PollContext) {
     this.key = key;
     this.timing = timing;
     this.context = context;
     this.addedAt = context.now();
+    this.source = meteredSource(context.source, async () => {
+      this.#requests += 1;
+      if (this.#requests > 1) await context.extraRequest?.(this);
+    });
   }
 
   get awaitingSince(): number | undefined {
@@ -124,6 +144,7 @@ export abstract class PollTarget implements DispatchTarget, Confirmation {
       this.meanAskGapMs = meanGapAfter(this.meanAskGapMs, askedAt - this.#previousAskedAt);
     this.#previousAskedAt = askedAt;
     this.#sentAt = askedAt;
+    this.#requests = 0;
     this.hintedAt = undefined;
     return askedAt;
   }
@@ -190,4 +211,24 @@ export abstract class PollTarget implements DispatchTarget, Confirmation {
       ...(error instanceof Error ? { error } : {}),
     });
   }
+}
+
+/** `source`, each call first awaiting `before` (which may hold it until the budget allows it). */
+function meteredSource(source: PollSource, before: () => Promise<void>): PollSource {
+  const metered =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      await before();
+      return call(...args);
+    };
+  return {
+    orderBook: metered((marketId, init) => source.orderBook(marketId, init)),
+    clobPrices: metered((marketIds) => source.clobPrices(marketIds)),
+    probabilities: metered(() => source.probabilities()),
+    market: metered((marketId) => source.market(marketId)),
+    tokenPrice: metered((feedId) => source.tokenPrice(feedId)),
+    markets: metered((query) => source.markets(query)),
+    marketActivity: metered((marketId, page) => source.marketActivity(marketId, page)),
+    publicBody: metered((request) => source.publicBody(request)),
+  };
 }

@@ -24,14 +24,17 @@ import { type OneOffBudget, PollDispatcher } from '../poll/dispatcher.ts';
 import type { FreshnessReport } from '../poll/freshness.ts';
 import { PollPlan } from '../poll/plan.ts';
 import type { SchedulerMode } from '../poll/scheduler.ts';
+import type { GroupShare } from '../poll/share-groups.ts';
 import { StreamPublisher } from '../streams/publisher.ts';
-import type { StreamRegistry } from '../streams/registry.ts';
-import type { StreamSubscriber } from '../streams/stream.ts';
+import type { InterestChange, StreamRegistry } from '../streams/registry.ts';
+import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
 import { BookTargets } from './book-targets.ts';
 import { FreshnessJudge } from './freshness-judge.ts';
+import { bookTargetStreams, HolderChanges, holdersOf } from './holders.ts';
 import { type ExistenceJudge, trustingJudge } from './not-found.ts';
 import { applyOutcome, type OutcomeEffects } from './outcomes.ts';
-import type { PollContext, PollSource } from './poll-target.ts';
+import type { PollContext, PollSource, PollTarget } from './poll-target.ts';
+import type { PriceBatchTarget } from './price-batch-target.ts';
 import { PriceTargets } from './price-targets.ts';
 import { StreamTargets } from './stream-targets.ts';
 
@@ -63,7 +66,10 @@ export interface PollerOptions {
    * the paths that answer and the catalogue (relay/targets/not-found.ts); default: every refused id.
    */
   existence?: ExistenceJudge;
-  /** Who a subscriber counts as in the fair share: its API key, or (default) itself. */
+  /**
+   * Who a subscriber counts as in the fair share (relay/poll/share-groups.ts): the relay gives its
+   * API key or its client address group; default: itself.
+   */
   shareOwner?: (subscriber: StreamSubscriber) => unknown;
   /** Cluster mode: the shortest lease on a poll target (ms); a dead holder's targets wait this long. */
   minLeaseMs?: number;
@@ -90,12 +96,15 @@ export class PollerPool {
   readonly #prices: PriceTargets;
   readonly #streamTargets: StreamTargets;
   readonly #freshness: FreshnessJudge;
+  readonly #holderChanges = new HolderChanges();
+  readonly #ownerOf: (subscriber: StreamSubscriber) => unknown;
   #sweepTimer: NodeJS.Timeout | undefined;
   #stopped = false;
 
   constructor(options: PollerOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
+    this.#ownerOf = options.shareOwner ?? ((subscriber) => subscriber);
     this.#plan = new PollPlan(options);
     const publisher = new StreamPublisher(options.events, this.#now);
     const effects: OutcomeEffects = {
@@ -114,6 +123,7 @@ export class PollerPool {
       now: this.#now,
       existence: options.existence ?? trustingJudge,
       report: (outcome) => applyOutcome(outcome, effects),
+      extraRequest: (target) => this.#dispatcher.extraRequest(target),
     };
     this.#dispatcher = new PollDispatcher({
       ratePerSecond: this.#plan.pollingRps,
@@ -121,12 +131,12 @@ export class PollerPool {
       mode: options.scheduler,
       turnMs: Math.min(25, Math.max(2, Math.min(options.bookPollMs, options.pricePollMs) / 4)),
       now: this.#now,
-      beforeTurn: () => this.#books.refreshWeights(this.#plan.intervals.stretch, this.#now()),
+      beforeTurn: () => this.#refreshHolders(),
       ...(options.oneOffs === undefined ? {} : { oneOffs: options.oneOffs }),
     });
-    this.#books = new BookTargets(this.#context, this.#dispatcher, options.shareOwner);
+    this.#books = new BookTargets(this.#context, this.#dispatcher);
     this.#prices = new PriceTargets(this.#context, this.#dispatcher);
-    this.#streamTargets = new StreamTargets(this.#context, this.#dispatcher);
+    this.#streamTargets = new StreamTargets(this.#context, this.#dispatcher, this.#plan.streamTiming());
     this.#freshness = new FreshnessJudge(
       {
         registry: options.registry,
@@ -184,7 +194,7 @@ export class PollerPool {
   intervalOf(channel: Channel): number {
     if (channel === 'book' || channel === 'orders') return this.#plan.intervals.bookIntervalMs;
     if (channel === 'price') return this.#plan.intervals.priceIntervalMs;
-    return this.#plan.streamTiming().minIntervalMs;
+    return this.#plan.streamIntervalMs;
   }
 
   /** The freshness report, from the last sweep's walk over the targets (relay/targets/freshness-judge.ts). */
@@ -192,18 +202,70 @@ export class PollerPool {
     return this.#freshness.report(now);
   }
 
-  /** Brings the polled set in line with the registry; called on every interest change. */
-  sync(): void {
+  /**
+   * Brings the polled set in line with the registry; called on every interest change. `change`:
+   * the one (channel, id) whose streams came or went, when known: a stream polled on its own then
+   * costs its own target's work, not a walk over every target (ten thousand streams come and go
+   * one by one).
+   */
+  sync(change?: InterestChange): void {
     if (this.#stopped) return;
-    this.#books.sync(this.#plan.bookTiming());
-    this.#prices.sync(this.#plan.priceTiming());
-    // Created (or dropped) first, at the current stretch: the budget counts them.
-    this.#streamTargets.sync(this.#plan.streamTiming());
+    if (change !== undefined && StreamTargets.polls(change.channel)) {
+      this.#streamTargets.syncOne(change.channel, change.id);
+    } else {
+      this.#books.sync(this.#plan.bookTiming());
+      const batches = this.#prices.batchCount;
+      this.#prices.sync(this.#plan.priceTiming());
+      if (change === undefined || change.channel === 'price' || batches !== this.#prices.batchCount)
+        this.#holderChanges.pricesRebatched();
+      // Created (or dropped) first, at the current stretch: the budget counts them.
+      this.#streamTargets.sync();
+    }
     this.#freshness.targetsChanged();
     this.#replan();
     this.#dispatcher.start();
     this.#dispatcher.kick();
     this.#ensureSweep();
+  }
+
+  /** A subscriber came to or left `stream`: its target's holders are made again before the next turn. */
+  holdersChanged(stream: Pick<AnyStream, 'channel' | 'market'>): void {
+    this.#holderChanges.add(stream.channel, stream.market);
+  }
+
+  /** Each share group's use of the polling budget, most first (relay/poll/share-groups.ts). */
+  shares(): GroupShare[] {
+    return this.#dispatcher.shares();
+  }
+
+  /** The holders of every target whose subscribers changed, before the dispatcher chooses. */
+  #refreshHolders(): void {
+    const { changed, allPrices } = this.#holderChanges.take();
+    const { registry } = this.#context;
+    const regroup = (target: PollTarget, streams: Iterable<AnyStream>) => {
+      target.holders = holdersOf(streams, this.#ownerOf);
+      // Within its groups, a target more groups want goes first (relay/poll/scheduler.ts).
+      target.weight = Math.max(1, target.holders.length);
+      this.#dispatcher.regroup(target);
+    };
+    const batches = new Set<PriceBatchTarget>(allPrices ? this.#prices.batches() : []);
+    for (const { channel, id } of changed) {
+      if (channel === 'book' || channel === 'orders') {
+        const book = this.#books.get(id);
+        if (book !== undefined) regroup(book, bookTargetStreams(registry, id));
+      } else if (channel === 'price') {
+        const batch = this.#prices.batchOf(id);
+        if (batch !== undefined) batches.add(batch);
+      } else {
+        const target = this.#streamTargets.get(channel, id);
+        if (target !== undefined) regroup(target, registry.streamsOf(channel, id));
+      }
+    }
+    for (const batch of batches)
+      regroup(
+        batch,
+        batch.markets.flatMap((market) => [...registry.streamsOf('price', market)]),
+      );
   }
 
   /** How often each target can be asked within the budget this relay plans with. */
@@ -216,7 +278,7 @@ export class PollerPool {
     };
     const intervals = this.#plan.plan(targets, this.#books.polledCount);
     this.#prices.retime(this.#plan.priceTiming());
-    this.#streamTargets.sync(this.#plan.streamTiming()); // retimed at the new stretch
+    this.#streamTargets.retime(this.#plan.streamTiming());
     // The hint map is worth reading only while the budget cannot poll every book at its minimum.
     const hints = this.#options.scheduler === 'freshness' && intervals.stretch > 1 && this.#books.size > 0;
     this.#books.syncHints(hints, Math.max(this.#options.bookPollMs, HINTS_MIN_INTERVAL_MS));

@@ -67,7 +67,8 @@ export class PriceBatchTarget extends PollTarget {
   }
 
   protected async pollOnce(): Promise<readonly PollOutcome[]> {
-    const { cluster, source, now } = this.context;
+    const { cluster, now } = this.context;
+    const { source } = this;
     const askedAt = this.beginAsk();
     const wanted = [...this.markets];
     for (const market of wanted) {

@@ -39,6 +39,10 @@ export class PriceTargets {
     return this.#markets.entries();
   }
 
+  batches(): readonly PriceBatchTarget[] {
+    return this.#batches;
+  }
+
   /** Mean time between requests per batch, measured; undefined for a batch not asked twice yet. */
   meanAskGaps(): (number | undefined)[] {
     return this.#batches.map((batch) => batch.meanAskGapMs);
@@ -63,7 +67,7 @@ export class PriceTargets {
           closeMarket: () => this.#context.report({ type: 'not_found', kind: 'price', id: market }),
         },
         (applied) => {
-          const hint = this.#batchOf(market)?.confirmPrice(market, applied.receivedAt, applied.changed);
+          const hint = this.batchOf(market)?.confirmPrice(market, applied.receivedAt, applied.changed);
           if (hint !== undefined) this.#context.report(hint);
         },
       );
@@ -95,7 +99,8 @@ export class PriceTargets {
     this.#markets.clear();
   }
 
-  #batchOf(market: string): PriceBatchTarget | undefined {
+  /** The batch asking for `market`'s prices. */
+  batchOf(market: string): PriceBatchTarget | undefined {
     return this.#batches.find((batch) => batch.markets.includes(market));
   }
 

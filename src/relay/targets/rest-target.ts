@@ -38,7 +38,7 @@ export class RestTarget extends StreamTarget<'rest', JsonValue> {
     // The registry only holds paths canonicalStreamId accepted, so this never fails.
     const path = canonicalRestPath(this.streamId);
     if (!path.ok) throw new Error(`not a public path: ${this.streamId}`);
-    const body = (await this.context.source.publicBody(path.value)) as JsonValue;
+    const body = (await this.source.publicBody(path.value)) as JsonValue;
     const beyond = beyondBounds(body, restBodyBounds);
     if (beyond !== undefined)
       throw new UpstreamSchemaError(`GET ${path.value.template}`, [{ path: '', message: beyond }]);

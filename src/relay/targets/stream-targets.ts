@@ -38,10 +38,17 @@ export class StreamTargets {
   readonly #context: PollContext;
   readonly #dispatcher: PollDispatcher;
   readonly #targets = new Map<string, ChannelTarget>();
+  readonly #counts = new Map<PlainChannel, number>();
+  /**
+   * The timing every target here shares, one object: a new plan retimes them all by changing it,
+   * without a walk over ten thousand targets each time a stream comes or goes.
+   */
+  readonly #timing: TargetTiming;
 
-  constructor(context: PollContext, dispatcher: PollDispatcher) {
+  constructor(context: PollContext, dispatcher: PollDispatcher, timing: TargetTiming) {
     this.#context = context;
     this.#dispatcher = dispatcher;
+    this.#timing = { ...timing };
   }
 
   get size(): number {
@@ -52,27 +59,54 @@ export class StreamTargets {
     return this.#targets.values();
   }
 
-  countOf(channel: PlainChannel): number {
-    let count = 0;
-    for (const target of this.#targets.values()) if (target.channel === channel) count += 1;
-    return count;
+  get(channel: PlainChannel, id: string): ChannelTarget | undefined {
+    return this.#targets.get(streamTargetKey(channel, id));
   }
 
-  /** One target per (channel, id) the registry holds, at `timing`; the others are dropped. */
-  sync(timing: TargetTiming): void {
+  countOf(channel: PlainChannel): number {
+    return this.#counts.get(channel) ?? 0;
+  }
+
+  /** Every target asked at `timing` from now on (the interval moved with the budget). */
+  retime(timing: TargetTiming): void {
+    Object.assign(this.#timing, timing);
+  }
+
+  /** Whether `channel`'s streams are polled here, one target per stream id. */
+  static polls(channel: string): channel is PlainChannel {
+    return creators.has(channel as PlainChannel);
+  }
+
+  /** One target per (channel, id) the registry holds; the others are dropped. Walks them all. */
+  sync(): void {
     const { registry } = this.#context;
     for (const target of this.#targets.values()) {
-      if (registry.streamsOf(target.channel, target.streamId).size > 0) target.timing = timing;
-      else this.#drop(target);
+      if (registry.streamsOf(target.channel, target.streamId).size === 0) this.#drop(target);
     }
-    for (const { channel, create } of streamTargetChannels) {
-      for (const id of registry.ids(channel).keys()) {
-        if (this.#targets.has(streamTargetKey(channel, id))) continue;
-        const target = create(id, timing, this.#context);
-        this.#targets.set(target.key, target);
-        this.#dispatcher.add(target);
-      }
+    for (const { channel } of streamTargetChannels) {
+      for (const id of registry.ids(channel).keys()) this.syncOne(channel, id);
     }
+  }
+
+  /**
+   * The one (channel, id) whose streams came or went: its target made or dropped. What a change
+   * of interest costs, whatever the number of targets.
+   */
+  syncOne(channel: PlainChannel, id: string): ChannelTarget | undefined {
+    const key = streamTargetKey(channel, id);
+    const existing = this.#targets.get(key);
+    const wanted = this.#context.registry.streamsOf(channel, id).size > 0;
+    if (existing !== undefined) {
+      if (!wanted) this.#drop(existing);
+      return wanted ? existing : undefined;
+    }
+    const create = creators.get(channel);
+    if (!wanted || create === undefined) return undefined;
+    const target = create(id, this.#timing, this.#context);
+    this.#targets.set(target.key, target);
+    this.#counts.set(channel, (this.#counts.get(channel) ?? 0) + 1);
+    this.#dispatcher.add(target);
+    return target;
   }
 
   clear(): void {
@@ -82,7 +116,10 @@ export class StreamTargets {
   #drop(target: ChannelTarget): void {
     target.removed = true;
     this.#targets.delete(target.key);
+    this.#counts.set(target.channel, (this.#counts.get(target.channel) ?? 1) - 1);
     this.#dispatcher.remove(target.key);
     this.#context.cluster.forget(target.key);
   }
 }
+
+const creators = new Map(streamTargetChannels.map(({ channel, create }) => [channel, create]));

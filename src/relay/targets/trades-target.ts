@@ -39,7 +39,8 @@ export class TradesTarget extends PollTarget {
   }
 
   protected async pollOnce(): Promise<readonly PollOutcome[]> {
-    const { cluster, source, now } = this.context;
+    const { cluster, now } = this.context;
+    const { source } = this;
     const askedAt = this.beginAsk();
     // A refusal of a walk's later page is about that page, not about the market.
     let requests = 0;

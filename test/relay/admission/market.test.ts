@@ -156,15 +156,25 @@ describe('MarketAdmission', () => {
     expect(subscribe(a, [1, 2].map(marketId)).size).toBe(0);
   });
 
-  it('counts the connections of one API key as one owner in the fair share, others as themselves', () => {
+  it('counts the connections of one API key as one owner in the fair share, others by address group or as themselves', () => {
     const { marketAdmission } = setup();
-    const [a, b, c] = [subscriber(), subscriber(), subscriber()];
-    marketAdmission.open(a, 'key-1');
-    marketAdmission.open(b, 'key-1');
+    const [a, b, c, d, e] = [subscriber(), subscriber(), subscriber(), subscriber(), subscriber()];
+    marketAdmission.open(a, 'key-1', '10.0.0.1');
+    marketAdmission.open(b, 'key-1', '10.0.0.2');
     marketAdmission.open(c, undefined);
-    expect(marketAdmission.shareOwner(a)).toBe('key-1');
+    marketAdmission.open(d, undefined, '2001:db8::/64');
+    marketAdmission.open(e, undefined, '2001:db8::/64');
+    // Named by a digest of the key, never the key itself (the name is shown on the status page).
+    expect(marketAdmission.shareOwner(a)).toMatch(/^key [0-9a-f]{8}$/);
+    expect(String(marketAdmission.shareOwner(a))).not.toContain('key-1');
     expect(marketAdmission.shareOwner(b)).toBe(marketAdmission.shareOwner(a));
     expect(marketAdmission.shareOwner(c)).toBe(c);
+    expect(marketAdmission.shareOwner(d)).toBe('address 2001:db8::/64');
+    expect(marketAdmission.shareOwner(e)).toBe(marketAdmission.shareOwner(d));
+    // A wildcard's own subscriber counts as its connection.
+    expect(marketAdmission.shareOwner({ ...subscriber(), internal: true, behalfOf: d })).toBe(
+      marketAdmission.shareOwner(d),
+    );
     marketAdmission.close(a);
     expect(marketAdmission.shareOwner(a)).toBe(a);
   });

@@ -6,7 +6,6 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fairShare, interestOf } from '../../../src/relay/poll/fair-share.ts';
 import {
   changeHistoryAfter,
   changeRateOf,
@@ -18,9 +17,10 @@ import {
   type SchedulerMode,
   type TargetView,
 } from '../../../src/relay/poll/scheduler.ts';
+import { type SharedTarget, ShareGroups } from '../../../src/relay/poll/share-groups.ts';
 import { propertyRuns } from '../../support/property-runs.ts';
 
-type Target = TargetView<number>;
+type Target = TargetView<number> & { holders?: readonly unknown[] };
 
 function target(key: number, overrides: Partial<Target> = {}): Target {
   return {
@@ -134,7 +134,16 @@ function simulate(
     mode,
     latencyMs = 50,
     stepMs = 20,
-  }: { rps: number; seconds: number; mode: SchedulerMode; latencyMs?: number; stepMs?: number },
+    choose = (now, slots) => pickTargets(targets, now, slots, mode),
+  }: {
+    rps: number;
+    seconds: number;
+    mode: SchedulerMode;
+    latencyMs?: number;
+    stepMs?: number;
+    /** How the targets to ask are chosen; default the scheduler over all of them. */
+    choose?: (now: number, slots: number) => number[];
+  },
 ): { maxAge: number[]; asks: number[] } {
   const maxAge = targets.map(() => 0);
   const asks = targets.map(() => 0);
@@ -148,7 +157,7 @@ function simulate(
     }
     returning.splice(0, returning.length, ...returning.filter((r) => r.at > now));
     tokens = Math.min(tokens + (rps * stepMs) / 1000, Math.max(1, rps / 5));
-    const picked = pickTargets(targets, now, Math.floor(tokens), mode);
+    const picked = choose(now, Math.floor(tokens));
     for (const key of picked) {
       const t = targets[key]!;
       tokens -= 1;
@@ -258,12 +267,11 @@ describe('the scheduler over a simulated minute', () => {
             [1, new Set(['a', 'b'])],
           ]);
           for (let i = 2; i < flood + 2; i++) owners.set(i, new Set(['a']));
-          const { weights } = fairShare(new Map([...owners].map(([key, set]) => [key, interestOf(set)])));
           const timing = { minIntervalMs: 1_000, maxAgeMs: 600_000 };
           const targets = [...owners.keys()].map((key) =>
             target(key, {
               timing,
-              weight: weights.get(key)!,
+              holders: [...owners.get(key)!],
               changeRate: 1,
               lastAskedAt: undefined,
               confirmedAt: undefined,
@@ -272,7 +280,10 @@ describe('the scheduler over a simulated minute', () => {
           );
           // A budget far below the flood's demand, even while the flood's first asks are pending:
           // b's two targets are still asked within 1.5x of their one-second interval.
-          const { asks } = simulate(targets, { rps: 10, seconds: 30, mode });
+          const groups = new ShareGroups<number, SharedTarget<number>>();
+          for (const t of targets) groups.place(t, 0);
+          const choose = (now: number, slots: number) => groups.pick(now, slots, mode).map((t) => t.key);
+          const { asks } = simulate(targets, { rps: 10, seconds: 30, mode, choose });
           expect(asks[0]).toBeGreaterThanOrEqual(20);
           expect(asks[1]).toBeGreaterThanOrEqual(20);
         },

@@ -121,7 +121,8 @@ describe('PollerPool', () => {
     const registry: StreamRegistry = new StreamRegistry({
       lingerMs,
       resumeBufferSize: 10,
-      onInterestChange: () => poller?.sync(),
+      onInterestChange: (change) => poller?.sync(change),
+      onSubscribersChange: (stream) => poller?.holdersChanged(stream),
     });
     const events = new RelayEvents();
     poller = new PollerPool({

@@ -1,0 +1,211 @@
+/**
+ * @module relay/poll/share-groups
+ * The upstream budget shared by who asks, not by how many streams they hold (docs/scheduler.md
+ * "Fair share"). Every poll target is held by share groups — client address groups (an IPv6
+ * address by its prefix) or API keys, as the relay wires them; a target nobody holds (lingering
+ * after its last subscriber left, the change-hint map) is the relay's own. Each upstream request
+ * (a poll, and every further page a poll reads) is paid by the holders of its target, `1/k` each
+ * when `k` groups hold it, and the next request goes to the group that has paid least so far:
+ * start-time fair queueing, each group's virtual time advanced by what it paid, an idle group
+ * brought up to the current virtual time when it asks again (no credit banked while idle). So every
+ * group that asks gets an equal share of the polling rate whatever the number of targets it holds,
+ * a group asking more than its share gets its own targets asked less often, never its
+ * neighbours', and a share a group does not use goes to the others.
+ *
+ * Within a group the scheduler ranks its targets as before (relay/poll/scheduler.ts): due for their
+ * maximum age first, then by the freshness a request buys. That ranking walks the group's targets,
+ * so a group's candidates are ranked again at most every `targets x RESCAN_MS_PER_TARGET` (at most
+ * `MAX_RESCAN_MS`): a group of a few targets is ranked on every turn, exactly as before, and one of
+ * ten thousand costs a walk every few tens of milliseconds, never one per request.
+ */
+import { pickTargets, rankOf, type SchedulerMode, type TargetView } from './scheduler.ts';
+
+/** A target as the share groups see it: its timing, and who holds it. */
+export interface SharedTarget<K = string> extends TargetView<K> {
+  /** The share groups holding it (none: only the relay, e.g. while it lingers). */
+  readonly holders?: readonly unknown[];
+}
+
+/** The relay's own group: targets no client holds. */
+export const RELAY_GROUP = 'relay';
+
+/** Candidates kept per ranking of a group: enough for its requests until the next ranking. */
+const CANDIDATES = 8;
+const RESCAN_MS_PER_TARGET = 0.005;
+const MAX_RESCAN_MS = 100;
+/** Requests per second per group are measured over about this long (exponential decay). */
+const USAGE_WINDOW_MS = 10_000;
+
+interface Group<K, T extends SharedTarget<K>> {
+  readonly id: unknown;
+  /** Start-time fair queueing: what the group paid, in requests, from when it last became busy. */
+  virtual: number;
+  readonly targets: Map<K, T>;
+  candidates: T[];
+  rankedAt: number;
+  /** Requests paid, decayed over USAGE_WINDOW_MS, as of `usageAt`. */
+  usage: number;
+  usageAt: number;
+}
+
+/** One group's use of the budget, as metrics and the status page show it. */
+export interface GroupShare {
+  group: unknown;
+  /** Poll targets it holds (alone or with others). */
+  targets: number;
+  /** Upstream requests per second it paid for, over the last few seconds. */
+  requestsPerSecond: number;
+  /** Its part (0..1) of what every group paid over the same time. */
+  share: number;
+}
+
+export class ShareGroups<K, T extends SharedTarget<K>> {
+  readonly #groups = new Map<unknown, Group<K, T>>();
+  /** Target key -> the groups it is filed in. */
+  readonly #filed = new Map<K, Group<K, T>[]>();
+  /** The virtual time of the last request started: where a group that becomes busy starts. */
+  #virtual = 0;
+
+  /** Groups holding at least one target. */
+  get size(): number {
+    return this.#groups.size;
+  }
+
+  /** Files `target` under its holders (again: its holders may have changed). */
+  place(target: T, now: number): void {
+    const ids = target.holders !== undefined && target.holders.length > 0 ? target.holders : [RELAY_GROUP];
+    const old = this.#filed.get(target.key);
+    if (old !== undefined && sameIds(old, ids)) {
+      for (const group of old) group.targets.set(target.key, target);
+      return;
+    }
+    if (old !== undefined) this.#unfile(target.key, old);
+    const groups = [...new Set(ids)].map((id) => this.#group(id, now));
+    for (const group of groups) group.targets.set(target.key, target);
+    this.#filed.set(target.key, groups);
+  }
+
+  remove(key: K): void {
+    const groups = this.#filed.get(key);
+    if (groups === undefined) return;
+    this.#unfile(key, groups);
+    this.#filed.delete(key);
+  }
+
+  /**
+   * Up to `slots` targets to ask now: each time, the best candidate of the group that has paid
+   * least, which then pays for it (with the target's other holders).
+   */
+  pick(now: number, slots: number, mode: SchedulerMode): T[] {
+    const picked: T[] = [];
+    const taken = new Set<K>();
+    while (picked.length < slots) {
+      let best: Group<K, T> | undefined;
+      let bestStart = Number.POSITIVE_INFINITY;
+      for (const group of this.#groups.values()) {
+        const start = Math.max(group.virtual, this.#virtual);
+        if (start >= bestStart || this.#next(group, now, mode, taken) === undefined) continue;
+        best = group;
+        bestStart = start;
+      }
+      if (best === undefined) break;
+      const target = best.candidates.shift()!;
+      taken.add(target.key);
+      picked.push(target);
+      this.#virtual = bestStart;
+      this.charge(target, now);
+    }
+    return picked;
+  }
+
+  /**
+   * One upstream request for `target` (a poll, or one more page of it): its holders pay for it.
+   * `requests` -1: a request charged that never went upstream (another relay's lease) is given back.
+   */
+  charge(target: T, now: number, requests = 1): void {
+    const groups = this.#filed.get(target.key);
+    if (groups === undefined) return;
+    const part = requests / groups.length;
+    for (const group of groups) {
+      group.virtual = requests > 0 ? Math.max(group.virtual, this.#virtual) + part : group.virtual + part;
+      decay(group, now);
+      group.usage = Math.max(0, group.usage + part);
+    }
+  }
+
+  /** Every group's use of the budget, most first. */
+  shares(now: number): GroupShare[] {
+    let total = 0;
+    for (const group of this.#groups.values()) {
+      decay(group, now);
+      total += group.usage;
+    }
+    const perSecond = 1000 / USAGE_WINDOW_MS;
+    return [...this.#groups.values()]
+      .map((group) => ({
+        group: group.id,
+        targets: group.targets.size,
+        requestsPerSecond: group.usage * perSecond,
+        share: total > 0 ? group.usage / total : 0,
+      }))
+      .sort((a, b) => b.requestsPerSecond - a.requestsPerSecond || b.targets - a.targets);
+  }
+
+  /** The group's best candidate that may be asked now, ranking its targets again when due. */
+  #next(group: Group<K, T>, now: number, mode: SchedulerMode, taken: ReadonlySet<K>): T | undefined {
+    const eligible = (target: T) =>
+      !taken.has(target.key) &&
+      group.targets.get(target.key) === target &&
+      rankOf(target, now, mode) !== undefined;
+    while (group.candidates.length > 0 && !eligible(group.candidates[0]!)) group.candidates.shift();
+    const rescanMs = Math.min(MAX_RESCAN_MS, group.targets.size * RESCAN_MS_PER_TARGET);
+    if (now - group.rankedAt < rescanMs) return group.candidates[0];
+    group.rankedAt = now;
+    group.candidates = [];
+    for (const key of pickTargets(group.targets.values(), now, CANDIDATES + taken.size, mode)) {
+      const target = group.targets.get(key)!;
+      if (!taken.has(key)) group.candidates.push(target);
+      if (group.candidates.length === CANDIDATES) break;
+    }
+    return group.candidates[0];
+  }
+
+  #group(id: unknown, now: number): Group<K, T> {
+    let group = this.#groups.get(id);
+    if (group === undefined) {
+      group = {
+        id,
+        virtual: this.#virtual,
+        targets: new Map(),
+        candidates: [],
+        rankedAt: Number.NEGATIVE_INFINITY,
+        usage: 0,
+        usageAt: now,
+      };
+      this.#groups.set(id, group);
+    }
+    return group;
+  }
+
+  #unfile(key: K, groups: readonly Group<K, T>[]): void {
+    for (const group of groups) {
+      group.targets.delete(key);
+      if (group.targets.size === 0) this.#groups.delete(group.id);
+    }
+  }
+}
+
+function sameIds<K, T extends SharedTarget<K>>(
+  groups: readonly Group<K, T>[],
+  ids: readonly unknown[],
+): boolean {
+  const distinct = new Set(ids);
+  return distinct.size === groups.length && groups.every((group) => distinct.has(group.id));
+}
+
+function decay<K, T extends SharedTarget<K>>(group: Group<K, T>, now: number): void {
+  const elapsed = now - group.usageAt;
+  if (elapsed <= 0) return;
+  group.usage *= Math.exp(-elapsed / USAGE_WINDOW_MS);
+  group.usageAt = now;
+}

@@ -1,0 +1,51 @@
+/**
+ * @module relay/targets/holders
+ * Who holds each poll target, for the budget's fair share (relay/poll/share-groups.ts): the share
+ * groups of the subscribers of the streams its request serves, each counted once. A subscriber
+ * counts as its owner (`ownerOf`: its API key or its client address group, as the relay wires it).
+ * Kept up to date by stream id as subscribers come and go, never by a walk over every target:
+ * the changes since the last turn are applied before the dispatcher chooses again.
+ */
+import type { Channel } from '../../protocol/messages.ts';
+import type { StreamRegistry } from '../streams/registry.ts';
+import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
+
+/** The streams one order-book request serves: a market's `book` streams and its `orders` stream. */
+export function* bookTargetStreams(registry: StreamRegistry, market: string): Iterable<AnyStream> {
+  yield* registry.streamsOf('book', market);
+  yield* registry.streamsOf('orders', market);
+}
+
+/** The distinct owners of the subscribers of `streams`. */
+export function holdersOf(
+  streams: Iterable<AnyStream>,
+  ownerOf: (subscriber: StreamSubscriber) => unknown,
+): unknown[] {
+  const owners = new Set<unknown>();
+  for (const stream of streams) for (const subscriber of stream.subscribers) owners.add(ownerOf(subscriber));
+  return [...owners];
+}
+
+/** The stream ids whose subscribers changed since the holders were last brought up to date. */
+export class HolderChanges {
+  readonly #changed = new Map<string, { channel: Channel; id: string }>();
+  #allPrices = false;
+
+  /** A subscriber came to or left a stream of `channel` for `id`. */
+  add(channel: Channel, id: string): void {
+    this.#changed.set(`${channel}\u0000${id}`, { channel, id });
+  }
+
+  /** The price batches were cut again: every batch's holders are made again. */
+  pricesRebatched(): void {
+    this.#allPrices = true;
+  }
+
+  /** What changed, then forgotten. */
+  take(): { changed: { channel: Channel; id: string }[]; allPrices: boolean } {
+    const taken = { changed: [...this.#changed.values()], allPrices: this.#allPrices };
+    this.#changed.clear();
+    this.#allPrices = false;
+    return taken;
+  }
+}
