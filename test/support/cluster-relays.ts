@@ -79,7 +79,9 @@ export function useClusterRelays(): ClusterRelays {
   }
 
   async function watching(of: Relay): Promise<ProtocolClient> {
-    const client = await ProtocolClient.connect(of.url);
+    // Uncompressed, as in balanced-relays.ts: what these tests check is coordination, and inflating
+    // in the test's own process is what fell behind on a loaded machine.
+    const client = await ProtocolClient.connect(of.url, { perMessageDeflate: false });
     clients.push(client);
     await client.request({ op: 'subscribe', channel: 'book', markets });
     return client;
