@@ -40,6 +40,12 @@ describe.runIf(browserTestsRun())('status page in a browser', () => {
     await page.goto(harness.relay.url);
     await page.waitForSelector('#streams-body tr[data-market][data-state="live"]', { timeout: 10_000 });
     expect(await page.locator('#streams-body tr[data-market]').count()).toBe(5);
+    // The watcher's address group holds the polled targets: the Streams card names its share.
+    await waitFor('the budget shares to show', async () =>
+      /share groups?: address 127\.0\.0\.1 \d+% \(\d+ targets\)/.test(
+        (await page.textContent('#shares')) ?? '',
+      ),
+    );
     await page.waitForSelector('#market-list li[data-market]', { timeout: 10_000 });
     expect(await page.locator('#market-list li[data-market]').count()).toBeGreaterThan(0);
 

@@ -78,6 +78,16 @@ function render(snapshot) {
     $('poll-rate'),
     `${freshness.pollsPerSecond.achieved.toFixed(1)} polls/s of ${freshness.pollsPerSecond.requested.toFixed(1)} asked (budget ${freshness.pollsPerSecond.budget.toFixed(0)})`,
   );
+  const { shares } = snapshot;
+  text(
+    $('shares'),
+    shares.groups === 0
+      ? ''
+      : `${shares.groups} share group${shares.groups === 1 ? '' : 's'}: ${shares.top
+          .slice(0, 3)
+          .map((row) => `${row.group} ${(row.share * 100).toFixed(0)}% (${row.targets} targets)`)
+          .join(' · ')}`,
+  );
   text($('update-rate'), activity.messagesPerSecond.toFixed(1));
   sparkline($('rate-spark'), activity.messagesSeries);
   text($('byte-rate'), `${formatBytes(activity.bytesPerSecond)}/s sent`);
