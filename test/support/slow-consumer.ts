@@ -4,6 +4,7 @@
  * no request rate limit, and a way to fill a paused connection's socket.
  */
 
+import type { Socket } from 'node:net';
 import type { Relay, RelayConfig } from '../../src/relay-server.ts';
 import type { SimulatorOptions } from '../../src/sim/server.ts';
 import { waitFor } from './wait-for.ts';
@@ -56,4 +57,76 @@ export async function floodUntilHeldBack(
     },
     { timeoutMs: 20_000, everyMs: 1 },
   );
+}
+
+/** What a stalled client finds when it reads its socket again, frame by frame. */
+export interface ReadBack {
+  /** The close frame's code, or undefined if the connection ended without one (a reset). */
+  closeCode: number | undefined;
+  /** Data frames read before the close, and how many of them were compressed (RSV1). */
+  frames: number;
+  compressedFrames: number;
+}
+
+/**
+ * Takes a paused client socket away from ws and reads it as raw WebSocket frames until the close
+ * frame, skipping data frames unparsed. What the test checks is which frame ends the stream; ws
+ * would inflate and parse every held-back message first (several MB through zlib and JSON in the
+ * test's own process, beside the relay), work that only measures how busy the machine is. The
+ * client must have been paused before any data frame arrived, so the stream starts at a frame.
+ */
+export function readBackToClose(socket: Socket): Promise<ReadBack> {
+  socket.removeAllListeners('data');
+  socket.removeAllListeners('end');
+  const result: ReadBack = { closeCode: undefined, frames: 0, compressedFrames: 0 };
+  let pending = Buffer.alloc(0);
+  let skip = 0;
+  return new Promise((resolve) => {
+    const finish = (): void => {
+      socket.removeAllListeners('data');
+      socket.destroy();
+      resolve(result);
+    };
+    socket.on('data', (chunk: Buffer) => {
+      let buffer = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      for (;;) {
+        if (skip > 0) {
+          const skipped = Math.min(skip, buffer.length);
+          skip -= skipped;
+          buffer = buffer.subarray(skipped);
+        }
+        const header = frameHeader(buffer);
+        if (skip > 0 || header === undefined) break;
+        if (header.opcode === 0x8) {
+          if (buffer.length < header.headerBytes + 2) break;
+          result.closeCode = buffer.readUInt16BE(header.headerBytes);
+          finish();
+          return;
+        }
+        result.frames += 1;
+        if (header.compressed) result.compressedFrames += 1;
+        buffer = buffer.subarray(header.headerBytes);
+        skip = header.payloadBytes;
+      }
+      pending = Buffer.from(buffer);
+    });
+    socket.once('close', () => resolve(result));
+    socket.resume();
+  });
+}
+
+function frameHeader(
+  buffer: Buffer,
+): { opcode: number; compressed: boolean; headerBytes: number; payloadBytes: number } | undefined {
+  if (buffer.length < 2) return undefined;
+  const opcode = buffer[0]! & 0x0f;
+  const compressed = (buffer[0]! & 0x40) !== 0;
+  const length = buffer[1]! & 0x7f;
+  if (length < 126) return { opcode, compressed, headerBytes: 2, payloadBytes: length };
+  if (length === 126) {
+    if (buffer.length < 4) return undefined;
+    return { opcode, compressed, headerBytes: 4, payloadBytes: buffer.readUInt16BE(2) };
+  }
+  if (buffer.length < 10) return undefined;
+  return { opcode, compressed, headerBytes: 10, payloadBytes: Number(buffer.readBigUInt64BE(2)) };
 }
