@@ -20,6 +20,8 @@ import { ANNOUNCE, CLAIM, RELEASE } from './stream-scripts.ts';
 const FENCE_TTL_MS = 24 * 60 * 60_000;
 /** After a change of a Redis Cluster's slot map, subscriptions move this soon (and retry this often). */
 const RESUBSCRIBE_MS = 250;
+/** How long after a change of the slot map the nodes may still disagree on a slot's owner. */
+const RESHARD_SETTLE_MS = 10_000;
 
 export interface RedisCoordinatorOptions {
   /** One Redis or a Redis Cluster (cluster/redis-connection.ts). */
@@ -72,6 +74,8 @@ export class RedisCoordinator implements PollCoordinator {
   #lastError: string | undefined;
   /** The subscriber's last slot map (a Redis Cluster only), to notice a resharding or failover. */
   #slotMap: string | undefined;
+  /** Until when refreshes after a change of the slot map still subscribe again (Date.now()). */
+  #settlingUntil = 0;
   #closed = false;
   #roster: Roster = { relays: [], weights: new Map(), leases: 0, pollCpu: 0, ownPollCpu: 0 };
   /** This relay's weight, announced with the next announcement (cluster/relay-weight.ts). */
@@ -303,15 +307,21 @@ export class RedisCoordinator implements PollCoordinator {
    * A slot that moved to another primary (resharding, failover) takes its sharded subscriptions
    * with it: the old primary drops them. The client follows the new map, but may miss that moment,
    * so every change of the slot map subscribes every followed channel again, on its owner now,
-   * retrying until the client's own view of the map has caught up (the old owner answers MOVED). A
-   * message lost meanwhile is a gap the follower fills from the stream's history.
+   * retrying until the client's own view of the map has caught up (the old owner answers MOVED).
+   * The nodes learn of a move one by one: a subscription sent while the old owner still serves the
+   * slot lands there and is dropped when it hands the slot over, after which the map no longer
+   * changes. So the refreshes of a settling window after each change subscribe again too. A message
+   * lost meanwhile is a gap the follower fills from the stream's history.
    */
   #resubscribeIfResharded(subscriber: Cluster): void {
     const map = slotMapOf(subscriber);
-    if (map === this.#slotMap) return;
-    const first = this.#slotMap === undefined;
-    this.#slotMap = map;
-    if (first) return;
+    const now = Date.now();
+    if (map !== this.#slotMap) {
+      const first = this.#slotMap === undefined;
+      this.#slotMap = map;
+      if (first) return;
+      this.#settlingUntil = now + RESHARD_SETTLE_MS;
+    } else if (now > this.#settlingUntil) return;
     for (const channel of this.#channels.keys()) this.#resubscribe(subscriber, channel, map);
   }
 
