@@ -20,7 +20,11 @@ execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', st
   cwd: root,
   stdio: 'inherit',
 });
-cpSync(`${root}src/status-page`, `${staging}/status-page`, { recursive: true });
+// The app's files only: its README is for readers of the sources.
+cpSync(`${root}src/status-page`, `${staging}/status-page`, {
+  recursive: true,
+  filter: (source) => !source.endsWith('README.md'),
+});
 await build({
   entryPoints: [`${root}src/client/index.ts`],
   outfile: `${staging}/http/assets/client.js`,
