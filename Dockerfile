@@ -16,7 +16,7 @@ ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 UPSTREAM_REQUIRED=1
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
-# dist/ holds the status page's static files too (`npm run build` copies them beside the server).
+# dist/ holds the status page's static files too (`npm run build` copies them to dist/status-page/).
 COPY --from=build /app/dist ./dist
 USER node
 EXPOSE 8080

@@ -1,7 +1,8 @@
-// `npm run build` (and `prepare`): compiles src/ to dist/, copies the status page's static files
-// beside the server and bundles the client SDK for the status page (dist/http/assets/client.js), so
-// the relay serves a prebuilt file and never bundles at run time. The new tree is built aside and
-// swapped in at the end: a relay or a test reading dist/ meanwhile never finds it half built.
+// `npm run build` (and `prepare`): compiles src/ to dist/, copies the status page's browser app
+// (src/status-page/, static files) to dist/status-page/ and bundles the client SDK for that app
+// (dist/http/assets/client.js), so the relay serves a prebuilt file and never bundles at run time.
+// The new tree is built aside and swapped in at the end: a relay or a test reading dist/ meanwhile
+// never finds it half built.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -19,7 +20,11 @@ execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', st
   cwd: root,
   stdio: 'inherit',
 });
-cpSync(`${root}src/http/status-page`, `${staging}/http/status-page`, { recursive: true });
+// The app's files only: its README is for readers of the sources.
+cpSync(`${root}src/status-page`, `${staging}/status-page`, {
+  recursive: true,
+  filter: (source) => !source.endsWith('README.md'),
+});
 await build({
   entryPoints: [`${root}src/client/index.ts`],
   outfile: `${staging}/http/assets/client.js`,

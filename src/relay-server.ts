@@ -1,11 +1,13 @@
 /**
  * @module relay-server
  * The composition root of `market-relay serve`: upstream client (and the embedded simulator when
- * `--upstream sim`), stream registry, poller pool, the WebSocket endpoint and the HTTP surface,
- * wired once. Data flows one way: upstream -> poller -> streams -> connections.
+ * `--upstream sim`), stream registry, poller pool, the client endpoints (WebSocket and SSE, wired
+ * in client-endpoints.ts) and the HTTP surface, wired once. Data flows one way: upstream -> poller
+ * -> streams -> connections.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { registerClientEndpoints } from './client-endpoints.ts';
 import { LocalCoordinator, type PollCoordinator } from './cluster/coordinator.ts';
 import { resolveTopology } from './cluster/redis-connection.ts';
 import { RedisCoordinator } from './cluster/redis-coordinator.ts';
@@ -16,31 +18,27 @@ import { type RelayTuning, resolveTuning } from './config/tuning.ts';
 import { registerCors } from './http/cors.ts';
 import { registerHealth } from './http/health.ts';
 import { type Operations, registerOperations } from './http/operations.ts';
+import { createRelayApp } from './http/relay-app.ts';
 import { registerRestFront } from './http/rest-front/index.ts';
-import { registerSecurityHeaders } from './http/security-headers.ts';
 import type { HealthSources } from './observability/health-report.ts';
 import { createLogger, type LogSink } from './observability/log-sink.ts';
 import type { AccessPolicy } from './relay/admission/access.ts';
-import { EdgeAdmission } from './relay/admission/edge.ts';
 import { KnownMarkets } from './relay/admission/known-markets.ts';
 import { defaultIsolationLimits, MarketAdmission } from './relay/admission/market.ts';
 import { ClusterResume } from './relay/cluster/resume.ts';
 import { RelayEvents } from './relay/events.ts';
 import { UpstreamHealthMonitor, type UpstreamIdentity } from './relay/poll/upstream-health.ts';
-import { SessionIds } from './relay/session/session-ids.ts';
 import { ConfirmationAnnouncer } from './relay/streams/confirmations.ts';
 import { StreamRegistry } from './relay/streams/registry.ts';
 import { NotFoundJudge } from './relay/targets/not-found.ts';
 import { PollerPool } from './relay/targets/poller-pool.ts';
 import { type SimulatorHandle, startSimulator } from './sim/server.ts';
-import { registerSseEndpoint, type SseEndpoint } from './sse/endpoint.ts';
+import type { SseEndpoint } from './sse/endpoint.ts';
 import { UpstreamClient } from './upstream/client.ts';
-import { registerWsEndpoint, type WsEndpoint } from './ws/endpoint.ts';
+import type { WsEndpoint } from './ws/endpoint.ts';
 
 /** Upstream `GET /health` is probed this often while no other request succeeds. */
 const UPSTREAM_PROBE_MS = 5_000;
-/** Forgotten per-address connection rates are pruned this often. */
-const EDGE_PRUNE_MS = 10_000;
 
 export type RelayConfig = ServeConfig;
 
@@ -160,17 +158,7 @@ export async function startRelay(
 
   const httpLogger: FastifyBaseLogger = logger.child({ component: 'http' });
   // No log line per HTTP request: logs are for notable events (issue 6).
-  const createApp = () => {
-    const created = Fastify({
-      loggerInstance: httpLogger,
-      logController: new LogController({ disableRequestLogging: true }),
-      // A keep-alive connection that never sends a request (a browser's spare one) must not hold
-      // shutdown past its 5 s; this applies after the preClose hook has closed WebSockets with 1001.
-      forceCloseConnections: true,
-    });
-    registerSecurityHeaders(created);
-    return created;
-  };
+  const createApp = () => createRelayApp(httpLogger);
   const app = createApp();
   // The operator endpoints' own app when they are kept off the public port.
   const operatorApp = config.operatorPort === undefined ? app : createApp();
@@ -185,40 +173,13 @@ export async function startRelay(
     catalogue: knownMarkets,
     limits: config.isolation ?? defaultIsolationLimits,
   });
-  // One set of per-address and per-key counters for both transports (docs/operations.md "Edge limits").
-  const edgeAdmission = new EdgeAdmission(tuning.edge);
-  const pruneEdge = setInterval(() => edgeAdmission.prune(), EDGE_PRUNE_MS);
-  pruneEdge.unref();
-  // One numbering for both transports: a connection number names one connection.
-  const sessionIds = new SessionIds();
-  const ws = registerWsEndpoint(app, {
+  const { ws, sse, edgeAdmission, stopPruning } = registerClientEndpoints(app, {
     registry,
     marketAdmission,
     events,
-    limits: tuning.connection,
-    coalesceMs: tuning.coalesceMs,
-    heartbeatMs: tuning.heartbeatMs,
-    maxConnections: tuning.maxConnections,
-    maxFrameBytes: tuning.maxFrameBytes,
+    tuning,
     compression: config.compression ?? true,
-    otherConnections: () => sse.connections.size,
-    edge: tuning.edge,
-    admission: edgeAdmission,
-    sessionIds,
-    ...access,
-  });
-  const sse = registerSseEndpoint(app, {
-    registry,
-    marketAdmission,
-    events,
-    limits: tuning.connection,
-    heartbeatMs: tuning.heartbeatMs,
-    maxConnections: tuning.maxConnections,
-    otherConnections: () => ws.connections.size,
-    admission: edgeAdmission,
-    trustedProxyDepth: tuning.edge.trustedProxyDepth,
-    sessionIds,
-    ...access,
+    access,
   });
   const relayPoller = poller;
   let shuttingDown = false;
@@ -284,7 +245,7 @@ export async function startRelay(
 
   /** Everything started above, released in dependency order: by `close()`, or when `listen` fails. */
   const release = async (): Promise<void> => {
-    clearInterval(pruneEdge);
+    stopPruning();
     confirmations.stop();
     relayPoller.stop();
     knownMarkets.stop();

@@ -1,11 +1,11 @@
 /**
  * @module config/help
  * `market-relay --help`, `help [command]` and `--version`: written from the option tables of
- * src/config/config.ts, so a new option is documented here the moment it exists.
+ * src/config/command-options.ts, so a new option is documented here the moment it exists.
  */
 
 import { version } from '../util/version.ts';
-import { type CommandName, commands } from './config.ts';
+import { type CommandName, commands } from './command-options.ts';
 import type { OptionSpec } from './option-spec.ts';
 
 export function versionText(): string {

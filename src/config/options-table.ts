@@ -4,7 +4,7 @@
  * environment twins and `--help` (test/docs/options-table.test.ts keeps the document equal to them).
  * Each table is one section of the document; every option of every command is in exactly one.
  */
-import { type CommandName, commands } from './config.ts';
+import { type CommandName, commands } from './command-options.ts';
 import type { OptionSpec } from './option-spec.ts';
 
 /** The document's tables, by the name of the marker around each, and the options in it in order. */

@@ -1,10 +1,10 @@
 /**
  * @module http/status-page
  * `GET /` and `GET /assets/status/<file>`: the status page's static files (HTML, CSS, browser ES
- * modules), read from `src/http/status-page/` on each request, with no build step. Running compiled
- * from `dist/`, the folder beside this module is used when present, else the one in `src/`.
+ * modules), read from the browser app's own folder, `src/status-page/`, on each request, with no
+ * build step. Running compiled from `dist/`, `npm run build` has copied it to `dist/status-page/`:
+ * either way the folder sits one level up from this module.
  */
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,8 +20,7 @@ const CONTENT_TYPES: Record<string, string> = {
 const FILE_NAME = /^[a-z0-9-]+\.(html|css|js)$/;
 
 export function statusPageDirectory(): string {
-  const beside = fileURLToPath(new URL('./status-page/', import.meta.url));
-  return existsSync(beside) ? beside : fileURLToPath(new URL('./status-page/', import.meta.url));
+  return fileURLToPath(new URL('../status-page/', import.meta.url));
 }
 
 export function registerStatusPage(app: FastifyInstance, directory: string = statusPageDirectory()): void {

@@ -8,9 +8,9 @@
  */
 import type { PollCoordinator } from '../cluster/coordinator.ts';
 import type { BudgetStatus } from '../cluster/redis-rate-gate.ts';
-import type { FreshnessReport } from '../relay/poll/freshness.ts';
 import type { UpstreamHealthMonitor, UpstreamIdentity } from '../relay/poll/upstream-health.ts';
 import type { StreamRegistry } from '../relay/streams/registry.ts';
+import type { FreshnessReport } from '../relay/targets/freshness.ts';
 import type { PollerPool } from '../relay/targets/poller-pool.ts';
 import { version } from '../util/version.ts';
 import type { WsEndpoint } from '../ws/endpoint.ts';

@@ -4,7 +4,7 @@
  * closed positions with exact current values, the trades that opened them, and the stats built
  * from both (docs/upstream.md, "Position", "User activity entry", "User stats").
  */
-import type { Position, UserActivityEntry, UserStats } from '../upstream/schemas.ts';
+import type { Position, UserActivityEntry, UserStats } from '../upstream/account-schemas.ts';
 import type { SimUser } from './catalog.ts';
 import {
   formatFixed,

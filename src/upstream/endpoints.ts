@@ -5,6 +5,7 @@
  * 404 where the endpoint is not about one market. UpstreamClient derives one typed method per row.
  */
 import type { z } from 'zod';
+import * as accounts from './account-schemas.ts';
 import {
   checkFeedId,
   checkMarketId,
@@ -22,7 +23,7 @@ export type MarketsSortBy = 'volume' | 'newest' | 'ending_soon';
 export type MarketsStatusFilter = 'all' | 'active' | 'expired' | 'resolved';
 export type MarketsTimeFilter = 'all' | '24h' | '4h' | '1h' | '30m' | '15m' | '5m' | 'week' | 'month';
 export type HistoryInterval = '1h' | '24h' | '7d' | '30d' | 'all';
-export type EpochStatus = z.infer<typeof schemas.epochStatus>;
+export type EpochStatus = z.infer<typeof accounts.epochStatus>;
 
 export interface PageQuery {
   limit?: number;
@@ -154,37 +155,37 @@ export const endpoints = {
     args(1, (e, feedId: string) => ({ params: { feedId: checkFeedId(e, feedId) } })),
     UNKNOWN_NAME,
   ),
-  user: get('/api/users/:username', schemas.userResponse, oneUser, UNKNOWN_NAME),
+  user: get('/api/users/:username', accounts.userResponse, oneUser, UNKNOWN_NAME),
   userProfile: get(
     '/api/users/:username/profile',
-    schemas.userProfileResponse,
+    accounts.userProfileResponse,
     oneUserIncludingClosed,
     UNKNOWN_NAME,
   ),
-  userStats: get('/api/users/:username/stats', schemas.userStatsResponse, oneUser, UNKNOWN_NAME),
+  userStats: get('/api/users/:username/stats', accounts.userStatsResponse, oneUser, UNKNOWN_NAME),
   userPositions: get(
     '/api/users/:username/positions',
-    schemas.userPositionsResponse,
+    accounts.userPositionsResponse,
     oneUserIncludingClosed,
     UNKNOWN_NAME,
   ),
-  userActivity: get('/api/users/:username/activity', schemas.userActivityResponse, oneUser, UNKNOWN_NAME),
+  userActivity: get('/api/users/:username/activity', accounts.userActivityResponse, oneUser, UNKNOWN_NAME),
   netWorthHistory: get(
     '/api/users/:username/net-worth-history',
-    schemas.netWorthHistoryResponse,
+    accounts.netWorthHistoryResponse,
     withQuery<{ days?: number }, 'username'>(oneUser, ['days']),
     UNKNOWN_NAME,
   ),
-  rewardsProgram: get('/api/rewards/program', schemas.rewardsProgramResponse, none, NOT_A_MARKET),
+  rewardsProgram: get('/api/rewards/program', accounts.rewardsProgramResponse, none, NOT_A_MARKET),
   rewardsLeaderboard: get(
     '/api/rewards/leaderboard',
-    schemas.leaderboardResponse,
+    accounts.leaderboardResponse,
     queryOf<LeaderboardQuery>(['limit', 'from', 'to']),
     NOT_A_MARKET,
   ),
   rewardsEpochs: get(
     '/api/rewards/epochs',
-    schemas.epochsResponse,
+    accounts.epochsResponse,
     queryOf<EpochsQuery>(['limit', 'status']),
     NOT_A_MARKET,
   ),

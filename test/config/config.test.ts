@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Command, ConfigError, parseCommandLine, type ServeConfig } from '../../src/config/config.ts';
-import { defaultTuning, resolveTuning, tuningOptions } from '../../src/config/tuning.ts';
+import { defaultTuning, resolveTuning } from '../../src/config/tuning.ts';
+import { tuningOptions } from '../../src/config/tuning-options.ts';
 import { allSimulatorProfileNames } from '../../src/sim/profile.ts';
 
 function serveConfig(argv: string[], env: NodeJS.ProcessEnv = {}): ServeConfig {

@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { commands } from '../../src/config/config.ts';
+import { commands } from '../../src/config/command-options.ts';
 import { optionSections, optionsTable } from '../../src/config/options-table.ts';
 
 const path = new URL('../../docs/operations.md', import.meta.url);

@@ -55,7 +55,7 @@ describe('the packed package', () => {
         'dist/client/index.js',
         'dist/client/index.d.ts',
         'dist/client/node.js',
-        'dist/http/status-page/index.html',
+        'dist/status-page/index.html',
       ]),
     );
     const unwanted = paths.filter((path) => /^(src|test|bench|docs|\.ci)\/|\.map$|tsbuildinfo/.test(path));

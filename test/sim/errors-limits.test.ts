@@ -4,13 +4,12 @@
  * docs/upstream.md where upstream documents nothing: error body shape, 404s on /api, caps.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leaderboardResponse, netWorthHistoryResponse } from '../../src/upstream/account-schemas.ts';
 import {
   commentsResponse,
   holdersResponse,
-  leaderboardResponse,
   marketActivityResponse,
   marketsResponse,
-  netWorthHistoryResponse,
 } from '../../src/upstream/schemas.ts';
 import { errorBody, getJson, postJson, type SimFixture, startFixture } from './sim-fixture.ts';
 

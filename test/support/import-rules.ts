@@ -39,11 +39,11 @@ export const roomRanks: Readonly<Record<string, Readonly<Record<string, number>>
   relay: {
     '.': 0, // events.ts: the relay's named events, emitted by every room
     channels: 0, // each channel's state, diff and codec: pure
-    poll: 0, // when to ask upstream: scheduler, dispatcher, budget, fair share, freshness
+    poll: 0, // when to ask upstream: scheduler, dispatcher, budget, fair share
     streams: 1, // streams, prepared frames, resume rings, the registry, slow-consumer policy
     admission: 2, // who may connect and which markets may cost upstream requests
     cluster: 2, // the relay's side of cluster mode: cluster-wide streams, lease share, resume
-    targets: 3, // what is polled: one target per book, price batch, stream; the poller pool
+    targets: 3, // what is polled: one target per book, price batch, stream; the poller pool; freshness
     session: 3, // what every transport does when a client asks for streams
   },
   client: {

@@ -1,10 +1,11 @@
 /**
  * @module test/support/sse-client
- * A plain SSE reader for relay tests, on Node's fetch: it parses the event stream itself (the
- * `text/event-stream` rules: `id:`, `data:`, comment lines, a blank line ends an event), keeps the
- * last event id as a browser's EventSource would, and records the messages like the WebSocket test
- * client. `drop()` cuts the connection the way a network failure would.
+ * A plain SSE client for relay tests, on Node's fetch: it reads the event stream with the SDK's one
+ * SSE reader (src/client/connection/event-stream.ts), keeps the last event id as a browser's
+ * EventSource would, and records the messages like the WebSocket test client. `drop()` cuts the
+ * connection the way a network failure would.
  */
+import { readEventStream } from '../../src/client/connection/event-stream.ts';
 import { type Message, MessageRecorder } from './message-recorder.ts';
 import { waitFor } from './wait-for.ts';
 
@@ -29,32 +30,14 @@ export class SseClient extends MessageRecorder {
   }
 
   async #read(body: ReadableStream<Uint8Array>): Promise<void> {
-    const decoder = new TextDecoder();
-    let buffer = '';
-    let id: string | undefined;
-    let data: string[] = [];
-    const reader = body.getReader();
-    for (let read = await reader.read(); !read.done; read = await reader.read()) {
-      buffer += decoder.decode(read.value, { stream: true });
-      for (let newline = buffer.indexOf('\n'); newline >= 0; newline = buffer.indexOf('\n')) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
-        if (line === '') {
-          if (id !== undefined) this.lastEventId = id;
-          if (data.length > 0) {
-            this.ids.push(id);
-            this.record(JSON.parse(data.join('\n')) as Message);
-          }
-          id = undefined;
-          data = [];
-        } else if (line.startsWith(':')) {
-          this.comments.push(line.slice(1).trim());
-        } else if (line.startsWith('id: ')) {
-          id = line.slice(4);
-        } else if (line.startsWith('data: ')) {
-          data.push(line.slice(6));
-        }
+    for await (const item of readEventStream(body)) {
+      if (item.kind === 'comment') {
+        this.comments.push(item.text.trim());
+        continue;
       }
+      if (item.id !== undefined) this.lastEventId = item.id;
+      this.ids.push(item.id);
+      this.record(JSON.parse(item.data) as Message);
     }
     this.ended = true;
   }

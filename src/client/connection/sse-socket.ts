@@ -15,6 +15,7 @@
  */
 import { isWildcard, offTheWire } from '../../protocol/channels.ts';
 import type { ClientRequest, SubscribeRequest, UnsubscribeRequest } from '../../protocol/messages.ts';
+import { readEventStream } from './event-stream.ts';
 import {
   type CloseEventLike,
   type ErrorEventLike,
@@ -206,28 +207,15 @@ export class SseSocket implements WebSocketLike {
   }
 
   async #read(group: Group, body: ReadableStream<Uint8Array>): Promise<void> {
-    const reader = body.getReader();
-    const decoder = new TextDecoder();
-    let buffer = '';
-    let id: string | undefined;
-    let data = '';
-    for (let read = await reader.read(); !read.done; read = await reader.read()) {
-      buffer += decoder.decode(read.value, { stream: true });
-      for (let end = buffer.indexOf('\n'); end >= 0; end = buffer.indexOf('\n')) {
-        const line = buffer.slice(0, end);
-        buffer = buffer.slice(end + 1);
-        if (line.startsWith('data: ')) data += line.slice(6);
-        else if (line.startsWith('id: ')) id = line.slice(4);
-        else if (line.startsWith(': heartbeat ')) {
-          const [n, ts] = line.slice(': heartbeat '.length).split(' ');
-          this.#deliver({ type: 'heartbeat', n: Number(n), ts });
-        } else if (line === '') {
-          if (id !== undefined) this.#remember(group, id);
-          if (data !== '') this.#onEvent(group, data);
-          id = undefined;
-          data = '';
-        }
+    for await (const item of readEventStream(body)) {
+      if (item.kind === 'comment') {
+        if (!item.text.startsWith('heartbeat ')) continue;
+        const [n, ts] = item.text.slice('heartbeat '.length).split(' ');
+        this.#deliver({ type: 'heartbeat', n: Number(n), ts });
+        continue;
       }
+      if (item.id !== undefined) this.#remember(group, item.id);
+      if (item.data !== '') this.#onEvent(group, item.data);
     }
   }
 

@@ -18,7 +18,8 @@ import { candlesStreamOf } from '../../protocol/candle-streams.ts';
 import { type Channel, channels, type ErrorCode, streamIdKinds } from '../../protocol/messages.ts';
 import { TokenBucket } from '../../util/token-bucket.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
-import { type AnyStream, type StreamSubscriber, unknownMarketError } from '../streams/stream.ts';
+import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
+import { unknownMarketError } from '../streams/stream-messages.ts';
 import { defaultGroupLimits, type GroupLimits, GroupStreams } from './group-streams.ts';
 import type { KnownMarkets } from './known-markets.ts';
 

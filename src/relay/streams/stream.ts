@@ -2,21 +2,22 @@
  * @module relay/streams/stream
  * One (channel, market[, depth]) stream: its epoch, contiguous `seq`, last state, freshness and a
  * bounded ring of recent updates for resume (protocol.md "Sequencing"). Every message is serialised
- * once here and the same bytes go to every subscriber (the fan-out costs one write per client).
+ * once here and the same bytes go to every subscriber (the fan-out costs one write per client);
+ * what each message holds is relay/streams/stream-messages.ts.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  type BookDepth,
-  type Channel,
-  type ErrorMessage,
-  type ServerMessage,
-  type StreamState,
-  streamIdKinds,
-} from '../../protocol/messages.ts';
+import type { BookDepth, Channel, ServerMessage, StreamState } from '../../protocol/messages.ts';
 import { streamKey } from '../../util/keys.ts';
 import { type ChannelDelta, type ChannelState, type StreamCodec, sendWhole } from '../channels/codecs.ts';
 import { type Frame, type StreamPosition, toFrame } from './frame.ts';
 import { ResumeRing } from './resume-ring.ts';
+import {
+  confirmedMessage,
+  dataMessage,
+  statusMessage,
+  unknownMarketError,
+  upstreamUnavailableError,
+} from './stream-messages.ts';
 import { Subscribers } from './subscribers.ts';
 
 /** What a stream needs from a connection subscribed to it. */
@@ -301,15 +302,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     if (this.#state === undefined || this.#freshness !== 'live' || this.subscribers.size === 0) return false;
     if (this.#confirmedRts === this.#announcedRts) return false;
     this.#announcedRts = this.#confirmedRts;
-    const frame = toFrame({
-      type: 'confirmed',
-      channel: this.channel,
-      market: this.market,
-      ...(this.channel === 'book' ? { depth: this.depth ?? null } : {}),
-      epoch: this.#epoch,
-      seq: this.#seq,
-      confirmed: this.#confirmedRts,
-    });
+    const frame = toFrame(confirmedMessage(this, this.#epoch, this.#seq, this.#confirmedRts));
     for (const subscriber of this.subscribers) subscriber.notify(this, frame);
     return true;
   }
@@ -322,13 +315,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     // A subscription that never got its first state could not be served at all: say so as an error.
     const error =
       state === 'stale' && this.#state === undefined
-        ? toFrame({
-            type: 'error',
-            code: 'upstream_unavailable',
-            message: `upstream is unavailable${reason === undefined ? '' : `: ${reason}`}`,
-            channel: this.channel,
-            market: this.market,
-          })
+        ? toFrame(upstreamUnavailableError(this, reason))
         : undefined;
     for (const subscriber of this.subscribers) {
       subscriber.notify(this, frame);
@@ -338,14 +325,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   }
 
   statusFrame(reason?: string): Frame {
-    return toFrame({
-      type: 'status',
-      channel: this.channel,
-      market: this.market,
-      ...(this.channel === 'book' ? { depth: this.depth ?? null } : {}),
-      state: this.#freshness,
-      ...(reason === undefined ? {} : { reason }),
-    });
+    return toFrame(statusMessage(this, this.#freshness, reason));
   }
 
   /**
@@ -367,27 +347,14 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     this.#recent.clear();
   }
 
-  /** A `snapshot` or `update` at `at`, `checksum` being that of the state after it. */
+  /** A `snapshot` or `update` at `at` of this epoch, `checksum` being that of the state after it. */
   #message(
     type: 'snapshot' | 'update',
     data: State | Delta,
     at: { seq: number; ts: string; rts: string },
     checksum: number | undefined,
   ): ServerMessage {
-    // The cast is the one place where the generic state meets the wire types; the codecs
-    // registered in relay/channels/codecs.ts pair each channel with its data shape.
-    return {
-      type,
-      channel: this.channel,
-      market: this.market,
-      epoch: this.#epoch,
-      seq: at.seq,
-      ts: at.ts,
-      rts: at.rts,
-      ...(this.channel === 'book' ? { depth: this.depth ?? null } : {}),
-      data,
-      ...(checksum === undefined ? {} : { checksum }),
-    } as ServerMessage;
+    return dataMessage(this, type, data, { epoch: this.#epoch, ...at }, checksum);
   }
 }
 
@@ -417,20 +384,4 @@ export function publish<S, D>(
   now: number,
 ): PublishResult {
   return stream.publish(state, ts, rts, now);
-}
-
-/**
- * What a subscriber to a market (or oracle feed) upstream does not have is told (protocol.md
- * "Error codes").
- */
-export function unknownMarketError(channel: Channel, market: string): ErrorMessage {
-  const kind = streamIdKinds[channel];
-  const what = kind === 'feed' ? 'oracle feed' : kind === 'path' ? 'path' : 'market';
-  return {
-    type: 'error',
-    code: 'unknown_market',
-    message: `${what} ${market} does not exist upstream`,
-    channel,
-    market,
-  };
 }

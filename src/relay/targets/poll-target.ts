@@ -23,7 +23,6 @@ import type {
 import type { ClusterShare } from '../cluster/share.ts';
 import type { PollKind, RelayEvents } from '../events.ts';
 import type { DispatchTarget } from '../poll/dispatcher.ts';
-import { type Confirmation, meanGapAfter } from '../poll/freshness.ts';
 import {
   type ChangeHistory,
   changeHistoryAfter,
@@ -73,6 +72,23 @@ export interface PollContext {
    * `extraRequest`). Without it, further pages go out at once (tests driving a target alone).
    */
   extraRequest?(target: DispatchTarget): Promise<void>;
+}
+
+/** What a target's answers have shown, as freshness is judged from it (relay/targets/freshness.ts). */
+export interface Confirmation {
+  addedAt: number;
+  confirmedAt: number | undefined;
+  /** Why the last request failed; undefined after a success. */
+  lastError: string | undefined;
+  /** Measured mean time between requests (ms); undefined before the second. */
+  meanAskGapMs: number | undefined;
+  /** When the upstream request that may confirm it next was sent; undefined while none is under way. */
+  awaitingSince: number | undefined;
+}
+
+/** The mean gap between requests after one more, weighting recent gaps most. */
+export function meanGapAfter(mean: number | undefined, gapMs: number): number {
+  return mean === undefined ? gapMs : 0.8 * mean + 0.2 * gapMs;
 }
 
 export abstract class PollTarget implements DispatchTarget, Confirmation {

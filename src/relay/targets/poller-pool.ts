@@ -8,7 +8,7 @@
  * registry and hands them to the dispatcher (relay/poll/dispatcher.ts), which decides what is asked
  * when, within `--upstream-rps`. The rest is in files of their own: the books with their weights
  * and hints (relay/targets/book-targets.ts), the intervals the budget allows
- * (relay/poll/plan.ts), freshness (relay/targets/freshness-judge.ts), and what a poll found
+ * (relay/poll/plan.ts), freshness (relay/targets/freshness.ts), and what a poll found
  * beyond its states, applied in one place (relay/targets/outcomes.ts).
  *
  * In cluster mode a target is polled by the relay holding its lease (relay/cluster/share.ts); the
@@ -21,7 +21,6 @@ import { ClusterShare } from '../cluster/share.ts';
 import type { RelayEvents } from '../events.ts';
 import type { PollIntervals } from '../poll/budget.ts';
 import { type OneOffBudget, PollDispatcher } from '../poll/dispatcher.ts';
-import type { FreshnessReport } from '../poll/freshness.ts';
 import { PollPlan } from '../poll/plan.ts';
 import type { SchedulerMode } from '../poll/scheduler.ts';
 import type { GroupShare } from '../poll/share-groups.ts';
@@ -29,7 +28,8 @@ import { StreamPublisher } from '../streams/publisher.ts';
 import type { InterestChange, StreamRegistry } from '../streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
 import { BookTargets } from './book-targets.ts';
-import { FreshnessJudge } from './freshness-judge.ts';
+import type { FreshnessReport } from './freshness.ts';
+import { FreshnessJudge } from './freshness.ts';
 import { bookTargetStreams, HolderChanges, holdersOf } from './holders.ts';
 import { type ExistenceJudge, trustingJudge } from './not-found.ts';
 import { applyOutcome, type OutcomeEffects } from './outcomes.ts';
@@ -58,7 +58,7 @@ export interface PollerOptions {
   staleAfterFactor: number;
   /**
    * How long one upstream request may take before it failed (`--upstream-timeout-ms`, default 5000):
-   * until then a request under way keeps its target from going stale (relay/poll/freshness.ts).
+   * until then a request under way keeps its target from going stale (relay/targets/freshness.ts).
    */
   requestTimeoutMs?: number;
   /**
@@ -197,7 +197,7 @@ export class PollerPool {
     return this.#plan.streamIntervalMs;
   }
 
-  /** The freshness report, from the last sweep's walk over the targets (relay/targets/freshness-judge.ts). */
+  /** The freshness report, from the last sweep's walk over the targets (relay/targets/freshness.ts). */
   freshness(now = this.#now()): FreshnessReport {
     return this.#freshness.report(now);
   }

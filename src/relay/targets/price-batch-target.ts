@@ -12,10 +12,9 @@ import type { ClobPriceSnapshot } from '../../upstream/schemas.ts';
 import { priceTargetKey } from '../../util/keys.ts';
 import { priceDataOf, withMilliseconds } from '../channels/codecs.ts';
 import type { StreamNumbering } from '../cluster/stream-numbering.ts';
-import type { Confirmation } from '../poll/freshness.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { PollOutcome } from './outcomes.ts';
-import { type PollContext, PollTarget } from './poll-target.ts';
+import { type Confirmation, type PollContext, PollTarget } from './poll-target.ts';
 
 /** One market with a price stream. */
 export interface PriceMarket extends Confirmation {
@@ -134,7 +133,7 @@ export class PriceBatchTarget extends PollTarget {
     return [...this.context.registry.streamsOf('price', market)].some((stream) => stream.hasState);
   }
 
-  /** The markets of `batch` wait for the request sent at `sentAt` (relay/poll/freshness.ts), or for none. */
+  /** The markets of `batch` wait for the request sent at `sentAt` (relay/targets/freshness.ts), or for none. */
   #markAwaiting(batch: readonly string[], sentAt: number | undefined): void {
     for (const market of batch) {
       const health = this.#health.get(market);

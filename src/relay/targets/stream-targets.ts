@@ -3,7 +3,7 @@
  * The poller pool's targets of the channels polled per stream id: one request per poll
  * (relay/targets/stream-target.ts), or for `trades` as many activity pages as new trades need
  * (relay/targets/trades-target.ts). One target per (channel, id) the registry holds, created and dropped
- * with the streams, each judged for freshness on its own (relay/targets/freshness-judge.ts). A channel joins by a row in
+ * with the streams, each judged for freshness on its own (relay/targets/freshness.ts). A channel joins by a row in
  * `streamTargetChannels`.
  */
 

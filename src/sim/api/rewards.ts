@@ -3,7 +3,11 @@
  * Reward-program metadata (docs/upstream.md "Rewards"): the program parameters, a
  * leaderboard computed from the users' trades in the asked date range, and weekly epochs.
  */
-import type { EpochsResponse, LeaderboardResponse, RewardsProgramResponse } from '../../upstream/schemas.ts';
+import type {
+  EpochsResponse,
+  LeaderboardResponse,
+  RewardsProgramResponse,
+} from '../../upstream/account-schemas.ts';
 import { formatFixed, NOTIONAL_SCALE, rescale } from '../fixed-point.ts';
 import type { MarketSimulation } from '../market-simulation.ts';
 import { tradedNotional, tradesOf } from '../user-ledger.ts';

@@ -12,7 +12,7 @@ import type {
   UserProfileResponse,
   UserResponse,
   UserStatsResponse,
-} from '../../upstream/schemas.ts';
+} from '../../upstream/account-schemas.ts';
 import type { SimUser } from '../catalog.ts';
 import { formatFixed, formatTrimmed, NOTIONAL_SCALE, rescale } from '../fixed-point.ts';
 import { outcomeValue } from '../holdings.ts';

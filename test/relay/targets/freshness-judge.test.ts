@@ -1,5 +1,5 @@
 /**
- * The freshness report the pool keeps (relay/targets/freshness-judge.ts): made from one walk over the
+ * The freshness report the pool keeps (relay/targets/freshness.ts): made from one walk over the
  * targets, its ages run on to the time asked, and a change of the target set is walked again.
  */
 import { afterEach, describe, expect, it } from 'vitest';

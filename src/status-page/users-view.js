@@ -1,5 +1,5 @@
 /**
- * @module http/status-page/users-view
+ * @module status-page/users-view
  * One user of upstream, live: the user's stats, positions and activity, each a `rest` stream of
  * the client SDK (rest-section.js) drawn as a table whose changed cells flash as patches arrive.
  * The user is typed in (names suggested from the leaderboard), picked in the rewards leaderboard

@@ -1,5 +1,5 @@
 /**
- * @module http/status-page/live-view
+ * @module status-page/live-view
  * The page's live view: the tab bar (built from tabs.js) and the one view open below it, on the
  * client SDK over the relay's WebSocket (or SSE with `?transport=sse`). A market picked anywhere
  * (the stream table, the picker, the catalogue, a user's positions) opens in the market tab last

@@ -1,5 +1,5 @@
 /**
- * @module http/status-page/rest-section
+ * @module status-page/rest-section
  * One `rest` stream drawn as a titled table (docs/client.md "Any public path"): the SDK keeps the
  * state, upstream's body exactly as served, by applying the relay's JSON Patches and checking each
  * checksum; the section draws each state as rows (changed cells flash), with a meta line (the

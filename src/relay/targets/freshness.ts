@@ -1,18 +1,20 @@
 /**
- * @module relay/targets/freshness-judge
- * Freshness judged in one place (relay/poll/freshness.ts): one walk over every target per sweep
- * marks stale the streams of each target not confirmed in time, and keeps what the freshness
- * report needs (the oldest confirmation, the books' measured intervals), so `/metrics` and `/health`
- * read that instead of walking the targets again for each figure. The report's ages run on from the
- * walk to the time asked; a walk made before the target set changed is made again when read.
+ * @module relay/targets/freshness
+ * When a poll target's streams stop being `live`, judged in this one place. A target is stale when
+ * its last confirmation is older than `staleAfterFactor` times the interval it is actually polled at
+ * (so a busy book that stops answering goes stale within a few of its own intervals), and never
+ * later than its maximum age plus that grace: a stream not confirmed within its promised maximum age
+ * is not live, whatever the reason (upstream down, budget short, the relay's CPU behind). Staleness
+ * is about answers, not waiting (docs/operations.md "Freshness"): past that age, a target whose last
+ * answer was a success and whose next request is still under way within the upstream timeout is not
+ * stale yet, because that request may still answer.
+ *
+ * The judge (`FreshnessJudge`) applies that rule: one walk over every target per sweep marks stale
+ * the streams of each target not confirmed in time, and keeps what the freshness report needs (the
+ * oldest confirmation, the books' measured intervals), so `/metrics` and `/health` read that instead
+ * of walking the targets again for each figure. The report's ages run on from the walk to the time
+ * asked; a walk made before the target set changed is made again when read.
  */
-import {
-  type Confirmation,
-  type FreshnessReport,
-  type FreshnessRule,
-  meanOf,
-  staleReason,
-} from '../poll/freshness.ts';
 import type { PlannedTargets, PollPlan } from '../poll/plan.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { StreamPublisher } from '../streams/publisher.ts';
@@ -20,8 +22,68 @@ import type { StreamRegistry } from '../streams/registry.ts';
 import type { AnyStream } from '../streams/stream.ts';
 import type { BookTargets } from './book-targets.ts';
 import { bookTargetStreams } from './holders.ts';
+import type { Confirmation } from './poll-target.ts';
 import type { PriceTargets } from './price-targets.ts';
 import type { StreamTargets } from './stream-targets.ts';
+
+/** How freshness is judged: the relay's `--stale-after-polls` and `--upstream-timeout-ms`. */
+export interface FreshnessRule {
+  staleAfterFactor: number;
+  /** How long one upstream request may take before it counts as failed. */
+  requestTimeoutMs: number;
+}
+
+/**
+ * Age (ms) after which a target counts as stale. `budgetIntervalMs` is the interval the budget
+ * allows every target alike (the configured one, stretched when the budget is short); a target
+ * polled less often than that (a quiet book) is judged by its own measured interval.
+ */
+export function staleAfterMs(
+  timing: TargetTiming,
+  budgetIntervalMs: number,
+  meanAskGapMs: number | undefined,
+  factor: number,
+): number {
+  const interval = Math.max(timing.minIntervalMs, budgetIntervalMs, meanAskGapMs ?? 0);
+  return Math.min(factor * interval, timing.maxAgeMs + factor * timing.minIntervalMs);
+}
+
+/** Why the target is stale now, or undefined while it is fresh enough. */
+export function staleReason(
+  confirmation: Confirmation,
+  timing: TargetTiming,
+  budgetIntervalMs: number,
+  rule: FreshnessRule,
+  now: number,
+): string | undefined {
+  const age = now - (confirmation.confirmedAt ?? confirmation.addedAt);
+  if (age <= staleAfterMs(timing, budgetIntervalMs, confirmation.meanAskGapMs, rule.staleAfterFactor))
+    return undefined;
+  if (confirmation.lastError !== undefined) return confirmation.lastError;
+  const { awaitingSince } = confirmation;
+  // A slow answer is not a missing one: only its timeout says upstream failed to answer.
+  if (awaitingSince !== undefined && now - awaitingSince <= rule.requestTimeoutMs) return undefined;
+  return age > timing.maxAgeMs ? 'not confirmed within the maximum age' : 'no upstream response';
+}
+
+/** What the relay promises about freshness and what it achieves (for /health, metrics, status). */
+export interface FreshnessReport {
+  maxAgeMs: number;
+  /** Oldest confirmation of any polled target now (ms); 0 when nothing is polled. */
+  oldestAgeMs: number;
+  /** False when a target is older than the maximum age, or the budget cannot confirm all in time. */
+  maxAgeKept: boolean;
+  /** Polls per second the configured intervals ask for, the budget, and what was started. */
+  pollsPerSecond: { requested: number; budget: number; achieved: number };
+  /** Mean time between requests per target, measured (dispatch and CPU lag included); null before any. */
+  effectiveIntervalMs: { book: number | null; price: number | null };
+}
+
+/** The mean of the values measured so far; null before any. */
+export function meanOf(values: (number | undefined)[]): number | null {
+  const known = values.filter((value) => value !== undefined);
+  return known.length === 0 ? null : known.reduce((sum, value) => sum + value, 0) / known.length;
+}
 
 export interface JudgeOptions {
   registry: StreamRegistry;

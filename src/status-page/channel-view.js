@@ -1,5 +1,5 @@
 /**
- * @module http/status-page/channel-view
+ * @module status-page/channel-view
  * One market's stream of a channel beyond the book, in the browser, on the client SDK as an
  * application would use it (docs/client.md): the market record, the trades tape, every market's
  * probabilities (the picked one first), the market's oracle feed (found through the record's

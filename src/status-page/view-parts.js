@@ -1,5 +1,5 @@
 /**
- * @module http/status-page/view-parts
+ * @module status-page/view-parts
  * What the status page's live views (book-view.js, channel-view.js) share: their SDK client, the
  * head every view starts with (market title, a meta line, a close button), its closing, and DOM
  * pieces.

@@ -1,5 +1,5 @@
 /**
- * @module http/status-page/book-view
+ * @module status-page/book-view
  * One market's live order book in the browser, on the client SDK exactly as a trading UI would use
  * it: `connect()` to this relay's WebSocket, `subscribeBook(market, { depth: 10 })` and
  * `subscribePrice(market)`; the SDK checks seq and checksums, this view only draws its verified state.

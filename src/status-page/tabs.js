@@ -1,5 +1,5 @@
 /**
- * @module http/status-page/tabs
+ * @module status-page/tabs
  * The live view's tabs, in the order the tab bar shows them. A `market` tab shows the picked market
  * on one or more of its channels; a `page` tab shows something of all upstream (the catalogue, a
  * user) and may hand a market to the market tabs through `openMarket`.

@@ -1,5 +1,5 @@
 /**
- * @module http/status-page/catalogue-view
+ * @module status-page/catalogue-view
  * Upstream's market catalogue, live, on the client SDK (docs/client.md "The market catalogue"):
  * every market's list-form record from the `markets` channel, narrowed here by status and title,
  * above a log of the markets listed, expired, resolved or gone while the view is open. The view

@@ -1,5 +1,5 @@
 /**
- * @module http/status-page/status
+ * @module status-page/status
  * The status page's script (browser ES module, served as is): renders each snapshot of the relay's
  * SSE feed (`GET /status/events`), lists upstream markets for the picker (`GET /status/markets`),
  * and opens a market picked in either list in the live view and its tabs (live-view.js).

@@ -1,5 +1,5 @@
 /**
- * @module http/status-page/url-state
+ * @module status-page/url-state
  * What the page keeps in its URL (`?tab=`, `?market=`, `?user=` ...), so that a reload or a shared
  * link comes back to the same view; the URL is replaced, not pushed, so Back leaves the page.
  */

@@ -1,5 +1,5 @@
 /**
- * @module http/status-page/format
+ * @module status-page/format
  * Display helpers for the status page: ages, durations, byte counts, decimal text and SVG sparklines.
  */
 

@@ -1,0 +1,112 @@
+/**
+ * @module relay/streams/stream-messages
+ * Every message a stream sends about itself, as the wire has it (protocol.md "Server messages"):
+ * its `snapshot` and `update`, `confirmed`, `status`, and the errors a subscription to it may get.
+ * Built here from the stream's identity and position, so the stream (relay/streams/stream.ts)
+ * keeps its sequence, state and subscribers. Each message's fields are in the order the wire shows.
+ */
+import {
+  type BookDepth,
+  type Channel,
+  type ConfirmedMessage,
+  type ErrorMessage,
+  type ServerMessage,
+  type StatusMessage,
+  type StreamState,
+  streamIdKinds,
+} from '../../protocol/messages.ts';
+
+/** The stream a message is about; a book's depth is named in each of its messages. */
+export interface MessageSubject {
+  readonly channel: Channel;
+  readonly market: string;
+  readonly depth: BookDepth | undefined;
+}
+
+/** Where a `snapshot` or `update` sits in its stream, and the times of the state it carries. */
+export interface MessagePosition {
+  epoch: string;
+  seq: number;
+  ts: string;
+  rts: string;
+}
+
+/** A `snapshot` or `update` at `at`, `checksum` being that of the state after it. */
+export function dataMessage(
+  subject: MessageSubject,
+  type: 'snapshot' | 'update',
+  data: unknown,
+  at: MessagePosition,
+  checksum: number | undefined,
+): ServerMessage {
+  // The cast is the one place where the generic state meets the wire types; the codecs
+  // registered in relay/channels/codecs.ts pair each channel with its data shape.
+  return {
+    type,
+    channel: subject.channel,
+    market: subject.market,
+    epoch: at.epoch,
+    seq: at.seq,
+    ts: at.ts,
+    rts: at.rts,
+    ...(subject.channel === 'book' ? { depth: subject.depth ?? null } : {}),
+    data,
+    ...(checksum === undefined ? {} : { checksum }),
+  } as ServerMessage;
+}
+
+/** Upstream confirmed the state at `seq` of `epoch` when the relay received `confirmed`. */
+export function confirmedMessage(
+  subject: MessageSubject,
+  epoch: string,
+  seq: number,
+  confirmed: string,
+): ConfirmedMessage {
+  return {
+    type: 'confirmed',
+    channel: subject.channel,
+    market: subject.market,
+    ...(subject.channel === 'book' ? { depth: subject.depth ?? null } : {}),
+    epoch,
+    seq,
+    confirmed,
+  };
+}
+
+export function statusMessage(subject: MessageSubject, state: StreamState, reason?: string): StatusMessage {
+  return {
+    type: 'status',
+    channel: subject.channel,
+    market: subject.market,
+    ...(subject.channel === 'book' ? { depth: subject.depth ?? null } : {}),
+    state,
+    ...(reason === undefined ? {} : { reason }),
+  };
+}
+
+/** A subscription that never got its first state could not be served at all. */
+export function upstreamUnavailableError(subject: MessageSubject, reason: string | undefined): ErrorMessage {
+  return {
+    type: 'error',
+    code: 'upstream_unavailable',
+    message: `upstream is unavailable${reason === undefined ? '' : `: ${reason}`}`,
+    channel: subject.channel,
+    market: subject.market,
+  };
+}
+
+/**
+ * What a subscriber to a market (or oracle feed) upstream does not have is told (protocol.md
+ * "Error codes").
+ */
+export function unknownMarketError(channel: Channel, market: string): ErrorMessage {
+  const kind = streamIdKinds[channel];
+  const what = kind === 'feed' ? 'oracle feed' : kind === 'path' ? 'path' : 'market';
+  return {
+    type: 'error',
+    code: 'unknown_market',
+    message: `${what} ${market} does not exist upstream`,
+    channel,
+    market,
+  };
+}
