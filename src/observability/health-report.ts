@@ -6,8 +6,8 @@
  * when it answers `/health` as something other than upstream (a load balancer should then prefer
  * another relay); `shutting_down` while draining.
  */
-import type { PollCoordinator } from '../cluster/coordinator.ts';
-import type { BudgetStatus } from '../cluster/redis-rate-gate.ts';
+import type { PollCoordinator } from '../relay/coordination/broker.ts';
+import type { BudgetStatus } from '../relay/coordination/redis/rate-gate.ts';
 import type { FreshnessReport } from '../relay/poll/freshness.ts';
 import type { UpstreamHealthMonitor, UpstreamIdentity } from '../relay/poll/upstream-health.ts';
 import type { StreamRegistry } from '../relay/streams/registry.ts';

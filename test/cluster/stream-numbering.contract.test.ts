@@ -1,17 +1,17 @@
 /**
- * The contract every stream numbering keeps (relay/cluster/stream-numbering.ts), run against each
+ * The contract every stream numbering keeps (relay/coordination/stream-numbering.ts), run against each
  * implementation: a relay alone (the local numbering) and a relay in cluster mode that holds the
  * target's lease, on one Redis and on a Redis Cluster of three primaries. Poll targets call
  * `produce` and `close` the same way whichever they were given, so both must serve this relay's
  * streams alike.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PollCoordinator } from '../../src/cluster/coordinator.ts';
+import type { PollCoordinator } from '../../src/relay/coordination/broker.ts';
 import type { BookState } from '../../src/protocol/book.ts';
 import type { BookDepth, PriceData } from '../../src/protocol/messages.ts';
-import { bookClusterCodec, type ClusterCodec, priceClusterCodec } from '../../src/relay/cluster/codecs.ts';
-import { ClusterShare } from '../../src/relay/cluster/share.ts';
-import type { StreamNumbering } from '../../src/relay/cluster/stream-numbering.ts';
+import { bookClusterCodec, type ClusterCodec, priceClusterCodec } from '../../src/relay/coordination/redis/codecs.ts';
+import { ClusterShare } from '../../src/relay/coordination/redis/broker.ts';
+import type { StreamNumbering } from '../../src/relay/coordination/stream-numbering.ts';
 import { RelayEvents } from '../../src/relay/events.ts';
 import type { Frame } from '../../src/relay/streams/frame.ts';
 import { StreamPublisher } from '../../src/relay/streams/publisher.ts';

@@ -5,8 +5,8 @@
  * and stops them after.
  */
 import { afterAll, beforeAll, expect } from 'vitest';
-import { LocalCoordinator, type PollCoordinator } from '../../src/cluster/coordinator.ts';
-import { RedisCoordinator } from '../../src/cluster/redis-coordinator.ts';
+import { LocalCoordinator, type PollCoordinator } from '../../src/relay/coordination/broker.ts';
+import { RedisCoordinator } from '../../src/relay/coordination/redis/coordinator.ts';
 import { type RedisDeployment, redisDeployments, startRedisDeployment } from './redis.ts';
 
 export type CoordinatorImplementation = [name: string, create: () => Promise<PollCoordinator>];

@@ -6,8 +6,8 @@
  */
 import { Redis } from 'ioredis';
 import { afterEach } from 'vitest';
-import { RedisCoordinator } from '../../src/cluster/redis-coordinator.ts';
-import { preferredRelay } from '../../src/cluster/rendezvous.ts';
+import { RedisCoordinator } from '../../src/relay/coordination/redis/coordinator.ts';
+import { preferredRelay } from '../../src/relay/coordination/redis/rendezvous.ts';
 import type { Relay } from '../../src/relay-server.ts';
 import type { SimulatorProfileName } from '../../src/sim/profile.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';

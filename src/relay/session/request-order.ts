@@ -2,7 +2,7 @@
  * @module relay/session/request-order
  * A connection's requests are answered in the order they arrived. Nearly all are handled at once;
  * a cluster-mode `subscribe` that resumes from another relay's position waits for the cluster's
- * history (relay/cluster/resume.ts), and the requests behind it wait with it.
+ * history (relay/coordination/redis/resume.ts), and the requests behind it wait with it.
  */
 export class RequestOrder {
   #pending: Promise<void> | undefined;

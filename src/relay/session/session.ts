@@ -5,7 +5,7 @@
  * message is framed and written, how many bytes wait, how a slow reader is ended) and hands it the
  * client's parsed requests; the session checks each against the limits, asks market admission
  * (relay/admission/market.ts), fetches the cluster's history for a resume this relay cannot serve
- * (relay/cluster/resume.ts), joins the registry's streams, answers (`subscribed`, refusals, then
+ * (relay/coordination/redis/resume.ts), joins the registry's streams, answers (`subscribed`, refusals, then
  * each stream's replay or snapshot: docs/protocol.md "Resume") and, when the client is gone, leaves
  * every stream and releases what admission counted.
  *

@@ -15,7 +15,7 @@
  */
 
 import { z } from 'zod';
-import type { SharedResult } from '../../cluster/shared-result.ts';
+import type { SharedResult } from '../coordination/shared-result.ts';
 import {
   type CandleInterval,
   type CandlesStream,

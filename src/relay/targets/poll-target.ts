@@ -20,7 +20,7 @@ import type {
   ProbabilitiesResponse,
   TokenPriceResponse,
 } from '../../upstream/schemas.ts';
-import type { ClusterShare } from '../cluster/share.ts';
+import type { ClusterShare } from '../coordination/redis/broker.ts';
 import type { PollKind, RelayEvents } from '../events.ts';
 import type { DispatchTarget } from '../poll/dispatcher.ts';
 import { type Confirmation, meanGapAfter } from '../poll/freshness.ts';

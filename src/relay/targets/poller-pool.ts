@@ -11,13 +11,13 @@
  * (relay/poll/plan.ts), freshness (relay/targets/freshness-judge.ts), and what a poll found
  * beyond its states, applied in one place (relay/targets/outcomes.ts).
  *
- * In cluster mode a target is polled by the relay holding its lease (relay/cluster/share.ts); the
+ * In cluster mode a target is polled by the relay holding its lease (relay/coordination/redis/broker.ts); the
  * others apply the results it shares through the same path as their own polls.
  */
 
-import type { PollCoordinator } from '../../cluster/coordinator.ts';
+import type { PollCoordinator } from '../coordination/broker.ts';
 import type { Channel } from '../../protocol/messages.ts';
-import { ClusterShare } from '../cluster/share.ts';
+import { ClusterShare } from '../coordination/redis/broker.ts';
 import type { RelayEvents } from '../events.ts';
 import type { PollIntervals } from '../poll/budget.ts';
 import { type OneOffBudget, PollDispatcher } from '../poll/dispatcher.ts';

@@ -11,7 +11,7 @@ import { publicReason } from '../../upstream/errors.ts';
 import type { ClobPriceSnapshot } from '../../upstream/schemas.ts';
 import { priceTargetKey } from '../../util/keys.ts';
 import { priceDataOf, withMilliseconds } from '../channels/codecs.ts';
-import type { StreamNumbering } from '../cluster/stream-numbering.ts';
+import type { StreamNumbering } from '../coordination/stream-numbering.ts';
 import type { Confirmation } from '../poll/freshness.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { PollOutcome } from './outcomes.ts';

@@ -8,7 +8,7 @@
  */
 
 import type { z } from 'zod';
-import type { SharedResult } from '../../cluster/shared-result.ts';
+import type { SharedResult } from '../coordination/shared-result.ts';
 import { type PlainChannel, streamIdKinds } from '../../protocol/messages.ts';
 import { streamTargetKey } from '../../util/keys.ts';
 import type { ChannelState } from '../channels/codecs.ts';

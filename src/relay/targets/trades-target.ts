@@ -9,7 +9,7 @@
  */
 
 import { z } from 'zod';
-import type { SharedResult } from '../../cluster/shared-result.ts';
+import type { SharedResult } from '../coordination/shared-result.ts';
 import type { TradeEntry, TradesData } from '../../protocol/messages.ts';
 import { marketActivityEntry } from '../../upstream/schemas.ts';
 import { streamTargetKey } from '../../util/keys.ts';

@@ -5,8 +5,8 @@
  */
 import Big from 'big.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalCoordinator } from '../../../src/cluster/coordinator.ts';
-import type { SharedResult } from '../../../src/cluster/shared-result.ts';
+import { LocalCoordinator } from '../../../src/relay/coordination/broker.ts';
+import type { SharedResult } from '../../../src/relay/coordination/shared-result.ts';
 import { type CandleInterval, candlesStreamId } from '../../../src/protocol/candle-streams.ts';
 import { CANDLES_SNAPSHOT_SIZE } from '../../../src/protocol/candles.ts';
 import type {
@@ -15,7 +15,7 @@ import type {
   TradeEntry,
   TradesCandle,
 } from '../../../src/protocol/messages.ts';
-import { ClusterShare } from '../../../src/relay/cluster/share.ts';
+import { ClusterShare } from '../../../src/relay/coordination/redis/broker.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
 import { StreamPublisher } from '../../../src/relay/streams/publisher.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';

@@ -2,7 +2,7 @@
  * The poller pool against a scripted upstream: what it asks for, how often, and never twice at once.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LocalCoordinator } from '../../../src/cluster/coordinator.ts';
+import { LocalCoordinator } from '../../../src/relay/coordination/broker.ts';
 import { KnownMarkets } from '../../../src/relay/admission/known-markets.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
 import type { SchedulerMode } from '../../../src/relay/poll/scheduler.ts';

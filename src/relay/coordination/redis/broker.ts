@@ -1,18 +1,18 @@
 /**
- * @module relay/cluster/share
+ * @module relay/coordination/redis/broker
  * The poller's side of cluster mode: who holds a target's lease, the cluster-wide streams of a
- * target (relay/cluster/target-streams.ts: `book` and `price`, numbered once by the holder), and, for the
+ * target (relay/coordination/redis/target-streams.ts: `book` and `price`, numbered once by the holder), and, for the
  * channels each relay numbers itself, sharing the holder's upstream response. Both arrive on the
  * target's one channel. A relay alone (the local coordinator) has no stream log: its targets number
- * their own streams through the local numbering (relay/cluster/local-numbering.ts), behind the same
+ * their own streams through the local numbering (relay/coordination/local/numbering.ts), behind the same
  * interface, and nothing is encoded for a cluster.
  */
-import type { PollCoordinator } from '../../cluster/coordinator.ts';
-import { parseSharedResult, type SharedResult } from '../../cluster/shared-result.ts';
-import { isBatchPayload } from '../../cluster/stream-batch.ts';
+import type { PollCoordinator } from '../broker.ts';
+import { parseSharedResult, type SharedResult } from '../shared-result.ts';
+import { isBatchPayload } from './stream-batch.ts';
 import type { ClusterCodec } from './codecs.ts';
-import { LocalNumbering } from './local-numbering.ts';
-import type { AppliedPoll, StreamNumbering } from './stream-numbering.ts';
+import { LocalNumbering } from '../local/numbering.ts';
+import type { AppliedPoll, StreamNumbering } from '../stream-numbering.ts';
 import { type ClusterStreamContext, ClusterTarget } from './target-streams.ts';
 
 /** A lease outlives a few missed renewals, but not a relay that died, for long. */
@@ -45,7 +45,7 @@ export class ClusterShare {
   }
 
   /**
-   * How the streams of `target` are numbered: by this relay alone (relay/cluster/local-numbering.ts),
+   * How the streams of `target` are numbered: by this relay alone (relay/coordination/local/numbering.ts),
    * or once for the cluster by its lease holder, following what the holder writes (`onApplied`
    * hears of each poll of the holder's applied here).
    */

@@ -1,14 +1,14 @@
 /**
- * @module relay/cluster/local-numbering
- * A relay alone numbers the streams of a poll target itself (relay/cluster/stream-numbering.ts):
+ * @module relay/coordination/local/numbering
+ * A relay alone numbers the streams of a poll target itself (relay/coordination/stream-numbering.ts):
  * each poll goes straight to this relay's streams through the publisher, which diffs it against the
  * state each stream holds. Nothing is encoded or written for a cluster, and nobody else is asked
  * whether the target's streams may end.
  */
-import type { StreamPublisher } from '../streams/publisher.ts';
-import type { StreamRegistry } from '../streams/registry.ts';
-import type { ClusterCodec } from './codecs.ts';
-import type { AppliedPoll, PollTimes, StreamNumbering } from './stream-numbering.ts';
+import type { StreamPublisher } from '../../streams/publisher.ts';
+import type { StreamRegistry } from '../../streams/registry.ts';
+import type { ClusterCodec } from '../redis/codecs.ts';
+import type { AppliedPoll, PollTimes, StreamNumbering } from '../stream-numbering.ts';
 
 export interface LocalNumberingContext {
   registry: StreamRegistry;

@@ -1,12 +1,12 @@
 /**
- * @module cluster/coordinator
+ * @module relay/coordination/broker
  * Who polls what. In cluster mode (docs/operations.md `--redis`) several relays serve the same markets
  * but upstream is polled once per market: the relay holding a market's lease polls it and writes
  * each poll's messages to the stream log once for the cluster; the others follow. A single relay is
  * the degenerate case: it owns everything, numbers its own streams and shares with nobody. The
  * poller pool speaks only to this interface.
  */
-import type { StreamLog } from './stream-log.ts';
+import type { StreamLog } from './redis/stream-log.ts';
 
 export interface CoordinatorStatus {
   mode: 'local' | 'redis';
@@ -37,7 +37,7 @@ export interface PollCoordinator {
   claim(target: string, ttlMs: number): Promise<boolean>;
   /** Gives `target` up (no subscriber left here), so another interested relay takes over at once. */
   release(target: string): Promise<void>;
-  /** Cluster-wide streams (cluster/stream-log.ts); undefined for a relay alone. */
+  /** Cluster-wide streams (relay/coordination/redis/stream-log.ts); undefined for a relay alone. */
   readonly log: StreamLog | undefined;
   /**
    * Publishes `payload` to the relays that follow `target`: the holder's upstream response, for the
@@ -47,7 +47,7 @@ export interface PollCoordinator {
   /** CPU time (ms) this relay spent numbering one poll of a target it holds, for its poll CPU share. */
   spent(ms: number): void;
   /**
-   * Receives what the holder of `target` writes (cluster/stream-batch.ts) or shares, as JSON; never
+   * Receives what the holder of `target` writes (relay/coordination/redis/stream-batch.ts) or shares, as JSON; never
    * what this relay sent.
    */
   follow(target: string, onPayload: (payload: string) => void): void;

@@ -1,6 +1,6 @@
 /**
- * @module relay/cluster/codecs
- * What cluster-wide streams need to know of each channel (relay/cluster/target-streams.ts): the streams of
+ * @module relay/coordination/redis/codecs
+ * What cluster-wide streams need to know of each channel (relay/coordination/redis/target-streams.ts): the streams of
  * one poll target (a market's book at every depth, or its price), how each is cut from the
  * target's state, how its messages are built, diffed and applied, and how a state read back from
  * Redis is validated.
@@ -12,9 +12,9 @@ import {
   parseJson,
   priceState,
   streamMessage,
-} from '../../cluster/stream-batch.ts';
-import type { LoggedUpdate, StoredTarget, StreamPosition } from '../../cluster/stream-log.ts';
-import { applyBookUpdate, type BookState } from '../../protocol/book.ts';
+} from './stream-batch.ts';
+import type { LoggedUpdate, StoredTarget, StreamPosition } from './stream-log.ts';
+import { applyBookUpdate, type BookState } from '../../../protocol/book.ts';
 import {
   type BookData,
   type BookDepth,
@@ -23,14 +23,14 @@ import {
   type PriceData,
   type PriceUpdateData,
   type ServerMessage,
-} from '../../protocol/messages.ts';
-import { applyPriceUpdate } from '../../protocol/price.ts';
-import { limitDepth } from '../channels/aggregate.ts';
-import { diffBook, diffPrice } from '../channels/book-price-diff.ts';
-import { codecs, type StreamCodec } from '../channels/codecs.ts';
-import { toFrame } from '../streams/frame.ts';
-import type { StreamRegistry } from '../streams/registry.ts';
-import type { SequencedFrame, Stream } from '../streams/stream.ts';
+} from '../../../protocol/messages.ts';
+import { applyPriceUpdate } from '../../../protocol/price.ts';
+import { limitDepth } from '../../channels/aggregate.ts';
+import { diffBook, diffPrice } from '../../channels/book-price-diff.ts';
+import { codecs, type StreamCodec } from '../../channels/codecs.ts';
+import { toFrame } from '../../streams/frame.ts';
+import type { StreamRegistry } from '../../streams/registry.ts';
+import type { SequencedFrame, Stream } from '../../streams/stream.ts';
 
 /** One stream of a target: its name in the target's Redis state, and its depth (`book`). */
 export interface TargetStream {

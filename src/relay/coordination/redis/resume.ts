@@ -1,5 +1,5 @@
 /**
- * @module relay/cluster/resume
+ * @module relay/coordination/redis/resume
  * Resume on any relay (docs/cluster.md "Cluster-wide streams"): a client that comes from another
  * relay resumes from a position this relay's ring may not hold. The cluster's history of the
  * stream (its Redis Stream) is read before the client joins, and at the join the missed updates are
@@ -7,12 +7,12 @@
  * new on this relay starts from the cluster's state, so it continues the same epoch.
  */
 
-import type { LoadedTarget, StreamLog } from '../../cluster/stream-log.ts';
-import type { BookDepth, Channel, ResumePoint } from '../../protocol/messages.ts';
-import { bookTargetKey, priceTargetKey } from '../../util/keys.ts';
-import type { Frame } from '../streams/frame.ts';
-import type { ClusterReplay, ResumeHistory } from '../streams/registry.ts';
-import type { Stream } from '../streams/stream.ts';
+import type { LoadedTarget, StreamLog } from './stream-log.ts';
+import type { BookDepth, Channel, ResumePoint } from '../../../protocol/messages.ts';
+import { bookTargetKey, priceTargetKey } from '../../../util/keys.ts';
+import type { Frame } from '../../streams/frame.ts';
+import type { ClusterReplay, ResumeHistory } from '../../streams/registry.ts';
+import type { Stream } from '../../streams/stream.ts';
 import {
   bookClusterCodec,
   type ClusterCodec,
