@@ -6,10 +6,6 @@
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
-import { LocalCoordinator, type PollCoordinator } from './relay/coordination/broker.ts';
-import { resolveTopology } from './relay/coordination/redis/connection.ts';
-import { RedisCoordinator } from './relay/coordination/redis/coordinator.ts';
-import { RedisRateGate } from './relay/coordination/redis/rate-gate.ts';
 import type { ServeConfig } from './config/config.ts';
 import { DEFAULT_MAX_AGE_MS } from './config/poll-options.ts';
 import { type RelayTuning, resolveTuning } from './config/tuning.ts';
@@ -24,6 +20,10 @@ import type { AccessPolicy } from './relay/admission/access.ts';
 import { EdgeAdmission } from './relay/admission/edge.ts';
 import { KnownMarkets } from './relay/admission/known-markets.ts';
 import { defaultIsolationLimits, MarketAdmission } from './relay/admission/market.ts';
+import { LocalCoordinator, type PollCoordinator } from './relay/coordination/broker.ts';
+import { resolveTopology } from './relay/coordination/redis/connection.ts';
+import { RedisCoordinator } from './relay/coordination/redis/coordinator.ts';
+import { RedisRateGate } from './relay/coordination/redis/rate-gate.ts';
 import { ClusterResume } from './relay/coordination/redis/resume.ts';
 import { RelayEvents } from './relay/events.ts';
 import { UpstreamHealthMonitor, type UpstreamIdentity } from './relay/poll/upstream-health.ts';

@@ -4,9 +4,9 @@
  * polling relay leaves (gracefully, or by dying) the other takes over.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { priceDataOf } from '../../src/relay/channels/codecs.ts';
 import type { RedisCoordinator } from '../../src/relay/coordination/redis/coordinator.ts';
 import { preferredRelay } from '../../src/relay/coordination/redis/rendezvous.ts';
-import { priceDataOf } from '../../src/relay/channels/codecs.ts';
 import type { Relay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
 import { bookTargetKey, priceTargetKey } from '../../src/util/keys.ts';

@@ -6,11 +6,15 @@
  * streams alike.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PollCoordinator } from '../../src/relay/coordination/broker.ts';
 import type { BookState } from '../../src/protocol/book.ts';
 import type { BookDepth, PriceData } from '../../src/protocol/messages.ts';
-import { bookClusterCodec, type ClusterCodec, priceClusterCodec } from '../../src/relay/coordination/redis/codecs.ts';
+import type { PollCoordinator } from '../../src/relay/coordination/broker.ts';
 import { ClusterShare } from '../../src/relay/coordination/redis/broker.ts';
+import {
+  bookClusterCodec,
+  type ClusterCodec,
+  priceClusterCodec,
+} from '../../src/relay/coordination/redis/codecs.ts';
 import type { StreamNumbering } from '../../src/relay/coordination/stream-numbering.ts';
 import { RelayEvents } from '../../src/relay/events.ts';
 import type { Frame } from '../../src/relay/streams/frame.ts';

@@ -13,7 +13,6 @@
  * The memo then holds a stand-in without the orders, not the parsed book (see #keepLess).
  */
 
-import type { SharedResult } from '../coordination/shared-result.ts';
 import type { BookState } from '../../protocol/book.ts';
 import type { BookDepth } from '../../protocol/messages.ts';
 import { readOrderBook } from '../../upstream/book-reader.ts';
@@ -23,6 +22,7 @@ import { bookTargetKey } from '../../util/keys.ts';
 import { aggregateBook, aggregateSides, ordersStateOf } from '../channels/aggregate.ts';
 import { withMilliseconds } from '../channels/codecs.ts';
 import { bookClusterCodec } from '../coordination/redis/codecs.ts';
+import type { SharedResult } from '../coordination/shared-result.ts';
 import type { AppliedPoll, PollTimes, StreamNumbering } from '../coordination/stream-numbering.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { BookStream } from '../streams/stream.ts';

@@ -15,8 +15,8 @@
  * others apply the results it shares through the same path as their own polls.
  */
 
-import type { PollCoordinator } from '../coordination/broker.ts';
 import type { Channel } from '../../protocol/messages.ts';
+import type { PollCoordinator } from '../coordination/broker.ts';
 import { ClusterShare } from '../coordination/redis/broker.ts';
 import type { RelayEvents } from '../events.ts';
 import type { PollIntervals } from '../poll/budget.ts';

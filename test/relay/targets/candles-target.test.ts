@@ -5,8 +5,6 @@
  */
 import Big from 'big.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalCoordinator } from '../../../src/relay/coordination/broker.ts';
-import type { SharedResult } from '../../../src/relay/coordination/shared-result.ts';
 import { type CandleInterval, candlesStreamId } from '../../../src/protocol/candle-streams.ts';
 import { CANDLES_SNAPSHOT_SIZE } from '../../../src/protocol/candles.ts';
 import type {
@@ -15,7 +13,9 @@ import type {
   TradeEntry,
   TradesCandle,
 } from '../../../src/protocol/messages.ts';
+import { LocalCoordinator } from '../../../src/relay/coordination/broker.ts';
 import { ClusterShare } from '../../../src/relay/coordination/redis/broker.ts';
+import type { SharedResult } from '../../../src/relay/coordination/shared-result.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
 import { StreamPublisher } from '../../../src/relay/streams/publisher.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';

@@ -8,11 +8,11 @@
  * interface, and nothing is encoded for a cluster.
  */
 import type { PollCoordinator } from '../broker.ts';
-import { parseSharedResult, type SharedResult } from '../shared-result.ts';
-import { isBatchPayload } from './stream-batch.ts';
-import type { ClusterCodec } from './codecs.ts';
 import { LocalNumbering } from '../local/numbering.ts';
+import { parseSharedResult, type SharedResult } from '../shared-result.ts';
 import type { AppliedPoll, StreamNumbering } from '../stream-numbering.ts';
+import type { ClusterCodec } from './codecs.ts';
+import { isBatchPayload } from './stream-batch.ts';
 import { type ClusterStreamContext, ClusterTarget } from './target-streams.ts';
 
 /** A lease outlives a few missed renewals, but not a relay that died, for long. */

@@ -6,14 +6,6 @@
  * Redis is validated.
  */
 import type { z } from 'zod';
-import {
-  bookState,
-  type LoggedMessage,
-  parseJson,
-  priceState,
-  streamMessage,
-} from './stream-batch.ts';
-import type { LoggedUpdate, StoredTarget, StreamPosition } from './stream-log.ts';
 import { applyBookUpdate, type BookState } from '../../../protocol/book.ts';
 import {
   type BookData,
@@ -31,6 +23,8 @@ import { codecs, type StreamCodec } from '../../channels/codecs.ts';
 import { toFrame } from '../../streams/frame.ts';
 import type { StreamRegistry } from '../../streams/registry.ts';
 import type { SequencedFrame, Stream } from '../../streams/stream.ts';
+import { bookState, type LoggedMessage, parseJson, priceState, streamMessage } from './stream-batch.ts';
+import type { LoggedUpdate, StoredTarget, StreamPosition } from './stream-log.ts';
 
 /** One stream of a target: its name in the target's Redis state, and its depth (`book`). */
 export interface TargetStream {

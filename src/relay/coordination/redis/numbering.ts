@@ -4,12 +4,13 @@
  * streams"): the next update after the position it continues from, a confirmation when nothing
  * changed, or the snapshot of a new epoch when the stream has no position to continue.
  */
-import type { WrittenEntry } from './stream-batch.ts';
-import type { StreamPosition } from './stream-log.ts';
+
 import type { BookDepth } from '../../../protocol/messages.ts';
 import { type Frame, toFrame } from '../../streams/frame.ts';
 import { newEpoch } from '../../streams/stream.ts';
 import { type ClusterCodec, clusterMessage, type TargetStream } from './codecs.ts';
+import type { WrittenEntry } from './stream-batch.ts';
+import type { StreamPosition } from './stream-log.ts';
 
 /** One stream's entry of our own write, with its frame and the state after it. */
 export interface OwnEntry<State> extends WrittenEntry {

@@ -7,7 +7,6 @@
  * new on this relay starts from the cluster's state, so it continues the same epoch.
  */
 
-import type { LoadedTarget, StreamLog } from './stream-log.ts';
 import type { BookDepth, Channel, ResumePoint } from '../../../protocol/messages.ts';
 import { bookTargetKey, priceTargetKey } from '../../../util/keys.ts';
 import type { Frame } from '../../streams/frame.ts';
@@ -21,6 +20,7 @@ import {
   priceClusterCodec,
   storedState,
 } from './codecs.ts';
+import type { LoadedTarget, StreamLog } from './stream-log.ts';
 
 export class ClusterResume implements ResumeHistory {
   readonly channels: readonly Channel[] = ['book', 'price'];

@@ -10,17 +10,18 @@
  * wrote meanwhile: then its streams start over from the cluster's); any other relay numbers its own
  * streams in an epoch of its own, as a relay alone does, and rejoins the cluster's when Redis is back.
  */
-import type { StreamBatch } from './stream-batch.ts';
-import { parseJson, streamBatch } from './stream-batch.ts';
-import type { LoadedTarget, StreamLog } from './stream-log.ts';
+
 import type { BookDepth } from '../../../protocol/messages.ts';
 import { toFrame } from '../../streams/frame.ts';
 import type { StreamPublisher } from '../../streams/publisher.ts';
 import type { StreamRegistry } from '../../streams/registry.ts';
 import type { Stream } from '../../streams/stream.ts';
+import type { AppliedPoll, PollTimes, StreamNumbering } from '../stream-numbering.ts';
 import { type ClusterCodec, fits, loggedFrames, storedState, type TargetStream } from './codecs.ts';
 import { numberPoll, type OwnEntry, type Produced } from './numbering.ts';
-import type { AppliedPoll, PollTimes, StreamNumbering } from '../stream-numbering.ts';
+import type { StreamBatch } from './stream-batch.ts';
+import { parseJson, streamBatch } from './stream-batch.ts';
+import type { LoadedTarget, StreamLog } from './stream-log.ts';
 import { UnwrittenPolls } from './unwritten.ts';
 
 export interface ClusterStreamContext {
