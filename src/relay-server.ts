@@ -20,11 +20,8 @@ import type { AccessPolicy } from './relay/admission/access.ts';
 import { EdgeAdmission } from './relay/admission/edge.ts';
 import { KnownMarkets } from './relay/admission/known-markets.ts';
 import { defaultIsolationLimits, MarketAdmission } from './relay/admission/market.ts';
-import { LocalCoordinator, type PollCoordinator } from './relay/coordination/broker.ts';
-import { resolveTopology } from './relay/coordination/redis/connection.ts';
-import { RedisCoordinator } from './relay/coordination/redis/coordinator.ts';
-import { RedisRateGate } from './relay/coordination/redis/rate-gate.ts';
-import { ClusterResume } from './relay/coordination/redis/resume.ts';
+import type { Broker } from './relay/coordination/broker.ts';
+import { type BrokerOptions, startBroker } from './relay/coordination/start.ts';
 import { RelayEvents } from './relay/events.ts';
 import { UpstreamHealthMonitor, type UpstreamIdentity } from './relay/poll/upstream-health.ts';
 import { SessionIds } from './relay/session/session-ids.ts';
@@ -56,10 +53,8 @@ export interface Relay {
   readonly poller: PollerPool;
   /** Upstream's market catalogue as the relay last read it (judges unknown ids). */
   readonly knownMarkets: KnownMarkets;
-  /** Who polls what: this relay alone, or the lease holders of a Redis cluster. */
-  readonly coordinator: PollCoordinator;
-  /** Cluster mode: `--upstream-rps` for the whole cluster, through Redis. */
-  readonly budget: RedisRateGate | undefined;
+  /** Leases, numbering, history and the upstream budget: this relay alone, or a Redis cluster's. */
+  readonly broker: Broker;
   readonly client: UpstreamClient;
   readonly upstreamHealth: UpstreamHealthMonitor;
   readonly ws: WsEndpoint;
@@ -93,26 +88,14 @@ export async function startRelay(
         })
       : undefined;
   const upstreamUrl = sim?.url ?? config.upstream;
-  const coordinator = await startCoordinator(config.redis, logger, tuning);
-  const budget = !(coordinator instanceof RedisCoordinator)
-    ? undefined
-    : new RedisRateGate({
-        topology: coordinator.topology,
-        instanceId: coordinator.instanceId,
-        rps: config.upstreamRps,
-        failOpenFraction: config.failOpenRpsFraction ?? 0.5,
-        onError: (error) =>
-          logger
-            .child({ component: 'cluster' })
-            .warn({ event: 'redis_budget_error', err: error.message }, 'cluster budget: redis script failed'),
-      });
+  const broker = await startBroker(brokerOptions(config, tuning, logger));
   const client = new UpstreamClient({
     baseUrl: upstreamUrl,
     timeoutMs: tuning.upstreamTimeoutMs,
     retries: tuning.upstreamRetries,
     concurrency: config.upstreamConcurrency,
     rps: config.upstreamRps,
-    ...(budget === undefined ? {} : { rateGate: budget }),
+    rateGate: broker.rateGate(config.upstreamRps),
   });
 
   const events = new RelayEvents();
@@ -121,7 +104,7 @@ export async function startRelay(
     lingerMs: tuning.lingerMs,
     resumeBufferSize: tuning.resumeBufferSize,
     resumeBufferBytes: tuning.resumeBufferBytes,
-    ...(coordinator.log === undefined ? {} : { resumeHistory: new ClusterResume(coordinator.log) }),
+    resumeHistory: broker.history,
     onInterestChange: (change) => poller?.sync(change),
     onSubscribersChange: (stream) => poller?.holdersChanged(stream),
   });
@@ -132,7 +115,7 @@ export async function startRelay(
   poller = new PollerPool({
     // A poll is never retried within itself: its next poll is its retry.
     source: client.singleAttempt(),
-    coordinator,
+    broker,
     registry,
     events,
     bookPollMs: config.bookPollMs,
@@ -144,8 +127,7 @@ export async function startRelay(
     staleAfterFactor: tuning.staleAfterFactor,
     existence: new NotFoundJudge(upstreamHealth, knownMarkets),
     requestTimeoutMs: tuning.upstreamTimeoutMs,
-    minLeaseMs: tuning.leaseMs,
-    ...(budget === undefined ? {} : { budgetShare: () => budget.status().share }),
+    budgetShare: () => broker.budgetShare(),
     // The REST front's upstream requests (docs/operations.md "REST front").
     oneOffs: { share: tuning.restBudgetPercent / 100, maxWaiting: tuning.restQueue },
     // Called only once subscriptions exist, after the admission below is made.
@@ -224,8 +206,7 @@ export async function startRelay(
   let shuttingDown = false;
   const healthSources: HealthSources = {
     poller: relayPoller,
-    coordinator,
-    ...(budget === undefined ? {} : { budget }),
+    broker,
     registry,
     ws,
     upstream: upstreamHealth,
@@ -289,8 +270,7 @@ export async function startRelay(
     relayPoller.stop();
     knownMarkets.stop();
     upstreamHealth.stop();
-    await coordinator.close();
-    await budget?.close();
+    await broker.close();
     await app.close();
     if (operatorApp !== app) await operatorApp.close();
     registry.clear();
@@ -325,8 +305,7 @@ export async function startRelay(
     registry,
     poller: relayPoller,
     knownMarkets,
-    coordinator,
-    budget,
+    broker,
     client,
     upstreamHealth,
     ws,
@@ -358,40 +337,27 @@ function logUpstreamIdentity(logger: Logger, upstreamUrl: string, identity: Upst
   }
 }
 
-/** Waiting longer than this for Redis at start would only delay serving: the relay polls itself meanwhile. */
-const REDIS_CONNECT_MS = 2_000;
-
-async function startCoordinator(
-  redisUrl: string | undefined,
-  logger: Logger,
-  tuning: RelayTuning,
-): Promise<PollCoordinator> {
-  if (redisUrl === undefined) return new LocalCoordinator();
+function brokerOptions(config: RelayConfig, tuning: RelayTuning, logger: Logger): BrokerOptions {
   const log = logger.child({ component: 'cluster' });
-  const topology = await resolveTopology(redisUrl, REDIS_CONNECT_MS);
-  const coordinator = new RedisCoordinator({
-    topology,
+  return {
+    redis: config.redis,
     historyLength: tuning.resumeBufferSize,
     historyMs: tuning.historyMs,
     rebalanceMs: tuning.rebalanceMs,
-    onError: (error) =>
-      log.warn(
-        { event: 'redis_error', err: error.message },
-        'redis unavailable: polling without coordination',
-      ),
-    onRecover: ({ errors, durationMs }) =>
-      log.info({ event: 'redis_recovered', durationMs, errors }, 'redis reachable again: coordinating'),
-  });
-  const connected = await coordinator.connect(REDIS_CONNECT_MS);
-  log.info(
-    {
-      event: connected ? 'cluster_joined' : 'cluster_degraded',
-      instance: coordinator.instanceId,
-      redis: topology.kind,
+    minLeaseMs: tuning.leaseMs,
+    failOpenFraction: config.failOpenRpsFraction ?? 0.5,
+    on: {
+      redisError: (error) =>
+        log.warn(
+          { event: 'redis_error', err: error.message },
+          'redis unavailable: polling without coordination',
+        ),
+      redisRecovered: ({ errors, durationMs }) =>
+        log.info({ event: 'redis_recovered', durationMs, errors }, 'redis reachable again: coordinating'),
+      budgetError: (error) =>
+        log.warn({ event: 'redis_budget_error', err: error.message }, 'cluster budget: redis script failed'),
+      joined: ({ connected, instance, redis }, message) =>
+        log.info({ event: connected ? 'cluster_joined' : 'cluster_degraded', instance, redis }, message),
     },
-    connected
-      ? `cluster mode: leases and cluster-wide streams over ${topology.kind === 'cluster' ? 'a redis cluster' : 'redis'}`
-      : 'cluster mode: redis not reachable yet',
-  );
-  return coordinator;
+  };
 }

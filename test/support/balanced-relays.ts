@@ -12,7 +12,7 @@
  */
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import type { RedisCoordinator } from '../../src/relay/coordination/redis/coordinator.ts';
+import type { RedisBroker } from '../../src/relay/coordination/redis/broker.ts';
 import { preferredRelay } from '../../src/relay/coordination/redis/rendezvous.ts';
 import { type Relay, startRelay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
@@ -80,7 +80,7 @@ export function useBalancedRelays(options: BalancedRelaysOptions = {}): Balanced
     await Promise.all(relays.splice(0).map((relay) => relay.close()));
   });
 
-  const instanceOf = (relay: Relay) => (relay.coordinator as RedisCoordinator).instanceId;
+  const instanceOf = (relay: Relay) => (relay.broker as RedisBroker).coordinator.instanceId;
 
   return {
     get sim() {
@@ -109,7 +109,7 @@ export function useBalancedRelays(options: BalancedRelaysOptions = {}): Balanced
         },
         pino({ level: 'silent' }),
       );
-      const { coordinator } = relay;
+      const { coordinator } = relay.broker as RedisBroker;
       const measure = coordinator.spent.bind(coordinator);
       // No poll CPU measured, no evidence: the weight stays even (relay/coordination/redis/relay-weight.ts).
       coordinator.spent = (ms) => {
@@ -124,7 +124,7 @@ export function useBalancedRelays(options: BalancedRelaysOptions = {}): Balanced
       await client.request({ op: 'subscribe', channel: 'book', markets });
       return { relay, client };
     },
-    owned: () => relays.map((relay) => relay.coordinator.status().owned),
+    owned: () => relays.map((relay) => relay.broker.status().owned),
     expectedOwned() {
       const instances = relays.map(instanceOf);
       const counts = instances.map(() => 0);

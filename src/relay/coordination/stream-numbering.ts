@@ -6,6 +6,17 @@
  * stream log (relay/coordination/redis/target-streams.ts). A target hands every poll it applies to `produce`
  * and upstream's "no such market" to `close`, whichever implementation it was given.
  */
+import type { StreamPublisher } from '../streams/publisher.ts';
+import type { StreamRegistry } from '../streams/registry.ts';
+
+/** What a numbering serves this relay's streams through. */
+export interface NumberingContext {
+  registry: StreamRegistry;
+  publisher: StreamPublisher;
+  now: () => number;
+  /** Upstream no longer has the market (the lease holder said so). */
+  closeMarket(): void;
+}
 
 /** What a poll (ours, or the cluster's lease holder's) did to the target's streams here. */
 export interface AppliedPoll {

@@ -21,7 +21,7 @@ import type { OrderBook } from '../../upstream/schemas.ts';
 import { bookTargetKey } from '../../util/keys.ts';
 import { aggregateBook, aggregateSides, ordersStateOf } from '../channels/aggregate.ts';
 import { withMilliseconds } from '../channels/codecs.ts';
-import { bookClusterCodec } from '../coordination/redis/codecs.ts';
+import { bookNumberedCodec } from '../coordination/codecs.ts';
 import type { SharedResult } from '../coordination/shared-result.ts';
 import type { AppliedPoll, PollTimes, StreamNumbering } from '../coordination/stream-numbering.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
@@ -51,7 +51,7 @@ export class BookTarget extends PollTarget {
     this.#numbering = context.cluster.streams(
       this.key,
       market,
-      bookClusterCodec,
+      bookNumberedCodec,
       {
         registry: context.registry,
         publisher: context.publisher,
@@ -70,8 +70,8 @@ export class BookTarget extends PollTarget {
     const { source } = this;
     const askedAt = this.beginAsk();
     try {
-      this.followed = !(await this.holdsLease());
-      if (this.followed) return [];
+      this.sentNothing = !(await this.holdsLease());
+      if (this.sentNothing) return [];
       const whole = this.#numbering.keepsWholeState;
       const book = await source.orderBook(this.market, whole ? { memo: this.#memo } : this.#reading);
       if (this.removed) return [];

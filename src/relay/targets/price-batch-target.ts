@@ -79,8 +79,8 @@ export class PriceBatchTarget extends PollTarget {
       wanted.map((market) => cluster.claim(priceTargetKey(market), this.timing.maxAgeMs)),
     );
     const batch = wanted.filter((market, i) => claims[i] && this.#health.has(market));
-    this.followed = batch.length === 0;
-    if (this.followed || this.removed) return [];
+    this.sentNothing = batch.length === 0;
+    if (this.sentNothing || this.removed) return [];
     this.#markAwaiting(batch, askedAt);
     try {
       const response = await source.clobPrices(batch);

@@ -6,7 +6,7 @@
  * (relay/coordination/redis/broker.ts).
  */
 import { priceTargetKey } from '../../util/keys.ts';
-import { priceClusterCodec } from '../coordination/redis/codecs.ts';
+import { priceNumberedCodec } from '../coordination/codecs.ts';
 import { PRICE_BATCH_SIZE } from '../poll/budget.ts';
 import type { PollDispatcher } from '../poll/dispatcher.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
@@ -61,7 +61,7 @@ export class PriceTargets {
       const numbering = this.#context.cluster.streams(
         priceTargetKey(market),
         market,
-        priceClusterCodec,
+        priceNumberedCodec,
         {
           ...this.#context,
           closeMarket: () => this.#context.report({ type: 'not_found', kind: 'price', id: market }),

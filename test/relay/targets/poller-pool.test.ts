@@ -3,7 +3,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { KnownMarkets } from '../../../src/relay/admission/known-markets.ts';
-import { LocalCoordinator } from '../../../src/relay/coordination/broker.ts';
+import { LocalBroker } from '../../../src/relay/coordination/local/broker.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
 import type { SchedulerMode } from '../../../src/relay/poll/scheduler.ts';
 import type { Frame } from '../../../src/relay/streams/frame.ts';
@@ -127,7 +127,7 @@ describe('PollerPool', () => {
     const events = new RelayEvents();
     poller = new PollerPool({
       source,
-      coordinator: new LocalCoordinator(),
+      broker: new LocalBroker(),
       registry,
       events,
       bookPollMs,

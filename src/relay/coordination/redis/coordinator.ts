@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { Cluster } from 'ioredis';
 import { POLL_CPU_KEY, ROSTER_KEY, targetKeys, WEIGHT_KEY } from '../../../util/keys.ts';
-import type { CoordinatorStatus, PollCoordinator } from '../broker.ts';
+import type { BrokerStatus } from '../broker.ts';
 import { openRedis, type RedisClient, type RedisTopology } from './connection.ts';
 import { OutageErrors, type OutageSummary } from './outage-errors.ts';
 import { EVEN_WEIGHT, nextWeight, parseWeight, type RelayWeight } from './relay-weight.ts';
@@ -53,7 +53,7 @@ interface Roster {
   ownPollCpu: number;
 }
 
-export class RedisCoordinator implements PollCoordinator {
+export class RedisCoordinator {
   /** This relay's identity in leases and in what it writes. */
   readonly instanceId = randomBytes(8).toString('hex');
   readonly topology: RedisTopology;
@@ -203,7 +203,7 @@ export class RedisCoordinator implements PollCoordinator {
     });
   }
 
-  status(): CoordinatorStatus {
+  status(): BrokerStatus {
     const { relays, leases, pollCpu, ownPollCpu } = this.#roster;
     return {
       mode: 'redis',

@@ -8,7 +8,8 @@
 import type { BookDepth } from '../../../protocol/messages.ts';
 import { type Frame, toFrame } from '../../streams/frame.ts';
 import { newEpoch } from '../../streams/stream.ts';
-import { type ClusterCodec, clusterMessage, type TargetStream } from './codecs.ts';
+import type { TargetStream } from '../codecs.ts';
+import { type ClusterCodec, clusterMessage } from './codecs.ts';
 import type { WrittenEntry } from './stream-batch.ts';
 import type { StreamPosition } from './stream-log.ts';
 

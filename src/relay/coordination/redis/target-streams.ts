@@ -13,26 +13,20 @@
 
 import type { BookDepth } from '../../../protocol/messages.ts';
 import { toFrame } from '../../streams/frame.ts';
-import type { StreamPublisher } from '../../streams/publisher.ts';
-import type { StreamRegistry } from '../../streams/registry.ts';
 import type { Stream } from '../../streams/stream.ts';
-import type { AppliedPoll, PollTimes, StreamNumbering } from '../stream-numbering.ts';
-import { type ClusterCodec, fits, loggedFrames, storedState, type TargetStream } from './codecs.ts';
+import type { TargetStream } from '../codecs.ts';
+import type { AppliedPoll, NumberingContext, PollTimes, StreamNumbering } from '../stream-numbering.ts';
+import { type ClusterCodec, fits, loggedFrames, storedState } from './codecs.ts';
 import { numberPoll, type OwnEntry, type Produced } from './numbering.ts';
 import type { StreamBatch } from './stream-batch.ts';
 import { parseJson, streamBatch } from './stream-batch.ts';
 import type { LoadedTarget, StreamLog } from './stream-log.ts';
 import { UnwrittenPolls } from './unwritten.ts';
 
-export interface ClusterStreamContext {
+export interface ClusterStreamContext extends NumberingContext {
   log: StreamLog;
   /** The CPU time (ms) numbering one poll took, for this relay's poll CPU share. */
   spent(ms: number): void;
-  registry: StreamRegistry;
-  publisher: StreamPublisher;
-  now: () => number;
-  /** Upstream no longer has the market (the holder said so). */
-  closeMarket(): void;
 }
 
 export class ClusterTarget<State, Delta> implements StreamNumbering<State> {

@@ -1,18 +1,19 @@
 /**
- * The coordination implementations every contract test runs against, side by side: a relay alone
- * (local) and a relay in cluster mode on one Redis and on a Redis Cluster of three primaries. Called
- * at a test file's top level: it starts the Redis deployments before the file's tests, on free ports,
- * and stops them after.
+ * The brokers every contract test runs against, side by side: a relay alone (local) and a relay in
+ * cluster mode on one Redis and on a Redis Cluster of three primaries. Called at a test file's top
+ * level: it starts the Redis deployments before the file's tests, on free ports, and stops them after.
  */
 import { afterAll, beforeAll, expect } from 'vitest';
-import { LocalCoordinator, type PollCoordinator } from '../../src/relay/coordination/broker.ts';
+import type { Broker } from '../../src/relay/coordination/broker.ts';
+import { LocalBroker } from '../../src/relay/coordination/local/broker.ts';
+import { RedisBroker } from '../../src/relay/coordination/redis/broker.ts';
 import { RedisCoordinator } from '../../src/relay/coordination/redis/coordinator.ts';
 import { type RedisDeployment, redisDeployments, startRedisDeployment } from './redis.ts';
 
-export type CoordinatorImplementation = [name: string, create: () => Promise<PollCoordinator>];
+export type BrokerImplementation = [name: string, create: () => Promise<Broker>];
 
-export function useCoordinatorImplementations(): CoordinatorImplementation[] {
-  const implementations: CoordinatorImplementation[] = [['local', async () => new LocalCoordinator()]];
+export function useBrokerImplementations(): BrokerImplementation[] {
+  const implementations: BrokerImplementation[] = [['local', async () => new LocalBroker()]];
   const deployments = new Map<string, RedisDeployment>();
   for (const kind of redisDeployments()) {
     implementations.push([
@@ -20,7 +21,7 @@ export function useCoordinatorImplementations(): CoordinatorImplementation[] {
       async () => {
         const coordinator = new RedisCoordinator({ topology: deployments.get(kind)!.topology });
         expect(await coordinator.connect(5_000)).toBe(true);
-        return coordinator;
+        return new RedisBroker(coordinator);
       },
     ]);
   }
