@@ -8,10 +8,6 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { registerClientEndpoints } from './client-endpoints.ts';
-import { LocalCoordinator, type PollCoordinator } from './cluster/coordinator.ts';
-import { resolveTopology } from './cluster/redis-connection.ts';
-import { RedisCoordinator } from './cluster/redis-coordinator.ts';
-import { RedisRateGate } from './cluster/redis-rate-gate.ts';
 import type { ServeConfig } from './config/config.ts';
 import { DEFAULT_MAX_AGE_MS } from './config/poll-options.ts';
 import { type RelayTuning, resolveTuning } from './config/tuning.ts';
@@ -25,7 +21,8 @@ import { createLogger, type LogSink } from './observability/log-sink.ts';
 import type { AccessPolicy } from './relay/admission/access.ts';
 import { KnownMarkets } from './relay/admission/known-markets.ts';
 import { defaultIsolationLimits, MarketAdmission } from './relay/admission/market.ts';
-import { ClusterResume } from './relay/cluster/resume.ts';
+import type { Broker } from './relay/coordination/broker.ts';
+import { type BrokerOptions, startBroker } from './relay/coordination/start.ts';
 import { RelayEvents } from './relay/events.ts';
 import { UpstreamHealthMonitor, type UpstreamIdentity } from './relay/poll/upstream-health.ts';
 import { ConfirmationAnnouncer } from './relay/streams/confirmations.ts';
@@ -54,10 +51,8 @@ export interface Relay {
   readonly poller: PollerPool;
   /** Upstream's market catalogue as the relay last read it (judges unknown ids). */
   readonly knownMarkets: KnownMarkets;
-  /** Who polls what: this relay alone, or the lease holders of a Redis cluster. */
-  readonly coordinator: PollCoordinator;
-  /** Cluster mode: `--upstream-rps` for the whole cluster, through Redis. */
-  readonly budget: RedisRateGate | undefined;
+  /** Leases, numbering, history and the upstream budget: this relay alone, or a Redis cluster's. */
+  readonly broker: Broker;
   readonly client: UpstreamClient;
   readonly upstreamHealth: UpstreamHealthMonitor;
   readonly ws: WsEndpoint;
@@ -91,26 +86,14 @@ export async function startRelay(
         })
       : undefined;
   const upstreamUrl = sim?.url ?? config.upstream;
-  const coordinator = await startCoordinator(config.redis, logger, tuning);
-  const budget = !(coordinator instanceof RedisCoordinator)
-    ? undefined
-    : new RedisRateGate({
-        topology: coordinator.topology,
-        instanceId: coordinator.instanceId,
-        rps: config.upstreamRps,
-        failOpenFraction: config.failOpenRpsFraction ?? 0.5,
-        onError: (error) =>
-          logger
-            .child({ component: 'cluster' })
-            .warn({ event: 'redis_budget_error', err: error.message }, 'cluster budget: redis script failed'),
-      });
+  const broker = await startBroker(brokerOptions(config, tuning, logger));
   const client = new UpstreamClient({
     baseUrl: upstreamUrl,
     timeoutMs: tuning.upstreamTimeoutMs,
     retries: tuning.upstreamRetries,
     concurrency: config.upstreamConcurrency,
     rps: config.upstreamRps,
-    ...(budget === undefined ? {} : { rateGate: budget }),
+    rateGate: broker.rateGate(config.upstreamRps),
   });
 
   const events = new RelayEvents();
@@ -119,7 +102,7 @@ export async function startRelay(
     lingerMs: tuning.lingerMs,
     resumeBufferSize: tuning.resumeBufferSize,
     resumeBufferBytes: tuning.resumeBufferBytes,
-    ...(coordinator.log === undefined ? {} : { resumeHistory: new ClusterResume(coordinator.log) }),
+    resumeHistory: broker.history,
     onInterestChange: (change) => poller?.sync(change),
     onSubscribersChange: (stream) => poller?.holdersChanged(stream),
   });
@@ -130,7 +113,7 @@ export async function startRelay(
   poller = new PollerPool({
     // A poll is never retried within itself: its next poll is its retry.
     source: client.singleAttempt(),
-    coordinator,
+    broker,
     registry,
     events,
     bookPollMs: config.bookPollMs,
@@ -142,8 +125,7 @@ export async function startRelay(
     staleAfterFactor: tuning.staleAfterFactor,
     existence: new NotFoundJudge(upstreamHealth, knownMarkets),
     requestTimeoutMs: tuning.upstreamTimeoutMs,
-    minLeaseMs: tuning.leaseMs,
-    ...(budget === undefined ? {} : { budgetShare: () => budget.status().share }),
+    budgetShare: () => broker.budgetShare(),
     // The REST front's upstream requests (docs/operations.md "REST front").
     oneOffs: { share: tuning.restBudgetPercent / 100, maxWaiting: tuning.restQueue },
     // Called only once subscriptions exist, after the admission below is made.
@@ -185,8 +167,7 @@ export async function startRelay(
   let shuttingDown = false;
   const healthSources: HealthSources = {
     poller: relayPoller,
-    coordinator,
-    ...(budget === undefined ? {} : { budget }),
+    broker,
     registry,
     ws,
     upstream: upstreamHealth,
@@ -250,8 +231,7 @@ export async function startRelay(
     relayPoller.stop();
     knownMarkets.stop();
     upstreamHealth.stop();
-    await coordinator.close();
-    await budget?.close();
+    await broker.close();
     await app.close();
     if (operatorApp !== app) await operatorApp.close();
     registry.clear();
@@ -286,8 +266,7 @@ export async function startRelay(
     registry,
     poller: relayPoller,
     knownMarkets,
-    coordinator,
-    budget,
+    broker,
     client,
     upstreamHealth,
     ws,
@@ -319,40 +298,27 @@ function logUpstreamIdentity(logger: Logger, upstreamUrl: string, identity: Upst
   }
 }
 
-/** Waiting longer than this for Redis at start would only delay serving: the relay polls itself meanwhile. */
-const REDIS_CONNECT_MS = 2_000;
-
-async function startCoordinator(
-  redisUrl: string | undefined,
-  logger: Logger,
-  tuning: RelayTuning,
-): Promise<PollCoordinator> {
-  if (redisUrl === undefined) return new LocalCoordinator();
+function brokerOptions(config: RelayConfig, tuning: RelayTuning, logger: Logger): BrokerOptions {
   const log = logger.child({ component: 'cluster' });
-  const topology = await resolveTopology(redisUrl, REDIS_CONNECT_MS);
-  const coordinator = new RedisCoordinator({
-    topology,
+  return {
+    redis: config.redis,
     historyLength: tuning.resumeBufferSize,
     historyMs: tuning.historyMs,
     rebalanceMs: tuning.rebalanceMs,
-    onError: (error) =>
-      log.warn(
-        { event: 'redis_error', err: error.message },
-        'redis unavailable: polling without coordination',
-      ),
-    onRecover: ({ errors, durationMs }) =>
-      log.info({ event: 'redis_recovered', durationMs, errors }, 'redis reachable again: coordinating'),
-  });
-  const connected = await coordinator.connect(REDIS_CONNECT_MS);
-  log.info(
-    {
-      event: connected ? 'cluster_joined' : 'cluster_degraded',
-      instance: coordinator.instanceId,
-      redis: topology.kind,
+    minLeaseMs: tuning.leaseMs,
+    failOpenFraction: config.failOpenRpsFraction ?? 0.5,
+    on: {
+      redisError: (error) =>
+        log.warn(
+          { event: 'redis_error', err: error.message },
+          'redis unavailable: polling without coordination',
+        ),
+      redisRecovered: ({ errors, durationMs }) =>
+        log.info({ event: 'redis_recovered', durationMs, errors }, 'redis reachable again: coordinating'),
+      budgetError: (error) =>
+        log.warn({ event: 'redis_budget_error', err: error.message }, 'cluster budget: redis script failed'),
+      joined: ({ connected, instance, redis }, message) =>
+        log.info({ event: connected ? 'cluster_joined' : 'cluster_degraded', instance, redis }, message),
     },
-    connected
-      ? `cluster mode: leases and cluster-wide streams over ${topology.kind === 'cluster' ? 'a redis cluster' : 'redis'}`
-      : 'cluster mode: redis not reachable yet',
-  );
-  return coordinator;
+  };
 }

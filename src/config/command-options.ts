@@ -23,7 +23,7 @@ const commaList = z
   )
   .refine((items) => items.length > 0);
 const httpUrl = z.url({ protocol: /^https?$/ });
-/** One Redis URL, or the nodes of a Redis Cluster; kept as given (trimmed), parsed by cluster/redis-connection.ts. */
+/** One Redis URL, or the nodes of a Redis Cluster; kept as given (trimmed), parsed by relay/coordination/redis/connection.ts. */
 const redisUrls = commaList
   .pipe(z.array(z.url({ protocol: /^rediss?$/ })))
   .transform((urls) => urls.join(','));

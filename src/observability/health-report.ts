@@ -6,8 +6,7 @@
  * when it answers `/health` as something other than upstream (a load balancer should then prefer
  * another relay); `shutting_down` while draining.
  */
-import type { PollCoordinator } from '../cluster/coordinator.ts';
-import type { BudgetStatus } from '../cluster/redis-rate-gate.ts';
+import type { Broker, ClusterReport } from '../relay/coordination/broker.ts';
 import type { UpstreamHealthMonitor, UpstreamIdentity } from '../relay/poll/upstream-health.ts';
 import type { StreamRegistry } from '../relay/streams/registry.ts';
 import type { FreshnessReport } from '../relay/targets/freshness.ts';
@@ -17,9 +16,8 @@ import type { WsEndpoint } from '../ws/endpoint.ts';
 
 export interface HealthSources {
   poller: PollerPool;
-  coordinator: PollCoordinator;
-  /** Cluster mode: the cluster-wide upstream budget. */
-  budget?: { status(): BudgetStatus };
+  /** Leases, numbering, history and the budget; it says what /status and /metrics show of it. */
+  broker: Broker;
   registry: StreamRegistry;
   ws: WsEndpoint;
   upstream: UpstreamHealthMonitor;
@@ -72,20 +70,7 @@ export interface HealthReport {
    */
   freshness: FreshnessReport;
   /** Cluster mode only. */
-  redis?: {
-    connected: boolean;
-    ownedTargets: number;
-    followedTargets: number;
-    /** Live relays the leases are spread over, and this relay's share (0..1) of all leases held. */
-    relays: number;
-    leaseShare: number;
-    /** This relay's share (0..1) of the CPU all live relays spend numbering their polls. */
-    pollCpuShare: number;
-    /** Absent from a redacted report. */
-    lastError?: string | null;
-    /** `--upstream-rps` for the cluster: this relay's share, and what it keeps to while Redis is away. */
-    budget?: { rps: number; share: number | null; failOpen: boolean; failOpenRps: number };
-  };
+  redis?: ClusterReport;
 }
 
 export function healthReport(sources: HealthSources, now = Date.now()): HealthReport {
@@ -102,7 +87,6 @@ export function healthReport(sources: HealthSources, now = Date.now()): HealthRe
     : !upstreamDown && upstream.lastSuccessAt !== undefined;
   const redacted = sources.redacted === true;
   const shuttingDown = sources.isShuttingDown();
-  const cluster = sources.coordinator.status();
   let staleStreams = 0;
   for (const stream of sources.registry.streams()) if (stream.freshness === 'stale') staleStreams += 1;
   return {
@@ -139,28 +123,9 @@ export function healthReport(sources: HealthSources, now = Date.now()): HealthRe
       price: sources.poller.intervals.priceIntervalMs,
     },
     freshness: sources.poller.freshness(now),
-    // Cluster mode only. Redis being away is reported, not a 503: the relay keeps serving by
-    // polling for itself until the leases work again.
-    ...(cluster.mode === 'redis'
-      ? {
-          redis: {
-            connected: cluster.connected,
-            ownedTargets: cluster.owned,
-            followedTargets: cluster.followed,
-            relays: cluster.relays ?? 0,
-            leaseShare: cluster.leaseShare ?? 0,
-            pollCpuShare: cluster.pollCpuShare ?? 0,
-            ...(redacted ? {} : { lastError: cluster.lastError ?? null }),
-            ...budgetReport(sources.budget?.status()),
-          },
-        }
-      : {}),
+    // Cluster mode only: what the broker reports of itself.
+    ...sources.broker.report(redacted),
   };
-}
-
-function budgetReport(budget: BudgetStatus | undefined) {
-  if (budget === undefined) return {};
-  return { budget: { ...budget, share: budget.share ?? null } };
 }
 
 function roundedRps(rps: number | undefined): number | null {

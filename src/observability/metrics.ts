@@ -289,68 +289,11 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
     },
   );
 
-  // --- Cluster mode (--redis) ---------------------------------------------------------------------
-  if (view.coordinator.status().mode === 'redis') {
-    metric.gauge(
-      'cluster_leases_held',
-      'Poll targets (a market book or price) whose lease this relay holds: it polls them for the cluster.',
-      (gauge) => {
-        gauge.set(view.coordinator.status().owned);
-      },
-    );
-    metric.gauge(
-      'cluster_targets_followed',
-      'Poll targets this relay follows: it serves the messages their lease holder writes.',
-      (gauge) => {
-        gauge.set(view.coordinator.status().followed);
-      },
-    );
-    metric.gauge(
-      'cluster_relays',
-      'Live relays in the cluster, as this relay last saw them in Redis: the relays leases are spread over.',
-      (gauge) => {
-        gauge.set(view.coordinator.status().relays ?? 0);
-      },
-    );
-    metric.gauge(
-      'cluster_lease_share',
-      "This relay's share (0..1) of the leases all live relays hold, as they last announced them.",
-      (gauge) => {
-        gauge.set(view.coordinator.status().leaseShare ?? 0);
-      },
-    );
-    metric.gauge(
-      'cluster_poll_cpu_share',
-      "This relay's share (0..1) of the CPU all live relays spent numbering their polls (diffs, checksums, messages), as they last announced it.",
-      (gauge) => {
-        gauge.set(view.coordinator.status().pollCpuShare ?? 0);
-      },
-    );
-    metric.gauge(
-      'redis_up',
-      '1 while both Redis connections are ready, else 0 (the relay then polls for itself).',
-      (gauge) => {
-        gauge.set(view.coordinator.status().connected ? 1 : 0);
-      },
-    );
-    const { budget } = view;
-    if (budget !== undefined) {
-      metric.gauge(
-        'upstream_budget_share',
-        "This relay's share (0..1) of the cluster-wide --upstream-rps: what it spends plus an equal part of what nobody spends.",
-        (gauge) => {
-          gauge.set(budget.status().share ?? 0);
-        },
-      );
-      metric.gauge(
-        'upstream_budget_fail_open',
-        '1 while Redis is away and this relay keeps to its last share of the budget by itself, else 0.',
-        (gauge) => {
-          gauge.set(budget.status().failOpen ? 1 : 0);
-        },
-      );
-    }
-  }
+  // --- Cluster mode (--redis): the broker's gauges about itself; a relay alone has none -----------
+  for (const { name, help, value } of view.broker.gauges())
+    metric.gauge(name, help, (gauge) => {
+      gauge.set(value());
+    });
 
   const { events } = view;
   const unsubscribers = [

@@ -2,7 +2,7 @@
  * @module upstream/rate-gate
  * Where an upstream attempt waits for its rate token. Pluggable so that `--upstream-rps` can be
  * one relay's budget (LocalRateGate, the default) or the whole cluster's (the Redis gate in
- * src/cluster/), while the transport's concurrency cap and retry loop stay the same.
+ * src/relay/coordination/redis/), while the transport's concurrency cap and retry loop stay the same.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { TokenBucket } from '../util/token-bucket.ts';

@@ -62,14 +62,14 @@ describe('the checker itself', () => {
     const graph = new Map([
       ['relay/streams/registry', ['relay/targets/poller-pool', 'relay/admission/market']],
       ['relay/targets/poller-pool', ['relay/streams/registry']],
-      ['relay/admission/market', ['relay/cluster/share', 'relay/streams/registry']],
-      ['relay/cluster/share', []],
+      ['relay/admission/market', ['relay/coordination/redis/broker', 'relay/streams/registry']],
+      ['relay/coordination/redis/broker', []],
       ['relay/lobby/desk', ['relay/streams/registry']],
     ]);
     expect(importRuleViolations(graph)).toEqual([
       'relay/streams/registry -> relay/targets/poller-pool: room streams (rank 1) may not import room targets (rank 3)',
       'relay/streams/registry -> relay/admission/market: room streams (rank 1) may not import room admission (rank 2)',
-      'relay/admission/market -> relay/cluster/share: room admission (rank 2) may not import room cluster (rank 2)',
+      'relay/admission/market -> relay/coordination/redis/broker: room admission (rank 2) may not import room coordination (rank 2)',
       'relay/lobby/desk: room "lobby" has no declared rank',
       'cycle: relay/streams/registry -> relay/targets/poller-pool -> relay/streams/registry',
       'cycle: relay/admission/market -> relay/streams/registry -> relay/admission/market',

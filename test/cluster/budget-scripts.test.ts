@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { budgetShare } from '../../src/cluster/budget-scripts.ts';
+import { budgetShare } from '../../src/relay/coordination/redis/budget-scripts.ts';
 
 describe('budgetShare', () => {
   it('gives each relay what it spends plus an equal part of what nobody spends', () => {

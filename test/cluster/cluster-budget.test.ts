@@ -5,8 +5,10 @@
  * it), within the relays' last shares while Redis is stopped, and within it again once Redis is
  * back. Counts over a window are checked against bounds with generous margins for its edges.
  */
+
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RedisBroker } from '../../src/relay/coordination/redis/broker.ts';
 import { type Relay, startRelay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
@@ -67,7 +69,7 @@ describe.skipIf(!redisAvailable())('one upstream budget for the cluster', () => 
     return { requests, seconds: (endedAt - startedAt) / 1000 };
   }
 
-  const budgetOf = (of: Relay) => of.budget!.status();
+  const budgetOf = (of: Relay) => (of.broker as RedisBroker).budget!.status();
 
   it('holds the cluster to --upstream-rps with Redis, to the last shares without it, and again after a restart', async () => {
     const trio = [await relay(), await relay(), await relay()];
@@ -81,7 +83,7 @@ describe.skipIf(!redisAvailable())('one upstream budget for the cluster', () => 
       await waitFor('snapshots', () => markets.every((market) => client.view('book', market)));
     }
     await waitFor("each relay polling its own clients' markets", () =>
-      trio.every((of) => of.coordinator.status().owned === 2 * MARKETS_PER_RELAY),
+      trio.every((of) => of.broker.status().owned === 2 * MARKETS_PER_RELAY),
     );
     // While the relays' spending ramps up, each computes its share from a different moment and the
     // shares may add up to more than the budget: wait until they reflect a steady demand.
@@ -107,9 +109,7 @@ describe.skipIf(!redisAvailable())('one upstream budget for the cluster', () => 
 
     await redis.server.stop();
     await waitFor('every relay to fail open', () => trio.every((of) => budgetOf(of).failOpen));
-    await waitFor('every relay to poll for itself', () =>
-      trio.every((of) => !of.coordinator.status().connected),
-    );
+    await waitFor('every relay to poll for itself', () => trio.every((of) => !of.broker.status().connected));
     const bound = trio.reduce((sum, of) => sum + budgetOf(of).failOpenRps, 0);
     expect(bound).toBeLessThanOrEqual(RPS * 1.2); // the last shares, not three whole budgets
     const alone = await upstreamRequestsOver(WINDOW_MS);
@@ -124,7 +124,7 @@ describe.skipIf(!redisAvailable())('one upstream budget for the cluster', () => 
     await redis.start();
     await waitFor(
       'every relay back on Redis',
-      () => trio.every((of) => !budgetOf(of).failOpen && of.coordinator.status().connected),
+      () => trio.every((of) => !budgetOf(of).failOpen && of.broker.status().connected),
       { timeoutMs: 15_000 },
     );
     const again = await upstreamRequestsOver(WINDOW_MS);

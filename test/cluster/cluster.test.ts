@@ -4,9 +4,9 @@
  * polling relay leaves (gracefully, or by dying) the other takes over.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RedisCoordinator } from '../../src/cluster/redis-coordinator.ts';
-import { preferredRelay } from '../../src/cluster/rendezvous.ts';
 import { priceDataOf } from '../../src/relay/channels/codecs.ts';
+import type { RedisBroker } from '../../src/relay/coordination/redis/broker.ts';
+import { preferredRelay } from '../../src/relay/coordination/redis/rendezvous.ts';
 import type { Relay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
 import { bookTargetKey, priceTargetKey } from '../../src/util/keys.ts';
@@ -35,7 +35,7 @@ describe.skipIf(!redisAvailable())('cluster mode over Redis', () => {
     return started;
   }
 
-  const instanceOf = (of: Relay) => (of.coordinator as RedisCoordinator).instanceId;
+  const instanceOf = (of: Relay) => (of.broker as RedisBroker).coordinator.instanceId;
 
   /**
    * A market whose book and price leases rendezvous hashing gives to `holder` among `instances`
@@ -102,14 +102,14 @@ describe.skipIf(!redisAvailable())('cluster mode over Redis', () => {
     // Whichever relay polled first, the leases end with the one rendezvous hashing names.
     await waitFor(
       'the leases with the relay rendezvous hashing names',
-      () => a.coordinator.status().owned === 2 && b.coordinator.status().owned === 0,
+      () => a.broker.status().owned === 2 && b.broker.status().owned === 0,
     );
     const [pollsA, pollsB] = [countPolls(a), countPolls(b)];
     await expectInSync([onA, onB], market, 10);
     // One relay polled the book and the prices; the other only applied what it shared.
     expect(pollsB).toEqual({ book: 0, price: 0 });
     expect(pollsA.book).toBeGreaterThanOrEqual(10);
-    const statuses = [a.coordinator.status(), b.coordinator.status()];
+    const statuses = [a.broker.status(), b.broker.status()];
     expect(statuses.map((status) => status.owned).sort()).toEqual([0, 2]);
     expect(statuses.every((status) => status.connected && status.followed === 2)).toBe(true);
 
@@ -137,11 +137,11 @@ describe.skipIf(!redisAvailable())('cluster mode over Redis', () => {
     await waitFor('snapshots', () => onA.view('book', market) && onB.view('book', market));
     await waitFor(
       'the leases with the relay rendezvous hashing names',
-      () => a.coordinator.status().owned === 2 && b.coordinator.status().owned === 0,
+      () => a.broker.status().owned === 2 && b.broker.status().owned === 0,
     );
     relays.splice(relays.indexOf(a), 1);
     await a.close(); // releases its leases (docs/operations.md "Shutdown")
-    await waitFor('the other relay to take over', () => b.coordinator.status().owned === 2);
+    await waitFor('the other relay to take over', () => b.broker.status().owned === 2);
     await expectInSync([onB], market, 3);
   });
 
@@ -170,10 +170,10 @@ describe.skipIf(!redisAvailable())('cluster mode over Redis', () => {
       await viewer.request({ op: 'subscribe', channel: 'book', markets: [market] });
       await viewer.request({ op: 'subscribe', channel: 'price', markets: [market] });
       await expectInSync([viewer], market, 2);
-      expect(survivor.coordinator.status().owned).toBe(0); // following the child's results
+      expect(survivor.broker.status().owned).toBe(0); // following the child's results
 
       await doomed.stop('SIGKILL'); // no shutdown, no release: the lease stays until it expires
-      await waitFor('the lease to expire and move', () => survivor.coordinator.status().owned === 2, {
+      await waitFor('the lease to expire and move', () => survivor.broker.status().owned === 2, {
         timeoutMs: 10_000,
       });
       await expectInSync([viewer], market, 3);

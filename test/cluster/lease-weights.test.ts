@@ -5,7 +5,9 @@
  * leases than before and than the others on average, handed over with no gap or snapshot for any
  * client.
  */
+
 import { describe, expect, it } from 'vitest';
+import type { RedisBroker } from '../../src/relay/coordination/redis/broker.ts';
 import { MARKETS, useBalancedRelays } from '../support/balanced-relays.ts';
 import type { ProtocolClient } from '../support/protocol-client.ts';
 import { redisAvailable } from '../support/redis.ts';
@@ -34,7 +36,7 @@ describe.skipIf(!redisAvailable())('leases weighted by cost', () => {
     const owned = cluster.owned();
     const costlyIndex = owned.indexOf(Math.max(...owned));
     const heldBefore = owned[costlyIndex]!;
-    const costly = cluster.relays[costlyIndex]!.coordinator;
+    const costly = (cluster.relays[costlyIndex]!.broker as RedisBroker).coordinator;
     const measure = costly.spent.bind(costly);
     costly.spent = (ms) => measure(ms * 20);
     await waitFor(

@@ -21,7 +21,7 @@ describe.skipIf(!redisClusterAvailable())('relays on a Redis Cluster whose prima
     await cluster.expectInSync(viewers, 4, 8_000);
     await waitFor(
       'both relays connected again',
-      () => a.coordinator.status().connected && b.coordinator.status().connected,
+      () => a.broker.status().connected && b.broker.status().connected,
     );
   });
 });

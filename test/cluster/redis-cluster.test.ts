@@ -14,7 +14,7 @@ describe.skipIf(!redisClusterAvailable())('relays on a Redis Cluster', () => {
 
   it('finds cluster mode from one node, polls each book once for the cluster, keeps clients in sync', async () => {
     const { a, b, viewers } = await cluster.start();
-    expect([a, b].map((of) => of.coordinator.status())).toEqual([
+    expect([a, b].map((of) => of.broker.status())).toEqual([
       expect.objectContaining({ mode: 'redis', connected: true, followed: cluster.markets.length }),
       expect.objectContaining({ mode: 'redis', connected: true, followed: cluster.markets.length }),
     ]);

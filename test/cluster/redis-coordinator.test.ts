@@ -3,8 +3,8 @@
  * writes reaching followers but not their writer, and failing open when Redis is away.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { OutageSummary } from '../../src/cluster/outage-errors.ts';
-import { RedisCoordinator } from '../../src/cluster/redis-coordinator.ts';
+import { RedisCoordinator } from '../../src/relay/coordination/redis/coordinator.ts';
+import type { OutageSummary } from '../../src/relay/coordination/redis/outage-errors.ts';
 import {
   type RedisDeployment,
   redisDeployments,

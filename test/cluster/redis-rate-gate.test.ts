@@ -6,7 +6,7 @@
  * edges of the window.
  */
 import { describe, expect, it } from 'vitest';
-import { RedisRateGate } from '../../src/cluster/redis-rate-gate.ts';
+import { RedisRateGate } from '../../src/relay/coordination/redis/rate-gate.ts';
 import { RPS, useRateGates, WINDOW_MS } from '../support/rate-gates.ts';
 import { redisAvailable } from '../support/redis.ts';
 import { waitFor } from '../support/wait-for.ts';

@@ -8,7 +8,7 @@ import {
   nextWeight,
   parseWeight,
   type RelayWeight,
-} from '../../src/cluster/relay-weight.ts';
+} from '../../src/relay/coordination/redis/relay-weight.ts';
 
 const cost = fc.record({
   pollCpu: fc.double({ min: 0, max: 1e7, noNaN: true }),

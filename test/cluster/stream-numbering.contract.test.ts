@@ -1,25 +1,28 @@
 /**
- * The contract every stream numbering keeps (relay/cluster/stream-numbering.ts), run against each
+ * The contract every stream numbering keeps (relay/coordination/stream-numbering.ts), run against each
  * implementation: a relay alone (the local numbering) and a relay in cluster mode that holds the
  * target's lease, on one Redis and on a Redis Cluster of three primaries. Poll targets call
  * `produce` and `close` the same way whichever they were given, so both must serve this relay's
  * streams alike.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PollCoordinator } from '../../src/cluster/coordinator.ts';
 import type { BookState } from '../../src/protocol/book.ts';
 import type { BookDepth, PriceData } from '../../src/protocol/messages.ts';
-import { bookClusterCodec, type ClusterCodec, priceClusterCodec } from '../../src/relay/cluster/codecs.ts';
-import { ClusterShare } from '../../src/relay/cluster/share.ts';
-import type { StreamNumbering } from '../../src/relay/cluster/stream-numbering.ts';
+import type { Broker } from '../../src/relay/coordination/broker.ts';
+import {
+  bookNumberedCodec,
+  type NumberedCodec,
+  priceNumberedCodec,
+} from '../../src/relay/coordination/codecs.ts';
+import type { StreamNumbering } from '../../src/relay/coordination/stream-numbering.ts';
 import { RelayEvents } from '../../src/relay/events.ts';
 import type { Frame } from '../../src/relay/streams/frame.ts';
 import { StreamPublisher } from '../../src/relay/streams/publisher.ts';
 import { StreamRegistry } from '../../src/relay/streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../../src/relay/streams/stream.ts';
-import { useCoordinatorImplementations } from '../support/coordinators.ts';
+import { useBrokerImplementations } from '../support/brokers.ts';
 
-const implementations = useCoordinatorImplementations();
+const implementations = useBrokerImplementations();
 
 /** What a subscriber received, in order. */
 class Recorder implements StreamSubscriber {
@@ -45,25 +48,24 @@ function bookOf(levels: number, size: string): BookState {
 let run = 0;
 
 describe.each(implementations)('StreamNumbering contract: %s', (_name, create) => {
-  const open: PollCoordinator[] = [];
+  const open: Broker[] = [];
   afterEach(async () => {
-    await Promise.all(open.splice(0).map((coordinator) => coordinator.close()));
+    await Promise.all(open.splice(0).map((broker) => broker.close()));
   });
 
   /** A numbering of `codec` for a market of its own, with this relay holding the target's lease. */
-  async function numbering<State, Delta>(codec: ClusterCodec<State, Delta>) {
-    const coordinator = await create();
-    open.push(coordinator);
+  async function numbering<State, Delta>(codec: NumberedCodec<State, Delta>) {
+    const broker = await create();
+    open.push(broker);
     run += 1;
     const market = `00000000-0000-4000-8000-${String(run).padStart(12, '0')}`;
     const key = `${codec.channel}:${market}:${Date.now()}`;
     const events = new RelayEvents();
     const registry = new StreamRegistry({ lingerMs: 10, resumeBufferSize: 10, onInterestChange: () => {} });
     const publisher = new StreamPublisher(events, Date.now);
-    const share = new ClusterShare(coordinator);
-    expect(await share.claim(key, 1_000)).toBe(true);
+    expect(await broker.claim(key, 1_000)).toBe(true);
     let closed = 0;
-    const streams: StreamNumbering<State> = share.streams(
+    const streams: StreamNumbering<State> = broker.streams(
       key,
       market,
       codec,
@@ -88,7 +90,7 @@ describe.each(implementations)('StreamNumbering contract: %s', (_name, create) =
   }
 
   it("serves a first poll as each stream's snapshot, cut to its depth", async () => {
-    const { market, registry, produce } = await numbering(bookClusterCodec);
+    const { market, registry, produce } = await numbering(bookNumberedCodec);
     const full = subscribeBook(registry, market, null);
     const top = subscribeBook(registry, market, 10);
     const book = bookOf(12, '5');
@@ -102,7 +104,7 @@ describe.each(implementations)('StreamNumbering contract: %s', (_name, create) =
   });
 
   it('confirms an unchanged poll without a message, and numbers a change as the next update', async () => {
-    const { market, registry, produce } = await numbering(bookClusterCodec);
+    const { market, registry, produce } = await numbering(bookNumberedCodec);
     const { stream, recorder } = subscribeBook(registry, market, null);
     const book = bookOf(3, '5');
     await produce(book);
@@ -117,7 +119,7 @@ describe.each(implementations)('StreamNumbering contract: %s', (_name, create) =
   });
 
   it('gives a stream that joins later the current state as its snapshot', async () => {
-    const { market, registry, produce } = await numbering(bookClusterCodec);
+    const { market, registry, produce } = await numbering(bookNumberedCodec);
     subscribeBook(registry, market, null);
     await produce(bookOf(60, '5'));
     await produce(bookOf(60, '6'));
@@ -128,7 +130,7 @@ describe.each(implementations)('StreamNumbering contract: %s', (_name, create) =
   });
 
   it("numbers a market's price the same way", async () => {
-    const { market, registry, produce } = await numbering(priceClusterCodec);
+    const { market, registry, produce } = await numbering(priceNumberedCodec);
     const recorder = new Recorder();
     const stream = registry.subscribe(recorder, { channel: 'price', market });
     const price = (bid: string): PriceData => ({ best_bid: bid, best_ask: '0.6000' });
@@ -141,7 +143,7 @@ describe.each(implementations)('StreamNumbering contract: %s', (_name, create) =
   });
 
   it("lets the target's streams end when upstream has no such market, while the lease is ours", async () => {
-    const { market, registry, streams, produce } = await numbering(bookClusterCodec);
+    const { market, registry, streams, produce } = await numbering(bookNumberedCodec);
     subscribeBook(registry, market, null);
     await produce(bookOf(2, '1'));
     expect(await streams.close()).toBe(true);

@@ -5,15 +5,15 @@
  * every 250 ms: for the tests of how leases spread over the relays (docs/cluster.md "How leases move").
  *
  * Which relay should hold a lease is a pure function of the live relays' instance ids and weights
- * (cluster/rendezvous.ts), so the tests wait for exactly that split (`expectedOwned`), never for a
+ * (relay/coordination/redis/rendezvous.ts), so the tests wait for exactly that split (`expectedOwned`), never for a
  * band of counts that random instance ids miss now and then. A relay's weight follows the poll CPU it
  * measures, which a loaded machine's preemption and GC pauses inflate at random; unless a test asks
  * for it (`measureCosts`), the relays measure none and keep even weights.
  */
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import type { RedisCoordinator } from '../../src/cluster/redis-coordinator.ts';
-import { preferredRelay } from '../../src/cluster/rendezvous.ts';
+import type { RedisBroker } from '../../src/relay/coordination/redis/broker.ts';
+import { preferredRelay } from '../../src/relay/coordination/redis/rendezvous.ts';
 import { type Relay, startRelay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
 import { bookTargetKey } from '../../src/util/keys.ts';
@@ -80,7 +80,7 @@ export function useBalancedRelays(options: BalancedRelaysOptions = {}): Balanced
     await Promise.all(relays.splice(0).map((relay) => relay.close()));
   });
 
-  const instanceOf = (relay: Relay) => (relay.coordinator as RedisCoordinator).instanceId;
+  const instanceOf = (relay: Relay) => (relay.broker as RedisBroker).coordinator.instanceId;
 
   return {
     get sim() {
@@ -109,9 +109,9 @@ export function useBalancedRelays(options: BalancedRelaysOptions = {}): Balanced
         },
         pino({ level: 'silent' }),
       );
-      const { coordinator } = relay;
+      const { coordinator } = relay.broker as RedisBroker;
       const measure = coordinator.spent.bind(coordinator);
-      // No poll CPU measured, no evidence: the weight stays even (cluster/relay-weight.ts).
+      // No poll CPU measured, no evidence: the weight stays even (relay/coordination/redis/relay-weight.ts).
       coordinator.spent = (ms) => {
         if (measuring) measure(ms);
       };
@@ -124,7 +124,7 @@ export function useBalancedRelays(options: BalancedRelaysOptions = {}): Balanced
       await client.request({ op: 'subscribe', channel: 'book', markets });
       return { relay, client };
     },
-    owned: () => relays.map((relay) => relay.coordinator.status().owned),
+    owned: () => relays.map((relay) => relay.broker.status().owned),
     expectedOwned() {
       const instances = relays.map(instanceOf);
       const counts = instances.map(() => 0);

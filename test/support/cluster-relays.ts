@@ -99,7 +99,7 @@ export function useClusterRelays(): ClusterRelays {
       const viewers = [await watching(a), await watching(b)];
       await waitFor(
         'both relays to coordinate every book',
-        () => a.coordinator.status().owned + b.coordinator.status().owned === markets.length,
+        () => a.broker.status().owned + b.broker.status().owned === markets.length,
       );
       return { a, b, viewers };
     },

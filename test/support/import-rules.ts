@@ -21,8 +21,7 @@ export const layerRanks: Readonly<Record<string, number>> = {
   upstream: 2, // upstream schemas and HTTP client
   client: 2, // the browser/Node SDK: protocol + util only
   sim: 3, // the upstream simulator
-  cluster: 3, // poll leases and shared results over Redis
-  relay: 4, // streams, registry, poller, diff, prepared frames
+  relay: 4, // streams, registry, poller, diff, prepared frames, coordination (alone or over Redis)
   ws: 5, // the WebSocket endpoint: writes the relay's frames
   sse: 5, // the Server-Sent Events endpoint: writes the relay's frames as events
   observability: 6, // health model, metrics, logs, activity
@@ -42,7 +41,7 @@ export const roomRanks: Readonly<Record<string, Readonly<Record<string, number>>
     poll: 0, // when to ask upstream: scheduler, dispatcher, budget, fair share
     streams: 1, // streams, prepared frames, resume rings, the registry, slow-consumer policy
     admission: 2, // who may connect and which markets may cost upstream requests
-    cluster: 2, // the relay's side of cluster mode: cluster-wide streams, lease share, resume
+    coordination: 2, // one broker (leases, numbering, history, rate gate): local/ alone, redis/ a cluster
     targets: 3, // what is polled: one target per book, price batch, stream; the poller pool; freshness
     session: 3, // what every transport does when a client asks for streams
   },

@@ -1,12 +1,12 @@
 /**
  * @module test/support/rate-gates
- * The fixture of the cluster budget's gate tests (test/cluster/redis-rate-gate*.test.ts): a private
+ * The fixture of the cluster budget's gate tests (test/relay/coordination/redis/rate-gate*.test.ts): a private
  * redis-server, gates on it (one a relay), callers that take every token they are given, and the
  * count of what the gates let through over a window. Gates and callers are stopped after each test.
  */
 import { setMaxListeners } from 'node:events';
 import { afterEach } from 'vitest';
-import { RedisRateGate } from '../../src/cluster/redis-rate-gate.ts';
+import { RedisRateGate } from '../../src/relay/coordination/redis/rate-gate.ts';
 import { useRedis } from './redis.ts';
 import { waitFor } from './wait-for.ts';
 

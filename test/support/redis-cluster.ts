@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import type { RedisTopology } from '../../src/cluster/redis-connection.ts';
+import type { RedisTopology } from '../../src/relay/coordination/redis/connection.ts';
 import { answersPing, findBinary, freePort } from './redis-server.ts';
 import { waitFor } from './wait-for.ts';
 

@@ -5,7 +5,7 @@
  * CI that is an error, since `.ci/run` installs it.
  */
 import { afterAll, beforeAll } from 'vitest';
-import type { RedisTopology } from '../../src/cluster/redis-connection.ts';
+import type { RedisTopology } from '../../src/relay/coordination/redis/connection.ts';
 import { findRedisCli, startRedisCluster } from './redis-cluster.ts';
 import { findRedisServer, type RedisServer, startRedis } from './redis-server.ts';
 

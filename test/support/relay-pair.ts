@@ -6,8 +6,8 @@
  */
 import { Redis } from 'ioredis';
 import { afterEach } from 'vitest';
-import { RedisCoordinator } from '../../src/cluster/redis-coordinator.ts';
-import { preferredRelay } from '../../src/cluster/rendezvous.ts';
+import { RedisBroker } from '../../src/relay/coordination/redis/broker.ts';
+import { preferredRelay } from '../../src/relay/coordination/redis/rendezvous.ts';
 import type { Relay } from '../../src/relay-server.ts';
 import type { SimulatorProfileName } from '../../src/sim/profile.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
@@ -33,8 +33,8 @@ export interface RelayPairFixture {
 }
 
 const instanceOf = (of: Relay): string => {
-  if (!(of.coordinator instanceof RedisCoordinator)) throw new Error('not in cluster mode');
-  return of.coordinator.instanceId;
+  if (!(of.broker instanceof RedisBroker)) throw new Error('not in cluster mode');
+  return of.broker.coordinator.instanceId;
 };
 
 export function useRelayPair(): RelayPairFixture {
@@ -78,7 +78,7 @@ export function useRelayPair(): RelayPairFixture {
       const inspector = new Redis(redis.server.url);
       try {
         await waitFor('both relays in the roster and every lease with its preferred relay', async () => {
-          if (!pair.every((of) => of.coordinator.status().relays === pair.length)) return false;
+          if (!pair.every((of) => of.broker.status().relays === pair.length)) return false;
           const holders = await Promise.all(targets.map((target) => inspector.get(targetKeys(target).lease)));
           return targets.every((target, i) =>
             holders[i]?.startsWith(`${preferredRelay(target, instances)} `),

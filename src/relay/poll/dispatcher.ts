@@ -24,11 +24,8 @@ import { type GroupShare, type SharedTarget, ShareGroups } from './share-groups.
 /** A poll target as the dispatcher drives it; `poll` does the request and records its outcome. */
 export interface DispatchTarget extends SharedTarget {
   readonly kind: string;
-  /**
-   * Cluster mode: its last poll found the lease held by another relay and asked nothing upstream,
-   * so it cost no budget.
-   */
-  readonly followed?: boolean;
+  /** Its last poll sent no request upstream (another relay asked for it): it cost no budget. */
+  readonly sentNothing?: boolean;
   poll(): Promise<void>;
 }
 
@@ -282,9 +279,8 @@ export class PollDispatcher {
         })
         .finally(() => {
           target.inFlight = false;
-          // Its lease is another relay's: nothing went upstream, the token goes back, and its
-          // holders did not pay for it.
-          if (target.followed) {
+          // Nothing went upstream: the token goes back, and its holders did not pay for it.
+          if (target.sentNothing) {
             this.#bucket.refund();
             this.#throttle?.refund();
             this.#groups.charge(target, this.#options.now(), -1);

@@ -1,8 +1,8 @@
 /**
  * @module relay/session/request-order
  * A connection's requests are answered in the order they arrived. Nearly all are handled at once;
- * a cluster-mode `subscribe` that resumes from another relay's position waits for the cluster's
- * history (relay/cluster/resume.ts), and the requests behind it wait with it.
+ * a `subscribe` whose resume the broker's history must be read for (a position from another relay
+ * in cluster mode) waits for it, and the requests behind it wait with it.
  */
 export class RequestOrder {
   #pending: Promise<void> | undefined;
@@ -11,6 +11,21 @@ export class RequestOrder {
   run(task: () => void): void {
     if (this.#pending === undefined) task();
     else this.#chain(task);
+  }
+
+  /**
+   * Runs `task` with `value` now when it is there, else once it resolves (with `onFailure` if it
+   * rejects), the requests after this one waiting until then.
+   */
+  once<T>(value: T | Promise<T>, task: (value: T) => void, onFailure: T): void {
+    if (value instanceof Promise)
+      this.hold(
+        value.then(
+          (resolved) => task(resolved),
+          () => task(onFailure),
+        ),
+      );
+    else task(value);
   }
 
   /** The requests after this one wait until `work` has settled. */

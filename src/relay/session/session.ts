@@ -4,8 +4,8 @@
  * bookkeeping, written once. A transport creates a session with a `SessionSink` (its I/O: how a
  * message is framed and written, how many bytes wait, how a slow reader is ended) and hands it the
  * client's parsed requests; the session checks each against the limits, asks market admission
- * (relay/admission/market.ts), fetches the cluster's history for a resume this relay cannot serve
- * (relay/cluster/resume.ts), joins the registry's streams, answers (`subscribed`, refusals, then
+ * (relay/admission/market.ts), fetches the broker's history for a resume this relay's rings cannot
+ * serve (relay/coordination/broker.ts), joins the registry's streams, answers (`subscribed`, refusals, then
  * each stream's replay or snapshot: docs/protocol.md "Resume") and, when the client is gone, leaves
  * every stream and releases what admission counted.
  *
@@ -27,14 +27,14 @@ import { streamKey } from '../../util/keys.ts';
 import type { MarketAdmission, Refusal } from '../admission/market.ts';
 import type { RelayEvents } from '../events.ts';
 import { type Frame, toFrame } from '../streams/frame.ts';
-import type { ClusterReplay, StreamRegistry } from '../streams/registry.ts';
+import { type HistoryReplay, NOTHING_FETCHED, type StreamRegistry } from '../streams/registry.ts';
 import { SlowConsumerPolicy, type SlowReaderLimits } from '../streams/slow-consumer.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
 import { echoedSelection, withId } from './echo.ts';
 import { RequestOrder } from './request-order.ts';
 import {
   checkSelection,
-  fetchClusterReplay,
+  fetchReplay,
   joinStreams,
   refusalError,
   type StreamSelection,
@@ -118,7 +118,7 @@ export class Session implements StreamSubscriber {
       compact: this.#compact,
       admit: (channel, markets) => context.marketAdmission.admit(this, channel, markets, { listed: true }),
       join: (channel, markets, resume) =>
-        this.#joinStreams({ channel, markets, depth: undefined }, resume, new Map(), undefined),
+        this.#joinStreams({ channel, markets, depth: undefined }, resume, new Map(), NOTHING_FETCHED),
       leave: (stream) => this.#leave(stream),
       send: (message) => this.#send(message),
     });
@@ -255,18 +255,12 @@ export class Session implements StreamSubscriber {
     }
     // Markets this session does not hold yet may be refused (unknown, or over its limits).
     const refused = this.#context.marketAdmission.admit(this, selection.channel, added);
-    const fetching = fetchClusterReplay(this.#context.registry, selection, request.resume);
-    if (fetching === undefined) {
-      this.#join(request, selection, refused, undefined);
-      return;
-    }
-    // Cluster mode: a position from another relay is resumed from the cluster's history; the
-    // requests behind this one wait for it.
-    this.#order.hold(
-      fetching.then(
-        (replay) => this.#join(request, selection, refused, replay),
-        () => this.#join(request, selection, refused, undefined),
-      ),
+    // A position beyond this relay's rings is resumed from the broker's history (the cluster's,
+    // in cluster mode); the requests behind this one wait for it.
+    this.#order.once(
+      fetchReplay(this.#context.registry, selection, request.resume),
+      (replay) => this.#join(request, selection, refused, replay),
+      NOTHING_FETCHED,
     );
   }
 
@@ -274,12 +268,12 @@ export class Session implements StreamSubscriber {
     request: SessionSubscribe,
     selection: StreamSelection,
     refused: ReadonlyMap<string, Refusal>,
-    cluster: ClusterReplay | undefined,
+    history: HistoryReplay,
   ): void {
     if (this.#sink.closed || this.#ended) return;
     const { channel, markets, depth } = selection;
     const { resume } = request;
-    const { joined, recovered } = this.#joinStreams(selection, resume, refused, cluster);
+    const { joined, recovered } = this.#joinStreams(selection, resume, refused, history);
     // Written now, before anything of these streams: nothing above delivers to this session
     // (joinStreams adds it to each stream without sending; a cluster replay that restores a stream
     // leaves it out), and a frame a transport holds for coalescing is of a stream joined earlier.
@@ -308,9 +302,9 @@ export class Session implements StreamSubscriber {
     selection: StreamSelection,
     resume: Readonly<Record<string, ResumePoint>> | undefined,
     refused: ReadonlyMap<string, Refusal>,
-    cluster: ClusterReplay | undefined,
+    history: HistoryReplay,
   ): ReturnType<typeof joinStreams> {
-    const result = joinStreams(this.#context.registry, this, selection, resume, refused, cluster);
+    const result = joinStreams(this.#context.registry, this, selection, resume, refused, history);
     for (const { market, stream, replay } of result.joined) {
       this.#subscriptions.set(stream.key, stream);
       this.#context.marketAdmission.joined(this, stream);

@@ -18,8 +18,8 @@ import type {
 import { streamKey } from '../../util/keys.ts';
 import type { Refusal } from '../admission/market.ts';
 import type { Frame } from '../streams/frame.ts';
-import type { ClusterReplay, StreamRegistry } from '../streams/registry.ts';
-import type { AnyStream, ChannelStream, StreamSubscriber } from '../streams/stream.ts';
+import { type HistoryReplay, NOTHING_FETCHED, type StreamRegistry } from '../streams/registry.ts';
+import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
 
 export interface StreamSelection {
   channel: Channel;
@@ -81,27 +81,23 @@ export interface JoinResult {
 }
 
 /**
- * Cluster mode: the cluster's history for the resume points this relay's own rings cannot serve
- * (the client comes from another relay, or from before this one started). Undefined when there are
- * none: the join then happens at once, as for a relay alone.
+ * The broker's history for the resume points this relay's own rings cannot serve (the client comes
+ * from another relay, or from before this one started): at once when there is nothing to wait for.
  */
-export function fetchClusterReplay(
+export function fetchReplay(
   registry: StreamRegistry,
   selection: StreamSelection,
   resume: Readonly<Record<string, ResumePoint>> | undefined,
-): Promise<ClusterReplay> | undefined {
-  const { resumeHistory } = registry;
+): HistoryReplay | Promise<HistoryReplay> {
   const { channel, depth } = selection;
-  if (resumeHistory === undefined || resume === undefined || !resumeHistory.channels.includes(channel))
-    return undefined;
   const points: [string, ResumePoint][] = [];
-  for (const market of selection.markets) {
-    const from = resume[market];
+  for (const market of resume === undefined ? [] : selection.markets) {
+    const from = resume?.[market];
     if (from === undefined) continue;
     const local = registry.get({ channel, market, depth });
     if (local?.updatesSince(from.epoch, from.seq) === undefined) points.push([market, from]);
   }
-  return points.length === 0 ? undefined : resumeHistory.fetch(channel, depth, points);
+  return points.length === 0 ? NOTHING_FETCHED : registry.resumeHistory.fetch(channel, depth, points);
 }
 
 export function joinStreams(
@@ -110,7 +106,7 @@ export function joinStreams(
   selection: StreamSelection,
   resume: Readonly<Record<string, ResumePoint>> | undefined,
   refused: ReadonlyMap<string, Refusal>,
-  cluster?: ClusterReplay,
+  history: HistoryReplay,
 ): JoinResult {
   const { channel, depth } = selection;
   const joined: JoinedStream[] = [];
@@ -123,30 +119,11 @@ export function joinStreams(
       resumeFrom === undefined
         ? undefined
         : (stream.updatesSince(resumeFrom.epoch, resumeFrom.seq) ??
-          replayFromCluster(cluster, stream, subscriber, resumeFrom));
+          history.replay(stream, subscriber, resumeFrom));
     if (resumeFrom !== undefined) recovered[market] = replay !== undefined;
     joined.push({ market, stream, replay });
   }
   return { joined, recovered };
-}
-
-/**
- * The replay from the cluster's history. A stream new here is restored from it first, which sends
- * a snapshot to the subscribers waiting for one; the joining subscriber gets its own first messages.
- */
-function replayFromCluster(
-  cluster: ClusterReplay | undefined,
-  stream: ChannelStream,
-  subscriber: StreamSubscriber,
-  from: ResumePoint,
-): Frame[] | undefined {
-  if (cluster === undefined) return undefined;
-  stream.subscribers.delete(subscriber);
-  try {
-    return cluster.replay(stream, from);
-  } finally {
-    stream.subscribers.add(subscriber);
-  }
 }
 
 /** The stream error a refused market is answered with, naming the market. */

@@ -30,29 +30,37 @@ import { UnknownMarkets } from './unknown-markets.ts';
 const UNKNOWN_MARKET_TTL_MS = 60_000;
 const UNKNOWN_MARKET_CAPACITY = 10_000;
 
-/** Cluster mode: what a stream's recent updates are when this relay's ring no longer has them. */
+/**
+ * Where a stream's recent updates are looked for when this relay's resume ring no longer has them
+ * (the coordination broker's: a relay alone has only its rings, a cluster has Redis).
+ */
 export interface ResumeHistory {
-  /** The channels whose streams the cluster numbers (the others are numbered by each relay). */
-  readonly channels: readonly Channel[];
-  /** The cluster's state and history of these streams, after each resume point. */
+  /**
+   * The history of `channel`'s streams after each resume point; the replay at once when there is
+   * nothing to wait for (no such history of this channel).
+   */
   fetch(
     channel: Channel,
     depth: BookDepth | undefined,
     points: readonly [market: string, from: ResumePoint][],
-  ): Promise<ClusterReplay>;
+  ): HistoryReplay | Promise<HistoryReplay>;
 }
 
-/** What was fetched, replayed when the client joins (restoring a stream new on this relay). */
-export interface ClusterReplay {
-  replay(stream: ChannelStream, from: ResumePoint): Frame[] | undefined;
+/** What was fetched, replayed when `subscriber` joins (restoring a stream new on this relay). */
+export interface HistoryReplay {
+  replay(stream: ChannelStream, subscriber: StreamSubscriber, from: ResumePoint): Frame[] | undefined;
 }
+
+/** Nothing beyond the resume rings: a point they do not hold is not resumed. */
+export const NOTHING_FETCHED: HistoryReplay = { replay: () => undefined };
+export const RINGS_ALONE: ResumeHistory = { fetch: () => NOTHING_FETCHED };
 
 export interface RegistryOptions {
   lingerMs: number;
   resumeBufferSize: number;
   /** The bytes each stream's resume ring holds at most (`--resume-buffer-bytes`; 8 MiB unless set). */
   resumeBufferBytes?: number;
-  /** Cluster mode: the cluster's history, for resume points beyond this relay's rings. */
+  /** The broker's history, for resume points beyond this relay's rings; the rings alone unless given. */
   resumeHistory?: ResumeHistory;
   /** Called whenever the set of streams (so the set of polled markets) changes: which stream id's. */
   onInterestChange: (change: InterestChange) => void;
@@ -77,14 +85,14 @@ export class StreamRegistry {
   readonly #byChannel = new Map<Channel, StreamsById>(channels.map((channel) => [channel, new Map()]));
   readonly #lingerTimers = new Map<string, NodeJS.Timeout>();
 
-  readonly resumeHistory: ResumeHistory | undefined;
+  readonly resumeHistory: ResumeHistory;
 
   /** Markets (and feeds) upstream recently did not have: subscriptions to them are refused without a poll. */
   readonly unknownMarkets: UnknownMarkets;
 
   constructor(options: RegistryOptions) {
     this.#options = options;
-    this.resumeHistory = options.resumeHistory;
+    this.resumeHistory = options.resumeHistory ?? RINGS_ALONE;
     this.unknownMarkets = new UnknownMarkets({
       ttlMs: UNKNOWN_MARKET_TTL_MS,
       capacity: UNKNOWN_MARKET_CAPACITY,

@@ -224,7 +224,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     return this.#recent.framesAfter(seq, this.#epoch);
   }
 
-  // Cluster mode (relay/cluster/target-streams.ts): the lease holder numbers the stream for every relay.
+  // Cluster mode (relay/coordination/redis/target-streams.ts): the lease holder numbers the stream for every relay.
 
   /** The holder's next updates (its epoch, right after `seq`) and the state after the last one. */
   advance(updates: readonly SequencedFrame[], state: State, ts: string, rts: string, now: number): void {

@@ -3,7 +3,7 @@
  * One market's order book as a poll target: one request serves every depth of the market's `book`
  * streams, each getting the book limited to its depth, and its `orders` stream, which gets the
  * book's orders one by one (polled for `orders` alone too). The `book` streams are numbered by the
- * stream numbering it is given (relay/cluster/stream-numbering.ts): this relay's own when alone; in
+ * stream numbering it is given (relay/coordination/stream-numbering.ts): this relay's own when alone; in
  * cluster mode only the lease holder asks upstream and numbers every depth for the cluster, which
  * the others serve as they are, and shares the response for their `orders` streams.
  *
@@ -13,7 +13,6 @@
  * The memo then holds a stand-in without the orders, not the parsed book (see #keepLess).
  */
 
-import type { SharedResult } from '../../cluster/shared-result.ts';
 import type { BookState } from '../../protocol/book.ts';
 import type { BookDepth } from '../../protocol/messages.ts';
 import { readOrderBook } from '../../upstream/book-reader.ts';
@@ -22,8 +21,9 @@ import type { OrderBook } from '../../upstream/schemas.ts';
 import { bookTargetKey } from '../../util/keys.ts';
 import { aggregateBook, aggregateSides, ordersStateOf } from '../channels/aggregate.ts';
 import { withMilliseconds } from '../channels/codecs.ts';
-import { bookClusterCodec } from '../cluster/codecs.ts';
-import type { AppliedPoll, PollTimes, StreamNumbering } from '../cluster/stream-numbering.ts';
+import { bookNumberedCodec } from '../coordination/codecs.ts';
+import type { SharedResult } from '../coordination/shared-result.ts';
+import type { AppliedPoll, PollTimes, StreamNumbering } from '../coordination/stream-numbering.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { BookStream } from '../streams/stream.ts';
 import type { PollOutcome } from './outcomes.ts';
@@ -51,7 +51,7 @@ export class BookTarget extends PollTarget {
     this.#numbering = context.cluster.streams(
       this.key,
       market,
-      bookClusterCodec,
+      bookNumberedCodec,
       {
         registry: context.registry,
         publisher: context.publisher,
@@ -70,8 +70,8 @@ export class BookTarget extends PollTarget {
     const { source } = this;
     const askedAt = this.beginAsk();
     try {
-      this.followed = !(await this.holdsLease());
-      if (this.followed) return [];
+      this.sentNothing = !(await this.holdsLease());
+      if (this.sentNothing) return [];
       const whole = this.#numbering.keepsWholeState;
       const book = await source.orderBook(this.market, whole ? { memo: this.#memo } : this.#reading);
       if (this.removed) return [];

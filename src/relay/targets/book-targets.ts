@@ -31,7 +31,7 @@ export class BookTargets {
   /** Books this relay asks for itself: not those whose lease another relay holds. */
   get polledCount(): number {
     let polled = 0;
-    for (const book of this.#books.values()) if (!book.followed) polled += 1;
+    for (const book of this.#books.values()) if (!book.sentNothing) polled += 1;
     return polled;
   }
 

@@ -15,7 +15,6 @@
  */
 
 import { z } from 'zod';
-import type { SharedResult } from '../../cluster/shared-result.ts';
 import {
   type CandleInterval,
   type CandlesStream,
@@ -30,6 +29,7 @@ import { decimalString, historyResponse } from '../../upstream/schemas.ts';
 import { streamTargetKey } from '../../util/keys.ts';
 import { type CandleSample, candlesDataOf, mergeSamples, type SeriesCandle } from '../channels/candles.ts';
 import { ACTIVITY_PAGE_SIZE, TradeHistory, walkActivity } from '../channels/trades.ts';
+import type { SharedResult } from '../coordination/shared-result.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import { activityPages } from './activity-pages.ts';
 import type { PollOutcome } from './outcomes.ts';

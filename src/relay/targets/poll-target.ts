@@ -20,7 +20,7 @@ import type {
   ProbabilitiesResponse,
   TokenPriceResponse,
 } from '../../upstream/schemas.ts';
-import type { ClusterShare } from '../cluster/share.ts';
+import type { Broker } from '../coordination/broker.ts';
 import type { PollKind, RelayEvents } from '../events.ts';
 import type { DispatchTarget } from '../poll/dispatcher.ts';
 import {
@@ -54,7 +54,7 @@ export interface PollSource {
 /** Everything a target polls through. */
 export interface PollContext {
   source: PollSource;
-  cluster: ClusterShare;
+  cluster: Broker;
   publisher: StreamPublisher;
   registry: StreamRegistry;
   events: RelayEvents;
@@ -108,7 +108,8 @@ export abstract class PollTarget implements DispatchTarget, Confirmation {
   coveredAt: number | undefined;
   retryAt: number | undefined;
   changeRate = changeRateOf(initialChangeHistory);
-  followed = false;
+  /** Its last poll asked nothing upstream: another relay holds its lease. */
+  sentNothing = false;
   /** Set when the target is dropped: a response still on its way is then ignored. */
   removed = false;
   protected readonly context: PollContext;

@@ -11,13 +11,12 @@
  * (relay/poll/plan.ts), freshness (relay/targets/freshness.ts), and what a poll found
  * beyond its states, applied in one place (relay/targets/outcomes.ts).
  *
- * In cluster mode a target is polled by the relay holding its lease (relay/cluster/share.ts); the
+ * In cluster mode a target is polled by the relay holding its lease (relay/coordination/broker.ts); the
  * others apply the results it shares through the same path as their own polls.
  */
 
-import type { PollCoordinator } from '../../cluster/coordinator.ts';
 import type { Channel } from '../../protocol/messages.ts';
-import { ClusterShare } from '../cluster/share.ts';
+import type { Broker } from '../coordination/broker.ts';
 import type { RelayEvents } from '../events.ts';
 import type { PollIntervals } from '../poll/budget.ts';
 import { type OneOffBudget, PollDispatcher } from '../poll/dispatcher.ts';
@@ -42,7 +41,8 @@ export type { PollSource } from './poll-target.ts';
 
 export interface PollerOptions {
   source: PollSource;
-  coordinator: PollCoordinator;
+  /** Leases, numbering and sharing (relay/coordination/broker.ts): this relay alone or a cluster. */
+  broker: Broker;
   registry: StreamRegistry;
   events: RelayEvents;
   /** A book is never asked for more often than this (ms). */
@@ -71,8 +71,6 @@ export interface PollerOptions {
    * API key or its client address group; default: itself.
    */
   shareOwner?: (subscriber: StreamSubscriber) => unknown;
-  /** Cluster mode: the shortest lease on a poll target (ms); a dead holder's targets wait this long. */
-  minLeaseMs?: number;
   /**
    * Cluster mode: this relay's share of the cluster's budget (0..1, undefined until known). The
    * poller plans with that share of `upstreamRps`, for the targets whose lease it holds.
@@ -116,7 +114,7 @@ export class PollerPool {
     };
     this.#context = {
       source: options.source,
-      cluster: new ClusterShare(options.coordinator, options.minLeaseMs),
+      cluster: options.broker,
       publisher,
       registry: options.registry,
       events: options.events,

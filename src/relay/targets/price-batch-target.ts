@@ -11,7 +11,7 @@ import { publicReason } from '../../upstream/errors.ts';
 import type { ClobPriceSnapshot } from '../../upstream/schemas.ts';
 import { priceTargetKey } from '../../util/keys.ts';
 import { priceDataOf, withMilliseconds } from '../channels/codecs.ts';
-import type { StreamNumbering } from '../cluster/stream-numbering.ts';
+import type { StreamNumbering } from '../coordination/stream-numbering.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { PollOutcome } from './outcomes.ts';
 import { type Confirmation, type PollContext, PollTarget } from './poll-target.ts';
@@ -78,8 +78,8 @@ export class PriceBatchTarget extends PollTarget {
       wanted.map((market) => cluster.claim(priceTargetKey(market), this.timing.maxAgeMs)),
     );
     const batch = wanted.filter((market, i) => claims[i] && this.#health.has(market));
-    this.followed = batch.length === 0;
-    if (this.followed || this.removed) return [];
+    this.sentNothing = batch.length === 0;
+    if (this.sentNothing || this.removed) return [];
     this.#markAwaiting(batch, askedAt);
     try {
       const response = await source.clobPrices(batch);

@@ -3,10 +3,10 @@
  * The poller pool's price targets: one health record per market with `price` streams, and one
  * price-batch target (relay/targets/price-batch-target.ts) per 100 of those markets, kept in line with the
  * registry. In cluster mode each market's prices are shared by the relay holding its lease
- * (relay/cluster/share.ts).
+ * (relay/coordination/redis/broker.ts).
  */
 import { priceTargetKey } from '../../util/keys.ts';
-import { priceClusterCodec } from '../cluster/codecs.ts';
+import { priceNumberedCodec } from '../coordination/codecs.ts';
 import { PRICE_BATCH_SIZE } from '../poll/budget.ts';
 import type { PollDispatcher } from '../poll/dispatcher.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
@@ -61,7 +61,7 @@ export class PriceTargets {
       const numbering = this.#context.cluster.streams(
         priceTargetKey(market),
         market,
-        priceClusterCodec,
+        priceNumberedCodec,
         {
           ...this.#context,
           closeMarket: () => this.#context.report({ type: 'not_found', kind: 'price', id: market }),

@@ -8,10 +8,10 @@
  */
 
 import type { z } from 'zod';
-import type { SharedResult } from '../../cluster/shared-result.ts';
 import { type PlainChannel, streamIdKinds } from '../../protocol/messages.ts';
 import { streamTargetKey } from '../../util/keys.ts';
 import type { ChannelState } from '../channels/codecs.ts';
+import type { SharedResult } from '../coordination/shared-result.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { PollOutcome } from './outcomes.ts';
 import { type PollContext, PollTarget } from './poll-target.ts';

@@ -9,11 +9,11 @@
  */
 
 import { z } from 'zod';
-import type { SharedResult } from '../../cluster/shared-result.ts';
 import type { TradeEntry, TradesData } from '../../protocol/messages.ts';
 import { marketActivityEntry } from '../../upstream/schemas.ts';
 import { streamTargetKey } from '../../util/keys.ts';
 import { sharedWindow, TradeHistory, tradesStates, walkActivity } from '../channels/trades.ts';
+import type { SharedResult } from '../coordination/shared-result.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { StreamOf } from '../streams/stream.ts';
 import { activityPages } from './activity-pages.ts';

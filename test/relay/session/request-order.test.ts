@@ -39,4 +39,20 @@ describe('RequestOrder', () => {
     order.run(() => done.push('next'));
     await waitFor('the next request', () => done.length === 1);
   });
+
+  it('answers with what is there at once, and holds the requests behind one that waits', async () => {
+    const order = new RequestOrder();
+    const done: string[] = [];
+    const subscribe = (value: string | Promise<string>) =>
+      order.run(() => order.once(value, (fetched) => done.push(fetched), 'rings alone'));
+    subscribe('rings');
+    expect(done).toEqual(['rings']);
+    subscribe(Promise.resolve('history'));
+    order.run(() => done.push('ping'));
+    subscribe(Promise.reject<string>(new Error('redis away')));
+    order.run(() => done.push('pong'));
+    expect(done).toEqual(['rings']);
+    await waitFor('the rest', () => done.length === 5);
+    expect(done).toEqual(['rings', 'history', 'ping', 'rings alone', 'pong']);
+  });
 });

@@ -5,8 +5,6 @@
  */
 import Big from 'big.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalCoordinator } from '../../../src/cluster/coordinator.ts';
-import type { SharedResult } from '../../../src/cluster/shared-result.ts';
 import { type CandleInterval, candlesStreamId } from '../../../src/protocol/candle-streams.ts';
 import { CANDLES_SNAPSHOT_SIZE } from '../../../src/protocol/candles.ts';
 import type {
@@ -15,7 +13,8 @@ import type {
   TradeEntry,
   TradesCandle,
 } from '../../../src/protocol/messages.ts';
-import { ClusterShare } from '../../../src/relay/cluster/share.ts';
+import { LocalBroker } from '../../../src/relay/coordination/local/broker.ts';
+import type { SharedResult } from '../../../src/relay/coordination/shared-result.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
 import { StreamPublisher } from '../../../src/relay/streams/publisher.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
@@ -30,8 +29,8 @@ const MINUTE = 60_000;
 /** A minute boundary plus 10 s, so that a poll a few seconds on stays inside the minute. */
 const T0 = Date.parse('2026-03-02T12:00:10.000Z');
 
-/** A cluster share whose follower this test plays the lease holder to. */
-class HeardShare extends ClusterShare {
+/** A broker whose follower this test plays the lease holder to. */
+class HeardShare extends LocalBroker {
   heard: ((result: SharedResult) => void) | undefined;
   override follow(_target: string, onResult: (result: SharedResult) => void): void {
     this.heard = onResult;
@@ -98,7 +97,7 @@ describe('CandlesTarget', () => {
   async function setup(
     streamSource: 'probability' | 'trades',
     wrap = (source: SimSource): object => source,
-    cluster = new ClusterShare(new LocalCoordinator()),
+    cluster: LocalBroker = new LocalBroker(),
     interval: CandleInterval = '1m',
   ) {
     let clock = T0;
@@ -192,7 +191,7 @@ describe('CandlesTarget', () => {
   });
 
   it("takes a lease holder's series only when it is of the stream's source, within the snapshot size, oldest first", async () => {
-    const cluster = new HeardShare(new LocalCoordinator());
+    const cluster = new HeardShare();
     const { pollAt, state } = await setup('probability', undefined, cluster);
     const before = await pollAt(T0);
     const minute = T0 - 10_000;

@@ -3,7 +3,7 @@
  * targets, its ages run on to the time asked, and a change of the target set is walked again.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalCoordinator } from '../../../src/cluster/coordinator.ts';
+import { LocalBroker } from '../../../src/relay/coordination/local/broker.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
 import type { StreamSubscriber } from '../../../src/relay/streams/stream.ts';
@@ -40,7 +40,7 @@ describe('the freshness report', () => {
     });
     poller = new PollerPool({
       source,
-      coordinator: new LocalCoordinator(),
+      broker: new LocalBroker(),
       registry,
       events: new RelayEvents(),
       bookPollMs: 100,

@@ -2,8 +2,8 @@
  * The poller pool against a scripted upstream: what it asks for, how often, and never twice at once.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LocalCoordinator } from '../../../src/cluster/coordinator.ts';
 import { KnownMarkets } from '../../../src/relay/admission/known-markets.ts';
+import { LocalBroker } from '../../../src/relay/coordination/local/broker.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
 import type { SchedulerMode } from '../../../src/relay/poll/scheduler.ts';
 import type { Frame } from '../../../src/relay/streams/frame.ts';
@@ -127,7 +127,7 @@ describe('PollerPool', () => {
     const events = new RelayEvents();
     poller = new PollerPool({
       source,
-      coordinator: new LocalCoordinator(),
+      broker: new LocalBroker(),
       registry,
       events,
       bookPollMs,

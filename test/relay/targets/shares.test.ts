@@ -5,7 +5,7 @@
  * the shares are reported per owner.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LocalCoordinator } from '../../../src/cluster/coordinator.ts';
+import { LocalBroker } from '../../../src/relay/coordination/local/broker.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
 import { RELAY_GROUP } from '../../../src/relay/poll/share-groups.ts';
 import type { Frame } from '../../../src/relay/streams/frame.ts';
@@ -94,7 +94,7 @@ describe('the budget shared by owner', () => {
     });
     poller = new PollerPool({
       source,
-      coordinator: new LocalCoordinator(),
+      broker: new LocalBroker(),
       registry,
       events: new RelayEvents(),
       bookPollMs: 1_000,

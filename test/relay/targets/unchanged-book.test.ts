@@ -5,7 +5,7 @@
  * The real upstream client against a real HTTP server whose body the test sets.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalCoordinator } from '../../../src/cluster/coordinator.ts';
+import { LocalBroker } from '../../../src/relay/coordination/local/broker.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
 import type { Frame } from '../../../src/relay/streams/frame.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
@@ -83,7 +83,7 @@ describe('a book polled with the same body again', () => {
     };
     poller = new PollerPool({
       source,
-      coordinator: new LocalCoordinator(),
+      broker: new LocalBroker(),
       registry,
       events,
       bookPollMs: 10,

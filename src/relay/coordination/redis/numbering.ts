@@ -1,15 +1,17 @@
 /**
- * @module relay/cluster/numbering
+ * @module relay/coordination/redis/numbering
  * How the lease holder numbers one poll of a cluster-wide stream (docs/cluster.md "Cluster-wide
  * streams"): the next update after the position it continues from, a confirmation when nothing
  * changed, or the snapshot of a new epoch when the stream has no position to continue.
  */
-import type { WrittenEntry } from '../../cluster/stream-batch.ts';
-import type { StreamPosition } from '../../cluster/stream-log.ts';
-import type { BookDepth } from '../../protocol/messages.ts';
-import { type Frame, toFrame } from '../streams/frame.ts';
-import { newEpoch } from '../streams/stream.ts';
-import { type ClusterCodec, clusterMessage, type TargetStream } from './codecs.ts';
+
+import type { BookDepth } from '../../../protocol/messages.ts';
+import { type Frame, toFrame } from '../../streams/frame.ts';
+import { newEpoch } from '../../streams/stream.ts';
+import type { TargetStream } from '../codecs.ts';
+import { type ClusterCodec, clusterMessage } from './codecs.ts';
+import type { WrittenEntry } from './stream-batch.ts';
+import type { StreamPosition } from './stream-log.ts';
 
 /** One stream's entry of our own write, with its frame and the state after it. */
 export interface OwnEntry<State> extends WrittenEntry {

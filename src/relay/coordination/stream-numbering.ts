@@ -1,11 +1,22 @@
 /**
- * @module relay/cluster/stream-numbering
+ * @module relay/coordination/stream-numbering
  * How the streams of one poll target get their numbers (epoch, `seq`): one interface, implemented
- * by a relay alone, which numbers its own streams (relay/cluster/local-numbering.ts), and by a relay
+ * by a relay alone, which numbers its own streams (relay/coordination/local/numbering.ts), and by a relay
  * in cluster mode, where the lease holder numbers them once for the cluster and writes them to the
- * stream log (relay/cluster/target-streams.ts). A target hands every poll it applies to `produce`
+ * stream log (relay/coordination/redis/target-streams.ts). A target hands every poll it applies to `produce`
  * and upstream's "no such market" to `close`, whichever implementation it was given.
  */
+import type { StreamPublisher } from '../streams/publisher.ts';
+import type { StreamRegistry } from '../streams/registry.ts';
+
+/** What a numbering serves this relay's streams through. */
+export interface NumberingContext {
+  registry: StreamRegistry;
+  publisher: StreamPublisher;
+  now: () => number;
+  /** Upstream no longer has the market (the lease holder said so). */
+  closeMarket(): void;
+}
 
 /** What a poll (ours, or the cluster's lease holder's) did to the target's streams here. */
 export interface AppliedPoll {

@@ -1,5 +1,5 @@
 /**
- * @module cluster/stream-batch
+ * @module relay/coordination/redis/stream-batch
  * What a lease holder writes for one poll of its target, and what followers receive on the
  * target's channel: per stream its position (`epoch`, `seq`) and, when it changed, the exact
  * message the holder numbered (an `update`, or the `snapshot` that starts a new epoch). Followers
@@ -7,7 +7,7 @@
  * again on arrival (and the stored states read back from Redis too).
  */
 import { z } from 'zod';
-import { bookDepths, priceFields } from '../protocol/messages.ts';
+import { bookDepths, priceFields } from '../../../protocol/messages.ts';
 
 const decimal = z.string().min(1).max(64);
 const level = z.tuple([decimal, decimal]);

@@ -1,12 +1,12 @@
 /**
- * @module relay/cluster/unwritten
+ * @module relay/coordination/redis/unwritten
  * What a lease holder numbered while Redis was away (docs/cluster.md "Redis outages"): the entries
  * of its polls, oldest first, and the state after the last, written in one fenced commit when Redis
  * is back, so the cluster's streams continue from where the holder's clients stand. One commit,
  * so that the write is as quick as one poll's and cannot outlast the lease it is fenced by.
  */
-import type { WrittenEntry } from '../../cluster/stream-batch.ts';
-import type { PollWrite, StreamLog, WriteOutcome } from '../../cluster/stream-log.ts';
+import type { WrittenEntry } from './stream-batch.ts';
+import type { PollWrite, StreamLog, WriteOutcome } from './stream-log.ts';
 
 /**
  * The most entries kept: a longer outage drops the oldest, and a follower that needs them starts

@@ -1,16 +1,16 @@
 /**
- * @module cluster/redis-coordinator
+ * @module relay/coordination/redis/coordinator
  * Cluster mode over Redis: a lease per poll target (renewed by its holder on every poll, released
  * on unsubscribe and shutdown), each new lease with a fencing token one higher than the last, and
- * the stream log (cluster/stream-log.ts) through which the holder writes each poll's messages once
+ * the stream log (relay/coordination/redis/stream-log.ts) through which the holder writes each poll's messages once
  * for the cluster. Followers receive them on the target's sharded channel and serve them as they are.
  */
 import { randomBytes } from 'node:crypto';
 import { Cluster } from 'ioredis';
-import { POLL_CPU_KEY, ROSTER_KEY, targetKeys, WEIGHT_KEY } from '../util/keys.ts';
-import type { CoordinatorStatus, PollCoordinator } from './coordinator.ts';
+import { POLL_CPU_KEY, ROSTER_KEY, targetKeys, WEIGHT_KEY } from '../../../util/keys.ts';
+import type { BrokerStatus } from '../broker.ts';
+import { openRedis, type RedisClient, type RedisTopology } from './connection.ts';
 import { OutageErrors, type OutageSummary } from './outage-errors.ts';
-import { openRedis, type RedisClient, type RedisTopology } from './redis-connection.ts';
 import { EVEN_WEIGHT, nextWeight, parseWeight, type RelayWeight } from './relay-weight.ts';
 import { preferredRelay } from './rendezvous.ts';
 import { asError, RedisStreamLog } from './stream-log.ts';
@@ -24,7 +24,7 @@ const RESUBSCRIBE_MS = 250;
 const RESHARD_SETTLE_MS = 10_000;
 
 export interface RedisCoordinatorOptions {
-  /** One Redis or a Redis Cluster (cluster/redis-connection.ts). */
+  /** One Redis or a Redis Cluster (relay/coordination/redis/connection.ts). */
   topology: RedisTopology;
   /** Updates kept per stream in Redis (`--resume-buffer`). */
   historyLength?: number;
@@ -55,7 +55,7 @@ interface Roster {
   ownPollCpu: number;
 }
 
-export class RedisCoordinator implements PollCoordinator {
+export class RedisCoordinator {
   /** This relay's identity in leases and in what it writes. */
   readonly instanceId = randomBytes(8).toString('hex');
   readonly topology: RedisTopology;
@@ -78,7 +78,7 @@ export class RedisCoordinator implements PollCoordinator {
   #settlingUntil = 0;
   #closed = false;
   #roster: Roster = { relays: [], weights: new Map(), leases: 0, pollCpu: 0, ownPollCpu: 0 };
-  /** This relay's weight, announced with the next announcement (cluster/relay-weight.ts). */
+  /** This relay's weight, announced with the next announcement (relay/coordination/redis/relay-weight.ts). */
   #weight: RelayWeight = EVEN_WEIGHT;
   /** CPU (ms) spent numbering polls since the last announcement, and when that was. */
   #pollCpuMs = 0;
@@ -160,7 +160,7 @@ export class RedisCoordinator implements PollCoordinator {
     } catch (error) {
       this.#fail(asError(error));
       // The holder keeps its token through the outage: it numbers the streams on alone and writes
-      // them when Redis is back (relay/cluster/target-streams.ts). Any other relay polls without a
+      // them when Redis is back (relay/coordination/redis/target-streams.ts). Any other relay polls without a
       // lease: no token, so nothing it polls now is written to the log.
       if (!this.#owned.has(target)) this.#uncoordinated.add(target);
       return true;
@@ -207,7 +207,7 @@ export class RedisCoordinator implements PollCoordinator {
     });
   }
 
-  status(): CoordinatorStatus {
+  status(): BrokerStatus {
     const { relays, leases, pollCpu, ownPollCpu } = this.#roster;
     return {
       mode: 'redis',

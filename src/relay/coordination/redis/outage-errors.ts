@@ -1,5 +1,5 @@
 /**
- * @module cluster/outage-errors
+ * @module relay/coordination/redis/outage-errors
  * The errors of one Redis outage, counted by message: during an outage ioredis reports the same few
  * failures over and over (every retry, every failed command), alternating between them, so the log
  * gets one line per distinct message and the recovery line gets the counts.

@@ -1,97 +1,53 @@
 /**
- * @module relay/cluster/codecs
- * What cluster-wide streams need to know of each channel (relay/cluster/target-streams.ts): the streams of
- * one poll target (a market's book at every depth, or its price), how each is cut from the
- * target's state, how its messages are built, diffed and applied, and how a state read back from
- * Redis is validated.
+ * @module relay/coordination/redis/codecs
+ * What cluster-wide streams (relay/coordination/redis/target-streams.ts) add to each channel's
+ * numbered codec (relay/coordination/codecs.ts): how a state and the messages read back from Redis
+ * are validated, and how a logged message becomes a frame.
  */
 import type { z } from 'zod';
-import {
-  bookState,
-  type LoggedMessage,
-  parseJson,
-  priceState,
-  streamMessage,
-} from '../../cluster/stream-batch.ts';
-import type { LoggedUpdate, StoredTarget, StreamPosition } from '../../cluster/stream-log.ts';
-import { applyBookUpdate, type BookState } from '../../protocol/book.ts';
-import {
-  type BookData,
-  type BookDepth,
-  bookDepths,
-  type Channel,
-  type PriceData,
-  type PriceUpdateData,
-  type ServerMessage,
-} from '../../protocol/messages.ts';
-import { applyPriceUpdate } from '../../protocol/price.ts';
-import { limitDepth } from '../channels/aggregate.ts';
-import { diffBook, diffPrice } from '../channels/book-price-diff.ts';
-import { codecs, type StreamCodec } from '../channels/codecs.ts';
-import { toFrame } from '../streams/frame.ts';
-import type { StreamRegistry } from '../streams/registry.ts';
-import type { SequencedFrame, Stream } from '../streams/stream.ts';
+import type { BookState } from '../../../protocol/book.ts';
+import type {
+  BookData,
+  BookDepth,
+  PriceData,
+  PriceUpdateData,
+  ServerMessage,
+} from '../../../protocol/messages.ts';
+import { toFrame } from '../../streams/frame.ts';
+import type { SequencedFrame } from '../../streams/stream.ts';
+import { bookNumberedCodec, type NumberedCodec, priceNumberedCodec } from '../codecs.ts';
+import { bookState, type LoggedMessage, parseJson, priceState, streamMessage } from './stream-batch.ts';
+import type { LoggedUpdate, StoredTarget, StreamPosition } from './stream-log.ts';
 
-/** One stream of a target: its name in the target's Redis state, and its depth (`book`). */
-export interface TargetStream {
-  field: string;
-  depth: BookDepth | undefined;
-}
-
-export interface ClusterCodec<State, Delta> extends StreamCodec<State, Delta> {
-  /** Cluster-wide streams (`book`, `price`) always have an update to send when their state changed. */
-  diff(prev: State, next: State): Delta | null;
-  channel: Channel;
-  /** Every stream of a target, produced by its holder whether or not anyone here subscribes. */
-  streams: readonly TargetStream[];
+export interface ClusterCodec<State, Delta> extends NumberedCodec<State, Delta> {
   /** A target's state as read back from Redis. */
   schema: z.ZodType<State>;
-  /** The state of one of the target's streams, cut from the target's state. */
-  project(state: State, depth: BookDepth | undefined): State;
-  apply(state: State, delta: Delta): State;
   /** The state a logged snapshot shows, or its delta for an update; undefined for another channel. */
   snapshotState(message: LoggedMessage): State | undefined;
   delta(message: LoggedMessage): Delta | undefined;
-  /** This relay's stream of `market` at `depth`, if anyone here subscribes to it. */
-  local(
-    registry: StreamRegistry,
-    market: string,
-    depth: BookDepth | undefined,
-  ): Stream<State, Delta> | undefined;
 }
 
 export const bookClusterCodec: ClusterCodec<BookState, BookData> = {
-  ...codecs.book,
-  diff: diffBook,
-  channel: 'book',
-  streams: [null, ...bookDepths].map((depth) => ({ field: depth === null ? 'full' : String(depth), depth })),
+  ...bookNumberedCodec,
   schema: bookState,
-  project: (state, depth) => limitDepth(state, depth ?? null),
-  apply: applyBookUpdate,
   snapshotState: (message) => (message.channel === 'book' ? message.data : undefined),
   delta: (message) => (message.channel === 'book' ? message.data : undefined),
-  local(registry, market, depth) {
-    for (const stream of registry.streamsOf('book', market)) if (stream.depth === depth) return stream;
-    return undefined;
-  },
 };
 
 export const priceClusterCodec: ClusterCodec<PriceData, PriceUpdateData> = {
-  ...codecs.price,
-  diff: diffPrice,
-  channel: 'price',
-  streams: [{ field: 'price', depth: undefined }],
+  ...priceNumberedCodec,
   schema: priceState,
-  project: (state) => state,
-  apply: applyPriceUpdate,
   snapshotState: (message) =>
     message.channel === 'price' ? priceState.safeParse(message.data).data : undefined,
   delta: (message) => (message.channel === 'price' ? message.data : undefined),
-  local: (registry, market) => {
-    const [stream] = registry.streamsOf('price', market);
-    return stream;
-  },
 };
+
+/** The cluster's codec of `codec`'s channel: the same functions, with what reading Redis needs. */
+export function clusterCodecOf<State, Delta>(codec: NumberedCodec<State, Delta>): ClusterCodec<State, Delta> {
+  // The channel names the state: a `book` codec's State is BookState, as bookClusterCodec's.
+  const cluster = codec.channel === 'book' ? bookClusterCodec : priceClusterCodec;
+  return cluster as unknown as ClusterCodec<State, Delta>;
+}
 
 /** A `snapshot` or `update` of one of a target's streams, as the holder numbers it. */
 export function clusterMessage<State, Delta>(

@@ -1,12 +1,12 @@
 /**
- * @module cluster/shared-result
+ * @module relay/coordination/shared-result
  * What a lease holder shares with the relays that follow a poll target: the upstream response as
  * it was received (validated again on arrival: nothing from the wire is trusted), when it was
  * received, or that upstream no longer has the market.
  */
 import { z } from 'zod';
-import { clobPriceSnapshot, orderBook } from '../upstream/schemas.ts';
-import { parseJson } from './stream-batch.ts';
+import { clobPriceSnapshot, orderBook } from '../../upstream/schemas.ts';
+import { parseJson } from './redis/stream-batch.ts';
 
 export const sharedResult = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('book'), receivedAt: z.number(), book: orderBook }),

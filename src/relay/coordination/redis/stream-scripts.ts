@@ -1,5 +1,5 @@
 /**
- * @module cluster/stream-scripts
+ * @module relay/coordination/redis/stream-scripts
  * The Lua scripts of cluster-wide streams (docs/cluster.md "Cluster-wide streams"). Each runs
  * atomically in Redis and touches the keys of one target only (util/keys.ts: one hash
  * slot). Every write checks the writer's fencing token against the lease in the same script, so a
@@ -8,7 +8,7 @@
 
 /**
  * Takes the lease when free (a new fencing token from the target's counter), renews it when ours,
- * and moves it to the relay that should hold it (cluster/rendezvous.ts): that relay, finding the
+ * and moves it to the relay that should hold it (relay/coordination/redis/rendezvous.ts): that relay, finding the
  * lease held by another, leaves its wish (`want`, for one lease TTL); the holder, at its next
  * renewal, gives the lease up instead, and a free lease another relay wants is left to it, so the
  * wanting relay takes it at its next poll and continues the streams from their stored state.

@@ -1,5 +1,5 @@
 /**
- * @module cluster/redis-connection
+ * @module relay/coordination/redis/connection
  * What `--redis` names (docs/cluster.md "Running on a Redis Cluster"): one Redis, or a Redis Cluster
  * given as a comma-separated list of node URLs or as one URL of a node that reports cluster mode.
  * Every connection of the relay (the coordinator's two, the budget's one) is opened here, so the

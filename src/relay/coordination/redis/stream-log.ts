@@ -1,14 +1,14 @@
 /**
- * @module cluster/stream-log
+ * @module relay/coordination/redis/stream-log
  * Cluster-wide streams in Redis (docs/cluster.md "Cluster-wide streams"): per poll target its last
  * state with each stream's position (the next lease holder continues from it: same epoch, next
  * `seq`), per stream a Redis Stream of its recent updates capped by length and age (any relay
  * resumes a client from it), and the sharded channel on which followers receive each poll's
  * messages. Every write is fenced: it runs in one Lua script that first checks the writer's lease
- * token (cluster/stream-scripts.ts).
+ * token (relay/coordination/redis/stream-scripts.ts).
  */
-import { targetKeys } from '../util/keys.ts';
-import type { RedisClient } from './redis-connection.ts';
+import { targetKeys } from '../../../util/keys.ts';
+import type { RedisClient } from './connection.ts';
 import { encodeBatch, encodeClosed, type WrittenEntry } from './stream-batch.ts';
 import { CLOSE, COMMIT, LOAD } from './stream-scripts.ts';
 

@@ -1,5 +1,5 @@
 /**
- * @module relay/cluster/target-streams
+ * @module relay/coordination/redis/target-streams
  * Cluster-wide streams of one poll target (docs/cluster.md "Cluster-wide streams"). The relay
  * holding the target's lease numbers every stream of it once for the cluster: it diffs each poll
  * against the target's state in Redis (so a new holder continues the same epoch at the next
@@ -10,28 +10,23 @@
  * wrote meanwhile: then its streams start over from the cluster's); any other relay numbers its own
  * streams in an epoch of its own, as a relay alone does, and rejoins the cluster's when Redis is back.
  */
-import type { StreamBatch } from '../../cluster/stream-batch.ts';
-import { parseJson, streamBatch } from '../../cluster/stream-batch.ts';
-import type { LoadedTarget, StreamLog } from '../../cluster/stream-log.ts';
-import type { BookDepth } from '../../protocol/messages.ts';
-import { toFrame } from '../streams/frame.ts';
-import type { StreamPublisher } from '../streams/publisher.ts';
-import type { StreamRegistry } from '../streams/registry.ts';
-import type { Stream } from '../streams/stream.ts';
-import { type ClusterCodec, fits, loggedFrames, storedState, type TargetStream } from './codecs.ts';
+
+import type { BookDepth } from '../../../protocol/messages.ts';
+import { toFrame } from '../../streams/frame.ts';
+import type { Stream } from '../../streams/stream.ts';
+import type { TargetStream } from '../codecs.ts';
+import type { AppliedPoll, NumberingContext, PollTimes, StreamNumbering } from '../stream-numbering.ts';
+import { type ClusterCodec, fits, loggedFrames, storedState } from './codecs.ts';
 import { numberPoll, type OwnEntry, type Produced } from './numbering.ts';
-import type { AppliedPoll, PollTimes, StreamNumbering } from './stream-numbering.ts';
+import type { StreamBatch } from './stream-batch.ts';
+import { parseJson, streamBatch } from './stream-batch.ts';
+import type { LoadedTarget, StreamLog } from './stream-log.ts';
 import { UnwrittenPolls } from './unwritten.ts';
 
-export interface ClusterStreamContext {
+export interface ClusterStreamContext extends NumberingContext {
   log: StreamLog;
   /** The CPU time (ms) numbering one poll took, for this relay's poll CPU share. */
   spent(ms: number): void;
-  registry: StreamRegistry;
-  publisher: StreamPublisher;
-  now: () => number;
-  /** Upstream no longer has the market (the holder said so). */
-  closeMarket(): void;
 }
 
 export class ClusterTarget<State, Delta> implements StreamNumbering<State> {

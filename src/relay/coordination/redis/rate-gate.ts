@@ -1,5 +1,5 @@
 /**
- * @module cluster/redis-rate-gate
+ * @module relay/coordination/redis/rate-gate
  * `--upstream-rps` for the whole cluster (docs/cluster.md "One budget"): every relay takes its
  * upstream rate tokens from one bucket in Redis, a few at a time so that most requests do not wait
  * for a round trip to Redis. Each relay reports what it spends and learns its share of the budget;
@@ -7,9 +7,9 @@
  * `--fail-open-rps-fraction` of the budget), so an outage does not multiply upstream load.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { LocalRateGate, type RateGate } from '../upstream/rate-gate.ts';
+import { LocalRateGate, type RateGate } from '../../../upstream/rate-gate.ts';
 import { BUCKET_KEY, budgetShare, LEASE_TOKENS, REPORT_SPENDING, SPENDING_KEY } from './budget-scripts.ts';
-import { openRedis, type RedisClient, type RedisTopology } from './redis-connection.ts';
+import { openRedis, type RedisClient, type RedisTopology } from './connection.ts';
 
 /** A leased token unused for this long goes back to nobody: a relay must not hoard the budget. */
 const LEASE_MS = 200;

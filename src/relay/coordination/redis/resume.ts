@@ -1,5 +1,5 @@
 /**
- * @module relay/cluster/resume
+ * @module relay/coordination/redis/resume
  * Resume on any relay (docs/cluster.md "Cluster-wide streams"): a client that comes from another
  * relay resumes from a position this relay's ring may not hold. The cluster's history of the
  * stream (its Redis Stream) is read before the client joins, and at the join the missed updates are
@@ -7,12 +7,11 @@
  * new on this relay starts from the cluster's state, so it continues the same epoch.
  */
 
-import type { LoadedTarget, StreamLog } from '../../cluster/stream-log.ts';
-import type { BookDepth, Channel, ResumePoint } from '../../protocol/messages.ts';
-import { bookTargetKey, priceTargetKey } from '../../util/keys.ts';
-import type { Frame } from '../streams/frame.ts';
-import type { ClusterReplay, ResumeHistory } from '../streams/registry.ts';
-import type { Stream } from '../streams/stream.ts';
+import type { BookDepth, Channel, ResumePoint } from '../../../protocol/messages.ts';
+import { bookTargetKey, priceTargetKey } from '../../../util/keys.ts';
+import type { Frame } from '../../streams/frame.ts';
+import { type HistoryReplay, NOTHING_FETCHED, type ResumeHistory } from '../../streams/registry.ts';
+import type { AnyStream, Stream, StreamSubscriber } from '../../streams/stream.ts';
 import {
   bookClusterCodec,
   type ClusterCodec,
@@ -21,9 +20,9 @@ import {
   priceClusterCodec,
   storedState,
 } from './codecs.ts';
+import type { LoadedTarget, StreamLog } from './stream-log.ts';
 
 export class ClusterResume implements ResumeHistory {
-  readonly channels: readonly Channel[] = ['book', 'price'];
   readonly #log: StreamLog;
   readonly #now: () => number;
 
@@ -32,11 +31,21 @@ export class ClusterResume implements ResumeHistory {
     this.#now = now;
   }
 
-  async fetch(
+  /** The cluster numbers the `book` and `price` streams; each relay numbers the others itself. */
+  fetch(
     channel: Channel,
     depth: BookDepth | undefined,
     points: readonly [market: string, from: ResumePoint][],
-  ): Promise<ClusterReplay> {
+  ): HistoryReplay | Promise<HistoryReplay> {
+    if (channel !== 'book' && channel !== 'price') return NOTHING_FETCHED;
+    return this.#fetch(channel, depth, points);
+  }
+
+  async #fetch(
+    channel: 'book' | 'price',
+    depth: BookDepth | undefined,
+    points: readonly [market: string, from: ResumePoint][],
+  ): Promise<HistoryReplay> {
     const codec = channel === 'book' ? bookClusterCodec : priceClusterCodec;
     const field = fieldOf<unknown, unknown>(codec, depth);
     const loaded = new Map<string, LoadedTarget>();
@@ -48,14 +57,33 @@ export class ClusterResume implements ResumeHistory {
       }),
     );
     return {
-      replay: (stream, from) => {
+      replay: (stream, subscriber, from) => {
         const target = loaded.get(stream.market);
         if (target === undefined) return undefined;
-        if (stream.channel === 'book') return this.#replay(bookClusterCodec, stream, from, target);
-        if (stream.channel === 'price') return this.#replay(priceClusterCodec, stream, from, target);
+        if (stream.channel === 'book')
+          return this.#setAside(subscriber, stream, () =>
+            this.#replay(bookClusterCodec, stream, from, target),
+          );
+        if (stream.channel === 'price')
+          return this.#setAside(subscriber, stream, () =>
+            this.#replay(priceClusterCodec, stream, from, target),
+          );
         return undefined;
       },
     };
+  }
+
+  /**
+   * A stream new here is restored from the history first, which sends a snapshot to the
+   * subscribers waiting for one; the joining subscriber gets its own first messages.
+   */
+  #setAside<T>(subscriber: StreamSubscriber, stream: Pick<AnyStream, 'subscribers'>, replay: () => T): T {
+    stream.subscribers.delete(subscriber);
+    try {
+      return replay();
+    } finally {
+      stream.subscribers.add(subscriber);
+    }
   }
 
   /** The updates after `from`, from the log then this relay's ring; undefined when they leave a gap. */

@@ -1,5 +1,5 @@
 /**
- * @module cluster/budget-scripts
+ * @module relay/coordination/redis/budget-scripts
  * The cluster's upstream budget in Redis: one token bucket for every relay (`--upstream-rps` for
  * the cluster as a whole) and the table of what each relay spent, from which each relay derives
  * its share. Atomic Lua scripts timed by Redis's own clock, so relays on machines whose clocks

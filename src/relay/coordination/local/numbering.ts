@@ -1,31 +1,28 @@
 /**
- * @module relay/cluster/local-numbering
- * A relay alone numbers the streams of a poll target itself (relay/cluster/stream-numbering.ts):
+ * @module relay/coordination/local/numbering
+ * A relay alone numbers the streams of a poll target itself (relay/coordination/stream-numbering.ts):
  * each poll goes straight to this relay's streams through the publisher, which diffs it against the
  * state each stream holds. Nothing is encoded or written for a cluster, and nobody else is asked
  * whether the target's streams may end.
  */
-import type { StreamPublisher } from '../streams/publisher.ts';
-import type { StreamRegistry } from '../streams/registry.ts';
-import type { ClusterCodec } from './codecs.ts';
-import type { AppliedPoll, PollTimes, StreamNumbering } from './stream-numbering.ts';
-
-export interface LocalNumberingContext {
-  registry: StreamRegistry;
-  publisher: StreamPublisher;
-}
+import type { NumberedCodec } from '../codecs.ts';
+import type { AppliedPoll, NumberingContext, PollTimes, StreamNumbering } from '../stream-numbering.ts';
 
 export class LocalNumbering<State, Delta> implements StreamNumbering<State> {
   readonly keepsWholeState = false;
   readonly #market: string;
-  readonly #codec: ClusterCodec<State, Delta>;
-  readonly #context: LocalNumberingContext;
+  readonly #codec: NumberedCodec<State, Delta>;
+  readonly #context: Pick<NumberingContext, 'registry' | 'publisher'>;
   /** When the request behind the newest poll numbered was asked. */
   #askedAt = Number.NEGATIVE_INFINITY;
   /** The state last served: the same object again is the same state, which is only confirmed. */
   #last: State | undefined;
 
-  constructor(market: string, codec: ClusterCodec<State, Delta>, context: LocalNumberingContext) {
+  constructor(
+    market: string,
+    codec: NumberedCodec<State, Delta>,
+    context: Pick<NumberingContext, 'registry' | 'publisher'>,
+  ) {
     this.#market = market;
     this.#codec = codec;
     this.#context = context;
