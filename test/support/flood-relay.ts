@@ -73,10 +73,12 @@ export interface FloodRelay {
   /** Close codes the relay sent since the current flood began. */
   readonly closedWith: readonly number[];
   /**
-   * Floods the relay for ATTACK_MS from `connections` connections, then checks the well-behaved
-   * client: every stream `live`, no violation, its largest gap within twice its baseline.
+   * Floods the relay for ATTACK_MS from `connections` connections, and on until `until` holds
+   * when given (a flooder slowed by a busy machine takes longer to reach a limit), then checks the
+   * well-behaved client: every stream `live`, no violation, its largest gap within twice its
+   * baseline.
    */
-  underFlood(connections: number, reading: boolean): Promise<AttackReport>;
+  underFlood(connections: number, reading: boolean, until?: () => boolean): Promise<FloodReport>;
 }
 
 /** Starts the relay, the flooder and the well-behaved client before the file's tests; stops them after. */
@@ -124,15 +126,18 @@ export function useFloodRelay(): FloodRelay {
 
   return {
     closedWith,
-    async underFlood(connections, reading) {
+    async underFlood(connections, reading, until) {
       closedWith.length = 0;
       watch.restart();
       await flooder.request('start', {
         url: harness.relay.url,
         spec: { kind: 'flood', connections, reading },
       });
+      const startedAt = performance.now();
       await new Promise((resolve) => setTimeout(resolve, ATTACK_MS));
+      if (until !== undefined) await waitFor('the flood to reach its limit', () => until());
       const report = await flooder.request<AttackReport>('stop');
+      const durationMs = performance.now() - startedAt;
       const gap = watch.largestGapMs();
       expect(
         gap,
@@ -141,14 +146,19 @@ export function useFloodRelay(): FloodRelay {
       expect(watch.staleReports).toBe(0);
       expect(observer.violations).toEqual([]);
       expect(observer.closeCode).toBeUndefined();
-      return report;
+      return { ...report, durationMs };
     },
   };
 }
 
+/** What a flood did, and how long it lasted. */
+export interface FloodReport extends AttackReport {
+  durationMs: number;
+}
+
 /** Answers a flood may get: the burst, the rate and one refusal per second of each connection. */
-export function mostReplies(report: AttackReport): number {
-  const seconds = ATTACK_MS / 1000 + 1;
+export function mostReplies(report: FloodReport): number {
+  const seconds = report.durationMs / 1000 + 1;
   const { requestBurst, requestsPerSecond } = CONNECTION_LIMITS;
   return report.connections * (requestBurst + seconds * (requestsPerSecond + 1));
 }
