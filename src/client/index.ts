@@ -100,9 +100,6 @@ export type {
   MarketsUpdateMessage,
   MarketUpdateData,
   MarketUpdateMessage,
-  OracleData,
-  OracleSnapshotMessage,
-  OracleUpdateMessage,
   OrderEntry,
   OrderSide,
   OrdersData,
@@ -140,7 +137,7 @@ export {
 export type { ConnectionStatus } from './connection/relay-connection.ts';
 export type { RelayUrls, WebSocketConstructor, WebSocketLike } from './connection/socket.ts';
 export { type ClientErrorCode, RelayClientError } from './events/client-error.ts';
-export type { ClientEvents, ClientOptions, RelayClient } from './relay-client.ts';
+export type * from './relay-client.ts';
 export type {
   CandlesEvents,
   CandlesState,
@@ -152,7 +149,6 @@ export type {
   MarketEvents,
   MarketSubscription,
   MarketsSubscription,
-  OracleSubscription,
   OrdersSubscription,
   PriceSubscription,
   ProbabilitiesSubscription,

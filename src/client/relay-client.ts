@@ -7,6 +7,7 @@
  * answers to requests.
  */
 
+import type { DefinedChannel } from '../channels/registry.ts';
 import { type CandleInterval, type CandleSource, candlesStreamId } from '../protocol/candle-streams.ts';
 import {
   type CatalogueFilter,
@@ -17,6 +18,8 @@ import {
 import {
   type BookDepth,
   type Channel,
+  type ChannelSnapshotMessage,
+  type ChannelUpdateMessage,
   type MarketListRecord,
   PROBABILITIES_STREAM,
 } from '../protocol/messages.ts';
@@ -33,9 +36,9 @@ import { CandlesSubscription } from './subscriptions/candles-subscription.ts';
 import {
   type AnyStreamSubscription,
   BookSubscription,
+  DefinedSubscription,
   MarketSubscription,
   MarketsSubscription,
-  OracleSubscription,
   OrdersSubscription,
   PriceSubscription,
   ProbabilitiesSubscription,
@@ -58,6 +61,13 @@ import {
   type WildcardSubscription,
   wildcardStream,
 } from './subscriptions/wildcard-subscription.ts';
+
+// The SDK's name for each channel's stream, data and messages (the channels with a folder of
+// their own share one implementation, DefinedSubscription).
+export type { OracleData } from '../channels/registry.ts';
+export type OracleSubscription = DefinedSubscription<'oracle'>;
+export type OracleSnapshotMessage = ChannelSnapshotMessage<'oracle'>;
+export type OracleUpdateMessage = ChannelUpdateMessage<'oracle'>;
 
 export interface ClientOptions {
   /** API key for a relay started with API keys (protocol.md "Transport"). */
@@ -227,7 +237,7 @@ export class RelayClient extends Emitter<ClientEvents> {
 
   /** An oracle feed's latest price (`feedId` as a market's `oracle_feed_id`: `0x` + hex). */
   subscribeOracle(feedId: string): OracleSubscription {
-    return this.#plain('oracle', feedId, OracleSubscription);
+    return this.#defined('oracle', feedId);
   }
 
   /** A market's orders by id per side, from the same polls as its book. */
@@ -313,6 +323,17 @@ export class RelayClient extends Emitter<ClientEvents> {
     Kind: new (host: StreamHost, id: string) => S,
   ): S {
     return this.#subscribe(channel, id, undefined, Kind, (host, checked) => new Kind(host, checked));
+  }
+
+  /** A stream of a channel with a folder of its own (src/channels/registry.ts). */
+  #defined<C extends DefinedChannel>(channel: C, id: string): DefinedSubscription<C> {
+    return this.#subscribe(
+      channel,
+      id,
+      undefined,
+      DefinedSubscription<C>,
+      (host, checked) => new DefinedSubscription(host, checked, channel),
+    );
   }
 
   #add<S extends AnyStreamSubscription>(stream: S): S {

@@ -82,15 +82,6 @@ export type PatchOperation =
   | { op: 'move'; from: string; path: string };
 export type RestUpdateData = PatchOperation[];
 
-/** `oracle`: one feed's latest parsed price; snapshot and update both carry the whole record. */
-export interface OracleData {
-  feed_id: string;
-  price: number;
-  raw_price: string;
-  expo: number;
-  publish_time: number;
-}
-
 /**
  * `candles`: one interval of a market's probability or trade prices (docs/protocol.md "`candles`
  * data"). `start` is the interval's start (ISO 8601 UTC with ms); `final` once the interval has

@@ -11,7 +11,6 @@ import type {
   MarketsData,
   MarketsUpdateData,
   MarketUpdateData,
-  OracleData,
   ProbabilitiesData,
   ProbabilitiesUpdateData,
   TradesData,
@@ -38,11 +37,6 @@ export function applyProbabilitiesUpdate(
 /** Changed records replace the old ones whole; a market sent as `null` left the catalogue. */
 export function applyMarketsUpdate(state: MarketsData, update: MarketsUpdateData): MarketsData {
   return applyRecordUpdate(state, update);
-}
-
-/** An `oracle` update carries the whole record. */
-export function applyOracleUpdate(_state: OracleData, update: OracleData): OracleData {
-  return update;
 }
 
 /**

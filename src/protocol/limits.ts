@@ -13,9 +13,6 @@ export function isMarketId(value: string): boolean {
   return MARKET_ID_PATTERN.test(value);
 }
 
-/** Oracle feed ids (the `oracle` channel's stream ids): `0x` and hex digits, either case. */
-export const FEED_ID_PATTERN = /^0x[0-9a-fA-F]{1,128}$/;
-
 /** Longest stream id a request may carry (a `0x` feed id of 128 hex digits). */
 export const MAX_STREAM_ID_LENGTH = 130;
 

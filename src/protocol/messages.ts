@@ -13,6 +13,7 @@ export {
   streamIdKinds,
 } from './channels.ts';
 
+import type { DefinedChannel, DefinedChannelData } from '../channels/registry.ts';
 import type { Channel } from './channels.ts';
 
 /** Book depths (protocol.md "`book` data"): 10, 50, or null for the full book. */
@@ -52,6 +53,7 @@ export type ClientRequest = SubscribeRequest | UnsubscribeRequest | PingRequest;
 // ---------------------------------------------------------------------------------------------
 // Relay -> client
 
+export type * from '../channels/registry.ts';
 export * from './channel-data.ts';
 
 import type {
@@ -61,7 +63,6 @@ import type {
   MarketsData,
   MarketsUpdateData,
   MarketUpdateData,
-  OracleData,
   OrdersData,
   OrdersUpdateData,
   PriceData,
@@ -109,14 +110,16 @@ export interface BookUpdateMessage extends StreamFields {
 export type PriceSnapshotMessage = ChannelSnapshotMessage<'price'>;
 export type PriceUpdateMessage = ChannelUpdateMessage<'price'>;
 
-/** Each channel's `data`: of a `snapshot` (the whole state) and of an `update` (the change). */
-export interface ChannelData {
+/**
+ * Each channel's `data`: of a `snapshot` (the whole state) and of an `update` (the change); a
+ * channel with a folder of its own declares it there (src/channels/registry.ts).
+ */
+export interface ChannelData extends DefinedChannelData {
   book: { snapshot: BookData; update: BookData };
   price: { snapshot: PriceData; update: PriceUpdateData };
   trades: { snapshot: TradesData; update: TradesData };
   market: { snapshot: MarketData; update: MarketUpdateData };
   probabilities: { snapshot: ProbabilitiesData; update: ProbabilitiesUpdateData };
-  oracle: { snapshot: OracleData; update: OracleData };
   orders: { snapshot: OrdersData; update: OrdersUpdateData };
   markets: { snapshot: MarketsData; update: MarketsUpdateData };
   rest: { snapshot: RestData; update: RestUpdateData };
@@ -142,8 +145,10 @@ export type MarketSnapshotMessage = ChannelSnapshotMessage<'market'>;
 export type MarketUpdateMessage = ChannelUpdateMessage<'market'>;
 export type ProbabilitiesSnapshotMessage = ChannelSnapshotMessage<'probabilities'>;
 export type ProbabilitiesUpdateMessage = ChannelUpdateMessage<'probabilities'>;
-export type OracleSnapshotMessage = ChannelSnapshotMessage<'oracle'>;
-export type OracleUpdateMessage = ChannelUpdateMessage<'oracle'>;
+/** The messages of the channels with a folder of their own (src/channels/registry.ts). */
+type DefinedChannelMessage = {
+  [C in DefinedChannel]: ChannelSnapshotMessage<C> | ChannelUpdateMessage<C>;
+}[DefinedChannel];
 export type OrdersSnapshotMessage = ChannelSnapshotMessage<'orders'>;
 export type OrdersUpdateMessage = ChannelUpdateMessage<'orders'>;
 export type MarketsSnapshotMessage = ChannelSnapshotMessage<'markets'>;
@@ -172,8 +177,7 @@ export type StreamMessage =
   | MarketUpdateMessage
   | ProbabilitiesSnapshotMessage
   | ProbabilitiesUpdateMessage
-  | OracleSnapshotMessage
-  | OracleUpdateMessage
+  | DefinedChannelMessage
   | OrdersSnapshotMessage
   | OrdersUpdateMessage
   | MarketsSnapshotMessage

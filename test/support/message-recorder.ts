@@ -6,12 +6,12 @@
  */
 
 import jsonPatch, { type Operation } from 'fast-json-patch';
+import { applyOracleUpdate } from '../../src/channels/oracle/oracle.ts';
 import { applyBookUpdate, type BookState, bookChecksum } from '../../src/protocol/book.ts';
 import { applyCandlesUpdate, candlesChecksum } from '../../src/protocol/candles.ts';
 import {
   applyMarketsUpdate,
   applyMarketUpdate,
-  applyOracleUpdate,
   applyProbabilitiesUpdate,
   applyTradesUpdate,
 } from '../../src/protocol/channel-state.ts';

@@ -4,11 +4,11 @@
  * update make it (with the shared pure cores of src/protocol), and the events a channel adds
  * (docs/client.md "API"). Sequencing, resync and status are the base class's (./stream-subscription.ts).
  */
+import { channelDefinitions, type DefinedChannel } from '../../channels/registry.ts';
 import { applyBookUpdate, type BookState, bookChecksum } from '../../protocol/book.ts';
 import {
   applyMarketsUpdate,
   applyMarketUpdate,
-  applyOracleUpdate,
   applyProbabilitiesUpdate,
   applyTradesUpdate,
 } from '../../protocol/channel-state.ts';
@@ -18,6 +18,9 @@ import type {
   BookDepth,
   BookSnapshotMessage,
   BookUpdateMessage,
+  ChannelData,
+  ChannelSnapshotMessage,
+  ChannelUpdateMessage,
   MarketData,
   MarketListRecord,
   MarketSnapshotMessage,
@@ -25,9 +28,6 @@ import type {
   MarketsSnapshotMessage,
   MarketsUpdateMessage,
   MarketUpdateMessage,
-  OracleData,
-  OracleSnapshotMessage,
-  OracleUpdateMessage,
   OrdersSnapshotMessage,
   OrdersUpdateMessage,
   PriceData,
@@ -53,7 +53,7 @@ export type AnyStreamSubscription =
   | TradesSubscription
   | MarketSubscription
   | ProbabilitiesSubscription
-  | OracleSubscription
+  | AnyDefinedSubscription
   | OrdersSubscription
   | MarketsSubscription
   | RestSubscription
@@ -203,23 +203,36 @@ export class ProbabilitiesSubscription extends StreamSubscription<
   }
 }
 
-/** An `oracle` stream (`market` is the feed id): the feed's latest price record. */
-export class OracleSubscription extends StreamSubscription<
-  OracleData,
-  OracleSnapshotMessage,
-  OracleUpdateMessage
+/**
+ * A stream of a channel with a folder of its own (src/channels/registry.ts): its state is the
+ * snapshot's data, each update applied as the channel's definition says.
+ */
+export class DefinedSubscription<C extends DefinedChannel> extends StreamSubscription<
+  ChannelData[C]['snapshot'],
+  ChannelSnapshotMessage<C>,
+  ChannelUpdateMessage<C>
 > {
-  readonly channel = 'oracle';
+  readonly channel: C;
   readonly depth = undefined;
 
-  protected stateOf(snapshot: OracleSnapshotMessage): OracleData {
+  constructor(host: StreamHost, market: string, channel: C) {
+    super(host, market);
+    this.channel = channel;
+  }
+
+  protected stateOf(snapshot: ChannelSnapshotMessage<C>): ChannelData[C]['snapshot'] {
     return snapshot.data;
   }
 
-  protected apply(state: OracleData, update: OracleUpdateMessage): OracleData {
-    return applyOracleUpdate(state, update.data);
+  protected apply(
+    state: ChannelData[C]['snapshot'],
+    update: ChannelUpdateMessage<C>,
+  ): ChannelData[C]['snapshot'] {
+    return channelDefinitions[this.channel].apply(state, update.data);
   }
 }
+
+type AnyDefinedSubscription = { [C in DefinedChannel]: DefinedSubscription<C> }[DefinedChannel];
 
 /** An `orders` stream: each side's orders by id, as upstream's whole entries. */
 export class OrdersSubscription extends StreamSubscription<

@@ -12,7 +12,6 @@ import type {
   MarketsData,
   MarketsUpdateData,
   MarketUpdateData,
-  OracleData,
   OrderEntry,
   OrderSide,
   OrdersData,
@@ -46,11 +45,6 @@ export function diffProbabilities(
   next: ProbabilitiesData,
 ): ProbabilitiesUpdateData | null {
   return diffRecord(prev, next, sameProbability);
-}
-
-/** The whole new record, only when its publish time advanced (an older or equal one says nothing). */
-export function diffOracle(prev: OracleData, next: OracleData): OracleData | null {
-  return next.publish_time > prev.publish_time ? next : null;
 }
 
 /** Orders new or changed (whole, with their side) and ids gone, compared by id. */

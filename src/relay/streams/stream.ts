@@ -5,13 +5,13 @@
  * once here and the same bytes go to every subscriber (the fan-out costs one write per client).
  */
 import { randomBytes } from 'node:crypto';
-import {
-  type BookDepth,
-  type Channel,
-  type ErrorMessage,
-  type ServerMessage,
-  type StreamState,
-  streamIdKinds,
+import { streamIdNoun } from '../../protocol/channels.ts';
+import type {
+  BookDepth,
+  Channel,
+  ErrorMessage,
+  ServerMessage,
+  StreamState,
 } from '../../protocol/messages.ts';
 import { streamKey } from '../../util/keys.ts';
 import { type ChannelDelta, type ChannelState, type StreamCodec, sendWhole } from '../channels/codecs.ts';
@@ -420,16 +420,14 @@ export function publish<S, D>(
 }
 
 /**
- * What a subscriber to a market (or oracle feed) upstream does not have is told (protocol.md
- * "Error codes").
+ * What a subscriber to a stream id upstream does not have (a market, a feed, a path) is told
+ * (protocol.md "Error codes").
  */
 export function unknownMarketError(channel: Channel, market: string): ErrorMessage {
-  const kind = streamIdKinds[channel];
-  const what = kind === 'feed' ? 'oracle feed' : kind === 'path' ? 'path' : 'market';
   return {
     type: 'error',
     code: 'unknown_market',
-    message: `${what} ${market} does not exist upstream`,
+    message: `${streamIdNoun(channel)} ${market} does not exist upstream`,
     channel,
     market,
   };

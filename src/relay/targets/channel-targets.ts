@@ -1,21 +1,19 @@
 /**
  * @module relay/targets/channel-targets
- * The poll targets of the `market`, `probabilities` and `oracle` channels: one upstream request per
+ * The poll targets of the `market` and `probabilities` channels: one upstream request per
  * poll each (relay/targets/stream-target.ts), scheduled with every other target within `--upstream-rps`.
  * - `market`: a market's detail record; once its status is not ACTIVE (expired, resolved) the
  *   update that says so is its last message and the stream is `closed`.
  * - `probabilities`: every market's entry in one request, the one stream `all`, however many
  *   subscribe.
- * - `oracle`: one feed's latest price; `ts` is its publish time.
+ * The channels with a folder of their own are polled by relay/targets/defined-target.ts.
  */
-import type { MarketData, OracleData, ProbabilitiesData } from '../../protocol/messages.ts';
+import type { MarketData, ProbabilitiesData } from '../../protocol/messages.ts';
 import {
   type MarketResponse,
   marketResponse,
   type ProbabilitiesResponse,
   probabilitiesResponse,
-  type TokenPriceResponse,
-  tokenPriceResponse,
 } from '../../upstream/schemas.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { PollOutcome } from './outcomes.ts';
@@ -80,26 +78,5 @@ export class ProbabilitiesTarget extends StreamTarget<'probabilities', Probabili
   /** Entries carry their own times; the map as a whole has none. */
   protected tsOf(): undefined {
     return undefined;
-  }
-}
-
-export class OracleTarget extends StreamTarget<'oracle', TokenPriceResponse> {
-  protected readonly schema = tokenPriceResponse;
-
-  constructor(feed: string, timing: TargetTiming, context: PollContext) {
-    super('oracle', feed, timing, context);
-  }
-
-  protected ask(): Promise<TokenPriceResponse> {
-    return this.source.tokenPrice(this.streamId);
-  }
-
-  protected stateOf({ feed_id, price, raw_price, expo, publish_time }: TokenPriceResponse): OracleData {
-    return { feed_id, price, raw_price, expo, publish_time };
-  }
-
-  protected tsOf(response: TokenPriceResponse): string | undefined {
-    const time = new Date(response.publish_time * 1000);
-    return Number.isNaN(time.getTime()) ? undefined : time.toISOString();
   }
 }

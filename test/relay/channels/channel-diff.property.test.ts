@@ -1,9 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { applyOracleUpdate } from '../../../src/channels/oracle/oracle.ts';
+import { diffOracle } from '../../../src/channels/oracle/relay.ts';
 import {
   applyMarketsUpdate,
   applyMarketUpdate,
-  applyOracleUpdate,
   applyProbabilitiesUpdate,
   applyTradesUpdate,
 } from '../../../src/protocol/channel-state.ts';
@@ -19,7 +20,6 @@ import type {
 import {
   diffMarket,
   diffMarkets,
-  diffOracle,
   diffOrders,
   diffProbabilities,
   diffTrades,
