@@ -39,7 +39,3 @@ export interface ChannelDefinition<Snapshot, Update> {
   /** What of a message's `data` is not as docs/protocol.md gives it; undefined when it is readable. */
   dataProblem(message: WireData, snapshot: boolean): string | undefined;
 }
-
-/** The `snapshot` and `update` data of a definition. */
-export type DataOf<D> =
-  D extends ChannelDefinition<infer Snapshot, infer Update> ? { snapshot: Snapshot; update: Update } : never;

@@ -6,10 +6,20 @@
  * ./relay-registry.ts. Adding a channel: its folder, a line here and one in ./relay-registry.ts (and,
  * for the SDK's `subscribe…` method, one in client/relay-client.ts).
  */
-import type { DataOf } from './definition.ts';
-import { oracle } from './oracle/oracle.ts';
+import type { ChannelDefinition } from './definition.ts';
+import { type OracleData, oracle } from './oracle/oracle.ts';
+import {
+  type ProbabilitiesData,
+  type ProbabilitiesUpdateData,
+  probabilities,
+} from './probabilities/probabilities.ts';
 
 export type { OracleData } from './oracle/oracle.ts';
+export type {
+  ProbabilitiesData,
+  ProbabilitiesUpdateData,
+  ProbabilityEntry,
+} from './probabilities/probabilities.ts';
 
 /** Every channel, in the order docs/protocol.md gives them. */
 export const channelNames = [
@@ -25,13 +35,21 @@ export const channelNames = [
   'candles',
 ] as const;
 
+/** Each channel defined in a folder of its own: its `snapshot` and `update` data. */
+export interface DefinedChannelData {
+  probabilities: { snapshot: ProbabilitiesData; update: ProbabilitiesUpdateData };
+  oracle: { snapshot: OracleData; update: OracleData };
+}
+
+export type DefinedChannel = keyof DefinedChannelData;
+
 /** The channels defined in a folder of their own, by name. */
-export const channelDefinitions = { oracle } as const;
-
-export type DefinedChannel = keyof typeof channelDefinitions;
-
-/** Each defined channel's `snapshot` and `update` data. */
-export type DefinedChannelData = { [C in DefinedChannel]: DataOf<(typeof channelDefinitions)[C]> };
+export const channelDefinitions: {
+  readonly [C in DefinedChannel]: ChannelDefinition<
+    DefinedChannelData[C]['snapshot'],
+    DefinedChannelData[C]['update']
+  >;
+} = { probabilities, oracle };
 
 export function isDefinedChannel(channel: string): channel is DefinedChannel {
   return Object.hasOwn(channelDefinitions, channel);

@@ -34,6 +34,8 @@ export interface PolledPerStream<Upstream, Response, State> {
   stateOf(response: Response): State;
   /** Upstream's time of the response's data, ISO 8601 with ms; undefined: the receive time. */
   tsOf(response: Response): string | undefined;
+  /** Whether the response is also the books' change-hint map (relay/targets/change-hints.ts). */
+  readonly hintMap?: true;
 }
 
 /** The server part of a channel whose state is `State` and whose update carries `Delta`. */

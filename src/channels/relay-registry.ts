@@ -5,11 +5,12 @@
  * relay/targets/stream-targets.ts). Node code: the SDK reads ./registry.ts instead.
  */
 import { type OracleUpstream, oracleRelay } from './oracle/relay.ts';
+import { type ProbabilitiesUpstream, probabilitiesRelay } from './probabilities/relay.ts';
 import type { DefinedChannel, DefinedChannelData } from './registry.ts';
 import type { RelayChannel } from './relay-definition.ts';
 
 /** Every upstream call the defined channels poll with (the relay's poll source makes them all). */
-export type ChannelUpstream = OracleUpstream;
+export type ChannelUpstream = OracleUpstream & ProbabilitiesUpstream;
 
 export const relayChannels: {
   readonly [C in DefinedChannel]: RelayChannel<
@@ -17,4 +18,4 @@ export const relayChannels: {
     DefinedChannelData[C]['snapshot'],
     DefinedChannelData[C]['update']
   >;
-} = { oracle: oracleRelay };
+} = { probabilities: probabilitiesRelay, oracle: oracleRelay };

@@ -7,6 +7,7 @@
  * answers to requests.
  */
 
+import { PROBABILITIES_STREAM } from '../channels/probabilities/probabilities.ts';
 import type { DefinedChannel } from '../channels/registry.ts';
 import { type CandleInterval, type CandleSource, candlesStreamId } from '../protocol/candle-streams.ts';
 import {
@@ -15,13 +16,12 @@ import {
   catalogueStreamId,
   type WildcardChannel,
 } from '../protocol/channels.ts';
-import {
-  type BookDepth,
-  type Channel,
-  type ChannelSnapshotMessage,
-  type ChannelUpdateMessage,
-  type MarketListRecord,
-  PROBABILITIES_STREAM,
+import type {
+  BookDepth,
+  Channel,
+  ChannelSnapshotMessage,
+  ChannelUpdateMessage,
+  MarketListRecord,
 } from '../protocol/messages.ts';
 import { type BackoffOptions, defaultBackoff, type RandomSource } from './connection/backoff.ts';
 import { closeMeaning } from './connection/close-meaning.ts';
@@ -41,7 +41,6 @@ import {
   MarketsSubscription,
   OrdersSubscription,
   PriceSubscription,
-  ProbabilitiesSubscription,
   TradesSubscription,
 } from './subscriptions/channel-subscriptions.ts';
 import { firstState } from './subscriptions/first-state.ts';
@@ -64,10 +63,18 @@ import {
 
 // The SDK's name for each channel's stream, data and messages (the channels with a folder of
 // their own share one implementation, DefinedSubscription).
-export type { OracleData } from '../channels/registry.ts';
+export type {
+  OracleData,
+  ProbabilitiesData,
+  ProbabilitiesUpdateData,
+  ProbabilityEntry,
+} from '../channels/registry.ts';
 export type OracleSubscription = DefinedSubscription<'oracle'>;
 export type OracleSnapshotMessage = ChannelSnapshotMessage<'oracle'>;
 export type OracleUpdateMessage = ChannelUpdateMessage<'oracle'>;
+export type ProbabilitiesSubscription = DefinedSubscription<'probabilities'>;
+export type ProbabilitiesSnapshotMessage = ChannelSnapshotMessage<'probabilities'>;
+export type ProbabilitiesUpdateMessage = ChannelUpdateMessage<'probabilities'>;
 
 export interface ClientOptions {
   /** API key for a relay started with API keys (protocol.md "Transport"). */
@@ -232,7 +239,7 @@ export class RelayClient extends Emitter<ClientEvents> {
 
   /** Every market's probability entry in one map (the channel's one stream, `all`). */
   subscribeProbabilities(): ProbabilitiesSubscription {
-    return this.#plain('probabilities', PROBABILITIES_STREAM, ProbabilitiesSubscription);
+    return this.#defined('probabilities', PROBABILITIES_STREAM);
   }
 
   /** An oracle feed's latest price (`feedId` as a market's `oracle_feed_id`: `0x` + hex). */
@@ -327,13 +334,18 @@ export class RelayClient extends Emitter<ClientEvents> {
 
   /** A stream of a channel with a folder of its own (src/channels/registry.ts). */
   #defined<C extends DefinedChannel>(channel: C, id: string): DefinedSubscription<C> {
-    return this.#subscribe(
+    // For each channel C, DefinedSubscription<C> is one member of AnyStreamSubscription; TypeScript
+    // does not see that of a C not yet known, hence the casts.
+    const stream = this.#subscribe(
       channel,
       id,
       undefined,
-      DefinedSubscription<C>,
-      (host, checked) => new DefinedSubscription(host, checked, channel),
+      DefinedSubscription as abstract new (
+        ...args: never[]
+      ) => AnyStreamSubscription,
+      (host, checked) => new DefinedSubscription(host, checked, channel) as unknown as AnyStreamSubscription,
     );
+    return stream as unknown as DefinedSubscription<C>;
   }
 
   #add<S extends AnyStreamSubscription>(stream: S): S {

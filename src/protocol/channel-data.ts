@@ -3,8 +3,11 @@
  * What each channel's streams carry in `data` (docs/protocol.md, a section per channel; the fields in
  * docs/asyncapi.yaml): the state a snapshot holds and the change an update carries, with every
  * upstream field in upstream's own type. ./messages.ts wraps them in the stream messages and
- * re-exports them, so importers name one module.
+ * re-exports them, so importers name one module. A channel with a folder of its own declares its
+ * data there (src/channels/registry.ts).
  */
+import type { JsonValue } from '../channels/records.ts';
+
 /** A price level on the wire: [price, size], both exact decimal strings. */
 export type Level = [price: string, size: string];
 
@@ -43,24 +46,11 @@ export interface TradesData {
 }
 
 /** A JSON value as upstream sent it (the `market` record's fields keep their upstream types). */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type { JsonValue };
 /** `market` snapshot: upstream's market detail record as received. */
 export type MarketData = Record<string, JsonValue>;
 /** `market` update: the fields that changed, with their new values; `null` for a field that went away. */
 export type MarketUpdateData = Record<string, JsonValue>;
-
-/** `probabilities`: upstream's probability entry for one market (numbers, as upstream sends them). */
-export interface ProbabilityEntry {
-  midpoint: number;
-  best_bid: number;
-  best_ask: number;
-  last_trade_price: number;
-  timestamp: string;
-}
-/** Snapshot: every market's entry, keyed by market UUID. */
-export type ProbabilitiesData = Record<string, ProbabilityEntry>;
-/** Update: the entries that changed (whole entry) and, as `null`, the markets that left the map. */
-export type ProbabilitiesUpdateData = Record<string, ProbabilityEntry | null>;
 
 /** `markets`: upstream's list-form market record as received, each field with upstream's type. */
 export type MarketListRecord = Record<string, JsonValue>;

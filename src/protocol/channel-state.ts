@@ -5,16 +5,9 @@
  * the SDK keeps its users' state with these, and the tests rebuild what a client sees with them.
  * `orders` is applied by id (./order-map.ts).
  */
+import { applyRecordUpdate } from '../channels/records.ts';
 import { TRADES_SNAPSHOT_SIZE } from './channels.ts';
-import type {
-  MarketData,
-  MarketsData,
-  MarketsUpdateData,
-  MarketUpdateData,
-  ProbabilitiesData,
-  ProbabilitiesUpdateData,
-  TradesData,
-} from './messages.ts';
+import type { MarketData, MarketsData, MarketsUpdateData, MarketUpdateData, TradesData } from './messages.ts';
 
 /** The new entries after the known ones, the most recent {@link TRADES_SNAPSHOT_SIZE} kept. */
 export function applyTradesUpdate(state: TradesData, update: TradesData): TradesData {
@@ -26,28 +19,7 @@ export function applyMarketUpdate(state: MarketData, update: MarketUpdateData): 
   return applyRecordUpdate(state, update);
 }
 
-/** Changed entries replace the old ones whole; a market sent as `null` left the map. */
-export function applyProbabilitiesUpdate(
-  state: ProbabilitiesData,
-  update: ProbabilitiesUpdateData,
-): ProbabilitiesData {
-  return applyRecordUpdate(state, update);
-}
-
 /** Changed records replace the old ones whole; a market sent as `null` left the catalogue. */
 export function applyMarketsUpdate(state: MarketsData, update: MarketsUpdateData): MarketsData {
   return applyRecordUpdate(state, update);
-}
-
-/**
- * Built through a Map and `Object.fromEntries` so that a key such as `__proto__` from the wire stays
- * an ordinary key (assigning it on an object would set the prototype instead).
- */
-function applyRecordUpdate<V>(state: Record<string, V>, update: Record<string, V | null>): Record<string, V> {
-  const next = new Map<string, V>(Object.entries(state));
-  for (const [key, value] of Object.entries(update)) {
-    if (value === null) next.delete(key);
-    else next.set(key, value);
-  }
-  return Object.fromEntries(next);
 }

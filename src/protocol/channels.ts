@@ -41,9 +41,6 @@ export function isWildcard(ids: readonly string[]): boolean {
 /** `trades`: a snapshot carries this many of the most recent entries (and a client keeps as many). */
 export const TRADES_SNAPSHOT_SIZE = 50;
 
-/** The `probabilities` channel's one stream: every market's entry in one map. */
-export const PROBABILITIES_STREAM = 'all';
-
 /**
  * The `markets` channel's streams are upstream's catalogue filters: a status as its `statusFilter`
  * names them (`all` for every market), optionally with `:` and a token id (its `tokenId`):
@@ -81,7 +78,6 @@ export const streamIdKinds: Readonly<Record<Channel, StreamIdKind>> = {
   price: 'market',
   trades: 'market',
   market: 'market',
-  probabilities: 'all',
   orders: 'market',
   markets: 'catalogue',
   rest: 'path',
@@ -97,9 +93,8 @@ export function streamIdField(channel: string): 'path' | 'market' {
 }
 
 /** What a stream id of each kind must look like, worded for a `bad_request` message. */
-const expectedIds: Readonly<Record<Exclude<StreamIdKind, 'path' | 'feed'>, string>> = {
+const expectedIds: Readonly<Record<Exclude<StreamIdKind, 'path' | 'feed' | 'all'>, string>> = {
   market: 'not a UUID',
-  all: `the probabilities channel has one stream: "${PROBABILITIES_STREAM}"`,
   catalogue: `the markets channel's streams are ${catalogueStatuses.map((id) => `"${id}"`).join(', ')}, each optionally with ":" and a token id`,
   candles: `not a candles stream: a market UUID, ":", an interval (${candleIntervals.join(', ')}), ":" and a source (${candleSources.join(', ')})`,
 };
@@ -143,9 +138,10 @@ export function canonicalStreamId(
       : { ok: true, id: catalogueStreamId(filter) };
   }
   // A kind the protocol has no grammar for is spelled by its channel's definition, above.
-  if (kind === 'feed') return { ok: false, message: 'not a stream id' };
-  const valid = kind === 'market' ? MARKET_ID_PATTERN.test(id) : id === PROBABILITIES_STREAM;
-  return valid ? { ok: true, id: id.toLowerCase() } : { ok: false, message: expectedIds[kind] };
+  if (kind === 'feed' || kind === 'all') return { ok: false, message: 'not a stream id' };
+  return MARKET_ID_PATTERN.test(id)
+    ? { ok: true, id: id.toLowerCase() }
+    : { ok: false, message: expectedIds[kind] };
 }
 
 /** What a channel's stream id names upstream, in "... does not exist upstream": `market` unless said. */

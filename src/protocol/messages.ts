@@ -6,12 +6,7 @@
  * validates client frames against the request types declared here).
  */
 
-export {
-  type Channel,
-  channels,
-  PROBABILITIES_STREAM,
-  streamIdKinds,
-} from './channels.ts';
+export { type Channel, channels, streamIdKinds } from './channels.ts';
 
 import type { DefinedChannel, DefinedChannelData } from '../channels/registry.ts';
 import type { Channel } from './channels.ts';
@@ -67,8 +62,6 @@ import type {
   OrdersUpdateData,
   PriceData,
   PriceUpdateData,
-  ProbabilitiesData,
-  ProbabilitiesUpdateData,
   RestData,
   RestUpdateData,
   TradesData,
@@ -119,7 +112,6 @@ export interface ChannelData extends DefinedChannelData {
   price: { snapshot: PriceData; update: PriceUpdateData };
   trades: { snapshot: TradesData; update: TradesData };
   market: { snapshot: MarketData; update: MarketUpdateData };
-  probabilities: { snapshot: ProbabilitiesData; update: ProbabilitiesUpdateData };
   orders: { snapshot: OrdersData; update: OrdersUpdateData };
   markets: { snapshot: MarketsData; update: MarketsUpdateData };
   rest: { snapshot: RestData; update: RestUpdateData };
@@ -143,8 +135,6 @@ export type TradesSnapshotMessage = ChannelSnapshotMessage<'trades'>;
 export type TradesUpdateMessage = ChannelUpdateMessage<'trades'>;
 export type MarketSnapshotMessage = ChannelSnapshotMessage<'market'>;
 export type MarketUpdateMessage = ChannelUpdateMessage<'market'>;
-export type ProbabilitiesSnapshotMessage = ChannelSnapshotMessage<'probabilities'>;
-export type ProbabilitiesUpdateMessage = ChannelUpdateMessage<'probabilities'>;
 /** The messages of the channels with a folder of their own (src/channels/registry.ts). */
 type DefinedChannelMessage = {
   [C in DefinedChannel]: ChannelSnapshotMessage<C> | ChannelUpdateMessage<C>;
@@ -175,8 +165,6 @@ export type StreamMessage =
   | TradesUpdateMessage
   | MarketSnapshotMessage
   | MarketUpdateMessage
-  | ProbabilitiesSnapshotMessage
-  | ProbabilitiesUpdateMessage
   | DefinedChannelMessage
   | OrdersSnapshotMessage
   | OrdersUpdateMessage

@@ -7,12 +7,12 @@
 
 import jsonPatch, { type Operation } from 'fast-json-patch';
 import { applyOracleUpdate } from '../../src/channels/oracle/oracle.ts';
+import { applyProbabilitiesUpdate } from '../../src/channels/probabilities/probabilities.ts';
 import { applyBookUpdate, type BookState, bookChecksum } from '../../src/protocol/book.ts';
 import { applyCandlesUpdate, candlesChecksum } from '../../src/protocol/candles.ts';
 import {
   applyMarketsUpdate,
   applyMarketUpdate,
-  applyProbabilitiesUpdate,
   applyTradesUpdate,
 } from '../../src/protocol/channel-state.ts';
 import { restChecksum } from '../../src/protocol/json-patch.ts';

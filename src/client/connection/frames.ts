@@ -153,10 +153,6 @@ const dataChecks: Readonly<Record<Exclude<Channel, 'rest' | DefinedChannel>, Dat
   trades: ({ data }) => (isListOf(data.trades, tradeFields) ? undefined : 'trades'),
   // Upstream's record as received: any JSON object is a market record or a change set.
   market: () => undefined,
-  probabilities: ({ data }, snapshot) =>
-    Object.values(data).every((entry) => (!snapshot && entry === null) || hasFields(entry, probabilityFields))
-      ? undefined
-      : 'probability entries',
   // Upstream's list-form records as received, each an object (or null for a market gone).
   markets: ({ data }, snapshot) =>
     Object.values(data).every((record) => (!snapshot && record === null) || isObject(record))
@@ -186,13 +182,6 @@ const tradeFields: FieldTypes = {
   size: 'string',
   total_value: 'string',
   activity_timestamp: 'string',
-};
-const probabilityFields: FieldTypes = {
-  midpoint: 'number',
-  best_bid: 'number',
-  best_ask: 'number',
-  last_trade_price: 'number',
-  timestamp: 'string',
 };
 const orderFields: FieldTypes = { id: 'string', price: 'string', size: 'string', token_id: 'number' };
 const sidedOrderFields: FieldTypes = { ...orderFields, side: 'string' };

@@ -6,12 +6,7 @@
  */
 import { channelDefinitions, type DefinedChannel } from '../../channels/registry.ts';
 import { applyBookUpdate, type BookState, bookChecksum } from '../../protocol/book.ts';
-import {
-  applyMarketsUpdate,
-  applyMarketUpdate,
-  applyProbabilitiesUpdate,
-  applyTradesUpdate,
-} from '../../protocol/channel-state.ts';
+import { applyMarketsUpdate, applyMarketUpdate, applyTradesUpdate } from '../../protocol/channel-state.ts';
 import { TRADES_SNAPSHOT_SIZE } from '../../protocol/channels.ts';
 import { TRADES_SEEN_IDS } from '../../protocol/limits.ts';
 import type {
@@ -33,9 +28,6 @@ import type {
   PriceData,
   PriceSnapshotMessage,
   PriceUpdateMessage,
-  ProbabilitiesData,
-  ProbabilitiesSnapshotMessage,
-  ProbabilitiesUpdateMessage,
   TradeEntry,
   TradesSnapshotMessage,
   TradesUpdateMessage,
@@ -52,7 +44,6 @@ export type AnyStreamSubscription =
   | PriceSubscription
   | TradesSubscription
   | MarketSubscription
-  | ProbabilitiesSubscription
   | AnyDefinedSubscription
   | OrdersSubscription
   | MarketsSubscription
@@ -182,24 +173,6 @@ export class MarketSubscription extends StreamSubscription<
     if (this.#announcedClose || typeof status !== 'string' || status === ACTIVE) return;
     this.#announcedClose = true;
     this.emit('closed', { status, state });
-  }
-}
-
-/** The `probabilities` stream: every market's probability entry, keyed by market UUID. */
-export class ProbabilitiesSubscription extends StreamSubscription<
-  ProbabilitiesData,
-  ProbabilitiesSnapshotMessage,
-  ProbabilitiesUpdateMessage
-> {
-  readonly channel = 'probabilities';
-  readonly depth = undefined;
-
-  protected stateOf(snapshot: ProbabilitiesSnapshotMessage): ProbabilitiesData {
-    return snapshot.data;
-  }
-
-  protected apply(state: ProbabilitiesData, update: ProbabilitiesUpdateMessage): ProbabilitiesData {
-    return applyProbabilitiesUpdate(state, update.data);
   }
 }
 

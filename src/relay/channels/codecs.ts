@@ -15,7 +15,7 @@ import type { Channel, ChannelData, PriceData } from '../../protocol/messages.ts
 import type { ClobPriceSnapshot } from '../../upstream/schemas.ts';
 import { diffBook, diffPrice } from './book-price-diff.ts';
 import { diffCandles } from './candles.ts';
-import { diffMarket, diffMarkets, diffOrders, diffProbabilities, diffTrades } from './channel-diff.ts';
+import { diffMarket, diffMarkets, diffOrders, diffTrades } from './channel-diff.ts';
 import { diffJson } from './json-patch-diff.ts';
 
 export { type StreamCodec, sendWhole } from '../../channels/relay-definition.ts';
@@ -30,7 +30,6 @@ export const codecs: { readonly [C in Channel]: StreamCodec<ChannelState<C>, Cha
   price: { diff: diffPrice },
   trades: { diff: diffTrades },
   market: { diff: diffMarket },
-  probabilities: { diff: diffProbabilities },
   orders: { diff: diffOrders },
   markets: { diff: diffMarkets },
   rest: {

@@ -10,8 +10,11 @@ import type { PolledPerStream } from '../../channels/relay-definition.ts';
 import type { ChannelUpstream } from '../../channels/relay-registry.ts';
 import type { ChannelState } from '../channels/codecs.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
+import type { PollOutcome } from './outcomes.ts';
 import type { PollContext } from './poll-target.ts';
 import { StreamTarget } from './stream-target.ts';
+
+type HintMap = Extract<PollOutcome, { type: 'probabilities' }>['response'];
 
 export class DefinedTarget<C extends DefinedChannel> extends StreamTarget<C, unknown> {
   protected readonly schema;
@@ -39,5 +42,11 @@ export class DefinedTarget<C extends DefinedChannel> extends StreamTarget<C, unk
 
   protected tsOf(response: unknown): string | undefined {
     return this.#polled.tsOf(response);
+  }
+
+  /** The change-hint map, when the response is it: read once for the channel and the books. */
+  protected override alsoFound(response: unknown, askedAt: number): PollOutcome[] {
+    // The channel's schema checked the response, and a hint map's schema is upstream's map.
+    return this.#polled.hintMap ? [{ type: 'probabilities', response: response as HintMap, askedAt }] : [];
   }
 }

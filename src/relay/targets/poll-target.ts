@@ -18,7 +18,6 @@ import type {
   MarketResponse,
   MarketsResponse,
   OrderBook,
-  ProbabilitiesResponse,
 } from '../../upstream/schemas.ts';
 import type { ClusterShare } from '../cluster/share.ts';
 import type { PollKind, RelayEvents } from '../events.ts';
@@ -41,7 +40,6 @@ export interface PollSource extends ChannelUpstream {
   /** With a memo, a body identical to the last one resolves to the same object (upstream/outcome.ts). */
   orderBook(marketId: string, init?: CallInit<OrderBook>): Promise<OrderBook>;
   clobPrices(marketIds: string[]): Promise<ClobPriceBatchResponse>;
-  probabilities(): Promise<ProbabilitiesResponse>;
   market(marketId: string): Promise<MarketResponse>;
   /** One page of the market catalogue. */
   markets(query: MarketsQuery): Promise<MarketsResponse>;

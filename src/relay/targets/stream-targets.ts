@@ -15,7 +15,7 @@ import type { PollDispatcher } from '../poll/dispatcher.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import { CandlesTarget } from './candles-target.ts';
 import { CatalogueTarget } from './catalogue-target.ts';
-import { MarketTarget, ProbabilitiesTarget } from './channel-targets.ts';
+import { MarketTarget } from './channel-targets.ts';
 import { DefinedTarget } from './defined-target.ts';
 import type { PollContext, PollTarget } from './poll-target.ts';
 import { RestTarget } from './rest-target.ts';
@@ -29,7 +29,6 @@ type CreateTarget = (id: string, timing: TargetTiming, context: PollContext) => 
 /** The channels with one target per stream id, and how each one's target is made. */
 export const streamTargetChannels: ReadonlyArray<{ channel: PlainChannel; create: CreateTarget }> = [
   { channel: 'market', create: (id, timing, context) => new MarketTarget(id, timing, context) },
-  { channel: 'probabilities', create: (id, timing, context) => new ProbabilitiesTarget(id, timing, context) },
   { channel: 'trades', create: (id, timing, context) => new TradesTarget(id, timing, context) },
   { channel: 'markets', create: (id, timing, context) => new CatalogueTarget(id, timing, context) },
   { channel: 'rest', create: (id, timing, context) => new RestTarget(id, timing, context) },

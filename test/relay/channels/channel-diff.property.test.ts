@@ -2,10 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyOracleUpdate } from '../../../src/channels/oracle/oracle.ts';
 import { diffOracle } from '../../../src/channels/oracle/relay.ts';
+import { applyProbabilitiesUpdate } from '../../../src/channels/probabilities/probabilities.ts';
+import { diffProbabilities } from '../../../src/channels/probabilities/relay.ts';
 import {
   applyMarketsUpdate,
   applyMarketUpdate,
-  applyProbabilitiesUpdate,
   applyTradesUpdate,
 } from '../../../src/protocol/channel-state.ts';
 import { TRADES_SNAPSHOT_SIZE } from '../../../src/protocol/channels.ts';
@@ -17,13 +18,7 @@ import type {
   ProbabilitiesData,
   TradeEntry,
 } from '../../../src/protocol/messages.ts';
-import {
-  diffMarket,
-  diffMarkets,
-  diffOrders,
-  diffProbabilities,
-  diffTrades,
-} from '../../../src/relay/channels/channel-diff.ts';
+import { diffMarket, diffMarkets, diffOrders, diffTrades } from '../../../src/relay/channels/channel-diff.ts';
 import { applyOrdersUpdate } from '../../support/orders-state.ts';
 
 // Small key spaces, so that successive states share, change and lose entries.
