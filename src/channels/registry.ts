@@ -13,6 +13,7 @@ import {
   type ProbabilitiesUpdateData,
   probabilities,
 } from './probabilities/probabilities.ts';
+import { type TradesData, trades } from './trades/trades.ts';
 
 export type { OracleData } from './oracle/oracle.ts';
 export type {
@@ -20,6 +21,7 @@ export type {
   ProbabilitiesUpdateData,
   ProbabilityEntry,
 } from './probabilities/probabilities.ts';
+export type { TradeEntry, TradesData } from './trades/trades.ts';
 
 /** Every channel, in the order docs/protocol.md gives them. */
 export const channelNames = [
@@ -37,6 +39,7 @@ export const channelNames = [
 
 /** Each channel defined in a folder of its own: its `snapshot` and `update` data. */
 export interface DefinedChannelData {
+  trades: { snapshot: TradesData; update: TradesData };
   probabilities: { snapshot: ProbabilitiesData; update: ProbabilitiesUpdateData };
   oracle: { snapshot: OracleData; update: OracleData };
 }
@@ -49,7 +52,14 @@ export const channelDefinitions: {
     DefinedChannelData[C]['snapshot'],
     DefinedChannelData[C]['update']
   >;
-} = { probabilities, oracle };
+} = { trades, probabilities, oracle };
+
+/**
+ * A subscribe's `markets: ["*"]` on these channels: every market upstream's catalogue lists as
+ * active, now and later (docs/protocol.md "Wildcard subscriptions"). Channels polled per market at
+ * a market's own cost, or not per market at all, take no wildcard.
+ */
+export const wildcardChannels = ['price', 'trades', 'market'] as const;
 
 export function isDefinedChannel(channel: string): channel is DefinedChannel {
   return Object.hasOwn(channelDefinitions, channel);

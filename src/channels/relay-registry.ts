@@ -8,6 +8,7 @@ import { type OracleUpstream, oracleRelay } from './oracle/relay.ts';
 import { type ProbabilitiesUpstream, probabilitiesRelay } from './probabilities/relay.ts';
 import type { DefinedChannel, DefinedChannelData } from './registry.ts';
 import type { RelayChannel } from './relay-definition.ts';
+import { tradesRelay } from './trades/relay.ts';
 
 /** Every upstream call the defined channels poll with (the relay's poll source makes them all). */
 export type ChannelUpstream = OracleUpstream & ProbabilitiesUpstream;
@@ -18,4 +19,4 @@ export const relayChannels: {
     DefinedChannelData[C]['snapshot'],
     DefinedChannelData[C]['update']
   >;
-} = { probabilities: probabilitiesRelay, oracle: oracleRelay };
+} = { trades: tradesRelay, probabilities: probabilitiesRelay, oracle: oracleRelay };

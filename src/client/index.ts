@@ -114,11 +114,7 @@ export type {
   RestSnapshotMessage,
   RestUpdateData,
   RestUpdateMessage,
-  TradeEntry,
   TradesCandle,
-  TradesData,
-  TradesSnapshotMessage,
-  TradesUpdateMessage,
 } from '../protocol/messages.ts';
 export { type OrderMapState, orderListsOf } from '../protocol/order-map.ts';
 export { type CanonicalRestPath, canonicalRestPath, type RestPathResult } from '../protocol/rest-paths.ts';

@@ -68,10 +68,14 @@ export type {
   ProbabilitiesData,
   ProbabilitiesUpdateData,
   ProbabilityEntry,
+  TradeEntry,
+  TradesData,
 } from '../channels/registry.ts';
 export type OracleSubscription = DefinedSubscription<'oracle'>;
 export type OracleSnapshotMessage = ChannelSnapshotMessage<'oracle'>;
 export type OracleUpdateMessage = ChannelUpdateMessage<'oracle'>;
+export type TradesSnapshotMessage = ChannelSnapshotMessage<'trades'>;
+export type TradesUpdateMessage = ChannelUpdateMessage<'trades'>;
 export type ProbabilitiesSubscription = DefinedSubscription<'probabilities'>;
 export type ProbabilitiesSnapshotMessage = ChannelSnapshotMessage<'probabilities'>;
 export type ProbabilitiesUpdateMessage = ChannelUpdateMessage<'probabilities'>;

@@ -28,23 +28,6 @@ export type PriceUpdateData = Partial<Record<PriceField, string | null>>;
  * upstream's field types: decimal strings stay strings, numbers stay numbers.
  */
 
-/** `trades`: upstream's market activity entries, unchanged. */
-export interface TradeEntry {
-  activity_id: string;
-  activity_type: string;
-  price: string;
-  size: string;
-  total_value: string;
-  activity_timestamp: string;
-}
-/**
- * Snapshot: the most recent entries (docs/protocol.md gives the number), oldest first. Update: the
- * entries new since the previous message, oldest first; each `activity_id` once per stream.
- */
-export interface TradesData {
-  trades: TradeEntry[];
-}
-
 /** A JSON value as upstream sent it (the `market` record's fields keep their upstream types). */
 export type { JsonValue };
 /** `market` snapshot: upstream's market detail record as received. */

@@ -3,16 +3,11 @@
  * How a client rebuilds each channel's state after `book` and `price`: its snapshot's data, then
  * every update applied in `seq` order (docs/protocol.md, one section per channel). Pure and shared:
  * the SDK keeps its users' state with these, and the tests rebuild what a client sees with them.
- * `orders` is applied by id (./order-map.ts).
+ * `orders` is applied by id (./order-map.ts); a channel with a folder of its own applies there
+ * (src/channels/registry.ts).
  */
 import { applyRecordUpdate } from '../channels/records.ts';
-import { TRADES_SNAPSHOT_SIZE } from './channels.ts';
-import type { MarketData, MarketsData, MarketsUpdateData, MarketUpdateData, TradesData } from './messages.ts';
-
-/** The new entries after the known ones, the most recent {@link TRADES_SNAPSHOT_SIZE} kept. */
-export function applyTradesUpdate(state: TradesData, update: TradesData): TradesData {
-  return { trades: [...state.trades, ...update.trades].slice(-TRADES_SNAPSHOT_SIZE) };
-}
+import type { MarketData, MarketsData, MarketsUpdateData, MarketUpdateData } from './messages.ts';
 
 /** Changed fields take their new value; a field sent as `null` is gone. */
 export function applyMarketUpdate(state: MarketData, update: MarketUpdateData): MarketData {

@@ -5,7 +5,12 @@
  * and ./rest-paths.ts, so both the request schemas (./requests.ts) and the wire types (./messages.ts) can use it.
  */
 import type { StreamIdKind } from '../channels/definition.ts';
-import { channelDefinitions, channelNames, isDefinedChannel } from '../channels/registry.ts';
+import {
+  channelDefinitions,
+  channelNames,
+  isDefinedChannel,
+  wildcardChannels,
+} from '../channels/registry.ts';
 import { candleIntervals, candleSources, candlesStreamId, candlesStreamOf } from './candle-streams.ts';
 import { MARKET_ID_PATTERN } from './limits.ts';
 import { canonicalRestPath } from './rest-paths.ts';
@@ -20,13 +25,9 @@ export function isChannel(name: string): name is Channel {
   return (channels as readonly string[]).includes(name);
 }
 
-/**
- * A subscribe's `markets: ["*"]` on these channels: every market upstream's catalogue lists as
- * active, now and later (docs/protocol.md "Wildcard subscriptions"). Channels polled per market at
- * a market's own cost, or not per market at all, take no wildcard.
- */
+/** A subscribe's `markets: ["*"]`: every active market, on the channels that take it. */
 export const WILDCARD = '*';
-export const wildcardChannels = ['price', 'trades', 'market'] as const;
+export { wildcardChannels };
 export type WildcardChannel = (typeof wildcardChannels)[number];
 
 export function isWildcardChannel(channel: string): channel is WildcardChannel {
@@ -37,9 +38,6 @@ export function isWildcardChannel(channel: string): channel is WildcardChannel {
 export function isWildcard(ids: readonly string[]): boolean {
   return ids.length === 1 && ids[0] === WILDCARD;
 }
-
-/** `trades`: a snapshot carries this many of the most recent entries (and a client keeps as many). */
-export const TRADES_SNAPSHOT_SIZE = 50;
 
 /**
  * The `markets` channel's streams are upstream's catalogue filters: a status as its `statusFilter`
@@ -76,7 +74,6 @@ export function catalogueStreamId(filter: CatalogueFilter = {}): string {
 export const streamIdKinds: Readonly<Record<Channel, StreamIdKind>> = {
   book: 'market',
   price: 'market',
-  trades: 'market',
   market: 'market',
   orders: 'market',
   markets: 'catalogue',

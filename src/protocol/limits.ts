@@ -21,11 +21,3 @@ export const MAX_MARKETS_PER_REQUEST = 100;
 
 /** Longest string request `id` the relay echoes back. */
 export const MAX_REQUEST_ID_LENGTH = 128;
-
-/**
- * `activity_id`s a trades consumer remembers to deliver each trade once across reconnects and new
- * epochs. A new epoch's snapshot holds at most TRADES_SNAPSHOT_SIZE (50) entries, and those already
- * delivered are among the newest delivered, so any capacity of at least that size suffices; the
- * margin covers upstream listing a few entries out of time order.
- */
-export const TRADES_SEEN_IDS = 1_000;

@@ -64,7 +64,6 @@ import type {
   PriceUpdateData,
   RestData,
   RestUpdateData,
-  TradesData,
 } from './channel-data.ts';
 
 export interface StreamFields {
@@ -110,7 +109,6 @@ export type PriceUpdateMessage = ChannelUpdateMessage<'price'>;
 export interface ChannelData extends DefinedChannelData {
   book: { snapshot: BookData; update: BookData };
   price: { snapshot: PriceData; update: PriceUpdateData };
-  trades: { snapshot: TradesData; update: TradesData };
   market: { snapshot: MarketData; update: MarketUpdateData };
   orders: { snapshot: OrdersData; update: OrdersUpdateData };
   markets: { snapshot: MarketsData; update: MarketsUpdateData };
@@ -131,8 +129,6 @@ export interface ChannelUpdateMessage<C extends PlainChannel> extends StreamFiel
   channel: C;
   data: ChannelData[C]['update'];
 }
-export type TradesSnapshotMessage = ChannelSnapshotMessage<'trades'>;
-export type TradesUpdateMessage = ChannelUpdateMessage<'trades'>;
 export type MarketSnapshotMessage = ChannelSnapshotMessage<'market'>;
 export type MarketUpdateMessage = ChannelUpdateMessage<'market'>;
 /** The messages of the channels with a folder of their own (src/channels/registry.ts). */
@@ -161,8 +157,6 @@ export type StreamMessage =
   | BookUpdateMessage
   | PriceSnapshotMessage
   | PriceUpdateMessage
-  | TradesSnapshotMessage
-  | TradesUpdateMessage
   | MarketSnapshotMessage
   | MarketUpdateMessage
   | DefinedChannelMessage

@@ -5,6 +5,7 @@
  * subscriptions to hold exactly that (docs/protocol.md, one section per channel).
  */
 import { isDeepStrictEqual } from 'node:util';
+import { TRADES_SNAPSHOT_SIZE } from '../../src/channels/trades/trades.ts';
 import type {
   MarketSubscription,
   OracleSubscription,
@@ -12,7 +13,6 @@ import type {
   ProbabilitiesSubscription,
   TradesSubscription,
 } from '../../src/client/node.ts';
-import { TRADES_SNAPSHOT_SIZE } from '../../src/protocol/channels.ts';
 import type {
   MarketData,
   OracleData,

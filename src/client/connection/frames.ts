@@ -150,7 +150,6 @@ const dataChecks: Readonly<Record<Exclude<Channel, 'rest' | DefinedChannel>, Dat
     Object.values(data).every((field) => typeof field === 'string' || field === null)
       ? undefined
       : 'price fields',
-  trades: ({ data }) => (isListOf(data.trades, tradeFields) ? undefined : 'trades'),
   // Upstream's record as received: any JSON object is a market record or a change set.
   market: () => undefined,
   // Upstream's list-form records as received, each an object (or null for a market gone).
@@ -175,14 +174,6 @@ const dataChecks: Readonly<Record<Exclude<Channel, 'rest' | DefinedChannel>, Dat
   },
 };
 
-const tradeFields: FieldTypes = {
-  activity_id: 'string',
-  activity_type: 'string',
-  price: 'string',
-  size: 'string',
-  total_value: 'string',
-  activity_timestamp: 'string',
-};
 const orderFields: FieldTypes = { id: 'string', price: 'string', size: 'string', token_id: 'number' };
 const sidedOrderFields: FieldTypes = { ...orderFields, side: 'string' };
 

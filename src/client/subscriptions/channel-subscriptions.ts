@@ -5,10 +5,10 @@
  * (docs/client.md "API"). Sequencing, resync and status are the base class's (./stream-subscription.ts).
  */
 import { channelDefinitions, type DefinedChannel } from '../../channels/registry.ts';
+import { RecentIds } from '../../channels/trades/recent-ids.ts';
+import { applyTradesUpdate, TRADES_SEEN_IDS, TRADES_SNAPSHOT_SIZE } from '../../channels/trades/trades.ts';
 import { applyBookUpdate, type BookState, bookChecksum } from '../../protocol/book.ts';
-import { applyMarketsUpdate, applyMarketUpdate, applyTradesUpdate } from '../../protocol/channel-state.ts';
-import { TRADES_SNAPSHOT_SIZE } from '../../protocol/channels.ts';
-import { TRADES_SEEN_IDS } from '../../protocol/limits.ts';
+import { applyMarketsUpdate, applyMarketUpdate } from '../../protocol/channel-state.ts';
 import type {
   BookDepth,
   BookSnapshotMessage,
@@ -29,12 +29,9 @@ import type {
   PriceSnapshotMessage,
   PriceUpdateMessage,
   TradeEntry,
-  TradesSnapshotMessage,
-  TradesUpdateMessage,
 } from '../../protocol/messages.ts';
 import { applyOrderMapUpdate, type OrderMapState, orderMapOf } from '../../protocol/order-map.ts';
 import { applyPriceUpdate } from '../../protocol/price.ts';
-import { RecentIds } from '../../protocol/recent-ids.ts';
 import type { CandlesSubscription } from './candles-subscription.ts';
 import type { RestSubscription } from './rest-subscription.ts';
 import { type StreamEvents, type StreamHost, StreamSubscription } from './stream-subscription.ts';
@@ -90,6 +87,9 @@ export class PriceSubscription extends StreamSubscription<
     return applyPriceUpdate(state, update.data);
   }
 }
+
+type TradesSnapshotMessage = ChannelSnapshotMessage<'trades'>;
+type TradesUpdateMessage = ChannelUpdateMessage<'trades'>;
 
 /** The recent trades of a market, oldest first: at most as many as a snapshot carries. */
 export type TradesState = readonly TradeEntry[];

@@ -17,15 +17,7 @@ import type {
   OrderSide,
   OrdersData,
   OrdersUpdateData,
-  TradesData,
 } from '../../protocol/messages.ts';
-
-/** The entries of `next` that `prev` does not hold, in `next`'s order (oldest first). */
-export function diffTrades(prev: TradesData, next: TradesData): TradesData | null {
-  const known = new Set(prev.trades.map((trade) => trade.activity_id));
-  const trades = next.trades.filter((trade) => !known.has(trade.activity_id));
-  return trades.length === 0 ? null : { trades };
-}
 
 /** The fields whose value changed (compared as JSON), `null` for a field gone. */
 export function diffMarket(prev: MarketData, next: MarketData): MarketUpdateData | null {
