@@ -8,6 +8,7 @@
  */
 import type { ChannelDefinition } from './definition.ts';
 import { type OracleData, oracle } from './oracle/oracle.ts';
+import { type OrdersData, type OrdersUpdateData, orders } from './orders/orders.ts';
 import {
   type ProbabilitiesData,
   type ProbabilitiesUpdateData,
@@ -16,6 +17,8 @@ import {
 import { type TradesData, trades } from './trades/trades.ts';
 
 export type { OracleData } from './oracle/oracle.ts';
+export type { OrderEntry, OrderSide, OrdersData, OrdersUpdateData } from './orders/orders.ts';
+export { type OrderMapState, orderListsOf } from './orders/orders.ts';
 export type {
   ProbabilitiesData,
   ProbabilitiesUpdateData,
@@ -42,6 +45,7 @@ export interface DefinedChannelData {
   trades: { snapshot: TradesData; update: TradesData };
   probabilities: { snapshot: ProbabilitiesData; update: ProbabilitiesUpdateData };
   oracle: { snapshot: OracleData; update: OracleData };
+  orders: { snapshot: OrdersData; update: OrdersUpdateData };
 }
 
 export type DefinedChannel = keyof DefinedChannelData;
@@ -52,7 +56,7 @@ export const channelDefinitions: {
     DefinedChannelData[C]['snapshot'],
     DefinedChannelData[C]['update']
   >;
-} = { trades, probabilities, oracle };
+} = { trades, probabilities, oracle, orders };
 
 /**
  * A subscribe's `markets: ["*"]` on these channels: every market upstream's catalogue lists as

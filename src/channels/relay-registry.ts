@@ -5,6 +5,7 @@
  * relay/targets/stream-targets.ts). Node code: the SDK reads ./registry.ts instead.
  */
 import { type OracleUpstream, oracleRelay } from './oracle/relay.ts';
+import { ordersRelay } from './orders/relay.ts';
 import { type ProbabilitiesUpstream, probabilitiesRelay } from './probabilities/relay.ts';
 import type { DefinedChannel, DefinedChannelData } from './registry.ts';
 import type { RelayChannel } from './relay-definition.ts';
@@ -19,4 +20,4 @@ export const relayChannels: {
     DefinedChannelData[C]['snapshot'],
     DefinedChannelData[C]['update']
   >;
-} = { trades: tradesRelay, probabilities: probabilitiesRelay, oracle: oracleRelay };
+} = { trades: tradesRelay, probabilities: probabilitiesRelay, oracle: oracleRelay, orders: ordersRelay };

@@ -64,6 +64,7 @@ export function connect(urls: RelayUrls, options: ConnectOptions = {}): RelayCli
   return new RelayClient(targets, (target) => new WebSocketClass(target, protocols), options);
 }
 
+export { orderListsOf } from '../channels/registry.ts';
 export type { BookState } from '../protocol/book.ts';
 export {
   type CandleInterval,
@@ -100,12 +101,6 @@ export type {
   MarketsUpdateMessage,
   MarketUpdateData,
   MarketUpdateMessage,
-  OrderEntry,
-  OrderSide,
-  OrdersData,
-  OrdersSnapshotMessage,
-  OrdersUpdateData,
-  OrdersUpdateMessage,
   PriceData,
   PriceSnapshotMessage,
   PriceUpdateMessage,
@@ -116,7 +111,6 @@ export type {
   RestUpdateMessage,
   TradesCandle,
 } from '../protocol/messages.ts';
-export { type OrderMapState, orderListsOf } from '../protocol/order-map.ts';
 export { type CanonicalRestPath, canonicalRestPath, type RestPathResult } from '../protocol/rest-paths.ts';
 export {
   type BackoffOptions,

@@ -65,6 +65,11 @@ import {
 // their own share one implementation, DefinedSubscription).
 export type {
   OracleData,
+  OrderEntry,
+  OrderMapState,
+  OrderSide,
+  OrdersData,
+  OrdersUpdateData,
   ProbabilitiesData,
   ProbabilitiesUpdateData,
   ProbabilityEntry,
@@ -74,6 +79,8 @@ export type {
 export type OracleSubscription = DefinedSubscription<'oracle'>;
 export type OracleSnapshotMessage = ChannelSnapshotMessage<'oracle'>;
 export type OracleUpdateMessage = ChannelUpdateMessage<'oracle'>;
+export type OrdersSnapshotMessage = ChannelSnapshotMessage<'orders'>;
+export type OrdersUpdateMessage = ChannelUpdateMessage<'orders'>;
 export type TradesSnapshotMessage = ChannelSnapshotMessage<'trades'>;
 export type TradesUpdateMessage = ChannelUpdateMessage<'trades'>;
 export type ProbabilitiesSubscription = DefinedSubscription<'probabilities'>;

@@ -85,22 +85,3 @@ export type Candle = ProbabilityCandle | TradesCandle;
 export interface CandlesData {
   candles: Candle[];
 }
-
-/** `orders`: one upstream order entry, unchanged. */
-export interface OrderEntry {
-  id: string;
-  price: string;
-  size: string;
-  token_id: number;
-}
-export type OrderSide = 'bid' | 'ask';
-/** Snapshot: every order of the book, each side in upstream's order. */
-export interface OrdersData {
-  bids: OrderEntry[];
-  asks: OrderEntry[];
-}
-/** Update: orders new or changed (the whole order and its side), and ids of orders gone. */
-export interface OrdersUpdateData {
-  upserts: Array<OrderEntry & { side: OrderSide }>;
-  removes: string[];
-}

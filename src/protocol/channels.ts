@@ -75,7 +75,6 @@ export const streamIdKinds: Readonly<Record<Channel, StreamIdKind>> = {
   book: 'market',
   price: 'market',
   market: 'market',
-  orders: 'market',
   markets: 'catalogue',
   rest: 'path',
   candles: 'candles',

@@ -58,8 +58,6 @@ import type {
   MarketsData,
   MarketsUpdateData,
   MarketUpdateData,
-  OrdersData,
-  OrdersUpdateData,
   PriceData,
   PriceUpdateData,
   RestData,
@@ -110,7 +108,6 @@ export interface ChannelData extends DefinedChannelData {
   book: { snapshot: BookData; update: BookData };
   price: { snapshot: PriceData; update: PriceUpdateData };
   market: { snapshot: MarketData; update: MarketUpdateData };
-  orders: { snapshot: OrdersData; update: OrdersUpdateData };
   markets: { snapshot: MarketsData; update: MarketsUpdateData };
   rest: { snapshot: RestData; update: RestUpdateData };
   candles: { snapshot: CandlesData; update: CandlesData };
@@ -135,8 +132,6 @@ export type MarketUpdateMessage = ChannelUpdateMessage<'market'>;
 type DefinedChannelMessage = {
   [C in DefinedChannel]: ChannelSnapshotMessage<C> | ChannelUpdateMessage<C>;
 }[DefinedChannel];
-export type OrdersSnapshotMessage = ChannelSnapshotMessage<'orders'>;
-export type OrdersUpdateMessage = ChannelUpdateMessage<'orders'>;
 export type MarketsSnapshotMessage = ChannelSnapshotMessage<'markets'>;
 export type MarketsUpdateMessage = ChannelUpdateMessage<'markets'>;
 export interface RestSnapshotMessage extends ChannelSnapshotMessage<'rest'> {
@@ -160,8 +155,6 @@ export type StreamMessage =
   | MarketSnapshotMessage
   | MarketUpdateMessage
   | DefinedChannelMessage
-  | OrdersSnapshotMessage
-  | OrdersUpdateMessage
   | MarketsSnapshotMessage
   | MarketsUpdateMessage
   | RestSnapshotMessage

@@ -5,6 +5,7 @@
  * subscriptions to hold exactly that (docs/protocol.md, one section per channel).
  */
 import { isDeepStrictEqual } from 'node:util';
+import type { OrderMapState } from '../../src/channels/orders/orders.ts';
 import { TRADES_SNAPSHOT_SIZE } from '../../src/channels/trades/trades.ts';
 import type {
   MarketSubscription,
@@ -20,7 +21,6 @@ import type {
   ProbabilitiesData,
   TradeEntry,
 } from '../../src/protocol/messages.ts';
-import type { OrderMapState } from '../../src/protocol/order-map.ts';
 import type { SimulatorHandle } from '../../src/sim/server.ts';
 import { waitFor } from '../support/wait-for.ts';
 

@@ -12,14 +12,7 @@ import { channelDefinitions, type DefinedChannel, isDefinedChannel } from '../..
 import { isChannel as isChannelName, offTheWire } from '../../protocol/channels.ts';
 import { type CompactStreamLookup, decodeCompactStreamMessage } from '../../protocol/compact.ts';
 import type { BookDepth, Channel, Level, ServerMessage, StreamState } from '../../protocol/messages.ts';
-import {
-  type Fields,
-  type FieldTypes,
-  hasFields,
-  isListOf,
-  isObject,
-  isStringArray,
-} from '../../util/field-checks.ts';
+import { type Fields, isObject, isStringArray } from '../../util/field-checks.ts';
 
 export type Decoded =
   | { ok: true; message: ServerMessage }
@@ -163,19 +156,7 @@ const dataChecks: Readonly<Record<Exclude<Channel, 'rest' | DefinedChannel>, Dat
       ? undefined
       : 'candles';
   },
-  orders: ({ data }, snapshot) => {
-    if (snapshot)
-      return isListOf(data.bids, orderFields) && isListOf(data.asks, orderFields) ? undefined : 'orders';
-    const sided = (order: unknown) =>
-      hasFields(order, sidedOrderFields) && (order.side === 'bid' || order.side === 'ask');
-    return Array.isArray(data.upserts) && data.upserts.every(sided) && isStringArray(data.removes)
-      ? undefined
-      : 'order changes';
-  },
 };
-
-const orderFields: FieldTypes = { id: 'string', price: 'string', size: 'string', token_id: 'number' };
-const sidedOrderFields: FieldTypes = { ...orderFields, side: 'string' };
 
 /** A probability candle (numbers) or a trades candle (decimal strings, volume and count). */
 function isCandle(value: unknown): boolean {

@@ -4,6 +4,8 @@
  * update make it (with the shared pure cores of src/protocol), and the events a channel adds
  * (docs/client.md "API"). Sequencing, resync and status are the base class's (./stream-subscription.ts).
  */
+
+import { applyOrderMapUpdate, type OrderMapState, orderMapOf } from '../../channels/orders/orders.ts';
 import { channelDefinitions, type DefinedChannel } from '../../channels/registry.ts';
 import { RecentIds } from '../../channels/trades/recent-ids.ts';
 import { applyTradesUpdate, TRADES_SEEN_IDS, TRADES_SNAPSHOT_SIZE } from '../../channels/trades/trades.ts';
@@ -23,14 +25,12 @@ import type {
   MarketsSnapshotMessage,
   MarketsUpdateMessage,
   MarketUpdateMessage,
-  OrdersSnapshotMessage,
-  OrdersUpdateMessage,
   PriceData,
   PriceSnapshotMessage,
   PriceUpdateMessage,
   TradeEntry,
 } from '../../protocol/messages.ts';
-import { applyOrderMapUpdate, type OrderMapState, orderMapOf } from '../../protocol/order-map.ts';
+
 import { applyPriceUpdate } from '../../protocol/price.ts';
 import type { CandlesSubscription } from './candles-subscription.ts';
 import type { RestSubscription } from './rest-subscription.ts';
@@ -88,6 +88,8 @@ export class PriceSubscription extends StreamSubscription<
   }
 }
 
+type OrdersSnapshotMessage = ChannelSnapshotMessage<'orders'>;
+type OrdersUpdateMessage = ChannelUpdateMessage<'orders'>;
 type TradesSnapshotMessage = ChannelSnapshotMessage<'trades'>;
 type TradesUpdateMessage = ChannelUpdateMessage<'trades'>;
 

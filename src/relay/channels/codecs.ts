@@ -15,7 +15,7 @@ import type { Channel, ChannelData, PriceData } from '../../protocol/messages.ts
 import type { ClobPriceSnapshot } from '../../upstream/schemas.ts';
 import { diffBook, diffPrice } from './book-price-diff.ts';
 import { diffCandles } from './candles.ts';
-import { diffMarket, diffMarkets, diffOrders } from './channel-diff.ts';
+import { diffMarket, diffMarkets } from './channel-diff.ts';
 import { diffJson } from './json-patch-diff.ts';
 
 export { type StreamCodec, sendWhole } from '../../channels/relay-definition.ts';
@@ -29,7 +29,6 @@ export const codecs: { readonly [C in Channel]: StreamCodec<ChannelState<C>, Cha
   book: { diff: diffBook, checksum: (state) => bookChecksum(state, crc32) },
   price: { diff: diffPrice },
   market: { diff: diffMarket },
-  orders: { diff: diffOrders },
   markets: { diff: diffMarkets },
   rest: {
     diff: (prev, next) => {

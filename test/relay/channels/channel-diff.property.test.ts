@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyOracleUpdate } from '../../../src/channels/oracle/oracle.ts';
 import { diffOracle } from '../../../src/channels/oracle/relay.ts';
+import { diffOrders } from '../../../src/channels/orders/relay.ts';
 import { applyProbabilitiesUpdate } from '../../../src/channels/probabilities/probabilities.ts';
 import { diffProbabilities } from '../../../src/channels/probabilities/relay.ts';
 import { diffTrades } from '../../../src/channels/trades/relay.ts';
@@ -15,7 +16,7 @@ import type {
   ProbabilitiesData,
   TradeEntry,
 } from '../../../src/protocol/messages.ts';
-import { diffMarket, diffMarkets, diffOrders } from '../../../src/relay/channels/channel-diff.ts';
+import { diffMarket, diffMarkets } from '../../../src/relay/channels/channel-diff.ts';
 import { applyOrdersUpdate } from '../../support/orders-state.ts';
 
 // Small key spaces, so that successive states share, change and lose entries.
