@@ -23,7 +23,8 @@ import type {
   ChannelUpdateMessage,
   MarketListRecord,
 } from '../protocol/messages.ts';
-import { type BackoffOptions, defaultBackoff, type RandomSource } from './connection/backoff.ts';
+import type { ClientEvents, ClientOptions } from './client-options.ts';
+import { defaultBackoff } from './connection/backoff.ts';
 import { closeMeaning } from './connection/close-meaning.ts';
 import { type ConnectionStatus, RelayConnection } from './connection/relay-connection.ts';
 import type { SocketFactory } from './connection/socket.ts';
@@ -87,33 +88,9 @@ export type ProbabilitiesSubscription = DefinedSubscription<'probabilities'>;
 export type ProbabilitiesSnapshotMessage = ChannelSnapshotMessage<'probabilities'>;
 export type ProbabilitiesUpdateMessage = ChannelUpdateMessage<'probabilities'>;
 
-export interface ClientOptions {
-  /** API key for a relay started with API keys (protocol.md "Transport"). */
-  apiKey?: string;
-  /** The relay's heartbeat interval (ms); default 15 000 as the relay's default. */
-  heartbeatMs?: number;
-  /** No message for this long means the connection is dead; default 2.5 x heartbeatMs. */
-  deadAfterMs?: number;
-  backoff?: Partial<BackoffOptions>;
-  /** Uniform [0, 1) source for jitter; default Math.random. */
-  random?: RandomSource;
-  /**
-   * Failed connection attempts, with none ever open, after which the client emits an `unreachable`
-   * error and `markets()` stops waiting; default 5. It goes on retrying.
-   */
-  reportUnreachableAfter?: number;
-}
+export type { ClientEvents, ClientOptions } from './client-options.ts';
 
 const DEFAULT_REPORT_UNREACHABLE_AFTER = 5;
-
-/** `url`: the relay connected to (`open`), or the one the next attempt goes to (`reconnecting`). */
-export interface ClientEvents {
-  open: { reconnect: boolean; url: string };
-  close: { code: number; reason: string; willReconnect: boolean; meaning: string };
-  reconnecting: { attempt: number; delayMs: number; url: string };
-  status: { status: ConnectionStatus };
-  error: RelayClientError;
-}
 
 const DEFAULT_HEARTBEAT_MS = 15_000;
 
