@@ -64,6 +64,7 @@ export function connect(urls: RelayUrls, options: ConnectOptions = {}): RelayCli
   return new RelayClient(targets, (target) => new WebSocketClass(target, protocols), options);
 }
 
+export { orderListsOf } from '../channels/registry.ts';
 export type { BookState } from '../protocol/book.ts';
 export {
   type CandleInterval,
@@ -100,35 +101,16 @@ export type {
   MarketsUpdateMessage,
   MarketUpdateData,
   MarketUpdateMessage,
-  OracleData,
-  OracleSnapshotMessage,
-  OracleUpdateMessage,
-  OrderEntry,
-  OrderSide,
-  OrdersData,
-  OrdersSnapshotMessage,
-  OrdersUpdateData,
-  OrdersUpdateMessage,
   PriceData,
   PriceSnapshotMessage,
   PriceUpdateMessage,
-  ProbabilitiesData,
-  ProbabilitiesSnapshotMessage,
-  ProbabilitiesUpdateData,
-  ProbabilitiesUpdateMessage,
   ProbabilityCandle,
-  ProbabilityEntry,
   RestData,
   RestSnapshotMessage,
   RestUpdateData,
   RestUpdateMessage,
-  TradeEntry,
   TradesCandle,
-  TradesData,
-  TradesSnapshotMessage,
-  TradesUpdateMessage,
 } from '../protocol/messages.ts';
-export { type OrderMapState, orderListsOf } from '../protocol/order-map.ts';
 export { type CanonicalRestPath, canonicalRestPath, type RestPathResult } from '../protocol/rest-paths.ts';
 export {
   type BackoffOptions,
@@ -140,7 +122,7 @@ export {
 export type { ConnectionStatus } from './connection/relay-connection.ts';
 export type { RelayUrls, WebSocketConstructor, WebSocketLike } from './connection/socket.ts';
 export { type ClientErrorCode, RelayClientError } from './events/client-error.ts';
-export type { ClientEvents, ClientOptions, RelayClient } from './relay-client.ts';
+export type * from './relay-client.ts';
 export type {
   CandlesEvents,
   CandlesState,
@@ -152,10 +134,8 @@ export type {
   MarketEvents,
   MarketSubscription,
   MarketsSubscription,
-  OracleSubscription,
   OrdersSubscription,
   PriceSubscription,
-  ProbabilitiesSubscription,
   TradesEvents,
   TradesState,
   TradesSubscription,

@@ -7,6 +7,8 @@
  * answers to requests.
  */
 
+import { PROBABILITIES_STREAM } from '../channels/probabilities/probabilities.ts';
+import type { DefinedChannel } from '../channels/registry.ts';
 import { type CandleInterval, type CandleSource, candlesStreamId } from '../protocol/candle-streams.ts';
 import {
   type CatalogueFilter,
@@ -14,13 +16,15 @@ import {
   catalogueStreamId,
   type WildcardChannel,
 } from '../protocol/channels.ts';
-import {
-  type BookDepth,
-  type Channel,
-  type MarketListRecord,
-  PROBABILITIES_STREAM,
+import type {
+  BookDepth,
+  Channel,
+  ChannelSnapshotMessage,
+  ChannelUpdateMessage,
+  MarketListRecord,
 } from '../protocol/messages.ts';
-import { type BackoffOptions, defaultBackoff, type RandomSource } from './connection/backoff.ts';
+import type { ClientEvents, ClientOptions } from './client-options.ts';
+import { defaultBackoff } from './connection/backoff.ts';
 import { closeMeaning } from './connection/close-meaning.ts';
 import { type ConnectionStatus, RelayConnection } from './connection/relay-connection.ts';
 import type { SocketFactory } from './connection/socket.ts';
@@ -33,12 +37,11 @@ import { CandlesSubscription } from './subscriptions/candles-subscription.ts';
 import {
   type AnyStreamSubscription,
   BookSubscription,
+  DefinedSubscription,
   MarketSubscription,
   MarketsSubscription,
-  OracleSubscription,
   OrdersSubscription,
   PriceSubscription,
-  ProbabilitiesSubscription,
   TradesSubscription,
 } from './subscriptions/channel-subscriptions.ts';
 import { firstState } from './subscriptions/first-state.ts';
@@ -59,33 +62,35 @@ import {
   wildcardStream,
 } from './subscriptions/wildcard-subscription.ts';
 
-export interface ClientOptions {
-  /** API key for a relay started with API keys (protocol.md "Transport"). */
-  apiKey?: string;
-  /** The relay's heartbeat interval (ms); default 15 000 as the relay's default. */
-  heartbeatMs?: number;
-  /** No message for this long means the connection is dead; default 2.5 x heartbeatMs. */
-  deadAfterMs?: number;
-  backoff?: Partial<BackoffOptions>;
-  /** Uniform [0, 1) source for jitter; default Math.random. */
-  random?: RandomSource;
-  /**
-   * Failed connection attempts, with none ever open, after which the client emits an `unreachable`
-   * error and `markets()` stops waiting; default 5. It goes on retrying.
-   */
-  reportUnreachableAfter?: number;
-}
+// The SDK's name for each channel's stream, data and messages (the channels with a folder of
+// their own share one implementation, DefinedSubscription).
+export type {
+  OracleData,
+  OrderEntry,
+  OrderMapState,
+  OrderSide,
+  OrdersData,
+  OrdersUpdateData,
+  ProbabilitiesData,
+  ProbabilitiesUpdateData,
+  ProbabilityEntry,
+  TradeEntry,
+  TradesData,
+} from '../channels/registry.ts';
+export type OracleSubscription = DefinedSubscription<'oracle'>;
+export type OracleSnapshotMessage = ChannelSnapshotMessage<'oracle'>;
+export type OracleUpdateMessage = ChannelUpdateMessage<'oracle'>;
+export type OrdersSnapshotMessage = ChannelSnapshotMessage<'orders'>;
+export type OrdersUpdateMessage = ChannelUpdateMessage<'orders'>;
+export type TradesSnapshotMessage = ChannelSnapshotMessage<'trades'>;
+export type TradesUpdateMessage = ChannelUpdateMessage<'trades'>;
+export type ProbabilitiesSubscription = DefinedSubscription<'probabilities'>;
+export type ProbabilitiesSnapshotMessage = ChannelSnapshotMessage<'probabilities'>;
+export type ProbabilitiesUpdateMessage = ChannelUpdateMessage<'probabilities'>;
+
+export type { ClientEvents, ClientOptions } from './client-options.ts';
 
 const DEFAULT_REPORT_UNREACHABLE_AFTER = 5;
-
-/** `url`: the relay connected to (`open`), or the one the next attempt goes to (`reconnecting`). */
-export interface ClientEvents {
-  open: { reconnect: boolean; url: string };
-  close: { code: number; reason: string; willReconnect: boolean; meaning: string };
-  reconnecting: { attempt: number; delayMs: number; url: string };
-  status: { status: ConnectionStatus };
-  error: RelayClientError;
-}
 
 const DEFAULT_HEARTBEAT_MS = 15_000;
 
@@ -222,12 +227,12 @@ export class RelayClient extends Emitter<ClientEvents> {
 
   /** Every market's probability entry in one map (the channel's one stream, `all`). */
   subscribeProbabilities(): ProbabilitiesSubscription {
-    return this.#plain('probabilities', PROBABILITIES_STREAM, ProbabilitiesSubscription);
+    return this.#defined('probabilities', PROBABILITIES_STREAM);
   }
 
   /** An oracle feed's latest price (`feedId` as a market's `oracle_feed_id`: `0x` + hex). */
   subscribeOracle(feedId: string): OracleSubscription {
-    return this.#plain('oracle', feedId, OracleSubscription);
+    return this.#defined('oracle', feedId);
   }
 
   /** A market's orders by id per side, from the same polls as its book. */
@@ -313,6 +318,22 @@ export class RelayClient extends Emitter<ClientEvents> {
     Kind: new (host: StreamHost, id: string) => S,
   ): S {
     return this.#subscribe(channel, id, undefined, Kind, (host, checked) => new Kind(host, checked));
+  }
+
+  /** A stream of a channel with a folder of its own (src/channels/registry.ts). */
+  #defined<C extends DefinedChannel>(channel: C, id: string): DefinedSubscription<C> {
+    // For each channel C, DefinedSubscription<C> is one member of AnyStreamSubscription; TypeScript
+    // does not see that of a C not yet known, hence the casts.
+    const stream = this.#subscribe(
+      channel,
+      id,
+      undefined,
+      DefinedSubscription as abstract new (
+        ...args: never[]
+      ) => AnyStreamSubscription,
+      (host, checked) => new DefinedSubscription(host, checked, channel) as unknown as AnyStreamSubscription,
+    );
+    return stream as unknown as DefinedSubscription<C>;
   }
 
   #add<S extends AnyStreamSubscription>(stream: S): S {

@@ -3,8 +3,11 @@
  * What each channel's streams carry in `data` (docs/protocol.md, a section per channel; the fields in
  * docs/asyncapi.yaml): the state a snapshot holds and the change an update carries, with every
  * upstream field in upstream's own type. ./messages.ts wraps them in the stream messages and
- * re-exports them, so importers name one module.
+ * re-exports them, so importers name one module. A channel with a folder of its own declares its
+ * data there (src/channels/registry.ts).
  */
+import type { JsonValue } from '../channels/records.ts';
+
 /** A price level on the wire: [price, size], both exact decimal strings. */
 export type Level = [price: string, size: string];
 
@@ -25,42 +28,12 @@ export type PriceUpdateData = Partial<Record<PriceField, string | null>>;
  * upstream's field types: decimal strings stay strings, numbers stay numbers.
  */
 
-/** `trades`: upstream's market activity entries, unchanged. */
-export interface TradeEntry {
-  activity_id: string;
-  activity_type: string;
-  price: string;
-  size: string;
-  total_value: string;
-  activity_timestamp: string;
-}
-/**
- * Snapshot: the most recent entries (docs/protocol.md gives the number), oldest first. Update: the
- * entries new since the previous message, oldest first; each `activity_id` once per stream.
- */
-export interface TradesData {
-  trades: TradeEntry[];
-}
-
 /** A JSON value as upstream sent it (the `market` record's fields keep their upstream types). */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type { JsonValue };
 /** `market` snapshot: upstream's market detail record as received. */
 export type MarketData = Record<string, JsonValue>;
 /** `market` update: the fields that changed, with their new values; `null` for a field that went away. */
 export type MarketUpdateData = Record<string, JsonValue>;
-
-/** `probabilities`: upstream's probability entry for one market (numbers, as upstream sends them). */
-export interface ProbabilityEntry {
-  midpoint: number;
-  best_bid: number;
-  best_ask: number;
-  last_trade_price: number;
-  timestamp: string;
-}
-/** Snapshot: every market's entry, keyed by market UUID. */
-export type ProbabilitiesData = Record<string, ProbabilityEntry>;
-/** Update: the entries that changed (whole entry) and, as `null`, the markets that left the map. */
-export type ProbabilitiesUpdateData = Record<string, ProbabilityEntry | null>;
 
 /** `markets`: upstream's list-form market record as received, each field with upstream's type. */
 export type MarketListRecord = Record<string, JsonValue>;
@@ -81,15 +54,6 @@ export type PatchOperation =
   | { op: 'remove'; path: string }
   | { op: 'move'; from: string; path: string };
 export type RestUpdateData = PatchOperation[];
-
-/** `oracle`: one feed's latest parsed price; snapshot and update both carry the whole record. */
-export interface OracleData {
-  feed_id: string;
-  price: number;
-  raw_price: string;
-  expo: number;
-  publish_time: number;
-}
 
 /**
  * `candles`: one interval of a market's probability or trade prices (docs/protocol.md "`candles`
@@ -120,23 +84,4 @@ export type Candle = ProbabilityCandle | TradesCandle;
 /** Snapshot: the most recent candles, oldest first. Update: the candles new or changed, oldest first. */
 export interface CandlesData {
   candles: Candle[];
-}
-
-/** `orders`: one upstream order entry, unchanged. */
-export interface OrderEntry {
-  id: string;
-  price: string;
-  size: string;
-  token_id: number;
-}
-export type OrderSide = 'bid' | 'ask';
-/** Snapshot: every order of the book, each side in upstream's order. */
-export interface OrdersData {
-  bids: OrderEntry[];
-  asks: OrderEntry[];
-}
-/** Update: orders new or changed (the whole order and its side), and ids of orders gone. */
-export interface OrdersUpdateData {
-  upserts: Array<OrderEntry & { side: OrderSide }>;
-  removes: string[];
 }

@@ -3,57 +3,17 @@
  * How a client rebuilds each channel's state after `book` and `price`: its snapshot's data, then
  * every update applied in `seq` order (docs/protocol.md, one section per channel). Pure and shared:
  * the SDK keeps its users' state with these, and the tests rebuild what a client sees with them.
- * `orders` is applied by id (./order-map.ts).
+ * A channel with a folder of its own applies there (src/channels/registry.ts).
  */
-import { TRADES_SNAPSHOT_SIZE } from './channels.ts';
-import type {
-  MarketData,
-  MarketsData,
-  MarketsUpdateData,
-  MarketUpdateData,
-  OracleData,
-  ProbabilitiesData,
-  ProbabilitiesUpdateData,
-  TradesData,
-} from './messages.ts';
-
-/** The new entries after the known ones, the most recent {@link TRADES_SNAPSHOT_SIZE} kept. */
-export function applyTradesUpdate(state: TradesData, update: TradesData): TradesData {
-  return { trades: [...state.trades, ...update.trades].slice(-TRADES_SNAPSHOT_SIZE) };
-}
+import { applyRecordUpdate } from '../channels/records.ts';
+import type { MarketData, MarketsData, MarketsUpdateData, MarketUpdateData } from './messages.ts';
 
 /** Changed fields take their new value; a field sent as `null` is gone. */
 export function applyMarketUpdate(state: MarketData, update: MarketUpdateData): MarketData {
   return applyRecordUpdate(state, update);
 }
 
-/** Changed entries replace the old ones whole; a market sent as `null` left the map. */
-export function applyProbabilitiesUpdate(
-  state: ProbabilitiesData,
-  update: ProbabilitiesUpdateData,
-): ProbabilitiesData {
-  return applyRecordUpdate(state, update);
-}
-
 /** Changed records replace the old ones whole; a market sent as `null` left the catalogue. */
 export function applyMarketsUpdate(state: MarketsData, update: MarketsUpdateData): MarketsData {
   return applyRecordUpdate(state, update);
-}
-
-/** An `oracle` update carries the whole record. */
-export function applyOracleUpdate(_state: OracleData, update: OracleData): OracleData {
-  return update;
-}
-
-/**
- * Built through a Map and `Object.fromEntries` so that a key such as `__proto__` from the wire stays
- * an ordinary key (assigning it on an object would set the prototype instead).
- */
-function applyRecordUpdate<V>(state: Record<string, V>, update: Record<string, V | null>): Record<string, V> {
-  const next = new Map<string, V>(Object.entries(state));
-  for (const [key, value] of Object.entries(update)) {
-    if (value === null) next.delete(key);
-    else next.set(key, value);
-  }
-  return Object.fromEntries(next);
 }

@@ -4,35 +4,30 @@
  * declared once with the one function that checks and spells a stream id. Imports only ./limits.ts
  * and ./rest-paths.ts, so both the request schemas (./requests.ts) and the wire types (./messages.ts) can use it.
  */
+import type { StreamIdKind } from '../channels/definition.ts';
+import {
+  channelDefinitions,
+  channelNames,
+  isDefinedChannel,
+  wildcardChannels,
+} from '../channels/registry.ts';
 import { candleIntervals, candleSources, candlesStreamId, candlesStreamOf } from './candle-streams.ts';
-import { FEED_ID_PATTERN, MARKET_ID_PATTERN } from './limits.ts';
+import { MARKET_ID_PATTERN } from './limits.ts';
 import { canonicalRestPath } from './rest-paths.ts';
 
-export const channels = [
-  'book',
-  'price',
-  'trades',
-  'market',
-  'probabilities',
-  'oracle',
-  'orders',
-  'markets',
-  'rest',
-  'candles',
-] as const;
+export type { StreamIdKind } from '../channels/definition.ts';
+
+/** Every channel, in the order docs/protocol.md gives them (src/channels/registry.ts lists them). */
+export const channels = channelNames;
 export type Channel = (typeof channels)[number];
 
 export function isChannel(name: string): name is Channel {
   return (channels as readonly string[]).includes(name);
 }
 
-/**
- * A subscribe's `markets: ["*"]` on these channels: every market upstream's catalogue lists as
- * active, now and later (docs/protocol.md "Wildcard subscriptions"). Channels polled per market at
- * a market's own cost, or not per market at all, take no wildcard.
- */
+/** A subscribe's `markets: ["*"]`: every active market, on the channels that take it. */
 export const WILDCARD = '*';
-export const wildcardChannels = ['price', 'trades', 'market'] as const;
+export { wildcardChannels };
 export type WildcardChannel = (typeof wildcardChannels)[number];
 
 export function isWildcardChannel(channel: string): channel is WildcardChannel {
@@ -43,12 +38,6 @@ export function isWildcardChannel(channel: string): channel is WildcardChannel {
 export function isWildcard(ids: readonly string[]): boolean {
   return ids.length === 1 && ids[0] === WILDCARD;
 }
-
-/** `trades`: a snapshot carries this many of the most recent entries (and a client keeps as many). */
-export const TRADES_SNAPSHOT_SIZE = 50;
-
-/** The `probabilities` channel's one stream: every market's entry in one map. */
-export const PROBABILITIES_STREAM = 'all';
 
 /**
  * The `markets` channel's streams are upstream's catalogue filters: a status as its `statusFilter`
@@ -79,23 +68,19 @@ export function catalogueStreamId(filter: CatalogueFilter = {}): string {
 }
 
 /**
- * What a channel's stream ids (the `markets` of a subscribe) are: a market UUID, an oracle feed id
- * (`0x` + hex), the one stream {@link PROBABILITIES_STREAM}, a catalogue filter, or (`rest`) one of
- * upstream's public GET paths, which a subscribe names as `paths` and messages carry as `path`, or
- * (`candles`) a market with a candle interval and source (protocol/candles.ts).
+ * What each channel's stream ids (the `markets` of a subscribe) are (src/channels/definition.ts);
+ * `rest` paths a subscribe names as `paths` and messages carry as `path`.
  */
-export type StreamIdKind = 'market' | 'feed' | 'all' | 'catalogue' | 'path' | 'candles';
 export const streamIdKinds: Readonly<Record<Channel, StreamIdKind>> = {
   book: 'market',
   price: 'market',
-  trades: 'market',
   market: 'market',
-  probabilities: 'all',
-  oracle: 'feed',
-  orders: 'market',
   markets: 'catalogue',
   rest: 'path',
   candles: 'candles',
+  ...(Object.fromEntries(
+    Object.entries(channelDefinitions).map(([channel, { streamIds }]) => [channel, streamIds.kind]),
+  ) as Record<keyof typeof channelDefinitions, StreamIdKind>),
 };
 
 /** The field a message names its stream in: `path` on the `rest` channel, `market` on the others. */
@@ -104,10 +89,8 @@ export function streamIdField(channel: string): 'path' | 'market' {
 }
 
 /** What a stream id of each kind must look like, worded for a `bad_request` message. */
-const expectedIds: Readonly<Record<Exclude<StreamIdKind, 'path'>, string>> = {
+const expectedIds: Readonly<Record<Exclude<StreamIdKind, 'path' | 'feed' | 'all'>, string>> = {
   market: 'not a UUID',
-  feed: 'not an oracle feed id (0x and hex digits)',
-  all: `the probabilities channel has one stream: "${PROBABILITIES_STREAM}"`,
   catalogue: `the markets channel's streams are ${catalogueStatuses.map((id) => `"${id}"`).join(', ')}, each optionally with ":" and a token id`,
   candles: `not a candles stream: a market UUID, ":", an interval (${candleIntervals.join(', ')}), ":" and a source (${candleSources.join(', ')})`,
 };
@@ -121,6 +104,15 @@ export function canonicalStreamId(
   channel: Channel,
   id: string,
 ): { ok: true; id: string } | { ok: false; message: string; code?: 'path_not_public' } {
+  if (isDefinedChannel(channel)) {
+    const { canonical, expected } = channelDefinitions[channel].streamIds;
+    if (canonical !== undefined) {
+      const spelled = canonical(id);
+      return spelled === undefined
+        ? { ok: false, message: expected ?? 'not a stream id' }
+        : { ok: true, id: spelled };
+    }
+  }
   const kind = streamIdKinds[channel];
   if (kind === 'path') {
     const path = canonicalRestPath(id);
@@ -141,13 +133,20 @@ export function canonicalStreamId(
       ? { ok: false, message: expectedIds[kind] }
       : { ok: true, id: catalogueStreamId(filter) };
   }
-  const valid =
-    kind === 'market'
-      ? MARKET_ID_PATTERN.test(id)
-      : kind === 'feed'
-        ? FEED_ID_PATTERN.test(id)
-        : id === PROBABILITIES_STREAM;
-  return valid ? { ok: true, id: id.toLowerCase() } : { ok: false, message: expectedIds[kind] };
+  // A kind the protocol has no grammar for is spelled by its channel's definition, above.
+  if (kind === 'feed' || kind === 'all') return { ok: false, message: 'not a stream id' };
+  return MARKET_ID_PATTERN.test(id)
+    ? { ok: true, id: id.toLowerCase() }
+    : { ok: false, message: expectedIds[kind] };
+}
+
+/** What a channel's stream id names upstream, in "... does not exist upstream": `market` unless said. */
+export function streamIdNoun(channel: Channel): string {
+  if (isDefinedChannel(channel)) {
+    const { noun } = channelDefinitions[channel].streamIds;
+    if (noun !== undefined) return noun;
+  }
+  return streamIdKinds[channel] === 'path' ? 'path' : 'market';
 }
 
 /**

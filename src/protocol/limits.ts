@@ -13,9 +13,6 @@ export function isMarketId(value: string): boolean {
   return MARKET_ID_PATTERN.test(value);
 }
 
-/** Oracle feed ids (the `oracle` channel's stream ids): `0x` and hex digits, either case. */
-export const FEED_ID_PATTERN = /^0x[0-9a-fA-F]{1,128}$/;
-
 /** Longest stream id a request may carry (a `0x` feed id of 128 hex digits). */
 export const MAX_STREAM_ID_LENGTH = 130;
 
@@ -24,11 +21,3 @@ export const MAX_MARKETS_PER_REQUEST = 100;
 
 /** Longest string request `id` the relay echoes back. */
 export const MAX_REQUEST_ID_LENGTH = 128;
-
-/**
- * `activity_id`s a trades consumer remembers to deliver each trade once across reconnects and new
- * epochs. A new epoch's snapshot holds at most TRADES_SNAPSHOT_SIZE (50) entries, and those already
- * delivered are among the newest delivered, so any capacity of at least that size suffices; the
- * margin covers upstream listing a few entries out of time order.
- */
-export const TRADES_SEEN_IDS = 1_000;

@@ -6,13 +6,9 @@
  * validates client frames against the request types declared here).
  */
 
-export {
-  type Channel,
-  channels,
-  PROBABILITIES_STREAM,
-  streamIdKinds,
-} from './channels.ts';
+export { type Channel, channels, streamIdKinds } from './channels.ts';
 
+import type { DefinedChannel, DefinedChannelData } from '../channels/registry.ts';
 import type { Channel } from './channels.ts';
 
 /** Book depths (protocol.md "`book` data"): 10, 50, or null for the full book. */
@@ -52,6 +48,7 @@ export type ClientRequest = SubscribeRequest | UnsubscribeRequest | PingRequest;
 // ---------------------------------------------------------------------------------------------
 // Relay -> client
 
+export type * from '../channels/registry.ts';
 export * from './channel-data.ts';
 
 import type {
@@ -61,16 +58,10 @@ import type {
   MarketsData,
   MarketsUpdateData,
   MarketUpdateData,
-  OracleData,
-  OrdersData,
-  OrdersUpdateData,
   PriceData,
   PriceUpdateData,
-  ProbabilitiesData,
-  ProbabilitiesUpdateData,
   RestData,
   RestUpdateData,
-  TradesData,
 } from './channel-data.ts';
 
 export interface StreamFields {
@@ -109,15 +100,14 @@ export interface BookUpdateMessage extends StreamFields {
 export type PriceSnapshotMessage = ChannelSnapshotMessage<'price'>;
 export type PriceUpdateMessage = ChannelUpdateMessage<'price'>;
 
-/** Each channel's `data`: of a `snapshot` (the whole state) and of an `update` (the change). */
-export interface ChannelData {
+/**
+ * Each channel's `data`: of a `snapshot` (the whole state) and of an `update` (the change); a
+ * channel with a folder of its own declares it there (src/channels/registry.ts).
+ */
+export interface ChannelData extends DefinedChannelData {
   book: { snapshot: BookData; update: BookData };
   price: { snapshot: PriceData; update: PriceUpdateData };
-  trades: { snapshot: TradesData; update: TradesData };
   market: { snapshot: MarketData; update: MarketUpdateData };
-  probabilities: { snapshot: ProbabilitiesData; update: ProbabilitiesUpdateData };
-  oracle: { snapshot: OracleData; update: OracleData };
-  orders: { snapshot: OrdersData; update: OrdersUpdateData };
   markets: { snapshot: MarketsData; update: MarketsUpdateData };
   rest: { snapshot: RestData; update: RestUpdateData };
   candles: { snapshot: CandlesData; update: CandlesData };
@@ -136,16 +126,12 @@ export interface ChannelUpdateMessage<C extends PlainChannel> extends StreamFiel
   channel: C;
   data: ChannelData[C]['update'];
 }
-export type TradesSnapshotMessage = ChannelSnapshotMessage<'trades'>;
-export type TradesUpdateMessage = ChannelUpdateMessage<'trades'>;
 export type MarketSnapshotMessage = ChannelSnapshotMessage<'market'>;
 export type MarketUpdateMessage = ChannelUpdateMessage<'market'>;
-export type ProbabilitiesSnapshotMessage = ChannelSnapshotMessage<'probabilities'>;
-export type ProbabilitiesUpdateMessage = ChannelUpdateMessage<'probabilities'>;
-export type OracleSnapshotMessage = ChannelSnapshotMessage<'oracle'>;
-export type OracleUpdateMessage = ChannelUpdateMessage<'oracle'>;
-export type OrdersSnapshotMessage = ChannelSnapshotMessage<'orders'>;
-export type OrdersUpdateMessage = ChannelUpdateMessage<'orders'>;
+/** The messages of the channels with a folder of their own (src/channels/registry.ts). */
+type DefinedChannelMessage = {
+  [C in DefinedChannel]: ChannelSnapshotMessage<C> | ChannelUpdateMessage<C>;
+}[DefinedChannel];
 export type MarketsSnapshotMessage = ChannelSnapshotMessage<'markets'>;
 export type MarketsUpdateMessage = ChannelUpdateMessage<'markets'>;
 export interface RestSnapshotMessage extends ChannelSnapshotMessage<'rest'> {
@@ -166,16 +152,9 @@ export type StreamMessage =
   | BookUpdateMessage
   | PriceSnapshotMessage
   | PriceUpdateMessage
-  | TradesSnapshotMessage
-  | TradesUpdateMessage
   | MarketSnapshotMessage
   | MarketUpdateMessage
-  | ProbabilitiesSnapshotMessage
-  | ProbabilitiesUpdateMessage
-  | OracleSnapshotMessage
-  | OracleUpdateMessage
-  | OrdersSnapshotMessage
-  | OrdersUpdateMessage
+  | DefinedChannelMessage
   | MarketsSnapshotMessage
   | MarketsUpdateMessage
   | RestSnapshotMessage

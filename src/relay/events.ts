@@ -44,7 +44,7 @@ export interface RelayEventMap {
    */
   'poll:confirmed': [{ kind: PollKind; ageMs: number }];
   /**
-   * A trades poll stopped at its entry bound (relay/channels/trades.ts MAX_ACTIVITY_ENTRIES) before
+   * A trades poll stopped at its entry bound (channels/trades/relay-activity.ts MAX_ACTIVITY_ENTRIES) before
    * reaching a trade already delivered: the oldest trades of that burst were not delivered.
    * `pages`: the requests it made.
    */

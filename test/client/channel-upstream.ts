@@ -5,6 +5,8 @@
  * subscriptions to hold exactly that (docs/protocol.md, one section per channel).
  */
 import { isDeepStrictEqual } from 'node:util';
+import type { OrderMapState } from '../../src/channels/orders/orders.ts';
+import { TRADES_SNAPSHOT_SIZE } from '../../src/channels/trades/trades.ts';
 import type {
   MarketSubscription,
   OracleSubscription,
@@ -12,7 +14,6 @@ import type {
   ProbabilitiesSubscription,
   TradesSubscription,
 } from '../../src/client/node.ts';
-import { TRADES_SNAPSHOT_SIZE } from '../../src/protocol/channels.ts';
 import type {
   MarketData,
   OracleData,
@@ -20,7 +21,6 @@ import type {
   ProbabilitiesData,
   TradeEntry,
 } from '../../src/protocol/messages.ts';
-import type { OrderMapState } from '../../src/protocol/order-map.ts';
 import type { SimulatorHandle } from '../../src/sim/server.ts';
 import { waitFor } from '../support/wait-for.ts';
 

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { orderListsOf } from '../../src/channels/orders/orders.ts';
 import { decodeFrame } from '../../src/client/connection/frames.ts';
 import {
   connect,
@@ -20,7 +21,6 @@ import {
   type StreamMessage,
   type TradeEntry,
 } from '../../src/protocol/messages.ts';
-import { orderListsOf } from '../../src/protocol/order-map.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { FakeRelay, stamp } from './fake-relay.ts';
 import { fastBackoff } from './sdk-support.ts';

@@ -5,10 +5,9 @@
  * across a relay restart (docs/protocol.md "`trades` data").
  */
 import { describe, expect, it } from 'vitest';
-import { TRADES_SNAPSHOT_SIZE } from '../../src/protocol/channels.ts';
-import { TRADES_SEEN_IDS } from '../../src/protocol/limits.ts';
-import { RecentIds } from '../../src/protocol/recent-ids.ts';
-import { MAX_ACTIVITY_ENTRIES } from '../../src/relay/channels/trades.ts';
+import { RecentIds } from '../../src/channels/trades/recent-ids.ts';
+import { MAX_ACTIVITY_ENTRIES } from '../../src/channels/trades/relay-activity.ts';
+import { TRADES_SEEN_IDS, TRADES_SNAPSHOT_SIZE } from '../../src/channels/trades/trades.ts';
 import { simulatorProfileNames, simulatorProfiles } from '../../src/sim/profile.ts';
 import { startHarnessRelay, useHarness } from '../support/harness.ts';
 import {

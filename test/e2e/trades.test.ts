@@ -5,7 +5,7 @@
  * Bursts beyond one poll's bound, and relay restarts: trades-bounds.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { TRADES_SNAPSHOT_SIZE } from '../../src/protocol/channels.ts';
+import { TRADES_SNAPSHOT_SIZE } from '../../src/channels/trades/trades.ts';
 import type { TradeEntry } from '../../src/protocol/messages.ts';
 import { simulatorProfileNames } from '../../src/sim/profile.ts';
 import { useHarness } from '../support/harness.ts';

@@ -7,6 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { applyOrderMapUpdate, orderListsOf, orderMapOf } from '../../src/channels/orders/orders.ts';
 import { applyMarketUpdate } from '../../src/protocol/channel-state.ts';
 import type {
   MarketUpdateData,
@@ -15,7 +16,6 @@ import type {
   OrdersData,
   OrdersUpdateData,
 } from '../../src/protocol/messages.ts';
-import { applyOrderMapUpdate, orderListsOf, orderMapOf } from '../../src/protocol/order-map.ts';
 
 const orderId = fc.constantFrom(...Array.from({ length: 12 }, (_, i) => `ord_${i}`));
 const order = fc.record({

@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { PROBABILITIES_STREAM } from '../../src/channels/probabilities/probabilities.ts';
 import {
   type CompactStreamIdentity,
   compactPrice,
@@ -14,13 +15,7 @@ import {
   encodeCompactStreamMessage,
   expandPrice,
 } from '../../src/protocol/compact.ts';
-import {
-  type BookData,
-  bookDepths,
-  type Level,
-  PROBABILITIES_STREAM,
-  type StreamMessage,
-} from '../../src/protocol/messages.ts';
+import { type BookData, bookDepths, type Level, type StreamMessage } from '../../src/protocol/messages.ts';
 import { propertyRuns } from '../support/property-runs.ts';
 
 // ------------------------------------------------------------------------------------------------

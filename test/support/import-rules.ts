@@ -17,10 +17,12 @@ import ts from 'typescript';
 /** Layer -> rank; lower ranks are further down. Keep README "Architecture" in step with this. */
 export const layerRanks: Readonly<Record<string, number>> = {
   util: 0, // helpers that import nothing of the project (Node-free where the SDK uses them)
+  channels: 0.5, // each channel's Node-free part (src/channels/<name>/): wire types, stream ids, apply
   protocol: 1, // the wire protocol, shared by relay and SDK
   upstream: 2, // upstream schemas and HTTP client
   client: 2, // the browser/Node SDK: protocol + util only
   sim: 3, // the upstream simulator
+  'channels:relay': 3.5, // each channel's server part (src/channels/**/relay*.ts): diff, what to poll
   relay: 4, // streams, registry, poller, diff, prepared frames, coordination (alone or over Redis)
   ws: 5, // the WebSocket endpoint: writes the relay's frames
   sse: 5, // the Server-Sent Events endpoint: writes the relay's frames as events
@@ -56,9 +58,18 @@ export const roomRanks: Readonly<Record<string, Readonly<Record<string, number>>
 /** Module (path relative to the root, without extension) -> the modules it imports. */
 export type ImportGraph = ReadonlyMap<string, readonly string[]>;
 
+/**
+ * A module's layer: its top-level folder, or `app`. src/channels/ holds both parts of each channel,
+ * told apart by file name: a `relay*.ts` file is the server's part (layer `channels:relay`, which
+ * may import upstream), every other file the Node-free part the protocol and the SDK import.
+ */
 export function layerOf(module: string): string {
   const slash = module.indexOf('/');
-  return slash === -1 ? 'app' : module.slice(0, slash);
+  if (slash === -1) return 'app';
+  const layer = module.slice(0, slash);
+  if (layer === 'channels' && (module.split('/').at(-1) as string).startsWith('relay'))
+    return 'channels:relay';
+  return layer;
 }
 
 /** The room of a module inside its layer: its subfolder, or `.` for a file directly in the layer. */

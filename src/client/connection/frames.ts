@@ -8,9 +8,11 @@
  * other message is a JSON object on either encoding, so frames are read by their shape, whatever
  * was negotiated.
  */
+import { channelDefinitions, type DefinedChannel, isDefinedChannel } from '../../channels/registry.ts';
 import { isChannel as isChannelName, offTheWire } from '../../protocol/channels.ts';
 import { type CompactStreamLookup, decodeCompactStreamMessage } from '../../protocol/compact.ts';
 import type { BookDepth, Channel, Level, ServerMessage, StreamState } from '../../protocol/messages.ts';
+import { type Fields, isObject, isStringArray } from '../../util/field-checks.ts';
 
 export type Decoded =
   | { ok: true; message: ServerMessage }
@@ -23,8 +25,6 @@ export interface StreamRef {
   market: string;
   depth: BookDepth | undefined;
 }
-
-type Fields = Record<string, unknown>;
 
 /** A JSON connection's stream numbers: none. */
 const noStreamNumbers: CompactStreamLookup = { get: () => undefined };
@@ -112,7 +112,9 @@ function decodeStreamMessage(value: Fields): Decoded {
     return wrong === undefined ? accept(value) : fail(wrong);
   }
   if (!isObject(value.data)) return fail('data');
-  const wrong = dataChecks[value.channel]({ ...value, data: value.data }, value.type === 'snapshot');
+  const { channel } = value;
+  const check = isDefinedChannel(channel) ? channelDefinitions[channel].dataProblem : dataChecks[channel];
+  const wrong = check({ ...value, data: value.data }, value.type === 'snapshot');
   return wrong === undefined ? accept(value) : fail(wrong);
 }
 
@@ -129,7 +131,7 @@ function restCheck(message: Fields, snapshot: boolean): string | undefined {
 type DataCheck = (message: Fields & { data: Fields }, snapshot: boolean) => string | undefined;
 
 /** Each channel's `data` as docs/protocol.md gives it, checked as far as the SDK and its users rely on types. */
-const dataChecks: Readonly<Record<Exclude<Channel, 'rest'>, DataCheck>> = {
+const dataChecks: Readonly<Record<Exclude<Channel, 'rest' | DefinedChannel>, DataCheck>> = {
   book: (message) => {
     const { data } = message;
     if (!isLevels(data.bids) || !isLevels(data.asks)) return 'levels';
@@ -141,14 +143,8 @@ const dataChecks: Readonly<Record<Exclude<Channel, 'rest'>, DataCheck>> = {
     Object.values(data).every((field) => typeof field === 'string' || field === null)
       ? undefined
       : 'price fields',
-  trades: ({ data }) => (isListOf(data.trades, tradeFields) ? undefined : 'trades'),
   // Upstream's record as received: any JSON object is a market record or a change set.
   market: () => undefined,
-  probabilities: ({ data }, snapshot) =>
-    Object.values(data).every((entry) => (!snapshot && entry === null) || hasFields(entry, probabilityFields))
-      ? undefined
-      : 'probability entries',
-  oracle: ({ data }) => (hasFields(data, oracleFields) ? undefined : 'oracle record'),
   // Upstream's list-form records as received, each an object (or null for a market gone).
   markets: ({ data }, snapshot) =>
     Object.values(data).every((record) => (!snapshot && record === null) || isObject(record))
@@ -160,42 +156,7 @@ const dataChecks: Readonly<Record<Exclude<Channel, 'rest'>, DataCheck>> = {
       ? undefined
       : 'candles';
   },
-  orders: ({ data }, snapshot) => {
-    if (snapshot)
-      return isListOf(data.bids, orderFields) && isListOf(data.asks, orderFields) ? undefined : 'orders';
-    const sided = (order: unknown) =>
-      hasFields(order, sidedOrderFields) && (order.side === 'bid' || order.side === 'ask');
-    return Array.isArray(data.upserts) && data.upserts.every(sided) && isStringArray(data.removes)
-      ? undefined
-      : 'order changes';
-  },
 };
-
-type FieldTypes = Readonly<Record<string, 'string' | 'number'>>;
-const tradeFields: FieldTypes = {
-  activity_id: 'string',
-  activity_type: 'string',
-  price: 'string',
-  size: 'string',
-  total_value: 'string',
-  activity_timestamp: 'string',
-};
-const probabilityFields: FieldTypes = {
-  midpoint: 'number',
-  best_bid: 'number',
-  best_ask: 'number',
-  last_trade_price: 'number',
-  timestamp: 'string',
-};
-const oracleFields: FieldTypes = {
-  feed_id: 'string',
-  price: 'number',
-  raw_price: 'string',
-  expo: 'number',
-  publish_time: 'number',
-};
-const orderFields: FieldTypes = { id: 'string', price: 'string', size: 'string', token_id: 'number' };
-const sidedOrderFields: FieldTypes = { ...orderFields, side: 'string' };
 
 /** A probability candle (numbers) or a trades candle (decimal strings, volume and count). */
 function isCandle(value: unknown): boolean {
@@ -207,14 +168,6 @@ function isCandle(value: unknown): boolean {
     typeof value.volume === 'string' &&
     Number.isSafeInteger(value.trades)
   );
-}
-
-function hasFields(value: unknown, types: FieldTypes): value is Fields {
-  return isObject(value) && Object.entries(types).every(([field, type]) => typeof value[field] === type);
-}
-
-function isListOf(value: unknown, types: FieldTypes): boolean {
-  return Array.isArray(value) && value.every((item) => hasFields(item, types));
 }
 
 /**
@@ -262,12 +215,4 @@ function isStreamNumbers(value: unknown): boolean {
     value === undefined ||
     (isObject(value) && Object.values(value).every((n) => Number.isSafeInteger(n) && (n as number) > 0))
   );
-}
-
-function isStringArray(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((item) => typeof item === 'string');
-}
-
-function isObject(value: unknown): value is Fields {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

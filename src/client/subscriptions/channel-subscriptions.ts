@@ -4,20 +4,20 @@
  * update make it (with the shared pure cores of src/protocol), and the events a channel adds
  * (docs/client.md "API"). Sequencing, resync and status are the base class's (./stream-subscription.ts).
  */
+
+import { applyOrderMapUpdate, type OrderMapState, orderMapOf } from '../../channels/orders/orders.ts';
+import { channelDefinitions, type DefinedChannel } from '../../channels/registry.ts';
+import { RecentIds } from '../../channels/trades/recent-ids.ts';
+import { applyTradesUpdate, TRADES_SEEN_IDS, TRADES_SNAPSHOT_SIZE } from '../../channels/trades/trades.ts';
 import { applyBookUpdate, type BookState, bookChecksum } from '../../protocol/book.ts';
-import {
-  applyMarketsUpdate,
-  applyMarketUpdate,
-  applyOracleUpdate,
-  applyProbabilitiesUpdate,
-  applyTradesUpdate,
-} from '../../protocol/channel-state.ts';
-import { TRADES_SNAPSHOT_SIZE } from '../../protocol/channels.ts';
-import { TRADES_SEEN_IDS } from '../../protocol/limits.ts';
+import { applyMarketsUpdate, applyMarketUpdate } from '../../protocol/channel-state.ts';
 import type {
   BookDepth,
   BookSnapshotMessage,
   BookUpdateMessage,
+  ChannelData,
+  ChannelSnapshotMessage,
+  ChannelUpdateMessage,
   MarketData,
   MarketListRecord,
   MarketSnapshotMessage,
@@ -25,24 +25,13 @@ import type {
   MarketsSnapshotMessage,
   MarketsUpdateMessage,
   MarketUpdateMessage,
-  OracleData,
-  OracleSnapshotMessage,
-  OracleUpdateMessage,
-  OrdersSnapshotMessage,
-  OrdersUpdateMessage,
   PriceData,
   PriceSnapshotMessage,
   PriceUpdateMessage,
-  ProbabilitiesData,
-  ProbabilitiesSnapshotMessage,
-  ProbabilitiesUpdateMessage,
   TradeEntry,
-  TradesSnapshotMessage,
-  TradesUpdateMessage,
 } from '../../protocol/messages.ts';
-import { applyOrderMapUpdate, type OrderMapState, orderMapOf } from '../../protocol/order-map.ts';
+
 import { applyPriceUpdate } from '../../protocol/price.ts';
-import { RecentIds } from '../../protocol/recent-ids.ts';
 import type { CandlesSubscription } from './candles-subscription.ts';
 import type { RestSubscription } from './rest-subscription.ts';
 import { type StreamEvents, type StreamHost, StreamSubscription } from './stream-subscription.ts';
@@ -52,8 +41,7 @@ export type AnyStreamSubscription =
   | PriceSubscription
   | TradesSubscription
   | MarketSubscription
-  | ProbabilitiesSubscription
-  | OracleSubscription
+  | AnyDefinedSubscription
   | OrdersSubscription
   | MarketsSubscription
   | RestSubscription
@@ -99,6 +87,11 @@ export class PriceSubscription extends StreamSubscription<
     return applyPriceUpdate(state, update.data);
   }
 }
+
+type OrdersSnapshotMessage = ChannelSnapshotMessage<'orders'>;
+type OrdersUpdateMessage = ChannelUpdateMessage<'orders'>;
+type TradesSnapshotMessage = ChannelSnapshotMessage<'trades'>;
+type TradesUpdateMessage = ChannelUpdateMessage<'trades'>;
 
 /** The recent trades of a market, oldest first: at most as many as a snapshot carries. */
 export type TradesState = readonly TradeEntry[];
@@ -185,41 +178,36 @@ export class MarketSubscription extends StreamSubscription<
   }
 }
 
-/** The `probabilities` stream: every market's probability entry, keyed by market UUID. */
-export class ProbabilitiesSubscription extends StreamSubscription<
-  ProbabilitiesData,
-  ProbabilitiesSnapshotMessage,
-  ProbabilitiesUpdateMessage
+/**
+ * A stream of a channel with a folder of its own (src/channels/registry.ts): its state is the
+ * snapshot's data, each update applied as the channel's definition says.
+ */
+export class DefinedSubscription<C extends DefinedChannel> extends StreamSubscription<
+  ChannelData[C]['snapshot'],
+  ChannelSnapshotMessage<C>,
+  ChannelUpdateMessage<C>
 > {
-  readonly channel = 'probabilities';
+  readonly channel: C;
   readonly depth = undefined;
 
-  protected stateOf(snapshot: ProbabilitiesSnapshotMessage): ProbabilitiesData {
+  constructor(host: StreamHost, market: string, channel: C) {
+    super(host, market);
+    this.channel = channel;
+  }
+
+  protected stateOf(snapshot: ChannelSnapshotMessage<C>): ChannelData[C]['snapshot'] {
     return snapshot.data;
   }
 
-  protected apply(state: ProbabilitiesData, update: ProbabilitiesUpdateMessage): ProbabilitiesData {
-    return applyProbabilitiesUpdate(state, update.data);
+  protected apply(
+    state: ChannelData[C]['snapshot'],
+    update: ChannelUpdateMessage<C>,
+  ): ChannelData[C]['snapshot'] {
+    return channelDefinitions[this.channel].apply(state, update.data);
   }
 }
 
-/** An `oracle` stream (`market` is the feed id): the feed's latest price record. */
-export class OracleSubscription extends StreamSubscription<
-  OracleData,
-  OracleSnapshotMessage,
-  OracleUpdateMessage
-> {
-  readonly channel = 'oracle';
-  readonly depth = undefined;
-
-  protected stateOf(snapshot: OracleSnapshotMessage): OracleData {
-    return snapshot.data;
-  }
-
-  protected apply(state: OracleData, update: OracleUpdateMessage): OracleData {
-    return applyOracleUpdate(state, update.data);
-  }
-}
+type AnyDefinedSubscription = { [C in DefinedChannel]: DefinedSubscription<C> }[DefinedChannel];
 
 /** An `orders` stream: each side's orders by id, as upstream's whole entries. */
 export class OrdersSubscription extends StreamSubscription<

@@ -5,6 +5,9 @@
  * is its snapshot's data: `book`'s sorted, aggregated levels, every other channel's data as sent.
  */
 import { crc32 } from 'node:zlib';
+import type { DefinedChannel } from '../../channels/registry.ts';
+import { type StreamCodec, sendWhole } from '../../channels/relay-definition.ts';
+import { relayChannels } from '../../channels/relay-registry.ts';
 import { type BookState, bookChecksum } from '../../protocol/book.ts';
 import { candlesChecksum } from '../../protocol/candles.ts';
 import { restChecksum } from '../../protocol/json-patch.ts';
@@ -12,32 +15,10 @@ import type { Channel, ChannelData, PriceData } from '../../protocol/messages.ts
 import type { ClobPriceSnapshot } from '../../upstream/schemas.ts';
 import { diffBook, diffPrice } from './book-price-diff.ts';
 import { diffCandles } from './candles.ts';
-import {
-  diffMarket,
-  diffMarkets,
-  diffOracle,
-  diffOrders,
-  diffProbabilities,
-  diffTrades,
-} from './channel-diff.ts';
+import { diffMarket, diffMarkets } from './channel-diff.ts';
 import { diffJson } from './json-patch-diff.ts';
 
-/** A diff's answer that the state changed but is best sent whole, as a snapshot with the next `seq`. */
-export const sendWhole: unique symbol = Symbol('send the state whole');
-
-/** How a channel's states are compared and described on the wire. */
-export interface StreamCodec<State, Delta> {
-  /** The update from `prev` to `next`; null when nothing changed. */
-  diff(prev: State, next: State): Delta | null | typeof sendWhole;
-  /** Book and rest streams carry a checksum of the state after each message. */
-  checksum?(state: State): number;
-  /**
-   * Whether an update that would be larger than the snapshot of the state it leads to goes out as
-   * that snapshot instead (`rest`, whose patches of an arbitrary body may outgrow it; the other
-   * channels' updates are a part of their state).
-   */
-  noUpdateLargerThanSnapshot?: boolean;
-}
+export { type StreamCodec, sendWhole } from '../../channels/relay-definition.ts';
 
 /** Each channel's stream state and update data. */
 export type ChannelState<C extends Channel> = C extends 'book' ? BookState : ChannelData[C]['snapshot'];
@@ -47,11 +28,7 @@ export const codecs: { readonly [C in Channel]: StreamCodec<ChannelState<C>, Cha
   // Node's native CRC-32: about a third of the portable one's time, on every book message.
   book: { diff: diffBook, checksum: (state) => bookChecksum(state, crc32) },
   price: { diff: diffPrice },
-  trades: { diff: diffTrades },
   market: { diff: diffMarket },
-  probabilities: { diff: diffProbabilities },
-  oracle: { diff: diffOracle },
-  orders: { diff: diffOrders },
   markets: { diff: diffMarkets },
   rest: {
     diff: (prev, next) => {
@@ -63,7 +40,15 @@ export const codecs: { readonly [C in Channel]: StreamCodec<ChannelState<C>, Cha
     noUpdateLargerThanSnapshot: true,
   },
   candles: { diff: diffCandles, checksum: (state) => candlesChecksum(state, crc32) },
+  ...definedCodecs(),
 };
+
+/** The codecs of the channels with a folder of their own (src/channels/relay-registry.ts). */
+function definedCodecs(): { readonly [C in DefinedChannel]: StreamCodec<ChannelState<C>, ChannelDelta<C>> } {
+  return Object.fromEntries(
+    Object.entries(relayChannels).map(([channel, { codec }]) => [channel, codec]),
+  ) as { readonly [C in DefinedChannel]: StreamCodec<ChannelState<C>, ChannelDelta<C>> };
+}
 
 /** The price channel's state: upstream's decimal strings unchanged, omitted fields omitted. */
 export function priceDataOf(snapshot: ClobPriceSnapshot): PriceData {

@@ -13,7 +13,7 @@ export interface PollDemand {
   pricePollMs: number;
   /**
    * Requests per second the other channels' targets ask at their configured intervals (one
-   * request per target per interval: market records, oracle feeds, the probabilities map).
+   * request per target per interval, src/relay/targets/stream-targets.ts).
    */
   otherRequestsPerSecond?: number;
   /** Upstream requests per second at most. */

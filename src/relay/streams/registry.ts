@@ -4,7 +4,7 @@
  * subscribed, plus a short linger after the last one leaves, so that a reconnecting client finds its
  * stream (and its resume ring) still polled instead of a gap. What the registry holds is exactly
  * what the poller polls: no subscriber, no upstream request. Streams are found by key, and per
- * channel by stream id (a market, an oracle feed, `all`): what a poll target asks for.
+ * channel by stream id (a market, a feed, `all`): what a poll target asks for.
  */
 import {
   type BookDepth,

@@ -5,15 +5,15 @@
  * Built here from the stream's identity and position, so the stream (relay/streams/stream.ts)
  * keeps its sequence, state and subscribers. Each message's fields are in the order the wire shows.
  */
-import {
-  type BookDepth,
-  type Channel,
-  type ConfirmedMessage,
-  type ErrorMessage,
-  type ServerMessage,
-  type StatusMessage,
-  type StreamState,
-  streamIdKinds,
+import { streamIdNoun } from '../../protocol/channels.ts';
+import type {
+  BookDepth,
+  Channel,
+  ConfirmedMessage,
+  ErrorMessage,
+  ServerMessage,
+  StatusMessage,
+  StreamState,
 } from '../../protocol/messages.ts';
 
 /** The stream a message is about; a book's depth is named in each of its messages. */
@@ -96,16 +96,14 @@ export function upstreamUnavailableError(subject: MessageSubject, reason: string
 }
 
 /**
- * What a subscriber to a market (or oracle feed) upstream does not have is told (protocol.md
- * "Error codes").
+ * What a subscriber to a stream id upstream does not have (a market, a feed, a path) is told
+ * (protocol.md "Error codes").
  */
 export function unknownMarketError(channel: Channel, market: string): ErrorMessage {
-  const kind = streamIdKinds[channel];
-  const what = kind === 'feed' ? 'oracle feed' : kind === 'path' ? 'path' : 'market';
   return {
     type: 'error',
     code: 'unknown_market',
-    message: `${what} ${market} does not exist upstream`,
+    message: `${streamIdNoun(channel)} ${market} does not exist upstream`,
     channel,
     market,
   };

@@ -1,9 +1,9 @@
 /**
  * @module relay/targets/activity-pages
- * One market's activity listing as the walks of relay/channels/trades.ts page through it, for the
+ * One market's activity listing as the walks of channels/trades/relay-activity.ts page through it, for the
  * `trades` and `candles` targets alike.
  */
-import type { FetchActivityPage } from '../channels/trades.ts';
+import type { FetchActivityPage } from '../../channels/trades/relay-activity.ts';
 import type { PollSource } from './poll-target.ts';
 
 /**

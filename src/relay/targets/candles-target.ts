@@ -7,7 +7,7 @@
  *   each point is filed by its own time (relay/channels/candles.ts), so the open candle follows the
  *   newest points as they are served.
  * - `trades`: upstream's activity pages, walked as the `trades` channel walks them
- *   (relay/channels/trades.ts): the first poll reads back a few pages (an interval it could read
+ *   (channels/trades/relay-activity.ts): the first poll reads back a few pages (an interval it could read
  *   only in part gets no candle), later polls only what is new.
  * A candle turns final with the first poll asked after its interval ended. In cluster mode only
  * the lease holder asks upstream; it shares the whole series (and, for trades, the newest ids it
@@ -15,6 +15,7 @@
  */
 
 import { z } from 'zod';
+import { ACTIVITY_PAGE_SIZE, TradeHistory, walkActivity } from '../../channels/trades/relay-activity.ts';
 import {
   type CandleInterval,
   type CandlesStream,
@@ -28,7 +29,6 @@ import { UpstreamError } from '../../upstream/errors.ts';
 import { decimalString, historyResponse } from '../../upstream/schemas.ts';
 import { streamTargetKey } from '../../util/keys.ts';
 import { type CandleSample, candlesDataOf, mergeSamples, type SeriesCandle } from '../channels/candles.ts';
-import { ACTIVITY_PAGE_SIZE, TradeHistory, walkActivity } from '../channels/trades.ts';
 import type { SharedResult } from '../coordination/shared-result.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import { activityPages } from './activity-pages.ts';

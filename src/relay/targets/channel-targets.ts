@@ -1,24 +1,14 @@
 /**
  * @module relay/targets/channel-targets
- * The poll targets of the `market`, `probabilities` and `oracle` channels: one upstream request per
+ * The poll target of the `market` channel: one upstream request per
  * poll each (relay/targets/stream-target.ts), scheduled with every other target within `--upstream-rps`.
  * - `market`: a market's detail record; once its status is not ACTIVE (expired, resolved) the
  *   update that says so is its last message and the stream is `closed`.
- * - `probabilities`: every market's entry in one request, the one stream `all`, however many
- *   subscribe.
- * - `oracle`: one feed's latest price; `ts` is its publish time.
+ * The channels with a folder of their own are polled by relay/targets/defined-target.ts.
  */
-import type { MarketData, OracleData, ProbabilitiesData } from '../../protocol/messages.ts';
-import {
-  type MarketResponse,
-  marketResponse,
-  type ProbabilitiesResponse,
-  probabilitiesResponse,
-  type TokenPriceResponse,
-  tokenPriceResponse,
-} from '../../upstream/schemas.ts';
+import type { MarketData } from '../../protocol/messages.ts';
+import { type MarketResponse, marketResponse } from '../../upstream/schemas.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
-import type { PollOutcome } from './outcomes.ts';
 import type { PollContext } from './poll-target.ts';
 import { StreamTarget } from './stream-target.ts';
 
@@ -51,55 +41,5 @@ export class MarketTarget extends StreamTarget<'market', MarketResponse> {
     return typeof status === 'string' && status !== ACTIVE_STATUS
       ? `market ${status.toLowerCase()}`
       : undefined;
-  }
-}
-
-export class ProbabilitiesTarget extends StreamTarget<'probabilities', ProbabilitiesResponse> {
-  protected readonly schema = probabilitiesResponse;
-
-  constructor(streamId: string, timing: TargetTiming, context: PollContext) {
-    super('probabilities', streamId, timing, context);
-  }
-
-  protected ask(): Promise<ProbabilitiesResponse> {
-    return this.source.probabilities();
-  }
-
-  /** The same map is the books' change hints (relay/targets/change-hints.ts): read once for both. */
-  protected override alsoFound(response: ProbabilitiesResponse, askedAt: number): PollOutcome[] {
-    return [{ type: 'probabilities', response, askedAt }];
-  }
-
-  /** Keyed by market id in its one spelling (lower case), as every other stream names markets. */
-  protected stateOf(response: ProbabilitiesResponse): ProbabilitiesData {
-    const state: ProbabilitiesData = {};
-    for (const [market, entry] of Object.entries(response.probabilities)) state[market.toLowerCase()] = entry;
-    return state;
-  }
-
-  /** Entries carry their own times; the map as a whole has none. */
-  protected tsOf(): undefined {
-    return undefined;
-  }
-}
-
-export class OracleTarget extends StreamTarget<'oracle', TokenPriceResponse> {
-  protected readonly schema = tokenPriceResponse;
-
-  constructor(feed: string, timing: TargetTiming, context: PollContext) {
-    super('oracle', feed, timing, context);
-  }
-
-  protected ask(): Promise<TokenPriceResponse> {
-    return this.source.tokenPrice(this.streamId);
-  }
-
-  protected stateOf({ feed_id, price, raw_price, expo, publish_time }: TokenPriceResponse): OracleData {
-    return { feed_id, price, raw_price, expo, publish_time };
-  }
-
-  protected tsOf(response: TokenPriceResponse): string | undefined {
-    const time = new Date(response.publish_time * 1000);
-    return Number.isNaN(time.getTime()) ? undefined : time.toISOString();
   }
 }

@@ -9,7 +9,7 @@
  *   id itself);
  * - and either the same path answered 2xx for other ids since upstream was verified (so the path is
  *   right and this id is what upstream refuses), or the id is a market the complete catalogue does
- *   not list (relay/admission/known-markets.ts), or, for an oracle feed or a `rest` path (no catalogue
+ *   not list (relay/admission/known-markets.ts), or, for a feed or a `rest` path (no catalogue
  *   lists feeds or users), the service the path belongs to (`/api`, one of the interface's two with
  *   `/clob`) answered 2xx.
  * Anything else (a wrong base path, a proxy's 404, a path that never answered) is a failed poll:

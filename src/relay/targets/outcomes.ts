@@ -5,6 +5,7 @@
  * Targets return them from their polls (and report those a lease holder shared, which arrive outside
  * any poll); the pool applies every one here, in one place, instead of each target calling into it.
  */
+import { streamIdNoun } from '../../protocol/channels.ts';
 import type { ProbabilitiesResponse } from '../../upstream/schemas.ts';
 import type { PollKind } from '../events.ts';
 import type { StreamPublisher } from '../streams/publisher.ts';
@@ -61,7 +62,7 @@ function ended(effects: OutcomeEffects, streams: readonly AnyStream[], reason: s
   for (const stream of streams) effects.publisher.emitState(stream, 'closed', reason);
 }
 
-/** `market not found upstream`, `oracle feed not found upstream`, `path not found upstream`. */
+/** `market not found upstream`, `path not found upstream`: the stream id's noun (protocol/channels.ts). */
 function notFound(kind: PollKind): string {
-  return `${kind === 'oracle' ? 'oracle feed' : kind === 'rest' ? 'path' : 'market'} not found upstream`;
+  return `${streamIdNoun(kind)} not found upstream`;
 }

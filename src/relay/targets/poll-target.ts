@@ -7,6 +7,7 @@
  * upstream's clock: a response to an older request than the one last applied is dropped, so an
  * absurd upstream timestamp is only data (docs/operations.md "Freshness").
  */
+import type { ChannelUpstream } from '../../channels/relay-registry.ts';
 import type { CanonicalRestPath } from '../../protocol/rest-paths.ts';
 import type { CallInit } from '../../upstream/client.ts';
 import type { MarketsQuery } from '../../upstream/endpoints.ts';
@@ -17,8 +18,6 @@ import type {
   MarketResponse,
   MarketsResponse,
   OrderBook,
-  ProbabilitiesResponse,
-  TokenPriceResponse,
 } from '../../upstream/schemas.ts';
 import type { Broker } from '../coordination/broker.ts';
 import type { PollKind, RelayEvents } from '../events.ts';
@@ -36,13 +35,11 @@ import type { ExistenceJudge } from './not-found.ts';
 import type { PollOutcome } from './outcomes.ts';
 
 /** The upstream calls polling needs (the typed client satisfies it; tests may fake it). */
-export interface PollSource {
+export interface PollSource extends ChannelUpstream {
   /** With a memo, a body identical to the last one resolves to the same object (upstream/outcome.ts). */
   orderBook(marketId: string, init?: CallInit<OrderBook>): Promise<OrderBook>;
   clobPrices(marketIds: string[]): Promise<ClobPriceBatchResponse>;
-  probabilities(): Promise<ProbabilitiesResponse>;
   market(marketId: string): Promise<MarketResponse>;
-  tokenPrice(feedId: string): Promise<TokenPriceResponse>;
   /** One page of the market catalogue. */
   markets(query: MarketsQuery): Promise<MarketsResponse>;
   /** One page of a market's trade activity, newest first. */

@@ -2,9 +2,9 @@
  * @module relay/targets/poller-pool
  * Polls upstream for exactly what the registry holds: one order-book target per market with `book`
  * or `orders` streams (every depth and both channels share it), one price-batch target per 100
- * markets with `price` streams (relay/targets/price-targets.ts), one target per stream id of the channels polled one request each
- * (relay/targets/stream-targets.ts: market records, the probabilities map, oracle feeds) and, when the
- * budget is short, the change-hint map. The pool keeps those targets in line with the
+ * markets with `price` streams (relay/targets/price-targets.ts), one target per stream id of the
+ * channels polled one request each (relay/targets/stream-targets.ts) and, when the budget is
+ * short, the change-hint map. The pool keeps those targets in line with the
  * registry and hands them to the dispatcher (relay/poll/dispatcher.ts), which decides what is asked
  * when, within `--upstream-rps`. The rest is in files of their own: the books with their weights
  * and hints (relay/targets/book-targets.ts), the intervals the budget allows

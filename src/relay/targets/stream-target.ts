@@ -1,7 +1,7 @@
 /**
  * @module relay/targets/stream-target
  * A poll target that one upstream request per poll serves for the streams of one (channel, stream
- * id): a market's detail record, an oracle feed, the probabilities map. A subclass says what to ask
+ * id): a market's detail record, a feed, the map of every market. A subclass says what to ask
  * and how a response becomes the channel's state; this class asks (in cluster mode only the lease
  * holder asks, the others apply what it shares through the same path, as relay/targets/book-target.ts
  * does), orders the responses, publishes and reports.

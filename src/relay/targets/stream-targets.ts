@@ -7,13 +7,16 @@
  * `streamTargetChannels`.
  */
 
+import type { DefinedChannel } from '../../channels/registry.ts';
+import { relayChannels } from '../../channels/relay-registry.ts';
 import type { PlainChannel } from '../../protocol/messages.ts';
 import { streamTargetKey } from '../../util/keys.ts';
 import type { PollDispatcher } from '../poll/dispatcher.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import { CandlesTarget } from './candles-target.ts';
 import { CatalogueTarget } from './catalogue-target.ts';
-import { MarketTarget, OracleTarget, ProbabilitiesTarget } from './channel-targets.ts';
+import { MarketTarget } from './channel-targets.ts';
+import { DefinedTarget } from './defined-target.ts';
 import type { PollContext, PollTarget } from './poll-target.ts';
 import { RestTarget } from './rest-target.ts';
 import { TradesTarget } from './trades-target.ts';
@@ -26,13 +29,23 @@ type CreateTarget = (id: string, timing: TargetTiming, context: PollContext) => 
 /** The channels with one target per stream id, and how each one's target is made. */
 export const streamTargetChannels: ReadonlyArray<{ channel: PlainChannel; create: CreateTarget }> = [
   { channel: 'market', create: (id, timing, context) => new MarketTarget(id, timing, context) },
-  { channel: 'probabilities', create: (id, timing, context) => new ProbabilitiesTarget(id, timing, context) },
-  { channel: 'oracle', create: (id, timing, context) => new OracleTarget(id, timing, context) },
   { channel: 'trades', create: (id, timing, context) => new TradesTarget(id, timing, context) },
   { channel: 'markets', create: (id, timing, context) => new CatalogueTarget(id, timing, context) },
   { channel: 'rest', create: (id, timing, context) => new RestTarget(id, timing, context) },
   { channel: 'candles', create: (id, timing, context) => new CandlesTarget(id, timing, context) },
+  ...definedTargetChannels(),
 ];
+
+/** The channels with a folder of their own that are polled one request per stream id. */
+function definedTargetChannels(): Array<{ channel: PlainChannel; create: CreateTarget }> {
+  return (Object.keys(relayChannels) as DefinedChannel[]).flatMap((channel) => {
+    const { polled } = relayChannels[channel];
+    if (polled === undefined) return [];
+    const create: CreateTarget = (id, timing, context) =>
+      new DefinedTarget(channel, polled, id, timing, context);
+    return [{ channel, create }];
+  });
+}
 
 export class StreamTargets {
   readonly #context: PollContext;

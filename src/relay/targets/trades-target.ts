@@ -2,17 +2,22 @@
  * @module relay/targets/trades-target
  * One market's trade prints as a poll target (docs/protocol.md "`trades` data"): a poll walks
  * upstream's newest-first activity pages down to the first entry its stream already delivered
- * (relay/channels/trades.ts) and publishes what is new, oldest first. Pages after the first are extra
+ * (channels/trades/relay-activity.ts) and publishes what is new, oldest first. Pages after the first are extra
  * requests inside the upstream client's rate limit, needed only when more than a page of trades
  * happened between two polls. In cluster mode only the lease holder asks upstream; it shares the
  * new entries with the most recent ones, and the others deliver what their own stream has not.
  */
 
 import { z } from 'zod';
+import {
+  sharedWindow,
+  TradeHistory,
+  tradesStates,
+  walkActivity,
+} from '../../channels/trades/relay-activity.ts';
 import type { TradeEntry, TradesData } from '../../protocol/messages.ts';
 import { marketActivityEntry } from '../../upstream/schemas.ts';
 import { streamTargetKey } from '../../util/keys.ts';
-import { sharedWindow, TradeHistory, tradesStates, walkActivity } from '../channels/trades.ts';
 import type { SharedResult } from '../coordination/shared-result.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { StreamOf } from '../streams/stream.ts';

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  applyMarketsUpdate,
-  applyMarketUpdate,
-  applyOracleUpdate,
-  applyProbabilitiesUpdate,
-  applyTradesUpdate,
-} from '../../../src/protocol/channel-state.ts';
-import { TRADES_SNAPSHOT_SIZE } from '../../../src/protocol/channels.ts';
+import { applyOracleUpdate } from '../../../src/channels/oracle/oracle.ts';
+import { diffOracle } from '../../../src/channels/oracle/relay.ts';
+import { diffOrders } from '../../../src/channels/orders/relay.ts';
+import { applyProbabilitiesUpdate } from '../../../src/channels/probabilities/probabilities.ts';
+import { diffProbabilities } from '../../../src/channels/probabilities/relay.ts';
+import { diffTrades } from '../../../src/channels/trades/relay.ts';
+import { applyTradesUpdate, TRADES_SNAPSHOT_SIZE } from '../../../src/channels/trades/trades.ts';
+import { applyMarketsUpdate, applyMarketUpdate } from '../../../src/protocol/channel-state.ts';
 import type {
   MarketData,
   OracleData,
@@ -16,14 +16,7 @@ import type {
   ProbabilitiesData,
   TradeEntry,
 } from '../../../src/protocol/messages.ts';
-import {
-  diffMarket,
-  diffMarkets,
-  diffOracle,
-  diffOrders,
-  diffProbabilities,
-  diffTrades,
-} from '../../../src/relay/channels/channel-diff.ts';
+import { diffMarket, diffMarkets } from '../../../src/relay/channels/channel-diff.ts';
 import { applyOrdersUpdate } from '../../support/orders-state.ts';
 
 // Small key spaces, so that successive states share, change and lose entries.

@@ -1,9 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TRADES_SNAPSHOT_SIZE } from '../../../src/protocol/channels.ts';
-import { TRADES_SEEN_IDS } from '../../../src/protocol/limits.ts';
-import type { TradeEntry, TradesData } from '../../../src/protocol/messages.ts';
-import { diffTrades } from '../../../src/relay/channels/channel-diff.ts';
+import { diffTrades } from '../../../src/channels/trades/relay.ts';
 import {
   ACTIVITY_PAGE_SIZE,
   type ActivityOrder,
@@ -14,7 +11,9 @@ import {
   TradeHistory,
   tradesStates,
   walkActivity,
-} from '../../../src/relay/channels/trades.ts';
+} from '../../../src/channels/trades/relay-activity.ts';
+import { TRADES_SEEN_IDS, TRADES_SNAPSHOT_SIZE } from '../../../src/channels/trades/trades.ts';
+import type { TradeEntry, TradesData } from '../../../src/protocol/messages.ts';
 import { propertyRuns } from '../../support/property-runs.ts';
 
 /**

@@ -1,5 +1,5 @@
 /**
- * @module relay/channels/trades
+ * @module channels/trades/relay-activity
  * The `trades` channel's core (docs/protocol.md "`trades` data"), free of I/O: walking upstream's
  * activity listing page by page until it reaches an entry already seen, and a stream's bounded
  * memory of what it delivered, so each `activity_id` goes out once per stream.
@@ -19,11 +19,9 @@
  * the start, bounded, and keeps the last 100 entries.
  */
 
-import { TRADES_SNAPSHOT_SIZE } from '../../protocol/channels.ts';
-import { TRADES_SEEN_IDS } from '../../protocol/limits.ts';
-import type { TradeEntry, TradesData } from '../../protocol/messages.ts';
-import { RecentIds } from '../../protocol/recent-ids.ts';
 import { type ReadPage, readPages, type ServedPage } from '../../upstream/paging.ts';
+import { RecentIds } from './recent-ids.ts';
+import { TRADES_SEEN_IDS, TRADES_SNAPSHOT_SIZE, type TradeEntry, type TradesData } from './trades.ts';
 
 /** Entries asked per activity request: upstream's documented maximum (it may serve fewer). */
 export const ACTIVITY_PAGE_SIZE = 100;

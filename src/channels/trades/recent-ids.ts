@@ -1,5 +1,5 @@
 /**
- * @module protocol/recent-ids
+ * @module channels/trades/recent-ids
  * A bounded set of ids remembering the most recently added ones: how the relay and the SDK keep
  * "this `activity_id` was already delivered" (docs/protocol.md "`trades` data") without growing
  * with a stream's lifetime. Adding beyond the capacity forgets the oldest id added.

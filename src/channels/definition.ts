@@ -1,0 +1,41 @@
+/**
+ * @module channels/definition
+ * What a channel declares of its Node-free part, the part the protocol, the SDK and the status
+ * page take as is: its stream-id grammar, how an update applies to its state, how a message's
+ * `data` is checked. Each folder of src/channels/ exports one such definition and ./registry.ts
+ * lists them.
+ */
+import type { Fields } from '../util/field-checks.ts';
+
+/**
+ * What a channel's stream ids (the `markets` of a subscribe) are: a market UUID, an upstream feed
+ * id, the one stream of a channel with one, a catalogue filter, one of upstream's public GET paths,
+ * a market with a candle interval and source.
+ */
+export type StreamIdKind = 'market' | 'feed' | 'all' | 'catalogue' | 'path' | 'candles';
+
+/** A channel's stream ids: of a kind, and (but for `market`, which the protocol checks) their grammar. */
+export interface StreamIds {
+  kind: StreamIdKind;
+  /** An id in its one spelling, or undefined when it is not one of this channel's. */
+  canonical?(id: string): string | undefined;
+  /** What an id must look like, worded for a `bad_request` message. */
+  expected?: string;
+  /** What an id names upstream, in "... does not exist upstream" (`market` when absent). */
+  noun?: string;
+}
+
+/** A message's `data` as read off the wire (an object), with the message's checksum if any. */
+export interface WireData {
+  data: Fields;
+  checksum?: unknown;
+}
+
+/** The Node-free part of a channel whose `snapshot` carries `Snapshot` and `update` carries `Update`. */
+export interface ChannelDefinition<Snapshot, Update> {
+  readonly streamIds: StreamIds;
+  /** The state after an update (docs/protocol.md, the channel's section). */
+  apply(state: Snapshot, update: Update): Snapshot;
+  /** What of a message's `data` is not as docs/protocol.md gives it; undefined when it is readable. */
+  dataProblem(message: WireData, snapshot: boolean): string | undefined;
+}

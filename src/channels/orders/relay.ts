@@ -1,0 +1,38 @@
+/**
+ * @module channels/orders/relay
+ * The `orders` channel's server part: its diff. Its streams are served by their market's book
+ * target (relay/targets/book-target.ts), from the same polls as the `book` streams.
+ */
+import type { RelayChannel } from '../relay-definition.ts';
+import type { OrderEntry, OrderSide, OrdersData, OrdersUpdateData } from './orders.ts';
+
+/** Orders new or changed (whole, with their side) and ids gone, compared by id. */
+export function diffOrders(prev: OrdersData, next: OrdersData): OrdersUpdateData | null {
+  const before = ordersById(prev);
+  const after = ordersById(next);
+  const upserts: OrdersUpdateData['upserts'] = [];
+  for (const [id, order] of after) {
+    const old = before.get(id);
+    if (old === undefined || !sameOrder(old, order)) upserts.push(order);
+  }
+  const removes = [...before.keys()].filter((id) => !after.has(id));
+  return upserts.length === 0 && removes.length === 0 ? null : { upserts, removes };
+}
+
+type SidedOrder = OrderEntry & { side: OrderSide };
+
+/** An id upstream lists twice is taken once, as its first entry. */
+function ordersById(orders: OrdersData): Map<string, SidedOrder> {
+  const byId = new Map<string, SidedOrder>();
+  for (const order of orders.bids) if (!byId.has(order.id)) byId.set(order.id, { ...order, side: 'bid' });
+  for (const order of orders.asks) if (!byId.has(order.id)) byId.set(order.id, { ...order, side: 'ask' });
+  return byId;
+}
+
+function sameOrder(a: SidedOrder, b: SidedOrder): boolean {
+  return a.side === b.side && a.price === b.price && a.size === b.size && a.token_id === b.token_id;
+}
+
+export const ordersRelay: RelayChannel<unknown, OrdersData, OrdersUpdateData> = {
+  codec: { diff: diffOrders },
+};

@@ -1,0 +1,61 @@
+/**
+ * @module channels/probabilities/relay
+ * The `probabilities` channel's server part: one upstream request per poll for every market's entry,
+ * however many subscribe; the same map is the books' change hints (relay/targets/change-hints.ts),
+ * read once for both.
+ */
+import { type ProbabilitiesResponse, probabilitiesResponse } from '../../upstream/schemas.ts';
+import type { JsonValue } from '../records.ts';
+import { diffRecord, fieldCount, sameJson } from '../records.ts';
+import type { RelayChannel } from '../relay-definition.ts';
+import type { ProbabilitiesData, ProbabilitiesUpdateData, ProbabilityEntry } from './probabilities.ts';
+
+/** The upstream call the channel polls with. */
+export interface ProbabilitiesUpstream {
+  probabilities(): Promise<ProbabilitiesResponse>;
+}
+
+/** The entries new or changed (whole), `null` for a market gone from the map. */
+export function diffProbabilities(
+  prev: ProbabilitiesData,
+  next: ProbabilitiesData,
+): ProbabilitiesUpdateData | null {
+  return diffRecord(prev, next, sameProbability);
+}
+
+/** Fields an entry has beyond the named ones are upstream's too, and compared as JSON. */
+function sameProbability(a: ProbabilityEntry, b: ProbabilityEntry): boolean {
+  return (
+    a.midpoint === b.midpoint &&
+    a.best_bid === b.best_bid &&
+    a.best_ask === b.best_ask &&
+    a.last_trade_price === b.last_trade_price &&
+    a.timestamp === b.timestamp &&
+    ((fieldCount(a) === PROBABILITY_FIELDS && fieldCount(b) === PROBABILITY_FIELDS) ||
+      sameJson(a as unknown as JsonValue, b as unknown as JsonValue))
+  );
+}
+
+const PROBABILITY_FIELDS = 5;
+
+export const probabilitiesRelay: RelayChannel<
+  ProbabilitiesUpstream,
+  ProbabilitiesData,
+  ProbabilitiesUpdateData
+> = {
+  codec: { diff: diffProbabilities },
+  polled: {
+    schema: probabilitiesResponse,
+    ask: (upstream) => upstream.probabilities(),
+    /** Keyed by market id in its one spelling (lower case), as every other stream names markets. */
+    stateOf: (response: ProbabilitiesResponse) => {
+      const state: ProbabilitiesData = {};
+      for (const [market, entry] of Object.entries(response.probabilities))
+        state[market.toLowerCase()] = entry;
+      return state;
+    },
+    // Entries carry their own times; the map as a whole has none.
+    tsOf: () => undefined,
+    hintMap: true,
+  },
+};

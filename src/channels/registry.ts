@@ -1,0 +1,70 @@
+/**
+ * @module channels/registry
+ * Every channel, listed once: the protocol's channel list in its order, and the channels defined in
+ * a folder of their own (their Node-free part, ./definition.ts). The protocol, the SDK and the
+ * status page read a channel through here; the relay reads its server part through
+ * ./relay-registry.ts. Adding a channel: its folder, a line here and one in ./relay-registry.ts (and,
+ * for the SDK's `subscribe…` method, one in client/relay-client.ts).
+ */
+import type { ChannelDefinition } from './definition.ts';
+import { type OracleData, oracle } from './oracle/oracle.ts';
+import { type OrdersData, type OrdersUpdateData, orders } from './orders/orders.ts';
+import {
+  type ProbabilitiesData,
+  type ProbabilitiesUpdateData,
+  probabilities,
+} from './probabilities/probabilities.ts';
+import { type TradesData, trades } from './trades/trades.ts';
+
+export type { OracleData } from './oracle/oracle.ts';
+export type { OrderEntry, OrderSide, OrdersData, OrdersUpdateData } from './orders/orders.ts';
+export { type OrderMapState, orderListsOf } from './orders/orders.ts';
+export type {
+  ProbabilitiesData,
+  ProbabilitiesUpdateData,
+  ProbabilityEntry,
+} from './probabilities/probabilities.ts';
+export type { TradeEntry, TradesData } from './trades/trades.ts';
+
+/** Every channel, in the order docs/protocol.md gives them. */
+export const channelNames = [
+  'book',
+  'price',
+  'trades',
+  'market',
+  'probabilities',
+  'oracle',
+  'orders',
+  'markets',
+  'rest',
+  'candles',
+] as const;
+
+/** Each channel defined in a folder of its own: its `snapshot` and `update` data. */
+export interface DefinedChannelData {
+  trades: { snapshot: TradesData; update: TradesData };
+  probabilities: { snapshot: ProbabilitiesData; update: ProbabilitiesUpdateData };
+  oracle: { snapshot: OracleData; update: OracleData };
+  orders: { snapshot: OrdersData; update: OrdersUpdateData };
+}
+
+export type DefinedChannel = keyof DefinedChannelData;
+
+/** The channels defined in a folder of their own, by name. */
+export const channelDefinitions: {
+  readonly [C in DefinedChannel]: ChannelDefinition<
+    DefinedChannelData[C]['snapshot'],
+    DefinedChannelData[C]['update']
+  >;
+} = { trades, probabilities, oracle, orders };
+
+/**
+ * A subscribe's `markets: ["*"]` on these channels: every market upstream's catalogue lists as
+ * active, now and later (docs/protocol.md "Wildcard subscriptions"). Channels polled per market at
+ * a market's own cost, or not per market at all, take no wildcard.
+ */
+export const wildcardChannels = ['price', 'trades', 'market'] as const;
+
+export function isDefinedChannel(channel: string): channel is DefinedChannel {
+  return Object.hasOwn(channelDefinitions, channel);
+}

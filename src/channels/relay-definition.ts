@@ -1,0 +1,46 @@
+/**
+ * @module channels/relay-definition
+ * What a channel declares of its server part: how two of its states are diffed (its codec) and, for
+ * a channel polled one upstream request per stream id, that request and how its response becomes
+ * the channel's state. The relay runs every such channel through the same code (relay/channels/
+ * codecs.ts, relay/targets/defined-target.ts); ./relay-registry.ts lists them.
+ */
+import type { z } from 'zod';
+
+/** A diff's answer that the state changed but is best sent whole, as a snapshot with the next `seq`. */
+export const sendWhole: unique symbol = Symbol('send the state whole');
+
+/** How a channel's states are compared and described on the wire. */
+export interface StreamCodec<State, Delta> {
+  /** The update from `prev` to `next`; null when nothing changed. */
+  diff(prev: State, next: State): Delta | null | typeof sendWhole;
+  /** Book and rest streams carry a checksum of the state after each message. */
+  checksum?(state: State): number;
+  /**
+   * Whether an update that would be larger than the snapshot of the state it leads to goes out as
+   * that snapshot instead (`rest`, whose patches of an arbitrary body may outgrow it; the other
+   * channels' updates are a part of their state).
+   */
+  noUpdateLargerThanSnapshot?: boolean;
+}
+
+/** A channel polled one upstream request per stream id, whatever the number of its subscribers. */
+export interface PolledPerStream<Upstream, Response, State> {
+  /** The upstream request of one poll. */
+  ask(upstream: Upstream, streamId: string): Promise<Response>;
+  /** How a shared response is validated again on arrival (the endpoint's own schema). */
+  readonly schema: z.ZodType<Response>;
+  /** The channel's state of a response. */
+  stateOf(response: Response): State;
+  /** Upstream's time of the response's data, ISO 8601 with ms; undefined: the receive time. */
+  tsOf(response: Response): string | undefined;
+  /** Whether the response is also the books' change-hint map (relay/targets/change-hints.ts). */
+  readonly hintMap?: true;
+}
+
+/** The server part of a channel whose state is `State` and whose update carries `Delta`. */
+export interface RelayChannel<Upstream, State, Delta> {
+  readonly codec: StreamCodec<State, Delta>;
+  /** Absent for a channel polled another way (a book's targets, a price batch). */
+  readonly polled?: PolledPerStream<Upstream, unknown, State>;
+}

@@ -1,0 +1,52 @@
+/**
+ * @module relay/targets/defined-target
+ * The poll target of a channel with a folder of its own that is polled one upstream request per
+ * stream id (src/channels/relay-definition.ts `PolledPerStream`): the channel says what to ask and
+ * how a response becomes its state, relay/targets/stream-target.ts does the rest.
+ */
+
+import type { DefinedChannel } from '../../channels/registry.ts';
+import type { PolledPerStream } from '../../channels/relay-definition.ts';
+import type { ChannelUpstream } from '../../channels/relay-registry.ts';
+import type { ChannelState } from '../channels/codecs.ts';
+import type { TargetTiming } from '../poll/scheduler.ts';
+import type { PollOutcome } from './outcomes.ts';
+import type { PollContext } from './poll-target.ts';
+import { StreamTarget } from './stream-target.ts';
+
+type HintMap = Extract<PollOutcome, { type: 'probabilities' }>['response'];
+
+export class DefinedTarget<C extends DefinedChannel> extends StreamTarget<C, unknown> {
+  protected readonly schema;
+  readonly #polled: PolledPerStream<ChannelUpstream, unknown, ChannelState<C>>;
+
+  constructor(
+    channel: C,
+    polled: PolledPerStream<ChannelUpstream, unknown, ChannelState<C>>,
+    streamId: string,
+    timing: TargetTiming,
+    context: PollContext,
+  ) {
+    super(channel, streamId, timing, context);
+    this.#polled = polled;
+    this.schema = polled.schema;
+  }
+
+  protected ask(): Promise<unknown> {
+    return this.#polled.ask(this.source, this.streamId);
+  }
+
+  protected stateOf(response: unknown): ChannelState<C> {
+    return this.#polled.stateOf(response);
+  }
+
+  protected tsOf(response: unknown): string | undefined {
+    return this.#polled.tsOf(response);
+  }
+
+  /** The change-hint map, when the response is it: read once for the channel and the books. */
+  protected override alsoFound(response: unknown, askedAt: number): PollOutcome[] {
+    // The channel's schema checked the response, and a hint map's schema is upstream's map.
+    return this.#polled.hintMap ? [{ type: 'probabilities', response: response as HintMap, askedAt }] : [];
+  }
+}
