@@ -1,6 +1,6 @@
 /**
  * The client-side cores of two channels beyond what test/relay/channels/channel-diff.property.test.ts covers:
- * the SDK's orders kept by id per side (protocol/order-map), and a market record taking changed
+ * the SDK's orders kept by id per side (channels/orders), and a market record taking changed
  * fields whatever their names, `__proto__` included (protocol/channel-state): whatever the change
  * between two upstream states, the update docs/protocol.md describes for it takes the first state
  * to the second.
