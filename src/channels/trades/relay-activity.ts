@@ -86,12 +86,12 @@ export async function walkActivity(
     requests += 1;
     return fetchPage(offset, limit);
   };
-  const early =
+  const { pages: early, reread } =
     listing.order === 'oldest-first'
-      ? new Map<number, ActivityPage>()
+      ? { pages: new Map<number, ActivityPage>(), reread: 0 }
       : await readOrder(fetchCounted, listing);
   if (listing.order === 'oldest-first') {
-    const walk = await walkOldestFirst(fetchCounted, seen, listing, firstPoll, maxEntries, early);
+    const walk = await walkOldestFirst(fetchCounted, seen, listing, firstPoll, maxEntries - reread, early);
     return { ...walk, pages: requests };
   }
   const newestFirst: TradeEntry[] = [];
@@ -99,7 +99,7 @@ export async function walkActivity(
   let headNewestAt = Number.POSITIVE_INFINITY;
   const read = await readPages(
     async (offset, limit) => early.get(offset) ?? fetchCounted(offset, limit),
-    { limit: ACTIVITY_PAGE_SIZE, maxEntries: firstPoll ? TRADES_SNAPSHOT_SIZE : maxEntries },
+    { limit: ACTIVITY_PAGE_SIZE, maxEntries: firstPoll ? TRADES_SNAPSHOT_SIZE : maxEntries - reread },
     (page, offset) => {
       if (offset === 0) headNewestAt = Math.max(...page.entries.map(timeOf));
       for (const entry of page.entries) {
@@ -120,13 +120,18 @@ export async function walkActivity(
 }
 
 /**
- * Reads the listing's first pages until they show its order (two entries of different times: a
- * page of upstream's may hold a single entry), unless `listing` knows it; returns them by offset.
+ * Reads the listing's first pages until they show its order, unless `listing` knows it; returns
+ * them by offset. One page is one consistent answer: two entries of different times in it tell the
+ * order. Entries of different pages tell it only if the listing did not move between the requests
+ * (trades arriving at the head of a newest-first listing shift it, and the next page then starts
+ * with an entry newer than the last one seen, which reads as oldest first), so that comparison
+ * holds only when the head read again is the head read first. `reread`: the entries of that
+ * second read, which count against the walk's bound.
  */
 async function readOrder(
   fetchPage: FetchActivityPage,
   listing: ActivityListing,
-): Promise<Map<number, ActivityPage>> {
+): Promise<{ pages: Map<number, ActivityPage>; reread: number }> {
   const pages = new Map<number, ActivityPage>();
   const entries: TradeEntry[] = [];
   await readPages(
@@ -135,11 +140,15 @@ async function readOrder(
     (page, offset) => {
       pages.set(offset, page);
       entries.push(...page.entries);
-      listing.order ??= orderOf(entries);
-      return listing.order !== undefined;
+      listing.order ??= orderOf(page.entries);
+      return listing.order !== undefined || orderOf(entries) !== undefined;
     },
   );
-  return pages;
+  const acrossPages = orderOf(entries);
+  if (listing.order !== undefined || acrossPages === undefined) return { pages, reread: 0 };
+  const head = await fetchPage(0, ACTIVITY_PAGE_SIZE);
+  if (head.entries[0]?.activity_id === entries[0]?.activity_id) listing.order = acrossPages;
+  return { pages, reread: head.entries.length };
 }
 
 const timeOf = (entry: TradeEntry): number => Date.parse(entry.activity_timestamp);
