@@ -5,7 +5,39 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { waitFor } from './wait-for.ts';
+
+let entryPoint: string | undefined;
+
+/**
+ * What a child relay runs: the compiled `dist/cli.js` when it is newer than every source file (as
+ * after `npm ci` or `npm run build`), else the sources through tsx (`bin/market-relay.js`), so an
+ * edit is never tested stale. Compiled, a relay starts in about half the time, which the tests that
+ * start several relays (a rolling restart starts six) feel most on a busy machine.
+ */
+function relayEntryPoint(): string {
+  entryPoint ??= isBuildCurrent() ? 'dist/cli.js' : 'bin/market-relay.js';
+  return entryPoint;
+}
+
+function isBuildCurrent(): boolean {
+  let built: number;
+  try {
+    built = statSync('dist/cli.js').mtimeMs;
+  } catch {
+    return false;
+  }
+  const newestSource = (dir: string): number =>
+    Math.max(
+      0,
+      ...readdirSync(dir, { withFileTypes: true }).map((entry) =>
+        entry.isDirectory() ? newestSource(join(dir, entry.name)) : statSync(join(dir, entry.name)).mtimeMs,
+      ),
+    );
+  return newestSource('src') <= built;
+}
 
 export interface ChildRelay {
   url: string;
@@ -20,7 +52,7 @@ export interface ChildRelay {
 
 /** Starts `market-relay serve` with `args` (a free port is chosen unless `--port` is given). */
 export async function startChildRelay(args: readonly string[]): Promise<ChildRelay> {
-  const child = spawn(process.execPath, ['bin/market-relay.js', 'serve', '--port=0', ...args], {
+  const child = spawn(process.execPath, [relayEntryPoint(), 'serve', '--port=0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
