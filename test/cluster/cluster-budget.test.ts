@@ -86,11 +86,13 @@ describe.skipIf(!redisAvailable())('one upstream budget for the cluster', () => 
       trio.every((of) => of.broker.status().owned === 2 * MARKETS_PER_RELAY),
     );
     // While the relays' spending ramps up, each computes its share from a different moment and the
-    // shares may add up to more than the budget: wait until they reflect a steady demand.
+    // shares may add up to more than the budget: wait until each has learnt one from its spending
+    // and they add up to about the budget. Not equal shares: the relays take tokens from one bucket
+    // as they come, and on a busy machine one of three in this process settles at 0.15.
     const shares = () => trio.map((of) => budgetOf(of).share ?? 0);
     await waitFor(
-      'every relay to learn a share that reflects its demand',
-      () => shares().every((share) => share > 0.2) && shares().reduce((sum, share) => sum + share) <= 1.1,
+      'every relay to learn a share of what the cluster spends',
+      () => shares().every((share) => share > 0) && shares().reduce((sum, share) => sum + share) <= 1.1,
     );
 
     const shared = await upstreamRequestsOver(WINDOW_MS);
