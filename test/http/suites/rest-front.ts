@@ -17,7 +17,8 @@ type EndpointName = keyof typeof endpoints;
 
 /** ISO timestamps are "now" on some endpoints; two answers a moment apart differ only there. */
 function withoutTimes(text: string): string {
-  return text.replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g, '<time>');
+  // Any ISO time, with `Z` or an offset (the verbose profile writes +00:00).
+  return text.replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})/g, '<time>');
 }
 
 /** The suite under each of `profiles` (a part of the matrix: test/support/profile-matrix.ts). */
