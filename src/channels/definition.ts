@@ -6,13 +6,14 @@
  * lists them.
  */
 import type { Fields } from '../util/field-checks.ts';
+import type { Crc32 } from './checksum.ts';
 
 /**
  * What a channel's stream ids (the `markets` of a subscribe) are: a market UUID, an upstream feed
  * id, the one stream of a channel with one, a catalogue filter, one of upstream's public GET paths,
- * a market with a candle interval and source.
+ * one of a market's several streams (the market and what of it, as its definition spells them).
  */
-export type StreamIdKind = 'market' | 'feed' | 'all' | 'catalogue' | 'path' | 'candles';
+export type StreamIdKind = 'market' | 'feed' | 'all' | 'catalogue' | 'path' | 'of-market';
 
 /** A channel's stream ids: of a kind, and (but for `market`, which the protocol checks) their grammar. */
 export interface StreamIds {
@@ -23,6 +24,8 @@ export interface StreamIds {
   expected?: string;
   /** What an id names upstream, in "... does not exist upstream" (`market` when absent). */
   noun?: string;
+  /** `of-market`: the market an id is of (admission judges the id by it). */
+  marketOf?(id: string): string | undefined;
 }
 
 /** A message's `data` as read off the wire (an object), with the message's checksum if any. */
@@ -36,6 +39,11 @@ export interface ChannelDefinition<Snapshot, Update> {
   readonly streamIds: StreamIds;
   /** The state after an update (docs/protocol.md, the channel's section). */
   apply(state: Snapshot, update: Update): Snapshot;
+  /**
+   * Of a channel whose every message carries a `checksum` of the state after it (the channel's
+   * section of docs/protocol.md): that checksum, with the portable CRC-32 unless given another.
+   */
+  checksum?(state: Snapshot, crc32?: Crc32): number;
   /** What of a message's `data` is not as docs/protocol.md gives it; undefined when it is readable. */
   dataProblem(message: WireData, snapshot: boolean): string | undefined;
 }

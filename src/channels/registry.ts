@@ -6,6 +6,7 @@
  * ./relay-registry.ts. Adding a channel: its folder, a line here and one in ./relay-registry.ts (and,
  * for the SDK's `subscribe…` method, one in client/relay-client.ts).
  */
+import { type CandlesData, candles } from './candles/candles.ts';
 import type { ChannelDefinition } from './definition.ts';
 import { type OracleData, oracle } from './oracle/oracle.ts';
 import { type OrdersData, type OrdersUpdateData, orders } from './orders/orders.ts';
@@ -16,6 +17,14 @@ import {
 } from './probabilities/probabilities.ts';
 import { type TradesData, trades } from './trades/trades.ts';
 
+export type { Candle, CandlesData, ProbabilityCandle, TradesCandle } from './candles/candles.ts';
+export {
+  type CandleInterval,
+  type CandleSource,
+  candleIntervals,
+  candleSources,
+  candlesStreamId,
+} from './candles/streams.ts';
 export type { OracleData } from './oracle/oracle.ts';
 export type { OrderEntry, OrderSide, OrdersData, OrdersUpdateData } from './orders/orders.ts';
 export { type OrderMapState, orderListsOf } from './orders/orders.ts';
@@ -40,12 +49,16 @@ export const channelNames = [
   'candles',
 ] as const;
 
-/** Each channel defined in a folder of its own: its `snapshot` and `update` data. */
+/**
+ * Each channel defined in a folder of its own: its `snapshot` and `update` data, and `checksum`
+ * when its messages carry one (its definition's `checksum`).
+ */
 export interface DefinedChannelData {
   trades: { snapshot: TradesData; update: TradesData };
   probabilities: { snapshot: ProbabilitiesData; update: ProbabilitiesUpdateData };
   oracle: { snapshot: OracleData; update: OracleData };
   orders: { snapshot: OrdersData; update: OrdersUpdateData };
+  candles: { snapshot: CandlesData; update: CandlesData; checksum: number };
 }
 
 export type DefinedChannel = keyof DefinedChannelData;
@@ -56,7 +69,7 @@ export const channelDefinitions: {
     DefinedChannelData[C]['snapshot'],
     DefinedChannelData[C]['update']
   >;
-} = { trades, probabilities, oracle, orders };
+} = { trades, probabilities, oracle, orders, candles };
 
 /**
  * A subscribe's `markets: ["*"]` on these channels: every market upstream's catalogue lists as

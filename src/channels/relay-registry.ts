@@ -4,6 +4,7 @@
  * the relay diffs, polls and publishes them through here (relay/channels/codecs.ts,
  * relay/targets/stream-targets.ts). Node code: the SDK reads ./registry.ts instead.
  */
+import { candlesRelay } from './candles/relay.ts';
 import { type OracleUpstream, oracleRelay } from './oracle/relay.ts';
 import { ordersRelay } from './orders/relay.ts';
 import { type ProbabilitiesUpstream, probabilitiesRelay } from './probabilities/relay.ts';
@@ -20,4 +21,10 @@ export const relayChannels: {
     DefinedChannelData[C]['snapshot'],
     DefinedChannelData[C]['update']
   >;
-} = { trades: tradesRelay, probabilities: probabilitiesRelay, oracle: oracleRelay, orders: ordersRelay };
+} = {
+  trades: tradesRelay,
+  probabilities: probabilitiesRelay,
+  oracle: oracleRelay,
+  orders: ordersRelay,
+  candles: candlesRelay,
+};

@@ -64,15 +64,15 @@ export function connect(urls: RelayUrls, options: ConnectOptions = {}): RelayCli
   return new RelayClient(targets, (target) => new WebSocketClass(target, protocols), options);
 }
 
-export { orderListsOf } from '../channels/registry.ts';
-export type { BookState } from '../protocol/book.ts';
 export {
   type CandleInterval,
   type CandleSource,
   candleIntervals,
   candleSources,
   candlesStreamId,
-} from '../protocol/candle-streams.ts';
+  orderListsOf,
+} from '../channels/registry.ts';
+export type { BookState } from '../protocol/book.ts';
 export type { CatalogueFilter, CatalogueStatus, WildcardChannel } from '../protocol/channels.ts';
 export {
   applyPatch,
@@ -87,8 +87,6 @@ export type {
   BookUpdateMessage,
   Candle,
   CandlesData,
-  CandlesSnapshotMessage,
-  CandlesUpdateMessage,
   ConfirmedMessage,
   JsonValue,
   Level,
@@ -125,8 +123,10 @@ export { type ClientErrorCode, RelayClientError } from './events/client-error.ts
 export type * from './relay-client.ts';
 export type {
   CandlesEvents,
+  CandlesSnapshotMessage,
   CandlesState,
   CandlesSubscription,
+  CandlesUpdateMessage,
 } from './subscriptions/candles-subscription.ts';
 export type {
   AnyStreamSubscription,

@@ -7,9 +7,9 @@
  * answers to requests.
  */
 
+import { type CandleInterval, type CandleSource, candlesStreamId } from '../channels/candles/streams.ts';
 import { PROBABILITIES_STREAM } from '../channels/probabilities/probabilities.ts';
 import type { DefinedChannel } from '../channels/registry.ts';
-import { type CandleInterval, type CandleSource, candlesStreamId } from '../protocol/candle-streams.ts';
 import {
   type CatalogueFilter,
   canonicalStreamId,

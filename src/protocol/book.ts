@@ -7,7 +7,7 @@
  * States are treated as immutable: functions return new objects and may share unchanged sides and
  * level tuples with their inputs.
  */
-import CRC32 from 'crc-32';
+import { type Crc32, portableCrc32 } from '../channels/checksum.ts';
 import { isSortedBy } from '../util/sorted.ts';
 import { compareDecimals } from './decimal.ts';
 import type { BookData, Level } from './messages.ts';
@@ -87,11 +87,7 @@ export function bookChecksumInput(state: BookState): string {
   return input.slice(0, -1);
 }
 
-/** CRC-32 (IEEE, as zlib's crc32) of a string's UTF-8 bytes, unsigned; 0 for the empty string. */
-export type Crc32 = (text: string) => number;
-
-/** The portable CRC-32 (the `crc-32` package), for the browser SDK; the relay passes Node's native one. */
-const portableCrc32: Crc32 = (text) => CRC32.str(text) >>> 0;
+export type { Crc32 } from '../channels/checksum.ts';
 
 /** CRC-32 of the UTF-8 checksum input, unsigned; an empty book gives 0. */
 export function bookChecksum(state: BookState, crc32: Crc32 = portableCrc32): number {

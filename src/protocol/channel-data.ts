@@ -54,34 +54,3 @@ export type PatchOperation =
   | { op: 'remove'; path: string }
   | { op: 'move'; from: string; path: string };
 export type RestUpdateData = PatchOperation[];
-
-/**
- * `candles`: one interval of a market's probability or trade prices (docs/protocol.md "`candles`
- * data"). `start` is the interval's start (ISO 8601 UTC with ms); `final` once the interval has
- * ended and the relay has read upstream since, after which the candle never changes.
- */
-interface CandleFields {
-  start: string;
-  final: boolean;
-}
-/** Of upstream's probability history: JSON numbers, as upstream serves them. */
-export interface ProbabilityCandle extends CandleFields {
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-}
-/** Of trade prints: prices and volume (the sum of sizes) as exact decimal strings, and the trade count. */
-export interface TradesCandle extends CandleFields {
-  open: string;
-  high: string;
-  low: string;
-  close: string;
-  volume: string;
-  trades: number;
-}
-export type Candle = ProbabilityCandle | TradesCandle;
-/** Snapshot: the most recent candles, oldest first. Update: the candles new or changed, oldest first. */
-export interface CandlesData {
-  candles: Candle[];
-}

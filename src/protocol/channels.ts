@@ -1,8 +1,9 @@
 /**
  * @module protocol/channels
  * The channels and what each one's stream ids are (docs/protocol.md, one section per channel),
- * declared once with the one function that checks and spells a stream id. Imports only ./limits.ts
- * and ./rest-paths.ts, so both the request schemas (./requests.ts) and the wire types (./messages.ts) can use it.
+ * declared once with the one function that checks and spells a stream id. Imports only the channel
+ * registry, ./limits.ts and ./rest-paths.ts, so both the request schemas (./requests.ts) and the
+ * wire types (./messages.ts) can use it.
  */
 import type { StreamIdKind } from '../channels/definition.ts';
 import {
@@ -11,7 +12,6 @@ import {
   isDefinedChannel,
   wildcardChannels,
 } from '../channels/registry.ts';
-import { candleIntervals, candleSources, candlesStreamId, candlesStreamOf } from './candle-streams.ts';
 import { MARKET_ID_PATTERN } from './limits.ts';
 import { canonicalRestPath } from './rest-paths.ts';
 
@@ -77,7 +77,6 @@ export const streamIdKinds: Readonly<Record<Channel, StreamIdKind>> = {
   market: 'market',
   markets: 'catalogue',
   rest: 'path',
-  candles: 'candles',
   ...(Object.fromEntries(
     Object.entries(channelDefinitions).map(([channel, { streamIds }]) => [channel, streamIds.kind]),
   ) as Record<keyof typeof channelDefinitions, StreamIdKind>),
@@ -89,10 +88,9 @@ export function streamIdField(channel: string): 'path' | 'market' {
 }
 
 /** What a stream id of each kind must look like, worded for a `bad_request` message. */
-const expectedIds: Readonly<Record<Exclude<StreamIdKind, 'path' | 'feed' | 'all'>, string>> = {
+const expectedIds: Readonly<Record<'market' | 'catalogue', string>> = {
   market: 'not a UUID',
   catalogue: `the markets channel's streams are ${catalogueStatuses.map((id) => `"${id}"`).join(', ')}, each optionally with ":" and a token id`,
-  candles: `not a candles stream: a market UUID, ":", an interval (${candleIntervals.join(', ')}), ":" and a source (${candleSources.join(', ')})`,
 };
 
 /**
@@ -121,12 +119,6 @@ export function canonicalStreamId(
       ? { ok: false, message: path.message }
       : { ok: false, message: path.message, code: path.code };
   }
-  if (kind === 'candles') {
-    const stream = candlesStreamOf(id);
-    return stream === undefined
-      ? { ok: false, message: expectedIds[kind] }
-      : { ok: true, id: candlesStreamId(stream) };
-  }
   if (kind === 'catalogue') {
     const filter = catalogueFilterOf(id);
     return filter === undefined
@@ -134,10 +126,22 @@ export function canonicalStreamId(
       : { ok: true, id: catalogueStreamId(filter) };
   }
   // A kind the protocol has no grammar for is spelled by its channel's definition, above.
-  if (kind === 'feed' || kind === 'all') return { ok: false, message: 'not a stream id' };
+  if (kind === 'feed' || kind === 'all' || kind === 'of-market')
+    return { ok: false, message: 'not a stream id' };
   return MARKET_ID_PATTERN.test(id)
     ? { ok: true, id: id.toLowerCase() }
     : { ok: false, message: expectedIds[kind] };
+}
+
+/**
+ * The market a stream id (in its one spelling) is of: the id itself on a market's channels, the
+ * market its definition reads in an `of-market` id; undefined for a stream of no one market.
+ */
+export function marketOfStreamId(channel: Channel, id: string): string | undefined {
+  const kind = streamIdKinds[channel];
+  if (kind === 'market') return id;
+  if (kind !== 'of-market' || !isDefinedChannel(channel)) return undefined;
+  return channelDefinitions[channel].streamIds.marketOf?.(id);
 }
 
 /** What a channel's stream id names upstream, in "... does not exist upstream": `market` unless said. */

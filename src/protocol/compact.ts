@@ -2,11 +2,12 @@
  * @module protocol/compact
  * The compact encoding of `snapshot` and `update` (docs/protocol.md "Compact encoding"), negotiated
  * as the WebSocket subprotocol {@link COMPACT_SUBPROTOCOL}: a JSON array
- * `[kind, stream, epoch, seq, ts, rts, data]` (plus `checksum` for `book`, `rest` and `candles`) whose stream number
- * stands for (channel, market, depth), whose times are epoch milliseconds when that is exact and
+ * `[kind, stream, epoch, seq, ts, rts, data]` (plus `checksum` on the channels whose messages carry
+ * one) whose stream number stands for (channel, market, depth), whose times are epoch milliseconds when that is exact and
  * whose book prices drop upstream's trailing zeros. Every step is exactly reversible, so decoding
  * gives back the JSON-mode message. Pure and shared by the relay and the browser SDK.
  */
+import { channelDefinitions, isDefinedChannel } from '../channels/registry.ts';
 import type { Channel } from './channels.ts';
 import type { BookData, BookDepth, Level, StreamMessage } from './messages.ts';
 
@@ -30,20 +31,12 @@ type Envelope = [
   rts: CompactTime,
 ];
 export type CompactBookMessage = [...Envelope, data: CompactBookData, checksum: number];
-/**
- * `rest` and `candles`: `data` exactly as in JSON mode (a body or a JSON Patch; candles), then the
- * checksum.
- */
-export type CompactCheckedMessage = [
-  ...Envelope,
-  data: Extract<StreamMessage, { channel: 'rest' | 'candles' }>['data'],
-  checksum: number,
-];
+/** The messages after `book`'s that carry a checksum: `rest`'s and a channel's that declares one. */
+type CheckedMessage = Extract<Exclude<StreamMessage, { channel: 'book' }>, { checksum: number }>;
+/** `data` exactly as in JSON mode (`rest`: a body or a JSON Patch), then the checksum. */
+export type CompactCheckedMessage = [...Envelope, data: CheckedMessage['data'], checksum: number];
 /** Every other channel: `data` exactly as in JSON mode. */
-export type CompactPlainMessage = [
-  ...Envelope,
-  data: Exclude<StreamMessage, { channel: 'book' | 'rest' | 'candles' }>['data'],
-];
+export type CompactPlainMessage = [...Envelope, data: Exclude<StreamMessage, { checksum: number }>['data']];
 export type CompactStreamMessage = CompactBookMessage | CompactCheckedMessage | CompactPlainMessage;
 
 /** What a stream number stands for, as the client learnt it from `subscribed.streams`. */
@@ -128,9 +121,19 @@ export function encodeCompactStreamMessage(message: StreamMessage, stream: numbe
     compactOffset(ts, message.rts),
   ];
   if (message.channel === 'book') return [...envelope, compactBook(message.data), message.checksum];
-  if (message.channel === 'rest' || message.channel === 'candles')
-    return [...envelope, message.data, message.checksum];
+  if (isChecked(message)) return [...envelope, message.data, message.checksum];
   return [...envelope, message.data];
+}
+
+function isChecked(message: StreamMessage): message is CheckedMessage {
+  return carriesChecksum(message.channel);
+}
+
+/** Whether a channel after `book` carries a checksum after `data`. */
+function carriesChecksum(channel: Channel): boolean {
+  return (
+    channel === 'rest' || (isDefinedChannel(channel) && channelDefinitions[channel].checksum !== undefined)
+  );
 }
 
 function compactBook(data: BookData): CompactBookData {
@@ -196,8 +199,8 @@ function decode(value: unknown, lookup: CompactStreamLookup): CompactDecodeResul
     const message = { ...head, path: identity.market, data, checksum };
     return { ok: true, message: message as StreamMessage };
   }
-  if (identity.channel === 'candles') {
-    if (value.length !== 8) throw new Malformed('a candles message has 8 elements');
+  if (carriesChecksum(identity.channel)) {
+    if (value.length !== 8) throw new Malformed(`a ${identity.channel} message has 8 elements`);
     const checksum = checksumOf(value[7]);
     if (typeof data !== 'object' || data === null || Array.isArray(data))
       throw new Malformed('data is not an object');

@@ -7,10 +7,10 @@
  * @see https://www.rfc-editor.org/rfc/rfc6902
  * @see https://www.rfc-editor.org/rfc/rfc8785
  */
-import CRC32 from 'crc-32';
-import type { Crc32 } from './book.ts';
+import { type Crc32, canonicalJson, jsonChecksum } from '../channels/checksum.ts';
 import type { JsonValue, PatchOperation } from './messages.ts';
 
+export { canonicalJson } from '../channels/checksum.ts';
 export type { PatchOperation } from './messages.ts';
 
 /** A JSON Pointer token (RFC 6901 section 3): `~` as `~0`, `/` as `~1`. */
@@ -134,24 +134,7 @@ export type PatchOperationIn =
   | { op: 'copy'; from: string; path: string }
   | { op: 'test'; path: string; value: JsonValue };
 
-/**
- * RFC 8785 canonical JSON: no whitespace, object members sorted by their names' UTF-16 code
- * units, strings and numbers as ECMAScript's JSON.stringify writes them.
- */
-export function canonicalJson(value: JsonValue): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const members = Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key] as JsonValue)}`);
-    return `{${members.join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-const portableCrc32: Crc32 = (text) => CRC32.str(text) >>> 0;
-
 /** A `rest` message's checksum: CRC-32 (IEEE) of the state's canonical JSON in UTF-8, unsigned. */
-export function restChecksum(state: JsonValue, crc32: Crc32 = portableCrc32): number {
-  return crc32(canonicalJson(state));
+export function restChecksum(state: JsonValue, crc32?: Crc32): number {
+  return jsonChecksum(state, crc32);
 }

@@ -53,7 +53,6 @@ export * from './channel-data.ts';
 
 import type {
   BookData,
-  CandlesData,
   MarketData,
   MarketsData,
   MarketsUpdateData,
@@ -110,7 +109,6 @@ export interface ChannelData extends DefinedChannelData {
   market: { snapshot: MarketData; update: MarketUpdateData };
   markets: { snapshot: MarketsData; update: MarketsUpdateData };
   rest: { snapshot: RestData; update: RestUpdateData };
-  candles: { snapshot: CandlesData; update: CandlesData };
 }
 
 /** The channels after `book`: no depth, no checksum (seq alone detects a gap). */
@@ -128,9 +126,16 @@ export interface ChannelUpdateMessage<C extends PlainChannel> extends StreamFiel
 }
 export type MarketSnapshotMessage = ChannelSnapshotMessage<'market'>;
 export type MarketUpdateMessage = ChannelUpdateMessage<'market'>;
-/** The messages of the channels with a folder of their own (src/channels/registry.ts). */
+/** A `checksum` on every message of a channel that declares one (src/channels/registry.ts). */
+type ChecksumOf<C extends DefinedChannel> = DefinedChannelData[C] extends { checksum: number }
+  ? { checksum: number }
+  : unknown;
+/** A `snapshot` of a channel with a folder of its own, with its checksum if it carries one. */
+export type DefinedSnapshotMessage<C extends DefinedChannel> = ChannelSnapshotMessage<C> & ChecksumOf<C>;
+export type DefinedUpdateMessage<C extends DefinedChannel> = ChannelUpdateMessage<C> & ChecksumOf<C>;
+/** The messages of the channels with a folder of their own. */
 type DefinedChannelMessage = {
-  [C in DefinedChannel]: ChannelSnapshotMessage<C> | ChannelUpdateMessage<C>;
+  [C in DefinedChannel]: DefinedSnapshotMessage<C> | DefinedUpdateMessage<C>;
 }[DefinedChannel];
 export type MarketsSnapshotMessage = ChannelSnapshotMessage<'markets'>;
 export type MarketsUpdateMessage = ChannelUpdateMessage<'markets'>;
@@ -138,12 +143,6 @@ export interface RestSnapshotMessage extends ChannelSnapshotMessage<'rest'> {
   checksum: number;
 }
 export interface RestUpdateMessage extends ChannelUpdateMessage<'rest'> {
-  checksum: number;
-}
-export interface CandlesSnapshotMessage extends ChannelSnapshotMessage<'candles'> {
-  checksum: number;
-}
-export interface CandlesUpdateMessage extends ChannelUpdateMessage<'candles'> {
   checksum: number;
 }
 
@@ -158,9 +157,7 @@ export type StreamMessage =
   | MarketsSnapshotMessage
   | MarketsUpdateMessage
   | RestSnapshotMessage
-  | RestUpdateMessage
-  | CandlesSnapshotMessage
-  | CandlesUpdateMessage;
+  | RestUpdateMessage;
 
 export interface SubscribedMessage {
   type: 'subscribed';

@@ -4,8 +4,8 @@
  * after the snapshot, and a resync when a message's checksum does not match the candles.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { candlesChecksum } from '../../src/channels/candles/candles.ts';
 import { connect, type RelayClient, type ResyncReason } from '../../src/client/node.ts';
-import { candlesChecksum } from '../../src/protocol/candles.ts';
 import type { Candle, CandlesData } from '../../src/protocol/messages.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { FakeRelay, stamp } from './fake-relay.ts';

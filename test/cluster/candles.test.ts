@@ -5,7 +5,7 @@
  * the series it was shared (whichever order upstream lists its activity in).
  */
 import { describe, expect, it } from 'vitest';
-import { candlesStreamId } from '../../src/protocol/candle-streams.ts';
+import { candlesStreamId } from '../../src/channels/candles/streams.ts';
 import type { CandlesData } from '../../src/protocol/messages.ts';
 import { simulatorProfileNames } from '../../src/sim/profile.ts';
 import { streamTargetKey } from '../../src/util/keys.ts';

@@ -5,7 +5,7 @@
  * nobody holds any more costs no upstream request.
  */
 import { describe, expect, it } from 'vitest';
-import { candlesStreamId } from '../../src/protocol/candle-streams.ts';
+import { candlesStreamId } from '../../src/channels/candles/streams.ts';
 import { COMPACT_SUBPROTOCOL } from '../../src/protocol/compact.ts';
 import type { CandlesData, ProbabilityCandle } from '../../src/protocol/messages.ts';
 import { historyResponse } from '../../src/upstream/schemas.ts';

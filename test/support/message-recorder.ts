@@ -6,11 +6,11 @@
  */
 
 import jsonPatch, { type Operation } from 'fast-json-patch';
+import { applyCandlesUpdate, candlesChecksum } from '../../src/channels/candles/candles.ts';
 import { applyOracleUpdate } from '../../src/channels/oracle/oracle.ts';
 import { applyProbabilitiesUpdate } from '../../src/channels/probabilities/probabilities.ts';
 import { applyTradesUpdate } from '../../src/channels/trades/trades.ts';
 import { applyBookUpdate, type BookState, bookChecksum } from '../../src/protocol/book.ts';
-import { applyCandlesUpdate, candlesChecksum } from '../../src/protocol/candles.ts';
 import { applyMarketsUpdate, applyMarketUpdate } from '../../src/protocol/channel-state.ts';
 import { restChecksum } from '../../src/protocol/json-patch.ts';
 import type { CandlesData, Channel, ChannelData, JsonValue } from '../../src/protocol/messages.ts';

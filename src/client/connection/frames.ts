@@ -150,25 +150,7 @@ const dataChecks: Readonly<Record<Exclude<Channel, 'rest' | DefinedChannel>, Dat
     Object.values(data).every((record) => (!snapshot && record === null) || isObject(record))
       ? undefined
       : 'market records',
-  candles: (message) => {
-    if (!Number.isSafeInteger(message.checksum)) return 'checksum';
-    return Array.isArray(message.data.candles) && message.data.candles.every(isCandle)
-      ? undefined
-      : 'candles';
-  },
 };
-
-/** A probability candle (numbers) or a trades candle (decimal strings, volume and count). */
-function isCandle(value: unknown): boolean {
-  if (!isObject(value) || typeof value.start !== 'string' || typeof value.final !== 'boolean') return false;
-  const prices = [value.open, value.high, value.low, value.close];
-  if (prices.every((price) => typeof price === 'number')) return true;
-  return (
-    prices.every((price) => typeof price === 'string') &&
-    typeof value.volume === 'string' &&
-    Number.isSafeInteger(value.trades)
-  );
-}
 
 /**
  * The cast is the one place where a checked frame meets the wire types; the checks above cover

@@ -5,10 +5,18 @@
  * and checked against each message's checksum (protocol.md "`candles` data"). `final` fires once
  * per candle that closed, with the candle as it stays.
  */
-import { type CandleInterval, type CandleSource, candlesStreamOf } from '../../protocol/candle-streams.ts';
-import { applyCandlesUpdate, CANDLES_SNAPSHOT_SIZE, candlesChecksum } from '../../protocol/candles.ts';
-import type { Candle, CandlesSnapshotMessage, CandlesUpdateMessage } from '../../protocol/messages.ts';
+import {
+  applyCandlesUpdate,
+  CANDLES_SNAPSHOT_SIZE,
+  type Candle,
+  candlesChecksum,
+} from '../../channels/candles/candles.ts';
+import { type CandleInterval, type CandleSource, candlesStreamOf } from '../../channels/candles/streams.ts';
+import type { DefinedSnapshotMessage, DefinedUpdateMessage } from '../../protocol/messages.ts';
 import { type StreamEvents, StreamSubscription } from './stream-subscription.ts';
+
+export type CandlesSnapshotMessage = DefinedSnapshotMessage<'candles'>;
+export type CandlesUpdateMessage = DefinedUpdateMessage<'candles'>;
 
 /** The candles of a stream, oldest first: at most as many as a snapshot carries. */
 export type CandlesState = readonly Candle[];

@@ -14,8 +14,8 @@
  * Pure bookkeeping over the registry; the client's session (relay/session/session.ts) sends the answers.
  */
 import { createHash } from 'node:crypto';
-import { candlesStreamOf } from '../../protocol/candle-streams.ts';
-import { type Channel, channels, type ErrorCode, streamIdKinds } from '../../protocol/messages.ts';
+import { marketOfStreamId } from '../../protocol/channels.ts';
+import { type Channel, channels, type ErrorCode } from '../../protocol/messages.ts';
 import { TokenBucket } from '../../util/token-bucket.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
@@ -228,10 +228,9 @@ export class MarketAdmission {
   #unknown(channel: Channel, market: string): Refusal | undefined {
     const notFound = this.#unknownMarket(channel, market);
     if (this.#registry.unknownMarkets.has(market)) return notFound;
-    // A candles stream is judged by its market: the backfill of one upstream lacks is wasted.
-    const judged = channel === 'candles' ? candlesStreamOf(market)?.market : market;
+    // One of a market's several streams is judged by its market: polling one upstream lacks is wasted.
+    const judged = marketOfStreamId(channel, market);
     if (judged === undefined) return undefined;
-    if (streamIdKinds[channel] !== 'market' && channel !== 'candles') return undefined;
     if (this.#registry.isMarketPolled(judged)) return undefined;
     if (this.#catalogue?.verdict(judged) !== 'not_listed') return undefined;
     // Listed after the catalogue was read, or a typo: a few lookups a second find out by polling.

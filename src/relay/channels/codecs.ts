@@ -9,12 +9,10 @@ import type { DefinedChannel } from '../../channels/registry.ts';
 import { type StreamCodec, sendWhole } from '../../channels/relay-definition.ts';
 import { relayChannels } from '../../channels/relay-registry.ts';
 import { type BookState, bookChecksum } from '../../protocol/book.ts';
-import { candlesChecksum } from '../../protocol/candles.ts';
 import { restChecksum } from '../../protocol/json-patch.ts';
 import type { Channel, ChannelData, PriceData } from '../../protocol/messages.ts';
 import type { ClobPriceSnapshot } from '../../upstream/schemas.ts';
 import { diffBook, diffPrice } from './book-price-diff.ts';
-import { diffCandles } from './candles.ts';
 import { diffMarket, diffMarkets } from './channel-diff.ts';
 import { diffJson } from './json-patch-diff.ts';
 
@@ -39,7 +37,6 @@ export const codecs: { readonly [C in Channel]: StreamCodec<ChannelState<C>, Cha
     checksum: (state) => restChecksum(state, crc32),
     noUpdateLargerThanSnapshot: true,
   },
-  candles: { diff: diffCandles, checksum: (state) => candlesChecksum(state, crc32) },
   ...definedCodecs(),
 };
 

@@ -4,7 +4,7 @@
  * other target within `--upstream-rps`, and only while somebody holds the stream:
  * - `probability`: upstream's probability history. The first poll reads the backfill range (again
  *   after a long gap), every later poll the shortest range upstream offers;
- *   each point is filed by its own time (relay/channels/candles.ts), so the open candle follows the
+ *   each point is filed by its own time (channels/candles/relay-series.ts), so the open candle follows the
  *   newest points as they are served.
  * - `trades`: upstream's activity pages, walked as the `trades` channel walks them
  *   (channels/trades/relay-activity.ts): the first poll reads back a few pages (an interval it could read
@@ -15,20 +15,25 @@
  */
 
 import { z } from 'zod';
-import { ACTIVITY_PAGE_SIZE, TradeHistory, walkActivity } from '../../channels/trades/relay-activity.ts';
+import { CANDLES_SNAPSHOT_SIZE } from '../../channels/candles/candles.ts';
+import {
+  type CandleSample,
+  candlesDataOf,
+  mergeSamples,
+  type SeriesCandle,
+} from '../../channels/candles/relay-series.ts';
 import {
   type CandleInterval,
   type CandlesStream,
   candleIntervalMs,
   candlesStreamOf,
-} from '../../protocol/candle-streams.ts';
-import { CANDLES_SNAPSHOT_SIZE } from '../../protocol/candles.ts';
+} from '../../channels/candles/streams.ts';
+import { ACTIVITY_PAGE_SIZE, TradeHistory, walkActivity } from '../../channels/trades/relay-activity.ts';
 import type { TradeEntry } from '../../protocol/messages.ts';
 import type { HistoryInterval } from '../../upstream/endpoints.ts';
 import { UpstreamError } from '../../upstream/errors.ts';
 import { decimalString, historyResponse } from '../../upstream/schemas.ts';
 import { streamTargetKey } from '../../util/keys.ts';
-import { type CandleSample, candlesDataOf, mergeSamples, type SeriesCandle } from '../channels/candles.ts';
 import type { SharedResult } from '../coordination/shared-result.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import { activityPages } from './activity-pages.ts';

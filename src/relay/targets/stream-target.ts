@@ -81,8 +81,9 @@ export abstract class StreamTarget<C extends PlainChannel, Response> extends Pol
   /** Whether a failed request means upstream does not have this stream's id. */
   #isGone(error: unknown): boolean {
     const kind = streamIdKinds[this.channel];
-    // The catalogue itself and the all-markets streams name no id upstream could refuse.
-    if (kind === 'all' || kind === 'catalogue' || kind === 'candles') return false;
+    // The catalogue itself, the all-markets streams and a market's several streams name no id
+    // upstream could refuse as such.
+    if (kind === 'all' || kind === 'catalogue' || kind === 'of-market') return false;
     return this.context.existence.isGone(error, { kind, value: this.streamId });
   }
 

@@ -7,19 +7,19 @@
 import Big from 'big.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { candlesStreamId, candlesStreamOf } from '../../../src/protocol/candle-streams.ts';
-import { applyCandlesUpdate, CANDLES_SNAPSHOT_SIZE } from '../../../src/protocol/candles.ts';
-import { canonicalStreamId } from '../../../src/protocol/channels.ts';
-import type { CandlesData, TradesCandle } from '../../../src/protocol/messages.ts';
+import { applyCandlesUpdate, CANDLES_SNAPSHOT_SIZE } from '../../../src/channels/candles/candles.ts';
+import { diffCandles } from '../../../src/channels/candles/relay.ts';
 import {
   type CandleSample,
   type CandleSeries,
   candlesDataOf,
-  diffCandles,
   MAX_SAMPLE_AHEAD_MS,
   mergeSamples,
   type TradeSample,
-} from '../../../src/relay/channels/candles.ts';
+} from '../../../src/channels/candles/relay-series.ts';
+import { candlesStreamId, candlesStreamOf } from '../../../src/channels/candles/streams.ts';
+import { canonicalStreamId } from '../../../src/protocol/channels.ts';
+import type { CandlesData, TradesCandle } from '../../../src/protocol/messages.ts';
 import { propertyRuns } from '../../support/property-runs.ts';
 
 const INTERVAL = 60_000;

@@ -5,8 +5,8 @@
  */
 import Big from 'big.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type CandleInterval, candlesStreamId } from '../../../src/protocol/candle-streams.ts';
-import { CANDLES_SNAPSHOT_SIZE } from '../../../src/protocol/candles.ts';
+import { CANDLES_SNAPSHOT_SIZE } from '../../../src/channels/candles/candles.ts';
+import { type CandleInterval, candlesStreamId } from '../../../src/channels/candles/streams.ts';
 import type {
   CandlesData,
   ProbabilityCandle,

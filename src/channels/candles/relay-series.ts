@@ -1,6 +1,6 @@
 /**
- * @module relay/channels/candles
- * The `candles` channel's core (docs/protocol.md "`candles` data"), free of I/O: a series of
+ * @module channels/candles/relay-series
+ * The `candles` channel's series (docs/protocol.md "`candles` data"), free of I/O: a series of
  * candles built from samples (upstream's probability history points, or trade prints) as polls
  * serve them, each sample filed under the interval its own upstream time falls in. A candle's open
  * is its earliest sample and its close its latest (of two at the same time, the one served later),
@@ -10,9 +10,14 @@
  * The series is plain JSON (times in ms), so a cluster's lease holder can share it whole and a
  * relay taking the lease over carries on from it.
  */
-import { CANDLES_SNAPSHOT_SIZE } from '../../protocol/candles.ts';
 import { compareDecimals, sumDecimals } from '../../protocol/decimal.ts';
-import type { Candle, CandlesData, ProbabilityCandle, TradesCandle } from '../../protocol/messages.ts';
+import {
+  CANDLES_SNAPSHOT_SIZE,
+  type Candle,
+  type CandlesData,
+  type ProbabilityCandle,
+  type TradesCandle,
+} from './candles.ts';
 
 /** A probability history point (a number, as upstream serves it) at its time (ms). */
 export interface ProbabilitySample {
@@ -141,26 +146,4 @@ function wireCandle(candle: SeriesCandle): Candle {
   }
   const { open, high, low, close, final } = candle;
   return { start, open, high, low, close, final };
-}
-
-/** The candles of `next` new or changed since `prev` (compared by `start`), oldest first. */
-export function diffCandles(prev: CandlesData, next: CandlesData): CandlesData | null {
-  const before = new Map(prev.candles.map((candle) => [candle.start, candle]));
-  const candles = next.candles.filter((candle) => {
-    const old = before.get(candle.start);
-    return old === undefined || !sameCandle(old, candle);
-  });
-  return candles.length === 0 ? null : { candles };
-}
-
-function sameCandle(a: Candle, b: Candle): boolean {
-  return (
-    a.open === b.open &&
-    a.high === b.high &&
-    a.low === b.low &&
-    a.close === b.close &&
-    a.final === b.final &&
-    ('volume' in a ? a.volume : undefined) === ('volume' in b ? b.volume : undefined) &&
-    ('trades' in a ? a.trades : undefined) === ('trades' in b ? b.trades : undefined)
-  );
 }

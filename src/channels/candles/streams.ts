@@ -1,8 +1,7 @@
 /**
- * @module protocol/candle-streams
+ * @module channels/candles/streams
  * What a `candles` stream is (docs/protocol.md "`candles` data"): one market's candles of one
- * interval from one source, its id spelled `<market>:<interval>:<source>`. Imports nothing, so that
- * ./channels.ts can check candles stream ids.
+ * interval from one source, its id spelled `<market>:<interval>:<source>`.
  */
 
 /** Each candle interval and its length (ms). Candles start at multiples of it since the Unix epoch (UTC). */

@@ -1,0 +1,35 @@
+/**
+ * @module channels/candles/relay
+ * The `candles` channel's server part: its diff and checksum. Its streams are polled by
+ * relay/targets/candles-target.ts, which builds each one's series (./relay-series.ts).
+ */
+import { crc32 } from 'node:zlib';
+import type { RelayChannel } from '../relay-definition.ts';
+import { type Candle, type CandlesData, candlesChecksum } from './candles.ts';
+
+/** The candles of `next` new or changed since `prev` (compared by `start`), oldest first. */
+export function diffCandles(prev: CandlesData, next: CandlesData): CandlesData | null {
+  const before = new Map(prev.candles.map((candle) => [candle.start, candle]));
+  const candles = next.candles.filter((candle) => {
+    const old = before.get(candle.start);
+    return old === undefined || !sameCandle(old, candle);
+  });
+  return candles.length === 0 ? null : { candles };
+}
+
+function sameCandle(a: Candle, b: Candle): boolean {
+  return (
+    a.open === b.open &&
+    a.high === b.high &&
+    a.low === b.low &&
+    a.close === b.close &&
+    a.final === b.final &&
+    ('volume' in a ? a.volume : undefined) === ('volume' in b ? b.volume : undefined) &&
+    ('trades' in a ? a.trades : undefined) === ('trades' in b ? b.trades : undefined)
+  );
+}
+
+export const candlesRelay: RelayChannel<unknown, CandlesData, CandlesData> = {
+  // Node's native CRC-32 on every message.
+  codec: { diff: diffCandles, checksum: (state) => candlesChecksum(state, crc32) },
+};
