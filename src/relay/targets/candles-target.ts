@@ -29,6 +29,7 @@ import {
   candlesStreamOf,
 } from '../../channels/candles/streams.ts';
 import { ACTIVITY_PAGE_SIZE, TradeHistory, walkActivity } from '../../channels/trades/relay-activity.ts';
+import { activityPages } from '../../channels/trades/relay-activity-pages.ts';
 import type { TradeEntry } from '../../protocol/messages.ts';
 import type { HistoryInterval } from '../../upstream/endpoints.ts';
 import { UpstreamError } from '../../upstream/errors.ts';
@@ -36,7 +37,6 @@ import { decimalString, historyResponse } from '../../upstream/schemas.ts';
 import { streamTargetKey } from '../../util/keys.ts';
 import type { SharedResult } from '../coordination/shared-result.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
-import { activityPages } from './activity-pages.ts';
 import type { PollOutcome } from './outcomes.ts';
 import { type PollContext, PollTarget } from './poll-target.ts';
 
