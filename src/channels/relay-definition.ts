@@ -2,8 +2,9 @@
  * @module channels/relay-definition
  * What a channel declares of its server part: how two of its states are diffed (its codec) and, for
  * a channel polled one upstream request per stream id, that request and how its response becomes
- * the channel's state. The relay runs every such channel through the same code (relay/channels/
- * codecs.ts, relay/targets/defined-target.ts); ./relay-registry.ts lists them.
+ * the channel's state, or what each stream keeps across polls. The relay runs every such channel
+ * through the same code (relay/channels/codecs.ts, relay/targets/defined-target.ts and
+ * kept-target.ts); ./relay-registry.ts lists them.
  */
 import type { z } from 'zod';
 
@@ -38,9 +39,45 @@ export interface PolledPerStream<Upstream, Response, State> {
   readonly hintMap?: true;
 }
 
+/**
+ * What one stream of a channel polled per stream id keeps between polls, each poll's reads merged
+ * into it rather than replacing it (a series grown from upstream's history). In cluster mode the
+ * lease holder shares it whole after each poll, and the others publish it and carry on from it.
+ */
+export interface StreamKeeper<Upstream, State> {
+  /** The market whose absence upstream (the poll's first request refused) ends the stream. */
+  readonly market: string;
+  /** The channel's state of what is kept. */
+  readonly state: State;
+  /** One poll's reads, merged in only by `apply` once they are known to be the newest. */
+  read(poll: KeptPoll<Upstream>): Promise<KeptRead>;
+  /** What the lease holder shares after a poll applied. */
+  shared(): unknown;
+  /** A peer's share taken over (validated here: nothing from the wire is trusted); false when invalid. */
+  takeShared(body: unknown, receivedAt: number): boolean;
+}
+
+/** One poll of a kept stream. */
+export interface KeptPoll<Upstream> {
+  readonly upstream: Upstream;
+  /** When the poll was asked. */
+  readonly askedAt: number;
+  /** Hears of each request before it goes out (a refusal of a later page is not about the market). */
+  onRequest(): void;
+  /** A walk of a listing stopped at its entry bound before reaching what it had read: entries were lost. */
+  onTruncated(pages: number): void;
+}
+
+export interface KeptRead {
+  /** Merges the read in (a response applied too late must change nothing, so only now). */
+  apply(): void;
+}
+
 /** The server part of a channel whose state is `State` and whose update carries `Delta`. */
 export interface RelayChannel<Upstream, State, Delta> {
   readonly codec: StreamCodec<State, Delta>;
   /** Absent for a channel polled another way (a book's targets, a price batch). */
   readonly polled?: PolledPerStream<Upstream, unknown, State>;
+  /** A channel polled per stream id whose state each poll grows (relay/targets/kept-target.ts). */
+  readonly kept?: (streamId: string) => StreamKeeper<Upstream, State>;
 }

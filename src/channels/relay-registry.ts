@@ -4,7 +4,7 @@
  * the relay diffs, polls and publishes them through here (relay/channels/codecs.ts,
  * relay/targets/stream-targets.ts). Node code: the SDK reads ./registry.ts instead.
  */
-import { candlesRelay } from './candles/relay.ts';
+import { type CandlesUpstream, candlesRelay } from './candles/relay.ts';
 import { type OracleUpstream, oracleRelay } from './oracle/relay.ts';
 import { ordersRelay } from './orders/relay.ts';
 import { type ProbabilitiesUpstream, probabilitiesRelay } from './probabilities/relay.ts';
@@ -13,7 +13,7 @@ import type { RelayChannel } from './relay-definition.ts';
 import { tradesRelay } from './trades/relay.ts';
 
 /** Every upstream call the defined channels poll with (the relay's poll source makes them all). */
-export type ChannelUpstream = OracleUpstream & ProbabilitiesUpstream;
+export type ChannelUpstream = OracleUpstream & ProbabilitiesUpstream & CandlesUpstream;
 
 export const relayChannels: {
   readonly [C in DefinedChannel]: RelayChannel<

@@ -1,11 +1,14 @@
 /**
  * @module channels/candles/relay
- * The `candles` channel's server part: its diff and checksum. Its streams are polled by
- * relay/targets/candles-target.ts, which builds each one's series (./relay-series.ts).
+ * The `candles` channel's server part: its diff and checksum, and what each stream keeps and
+ * reads per poll (./relay-keeper.ts), which relay/targets/kept-target.ts polls.
  */
 import { crc32 } from 'node:zlib';
 import type { RelayChannel } from '../relay-definition.ts';
 import { type Candle, type CandlesData, candlesChecksum } from './candles.ts';
+import { CandlesKeeper, type CandlesUpstream } from './relay-keeper.ts';
+
+export type { CandlesUpstream } from './relay-keeper.ts';
 
 /** The candles of `next` new or changed since `prev` (compared by `start`), oldest first. */
 export function diffCandles(prev: CandlesData, next: CandlesData): CandlesData | null {
@@ -29,7 +32,8 @@ function sameCandle(a: Candle, b: Candle): boolean {
   );
 }
 
-export const candlesRelay: RelayChannel<unknown, CandlesData, CandlesData> = {
+export const candlesRelay: RelayChannel<CandlesUpstream, CandlesData, CandlesData> = {
   // Node's native CRC-32 on every message.
   codec: { diff: diffCandles, checksum: (state) => candlesChecksum(state, crc32) },
+  kept: (streamId) => new CandlesKeeper(streamId),
 };

@@ -13,10 +13,10 @@ import type { PlainChannel } from '../../protocol/messages.ts';
 import { streamTargetKey } from '../../util/keys.ts';
 import type { PollDispatcher } from '../poll/dispatcher.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
-import { CandlesTarget } from './candles-target.ts';
 import { CatalogueTarget } from './catalogue-target.ts';
 import { MarketTarget } from './channel-targets.ts';
 import { DefinedTarget } from './defined-target.ts';
+import { KeptTarget } from './kept-target.ts';
 import type { PollContext, PollTarget } from './poll-target.ts';
 import { RestTarget } from './rest-target.ts';
 import { TradesTarget } from './trades-target.ts';
@@ -32,14 +32,18 @@ export const streamTargetChannels: ReadonlyArray<{ channel: PlainChannel; create
   { channel: 'trades', create: (id, timing, context) => new TradesTarget(id, timing, context) },
   { channel: 'markets', create: (id, timing, context) => new CatalogueTarget(id, timing, context) },
   { channel: 'rest', create: (id, timing, context) => new RestTarget(id, timing, context) },
-  { channel: 'candles', create: (id, timing, context) => new CandlesTarget(id, timing, context) },
   ...definedTargetChannels(),
 ];
 
 /** The channels with a folder of their own that are polled one request per stream id. */
 function definedTargetChannels(): Array<{ channel: PlainChannel; create: CreateTarget }> {
   return (Object.keys(relayChannels) as DefinedChannel[]).flatMap((channel) => {
-    const { polled } = relayChannels[channel];
+    const { polled, kept } = relayChannels[channel];
+    if (kept !== undefined) {
+      const create: CreateTarget = (id, timing, context) =>
+        new KeptTarget(channel, kept, id, timing, context);
+      return [{ channel, create }];
+    }
     if (polled === undefined) return [];
     const create: CreateTarget = (id, timing, context) =>
       new DefinedTarget(channel, polled, id, timing, context);

@@ -19,11 +19,11 @@ import { RelayEvents } from '../../../src/relay/events.ts';
 import { StreamPublisher } from '../../../src/relay/streams/publisher.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../../../src/relay/streams/stream.ts';
-import { CandlesTarget } from '../../../src/relay/targets/candles-target.ts';
 import { trustingJudge } from '../../../src/relay/targets/not-found.ts';
 import type { PollContext, PollSource } from '../../../src/relay/targets/poll-target.ts';
 import { type SimulatorHandle, startSimulator } from '../../../src/sim/server.ts';
 import type { HistoryPoint, MarketActivityResponse } from '../../../src/upstream/schemas.ts';
+import { CandlesTarget } from '../../support/candles-target.ts';
 
 const MINUTE = 60_000;
 /** A minute boundary plus 10 s, so that a poll a few seconds on stays inside the minute. */

@@ -1,10 +1,11 @@
 /**
- * @module relay/targets/candles-target
- * One `candles` stream as a poll target (docs/protocol.md "`candles` data"), scheduled with every
- * other target within `--upstream-rps`, and only while somebody holds the stream:
+ * @module channels/candles/relay-keeper
+ * What one `candles` stream keeps between polls and reads in each (docs/protocol.md "`candles`
+ * data"); relay/targets/kept-target.ts polls it within `--upstream-rps`, only while somebody holds
+ * the stream, and shares it:
  * - `probability`: upstream's probability history. The first poll reads the backfill range (again
  *   after a long gap), every later poll the shortest range upstream offers;
- *   each point is filed by its own time (channels/candles/relay-series.ts), so the open candle follows the
+ *   each point is filed by its own time (./relay-series.ts), so the open candle follows the
  *   newest points as they are served.
  * - `trades`: upstream's activity pages, walked as the `trades` channel walks them
  *   (channels/trades/relay-activity.ts): the first poll reads back a few pages (an interval it could read
@@ -15,30 +16,22 @@
  */
 
 import { z } from 'zod';
-import { CANDLES_SNAPSHOT_SIZE } from '../../channels/candles/candles.ts';
-import {
-  type CandleSample,
-  candlesDataOf,
-  mergeSamples,
-  type SeriesCandle,
-} from '../../channels/candles/relay-series.ts';
-import {
-  type CandleInterval,
-  type CandlesStream,
-  candleIntervalMs,
-  candlesStreamOf,
-} from '../../channels/candles/streams.ts';
-import { ACTIVITY_PAGE_SIZE, TradeHistory, walkActivity } from '../../channels/trades/relay-activity.ts';
-import { activityPages } from '../../channels/trades/relay-activity-pages.ts';
-import type { TradeEntry } from '../../protocol/messages.ts';
+import type { CanonicalRestPath } from '../../protocol/rest-paths.ts';
 import type { HistoryInterval } from '../../upstream/endpoints.ts';
 import { UpstreamError } from '../../upstream/errors.ts';
 import { decimalString, historyResponse } from '../../upstream/schemas.ts';
-import { streamTargetKey } from '../../util/keys.ts';
-import type { SharedResult } from '../coordination/shared-result.ts';
-import type { TargetTiming } from '../poll/scheduler.ts';
-import type { PollOutcome } from './outcomes.ts';
-import { type PollContext, PollTarget } from './poll-target.ts';
+import type { KeptPoll, KeptRead, StreamKeeper } from '../relay-definition.ts';
+import { ACTIVITY_PAGE_SIZE, TradeHistory, walkActivity } from '../trades/relay-activity.ts';
+import { type ActivityUpstream, activityPages } from '../trades/relay-activity-pages.ts';
+import type { TradeEntry } from '../trades/trades.ts';
+import { CANDLES_SNAPSHOT_SIZE, type CandlesData } from './candles.ts';
+import { type CandleSample, candlesDataOf, mergeSamples, type SeriesCandle } from './relay-series.ts';
+import { type CandleInterval, type CandlesStream, candleIntervalMs, candlesStreamOf } from './streams.ts';
+
+/** The upstream calls the channel polls with: the probability history, and the activity listing. */
+export interface CandlesUpstream extends ActivityUpstream {
+  publicBody(request: Pick<CanonicalRestPath, 'template' | 'pathname' | 'query'>): Promise<unknown>;
+}
 
 /**
  * The history range a stream's first poll reads: of upstream's ranges, the one nearest the 200
@@ -101,10 +94,8 @@ const sharedCandles = {
   trades: sharedCandlesOf(sharedCandleOf.trades),
 };
 
-export class CandlesTarget extends PollTarget {
-  readonly kind = 'candles';
-  readonly channel = 'candles';
-  readonly streamId: string;
+export class CandlesKeeper implements StreamKeeper<CandlesUpstream, CandlesData> {
+  readonly market: string;
   readonly #stream: CandlesStream;
   #series: SeriesCandle[] = [];
   /** Whether the backfill was read (here, or by the lease holder whose series this one carries on). */
@@ -123,68 +114,50 @@ export class CandlesTarget extends PollTarget {
   /** After a backfill cut short: the start of the first interval it read whole; earlier trades are left out. */
   #countedFrom: number | undefined;
 
-  constructor(streamId: string, timing: TargetTiming, context: PollContext) {
-    super(streamTargetKey('candles', streamId), timing, context);
-    this.streamId = streamId;
+  constructor(streamId: string) {
     // The registry only holds ids canonicalStreamId accepted.
     const stream = candlesStreamOf(streamId);
     if (stream === undefined) throw new TypeError(`not a candles stream: ${streamId}`);
     this.#stream = stream;
-    context.cluster.follow(this.key, (result) => this.#onShared(result));
+    this.market = stream.market;
   }
 
-  protected async pollOnce(): Promise<readonly PollOutcome[]> {
-    const { cluster, now, registry } = this.context;
-    const askedAt = this.beginAsk();
-    // A refusal of a walk's later page is about that page, not about the market.
-    let requests = 0;
-    const counted = (): void => {
-      requests += 1;
-      this.requestSent();
+  get state(): CandlesData {
+    return candlesDataOf(this.#series);
+  }
+
+  async read(poll: KeptPoll<CandlesUpstream>): Promise<KeptRead> {
+    const { askedAt } = poll;
+    const read =
+      this.#stream.source === 'probability'
+        ? { samples: await this.#historySamples(poll), taken() {} }
+        : await this.#tradeSamples(poll);
+    return {
+      apply: () => {
+        this.#series = mergeSamples(
+          this.#series,
+          read.samples,
+          candleIntervalMs[this.#stream.interval],
+          askedAt,
+        );
+        read.taken();
+        this.#backfilled = true;
+        this.#appliedAt = askedAt;
+      },
     };
-    try {
-      if (!(await this.holdsLease())) return [];
-      if (registry.streamsOf('candles', this.streamId).size === 0) return [];
-      const read =
-        this.#stream.source === 'probability'
-          ? { samples: await this.#historySamples(askedAt, counted), taken() {} }
-          : await this.#tradeSamples(counted);
-      if (this.removed) return [];
-      const receivedAt = now();
-      if (!this.#apply(read.samples, askedAt, receivedAt)) return [];
-      read.taken();
-      this.#backfilled = true;
-      this.#appliedAt = askedAt;
-      cluster.share(this.key, () => ({
-        kind: 'response',
-        receivedAt,
-        body: { series: this.#series, seen: this.#recentIds },
-      }));
-      this.emitPoll('candles', 1, 'ok', askedAt);
-      return [];
-    } catch (error) {
-      if (this.removed) return [];
-      const { market } = this.#stream;
-      if (requests === 1 && this.context.existence.isGone(error, { kind: 'market', value: market })) {
-        this.emitPoll('candles', 1, 'not_found', askedAt, error);
-        cluster.share(this.key, () => ({ kind: 'not_found' }));
-        return [this.#notFound()];
-      }
-      return this.failed('candles', 1, askedAt, error);
-    }
-  }
-
-  #notFound(): PollOutcome {
-    return { type: 'not_found', kind: 'candles', id: this.streamId };
   }
 
   /** The probability history's points, as upstream serves them (numbers). */
-  async #historySamples(askedAt: number, counted: () => void): Promise<CandleSample[]> {
+  async #historySamples({
+    upstream,
+    askedAt,
+    onRequest,
+  }: KeptPoll<CandlesUpstream>): Promise<CandleSample[]> {
     const { market, interval } = this.#stream;
     const live = this.#appliedAt !== undefined && askedAt - this.#appliedAt < LIVE_RANGE_MS / 2;
     const range = live ? LIVE_RANGE : BACKFILL_RANGE[interval];
-    counted();
-    const body = await this.source.publicBody({
+    onRequest();
+    const body = await upstream.publicBody({
       template: HISTORY_TEMPLATE,
       pathname: `/api/markets/${market}/history`,
       query: { interval: range },
@@ -199,15 +172,18 @@ export class CandlesTarget extends PollTarget {
    * The trades not taken yet, oldest first, and what taking them changes, done only once they were
    * applied (a response applied too late must not mark its trades counted).
    */
-  async #tradeSamples(counted: () => void): Promise<{ samples: CandleSample[]; taken: () => void }> {
+  async #tradeSamples({
+    upstream,
+    onRequest,
+    onTruncated,
+  }: KeptPoll<CandlesUpstream>): Promise<{ samples: CandleSample[]; taken: () => void }> {
     const { market, interval } = this.#stream;
-    const walk = await walkActivity(activityPages(this.source, market, counted), this.#trades.seen, {
+    const walk = await walkActivity(activityPages(upstream, market, onRequest), this.#trades.seen, {
       firstPoll: false,
       listing: this.#trades.listing,
     });
     // A backfill stops at its entry bound by design; a later walk that does lost trades.
-    if (!walk.complete && this.#backfilled)
-      this.context.events.emit('trades:truncated', { market, pages: walk.pages });
+    if (!walk.complete && this.#backfilled) onTruncated(walk.pages);
     let samples = walk.fresh.map(tradeSample);
     const since = this.#countedSince;
     if (since !== undefined) samples = samples.filter((sample) => sample.at >= since);
@@ -238,43 +214,22 @@ export class CandlesTarget extends PollTarget {
     return { samples, taken };
   }
 
-  /** Merges `samples` and publishes the candles; false when the response came too late or nobody holds the stream. */
-  #apply(samples: readonly CandleSample[], askedAt: number, receivedAt: number): boolean {
-    if (!this.accepts(askedAt)) return false;
-    if (this.context.registry.streamsOf('candles', this.streamId).size === 0) return false;
-    this.#series = mergeSamples(this.#series, samples, candleIntervalMs[this.#stream.interval], askedAt);
-    this.#publish(receivedAt, askedAt);
-    return true;
-  }
-
-  #publish(receivedAt: number, askedAt: number): void {
-    const { registry, publisher } = this.context;
-    const state = candlesDataOf(this.#series);
-    // Upstream's history and activity have no snapshot time: `ts` is when the relay received them.
-    const ts = new Date(receivedAt).toISOString();
-    let changed = false;
-    let first = false;
-    for (const stream of registry.streamsOf('candles', this.streamId)) {
-      first ||= !stream.hasState;
-      if (publisher.publish(stream, state, ts, ts, receivedAt)) changed = true;
-    }
-    this.confirmed(askedAt, first ? undefined : changed);
+  shared(): unknown {
+    return { series: this.#series, seen: this.#recentIds };
   }
 
   /** The lease holder's series, ordered by when it received it (its polls never overlap). */
-  #onShared(result: SharedResult): void {
-    if (result.kind === 'not_found') this.context.report(this.#notFound());
-    if (result.kind !== 'response' || !this.accepts(result.receivedAt)) return;
-    const parsed = sharedCandles[this.#stream.source].safeParse(result.body);
-    if (!parsed.success || this.context.registry.streamsOf('candles', this.streamId).size === 0) return;
+  takeShared(body: unknown, receivedAt: number): boolean {
+    const parsed = sharedCandles[this.#stream.source].safeParse(body);
+    if (!parsed.success) return false;
     this.#series = parsed.data.series;
     for (const id of parsed.data.seen) this.#trades.seen.add(id);
     this.#recentIds = parsed.data.seen.slice(-ACTIVITY_PAGE_SIZE);
     this.#backfilled = true;
-    this.#appliedAt = result.receivedAt;
+    this.#appliedAt = receivedAt;
     const newest = Math.max(...this.#series.map((candle) => candle.closeAt));
     this.#countedSince = Number.isFinite(newest) ? newest : undefined;
-    this.#publish(result.receivedAt, result.receivedAt);
+    return true;
   }
 }
 

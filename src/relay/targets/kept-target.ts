@@ -1,0 +1,105 @@
+/**
+ * @module relay/targets/kept-target
+ * The poll target of a channel with a folder of its own whose streams keep a state across polls
+ * (src/channels/relay-definition.ts `StreamKeeper`): the channel says what a stream keeps, what a
+ * poll reads and how it is merged in; here are the lease, the order of responses, publishing, and
+ * in cluster mode the lease holder's share, which the others publish as theirs and carry on from.
+ */
+
+import type { DefinedChannel } from '../../channels/registry.ts';
+import type { StreamKeeper } from '../../channels/relay-definition.ts';
+import type { ChannelUpstream } from '../../channels/relay-registry.ts';
+import { streamTargetKey } from '../../util/keys.ts';
+import type { ChannelState } from '../channels/codecs.ts';
+import type { SharedResult } from '../coordination/shared-result.ts';
+import type { TargetTiming } from '../poll/scheduler.ts';
+import type { PollOutcome } from './outcomes.ts';
+import { type PollContext, PollTarget } from './poll-target.ts';
+
+export type Keep<C extends DefinedChannel> = (
+  streamId: string,
+) => StreamKeeper<ChannelUpstream, ChannelState<C>>;
+
+export class KeptTarget<C extends DefinedChannel> extends PollTarget {
+  readonly kind: C;
+  readonly channel: C;
+  readonly streamId: string;
+  readonly #keeper: StreamKeeper<ChannelUpstream, ChannelState<C>>;
+
+  constructor(channel: C, keep: Keep<C>, streamId: string, timing: TargetTiming, context: PollContext) {
+    super(streamTargetKey(channel, streamId), timing, context);
+    this.kind = channel;
+    this.channel = channel;
+    this.streamId = streamId;
+    this.#keeper = keep(streamId);
+    context.cluster.follow(this.key, (result) => this.#onShared(result));
+  }
+
+  protected async pollOnce(): Promise<readonly PollOutcome[]> {
+    const { cluster, events, now } = this.context;
+    const askedAt = this.beginAsk();
+    // A refusal of a walk's later page is about that page, not about the market.
+    let requests = 0;
+    try {
+      if (!(await this.holdsLease())) return [];
+      if (!this.#held()) return [];
+      const read = await this.#keeper.read({
+        upstream: this.source,
+        askedAt,
+        onRequest: () => {
+          requests += 1;
+          this.requestSent();
+        },
+        onTruncated: (pages) => events.emit('trades:truncated', { market: this.#keeper.market, pages }),
+      });
+      if (this.removed) return [];
+      const receivedAt = now();
+      if (!this.accepts(askedAt) || !this.#held()) return [];
+      read.apply();
+      this.#publish(receivedAt, askedAt);
+      cluster.share(this.key, () => ({ kind: 'response', receivedAt, body: this.#keeper.shared() }));
+      this.emitPoll(this.channel, 1, 'ok', askedAt);
+      return [];
+    } catch (error) {
+      if (this.removed) return [];
+      const { market } = this.#keeper;
+      if (requests === 1 && this.context.existence.isGone(error, { kind: 'market', value: market })) {
+        this.emitPoll(this.channel, 1, 'not_found', askedAt, error);
+        cluster.share(this.key, () => ({ kind: 'not_found' }));
+        return [this.#notFound()];
+      }
+      return this.failed(this.channel, 1, askedAt, error);
+    }
+  }
+
+  #notFound(): PollOutcome {
+    return { type: 'not_found', kind: this.channel, id: this.streamId };
+  }
+
+  /** Whether somebody holds the stream here. */
+  #held(): boolean {
+    return this.context.registry.streamsOf(this.channel, this.streamId).size > 0;
+  }
+
+  #publish(receivedAt: number, askedAt: number): void {
+    const { registry, publisher } = this.context;
+    const state = this.#keeper.state;
+    // What a keeper reads has no snapshot time upstream: `ts` is when the relay received it.
+    const ts = new Date(receivedAt).toISOString();
+    let changed = false;
+    let first = false;
+    for (const stream of registry.streamsOf(this.channel, this.streamId)) {
+      first ||= !stream.hasState;
+      if (publisher.publish(stream, state, ts, ts, receivedAt)) changed = true;
+    }
+    this.confirmed(askedAt, first ? undefined : changed);
+  }
+
+  /** The lease holder's share, ordered by when it received it (its polls never overlap). */
+  #onShared(result: SharedResult): void {
+    if (result.kind === 'not_found') this.context.report(this.#notFound());
+    if (result.kind !== 'response' || !this.accepts(result.receivedAt)) return;
+    if (!this.#held() || !this.#keeper.takeShared(result.body, result.receivedAt)) return;
+    this.#publish(result.receivedAt, result.receivedAt);
+  }
+}
