@@ -122,13 +122,6 @@ export type { RelayUrls, WebSocketConstructor, WebSocketLike } from './connectio
 export { type ClientErrorCode, RelayClientError } from './events/client-error.ts';
 export type * from './relay-client.ts';
 export type {
-  CandlesEvents,
-  CandlesSnapshotMessage,
-  CandlesState,
-  CandlesSubscription,
-  CandlesUpdateMessage,
-} from './subscriptions/candles-subscription.ts';
-export type {
   AnyStreamSubscription,
   BookSubscription,
   MarketEvents,

@@ -89,6 +89,7 @@ export type ProbabilitiesSnapshotMessage = ChannelSnapshotMessage<'probabilities
 export type ProbabilitiesUpdateMessage = ChannelUpdateMessage<'probabilities'>;
 
 export type { ClientEvents, ClientOptions } from './client-options.ts';
+export type * from './subscriptions/candles-subscription.ts';
 
 const DEFAULT_REPORT_UNREACHABLE_AFTER = 5;
 
