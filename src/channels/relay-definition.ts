@@ -73,11 +73,31 @@ export interface KeptRead {
   apply(): void;
 }
 
+/**
+ * A bound on the distinct streams of a channel that one connection, and one client address group's
+ * connections together, may hold (docs/operations.md "Isolation"), for streams that cost the most
+ * to start and keep. Its two limits are the relay's options `--max-<option>` and
+ * `--max-<option>-per-address`, read into the fields `Limits` names.
+ */
+export interface GroupBound<Limits> {
+  /** The streams as a refusal and `--help` name them. */
+  readonly noun: string;
+  /** The streams as docs/operations.md's table names them (markdown). */
+  readonly doc: string;
+  /** The options' stem. */
+  readonly option: string;
+  /** The limits' fields in the relay's isolation limits, and their defaults. */
+  readonly perConnection: { readonly field: keyof Limits; readonly default: number };
+  readonly perAddress: { readonly field: keyof Limits; readonly default: number };
+}
+
 /** The server part of a channel whose state is `State` and whose update carries `Delta`. */
-export interface RelayChannel<Upstream, State, Delta> {
+export interface RelayChannel<Upstream, State, Delta, Limits = unknown> {
   readonly codec: StreamCodec<State, Delta>;
   /** Absent for a channel polled another way (a book's targets, a price batch). */
   readonly polled?: PolledPerStream<Upstream, unknown, State>;
   /** A channel polled per stream id whose state each poll grows (relay/targets/kept-target.ts). */
   readonly kept?: (streamId: string) => StreamKeeper<Upstream, State>;
+  /** A channel whose distinct streams are bounded per connection and per address group. */
+  readonly groupBound?: GroupBound<Limits>;
 }

@@ -11,6 +11,7 @@ import type { SchedulerMode } from '../relay/poll/scheduler.ts';
 import type { SimulatorProfileName } from '../sim/profile.ts';
 import { ConfigError, splitArguments } from './command-line.ts';
 import { type CommandName, commands, type LogLevel } from './command-options.ts';
+import { channelBoundLimits } from './group-options.ts';
 import { quotedValue } from './option-spec.ts';
 import { resolveTuning, setTuningValue, type TuningOverrides, tuningConflict } from './tuning.ts';
 import { tuningOptions } from './tuning-options.ts';
@@ -182,8 +183,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
         maxRestPathsPerAddress: number('max-rest-paths-per-address'),
         maxCatalogueFilters: number('max-catalogue-filters'),
         maxCatalogueFiltersPerAddress: number('max-catalogue-filters-per-address'),
-        maxCandleStreams: number('max-candle-streams'),
-        maxCandleStreamsPerAddress: number('max-candle-streams-per-address'),
+        ...channelBoundLimits(number),
         newStreamsPerSecondPerAddress: number('new-streams-per-second-per-address'),
         unconfirmedPathsPerSecondPerAddress: number('unconfirmed-paths-per-second-per-address'),
       },

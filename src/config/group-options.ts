@@ -1,13 +1,50 @@
 /**
  * @module config/group-options
  * The options of what one connection and one client address group may hold of the costly stream kinds
- * and how fast a group may start streams (docs/operations.md "Isolation"), declared like every other
- * option of `serve` (./config.ts reads them into the relay's isolation limits).
+ * (`rest` paths, catalogue filters and each bound a channel declares) and how fast a group may start
+ * streams (docs/operations.md "Isolation"), declared like every other option of `serve` (./config.ts
+ * reads them into the relay's isolation limits).
  */
-import { defaultGroupLimits } from '../relay/admission/group-streams.ts';
+import type { ChannelGroupLimits } from '../channels/relay-registry.ts';
+import { channelGroupBounds, defaultGroupLimits } from '../relay/admission/group-streams.ts';
 import { integerOption, type OptionSpec } from './option-spec.ts';
 
 const fallback = (value: number): string => String(value);
+
+/** The two options of each bound a channel declares: `--max-<option>` and `--max-<option>-per-address`. */
+function channelBoundOptions(): Record<string, OptionSpec> {
+  const options: Record<string, OptionSpec> = {};
+  for (const { noun, doc, option, perConnection, perAddress } of channelGroupBounds.values()) {
+    const env = `MAX_${option.toUpperCase().replaceAll('-', '_')}`;
+    options[`max-${option}`] = integerOption({
+      env,
+      doc: `${doc} one connection may hold`,
+      min: 1,
+      max: 1_000,
+      default: fallback(perConnection.default),
+      help: `distinct ${noun} per connection`,
+    });
+    options[`max-${option}-per-address`] = integerOption({
+      env: `${env}_PER_ADDRESS`,
+      doc: 'the same for all connections of one client address together',
+      min: 1,
+      max: 100_000,
+      default: fallback(perAddress.default),
+      help: `distinct ${noun} one client address's connections hold together`,
+    });
+  }
+  return options;
+}
+
+/** The limits of the bounds channels declare, read from their options by `number`. */
+export function channelBoundLimits(number: (option: string) => number): ChannelGroupLimits {
+  const limits = [...channelGroupBounds.values()].flatMap(({ option, perConnection, perAddress }) => [
+    [perConnection.field, number(`max-${option}`)],
+    [perAddress.field, number(`max-${option}-per-address`)],
+  ]);
+  // Every field of ChannelGroupLimits is one declared bound's.
+  return Object.fromEntries(limits) as ChannelGroupLimits;
+}
 
 export const groupOptions = {
   'max-rest-paths': integerOption({
@@ -42,22 +79,7 @@ export const groupOptions = {
     default: fallback(defaultGroupLimits.maxCatalogueFiltersPerAddress),
     help: "distinct catalogue filters one client address's connections hold together",
   }),
-  'max-candle-streams': integerOption({
-    env: 'MAX_CANDLE_STREAMS',
-    doc: 'distinct `candles` streams (market, interval and source) one connection may hold',
-    min: 1,
-    max: 1_000,
-    default: fallback(defaultGroupLimits.maxCandleStreams),
-    help: 'distinct candles streams per connection',
-  }),
-  'max-candle-streams-per-address': integerOption({
-    env: 'MAX_CANDLE_STREAMS_PER_ADDRESS',
-    doc: 'the same for all connections of one client address together',
-    min: 1,
-    max: 100_000,
-    default: fallback(defaultGroupLimits.maxCandleStreamsPerAddress),
-    help: "distinct candles streams one client address's connections hold together",
-  }),
+  ...channelBoundOptions(),
   'new-streams-per-second-per-address': integerOption({
     env: 'NEW_STREAMS_PER_SECOND_PER_ADDRESS',
     doc: 'streams the relay does not have yet (any channel) that the connections of one client address may start per second together (burst: 4 s worth, at least 200); joining a stream someone holds is free',

@@ -1,7 +1,8 @@
 /**
  * @module channels/candles/relay
- * The `candles` channel's server part: its diff and checksum, and what each stream keeps and
- * reads per poll (./relay-keeper.ts), which relay/targets/kept-target.ts polls.
+ * The `candles` channel's server part: its diff and checksum, what each stream keeps and reads per
+ * poll (./relay-keeper.ts), which relay/targets/kept-target.ts polls, and the bound on the streams
+ * one connection and one client address may hold.
  */
 import { crc32 } from 'node:zlib';
 import type { RelayChannel } from '../relay-definition.ts';
@@ -32,8 +33,21 @@ function sameCandle(a: Candle, b: Candle): boolean {
   );
 }
 
-export const candlesRelay: RelayChannel<CandlesUpstream, CandlesData, CandlesData> = {
+/** Distinct `candles` streams, per connection and per address group (`--max-candle-streams`). */
+export interface CandlesGroupLimits {
+  maxCandleStreams: number;
+  maxCandleStreamsPerAddress: number;
+}
+
+export const candlesRelay: RelayChannel<CandlesUpstream, CandlesData, CandlesData, CandlesGroupLimits> = {
   // Node's native CRC-32 on every message.
   codec: { diff: diffCandles, checksum: (state) => candlesChecksum(state, crc32) },
   kept: (streamId) => new CandlesKeeper(streamId),
+  groupBound: {
+    noun: 'candles streams',
+    doc: 'distinct `candles` streams (market, interval and source)',
+    option: 'candle-streams',
+    perConnection: { field: 'maxCandleStreams', default: 50 },
+    perAddress: { field: 'maxCandleStreamsPerAddress', default: 100 },
+  },
 };

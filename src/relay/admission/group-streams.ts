@@ -3,31 +3,39 @@
  * What one connection and one client address group (relay/admission/client-address.ts
  * `addressGroup`: an IPv4 address, an IPv6 prefix) hold of the streams that cost the most to start
  * and to keep (docs/operations.md "Isolation"): distinct `rest` paths, catalogue filters (`markets`)
- * and `candles` streams, each bounded per connection and per group; the streams a group creates
+ * and the streams of each channel that declares a bound (src/channels/relay-definition.ts
+ * `GroupBound`), each bounded per connection and per group; the streams a group creates
  * (of any channel), at a bounded rate per group; and the `rest` paths and token filters upstream
  * has never answered for this relay, at a smaller rate per group, as unknown market ids are.
  *
  * Kept incrementally from the session's joins and leaves, so a check costs the size of the request,
  * never a walk over every stream: with ten thousand streams the relay must still answer quickly.
  */
+import type { DefinedChannel } from '../../channels/registry.ts';
+import type { GroupBound } from '../../channels/relay-definition.ts';
+import { type ChannelGroupLimits, relayChannels } from '../../channels/relay-registry.ts';
 import type { Channel } from '../../protocol/messages.ts';
 import { TokenBucket } from '../../util/token-bucket.ts';
 import type { StreamSubscriber } from '../streams/stream.ts';
 
-/** The channels whose distinct streams are bounded per connection and per address group. */
-export const boundedChannels = ['rest', 'markets', 'candles'] as const;
-type BoundedChannel = (typeof boundedChannels)[number];
+/** The bounds the channels with a folder of their own declare, by channel. */
+export const channelGroupBounds: ReadonlyMap<Channel, GroupBound<ChannelGroupLimits>> = new Map(
+  (Object.keys(relayChannels) as DefinedChannel[]).flatMap((channel) => {
+    const { groupBound } = relayChannels[channel];
+    return groupBound === undefined ? [] : [[channel, groupBound] as const];
+  }),
+);
 
-export interface GroupLimits {
+/** The channels whose distinct streams are bounded per connection and per address group. */
+const boundedChannels: ReadonlySet<Channel> = new Set(['rest', 'markets', ...channelGroupBounds.keys()]);
+
+export interface GroupLimits extends ChannelGroupLimits {
   /** Distinct `rest` paths one connection holds, and one address group's connections together. */
   maxRestPaths: number;
   maxRestPathsPerAddress: number;
   /** Distinct catalogue filters (`markets` streams), per connection and per address group. */
   maxCatalogueFilters: number;
   maxCatalogueFiltersPerAddress: number;
-  /** Distinct `candles` streams, per connection and per address group. */
-  maxCandleStreams: number;
-  maxCandleStreamsPerAddress: number;
   /** Streams nobody holds yet that one address group may create per second, every channel (burst: 4 s' worth, at least 200). */
   newStreamsPerSecondPerAddress: number;
   /** `rest` paths and token filters upstream has not answered yet, per second per address group (burst: 10 s' worth). */
@@ -39,8 +47,7 @@ export const defaultGroupLimits: GroupLimits = {
   maxRestPathsPerAddress: 200,
   maxCatalogueFilters: 10,
   maxCatalogueFiltersPerAddress: 20,
-  maxCandleStreams: 50,
-  maxCandleStreamsPerAddress: 100,
+  ...boundDefaults(),
   newStreamsPerSecondPerAddress: 50,
   unconfirmedPathsPerSecondPerAddress: 5,
 };
@@ -53,16 +60,26 @@ const IDLE_GROUPS = 10_000;
 /** Stream ids upstream answered, remembered at most (the oldest forgotten first). */
 const CONFIRMED_IDS = 20_000;
 
-const words: Readonly<Record<BoundedChannel, string>> = {
-  rest: 'rest paths',
-  markets: 'catalogue filters',
-  candles: 'candles streams',
-};
+/** The declared bounds' defaults, as the fields of the isolation limits they name. */
+function boundDefaults(): ChannelGroupLimits {
+  const defaults = [...channelGroupBounds.values()].flatMap(({ perConnection, perAddress }) => [
+    [perConnection.field, perConnection.default],
+    [perAddress.field, perAddress.default],
+  ]);
+  // Every field of ChannelGroupLimits is one declared bound's.
+  return Object.fromEntries(defaults) as ChannelGroupLimits;
+}
+
+const words: ReadonlyMap<Channel, string> = new Map([
+  ['rest', 'rest paths'],
+  ['markets', 'catalogue filters'],
+  ...[...channelGroupBounds].map(([channel, { noun }]) => [channel, noun] as const),
+]);
 
 interface Group {
   connections: number;
   /** Per channel: stream id -> connections of the group holding it. */
-  held: Map<BoundedChannel, Map<string, number>>;
+  held: Map<Channel, Map<string, number>>;
   newStreams: TokenBucket;
   unconfirmed: TokenBucket;
 }
@@ -70,11 +87,11 @@ interface Group {
 interface Connection {
   group: Group;
   name: string | undefined;
-  held: Map<BoundedChannel, Set<string>>;
+  held: Map<Channel, Set<string>>;
 }
 
-function isBounded(channel: Channel): channel is BoundedChannel {
-  return (boundedChannels as readonly string[]).includes(channel);
+function isBounded(channel: Channel): boolean {
+  return boundedChannels.has(channel);
 }
 
 export class GroupStreams {
@@ -126,12 +143,12 @@ export class GroupStreams {
     const [perConnection, perGroup] = this.#bounds(channel);
     const own = connection.held.get(channel)?.size ?? 0;
     if (own + added.length > perConnection)
-      return `at most ${perConnection} ${words[channel]} per connection`;
+      return `at most ${perConnection} ${words.get(channel)} per connection`;
     const groupHeld = connection.group.held.get(channel);
     const newToGroup =
       groupHeld === undefined ? added.length : added.filter((id) => !groupHeld.has(id)).length;
     if ((groupHeld?.size ?? 0) + newToGroup > perGroup)
-      return `at most ${perGroup} ${words[channel]} per client address`;
+      return `at most ${perGroup} ${words.get(channel)} per client address`;
     return undefined;
   }
 
@@ -176,7 +193,7 @@ export class GroupStreams {
     if (connection.held.get(channel)?.delete(id) === true) this.#release(connection, channel, id);
   }
 
-  #release(connection: Connection, channel: BoundedChannel, id: string): void {
+  #release(connection: Connection, channel: Channel, id: string): void {
     const held = connection.group.held.get(channel);
     const count = held?.get(id);
     if (held === undefined || count === undefined) return;
@@ -184,16 +201,13 @@ export class GroupStreams {
     else held.delete(id);
   }
 
-  #bounds(channel: BoundedChannel): [number, number] {
+  #bounds(channel: Channel): [number, number] {
     const limits = this.#limits;
-    switch (channel) {
-      case 'rest':
-        return [limits.maxRestPaths, limits.maxRestPathsPerAddress];
-      case 'markets':
-        return [limits.maxCatalogueFilters, limits.maxCatalogueFiltersPerAddress];
-      case 'candles':
-        return [limits.maxCandleStreams, limits.maxCandleStreamsPerAddress];
-    }
+    if (channel === 'rest') return [limits.maxRestPaths, limits.maxRestPathsPerAddress];
+    if (channel === 'markets') return [limits.maxCatalogueFilters, limits.maxCatalogueFiltersPerAddress];
+    const bound = channelGroupBounds.get(channel);
+    if (bound === undefined) return [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY];
+    return [limits[bound.perConnection.field], limits[bound.perAddress.field]];
   }
 
   #newGroup(): Group {
@@ -218,7 +232,7 @@ export class GroupStreams {
 
 /**
  * Ids whose existence only a poll can tell: any `rest` path (a user, a search, a page), and a catalogue
- * filter naming a token. Candles streams are judged by their market, as markets are.
+ * filter naming a token. One of a market's several streams is judged by its market, as markets are.
  */
 function needsConfirmation(channel: Channel, id: string): boolean {
   return channel === 'rest' || (channel === 'markets' && id.includes(':'));

@@ -9,8 +9,8 @@
  * - at most so many markets new to the relay per second;
  * - at most so many targets that nobody else wants (private targets);
  * - per connection and per client address group, bounded distinct `rest` paths, catalogue filters and
- *   candles streams, streams created at a bounded rate, and `rest` paths upstream has not answered
- *   yet at a smaller one (./group-streams.ts).
+ *   streams of the channels that declare a bound, streams created at a bounded rate, and `rest`
+ *   paths upstream has not answered yet at a smaller one (./group-streams.ts).
  * Pure bookkeeping over the registry; the client's session (relay/session/session.ts) sends the answers.
  */
 import { createHash } from 'node:crypto';
@@ -144,7 +144,7 @@ export class MarketAdmission {
   /**
    * Why a subscribe that adds `added` (ids the subscriber does not hold yet) on `channel` is refused
    * whole, as `limit_exceeded`: over a per-connection or per-address bound on distinct `rest` paths,
-   * catalogue filters or candles streams. Undefined when within them.
+   * catalogue filters or a bounded channel's streams. Undefined when within them.
    */
   exceeds(subscriber: StreamSubscriber, channel: Channel, added: readonly string[]): Refusal | undefined {
     const message = this.#groups.exceeds(subscriber, channel, added);
