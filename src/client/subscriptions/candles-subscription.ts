@@ -10,6 +10,7 @@ import {
   CANDLES_SNAPSHOT_SIZE,
   type Candle,
   candlesChecksum,
+  FinalCandles,
 } from '../../channels/candles/candles.ts';
 import { type CandleInterval, type CandleSource, candlesStreamOf } from '../../channels/candles/streams.ts';
 import type { DefinedSnapshotMessage, DefinedUpdateMessage } from '../../protocol/messages.ts';
@@ -35,10 +36,7 @@ export class CandlesSubscription extends StreamSubscription<
 > {
   readonly channel = 'candles';
   readonly depth = undefined;
-  /** The starts of the candles announced final (bounded as the state is). */
-  readonly #announced = new Set<string>();
-  /** The start (ms) of the first candle that was not history when the stream's first snapshot came. */
-  #heldFrom: number | undefined;
+  readonly #finals = new FinalCandles();
 
   /** The market, interval and source the stream id names. */
   get candles(): { market: string; interval: CandleInterval; source: CandleSource } {
@@ -63,30 +61,7 @@ export class CandlesSubscription extends StreamSubscription<
     return candlesChecksum({ candles: [...state] }) === message.checksum;
   }
 
-  /**
-   * The first snapshot's final candles are history; every candle after them that turns final is
-   * announced, whether an update or a later snapshot (a resync, a reconnect, conflation) shows it.
-   */
   protected override accepted(message: CandlesSnapshotMessage | CandlesUpdateMessage): void {
-    const { candles } = message.data;
-    this.#heldFrom ??= heldFrom(candles);
-    for (const candle of candles) {
-      if (!candle.final || this.#announced.has(candle.start) || Date.parse(candle.start) < this.#heldFrom)
-        continue;
-      this.#announced.add(candle.start);
-      this.emit('final', candle);
-    }
-    while (this.#announced.size > 2 * CANDLES_SNAPSHOT_SIZE) {
-      const oldest = this.#announced.values().next();
-      if (!oldest.done) this.#announced.delete(oldest.value);
-    }
+    for (const candle of this.#finals.announce(message.data.candles)) this.emit('final', candle);
   }
-}
-
-/** Where a stream's first snapshot stops being history: its first open candle, or just after its last. */
-function heldFrom(candles: readonly Candle[]): number {
-  const open = candles.find((candle) => !candle.final);
-  if (open !== undefined) return Date.parse(open.start);
-  const last = candles.at(-1);
-  return last === undefined ? Number.NEGATIVE_INFINITY : Date.parse(last.start) + 1;
 }
