@@ -34,8 +34,18 @@ export interface PolledPerStream<Upstream, Response, State> {
   stateOf(response: Response): State;
   /** Upstream's time of the response's data, ISO 8601 with ms; undefined: the receive time. */
   tsOf(response: Response): string | undefined;
-  /** Whether the response is also the books' change-hint map (relay/targets/change-hints.ts). */
-  readonly hintMap?: true;
+}
+
+/**
+ * A map that answers for every market in one request and doubles as the books' change hints
+ * (relay/targets/change-hints.ts): a market whose entry differs from the previous answer's has
+ * moved at the top of its book. ./relay-registry.ts names the channel whose polls read it.
+ */
+export interface ChangeHintMap<Upstream, Response> {
+  /** The map's own request, made while no stream of the channel polls it anyway. */
+  ask(upstream: Upstream): Promise<Response>;
+  /** Each market of the map (its id in lower case) with a fingerprint of its entry. */
+  entries(response: Response): Iterable<readonly [market: string, fingerprint: string]>;
 }
 
 /** The server part of a channel whose state is `State` and whose update carries `Delta`. */

@@ -4,7 +4,7 @@
  * and both channels share it), kept in line with the registry; and the change hints
  * (relay/targets/change-hints.ts) that tell which books moved, read while worth it.
  */
-import type { ProbabilitiesResponse } from '../../upstream/schemas.ts';
+import { type HintMapResponse, hintMap } from '../../channels/relay-registry.ts';
 import type { PollDispatcher } from '../poll/dispatcher.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import { BookTarget } from './book-target.ts';
@@ -15,7 +15,7 @@ export class BookTargets {
   readonly #context: PollContext;
   readonly #dispatcher: PollDispatcher;
   readonly #books = new Map<string, BookTarget>();
-  /** The hints, while worth reading; their own request only while no probabilities stream reads the map. */
+  /** The hints, while worth reading; their own request only while no stream of the map's channel reads it. */
   #hints: ChangeHints | undefined;
   #hintTarget: ChangeHintTarget | undefined;
 
@@ -62,12 +62,12 @@ export class BookTargets {
 
   /**
    * The hint map is read while `wanted`, with a request of its own (every `everyMs`) only while no
-   * `probabilities` stream asks for the same map.
+   * stream of its channel asks for the same map.
    */
   syncHints(wanted: boolean, everyMs: number): void {
     if (wanted) this.#hints ??= new ChangeHints(this, (market) => this.#books.has(market));
     else this.#hints = undefined;
-    const ownRequest = this.#hints !== undefined && this.#context.registry.ids('probabilities').size === 0;
+    const ownRequest = this.#hints !== undefined && this.#context.registry.ids(hintMap.channel).size === 0;
     if (ownRequest && this.#hints !== undefined && this.#hintTarget === undefined) {
       const timing = { minIntervalMs: everyMs, maxAgeMs: everyMs };
       this.#hintTarget = new ChangeHintTarget(timing, this.#context, this.#hints);
@@ -79,8 +79,8 @@ export class BookTargets {
     this.#hints?.prune();
   }
 
-  /** A probabilities map asked for at `askedAt` arrived: the hints read it too. */
-  probabilitiesRead(response: ProbabilitiesResponse, askedAt: number): void {
+  /** The hint map asked for at `askedAt` arrived: the hints read it. */
+  hintMapRead(response: HintMapResponse, askedAt: number): void {
     this.#hints?.read(response, askedAt);
   }
 
