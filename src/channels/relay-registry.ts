@@ -2,8 +2,9 @@
  * @module channels/relay-registry
  * The server part of every channel with a folder of its own (./relay-definition.ts), listed once;
  * the relay diffs, polls and publishes them through here (relay/channels/codecs.ts,
- * relay/targets/stream-targets.ts), and the change-hint map the books read. Node code: the SDK
- * reads ./registry.ts instead.
+ * relay/targets/stream-targets.ts), which of them a market's book target serves, the levels of the
+ * `book` channel, and the change-hint map the books read. Node code: the SDK reads ./registry.ts
+ * instead.
  */
 
 import type { ProbabilitiesResponse } from '../upstream/schemas.ts';
@@ -33,3 +34,16 @@ export const relayChannels: {
 export const hintMap = { channel: 'probabilities', ...probabilitiesHints } as const;
 export type HintMapChannel = typeof hintMap.channel;
 export type HintMapResponse = ProbabilitiesResponse;
+
+/** The channels whose streams their market's book target serves beside its `book` streams. */
+export const bookServedChannels: readonly DefinedChannel[] = (
+  Object.keys(relayChannels) as DefinedChannel[]
+).filter((channel) => relayChannels[channel].fromBook !== undefined);
+
+/** Whether `channel`'s streams of a market are served by the market's book target. */
+export function isServedFromBook(channel: string): boolean {
+  return bookServedChannels.some((served) => served === channel);
+}
+
+// The `book` channel has no folder of its own: its levels are made from upstream's orders.
+export { aggregateBook, aggregateSides, limitDepth } from './orders/relay-levels.ts';

@@ -1,10 +1,11 @@
 /**
  * @module relay/targets/book-targets
- * The poller pool's order-book targets: one per market with `book` or `orders` streams (every depth
- * and both channels share it), kept in line with the registry; and the change hints
+ * The poller pool's order-book targets: one per market with `book` streams or streams of a channel
+ * served from the book (every depth and every such channel share it), kept in line with the
+ * registry; and the change hints
  * (relay/targets/change-hints.ts) that tell which books moved, read while worth it.
  */
-import { type HintMapResponse, hintMap } from '../../channels/relay-registry.ts';
+import { bookServedChannels, type HintMapResponse, hintMap } from '../../channels/relay-registry.ts';
 import type { PollDispatcher } from '../poll/dispatcher.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import { BookTarget } from './book-target.ts';
@@ -43,10 +44,12 @@ export class BookTargets {
     return this.#books.values();
   }
 
-  /** One target per market the registry holds `book` or `orders` streams of, new ones at `timing`. */
+  /** One target per market the registry holds streams served from its book of, new ones at `timing`. */
   sync(timing: TargetTiming): void {
     const { registry } = this.#context;
-    const wanted = new Set([...registry.ids('book').keys(), ...registry.ids('orders').keys()]);
+    const wanted = new Set(registry.ids('book').keys());
+    for (const channel of bookServedChannels)
+      for (const market of registry.ids(channel).keys()) wanted.add(market);
     for (const [market, book] of this.#books) {
       if (wanted.has(market)) continue;
       this.#books.delete(market);
