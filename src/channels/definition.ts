@@ -38,4 +38,9 @@ export interface ChannelDefinition<Snapshot, Update> {
   apply(state: Snapshot, update: Update): Snapshot;
   /** What of a message's `data` is not as docs/protocol.md gives it; undefined when it is readable. */
   dataProblem(message: WireData, snapshot: boolean): string | undefined;
+  /**
+   * The upstream GET, without parameters, whose body the channel carries: one of upstream's public
+   * GETs, so also a `rest` path (protocol/rest-paths.ts takes it from ./registry.ts).
+   */
+  readonly upstreamGet?: string;
 }
