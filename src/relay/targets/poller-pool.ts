@@ -183,7 +183,7 @@ export class PollerPool {
     return this.#prices.marketCount;
   }
 
-  /** Targets polled for `channel` (a channel served from the book shares its targets; `price` counts markets). */
+  /** Targets polled for `channel` (a channel served from the book shares its targets; `price`: markets). */
   targetCount(channel: Channel): number {
     if (channel === 'book' || isServedFromBook(channel)) return this.#books.size;
     if (channel === 'price') return this.#prices.marketCount;
