@@ -2,8 +2,8 @@
  * @module channels/definition
  * What a channel declares of its Node-free part, the part the protocol, the SDK and the status
  * page take as is: its stream-id grammar, how an update applies to its state, how a message's
- * `data` is checked. Each folder of src/channels/ exports one such definition and ./registry.ts
- * lists them.
+ * `data` is checked, and the upstream GET it carries whole, if any. Each folder of src/channels/
+ * exports one such definition and ./registry.ts lists them.
  */
 import type { Fields } from '../util/field-checks.ts';
 
