@@ -43,11 +43,13 @@ export interface PolledPerStream<Upstream, Response, State> {
  * (relay/targets/change-hints.ts): a market whose entry differs from the previous answer's has
  * moved at the top of its book. ./relay-registry.ts names the channel whose polls read it.
  */
-export interface ChangeHintMap<Upstream, Response> {
+export interface ChangeHintMap<Upstream, Response, Entry> {
   /** The map's own request, made while no stream of the channel polls it anyway. */
   ask(upstream: Upstream): Promise<Response>;
-  /** Each market of the map (its id in lower case) with a fingerprint of its entry. */
-  entries(response: Response): Iterable<readonly [market: string, fingerprint: string]>;
+  /** Each market of the map (its id in lower case) with its entry. */
+  entries(response: Response): Iterable<readonly [market: string, entry: Entry]>;
+  /** What of an entry moves with the market's top of book, as one string to compare. */
+  fingerprint(entry: Entry): string;
 }
 
 /**

@@ -60,14 +60,15 @@ export const probabilitiesRelay: RelayChannel<
 };
 
 /** The map as change hints: an entry moved when its time, prices or last trade did. */
-export const probabilitiesHints: ChangeHintMap<ProbabilitiesUpstream, ProbabilitiesResponse> = {
+export const probabilitiesHints: ChangeHintMap<
+  ProbabilitiesUpstream,
+  ProbabilitiesResponse,
+  ProbabilityEntry
+> = {
   ask: (upstream) => upstream.probabilities(),
   *entries({ probabilities }) {
-    for (const [market, entry] of Object.entries(probabilities))
-      yield [market.toLowerCase(), fingerprintOf(entry)] as const;
+    for (const [market, entry] of Object.entries(probabilities)) yield [market.toLowerCase(), entry] as const;
   },
+  fingerprint: (entry) =>
+    `${entry.timestamp}|${entry.midpoint}|${entry.best_bid}|${entry.best_ask}|${entry.last_trade_price}`,
 };
-
-function fingerprintOf(entry: ProbabilityEntry): string {
-  return `${entry.timestamp}|${entry.midpoint}|${entry.best_bid}|${entry.best_ask}|${entry.last_trade_price}`;
-}

@@ -47,9 +47,10 @@ export class ChangeHints {
   read(response: HintMapResponse, askedAt: number): void {
     const movedAt = this.#previousReadAt === undefined ? askedAt : (this.#previousReadAt + askedAt) / 2;
     this.#previousReadAt = askedAt;
-    for (const [market, fingerprint] of hintMap.entries(response)) {
+    for (const [market, entry] of hintMap.entries(response)) {
       if (!this.#wanted(market)) continue;
       this.#sink.coverBook(market, askedAt);
+      const fingerprint = hintMap.fingerprint(entry);
       const previous = this.#seen.get(market);
       this.#seen.set(market, fingerprint);
       if (previous !== undefined && previous !== fingerprint) this.#sink.hintBook(market, askedAt, movedAt);
