@@ -2,13 +2,16 @@
  * @module channels/relay-registry
  * The server part of every channel with a folder of its own (./relay-definition.ts), listed once;
  * the relay diffs, polls, publishes and bounds them through here (relay/channels/codecs.ts,
- * relay/targets/stream-targets.ts, relay/admission/group-streams.ts). Node code: the SDK reads
- * ./registry.ts instead.
+ * relay/targets/stream-targets.ts, relay/admission/group-streams.ts), which of them a market's book
+ * target serves, the levels of the `book` channel, and the change-hint map the books read. Node
+ * code: the SDK reads ./registry.ts instead.
  */
+
+import type { ProbabilitiesResponse } from '../upstream/schemas.ts';
 import { type CandlesGroupLimits, type CandlesUpstream, candlesRelay } from './candles/relay.ts';
 import { type OracleUpstream, oracleRelay } from './oracle/relay.ts';
 import { ordersRelay } from './orders/relay.ts';
-import { type ProbabilitiesUpstream, probabilitiesRelay } from './probabilities/relay.ts';
+import { type ProbabilitiesUpstream, probabilitiesHints, probabilitiesRelay } from './probabilities/relay.ts';
 import type { DefinedChannel, DefinedChannelData } from './registry.ts';
 import type { RelayChannel } from './relay-definition.ts';
 import { tradesRelay } from './trades/relay.ts';
@@ -33,3 +36,25 @@ export const relayChannels: {
   orders: ordersRelay,
   candles: candlesRelay,
 };
+
+/**
+ * The channel whose polled map is also the books' change hints, and how they read it
+ * (relay/targets/change-hints.ts): its polls are read for both, and the hints make a request of
+ * their own only while no stream of the channel polls the map.
+ */
+export const hintMap = { channel: 'probabilities', ...probabilitiesHints } as const;
+export type HintMapChannel = typeof hintMap.channel;
+export type HintMapResponse = ProbabilitiesResponse;
+
+/** The channels whose streams their market's book target serves beside its `book` streams. */
+export const bookServedChannels: readonly DefinedChannel[] = (
+  Object.keys(relayChannels) as DefinedChannel[]
+).filter((channel) => relayChannels[channel].fromBook !== undefined);
+
+/** Whether `channel`'s streams of a market are served by the market's book target. */
+export function isServedFromBook(channel: string): boolean {
+  return bookServedChannels.some((served) => served === channel);
+}
+
+// The `book` channel has no folder of its own: its levels are made from upstream's orders.
+export { aggregateBook, aggregateSides, limitDepth } from './orders/relay-levels.ts';
