@@ -44,3 +44,22 @@ export interface RelayChannel<Upstream, State, Delta> {
   /** Absent for a channel polled another way (a book's targets, a price batch). */
   readonly polled?: PolledPerStream<Upstream, unknown, State>;
 }
+
+/**
+ * An operational event of a channel's polls, which the relay's event map takes under its name
+ * (relay/events.ts): logged and counted as the channel words it (observability/logs.ts and
+ * observability/metrics.ts follow every one).
+ */
+export interface ChannelEvent {
+  /** Its log line: level, `event` field and message; the event's own fields go with them. */
+  readonly log: {
+    readonly level: 'debug' | 'info' | 'warn';
+    readonly event: string;
+    readonly message: string;
+  };
+  /** The counter of them: its name after the relay's prefix, and its help. */
+  readonly counter: { readonly name: string; readonly help: string };
+}
+
+/** What a channel's events log and count, by event name (`EventMap` gives each one's fields). */
+export type ChannelEvents<EventMap> = { readonly [E in keyof EventMap]: ChannelEvent };
