@@ -15,13 +15,13 @@ import {
   tradesStates,
   walkActivity,
 } from '../../channels/trades/relay-activity.ts';
+import { activityPages } from '../../channels/trades/relay-activity-pages.ts';
 import type { TradeEntry, TradesData } from '../../protocol/messages.ts';
 import { marketActivityEntry } from '../../upstream/schemas.ts';
 import { streamTargetKey } from '../../util/keys.ts';
 import type { SharedResult } from '../coordination/shared-result.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { StreamOf } from '../streams/stream.ts';
-import { activityPages } from './activity-pages.ts';
 import type { PollOutcome } from './outcomes.ts';
 import { type PollContext, PollTarget } from './poll-target.ts';
 
