@@ -1,9 +1,11 @@
 /**
  * @module channels/relay-definition
- * What a channel declares of its server part: how two of its states are diffed (its codec) and, for
- * a channel polled one upstream request per stream id, that request and how its response becomes
- * the channel's state. The relay runs every such channel through the same code (relay/channels/
- * codecs.ts, relay/targets/defined-target.ts); ./relay-registry.ts lists them.
+ * What a channel declares of its server part: how two of its states are diffed (its codec); for a
+ * channel polled one upstream request per stream id, that request and how its response becomes the
+ * channel's state; for one whose streams deliver each entry once, how a poll reads what is new; and
+ * what its polls' events log and count. The relay runs every such channel through the same code
+ * (relay/channels/codecs.ts, relay/targets/defined-target.ts, relay/targets/incremental-target.ts);
+ * ./relay-registry.ts lists them.
  */
 import type { z } from 'zod';
 
@@ -38,11 +40,57 @@ export interface PolledPerStream<Upstream, Response, State> {
   readonly hintMap?: true;
 }
 
-/** The server part of a channel whose state is `State` and whose update carries `Delta`. */
-export interface RelayChannel<Upstream, State, Delta> {
+/**
+ * A channel polled per stream id whose stream delivers each entry once: a poll reads as many
+ * requests as what is new needs, and the target remembers per stream what it delivered (a new
+ * stream, a new epoch, starts afresh). The relay runs it in relay/targets/incremental-target.ts,
+ * which asks (in cluster mode only the lease holder), orders, publishes, shares and reports.
+ */
+export interface PolledIncrementally<Upstream, State, Memory, Fresh, EventMap extends EventArgs<EventMap>> {
+  /** A new stream's memory of what it delivered. */
+  memory(): Memory;
+  /** One poll's requests: what they found new to the stream, not yet taken into its memory. */
+  read(upstream: Upstream, streamId: string, memory: Memory, hooks: ReadHooks<EventMap>): Promise<Fresh>;
+  /**
+   * The successive states that deliver `fresh` (what a poll read, or a peer shared) after `state`,
+   * none when nothing is new to the stream; `memory` takes in what they deliver.
+   */
+  statesOf(state: State | undefined, fresh: Fresh, memory: Memory): State[];
+  /** What the lease holder shares after a poll: `fresh`, and enough of `state` for a peer to start from. */
+  shared(state: State, fresh: Fresh): Fresh;
+  /** How a shared body is validated again on arrival. */
+  readonly schema: z.ZodType<Fresh>;
+}
+
+/** What a channel's incremental read may tell the target it runs in. */
+export interface ReadHooks<EventMap extends EventArgs<EventMap>> {
+  /**
+   * A request is about to go out: the target counts it in its poll (a refusal of the first request
+   * may say upstream has no such id; of a later one, only that it failed).
+   */
+  onRequest(): void;
+  /** Emits one of the channel's events on the relay's. */
+  emit<E extends keyof EventMap>(event: E, ...args: EventMap[E]): void;
+}
+
+/** An event map: each event's listener arguments. */
+export type EventArgs<EventMap> = { [E in keyof EventMap]: unknown[] };
+
+/**
+ * The server part of a channel whose state is `State`, whose update carries `Delta` and whose polls
+ * emit `EventMap`'s events.
+ */
+export interface RelayChannel<
+  Upstream,
+  State,
+  Delta,
+  EventMap extends EventArgs<EventMap> = Record<never, never>,
+> {
   readonly codec: StreamCodec<State, Delta>;
   /** Absent for a channel polled another way (a book's targets, a price batch). */
   readonly polled?: PolledPerStream<Upstream, unknown, State>;
+  /** Present for a channel polled per stream id that delivers each entry once. */
+  readonly incremental?: PolledIncrementally<Upstream, State, unknown, unknown, EventMap>;
 }
 
 /**

@@ -10,16 +10,19 @@ import { ordersRelay } from './orders/relay.ts';
 import { type ProbabilitiesUpstream, probabilitiesRelay } from './probabilities/relay.ts';
 import type { DefinedChannel, DefinedChannelData } from './registry.ts';
 import type { ChannelEvents, RelayChannel } from './relay-definition.ts';
-import { type TradesEventMap, tradesEvents, tradesRelay } from './trades/relay.ts';
+import { tradesEvents, tradesRelay } from './trades/relay.ts';
+import type { ActivityUpstream } from './trades/relay-activity-pages.ts';
+import type { TradesEventMap } from './trades/relay-poll.ts';
 
 /** Every upstream call the defined channels poll with (the relay's poll source makes them all). */
-export type ChannelUpstream = OracleUpstream & ProbabilitiesUpstream;
+export type ChannelUpstream = OracleUpstream & ProbabilitiesUpstream & ActivityUpstream;
 
 export const relayChannels: {
   readonly [C in DefinedChannel]: RelayChannel<
     ChannelUpstream,
     DefinedChannelData[C]['snapshot'],
-    DefinedChannelData[C]['update']
+    DefinedChannelData[C]['update'],
+    ChannelEventMap
   >;
 } = { trades: tradesRelay, probabilities: probabilitiesRelay, oracle: oracleRelay, orders: ordersRelay };
 
