@@ -44,7 +44,8 @@ export interface PolledPerStream<Upstream, Response, State> {
  * A channel polled per stream id whose stream delivers each entry once: a poll reads as many
  * requests as what is new needs, and the target remembers per stream what it delivered (a new
  * stream, a new epoch, starts afresh). The relay runs it in relay/targets/incremental-target.ts,
- * which asks (in cluster mode only the lease holder), orders, publishes, shares and reports.
+ * which asks (in cluster mode only the lease holder), drops late responses, publishes, shares and
+ * reports.
  */
 export interface PolledIncrementally<Upstream, State, Memory, Fresh, EventMap extends EventArgs<EventMap>> {
   /** A new stream's memory of what it delivered. */

@@ -139,7 +139,7 @@ export type DefinedEvents<C extends DefinedChannel> = StreamEvents<
 /**
  * A stream of a channel with a folder of its own (src/channels/registry.ts): its state is the
  * snapshot's data, each update applied as the channel's definition says, unless the channel holds
- * its streams its own way (src/channels/<name>/subscription.ts: `trade` events, orders by id).
+ * its streams its own way (src/channels/<name>/subscription.ts: its own state and events).
  */
 export class DefinedSubscription<C extends DefinedChannel> extends StreamSubscription<
   HeldState<C>,

@@ -4,7 +4,7 @@
  * `PolledIncrementally`): the channel says what a poll reads and how it becomes states; this target
  * keeps the stream's memory of what it delivered (a new stream, a new epoch, starts a new one), asks
  * (in cluster mode only the lease holder, which shares what it read; the others deliver what their
- * own stream has not), orders the responses, publishes and reports.
+ * own stream has not), drops a response older than one applied, publishes and reports.
  */
 
 import type { DefinedChannel } from '../../channels/registry.ts';
