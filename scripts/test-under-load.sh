@@ -7,9 +7,11 @@
 #   scripts/test-under-load.sh                      # the whole suite beside 2 busy processes
 #   scripts/test-under-load.sh test/cluster         # arguments go to vitest run
 #   BUSY=3 SLOW_FILE_S=20 scripts/test-under-load.sh
+#   RUNS=3 scripts/test-under-load.sh               # three runs in a row, stopping at the first red one
 #
 # BUSY: how many busy processes (default 2). SLOW_FILE_S: files slower than this are listed
-# (default 30). Exit status: vitest's.
+# (default 30). RUNS: how many runs in a row (default 1); a run is red when a test fails or a file
+# is slower than SLOW_FILE_S. Exit status: 0 when every run was green.
 set -u
 cd "$(dirname "$0")/.."
 
@@ -26,18 +28,7 @@ stop_busy() {
 trap 'stop_busy; rm -f "$report"' EXIT
 trap 'exit 130' INT TERM
 
-for ((i = 0; i < busy_count; i++)); do
-  node -e 'for (;;) {}' &
-  busy+=("$!")
-done
-echo "test-under-load: vitest run beside ${busy_count} busy processes (pids ${busy[*]:-none})"
-
-started=$(date +%s)
-npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@"
-status=$?
-stop_busy
-echo "test-under-load: ${busy_count} busy processes stopped; $(($(date +%s) - started)) s in all"
-
+summarize() {
 node - "$report" "$slow_file_s" <<'JS'
 const { readFileSync } = require('node:fs');
 const [file, limit] = process.argv.slice(2);
@@ -46,7 +37,7 @@ try {
   report = JSON.parse(readFileSync(file, 'utf8'));
 } catch {
   console.log('test-under-load: no JSON report (vitest did not finish)');
-  process.exit(0);
+  process.exit(1);
 }
 const root = `${process.cwd()}/`;
 const files = report.testResults
@@ -66,6 +57,27 @@ console.log(
     `files: ${files.length - failed.length} passed, ${failed.length} failed, of ${files.length}`,
 );
 for (const entry of failed) console.log(`  failed: ${entry.name}`);
-console.log(report.success ? 'PASS' : 'FAIL');
+const green = report.success && slow.length === 0;
+console.log(green ? 'PASS' : `FAIL${report.success ? ` (files over ${limit} s)` : ''}`);
+process.exit(green ? 0 : 1);
 JS
-exit "$status"
+}
+
+runs=${RUNS:-1}
+for ((run = 1; run <= runs; run++)); do
+  for ((i = 0; i < busy_count; i++)); do
+    node -e 'for (;;) {}' &
+    busy+=("$!")
+  done
+  echo "test-under-load: run ${run} of ${runs}, vitest run beside ${busy_count} busy processes (pids ${busy[*]:-none})"
+  started=$(date +%s)
+  rm -f "$report"
+  npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@"
+  stop_busy
+  echo "test-under-load: ${busy_count} busy processes stopped; $(($(date +%s) - started)) s in all"
+  if ! summarize; then
+    echo "test-under-load: run ${run} of ${runs} was red"
+    exit 1
+  fi
+done
+echo "test-under-load: ${runs} of ${runs} runs green"

@@ -6,8 +6,8 @@
  * serialise the update. Successive books differ by a few levels, as successive polls do.
  */
 import { performance } from 'node:perf_hooks';
+import { aggregateBook } from '../../src/channels/orders/relay-levels.ts';
 import { bookChecksum } from '../../src/protocol/book.ts';
-import { aggregateBook } from '../../src/relay/channels/aggregate.ts';
 import { diffBook } from '../../src/relay/channels/book-price-diff.ts';
 import { toFrame } from '../../src/relay/streams/frame.ts';
 import type { OrderBook, OrderEntry } from '../../src/upstream/schemas.ts';

@@ -2,8 +2,8 @@
  * @module channels/definition
  * What a channel declares of its Node-free part, the part the protocol, the SDK and the status
  * page take as is: its stream-id grammar, how an update applies to its state, how a message's
- * `data` is checked. Each folder of src/channels/ exports one such definition and ./registry.ts
- * lists them.
+ * `data` is checked, and the upstream GET it carries whole, if any. Each folder of src/channels/
+ * exports one such definition and ./registry.ts lists them.
  */
 import type { Fields } from '../util/field-checks.ts';
 
@@ -38,6 +38,11 @@ export interface ChannelDefinition<Snapshot, Update> {
   apply(state: Snapshot, update: Update): Snapshot;
   /** What of a message's `data` is not as docs/protocol.md gives it; undefined when it is readable. */
   dataProblem(message: WireData, snapshot: boolean): string | undefined;
+  /**
+   * The upstream GET, without parameters, whose body the channel carries: one of upstream's public
+   * GETs, so also a `rest` path (protocol/rest-paths.ts takes it from ./registry.ts).
+   */
+  readonly upstreamGet?: string;
 }
 
 /**

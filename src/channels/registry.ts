@@ -68,6 +68,11 @@ export const channelDefinitions: {
  */
 export const wildcardChannels = ['price', 'trades', 'market'] as const;
 
+/** The upstream GETs the defined channels carry whole (their `upstreamGet`), for the `rest` table. */
+export const channelGets: readonly string[] = Object.values(channelDefinitions).flatMap(({ upstreamGet }) =>
+  upstreamGet === undefined ? [] : [upstreamGet],
+);
+
 export function isDefinedChannel(channel: string): channel is DefinedChannel {
   return Object.hasOwn(channelDefinitions, channel);
 }

@@ -2,12 +2,14 @@
  * @module channels/relay-definition
  * What a channel declares of its server part: how two of its states are diffed (its codec); for a
  * channel polled one upstream request per stream id, that request and how its response becomes the
- * channel's state; for one whose streams deliver each entry once, how a poll reads what is new; and
- * what its polls' events log and count. The relay runs every such channel through the same code
- * (relay/channels/codecs.ts, relay/targets/defined-target.ts, relay/targets/incremental-target.ts);
+ * channel's state; for one whose streams deliver each entry once, how a poll reads what is new; for
+ * one served from a market's order book, its state of that book; and what its polls' events log and
+ * count. The relay runs every such channel through the same code (relay/channels/codecs.ts,
+ * relay/targets/defined-target.ts, relay/targets/incremental-target.ts, relay/targets/book-target.ts);
  * ./relay-registry.ts lists them.
  */
 import type { z } from 'zod';
+import type { OrderBook } from '../upstream/schemas.ts';
 
 /** A diff's answer that the state changed but is best sent whole, as a snapshot with the next `seq`. */
 export const sendWhole: unique symbol = Symbol('send the state whole');
@@ -36,8 +38,29 @@ export interface PolledPerStream<Upstream, Response, State> {
   stateOf(response: Response): State;
   /** Upstream's time of the response's data, ISO 8601 with ms; undefined: the receive time. */
   tsOf(response: Response): string | undefined;
-  /** Whether the response is also the books' change-hint map (relay/targets/change-hints.ts). */
-  readonly hintMap?: true;
+}
+
+/**
+ * A map that answers for every market in one request and doubles as the books' change hints
+ * (relay/targets/change-hints.ts): a market whose entry differs from the previous answer's has
+ * moved at the top of its book. ./relay-registry.ts names the channel whose polls read it.
+ */
+export interface ChangeHintMap<Upstream, Response, Entry> {
+  /** The map's own request, made while no stream of the channel polls it anyway. */
+  ask(upstream: Upstream): Promise<Response>;
+  /** Each market of the map (its id in lower case) with its entry. */
+  entries(response: Response): Iterable<readonly [market: string, entry: Entry]>;
+  /** What of an entry moves with the market's top of book, as one string to compare. */
+  fingerprint(entry: Entry): string;
+}
+
+/**
+ * A channel whose streams of a market are served by the market's book target
+ * (relay/targets/book-target.ts), from the one request that serves its `book` streams.
+ */
+export interface ServedFromBook<State> {
+  /** The channel's state of upstream's book (the whole book, every entry parsed). */
+  stateOf(book: OrderBook): State;
 }
 
 /**
@@ -92,6 +115,8 @@ export interface RelayChannel<
   readonly polled?: PolledPerStream<Upstream, unknown, State>;
   /** Present for a channel polled per stream id that delivers each entry once. */
   readonly incremental?: PolledIncrementally<Upstream, State, unknown, unknown, EventMap>;
+  /** Present for a channel served from its market's order book. */
+  readonly fromBook?: ServedFromBook<State>;
 }
 
 /**

@@ -2,12 +2,15 @@
  * @module channels/relay-registry
  * The server part of every channel with a folder of its own (./relay-definition.ts), listed once;
  * the relay diffs, polls and publishes them through here (relay/channels/codecs.ts,
- * relay/targets/stream-targets.ts), and takes their polls' events into its own (relay/events.ts).
- * Node code: the SDK reads ./registry.ts instead.
+ * relay/targets/stream-targets.ts), which of them a market's book target serves, the levels of the
+ * `book` channel, the change-hint map the books read, and their polls' events, which the relay
+ * takes into its own (relay/events.ts). Node code: the SDK reads ./registry.ts instead.
  */
+
+import type { ProbabilitiesResponse } from '../upstream/schemas.ts';
 import { type OracleUpstream, oracleRelay } from './oracle/relay.ts';
 import { ordersRelay } from './orders/relay.ts';
-import { type ProbabilitiesUpstream, probabilitiesRelay } from './probabilities/relay.ts';
+import { type ProbabilitiesUpstream, probabilitiesHints, probabilitiesRelay } from './probabilities/relay.ts';
 import type { DefinedChannel, DefinedChannelData } from './registry.ts';
 import type { ChannelEvents, RelayChannel } from './relay-definition.ts';
 import { tradesEvents, tradesRelay } from './trades/relay.ts';
@@ -31,3 +34,25 @@ export type ChannelEventMap = TradesEventMap;
 
 /** What each of them logs and counts. */
 export const channelEvents: ChannelEvents<ChannelEventMap> = { ...tradesEvents };
+
+/**
+ * The channel whose polled map is also the books' change hints, and how they read it
+ * (relay/targets/change-hints.ts): its polls are read for both, and the hints make a request of
+ * their own only while no stream of the channel polls the map.
+ */
+export const hintMap = { channel: 'probabilities', ...probabilitiesHints } as const;
+export type HintMapChannel = typeof hintMap.channel;
+export type HintMapResponse = ProbabilitiesResponse;
+
+/** The channels whose streams their market's book target serves beside its `book` streams. */
+export const bookServedChannels: readonly DefinedChannel[] = (
+  Object.keys(relayChannels) as DefinedChannel[]
+).filter((channel) => relayChannels[channel].fromBook !== undefined);
+
+/** Whether `channel`'s streams of a market are served by the market's book target. */
+export function isServedFromBook(channel: string): boolean {
+  return bookServedChannels.some((served) => served === channel);
+}
+
+// The `book` channel has no folder of its own: its levels are made from upstream's orders.
+export { aggregateBook, aggregateSides, limitDepth } from './orders/relay-levels.ts';

@@ -4,7 +4,8 @@
  * each in one canonical spelling so that equivalent subscriptions share one stream and one poll.
  * The table below is upstream's public GETs (docs/upstream.md) with what each parameter may be;
  * test/protocol/rest-paths.test.ts keeps it in step with the upstream client's endpoint table.
- * Pure and importing nothing, so the relay and the SDK spell paths the same way.
+ * Pure and importing only the channel registry (the GETs a channel carries whole are declared in
+ * its folder), so the relay and the SDK spell paths the same way.
  *
  * Canonical spelling: path parameters that are ids in lower case (UUIDs, hex) or without leading
  * zeros (integers); query parameters sorted by name, each once, with values in one spelling
@@ -12,6 +13,8 @@
  * to upstream's documented default left out. Values upstream leaves open (a username, search text,
  * a date) are kept as sent.
  */
+
+import { channelGets } from '../channels/registry.ts';
 
 /** The longest path a `rest` subscription may name. */
 export const MAX_REST_PATH_LENGTH = 512;
@@ -61,7 +64,8 @@ export const restRoutes: readonly RestRoute[] = [
       tokenId: { kind: 'int', min: 0 },
     },
   },
-  { template: '/api/markets/probabilities' },
+  // Before `:id` below, which would read such a path's last segment as an id.
+  ...channelGets.map((template) => ({ template })),
   { template: '/api/markets/:id', params: { id: { kind: 'uuid-or-hex' } } },
   {
     template: '/api/markets/:id/history',

@@ -14,7 +14,7 @@ export function streamKey(channel: string, market: string, depth?: number | null
   return channel === 'book' ? `book:${market}:${depth ?? 'full'}` : `${channel}:${market}`;
 }
 
-/** One market's order book: every depth of its `book` streams and its `orders` stream. */
+/** One market's order book: every depth of its `book` streams and the streams served from the same book. */
 export function bookTargetKey(market: string): string {
   return `book:${market}`;
 }

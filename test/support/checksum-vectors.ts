@@ -12,10 +12,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { limitDepth } from '../../src/channels/orders/relay-levels.ts';
 import { applyBookUpdate, type BookState, bookChecksum, bookChecksumInput } from '../../src/protocol/book.ts';
 import { sumDecimals } from '../../src/protocol/decimal.ts';
 import type { BookData, BookDepth, Level } from '../../src/protocol/messages.ts';
-import { limitDepth } from '../../src/relay/channels/aggregate.ts';
 import { diffBook } from '../../src/relay/channels/book-price-diff.ts';
 
 export const CHECKSUM_VECTORS_FILE = fileURLToPath(

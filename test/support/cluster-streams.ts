@@ -23,7 +23,7 @@ export function useClusterStreams() {
     sim: { markets: 4, seed: 11, tickMs: 40 },
     relayArgs: ['--linger-ms=2000'],
   });
-  const { redis, clients, relay } = processes;
+  const { redis, clients, relay, inProcessRelay } = processes;
   let markets: string[];
   // After the simulator has started: its beforeAll was registered first.
   beforeAll(() => {
@@ -61,7 +61,7 @@ export function useClusterStreams() {
    */
   async function move(
     from: ProtocolClient,
-    to: ChildRelay,
+    to: { url: string },
     watched: Selection[],
     protocols: string[] = [],
   ): Promise<{ client: ProtocolClient; answers: Message[] }> {
@@ -103,6 +103,7 @@ export function useClusterStreams() {
     /** Every client the file's current test opened. */
     clients,
     relay,
+    inProcessRelay,
     selections,
     subscribe,
     move,

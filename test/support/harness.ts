@@ -7,9 +7,9 @@
 
 import pino from 'pino';
 import { afterEach } from 'vitest';
+import { aggregateBook, limitDepth } from '../../src/channels/orders/relay-levels.ts';
 import type { BookState } from '../../src/protocol/book.ts';
 import type { BookDepth } from '../../src/protocol/messages.ts';
-import { aggregateBook, limitDepth } from '../../src/relay/channels/aggregate.ts';
 import { type Relay, type RelayConfig, startRelay } from '../../src/relay-server.ts';
 import {
   type SimulatorHandle,

@@ -5,7 +5,10 @@
  * as programs: the simulator and Redis serve the file's tests; each test's relays and clients are
  * killed and closed after it.
  */
+import pino from 'pino';
 import { afterEach, beforeAll } from 'vitest';
+import { parseCommandLine } from '../../src/config/config.ts';
+import { type Relay, startRelay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../../src/sim/server.ts';
 import { type ChildRelay, startChildRelay } from './child-relay.ts';
 import type { ProtocolClient } from './protocol-client.ts';
@@ -25,6 +28,7 @@ export function useRelayProcesses({
   const redis = useRedis();
   let sim: SimulatorHandle;
   const relays: ChildRelay[] = [];
+  const inProcess: Relay[] = [];
   const clients: ProtocolClient[] = [];
   beforeAll(async () => {
     sim = await startSimulator(simOptions);
@@ -35,19 +39,34 @@ export function useRelayProcesses({
   afterEach(async () => {
     await Promise.all(clients.splice(0).map((client) => client.close()));
     await Promise.all(relays.splice(0).map((relay) => relay.stop('SIGKILL')));
+    await Promise.all(inProcess.splice(0).map((relay) => relay.close()));
   });
 
+  const args = () => [
+    `--upstream=${sim.url}`,
+    `--redis=${redis.server.url}`,
+    '--book-poll-ms=50',
+    '--price-poll-ms=50',
+    '--upstream-rps=1000',
+    '--lease-ms=600',
+    ...relayArgs,
+  ];
+
   async function relay(): Promise<ChildRelay> {
-    const started = await startChildRelay([
-      `--upstream=${sim.url}`,
-      `--redis=${redis.server.url}`,
-      '--book-poll-ms=50',
-      '--price-poll-ms=50',
-      '--upstream-rps=1000',
-      '--lease-ms=600',
-      ...relayArgs,
-    ]);
+    const started = await startChildRelay(args());
     relays.push(started);
+    return started;
+  }
+
+  /**
+   * The same relay (the same options) in this process: for a relay the test never stops or kills,
+   * which then costs no process start (on a busy machine, a start is the larger part of such a test).
+   */
+  async function inProcessRelay(): Promise<Relay> {
+    const command = parseCommandLine(['serve', '--port=0', '--log-level=silent', ...args()], {});
+    if (command.command !== 'serve') throw new Error('expected the serve command');
+    const started = await startRelay(command.config, pino({ level: 'silent' }));
+    inProcess.push(started);
     return started;
   }
 
@@ -59,6 +78,7 @@ export function useRelayProcesses({
     /** Every client the current test opened, closed after it. */
     clients,
     relay,
+    inProcessRelay,
     /** Two relays of the cluster. */
     pair: () => Promise.all([relay(), relay()]),
   };

@@ -6,9 +6,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { aggregateBook, aggregateSides } from '../../src/channels/orders/relay-levels.ts';
 import { compareDecimals } from '../../src/protocol/decimal.ts';
 import type { BookDepth } from '../../src/protocol/messages.ts';
-import { aggregateBook, aggregateSides } from '../../src/relay/channels/aggregate.ts';
 import { readOrderBook } from '../../src/upstream/book-reader.ts';
 import { OrderSpans } from '../../src/upstream/order-spans.ts';
 import * as schemas from '../../src/upstream/schemas.ts';

@@ -1,8 +1,10 @@
 /**
  * @module channels/orders/relay
- * The `orders` channel's server part: its diff. Its streams are served by their market's book
- * target (relay/targets/book-target.ts), from the same polls as the `book` streams.
+ * The `orders` channel's server part: its diff, and its state of upstream's book. Its streams are
+ * served by their market's book target (relay/targets/book-target.ts), from the same polls as the
+ * `book` streams, whose levels are made from the same orders (./relay-levels.ts).
  */
+import type { OrderBook } from '../../upstream/schemas.ts';
 import type { RelayChannel } from '../relay-definition.ts';
 import type { OrderEntry, OrderSide, OrdersData, OrdersUpdateData } from './orders.ts';
 
@@ -33,6 +35,21 @@ function sameOrder(a: SidedOrder, b: SidedOrder): boolean {
   return a.side === b.side && a.price === b.price && a.size === b.size && a.token_id === b.token_id;
 }
 
+/**
+ * Upstream's orders, each side in upstream's order. The state is keyed by id, so an id upstream
+ * lists twice is kept once, snapshot included: its first listing, bids before asks.
+ */
+export function ordersStateOf(book: OrderBook): OrdersData {
+  const ids = new Set<string>();
+  // An order is its four fields (what updates compare): one upstream adds is not passed on.
+  const firstListings = (orders: readonly OrderEntry[]): OrderEntry[] =>
+    orders
+      .filter((order) => !ids.has(order.id) && ids.add(order.id))
+      .map(({ id, price, size, token_id }) => ({ id, price, size, token_id }));
+  return { bids: firstListings(book.bids), asks: firstListings(book.asks) };
+}
+
 export const ordersRelay: RelayChannel<unknown, OrdersData, OrdersUpdateData> = {
   codec: { diff: diffOrders },
+  fromBook: { stateOf: ordersStateOf },
 };

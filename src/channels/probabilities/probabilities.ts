@@ -47,6 +47,7 @@ export const probabilities: ChannelDefinition<ProbabilitiesData, ProbabilitiesUp
     expected: `the probabilities channel has one stream: "${PROBABILITIES_STREAM}"`,
   },
   apply: applyProbabilitiesUpdate,
+  upstreamGet: '/api/markets/probabilities',
   dataProblem: ({ data }, snapshot) =>
     Object.values(data).every((entry) => (!snapshot && entry === null) || hasFields(entry, probabilityFields))
       ? undefined

@@ -1,13 +1,13 @@
 /**
  * @module channels/probabilities/relay
  * The `probabilities` channel's server part: one upstream request per poll for every market's entry,
- * however many subscribe; the same map is the books' change hints (relay/targets/change-hints.ts),
- * read once for both.
+ * however many subscribe; the same map is the books' change hints (`probabilitiesHints`, which
+ * relay/targets/change-hints.ts reads), read once for both.
  */
 import { type ProbabilitiesResponse, probabilitiesResponse } from '../../upstream/schemas.ts';
 import type { JsonValue } from '../records.ts';
 import { diffRecord, fieldCount, sameJson } from '../records.ts';
-import type { RelayChannel } from '../relay-definition.ts';
+import type { ChangeHintMap, RelayChannel } from '../relay-definition.ts';
 import type { ProbabilitiesData, ProbabilitiesUpdateData, ProbabilityEntry } from './probabilities.ts';
 
 /** The upstream call the channel polls with. */
@@ -56,6 +56,19 @@ export const probabilitiesRelay: RelayChannel<
     },
     // Entries carry their own times; the map as a whole has none.
     tsOf: () => undefined,
-    hintMap: true,
   },
+};
+
+/** The map as change hints: an entry moved when its time, prices or last trade did. */
+export const probabilitiesHints: ChangeHintMap<
+  ProbabilitiesUpstream,
+  ProbabilitiesResponse,
+  ProbabilityEntry
+> = {
+  ask: (upstream) => upstream.probabilities(),
+  *entries({ probabilities }) {
+    for (const [market, entry] of Object.entries(probabilities)) yield [market.toLowerCase(), entry] as const;
+  },
+  fingerprint: (entry) =>
+    `${entry.timestamp}|${entry.midpoint}|${entry.best_bid}|${entry.best_ask}|${entry.last_trade_price}`,
 };

@@ -14,7 +14,7 @@ import { priceFields } from '../../protocol/messages.ts';
  * two depth-limited states yields the levels entering and leaving the window, as protocol.md asks.
  *
  * Levels match by numeric price, but a level is sent when its price or size TEXT changed: sums
- * print with the precision of the orders in them, so "3.50" can become "3.5" when an order
+ * print with the precision of the sizes summed, so "3.50" can become "3.5" when an order
  * leaves, and the client must end up with the relay's exact text for the checksum (computed over
  * text) to match.
  *

@@ -5,6 +5,8 @@
  * cut from the target's state, and how its messages are built, diffed and applied. What reading
  * them back from Redis adds is the Redis broker's own (relay/coordination/redis/codecs.ts).
  */
+
+import { limitDepth } from '../../channels/relay-registry.ts';
 import { applyBookUpdate, type BookState } from '../../protocol/book.ts';
 import {
   type BookData,
@@ -14,7 +16,6 @@ import {
   type PriceUpdateData,
 } from '../../protocol/messages.ts';
 import { applyPriceUpdate } from '../../protocol/price.ts';
-import { limitDepth } from '../channels/aggregate.ts';
 import { diffBook, diffPrice } from '../channels/book-price-diff.ts';
 import { codecs, type StreamCodec } from '../channels/codecs.ts';
 import type { StreamRegistry } from '../streams/registry.ts';

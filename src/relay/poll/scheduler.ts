@@ -46,7 +46,7 @@ export interface TargetView<K> {
   /** Estimated upstream changes per second (relay/poll/scheduler.ts `changeRateAfter`). */
   changeRate: number;
   /**
-   * When a cheap hint (price batch, probabilities map) says it moved after the last request: the
+   * When a cheap hint (a price batch, the change-hint map) says it moved after the last request: the
    * estimated time of the move (midway between the hint read that showed it and the one before).
    */
   hintedAt: number | undefined;

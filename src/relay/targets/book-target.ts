@@ -1,26 +1,34 @@
 /**
  * @module relay/targets/book-target
  * One market's order book as a poll target: one request serves every depth of the market's `book`
- * streams, each getting the book limited to its depth, and its `orders` stream, which gets the
- * book's orders one by one (polled for `orders` alone too). The `book` streams are numbered by the
+ * streams, each getting the book limited to its depth, and the market's streams of each channel
+ * served from the book (channels/relay-registry.ts `bookServedChannels`), each getting its
+ * channel's state of the book (polled for those alone too). The `book` streams are numbered by the
  * stream numbering it is given (relay/coordination/stream-numbering.ts): this relay's own when alone; in
  * cluster mode only the lease holder asks upstream and numbers every depth for the cluster, which
- * the others serve as they are, and shares the response for their `orders` streams.
+ * the others serve as they are, and shares the response for their streams of the other channels.
  *
  * A book upstream answers with byte for byte as last time (most books, most polls) costs a
  * comparison: the upstream client resolves it to the book already validated (its ResponseMemo),
  * and the streams that hold that book are only confirmed, without aggregating or diffing again.
- * The memo then holds a stand-in without the orders, not the parsed book (see #keepLess).
+ * The memo then holds a stand-in with empty sides, not the parsed book (see #keepLess).
  */
 
+import type { DefinedChannel } from '../../channels/registry.ts';
+import type { ServedFromBook } from '../../channels/relay-definition.ts';
+import {
+  aggregateBook,
+  aggregateSides,
+  bookServedChannels,
+  relayChannels,
+} from '../../channels/relay-registry.ts';
 import type { BookState } from '../../protocol/book.ts';
 import type { BookDepth } from '../../protocol/messages.ts';
 import { readOrderBook } from '../../upstream/book-reader.ts';
 import { ResponseMemo } from '../../upstream/client.ts';
 import type { OrderBook } from '../../upstream/schemas.ts';
 import { bookTargetKey } from '../../util/keys.ts';
-import { aggregateBook, aggregateSides, ordersStateOf } from '../channels/aggregate.ts';
-import { withMilliseconds } from '../channels/codecs.ts';
+import { type ChannelState, withMilliseconds } from '../channels/codecs.ts';
 import { bookNumberedCodec } from '../coordination/codecs.ts';
 import type { SharedResult } from '../coordination/shared-result.ts';
 import type { AppliedPoll, PollTimes, StreamNumbering } from '../coordination/stream-numbering.ts';
@@ -77,14 +85,14 @@ export class BookTarget extends PollTarget {
       if (this.removed) return [];
       const receivedAt = now();
       const times = { askedAt, ts: withMilliseconds(book.timestamp), rts: toIso(receivedAt), receivedAt };
-      const orders = this.#applyOrders(book, times);
+      const served = this.#applyServed(book, times);
       const depth = () => (whole ? null : deepestOf(registry.streamsOf('book', this.market)));
       const books = await this.#numbering.produce(() => this.#aggregated(book, depth()), times);
-      if (books !== undefined || orders !== undefined)
+      if (books !== undefined || served !== undefined)
         this.#applied(askedAt, {
           receivedAt,
-          changed: (books?.changed ?? false) || (orders?.changed ?? false),
-          first: (books?.first ?? false) || (orders?.first ?? false),
+          changed: (books?.changed ?? false) || (served?.changed ?? false),
+          first: (books?.first ?? false) || (served?.first ?? false),
         });
       if (!whole) this.#keepLess(book);
       cluster.share(this.key, () => ({ kind: 'book', receivedAt, book }));
@@ -101,43 +109,72 @@ export class BookTarget extends PollTarget {
   }
 
   /**
-   * Publishes a response to this relay's `orders` streams, in the order the requests were asked.
-   * Undefined when it is older than one applied, or no `orders` stream is here.
+   * Publishes a response to this relay's streams of the channels served from the book, in the
+   * order the requests were asked. Undefined when it is older than one applied, or no such stream
+   * is here.
    */
-  #applyOrders(book: OrderBook, times: PollTimes): Omit<AppliedPoll, 'receivedAt'> | undefined {
+  #applyServed(book: OrderBook, times: PollTimes): Omit<AppliedPoll, 'receivedAt'> | undefined {
     if (!this.accepts(times.askedAt)) return undefined;
-    const { registry, publisher } = this.context;
     // The same object as last applied is the same bytes from upstream, so the same state: the
     // streams that hold it are only confirmed.
     const same = this.#last?.book === book;
     if (!same) this.#last = this.#lastRead?.book === book ? this.#lastRead : { book };
-    const orders = registry.streamsOf('orders', this.market);
-    if (orders.size === 0) return undefined;
-    const { ts, rts, receivedAt } = times;
+    let applied: Omit<AppliedPoll, 'receivedAt'> | undefined;
+    for (const channel of bookServedChannels) {
+      // bookServedChannels lists the channels whose relay part has `fromBook`.
+      const served = relayChannels[channel].fromBook as ServedFromBook<ChannelState<typeof channel>>;
+      const poll = this.#publishServed(channel, served, book, same, times);
+      if (poll === undefined) continue;
+      applied = {
+        changed: (applied?.changed ?? false) || poll.changed,
+        first: (applied?.first ?? false) || poll.first,
+      };
+    }
+    return applied;
+  }
+
+  /** Publishes the book to this relay's streams of `channel`; undefined when none is here. */
+  #publishServed<C extends DefinedChannel>(
+    channel: C,
+    served: ServedFromBook<ChannelState<C>>,
+    book: OrderBook,
+    same: boolean,
+    { ts, rts, receivedAt }: PollTimes,
+  ): Omit<AppliedPoll, 'receivedAt'> | undefined {
+    const { registry, publisher } = this.context;
+    const streams = registry.streamsOf(channel, this.market);
+    if (streams.size === 0) return undefined;
     let changed = false;
     let first = false;
-    let state: ReturnType<typeof ordersStateOf> | undefined;
-    for (const stream of orders) {
+    let state: ChannelState<C> | undefined;
+    for (const stream of streams) {
       first ||= !stream.hasState;
       if (same && stream.hasState) {
         publisher.confirm(stream, rts, receivedAt);
         continue;
       }
-      state ??= ordersStateOf(this.#whole(book));
+      state ??= served.stateOf(this.#whole(book));
       if (publisher.publish(stream, state, ts, rts, receivedAt)) changed = true;
     }
     return { changed, first };
   }
 
+  /** Whether a stream of a channel served from the book is here (it needs the book whole). */
+  #servesWholeBook(): boolean {
+    return bookServedChannels.some(
+      (channel) => this.context.registry.streamsOf(channel, this.market).size > 0,
+    );
+  }
+
   /**
    * A body read straight to the levels its `book` streams show (upstream/book-reader.ts), with a
-   * stand-in without orders for the memo to keep: the orders never become objects. Undefined (read
-   * the general way) when the body is not one the reader handles, or when an `orders` stream needs
-   * every order anyway.
+   * stand-in with empty sides for the memo to keep: the entries never become objects. Undefined
+   * (read the general way) when the body is not one the reader handles, or when a channel served
+   * from the book needs it whole anyway.
    */
   #read(body: Buffer): OrderBook | undefined {
     const { registry } = this.context;
-    if (registry.streamsOf('orders', this.market).size > 0) return undefined;
+    if (this.#servesWholeBook()) return undefined;
     const read = readOrderBook(body);
     if (read === undefined) return undefined;
     const depth = deepestOf(registry.streamsOf('book', this.market));
@@ -158,7 +195,7 @@ export class BookTarget extends PollTarget {
 
   /**
    * Once a new book is applied, all an unchanged poll needs of it is its aggregation and its time:
-   * the memo keeps a stand-in without its orders, so they die young instead of living until the
+   * the memo keeps a stand-in with empty sides, so the entries die young instead of living until the
    * next poll, where every major collection would mark them again. Not when the numbering keeps
    * the whole state: the cluster's shares the book.
    */
@@ -170,7 +207,7 @@ export class BookTarget extends PollTarget {
     this.#last = { ...last, book: standIn, standIn: true };
   }
 
-  /** The book with its orders: a stand-in's from the body it came from, parsed again. */
+  /** The book whole: a stand-in's from the body it came from, parsed again. */
   #whole(book: OrderBook): OrderBook {
     if (this.#last?.book !== book || this.#last.standIn !== true) return book;
     return this.#memo.reparse() ?? book;
@@ -181,20 +218,21 @@ export class BookTarget extends PollTarget {
     if (this.accepts(askedAt)) this.confirmed(askedAt, applied.first ? undefined : applied.changed);
   }
 
-  /** Upstream has no such market: its `book` and `orders` streams end. */
+  /** Upstream has no such market: its `book` streams and those of the channels served from it end. */
   #notFound(): PollOutcome[] {
-    return [
-      { type: 'not_found', kind: 'book', id: this.market },
-      { type: 'not_found', kind: 'orders', id: this.market },
-    ];
+    return ['book' as const, ...bookServedChannels].map((kind) => ({
+      type: 'not_found',
+      kind,
+      id: this.market,
+    }));
   }
 
-  /** Cluster mode: the holder's response, for this relay's `orders` streams. */
+  /** Cluster mode: the holder's response, for this relay's streams of the channels served from the book. */
   #onShared(result: SharedResult): void {
     if (result.kind !== 'book' || result.book.market_id.toLowerCase() !== this.market) return;
     const { book, receivedAt } = result;
     const rts = toIso(receivedAt);
-    this.#applyOrders(book, { askedAt: receivedAt, ts: withMilliseconds(book.timestamp), rts, receivedAt });
+    this.#applyServed(book, { askedAt: receivedAt, ts: withMilliseconds(book.timestamp), rts, receivedAt });
   }
 }
 
@@ -204,7 +242,7 @@ interface AppliedBook {
   aggregated?: { full: BookState; depth: BookDepth };
 }
 
-/** A book's fields without its orders: what the memo keeps once the levels are made. */
+/** A book's fields with empty sides: what the memo keeps once the levels are made. */
 function standInOf(book: Pick<OrderBook, 'market_id' | 'last_price' | 'timestamp'>): OrderBook {
   return {
     market_id: book.market_id,

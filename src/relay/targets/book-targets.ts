@@ -1,10 +1,11 @@
 /**
  * @module relay/targets/book-targets
- * The poller pool's order-book targets: one per market with `book` or `orders` streams (every depth
- * and both channels share it), kept in line with the registry; and the change hints
+ * The poller pool's order-book targets: one per market with `book` streams or streams of a channel
+ * served from the book (every depth and every such channel share it), kept in line with the
+ * registry; and the change hints
  * (relay/targets/change-hints.ts) that tell which books moved, read while worth it.
  */
-import type { ProbabilitiesResponse } from '../../upstream/schemas.ts';
+import { bookServedChannels, type HintMapResponse, hintMap } from '../../channels/relay-registry.ts';
 import type { PollDispatcher } from '../poll/dispatcher.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import { BookTarget } from './book-target.ts';
@@ -15,7 +16,7 @@ export class BookTargets {
   readonly #context: PollContext;
   readonly #dispatcher: PollDispatcher;
   readonly #books = new Map<string, BookTarget>();
-  /** The hints, while worth reading; their own request only while no probabilities stream reads the map. */
+  /** The hints, while worth reading; their own request only while no stream of the map's channel reads it. */
   #hints: ChangeHints | undefined;
   #hintTarget: ChangeHintTarget | undefined;
 
@@ -43,10 +44,12 @@ export class BookTargets {
     return this.#books.values();
   }
 
-  /** One target per market the registry holds `book` or `orders` streams of, new ones at `timing`. */
+  /** One target per market the registry holds streams served from its book of, new ones at `timing`. */
   sync(timing: TargetTiming): void {
     const { registry } = this.#context;
-    const wanted = new Set([...registry.ids('book').keys(), ...registry.ids('orders').keys()]);
+    const wanted = new Set(registry.ids('book').keys());
+    for (const channel of bookServedChannels)
+      for (const market of registry.ids(channel).keys()) wanted.add(market);
     for (const [market, book] of this.#books) {
       if (wanted.has(market)) continue;
       this.#books.delete(market);
@@ -62,12 +65,12 @@ export class BookTargets {
 
   /**
    * The hint map is read while `wanted`, with a request of its own (every `everyMs`) only while no
-   * `probabilities` stream asks for the same map.
+   * stream of its channel asks for the same map.
    */
   syncHints(wanted: boolean, everyMs: number): void {
     if (wanted) this.#hints ??= new ChangeHints(this, (market) => this.#books.has(market));
     else this.#hints = undefined;
-    const ownRequest = this.#hints !== undefined && this.#context.registry.ids('probabilities').size === 0;
+    const ownRequest = this.#hints !== undefined && this.#context.registry.ids(hintMap.channel).size === 0;
     if (ownRequest && this.#hints !== undefined && this.#hintTarget === undefined) {
       const timing = { minIntervalMs: everyMs, maxAgeMs: everyMs };
       this.#hintTarget = new ChangeHintTarget(timing, this.#context, this.#hints);
@@ -79,8 +82,8 @@ export class BookTargets {
     this.#hints?.prune();
   }
 
-  /** A probabilities map asked for at `askedAt` arrived: the hints read it too. */
-  probabilitiesRead(response: ProbabilitiesResponse, askedAt: number): void {
+  /** The hint map asked for at `askedAt` arrived: the hints read it. */
+  hintMapRead(response: HintMapResponse, askedAt: number): void {
     this.#hints?.read(response, askedAt);
   }
 

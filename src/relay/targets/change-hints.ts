@@ -1,15 +1,15 @@
 /**
  * @module relay/targets/change-hints
- * The cheapest change hint upstream offers: `GET /api/markets/probabilities` answers for every
- * market in one request. An entry that differs from the previous answer says the market's top of
- * book (or last trade) moved, so its book is worth asking for before books that say nothing. Used
- * only by the freshness scheduler, and only while the budget cannot poll every book at its minimum
- * interval anyway (then the request would buy nothing). While clients subscribe to the
- * `probabilities` stream, its polls read the same map: the hints are read from those
- * (`ChangeHints.read`), and no request of their own is made.
+ * The cheapest change hint upstream offers: one map that answers for every market in one request
+ * (channels/relay-registry.ts `hintMap`, a channel's contribution). An entry that differs from the
+ * previous answer says the market's top of book (or last trade) moved, so its book is worth asking
+ * for before books that say nothing. Used only by the freshness scheduler, and only while the
+ * budget cannot poll every book at its minimum interval anyway (then the request would buy
+ * nothing). While clients subscribe to the map's channel, its polls read the same map: the hints
+ * are read from those (`ChangeHints.read`), and no request of their own is made.
  */
+import { type HintMapResponse, hintMap } from '../../channels/relay-registry.ts';
 import { publicReason } from '../../upstream/errors.ts';
-import type { ProbabilitiesResponse, ProbabilityEntry } from '../../upstream/schemas.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { PollOutcome } from './outcomes.ts';
 import { type PollContext, PollTarget } from './poll-target.ts';
@@ -24,7 +24,7 @@ interface HintSink {
   coverBook(market: string, askedAt: number): void;
 }
 
-/** Reads successive probabilities maps into book hints. */
+/** Reads successive hint maps into book hints. */
 export class ChangeHints {
   /** market -> fingerprint of its last entry, for the markets whose books are polled. */
   readonly #seen = new Map<string, string>();
@@ -44,14 +44,13 @@ export class ChangeHints {
   }
 
   /** A map asked for at `askedAt`, whoever asked. */
-  read({ probabilities }: ProbabilitiesResponse, askedAt: number): void {
+  read(response: HintMapResponse, askedAt: number): void {
     const movedAt = this.#previousReadAt === undefined ? askedAt : (this.#previousReadAt + askedAt) / 2;
     this.#previousReadAt = askedAt;
-    for (const [id, entry] of Object.entries(probabilities)) {
-      const market = id.toLowerCase();
+    for (const [market, entry] of hintMap.entries(response)) {
       if (!this.#wanted(market)) continue;
       this.#sink.coverBook(market, askedAt);
-      const fingerprint = fingerprintOf(entry);
+      const fingerprint = hintMap.fingerprint(entry);
       const previous = this.#seen.get(market);
       this.#seen.set(market, fingerprint);
       if (previous !== undefined && previous !== fingerprint) this.#sink.hintBook(market, askedAt, movedAt);
@@ -59,7 +58,7 @@ export class ChangeHints {
   }
 }
 
-/** The hint map's own request, while no `probabilities` stream polls it anyway. */
+/** The hint map's own request, while no stream of its channel polls it anyway. */
 export class ChangeHintTarget extends PollTarget {
   readonly kind = 'hints';
   readonly #hints: ChangeHints;
@@ -72,7 +71,7 @@ export class ChangeHintTarget extends PollTarget {
   protected async pollOnce(): Promise<readonly PollOutcome[]> {
     const askedAt = this.beginAsk();
     try {
-      const response = await this.source.probabilities();
+      const response = await hintMap.ask(this.source);
       if (this.removed) return [];
       this.#hints.read(response, askedAt);
       this.confirmed(askedAt, undefined);
@@ -82,8 +81,4 @@ export class ChangeHintTarget extends PollTarget {
     }
     return [];
   }
-}
-
-function fingerprintOf(entry: ProbabilityEntry): string {
-  return `${entry.timestamp}|${entry.midpoint}|${entry.best_bid}|${entry.best_ask}|${entry.last_trade_price}`;
 }

@@ -7,14 +7,12 @@
 
 import type { DefinedChannel } from '../../channels/registry.ts';
 import type { PolledPerStream } from '../../channels/relay-definition.ts';
-import type { ChannelUpstream } from '../../channels/relay-registry.ts';
+import { type ChannelUpstream, type HintMapResponse, hintMap } from '../../channels/relay-registry.ts';
 import type { ChannelState } from '../channels/codecs.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { PollOutcome } from './outcomes.ts';
 import type { PollContext } from './poll-target.ts';
 import { StreamTarget } from './stream-target.ts';
-
-type HintMap = Extract<PollOutcome, { type: 'probabilities' }>['response'];
 
 export class DefinedTarget<C extends DefinedChannel> extends StreamTarget<C, unknown> {
   protected readonly schema;
@@ -46,7 +44,8 @@ export class DefinedTarget<C extends DefinedChannel> extends StreamTarget<C, unk
 
   /** The change-hint map, when the response is it: read once for the channel and the books. */
   protected override alsoFound(response: unknown, askedAt: number): PollOutcome[] {
-    // The channel's schema checked the response, and a hint map's schema is upstream's map.
-    return this.#polled.hintMap ? [{ type: 'probabilities', response: response as HintMap, askedAt }] : [];
+    if (this.channel !== hintMap.channel) return [];
+    // The channel's schema checked the response, and the hint map's channel polls upstream's map.
+    return [{ type: hintMap.channel, response: response as HintMapResponse, askedAt }];
   }
 }

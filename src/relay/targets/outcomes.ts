@@ -1,12 +1,12 @@
 /**
  * @module relay/targets/outcomes
  * What a poll found beyond the states it published, as values: upstream has no such id, a stream
- * said its last, a request failed, a cheap request showed a book moved, a probabilities map arrived.
+ * said its last, a request failed, a cheap request showed a book moved, the change-hint map arrived.
  * Targets return them from their polls (and report those a lease holder shared, which arrive outside
  * any poll); the pool applies every one here, in one place, instead of each target calling into it.
  */
+import { type HintMapChannel, type HintMapResponse, hintMap } from '../../channels/relay-registry.ts';
 import { streamIdNoun } from '../../protocol/channels.ts';
-import type { ProbabilitiesResponse } from '../../upstream/schemas.ts';
 import type { PollKind } from '../events.ts';
 import type { StreamPublisher } from '../streams/publisher.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
@@ -21,16 +21,27 @@ export type PollOutcome =
   | { type: 'failed' }
   /** A cheap request asked at `askedAt` shows the market's book moved, about `movedAt`. */
   | { type: 'book_moved'; market: string; askedAt: number; movedAt: number }
-  /** A probabilities map asked for at `askedAt` arrived (the change hints read it too). */
-  | { type: 'probabilities'; response: ProbabilitiesResponse; askedAt: number };
+  /** The change-hint map (its channel's poll) asked for at `askedAt` arrived: the hints read it too. */
+  | { type: HintMapChannel; response: HintMapResponse; askedAt: number };
+
+/** Where the change-hint map goes: an effect named after its channel, `<channel>Read`. */
+const HINT_MAP_READ = `${hintMap.channel}Read` as const;
+
+type HintMapEffect = {
+  [K in typeof HINT_MAP_READ]: (response: HintMapResponse, askedAt: number) => void;
+};
 
 /** What applying an outcome touches beyond the streams: the pool's books, hints and freshness judge. */
-export interface OutcomeEffects {
+export interface OutcomeEffects extends HintMapEffect {
   registry: StreamRegistry;
   publisher: StreamPublisher;
   hintBook(market: string, askedAt: number, movedAt: number): void;
-  probabilitiesRead(response: ProbabilitiesResponse, askedAt: number): void;
   judgeFreshness(): void;
+}
+
+/** The effect of `OutcomeEffects` the change-hint map is handed to. */
+export function hintMapEffect(read: HintMapEffect[typeof HINT_MAP_READ]): HintMapEffect {
+  return { [HINT_MAP_READ]: read };
 }
 
 export function applyOutcome(outcome: PollOutcome, effects: OutcomeEffects): void {
@@ -51,8 +62,8 @@ export function applyOutcome(outcome: PollOutcome, effects: OutcomeEffects): voi
     case 'book_moved':
       effects.hintBook(outcome.market, outcome.askedAt, outcome.movedAt);
       break;
-    case 'probabilities':
-      effects.probabilitiesRead(outcome.response, outcome.askedAt);
+    case hintMap.channel:
+      effects[HINT_MAP_READ](outcome.response, outcome.askedAt);
       break;
   }
 }

@@ -227,22 +227,20 @@ export abstract class PollTarget implements DispatchTarget, Confirmation {
   }
 }
 
-/** `source`, each call first awaiting `before` (which may hold it until the budget allows it). */
+/**
+ * `source`, each call first awaiting `before` (which may hold it until the budget allows it): every
+ * call of the source alike, whichever channel's upstream part it is (channels/relay-registry.ts).
+ */
 function meteredSource(source: PollSource, before: () => Promise<void>): PollSource {
-  const metered =
-    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      await before();
-      return call(...args);
-    };
-  return {
-    orderBook: metered((marketId, init) => source.orderBook(marketId, init)),
-    clobPrices: metered((marketIds) => source.clobPrices(marketIds)),
-    probabilities: metered(() => source.probabilities()),
-    market: metered((marketId) => source.market(marketId)),
-    tokenPrice: metered((feedId) => source.tokenPrice(feedId)),
-    markets: metered((query) => source.markets(query)),
-    marketActivity: metered((marketId, page) => source.marketActivity(marketId, page)),
-    publicBody: metered((request) => source.publicBody(request)),
-  };
+  return new Proxy(source, {
+    get(target, name, receiver) {
+      const value: unknown = Reflect.get(target, name, receiver);
+      if (typeof value !== 'function') return value;
+      const call = value as (...args: unknown[]) => unknown;
+      return async (...args: unknown[]) => {
+        await before();
+        return call.apply(target, args);
+      };
+    },
+  });
 }

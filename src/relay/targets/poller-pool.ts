@@ -1,7 +1,8 @@
 /**
  * @module relay/targets/poller-pool
  * Polls upstream for exactly what the registry holds: one order-book target per market with `book`
- * or `orders` streams (every depth and both channels share it), one price-batch target per 100
+ * streams or streams of a channel served from the book (every depth and every such channel share
+ * it), one price-batch target per 100
  * markets with `price` streams (relay/targets/price-targets.ts), one target per stream id of the
  * channels polled one request each (relay/targets/stream-targets.ts) and, when the budget is
  * short, the change-hint map. The pool keeps those targets in line with the
@@ -15,6 +16,7 @@
  * others apply the results it shares through the same path as their own polls.
  */
 
+import { isServedFromBook } from '../../channels/relay-registry.ts';
 import type { Channel } from '../../protocol/messages.ts';
 import type { Broker } from '../coordination/broker.ts';
 import type { RelayEvents } from '../events.ts';
@@ -31,7 +33,7 @@ import type { FreshnessReport } from './freshness.ts';
 import { FreshnessJudge } from './freshness.ts';
 import { bookTargetStreams, HolderChanges, holdersOf } from './holders.ts';
 import { type ExistenceJudge, trustingJudge } from './not-found.ts';
-import { applyOutcome, type OutcomeEffects } from './outcomes.ts';
+import { applyOutcome, hintMapEffect, type OutcomeEffects } from './outcomes.ts';
 import type { PollContext, PollSource, PollTarget } from './poll-target.ts';
 import type { PriceBatchTarget } from './price-batch-target.ts';
 import { PriceTargets } from './price-targets.ts';
@@ -109,7 +111,7 @@ export class PollerPool {
       registry: options.registry,
       publisher,
       hintBook: (market, askedAt, movedAt) => this.#books.hintBook(market, askedAt, movedAt),
-      probabilitiesRead: (response, askedAt) => this.#books.probabilitiesRead(response, askedAt),
+      ...hintMapEffect((response, askedAt) => this.#books.hintMapRead(response, askedAt)),
       judgeFreshness: () => this.#freshness.sweep(this.#now()),
     };
     this.#context = {
@@ -181,16 +183,16 @@ export class PollerPool {
     return this.#prices.marketCount;
   }
 
-  /** Targets polled for `channel` (`orders` shares the book's targets; `price` counts markets). */
+  /** Targets polled for `channel` (a channel served from the book shares its targets; `price`: markets). */
   targetCount(channel: Channel): number {
-    if (channel === 'book' || channel === 'orders') return this.#books.size;
+    if (channel === 'book' || isServedFromBook(channel)) return this.#books.size;
     if (channel === 'price') return this.#prices.marketCount;
     return this.#streamTargets.countOf(channel);
   }
 
   /** How often a stream of `channel` is asked for now, at most (the stretched interval). */
   intervalOf(channel: Channel): number {
-    if (channel === 'book' || channel === 'orders') return this.#plan.intervals.bookIntervalMs;
+    if (channel === 'book' || isServedFromBook(channel)) return this.#plan.intervals.bookIntervalMs;
     if (channel === 'price') return this.#plan.intervals.priceIntervalMs;
     return this.#plan.streamIntervalMs;
   }
@@ -248,7 +250,7 @@ export class PollerPool {
     };
     const batches = new Set<PriceBatchTarget>(allPrices ? this.#prices.batches() : []);
     for (const { channel, id } of changed) {
-      if (channel === 'book' || channel === 'orders') {
+      if (channel === 'book' || isServedFromBook(channel)) {
         const book = this.#books.get(id);
         if (book !== undefined) regroup(book, bookTargetStreams(registry, id));
       } else if (channel === 'price') {

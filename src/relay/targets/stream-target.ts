@@ -4,7 +4,7 @@
  * id): a market's detail record, a feed, the map of every market. A subclass says what to ask
  * and how a response becomes the channel's state; this class asks (in cluster mode only the lease
  * holder asks, the others apply what it shares through the same path, as relay/targets/book-target.ts
- * does), orders the responses, publishes and reports.
+ * does), puts the responses in order, publishes and reports.
  */
 
 import type { z } from 'zod';

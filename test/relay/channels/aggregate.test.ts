@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { aggregateBook, limitDepth } from '../../../src/channels/orders/relay-levels.ts';
 import type { BookState } from '../../../src/protocol/book.ts';
-import { aggregateBook, limitDepth } from '../../../src/relay/channels/aggregate.ts';
 import type { OrderBook, OrderEntry } from '../../../src/upstream/schemas.ts';
 
 let nextId = 0;

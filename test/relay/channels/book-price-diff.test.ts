@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { limitDepth } from '../../../src/channels/orders/relay-levels.ts';
 import type { BookState } from '../../../src/protocol/book.ts';
-import { limitDepth } from '../../../src/relay/channels/aggregate.ts';
 import { diffBook, diffPrice } from '../../../src/relay/channels/book-price-diff.ts';
 
 const base: BookState = {

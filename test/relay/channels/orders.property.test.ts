@@ -1,8 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { diffOrders } from '../../../src/channels/orders/relay.ts';
+import { diffOrders, ordersStateOf } from '../../../src/channels/orders/relay.ts';
 import type { OrderEntry, OrderSide, OrdersData } from '../../../src/protocol/messages.ts';
-import { ordersStateOf } from '../../../src/relay/channels/aggregate.ts';
 import type { OrderBook } from '../../../src/upstream/schemas.ts';
 import { applyOrdersUpdate } from '../../support/orders-state.ts';
 

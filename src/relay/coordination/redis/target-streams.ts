@@ -59,7 +59,7 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
   /**
    * The lease holder's poll: numbered against the state in Redis, written (fenced), then served
    * here. Undefined when the write was refused: the lease is no longer ours. Polls are numbered in
-   * the order they arrive here, one at a time; the lease's fencing token orders the holders.
+   * the order they arrive here, one at a time; the lease's fencing token ranks the holders.
    */
   produce(state: () => State, poll: PollTimes): Promise<AppliedPoll | undefined> {
     const made = state();

@@ -1,13 +1,14 @@
 /**
- * @module relay/channels/aggregate
- * Turns an upstream order book (one entry per order) into the aggregated price levels the `book`
- * channel carries (protocol.md "`book` data"), and cuts it to a stream's depth; and the `orders`
- * channel's state, taken from the same book.
+ * @module channels/orders/relay-levels
+ * Turns upstream's orders of a market (one entry per order) into the aggregated price levels the
+ * `book` channel carries (protocol.md "`book` data"), and cuts them to a stream's depth. The `book`
+ * channel is made from this channel's resource, so its levels are made here; the relay takes them
+ * through ../relay-registry.ts.
  */
 
 import type { BookState } from '../../protocol/book.ts';
 import { compareDecimals, isZeroDecimal, sumDecimals } from '../../protocol/decimal.ts';
-import type { BookDepth, Level, OrdersData, OrderEntry as WireOrder } from '../../protocol/messages.ts';
+import type { BookDepth, Level } from '../../protocol/messages.ts';
 import type { OrderBook, OrderEntry } from '../../upstream/schemas.ts';
 
 /**
@@ -130,22 +131,4 @@ export function limitDepth(state: BookState, depth: BookDepth): BookState {
   const limited: BookState = { bids: state.bids.slice(0, depth), asks: state.asks.slice(0, depth) };
   if (state.last_price !== undefined) limited.last_price = state.last_price;
   return limited;
-}
-
-/**
- * The `orders` channel's state (docs/protocol.md "`orders` data"), taken from the same upstream
- * book the `book` channel aggregates: one order-book request serves both channels.
- */
-/**
- * Upstream's orders, each side in upstream's order. The state is keyed by id, so an id upstream
- * lists twice is kept once, snapshot included: its first listing, bids before asks.
- */
-export function ordersStateOf(book: OrderBook): OrdersData {
-  const ids = new Set<string>();
-  // An order is its four fields (what updates compare): one upstream adds is not passed on.
-  const firstListings = (orders: readonly WireOrder[]): WireOrder[] =>
-    orders
-      .filter((order) => !ids.has(order.id) && ids.add(order.id))
-      .map(({ id, price, size, token_id }) => ({ id, price, size, token_id }));
-  return { bids: firstListings(book.bids), asks: firstListings(book.asks) };
 }
