@@ -1,8 +1,9 @@
 /**
  * @module client/subscriptions/channel-subscriptions
  * The stream of each channel as the application holds it: its state type, how a snapshot and an
- * update make it (with the shared pure cores of src/protocol), and the events a channel adds
- * (docs/client.md "API"). Sequencing, resync and status are the base class's (./stream-subscription.ts).
+ * update make it (with the shared pure cores of src/protocol, and for a channel with a folder of
+ * its own the hold src/channels gives), and the events a channel adds (docs/client.md "API").
+ * Sequencing, resync and status are the base class's (./stream-subscription.ts).
  */
 
 import {
