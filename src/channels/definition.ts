@@ -52,3 +52,20 @@ export interface ChannelDefinition<Snapshot, Update> {
    */
   readonly upstreamGet?: string;
 }
+
+/**
+ * How the SDK holds a channel's stream when its state is not the snapshot's data with each update
+ * applied (the default): its state and the events it adds to every stream's. Made once per
+ * subscription, so it may remember across messages.
+ */
+export interface HeldStream<Snapshot, Update, State, Events> {
+  /** The state a snapshot's data starts. */
+  stateOf(snapshot: Snapshot): State;
+  /** The state after an update's data. */
+  apply(state: State, update: Update): State;
+  /** A message's data was accepted into `state`: fires the channel's own events, if any. */
+  accepted?(data: Snapshot | Update, state: State, emit: EmitOf<Events>): void;
+}
+
+/** Fires one of `Events`. */
+export type EmitOf<Events> = <E extends keyof Events>(event: E, payload: Events[E]) => void;

@@ -2,19 +2,21 @@
  * @module channels/registry
  * Every channel, listed once: the protocol's channel list in its order, and the channels defined in
  * a folder of their own (their Node-free part, ./definition.ts). The protocol, the SDK and the
- * status page read a channel through here; the relay reads its server part through
- * ./relay-registry.ts. Adding a channel: its folder, a line here and one in ./relay-registry.ts (and,
- * for the SDK's `subscribe…` method, one in client/relay-client.ts).
+ * status page read a channel through here (the SDK also how it holds its streams); the relay reads
+ * its server part through ./relay-registry.ts. Adding a channel: its folder, a line here and one in
+ * ./relay-registry.ts (and, for the SDK's `subscribe…` method, one in client/relay-client.ts).
  */
 import { type CandlesData, candles } from './candles/candles.ts';
-import type { ChannelDefinition } from './definition.ts';
+import type { ChannelDefinition, HeldStream } from './definition.ts';
 import { type OracleData, oracle } from './oracle/oracle.ts';
-import { type OrdersData, type OrdersUpdateData, orders } from './orders/orders.ts';
+import { type OrderMapState, type OrdersData, type OrdersUpdateData, orders } from './orders/orders.ts';
+import { holdOrders, type OrderEvents } from './orders/subscription.ts';
 import {
   type ProbabilitiesData,
   type ProbabilitiesUpdateData,
   probabilities,
 } from './probabilities/probabilities.ts';
+import { holdTrades, type TradeEvents, type TradesState } from './trades/subscription.ts';
 import { type TradesData, trades } from './trades/trades.ts';
 
 export type { Candle, CandlesData, ProbabilityCandle, TradesCandle } from './candles/candles.ts';
@@ -33,6 +35,7 @@ export type {
   ProbabilitiesUpdateData,
   ProbabilityEntry,
 } from './probabilities/probabilities.ts';
+export type { TradesState } from './trades/subscription.ts';
 export type { TradeEntry, TradesData } from './trades/trades.ts';
 
 /** Every channel, in the order docs/protocol.md gives them. */
@@ -85,4 +88,44 @@ export const channelGets: readonly string[] = Object.values(channelDefinitions).
 
 export function isDefinedChannel(channel: string): channel is DefinedChannel {
   return Object.hasOwn(channelDefinitions, channel);
+}
+
+/**
+ * The defined channels whose SDK subscriptions hold something else than the snapshot's data with
+ * each update applied, or add events of their own: that state and those events.
+ */
+interface HeldChannelData {
+  trades: { state: TradesState; events: TradeEvents };
+  orders: { state: OrderMapState; events: OrderEvents };
+}
+type HeldChannel = keyof HeldChannelData;
+
+/** The state an SDK subscription of `C` holds. */
+export type HeldState<C extends DefinedChannel> = C extends HeldChannel
+  ? HeldChannelData[C]['state']
+  : DefinedChannelData[C]['snapshot'];
+/** The events an SDK subscription of `C` adds to every stream's. */
+export type HeldEvents<C extends DefinedChannel> = C extends HeldChannel
+  ? HeldChannelData[C]['events']
+  : Record<never, never>;
+
+/** How the SDK holds a stream of `C`. */
+export type HeldStreamOf<C extends DefinedChannel> = HeldStream<
+  DefinedChannelData[C]['snapshot'],
+  DefinedChannelData[C]['update'],
+  HeldState<C>,
+  HeldEvents<C>
+>;
+
+const holders: { readonly [C in HeldChannel]: () => HeldStreamOf<C> } = {
+  trades: holdTrades,
+  orders: holdOrders,
+};
+
+/** A new hold of a `channel` stream, for one SDK subscription. */
+export function holdStream<C extends DefinedChannel>(channel: C): HeldStreamOf<C> {
+  // TypeScript does not narrow C by the key test, hence the casts; the tables above are typed per channel.
+  if (Object.hasOwn(holders, channel)) return holders[channel as HeldChannel]() as unknown as HeldStreamOf<C>;
+  const { apply } = channelDefinitions[channel];
+  return { stateOf: (snapshot) => snapshot, apply } as HeldStreamOf<C>;
 }

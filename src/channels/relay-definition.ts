@@ -1,11 +1,14 @@
 /**
  * @module channels/relay-definition
- * What a channel declares of its server part: how two of its states are diffed (its codec) and, for
- * a channel polled one upstream request per stream id, that request and how its response becomes
- * the channel's state, or what each stream keeps across polls, or, for a channel served from a
- * market's order book, its state of that book. The relay runs every such channel through the same
- * code (relay/channels/codecs.ts, relay/targets/defined-target.ts, kept-target.ts and
- * book-target.ts); ./relay-registry.ts lists them.
+ * What a channel declares of its server part: how two of its states are diffed (its codec); for a
+ * channel polled one upstream request per stream id, that request and how its response becomes the
+ * channel's state; for one whose streams deliver each entry once, how a poll reads what is new; for
+ * one whose streams keep a state across polls, what a stream keeps and how a poll grows it; for one
+ * served from a market's order book, its state of that book; what its polls' events log and count;
+ * and a bound on the streams one connection and one client address may hold. The relay runs every
+ * such channel through the same code (relay/channels/codecs.ts, relay/targets/defined-target.ts,
+ * relay/targets/incremental-target.ts, relay/targets/kept-target.ts, relay/targets/book-target.ts,
+ * relay/admission/group-streams.ts); ./relay-registry.ts lists them.
  */
 import type { z } from 'zod';
 import type { OrderBook } from '../upstream/schemas.ts';
@@ -63,32 +66,65 @@ export interface ServedFromBook<State> {
 }
 
 /**
+ * A channel polled per stream id whose stream delivers each entry once: a poll reads as many
+ * requests as what is new needs, and the target remembers per stream what it delivered (a new
+ * stream, a new epoch, starts afresh). The relay runs it in relay/targets/incremental-target.ts,
+ * which asks (in cluster mode only the lease holder), drops late responses, publishes, shares and
+ * reports.
+ */
+export interface PolledIncrementally<Upstream, State, Memory, Fresh, EventMap extends EventArgs<EventMap>> {
+  /** A new stream's memory of what it delivered. */
+  memory(): Memory;
+  /** One poll's requests: what they found new to the stream, not yet taken into its memory. */
+  read(upstream: Upstream, streamId: string, memory: Memory, hooks: ReadHooks<EventMap>): Promise<Fresh>;
+  /**
+   * The successive states that deliver `fresh` (what a poll read, or a peer shared) after `state`,
+   * none when nothing is new to the stream; `memory` takes in what they deliver.
+   */
+  statesOf(state: State | undefined, fresh: Fresh, memory: Memory): State[];
+  /** What the lease holder shares after a poll: `fresh`, and enough of `state` for a peer to start from. */
+  shared(state: State, fresh: Fresh): Fresh;
+  /** How a shared body is validated again on arrival. */
+  readonly schema: z.ZodType<Fresh>;
+}
+
+/** What a channel's incremental read may tell the target it runs in. */
+export interface ReadHooks<EventMap extends EventArgs<EventMap>> {
+  /**
+   * A request is about to go out: the target counts it in its poll (a refusal of the first request
+   * may say upstream has no such id; of a later one, only that it failed).
+   */
+  onRequest(): void;
+  /** Emits one of the channel's events on the relay's. */
+  emit<E extends keyof EventMap>(event: E, ...args: EventMap[E]): void;
+}
+
+/** An event map: each event's listener arguments. */
+export type EventArgs<EventMap> = { [E in keyof EventMap]: unknown[] };
+
+/**
  * What one stream of a channel polled per stream id keeps between polls, each poll's reads merged
  * into it rather than replacing it (a series grown from upstream's history). In cluster mode the
  * lease holder shares it whole after each poll, and the others publish it and carry on from it.
+ * The relay runs it in relay/targets/kept-target.ts.
  */
-export interface StreamKeeper<Upstream, State> {
+export interface StreamKeeper<Upstream, State, EventMap extends EventArgs<EventMap>> {
   /** The market whose absence upstream (the poll's first request refused) ends the stream. */
   readonly market: string;
   /** The channel's state of what is kept. */
   readonly state: State;
   /** One poll's reads, merged in only by `apply` once they are known to be the newest. */
-  read(poll: KeptPoll<Upstream>): Promise<KeptRead>;
+  read(poll: KeptPoll<Upstream, EventMap>): Promise<KeptRead>;
   /** What the lease holder shares after a poll applied. */
   shared(): unknown;
   /** A peer's share taken over (validated here: nothing from the wire is trusted); false when invalid. */
   takeShared(body: unknown, receivedAt: number): boolean;
 }
 
-/** One poll of a kept stream. */
-export interface KeptPoll<Upstream> {
+/** One poll of a kept stream: what it reads from, when it was asked, and what it may tell its target. */
+export interface KeptPoll<Upstream, EventMap extends EventArgs<EventMap>> extends ReadHooks<EventMap> {
   readonly upstream: Upstream;
-  /** When the poll was asked. */
   readonly askedAt: number;
-  /** Hears of each request before it goes out (a refusal of a later page is not about the market). */
-  onRequest(): void;
-  /** A walk of a listing stopped at its entry bound before reaching what it had read: entries were lost. */
-  onTruncated(pages: number): void;
 }
 
 export interface KeptRead {
@@ -114,15 +150,45 @@ export interface GroupBound<Limits> {
   readonly perAddress: { readonly field: keyof Limits; readonly default: number };
 }
 
-/** The server part of a channel whose state is `State` and whose update carries `Delta`. */
-export interface RelayChannel<Upstream, State, Delta, Limits = unknown> {
+/**
+ * The server part of a channel whose state is `State`, whose update carries `Delta` and whose polls
+ * emit `EventMap`'s events.
+ */
+export interface RelayChannel<
+  Upstream,
+  State,
+  Delta,
+  EventMap extends EventArgs<EventMap> = Record<never, never>,
+  Limits = unknown,
+> {
   readonly codec: StreamCodec<State, Delta>;
   /** Absent for a channel polled another way (a book's targets, a price batch). */
   readonly polled?: PolledPerStream<Upstream, unknown, State>;
+  /** Present for a channel polled per stream id that delivers each entry once. */
+  readonly incremental?: PolledIncrementally<Upstream, State, unknown, unknown, EventMap>;
+  /** Present for a channel polled per stream id whose state each poll grows. */
+  readonly kept?: (streamId: string) => StreamKeeper<Upstream, State, EventMap>;
   /** Present for a channel served from its market's order book. */
   readonly fromBook?: ServedFromBook<State>;
-  /** A channel polled per stream id whose state each poll grows (relay/targets/kept-target.ts). */
-  readonly kept?: (streamId: string) => StreamKeeper<Upstream, State>;
-  /** A channel whose distinct streams are bounded per connection and per address group. */
+  /** Present for a channel whose distinct streams are bounded per connection and per address group. */
   readonly groupBound?: GroupBound<Limits>;
 }
+
+/**
+ * An operational event of a channel's polls, which the relay's event map takes under its name
+ * (relay/events.ts): logged and counted as the channel words it (observability/logs.ts and
+ * observability/metrics.ts follow every one).
+ */
+export interface ChannelEvent {
+  /** Its log line: level, `event` field and message; the event's own fields go with them. */
+  readonly log: {
+    readonly level: 'debug' | 'info' | 'warn';
+    readonly event: string;
+    readonly message: string;
+  };
+  /** The counter of them: its name after the relay's prefix, and its help. */
+  readonly counter: { readonly name: string; readonly help: string };
+}
+
+/** What a channel's events log and count, by event name (`EventMap` gives each one's fields). */
+export type ChannelEvents<EventMap> = { readonly [E in keyof EventMap]: ChannelEvent };

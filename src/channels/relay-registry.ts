@@ -3,8 +3,9 @@
  * The server part of every channel with a folder of its own (./relay-definition.ts), listed once;
  * the relay diffs, polls, publishes and bounds them through here (relay/channels/codecs.ts,
  * relay/targets/stream-targets.ts, relay/admission/group-streams.ts), which of them a market's book
- * target serves, the levels of the `book` channel, and the change-hint map the books read. Node
- * code: the SDK reads ./registry.ts instead.
+ * target serves, the levels of the `book` channel, the change-hint map the books read, and their
+ * polls' events, which the relay takes into its own (relay/events.ts). Node code: the SDK reads
+ * ./registry.ts instead.
  */
 
 import type { ProbabilitiesResponse } from '../upstream/schemas.ts';
@@ -13,11 +14,13 @@ import { type OracleUpstream, oracleRelay } from './oracle/relay.ts';
 import { ordersRelay } from './orders/relay.ts';
 import { type ProbabilitiesUpstream, probabilitiesHints, probabilitiesRelay } from './probabilities/relay.ts';
 import type { DefinedChannel, DefinedChannelData } from './registry.ts';
-import type { RelayChannel } from './relay-definition.ts';
-import { tradesRelay } from './trades/relay.ts';
+import type { ChannelEvents, RelayChannel } from './relay-definition.ts';
+import { tradesEvents, tradesRelay } from './trades/relay.ts';
+import type { ActivityUpstream } from './trades/relay-activity-pages.ts';
+import type { TradesEventMap } from './trades/relay-poll.ts';
 
 /** Every upstream call the defined channels poll with (the relay's poll source makes them all). */
-export type ChannelUpstream = OracleUpstream & ProbabilitiesUpstream & CandlesUpstream;
+export type ChannelUpstream = OracleUpstream & ProbabilitiesUpstream & ActivityUpstream & CandlesUpstream;
 
 /** The limits of the channels bounded per connection and address group, in the relay's isolation limits. */
 export type ChannelGroupLimits = CandlesGroupLimits;
@@ -27,6 +30,7 @@ export const relayChannels: {
     ChannelUpstream,
     DefinedChannelData[C]['snapshot'],
     DefinedChannelData[C]['update'],
+    ChannelEventMap,
     ChannelGroupLimits
   >;
 } = {
@@ -36,6 +40,12 @@ export const relayChannels: {
   orders: ordersRelay,
   candles: candlesRelay,
 };
+
+/** The events of every defined channel's polls, with their fields. */
+export type ChannelEventMap = TradesEventMap;
+
+/** What each of them logs and counts. */
+export const channelEvents: ChannelEvents<ChannelEventMap> = { ...tradesEvents };
 
 /**
  * The channel whose polled map is also the books' change hints, and how they read it

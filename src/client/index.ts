@@ -127,11 +127,7 @@ export type {
   MarketEvents,
   MarketSubscription,
   MarketsSubscription,
-  OrdersSubscription,
   PriceSubscription,
-  TradesEvents,
-  TradesState,
-  TradesSubscription,
 } from './subscriptions/channel-subscriptions.ts';
 export type { RestSubscription } from './subscriptions/rest-subscription.ts';
 export type { ResyncReason, StreamEvents, SubscriptionStatus } from './subscriptions/stream-subscription.ts';

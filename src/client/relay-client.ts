@@ -37,12 +37,11 @@ import { CandlesSubscription } from './subscriptions/candles-subscription.ts';
 import {
   type AnyStreamSubscription,
   BookSubscription,
+  type DefinedEvents,
   DefinedSubscription,
   MarketSubscription,
   MarketsSubscription,
-  OrdersSubscription,
   PriceSubscription,
-  TradesSubscription,
 } from './subscriptions/channel-subscriptions.ts';
 import { firstState } from './subscriptions/first-state.ts';
 import { RestSubscription } from './subscriptions/rest-subscription.ts';
@@ -62,8 +61,8 @@ import {
   wildcardStream,
 } from './subscriptions/wildcard-subscription.ts';
 
-// The SDK's name for each channel's stream, data and messages (the channels with a folder of
-// their own share one implementation, DefinedSubscription).
+// The SDK's name for each channel's stream, data, messages and events (the channels with a folder
+// of their own share one implementation, DefinedSubscription).
 export type {
   OracleData,
   OrderEntry,
@@ -76,12 +75,16 @@ export type {
   ProbabilityEntry,
   TradeEntry,
   TradesData,
+  TradesState,
 } from '../channels/registry.ts';
 export type OracleSubscription = DefinedSubscription<'oracle'>;
 export type OracleSnapshotMessage = ChannelSnapshotMessage<'oracle'>;
 export type OracleUpdateMessage = ChannelUpdateMessage<'oracle'>;
+export type OrdersSubscription = DefinedSubscription<'orders'>;
 export type OrdersSnapshotMessage = ChannelSnapshotMessage<'orders'>;
 export type OrdersUpdateMessage = ChannelUpdateMessage<'orders'>;
+export type TradesSubscription = DefinedSubscription<'trades'>;
+export type TradesEvents = DefinedEvents<'trades'>;
 export type TradesSnapshotMessage = ChannelSnapshotMessage<'trades'>;
 export type TradesUpdateMessage = ChannelUpdateMessage<'trades'>;
 export type ProbabilitiesSubscription = DefinedSubscription<'probabilities'>;
@@ -92,7 +95,6 @@ export type { ClientEvents, ClientOptions } from './client-options.ts';
 export type * from './subscriptions/candles-subscription.ts';
 
 const DEFAULT_REPORT_UNREACHABLE_AFTER = 5;
-
 const DEFAULT_HEARTBEAT_MS = 15_000;
 
 export class RelayClient extends Emitter<ClientEvents> {
@@ -206,7 +208,7 @@ export class RelayClient extends Emitter<ClientEvents> {
 
   /** A market's trades: the recent ones as `state`, each new one once as a `trade` event. */
   subscribeTrades(market: string): TradesSubscription {
-    return this.#plain('trades', market, TradesSubscription);
+    return this.#defined('trades', market);
   }
 
   /** A market's detail record; `closed` fires when the market leaves ACTIVE. */
@@ -238,7 +240,7 @@ export class RelayClient extends Emitter<ClientEvents> {
 
   /** A market's orders by id per side, from the same polls as its book. */
   subscribeOrders(market: string): OrdersSubscription {
-    return this.#plain('orders', market, OrdersSubscription);
+    return this.#defined('orders', market);
   }
 
   /**
@@ -325,13 +327,12 @@ export class RelayClient extends Emitter<ClientEvents> {
   #defined<C extends DefinedChannel>(channel: C, id: string): DefinedSubscription<C> {
     // For each channel C, DefinedSubscription<C> is one member of AnyStreamSubscription; TypeScript
     // does not see that of a C not yet known, hence the casts.
+    const kind = DefinedSubscription as abstract new (...args: never[]) => AnyStreamSubscription;
     const stream = this.#subscribe(
       channel,
       id,
       undefined,
-      DefinedSubscription as abstract new (
-        ...args: never[]
-      ) => AnyStreamSubscription,
+      kind,
       (host, checked) => new DefinedSubscription(host, checked, channel) as unknown as AnyStreamSubscription,
     );
     return stream as unknown as DefinedSubscription<C>;

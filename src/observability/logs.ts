@@ -2,10 +2,12 @@
  * @module observability/logs
  * The relay's operational log: one pino JSON line per notable event (client connect / close with its
  * code, upstream failures with endpoint and status, stream stale / live / closed, slow-consumer
- * closes, poll intervals stretched or restored), never a line per message sent. Everything comes from
- * RelayEvents and the upstream client's request events, subscribed here and nowhere else.
+ * closes, poll intervals stretched or restored, each channel's poll events as it words them), never
+ * a line per message sent. Everything comes from RelayEvents and the upstream client's request
+ * events, subscribed here and nowhere else.
  */
 import type { Logger } from 'pino';
+import { type ChannelEventMap, channelEvents } from '../channels/relay-registry.ts';
 import type { RelayEvents } from '../relay/events.ts';
 import type { UpstreamClient, UpstreamRequestEvent } from '../upstream/client.ts';
 import { onRelayEvent } from './relay-view.ts';
@@ -55,12 +57,10 @@ export function subscribeLogs(logger: Logger, sources: LogSources): () => void {
     onRelayEvent(events, 'connection:conflated', ({ id, streams }) =>
       log.debug({ event: 'conflated', connection: id, streams }, 'slow client drained; snapshots resent'),
     ),
-    onRelayEvent(events, 'trades:truncated', ({ market, pages }) =>
-      log.warn(
-        { event: 'trades_truncated', market, pages },
-        'a burst of trades outran the pages one poll reads: its oldest trades were not delivered',
-      ),
-    ),
+    ...(Object.keys(channelEvents) as Array<keyof ChannelEventMap>).map((name) => {
+      const { level, event, message } = channelEvents[name].log;
+      return onRelayEvent(events, name, (fields) => log[level]({ event, ...fields }, message));
+    }),
     onRelayEvent(events, 'request:error', ({ id, code }) =>
       log.debug({ event: 'request_error', connection: id, code }, 'client request refused'),
     ),

@@ -8,6 +8,7 @@
  */
 
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { type ChannelEventMap, channelEvents } from '../channels/relay-registry.ts';
 import { type Channel, channels } from '../protocol/messages.ts';
 import { refusalReasons } from '../relay/events.ts';
 import type { UpstreamRequestEvent } from '../upstream/client.ts';
@@ -124,7 +125,7 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
   );
   metric.gauge(
     'polled_markets',
-    'Markets (or feeds, or the one probabilities map) polled upstream, by channel (book: one request each, shared with orders; price: batched by 100; the others: one request each).',
+    "Poll targets, by channel: markets, feeds or whole maps polled upstream, one request each per poll (price: batches of 100; a channel served by another's requests counts that one's targets).",
     (gauge) => {
       for (const kind of channels) gauge.set({ kind }, view.poller.targetCount(kind));
     },
@@ -203,10 +204,11 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
     'Upstream polls finished, by kind and outcome (ok, error, not_found).',
     ['kind', 'outcome'],
   );
-  const tradesTruncated = metric.counter(
-    'trades_truncated_polls_total',
-    'Trades polls that stopped at their bound (500 entries) before reaching a delivered trade: the oldest trades of that burst were not delivered.',
-  );
+  // Each channel's poll events, counted under the names it gives them.
+  const channelCounters = (Object.keys(channelEvents) as Array<keyof ChannelEventMap>).map((name) => {
+    const { name: counterName, help } = channelEvents[name].counter;
+    return { name, counter: metric.counter(counterName, help) };
+  });
 
   // --- Fan-out -----------------------------------------------------------------------------------
   const messagesSent = metric.counter(
@@ -304,7 +306,7 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
     onRelayEvent(events, 'edge:refused', ({ reason }) => connectionsRefused.inc({ reason })),
     onRelayEvent(events, 'stream:state', ({ channel, state }) => stateChanges.inc({ channel, state })),
     onRelayEvent(events, 'poll:done', ({ kind, outcome }) => polls.inc({ kind, outcome })),
-    onRelayEvent(events, 'trades:truncated', () => tradesTruncated.inc()),
+    ...channelCounters.map(({ name, counter }) => onRelayEvent(events, name, () => counter.inc())),
     onRelayEvent(events, 'poll:confirmed', ({ kind, ageMs }) =>
       confirmationAge.observe({ kind }, ageMs / 1000),
     ),

@@ -5,6 +5,7 @@
  * diagnostics channel) so that several relays in one test process stay apart.
  */
 import { EventEmitter } from 'node:events';
+import type { ChannelEventMap } from '../channels/relay-registry.ts';
 import type { BookDepth, Channel, StreamState } from '../protocol/messages.ts';
 
 /** What a poll fetched: one poll kind per channel. */
@@ -27,7 +28,8 @@ export const refusalReasons = [
 ] as const;
 export type RefusalReason = (typeof refusalReasons)[number];
 
-export interface RelayEventMap {
+/** The relay's own events, and those of each channel's polls (channels/relay-registry.ts). */
+export interface RelayEventMap extends ChannelEventMap {
   /** One upstream poll finished (a price poll covers up to 100 markets). */
   'poll:done': [
     {
@@ -43,12 +45,6 @@ export interface RelayEventMap {
    * (what subscribers waited at most), the measure of the maximum age promise.
    */
   'poll:confirmed': [{ kind: PollKind; ageMs: number }];
-  /**
-   * A trades poll stopped at its entry bound (channels/trades/relay-activity.ts MAX_ACTIVITY_ENTRIES) before
-   * reaching a trade already delivered: the oldest trades of that burst were not delivered.
-   * `pages`: the requests it made.
-   */
-  'trades:truncated': [{ market: string; pages: number }];
   /** A stream changed freshness (live / stale / closed). */
   'stream:state': [
     { channel: Channel; market: string; depth?: BookDepth; state: StreamState; reason?: string },

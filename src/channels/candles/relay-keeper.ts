@@ -23,6 +23,7 @@ import { decimalString, historyResponse } from '../../upstream/schemas.ts';
 import type { KeptPoll, KeptRead, StreamKeeper } from '../relay-definition.ts';
 import { ACTIVITY_PAGE_SIZE, TradeHistory, walkActivity } from '../trades/relay-activity.ts';
 import { type ActivityUpstream, activityPages } from '../trades/relay-activity-pages.ts';
+import type { TradesEventMap } from '../trades/relay-poll.ts';
 import type { TradeEntry } from '../trades/trades.ts';
 import { CANDLES_SNAPSHOT_SIZE, type CandlesData } from './candles.ts';
 import { type CandleSample, candlesDataOf, mergeSamples, type SeriesCandle } from './relay-series.ts';
@@ -94,7 +95,7 @@ const sharedCandles = {
   trades: sharedCandlesOf(sharedCandleOf.trades),
 };
 
-export class CandlesKeeper implements StreamKeeper<CandlesUpstream, CandlesData> {
+export class CandlesKeeper implements StreamKeeper<CandlesUpstream, CandlesData, TradesEventMap> {
   readonly market: string;
   readonly #stream: CandlesStream;
   #series: SeriesCandle[] = [];
@@ -126,7 +127,7 @@ export class CandlesKeeper implements StreamKeeper<CandlesUpstream, CandlesData>
     return candlesDataOf(this.#series);
   }
 
-  async read(poll: KeptPoll<CandlesUpstream>): Promise<KeptRead> {
+  async read(poll: KeptPoll<CandlesUpstream, TradesEventMap>): Promise<KeptRead> {
     const { askedAt } = poll;
     const read =
       this.#stream.source === 'probability'
@@ -152,7 +153,7 @@ export class CandlesKeeper implements StreamKeeper<CandlesUpstream, CandlesData>
     upstream,
     askedAt,
     onRequest,
-  }: KeptPoll<CandlesUpstream>): Promise<CandleSample[]> {
+  }: KeptPoll<CandlesUpstream, TradesEventMap>): Promise<CandleSample[]> {
     const { market, interval } = this.#stream;
     const live = this.#appliedAt !== undefined && askedAt - this.#appliedAt < LIVE_RANGE_MS / 2;
     const range = live ? LIVE_RANGE : BACKFILL_RANGE[interval];
@@ -172,18 +173,16 @@ export class CandlesKeeper implements StreamKeeper<CandlesUpstream, CandlesData>
    * The trades not taken yet, oldest first, and what taking them changes, done only once they were
    * applied (a response applied too late must not mark its trades counted).
    */
-  async #tradeSamples({
-    upstream,
-    onRequest,
-    onTruncated,
-  }: KeptPoll<CandlesUpstream>): Promise<{ samples: CandleSample[]; taken: () => void }> {
+  async #tradeSamples(
+    poll: KeptPoll<CandlesUpstream, TradesEventMap>,
+  ): Promise<{ samples: CandleSample[]; taken: () => void }> {
     const { market, interval } = this.#stream;
-    const walk = await walkActivity(activityPages(upstream, market, onRequest), this.#trades.seen, {
+    const walk = await walkActivity(activityPages(poll.upstream, market, poll.onRequest), this.#trades.seen, {
       firstPoll: false,
       listing: this.#trades.listing,
     });
     // A backfill stops at its entry bound by design; a later walk that does lost trades.
-    if (!walk.complete && this.#backfilled) onTruncated(walk.pages);
+    if (!walk.complete && this.#backfilled) poll.emit('trades:truncated', { market, pages: walk.pages });
     let samples = walk.fresh.map(tradeSample);
     const since = this.#countedSince;
     if (since !== undefined) samples = samples.filter((sample) => sample.at >= since);

@@ -6,6 +6,7 @@
  */
 import { crc32 } from 'node:zlib';
 import type { RelayChannel } from '../relay-definition.ts';
+import type { TradesEventMap } from '../trades/relay-poll.ts';
 import { type Candle, type CandlesData, candlesChecksum } from './candles.ts';
 import { CandlesKeeper, type CandlesUpstream } from './relay-keeper.ts';
 
@@ -39,7 +40,13 @@ export interface CandlesGroupLimits {
   maxCandleStreamsPerAddress: number;
 }
 
-export const candlesRelay: RelayChannel<CandlesUpstream, CandlesData, CandlesData, CandlesGroupLimits> = {
+export const candlesRelay: RelayChannel<
+  CandlesUpstream,
+  CandlesData,
+  CandlesData,
+  TradesEventMap,
+  CandlesGroupLimits
+> = {
   // Node's native CRC-32 on every message.
   codec: { diff: diffCandles, checksum: (state) => candlesChecksum(state, crc32) },
   kept: (streamId) => new CandlesKeeper(streamId),

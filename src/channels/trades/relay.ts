@@ -1,9 +1,11 @@
 /**
  * @module channels/trades/relay
- * The `trades` channel's server part: its diff. Its poll walks upstream's activity listing
- * (./relay-activity.ts) in a target of its own (relay/targets/trades-target.ts).
+ * The `trades` channel's server part: its diff, its poll (./relay-poll.ts, walking upstream's
+ * activity listing, ./relay-activity.ts), and what the events of its polls log and count.
  */
-import type { RelayChannel } from '../relay-definition.ts';
+import type { ChannelEvents, RelayChannel } from '../relay-definition.ts';
+import type { ActivityUpstream } from './relay-activity-pages.ts';
+import { type TradesEventMap, tradesPoll } from './relay-poll.ts';
 import type { TradesData } from './trades.ts';
 
 /** The entries of `next` that `prev` does not hold, in `next`'s order (oldest first). */
@@ -13,4 +15,22 @@ export function diffTrades(prev: TradesData, next: TradesData): TradesData | nul
   return trades.length === 0 ? null : { trades };
 }
 
-export const tradesRelay: RelayChannel<unknown, TradesData, TradesData> = { codec: { diff: diffTrades } };
+export const tradesRelay: RelayChannel<ActivityUpstream, TradesData, TradesData, TradesEventMap> = {
+  codec: { diff: diffTrades },
+  incremental: tradesPoll,
+};
+
+/** What the channel's events log and count. */
+export const tradesEvents: ChannelEvents<TradesEventMap> = {
+  'trades:truncated': {
+    log: {
+      level: 'warn',
+      event: 'trades_truncated',
+      message: 'a burst of trades outran the pages one poll reads: its oldest trades were not delivered',
+    },
+    counter: {
+      name: 'trades_truncated_polls_total',
+      help: 'Trades polls that stopped at their bound (500 entries) before reaching a delivered trade: the oldest trades of that burst were not delivered.',
+    },
+  },
+};

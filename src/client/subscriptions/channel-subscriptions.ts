@@ -1,21 +1,24 @@
 /**
  * @module client/subscriptions/channel-subscriptions
  * The stream of each channel as the application holds it: its state type, how a snapshot and an
- * update make it (with the shared pure cores of src/protocol), and the events a channel adds
- * (docs/client.md "API"). Sequencing, resync and status are the base class's (./stream-subscription.ts).
+ * update make it (with the shared pure cores of src/protocol, and for a channel with a folder of
+ * its own the hold src/channels gives), and the events a channel adds (docs/client.md "API").
+ * Sequencing, resync and status are the base class's (./stream-subscription.ts).
  */
 
-import { applyOrderMapUpdate, type OrderMapState, orderMapOf } from '../../channels/orders/orders.ts';
-import { channelDefinitions, type DefinedChannel } from '../../channels/registry.ts';
-import { RecentIds } from '../../channels/trades/recent-ids.ts';
-import { applyTradesUpdate, TRADES_SEEN_IDS, TRADES_SNAPSHOT_SIZE } from '../../channels/trades/trades.ts';
+import {
+  type DefinedChannel,
+  type HeldEvents,
+  type HeldState,
+  type HeldStreamOf,
+  holdStream,
+} from '../../channels/registry.ts';
 import { applyBookUpdate, type BookState, bookChecksum } from '../../protocol/book.ts';
 import { applyMarketsUpdate, applyMarketUpdate } from '../../protocol/channel-state.ts';
 import type {
   BookDepth,
   BookSnapshotMessage,
   BookUpdateMessage,
-  ChannelData,
   ChannelSnapshotMessage,
   ChannelUpdateMessage,
   MarketData,
@@ -28,7 +31,6 @@ import type {
   PriceData,
   PriceSnapshotMessage,
   PriceUpdateMessage,
-  TradeEntry,
 } from '../../protocol/messages.ts';
 
 import { applyPriceUpdate } from '../../protocol/price.ts';
@@ -39,10 +41,8 @@ import { type StreamEvents, type StreamHost, StreamSubscription } from './stream
 export type AnyStreamSubscription =
   | BookSubscription
   | PriceSubscription
-  | TradesSubscription
   | MarketSubscription
   | AnyDefinedSubscription
-  | OrdersSubscription
   | MarketsSubscription
   | RestSubscription
   | CandlesSubscription;
@@ -88,55 +88,6 @@ export class PriceSubscription extends StreamSubscription<
   }
 }
 
-type OrdersSnapshotMessage = ChannelSnapshotMessage<'orders'>;
-type OrdersUpdateMessage = ChannelUpdateMessage<'orders'>;
-type TradesSnapshotMessage = ChannelSnapshotMessage<'trades'>;
-type TradesUpdateMessage = ChannelUpdateMessage<'trades'>;
-
-/** The recent trades of a market, oldest first: at most as many as a snapshot carries. */
-export type TradesState = readonly TradeEntry[];
-
-export interface TradesEvents extends StreamEvents<TradesState, TradesSnapshotMessage, TradesUpdateMessage> {
-  /** One trade, once: never again for the same `activity_id`, across resyncs, reconnects and epochs. */
-  trade: TradeEntry;
-}
-
-/**
- * A `trades` stream. The relay sends each `activity_id` once per stream, but a new epoch (a relay
- * restart) starts with a snapshot of trades already delivered: the ids already announced are
- * remembered (the most recent TRADES_SEEN_IDS, enough for any snapshot) so that `trade` fires once
- * per trade for the subscription's whole life.
- */
-export class TradesSubscription extends StreamSubscription<
-  TradesState,
-  TradesSnapshotMessage,
-  TradesUpdateMessage,
-  TradesEvents
-> {
-  readonly channel = 'trades';
-  readonly depth = undefined;
-  readonly #announced = new RecentIds(TRADES_SEEN_IDS);
-
-  protected stateOf(snapshot: TradesSnapshotMessage): TradesState {
-    return snapshot.data.trades.slice(-TRADES_SNAPSHOT_SIZE);
-  }
-
-  /**
-   * The relay sends each id once per stream; an entry the state already holds is still skipped, so
-   * that a relay breaking that promise cannot put a trade twice into the list.
-   */
-  protected apply(state: TradesState, update: TradesUpdateMessage): TradesState {
-    const held = new Set(state.map((trade) => trade.activity_id));
-    const fresh = update.data.trades.filter((trade) => !held.has(trade.activity_id));
-    return fresh.length === 0 ? state : applyTradesUpdate({ trades: [...state] }, { trades: fresh }).trades;
-  }
-
-  protected override accepted(message: TradesSnapshotMessage | TradesUpdateMessage): void {
-    for (const trade of message.data.trades)
-      if (this.#announced.add(trade.activity_id)) this.emit('trade', trade);
-  }
-}
-
 /** upstream's status of a market that accepts trading (docs/upstream.md "Market status"). */
 const ACTIVE = 'ACTIVE';
 
@@ -178,54 +129,55 @@ export class MarketSubscription extends StreamSubscription<
   }
 }
 
-/**
- * A stream of a channel with a folder of its own (src/channels/registry.ts): its state is the
- * snapshot's data, each update applied as the channel's definition says.
- */
-export class DefinedSubscription<C extends DefinedChannel> extends StreamSubscription<
-  ChannelData[C]['snapshot'],
+/** The events of a stream of a channel with a folder of its own: every stream's and the channel's. */
+export type DefinedEvents<C extends DefinedChannel> = StreamEvents<
+  HeldState<C>,
   ChannelSnapshotMessage<C>,
   ChannelUpdateMessage<C>
+> &
+  HeldEvents<C>;
+
+/**
+ * A stream of a channel with a folder of its own (src/channels/registry.ts): its state is the
+ * snapshot's data, each update applied as the channel's definition says, unless the channel holds
+ * its streams its own way (src/channels/<name>/subscription.ts: its own state and events).
+ */
+export class DefinedSubscription<C extends DefinedChannel> extends StreamSubscription<
+  HeldState<C>,
+  ChannelSnapshotMessage<C>,
+  ChannelUpdateMessage<C>,
+  DefinedEvents<C>
 > {
   readonly channel: C;
   readonly depth = undefined;
+  readonly #held: HeldStreamOf<C>;
 
   constructor(host: StreamHost, market: string, channel: C) {
     super(host, market);
     this.channel = channel;
+    this.#held = holdStream(channel);
   }
 
-  protected stateOf(snapshot: ChannelSnapshotMessage<C>): ChannelData[C]['snapshot'] {
-    return snapshot.data;
+  protected stateOf(snapshot: ChannelSnapshotMessage<C>): HeldState<C> {
+    return this.#held.stateOf(snapshot.data);
   }
 
-  protected apply(
-    state: ChannelData[C]['snapshot'],
-    update: ChannelUpdateMessage<C>,
-  ): ChannelData[C]['snapshot'] {
-    return channelDefinitions[this.channel].apply(state, update.data);
+  protected apply(state: HeldState<C>, update: ChannelUpdateMessage<C>): HeldState<C> {
+    return this.#held.apply(state, update.data);
+  }
+
+  protected override accepted(
+    message: ChannelSnapshotMessage<C> | ChannelUpdateMessage<C>,
+    state: HeldState<C>,
+  ): void {
+    // The channel's events are DefinedEvents<C>'s, which TypeScript does not see of a C not yet known.
+    this.#held.accepted?.(message.data, state, (event, payload) =>
+      this.emit(event, payload as unknown as DefinedEvents<C>[typeof event]),
+    );
   }
 }
 
 type AnyDefinedSubscription = { [C in DefinedChannel]: DefinedSubscription<C> }[DefinedChannel];
-
-/** An `orders` stream: each side's orders by id, as upstream's whole entries. */
-export class OrdersSubscription extends StreamSubscription<
-  OrderMapState,
-  OrdersSnapshotMessage,
-  OrdersUpdateMessage
-> {
-  readonly channel = 'orders';
-  readonly depth = undefined;
-
-  protected stateOf(snapshot: OrdersSnapshotMessage): OrderMapState {
-    return orderMapOf(snapshot.data);
-  }
-
-  protected apply(state: OrderMapState, update: OrdersUpdateMessage): OrderMapState {
-    return applyOrderMapUpdate(state, update.data);
-  }
-}
 
 /**
  * A `markets` stream (`market` is the catalogue's filter: `all`, `active` ...): every market's

@@ -1,34 +1,44 @@
 /**
  * @module client/subscriptions/wildcard-subscription
- * A `"*"` subscription (docs/client.md "Every active market"): on `price`, `trades` or `market`,
- * every market upstream's catalogue lists as active, now and later. The relay announces the
+ * A `"*"` subscription (docs/client.md "Every active market"): on a wildcard channel
+ * (channels/registry.ts `wildcardChannels`), every market upstream's catalogue lists as active, now
+ * and later. The relay announces the
  * markets it joins and leaves (protocol.md "Wildcard subscriptions"); this object turns each
  * announcement into a stream the application gets through `added` and, when the market is no
  * longer active, ends it and says so through `removed`. The streams are ordinary subscriptions of
  * their channel (state, events, resync), held by the client but subscribed through the `"*"`.
  */
+import { type DefinedChannel, isDefinedChannel } from '../../channels/registry.ts';
 import type { WildcardChannel } from '../../protocol/channels.ts';
 import { WILDCARD } from '../../protocol/channels.ts';
 import type { ResumePoint, SubscribedMessage, UnsubscribedMessage } from '../../protocol/messages.ts';
 import type { RelayClientError } from '../events/client-error.ts';
 import { Emitter } from '../events/emitter.ts';
-import { MarketSubscription, PriceSubscription, TradesSubscription } from './channel-subscriptions.ts';
+import { DefinedSubscription, MarketSubscription, PriceSubscription } from './channel-subscriptions.ts';
 import type { StreamHost } from './stream-subscription.ts';
 import type { SubscribeBody, UnsubscribeBody } from './subscriptions.ts';
 
-/** The stream each wildcard channel's markets come as. */
-export interface WildcardStreams {
+/** The streams of the wildcard channels without a folder of their own. */
+interface PlainWildcardStreams {
   price: PriceSubscription;
-  trades: TradesSubscription;
   market: MarketSubscription;
 }
 
-const streamKinds: { [C in WildcardChannel]: new (host: StreamHost, market: string) => WildcardStreams[C] } =
-  {
-    price: PriceSubscription,
-    trades: TradesSubscription,
-    market: MarketSubscription,
-  };
+const plainStreamKinds: {
+  [C in keyof PlainWildcardStreams]: new (
+    host: StreamHost,
+    market: string,
+  ) => PlainWildcardStreams[C];
+} = { price: PriceSubscription, market: MarketSubscription };
+
+/** The stream each wildcard channel's markets come as. */
+export type WildcardStreams = {
+  [C in WildcardChannel]: C extends DefinedChannel
+    ? DefinedSubscription<C>
+    : C extends keyof PlainWildcardStreams
+      ? PlainWildcardStreams[C]
+      : never;
+};
 
 /** A stream of a wildcard channel, for `market` (its first messages follow). */
 export function wildcardStream<C extends WildcardChannel>(
@@ -36,7 +46,11 @@ export function wildcardStream<C extends WildcardChannel>(
   host: StreamHost,
   market: string,
 ): WildcardStreams[C] {
-  return new streamKinds[channel](host, market);
+  // Each branch makes WildcardStreams[C] of its C, which TypeScript does not narrow to.
+  const stream = isDefinedChannel(channel)
+    ? new DefinedSubscription(host, market, channel)
+    : new plainStreamKinds[channel as keyof PlainWildcardStreams](host, market);
+  return stream as WildcardStreams[C];
 }
 
 export interface WildcardEvents<S> {

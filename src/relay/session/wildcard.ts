@@ -1,11 +1,11 @@
 /**
  * @module relay/session/wildcard
- * A session's `"*"` subscriptions (docs/protocol.md "Wildcard subscriptions"): on `price`, `trades`
- * or `market`, every market upstream's catalogue lists as active, now and later. The session's
- * wildcards hold the `markets` channel's `active` stream themselves (one for all of its wildcard
- * channels; its subscriber is this object, not the client) and, on each state of it, join the
- * streams of markets that appeared and leave those of markets that left, announcing both to the
- * client (`subscribed` / `unsubscribed` with `wildcard: true` and no `id`).
+ * A session's `"*"` subscriptions (docs/protocol.md "Wildcard subscriptions"): on a wildcard channel
+ * (channels/registry.ts `wildcardChannels`), every market upstream's catalogue lists as active, now
+ * and later. The session's wildcards hold the `markets` channel's `active` stream themselves (one
+ * for all of its wildcard channels; its subscriber is this object, not the client) and, on each
+ * state of it, join the streams of markets that appeared and leave those of markets that left,
+ * announcing both to the client (`subscribed` / `unsubscribed` with `wildcard: true` and no `id`).
  *
  * Each stream joined this way is an ordinary subscription of the session: it counts against the
  * streams a connection may hold and passes market admission (the catalogue having listed it, it

@@ -8,7 +8,7 @@
 
 import type { DefinedChannel } from '../../channels/registry.ts';
 import type { StreamKeeper } from '../../channels/relay-definition.ts';
-import type { ChannelUpstream } from '../../channels/relay-registry.ts';
+import type { ChannelEventMap, ChannelUpstream } from '../../channels/relay-registry.ts';
 import { streamTargetKey } from '../../util/keys.ts';
 import type { ChannelState } from '../channels/codecs.ts';
 import type { SharedResult } from '../coordination/shared-result.ts';
@@ -18,13 +18,13 @@ import { type PollContext, PollTarget } from './poll-target.ts';
 
 export type Keep<C extends DefinedChannel> = (
   streamId: string,
-) => StreamKeeper<ChannelUpstream, ChannelState<C>>;
+) => StreamKeeper<ChannelUpstream, ChannelState<C>, ChannelEventMap>;
 
 export class KeptTarget<C extends DefinedChannel> extends PollTarget {
   readonly kind: C;
   readonly channel: C;
   readonly streamId: string;
-  readonly #keeper: StreamKeeper<ChannelUpstream, ChannelState<C>>;
+  readonly #keeper: StreamKeeper<ChannelUpstream, ChannelState<C>, ChannelEventMap>;
 
   constructor(channel: C, keep: Keep<C>, streamId: string, timing: TargetTiming, context: PollContext) {
     super(streamTargetKey(channel, streamId), timing, context);
@@ -50,7 +50,9 @@ export class KeptTarget<C extends DefinedChannel> extends PollTarget {
           requests += 1;
           this.requestSent();
         },
-        onTruncated: (pages) => events.emit('trades:truncated', { market: this.#keeper.market, pages }),
+        // RelayEvents' emit does not resolve its arguments' type for an event not yet known; the
+        // hook's own signature ties them to the event.
+        emit: (event, ...args) => events.emit(event, ...(args as never)),
       });
       if (this.removed) return [];
       const receivedAt = now();

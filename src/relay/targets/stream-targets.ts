@@ -1,10 +1,10 @@
 /**
  * @module relay/targets/stream-targets
  * The poller pool's targets of the channels polled per stream id: one request per poll
- * (relay/targets/stream-target.ts), or for `trades` as many activity pages as new trades need
- * (relay/targets/trades-target.ts). One target per (channel, id) the registry holds, created and dropped
- * with the streams, each judged for freshness on its own (relay/targets/freshness.ts). A channel joins by a row in
- * `streamTargetChannels`.
+ * (relay/targets/stream-target.ts), or as many as what is new to a stream needs
+ * (relay/targets/incremental-target.ts). One target per (channel, id) the registry holds, created
+ * and dropped with the streams, each judged for freshness on its own (relay/targets/freshness.ts).
+ * A channel joins by a row in `streamTargetChannels`, or by its server part in the relay registry.
  */
 
 import type { DefinedChannel } from '../../channels/registry.ts';
@@ -16,10 +16,10 @@ import type { TargetTiming } from '../poll/scheduler.ts';
 import { CatalogueTarget } from './catalogue-target.ts';
 import { MarketTarget } from './channel-targets.ts';
 import { DefinedTarget } from './defined-target.ts';
+import { IncrementalTarget } from './incremental-target.ts';
 import { KeptTarget } from './kept-target.ts';
 import type { PollContext, PollTarget } from './poll-target.ts';
 import { RestTarget } from './rest-target.ts';
-import { TradesTarget } from './trades-target.ts';
 
 /** A target of one (channel, stream id), whatever its response type. */
 export type ChannelTarget = PollTarget & { readonly channel: PlainChannel; readonly streamId: string };
@@ -29,25 +29,31 @@ type CreateTarget = (id: string, timing: TargetTiming, context: PollContext) => 
 /** The channels with one target per stream id, and how each one's target is made. */
 export const streamTargetChannels: ReadonlyArray<{ channel: PlainChannel; create: CreateTarget }> = [
   { channel: 'market', create: (id, timing, context) => new MarketTarget(id, timing, context) },
-  { channel: 'trades', create: (id, timing, context) => new TradesTarget(id, timing, context) },
   { channel: 'markets', create: (id, timing, context) => new CatalogueTarget(id, timing, context) },
   { channel: 'rest', create: (id, timing, context) => new RestTarget(id, timing, context) },
   ...definedTargetChannels(),
 ];
 
-/** The channels with a folder of their own that are polled one request per stream id. */
+/** The channels with a folder of their own that are polled per stream id. */
 function definedTargetChannels(): Array<{ channel: PlainChannel; create: CreateTarget }> {
   return (Object.keys(relayChannels) as DefinedChannel[]).flatMap((channel) => {
-    const { polled, kept } = relayChannels[channel];
+    const { polled, incremental, kept } = relayChannels[channel];
+    if (polled !== undefined) {
+      const create: CreateTarget = (id, timing, context) =>
+        new DefinedTarget(channel, polled, id, timing, context);
+      return [{ channel, create }];
+    }
+    if (incremental !== undefined) {
+      const create: CreateTarget = (id, timing, context) =>
+        new IncrementalTarget(channel, incremental, id, timing, context);
+      return [{ channel, create }];
+    }
     if (kept !== undefined) {
       const create: CreateTarget = (id, timing, context) =>
         new KeptTarget(channel, kept, id, timing, context);
       return [{ channel, create }];
     }
-    if (polled === undefined) return [];
-    const create: CreateTarget = (id, timing, context) =>
-      new DefinedTarget(channel, polled, id, timing, context);
-    return [{ channel, create }];
+    return [];
   });
 }
 
