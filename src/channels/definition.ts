@@ -63,6 +63,8 @@ export interface HeldStream<Snapshot, Update, State, Events> {
   stateOf(snapshot: Snapshot): State;
   /** The state after an update's data. */
   apply(state: State, update: Update): State;
+  /** Of a channel whose messages carry a checksum: a held state's, which each message's must equal. */
+  checksum?(state: State): number;
   /** A message's data was accepted into `state`: fires the channel's own events, if any. */
   accepted?(data: Snapshot | Update, state: State, emit: EmitOf<Events>): void;
 }

@@ -7,6 +7,7 @@
  * ./relay-registry.ts (and, for the SDK's `subscribe…` method, one in client/relay-client.ts).
  */
 import { type CandlesData, candles } from './candles/candles.ts';
+import { type CandleEvents, type CandlesState, holdCandles } from './candles/subscription.ts';
 import type { ChannelDefinition, HeldStream } from './definition.ts';
 import { type OracleData, oracle } from './oracle/oracle.ts';
 import { type OrderMapState, type OrdersData, type OrdersUpdateData, orders } from './orders/orders.ts';
@@ -27,6 +28,7 @@ export {
   candleSources,
   candlesStreamId,
 } from './candles/streams.ts';
+export type { CandlesState } from './candles/subscription.ts';
 export type { OracleData } from './oracle/oracle.ts';
 export type { OrderEntry, OrderSide, OrdersData, OrdersUpdateData } from './orders/orders.ts';
 export { type OrderMapState, orderListsOf } from './orders/orders.ts';
@@ -97,6 +99,7 @@ export function isDefinedChannel(channel: string): channel is DefinedChannel {
 interface HeldChannelData {
   trades: { state: TradesState; events: TradeEvents };
   orders: { state: OrderMapState; events: OrderEvents };
+  candles: { state: CandlesState; events: CandleEvents };
 }
 type HeldChannel = keyof HeldChannelData;
 
@@ -120,12 +123,13 @@ export type HeldStreamOf<C extends DefinedChannel> = HeldStream<
 const holders: { readonly [C in HeldChannel]: () => HeldStreamOf<C> } = {
   trades: holdTrades,
   orders: holdOrders,
+  candles: holdCandles,
 };
 
 /** A new hold of a `channel` stream, for one SDK subscription. */
 export function holdStream<C extends DefinedChannel>(channel: C): HeldStreamOf<C> {
   // TypeScript does not narrow C by the key test, hence the casts; the tables above are typed per channel.
   if (Object.hasOwn(holders, channel)) return holders[channel as HeldChannel]() as unknown as HeldStreamOf<C>;
-  const { apply } = channelDefinitions[channel];
-  return { stateOf: (snapshot) => snapshot, apply } as HeldStreamOf<C>;
+  const { apply, checksum } = channelDefinitions[channel];
+  return { stateOf: (snapshot) => snapshot, apply, checksum } as HeldStreamOf<C>;
 }

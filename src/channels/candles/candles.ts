@@ -61,41 +61,6 @@ export function candlesChecksum(state: CandlesData, crc32?: Crc32): number {
   return jsonChecksum({ candles: state.candles as unknown as JsonValue[] }, crc32);
 }
 
-/**
- * What a subscription announces of the candles turned final, once per `start`: its first
- * snapshot's final candles are history; every candle after them that turns final is announced,
- * whether an update or a later snapshot (a resync, a reconnect, conflation) shows it.
- */
-export class FinalCandles {
-  /** The starts of the candles announced final (bounded as the state is). */
-  readonly #announced = new Set<string>();
-  /** The start (ms) of the first candle that was not history when the stream's first snapshot came. */
-  #heldFrom: number | undefined;
-
-  /** The candles of an accepted message to announce, in its order. */
-  announce(candles: readonly Candle[]): Candle[] {
-    this.#heldFrom ??= firstHeld(candles);
-    const heldFrom = this.#heldFrom;
-    const fresh = candles.filter(
-      (candle) => candle.final && !this.#announced.has(candle.start) && Date.parse(candle.start) >= heldFrom,
-    );
-    for (const candle of fresh) this.#announced.add(candle.start);
-    while (this.#announced.size > 2 * CANDLES_SNAPSHOT_SIZE) {
-      const oldest = this.#announced.values().next();
-      if (!oldest.done) this.#announced.delete(oldest.value);
-    }
-    return fresh;
-  }
-}
-
-/** Where a stream's first snapshot stops being history: its first open candle, or just after its last. */
-function firstHeld(candles: readonly Candle[]): number {
-  const open = candles.find((candle) => !candle.final);
-  if (open !== undefined) return Date.parse(open.start);
-  const last = candles.at(-1);
-  return last === undefined ? Number.NEGATIVE_INFINITY : Date.parse(last.start) + 1;
-}
-
 /** A probability candle (numbers) or a trades candle (decimal strings, volume and count). */
 function isCandle(value: unknown): boolean {
   if (!isObject(value) || typeof value.start !== 'string' || typeof value.final !== 'boolean') return false;

@@ -19,8 +19,8 @@ import type {
   BookDepth,
   BookSnapshotMessage,
   BookUpdateMessage,
-  ChannelSnapshotMessage,
-  ChannelUpdateMessage,
+  DefinedSnapshotMessage,
+  DefinedUpdateMessage,
   MarketData,
   MarketListRecord,
   MarketSnapshotMessage,
@@ -34,7 +34,6 @@ import type {
 } from '../../protocol/messages.ts';
 
 import { applyPriceUpdate } from '../../protocol/price.ts';
-import type { CandlesSubscription } from './candles-subscription.ts';
 import type { RestSubscription } from './rest-subscription.ts';
 import { type StreamEvents, type StreamHost, StreamSubscription } from './stream-subscription.ts';
 
@@ -44,8 +43,7 @@ export type AnyStreamSubscription =
   | MarketSubscription
   | AnyDefinedSubscription
   | MarketsSubscription
-  | RestSubscription
-  | CandlesSubscription;
+  | RestSubscription;
 
 /** A `book` stream: state is `{ bids, asks, last_price }` with exact decimal strings, best first. */
 export class BookSubscription extends StreamSubscription<BookState, BookSnapshotMessage, BookUpdateMessage> {
@@ -132,8 +130,8 @@ export class MarketSubscription extends StreamSubscription<
 /** The events of a stream of a channel with a folder of its own: every stream's and the channel's. */
 export type DefinedEvents<C extends DefinedChannel> = StreamEvents<
   HeldState<C>,
-  ChannelSnapshotMessage<C>,
-  ChannelUpdateMessage<C>
+  DefinedSnapshotMessage<C>,
+  DefinedUpdateMessage<C>
 > &
   HeldEvents<C>;
 
@@ -144,8 +142,8 @@ export type DefinedEvents<C extends DefinedChannel> = StreamEvents<
  */
 export class DefinedSubscription<C extends DefinedChannel> extends StreamSubscription<
   HeldState<C>,
-  ChannelSnapshotMessage<C>,
-  ChannelUpdateMessage<C>,
+  DefinedSnapshotMessage<C>,
+  DefinedUpdateMessage<C>,
   DefinedEvents<C>
 > {
   readonly channel: C;
@@ -158,16 +156,25 @@ export class DefinedSubscription<C extends DefinedChannel> extends StreamSubscri
     this.#held = holdStream(channel);
   }
 
-  protected stateOf(snapshot: ChannelSnapshotMessage<C>): HeldState<C> {
+  protected stateOf(snapshot: DefinedSnapshotMessage<C>): HeldState<C> {
     return this.#held.stateOf(snapshot.data);
   }
 
-  protected apply(state: HeldState<C>, update: ChannelUpdateMessage<C>): HeldState<C> {
+  protected apply(state: HeldState<C>, update: DefinedUpdateMessage<C>): HeldState<C> {
     return this.#held.apply(state, update.data);
   }
 
+  protected override verify(
+    state: HeldState<C>,
+    message: DefinedSnapshotMessage<C> | DefinedUpdateMessage<C>,
+  ): boolean {
+    const { checksum } = this.#held;
+    // A channel that declares a checksum carries one on every message (the frame checks saw to it).
+    return checksum === undefined || checksum(state) === (message as { checksum?: unknown }).checksum;
+  }
+
   protected override accepted(
-    message: ChannelSnapshotMessage<C> | ChannelUpdateMessage<C>,
+    message: DefinedSnapshotMessage<C> | DefinedUpdateMessage<C>,
     state: HeldState<C>,
   ): void {
     // The channel's events are DefinedEvents<C>'s, which TypeScript does not see of a C not yet known.
