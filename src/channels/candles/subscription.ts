@@ -27,7 +27,7 @@ export interface CandleEvents {
  * snapshot's final candles are history; every candle after them that turns final is announced,
  * whether an update or a later snapshot (a resync, a reconnect, conflation) shows it.
  */
-export class FinalCandles {
+class FinalCandles {
   /** The starts of the candles announced final (bounded as the state is). */
   readonly #announced = new Set<string>();
   /** The start (ms) of the first candle that was not history when the stream's first snapshot came. */
