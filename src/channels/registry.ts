@@ -4,7 +4,7 @@
  * a folder of their own (their Node-free part, ./definition.ts). The protocol, the SDK and the
  * status page read a channel through here (the SDK also how it holds its streams); the relay reads
  * its server part through ./relay-registry.ts. Adding a channel: its folder, a line here and one in
- * ./relay-registry.ts (and, for the SDK's `subscribe…` method, one in client/relay-client.ts).
+ * ./relay-registry.ts (and, for the SDK's `subscribe…` method, one in client/channel-streams.ts).
  */
 import { type CandlesData, candles } from './candles/candles.ts';
 import { type CandleEvents, type CandlesState, holdCandles } from './candles/subscription.ts';

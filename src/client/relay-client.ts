@@ -7,22 +7,9 @@
  * answers to requests.
  */
 
-import { type CandleInterval, type CandleSource, candlesStreamId } from '../channels/candles/streams.ts';
-import { PROBABILITIES_STREAM } from '../channels/probabilities/probabilities.ts';
-import type { DefinedChannel } from '../channels/registry.ts';
-import {
-  type CatalogueFilter,
-  canonicalStreamId,
-  catalogueStreamId,
-  type WildcardChannel,
-} from '../protocol/channels.ts';
-import type {
-  BookDepth,
-  Channel,
-  ChannelSnapshotMessage,
-  ChannelUpdateMessage,
-  MarketListRecord,
-} from '../protocol/messages.ts';
+import { type CatalogueFilter, canonicalStreamId, type WildcardChannel } from '../protocol/channels.ts';
+import type { BookDepth, Channel, MarketListRecord } from '../protocol/messages.ts';
+import { ChannelStreams } from './channel-streams.ts';
 import type { ClientEvents, ClientOptions } from './client-options.ts';
 import { defaultBackoff } from './connection/backoff.ts';
 import { closeMeaning } from './connection/close-meaning.ts';
@@ -30,21 +17,11 @@ import { type ConnectionStatus, RelayConnection } from './connection/relay-conne
 import type { SocketFactory } from './connection/socket.ts';
 import { StreamNumbers } from './connection/stream-numbers.ts';
 import { RelayClientError } from './events/client-error.ts';
-import { Emitter, rethrowLater } from './events/emitter.ts';
+import { rethrowLater } from './events/emitter.ts';
 import { RelayMessages } from './relay-messages.ts';
 import { RequestsInFlight } from './requests-in-flight.ts';
-import { CandlesSubscription } from './subscriptions/candles-subscription.ts';
-import {
-  type AnyStreamSubscription,
-  BookSubscription,
-  type DefinedEvents,
-  DefinedSubscription,
-  MarketSubscription,
-  MarketsSubscription,
-  PriceSubscription,
-} from './subscriptions/channel-subscriptions.ts';
+import type { AnyStreamSubscription } from './subscriptions/channel-subscriptions.ts';
 import { firstState } from './subscriptions/first-state.ts';
-import { RestSubscription } from './subscriptions/rest-subscription.ts';
 import type { StreamHost } from './subscriptions/stream-subscription.ts';
 import { SubscribeBatch } from './subscriptions/subscribe-batch.ts';
 import {
@@ -61,43 +38,13 @@ import {
   wildcardStream,
 } from './subscriptions/wildcard-subscription.ts';
 
-// The SDK's name for each channel's stream, data, messages and events (the channels with a folder
-// of their own share one implementation, DefinedSubscription).
-export type {
-  OracleData,
-  OrderEntry,
-  OrderMapState,
-  OrderSide,
-  OrdersData,
-  OrdersUpdateData,
-  ProbabilitiesData,
-  ProbabilitiesUpdateData,
-  ProbabilityEntry,
-  TradeEntry,
-  TradesData,
-  TradesState,
-} from '../channels/registry.ts';
-export type OracleSubscription = DefinedSubscription<'oracle'>;
-export type OracleSnapshotMessage = ChannelSnapshotMessage<'oracle'>;
-export type OracleUpdateMessage = ChannelUpdateMessage<'oracle'>;
-export type OrdersSubscription = DefinedSubscription<'orders'>;
-export type OrdersSnapshotMessage = ChannelSnapshotMessage<'orders'>;
-export type OrdersUpdateMessage = ChannelUpdateMessage<'orders'>;
-export type TradesSubscription = DefinedSubscription<'trades'>;
-export type TradesEvents = DefinedEvents<'trades'>;
-export type TradesSnapshotMessage = ChannelSnapshotMessage<'trades'>;
-export type TradesUpdateMessage = ChannelUpdateMessage<'trades'>;
-export type ProbabilitiesSubscription = DefinedSubscription<'probabilities'>;
-export type ProbabilitiesSnapshotMessage = ChannelSnapshotMessage<'probabilities'>;
-export type ProbabilitiesUpdateMessage = ChannelUpdateMessage<'probabilities'>;
-
+export type * from './channel-streams.ts';
 export type { ClientEvents, ClientOptions } from './client-options.ts';
-export type * from './subscriptions/candles-subscription.ts';
 
 const DEFAULT_REPORT_UNREACHABLE_AFTER = 5;
 const DEFAULT_HEARTBEAT_MS = 15_000;
 
-export class RelayClient extends Emitter<ClientEvents> {
+export class RelayClient extends ChannelStreams {
   readonly #connection: RelayConnection;
   readonly #streams = new SubscriptionRegistry();
   readonly #host: StreamHost;
@@ -187,35 +134,6 @@ export class RelayClient extends Emitter<ClientEvents> {
     return this.#streams.all();
   }
 
-  /** Subscribes a book stream; asking again for the same (market, depth) returns the same object. */
-  subscribeBook(market: string, options: { depth?: BookDepth } = {}): BookSubscription {
-    const depth = options.depth ?? null;
-    if (depth !== null && depth !== 10 && depth !== 50)
-      throw new TypeError(`depth must be 10, 50 or null, got ${depth}`);
-    return this.#subscribe(
-      'book',
-      market,
-      depth,
-      BookSubscription,
-      (host, id) => new BookSubscription(host, id, depth),
-    );
-  }
-
-  /** Subscribes a price stream; asking again for the same market returns the same object. */
-  subscribePrice(market: string): PriceSubscription {
-    return this.#plain('price', market, PriceSubscription);
-  }
-
-  /** A market's trades: the recent ones as `state`, each new one once as a `trade` event. */
-  subscribeTrades(market: string): TradesSubscription {
-    return this.#defined('trades', market);
-  }
-
-  /** A market's detail record; `closed` fires when the market leaves ACTIVE. */
-  subscribeMarket(market: string): MarketSubscription {
-    return this.#plain('market', market, MarketSubscription);
-  }
-
   /**
    * Every market upstream's catalogue lists as active, now and later (docs/client.md "Every active
    * market"): each market's stream arrives through `added` and ends, through `removed`, when the
@@ -226,51 +144,6 @@ export class RelayClient extends Emitter<ClientEvents> {
     // After close() nothing is subscribed again: it ends at once, as a stream would.
     if (this.#connection.status === 'closed') this.#wildcards.end('client closed');
     return wildcard;
-  }
-
-  /** Every market's probability entry in one map (the channel's one stream, `all`). */
-  subscribeProbabilities(): ProbabilitiesSubscription {
-    return this.#defined('probabilities', PROBABILITIES_STREAM);
-  }
-
-  /** An oracle feed's latest price (`feedId` as a market's `oracle_feed_id`: `0x` + hex). */
-  subscribeOracle(feedId: string): OracleSubscription {
-    return this.#defined('oracle', feedId);
-  }
-
-  /** A market's orders by id per side, from the same polls as its book. */
-  subscribeOrders(market: string): OrdersSubscription {
-    return this.#defined('orders', market);
-  }
-
-  /**
-   * The market catalogue, live (docs/client.md "The market catalogue"): every market's list-form
-   * record by id; `filter` as upstream's list has them: a status (default every market) and a token.
-   */
-  subscribeMarkets(filter: CatalogueFilter = {}): MarketsSubscription {
-    return this.#plain('markets', catalogueStreamId(filter), MarketsSubscription);
-  }
-
-  /**
-   * Any public GET path of upstream, live (docs/client.md "Any public path"): `state` is the body
-   * as upstream served it, kept by applying the relay's JSON Patches. Equivalent spellings of a
-   * path give the same object; a path that is not public throws, as a bad market id does.
-   */
-  subscribeRest(path: string): RestSubscription {
-    return this.#plain('rest', path, RestSubscription);
-  }
-
-  /**
-   * A market's candles of one interval (`1m`, `5m`, `1h`, `1d`) from one source (`probability`,
-   * `trades`), live (docs/client.md "Candles"): the most recent ones as `state`, oldest first, the
-   * open one kept current and `final` fired for each one that closes.
-   */
-  subscribeCandles(
-    market: string,
-    options: { interval: CandleInterval; source: CandleSource },
-  ): CandlesSubscription {
-    const id = candlesStreamId({ market, ...options });
-    return this.#plain('candles', id, CandlesSubscription);
   }
 
   /**
@@ -300,7 +173,7 @@ export class RelayClient extends Emitter<ClientEvents> {
    * refuse (protocol.md: markets are UUIDs ...) is a programming error, thrown here so that it
    * cannot spoil the batched request it would share with other streams.
    */
-  #subscribe<S extends AnyStreamSubscription>(
+  protected override stream<S extends AnyStreamSubscription>(
     channel: Channel,
     anyCaseId: string,
     depth: BookDepth | undefined,
@@ -312,30 +185,6 @@ export class RelayClient extends Emitter<ClientEvents> {
     const existing = this.#streams.get(channel, checked.id, depth);
     if (existing instanceof kind) return existing;
     return this.#add(create(this.#host, checked.id));
-  }
-
-  /** A stream of a channel whose subscriptions are made from (host, id) alone. */
-  #plain<S extends AnyStreamSubscription>(
-    channel: Channel,
-    id: string,
-    Kind: new (host: StreamHost, id: string) => S,
-  ): S {
-    return this.#subscribe(channel, id, undefined, Kind, (host, checked) => new Kind(host, checked));
-  }
-
-  /** A stream of a channel with a folder of its own (src/channels/registry.ts). */
-  #defined<C extends DefinedChannel>(channel: C, id: string): DefinedSubscription<C> {
-    // For each channel C, DefinedSubscription<C> is one member of AnyStreamSubscription; TypeScript
-    // does not see that of a C not yet known, hence the casts.
-    const kind = DefinedSubscription as abstract new (...args: never[]) => AnyStreamSubscription;
-    const stream = this.#subscribe(
-      channel,
-      id,
-      undefined,
-      kind,
-      (host, checked) => new DefinedSubscription(host, checked, channel) as unknown as AnyStreamSubscription,
-    );
-    return stream as unknown as DefinedSubscription<C>;
   }
 
   #add<S extends AnyStreamSubscription>(stream: S): S {

@@ -51,7 +51,7 @@ export const roomRanks: Readonly<Record<string, Readonly<Record<string, number>>
     events: 0, // the typed emitter and the one error type every part of the SDK reports with
     connection: 1, // sockets (WebSocket, SSE), reconnect with backoff, close codes, reading frames
     subscriptions: 2, // each stream the application holds, wildcards, the subscribe requests
-    '.': 3, // the client that wires them (relay-client.ts), message routing, the package entries
+    '.': 3, // the client that wires them (channel-streams.ts, relay-client.ts), message routing, the package entries
   },
 };
 
