@@ -17,10 +17,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { WebSocketLike } from '../src/client/connection/socket.ts';
-import { connect } from '../src/client/node.ts';
-import { applyBookUpdate, type BookState, bookChecksum } from '../src/protocol/book.ts';
-import type { Level } from '../src/protocol/messages.ts';
+import type { WebSocketLike } from '../packages/client/src/connection/socket.ts';
+import { connect } from '../packages/client/src/node.ts';
+import { applyBookUpdate, type BookState, bookChecksum } from '../packages/protocol/src/protocol/book.ts';
+import type { Level } from '../packages/protocol/src/protocol/messages.ts';
 
 const { values } = parseArgs({
   options: {

@@ -9,8 +9,8 @@
  * relay held when Redis stopped, and the protocol violations (gaps, order).
  */
 import { Redis } from 'ioredis';
+import { targetKeys } from '../packages/protocol/src/util/keys.ts';
 import { startSimulator } from '../src/sim/server.ts';
-import { targetKeys } from '../src/util/keys.ts';
 import { type ChildRelay, startChildRelay } from '../test/support/child-relay.ts';
 import { ProtocolClient } from '../test/support/protocol-client.ts';
 import { startRedis } from '../test/support/redis-server.ts';

@@ -9,5 +9,5 @@ if (existsSync(source)) {
   register();
   await import(source.href);
 } else {
-  await import('../dist/cli.js');
+  await import('../dist/src/cli.js');
 }

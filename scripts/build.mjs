@@ -1,6 +1,8 @@
-// `npm run build` (and `prepare`): compiles src/ to dist/, copies the status page's browser app
-// (src/status-page/, static files) to dist/status-page/ and bundles the client SDK for that app
-// (dist/http/assets/client.js), so the relay serves a prebuilt file and never bundles at run time.
+// `npm run build` (and `prepare`): compiles the server (src/) and the packages it takes the SDK and
+// the wire contracts from (packages/*/src/) to dist/ (dist/src/, dist/packages/), copies the status
+// page's browser app (src/status-page/, static files) to dist/src/status-page/ and bundles the
+// client SDK for that app (dist/src/http/assets/client.js), so the relay serves a prebuilt file and
+// never bundles at run time.
 // The new tree is built aside and swapped in at the end: a relay or a test reading dist/ meanwhile
 // never finds it half built.
 import { execFileSync } from 'node:child_process';
@@ -21,13 +23,13 @@ execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', st
   stdio: 'inherit',
 });
 // The app's files only: its README is for readers of the sources.
-cpSync(`${root}src/status-page`, `${staging}/status-page`, {
+cpSync(`${root}src/status-page`, `${staging}/src/status-page`, {
   recursive: true,
   filter: (source) => !source.endsWith('README.md'),
 });
 await build({
-  entryPoints: [`${root}src/client/index.ts`],
-  outfile: `${staging}/http/assets/client.js`,
+  entryPoints: [`${root}packages/client/src/index.ts`],
+  outfile: `${staging}/src/http/assets/client.js`,
   bundle: true,
   format: 'esm',
   platform: 'browser',

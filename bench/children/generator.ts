@@ -8,8 +8,8 @@
  */
 import { type Socket as IoSocket, io } from 'socket.io-client';
 import { WebSocket } from 'ws';
-import { COMPACT_SUBPROTOCOL } from '../../src/protocol/compact.ts';
-import { MAX_MARKETS_PER_REQUEST } from '../../src/protocol/limits.ts';
+import { COMPACT_SUBPROTOCOL } from '../../packages/protocol/src/protocol/compact.ts';
+import { MAX_MARKETS_PER_REQUEST } from '../../packages/protocol/src/protocol/limits.ts';
 import { countFrame, emptyCounts, type GroupCounts } from '../lib/frame-counts.ts';
 import { FrameSample } from '../lib/frame-sample.ts';
 import { serveIpc } from '../lib/ipc.ts';

@@ -6,10 +6,18 @@
  * updates, checking `seq` and the checksum of every message. One client in a thousand costs the
  * generator next to nothing.
  */
-import { applyBookUpdate, type BookState, bookChecksum } from '../../src/protocol/book.ts';
-import { type CompactStreamIdentity, decodeCompactStreamMessage } from '../../src/protocol/compact.ts';
-import { applyPatch, restChecksum } from '../../src/protocol/json-patch.ts';
-import type { BookDepth, Channel, JsonValue, StreamMessage } from '../../src/protocol/messages.ts';
+import { applyBookUpdate, type BookState, bookChecksum } from '../../packages/protocol/src/protocol/book.ts';
+import {
+  type CompactStreamIdentity,
+  decodeCompactStreamMessage,
+} from '../../packages/protocol/src/protocol/compact.ts';
+import { applyPatch, restChecksum } from '../../packages/protocol/src/protocol/json-patch.ts';
+import type {
+  BookDepth,
+  Channel,
+  JsonValue,
+  StreamMessage,
+} from '../../packages/protocol/src/protocol/messages.ts';
 import type { GroupCounts } from './frame-counts.ts';
 
 interface Kept {

@@ -4,7 +4,7 @@
  * users and the markets they hold positions in.
  */
 
-import { canonicalRestPath } from '../../src/protocol/rest-paths.ts';
+import { canonicalRestPath } from '../../packages/protocol/src/protocol/rest-paths.ts';
 import type { MarketSimulation } from '../../src/sim/server.ts';
 
 export interface RestCatalogue {

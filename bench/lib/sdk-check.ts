@@ -9,8 +9,8 @@
  * the SDK did before the compact encoding, so that earlier figures stay comparable.
  */
 import WebSocket from 'ws';
-import { connect } from '../../src/client/node.ts';
-import type { BookDepth } from '../../src/protocol/messages.ts';
+import { connect } from '../../packages/client/src/node.ts';
+import type { BookDepth } from '../../packages/protocol/src/protocol/messages.ts';
 
 /** Books of these markets at one depth, or `rest` streams of these paths. */
 export type SdkStreams = { markets: readonly string[]; depth: BookDepth } | { paths: readonly string[] };

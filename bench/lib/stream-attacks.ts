@@ -9,7 +9,7 @@
  * admission, not the flood guard.
  */
 import WebSocket from 'ws';
-import { candleIntervals, candleSources } from '../../src/channels/candles/streams.ts';
+import { candleIntervals, candleSources } from '../../packages/protocol/src/channels/candles/streams.ts';
 import { wsUrl } from './attackers.ts';
 
 /** The attacks by name, as `--attacks name,name` selects them. */

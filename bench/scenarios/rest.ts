@@ -9,7 +9,7 @@
  * second, its CPU time over the window (process.cpuUsage() of its process, in cores) and per poll,
  * and the updates delivered per second.
  */
-import { canonicalRestPath } from '../../src/protocol/rest-paths.ts';
+import { canonicalRestPath } from '../../packages/protocol/src/protocol/rest-paths.ts';
 import { measureBroadcast, type RunMetrics } from '../lib/broadcast-run.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { progress } from '../lib/progress.ts';

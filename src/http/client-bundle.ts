@@ -1,7 +1,7 @@
 /**
  * @module http/client-bundle
  * `GET /assets/client.js`: the client SDK's browser entry as one ES module, so the status page
- * imports the real SDK. `npm run build` bundles it (dist/http/assets/client.js); the relay only
+ * imports the real SDK. `npm run build` bundles it (dist/src/http/assets/client.js); the relay only
  * reads that file, once, and serves it: no bundler runs inside the relay. Running from source, the
  * relay serves the bundle of the last build.
  */
@@ -13,7 +13,7 @@ import type { FastifyInstance } from 'fastify';
 export function clientBundlePath(): string {
   const compiled = import.meta.url.endsWith('.js');
   return fileURLToPath(
-    new URL(compiled ? './assets/client.js' : '../../dist/http/assets/client.js', import.meta.url),
+    new URL(compiled ? './assets/client.js' : '../../dist/src/http/assets/client.js', import.meta.url),
   );
 }
 

@@ -2,7 +2,7 @@
  * @module http/status-page
  * `GET /` and `GET /assets/status/<file>`: the status page's static files (HTML, CSS, browser ES
  * modules), read from the browser app's own folder, `src/status-page/`, on each request, with no
- * build step. Running compiled from `dist/`, `npm run build` has copied it to `dist/status-page/`:
+ * build step. Running compiled from `dist/`, `npm run build` has copied it to `dist/src/status-page/`:
  * either way the folder sits one level up from this module.
  */
 import { readFile } from 'node:fs/promises';

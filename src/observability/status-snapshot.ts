@@ -6,7 +6,7 @@
  * share of the polling budget the heaviest client address groups use.
  */
 
-import type { BookDepth, Channel, StreamState } from '../protocol/messages.ts';
+import type { BookDepth, Channel, StreamState } from '../../packages/protocol/src/protocol/messages.ts';
 import type { ActivityReport, ActivityTracker } from './activity.ts';
 import { type HealthReport, healthReport } from './health-report.ts';
 import type { RelayView } from './relay-view.ts';

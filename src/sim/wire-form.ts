@@ -6,7 +6,7 @@
  * made it, so the routes keep one form.
  */
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { isMarketId } from '../protocol/limits.ts';
+import { isMarketId } from '../../packages/protocol/src/protocol/limits.ts';
 import type { SimulatorProfile } from './profile.ts';
 
 /** The field `extraFields` adds: an object, so that a reader must keep it whole. */

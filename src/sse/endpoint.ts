@@ -11,8 +11,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import type { BookDepth, SubscribeRequest } from '../protocol/messages.ts';
-import { issueCode, subscribeRequest } from '../protocol/requests.ts';
+import type { BookDepth, SubscribeRequest } from '../../packages/protocol/src/protocol/messages.ts';
+import { issueCode, subscribeRequest } from '../../packages/protocol/src/protocol/requests.ts';
 import { capReason } from '../relay/admission/edge.ts';
 import type { MarketAdmission } from '../relay/admission/market.ts';
 import { type ArrivalContext, arrive, capOf, seat } from '../relay/session/arrival.ts';

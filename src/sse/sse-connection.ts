@@ -7,7 +7,8 @@
  * (relay/session/session.ts); a reader too slow is dropped.
  */
 import type { ServerResponse } from 'node:http';
-import type { ResumePoint } from '../protocol/messages.ts';
+import type { ResumePoint } from '../../packages/protocol/src/protocol/messages.ts';
+import { streamKey } from '../../packages/protocol/src/util/keys.ts';
 import {
   Session,
   type SessionContext,
@@ -16,7 +17,6 @@ import {
 } from '../relay/session/session.ts';
 import type { Frame } from '../relay/streams/frame.ts';
 import type { AnyStream } from '../relay/streams/stream.ts';
-import { streamKey } from '../util/keys.ts';
 import { encodeEventId, positionToken } from './event-id.ts';
 
 export class SseConnection implements SessionSink {

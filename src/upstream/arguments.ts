@@ -5,8 +5,9 @@
  * batches hold 1 to 100 of them (docs/upstream.md), and no argument can escape its path
  * segment.
  */
-import { UpstreamInvalidArgumentError } from './errors.ts';
-import * as schemas from './schemas.ts';
+
+import { UpstreamInvalidArgumentError } from '../../packages/protocol/src/upstream/errors.ts';
+import * as schemas from '../../packages/protocol/src/upstream/schemas.ts';
 
 /** Batch endpoints accept at most 100 ids (docs/upstream.md). */
 export const MAX_BATCH_IDS = 100;

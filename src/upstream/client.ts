@@ -4,10 +4,10 @@
  * to the type of its zod schema, all sent through one transport (transport.ts: caps, retries,
  * timeouts, validation).
  */
-import type { CanonicalRestPath } from '../protocol/rest-paths.ts';
+import type { CanonicalRestPath } from '../../packages/protocol/src/protocol/rest-paths.ts';
+import { UpstreamError, UpstreamHttpError } from '../../packages/protocol/src/upstream/errors.ts';
 import { endpointMethods } from './endpoint.ts';
 import { endpoints } from './endpoints.ts';
-import { UpstreamError, UpstreamHttpError } from './errors.ts';
 import type { HttpRequest } from './exchange.ts';
 import { type CallInit, UpstreamTransport, type UpstreamTransportOptions } from './transport.ts';
 

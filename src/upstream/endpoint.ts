@@ -5,7 +5,7 @@
  * hands its request to the one transport.
  */
 import type { z } from 'zod';
-import type { ErrorCode } from '../protocol/messages.ts';
+import type { ErrorCode } from '../../packages/protocol/src/protocol/messages.ts';
 import type { QueryValue } from './exchange.ts';
 import type { UpstreamRequest } from './outcome.ts';
 import type { CallInit } from './transport.ts';

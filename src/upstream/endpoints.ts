@@ -5,6 +5,7 @@
  * 404 where the endpoint is not about one market. UpstreamClient derives one typed method per row.
  */
 import type { z } from 'zod';
+import * as schemas from '../../packages/protocol/src/upstream/schemas.ts';
 import * as accounts from './account-schemas.ts';
 import {
   checkFeedId,
@@ -16,13 +17,11 @@ import {
 } from './arguments.ts';
 import { args, get, post } from './endpoint.ts';
 import type { QueryValue } from './exchange.ts';
-import * as schemas from './schemas.ts';
 
 // Query enums, spelled as the upstream lists them.
 export type MarketsSortBy = 'volume' | 'newest' | 'ending_soon';
 export type MarketsStatusFilter = 'all' | 'active' | 'expired' | 'resolved';
 export type MarketsTimeFilter = 'all' | '24h' | '4h' | '1h' | '30m' | '15m' | '5m' | 'week' | 'month';
-export type HistoryInterval = '1h' | '24h' | '7d' | '30d' | 'all';
 export type EpochStatus = z.infer<typeof accounts.epochStatus>;
 
 export interface PageQuery {
@@ -123,7 +122,7 @@ export const endpoints = {
   marketHistory: get(
     '/api/markets/:id/history',
     schemas.historyResponse,
-    withQuery<{ interval?: HistoryInterval }, 'id'>(oneMarket, ['interval']),
+    withQuery<{ interval?: schemas.HistoryInterval }, 'id'>(oneMarket, ['interval']),
   ),
   marketHolders: get(
     '/api/markets/:id/holders',

@@ -5,8 +5,8 @@
  * only state here is the caller's ResponseMemo, when it gives one.
  */
 import type { z } from 'zod';
-import type { ErrorCode } from '../protocol/messages.ts';
-import { compiledCheck } from './compiled-check.ts';
+import type { ErrorCode } from '../../packages/protocol/src/protocol/messages.ts';
+import { compiledCheck } from '../../packages/protocol/src/upstream/compiled-check.ts';
 import {
   type SchemaIssue,
   UpstreamDecodeError,
@@ -15,7 +15,7 @@ import {
   UpstreamInvalidJsonError,
   UpstreamSchemaError,
   UpstreamTimeoutError,
-} from './errors.ts';
+} from '../../packages/protocol/src/upstream/errors.ts';
 import type { Exchange, HttpRequest } from './exchange.ts';
 import { retryAfterMs } from './retry-policy.ts';
 

@@ -18,7 +18,7 @@
  */
 import type { Socket } from 'node:net';
 import type { RawData, WebSocket } from 'ws';
-import { closeCodes } from '../protocol/messages.ts';
+import { closeCodes } from '../../packages/protocol/src/protocol/messages.ts';
 import { Session, type SessionSink } from '../relay/session/session.ts';
 import { type Frame, toFrame, type WireForm } from '../relay/streams/frame.ts';
 import type { AnyStream } from '../relay/streams/stream.ts';

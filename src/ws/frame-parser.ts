@@ -4,9 +4,9 @@
  * codes"). Pure: never throws, whatever the bytes.
  */
 import type { RawData } from 'ws';
-import { MAX_REQUEST_ID_LENGTH } from '../protocol/limits.ts';
-import type { ClientRequest, RequestId } from '../protocol/messages.ts';
-import { clientRequest, issueCode, withStreamIds } from '../protocol/requests.ts';
+import { MAX_REQUEST_ID_LENGTH } from '../../packages/protocol/src/protocol/limits.ts';
+import type { ClientRequest, RequestId } from '../../packages/protocol/src/protocol/messages.ts';
+import { clientRequest, issueCode, withStreamIds } from '../../packages/protocol/src/protocol/requests.ts';
 
 export type ParsedFrame =
   | { ok: true; request: ClientRequest }

@@ -1,16 +1,32 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { cycles, importRuleViolations, readImportGraph } from '../support/import-rules.ts';
+import {
+  cycles,
+  importRuleViolations,
+  packageBoundaryViolations,
+  readImportGraph,
+  type SourceRoot,
+} from '../support/import-rules.ts';
 
-const src = fileURLToPath(new URL('../../src', import.meta.url));
+const at = (folder: string) => fileURLToPath(new URL(`../../${folder}`, import.meta.url));
+/** The server and the packages it is built with; the SDK package's sources are the `client` layer. */
+const roots: SourceRoot[] = [
+  { dir: at('src') },
+  { dir: at('packages/protocol/src'), packaged: true },
+  { dir: at('packages/client/src'), as: 'client/', packaged: true },
+];
 
-describe('import rules of src/', () => {
+describe('import rules of src/ and packages/', () => {
   it('every import points down the layers and no module reaches itself', () => {
-    expect(importRuleViolations(readImportGraph(src))).toEqual([]);
+    expect(importRuleViolations(readImportGraph(roots))).toEqual([]);
+  });
+
+  it("no package imports the server's sources", () => {
+    expect(packageBoundaryViolations(roots)).toEqual([]);
   });
 
   it('reads the real graph (a rule over an empty graph would pass vacuously)', () => {
-    const graph = readImportGraph(src);
+    const graph = readImportGraph(roots);
     expect(graph.get('relay/streams/registry')).toContain('relay/streams/stream');
     expect(graph.get('relay/targets/poller-pool')?.some((module) => module.startsWith('relay/poll/'))).toBe(
       true,

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restCatalogueOf, restLoadPaths, simMarketsFor } from '../../bench/lib/rest-load.ts';
-import { canonicalRestPath } from '../../src/protocol/rest-paths.ts';
+import { canonicalRestPath } from '../../packages/protocol/src/protocol/rest-paths.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
 
 const STREAMS = 1_000;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RecentIds } from '../../src/channels/trades/recent-ids.ts';
+import { RecentIds } from '../../packages/protocol/src/channels/trades/recent-ids.ts';
 
 describe('RecentIds', () => {
   it('remembers exactly the `capacity` most recently added distinct ids', () => {

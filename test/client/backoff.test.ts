@@ -3,7 +3,11 @@
  * random spread after a 1001 close, checked with an injected random source.
  */
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, defaultBackoff, reconnectDelay } from '../../src/client/connection/backoff.ts';
+import {
+  backoffDelay,
+  defaultBackoff,
+  reconnectDelay,
+} from '../../packages/client/src/connection/backoff.ts';
 
 const options = { baseMs: 100, maxMs: 5_000, goingAwaySpreadMs: 2_000 };
 const almostOne = 1 - Number.EPSILON;

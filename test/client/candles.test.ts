@@ -4,9 +4,9 @@
  * after the snapshot, and a resync when a message's checksum does not match the candles.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { candlesChecksum } from '../../src/channels/candles/candles.ts';
-import { connect, type RelayClient, type ResyncReason } from '../../src/client/node.ts';
-import type { Candle, CandlesData } from '../../src/protocol/messages.ts';
+import { connect, type RelayClient, type ResyncReason } from '../../packages/client/src/node.ts';
+import { candlesChecksum } from '../../packages/protocol/src/channels/candles/candles.ts';
+import type { Candle, CandlesData } from '../../packages/protocol/src/protocol/messages.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { FakeRelay, stamp } from './fake-relay.ts';
 import { fastBackoff } from './sdk-support.ts';

@@ -5,22 +5,22 @@
  * subscriptions to hold exactly that (docs/protocol.md, one section per channel).
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { OrderMapState } from '../../src/channels/orders/orders.ts';
-import { TRADES_SNAPSHOT_SIZE } from '../../src/channels/trades/trades.ts';
 import type {
   MarketSubscription,
   OracleSubscription,
   OrdersSubscription,
   ProbabilitiesSubscription,
   TradesSubscription,
-} from '../../src/client/node.ts';
+} from '../../packages/client/src/node.ts';
+import type { OrderMapState } from '../../packages/protocol/src/channels/orders/orders.ts';
+import { TRADES_SNAPSHOT_SIZE } from '../../packages/protocol/src/channels/trades/trades.ts';
 import type {
   MarketData,
   OracleData,
   OrderEntry,
   ProbabilitiesData,
   TradeEntry,
-} from '../../src/protocol/messages.ts';
+} from '../../packages/protocol/src/protocol/messages.ts';
 import type { SimulatorHandle } from '../../src/sim/server.ts';
 import { waitFor } from '../support/wait-for.ts';
 

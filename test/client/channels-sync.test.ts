@@ -6,7 +6,7 @@
  * market that leaves ACTIVE is announced as `closed`, then its stream ends.
  */
 import { describe, expect, it } from 'vitest';
-import type { RelayClient } from '../../src/client/node.ts';
+import type { RelayClient } from '../../packages/client/src/node.ts';
 import { type Harness, startHarnessRelay, useHarness } from '../support/harness.ts';
 import { waitFor } from '../support/wait-for.ts';
 import {

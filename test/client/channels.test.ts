@@ -6,21 +6,21 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { orderListsOf } from '../../src/channels/orders/orders.ts';
-import { decodeFrame } from '../../src/client/connection/frames.ts';
+import { decodeFrame } from '../../packages/client/src/connection/frames.ts';
 import {
   connect,
   type RelayClient,
   type RelayClientError,
   type ResyncReason,
-} from '../../src/client/node.ts';
+} from '../../packages/client/src/node.ts';
+import { orderListsOf } from '../../packages/protocol/src/channels/orders/orders.ts';
 import {
   channels,
   type OrderEntry,
   type ProbabilityEntry,
   type StreamMessage,
   type TradeEntry,
-} from '../../src/protocol/messages.ts';
+} from '../../packages/protocol/src/protocol/messages.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { FakeRelay, stamp } from './fake-relay.ts';
 import { fastBackoff } from './sdk-support.ts';

@@ -11,15 +11,18 @@ import {
   type RelayClient,
   type RelayClientError,
   type ResyncReason,
-} from '../../src/client/node.ts';
-import { applyBookUpdate, type BookState, bookChecksum } from '../../src/protocol/book.ts';
-import { COMPACT_SUBPROTOCOL, encodeCompactStreamMessage } from '../../src/protocol/compact.ts';
+} from '../../packages/client/src/node.ts';
+import { applyBookUpdate, type BookState, bookChecksum } from '../../packages/protocol/src/protocol/book.ts';
+import {
+  COMPACT_SUBPROTOCOL,
+  encodeCompactStreamMessage,
+} from '../../packages/protocol/src/protocol/compact.ts';
 import type {
   BookData,
   BookSnapshotMessage,
   BookUpdateMessage,
   StreamMessage,
-} from '../../src/protocol/messages.ts';
+} from '../../packages/protocol/src/protocol/messages.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { FakeRelay, stamp } from './fake-relay.ts';
 import { fastBackoff } from './sdk-support.ts';

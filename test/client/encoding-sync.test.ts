@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import type { BookSubscription, WebSocketConstructor } from '../../src/client/node.ts';
-import { COMPACT_SUBPROTOCOL } from '../../src/protocol/compact.ts';
+import type { BookSubscription, WebSocketConstructor } from '../../packages/client/src/node.ts';
+import { COMPACT_SUBPROTOCOL } from '../../packages/protocol/src/protocol/compact.ts';
 import { useHarness } from '../support/harness.ts';
 import {
   connectRecorded,

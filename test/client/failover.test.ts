@@ -6,8 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { connect } from '../../src/client/node.ts';
-import type { SubscribedMessage } from '../../src/protocol/messages.ts';
+import { connect } from '../../packages/client/src/node.ts';
+import type { SubscribedMessage } from '../../packages/protocol/src/protocol/messages.ts';
 import type { Relay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
 import { startClusterRelay } from '../support/cluster-relays.ts';

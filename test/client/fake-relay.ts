@@ -10,7 +10,11 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import WebSocket, { WebSocketServer } from 'ws';
-import type { ServerMessage, SubscribeRequest, UnsubscribeRequest } from '../../src/protocol/messages.ts';
+import type {
+  ServerMessage,
+  SubscribeRequest,
+  UnsubscribeRequest,
+} from '../../packages/protocol/src/protocol/messages.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 export type RecordedRequest = SubscribeRequest | UnsubscribeRequest;

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import type { ResyncReason } from '../../src/client/node.ts';
-import type { BookData } from '../../src/protocol/messages.ts';
+import type { ResyncReason } from '../../packages/client/src/node.ts';
+import type { BookData } from '../../packages/protocol/src/protocol/messages.ts';
 import { type Harness, useHarness } from '../support/harness.ts';
 import { floodUntilHeldBack, slowConsumerHarness } from '../support/slow-consumer.ts';
 import { waitFor } from '../support/wait-for.ts';

@@ -7,8 +7,8 @@ import { once } from 'node:events';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
-import { SILENT_SOCKET_CLOSE } from '../../src/client/connection/relay-connection.ts';
-import { connect } from '../../src/client/node.ts';
+import { SILENT_SOCKET_CLOSE } from '../../packages/client/src/connection/relay-connection.ts';
+import { connect } from '../../packages/client/src/node.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 describe('client connection', () => {

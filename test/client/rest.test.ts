@@ -5,7 +5,7 @@
  * public throws before anything is sent.
  */
 import { describe, expect, it } from 'vitest';
-import type { ResyncReason } from '../../src/client/index.ts';
+import type { ResyncReason } from '../../packages/client/src/index.ts';
 import { useHarness } from '../support/harness.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { connectRecorded } from './sdk-support.ts';

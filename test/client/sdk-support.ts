@@ -5,14 +5,14 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { expect } from 'vitest';
-import type { RelayClientError } from '../../src/client/events/client-error.ts';
+import type { RelayClientError } from '../../packages/client/src/events/client-error.ts';
 import {
   type BookSubscription,
   type ConnectOptions,
   connect,
   type PriceSubscription,
   type ResyncReason,
-} from '../../src/client/node.ts';
+} from '../../packages/client/src/node.ts';
 import { priceDataOf } from '../../src/relay/channels/codecs.ts';
 import type { Relay } from '../../src/relay-server.ts';
 import type { SimulatorHandle } from '../../src/sim/server.ts';

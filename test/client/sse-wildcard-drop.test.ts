@@ -5,7 +5,7 @@
  * reopening it, and stays dropped, even if announced again, until the relay says it left.
  */
 import { describe, expect, it } from 'vitest';
-import { type FetchLike, SseSocket } from '../../src/client/connection/sse-socket.ts';
+import { type FetchLike, SseSocket } from '../../packages/client/src/connection/sse-socket.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const A = '00000000-0000-4000-8000-00000000000a';

@@ -3,7 +3,7 @@
  * `subscribed`, one number per stream (a replaced number is forgotten), emptied per connection.
  */
 import { describe, expect, it } from 'vitest';
-import { StreamNumbers } from '../../src/client/connection/stream-numbers.ts';
+import { StreamNumbers } from '../../packages/client/src/connection/stream-numbers.ts';
 
 const a = '3f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f';
 const b = 'b7e2c4a1-93f0-4d5e-8a6b-2c1d0e9f8a7b';

@@ -3,15 +3,22 @@
  * it asks for on a gap, a checksum mismatch or another epoch; plus the frame reader's refusals.
  */
 import { describe, expect, it } from 'vitest';
-import { decodeFrame } from '../../src/client/connection/frames.ts';
-import { BookSubscription, PriceSubscription } from '../../src/client/subscriptions/channel-subscriptions.ts';
+import { decodeFrame } from '../../packages/client/src/connection/frames.ts';
+import {
+  BookSubscription,
+  PriceSubscription,
+} from '../../packages/client/src/subscriptions/channel-subscriptions.ts';
 import type {
   ResyncReason,
   StreamHost,
   SubscriptionStatus,
-} from '../../src/client/subscriptions/stream-subscription.ts';
-import { applyBookUpdate, type BookState, bookChecksum } from '../../src/protocol/book.ts';
-import type { BookData, BookSnapshotMessage, BookUpdateMessage } from '../../src/protocol/messages.ts';
+} from '../../packages/client/src/subscriptions/stream-subscription.ts';
+import { applyBookUpdate, type BookState, bookChecksum } from '../../packages/protocol/src/protocol/book.ts';
+import type {
+  BookData,
+  BookSnapshotMessage,
+  BookUpdateMessage,
+} from '../../packages/protocol/src/protocol/messages.ts';
 
 const market = '3f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f';
 const stamp = { ts: '2025-06-01T12:00:00.000Z', rts: '2025-06-01T12:00:00.050Z' };

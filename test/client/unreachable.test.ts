@@ -10,13 +10,13 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import type { WebSocketLike } from '../../src/client/connection/socket.ts';
+import type { WebSocketLike } from '../../packages/client/src/connection/socket.ts';
 import {
   connect,
   type RelayClient,
   type RelayClientError,
   type WebSocketConstructor,
-} from '../../src/client/node.ts';
+} from '../../packages/client/src/node.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { waitFor } from '../support/wait-for.ts';
 

@@ -6,7 +6,7 @@
  * left meanwhile is removed and one that appeared is added.
  */
 import { describe, expect, it } from 'vitest';
-import type { PriceSubscription } from '../../src/client/node.ts';
+import type { PriceSubscription } from '../../packages/client/src/node.ts';
 import { type Harness, useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';

@@ -13,8 +13,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../../src/client/node.ts';
-import type { BookState } from '../../src/protocol/book.ts';
+import { connect } from '../../packages/client/src/node.ts';
+import type { BookState } from '../../packages/protocol/src/protocol/book.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { installedPythonClient, pythonAvailable, runPytest } from '../support/python-client.ts';
 

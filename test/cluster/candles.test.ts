@@ -5,10 +5,10 @@
  * the series it was shared (whichever order upstream lists its activity in).
  */
 import { describe, expect, it } from 'vitest';
-import { candlesStreamId } from '../../src/channels/candles/streams.ts';
-import type { CandlesData } from '../../src/protocol/messages.ts';
+import { candlesStreamId } from '../../packages/protocol/src/channels/candles/streams.ts';
+import type { CandlesData } from '../../packages/protocol/src/protocol/messages.ts';
+import { streamTargetKey } from '../../packages/protocol/src/util/keys.ts';
 import { simulatorProfileNames } from '../../src/sim/profile.ts';
-import { streamTargetKey } from '../../src/util/keys.ts';
 import { candlesSince, hourlyCountsMatch, hourStart } from '../support/hourly-prints.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { redisAvailable } from '../support/redis.ts';

@@ -5,7 +5,7 @@
  */
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { targetKeys } from '../../src/util/keys.ts';
+import { targetKeys } from '../../packages/protocol/src/util/keys.ts';
 import type { ChildRelay } from '../support/child-relay.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { redisAvailable } from '../support/redis.ts';

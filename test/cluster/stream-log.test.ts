@@ -5,10 +5,10 @@
  * the new holder, with the next token, can.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { targetKeys } from '../../packages/protocol/src/util/keys.ts';
 import { openRedis, type RedisClient } from '../../src/relay/coordination/redis/connection.ts';
 import { RedisCoordinator } from '../../src/relay/coordination/redis/coordinator.ts';
 import type { WrittenEntry } from '../../src/relay/coordination/redis/stream-batch.ts';
-import { targetKeys } from '../../src/util/keys.ts';
 import { type RedisDeployment, redisDeployments, startRedisDeployment } from '../support/redis.ts';
 import { waitFor } from '../support/wait-for.ts';
 

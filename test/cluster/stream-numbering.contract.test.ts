@@ -6,8 +6,8 @@
  * streams alike.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BookState } from '../../src/protocol/book.ts';
-import type { BookDepth, PriceData } from '../../src/protocol/messages.ts';
+import type { BookState } from '../../packages/protocol/src/protocol/book.ts';
+import type { BookDepth, PriceData } from '../../packages/protocol/src/protocol/messages.ts';
 import type { Broker } from '../../src/relay/coordination/broker.ts';
 import {
   bookNumberedCodec,

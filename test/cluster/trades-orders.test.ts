@@ -4,10 +4,15 @@
  * and rebuild the same orders as upstream.
  */
 import { describe, expect, it } from 'vitest';
-import type { OrderEntry, OrdersData, OrdersUpdateData, TradeEntry } from '../../src/protocol/messages.ts';
+import type {
+  OrderEntry,
+  OrdersData,
+  OrdersUpdateData,
+  TradeEntry,
+} from '../../packages/protocol/src/protocol/messages.ts';
+import { bookTargetKey, streamTargetKey } from '../../packages/protocol/src/util/keys.ts';
 import type { PollKind } from '../../src/relay/events.ts';
 import type { Relay } from '../../src/relay-server.ts';
-import { bookTargetKey, streamTargetKey } from '../../src/util/keys.ts';
 import { upstreamBook } from '../support/harness.ts';
 import { applyOrdersUpdate } from '../support/orders-state.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';

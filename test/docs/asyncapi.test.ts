@@ -1,19 +1,22 @@
 /**
  * @module test/docs/asyncapi.test
  * docs/asyncapi.yaml is a valid AsyncAPI 3 document that describes protocol v1 as
- * src/protocol/messages.ts declares it, and its examples are true to its own schemas and to the
+ * packages/protocol/src/protocol/messages.ts declares it, and its examples are true to its own schemas and to the
  * relay's request parser.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type CompactStreamIdentity, decodeCompactStreamMessage } from '../../src/protocol/compact.ts';
+import {
+  type CompactStreamIdentity,
+  decodeCompactStreamMessage,
+} from '../../packages/protocol/src/protocol/compact.ts';
 import {
   bookDepths,
   channels,
   errorCodes,
   MAX_MARKETS_PER_REQUEST,
   priceFields,
-} from '../../src/protocol/messages.ts';
-import { clientRequest } from '../../src/protocol/requests.ts';
+} from '../../packages/protocol/src/protocol/messages.ts';
+import { clientRequest } from '../../packages/protocol/src/protocol/requests.ts';
 import { referenceBookChecksum } from '../support/reference-checksum.ts';
 import { compilePayload, type ParsedAsyncApi, parseAsyncApi, payloadConst } from './asyncapi-document.ts';
 
@@ -174,7 +177,7 @@ describe('docs/asyncapi.yaml', () => {
     }
   });
 
-  it('uses the enums of src/protocol/messages.ts', () => {
+  it('uses the enums of packages/protocol/src/protocol/messages.ts', () => {
     expect(schema('Error').properties?.code?.enum).toEqual([...errorCodes]);
     expect(schema('Channel').enum).toEqual([...channels]);
     expect(schema('Depth').enum).toEqual([...bookDepths, null]);

@@ -6,8 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { channels } from '../../src/protocol/channels.ts';
-import { closeCodes, errorCodes } from '../../src/protocol/messages.ts';
+import { channels } from '../../packages/protocol/src/protocol/channels.ts';
+import { closeCodes, errorCodes } from '../../packages/protocol/src/protocol/messages.ts';
 import { protocolDocPath } from './asyncapi-document.ts';
 
 const doc = readFileSync(protocolDocPath, 'utf8');

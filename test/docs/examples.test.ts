@@ -7,8 +7,11 @@
 import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type CompactStreamIdentity, decodeCompactStreamMessage } from '../../src/protocol/compact.ts';
-import { clientRequest, withStreamIds } from '../../src/protocol/requests.ts';
+import {
+  type CompactStreamIdentity,
+  decodeCompactStreamMessage,
+} from '../../packages/protocol/src/protocol/compact.ts';
+import { clientRequest, withStreamIds } from '../../packages/protocol/src/protocol/requests.ts';
 import { referenceBookChecksum } from '../support/reference-checksum.ts';
 import {
   compilePayload,

@@ -15,7 +15,11 @@ describe('the relay’s launch flags', () => {
     const start = (JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts.start;
     expect(start).toBe(`node ${SHIPPED_RELAY_NODE_FLAGS.join(' ')} bin/market-relay.js serve`);
     const entrypoint = /^ENTRYPOINT (.*)$/m.exec(read('Dockerfile'))?.[1];
-    expect(JSON.parse(entrypoint ?? 'null')).toEqual(['node', ...SHIPPED_RELAY_NODE_FLAGS, 'dist/cli.js']);
+    expect(JSON.parse(entrypoint ?? 'null')).toEqual([
+      'node',
+      ...SHIPPED_RELAY_NODE_FLAGS,
+      'dist/src/cli.js',
+    ]);
   });
 
   it('are accepted by this Node (one it rejects exits with "bad option" before the relay starts)', () => {

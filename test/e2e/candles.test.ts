@@ -5,10 +5,10 @@
  * nobody holds any more costs no upstream request.
  */
 import { describe, expect, it } from 'vitest';
-import { candlesStreamId } from '../../src/channels/candles/streams.ts';
-import { COMPACT_SUBPROTOCOL } from '../../src/protocol/compact.ts';
-import type { CandlesData, ProbabilityCandle } from '../../src/protocol/messages.ts';
-import { historyResponse } from '../../src/upstream/schemas.ts';
+import { candlesStreamId } from '../../packages/protocol/src/channels/candles/streams.ts';
+import { COMPACT_SUBPROTOCOL } from '../../packages/protocol/src/protocol/compact.ts';
+import type { CandlesData, ProbabilityCandle } from '../../packages/protocol/src/protocol/messages.ts';
+import { historyResponse } from '../../packages/protocol/src/upstream/schemas.ts';
 import { connectRecorded } from '../client/sdk-support.ts';
 import { useHarness } from '../support/harness.ts';
 import { candlesSince, hourlyCountsMatch, hourStart } from '../support/hourly-prints.ts';

@@ -5,7 +5,7 @@
  * order, as whole records (upstream's types), and a filtered stream drops a market that leaves it.
  */
 import { describe, expect, it } from 'vitest';
-import type { MarketListRecord, MarketsUpdateData } from '../../src/protocol/messages.ts';
+import type { MarketListRecord, MarketsUpdateData } from '../../packages/protocol/src/protocol/messages.ts';
 import { simulatorProfileNames } from '../../src/sim/profile.ts';
 import { connectRecorded } from '../client/sdk-support.ts';
 import { type Harness, useHarness } from '../support/harness.ts';

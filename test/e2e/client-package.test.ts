@@ -57,14 +57,15 @@ describe('the packed client package', () => {
         'package.json',
         'README.md',
         'LICENSE',
-        'dist/client/index.js',
-        'dist/client/index.d.ts',
-        'dist/client/node.js',
-        'dist/protocol/book.js',
+        'dist/client/src/index.js',
+        'dist/client/src/index.d.ts',
+        'dist/client/src/node.js',
+        'dist/protocol/src/protocol/book.js',
       ]),
     );
+    // The SDK and the Node-free contracts it is compiled with; no server part of a channel.
     const unwanted = paths.filter((path) =>
-      /^(src|test)\/|\.map$|tsbuildinfo|^dist\/(relay|ws|sse|http|sim|cluster|upstream|observability)\//.test(
+      /^(src|test)\/|\.map$|tsbuildinfo|^dist\/(?!client\/src\/|protocol\/src\/(protocol|channels|util)\/)|^dist\/protocol\/src\/channels\/(.*\/)?relay[^/]*\.js$/.test(
         path,
       ),
     );

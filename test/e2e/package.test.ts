@@ -23,11 +23,19 @@ function newestMtime(path: string): number {
 function distIsCurrent(): boolean {
   let builtAt: number;
   try {
-    builtAt = statSync(join(ROOT, 'dist', 'cli.js')).mtimeMs;
+    builtAt = statSync(join(ROOT, 'dist', 'src', 'cli.js')).mtimeMs;
   } catch {
     return false;
   }
-  const inputs = ['src', 'scripts', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
+  const inputs = [
+    'src',
+    'packages/protocol/src',
+    'packages/client/src',
+    'scripts',
+    'package.json',
+    'tsconfig.json',
+    'tsconfig.build.json',
+  ];
   return inputs.every((input) => newestMtime(join(ROOT, input)) < builtAt);
 }
 
@@ -51,14 +59,16 @@ describe('the packed package', () => {
         'README.md',
         'LICENSE',
         'bin/market-relay.js',
-        'dist/cli.js',
-        'dist/client/index.js',
-        'dist/client/index.d.ts',
-        'dist/client/node.js',
-        'dist/status-page/index.html',
+        'dist/src/cli.js',
+        'dist/packages/client/src/index.js',
+        'dist/packages/client/src/index.d.ts',
+        'dist/packages/client/src/node.js',
+        'dist/src/status-page/index.html',
       ]),
     );
-    const unwanted = paths.filter((path) => /^(src|test|bench|docs|\.ci)\/|\.map$|tsbuildinfo/.test(path));
+    const unwanted = paths.filter((path) =>
+      /^(src|packages|test|bench|docs|\.ci)\/|\.map$|tsbuildinfo/.test(path),
+    );
     expect(unwanted).toEqual([]);
   });
 

@@ -5,7 +5,7 @@
  * had passed, the budget's rate is cut, and the 429s show in /health and /metrics.
  */
 import { describe, expect, it } from 'vitest';
-import type { Channel } from '../../src/protocol/messages.ts';
+import type { Channel } from '../../packages/protocol/src/protocol/messages.ts';
 import type { SimRequestLogEntry } from '../../src/sim/admin.ts';
 import { useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';

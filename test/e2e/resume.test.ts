@@ -3,7 +3,7 @@
  * missed while it still holds them, and falls back to a fresh snapshot when it cannot.
  */
 import { describe, expect, it } from 'vitest';
-import type { BookState } from '../../src/protocol/book.ts';
+import type { BookState } from '../../packages/protocol/src/protocol/book.ts';
 import { expectedBook, type Harness, upstreamBook, useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -61,7 +61,7 @@ describe('resume', () => {
     expect(second.of('snapshot')).toEqual([]);
 
     // Applying the replay to the state held before the disconnect gives upstream's book now.
-    const { applyBookUpdate } = await import('../../src/protocol/book.ts');
+    const { applyBookUpdate } = await import('../../packages/protocol/src/protocol/book.ts');
     const resumed = replayed.reduce(
       (book, m) => applyBookUpdate(book, m.data as BookState),
       state as BookState,

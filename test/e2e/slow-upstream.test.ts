@@ -5,7 +5,7 @@
  * is `node --import tsx bench/upstream-signals.ts` (docs/benchmarks.md).
  */
 import { describe, expect, it } from 'vitest';
-import type { Channel, TradesData } from '../../src/protocol/messages.ts';
+import type { Channel, TradesData } from '../../packages/protocol/src/protocol/messages.ts';
 import { useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';

@@ -5,9 +5,9 @@
  * across a relay restart (docs/protocol.md "`trades` data").
  */
 import { describe, expect, it } from 'vitest';
-import { RecentIds } from '../../src/channels/trades/recent-ids.ts';
-import { MAX_ACTIVITY_ENTRIES } from '../../src/channels/trades/relay-activity.ts';
-import { TRADES_SEEN_IDS, TRADES_SNAPSHOT_SIZE } from '../../src/channels/trades/trades.ts';
+import { RecentIds } from '../../packages/protocol/src/channels/trades/recent-ids.ts';
+import { MAX_ACTIVITY_ENTRIES } from '../../packages/protocol/src/channels/trades/relay-activity.ts';
+import { TRADES_SEEN_IDS, TRADES_SNAPSHOT_SIZE } from '../../packages/protocol/src/channels/trades/trades.ts';
 import { simulatorProfileNames, simulatorProfiles } from '../../src/sim/profile.ts';
 import { startHarnessRelay, useHarness } from '../support/harness.ts';
 import {

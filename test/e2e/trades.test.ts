@@ -5,8 +5,8 @@
  * Bursts beyond one poll's bound, and relay restarts: trades-bounds.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { TRADES_SNAPSHOT_SIZE } from '../../src/channels/trades/trades.ts';
-import type { TradeEntry } from '../../src/protocol/messages.ts';
+import { TRADES_SNAPSHOT_SIZE } from '../../packages/protocol/src/channels/trades/trades.ts';
+import type { TradeEntry } from '../../packages/protocol/src/protocol/messages.ts';
 import { simulatorProfileNames } from '../../src/sim/profile.ts';
 import { useHarness } from '../support/harness.ts';
 import {

@@ -5,7 +5,7 @@
  * it expires or resolves (protocol.md "Wildcard subscriptions").
  */
 import { describe, expect, it } from 'vitest';
-import type { MarketListRecord } from '../../src/protocol/messages.ts';
+import type { MarketListRecord } from '../../packages/protocol/src/protocol/messages.ts';
 import { simulatorProfileNames } from '../../src/sim/profile.ts';
 import { type Harness, useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';

@@ -5,7 +5,7 @@
  * streams count against the connection's limit; `*` unsubscribes it all; SSE carries it too.
  */
 import { describe, expect, it } from 'vitest';
-import { COMPACT_SUBPROTOCOL } from '../../src/protocol/compact.ts';
+import { COMPACT_SUBPROTOCOL } from '../../packages/protocol/src/protocol/compact.ts';
 import { useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { SseClient } from '../support/sse-client.ts';

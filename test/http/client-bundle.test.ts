@@ -30,6 +30,6 @@ describe('GET /assets/client.js', () => {
   });
 
   it('running from source, looks for the bundle in dist/', () => {
-    expect(clientBundlePath()).toMatch(/dist[\\/]http[\\/]assets[\\/]client\.js$/);
+    expect(clientBundlePath()).toMatch(/dist[\\/]src[\\/]http[\\/]assets[\\/]client\.js$/);
   });
 });

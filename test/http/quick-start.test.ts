@@ -7,9 +7,9 @@ import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UpstreamNetworkError, UpstreamTimeoutError } from '../../packages/protocol/src/upstream/errors.ts';
 import { printQuickStart, type QuickStartSource } from '../../src/http/quick-start.ts';
 import { UpstreamClient } from '../../src/upstream/client.ts';
-import { UpstreamNetworkError, UpstreamTimeoutError } from '../../src/upstream/errors.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { waitFor } from '../support/wait-for.ts';
 

@@ -1,8 +1,13 @@
 import { crc32 } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyBookUpdate, type BookState, bookChecksum, bookChecksumInput } from '../../src/protocol/book.ts';
-import type { Level } from '../../src/protocol/messages.ts';
+import {
+  applyBookUpdate,
+  type BookState,
+  bookChecksum,
+  bookChecksumInput,
+} from '../../packages/protocol/src/protocol/book.ts';
+import type { Level } from '../../packages/protocol/src/protocol/messages.ts';
 
 const price = (n: number): string => (n / 100).toFixed(8);
 

@@ -7,15 +7,19 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyOrderMapUpdate, orderListsOf, orderMapOf } from '../../src/channels/orders/orders.ts';
-import { applyMarketUpdate } from '../../src/protocol/channel-state.ts';
+import {
+  applyOrderMapUpdate,
+  orderListsOf,
+  orderMapOf,
+} from '../../packages/protocol/src/channels/orders/orders.ts';
+import { applyMarketUpdate } from '../../packages/protocol/src/protocol/channel-state.ts';
 import type {
   MarketUpdateData,
   OrderEntry,
   OrderSide,
   OrdersData,
   OrdersUpdateData,
-} from '../../src/protocol/messages.ts';
+} from '../../packages/protocol/src/protocol/messages.ts';
 
 const orderId = fc.constantFrom(...Array.from({ length: 12 }, (_, i) => `ord_${i}`));
 const order = fc.record({

@@ -6,7 +6,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { applyBookUpdate, type BookState, bookChecksum, bookChecksumInput } from '../../src/protocol/book.ts';
+import {
+  applyBookUpdate,
+  type BookState,
+  bookChecksum,
+  bookChecksumInput,
+} from '../../packages/protocol/src/protocol/book.ts';
 import { CHECKSUM_VECTORS_FILE, type ChecksumVectors, checksumVectors } from '../support/checksum-vectors.ts';
 import { referenceBookChecksum } from '../support/reference-checksum.ts';
 

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PROBABILITIES_STREAM } from '../../src/channels/probabilities/probabilities.ts';
+import { PROBABILITIES_STREAM } from '../../packages/protocol/src/channels/probabilities/probabilities.ts';
 import {
   type CompactStreamIdentity,
   compactPrice,
@@ -14,8 +14,13 @@ import {
   decodeCompactStreamMessage,
   encodeCompactStreamMessage,
   expandPrice,
-} from '../../src/protocol/compact.ts';
-import { type BookData, bookDepths, type Level, type StreamMessage } from '../../src/protocol/messages.ts';
+} from '../../packages/protocol/src/protocol/compact.ts';
+import {
+  type BookData,
+  bookDepths,
+  type Level,
+  type StreamMessage,
+} from '../../packages/protocol/src/protocol/messages.ts';
 import { propertyRuns } from '../support/property-runs.ts';
 
 // ------------------------------------------------------------------------------------------------

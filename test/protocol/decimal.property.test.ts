@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareDecimals, isZeroDecimal, sumDecimals } from '../../src/protocol/decimal.ts';
+import { compareDecimals, isZeroDecimal, sumDecimals } from '../../packages/protocol/src/protocol/decimal.ts';
 import { propertyRuns } from '../support/property-runs.ts';
 
 /** Decimal strings as upstream's schemas admit them, leading zeros and negatives included. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareDecimals, isZeroDecimal, sumDecimals } from '../../src/protocol/decimal.ts';
+import { compareDecimals, isZeroDecimal, sumDecimals } from '../../packages/protocol/src/protocol/decimal.ts';
 
 describe('compareDecimals', () => {
   it.each([

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalRestPath, restRoutes } from '../../src/protocol/rest-paths.ts';
+import { canonicalRestPath, restRoutes } from '../../packages/protocol/src/protocol/rest-paths.ts';
 import { endpoints } from '../../src/upstream/endpoints.ts';
 import { propertyRuns } from '../support/property-runs.ts';
 

@@ -1,21 +1,9 @@
 /**
  * @module test/sim/endpoints
  * Every public endpoint of docs/upstream.md, straight over HTTP, validated with its
- * schema from src/upstream/schemas.ts, and consistent with the simulation's state.
+ * schema from packages/protocol/src/upstream/schemas.ts, and consistent with the simulation's state.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SimMarket } from '../../src/sim/market.ts';
-import {
-  epochsResponse,
-  leaderboardResponse,
-  netWorthHistoryResponse,
-  rewardsProgramResponse,
-  userActivityResponse,
-  userPositionsResponse,
-  userProfileResponse,
-  userResponse,
-  userStatsResponse,
-} from '../../src/upstream/account-schemas.ts';
 import {
   clobPriceBatchResponse,
   commentsResponse,
@@ -33,7 +21,19 @@ import {
   tokenResponse,
   tokensResponse,
   upstreamHealth,
-} from '../../src/upstream/schemas.ts';
+} from '../../packages/protocol/src/upstream/schemas.ts';
+import type { SimMarket } from '../../src/sim/market.ts';
+import {
+  epochsResponse,
+  leaderboardResponse,
+  netWorthHistoryResponse,
+  rewardsProgramResponse,
+  userActivityResponse,
+  userPositionsResponse,
+  userProfileResponse,
+  userResponse,
+  userStatsResponse,
+} from '../../src/upstream/account-schemas.ts';
 import { getJson, postJson, type SimFixture, START, startFixture } from './sim-fixture.ts';
 
 let fixture: SimFixture;

@@ -5,11 +5,11 @@
  * their id from tick to tick (what the `orders` channel diffs by).
  */
 import { describe, expect, it } from 'vitest';
-import { compareDecimals } from '../../src/protocol/decimal.ts';
+import { compareDecimals } from '../../packages/protocol/src/protocol/decimal.ts';
+import { marketActivityResponse } from '../../packages/protocol/src/upstream/schemas.ts';
 import { ACTIVITY_LIMIT } from '../../src/sim/api/markets.ts';
 import { MarketSimulation } from '../../src/sim/market-simulation.ts';
 import { startSimulator } from '../../src/sim/server.ts';
-import { marketActivityResponse } from '../../src/upstream/schemas.ts';
 
 const START = Date.UTC(2025, 0, 6, 12, 0, 0);
 

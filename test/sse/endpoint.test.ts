@@ -4,7 +4,7 @@
  * exactly: the missed updates, no snapshot, no gap.
  */
 import { describe, expect, it } from 'vitest';
-import type { BookState } from '../../src/protocol/book.ts';
+import type { BookState } from '../../packages/protocol/src/protocol/book.ts';
 import { expectedBook, type Harness, upstreamBook, upstreamPrices, useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { SseClient } from '../support/sse-client.ts';
@@ -112,7 +112,7 @@ describe('SSE endpoint', () => {
       );
     });
     // The replay applied to the books held before the drop gives upstream's books now.
-    const { applyBookUpdate } = await import('../../src/protocol/book.ts');
+    const { applyBookUpdate } = await import('../../packages/protocol/src/protocol/book.ts');
     for (const [i, market] of markets.entries()) {
       const resumed = second
         .of('update')

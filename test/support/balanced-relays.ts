@@ -12,11 +12,11 @@
  */
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll } from 'vitest';
+import { bookTargetKey } from '../../packages/protocol/src/util/keys.ts';
 import type { RedisBroker } from '../../src/relay/coordination/redis/broker.ts';
 import { preferredRelay } from '../../src/relay/coordination/redis/rendezvous.ts';
 import { type Relay, startRelay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
-import { bookTargetKey } from '../../src/util/keys.ts';
 import { upstreamBook } from './harness.ts';
 import { ProtocolClient } from './protocol-client.ts';
 import { type RedisDeployment, startRedisDeployment } from './redis.ts';

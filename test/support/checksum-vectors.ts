@@ -2,7 +2,7 @@
  * @module test/support/checksum-vectors
  * The book checksum test vectors (clients/vectors/checksum-v1.json, docs/protocol.md "Checksum test
  * vectors"): book streams as the relay sends them, each message with the book after it and that
- * book's checksum, computed here by the reference implementation (src/protocol/book.ts). Most cases
+ * book's checksum, computed here by the reference implementation (packages/protocol/src/protocol/book.ts). Most cases
  * are made the way the relay makes a stream (full books, cut to the stream's depth, diffed by
  * src/relay/channels/book-price-diff.ts); a few are hand-written updates the relay would not send but a client must
  * apply as the protocol says (changes out of order, a price changed twice, a removal of an absent level).
@@ -12,10 +12,15 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { limitDepth } from '../../src/channels/orders/relay-levels.ts';
-import { applyBookUpdate, type BookState, bookChecksum, bookChecksumInput } from '../../src/protocol/book.ts';
-import { sumDecimals } from '../../src/protocol/decimal.ts';
-import type { BookData, BookDepth, Level } from '../../src/protocol/messages.ts';
+import { limitDepth } from '../../packages/protocol/src/channels/orders/relay-levels.ts';
+import {
+  applyBookUpdate,
+  type BookState,
+  bookChecksum,
+  bookChecksumInput,
+} from '../../packages/protocol/src/protocol/book.ts';
+import { sumDecimals } from '../../packages/protocol/src/protocol/decimal.ts';
+import type { BookData, BookDepth, Level } from '../../packages/protocol/src/protocol/messages.ts';
 import { diffBook } from '../../src/relay/channels/book-price-diff.ts';
 
 export const CHECKSUM_VECTORS_FILE = fileURLToPath(

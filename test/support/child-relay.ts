@@ -12,20 +12,20 @@ import { waitFor } from './wait-for.ts';
 let entryPoint: string | undefined;
 
 /**
- * What a child relay runs: the compiled `dist/cli.js` when it is newer than every source file (as
+ * What a child relay runs: the compiled `dist/src/cli.js` when it is newer than every source file (as
  * after `npm ci` or `npm run build`), else the sources through tsx (`bin/market-relay.js`), so an
  * edit is never tested stale. Compiled, a relay starts in about half the time, which the tests that
  * start several relays (a rolling restart starts six) feel most on a busy machine.
  */
 function relayEntryPoint(): string {
-  entryPoint ??= isBuildCurrent() ? 'dist/cli.js' : 'bin/market-relay.js';
+  entryPoint ??= isBuildCurrent() ? 'dist/src/cli.js' : 'bin/market-relay.js';
   return entryPoint;
 }
 
 function isBuildCurrent(): boolean {
   let built: number;
   try {
-    built = statSync('dist/cli.js').mtimeMs;
+    built = statSync('dist/src/cli.js').mtimeMs;
   } catch {
     return false;
   }
@@ -36,7 +36,7 @@ function isBuildCurrent(): boolean {
         entry.isDirectory() ? newestSource(join(dir, entry.name)) : statSync(join(dir, entry.name)).mtimeMs,
       ),
     );
-  return newestSource('src') <= built;
+  return Math.max(...['src', 'packages/protocol/src', 'packages/client/src'].map(newestSource)) <= built;
 }
 
 export interface ChildRelay {

@@ -7,9 +7,14 @@
 
 import pino from 'pino';
 import { afterEach } from 'vitest';
-import { aggregateBook, limitDepth } from '../../src/channels/orders/relay-levels.ts';
-import type { BookState } from '../../src/protocol/book.ts';
-import type { BookDepth } from '../../src/protocol/messages.ts';
+import { aggregateBook, limitDepth } from '../../packages/protocol/src/channels/orders/relay-levels.ts';
+import type { BookState } from '../../packages/protocol/src/protocol/book.ts';
+import type { BookDepth } from '../../packages/protocol/src/protocol/messages.ts';
+import {
+  clobPriceBatchResponse,
+  type OrderBook,
+  orderBook,
+} from '../../packages/protocol/src/upstream/schemas.ts';
 import { type Relay, type RelayConfig, startRelay } from '../../src/relay-server.ts';
 import {
   type SimulatorHandle,
@@ -17,7 +22,6 @@ import {
   type SimulatorProfileName,
   startSimulator,
 } from '../../src/sim/server.ts';
-import { clobPriceBatchResponse, type OrderBook, orderBook } from '../../src/upstream/schemas.ts';
 
 export interface Harness {
   sim: SimulatorHandle;

@@ -3,7 +3,7 @@
  * the top of an hour checks both hours' candles instead of waiting on one that no longer gets the
  * new prints.
  */
-import type { CandlesData, TradesCandle } from '../../src/protocol/messages.ts';
+import type { CandlesData, TradesCandle } from '../../packages/protocol/src/protocol/messages.ts';
 
 const HOUR = 3_600_000;
 

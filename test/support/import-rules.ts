@@ -17,12 +17,12 @@ import ts from 'typescript';
 /** Layer -> rank; lower ranks are further down. Keep README "Architecture" in step with this. */
 export const layerRanks: Readonly<Record<string, number>> = {
   util: 0, // helpers that import nothing of the project (Node-free where the SDK uses them)
-  channels: 0.5, // each channel's Node-free part (src/channels/<name>/): wire types, stream ids, apply
+  channels: 0.5, // each channel's Node-free part (packages/protocol/src/channels/<name>/): wire types, stream ids, apply
   protocol: 1, // the wire protocol, shared by relay and SDK
   upstream: 2, // upstream schemas and HTTP client
   client: 2, // the browser/Node SDK: protocol + util only
   sim: 3, // the upstream simulator
-  'channels:relay': 3.5, // each channel's server part (src/channels/**/relay*.ts): diff, what to poll
+  'channels:relay': 3.5, // each channel's server part (packages/protocol/src/channels/**/relay*.ts): diff, what to poll
   relay: 4, // streams, registry, poller, diff, prepared frames, coordination (alone or over Redis)
   ws: 5, // the WebSocket endpoint: writes the relay's frames
   sse: 5, // the Server-Sent Events endpoint: writes the relay's frames as events
@@ -59,7 +59,7 @@ export const roomRanks: Readonly<Record<string, Readonly<Record<string, number>>
 export type ImportGraph = ReadonlyMap<string, readonly string[]>;
 
 /**
- * A module's layer: its top-level folder, or `app`. src/channels/ holds both parts of each channel,
+ * A module's layer: its top-level folder, or `app`. packages/protocol/src/channels/ holds both parts of each channel,
  * told apart by file name: a `relay*.ts` file is the server's part (layer `channels:relay`, which
  * may import upstream), every other file the Node-free part the protocol and the SDK import.
  */
@@ -78,34 +78,76 @@ export function roomOf(module: string): string {
   return parts.length > 2 ? (parts[1] as string) : '.';
 }
 
-/** Reads every .ts file under `root` and its relative imports. */
-export function readImportGraph(root: string): ImportGraph {
+/**
+ * Where modules live: a folder of sources, and the prefix its modules' names take (the SDK package's
+ * sources are the `client` layer). A module is named by its layer path, wherever it lives, so the
+ * ranks read the same across the server (src/) and the packages (packages/<name>/src/).
+ */
+export interface SourceRoot {
+  dir: string;
+  as?: string;
+  /** A package's sources: they may import only packages' sources, never the server's. */
+  packaged?: boolean;
+}
+
+/** Reads every .ts file under the roots and its relative imports. */
+export function readImportGraph(roots: readonly SourceRoot[]): ImportGraph {
   const graph = new Map<string, string[]>();
   const visit = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const file = path.join(dir, entry.name);
       if (entry.isDirectory()) visit(file);
-      else if (entry.name.endsWith('.ts')) graph.set(moduleName(root, file), importsOf(root, file));
+      else if (entry.name.endsWith('.ts'))
+        graph.set(
+          moduleName(roots, file),
+          importedFiles(file).map((target) => moduleName(roots, target)),
+        );
     }
   };
-  visit(root);
+  for (const root of roots) visit(root.dir);
   return graph;
 }
 
-function moduleName(root: string, file: string): string {
-  return path
-    .relative(root, file)
-    .split(path.sep)
-    .join('/')
-    .replace(/\.(ts|js)$/, '');
+/** Every import of a package's sources that reaches outside the packages, one line each. */
+export function packageBoundaryViolations(roots: readonly SourceRoot[]): string[] {
+  const inPackage = (file: string) => rootOf(roots, file)?.packaged === true;
+  const violations: string[] = [];
+  const visit = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) visit(file);
+      else if (entry.name.endsWith('.ts'))
+        for (const target of importedFiles(file))
+          if (!inPackage(target))
+            violations.push(
+              `${moduleName(roots, file)} -> ${moduleName(roots, target)}: a package imports the server`,
+            );
+    }
+  };
+  for (const root of roots) if (root.packaged) visit(root.dir);
+  return violations;
 }
 
-function importsOf(root: string, file: string): string[] {
-  const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
-  const targets = importedFiles
-    .map((imported) => imported.fileName)
+function rootOf(roots: readonly SourceRoot[], file: string): SourceRoot | undefined {
+  return roots.find((root) => !path.relative(root.dir, file).startsWith('..'));
+}
+
+function moduleName(roots: readonly SourceRoot[], file: string): string {
+  const root = rootOf(roots, file);
+  const relative = path
+    .relative(root?.dir ?? process.cwd(), file)
+    .split(path.sep)
+    .join('/');
+  return `${root?.as ?? ''}${relative}`.replace(/\.(ts|js)$/, '');
+}
+
+/** The files `file` imports by relative path (static imports, re-exports, dynamic `import()`). */
+function importedFiles(file: string): string[] {
+  const { importedFiles: imported } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+  const targets = imported
+    .map((entry) => entry.fileName)
     .filter((name) => name.startsWith('.'))
-    .map((name) => moduleName(root, path.resolve(path.dirname(file), name)));
+    .map((name) => path.resolve(path.dirname(file), name));
   return [...new Set(targets)];
 }
 

@@ -6,15 +6,20 @@
  */
 
 import jsonPatch, { type Operation } from 'fast-json-patch';
-import { applyCandlesUpdate, candlesChecksum } from '../../src/channels/candles/candles.ts';
-import { applyOracleUpdate } from '../../src/channels/oracle/oracle.ts';
-import { applyProbabilitiesUpdate } from '../../src/channels/probabilities/probabilities.ts';
-import { applyTradesUpdate } from '../../src/channels/trades/trades.ts';
-import { applyBookUpdate, type BookState, bookChecksum } from '../../src/protocol/book.ts';
-import { applyMarketsUpdate, applyMarketUpdate } from '../../src/protocol/channel-state.ts';
-import { restChecksum } from '../../src/protocol/json-patch.ts';
-import type { CandlesData, Channel, ChannelData, JsonValue } from '../../src/protocol/messages.ts';
-import { applyPriceUpdate } from '../../src/protocol/price.ts';
+import { applyCandlesUpdate, candlesChecksum } from '../../packages/protocol/src/channels/candles/candles.ts';
+import { applyOracleUpdate } from '../../packages/protocol/src/channels/oracle/oracle.ts';
+import { applyProbabilitiesUpdate } from '../../packages/protocol/src/channels/probabilities/probabilities.ts';
+import { applyTradesUpdate } from '../../packages/protocol/src/channels/trades/trades.ts';
+import { applyBookUpdate, type BookState, bookChecksum } from '../../packages/protocol/src/protocol/book.ts';
+import { applyMarketsUpdate, applyMarketUpdate } from '../../packages/protocol/src/protocol/channel-state.ts';
+import { restChecksum } from '../../packages/protocol/src/protocol/json-patch.ts';
+import type {
+  CandlesData,
+  Channel,
+  ChannelData,
+  JsonValue,
+} from '../../packages/protocol/src/protocol/messages.ts';
+import { applyPriceUpdate } from '../../packages/protocol/src/protocol/price.ts';
 import { applyOrdersUpdate } from './orders-state.ts';
 
 /** Each channel's state as a client keeps it (`book`: the sorted levels). */

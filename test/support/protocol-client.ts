@@ -9,7 +9,10 @@
 import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import WebSocket from 'ws';
-import { type CompactStreamIdentity, decodeCompactStreamMessage } from '../../src/protocol/compact.ts';
+import {
+  type CompactStreamIdentity,
+  decodeCompactStreamMessage,
+} from '../../packages/protocol/src/protocol/compact.ts';
 import { type Message, MessageRecorder } from './message-recorder.ts';
 import { waitFor } from './wait-for.ts';
 

@@ -6,12 +6,12 @@
  */
 import { Redis } from 'ioredis';
 import { afterEach } from 'vitest';
+import { targetKeys } from '../../packages/protocol/src/util/keys.ts';
 import { RedisBroker } from '../../src/relay/coordination/redis/broker.ts';
 import { preferredRelay } from '../../src/relay/coordination/redis/rendezvous.ts';
 import type { Relay } from '../../src/relay-server.ts';
 import type { SimulatorProfileName } from '../../src/sim/profile.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
-import { targetKeys } from '../../src/util/keys.ts';
 import { startHarnessRelay } from './harness.ts';
 import type { ProtocolClient } from './protocol-client.ts';
 import { useRedis } from './redis.ts';

@@ -1,11 +1,11 @@
 /**
  * @module test/support/sse-client
  * A plain SSE client for relay tests, on Node's fetch: it reads the event stream with the SDK's one
- * SSE reader (src/client/connection/event-stream.ts), keeps the last event id as a browser's
+ * SSE reader (packages/client/src/connection/event-stream.ts), keeps the last event id as a browser's
  * EventSource would, and records the messages like the WebSocket test client. `drop()` cuts the
  * connection the way a network failure would.
  */
-import { readEventStream } from '../../src/client/connection/event-stream.ts';
+import { readEventStream } from '../../packages/client/src/connection/event-stream.ts';
 import { type Message, MessageRecorder } from './message-recorder.ts';
 import { waitFor } from './wait-for.ts';
 

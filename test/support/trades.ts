@@ -4,7 +4,7 @@
  * harness setup the trades end-to-end tests share (docs/protocol.md "`trades` data").
  */
 import { expect } from 'vitest';
-import type { TradeEntry } from '../../src/protocol/messages.ts';
+import type { TradeEntry } from '../../packages/protocol/src/protocol/messages.ts';
 import type { Relay } from '../../src/relay-server.ts';
 import type { SimulatorHandle } from '../../src/sim/server.ts';
 import type { Closable, Harness } from './harness.ts';

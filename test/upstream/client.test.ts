@@ -1,12 +1,5 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
-import type { UserProfileResponse } from '../../src/upstream/account-schemas.ts';
-import {
-  type CallInit,
-  UpstreamClient,
-  type UpstreamClientOptions,
-  type UpstreamRequestEvent,
-} from '../../src/upstream/client.ts';
 import {
   UpstreamError,
   UpstreamHttpError,
@@ -15,8 +8,19 @@ import {
   UpstreamNetworkError,
   UpstreamSchemaError,
   UpstreamTimeoutError,
-} from '../../src/upstream/errors.ts';
-import type { HoldersResponse, OrderBook, UpstreamHealth } from '../../src/upstream/schemas.ts';
+} from '../../packages/protocol/src/upstream/errors.ts';
+import type {
+  HoldersResponse,
+  OrderBook,
+  UpstreamHealth,
+} from '../../packages/protocol/src/upstream/schemas.ts';
+import type { UserProfileResponse } from '../../src/upstream/account-schemas.ts';
+import {
+  type CallInit,
+  UpstreamClient,
+  type UpstreamClientOptions,
+  type UpstreamRequestEvent,
+} from '../../src/upstream/client.ts';
 import { type Handler, json, type ScriptedServer, startScriptedServer, waitFor } from './scripted-server.ts';
 
 const MARKET = '3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b';

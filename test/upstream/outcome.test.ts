@@ -6,10 +6,10 @@ import {
   UpstreamNetworkError,
   UpstreamSchemaError,
   UpstreamTimeoutError,
-} from '../../src/upstream/errors.ts';
+} from '../../packages/protocol/src/upstream/errors.ts';
+import { upstreamHealth } from '../../packages/protocol/src/upstream/schemas.ts';
 import type { Exchange } from '../../src/upstream/exchange.ts';
 import { judgeExchange, ResponseMemo, type UpstreamRequest } from '../../src/upstream/outcome.ts';
-import { upstreamHealth } from '../../src/upstream/schemas.ts';
 
 const request: UpstreamRequest<unknown> = {
   endpoint: 'GET /health',

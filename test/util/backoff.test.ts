@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fullJitterDelayMs } from '../../src/util/backoff.ts';
+import { fullJitterDelayMs } from '../../packages/protocol/src/util/backoff.ts';
 
 describe('fullJitterDelayMs', () => {
   it('counts retries from 0: the first retry waits up to the base, then the ceiling doubles up to the cap', () => {

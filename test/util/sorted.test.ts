@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isSortedBy } from '../../src/util/sorted.ts';
+import { isSortedBy } from '../../packages/protocol/src/util/sorted.ts';
 
 const ascending = (a: number, b: number): number => a - b;
 

@@ -8,9 +8,12 @@ import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
 import { constants, inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import type { BookState } from '../../src/protocol/book.ts';
-import { COMPACT_SUBPROTOCOL, decodeCompactStreamMessage } from '../../src/protocol/compact.ts';
-import type { BookDepth, StreamMessage } from '../../src/protocol/messages.ts';
+import type { BookState } from '../../packages/protocol/src/protocol/book.ts';
+import {
+  COMPACT_SUBPROTOCOL,
+  decodeCompactStreamMessage,
+} from '../../packages/protocol/src/protocol/compact.ts';
+import type { BookDepth, StreamMessage } from '../../packages/protocol/src/protocol/messages.ts';
 import { priceDataOf } from '../../src/relay/channels/codecs.ts';
 import { toFrame } from '../../src/relay/streams/frame.ts';
 import { selectSubprotocol } from '../../src/ws/endpoint.ts';
@@ -228,7 +231,7 @@ describe('compact WebSocket connections', () => {
     expect(replayed.map((m) => m.seq)).toEqual([seq + 1, seq + 2, seq + 3]);
     expect(after.of('snapshot')).toEqual([]);
     expect(after.compactMessages).toBe(3);
-    const { applyBookUpdate } = await import('../../src/protocol/book.ts');
+    const { applyBookUpdate } = await import('../../packages/protocol/src/protocol/book.ts');
     const resumed = replayed.reduce(
       (book, m) => applyBookUpdate(book, m.data as BookState),
       state as BookState,

@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { closeCodes, errorCodes } from '../../src/protocol/messages.ts';
+import { closeCodes, errorCodes } from '../../packages/protocol/src/protocol/messages.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { propertyRuns } from '../support/property-runs.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';

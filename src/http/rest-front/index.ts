@@ -8,8 +8,8 @@
  * `checksum` for clients that poll the relay.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { MARKET_ID_PATTERN } from '../../protocol/limits.ts';
-import { bookDepths } from '../../protocol/messages.ts';
+import { MARKET_ID_PATTERN } from '../../../packages/protocol/src/protocol/limits.ts';
+import { bookDepths } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { MarketAdmission } from '../../relay/admission/market.ts';
 import { OneOffRefusedError } from '../../relay/poll/one-off-queue.ts';
 import { currentSnapshot } from '../../relay/session/current-snapshot.ts';

@@ -5,7 +5,10 @@
  * batch costs upstream nothing. Upstream's shape (docs/upstream.md): one entry per market, its
  * price fields as upstream last sent them, `timestamp` the time of that upstream snapshot.
  */
-import { MARKET_ID_PATTERN, MAX_MARKETS_PER_REQUEST } from '../../protocol/limits.ts';
+import {
+  MARKET_ID_PATTERN,
+  MAX_MARKETS_PER_REQUEST,
+} from '../../../packages/protocol/src/protocol/limits.ts';
 import type { StreamRegistry } from '../../relay/streams/registry.ts';
 
 export const LIVE_PRICES_PATH = '/clob/market-prices/batch';

@@ -3,7 +3,7 @@
  * What one connection and one client address group (relay/admission/client-address.ts
  * `addressGroup`: an IPv4 address, an IPv6 prefix) hold of the streams that cost the most to start
  * and to keep (docs/operations.md "Isolation"): distinct `rest` paths, catalogue filters (`markets`)
- * and the streams of each channel that declares a bound (src/channels/relay-definition.ts
+ * and the streams of each channel that declares a bound (packages/protocol/src/channels/relay-definition.ts
  * `GroupBound`), each bounded per connection and per group; the streams a group creates
  * (of any channel), at a bounded rate per group; and the `rest` paths and token filters upstream
  * has never answered for this relay, at a smaller rate per group, as unknown market ids are.
@@ -11,10 +11,13 @@
  * Kept incrementally from the session's joins and leaves, so a check costs the size of the request,
  * never a walk over every stream: with ten thousand streams the relay must still answer quickly.
  */
-import type { DefinedChannel } from '../../channels/registry.ts';
-import type { GroupBound } from '../../channels/relay-definition.ts';
-import { type ChannelGroupLimits, relayChannels } from '../../channels/relay-registry.ts';
-import type { Channel } from '../../protocol/messages.ts';
+import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
+import type { GroupBound } from '../../../packages/protocol/src/channels/relay-definition.ts';
+import {
+  type ChannelGroupLimits,
+  relayChannels,
+} from '../../../packages/protocol/src/channels/relay-registry.ts';
+import type { Channel } from '../../../packages/protocol/src/protocol/messages.ts';
 import { TokenBucket } from '../../util/token-bucket.ts';
 import type { StreamSubscriber } from '../streams/stream.ts';
 

@@ -14,8 +14,8 @@
  * Pure bookkeeping over the registry; the client's session (relay/session/session.ts) sends the answers.
  */
 import { createHash } from 'node:crypto';
-import { marketOfStreamId } from '../../protocol/channels.ts';
-import { type Channel, channels, type ErrorCode } from '../../protocol/messages.ts';
+import { marketOfStreamId } from '../../../packages/protocol/src/protocol/channels.ts';
+import { type Channel, channels, type ErrorCode } from '../../../packages/protocol/src/protocol/messages.ts';
 import { TokenBucket } from '../../util/token-bucket.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';

@@ -4,9 +4,20 @@
  * ("`book` data", "`price` data"). No update is sent for a poll that changed nothing
  * (protocol.md "Sequencing"), hence `null` for no change.
  */
-import { askOrder, type BookState, bidOrder, type LevelOrder, REMOVED_SIZE } from '../../protocol/book.ts';
-import type { BookData, Level, PriceData, PriceUpdateData } from '../../protocol/messages.ts';
-import { priceFields } from '../../protocol/messages.ts';
+import {
+  askOrder,
+  type BookState,
+  bidOrder,
+  type LevelOrder,
+  REMOVED_SIZE,
+} from '../../../packages/protocol/src/protocol/book.ts';
+import type {
+  BookData,
+  Level,
+  PriceData,
+  PriceUpdateData,
+} from '../../../packages/protocol/src/protocol/messages.ts';
+import { priceFields } from '../../../packages/protocol/src/protocol/messages.ts';
 
 /**
  * The levels that differ between `prev` and `next`, best first per side: `[price, newSize]` for a

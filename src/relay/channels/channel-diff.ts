@@ -6,14 +6,14 @@
  * `diff(prev, next)` to `prev` gives `next` (test/relay/channels/channel-diff.property.test.ts).
  */
 
-import { diffRecord, sameJson } from '../../channels/records.ts';
+import { diffRecord, sameJson } from '../../../packages/protocol/src/channels/records.ts';
 import type {
   MarketData,
   MarketListRecord,
   MarketsData,
   MarketsUpdateData,
   MarketUpdateData,
-} from '../../protocol/messages.ts';
+} from '../../../packages/protocol/src/protocol/messages.ts';
 
 /** The fields whose value changed (compared as JSON), `null` for a field gone. */
 export function diffMarket(prev: MarketData, next: MarketData): MarketUpdateData | null {

@@ -5,18 +5,18 @@
  * is its snapshot's data: `book`'s sorted, aggregated levels, every other channel's data as sent.
  */
 import { crc32 } from 'node:zlib';
-import type { DefinedChannel } from '../../channels/registry.ts';
-import { type StreamCodec, sendWhole } from '../../channels/relay-definition.ts';
-import { relayChannels } from '../../channels/relay-registry.ts';
-import { type BookState, bookChecksum } from '../../protocol/book.ts';
-import { restChecksum } from '../../protocol/json-patch.ts';
-import type { Channel, ChannelData, PriceData } from '../../protocol/messages.ts';
-import type { ClobPriceSnapshot } from '../../upstream/schemas.ts';
+import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
+import { type StreamCodec, sendWhole } from '../../../packages/protocol/src/channels/relay-definition.ts';
+import { relayChannels } from '../../../packages/protocol/src/channels/relay-registry.ts';
+import { type BookState, bookChecksum } from '../../../packages/protocol/src/protocol/book.ts';
+import { restChecksum } from '../../../packages/protocol/src/protocol/json-patch.ts';
+import type { Channel, ChannelData, PriceData } from '../../../packages/protocol/src/protocol/messages.ts';
+import type { ClobPriceSnapshot } from '../../../packages/protocol/src/upstream/schemas.ts';
 import { diffBook, diffPrice } from './book-price-diff.ts';
 import { diffMarket, diffMarkets } from './channel-diff.ts';
 import { diffJson } from './json-patch-diff.ts';
 
-export { type StreamCodec, sendWhole } from '../../channels/relay-definition.ts';
+export { type StreamCodec, sendWhole } from '../../../packages/protocol/src/channels/relay-definition.ts';
 
 /** Each channel's stream state and update data. */
 export type ChannelState<C extends Channel> = C extends 'book' ? BookState : ChannelData[C]['snapshot'];
@@ -40,7 +40,7 @@ export const codecs: { readonly [C in Channel]: StreamCodec<ChannelState<C>, Cha
   ...definedCodecs(),
 };
 
-/** The codecs of the channels with a folder of their own (src/channels/relay-registry.ts). */
+/** The codecs of the channels with a folder of their own (packages/protocol/src/channels/relay-registry.ts). */
 function definedCodecs(): { readonly [C in DefinedChannel]: StreamCodec<ChannelState<C>, ChannelDelta<C>> } {
   return Object.fromEntries(
     Object.entries(relayChannels).map(([channel, { codec }]) => [channel, codec]),

@@ -5,7 +5,7 @@
  * not recursion, so a body nested 100,000 deep (JSON.parse reads one) is measured, not a stack
  * overflow; the walk stops at the first bound passed.
  */
-import type { JsonValue } from '../../protocol/messages.ts';
+import type { JsonValue } from '../../../packages/protocol/src/protocol/messages.ts';
 
 export interface JsonBounds {
   /** Levels of arrays and objects, the body's own included. */

@@ -15,8 +15,8 @@
  * {@link MAX_DIFF_DEPTH} levels, or past a keyed list's work allowance (linear in its length), the
  * diff gives up and the caller sends the next body whole (docs/protocol.md "`rest` data").
  */
-import { type PatchOperation, pointerToken } from '../../protocol/json-patch.ts';
-import type { JsonValue } from '../../protocol/messages.ts';
+import { type PatchOperation, pointerToken } from '../../../packages/protocol/src/protocol/json-patch.ts';
+import type { JsonValue } from '../../../packages/protocol/src/protocol/messages.ts';
 
 type JsonObject = { [key: string]: JsonValue };
 

@@ -6,16 +6,16 @@
  * them back from Redis adds is the Redis broker's own (relay/coordination/redis/codecs.ts).
  */
 
-import { limitDepth } from '../../channels/relay-registry.ts';
-import { applyBookUpdate, type BookState } from '../../protocol/book.ts';
+import { limitDepth } from '../../../packages/protocol/src/channels/relay-registry.ts';
+import { applyBookUpdate, type BookState } from '../../../packages/protocol/src/protocol/book.ts';
 import {
   type BookData,
   type BookDepth,
   bookDepths,
   type PriceData,
   type PriceUpdateData,
-} from '../../protocol/messages.ts';
-import { applyPriceUpdate } from '../../protocol/price.ts';
+} from '../../../packages/protocol/src/protocol/messages.ts';
+import { applyPriceUpdate } from '../../../packages/protocol/src/protocol/price.ts';
 import { diffBook, diffPrice } from '../channels/book-price-diff.ts';
 import { codecs, type StreamCodec } from '../channels/codecs.ts';
 import type { StreamRegistry } from '../streams/registry.ts';

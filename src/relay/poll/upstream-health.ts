@@ -11,8 +11,13 @@
  * turns `/health` 503 and keeps a 404 from ever reading as `unknown_market`. It also keeps which
  * endpoints answered 2xx since then: the evidence relay/targets/not-found.ts judges a refused id by.
  */
+
+import {
+  UpstreamHttpError,
+  UpstreamInvalidJsonError,
+  UpstreamSchemaError,
+} from '../../../packages/protocol/src/upstream/errors.ts';
 import type { UpstreamClient, UpstreamRequestEvent } from '../../upstream/client.ts';
-import { UpstreamHttpError, UpstreamInvalidJsonError, UpstreamSchemaError } from '../../upstream/errors.ts';
 
 const WINDOW = 100;
 

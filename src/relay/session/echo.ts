@@ -9,7 +9,7 @@ import type {
   RequestId,
   SubscribeRequest,
   UnsubscribeRequest,
-} from '../../protocol/messages.ts';
+} from '../../../packages/protocol/src/protocol/messages.ts';
 
 /** What a `subscribed` / `unsubscribed` answer echoes of its request. */
 export function echoedSelection(

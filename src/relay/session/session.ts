@@ -13,7 +13,11 @@
  * (relay/streams/slow-consumer.ts) and resends one snapshot per held stream when the transport says
  * its buffer drained. Requests are answered in the order they arrived (session/request-order.ts).
  */
-import { isChannel, isWildcard, isWildcardChannel } from '../../protocol/channels.ts';
+import {
+  isChannel,
+  isWildcard,
+  isWildcardChannel,
+} from '../../../packages/protocol/src/protocol/channels.ts';
 import type {
   ClientRequest,
   ErrorCode,
@@ -22,8 +26,8 @@ import type {
   ServerMessage,
   SubscribeRequest,
   UnsubscribeRequest,
-} from '../../protocol/messages.ts';
-import { streamKey } from '../../util/keys.ts';
+} from '../../../packages/protocol/src/protocol/messages.ts';
+import { streamKey } from '../../../packages/protocol/src/util/keys.ts';
 import type { MarketAdmission, Refusal } from '../admission/market.ts';
 import type { RelayEvents } from '../events.ts';
 import { type Frame, toFrame } from '../streams/frame.ts';

@@ -6,7 +6,7 @@
  * client's resume point can be replayed (docs/protocol.md "Resume"). Then, once `subscribed` is
  * written, the first messages of each stream: the replay, or a fresh snapshot.
  */
-import { isChannel } from '../../protocol/channels.ts';
+import { isChannel } from '../../../packages/protocol/src/protocol/channels.ts';
 import type {
   BookDepth,
   Channel,
@@ -14,8 +14,8 @@ import type {
   ResumePoint,
   ServerMessage,
   SubscribeRequest,
-} from '../../protocol/messages.ts';
-import { streamKey } from '../../util/keys.ts';
+} from '../../../packages/protocol/src/protocol/messages.ts';
+import { streamKey } from '../../../packages/protocol/src/util/keys.ts';
 import type { Refusal } from '../admission/market.ts';
 import type { Frame } from '../streams/frame.ts';
 import { type HistoryReplay, NOTHING_FETCHED, type StreamRegistry } from '../streams/registry.ts';

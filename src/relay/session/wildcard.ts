@@ -18,9 +18,13 @@
  * change first, the wildcard waits for the stream to close before leaving it, so the client sees
  * the update whichever poll came first.
  */
-import type { WildcardChannel } from '../../protocol/channels.ts';
-import type { MarketsData, ResumePoint, ServerMessage } from '../../protocol/messages.ts';
-import { streamKey } from '../../util/keys.ts';
+import type { WildcardChannel } from '../../../packages/protocol/src/protocol/channels.ts';
+import type {
+  MarketsData,
+  ResumePoint,
+  ServerMessage,
+} from '../../../packages/protocol/src/protocol/messages.ts';
+import { streamKey } from '../../../packages/protocol/src/util/keys.ts';
 import type { Refusal } from '../admission/market.ts';
 import type { Frame } from '../streams/frame.ts';
 import type { StreamRegistry } from '../streams/registry.ts';

@@ -13,9 +13,9 @@
  * @see https://www.rfc-editor.org/rfc/rfc6455#section-5.2
  */
 import { constants, deflateRawSync } from 'node:zlib';
-import { onTheWire } from '../../protocol/channels.ts';
-import { encodeCompactStreamMessage } from '../../protocol/compact.ts';
-import type { ServerMessage, StreamMessage } from '../../protocol/messages.ts';
+import { onTheWire } from '../../../packages/protocol/src/protocol/channels.ts';
+import { encodeCompactStreamMessage } from '../../../packages/protocol/src/protocol/compact.ts';
+import type { ServerMessage, StreamMessage } from '../../../packages/protocol/src/protocol/messages.ts';
 
 /** Where a stream message stands in its stream: what a client resumes from. */
 export interface StreamPosition {

@@ -4,7 +4,7 @@
  * (with its fan-out size and delay), and every freshness change (`live` / `stale` / `closed`).
  * Typed end to end: a stream only takes the state type its channel declares.
  */
-import type { StreamState } from '../../protocol/messages.ts';
+import type { StreamState } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { RelayEvents } from '../events.ts';
 import type { Frame } from './frame.ts';
 import type { AnyStream, Stream } from './stream.ts';

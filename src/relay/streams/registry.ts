@@ -12,8 +12,8 @@ import {
   channels,
   type ResumePoint,
   streamIdKinds,
-} from '../../protocol/messages.ts';
-import { streamKey } from '../../util/keys.ts';
+} from '../../../packages/protocol/src/protocol/messages.ts';
+import { streamKey } from '../../../packages/protocol/src/util/keys.ts';
 import { codecs } from '../channels/codecs.ts';
 import type { Frame } from './frame.ts';
 import {

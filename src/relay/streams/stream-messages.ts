@@ -5,7 +5,7 @@
  * Built here from the stream's identity and position, so the stream (relay/streams/stream.ts)
  * keeps its sequence, state and subscribers. Each message's fields are in the order the wire shows.
  */
-import { streamIdNoun } from '../../protocol/channels.ts';
+import { streamIdNoun } from '../../../packages/protocol/src/protocol/channels.ts';
 import type {
   BookDepth,
   Channel,
@@ -14,7 +14,7 @@ import type {
   ServerMessage,
   StatusMessage,
   StreamState,
-} from '../../protocol/messages.ts';
+} from '../../../packages/protocol/src/protocol/messages.ts';
 
 /** The stream a message is about; a book's depth is named in each of its messages. */
 export interface MessageSubject {

@@ -6,8 +6,13 @@
  * what each message holds is relay/streams/stream-messages.ts.
  */
 import { randomBytes } from 'node:crypto';
-import type { BookDepth, Channel, ServerMessage, StreamState } from '../../protocol/messages.ts';
-import { streamKey } from '../../util/keys.ts';
+import type {
+  BookDepth,
+  Channel,
+  ServerMessage,
+  StreamState,
+} from '../../../packages/protocol/src/protocol/messages.ts';
+import { streamKey } from '../../../packages/protocol/src/util/keys.ts';
 import { type ChannelDelta, type ChannelState, type StreamCodec, sendWhole } from '../channels/codecs.ts';
 import { type Frame, type StreamPosition, toFrame } from './frame.ts';
 import { ResumeRing } from './resume-ring.ts';

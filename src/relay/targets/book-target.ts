@@ -14,20 +14,20 @@
  * The memo then holds a stand-in with empty sides, not the parsed book (see #keepLess).
  */
 
-import type { DefinedChannel } from '../../channels/registry.ts';
-import type { ServedFromBook } from '../../channels/relay-definition.ts';
+import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
+import type { ServedFromBook } from '../../../packages/protocol/src/channels/relay-definition.ts';
 import {
   aggregateBook,
   aggregateSides,
   bookServedChannels,
   relayChannels,
-} from '../../channels/relay-registry.ts';
-import type { BookState } from '../../protocol/book.ts';
-import type { BookDepth } from '../../protocol/messages.ts';
+} from '../../../packages/protocol/src/channels/relay-registry.ts';
+import type { BookState } from '../../../packages/protocol/src/protocol/book.ts';
+import type { BookDepth } from '../../../packages/protocol/src/protocol/messages.ts';
+import type { OrderBook } from '../../../packages/protocol/src/upstream/schemas.ts';
+import { bookTargetKey } from '../../../packages/protocol/src/util/keys.ts';
 import { readOrderBook } from '../../upstream/book-reader.ts';
 import { ResponseMemo } from '../../upstream/client.ts';
-import type { OrderBook } from '../../upstream/schemas.ts';
-import { bookTargetKey } from '../../util/keys.ts';
 import { type ChannelState, withMilliseconds } from '../channels/codecs.ts';
 import { bookNumberedCodec } from '../coordination/codecs.ts';
 import type { SharedResult } from '../coordination/shared-result.ts';

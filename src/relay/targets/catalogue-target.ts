@@ -9,10 +9,14 @@
  * show one twice (the map keeps one) but never hides one. When the pages still hold fewer markets than upstream's
  * `total` (a market left a filtered list meanwhile), the poll reads them again once.
  */
-import { catalogueFilterOf } from '../../protocol/channels.ts';
-import type { MarketsData } from '../../protocol/messages.ts';
-import { readPages } from '../../upstream/paging.ts';
-import { type MarketListItem, type MarketsResponse, marketsResponse } from '../../upstream/schemas.ts';
+import { catalogueFilterOf } from '../../../packages/protocol/src/protocol/channels.ts';
+import type { MarketsData } from '../../../packages/protocol/src/protocol/messages.ts';
+import { readPages } from '../../../packages/protocol/src/upstream/paging.ts';
+import {
+  type MarketListItem,
+  type MarketsResponse,
+  marketsResponse,
+} from '../../../packages/protocol/src/upstream/schemas.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { PollContext } from './poll-target.ts';
 import { StreamTarget } from './stream-target.ts';

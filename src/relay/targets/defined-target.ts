@@ -1,13 +1,17 @@
 /**
  * @module relay/targets/defined-target
  * The poll target of a channel with a folder of its own that is polled one upstream request per
- * stream id (src/channels/relay-definition.ts `PolledPerStream`): the channel says what to ask and
+ * stream id (packages/protocol/src/channels/relay-definition.ts `PolledPerStream`): the channel says what to ask and
  * how a response becomes its state, relay/targets/stream-target.ts does the rest.
  */
 
-import type { DefinedChannel } from '../../channels/registry.ts';
-import type { PolledPerStream } from '../../channels/relay-definition.ts';
-import { type ChannelUpstream, type HintMapResponse, hintMap } from '../../channels/relay-registry.ts';
+import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
+import type { PolledPerStream } from '../../../packages/protocol/src/channels/relay-definition.ts';
+import {
+  type ChannelUpstream,
+  type HintMapResponse,
+  hintMap,
+} from '../../../packages/protocol/src/channels/relay-registry.ts';
 import type { ChannelState } from '../channels/codecs.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { PollOutcome } from './outcomes.ts';

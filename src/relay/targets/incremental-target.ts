@@ -1,17 +1,20 @@
 /**
  * @module relay/targets/incremental-target
- * The poll target of a channel whose stream delivers each entry once (src/channels/relay-definition.ts
+ * The poll target of a channel whose stream delivers each entry once (packages/protocol/src/channels/relay-definition.ts
  * `PolledIncrementally`): the channel says what a poll reads and how it becomes states; this target
  * keeps the stream's memory of what it delivered (a new stream, a new epoch, starts a new one), asks
  * (in cluster mode only the lease holder, which shares what it read; the others deliver what their
  * own stream has not), drops a response older than one applied, publishes and reports.
  */
 
-import type { DefinedChannel } from '../../channels/registry.ts';
-import type { PolledIncrementally } from '../../channels/relay-definition.ts';
-import type { ChannelEventMap, ChannelUpstream } from '../../channels/relay-registry.ts';
-import { streamIdKinds } from '../../protocol/messages.ts';
-import { streamTargetKey } from '../../util/keys.ts';
+import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
+import type { PolledIncrementally } from '../../../packages/protocol/src/channels/relay-definition.ts';
+import type {
+  ChannelEventMap,
+  ChannelUpstream,
+} from '../../../packages/protocol/src/channels/relay-registry.ts';
+import { streamIdKinds } from '../../../packages/protocol/src/protocol/messages.ts';
+import { streamTargetKey } from '../../../packages/protocol/src/util/keys.ts';
 import type { ChannelState } from '../channels/codecs.ts';
 import type { SharedResult } from '../coordination/shared-result.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';

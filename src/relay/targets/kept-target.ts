@@ -1,15 +1,18 @@
 /**
  * @module relay/targets/kept-target
  * The poll target of a channel with a folder of its own whose streams keep a state across polls
- * (src/channels/relay-definition.ts `StreamKeeper`): the channel says what a stream keeps, what a
+ * (packages/protocol/src/channels/relay-definition.ts `StreamKeeper`): the channel says what a stream keeps, what a
  * poll reads and how it is merged in; here are the lease, the order of responses, publishing, and
  * in cluster mode the lease holder's share, which the others publish as theirs and carry on from.
  */
 
-import type { DefinedChannel } from '../../channels/registry.ts';
-import type { StreamKeeper } from '../../channels/relay-definition.ts';
-import type { ChannelEventMap, ChannelUpstream } from '../../channels/relay-registry.ts';
-import { streamTargetKey } from '../../util/keys.ts';
+import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
+import type { StreamKeeper } from '../../../packages/protocol/src/channels/relay-definition.ts';
+import type {
+  ChannelEventMap,
+  ChannelUpstream,
+} from '../../../packages/protocol/src/channels/relay-registry.ts';
+import { streamTargetKey } from '../../../packages/protocol/src/util/keys.ts';
 import type { ChannelState } from '../channels/codecs.ts';
 import type { SharedResult } from '../coordination/shared-result.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';

@@ -6,10 +6,10 @@
  * market's book moved.
  */
 
-import type { PriceData } from '../../protocol/messages.ts';
-import { publicReason } from '../../upstream/errors.ts';
-import type { ClobPriceSnapshot } from '../../upstream/schemas.ts';
-import { priceTargetKey } from '../../util/keys.ts';
+import type { PriceData } from '../../../packages/protocol/src/protocol/messages.ts';
+import { publicReason } from '../../../packages/protocol/src/upstream/errors.ts';
+import type { ClobPriceSnapshot } from '../../../packages/protocol/src/upstream/schemas.ts';
+import { priceTargetKey } from '../../../packages/protocol/src/util/keys.ts';
 import { priceDataOf, withMilliseconds } from '../channels/codecs.ts';
 import type { StreamNumbering } from '../coordination/stream-numbering.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';

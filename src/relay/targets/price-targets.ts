@@ -5,7 +5,7 @@
  * registry. In cluster mode each market's prices are shared by the relay holding its lease
  * (relay/coordination/redis/broker.ts).
  */
-import { priceTargetKey } from '../../util/keys.ts';
+import { priceTargetKey } from '../../../packages/protocol/src/util/keys.ts';
 import { priceNumberedCodec } from '../coordination/codecs.ts';
 import { PRICE_BATCH_SIZE } from '../poll/budget.ts';
 import type { PollDispatcher } from '../poll/dispatcher.ts';

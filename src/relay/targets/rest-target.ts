@@ -9,9 +9,9 @@
  * refused as an invalid response: the poll fails and the stream goes stale, the others untouched.
  */
 import { z } from 'zod';
-import type { JsonValue } from '../../protocol/messages.ts';
-import { canonicalRestPath } from '../../protocol/rest-paths.ts';
-import { UpstreamSchemaError } from '../../upstream/errors.ts';
+import type { JsonValue } from '../../../packages/protocol/src/protocol/messages.ts';
+import { canonicalRestPath } from '../../../packages/protocol/src/protocol/rest-paths.ts';
+import { UpstreamSchemaError } from '../../../packages/protocol/src/upstream/errors.ts';
 import { beyondBounds, type JsonBounds } from '../channels/json-bounds.ts';
 import { MAX_DIFF_DEPTH } from '../channels/json-patch-diff.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';

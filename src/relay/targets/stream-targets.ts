@@ -7,10 +7,10 @@
  * A channel joins by a row in `streamTargetChannels`, or by its server part in the relay registry.
  */
 
-import type { DefinedChannel } from '../../channels/registry.ts';
-import { relayChannels } from '../../channels/relay-registry.ts';
-import type { PlainChannel } from '../../protocol/messages.ts';
-import { streamTargetKey } from '../../util/keys.ts';
+import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
+import { relayChannels } from '../../../packages/protocol/src/channels/relay-registry.ts';
+import type { PlainChannel } from '../../../packages/protocol/src/protocol/messages.ts';
+import { streamTargetKey } from '../../../packages/protocol/src/util/keys.ts';
 import type { PollDispatcher } from '../poll/dispatcher.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import { CatalogueTarget } from './catalogue-target.ts';

@@ -5,7 +5,11 @@
  * leaves it open.
  */
 
-import type { ClobPriceBatchResponse, ClobPriceSnapshot, OrderBook } from '../../upstream/schemas.ts';
+import type {
+  ClobPriceBatchResponse,
+  ClobPriceSnapshot,
+  OrderBook,
+} from '../../../packages/protocol/src/upstream/schemas.ts';
 import type { MarketSimulation } from '../market-simulation.ts';
 import type { SimulatorProfile } from '../profile.ts';
 import { clobPriceOf, isoTimeBatch, orderBookOf } from '../snapshots.ts';

@@ -4,7 +4,7 @@
  * parameters shared by every endpoint (docs/upstream.md): `limit`/`offset` in
  * string or integer form, enumerations, booleans, pagination.
  */
-import { isMarketId } from '../../protocol/limits.ts';
+import { isMarketId } from '../../../packages/protocol/src/protocol/limits.ts';
 import type { SimMarket } from '../market.ts';
 import type { MarketSimulation } from '../market-simulation.ts';
 

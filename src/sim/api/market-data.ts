@@ -5,7 +5,10 @@
  * and left out of a batch (docs/upstream.md).
  */
 
-import type { MarketDataBatchResponse, MarketDataSnapshot } from '../../upstream/schemas.ts';
+import type {
+  MarketDataBatchResponse,
+  MarketDataSnapshot,
+} from '../../../packages/protocol/src/upstream/schemas.ts';
 import type { MarketSimulation } from '../market-simulation.ts';
 import { marketDataOf } from '../snapshots.ts';
 import { notFound, ok, parseMarketIdsBody, requireMarket } from './http.ts';

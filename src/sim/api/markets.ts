@@ -6,7 +6,7 @@
  * docs/upstream.md.
  */
 
-import { isMarketId } from '../../protocol/limits.ts';
+import { isMarketId } from '../../../packages/protocol/src/protocol/limits.ts';
 import type {
   CommentsResponse,
   HistoryResponse,
@@ -16,7 +16,7 @@ import type {
   MarketsResponse,
   ProbabilitiesResponse,
   ProbabilityEntry,
-} from '../../upstream/schemas.ts';
+} from '../../../packages/protocol/src/upstream/schemas.ts';
 import { commentsOf } from '../comments.ts';
 import { formatPrice, formatTrimmed, NOTIONAL_SCALE, priceNumber, SIZE_SCALE } from '../fixed-point.ts';
 import { DEFAULT_HISTORY_INTERVAL, historyIntervals, historyOf } from '../history.ts';

@@ -6,7 +6,7 @@
  */
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { targetKeys } from '../../../src/util/keys.ts';
+import { targetKeys } from '../../../packages/protocol/src/util/keys.ts';
 import { useClusterStreams } from '../../support/cluster-streams.ts';
 import { redisAvailable } from '../../support/redis.ts';
 import { waitFor } from '../../support/wait-for.ts';

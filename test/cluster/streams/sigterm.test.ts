@@ -5,7 +5,7 @@
  * no gap, in the compact encoding too.
  */
 import { describe, expect, it } from 'vitest';
-import { COMPACT_SUBPROTOCOL } from '../../../src/protocol/compact.ts';
+import { COMPACT_SUBPROTOCOL } from '../../../packages/protocol/src/protocol/compact.ts';
 import { useClusterStreams } from '../../support/cluster-streams.ts';
 import { redisAvailable } from '../../support/redis.ts';
 

@@ -5,7 +5,7 @@
  * not one per frame, and each is closed with 4429 (a closed flooder reconnects at once).
  */
 import { describe, expect, it } from 'vitest';
-import { closeCodes } from '../../../src/protocol/messages.ts';
+import { closeCodes } from '../../../packages/protocol/src/protocol/messages.ts';
 import { mostReplies, useFloodRelay } from '../../support/flood-relay.ts';
 
 describe('floods from one address', () => {

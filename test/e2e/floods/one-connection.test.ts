@@ -6,7 +6,7 @@
  * are in `npm run soak` (docs/reliability.md).
  */
 import { describe, expect, it } from 'vitest';
-import { closeCodes } from '../../../src/protocol/messages.ts';
+import { closeCodes } from '../../../packages/protocol/src/protocol/messages.ts';
 import { mostReplies, useFloodRelay } from '../../support/flood-relay.ts';
 
 describe('a flood from one connection', () => {

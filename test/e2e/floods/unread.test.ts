@@ -5,7 +5,7 @@
  * the flood with 4429 and reads no more of it.
  */
 import { describe, expect, it } from 'vitest';
-import { closeCodes } from '../../../src/protocol/messages.ts';
+import { closeCodes } from '../../../packages/protocol/src/protocol/messages.ts';
 import { useFloodRelay } from '../../support/flood-relay.ts';
 import { waitFor } from '../../support/wait-for.ts';
 

@@ -5,7 +5,7 @@
  * markets nobody subscribes to get no upstream request.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Channel } from '../../../src/protocol/messages.ts';
+import type { Channel } from '../../../packages/protocol/src/protocol/messages.ts';
 import { priceDataOf } from '../../../src/relay/channels/codecs.ts';
 import type { SimulatorProfileName } from '../../../src/sim/profile.ts';
 import {

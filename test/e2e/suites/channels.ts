@@ -6,11 +6,19 @@
  * probabilities map costs one upstream request per interval however many clients subscribe.
  */
 import { describe, expect, it } from 'vitest';
-import type { Channel, OracleData, ProbabilitiesData } from '../../../src/protocol/messages.ts';
+import type {
+  Channel,
+  OracleData,
+  ProbabilitiesData,
+} from '../../../packages/protocol/src/protocol/messages.ts';
+import {
+  marketResponse,
+  probabilitiesResponse,
+  tokenPriceResponse,
+} from '../../../packages/protocol/src/upstream/schemas.ts';
 import type { RelayEvents } from '../../../src/relay/events.ts';
 import { type SimulatorProfileName, simulatorProfiles } from '../../../src/sim/profile.ts';
 import type { SimulatorHandle } from '../../../src/sim/server.ts';
-import { marketResponse, probabilitiesResponse, tokenPriceResponse } from '../../../src/upstream/schemas.ts';
 import { useHarness } from '../../support/harness.ts';
 import type { MessageRecorder } from '../../support/message-recorder.ts';
 import { type Message, ProtocolClient } from '../../support/protocol-client.ts';

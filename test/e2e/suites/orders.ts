@@ -4,7 +4,12 @@
  * serves both `book` and `orders` of a market, also when only `orders` is subscribed.
  */
 import { describe, expect, it } from 'vitest';
-import type { OrderEntry, OrderSide, OrdersData, OrdersUpdateData } from '../../../src/protocol/messages.ts';
+import type {
+  OrderEntry,
+  OrderSide,
+  OrdersData,
+  OrdersUpdateData,
+} from '../../../packages/protocol/src/protocol/messages.ts';
 import type { SimulatorProfileName } from '../../../src/sim/profile.ts';
 import { type Harness, upstreamBook, useHarness } from '../../support/harness.ts';
 import { applyOrdersUpdate } from '../../support/orders-state.ts';

@@ -3,7 +3,7 @@
  * stream, under every simulator profile (its own file to keep each under ten seconds).
  */
 import { describe, expect, it } from 'vitest';
-import type { Channel } from '../../../src/protocol/messages.ts';
+import type { Channel } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { SimulatorProfileName } from '../../../src/sim/profile.ts';
 import { useHarness } from '../../support/harness.ts';
 import { ProtocolClient } from '../../support/protocol-client.ts';

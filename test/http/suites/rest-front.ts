@@ -4,11 +4,11 @@
  * upstream request, private paths never forwarded, and `GET /v1/book/:market` from live state.
  */
 import { describe, expect, it } from 'vitest';
+import { bookChecksum } from '../../../packages/protocol/src/protocol/book.ts';
+import { clobPriceBatchResponse } from '../../../packages/protocol/src/upstream/schemas.ts';
 import { publicRoutes } from '../../../src/http/rest-front/public-paths.ts';
-import { bookChecksum } from '../../../src/protocol/book.ts';
 import type { SimulatorProfileName } from '../../../src/sim/profile.ts';
 import { endpoints } from '../../../src/upstream/endpoints.ts';
-import { clobPriceBatchResponse } from '../../../src/upstream/schemas.ts';
 import { expectedBook, type Harness, upstreamBook, useHarness } from '../../support/harness.ts';
 import { ProtocolClient } from '../../support/protocol-client.ts';
 import { waitFor } from '../../support/wait-for.ts';

@@ -1,11 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { aggregateBook, limitDepth } from '../../../src/channels/orders/relay-levels.ts';
-import { applyBookUpdate, type BookState, bookChecksum, REMOVED_SIZE } from '../../../src/protocol/book.ts';
-import { compareDecimals } from '../../../src/protocol/decimal.ts';
-import type { BookDepth, Level } from '../../../src/protocol/messages.ts';
+import { aggregateBook, limitDepth } from '../../../packages/protocol/src/channels/orders/relay-levels.ts';
+import {
+  applyBookUpdate,
+  type BookState,
+  bookChecksum,
+  REMOVED_SIZE,
+} from '../../../packages/protocol/src/protocol/book.ts';
+import { compareDecimals } from '../../../packages/protocol/src/protocol/decimal.ts';
+import type { BookDepth, Level } from '../../../packages/protocol/src/protocol/messages.ts';
+import type { OrderBook, OrderEntry } from '../../../packages/protocol/src/upstream/schemas.ts';
 import { diffBook } from '../../../src/relay/channels/book-price-diff.ts';
-import type { OrderBook, OrderEntry } from '../../../src/upstream/schemas.ts';
 import { propertyRuns } from '../../support/property-runs.ts';
 
 // ------------------------------------------------------------------------------------------------

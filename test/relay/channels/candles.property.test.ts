@@ -7,8 +7,11 @@
 import Big from 'big.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyCandlesUpdate, CANDLES_SNAPSHOT_SIZE } from '../../../src/channels/candles/candles.ts';
-import { diffCandles } from '../../../src/channels/candles/relay.ts';
+import {
+  applyCandlesUpdate,
+  CANDLES_SNAPSHOT_SIZE,
+} from '../../../packages/protocol/src/channels/candles/candles.ts';
+import { diffCandles } from '../../../packages/protocol/src/channels/candles/relay.ts';
 import {
   type CandleSample,
   type CandleSeries,
@@ -16,10 +19,10 @@ import {
   MAX_SAMPLE_AHEAD_MS,
   mergeSamples,
   type TradeSample,
-} from '../../../src/channels/candles/relay-series.ts';
-import { candlesStreamId, candlesStreamOf } from '../../../src/channels/candles/streams.ts';
-import { canonicalStreamId } from '../../../src/protocol/channels.ts';
-import type { CandlesData, TradesCandle } from '../../../src/protocol/messages.ts';
+} from '../../../packages/protocol/src/channels/candles/relay-series.ts';
+import { candlesStreamId, candlesStreamOf } from '../../../packages/protocol/src/channels/candles/streams.ts';
+import { canonicalStreamId } from '../../../packages/protocol/src/protocol/channels.ts';
+import type { CandlesData, TradesCandle } from '../../../packages/protocol/src/protocol/messages.ts';
 import { propertyRuns } from '../../support/property-runs.ts';
 
 const INTERVAL = 60_000;

@@ -1,13 +1,19 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyOracleUpdate } from '../../../src/channels/oracle/oracle.ts';
-import { diffOracle } from '../../../src/channels/oracle/relay.ts';
-import { diffOrders } from '../../../src/channels/orders/relay.ts';
-import { applyProbabilitiesUpdate } from '../../../src/channels/probabilities/probabilities.ts';
-import { diffProbabilities } from '../../../src/channels/probabilities/relay.ts';
-import { diffTrades } from '../../../src/channels/trades/relay.ts';
-import { applyTradesUpdate, TRADES_SNAPSHOT_SIZE } from '../../../src/channels/trades/trades.ts';
-import { applyMarketsUpdate, applyMarketUpdate } from '../../../src/protocol/channel-state.ts';
+import { applyOracleUpdate } from '../../../packages/protocol/src/channels/oracle/oracle.ts';
+import { diffOracle } from '../../../packages/protocol/src/channels/oracle/relay.ts';
+import { diffOrders } from '../../../packages/protocol/src/channels/orders/relay.ts';
+import { applyProbabilitiesUpdate } from '../../../packages/protocol/src/channels/probabilities/probabilities.ts';
+import { diffProbabilities } from '../../../packages/protocol/src/channels/probabilities/relay.ts';
+import { diffTrades } from '../../../packages/protocol/src/channels/trades/relay.ts';
+import {
+  applyTradesUpdate,
+  TRADES_SNAPSHOT_SIZE,
+} from '../../../packages/protocol/src/channels/trades/trades.ts';
+import {
+  applyMarketsUpdate,
+  applyMarketUpdate,
+} from '../../../packages/protocol/src/protocol/channel-state.ts';
 import type {
   MarketData,
   OracleData,
@@ -15,7 +21,7 @@ import type {
   OrdersData,
   ProbabilitiesData,
   TradeEntry,
-} from '../../../src/protocol/messages.ts';
+} from '../../../packages/protocol/src/protocol/messages.ts';
 import { diffMarket, diffMarkets } from '../../../src/relay/channels/channel-diff.ts';
 import { applyOrdersUpdate } from '../../support/orders-state.ts';
 

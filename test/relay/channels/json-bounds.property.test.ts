@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { JsonValue } from '../../../src/protocol/messages.ts';
+import type { JsonValue } from '../../../packages/protocol/src/protocol/messages.ts';
 import { beyondBounds } from '../../../src/relay/channels/json-bounds.ts';
 import { propertyRuns } from '../../support/property-runs.ts';
 

@@ -11,8 +11,8 @@ import {
   canonicalJson,
   type PatchOperation,
   restChecksum,
-} from '../../../src/protocol/json-patch.ts';
-import type { JsonValue } from '../../../src/protocol/messages.ts';
+} from '../../../packages/protocol/src/protocol/json-patch.ts';
+import type { JsonValue } from '../../../packages/protocol/src/protocol/messages.ts';
 import { diffJson, listKeyOf, MAX_DIFF_DEPTH } from '../../../src/relay/channels/json-patch-diff.ts';
 import { propertyRuns } from '../../support/property-runs.ts';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { diffTrades } from '../../../src/channels/trades/relay.ts';
+import { diffTrades } from '../../../packages/protocol/src/channels/trades/relay.ts';
 import {
   ACTIVITY_PAGE_SIZE,
   type ActivityOrder,
@@ -11,9 +11,12 @@ import {
   TradeHistory,
   tradesStates,
   walkActivity,
-} from '../../../src/channels/trades/relay-activity.ts';
-import { TRADES_SEEN_IDS, TRADES_SNAPSHOT_SIZE } from '../../../src/channels/trades/trades.ts';
-import type { TradeEntry, TradesData } from '../../../src/protocol/messages.ts';
+} from '../../../packages/protocol/src/channels/trades/relay-activity.ts';
+import {
+  TRADES_SEEN_IDS,
+  TRADES_SNAPSHOT_SIZE,
+} from '../../../packages/protocol/src/channels/trades/trades.ts';
+import type { TradeEntry, TradesData } from '../../../packages/protocol/src/protocol/messages.ts';
 import { propertyRuns } from '../../support/property-runs.ts';
 
 /**

@@ -4,7 +4,7 @@
  * everything on close.
  */
 import { describe, expect, it } from 'vitest';
-import type { ResumePoint, ServerMessage } from '../../../src/protocol/messages.ts';
+import type { ResumePoint, ServerMessage } from '../../../packages/protocol/src/protocol/messages.ts';
 import { defaultIsolationLimits, MarketAdmission } from '../../../src/relay/admission/market.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
 import { Session, type SessionSink } from '../../../src/relay/session/session.ts';

@@ -6,7 +6,7 @@
  * stream the catalogue lets go of first is left only once it closed with its market's last update.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { MarketsData, ServerMessage } from '../../../src/protocol/messages.ts';
+import type { MarketsData, ServerMessage } from '../../../packages/protocol/src/protocol/messages.ts';
 import { defaultIsolationLimits, MarketAdmission } from '../../../src/relay/admission/market.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
 import { Session, type SessionSink } from '../../../src/relay/session/session.ts';

@@ -4,8 +4,8 @@
  * goes out as a snapshot with the next `seq`, and resume goes on from that snapshot.
  */
 import { describe, expect, it } from 'vitest';
-import { applyPatch, restChecksum } from '../../../src/protocol/json-patch.ts';
-import type { JsonValue, PatchOperation } from '../../../src/protocol/messages.ts';
+import { applyPatch, restChecksum } from '../../../packages/protocol/src/protocol/json-patch.ts';
+import type { JsonValue, PatchOperation } from '../../../packages/protocol/src/protocol/messages.ts';
 import { codecs, type StreamCodec } from '../../../src/relay/channels/codecs.ts';
 import type { Frame } from '../../../src/relay/streams/frame.ts';
 import { type AnyStream, Stream, type StreamSubscriber } from '../../../src/relay/streams/stream.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { BookState } from '../../../src/protocol/book.ts';
-import type { BookData } from '../../../src/protocol/messages.ts';
+import type { BookState } from '../../../packages/protocol/src/protocol/book.ts';
+import type { BookData } from '../../../packages/protocol/src/protocol/messages.ts';
 import { codecs } from '../../../src/relay/channels/codecs.ts';
 import { type Frame, toFrame } from '../../../src/relay/streams/frame.ts';
 import {

@@ -5,14 +5,21 @@
  */
 import Big from 'big.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CANDLES_SNAPSHOT_SIZE } from '../../../src/channels/candles/candles.ts';
-import { type CandleInterval, candlesStreamId } from '../../../src/channels/candles/streams.ts';
+import { CANDLES_SNAPSHOT_SIZE } from '../../../packages/protocol/src/channels/candles/candles.ts';
+import {
+  type CandleInterval,
+  candlesStreamId,
+} from '../../../packages/protocol/src/channels/candles/streams.ts';
 import type {
   CandlesData,
   ProbabilityCandle,
   TradeEntry,
   TradesCandle,
-} from '../../../src/protocol/messages.ts';
+} from '../../../packages/protocol/src/protocol/messages.ts';
+import type {
+  HistoryPoint,
+  MarketActivityResponse,
+} from '../../../packages/protocol/src/upstream/schemas.ts';
 import { LocalBroker } from '../../../src/relay/coordination/local/broker.ts';
 import type { SharedResult } from '../../../src/relay/coordination/shared-result.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
@@ -22,7 +29,6 @@ import type { AnyStream, StreamSubscriber } from '../../../src/relay/streams/str
 import { trustingJudge } from '../../../src/relay/targets/not-found.ts';
 import type { PollContext, PollSource } from '../../../src/relay/targets/poll-target.ts';
 import { type SimulatorHandle, startSimulator } from '../../../src/sim/server.ts';
-import type { HistoryPoint, MarketActivityResponse } from '../../../src/upstream/schemas.ts';
 import { CandlesTarget } from '../../support/candles-target.ts';
 
 const MINUTE = 60_000;

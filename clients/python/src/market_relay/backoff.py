@@ -1,7 +1,7 @@
 """Reconnect delays: exponential backoff with full jitter (a uniformly random delay between 0 and the
 capped exponential), so thousands of clients dropped by one relay do not return in lockstep. After a
 1001 close ("relay shutting down", docs/protocol.md "Close codes") the first delay is a random part of
-``going_away_spread`` instead. The same policy as the JavaScript SDK (src/client/connection/backoff.ts)."""
+``going_away_spread`` instead. The same policy as the JavaScript SDK (packages/client/src/connection/backoff.ts)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The aggregated order book as a client holds it, how a ``book`` update applies to it, and its checksum.
 
-A port of the relay's reference (``src/protocol/book.ts``; docs/protocol.md "Maintaining a book" and
+A port of the relay's reference (``packages/protocol/src/protocol/book.ts``; docs/protocol.md "Maintaining a book" and
 "Checksum"). Prices and sizes stay the exact text the relay sent: the checksum is computed over that
 text, so it is never parsed into a float nor reformatted. Prices are compared as ``Decimal``.
 """

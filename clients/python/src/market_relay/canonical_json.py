@@ -1,5 +1,5 @@
 """The checksum of the ``rest`` and ``candles`` channels: the CRC-32 of a state's RFC 8785 canonical
-JSON (docs/protocol.md "`rest` data"), as the relay computes it (src/protocol/json-patch.ts): no
+JSON (docs/protocol.md "`rest` data"), as the relay computes it (packages/protocol/src/protocol/json-patch.ts): no
 whitespace, object members sorted by their names' UTF-16 code units, strings and numbers written as
 ECMAScript's ``JSON.stringify`` writes them.
 

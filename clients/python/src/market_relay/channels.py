@@ -1,6 +1,6 @@
 """How each channel other than ``book`` rebuilds its state from a snapshot and updates.
 
-Ports of the relay's pure cores (``src/protocol/price.ts``, ``channel-state.ts``, ``order-map.ts``;
+Ports of the relay's pure cores (``packages/protocol/src/protocol/price.ts``, ``channel-state.ts``, ``order-map.ts``;
 docs/protocol.md, one section per channel). Each field keeps upstream's type: decimal strings stay
 strings, and numbers arrive as ``int`` or ``Decimal`` (the client parses JSON with
 ``parse_float=Decimal``), never as binary floats.

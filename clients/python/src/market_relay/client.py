@@ -2,7 +2,7 @@
 the next URL on each reconnect) and the streams, subscribes every stream again on every open with
 ``resume`` (the last verified epoch and seq of each), routes each relay message to its stream, and
 sends the snapshot requests streams ask for when they lose continuity, batched per (channel, depth).
-Mirrors the JavaScript SDK (src/client/relay-client.ts) over asyncio and ``websockets``.
+Mirrors the JavaScript SDK (packages/client/src/relay-client.ts) over asyncio and ``websockets``.
 
 Events (``client.on(name, listener)``): ``open`` (``Opened``), ``close`` (``Closed``), ``reconnecting``
 (``Reconnecting``), ``status`` (the new ``client.status``), ``error`` (``RelayClientError``).

@@ -1,7 +1,7 @@
 """The connection under a client: one WebSocket at a time to one of its relays, reconnected with
 backoff, each time to the next URL of the list; dead when nothing (not even a heartbeat) arrives for
 ``dead_after`` seconds; ended for good when the relay refuses the client. What the messages mean is
-the client's (``client.py``); this module only moves frames. Mirrors src/client/connection/relay-connection.ts.
+the client's (``client.py``); this module only moves frames. Mirrors packages/client/src/connection/relay-connection.ts.
 """
 
 from __future__ import annotations

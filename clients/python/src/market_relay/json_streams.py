@@ -1,7 +1,7 @@
 """The streams whose state is plain JSON checked by the canonical-JSON checksum (``canonical_json.py``):
 ``rest`` (any public GET path of upstream, kept by RFC 6902 JSON Patches; docs/protocol.md "`rest`
 data") and ``candles`` (a market's candles of one interval and source; "`candles` data"). Mirrors the
-JavaScript SDK's (src/client/subscriptions/rest-subscription.ts, candles-subscription.ts)."""
+JavaScript SDK's (packages/client/src/subscriptions/rest-subscription.ts, channel-streams.ts)."""
 
 from __future__ import annotations
 

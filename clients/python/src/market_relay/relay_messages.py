@@ -1,7 +1,7 @@
 """How the client routes each relay message (docs/protocol.md "Relay messages"): stream messages to
 their stream, replies to the request in flight they answer, wildcard announcements to the channel's
 wildcard (``wildcards.py``), and errors to what they concern. Mirrors the JavaScript SDK
-(src/client/relay-messages.ts). ``RelayClient`` (``client.py``) holds the streams and the connection.
+(packages/client/src/relay-messages.ts). ``RelayClient`` (``client.py``) holds the streams and the connection.
 """
 
 from __future__ import annotations

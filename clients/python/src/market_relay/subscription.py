@@ -2,7 +2,7 @@
 updates, with ``seq`` continuity, epoch and (on books) the checksum checked on every message
 (docs/protocol.md "Sequencing, epochs and resume"). On a gap, a checksum mismatch, a bad message or an
 update from another epoch it asks the client for a fresh snapshot and drops updates until it arrives.
-The state machine mirrors the JavaScript SDK's (src/client/subscriptions/stream-subscription.ts).
+The state machine mirrors the JavaScript SDK's (packages/client/src/subscriptions/stream-subscription.ts).
 
 Events (``subscription.on(name, listener)``), each listener called with one payload:
 

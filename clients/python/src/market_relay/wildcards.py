@@ -3,7 +3,7 @@
 markets it joins (``subscribed`` without ``id``, with ``wildcard``) and leaves (``unsubscribed`` so);
 a wildcard turns each joined market into an ordinary stream of its channel, held by the client but
 subscribed through the ``"*"``, announced with ``added``, and ends it with ``removed`` when the market
-is no longer active. Mirrors the JavaScript SDK (src/client/subscriptions/wildcard-subscription.ts).
+is no longer active. Mirrors the JavaScript SDK (packages/client/src/subscriptions/wildcard-subscription.ts).
 
 Events: ``added`` (``WildcardChange(market, stream)``: its snapshot follows), ``removed``
 (``WildcardRemoved(market, stream, reason)``: the stream has ended), ``error`` (``RelayClientError``:

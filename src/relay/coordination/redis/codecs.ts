@@ -5,14 +5,14 @@
  * are validated, and how a logged message becomes a frame.
  */
 import type { z } from 'zod';
-import type { BookState } from '../../../protocol/book.ts';
+import type { BookState } from '../../../../packages/protocol/src/protocol/book.ts';
 import type {
   BookData,
   BookDepth,
   PriceData,
   PriceUpdateData,
   ServerMessage,
-} from '../../../protocol/messages.ts';
+} from '../../../../packages/protocol/src/protocol/messages.ts';
 import { toFrame } from '../../streams/frame.ts';
 import type { SequencedFrame } from '../../streams/stream.ts';
 import { bookNumberedCodec, type NumberedCodec, priceNumberedCodec } from '../codecs.ts';

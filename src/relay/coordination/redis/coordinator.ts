@@ -7,7 +7,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Cluster } from 'ioredis';
-import { POLL_CPU_KEY, ROSTER_KEY, targetKeys, WEIGHT_KEY } from '../../../util/keys.ts';
+import {
+  POLL_CPU_KEY,
+  ROSTER_KEY,
+  targetKeys,
+  WEIGHT_KEY,
+} from '../../../../packages/protocol/src/util/keys.ts';
 import type { BrokerStatus } from '../broker.ts';
 import { openRedis, type RedisClient, type RedisTopology } from './connection.ts';
 import { OutageErrors, type OutageSummary } from './outage-errors.ts';

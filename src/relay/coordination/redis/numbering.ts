@@ -5,7 +5,7 @@
  * changed, or the snapshot of a new epoch when the stream has no position to continue.
  */
 
-import type { BookDepth } from '../../../protocol/messages.ts';
+import type { BookDepth } from '../../../../packages/protocol/src/protocol/messages.ts';
 import { type Frame, toFrame } from '../../streams/frame.ts';
 import { newEpoch } from '../../streams/stream.ts';
 import type { TargetStream } from '../codecs.ts';

@@ -7,8 +7,8 @@
  * new on this relay starts from the cluster's state, so it continues the same epoch.
  */
 
-import type { BookDepth, Channel, ResumePoint } from '../../../protocol/messages.ts';
-import { bookTargetKey, priceTargetKey } from '../../../util/keys.ts';
+import type { BookDepth, Channel, ResumePoint } from '../../../../packages/protocol/src/protocol/messages.ts';
+import { bookTargetKey, priceTargetKey } from '../../../../packages/protocol/src/util/keys.ts';
 import type { Frame } from '../../streams/frame.ts';
 import { type HistoryReplay, NOTHING_FETCHED, type ResumeHistory } from '../../streams/registry.ts';
 import type { AnyStream, Stream, StreamSubscriber } from '../../streams/stream.ts';

@@ -7,7 +7,7 @@
  * again on arrival (and the stored states read back from Redis too).
  */
 import { z } from 'zod';
-import { bookDepths, priceFields } from '../../../protocol/messages.ts';
+import { bookDepths, priceFields } from '../../../../packages/protocol/src/protocol/messages.ts';
 
 const decimal = z.string().min(1).max(64);
 const level = z.tuple([decimal, decimal]);

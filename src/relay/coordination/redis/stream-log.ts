@@ -7,7 +7,7 @@
  * messages. Every write is fenced: it runs in one Lua script that first checks the writer's lease
  * token (relay/coordination/redis/stream-scripts.ts).
  */
-import { targetKeys } from '../../../util/keys.ts';
+import { targetKeys } from '../../../../packages/protocol/src/util/keys.ts';
 import type { RedisClient } from './connection.ts';
 import { encodeBatch, encodeClosed, type WrittenEntry } from './stream-batch.ts';
 import { CLOSE, COMMIT, LOAD } from './stream-scripts.ts';

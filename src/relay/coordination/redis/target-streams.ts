@@ -11,7 +11,7 @@
  * streams in an epoch of its own, as a relay alone does, and rejoins the cluster's when Redis is back.
  */
 
-import type { BookDepth } from '../../../protocol/messages.ts';
+import type { BookDepth } from '../../../../packages/protocol/src/protocol/messages.ts';
 import { toFrame } from '../../streams/frame.ts';
 import type { Stream } from '../../streams/stream.ts';
 import type { TargetStream } from '../codecs.ts';

@@ -1,0 +1,198 @@
+/**
+ * @module client/channel-streams
+ * What an application can subscribe to: one `subscribe…` method per channel, with the SDK's name for
+ * each channel's stream, data, messages and events. The channels with a folder of their own
+ * (packages/protocol/src/channels/) share one implementation, DefinedSubscription; `candles` adds the parts its
+ * stream id names. The client (./relay-client.ts) decides what holding a stream means: this class
+ * asks it through `stream`.
+ */
+import {
+  type CandleInterval,
+  type CandleSource,
+  candlesStreamId,
+  candlesStreamOf,
+} from '../../protocol/src/channels/candles/streams.ts';
+import { PROBABILITIES_STREAM } from '../../protocol/src/channels/probabilities/probabilities.ts';
+import type { DefinedChannel } from '../../protocol/src/channels/registry.ts';
+import { type CatalogueFilter, catalogueStreamId } from '../../protocol/src/protocol/channels.ts';
+import type {
+  BookDepth,
+  Channel,
+  ChannelSnapshotMessage,
+  ChannelUpdateMessage,
+  DefinedSnapshotMessage,
+  DefinedUpdateMessage,
+} from '../../protocol/src/protocol/messages.ts';
+import type { ClientEvents } from './client-options.ts';
+import { Emitter } from './events/emitter.ts';
+import {
+  type AnyStreamSubscription,
+  BookSubscription,
+  type DefinedEvents,
+  DefinedSubscription,
+  MarketSubscription,
+  MarketsSubscription,
+  PriceSubscription,
+} from './subscriptions/channel-subscriptions.ts';
+import { RestSubscription } from './subscriptions/rest-subscription.ts';
+import type { StreamHost } from './subscriptions/stream-subscription.ts';
+
+export type {
+  OracleData,
+  OrderEntry,
+  OrderMapState,
+  OrderSide,
+  OrdersData,
+  OrdersUpdateData,
+  ProbabilitiesData,
+  ProbabilitiesUpdateData,
+  ProbabilityEntry,
+  TradeEntry,
+  TradesData,
+  TradesState,
+} from '../../protocol/src/channels/registry.ts';
+export type OracleSubscription = DefinedSubscription<'oracle'>;
+export type OracleSnapshotMessage = ChannelSnapshotMessage<'oracle'>;
+export type OracleUpdateMessage = ChannelUpdateMessage<'oracle'>;
+export type OrdersSubscription = DefinedSubscription<'orders'>;
+export type OrdersSnapshotMessage = ChannelSnapshotMessage<'orders'>;
+export type OrdersUpdateMessage = ChannelUpdateMessage<'orders'>;
+export type TradesSubscription = DefinedSubscription<'trades'>;
+export type TradesEvents = DefinedEvents<'trades'>;
+export type TradesSnapshotMessage = ChannelSnapshotMessage<'trades'>;
+export type TradesUpdateMessage = ChannelUpdateMessage<'trades'>;
+export type ProbabilitiesSubscription = DefinedSubscription<'probabilities'>;
+export type ProbabilitiesSnapshotMessage = ChannelSnapshotMessage<'probabilities'>;
+export type ProbabilitiesUpdateMessage = ChannelUpdateMessage<'probabilities'>;
+
+export type { CandlesState } from '../../protocol/src/channels/registry.ts';
+export type CandlesEvents = DefinedEvents<'candles'>;
+export type CandlesSnapshotMessage = DefinedSnapshotMessage<'candles'>;
+export type CandlesUpdateMessage = DefinedUpdateMessage<'candles'>;
+
+/** A `candles` stream, held as the channel says, with the market, interval and source its id names. */
+export class CandlesSubscription extends DefinedSubscription<'candles'> {
+  constructor(host: StreamHost, market: string) {
+    super(host, market, 'candles');
+  }
+
+  /** The market, interval and source the stream id names. */
+  get candles(): { market: string; interval: CandleInterval; source: CandleSource } {
+    // The relay client only subscribes ids canonicalStreamId accepted.
+    const stream = candlesStreamOf(this.market);
+    if (stream === undefined) throw new TypeError(`not a candles stream: ${this.market}`);
+    return stream;
+  }
+}
+
+export abstract class ChannelStreams extends Emitter<ClientEvents> {
+  /**
+   * The stream of (channel, id[, depth]): the one already held, or a new one made by `create`.
+   * An id the relay would refuse throws.
+   */
+  protected abstract stream<S extends AnyStreamSubscription>(
+    channel: Channel,
+    anyCaseId: string,
+    depth: BookDepth | undefined,
+    kind: abstract new (...args: never[]) => S,
+    create: (host: StreamHost, id: string) => S,
+  ): S;
+
+  /** Subscribes a book stream; asking again for the same (market, depth) returns the same object. */
+  subscribeBook(market: string, options: { depth?: BookDepth } = {}): BookSubscription {
+    const depth = options.depth ?? null;
+    if (depth !== null && depth !== 10 && depth !== 50)
+      throw new TypeError(`depth must be 10, 50 or null, got ${depth}`);
+    return this.stream(
+      'book',
+      market,
+      depth,
+      BookSubscription,
+      (host, id) => new BookSubscription(host, id, depth),
+    );
+  }
+
+  /** Subscribes a price stream; asking again for the same market returns the same object. */
+  subscribePrice(market: string): PriceSubscription {
+    return this.#plain('price', market, PriceSubscription);
+  }
+
+  /** A market's trades: the recent ones as `state`, each new one once as a `trade` event. */
+  subscribeTrades(market: string): TradesSubscription {
+    return this.#defined('trades', market);
+  }
+
+  /** A market's detail record; `closed` fires when the market leaves ACTIVE. */
+  subscribeMarket(market: string): MarketSubscription {
+    return this.#plain('market', market, MarketSubscription);
+  }
+
+  /** Every market's probability entry in one map (the channel's one stream, `all`). */
+  subscribeProbabilities(): ProbabilitiesSubscription {
+    return this.#defined('probabilities', PROBABILITIES_STREAM);
+  }
+
+  /** An oracle feed's latest price (`feedId` as a market's `oracle_feed_id`: `0x` + hex). */
+  subscribeOracle(feedId: string): OracleSubscription {
+    return this.#defined('oracle', feedId);
+  }
+
+  /** A market's orders by id per side, from the same polls as its book. */
+  subscribeOrders(market: string): OrdersSubscription {
+    return this.#defined('orders', market);
+  }
+
+  /**
+   * The market catalogue, live (docs/client.md "The market catalogue"): every market's list-form
+   * record by id; `filter` as upstream's list has them: a status (default every market) and a token.
+   */
+  subscribeMarkets(filter: CatalogueFilter = {}): MarketsSubscription {
+    return this.#plain('markets', catalogueStreamId(filter), MarketsSubscription);
+  }
+
+  /**
+   * Any public GET path of upstream, live (docs/client.md "Any public path"): `state` is the body
+   * as upstream served it, kept by applying the relay's JSON Patches. Equivalent spellings of a
+   * path give the same object; a path that is not public throws, as a bad market id does.
+   */
+  subscribeRest(path: string): RestSubscription {
+    return this.#plain('rest', path, RestSubscription);
+  }
+
+  /**
+   * A market's candles of one interval (`1m`, `5m`, `1h`, `1d`) from one source (`probability`,
+   * `trades`), live (docs/client.md "Candles"): the most recent ones as `state`, oldest first, the
+   * open one kept current and `final` fired for each one that closes.
+   */
+  subscribeCandles(
+    market: string,
+    options: { interval: CandleInterval; source: CandleSource },
+  ): CandlesSubscription {
+    const id = candlesStreamId({ market, ...options });
+    return this.#plain('candles', id, CandlesSubscription);
+  }
+
+  /** A stream of a channel whose subscriptions are made from (host, id) alone. */
+  #plain<S extends AnyStreamSubscription>(
+    channel: Channel,
+    id: string,
+    Kind: new (host: StreamHost, id: string) => S,
+  ): S {
+    return this.stream(channel, id, undefined, Kind, (host, checked) => new Kind(host, checked));
+  }
+
+  /** A stream of a channel with a folder of its own (packages/protocol/src/channels/registry.ts). */
+  #defined<C extends DefinedChannel>(channel: C, id: string): DefinedSubscription<C> {
+    // For each channel C, DefinedSubscription<C> is one member of AnyStreamSubscription; TypeScript
+    // does not see that of a C not yet known, hence the casts.
+    const kind = DefinedSubscription as abstract new (...args: never[]) => AnyStreamSubscription;
+    const stream = this.stream(
+      channel,
+      id,
+      undefined,
+      kind,
+      (host, checked) => new DefinedSubscription(host, checked, channel) as unknown as AnyStreamSubscription,
+    );
+    return stream as unknown as DefinedSubscription<C>;
+  }
+}

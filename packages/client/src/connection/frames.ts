@@ -1,0 +1,213 @@
+/**
+ * @module client/connection/frames
+ * Reads relay frames defensively: a frame that is not JSON or has the wrong shape becomes a typed
+ * decode failure (reported as an `error` event), never an exception inside the SDK. Checks only what
+ * the SDK relies on; unknown message types and extra fields pass (protocol.md: fields may be added).
+ * A JSON array is a compact `snapshot`/`update` (protocol.md "Compact encoding"): it is turned back
+ * into the JSON-mode message with the connection's stream numbers, then checked like one. Every
+ * other message is a JSON object on either encoding, so frames are read by their shape, whatever
+ * was negotiated.
+ */
+import {
+  channelDefinitions,
+  type DefinedChannel,
+  isDefinedChannel,
+} from '../../../protocol/src/channels/registry.ts';
+import { isChannel as isChannelName, offTheWire } from '../../../protocol/src/protocol/channels.ts';
+import {
+  type CompactStreamLookup,
+  decodeCompactStreamMessage,
+} from '../../../protocol/src/protocol/compact.ts';
+import type {
+  BookDepth,
+  Channel,
+  Level,
+  ServerMessage,
+  StreamState,
+} from '../../../protocol/src/protocol/messages.ts';
+import { type Fields, isObject, isStringArray } from '../../../protocol/src/util/field-checks.ts';
+
+export type Decoded =
+  | { ok: true; message: ServerMessage }
+  | { ok: true; message: undefined }
+  | { ok: false; reason: string; stream?: StreamRef; unknownStream?: true };
+
+/** Which stream a malformed stream message claimed to belong to, so that stream can be resynced. */
+export interface StreamRef {
+  channel: Channel;
+  market: string;
+  depth: BookDepth | undefined;
+}
+
+/** A JSON connection's stream numbers: none. */
+const noStreamNumbers: CompactStreamLookup = { get: () => undefined };
+
+/** `numbers`: the connection's stream numbers, for compact data messages. */
+export function decodeFrame(data: unknown, numbers: CompactStreamLookup = noStreamNumbers): Decoded {
+  if (typeof data !== 'string')
+    return { ok: false, reason: 'binary frame (the relay sends text frames only)' };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    return { ok: false, reason: 'frame is not JSON' };
+  }
+  if (Array.isArray(parsed)) return decodeCompactFrame(parsed, numbers);
+  if (!isObject(parsed) || typeof parsed.type !== 'string')
+    return { ok: false, reason: 'frame has no `type`' };
+  // A `rest` message names its stream `path`: the SDK reads it as `market` too, as on every channel.
+  const value = offTheWire(parsed);
+  switch (value.type) {
+    case 'snapshot':
+    case 'update':
+      return decodeStreamMessage(value);
+    case 'status':
+      return isStreamAddress(value) && isStreamState(value.state)
+        ? accept(value)
+        : { ok: false, reason: 'malformed status message' };
+    case 'confirmed':
+      return isStreamAddress(value) &&
+        typeof value.epoch === 'string' &&
+        Number.isSafeInteger(value.seq) &&
+        typeof value.confirmed === 'string'
+        ? accept(value)
+        : { ok: false, reason: 'malformed confirmed message' };
+    case 'subscribed':
+    case 'unsubscribed':
+      return isChannel(value.channel) && isStringArray(value.markets) && isStreamNumbers(value.streams)
+        ? accept(value)
+        : { ok: false, reason: `malformed ${value.type} message` };
+    case 'error':
+      return typeof value.code === 'string' && typeof value.message === 'string'
+        ? accept(value)
+        : { ok: false, reason: 'malformed error message' };
+    case 'pong':
+    case 'heartbeat':
+      return accept(value);
+    default:
+      return { ok: true, message: undefined };
+  }
+}
+
+function decodeCompactFrame(value: unknown[], numbers: CompactStreamLookup): Decoded {
+  const decoded = decodeCompactStreamMessage(value, numbers);
+  // The codec gives back the JSON-mode message: the same checks then hold for both encodings.
+  if (decoded.ok) return decodeStreamMessage(decoded.message as unknown as Fields);
+  if (decoded.reason === 'unknown_stream') return { ok: false, reason: decoded.message, unknownStream: true };
+  const reason = `malformed compact message: ${decoded.message}`;
+  const identity = typeof value[1] === 'number' ? numbers.get(value[1]) : undefined;
+  if (identity === undefined) return { ok: false, reason };
+  const { channel, market } = identity;
+  return {
+    ok: false,
+    reason,
+    stream: { channel, market, depth: channel === 'book' ? (identity.depth ?? null) : undefined },
+  };
+}
+
+function decodeStreamMessage(value: Fields): Decoded {
+  if (!isStreamAddress(value))
+    return { ok: false, reason: `malformed ${String(value.type)}: no stream address` };
+  const stream: StreamRef = {
+    channel: value.channel,
+    market: value.market,
+    depth: value.channel === 'book' ? depthOf(value) : undefined,
+  };
+  const fail = (what: string): Decoded => ({
+    ok: false,
+    reason: `malformed ${String(value.type)}: ${what}`,
+    stream,
+  });
+  if (typeof value.epoch !== 'string') return fail('epoch');
+  if (!Number.isSafeInteger(value.seq) || (value.seq as number) < 0) return fail('seq');
+  if (value.channel === 'rest') {
+    const wrong = restCheck(value, value.type === 'snapshot');
+    return wrong === undefined ? accept(value) : fail(wrong);
+  }
+  if (!isObject(value.data)) return fail('data');
+  const { channel } = value;
+  const check = isDefinedChannel(channel) ? channelDefinitions[channel].dataProblem : dataChecks[channel];
+  const wrong = check({ ...value, data: value.data }, value.type === 'snapshot');
+  return wrong === undefined ? accept(value) : fail(wrong);
+}
+
+/** `rest`: any body in a snapshot, a JSON Patch in an update, a checksum on both. */
+function restCheck(message: Fields, snapshot: boolean): string | undefined {
+  if (!Number.isSafeInteger(message.checksum)) return 'checksum';
+  if (snapshot) return message.data === undefined ? 'data' : undefined;
+  const isOperation = (operation: unknown) =>
+    isObject(operation) && typeof operation.op === 'string' && typeof operation.path === 'string';
+  return Array.isArray(message.data) && message.data.every(isOperation) ? undefined : 'JSON Patch';
+}
+
+/** What is wrong with a stream message's channel-specific part, or undefined when it is readable. */
+type DataCheck = (message: Fields & { data: Fields }, snapshot: boolean) => string | undefined;
+
+/** Each channel's `data` as docs/protocol.md gives it, checked as far as the SDK and its users rely on types. */
+const dataChecks: Readonly<Record<Exclude<Channel, 'rest' | DefinedChannel>, DataCheck>> = {
+  book: (message) => {
+    const { data } = message;
+    if (!isLevels(data.bids) || !isLevels(data.asks)) return 'levels';
+    if (data.last_price !== undefined && typeof data.last_price !== 'string') return 'last_price';
+    if (!Number.isSafeInteger(message.checksum)) return 'checksum';
+    return depthOf(message) === undefined ? 'depth' : undefined;
+  },
+  price: ({ data }) =>
+    Object.values(data).every((field) => typeof field === 'string' || field === null)
+      ? undefined
+      : 'price fields',
+  // Upstream's record as received: any JSON object is a market record or a change set.
+  market: () => undefined,
+  // Upstream's list-form records as received, each an object (or null for a market gone).
+  markets: ({ data }, snapshot) =>
+    Object.values(data).every((record) => (!snapshot && record === null) || isObject(record))
+      ? undefined
+      : 'market records',
+};
+
+/**
+ * The cast is the one place where a checked frame meets the wire types; the checks above cover
+ * every field the SDK reads.
+ */
+function accept(value: Fields): Decoded {
+  return { ok: true, message: value as unknown as ServerMessage };
+}
+
+function isStreamAddress(value: Fields): value is Fields & { channel: Channel; market: string } {
+  return isChannel(value.channel) && typeof value.market === 'string';
+}
+
+/** A book message without `depth` is read as the full book; an unknown depth is malformed. */
+function depthOf(value: Fields): BookDepth | undefined {
+  if (value.depth === undefined || value.depth === null) return null;
+  return value.depth === 10 || value.depth === 50 ? value.depth : undefined;
+}
+
+function isChannel(value: unknown): value is Channel {
+  return typeof value === 'string' && isChannelName(value);
+}
+
+function isStreamState(value: unknown): value is StreamState {
+  return value === 'live' || value === 'stale' || value === 'closed';
+}
+
+function isLevels(value: unknown): value is Level[] {
+  return (
+    Array.isArray(value) &&
+    value.every(
+      (level) =>
+        Array.isArray(level) &&
+        level.length === 2 &&
+        typeof level[0] === 'string' &&
+        typeof level[1] === 'string',
+    )
+  );
+}
+
+/** `subscribed.streams` on a compact connection (market -> stream number); absent otherwise. */
+function isStreamNumbers(value: unknown): boolean {
+  return (
+    value === undefined ||
+    (isObject(value) && Object.values(value).every((n) => Number.isSafeInteger(n) && (n as number) > 0))
+  );
+}

@@ -1,0 +1,253 @@
+/**
+ * @module client/relay-client
+ * The client the application holds: it owns the connection and the streams, routes each relay
+ * message to its stream, resubscribes everything (with `resume`) on every open, and sends the
+ * snapshot requests streams ask for when they lose continuity, batched per (channel, depth)
+ * (client/subscriptions/subscribe-batch.ts); client/requests-in-flight.ts matches the relay's
+ * answers to requests.
+ */
+
+import {
+  type CatalogueFilter,
+  canonicalStreamId,
+  type WildcardChannel,
+} from '../../protocol/src/protocol/channels.ts';
+import type { BookDepth, Channel, MarketListRecord } from '../../protocol/src/protocol/messages.ts';
+import { ChannelStreams } from './channel-streams.ts';
+import type { ClientEvents, ClientOptions } from './client-options.ts';
+import { defaultBackoff } from './connection/backoff.ts';
+import { closeMeaning } from './connection/close-meaning.ts';
+import { type ConnectionStatus, RelayConnection } from './connection/relay-connection.ts';
+import type { SocketFactory } from './connection/socket.ts';
+import { StreamNumbers } from './connection/stream-numbers.ts';
+import { RelayClientError } from './events/client-error.ts';
+import { rethrowLater } from './events/emitter.ts';
+import { RelayMessages } from './relay-messages.ts';
+import { RequestsInFlight } from './requests-in-flight.ts';
+import type { AnyStreamSubscription } from './subscriptions/channel-subscriptions.ts';
+import { firstState } from './subscriptions/first-state.ts';
+import type { StreamHost } from './subscriptions/stream-subscription.ts';
+import { SubscribeBatch } from './subscriptions/subscribe-batch.ts';
+import {
+  type SubscribeBody,
+  SubscriptionRegistry,
+  subscribeRequests,
+  type UnsubscribeBody,
+  unsubscribeRequest,
+} from './subscriptions/subscriptions.ts';
+import {
+  ClientWildcards,
+  type WildcardStreams,
+  type WildcardSubscription,
+  wildcardStream,
+} from './subscriptions/wildcard-subscription.ts';
+
+export type * from './channel-streams.ts';
+export type { ClientEvents, ClientOptions } from './client-options.ts';
+
+const DEFAULT_REPORT_UNREACHABLE_AFTER = 5;
+const DEFAULT_HEARTBEAT_MS = 15_000;
+
+export class RelayClient extends ChannelStreams {
+  readonly #connection: RelayConnection;
+  readonly #streams = new SubscriptionRegistry();
+  readonly #host: StreamHost;
+  readonly #toSubscribe: SubscribeBatch;
+  readonly #inFlight = new RequestsInFlight();
+  readonly #numbers = new StreamNumbers();
+  readonly #wildcards: ClientWildcards;
+  readonly #messages: RelayMessages;
+  #opened = false;
+  /** Aborted with the `unreachable` error until a connection opens: one-off questions stop waiting. */
+  #unanswerable = new AbortController();
+
+  constructor(urls: readonly string[], createSocket: SocketFactory, options: ClientOptions = {}) {
+    super();
+    this.#toSubscribe = new SubscribeBatch(
+      () => this.#connection.status === 'open',
+      (request) => this.#send(request),
+    );
+    const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+    this.#host = {
+      requestSnapshot: ({ channel, market, depth }) => {
+        const stream = this.#streams.get(channel, market, depth);
+        if (stream !== undefined) this.#toSubscribe.add(stream);
+      },
+      release: ({ channel, market, depth }) => {
+        const stream = this.#streams.get(channel, market, depth);
+        if (stream !== undefined) this.#release(stream);
+      },
+      reportListenerError: (error) => this.#listenerThrew(error),
+    };
+    this.#wildcards = new ClientWildcards({
+      adopt: (channel, market) => {
+        // Over SSE a wildcard's response may announce a market the client also holds by name.
+        if (this.#streams.get(channel, market, undefined) !== undefined) return undefined;
+        const stream = wildcardStream(channel, this.#host, market);
+        this.#streams.add(stream);
+        return stream;
+      },
+      drop: (stream) => this.#streams.delete(stream),
+      send: (request) => this.#send(request),
+      isOpen: () => this.#connection.status === 'open',
+      reportListenerError: (error) => this.#listenerThrew(error),
+    });
+    this.#messages = new RelayMessages({
+      streams: this.#streams,
+      inFlight: this.#inFlight,
+      numbers: this.#numbers,
+      wildcards: this.#wildcards,
+      toSubscribe: this.#toSubscribe,
+      error: (error) => this.emit('error', error),
+    });
+    this.#connection = new RelayConnection(
+      {
+        urls,
+        createSocket,
+        backoff: { ...defaultBackoff, ...options.backoff },
+        random: options.random ?? Math.random,
+        deadAfterMs: options.deadAfterMs ?? heartbeatMs * 2.5,
+        reportUnreachableAfter: options.reportUnreachableAfter ?? DEFAULT_REPORT_UNREACHABLE_AFTER,
+      },
+      {
+        status: (status) => this.emit('status', { status }),
+        open: (url) => this.#onOpen(url),
+        message: (data) => this.#messages.receive(data),
+        close: (event) => this.#onClose({ ...event, meaning: closeMeaning(event.code) }),
+        reconnecting: (event) => this.emit('reconnecting', event),
+        error: (error) => {
+          if (error.code === 'unreachable') this.#unanswerable.abort(error);
+          this.emit('error', error);
+        },
+      },
+    );
+    this.#connection.start();
+  }
+
+  get status(): ConnectionStatus {
+    return this.#connection.status;
+  }
+
+  /** The socket URL of the relay in use, or being tried (one of several, tried in turn). */
+  get url(): string {
+    return this.#connection.url;
+  }
+
+  /** The application's streams (not yet closed). */
+  get subscriptions(): readonly AnyStreamSubscription[] {
+    return this.#streams.all();
+  }
+
+  /**
+   * Every market upstream's catalogue lists as active, now and later (docs/client.md "Every active
+   * market"): each market's stream arrives through `added` and ends, through `removed`, when the
+   * market is no longer active. Asking again for the same channel returns the same object.
+   */
+  subscribeAll<C extends WildcardChannel>(channel: C): WildcardSubscription<WildcardStreams[C]> {
+    const wildcard = this.#wildcards.subscribe(channel);
+    // After close() nothing is subscribed again: it ends at once, as a stream would.
+    if (this.#connection.status === 'closed') this.#wildcards.end('client closed');
+    return wildcard;
+  }
+
+  /**
+   * The catalogue's records now (its live subscription's state; it stays subscribed). Rejects with
+   * the `unreachable` error when no relay has accepted a connection in `reportUnreachableAfter`
+   * attempts (at once once that is so, until a connection opens).
+   */
+  async markets(filter: CatalogueFilter = {}): Promise<MarketListRecord[]> {
+    return Object.values(await firstState(this.subscribeMarkets(filter), this.#unanswerable.signal));
+  }
+
+  /** Closes the connection for good; every stream ends with status `closed`. */
+  async close(): Promise<void> {
+    this.#messages.stopRetries();
+    this.#wildcards.end('client closed');
+    for (const stream of this.#streams.all()) {
+      this.#streams.delete(stream);
+      stream.end('client closed');
+    }
+    await this.#connection.close();
+  }
+
+  // --- Streams -----------------------------------------------------------------------------------
+
+  /**
+   * The stream of (channel, id[, depth]): the one already held, or a new one. An id the relay would
+   * refuse (protocol.md: markets are UUIDs ...) is a programming error, thrown here so that it
+   * cannot spoil the batched request it would share with other streams.
+   */
+  protected override stream<S extends AnyStreamSubscription>(
+    channel: Channel,
+    anyCaseId: string,
+    depth: BookDepth | undefined,
+    kind: abstract new (...args: never[]) => S,
+    create: (host: StreamHost, id: string) => S,
+  ): S {
+    const checked = canonicalStreamId(channel, anyCaseId);
+    if (!checked.ok) throw new TypeError(`${channel}: ${JSON.stringify(anyCaseId)} is ${checked.message}`);
+    const existing = this.#streams.get(channel, checked.id, depth);
+    if (existing instanceof kind) return existing;
+    return this.#add(create(this.#host, checked.id));
+  }
+
+  #add<S extends AnyStreamSubscription>(stream: S): S {
+    if (this.#connection.status === 'closed') {
+      stream.end('client closed');
+      return stream;
+    }
+    this.#streams.add(stream);
+    this.#toSubscribe.add(stream);
+    return stream;
+  }
+
+  #release(stream: AnyStreamSubscription): void {
+    this.#wildcards.forget(stream);
+    this.#streams.delete(stream);
+    this.#toSubscribe.delete(stream);
+    this.#send(unsubscribeRequest(stream));
+  }
+
+  // --- RelayConnection ---------------------------------------------------------------------------
+
+  #onOpen(url: string): void {
+    if (this.#unanswerable.signal.aborted) this.#unanswerable = new AbortController();
+    this.#toSubscribe.clear();
+    this.#inFlight.clear();
+    this.#numbers.clear();
+    // The streams a wildcard holds come back through its own subscribe.
+    const named = this.#streams.all().filter((stream) => !this.#wildcards.owns(stream));
+    for (const request of [...subscribeRequests(named, true), ...this.#wildcards.requests()])
+      this.#send(request);
+    this.emit('open', { reconnect: this.#opened, url });
+    this.#opened = true;
+  }
+
+  #onClose(event: ClientEvents['close']): void {
+    this.#inFlight.clear();
+    const ended = !event.willReconnect && this.#connection.status === 'closed';
+    if (ended) this.#wildcards.end('connection closed');
+    for (const stream of this.#streams.all()) {
+      if (event.willReconnect) stream.connectionLost();
+      else if (ended) {
+        this.#streams.delete(stream);
+        stream.end(event.reason || `connection closed (${event.code}): ${event.meaning}`);
+      }
+    }
+    this.emit('close', event);
+  }
+
+  #send(body: SubscribeBody | UnsubscribeBody): void {
+    this.#inFlight.send(body, (text) => this.#connection.send(text));
+  }
+
+  /** A throwing `error` listener cannot be reported through `error` again: it goes to the host. */
+  protected override onListenerError(error: unknown, event: keyof ClientEvents): void {
+    if (event === 'error') rethrowLater(error);
+    else this.#listenerThrew(error);
+  }
+
+  #listenerThrew(cause: unknown): void {
+    this.emit('error', new RelayClientError('listener_threw', 'an event listener threw', { cause }));
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * @module client/relay-messages
+ * Where each relay message goes (client/relay-client.ts holds the pieces): stream messages to
+ * their stream, answers to the request in flight they answer, wildcard announcements to the
+ * channel's wildcard (client/subscriptions/wildcard-subscription.ts), and errors to what they
+ * name; a subscribe refused as `rate_limited` is sent again a second later.
+ */
+
+import { isWildcard } from '../../protocol/src/protocol/channels.ts';
+import type {
+  Channel,
+  ErrorCode,
+  ErrorMessage,
+  ServerMessage,
+  SubscribedMessage,
+} from '../../protocol/src/protocol/messages.ts';
+import { decodeFrame } from './connection/frames.ts';
+import type { StreamNumbers } from './connection/stream-numbers.ts';
+import { RelayClientError } from './events/client-error.ts';
+import type { RequestsInFlight } from './requests-in-flight.ts';
+import type { AnyStreamSubscription } from './subscriptions/channel-subscriptions.ts';
+import type { SubscribeBatch } from './subscriptions/subscribe-batch.ts';
+import { depthOf, type SubscriptionRegistry } from './subscriptions/subscriptions.ts';
+import type { ClientWildcards } from './subscriptions/wildcard-subscription.ts';
+
+/** Pause before re-sending a subscribe the relay refused as `rate_limited`. */
+const RATE_LIMIT_RETRY_MS = 1_000;
+/** Request errors that may pass on retry; any other answer to a subscribe refuses its streams. */
+const RETRYABLE = new Set<ErrorCode>(['rate_limited', 'internal', 'upstream_unavailable']);
+
+/** The client's parts a message may reach. */
+export interface MessageTargets {
+  streams: SubscriptionRegistry;
+  inFlight: RequestsInFlight;
+  numbers: StreamNumbers;
+  wildcards: ClientWildcards;
+  toSubscribe: SubscribeBatch;
+  /** The client's `error` event. */
+  error(error: RelayClientError): void;
+}
+
+export class RelayMessages {
+  readonly #o: MessageTargets;
+  readonly #retryTimers = new Set<ReturnType<typeof setTimeout>>();
+
+  constructor(targets: MessageTargets) {
+    this.#o = targets;
+  }
+
+  /** The client closed: no subscribe is sent again. */
+  stopRetries(): void {
+    for (const timer of this.#retryTimers) clearTimeout(timer);
+    this.#retryTimers.clear();
+  }
+
+  receive(data: unknown): void {
+    const decoded = decodeFrame(data, this.#o.numbers);
+    if (!decoded.ok) {
+      const code = decoded.unknownStream === true ? 'unknown_stream' : 'malformed_frame';
+      this.#o.error(new RelayClientError(code, decoded.reason));
+      if (decoded.stream !== undefined) {
+        const { channel, market, depth } = decoded.stream;
+        this.#o.streams.get(channel, market, depth)?.malformed(decoded.reason);
+      }
+      return;
+    }
+    if (decoded.message !== undefined) this.#dispatch(decoded.message);
+  }
+
+  #dispatch(message: ServerMessage): void {
+    switch (message.type) {
+      case 'snapshot':
+      case 'update': {
+        // A message for a stream the application no longer holds (just unsubscribed) is ignored.
+        this.#o.streams.get(message.channel, message.market, depthOf(message))?.receive(message);
+        return;
+      }
+      case 'status': {
+        const stream = this.#o.streams.get(message.channel, message.market, depthOf(message));
+        stream?.receiveStatus(message);
+        if (stream?.isClosed) this.#o.streams.delete(stream);
+        return;
+      }
+      case 'confirmed':
+        this.#o.streams.get(message.channel, message.market, depthOf(message))?.receiveConfirmed(message);
+        return;
+      case 'subscribed':
+        if (message.id !== undefined) this.#o.inFlight.answered(message.id);
+        this.#o.numbers.learn(message);
+        this.#o.wildcards.announced(message);
+        this.#onSubscribed(message);
+        return;
+      case 'unsubscribed':
+        if (message.id !== undefined) this.#o.inFlight.answered(message.id);
+        this.#o.wildcards.announced(message);
+        return;
+      case 'error':
+        this.#onError(message);
+        return;
+      case 'pong':
+      case 'heartbeat':
+        return;
+    }
+  }
+
+  #onSubscribed(message: SubscribedMessage): void {
+    if (message.recovered === undefined) return;
+    for (const [market, recovered] of Object.entries(message.recovered)) {
+      this.#o.streams.get(message.channel, market, depthOf(message))?.resumed(recovered);
+    }
+  }
+
+  /**
+   * A stream error (it names a market) goes to that market's streams; a request error is the
+   * answer to the request of its id, or without one to the oldest request in flight (the relay answers in order).
+   */
+  #onError(message: ErrorMessage): void {
+    const error = new RelayClientError(message.code, message.message, {
+      ...(message.channel === undefined ? {} : { channel: message.channel }),
+      ...(message.market === undefined ? {} : { market: message.market }),
+      ...(message.id === undefined ? {} : { requestId: message.id }),
+    });
+    const targets: AnyStreamSubscription[] = [];
+    if (message.market !== undefined && message.id === undefined) {
+      targets.push(...this.#o.streams.ofMarket(message.channel ?? '', message.market));
+      // A market a wildcard could not join (it tries again while the market stays active).
+      if (targets.length === 0) this.#o.wildcards.get(message.channel ?? '')?.refused(error);
+    } else {
+      const request = this.#o.inFlight.answered(message.id);
+      if (request?.op === 'subscribe' && isWildcard(request.markets)) {
+        const retry = RETRYABLE.has(message.code) ? RATE_LIMIT_RETRY_MS : undefined;
+        this.#o.wildcards.refused(request.channel, error, retry);
+      } else if (request !== undefined && request.op === 'subscribe') {
+        for (const market of request.markets) {
+          const stream = this.#o.streams.get(request.channel as Channel, market, request.depth ?? null);
+          if (stream !== undefined) targets.push(stream);
+        }
+        if (message.code === 'rate_limited') this.#retryLater(targets);
+      }
+    }
+    this.#o.error(error);
+    const refused = message.id !== undefined && !RETRYABLE.has(message.code);
+    for (const stream of targets) {
+      stream.receiveError(error);
+      // The relay did not subscribe it (bad market id, unknown channel, too many streams): asking
+      // again on every reconnect would fail the same way.
+      if (refused) stream.end(`subscribe refused: ${message.code}`);
+      if (stream.isClosed) this.#o.streams.delete(stream);
+    }
+  }
+
+  #retryLater(streams: AnyStreamSubscription[]): void {
+    const timer = setTimeout(() => {
+      this.#retryTimers.delete(timer);
+      for (const stream of streams) if (!stream.isClosed) this.#o.toSubscribe.add(stream);
+    }, RATE_LIMIT_RETRY_MS);
+    this.#retryTimers.add(timer);
+  }
+}

@@ -1,0 +1,225 @@
+/**
+ * @module client/subscriptions/channel-subscriptions
+ * The stream of each channel as the application holds it: its state type, how a snapshot and an
+ * update make it (with the shared pure cores of packages/protocol/src/protocol, and for a channel with a folder of
+ * its own the hold packages/protocol/src/channels gives), and the events a channel adds (docs/client.md "API").
+ * Sequencing, resync and status are the base class's (./stream-subscription.ts).
+ */
+
+import {
+  type DefinedChannel,
+  type HeldEvents,
+  type HeldState,
+  type HeldStreamOf,
+  holdStream,
+} from '../../../protocol/src/channels/registry.ts';
+import { applyBookUpdate, type BookState, bookChecksum } from '../../../protocol/src/protocol/book.ts';
+import { applyMarketsUpdate, applyMarketUpdate } from '../../../protocol/src/protocol/channel-state.ts';
+import type {
+  BookDepth,
+  BookSnapshotMessage,
+  BookUpdateMessage,
+  DefinedSnapshotMessage,
+  DefinedUpdateMessage,
+  MarketData,
+  MarketListRecord,
+  MarketSnapshotMessage,
+  MarketsData,
+  MarketsSnapshotMessage,
+  MarketsUpdateMessage,
+  MarketUpdateMessage,
+  PriceData,
+  PriceSnapshotMessage,
+  PriceUpdateMessage,
+} from '../../../protocol/src/protocol/messages.ts';
+
+import { applyPriceUpdate } from '../../../protocol/src/protocol/price.ts';
+import type { RestSubscription } from './rest-subscription.ts';
+import { type StreamEvents, type StreamHost, StreamSubscription } from './stream-subscription.ts';
+
+export type AnyStreamSubscription =
+  | BookSubscription
+  | PriceSubscription
+  | MarketSubscription
+  | AnyDefinedSubscription
+  | MarketsSubscription
+  | RestSubscription;
+
+/** A `book` stream: state is `{ bids, asks, last_price }` with exact decimal strings, best first. */
+export class BookSubscription extends StreamSubscription<BookState, BookSnapshotMessage, BookUpdateMessage> {
+  readonly channel = 'book';
+  readonly depth: BookDepth;
+
+  constructor(host: StreamHost, market: string, depth: BookDepth) {
+    super(host, market);
+    this.depth = depth;
+  }
+
+  protected stateOf(snapshot: BookSnapshotMessage): BookState {
+    return snapshot.data;
+  }
+
+  protected apply(state: BookState, update: BookUpdateMessage): BookState {
+    return applyBookUpdate(state, update.data);
+  }
+
+  protected override verify(state: BookState, message: BookSnapshotMessage | BookUpdateMessage): boolean {
+    return bookChecksum(state) === message.checksum;
+  }
+}
+
+/** A `price` stream: state is upstream's decimal strings per field; a field upstream omits is absent. */
+export class PriceSubscription extends StreamSubscription<
+  PriceData,
+  PriceSnapshotMessage,
+  PriceUpdateMessage
+> {
+  readonly channel = 'price';
+  readonly depth = undefined;
+
+  protected stateOf(snapshot: PriceSnapshotMessage): PriceData {
+    return snapshot.data;
+  }
+
+  protected apply(state: PriceData, update: PriceUpdateMessage): PriceData {
+    return applyPriceUpdate(state, update.data);
+  }
+}
+
+/** upstream's status of a market that accepts trading (docs/upstream.md "Market status"). */
+const ACTIVE = 'ACTIVE';
+
+export interface MarketEvents extends StreamEvents<MarketData, MarketSnapshotMessage, MarketUpdateMessage> {
+  /**
+   * The market left ACTIVE (expired, resolved): `status` is its new upstream status. Fires once;
+   * the relay then closes the stream (subscription status `closed`).
+   */
+  closed: { status: string; state: MarketData };
+}
+
+/** A `market` stream: state is upstream's market detail record, each field with upstream's type. */
+export class MarketSubscription extends StreamSubscription<
+  MarketData,
+  MarketSnapshotMessage,
+  MarketUpdateMessage,
+  MarketEvents
+> {
+  readonly channel = 'market';
+  readonly depth = undefined;
+  #announcedClose = false;
+
+  protected stateOf(snapshot: MarketSnapshotMessage): MarketData {
+    return snapshot.data;
+  }
+
+  protected apply(state: MarketData, update: MarketUpdateMessage): MarketData {
+    return applyMarketUpdate(state, update.data);
+  }
+
+  protected override accepted(
+    _message: MarketSnapshotMessage | MarketUpdateMessage,
+    state: MarketData,
+  ): void {
+    const status = state.status;
+    if (this.#announcedClose || typeof status !== 'string' || status === ACTIVE) return;
+    this.#announcedClose = true;
+    this.emit('closed', { status, state });
+  }
+}
+
+/** The events of a stream of a channel with a folder of its own: every stream's and the channel's. */
+export type DefinedEvents<C extends DefinedChannel> = StreamEvents<
+  HeldState<C>,
+  DefinedSnapshotMessage<C>,
+  DefinedUpdateMessage<C>
+> &
+  HeldEvents<C>;
+
+/**
+ * A stream of a channel with a folder of its own (packages/protocol/src/channels/registry.ts): its state is the
+ * snapshot's data, each update applied as the channel's definition says, unless the channel holds
+ * its streams its own way (packages/protocol/src/channels/<name>/subscription.ts: its own state and events).
+ */
+export class DefinedSubscription<C extends DefinedChannel> extends StreamSubscription<
+  HeldState<C>,
+  DefinedSnapshotMessage<C>,
+  DefinedUpdateMessage<C>,
+  DefinedEvents<C>
+> {
+  readonly channel: C;
+  readonly depth = undefined;
+  readonly #held: HeldStreamOf<C>;
+
+  constructor(host: StreamHost, market: string, channel: C) {
+    super(host, market);
+    this.channel = channel;
+    this.#held = holdStream(channel);
+  }
+
+  protected stateOf(snapshot: DefinedSnapshotMessage<C>): HeldState<C> {
+    return this.#held.stateOf(snapshot.data);
+  }
+
+  protected apply(state: HeldState<C>, update: DefinedUpdateMessage<C>): HeldState<C> {
+    return this.#held.apply(state, update.data);
+  }
+
+  protected override verify(
+    state: HeldState<C>,
+    message: DefinedSnapshotMessage<C> | DefinedUpdateMessage<C>,
+  ): boolean {
+    const { checksum } = this.#held;
+    // A channel that declares a checksum carries one on every message (the frame checks saw to it).
+    return checksum === undefined || checksum(state) === (message as { checksum?: unknown }).checksum;
+  }
+
+  protected override accepted(
+    message: DefinedSnapshotMessage<C> | DefinedUpdateMessage<C>,
+    state: HeldState<C>,
+  ): void {
+    // The channel's events are DefinedEvents<C>'s, which TypeScript does not see of a C not yet known.
+    this.#held.accepted?.(message.data, state, (event, payload) =>
+      this.emit(event, payload as unknown as DefinedEvents<C>[typeof event]),
+    );
+  }
+}
+
+type AnyDefinedSubscription = { [C in DefinedChannel]: DefinedSubscription<C> }[DefinedChannel];
+
+/**
+ * A `markets` stream (`market` is the catalogue's filter: `all`, `active` ...): every market's
+ * list-form record by id; `listed` fires for each market new to it and `delisted` for each that left.
+ */
+export class MarketsSubscription extends StreamSubscription<
+  MarketsData,
+  MarketsSnapshotMessage,
+  MarketsUpdateMessage,
+  StreamEvents<MarketsData, MarketsSnapshotMessage, MarketsUpdateMessage> & {
+    listed: MarketListRecord;
+    delisted: { market: string };
+  }
+> {
+  readonly channel = 'markets';
+  readonly depth = undefined;
+  #previous: MarketsData | undefined;
+
+  protected stateOf(snapshot: MarketsSnapshotMessage): MarketsData {
+    return snapshot.data;
+  }
+
+  protected apply(state: MarketsData, update: MarketsUpdateMessage): MarketsData {
+    this.#previous = state;
+    return applyMarketsUpdate(state, update.data);
+  }
+
+  /** An update's new and removed markets, in the update's order; a snapshot announces none. */
+  protected override accepted(message: MarketsSnapshotMessage | MarketsUpdateMessage): void {
+    const before = this.#previous;
+    this.#previous = undefined;
+    if (message.type !== 'update' || before === undefined) return;
+    for (const [market, record] of Object.entries(message.data)) {
+      if (record === null) this.emit('delisted', { market });
+      else if (!Object.hasOwn(before, market)) this.emit('listed', record);
+    }
+  }
+}

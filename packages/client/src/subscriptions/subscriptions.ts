@@ -1,0 +1,107 @@
+/**
+ * @module client/subscriptions/subscriptions
+ * Subscription bookkeeping: the application's streams by key, and the `subscribe` requests that
+ * (re)establish them: one per (channel, depth) group and at most 100 markets each (protocol.md
+ * "Client -> relay"), carrying `resume` for every stream that still trusts its state.
+ */
+import {
+  type BookDepth,
+  type Channel,
+  MAX_MARKETS_PER_REQUEST,
+  type ResumePoint,
+  type SubscribeRequest,
+  type UnsubscribeRequest,
+} from '../../../protocol/src/protocol/messages.ts';
+import { streamKey } from '../../../protocol/src/util/keys.ts';
+import type { AnyStreamSubscription } from './channel-subscriptions.ts';
+
+/** Book messages name their depth (absent read as the full book); other channels have none. */
+export function depthOf(message: { channel: string; depth?: BookDepth }): BookDepth | undefined {
+  return message.channel === 'book' ? (message.depth ?? null) : undefined;
+}
+
+export type SubscribeBody = Omit<SubscribeRequest, 'id'>;
+export type UnsubscribeBody = Omit<UnsubscribeRequest, 'id'>;
+
+export class SubscriptionRegistry {
+  readonly #streams = new Map<string, AnyStreamSubscription>();
+
+  get size(): number {
+    return this.#streams.size;
+  }
+
+  get(channel: Channel, market: string, depth: BookDepth | undefined): AnyStreamSubscription | undefined {
+    return this.#streams.get(streamKey(channel, market, depth));
+  }
+
+  add(stream: AnyStreamSubscription): void {
+    this.#streams.set(streamKey(stream.channel, stream.market, stream.depth), stream);
+  }
+
+  /** Forgets a stream if it is still the registered one for its key. */
+  delete(stream: AnyStreamSubscription): void {
+    const key = streamKey(stream.channel, stream.market, stream.depth);
+    if (this.#streams.get(key) === stream) this.#streams.delete(key);
+  }
+
+  /** Every stream of a market on a channel, whatever its depth (stream errors carry no depth). */
+  ofMarket(channel: string, market: string): AnyStreamSubscription[] {
+    return this.all().filter((stream) => stream.channel === channel && stream.market === market);
+  }
+
+  all(): AnyStreamSubscription[] {
+    return [...this.#streams.values()];
+  }
+}
+
+/**
+ * The requests that subscribe `streams`; with `resume`, each stream that has a trusted point asks
+ * the relay to replay what it missed (protocol.md "Sequencing": resume).
+ */
+export function subscribeRequests(
+  streams: Iterable<AnyStreamSubscription>,
+  resume: boolean,
+): SubscribeBody[] {
+  const requests: SubscribeBody[] = [];
+  for (const group of groupByChannelAndDepth(streams)) {
+    for (let i = 0; i < group.length; i += MAX_MARKETS_PER_REQUEST) {
+      const chunk = group.slice(i, i + MAX_MARKETS_PER_REQUEST);
+      const first = chunk[0]!;
+      const points: Record<string, ResumePoint> = {};
+      if (resume) {
+        for (const stream of chunk) {
+          const point = stream.resumePoint;
+          if (point !== undefined) points[stream.market] = point;
+        }
+      }
+      requests.push({
+        op: 'subscribe',
+        channel: first.channel,
+        markets: chunk.map((stream) => stream.market),
+        ...depthField(first),
+        ...(Object.keys(points).length === 0 ? {} : { resume: points }),
+      });
+    }
+  }
+  return requests;
+}
+
+export function unsubscribeRequest(stream: AnyStreamSubscription): UnsubscribeBody {
+  return { op: 'unsubscribe', channel: stream.channel, markets: [stream.market], ...depthField(stream) };
+}
+
+/** The full book is the default depth, so it is sent without `depth`. */
+function depthField(stream: AnyStreamSubscription): { depth?: 10 | 50 } {
+  return stream.depth === undefined || stream.depth === null ? {} : { depth: stream.depth };
+}
+
+function groupByChannelAndDepth(streams: Iterable<AnyStreamSubscription>): AnyStreamSubscription[][] {
+  const groups = new Map<string, AnyStreamSubscription[]>();
+  for (const stream of streams) {
+    const key = `${stream.channel}:${stream.depth ?? 'full'}`;
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [stream]);
+    else group.push(stream);
+  }
+  return [...groups.values()];
+}

@@ -1,0 +1,73 @@
+/**
+ * @module channels/definition
+ * What a channel declares of its Node-free part, the part the protocol, the SDK and the status
+ * page take as is: its stream-id grammar, how an update applies to its state, how a message's
+ * `data` is checked, and the upstream GET it carries whole, if any. Each folder of packages/protocol/src/channels/
+ * exports one such definition and ./registry.ts lists them.
+ */
+import type { Fields } from '../util/field-checks.ts';
+import type { Crc32 } from './checksum.ts';
+
+/**
+ * What a channel's stream ids (the `markets` of a subscribe) are: a market UUID, an upstream feed
+ * id, the one stream of a channel with one, a catalogue filter, one of upstream's public GET paths,
+ * one of a market's several streams (the market and what of it, as its definition spells them).
+ */
+export type StreamIdKind = 'market' | 'feed' | 'all' | 'catalogue' | 'path' | 'of-market';
+
+/** A channel's stream ids: of a kind, and (but for `market`, which the protocol checks) their grammar. */
+export interface StreamIds {
+  kind: StreamIdKind;
+  /** An id in its one spelling, or undefined when it is not one of this channel's. */
+  canonical?(id: string): string | undefined;
+  /** What an id must look like, worded for a `bad_request` message. */
+  expected?: string;
+  /** What an id names upstream, in "... does not exist upstream" (`market` when absent). */
+  noun?: string;
+  /** `of-market`: the market an id is of (admission judges the id by it). */
+  marketOf?(id: string): string | undefined;
+}
+
+/** A message's `data` as read off the wire (an object), with the message's checksum if any. */
+export interface WireData {
+  data: Fields;
+  checksum?: unknown;
+}
+
+/** The Node-free part of a channel whose `snapshot` carries `Snapshot` and `update` carries `Update`. */
+export interface ChannelDefinition<Snapshot, Update> {
+  readonly streamIds: StreamIds;
+  /** The state after an update (docs/protocol.md, the channel's section). */
+  apply(state: Snapshot, update: Update): Snapshot;
+  /**
+   * Of a channel whose every message carries a `checksum` of the state after it (the channel's
+   * section of docs/protocol.md): that checksum, with the portable CRC-32 unless given another.
+   */
+  checksum?(state: Snapshot, crc32?: Crc32): number;
+  /** What of a message's `data` is not as docs/protocol.md gives it; undefined when it is readable. */
+  dataProblem(message: WireData, snapshot: boolean): string | undefined;
+  /**
+   * The upstream GET, without parameters, whose body the channel carries: one of upstream's public
+   * GETs, so also a `rest` path (protocol/rest-paths.ts takes it from ./registry.ts).
+   */
+  readonly upstreamGet?: string;
+}
+
+/**
+ * How the SDK holds a channel's stream when its state is not the snapshot's data with each update
+ * applied (the default): its state and the events it adds to every stream's. Made once per
+ * subscription, so it may remember across messages.
+ */
+export interface HeldStream<Snapshot, Update, State, Events> {
+  /** The state a snapshot's data starts. */
+  stateOf(snapshot: Snapshot): State;
+  /** The state after an update's data. */
+  apply(state: State, update: Update): State;
+  /** Of a channel whose messages carry a checksum: a held state's, which each message's must equal. */
+  checksum?(state: State): number;
+  /** A message's data was accepted into `state`: fires the channel's own events, if any. */
+  accepted?(data: Snapshot | Update, state: State, emit: EmitOf<Events>): void;
+}
+
+/** Fires one of `Events`. */
+export type EmitOf<Events> = <E extends keyof Events>(event: E, payload: Events[E]) => void;

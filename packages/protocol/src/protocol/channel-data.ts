@@ -1,0 +1,56 @@
+/**
+ * @module protocol/channel-data
+ * What each channel's streams carry in `data` (docs/protocol.md, a section per channel; the fields in
+ * docs/asyncapi.yaml): the state a snapshot holds and the change an update carries, with every
+ * upstream field in upstream's own type. ./messages.ts wraps them in the stream messages and
+ * re-exports them, so importers name one module. A channel with a folder of its own declares its
+ * data there (packages/protocol/src/channels/registry.ts).
+ */
+import type { JsonValue } from '../channels/records.ts';
+
+/** A price level on the wire: [price, size], both exact decimal strings. */
+export type Level = [price: string, size: string];
+
+export interface BookData {
+  bids: Level[];
+  asks: Level[];
+  last_price?: string;
+}
+
+/** Price channel data: upstream's decimal strings; in an update, `null` means upstream stopped sending it. */
+export const priceFields = ['best_bid', 'best_ask', 'midpoint_price', 'last_price', 'spread'] as const;
+export type PriceField = (typeof priceFields)[number];
+export type PriceData = Partial<Record<PriceField, string>>;
+export type PriceUpdateData = Partial<Record<PriceField, string | null>>;
+
+/**
+ * Channels beyond v1's `book` and `price` (docs/protocol.md, one section each). Each keeps
+ * upstream's field types: decimal strings stay strings, numbers stay numbers.
+ */
+
+/** A JSON value as upstream sent it (the `market` record's fields keep their upstream types). */
+export type { JsonValue };
+/** `market` snapshot: upstream's market detail record as received. */
+export type MarketData = Record<string, JsonValue>;
+/** `market` update: the fields that changed, with their new values; `null` for a field that went away. */
+export type MarketUpdateData = Record<string, JsonValue>;
+
+/** `markets`: upstream's list-form market record as received, each field with upstream's type. */
+export type MarketListRecord = Record<string, JsonValue>;
+/** Snapshot: every market of the catalogue (across all its pages), keyed by market UUID. */
+export type MarketsData = Record<string, MarketListRecord>;
+/** Update: the records new or changed (whole) and, as `null`, the markets that left the catalogue. */
+export type MarketsUpdateData = Record<string, MarketListRecord | null>;
+
+/**
+ * `rest`: snapshot, upstream's body as served (every field with upstream's type); update, the
+ * RFC 6902 JSON Patch from the previous state to the new one. Both carry a `checksum` of the state.
+ */
+export type RestData = JsonValue;
+/** One operation of a `rest` update (the relay never sends `copy` or `test`; ./json-patch.ts applies all six). */
+export type PatchOperation =
+  | { op: 'add'; path: string; value: JsonValue }
+  | { op: 'replace'; path: string; value: JsonValue }
+  | { op: 'remove'; path: string }
+  | { op: 'move'; from: string; path: string };
+export type RestUpdateData = PatchOperation[];

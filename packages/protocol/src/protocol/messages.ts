@@ -1,0 +1,267 @@
+/**
+ * @module protocol/messages
+ * The wire protocol, version 1 (docs/protocol.md), declared once: constants and the types of
+ * every message. Shared by the relay (src/ws, src/relay) and the client SDK (packages/client/src), so it
+ * imports nothing Node-specific, and nothing at run time at all (zod stays in ./requests.ts, which
+ * validates client frames against the request types declared here).
+ */
+
+export { type Channel, channels, streamIdKinds } from './channels.ts';
+
+import type { DefinedChannel, DefinedChannelData } from '../channels/registry.ts';
+import type { Channel } from './channels.ts';
+
+/** Book depths (protocol.md "`book` data"): 10, 50, or null for the full book. */
+export const bookDepths = [10, 50] as const;
+export type BookDepth = (typeof bookDepths)[number] | null;
+
+export { MAX_MARKETS_PER_REQUEST } from './limits.ts';
+
+// Client -> relay (protocol.md "Client -> relay"). Plain types, so that the client SDK needs no
+// zod, not even for its type declarations; ./requests.ts validates frames against them with zod.
+
+export type RequestId = string | number;
+export interface ResumePoint {
+  epoch: string;
+  seq: number;
+}
+/** The streams a subscribe or unsubscribe names: a channel, its stream ids and (book) depth. */
+interface StreamSelection {
+  id?: RequestId;
+  channel: string;
+  markets: string[];
+  depth?: BookDepth;
+}
+export interface SubscribeRequest extends StreamSelection {
+  op: 'subscribe';
+  resume?: Record<string, ResumePoint>;
+}
+export interface UnsubscribeRequest extends StreamSelection {
+  op: 'unsubscribe';
+}
+export interface PingRequest {
+  op: 'ping';
+  id?: RequestId;
+}
+export type ClientRequest = SubscribeRequest | UnsubscribeRequest | PingRequest;
+
+// ---------------------------------------------------------------------------------------------
+// Relay -> client
+
+export type * from '../channels/registry.ts';
+export * from './channel-data.ts';
+
+import type {
+  BookData,
+  MarketData,
+  MarketsData,
+  MarketsUpdateData,
+  MarketUpdateData,
+  PriceData,
+  PriceUpdateData,
+  RestData,
+  RestUpdateData,
+} from './channel-data.ts';
+
+export interface StreamFields {
+  channel: Channel;
+  /**
+   * The stream id. On the wire, a `rest` message carries it as `path` instead (relay/streams/frame.ts
+   * renames it); the SDK gives both.
+   */
+  market: string;
+  /** `rest` only: the canonical path (the same as `market`). */
+  path?: string;
+  epoch: string;
+  seq: number;
+  /** Upstream snapshot time (or relay receive time where upstream gives none), ISO 8601 with ms. */
+  ts: string;
+  /** Relay receive time of the upstream response, ISO 8601 with ms. */
+  rts: string;
+  /** `book` only: 10, 50 or null for the full book. */
+  depth?: BookDepth;
+}
+
+export interface BookSnapshotMessage extends StreamFields {
+  type: 'snapshot';
+  channel: 'book';
+  depth: BookDepth;
+  data: BookData;
+  checksum: number;
+}
+export interface BookUpdateMessage extends StreamFields {
+  type: 'update';
+  channel: 'book';
+  depth: BookDepth;
+  data: BookData;
+  checksum: number;
+}
+export type PriceSnapshotMessage = ChannelSnapshotMessage<'price'>;
+export type PriceUpdateMessage = ChannelUpdateMessage<'price'>;
+
+/**
+ * Each channel's `data`: of a `snapshot` (the whole state) and of an `update` (the change); a
+ * channel with a folder of its own declares it there (packages/protocol/src/channels/registry.ts).
+ */
+export interface ChannelData extends DefinedChannelData {
+  book: { snapshot: BookData; update: BookData };
+  price: { snapshot: PriceData; update: PriceUpdateData };
+  market: { snapshot: MarketData; update: MarketUpdateData };
+  markets: { snapshot: MarketsData; update: MarketsUpdateData };
+  rest: { snapshot: RestData; update: RestUpdateData };
+}
+
+/** The channels after `book`: no depth, no checksum (seq alone detects a gap). */
+export type PlainChannel = Exclude<Channel, 'book'>;
+
+export interface ChannelSnapshotMessage<C extends PlainChannel> extends StreamFields {
+  type: 'snapshot';
+  channel: C;
+  data: ChannelData[C]['snapshot'];
+}
+export interface ChannelUpdateMessage<C extends PlainChannel> extends StreamFields {
+  type: 'update';
+  channel: C;
+  data: ChannelData[C]['update'];
+}
+export type MarketSnapshotMessage = ChannelSnapshotMessage<'market'>;
+export type MarketUpdateMessage = ChannelUpdateMessage<'market'>;
+/** A `checksum` on every message of a channel that declares one (packages/protocol/src/channels/registry.ts). */
+type ChecksumOf<C extends DefinedChannel> = DefinedChannelData[C] extends { checksum: number }
+  ? { checksum: number }
+  : unknown;
+/** A `snapshot` of a channel with a folder of its own, with its checksum if it carries one. */
+export type DefinedSnapshotMessage<C extends DefinedChannel> = ChannelSnapshotMessage<C> & ChecksumOf<C>;
+export type DefinedUpdateMessage<C extends DefinedChannel> = ChannelUpdateMessage<C> & ChecksumOf<C>;
+/** The messages of the channels with a folder of their own. */
+type DefinedChannelMessage = {
+  [C in DefinedChannel]: DefinedSnapshotMessage<C> | DefinedUpdateMessage<C>;
+}[DefinedChannel];
+export type MarketsSnapshotMessage = ChannelSnapshotMessage<'markets'>;
+export type MarketsUpdateMessage = ChannelUpdateMessage<'markets'>;
+export interface RestSnapshotMessage extends ChannelSnapshotMessage<'rest'> {
+  checksum: number;
+}
+export interface RestUpdateMessage extends ChannelUpdateMessage<'rest'> {
+  checksum: number;
+}
+
+export type StreamMessage =
+  | BookSnapshotMessage
+  | BookUpdateMessage
+  | PriceSnapshotMessage
+  | PriceUpdateMessage
+  | MarketSnapshotMessage
+  | MarketUpdateMessage
+  | DefinedChannelMessage
+  | MarketsSnapshotMessage
+  | MarketsUpdateMessage
+  | RestSnapshotMessage
+  | RestUpdateMessage;
+
+export interface SubscribedMessage {
+  type: 'subscribed';
+  id?: RequestId;
+  channel: Channel;
+  markets: string[];
+  depth?: BookDepth;
+  recovered?: Record<string, boolean>;
+  /** Compact connections only (./compact.ts): each market's stream number. */
+  streams?: Record<string, number>;
+  /**
+   * Without `id`: markets a `"*"` subscription of the channel joined as they became active
+   * (docs/protocol.md "Wildcard subscriptions").
+   */
+  wildcard?: true;
+}
+export interface UnsubscribedMessage {
+  type: 'unsubscribed';
+  id?: RequestId;
+  channel: Channel;
+  markets: string[];
+  depth?: BookDepth;
+  /** Without `id`: markets a `"*"` subscription left because they are no longer active. */
+  wildcard?: true;
+}
+export type StreamState = 'live' | 'stale' | 'closed';
+export interface StatusMessage {
+  type: 'status';
+  channel: Channel;
+  market: string;
+  depth?: BookDepth;
+  state: StreamState;
+  reason?: string;
+}
+/**
+ * Upstream confirmed the stream's state at `seq` unchanged; `confirmed` is the relay's receive time
+ * of the newest response that did (protocol.md "`confirmed`").
+ */
+export interface ConfirmedMessage {
+  type: 'confirmed';
+  channel: Channel;
+  market: string;
+  depth?: BookDepth;
+  epoch: string;
+  seq: number;
+  confirmed: string;
+}
+export const errorCodes = [
+  'bad_request',
+  'unknown_channel',
+  'unknown_market',
+  'path_not_public',
+  'limit_exceeded',
+  'rate_limited',
+  'unauthorized',
+  'upstream_unavailable',
+  'internal',
+] as const;
+export type ErrorCode = (typeof errorCodes)[number];
+export interface ErrorMessage {
+  type: 'error';
+  id?: RequestId;
+  code: ErrorCode;
+  message: string;
+  channel?: string;
+  market?: string;
+}
+export interface PongMessage {
+  type: 'pong';
+  id?: RequestId;
+  ts: string;
+}
+export interface HeartbeatMessage {
+  type: 'heartbeat';
+  n: number;
+  ts: string;
+}
+
+export type ServerMessage =
+  | StreamMessage
+  | SubscribedMessage
+  | UnsubscribedMessage
+  | StatusMessage
+  | ConfirmedMessage
+  | ErrorMessage
+  | PongMessage
+  | HeartbeatMessage;
+
+/** WebSocket close codes the relay sends (protocol.md "Close codes"). */
+export const closeCodes = {
+  /** Relay shutting down: reconnect elsewhere. */
+  goingAway: 1001,
+  /** A frame that breaks the WebSocket protocol (sent by the ws library). */
+  protocolError: 1002,
+  /** A text frame that is not valid UTF-8 (sent by the ws library). */
+  invalidPayload: 1007,
+  /** Policy violation: authentication failed. */
+  policy: 1008,
+  /** A client frame larger than the relay accepts. */
+  frameTooLarge: 1009,
+  /** The connection stayed above the hard send-buffer limit for too long. */
+  slowConsumer: 4008,
+  /** The relay is at its connection limit, or this address's or API key's. */
+  tooManyConnections: 4029,
+  /** The connection kept sending over its request rate (protocol.md "Limits"). */
+  requestFlood: 4429,
+} as const;
