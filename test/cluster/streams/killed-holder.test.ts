@@ -25,7 +25,7 @@ describe.skipIf(!redisAvailable())('cluster-wide streams: the polling relay kill
       );
       const instances = await Promise.all(trio.map((at) => at.instance()));
       const holder = instances.findIndex((instance) => lease?.startsWith(`${instance} `));
-      expect(holder).toBeGreaterThanOrEqual(0);
+      expect(holder, `the lease "${lease}" names none of ${instances.join(', ')}`).toBeGreaterThanOrEqual(0);
       const survivors = viewers.filter((_, i) => i !== holder);
       const epochs = survivors.map((viewer) => viewer.view('book', cluster.markets[0]!, null)!.epoch);
       await trio[holder]!.stop('SIGKILL'); // no shutdown, no release: the lease runs out
