@@ -14,14 +14,13 @@
  * The memo then holds a stand-in with empty sides, not the parsed book (see #keepLess).
  */
 
-import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
-import type { ServedFromBook } from '../../../packages/protocol/src/channels/relay-definition.ts';
 import {
   aggregateBook,
   aggregateSides,
-  bookServedChannels,
-  relayChannels,
-} from '../../../packages/protocol/src/channels/relay-registry.ts';
+} from '../../../packages/protocol/src/channels/orders/relay-levels.ts';
+import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
+import type { ServedFromBook } from '../../../packages/protocol/src/channels/relay-definition.ts';
+import { bookServedChannels, relayChannels } from '../../../packages/protocol/src/channels/relay-registry.ts';
 import type { BookState } from '../../../packages/protocol/src/protocol/book.ts';
 import type { BookDepth } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { OrderBook } from '../../../packages/protocol/src/upstream/schemas.ts';

@@ -3,9 +3,8 @@
  * The server part of every channel with a folder of its own (./relay-definition.ts), listed once;
  * the relay diffs, polls, publishes and bounds them through here (relay/channels/codecs.ts,
  * relay/targets/stream-targets.ts, relay/admission/group-streams.ts), which of them a market's book
- * target serves, the levels of the `book` channel, the change-hint map the books read, and their
- * polls' events, which the relay takes into its own (relay/events.ts). Node code: the SDK reads
- * ./registry.ts instead.
+ * target serves, the change-hint map the books read, and their polls' events, which the relay
+ * takes into its own (relay/events.ts). Node code: the SDK reads ./registry.ts instead.
  */
 
 import type { ProbabilitiesResponse } from '../upstream/schemas.ts';
@@ -65,6 +64,3 @@ export const bookServedChannels: readonly DefinedChannel[] = (
 export function isServedFromBook(channel: string): boolean {
   return bookServedChannels.some((served) => served === channel);
 }
-
-// The `book` channel has no folder of its own: its levels are made from upstream's orders.
-export { aggregateBook, aggregateSides, limitDepth } from './orders/relay-levels.ts';

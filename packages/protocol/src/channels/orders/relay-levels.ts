@@ -2,8 +2,8 @@
  * @module channels/orders/relay-levels
  * Turns upstream's orders of a market (one entry per order) into the aggregated price levels the
  * `book` channel carries (protocol.md "`book` data"), and cuts them to a stream's depth. The `book`
- * channel is made from this channel's resource, so its levels are made here; the relay takes them
- * through ../relay-registry.ts.
+ * channel has no folder of its own and is made from this channel's resource, so its levels are
+ * made here; the relay's book target and its numbering (relay/coordination/codecs.ts) import them.
  */
 
 import type { BookState } from '../../protocol/book.ts';
