@@ -1,7 +1,7 @@
 /**
  * @module upstream/retry-policy
  * The server's own `Retry-After` on a 429 (RFC 9110 section 10.2.3: delay-seconds or an HTTP date);
- * without one the client falls back to the full-jitter backoff of ../util/backoff.ts.
+ * without one the client falls back to the full-jitter backoff of util/backoff.ts.
  */
 
 /**

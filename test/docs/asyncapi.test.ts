@@ -1,7 +1,7 @@
 /**
  * @module test/docs/asyncapi.test
  * docs/asyncapi.yaml is a valid AsyncAPI 3 document that describes protocol v1 as
- * packages/protocol/src/protocol/messages.ts declares it, and its examples are true to its own schemas and to the
+ * protocol/messages.ts declares it, and its examples are true to its own schemas and to the
  * relay's request parser.
  */
 import { beforeAll, describe, expect, it } from 'vitest';

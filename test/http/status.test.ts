@@ -58,7 +58,7 @@ describe('status page endpoints', () => {
     const code = await first.text();
     expect(code).toMatch(/export\s*\{[^}]*\bconnect\b/);
     expect(code).not.toMatch(/\bfrom\s*["'](node:|ws["'])/);
-    // The relay validates requests with zod; the SDK reads frames without it (packages/protocol/src/protocol header notes).
+    // The relay validates requests with zod; the SDK reads frames without it (protocol/ header notes).
     expect(code).not.toMatch(/ZodError|\$ZodType/);
     expect(await (await fetch(`${harness.relay.url}/assets/client.js`)).text()).toBe(code);
   });

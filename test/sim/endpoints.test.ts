@@ -1,7 +1,7 @@
 /**
  * @module test/sim/endpoints
  * Every public endpoint of docs/upstream.md, straight over HTTP, validated with its
- * schema from packages/protocol/src/upstream/schemas.ts, and consistent with the simulation's state.
+ * schema from upstream/schemas.ts, and consistent with the simulation's state.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

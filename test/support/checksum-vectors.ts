@@ -2,7 +2,7 @@
  * @module test/support/checksum-vectors
  * The book checksum test vectors (clients/vectors/checksum-v1.json, docs/protocol.md "Checksum test
  * vectors"): book streams as the relay sends them, each message with the book after it and that
- * book's checksum, computed here by the reference implementation (packages/protocol/src/protocol/book.ts). Most cases
+ * book's checksum, computed here by the reference implementation (protocol/book.ts). Most cases
  * are made the way the relay makes a stream (full books, cut to the stream's depth, diffed by
  * src/relay/channels/book-price-diff.ts); a few are hand-written updates the relay would not send but a client must
  * apply as the protocol says (changes out of order, a price changed twice, a removal of an absent level).

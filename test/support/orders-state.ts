@@ -1,6 +1,6 @@
 /**
  * The `orders` state in the wire's list shape, for tests that compare lists: the SDK's by-id state
- * (packages/protocol/src/channels/orders/orders.ts) applies the update, so the apply rule is written once.
+ * (channels/orders/orders.ts) applies the update, so the apply rule is written once.
  */
 
 import {

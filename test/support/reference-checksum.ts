@@ -1,7 +1,7 @@
 /**
  * @module test/support/reference-checksum
  * The book checksum of docs/protocol.md "`book` data", written again from the document and
- * independently of packages/protocol/src/protocol/book.ts (node:zlib's CRC-32, not crc-32), so that tests of the docs
+ * independently of protocol/book.ts (node:zlib's CRC-32, not crc-32), so that tests of the docs
  * and of the relay check the relay's checksum against the specification rather than against itself.
  */
 import { crc32 } from 'node:zlib';

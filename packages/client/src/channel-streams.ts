@@ -2,7 +2,7 @@
  * @module client/channel-streams
  * What an application can subscribe to: one `subscribe…` method per channel, with the SDK's name for
  * each channel's stream, data, messages and events. The channels with a folder of their own
- * (packages/protocol/src/channels/) share one implementation, DefinedSubscription; `candles` adds the parts its
+ * (channels/) share one implementation, DefinedSubscription; `candles` adds the parts its
  * stream id names. The client (./relay-client.ts) decides what holding a stream means: this class
  * asks it through `stream`.
  */
@@ -181,7 +181,7 @@ export abstract class ChannelStreams extends Emitter<ClientEvents> {
     return this.stream(channel, id, undefined, Kind, (host, checked) => new Kind(host, checked));
   }
 
-  /** A stream of a channel with a folder of its own (packages/protocol/src/channels/registry.ts). */
+  /** A stream of a channel with a folder of its own (channels/registry.ts). */
   #defined<C extends DefinedChannel>(channel: C, id: string): DefinedSubscription<C> {
     // For each channel C, DefinedSubscription<C> is one member of AnyStreamSubscription; TypeScript
     // does not see that of a C not yet known, hence the casts.

@@ -3,7 +3,7 @@
  * What one connection and one client address group (relay/admission/client-address.ts
  * `addressGroup`: an IPv4 address, an IPv6 prefix) hold of the streams that cost the most to start
  * and to keep (docs/operations.md "Isolation"): distinct `rest` paths, catalogue filters (`markets`)
- * and the streams of each channel that declares a bound (packages/protocol/src/channels/relay-definition.ts
+ * and the streams of each channel that declares a bound (channels/relay-definition.ts
  * `GroupBound`), each bounded per connection and per group; the streams a group creates
  * (of any channel), at a bounded rate per group; and the `rest` paths and token filters upstream
  * has never answered for this relay, at a smaller rate per group, as unknown market ids are.

@@ -40,7 +40,7 @@ export const codecs: { readonly [C in Channel]: StreamCodec<ChannelState<C>, Cha
   ...definedCodecs(),
 };
 
-/** The codecs of the channels with a folder of their own (packages/protocol/src/channels/relay-registry.ts). */
+/** The codecs of the channels with a folder of their own (channels/relay-registry.ts). */
 function definedCodecs(): { readonly [C in DefinedChannel]: StreamCodec<ChannelState<C>, ChannelDelta<C>> } {
   return Object.fromEntries(
     Object.entries(relayChannels).map(([channel, { codec }]) => [channel, codec]),

@@ -1,7 +1,7 @@
 /**
  * @module relay/targets/defined-target
  * The poll target of a channel with a folder of its own that is polled one upstream request per
- * stream id (packages/protocol/src/channels/relay-definition.ts `PolledPerStream`): the channel says what to ask and
+ * stream id (channels/relay-definition.ts `PolledPerStream`): the channel says what to ask and
  * how a response becomes its state, relay/targets/stream-target.ts does the rest.
  */
 

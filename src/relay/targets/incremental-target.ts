@@ -1,6 +1,6 @@
 /**
  * @module relay/targets/incremental-target
- * The poll target of a channel whose stream delivers each entry once (packages/protocol/src/channels/relay-definition.ts
+ * The poll target of a channel whose stream delivers each entry once (channels/relay-definition.ts
  * `PolledIncrementally`): the channel says what a poll reads and how it becomes states; this target
  * keeps the stream's memory of what it delivered (a new stream, a new epoch, starts a new one), asks
  * (in cluster mode only the lease holder, which shares what it read; the others deliver what their

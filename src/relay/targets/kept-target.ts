@@ -1,7 +1,7 @@
 /**
  * @module relay/targets/kept-target
  * The poll target of a channel with a folder of its own whose streams keep a state across polls
- * (packages/protocol/src/channels/relay-definition.ts `StreamKeeper`): the channel says what a stream keeps, what a
+ * (channels/relay-definition.ts `StreamKeeper`): the channel says what a stream keeps, what a
  * poll reads and how it is merged in; here are the lease, the order of responses, publishing, and
  * in cluster mode the lease holder's share, which the others publish as theirs and carry on from.
  */

@@ -1,8 +1,8 @@
 /**
  * @module client/subscriptions/channel-subscriptions
  * The stream of each channel as the application holds it: its state type, how a snapshot and an
- * update make it (with the shared pure cores of packages/protocol/src/protocol, and for a channel with a folder of
- * its own the hold packages/protocol/src/channels gives), and the events a channel adds (docs/client.md "API").
+ * update make it (with the shared pure cores of protocol/, and for a channel with a folder of
+ * its own the hold channels/ gives), and the events a channel adds (docs/client.md "API").
  * Sequencing, resync and status are the base class's (./stream-subscription.ts).
  */
 
@@ -136,9 +136,9 @@ export type DefinedEvents<C extends DefinedChannel> = StreamEvents<
   HeldEvents<C>;
 
 /**
- * A stream of a channel with a folder of its own (packages/protocol/src/channels/registry.ts): its state is the
+ * A stream of a channel with a folder of its own (channels/registry.ts): its state is the
  * snapshot's data, each update applied as the channel's definition says, unless the channel holds
- * its streams its own way (packages/protocol/src/channels/<name>/subscription.ts: its own state and events).
+ * its streams its own way (channels/<name>/subscription.ts: its own state and events).
  */
 export class DefinedSubscription<C extends DefinedChannel> extends StreamSubscription<
   HeldState<C>,

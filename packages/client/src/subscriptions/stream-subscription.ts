@@ -5,7 +5,7 @@
  * message (protocol.md "Sequencing", "checksum"). On a gap, a checksum mismatch or an update from
  * another epoch it asks its host for a fresh snapshot and drops updates until it arrives. What is
  * particular to each channel (its state, how an update applies) is in ./channel-subscriptions.ts
- * (and, for a channel with a folder of its own, in packages/protocol/src/channels/).
+ * (and, for a channel with a folder of its own, in channels/).
  */
 import type {
   BookDepth,

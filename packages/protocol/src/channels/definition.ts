@@ -2,7 +2,7 @@
  * @module channels/definition
  * What a channel declares of its Node-free part, the part the protocol, the SDK and the status
  * page take as is: its stream-id grammar, how an update applies to its state, how a message's
- * `data` is checked, and the upstream GET it carries whole, if any. Each folder of packages/protocol/src/channels/
+ * `data` is checked, and the upstream GET it carries whole, if any. Each folder of channels/
  * exports one such definition and ./registry.ts lists them.
  */
 import type { Fields } from '../util/field-checks.ts';

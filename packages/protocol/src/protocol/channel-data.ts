@@ -4,7 +4,7 @@
  * docs/asyncapi.yaml): the state a snapshot holds and the change an update carries, with every
  * upstream field in upstream's own type. ./messages.ts wraps them in the stream messages and
  * re-exports them, so importers name one module. A channel with a folder of its own declares its
- * data there (packages/protocol/src/channels/registry.ts).
+ * data there (channels/registry.ts).
  */
 import type { JsonValue } from '../channels/records.ts';
 

@@ -17,7 +17,7 @@ import { canonicalRestPath } from './rest-paths.ts';
 
 export type { StreamIdKind } from '../channels/definition.ts';
 
-/** Every channel, in the order docs/protocol.md gives them (packages/protocol/src/channels/registry.ts lists them). */
+/** Every channel, in the order docs/protocol.md gives them (channels/registry.ts lists them). */
 export const channels = channelNames;
 export type Channel = (typeof channels)[number];
 
@@ -68,7 +68,7 @@ export function catalogueStreamId(filter: CatalogueFilter = {}): string {
 }
 
 /**
- * What each channel's stream ids (the `markets` of a subscribe) are (packages/protocol/src/channels/definition.ts);
+ * What each channel's stream ids (the `markets` of a subscribe) are (channels/definition.ts);
  * `rest` paths a subscribe names as `paths` and messages carry as `path`.
  */
 export const streamIdKinds: Readonly<Record<Channel, StreamIdKind>> = {

@@ -101,7 +101,7 @@ export type PriceUpdateMessage = ChannelUpdateMessage<'price'>;
 
 /**
  * Each channel's `data`: of a `snapshot` (the whole state) and of an `update` (the change); a
- * channel with a folder of its own declares it there (packages/protocol/src/channels/registry.ts).
+ * channel with a folder of its own declares it there (channels/registry.ts).
  */
 export interface ChannelData extends DefinedChannelData {
   book: { snapshot: BookData; update: BookData };
@@ -126,7 +126,7 @@ export interface ChannelUpdateMessage<C extends PlainChannel> extends StreamFiel
 }
 export type MarketSnapshotMessage = ChannelSnapshotMessage<'market'>;
 export type MarketUpdateMessage = ChannelUpdateMessage<'market'>;
-/** A `checksum` on every message of a channel that declares one (packages/protocol/src/channels/registry.ts). */
+/** A `checksum` on every message of a channel that declares one (channels/registry.ts). */
 type ChecksumOf<C extends DefinedChannel> = DefinedChannelData[C] extends { checksum: number }
   ? { checksum: number }
   : unknown;

@@ -2,7 +2,7 @@
  * @module util/field-checks
  * Checks of JSON read off the wire: an object, a list of strings, an object whose fields have the
  * given JSON types. The SDK reads every frame with these, and each channel's check of its `data`
- * (packages/protocol/src/channels/) is written with them. Node-free.
+ * (channels/) is written with them. Node-free.
  */
 
 /** A JSON object's fields, not yet checked. */
