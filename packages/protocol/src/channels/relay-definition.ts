@@ -20,7 +20,10 @@ export const sendWhole: unique symbol = Symbol('send the state whole');
 export interface StreamCodec<State, Delta> {
   /** The update from `prev` to `next`; null when nothing changed. */
   diff(prev: State, next: State): Delta | null | typeof sendWhole;
-  /** Book and rest streams carry a checksum of the state after each message. */
+  /**
+   * The checksum of the state after each message, for a channel whose messages carry one (`book`,
+   * `rest`, `candles`).
+   */
   checksum?(state: State): number;
   /**
    * Whether an update that would be larger than the snapshot of the state it leads to goes out as

@@ -111,7 +111,10 @@ export interface ChannelData extends DefinedChannelData {
   rest: { snapshot: RestData; update: RestUpdateData };
 }
 
-/** The channels after `book`: no depth, no checksum (seq alone detects a gap). */
+/**
+ * The channels after `book`: no depth, and no checksum unless the channel's messages add one
+ * (`rest`, and a defined channel that declares one: `ChecksumOf`); otherwise seq alone detects a gap.
+ */
 export type PlainChannel = Exclude<Channel, 'book'>;
 
 export interface ChannelSnapshotMessage<C extends PlainChannel> extends StreamFields {
