@@ -118,6 +118,7 @@ export {
   canonicalRestPath,
   type RestPathResult,
 } from '../../protocol/src/protocol/rest-paths.ts';
+export type * from './channel-streams.ts';
 export {
   type BackoffOptions,
   backoffDelay,

@@ -42,7 +42,6 @@ import {
   wildcardStream,
 } from './subscriptions/wildcard-subscription.ts';
 
-export type * from './channel-streams.ts';
 export type { ClientEvents, ClientOptions } from './client-options.ts';
 
 const DEFAULT_REPORT_UNREACHABLE_AFTER = 5;
