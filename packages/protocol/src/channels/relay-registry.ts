@@ -8,7 +8,8 @@
  */
 
 import type { ProbabilitiesResponse } from '../upstream/schemas.ts';
-import { type CandlesGroupLimits, type CandlesUpstream, candlesRelay } from './candles/relay.ts';
+import { type CandlesGroupLimits, candlesRelay } from './candles/relay.ts';
+import type { CandlesUpstream } from './candles/relay-keeper.ts';
 import { type OracleUpstream, oracleRelay } from './oracle/relay.ts';
 import { ordersRelay } from './orders/relay.ts';
 import { type ProbabilitiesUpstream, probabilitiesHints, probabilitiesRelay } from './probabilities/relay.ts';

@@ -10,8 +10,6 @@ import type { TradesEventMap } from '../trades/relay-poll.ts';
 import { type Candle, type CandlesData, candlesChecksum } from './candles.ts';
 import { CandlesKeeper, type CandlesUpstream } from './relay-keeper.ts';
 
-export type { CandlesUpstream } from './relay-keeper.ts';
-
 /** The candles of `next` new or changed since `prev` (compared by `start`), oldest first. */
 export function diffCandles(prev: CandlesData, next: CandlesData): CandlesData | null {
   const before = new Map(prev.candles.map((candle) => [candle.start, candle]));
