@@ -64,6 +64,7 @@ export function connect(urls: RelayUrls, options: ConnectOptions = {}): RelayCli
   return new RelayClient(targets, (target) => new WebSocketClass(target, protocols), options);
 }
 
+export { canonicalJson } from '../../protocol/src/channels/checksum.ts';
 export {
   type CandleInterval,
   type CandleSource,
@@ -80,7 +81,6 @@ export type {
 } from '../../protocol/src/protocol/channels.ts';
 export {
   applyPatch,
-  canonicalJson,
   type PatchOperation,
   type PatchOperationIn,
   restChecksum,

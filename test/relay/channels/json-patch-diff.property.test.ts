@@ -6,9 +6,9 @@
 import fc from 'fast-check';
 import jsonPatch from 'fast-json-patch';
 import { describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../../packages/protocol/src/channels/checksum.ts';
 import {
   applyPatch,
-  canonicalJson,
   type PatchOperation,
   restChecksum,
 } from '../../../packages/protocol/src/protocol/json-patch.ts';

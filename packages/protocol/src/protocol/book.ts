@@ -87,8 +87,6 @@ export function bookChecksumInput(state: BookState): string {
   return input.slice(0, -1);
 }
 
-export type { Crc32 } from '../channels/checksum.ts';
-
 /** CRC-32 of the UTF-8 checksum input, unsigned; an empty book gives 0. */
 export function bookChecksum(state: BookState, crc32: Crc32 = portableCrc32): number {
   return crc32(bookChecksumInput(state));

@@ -15,8 +15,6 @@ import {
 import { MARKET_ID_PATTERN } from './limits.ts';
 import { canonicalRestPath } from './rest-paths.ts';
 
-export type { StreamIdKind } from '../channels/definition.ts';
-
 /** Every channel, in the order docs/protocol.md gives them (channels/registry.ts lists them). */
 export const channels = channelNames;
 export type Channel = (typeof channels)[number];

@@ -10,7 +10,6 @@
 import { type Crc32, canonicalJson, jsonChecksum } from '../channels/checksum.ts';
 import type { JsonValue, PatchOperation } from './messages.ts';
 
-export { canonicalJson } from '../channels/checksum.ts';
 export type { PatchOperation } from './messages.ts';
 
 /** A JSON Pointer token (RFC 6901 section 3): `~` as `~0`, `/` as `~1`. */
