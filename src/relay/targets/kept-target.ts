@@ -19,7 +19,8 @@ import type { TargetTiming } from '../poll/scheduler.ts';
 import type { PollOutcome } from './outcomes.ts';
 import { type PollContext, PollTarget } from './poll-target.ts';
 
-export type Keep<C extends DefinedChannel> = (
+/** How the channel makes the keeper of a new stream (its relay part's `kept`). */
+type NewKeeper<C extends DefinedChannel> = (
   streamId: string,
 ) => StreamKeeper<ChannelUpstream, ChannelState<C>, ChannelEventMap>;
 
@@ -29,12 +30,18 @@ export class KeptTarget<C extends DefinedChannel> extends PollTarget {
   readonly streamId: string;
   readonly #keeper: StreamKeeper<ChannelUpstream, ChannelState<C>, ChannelEventMap>;
 
-  constructor(channel: C, keep: Keep<C>, streamId: string, timing: TargetTiming, context: PollContext) {
+  constructor(
+    channel: C,
+    newKeeper: NewKeeper<C>,
+    streamId: string,
+    timing: TargetTiming,
+    context: PollContext,
+  ) {
     super(streamTargetKey(channel, streamId), timing, context);
     this.kind = channel;
     this.channel = channel;
     this.streamId = streamId;
-    this.#keeper = keep(streamId);
+    this.#keeper = newKeeper(streamId);
     context.cluster.follow(this.key, (result) => this.#onShared(result));
   }
 
