@@ -28,24 +28,14 @@ export type PollOutcome =
   /** The change-hint map (its channel's poll) asked for at `askedAt` arrived: the hints read it too. */
   | { type: HintMapChannel; response: HintMapResponse; askedAt: number };
 
-/** Where the change-hint map goes: an effect named after its channel, `<channel>Read`. */
-const HINT_MAP_READ = `${hintMap.channel}Read` as const;
-
-type HintMapEffect = {
-  [K in typeof HINT_MAP_READ]: (response: HintMapResponse, askedAt: number) => void;
-};
-
 /** What applying an outcome touches beyond the streams: the pool's books, hints and freshness judge. */
-export interface OutcomeEffects extends HintMapEffect {
+export interface OutcomeEffects {
   registry: StreamRegistry;
   publisher: StreamPublisher;
   hintBook(market: string, askedAt: number, movedAt: number): void;
+  /** The change-hint map arrived: the books' hints read it. */
+  hintMapRead(response: HintMapResponse, askedAt: number): void;
   judgeFreshness(): void;
-}
-
-/** The effect of `OutcomeEffects` the change-hint map is handed to. */
-export function hintMapEffect(read: HintMapEffect[typeof HINT_MAP_READ]): HintMapEffect {
-  return { [HINT_MAP_READ]: read };
 }
 
 export function applyOutcome(outcome: PollOutcome, effects: OutcomeEffects): void {
@@ -67,7 +57,7 @@ export function applyOutcome(outcome: PollOutcome, effects: OutcomeEffects): voi
       effects.hintBook(outcome.market, outcome.askedAt, outcome.movedAt);
       break;
     case hintMap.channel:
-      effects[HINT_MAP_READ](outcome.response, outcome.askedAt);
+      effects.hintMapRead(outcome.response, outcome.askedAt);
       break;
   }
 }

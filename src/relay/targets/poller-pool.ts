@@ -33,7 +33,7 @@ import type { FreshnessReport } from './freshness.ts';
 import { FreshnessJudge } from './freshness.ts';
 import { bookTargetStreams, HolderChanges, holdersOf } from './holders.ts';
 import { type ExistenceJudge, trustingJudge } from './not-found.ts';
-import { applyOutcome, hintMapEffect, type OutcomeEffects } from './outcomes.ts';
+import { applyOutcome, type OutcomeEffects } from './outcomes.ts';
 import type { PollContext, PollSource, PollTarget } from './poll-target.ts';
 import type { PriceBatchTarget } from './price-batch-target.ts';
 import { PriceTargets } from './price-targets.ts';
@@ -111,7 +111,7 @@ export class PollerPool {
       registry: options.registry,
       publisher,
       hintBook: (market, askedAt, movedAt) => this.#books.hintBook(market, askedAt, movedAt),
-      ...hintMapEffect((response, askedAt) => this.#books.hintMapRead(response, askedAt)),
+      hintMapRead: (response, askedAt) => this.#books.hintMapRead(response, askedAt),
       judgeFreshness: () => this.#freshness.sweep(this.#now()),
     };
     this.#context = {

@@ -22,7 +22,7 @@ function setup() {
     registry,
     publisher: new StreamPublisher(events, Date.now),
     hintBook: (...args) => calls.push(['hintBook', ...args]),
-    probabilitiesRead: (...args) => calls.push(['probabilitiesRead', ...args]),
+    hintMapRead: (...args) => calls.push(['probabilitiesRead', ...args]),
     judgeFreshness: () => calls.push(['judgeFreshness']),
   };
   return { registry, effects, states, calls };
