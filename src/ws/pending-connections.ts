@@ -1,7 +1,7 @@
 /**
  * @module ws/pending-connections
  * TCP connections that have not finished their first request (an upgrade in progress, or any HTTP
- * request) are capped and timed (relay/admission/edge.ts, relay/pending-set.ts), and every refusal
+ * request) are capped and timed (relay/admission/edge.ts, relay/admission/pending-set.ts), and every refusal
  * is answered in HTTP, never a bare reset:
  *
  * - over its address's pending share, a connection is let in but its first request is answered

@@ -1,5 +1,5 @@
 /**
- * @module relay/auth-throttle
+ * @module relay/admission/auth-throttle
  * Wrong API keys, per address group (docs/operations.md "Refusals"), as pure state over an injectable
  * clock. The first `freeFailures` of a group are answered at once; each further one is answered a
  * little later (100 ms more per failure, at most 2 s), so a script guessing in sequence slows down;

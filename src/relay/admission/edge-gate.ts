@@ -1,8 +1,8 @@
 /**
- * @module relay/edge-gate
+ * @module relay/admission/edge-gate
  * Access control at the edge with its throttle (docs/operations.md "Refusals"): the origin allow-list
- * and the API key (relay/access.ts), with wrong keys counted per address group
- * (relay/auth-throttle.ts), the same for every transport; and the operator key of the operator
+ * and the API key (relay/admission/access.ts), with wrong keys counted per address group
+ * (relay/admission/auth-throttle.ts), the same for every transport; and the operator key of the operator
  * endpoints, counted the same way in a throttle of its own. The endpoints answer the decision.
  */
 import type { IncomingHttpHeaders } from 'node:http';

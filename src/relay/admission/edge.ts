@@ -5,17 +5,17 @@
  *
  * - TCP connections still sending their first request (an upgrade in progress, or any HTTP request):
  *   capped for the whole relay and per TCP peer, so sockets that never finish a request cannot pile
- *   up, and shed least-sent first when the relay-wide set is full (relay/pending-set.ts). Per peer
+ *   up, and shed least-sent first when the relay-wide set is full (relay/admission/pending-set.ts). Per peer
  *   only without trusted proxies: behind a proxy every peer is the proxy.
  * - Stream connections, WebSocket and SSE alike, in the same counters (so an address cannot get
  *   past a cap by mixing transports): a connection rate (token bucket) per client address, and
  *   open connections per client address and per API key; wrong API keys per address
- *   (relay/auth-throttle.ts).
+ *   (relay/admission/auth-throttle.ts).
  * - Wrong operator keys per address, with the API keys' limits in a throttle of their own: a
  *   lockout from guessing one kind of key does not refuse the other.
  *
  * Every per-address count is kept per address group: an IPv6 address counts as its /64 (or
- * `--ipv6-prefix-length`), relay/client-address.ts `addressGroup`.
+ * `--ipv6-prefix-length`), relay/admission/client-address.ts `addressGroup`.
  */
 import type { IncomingMessage } from 'node:http';
 import { TokenBucket } from '../../util/token-bucket.ts';
@@ -41,7 +41,7 @@ export interface EdgeLimits {
   trustedProxyDepth: number;
   /** IPv6 addresses count per prefix of this many bits for every per-address limit (128: per address). */
   ipv6PrefixLength: number;
-  /** Wrong API keys per address group: answered at once, then slower, then locked out (relay/auth-throttle.ts). */
+  /** Wrong API keys per address group: answered at once, then slower, then locked out (relay/admission/auth-throttle.ts). */
   authFreeFailures: number;
   authLockoutFailures: number;
   authLockoutMs: number;

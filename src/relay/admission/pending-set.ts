@@ -1,5 +1,5 @@
 /**
- * @module relay/pending-set
+ * @module relay/admission/pending-set
  * TCP connections that have not finished their first request (docs/operations.md "Edge limits"), as a
  * pure set over an injectable clock; ws/pending-connections.ts applies its verdicts to sockets.
  *
@@ -20,7 +20,7 @@ export interface PendingLimits {
 
 /** One pending connection, as the set sees it. */
 export interface PendingEntry {
-  /** Its address group (relay/client-address.ts `addressGroup`). */
+  /** Its address group (relay/admission/client-address.ts `addressGroup`). */
   readonly group: string;
   readonly openedAt: number;
   /** Bytes it has sent so far. */
