@@ -2,10 +2,10 @@
  * Book depths 1, 5, 10, 25, 50 and full (docs/protocol.md "`book` data", `depth`): each (market,
  * depth) its own checksummed stream, every depth of a market served by one order-book request per
  * poll, `"full"` the same stream as null, any other depth refused with the request's id, and the
- * compact encoding and SSE carrying every depth.
+ * compact encoding, SSE and `GET /v1/book` carrying every depth.
  */
 import { describe, expect, it } from 'vitest';
-import type { BookState } from '../../packages/protocol/src/protocol/book.ts';
+import { type BookState, bookChecksum } from '../../packages/protocol/src/protocol/book.ts';
 import { COMPACT_SUBPROTOCOL } from '../../packages/protocol/src/protocol/compact.ts';
 import { type BookDepth, bookDepths } from '../../packages/protocol/src/protocol/messages.ts';
 import { expectedBook, type Harness, upstreamBook, useHarness } from '../support/harness.ts';
@@ -159,5 +159,21 @@ describe('book depths', () => {
     const refused = await fetch(`${harness.relay.url}/v1/sse?channel=book&depth=3&markets=${market}`);
     expect(refused.status).toBe(400);
     expect(await refused.json()).toMatchObject({ error: 'bad_request' });
+  });
+
+  it('answers GET /v1/book at depth 1 and 25, and refuses another depth listing the offered ones', async () => {
+    harness = await start({ sim: { markets: 1 } });
+    const [market] = harness.sim.market.marketIds() as [string];
+    for (const depth of [1, 25] as const) {
+      const answer = await fetch(`${harness.relay.url}/v1/book/${market}?depth=${depth}`);
+      expect(answer.status).toBe(200);
+      const snapshot = (await answer.json()) as { depth: BookDepth; data: BookState; checksum: number };
+      expect(snapshot.depth).toBe(depth);
+      expect(snapshot.data).toEqual(expectedBook(await upstreamBook(harness.sim, market), depth));
+      expect(snapshot.checksum).toBe(bookChecksum(snapshot.data));
+    }
+    const refused = await fetch(`${harness.relay.url}/v1/book/${market}?depth=7`);
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(await refused.json())).toContain('1, 5, 10, 25, 50 or full');
   });
 });
