@@ -84,7 +84,9 @@ describe('book depths', () => {
     for (const depth of [7, 0, '10', 1000, 'FULL', -1, 2.5]) {
       const reply = await client.request({ op: 'subscribe', channel: 'book', markets: [market], depth });
       expect(reply, String(depth)).toMatchObject({ type: 'error', code: 'bad_request' });
-      expect(reply.message, String(depth)).toContain(`${bookDepths.join(', ')} or "full"`);
+      expect(reply.message, String(depth)).toBe(
+        `depth: expected ${bookDepths.join(', ')}, "full" or null (the full book)`,
+      );
     }
     expect(
       await client.request({ op: 'unsubscribe', channel: 'book', markets: [market], depth: 3 }),

@@ -2,8 +2,8 @@
  * @module protocol/requests
  * What clients send (protocol.md "Client -> relay") as zod schemas: the relay validates every
  * frame with them; each schema's output satisfies the request type declared in ./messages.ts. Limits come from
- * ./limits.ts and each channel's stream ids from ./channels.ts, so this module needs nothing else
- * of the project.
+ * ./limits.ts, each channel's stream ids from ./channels.ts and the book depths from ./messages.ts,
+ * so this module needs nothing else of the project.
  */
 import { z } from 'zod';
 import {
@@ -52,7 +52,7 @@ export function issueCode(issue: z.core.$ZodIssue | undefined): 'bad_request' | 
 }
 
 /** Every depth named in the one message a bad depth gets, so the client learns what it may ask. */
-const depthsExpected = `depth must be ${bookDepths.join(', ')} or "full" (null is the same as "full")`;
+const depthsExpected = `expected ${bookDepths.join(', ')}, "full" or null (the full book)`;
 /** `"full"` is read as null, the full book's depth in every message. */
 const bookDepth = z
   .union([...bookDepths.map((depth) => z.literal(depth)), z.literal('full'), z.null()], {
