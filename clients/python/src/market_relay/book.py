@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import zlib
 from decimal import Decimal, InvalidOperation
-from typing import Any, Dict, Iterable, List, Literal, NamedTuple, Optional, Sequence, Tuple, cast
+from typing import Any, Dict, Iterable, List, Literal, NamedTuple, Optional, Sequence, Tuple, Union, cast
 
 #: A book stream's depth (docs/protocol.md "`book` data"): the best 1, 5, 10, 25 or 50 levels per side,
 #: or None for the full book (what a message's ``depth`` of null means).
 BookDepth = Optional[Literal[1, 5, 10, 25, 50]]
+#: What ``subscribe_book`` takes: a depth, or "full" (the same stream as None).
+BookDepthOption = Union[BookDepth, Literal["full"]]
 BOOK_DEPTHS: Tuple[int, ...] = (1, 5, 10, 25, 50)
 
 

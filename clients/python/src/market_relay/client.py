@@ -15,24 +15,10 @@ import asyncio
 import json
 import logging
 import random as _random
-from typing import (
-    Any,
-    Callable,
-    Dict,
-    Generator,
-    List,
-    Literal,
-    Optional,
-    Sequence,
-    Set,
-    Tuple,
-    Type,
-    TypeVar,
-    Union,
-)
+from typing import Any, Callable, Dict, Generator, List, Optional, Sequence, Set, Tuple, Type, TypeVar, Union
 
 from .backoff import Backoff
-from .book import BookDepth, book_depth
+from .book import BookDepthOption, book_depth
 from .channels import PROBABILITIES_STREAM, canonical_stream_id, catalogue_stream_id
 from .connection import Closed, ConnectionListener, ConnectionStatus, Opened, Reconnecting, RelayConnection
 from .errors import ConnectTimeout, RelayClientError
@@ -119,7 +105,7 @@ class RelayClient(RelayMessages, WildcardHost, ConnectionListener):
     def subscriptions(self) -> List[StreamSubscription[Any]]:
         return list(self._streams.values())
 
-    def subscribe_book(self, market: str, depth: Union[BookDepth, Literal["full"]] = None) -> BookSubscription:
+    def subscribe_book(self, market: str, depth: BookDepthOption = None) -> BookSubscription:
         """A book stream; depth 1, 5, 10, 25, 50, or "full" / None (one stream: the full book, its ``depth``
         None). The same (market, depth) gives the same object."""
         level = book_depth(depth)
