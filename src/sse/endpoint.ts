@@ -11,7 +11,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import type { BookDepth, SubscribeRequest } from '../../packages/protocol/src/protocol/messages.ts';
+import { bookDepths, type SubscribeRequest } from '../../packages/protocol/src/protocol/messages.ts';
 import { issueCode, subscribeRequest } from '../../packages/protocol/src/protocol/requests.ts';
 import { capReason } from '../relay/admission/edge.ts';
 import type { MarketAdmission } from '../relay/admission/market.ts';
@@ -170,8 +170,9 @@ function parseQuery(url: URL): ParsedQuery {
     ),
   ];
   const depthText = query.get('depth');
-  const depth: BookDepth | number | undefined =
-    depthText === null ? undefined : depthText === 'full' ? null : Number(depthText);
+  // A depth's text as the number it names; any other text ("full" too) goes to the schema as sent.
+  const depth =
+    depthText === null ? undefined : (bookDepths.find((d) => String(d) === depthText) ?? depthText);
   const result = subscribeRequest.safeParse({ op: 'subscribe', channel, markets, depth });
   if (result.success) return { ok: true, request: result.data };
   const issue = result.error.issues[0];

@@ -1,7 +1,7 @@
 /**
  * The Python client (clients/python) on the catalogue, public paths as `rest` streams, candles,
- * wildcards and per-stream freshness: its pytest suite keeps each verified against a relay over the
- * ticking simulator, follows every active market with a `"*"`, and sees a quiet stream confirmed (the
+ * wildcards, every book depth and per-stream freshness: its pytest suite keeps each verified against
+ * a relay over the ticking simulator, follows every active market with a `"*"`, and sees a quiet stream confirmed (the
  * relay confirms every 50 ms here); the wildcard's reconnect runs against a scripted relay.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,7 +29,12 @@ describe.skipIf(!(await pythonAvailable()))(
       const [market] = harness.sim.market.activeMarketIds();
       const result = await runPytest(
         python,
-        ['test_live_channels.py', 'test_json_channels.py', 'test_wildcards_fake_relay.py'],
+        [
+          'test_live_channels.py',
+          'test_json_channels.py',
+          'test_wildcards_fake_relay.py',
+          'test_book_depths.py',
+        ],
         {
           MARKET_RELAY_URL: harness.relay.url,
           MARKET_RELAY_UPSTREAM: harness.sim.url,

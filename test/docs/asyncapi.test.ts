@@ -188,6 +188,16 @@ describe('docs/asyncapi.yaml', () => {
     expect(schema('Checksum').maximum).toBe(2 ** 32 - 1);
   });
 
+  it('offers a request the depths the relay takes, "full" among them', () => {
+    const validate = compilePayload(messages().find((m) => payloadConst(m, 'op') === 'subscribe')!);
+    const market = '3f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f';
+    expect(schema('RequestDepth').enum).toEqual([...bookDepths, 'full', null]);
+    for (const depth of [...bookDepths, 'full', null, 7, '10']) {
+      const request = { op: 'subscribe', channel: 'book', markets: [market], depth };
+      expect(validate(request), String(depth)).toBe(clientRequest.safeParse(request).success);
+    }
+  });
+
   it('has book snapshot examples whose checksum matches their levels', () => {
     const snapshots = messages().filter(
       (m) => payloadConst(m, 'type') === 'snapshot' && payloadConst(m, 'channel') === 'book',

@@ -42,7 +42,7 @@ export interface VectorStep {
 export interface VectorCase {
   name: string;
   description: string;
-  /** The stream's depth (10, 50, null = full book): informational, the steps are already cut to it. */
+  /** The stream's depth (1, 5, 10, 25, 50, null = full book): informational, the steps are already cut to it. */
   depth: BookDepth;
   steps: VectorStep[];
 }
@@ -205,6 +205,16 @@ export function checksumVectors(): ChecksumVectors {
             asks: [asks15[0]!, ...asks15.slice(2)],
             last_price: '0.51000000',
           },
+        ],
+      ),
+      relayCase(
+        'depth-1-window',
+        'A depth-1 stream (top of book): a better bid replaces the best (the old best comes as size "0" though it ' +
+          'still exists upstream), and removing the best ask brings the second in with its size.',
+        1,
+        [
+          { bids: bids15, asks: asks15, last_price: '0.50000000' },
+          { bids: [['0.51000000', '1'], ...bids15], asks: asks15.slice(1), last_price: '0.51000000' },
         ],
       ),
       relayCase(

@@ -15,13 +15,14 @@ import {
 import { PROBABILITIES_STREAM } from '../../protocol/src/channels/probabilities/probabilities.ts';
 import type { DefinedChannel } from '../../protocol/src/channels/registry.ts';
 import { type CatalogueFilter, catalogueStreamId } from '../../protocol/src/protocol/channels.ts';
-import type {
-  BookDepth,
-  Channel,
-  ChannelSnapshotMessage,
-  ChannelUpdateMessage,
-  DefinedSnapshotMessage,
-  DefinedUpdateMessage,
+import {
+  type BookDepth,
+  bookDepths,
+  type Channel,
+  type ChannelSnapshotMessage,
+  type ChannelUpdateMessage,
+  type DefinedSnapshotMessage,
+  type DefinedUpdateMessage,
 } from '../../protocol/src/protocol/messages.ts';
 import type { ClientEvents } from './client-options.ts';
 import { Emitter } from './events/emitter.ts';
@@ -98,11 +99,15 @@ export abstract class ChannelStreams extends Emitter<ClientEvents> {
     create: (host: StreamHost, id: string) => S,
   ): S;
 
-  /** Subscribes a book stream; asking again for the same (market, depth) returns the same object. */
-  subscribeBook(market: string, options: { depth?: BookDepth } = {}): BookSubscription {
-    const depth = options.depth ?? null;
-    if (depth !== null && depth !== 10 && depth !== 50)
-      throw new TypeError(`depth must be 10, 50 or null, got ${depth}`);
+  /**
+   * Subscribes a book stream; asking again for the same (market, depth) returns the same object.
+   * `'full'`, null and no depth are one stream, the full book (its `depth` is null, as on the wire).
+   */
+  subscribeBook(market: string, options: { depth?: BookDepth | 'full' } = {}): BookSubscription {
+    const asked: unknown = options.depth ?? null;
+    const depth = asked === null || asked === 'full' ? null : bookDepths.find((offered) => offered === asked);
+    if (depth === undefined)
+      throw new TypeError(`depth must be ${bookDepths.join(', ')}, 'full' or null, got ${String(asked)}`);
     return this.stream(
       'book',
       market,

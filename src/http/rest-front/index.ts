@@ -97,13 +97,13 @@ async function answerBook(
   const { market } = request.params as { market: string };
   const { depth: depthText } = request.query as { depth?: string };
   if (!MARKET_ID_PATTERN.test(market)) return badRequest(reply, `market ${market} is not a UUID`);
-  const depth = depthText === undefined || depthText === 'full' ? null : Number(depthText);
-  if (depth !== null && !(bookDepths as readonly number[]).includes(depth))
-    return badRequest(reply, 'depth must be 10, 50 or full');
+  const depth =
+    depthText === undefined || depthText === 'full' ? null : bookDepths.find((d) => String(d) === depthText);
+  if (depth === undefined) return badRequest(reply, `depth must be ${bookDepths.join(', ')} or full`);
   const answer = await currentSnapshot(
     options.registry,
     options.marketAdmission,
-    { channel: 'book', market: market.toLowerCase(), depth: depth as 10 | 50 | null },
+    { channel: 'book', market: market.toLowerCase(), depth },
     options.firstStateTimeoutMs,
   );
   switch (answer.kind) {

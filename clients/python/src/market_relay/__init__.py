@@ -8,6 +8,8 @@ See the package README for a walk-through and docs/protocol.md in the repository
 
 from .backoff import Backoff, backoff_delay, reconnect_delay
 from .book import (
+    BookDepth,
+    BookDepthOption,
     BookState,
     Level,
     apply_book_update,
@@ -39,6 +41,8 @@ from .wildcards import WildcardChange, WildcardRemoved, WildcardSubscription
 
 __all__ = [
     "Backoff",
+    "BookDepth",
+    "BookDepthOption",
     "BookState",
     "BookSubscription",
     "CandlesSubscription",

@@ -9,7 +9,24 @@ from __future__ import annotations
 
 import zlib
 from decimal import Decimal, InvalidOperation
-from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Literal, NamedTuple, Optional, Sequence, Tuple, Union, cast
+
+#: A book stream's depth (docs/protocol.md "`book` data"): the best 1, 5, 10, 25 or 50 levels per side,
+#: or None for the full book (what a message's ``depth`` of null means).
+BookDepth = Optional[Literal[1, 5, 10, 25, 50]]
+#: What ``subscribe_book`` takes: a depth, or "full" (the same stream as None).
+BookDepthOption = Union[BookDepth, Literal["full"]]
+BOOK_DEPTHS: Tuple[int, ...] = (1, 5, 10, 25, 50)
+
+
+def book_depth(depth: object) -> BookDepth:
+    """The stream depth ``depth`` asks for ("full" and None: the full book); ValueError for any other."""
+    if depth is None or depth == "full":
+        return None
+    # type() rather than ``in``: True == 1 and 10.0 == 10, and neither is a depth the relay takes.
+    if type(depth) is int and depth in BOOK_DEPTHS:
+        return cast(BookDepth, depth)
+    raise ValueError(f"depth must be {', '.join(map(str, BOOK_DEPTHS))}, 'full' or None, got {depth!r}")
 
 #: docs/protocol.md "`book` update": exactly this size text means the level is gone.
 REMOVED_SIZE = "0"

@@ -18,6 +18,7 @@ import random as _random
 from typing import Any, Callable, Dict, Generator, List, Optional, Sequence, Set, Tuple, Type, TypeVar, Union
 
 from .backoff import Backoff
+from .book import BookDepthOption, book_depth
 from .channels import PROBABILITIES_STREAM, canonical_stream_id, catalogue_stream_id
 from .connection import Closed, ConnectionListener, ConnectionStatus, Opened, Reconnecting, RelayConnection
 from .errors import ConnectTimeout, RelayClientError
@@ -104,11 +105,11 @@ class RelayClient(RelayMessages, WildcardHost, ConnectionListener):
     def subscriptions(self) -> List[StreamSubscription[Any]]:
         return list(self._streams.values())
 
-    def subscribe_book(self, market: str, depth: Optional[int] = None) -> BookSubscription:
-        """A book stream; depth 10, 50 or None (full book). The same (market, depth) gives the same object."""
-        if depth not in (None, 10, 50):
-            raise ValueError(f"depth must be 10, 50 or None, got {depth!r}")
-        return self._subscribe("book", market, depth, BookSubscription, lambda m: BookSubscription(self, m, depth))
+    def subscribe_book(self, market: str, depth: BookDepthOption = None) -> BookSubscription:
+        """A book stream; depth 1, 5, 10, 25, 50, or "full" / None (one stream: the full book, its ``depth``
+        None). The same (market, depth) gives the same object."""
+        level = book_depth(depth)
+        return self._subscribe("book", market, level, BookSubscription, lambda m: BookSubscription(self, m, level))
 
     def subscribe_price(self, market: str) -> PriceSubscription:
         return self._subscribe("price", market, None, PriceSubscription, lambda m: PriceSubscription(self, m))

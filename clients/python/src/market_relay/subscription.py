@@ -84,7 +84,7 @@ class StreamFormatError(ValueError):
 class StreamSubscription(Emitter[StreamEvent], Generic[State]):
     EVENTS = frozenset({"snapshot", "update", "resync", "resumed", "status", "confirmed", "error"})
     channel: str = ""
-    #: ``book``: 10, 50 or None (full book); other channels: None.
+    #: ``book``: 1, 5, 10, 25, 50 or None (full book); other channels: None.
     depth: Optional[int] = None
 
     def __init__(self, host: StreamHost, market: str) -> None:

@@ -18,12 +18,13 @@ import {
   type CompactStreamLookup,
   decodeCompactStreamMessage,
 } from '../../../protocol/src/protocol/compact.ts';
-import type {
-  BookDepth,
-  Channel,
-  Level,
-  ServerMessage,
-  StreamState,
+import {
+  type BookDepth,
+  bookDepths,
+  type Channel,
+  type Level,
+  type ServerMessage,
+  type StreamState,
 } from '../../../protocol/src/protocol/messages.ts';
 import { type Fields, isObject, isStringArray } from '../../../protocol/src/util/field-checks.ts';
 
@@ -180,7 +181,7 @@ function isStreamAddress(value: Fields): value is Fields & { channel: Channel; m
 /** A book message without `depth` is read as the full book; an unknown depth is malformed. */
 function depthOf(value: Fields): BookDepth | undefined {
   if (value.depth === undefined || value.depth === null) return null;
-  return value.depth === 10 || value.depth === 50 ? value.depth : undefined;
+  return bookDepths.find((depth) => depth === value.depth);
 }
 
 function isChannel(value: unknown): value is Channel {

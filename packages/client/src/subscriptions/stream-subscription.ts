@@ -71,7 +71,7 @@ export abstract class StreamSubscription<
   Events extends StreamEvents<State, Snapshot, Update> = StreamEvents<State, Snapshot, Update>,
 > extends Emitter<Events> {
   abstract readonly channel: Channel;
-  /** `book`: 10, 50 or null (full book); other channels: undefined. */
+  /** `book`: 1, 5, 10, 25, 50 or null (full book); other channels: undefined. */
   abstract readonly depth: BookDepth | undefined;
   readonly market: string;
   /** The last verified state; `undefined` until the first snapshot. Never mutated: each change is a new object. */

@@ -91,7 +91,7 @@ export function unsubscribeRequest(stream: AnyStreamSubscription): UnsubscribeBo
 }
 
 /** The full book is the default depth, so it is sent without `depth`. */
-function depthField(stream: AnyStreamSubscription): { depth?: 10 | 50 } {
+function depthField(stream: AnyStreamSubscription): { depth?: NonNullable<BookDepth> } {
   return stream.depth === undefined || stream.depth === null ? {} : { depth: stream.depth };
 }
 

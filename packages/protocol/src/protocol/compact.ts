@@ -43,7 +43,7 @@ export type CompactStreamMessage = CompactBookMessage | CompactCheckedMessage | 
 export interface CompactStreamIdentity {
   channel: Channel;
   market: string;
-  /** `book` only: 10, 50 or null for the full book. */
+  /** `book` only: 1, 5, 10, 25, 50 or null for the full book. */
   depth?: BookDepth;
 }
 /** The client's stream numbers: a `Map<number, CompactStreamIdentity>` will do. */

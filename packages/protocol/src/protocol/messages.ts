@@ -11,8 +11,11 @@ export { type Channel, channels, streamIdKinds } from './channels.ts';
 import type { DefinedChannel, DefinedChannelData } from '../channels/registry.ts';
 import type { Channel } from './channels.ts';
 
-/** Book depths (protocol.md "`book` data"): 10, 50, or null for the full book. */
-export const bookDepths = [10, 50] as const;
+/**
+ * Book depths (protocol.md "`book` data"): the best 1, 5, 10, 25 or 50 levels per side, or null for
+ * the full book (a request may spell it `"full"`; messages keep null, as before there were names).
+ */
+export const bookDepths = [1, 5, 10, 25, 50] as const;
 export type BookDepth = (typeof bookDepths)[number] | null;
 
 export { MAX_MARKETS_PER_REQUEST } from './limits.ts';
@@ -78,7 +81,7 @@ export interface StreamFields {
   ts: string;
   /** Relay receive time of the upstream response, ISO 8601 with ms. */
   rts: string;
-  /** `book` only: 10, 50 or null for the full book. */
+  /** `book` only: 1, 5, 10, 25, 50 or null for the full book. */
   depth?: BookDepth;
 }
 

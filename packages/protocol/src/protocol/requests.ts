@@ -2,8 +2,8 @@
  * @module protocol/requests
  * What clients send (protocol.md "Client -> relay") as zod schemas: the relay validates every
  * frame with them; each schema's output satisfies the request type declared in ./messages.ts. Limits come from
- * ./limits.ts and each channel's stream ids from ./channels.ts, so this module needs nothing else
- * of the project.
+ * ./limits.ts, each channel's stream ids from ./channels.ts and the book depths from ./messages.ts,
+ * so this module needs nothing else of the project.
  */
 import { z } from 'zod';
 import {
@@ -15,7 +15,13 @@ import {
   wildcardChannels,
 } from './channels.ts';
 import { MAX_MARKETS_PER_REQUEST, MAX_REQUEST_ID_LENGTH, MAX_STREAM_ID_LENGTH } from './limits.ts';
-import type { ClientRequest, PingRequest, SubscribeRequest, UnsubscribeRequest } from './messages.ts';
+import {
+  bookDepths,
+  type ClientRequest,
+  type PingRequest,
+  type SubscribeRequest,
+  type UnsubscribeRequest,
+} from './messages.ts';
 import { MAX_REST_PATH_LENGTH } from './rest-paths.ts';
 
 const requestId = z.union([z.string().max(MAX_REQUEST_ID_LENGTH), z.number().int()]);
@@ -45,6 +51,15 @@ export function issueCode(issue: z.core.$ZodIssue | undefined): 'bad_request' | 
     : 'bad_request';
 }
 
+/** Every depth named in the one message a bad depth gets, so the client learns what it may ask. */
+const depthsExpected = `expected ${bookDepths.join(', ')}, "full" or null (the full book)`;
+/** `"full"` is read as null, the full book's depth in every message. */
+const bookDepth = z
+  .union([...bookDepths.map((depth) => z.literal(depth)), z.literal('full'), z.null()], {
+    error: depthsExpected,
+  })
+  .transform((depth) => (depth === 'full' ? null : depth));
+
 /**
  * `channel` is any string here so that an unknown channel is answered `unknown_channel`, not
  * `bad_request` (protocol.md "Error codes").
@@ -57,7 +72,7 @@ const streamSelection = {
     .array(streamId, { error: marketsExpected })
     .min(1, { error: marketsExpected })
     .max(MAX_MARKETS_PER_REQUEST, { error: marketsExpected }),
-  depth: z.union([z.literal(10), z.literal(50), z.null()]).optional(),
+  depth: bookDepth.optional(),
   /** Set by withStreamIds: a `rest` request named its streams `markets`. */
   misnamedPaths: z.literal(true).optional(),
 };
