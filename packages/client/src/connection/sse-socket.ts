@@ -88,8 +88,16 @@ export class SseSocket implements WebSocketLike {
       });
     } else if (request.op === 'subscribe') {
       this.#subscribe(request);
-    } else {
+    } else if (request.op === 'unsubscribe') {
       this.#unsubscribe(request);
+    } else {
+      // One-way: a stream's options change by reconnecting with the new query.
+      this.#deliver({
+        type: 'error',
+        ...(request.id === undefined ? {} : { id: request.id }),
+        code: 'bad_request',
+        message: `"${request.op}" needs a WebSocket: Server-Sent Events carry no requests`,
+      });
     }
   }
 

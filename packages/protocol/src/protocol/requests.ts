@@ -15,7 +15,14 @@ import {
   wildcardChannels,
 } from './channels.ts';
 import { MAX_MARKETS_PER_REQUEST, MAX_REQUEST_ID_LENGTH, MAX_STREAM_ID_LENGTH } from './limits.ts';
-import type { ClientRequest, PingRequest, SubscribeRequest, UnsubscribeRequest } from './messages.ts';
+import type {
+  ClientRequest,
+  ListRequest,
+  PingRequest,
+  SubscribeRequest,
+  UnsubscribeRequest,
+  UpdateRequest,
+} from './messages.ts';
 import { MAX_REST_PATH_LENGTH } from './rest-paths.ts';
 
 const requestId = z.union([z.string().max(MAX_REQUEST_ID_LENGTH), z.number().int()]);
@@ -143,6 +150,19 @@ export const unsubscribeRequest = z
     markets: request.markets.map((id) => canonicalId(request.channel, id)),
   })) satisfies z.ZodType<UnsubscribeRequest>;
 
+export const updateRequest = z
+  .object({ op: z.literal('update'), ...streamSelection, from_depth: streamSelection.depth })
+  .superRefine(checkStreamIds)
+  .transform((request) => ({
+    ...request,
+    markets: request.markets.map((id) => canonicalId(request.channel, id)),
+  })) satisfies z.ZodType<UpdateRequest>;
+
+export const listRequest = z.object({
+  op: z.literal('list'),
+  id: requestId.optional(),
+}) satisfies z.ZodType<ListRequest>;
+
 export const pingRequest = z.object({
   op: z.literal('ping'),
   id: requestId.optional(),
@@ -152,4 +172,6 @@ export const clientRequest = z.discriminatedUnion('op', [
   subscribeRequest,
   unsubscribeRequest,
   pingRequest,
+  updateRequest,
+  listRequest,
 ]) satisfies z.ZodType<ClientRequest>;
