@@ -34,6 +34,7 @@ import type {
 } from '../../../protocol/src/protocol/messages.ts';
 
 import { applyPriceUpdate } from '../../../protocol/src/protocol/price.ts';
+import { RelayClientError } from '../events/client-error.ts';
 import type { RestSubscription } from './rest-subscription.ts';
 import { type StreamEvents, type StreamHost, StreamSubscription } from './stream-subscription.ts';
 
@@ -48,11 +49,34 @@ export type AnyStreamSubscription =
 /** A `book` stream: state is `{ bids, asks, last_price }` with exact decimal strings, best first. */
 export class BookSubscription extends StreamSubscription<BookState, BookSnapshotMessage, BookUpdateMessage> {
   readonly channel = 'book';
-  readonly depth: BookDepth;
+  #depth: BookDepth;
+  readonly #host: StreamHost;
 
   constructor(host: StreamHost, market: string, depth: BookDepth) {
     super(host, market);
-    this.depth = depth;
+    this.#host = host;
+    this.#depth = depth;
+  }
+
+  get depth(): BookDepth {
+    return this.#depth;
+  }
+
+  /**
+   * Moves this stream to another depth at the relay, without unsubscribing (docs/client.md):
+   * resolves on the relay's `subscribed`, rejects with its error; `depth` changes then, and the
+   * state is rebuilt from the new depth's snapshot.
+   */
+  update(options: { depth: BookDepth }): Promise<void> {
+    const { depth } = options;
+    const from = { channel: 'book' as const, market: this.market, depth: this.#depth };
+    if (this.#host.changeDepth === undefined)
+      return Promise.reject(new RelayClientError('bad_request', 'this stream cannot change its depth'));
+    return this.#host.changeDepth(from, depth, () => {
+      if (depth === this.#depth) return;
+      this.#depth = depth;
+      this.awaitSnapshot();
+    });
   }
 
   protected stateOf(snapshot: BookSnapshotMessage): BookState {
