@@ -19,8 +19,11 @@ describe('client SDK: a book changes depth in place, and the relay lists the str
   let harness: Harness;
   const { opened, start } = useHarness();
 
-  function sdk(url: string, encoding?: 'json'): RecordedClient {
-    const recorded = connectRecorded(url, encoding === undefined ? {} : { encoding });
+  function sdk(url: string, encoding?: 'json', transport?: 'sse'): RecordedClient {
+    const recorded = connectRecorded(url, {
+      ...(encoding === undefined ? {} : { encoding }),
+      ...(transport === undefined ? {} : { transport }),
+    });
     opened.push(recorded.client);
     return recorded;
   }
@@ -77,5 +80,23 @@ describe('client SDK: a book changes depth in place, and the relay lists the str
     expect(book.status).toBe('live');
     const listed = await client.listSubscriptions();
     expect(listed.subscriptions.map((entry) => entry.depth)).toEqual([10]);
+  });
+
+  it('rejects both requests over SSE, which carries none', async () => {
+    harness = await start({ sim: { markets: 1 } });
+    const [market] = harness.sim.market.activeMarketIds();
+    const { client } = sdk(harness.relay.url, undefined, 'sse');
+    const book = client.subscribeBook(market!, { depth: 10 });
+    await expectBooksEqualUpstream(harness.sim, [book]);
+    const codes = await Promise.all(
+      [book.update({ depth: 50 }), client.listSubscriptions()].map((request) =>
+        request.then(
+          () => 'answered',
+          (error: RelayClientError) => error.code,
+        ),
+      ),
+    );
+    expect(codes).toEqual(['bad_request', 'bad_request']);
+    expect(book.depth).toBe(10);
   });
 });
