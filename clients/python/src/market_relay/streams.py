@@ -25,6 +25,12 @@ class BookSubscription(StreamSubscription[BookState]):
         # so that an update below them (most, on a deep book) costs two tuple comparisons.
         self._summed: Tuple[Tuple[Level, ...], Tuple[Level, ...], int] = ((), (), 0)
 
+    async def update(self, depth: Optional[int]) -> None:
+        """Moves this stream to another depth at the relay, without unsubscribing: returns on the
+        relay's ``subscribed`` (``depth`` is the new one then, the state rebuilt from its snapshot),
+        raises ``RelayClientError`` with the relay's error (the book is left as it was)."""
+        await self._host.change_depth(self, depth)
+
     def state_of(self, data: Any) -> BookState:
         return book_from_snapshot(data)
 
