@@ -330,7 +330,10 @@ export class Session implements StreamSubscriber {
     this.#wildcards.subscribe(channel, request.resume);
   }
 
-  /** The new depth's streams are joined before the old are left: the market never leaves the connection. */
+  /**
+   * The new depth's streams are joined before the old are left: the market never leaves the
+   * connection, so market admission (counted per market, whatever the depth) has nothing to admit.
+   */
   #update(request: UpdateRequest): void {
     const plan = planUpdate(request, this.#subscriptions);
     if (!plan.ok) {
