@@ -16,7 +16,7 @@ import { issueCode, subscribeRequest } from '../../packages/protocol/src/protoco
 import { capReason } from '../relay/admission/edge.ts';
 import type { MarketAdmission } from '../relay/admission/market.ts';
 import { type ArrivalContext, arrive, capOf, seat } from '../relay/session/arrival.ts';
-import type { SessionLimits } from '../relay/session/session.ts';
+import type { SessionLimits } from '../relay/session/session-context.ts';
 import type { SessionIds } from '../relay/session/session-ids.ts';
 import { checkSelection } from '../relay/session/subscription.ts';
 import type { StreamRegistry } from '../relay/streams/registry.ts';

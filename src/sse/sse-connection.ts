@@ -9,12 +9,8 @@
 import type { ServerResponse } from 'node:http';
 import type { ResumePoint } from '../../packages/protocol/src/protocol/messages.ts';
 import { streamKey } from '../../packages/protocol/src/util/keys.ts';
-import {
-  Session,
-  type SessionContext,
-  type SessionOptions,
-  type SessionSink,
-} from '../relay/session/session.ts';
+import { Session, type SessionSink } from '../relay/session/session.ts';
+import type { SessionContext, SessionOptions } from '../relay/session/session-context.ts';
 import type { Frame } from '../relay/streams/frame.ts';
 import type { AnyStream } from '../relay/streams/stream.ts';
 import { encodeEventId, positionToken } from './event-id.ts';

@@ -108,6 +108,10 @@ export class ClientConnection implements SessionSink {
     return this.#close.closed;
   }
 
+  get requestAllowance(): { available: number; burst: number; per_second: number } {
+    return this.#guard.allowance;
+  }
+
   writeStream(stream: AnyStream, frame: Frame): void {
     const wire = frame.wireFor(this.#form, stream.number);
     // One stream has nothing to share a write with: waiting would only add latency.

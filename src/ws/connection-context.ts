@@ -4,7 +4,7 @@
  * session needs (relay/session/session.ts), the shared write coalescer, and the per-connection limits.
  */
 
-import type { SessionContext, SessionLimits } from '../relay/session/session.ts';
+import type { SessionContext, SessionLimits } from '../relay/session/session-context.ts';
 import type { WriteCoalescer } from './write-coalescer.ts';
 
 export interface ConnectionLimits extends SessionLimits {

@@ -54,6 +54,15 @@ export class RequestGuard {
     return this.#dropped;
   }
 
+  /** Requests that would be handled now, and the bucket's size and rate (what `list` reports). */
+  get allowance(): { available: number; burst: number; per_second: number } {
+    return {
+      available: Math.floor(this.#bucket.tokens),
+      burst: this.#bucket.capacity,
+      per_second: this.#bucket.ratePerSecond,
+    };
+  }
+
   /** Milliseconds until the next frame would be handled (0 = now). */
   get waitMs(): number {
     const missing = 1 - this.#bucket.tokens;

@@ -30,8 +30,9 @@ const relayMessageTypes = [
   'error',
   'pong',
   'heartbeat',
+  'subscriptions',
 ];
-const clientOps = ['subscribe', 'unsubscribe', 'ping'];
+const clientOps = ['subscribe', 'unsubscribe', 'ping', 'update', 'list'];
 
 type Level = [string, string];
 

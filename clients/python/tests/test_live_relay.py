@@ -179,3 +179,32 @@ def test_the_example_bot_quotes_then_stops_when_the_book_goes_stale(capsys):
 
     asyncio.run(scenario())
     assert "book stale (connection lost): stopping" in output()
+
+
+def test_book_moves_depth_in_place_and_the_relay_lists_it():
+    url, market = env("MARKET_RELAY_URL"), env("MARKET_RELAY_MARKET")
+
+    async def scenario():
+        async with connect(url, backoff=FAST) as client:
+            book = client.subscribe_book(market, depth=10)
+            await until("the depth-10 snapshot", lambda: book.state is not None and book.status == "live")
+            resyncs = []
+            book.on("resync", resyncs.append)
+            await book.update(50)
+            assert book.depth == 50
+            await until("the depth-50 book", lambda: book.status == "live" and len(book.state.bids) > 10)
+            listed = await client.list_subscriptions()
+            assert listed["type"] == "subscriptions"
+            assert [(e["channel"], e["market"], e["depth"]) for e in listed["subscriptions"]] == [("book", market, 50)]
+            assert listed["limits"]["streams"]["held"] == 1
+            try:
+                await book.update(7)
+            except market_relay.RelayClientError as error:
+                assert error.code == "bad_request"
+            else:
+                raise AssertionError("a depth the relay does not have was accepted")
+            assert book.depth == 50 and resyncs == []
+            listed = await client.list_subscriptions()
+            assert [e["depth"] for e in listed["subscriptions"]] == [50]
+
+    asyncio.run(scenario())

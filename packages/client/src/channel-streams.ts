@@ -15,14 +15,13 @@ import {
 import { PROBABILITIES_STREAM } from '../../protocol/src/channels/probabilities/probabilities.ts';
 import type { DefinedChannel } from '../../protocol/src/channels/registry.ts';
 import { type CatalogueFilter, catalogueStreamId } from '../../protocol/src/protocol/channels.ts';
-import {
-  type BookDepth,
-  bookDepths,
-  type Channel,
-  type ChannelSnapshotMessage,
-  type ChannelUpdateMessage,
-  type DefinedSnapshotMessage,
-  type DefinedUpdateMessage,
+import type {
+  BookDepth,
+  Channel,
+  ChannelSnapshotMessage,
+  ChannelUpdateMessage,
+  DefinedSnapshotMessage,
+  DefinedUpdateMessage,
 } from '../../protocol/src/protocol/messages.ts';
 import type { ClientEvents } from './client-options.ts';
 import { Emitter } from './events/emitter.ts';
@@ -34,6 +33,7 @@ import {
   MarketSubscription,
   MarketsSubscription,
   PriceSubscription,
+  streamDepth,
 } from './subscriptions/channel-subscriptions.ts';
 import { RestSubscription } from './subscriptions/rest-subscription.ts';
 import type { StreamHost } from './subscriptions/stream-subscription.ts';
@@ -104,10 +104,7 @@ export abstract class ChannelStreams extends Emitter<ClientEvents> {
    * `'full'`, null and no depth are one stream, the full book (its `depth` is null, as on the wire).
    */
   subscribeBook(market: string, options: { depth?: BookDepth | 'full' } = {}): BookSubscription {
-    const asked: unknown = options.depth ?? null;
-    const depth = asked === null || asked === 'full' ? null : bookDepths.find((offered) => offered === asked);
-    if (depth === undefined)
-      throw new TypeError(`depth must be ${bookDepths.join(', ')}, 'full' or null, got ${String(asked)}`);
+    const depth = streamDepth(options.depth);
     return this.stream(
       'book',
       market,

@@ -85,6 +85,7 @@ export {
   type PatchOperationIn,
   restChecksum,
 } from '../../protocol/src/protocol/json-patch.ts';
+/** What `RelayClient.listSubscriptions()` answers. */
 export type {
   BookDepth,
   BookSnapshotMessage,
@@ -92,8 +93,10 @@ export type {
   Candle,
   CandlesData,
   ConfirmedMessage,
+  ConnectionLimits,
   JsonValue,
   Level,
+  LimitUse,
   MarketData,
   MarketListRecord,
   MarketSnapshotMessage,
@@ -111,6 +114,8 @@ export type {
   RestSnapshotMessage,
   RestUpdateData,
   RestUpdateMessage,
+  SubscriptionEntry,
+  SubscriptionsMessage,
   TradesCandle,
 } from '../../protocol/src/protocol/messages.ts';
 export {

@@ -4,7 +4,8 @@
  * message to its stream, resubscribes everything (with `resume`) on every open, and sends the
  * snapshot requests streams ask for when they lose continuity, batched per (channel, depth)
  * (client/subscriptions/subscribe-batch.ts); client/requests-in-flight.ts matches the relay's
- * answers to requests.
+ * answers to requests. It also asks the relay what it holds for this connection (`list`) and moves
+ * a book stream to another depth in place (`update`).
  */
 
 import {
@@ -12,18 +13,24 @@ import {
   canonicalStreamId,
   type WildcardChannel,
 } from '../../protocol/src/protocol/channels.ts';
-import type { BookDepth, Channel, MarketListRecord } from '../../protocol/src/protocol/messages.ts';
+import type {
+  BookDepth,
+  Channel,
+  MarketListRecord,
+  SubscriptionsMessage,
+} from '../../protocol/src/protocol/messages.ts';
 import { ChannelStreams } from './channel-streams.ts';
 import type { ClientEvents, ClientOptions } from './client-options.ts';
 import { defaultBackoff } from './connection/backoff.ts';
 import { closeMeaning } from './connection/close-meaning.ts';
+import type { StreamRef } from './connection/frames.ts';
 import { type ConnectionStatus, RelayConnection } from './connection/relay-connection.ts';
 import type { SocketFactory } from './connection/socket.ts';
 import { StreamNumbers } from './connection/stream-numbers.ts';
 import { RelayClientError } from './events/client-error.ts';
 import { rethrowLater } from './events/emitter.ts';
 import { RelayMessages } from './relay-messages.ts';
-import { RequestsInFlight } from './requests-in-flight.ts';
+import { type Answer, RequestsInFlight } from './requests-in-flight.ts';
 import type { AnyStreamSubscription } from './subscriptions/channel-subscriptions.ts';
 import { firstState } from './subscriptions/first-state.ts';
 import type { StreamHost } from './subscriptions/stream-subscription.ts';
@@ -77,6 +84,7 @@ export class RelayClient extends ChannelStreams {
         if (stream !== undefined) this.#release(stream);
       },
       reportListenerError: (error) => this.#listenerThrew(error),
+      changeDepth: (stream, depth, moved) => this.#changeDepth(stream, depth, moved),
     };
     this.#wildcards = new ClientWildcards({
       adopt: (channel, market) => {
@@ -158,6 +166,21 @@ export class RelayClient extends ChannelStreams {
     return Object.values(await firstState(this.subscribeMarkets(filter), this.#unanswerable.signal));
   }
 
+  /**
+   * The relay's own list of this connection's streams, `"*"` subscriptions and limits
+   * (docs/protocol.md "`list`"); `subscriptions` is the client's side of the same. Rejects with the
+   * relay's error, or `connection_failed` when the connection is not open or closes first.
+   */
+  listSubscriptions(): Promise<SubscriptionsMessage> {
+    return new Promise((resolve, reject) =>
+      this.#inFlight.ask(
+        { op: 'list' },
+        (text) => this.#connection.send(text),
+        (answer) => (answer?.type === 'subscriptions' ? resolve(answer) : reject(refusal(answer))),
+      ),
+    );
+  }
+
   /** Closes the connection for good; every stream ends with status `closed`. */
   async close(): Promise<void> {
     this.#messages.stopRetries();
@@ -207,6 +230,43 @@ export class RelayClient extends ChannelStreams {
     this.#send(unsubscribeRequest(stream));
   }
 
+  /** The stream is re-registered under its new depth as the answer arrives, before its snapshot. */
+  #changeDepth(ref: StreamRef, depth: BookDepth, moved: () => void): Promise<void> {
+    const stream = this.#streams.get('book', ref.market, ref.depth);
+    if (stream === undefined)
+      return Promise.reject(new RelayClientError('bad_request', `book ${ref.market} is not subscribed`));
+    if (depth !== ref.depth && this.#streams.get('book', ref.market, depth) !== undefined)
+      return Promise.reject(
+        new RelayClientError(
+          'bad_request',
+          `book ${ref.market} is already subscribed at depth ${depth ?? 'full'}`,
+        ),
+      );
+    const body = {
+      op: 'update' as const,
+      channel: 'book',
+      markets: [ref.market],
+      depth,
+      from_depth: ref.depth,
+    };
+    return new Promise((resolve, reject) =>
+      this.#inFlight.ask(
+        body,
+        (text) => this.#connection.send(text),
+        (answer) => {
+          if (answer?.type !== 'subscribed') {
+            reject(refusal(answer));
+            return;
+          }
+          this.#streams.delete(stream);
+          moved();
+          if (!stream.isClosed) this.#streams.add(stream);
+          resolve();
+        },
+      ),
+    );
+  }
+
   // --- RelayConnection ---------------------------------------------------------------------------
 
   #onOpen(url: string): void {
@@ -249,4 +309,13 @@ export class RelayClient extends ChannelStreams {
   #listenerThrew(cause: unknown): void {
     this.emit('error', new RelayClientError('listener_threw', 'an event listener threw', { cause }));
   }
+}
+
+/** Why a question was not answered as asked: the relay's error, or no answer at all. */
+function refusal(answer: Answer | undefined): RelayClientError {
+  if (answer?.type === 'error')
+    return new RelayClientError(answer.code, answer.message, {
+      ...(answer.id === undefined ? {} : { requestId: answer.id }),
+    });
+  return new RelayClientError('connection_failed', 'the connection closed or was not open: no answer');
 }

@@ -89,6 +89,7 @@ export class RelayMessages {
         this.#o.numbers.learn(message);
         this.#o.wildcards.announced(message);
         this.#onSubscribed(message);
+        this.#o.inFlight.reply(message);
         return;
       case 'unsubscribed':
         if (message.id !== undefined) this.#o.inFlight.answered(message.id);
@@ -96,6 +97,10 @@ export class RelayMessages {
         return;
       case 'error':
         this.#onError(message);
+        return;
+      case 'subscriptions':
+        this.#o.inFlight.answered(message.id);
+        this.#o.inFlight.reply(message);
         return;
       case 'pong':
       case 'heartbeat':
@@ -121,6 +126,7 @@ export class RelayMessages {
       ...(message.id === undefined ? {} : { requestId: message.id }),
     });
     const targets: AnyStreamSubscription[] = [];
+    this.#o.inFlight.reply(message);
     if (message.market !== undefined && message.id === undefined) {
       targets.push(...this.#o.streams.ofMarket(message.channel ?? '', message.market));
       // A market a wildcard could not join (it tries again while the market stays active).

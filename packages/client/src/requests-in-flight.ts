@@ -1,23 +1,52 @@
 /**
  * @module client/requests-in-flight
- * The client's subscribe and unsubscribe requests the relay has not answered yet, by id. The relay
- * answers requests in order, so an error without id (a frame it could not read) answers the oldest.
+ * The client's requests the relay has not answered yet, by id. The relay answers requests in
+ * order, so an error without id (a frame it could not read) answers the oldest. A question (`list`,
+ * `update`) is also told its answer, or that none will come.
  */
 import { onTheWire } from '../../protocol/src/protocol/channels.ts';
-import type { RequestId } from '../../protocol/src/protocol/messages.ts';
+import type {
+  ErrorMessage,
+  ListRequest,
+  RequestId,
+  SubscribedMessage,
+  SubscriptionsMessage,
+  UpdateRequest,
+} from '../../protocol/src/protocol/messages.ts';
 import type { SubscribeBody, UnsubscribeBody } from './subscriptions/subscriptions.ts';
 
-type RequestBody = SubscribeBody | UnsubscribeBody;
+type RequestBody = SubscribeBody | UnsubscribeBody | Omit<UpdateRequest, 'id'> | Omit<ListRequest, 'id'>;
+/** What answers a question. */
+export type Answer = SubscribedMessage | SubscriptionsMessage | ErrorMessage;
+/** Told the answer, or undefined when none will come (not sent, or the connection closed). */
+type Settle = (answer: Answer | undefined) => void;
 
 export class RequestsInFlight {
   #pending: { id: RequestId; body: RequestBody }[] = [];
   #nextId = 1;
+  readonly #waiting = new Map<RequestId, Settle>();
 
   /** Sends `body` with the next id; it waits for its answer only if `send` could send it. */
   send(body: RequestBody, send: (text: string) => boolean): void {
     const id = this.#nextId++;
     // A `rest` request names its streams `paths` (protocol.md "`rest` data").
     if (send(JSON.stringify(onTheWire({ ...body, id })))) this.#pending.push({ id, body });
+  }
+
+  /** Sends a question; `settle` is called as its answer is dispatched, before any later message. */
+  ask(body: RequestBody, send: (text: string) => boolean, settle: Settle): void {
+    const id = this.#nextId;
+    this.send(body, send);
+    if (this.#pending.at(-1)?.id === id) this.#waiting.set(id, settle);
+    else settle(undefined);
+  }
+
+  /** An answer carrying an id, to the question waiting for it. */
+  reply(answer: Answer): void {
+    if (answer.id === undefined) return;
+    const settle = this.#waiting.get(answer.id);
+    this.#waiting.delete(answer.id);
+    settle?.(answer);
   }
 
   /**
@@ -33,5 +62,8 @@ export class RequestsInFlight {
   /** The connection closed or opened anew: nothing sent before will be answered. */
   clear(): void {
     this.#pending = [];
+    const waiting = [...this.#waiting.values()];
+    this.#waiting.clear();
+    for (const settle of waiting) settle(undefined);
   }
 }

@@ -155,6 +155,17 @@ export class GroupStreams {
     return undefined;
   }
 
+  /** What the connection holds of each bounded channel against its per-connection bound (`list`). */
+  connectionUse(subscriber: StreamSubscriber): Record<string, { held: number; allowed: number }> {
+    const held = this.#connections.get(subscriber)?.held;
+    return Object.fromEntries(
+      [...boundedChannels].map((channel) => [
+        channel,
+        { held: held?.get(channel)?.size ?? 0, allowed: this.#bounds(channel)[0] },
+      ]),
+    );
+  }
+
   /** The group's bucket of new streams (undefined for an unknown subscriber: not limited). */
   newStreams(subscriber: StreamSubscriber): TokenBucket | undefined {
     return this.#connections.get(subscriber)?.group.newStreams;

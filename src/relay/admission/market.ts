@@ -151,6 +151,11 @@ export class MarketAdmission {
     return message === undefined ? undefined : { code: 'limit_exceeded', message };
   }
 
+  /** The subscriber's use of each bounded channel's per-connection bound. */
+  connectionUse(subscriber: StreamSubscriber): Record<string, { held: number; allowed: number }> {
+    return this.#groups.connectionUse(subscriber);
+  }
+
   /** The subscriber joined `stream` (its bounded kinds are counted until it leaves). */
   joined(subscriber: StreamSubscriber, stream: AnyStream): void {
     this.#groups.joined(subscriber, stream.channel, stream.market);

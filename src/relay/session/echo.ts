@@ -3,17 +3,11 @@
  * What an answer echoes of its request: the `id`, and the selection of a `subscribed` /
  * `unsubscribed`.
  */
-import type {
-  BookDepth,
-  Channel,
-  RequestId,
-  SubscribeRequest,
-  UnsubscribeRequest,
-} from '../../../packages/protocol/src/protocol/messages.ts';
+import type { BookDepth, Channel, RequestId } from '../../../packages/protocol/src/protocol/messages.ts';
 
 /** What a `subscribed` / `unsubscribed` answer echoes of its request. */
 export function echoedSelection(
-  request: SubscribeRequest | UnsubscribeRequest,
+  request: { id?: RequestId | undefined },
   channel: Channel,
   markets: string[],
   depth: BookDepth | undefined,

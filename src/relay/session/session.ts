@@ -12,6 +12,8 @@
  * The session is the streams' subscriber: it holds back a slow reader's stream messages
  * (relay/streams/slow-consumer.ts) and resends one snapshot per held stream when the transport says
  * its buffer drained. Requests are answered in the order they arrived (session/request-order.ts).
+ * It remembers the position of the last stream message written per stream, for `list`; `list` and
+ * `update` (a book stream moved to another depth in place) are planned in session/own-view.ts.
  */
 import {
   isChannel,
@@ -26,16 +28,18 @@ import type {
   ServerMessage,
   SubscribeRequest,
   UnsubscribeRequest,
+  UpdateRequest,
 } from '../../../packages/protocol/src/protocol/messages.ts';
 import { streamKey } from '../../../packages/protocol/src/util/keys.ts';
-import type { MarketAdmission, Refusal } from '../admission/market.ts';
-import type { RelayEvents } from '../events.ts';
-import { type Frame, toFrame } from '../streams/frame.ts';
-import { type HistoryReplay, NOTHING_FETCHED, type StreamRegistry } from '../streams/registry.ts';
-import { SlowConsumerPolicy, type SlowReaderLimits } from '../streams/slow-consumer.ts';
+import type { Refusal } from '../admission/market.ts';
+import { type Frame, type StreamPosition, toFrame } from '../streams/frame.ts';
+import { type HistoryReplay, NOTHING_FETCHED } from '../streams/registry.ts';
+import { SlowConsumerPolicy } from '../streams/slow-consumer.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
 import { echoedSelection, withId } from './echo.ts';
+import { planUpdate, streamNumbers, subscriptionsMessage } from './own-view.ts';
 import { RequestOrder } from './request-order.ts';
+import type { SessionContext, SessionOptions } from './session-context.ts';
 import {
   checkSelection,
   fetchReplay,
@@ -60,30 +64,8 @@ export interface SessionSink {
   closeSlowConsumer(): void;
   /** A stream was joined for the client, its updates replayed from `resumedFrom` (when defined). */
   joined?(stream: AnyStream, resumedFrom: ResumePoint | undefined): void;
-}
-
-export interface SessionLimits extends SlowReaderLimits {
-  /** Streams one session may hold at once. */
-  maxStreams: number;
-}
-
-export interface SessionContext {
-  registry: StreamRegistry;
-  /** Which new markets a subscription may add (isolation limits, unknown ids). */
-  marketAdmission: MarketAdmission;
-  events: RelayEvents;
-  limits: SessionLimits;
-}
-
-export interface SessionOptions {
-  /** The API key the client presented, when the relay requires keys (isolation limits per key). */
-  apiKey?: string | undefined;
-  /** The client's address group (relay/admission/client-address.ts): the per-address limits and its share of the upstream budget. */
-  addressGroup?: string | undefined;
-  /** `compact`: `subscribed` names each stream's number (docs/protocol.md "Compact encoding"). */
-  encoding?: 'json' | 'compact';
-  /** Called once when the session is closed: what the transport's admission counted is released. */
-  onClose?: () => void;
+  /** The transport's request rate allowance, when it takes requests (`list`). */
+  readonly requestAllowance?: { available: number; burst: number; per_second: number };
 }
 
 /**
@@ -101,6 +83,8 @@ export class Session implements StreamSubscriber {
   readonly #compact: boolean;
   readonly #onClose: (() => void) | undefined;
   readonly #subscriptions = new Map<string, AnyStream>();
+  /** Per stream key: the position of the last stream message written to the client (`list`). */
+  readonly #lastSent = new Map<string, StreamPosition>();
   readonly #heldBack: SlowConsumerPolicy;
   readonly #order = new RequestOrder();
   readonly #wildcards: SessionWildcards;
@@ -146,6 +130,7 @@ export class Session implements StreamSubscriber {
       return;
     }
     this.#sink.writeStream(stream, frame);
+    if (frame.position !== undefined) this.#lastSent.set(stream.key, frame.position);
   }
 
   notify(_stream: AnyStream, frame: Frame): void {
@@ -155,6 +140,7 @@ export class Session implements StreamSubscriber {
   ended(stream: AnyStream): void {
     this.#context.marketAdmission.left(this, stream);
     this.#subscriptions.delete(stream.key);
+    this.#lastSent.delete(stream.key);
     this.#heldBack.forget(stream);
     this.#wildcards.streamEnded(stream);
   }
@@ -236,6 +222,18 @@ export class Session implements StreamSubscriber {
         return;
       case 'unsubscribe':
         this.#unsubscribe(request);
+        return;
+      case 'update':
+        this.#update(request);
+        return;
+      case 'list':
+        this.#send(
+          subscriptionsMessage(request.id, this.#subscriptions, this.#lastSent, this.#wildcards.channels, {
+            streams: { held: this.#subscriptions.size, allowed: this.#context.limits.maxStreams },
+            ...(this.#sink.requestAllowance === undefined ? {} : { requests: this.#sink.requestAllowance }),
+            channels: this.#context.marketAdmission.connectionUse(this),
+          }),
+        );
         return;
     }
   }
@@ -332,9 +330,33 @@ export class Session implements StreamSubscriber {
     this.#wildcards.subscribe(channel, request.resume);
   }
 
+  /**
+   * The new depth's streams are joined before the old are left: the market never leaves the
+   * connection, so market admission (counted per market, whatever the depth) has nothing to admit.
+   */
+  #update(request: UpdateRequest): void {
+    const plan = planUpdate(request, this.#subscriptions);
+    if (!plan.ok) {
+      this.error(request.id, plan.code, plan.message, request.channel);
+      return;
+    }
+    const { depth, markets } = plan;
+    const { joined } = this.#joinStreams(
+      { channel: 'book', markets: plan.join, depth },
+      undefined,
+      new Map(),
+      NOTHING_FETCHED,
+    );
+    for (const stream of plan.leave) this.#leave(stream);
+    const streams = this.#compact ? { streams: streamNumbers(this.#subscriptions, markets, depth) } : {};
+    this.#send({ type: 'subscribed', ...echoedSelection(request, 'book', markets, depth), ...streams });
+    sendFirstMessages(this, joined);
+  }
+
   #leave(stream: AnyStream): void {
     this.#context.marketAdmission.left(this, stream);
     this.#subscriptions.delete(stream.key);
+    this.#lastSent.delete(stream.key);
     this.#heldBack.forget(stream);
     this.#context.registry.unsubscribe(this, stream);
   }

@@ -104,6 +104,11 @@ export class SessionWildcards implements StreamSubscriber {
     this.behalfOf = host.subscriber;
   }
 
+  /** The channels subscribed with `"*"`. */
+  get channels(): WildcardChannel[] {
+    return [...this.#channels.keys()];
+  }
+
   has(channel: string): boolean {
     return this.#channels.has(channel as WildcardChannel);
   }

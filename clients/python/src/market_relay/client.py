@@ -24,7 +24,7 @@ from .connection import Closed, ConnectionListener, ConnectionStatus, Opened, Re
 from .errors import ConnectTimeout, RelayClientError
 from .json_streams import CandlesSubscription, RestSubscription
 from .options import ClientOptions
-from .relay_messages import RelayMessages
+from .own_view import OwnView
 from .requests import subscribe_requests, unsubscribe_request
 from .streams import (
     BookSubscription,
@@ -53,7 +53,7 @@ S = TypeVar("S", bound=StreamSubscription[Any])
 logger = logging.getLogger(__name__)
 
 
-class RelayClient(RelayMessages, WildcardHost, ConnectionListener):
+class RelayClient(OwnView, WildcardHost, ConnectionListener):
     def __init__(self, urls: Union[str, Sequence[str]], options: Optional[ClientOptions] = None) -> None:
         super().__init__()
         given = [urls] if isinstance(urls, str) else list(urls)
@@ -64,6 +64,7 @@ class RelayClient(RelayMessages, WildcardHost, ConnectionListener):
         self._to_subscribe: Dict[StreamKey, StreamSubscription[Any]] = {}
         self._flush_scheduled = False
         self._in_flight: Dict[Union[int, str], Dict[str, Any]] = {}
+        self._waiting = {}
         self._next_id = 0
         self._closing = False
         self._timers: Set[asyncio.TimerHandle] = set()
@@ -318,6 +319,9 @@ class RelayClient(RelayMessages, WildcardHost, ConnectionListener):
         if self._connection.send(json.dumps(request)) and request["op"] == "subscribe":
             self._in_flight[self._next_id] = request
 
+    def _send_text(self, text: str) -> bool:
+        return self._connection.send(text)
+
     # --- ConnectionListener ----------------------------------------------------------------------
 
     def connection_status(self, status: str) -> None:
@@ -326,6 +330,7 @@ class RelayClient(RelayMessages, WildcardHost, ConnectionListener):
 
     def connection_opened(self, opened: Opened) -> None:
         self._in_flight.clear()
+        self._abandon_questions()
         self._to_subscribe.clear()
         # The streams a wildcard holds come back through its own subscribe.
         named = [s for s in self._streams.values() if not any(w.owns(s) for w in self._wildcards.values())]
@@ -338,6 +343,7 @@ class RelayClient(RelayMessages, WildcardHost, ConnectionListener):
 
     def connection_closed(self, closed: Closed) -> None:
         self._in_flight.clear()
+        self._abandon_questions()
         for stream in self._streams.values():
             stream.connection_lost()
         self.emit("close", closed)

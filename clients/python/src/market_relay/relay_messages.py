@@ -10,7 +10,7 @@ import asyncio
 import json
 import logging
 from decimal import Decimal
-from typing import Any, Dict, List, Optional, Set, Union, get_args
+from typing import Any, Callable, Dict, List, Optional, Set, Union, get_args
 
 from .channels import CHANNELS
 from .errors import RelayClientError
@@ -41,6 +41,8 @@ class RelayMessages(Emitter[ClientEvent], StreamHost):
     _in_flight: Dict[Union[int, str], Dict[str, Any]]
     _timers: Set[asyncio.TimerHandle]
     _wildcards: Dict[str, WildcardSubscription]
+    #: Questions (``list``, ``update``) by id: each told its answer as it is dispatched, or None.
+    _waiting: Dict[int, Callable[[Optional[Dict[str, Any]]], None]]
 
     def _send(self, request: Dict[str, Any]) -> None:
         raise NotImplementedError
@@ -79,6 +81,21 @@ class RelayMessages(Emitter[ClientEvent], StreamHost):
                 wildcard.left(listed_ids(message))
         elif kind == "error":
             self._on_error(message)
+        elif kind == "subscriptions":
+            self._settle(message)
+
+    def _settle(self, message: Dict[str, Any]) -> None:
+        request_id = message.get("id")
+        settle = self._waiting.pop(request_id, None) if isinstance(request_id, int) else None
+        if settle is not None:
+            settle(message)
+
+    def _abandon_questions(self) -> None:
+        """The connection closed or opened anew: no question sent before will be answered."""
+        waiting = list(self._waiting.values())
+        self._waiting.clear()
+        for settle in waiting:
+            settle(None)
 
     def _answered(self, request_id: object) -> Optional[Dict[str, Any]]:
         """The subscribe request a reply answers, no longer in flight."""
@@ -107,6 +124,7 @@ class RelayMessages(Emitter[ClientEvent], StreamHost):
                 stream = self._stream_of({**message, "market": stream_id, "path": stream_id})
                 if stream is not None:
                     stream.resumed(value is True)
+        self._settle(message)
 
     def _on_stream_message(self, message: Dict[str, Any]) -> None:
         stream = self._stream_of(message)
@@ -133,6 +151,7 @@ class RelayMessages(Emitter[ClientEvent], StreamHost):
             request_id=request_id if isinstance(request_id, (int, str)) else None,
         )
         logger.warning("the relay reported %s (channel %s, %s)", error, channel, market)
+        self._settle(message)
         targets: List[StreamSubscription[Any]] = []
         if isinstance(market, str) and request_id is None:
             targets = [s for s in self._streams.values() if s.channel == channel and s.market == market]

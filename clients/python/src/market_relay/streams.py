@@ -5,10 +5,18 @@ status are the base class's (``subscription.py``)."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any, Dict, NamedTuple, Optional, Tuple
+from typing import Any, Dict, NamedTuple, Optional, Tuple, cast
 
 from . import channels
-from .book import CHECKSUM_LEVELS, BookState, Level, apply_book_update, book_checksum, book_from_snapshot
+from .book import (
+    CHECKSUM_LEVELS,
+    BookDepthOption,
+    BookState,
+    Level,
+    apply_book_update,
+    book_checksum,
+    book_from_snapshot,
+)
 from .events import EventStream
 from .subscription import StreamHost, StreamSubscription
 
@@ -24,6 +32,13 @@ class BookSubscription(StreamSubscription[BookState]):
         # The checksum covers the 25 best levels a side: the last ones computed and their checksum,
         # so that an update below them (most, on a deep book) costs two tuple comparisons.
         self._summed: Tuple[Tuple[Level, ...], Tuple[Level, ...], int] = ((), (), 0)
+
+    async def update(self, depth: BookDepthOption) -> None:
+        """Moves this stream to another depth at the relay, without unsubscribing: returns on the
+        relay's ``subscribed`` (``depth`` is the new one then, the state rebuilt from its snapshot),
+        raises ``RelayClientError`` with the relay's error (the book is left as it was). ``"full"``
+        is the full book, as None; the relay judges any other depth."""
+        await self._host.change_depth(self, None if depth == "full" else cast(Optional[int], depth))
 
     def state_of(self, data: Any) -> BookState:
         return book_from_snapshot(data)

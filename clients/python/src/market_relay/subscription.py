@@ -76,6 +76,10 @@ class StreamHost:
     def report_listener_error(self, error: BaseException) -> None:
         raise NotImplementedError
 
+    async def change_depth(self, stream: "StreamSubscription[Any]", depth: Optional[int]) -> None:
+        """Moves a book stream to ``depth`` at the relay (docs/protocol.md "update")."""
+        raise NotImplementedError
+
 
 class StreamFormatError(ValueError):
     """A snapshot or update whose data is not its channel's shape."""
@@ -333,6 +337,14 @@ class StreamSubscription(Emitter[StreamEvent], Generic[State]):
         self._version += 1
         self._refresh_status()
         self._changed.set()
+
+    def _await_snapshot(self) -> None:
+        """The relay moved the stream to other options: what it held stands until the new stream's
+        snapshot replaces it; updates until then cannot be placed."""
+        if self._closed:
+            return
+        self._resyncing = True
+        self._refresh_status("options changed")
 
     def _resync(self, reason: str, detail: str) -> None:
         logger.warning("%s resynchronising (%s): %s", self, reason, detail)

@@ -82,6 +82,10 @@ export function decodeFrame(data: unknown, numbers: CompactStreamLookup = noStre
       return typeof value.code === 'string' && typeof value.message === 'string'
         ? accept(value)
         : { ok: false, reason: 'malformed error message' };
+    case 'subscriptions':
+      return Array.isArray(value.subscriptions) && typeof value.limits === 'object' && value.limits !== null
+        ? accept(value)
+        : { ok: false, reason: 'malformed subscriptions message' };
     case 'pong':
     case 'heartbeat':
       return accept(value);

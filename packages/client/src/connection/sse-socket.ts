@@ -88,8 +88,18 @@ export class SseSocket implements WebSocketLike {
       });
     } else if (request.op === 'subscribe') {
       this.#subscribe(request);
-    } else {
+    } else if (request.op === 'unsubscribe') {
       this.#unsubscribe(request);
+    } else {
+      // One-way: a stream's options change by reconnecting with the new query. Answered after
+      // send returns, as a relay's answer would be, so the request is waiting for it.
+      const refusal = {
+        type: 'error',
+        ...(request.id === undefined ? {} : { id: request.id }),
+        code: 'bad_request',
+        message: `"${request.op}" needs a WebSocket: Server-Sent Events carry no requests`,
+      };
+      queueMicrotask(() => this.#deliver(refusal));
     }
   }
 

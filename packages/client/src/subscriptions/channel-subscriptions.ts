@@ -32,8 +32,10 @@ import type {
   PriceSnapshotMessage,
   PriceUpdateMessage,
 } from '../../../protocol/src/protocol/messages.ts';
+import { bookDepths } from '../../../protocol/src/protocol/messages.ts';
 
 import { applyPriceUpdate } from '../../../protocol/src/protocol/price.ts';
+import { RelayClientError } from '../events/client-error.ts';
 import type { RestSubscription } from './rest-subscription.ts';
 import { type StreamEvents, type StreamHost, StreamSubscription } from './stream-subscription.ts';
 
@@ -45,14 +47,51 @@ export type AnyStreamSubscription =
   | MarketsSubscription
   | RestSubscription;
 
+/**
+ * The stream depth an application asks for: 1, 5, 10, 25 or 50 levels a side; `'full'`, null or
+ * nothing is the full book (null on the wire). Any other depth throws a TypeError.
+ */
+export function streamDepth(asked: BookDepth | 'full' | undefined): BookDepth {
+  const wanted: unknown = asked ?? null;
+  if (wanted === null || wanted === 'full') return null;
+  const depth = bookDepths.find((offered) => offered === wanted);
+  if (depth === undefined)
+    throw new TypeError(`depth must be ${bookDepths.join(', ')}, 'full' or null, got ${String(wanted)}`);
+  return depth;
+}
+
 /** A `book` stream: state is `{ bids, asks, last_price }` with exact decimal strings, best first. */
 export class BookSubscription extends StreamSubscription<BookState, BookSnapshotMessage, BookUpdateMessage> {
   readonly channel = 'book';
-  readonly depth: BookDepth;
+  #depth: BookDepth;
+  readonly #host: StreamHost;
 
   constructor(host: StreamHost, market: string, depth: BookDepth) {
     super(host, market);
-    this.depth = depth;
+    this.#host = host;
+    this.#depth = depth;
+  }
+
+  get depth(): BookDepth {
+    return this.#depth;
+  }
+
+  /**
+   * Moves this stream to another depth at the relay, without unsubscribing (docs/client.md):
+   * resolves on the relay's `subscribed`, rejects with its error; `depth` changes then, and the
+   * state is rebuilt from the new depth's snapshot.
+   */
+  update(options: { depth: BookDepth | 'full' }): Promise<void> {
+    // The relay judges the depth (a refused one rejects with its `bad_request`); 'full' is null.
+    const depth = options.depth === 'full' ? null : options.depth;
+    const from = { channel: 'book' as const, market: this.market, depth: this.#depth };
+    if (this.#host.changeDepth === undefined)
+      return Promise.reject(new RelayClientError('bad_request', 'this stream cannot change its depth'));
+    return this.#host.changeDepth(from, depth, () => {
+      if (depth === this.#depth) return;
+      this.#depth = depth;
+      this.awaitSnapshot();
+    });
   }
 
   protected stateOf(snapshot: BookSnapshotMessage): BookState {

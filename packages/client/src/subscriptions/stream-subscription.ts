@@ -51,6 +51,11 @@ export interface StreamHost {
   release(stream: StreamRef): void;
   /** Where listener exceptions go. */
   reportListenerError(error: unknown): void;
+  /**
+   * Moves a book stream to `depth` at the relay; `moved` is called as the relay's answer arrives,
+   * before the new depth's snapshot. Absent where the host cannot (the request is refused).
+   */
+  changeDepth?(stream: StreamRef, depth: BookDepth, moved: () => void): Promise<void>;
 }
 
 interface StreamMessageOf<Data> {
@@ -129,6 +134,16 @@ export abstract class StreamSubscription<
   }
 
   // --- Called by the client ----------------------------------------------------------------------
+
+  /**
+   * The relay moved the stream to other options (a book's depth): what it held stands until the
+   * new stream's snapshot, which replaces it; updates until then cannot be placed.
+   */
+  protected awaitSnapshot(): void {
+    if (this.#closed) return;
+    this.#resyncing = true;
+    this.#refreshStatus('options changed');
+  }
 
   /** Where to resume after a reconnect: only a state the stream still trusts. */
   get resumePoint(): ResumePoint | undefined {

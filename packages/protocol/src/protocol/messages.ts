@@ -46,7 +46,18 @@ export interface PingRequest {
   op: 'ping';
   id?: RequestId;
 }
-export type ClientRequest = SubscribeRequest | UnsubscribeRequest | PingRequest;
+/** Moves a held subscription to new options in place (docs/protocol.md "Changing a subscription"). */
+export interface UpdateRequest extends StreamSelection {
+  op: 'update';
+  /** Which held book depth moves, when the connection holds several of a market. */
+  from_depth?: BookDepth;
+}
+/** Asks for the connection's own subscriptions and limits (docs/protocol.md "Listing subscriptions"). */
+export interface ListRequest {
+  op: 'list';
+  id?: RequestId;
+}
+export type ClientRequest = SubscribeRequest | UnsubscribeRequest | PingRequest | UpdateRequest | ListRequest;
 
 // ---------------------------------------------------------------------------------------------
 // Relay -> client
@@ -231,6 +242,37 @@ export interface ErrorMessage {
   channel?: string;
   market?: string;
 }
+/** One stream a connection holds, or (`market: "*"`) one of its wildcard subscriptions. */
+export interface SubscriptionEntry {
+  channel: Channel;
+  market: string;
+  depth?: BookDepth;
+  /** The position of the last `snapshot` or `update` this connection was sent (null: none yet). */
+  epoch: string | null;
+  seq: number | null;
+  /** The stream's freshness, as its `status` messages name it (absent on a wildcard entry). */
+  status?: StreamState;
+  /** Set on the entry of a `"*"` subscription. */
+  wildcard?: true;
+}
+/** How much of a bound the connection uses. */
+export interface LimitUse {
+  held: number;
+  allowed: number;
+}
+export interface ConnectionLimits {
+  streams: LimitUse;
+  /** The request rate (a token bucket): absent where the transport takes no requests. */
+  requests?: { available: number; burst: number; per_second: number };
+  /** Per-connection bounds of the bounded channels, by channel. */
+  channels: Record<string, LimitUse>;
+}
+export interface SubscriptionsMessage {
+  type: 'subscriptions';
+  id?: RequestId;
+  subscriptions: SubscriptionEntry[];
+  limits: ConnectionLimits;
+}
 export interface PongMessage {
   type: 'pong';
   id?: RequestId;
@@ -250,6 +292,7 @@ export type ServerMessage =
   | ConfirmedMessage
   | ErrorMessage
   | PongMessage
+  | SubscriptionsMessage
   | HeartbeatMessage;
 
 /** WebSocket close codes the relay sends (protocol.md "Close codes"). */

@@ -18,9 +18,11 @@ import { MAX_MARKETS_PER_REQUEST, MAX_REQUEST_ID_LENGTH, MAX_STREAM_ID_LENGTH } 
 import {
   bookDepths,
   type ClientRequest,
+  type ListRequest,
   type PingRequest,
   type SubscribeRequest,
   type UnsubscribeRequest,
+  type UpdateRequest,
 } from './messages.ts';
 import { MAX_REST_PATH_LENGTH } from './rest-paths.ts';
 
@@ -158,6 +160,19 @@ export const unsubscribeRequest = z
     markets: request.markets.map((id) => canonicalId(request.channel, id)),
   })) satisfies z.ZodType<UnsubscribeRequest>;
 
+export const updateRequest = z
+  .object({ op: z.literal('update'), ...streamSelection, from_depth: streamSelection.depth })
+  .superRefine(checkStreamIds)
+  .transform((request) => ({
+    ...request,
+    markets: request.markets.map((id) => canonicalId(request.channel, id)),
+  })) satisfies z.ZodType<UpdateRequest>;
+
+export const listRequest = z.object({
+  op: z.literal('list'),
+  id: requestId.optional(),
+}) satisfies z.ZodType<ListRequest>;
+
 export const pingRequest = z.object({
   op: z.literal('ping'),
   id: requestId.optional(),
@@ -167,4 +182,6 @@ export const clientRequest = z.discriminatedUnion('op', [
   subscribeRequest,
   unsubscribeRequest,
   pingRequest,
+  updateRequest,
+  listRequest,
 ]) satisfies z.ZodType<ClientRequest>;
