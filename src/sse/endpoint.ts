@@ -90,7 +90,7 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
       refuse(response, 400, checked.code, checked.message);
       return;
     }
-    const { channel, markets, depth } = checked.selection;
+    const { channel, markets, depth, interval } = checked.selection;
 
     const lastEventId = request.headers['last-event-id'] ?? url.searchParams.get('lastEventId') ?? undefined;
     const positions =
@@ -128,6 +128,7 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
       channel,
       markets: [...markets],
       ...(depth === undefined ? {} : { depth }),
+      ...(interval === null ? {} : { interval }),
       ...(lastEventId === undefined ? {} : { resume, resumesAll: true }),
     });
   };
@@ -173,7 +174,17 @@ function parseQuery(url: URL): ParsedQuery {
   // A depth's text as the number it names; any other text ("full" too) goes to the schema as sent.
   const depth =
     depthText === null ? undefined : (bookDepths.find((d) => String(d) === depthText) ?? depthText);
-  const result = subscribeRequest.safeParse({ op: 'subscribe', channel, markets, depth });
+  const intervalText = query.get('interval');
+  // A whole number's text as that number; any other text goes to the schema as sent (and is refused).
+  const interval =
+    intervalText === null ? undefined : /^\d+$/.test(intervalText) ? Number(intervalText) : intervalText;
+  const result = subscribeRequest.safeParse({
+    op: 'subscribe',
+    channel,
+    markets,
+    depth,
+    ...(interval === undefined ? {} : { interval }),
+  });
   if (result.success) return { ok: true, request: result.data };
   const issue = result.error.issues[0];
   return {

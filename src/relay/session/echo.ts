@@ -1,7 +1,7 @@
 /**
  * @module relay/session/echo
  * What an answer echoes of its request: the `id`, and the selection of a `subscribed` /
- * `unsubscribed`.
+ * `unsubscribed` (with the `interval` a subscription is paced at).
  */
 import type { BookDepth, Channel, RequestId } from '../../../packages/protocol/src/protocol/messages.ts';
 
@@ -11,8 +11,15 @@ export function echoedSelection(
   channel: Channel,
   markets: string[],
   depth: BookDepth | undefined,
-): { id?: RequestId; channel: Channel; markets: string[]; depth?: BookDepth } {
-  return { ...withId(request.id), channel, markets, ...(depth === undefined ? {} : { depth }) };
+  interval?: number | null,
+): { id?: RequestId; channel: Channel; markets: string[]; depth?: BookDepth; interval?: number } {
+  return {
+    ...withId(request.id),
+    channel,
+    markets,
+    ...(depth === undefined ? {} : { depth }),
+    ...(interval == null ? {} : { interval }),
+  };
 }
 
 export function withId(id: RequestId | undefined): { id?: RequestId } {

@@ -8,6 +8,7 @@
 import { isChannel } from '../../../packages/protocol/src/protocol/channels.ts';
 import type {
   BookDepth,
+  Channel,
   ConnectionLimits,
   RequestId,
   SubscriptionEntry,
@@ -16,18 +17,25 @@ import type {
 } from '../../../packages/protocol/src/protocol/messages.ts';
 import { streamKey } from '../../../packages/protocol/src/util/keys.ts';
 import type { StreamPosition } from '../streams/frame.ts';
-import type { AnyStream } from '../streams/stream.ts';
+import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
 import { withId } from './echo.ts';
+import { intervalRefused, pacedChannel } from './subscription.ts';
 
 export type UpdatePlan =
   | {
       ok: true;
-      depth: BookDepth;
+      channel: Channel;
+      /** The book depth moved to, when the update names one. */
+      depth: BookDepth | undefined;
       markets: string[];
       /** Markets whose stream of the new depth is to be joined. */
       join: string[];
       /** The book streams left for the new depth. */
       leave: AnyStream[];
+      /** The new pace (null: every change), undefined when the update names none. */
+      interval: number | null | undefined;
+      /** Each market's stream key once the update is done (what the new pace applies to). */
+      keys: string[];
     }
   | { ok: false; code: 'bad_request' | 'unknown_channel'; message: string };
 
@@ -35,24 +43,49 @@ function depthName(depth: BookDepth | undefined): string {
   return depth === null || depth === undefined ? 'full' : String(depth);
 }
 
+type Refused = Extract<UpdatePlan, { ok: false }>;
+
 /**
  * What an `update` changes, or why it is refused: each market's held book stream (the one of
- * `from_depth` when named, else the only depth held) moves to `depth`.
+ * `from_depth` when named, else the only depth held) moves to `depth`, and each market's stream
+ * takes the new `interval`, in place (the stream stays the same: no new snapshot).
  */
 export function planUpdate(request: UpdateRequest, held: ReadonlyMap<string, AnyStream>): UpdatePlan {
-  const { channel } = request;
+  const { channel, interval } = request;
   if (!isChannel(channel))
     return { ok: false, code: 'unknown_channel', message: `unknown channel "${channel}"` };
-  if (channel !== 'book')
+  if (interval !== undefined && !pacedChannel(channel))
+    return { ok: false, code: 'bad_request', message: intervalRefused(channel) };
+  const markets = [...new Set(request.markets)];
+  if (channel !== 'book') {
+    if (interval === undefined)
+      return { ok: false, code: 'bad_request', message: `nothing to update: name the new "interval"` };
+    if (request.depth !== undefined || request.from_depth !== undefined)
+      return { ok: false, code: 'bad_request', message: '`depth` applies to the book channel only' };
+    const keys = markets.map((market) => streamKey(channel, market, undefined));
+    const missing = markets.filter((_, i) => !held.has(keys[i] ?? ''));
+    if (missing.length > 0) return { ok: false, code: 'bad_request', message: notHeld(channel, missing) };
+    return { ok: true, channel, depth: undefined, markets, join: [], leave: [], interval, keys };
+  }
+  if (request.depth === undefined && interval === undefined)
     return {
       ok: false,
       code: 'bad_request',
-      message: `nothing to update: the ${channel} channel has no options`,
+      message: 'nothing to update: name the new `depth` or `interval`',
     };
-  if (request.depth === undefined)
-    return { ok: false, code: 'bad_request', message: 'nothing to update: name the new `depth`' };
-  const depth = request.depth;
-  const markets = [...new Set(request.markets)];
+  return planBook(request, markets, held);
+}
+
+function notHeld(channel: string, markets: readonly string[]): string {
+  return markets.map((market) => `${channel} ${market} is not held on this connection`).join('; ');
+}
+
+function planBook(
+  request: UpdateRequest,
+  markets: string[],
+  held: ReadonlyMap<string, AnyStream>,
+): UpdatePlan | Refused {
+  const { depth, interval } = request;
   const books = new Map<string, AnyStream[]>();
   for (const stream of held.values()) {
     if (stream.channel !== 'book') continue;
@@ -60,12 +93,14 @@ export function planUpdate(request: UpdateRequest, held: ReadonlyMap<string, Any
   }
   const join: string[] = [];
   const leave: AnyStream[] = [];
+  const keys: string[] = [];
   const problems: string[] = [];
   for (const market of markets) {
     const depths = books.get(market) ?? [];
     const named = request.from_depth;
     const candidates = named === undefined ? depths : depths.filter((stream) => stream.depth === named);
-    if (candidates.length === 0) {
+    const [from] = candidates;
+    if (from === undefined) {
       problems.push(
         named === undefined
           ? `book ${market} is not held on this connection`
@@ -74,60 +109,97 @@ export function planUpdate(request: UpdateRequest, held: ReadonlyMap<string, Any
     } else if (candidates.length > 1) {
       problems.push(`book ${market} is held at several depths: name the one to move in "from_depth"`);
     } else {
-      const [from] = candidates;
-      if (from === undefined || from.depth === depth) continue;
+      const to = depth === undefined ? from.depth : depth;
+      keys.push(streamKey('book', market, to));
+      if (from.depth === to) continue;
       leave.push(from);
-      if (!held.has(streamKey('book', market, depth))) join.push(market);
+      if (!held.has(streamKey('book', market, to))) join.push(market);
     }
   }
   if (problems.length > 0) return { ok: false, code: 'bad_request', message: problems.join('; ') };
-  return { ok: true, depth, markets, join, leave };
+  return { ok: true, channel: 'book', depth, markets, join, leave, interval, keys };
+}
+
+/** Each left stream's pace for `subscriber`, by market: a book moved to another depth keeps it. */
+export function pacesOf(
+  left: readonly AnyStream[],
+  subscriber: StreamSubscriber,
+): Map<string, number | undefined> {
+  return new Map(left.map((stream) => [stream.market, stream.subscribers.intervalOf(subscriber)]));
+}
+
+/** Each market's stream after an update takes the pace named, else the one `kept` of its old depth. */
+export function pace(
+  plan: Extract<UpdatePlan, { ok: true }>,
+  held: ReadonlyMap<string, AnyStream>,
+  subscriber: StreamSubscriber,
+  kept: ReadonlyMap<string, number | undefined>,
+): void {
+  plan.markets.forEach((market, i) => {
+    const stream = held.get(plan.keys[i] ?? '');
+    if (plan.interval !== undefined) stream?.subscribers.pace(subscriber, plan.interval ?? undefined);
+    else if (kept.has(market)) stream?.subscribers.pace(subscriber, kept.get(market));
+  });
 }
 
 /** The answer to `list`: each stream held, then each `"*"` subscription, and the limits' use. */
 export function subscriptionsMessage(
   id: RequestId | undefined,
-  held: ReadonlyMap<string, AnyStream>,
-  lastSent: ReadonlyMap<string, StreamPosition>,
+  view: HeldView,
   wildcards: readonly string[],
   limits: ConnectionLimits,
 ): SubscriptionsMessage {
   return {
     type: 'subscriptions',
     ...withId(id),
-    subscriptions: listEntries(held.values(), lastSent, wildcards),
+    subscriptions: listEntries(view, wildcards),
     limits,
   };
 }
 
-/** Each market's book stream number on a compact connection, for the streams held. */
+/** Each market's stream number on a compact connection, for the streams held (by stream key). */
 export function streamNumbers(
   held: ReadonlyMap<string, AnyStream>,
   markets: readonly string[],
-  depth: BookDepth | undefined,
+  keys: readonly string[],
 ): Record<string, number> {
   return Object.fromEntries(
-    markets.flatMap((market) => {
-      const stream = held.get(streamKey('book', market, depth));
+    markets.flatMap((market, i) => {
+      const stream = held.get(keys[i] ?? '');
       return stream === undefined ? [] : [[market, stream.number]];
     }),
   );
 }
 
-function listEntries(
-  held: Iterable<AnyStream>,
+/** What a session holds, as `list` shows it. */
+export interface HeldView {
+  held: ReadonlyMap<string, AnyStream>;
+  /** Per stream key: the position of the last stream message written to the client. */
+  lastSent: ReadonlyMap<string, StreamPosition>;
+  /** The stream's pace for this session (ms), undefined: every change. */
+  intervalOf(stream: AnyStream): number | undefined;
+}
+
+export function heldView(
+  held: ReadonlyMap<string, AnyStream>,
   lastSent: ReadonlyMap<string, StreamPosition>,
-  wildcards: readonly string[],
-): SubscriptionEntry[] {
+  subscriber: StreamSubscriber,
+): HeldView {
+  return { held, lastSent, intervalOf: (stream) => stream.subscribers.intervalOf(subscriber) };
+}
+
+function listEntries(view: HeldView, wildcards: readonly string[]): SubscriptionEntry[] {
   const entries: SubscriptionEntry[] = [];
-  for (const stream of held) {
-    const sent = lastSent.get(stream.key);
+  for (const stream of view.held.values()) {
+    const sent = view.lastSent.get(stream.key);
+    const interval = view.intervalOf(stream);
     entries.push({
       channel: stream.channel,
       market: stream.market,
       ...(stream.channel === 'book' ? { depth: stream.depth ?? null } : {}),
       epoch: sent?.epoch ?? null,
       seq: sent?.seq ?? null,
+      ...(interval === undefined ? {} : { interval }),
       status: stream.freshness,
     });
   }

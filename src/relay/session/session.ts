@@ -13,7 +13,7 @@
  * (relay/streams/slow-consumer.ts) and resends one snapshot per held stream when the transport says
  * its buffer drained. Requests are answered in the order they arrived (session/request-order.ts).
  * It remembers the position of the last stream message written per stream, for `list`; `list` and
- * `update` (a book stream moved to another depth in place) are planned in session/own-view.ts.
+ * `update` (a book moved to another depth, a pace changed, in place) are planned in session/own-view.ts.
  */
 import {
   isChannel,
@@ -37,7 +37,7 @@ import { type HistoryReplay, NOTHING_FETCHED } from '../streams/registry.ts';
 import { SlowConsumerPolicy } from '../streams/slow-consumer.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
 import { echoedSelection, withId } from './echo.ts';
-import { planUpdate, streamNumbers, subscriptionsMessage } from './own-view.ts';
+import { heldView, pace, pacesOf, planUpdate, streamNumbers, subscriptionsMessage } from './own-view.ts';
 import { RequestOrder } from './request-order.ts';
 import type { SessionContext, SessionOptions } from './session-context.ts';
 import {
@@ -89,6 +89,8 @@ export class Session implements StreamSubscriber {
   readonly #order = new RequestOrder();
   readonly #wildcards: SessionWildcards;
   #ended = false;
+  /** What `list` reads of the streams held. */
+  readonly #view = heldView(this.#subscriptions, this.#lastSent, this);
 
   constructor(id: number, sink: SessionSink, context: SessionContext, options: SessionOptions = {}) {
     this.id = id;
@@ -228,7 +230,7 @@ export class Session implements StreamSubscriber {
         return;
       case 'list':
         this.#send(
-          subscriptionsMessage(request.id, this.#subscriptions, this.#lastSent, this.#wildcards.channels, {
+          subscriptionsMessage(request.id, this.#view, this.#wildcards.channels, {
             streams: { held: this.#subscriptions.size, allowed: this.#context.limits.maxStreams },
             ...(this.#sink.requestAllowance === undefined ? {} : { requests: this.#sink.requestAllowance }),
             channels: this.#context.marketAdmission.connectionUse(this),
@@ -283,7 +285,7 @@ export class Session implements StreamSubscriber {
     const every = request.resumesAll === true;
     this.#send({
       type: 'subscribed',
-      ...echoedSelection(request, channel, [...markets], depth),
+      ...echoedSelection(request, channel, [...markets], depth, selection.interval),
       ...(resume === undefined
         ? {}
         : {
@@ -340,16 +342,19 @@ export class Session implements StreamSubscriber {
       this.error(request.id, plan.code, plan.message, request.channel);
       return;
     }
-    const { depth, markets } = plan;
+    const { channel, depth, markets, interval, keys } = plan;
     const { joined } = this.#joinStreams(
-      { channel: 'book', markets: plan.join, depth },
+      { channel, markets: plan.join, depth },
       undefined,
       new Map(),
       NOTHING_FETCHED,
     );
+    const kept = pacesOf(plan.leave, this);
     for (const stream of plan.leave) this.#leave(stream);
-    const streams = this.#compact ? { streams: streamNumbers(this.#subscriptions, markets, depth) } : {};
-    this.#send({ type: 'subscribed', ...echoedSelection(request, 'book', markets, depth), ...streams });
+    pace(plan, this.#subscriptions, this, kept);
+    const streams = this.#compact ? { streams: streamNumbers(this.#subscriptions, markets, keys) } : {};
+    const echo = echoedSelection(request, channel, markets, depth, interval);
+    this.#send({ type: 'subscribed', ...echo, ...streams });
     sendFirstMessages(this, joined);
   }
 

@@ -27,6 +27,11 @@ export interface StreamSelection {
   markets: readonly string[];
   /** `book` only. */
   depth: BookDepth | undefined;
+  /**
+   * The pace asked for in ms (docs/protocol.md "Per-subscription options"), null: every change;
+   * undefined (a wildcard's joins) leaves a held stream's pace as it is.
+   */
+  interval?: number | null;
 }
 
 /** A request's selection checked, or the error it is answered with (naming its channel). */
@@ -49,7 +54,7 @@ export type SelectionCheck =
  * (by stream key).
  */
 export function checkSelection(
-  request: Pick<SubscribeRequest, 'channel' | 'markets' | 'depth'>,
+  request: Pick<SubscribeRequest, 'channel' | 'markets' | 'depth' | 'interval'>,
   maxStreams: number,
   held: ReadonlyMap<string, unknown> = new Map(),
 ): SelectionCheck {
@@ -58,13 +63,27 @@ export function checkSelection(
     return { ok: false, code: 'unknown_channel', message: `unknown channel "${channel}"` };
   if (channel !== 'book' && request.depth !== undefined)
     return { ok: false, code: 'bad_request', message: '`depth` applies to the book channel only' };
+  if (request.interval !== undefined && !pacedChannel(channel))
+    return { ok: false, code: 'bad_request', message: intervalRefused(channel) };
   const depth: BookDepth | undefined = channel === 'book' ? (request.depth ?? null) : undefined;
   // In their one spelling, each once.
   const markets = [...new Set(request.markets)];
   const added = markets.filter((market) => !held.has(streamKey(channel, market, depth)));
   if (held.size + added.length > maxStreams)
     return { ok: false, code: 'limit_exceeded', message: `at most ${maxStreams} streams per connection` };
-  return { ok: true, selection: { channel, markets, depth }, added };
+  return { ok: true, selection: { channel, markets, depth, interval: request.interval ?? null }, added };
+}
+
+/**
+ * Whether `interval` means something on `channel`: on a stream whose messages are states. Each
+ * `trades` message is an event: conflating would drop the trades beyond the window a snapshot keeps.
+ */
+export function pacedChannel(channel: Channel): boolean {
+  return channel !== 'trades';
+}
+
+export function intervalRefused(channel: string): string {
+  return `"interval" does not apply to the ${channel} channel: each message is an event, none may be conflated away`;
 }
 
 export interface JoinedStream {
@@ -120,6 +139,10 @@ export function joinStreams(
         ? undefined
         : (stream.updatesSince(resumeFrom.epoch, resumeFrom.seq) ??
           history.replay(stream, subscriber, resumeFrom));
+    // After the replay: a history replay sets the subscriber aside and back as a raw one. A repeated
+    // subscribe sets the pace it names (none: every change).
+    if (selection.interval !== undefined)
+      stream.subscribers.pace(subscriber, selection.interval ?? undefined);
     if (resumeFrom !== undefined) recovered[market] = replay !== undefined;
     joined.push({ market, stream, replay });
   }

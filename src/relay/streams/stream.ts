@@ -84,7 +84,8 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   readonly channel: C;
   readonly market: string;
   readonly depth: BookDepth | undefined;
-  readonly subscribers = new Subscribers<StreamSubscriber>();
+  /** Those paced at an `interval` get the current snapshot when their group sends (./paced.ts). */
+  readonly subscribers = new Subscribers<StreamSubscriber>((paced) => this.#sendPaced(paced));
   /** How many of `subscribers` are clients (not `internal`): each frame is one message to each. */
   get clientCount(): number {
     return this.subscribers.clients;
@@ -200,7 +201,8 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
       if (kind === 'snapshot') this.#recent.clear();
       this.#recent.push(at.seq, frame.wire);
     }
-    for (const subscriber of this.subscribers) subscriber.deliver(this, frame, kind);
+    for (const subscriber of this.subscribers.raw) subscriber.deliver(this, frame, kind);
+    this.subscribers.changed();
     return { frame, seq: at.seq, kind };
   }
 
@@ -239,7 +241,8 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     this.lastChangeAt = now;
     if (updates.length > 0) this.#announcedRts = rts;
     for (const { frame } of updates)
-      for (const subscriber of this.subscribers) subscriber.deliver(this, frame, 'update');
+      for (const subscriber of this.subscribers.raw) subscriber.deliver(this, frame, 'update');
+    if (updates.length > 0) this.subscribers.changed();
   }
 
   /** Starts over at the holder's position (new epoch, or a gap): subscribers get a snapshot. */
@@ -260,7 +263,15 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     this.#announcedRts = rts;
     if (this.subscribers.size === 0) return;
     const frame = this.snapshotFrame();
-    for (const subscriber of this.subscribers) subscriber.deliver(this, frame, 'snapshot');
+    for (const subscriber of this.subscribers.raw) subscriber.deliver(this, frame, 'snapshot');
+    this.subscribers.changed();
+  }
+
+  /** A paced group's turn: the current state, one frame for every member (a snapshot: see paced.ts). */
+  #sendPaced(members: ReadonlySet<StreamSubscriber>): void {
+    if (this.#state === undefined) return;
+    const frame = this.snapshotFrame();
+    for (const subscriber of members) subscriber.deliver(this, frame, 'snapshot');
   }
 
   /**
@@ -371,16 +382,10 @@ export type PriceStream = StreamOf<'price'>;
 /** A stream of any channel, its state type still tied to its channel (narrow on `channel`). */
 export type ChannelStream = { [C in Channel]: StreamOf<C> }[Channel];
 
-/**
- * A stream of any channel seen from a subscriber's side, which only takes its frames; publishing
- * goes through `publish` below with the stream's own state type.
- */
+/** A stream of any channel seen from a subscriber's side (publishing goes through `publish` below). */
 export type AnyStream = Stream<unknown, unknown>;
 
-/**
- * Publishes a new upstream state to `stream`: the state must be of the stream's own type, so a
- * book state cannot reach a price stream (see `Stream.publish`).
- */
+/** Publishes a state of the stream's own type to `stream` (see `Stream.publish`). */
 export function publish<S, D>(
   stream: Stream<S, D>,
   state: S,

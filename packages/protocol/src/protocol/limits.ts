@@ -19,5 +19,9 @@ export const MAX_STREAM_ID_LENGTH = 130;
 /** Markets in one `subscribe` / `unsubscribe` request. */
 export const MAX_MARKETS_PER_REQUEST = 100;
 
+/** The bounds of a subscription's `interval` in ms (docs/protocol.md "Per-subscription options"). */
+export const MIN_INTERVAL_MS = 100;
+export const MAX_INTERVAL_MS = 60_000;
+
 /** Longest string request `id` the relay echoes back. */
 export const MAX_REQUEST_ID_LENGTH = 128;

@@ -37,6 +37,8 @@ interface StreamSelection {
 }
 export interface SubscribeRequest extends StreamSelection {
   op: 'subscribe';
+  /** At most one message per interval (ms) per stream, the latest state (conflated). */
+  interval?: number;
   resume?: Record<string, ResumePoint>;
 }
 export interface UnsubscribeRequest extends StreamSelection {
@@ -51,6 +53,8 @@ export interface UpdateRequest extends StreamSelection {
   op: 'update';
   /** Which held book depth moves, when the connection holds several of a market. */
   from_depth?: BookDepth;
+  /** The new interval (ms); null: every change again. */
+  interval?: number | null;
 }
 /** Asks for the connection's own subscriptions and limits (docs/protocol.md "Listing subscriptions"). */
 export interface ListRequest {
@@ -182,6 +186,8 @@ export interface SubscribedMessage {
   channel: Channel;
   markets: string[];
   depth?: BookDepth;
+  /** The subscription's `interval` (ms), when it asked for one. */
+  interval?: number;
   recovered?: Record<string, boolean>;
   /** Compact connections only (./compact.ts): each market's stream number. */
   streams?: Record<string, number>;
@@ -250,6 +256,8 @@ export interface SubscriptionEntry {
   /** The position of the last `snapshot` or `update` this connection was sent (null: none yet). */
   epoch: string | null;
   seq: number | null;
+  /** The subscription's `interval` (ms), when it has one. */
+  interval?: number;
   /** The stream's freshness, as its `status` messages name it (absent on a wildcard entry). */
   status?: StreamState;
   /** Set on the entry of a `"*"` subscription. */

@@ -14,7 +14,13 @@ import {
   WILDCARD,
   wildcardChannels,
 } from './channels.ts';
-import { MAX_MARKETS_PER_REQUEST, MAX_REQUEST_ID_LENGTH, MAX_STREAM_ID_LENGTH } from './limits.ts';
+import {
+  MAX_INTERVAL_MS,
+  MAX_MARKETS_PER_REQUEST,
+  MAX_REQUEST_ID_LENGTH,
+  MAX_STREAM_ID_LENGTH,
+  MIN_INTERVAL_MS,
+} from './limits.ts';
 import {
   bookDepths,
   type ClientRequest,
@@ -66,6 +72,14 @@ const bookDepth = z
  * `channel` is any string here so that an unknown channel is answered `unknown_channel`, not
  * `bad_request` (protocol.md "Error codes").
  */
+const intervalExpected = `expected a whole number of ms from ${MIN_INTERVAL_MS} to ${MAX_INTERVAL_MS}`;
+/** At most one message per interval per stream (docs/protocol.md "Per-subscription options"). */
+const interval = z
+  .number({ error: intervalExpected })
+  .int({ error: intervalExpected })
+  .min(MIN_INTERVAL_MS, { error: intervalExpected })
+  .max(MAX_INTERVAL_MS, { error: intervalExpected });
+
 /** The streams a subscribe or unsubscribe names: a channel, its stream ids and (book) depth. */
 const streamSelection = {
   id: requestId.optional(),
@@ -85,7 +99,13 @@ const streamSelection = {
  * id). Ids of an unknown channel are left as sent: the answer is `unknown_channel`.
  */
 function checkStreamIds(
-  selection: { channel: string; markets: string[]; resume?: Record<string, unknown>; misnamedPaths?: true },
+  selection: {
+    channel: string;
+    markets: string[];
+    resume?: Record<string, unknown>;
+    misnamedPaths?: true;
+    interval?: number | null;
+  },
   context: z.RefinementCtx,
 ): void {
   const { channel } = selection;
@@ -102,6 +122,12 @@ function checkStreamIds(
   if (selection.markets.includes(WILDCARD)) {
     const issue = wildcardIssue(channel, selection.markets);
     if (issue !== undefined) context.addIssue({ code: 'custom', path: [field], message: issue });
+    else if (selection.interval !== undefined)
+      context.addIssue({
+        code: 'custom',
+        path: ['interval'],
+        message: 'applies to named markets only, not "*"',
+      });
   } else {
     selection.markets.forEach((id, i) => {
       const checked = canonicalStreamId(channel, id);
@@ -137,6 +163,7 @@ export const subscribeRequest = z
   .object({
     op: z.literal('subscribe'),
     ...streamSelection,
+    interval: interval.optional(),
     resume: z.record(streamId, resumePoint).optional(),
   })
   .superRefine(checkStreamIds)
@@ -161,7 +188,12 @@ export const unsubscribeRequest = z
   })) satisfies z.ZodType<UnsubscribeRequest>;
 
 export const updateRequest = z
-  .object({ op: z.literal('update'), ...streamSelection, from_depth: streamSelection.depth })
+  .object({
+    op: z.literal('update'),
+    ...streamSelection,
+    from_depth: streamSelection.depth,
+    interval: interval.nullable().optional(),
+  })
   .superRefine(checkStreamIds)
   .transform((request) => ({
     ...request,
