@@ -128,17 +128,29 @@ export function pacesOf(
   return new Map(left.map((stream) => [stream.market, stream.subscribers.intervalOf(subscriber)]));
 }
 
-/** Each market's stream after an update takes the pace named, else the one `kept` of its old depth. */
+/**
+ * Each market's stream after an update takes the pace named, else the one `kept` of its old depth.
+ * A paced stream may have moved past what the client was last sent, a change its old pace still
+ * owed: the client gets the current snapshot then, as it would have at the end of that interval.
+ */
 export function pace(
   plan: Extract<UpdatePlan, { ok: true }>,
-  held: ReadonlyMap<string, AnyStream>,
+  view: HeldView,
   subscriber: StreamSubscriber,
   kept: ReadonlyMap<string, number | undefined>,
 ): void {
   plan.markets.forEach((market, i) => {
-    const stream = held.get(plan.keys[i] ?? '');
-    if (plan.interval !== undefined) stream?.subscribers.pace(subscriber, plan.interval ?? undefined);
-    else if (kept.has(market)) stream?.subscribers.pace(subscriber, kept.get(market));
+    const stream = view.held.get(plan.keys[i] ?? '');
+    if (stream === undefined || (plan.interval === undefined && !kept.has(market))) return;
+    const was = view.intervalOf(stream);
+    stream.subscribers.pace(
+      subscriber,
+      plan.interval === undefined ? kept.get(market) : (plan.interval ?? undefined),
+    );
+    const sent = view.lastSent.get(stream.key);
+    const behind = sent !== undefined && (sent.epoch !== stream.epoch || sent.seq !== stream.seq);
+    if (was !== undefined && was !== view.intervalOf(stream) && behind && stream.hasState)
+      subscriber.deliver(stream, stream.snapshotFrame(), 'snapshot');
   });
 }
 

@@ -351,7 +351,7 @@ export class Session implements StreamSubscriber {
     );
     const kept = pacesOf(plan.leave, this);
     for (const stream of plan.leave) this.#leave(stream);
-    pace(plan, this.#subscriptions, this, kept);
+    pace(plan, this.#view, this, kept);
     const streams = this.#compact ? { streams: streamNumbers(this.#subscriptions, markets, keys) } : {};
     const echo = echoedSelection(request, channel, markets, depth, interval);
     this.#send({ type: 'subscribed', ...echo, ...streams });

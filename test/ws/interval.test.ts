@@ -1,0 +1,142 @@
+/**
+ * `interval` on a subscription over WebSocket (docs/protocol.md "Per-subscription options"), the
+ * simulator ticked by the test: a burst of changes reaches a paced subscriber as at most one
+ * snapshot per interval, the last one equal to upstream's latest book (checksums checked by the
+ * recorder) without a further tick; two subscribers of the same interval get the same messages, a
+ * raw subscriber of the stream every update; bad intervals are refused with the id; `list` shows
+ * the interval and `update` changes it in place.
+ */
+import { describe, expect, it } from 'vitest';
+import { COMPACT_SUBPROTOCOL } from '../../packages/protocol/src/protocol/compact.ts';
+import { expectedBook, type Harness, upstreamBook, useHarness } from '../support/harness.ts';
+import { type Message, ProtocolClient } from '../support/protocol-client.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+const INTERVAL = 400;
+
+describe('interval subscriptions over WebSocket', () => {
+  let harness: Harness;
+  const { opened, start } = useHarness();
+
+  async function connect(protocols: string[] = []): Promise<ProtocolClient> {
+    const client = await ProtocolClient.connect(harness.relay.url, {}, protocols);
+    opened.push(client);
+    return client;
+  }
+
+  const data = (client: ProtocolClient, from: number): Message[] =>
+    client.messages.slice(from).filter((m) => m.type === 'snapshot' || m.type === 'update');
+
+  for (const protocols of [[], [COMPACT_SUBPROTOCOL]]) {
+    it(`conflates a burst to the latest state (${protocols.length === 0 ? 'json' : 'compact'})`, async () => {
+      harness = await start({ sim: { markets: 2 } });
+      const [a] = harness.sim.market.activeMarketIds();
+      const [raw, paced, twin] = [await connect(protocols), await connect(protocols), await connect()];
+      await raw.request({ op: 'subscribe', channel: 'book', markets: [a], depth: 10 });
+      for (const client of [paced, twin]) {
+        const answer = await client.request({
+          op: 'subscribe',
+          channel: 'book',
+          markets: [a],
+          depth: 10,
+          interval: INTERVAL,
+        });
+        expect(answer).toMatchObject({ type: 'subscribed', interval: INTERVAL });
+      }
+      for (const client of [raw, paced, twin])
+        await waitFor('the first snapshot', () => client.view('book', a!, 10));
+      const from = { raw: raw.messages.length, paced: paced.messages.length, twin: twin.messages.length };
+      const startedAt = Date.now();
+      let latest = '';
+      // Each step waits for the raw subscriber to hold upstream's new book: the relay took it.
+      for (let step = 0; step < 12; step += 1) {
+        harness.sim.tick();
+        latest = JSON.stringify(expectedBook(await upstreamBook(harness.sim, a!), 10));
+        await waitFor('the raw subscriber to hold the new book', () =>
+          JSON.stringify(raw.view('book', a!, 10)?.state) === latest ? true : undefined,
+        );
+      }
+      // The burst's last state arrives within an interval, without another tick.
+      await waitFor('the paced subscriber to hold the latest book', () =>
+        JSON.stringify(paced.view('book', a!, 10)?.state) === latest ? true : undefined,
+      );
+      const elapsed = Date.now() - startedAt;
+      const sent = data(paced, from.paced);
+      expect(sent.length).toBeGreaterThan(0);
+      expect(sent.length).toBeLessThanOrEqual(1 + Math.ceil(elapsed / INTERVAL));
+      expect(sent.every((m) => m.type === 'snapshot')).toBe(true);
+      expect(data(raw, from.raw).length).toBeGreaterThan(0);
+      expect(data(raw, from.raw).some((m) => m.type === 'update')).toBe(true);
+      // Same interval, same group: the same messages (the twin reads JSON, their data is the same).
+      await waitFor('the twin to hold the latest book', () =>
+        JSON.stringify(twin.view('book', a!, 10)?.state) === latest ? true : undefined,
+      );
+      const seqs = (messages: Message[]) => messages.map((m) => m.seq);
+      expect(seqs(data(twin, from.twin))).toEqual(seqs(sent));
+      for (const client of [raw, paced, twin]) expect(client.violations).toEqual([]);
+    });
+  }
+
+  it('refuses bad intervals with the id and changes nothing', async () => {
+    harness = await start({ sim: { markets: 2 } });
+    const [a] = harness.sim.market.activeMarketIds();
+    const client = await connect();
+    await client.request({ op: 'subscribe', channel: 'price', markets: [a] });
+    const before = await client.request({ op: 'list' });
+    const bad: [Record<string, unknown>, RegExp][] = [
+      ...[0, 99, 60_001, '1000', 36_000_000, 150.5, null].map(
+        (interval): [Record<string, unknown>, RegExp] => [
+          { op: 'subscribe', channel: 'book', markets: [a], interval },
+          /interval/,
+        ],
+      ),
+      [{ op: 'subscribe', channel: 'trades', markets: [a], interval: 1000 }, /trades.*event/],
+      [{ op: 'subscribe', channel: 'price', markets: ['*'], interval: 1000 }, /interval/],
+      [{ op: 'update', channel: 'price', markets: [a], interval: 50 }, /interval/],
+      [{ op: 'update', channel: 'trades', markets: [a], interval: 1000 }, /trades/],
+      [{ op: 'update', channel: 'book', markets: [a], interval: 1000 }, /not held/],
+    ];
+    for (const [request, message] of bad) {
+      const answer = await client.request(request);
+      expect(answer, JSON.stringify(request)).toMatchObject({ type: 'error', code: 'bad_request' });
+      expect(answer.message).toMatch(message);
+    }
+    expect(await client.request({ op: 'list' })).toMatchObject({ subscriptions: before.subscriptions });
+  });
+
+  it('lists the interval and changes it in place', async () => {
+    harness = await start({ sim: { markets: 2 } });
+    const [a] = harness.sim.market.activeMarketIds();
+    const client = await connect();
+    await client.request({ op: 'subscribe', channel: 'price', markets: [a], interval: 1000 });
+    await client.request({ op: 'subscribe', channel: 'book', markets: [a], depth: 10 });
+    const listed = async () =>
+      ((await client.request({ op: 'list' })).subscriptions as Message[]).map(({ channel, interval }) => ({
+        channel,
+        interval,
+      }));
+    expect(await listed()).toEqual([
+      { channel: 'price', interval: 1000 },
+      { channel: 'book', interval: undefined },
+    ]);
+    const stream = harness.relay.registry.get({ channel: 'price', market: a! })!;
+    const answer = await client.request({ op: 'update', channel: 'price', markets: [a], interval: 250 });
+    expect(answer).toMatchObject({ type: 'subscribed', channel: 'price', markets: [a], interval: 250 });
+    const moved = await client.request({ op: 'update', channel: 'book', markets: [a], depth: 50 });
+    expect(moved).toMatchObject({ type: 'subscribed', depth: 50 });
+    await client.request({ op: 'update', channel: 'book', markets: [a], interval: 500 });
+    expect(await listed()).toEqual([
+      { channel: 'price', interval: 250 },
+      { channel: 'book', interval: 500 },
+    ]);
+    // The same stream, paced anew: no second subscription.
+    expect(harness.relay.registry.get({ channel: 'price', market: a! })).toBe(stream);
+    await client.request({ op: 'update', channel: 'price', markets: [a], interval: null });
+    await client.request({ op: 'update', channel: 'book', markets: [a], depth: 10 });
+    expect(await listed()).toEqual([
+      { channel: 'price', interval: undefined },
+      { channel: 'book', interval: 500 },
+    ]);
+    expect(client.violations).toEqual([]);
+  });
+});
