@@ -37,6 +37,7 @@ import {
 } from './subscriptions/channel-subscriptions.ts';
 import { RestSubscription } from './subscriptions/rest-subscription.ts';
 import type { StreamHost } from './subscriptions/stream-subscription.ts';
+import { checkedInterval } from './subscriptions/subscriptions.ts';
 
 export type {
   OracleData,
@@ -86,6 +87,15 @@ export class CandlesSubscription extends DefinedSubscription<'candles'> {
   }
 }
 
+/**
+ * A subscription's pace (docs/protocol.md "Per-subscription options"): at most one message per
+ * `interval` ms (100 to 60,000), each a snapshot of the latest state; absent: every change. Given
+ * for a stream already held, it changes that stream's pace (the relay sends a fresh snapshot).
+ */
+export interface PaceOption {
+  interval?: number;
+}
+
 export abstract class ChannelStreams extends Emitter<ClientEvents> {
   /**
    * The stream of (channel, id[, depth]): the one already held, or a new one made by `create`.
@@ -99,57 +109,65 @@ export abstract class ChannelStreams extends Emitter<ClientEvents> {
     create: (host: StreamHost, id: string) => S,
   ): S;
 
+  /** Sets a held stream's pace (a checked interval; undefined leaves it as it is). */
+  protected abstract pace<S extends AnyStreamSubscription>(stream: S, interval: number | undefined): S;
+
   /**
    * Subscribes a book stream; asking again for the same (market, depth) returns the same object.
    * `'full'`, null and no depth are one stream, the full book (its `depth` is null, as on the wire).
    */
-  subscribeBook(market: string, options: { depth?: BookDepth | 'full' } = {}): BookSubscription {
+  subscribeBook(market: string, options: { depth?: BookDepth | 'full' } & PaceOption = {}): BookSubscription {
     const depth = streamDepth(options.depth);
-    return this.stream(
+    const interval = checkedInterval(options.interval);
+    const stream = this.stream(
       'book',
       market,
       depth,
       BookSubscription,
       (host, id) => new BookSubscription(host, id, depth),
     );
+    return this.pace(stream, interval);
   }
 
   /** Subscribes a price stream; asking again for the same market returns the same object. */
-  subscribePrice(market: string): PriceSubscription {
-    return this.#plain('price', market, PriceSubscription);
+  subscribePrice(market: string, options: PaceOption = {}): PriceSubscription {
+    return this.#plain('price', market, PriceSubscription, options);
   }
 
-  /** A market's trades: the recent ones as `state`, each new one once as a `trade` event. */
+  /**
+   * A market's trades: the recent ones as `state`, each new one once as a `trade` event. No
+   * `interval`: each trade is an event, and conflating would drop those beyond the kept window.
+   */
   subscribeTrades(market: string): TradesSubscription {
     return this.#defined('trades', market);
   }
 
   /** A market's detail record; `closed` fires when the market leaves ACTIVE. */
-  subscribeMarket(market: string): MarketSubscription {
-    return this.#plain('market', market, MarketSubscription);
+  subscribeMarket(market: string, options: PaceOption = {}): MarketSubscription {
+    return this.#plain('market', market, MarketSubscription, options);
   }
 
   /** Every market's probability entry in one map (the channel's one stream, `all`). */
-  subscribeProbabilities(): ProbabilitiesSubscription {
-    return this.#defined('probabilities', PROBABILITIES_STREAM);
+  subscribeProbabilities(options: PaceOption = {}): ProbabilitiesSubscription {
+    return this.#defined('probabilities', PROBABILITIES_STREAM, options);
   }
 
   /** An oracle feed's latest price (`feedId` as a market's `oracle_feed_id`: `0x` + hex). */
-  subscribeOracle(feedId: string): OracleSubscription {
-    return this.#defined('oracle', feedId);
+  subscribeOracle(feedId: string, options: PaceOption = {}): OracleSubscription {
+    return this.#defined('oracle', feedId, options);
   }
 
   /** A market's orders by id per side, from the same polls as its book. */
-  subscribeOrders(market: string): OrdersSubscription {
-    return this.#defined('orders', market);
+  subscribeOrders(market: string, options: PaceOption = {}): OrdersSubscription {
+    return this.#defined('orders', market, options);
   }
 
   /**
    * The market catalogue, live (docs/client.md "The market catalogue"): every market's list-form
    * record by id; `filter` as upstream's list has them: a status (default every market) and a token.
    */
-  subscribeMarkets(filter: CatalogueFilter = {}): MarketsSubscription {
-    return this.#plain('markets', catalogueStreamId(filter), MarketsSubscription);
+  subscribeMarkets(filter: CatalogueFilter = {}, options: PaceOption = {}): MarketsSubscription {
+    return this.#plain('markets', catalogueStreamId(filter), MarketsSubscription, options);
   }
 
   /**
@@ -157,21 +175,23 @@ export abstract class ChannelStreams extends Emitter<ClientEvents> {
    * as upstream served it, kept by applying the relay's JSON Patches. Equivalent spellings of a
    * path give the same object; a path that is not public throws, as a bad market id does.
    */
-  subscribeRest(path: string): RestSubscription {
-    return this.#plain('rest', path, RestSubscription);
+  subscribeRest(path: string, options: PaceOption = {}): RestSubscription {
+    return this.#plain('rest', path, RestSubscription, options);
   }
 
   /**
    * A market's candles of one interval (`1m`, `5m`, `1h`, `1d`) from one source (`probability`,
    * `trades`), live (docs/client.md "Candles"): the most recent ones as `state`, oldest first, the
-   * open one kept current and `final` fired for each one that closes.
+   * open one kept current and `final` fired for each one that closes. `pace.interval` is the
+   * subscription's pace in ms (`options.interval` being the candles' own).
    */
   subscribeCandles(
     market: string,
     options: { interval: CandleInterval; source: CandleSource },
+    pace: PaceOption = {},
   ): CandlesSubscription {
     const id = candlesStreamId({ market, ...options });
-    return this.#plain('candles', id, CandlesSubscription);
+    return this.#plain('candles', id, CandlesSubscription, pace);
   }
 
   /** A stream of a channel whose subscriptions are made from (host, id) alone. */
@@ -179,12 +199,22 @@ export abstract class ChannelStreams extends Emitter<ClientEvents> {
     channel: Channel,
     id: string,
     Kind: new (host: StreamHost, id: string) => S,
+    options: PaceOption,
   ): S {
-    return this.stream(channel, id, undefined, Kind, (host, checked) => new Kind(host, checked));
+    const interval = checkedInterval(options.interval);
+    return this.pace(
+      this.stream(channel, id, undefined, Kind, (host, checked) => new Kind(host, checked)),
+      interval,
+    );
   }
 
   /** A stream of a channel with a folder of its own (channels/registry.ts). */
-  #defined<C extends DefinedChannel>(channel: C, id: string): DefinedSubscription<C> {
+  #defined<C extends DefinedChannel>(
+    channel: C,
+    id: string,
+    options: PaceOption = {},
+  ): DefinedSubscription<C> {
+    const interval = checkedInterval(options.interval);
     // For each channel C, DefinedSubscription<C> is one member of AnyStreamSubscription; TypeScript
     // does not see that of a C not yet known, hence the casts.
     const kind = DefinedSubscription as abstract new (...args: never[]) => AnyStreamSubscription;
@@ -195,6 +225,6 @@ export abstract class ChannelStreams extends Emitter<ClientEvents> {
       kind,
       (host, checked) => new DefinedSubscription(host, checked, channel) as unknown as AnyStreamSubscription,
     );
-    return stream as unknown as DefinedSubscription<C>;
+    return this.pace(stream, interval) as unknown as DefinedSubscription<C>;
   }
 }

@@ -213,6 +213,14 @@ export class RelayClient extends ChannelStreams {
     return this.#add(create(this.#host, checked.id));
   }
 
+  /** A new pace is asked with a repeated `subscribe`, which the relay answers with a fresh snapshot. */
+  protected override pace<S extends AnyStreamSubscription>(stream: S, interval: number | undefined): S {
+    if (interval === undefined || stream.interval === interval || stream.isClosed) return stream;
+    stream.interval = interval;
+    this.#toSubscribe.add(stream);
+    return stream;
+  }
+
   #add<S extends AnyStreamSubscription>(stream: S): S {
     if (this.#connection.status === 'closed') {
       stream.end('client closed');

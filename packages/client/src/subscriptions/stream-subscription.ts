@@ -89,6 +89,11 @@ export abstract class StreamSubscription<
    * advancing while upstream fails; undefined until the first snapshot.
    */
   confirmedAt: string | undefined;
+  /**
+   * The pace asked for (ms; docs/protocol.md "Per-subscription options"): at most one message per
+   * interval, each a snapshot of the latest state. Undefined: every change. Set by the client.
+   */
+  interval: number | undefined;
   readonly #host: StreamHost;
   #resyncing = false;
   #connectionDown = false;

@@ -18,7 +18,7 @@ import type { Channel } from './channels.ts';
 export const bookDepths = [1, 5, 10, 25, 50] as const;
 export type BookDepth = (typeof bookDepths)[number] | null;
 
-export { MAX_MARKETS_PER_REQUEST } from './limits.ts';
+export { MAX_INTERVAL_MS, MAX_MARKETS_PER_REQUEST, MIN_INTERVAL_MS } from './limits.ts';
 
 // Client -> relay (protocol.md "Client -> relay"). Plain types, so that the client SDK needs no
 // zod, not even for its type declarations; ./requests.ts validates frames against them with zod.
