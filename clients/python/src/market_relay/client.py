@@ -25,7 +25,7 @@ from .errors import ConnectTimeout, RelayClientError
 from .json_streams import CandlesSubscription, RestSubscription
 from .options import ClientOptions
 from .own_view import OwnView
-from .requests import subscribe_requests, unsubscribe_request
+from .requests import checked_interval, subscribe_requests, unsubscribe_request
 from .streams import (
     BookSubscription,
     CatalogueState,
@@ -106,42 +106,42 @@ class RelayClient(OwnView, WildcardHost, ConnectionListener):
     def subscriptions(self) -> List[StreamSubscription[Any]]:
         return list(self._streams.values())
 
-    def subscribe_book(self, market: str, depth: BookDepthOption = None) -> BookSubscription:
-        """A book stream; depth 1, 5, 10, 25, 50, or "full" / None (one stream: the full book, its ``depth``
-        None). The same (market, depth) gives the same object."""
+    def subscribe_book(
+        self, market: str, depth: BookDepthOption = None, *, interval: Optional[int] = None
+    ) -> BookSubscription:
+        """A book stream; depth 1, 5, 10, 25, 50, or "full" / None (the full book, its ``depth`` None); the same
+        (market, depth) gives the same object. ``interval`` (every ``subscribe_…`` but trades): README "Paced"."""
         level = book_depth(depth)
-        return self._subscribe("book", market, level, BookSubscription, lambda m: BookSubscription(self, m, level))
+        return self._subscribe("book", market, level, BookSubscription, lambda m: BookSubscription(self, m, level), interval)
 
-    def subscribe_price(self, market: str) -> PriceSubscription:
-        return self._subscribe("price", market, None, PriceSubscription, lambda m: PriceSubscription(self, m))
+    def subscribe_price(self, market: str, *, interval: Optional[int] = None) -> PriceSubscription:
+        return self._subscribe("price", market, None, PriceSubscription, lambda m: PriceSubscription(self, m), interval)
 
     def subscribe_trades(self, market: str) -> TradesSubscription:
+        """No ``interval``: each trade is an event, and conflating would drop those beyond the kept window."""
         return self._subscribe("trades", market, None, TradesSubscription, lambda m: TradesSubscription(self, m))
 
-    def subscribe_market(self, market: str) -> MarketSubscription:
-        return self._subscribe("market", market, None, MarketSubscription, lambda m: MarketSubscription(self, m))
+    def subscribe_market(self, market: str, *, interval: Optional[int] = None) -> MarketSubscription:
+        return self._subscribe("market", market, None, MarketSubscription, lambda m: MarketSubscription(self, m), interval)
 
-    def subscribe_probabilities(self) -> ProbabilitiesSubscription:
-        return self._subscribe(
-            "probabilities",
-            PROBABILITIES_STREAM,
-            None,
-            ProbabilitiesSubscription,
-            lambda m: ProbabilitiesSubscription(self, m),
-        )
+    def subscribe_probabilities(self, *, interval: Optional[int] = None) -> ProbabilitiesSubscription:
+        kind = ProbabilitiesSubscription
+        return self._subscribe("probabilities", PROBABILITIES_STREAM, None, kind, lambda m: kind(self, m), interval)
 
-    def subscribe_oracle(self, feed_id: str) -> OracleSubscription:
+    def subscribe_oracle(self, feed_id: str, *, interval: Optional[int] = None) -> OracleSubscription:
         """An oracle feed (a market's ``oracle_feed_id``: ``0x`` + hex)."""
-        return self._subscribe("oracle", feed_id, None, OracleSubscription, lambda m: OracleSubscription(self, m))
+        return self._subscribe("oracle", feed_id, None, OracleSubscription, lambda m: OracleSubscription(self, m), interval)
 
-    def subscribe_orders(self, market: str) -> OrdersSubscription:
-        return self._subscribe("orders", market, None, OrdersSubscription, lambda m: OrdersSubscription(self, m))
+    def subscribe_orders(self, market: str, *, interval: Optional[int] = None) -> OrdersSubscription:
+        return self._subscribe("orders", market, None, OrdersSubscription, lambda m: OrdersSubscription(self, m), interval)
 
-    def subscribe_markets(self, status: str = "all", token: Optional[int] = None) -> MarketsSubscription:
+    def subscribe_markets(
+        self, status: str = "all", token: Optional[int] = None, *, interval: Optional[int] = None
+    ) -> MarketsSubscription:
         """The market catalogue, live: market id -> list-form record, of every market (``all``) or those
         of one ``status`` (``active``, ``expired``, ``resolved``), optionally of one token."""
         kind, stream_id = MarketsSubscription, catalogue_stream_id(status, token)
-        return self._subscribe("markets", stream_id, None, kind, lambda m: kind(self, m))
+        return self._subscribe("markets", stream_id, None, kind, lambda m: kind(self, m), interval)
 
     async def markets(
         self, status: str = "all", token: Optional[int] = None, timeout: Optional[float] = None
@@ -150,14 +150,17 @@ class RelayClient(OwnView, WildcardHost, ConnectionListener):
         ``.values()`` for the records); the subscription stays."""
         return dict(await self.subscribe_markets(status, token).wait_for_state(timeout))
 
-    def subscribe_rest(self, path: str) -> RestSubscription:
+    def subscribe_rest(self, path: str, *, interval: Optional[int] = None) -> RestSubscription:
         """Any public GET path of upstream (with its query string), live: ``state`` is the body."""
-        return self._subscribe("rest", path, None, RestSubscription, lambda p: RestSubscription(self, p))
+        return self._subscribe("rest", path, None, RestSubscription, lambda p: RestSubscription(self, p), interval)
 
-    def subscribe_candles(self, market: str, interval: str, source: str) -> CandlesSubscription:
-        """A market's candles of one interval (1m, 5m, 1h, 1d) from one source (probability, trades)."""
+    def subscribe_candles(
+        self, market: str, interval: str, source: str, *, pace: Optional[int] = None
+    ) -> CandlesSubscription:
+        """A market's candles of one interval (1m, 5m, 1h, 1d) from one source (probability, trades);
+        ``pace`` is the subscription's ``interval`` in ms (the name ``interval`` being the candles')."""
         stream_id = f"{market}:{interval}:{source}"
-        return self._subscribe("candles", stream_id, None, CandlesSubscription, lambda s: CandlesSubscription(self, s))
+        return self._subscribe("candles", stream_id, None, CandlesSubscription, lambda s: CandlesSubscription(self, s), pace)
 
     def subscribe_all(self, channel: str) -> WildcardSubscription:
         """Every market upstream lists as active, now and later, on ``price``, ``trades`` or ``market``:
@@ -234,13 +237,19 @@ class RelayClient(OwnView, WildcardHost, ConnectionListener):
     # --- streams ---------------------------------------------------------------------------------
 
     def _subscribe(
-        self, channel: str, stream_id: str, depth: Optional[int], kind: Type[S], create: Callable[[str], S]
+        self, channel: str, stream_id: str, depth: Optional[int], kind: Type[S], create: Callable[[str], S], interval: object = None
     ) -> S:
+        pace = checked_interval(interval)
         market = canonical_stream_id(channel, stream_id)
         existing = self._streams.get(StreamKey(channel, market, depth))
         if isinstance(existing, kind):
+            # A new pace is asked with a repeated subscribe, which the relay answers with a snapshot.
+            if pace is not None and existing.interval != pace:
+                existing.interval = pace
+                self.request_snapshot(existing)
             return existing
         stream = create(market)
+        stream.interval = pace
         if self._closing:
             stream.end("client closed")
             return stream

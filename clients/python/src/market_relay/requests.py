@@ -11,6 +11,17 @@ from .subscription import StreamKey, StreamSubscription
 
 #: Stream ids per subscribe request (docs/protocol.md "Limits").
 MARKETS_PER_REQUEST = 100
+#: The bounds of a subscription's ``interval`` in ms (docs/protocol.md "Per-subscription options").
+MIN_INTERVAL_MS, MAX_INTERVAL_MS = 100, 60_000
+
+
+def checked_interval(interval: object) -> Optional[int]:
+    """A pace as ``subscribe_…`` takes it; a value the relay would refuse raises, as a bad depth does."""
+    if interval is None:
+        return None
+    if isinstance(interval, bool) or not isinstance(interval, int) or not MIN_INTERVAL_MS <= interval <= MAX_INTERVAL_MS:
+        raise ValueError(f"interval must be a whole number of ms from {MIN_INTERVAL_MS} to {MAX_INTERVAL_MS}")
+    return interval
 
 
 def ids_field(channel: object) -> str:
@@ -47,17 +58,19 @@ def unsubscribe_request(stream: StreamSubscription[Any]) -> Dict[str, Any]:
 
 
 def subscribe_requests(streams: List[StreamSubscription[Any]]) -> List[Dict[str, Any]]:
-    """One ``subscribe`` per (channel, depth) and 100 ids, with ``resume`` where a stream has a point."""
-    groups: Dict[Tuple[str, Optional[int]], List[StreamSubscription[Any]]] = {}
+    """One ``subscribe`` per (channel, depth, interval) and 100 ids, with ``resume`` where a stream has a point."""
+    groups: Dict[Tuple[str, Optional[int], Optional[int]], List[StreamSubscription[Any]]] = {}
     for stream in streams:
-        groups.setdefault((stream.channel, stream.depth), []).append(stream)
+        groups.setdefault((stream.channel, stream.depth, stream.interval), []).append(stream)
     requests: List[Dict[str, Any]] = []
-    for (channel, depth), members in groups.items():
+    for (channel, depth, interval), members in groups.items():
         for start in range(0, len(members), MARKETS_PER_REQUEST):
             chunk = members[start : start + MARKETS_PER_REQUEST]
             request: Dict[str, Any] = {"op": "subscribe", "channel": channel, ids_field(channel): [s.market for s in chunk]}
             if channel == "book":
                 request["depth"] = depth
+            if interval is not None:
+                request["interval"] = interval
             points = {s.market: s.resume_point for s in chunk if s.resume_point is not None}
             if points:
                 request["resume"] = points

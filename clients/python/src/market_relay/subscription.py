@@ -102,6 +102,9 @@ class StreamSubscription(Emitter[StreamEvent], Generic[State]):
         #: of the last snapshot or update applied, or a later ``confirmed`` message for that state. It
         #: stops advancing while upstream does not answer (docs/protocol.md "Freshness of a quiet stream").
         self.confirmed_at: Optional[str] = None
+        #: The pace asked for in ms (docs/protocol.md "Per-subscription options"): at most one message per
+        #: interval, each a snapshot of the latest state; None: every change. Set by the client.
+        self.interval: Optional[int] = None
         self._host = host
         self._resyncing = False
         self._connection_down = False

@@ -1,0 +1,63 @@
+"""A paced subscription (docs/protocol.md "Per-subscription options"): against a real relay over the
+ticking simulator (started by test/clients/python-interval.test.ts), a book asked with ``interval``
+receives only snapshots, each checksum-verified, with no resync, while the full book beside it gets
+every update; asking again with another interval paces the same object anew; bad values raise."""
+
+import asyncio
+
+import pytest
+
+from conftest import env
+from market_relay import Backoff, connect
+from market_relay.requests import checked_interval
+
+FAST = Backoff(base=0.05, maximum=0.5, going_away_spread=0.1)
+DEADLINE = 8.0
+
+
+async def until(what, condition, timeout=DEADLINE):
+    async def poll():
+        while not condition():
+            await asyncio.sleep(0.01)
+
+    try:
+        await asyncio.wait_for(poll(), timeout)
+    except asyncio.TimeoutError:
+        raise AssertionError(f"timed out waiting for {what}") from None
+
+
+@pytest.mark.parametrize("interval", [0, 99, 60_001, "1000", True, 1.5, 36_000_000])
+def test_an_interval_the_relay_would_refuse_raises(interval):
+    with pytest.raises(ValueError, match=r"interval must be a whole number of ms from 100 to 60000"):
+        checked_interval(interval)
+
+
+def test_a_paced_book_gets_snapshots_only():
+    url, market = env("MARKET_RELAY_URL"), env("MARKET_RELAY_MARKET")
+
+    async def scenario():
+        async with connect(url, backoff=FAST) as client:
+            errors, resyncs, kinds = [], [], []
+            client.on("error", errors.append)
+            with pytest.raises(ValueError):
+                client.subscribe_price(market, interval=50)
+            full = client.subscribe_book(market)
+            paced = client.subscribe_book(market, depth=10, interval=200)
+            assert paced.interval == 200 and full.interval is None
+            for book in (full, paced):
+                book.on("resync", resyncs.append)
+            paced.on("snapshot", lambda _: kinds.append("snapshot"))
+            paced.on("update", lambda _: kinds.append("update"))
+            await until("both books", lambda: full.state is not None and paced.state is not None)
+            seq = full.seq
+            await until("three paced snapshots", lambda: kinds.count("snapshot") >= 3)
+            assert full.seq > seq and "update" not in kinds
+            assert client.subscribe_book(market, depth=10, interval=1_000) is paced and paced.interval == 1_000
+            count = len(kinds)
+            await until("the snapshot answering the new pace", lambda: len(kinds) > count)
+            listed = await client.list_subscriptions()
+            entry = next(e for e in listed["subscriptions"] if e["channel"] == "book" and e.get("depth") == 10)
+            assert entry["interval"] == 1_000
+            assert resyncs == [] and errors == []
+
+    asyncio.run(scenario())
