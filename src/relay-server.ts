@@ -26,6 +26,7 @@ import { type BrokerOptions, startBroker } from './relay/coordination/start.ts';
 import { RelayEvents } from './relay/events.ts';
 import { UpstreamHealthMonitor, type UpstreamIdentity } from './relay/poll/upstream-health.ts';
 import { ConfirmationAnnouncer } from './relay/streams/confirmations.ts';
+import { StreamPublisher } from './relay/streams/publisher.ts';
 import { StreamRegistry } from './relay/streams/registry.ts';
 import { NotFoundJudge } from './relay/targets/not-found.ts';
 import { PollerPool } from './relay/targets/poller-pool.ts';
@@ -105,7 +106,10 @@ export async function startRelay(
     resumeHistory: broker.history,
     onInterestChange: (change) => poller?.sync(change),
     onSubscribersChange: (stream) => poller?.holdersChanged(stream),
+    // What a paced group sent counts in the same events as what every change sends.
+    onPacedSend: (stream, frame, recipients) => pacedSends.pacedSent(stream, frame, recipients),
   });
+  const pacedSends = new StreamPublisher(events, Date.now);
   const upstreamHealth = new UpstreamHealthMonitor(client, {
     onIdentity: (identity) => logUpstreamIdentity(logger, upstreamUrl, identity),
   });

@@ -9,7 +9,8 @@
 import type { MarketAdmission } from '../admission/market.ts';
 import type { Frame } from '../streams/frame.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
-import type { AnyStream, StreamIdentity, StreamSubscriber } from '../streams/stream.ts';
+import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
+import type { StreamIdentity } from '../streams/stream-identity.ts';
 
 export type SnapshotAnswer =
   | { kind: 'snapshot'; frame: Frame }

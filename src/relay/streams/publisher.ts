@@ -32,16 +32,30 @@ export class StreamPublisher {
    */
   served(stream: AnyStream, frame: Frame | null, kind: 'snapshot' | 'update', receivedAt: number): void {
     if (stream.freshness === 'stale' && stream.setFreshness('live')) this.emitState(stream, 'live');
-    const recipients = frame === null ? 0 : stream.clientCount;
-    if (frame !== null && recipients > 0) {
-      this.#events.emit('stream:sent', {
-        channel: stream.channel,
-        kind,
-        subscribers: recipients,
-        bytes: frame.wire.length,
-        sinceReceiptMs: this.#now() - receivedAt,
-      });
-    }
+    // Paced subscribers get this state later, as their group's snapshot (pacedSent).
+    const recipients = frame === null ? 0 : stream.rawClientCount;
+    if (frame !== null && recipients > 0) this.#sent(stream, frame, kind, recipients, receivedAt);
+  }
+
+  /** A paced group sent the stream's current state to `recipients` clients. */
+  pacedSent(stream: AnyStream, frame: Frame, recipients: number): void {
+    if (recipients > 0) this.#sent(stream, frame, 'snapshot', recipients, stream.lastSuccessAt);
+  }
+
+  #sent(
+    stream: AnyStream,
+    frame: Frame,
+    kind: 'snapshot' | 'update',
+    recipients: number,
+    receivedAt: number,
+  ) {
+    this.#events.emit('stream:sent', {
+      channel: stream.channel,
+      kind,
+      subscribers: recipients,
+      bytes: frame.wire.length,
+      sinceReceiptMs: this.#now() - receivedAt,
+    });
   }
 
   /** Upstream confirmed the stream's state unchanged (the same response as the one it holds). */

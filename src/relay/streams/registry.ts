@@ -20,10 +20,10 @@ import {
   type AnyStream,
   type ChannelStream,
   Stream,
-  type StreamIdentity,
   type StreamOf,
   type StreamSubscriber,
 } from './stream.ts';
+import type { StreamIdentity } from './stream-identity.ts';
 import { UnknownMarkets } from './unknown-markets.ts';
 
 /** A market upstream did not have is answered from memory for a minute, then asked about again. */
@@ -66,6 +66,8 @@ export interface RegistryOptions {
   onInterestChange: (change: InterestChange) => void;
   /** Called whenever a subscriber comes to or leaves a stream (who holds its poll target). */
   onSubscribersChange?: (stream: AnyStream) => void;
+  /** Called whenever a paced group sends a stream's snapshot: to how many clients (metrics). */
+  onPacedSend?: (stream: AnyStream, frame: Frame, recipients: number) => void;
 }
 
 /** The stream id whose streams came or went (one of them: a book depth, say). */
@@ -191,6 +193,7 @@ export class StreamRegistry {
 
   #create(identity: StreamIdentity): ChannelStream {
     const stream = createStream(identity, this.#options.resumeBufferSize, this.#options.resumeBufferBytes);
+    stream.onPacedSend = this.#options.onPacedSend;
     this.#streams.set(stream.key, stream);
     const byId = this.#byId(stream.channel);
     let streams = byId.get(stream.market);

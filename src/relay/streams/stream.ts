@@ -5,7 +5,6 @@
  * once here and the same bytes go to every subscriber (the fan-out costs one write per client);
  * what each message holds is relay/streams/stream-messages.ts.
  */
-import { randomBytes } from 'node:crypto';
 import type {
   BookDepth,
   Channel,
@@ -16,6 +15,7 @@ import { streamKey } from '../../../packages/protocol/src/util/keys.ts';
 import { type ChannelDelta, type ChannelState, type StreamCodec, sendWhole } from '../channels/codecs.ts';
 import { type Frame, type StreamPosition, toFrame } from './frame.ts';
 import { ResumeRing } from './resume-ring.ts';
+import { newEpoch, type PublishResult, type SequencedFrame, type StreamIdentity } from './stream-identity.ts';
 import {
   confirmedMessage,
   dataMessage,
@@ -42,33 +42,8 @@ export interface StreamSubscriber {
   readonly behalfOf?: StreamSubscriber;
 }
 
-export interface StreamIdentity<C extends Channel = Channel> {
-  channel: C;
-  market: string;
-  /** `book` only. */
-  depth?: BookDepth;
-}
-
 /** The last stream number given out (docs/protocol.md "Compact encoding"): one counter per process. */
 let lastStreamNumber = 0;
-
-export function newEpoch(): string {
-  return randomBytes(6).toString('base64url');
-}
-
-/** An update with its place in the stream (as the cluster's history gives them). */
-export interface SequencedFrame {
-  seq: number;
-  frame: Frame;
-}
-
-export interface PublishResult {
-  /** The update or snapshot sent, or null when the poll changed nothing. */
-  frame: Frame | null;
-  seq: number;
-  /** What `frame` is: the first state and a state sent whole are snapshots. */
-  kind: 'snapshot' | 'update';
-}
 
 /**
  * A stream of channel `C`, whose states are `State` and whose updates carry `Delta`. The type
@@ -90,6 +65,12 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   get clientCount(): number {
     return this.subscribers.clients;
   }
+  /** How many clients each change goes to at once: those not paced at an interval. */
+  get rawClientCount(): number {
+    return this.subscribers.rawClients;
+  }
+  /** Told of each paced group's send: the frame and how many clients it went to (metrics). */
+  onPacedSend: ((stream: AnyStream, frame: Frame, recipients: number) => void) | undefined;
   readonly #codec: StreamCodec<State, Delta>;
   readonly #recent: ResumeRing;
   #epoch = newEpoch();
@@ -271,7 +252,12 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   #sendPaced(members: ReadonlySet<StreamSubscriber>): void {
     if (this.#state === undefined) return;
     const frame = this.snapshotFrame();
-    for (const subscriber of members) subscriber.deliver(this, frame, 'snapshot');
+    let clients = 0;
+    for (const subscriber of members) {
+      subscriber.deliver(this, frame, 'snapshot');
+      if (subscriber.internal !== true) clients += 1;
+    }
+    this.onPacedSend?.(this as AnyStream, frame, clients);
   }
 
   /**

@@ -10,6 +10,8 @@ import { PacedGroup } from './paced.ts';
 
 export class Subscribers<Subscriber extends { readonly internal?: boolean }> extends Set<Subscriber> {
   #internal = 0;
+  /** Clients (not internal) held in a paced group. */
+  #pacedClients = 0;
   /** The subscribers each change goes to at once. */
   readonly #raw = new Set<Subscriber>();
   readonly #groups = new Map<number, PacedGroup<Subscriber>>();
@@ -25,6 +27,11 @@ export class Subscribers<Subscriber extends { readonly internal?: boolean }> ext
   /** The subscribers that are clients: each frame is one message to each. */
   get clients(): number {
     return this.size - this.#internal;
+  }
+
+  /** The clients each change goes to at once (all but the paced). */
+  get rawClients(): number {
+    return this.clients - this.#pacedClients;
   }
 
   /** The subscribers each change goes to at once (all but the paced). */
@@ -66,6 +73,7 @@ export class Subscribers<Subscriber extends { readonly internal?: boolean }> ext
     }
     group.members.add(subscriber);
     this.#intervalOf.set(subscriber, interval);
+    if (subscriber.internal !== true) this.#pacedClients += 1;
   }
 
   override delete(subscriber: Subscriber): boolean {
@@ -79,6 +87,7 @@ export class Subscribers<Subscriber extends { readonly internal?: boolean }> ext
 
   override clear(): void {
     this.#internal = 0;
+    this.#pacedClients = 0;
     this.#raw.clear();
     for (const group of this.#groups.values()) group.stop();
     this.#groups.clear();
@@ -90,6 +99,7 @@ export class Subscribers<Subscriber extends { readonly internal?: boolean }> ext
     const interval = this.#intervalOf.get(subscriber);
     if (interval === undefined) return;
     this.#intervalOf.delete(subscriber);
+    if (subscriber.internal !== true) this.#pacedClients -= 1;
     const group = this.#groups.get(interval);
     group?.members.delete(subscriber);
     if (group !== undefined && group.members.size === 0) {

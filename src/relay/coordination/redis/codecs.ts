@@ -14,7 +14,7 @@ import type {
   ServerMessage,
 } from '../../../../packages/protocol/src/protocol/messages.ts';
 import { toFrame } from '../../streams/frame.ts';
-import type { SequencedFrame } from '../../streams/stream.ts';
+import type { SequencedFrame } from '../../streams/stream-identity.ts';
 import { bookNumberedCodec, type NumberedCodec, priceNumberedCodec } from '../codecs.ts';
 import { bookState, type LoggedMessage, parseJson, priceState, streamMessage } from './stream-batch.ts';
 import type { LoggedUpdate, StoredTarget, StreamPosition } from './stream-log.ts';

@@ -7,7 +7,7 @@
 
 import type { BookDepth } from '../../../../packages/protocol/src/protocol/messages.ts';
 import { type Frame, toFrame } from '../../streams/frame.ts';
-import { newEpoch } from '../../streams/stream.ts';
+import { newEpoch } from '../../streams/stream-identity.ts';
 import type { TargetStream } from '../codecs.ts';
 import { type ClusterCodec, clusterMessage } from './codecs.ts';
 import type { WrittenEntry } from './stream-batch.ts';

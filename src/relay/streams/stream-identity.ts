@@ -1,0 +1,34 @@
+/**
+ * @module relay/streams/stream-identity
+ * What names a stream and a place in it: its identity (channel, stream id, book depth), a new
+ * epoch, an update with its `seq`, and what publishing a state gave. Read by the stream, the
+ * registry, the session and the cluster's numbering alike.
+ */
+import { randomBytes } from 'node:crypto';
+import type { BookDepth, Channel } from '../../../packages/protocol/src/protocol/messages.ts';
+import type { Frame } from './frame.ts';
+
+export interface StreamIdentity<C extends Channel = Channel> {
+  channel: C;
+  market: string;
+  /** `book` only. */
+  depth?: BookDepth;
+}
+
+export function newEpoch(): string {
+  return randomBytes(6).toString('base64url');
+}
+
+/** An update with its place in the stream (as the cluster's history gives them). */
+export interface SequencedFrame {
+  seq: number;
+  frame: Frame;
+}
+
+export interface PublishResult {
+  /** The update or snapshot sent, or null when the poll changed nothing. */
+  frame: Frame | null;
+  seq: number;
+  /** What `frame` is: the first state and a state sent whole are snapshots. */
+  kind: 'snapshot' | 'update';
+}
