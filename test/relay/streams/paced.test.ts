@@ -8,7 +8,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { BookState } from '../../../packages/protocol/src/protocol/book.ts';
 import type { BookData } from '../../../packages/protocol/src/protocol/messages.ts';
 import { codecs } from '../../../src/relay/channels/codecs.ts';
+import { RelayEvents } from '../../../src/relay/events.ts';
 import type { Frame } from '../../../src/relay/streams/frame.ts';
+import { StreamPublisher } from '../../../src/relay/streams/publisher.ts';
 import { type AnyStream, Stream, type StreamSubscriber } from '../../../src/relay/streams/stream.ts';
 
 const market = '11111111-1111-4111-8111-111111111111';
@@ -123,5 +125,28 @@ describe('paced subscribers', () => {
     vi.advanceTimersByTime(2_000);
     expect(paced.seqs().at(-1)).toBe(3);
     expect(vi.getTimerCount()).toBe(0);
+  });
+  it('counts each change for the clients it goes to at once, and each paced snapshot for its group', () => {
+    const events = new RelayEvents();
+    const sent: { kind: string; subscribers: number }[] = [];
+    events.on('stream:sent', ({ kind, subscribers }) => sent.push({ kind, subscribers }));
+    const publisher = new StreamPublisher(events, Date.now);
+    stream.onPacedSend = (of, frame, recipients) => publisher.pacedSent(of, frame, recipients);
+    const [raw, pacedA, pacedB] = [new Recorder(), new Recorder(), new Recorder()];
+    for (const subscriber of [raw, pacedA, pacedB]) stream.subscribers.add(subscriber);
+    stream.subscribers.pace(pacedA, 1_000);
+    stream.subscribers.pace(pacedB, 1_000);
+    const at = new Date().toISOString();
+    publisher.publish(stream, book(1), at, at, Date.now()); // first state: the group's leading edge too
+    vi.advanceTimersByTime(100);
+    publisher.publish(stream, book(2), at, at, Date.now()); // within the interval: owed
+    vi.advanceTimersByTime(1_000);
+    // The group's leading edge goes out inside the publish, before the publisher counts the change.
+    expect(sent).toEqual([
+      { kind: 'snapshot', subscribers: 2 },
+      { kind: 'snapshot', subscribers: 1 },
+      { kind: 'update', subscribers: 1 },
+      { kind: 'snapshot', subscribers: 2 },
+    ]);
   });
 });
