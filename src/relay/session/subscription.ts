@@ -6,6 +6,7 @@
  * client's resume point can be replayed (docs/protocol.md "Resume"). Then, once `subscribed` is
  * written, the first messages of each stream: the replay, or a fresh snapshot.
  */
+import { channelDefinitions, isDefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
 import { isChannel } from '../../../packages/protocol/src/protocol/channels.ts';
 import type {
   BookDepth,
@@ -75,11 +76,11 @@ export function checkSelection(
 }
 
 /**
- * Whether `interval` means something on `channel`: on a stream whose messages are states. Each
- * `trades` message is an event: conflating would drop the trades beyond the window a snapshot keeps.
+ * Whether `interval` means something on `channel`: on a stream whose messages are states, not on
+ * one whose channel declares its messages events (conflating would drop them).
  */
 export function pacedChannel(channel: Channel): boolean {
-  return channel !== 'trades';
+  return !isDefinedChannel(channel) || channelDefinitions[channel].events !== true;
 }
 
 export function intervalRefused(channel: string): string {

@@ -51,6 +51,11 @@ export interface ChannelDefinition<Snapshot, Update> {
    * GETs, so also a `rest` path (protocol/rest-paths.ts takes it from ./registry.ts).
    */
   readonly upstreamGet?: string;
+  /**
+   * Of a channel whose every message is an event rather than a state (each trade once): no
+   * subscriber may pace it at an `interval`, which would conflate events away.
+   */
+  readonly events?: true;
 }
 
 /**

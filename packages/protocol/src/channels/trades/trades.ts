@@ -48,6 +48,8 @@ const tradeFields: FieldTypes = {
 
 export const trades: ChannelDefinition<TradesData, TradesData> = {
   streamIds: { kind: 'market' },
+  // Each trade is announced once: a paced subscriber would miss those beyond the recent window.
+  events: true,
   apply: applyTradesUpdate,
   dataProblem: ({ data }) => (isListOf(data.trades, tradeFields) ? undefined : 'trades'),
 };
