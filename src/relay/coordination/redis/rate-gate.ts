@@ -61,6 +61,8 @@ export class RedisRateGate implements RateGate {
   #share: number | undefined;
   /** The local bucket kept to while Redis is away. */
   #fallback: LocalRateGate | undefined;
+  /** Aborted when Redis is back: callers still waiting on the local bucket take from Redis instead. */
+  #redisBack: AbortController | undefined;
   #lastError: string | undefined;
 
   constructor(options: RedisRateGateOptions) {
@@ -70,6 +72,10 @@ export class RedisRateGate implements RateGate {
     this.#redis = openRedis(options.topology, { offlineQueue: false, lazyConnect: false });
     // The coordinator's connections to the same Redis log its outages (once per distinct error).
     this.#redis.on('error', () => {});
+    this.#redis.on('ready', () => {
+      this.#redisBack?.abort();
+      this.#redisBack = undefined;
+    });
     this.#reporter = setInterval(() => void this.#report(), REPORT_MS).unref();
   }
 
@@ -100,8 +106,8 @@ export class RedisRateGate implements RateGate {
         waitMs = await this.#leasing;
       } catch (error) {
         if (this.#redis.status === 'ready') this.#reportError(asError(error));
-        await this.#failOpen(signal);
-        return;
+        if (await this.#failOpen(signal)) return;
+        continue;
       }
       this.#fallback = undefined;
       if (waitMs > 0) await delay(waitMs, undefined, { signal });
@@ -130,11 +136,24 @@ export class RedisRateGate implements RateGate {
     return 0;
   }
 
-  async #failOpen(signal: AbortSignal): Promise<void> {
+  /**
+   * A token from the local bucket; false when Redis came back first: the caller takes from the
+   * shared bucket then, so the callers queued through an outage do not spend past the budget
+   * once the cluster shares one bucket again.
+   */
+  async #failOpen(signal: AbortSignal): Promise<boolean> {
     const rps = this.#failOpenRps();
     if (this.#fallback?.ratePerSecond !== rps) this.#fallback = new LocalRateGate(rps);
-    await this.#fallback.acquire(signal);
+    this.#redisBack ??= new AbortController();
+    const back = this.#redisBack.signal;
+    try {
+      await this.#fallback.acquire(AbortSignal.any([signal, back]));
+    } catch (error) {
+      if (signal.aborted || !back.aborted) throw error;
+      return false;
+    }
     this.#spent += 1;
+    return true;
   }
 
   #failOpenRps(): number {
