@@ -71,13 +71,18 @@ describe('edge refusals', () => {
         for (const socket of idle) socket.destroy();
       },
     });
+    // One address's 20 at a time: 1,200 connects at once would overflow the listen backlog, and the
+    // kernel's retries of the dropped ones can take longer than the test waits on a busy machine.
     for (let address = 1; address <= 60; address += 1) {
+      const arriving: Promise<unknown>[] = [];
       for (let i = 0; i < 20; i += 1) {
         const socket = connect({ port: Number(port), host: '127.0.0.1', localAddress: `127.0.3.${address}` });
         socket.on('error', () => {});
         socket.on('data', (data) => answered.push(data.toString('latin1')));
         idle.push(socket);
+        arriving.push(Promise.race([once(socket, 'connect'), once(socket, 'close')]));
       }
+      await Promise.all(arriving);
     }
     await waitFor('every idle socket to arrive', () => idle.every((socket) => !socket.connecting));
     await waitFor('the pending set to overflow', () => (refusals.get('pending_shed') ?? 0) >= 200);
