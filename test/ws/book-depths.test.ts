@@ -75,11 +75,13 @@ describe('book depths', () => {
     harness = await start({ sim: { markets: 1 }, relay: { tuning: { connection: { maxStreams: 2 } } } });
     const [market] = harness.sim.market.marketIds() as [string];
     const client = await connect();
-    const full = await client.request({ op: 'subscribe', channel: 'book', markets: [market], depth: 'full' });
-    expect(full).toMatchObject({ type: 'subscribed', markets: [market], depth: null });
-    // The same stream: subscribing null adds nothing, so the limit of two still has room for one.
     await client.request({ op: 'subscribe', channel: 'book', markets: [market], depth: null });
     await waitFor('the full book', () => client.view('book', market, null));
+    // "full" names the same stream: subscribed again (depth null) with a fresh snapshot, adding no
+    // stream, so the limit of two still has room for one. Its snapshot comes before the count starts.
+    const full = await client.request({ op: 'subscribe', channel: 'book', markets: [market], depth: 'full' });
+    expect(full).toMatchObject({ type: 'subscribed', markets: [market], depth: null });
+    await waitFor('the fresh snapshot of the same stream', () => client.of('snapshot').length === 2);
     const before = client.messages.length;
     for (const depth of [7, 0, '10', 1000, 'FULL', -1, 2.5]) {
       const reply = await client.request({ op: 'subscribe', channel: 'book', markets: [market], depth });
