@@ -114,6 +114,8 @@ describe('interval subscriptions over WebSocket', () => {
     const [a] = harness.sim.market.activeMarketIds();
     const client = await connect();
     await client.request({ op: 'subscribe', channel: 'price', markets: [a] });
+    // The list names the last seq sent: take it once the first snapshot is in.
+    await waitFor('the price snapshot', () => client.view('price', a!));
     const before = await client.request({ op: 'list' });
     const bad: [Record<string, unknown>, RegExp][] = [
       ...[0, 99, 60_001, '1000', 36_000_000, 150.5, null].map(
