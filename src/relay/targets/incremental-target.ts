@@ -63,23 +63,13 @@ export class IncrementalTarget<C extends DefinedChannel> extends PollTarget {
   }
 
   protected async pollOnce(): Promise<readonly PollOutcome[]> {
-    const { cluster, events, now } = this.context;
+    const { cluster, now } = this.context;
     const askedAt = this.beginAsk();
-    // A refusal of a later request is about that request, not about the stream's id.
-    let requests = 0;
     try {
       if (!(await this.holdsLease())) return [];
       const held = this.#streamHeld();
       if (held === undefined) return [];
-      const fresh = await this.#polled.read(this.source, this.streamId, held.memory, {
-        onRequest: () => {
-          requests += 1;
-          this.requestSent();
-        },
-        // RelayEvents' emit does not resolve its arguments' type for an event not yet known; the
-        // hook's own signature ties them to the event.
-        emit: (event, ...args) => events.emit(event, ...(args as never)),
-      });
+      const fresh = await this.#polled.read(this.source, this.streamId, held.memory, this.readHooks());
       if (this.removed) return [];
       const receivedAt = now();
       const state = this.#apply(held, fresh, askedAt, receivedAt);
@@ -93,7 +83,7 @@ export class IncrementalTarget<C extends DefinedChannel> extends PollTarget {
       return [];
     } catch (error) {
       if (this.removed) return [];
-      if (requests === 1 && this.#isGone(error)) {
+      if (this.failedAtFirstRequest && this.#isGone(error)) {
         this.emitPoll(this.channel, 1, 'not_found', askedAt, error);
         cluster.share(this.key, () => ({ kind: 'not_found' }));
         return [this.#notFound()];

@@ -46,24 +46,12 @@ export class KeptTarget<C extends DefinedChannel> extends PollTarget {
   }
 
   protected async pollOnce(): Promise<readonly PollOutcome[]> {
-    const { cluster, events, now } = this.context;
+    const { cluster, now } = this.context;
     const askedAt = this.beginAsk();
-    // A refusal of a walk's later page is about that page, not about the market.
-    let requests = 0;
     try {
       if (!(await this.holdsLease())) return [];
       if (!this.#held()) return [];
-      const read = await this.#keeper.read({
-        upstream: this.source,
-        askedAt,
-        onRequest: () => {
-          requests += 1;
-          this.requestSent();
-        },
-        // RelayEvents' emit does not resolve its arguments' type for an event not yet known; the
-        // hook's own signature ties them to the event.
-        emit: (event, ...args) => events.emit(event, ...(args as never)),
-      });
+      const read = await this.#keeper.read({ upstream: this.source, askedAt, ...this.readHooks() });
       if (this.removed) return [];
       const receivedAt = now();
       if (!this.accepts(askedAt) || !this.#held()) return [];
@@ -75,7 +63,10 @@ export class KeptTarget<C extends DefinedChannel> extends PollTarget {
     } catch (error) {
       if (this.removed) return [];
       const { market } = this.#keeper;
-      if (requests === 1 && this.context.existence.isGone(error, { kind: 'market', value: market })) {
+      if (
+        this.failedAtFirstRequest &&
+        this.context.existence.isGone(error, { kind: 'market', value: market })
+      ) {
         this.emitPoll(this.channel, 1, 'not_found', askedAt, error);
         cluster.share(this.key, () => ({ kind: 'not_found' }));
         return [this.#notFound()];

@@ -7,6 +7,7 @@
  * upstream's clock: a response to an older request than the one last applied is dropped, so an
  * absurd upstream timestamp is only data (docs/operations.md "Freshness").
  */
+import type { EventArgs, ReadHooks } from '../../../packages/protocol/src/channels/relay-definition.ts';
 import type { ChannelUpstream } from '../../../packages/protocol/src/channels/relay-registry.ts';
 import type { CanonicalRestPath } from '../../../packages/protocol/src/protocol/rest-paths.ts';
 import { publicReason, UpstreamHttpError } from '../../../packages/protocol/src/upstream/errors.ts';
@@ -166,6 +167,24 @@ export abstract class PollTarget implements DispatchTarget, Confirmation {
   /** A poll sends one more request (the next page): its own timeout starts now. */
   protected requestSent(): void {
     this.#sentAt = this.context.now();
+  }
+
+  /** What a channel's read of one or more requests reports through while it runs in this target. */
+  protected readHooks<EventMap extends EventArgs<EventMap>>(): ReadHooks<EventMap> {
+    return {
+      onRequest: () => this.requestSent(),
+      // RelayEvents' emit does not resolve its arguments' type for an event not yet known; the
+      // hook's own signature ties them to the event.
+      emit: (event, ...args) => this.context.events.emit(event, ...(args as never)),
+    };
+  }
+
+  /**
+   * Whether the poll under way failed at its first request: a refusal of that one may say upstream
+   * has no such id; a refusal of a later page is about that page only.
+   */
+  protected get failedAtFirstRequest(): boolean {
+    return this.#requests === 1;
   }
 
   /**
