@@ -1,8 +1,9 @@
 /**
  * @module channels/candles/sources
  * What a `candles` stream's candles are of (docs/protocol.md "`candles` data"): each source, by
- * its name in the stream id, and the candle it makes. Everything else in this folder is the same
- * for every source; the server's reading of trade prints is ./relay-trade-prints.ts.
+ * its name in the stream id, and the candle it makes. On the server, ./relay-keeper.ts reads the
+ * probability history and ./relay-trade-prints.ts the trade prints; ./relay-series.ts builds
+ * either's candles from their samples.
  */
 import { isObject } from '../../util/field-checks.ts';
 
