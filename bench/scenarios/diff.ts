@@ -6,11 +6,11 @@
  * serialise the update. Successive books differ by a few levels, as successive polls do.
  */
 import { performance } from 'node:perf_hooks';
-import { aggregateBook } from '../../packages/protocol/src/channels/orders/relay-levels.ts';
 import { bookChecksum } from '../../packages/protocol/src/protocol/book.ts';
 import type { OrderBook, OrderEntry } from '../../packages/protocol/src/upstream/schemas.ts';
 import { diffBook } from '../../src/relay/channels/book-price-diff.ts';
 import { toFrame } from '../../src/relay/streams/frame.ts';
+import { aggregateBook } from '../../src/upstream/book-levels.ts';
 import { percentile } from '../lib/latency.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { progress } from '../lib/progress.ts';

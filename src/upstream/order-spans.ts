@@ -12,7 +12,7 @@ export const PRICE_PLACES = 8;
 
 /**
  * One side's orders in body order, each a price and a size as [start, end) byte spans of the body:
- * compared and turned into strings only when asked (channels/orders/relay-levels.ts reads them).
+ * compared and turned into strings only when asked (./book-levels.ts reads them).
  */
 export class OrderSpans {
   readonly #body: Buffer;

@@ -12,12 +12,12 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { limitDepth } from '../../packages/protocol/src/channels/orders/relay-levels.ts';
 import {
   applyBookUpdate,
   type BookState,
   bookChecksum,
   bookChecksumInput,
+  limitDepth,
 } from '../../packages/protocol/src/protocol/book.ts';
 import { sumDecimals } from '../../packages/protocol/src/protocol/decimal.ts';
 import type { BookData, BookDepth, Level } from '../../packages/protocol/src/protocol/messages.ts';

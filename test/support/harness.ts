@@ -7,8 +7,7 @@
 
 import pino from 'pino';
 import { afterEach } from 'vitest';
-import { aggregateBook, limitDepth } from '../../packages/protocol/src/channels/orders/relay-levels.ts';
-import type { BookState } from '../../packages/protocol/src/protocol/book.ts';
+import { type BookState, limitDepth } from '../../packages/protocol/src/protocol/book.ts';
 import type { BookDepth } from '../../packages/protocol/src/protocol/messages.ts';
 import {
   clobPriceBatchResponse,
@@ -22,6 +21,7 @@ import {
   type SimulatorProfileName,
   startSimulator,
 } from '../../src/sim/server.ts';
+import { aggregateBook } from '../../src/upstream/book-levels.ts';
 
 export interface Harness {
   sim: SimulatorHandle;

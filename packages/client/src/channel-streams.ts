@@ -6,9 +6,9 @@
  * stream id names. The client (./relay-client.ts) decides what holding a stream means: this class
  * asks it through `stream`.
  */
+import type { CandleSource } from '../../protocol/src/channels/candles/sources.ts';
 import {
   type CandleInterval,
-  type CandleSource,
   candlesStreamId,
   candlesStreamOf,
 } from '../../protocol/src/channels/candles/streams.ts';

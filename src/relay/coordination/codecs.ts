@@ -6,8 +6,7 @@
  * them back from Redis adds is the Redis broker's own (relay/coordination/redis/codecs.ts).
  */
 
-import { limitDepth } from '../../../packages/protocol/src/channels/orders/relay-levels.ts';
-import { applyBookUpdate, type BookState } from '../../../packages/protocol/src/protocol/book.ts';
+import { applyBookUpdate, type BookState, limitDepth } from '../../../packages/protocol/src/protocol/book.ts';
 import {
   type BookData,
   type BookDepth,

@@ -14,10 +14,6 @@
  * The memo then holds a stand-in with empty sides, not the parsed book (see #keepLess).
  */
 
-import {
-  aggregateBook,
-  aggregateSides,
-} from '../../../packages/protocol/src/channels/orders/relay-levels.ts';
 import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
 import type { ServedFromBook } from '../../../packages/protocol/src/channels/relay-definition.ts';
 import { bookServedChannels, relayChannels } from '../../../packages/protocol/src/channels/relay-registry.ts';
@@ -25,6 +21,7 @@ import type { BookState } from '../../../packages/protocol/src/protocol/book.ts'
 import type { BookDepth } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { OrderBook } from '../../../packages/protocol/src/upstream/schemas.ts';
 import { bookTargetKey } from '../../../packages/protocol/src/util/keys.ts';
+import { aggregateBook, aggregateSides } from '../../upstream/book-levels.ts';
 import { readOrderBook } from '../../upstream/book-reader.ts';
 import { ResponseMemo } from '../../upstream/client.ts';
 import { type ChannelState, withMilliseconds } from '../channels/codecs.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { aggregateBook, limitDepth } from '../../../packages/protocol/src/channels/orders/relay-levels.ts';
-import type { BookState } from '../../../packages/protocol/src/protocol/book.ts';
+import { type BookState, limitDepth } from '../../../packages/protocol/src/protocol/book.ts';
 import type { OrderBook, OrderEntry } from '../../../packages/protocol/src/upstream/schemas.ts';
+import { aggregateBook } from '../../../src/upstream/book-levels.ts';
 
 let nextId = 0;
 const order = (price: string, size: string): OrderEntry => ({ id: `o${nextId++}`, price, size, token_id: 1 });

@@ -1,16 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { aggregateBook, limitDepth } from '../../../packages/protocol/src/channels/orders/relay-levels.ts';
 import {
   applyBookUpdate,
   type BookState,
   bookChecksum,
+  limitDepth,
   REMOVED_SIZE,
 } from '../../../packages/protocol/src/protocol/book.ts';
 import { compareDecimals } from '../../../packages/protocol/src/protocol/decimal.ts';
 import type { BookDepth, Level } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { OrderBook, OrderEntry } from '../../../packages/protocol/src/upstream/schemas.ts';
 import { diffBook } from '../../../src/relay/channels/book-price-diff.ts';
+import { aggregateBook } from '../../../src/upstream/book-levels.ts';
 import { propertyRuns } from '../../support/property-runs.ts';
 
 // ------------------------------------------------------------------------------------------------

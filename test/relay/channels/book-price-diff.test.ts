@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { limitDepth } from '../../../packages/protocol/src/channels/orders/relay-levels.ts';
-import type { BookState } from '../../../packages/protocol/src/protocol/book.ts';
+import { type BookState, limitDepth } from '../../../packages/protocol/src/protocol/book.ts';
 import { diffBook, diffPrice } from '../../../src/relay/channels/book-price-diff.ts';
 
 const base: BookState = {

@@ -18,8 +18,8 @@ import {
   candlesDataOf,
   MAX_SAMPLE_AHEAD_MS,
   mergeSamples,
-  type TradeSample,
 } from '../../../packages/protocol/src/channels/candles/relay-series.ts';
+import type { TradeSample } from '../../../packages/protocol/src/channels/candles/relay-trade-prints.ts';
 import { candlesStreamId, candlesStreamOf } from '../../../packages/protocol/src/channels/candles/streams.ts';
 import { canonicalStreamId } from '../../../packages/protocol/src/protocol/channels.ts';
 import type { CandlesData, TradesCandle } from '../../../packages/protocol/src/protocol/messages.ts';

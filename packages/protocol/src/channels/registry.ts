@@ -20,14 +20,15 @@ import {
 import { holdTrades, type TradeEvents, type TradesState } from './trades/subscription.ts';
 import { type TradesData, trades } from './trades/trades.ts';
 
-export type { Candle, CandlesData, ProbabilityCandle, TradesCandle } from './candles/candles.ts';
+export type { CandlesData } from './candles/candles.ts';
 export {
-  type CandleInterval,
+  type Candle,
   type CandleSource,
-  candleIntervals,
   candleSources,
-  candlesStreamId,
-} from './candles/streams.ts';
+  type ProbabilityCandle,
+  type TradesCandle,
+} from './candles/sources.ts';
+export { type CandleInterval, candleIntervals, candlesStreamId } from './candles/streams.ts';
 export type { CandlesState } from './candles/subscription.ts';
 export type { OracleData } from './oracle/oracle.ts';
 export type { OrderEntry, OrderSide, OrdersData, OrdersUpdateData } from './orders/orders.ts';

@@ -20,10 +20,7 @@ export const sendWhole: unique symbol = Symbol('send the state whole');
 export interface StreamCodec<State, Delta> {
   /** The update from `prev` to `next`; null when nothing changed. */
   diff(prev: State, next: State): Delta | null | typeof sendWhole;
-  /**
-   * The checksum of the state after each message, for a channel whose messages carry one (`book`,
-   * `rest`, `candles`).
-   */
+  /** The checksum of the state after each message, for a channel whose messages carry one. */
   checksum?(state: State): number;
   /**
    * Whether an update that would be larger than the snapshot of the state it leads to goes out as

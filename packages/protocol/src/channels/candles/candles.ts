@@ -4,38 +4,12 @@
  * client keeps (the most recent {@link CANDLES_SNAPSHOT_SIZE} candles, each update's candles
  * replacing those of the same `start`), each message checked against its checksum.
  */
-import { isObject } from '../../util/field-checks.ts';
 import { type Crc32, jsonChecksum } from '../checksum.ts';
 import type { ChannelDefinition } from '../definition.ts';
 import type { JsonValue } from '../records.ts';
-import { candleIntervals, candleSources, candlesStreamId, candlesStreamOf } from './streams.ts';
+import { type Candle, candleSources, isCandle } from './sources.ts';
+import { candleIntervals, candlesStreamId, candlesStreamOf } from './streams.ts';
 
-/**
- * One interval of a market's probability or trade prices. `start` is the interval's start (ISO
- * 8601 UTC with ms); `final` once the interval has ended and the relay has read upstream since,
- * after which the candle never changes.
- */
-interface CandleFields {
-  start: string;
-  final: boolean;
-}
-/** Of upstream's probability history: JSON numbers, as upstream serves them. */
-export interface ProbabilityCandle extends CandleFields {
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-}
-/** Of trade prints: prices and volume (the sum of sizes) as exact decimal strings, and the trade count. */
-export interface TradesCandle extends CandleFields {
-  open: string;
-  high: string;
-  low: string;
-  close: string;
-  volume: string;
-  trades: number;
-}
-export type Candle = ProbabilityCandle | TradesCandle;
 /** Snapshot: the most recent candles, oldest first. Update: the candles new or changed, oldest first. */
 export interface CandlesData {
   candles: Candle[];
@@ -59,18 +33,6 @@ export function applyCandlesUpdate(state: CandlesData, update: CandlesData): Can
 export function candlesChecksum(state: CandlesData, crc32?: Crc32): number {
   // Candles are JSON (strings, numbers, booleans) without an index signature.
   return jsonChecksum({ candles: state.candles as unknown as JsonValue[] }, crc32);
-}
-
-/** A probability candle (numbers) or a trades candle (decimal strings, volume and count). */
-function isCandle(value: unknown): boolean {
-  if (!isObject(value) || typeof value.start !== 'string' || typeof value.final !== 'boolean') return false;
-  const prices = [value.open, value.high, value.low, value.close];
-  if (prices.every((price) => typeof price === 'number')) return true;
-  return (
-    prices.every((price) => typeof price === 'string') &&
-    typeof value.volume === 'string' &&
-    Number.isSafeInteger(value.trades)
-  );
 }
 
 export const candles: ChannelDefinition<CandlesData, CandlesData> = {

@@ -7,29 +7,31 @@
  *   after a long gap), every later poll the shortest range upstream offers;
  *   each point is filed by its own time (./relay-series.ts), so the open candle follows the
  *   newest points as they are served.
- * - `trades`: upstream's activity pages, walked as the `trades` channel walks them
- *   (channels/trades/relay-activity.ts): the first poll reads back a few pages (an interval it could read
- *   only in part gets no candle), later polls only what is new.
+ * - the other source, trade prints: ./relay-trade-prints.ts.
  * A candle turns final with the first poll asked after its interval ended. In cluster mode only
- * the lease holder asks upstream; it shares the whole series (and, for trades, the newest ids it
- * took), which the others publish as theirs and carry on from if the lease moves to them.
+ * the lease holder asks upstream; it shares the whole series (and what its source needs so that
+ * a point is never counted twice), which the others publish as theirs and carry on from if the
+ * lease moves to them.
  */
 
 import { z } from 'zod';
 import type { CanonicalRestPath } from '../../protocol/rest-paths.ts';
 import { UpstreamError } from '../../upstream/errors.ts';
-import { decimalString, type HistoryInterval, historyResponse } from '../../upstream/schemas.ts';
+import { type HistoryInterval, historyResponse } from '../../upstream/schemas.ts';
 import type { KeptPoll, KeptRead, StreamKeeper } from '../relay-definition.ts';
-import { ACTIVITY_PAGE_SIZE, TradeHistory, walkActivity } from '../trades/relay-activity.ts';
-import { type ActivityUpstream, activityPages } from '../trades/relay-activity-pages.ts';
-import type { TradesEventMap } from '../trades/relay-poll.ts';
-import type { TradeEntry } from '../trades/trades.ts';
 import { CANDLES_SNAPSHOT_SIZE, type CandlesData } from './candles.ts';
 import { type CandleSample, candlesDataOf, mergeSamples, type SeriesCandle } from './relay-series.ts';
+import {
+  type CandlesEventMap,
+  type PrintsUpstream,
+  sharedIds,
+  sharedPrintCandle,
+  TradePrints,
+} from './relay-trade-prints.ts';
 import { type CandleInterval, type CandlesStream, candleIntervalMs, candlesStreamOf } from './streams.ts';
 
 /** The upstream calls the channel polls with: the probability history, and the activity listing. */
-export interface CandlesUpstream extends ActivityUpstream {
+export interface CandlesUpstream extends PrintsUpstream {
   publicBody(request: Pick<CanonicalRestPath, 'template' | 'pathname' | 'query'>): Promise<unknown>;
 }
 
@@ -59,24 +61,6 @@ const candleTimes = {
   openAt: z.number().int(),
   closeAt: z.number().int(),
 };
-const sharedCandleOf = {
-  probability: z.object({
-    ...candleTimes,
-    open: z.number(),
-    high: z.number(),
-    low: z.number(),
-    close: z.number(),
-  }),
-  trades: z.object({
-    ...candleTimes,
-    open: decimalString,
-    high: decimalString,
-    low: decimalString,
-    close: decimalString,
-    volume: decimalString,
-    trades: z.number().int().positive(),
-  }),
-};
 function sharedCandlesOf<C extends z.ZodType<{ start: number }>>(candle: C) {
   return z.object({
     series: z
@@ -86,15 +70,15 @@ function sharedCandlesOf<C extends z.ZodType<{ start: number }>>(candle: C) {
         (series) => series.every((c, i) => i === 0 || series[i - 1]!.start < c.start),
         'not oldest first',
       ),
-    seen: z.array(z.string()).max(ACTIVITY_PAGE_SIZE),
+    seen: sharedIds,
   });
 }
-const sharedCandles = {
-  probability: sharedCandlesOf(sharedCandleOf.probability),
-  trades: sharedCandlesOf(sharedCandleOf.trades),
-};
+const sharedProbabilityCandles = sharedCandlesOf(
+  z.object({ ...candleTimes, open: z.number(), high: z.number(), low: z.number(), close: z.number() }),
+);
+const sharedPrintCandles = sharedCandlesOf(z.object({ ...candleTimes, ...sharedPrintCandle }));
 
-export class CandlesKeeper implements StreamKeeper<CandlesUpstream, CandlesData, TradesEventMap> {
+export class CandlesKeeper implements StreamKeeper<CandlesUpstream, CandlesData, CandlesEventMap> {
   readonly market: string;
   readonly #stream: CandlesStream;
   #series: SeriesCandle[] = [];
@@ -102,17 +86,8 @@ export class CandlesKeeper implements StreamKeeper<CandlesUpstream, CandlesData,
   #backfilled = false;
   /** When the last read applied here was asked (or the lease holder's received). */
   #appliedAt: number | undefined;
-  readonly #trades = new TradeHistory();
-  /** The newest activity ids taken, newest last: what a peer taking the lease over must not count again. */
-  #recentIds: string[] = [];
-  /**
-   * After taking a peer's series over: the time of the newest trade it counted. This relay's walks
-   * have no listing memory of their own until one reaches the listing's end, so until then they
-   * count only trades from that time on (those of that very time once each, by the shared ids).
-   */
-  #countedSince: number | undefined;
-  /** After a backfill cut short: the start of the first interval it read whole; earlier trades are left out. */
-  #countedFrom: number | undefined;
+  /** What a stream of trade prints keeps so that each counts once (another source's stays empty). */
+  readonly #prints = new TradePrints();
 
   constructor(streamId: string) {
     // The registry only holds ids canonicalStreamId accepted.
@@ -126,12 +101,12 @@ export class CandlesKeeper implements StreamKeeper<CandlesUpstream, CandlesData,
     return candlesDataOf(this.#series);
   }
 
-  async read(poll: KeptPoll<CandlesUpstream, TradesEventMap>): Promise<KeptRead> {
+  async read(poll: KeptPoll<CandlesUpstream, CandlesEventMap>): Promise<KeptRead> {
     const { askedAt } = poll;
-    const read =
+    const read: { samples: CandleSample[]; taken: () => void } =
       this.#stream.source === 'probability'
         ? { samples: await this.#historySamples(poll), taken() {} }
-        : await this.#tradeSamples(poll);
+        : await this.#prints.read(poll, this.#stream, this.#backfilled);
     return {
       apply: () => {
         this.#series = mergeSamples(
@@ -152,7 +127,7 @@ export class CandlesKeeper implements StreamKeeper<CandlesUpstream, CandlesData,
     upstream,
     askedAt,
     onRequest,
-  }: KeptPoll<CandlesUpstream, TradesEventMap>): Promise<CandleSample[]> {
+  }: KeptPoll<CandlesUpstream, CandlesEventMap>): Promise<CandleSample[]> {
     const { market, interval } = this.#stream;
     const live = this.#appliedAt !== undefined && askedAt - this.#appliedAt < LIVE_RANGE_MS / 2;
     const range = live ? LIVE_RANGE : BACKFILL_RANGE[interval];
@@ -168,69 +143,19 @@ export class CandlesKeeper implements StreamKeeper<CandlesUpstream, CandlesData,
     return parsed.data.history.map((point) => ({ at: Date.parse(point.time), value: point.probability }));
   }
 
-  /**
-   * The trades not taken yet, oldest first, and what taking them changes, done only once they were
-   * applied (a response applied too late must not mark its trades counted).
-   */
-  async #tradeSamples(
-    poll: KeptPoll<CandlesUpstream, TradesEventMap>,
-  ): Promise<{ samples: CandleSample[]; taken: () => void }> {
-    const { market, interval } = this.#stream;
-    const walk = await walkActivity(activityPages(poll.upstream, market, poll.onRequest), this.#trades.seen, {
-      firstPoll: false,
-      listing: this.#trades.listing,
-    });
-    // A backfill stops at its entry bound by design; a later walk that does lost trades.
-    if (!walk.complete && this.#backfilled) poll.emit('trades:truncated', { market, pages: walk.pages });
-    let samples = walk.fresh.map(tradeSample);
-    const since = this.#countedSince;
-    if (since !== undefined) samples = samples.filter((sample) => sample.at >= since);
-    // A listing walked from its newest end (one of unknown order is walked so too) and cut short
-    // has older trades in the oldest interval read: that candle would be wrong, now and with every
-    // later print in its interval, so the interval is left out for good.
-    let countedFrom = this.#countedFrom;
-    if (
-      !this.#backfilled &&
-      !walk.complete &&
-      this.#trades.listing.order !== 'oldest-first' &&
-      samples.length > 0
-    ) {
-      const intervalMs = candleIntervalMs[interval];
-      const oldest = samples.reduce((least, sample) => Math.min(least, sample.at), samples[0]!.at);
-      countedFrom = (Math.floor(oldest / intervalMs) + 1) * intervalMs;
-    }
-    const from = countedFrom;
-    if (from !== undefined) samples = samples.filter((sample) => sample.at >= from);
-    const taken = (): void => {
-      const fresh = this.#trades.absorb(walk.fresh);
-      this.#recentIds = [...this.#recentIds, ...fresh.map((entry) => entry.activity_id)].slice(
-        -ACTIVITY_PAGE_SIZE,
-      );
-      if (walk.complete) this.#countedSince = undefined;
-      this.#countedFrom = countedFrom;
-    };
-    return { samples, taken };
-  }
-
   shared(): unknown {
-    return { series: this.#series, seen: this.#recentIds };
+    return { series: this.#series, seen: this.#prints.recentIds };
   }
 
   /** The lease holder's series, ordered by when it received it (its polls never overlap). */
   takeShared(body: unknown, receivedAt: number): boolean {
-    const parsed = sharedCandles[this.#stream.source].safeParse(body);
+    const shared = this.#stream.source === 'probability' ? sharedProbabilityCandles : sharedPrintCandles;
+    const parsed = shared.safeParse(body);
     if (!parsed.success) return false;
     this.#series = parsed.data.series;
-    for (const id of parsed.data.seen) this.#trades.seen.add(id);
-    this.#recentIds = parsed.data.seen.slice(-ACTIVITY_PAGE_SIZE);
+    this.#prints.takeShared(parsed.data.seen, Math.max(...this.#series.map((candle) => candle.closeAt)));
     this.#backfilled = true;
     this.#appliedAt = receivedAt;
-    const newest = Math.max(...this.#series.map((candle) => candle.closeAt));
-    this.#countedSince = Number.isFinite(newest) ? newest : undefined;
     return true;
   }
-}
-
-function tradeSample(entry: TradeEntry): CandleSample {
-  return { at: Date.parse(entry.activity_timestamp), price: entry.price, size: entry.size };
 }

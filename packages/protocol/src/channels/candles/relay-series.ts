@@ -10,25 +10,15 @@
  * The series is plain JSON (times in ms), so a cluster's lease holder can share it whole and a
  * relay taking the lease over carries on from it.
  */
-import { compareDecimals, sumDecimals } from '../../protocol/decimal.ts';
-import {
-  CANDLES_SNAPSHOT_SIZE,
-  type Candle,
-  type CandlesData,
-  type ProbabilityCandle,
-  type TradesCandle,
-} from './candles.ts';
+import { compareDecimals } from '../../protocol/decimal.ts';
+import { CANDLES_SNAPSHOT_SIZE, type CandlesData } from './candles.ts';
+import { printTotals, type TradeSample } from './relay-trade-prints.ts';
+import type { Candle } from './sources.ts';
 
 /** A probability history point (a number, as upstream serves it) at its time (ms). */
 export interface ProbabilitySample {
   at: number;
   value: number;
-}
-/** A trade print's price and size (decimal strings) at its time (ms). */
-export interface TradeSample {
-  at: number;
-  price: string;
-  size: string;
 }
 export type CandleSample = ProbabilitySample | TradeSample;
 
@@ -39,11 +29,12 @@ interface CandleTimes {
   openAt: number;
   closeAt: number;
 }
-/** A probability candle being built: upstream's numbers, never turned into anything else. */
-export type ProbabilitySeriesCandle = Omit<ProbabilityCandle, 'start'> & CandleTimes;
-/** A trades candle being built: upstream's decimal strings, the exact sum of sizes and the count. */
-export type TradesSeriesCandle = Omit<TradesCandle, 'start'> & CandleTimes;
-export type SeriesCandle = ProbabilitySeriesCandle | TradesSeriesCandle;
+/**
+ * A candle being built, of either source: upstream's values, never turned into anything else (a
+ * probability's numbers, a print's decimal strings), and its times.
+ */
+export type SeriesCandle = SeriesOf<Candle>;
+type SeriesOf<C> = C extends Candle ? Omit<C, 'start'> & CandleTimes : never;
 
 /** Oldest first; at most CANDLES_SNAPSHOT_SIZE candles. */
 export type CandleSeries = readonly SeriesCandle[];
@@ -87,7 +78,7 @@ function opened(start: number, sample: CandleSample): SeriesCandle {
   const times = { start, final: false, openAt: sample.at, closeAt: sample.at };
   if ('size' in sample) {
     const { price } = sample;
-    return { ...times, open: price, high: price, low: price, close: price, volume: sample.size, trades: 1 };
+    return { ...times, open: price, high: price, low: price, close: price, ...printTotals.first(sample) };
   }
   const { value } = sample;
   return { ...times, open: value, high: value, low: value, close: value };
@@ -99,11 +90,10 @@ function merged(candle: SeriesCandle, sample: CandleSample): SeriesCandle {
     if (!('volume' in candle)) throw new TypeError('a trade merged into a probability candle');
     return {
       ...withValue(candle, sample.price, sample.at, compareDecimals),
-      volume: sumDecimals([candle.volume, sample.size]),
-      trades: candle.trades + 1,
+      ...printTotals.added(candle, sample),
     };
   }
-  if ('volume' in candle) throw new TypeError('a probability point merged into a trades candle');
+  if ('volume' in candle) throw new TypeError('a probability point merged into a candle of trade prints');
   return withValue(candle, sample.value, sample.at, compareNumbers);
 }
 
@@ -138,12 +128,8 @@ export function candlesDataOf(series: CandleSeries): CandlesData {
   return { candles: series.map(wireCandle) };
 }
 
+/** A candle's values as it holds them (open, high, low, close, then its source's totals), between its start and `final`. */
 function wireCandle(candle: SeriesCandle): Candle {
-  const start = new Date(candle.start).toISOString();
-  if ('volume' in candle) {
-    const { open, high, low, close, volume, trades, final } = candle;
-    return { start, open, high, low, close, volume, trades, final };
-  }
-  const { open, high, low, close, final } = candle;
-  return { start, open, high, low, close, final };
+  const { start, final, openAt: _openAt, closeAt: _closeAt, ...values } = candle;
+  return { start: new Date(start).toISOString(), ...values, final } as Candle;
 }

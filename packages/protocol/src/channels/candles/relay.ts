@@ -6,9 +6,10 @@
  */
 import { crc32 } from 'node:zlib';
 import type { RelayChannel } from '../relay-definition.ts';
-import type { TradesEventMap } from '../trades/relay-poll.ts';
-import { type Candle, type CandlesData, candlesChecksum } from './candles.ts';
+import { type CandlesData, candlesChecksum } from './candles.ts';
 import { CandlesKeeper, type CandlesUpstream } from './relay-keeper.ts';
+import type { CandlesEventMap } from './relay-trade-prints.ts';
+import type { Candle } from './sources.ts';
 
 /** The candles of `next` new or changed since `prev` (compared by `start`), oldest first. */
 export function diffCandles(prev: CandlesData, next: CandlesData): CandlesData | null {
@@ -20,16 +21,11 @@ export function diffCandles(prev: CandlesData, next: CandlesData): CandlesData |
   return candles.length === 0 ? null : { candles };
 }
 
+/** Every field the same, whichever source's fields the candles carry (all of them strings, numbers or booleans). */
 function sameCandle(a: Candle, b: Candle): boolean {
-  return (
-    a.open === b.open &&
-    a.high === b.high &&
-    a.low === b.low &&
-    a.close === b.close &&
-    a.final === b.final &&
-    ('volume' in a ? a.volume : undefined) === ('volume' in b ? b.volume : undefined) &&
-    ('trades' in a ? a.trades : undefined) === ('trades' in b ? b.trades : undefined)
-  );
+  const fields = Object.entries(a);
+  const other = new Map<string, unknown>(Object.entries(b));
+  return fields.length === other.size && fields.every(([field, value]) => other.get(field) === value);
 }
 
 /** Distinct `candles` streams, per connection and per address group (`--max-candle-streams`). */
@@ -42,7 +38,7 @@ export const candlesRelay: RelayChannel<
   CandlesUpstream,
   CandlesData,
   CandlesData,
-  TradesEventMap,
+  CandlesEventMap,
   CandlesGroupLimits
 > = {
   // Node's native CRC-32 on every message.

@@ -1,20 +1,14 @@
 /**
  * @module channels/candles/streams
  * What a `candles` stream is (docs/protocol.md "`candles` data"): one market's candles of one
- * interval from one source, its id spelled `<market>:<interval>:<source>`.
+ * interval from one source (./sources.ts), its id spelled `<market>:<interval>:<source>`.
  */
+import { type CandleSource, candleSources } from './sources.ts';
 
 /** Each candle interval and its length (ms). Candles start at multiples of it since the Unix epoch (UTC). */
 export const candleIntervalMs = { '1m': 60_000, '5m': 300_000, '1h': 3_600_000, '1d': 86_400_000 } as const;
 export type CandleInterval = keyof typeof candleIntervalMs;
 export const candleIntervals = Object.keys(candleIntervalMs) as CandleInterval[];
-
-/**
- * What a stream's candles are of: `probability`, upstream's probability history (numbers, as
- * upstream serves them); `trades`, the market's trade prints (decimal strings, with volume).
- */
-export const candleSources = ['probability', 'trades'] as const;
-export type CandleSource = (typeof candleSources)[number];
 
 export interface CandlesStream {
   market: string;
@@ -22,8 +16,9 @@ export interface CandlesStream {
   source: CandleSource;
 }
 
-const CANDLES_STREAM =
-  /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}):(1m|5m|1h|1d):(probability|trades)$/;
+const CANDLES_STREAM = new RegExp(
+  `^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}):(${candleIntervals.join('|')}):(${candleSources.join('|')})$`,
+);
 
 /** The market, interval and source of a candles stream id (any case), or undefined for one that is not. */
 export function candlesStreamOf(id: string): CandlesStream | undefined {

@@ -5,13 +5,8 @@
  * message's checksum; `final` fires once per candle that closed, with the candle as it stays.
  */
 import type { HeldStream } from '../definition.ts';
-import {
-  applyCandlesUpdate,
-  CANDLES_SNAPSHOT_SIZE,
-  type Candle,
-  type CandlesData,
-  candlesChecksum,
-} from './candles.ts';
+import { applyCandlesUpdate, CANDLES_SNAPSHOT_SIZE, type CandlesData, candlesChecksum } from './candles.ts';
+import type { Candle } from './sources.ts';
 
 /** The candles of a stream, oldest first: at most as many as a snapshot carries. */
 export type CandlesState = readonly Candle[];

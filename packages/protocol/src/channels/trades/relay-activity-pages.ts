@@ -1,7 +1,7 @@
 /**
  * @module channels/trades/relay-activity-pages
  * One market's activity listing as the walks of ./relay-activity.ts page through it, for the
- * `trades` poll (./relay-poll.ts) and the channels built on trades (`candles`) alike.
+ * `trades` poll (./relay-poll.ts) and for any other channel that walks the same listing.
  */
 import type { MarketActivityResponse } from '../../upstream/schemas.ts';
 import type { FetchActivityPage } from './relay-activity.ts';

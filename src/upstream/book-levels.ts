@@ -1,19 +1,19 @@
 /**
- * @module channels/orders/relay-levels
- * Turns upstream's orders of a market (one entry per order) into the aggregated price levels the
- * `book` channel carries (protocol.md "`book` data"), and cuts them to a stream's depth. The `book`
- * channel has no folder of its own and is made from this channel's resource, so its levels are
- * made here; the relay's book target and its numbering (relay/coordination/codecs.ts) import them.
+ * @module upstream/book-levels
+ * Turns upstream's order book of a market (one entry per order) into the aggregated price levels
+ * the `book` channel carries (protocol.md "`book` data"), the last step of reading a polled book:
+ * the orders come parsed or as spans of the body (./book-reader.ts, ./order-spans.ts), and only
+ * the levels kept become new strings. The relay's book target builds its streams' states with it.
  */
 
-import type { BookState } from '../../protocol/book.ts';
-import { compareDecimals, isZeroDecimal, sumDecimals } from '../../protocol/decimal.ts';
-import type { BookDepth, Level } from '../../protocol/messages.ts';
-import type { OrderBook, OrderEntry } from '../../upstream/schemas.ts';
+import type { BookState } from '../../packages/protocol/src/protocol/book.ts';
+import { compareDecimals, isZeroDecimal, sumDecimals } from '../../packages/protocol/src/protocol/decimal.ts';
+import type { BookDepth, Level } from '../../packages/protocol/src/protocol/messages.ts';
+import type { OrderBook, OrderEntry } from '../../packages/protocol/src/upstream/schemas.ts';
 
 /**
  * One side's orders as aggregation reads them, by index in upstream's order: parsed orders
- * (`entriesOf`) or a body's spans (upstream/book-reader.ts), so either way only the levels kept
+ * (`entriesOf`) or a body's spans (./book-reader.ts), so either way only the levels kept
  * become new strings.
  */
 export interface OrderSide {
@@ -36,7 +36,8 @@ export interface SidedBook {
  * is zero are dropped; bids best (highest) first, asks best (lowest) first; `last_price` from upstream.
  * Prices compare numerically but keep upstream's text: of several spellings of one price, the
  * first order's wins. With a `depth`, only the best `depth` levels per side are built (what
- * `limitDepth` of the whole would give): the orders beyond are only checked for their order.
+ * `limitDepth` (protocol/book.ts) of the whole would give): the orders beyond are only checked for
+ * their order.
  */
 export function aggregateBook(book: OrderBook, depth: BookDepth = null): BookState {
   return aggregateSides(
@@ -123,12 +124,4 @@ function sizesOf(side: OrderSide, at: (k: number) => number, start: number, end:
   const sizes: string[] = [];
   for (let k = start; k < end; k++) sizes.push(side.size(at(k)));
   return sizes;
-}
-
-/** The best `depth` levels per side (protocol.md "`book` data", `depth`); null keeps the full book. */
-export function limitDepth(state: BookState, depth: BookDepth): BookState {
-  if (depth === null || (state.bids.length <= depth && state.asks.length <= depth)) return state;
-  const limited: BookState = { bids: state.bids.slice(0, depth), asks: state.asks.slice(0, depth) };
-  if (state.last_price !== undefined) limited.last_price = state.last_price;
-  return limited;
 }
