@@ -16,27 +16,27 @@ import { fixed, markdownTable, type Report, type Target, target } from '../lib/r
 import { type Simulator, startSim } from '../lib/servers.ts';
 import { probeSubscribe } from '../lib/subscribe-probe.ts';
 
-export const DASHBOARD_BOOKS = 100;
+const DASHBOARD_BOOKS = 100;
 /** Markets of the simulator: about four in five have a two-sided quote, so at least 100 are busy. */
 const SIM_MARKETS = 130;
 /** Every book moves on every tick: ten changes a second. */
-export const DASHBOARD_SIM_TICK_MS = 100;
+const DASHBOARD_SIM_TICK_MS = 100;
 /** Books and prices are polled as often as they change, so a raw client is sent every change. */
-export const DASHBOARD_POLL_MS = 100;
-export const DASHBOARD_DEPTH = 10;
-export const DASHBOARD_INTERVAL_MS = 1_000;
+const DASHBOARD_POLL_MS = 100;
+const DASHBOARD_DEPTH = 10;
+const DASHBOARD_INTERVAL_MS = 1_000;
 /**
  * One cent. The simulator's midpoint moves half a cent or less on about half of its changes (the
  * touch of a 0.01-tick market jittering by one tick moves the midpoint 0.005; 22 of the 100 markets
  * quote in 0.001 ticks) and a cent or more on the rest, as the fair price wanders one or two ticks:
  * a threshold of one cent keeps the moves a dashboard shows and drops the jitter.
  */
-export const DASHBOARD_THRESHOLD = '0.01';
+const DASHBOARD_THRESHOLD = '0.01';
 /** Enough headroom that the budget never holds a poll back: 100 books + 1 batch every 100 ms. */
 const UPSTREAM_RPS = 5_000;
 const UPSTREAM_CONCURRENCY = 64;
 
-export type DashboardArmName = 'book' | 'book, interval' | 'price' | 'price, threshold';
+type DashboardArmName = 'book' | 'book, interval' | 'price' | 'price, threshold';
 
 export interface DashboardArm {
   name: DashboardArmName;
@@ -113,7 +113,7 @@ export async function runDashboard(options: BenchOptions): Promise<DashboardResu
   }
 }
 
-export function optionText(option: Record<string, unknown>): string {
+function optionText(option: Record<string, unknown>): string {
   const entries = Object.entries(option);
   return entries.length === 0
     ? 'every change'
