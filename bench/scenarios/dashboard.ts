@@ -19,9 +19,10 @@ import { probeSubscribe } from '../lib/subscribe-probe.ts';
 const DASHBOARD_BOOKS = 100;
 /** Markets of the simulator: about four in five have a two-sided quote, so at least 100 are busy. */
 const SIM_MARKETS = 130;
-/** Every book moves on every tick: ten changes a second. */
-const DASHBOARD_SIM_TICK_MS = 100;
-/** Books and prices are polled as often as they change, so a raw client is sent every change. */
+/**
+ * Books and prices are polled as often as the simulator's default tick (`--dashboard-tick-ms`, 100)
+ * moves every book, so a raw client is sent every change; a shorter tick folds several into each.
+ */
 const DASHBOARD_POLL_MS = 100;
 const DASHBOARD_DEPTH = 10;
 const DASHBOARD_INTERVAL_MS = 1_000;
@@ -85,7 +86,7 @@ const ARMS: ArmSpec[] = [
 class OptionUnavailable extends Error {}
 
 export async function runDashboard(options: BenchOptions): Promise<DashboardResult> {
-  const sim = await startSim(DASHBOARD_SIM_TICK_MS, SIM_MARKETS);
+  const sim = await startSim(options.dashboardTickMs, SIM_MARKETS);
   try {
     if (sim.markets.length < DASHBOARD_BOOKS)
       throw new Error(`the simulator has ${sim.markets.length} busy markets, fewer than ${DASHBOARD_BOOKS}`);
@@ -103,7 +104,7 @@ export async function runDashboard(options: BenchOptions): Promise<DashboardResu
       books: markets.length,
       depth: DASHBOARD_DEPTH,
       pollMs: DASHBOARD_POLL_MS,
-      simTickMs: DASHBOARD_SIM_TICK_MS,
+      simTickMs: options.dashboardTickMs,
       intervalMs: DASHBOARD_INTERVAL_MS,
       threshold: DASHBOARD_THRESHOLD,
       arms,
