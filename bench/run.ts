@@ -29,6 +29,7 @@ import { type BytesResult, runBytes } from './scenarios/bytes.ts';
 import { type ClusterResult, runCluster } from './scenarios/cluster.ts';
 import { type ClusterSpreadResult, runClusterSpread } from './scenarios/cluster-spread.ts';
 import { type CompressionResult, runCompression } from './scenarios/compression.ts';
+import { type DashboardResult, dashboardReport, runDashboard } from './scenarios/dashboard.ts';
 import { type DiffRun, runDiff } from './scenarios/diff.ts';
 import { type FanoutResult, type PollingCost, runFanout } from './scenarios/fanout.ts';
 import { type MultiShapeResult, runFanoutMulti } from './scenarios/fanout-multi.ts';
@@ -73,6 +74,7 @@ const results: {
   cluster?: ClusterResult;
   clusterSpread?: ClusterSpreadResult;
   rest?: RestLoadResult;
+  dashboard?: DashboardResult;
 } = {};
 const sections: string[] = [];
 const targets: Target[] = [];
@@ -156,6 +158,12 @@ try {
     const rest = await runRest(options);
     results.rest = rest;
     report(restReport(rest));
+  }
+
+  if (selected.has('dashboard')) {
+    const dashboard = await runDashboard(options);
+    results.dashboard = dashboard;
+    report(dashboardReport(dashboard));
   }
 } finally {
   await sim.child.stop();

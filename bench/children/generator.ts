@@ -45,6 +45,9 @@ export interface ClientGroup {
   deflate?: boolean;
   /** relay: offer the `market-relay.compact.1` subprotocol (docs/protocol.md "Compact encoding"). */
   compact?: boolean;
+  /** relay: per-subscription options sent on every subscribe (docs/protocol.md "Per-subscription options"). */
+  interval?: number;
+  threshold?: string;
 }
 
 export type { GroupCounts };
@@ -103,6 +106,8 @@ function subscribeFrames(group: ClientGroup, index: number): string[] {
       [field]: chosen.slice(start, start + MAX_MARKETS_PER_REQUEST),
     };
     if (channel === 'book') request.depth = group.depth ?? null;
+    if (group.interval !== undefined) request.interval = group.interval;
+    if (group.threshold !== undefined) request.threshold = group.threshold;
     frames.push(JSON.stringify(request));
   }
   return frames;

@@ -69,6 +69,8 @@ export interface RunSpec {
   sdkCheck?: SdkStreams & { encoding?: 'compact' | 'json'; deflate?: boolean };
   /** Relay runs: the simulator the relay polls, to count what it is asked in the window. */
   upstream?: Child;
+  /** Called with the server's URL before any client connects; throwing ends the run there. */
+  beforeConnect?: (url: string) => Promise<void>;
 }
 
 interface GeneratorStats {
@@ -96,6 +98,7 @@ export async function measureBroadcast(spec: RunSpec): Promise<RunMetrics> {
   const generator = await startGenerator();
   let sdk: SdkCheck | undefined;
   try {
+    await spec.beforeConnect?.(server.url);
     progress(`  ${label}: connecting ${total} clients`);
     // Up to 30 ms a connection on a loaded machine.
     const { connected } = await generator.request<{ connected: number }>(

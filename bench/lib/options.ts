@@ -1,7 +1,7 @@
 /**
  * @module bench/lib/options
  * `npm run bench -- [SCENARIO...] [--only fanout,memory] [--quick] [--cpu-prof] [--fanout 1000,5000]
- * [--multi 500] [--single 2000] [--rest-streams 1000] [--rest-subscribers 10000]`: which scenarios (`npm run bench -- freshness` runs that one alone), how big and
+ * [--multi 500] [--single 2000] [--rest-streams 1000] [--rest-subscribers 10000] [--dashboard-clients 100] [--dashboard-tick-ms 100]`: which scenarios (`npm run bench -- freshness` runs that one alone), how big and
  * how long. The full run is what docs/benchmarks.md records; --quick is a ~1 minute smoke run.
  */
 import { parseArgs } from 'node:util';
@@ -19,6 +19,7 @@ export const scenarioNames = [
   'poll-capacity',
   'cluster',
   'rest',
+  'dashboard',
 ] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
 
@@ -45,6 +46,10 @@ export interface BenchOptions {
   /** `rest` scenario: distinct streams (paths, and books beside them) and subscribers over them. */
   restStreams: number;
   restSubscribers: number;
+  /** `dashboard` scenario: clients each holding the 100 books (and the 100 prices). */
+  dashboardClients: number;
+  /** `dashboard` scenario: the simulator's tick, ms (every book moves on every tick). */
+  dashboardTickMs: number;
   /** Book sizes (levels per side) of the diff microbenchmark. */
   diffLevels: number[];
   warmupMs: number;
@@ -64,6 +69,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       shape: { type: 'string' },
       'rest-streams': { type: 'string' },
       'rest-subscribers': { type: 'string' },
+      'dashboard-clients': { type: 'string' },
+      'dashboard-tick-ms': { type: 'string' },
     },
     strict: true,
     // `npm run bench -- fanout-multi` is `--only fanout-multi`.
@@ -93,6 +100,11 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'rest-subscribers',
       values['rest-subscribers'] ?? (quick ? '2000' : '10000'),
     ),
+    dashboardClients: positiveInteger(
+      'dashboard-clients',
+      values['dashboard-clients'] ?? (quick ? '20' : '100'),
+    ),
+    dashboardTickMs: positiveInteger('dashboard-tick-ms', values['dashboard-tick-ms'] ?? '100'),
     diffLevels: [10, 100, 1_000, 10_000],
     warmupMs: quick ? 1_500 : 3_000,
     windowMs: quick ? 4_000 : 12_000,
