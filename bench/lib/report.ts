@@ -6,6 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import type { RunMetrics } from './broadcast-run.ts';
+import type { SdkCheckResult } from './sdk-check.ts';
 
 export interface MachineInfo {
   nproc: number;
@@ -76,4 +78,67 @@ export function markdownTable(headers: string[], rows: (string | number)[][]): s
 
 export function fixed(value: number, digits = 1): string {
   return Number.isFinite(value) ? value.toFixed(digits) : 'n/a';
+}
+
+/** The columns of a broadcast run's row (fan-out, many markets). */
+export const runHeaders = [
+  'server',
+  'clients',
+  'deliveries/s',
+  'frame B',
+  'CPU µs/delivery',
+  'server CPU %',
+  'p50 ms',
+  'p99 ms',
+  'max ms',
+  'generator CPU %',
+  'sent % of asked',
+];
+
+export const runRow = (run: RunMetrics): (string | number)[] => [
+  run.server,
+  run.connected,
+  fixed(run.deliveriesPerSec, 0),
+  fixed(run.meanFrameBytes, 0),
+  fixed(run.cpuPerDeliveryUs, 2),
+  fixed(run.serverCpuShare * 100, 1),
+  fixed(run.latency.p50Ms, 1),
+  fixed(run.latency.p99Ms, 1),
+  fixed(run.latency.maxMs, 1),
+  fixed(run.generatorCpuShare * 100, 1),
+  run.pacing === undefined ? '' : fixed(sentShare(run.pacing) * 100, 1),
+];
+
+/** A baseline that sent less than this share of its plan did not carry the relay's load. */
+const PACING_SHORTFALL = 0.97;
+
+function sentShare(pacing: { sent: number; asked: number }): number {
+  return pacing.sent / Math.max(1, pacing.asked);
+}
+
+/**
+ * A warning for every baseline of `runs` that sent less than 97% of the messages its plan asked for
+ * in the window (empty when none did): its CPU per delivery was measured under a lighter load than
+ * the relay's, so ratios against it flatter it.
+ */
+export function pacingLine(runs: readonly RunMetrics[]): string {
+  return runs
+    .filter((run) => run.pacing !== undefined && sentShare(run.pacing) < PACING_SHORTFALL)
+    .map(
+      (run) =>
+        `SHORT: ${run.server} sent ${run.pacing?.sent} of the ${run.pacing?.asked} messages its plan asked for ` +
+        `(${fixed(sentShare(run.pacing ?? { sent: 0, asked: 0 }) * 100, 1)}%): it carried a lighter load than the relay; re-run on a quieter machine\n`,
+    )
+    .join('');
+}
+
+export function writesLine(framesPerWrite: number | undefined): string {
+  if (framesPerWrite === undefined) return '';
+  return `relay frames per socket write (coalescing): ${fixed(framesPerWrite, 2)}\n`;
+}
+
+/** The client SDK subscriber that rode along the relay run: books kept, seq and checksums verified. */
+export function sdkLine(sdk: SdkCheckResult | undefined): string {
+  if (sdk === undefined) return '';
+  return `client SDK alongside (market-relay/client, ${sdk.streams} books verified by seq and checksum): ${sdk.updates} updates, ${sdk.resyncs} resyncs\n`;
 }
