@@ -105,7 +105,8 @@ export function fanoutMultiReport(shapes: MultiShapeResult[]): Report {
     for (const goal of shape.targets) {
       const value = shapeRatio(shape.ratios, goal);
       const name = `${shape.name}: ${goal.metric === 'cpu' ? 'CPU/delivery' : 'p99 latency'} vs ${goal.vs}${goal.issue === 16 ? '' : ` (issue ${goal.issue})`}`;
-      if (value === undefined) text += `not measured: ${name} (${shape.uwsMissing})\n`;
+      if (value === undefined)
+        text += `not measured: ${name}${shape.uwsMissing ? ` (${shape.uwsMissing})` : ''}\n`;
       else targets.push(target(name, value, goal.limit));
     }
   }
@@ -132,12 +133,11 @@ function anchorsLine(
 
 export function marketsReport(markets: MarketsResult): Report {
   const targets: Target[] = [];
+  const short = pacingLine(markets.runs);
   const section =
     `### 2. Many markets: ${markets.clients} clients x ${markets.marketsPerClient} markets (price channel)\n\n` +
     markdownTable(runHeaders, markets.runs.map(runRow)) +
-    pacingLine(markets.runs)
-      .replace(/^(?=.)/, '\n\n')
-      .trimEnd();
+    (short === '' ? '' : `\n\n${short.trimEnd()}`);
   targets.push(
     target('20 markets/client: CPU/delivery vs ws', markets.ratios.cpuVsWs, 0.5),
     target('20 markets/client: p99 latency vs ws', markets.ratios.p99VsWs, 1.25),

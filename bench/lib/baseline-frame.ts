@@ -58,10 +58,15 @@ export interface BroadcastPlan {
   stamp: 'message' | 'cycle';
 }
 
-/** What a baseline has sent of its plan, in topic-messages (one message to one topic's members). */
+/**
+ * What a baseline has sent of its plan, in topic-messages (one message to one topic's members):
+ * `asked` is what the schedule owed one whole cycle before the sample, `sent` how much of that had
+ * gone out by the sample. A tick a little late (a busy machine) is not counted short, and a
+ * sample taken between ticks reads the same as one taken on a tick, so a window's difference of two
+ * samples is exact; `sent` falls below `asked` only while the baseline is over a cycle behind.
+ */
 export interface PacingSample {
   sent: number;
-  /** What the plan's schedule owed by the moment of the sample. */
   asked: number;
 }
 
@@ -70,9 +75,6 @@ interface Topics {
   keys(): Iterable<number>;
   readonly size: number;
 }
-
-/** A tick counts as owed this long after its time, so a sample taken as the tick fires is not "short". */
-const TICK_GRACE_MS = 20;
 
 /**
  * Sends a plan by the wall clock: every cycle, each topic gets the messages its schedule owes by
@@ -126,9 +128,10 @@ export class Pacer {
   }
 
   sample(): PacingSample {
-    const elapsed = performance.now() - this.#startedAt - TICK_GRACE_MS;
-    const cycles = Math.max(0, Math.floor(elapsed / this.#plan.cycleMs));
-    return { sent: this.#sent, asked: this.#owed(cycles) * this.#topics.size };
+    const cycles = Math.floor((performance.now() - this.#startedAt) / this.#plan.cycleMs) - 1;
+    const asked = this.#owed(Math.max(0, cycles)) * this.#topics.size;
+    // Sends go out in schedule order, so what was sent of the first `asked` is the smaller of the two.
+    return { sent: Math.min(this.#sent, asked), asked };
   }
 
   stop(): void {
