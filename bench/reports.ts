@@ -4,44 +4,29 @@
  * made from the scenario's result alone (poll capacity's and rest's live beside their scenarios).
  */
 
-import { fixed, markdownTable, type Report, type Target, target } from './lib/report.ts';
-import type { SdkCheckResult } from './lib/sdk-check.ts';
+import {
+  fixed,
+  markdownTable,
+  pacingLine,
+  type Report,
+  runHeaders,
+  runRow,
+  sdkLine,
+  type Target,
+  target,
+  writesLine,
+} from './lib/report.ts';
 import type { BytesResult } from './scenarios/bytes.ts';
 import type { ClusterResult } from './scenarios/cluster.ts';
 import type { ClusterSpreadResult } from './scenarios/cluster-spread.ts';
 import { type CompressionResult, formName } from './scenarios/compression.ts';
 import type { DiffRun } from './scenarios/diff.ts';
 import type { FanoutResult, PollingCost } from './scenarios/fanout.ts';
-import type { MultiShapeResult } from './scenarios/fanout-multi.ts';
+import type { MultiShapeResult, ShapeTarget } from './scenarios/fanout-multi.ts';
 import type { FreshnessResult } from './scenarios/freshness.ts';
 import type { MarketsResult } from './scenarios/markets.ts';
 import type { MemoryResult } from './scenarios/memory.ts';
 import type { UpstreamResult } from './scenarios/upstream.ts';
-
-const runRow = (run: FanoutResult['runs'][number]): (string | number)[] => [
-  run.server,
-  run.connected,
-  fixed(run.deliveriesPerSec, 0),
-  fixed(run.meanFrameBytes, 0),
-  fixed(run.cpuPerDeliveryUs, 2),
-  fixed(run.serverCpuShare * 100, 1),
-  fixed(run.latency.p50Ms, 1),
-  fixed(run.latency.p99Ms, 1),
-  fixed(run.latency.maxMs, 1),
-  fixed(run.generatorCpuShare * 100, 1),
-];
-const runHeaders = [
-  'server',
-  'clients',
-  'deliveries/s',
-  'frame B',
-  'CPU µs/delivery',
-  'server CPU %',
-  'p50 ms',
-  'p99 ms',
-  'max ms',
-  'generator CPU %',
-];
 
 export function diffReport(runs: DiffRun[]): Report {
   const targets: Target[] = [];
@@ -86,7 +71,10 @@ export function fanoutReport(fanout: { pollingCost: PollingCost; results: Fanout
     text +=
       `\nN = ${result.clients}\n\n` +
       markdownTable(runHeaders, result.runs.map(runRow)) +
-      `\n\nrelay fan-out only (fixed polling cost taken out): ${fixed(result.relayFanoutOnlyCpuPerDeliveryUs, 2)} µs/delivery\n` +
+      `\n\n${pacingLine(result.runs)}` +
+      `relay fan-out only (fixed polling cost taken out): ${fixed(result.relayFanoutOnlyCpuPerDeliveryUs, 2)} µs/delivery\n` +
+      anchorsLine(result.ratios, result.uwsMissing) +
+      `floor (one prebuilt frame, one socket write per delivery): ${fixed(result.ratios.floorCpuVsWs, 2)} x ws CPU/delivery\n` +
       sdkLine(result.runs[0]?.sdk);
     targets.push(
       target(`fan-out N=${result.clients}: CPU/delivery vs ws`, result.ratios.cpuVsWs, 1),
@@ -109,25 +97,47 @@ export function fanoutMultiReport(shapes: MultiShapeResult[]): Report {
     text +=
       `\n${shape.name}, poll ${shape.pollMs} ms\n\n` +
       markdownTable(runHeaders, shape.runs.map(runRow)) +
-      `\n\n${writesLine(shape.runs[0]?.framesPerWrite)}${sdkLine(shape.runs[0]?.sdk)}` +
+      `\n\n${pacingLine(shape.runs)}${writesLine(shape.runs[0]?.framesPerWrite)}${sdkLine(shape.runs[0]?.sdk)}` +
+      anchorsLine(shape.ratios, shape.uwsMissing) +
       `floor (no polling, one prebuilt frame, one socket write per delivery): ${fixed(shape.ratios.floorCpuVsWs, 2)} x ws CPU/delivery, ` +
       `its kernel time alone ${fixed(shape.ratios.floorKernelVsWs, 2)} x\n` +
       `kernel µs/delivery: ${shape.runs.map((run) => `${run.server} ${fixed(run.kernelPerDeliveryUs, 2)}`).join(', ')}\n`;
-    if (!shape.targets) continue;
-    targets.push(
-      target(`${shape.name}: CPU/delivery vs ws`, shape.ratios.cpuVsWs, 0.7),
-      target(`${shape.name}: CPU/delivery vs socket.io`, shape.ratios.cpuVsSocketIo, 0.7),
-      target(`${shape.name}: p99 latency vs ws`, shape.ratios.p99VsWs, 1.25),
-    );
+    for (const goal of shape.targets) {
+      const value = shapeRatio(shape.ratios, goal);
+      const name = `${shape.name}: ${goal.metric === 'cpu' ? 'CPU/delivery' : 'p99 latency'} vs ${goal.vs}${goal.issue === 16 ? '' : ` (issue ${goal.issue})`}`;
+      if (value === undefined)
+        text += `not measured: ${name}${shape.uwsMissing ? ` (${shape.uwsMissing})` : ''}\n`;
+      else targets.push(target(name, value, goal.limit));
+    }
   }
   return { section: text, targets };
 }
 
+function shapeRatio(ratios: MultiShapeResult['ratios'], goal: ShapeTarget): number | undefined {
+  if (goal.vs === 'uWS') return goal.metric === 'cpu' ? ratios.cpuVsUws : ratios.p99VsUws;
+  if (goal.vs === 'socket.io') return goal.metric === 'cpu' ? ratios.cpuVsSocketIo : undefined;
+  return goal.metric === 'cpu' ? ratios.cpuVsWs : ratios.p99VsWs;
+}
+
+/** The relay against each anchor of the same run, in one line. */
+function anchorsLine(
+  ratios: { cpuVsWs: number; p99VsWs: number; cpuVsUws?: number; p99VsUws?: number },
+  uwsMissing: string | undefined,
+): string {
+  const uws =
+    ratios.cpuVsUws === undefined || ratios.p99VsUws === undefined
+      ? `uWS not measured (${uwsMissing})`
+      : `${fixed(ratios.cpuVsUws, 2)} x uWS CPU/delivery, p99 ${fixed(ratios.p99VsUws, 2)} x uWS`;
+  return `relay: ${fixed(ratios.cpuVsWs, 2)} x ws CPU/delivery, p99 ${fixed(ratios.p99VsWs, 2)} x ws; ${uws}\n`;
+}
+
 export function marketsReport(markets: MarketsResult): Report {
   const targets: Target[] = [];
+  const short = pacingLine(markets.runs);
   const section =
     `### 2. Many markets: ${markets.clients} clients x ${markets.marketsPerClient} markets (price channel)\n\n` +
-    markdownTable(runHeaders, markets.runs.map(runRow));
+    markdownTable(runHeaders, markets.runs.map(runRow)) +
+    (short === '' ? '' : `\n\n${short.trimEnd()}`);
   targets.push(
     target('20 markets/client: CPU/delivery vs ws', markets.ratios.cpuVsWs, 0.5),
     target('20 markets/client: p99 latency vs ws', markets.ratios.p99VsWs, 1.25),
@@ -349,15 +359,4 @@ export function clusterSpreadReport(spread: ClusterSpreadResult): Report {
       ]),
     );
   return { section, targets: [] };
-}
-
-function writesLine(framesPerWrite: number | undefined): string {
-  if (framesPerWrite === undefined) return '';
-  return `relay frames per socket write (coalescing): ${fixed(framesPerWrite, 2)}\n`;
-}
-
-/** The client SDK subscriber that rode along the relay run: books kept, seq and checksums verified. */
-function sdkLine(sdk: SdkCheckResult | undefined): string {
-  if (sdk === undefined) return '';
-  return `client SDK alongside (market-relay/client, ${sdk.streams} books verified by seq and checksum): ${sdk.updates} updates, ${sdk.resyncs} resyncs\n`;
 }

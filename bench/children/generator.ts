@@ -18,9 +18,10 @@ import { sampleUsage, type UsageSample, usageBetween } from '../lib/usage.ts';
 
 /**
  * `fastify` is bare sockets on the relay's HTTP stack (scenario 3's diagnostic row); `floor` is a
- * `ws` server writing one prebuilt frame per delivery (scenario 7's diagnostic row).
+ * `ws` server writing one prebuilt frame per delivery and `uws` uWebSockets.js's own pub/sub (the
+ * fan-out scenarios' anchors).
  */
-export type ServerKind = 'relay' | 'ws' | 'socketio' | 'fastify' | 'floor';
+export type ServerKind = 'relay' | 'ws' | 'socketio' | 'fastify' | 'floor' | 'uws';
 
 /** A set of clients that subscribe alike. */
 export interface ClientGroup {

@@ -1,13 +1,13 @@
 /**
  * @module bench/children/socketio-baseline
  * The other usual pick: socket.io (WebSocket transport only, no long-polling). Each of a client's
- * topics is a room; every cycle each room gets `io.to(room).emit('m', message)`, which socket.io encodes once
+ * topics is a room; each room gets `io.to(room).emit('m', message)` (paced as the other baselines), which socket.io encodes once
  * per broadcast and writes to each member.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from 'socket.io';
-import { type BroadcastPlan, baselineMessage, MessageCredit, topicsOf } from '../lib/baseline-frame.ts';
+import { type BroadcastPlan, baselineMessage, Pacer, topicsOf } from '../lib/baseline-frame.ts';
 import { serveIpc } from '../lib/ipc.ts';
 import { memoryAfterGc, sampleUsage } from '../lib/usage.ts';
 
@@ -27,23 +27,14 @@ io.on('connection', (socket) => {
 
 await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', () => resolve()));
 
-let timer: NodeJS.Timeout | undefined;
+let pacer: Pacer | undefined;
 
 function start(plan: BroadcastPlan): void {
-  let seq = 0;
-  const credit = new MessageCredit(plan.messagesPerCycle);
   // socket.io frames carry `42["m",` and `]` around the JSON: pad a little less.
   const bytes = plan.frameBytes - 8;
-  timer = setInterval(() => {
-    const cycleStart = new Date();
-    const count = credit.take();
-    for (let n = 0; n < count; n++) {
-      for (const topic of topics) {
-        const rts = plan.stamp === 'cycle' ? cycleStart : new Date();
-        io.to(`t${topic}`).emit('m', baselineMessage(bytes, topic, ++seq, rts));
-      }
-    }
-  }, plan.cycleMs);
+  pacer = new Pacer(plan, topics, (topic, seq, rts) => {
+    io.to(`t${topic}`).emit('m', baselineMessage(bytes, topic, seq, rts));
+  });
 }
 
 const { port } = http.address() as AddressInfo;
@@ -53,10 +44,11 @@ serveIpc({
     welcomeBytes = (payload as { bytes: number }).bytes;
   },
   start: (payload) => start(payload as BroadcastPlan),
+  paced: () => pacer?.sample(),
   usage: () => sampleUsage(),
   memory: () => memoryAfterGc(),
 });
 process.on('SIGTERM', () => {
-  clearInterval(timer);
+  pacer?.stop();
   process.exit(0);
 });

@@ -7,13 +7,14 @@
  */
 
 import type { ClientGroup, GroupCounts, ServerKind } from '../children/generator.ts';
-import type { BroadcastPlan } from './baseline-frame.ts';
+import type { BroadcastPlan, PacingSample } from './baseline-frame.ts';
 import type { Child } from './ipc.ts';
 import type { LatencySummary } from './latency.ts';
 import { progress, sleep } from './progress.ts';
 import { type SdkCheck, type SdkCheckResult, type SdkStreams, startSdkCheck } from './sdk-check.ts';
 import { type ServerOptions, serverLabels, startGenerator, startServer } from './servers.ts';
 import { type UsageDelta, type UsageSample, usageBetween } from './usage.ts';
+import { uwsBinary } from './uws.ts';
 
 export interface RunMetrics {
   server: string;
@@ -44,6 +45,8 @@ export interface RunMetrics {
   sdk?: SdkCheckResult;
   /** Relay runs given the simulator: what upstream was asked in the window. */
   upstream?: UpstreamLoad;
+  /** Baselines: topic-messages sent in the window against what their plan asked by the wall clock. */
+  pacing?: PacingSample;
 }
 
 export interface UpstreamLoad {
@@ -86,6 +89,11 @@ interface WriteTotals {
   writes: number;
 }
 
+/** A baseline's pacing so far (the relay follows no plan). */
+function pacing(server: Child, spec: RunSpec): Promise<PacingSample | undefined> {
+  return spec.plan === undefined ? Promise.resolve(undefined) : server.request<PacingSample>('paced');
+}
+
 /** The relay's frames and socket writes so far (the baselines do not count theirs). */
 function relayWrites(server: Child, kind: ServerKind): Promise<WriteTotals | undefined> {
   return kind === 'relay' ? server.request<WriteTotals>('writes') : Promise.resolve(undefined);
@@ -115,18 +123,20 @@ export async function measureBroadcast(spec: RunSpec): Promise<RunMetrics> {
     await sleep(spec.warmupMs);
     progress(`  ${label}: measuring ${spec.windowMs / 1000} s`);
     const upstream = spec.kind === 'relay' ? spec.upstream : undefined;
-    const [start, , writesBefore, upstreamBefore] = await Promise.all([
+    const [start, , writesBefore, upstreamBefore, pacedBefore] = await Promise.all([
       server.child.request<UsageSample>('usage'),
       generator.request('reset'),
       relayWrites(server.child, spec.kind),
       upstream === undefined ? undefined : upstreamSample(server.child, upstream, true),
+      pacing(server.child, spec),
     ]);
     await sleep(spec.windowMs);
-    const [end, stats, writesAfter, upstreamAfter] = await Promise.all([
+    const [end, stats, writesAfter, upstreamAfter, pacedAfter] = await Promise.all([
       server.child.request<UsageSample>('usage'),
       generator.request<GeneratorStats>('stats'),
       relayWrites(server.child, spec.kind),
       upstream === undefined ? undefined : upstreamSample(server.child, upstream, false),
+      pacing(server.child, spec),
     ]);
     const usage = usageBetween(start, end);
     const counts = Object.values(stats.groups);
@@ -162,6 +172,14 @@ export async function measureBroadcast(spec: RunSpec): Promise<RunMetrics> {
       ...(upstreamBefore === undefined || upstreamAfter === undefined
         ? {}
         : { upstream: upstreamLoad(upstreamBefore, upstreamAfter, usage.wallMs / 1000) }),
+      ...(pacedBefore === undefined || pacedAfter === undefined
+        ? {}
+        : {
+            pacing: {
+              sent: pacedAfter.sent - pacedBefore.sent,
+              asked: pacedAfter.asked - pacedBefore.asked,
+            },
+          }),
     };
   } finally {
     await sdk?.close();
@@ -218,11 +236,29 @@ export async function measureBaselines(
   return { ws, socketIo };
 }
 
-/** The same plan through the floor server: one prebuilt frame, one socket write per delivery. */
-export function measureFloor(
+/**
+ * The native anchors on the same clients and plan: uWebSockets.js's C++ pub/sub (left out, with the
+ * reason, where it is not installed or has no binary for this Node) and the floor (one prebuilt
+ * frame, one socket write per delivery).
+ */
+export async function measureNativeAnchors(
   clients: ClientGroup,
   plan: BroadcastPlan,
   timing: { warmupMs: number; windowMs: number },
-): Promise<RunMetrics> {
-  return measureBroadcast({ kind: 'floor', clients: [clients], plan, ...timing });
+): Promise<NativeAnchors> {
+  const binary = uwsBinary();
+  if ('missing' in binary) progress(`  ${binary.missing}: its row is left out`);
+  const uws =
+    'missing' in binary
+      ? { uwsMissing: binary.missing }
+      : { uws: await measureBroadcast({ kind: 'uws', clients: [clients], plan, ...timing }) };
+  const floor = await measureBroadcast({ kind: 'floor', clients: [clients], plan, ...timing });
+  return { ...uws, floor };
+}
+
+export interface NativeAnchors {
+  floor: RunMetrics;
+  uws?: RunMetrics;
+  /** Why there is no uWS row. */
+  uwsMissing?: string;
 }

@@ -36,6 +36,7 @@ export const serverLabels: Record<ServerKind, string> = {
   socketio: 'socket.io',
   fastify: 'fastify + @fastify/websocket (bare)',
   floor: 'floor: 1 socket write each',
+  uws: 'uWebSockets.js (publish)',
 };
 
 const scripts: Record<ServerKind, string> = {
@@ -44,6 +45,7 @@ const scripts: Record<ServerKind, string> = {
   socketio: 'socketio-baseline',
   fastify: 'fastify-baseline',
   floor: 'floor-baseline',
+  uws: 'uws-baseline',
 };
 
 const profileDir = fileURLToPath(new URL('../results/profiles/', import.meta.url));

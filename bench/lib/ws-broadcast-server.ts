@@ -1,14 +1,14 @@
 /**
  * @module bench/lib/ws-broadcast-server
  * A plain `ws` broadcast server for the baselines: clients pick their topics in the URL
- * (`?topics=3,4`); every cycle each topic's message is stringified once and handed to `sendAll`
- * with the topic's members. The children differ only in how they send it (bench/children/ws-baseline.ts,
+ * (`?topics=3,4`); each topic's message, paced by the wall clock (baseline-frame.ts's Pacer), is
+ * stringified once and handed to `sendAll` with the topic's members. The children differ only in how they send it (bench/children/ws-baseline.ts,
  * floor-baseline.ts).
  */
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { type BroadcastPlan, baselineMessage, MessageCredit, topicsOf } from './baseline-frame.ts';
+import { type BroadcastPlan, baselineMessage, Pacer, topicsOf } from './baseline-frame.ts';
 import { serveIpc } from './ipc.ts';
 import { memoryAfterGc, sampleUsage } from './usage.ts';
 
@@ -47,20 +47,13 @@ export async function serveWsBroadcast<Member>(sender: BroadcastSender<Member>):
     ws.on('error', () => ws.terminate());
   });
 
-  let timer: NodeJS.Timeout | undefined;
+  let pacer: Pacer | undefined;
   const start = (plan: BroadcastPlan): void => {
-    let seq = 0;
-    const credit = new MessageCredit(plan.messagesPerCycle);
-    timer = setInterval(() => {
-      const cycleStart = new Date();
-      const count = credit.take();
-      for (let n = 0; n < count; n++) {
-        for (const [topic, members] of topics) {
-          const rts = plan.stamp === 'cycle' ? cycleStart : new Date();
-          sender.sendAll(members, JSON.stringify(baselineMessage(plan.frameBytes, topic, ++seq, rts)));
-        }
-      }
-    }, plan.cycleMs);
+    pacer = new Pacer(plan, topics, (topic, seq, rts) => {
+      const members = topics.get(topic);
+      if (members !== undefined)
+        sender.sendAll(members, JSON.stringify(baselineMessage(plan.frameBytes, topic, seq, rts)));
+    });
   };
 
   const { port } = server.address() as AddressInfo;
@@ -70,11 +63,12 @@ export async function serveWsBroadcast<Member>(sender: BroadcastSender<Member>):
       welcomeBytes = (payload as { bytes: number }).bytes;
     },
     start: (payload) => start(payload as BroadcastPlan),
+    paced: () => pacer?.sample(),
     usage: () => sampleUsage(),
     memory: () => memoryAfterGc(),
   });
   process.on('SIGTERM', () => {
-    clearInterval(timer);
+    pacer?.stop();
     process.exit(0);
   });
 }

@@ -4,13 +4,19 @@
  * clients each on 10 different books out of 100, and many clients on one book. Book polls return
  * one market at a time, so without write coalescing a client of 10 books costs 10 writes per poll
  * cycle; the baselines send each topic's message to its members with one write each, as idiomatic
- * `ws` and socket.io code does. Same run, same clients, same topics, same rate and frame size. A
- * fourth row, the floor (bench/children/floor-baseline.ts), is the least any server writing one
- * message per socket write can spend: what no fan-out code can go below without fewer writes.
+ * `ws` and socket.io code does. Same run, same clients, same topics, same rate and frame size. Two
+ * native anchors follow (issue 37): uWebSockets.js's C++ pub/sub (bench/children/uws-baseline.ts),
+ * and the floor (bench/children/floor-baseline.ts), the least any Node server writing one message
+ * per socket write can spend: what no fan-out code can go below without fewer writes.
  */
 import type { ClientGroup } from '../children/generator.ts';
 import type { BroadcastPlan } from '../lib/baseline-frame.ts';
-import { measureBaselines, measureBroadcast, measureFloor, type RunMetrics } from '../lib/broadcast-run.ts';
+import {
+  measureBaselines,
+  measureBroadcast,
+  measureNativeAnchors,
+  type RunMetrics,
+} from '../lib/broadcast-run.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { progress } from '../lib/progress.ts';
 import { type Simulator, startSim } from '../lib/servers.ts';
@@ -19,6 +25,16 @@ import { type Simulator, startSim } from '../lib/servers.ts';
 const SIM_MARKETS = 150;
 const SPREAD_MARKETS = 100;
 const BOOKS_PER_CLIENT = 10;
+/** Issue 37's small one-book shape. */
+const SMALL_SINGLE_CLIENTS = 200;
+
+/** A limit on the relay's figure over an anchor's in the same run, and the issue that set it. */
+export interface ShapeTarget {
+  metric: 'cpu' | 'p99';
+  vs: 'ws' | 'socket.io' | 'uWS';
+  limit: number;
+  issue: number;
+}
 
 interface Shape {
   name: string;
@@ -27,17 +43,28 @@ interface Shape {
   markets: number;
   perClient: number;
   pollMs: number;
-  /** Issue 16's targets apply (CPU per delivery <= 0.7x ws, p99 <= 1.25x ws). */
-  targets: boolean;
+  targets: ShapeTarget[];
 }
 
+/** Issue 16's targets of the shapes it set out: CPU per delivery <= 0.7x ws and socket.io, p99 <= 1.25x ws. */
+const ISSUE_16: ShapeTarget[] = [
+  { metric: 'cpu', vs: 'ws', limit: 0.7, issue: 16 },
+  { metric: 'cpu', vs: 'socket.io', limit: 0.7, issue: 16 },
+  { metric: 'p99', vs: 'ws', limit: 1.25, issue: 16 },
+];
+
 export interface MultiShapeResult extends Shape {
-  /** The relay, `ws`, socket.io, then the floor (one prebuilt frame, one socket write per delivery). */
+  /** The relay, `ws`, socket.io, uWS (when installed), then the floor (one prebuilt frame, one socket write per delivery). */
   runs: RunMetrics[];
+  /** Why there is no uWS row. */
+  uwsMissing?: string;
   ratios: {
     cpuVsWs: number;
     cpuVsSocketIo: number;
     p99VsWs: number;
+    /** Without the uWS row: undefined. */
+    cpuVsUws?: number;
+    p99VsUws?: number;
     floorCpuVsWs: number;
     /**
      * The floor's kernel time alone over `ws`'s whole CPU per delivery: the least a server making
@@ -57,7 +84,11 @@ export function multiShapes(options: BenchOptions): Shape[] {
       markets: BOOKS_PER_CLIENT,
       perClient: BOOKS_PER_CLIENT,
       pollMs: 500,
-      targets: true,
+      targets: [
+        ...ISSUE_16,
+        { metric: 'cpu', vs: 'ws', limit: 0.5, issue: 37 },
+        { metric: 'p99', vs: 'ws', limit: 1.0, issue: 37 },
+      ],
     },
     {
       // 100 books polled for N x 10 subscriptions: the polling cost is spread over 10x fewer
@@ -67,7 +98,7 @@ export function multiShapes(options: BenchOptions): Shape[] {
       markets: SPREAD_MARKETS,
       perClient: BOOKS_PER_CLIENT,
       pollMs: 500,
-      targets: false,
+      targets: [],
     },
     {
       name: `${options.singleClients} x 1, one book`,
@@ -75,7 +106,20 @@ export function multiShapes(options: BenchOptions): Shape[] {
       markets: 1,
       perClient: 1,
       pollMs: 200,
-      targets: true,
+      targets: [
+        ...ISSUE_16,
+        { metric: 'cpu', vs: 'ws', limit: 0.8, issue: 37 },
+        { metric: 'cpu', vs: 'uWS', limit: 1.3, issue: 37 },
+      ],
+    },
+    {
+      // Few clients on one book: the relay's per-poll work is shared by ten times fewer deliveries.
+      name: `${SMALL_SINGLE_CLIENTS} x 1, one book`,
+      clients: SMALL_SINGLE_CLIENTS,
+      markets: 1,
+      perClient: 1,
+      pollMs: 200,
+      targets: [{ metric: 'cpu', vs: 'ws', limit: 0.9, issue: 37 }],
     },
   ];
   return shapes.filter((shape) => options.shape === undefined || shape.name.includes(options.shape));
@@ -133,14 +177,21 @@ async function runShape(options: BenchOptions, sim: Simulator, shape: Shape): Pr
     topicsPerClient: shape.perClient,
   };
   const { ws, socketIo } = await measureBaselines(baselineClients, plan, options);
-  const floor = await measureFloor(baselineClients, plan, options);
+  const { uws, uwsMissing, floor } = await measureNativeAnchors(baselineClients, plan, options);
   return {
     ...shape,
-    runs: [relay, ws, socketIo, floor],
+    runs: uws === undefined ? [relay, ws, socketIo, floor] : [relay, ws, socketIo, uws, floor],
+    ...(uwsMissing === undefined ? {} : { uwsMissing }),
     ratios: {
       cpuVsWs: relay.cpuPerDeliveryUs / ws.cpuPerDeliveryUs,
       cpuVsSocketIo: relay.cpuPerDeliveryUs / socketIo.cpuPerDeliveryUs,
       p99VsWs: relay.latency.p99Ms / ws.latency.p99Ms,
+      ...(uws === undefined
+        ? {}
+        : {
+            cpuVsUws: relay.cpuPerDeliveryUs / uws.cpuPerDeliveryUs,
+            p99VsUws: relay.latency.p99Ms / uws.latency.p99Ms,
+          }),
       floorCpuVsWs: floor.cpuPerDeliveryUs / ws.cpuPerDeliveryUs,
       floorKernelVsWs: floor.kernelPerDeliveryUs / ws.cpuPerDeliveryUs,
     },

@@ -2,10 +2,16 @@
  * @module bench/scenarios/fanout
  * Scenario 1, fan-out cost: N clients, each subscribed to the depth-10 book of one of ten busy
  * markets, against an idiomatic `ws` broadcast and socket.io sending frames of the relay's
- * measured size at the relay's measured rate to the same N, in the same run.
+ * measured size at the relay's measured rate to the same N, in the same run, then the native
+ * anchors (uWebSockets.js's pub/sub and the one-write-per-delivery floor) on the same plan.
  */
 import type { BroadcastPlan } from '../lib/baseline-frame.ts';
-import { measureBaselines, measureBroadcast, type RunMetrics } from '../lib/broadcast-run.ts';
+import {
+  measureBaselines,
+  measureBroadcast,
+  measureNativeAnchors,
+  type RunMetrics,
+} from '../lib/broadcast-run.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { progress } from '../lib/progress.ts';
 import type { Simulator } from '../lib/servers.ts';
@@ -15,14 +21,26 @@ export const POLL_MS = 500;
 
 export interface FanoutResult {
   clients: number;
+  /** The relay, `ws`, socket.io, uWS (when installed), the floor. */
   runs: RunMetrics[];
+  /** Why there is no uWS row. */
+  uwsMissing?: string;
   /**
    * The relay's CPU per delivery without its fixed polling cost (upstream requests, validation,
    * aggregation, diff: what the baselines do not do at all): (CPU - CPU of the one-client-per-market
    * run) / deliveries. It is what one more client costs.
    */
   relayFanoutOnlyCpuPerDeliveryUs: number;
-  ratios: { cpuVsWs: number; cpuVsSocketIo: number; fanoutOnlyCpuVsWs: number; p99VsWs: number };
+  ratios: {
+    cpuVsWs: number;
+    cpuVsSocketIo: number;
+    fanoutOnlyCpuVsWs: number;
+    p99VsWs: number;
+    /** Without the uWS row: undefined. */
+    cpuVsUws?: number;
+    p99VsUws?: number;
+    floorCpuVsWs: number;
+  };
 }
 
 /** The relay's polling cost: one client per market, so almost nothing is fanned out. */
@@ -84,22 +102,28 @@ export async function runFanout(
       frameBytes: relay.meanFrameBytes,
       stamp: 'message',
     };
-    const { ws, socketIo } = await measureBaselines(
-      { label: 'clients', count: clients, topics: markets.length },
-      plan,
-      options,
-    );
+    const baselineClients = { label: 'clients', count: clients, topics: markets.length };
+    const { ws, socketIo } = await measureBaselines(baselineClients, plan, options);
+    const { uws, uwsMissing, floor } = await measureNativeAnchors(baselineClients, plan, options);
     const fanoutOnly =
       ((relay.serverCpuMs - pollingCost.cpuMsPerSec * relay.windowS) * 1000) / Math.max(1, relay.deliveries);
     results.push({
       clients,
-      runs: [relay, ws, socketIo],
+      runs: uws === undefined ? [relay, ws, socketIo, floor] : [relay, ws, socketIo, uws, floor],
+      ...(uwsMissing === undefined ? {} : { uwsMissing }),
       relayFanoutOnlyCpuPerDeliveryUs: fanoutOnly,
       ratios: {
         cpuVsWs: relay.cpuPerDeliveryUs / ws.cpuPerDeliveryUs,
         cpuVsSocketIo: relay.cpuPerDeliveryUs / socketIo.cpuPerDeliveryUs,
         fanoutOnlyCpuVsWs: fanoutOnly / ws.cpuPerDeliveryUs,
         p99VsWs: relay.latency.p99Ms / ws.latency.p99Ms,
+        ...(uws === undefined
+          ? {}
+          : {
+              cpuVsUws: relay.cpuPerDeliveryUs / uws.cpuPerDeliveryUs,
+              p99VsUws: relay.latency.p99Ms / uws.latency.p99Ms,
+            }),
+        floorCpuVsWs: floor.cpuPerDeliveryUs / ws.cpuPerDeliveryUs,
       },
     });
   }
