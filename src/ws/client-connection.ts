@@ -6,7 +6,8 @@
  * messages (protocol.md "Compact encoding"). What a request does (admission, joining streams,
  * resume, the answers, holding back a slow reader) is its session's (relay/session/session.ts).
  *
- * Stream frames wait for the relay-wide flush of ws/write-coalescer.ts and leave in one socket write;
+ * Stream frames wait for the relay-wide flush of ws/write-coalescer.ts at the end of the event-loop
+ * turn and leave in one socket write;
  * the bytes waiting count toward the high-water mark, so the wait never grows a queue either.
  * Limits come before work: a frame over the request rate is neither parsed nor answered one by one
  * (ws/request-guard.ts), and reading pauses for a second, so a flood waits in the client's own
@@ -114,9 +115,8 @@ export class ClientConnection implements SessionSink {
 
   writeStream(stream: AnyStream, frame: Frame): void {
     const wire = frame.wireFor(this.#form, stream.number);
-    // One stream has nothing to share a write with: waiting would only add latency.
-    const streams = this.session.streamCount;
-    if (streams > 1 && this.#coalescer.windowMs > 0) this.#writer.enqueue(wire, streams);
+    // One stream has nothing to share a write with: queueing would only cost the queue.
+    if (this.#coalescer.enabled && this.session.streamCount > 1) this.#writer.enqueue(wire);
     else this.#writer.write(wire);
   }
 
