@@ -67,6 +67,11 @@ export class SocketWriter implements CoalescedWriter {
     this.#onDrained = options.onDrained;
   }
 
+  /** True once `stop` was called: nothing more is written. */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
   get counts(): WriteCounts {
     return { frames: this.#frames, writes: this.#writes };
   }
