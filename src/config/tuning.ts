@@ -38,7 +38,10 @@ export interface RelayTuning {
   edge: EdgeLimits;
   /** `GET /status/events`: viewers at once, the backlog that drops one, the push interval. */
   statusFeed: StatusFeedLimits;
-  /** Stream frames ready for one connection within this many ms leave in one write (0: off). */
+  /**
+   * 0: every stream frame written at once; otherwise the frames ready for one connection in one
+   * event-loop turn leave in one write (no wait: the number is a switch, kept for existing configs).
+   */
   coalesceMs: number;
   /** Simulator tick for the embedded simulator (ms; 0 = manual). */
   simTickMs: number;

@@ -6,7 +6,8 @@
  * messages (protocol.md "Compact encoding"). What a request does (admission, joining streams,
  * resume, the answers, holding back a slow reader) is its session's (relay/session/session.ts).
  *
- * Stream frames wait for the relay-wide flush of ws/write-coalescer.ts and leave in one socket write;
+ * Stream frames wait for the relay-wide flush of ws/write-coalescer.ts at the end of the event-loop
+ * turn and leave in one socket write;
  * the bytes waiting count toward the high-water mark, so the wait never grows a queue either.
  * Limits come before work: a frame over the request rate is neither parsed nor answered one by one
  * (ws/request-guard.ts), and reading pauses for a second, so a flood waits in the client's own
@@ -38,6 +39,8 @@ export class ClientConnection implements SessionSink {
   readonly #guard: RequestGuard;
   /** Which of each frame's shared forms this connection takes (protocol.md "Compression", "Compact encoding"). */
   readonly #form: WireForm;
+  /** JSON without deflate: every frame's own bytes (the common case, decided once). */
+  readonly #plainJson: boolean;
   readonly #coalescer: WriteCoalescer;
   readonly #writer: SocketWriter;
   readonly #close: ConnectionClose;
@@ -56,6 +59,7 @@ export class ClientConnection implements SessionSink {
     this.#ws = ws;
     this.#context = context;
     this.#form = options.form ?? { encoding: 'json', deflate: false };
+    this.#plainJson = this.#form.encoding === 'json' && !this.#form.deflate;
     this.session = new Session(id, this, context, {
       apiKey: options.apiKey,
       addressGroup: options.addressGroup,
@@ -103,9 +107,13 @@ export class ClientConnection implements SessionSink {
 
   // --- SessionSink ------------------------------------------------------------------------------
 
-  /** True once nothing more is queued or written on this connection. */
+  /**
+   * True once nothing more is queued or written on this connection. Read on every delivery: the
+   * writer's flag says the same as the close's (closing stops the writer) from an object the
+   * delivery touches anyway.
+   */
   get closed(): boolean {
-    return this.#close.closed;
+    return this.#writer.stopped;
   }
 
   get requestAllowance(): { available: number; burst: number; per_second: number } {
@@ -113,10 +121,9 @@ export class ClientConnection implements SessionSink {
   }
 
   writeStream(stream: AnyStream, frame: Frame): void {
-    const wire = frame.wireFor(this.#form, stream.number);
-    // One stream has nothing to share a write with: waiting would only add latency.
-    const streams = this.session.streamCount;
-    if (streams > 1 && this.#coalescer.windowMs > 0) this.#writer.enqueue(wire, streams);
+    const wire = this.#plainJson ? frame.wire : frame.wireFor(this.#form, stream.number);
+    // One stream has nothing to share a write with: queueing would only cost the queue.
+    if (this.#coalescer.enabled && this.session.streamCount > 1) this.#writer.enqueue(wire);
     else this.#writer.write(wire);
   }
 

@@ -36,7 +36,7 @@ export interface WsEndpointOptions extends AccessPolicy {
   marketAdmission: MarketAdmission;
   events: RelayEvents;
   limits: ConnectionLimits;
-  /** Stream frames ready for one connection within this many ms leave in one write (0: off). */
+  /** 0: every stream frame written at once; otherwise write coalescing (ws/write-coalescer.ts), which waits on no timer. */
   coalesceMs: number;
   heartbeatMs: number;
   maxConnections: number;
@@ -67,7 +67,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
     marketAdmission: options.marketAdmission,
     events: options.events,
     limits: options.limits,
-    coalescer: new WriteCoalescer(options.coalesceMs),
+    coalescer: new WriteCoalescer(options.coalesceMs > 0),
   };
   const wss = new WebSocketServer({
     noServer: true,

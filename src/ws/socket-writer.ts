@@ -1,7 +1,8 @@
 /**
  * @module ws/socket-writer
  * One connection's send path below the protocol: complete WebSocket frames, written at once or
- * queued for the relay-wide flush of ws/write-coalescer.ts and then written in one socket write
+ * queued for the relay-wide flush of ws/write-coalescer.ts at the end of the event-loop turn and then
+ * written in one socket write
  * (docs/protocol.md "Write coalescing"). The bytes waiting count toward the connection's buffered
  * bytes, so holding back (relay/streams/slow-consumer.ts) sees them and the wait never grows a queue.
  *
@@ -66,6 +67,11 @@ export class SocketWriter implements CoalescedWriter {
     this.#onDrained = options.onDrained;
   }
 
+  /** True once `stop` was called: nothing more is written. */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
   get counts(): WriteCounts {
     return { frames: this.#frames, writes: this.#writes };
   }
@@ -75,16 +81,11 @@ export class SocketWriter implements CoalescedWriter {
     return this.#socket.writableLength + this.#backlogBytes + this.#queuedBytes;
   }
 
-  /**
-   * A stream frame that may wait for the window (the coalescer writes it at the latest then). Once
-   * as many frames wait as the connection has `streams`, nothing is left to wait for (typically a
-   * frame of every stream): they are written now.
-   */
-  enqueue(wire: Buffer, streams: number): void {
+  /** A stream frame that may wait for the end of the turn, when the coalescer writes it. */
+  enqueue(wire: Buffer): void {
     if (this.#queuedBytes === 0) this.#coalescer.schedule(this);
     this.#queued.push(wire);
     this.#queuedBytes += wire.length;
-    if (this.#queued.length >= streams) this.flushQueued();
   }
 
   /** A frame that must not wait: written now, behind (and in the same write as) anything queued. */
@@ -123,13 +124,14 @@ export class SocketWriter implements CoalescedWriter {
   #writeNow(wire: Buffer, frames: number): void {
     // ws moves to CLOSING when the client's close frame arrives: no data may follow ws's reply to it.
     if (this.#stopped || this.#ws.readyState !== WebSocket.OPEN) return;
-    if (this.#socket.writableLength + this.#backlogBytes > this.#maxBufferBytes) {
+    const unsent = this.#socket.writableLength;
+    if (unsent + this.#backlogBytes > this.#maxBufferBytes) {
       this.#onOverflow();
       return;
     }
     this.#frames += frames;
     // A write of ours that the kernel has not taken yet (Node still holds its bytes) is in flight.
-    if (this.#backlogBytes > 0 || (this.#pendingWrites > 0 && this.#socket.writableLength > 0)) {
+    if (this.#backlogBytes > 0 || (this.#pendingWrites > 0 && unsent > 0)) {
       this.#backlog.push(wire);
       this.#backlogBytes += wire.length;
       return;

@@ -168,7 +168,8 @@ export class Session implements StreamSubscriber {
 
   /** The client's buffer drained: holding back ends, each held stream gets one fresh snapshot. */
   drained(): void {
-    if (this.#sink.closed) return;
+    // Called after every socket write that left: nothing to do unless holding back.
+    if (!this.#heldBack.active || this.#sink.closed) return;
     const streams = this.#heldBack.resendOwed(
       this.#sink.bufferedBytes,
       this.#subscriptions,
