@@ -19,6 +19,8 @@ import {
   MAX_MARKETS_PER_REQUEST,
   MAX_REQUEST_ID_LENGTH,
   MAX_STREAM_ID_LENGTH,
+  MAX_THRESHOLD,
+  MAX_THRESHOLD_DECIMALS,
   MIN_INTERVAL_MS,
 } from './limits.ts';
 import {
@@ -30,6 +32,7 @@ import {
   type UnsubscribeRequest,
   type UpdateRequest,
 } from './messages.ts';
+import { compareDecimals, isZeroDecimal } from './decimal.ts';
 import { MAX_REST_PATH_LENGTH } from './rest-paths.ts';
 
 const requestId = z.union([z.string().max(MAX_REQUEST_ID_LENGTH), z.number().int()]);
@@ -80,6 +83,28 @@ const interval = z
   .min(MIN_INTERVAL_MS, { error: intervalExpected })
   .max(MAX_INTERVAL_MS, { error: intervalExpected });
 
+const thresholdExpected = `expected a decimal string above 0 and at most "${MAX_THRESHOLD}", with at most ${MAX_THRESHOLD_DECIMALS} decimal places (such as "0.01")`;
+const thresholdForm = new RegExp(`^\\d+(\\.\\d{1,${MAX_THRESHOLD_DECIMALS}})?$`);
+/**
+ * The least move of best bid, best ask or midpoint a `price` message waits for (docs/protocol.md
+ * "Per-subscription options"), in price units: a string, so it reaches the comparison exact.
+ */
+const threshold = z
+  .string({ error: thresholdExpected })
+  .refine(
+    (value) => thresholdForm.test(value) && !isZeroDecimal(value) && compareDecimals(value, MAX_THRESHOLD) <= 0,
+    { error: thresholdExpected },
+  )
+  .transform(shortestDecimal);
+
+/** "0.010" as "0.01", "01" as "1": one spelling per value, so equal thresholds share one group. */
+function shortestDecimal(value: string): string {
+  const [whole = '', fraction = ''] = value.split('.');
+  const digits = whole.replace(/^0+(?=\d)/, '');
+  const places = fraction.replace(/0+$/, '');
+  return places === '' ? digits : `${digits}.${places}`;
+}
+
 /** The streams a subscribe or unsubscribe names: a channel, its stream ids and (book) depth. */
 const streamSelection = {
   id: requestId.optional(),
@@ -105,6 +130,7 @@ function checkStreamIds(
     resume?: Record<string, unknown>;
     misnamedPaths?: true;
     interval?: number | null;
+    threshold?: string | null;
   },
   context: z.RefinementCtx,
 ): void {
@@ -126,6 +152,12 @@ function checkStreamIds(
       context.addIssue({
         code: 'custom',
         path: ['interval'],
+        message: 'applies to named markets only, not "*"',
+      });
+    else if (selection.threshold !== undefined)
+      context.addIssue({
+        code: 'custom',
+        path: ['threshold'],
         message: 'applies to named markets only, not "*"',
       });
   } else {
@@ -164,6 +196,7 @@ export const subscribeRequest = z
     op: z.literal('subscribe'),
     ...streamSelection,
     interval: interval.optional(),
+    threshold: threshold.optional(),
     resume: z.record(streamId, resumePoint).optional(),
   })
   .superRefine(checkStreamIds)
@@ -193,6 +226,7 @@ export const updateRequest = z
     ...streamSelection,
     from_depth: streamSelection.depth,
     interval: interval.nullable().optional(),
+    threshold: threshold.nullable().optional(),
   })
   .superRefine(checkStreamIds)
   .transform((request) => ({
