@@ -25,7 +25,10 @@ export class Subscribers<Subscriber extends { readonly internal?: boolean }> ext
    * `sendPaced`: hands the stream's current state to a paced group's members; `state`: the stream's
    * current state (what a threshold compares).
    */
-  constructor(sendPaced: (members: ReadonlySet<Subscriber>) => void = () => {}, state: () => unknown = () => undefined) {
+  constructor(
+    sendPaced: (members: ReadonlySet<Subscriber>) => void = () => {},
+    state: () => unknown = () => undefined,
+  ) {
     super();
     this.#sendPaced = sendPaced;
     this.#state = state;

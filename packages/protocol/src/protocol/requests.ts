@@ -14,6 +14,7 @@ import {
   WILDCARD,
   wildcardChannels,
 } from './channels.ts';
+import { compareDecimals, isZeroDecimal } from './decimal.ts';
 import {
   MAX_INTERVAL_MS,
   MAX_MARKETS_PER_REQUEST,
@@ -32,7 +33,6 @@ import {
   type UnsubscribeRequest,
   type UpdateRequest,
 } from './messages.ts';
-import { compareDecimals, isZeroDecimal } from './decimal.ts';
 import { MAX_REST_PATH_LENGTH } from './rest-paths.ts';
 
 const requestId = z.union([z.string().max(MAX_REQUEST_ID_LENGTH), z.number().int()]);
@@ -92,7 +92,8 @@ const thresholdForm = new RegExp(`^\\d+(\\.\\d{1,${MAX_THRESHOLD_DECIMALS}})?$`)
 const threshold = z
   .string({ error: thresholdExpected })
   .refine(
-    (value) => thresholdForm.test(value) && !isZeroDecimal(value) && compareDecimals(value, MAX_THRESHOLD) <= 0,
+    (value) =>
+      thresholdForm.test(value) && !isZeroDecimal(value) && compareDecimals(value, MAX_THRESHOLD) <= 0,
     { error: thresholdExpected },
   )
   .transform(shortestDecimal);
