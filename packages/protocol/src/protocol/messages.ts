@@ -19,6 +19,7 @@ export const bookDepths = [1, 5, 10, 25, 50] as const;
 export type BookDepth = (typeof bookDepths)[number] | null;
 
 export { MAX_INTERVAL_MS, MAX_MARKETS_PER_REQUEST, MIN_INTERVAL_MS } from './limits.ts';
+export { isThreshold, thresholdExpected } from './threshold.ts';
 
 // Client -> relay (protocol.md "Client -> relay"). Plain types, so that the client SDK needs no
 // zod, not even for its type declarations; ./requests.ts validates frames against them with zod.

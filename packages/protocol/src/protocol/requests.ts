@@ -14,14 +14,11 @@ import {
   WILDCARD,
   wildcardChannels,
 } from './channels.ts';
-import { compareDecimals, isZeroDecimal } from './decimal.ts';
 import {
   MAX_INTERVAL_MS,
   MAX_MARKETS_PER_REQUEST,
   MAX_REQUEST_ID_LENGTH,
   MAX_STREAM_ID_LENGTH,
-  MAX_THRESHOLD,
-  MAX_THRESHOLD_DECIMALS,
   MIN_INTERVAL_MS,
 } from './limits.ts';
 import {
@@ -34,6 +31,7 @@ import {
   type UpdateRequest,
 } from './messages.ts';
 import { MAX_REST_PATH_LENGTH } from './rest-paths.ts';
+import { isThreshold, shortestThreshold, thresholdExpected } from './threshold.ts';
 
 const requestId = z.union([z.string().max(MAX_REQUEST_ID_LENGTH), z.number().int()]);
 const resumePoint = z.object({ epoch: z.string().min(1).max(64), seq: z.number().int().nonnegative() });
@@ -83,28 +81,14 @@ const interval = z
   .min(MIN_INTERVAL_MS, { error: intervalExpected })
   .max(MAX_INTERVAL_MS, { error: intervalExpected });
 
-const thresholdExpected = `expected a decimal string above 0 and at most "${MAX_THRESHOLD}", with at most ${MAX_THRESHOLD_DECIMALS} decimal places (such as "0.01")`;
-const thresholdForm = new RegExp(`^\\d+(\\.\\d{1,${MAX_THRESHOLD_DECIMALS}})?$`);
 /**
  * The least move of best bid, best ask or midpoint a `price` message waits for (docs/protocol.md
  * "Per-subscription options"), in price units: a string, so it reaches the comparison exact.
  */
 const threshold = z
   .string({ error: thresholdExpected })
-  .refine(
-    (value) =>
-      thresholdForm.test(value) && !isZeroDecimal(value) && compareDecimals(value, MAX_THRESHOLD) <= 0,
-    { error: thresholdExpected },
-  )
-  .transform(shortestDecimal);
-
-/** "0.010" as "0.01", "01" as "1": one spelling per value, so equal thresholds share one group. */
-function shortestDecimal(value: string): string {
-  const [whole = '', fraction = ''] = value.split('.');
-  const digits = whole.replace(/^0+(?=\d)/, '');
-  const places = fraction.replace(/0+$/, '');
-  return places === '' ? digits : `${digits}.${places}`;
-}
+  .refine(isThreshold, { error: thresholdExpected })
+  .transform(shortestThreshold);
 
 /** The streams a subscribe or unsubscribe names: a channel, its stream ids and (book) depth. */
 const streamSelection = {
