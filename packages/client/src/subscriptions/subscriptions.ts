@@ -1,17 +1,19 @@
 /**
  * @module client/subscriptions/subscriptions
  * Subscription bookkeeping: the application's streams by key, and the `subscribe` requests that
- * (re)establish them: one per (channel, depth, interval) group and at most 100 markets each (protocol.md
+ * (re)establish them: one per (channel, depth, interval, threshold) group and at most 100 markets each (protocol.md
  * "Client -> relay"), carrying `resume` for every stream that still trusts its state.
  */
 import {
   type BookDepth,
   type Channel,
+  isThreshold,
   MAX_INTERVAL_MS,
   MAX_MARKETS_PER_REQUEST,
   MIN_INTERVAL_MS,
   type ResumePoint,
   type SubscribeRequest,
+  thresholdExpected,
   type UnsubscribeRequest,
 } from '../../../protocol/src/protocol/messages.ts';
 import { streamKey } from '../../../protocol/src/util/keys.ts';
@@ -82,6 +84,7 @@ export function subscribeRequests(
         markets: chunk.map((stream) => stream.market),
         ...depthField(first),
         ...(first.interval === undefined ? {} : { interval: first.interval }),
+        ...(first.threshold === undefined ? {} : { threshold: first.threshold }),
         ...(Object.keys(points).length === 0 ? {} : { resume: points }),
       });
     }
@@ -108,11 +111,18 @@ export function checkedInterval(interval: number | undefined): number | undefine
   return interval;
 }
 
-/** One request per (channel, depth, interval): each is one selection on the wire. */
+/** A `price` threshold as `subscribePrice` takes it; a value the relay would refuse throws. */
+export function checkedThreshold(threshold: string | undefined): string | undefined {
+  if (threshold === undefined) return undefined;
+  if (!isThreshold(threshold)) throw new TypeError(`threshold: ${thresholdExpected}`);
+  return threshold;
+}
+
+/** One request per (channel, depth, interval, threshold): each is one selection on the wire. */
 function groupByChannelAndDepth(streams: Iterable<AnyStreamSubscription>): AnyStreamSubscription[][] {
   const groups = new Map<string, AnyStreamSubscription[]>();
   for (const stream of streams) {
-    const key = `${stream.channel}:${stream.depth ?? 'full'}:${stream.interval ?? ''}`;
+    const key = `${stream.channel}:${stream.depth ?? 'full'}:${stream.interval ?? ''}:${stream.threshold ?? ''}`;
     const group = groups.get(key);
     if (group === undefined) groups.set(key, [stream]);
     else group.push(stream);
