@@ -35,9 +35,9 @@ import {
   PriceSubscription,
   streamDepth,
 } from './subscriptions/channel-subscriptions.ts';
+import { checkedInterval, checkedThreshold } from './subscriptions/options.ts';
 import { RestSubscription } from './subscriptions/rest-subscription.ts';
 import type { StreamHost } from './subscriptions/stream-subscription.ts';
-import { checkedInterval, checkedThreshold } from './subscriptions/subscriptions.ts';
 
 export type {
   OracleData,

@@ -36,6 +36,7 @@ import { bookDepths } from '../../../protocol/src/protocol/messages.ts';
 
 import { applyPriceUpdate } from '../../../protocol/src/protocol/price.ts';
 import { RelayClientError } from '../events/client-error.ts';
+import { checkedInterval, checkedThreshold } from './options.ts';
 import type { RestSubscription } from './rest-subscription.ts';
 import {
   type StreamEvents,
@@ -43,7 +44,6 @@ import {
   type StreamOptions,
   StreamSubscription,
 } from './stream-subscription.ts';
-import { checkedInterval, checkedThreshold } from './subscriptions.ts';
 
 export type AnyStreamSubscription =
   | BookSubscription

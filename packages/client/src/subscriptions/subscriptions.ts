@@ -7,13 +7,9 @@
 import {
   type BookDepth,
   type Channel,
-  isThreshold,
-  MAX_INTERVAL_MS,
   MAX_MARKETS_PER_REQUEST,
-  MIN_INTERVAL_MS,
   type ResumePoint,
   type SubscribeRequest,
-  thresholdExpected,
   type UnsubscribeRequest,
 } from '../../../protocol/src/protocol/messages.ts';
 import { streamKey } from '../../../protocol/src/util/keys.ts';
@@ -99,23 +95,6 @@ export function unsubscribeRequest(stream: AnyStreamSubscription): UnsubscribeBo
 /** The full book is the default depth, so it is sent without `depth`. */
 function depthField(stream: AnyStreamSubscription): { depth?: NonNullable<BookDepth> } {
   return stream.depth === undefined || stream.depth === null ? {} : { depth: stream.depth };
-}
-
-/** A stream's pace as `subscribe…` takes it; a value the relay would refuse throws, as a bad id does. */
-export function checkedInterval(interval: number | undefined): number | undefined {
-  if (interval === undefined) return undefined;
-  if (!Number.isInteger(interval) || interval < MIN_INTERVAL_MS || interval > MAX_INTERVAL_MS)
-    throw new TypeError(
-      `interval: expected a whole number of ms from ${MIN_INTERVAL_MS} to ${MAX_INTERVAL_MS}`,
-    );
-  return interval;
-}
-
-/** A `price` threshold as `subscribePrice` takes it; a value the relay would refuse throws. */
-export function checkedThreshold(threshold: string | undefined): string | undefined {
-  if (threshold === undefined) return undefined;
-  if (!isThreshold(threshold)) throw new TypeError(`threshold: ${thresholdExpected}`);
-  return threshold;
 }
 
 /** One request per (channel, depth, interval, threshold): each is one selection on the wire. */
