@@ -90,7 +90,7 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
       refuse(response, 400, checked.code, checked.message);
       return;
     }
-    const { channel, markets, depth, interval } = checked.selection;
+    const { channel, markets, depth, interval, threshold } = checked.selection;
 
     const lastEventId = request.headers['last-event-id'] ?? url.searchParams.get('lastEventId') ?? undefined;
     const positions =
@@ -129,6 +129,7 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
       markets: [...markets],
       ...(depth === undefined ? {} : { depth }),
       ...(interval === null ? {} : { interval }),
+      ...(threshold == null ? {} : { threshold }),
       ...(lastEventId === undefined ? {} : { resume, resumesAll: true }),
     });
   };
@@ -184,6 +185,8 @@ function parseQuery(url: URL): ParsedQuery {
     markets,
     depth,
     ...(interval === undefined ? {} : { interval }),
+    // A decimal string as sent: the schema checks it.
+    ...(query.has('threshold') ? { threshold: query.get('threshold') } : {}),
   });
   if (result.success) return { ok: true, request: result.data };
   const issue = result.error.issues[0];

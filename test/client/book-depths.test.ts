@@ -52,6 +52,6 @@ describe('client SDK: book depths', () => {
         /depth must be 1, 5, 10, 25, 50, 'full' or null/,
       );
     }
-    expect(client.subscriptions).toHaveLength(0);
+    expect(client.streams).toHaveLength(0);
   });
 });

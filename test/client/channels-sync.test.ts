@@ -134,6 +134,6 @@ describe('client SDK: trades, market, probabilities, oracle and orders stay equa
       // The update that said so was applied before the stream ended: the record is upstream's.
       expect(records[i]!.state).toEqual(await upstreamMarket(harness.sim, market));
     }
-    expect(client.subscriptions).toEqual([]);
+    expect(client.streams).toEqual([]);
   });
 });

@@ -153,7 +153,7 @@ describe('market', () => {
     await waitFor('the stream to close', () => stream.status === 'closed');
     expect(closed).toEqual(['RESOLVED']);
     expect(stream.state?.status).toBe('RESOLVED');
-    expect(client.subscriptions).toEqual([]);
+    expect(client.streams).toEqual([]);
   });
 });
 

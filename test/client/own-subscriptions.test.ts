@@ -49,7 +49,7 @@ describe('client SDK: a book changes depth in place, and the relay lists the str
       expect(resyncs).toEqual([]);
       expect(client.subscribeBook(market!, { depth: 50 })).toBe(book);
 
-      const listed = await client.listSubscriptions();
+      const listed = await client.subscriptions();
       expect(listed.type).toBe('subscriptions');
       const entries = listed.subscriptions.map(({ channel, market: id, depth }) => ({ channel, id, depth }));
       expect(entries).toEqual(
@@ -60,7 +60,7 @@ describe('client SDK: a book changes depth in place, and the relay lists the str
       );
       expect(entries).toHaveLength(2);
       expect(listed.limits.streams.held).toBe(2);
-      expect(client.subscriptions).toEqual(expect.arrayContaining([book, price]));
+      expect(client.streams).toEqual(expect.arrayContaining([book, price]));
       expect(errors).toEqual([]);
     });
   }
@@ -78,7 +78,7 @@ describe('client SDK: a book changes depth in place, and the relay lists the str
     expect(refused?.code).toBe('bad_request');
     expect(book.depth).toBe(10);
     expect(book.status).toBe('live');
-    const listed = await client.listSubscriptions();
+    const listed = await client.subscriptions();
     expect(listed.subscriptions.map((entry) => entry.depth)).toEqual([10]);
   });
 
@@ -89,7 +89,7 @@ describe('client SDK: a book changes depth in place, and the relay lists the str
     const book = client.subscribeBook(market!, { depth: 10 });
     await expectBooksEqualUpstream(harness.sim, [book]);
     const codes = await Promise.all(
-      [book.update({ depth: 50 }), client.listSubscriptions()].map((request) =>
+      [book.update({ depth: 50 }), client.subscriptions()].map((request) =>
         request.then(
           () => 'answered',
           (error: RelayClientError) => error.code,

@@ -58,7 +58,7 @@ describe('client SDK: streams stay equal to upstream', () => {
     refused.on('error', (error) => codes.push(error.code));
     await waitFor('the refusal', () => refused.status === 'closed');
     expect(codes).toEqual(['limit_exceeded']);
-    expect(client.subscriptions).not.toContain(refused);
+    expect(client.streams).not.toContain(refused);
     expect(books.every((book) => book.status === 'live')).toBe(true);
   });
 

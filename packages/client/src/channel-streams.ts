@@ -35,9 +35,9 @@ import {
   PriceSubscription,
   streamDepth,
 } from './subscriptions/channel-subscriptions.ts';
+import { checkedInterval, checkedThreshold } from './subscriptions/options.ts';
 import { RestSubscription } from './subscriptions/rest-subscription.ts';
 import type { StreamHost } from './subscriptions/stream-subscription.ts';
-import { checkedInterval } from './subscriptions/subscriptions.ts';
 
 export type {
   OracleData,
@@ -96,6 +96,16 @@ export interface PaceOption {
   interval?: number;
 }
 
+/**
+ * A `price` subscription's options: its pace, and `threshold`, a decimal string of price units
+ * (above 0, at most "1", at most 8 places): a message only when best bid, best ask or midpoint
+ * moved by that much since the last one, each a snapshot; the latest state still arrives once the
+ * market has been still for the interval, else 1 s (docs/protocol.md "Per-subscription options").
+ */
+export interface PriceOptions extends PaceOption {
+  threshold?: string;
+}
+
 export abstract class ChannelStreams extends Emitter<ClientEvents> {
   /**
    * The stream of (channel, id[, depth]): the one already held, or a new one made by `create`.
@@ -109,8 +119,12 @@ export abstract class ChannelStreams extends Emitter<ClientEvents> {
     create: (host: StreamHost, id: string) => S,
   ): S;
 
-  /** Sets a held stream's pace (a checked interval; undefined leaves it as it is). */
-  protected abstract pace<S extends AnyStreamSubscription>(stream: S, interval: number | undefined): S;
+  /** Sets a held stream's pace and threshold (checked; undefined leaves each as it is). */
+  protected abstract pace<S extends AnyStreamSubscription>(
+    stream: S,
+    interval: number | undefined,
+    threshold?: string,
+  ): S;
 
   /**
    * Subscribes a book stream; asking again for the same (market, depth) returns the same object.
@@ -129,9 +143,13 @@ export abstract class ChannelStreams extends Emitter<ClientEvents> {
     return this.pace(stream, interval);
   }
 
-  /** Subscribes a price stream; asking again for the same market returns the same object. */
-  subscribePrice(market: string, options: PaceOption = {}): PriceSubscription {
-    return this.#plain('price', market, PriceSubscription, options);
+  /**
+   * Subscribes a price stream; asking again for the same market returns the same object (with new
+   * options, changed at the relay: a fresh snapshot follows).
+   */
+  subscribePrice(market: string, options: PriceOptions = {}): PriceSubscription {
+    const threshold = checkedThreshold(options.threshold);
+    return this.pace(this.#plain('price', market, PriceSubscription, options), undefined, threshold);
   }
 
   /**

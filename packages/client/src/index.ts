@@ -85,7 +85,7 @@ export {
   type PatchOperationIn,
   restChecksum,
 } from '../../protocol/src/protocol/json-patch.ts';
-/** What `RelayClient.listSubscriptions()` answers. */
+/** What `RelayClient.subscriptions()` answers. */
 export type {
   BookDepth,
   BookSnapshotMessage,

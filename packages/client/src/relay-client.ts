@@ -33,7 +33,7 @@ import { RelayMessages } from './relay-messages.ts';
 import { type Answer, RequestsInFlight } from './requests-in-flight.ts';
 import type { AnyStreamSubscription } from './subscriptions/channel-subscriptions.ts';
 import { firstState } from './subscriptions/first-state.ts';
-import type { StreamHost } from './subscriptions/stream-subscription.ts';
+import type { StreamHost, StreamOptions } from './subscriptions/stream-subscription.ts';
 import { SubscribeBatch } from './subscriptions/subscribe-batch.ts';
 import {
   type SubscribeBody,
@@ -85,6 +85,7 @@ export class RelayClient extends ChannelStreams {
       },
       reportListenerError: (error) => this.#listenerThrew(error),
       changeDepth: (stream, depth, moved) => this.#changeDepth(stream, depth, moved),
+      changeOptions: (stream, options) => this.#changeOptions(stream, options),
     };
     this.#wildcards = new ClientWildcards({
       adopt: (channel, market) => {
@@ -140,8 +141,8 @@ export class RelayClient extends ChannelStreams {
     return this.#connection.url;
   }
 
-  /** The application's streams (not yet closed). */
-  get subscriptions(): readonly AnyStreamSubscription[] {
+  /** The application's streams (not yet closed): the client's side of what `subscriptions()` asks. */
+  get streams(): readonly AnyStreamSubscription[] {
     return this.#streams.all();
   }
 
@@ -168,10 +169,10 @@ export class RelayClient extends ChannelStreams {
 
   /**
    * The relay's own list of this connection's streams, `"*"` subscriptions and limits
-   * (docs/protocol.md "`list`"); `subscriptions` is the client's side of the same. Rejects with the
+   * (docs/protocol.md "`list`"); `streams` is the client's side of the same. Rejects with the
    * relay's error, or `connection_failed` when the connection is not open or closes first.
    */
-  listSubscriptions(): Promise<SubscriptionsMessage> {
+  subscriptions(): Promise<SubscriptionsMessage> {
     return new Promise((resolve, reject) =>
       this.#inFlight.ask(
         { op: 'list' },
@@ -213,10 +214,20 @@ export class RelayClient extends ChannelStreams {
     return this.#add(create(this.#host, checked.id));
   }
 
-  /** A new pace is asked with a repeated `subscribe`, which the relay answers with a fresh snapshot. */
-  protected override pace<S extends AnyStreamSubscription>(stream: S, interval: number | undefined): S {
-    if (interval === undefined || stream.interval === interval || stream.isClosed) return stream;
-    stream.interval = interval;
+  /**
+   * A new pace or threshold is asked with a repeated `subscribe`, which the relay answers with a
+   * fresh snapshot.
+   */
+  protected override pace<S extends AnyStreamSubscription>(
+    stream: S,
+    interval: number | undefined,
+    threshold?: string,
+  ): S {
+    const pace = interval !== undefined && stream.interval !== interval;
+    const gate = threshold !== undefined && stream.threshold !== threshold;
+    if ((!pace && !gate) || stream.isClosed) return stream;
+    if (pace) stream.interval = interval;
+    if (gate) stream.threshold = threshold;
     this.#toSubscribe.add(stream);
     return stream;
   }
@@ -269,6 +280,36 @@ export class RelayClient extends ChannelStreams {
           this.#streams.delete(stream);
           moved();
           if (!stream.isClosed) this.#streams.add(stream);
+          resolve();
+        },
+      ),
+    );
+  }
+
+  /** An `update` of one stream's options; the stream takes them once the relay answers. */
+  #changeOptions(ref: StreamRef, options: StreamOptions): Promise<void> {
+    const stream = this.#streams.get(ref.channel, ref.market, ref.depth);
+    if (stream === undefined)
+      return Promise.reject(
+        new RelayClientError('bad_request', `${ref.channel} ${ref.market} is not subscribed`),
+      );
+    const body = {
+      op: 'update' as const,
+      channel: ref.channel,
+      markets: [ref.market],
+      ...options,
+    };
+    return new Promise((resolve, reject) =>
+      this.#inFlight.ask(
+        body,
+        (text) => this.#connection.send(text),
+        (answer) => {
+          if (answer?.type !== 'subscribed') {
+            reject(refusal(answer));
+            return;
+          }
+          if (options.interval !== undefined) stream.interval = options.interval ?? undefined;
+          if (options.threshold !== undefined) stream.threshold = options.threshold ?? undefined;
           resolve();
         },
       ),

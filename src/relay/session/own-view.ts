@@ -19,7 +19,7 @@ import { streamKey } from '../../../packages/protocol/src/util/keys.ts';
 import type { StreamPosition } from '../streams/frame.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
 import { withId } from './echo.ts';
-import { intervalRefused, pacedChannel } from './subscription.ts';
+import { intervalRefused, pacedChannel, thresholdChannel, thresholdRefused } from './subscription.ts';
 
 export type UpdatePlan =
   | {
@@ -34,6 +34,8 @@ export type UpdatePlan =
       leave: AnyStream[];
       /** The new pace (null: every change), undefined when the update names none. */
       interval: number | null | undefined;
+      /** The new threshold (null: none), undefined when the update names none. */
+      threshold: string | null | undefined;
       /** Each market's stream key once the update is done (what the new pace applies to). */
       keys: string[];
     }
@@ -48,24 +50,26 @@ type Refused = Extract<UpdatePlan, { ok: false }>;
 /**
  * What an `update` changes, or why it is refused: each market's held book stream (the one of
  * `from_depth` when named, else the only depth held) moves to `depth`, and each market's stream
- * takes the new `interval`, in place (the stream stays the same: no new snapshot).
+ * takes the new `interval` and `threshold`, in place (the stream stays the same: no new snapshot).
  */
 export function planUpdate(request: UpdateRequest, held: ReadonlyMap<string, AnyStream>): UpdatePlan {
-  const { channel, interval } = request;
+  const { channel, interval, threshold } = request;
   if (!isChannel(channel))
     return { ok: false, code: 'unknown_channel', message: `unknown channel "${channel}"` };
   if (interval !== undefined && !pacedChannel(channel))
     return { ok: false, code: 'bad_request', message: intervalRefused(channel) };
+  if (threshold !== undefined && !thresholdChannel(channel))
+    return { ok: false, code: 'bad_request', message: thresholdRefused(channel) };
   const markets = [...new Set(request.markets)];
   if (channel !== 'book') {
-    if (interval === undefined)
-      return { ok: false, code: 'bad_request', message: `nothing to update: name the new "interval"` };
+    if (interval === undefined && threshold === undefined)
+      return { ok: false, code: 'bad_request', message: nothingNamed(channel) };
     if (request.depth !== undefined || request.from_depth !== undefined)
       return { ok: false, code: 'bad_request', message: '`depth` applies to the book channel only' };
     const keys = markets.map((market) => streamKey(channel, market, undefined));
     const missing = markets.filter((_, i) => !held.has(keys[i] ?? ''));
     if (missing.length > 0) return { ok: false, code: 'bad_request', message: notHeld(channel, missing) };
-    return { ok: true, channel, depth: undefined, markets, join: [], leave: [], interval, keys };
+    return { ok: true, channel, depth: undefined, markets, join: [], leave: [], interval, threshold, keys };
   }
   if (request.depth === undefined && interval === undefined)
     return {
@@ -74,6 +78,12 @@ export function planUpdate(request: UpdateRequest, held: ReadonlyMap<string, Any
       message: 'nothing to update: name the new `depth` or `interval`',
     };
   return planBook(request, markets, held);
+}
+
+function nothingNamed(channel: Channel): string {
+  return thresholdChannel(channel)
+    ? 'nothing to update: name the new "interval" or "threshold"'
+    : 'nothing to update: name the new "interval"';
 }
 
 function notHeld(channel: string, markets: readonly string[]): string {
@@ -117,7 +127,7 @@ function planBook(
     }
   }
   if (problems.length > 0) return { ok: false, code: 'bad_request', message: problems.join('; ') };
-  return { ok: true, channel: 'book', depth, markets, join, leave, interval, keys };
+  return { ok: true, channel: 'book', depth, markets, join, leave, interval, threshold: undefined, keys };
 }
 
 /** Each left stream's pace for `subscriber`, by market: a book moved to another depth keeps it. */
@@ -129,9 +139,10 @@ export function pacesOf(
 }
 
 /**
- * Each market's stream after an update takes the pace named, else the one `kept` of its old depth.
- * A paced stream may have moved past what the client was last sent, a change its old pace still
- * owed: the client gets the current snapshot then, as it would have at the end of that interval.
+ * Each market's stream after an update takes the pace and threshold named, else keeps its own (a
+ * book moved to another depth: the pace `kept` of its old depth). A paced or gated stream may have
+ * moved past what the client was last sent, a change its old contract still owed: the client gets
+ * the current snapshot then, as it would have at the end of that interval or settle time.
  */
 export function pace(
   plan: Extract<UpdatePlan, { ok: true }>,
@@ -141,16 +152,21 @@ export function pace(
 ): void {
   plan.markets.forEach((market, i) => {
     const stream = view.held.get(plan.keys[i] ?? '');
-    if (stream === undefined || (plan.interval === undefined && !kept.has(market))) return;
-    const was = view.intervalOf(stream);
-    stream.subscribers.pace(
-      subscriber,
-      plan.interval === undefined ? kept.get(market) : (plan.interval ?? undefined),
-    );
+    if (stream === undefined) return;
+    const was = { interval: view.intervalOf(stream), threshold: view.thresholdOf(stream) };
+    const interval =
+      plan.interval !== undefined
+        ? (plan.interval ?? undefined)
+        : kept.has(market)
+          ? kept.get(market)
+          : was.interval;
+    const threshold = plan.threshold === undefined ? was.threshold : (plan.threshold ?? undefined);
+    if (interval === was.interval && threshold === was.threshold) return;
+    stream.subscribers.pace(subscriber, interval, threshold);
     const sent = view.lastSent.get(stream.key);
     const behind = sent !== undefined && (sent.epoch !== stream.epoch || sent.seq !== stream.seq);
-    if (was !== undefined && was !== view.intervalOf(stream) && behind && stream.hasState)
-      subscriber.deliver(stream, stream.snapshotFrame(), 'snapshot');
+    const held = was.interval !== undefined || was.threshold !== undefined;
+    if (held && behind && stream.hasState) subscriber.deliver(stream, stream.snapshotFrame(), 'snapshot');
   });
 }
 
@@ -190,6 +206,8 @@ export interface HeldView {
   lastSent: ReadonlyMap<string, StreamPosition>;
   /** The stream's pace for this session (ms), undefined: every change. */
   intervalOf(stream: AnyStream): number | undefined;
+  /** The stream's threshold for this session, undefined: none. */
+  thresholdOf(stream: AnyStream): string | undefined;
 }
 
 export function heldView(
@@ -197,7 +215,12 @@ export function heldView(
   lastSent: ReadonlyMap<string, StreamPosition>,
   subscriber: StreamSubscriber,
 ): HeldView {
-  return { held, lastSent, intervalOf: (stream) => stream.subscribers.intervalOf(subscriber) };
+  return {
+    held,
+    lastSent,
+    intervalOf: (stream) => stream.subscribers.intervalOf(subscriber),
+    thresholdOf: (stream) => stream.subscribers.thresholdOf(subscriber),
+  };
 }
 
 function listEntries(view: HeldView, wildcards: readonly string[]): SubscriptionEntry[] {
@@ -205,6 +228,7 @@ function listEntries(view: HeldView, wildcards: readonly string[]): Subscription
   for (const stream of view.held.values()) {
     const sent = view.lastSent.get(stream.key);
     const interval = view.intervalOf(stream);
+    const threshold = view.thresholdOf(stream);
     entries.push({
       channel: stream.channel,
       market: stream.market,
@@ -212,6 +236,7 @@ function listEntries(view: HeldView, wildcards: readonly string[]): Subscription
       epoch: sent?.epoch ?? null,
       seq: sent?.seq ?? null,
       ...(interval === undefined ? {} : { interval }),
+      ...(threshold === undefined ? {} : { threshold }),
       status: stream.freshness,
     });
   }

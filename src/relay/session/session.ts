@@ -286,7 +286,7 @@ export class Session implements StreamSubscriber {
     const every = request.resumesAll === true;
     this.#send({
       type: 'subscribed',
-      ...echoedSelection(request, channel, [...markets], depth, selection.interval),
+      ...echoedSelection(request, channel, [...markets], depth, selection.interval, selection.threshold),
       ...(resume === undefined
         ? {}
         : {
@@ -343,7 +343,7 @@ export class Session implements StreamSubscriber {
       this.error(request.id, plan.code, plan.message, request.channel);
       return;
     }
-    const { channel, depth, markets, interval, keys } = plan;
+    const { channel, depth, markets, interval, threshold, keys } = plan;
     const { joined } = this.#joinStreams(
       { channel, markets: plan.join, depth },
       undefined,
@@ -354,7 +354,7 @@ export class Session implements StreamSubscriber {
     for (const stream of plan.leave) this.#leave(stream);
     pace(plan, this.#view, this, kept);
     const streams = this.#compact ? { streams: streamNumbers(this.#subscriptions, markets, keys) } : {};
-    const echo = echoedSelection(request, channel, markets, depth, interval);
+    const echo = echoedSelection(request, channel, markets, depth, interval, threshold);
     this.#send({ type: 'subscribed', ...echo, ...streams });
     sendFirstMessages(this, joined);
   }

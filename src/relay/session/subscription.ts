@@ -33,6 +33,8 @@ export interface StreamSelection {
    * undefined (a wildcard's joins) leaves a held stream's pace as it is.
    */
   interval?: number | null;
+  /** The `price` threshold asked for, null: none; undefined (a wildcard's joins): as it is. */
+  threshold?: string | null;
 }
 
 /** A request's selection checked, or the error it is answered with (naming its channel). */
@@ -55,7 +57,7 @@ export type SelectionCheck =
  * (by stream key).
  */
 export function checkSelection(
-  request: Pick<SubscribeRequest, 'channel' | 'markets' | 'depth' | 'interval'>,
+  request: Pick<SubscribeRequest, 'channel' | 'markets' | 'depth' | 'interval' | 'threshold'>,
   maxStreams: number,
   held: ReadonlyMap<string, unknown> = new Map(),
 ): SelectionCheck {
@@ -66,13 +68,16 @@ export function checkSelection(
     return { ok: false, code: 'bad_request', message: '`depth` applies to the book channel only' };
   if (request.interval !== undefined && !pacedChannel(channel))
     return { ok: false, code: 'bad_request', message: intervalRefused(channel) };
+  if (request.threshold !== undefined && !thresholdChannel(channel))
+    return { ok: false, code: 'bad_request', message: thresholdRefused(channel) };
   const depth: BookDepth | undefined = channel === 'book' ? (request.depth ?? null) : undefined;
   // In their one spelling, each once.
   const markets = [...new Set(request.markets)];
   const added = markets.filter((market) => !held.has(streamKey(channel, market, depth)));
   if (held.size + added.length > maxStreams)
     return { ok: false, code: 'limit_exceeded', message: `at most ${maxStreams} streams per connection` };
-  return { ok: true, selection: { channel, markets, depth, interval: request.interval ?? null }, added };
+  const options = { interval: request.interval ?? null, threshold: request.threshold ?? null };
+  return { ok: true, selection: { channel, markets, depth, ...options }, added };
 }
 
 /**
@@ -85,6 +90,19 @@ export function pacedChannel(channel: Channel): boolean {
 
 export function intervalRefused(channel: string): string {
   return `"interval" does not apply to the ${channel} channel: each message is an event, none may be conflated away`;
+}
+
+/**
+ * Whether `threshold` means something on `channel`: only `price`, whose best bid, best ask and
+ * midpoint are the prices a move is measured on. A book is many levels (its `depth` bounds what
+ * changes reach a client), and the other channels' states carry no one price to measure.
+ */
+export function thresholdChannel(channel: Channel): boolean {
+  return channel === 'price';
+}
+
+export function thresholdRefused(channel: string): string {
+  return `"threshold" applies to the price channel only (moves of best_bid, best_ask, midpoint_price), not ${channel}`;
 }
 
 export interface JoinedStream {
@@ -141,9 +159,9 @@ export function joinStreams(
         : (stream.updatesSince(resumeFrom.epoch, resumeFrom.seq) ??
           history.replay(stream, subscriber, resumeFrom));
     // After the replay: a history replay sets the subscriber aside and back as a raw one. A repeated
-    // subscribe sets the pace it names (none: every change).
-    if (selection.interval !== undefined)
-      stream.subscribers.pace(subscriber, selection.interval ?? undefined);
+    // subscribe sets the pace and threshold it names (none: every change).
+    if (selection.interval !== undefined || selection.threshold !== undefined)
+      stream.subscribers.pace(subscriber, selection.interval ?? undefined, selection.threshold ?? undefined);
     if (resumeFrom !== undefined) recovered[market] = replay !== undefined;
     joined.push({ market, stream, replay });
   }

@@ -1,49 +1,114 @@
 /**
  * @module relay/streams/paced
- * The subscribers of one stream that asked for one `interval` (docs/protocol.md "Per-subscription
- * options"), paced as a group so that each gets the same prebuilt snapshot at the same moment: a
- * change after a quiet interval goes out at once (leading edge), changes within an interval are
- * conflated into one snapshot of the latest state when it ends (trailing edge), and an interval in
- * which nothing changed sends nothing.
+ * The subscribers of one stream that asked for one `interval` and `threshold` (docs/protocol.md
+ * "Per-subscription options"), sent to as a group so that each gets the same prebuilt snapshot at
+ * the same moment.
+ *
+ * An `interval` paces: a change after a quiet interval goes out at once (leading edge), changes
+ * within an interval are conflated into one snapshot of the latest state when it ends (trailing
+ * edge), and an interval in which nothing changed sends nothing.
+ *
+ * A `threshold` gates: a state goes out only when it moved by the threshold from the one the group
+ * last sent (./threshold.ts). A state withheld goes out once the stream has been still for the
+ * settle time (the interval, else `THRESHOLD_SETTLE_MS`), so moves below the threshold that add up
+ * to nothing send nothing, and the final state always arrives.
  */
+import { THRESHOLD_SETTLE_MS } from '../../../packages/protocol/src/protocol/limits.ts';
+import { thresholdMove } from './threshold.ts';
+
+/** A subscription's contract beyond every change: both absent means raw. */
+export interface Pace {
+  interval?: number | undefined;
+  threshold?: string | undefined;
+}
+
 export class PacedGroup<Member> {
-  readonly interval: number;
+  readonly interval: number | undefined;
+  readonly threshold: string | undefined;
   readonly members = new Set<Member>();
   readonly #send: (members: ReadonlySet<Member>) => void;
+  readonly #state: () => unknown;
   /** Running while an interval since the last send has not ended. */
-  #timer: NodeJS.Timeout | undefined;
-  /** The stream changed since the last send. */
+  #paceTimer: NodeJS.Timeout | undefined;
+  /** A send is due when the running interval ends. */
   #owed = false;
+  /** Running while a withheld change waits for the stream to settle. */
+  #settleTimer: NodeJS.Timeout | undefined;
+  /** The stream settled on a withheld change: the next send need not pass the threshold. */
+  #settled = false;
+  /** The state the group last sent (thresholds compare against it). */
+  #sent: unknown;
 
-  constructor(interval: number, send: (members: ReadonlySet<Member>) => void) {
-    this.interval = interval;
+  /** `state`: the stream's current state; the group starts from it (its members were just sent it). */
+  constructor(pace: Pace, send: (members: ReadonlySet<Member>) => void, state: () => unknown) {
+    this.interval = pace.interval;
+    this.threshold = pace.threshold;
     this.#send = send;
+    this.#state = state;
+    this.#sent = state();
   }
 
   /** The stream took a new state. */
   changed(): void {
-    if (this.#timer !== undefined) {
+    if (this.threshold !== undefined) this.#awaitSettle();
+    if (this.#paceTimer !== undefined) {
       this.#owed = true;
       return;
     }
-    this.#sendNow();
+    this.#consider();
   }
 
   stop(): void {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    clearTimeout(this.#paceTimer);
+    clearTimeout(this.#settleTimer);
+    this.#paceTimer = undefined;
+    this.#settleTimer = undefined;
     this.#owed = false;
+    this.#settled = false;
+  }
+
+  /** Sends the current state if it is due: always without a threshold, else when it moved enough. */
+  #consider(): void {
+    if (this.threshold === undefined || this.#settled) {
+      this.#sendNow();
+      return;
+    }
+    if (thresholdMove(this.#sent, this.#state(), this.threshold) === 'moved') this.#sendNow();
+  }
+
+  /** Each change starts the settle time over: a state goes out once the stream stops moving. */
+  #awaitSettle(): void {
+    clearTimeout(this.#settleTimer);
+    this.#settleTimer = setTimeout(() => this.#settle(), this.interval ?? THRESHOLD_SETTLE_MS);
+    this.#settleTimer.unref();
+  }
+
+  #settle(): void {
+    this.#settleTimer = undefined;
+    if (thresholdMove(this.#sent, this.#state(), this.threshold ?? '0') === 'same') return;
+    this.#settled = true;
+    if (this.#paceTimer === undefined) this.#sendNow();
+    else this.#owed = true;
   }
 
   #sendNow(): void {
     this.#owed = false;
-    this.#timer = setTimeout(() => this.#intervalEnded(), this.interval);
-    this.#timer.unref();
+    this.#settled = false;
+    clearTimeout(this.#settleTimer);
+    this.#settleTimer = undefined;
+    this.#sent = this.#state();
+    if (this.interval !== undefined) {
+      this.#paceTimer = setTimeout(() => this.#intervalEnded(), this.interval);
+      this.#paceTimer.unref();
+    }
     this.#send(this.members);
   }
 
   #intervalEnded(): void {
-    this.#timer = undefined;
-    if (this.#owed) this.#sendNow();
+    this.#paceTimer = undefined;
+    if (this.#owed) {
+      this.#owed = false;
+      this.#consider();
+    }
   }
 }

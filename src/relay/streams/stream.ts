@@ -59,8 +59,11 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   readonly channel: C;
   readonly market: string;
   readonly depth: BookDepth | undefined;
-  /** Those paced at an `interval` get the current snapshot when their group sends (./paced.ts). */
-  readonly subscribers = new Subscribers<StreamSubscriber>((paced) => this.#sendPaced(paced));
+  /** Those paced (`interval`, `threshold`) get the current snapshot when their group sends (./paced.ts). */
+  readonly subscribers = new Subscribers<StreamSubscriber>(
+    (paced) => this.#sendPaced(paced),
+    () => this.#state,
+  );
   /** How many of `subscribers` are clients (not `internal`): each frame is one message to each. */
   get clientCount(): number {
     return this.subscribers.clients;

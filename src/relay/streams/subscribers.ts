@@ -2,11 +2,12 @@
  * @module relay/streams/subscribers
  * A stream's subscribers, with the relay's own (`internal`: a session following the catalogue for
  * its wildcards) counted apart as they come and go, so the clients a frame goes to are known
- * without walking the set on every publish. Those that asked for an `interval` are held apart in
- * one paced group per interval (./paced.ts): the raw set a change is fanned out to holds only the
- * others, so pacing adds nothing to a raw subscriber's delivery.
+ * without walking the set on every publish. Those that asked for an `interval` or a `threshold`
+ * are held apart in one paced group per (interval, threshold) (./paced.ts): the raw set a change is
+ * fanned out to holds only the others, so pacing adds nothing to a raw subscriber's delivery, and a
+ * group's frame is built once for all its members.
  */
-import { PacedGroup } from './paced.ts';
+import { type Pace, PacedGroup } from './paced.ts';
 
 export class Subscribers<Subscriber extends { readonly internal?: boolean }> extends Set<Subscriber> {
   #internal = 0;
@@ -14,14 +15,23 @@ export class Subscribers<Subscriber extends { readonly internal?: boolean }> ext
   #pacedClients = 0;
   /** The subscribers each change goes to at once. */
   readonly #raw = new Set<Subscriber>();
-  readonly #groups = new Map<number, PacedGroup<Subscriber>>();
-  readonly #intervalOf = new Map<Subscriber, number>();
+  /** By `groupKey`. */
+  readonly #groups = new Map<string, PacedGroup<Subscriber>>();
+  readonly #paceOf = new Map<Subscriber, Pace>();
   readonly #sendPaced: (members: ReadonlySet<Subscriber>) => void;
+  readonly #state: () => unknown;
 
-  /** `sendPaced`: hands the stream's current state to a paced group's members. */
-  constructor(sendPaced: (members: ReadonlySet<Subscriber>) => void = () => {}) {
+  /**
+   * `sendPaced`: hands the stream's current state to a paced group's members; `state`: the stream's
+   * current state (what a threshold compares).
+   */
+  constructor(
+    sendPaced: (members: ReadonlySet<Subscriber>) => void = () => {},
+    state: () => unknown = () => undefined,
+  ) {
     super();
     this.#sendPaced = sendPaced;
+    this.#state = state;
   }
 
   /** The subscribers that are clients: each frame is one message to each. */
@@ -41,7 +51,12 @@ export class Subscribers<Subscriber extends { readonly internal?: boolean }> ext
 
   /** The interval `subscriber` is paced at, or undefined (every change). */
   intervalOf(subscriber: Subscriber): number | undefined {
-    return this.#intervalOf.get(subscriber);
+    return this.#paceOf.get(subscriber)?.interval;
+  }
+
+  /** The threshold `subscriber`'s messages wait for, or undefined (every change). */
+  thresholdOf(subscriber: Subscriber): string | undefined {
+    return this.#paceOf.get(subscriber)?.threshold;
   }
 
   /** The stream changed: each paced group sends now or at the end of its interval. */
@@ -57,22 +72,27 @@ export class Subscribers<Subscriber extends { readonly internal?: boolean }> ext
     return super.add(subscriber);
   }
 
-  /** Paces a subscriber held here at `interval`, or (undefined) gives it every change again. */
-  pace(subscriber: Subscriber, interval: number | undefined): void {
-    if (!this.has(subscriber) || this.#intervalOf.get(subscriber) === interval) return;
+  /**
+   * Paces a subscriber held here at `interval` and gates it at `threshold`, or (both undefined)
+   * gives it every change again.
+   */
+  pace(subscriber: Subscriber, interval: number | undefined, threshold?: string): void {
+    const was = this.#paceOf.get(subscriber);
+    if (!this.has(subscriber) || (was?.interval === interval && was?.threshold === threshold)) return;
     this.#unpace(subscriber);
-    if (interval === undefined) {
+    if (interval === undefined && threshold === undefined) {
       this.#raw.add(subscriber);
       return;
     }
     this.#raw.delete(subscriber);
-    let group = this.#groups.get(interval);
+    const key = groupKey(interval, threshold);
+    let group = this.#groups.get(key);
     if (group === undefined) {
-      group = new PacedGroup(interval, this.#sendPaced);
-      this.#groups.set(interval, group);
+      group = new PacedGroup({ interval, threshold }, this.#sendPaced, this.#state);
+      this.#groups.set(key, group);
     }
     group.members.add(subscriber);
-    this.#intervalOf.set(subscriber, interval);
+    this.#paceOf.set(subscriber, { interval, threshold });
     if (subscriber.internal !== true) this.#pacedClients += 1;
   }
 
@@ -91,20 +111,26 @@ export class Subscribers<Subscriber extends { readonly internal?: boolean }> ext
     this.#raw.clear();
     for (const group of this.#groups.values()) group.stop();
     this.#groups.clear();
-    this.#intervalOf.clear();
+    this.#paceOf.clear();
     super.clear();
   }
 
   #unpace(subscriber: Subscriber): void {
-    const interval = this.#intervalOf.get(subscriber);
-    if (interval === undefined) return;
-    this.#intervalOf.delete(subscriber);
+    const pace = this.#paceOf.get(subscriber);
+    if (pace === undefined) return;
+    this.#paceOf.delete(subscriber);
     if (subscriber.internal !== true) this.#pacedClients -= 1;
-    const group = this.#groups.get(interval);
+    const key = groupKey(pace.interval, pace.threshold);
+    const group = this.#groups.get(key);
     group?.members.delete(subscriber);
     if (group !== undefined && group.members.size === 0) {
       group.stop();
-      this.#groups.delete(interval);
+      this.#groups.delete(key);
     }
   }
+}
+
+/** One group per (interval, threshold); a threshold is compared in its one (validated) spelling. */
+function groupKey(interval: number | undefined, threshold: string | undefined): string {
+  return `${interval ?? ''}/${threshold ?? ''}`;
 }

@@ -25,7 +25,7 @@ from .errors import ConnectTimeout, RelayClientError
 from .json_streams import CandlesSubscription, RestSubscription
 from .options import ClientOptions
 from .own_view import OwnView
-from .requests import checked_interval, subscribe_requests, unsubscribe_request
+from .requests import checked_interval, checked_threshold, subscribe_requests, unsubscribe_request
 from .streams import (
     BookSubscription,
     CatalogueState,
@@ -114,8 +114,14 @@ class RelayClient(OwnView, WildcardHost, ConnectionListener):
         level = book_depth(depth)
         return self._subscribe("book", market, level, BookSubscription, lambda m: BookSubscription(self, m, level), interval)
 
-    def subscribe_price(self, market: str, *, interval: Optional[int] = None) -> PriceSubscription:
-        return self._subscribe("price", market, None, PriceSubscription, lambda m: PriceSubscription(self, m), interval)
+    def subscribe_price(
+        self, market: str, *, interval: Optional[int] = None, threshold: Optional[str] = None
+    ) -> PriceSubscription:
+        """``threshold`` (a decimal string of price units): a message only once best bid, best ask or
+        midpoint moved by that much; README "Price thresholds"."""
+        return self._subscribe(
+            "price", market, None, PriceSubscription, lambda m: PriceSubscription(self, m), interval, threshold
+        )
 
     def subscribe_trades(self, market: str) -> TradesSubscription:
         """No ``interval``: each trade is an event, and conflating would drop those beyond the kept window."""
@@ -237,19 +243,33 @@ class RelayClient(OwnView, WildcardHost, ConnectionListener):
     # --- streams ---------------------------------------------------------------------------------
 
     def _subscribe(
-        self, channel: str, stream_id: str, depth: Optional[int], kind: Type[S], create: Callable[[str], S], interval: object = None
+        self,
+        channel: str,
+        stream_id: str,
+        depth: Optional[int],
+        kind: Type[S],
+        create: Callable[[str], S],
+        interval: object = None,
+        threshold: object = None,
     ) -> S:
         pace = checked_interval(interval)
+        gate = checked_threshold(threshold)
         market = canonical_stream_id(channel, stream_id)
         existing = self._streams.get(StreamKey(channel, market, depth))
         if isinstance(existing, kind):
-            # A new pace is asked with a repeated subscribe, which the relay answers with a snapshot.
-            if pace is not None and existing.interval != pace:
+            # A new pace or threshold is asked with a repeated subscribe, which the relay answers with a snapshot.
+            repace = pace is not None and existing.interval != pace
+            regate = gate is not None and existing.threshold != gate
+            if repace:
                 existing.interval = pace
+            if regate:
+                existing.threshold = gate
+            if repace or regate:
                 self.request_snapshot(existing)
             return existing
         stream = create(market)
         stream.interval = pace
+        stream.threshold = gate
         if self._closing:
             stream.end("client closed")
             return stream

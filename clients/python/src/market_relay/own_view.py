@@ -74,3 +74,15 @@ class OwnView(RelayMessages):
 
         request = {"op": "update", "channel": "book", "markets": [stream.market], "depth": depth, "from_depth": stream.depth}
         await self._ask(request, moved)
+
+    async def change_options(self, stream: StreamSubscription[Any], options: Dict[str, Any]) -> None:
+        if self._streams.get(stream.key) is not stream:
+            raise RelayClientError("bad_request", f"{stream.channel} {stream.market} is not subscribed")
+
+        def changed(_message: Dict[str, Any]) -> None:
+            if "interval" in options:
+                stream.interval = options["interval"]
+            if "threshold" in options:
+                stream.threshold = options["threshold"]
+
+        await self._ask({"op": "update", "channel": stream.channel, "markets": [stream.market], **options}, changed)

@@ -5,6 +5,8 @@ names its streams ``paths`` / ``path`` where every other channel says ``markets`
 
 from __future__ import annotations
 
+import re
+from decimal import Decimal
 from typing import Any, Dict, List, Optional, Tuple
 
 from .subscription import StreamKey, StreamSubscription
@@ -13,6 +15,22 @@ from .subscription import StreamKey, StreamSubscription
 MARKETS_PER_REQUEST = 100
 #: The bounds of a subscription's ``interval`` in ms (docs/protocol.md "Per-subscription options").
 MIN_INTERVAL_MS, MAX_INTERVAL_MS = 100, 60_000
+
+
+#: A ``price`` subscription's ``threshold``: a decimal string above 0 and at most "1", with at most 8
+#: decimal places (docs/protocol.md "Per-subscription options").
+MAX_THRESHOLD, MAX_THRESHOLD_DECIMALS = Decimal("1"), 8
+_THRESHOLD_FORM = re.compile(r"\d+(\.\d{1,%d})?" % MAX_THRESHOLD_DECIMALS)
+
+
+def checked_threshold(threshold: object) -> Optional[str]:
+    """A ``price`` threshold as ``subscribe_price`` takes it (a string, so it stays exact); a value
+    the relay would refuse raises, as a bad interval does."""
+    if threshold is None:
+        return None
+    if not isinstance(threshold, str) or not _THRESHOLD_FORM.fullmatch(threshold) or not 0 < Decimal(threshold) <= MAX_THRESHOLD:
+        raise ValueError('threshold must be a decimal string above 0 and at most "1", with at most 8 decimal places')
+    return threshold
 
 
 def checked_interval(interval: object) -> Optional[int]:
@@ -58,12 +76,13 @@ def unsubscribe_request(stream: StreamSubscription[Any]) -> Dict[str, Any]:
 
 
 def subscribe_requests(streams: List[StreamSubscription[Any]]) -> List[Dict[str, Any]]:
-    """One ``subscribe`` per (channel, depth, interval) and 100 ids, with ``resume`` where a stream has a point."""
-    groups: Dict[Tuple[str, Optional[int], Optional[int]], List[StreamSubscription[Any]]] = {}
+    """One ``subscribe`` per (channel, depth, interval, threshold) and 100 ids, with ``resume`` where a
+    stream has a point."""
+    groups: Dict[Tuple[str, Optional[int], Optional[int], Optional[str]], List[StreamSubscription[Any]]] = {}
     for stream in streams:
-        groups.setdefault((stream.channel, stream.depth, stream.interval), []).append(stream)
+        groups.setdefault((stream.channel, stream.depth, stream.interval, stream.threshold), []).append(stream)
     requests: List[Dict[str, Any]] = []
-    for (channel, depth, interval), members in groups.items():
+    for (channel, depth, interval, threshold), members in groups.items():
         for start in range(0, len(members), MARKETS_PER_REQUEST):
             chunk = members[start : start + MARKETS_PER_REQUEST]
             request: Dict[str, Any] = {"op": "subscribe", "channel": channel, ids_field(channel): [s.market for s in chunk]}
@@ -71,6 +90,8 @@ def subscribe_requests(streams: List[StreamSubscription[Any]]) -> List[Dict[str,
                 request["depth"] = depth
             if interval is not None:
                 request["interval"] = interval
+            if threshold is not None:
+                request["threshold"] = threshold
             points = {s.market: s.resume_point for s in chunk if s.resume_point is not None}
             if points:
                 request["resume"] = points

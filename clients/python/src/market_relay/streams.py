@@ -18,6 +18,7 @@ from .book import (
     book_from_snapshot,
 )
 from .events import EventStream
+from .requests import checked_interval, checked_threshold
 from .subscription import StreamHost, StreamSubscription
 
 
@@ -55,10 +56,25 @@ class BookSubscription(StreamSubscription[BookState]):
         return checksum == message.get("checksum")
 
 
+#: ``PriceSubscription.update``: an option not named is left as it is.
+_LEAVE: Any = object()
+
+
 class PriceSubscription(StreamSubscription[Dict[str, str]]):
     """A ``price`` stream: upstream's decimal strings per field; a field upstream omits is absent."""
 
     channel = "price"
+
+    async def update(self, *, interval: Any = _LEAVE, threshold: Any = _LEAVE) -> None:
+        """Changes this stream's ``interval`` and ``threshold`` at the relay in place: None clears one,
+        one not named is left. Returns on the relay's ``subscribed``; raises ``RelayClientError`` with
+        its error, and ``ValueError`` at once for a value the relay would refuse."""
+        options: Dict[str, Any] = {}
+        if interval is not _LEAVE:
+            options["interval"] = checked_interval(interval)
+        if threshold is not _LEAVE:
+            options["threshold"] = checked_threshold(threshold)
+        await self._host.change_options(self, options)
 
     def state_of(self, data: Any) -> Dict[str, str]:
         return channels.price_from_snapshot(data)

@@ -80,6 +80,11 @@ class StreamHost:
         """Moves a book stream to ``depth`` at the relay (docs/protocol.md "update")."""
         raise NotImplementedError
 
+    async def change_options(self, stream: "StreamSubscription[Any]", options: Dict[str, Any]) -> None:
+        """Sets a stream's ``interval`` / ``threshold`` at the relay (docs/protocol.md "update"): None
+        clears one, a key left out leaves it."""
+        raise NotImplementedError
+
 
 class StreamFormatError(ValueError):
     """A snapshot or update whose data is not its channel's shape."""
@@ -105,6 +110,9 @@ class StreamSubscription(Emitter[StreamEvent], Generic[State]):
         #: The pace asked for in ms (docs/protocol.md "Per-subscription options"): at most one message per
         #: interval, each a snapshot of the latest state; None: every change. Set by the client.
         self.interval: Optional[int] = None
+        #: ``price``: the move of best bid, best ask or midpoint each message waits for (a decimal
+        #: string; docs/protocol.md "Per-subscription options"), each a snapshot; None: every change.
+        self.threshold: Optional[str] = None
         self._host = host
         self._resyncing = False
         self._connection_down = False

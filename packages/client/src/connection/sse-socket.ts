@@ -86,21 +86,25 @@ export class SseSocket implements WebSocketLike {
         ...(request.id === undefined ? {} : { id: request.id }),
         ts: new Date().toISOString(),
       });
-    } else if (request.op === 'subscribe' && request.interval === undefined) {
+    } else if (
+      request.op === 'subscribe' &&
+      request.interval === undefined &&
+      request.threshold === undefined
+    ) {
       this.#subscribe(request);
     } else if (request.op === 'unsubscribe') {
       this.#unsubscribe(request);
     } else {
       // One-way: a stream's options change by reconnecting with the new query. Answered after
       // send returns, as a relay's answer would be, so the request is waiting for it. A paced
-      // stream is refused for now: one response per (channel, depth) cannot mix paces.
+      // or gated stream is refused for now: one response per (channel, depth) cannot mix paces.
       const refusal = {
         type: 'error',
         ...(request.id === undefined ? {} : { id: request.id }),
         code: 'bad_request',
         message:
           request.op === 'subscribe'
-            ? '"interval" needs a WebSocket in this SDK for now (the relay\'s SSE takes it as a query parameter)'
+            ? `"${request.interval === undefined ? 'threshold' : 'interval'}" needs a WebSocket in this SDK for now (the relay's SSE takes it as a query parameter)`
             : `"${request.op}" needs a WebSocket: Server-Sent Events carry no requests`,
         ...(request.op === 'subscribe' ? { channel: request.channel } : {}),
       };

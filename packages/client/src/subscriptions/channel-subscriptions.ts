@@ -36,8 +36,14 @@ import { bookDepths } from '../../../protocol/src/protocol/messages.ts';
 
 import { applyPriceUpdate } from '../../../protocol/src/protocol/price.ts';
 import { RelayClientError } from '../events/client-error.ts';
+import { checkedInterval, checkedThreshold } from './options.ts';
 import type { RestSubscription } from './rest-subscription.ts';
-import { type StreamEvents, type StreamHost, StreamSubscription } from './stream-subscription.ts';
+import {
+  type StreamEvents,
+  type StreamHost,
+  type StreamOptions,
+  StreamSubscription,
+} from './stream-subscription.ts';
 
 export type AnyStreamSubscription =
   | BookSubscription
@@ -115,6 +121,30 @@ export class PriceSubscription extends StreamSubscription<
 > {
   readonly channel = 'price';
   readonly depth = undefined;
+  readonly #host: StreamHost;
+
+  constructor(host: StreamHost, market: string) {
+    super(host, market);
+    this.#host = host;
+  }
+
+  /**
+   * Changes this stream's `interval` and `threshold` at the relay in place (an `update`; docs/
+   * client.md): null clears one, absent leaves it. Resolves on the relay's `subscribed`, rejects
+   * with its error; a value the relay would refuse throws, as `subscribePrice` does.
+   */
+  update(options: StreamOptions): Promise<void> {
+    const { interval, threshold } = options;
+    const checked: StreamOptions = {
+      ...(interval === undefined ? {} : { interval: interval === null ? null : checkedInterval(interval) }),
+      ...(threshold === undefined
+        ? {}
+        : { threshold: threshold === null ? null : checkedThreshold(threshold) }),
+    };
+    if (this.#host.changeOptions === undefined)
+      return Promise.reject(new RelayClientError('bad_request', 'this stream cannot change its options'));
+    return this.#host.changeOptions(this, checked);
+  }
 
   protected stateOf(snapshot: PriceSnapshotMessage): PriceData {
     return snapshot.data;

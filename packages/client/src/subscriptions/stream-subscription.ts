@@ -56,6 +56,17 @@ export interface StreamHost {
    * before the new depth's snapshot. Absent where the host cannot (the request is refused).
    */
   changeDepth?(stream: StreamRef, depth: BookDepth, moved: () => void): Promise<void>;
+  /**
+   * Sets a stream's `interval` and `threshold` at the relay (an `update`; null clears one, absent
+   * leaves it); the stream takes them as the relay's answer arrives. Absent where the host cannot.
+   */
+  changeOptions?(stream: StreamRef, options: StreamOptions): Promise<void>;
+}
+
+/** A stream's options as an `update` changes them: null clears one, absent leaves it as it is. */
+export interface StreamOptions {
+  interval?: number | null;
+  threshold?: string | null;
 }
 
 interface StreamMessageOf<Data> {
@@ -94,6 +105,11 @@ export abstract class StreamSubscription<
    * interval, each a snapshot of the latest state. Undefined: every change. Set by the client.
    */
   interval: number | undefined;
+  /**
+   * `price`: the move of best bid, best ask or midpoint each message waits for (a decimal string;
+   * docs/protocol.md "Per-subscription options"), each a snapshot. Undefined: every change.
+   */
+  threshold: string | undefined;
   readonly #host: StreamHost;
   #resyncing = false;
   #connectionDown = false;

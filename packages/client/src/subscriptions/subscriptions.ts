@@ -1,15 +1,13 @@
 /**
  * @module client/subscriptions/subscriptions
  * Subscription bookkeeping: the application's streams by key, and the `subscribe` requests that
- * (re)establish them: one per (channel, depth, interval) group and at most 100 markets each (protocol.md
+ * (re)establish them: one per (channel, depth, interval, threshold) group and at most 100 markets each (protocol.md
  * "Client -> relay"), carrying `resume` for every stream that still trusts its state.
  */
 import {
   type BookDepth,
   type Channel,
-  MAX_INTERVAL_MS,
   MAX_MARKETS_PER_REQUEST,
-  MIN_INTERVAL_MS,
   type ResumePoint,
   type SubscribeRequest,
   type UnsubscribeRequest,
@@ -82,6 +80,7 @@ export function subscribeRequests(
         markets: chunk.map((stream) => stream.market),
         ...depthField(first),
         ...(first.interval === undefined ? {} : { interval: first.interval }),
+        ...(first.threshold === undefined ? {} : { threshold: first.threshold }),
         ...(Object.keys(points).length === 0 ? {} : { resume: points }),
       });
     }
@@ -98,21 +97,11 @@ function depthField(stream: AnyStreamSubscription): { depth?: NonNullable<BookDe
   return stream.depth === undefined || stream.depth === null ? {} : { depth: stream.depth };
 }
 
-/** A stream's pace as `subscribe…` takes it; a value the relay would refuse throws, as a bad id does. */
-export function checkedInterval(interval: number | undefined): number | undefined {
-  if (interval === undefined) return undefined;
-  if (!Number.isInteger(interval) || interval < MIN_INTERVAL_MS || interval > MAX_INTERVAL_MS)
-    throw new TypeError(
-      `interval: expected a whole number of ms from ${MIN_INTERVAL_MS} to ${MAX_INTERVAL_MS}`,
-    );
-  return interval;
-}
-
-/** One request per (channel, depth, interval): each is one selection on the wire. */
+/** One request per (channel, depth, interval, threshold): each is one selection on the wire. */
 function groupByChannelAndDepth(streams: Iterable<AnyStreamSubscription>): AnyStreamSubscription[][] {
   const groups = new Map<string, AnyStreamSubscription[]>();
   for (const stream of streams) {
-    const key = `${stream.channel}:${stream.depth ?? 'full'}:${stream.interval ?? ''}`;
+    const key = `${stream.channel}:${stream.depth ?? 'full'}:${stream.interval ?? ''}:${stream.threshold ?? ''}`;
     const group = groups.get(key);
     if (group === undefined) groups.set(key, [stream]);
     else group.push(stream);

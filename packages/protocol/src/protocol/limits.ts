@@ -23,5 +23,15 @@ export const MAX_MARKETS_PER_REQUEST = 100;
 export const MIN_INTERVAL_MS = 100;
 export const MAX_INTERVAL_MS = 60_000;
 
+/**
+ * A `price` subscription's `threshold` (docs/protocol.md "Per-subscription options"): a decimal
+ * string above 0, at most `MAX_THRESHOLD`, with at most `MAX_THRESHOLD_DECIMALS` places (upstream's
+ * prices have 8). A change withheld below it goes out once the stream has been still for
+ * `THRESHOLD_SETTLE_MS`, or for the subscription's `interval` when it has one.
+ */
+export const MAX_THRESHOLD = '1';
+export const MAX_THRESHOLD_DECIMALS = 8;
+export const THRESHOLD_SETTLE_MS = 1_000;
+
 /** Longest string request `id` the relay echoes back. */
 export const MAX_REQUEST_ID_LENGTH = 128;

@@ -19,6 +19,7 @@ export const bookDepths = [1, 5, 10, 25, 50] as const;
 export type BookDepth = (typeof bookDepths)[number] | null;
 
 export { MAX_INTERVAL_MS, MAX_MARKETS_PER_REQUEST, MIN_INTERVAL_MS } from './limits.ts';
+export { isThreshold, thresholdExpected } from './threshold.ts';
 
 // Client -> relay (protocol.md "Client -> relay"). Plain types, so that the client SDK needs no
 // zod, not even for its type declarations; ./requests.ts validates frames against them with zod.
@@ -39,6 +40,8 @@ export interface SubscribeRequest extends StreamSelection {
   op: 'subscribe';
   /** At most one message per interval (ms) per stream, the latest state (conflated). */
   interval?: number;
+  /** `price`: a message only once best bid, best ask or midpoint moved by this much (decimal string). */
+  threshold?: string;
   resume?: Record<string, ResumePoint>;
 }
 export interface UnsubscribeRequest extends StreamSelection {
@@ -55,6 +58,8 @@ export interface UpdateRequest extends StreamSelection {
   from_depth?: BookDepth;
   /** The new interval (ms); null: every change again. */
   interval?: number | null;
+  /** The new threshold (`price`); null: every move again. */
+  threshold?: string | null;
 }
 /** Asks for the connection's own subscriptions and limits (docs/protocol.md "Listing subscriptions"). */
 export interface ListRequest {
@@ -188,6 +193,8 @@ export interface SubscribedMessage {
   depth?: BookDepth;
   /** The subscription's `interval` (ms), when it asked for one. */
   interval?: number;
+  /** The subscription's `threshold`, when it asked for one. */
+  threshold?: string;
   recovered?: Record<string, boolean>;
   /** Compact connections only (./compact.ts): each market's stream number. */
   streams?: Record<string, number>;
@@ -258,6 +265,8 @@ export interface SubscriptionEntry {
   seq: number | null;
   /** The subscription's `interval` (ms), when it has one. */
   interval?: number;
+  /** The subscription's `threshold`, when it has one. */
+  threshold?: string;
   /** The stream's freshness, as its `status` messages name it (absent on a wildcard entry). */
   status?: StreamState;
   /** Set on the entry of a `"*"` subscription. */

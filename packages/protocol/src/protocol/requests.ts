@@ -31,6 +31,7 @@ import {
   type UpdateRequest,
 } from './messages.ts';
 import { MAX_REST_PATH_LENGTH } from './rest-paths.ts';
+import { isThreshold, shortestThreshold, thresholdExpected } from './threshold.ts';
 
 const requestId = z.union([z.string().max(MAX_REQUEST_ID_LENGTH), z.number().int()]);
 const resumePoint = z.object({ epoch: z.string().min(1).max(64), seq: z.number().int().nonnegative() });
@@ -80,6 +81,15 @@ const interval = z
   .min(MIN_INTERVAL_MS, { error: intervalExpected })
   .max(MAX_INTERVAL_MS, { error: intervalExpected });
 
+/**
+ * The least move of best bid, best ask or midpoint a `price` message waits for (docs/protocol.md
+ * "Per-subscription options"), in price units: a string, so it reaches the comparison exact.
+ */
+const threshold = z
+  .string({ error: thresholdExpected })
+  .refine(isThreshold, { error: thresholdExpected })
+  .transform(shortestThreshold);
+
 /** The streams a subscribe or unsubscribe names: a channel, its stream ids and (book) depth. */
 const streamSelection = {
   id: requestId.optional(),
@@ -105,6 +115,7 @@ function checkStreamIds(
     resume?: Record<string, unknown>;
     misnamedPaths?: true;
     interval?: number | null;
+    threshold?: string | null;
   },
   context: z.RefinementCtx,
 ): void {
@@ -126,6 +137,12 @@ function checkStreamIds(
       context.addIssue({
         code: 'custom',
         path: ['interval'],
+        message: 'applies to named markets only, not "*"',
+      });
+    else if (selection.threshold !== undefined)
+      context.addIssue({
+        code: 'custom',
+        path: ['threshold'],
         message: 'applies to named markets only, not "*"',
       });
   } else {
@@ -164,6 +181,7 @@ export const subscribeRequest = z
     op: z.literal('subscribe'),
     ...streamSelection,
     interval: interval.optional(),
+    threshold: threshold.optional(),
     resume: z.record(streamId, resumePoint).optional(),
   })
   .superRefine(checkStreamIds)
@@ -193,6 +211,7 @@ export const updateRequest = z
     ...streamSelection,
     from_depth: streamSelection.depth,
     interval: interval.nullable().optional(),
+    threshold: threshold.nullable().optional(),
   })
   .superRefine(checkStreamIds)
   .transform((request) => ({

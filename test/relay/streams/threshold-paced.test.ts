@@ -1,0 +1,128 @@
+/**
+ * Subscribers of a `price` stream with a `threshold` (docs/protocol.md "Per-subscription options"),
+ * on the relay's clock faked: a state goes out when best bid, best ask or midpoint moved by the
+ * threshold since the group's last send; a withheld state goes out once the stream has been still
+ * for the settle time (1 s, or the interval); moves that add up to nothing send nothing; an
+ * interval still spaces the sends; one frame serves the whole group.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { THRESHOLD_SETTLE_MS } from '../../../packages/protocol/src/protocol/limits.ts';
+import type { PriceData, PriceUpdateData } from '../../../packages/protocol/src/protocol/messages.ts';
+import { codecs } from '../../../src/relay/channels/codecs.ts';
+import type { Frame } from '../../../src/relay/streams/frame.ts';
+import { type AnyStream, Stream, type StreamSubscriber } from '../../../src/relay/streams/stream.ts';
+
+const market = '11111111-1111-4111-8111-111111111111';
+
+class Recorder implements StreamSubscriber {
+  readonly frames: { frame: Frame; at: number; kind: string }[] = [];
+  deliver(_stream: AnyStream, frame: Frame, kind: 'snapshot' | 'update'): void {
+    this.frames.push({ frame, at: Date.now(), kind });
+  }
+  notify(): void {}
+  ended(): void {}
+  bids(): string[] {
+    return this.frames.map(({ frame }) => JSON.parse(frame.text).data.best_bid as string);
+  }
+}
+
+/** Best bid in half ticks of 0.01 above 0.50, the ask fixed, the midpoint between them. */
+const at = (halfTicks: number): PriceData => {
+  const bid = 5_000 + halfTicks * 50; // in units of 0.0001
+  const price = (units: number) => (units / 10_000).toFixed(8);
+  return { best_bid: price(bid), best_ask: price(6_000), midpoint_price: price((bid + 6_000) / 2) };
+};
+
+describe('threshold subscribers', () => {
+  let stream: Stream<PriceData, PriceUpdateData>;
+  const move = (halfTicks: number) => {
+    const ts = new Date().toISOString();
+    stream.publish(at(halfTicks), ts, ts, Date.now());
+  };
+
+  beforeEach(() => {
+    vi.useFakeTimers();
+    stream = new Stream({ channel: 'price', market }, codecs.price, 64);
+  });
+  afterEach(() => {
+    stream.close('test over');
+    vi.useRealTimers();
+  });
+
+  it('sends the moves that add up to a tick, and the final state once the stream is still', () => {
+    const [raw, gated] = [new Recorder(), new Recorder()];
+    for (const subscriber of [raw, gated]) stream.subscribers.add(subscriber);
+    stream.subscribers.pace(gated, undefined, '0.01');
+    expect(stream.subscribers.thresholdOf(gated)).toBe('0.01');
+    for (let step = 0; step <= 5; step += 1) {
+      move(step);
+      vi.advanceTimersByTime(100);
+    }
+    expect(raw.frames).toHaveLength(6);
+    // The first state, then each full tick from what was last sent: 0.50, 0.51, 0.52.
+    expect(gated.bids()).toEqual(['0.50000000', '0.51000000', '0.52000000']);
+    vi.advanceTimersByTime(THRESHOLD_SETTLE_MS - 101);
+    expect(gated.bids()).toHaveLength(3);
+    vi.advanceTimersByTime(1);
+    // Still for the settle time since the last change: the final state, 0.525.
+    expect(gated.bids().at(-1)).toBe('0.52500000');
+    expect(gated.frames.every(({ kind }) => kind === 'snapshot')).toBe(true);
+    vi.advanceTimersByTime(10_000);
+    expect(gated.bids()).toHaveLength(4);
+  });
+
+  it('sends nothing for moves below the threshold that end where they began', () => {
+    const gated = new Recorder();
+    stream.subscribers.add(gated);
+    move(0);
+    stream.subscribers.pace(gated, undefined, '0.01');
+    for (let step = 1; step <= 20; step += 1) {
+      move(step % 2);
+      vi.advanceTimersByTime(300);
+    }
+    vi.advanceTimersByTime(THRESHOLD_SETTLE_MS * 5);
+    // The first state only, sent before the threshold was set.
+    expect(gated.bids()).toEqual(['0.50000000']);
+  });
+
+  it('with an interval, spaces its sends by it and settles within it', () => {
+    const gated = new Recorder();
+    stream.subscribers.add(gated);
+    stream.subscribers.pace(gated, 500, '0.01');
+    move(0); // leading edge: the first state
+    vi.advanceTimersByTime(50);
+    move(2); // a tick, but within the interval: owed to its end
+    expect(gated.bids()).toEqual(['0.50000000']);
+    vi.advanceTimersByTime(450);
+    expect(gated.bids()).toEqual(['0.50000000', '0.51000000']);
+    vi.advanceTimersByTime(600);
+    move(3); // half a tick: withheld, and settled an interval after it
+    vi.advanceTimersByTime(499);
+    expect(gated.bids()).toHaveLength(2);
+    vi.advanceTimersByTime(1);
+    expect(gated.bids().at(-1)).toBe('0.51500000');
+    const gaps = gated.frames.slice(1).map(({ at: when }, i) => when - gated.frames[i]!.at);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(500);
+  });
+
+  it('builds one frame per (interval, threshold) group and leaves no timer behind', () => {
+    const [a, b, coarse] = [new Recorder(), new Recorder(), new Recorder()];
+    for (const subscriber of [a, b, coarse]) stream.subscribers.add(subscriber);
+    stream.subscribers.pace(a, undefined, '0.01');
+    stream.subscribers.pace(b, undefined, '0.01');
+    stream.subscribers.pace(coarse, undefined, '0.05');
+    for (let step = 0; step <= 6; step += 1) move(step);
+    expect(a.frames.every(({ frame }, i) => b.frames[i]!.frame === frame)).toBe(true);
+    expect(a.bids()).toEqual(['0.50000000', '0.51000000', '0.52000000', '0.53000000']);
+    expect(coarse.bids()).toEqual(['0.50000000']);
+    vi.advanceTimersByTime(THRESHOLD_SETTLE_MS);
+    expect(coarse.bids()).toEqual(['0.50000000', '0.53000000']);
+    stream.subscribers.pace(a, undefined, undefined);
+    expect(stream.subscribers.thresholdOf(a)).toBeUndefined();
+    move(7);
+    expect(a.frames.at(-1)!.kind).toBe('update');
+    for (const subscriber of [b, coarse]) stream.subscribers.delete(subscriber);
+    move(8);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
