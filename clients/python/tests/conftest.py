@@ -5,6 +5,7 @@ for failover), MARKET_RELAY_MARKET (an active market) and MARKET_RELAY_BOOK_RECO
 book's verified states are written to, for comparison with a JavaScript client's). Without them those
 tests are skipped; the pure ones always run."""
 
+import asyncio
 import os
 import sys
 from pathlib import Path
@@ -22,3 +23,27 @@ def env(name: str) -> str:
     if not value:
         pytest.skip(f"{name} is not set: run through test/clients/python*.test.ts (npm test)")
     return value
+
+
+def live_backoff():
+    """Reconnects quickly: the live tests' relays run on this machine."""
+    from market_relay import Backoff
+
+    return Backoff(base=0.05, maximum=0.5, going_away_spread=0.1)
+
+
+#: Generous: the relay polls every few tens of milliseconds, but the machine may be loaded.
+DEADLINE = 8.0
+
+
+async def until(what, condition, timeout=DEADLINE):
+    """Waits for ``condition()`` to hold, failing with ``what`` after ``timeout`` seconds."""
+
+    async def poll():
+        while not condition():
+            await asyncio.sleep(0.01)
+
+    try:
+        await asyncio.wait_for(poll(), timeout)
+    except asyncio.TimeoutError:
+        raise AssertionError(f"timed out waiting for {what}") from None

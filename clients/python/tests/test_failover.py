@@ -5,12 +5,11 @@ there, ``recovered`` true, with no snapshot and no gap."""
 import asyncio
 import urllib.request
 
-from conftest import env
-from market_relay import Backoff, connect
+from conftest import env, live_backoff, until
+from market_relay import connect
 from market_relay.transport import relay_socket_url
-from test_live_relay import until
 
-FAST = Backoff(base=0.05, maximum=0.5, going_away_spread=0.1)
+FAST = live_backoff()
 
 
 def stop_first_relay(control: str) -> None:

@@ -7,23 +7,12 @@ import asyncio
 
 import pytest
 
-from conftest import env
-from market_relay import Backoff, connect
+from conftest import env, live_backoff, until
+from market_relay import connect
 from market_relay.requests import checked_interval
 
-FAST = Backoff(base=0.05, maximum=0.5, going_away_spread=0.1)
-DEADLINE = 8.0
+FAST = live_backoff()
 
-
-async def until(what, condition, timeout=DEADLINE):
-    async def poll():
-        while not condition():
-            await asyncio.sleep(0.01)
-
-    try:
-        await asyncio.wait_for(poll(), timeout)
-    except asyncio.TimeoutError:
-        raise AssertionError(f"timed out waiting for {what}") from None
 
 
 @pytest.mark.parametrize("interval", [0, 99, 60_001, "1000", True, 1.5, 36_000_000])

@@ -11,25 +11,13 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import market_relay
-from conftest import env
-from market_relay import Backoff, connect
+from conftest import DEADLINE, env, live_backoff, until
+from market_relay import connect
 from relay_proxy import CuttableProxy
 
-FAST = Backoff(base=0.05, maximum=0.5, going_away_spread=0.1)
+FAST = live_backoff()
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-#: Generous: the relay polls every few tens of milliseconds, but the machine may be loaded.
-DEADLINE = 8.0
 
-
-async def until(what, condition, timeout=DEADLINE):
-    async def poll():
-        while not condition():
-            await asyncio.sleep(0.01)
-
-    try:
-        await asyncio.wait_for(poll(), timeout)
-    except asyncio.TimeoutError:
-        raise AssertionError(f"timed out waiting for {what}") from None
 
 
 def no_floats(value):
