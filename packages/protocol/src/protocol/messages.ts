@@ -39,6 +39,8 @@ export interface SubscribeRequest extends StreamSelection {
   op: 'subscribe';
   /** At most one message per interval (ms) per stream, the latest state (conflated). */
   interval?: number;
+  /** `trades`: every trade since this ISO 8601 time or after this `activity_id`, then the live ones. */
+  since?: string;
   resume?: Record<string, ResumePoint>;
 }
 export interface UnsubscribeRequest extends StreamSelection {
@@ -188,6 +190,8 @@ export interface SubscribedMessage {
   depth?: BookDepth;
   /** The subscription's `interval` (ms), when it asked for one. */
   interval?: number;
+  /** The subscription's `since`, when it asked for one. */
+  since?: string;
   recovered?: Record<string, boolean>;
   /** Compact connections only (./compact.ts): each market's stream number. */
   streams?: Record<string, number>;

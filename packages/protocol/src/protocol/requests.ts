@@ -105,6 +105,7 @@ function checkStreamIds(
     resume?: Record<string, unknown>;
     misnamedPaths?: true;
     interval?: number | null;
+    since?: string;
   },
   context: z.RefinementCtx,
 ): void {
@@ -122,12 +123,14 @@ function checkStreamIds(
   if (selection.markets.includes(WILDCARD)) {
     const issue = wildcardIssue(channel, selection.markets);
     if (issue !== undefined) context.addIssue({ code: 'custom', path: [field], message: issue });
-    else if (selection.interval !== undefined)
-      context.addIssue({
-        code: 'custom',
-        path: ['interval'],
-        message: 'applies to named markets only, not "*"',
-      });
+    else
+      for (const option of ['interval', 'since'] as const)
+        if (selection[option] !== undefined)
+          context.addIssue({
+            code: 'custom',
+            path: [option],
+            message: 'applies to named markets only, not "*"',
+          });
   } else {
     selection.markets.forEach((id, i) => {
       const checked = canonicalStreamId(channel, id);
@@ -164,6 +167,8 @@ export const subscribeRequest = z
     op: z.literal('subscribe'),
     ...streamSelection,
     interval: interval.optional(),
+    /** Checked with the channel and the clock (channels/trades/since.ts). */
+    since: z.string({ error: 'expected an ISO 8601 time or an activity_id' }).optional(),
     resume: z.record(streamId, resumePoint).optional(),
   })
   .superRefine(checkStreamIds)
