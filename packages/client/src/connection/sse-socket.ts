@@ -86,7 +86,7 @@ export class SseSocket implements WebSocketLike {
         ...(request.id === undefined ? {} : { id: request.id }),
         ts: new Date().toISOString(),
       });
-    } else if (request.op === 'subscribe' && request.interval === undefined) {
+    } else if (request.op === 'subscribe' && request.interval === undefined && request.since === undefined) {
       this.#subscribe(request);
     } else if (request.op === 'unsubscribe') {
       this.#unsubscribe(request);
@@ -100,7 +100,7 @@ export class SseSocket implements WebSocketLike {
         code: 'bad_request',
         message:
           request.op === 'subscribe'
-            ? '"interval" needs a WebSocket in this SDK for now (the relay\'s SSE takes it as a query parameter)'
+            ? `"${request.interval === undefined ? 'since' : 'interval'}" needs a WebSocket in this SDK for now (the relay's SSE takes it as a query parameter)`
             : `"${request.op}" needs a WebSocket: Server-Sent Events carry no requests`,
         ...(request.op === 'subscribe' ? { channel: request.channel } : {}),
       };

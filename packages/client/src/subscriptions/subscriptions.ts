@@ -4,6 +4,7 @@
  * (re)establish them: one per (channel, depth, interval) group and at most 100 markets each (protocol.md
  * "Client -> relay"), carrying `resume` for every stream that still trusts its state.
  */
+import { checkSince } from '../../../protocol/src/channels/trades/since.ts';
 import {
   type BookDepth,
   type Channel,
@@ -70,7 +71,8 @@ export function subscribeRequests(
       const chunk = group.slice(i, i + MAX_MARKETS_PER_REQUEST);
       const first = chunk[0]!;
       const points: Record<string, ResumePoint> = {};
-      if (resume) {
+      // A stream still waiting for its `since` history has no state to resume.
+      if (resume && first.since === undefined) {
         for (const stream of chunk) {
           const point = stream.resumePoint;
           if (point !== undefined) points[stream.market] = point;
@@ -82,6 +84,7 @@ export function subscribeRequests(
         markets: chunk.map((stream) => stream.market),
         ...depthField(first),
         ...(first.interval === undefined ? {} : { interval: first.interval }),
+        ...(first.since === undefined ? {} : { since: first.since }),
         ...(Object.keys(points).length === 0 ? {} : { resume: points }),
       });
     }
@@ -108,11 +111,20 @@ export function checkedInterval(interval: number | undefined): number | undefine
   return interval;
 }
 
-/** One request per (channel, depth, interval): each is one selection on the wire. */
+/** A `since` as `subscribeTrades` takes it; a value the relay would refuse now throws. */
+export function checkedSince(since: string | Date | undefined): string | undefined {
+  if (since === undefined) return undefined;
+  const text = since instanceof Date ? since.toISOString() : since;
+  const checked = checkSince(text, Date.now());
+  if (!checked.ok) throw new TypeError(checked.message);
+  return text;
+}
+
+/** One request per (channel, depth, interval, since): each is one selection on the wire. */
 function groupByChannelAndDepth(streams: Iterable<AnyStreamSubscription>): AnyStreamSubscription[][] {
   const groups = new Map<string, AnyStreamSubscription[]>();
   for (const stream of streams) {
-    const key = `${stream.channel}:${stream.depth ?? 'full'}:${stream.interval ?? ''}`;
+    const key = `${stream.channel}:${stream.depth ?? 'full'}:${stream.interval ?? ''}:${stream.since ?? ''}`;
     const group = groups.get(key);
     if (group === undefined) groups.set(key, [stream]);
     else group.push(stream);
