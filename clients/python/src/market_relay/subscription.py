@@ -105,6 +105,9 @@ class StreamSubscription(Emitter[StreamEvent], Generic[State]):
         #: The pace asked for in ms (docs/protocol.md "Per-subscription options"): at most one message per
         #: interval, each a snapshot of the latest state; None: every change. Set by the client.
         self.interval: Optional[int] = None
+        #: ``trades``: the history asked for the first snapshot (docs/protocol.md "History since a time"),
+        #: until a snapshot arrives; then a reconnect resumes instead. Set by the client.
+        self.since: Optional[str] = None
         self._host = host
         self._resyncing = False
         self._connection_down = False
@@ -289,6 +292,7 @@ class StreamSubscription(Emitter[StreamEvent], Generic[State]):
     # --- state machine -----------------------------------------------------------------------------
 
     def _on_snapshot(self, message: Dict[str, Any]) -> None:
+        self.since = None
         try:
             state = self.state_of(message.get("data"))
         except ValueError as error:
