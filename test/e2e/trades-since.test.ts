@@ -8,6 +8,7 @@
  * request's id and nothing else on the connection changes; SSE takes `since` in its query.
  */
 import { describe, expect, it } from 'vitest';
+import { COMPACT_SUBPROTOCOL } from '../../packages/protocol/src/protocol/compact.ts';
 import type { TradeEntry } from '../../packages/protocol/src/protocol/messages.ts';
 import type { SimulatorHandle } from '../../src/sim/server.ts';
 import { type Harness, useHarness } from '../support/harness.ts';
@@ -48,8 +49,8 @@ function marketAcrossHalfHour(harness: Harness): string {
 describe.each(['default', 'terse'] as const)('trades since (%s profile)', (profile) => {
   const { opened, start } = useHarness(profile);
 
-  async function connect(harness: Harness): Promise<ProtocolClient> {
-    const client = await ProtocolClient.connect(harness.relay.url);
+  async function connect(harness: Harness, protocols: string[] = []): Promise<ProtocolClient> {
+    const client = await ProtocolClient.connect(harness.relay.url, {}, protocols);
     opened.push(client);
     return client;
   }
@@ -60,7 +61,8 @@ describe.each(['default', 'terse'] as const)('trades since (%s profile)', (profi
     // Several pages of history (the terse profile serves 25 a page).
     harness.sim.market.printTrades(market, 300);
     const since = new Date(Date.now() - 30 * MINUTE).toISOString();
-    const [a, b] = [await connect(harness), await connect(harness)];
+    // One JSON connection, one compact (the merged snapshot has its compact form too).
+    const [a, b] = [await connect(harness), await connect(harness, [COMPACT_SUBPROTOCOL])];
     const subscribe = { op: 'subscribe', channel: 'trades', markets: [market], since };
     const answers = await Promise.all([a.request(subscribe), b.request(subscribe)]);
     for (const answer of answers) expect(answer).toMatchObject({ type: 'subscribed', since });
@@ -104,7 +106,9 @@ describe.each(['default', 'terse'] as const)('trades since (%s profile)', (profi
       expect(expected.length).toBeGreaterThan(300);
       expect(listing.length).toBeGreaterThan(expected.length);
       expect(client.of('error')).toEqual([]);
+      expect(client.violations).toEqual([]);
     }
+    expect(b.compactMessages).toBe(tradeMessages(b, market).length);
     // The two subscribers asked the same since at once: one read.
     expect(harness.relay.sinceReads.started).toBe(1);
   });
