@@ -6,7 +6,8 @@
  * join and the held messages, each `activity_id` once, oldest first, at the position of the last
  * held message; live updates go on from there. The read starts only once the stream has a state
  * and after the join, so its newest page reaches past the join point and the held updates cover
- * everything after it: no gap and no duplicate at the seam.
+ * everything after it: no gap. The history may also reach past the stream's last held message
+ * (trades the stream's next poll brings): those are left to the live updates, so no duplicate.
  */
 import type { SinceRead } from '../../../packages/protocol/src/channels/trades/relay-since.ts';
 import type { SinceSpec } from '../../../packages/protocol/src/channels/trades/since.ts';
@@ -97,7 +98,11 @@ class Seam {
       ids.add(entry.activity_id);
       trades.push(entry);
     };
-    for (const entry of history) add(entry);
+    // The history reaches past what the stream has delivered (it was read after the join): its
+    // entries after the last one the stream delivered come as live updates, so they stay out here.
+    const delivered = new Set([...join.data.trades, ...this.#held].map((entry) => entry.activity_id));
+    const frontier = history.findLastIndex((entry) => delivered.has(entry.activity_id));
+    for (const entry of history.slice(0, frontier + 1)) add(entry);
     for (const entry of this.#sinceJoin(join.data.trades)) add(entry);
     for (const entry of this.#held) add(entry);
     const at = this.#last ?? join;
