@@ -12,6 +12,7 @@ import { EdgeAdmission } from './relay/admission/edge.ts';
 import type { MarketAdmission } from './relay/admission/market.ts';
 import type { RelayEvents } from './relay/events.ts';
 import { SessionIds } from './relay/session/session-ids.ts';
+import type { SinceReads } from './relay/session/since-reads.ts';
 import type { StreamRegistry } from './relay/streams/registry.ts';
 import { registerSseEndpoint, type SseEndpoint } from './sse/endpoint.ts';
 import { registerWsEndpoint, type WsEndpoint } from './ws/endpoint.ts';
@@ -27,6 +28,8 @@ export interface ClientEndpointOptions {
   /** permessage-deflate for WebSocket clients that offer it. */
   compression: boolean;
   access: AccessPolicy;
+  /** The history reads of `trades` subscriptions with `since`. */
+  sinceReads?: SinceReads;
 }
 
 export interface ClientEndpoints {
@@ -42,7 +45,8 @@ export function registerClientEndpoints(
   app: FastifyInstance,
   options: ClientEndpointOptions,
 ): ClientEndpoints {
-  const { registry, marketAdmission, events, tuning, compression, access } = options;
+  const { registry, marketAdmission, events, tuning, compression, access, sinceReads } = options;
+  const history = sinceReads === undefined ? {} : { sinceReads };
   // One set of per-address and per-key counters for both transports (docs/operations.md "Edge limits").
   const edgeAdmission = new EdgeAdmission(tuning.edge);
   const pruneEdge = setInterval(() => edgeAdmission.prune(), EDGE_PRUNE_MS);
@@ -63,6 +67,7 @@ export function registerClientEndpoints(
     edge: tuning.edge,
     admission: edgeAdmission,
     sessionIds,
+    ...history,
     ...access,
   });
   const sse = registerSseEndpoint(app, {
@@ -76,6 +81,7 @@ export function registerClientEndpoints(
     admission: edgeAdmission,
     trustedProxyDepth: tuning.edge.trustedProxyDepth,
     sessionIds,
+    ...history,
     ...access,
   });
   return { ws, sse, edgeAdmission, stopPruning: () => clearInterval(pruneEdge) };

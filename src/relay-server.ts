@@ -25,6 +25,7 @@ import type { Broker } from './relay/coordination/broker.ts';
 import { type BrokerOptions, startBroker } from './relay/coordination/start.ts';
 import { RelayEvents } from './relay/events.ts';
 import { UpstreamHealthMonitor, type UpstreamIdentity } from './relay/poll/upstream-health.ts';
+import { SinceReads } from './relay/session/since-reads.ts';
 import { ConfirmationAnnouncer } from './relay/streams/confirmations.ts';
 import { StreamPublisher } from './relay/streams/publisher.ts';
 import { StreamRegistry } from './relay/streams/registry.ts';
@@ -37,6 +38,8 @@ import type { WsEndpoint } from './ws/endpoint.ts';
 
 /** Upstream `GET /health` is probed this often while no other request succeeds. */
 const UPSTREAM_PROBE_MS = 5_000;
+/** How long one page of a `since` history read waits for its slot of the upstream budget. */
+const SINCE_SLOT_WAIT_MS = 10_000;
 
 export type RelayConfig = ServeConfig;
 
@@ -52,6 +55,8 @@ export interface Relay {
   readonly poller: PollerPool;
   /** Upstream's market catalogue as the relay last read it (judges unknown ids). */
   readonly knownMarkets: KnownMarkets;
+  /** The history reads of `trades` subscriptions with `since`. */
+  readonly sinceReads: SinceReads;
   /** Leases, numbering, history and the upstream budget: this relay alone, or a Redis cluster's. */
   readonly broker: Broker;
   readonly client: UpstreamClient;
@@ -159,6 +164,14 @@ export async function startRelay(
     catalogue: knownMarkets,
     limits: config.isolation ?? defaultIsolationLimits,
   });
+  // History reads for `since` (docs/protocol.md "History since a time"), each page in a slot of
+  // the budget like the REST front's requests.
+  const sinceReads = new SinceReads({
+    upstream: client,
+    budget: poller,
+    slotWaitMs: SINCE_SLOT_WAIT_MS,
+    position: (market) => registry.get({ channel: 'trades', market, depth: undefined }),
+  });
   const { ws, sse, edgeAdmission, stopPruning } = registerClientEndpoints(app, {
     registry,
     marketAdmission,
@@ -166,6 +179,7 @@ export async function startRelay(
     tuning,
     compression: config.compression ?? true,
     access,
+    sinceReads,
   });
   const relayPoller = poller;
   let shuttingDown = false;
@@ -270,6 +284,7 @@ export async function startRelay(
     registry,
     poller: relayPoller,
     knownMarkets,
+    sinceReads,
     broker,
     client,
     upstreamHealth,

@@ -18,6 +18,7 @@ import type { MarketAdmission } from '../relay/admission/market.ts';
 import { type ArrivalContext, arrive, capOf, seat } from '../relay/session/arrival.ts';
 import type { SessionLimits } from '../relay/session/session-context.ts';
 import type { SessionIds } from '../relay/session/session-ids.ts';
+import type { SinceReads } from '../relay/session/since-reads.ts';
 import { checkSelection } from '../relay/session/subscription.ts';
 import type { StreamRegistry } from '../relay/streams/registry.ts';
 import { decodeEventId } from './event-id.ts';
@@ -38,6 +39,8 @@ export interface SseEndpointOptions extends ArrivalContext {
   otherConnections: () => number;
   /** Connection numbers, shared with the WebSocket endpoint. */
   sessionIds: SessionIds;
+  /** The history reads of `trades` subscriptions with `since`. */
+  sinceReads?: SinceReads;
 }
 
 export interface SseEndpoint {
@@ -84,15 +87,18 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
       refuse(response, 429, 'too_many_connections', capReason(cap));
       return;
     }
-    const parsed = parseQuery(url);
+    const lastEventId = request.headers['last-event-id'] ?? url.searchParams.get('lastEventId') ?? undefined;
+    // A reconnect resumes where its events stopped: the query's `since` was for the first connect
+    // (and may by now be past its bound).
+    const parsed = parseQuery(url, lastEventId === undefined);
     const checked = parsed.ok ? checkSelection(parsed.request, options.limits.maxStreams) : parsed;
     if (!checked.ok) {
       refuse(response, 400, checked.code, checked.message);
       return;
     }
     const { channel, markets, depth, interval, threshold } = checked.selection;
+    const { since } = parsed.ok ? parsed.request : {};
 
-    const lastEventId = request.headers['last-event-id'] ?? url.searchParams.get('lastEventId') ?? undefined;
     const positions =
       typeof lastEventId === 'string' ? decodeEventId(lastEventId, markets.length) : undefined;
     const resume = Object.fromEntries(
@@ -130,6 +136,7 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
       ...(depth === undefined ? {} : { depth }),
       ...(interval === null ? {} : { interval }),
       ...(threshold == null ? {} : { threshold }),
+      ...(since === undefined ? {} : { since }),
       ...(lastEventId === undefined ? {} : { resume, resumesAll: true }),
     });
   };
@@ -160,7 +167,7 @@ type ParsedQuery =
   | { ok: false; code: 'bad_request' | 'path_not_public'; message: string };
 
 /** The query as a `subscribe` would carry it, checked by the same schema. */
-function parseQuery(url: URL): ParsedQuery {
+function parseQuery(url: URL, withSince: boolean): ParsedQuery {
   const query = url.searchParams;
   const channel = query.get('channel') ?? '';
   // A path may hold commas: each `rest` path comes in a `paths` parameter of its own.
@@ -175,6 +182,7 @@ function parseQuery(url: URL): ParsedQuery {
   // A depth's text as the number it names; any other text ("full" too) goes to the schema as sent.
   const depth =
     depthText === null ? undefined : (bookDepths.find((d) => String(d) === depthText) ?? depthText);
+  const since = withSince ? (query.get('since') ?? undefined) : undefined;
   const intervalText = query.get('interval');
   // A whole number's text as that number; any other text goes to the schema as sent (and is refused).
   const interval =
@@ -187,6 +195,7 @@ function parseQuery(url: URL): ParsedQuery {
     ...(interval === undefined ? {} : { interval }),
     // A decimal string as sent: the schema checks it.
     ...(query.has('threshold') ? { threshold: query.get('threshold') } : {}),
+    ...(since === undefined ? {} : { since }),
   });
   if (result.success) return { ok: true, request: result.data };
   const issue = result.error.issues[0];

@@ -22,6 +22,7 @@ import type { MarketAdmission } from '../relay/admission/market.ts';
 import type { RefusalReason, RelayEvents } from '../relay/events.ts';
 import { type ArrivalContext, type ArrivedClient, arrive, capOf, seat } from '../relay/session/arrival.ts';
 import type { SessionIds } from '../relay/session/session-ids.ts';
+import type { SinceReads } from '../relay/session/since-reads.ts';
 import type { StreamRegistry } from '../relay/streams/registry.ts';
 import { ClientConnection } from './client-connection.ts';
 import type { ConnectionContext, ConnectionLimits } from './connection-context.ts';
@@ -52,6 +53,8 @@ export interface WsEndpointOptions extends AccessPolicy {
   admission: EdgeAdmission;
   /** Connection numbers, shared with the SSE endpoint. */
   sessionIds: SessionIds;
+  /** The history reads of `trades` subscriptions with `since`. */
+  sinceReads?: SinceReads;
 }
 
 export interface WsEndpoint {
@@ -68,6 +71,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
     events: options.events,
     limits: options.limits,
     coalescer: new WriteCoalescer(options.coalesceMs > 0),
+    ...(options.sinceReads === undefined ? {} : { sinceReads: options.sinceReads }),
   };
   const wss = new WebSocketServer({
     noServer: true,

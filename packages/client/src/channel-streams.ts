@@ -35,7 +35,7 @@ import {
   PriceSubscription,
   streamDepth,
 } from './subscriptions/channel-subscriptions.ts';
-import { checkedInterval, checkedThreshold } from './subscriptions/options.ts';
+import { checkedInterval, checkedSince, checkedThreshold } from './subscriptions/options.ts';
 import { RestSubscription } from './subscriptions/rest-subscription.ts';
 import type { StreamHost } from './subscriptions/stream-subscription.ts';
 
@@ -106,6 +106,11 @@ export interface PriceOptions extends PaceOption {
   threshold?: string;
 }
 
+/** `trades`: the history to start with, an ISO 8601 time (or a Date) or an `activity_id`. */
+export interface SinceOption {
+  since?: string | Date;
+}
+
 export abstract class ChannelStreams extends Emitter<ClientEvents> {
   /**
    * The stream of (channel, id[, depth]): the one already held, or a new one made by `create`.
@@ -125,6 +130,9 @@ export abstract class ChannelStreams extends Emitter<ClientEvents> {
     interval: number | undefined,
     threshold?: string,
   ): S;
+
+  /** Asks a stream's history since a time (a checked `since`; undefined leaves it as it is). */
+  protected abstract withSince<S extends AnyStreamSubscription>(stream: S, since: string | undefined): S;
 
   /**
    * Subscribes a book stream; asking again for the same (market, depth) returns the same object.
@@ -155,9 +163,13 @@ export abstract class ChannelStreams extends Emitter<ClientEvents> {
   /**
    * A market's trades: the recent ones as `state`, each new one once as a `trade` event. No
    * `interval`: each trade is an event, and conflating would drop those beyond the kept window.
+   * `since` (docs/protocol.md "History since a time"): every trade since that time (at most 24
+   * hours back) or after that `activity_id` comes first, each as a `trade` event, then the live
+   * ones; given for a stream already held, it is asked again.
    */
-  subscribeTrades(market: string): TradesSubscription {
-    return this.#defined('trades', market);
+  subscribeTrades(market: string, options: SinceOption = {}): TradesSubscription {
+    const since = checkedSince(options.since);
+    return this.withSince(this.#defined('trades', market), since);
   }
 
   /** A market's detail record; `closed` fires when the market leaves ACTIVE. */

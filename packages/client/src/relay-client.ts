@@ -232,6 +232,14 @@ export class RelayClient extends ChannelStreams {
     return stream;
   }
 
+  /** The history is asked with a (repeated) `subscribe`, answered with a snapshot holding it. */
+  protected override withSince<S extends AnyStreamSubscription>(stream: S, since: string | undefined): S {
+    if (since === undefined || stream.isClosed) return stream;
+    stream.since = since;
+    this.#toSubscribe.add(stream);
+    return stream;
+  }
+
   #add<S extends AnyStreamSubscription>(stream: S): S {
     if (this.#connection.status === 'closed') {
       stream.end('client closed');

@@ -127,7 +127,10 @@ export class RelayMessages {
     });
     const targets: AnyStreamSubscription[] = [];
     this.#o.inFlight.reply(message);
-    if (message.market !== undefined && message.id === undefined) {
+    // A `since` history that failed after `subscribed` names its request's id and the market: the
+    // relay left that stream (docs/protocol.md "History since a time").
+    const afterSubscribed = message.market !== undefined && message.id !== undefined;
+    if (message.market !== undefined && (message.id === undefined || afterSubscribed)) {
       targets.push(...this.#o.streams.ofMarket(message.channel ?? '', message.market));
       // A market a wildcard could not join (it tries again while the market stays active).
       if (targets.length === 0) this.#o.wildcards.get(message.channel ?? '')?.refused(error);
@@ -145,7 +148,7 @@ export class RelayMessages {
       }
     }
     this.#o.error(error);
-    const refused = message.id !== undefined && !RETRYABLE.has(message.code);
+    const refused = message.id !== undefined && (afterSubscribed || !RETRYABLE.has(message.code));
     for (const stream of targets) {
       stream.receiveError(error);
       // The relay did not subscribe it (bad market id, unknown channel, too many streams): asking

@@ -1,12 +1,17 @@
 /**
  * @module relay/session/session-context
  * What a transport gives each session it creates (relay/session/session.ts): the relay's registry,
- * market admission, events and limits, and the connection's own options.
+ * market admission, events and limits, and the connection's own options; and what the session
+ * sees of its transport (`SessionSink`).
  */
+import type { ResumePoint } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { MarketAdmission } from '../admission/market.ts';
 import type { RelayEvents } from '../events.ts';
+import type { Frame } from '../streams/frame.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
 import type { SlowReaderLimits } from '../streams/slow-consumer.ts';
+import type { AnyStream } from '../streams/stream.ts';
+import type { SinceReads } from './since-reads.ts';
 
 export interface SessionLimits extends SlowReaderLimits {
   /** Streams one session may hold at once. */
@@ -19,6 +24,8 @@ export interface SessionContext {
   marketAdmission: MarketAdmission;
   events: RelayEvents;
   limits: SessionLimits;
+  /** The history reads of `trades` subscriptions with `since`; without them `since` is refused. */
+  sinceReads?: SinceReads;
 }
 
 export interface SessionOptions {
@@ -30,4 +37,22 @@ export interface SessionOptions {
   encoding?: 'json' | 'compact';
   /** Called once when the session is closed: what the transport's admission counted is released. */
   onClose?: () => void;
+}
+
+/** A transport's I/O, as its session sees it. */
+export interface SessionSink {
+  /** True once nothing more is written to the client. */
+  readonly closed: boolean;
+  /** Bytes written but not yet taken by the client (what holding back judges). */
+  readonly bufferedBytes: number;
+  /** Writes a stream's `snapshot` or `update` in the transport's framing. */
+  writeStream(stream: AnyStream, frame: Frame): void;
+  /** Writes a message that is never held back (an answer, an error, a status), behind what is written. */
+  write(frame: Frame): void;
+  /** Ends a client too slow to read, the transport's way. */
+  closeSlowConsumer(): void;
+  /** A stream was joined for the client, its updates replayed from `resumedFrom` (when defined). */
+  joined?(stream: AnyStream, resumedFrom: ResumePoint | undefined): void;
+  /** The transport's request rate allowance, when it takes requests (`list`). */
+  readonly requestAllowance?: { available: number; burst: number; per_second: number };
 }

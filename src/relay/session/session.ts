@@ -39,7 +39,8 @@ import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
 import { echoedSelection, withId } from './echo.ts';
 import { heldView, pace, pacesOf, planUpdate, streamNumbers, subscriptionsMessage } from './own-view.ts';
 import { RequestOrder } from './request-order.ts';
-import type { SessionContext, SessionOptions } from './session-context.ts';
+import type { SessionContext, SessionOptions, SessionSink } from './session-context.ts';
+import { SinceSeams } from './since-seam.ts';
 import {
   checkSelection,
   fetchReplay,
@@ -50,23 +51,7 @@ import {
 } from './subscription.ts';
 import { SessionWildcards } from './wildcard.ts';
 
-/** A transport's I/O, as its session sees it. */
-export interface SessionSink {
-  /** True once nothing more is written to the client. */
-  readonly closed: boolean;
-  /** Bytes written but not yet taken by the client (what holding back judges). */
-  readonly bufferedBytes: number;
-  /** Writes a stream's `snapshot` or `update` in the transport's framing. */
-  writeStream(stream: AnyStream, frame: Frame): void;
-  /** Writes a message that is never held back (an answer, an error, a status), behind what is written. */
-  write(frame: Frame): void;
-  /** Ends a client too slow to read, the transport's way. */
-  closeSlowConsumer(): void;
-  /** A stream was joined for the client, its updates replayed from `resumedFrom` (when defined). */
-  joined?(stream: AnyStream, resumedFrom: ResumePoint | undefined): void;
-  /** The transport's request rate allowance, when it takes requests (`list`). */
-  readonly requestAllowance?: { available: number; burst: number; per_second: number };
-}
+export type { SessionSink } from './session-context.ts';
 
 /**
  * A `subscribe` as the session takes it. `resumesAll`: the request resumes every stream it names
@@ -88,6 +73,8 @@ export class Session implements StreamSubscriber {
   readonly #heldBack: SlowConsumerPolicy;
   readonly #order = new RequestOrder();
   readonly #wildcards: SessionWildcards;
+  /** `trades` subscriptions with `since` waiting for their history (session/since-seam.ts). */
+  readonly #seams: SinceSeams;
   #ended = false;
   /** What `list` reads of the streams held. */
   readonly #view = heldView(this.#subscriptions, this.#lastSent, this);
@@ -112,6 +99,15 @@ export class Session implements StreamSubscriber {
       leave: (stream) => this.#leave(stream),
       send: (message) => this.#send(message),
     });
+    const reads = context.sinceReads;
+    this.#seams = new SinceSeams({
+      ...(reads === undefined ? {} : { read: (market, since, at) => reads.read(market, since, at) }),
+      deliver: (stream, frame) => this.deliver(stream, frame),
+      fail: (stream, error) => {
+        this.#send(error);
+        this.#leave(stream);
+      },
+    });
   }
 
   /** Streams the session holds. */
@@ -126,7 +122,7 @@ export class Session implements StreamSubscriber {
   // --- StreamSubscriber -------------------------------------------------------------------------
 
   deliver(stream: AnyStream, frame: Frame): void {
-    if (this.#sink.closed) return;
+    if (this.#sink.closed || this.#seams.hold(stream, frame)) return;
     if (this.#heldBack.mustHoldBack(this.#sink.bufferedBytes)) {
       this.#heldBack.holdBack(stream);
       return;
@@ -140,6 +136,7 @@ export class Session implements StreamSubscriber {
   }
 
   ended(stream: AnyStream): void {
+    this.#seams.drop(stream.key);
     this.#context.marketAdmission.left(this, stream);
     this.#subscriptions.delete(stream.key);
     this.#lastSent.delete(stream.key);
@@ -193,6 +190,7 @@ export class Session implements StreamSubscriber {
     if (this.#ended) return;
     this.#ended = true;
     this.#heldBack.clear();
+    this.#seams.clear();
     this.#wildcards.close();
     this.#context.marketAdmission.close(this);
     for (const stream of this.#subscriptions.values()) {
@@ -287,6 +285,7 @@ export class Session implements StreamSubscriber {
     this.#send({
       type: 'subscribed',
       ...echoedSelection(request, channel, [...markets], depth, selection.interval, selection.threshold),
+      ...(request.since === undefined ? {} : { since: request.since }),
       ...(resume === undefined
         ? {}
         : {
@@ -300,7 +299,7 @@ export class Session implements StreamSubscriber {
     });
     // Stream errors naming the market, as a first poll's unknown_market would (protocol.md).
     for (const [market, refusal] of refused) this.#send(refusalError(channel, market, refusal));
-    sendFirstMessages(this, joined);
+    sendFirstMessages(this, this.#seams.begin(selection.since, request.id, joined));
   }
 
   #joinStreams(
@@ -360,6 +359,7 @@ export class Session implements StreamSubscriber {
   }
 
   #leave(stream: AnyStream): void {
+    this.#seams.drop(stream.key);
     this.#context.marketAdmission.left(this, stream);
     this.#subscriptions.delete(stream.key);
     this.#lastSent.delete(stream.key);

@@ -7,6 +7,7 @@
  * written, the first messages of each stream: the replay, or a fresh snapshot.
  */
 import { channelDefinitions, isDefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
+import { checkSince, type SinceSpec } from '../../../packages/protocol/src/channels/trades/since.ts';
 import { isChannel } from '../../../packages/protocol/src/protocol/channels.ts';
 import type {
   BookDepth,
@@ -35,6 +36,8 @@ export interface StreamSelection {
   interval?: number | null;
   /** The `price` threshold asked for, null: none; undefined (a wildcard's joins): as it is. */
   threshold?: string | null;
+  /** `trades`: the history asked for (docs/protocol.md "History since a time"). */
+  since?: SinceSpec;
 }
 
 /** A request's selection checked, or the error it is answered with (naming its channel). */
@@ -57,9 +60,13 @@ export type SelectionCheck =
  * (by stream key).
  */
 export function checkSelection(
-  request: Pick<SubscribeRequest, 'channel' | 'markets' | 'depth' | 'interval' | 'threshold'>,
+  request: Pick<
+    SubscribeRequest,
+    'channel' | 'markets' | 'depth' | 'interval' | 'threshold' | 'since' | 'resume'
+  >,
   maxStreams: number,
   held: ReadonlyMap<string, unknown> = new Map(),
+  now = Date.now(),
 ): SelectionCheck {
   const { channel } = request;
   if (!isChannel(channel))
@@ -70,6 +77,8 @@ export function checkSelection(
     return { ok: false, code: 'bad_request', message: intervalRefused(channel) };
   if (request.threshold !== undefined && !thresholdChannel(channel))
     return { ok: false, code: 'bad_request', message: thresholdRefused(channel) };
+  const since = checkSinceOption(request, now);
+  if (!since.ok) return { ok: false, code: 'bad_request', message: since.message };
   const depth: BookDepth | undefined = channel === 'book' ? (request.depth ?? null) : undefined;
   // In their one spelling, each once.
   const markets = [...new Set(request.markets)];
@@ -77,7 +86,28 @@ export function checkSelection(
   if (held.size + added.length > maxStreams)
     return { ok: false, code: 'limit_exceeded', message: `at most ${maxStreams} streams per connection` };
   const options = { interval: request.interval ?? null, threshold: request.threshold ?? null };
-  return { ok: true, selection: { channel, markets, depth, ...options }, added };
+  const selection = { channel, markets, depth, ...options };
+  return {
+    ok: true,
+    selection: since.since === undefined ? selection : { ...selection, since: since.since },
+    added,
+  };
+}
+
+/** `since`: on `trades` only, never beside `resume`, within its bounds at `now`. */
+function checkSinceOption(
+  request: Pick<SubscribeRequest, 'channel' | 'since' | 'resume'>,
+  now: number,
+): { ok: true; since?: SinceSpec } | { ok: false; message: string } {
+  if (request.since === undefined) return { ok: true };
+  if (request.channel !== 'trades')
+    return { ok: false, message: `"since" applies to the trades channel only, not ${request.channel}` };
+  if (request.resume !== undefined)
+    return {
+      ok: false,
+      message: '"since" and "resume" exclude each other: resume continues a stream, since starts one',
+    };
+  return checkSince(request.since, now);
 }
 
 /**

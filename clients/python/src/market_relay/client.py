@@ -25,7 +25,7 @@ from .errors import ConnectTimeout, RelayClientError
 from .json_streams import CandlesSubscription, RestSubscription
 from .options import ClientOptions
 from .own_view import OwnView
-from .requests import checked_interval, checked_threshold, subscribe_requests, unsubscribe_request
+from .requests import checked_interval, checked_since, checked_threshold, subscribe_requests, unsubscribe_request
 from .streams import (
     BookSubscription,
     CatalogueState,
@@ -123,9 +123,16 @@ class RelayClient(OwnView, WildcardHost, ConnectionListener):
             "price", market, None, PriceSubscription, lambda m: PriceSubscription(self, m), interval, threshold
         )
 
-    def subscribe_trades(self, market: str) -> TradesSubscription:
-        """No ``interval``: each trade is an event, and conflating would drop those beyond the kept window."""
-        return self._subscribe("trades", market, None, TradesSubscription, lambda m: TradesSubscription(self, m))
+    def subscribe_trades(self, market: str, *, since: object = None) -> TradesSubscription:
+        """No ``interval``: each trade is an event, and conflating would drop those beyond the kept window.
+        ``since`` (an aware datetime, an ISO 8601 time or an ``activity_id``): every trade since then comes
+        first, each a ``trade`` event, then the live ones (README "History since a time")."""
+        history = checked_since(since)
+        stream = self._subscribe("trades", market, None, TradesSubscription, lambda m: TradesSubscription(self, m))
+        if history is not None and not stream.closed:
+            stream.since = history
+            self.request_snapshot(stream)
+        return stream
 
     def subscribe_market(self, market: str, *, interval: Optional[int] = None) -> MarketSubscription:
         return self._subscribe("market", market, None, MarketSubscription, lambda m: MarketSubscription(self, m), interval)

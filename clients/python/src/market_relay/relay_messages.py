@@ -153,7 +153,10 @@ class RelayMessages(Emitter[ClientEvent], StreamHost):
         logger.warning("the relay reported %s (channel %s, %s)", error, channel, market)
         self._settle(message)
         targets: List[StreamSubscription[Any]] = []
-        if isinstance(market, str) and request_id is None:
+        # A ``since`` history that failed after ``subscribed`` names its request's id and the market: the
+        # relay left that stream (docs/protocol.md "History since a time").
+        after_subscribed = isinstance(market, str) and request_id is not None
+        if isinstance(market, str):
             targets = [s for s in self._streams.values() if s.channel == channel and s.market == market]
             wildcard = self._wildcards.get(str(channel))
             if not targets and wildcard is not None:  # a market the wildcard could not join (yet)
@@ -171,7 +174,7 @@ class RelayMessages(Emitter[ClientEvent], StreamHost):
                 if code == "rate_limited":
                     self._retry_later(targets)
         self.emit("error", error)
-        refused = request_id is not None and code not in RETRYABLE
+        refused = request_id is not None and (after_subscribed or code not in RETRYABLE)
         for stream in targets:
             stream.receive_error(error)
             if refused:  # asking again on every reconnect would fail the same way

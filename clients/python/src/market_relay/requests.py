@@ -6,8 +6,9 @@ names its streams ``paths`` / ``path`` where every other channel says ``markets`
 from __future__ import annotations
 
 import re
+from datetime import datetime, timedelta, timezone
 from decimal import Decimal
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 from .subscription import StreamKey, StreamSubscription
 
@@ -40,6 +41,44 @@ def checked_interval(interval: object) -> Optional[int]:
     if isinstance(interval, bool) or not isinstance(interval, int) or not MIN_INTERVAL_MS <= interval <= MAX_INTERVAL_MS:
         raise ValueError(f"interval must be a whole number of ms from {MIN_INTERVAL_MS} to {MAX_INTERVAL_MS}")
     return interval
+
+
+#: How far back a ``since`` may reach, and the longest ``activity_id`` it may name (docs/protocol.md
+#: "History since a time").
+SINCE_MAX_AGE = timedelta(hours=24)
+SINCE_MAX_ID_LENGTH = 128
+_DATE_START = re.compile(r"^\d{4}-\d{2}-\d{2}")
+_ISO_TIME = re.compile(r"^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?)(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$")
+
+
+def checked_since(since: object, now: Optional[datetime] = None) -> Optional[str]:
+    """A ``since`` as ``subscribe_trades`` takes it: an aware ``datetime``, an ISO 8601 time with its zone
+    (at most 24 hours back, not in the future) or an ``activity_id`` (a string that does not start as a
+    date); a value the relay would refuse raises ``ValueError``, as a bad depth does."""
+    if since is None:
+        return None
+    if isinstance(since, datetime):
+        if since.tzinfo is None:
+            raise ValueError("since: a datetime needs its time zone")
+        at, text = since, since.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    elif isinstance(since, str) and 0 < len(since) <= SINCE_MAX_ID_LENGTH:
+        if not _DATE_START.match(since):
+            return since
+        match = _ISO_TIME.match(since)
+        if match is None:
+            raise ValueError(f"since: {since!r} is not an ISO 8601 time with its zone (such as 2025-06-01T12:00:00Z)")
+        whole, fraction, zone = match.groups()
+        # datetime reads at most microseconds, and "Z" only from Python 3.11.
+        micro = f".{(fraction or '0')[:6]:0<6}"
+        at, text = datetime.fromisoformat(whole + micro + ("+00:00" if zone == "Z" else zone)), since
+    else:
+        raise ValueError(f"since: expected an ISO 8601 time or an activity_id (1 to {SINCE_MAX_ID_LENGTH} characters)")
+    current = now or datetime.now(timezone.utc)
+    if at > current:
+        raise ValueError(f"since: {text} is in the future")
+    if at < current - SINCE_MAX_AGE:
+        raise ValueError(f"since: {text} is more than 24 hours back (the bound)")
+    return text
 
 
 def ids_field(channel: object) -> str:
@@ -76,13 +115,15 @@ def unsubscribe_request(stream: StreamSubscription[Any]) -> Dict[str, Any]:
 
 
 def subscribe_requests(streams: List[StreamSubscription[Any]]) -> List[Dict[str, Any]]:
-    """One ``subscribe`` per (channel, depth, interval, threshold) and 100 ids, with ``resume`` where a
-    stream has a point."""
-    groups: Dict[Tuple[str, Optional[int], Optional[int], Optional[str]], List[StreamSubscription[Any]]] = {}
+    """One ``subscribe`` per (channel, depth, interval, threshold, since) and 100 ids, with ``resume``
+    where a stream has a point."""
+    Group = Tuple[str, Optional[int], Optional[int], Optional[str], Optional[str]]
+    groups: Dict[Group, List[StreamSubscription[Any]]] = {}
     for stream in streams:
-        groups.setdefault((stream.channel, stream.depth, stream.interval, stream.threshold), []).append(stream)
+        key = (stream.channel, stream.depth, stream.interval, stream.threshold, stream.since)
+        groups.setdefault(key, []).append(stream)
     requests: List[Dict[str, Any]] = []
-    for (channel, depth, interval, threshold), members in groups.items():
+    for (channel, depth, interval, threshold, since), members in groups.items():
         for start in range(0, len(members), MARKETS_PER_REQUEST):
             chunk = members[start : start + MARKETS_PER_REQUEST]
             request: Dict[str, Any] = {"op": "subscribe", "channel": channel, ids_field(channel): [s.market for s in chunk]}
@@ -92,7 +133,9 @@ def subscribe_requests(streams: List[StreamSubscription[Any]]) -> List[Dict[str,
                 request["interval"] = interval
             if threshold is not None:
                 request["threshold"] = threshold
-            points = {s.market: s.resume_point for s in chunk if s.resume_point is not None}
+            if since is not None:  # a stream still waiting for its history has no state to resume
+                request["since"] = since
+            points = {s.market: s.resume_point for s in chunk if s.resume_point is not None and since is None}
             if points:
                 request["resume"] = points
             requests.append(request)

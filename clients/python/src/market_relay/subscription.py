@@ -113,6 +113,9 @@ class StreamSubscription(Emitter[StreamEvent], Generic[State]):
         #: ``price``: the move of best bid, best ask or midpoint each message waits for (a decimal
         #: string; docs/protocol.md "Per-subscription options"), each a snapshot; None: every change.
         self.threshold: Optional[str] = None
+        #: ``trades``: the history asked for the first snapshot (docs/protocol.md "History since a time"),
+        #: until a snapshot arrives; then a reconnect resumes instead. Set by the client.
+        self.since: Optional[str] = None
         self._host = host
         self._resyncing = False
         self._connection_down = False
@@ -297,6 +300,7 @@ class StreamSubscription(Emitter[StreamEvent], Generic[State]):
     # --- state machine -----------------------------------------------------------------------------
 
     def _on_snapshot(self, message: Dict[str, Any]) -> None:
+        self.since = None
         try:
             state = self.state_of(message.get("data"))
         except ValueError as error:

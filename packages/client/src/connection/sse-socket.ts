@@ -89,7 +89,8 @@ export class SseSocket implements WebSocketLike {
     } else if (
       request.op === 'subscribe' &&
       request.interval === undefined &&
-      request.threshold === undefined
+      request.threshold === undefined &&
+      request.since === undefined
     ) {
       this.#subscribe(request);
     } else if (request.op === 'unsubscribe') {
@@ -104,7 +105,7 @@ export class SseSocket implements WebSocketLike {
         code: 'bad_request',
         message:
           request.op === 'subscribe'
-            ? `"${request.interval === undefined ? 'threshold' : 'interval'}" needs a WebSocket in this SDK for now (the relay's SSE takes it as a query parameter)`
+            ? `"${paceOrHistoryOption(request)}" needs a WebSocket in this SDK for now (the relay's SSE takes it as a query parameter)`
             : `"${request.op}" needs a WebSocket: Server-Sent Events carry no requests`,
         ...(request.op === 'subscribe' ? { channel: request.channel } : {}),
       };
@@ -322,6 +323,12 @@ export class SseSocket implements WebSocketLike {
     if (this.readyState === CLOSED) return;
     this.close(ABNORMAL_CLOSURE, 'SSE response ended');
   }
+}
+
+/** The option of a `subscribe` this transport cannot serve yet, for its refusal. */
+function paceOrHistoryOption(request: SubscribeRequest): 'interval' | 'threshold' | 'since' {
+  if (request.interval !== undefined) return 'interval';
+  return request.threshold !== undefined ? 'threshold' : 'since';
 }
 
 function groupKey(channel: string, depth: number | null | undefined, wildcard: boolean): string {

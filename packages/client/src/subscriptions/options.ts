@@ -4,6 +4,7 @@
  * "Per-subscription options"): a value the relay would refuse throws at once, as a bad id does, so
  * that it cannot spoil the batched request it would share with other streams.
  */
+import { checkSince } from '../../../protocol/src/channels/trades/since.ts';
 import {
   isThreshold,
   MAX_INTERVAL_MS,
@@ -26,4 +27,13 @@ export function checkedThreshold(threshold: string | undefined): string | undefi
   if (threshold === undefined) return undefined;
   if (!isThreshold(threshold)) throw new TypeError(`threshold: ${thresholdExpected}`);
   return threshold;
+}
+
+/** A `since` as `subscribeTrades` takes it; a value the relay would refuse now throws. */
+export function checkedSince(since: string | Date | undefined): string | undefined {
+  if (since === undefined) return undefined;
+  const text = since instanceof Date ? since.toISOString() : since;
+  const checked = checkSince(text, Date.now());
+  if (!checked.ok) throw new TypeError(checked.message);
+  return text;
 }

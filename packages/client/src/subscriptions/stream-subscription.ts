@@ -110,6 +110,11 @@ export abstract class StreamSubscription<
    * docs/protocol.md "Per-subscription options"), each a snapshot. Undefined: every change.
    */
   threshold: string | undefined;
+  /**
+   * `trades`: the history asked for the first snapshot (docs/protocol.md "History since a time"),
+   * until a snapshot arrives; then a reconnect resumes instead. Set by the client.
+   */
+  since: string | undefined;
   readonly #host: StreamHost;
   #resyncing = false;
   #connectionDown = false;
@@ -266,6 +271,7 @@ export abstract class StreamSubscription<
   // --- State machine -------------------------------------------------------------------------------
 
   #onSnapshot(message: Snapshot): void {
+    this.since = undefined;
     const state = this.stateOf(message);
     if (!this.verify(state, message)) {
       this.#resync('checksum', `snapshot ${message.epoch}/${message.seq} does not match its checksum`);

@@ -1,7 +1,7 @@
 /**
  * @module client/subscriptions/subscriptions
  * Subscription bookkeeping: the application's streams by key, and the `subscribe` requests that
- * (re)establish them: one per (channel, depth, interval, threshold) group and at most 100 markets each (protocol.md
+ * (re)establish them: one per (channel, depth, interval, threshold, since) group and at most 100 markets each (protocol.md
  * "Client -> relay"), carrying `resume` for every stream that still trusts its state.
  */
 import {
@@ -68,7 +68,8 @@ export function subscribeRequests(
       const chunk = group.slice(i, i + MAX_MARKETS_PER_REQUEST);
       const first = chunk[0]!;
       const points: Record<string, ResumePoint> = {};
-      if (resume) {
+      // A stream still waiting for its `since` history has no state to resume.
+      if (resume && first.since === undefined) {
         for (const stream of chunk) {
           const point = stream.resumePoint;
           if (point !== undefined) points[stream.market] = point;
@@ -81,6 +82,7 @@ export function subscribeRequests(
         ...depthField(first),
         ...(first.interval === undefined ? {} : { interval: first.interval }),
         ...(first.threshold === undefined ? {} : { threshold: first.threshold }),
+        ...(first.since === undefined ? {} : { since: first.since }),
         ...(Object.keys(points).length === 0 ? {} : { resume: points }),
       });
     }
@@ -97,11 +99,11 @@ function depthField(stream: AnyStreamSubscription): { depth?: NonNullable<BookDe
   return stream.depth === undefined || stream.depth === null ? {} : { depth: stream.depth };
 }
 
-/** One request per (channel, depth, interval, threshold): each is one selection on the wire. */
+/** One request per (channel, depth, interval, threshold, since): each is one selection on the wire. */
 function groupByChannelAndDepth(streams: Iterable<AnyStreamSubscription>): AnyStreamSubscription[][] {
   const groups = new Map<string, AnyStreamSubscription[]>();
   for (const stream of streams) {
-    const key = `${stream.channel}:${stream.depth ?? 'full'}:${stream.interval ?? ''}:${stream.threshold ?? ''}`;
+    const key = `${stream.channel}:${stream.depth ?? 'full'}:${stream.interval ?? ''}:${stream.threshold ?? ''}:${stream.since ?? ''}`;
     const group = groups.get(key);
     if (group === undefined) groups.set(key, [stream]);
     else group.push(stream);

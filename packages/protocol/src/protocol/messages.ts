@@ -42,6 +42,8 @@ export interface SubscribeRequest extends StreamSelection {
   interval?: number;
   /** `price`: a message only once best bid, best ask or midpoint moved by this much (decimal string). */
   threshold?: string;
+  /** `trades`: every trade since this ISO 8601 time or after this `activity_id`, then the live ones. */
+  since?: string;
   resume?: Record<string, ResumePoint>;
 }
 export interface UnsubscribeRequest extends StreamSelection {
@@ -195,6 +197,8 @@ export interface SubscribedMessage {
   interval?: number;
   /** The subscription's `threshold`, when it asked for one. */
   threshold?: string;
+  /** The subscription's `since`, when it asked for one. */
+  since?: string;
   recovered?: Record<string, boolean>;
   /** Compact connections only (./compact.ts): each market's stream number. */
   streams?: Record<string, number>;

@@ -116,6 +116,7 @@ function checkStreamIds(
     misnamedPaths?: true;
     interval?: number | null;
     threshold?: string | null;
+    since?: string;
   },
   context: z.RefinementCtx,
 ): void {
@@ -133,18 +134,14 @@ function checkStreamIds(
   if (selection.markets.includes(WILDCARD)) {
     const issue = wildcardIssue(channel, selection.markets);
     if (issue !== undefined) context.addIssue({ code: 'custom', path: [field], message: issue });
-    else if (selection.interval !== undefined)
-      context.addIssue({
-        code: 'custom',
-        path: ['interval'],
-        message: 'applies to named markets only, not "*"',
-      });
-    else if (selection.threshold !== undefined)
-      context.addIssue({
-        code: 'custom',
-        path: ['threshold'],
-        message: 'applies to named markets only, not "*"',
-      });
+    else
+      for (const option of ['interval', 'threshold', 'since'] as const)
+        if (selection[option] !== undefined)
+          context.addIssue({
+            code: 'custom',
+            path: [option],
+            message: 'applies to named markets only, not "*"',
+          });
   } else {
     selection.markets.forEach((id, i) => {
       const checked = canonicalStreamId(channel, id);
@@ -182,6 +179,8 @@ export const subscribeRequest = z
     ...streamSelection,
     interval: interval.optional(),
     threshold: threshold.optional(),
+    /** Checked with the channel and the clock (channels/trades/since.ts). */
+    since: z.string({ error: 'expected an ISO 8601 time or an activity_id' }).optional(),
     resume: z.record(streamId, resumePoint).optional(),
   })
   .superRefine(checkStreamIds)

@@ -1,0 +1,84 @@
+"""History since a time (docs/protocol.md "History since a time"): against a real relay over the
+simulator (started by test/clients/python-since.test.ts), ``subscribe_trades(market, since=…)`` announces
+every trade upstream's own activity pages list since then, oldest first, each once; bad values raise
+before anything is sent; an unknown ``activity_id`` ends the subscription with an error."""
+
+import asyncio
+import json
+import urllib.request
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from conftest import env
+from market_relay import Backoff, connect
+from market_relay.requests import checked_since
+
+FAST = Backoff(base=0.05, maximum=0.5, going_away_spread=0.1)
+DEADLINE = 8.0
+
+
+async def until(what, condition, timeout=DEADLINE):
+    async def poll():
+        while not condition():
+            await asyncio.sleep(0.01)
+
+    try:
+        await asyncio.wait_for(poll(), timeout)
+    except asyncio.TimeoutError:
+        raise AssertionError(f"timed out waiting for {what}") from None
+
+
+def upstream_listing(upstream, market):
+    """Upstream's activity pages read directly, oldest first (the order read from the entries' times)."""
+    entries, offset = [], 0
+    while True:
+        with urllib.request.urlopen(f"{upstream}/api/markets/{market}/activity?limit=100&offset={offset}") as response:
+            page = json.load(response)
+        entries += page["activity"]
+        offset += len(page["activity"])
+        if not page["pagination"]["hasMore"] or not page["activity"]:
+            break
+    newest_first = len(entries) > 1 and entries[0]["activity_timestamp"] > entries[-1]["activity_timestamp"]
+    return entries[::-1] if newest_first else entries
+
+
+@pytest.mark.parametrize(
+    "since",
+    ["2025-06-01T12:00", "2025-06-01", 42, "", "x" * 129, datetime(2025, 6, 1)],
+)
+def test_a_since_the_relay_would_refuse_raises(since):
+    with pytest.raises(ValueError, match=r"since"):
+        checked_since(since)
+
+
+def test_since_bounds():
+    now = datetime(2026, 1, 1, 12, tzinfo=timezone.utc)
+    assert checked_since("2026-01-01T11:30:00.123456789Z", now) == "2026-01-01T11:30:00.123456789Z"
+    assert checked_since(now - timedelta(minutes=5), now) == "2026-01-01T11:55:00.000Z"
+    assert checked_since("some-trade-id", now) == "some-trade-id"
+    for bad in ("2026-01-01T12:00:01Z", "2025-12-31T11:59:59+00:00"):
+        with pytest.raises(ValueError, match=r"future|24 hours"):
+            checked_since(bad, now)
+
+
+def test_every_trade_since_then_once_oldest_first():
+    url, upstream, market = env("MARKET_RELAY_URL"), env("MARKET_RELAY_UPSTREAM"), env("MARKET_RELAY_MARKET")
+
+    async def scenario():
+        async with connect(url, backoff=FAST) as client:
+            errors, announced = [], []
+            client.on("error", errors.append)
+            since = datetime.now(timezone.utc) - timedelta(minutes=30)
+            trades = client.subscribe_trades(market, since=since)
+            trades.on("trade", lambda trade: announced.append(trade["activity_id"]))
+            await until("the history", lambda: trades.state is not None)
+            cut = since.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+            expected = [e["activity_id"] for e in upstream_listing(upstream, market) if e["activity_timestamp"] >= cut]
+            assert announced[: len(expected)] == expected and len(expected) > 100
+            assert len(set(announced)) == len(announced)
+            missing = client.subscribe_trades(env("MARKET_RELAY_OTHER"), since="no-such-trade")
+            await until("the unknown id's subscription to end", lambda: missing.closed)
+            assert [e.code for e in errors] == ["bad_request"]
+
+    asyncio.run(scenario())

@@ -1,0 +1,193 @@
+/**
+ * @module relay/session/since-seam
+ * A `trades` subscription with `since` (docs/protocol.md "History since a time"): the session joins
+ * the live stream first and holds that subscriber's live messages while the history is read
+ * (relay/session/since-reads.ts), then sends one snapshot: the history, the stream's state at the
+ * join and the held messages, each `activity_id` once, oldest first, at the position of the last
+ * held message; live updates go on from there. The read starts only once the stream has a state
+ * and after the join, so its newest page reaches past the join point and the held updates cover
+ * everything after it: no gap. The history may also reach past the stream's last held message
+ * (trades the stream's next poll brings): those are left to the live updates, so no duplicate.
+ */
+import type { SinceRead } from '../../../packages/protocol/src/channels/trades/relay-since.ts';
+import type { SinceSpec } from '../../../packages/protocol/src/channels/trades/since.ts';
+import type { TradeEntry } from '../../../packages/protocol/src/channels/trades/trades.ts';
+import type { RequestId, ServerMessage } from '../../../packages/protocol/src/protocol/messages.ts';
+import { type Frame, toFrame } from '../streams/frame.ts';
+import type { AnyStream } from '../streams/stream.ts';
+import { dataMessage, type MessagePosition } from '../streams/stream-messages.ts';
+import type { JoinedStream } from './subscription.ts';
+
+/** What the seams need of their session. */
+export interface SeamSession {
+  /** The history read of `market` since `since`, for a subscriber joined at `joinedAt`; undefined: not offered. */
+  read?(market: string, since: SinceSpec, joinedAt: { epoch: string; seq: number }): Promise<SinceRead>;
+  /** The merged snapshot, written as the stream's. */
+  deliver(stream: AnyStream, frame: Frame): void;
+  /** The read failed: the error goes out and the subscription is left. */
+  fail(stream: AnyStream, error: ServerMessage): void;
+}
+
+interface TradesMessage extends MessagePosition {
+  data: { trades: TradeEntry[] };
+}
+
+const messageOf = (frame: Frame): TradesMessage => JSON.parse(frame.text) as TradesMessage;
+
+class Seam {
+  readonly #held: TradeEntry[] = [];
+  #join: TradesMessage | undefined;
+  #last: MessagePosition | undefined;
+  cancelled = false;
+
+  constructor(
+    readonly stream: AnyStream,
+    readonly since: SinceSpec,
+    readonly id: RequestId | undefined,
+    readonly session: SeamSession,
+    readonly done: () => void,
+  ) {}
+
+  /** Reads at once when the stream has a state; else its first message is the join. */
+  start(): void {
+    if (this.stream.hasState) this.#joined(messageOf(this.stream.snapshotFrame()));
+  }
+
+  /** A live message of the stream, held until the snapshot is sent. */
+  hold(frame: Frame): void {
+    const message = messageOf(frame);
+    if (this.#join === undefined) {
+      this.#joined(message);
+      return;
+    }
+    this.#held.push(...message.data.trades);
+    this.#last = message;
+  }
+
+  #joined(message: TradesMessage): void {
+    this.#join = message;
+    const read = this.session.read?.(this.stream.market, this.since, message);
+    if (read === undefined) {
+      this.#failed('upstream_unavailable', 'history is not offered by this relay');
+      return;
+    }
+    read.then(
+      (result) => {
+        if (this.cancelled) return;
+        if (!result.ok)
+          this.#failed(result.reason === 'too_many' ? 'limit_exceeded' : 'bad_request', result.message);
+        else this.#send(result.trades);
+      },
+      (error: unknown) => {
+        if (this.cancelled) return;
+        const why = error instanceof Error ? error.message : 'upstream unavailable';
+        this.#failed(
+          'upstream_unavailable',
+          `the trades since ${this.#sinceText()} could not be read: ${why}`,
+        );
+      },
+    );
+  }
+
+  #send(history: readonly TradeEntry[]): void {
+    const join = this.#join!;
+    const trades: TradeEntry[] = [];
+    const ids = new Set<string>();
+    const add = (entry: TradeEntry) => {
+      if (ids.has(entry.activity_id)) return;
+      ids.add(entry.activity_id);
+      trades.push(entry);
+    };
+    // The history reaches past what the stream has delivered (it was read after the join): its
+    // entries after the last one the stream delivered come as live updates, so they stay out here.
+    const delivered = new Set([...join.data.trades, ...this.#held].map((entry) => entry.activity_id));
+    const frontier = history.findLastIndex((entry) => delivered.has(entry.activity_id));
+    for (const entry of history.slice(0, frontier + 1)) add(entry);
+    for (const entry of this.#sinceJoin(join.data.trades)) add(entry);
+    for (const entry of this.#held) add(entry);
+    const at = this.#last ?? join;
+    const position = { epoch: at.epoch, seq: at.seq, ts: at.ts, rts: at.rts };
+    this.done();
+    this.session.deliver(
+      this.stream,
+      toFrame(dataMessage(this.stream, 'snapshot', { trades }, position, undefined)),
+    );
+  }
+
+  /** The entries of the state at the join that `since` asks for. */
+  #sinceJoin(entries: readonly TradeEntry[]): readonly TradeEntry[] {
+    const { since } = this;
+    if (since.kind === 'time')
+      return entries.filter((entry) => Date.parse(entry.activity_timestamp) >= since.at);
+    const named = entries.findIndex((entry) => entry.activity_id === since.id);
+    return named < 0 ? [] : entries.slice(named + 1);
+  }
+
+  #sinceText(): string {
+    return this.since.kind === 'time' ? this.since.text : `activity_id ${this.since.id}`;
+  }
+
+  #failed(code: 'bad_request' | 'limit_exceeded' | 'upstream_unavailable', message: string): void {
+    this.done();
+    const { channel, market } = this.stream;
+    this.session.fail(this.stream, {
+      type: 'error',
+      ...(this.id === undefined ? {} : { id: this.id }),
+      code,
+      message,
+      channel,
+      market,
+    });
+  }
+}
+
+/** One session's `since` subscriptions still waiting for their history, by stream key. */
+export class SinceSeams {
+  readonly #session: SeamSession;
+  readonly #seams = new Map<string, Seam>();
+
+  constructor(session: SeamSession) {
+    this.#session = session;
+  }
+
+  /**
+   * Takes the joined streams of a request with `since` over (their first message is the merged
+   * snapshot); returns those left to the usual first messages (all of them without `since`).
+   */
+  begin(
+    since: SinceSpec | undefined,
+    id: RequestId | undefined,
+    joined: readonly JoinedStream[],
+  ): JoinedStream[] {
+    if (since === undefined) return [...joined];
+    for (const { stream } of joined) {
+      this.drop(stream.key);
+      const seam: Seam = new Seam(stream, since, id, this.#session, () => {
+        if (this.#seams.get(stream.key) === seam) this.#seams.delete(stream.key);
+      });
+      this.#seams.set(stream.key, seam);
+      seam.start();
+    }
+    return [];
+  }
+
+  /** True when `frame` is held for a snapshot still being put together. */
+  hold(stream: AnyStream, frame: Frame): boolean {
+    const seam = this.#seams.get(stream.key);
+    if (seam === undefined) return false;
+    seam.hold(frame);
+    return true;
+  }
+
+  /** The stream was left or ended: its read's outcome is no longer wanted. */
+  drop(key: string): void {
+    const seam = this.#seams.get(key);
+    if (seam === undefined) return;
+    seam.cancelled = true;
+    this.#seams.delete(key);
+  }
+
+  clear(): void {
+    for (const key of [...this.#seams.keys()]) this.drop(key);
+  }
+}
