@@ -10,23 +10,11 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from conftest import env
-from market_relay import Backoff, connect
+from conftest import env, live_backoff, until
+from market_relay import connect
 from market_relay.requests import checked_since
 
-FAST = Backoff(base=0.05, maximum=0.5, going_away_spread=0.1)
-DEADLINE = 8.0
-
-
-async def until(what, condition, timeout=DEADLINE):
-    async def poll():
-        while not condition():
-            await asyncio.sleep(0.01)
-
-    try:
-        await asyncio.wait_for(poll(), timeout)
-    except asyncio.TimeoutError:
-        raise AssertionError(f"timed out waiting for {what}") from None
+FAST = live_backoff()
 
 
 def upstream_listing(upstream, market):
