@@ -26,6 +26,8 @@ import {
   upstreamReport,
 } from './reports.ts';
 import { type BytesResult, runBytes } from './scenarios/bytes.ts';
+import { type CapacityResult, runCapacity } from './scenarios/capacity.ts';
+import { capacityReport } from './scenarios/capacity-report.ts';
 import { type ClusterResult, runCluster } from './scenarios/cluster.ts';
 import { type ClusterSpreadResult, runClusterSpread } from './scenarios/cluster-spread.ts';
 import { type CompressionResult, runCompression } from './scenarios/compression.ts';
@@ -73,6 +75,7 @@ const results: {
   cluster?: ClusterResult;
   clusterSpread?: ClusterSpreadResult;
   rest?: RestLoadResult;
+  capacity?: CapacityResult;
 } = {};
 const sections: string[] = [];
 const targets: Target[] = [];
@@ -156,6 +159,12 @@ try {
     const rest = await runRest(options);
     results.rest = rest;
     report(restReport(rest));
+  }
+
+  if (selected.has('capacity')) {
+    const capacity = await runCapacity(options);
+    results.capacity = capacity;
+    report(capacityReport(capacity, machine.openFilesLimit));
   }
 } finally {
   await sim.child.stop();
