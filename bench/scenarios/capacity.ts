@@ -119,7 +119,7 @@ class Generators {
         const { connected } = await child.request<{ connected: number }>(
           'connect',
           { kind: this.kind, url: this.url, groups },
-          Math.max(120_000, share * 30),
+          Math.max(300_000, share * 100),
         );
         if (this.kind !== 'relay') return { connected, withSnapshot: connected };
         const { ready } = await child.request<{ ready: number }>('awaitFirst', { timeoutMs: 60_000 }, 90_000);

@@ -27,8 +27,6 @@ export interface PrivateRedisEvents {
   exited(code: number | null, signal: NodeJS.Signals | null): void;
 }
 
-export class RedisServerMissing extends Error {}
-
 export async function startPrivateRedis(events: PrivateRedisEvents): Promise<PrivateRedis> {
   const dir = await mkdtemp(join(tmpdir(), 'market-relay-'));
   const path = join(dir, 'redis.sock');
@@ -49,7 +47,7 @@ export async function startPrivateRedis(events: PrivateRedisEvents): Promise<Pri
     const started = child;
     const spawnFailed = once(started, 'error').then(([error]) => {
       throw (error as NodeJS.ErrnoException).code === 'ENOENT'
-        ? new RedisServerMissing(
+        ? new Error(
             '--workers needs Redis: give --redis URL, or install redis-server (apt-get install redis-server)',
           )
         : error;

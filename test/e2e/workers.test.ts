@@ -1,7 +1,7 @@
 /**
  * `market-relay serve --workers 2` as an operator runs it (docs/operations.md "Every core of a
  * machine"): two relay processes share one port and a redis-server the primary starts for them.
- * Clients land on both workers and each gets its stream whole; upstream sees each market's book
+ * WebSocket and SSE clients land on both workers and each gets its stream whole; upstream sees each market's book
  * polled once per poll interval for the machine, not once per worker; a client resumes its book on
  * the other worker; SIGTERM to the primary closes every worker's clients with 1001 and removes the
  * private Redis.
@@ -14,6 +14,7 @@ import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
 import { type ChildRelay, startChildRelay } from '../support/child-relay.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { redisAvailable } from '../support/redis.ts';
+import { SseClient } from '../support/sse-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const BOOK_POLL_MS = 200;
@@ -97,6 +98,16 @@ describe.skipIf(!redisAvailable())('serve --workers 2', () => {
       { timeoutMs: 15_000 },
     );
     for (const viewer of viewers) expect(viewer.violations).toEqual([]);
+
+    // Server-Sent Events through the shared port too: two requests, one per worker in turn.
+    const sse = await Promise.all(
+      [0, 1].map((i) => SseClient.connect(`${started.url}/v1/sse?channel=book&markets=${markets[i]}`)),
+    );
+    await waitFor('both SSE clients to have their snapshot and an update', () =>
+      sse.every((client, i) => (client.view('book', markets[i]!)?.updates ?? 0) >= 1),
+    );
+    for (const client of sse) expect(client.violations).toEqual([]);
+    await Promise.all(sse.map((client) => client.close()));
 
     // Once per interval for the machine: two workers polling each for itself would double it.
     sim.clearRequests();
