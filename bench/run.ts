@@ -26,6 +26,8 @@ import {
   upstreamReport,
 } from './reports.ts';
 import { type BytesResult, runBytes } from './scenarios/bytes.ts';
+import { type CapacityResult, runCapacity } from './scenarios/capacity.ts';
+import { capacityReport } from './scenarios/capacity-report.ts';
 import { type ClusterResult, runCluster } from './scenarios/cluster.ts';
 import { type ClusterSpreadResult, runClusterSpread } from './scenarios/cluster-spread.ts';
 import { type CompressionResult, runCompression } from './scenarios/compression.ts';
@@ -75,6 +77,7 @@ const results: {
   clusterSpread?: ClusterSpreadResult;
   rest?: RestLoadResult;
   dashboard?: DashboardResult;
+  capacity?: CapacityResult;
 } = {};
 const sections: string[] = [];
 const targets: Target[] = [];
@@ -164,6 +167,12 @@ try {
     const dashboard = await runDashboard(options);
     results.dashboard = dashboard;
     report(dashboardReport(dashboard));
+  }
+
+  if (selected.has('capacity')) {
+    const capacity = await runCapacity(options);
+    results.capacity = capacity;
+    report(capacityReport(capacity, machine.openFilesLimit));
   }
 } finally {
   await sim.child.stop();

@@ -3,7 +3,9 @@
  * `market-relay [serve|sim|help] [--flags]` (docs/operations.md): parse and validate the
  * configuration (a bad value is one line naming the option and exit code 2), start, print where it
  * listens (on stderr, whatever the log level), and shut down cleanly on SIGTERM / SIGINT within 5 s.
+ * With `--workers N` this process is the primary of N relay processes (src/workers/), or one of them.
  */
+import cluster from 'node:cluster';
 import { type Command, ConfigError, parseCommandLine } from './config/config.ts';
 import { helpText, versionText } from './config/help.ts';
 
@@ -43,26 +45,59 @@ async function main(): Promise<void> {
     logger.info({ markets, seed, profile }, `simulator listening on ${sim.url}`);
     process.stderr.write(`market-relay sim listening on ${sim.url}\n`);
     close = () => sim.close();
+  } else if ((command.config.workers ?? 1) > 1 && cluster.isPrimary) {
+    const { superviseWorkers } = await import('./workers/supervisor.ts');
+    const workers = await superviseWorkers(command.config, logger);
+    const redis =
+      workers.redisSocket === undefined
+        ? 'the given --redis'
+        : `a redis-server of their own (${workers.redisSocket})`;
+    process.stderr.write(`market-relay: ${command.config.workers} workers, coordinating over ${redis}\n`);
+    workers.operatorUrls.forEach((url, index) => {
+      if (url !== undefined) process.stderr.write(`worker ${index + 1} operator endpoints: ${url}\n`);
+    });
+    if (workers.sim !== undefined) {
+      process.stderr.write(
+        `embedded simulator: ${workers.sim.url} (its admin API: ${workers.sim.url}/_sim)\n`,
+      );
+    }
+    process.stderr.write(`market-relay listening on ${workers.url}\n`);
+    close = () => workers.close();
   } else {
-    const [{ startRelay }, { printQuickStart }] = await Promise.all([
+    const [{ startRelay }, { printQuickStart }, { workerConfig }] = await Promise.all([
       import('./relay-server.ts'),
       import('./http/quick-start.ts'),
+      import('./workers/worker.ts'),
     ]);
-    const relay = await startRelay(command.config, logger, sink);
+    // A worker of `--workers`: the primary prints the ready line once every worker listens.
+    const worker = cluster.isWorker ? workerConfig(command.config, process.env) : undefined;
+    const config = worker?.config ?? command.config;
+    const relay = await startRelay(
+      config,
+      worker === undefined ? logger : logger.child({ worker: worker.index + 1 }),
+      sink,
+    );
     logger.info(
-      { upstream: command.config.upstream === 'sim' ? `sim (${relay.upstreamUrl})` : relay.upstreamUrl },
+      { upstream: config.upstream === 'sim' ? `sim (${relay.upstreamUrl})` : relay.upstreamUrl },
       `market-relay listening on ${relay.url}`,
     );
-    // The ready line scripts and supervisors wait for: a plain line, printed at every log level.
-    process.stderr.write(`market-relay listening on ${relay.url}\n`);
-    if (relay.sim !== undefined) {
-      process.stderr.write(`embedded simulator: ${relay.sim.url} (its admin API: ${relay.sim.url}/_sim)\n`);
+    if (worker === undefined) {
+      // The ready line scripts and supervisors wait for: a plain line, printed at every log level.
+      process.stderr.write(`market-relay listening on ${relay.url}\n`);
+      if (relay.sim !== undefined) {
+        process.stderr.write(`embedded simulator: ${relay.sim.url} (its admin API: ${relay.sim.url}/_sim)\n`);
+      }
+    } else {
+      process.send?.({ type: 'listening', url: relay.url, operatorUrl: relay.operatorUrl });
     }
     const quickStart = new AbortController();
-    void printQuickStart(
-      { ...relay, apiKeys: command.config.apiKeys },
-      { write: (text) => process.stderr.write(text), signal: quickStart.signal },
-    );
+    // One worker prints the newcomer's quick start for all of them.
+    if (worker === undefined || worker.index === 0) {
+      void printQuickStart(
+        { ...relay, apiKeys: config.apiKeys },
+        { write: (text) => process.stderr.write(text), signal: quickStart.signal },
+      );
+    }
     close = () => {
       quickStart.abort();
       return relay.close();

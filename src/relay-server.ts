@@ -265,6 +265,8 @@ export async function startRelay(
       operatorAddress = await operatorApp.listen({
         port: config.operatorPort,
         host: config.operatorHost ?? config.host,
+        // A worker of `--workers` has operator endpoints of its own, never shared with the others.
+        exclusive: true,
       });
     }
   } catch (error) {

@@ -1,7 +1,8 @@
 /**
  * @module bench/lib/options
  * `npm run bench -- [SCENARIO...] [--only fanout,memory] [--quick] [--cpu-prof] [--fanout 1000,5000]
- * [--multi 500] [--single 2000] [--rest-streams 1000] [--rest-subscribers 10000] [--dashboard-clients 100] [--dashboard-tick-ms 100]`: which scenarios (`npm run bench -- freshness` runs that one alone), how big and
+ * [--multi 500] [--single 2000] [--rest-streams 1000] [--rest-subscribers 10000] [--dashboard-clients 100] [--dashboard-tick-ms 100]
+ * [--capacity-connections 15000] [--capacity-batch 2000] [--capacity-max-clients 18000]`: which scenarios (`npm run bench -- freshness` runs that one alone), how big and
  * how long. The full run is what docs/benchmarks.md records; --quick is a ~1 minute smoke run.
  */
 import { parseArgs } from 'node:util';
@@ -20,6 +21,7 @@ export const scenarioNames = [
   'cluster',
   'rest',
   'dashboard',
+  'capacity',
 ] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
 
@@ -50,6 +52,10 @@ export interface BenchOptions {
   dashboardClients: number;
   /** `dashboard` scenario: the simulator's tick, ms (every book moves on every tick). */
   dashboardTickMs: number;
+  /** capacity: idle subscribed connections on one relay process; the ramp's batch of clients and its most. */
+  capacityConnections: number;
+  capacityBatch: number;
+  capacityMaxClients: number;
   /** Book sizes (levels per side) of the diff microbenchmark. */
   diffLevels: number[];
   warmupMs: number;
@@ -71,6 +77,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'rest-subscribers': { type: 'string' },
       'dashboard-clients': { type: 'string' },
       'dashboard-tick-ms': { type: 'string' },
+      'capacity-connections': { type: 'string' },
+      'capacity-batch': { type: 'string' },
+      'capacity-max-clients': { type: 'string' },
     },
     strict: true,
     // `npm run bench -- fanout-multi` is `--only fanout-multi`.
@@ -105,6 +114,15 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       values['dashboard-clients'] ?? (quick ? '20' : '100'),
     ),
     dashboardTickMs: positiveInteger('dashboard-tick-ms', values['dashboard-tick-ms'] ?? '100'),
+    capacityConnections: positiveInteger(
+      'capacity-connections',
+      values['capacity-connections'] ?? (quick ? '2000' : '15000'),
+    ),
+    capacityBatch: positiveInteger('capacity-batch', values['capacity-batch'] ?? (quick ? '250' : '2000')),
+    capacityMaxClients: positiveInteger(
+      'capacity-max-clients',
+      values['capacity-max-clients'] ?? (quick ? '1000' : '18000'),
+    ),
     diffLevels: [10, 100, 1_000, 10_000],
     warmupMs: quick ? 1_500 : 3_000,
     windowMs: quick ? 4_000 : 12_000,

@@ -5,6 +5,7 @@
  * reading argv and the environment against them is config/config.ts, the help and the docs' table
  * are help.ts and options-table.ts.
  */
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { groupOptions } from './group-options.ts';
 import { integerOption, type OptionSpec } from './option-spec.ts';
@@ -79,6 +80,20 @@ const serveOptions = {
     quote: 'url',
     placeholder: 'URL',
     help: 'Redis URL; set = cluster mode (several relays, one upstream poller per market). A comma-separated list of node URLs (or one node in cluster mode) = a Redis Cluster',
+  },
+  workers: {
+    env: 'WORKERS',
+    doc: 'relay processes sharing the listening port, `auto` = one per available core; above 1 they coordinate as a cluster over `--redis`, or over a `redis-server` started for them when unset ([Every core](#every-core-of-a-machine))',
+    schema: z
+      .string()
+      .trim()
+      .regex(/^(auto|\d+)$/)
+      .transform((text) => (text === 'auto' ? availableParallelism() : Number(text)))
+      .pipe(z.number().int().min(1).max(256)),
+    default: '1',
+    expected: '`auto` or an integer from 1 to 256',
+    placeholder: 'N|auto',
+    help: 'relay processes sharing the port (auto = one per core), coordinating over Redis',
   },
   'book-poll-ms': integerOption({
     env: 'BOOK_POLL_MS',

@@ -27,6 +27,8 @@ export interface ServeConfig {
   /** An http(s) base URL without trailing slash, or `sim`. */
   upstream: string;
   redis?: string;
+  /** Relay processes sharing the listening port (src/workers/); 1 = this process alone. */
+  workers?: number;
   bookPollMs: number;
   pricePollMs: number;
   upstreamConcurrency: number;
@@ -166,6 +168,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       host: read('host') as string,
       upstream: read('upstream') as string,
       redis: read('redis') as string | undefined,
+      workers: number('workers'),
       bookPollMs: number('book-poll-ms'),
       pricePollMs: number('price-poll-ms'),
       upstreamConcurrency: number('upstream-concurrency'),

@@ -21,6 +21,7 @@ export const optionSections: Readonly<Record<string, readonly string[]>> = {
     'host',
     'upstream',
     'redis',
+    'workers',
     'book-poll-ms',
     'price-poll-ms',
     'upstream-concurrency',

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { type Command, ConfigError, parseCommandLine, type ServeConfig } from '../../src/config/config.ts';
 import { defaultTuning, resolveTuning } from '../../src/config/tuning.ts';
@@ -28,6 +29,7 @@ describe('parseCommandLine', () => {
       host: '127.0.0.1',
       upstream: 'sim',
       redis: undefined,
+      workers: 1,
       bookPollMs: 1000,
       pricePollMs: 1000,
       upstreamConcurrency: 16,
@@ -142,6 +144,8 @@ describe('parseCommandLine', () => {
       heartbeatMs: 2000,
       connection: { maxStreams: 7, highWaterBytes: 4096, maxBufferBytes: 8 * 1024 * 1024 },
     });
+    expect(serveConfig(['--workers', '3']).workers).toBe(3);
+    expect(serveConfig([], { WORKERS: 'auto' }).workers).toBe(availableParallelism());
     expect(serveConfig(['--redis', ' redis://a:7000 , redis://b:7001,']).redis).toBe(
       'redis://a:7000,redis://b:7001',
     );
@@ -181,6 +185,8 @@ describe('parseCommandLine', () => {
     [['--fail-open-rps-fraction', '0'], 'fail-open-rps-fraction', 'got "0", expected a number above 0'],
     [['--fail-open-rps-fraction', '1.5'], 'fail-open-rps-fraction', 'got "1.5", expected a number above 0'],
     [['--fail-open-rps-fraction', 'half'], 'fail-open-rps-fraction', 'got "half", expected a number above 0'],
+    [['--workers', '0'], 'workers', 'got "0", expected `auto` or an integer from 1 to 256'],
+    [['--workers', 'all'], 'workers', 'got "all", expected `auto` or an integer from 1 to 256'],
     [['--compression', 'maybe'], 'compression', 'got "maybe", expected on or off'],
     [['--heartbeat-ms', '1.5'], 'heartbeat-ms', 'got "1.5", expected an integer from 100 to'],
     [['--coalesce-ms', '101'], 'coalesce-ms', 'got "101", expected an integer from 0 to 100'],

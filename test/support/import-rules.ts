@@ -29,6 +29,7 @@ export const layerRanks: Readonly<Record<string, number>> = {
   observability: 6, // health model, metrics, logs, activity
   http: 7, // HTTP routes only
   config: 8, // options, their defaults, flags, environment and help
+  workers: 8.5, // `--workers`: the primary that forks relay processes sharing a port, and their Redis
   app: 9, // src/*.ts: server assembly, CLI
 };
 

@@ -1,0 +1,96 @@
+/**
+ * @module bench/scenarios/capacity-report
+ * The capacity scenario's section of the report (docs/benchmarks.md "Capacity") and its targets:
+ * with every core of a 2-core machine used, the sustained deliveries per second at p99 <= 100 ms
+ * at least 1.6x one process's, and upstream still asked for each book once per poll interval.
+ */
+import { fixed, markdownTable, type Report, target } from '../lib/report.ts';
+import { type CapacityResult, P99_LIMIT_MS } from './capacity.ts';
+
+export function capacityReport(result: CapacityResult, openFilesLimit: string): Report {
+  const { idle, ramps } = result;
+  const idleTable = markdownTable(
+    [
+      'connections',
+      'connected',
+      'with snapshot',
+      'RSS before / after (MB)',
+      'RSS per connection (KB)',
+      'relay CPU (cores)',
+      'deliveries/s',
+      'updates per client / stream',
+      'sampled frames (failures)',
+    ],
+    [
+      [
+        idle.connections,
+        idle.connected,
+        idle.withSnapshot,
+        `${fixed(idle.baseRssMb, 0)} / ${fixed(idle.rssMb, 0)}`,
+        fixed(idle.rssPerConnectionKb),
+        fixed(idle.cpuShare, 3),
+        fixed(idle.deliveriesPerSec, 0),
+        fixed(idle.updatesPerClient, 2),
+        `${idle.sampledFrames} (${idle.sampleFailures})`,
+      ],
+    ],
+  );
+  const rampTable = markdownTable(
+    [
+      'server',
+      'clients',
+      'deliveries/s',
+      'p50 (ms)',
+      'p99 (ms)',
+      'server CPU (cores)',
+      'book requests / market / poll',
+      'sample failures',
+    ],
+    ramps.flatMap((ramp) =>
+      ramp.steps.map((step) => [
+        ramp.server,
+        step.clients,
+        fixed(step.deliveriesPerSec, 0),
+        fixed(step.latency.p50Ms),
+        fixed(step.latency.p99Ms),
+        fixed(step.cpuShare, 2),
+        step.bookRequestsPerMarketPerPoll === undefined ? '-' : fixed(step.bookRequestsPerMarketPerPoll, 2),
+        step.sampleFailures,
+      ]),
+    ),
+  );
+  const sustainedTable = markdownTable(
+    ['server', `sustained deliveries/s at p99 <= ${P99_LIMIT_MS} ms`],
+    ramps.map((ramp) => [ramp.server, fixed(ramp.sustainedPerSec, 0)]),
+  );
+  const [single, workers] = ramps;
+  const booksPerPoll = Math.max(...(workers?.steps.map((s) => s.bookRequestsPerMarketPerPoll ?? 0) ?? [0]));
+  const section = [
+    '### 14. Capacity: idle connections on one process, and deliveries sustained by one process, every core and ws',
+    '',
+    'Idle: one relay process, heartbeats every 5 s, ten books changing every 5 s. Ramp: books polled every 50 ms, markets changing every 100 ms, clients added until p99 passes 100 ms.',
+    '',
+    `Per-process file limit here: \`ulimit -n\` ${openFilesLimit}; the generators hold at most 5,000 sockets each.`,
+    '',
+    idleTable,
+    '',
+    rampTable,
+    '',
+    sustainedTable,
+    '',
+  ].join('\n');
+  return {
+    section,
+    targets: [
+      // Stated as one process's share of two workers' rate: at most 1/1.6.
+      target(
+        'capacity: one process / --workers 2, sustained deliveries/s at p99 <= 100 ms',
+        // No step of the workers within the limit: no ratio (shown as n/a, a miss).
+        (single?.sustainedPerSec ?? 0) / (workers?.sustainedPerSec ?? 0),
+        1 / 1.6,
+      ),
+      target('capacity: --workers 2, book requests per market per poll interval', booksPerPoll, 1, ''),
+      target('capacity: sampled frames failing seq or checksum', idle.sampleFailures, 0, ''),
+    ],
+  };
+}
