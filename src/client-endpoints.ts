@@ -28,7 +28,7 @@ export interface ClientEndpointOptions {
   /** permessage-deflate for WebSocket clients that offer it. */
   compression: boolean;
   access: AccessPolicy;
-  /** The history reads of `trades` subscriptions with `since`. */
+  /** The history reads of subscriptions with `since` (channels that serve history). */
   sinceReads?: SinceReads;
 }
 

@@ -55,7 +55,7 @@ export interface Relay {
   readonly poller: PollerPool;
   /** Upstream's market catalogue as the relay last read it (judges unknown ids). */
   readonly knownMarkets: KnownMarkets;
-  /** The history reads of `trades` subscriptions with `since`. */
+  /** The history reads of subscriptions with `since` (channels that serve history). */
   readonly sinceReads: SinceReads;
   /** Leases, numbering, history and the upstream budget: this relay alone, or a Redis cluster's. */
   readonly broker: Broker;
@@ -170,7 +170,7 @@ export async function startRelay(
     upstream: client,
     budget: poller,
     slotWaitMs: SINCE_SLOT_WAIT_MS,
-    position: (market) => registry.get({ channel: 'trades', market, depth: undefined }),
+    position: (channel, market) => registry.get({ channel, market, depth: undefined }),
   });
   const { ws, sse, edgeAdmission, stopPruning } = registerClientEndpoints(app, {
     registry,

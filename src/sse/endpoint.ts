@@ -39,7 +39,7 @@ export interface SseEndpointOptions extends ArrivalContext {
   otherConnections: () => number;
   /** Connection numbers, shared with the WebSocket endpoint. */
   sessionIds: SessionIds;
-  /** The history reads of `trades` subscriptions with `since`. */
+  /** The history reads of subscriptions with `since` (channels that serve history). */
   sinceReads?: SinceReads;
 }
 

@@ -53,7 +53,7 @@ export interface WsEndpointOptions extends AccessPolicy {
   admission: EdgeAdmission;
   /** Connection numbers, shared with the SSE endpoint. */
   sessionIds: SessionIds;
-  /** The history reads of `trades` subscriptions with `since`. */
+  /** The history reads of subscriptions with `since` (channels that serve history). */
   sinceReads?: SinceReads;
 }
 

@@ -168,7 +168,7 @@ export abstract class ChannelStreams extends Emitter<ClientEvents> {
    * ones; given for a stream already held, it is asked again.
    */
   subscribeTrades(market: string, options: SinceOption = {}): TradesSubscription {
-    const since = checkedSince(options.since);
+    const since = checkedSince('trades', options.since);
     return this.withSince(this.#defined('trades', market), since);
   }
 

@@ -24,7 +24,7 @@ export interface SessionContext {
   marketAdmission: MarketAdmission;
   events: RelayEvents;
   limits: SessionLimits;
-  /** The history reads of `trades` subscriptions with `since`; without them `since` is refused. */
+  /** The history reads of subscriptions with `since`; without them `since` is refused. */
   sinceReads?: SinceReads;
 }
 

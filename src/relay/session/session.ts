@@ -73,7 +73,7 @@ export class Session implements StreamSubscriber {
   readonly #heldBack: SlowConsumerPolicy;
   readonly #order = new RequestOrder();
   readonly #wildcards: SessionWildcards;
-  /** `trades` subscriptions with `since` waiting for their history (session/since-seam.ts). */
+  /** Subscriptions with `since` waiting for their history (session/since-seam.ts). */
   readonly #seams: SinceSeams;
   #ended = false;
   /** What `list` reads of the streams held. */
@@ -101,7 +101,9 @@ export class Session implements StreamSubscriber {
     });
     const reads = context.sinceReads;
     this.#seams = new SinceSeams({
-      ...(reads === undefined ? {} : { read: (market, since, at) => reads.read(market, since, at) }),
+      ...(reads === undefined
+        ? {}
+        : { read: (channel, market, since, at) => reads.read(channel, market, since, at) }),
       deliver: (stream, frame) => this.deliver(stream, frame),
       fail: (stream, error) => {
         this.#send(error);

@@ -1,16 +1,18 @@
 /**
  * @module relay/session/since-reads
- * The history reads behind `trades` subscriptions with `since` (docs/protocol.md "History since a
- * time"): each page a one-off request in a slot of the upstream budget (docs/scheduler.md
- * "One-off requests"), and one read shared by the subscribers asking the same (market, since) at
+ * The history reads behind subscriptions with `since` of a channel that serves history
+ * (docs/protocol.md "History since a time"; the channel's `history`, channels/relay-definition.ts):
+ * each upstream request a one-off in a slot of the upstream budget (docs/scheduler.md "One-off
+ * requests"), and one read shared by the subscribers asking the same (channel, market, since) at
  * the same time. A subscriber may share a read only if it started no earlier than the subscriber
  * joined the live stream: the subscriber's held live updates must reach back to where the read
- * began, or trades between the two would be missing (relay/session/since-seam.ts).
+ * began, or entries between the two would be missing (relay/session/since-seam.ts).
  */
 
-import type { ActivityUpstream } from '../../../packages/protocol/src/channels/trades/relay-activity-pages.ts';
-import { readSince, type SinceRead } from '../../../packages/protocol/src/channels/trades/relay-since.ts';
-import { type SinceSpec, sinceKey } from '../../../packages/protocol/src/channels/trades/since.ts';
+import { type SinceSpec, sinceKey } from '../../../packages/protocol/src/channels/history.ts';
+import type { HistoryRead } from '../../../packages/protocol/src/channels/relay-definition.ts';
+import { type ChannelUpstream, historyOf } from '../../../packages/protocol/src/channels/relay-registry.ts';
+import type { Channel } from '../../../packages/protocol/src/protocol/channels.ts';
 import type { StreamPosition } from '../streams/frame.ts';
 
 /** Where a one-off upstream request waits for its slot (the poller pool's dispatcher). */
@@ -19,16 +21,16 @@ export interface OneOffBudget {
 }
 
 export interface SinceReadsOptions {
-  upstream: ActivityUpstream;
+  upstream: ChannelUpstream;
   budget: OneOffBudget;
-  /** How long one page waits for its slot of the budget before the read fails. */
+  /** How long one request waits for its slot of the budget before the read fails. */
   slotWaitMs: number;
-  /** The position of a market's `trades` stream now, if it has one. */
-  position(market: string): StreamPosition | undefined;
+  /** The position of a market's stream of `channel` now, if it has one. */
+  position(channel: Channel, market: string): StreamPosition | undefined;
 }
 
 interface SharedRead {
-  result: Promise<SinceRead>;
+  result: Promise<HistoryRead<unknown>>;
   /** The stream's position when the read's first request started (undefined: not yet). */
   startedAt: StreamPosition | undefined;
 }
@@ -43,9 +45,19 @@ export class SinceReads {
     this.#options = options;
   }
 
-  /** The trades of `market` since `since`, for a subscriber that joined its stream at `joinedAt`. */
-  read(market: string, since: SinceSpec, joinedAt: StreamPosition): Promise<SinceRead> {
-    const key = `${market} ${sinceKey(since)}`;
+  /**
+   * The entries of `channel`'s `market` since `since`, for a subscriber that joined its stream at
+   * `joinedAt`; undefined when the channel serves no history.
+   */
+  read(
+    channel: Channel,
+    market: string,
+    since: SinceSpec,
+    joinedAt: StreamPosition,
+  ): Promise<HistoryRead<unknown>> | undefined {
+    const history = historyOf(channel);
+    if (history === undefined) return undefined;
+    const key = `${channel} ${market} ${sinceKey(since)}`;
     const shared = this.#reads.get(key);
     const start = shared?.startedAt;
     if (
@@ -54,23 +66,21 @@ export class SinceReads {
     )
       return shared.result;
     const read: SharedRead = {
-      result: Promise.resolve({ ok: true, trades: [], pages: 0 }),
+      result: Promise.resolve({ ok: true, pages: 0 }),
       startedAt: undefined,
     };
     const { upstream, budget, slotWaitMs, position } = this.#options;
     this.started += 1;
-    read.result = readSince(
-      (offset, limit) =>
-        budget.runOneOff(async () => {
-          read.startedAt ??= position(market) ?? joinedAt;
-          const response = await upstream.marketActivity(market, { limit, offset });
-          return { entries: response.activity, hasMore: response.pagination.hasMore };
+    read.result = history
+      .read(upstream, market, since, Date.now(), (ask) =>
+        budget.runOneOff(() => {
+          read.startedAt ??= position(channel, market) ?? joinedAt;
+          return ask();
         }, AbortSignal.timeout(slotWaitMs)),
-      since,
-      Date.now(),
-    ).finally(() => {
-      if (this.#reads.get(key) === read) this.#reads.delete(key);
-    });
+      )
+      .finally(() => {
+        if (this.#reads.get(key) === read) this.#reads.delete(key);
+      });
     this.#reads.set(key, read);
     return read.result;
   }

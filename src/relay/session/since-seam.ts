@@ -1,17 +1,20 @@
 /**
  * @module relay/session/since-seam
- * A `trades` subscription with `since` (docs/protocol.md "History since a time"): the session joins
- * the live stream first and holds that subscriber's live messages while the history is read
+ * A subscription with `since` of a channel that serves history (docs/protocol.md "History since a
+ * time"; the channel's `history`, channels/relay-definition.ts): the session joins the live stream
+ * first and holds that subscriber's live messages while the history is read
  * (relay/session/since-reads.ts), then sends one snapshot: the history, the stream's state at the
- * join and the held messages, each `activity_id` once, oldest first, at the position of the last
- * held message; live updates go on from there. The read starts only once the stream has a state
- * and after the join, so its newest page reaches past the join point and the held updates cover
- * everything after it: no gap. The history may also reach past the stream's last held message
- * (trades the stream's next poll brings): those are left to the live updates, so no duplicate.
+ * join and the held messages, each entry (by its id) once, oldest first, at the position of the
+ * last held message; live updates go on from there. The read starts only once the stream has a
+ * state and after the join, so its newest page reaches past the join point and the held updates
+ * cover everything after it: no gap. The history may also reach past the stream's last held
+ * message (entries the stream's next poll brings): those are left to the live updates, so no
+ * duplicate.
  */
-import type { SinceRead } from '../../../packages/protocol/src/channels/trades/relay-since.ts';
-import type { SinceSpec } from '../../../packages/protocol/src/channels/trades/since.ts';
-import type { TradeEntry } from '../../../packages/protocol/src/channels/trades/trades.ts';
+import type { SinceSpec } from '../../../packages/protocol/src/channels/history.ts';
+import type { HistoryRead, ServesHistory } from '../../../packages/protocol/src/channels/relay-definition.ts';
+import { type ChannelUpstream, historyOf } from '../../../packages/protocol/src/channels/relay-registry.ts';
+import type { Channel } from '../../../packages/protocol/src/protocol/channels.ts';
 import type { RequestId, ServerMessage } from '../../../packages/protocol/src/protocol/messages.ts';
 import { type Frame, toFrame } from '../streams/frame.ts';
 import type { AnyStream } from '../streams/stream.ts';
@@ -20,28 +23,39 @@ import type { JoinedStream } from './subscription.ts';
 
 /** What the seams need of their session. */
 export interface SeamSession {
-  /** The history read of `market` since `since`, for a subscriber joined at `joinedAt`; undefined: not offered. */
-  read?(market: string, since: SinceSpec, joinedAt: { epoch: string; seq: number }): Promise<SinceRead>;
+  /**
+   * The history read of `channel`'s `market` since `since`, for a subscriber joined at `joinedAt`;
+   * undefined: not offered.
+   */
+  read?(
+    channel: Channel,
+    market: string,
+    since: SinceSpec,
+    joinedAt: { epoch: string; seq: number },
+  ): Promise<HistoryRead<unknown>> | undefined;
   /** The merged snapshot, written as the stream's. */
   deliver(stream: AnyStream, frame: Frame): void;
   /** The read failed: the error goes out and the subscription is left. */
   fail(stream: AnyStream, error: ServerMessage): void;
 }
 
-interface TradesMessage extends MessagePosition {
-  data: { trades: TradeEntry[] };
+interface DataMessage extends MessagePosition {
+  data: unknown;
 }
 
-const messageOf = (frame: Frame): TradesMessage => JSON.parse(frame.text) as TradesMessage;
+const messageOf = (frame: Frame): DataMessage => JSON.parse(frame.text) as DataMessage;
+
+type History = ServesHistory<ChannelUpstream, unknown, unknown>;
 
 class Seam {
-  readonly #held: TradeEntry[] = [];
-  #join: TradesMessage | undefined;
+  readonly #held: unknown[] = [];
+  #join: DataMessage | undefined;
   #last: MessagePosition | undefined;
   cancelled = false;
 
   constructor(
     readonly stream: AnyStream,
+    readonly history: History,
     readonly since: SinceSpec,
     readonly id: RequestId | undefined,
     readonly session: SeamSession,
@@ -60,13 +74,14 @@ class Seam {
       this.#joined(message);
       return;
     }
-    this.#held.push(...message.data.trades);
+    this.#held.push(...this.history.entriesOf(message.data));
     this.#last = message;
   }
 
-  #joined(message: TradesMessage): void {
+  #joined(message: DataMessage): void {
     this.#join = message;
-    const read = this.session.read?.(this.stream.market, this.since, message);
+    const { channel, market } = this.stream;
+    const read = this.session.read?.(channel, market, this.since, message);
     if (read === undefined) {
       this.#failed('upstream_unavailable', 'history is not offered by this relay');
       return;
@@ -76,55 +91,57 @@ class Seam {
         if (this.cancelled) return;
         if (!result.ok)
           this.#failed(result.reason === 'too_many' ? 'limit_exceeded' : 'bad_request', result.message);
-        else this.#send(result.trades);
+        else this.#send(this.history.entriesOf(result));
       },
       (error: unknown) => {
         if (this.cancelled) return;
         const why = error instanceof Error ? error.message : 'upstream unavailable';
         this.#failed(
           'upstream_unavailable',
-          `the trades since ${this.#sinceText()} could not be read: ${why}`,
+          `the ${channel} since ${this.#sinceText()} could not be read: ${why}`,
         );
       },
     );
   }
 
-  #send(history: readonly TradeEntry[]): void {
+  #send(history: readonly unknown[]): void {
     const join = this.#join!;
-    const trades: TradeEntry[] = [];
+    const { idOf, entriesOf, dataOf } = this.history;
+    const entries: unknown[] = [];
     const ids = new Set<string>();
-    const add = (entry: TradeEntry) => {
-      if (ids.has(entry.activity_id)) return;
-      ids.add(entry.activity_id);
-      trades.push(entry);
+    const add = (entry: unknown) => {
+      const id = idOf(entry);
+      if (ids.has(id)) return;
+      ids.add(id);
+      entries.push(entry);
     };
+    const joinEntries = entriesOf(join.data);
     // The history reaches past what the stream has delivered (it was read after the join): its
     // entries after the last one the stream delivered come as live updates, so they stay out here.
-    const delivered = new Set([...join.data.trades, ...this.#held].map((entry) => entry.activity_id));
-    const frontier = history.findLastIndex((entry) => delivered.has(entry.activity_id));
+    const delivered = new Set([...joinEntries, ...this.#held].map(idOf));
+    const frontier = history.findLastIndex((entry) => delivered.has(idOf(entry)));
     for (const entry of history.slice(0, frontier + 1)) add(entry);
-    for (const entry of this.#sinceJoin(join.data.trades)) add(entry);
+    for (const entry of this.#sinceJoin(joinEntries)) add(entry);
     for (const entry of this.#held) add(entry);
     const at = this.#last ?? join;
     const position = { epoch: at.epoch, seq: at.seq, ts: at.ts, rts: at.rts };
     this.done();
     this.session.deliver(
       this.stream,
-      toFrame(dataMessage(this.stream, 'snapshot', { trades }, position, undefined)),
+      toFrame(dataMessage(this.stream, 'snapshot', dataOf(entries), position, undefined)),
     );
   }
 
   /** The entries of the state at the join that `since` asks for. */
-  #sinceJoin(entries: readonly TradeEntry[]): readonly TradeEntry[] {
-    const { since } = this;
-    if (since.kind === 'time')
-      return entries.filter((entry) => Date.parse(entry.activity_timestamp) >= since.at);
-    const named = entries.findIndex((entry) => entry.activity_id === since.id);
+  #sinceJoin(entries: readonly unknown[]): readonly unknown[] {
+    const { since, history } = this;
+    if (since.kind === 'time') return entries.filter((entry) => history.timeOf(entry) >= since.at);
+    const named = entries.findIndex((entry) => history.idOf(entry) === since.id);
     return named < 0 ? [] : entries.slice(named + 1);
   }
 
   #sinceText(): string {
-    return this.since.kind === 'time' ? this.since.text : `activity_id ${this.since.id}`;
+    return this.since.kind === 'time' ? this.since.text : `${this.history.idName} ${this.since.id}`;
   }
 
   #failed(code: 'bad_request' | 'limit_exceeded' | 'upstream_unavailable', message: string): void {
@@ -152,7 +169,8 @@ export class SinceSeams {
 
   /**
    * Takes the joined streams of a request with `since` over (their first message is the merged
-   * snapshot); returns those left to the usual first messages (all of them without `since`).
+   * snapshot); returns those left to the usual first messages (all of them without `since`, and
+   * any of a channel that serves no history, which the request's check refuses before this).
    */
   begin(
     since: SinceSpec | undefined,
@@ -160,15 +178,23 @@ export class SinceSeams {
     joined: readonly JoinedStream[],
   ): JoinedStream[] {
     if (since === undefined) return [...joined];
-    for (const { stream } of joined) {
+    const left: JoinedStream[] = [];
+    for (const joinedStream of joined) {
+      const { stream } = joinedStream;
+      const history = historyOf(stream.channel);
+      // The request was checked against its channel (./subscription.ts): this is only for the types.
+      if (history === undefined) {
+        left.push(joinedStream);
+        continue;
+      }
       this.drop(stream.key);
-      const seam: Seam = new Seam(stream, since, id, this.#session, () => {
+      const seam: Seam = new Seam(stream, history, since, id, this.#session, () => {
         if (this.#seams.get(stream.key) === seam) this.#seams.delete(stream.key);
       });
       this.#seams.set(stream.key, seam);
       seam.start();
     }
-    return [];
+    return left;
   }
 
   /** True when `frame` is held for a snapshot still being put together. */

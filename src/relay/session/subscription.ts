@@ -6,8 +6,9 @@
  * client's resume point can be replayed (docs/protocol.md "Resume"). Then, once `subscribed` is
  * written, the first messages of each stream: the replay, or a fresh snapshot.
  */
+
+import type { SinceSpec } from '../../../packages/protocol/src/channels/history.ts';
 import { channelDefinitions, isDefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
-import { checkSince, type SinceSpec } from '../../../packages/protocol/src/channels/trades/since.ts';
 import { isChannel } from '../../../packages/protocol/src/protocol/channels.ts';
 import type {
   BookDepth,
@@ -36,7 +37,7 @@ export interface StreamSelection {
   interval?: number | null;
   /** The `price` threshold asked for, null: none; undefined (a wildcard's joins): as it is. */
   threshold?: string | null;
-  /** `trades`: the history asked for (docs/protocol.md "History since a time"). */
+  /** Of a channel that serves history: the history asked for (docs/protocol.md "History since a time"). */
   since?: SinceSpec;
 }
 
@@ -94,20 +95,29 @@ export function checkSelection(
   };
 }
 
-/** `since`: on `trades` only, never beside `resume`, within its bounds at `now`. */
+/** The channels that serve history, whose subscriptions take `since` (their definition's `history`). */
+const historyChannels = Object.entries(channelDefinitions)
+  .filter(([, definition]) => definition.history !== undefined)
+  .map(([channel]) => channel);
+
+/** `since`: on a channel that serves history only, never beside `resume`, within its bounds at `now`. */
 function checkSinceOption(
   request: Pick<SubscribeRequest, 'channel' | 'since' | 'resume'>,
   now: number,
 ): { ok: true; since?: SinceSpec } | { ok: false; message: string } {
   if (request.since === undefined) return { ok: true };
-  if (request.channel !== 'trades')
-    return { ok: false, message: `"since" applies to the trades channel only, not ${request.channel}` };
+  const history = isDefinedChannel(request.channel) ? channelDefinitions[request.channel].history : undefined;
+  if (history === undefined)
+    return {
+      ok: false,
+      message: `"since" applies to the ${historyChannels.join(', ')} channel only, not ${request.channel}`,
+    };
   if (request.resume !== undefined)
     return {
       ok: false,
       message: '"since" and "resume" exclude each other: resume continues a stream, since starts one',
     };
-  return checkSince(request.since, now);
+  return history.check(request.since, now);
 }
 
 /**

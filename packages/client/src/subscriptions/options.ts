@@ -4,7 +4,7 @@
  * "Per-subscription options"): a value the relay would refuse throws at once, as a bad id does, so
  * that it cannot spoil the batched request it would share with other streams.
  */
-import { checkSince } from '../../../protocol/src/channels/trades/since.ts';
+import { channelDefinitions, type DefinedChannel } from '../../../protocol/src/channels/registry.ts';
 import {
   isThreshold,
   MAX_INTERVAL_MS,
@@ -29,11 +29,16 @@ export function checkedThreshold(threshold: string | undefined): string | undefi
   return threshold;
 }
 
-/** A `since` as `subscribeTrades` takes it; a value the relay would refuse now throws. */
-export function checkedSince(since: string | Date | undefined): string | undefined {
+/**
+ * A `since` as the `subscribe…` method of a channel that serves history takes it (checked by the
+ * channel's definition, channels/definition.ts `history`); a value the relay would refuse now throws.
+ */
+export function checkedSince(channel: DefinedChannel, since: string | Date | undefined): string | undefined {
   if (since === undefined) return undefined;
+  const history = channelDefinitions[channel].history;
+  if (history === undefined) throw new TypeError(`since: the ${channel} channel serves no history`);
   const text = since instanceof Date ? since.toISOString() : since;
-  const checked = checkSince(text, Date.now());
+  const checked = history.check(text, Date.now());
   if (!checked.ok) throw new TypeError(checked.message);
   return text;
 }

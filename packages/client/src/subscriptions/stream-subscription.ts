@@ -111,7 +111,7 @@ export abstract class StreamSubscription<
    */
   threshold: string | undefined;
   /**
-   * `trades`: the history asked for the first snapshot (docs/protocol.md "History since a time"),
+   * Of a channel that serves history: the history asked for the first snapshot (docs/protocol.md "History since a time"),
    * until a snapshot arrives; then a reconnect resumes instead. Set by the client.
    */
   since: string | undefined;

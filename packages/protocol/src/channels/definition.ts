@@ -7,6 +7,7 @@
  */
 import type { Fields } from '../util/field-checks.ts';
 import type { Crc32 } from './checksum.ts';
+import type { SinceCheck } from './history.ts';
 
 /**
  * What a channel's stream ids (the `markets` of a subscribe) are: a market UUID, an upstream feed
@@ -56,6 +57,12 @@ export interface ChannelDefinition<Snapshot, Update> {
    * subscriber may pace it at an `interval`, which would conflate events away.
    */
   readonly events?: true;
+  /**
+   * Of a channel that serves history (docs/protocol.md "History since a time"): a subscribe may ask
+   * with `since` for its entries since a time or an entry's id, which this checks at time `now`
+   * (the relay on each request, the SDK before sending).
+   */
+  readonly history?: { check(value: unknown, now: number): SinceCheck };
 }
 
 /**

@@ -12,6 +12,7 @@
  */
 import type { z } from 'zod';
 import type { OrderBook } from '../upstream/schemas.ts';
+import type { SinceSpec } from './history.ts';
 
 /** A diff's answer that the state changed but is best sent whole, as a snapshot with the next `seq`. */
 export const sendWhole: unique symbol = Symbol('send the state whole');
@@ -133,6 +134,42 @@ export interface KeptRead {
 }
 
 /**
+ * A channel that serves history (docs/protocol.md "History since a time"): a subscription with
+ * `since` gets one snapshot of the history read from upstream, the stream's state at the join and
+ * the live updates held meanwhile, each entry once by its id (relay/session/since-seam.ts). `Data`
+ * is the channel's data (snapshot and update alike), which holds a list of `Entry`s.
+ */
+export interface ServesHistory<Upstream, Data, Entry> {
+  /**
+   * The entries of `market` since `since`, oldest first, each id once, at relay time `now`: each
+   * upstream request goes out through `request`, which gives it its slot of the upstream budget.
+   * Its answer holds them as the channel's data does.
+   */
+  read(
+    upstream: Upstream,
+    market: string,
+    since: SinceSpec,
+    now: number,
+    request: <T>(ask: () => Promise<T>) => Promise<T>,
+  ): Promise<HistoryRead<Data>>;
+  /** The entries a message's data holds, oldest first. */
+  entriesOf(data: Data): readonly Entry[];
+  /** The data holding `entries`. */
+  dataOf(entries: Entry[]): Data;
+  /** An entry's id, which `since` may name. */
+  idOf(entry: Entry): string;
+  /** An entry's time, in ms since the epoch. */
+  timeOf(entry: Entry): number;
+  /** What an entry's id is called, for an error message naming a `since` that is one. */
+  readonly idName: string;
+}
+
+/** A history read: its entries (as the channel's data holds them), or why there are none. */
+export type HistoryRead<Data> =
+  | ({ ok: true; pages: number } & Data)
+  | { ok: false; reason: 'too_many' | 'not_found'; message: string; pages: number };
+
+/**
  * A bound on the distinct streams of a channel that one connection, and one client address group's
  * connections together, may hold (docs/operations.md "Isolation"), for streams that cost the most
  * to start and keep. Its two limits are the relay's options `--max-<option>` and
@@ -172,6 +209,8 @@ export interface RelayChannel<
   readonly fromBook?: ServedFromBook<State>;
   /** Present for a channel whose distinct streams are bounded per connection and per address group. */
   readonly groupBound?: GroupBound<Limits>;
+  /** Present for a channel that serves history. */
+  readonly history?: ServesHistory<Upstream, State, unknown>;
 }
 
 /**

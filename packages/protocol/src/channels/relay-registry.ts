@@ -13,8 +13,8 @@ import type { CandlesUpstream } from './candles/relay-keeper.ts';
 import { type OracleUpstream, oracleRelay } from './oracle/relay.ts';
 import { ordersRelay } from './orders/relay.ts';
 import { type ProbabilitiesUpstream, probabilitiesHints, probabilitiesRelay } from './probabilities/relay.ts';
-import type { DefinedChannel, DefinedChannelData } from './registry.ts';
-import type { ChannelEvents, RelayChannel } from './relay-definition.ts';
+import { type DefinedChannel, type DefinedChannelData, isDefinedChannel } from './registry.ts';
+import type { ChannelEvents, RelayChannel, ServesHistory } from './relay-definition.ts';
 import { tradesEvents, tradesRelay } from './trades/relay.ts';
 import type { ActivityUpstream } from './trades/relay-activity-pages.ts';
 import type { TradesEventMap } from './trades/relay-poll.ts';
@@ -64,4 +64,12 @@ export const bookServedChannels: readonly DefinedChannel[] = (
 /** Whether `channel`'s streams of a market are served by the market's book target. */
 export function isServedFromBook(channel: string): boolean {
   return bookServedChannels.some((served) => served === channel);
+}
+
+/** The history `channel` serves, if it serves one (relay/session/since-seam.ts). */
+export function historyOf(channel: string): ServesHistory<ChannelUpstream, unknown, unknown> | undefined {
+  // The table is typed per channel; the seam handles a stream's data only through these functions.
+  return isDefinedChannel(channel)
+    ? (relayChannels[channel].history as ServesHistory<ChannelUpstream, unknown, unknown> | undefined)
+    : undefined;
 }

@@ -42,7 +42,10 @@ export interface SubscribeRequest extends StreamSelection {
   interval?: number;
   /** `price`: a message only once best bid, best ask or midpoint moved by this much (decimal string). */
   threshold?: string;
-  /** `trades`: every trade since this ISO 8601 time or after this `activity_id`, then the live ones. */
+  /**
+   * Of a channel that serves history: every entry since this ISO 8601 time or after the entry with
+   * this id (for each such channel, docs/protocol.md "History since a time"), then the live ones.
+   */
   since?: string;
   resume?: Record<string, ResumePoint>;
 }

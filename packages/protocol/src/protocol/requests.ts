@@ -179,7 +179,7 @@ export const subscribeRequest = z
     ...streamSelection,
     interval: interval.optional(),
     threshold: threshold.optional(),
-    /** Checked with the channel and the clock (channels/trades/since.ts). */
+    /** Checked with the channel and the clock (the channel's `history`, channels/definition.ts). */
     since: z.string({ error: 'expected an ISO 8601 time or an activity_id' }).optional(),
     resume: z.record(streamId, resumePoint).optional(),
   })

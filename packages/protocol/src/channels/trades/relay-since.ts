@@ -14,16 +14,16 @@
  * a page read backwards may repeat entries (skipped by id) and again nothing is skipped over.
  */
 import { type ReadPage, readPages } from '../../upstream/paging.ts';
+import type { SinceSpec } from '../history.ts';
+import type { HistoryRead } from '../relay-definition.ts';
 import { ACTIVITY_PAGE_SIZE, type ActivityOrder, orderOf } from './relay-activity.ts';
-import { SINCE_MAX_AGE_MS, SINCE_MAX_TRADES, type SinceSpec } from './since.ts';
-import type { TradeEntry } from './trades.ts';
+import { SINCE_MAX_AGE_MS, SINCE_MAX_TRADES } from './since.ts';
+import type { TradeEntry, TradesData } from './trades.ts';
 
 /** Requests spent at most finding the end of an oldest-first listing (reaches ~2^30 entries). */
 export const SINCE_MAX_PROBES = 64;
 
-export type SinceRead =
-  | { ok: true; trades: TradeEntry[]; pages: number }
-  | { ok: false; reason: 'too_many' | 'not_found'; message: string; pages: number };
+export type SinceRead = HistoryRead<TradesData>;
 
 const timeOf = (entry: TradeEntry): number => Date.parse(entry.activity_timestamp);
 

@@ -1,12 +1,14 @@
 /**
  * @module channels/trades/relay
  * The `trades` channel's server part: its diff, its poll (./relay-poll.ts, walking upstream's
- * activity listing, ./relay-activity.ts), and what the events of its polls log and count.
+ * activity listing, ./relay-activity.ts), its history since a time or an `activity_id`
+ * (./relay-since.ts), and what the events of its polls log and count.
  */
-import type { ChannelEvents, RelayChannel } from '../relay-definition.ts';
+import type { ChannelEvents, RelayChannel, ServesHistory } from '../relay-definition.ts';
 import type { ActivityUpstream } from './relay-activity-pages.ts';
 import { type TradesEventMap, tradesPoll } from './relay-poll.ts';
-import type { TradesData } from './trades.ts';
+import { readSince } from './relay-since.ts';
+import type { TradeEntry, TradesData } from './trades.ts';
 
 /** The entries of `next` that `prev` does not hold, in `next`'s order (oldest first). */
 export function diffTrades(prev: TradesData, next: TradesData): TradesData | null {
@@ -15,9 +17,29 @@ export function diffTrades(prev: TradesData, next: TradesData): TradesData | nul
   return trades.length === 0 ? null : { trades };
 }
 
+/** A market's trades since a time or an `activity_id`, read from its activity pages. */
+const tradesHistory: ServesHistory<ActivityUpstream, TradesData, TradeEntry> = {
+  read: (upstream, market, since, now, request) =>
+    readSince(
+      (offset, limit) =>
+        request(async () => {
+          const response = await upstream.marketActivity(market, { limit, offset });
+          return { entries: response.activity, hasMore: response.pagination.hasMore };
+        }),
+      since,
+      now,
+    ),
+  entriesOf: (data) => data.trades,
+  dataOf: (trades) => ({ trades }),
+  idOf: (entry) => entry.activity_id,
+  timeOf: (entry) => Date.parse(entry.activity_timestamp),
+  idName: 'activity_id',
+};
+
 export const tradesRelay: RelayChannel<ActivityUpstream, TradesData, TradesData, TradesEventMap> = {
   codec: { diff: diffTrades },
   incremental: tradesPoll,
+  history: tradesHistory,
 };
 
 /** What the channel's events log and count. */

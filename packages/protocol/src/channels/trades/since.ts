@@ -4,6 +4,7 @@
  * an `activity_id`, and the bounds the relay reads history within. Node-free: the relay checks a
  * request with it and the SDK checks its option before sending.
  */
+import type { SinceCheck } from '../history.ts';
 
 /** How far back `since` may reach. */
 export const SINCE_MAX_AGE_MS = 24 * 60 * 60 * 1000;
@@ -12,14 +13,9 @@ export const SINCE_MAX_TRADES = 10_000;
 /** Longest `activity_id` a `since` may name. */
 export const SINCE_MAX_ID_LENGTH = 128;
 
-/** Every trade after this time (inclusive) or after this entry of upstream's listing (exclusive). */
-export type SinceSpec = { kind: 'time'; at: number; text: string } | { kind: 'id'; id: string };
-
 /** A value that starts as a date does is a time, and must be a whole one with its zone. */
 const DATE_START = /^\d{4}-\d{2}-\d{2}/;
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
-
-export type SinceCheck = { ok: true; since: SinceSpec } | { ok: false; message: string };
 
 /**
  * Reads `value` as a `since` at relay time `now`: a time must be neither ahead of `now` nor more
@@ -42,9 +38,4 @@ export function checkSince(value: unknown, now: number): SinceCheck {
   if (at < now - SINCE_MAX_AGE_MS)
     return { ok: false, message: `"since": ${value} is more than 24 hours back (the bound)` };
   return { ok: true, since: { kind: 'time', at, text: value } };
-}
-
-/** One spelling per `since`, for sharing one read among the subscribers asking the same. */
-export function sinceKey(since: SinceSpec): string {
-  return since.kind === 'time' ? `t:${since.at}` : `i:${since.id}`;
 }

@@ -7,6 +7,7 @@
  */
 import { type FieldTypes, isListOf } from '../../util/field-checks.ts';
 import type { ChannelDefinition } from '../definition.ts';
+import { checkSince } from './since.ts';
 
 /** Upstream's market activity entry, unchanged. */
 export interface TradeEntry {
@@ -50,6 +51,7 @@ export const trades: ChannelDefinition<TradesData, TradesData> = {
   streamIds: { kind: 'market' },
   // Each trade is announced once: a paced subscriber would miss those beyond the recent window.
   events: true,
+  history: { check: checkSince },
   apply: applyTradesUpdate,
   dataProblem: ({ data }) => (isListOf(data.trades, tradeFields) ? undefined : 'trades'),
 };
