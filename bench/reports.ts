@@ -92,7 +92,7 @@ export function fanoutReport(fanout: { pollingCost: PollingCost; results: Fanout
 
 export function fanoutMultiReport(shapes: MultiShapeResult[]): Report {
   const targets: Target[] = [];
-  let text = '### 7. Fan-out, several books per client (depth 10, busy books)\n';
+  let text = '### 9. Fan-out, several books per client (depth 10, busy books)\n';
   for (const shape of shapes) {
     text +=
       `\n${shape.name}, poll ${shape.pollMs} ms\n\n` +
