@@ -9,8 +9,8 @@
  * admission, not the flood guard.
  */
 import WebSocket from 'ws';
-import { candleSources } from '../../packages/protocol/src/channels/candles/sources.ts';
 import { candleIntervals } from '../../packages/protocol/src/channels/candles/streams.ts';
+import { candleSources } from '../../packages/protocol/src/channels/registry.ts';
 import { wsUrl } from './attackers.ts';
 
 /** The attacks by name, as `--attacks name,name` selects them. */

@@ -6,14 +6,13 @@
  * stream id names. The client (./relay-client.ts) decides what holding a stream means: this class
  * asks it through `stream`.
  */
-import type { CandleSource } from '../../protocol/src/channels/candles/sources.ts';
-import {
-  type CandleInterval,
-  candlesStreamId,
-  candlesStreamOf,
-} from '../../protocol/src/channels/candles/streams.ts';
+import { type CandleInterval, candlesStreamId } from '../../protocol/src/channels/candles/streams.ts';
 import { PROBABILITIES_STREAM } from '../../protocol/src/channels/probabilities/probabilities.ts';
-import type { DefinedChannel } from '../../protocol/src/channels/registry.ts';
+import {
+  type CandleSource,
+  candlesStreamOf,
+  type DefinedChannel,
+} from '../../protocol/src/channels/registry.ts';
 import { type CatalogueFilter, catalogueStreamId } from '../../protocol/src/protocol/channels.ts';
 import type {
   BookDepth,

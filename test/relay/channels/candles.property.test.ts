@@ -13,16 +13,22 @@ import {
 } from '../../../packages/protocol/src/channels/candles/candles.ts';
 import { diffCandles } from '../../../packages/protocol/src/channels/candles/relay.ts';
 import {
-  type CandleSample,
   type CandleSeries,
   candlesDataOf,
   MAX_SAMPLE_AHEAD_MS,
   mergeSamples,
 } from '../../../packages/protocol/src/channels/candles/relay-series.ts';
-import type { TradeSample } from '../../../packages/protocol/src/channels/candles/relay-trade-prints.ts';
-import { candlesStreamId, candlesStreamOf } from '../../../packages/protocol/src/channels/candles/streams.ts';
+import { candlesStreamId } from '../../../packages/protocol/src/channels/candles/streams.ts';
+import { candlesStreamOf } from '../../../packages/protocol/src/channels/registry.ts';
+import type { CandleSample } from '../../../packages/protocol/src/channels/relay-candle-source.ts';
+import { candleSeriesSources } from '../../../packages/protocol/src/channels/relay-registry.ts';
+import type { TradeSample } from '../../../packages/protocol/src/channels/trades/relay-candle-source.ts';
 import { canonicalStreamId } from '../../../packages/protocol/src/protocol/channels.ts';
-import type { CandlesData, TradesCandle } from '../../../packages/protocol/src/protocol/messages.ts';
+import type {
+  CandlesData,
+  ProbabilityCandle,
+  TradesCandle,
+} from '../../../packages/protocol/src/protocol/messages.ts';
 import { propertyRuns } from '../../support/property-runs.ts';
 
 const INTERVAL = 60_000;
@@ -42,7 +48,10 @@ const tradeSample: fc.Arbitrary<TradeSample> = fc.record({
 const polls = <S>(sample: fc.Arbitrary<S>) => fc.array(fc.array(sample, { maxLength: 6 }), { maxLength: 6 });
 
 function merged(batches: readonly (readonly CandleSample[])[], askedAt = 0): CandleSeries {
-  return batches.reduce<CandleSeries>((series, batch) => mergeSamples(series, batch, INTERVAL, askedAt), []);
+  return batches.reduce<CandleSeries>(
+    (series, batch) => mergeSamples(series, batch, INTERVAL, askedAt, candleSeriesSources),
+    [],
+  );
 }
 
 /** Reference OHLC per interval start: a stable sort by time keeps the served order among ties. */
@@ -76,7 +85,7 @@ describe('candles core', () => {
     fc.assert(
       fc.property(polls(probabilitySample), fc.boolean(), (batches, repeat) => {
         const served = repeat ? [...batches, ...batches.map((batch) => [...batch])] : batches;
-        const { candles } = candlesDataOf(merged(served));
+        const { candles } = candlesDataOf<ProbabilityCandle>(merged(served));
         const expected = reference(batches.flat(), (sample) => sample.value);
         expect(
           candles.map(({ start, open, high, low, close }) => ({ start, open, high, low, close })),
@@ -114,13 +123,15 @@ describe('candles core', () => {
         fc.integer({ min: 0, max: 7 }),
         (before, after, minute) => {
           const askedAt = minute * INTERVAL;
-          const closed = candlesDataOf(mergeSamples(merged(before), [], INTERVAL, askedAt)).candles;
+          const closed = candlesDataOf(
+            mergeSamples(merged(before), [], INTERVAL, askedAt, candleSeriesSources),
+          ).candles;
           for (const candle of closed)
             expect(candle.final).toBe(Date.parse(candle.start) + INTERVAL <= askedAt);
           const later = candlesDataOf(
             after.reduce<CandleSeries>(
-              (series, batch) => mergeSamples(series, batch, INTERVAL, askedAt),
-              mergeSamples(merged(before), [], INTERVAL, askedAt),
+              (series, batch) => mergeSamples(series, batch, INTERVAL, askedAt, candleSeriesSources),
+              mergeSamples(merged(before), [], INTERVAL, askedAt, candleSeriesSources),
             ),
           ).candles;
           for (const candle of closed.filter((c) => c.final))
@@ -140,9 +151,9 @@ describe('candles core', () => {
           let series: CandleSeries = [];
           let client: CandlesData = { candles: [] };
           batches.forEach((batch, i) => {
-            const previous = candlesDataOf(series);
-            series = mergeSamples(series, batch, INTERVAL, (minutes[i] ?? 0) * INTERVAL);
-            const next = candlesDataOf(series);
+            const previous = candlesDataOf<TradesCandle>(series);
+            series = mergeSamples(series, batch, INTERVAL, (minutes[i] ?? 0) * INTERVAL, candleSeriesSources);
+            const next = candlesDataOf<TradesCandle>(series);
             const diff = diffCandles(previous, next);
             if (diff === null) expect(next).toEqual(previous);
             else client = applyCandlesUpdate(client, diff);
@@ -178,10 +189,14 @@ describe('candles core', () => {
   });
 
   it('refuses to mix a trade into a probability candle or a point into a trades candle', () => {
-    const point = mergeSamples([], [{ at: 0, value: 0.5 }], INTERVAL, 0);
-    expect(() => mergeSamples(point, [{ at: 1, price: '0.5', size: '1' }], INTERVAL, 0)).toThrow(TypeError);
-    const trade = mergeSamples([], [{ at: 0, price: '0.5', size: '1' }], INTERVAL, 0);
-    expect(() => mergeSamples(trade, [{ at: 1, value: 0.5 }], INTERVAL, 0)).toThrow(TypeError);
+    const point = mergeSamples([], [{ at: 0, value: 0.5 }], INTERVAL, 0, candleSeriesSources);
+    expect(() =>
+      mergeSamples(point, [{ at: 1, price: '0.5', size: '1' }], INTERVAL, 0, candleSeriesSources),
+    ).toThrow(TypeError);
+    const trade = mergeSamples([], [{ at: 0, price: '0.5', size: '1' }], INTERVAL, 0, candleSeriesSources);
+    expect(() => mergeSamples(trade, [{ at: 1, value: 0.5 }], INTERVAL, 0, candleSeriesSources)).toThrow(
+      TypeError,
+    );
   });
 
   it('keeps at most the snapshot size, dropping the oldest', () => {
@@ -190,15 +205,16 @@ describe('candles core', () => {
       value: 0.5,
     }));
     const askedAt = samples.length * INTERVAL;
-    const { candles } = candlesDataOf(mergeSamples([], samples, INTERVAL, askedAt));
+    const { candles } = candlesDataOf(mergeSamples([], samples, INTERVAL, askedAt, candleSeriesSources));
     expect(candles).toHaveLength(CANDLES_SNAPSHOT_SIZE);
     expect(candles[0]!.start).toBe(new Date(20 * INTERVAL).toISOString());
     // An older sample than every candle of a full series changes nothing.
     const again = mergeSamples(
-      mergeSamples([], samples, INTERVAL, askedAt),
+      mergeSamples([], samples, INTERVAL, askedAt, candleSeriesSources),
       [{ at: 0, value: 0.9 }],
       INTERVAL,
       askedAt,
+      candleSeriesSources,
     );
     expect(candlesDataOf(again).candles).toEqual(candles);
   });

@@ -6,8 +6,14 @@
  * its server part through ./relay-registry.ts. Adding a channel: its folder, a line here and one in
  * ./relay-registry.ts (and, for the SDK's `subscribe…` method, one in client/channel-streams.ts).
  */
-import { type CandlesData, candles } from './candles/candles.ts';
-import { type CandleEvents, type CandlesState, holdCandles } from './candles/subscription.ts';
+import { type CandlesData as CandlesDataOf, candlesChannel } from './candles/candles.ts';
+import { type ProbabilityCandle, probabilityCandles } from './candles/sources.ts';
+import { candlesStreamReader } from './candles/streams.ts';
+import {
+  type CandleEvents as CandleEventsOf,
+  type CandlesState as CandlesStateOf,
+  holdCandles,
+} from './candles/subscription.ts';
 import type { ChannelDefinition, HeldStream } from './definition.ts';
 import { type OracleData, oracle } from './oracle/oracle.ts';
 import { type OrderMapState, type OrdersData, type OrdersUpdateData, orders } from './orders/orders.ts';
@@ -17,19 +23,12 @@ import {
   type ProbabilitiesUpdateData,
   probabilities,
 } from './probabilities/probabilities.ts';
+import { type TradesCandle, tradesCandles } from './trades/candle-source.ts';
 import { holdTrades, type TradeEvents, type TradesState } from './trades/subscription.ts';
 import { type TradesData, trades } from './trades/trades.ts';
 
-export type { CandlesData } from './candles/candles.ts';
-export {
-  type Candle,
-  type CandleSource,
-  candleSources,
-  type ProbabilityCandle,
-  type TradesCandle,
-} from './candles/sources.ts';
+export type { ProbabilityCandle } from './candles/sources.ts';
 export { type CandleInterval, candleIntervals, candlesStreamId } from './candles/streams.ts';
-export type { CandlesState } from './candles/subscription.ts';
 export type { OracleData } from './oracle/oracle.ts';
 export type { OrderEntry, OrderSide, OrdersData, OrdersUpdateData } from './orders/orders.ts';
 export { type OrderMapState, orderListsOf } from './orders/orders.ts';
@@ -38,8 +37,23 @@ export type {
   ProbabilitiesUpdateData,
   ProbabilityEntry,
 } from './probabilities/probabilities.ts';
+export type { TradesCandle } from './trades/candle-source.ts';
 export type { TradesState } from './trades/subscription.ts';
 export type { TradeEntry, TradesData } from './trades/trades.ts';
+
+/** The sources of `candles` streams, as the channels that have them offer them; ids name them in this order. */
+export const candleSourceDefinitions = [probabilityCandles, tradesCandles] as const;
+/** Each candle source, by its name in stream ids. */
+export const candleSources = [probabilityCandles.name, tradesCandles.name] as const;
+export type CandleSource = (typeof candleSources)[number];
+/** A candle of any source. */
+export type Candle = ProbabilityCandle | TradesCandle;
+export type CandlesData = CandlesDataOf<Candle>;
+export type CandlesState = CandlesStateOf<Candle>;
+type CandleEvents = CandleEventsOf<Candle>;
+/** The market, interval and source of a candles stream id (any case), or undefined for one that is not. */
+export const candlesStreamOf = candlesStreamReader(candleSources);
+const candles = candlesChannel<Candle>(candleSourceDefinitions);
 
 /** Every channel, in the order docs/protocol.md gives them. */
 export const channelNames = [
@@ -124,7 +138,7 @@ export type HeldStreamOf<C extends DefinedChannel> = HeldStream<
 const holders: { readonly [C in HeldChannel]: () => HeldStreamOf<C> } = {
   trades: holdTrades,
   orders: holdOrders,
-  candles: holdCandles,
+  candles: holdCandles<Candle>,
 };
 
 /** A new hold of a `channel` stream, for one SDK subscription. */

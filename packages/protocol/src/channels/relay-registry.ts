@@ -9,21 +9,29 @@
 
 import type { ProbabilitiesResponse } from '../upstream/schemas.ts';
 import { type CandlesGroupLimits, candlesRelay } from './candles/relay.ts';
-import type { CandlesUpstream } from './candles/relay-keeper.ts';
+import { type HistoryUpstream, historyCandles } from './candles/relay-history.ts';
 import { type OracleUpstream, oracleRelay } from './oracle/relay.ts';
 import { ordersRelay } from './orders/relay.ts';
 import { type ProbabilitiesUpstream, probabilitiesHints, probabilitiesRelay } from './probabilities/relay.ts';
-import { type DefinedChannel, type DefinedChannelData, isDefinedChannel } from './registry.ts';
+import { type Candle, type DefinedChannel, type DefinedChannelData, isDefinedChannel } from './registry.ts';
+import type { RelayCandleSource } from './relay-candle-source.ts';
 import type { ChannelEvents, RelayChannel, ServesHistory } from './relay-definition.ts';
 import { tradesEvents, tradesRelay } from './trades/relay.ts';
 import type { ActivityUpstream } from './trades/relay-activity-pages.ts';
+import { tradesCandleSource } from './trades/relay-candle-source.ts';
 import type { TradesEventMap } from './trades/relay-poll.ts';
 
 /** Every upstream call the defined channels poll with (the relay's poll source makes them all). */
-export type ChannelUpstream = OracleUpstream & ProbabilitiesUpstream & ActivityUpstream & CandlesUpstream;
+export type ChannelUpstream = OracleUpstream & ProbabilitiesUpstream & ActivityUpstream & HistoryUpstream;
 
 /** The limits of the channels bounded per connection and address group, in the relay's isolation limits. */
 export type ChannelGroupLimits = CandlesGroupLimits;
+
+/** The sources of `candles` on the server, as the channels that have them offer them (./registry.ts lists their names). */
+export const candleSeriesSources: readonly RelayCandleSource<ChannelUpstream, ChannelEventMap>[] = [
+  historyCandles,
+  tradesCandleSource,
+];
 
 export const relayChannels: {
   readonly [C in DefinedChannel]: RelayChannel<
@@ -38,7 +46,7 @@ export const relayChannels: {
   probabilities: probabilitiesRelay,
   oracle: oracleRelay,
   orders: ordersRelay,
-  candles: candlesRelay,
+  candles: candlesRelay<ChannelUpstream, ChannelEventMap, Candle>(candleSeriesSources),
 };
 
 /** The events of every defined channel's polls, with their fields. */

@@ -4,15 +4,20 @@
  * client keeps (the most recent {@link CANDLES_SNAPSHOT_SIZE} candles, each update's candles
  * replacing those of the same `start`), each message checked against its checksum.
  */
+
+import type { CandleFields, CandleSourceOf } from '../candle-source.ts';
 import { type Crc32, jsonChecksum } from '../checksum.ts';
 import type { ChannelDefinition } from '../definition.ts';
 import type { JsonValue } from '../records.ts';
-import { type Candle, candleSources, isCandle } from './sources.ts';
-import { candleIntervals, candlesStreamId, candlesStreamOf } from './streams.ts';
+import { isCandleOf } from './sources.ts';
+import { candleIntervals, candlesStreamId, candlesStreamReader } from './streams.ts';
 
-/** Snapshot: the most recent candles, oldest first. Update: the candles new or changed, oldest first. */
-export interface CandlesData {
-  candles: Candle[];
+/**
+ * Snapshot: the most recent candles, oldest first. Update: the candles new or changed, oldest
+ * first. `C`: the candles of the channel's sources (../registry.ts composes them).
+ */
+export interface CandlesData<C extends CandleFields = CandleFields> {
+  candles: C[];
 }
 
 /** A snapshot carries at most this many of the most recent candles (and a client keeps as many). */
@@ -22,8 +27,11 @@ export const CANDLES_SNAPSHOT_SIZE = 200;
  * A candles update applied: each candle it carries replaces the one of the same `start` or joins
  * the list in time order, and only the most recent {@link CANDLES_SNAPSHOT_SIZE} are kept.
  */
-export function applyCandlesUpdate(state: CandlesData, update: CandlesData): CandlesData {
-  const byStart = new Map<string, Candle>(state.candles.map((candle) => [candle.start, candle]));
+export function applyCandlesUpdate<C extends CandleFields>(
+  state: CandlesData<C>,
+  update: CandlesData<C>,
+): CandlesData<C> {
+  const byStart = new Map<string, C>(state.candles.map((candle) => [candle.start, candle]));
   for (const candle of update.candles) byStart.set(candle.start, candle);
   const candles = [...byStart.values()].sort((a, b) => Date.parse(a.start) - Date.parse(b.start));
   return { candles: candles.slice(-CANDLES_SNAPSHOT_SIZE) };
@@ -35,20 +43,28 @@ export function candlesChecksum(state: CandlesData, crc32?: Crc32): number {
   return jsonChecksum({ candles: state.candles as unknown as JsonValue[] }, crc32);
 }
 
-export const candles: ChannelDefinition<CandlesData, CandlesData> = {
-  streamIds: {
-    kind: 'of-market',
-    canonical: (id) => {
-      const stream = candlesStreamOf(id);
-      return stream === undefined ? undefined : candlesStreamId(stream);
+/** The channel over `sources`, whose candles are `C`. */
+export function candlesChannel<C extends CandleFields>(
+  sources: readonly CandleSourceOf[],
+): ChannelDefinition<CandlesData<C>, CandlesData<C>> {
+  const candlesStreamOf = candlesStreamReader(sources.map((source) => source.name));
+  return {
+    streamIds: {
+      kind: 'of-market',
+      canonical: (id) => {
+        const stream = candlesStreamOf(id);
+        return stream === undefined ? undefined : candlesStreamId(stream);
+      },
+      expected: `not a candles stream: a market UUID, ":", an interval (${candleIntervals.join(', ')}), ":" and a source (${sources.map((source) => source.name).join(', ')})`,
+      marketOf: (id) => candlesStreamOf(id)?.market,
     },
-    expected: `not a candles stream: a market UUID, ":", an interval (${candleIntervals.join(', ')}), ":" and a source (${candleSources.join(', ')})`,
-    marketOf: (id) => candlesStreamOf(id)?.market,
-  },
-  apply: applyCandlesUpdate,
-  checksum: candlesChecksum,
-  dataProblem: ({ data, checksum }) => {
-    if (!Number.isSafeInteger(checksum)) return 'checksum';
-    return Array.isArray(data.candles) && data.candles.every(isCandle) ? undefined : 'candles';
-  },
-};
+    apply: applyCandlesUpdate,
+    checksum: candlesChecksum,
+    dataProblem: ({ data, checksum }) => {
+      if (!Number.isSafeInteger(checksum)) return 'checksum';
+      return Array.isArray(data.candles) && data.candles.every((candle) => isCandleOf(sources, candle))
+        ? undefined
+        : 'candles';
+    },
+  };
+}

@@ -1,7 +1,7 @@
 /**
  * @module channels/candles/relay-series
  * The `candles` channel's series (docs/protocol.md "`candles` data"), free of I/O: a series of
- * candles built from samples (upstream's probability history points, or trade prints) as polls
+ * candles built from samples (each source's, ../relay-candle-source.ts) as polls
  * serve them, each sample filed under the interval its own upstream time falls in. A candle's open
  * is its earliest sample and its close its latest (of two at the same time, the one served later),
  * whatever order polls serve them in, so a point served again changes nothing. A candle turns final
@@ -10,17 +10,10 @@
  * The series is plain JSON (times in ms), so a cluster's lease holder can share it whole and a
  * relay taking the lease over carries on from it.
  */
-import { compareDecimals } from '../../protocol/decimal.ts';
+import type { Fields } from '../../util/field-checks.ts';
+import type { CandleFields } from '../candle-source.ts';
+import type { CandleSample, SeriesSource } from '../relay-candle-source.ts';
 import { CANDLES_SNAPSHOT_SIZE, type CandlesData } from './candles.ts';
-import { printTotals, type TradeSample } from './relay-trade-prints.ts';
-import type { Candle } from './sources.ts';
-
-/** A probability history point (a number, as upstream serves it) at its time (ms). */
-export interface ProbabilitySample {
-  at: number;
-  value: number;
-}
-export type CandleSample = ProbabilitySample | TradeSample;
 
 /** When a candle's open and close were served, which merging needs. */
 interface CandleTimes {
@@ -29,12 +22,18 @@ interface CandleTimes {
   openAt: number;
   closeAt: number;
 }
+/** A candle's prices, in its source's type. */
+interface Prices<V> {
+  open: V;
+  high: V;
+  low: V;
+  close: V;
+}
 /**
- * A candle being built, of either source: upstream's values, never turned into anything else (a
- * probability's numbers, a print's decimal strings), and its times.
+ * A candle being built, of any source: upstream's values, never turned into anything else (a
+ * probability's numbers, a print's decimal strings), its source's totals, and its times.
  */
-export type SeriesCandle = SeriesOf<Candle>;
-type SeriesOf<C> = C extends Candle ? Omit<C, 'start'> & CandleTimes : never;
+export type SeriesCandle = CandleTimes & Prices<unknown> & Fields;
 
 /** Oldest first; at most CANDLES_SNAPSHOT_SIZE candles. */
 export type CandleSeries = readonly SeriesCandle[];
@@ -52,11 +51,12 @@ export const MAX_SAMPLE_AHEAD_MS = 5 * 60_000;
  * not a number or lies more than MAX_SAMPLE_AHEAD_MS after `askedAt`, that falls in a final candle,
  * or that is older than every candle of a full series is left out.
  */
-export function mergeSamples(
+export function mergeSamples<S extends CandleSample>(
   series: CandleSeries,
-  samples: readonly CandleSample[],
+  samples: readonly S[],
   intervalMs: number,
   askedAt: number,
+  sources: readonly SeriesSource[],
 ): SeriesCandle[] {
   const byStart = new Map<number, SeriesCandle>(series.map((candle) => [candle.start, candle]));
   const oldestKept = series.length >= CANDLES_SNAPSHOT_SIZE ? series[0]!.start : Number.NEGATIVE_INFINITY;
@@ -66,7 +66,10 @@ export function mergeSamples(
     if (start < oldestKept) continue;
     const candle = byStart.get(start);
     if (candle?.final) continue;
-    byStart.set(start, candle === undefined ? opened(start, sample) : merged(candle, sample));
+    byStart.set(
+      start,
+      candle === undefined ? opened(start, sample, sources) : merged(candle, sample, sources),
+    );
   }
   const candles = [...byStart.values()].sort((a, b) => a.start - b.start).slice(-CANDLES_SNAPSHOT_SIZE);
   return candles.map((candle) =>
@@ -74,31 +77,27 @@ export function mergeSamples(
   );
 }
 
-function opened(start: number, sample: CandleSample): SeriesCandle {
+function sourceOf(sample: CandleSample, sources: readonly SeriesSource[]): SeriesSource {
+  const source = sources.find((each) => each.takes(sample));
+  if (source === undefined) throw new TypeError('a sample of no source');
+  return source;
+}
+
+function opened(start: number, sample: CandleSample, sources: readonly SeriesSource[]): SeriesCandle {
+  const source = sourceOf(sample, sources);
+  const value = source.value(sample);
   const times = { start, final: false, openAt: sample.at, closeAt: sample.at };
-  if ('size' in sample) {
-    const { price } = sample;
-    return { ...times, open: price, high: price, low: price, close: price, ...printTotals.first(sample) };
-  }
-  const { value } = sample;
-  return { ...times, open: value, high: value, low: value, close: value };
+  return { ...times, open: value, high: value, low: value, close: value, ...source.first(sample) };
 }
 
-function merged(candle: SeriesCandle, sample: CandleSample): SeriesCandle {
+function merged(candle: SeriesCandle, sample: CandleSample, sources: readonly SeriesSource[]): SeriesCandle {
+  const source = sourceOf(sample, sources);
   // A stream's samples all come from one source; a mix is a bug, not something to round away.
-  if ('size' in sample) {
-    if (!('volume' in candle)) throw new TypeError('a trade merged into a probability candle');
-    return {
-      ...withValue(candle, sample.price, sample.at, compareDecimals),
-      ...printTotals.added(candle, sample),
-    };
-  }
-  if ('volume' in candle) throw new TypeError('a probability point merged into a candle of trade prints');
-  return withValue(candle, sample.value, sample.at, compareNumbers);
-}
-
-function compareNumbers(a: number, b: number): number {
-  return a - b;
+  if (!source.holds(candle)) throw new TypeError("a sample merged into another source's candle");
+  return {
+    ...withValue(candle, source.value(sample), sample.at, (a, b) => source.compare(a, b)),
+    ...source.added(candle, sample),
+  };
 }
 
 /** The candle with one more value at `at`, compared in the value's own type. */
@@ -124,12 +123,13 @@ function withValue<V, C extends CandleTimes & { open: V; high: V; low: V; close:
 }
 
 /** The series as the channel's state: each candle's wire form, oldest first. */
-export function candlesDataOf(series: CandleSeries): CandlesData {
-  return { candles: series.map(wireCandle) };
+export function candlesDataOf<C extends CandleFields>(series: CandleSeries): CandlesData<C> {
+  return { candles: series.map((candle) => wireCandle<C>(candle)) };
 }
 
 /** A candle's values as it holds them (open, high, low, close, then its source's totals), between its start and `final`. */
-function wireCandle(candle: SeriesCandle): Candle {
+function wireCandle<C extends CandleFields>(candle: SeriesCandle): C {
   const { start, final, openAt: _openAt, closeAt: _closeAt, ...values } = candle;
-  return { start: new Date(start).toISOString(), ...values, final } as Candle;
+  // Its source made the values (../registry.ts's candle type is the union of the sources' candles).
+  return { start: new Date(start).toISOString(), ...values, final } as unknown as C;
 }

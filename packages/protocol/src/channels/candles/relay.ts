@@ -5,14 +5,17 @@
  * one connection and one client address may hold.
  */
 import { crc32 } from 'node:zlib';
-import type { RelayChannel } from '../relay-definition.ts';
+import type { CandleFields } from '../candle-source.ts';
+import type { RelayCandleSource } from '../relay-candle-source.ts';
+import type { EventArgs, RelayChannel } from '../relay-definition.ts';
 import { type CandlesData, candlesChecksum } from './candles.ts';
-import { CandlesKeeper, type CandlesUpstream } from './relay-keeper.ts';
-import type { CandlesEventMap } from './relay-trade-prints.ts';
-import type { Candle } from './sources.ts';
+import { candlesKeeper } from './relay-keeper.ts';
 
 /** The candles of `next` new or changed since `prev` (compared by `start`), oldest first. */
-export function diffCandles(prev: CandlesData, next: CandlesData): CandlesData | null {
+export function diffCandles<C extends CandleFields>(
+  prev: CandlesData<C>,
+  next: CandlesData<C>,
+): CandlesData<C> | null {
   const before = new Map(prev.candles.map((candle) => [candle.start, candle]));
   const candles = next.candles.filter((candle) => {
     const old = before.get(candle.start);
@@ -22,7 +25,7 @@ export function diffCandles(prev: CandlesData, next: CandlesData): CandlesData |
 }
 
 /** Every field the same, whichever source's fields the candles carry (all of them strings, numbers or booleans). */
-function sameCandle(a: Candle, b: Candle): boolean {
+function sameCandle(a: CandleFields, b: CandleFields): boolean {
   const fields = Object.entries(a);
   const other = new Map<string, unknown>(Object.entries(b));
   return fields.length === other.size && fields.every(([field, value]) => other.get(field) === value);
@@ -34,21 +37,20 @@ export interface CandlesGroupLimits {
   maxCandleStreamsPerAddress: number;
 }
 
-export const candlesRelay: RelayChannel<
-  CandlesUpstream,
-  CandlesData,
-  CandlesData,
-  CandlesEventMap,
-  CandlesGroupLimits
-> = {
-  // Node's native CRC-32 on every message.
-  codec: { diff: diffCandles, checksum: (state) => candlesChecksum(state, crc32) },
-  kept: (streamId) => new CandlesKeeper(streamId),
-  groupBound: {
-    noun: 'candles streams',
-    doc: 'distinct `candles` streams (market, interval and source)',
-    option: 'candle-streams',
-    perConnection: { field: 'maxCandleStreams', default: 50 },
-    perAddress: { field: 'maxCandleStreamsPerAddress', default: 100 },
-  },
-};
+/** The channel's server part over `sources` (each read by its own upstream calls, emitting its own events), whose candles are `C`. */
+export function candlesRelay<U, E extends EventArgs<E>, C extends CandleFields>(
+  sources: readonly RelayCandleSource<U, E>[],
+): RelayChannel<U, CandlesData<C>, CandlesData<C>, E, CandlesGroupLimits> {
+  return {
+    // Node's native CRC-32 on every message.
+    codec: { diff: diffCandles, checksum: (state) => candlesChecksum(state, crc32) },
+    kept: candlesKeeper<U, E, C>(sources),
+    groupBound: {
+      noun: 'candles streams',
+      doc: 'distinct `candles` streams (market, interval and source)',
+      option: 'candle-streams',
+      perConnection: { field: 'maxCandleStreams', default: 50 },
+      perAddress: { field: 'maxCandleStreamsPerAddress', default: 100 },
+    },
+  };
+}

@@ -4,17 +4,18 @@
  * first, kept by replacing each candle an update carries by its `start` and checked against each
  * message's checksum; `final` fires once per candle that closed, with the candle as it stays.
  */
+
+import type { CandleFields } from '../candle-source.ts';
 import type { HeldStream } from '../definition.ts';
 import { applyCandlesUpdate, CANDLES_SNAPSHOT_SIZE, type CandlesData, candlesChecksum } from './candles.ts';
-import type { Candle } from './sources.ts';
 
 /** The candles of a stream, oldest first: at most as many as a snapshot carries. */
-export type CandlesState = readonly Candle[];
+export type CandlesState<C extends CandleFields = CandleFields> = readonly C[];
 
 /** The events a `candles` subscription adds to every stream's. */
-export interface CandleEvents {
+export interface CandleEvents<C extends CandleFields = CandleFields> {
   /** A candle turned final (its interval ended): it never changes again. Once per `start`. */
-  final: Candle;
+  final: C;
 }
 
 /**
@@ -22,14 +23,14 @@ export interface CandleEvents {
  * snapshot's final candles are history; every candle after them that turns final is announced,
  * whether an update or a later snapshot (a resync, a reconnect, conflation) shows it.
  */
-class FinalCandles {
+class FinalCandles<C extends CandleFields> {
   /** The starts of the candles announced final (bounded as the state is). */
   readonly #announced = new Set<string>();
   /** The start (ms) of the first candle that was not history when the stream's first snapshot came. */
   #heldFrom: number | undefined;
 
   /** The candles of an accepted message to announce, in its order. */
-  announce(candles: readonly Candle[]): Candle[] {
+  announce(candles: readonly C[]): C[] {
     this.#heldFrom ??= firstHeld(candles);
     const heldFrom = this.#heldFrom;
     const fresh = candles.filter(
@@ -45,7 +46,7 @@ class FinalCandles {
 }
 
 /** Where a stream's first snapshot stops being history: its first open candle, or just after its last. */
-function firstHeld(candles: readonly Candle[]): number {
+function firstHeld(candles: readonly CandleFields[]): number {
   const open = candles.find((candle) => !candle.final);
   if (open !== undefined) return Date.parse(open.start);
   const last = candles.at(-1);
@@ -53,8 +54,13 @@ function firstHeld(candles: readonly Candle[]): number {
 }
 
 /** A new subscription's hold of its stream. */
-export function holdCandles(): HeldStream<CandlesData, CandlesData, CandlesState, CandleEvents> {
-  const finals = new FinalCandles();
+export function holdCandles<C extends CandleFields>(): HeldStream<
+  CandlesData<C>,
+  CandlesData<C>,
+  CandlesState<C>,
+  CandleEvents<C>
+> {
+  const finals = new FinalCandles<C>();
   return {
     stateOf: (snapshot) => snapshot.candles.slice(-CANDLES_SNAPSHOT_SIZE),
     apply: (state, update) => applyCandlesUpdate({ candles: [...state] }, update).candles,

@@ -1,30 +1,30 @@
 /**
- * @module channels/candles/relay-trade-prints
- * Everything the server part of `candles` knows of its `trades` source (./sources.ts): a stream
- * reads upstream's activity pages, walked as the `trades` channel walks them
- * (channels/trades/relay-activity.ts): its first poll reads back a few pages (an interval it could
+ * @module channels/trades/relay-candle-source
+ * The `trades` source of candle streams on the server (../relay-candle-source.ts; its candle:
+ * ./candle-source.ts): a stream reads upstream's activity pages, walked as the `trades` channel
+ * walks them (./relay-activity.ts): its first poll reads back a few pages (an interval it could
  * read only in part gets no candle), later polls only what is new. Each print counts once: a
  * stream keeps what it took, and in cluster mode the lease holder shares the newest ids it took
  * with its series, so a relay the lease moves to counts none of them again. A print adds its
- * price to the candle as any sample does (./relay-series.ts), its size to the volume and one to
+ * price to the candle as any sample does, its size to the volume and one to
  * the count.
  */
 
 import { z } from 'zod';
-import { sumDecimals } from '../../protocol/decimal.ts';
+import { compareDecimals, sumDecimals } from '../../protocol/decimal.ts';
 import { decimalString } from '../../upstream/schemas.ts';
+import type {
+  CandleSample,
+  KeptSoFar,
+  RelayCandleSource,
+  SampleReader,
+  SourcedStream,
+} from '../relay-candle-source.ts';
 import type { KeptPoll } from '../relay-definition.ts';
-import { ACTIVITY_PAGE_SIZE, TradeHistory, walkActivity } from '../trades/relay-activity.ts';
-import { type ActivityUpstream, activityPages } from '../trades/relay-activity-pages.ts';
-import type { TradesEventMap } from '../trades/relay-poll.ts';
-import type { TradeEntry } from '../trades/trades.ts';
-import { type CandlesStream, candleIntervalMs } from './streams.ts';
-
-/** The upstream call the prints are read with: the activity listing. */
-export type PrintsUpstream = ActivityUpstream;
-
-/** The events a candles poll emits: those of the walk it shares with the `trades` channel. */
-export type CandlesEventMap = TradesEventMap;
+import { ACTIVITY_PAGE_SIZE, TradeHistory, walkActivity } from './relay-activity.ts';
+import { type ActivityUpstream, activityPages } from './relay-activity-pages.ts';
+import type { TradesEventMap } from './relay-poll.ts';
+import type { TradeEntry } from './trades.ts';
 
 /** A trade print's price and size (decimal strings) at its time (ms). */
 export interface TradeSample {
@@ -34,34 +34,40 @@ export interface TradeSample {
 }
 
 /** What a trades candle sums beyond its prices: the exact sum of sizes, and the count of prints. */
-interface PrintTotals {
+type PrintTotals = {
   volume: string;
   trades: number;
-}
-
-/** The totals of a candle opened by `sample`, and of one that takes `sample` in. */
-export const printTotals = {
-  first: (sample: TradeSample): PrintTotals => ({ volume: sample.size, trades: 1 }),
-  added: (candle: PrintTotals, sample: TradeSample): PrintTotals => ({
-    volume: sumDecimals([candle.volume, sample.size]),
-    trades: candle.trades + 1,
-  }),
 };
 
-/** A trades candle's values as the lease holder shares them, checked again on arrival. */
-export const sharedPrintCandle = {
-  open: decimalString,
-  high: decimalString,
-  low: decimalString,
-  close: decimalString,
-  volume: decimalString,
-  trades: z.number().int().positive(),
+/** Trade prints as a candle source: prices compared and volume summed as exact decimals. */
+export const tradesCandleSource: RelayCandleSource<ActivityUpstream, TradesEventMap, TradeSample, string> = {
+  name: 'trades',
+  takes: (sample: CandleSample): sample is TradeSample => 'size' in sample,
+  holds: (candle) => 'volume' in candle,
+  value: (sample) => sample.price,
+  compare: compareDecimals,
+  first: (sample): PrintTotals => ({ volume: sample.size, trades: 1 }),
+  added: (candle, sample): PrintTotals => {
+    // `holds` vouched for the candle: a trades candle's totals.
+    const totals = candle as PrintTotals;
+    return { volume: sumDecimals([totals.volume, sample.size]), trades: totals.trades + 1 };
+  },
+  sharedValues: {
+    open: decimalString,
+    high: decimalString,
+    low: decimalString,
+    close: decimalString,
+    volume: decimalString,
+    trades: z.number().int().positive(),
+  },
+  /** The newest activity ids the lease holder took, newest last. */
+  sharedSeen: z.array(z.string()).max(ACTIVITY_PAGE_SIZE),
+  reader: (stream) => new TradePrints(stream),
 };
-/** The newest activity ids the lease holder took, newest last. */
-export const sharedIds = z.array(z.string()).max(ACTIVITY_PAGE_SIZE);
 
 /** What a trades stream keeps between polls so that each print counts once. */
-export class TradePrints {
+class TradePrints implements SampleReader<ActivityUpstream, TradesEventMap> {
+  readonly #stream: SourcedStream;
   readonly #history = new TradeHistory();
   /** The newest activity ids taken, newest last: what a peer taking the lease over must not count again. */
   #recentIds: string[] = [];
@@ -74,20 +80,23 @@ export class TradePrints {
   /** After a backfill cut short: the start of the first interval it read whole; earlier trades are left out. */
   #countedFrom: number | undefined;
 
-  get recentIds(): readonly string[] {
+  constructor(stream: SourcedStream) {
+    this.#stream = stream;
+  }
+
+  get seen(): readonly string[] {
     return this.#recentIds;
   }
 
   /**
    * The trades not taken yet, oldest first, and what taking them changes, done only once they were
-   * applied (a response applied too late must not mark its trades counted). `backfilled`: whether
-   * the stream's backfill was read (here, or by the lease holder whose series it carries on).
+   * applied (a response applied too late must not mark its trades counted).
    */
   async read(
-    poll: KeptPoll<PrintsUpstream, CandlesEventMap>,
-    { market, interval }: CandlesStream,
-    backfilled: boolean,
+    poll: KeptPoll<ActivityUpstream, TradesEventMap>,
+    { backfilled }: KeptSoFar,
   ): Promise<{ samples: TradeSample[]; taken: () => void }> {
+    const { market, intervalMs } = this.#stream;
     const walk = await walkActivity(
       activityPages(poll.upstream, market, poll.onRequest),
       this.#history.seen,
@@ -111,7 +120,6 @@ export class TradePrints {
       this.#history.listing.order !== 'oldest-first' &&
       samples.length > 0
     ) {
-      const intervalMs = candleIntervalMs[interval];
       const oldest = samples.reduce((least, sample) => Math.min(least, sample.at), samples[0]!.at);
       countedFrom = (Math.floor(oldest / intervalMs) + 1) * intervalMs;
     }
