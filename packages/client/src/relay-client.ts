@@ -18,6 +18,7 @@ import type {
   Channel,
   MarketListRecord,
   SubscriptionsMessage,
+  UpdateRequest,
 } from '../../protocol/src/protocol/messages.ts';
 import { ChannelStreams } from './channel-streams.ts';
 import type { ClientEvents, ClientOptions } from './client-options.ts';
@@ -276,22 +277,11 @@ export class RelayClient extends ChannelStreams {
       depth,
       from_depth: ref.depth,
     };
-    return new Promise((resolve, reject) =>
-      this.#inFlight.ask(
-        body,
-        (text) => this.#connection.send(text),
-        (answer) => {
-          if (answer?.type !== 'subscribed') {
-            reject(refusal(answer));
-            return;
-          }
-          this.#streams.delete(stream);
-          moved();
-          if (!stream.isClosed) this.#streams.add(stream);
-          resolve();
-        },
-      ),
-    );
+    return this.#askUpdate(body, () => {
+      this.#streams.delete(stream);
+      moved();
+      if (!stream.isClosed) this.#streams.add(stream);
+    });
   }
 
   /** An `update` of one stream's options; the stream takes them once the relay answers. */
@@ -307,6 +297,14 @@ export class RelayClient extends ChannelStreams {
       markets: [ref.market],
       ...options,
     };
+    return this.#askUpdate(body, () => {
+      if (options.interval !== undefined) stream.interval = options.interval ?? undefined;
+      if (options.threshold !== undefined) stream.threshold = options.threshold ?? undefined;
+    });
+  }
+
+  /** Sends an `update`; `accepted` applies it when the relay answers `subscribed`, else it rejects. */
+  #askUpdate(body: Omit<UpdateRequest, 'id'>, accepted: () => void): Promise<void> {
     return new Promise((resolve, reject) =>
       this.#inFlight.ask(
         body,
@@ -316,8 +314,7 @@ export class RelayClient extends ChannelStreams {
             reject(refusal(answer));
             return;
           }
-          if (options.interval !== undefined) stream.interval = options.interval ?? undefined;
-          if (options.threshold !== undefined) stream.threshold = options.threshold ?? undefined;
+          accepted();
           resolve();
         },
       ),
