@@ -4,7 +4,7 @@
  * sets (any text, pathological ones included), so a relay's `rest` stream of that path can be
  * driven body by body while everything else it asks (health, catalogue) is answered as usual.
  */
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface ScriptedPath {
@@ -17,22 +17,28 @@ export interface ScriptedPath {
   close(): Promise<void>;
 }
 
-export async function startScriptedPath(simUrl: string, path: string, first: string): Promise<ScriptedPath> {
-  let body = first;
-  let asked = 0;
+/** A server in front of the simulator: `answer` serves what the test scripts, anything else is forwarded. */
+export interface SimFront {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a fake upstream on port 0 that lets `answer` take each request first (true: answered) and
+ * forwards the rest to the simulator at `simUrl` as they came.
+ */
+export async function startSimFront(
+  simUrl: string,
+  answer: (req: IncomingMessage, res: ServerResponse) => boolean,
+): Promise<SimFront> {
   const sim = new URL(simUrl);
   const server: Server = createServer((req, res) => {
-    if (req.method === 'GET' && req.url === path) {
-      asked += 1;
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(body);
-      return;
-    }
+    if (answer(req, res)) return;
     const forwarded = request(
       { host: sim.hostname, port: sim.port, method: req.method, path: req.url, headers: req.headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
+      (upstream) => {
+        res.writeHead(upstream.statusCode ?? 502, upstream.headers);
+        upstream.pipe(res);
       },
     );
     forwarded.on('error', () => res.destroy());
@@ -42,16 +48,32 @@ export async function startScriptedPath(simUrl: string, path: string, first: str
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export async function startScriptedPath(simUrl: string, path: string, first: string): Promise<ScriptedPath> {
+  let body = first;
+  let asked = 0;
+  const front = await startSimFront(simUrl, (req, res) => {
+    if (req.method !== 'GET' || req.url !== path) return false;
+    asked += 1;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(body);
+    return true;
+  });
+  return {
+    url: front.url,
     get asked() {
       return asked;
     },
     serve(next) {
       body = next;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => front.close(),
   };
 }

@@ -6,9 +6,8 @@
  * not scripted gets the bare entry of a market without price data. A test in another process (the
  * Python client's) sets them with `POST /script/prices` `{ market, prices }`.
  */
-import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { PriceData } from '../../packages/protocol/src/protocol/messages.ts';
+import { startSimFront } from './scripted-path.ts';
 
 const BATCH_PATH = '/clob/market-prices/batch';
 const SCRIPT_PATH = '/script/prices';
@@ -23,49 +22,32 @@ export interface ScriptedPrices {
 
 export async function startScriptedPrices(simUrl: string): Promise<ScriptedPrices> {
   const prices = new Map<string, PriceData>();
-  const sim = new URL(simUrl);
-  const server: Server = createServer((req, res) => {
-    if (req.method === 'POST' && (req.url === BATCH_PATH || req.url === SCRIPT_PATH)) {
-      let body = '';
-      req.on('data', (chunk: Buffer) => {
-        body += chunk.toString();
-      });
-      req.on('end', () => {
-        if (req.url === SCRIPT_PATH) {
-          const script = JSON.parse(body) as { market: string; prices: PriceData };
-          prices.set(script.market, script.prices);
-          res.writeHead(204).end();
-          return;
-        }
-        const { market_ids: ids } = JSON.parse(body) as { market_ids: string[] };
-        const timestamp = new Date().toISOString();
-        const data = ids.map((id) => ({ market_id: id, ...prices.get(id), timestamp }));
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ data }));
-      });
-      return;
-    }
-    const forwarded = request(
-      { host: sim.hostname, port: sim.port, method: req.method, path: req.url, headers: req.headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    forwarded.on('error', () => res.destroy());
-    req.pipe(forwarded);
+  const front = await startSimFront(simUrl, (req, res) => {
+    if (req.method !== 'POST' || (req.url !== BATCH_PATH && req.url !== SCRIPT_PATH)) return false;
+    let body = '';
+    req.on('data', (chunk: Buffer) => {
+      body += chunk.toString();
+    });
+    req.on('end', () => {
+      if (req.url === SCRIPT_PATH) {
+        const script = JSON.parse(body) as { market: string; prices: PriceData };
+        prices.set(script.market, script.prices);
+        res.writeHead(204).end();
+        return;
+      }
+      const { market_ids: ids } = JSON.parse(body) as { market_ids: string[] };
+      const timestamp = new Date().toISOString();
+      const data = ids.map((id) => ({ market_id: id, ...prices.get(id), timestamp }));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ data }));
+    });
+    return true;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: front.url,
     set(market, next) {
       prices.set(market, next);
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => front.close(),
   };
 }
