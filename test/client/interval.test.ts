@@ -1,7 +1,7 @@
 /**
  * The SDK's `{ interval }` option (docs/client.md, docs/protocol.md "Per-subscription options"):
- * a paced book stays equal to upstream (checksum-verified, no resync) while it only receives
- * snapshots; the full book beside it gets every update; a repeated subscribe with another interval
+ * a paced book stays equal to upstream (checksum-verified, no resync) from conflated updates,
+ * each naming the `seq` it applies to; the full book beside it gets every update; a repeated subscribe with another interval
  * re-paces the same object; a value the relay would refuse throws before anything is sent.
  */
 import { describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import { connectRecorded, expectBooksEqualUpstream, recordResyncs, tickAndPublis
 describe('client SDK: interval', () => {
   const { opened, start } = useHarness();
 
-  it('keeps a paced book equal to upstream, by snapshots only', async () => {
+  it('keeps a paced book equal to upstream, by conflated updates', async () => {
     const harness = await start({ sim: { markets: 1 } });
     const [market] = harness.sim.market.marketIds() as [string];
     const { client, errors } = connectRecorded(harness.relay.url, { encoding: 'json' });
@@ -22,12 +22,13 @@ describe('client SDK: interval', () => {
     expect(paced.interval).toBe(200);
     const kinds: string[] = [];
     paced.on('snapshot', () => kinds.push('snapshot'));
-    paced.on('update', () => kinds.push('update'));
+    paced.on('update', ({ message }) => kinds.push(message.prev_seq === undefined ? 'update' : 'conflated'));
     const resyncs = recordResyncs([full, paced]);
     await expectBooksEqualUpstream(harness.sim, [full, paced]);
     for (let round = 0; round < 4; round++) await tickAndPublish(harness.sim, harness.relay, market);
     await expectBooksEqualUpstream(harness.sim, [full, paced]);
-    expect(kinds).toContain('snapshot');
+    expect(kinds[0]).toBe('snapshot');
+    expect(kinds).toContain('conflated');
     expect(kinds).not.toContain('update');
     // Asked again with another interval: the same object, paced anew.
     expect(client.subscribeBook(market, { depth: 10, interval: 1_000 })).toBe(paced);

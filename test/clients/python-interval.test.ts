@@ -1,6 +1,6 @@
 /**
  * The Python client's `interval` option (clients/python/tests/test_interval.py) against a relay over
- * the ticking simulator: a paced book receives snapshots only, checksum-verified, with no resync.
+ * the ticking simulator: a paced book receives a snapshot, then conflated updates, checksum-verified, with no resync.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../support/harness.ts';
@@ -21,7 +21,7 @@ describe.skipIf(!(await pythonAvailable()))('the Python client on paced subscrip
     await harness?.stop();
   });
 
-  it('keeps a paced book verified by snapshots only', async () => {
+  it('keeps a paced book verified from conflated updates', async () => {
     const [market] = harness.sim.market.activeMarketIds();
     const result = await runPytest(python, ['test_interval.py'], {
       MARKET_RELAY_URL: harness.relay.url,

@@ -41,6 +41,7 @@ interface BookMessage {
   depth: number | null;
   epoch: string;
   seq: number;
+  prev_seq?: number;
   data: { bids: Level[]; asks: Level[]; last_price?: string };
   checksum: number;
 }
@@ -53,6 +54,13 @@ class ClientBook {
     readonly epoch: string,
     public seq: number,
   ) {}
+
+  copy(): ClientBook {
+    const copy = new ClientBook(this.epoch, this.seq);
+    for (const [price, size] of this.bids) copy.bids.set(price, size);
+    for (const [price, size] of this.asks) copy.asks.set(price, size);
+    return copy;
+  }
 
   apply(levels: Level[], side: Map<string, string>): void {
     for (const [price, size] of levels) {
@@ -115,7 +123,11 @@ describe('docs/protocol.md examples', () => {
       (e) => e.channel === 'book' && (e.type === 'snapshot' || e.type === 'update'),
     ) as unknown as BookMessage[];
     expect(bookMessages.map((m) => m.type)).toContain('update');
-    for (const message of bookMessages) {
+    // A paced subscription's conflated update applies to the state at its `prev_seq`, wherever in
+    // the doc that state's messages are: checked once the ordinary messages are read.
+    const conflated = bookMessages.filter((m) => m.prev_seq !== undefined);
+    const states = new Map<string, ClientBook>();
+    for (const message of bookMessages.filter((m) => m.prev_seq === undefined)) {
       const key = `${message.market}/${message.depth}`;
       let book = books.get(key);
       if (message.type === 'snapshot') {
@@ -131,6 +143,18 @@ describe('docs/protocol.md examples', () => {
       book.apply(message.data.bids, book.bids);
       book.apply(message.data.asks, book.asks);
       expect(message.checksum, `checksum of seq ${message.seq}`).toBe(book.checksum());
+      states.set(`${key}/${message.epoch}/${message.seq}`, book.copy());
+    }
+    expect(conflated.length).toBeGreaterThan(0);
+    for (const message of conflated) {
+      const at = `${message.market}/${message.depth}/${message.epoch}/${message.prev_seq}`;
+      const book = states.get(at)?.copy();
+      expect(book, `the state ${at} a conflated update applies to`).toBeDefined();
+      if (book === undefined) continue;
+      expect(message.seq).toBeGreaterThan(message.prev_seq!);
+      book.apply(message.data.bids, book.bids);
+      book.apply(message.data.asks, book.asks);
+      expect(message.checksum, `checksum of conflated seq ${message.seq}`).toBe(book.checksum());
     }
   });
 

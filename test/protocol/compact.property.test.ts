@@ -196,6 +196,8 @@ const streamMessage: fc.Arbitrary<StreamMessage> = fc
       snapshot: cases.snapshot as fc.Arbitrary<unknown>,
       update: cases.update as fc.Arbitrary<unknown>,
       checksum: fc.integer({ min: 0, max: 0xffffffff }),
+      // A paced subscription's conflated update names the seq it applies to.
+      prevSeq: fc.option(fc.nat({ max: 1_000 })),
     });
   })
   .map(
@@ -206,6 +208,7 @@ const streamMessage: fc.Arbitrary<StreamMessage> = fc
         market: m.market,
         epoch: m.epoch,
         seq: m.seq,
+        ...(m.type === 'update' && m.prevSeq !== null && m.prevSeq < m.seq ? { prev_seq: m.prevSeq } : {}),
         ts: m.times.ts,
         rts: m.times.rts,
         ...(m.channel === 'book' ? { depth: m.depth } : {}),

@@ -1,7 +1,8 @@
 /**
  * `interval` as an SSE query parameter (docs/protocol.md "Per-subscription options"): the same
- * pacing as on a WebSocket (snapshots of the latest state, the burst's last one without a further
- * tick), and the same refusals, as 400 with the protocol error code.
+ * pacing as on a WebSocket (conflated updates to the latest state, each naming the `seq` it applies
+ * to, the burst's last one without a further tick), and the same refusals, as 400 with the
+ * protocol error code.
  */
 import { describe, expect, it } from 'vitest';
 import { expectedBook, type Harness, upstreamBook, useHarness } from '../support/harness.ts';
@@ -12,7 +13,7 @@ describe('SSE interval', () => {
   let harness: Harness;
   const { opened, start } = useHarness();
 
-  it('paces a book to one snapshot of the latest state per interval', async () => {
+  it('paces a book to one conflated update of the latest state per interval', async () => {
     harness = await start({ sim: { markets: 2 } });
     const [a] = harness.sim.market.marketIds();
     const client = await SseClient.connect(
@@ -32,7 +33,9 @@ describe('SSE interval', () => {
     await waitFor('the latest book', () =>
       JSON.stringify(client.view('book', a!, 10)?.state) === latest ? true : undefined,
     );
-    expect(client.of('update')).toEqual([]);
+    const sent = client.messages.filter((m) => m.type === 'snapshot' || m.type === 'update');
+    expect(sent.length).toBeGreaterThan(1);
+    for (const [i, m] of sent.entries()) if (i > 0) expect(m.prev_seq).toBe(sent[i - 1]!.seq);
     expect(client.violations).toEqual([]);
   });
 

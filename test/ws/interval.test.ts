@@ -1,8 +1,9 @@
 /**
  * `interval` on a subscription over WebSocket (docs/protocol.md "Per-subscription options"), the
  * simulator ticked by the test: a burst of changes reaches a paced subscriber as at most one
- * snapshot per interval, the last one equal to upstream's latest book (checksums checked by the
- * recorder) without a further tick; two subscribers of the same interval get the same messages, a
+ * message per interval, each after the first a conflated update naming the `seq` it applies to
+ * (`prev_seq`), the last one leaving upstream's latest book (checksums checked by the recorder)
+ * without a further tick; two subscribers of the same interval get the same messages, a
  * raw subscriber of the stream every update; bad intervals are refused with the id; `list` shows
  * the interval and `update` changes it in place.
  */
@@ -64,7 +65,12 @@ describe('interval subscriptions over WebSocket', () => {
       const sent = data(paced, from.paced);
       expect(sent.length).toBeGreaterThan(0);
       expect(sent.length).toBeLessThanOrEqual(1 + Math.ceil(elapsed / INTERVAL));
-      expect(sent.every((m) => m.type === 'snapshot')).toBe(true);
+      // Each message applies to the one before it: conflated updates, after a first snapshot at most.
+      expect(sent.slice(1).every((m) => m.type === 'update')).toBe(true);
+      const conflated = sent.filter((m) => m.type === 'update');
+      expect(conflated.length).toBeGreaterThan(0);
+      const all = data(paced, 0);
+      for (const [i, m] of all.entries()) if (i > 0) expect(m.prev_seq).toBe(all[i - 1]!.seq);
       expect(data(raw, from.raw).length).toBeGreaterThan(0);
       expect(data(raw, from.raw).some((m) => m.type === 'update')).toBe(true);
       // Same interval, same group: the same messages (the twin reads JSON, their data is the same).
@@ -77,7 +83,7 @@ describe('interval subscriptions over WebSocket', () => {
     });
   }
 
-  it('resumes a paced subscription: the missed updates replayed, then paced snapshots', async () => {
+  it('resumes a paced subscription: the missed updates replayed, then paced', async () => {
     harness = await start({ sim: { markets: 2 } });
     const [a] = harness.sim.market.activeMarketIds();
     const selection = { channel: 'book', markets: [a], depth: 10, interval: INTERVAL };
@@ -107,6 +113,42 @@ describe('interval subscriptions over WebSocket', () => {
     );
     expect(again.of('update').length).toBe(stream.seq - from.seq);
     expect(again.violations).toEqual([]);
+  });
+
+  it('sends a member that joined its group since the last send the snapshot, not the update', async () => {
+    harness = await start({ sim: { markets: 2 } });
+    const [a] = harness.sim.market.activeMarketIds();
+    const selection = { op: 'subscribe', channel: 'book', markets: [a], depth: 10, interval: 1_500 };
+    const [first, later] = [await connect(), await connect()];
+    await first.request(selection);
+    await waitFor('the first snapshot', () => first.view('book', a!, 10));
+    const stream = harness.relay.registry.get({ channel: 'book', market: a!, depth: 10 })!;
+    const tick = async () => {
+      const seq = stream.seq;
+      harness.sim.tick();
+      await waitFor('the relay to take the tick', () => stream.seq > seq);
+    };
+    await tick(); // after a quiet interval: sent at once, and the group's interval starts
+    await waitFor('the leading update', () => data(first, 0).length === 2 || undefined);
+    await tick(); // owed to the interval's end
+    await later.request(selection); // joins the group at the owed state
+    const joinedWhileOwed = data(first, 0).length === 2;
+    await tick();
+    const latest = stream.seq;
+    for (const client of [first, later])
+      await waitFor(
+        'the latest state',
+        () => (client.view('book', a!, 10)?.seq === latest ? true : undefined),
+        {
+          timeoutMs: 10_000,
+        },
+      );
+    const kinds = data(later, 0).map((m) => `${m.type} ${m.seq}`);
+    // Joined between the group's sends: the group's update applies to a state it was never sent.
+    if (joinedWhileOwed) expect(kinds).toEqual([`snapshot ${latest - 1}`, `snapshot ${latest}`]);
+    const all = data(first, 0);
+    for (const [i, m] of all.entries()) if (i > 0) expect(m.prev_seq).toBe(all[i - 1]!.seq);
+    for (const client of [first, later]) expect(client.violations).toEqual([]);
   });
 
   it('refuses bad intervals with the id and changes nothing', async () => {

@@ -99,7 +99,12 @@ describe('price threshold', () => {
       '0.52000000',
       '0.52500000',
     ]);
-    expect(gated.timed.every(({ message }) => message.type === 'snapshot')).toBe(true);
+    // After the first, each message is the change from the one before it (`prev_seq`).
+    const gatedSeqs = gated.timed.map(({ message }) => message.seq);
+    expect(gated.timed.map(({ message }) => message.prev_seq)).toEqual([
+      undefined,
+      ...gatedSeqs.slice(0, -1),
+    ]);
     expect(raw.timed.filter(({ message }) => message.type === 'update')).toHaveLength(5);
     // The final state came the settle time after the relay took it (its clock, this process's), and
     // within the stated maximum plus a loaded machine's slack.
@@ -191,7 +196,8 @@ describe('price threshold', () => {
         ? true
         : undefined,
     );
-    expect(sse.of('update')).toEqual([]);
+    // The tick came as the change from the first state the reader was sent, naming its seq.
+    expect(sse.of('update').map((m) => m.prev_seq)).toEqual([sse.of('snapshot')[0]!.seq]);
     for (const query of [
       `channel=price&markets=${market}&threshold=0`,
       `channel=price&markets=${market}&threshold=abc`,

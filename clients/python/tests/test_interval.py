@@ -1,7 +1,7 @@
 """A paced subscription (docs/protocol.md "Per-subscription options"): against a real relay over the
 ticking simulator (started by test/clients/python-interval.test.ts), a book asked with ``interval``
-receives only snapshots, each checksum-verified, with no resync, while the full book beside it gets
-every update; asking again with another interval paces the same object anew; bad values raise."""
+receives a snapshot, then conflated updates naming the ``seq`` they apply to (``prev_seq``), each
+checksum-verified, with no resync, while the full book beside it gets every update; asking again with another interval paces the same object anew; bad values raise."""
 
 import asyncio
 
@@ -21,7 +21,7 @@ def test_an_interval_the_relay_would_refuse_raises(interval):
         checked_interval(interval)
 
 
-def test_a_paced_book_gets_snapshots_only():
+def test_a_paced_book_gets_conflated_updates():
     url, market = env("MARKET_RELAY_URL"), env("MARKET_RELAY_MARKET")
 
     async def scenario():
@@ -36,14 +36,14 @@ def test_a_paced_book_gets_snapshots_only():
             for book in (full, paced):
                 book.on("resync", resyncs.append)
             paced.on("snapshot", lambda _: kinds.append("snapshot"))
-            paced.on("update", lambda _: kinds.append("update"))
+            paced.on("update", lambda change: kinds.append("conflated" if "prev_seq" in change.message else "update"))
             await until("both books", lambda: full.state is not None and paced.state is not None)
             seq = full.seq
-            await until("three paced snapshots", lambda: kinds.count("snapshot") >= 3)
-            assert full.seq > seq and "update" not in kinds
+            await until("three conflated updates", lambda: kinds.count("conflated") >= 3)
+            assert full.seq > seq and kinds[0] == "snapshot" and "update" not in kinds
             assert client.subscribe_book(market, depth=10, interval=1_000) is paced and paced.interval == 1_000
             count = len(kinds)
-            await until("the snapshot answering the new pace", lambda: len(kinds) > count)
+            await until("a message at the new pace", lambda: len(kinds) > count)
             listed = await client.list_subscriptions()
             entry = next(e for e in listed["subscriptions"] if e["channel"] == "book" and e.get("depth") == 10)
             assert entry["interval"] == 1_000

@@ -1,6 +1,6 @@
 """A ``price`` threshold (docs/protocol.md "Per-subscription options"): against a real relay whose
 upstream prices this test sets (test/clients/python-threshold.test.ts starts them), half-tick moves of
-the best bid reach a one-tick subscriber as whole ticks and the final state, snapshots only, no resync;
+the best bid reach a one-tick subscriber as whole ticks and the final state, as conflated updates, no resync;
 ``update`` changes and clears the threshold in place and ``list_subscriptions`` shows it; bad values raise."""
 
 import asyncio
@@ -50,7 +50,13 @@ def test_a_price_threshold_sends_whole_ticks_and_the_final_state():
             assert gated.threshold == "0.01" and raw.threshold is None
             gated.on("resync", resyncs.append)
             gated.on("snapshot", lambda _: (kinds.append("snapshot"), bids.append(gated.state["best_bid"])))
-            gated.on("update", lambda _: kinds.append("update"))
+            gated.on(
+                "update",
+                lambda change: (
+                    kinds.append("conflated" if "prev_seq" in change.message else "update"),
+                    bids.append(gated.state["best_bid"]),
+                ),
+            )
             first = prices(0)["best_bid"]
             await until("both first states", lambda: raw.state is not None and gated.state is not None)
             assert gated.state["best_bid"] == first
@@ -62,7 +68,7 @@ def test_a_price_threshold_sends_whole_ticks_and_the_final_state():
             final = prices(3)["best_bid"]
             await until("the final state", lambda: gated.state["best_bid"] == final)
             assert bids[start:] == [prices(2)["best_bid"], final]
-            assert "update" not in kinds
+            assert kinds[-2:] == ["conflated", "conflated"]
 
             async def listed():
                 return [e.get("threshold") for e in (await client.list_subscriptions())["subscriptions"]]

@@ -32,13 +32,14 @@ import type {
 } from '../../../packages/protocol/src/protocol/messages.ts';
 import { streamKey } from '../../../packages/protocol/src/util/keys.ts';
 import type { Refusal } from '../admission/market.ts';
-import { type Frame, type StreamPosition, toFrame } from '../streams/frame.ts';
+import { type Frame, toFrame } from '../streams/frame.ts';
 import { type HistoryReplay, NOTHING_FETCHED } from '../streams/registry.ts';
 import { SlowConsumerPolicy } from '../streams/slow-consumer.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
-import { echoedSelection, withId } from './echo.ts';
+import { echoedSelection, subscribedMessage, withId } from './echo.ts';
 import { heldView, pace, pacesOf, planUpdate, streamNumbers, subscriptionsMessage } from './own-view.ts';
 import { RequestOrder } from './request-order.ts';
+import { SentPositions } from './sent-positions.ts';
 import type { SessionContext, SessionOptions, SessionSink } from './session-context.ts';
 import { SinceSeams } from './since-seam.ts';
 import {
@@ -68,8 +69,7 @@ export class Session implements StreamSubscriber {
   readonly #compact: boolean;
   readonly #onClose: (() => void) | undefined;
   readonly #subscriptions = new Map<string, AnyStream>();
-  /** Per stream key: the position of the last stream message written to the client (`list`). */
-  readonly #lastSent = new Map<string, StreamPosition>();
+  readonly #lastSent = new SentPositions();
   readonly #heldBack: SlowConsumerPolicy;
   readonly #order = new RequestOrder();
   readonly #wildcards: SessionWildcards;
@@ -129,8 +129,10 @@ export class Session implements StreamSubscriber {
       this.#heldBack.holdBack(stream);
       return;
     }
-    this.#sink.writeStream(stream, frame);
-    if (frame.position !== undefined) this.#lastSent.set(stream.key, frame.position);
+    const sent = this.#lastSent.frameFor(stream, frame);
+    if (sent === undefined) return;
+    this.#sink.writeStream(stream, sent);
+    this.#lastSent.record(stream, sent);
   }
 
   notify(_stream: AnyStream, frame: Frame): void {
@@ -276,29 +278,14 @@ export class Session implements StreamSubscriber {
     history: HistoryReplay,
   ): void {
     if (this.#sink.closed || this.#ended) return;
-    const { channel, markets, depth } = selection;
+    const { channel } = selection;
     const { resume } = request;
     const { joined, recovered } = this.#joinStreams(selection, resume, refused, history);
     // Written now, before anything of these streams: nothing above delivers to this session
     // (joinStreams adds it to each stream without sending; a cluster replay that restores a stream
     // leaves it out), and a frame a transport holds for coalescing is of a stream joined earlier.
     // So on a compact connection every stream's number arrives before its first data message.
-    const every = request.resumesAll === true;
-    this.#send({
-      type: 'subscribed',
-      ...echoedSelection(request, channel, [...markets], depth, selection.interval, selection.threshold),
-      ...(request.since === undefined ? {} : { since: request.since }),
-      ...(resume === undefined
-        ? {}
-        : {
-            recovered: every
-              ? { ...Object.fromEntries(markets.map((m) => [m, false])), ...recovered }
-              : recovered,
-          }),
-      ...(this.#compact
-        ? { streams: Object.fromEntries(joined.map(({ market, stream }) => [market, stream.number])) }
-        : {}),
-    });
+    this.#send(subscribedMessage(request, selection, joined, recovered, this.#compact));
     // Stream errors naming the market, as a first poll's unknown_market would (protocol.md).
     for (const [market, refusal] of refused) this.#send(refusalError(channel, market, refusal));
     sendFirstMessages(this, this.#seams.begin(selection.since, request.id, joined));

@@ -36,15 +36,26 @@ export class Frame {
   readonly #payloadOffset: number;
   /** `snapshot` and `update` only. */
   readonly position: StreamPosition | undefined;
+  /**
+   * A conflated `update` only (one with `prev_seq`): the position of the state it applies to, which
+   * a subscriber must have been sent last.
+   */
+  readonly basis: StreamPosition | undefined;
   #deflated: Buffer | undefined;
   #sseData: Buffer | undefined;
   #compact: CompactWires | undefined;
 
   /** Use {@link toFrame} or {@link frameOfWire}. */
-  constructor(wire: Buffer, payloadOffset: number, position: StreamPosition | undefined) {
+  constructor(
+    wire: Buffer,
+    payloadOffset: number,
+    position: StreamPosition | undefined,
+    basis?: StreamPosition,
+  ) {
     this.wire = wire;
     this.#payloadOffset = payloadOffset;
     this.position = position;
+    this.basis = basis;
   }
 
   /** The JSON payload's UTF-8 bytes: a view into `wire`, made when asked (one object less per frame). */
@@ -121,11 +132,11 @@ interface CompactWires {
 export function toFrame(message: ServerMessage): Frame {
   // The text itself is not kept: the bytes say the same in less than half the memory.
   const { wire, payloadOffset } = encodeTextFrame(JSON.stringify(onTheWire(message)));
-  const position =
-    message.type === 'snapshot' || message.type === 'update'
-      ? { epoch: message.epoch, seq: message.seq }
-      : undefined;
-  return new Frame(wire, payloadOffset, position);
+  if (message.type !== 'snapshot' && message.type !== 'update')
+    return new Frame(wire, payloadOffset, undefined);
+  const position = { epoch: message.epoch, seq: message.seq };
+  const basis = message.prev_seq === undefined ? undefined : { epoch: message.epoch, seq: message.prev_seq };
+  return new Frame(wire, payloadOffset, position, basis);
 }
 
 /** The frame of a `snapshot` or `update` whose unmasked text frame `wire` is (a resume ring's bytes). */

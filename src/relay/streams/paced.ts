@@ -1,12 +1,12 @@
 /**
  * @module relay/streams/paced
  * The subscribers of one stream that asked for one `interval` and `threshold` (docs/protocol.md
- * "Per-subscription options"), sent to as a group so that each gets the same prebuilt snapshot at
- * the same moment.
+ * "Per-subscription options"), sent to as a group so that each gets the same prebuilt message at
+ * the same moment: the change from the state the group was last sent to the latest one.
  *
  * An `interval` paces: a change after a quiet interval goes out at once (leading edge), changes
- * within an interval are conflated into one snapshot of the latest state when it ends (trailing
- * edge), and an interval in which nothing changed sends nothing.
+ * within an interval are conflated into one update from the last state sent to the latest when it
+ * ends (trailing edge), and an interval in which nothing changed sends nothing.
  *
  * A `threshold` gates: a state goes out only when it moved by the threshold from the one the group
  * last sent (./threshold.ts). A state withheld goes out once the stream has been still for the
@@ -22,12 +22,22 @@ export interface Pace {
   threshold?: string | undefined;
 }
 
+/** A state of the stream and where it stands: what a group sent, and what it sends next. */
+export interface PacedState {
+  readonly state: unknown;
+  readonly epoch: string;
+  readonly seq: number;
+}
+
+/** Sends the stream's current state to `members`, as the change from `sent` where it can. */
+export type SendPaced<Member> = (members: ReadonlySet<Member>, sent: PacedState) => void;
+
 export class PacedGroup<Member> {
   readonly interval: number | undefined;
   readonly threshold: string | undefined;
   readonly members = new Set<Member>();
-  readonly #send: (members: ReadonlySet<Member>) => void;
-  readonly #state: () => unknown;
+  readonly #send: SendPaced<Member>;
+  readonly #current: () => PacedState;
   /** Running while an interval since the last send has not ended. */
   #paceTimer: NodeJS.Timeout | undefined;
   /** A send is due when the running interval ends. */
@@ -36,16 +46,16 @@ export class PacedGroup<Member> {
   #settleTimer: NodeJS.Timeout | undefined;
   /** The stream settled on a withheld change: the next send need not pass the threshold. */
   #settled = false;
-  /** The state the group last sent (thresholds compare against it). */
-  #sent: unknown;
+  /** The state the group last sent: the next message is the change from it; thresholds compare against it. */
+  #sent: PacedState;
 
-  /** `state`: the stream's current state; the group starts from it (its members were just sent it). */
-  constructor(pace: Pace, send: (members: ReadonlySet<Member>) => void, state: () => unknown) {
+  /** `current`: the stream's current state; the group starts from it (its members were just sent it). */
+  constructor(pace: Pace, send: SendPaced<Member>, current: () => PacedState) {
     this.interval = pace.interval;
     this.threshold = pace.threshold;
     this.#send = send;
-    this.#state = state;
-    this.#sent = state();
+    this.#current = current;
+    this.#sent = current();
   }
 
   /** The stream took a new state. */
@@ -73,7 +83,7 @@ export class PacedGroup<Member> {
       this.#sendNow();
       return;
     }
-    if (thresholdMove(this.#sent, this.#state(), this.threshold) === 'moved') this.#sendNow();
+    if (thresholdMove(this.#sent.state, this.#current().state, this.threshold) === 'moved') this.#sendNow();
   }
 
   /** Each change starts the settle time over: a state goes out once the stream stops moving. */
@@ -85,7 +95,7 @@ export class PacedGroup<Member> {
 
   #settle(): void {
     this.#settleTimer = undefined;
-    if (thresholdMove(this.#sent, this.#state(), this.threshold ?? '0') === 'same') return;
+    if (thresholdMove(this.#sent.state, this.#current().state, this.threshold ?? '0') === 'same') return;
     this.#settled = true;
     if (this.#paceTimer === undefined) this.#sendNow();
     else this.#owed = true;
@@ -96,12 +106,13 @@ export class PacedGroup<Member> {
     this.#settled = false;
     clearTimeout(this.#settleTimer);
     this.#settleTimer = undefined;
-    this.#sent = this.#state();
+    const sent = this.#sent;
+    this.#sent = this.#current();
     if (this.interval !== undefined) {
       this.#paceTimer = setTimeout(() => this.#intervalEnded(), this.interval);
       this.#paceTimer.unref();
     }
-    this.#send(this.members);
+    this.#send(this.members, sent);
   }
 
   #intervalEnded(): void {

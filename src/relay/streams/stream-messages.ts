@@ -31,13 +31,17 @@ export interface MessagePosition {
   rts: string;
 }
 
-/** A `snapshot` or `update` at `at`, `checksum` being that of the state after it. */
+/**
+ * A `snapshot` or `update` at `at`, `checksum` being that of the state after it; `prevSeq`: the
+ * `seq` a conflated update applies to, when that is not the one before it (a paced group's).
+ */
 export function dataMessage(
   subject: MessageSubject,
   type: 'snapshot' | 'update',
   data: unknown,
   at: MessagePosition,
   checksum: number | undefined,
+  prevSeq?: number,
 ): ServerMessage {
   // The cast is the one place where the generic state meets the wire types; the codecs
   // registered in relay/channels/codecs.ts pair each channel with its data shape.
@@ -47,6 +51,7 @@ export function dataMessage(
     market: subject.market,
     epoch: at.epoch,
     seq: at.seq,
+    ...(prevSeq === undefined ? {} : { prev_seq: prevSeq }),
     ts: at.ts,
     rts: at.rts,
     ...(subject.channel === 'book' ? { depth: subject.depth ?? null } : {}),

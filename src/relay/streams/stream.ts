@@ -13,7 +13,9 @@ import type {
 } from '../../../packages/protocol/src/protocol/messages.ts';
 import { streamKey } from '../../../packages/protocol/src/util/keys.ts';
 import { type ChannelDelta, type ChannelState, type StreamCodec, sendWhole } from '../channels/codecs.ts';
+import { conflatedFrame } from './conflated.ts';
 import { type Frame, type StreamPosition, toFrame } from './frame.ts';
+import type { PacedState } from './paced.ts';
 import { ResumeRing } from './resume-ring.ts';
 import { newEpoch, type PublishResult, type SequencedFrame, type StreamIdentity } from './stream-identity.ts';
 import {
@@ -59,10 +61,10 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   readonly channel: C;
   readonly market: string;
   readonly depth: BookDepth | undefined;
-  /** Those paced (`interval`, `threshold`) get the current snapshot when their group sends (./paced.ts). */
+  /** Those paced (`interval`, `threshold`) get the change since their group's last message when it sends (./paced.ts). */
   readonly subscribers = new Subscribers<StreamSubscriber>(
-    (paced) => this.#sendPaced(paced),
-    () => this.#state,
+    (paced, sent) => this.#sendPaced(paced, sent),
+    () => ({ state: this.#state, epoch: this.#epoch, seq: this.#seq }),
   );
   /** How many of `subscribers` are clients (not `internal`): each frame is one message to each. */
   get clientCount(): number {
@@ -251,13 +253,20 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     this.subscribers.changed();
   }
 
-  /** A paced group's turn: the current state, one frame for every member (a snapshot: see paced.ts). */
-  #sendPaced(members: ReadonlySet<StreamSubscriber>): void {
+  /**
+   * A paced group's turn: one frame for every member, the change from the state the group was last
+   * sent (`sent`) to the current one, an `update` naming that state's `seq` as `prev_seq`
+   * (docs/protocol.md "Per-subscription options"). The session gives a member that was not sent
+   * `sent` (it joined the group since, or was held back) the current snapshot instead.
+   */
+  #sendPaced(members: ReadonlySet<StreamSubscriber>, sent: PacedState): void {
     if (this.#state === undefined) return;
-    const frame = this.snapshotFrame();
+    const current = { state: this.#state, epoch: this.#epoch, seq: this.#seq, ts: this.#ts, rts: this.#rts };
+    const frame = conflatedFrame(this, this.#codec, sent, current, () => this.snapshotFrame());
+    const kind = frame.basis === undefined ? 'snapshot' : 'update';
     let clients = 0;
     for (const subscriber of members) {
-      subscriber.deliver(this, frame, 'snapshot');
+      subscriber.deliver(this, frame, kind);
       if (subscriber.internal !== true) clients += 1;
     }
     this.onPacedSend?.(this as AnyStream, frame, clients);

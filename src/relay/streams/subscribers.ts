@@ -7,7 +7,7 @@
  * fanned out to holds only the others, so pacing adds nothing to a raw subscriber's delivery, and a
  * group's frame is built once for all its members.
  */
-import { type Pace, PacedGroup } from './paced.ts';
+import { type Pace, PacedGroup, type PacedState, type SendPaced } from './paced.ts';
 
 export class Subscribers<Subscriber extends { readonly internal?: boolean }> extends Set<Subscriber> {
   #internal = 0;
@@ -18,20 +18,18 @@ export class Subscribers<Subscriber extends { readonly internal?: boolean }> ext
   /** By `groupKey`. */
   readonly #groups = new Map<string, PacedGroup<Subscriber>>();
   readonly #paceOf = new Map<Subscriber, Pace>();
-  readonly #sendPaced: (members: ReadonlySet<Subscriber>) => void;
-  readonly #state: () => unknown;
+  readonly #sendPaced: SendPaced<Subscriber>;
+  readonly #current: () => PacedState;
 
   /**
-   * `sendPaced`: hands the stream's current state to a paced group's members; `state`: the stream's
-   * current state (what a threshold compares).
+   * `sendPaced`: hands the stream's current state to a paced group's members, as the change from
+   * the state the group last sent; `current`: the stream's current state and position (what a
+   * group sends and a threshold compares).
    */
-  constructor(
-    sendPaced: (members: ReadonlySet<Subscriber>) => void = () => {},
-    state: () => unknown = () => undefined,
-  ) {
+  constructor(sendPaced: SendPaced<Subscriber> = () => {}, current: () => PacedState = () => NO_STATE) {
     super();
     this.#sendPaced = sendPaced;
-    this.#state = state;
+    this.#current = current;
   }
 
   /** The subscribers that are clients: each frame is one message to each. */
@@ -88,7 +86,7 @@ export class Subscribers<Subscriber extends { readonly internal?: boolean }> ext
     const key = groupKey(interval, threshold);
     let group = this.#groups.get(key);
     if (group === undefined) {
-      group = new PacedGroup({ interval, threshold }, this.#sendPaced, this.#state);
+      group = new PacedGroup({ interval, threshold }, this.#sendPaced, this.#current);
       this.#groups.set(key, group);
     }
     group.members.add(subscriber);
@@ -129,6 +127,8 @@ export class Subscribers<Subscriber extends { readonly internal?: boolean }> ext
     }
   }
 }
+
+const NO_STATE: PacedState = { state: undefined, epoch: '', seq: 0 };
 
 /** One group per (interval, threshold); a threshold is compared in its one (validated) spelling. */
 function groupKey(interval: number | undefined, threshold: string | undefined): string {

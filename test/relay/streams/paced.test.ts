@@ -1,11 +1,16 @@
 /**
  * Subscribers paced at an `interval` (docs/protocol.md "Per-subscription options"), on the relay's
  * clock faked: a change after a quiet interval goes out at once, changes within one are conflated
- * into one snapshot of the latest state when it ends, nothing goes out when nothing changed; one
- * frame serves every subscriber of the same interval, and a raw subscriber still gets every update.
+ * into one update from the state last sent to the latest when it ends (`prev_seq` naming the
+ * state it applies to), nothing goes out when nothing changed; one frame serves every subscriber
+ * of the same interval, and a raw subscriber still gets every update.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { BookState } from '../../../packages/protocol/src/protocol/book.ts';
+import {
+  applyBookUpdate,
+  type BookState,
+  bookChecksum,
+} from '../../../packages/protocol/src/protocol/book.ts';
 import type { BookData } from '../../../packages/protocol/src/protocol/messages.ts';
 import { codecs } from '../../../src/relay/channels/codecs.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
@@ -27,6 +32,13 @@ class Recorder implements StreamSubscriber {
   seqs(): number[] {
     return this.frames.map(({ frame }) => JSON.parse(frame.text).seq as number);
   }
+}
+
+interface PacedMessage {
+  seq: number;
+  prev_seq?: number;
+  data: BookState;
+  checksum: number;
 }
 
 const book = (size: number): BookState => ({
@@ -54,7 +66,7 @@ describe('paced subscribers', () => {
     vi.useRealTimers();
   });
 
-  it('sends the leading change at once, then one snapshot of the latest state per interval', () => {
+  it('sends the leading change at once, then one conflated update to the latest state per interval', () => {
     const raw = new Recorder();
     const paced = new Recorder();
     for (const subscriber of [raw, paced]) stream.subscribers.add(subscriber);
@@ -70,7 +82,17 @@ describe('paced subscribers', () => {
     expect(paced.seqs()).toEqual([1, 7, 10]); // the burst's last state, no further change needed
     vi.advanceTimersByTime(5_000);
     expect(paced.seqs()).toEqual([1, 7, 10]); // nothing changed: nothing sent
-    expect(paced.frames.every(({ kind }) => kind === 'snapshot')).toBe(true);
+    expect(paced.frames.map(({ kind }) => kind)).toEqual(['snapshot', 'update', 'update']);
+    // Each conflated update names the state it applies to: the previous message's.
+    const messages = paced.frames.map(({ frame }) => JSON.parse(frame.text) as PacedMessage);
+    expect(messages.map((message) => message.prev_seq)).toEqual([undefined, 1, 7]);
+    // Applied in turn, they rebuild the latest state, each checksum matching the state after it.
+    let state = messages[0]!.data;
+    for (const message of messages.slice(1)) {
+      state = applyBookUpdate(state, message.data);
+      expect(bookChecksum(state)).toBe(message.checksum);
+    }
+    expect(state).toEqual(book(10));
     const gaps = paced.frames.slice(1).map(({ at }, i) => at - paced.frames[i]!.at);
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(1_000);
     // After a quiet interval, the next change goes out at once.
@@ -78,10 +100,11 @@ describe('paced subscribers', () => {
     change();
     expect(paced.frames.at(-1)).toMatchObject({ at: before });
     expect(JSON.parse(paced.frames.at(-1)!.frame.text)).toMatchObject({
-      type: 'snapshot',
+      type: 'update',
       seq: 11,
-      data: book(11),
-      checksum: expect.any(Number),
+      prev_seq: 10,
+      data: { bids: [['0.50000000', '11']], asks: [] },
+      checksum: bookChecksum(book(11)),
     });
   });
 

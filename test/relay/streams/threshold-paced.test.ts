@@ -8,6 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { THRESHOLD_SETTLE_MS } from '../../../packages/protocol/src/protocol/limits.ts';
 import type { PriceData, PriceUpdateData } from '../../../packages/protocol/src/protocol/messages.ts';
+import { applyPriceUpdate } from '../../../packages/protocol/src/protocol/price.ts';
 import { codecs } from '../../../src/relay/channels/codecs.ts';
 import type { Frame } from '../../../src/relay/streams/frame.ts';
 import { type AnyStream, Stream, type StreamSubscriber } from '../../../src/relay/streams/stream.ts';
@@ -66,7 +67,17 @@ describe('threshold subscribers', () => {
     vi.advanceTimersByTime(1);
     // Still for the settle time since the last change: the final state, 0.525.
     expect(gated.bids().at(-1)).toBe('0.52500000');
-    expect(gated.frames.every(({ kind }) => kind === 'snapshot')).toBe(true);
+    // After the first state, each message is the change from the one before it, named by `prev_seq`.
+    expect(gated.frames.map(({ kind }) => kind)).toEqual(['snapshot', 'update', 'update', 'update']);
+    const messages = gated.frames.map(({ frame }) => JSON.parse(frame.text));
+    expect(messages.map((message) => message.prev_seq)).toEqual([
+      undefined,
+      ...messages.slice(0, -1).map((message) => message.seq),
+    ]);
+    const rebuilt = messages
+      .slice(1)
+      .reduce((state, message) => applyPriceUpdate(state, message.data), messages[0].data);
+    expect(rebuilt).toEqual(at(5));
     vi.advanceTimersByTime(10_000);
     expect(gated.bids()).toHaveLength(4);
   });

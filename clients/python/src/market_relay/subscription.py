@@ -326,8 +326,11 @@ class StreamSubscription(Emitter[StreamEvent], Generic[State]):
         seq = message["seq"]
         if seq <= self.seq:
             return  # already applied
-        if seq != self.seq + 1:
-            self._resync("gap", f"update seq {seq} after seq {self.seq}")
+        # A paced subscription's conflated update names the state it applies to (docs/protocol.md "interval").
+        applies = message.get("prev_seq", seq - 1)
+        if applies != self.seq:
+            after = "" if "prev_seq" not in message else f" (from seq {applies})"
+            self._resync("gap", f"update seq {seq}{after} after seq {self.seq}")
             return
         try:
             next_state = self.apply(self.state, message.get("data"))

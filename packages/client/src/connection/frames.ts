@@ -125,6 +125,14 @@ function decodeStreamMessage(value: Fields): Decoded {
   });
   if (typeof value.epoch !== 'string') return fail('epoch');
   if (!Number.isSafeInteger(value.seq) || (value.seq as number) < 0) return fail('seq');
+  if (
+    value.prev_seq !== undefined &&
+    (value.type !== 'update' ||
+      !Number.isSafeInteger(value.prev_seq) ||
+      (value.prev_seq as number) < 0 ||
+      (value.prev_seq as number) >= (value.seq as number))
+  )
+    return fail('prev_seq');
   if (value.channel === 'rest') {
     const wrong = restCheck(value, value.type === 'snapshot');
     return wrong === undefined ? accept(value) : fail(wrong);

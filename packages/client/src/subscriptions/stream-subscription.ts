@@ -73,6 +73,8 @@ interface StreamMessageOf<Data> {
   type: 'snapshot' | 'update';
   epoch: string;
   seq: number;
+  /** A paced subscription's conflated update: the `seq` it applies to. */
+  prev_seq?: number;
   rts: string;
   data: Data;
 }
@@ -294,8 +296,11 @@ export abstract class StreamSubscription<
       return;
     }
     if (message.seq <= this.seq) return; // already applied (an old message)
-    if (message.seq !== this.seq + 1) {
-      this.#resync('gap', `update seq ${message.seq} after seq ${this.seq}`);
+    // A paced subscription's conflated update names the state it applies to (docs/protocol.md "interval").
+    const applies = message.prev_seq ?? message.seq - 1;
+    if (applies !== this.seq) {
+      const after = message.prev_seq === undefined ? '' : ` (from seq ${message.prev_seq})`;
+      this.#resync('gap', `update seq ${message.seq}${after} after seq ${this.seq}`);
       return;
     }
     const next = this.apply(this.state, message);

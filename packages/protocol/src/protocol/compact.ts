@@ -3,7 +3,7 @@
  * The compact encoding of `snapshot` and `update` (docs/protocol.md "Compact encoding"), negotiated
  * as the WebSocket subprotocol {@link COMPACT_SUBPROTOCOL}: a JSON array
  * `[kind, stream, epoch, seq, ts, rts, data]` (plus `checksum` on the channels whose messages carry
- * one) whose stream number stands for (channel, market, depth), whose times are epoch milliseconds when that is exact and
+ * one, then `prev_seq` on a paced subscription's conflated update) whose stream number stands for (channel, market, depth), whose times are epoch milliseconds when that is exact and
  * whose book prices drop upstream's trailing zeros. Every step is exactly reversible, so decoding
  * gives back the JSON-mode message. Pure and shared by the relay and the browser SDK.
  */
@@ -120,9 +120,14 @@ export function encodeCompactStreamMessage(message: StreamMessage, stream: numbe
     ts,
     compactOffset(ts, message.rts),
   ];
-  if (message.channel === 'book') return [...envelope, compactBook(message.data), message.checksum];
-  if (isChecked(message)) return [...envelope, message.data, message.checksum];
-  return [...envelope, message.data];
+  const compact: CompactStreamMessage =
+    message.channel === 'book'
+      ? [...envelope, compactBook(message.data), message.checksum]
+      : isChecked(message)
+        ? [...envelope, message.data, message.checksum]
+        : [...envelope, message.data];
+  // A conflated update's `prev_seq` goes after everything else: one more element, read back by its count.
+  return message.prev_seq === undefined ? compact : ([...compact, message.prev_seq] as CompactStreamMessage);
 }
 
 function isChecked(message: StreamMessage): message is CheckedMessage {
@@ -166,7 +171,31 @@ export function decodeCompactStreamMessage(value: unknown, lookup: CompactStream
 
 function decode(value: unknown, lookup: CompactStreamLookup): CompactDecodeResult {
   if (!Array.isArray(value)) throw new Malformed('not an array');
-  const [kind, stream, epoch, seq, ts, rts, data] = value as unknown[];
+  const identity = lookup.get(value[1] as number);
+  // One element past the channel's ordinary length is a conflated update's `prev_seq`.
+  const length = identity === undefined ? value.length : ordinaryLength(identity.channel);
+  if (value.length !== length + 1) return decodeArray(value, lookup);
+  const result = decodeArray(value.slice(0, length), lookup);
+  return result.ok ? { ok: true, message: withPrevSeq(result.message, value[length]) } : result;
+}
+
+/** Elements of a channel's ordinary message: the envelope, `data`, and a checksum where it has one. */
+function ordinaryLength(channel: Channel): number {
+  return channel === 'book' || carriesChecksum(channel) ? 8 : 7;
+}
+
+function withPrevSeq(message: StreamMessage, prevSeq: unknown): StreamMessage {
+  if (message.type !== 'update') throw new Malformed('only an update carries prev_seq');
+  if (!Number.isSafeInteger(prevSeq) || (prevSeq as number) < 0 || (prevSeq as number) >= message.seq)
+    throw new Malformed('prev_seq is not a whole number below seq');
+  // In JSON mode's place, right after `seq`, so the message serialises to the same text.
+  const fields = Object.entries(message);
+  fields.splice(fields.findIndex(([name]) => name === 'seq') + 1, 0, ['prev_seq', prevSeq]);
+  return Object.fromEntries(fields) as StreamMessage;
+}
+
+function decodeArray(value: unknown[], lookup: CompactStreamLookup): CompactDecodeResult {
+  const [kind, stream, epoch, seq, ts, rts, data] = value;
   if (kind !== 's' && kind !== 'u') throw new Malformed('kind is not "s" or "u"');
   if (!Number.isSafeInteger(stream) || (stream as number) < 1)
     throw new Malformed('stream is not a positive integer');

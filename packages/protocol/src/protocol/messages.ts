@@ -102,6 +102,11 @@ export interface StreamFields {
   path?: string;
   epoch: string;
   seq: number;
+  /**
+   * A conflated `update` of a paced subscription only: the `seq` of the state it applies to (the
+   * subscriber's last message of the stream), when updates in between were folded into it.
+   */
+  prev_seq?: number;
   /** Upstream snapshot time (or relay receive time where upstream gives none), ISO 8601 with ms. */
   ts: string;
   /** Relay receive time of the upstream response, ISO 8601 with ms. */
