@@ -83,7 +83,8 @@ export class FrameSample {
       if (message.channel === 'rest' && restChecksum(message.data) !== message.checksum) this.#fail();
       return;
     }
-    if (kept === undefined || message.seq !== kept.seq + 1) {
+    // A paced subscription's conflated update names the seq it applies to.
+    if (kept === undefined || (message.prev_seq ?? message.seq - 1) !== kept.seq) {
       this.#fail();
       return;
     }
