@@ -115,6 +115,7 @@ describe('list and update over WebSocket', () => {
       [{ channel: 'book', markets: [a], depth: 7 }, /depth/],
       [{ channel: 'book', markets: [a] }, /nothing to update/],
       [{ channel: 'price', markets: [a] }, /nothing to update/],
+      [{ channel: 'trades', markets: [a], since: new Date().toISOString() }, /since.*subscribe again/],
     ];
     for (const [request, message] of cases) {
       const answer = await client.request({ op: 'update', ...request });

@@ -211,9 +211,20 @@ export const updateRequest = z
     from_depth: streamSelection.depth,
     interval: interval.nullable().optional(),
     threshold: threshold.nullable().optional(),
+    // Read only to be refused: a history is a new snapshot, which a repeated `subscribe` asks for.
+    since: z.unknown().optional(),
   })
-  .superRefine(checkStreamIds)
-  .transform((request) => ({
+  .superRefine((request, context) => {
+    if (request.since !== undefined)
+      context.addIssue({
+        code: 'custom',
+        path: ['since'],
+        message:
+          'is taken by subscribe, not update: subscribe again with "since" to resynchronise from that history',
+      });
+    checkStreamIds({ ...request, since: undefined }, context);
+  })
+  .transform(({ since: _refused, ...request }) => ({
     ...request,
     markets: request.markets.map((id) => canonicalId(request.channel, id)),
   })) satisfies z.ZodType<UpdateRequest>;
