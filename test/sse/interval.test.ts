@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { expectedBook, type Harness, upstreamBook, useHarness } from '../support/harness.ts';
+import type { Message } from '../support/message-recorder.ts';
 import { SseClient } from '../support/sse-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -35,7 +36,8 @@ describe('SSE interval', () => {
     );
     const sent = client.messages.filter((m) => m.type === 'snapshot' || m.type === 'update');
     expect(sent.length).toBeGreaterThan(1);
-    for (const [i, m] of sent.entries()) if (i > 0) expect(m.prev_seq).toBe(sent[i - 1]!.seq);
+    const appliesTo = (m: Message) => (m.prev_seq as number | undefined) ?? (m.seq as number) - 1;
+    for (const [i, m] of sent.entries()) if (i > 0) expect(appliesTo(m)).toBe(sent[i - 1]!.seq);
     expect(client.violations).toEqual([]);
   });
 

@@ -15,25 +15,57 @@ export interface CurrentState<State> extends MessagePosition {
   readonly state: State;
 }
 
-/**
- * The update from `sent` to `current`, or the snapshot where none can say it: another epoch, a
- * codec that sends this change whole, a change back to the same content, or an update larger than
- * the snapshot where the codec forbids that.
- */
-export function conflatedFrame<State, Delta>(
-  subject: MessageSubject,
-  codec: StreamCodec<State, Delta>,
-  sent: PacedState,
-  current: CurrentState<State>,
-  snapshot: () => Frame,
-): Frame {
-  if (sent.epoch !== current.epoch || sent.seq >= current.seq || sent.state === undefined) return snapshot();
-  const delta = codec.diff(sent.state as State, current.state);
-  if (delta === null || delta === sendWhole) return snapshot();
-  const update = toFrame(
-    dataMessage(subject, 'update', delta, current, codec.checksum?.(current.state), sent.seq),
-  );
-  if (codec.noUpdateLargerThanSnapshot === true && update.bytes.length > snapshot().bytes.length)
-    return snapshot();
-  return update;
+/** One stream's frames for its paced groups. */
+export class ConflatedFrames<State, Delta> {
+  readonly #subject: MessageSubject;
+  readonly #codec: StreamCodec<State, Delta>;
+  /** The stream's last ordinary update, and the same bytes marked as applying to the seq before it. */
+  #lastUpdate: Frame | undefined;
+  #lastUpdateForGroups: Frame | undefined;
+
+  constructor(subject: MessageSubject, codec: StreamCodec<State, Delta>) {
+    this.#subject = subject;
+    this.#codec = codec;
+  }
+
+  /** The stream sent `frame` to its raw subscribers (an update) or started over (anything else). */
+  published(frame: Frame | undefined): void {
+    this.#lastUpdate = frame;
+    this.#lastUpdateForGroups = undefined;
+  }
+
+  /**
+   * The update from `sent` to `current`. A group one change behind gets the stream's own update
+   * (its bytes, no diff or serialising again: without `prev_seq` it applies to the seq before it).
+   * The snapshot where no update can say the change: another epoch, a codec that sends this
+   * change whole, a change back to the same content, or an update larger than the snapshot where
+   * the codec forbids that.
+   */
+  changeSince(sent: PacedState, current: CurrentState<State>, snapshot: () => Frame): Frame {
+    if (sent.epoch !== current.epoch || sent.seq >= current.seq || sent.state === undefined)
+      return snapshot();
+    const last = this.#lastUpdate;
+    if (
+      sent.seq === current.seq - 1 &&
+      last?.position?.seq === current.seq &&
+      last.position.epoch === current.epoch
+    ) {
+      this.#lastUpdateForGroups ??= last.applyingTo({ epoch: sent.epoch, seq: sent.seq });
+      return this.#lastUpdateForGroups;
+    }
+    const delta = this.#codec.diff(sent.state as State, current.state);
+    if (delta === null || delta === sendWhole) return snapshot();
+    const message = dataMessage(
+      this.#subject,
+      'update',
+      delta,
+      current,
+      this.#codec.checksum?.(current.state),
+      sent.seq,
+    );
+    const update = toFrame(message);
+    if (this.#codec.noUpdateLargerThanSnapshot === true && update.bytes.length > snapshot().bytes.length)
+      return snapshot();
+    return update;
+  }
 }

@@ -58,6 +58,14 @@ export class Frame {
     this.basis = basis;
   }
 
+  /**
+   * The same bytes as a frame that applies to `basis` (an ordinary update handed to a paced group,
+   * whose members must have been sent the state before it: see relay/streams/conflated.ts).
+   */
+  applyingTo(basis: StreamPosition): Frame {
+    return new Frame(this.wire, this.#payloadOffset, this.position, basis);
+  }
+
   /** The JSON payload's UTF-8 bytes: a view into `wire`, made when asked (one object less per frame). */
   get bytes(): Buffer {
     return this.wire.subarray(this.#payloadOffset);

@@ -13,7 +13,7 @@ import type {
 } from '../../../packages/protocol/src/protocol/messages.ts';
 import { streamKey } from '../../../packages/protocol/src/util/keys.ts';
 import { type ChannelDelta, type ChannelState, type StreamCodec, sendWhole } from '../channels/codecs.ts';
-import { conflatedFrame } from './conflated.ts';
+import { ConflatedFrames } from './conflated.ts';
 import { type Frame, type StreamPosition, toFrame } from './frame.ts';
 import type { PacedState } from './paced.ts';
 import { ResumeRing } from './resume-ring.ts';
@@ -77,6 +77,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   /** Told of each paced group's send: the frame and how many clients it went to (metrics). */
   onPacedSend: ((stream: AnyStream, frame: Frame, recipients: number) => void) | undefined;
   readonly #codec: StreamCodec<State, Delta>;
+  readonly #conflated: ConflatedFrames<State, Delta>;
   readonly #recent: ResumeRing;
   #epoch = newEpoch();
   #seq = 0;
@@ -106,6 +107,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     this.depth = identity.channel === 'book' ? (identity.depth ?? null) : undefined;
     this.key = streamKey(identity.channel, identity.market, identity.depth);
     this.#codec = codec;
+    this.#conflated = new ConflatedFrames(this, codec);
     this.#recent = new ResumeRing(resumeBufferSize, resumeBufferBytes);
   }
 
@@ -187,6 +189,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
       if (kind === 'snapshot') this.#recent.clear();
       this.#recent.push(at.seq, frame.wire);
     }
+    this.#conflated.published(kind === 'update' ? frame : undefined);
     for (const subscriber of this.subscribers.raw) subscriber.deliver(this, frame, kind);
     this.subscribers.changed();
     return { frame, seq: at.seq, kind };
@@ -222,6 +225,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   /** The holder's next updates (its epoch, right after `seq`) and the state after the last one. */
   advance(updates: readonly SequencedFrame[], state: State, ts: string, rts: string, now: number): void {
     for (const { seq, frame } of updates) this.#recent.push(seq, frame.wire);
+    if (updates.length > 0) this.#conflated.published(updates.at(-1)?.frame);
     this.#seq = updates.at(-1)?.seq ?? this.#seq;
     this.#confirm(state, ts, rts, now);
     this.lastChangeAt = now;
@@ -243,6 +247,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     this.#epoch = position.epoch;
     this.#seq = position.seq;
     this.#recent.clear();
+    this.#conflated.published(undefined);
     for (const { seq, frame } of recent) this.#recent.push(seq, frame.wire);
     this.#confirm(state, ts, rts, now);
     this.lastChangeAt = now;
@@ -253,16 +258,11 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     this.subscribers.changed();
   }
 
-  /**
-   * A paced group's turn: one frame for every member, the change from the state the group was last
-   * sent (`sent`) to the current one, an `update` naming that state's `seq` as `prev_seq`
-   * (docs/protocol.md "Per-subscription options"). The session gives a member that was not sent
-   * `sent` (it joined the group since, or was held back) the current snapshot instead.
-   */
+  /** A paced group's turn: one frame for every member, the change since `sent` (./conflated.ts). */
   #sendPaced(members: ReadonlySet<StreamSubscriber>, sent: PacedState): void {
     if (this.#state === undefined) return;
     const current = { state: this.#state, epoch: this.#epoch, seq: this.#seq, ts: this.#ts, rts: this.#rts };
-    const frame = conflatedFrame(this, this.#codec, sent, current, () => this.snapshotFrame());
+    const frame = this.#conflated.changeSince(sent, current, () => this.snapshotFrame());
     const kind = frame.basis === undefined ? 'snapshot' : 'update';
     let clients = 0;
     for (const subscriber of members) {
@@ -290,6 +290,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     this.#state = undefined;
     this.#snapshot = undefined;
     this.#recent.clear();
+    this.#conflated.published(undefined);
   }
 
   #confirm(state: State, ts: string, rts: string, now: number): void {

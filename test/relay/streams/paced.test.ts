@@ -99,11 +99,14 @@ describe('paced subscribers', () => {
     const before = Date.now();
     change();
     expect(paced.frames.at(-1)).toMatchObject({ at: before });
-    expect(JSON.parse(paced.frames.at(-1)!.frame.text)).toMatchObject({
+    // One change since the group's last message: the stream's own update, the same bytes the raw
+    // subscriber got (no prev_seq: it applies to seq 10), marked for the session as applying to 10.
+    const last = paced.frames.at(-1)!.frame;
+    expect(last.wire).toBe(raw.frames.at(-1)!.frame.wire);
+    expect(last.basis).toEqual({ epoch: stream.epoch, seq: 10 });
+    expect(JSON.parse(last.text)).toMatchObject({
       type: 'update',
       seq: 11,
-      prev_seq: 10,
-      data: { bids: [['0.50000000', '11']], asks: [] },
       checksum: bookChecksum(book(11)),
     });
   });
