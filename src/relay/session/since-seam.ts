@@ -117,7 +117,7 @@ class Seam {
   }
 
   #sinceText(): string {
-    return this.since.kind === 'time' ? this.since.text : `${this.history.idName} ${this.since.id}`;
+    return this.since.kind === 'time' ? this.since.text : `${this.history.idName ?? 'id'} ${this.since.id}`;
   }
 
   #failed(code: 'bad_request' | 'limit_exceeded' | 'upstream_unavailable', message: string): void {

@@ -157,8 +157,8 @@ export interface ServesHistory<Upstream, Data, Read> {
    * goes out at the last of them, with the checksum of its data when the channel's messages carry one.
    */
   snapshotOf(read: Read, since: SinceSpec, join: Data, held: readonly HeldMessage<Data>[]): Data;
-  /** What an entry's id is called, for an error message naming a `since` that is one. */
-  readonly idName: string;
+  /** Of a channel whose `since` may name an entry: what its id is called, for an error message. */
+  readonly idName?: string;
 }
 
 /** A live message held while a history is read. */
