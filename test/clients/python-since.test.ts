@@ -1,7 +1,8 @@
 /**
  * The Python client's `since` (clients/python/tests/test_since.py) against a relay over the
  * simulator: every trade upstream lists since 30 minutes back announced once, oldest first; an
- * unknown `activity_id` ends its subscription with an error.
+ * unknown `activity_id` ends its subscription with an error; trades candles since then hold every
+ * trade of the range.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../support/harness.ts';

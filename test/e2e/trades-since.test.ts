@@ -9,31 +9,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { COMPACT_SUBPROTOCOL } from '../../packages/protocol/src/protocol/compact.ts';
-import type { TradeEntry } from '../../packages/protocol/src/protocol/messages.ts';
-import type { SimulatorHandle } from '../../src/sim/server.ts';
 import { type Harness, useHarness } from '../support/harness.ts';
 import { ProtocolClient } from '../support/protocol-client.ts';
 import { SseClient } from '../support/sse-client.ts';
-import { entriesOf, idsOf, tradeMessages } from '../support/trades.ts';
+import { entriesOf, idsOf, tradeMessages, upstreamListing } from '../support/trades.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const MINUTE = 60_000;
 const setup = { sim: { markets: 6, tradeFlow: () => undefined }, relay: { pricePollMs: 100 } };
-
-/** Upstream's activity listing read page by page over HTTP, oldest first (by the entries' times). */
-async function upstreamListing(sim: SimulatorHandle, market: string): Promise<TradeEntry[]> {
-  const entries: TradeEntry[] = [];
-  for (let offset = 0; ; ) {
-    const response = await fetch(`${sim.url}/api/markets/${market}/activity?limit=100&offset=${offset}`);
-    const page = (await response.json()) as { activity: TradeEntry[]; pagination: { hasMore: boolean } };
-    entries.push(...page.activity);
-    offset += page.activity.length;
-    if (!page.pagination.hasMore || page.activity.length === 0) break;
-  }
-  const time = (entry: TradeEntry) => Date.parse(entry.activity_timestamp);
-  const newestFirst = entries.length > 1 && time(entries[0]!) > time(entries.at(-1)!);
-  return newestFirst ? entries.reverse() : entries;
-}
 
 /** A market whose trades reach back past 30 minutes and also fall within them (seeded past trades). */
 function marketAcrossHalfHour(harness: Harness): string {

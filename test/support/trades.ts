@@ -52,6 +52,21 @@ export async function subscribeTrades(
   return client;
 }
 
+/** Upstream's activity listing read page by page over HTTP, oldest first (by the entries' times). */
+export async function upstreamListing(sim: SimulatorHandle, market: string): Promise<TradeEntry[]> {
+  const entries: TradeEntry[] = [];
+  for (let offset = 0; ; ) {
+    const response = await fetch(`${sim.url}/api/markets/${market}/activity?limit=100&offset=${offset}`);
+    const page = (await response.json()) as { activity: TradeEntry[]; pagination: { hasMore: boolean } };
+    entries.push(...page.activity);
+    offset += page.activity.length;
+    if (!page.pagination.hasMore || page.activity.length === 0) break;
+  }
+  const time = (entry: TradeEntry) => Date.parse(entry.activity_timestamp);
+  const newestFirst = entries.length > 1 && time(entries[0]!) > time(entries.at(-1)!);
+  return newestFirst ? entries.reverse() : entries;
+}
+
 /** Waits until the client has received the newest upstream entry. */
 export async function caughtUp(harness: Harness, client: ProtocolClient, market: string): Promise<void> {
   const newest = upstreamIds(harness.sim, market).at(-1);

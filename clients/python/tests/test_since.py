@@ -1,7 +1,8 @@
 """History since a time (docs/protocol.md "History since a time"): against a real relay over the
 simulator (started by test/clients/python-since.test.ts), ``subscribe_trades(market, since=…)`` announces
 every trade upstream's own activity pages list since then, oldest first, each once; bad values raise
-before anything is sent; an unknown ``activity_id`` ends the subscription with an error."""
+before anything is sent; an unknown ``activity_id`` ends the subscription with an error.
+``subscribe_candles(…, since=…)`` holds, in its ``history`` event and its state, every trade of the range."""
 
 import asyncio
 import json
@@ -12,7 +13,7 @@ import pytest
 
 from conftest import env, live_backoff, until
 from market_relay import connect
-from market_relay.requests import checked_since
+from market_relay.requests import checked_candles_since, checked_since
 
 FAST = live_backoff()
 
@@ -50,6 +51,15 @@ def test_since_bounds():
             checked_since(bad, now)
 
 
+def test_candles_take_a_time_on_trades_candles_only():
+    now = datetime(2026, 1, 1, 12, tzinfo=timezone.utc)
+    assert checked_candles_since("trades", "2026-01-01T11:30:00Z", now) == "2026-01-01T11:30:00Z"
+    assert checked_candles_since("probability", None, now) is None
+    for source, bad in (("trades", "some-trade-id"), ("probability", "2026-01-01T11:30:00Z"), ("trades", "2026-01-01T12:00:01Z")):
+        with pytest.raises(ValueError, match=r"since"):
+            checked_candles_since(source, bad, now)
+
+
 def test_every_trade_since_then_once_oldest_first():
     url, upstream, market = env("MARKET_RELAY_URL"), env("MARKET_RELAY_UPSTREAM"), env("MARKET_RELAY_MARKET")
 
@@ -68,5 +78,27 @@ def test_every_trade_since_then_once_oldest_first():
             missing = client.subscribe_trades(env("MARKET_RELAY_OTHER"), since="no-such-trade")
             await until("the unknown id's subscription to end", lambda: missing.closed)
             assert [e.code for e in errors] == ["bad_request"]
+
+    asyncio.run(scenario())
+
+
+def test_candles_since_then_hold_every_trade_of_the_range():
+    url, upstream, market = env("MARKET_RELAY_URL"), env("MARKET_RELAY_UPSTREAM"), env("MARKET_RELAY_MARKET")
+
+    async def scenario():
+        async with connect(url, backoff=FAST) as client:
+            errors, histories = [], []
+            client.on("error", errors.append)
+            since = datetime.now(timezone.utc) - timedelta(minutes=30)
+            candles = client.subscribe_candles(market, "1m", "trades", since=since)
+            candles.on("history", histories.append)
+            await until("the history", lambda: candles.state is not None)
+            assert len(histories) == 1 and all(candle["final"] for candle in histories[0])
+            # Candles start at whole minutes: the range starts at the minute `since` falls in.
+            start = since.replace(second=0, microsecond=0).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+            listed = [e for e in upstream_listing(upstream, market) if e["activity_timestamp"] >= start]
+            held = [c for c in histories[0] + list(candles.state) if c["start"] >= start]
+            assert sum(candle["trades"] for candle in held) == len(listed) > 100
+            assert errors == []
 
     asyncio.run(scenario())

@@ -105,7 +105,10 @@ export interface PriceOptions extends PaceOption {
   threshold?: string;
 }
 
-/** `trades`: the history to start with, an ISO 8601 time (or a Date) or an `activity_id`. */
+/**
+ * `trades`: the history to start with, an ISO 8601 time (or a Date) or an `activity_id`; `candles`
+ * of source `trades`: the range to start with, a time.
+ */
 export interface SinceOption {
   since?: string | Date;
 }
@@ -167,7 +170,7 @@ export abstract class ChannelStreams extends Emitter<ClientEvents> {
    * ones; given for a stream already held, it is asked again.
    */
   subscribeTrades(market: string, options: SinceOption = {}): TradesSubscription {
-    const since = checkedSince('trades', options.since);
+    const since = checkedSince('trades', market, options.since);
     return this.withSince(this.#defined('trades', market), since);
   }
 
@@ -212,15 +215,18 @@ export abstract class ChannelStreams extends Emitter<ClientEvents> {
    * A market's candles of one interval (`1m`, `5m`, `1h`, `1d`) from one source (`probability`,
    * `trades`), live (docs/client.md "Candles"): the most recent ones as `state`, oldest first, the
    * open one kept current and `final` fired for each one that closes. `pace.interval` is the
-   * subscription's pace in ms (`options.interval` being the candles' own).
+   * subscription's pace in ms (`options.interval` being the candles' own). `options.since` (source
+   * `trades`; docs/protocol.md "History since a time"): the first snapshot also brings the final
+   * candles of the range since then older than its own, as one `history` event, oldest first.
    */
   subscribeCandles(
     market: string,
-    options: { interval: CandleInterval; source: CandleSource },
+    options: { interval: CandleInterval; source: CandleSource } & SinceOption,
     pace: PaceOption = {},
   ): CandlesSubscription {
-    const id = candlesStreamId({ market, ...options });
-    return this.#plain('candles', id, CandlesSubscription, pace);
+    const id = candlesStreamId({ market, interval: options.interval, source: options.source });
+    const since = checkedSince('candles', id, options.since);
+    return this.withSince(this.#plain('candles', id, CandlesSubscription, pace), since);
   }
 
   /** A stream of a channel whose subscriptions are made from (host, id) alone. */

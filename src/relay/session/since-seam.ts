@@ -3,19 +3,21 @@
  * A subscription with `since` of a channel that serves history (docs/protocol.md "History since a
  * time"; the channel's `history`, channels/relay-definition.ts): the session joins the live stream
  * first and holds that subscriber's live messages while the history is read
- * (relay/session/since-reads.ts), then sends one snapshot: the history, the stream's state at the
- * join and the held messages, each entry (by its id) once, oldest first, at the position of the
- * last held message; live updates go on from there. The read starts only once the stream has a
- * state and after the join, so its newest page reaches past the join point and the held updates
- * cover everything after it: no gap. The history may also reach past the stream's last held
- * message (entries the stream's next poll brings): those are left to the live updates, so no
- * duplicate.
+ * (relay/session/since-reads.ts), then sends one snapshot, which the channel makes of the history,
+ * the stream's data at the join and the held messages, at the position of the last held message;
+ * live updates go on from there. The read starts only once the stream has a state and after the
+ * join, so what it reads reaches past the join point and the held messages cover everything after it.
  */
 import type { SinceSpec } from '../../../packages/protocol/src/channels/history.ts';
-import type { HistoryRead, ServesHistory } from '../../../packages/protocol/src/channels/relay-definition.ts';
+import type {
+  HeldMessage,
+  HistoryRead,
+  ServesHistory,
+} from '../../../packages/protocol/src/channels/relay-definition.ts';
 import { type ChannelUpstream, historyOf } from '../../../packages/protocol/src/channels/relay-registry.ts';
 import type { Channel } from '../../../packages/protocol/src/protocol/channels.ts';
 import type { RequestId, ServerMessage } from '../../../packages/protocol/src/protocol/messages.ts';
+import { codecs, type StreamCodec } from '../channels/codecs.ts';
 import { type Frame, toFrame } from '../streams/frame.ts';
 import type { AnyStream } from '../streams/stream.ts';
 import { dataMessage, type MessagePosition } from '../streams/stream-messages.ts';
@@ -39,18 +41,15 @@ export interface SeamSession {
   fail(stream: AnyStream, error: ServerMessage): void;
 }
 
-interface DataMessage extends MessagePosition {
-  data: unknown;
-}
+interface DataMessage extends MessagePosition, HeldMessage<unknown> {}
 
 const messageOf = (frame: Frame): DataMessage => JSON.parse(frame.text) as DataMessage;
 
 type History = ServesHistory<ChannelUpstream, unknown, unknown>;
 
 class Seam {
-  readonly #held: unknown[] = [];
+  readonly #held: DataMessage[] = [];
   #join: DataMessage | undefined;
-  #last: MessagePosition | undefined;
   cancelled = false;
 
   constructor(
@@ -74,8 +73,7 @@ class Seam {
       this.#joined(message);
       return;
     }
-    this.#held.push(...this.history.entriesOf(message.data));
-    this.#last = message;
+    this.#held.push(message);
   }
 
   #joined(message: DataMessage): void {
@@ -91,7 +89,7 @@ class Seam {
         if (this.cancelled) return;
         if (!result.ok)
           this.#failed(result.reason === 'too_many' ? 'limit_exceeded' : 'bad_request', result.message);
-        else this.#send(this.history.entriesOf(result));
+        else this.#send(result);
       },
       (error: unknown) => {
         if (this.cancelled) return;
@@ -104,44 +102,22 @@ class Seam {
     );
   }
 
-  #send(history: readonly unknown[]): void {
+  #send(read: unknown): void {
     const join = this.#join!;
-    const { idOf, entriesOf, dataOf } = this.history;
-    const entries: unknown[] = [];
-    const ids = new Set<string>();
-    const add = (entry: unknown) => {
-      const id = idOf(entry);
-      if (ids.has(id)) return;
-      ids.add(id);
-      entries.push(entry);
-    };
-    const joinEntries = entriesOf(join.data);
-    // The history reaches past what the stream has delivered (it was read after the join): its
-    // entries after the last one the stream delivered come as live updates, so they stay out here.
-    const delivered = new Set([...joinEntries, ...this.#held].map(idOf));
-    const frontier = history.findLastIndex((entry) => delivered.has(idOf(entry)));
-    for (const entry of history.slice(0, frontier + 1)) add(entry);
-    for (const entry of this.#sinceJoin(joinEntries)) add(entry);
-    for (const entry of this.#held) add(entry);
-    const at = this.#last ?? join;
+    const data = this.history.snapshotOf(read, this.since, join.data, this.#held);
+    const at = this.#held.at(-1) ?? join;
     const position = { epoch: at.epoch, seq: at.seq, ts: at.ts, rts: at.rts };
+    // The channel's checksum, if its messages carry one, of the data the snapshot holds.
+    const codec = codecs[this.stream.channel] as StreamCodec<unknown, unknown>;
     this.done();
     this.session.deliver(
       this.stream,
-      toFrame(dataMessage(this.stream, 'snapshot', dataOf(entries), position, undefined)),
+      toFrame(dataMessage(this.stream, 'snapshot', data, position, codec.checksum?.(data))),
     );
   }
 
-  /** The entries of the state at the join that `since` asks for. */
-  #sinceJoin(entries: readonly unknown[]): readonly unknown[] {
-    const { since, history } = this;
-    if (since.kind === 'time') return entries.filter((entry) => history.timeOf(entry) >= since.at);
-    const named = entries.findIndex((entry) => history.idOf(entry) === since.id);
-    return named < 0 ? [] : entries.slice(named + 1);
-  }
-
   #sinceText(): string {
-    return this.since.kind === 'time' ? this.since.text : `${this.history.idName} ${this.since.id}`;
+    return this.since.kind === 'time' ? this.since.text : `${this.history.idName ?? 'id'} ${this.since.id}`;
   }
 
   #failed(code: 'bad_request' | 'limit_exceeded' | 'upstream_unavailable', message: string): void {

@@ -102,7 +102,7 @@ const historyChannels = Object.entries(channelDefinitions)
 
 /** `since`: on a channel that serves history only, never beside `resume`, within its bounds at `now`. */
 function checkSinceOption(
-  request: Pick<SubscribeRequest, 'channel' | 'since' | 'resume'>,
+  request: Pick<SubscribeRequest, 'channel' | 'markets' | 'since' | 'resume'>,
   now: number,
 ): { ok: true; since?: SinceSpec } | { ok: false; message: string } {
   if (request.since === undefined) return { ok: true };
@@ -117,7 +117,7 @@ function checkSinceOption(
       ok: false,
       message: '"since" and "resume" exclude each other: resume continues a stream, since starts one',
     };
-  return history.check(request.since, now);
+  return history.check(request.since, now, request.markets);
 }
 
 /**

@@ -25,7 +25,14 @@ from .errors import ConnectTimeout, RelayClientError
 from .json_streams import CandlesSubscription, RestSubscription
 from .options import ClientOptions
 from .own_view import OwnView
-from .requests import checked_interval, checked_since, checked_threshold, subscribe_requests, unsubscribe_request
+from .requests import (
+    checked_candles_since,
+    checked_interval,
+    checked_since,
+    checked_threshold,
+    subscribe_requests,
+    unsubscribe_request,
+)
 from .streams import (
     BookSubscription,
     CatalogueState,
@@ -129,6 +136,10 @@ class RelayClient(OwnView, WildcardHost, ConnectionListener):
         first, each a ``trade`` event, then the live ones (README "History since a time")."""
         history = checked_since(since)
         stream = self._subscribe("trades", market, None, TradesSubscription, lambda m: TradesSubscription(self, m))
+        return self._with_since(stream, history)
+
+    def _with_since(self, stream: S, history: Optional[str]) -> S:
+        """Asks a stream's history since a time (a checked ``since``; None leaves it as it is)."""
         if history is not None and not stream.closed:
             stream.since = history
             self.request_snapshot(stream)
@@ -168,12 +179,19 @@ class RelayClient(OwnView, WildcardHost, ConnectionListener):
         return self._subscribe("rest", path, None, RestSubscription, lambda p: RestSubscription(self, p), interval)
 
     def subscribe_candles(
-        self, market: str, interval: str, source: str, *, pace: Optional[int] = None
+        self, market: str, interval: str, source: str, *, pace: Optional[int] = None, since: object = None
     ) -> CandlesSubscription:
         """A market's candles of one interval (1m, 5m, 1h, 1d) from one source (probability, trades);
-        ``pace`` is the subscription's ``interval`` in ms (the name ``interval`` being the candles')."""
+        ``pace`` is the subscription's ``interval`` in ms (the name ``interval`` being the candles').
+        ``since`` (source ``trades``; an aware datetime or an ISO 8601 time): the first snapshot also
+        brings the final candles of the range older than its own, as one ``history`` event, oldest
+        first (README "History since a time")."""
+        history = checked_candles_since(source, since)
         stream_id = f"{market}:{interval}:{source}"
-        return self._subscribe("candles", stream_id, None, CandlesSubscription, lambda s: CandlesSubscription(self, s), pace)
+        stream = self._subscribe(
+            "candles", stream_id, None, CandlesSubscription, lambda s: CandlesSubscription(self, s), pace
+        )
+        return self._with_since(stream, history)
 
     def subscribe_all(self, channel: str) -> WildcardSubscription:
         """Every market upstream lists as active, now and later, on ``price``, ``trades`` or ``market``:

@@ -37,9 +37,21 @@ Listener = Callable[[Any], Any]
 #: Events of the client.
 ClientEvent = Literal["open", "close", "reconnecting", "status", "error"]
 #: Events of a stream subscription: every stream's, then those a channel adds (``trade`` on trades,
-#: ``closed`` on market, ``listed`` / ``delisted`` on markets, ``final`` on candles).
+#: ``closed`` on market, ``listed`` / ``delisted`` on markets, ``final`` and ``history`` on candles).
 StreamEvent = Literal[
-    "snapshot", "update", "resync", "resumed", "status", "confirmed", "error", "trade", "closed", "listed", "delisted", "final"
+    "snapshot",
+    "update",
+    "resync",
+    "resumed",
+    "status",
+    "confirmed",
+    "error",
+    "trade",
+    "closed",
+    "listed",
+    "delisted",
+    "final",
+    "history",
 ]
 #: Events of a wildcard subscription.
 WildcardEvent = Literal["added", "removed", "error"]

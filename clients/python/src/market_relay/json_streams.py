@@ -87,10 +87,11 @@ class CandlesSubscription(StreamSubscription[CandlesState]):
     """A ``candles`` stream (``market`` is ``<market>:<interval>:<source>``): the most recent candles,
     oldest first, each a dict as the relay sent it (``probability`` values as ``Decimal``, ``trades``
     values as decimal strings). ``final`` fires once per candle that closed after the subscription
-    began (the first snapshot's final candles are history), with the candle as it stays."""
+    began (the first snapshot's final candles are history), with the candle as it stays; ``history``
+    with the list of older final candles the snapshot of a subscription with ``since`` brings."""
 
     channel = "candles"
-    EVENTS = StreamSubscription.EVENTS | {"final"}
+    EVENTS = StreamSubscription.EVENTS | {"final", "history"}
 
     def __init__(self, host: StreamHost, stream_id: str) -> None:
         super().__init__(host, stream_id)
@@ -114,6 +115,9 @@ class CandlesSubscription(StreamSubscription[CandlesState]):
         return json_checksum({"candles": list(state)}) == message.get("checksum")
 
     def accepted(self, message: Dict[str, Any], state: CandlesState) -> None:
+        history = message["data"].get("history")
+        if history is not None:
+            self.emit("history", _candles({"candles": history}))
         candles = message["data"]["candles"]
         if self._held_from is None:
             self._held_from = _held_from(candles)

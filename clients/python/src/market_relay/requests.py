@@ -81,6 +81,23 @@ def checked_since(since: object, now: Optional[datetime] = None) -> Optional[str
     return text
 
 
+#: The candle sources whose streams take ``since`` (docs/protocol.md "History since a time").
+CANDLE_SINCE_SOURCES = ("trades",)
+
+
+def checked_candles_since(source: str, since: object, now: Optional[datetime] = None) -> Optional[str]:
+    """A ``since`` as ``subscribe_candles`` takes it: a time as ``checked_since`` takes one (a range of
+    candles starts at a time, not at an ``activity_id``), on a stream of a source that serves history."""
+    text = checked_since(since, now)
+    if text is None:
+        return None
+    if source not in CANDLE_SINCE_SOURCES:
+        raise ValueError(f"since: candles of source {source!r} take no since (only {', '.join(CANDLE_SINCE_SOURCES)})")
+    if not _DATE_START.match(text):
+        raise ValueError(f"since: {text!r} is not an ISO 8601 time with its zone (a candles range starts at a time)")
+    return text
+
+
 def ids_field(channel: object) -> str:
     """Where a request or a ``subscribed`` reply lists its stream ids."""
     return "paths" if channel == "rest" else "markets"

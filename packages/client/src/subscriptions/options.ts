@@ -30,15 +30,20 @@ export function checkedThreshold(threshold: string | undefined): string | undefi
 }
 
 /**
- * A `since` as the `subscribe…` method of a channel that serves history takes it (checked by the
- * channel's definition, channels/definition.ts `history`); a value the relay would refuse now throws.
+ * A `since` of a stream (its id) as the `subscribe…` method of a channel that serves history takes
+ * it (checked by the channel's definition, channels/definition.ts `history`); a value the relay
+ * would refuse now throws.
  */
-export function checkedSince(channel: DefinedChannel, since: string | Date | undefined): string | undefined {
+export function checkedSince(
+  channel: DefinedChannel,
+  streamId: string,
+  since: string | Date | undefined,
+): string | undefined {
   if (since === undefined) return undefined;
   const history = channelDefinitions[channel].history;
   if (history === undefined) throw new TypeError(`since: the ${channel} channel serves no history`);
   const text = since instanceof Date ? since.toISOString() : since;
-  const checked = history.check(text, Date.now());
+  const checked = history.check(text, Date.now(), [streamId]);
   if (!checked.ok) throw new TypeError(checked.message);
   return text;
 }

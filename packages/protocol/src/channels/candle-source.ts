@@ -6,6 +6,7 @@
  * reads a source through ./relay-candle-source.ts.
  */
 import type { Fields } from '../util/field-checks.ts';
+import type { SinceCheck } from './history.ts';
 
 /**
  * What every candle has: `start`, the interval's start (ISO 8601 UTC with ms); `final` once the
@@ -21,4 +22,9 @@ export interface CandleSourceOf<N extends string = string> {
   readonly name: N;
   /** Whether `candle` (whose `start` and `final` were checked) carries this source's values. */
   isCandle(candle: Fields): boolean;
+  /**
+   * Of a source whose history a stream's `since` may ask for (docs/protocol.md "History since a
+   * time"): the check of a `since` at time `now`, as its channel checks one.
+   */
+  since?(value: unknown, now: number): SinceCheck;
 }

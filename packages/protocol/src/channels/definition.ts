@@ -58,11 +58,11 @@ export interface ChannelDefinition<Snapshot, Update> {
    */
   readonly events?: true;
   /**
-   * Of a channel that serves history (docs/protocol.md "History since a time"): a subscribe may ask
-   * with `since` for its entries since a time or an entry's id, which this checks at time `now`
-   * (the relay on each request, the SDK before sending).
+   * Of a channel that serves history (docs/protocol.md "History since a time"): a subscribe of
+   * `streamIds` may ask with `since` for its entries since a time or an entry's id, which this
+   * checks at time `now` (the relay on each request, the SDK before sending).
    */
-  readonly history?: { check(value: unknown, now: number): SinceCheck };
+  readonly history?: { check(value: unknown, now: number, streamIds: readonly string[]): SinceCheck };
 }
 
 /**

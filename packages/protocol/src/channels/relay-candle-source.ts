@@ -8,7 +8,7 @@
  */
 import type { z } from 'zod';
 import type { Fields } from '../util/field-checks.ts';
-import type { EventArgs, KeptPoll } from './relay-definition.ts';
+import type { EventArgs, KeptPoll, ServesHistory } from './relay-definition.ts';
 
 /** A sample of any source: a value at its upstream time (ms), and whatever its source sums. */
 export interface CandleSample {
@@ -52,6 +52,12 @@ export interface RelayCandleSource<
   readonly sharedSeen: z.ZodType<string[]>;
   /** What a new stream of this source keeps between polls. */
   reader(stream: SourcedStream): SampleReader<Upstream, EventMap>;
+  /**
+   * Of a source whose history a stream's `since` may ask for (its `since`, ./candle-source.ts):
+   * its samples of a market since a time, oldest first, each counted once, read as a channel reads
+   * its history (each upstream request through the budget's `request`).
+   */
+  readonly history?: ServesHistory<Upstream, unknown, { samples: S[] }>['read'];
 }
 
 /** What the stream's keeper knows of the stream when a poll reads it. */

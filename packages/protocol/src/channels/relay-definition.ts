@@ -135,38 +135,41 @@ export interface KeptRead {
 
 /**
  * A channel that serves history (docs/protocol.md "History since a time"): a subscription with
- * `since` gets one snapshot of the history read from upstream, the stream's state at the join and
- * the live updates held meanwhile, each entry once by its id (relay/session/since-seam.ts). `Data`
- * is the channel's data (snapshot and update alike), which holds a list of `Entry`s.
+ * `since` gets one snapshot made of the history read from upstream, the stream's data at the join
+ * and the live messages held meanwhile (relay/session/since-seam.ts). `Data` is the channel's data
+ * (snapshot and update alike), `Read` what a read holds.
  */
-export interface ServesHistory<Upstream, Data, Entry> {
+export interface ServesHistory<Upstream, Data, Read> {
   /**
-   * The entries of `market` since `since`, oldest first, each id once, at relay time `now`: each
-   * upstream request goes out through `request`, which gives it its slot of the upstream budget.
-   * Its answer holds them as the channel's data does.
+   * What `streamId`'s history since `since` holds, at relay time `now`: each upstream request goes
+   * out through `request`, which gives it its slot of the upstream budget.
    */
   read(
     upstream: Upstream,
-    market: string,
+    streamId: string,
     since: SinceSpec,
     now: number,
     request: <T>(ask: () => Promise<T>) => Promise<T>,
-  ): Promise<HistoryRead<Data>>;
-  /** The entries a message's data holds, oldest first. */
-  entriesOf(data: Data): readonly Entry[];
-  /** The data holding `entries`. */
-  dataOf(entries: Entry[]): Data;
-  /** An entry's id, which `since` may name. */
-  idOf(entry: Entry): string;
-  /** An entry's time, in ms since the epoch. */
-  timeOf(entry: Entry): number;
-  /** What an entry's id is called, for an error message naming a `since` that is one. */
-  readonly idName: string;
+  ): Promise<HistoryRead<Read>>;
+  /**
+   * The snapshot's data: `read` (read after the join), with `join`, the data of the message the
+   * subscriber joined the stream at, and the messages it was sent since, oldest first. The snapshot
+   * goes out at the last of them, with the checksum of its data when the channel's messages carry one.
+   */
+  snapshotOf(read: Read, since: SinceSpec, join: Data, held: readonly HeldMessage<Data>[]): Data;
+  /** Of a channel whose `since` may name an entry: what its id is called, for an error message. */
+  readonly idName?: string;
 }
 
-/** A history read: its entries (as the channel's data holds them), or why there are none. */
-export type HistoryRead<Data> =
-  | ({ ok: true; pages: number } & Data)
+/** A live message held while a history is read. */
+export interface HeldMessage<Data> {
+  type: 'snapshot' | 'update';
+  data: Data;
+}
+
+/** A history read: what it holds, or why it holds nothing. */
+export type HistoryRead<Read> =
+  | ({ ok: true; pages: number } & Read)
   | { ok: false; reason: 'too_many' | 'not_found'; message: string; pages: number };
 
 /**

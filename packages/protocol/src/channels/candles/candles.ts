@@ -9,6 +9,7 @@ import type { CandleFields, CandleSourceOf } from '../candle-source.ts';
 import { type Crc32, jsonChecksum } from '../checksum.ts';
 import type { ChannelDefinition } from '../definition.ts';
 import type { JsonValue } from '../records.ts';
+import { candlesSince } from './since.ts';
 import { isCandleOf } from './sources.ts';
 import { candleIntervals, candlesStreamId, candlesStreamReader } from './streams.ts';
 
@@ -18,6 +19,12 @@ import { candleIntervals, candlesStreamId, candlesStreamReader } from './streams
  */
 export interface CandlesData<C extends CandleFields = CandleFields> {
   candles: C[];
+  /**
+   * Only in the snapshot of a subscription with `since` (docs/protocol.md "History since a time"):
+   * the final candles of the range asked for that are older than every candle of `candles`, oldest
+   * first. Not part of the stream's state, so no checksum covers it.
+   */
+  history?: C[];
 }
 
 /** A snapshot carries at most this many of the most recent candles (and a client keeps as many). */
@@ -60,11 +67,13 @@ export function candlesChannel<C extends CandleFields>(
     },
     apply: applyCandlesUpdate,
     checksum: candlesChecksum,
+    history: { check: candlesSince(sources, candlesStreamOf) },
     dataProblem: ({ data, checksum }) => {
       if (!Number.isSafeInteger(checksum)) return 'checksum';
-      return Array.isArray(data.candles) && data.candles.every((candle) => isCandleOf(sources, candle))
-        ? undefined
-        : 'candles';
+      const candlesOf = (list: unknown) =>
+        Array.isArray(list) && list.every((candle) => isCandleOf(sources, candle));
+      if (!candlesOf(data.candles)) return 'candles';
+      return data.history === undefined || candlesOf(data.history) ? undefined : 'history';
     },
   };
 }

@@ -49,7 +49,8 @@ export const MAX_SAMPLE_AHEAD_MS = 5 * 60_000;
  * The series with `samples` merged in (in the order served), then every candle whose interval
  * ended by `askedAt` (when the request that served them was asked) final. A sample whose time is
  * not a number or lies more than MAX_SAMPLE_AHEAD_MS after `askedAt`, that falls in a final candle,
- * or that is older than every candle of a full series is left out.
+ * or that is older than every candle of a full series (of `keep` candles, a stream's by default)
+ * is left out.
  */
 export function mergeSamples<S extends CandleSample>(
   series: CandleSeries,
@@ -57,9 +58,10 @@ export function mergeSamples<S extends CandleSample>(
   intervalMs: number,
   askedAt: number,
   sources: readonly SeriesSource[],
+  keep = CANDLES_SNAPSHOT_SIZE,
 ): SeriesCandle[] {
   const byStart = new Map<number, SeriesCandle>(series.map((candle) => [candle.start, candle]));
-  const oldestKept = series.length >= CANDLES_SNAPSHOT_SIZE ? series[0]!.start : Number.NEGATIVE_INFINITY;
+  const oldestKept = series.length >= keep ? series[0]!.start : Number.NEGATIVE_INFINITY;
   for (const sample of samples) {
     if (!Number.isFinite(sample.at) || sample.at > askedAt + MAX_SAMPLE_AHEAD_MS) continue;
     const start = Math.floor(sample.at / intervalMs) * intervalMs;
@@ -71,7 +73,7 @@ export function mergeSamples<S extends CandleSample>(
       candle === undefined ? opened(start, sample, sources) : merged(candle, sample, sources),
     );
   }
-  const candles = [...byStart.values()].sort((a, b) => a.start - b.start).slice(-CANDLES_SNAPSHOT_SIZE);
+  const candles = [...byStart.values()].sort((a, b) => a.start - b.start).slice(-keep);
   return candles.map((candle) =>
     candle.final || candle.start + intervalMs > askedAt ? candle : { ...candle, final: true },
   );

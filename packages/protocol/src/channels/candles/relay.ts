@@ -1,8 +1,8 @@
 /**
  * @module channels/candles/relay
  * The `candles` channel's server part: its diff and checksum, what each stream keeps and reads per
- * poll (./relay-keeper.ts), which relay/targets/kept-target.ts polls, and the bound on the streams
- * one connection and one client address may hold.
+ * poll (./relay-keeper.ts), which relay/targets/kept-target.ts polls, its history since a time
+ * (./relay-since.ts), and the bound on the streams one connection and one client address may hold.
  */
 import { crc32 } from 'node:zlib';
 import type { CandleFields } from '../candle-source.ts';
@@ -10,6 +10,7 @@ import type { RelayCandleSource } from '../relay-candle-source.ts';
 import type { EventArgs, RelayChannel } from '../relay-definition.ts';
 import { type CandlesData, candlesChecksum } from './candles.ts';
 import { candlesKeeper } from './relay-keeper.ts';
+import { candlesHistory } from './relay-since.ts';
 
 /** The candles of `next` new or changed since `prev` (compared by `start`), oldest first. */
 export function diffCandles<C extends CandleFields>(
@@ -45,6 +46,7 @@ export function candlesRelay<U, E extends EventArgs<E>, C extends CandleFields>(
     // Node's native CRC-32 on every message.
     codec: { diff: diffCandles, checksum: (state) => candlesChecksum(state, crc32) },
     kept: candlesKeeper<U, E, C>(sources),
+    history: candlesHistory<U, E, C>(sources),
     groupBound: {
       noun: 'candles streams',
       doc: 'distinct `candles` streams (market, interval and source)',

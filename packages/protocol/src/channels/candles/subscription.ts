@@ -2,7 +2,8 @@
  * @module channels/candles/subscription
  * How the SDK holds a `candles` stream (docs/client.md "Candles"): the most recent candles, oldest
  * first, kept by replacing each candle an update carries by its `start` and checked against each
- * message's checksum; `final` fires once per candle that closed, with the candle as it stays.
+ * message's checksum; `final` fires once per candle that closed, with the candle as it stays, and
+ * `history` with the older candles a `since` snapshot brings beside them.
  */
 
 import type { CandleFields } from '../candle-source.ts';
@@ -16,6 +17,11 @@ export type CandlesState<C extends CandleFields = CandleFields> = readonly C[];
 export interface CandleEvents<C extends CandleFields = CandleFields> {
   /** A candle turned final (its interval ended): it never changes again. Once per `start`. */
   final: C;
+  /**
+   * The snapshot of a subscription with `since` came: the final candles of the range asked for
+   * that are older than the state's, oldest first (docs/protocol.md "History since a time").
+   */
+  history: C[];
 }
 
 /**
@@ -66,6 +72,7 @@ export function holdCandles<C extends CandleFields>(): HeldStream<
     apply: (state, update) => applyCandlesUpdate({ candles: [...state] }, update).candles,
     checksum: (state) => candlesChecksum({ candles: [...state] }),
     accepted(data, _state, emit) {
+      if (data.history !== undefined) emit('history', data.history);
       for (const candle of finals.announce(data.candles)) emit('final', candle);
     },
   };

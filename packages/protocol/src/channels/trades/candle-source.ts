@@ -5,6 +5,7 @@
  * ./relay-candle-source.ts reads the prints and sums them.
  */
 import type { CandleFields, CandleSourceOf } from '../candle-source.ts';
+import { checkSince } from './since.ts';
 
 /** Of trade prints: prices and volume (the sum of sizes) as exact decimal strings, and the trade count. */
 export interface TradesCandle extends CandleFields {
@@ -23,4 +24,6 @@ export const tradesCandles: CandleSourceOf<'trades'> = {
     [candle.open, candle.high, candle.low, candle.close].every((price) => typeof price === 'string') &&
     typeof candle.volume === 'string' &&
     Number.isSafeInteger(candle.trades),
+  // The prints since then, read as the channel reads its own history.
+  since: checkSince,
 };

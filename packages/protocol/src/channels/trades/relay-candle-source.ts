@@ -24,6 +24,7 @@ import type { KeptPoll } from '../relay-definition.ts';
 import { ACTIVITY_PAGE_SIZE, TradeHistory, walkActivity } from './relay-activity.ts';
 import { type ActivityUpstream, activityPages } from './relay-activity-pages.ts';
 import type { TradesEventMap } from './relay-poll.ts';
+import { readMarketSince } from './relay-since.ts';
 import type { TradeEntry } from './trades.ts';
 
 /** A trade print's price and size (decimal strings) at its time (ms). */
@@ -63,6 +64,11 @@ export const tradesCandleSource: RelayCandleSource<ActivityUpstream, TradesEvent
   /** The newest activity ids the lease holder took, newest last. */
   sharedSeen: z.array(z.string()).max(ACTIVITY_PAGE_SIZE),
   reader: (stream) => new TradePrints(stream),
+  // The prints since then as the channel's own history reads them, each `activity_id` once.
+  history: async (upstream, market, since, now, request) => {
+    const read = await readMarketSince(upstream, market, since, now, request);
+    return read.ok ? { ok: true, pages: read.pages, samples: read.trades.map(tradeSample) } : read;
+  },
 };
 
 /** What a trades stream keeps between polls so that each print counts once. */

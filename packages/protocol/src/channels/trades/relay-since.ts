@@ -17,6 +17,7 @@ import { type ReadPage, readPages } from '../../upstream/paging.ts';
 import type { SinceSpec } from '../history.ts';
 import type { HistoryRead } from '../relay-definition.ts';
 import { ACTIVITY_PAGE_SIZE, type ActivityOrder, orderOf } from './relay-activity.ts';
+import { type ActivityUpstream, activityPages } from './relay-activity-pages.ts';
 import { SINCE_MAX_AGE_MS, SINCE_MAX_TRADES } from './since.ts';
 import type { TradeEntry, TradesData } from './trades.ts';
 
@@ -31,6 +32,22 @@ const timeOf = (entry: TradeEntry): number => Date.parse(entry.activity_timestam
 function before(entry: TradeEntry, since: SinceSpec, oldest: number): boolean | 'named' {
   if (since.kind === 'id') return entry.activity_id === since.id ? 'named' : timeOf(entry) < oldest;
   return timeOf(entry) < since.at;
+}
+
+/**
+ * `market`'s trades since `since` at relay time `now`, read from its activity pages, each page
+ * through `request` (which gives it its slot of the upstream budget).
+ */
+export function readMarketSince(
+  upstream: ActivityUpstream,
+  market: string,
+  since: SinceSpec,
+  now: number,
+  request: <T>(ask: () => Promise<T>) => Promise<T>,
+): Promise<SinceRead> {
+  // The budget's slot counts each request: none is counted here.
+  const page = activityPages(upstream, market, () => undefined);
+  return readSince((offset, limit) => request(() => page(offset, limit)), since, now);
 }
 
 /**

@@ -4,10 +4,11 @@
  * activity listing, ./relay-activity.ts), its history since a time or an `activity_id`
  * (./relay-since.ts), and what the events of its polls log and count.
  */
-import type { ChannelEvents, RelayChannel, ServesHistory } from '../relay-definition.ts';
+import type { ChannelEvents, RelayChannel } from '../relay-definition.ts';
+import { entryHistory } from '../relay-entry-history.ts';
 import type { ActivityUpstream } from './relay-activity-pages.ts';
 import { type TradesEventMap, tradesPoll } from './relay-poll.ts';
-import { readSince } from './relay-since.ts';
+import { readMarketSince } from './relay-since.ts';
 import type { TradeEntry, TradesData } from './trades.ts';
 
 /** The entries of `next` that `prev` does not hold, in `next`'s order (oldest first). */
@@ -18,23 +19,14 @@ export function diffTrades(prev: TradesData, next: TradesData): TradesData | nul
 }
 
 /** A market's trades since a time or an `activity_id`, read from its activity pages. */
-const tradesHistory: ServesHistory<ActivityUpstream, TradesData, TradeEntry> = {
-  read: (upstream, market, since, now, request) =>
-    readSince(
-      (offset, limit) =>
-        request(async () => {
-          const response = await upstream.marketActivity(market, { limit, offset });
-          return { entries: response.activity, hasMore: response.pagination.hasMore };
-        }),
-      since,
-      now,
-    ),
+const tradesHistory = entryHistory<ActivityUpstream, TradesData, TradeEntry>({
+  read: readMarketSince,
   entriesOf: (data) => data.trades,
   dataOf: (trades) => ({ trades }),
   idOf: (entry) => entry.activity_id,
   timeOf: (entry) => Date.parse(entry.activity_timestamp),
   idName: 'activity_id',
-};
+});
 
 export const tradesRelay: RelayChannel<ActivityUpstream, TradesData, TradesData, TradesEventMap> = {
   codec: { diff: diffTrades },
