@@ -37,21 +37,13 @@ const DASHBOARD_THRESHOLD = '0.01';
 const UPSTREAM_RPS = 5_000;
 const UPSTREAM_CONCURRENCY = 64;
 
-type DashboardArmName =
-  | 'book'
-  | 'book, interval'
-  | 'book, deflate'
-  | 'book, interval, deflate'
-  | 'price'
-  | 'price, threshold';
+type DashboardArmName = 'book' | 'book, interval' | 'price' | 'price, threshold';
 
 export interface DashboardArm {
   name: DashboardArmName;
   channel: 'book' | 'price';
   /** The per-subscription option of the arm, as sent (none: every change). */
   option: Record<string, unknown>;
-  /** Its clients offered permessage-deflate. */
-  deflate?: boolean;
   /** Set when the relay refused or ignored the option: the arm was not measured. */
   unavailable?: string;
   metrics?: RunMetrics;
@@ -81,20 +73,11 @@ interface ArmSpec {
   name: DashboardArmName;
   channel: 'book' | 'price';
   option: { interval?: number; threshold?: string };
-  /** The clients offer permessage-deflate, as every browser does. */
-  deflate?: boolean;
 }
 
 const ARMS: ArmSpec[] = [
   { name: 'book', channel: 'book', option: {} },
   { name: 'book, interval', channel: 'book', option: { interval: DASHBOARD_INTERVAL_MS } },
-  { name: 'book, deflate', channel: 'book', option: {}, deflate: true },
-  {
-    name: 'book, interval, deflate',
-    channel: 'book',
-    option: { interval: DASHBOARD_INTERVAL_MS },
-    deflate: true,
-  },
   { name: 'price', channel: 'price', option: {} },
   { name: 'price, threshold', channel: 'price', option: { threshold: DASHBOARD_THRESHOLD } },
 ];
@@ -112,7 +95,7 @@ export async function runDashboard(options: BenchOptions): Promise<DashboardResu
     for (const arm of ARMS) {
       progress(
         `dashboard: ${options.dashboardClients} clients x ${markets.length} ${arm.channel} streams, ` +
-          `${armText(arm)}, poll ${DASHBOARD_POLL_MS} ms`,
+          `${optionText(arm.option)}, poll ${DASHBOARD_POLL_MS} ms`,
       );
       arms.push(await measureArm(options, sim, markets, arm));
     }
@@ -129,11 +112,6 @@ export async function runDashboard(options: BenchOptions): Promise<DashboardResu
   } finally {
     await sim.child.stop();
   }
-}
-
-/** The arm's option, and whether its clients offer permessage-deflate. */
-function armText(arm: { option: Record<string, unknown>; deflate?: boolean }): string {
-  return optionText(arm.option) + (arm.deflate === true ? ', permessage-deflate' : '');
 }
 
 function optionText(option: Record<string, unknown>): string {
@@ -162,7 +140,6 @@ async function measureArm(
           assign: 'all',
           markets,
           ...(arm.channel === 'book' ? { depth: DASHBOARD_DEPTH } : {}),
-          ...(arm.deflate === true ? { deflate: true } : {}),
           ...arm.option,
         },
       ],
@@ -244,7 +221,7 @@ function pairTargets(
   bytesLimit: number | undefined,
 ): Target[] {
   if (raw === undefined || paced === undefined) return [];
-  const shape = `dashboard ${result.clients} x ${result.books} ${paced.channel}, ${armText(paced)}`;
+  const shape = `dashboard ${result.clients} x ${result.books} ${paced.channel}, ${optionText(paced.option)}`;
   return [
     ...(bytesLimit === undefined
       ? []
@@ -269,26 +246,19 @@ export function dashboardReport(result: DashboardResult): Report {
   const price = armNamed(result, 'price');
   const targets = [
     ...pairTargets(result, book, armNamed(result, 'book, interval'), 0.2),
-    ...pairTargets(
-      result,
-      armNamed(result, 'book, deflate'),
-      armNamed(result, 'book, interval, deflate'),
-      0.2,
-    ),
     ...pairTargets(result, price, armNamed(result, 'price, threshold'), undefined),
   ];
   const rows = result.arms.map((arm) => {
-    const raw =
-      arm.channel === 'price' ? price : arm.deflate === true ? armNamed(result, 'book, deflate') : book;
+    const raw = arm.channel === 'book' ? book : price;
     if (arm.unavailable !== undefined || arm.metrics === undefined)
-      return [arm.channel, armText(arm), `not available: ${arm.unavailable}`];
+      return [arm.channel, optionText(arm.option), `not available: ${arm.unavailable}`];
     const { metrics } = arm;
     const group = Object.values(metrics.groups)[0]!;
     const versusRaw = (value: number, rawValue: number | undefined): string =>
       raw === arm || rawValue === undefined ? '' : ` (${fixed(value / rawValue, 2)} x)`;
     return [
       arm.channel,
-      armText(arm),
+      optionText(arm.option),
       `${metrics.connected} of ${metrics.clients}`,
       fixed(arm.messagesPerClientPerSec, 1) +
         versusRaw(arm.messagesPerClientPerSec, raw?.messagesPerClientPerSec),
@@ -329,9 +299,8 @@ export function dashboardReport(result: DashboardResult): Report {
     ) +
     `\n\nSimulator: every book moves every ${result.simTickMs} ms; the relay polls books and prices ` +
     `every ${result.pollMs} ms. Each row is its own relay, one after the other, against the same ` +
-    'simulator. KB are what each client socket read (JSON; compressed on the rows whose clients ' +
-    'offer permessage-deflate, as browsers do); ratios in brackets are over the raw row of the ' +
-    'channel and compression. Relay CPU is all-in: it includes the polls, the same in each ' +
+    'simulator. KB are what each client socket read (JSON, no deflate); ratios in brackets are ' +
+    'over the raw row of the channel. Relay CPU is all-in: it includes the polls, the same in each ' +
     'row. One client of each row decodes every frame and checks `seq` and the book checksum.';
   return { section, targets };
 }
