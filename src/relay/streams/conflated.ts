@@ -37,9 +37,8 @@ export class ConflatedFrames<State, Delta> {
   /**
    * The update from `sent` to `current`. A group one change behind gets the stream's own update
    * (its bytes, no diff or serialising again: without `prev_seq` it applies to the seq before it).
-   * The snapshot where no update can say the change: another epoch, a codec that sends this
-   * change whole, a change back to the same content, or an update larger than the snapshot where
-   * the codec forbids that.
+   * The snapshot where no update can say the change (another epoch, a codec that sends this
+   * change whole, a change back to the same content) or where it is the smaller message.
    */
   changeSince(sent: PacedState, current: CurrentState<State>, snapshot: () => Frame): Frame {
     if (sent.epoch !== current.epoch || sent.seq >= current.seq || sent.state === undefined)
@@ -64,8 +63,8 @@ export class ConflatedFrames<State, Delta> {
       sent.seq,
     );
     const update = toFrame(message);
-    if (this.#codec.noUpdateLargerThanSnapshot === true && update.bytes.length > snapshot().bytes.length)
-      return snapshot();
-    return update;
+    // Whichever is smaller: a member can always apply a snapshot, and a second of a busy book can
+    // change more levels than it has.
+    return update.bytes.length > snapshot().bytes.length ? snapshot() : update;
   }
 }
