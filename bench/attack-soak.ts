@@ -10,10 +10,14 @@
  * 80%. `--attack-s` (20), `--after-s` (10) and `--baseline-s` (10) set the windows.
  */
 import { forkChild, killAllChildren } from './lib/ipc.ts';
-import { Neighbour } from './lib/neighbour.ts';
 import { progress, sleep } from './lib/progress.ts';
 import { fixed, machineInfo, markdownTable } from './lib/report.ts';
-import { type StreamAttackName, type StreamAttackReport, streamAttackNames } from './lib/stream-attacks.ts';
+import { Neighbour } from './lib/soak/neighbour.ts';
+import {
+  type StreamAttackName,
+  type StreamAttackReport,
+  streamAttackNames,
+} from './lib/soak/stream-attacks.ts';
 import { type UsageSample, usageBetween } from './lib/usage.ts';
 
 const loads: Readonly<Record<StreamAttackName, string>> = {

@@ -11,9 +11,9 @@
 import { Redis } from 'ioredis';
 import { targetKeys } from '../packages/protocol/src/util/keys.ts';
 import { startSimulator } from '../src/sim/server.ts';
-import { type ChildRelay, startChildRelay } from '../test/support/child-relay.ts';
-import { ProtocolClient } from '../test/support/protocol-client.ts';
-import { startRedis } from '../test/support/redis-server.ts';
+import { ProtocolClient } from '../test/support/clients/protocol-client.ts';
+import { type ChildRelay, startChildRelay } from '../test/support/cluster/child-relay.ts';
+import { startRedis } from '../test/support/cluster/redis-server.ts';
 import { waitFor } from '../test/support/wait-for.ts';
 
 const outageArg = process.argv.find((arg) => arg.startsWith('--outage-s='));

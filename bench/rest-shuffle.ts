@@ -15,7 +15,7 @@ import pino from 'pino';
 import WebSocket from 'ws';
 import { startRelay } from '../src/relay-server.ts';
 import { startSimulator } from '../src/sim/server.ts';
-import { startScriptedPath } from '../test/support/scripted-path.ts';
+import { startScriptedPath } from '../test/support/upstream/scripted-path.ts';
 import { progress, sleep } from './lib/progress.ts';
 import { fixed } from './lib/report.ts';
 

@@ -13,11 +13,11 @@
  * relay of its own with the default options (bench/attack-soak.ts).
  */
 import WebSocket from 'ws';
-import { type AttackReport, type AttackSpec, wsUrl } from './lib/attackers.ts';
 import { forkChild, killAllChildren } from './lib/ipc.ts';
-import { Observer, type ObserverReport } from './lib/observer.ts';
 import { progress, sleep } from './lib/progress.ts';
 import { fixed, machineInfo, markdownTable } from './lib/report.ts';
+import { type AttackReport, type AttackSpec, wsUrl } from './lib/soak/attackers.ts';
+import { Observer, type ObserverReport } from './lib/soak/observer.ts';
 import { type UsageSample, usageBetween } from './lib/usage.ts';
 
 if (process.argv.includes('--attacks')) {

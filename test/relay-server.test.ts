@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRelay } from '../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../src/sim/server.ts';
-import { type RedisServer, redisAvailable, startRedis } from './support/redis.ts';
+import { type RedisServer, redisAvailable, startRedis } from './support/cluster/redis.ts';
 import { waitFor } from './support/wait-for.ts';
 
 describe.skipIf(!redisAvailable())('startRelay when listen fails', () => {

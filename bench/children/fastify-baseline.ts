@@ -7,7 +7,7 @@
 import websocket from '@fastify/websocket';
 import Fastify from 'fastify';
 import type { WebSocket } from 'ws';
-import { baselineMessage } from '../lib/baseline-frame.ts';
+import { baselineMessage } from '../lib/baselines/baseline-frame.ts';
 import { serveIpc } from '../lib/ipc.ts';
 import { memoryAfterGc, sampleUsage } from '../lib/usage.ts';
 

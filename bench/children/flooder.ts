@@ -1,11 +1,12 @@
 /**
  * @module bench/children/flooder
- * Hostile clients (bench/lib/attackers.ts) in a process of their own, so that their sending does not
+ * Hostile clients (bench/lib/soak/attackers.ts) in a process of their own, so that their sending does not
  * share an event loop with the relay or the well-behaved client under test (test/e2e/floods/,
  * `npm run soak`).
  */
-import { type Attack, type AttackSpec, startAttack } from '../lib/attackers.ts';
+
 import { serveIpc } from '../lib/ipc.ts';
+import { type Attack, type AttackSpec, startAttack } from '../lib/soak/attackers.ts';
 
 let attack: Attack | undefined;
 

@@ -10,7 +10,7 @@
 import type { Socket } from 'node:net';
 import { WebSocket } from 'ws';
 import { encodeTextFrame } from '../../src/relay/streams/frame.ts';
-import { serveWsBroadcast } from '../lib/ws-broadcast-server.ts';
+import { serveWsBroadcast } from '../lib/baselines/ws-broadcast-server.ts';
 
 interface Member {
   ws: WebSocket;

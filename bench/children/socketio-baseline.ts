@@ -7,7 +7,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from 'socket.io';
-import { type BroadcastPlan, baselineMessage, Pacer, topicsOf } from '../lib/baseline-frame.ts';
+import { type BroadcastPlan, baselineMessage, Pacer, topicsOf } from '../lib/baselines/baseline-frame.ts';
 import { serveIpc } from '../lib/ipc.ts';
 import { memoryAfterGc, sampleUsage } from '../lib/usage.ts';
 

@@ -7,10 +7,10 @@
  * as everywhere in the fan-out scenarios. uWS runs on Node's own event loop, so this process's CPU
  * time is all of it.
  */
-import { type BroadcastPlan, baselineMessage, Pacer, topicsOf } from '../lib/baseline-frame.ts';
+import { type BroadcastPlan, baselineMessage, Pacer, topicsOf } from '../lib/baselines/baseline-frame.ts';
+import { loadUws, uwsBinary } from '../lib/baselines/uws.ts';
 import { serveIpc } from '../lib/ipc.ts';
 import { memoryAfterGc, sampleUsage } from '../lib/usage.ts';
-import { loadUws, uwsBinary } from '../lib/uws.ts';
 
 const binary = uwsBinary();
 if ('missing' in binary) throw new Error(binary.missing);

@@ -6,7 +6,7 @@
  * broadcast code does.
  */
 import { WebSocket } from 'ws';
-import { serveWsBroadcast } from '../lib/ws-broadcast-server.ts';
+import { serveWsBroadcast } from '../lib/baselines/ws-broadcast-server.ts';
 
 await serveWsBroadcast<WebSocket>({
   member: (ws) => ws,

@@ -7,14 +7,14 @@
  */
 
 import type { ClientGroup, GroupCounts, ServerKind } from '../children/generator.ts';
-import type { BroadcastPlan, PacingSample } from './baseline-frame.ts';
+import type { BroadcastPlan, PacingSample } from './baselines/baseline-frame.ts';
+import { uwsBinary } from './baselines/uws.ts';
 import type { Child } from './ipc.ts';
 import type { LatencySummary } from './latency.ts';
 import { progress, sleep } from './progress.ts';
 import { type SdkCheck, type SdkCheckResult, type SdkStreams, startSdkCheck } from './sdk-check.ts';
 import { type ServerOptions, serverLabels, startGenerator, startServer } from './servers.ts';
 import { type UsageDelta, type UsageSample, usageBetween } from './usage.ts';
-import { uwsBinary } from './uws.ts';
 
 export interface RunMetrics {
   server: string;

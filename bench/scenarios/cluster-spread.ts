@@ -5,9 +5,10 @@
  * over a window: each relay's leases, its lease and poll CPU shares as it reports them on /health,
  * and its process CPU (from its /metrics).
  */
-import { type ChildRelay, startChildRelay } from '../../test/support/child-relay.ts';
-import { ProtocolClient } from '../../test/support/protocol-client.ts';
-import { startRedis } from '../../test/support/redis-server.ts';
+
+import { ProtocolClient } from '../../test/support/clients/protocol-client.ts';
+import { type ChildRelay, startChildRelay } from '../../test/support/cluster/child-relay.ts';
+import { startRedis } from '../../test/support/cluster/redis-server.ts';
 import { waitFor } from '../../test/support/wait-for.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { progress, sleep } from '../lib/progress.ts';

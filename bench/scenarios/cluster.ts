@@ -8,8 +8,8 @@
  * comparison, three relays without Redis (each numbers its own streams and polls for itself).
  */
 
-import { type ChildRelay, startChildRelay } from '../../test/support/child-relay.ts';
-import { startRedis } from '../../test/support/redis-server.ts';
+import { type ChildRelay, startChildRelay } from '../../test/support/cluster/child-relay.ts';
+import { startRedis } from '../../test/support/cluster/redis-server.ts';
 import { waitFor } from '../../test/support/wait-for.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { progress, sleep } from '../lib/progress.ts';

@@ -10,7 +10,7 @@
  * per socket write can spend: what no fan-out code can go below without fewer writes.
  */
 import type { ClientGroup } from '../children/generator.ts';
-import type { BroadcastPlan } from '../lib/baseline-frame.ts';
+import type { BroadcastPlan } from '../lib/baselines/baseline-frame.ts';
 import {
   measureBaselines,
   measureBroadcast,

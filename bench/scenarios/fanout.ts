@@ -5,7 +5,7 @@
  * measured size at the relay's measured rate to the same N, in the same run, then the native
  * anchors (uWebSockets.js's pub/sub and the one-write-per-delivery floor) on the same plan.
  */
-import type { BroadcastPlan } from '../lib/baseline-frame.ts';
+import type { BroadcastPlan } from '../lib/baselines/baseline-frame.ts';
 import {
   measureBaselines,
   measureBroadcast,

@@ -5,7 +5,7 @@
  * corks each connection for the tick, so one poll cycle costs one write per client; the baselines
  * send the same number of same-sized messages per client per cycle naively, one write each.
  */
-import type { BroadcastPlan } from '../lib/baseline-frame.ts';
+import type { BroadcastPlan } from '../lib/baselines/baseline-frame.ts';
 import { measureBaselines, measureBroadcast, type RunMetrics } from '../lib/broadcast-run.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { progress } from '../lib/progress.ts';

@@ -9,9 +9,9 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Relay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
-import { startClusterRelay } from '../support/cluster-relays.ts';
-import { installedPythonClient, pythonAvailable, runPytest } from '../support/python-client.ts';
-import { redisAvailable, useRedis } from '../support/redis.ts';
+import { installedPythonClient, pythonAvailable, runPytest } from '../support/clients/python-client.ts';
+import { startClusterRelay } from '../support/cluster/cluster-relays.ts';
+import { redisAvailable, useRedis } from '../support/cluster/redis.ts';
 
 const runnable = redisAvailable() && (await pythonAvailable());
 

@@ -3,8 +3,8 @@
  * the ticking simulator: a paced book receives a snapshot, then conflated updates, checksum-verified, with no resync.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installedPythonClient, pythonAvailable, runPytest } from '../support/clients/python-client.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
-import { installedPythonClient, pythonAvailable, runPytest } from '../support/python-client.ts';
 
 describe.skipIf(!(await pythonAvailable()))('the Python client on paced subscriptions', () => {
   let harness: Harness;

@@ -5,7 +5,7 @@
  * the README's names. Apart from python.test.ts so that neither pytest run nears its deadline.
  */
 import { describe, expect, it } from 'vitest';
-import { installedPythonClient, pythonAvailable, runPytest } from '../support/python-client.ts';
+import { installedPythonClient, pythonAvailable, runPytest } from '../support/clients/python-client.ts';
 
 describe.skipIf(!(await pythonAvailable()))('the Python client without a relay', () => {
   it('passes its pure and scripted-relay tests', async () => {

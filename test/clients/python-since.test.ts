@@ -5,8 +5,8 @@
  * trade of the range.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installedPythonClient, pythonAvailable, runPytest } from '../support/clients/python-client.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
-import { installedPythonClient, pythonAvailable, runPytest } from '../support/python-client.ts';
 
 describe.skipIf(!(await pythonAvailable()))('the Python client on trades since', () => {
   let harness: Harness;

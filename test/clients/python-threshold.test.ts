@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Relay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
+import { installedPythonClient, pythonAvailable, runPytest } from '../support/clients/python-client.ts';
 import { startHarnessRelay } from '../support/harness.ts';
-import { installedPythonClient, pythonAvailable, runPytest } from '../support/python-client.ts';
-import { type ScriptedPrices, startScriptedPrices } from '../support/scripted-prices.ts';
+import { type ScriptedPrices, startScriptedPrices } from '../support/upstream/scripted-prices.ts';
 
 describe.skipIf(!(await pythonAvailable()))('the Python client on price thresholds', () => {
   let sim: SimulatorHandle;

@@ -15,8 +15,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../packages/client/src/node.ts';
 import type { BookState } from '../../packages/protocol/src/protocol/book.ts';
+import { installedPythonClient, pythonAvailable, runPytest } from '../support/clients/python-client.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
-import { installedPythonClient, pythonAvailable, runPytest } from '../support/python-client.ts';
 
 interface RecordedState {
   epoch: string;

@@ -10,11 +10,11 @@ import type { RedisBroker } from '../../src/relay/coordination/redis/broker.ts';
 import { preferredRelay } from '../../src/relay/coordination/redis/rendezvous.ts';
 import type { Relay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
-import { startChildRelay } from '../support/child-relay.ts';
-import { startClusterRelay } from '../support/cluster-relays.ts';
+import { ProtocolClient } from '../support/clients/protocol-client.ts';
+import { startChildRelay } from '../support/cluster/child-relay.ts';
+import { startClusterRelay } from '../support/cluster/cluster-relays.ts';
+import { redisAvailable, useRedis } from '../support/cluster/redis.ts';
 import { expectedBook, upstreamBook, upstreamPrices } from '../support/harness.ts';
-import { ProtocolClient } from '../support/protocol-client.ts';
-import { redisAvailable, useRedis } from '../support/redis.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 describe.skipIf(!redisAvailable())('cluster mode over Redis', () => {

@@ -16,8 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { type Relay, startRelay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
+import { redisAvailable, useRedis } from '../support/cluster/redis.ts';
 import { promtoolPath, runPromtoolTests } from '../support/promtool.ts';
-import { redisAvailable, useRedis } from '../support/redis.ts';
 import { alertUnitTests, coveredAlerts } from './alert-scenarios.ts';
 
 const run = promisify(execFile);

@@ -6,8 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProtocolClient } from '../support/clients/protocol-client.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
-import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { protocolDocPath } from './asyncapi-document.ts';
 

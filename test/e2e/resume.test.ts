@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { BookState } from '../../packages/protocol/src/protocol/book.ts';
+import { ProtocolClient } from '../support/clients/protocol-client.ts';
 import { expectedBook, type Harness, upstreamBook, useHarness } from '../support/harness.ts';
-import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 describe('resume', () => {

@@ -6,8 +6,8 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { startRelay } from '../../src/relay-server.ts';
+import { ProtocolClient } from '../support/clients/protocol-client.ts';
 import { type Harness, useHarness } from '../support/harness.ts';
-import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 interface HealthBody {

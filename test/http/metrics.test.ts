@@ -4,8 +4,8 @@
  * request, upstream failing and recovering, budget stretching, a slow client draining or being closed).
  */
 import { describe, expect, it } from 'vitest';
+import { ProtocolClient } from '../support/clients/protocol-client.ts';
 import { type Harness, useHarness } from '../support/harness.ts';
-import { ProtocolClient } from '../support/protocol-client.ts';
 import { floodUntilHeldBack, slowConsumerHarness } from '../support/slow-consumer.ts';
 import { waitFor } from '../support/wait-for.ts';
 

@@ -8,10 +8,10 @@ import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PAGE_CSP } from '../../src/http/security-headers.ts';
 import type { StatusSnapshot } from '../../src/observability/status-snapshot.ts';
+import { ProtocolClient } from '../support/clients/protocol-client.ts';
+import { sseEvents } from '../support/clients/sse.ts';
+import { SseClient } from '../support/clients/sse-client.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
-import { ProtocolClient } from '../support/protocol-client.ts';
-import { sseEvents } from '../support/sse.ts';
-import { SseClient } from '../support/sse-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const OPERATOR_KEY = 'operator-key-0123456789';

@@ -3,9 +3,9 @@
  * a closed connection), passes Prometheus' own checker.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProtocolClient } from '../support/clients/protocol-client.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { promtoolCheck, runPromtoolTests } from '../support/promtool.ts';
-import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 describe.runIf(runPromtoolTests)('promtool check metrics', () => {

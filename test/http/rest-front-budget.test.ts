@@ -6,8 +6,8 @@
  * what cannot be served in time is answered 503 `upstream_busy` without reaching upstream.
  */
 import { describe, expect, it } from 'vitest';
+import { ProtocolClient } from '../support/clients/protocol-client.ts';
 import { useHarness } from '../support/harness.ts';
-import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const RPS = 20;

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { StatusSnapshot } from '../../src/observability/status-snapshot.ts';
+import { ProtocolClient } from '../support/clients/protocol-client.ts';
+import { sseEvents } from '../support/clients/sse.ts';
 import { type Harness, useHarness } from '../support/harness.ts';
-import { ProtocolClient } from '../support/protocol-client.ts';
-import { sseEvents } from '../support/sse.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 interface Markets {

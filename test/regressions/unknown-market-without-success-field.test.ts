@@ -9,8 +9,8 @@
 import { describe, expect, it } from 'vitest';
 import type { SimRequestLogEntry } from '../../src/sim/admin.ts';
 import { simulatorProfileNames } from '../../src/sim/profile.ts';
+import { ProtocolClient } from '../support/clients/protocol-client.ts';
 import { type Harness, startHarness, startHarnessRelay, useHarness } from '../support/harness.ts';
-import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const NOWHERE = '00000000-0000-4000-8000-000000000000';

@@ -6,9 +6,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/sim/server.ts';
+import { ProtocolClient } from '../support/clients/protocol-client.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { promtoolCheck, runPromtoolTests } from '../support/promtool.ts';
-import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 type Json = Record<string, unknown>;

@@ -7,10 +7,10 @@
 import { describe, expect, it } from 'vitest';
 import type { EdgeLimits } from '../../src/relay/admission/edge.ts';
 import type { RelayConfig } from '../../src/relay-server.ts';
+import { ProtocolClient } from '../support/clients/protocol-client.ts';
+import { SseClient } from '../support/clients/sse-client.ts';
 import { edgeLimitsHarness } from '../support/edge-limits.ts';
 import { type Harness, useHarness } from '../support/harness.ts';
-import { ProtocolClient } from '../support/protocol-client.ts';
-import { SseClient } from '../support/sse-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 describe('SSE under the edge limits', () => {

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { BookState } from '../../packages/protocol/src/protocol/book.ts';
+import { ProtocolClient } from '../support/clients/protocol-client.ts';
+import { SseClient } from '../support/clients/sse-client.ts';
 import { expectedBook, type Harness, upstreamBook, upstreamPrices, useHarness } from '../support/harness.ts';
-import { ProtocolClient } from '../support/protocol-client.ts';
-import { SseClient } from '../support/sse-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 describe('SSE endpoint', () => {

@@ -5,9 +5,9 @@
  * protocol error code.
  */
 import { describe, expect, it } from 'vitest';
+import type { Message } from '../support/clients/message-recorder.ts';
+import { SseClient } from '../support/clients/sse-client.ts';
 import { expectedBook, type Harness, upstreamBook, useHarness } from '../support/harness.ts';
-import type { Message } from '../support/message-recorder.ts';
-import { SseClient } from '../support/sse-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 describe('SSE interval', () => {

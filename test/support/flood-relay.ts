@@ -6,11 +6,11 @@
  * before a flood (its baseline) and during it. Each flood file starts its own.
  */
 import { afterAll, beforeAll, expect } from 'vitest';
-import type { AttackReport } from '../../bench/lib/attackers.ts';
 import { type Child, forkChild } from '../../bench/lib/ipc.ts';
+import type { AttackReport } from '../../bench/lib/soak/attackers.ts';
 import { defaultTuning } from '../../src/config/tuning.ts';
+import { type Message, ProtocolClient } from './clients/protocol-client.ts';
 import { type Harness, startHarness } from './harness.ts';
-import { type Message, ProtocolClient } from './protocol-client.ts';
 import { waitFor } from './wait-for.ts';
 
 const POLL_MS = 250;

@@ -4,8 +4,8 @@
  * scheduler, so each file stays short.
  */
 import { expect } from 'vitest';
+import { ProtocolClient } from './clients/protocol-client.ts';
 import type { HarnessFixture } from './harness.ts';
-import { ProtocolClient } from './protocol-client.ts';
 import { waitFor } from './wait-for.ts';
 
 const MAX_AGE_MS = 4_000;

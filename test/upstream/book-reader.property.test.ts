@@ -13,7 +13,14 @@ import { aggregateBook, aggregateSides } from '../../src/upstream/book-levels.ts
 import { readOrderBook } from '../../src/upstream/book-reader.ts';
 import { OrderSpans } from '../../src/upstream/order-spans.ts';
 import { propertyRuns } from '../support/property-runs.ts';
-import { nearlyValid, orderBook, price8, size, timestamp, uuid } from '../support/upstream-arbitraries.ts';
+import {
+  nearlyValid,
+  orderBook,
+  price8,
+  size,
+  timestamp,
+  uuid,
+} from '../support/upstream/upstream-arbitraries.ts';
 
 const DEPTHS: BookDepth[] = [null, 10, 50];
 

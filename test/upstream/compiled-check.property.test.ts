@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { compiledCheck } from '../../packages/protocol/src/upstream/compiled-check.ts';
 import * as schemas from '../../packages/protocol/src/upstream/schemas.ts';
 import { propertyRuns } from '../support/property-runs.ts';
-import { nearlyValid, orderBook, price8, timestamp, uuid } from '../support/upstream-arbitraries.ts';
+import { nearlyValid, orderBook, price8, timestamp, uuid } from '../support/upstream/upstream-arbitraries.ts';
 
 // The compiled predicate must accept exactly the JSON values its zod schema accepts: valid bodies,
 // and valid bodies with one value anywhere in them replaced, removed or added.

@@ -8,9 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { type BookState, bookChecksum } from '../../packages/protocol/src/protocol/book.ts';
 import { COMPACT_SUBPROTOCOL } from '../../packages/protocol/src/protocol/compact.ts';
 import { type BookDepth, bookDepths } from '../../packages/protocol/src/protocol/messages.ts';
+import { ProtocolClient } from '../support/clients/protocol-client.ts';
+import { SseClient } from '../support/clients/sse-client.ts';
 import { expectedBook, type Harness, upstreamBook, useHarness } from '../support/harness.ts';
-import { ProtocolClient } from '../support/protocol-client.ts';
-import { SseClient } from '../support/sse-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 describe('book depths', () => {

@@ -17,8 +17,8 @@ import type { BookDepth, StreamMessage } from '../../packages/protocol/src/proto
 import { priceDataOf } from '../../src/relay/channels/codecs.ts';
 import { toFrame } from '../../src/relay/streams/frame.ts';
 import { selectSubprotocol } from '../../src/ws/endpoint.ts';
+import { ProtocolClient } from '../support/clients/protocol-client.ts';
 import { expectedBook, type Harness, upstreamBook, upstreamPrices, useHarness } from '../support/harness.ts';
-import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const MARKET = '3f0c5a4e-8b7d-4c1a-9e2f-1a2b3c4d5e6f';

@@ -7,8 +7,8 @@ import { constants, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { encodeDeflatedFrame, toFrame, windowBitsFor } from '../../src/relay/streams/frame.ts';
 import { sharesCompressedFrames } from '../../src/ws/endpoint.ts';
+import { ProtocolClient } from '../support/clients/protocol-client.ts';
 import { expectedBook, type Harness, upstreamBook, useHarness } from '../support/harness.ts';
-import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 describe('compressed frames', () => {

@@ -11,9 +11,9 @@ import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { EdgeLimits } from '../../src/relay/admission/edge.ts';
 import type { RelayConfig } from '../../src/relay-server.ts';
+import { ProtocolClient } from '../support/clients/protocol-client.ts';
 import { edgeLimitsHarness } from '../support/edge-limits.ts';
 import { type Harness, useHarness } from '../support/harness.ts';
-import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 describe('edge limits', () => {

@@ -8,8 +8,8 @@ import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { RelayConfig } from '../../src/relay-server.ts';
+import { ProtocolClient } from '../support/clients/protocol-client.ts';
 import { type Harness, useHarness } from '../support/harness.ts';
-import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 /** What `ws` hands over for an upgrade refused with a plain HTTP answer. */

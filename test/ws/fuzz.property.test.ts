@@ -11,9 +11,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { closeCodes, errorCodes } from '../../packages/protocol/src/protocol/messages.ts';
+import { ProtocolClient } from '../support/clients/protocol-client.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { propertyRuns } from '../support/property-runs.ts';
-import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 /** Close codes a client may see for what it sent (protocol.md "Close codes"). */

@@ -4,8 +4,8 @@
  * drains it gets one fresh snapshot per stream and stays paced.
  */
 import { describe, expect, it } from 'vitest';
+import { ProtocolClient } from '../support/clients/protocol-client.ts';
 import { expectedBook, type Harness, upstreamBook, useHarness } from '../support/harness.ts';
-import { ProtocolClient } from '../support/protocol-client.ts';
 import { slowConsumerHarness } from '../support/slow-consumer.ts';
 import { waitFor } from '../support/wait-for.ts';
 

@@ -4,8 +4,8 @@
  * when they have left (ws/socket-writer.ts `onDrained`).
  */
 import { describe, expect, it } from 'vitest';
+import { ProtocolClient } from '../support/clients/protocol-client.ts';
 import { type Harness, useHarness } from '../support/harness.ts';
-import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 describe('clients that keep up', () => {

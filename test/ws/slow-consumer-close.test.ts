@@ -4,8 +4,8 @@
  * than a reset.
  */
 import { describe, expect, it } from 'vitest';
+import { ProtocolClient } from '../support/clients/protocol-client.ts';
 import { type Harness, useHarness } from '../support/harness.ts';
-import { ProtocolClient } from '../support/protocol-client.ts';
 import { readBackToClose, slowConsumerHarness } from '../support/slow-consumer.ts';
 import { waitFor } from '../support/wait-for.ts';
 

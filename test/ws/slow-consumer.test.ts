@@ -4,8 +4,8 @@
  * drains, each held-back stream gets one fresh snapshot; past the time limit it is closed with 4008.
  */
 import { describe, expect, it } from 'vitest';
+import { ProtocolClient } from '../support/clients/protocol-client.ts';
 import { expectedBook, type Harness, upstreamBook, useHarness } from '../support/harness.ts';
-import { ProtocolClient } from '../support/protocol-client.ts';
 import { floodUntilHeldBack, slowConsumerHarness } from '../support/slow-consumer.ts';
 import { waitFor } from '../support/wait-for.ts';
 

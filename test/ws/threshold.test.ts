@@ -12,10 +12,10 @@ import { THRESHOLD_SETTLE_MS } from '../../packages/protocol/src/protocol/limits
 import type { PriceData } from '../../packages/protocol/src/protocol/messages.ts';
 import type { Relay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
+import { type Message, ProtocolClient } from '../support/clients/protocol-client.ts';
+import { SseClient } from '../support/clients/sse-client.ts';
 import { startHarnessRelay } from '../support/harness.ts';
-import { type Message, ProtocolClient } from '../support/protocol-client.ts';
-import { type ScriptedPrices, startScriptedPrices } from '../support/scripted-prices.ts';
-import { SseClient } from '../support/sse-client.ts';
+import { type ScriptedPrices, startScriptedPrices } from '../support/upstream/scripted-prices.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 /** Best bid `halfTicks` half ticks of 0.01 above 0.50, the ask fixed, the midpoint between them. */

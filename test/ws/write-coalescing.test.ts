@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest';
 import type { ClientConnection } from '../../src/ws/client-connection.ts';
 import type { WriteCounts } from '../../src/ws/socket-writer.ts';
 import { type CoalescedWriter, WriteCoalescer } from '../../src/ws/write-coalescer.ts';
+import { ProtocolClient } from '../support/clients/protocol-client.ts';
 import { expectedBook, type Harness, upstreamBook, useHarness } from '../support/harness.ts';
-import { ProtocolClient } from '../support/protocol-client.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const MARKETS = 10;

@@ -7,10 +7,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { BookDepth } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { Relay } from '../../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../../src/sim/server.ts';
-import { startClusterRelay } from '../../support/cluster-relays.ts';
+import { ProtocolClient } from '../../support/clients/protocol-client.ts';
+import { startClusterRelay } from '../../support/cluster/cluster-relays.ts';
+import { redisAvailable, useRedis } from '../../support/cluster/redis.ts';
 import { expectedBook, upstreamBook } from '../../support/harness.ts';
-import { ProtocolClient } from '../../support/protocol-client.ts';
-import { redisAvailable, useRedis } from '../../support/redis.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 describe.skipIf(!redisAvailable())('book depths in cluster mode', () => {

@@ -1,5 +1,5 @@
 /**
- * Cluster-wide streams end to end (test/support/cluster-streams.ts): three relay processes on one
+ * Cluster-wide streams end to end (test/support/cluster/cluster-streams.ts): three relay processes on one
  * private Redis and the simulator. When the relay holding a stream's lease is killed (no shutdown,
  * no release), the lease runs out and another relay polls: the clients of the others see the same
  * epoch and seq continue, with no snapshot and no gap.
@@ -7,8 +7,8 @@
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { targetKeys } from '../../../packages/protocol/src/util/keys.ts';
-import { useClusterStreams } from '../../support/cluster-streams.ts';
-import { redisAvailable } from '../../support/redis.ts';
+import { useClusterStreams } from '../../support/cluster/cluster-streams.ts';
+import { redisAvailable } from '../../support/cluster/redis.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 describe.skipIf(!redisAvailable())('cluster-wide streams: the polling relay killed', () => {

@@ -1,12 +1,12 @@
 /**
- * Cluster-wide streams end to end (test/support/cluster-streams.ts): two relay processes on one
+ * Cluster-wide streams end to end (test/support/cluster/cluster-streams.ts): two relay processes on one
  * private Redis and the simulator. Redis stopped and started again: both relays serve throughout,
  * then agree on one numbering again, and a client resumes on either with `recovered: true`.
  */
 import { describe, expect, it } from 'vitest';
-import type { ChildRelay } from '../../support/child-relay.ts';
-import { useClusterStreams } from '../../support/cluster-streams.ts';
-import { redisAvailable } from '../../support/redis.ts';
+import type { ChildRelay } from '../../support/cluster/child-relay.ts';
+import { useClusterStreams } from '../../support/cluster/cluster-streams.ts';
+import { redisAvailable } from '../../support/cluster/redis.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 describe.skipIf(!redisAvailable())('cluster-wide streams: Redis restarted under the cluster', () => {

@@ -1,11 +1,11 @@
 /**
- * Cluster-wide streams end to end (test/support/cluster-streams.ts): three relay processes on one
+ * Cluster-wide streams end to end (test/support/cluster/cluster-streams.ts): three relay processes on one
  * private Redis and the simulator, restarted one after the other while their clients move to the
  * next relay with `resume`: no snapshot is sent again and every stream continues without a gap.
  */
 import { describe, expect, it } from 'vitest';
-import { useClusterStreams } from '../../support/cluster-streams.ts';
-import { redisAvailable } from '../../support/redis.ts';
+import { useClusterStreams } from '../../support/cluster/cluster-streams.ts';
+import { redisAvailable } from '../../support/cluster/redis.ts';
 
 describe.skipIf(!redisAvailable())('cluster-wide streams: a rolling restart of the cluster', () => {
   const cluster = useClusterStreams();

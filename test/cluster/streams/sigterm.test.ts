@@ -1,13 +1,13 @@
 /**
- * Cluster-wide streams end to end (test/support/cluster-streams.ts): three relay processes on one
+ * Cluster-wide streams end to end (test/support/cluster/cluster-streams.ts): three relay processes on one
  * private Redis and the simulator. A stream's epoch and seq are the same on every relay, so a
  * client of a relay stopped with SIGTERM resumes on another with `recovered: true`, no snapshot and
  * no gap, in the compact encoding too.
  */
 import { describe, expect, it } from 'vitest';
 import { COMPACT_SUBPROTOCOL } from '../../../packages/protocol/src/protocol/compact.ts';
-import { useClusterStreams } from '../../support/cluster-streams.ts';
-import { redisAvailable } from '../../support/redis.ts';
+import { useClusterStreams } from '../../support/cluster/cluster-streams.ts';
+import { redisAvailable } from '../../support/cluster/redis.ts';
 
 describe.skipIf(!redisAvailable())('cluster-wide streams: resuming on another relay after SIGTERM', () => {
   const cluster = useClusterStreams();

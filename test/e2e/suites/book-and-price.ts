@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Channel } from '../../../packages/protocol/src/protocol/messages.ts';
 import { priceDataOf } from '../../../src/relay/channels/codecs.ts';
 import type { SimulatorProfileName } from '../../../src/sim/profile.ts';
+import { ProtocolClient } from '../../support/clients/protocol-client.ts';
 import {
   expectedBook,
   type Harness,
@@ -15,7 +16,6 @@ import {
   upstreamBook,
   upstreamPrices,
 } from '../../support/harness.ts';
-import { ProtocolClient } from '../../support/protocol-client.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 const ROUNDS = 32;

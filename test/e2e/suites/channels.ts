@@ -19,10 +19,10 @@ import {
 import type { RelayEvents } from '../../../src/relay/events.ts';
 import { type SimulatorProfileName, simulatorProfiles } from '../../../src/sim/profile.ts';
 import type { SimulatorHandle } from '../../../src/sim/server.ts';
+import type { MessageRecorder } from '../../support/clients/message-recorder.ts';
+import { type Message, ProtocolClient } from '../../support/clients/protocol-client.ts';
+import { SseClient } from '../../support/clients/sse-client.ts';
 import { useHarness } from '../../support/harness.ts';
-import type { MessageRecorder } from '../../support/message-recorder.ts';
-import { type Message, ProtocolClient } from '../../support/protocol-client.ts';
-import { SseClient } from '../../support/sse-client.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 const ROUNDS = 8;

@@ -11,9 +11,9 @@ import type {
   OrdersUpdateData,
 } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { SimulatorProfileName } from '../../../src/sim/profile.ts';
+import { applyOrdersUpdate } from '../../support/channels/orders-state.ts';
+import { type Message, ProtocolClient } from '../../support/clients/protocol-client.ts';
 import { type Harness, upstreamBook, useHarness } from '../../support/harness.ts';
-import { applyOrdersUpdate } from '../../support/orders-state.ts';
-import { type Message, ProtocolClient } from '../../support/protocol-client.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 const ROUNDS = 20;

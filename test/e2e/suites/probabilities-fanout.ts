@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Channel } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { SimulatorProfileName } from '../../../src/sim/profile.ts';
+import { ProtocolClient } from '../../support/clients/protocol-client.ts';
 import { useHarness } from '../../support/harness.ts';
-import { ProtocolClient } from '../../support/protocol-client.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 /** The suite under each of `profiles` (a part of the matrix: test/support/profile-matrix.ts). */

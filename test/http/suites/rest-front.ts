@@ -9,8 +9,8 @@ import { clobPriceBatchResponse } from '../../../packages/protocol/src/upstream/
 import { publicRoutes } from '../../../src/http/rest-front/public-paths.ts';
 import type { SimulatorProfileName } from '../../../src/sim/profile.ts';
 import { endpoints } from '../../../src/upstream/endpoints.ts';
+import { ProtocolClient } from '../../support/clients/protocol-client.ts';
 import { expectedBook, type Harness, upstreamBook, useHarness } from '../../support/harness.ts';
-import { ProtocolClient } from '../../support/protocol-client.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 type EndpointName = keyof typeof endpoints;

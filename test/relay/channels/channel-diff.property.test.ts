@@ -23,7 +23,7 @@ import type {
   TradeEntry,
 } from '../../../packages/protocol/src/protocol/messages.ts';
 import { diffMarket, diffMarkets } from '../../../src/relay/channels/channel-diff.ts';
-import { applyOrdersUpdate } from '../../support/orders-state.ts';
+import { applyOrdersUpdate } from '../../support/channels/orders-state.ts';
 
 // Small key spaces, so that successive states share, change and lose entries.
 // `__proto__` (JSON from the wire or upstream may carry it) must stay an ordinary key.

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { diffOrders, ordersStateOf } from '../../../packages/protocol/src/channels/orders/relay.ts';
 import type { OrderEntry, OrderSide, OrdersData } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { OrderBook } from '../../../packages/protocol/src/upstream/schemas.ts';
-import { applyOrdersUpdate } from '../../support/orders-state.ts';
+import { applyOrdersUpdate } from '../../support/channels/orders-state.ts';
 
 // Successive upstream books drawn from a small pool of ids, prices and sizes, so that orders
 // persist, resize, reprice, change side, vanish and come back between polls.

@@ -29,7 +29,7 @@ import type { AnyStream, StreamSubscriber } from '../../../src/relay/streams/str
 import { trustingJudge } from '../../../src/relay/targets/not-found.ts';
 import type { PollContext, PollSource } from '../../../src/relay/targets/poll-target.ts';
 import { type SimulatorHandle, startSimulator } from '../../../src/sim/server.ts';
-import { CandlesTarget } from '../../support/candles-target.ts';
+import { CandlesTarget } from '../../support/channels/candles-target.ts';
 
 const MINUTE = 60_000;
 /** A minute boundary plus 10 s, so that a poll a few seconds on stays inside the minute. */

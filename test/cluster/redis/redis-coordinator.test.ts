@@ -1,0 +1,159 @@
+/**
+ * The Redis coordinator against a private redis-server and a private Redis Cluster of three primaries: leases (take, renew, hand over, expire),
+ * writes reaching followers but not their writer, and failing open when Redis is away.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { RedisCoordinator } from '../../../src/relay/coordination/redis/coordinator.ts';
+import type { OutageSummary } from '../../../src/relay/coordination/redis/outage-errors.ts';
+import {
+  type RedisDeployment,
+  redisDeployments,
+  startRedis,
+  startRedisDeployment,
+} from '../../support/cluster/redis.ts';
+import { waitFor } from '../../support/wait-for.ts';
+
+describe.each(redisDeployments())('RedisCoordinator on %s redis', (kind) => {
+  let redis: RedisDeployment;
+  const coordinators: RedisCoordinator[] = [];
+  beforeAll(async () => {
+    redis = await startRedisDeployment(kind);
+  }, 20_000);
+  afterAll(async () => {
+    await redis.stop();
+  });
+  afterEach(async () => {
+    await Promise.all(coordinators.splice(0).map((coordinator) => coordinator.close()));
+  });
+
+  async function coordinator(): Promise<RedisCoordinator> {
+    const created = new RedisCoordinator({ topology: redis.topology });
+    coordinators.push(created);
+    expect(await created.connect(5_000)).toBe(true);
+    return created;
+  }
+
+  it('gives a lease to one relay at a time and hands it over on release', async () => {
+    const [a, b] = [await coordinator(), await coordinator()];
+    expect(await a.claim('book:m1', 5_000)).toBe(true);
+    expect(await b.claim('book:m1', 5_000)).toBe(false);
+    expect(await a.claim('book:m1', 5_000)).toBe(true); // renewal
+    expect(await b.claim('book:m2', 5_000)).toBe(true); // leases are per target
+    expect(a.status()).toMatchObject({ mode: 'redis', connected: true, owned: 1 });
+    await a.release('book:m1');
+    expect(await b.claim('book:m1', 5_000)).toBe(true);
+    expect(await a.claim('book:m1', 5_000)).toBe(false);
+  });
+
+  it('lets a lease expire when its holder stops renewing (a relay that died)', async () => {
+    const [a, b] = [await coordinator(), await coordinator()];
+    expect(await a.claim('price:m1', 150)).toBe(true);
+    expect(await b.claim('price:m1', 150)).toBe(false);
+    await waitFor('the lease to expire', async () => b.claim('price:m1', 150), { everyMs: 25 });
+    expect(await a.claim('price:m1', 150)).toBe(false);
+  });
+
+  it('releases every held lease on close', async () => {
+    const a = await coordinator();
+    const b = await coordinator();
+    await a.claim('book:x', 60_000);
+    await a.claim('price:y', 60_000);
+    await a.close();
+    expect(await b.claim('book:x', 60_000)).toBe(true);
+    expect(await b.claim('price:y', 60_000)).toBe(true);
+  });
+
+  it("delivers the holder's writes to followers of that target only, never back to the writer", async () => {
+    const [a, b, c] = [await coordinator(), await coordinator(), await coordinator()];
+    const seen: Record<string, string[]> = { a: [], b: [], c: [] };
+    a.follow('book:m1', (payload) => seen.a!.push(payload));
+    b.follow('book:m1', (payload) => seen.b!.push(payload));
+    c.follow('book:m2', (payload) => seen.c!.push(payload));
+    expect(await a.claim('book:m1', 5_000)).toBe(true);
+    const write = (ts: string) =>
+      a.log.commit('book:m1', { state: undefined, ts, rts: ts, receivedAt: 1 }, []);
+    await waitFor('subscriptions', async () => {
+      await write('probe');
+      return seen.b!.length > 0;
+    });
+    await write('one');
+    await write('two');
+    const written = () =>
+      seen.b!.map((payload) => (JSON.parse(payload) as { ts: string }).ts).filter((ts) => ts !== 'probe');
+    await waitFor('two writes', () => written().length === 2);
+    expect(written()).toEqual(['one', 'two']); // in order
+    expect(seen.a).toEqual([]);
+    expect(seen.c).toEqual([]);
+    b.unfollow('book:m1');
+    expect(b.status().followed).toBe(0);
+  });
+
+  it('leases and delivers every target, wherever its slot lives (every shard of a cluster)', async () => {
+    const [a, b] = [await coordinator(), await coordinator()];
+    const targets = Array.from({ length: 24 }, (_, i) => `book:spread-${i}`);
+    const seen = new Map<string, number>();
+    for (const target of targets) {
+      b.follow(target, () => seen.set(target, (seen.get(target) ?? 0) + 1));
+      expect(await a.claim(target, 5_000)).toBe(true);
+      expect(await b.claim(target, 5_000)).toBe(false);
+    }
+    await waitFor('a write of every target to reach its follower', async () => {
+      for (const target of targets)
+        if (!seen.has(target))
+          expect(await a.log.commit(target, { state: '{}', ts: 't', rts: 't', receivedAt: 1 }, [])).toBe(
+            'written',
+          );
+      return seen.size === targets.length;
+    });
+    const loaded = await b.log.load(targets[5]!, []);
+    expect(loaded?.stored).toMatchObject({ state: '{}', ts: 't' });
+  });
+
+  it.runIf(kind === 'single')(
+    'fails open when Redis is unreachable: every claim answers "poll it yourself"',
+    async () => {
+      const lonely = new RedisCoordinator({ topology: { kind: 'single', url: 'redis://127.0.0.1:1' } });
+      coordinators.push(lonely);
+      expect(await lonely.connect(500)).toBe(false);
+      expect(await lonely.claim('book:m1', 1_000)).toBe(true);
+      expect(lonely.status()).toMatchObject({ connected: false, lastError: expect.any(String) });
+    },
+  );
+
+  it.runIf(kind === 'single')(
+    'reports each distinct error of an outage once, counts them, and clears lastError on recovery',
+    async () => {
+      let own = await startRedis();
+      const reported: string[] = [];
+      const recoveries: OutageSummary[] = [];
+      const watched = new RedisCoordinator({
+        topology: { kind: 'single', url: own.url },
+        onError: (error) => reported.push(error.message),
+        onRecover: (summary) => recoveries.push(summary),
+      });
+      coordinators.push(watched);
+      try {
+        expect(await watched.connect(2_000)).toBe(true);
+        await own.stop();
+        await waitFor('the outage to be noticed', () => !watched.status().connected);
+        for (let attempt = 0; attempt < 50; attempt += 1)
+          expect(await watched.claim('book:m1', 1_000)).toBe(true);
+        expect(watched.status().lastError).toEqual(expect.any(String));
+        expect(new Set(reported).size).toBe(reported.length); // never the same message twice
+        expect(reported.length).toBeLessThan(10);
+
+        own = await startRedis(own.port);
+        await waitFor('recovery', () => watched.status().connected && recoveries.length > 0, {
+          timeoutMs: 15_000,
+        });
+        expect(watched.status().lastError).toBeUndefined();
+        expect(recoveries).toHaveLength(1);
+        const counted = recoveries[0]!.errors.reduce((sum, { count }) => sum + count, 0);
+        expect(counted).toBeGreaterThanOrEqual(50); // every failed claim, though few lines were logged
+        expect(recoveries[0]!.errors.map(({ message }) => message).sort()).toEqual([...reported].sort());
+      } finally {
+        await own.stop();
+      }
+    },
+  );
+});

@@ -1,5 +1,0 @@
-/** Market, probabilities and oracle channels end to end: part 1 of 2 of the simulator profile matrix (the suite: suites/channels.ts). */
-import { matrixPart } from '../support/profile-matrix.ts';
-import { channelsSuite } from './suites/channels.ts';
-
-channelsSuite(matrixPart(1, 2));

@@ -1,0 +1,142 @@
+/**
+ * The client-only package as a user gets it: `npm pack` of the `@market-relay/client` workspace
+ * (packages/client, built by `prepack`), the tarball installed into an empty project, which must
+ * print no warning on this Node, pull in no server dependency and stay under 1 MB; from there the
+ * package README's snippet keeps a live book from a relay, a browser bundle carries no Node
+ * module, and its type declarations check in a project with no Node types.
+ */
+import { lstatSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { NPM, ROOT, readmeSnippet, run, usePackedPackage } from '../../support/clients/packed-package.ts';
+import { waitFor } from '../../support/wait-for.ts';
+
+const PACKAGE = join(ROOT, 'packages', 'client');
+const MAX_INSTALLED_BYTES = 1024 * 1024;
+
+interface Manifest {
+  name: string;
+  dependencies?: Record<string, string>;
+}
+interface LsNode {
+  version?: string;
+  dependencies?: Record<string, LsNode>;
+}
+
+function manifest(folder: string): Manifest {
+  return JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as Manifest;
+}
+
+/** Every installed package's name in `npm ls --all --json`; unmet optional ones have no version. */
+function installedNames(tree: LsNode): string[] {
+  return Object.entries(tree.dependencies ?? {}).flatMap(([name, node]) =>
+    node.version === undefined ? [] : [name, ...installedNames(node)],
+  );
+}
+
+function bytesUnder(folder: string): number {
+  return readdirSync(folder).reduce((total, name) => {
+    const path = join(folder, name);
+    const stat = lstatSync(path);
+    return total + (stat.isDirectory() ? bytesUnder(path) : stat.size);
+  }, 0);
+}
+
+describe('the packed client package', () => {
+  const pack = usePackedPackage({
+    prefix: 'market-relay-client-pack-',
+    pack: ['--workspace', '@market-relay/client'],
+    install: ['--prefer-offline', '--no-audit', '--no-fund'],
+  });
+  const { consumer } = pack;
+
+  it('carries the SDK, its types and README, and nothing else', () => {
+    const paths = pack.packed.files.map((file) => file.path);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'README.md',
+        'LICENSE',
+        'dist/client/src/index.js',
+        'dist/client/src/index.d.ts',
+        'dist/client/src/node.js',
+        'dist/protocol/src/protocol/book.js',
+      ]),
+    );
+    // The SDK and the Node-free contracts it is compiled with; no server part of a channel.
+    const unwanted = paths.filter((path) =>
+      /^(src|test)\/|\.map$|tsbuildinfo|^dist\/(?!client\/src\/|protocol\/src\/(protocol|channels|util)\/)|^dist\/protocol\/src\/channels\/(.*\/)?relay[^/]*\.js$/.test(
+        path,
+      ),
+    );
+    expect(unwanted).toEqual([]);
+  });
+
+  it('installs with no warning, no server dependency and under 1 MB', async () => {
+    expect(pack.installOutput).not.toMatch(/warn|EBADENGINE/i);
+    const { stdout } = await run(NPM, ['ls', '--all', '--json'], { cwd: consumer }).catch(
+      (error: { stdout: string }) => ({ stdout: error.stdout }),
+    );
+    const names = new Set(installedNames(JSON.parse(stdout) as LsNode));
+    const client = manifest(PACKAGE);
+    expect([...names].sort()).toEqual([client.name, ...Object.keys(client.dependencies ?? {})].sort());
+    // What the server package needs and the client must not pull in.
+    const clientDependencies = new Set(Object.keys(client.dependencies ?? {}));
+    const serverOnly = Object.keys(manifest(ROOT).dependencies ?? {}).filter(
+      (name) => !clientDependencies.has(name),
+    );
+    expect(serverOnly).toEqual(expect.arrayContaining(['fastify', 'ioredis', 'pino', 'undici', 'zod']));
+    expect(serverOnly.filter((name) => names.has(name))).toEqual([]);
+    expect(bytesUnder(join(consumer, 'node_modules'))).toBeLessThan(MAX_INSTALLED_BYTES);
+  });
+
+  it("keeps a live book with the README's snippet in Node", async () => {
+    const output = pack.runSnippet(readmeSnippet(join(PACKAGE, 'README.md'), '@market-relay/client'));
+    await waitFor('two book updates printed by the snippet', () => output().split('best bid').length > 2, {
+      timeoutMs: 20_000,
+    });
+    expect(output()).not.toMatch(/Error/);
+  });
+
+  it('bundles for browsers without Node modules', async () => {
+    const code = await pack.browserBundle('@market-relay/client');
+    expect(code).toContain('globalThis');
+    expect(code).not.toMatch(/from ["'](ws|node:[a-z]+)["']|require\(["'](ws|node:[a-z]+)["']\)/);
+  });
+
+  it('type-checks a browser project against its declarations (no Node types)', async () => {
+    writeFileSync(
+      join(consumer, 'check.ts'),
+      [
+        "import { type BookState, connect, type RelayClient } from '@market-relay/client';",
+        "const relay: RelayClient = connect(['wss://a.example', 'wss://b.example'], { apiKey: 'k' });",
+        "const book = relay.subscribeBook('3f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f', { depth: 10 });",
+        "book.on('update', ({ state }: { state: BookState }) => {",
+        "  document.title = state.bids[0]?.[0] ?? '';",
+        '});',
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(consumer, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2023',
+          lib: ['es2023', 'dom'],
+          types: [],
+          skipLibCheck: false,
+        },
+        files: ['check.ts'],
+      }),
+    );
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    const result = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: consumer }).catch(
+      (error: { stdout: string }) => ({ stdout: error.stdout }),
+    );
+    expect(result.stdout).toBe('');
+  });
+});

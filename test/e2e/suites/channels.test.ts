@@ -1,0 +1,5 @@
+/** Market, probabilities and oracle channels end to end: part 1 of 2 of the simulator profile matrix (the suite: channels.ts). */
+import { matrixPart } from '../../support/profile-matrix.ts';
+import { channelsSuite } from './channels.ts';
+
+channelsSuite(matrixPart(1, 2));

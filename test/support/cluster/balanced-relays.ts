@@ -1,0 +1,145 @@
+/**
+ * @module test/support/cluster/balanced-relays
+ * Relays in this process on a private Redis Cluster of three primaries (or one Redis), 18 simulated
+ * markets (or as many as asked), each relay with a client of every book, announcing themselves
+ * every 250 ms: for the tests of how leases spread over the relays (docs/cluster.md "How leases move").
+ *
+ * Which relay should hold a lease is a pure function of the live relays' instance ids and weights
+ * (relay/coordination/redis/rendezvous.ts), so the tests wait for exactly that split (`expectedOwned`), never for a
+ * band of counts that random instance ids miss now and then. A relay's weight follows the poll CPU it
+ * measures, which a loaded machine's preemption and GC pauses inflate at random; unless a test asks
+ * for it (`measureCosts`), the relays measure none and keep even weights.
+ */
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { bookTargetKey } from '../../../packages/protocol/src/util/keys.ts';
+import type { RedisBroker } from '../../../src/relay/coordination/redis/broker.ts';
+import { preferredRelay } from '../../../src/relay/coordination/redis/rendezvous.ts';
+import { type Relay, startRelay } from '../../../src/relay-server.ts';
+import { type SimulatorHandle, startSimulator } from '../../../src/sim/server.ts';
+import { ProtocolClient } from '../clients/protocol-client.ts';
+import { upstreamBook } from '../harness.ts';
+import { type RedisDeployment, startRedisDeployment } from './redis.ts';
+
+export const MARKETS = 18;
+export const BOOK_POLL_MS = 200;
+/**
+ * `--rebalance-ms`: a relay silent for three of these leaves the roster, so this is well above the
+ * pauses a loaded machine gives a process running three relays, or relays would drop out and back.
+ */
+const REBALANCE_MS = 250;
+
+export interface BalancedRelays {
+  readonly sim: SimulatorHandle;
+  readonly markets: string[];
+  /** The running relays, in start order (a test that stops one removes it). */
+  readonly relays: Relay[];
+  readonly clients: ProtocolClient[];
+  relayWithClient(): Promise<{ relay: Relay; client: ProtocolClient }>;
+  /** Leases each running relay holds. */
+  owned(): number[];
+  /**
+   * Leases each running relay should hold with even weights: the books rendezvous hashing names it
+   * for among the running relays.
+   */
+  expectedOwned(): number[];
+  /** Whether the relays measure the poll CPU their weights follow (from now on). */
+  measureCosts(on: boolean): void;
+  /** Each book's timestamp as upstream has it now. */
+  upstreamNow(): Promise<string[]>;
+}
+
+export interface BalancedRelaysOptions {
+  /** One Redis or a Redis Cluster of three primaries (the default). */
+  redis?: RedisDeployment['topology']['kind'];
+  markets?: number;
+  /** Whether the relays measure their poll CPU from the start (default: no, even weights). */
+  measureCosts?: boolean;
+}
+
+export function useBalancedRelays(options: BalancedRelaysOptions = {}): BalancedRelays {
+  const marketCount = options.markets ?? MARKETS;
+  let measuring = options.measureCosts ?? false;
+  let redis: RedisDeployment;
+  let sim: SimulatorHandle;
+  let markets: string[];
+  const relays: Relay[] = [];
+  const clients: ProtocolClient[] = [];
+  beforeAll(async () => {
+    [redis, sim] = await Promise.all([
+      startRedisDeployment(options.redis ?? 'cluster'),
+      startSimulator({ markets: marketCount, seed: 9, tickMs: BOOK_POLL_MS }),
+    ]);
+    markets = sim.market.marketIds();
+  }, 20_000);
+  afterAll(async () => {
+    await Promise.all([redis?.stop(), sim?.close()]);
+  });
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+    await Promise.all(relays.splice(0).map((relay) => relay.close()));
+  });
+
+  const instanceOf = (relay: Relay) => (relay.broker as RedisBroker).coordinator.instanceId;
+
+  return {
+    get sim() {
+      return sim;
+    },
+    get markets() {
+      return markets;
+    },
+    relays,
+    clients,
+    async relayWithClient() {
+      const relay = await startRelay(
+        {
+          port: 0,
+          host: '127.0.0.1',
+          upstream: sim.url,
+          redis: redis.spec,
+          bookPollMs: BOOK_POLL_MS,
+          pricePollMs: 1_000,
+          upstreamConcurrency: 16,
+          upstreamRps: 5_000,
+          logLevel: 'silent',
+          simMarkets: marketCount,
+          simSeed: 9,
+          tuning: { heartbeatMs: 60_000, lingerMs: 1_000, rebalanceMs: REBALANCE_MS },
+        },
+        pino({ level: 'silent' }),
+      );
+      const { coordinator } = relay.broker as RedisBroker;
+      const measure = coordinator.spent.bind(coordinator);
+      // No poll CPU measured, no evidence: the weight stays even (relay/coordination/redis/relay-weight.ts).
+      coordinator.spent = (ms) => {
+        if (measuring) measure(ms);
+      };
+      relays.push(relay);
+      // Uncompressed: in this one process, deflating for every client and inflating again would
+      // double the CPU the relays need, which a loaded machine cannot spare; compression is not
+      // what these tests are about.
+      const client = await ProtocolClient.connect(relay.url, { perMessageDeflate: false });
+      clients.push(client);
+      await client.request({ op: 'subscribe', channel: 'book', markets });
+      return { relay, client };
+    },
+    owned: () => relays.map((relay) => relay.broker.status().owned),
+    expectedOwned() {
+      const instances = relays.map(instanceOf);
+      const counts = instances.map(() => 0);
+      for (const market of markets) {
+        const holder = preferredRelay(bookTargetKey(market), instances);
+        counts[instances.indexOf(holder!)]! += 1;
+      }
+      return counts;
+    },
+    measureCosts(on) {
+      measuring = on;
+    },
+    upstreamNow: () =>
+      Promise.all(
+        markets.map(async (market) => new Date((await upstreamBook(sim, market)).timestamp).toISOString()),
+      ),
+  };
+}
