@@ -17,7 +17,7 @@ import type { BookDepth, StreamMessage } from '../../packages/protocol/src/proto
 import { priceDataOf } from '../../src/relay/channels/codecs.ts';
 import { toFrame } from '../../src/relay/streams/frame.ts';
 import { selectSubprotocol } from '../../src/ws/endpoint.ts';
-import { ProtocolClient } from '../support/clients/protocol-client.ts';
+import { type Message, ProtocolClient } from '../support/clients/protocol-client.ts';
 import { expectedBook, type Harness, upstreamBook, upstreamPrices, useHarness } from '../support/harness.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -171,10 +171,15 @@ describe('compact WebSocket connections', () => {
     expect(json.compactMessages).toBe(0);
 
     // Bytes on the socket against the JSON text of what was decoded (per client: counts may differ).
-    const jsonBytes = (client: ProtocolClient) =>
-      client.messages.reduce((sum, message) => sum + Buffer.byteLength(JSON.stringify(message)), 0);
-    expect(compact.socket!.bytesRead).toBeLessThan(jsonBytes(compact) * 0.8);
-    expect(compressing.socket!.bytesRead).toBeLessThan(jsonBytes(compressing) * 0.5);
+    const jsonBytes = (messages: Message[]) =>
+      messages.reduce((sum, message) => sum + Buffer.byteLength(JSON.stringify(message)), 0);
+    // The compact encoding is of stream messages only: the others (`subscribed`, and as many
+    // `confirmed` as a slow machine's waits let through) come as JSON text on both sides. Its
+    // saving is about a quarter here (0.77 x on a quiet machine), less where the machine's pace
+    // leaves more `orders` (its data as in JSON) and fewer book updates in the mix.
+    const others = jsonBytes(compact.messages.filter((m) => m.type !== 'snapshot' && m.type !== 'update'));
+    expect(compact.socket!.bytesRead - others).toBeLessThan(jsonBytes(streamMessages(compact)) * 0.9);
+    expect(compressing.socket!.bytesRead).toBeLessThan(jsonBytes(compressing.messages) * 0.5);
   });
 
   it('announce a stream number before its first data message, also for a stream joined on a busy connection', async () => {
