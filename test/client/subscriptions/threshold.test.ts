@@ -53,7 +53,7 @@ describe('client SDK: threshold', () => {
       kinds.push('snapshot');
       bids.push(gated.state?.best_bid ?? '');
     });
-    gated.on('update', ({ message }) => {
+    gated.on('update', () => {
       kinds.push('update');
       bids.push(gated.state?.best_bid ?? '');
     });
