@@ -5,7 +5,7 @@
  * protocol error code.
  */
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../support/clients/message-recorder.ts';
+import { appliesTo, type Message } from '../support/clients/message-recorder.ts';
 import { SseClient } from '../support/clients/sse-client.ts';
 import { expectedBook, type Harness, upstreamBook, useHarness } from '../support/harness.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -36,7 +36,6 @@ describe('SSE interval', () => {
     );
     const sent = client.messages.filter((m) => m.type === 'snapshot' || m.type === 'update');
     expect(sent.length).toBeGreaterThan(1);
-    const appliesTo = (m: Message) => (m.prev_seq as number | undefined) ?? (m.seq as number) - 1;
     for (const [i, m] of sent.entries()) if (i > 0) expect(appliesTo(m)).toBe(sent[i - 1]!.seq);
     expect(client.violations).toEqual([]);
   });

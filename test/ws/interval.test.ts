@@ -9,6 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { COMPACT_SUBPROTOCOL } from '../../packages/protocol/src/protocol/compact.ts';
+import { appliesTo } from '../support/clients/message-recorder.ts';
 import { type Message, ProtocolClient } from '../support/clients/protocol-client.ts';
 import { expectedBook, type Harness, upstreamBook, useHarness } from '../support/harness.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -24,9 +25,6 @@ describe('interval subscriptions over WebSocket', () => {
     opened.push(client);
     return client;
   }
-
-  /** The seq an update applies to: its `prev_seq`, else the one before its own. */
-  const appliesTo = (m: Message) => (m.prev_seq as number | undefined) ?? (m.seq as number) - 1;
 
   const data = (client: ProtocolClient, from: number): Message[] =>
     client.messages.slice(from).filter((m) => m.type === 'snapshot' || m.type === 'update');

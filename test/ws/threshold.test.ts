@@ -12,6 +12,7 @@ import { THRESHOLD_SETTLE_MS } from '../../packages/protocol/src/protocol/limits
 import type { PriceData } from '../../packages/protocol/src/protocol/messages.ts';
 import type { Relay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
+import { appliesTo } from '../support/clients/message-recorder.ts';
 import { type Message, ProtocolClient } from '../support/clients/protocol-client.ts';
 import { SseClient } from '../support/clients/sse-client.ts';
 import { startHarnessRelay } from '../support/harness.ts';
@@ -101,7 +102,6 @@ describe('price threshold', () => {
     ]);
     // After the first, each message is the change from the one before it (`prev_seq`, or the seq before its own).
     const gatedSeqs = gated.timed.map(({ message }) => message.seq);
-    const appliesTo = (m: Message) => (m.prev_seq as number | undefined) ?? (m.seq as number) - 1;
     expect(gated.timed.slice(1).map(({ message }) => appliesTo(message))).toEqual(gatedSeqs.slice(0, -1));
     expect(raw.timed.filter(({ message }) => message.type === 'update')).toHaveLength(5);
     // The final state came the settle time after the relay took it (its clock, this process's), and
@@ -195,9 +195,7 @@ describe('price threshold', () => {
         : undefined,
     );
     // The tick came as the change from the first state the reader was sent, naming its seq.
-    expect(sse.of('update').map((m) => (m.prev_seq as number | undefined) ?? (m.seq as number) - 1)).toEqual([
-      sse.of('snapshot')[0]!.seq,
-    ]);
+    expect(sse.of('update').map(appliesTo)).toEqual([sse.of('snapshot')[0]!.seq]);
     for (const query of [
       `channel=price&markets=${market}&threshold=0`,
       `channel=price&markets=${market}&threshold=abc`,

@@ -61,6 +61,14 @@ function applied<C extends Channel>(channel: C, state: unknown, update: unknown)
 
 export type Message = Record<string, unknown> & { type: string };
 
+/**
+ * The `seq` of the state an `update` applies to: a paced subscription's conflated update names it
+ * in `prev_seq`, any other is the one before its own (docs/protocol.md "Sequencing").
+ */
+export function appliesTo(message: Message): number {
+  return typeof message.prev_seq === 'number' ? message.prev_seq : (message.seq as number) - 1;
+}
+
 export interface StreamView {
   epoch: string;
   seq: number;
@@ -113,9 +121,7 @@ export class MessageRecorder {
         this.violations.push(`${key}: update seq ${seq} before any snapshot`);
         return;
       }
-      // A paced subscription's conflated update names the seq it applies to.
-      const applies = typeof message.prev_seq === 'number' ? message.prev_seq : seq - 1;
-      if (view.epoch !== epoch || applies !== view.seq) {
+      if (view.epoch !== epoch || appliesTo(message) !== view.seq) {
         this.violations.push(`${key}: update ${epoch}/${seq} after ${view.epoch}/${view.seq}`);
       }
       view.state = applied(message.channel as Channel, view.state, message.data);
