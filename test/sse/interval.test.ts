@@ -5,7 +5,7 @@
  * protocol error code.
  */
 import { describe, expect, it } from 'vitest';
-import { appliesTo, type Message } from '../support/clients/message-recorder.ts';
+import { appliesTo } from '../support/clients/message-recorder.ts';
 import { SseClient } from '../support/clients/sse-client.ts';
 import { expectedBook, type Harness, upstreamBook, useHarness } from '../support/harness.ts';
 import { waitFor } from '../support/wait-for.ts';
