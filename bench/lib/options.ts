@@ -1,7 +1,7 @@
 /**
  * @module bench/lib/options
  * `npm run bench -- [SCENARIO...] [--only fanout,memory] [--quick] [--cpu-prof] [--fanout 1000,5000]
- * [--multi 500] [--single 2000] [--rest-streams 1000] [--rest-subscribers 10000] [--dashboard-clients 100] [--dashboard-tick-ms 100]
+ * [--multi 500] [--single 2000] [--rest-streams 1000] [--rest-subscribers 10000] [--dashboard-clients 50] [--dashboard-tick-ms 10]
  * [--capacity-connections 15000] [--capacity-batch 2000] [--capacity-max-clients 18000]`: which scenarios (`npm run bench -- freshness` runs that one alone), how big and
  * how long. The full run is what docs/benchmarks.md records; --quick is a ~1 minute smoke run.
  */
@@ -111,9 +111,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     ),
     dashboardClients: positiveInteger(
       'dashboard-clients',
-      values['dashboard-clients'] ?? (quick ? '20' : '100'),
+      values['dashboard-clients'] ?? (quick ? '20' : '50'),
     ),
-    dashboardTickMs: positiveInteger('dashboard-tick-ms', values['dashboard-tick-ms'] ?? '100'),
+    dashboardTickMs: positiveInteger('dashboard-tick-ms', values['dashboard-tick-ms'] ?? '10'),
     capacityConnections: positiveInteger(
       'capacity-connections',
       values['capacity-connections'] ?? (quick ? '2000' : '15000'),
