@@ -301,7 +301,7 @@ export function dashboardReport(result: DashboardResult): Report {
       return [arm.channel, optionText(arm.option), String(arm.run), `not available: ${arm.unavailable}`];
     const { metrics } = arm;
     const group = Object.values(metrics.groups)[0]!;
-    const isRaw = arm.name === 'book' || arm.name === 'price';
+    const isRaw = PAIRS.some(([rawSpec]) => rawSpec.name === arm.name);
     const versusRaw = (value: number, rawValue: number | undefined): string =>
       isRaw || rawValue === undefined ? '' : ` (${fixed(value / rawValue, 2)} x)`;
     return [
