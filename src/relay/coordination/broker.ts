@@ -76,8 +76,12 @@ export interface Broker {
     context: NumberingContext,
     onApplied: (poll: AppliedPoll) => void,
   ): StreamNumbering<State>;
-  /** Upstream responses another relay polled for `target`, for the streams each relay numbers itself. */
-  follow(target: string, onResult: (result: SharedResult) => void): void;
+  /**
+   * Upstream responses another relay polled for `target`, for the streams each relay numbers itself.
+   * `wanted`, when given, is asked before a response is read: false skips it unread (no stream here
+   * would use it), so that a follower does not parse and validate every response it is sent.
+   */
+  follow(target: string, onResult: (result: SharedResult) => void, wanted?: () => boolean): void;
   /** Hands this relay's response for `target` to whoever follows it; `result` is made only then. */
   share(target: string, result: () => SharedResult): void;
   /** No subscriber left here: stop following and hand the lease to another interested relay. */

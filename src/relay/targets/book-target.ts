@@ -66,7 +66,13 @@ export class BookTarget extends PollTarget {
       },
       (applied) => this.#applied(applied.receivedAt, applied),
     );
-    context.cluster.follow(this.key, (result) => this.#onShared(result));
+    // Only a channel served from the book uses another relay's response: the `book` streams follow
+    // what the lease holder numbered.
+    context.cluster.follow(
+      this.key,
+      (result) => this.#onShared(result),
+      () => this.#servesWholeBook(),
+    );
   }
 
   protected async pollOnce(): Promise<readonly PollOutcome[]> {

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { SharedResult } from '../../../src/relay/coordination/shared-result.ts';
 import { NOTHING_FETCHED } from '../../../src/relay/streams/registry.ts';
 import { useBrokerImplementations } from '../../support/cluster/brokers.ts';
+import { waitFor } from '../../support/wait-for.ts';
 
 const implementations = useBrokerImplementations();
 
@@ -40,6 +41,38 @@ describe.each(implementations)('Broker contract: %s', (_name, create) => {
     broker.forget('book:d');
     expect(received).toEqual([]);
     await broker.close();
+  });
+
+  it('hands a follower what another relay shares, leaving it unread while the follower wants none', async () => {
+    const [follower, holder] = [await create(), await create()];
+    const received: SharedResult[] = [];
+    let wanted = false;
+    let asked = 0;
+    follower.follow(
+      'book:wanted',
+      (result) => received.push(result),
+      () => {
+        asked += 1;
+        return wanted;
+      },
+    );
+    const shared = (receivedAt: number): SharedResult => ({ kind: 'response', receivedAt, body: null });
+    const relayed = follower.status().mode === 'redis';
+    if (relayed) {
+      // Shared until one arrives: the follower's subscription is made in the background.
+      await waitFor('a response to reach the follower, and be left unread', () => {
+        holder.share('book:wanted', () => shared(1));
+        return asked > 0;
+      });
+      expect(received).toEqual([]);
+      wanted = true;
+      await waitFor('a wanted response to be read', () => {
+        holder.share('book:wanted', () => shared(2));
+        return received.length > 0;
+      });
+    } else holder.share('book:wanted', () => shared(2));
+    expect(received.length > 0).toBe(relayed);
+    await Promise.all([follower.close(), holder.close()]);
   });
 
   it('has no history of the streams each relay numbers itself: resumed from the rings alone, at once', async () => {

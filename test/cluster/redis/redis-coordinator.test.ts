@@ -3,6 +3,8 @@
  * writes reaching followers but not their writer, and failing open when Redis is away.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Cluster, type Redis } from 'ioredis';
+import { openRedis } from '../../../src/relay/coordination/redis/connection.ts';
 import { RedisCoordinator } from '../../../src/relay/coordination/redis/coordinator.ts';
 import type { OutageSummary } from '../../../src/relay/coordination/redis/outage-errors.ts';
 import {
@@ -107,6 +109,34 @@ describe.each(redisDeployments())('RedisCoordinator on %s redis', (kind) => {
     });
     const loaded = await b.log.load(targets[5]!, []);
     expect(loaded?.stored).toMatchObject({ state: '{}', ts: 't' });
+  });
+
+  it('sends each script once per connection, then runs it by its SHA1, and sends it again when Redis forgot it', async () => {
+    const admin = openRedis(redis.topology, { offlineQueue: true, lazyConnect: false });
+    try {
+      await admin.ping();
+      const nodes = (): Redis[] => (admin instanceof Cluster ? admin.nodes('master') : [admin]);
+      const calls = async (command: 'eval' | 'evalsha') => {
+        let total = 0;
+        for (const node of nodes()) {
+          const stats = await node.info('commandstats');
+          total += Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(stats)?.[1] ?? 0);
+        }
+        return total;
+      };
+      const a = await coordinator();
+      expect(await a.claim('book:scripted', 5_000)).toBe(true);
+      await Promise.all(nodes().map((node) => node.config('RESETSTAT')));
+      for (let renewal = 0; renewal < 5; renewal += 1)
+        expect(await a.claim('book:scripted', 5_000)).toBe(true);
+      expect(await calls('evalsha')).toBeGreaterThanOrEqual(5);
+      expect(await calls('eval')).toBe(0);
+      await Promise.all(nodes().map((node) => node.script('FLUSH')));
+      expect(await a.claim('book:scripted', 5_000)).toBe(true); // NOSCRIPT, then the text again
+      expect(await calls('eval')).toBeGreaterThanOrEqual(1);
+    } finally {
+      admin.disconnect();
+    }
   });
 
   it.runIf(kind === 'single')(

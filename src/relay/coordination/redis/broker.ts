@@ -37,6 +37,7 @@ export interface RedisBrokerOptions {
 interface Listeners {
   batch?: (payload: string) => void;
   result?: (result: SharedResult) => void;
+  resultWanted?: () => boolean;
 }
 
 export class RedisBroker implements Broker {
@@ -88,8 +89,11 @@ export class RedisBroker implements Broker {
   }
 
   /** Malformed payloads are ignored. */
-  follow(target: string, onResult: (result: SharedResult) => void): void {
-    this.#listen(target).result = onResult;
+  follow(target: string, onResult: (result: SharedResult) => void, wanted?: () => boolean): void {
+    const listeners = this.#listen(target);
+    listeners.result = onResult;
+    if (wanted === undefined) delete listeners.resultWanted;
+    else listeners.resultWanted = wanted;
   }
 
   share(target: string, result: () => SharedResult): void {
@@ -204,7 +208,7 @@ export class RedisBroker implements Broker {
       this.#listeners.set(target, created);
       this.coordinator.follow(target, (payload) => {
         if (isBatchPayload(payload)) created.batch?.(payload);
-        else {
+        else if (created.result !== undefined && (created.resultWanted?.() ?? true)) {
           const result = parseSharedResult(payload);
           if (result !== undefined) created.result?.(result);
         }

@@ -7,6 +7,7 @@
  * `RedisClient`, the commands both have.
  */
 import { Cluster, type ClusterNode, Redis, type RedisOptions } from 'ioredis';
+import { defineScripts } from './scripts.ts';
 
 /** Either client: both run EVAL, SPUBLISH and SSUBSCRIBE, and report `status`. */
 export type RedisClient = Redis | Cluster;
@@ -91,8 +92,19 @@ export function openRedis(topology: RedisTopology, options: ConnectionOptions): 
     maxRetriesPerRequest: 1,
     enableOfflineQueue: options.offlineQueue,
   };
-  if (topology.kind === 'single')
-    return new Redis(topology.url, { ...perNode, lazyConnect: options.lazyConnect });
+  const redis =
+    topology.kind === 'single'
+      ? new Redis(topology.url, { ...perNode, lazyConnect: options.lazyConnect })
+      : openCluster(topology, options, perNode);
+  defineScripts(redis);
+  return redis;
+}
+
+function openCluster(
+  topology: Extract<RedisTopology, { kind: 'cluster' }>,
+  options: ConnectionOptions,
+  perNode: RedisOptions,
+): Cluster {
   return new Cluster(topology.nodes, {
     lazyConnect: options.lazyConnect,
     enableOfflineQueue: options.offlineQueue,

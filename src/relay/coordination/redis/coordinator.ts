@@ -19,7 +19,6 @@ import { OutageErrors, type OutageSummary } from './outage-errors.ts';
 import { EVEN_WEIGHT, nextWeight, parseWeight, type RelayWeight } from './relay-weight.ts';
 import { preferredRelay } from './rendezvous.ts';
 import { asError, RedisStreamLog } from './stream-log.ts';
-import { ANNOUNCE, CLAIM, RELEASE } from './stream-scripts.ts';
 
 /** A fencing counter outlives its leases by far: tokens must never repeat while a writer may wait. */
 const FENCE_TTL_MS = 24 * 60 * 60_000;
@@ -145,8 +144,7 @@ export class RedisCoordinator {
   async claim(target: string, ttlMs: number): Promise<boolean> {
     const keys = targetKeys(target);
     try {
-      const token = await this.#commands.eval(
-        CLAIM,
+      const token = await this.#commands.relayClaim(
         3,
         keys.lease,
         keys.fence,
@@ -176,7 +174,7 @@ export class RedisCoordinator {
     this.#uncoordinated.delete(target);
     if (!this.#owned.delete(target)) return;
     try {
-      await this.#commands.eval(RELEASE, 1, targetKeys(target).lease, this.instanceId);
+      await this.#commands.relayRelease(1, targetKeys(target).lease, this.instanceId);
     } catch (error) {
       // The lease expires by itself; another relay takes over after its TTL.
       this.#fail(asError(error));
@@ -259,8 +257,7 @@ export class RedisCoordinator {
     this.#pollCpuMs = 0;
     this.#pollCpuSince = now;
     try {
-      const live = (await this.#commands.eval(
-        ANNOUNCE,
+      const live = (await this.#commands.relayAnnounce(
         3,
         ROSTER_KEY,
         POLL_CPU_KEY,

@@ -8,7 +8,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { LocalRateGate, type RateGate } from '../../../upstream/rate-gate.ts';
-import { BUCKET_KEY, budgetShare, LEASE_TOKENS, REPORT_SPENDING, SPENDING_KEY } from './budget-scripts.ts';
+import { BUCKET_KEY, budgetShare, SPENDING_KEY } from './budget-scripts.ts';
 import { openRedis, type RedisClient, type RedisTopology } from './connection.ts';
 
 /** A leased token unused for this long goes back to nobody: a relay must not hoard the budget. */
@@ -122,8 +122,7 @@ export class RedisRateGate implements RateGate {
   /** Leases a batch; resolves with 0 when tokens arrived, else the wait until the next one. */
   async #lease(): Promise<number> {
     const { rps } = this.#options;
-    const [granted, waitMs] = (await this.#redis.eval(
-      LEASE_TOKENS,
+    const [granted, waitMs] = (await this.#redis.relayLeaseTokens(
       1,
       BUCKET_KEY,
       String(rps),
@@ -177,8 +176,7 @@ export class RedisRateGate implements RateGate {
     this.#reportedAt = now;
     if (this.#redis.status !== 'ready') return;
     try {
-      const [relays, total] = (await this.#redis.eval(
-        REPORT_SPENDING,
+      const [relays, total] = (await this.#redis.relayReportSpending(
         1,
         SPENDING_KEY,
         this.#options.instanceId,

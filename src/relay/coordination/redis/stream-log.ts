@@ -10,7 +10,6 @@
 import { targetKeys } from '../../../../packages/protocol/src/util/keys.ts';
 import type { RedisClient } from './connection.ts';
 import { encodeBatch, encodeClosed, type WrittenEntry } from './stream-batch.ts';
-import { CLOSE, COMMIT, LOAD } from './stream-scripts.ts';
 
 /** `unavailable`: Redis could not be asked (or this relay polls without a lease: Redis was away). */
 export type WriteOutcome = 'written' | 'fenced' | 'unavailable';
@@ -117,7 +116,7 @@ export class RedisStreamLog implements StreamLog {
     for (const entry of entries)
       args.push(entry.stream, `${entry.epoch} ${entry.seq}`, entry.kind, entry.text ?? '');
     const histories = entries.map((entry) => keys.history(entry.stream));
-    return this.#write(COMMIT, [keys.lease, keys.state, ...histories], args);
+    return this.#write('relayCommit', [keys.lease, keys.state, ...histories], args);
   }
 
   async close(target: string, streams: readonly string[]): Promise<WriteOutcome> {
@@ -126,7 +125,7 @@ export class RedisStreamLog implements StreamLog {
     const keys = targetKeys(target);
     const { instanceId } = this.#options;
     return this.#write(
-      CLOSE,
+      'relayClose',
       [keys.lease, keys.state, ...streams.map((stream) => keys.history(stream))],
       [`${instanceId} ${token}`, keys.channel, `${instanceId} ${encodeClosed(token)}`],
     );
@@ -139,8 +138,7 @@ export class RedisStreamLog implements StreamLog {
     const keys = targetKeys(target);
     let answer: unknown;
     try {
-      answer = await this.#options.redis.eval(
-        LOAD,
+      answer = await this.#options.redis.relayLoad(
         1 + history.length,
         keys.state,
         ...history.map((wanted) => keys.history(wanted.stream)),
@@ -156,9 +154,9 @@ export class RedisStreamLog implements StreamLog {
     return { stored: storedTarget(hash), history: loaded };
   }
 
-  async #write(script: string, keys: string[], args: string[]): Promise<WriteOutcome> {
+  async #write(script: 'relayCommit' | 'relayClose', keys: string[], args: string[]): Promise<WriteOutcome> {
     try {
-      const written = await this.#options.redis.eval(script, keys.length, ...keys, ...args);
+      const written = await this.#options.redis[script](keys.length, ...keys, ...args);
       return written === 1 ? 'written' : 'fenced';
     } catch (error) {
       this.#options.onError(asError(error));
