@@ -5,7 +5,8 @@
  * nothing): it keeps every book (or `rest` body) from snapshot + updates, checks seq and checksums, and counts any
  * resync. Under load a correct relay gives it zero. Scenario 7 has it offer the encoding and
  * permessage-deflate of the clients it rides along with, so that it makes the relay build no form
- * of a message those clients do not already need; elsewhere it reads JSON with deflate offered, as
+ * of a message those clients do not already need, and the many-client fan-out (scenario 9) has it
+ * read JSON without deflate for the same reason; elsewhere it reads JSON with deflate offered, as
  * the SDK did before the compact encoding, so that earlier figures stay comparable.
  */
 import WebSocket from 'ws';

@@ -4,8 +4,27 @@
  * with every core of a 2-core machine used, the sustained deliveries per second at p99 <= 100 ms
  * at least 1.6x one process's, and upstream still asked for each book once per poll interval.
  */
+import { availableParallelism } from 'node:os';
 import { fixed, markdownTable, type Report, target } from '../lib/report.ts';
-import { type CapacityResult, P99_LIMIT_MS } from './capacity.ts';
+import { type CapacityResult, P99_LIMIT_MS, type RampResult, type RampStep } from './capacity.ts';
+
+/** CPU microseconds per delivery of a step: the server's, and its load generators'. */
+function perDelivery(step: RampStep): { serverUs: number; generatorUs: number } {
+  const per = (share: number) => (share * 1e6) / Math.max(1, step.deliveriesPerSec);
+  return { serverUs: per(step.cpuShare), generatorUs: per(step.generatorCpuShare) };
+}
+
+/**
+ * What this machine can hold for a server at all, with its load generators on the same cores: every
+ * core busy with the server's and the generators' CPU per delivery (of its last step within the p99
+ * limit). Above it no server of that cost can be measured here, whatever it would do alone.
+ */
+function machineBound(ramp: RampResult | undefined, cores: number): number | undefined {
+  const within = ramp?.steps.filter((step) => step.latency.p99Ms <= P99_LIMIT_MS).at(-1);
+  if (within === undefined) return undefined;
+  const { serverUs, generatorUs } = perDelivery(within);
+  return (cores * 1e6) / (serverUs + generatorUs);
+}
 
 export function capacityReport(result: CapacityResult, openFilesLimit: string): Report {
   const { idle, ramps } = result;
@@ -43,6 +62,8 @@ export function capacityReport(result: CapacityResult, openFilesLimit: string): 
       'p50 (ms)',
       'p99 (ms)',
       'server CPU (cores)',
+      'generators CPU (cores)',
+      'CPU per delivery, server / generators (µs)',
       'book requests / market / poll',
       'sample failures',
     ],
@@ -54,6 +75,8 @@ export function capacityReport(result: CapacityResult, openFilesLimit: string): 
         fixed(step.latency.p50Ms),
         fixed(step.latency.p99Ms),
         fixed(step.cpuShare, 2),
+        fixed(step.generatorCpuShare, 2),
+        `${fixed(perDelivery(step).serverUs, 1)} / ${fixed(perDelivery(step).generatorUs, 1)}`,
         step.bookRequestsPerMarketPerPoll === undefined ? '-' : fixed(step.bookRequestsPerMarketPerPoll, 2),
         step.sampleFailures,
       ]),
@@ -65,6 +88,12 @@ export function capacityReport(result: CapacityResult, openFilesLimit: string): 
   );
   const [single, workers] = ramps;
   const booksPerPoll = Math.max(...(workers?.steps.map((s) => s.bookRequestsPerMarketPerPoll ?? 0) ?? [0]));
+  const cores = availableParallelism();
+  const bound = machineBound(workers, cores);
+  const boundLine =
+    bound === undefined || single === undefined || single.sustainedPerSec === 0
+      ? ''
+      : `At the workers' CPU per delivery (theirs and their generators', last step within the limit), this machine's ${cores} cores hold at most ${fixed(bound, 0)} deliveries/s with the generators on them: ${fixed(bound / single.sustainedPerSec, 2)} x one process's sustained rate, the most \`--workers\` can show here.`;
   const section = [
     '### 14. Capacity: idle connections on one process, and deliveries sustained by one process, every core and ws',
     '',
@@ -78,6 +107,7 @@ export function capacityReport(result: CapacityResult, openFilesLimit: string): 
     '',
     sustainedTable,
     '',
+    ...(boundLine === '' ? [] : [boundLine, '']),
   ].join('\n');
   return {
     section,

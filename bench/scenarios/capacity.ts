@@ -22,7 +22,7 @@ import type { LatencySummary } from '../lib/latency.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { progress, sleep } from '../lib/progress.ts';
 import { type Simulator, startGenerator, startServer, startSim } from '../lib/servers.ts';
-import { type UsageSample, usageBetween } from '../lib/usage.ts';
+import { type UsageDelta, type UsageSample, usageBetween } from '../lib/usage.ts';
 import { cpuShareBetween, type RelayProgram, startRelayProgram } from './capacity-program.ts';
 
 const MARKETS = 10;
@@ -65,6 +65,8 @@ export interface RampStep {
   deliveriesPerSec: number;
   latency: LatencySummary;
   cpuShare: number;
+  /** The load generators' CPU over the window (1 = one core): what the server leaves them. */
+  generatorCpuShare: number;
   meanFrameBytes: number;
   /** Relay runs: book requests upstream served per market per poll interval. */
   bookRequestsPerMarketPerPoll?: number;
@@ -86,6 +88,7 @@ export interface CapacityResult {
 interface GeneratorStats {
   groups: Record<string, GroupCounts>;
   latency: LatencySummary;
+  usage: UsageDelta;
 }
 
 /**
@@ -137,10 +140,11 @@ class Generators {
   }
 
   /** Every generator's groups; latency: the worst generator's (their histograms are not merged). */
-  async stats(): Promise<{ counts: GroupCounts[]; latency: LatencySummary }> {
+  async stats(): Promise<{ counts: GroupCounts[]; latency: LatencySummary; cpuShare: number }> {
     const all = await Promise.all(this.children.map((child) => child.request<GeneratorStats>('stats')));
     const worst = (pick: (latency: LatencySummary) => number) => Math.max(...all.map((s) => pick(s.latency)));
     return {
+      cpuShare: all.reduce((total, s) => total + s.usage.cpuShare, 0),
       counts: all.flatMap((s) => Object.values(s.groups)),
       latency: {
         count: all.reduce((total, s) => total + s.latency.count, 0),
@@ -238,7 +242,15 @@ async function ramp(
     clients <= options.capacityMaxClients;
     clients += options.capacityBatch
   ) {
-    await generators.add(options.capacityBatch);
+    try {
+      await generators.add(options.capacityBatch);
+    } catch (error) {
+      // A step that could not connect ends this server's ramp, not the run: the steps before stand.
+      progress(
+        `  ${clients} clients: not connected (${error instanceof Error ? error.message : String(error)})`,
+      );
+      break;
+    }
     await sleep(options.warmupMs);
     await Promise.all([generators.reset(), sim?.child.request('clearRequests')]);
     const cpu = measure();
@@ -247,7 +259,7 @@ async function ramp(
     await sleep(options.windowMs);
     const cpuShare = await cpu.end();
     const windowS = (Date.now() - from) / 1000;
-    const [{ counts, latency }, books] = await Promise.all([
+    const [{ counts, latency, cpuShare: generatorCpuShare }, books] = await Promise.all([
       generators.stats(),
       sim === undefined ? undefined : bookRequests(sim),
     ]);
@@ -257,6 +269,7 @@ async function ramp(
       deliveriesPerSec: deliveries / windowS,
       latency,
       cpuShare,
+      generatorCpuShare,
       meanFrameBytes: sum(counts, (c) => c.updateBytes) / Math.max(1, deliveries),
       ...(books === undefined
         ? {}
