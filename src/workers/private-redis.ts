@@ -8,7 +8,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { connect } from 'node:net';
+import { connect, type NetConnectOpts } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -87,14 +87,15 @@ async function answersPing(path: string, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + READY_DEADLINE_MS;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`redis-server exited with code ${child.exitCode} at start`);
-    if (await ping(path)) return;
+    if (await redisAnswersPing({ path })) return;
     await delay(20);
   }
   throw new Error(`redis-server did not answer on ${path} within ${READY_DEADLINE_MS / 1000} s`);
 }
 
-async function ping(path: string): Promise<boolean> {
-  const socket = connect(path);
+/** Whether a Redis at `to` (a Unix socket path, or a host and port) answers PING now. */
+export async function redisAnswersPing(to: NetConnectOpts): Promise<boolean> {
+  const socket = connect(to);
   socket.on('error', () => {});
   try {
     await once(socket, 'connect');

@@ -6,8 +6,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { accessSync, constants } from 'node:fs';
-import { createServer, Socket } from 'node:net';
+import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
+import { redisAnswersPing } from '../../../src/workers/private-redis.ts';
 import { waitFor } from '../wait-for.ts';
 
 export interface RedisServer {
@@ -44,19 +45,8 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function answersPing(port: number): Promise<boolean> {
-  const socket = new Socket();
-  try {
-    socket.connect(port, '127.0.0.1');
-    await once(socket, 'connect');
-    socket.write('PING\r\n');
-    const [data] = (await once(socket, 'data')) as [Buffer];
-    return data.toString().startsWith('+PONG');
-  } catch {
-    return false;
-  } finally {
-    socket.destroy();
-  }
+export function answersPing(port: number): Promise<boolean> {
+  return redisAnswersPing({ port, host: '127.0.0.1' });
 }
 
 /** `port`: restart on the port of a stopped server (an outage and its recovery). */
