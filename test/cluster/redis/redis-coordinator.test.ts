@@ -2,8 +2,8 @@
  * The Redis coordinator against a private redis-server and a private Redis Cluster of three primaries: leases (take, renew, hand over, expire),
  * writes reaching followers but not their writer, and failing open when Redis is away.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster, type Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openRedis } from '../../../src/relay/coordination/redis/connection.ts';
 import { RedisCoordinator } from '../../../src/relay/coordination/redis/coordinator.ts';
 import type { OutageSummary } from '../../../src/relay/coordination/redis/outage-errors.ts';
