@@ -173,10 +173,10 @@ function decode(value: unknown, lookup: CompactStreamLookup): CompactDecodeResul
   if (!Array.isArray(value)) throw new Malformed('not an array');
   const identity = lookup.get(value[1] as number);
   // One element past the channel's ordinary length is a conflated update's `prev_seq`.
-  const length = identity === undefined ? value.length : ordinaryLength(identity.channel);
-  if (value.length !== length + 1) return decodeArray(value, lookup);
-  const result = decodeArray(value.slice(0, length), lookup);
-  return result.ok ? { ok: true, message: withPrevSeq(result.message, value[length]) } : result;
+  const ordinary = identity === undefined ? value.length : ordinaryLength(identity.channel);
+  if (value.length !== ordinary + 1) return decodeArray(value, value.length, identity);
+  const result = decodeArray(value, ordinary, identity);
+  return result.ok ? { ok: true, message: withPrevSeq(result.message, value[ordinary]) } : result;
 }
 
 /** Elements of a channel's ordinary message: the envelope, `data`, and a checksum where it has one. */
@@ -194,12 +194,16 @@ function withPrevSeq(message: StreamMessage, prevSeq: unknown): StreamMessage {
   return Object.fromEntries(fields) as StreamMessage;
 }
 
-function decodeArray(value: unknown[], lookup: CompactStreamLookup): CompactDecodeResult {
+/** The message of `value`'s first `length` elements; `identity`: its stream as looked up. */
+function decodeArray(
+  value: unknown[],
+  length: number,
+  identity: CompactStreamIdentity | undefined,
+): CompactDecodeResult {
   const [kind, stream, epoch, seq, ts, rts, data] = value;
   if (kind !== 's' && kind !== 'u') throw new Malformed('kind is not "s" or "u"');
   if (!Number.isSafeInteger(stream) || (stream as number) < 1)
     throw new Malformed('stream is not a positive integer');
-  const identity = lookup.get(stream as number);
   if (identity === undefined)
     return { ok: false, reason: 'unknown_stream', message: `unknown stream number ${stream}` };
   if (typeof epoch !== 'string') throw new Malformed('epoch is not a string');
@@ -216,26 +220,26 @@ function decodeArray(value: unknown[], lookup: CompactStreamLookup): CompactDeco
     rts: isoRts,
   };
   if (identity.channel === 'book') {
-    if (value.length !== 8) throw new Malformed('a book message has 8 elements');
+    if (length !== 8) throw new Malformed('a book message has 8 elements');
     const checksum = checksumOf(value[7]);
     const message = { ...head, depth: identity.depth ?? null, data: decodeBook(data), checksum };
     return { ok: true, message: message as StreamMessage };
   }
   if (identity.channel === 'rest') {
-    if (value.length !== 8) throw new Malformed('a rest message has 8 elements');
+    if (length !== 8) throw new Malformed('a rest message has 8 elements');
     const checksum = checksumOf(value[7]);
     if (kind === 'u' && !Array.isArray(data)) throw new Malformed('a rest update is not a JSON Patch');
     const message = { ...head, path: identity.market, data, checksum };
     return { ok: true, message: message as StreamMessage };
   }
   if (carriesChecksum(identity.channel)) {
-    if (value.length !== 8) throw new Malformed(`a ${identity.channel} message has 8 elements`);
+    if (length !== 8) throw new Malformed(`a ${identity.channel} message has 8 elements`);
     const checksum = checksumOf(value[7]);
     if (typeof data !== 'object' || data === null || Array.isArray(data))
       throw new Malformed('data is not an object');
     return { ok: true, message: { ...head, data, checksum } as StreamMessage };
   }
-  if (value.length !== 7) throw new Malformed(`a ${identity.channel} message has 7 elements`);
+  if (length !== 7) throw new Malformed(`a ${identity.channel} message has 7 elements`);
   if (typeof data !== 'object' || data === null || Array.isArray(data))
     throw new Malformed('data is not an object');
   // The cast is where the wire meets the types: like JSON mode, a channel's data is taken as sent.
