@@ -86,20 +86,27 @@ export class PacedGroup<Member> {
     if (thresholdMove(this.#sent.state, this.#current().state, this.threshold) === 'moved') this.#sendNow();
   }
 
-  /** Each change starts the settle time over: a state goes out once the stream stops moving. */
+  /**
+   * Each change starts the settle time over: a state goes out once the stream stops moving. A busy
+   * stream changes on most polls, so the running timer is restarted in place (`refresh`) rather
+   * than cleared and made again for every change of every group.
+   */
   #awaitSettle(): void {
-    clearTimeout(this.#settleTimer);
-    this.#settleTimer = setTimeout(() => this.#settle(), this.interval ?? THRESHOLD_SETTLE_MS);
+    if (this.#settleTimer !== undefined) {
+      this.#settleTimer.refresh();
+      return;
+    }
+    this.#settleTimer = setTimeout(this.#settle, this.interval ?? THRESHOLD_SETTLE_MS);
     this.#settleTimer.unref();
   }
 
-  #settle(): void {
+  readonly #settle = (): void => {
     this.#settleTimer = undefined;
     if (thresholdMove(this.#sent.state, this.#current().state, this.threshold ?? '0') === 'same') return;
     this.#settled = true;
     if (this.#paceTimer === undefined) this.#sendNow();
     else this.#owed = true;
-  }
+  };
 
   #sendNow(): void {
     this.#owed = false;
