@@ -4,7 +4,7 @@
  * port both chosen free), joined by `redis-cli --cluster create`, nothing persisted, removed after.
  * Never the machine's shared Redis. No test runner here: the benchmarks start theirs with it too.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import type { RedisTopology } from '../../../src/relay/coordination/redis/connection.ts';
 import { waitFor } from '../wait-for.ts';
-import { answersPing, findBinary, freePort } from './redis-server.ts';
+import { findBinary, spawnRedisOnFreePorts } from './redis-server.ts';
 
 const run = promisify(execFile);
 
@@ -74,21 +74,19 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
   };
   try {
     for (let i = 0; i < primaries * (1 + replicas); i += 1) {
-      const port = await freePort();
-      const busPort = await freePort();
-      const nodeDir = join(dir, String(port));
-      mkdirSync(nodeDir);
-      const child = spawn(
-        server,
-        [
+      const started = await spawnRedisOnFreePorts(server, 2, ([port, busPort]) => {
+        const nodeDir = join(dir, `${port}-${busPort}`);
+        mkdirSync(nodeDir);
+        return [
           ...['--port', String(port), '--cluster-port', String(busPort), '--bind', '127.0.0.1'],
           ...['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--dir', nodeDir],
           ...['--cluster-node-timeout', String(nodeTimeoutMs), '--save', '', '--appendonly', 'no'],
           // A replica's first sync at once, not after the default 5 s wait for more replicas.
           ...['--repl-diskless-sync-delay', '0'],
-        ],
-        { stdio: 'ignore' },
-      );
+        ];
+      });
+      const { child } = started;
+      const port = started.ports[0]!;
       children.push(child);
       nodes.push({
         port,
@@ -101,7 +99,6 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
         },
       });
     }
-    await Promise.all(nodes.map((node) => waitFor(`redis node ${node.port}`, () => answersPing(node.port))));
     await run(cli, [
       '--cluster',
       'create',

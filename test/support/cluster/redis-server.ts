@@ -49,17 +49,49 @@ export function answersPing(port: number): Promise<boolean> {
   return redisAnswersPing({ port, host: '127.0.0.1' });
 }
 
+/** How often a server is started on other free ports when the ones found were taken meanwhile. */
+const PORT_ATTEMPTS = 5;
+
+/**
+ * `redis-server` started with `args(ports)` on `count` free ports, once it answers PING on the
+ * first. A port found free may be taken before the server binds it (another test's server, or an
+ * outgoing connection's local port on a busy machine): the server then exits at once, and it is
+ * started again on other ports. `ports` given: those, one try.
+ */
+export async function spawnRedisOnFreePorts(
+  binary: string,
+  count: number,
+  args: (ports: number[]) => string[],
+  ports?: number[],
+): Promise<{ child: ChildProcess; ports: number[] }> {
+  for (let attempt = 1; ; attempt += 1) {
+    const chosen = ports ?? (await Promise.all(Array.from({ length: count }, () => freePort())));
+    const child = spawn(binary, args(chosen), { stdio: 'ignore' });
+    const gone = () => child.exitCode !== null || child.signalCode !== null;
+    const outcome = await waitFor(`redis-server on port ${chosen[0]}`, async () =>
+      gone() ? 'exited' : (await answersPing(chosen[0]!)) && 'up',
+    );
+    if (outcome === 'up') return { child, ports: chosen };
+    if (ports !== undefined || attempt === PORT_ATTEMPTS)
+      throw new Error(`redis-server exited at start on port ${chosen[0]} (${attempt} tries)`);
+  }
+}
+
 /** `port`: restart on the port of a stopped server (an outage and its recovery). */
 export async function startRedis(port?: number): Promise<RedisServer> {
   const binary = findRedisServer();
   if (binary === undefined) throw new Error('redis-server not found');
-  port ??= await freePort();
-  const child: ChildProcess = spawn(
+  const started = await spawnRedisOnFreePorts(
     binary,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
-    { stdio: 'ignore' },
+    1,
+    ([chosen]) => [
+      ...['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      ...['--daemonize', 'no'],
+    ],
+    port === undefined ? undefined : [port],
   );
-  await waitFor(`redis-server on port ${port}`, () => answersPing(port));
+  const { child } = started;
+  port = started.ports[0]!;
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
