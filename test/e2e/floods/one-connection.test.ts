@@ -13,10 +13,13 @@ describe('a flood from one connection', () => {
   const relay = useFloodRelay();
 
   it('one connection flooding requests: one answer per second, then closed with 4429', async () => {
-    const report = await relay.underFlood(1, true);
+    // Flooded until the relay closes it: on a busy machine the flood may need longer than the
+    // attack's usual window to persist past the limit.
+    const closedForFlood = () => relay.closedWith.includes(closeCodes.requestFlood);
+    const report = await relay.underFlood(1, true, closedForFlood);
     expect(report.framesSent).toBeGreaterThan(1_000);
     // At most the burst, the rate and one refusal per second of each connection: never one per frame.
     expect(report.repliesReceived).toBeLessThan(mostReplies(report));
-    expect(report.closeCodes[closeCodes.requestFlood]).toBeGreaterThanOrEqual(1);
+    expect(closedForFlood()).toBe(true);
   });
 });
