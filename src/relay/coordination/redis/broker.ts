@@ -36,8 +36,8 @@ export interface RedisBrokerOptions {
 /** Who hears what arrives on one target's channel. */
 interface Listeners {
   batch?: (payload: string) => void;
-  result?: (result: SharedResult) => void;
-  resultWanted?: () => boolean;
+  /** `wanted` is asked before a shared response is read. */
+  result?: { read: (result: SharedResult) => void; wanted: () => boolean };
 }
 
 export class RedisBroker implements Broker {
@@ -90,10 +90,7 @@ export class RedisBroker implements Broker {
 
   /** Malformed payloads are ignored. */
   follow(target: string, onResult: (result: SharedResult) => void, wanted?: () => boolean): void {
-    const listeners = this.#listen(target);
-    listeners.result = onResult;
-    if (wanted === undefined) delete listeners.resultWanted;
-    else listeners.resultWanted = wanted;
+    this.#listen(target).result = { read: onResult, wanted: wanted ?? (() => true) };
   }
 
   share(target: string, result: () => SharedResult): void {
@@ -208,9 +205,9 @@ export class RedisBroker implements Broker {
       this.#listeners.set(target, created);
       this.coordinator.follow(target, (payload) => {
         if (isBatchPayload(payload)) created.batch?.(payload);
-        else if (created.result !== undefined && (created.resultWanted?.() ?? true)) {
+        else if (created.result?.wanted()) {
           const result = parseSharedResult(payload);
-          if (result !== undefined) created.result?.(result);
+          if (result !== undefined) created.result.read(result);
         }
       });
     }

@@ -9,7 +9,7 @@
 import { Cluster, type ClusterNode, Redis, type RedisOptions } from 'ioredis';
 import { defineScripts } from './scripts.ts';
 
-/** Either client: both run EVAL, SPUBLISH and SSUBSCRIBE, and report `status`. */
+/** Either client: both run the relay's scripts (./scripts.ts), SPUBLISH and SSUBSCRIBE, and report `status`. */
 export type RedisClient = Redis | Cluster;
 
 export type RedisTopology =

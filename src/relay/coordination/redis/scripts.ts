@@ -26,17 +26,13 @@ type ScriptCall<Context extends ClientContext> = (
   ...keysAndArgs: string[]
 ) => Result<unknown, Context>;
 
+/** One command per script above, named as it is there. */
+type ScriptCommands<Context extends ClientContext> = {
+  [Name in keyof typeof scripts]: ScriptCall<Context>;
+};
+
 declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    relayClaim: ScriptCall<Context>;
-    relayRelease: ScriptCall<Context>;
-    relayAnnounce: ScriptCall<Context>;
-    relayCommit: ScriptCall<Context>;
-    relayClose: ScriptCall<Context>;
-    relayLoad: ScriptCall<Context>;
-    relayLeaseTokens: ScriptCall<Context>;
-    relayReportSpending: ScriptCall<Context>;
-  }
+  interface RedisCommander<Context> extends ScriptCommands<Context> {}
 }
 
 /** Makes every script of the relay a command of `redis` (both a single Redis and a Cluster). */
