@@ -118,7 +118,7 @@ def test_an_unknown_market_error_closes_its_stream():
                 await relay.send({"type": "error", "code": "unknown_market", "message": "no such market",
                                   "channel": "price", "market": MARKET})
                 await until("the stream closed", lambda: price.status == "closed")
-                assert [e.code for e in errors] == ["unknown_market"] and client.subscriptions == []
+                assert [e.code for e in errors] == ["unknown_market"] and client.streams == []
         finally:
             await relay.close()
 
@@ -150,7 +150,33 @@ def test_waiting_for_the_state_of_an_unknown_market_raises_unknown_market():
     asyncio.run(scenario())
 
 
-def test_markets_answers_in_the_shape_of_the_catalogues_state():
+def test_book_update_refuses_a_depth_it_does_not_have_before_asking_the_relay():
+    async def scenario():
+        relay = ScriptedRelay()
+        await relay.start()
+        try:
+            async with connect(relay.url, backoff=FAST) as client:
+                book = client.subscribe_book(MARKET, depth=10)
+                await until("the subscribe", lambda: len(relay.requests) == 1)
+                for depth in (7, 0, True, 10.0, "10"):
+                    try:
+                        await book.update(depth)
+                    except ValueError as error:
+                        assert "depth must be" in str(error)
+                    else:
+                        raise AssertionError(f"depth {depth!r} was accepted")
+                # A request sent after them arrives second: none of them sent anything.
+                asking = asyncio.ensure_future(client.subscriptions())
+                await until("the list request", lambda: len(relay.requests) == 2)
+                asking.cancel()
+                assert [r["op"] for r in relay.requests] == ["subscribe", "list"] and book.depth == 10
+        finally:
+            await relay.close()
+
+    asyncio.run(scenario())
+
+
+def test_markets_answers_the_catalogues_records_as_the_javascript_sdk_does():
     record = {"market_id": MARKET, "status": "ACTIVE", "volume": "12.5"}
 
     async def scenario():
@@ -163,7 +189,7 @@ def test_markets_answers_in_the_shape_of_the_catalogues_state():
                 await relay.send({"type": "snapshot", "channel": "markets", "market": "active", "epoch": "e1",
                                   "seq": 1, "data": {MARKET: record}})
                 catalogue = await answer
-                assert catalogue == {MARKET: record} == client.subscribe_markets("active").state
+                assert catalogue == [record] and client.subscribe_markets("active").state == {MARKET: record}
         finally:
             await relay.close()
 

@@ -44,7 +44,7 @@ def test_a_paced_book_gets_conflated_updates():
             assert client.subscribe_book(market, depth=10, interval=1_000) is paced and paced.interval == 1_000
             count = len(kinds)
             await until("a message at the new pace", lambda: len(kinds) > count)
-            listed = await client.list_subscriptions()
+            listed = await client.subscriptions()
             entry = next(e for e in listed["subscriptions"] if e["channel"] == "book" and e.get("depth") == 10)
             assert entry["interval"] == 1_000
             assert resyncs == [] and errors == []

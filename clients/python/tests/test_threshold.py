@@ -1,7 +1,7 @@
 """A ``price`` threshold (docs/protocol.md "Per-subscription options"): against a real relay whose
 upstream prices this test sets (test/clients/python-threshold.test.ts starts them), half-tick moves of
 the best bid reach a one-tick subscriber as whole ticks and the final state, as conflated updates, no resync;
-``update`` changes and clears the threshold in place and ``list_subscriptions`` shows it; bad values raise."""
+``update`` changes and clears the threshold in place and ``subscriptions()`` shows it; bad values raise."""
 
 import asyncio
 import json
@@ -71,7 +71,7 @@ def test_a_price_threshold_sends_whole_ticks_and_the_final_state():
             assert kinds[-2:] == ["update", "update"]
 
             async def listed():
-                return [e.get("threshold") for e in (await client.list_subscriptions())["subscriptions"]]
+                return [e.get("threshold") for e in (await client.subscriptions())["subscriptions"]]
 
             assert await listed() == ["0.01"]
             with pytest.raises(ValueError):

@@ -1,5 +1,5 @@
-"""A type checker catches a misspelt event name or option: mypy --strict over a bot that misspells
-them reports exactly those lines (skipped where mypy is not installed)."""
+"""A type checker catches a misspelt event name, option or field: mypy --strict over a bot that
+misspells them reports exactly those lines (skipped where mypy is not installed)."""
 
 from pathlib import Path
 
@@ -17,15 +17,17 @@ async def bot() -> None:
     connect("ws://relay:8080", hearbeat=5.0)  # line 10
     ClientOptions(open_timeout="10")  # line 11
     async for trade in client.subscribe_trades("3f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f").trades():
-        print(trade["price"])
+        print(trade["price"], trade["prise"])  # line 13: a trade is a TradeEntry, not Any
+    listed = await client.subscriptions()
+    print(listed["subscriptions"][0]["sequence"])  # line 15
 '''
 
 
-def test_mypy_reports_misspelt_event_names_and_options(tmp_path, monkeypatch):
+def test_mypy_reports_misspelt_event_names_options_and_fields(tmp_path, monkeypatch):
     api = pytest.importorskip("mypy.api")
     bot = tmp_path / "bot.py"
     bot.write_text(BOT)
     monkeypatch.setenv("MYPYPATH", str(Path(__file__).resolve().parents[1] / "src"))
     report, errors, _ = api.run(["--strict", "--no-incremental", "--cache-dir", str(tmp_path / "cache"), str(bot)])
     lines = sorted({int(line.split(":")[1]) for line in report.splitlines() if line.startswith(str(bot)) and ": error:" in line})
-    assert lines == [8, 9, 10, 11], report + errors
+    assert lines == [8, 9, 10, 11, 13, 15], report + errors

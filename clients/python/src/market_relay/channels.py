@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, cast
+
+from .channel_data import MarketListRecord, MarketsData, OrderEntry, OrderMapState, PriceData, TradeEntry, TradesState
 
 #: The channels of protocol version 1 and this relay's additions.
 CHANNELS = frozenset({"book", "price", "trades", "market", "probabilities", "oracle", "orders", "markets", "rest", "candles"})
@@ -84,7 +86,7 @@ def _catalogue_id(stream_id: str) -> str:
     return match.group(1) if match.group(2) is None else f"{match.group(1)}:{int(match.group(2))}"
 
 
-def markets_from_snapshot(raw: Any) -> Dict[str, Dict[str, Any]]:
+def markets_from_snapshot(raw: Any) -> MarketsData:
     """The catalogue: market id -> its list-form record."""
     data = _object(raw, "markets data")
     if not all(isinstance(record, dict) for record in data.values()):
@@ -92,7 +94,7 @@ def markets_from_snapshot(raw: Any) -> Dict[str, Dict[str, Any]]:
     return dict(data)
 
 
-def apply_markets_update(state: Mapping[str, Dict[str, Any]], raw: Any) -> Dict[str, Dict[str, Any]]:
+def apply_markets_update(state: Mapping[str, MarketListRecord], raw: Any) -> MarketsData:
     """Each record the update carries replaces the market's whole; ``None`` removes the market."""
     next_state = dict(state)
     for market, record in _object(raw, "markets update").items():
@@ -111,12 +113,12 @@ def _object(raw: Any, what: str) -> Dict[str, Any]:
     return raw
 
 
-def price_from_snapshot(raw: Any) -> Dict[str, str]:
+def price_from_snapshot(raw: Any) -> PriceData:
     data = _object(raw, "price data")
-    return {field: data[field] for field in PRICE_FIELDS if isinstance(data.get(field), str)}
+    return cast(PriceData, {field: data[field] for field in PRICE_FIELDS if isinstance(data.get(field), str)})
 
 
-def apply_price_update(state: Mapping[str, str], raw: Any) -> Dict[str, str]:
+def apply_price_update(state: PriceData, raw: Any) -> PriceData:
     """Changed fields replace; ``None`` (JSON null) removes a field upstream stopped sending."""
     update = _object(raw, "price update")
     next_state: Dict[str, str] = {}
@@ -124,10 +126,10 @@ def apply_price_update(state: Mapping[str, str], raw: Any) -> Dict[str, str]:
         value = update[field] if field in update else state.get(field)
         if isinstance(value, str):
             next_state[field] = value
-    return next_state
+    return cast(PriceData, next_state)
 
 
-def _trades(raw: Any) -> List[Dict[str, Any]]:
+def _trades(raw: Any) -> List[TradeEntry]:
     trades = _object(raw, "trades data").get("trades")
     if not isinstance(trades, list) or not all(
         isinstance(trade, dict) and isinstance(trade.get("activity_id"), str) for trade in trades
@@ -136,17 +138,17 @@ def _trades(raw: Any) -> List[Dict[str, Any]]:
     return trades
 
 
-def trades_from_snapshot(raw: Any) -> Tuple[Dict[str, Any], ...]:
+def trades_from_snapshot(raw: Any) -> TradesState:
     return tuple(_trades(raw)[-TRADES_SNAPSHOT_SIZE:])
 
 
-def new_trades(state: Tuple[Dict[str, Any], ...], raw: Any) -> List[Dict[str, Any]]:
+def new_trades(state: TradesState, raw: Any) -> List[TradeEntry]:
     """The update's entries the state does not hold yet (the relay sends each id once; this makes sure)."""
     held = {trade["activity_id"] for trade in state}
     return [trade for trade in _trades(raw) if trade["activity_id"] not in held]
 
 
-def apply_trades_update(state: Tuple[Dict[str, Any], ...], raw: Any) -> Tuple[Dict[str, Any], ...]:
+def apply_trades_update(state: TradesState, raw: Any) -> TradesState:
     """The new entries after the known ones, oldest first, the most recent 50 kept."""
     fresh = new_trades(state, raw)
     return state if not fresh else (state + tuple(fresh))[-TRADES_SNAPSHOT_SIZE:]
@@ -167,11 +169,7 @@ def apply_record_update(state: Mapping[str, Any], raw: Any) -> Dict[str, Any]:
     return next_state
 
 
-#: ``orders`` state: per side, order id -> the order's entry, in the order the stream delivered them.
-OrderMap = Tuple["OrderedDict[str, Dict[str, Any]]", "OrderedDict[str, Dict[str, Any]]"]
-
-
-def _orders(raw: Any, side: str) -> List[Dict[str, Any]]:
+def _orders(raw: Any, side: str) -> List[OrderEntry]:
     orders = raw.get(side, [])
     if not isinstance(orders, list) or not all(
         isinstance(order, dict) and isinstance(order.get("id"), str) for order in orders
@@ -180,20 +178,20 @@ def _orders(raw: Any, side: str) -> List[Dict[str, Any]]:
     return orders
 
 
-def orders_from_snapshot(raw: Any) -> OrderMap:
+def orders_from_snapshot(raw: Any) -> OrderMapState:
     """Each side keyed by id; an id upstream lists twice keeps its first entry, bids before asks."""
     data = _object(raw, "orders data")
-    bids: "OrderedDict[str, Dict[str, Any]]" = OrderedDict()
-    asks: "OrderedDict[str, Dict[str, Any]]" = OrderedDict()
+    bids: "OrderedDict[str, OrderEntry]" = OrderedDict()
+    asks: "OrderedDict[str, OrderEntry]" = OrderedDict()
     for order in _orders(data, "bids"):
         bids.setdefault(order["id"], order)
     for order in _orders(data, "asks"):
         if order["id"] not in bids:
             asks.setdefault(order["id"], order)
-    return bids, asks
+    return OrderMapState(bids, asks)
 
 
-def apply_orders_update(state: OrderMap, raw: Any) -> OrderMap:
+def apply_orders_update(state: OrderMapState, raw: Any) -> OrderMapState:
     """Removes first, then upserts in order: a known id on the same side is replaced where it stands,
     a known id on the other side moves there (appended), a new id is appended to its side."""
     update = _object(raw, "orders update")
@@ -210,8 +208,8 @@ def apply_orders_update(state: OrderMap, raw: Any) -> OrderMap:
             upsert.get("id"), str
         ):
             raise ChannelFormatError(f"orders upsert {upsert!r} needs a side and an id")
-        order = {key: value for key, value in upsert.items() if key != "side"}
+        order = cast(OrderEntry, {key: value for key, value in upsert.items() if key != "side"})
         own, other = (bids, asks) if upsert["side"] == "bid" else (asks, bids)
         other.pop(order["id"], None)
         own[order["id"]] = order
-    return bids, asks
+    return OrderMapState(bids, asks)

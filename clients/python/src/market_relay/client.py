@@ -19,6 +19,7 @@ from typing import Any, Callable, Dict, Generator, List, Optional, Sequence, Set
 
 from .backoff import Backoff
 from .book import BookDepthOption, book_depth
+from .channel_data import MarketListRecord
 from .channels import PROBABILITIES_STREAM, canonical_stream_id, catalogue_stream_id
 from .connection import Closed, ConnectionListener, ConnectionStatus, Opened, Reconnecting, RelayConnection
 from .errors import ConnectTimeout, RelayClientError
@@ -35,7 +36,6 @@ from .requests import (
 )
 from .streams import (
     BookSubscription,
-    CatalogueState,
     MarketsSubscription,
     MarketSubscription,
     OracleSubscription,
@@ -110,7 +110,8 @@ class RelayClient(OwnView, WildcardHost, ConnectionListener):
         return self._connection.url
 
     @property
-    def subscriptions(self) -> List[StreamSubscription[Any]]:
+    def streams(self) -> List[StreamSubscription[Any]]:
+        """The streams held now (not closed): the client's own side of what ``subscriptions()`` asks the relay."""
         return list(self._streams.values())
 
     def subscribe_book(
@@ -169,10 +170,10 @@ class RelayClient(OwnView, WildcardHost, ConnectionListener):
 
     async def markets(
         self, status: str = "all", token: Optional[int] = None, timeout: Optional[float] = None
-    ) -> CatalogueState:
-        """The catalogue now, in the shape of its subscription's state (market id -> list-form record;
-        ``.values()`` for the records); the subscription stays."""
-        return dict(await self.subscribe_markets(status, token).wait_for_state(timeout))
+    ) -> List[MarketListRecord]:
+        """The catalogue's list-form records now (its live subscription's state, whose values they
+        are; the subscription stays), as the JavaScript SDK's ``markets()`` answers."""
+        return list((await self.subscribe_markets(status, token).wait_for_state(timeout)).values())
 
     def subscribe_rest(self, path: str, *, interval: Optional[int] = None) -> RestSubscription:
         """Any public GET path of upstream (with its query string), live: ``state`` is the body."""

@@ -57,6 +57,8 @@ StreamEvent = Literal[
 WildcardEvent = Literal["added", "removed", "error"]
 
 E = TypeVar("E", bound=str)
+#: What an ``EventStream`` gives: the payload of its events.
+P = TypeVar("P")
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +71,7 @@ class Emitter(Generic[E]):
     def __init__(self) -> None:
         self._listeners: Dict[str, List[Listener]] = {}
         self._listener_tasks: Set["asyncio.Task[Any]"] = set()
-        self._event_streams: "weakref.WeakSet[EventStream]" = weakref.WeakSet()
+        self._event_streams: "weakref.WeakSet[EventStream[Any]]" = weakref.WeakSet()
         self._events_ended = False
 
     def on(self, event: E, listener: Listener) -> Callable[[], None]:
@@ -91,12 +93,12 @@ class Emitter(Generic[E]):
         if listener in listeners:
             listeners.remove(listener)
 
-    def events(self, *names: E) -> "EventStream":
+    def events(self, *names: E) -> "EventStream[Any]":
         """The payloads of these events as they come, every one in order, for ``async for``; it ends
         when the object closes (after the events before). Payloads wait in memory until read."""
         for name in names:
             self._known(name)
-        stream = EventStream()
+        stream: EventStream[Any] = EventStream()
         if self._events_ended:
             stream.end()
             return stream
@@ -105,7 +107,7 @@ class Emitter(Generic[E]):
             self._listeners.setdefault(name, []).append(self._collector(name, stream))
         return stream
 
-    def _collector(self, event: str, stream: "EventStream") -> Listener:
+    def _collector(self, event: str, stream: "EventStream[Any]") -> Listener:
         """Feeds ``stream`` while the application holds it; then removes itself."""
         reference = weakref.ref(stream)
 
@@ -152,16 +154,17 @@ class Emitter(Generic[E]):
         raise NotImplementedError
 
 
-class EventStream(AsyncIterator[Any]):
-    """Events for ``async for`` (``Emitter.events``). The emitter holds it weakly: one the application
-    dropped (a ``break`` out of its loop) stops collecting."""
+class EventStream(AsyncIterator[P]):
+    """Events for ``async for`` (``Emitter.events``), each of type ``P`` (``trades()`` gives an
+    ``EventStream[TradeEntry]``). The emitter holds it weakly: one the application dropped (a
+    ``break`` out of its loop) stops collecting."""
 
     def __init__(self) -> None:
-        self._queue: Deque[Any] = collections.deque()
+        self._queue: Deque[P] = collections.deque()
         self._waiter: Optional["asyncio.Future[None]"] = None
         self._ended = False
 
-    def push(self, payload: Any) -> None:
+    def push(self, payload: P) -> None:
         if self._ended:
             return
         self._queue.append(payload)
@@ -175,10 +178,10 @@ class EventStream(AsyncIterator[Any]):
         if self._waiter is not None and not self._waiter.done():
             self._waiter.set_result(None)
 
-    def __aiter__(self) -> "EventStream":
+    def __aiter__(self) -> "EventStream[P]":
         return self
 
-    async def __anext__(self) -> Any:
+    async def __anext__(self) -> P:
         while not self._queue:
             if self._ended:
                 raise StopAsyncIteration

@@ -5,12 +5,13 @@ JavaScript SDK's (packages/client/src/subscriptions/rest-subscription.ts, channe
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, cast
 
 import jsonpatch
 from jsonpointer import JsonPointerException
 
 from .canonical_json import json_checksum
+from .channel_data import Candle, CandlesState, CandlesStream, JsonValue
 from .channels import ChannelFormatError
 from .subscription import StreamHost, StreamSubscription
 
@@ -19,7 +20,7 @@ from .subscription import StreamHost, StreamSubscription
 _PATCH_FAILURES = (jsonpatch.JsonPatchException, JsonPointerException, TypeError, KeyError, IndexError, ValueError)
 
 
-class RestSubscription(StreamSubscription[Any]):
+class RestSubscription(StreamSubscription[JsonValue]):
     """A ``rest`` stream: ``state`` is the body as upstream served it (decimal strings stay strings,
     numbers ``int`` or ``Decimal``). A patch that does not apply counts as a checksum mismatch: the
     stream resyncs from a new snapshot."""
@@ -35,22 +36,22 @@ class RestSubscription(StreamSubscription[Any]):
         """The stream's path (its id), as the relay spells it once ``subscribed`` answered."""
         return self.market
 
-    def state_of(self, data: Any) -> Any:
-        return data
+    def state_of(self, data: Any) -> JsonValue:
+        return cast(JsonValue, data)
 
-    def apply(self, state: Any, data: Any) -> Any:
+    def apply(self, state: JsonValue, data: Any) -> JsonValue:
         self._broken = False
         if not isinstance(data, list):  # a patch is a list of operations (a string would be parsed as one)
             self._broken = True
             return state
         try:
             # A new object (the library copies the document): the state held before stays as it was.
-            return jsonpatch.apply_patch(state, data)
+            return cast(JsonValue, jsonpatch.apply_patch(state, data))
         except _PATCH_FAILURES:
             self._broken = True
             return state
 
-    def verify(self, state: Any, message: Dict[str, Any]) -> bool:
+    def verify(self, state: JsonValue, message: Dict[str, Any]) -> bool:
         broken, self._broken = self._broken, False
         return not broken and json_checksum(state) == message.get("checksum")
 
@@ -58,10 +59,7 @@ class RestSubscription(StreamSubscription[Any]):
 #: A snapshot carries at most this many of the most recent candles, and a client keeps as many.
 CANDLES_SNAPSHOT_SIZE = 200
 
-CandlesState = Tuple[Dict[str, Any], ...]
-
-
-def _candles(raw: Any) -> List[Dict[str, Any]]:
+def _candles(raw: Any) -> List[Candle]:
     candles = raw.get("candles") if isinstance(raw, dict) else None
     if not isinstance(candles, list) or not all(
         isinstance(candle, dict) and isinstance(candle.get("start"), str) for candle in candles
@@ -100,10 +98,10 @@ class CandlesSubscription(StreamSubscription[CandlesState]):
         self._held_from: Optional[Tuple[str, bool]] = None
 
     @property
-    def candles(self) -> Tuple[str, str, str]:
-        """The stream's (market, interval, source)."""
+    def candles(self) -> CandlesStream:
+        """The stream's ``CandlesStream(market, interval, source)``."""
         market, interval, source = self.market.split(":")
-        return market, interval, source
+        return CandlesStream(market, interval, source)
 
     def state_of(self, data: Any) -> CandlesState:
         return candles_from_snapshot(data)
@@ -134,7 +132,7 @@ class CandlesSubscription(StreamSubscription[CandlesState]):
             del self._announced[next(iter(self._announced))]
 
 
-def _held_from(candles: List[Dict[str, Any]]) -> Tuple[str, bool]:
+def _held_from(candles: List[Candle]) -> Tuple[str, bool]:
     """The first snapshot's first open candle, or just after its last candle."""
     for candle in candles:
         if candle.get("final") is not True:

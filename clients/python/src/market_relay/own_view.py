@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, Optional, cast
 
+from .channel_data import SubscriptionsMessage
 from .errors import RelayClientError
 from .relay_messages import RelayMessages
 from .subscription import StreamKey, StreamSubscription
@@ -52,11 +53,15 @@ class OwnView(RelayMessages):
             settle(None)
         return future
 
-    async def list_subscriptions(self) -> Dict[str, Any]:
-        """The relay's ``subscriptions`` answer: each stream it holds for this connection (with the
-        last epoch and seq it sent), the ``"*"`` subscriptions, and the connection's use of its
-        limits. ``client.subscriptions`` is the client's own side of the same."""
-        return await self._ask({"op": "list"}, lambda message: message)
+    async def subscriptions(self) -> SubscriptionsMessage:
+        """The relay's ``subscriptions`` answer to ``list``: each stream it holds for this connection
+        (with the last epoch and seq it sent), the ``"*"`` subscriptions, and the connection's use of
+        its limits. ``client.streams`` is the client's own side of the same."""
+        return cast(SubscriptionsMessage, await self._ask({"op": "list"}, lambda message: message))
+
+    async def list_subscriptions(self) -> SubscriptionsMessage:
+        """``subscriptions()`` under its 0.2 name, kept so that 0.2 programs run."""
+        return await self.subscriptions()
 
     async def change_depth(self, stream: StreamSubscription[Any], depth: Optional[int]) -> None:
         if self._streams.get(stream.key) is not stream:

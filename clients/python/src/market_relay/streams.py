@@ -15,7 +15,18 @@ from .book import (
     Level,
     apply_book_update,
     book_checksum,
+    book_depth,
     book_from_snapshot,
+)
+from .channel_data import (
+    MarketData,
+    MarketsData,
+    OracleData,
+    OrderMapState,
+    PriceData,
+    ProbabilitiesData,
+    TradeEntry,
+    TradesState,
 )
 from .events import EventStream
 from .requests import checked_interval, checked_threshold
@@ -38,8 +49,9 @@ class BookSubscription(StreamSubscription[BookState]):
         """Moves this stream to another depth at the relay, without unsubscribing: returns on the
         relay's ``subscribed`` (``depth`` is the new one then, the state rebuilt from its snapshot),
         raises ``RelayClientError`` with the relay's error (the book is left as it was). ``"full"``
-        is the full book, as None; the relay judges any other depth."""
-        await self._host.change_depth(self, None if depth == "full" else cast(Optional[int], depth))
+        is the full book, as None; a depth ``subscribe_book`` would refuse raises ``ValueError``
+        before anything is sent, as it does there."""
+        await self._host.change_depth(self, book_depth(depth))
 
     def state_of(self, data: Any) -> BookState:
         return book_from_snapshot(data)
@@ -60,7 +72,7 @@ class BookSubscription(StreamSubscription[BookState]):
 _LEAVE: Any = object()
 
 
-class PriceSubscription(StreamSubscription[Dict[str, str]]):
+class PriceSubscription(StreamSubscription[PriceData]):
     """A ``price`` stream: upstream's decimal strings per field; a field upstream omits is absent."""
 
     channel = "price"
@@ -76,10 +88,10 @@ class PriceSubscription(StreamSubscription[Dict[str, str]]):
             options["threshold"] = checked_threshold(threshold)
         await self._host.change_options(self, options)
 
-    def state_of(self, data: Any) -> Dict[str, str]:
+    def state_of(self, data: Any) -> PriceData:
         return channels.price_from_snapshot(data)
 
-    def apply(self, state: Dict[str, str], data: Any) -> Dict[str, str]:
+    def apply(self, state: PriceData, data: Any) -> PriceData:
         return channels.apply_price_update(state, data)
 
 
@@ -100,9 +112,6 @@ class RecentIds:
         return True
 
 
-TradesState = Tuple[Dict[str, Any], ...]
-
-
 class TradesSubscription(StreamSubscription[TradesState]):
     """A ``trades`` stream: the 50 most recent entries, oldest first. ``trade`` fires once per
     ``activity_id`` for the subscription's life, also across a new epoch whose snapshot repeats trades."""
@@ -114,8 +123,8 @@ class TradesSubscription(StreamSubscription[TradesState]):
         super().__init__(host, market)
         self._announced = RecentIds(channels.TRADES_SEEN_IDS)
 
-    def trades(self) -> EventStream:
-        """Each new trade entry (a dict), once, in order, for ``async for trade in sub.trades()``; it
+    def trades(self) -> EventStream[TradeEntry]:
+        """Each new trade entry, once, in order, for ``async for trade in sub.trades()``; it
         ends when the subscription does."""
         return self.events("trade")
 
@@ -137,10 +146,10 @@ ACTIVE = "ACTIVE"
 
 class MarketClosed(NamedTuple):
     status: str
-    state: Dict[str, Any]
+    state: MarketData
 
 
-class MarketSubscription(StreamSubscription[Dict[str, Any]]):
+class MarketSubscription(StreamSubscription[MarketData]):
     """A ``market`` stream: upstream's market record. ``closed`` fires once, with ``MarketClosed``,
     when the market leaves ACTIVE; the relay then closes the stream."""
 
@@ -151,13 +160,13 @@ class MarketSubscription(StreamSubscription[Dict[str, Any]]):
         super().__init__(host, market)
         self._announced_close = False
 
-    def state_of(self, data: Any) -> Dict[str, Any]:
+    def state_of(self, data: Any) -> MarketData:
         return channels.record_from_snapshot(data)
 
-    def apply(self, state: Dict[str, Any], data: Any) -> Dict[str, Any]:
+    def apply(self, state: MarketData, data: Any) -> MarketData:
         return channels.apply_record_update(state, data)
 
-    def accepted(self, message: Dict[str, Any], state: Dict[str, Any]) -> None:
+    def accepted(self, message: Dict[str, Any], state: MarketData) -> None:
         status = state.get("status")
         if self._announced_close or not isinstance(status, str) or status == ACTIVE:
             return
@@ -165,45 +174,45 @@ class MarketSubscription(StreamSubscription[Dict[str, Any]]):
         self.emit("closed", MarketClosed(status, state))
 
 
-class ProbabilitiesSubscription(StreamSubscription[Dict[str, Any]]):
+class ProbabilitiesSubscription(StreamSubscription[ProbabilitiesData]):
     """The ``probabilities`` stream (``all``): market UUID -> entry, numbers as ``Decimal``."""
 
     channel = "probabilities"
 
-    def state_of(self, data: Any) -> Dict[str, Any]:
-        return channels.record_from_snapshot(data)
+    def state_of(self, data: Any) -> ProbabilitiesData:
+        return cast(ProbabilitiesData, channels.record_from_snapshot(data))
 
-    def apply(self, state: Dict[str, Any], data: Any) -> Dict[str, Any]:
-        return channels.apply_record_update(state, data)
+    def apply(self, state: ProbabilitiesData, data: Any) -> ProbabilitiesData:
+        return cast(ProbabilitiesData, channels.apply_record_update(state, data))
 
 
-class OracleSubscription(StreamSubscription[Dict[str, Any]]):
+class OracleSubscription(StreamSubscription[OracleData]):
     """An ``oracle`` stream (``market`` is the feed id): the feed's latest price record."""
 
     channel = "oracle"
 
-    def state_of(self, data: Any) -> Dict[str, Any]:
-        return channels.record_from_snapshot(data)
+    def state_of(self, data: Any) -> OracleData:
+        return cast(OracleData, channels.record_from_snapshot(data))
 
-    def apply(self, state: Dict[str, Any], data: Any) -> Dict[str, Any]:
-        return channels.record_from_snapshot(data)
+    def apply(self, state: OracleData, data: Any) -> OracleData:
+        return cast(OracleData, channels.record_from_snapshot(data))
 
 
-class OrdersSubscription(StreamSubscription[channels.OrderMap]):
-    """An ``orders`` stream: ``(bids, asks)``, each an ordered dict order id -> entry."""
+class OrdersSubscription(StreamSubscription[OrderMapState]):
+    """An ``orders`` stream: ``OrderMapState(bids, asks)``, each an ordered dict order id -> entry."""
 
     channel = "orders"
 
-    def state_of(self, data: Any) -> channels.OrderMap:
+    def state_of(self, data: Any) -> OrderMapState:
         return channels.orders_from_snapshot(data)
 
-    def apply(self, state: channels.OrderMap, data: Any) -> channels.OrderMap:
+    def apply(self, state: OrderMapState, data: Any) -> OrderMapState:
         return channels.apply_orders_update(state, data)
 
 
-#: The market catalogue: market id -> upstream's list-form record, as a ``markets`` stream holds it
-#: and ``RelayClient.markets()`` returns it.
-CatalogueState = Dict[str, Dict[str, Any]]
+#: The market catalogue as a ``markets`` stream holds it: market id -> upstream's list-form record
+#: (the name of 0.2; ``MarketsData`` is the JavaScript SDK's).
+CatalogueState = MarketsData
 
 
 class MarketsSubscription(StreamSubscription[CatalogueState]):

@@ -26,6 +26,7 @@ from typing import (
     AsyncIterator,
     Dict,
     Generic,
+    Literal,
     NamedTuple,
     Optional,
     TypeVar,
@@ -40,7 +41,7 @@ logger = logging.getLogger(__name__)
 
 #: ``pending`` (no snapshot yet), ``live``, ``stale`` (connection down or upstream failing: the
 #: last known state), ``resyncing`` (the last verified state, a snapshot requested), ``closed``.
-SubscriptionStatus = str
+SubscriptionStatus = Literal["pending", "live", "stale", "resyncing", "closed"]
 
 
 class StreamChange(NamedTuple):
@@ -122,6 +123,8 @@ class StreamSubscription(Emitter[StreamEvent], Generic[State]):
         self._relay_state = "live"
         self._closed = False
         self._status: SubscriptionStatus = "pending"
+        # A WARNING said the stream went stale: an INFO says when it is live again.
+        self._reported_stale = False
         self._changed = asyncio.Event()
         self._version = 0
         #: The relay's error that ended the stream (``unknown_market``, a refused subscribe), if one did.
@@ -192,7 +195,7 @@ class StreamSubscription(Emitter[StreamEvent], Generic[State]):
                 return
             await self._next_change()
 
-    def changes(self) -> EventStream:
+    def changes(self) -> "EventStream[StreamChange]":
         """Every verified change (``StreamChange`` of each ``snapshot`` and ``update``), in order, for
         ``async for``: unlike iterating the subscription itself, a slow loop misses none."""
         return self.events("snapshot", "update")
@@ -376,7 +379,22 @@ class StreamSubscription(Emitter[StreamEvent], Generic[State]):
         if status == self._status:
             return
         self._status = status
+        self._log_freshness(status, reason)
         self.emit("status", StatusChange(status, reason))
+
+    def _log_freshness(self, status: SubscriptionStatus, reason: Optional[str]) -> None:
+        """``stale`` is a WARNING (the state is last known, not current), ``live`` after it an INFO."""
+        if status == "stale":
+            self._reported_stale = True
+            logger.warning("%s is stale: %s", self._stream_name(), reason or "the relay reports upstream failing")
+        elif status == "live" and self._reported_stale:
+            self._reported_stale = False
+            logger.info("%s is live again", self._stream_name())
+
+    def _stream_name(self) -> str:
+        """The stream in a log line: ``book <market> depth 10``, ``price <market>``."""
+        depth = f" depth {self.depth if self.depth is not None else 'full'}" if self.channel == "book" else ""
+        return f"{self.channel} {self.market}{depth}"
 
     def _compute_status(self) -> SubscriptionStatus:
         if self._closed:
