@@ -6,6 +6,7 @@
 import type { BackoffOptions, RandomSource } from './connection/backoff.ts';
 import type { ConnectionStatus } from './connection/relay-connection.ts';
 import type { RelayClientError } from './events/client-error.ts';
+import type { ClientLogger } from './events/logger.ts';
 
 export interface ClientOptions {
   /** API key for a relay started with API keys (protocol.md "Transport"). */
@@ -22,6 +23,11 @@ export interface ClientOptions {
    * error and `markets()` stops waiting; default 5. It goes on retrying.
    */
   reportUnreachableAfter?: number;
+  /**
+   * Where the SDK logs a stream that goes stale (`warn`) and is live again (`info`); `console` will
+   * do. Default: silent (docs/client.md "Logging").
+   */
+  logger?: ClientLogger;
 }
 
 /** `url`: the relay connected to (`open`), or the one the next attempt goes to (`reconnecting`). */

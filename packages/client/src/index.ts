@@ -134,6 +134,7 @@ export {
 export type { ConnectionStatus } from './connection/relay-connection.ts';
 export type { RelayUrls, WebSocketConstructor, WebSocketLike } from './connection/socket.ts';
 export { type ClientErrorCode, RelayClientError } from './events/client-error.ts';
+export type { ClientLogger } from './events/logger.ts';
 export type * from './relay-client.ts';
 export type {
   AnyStreamSubscription,

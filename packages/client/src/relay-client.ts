@@ -30,6 +30,7 @@ import type { SocketFactory } from './connection/socket.ts';
 import { StreamNumbers } from './connection/stream-numbers.ts';
 import { RelayClientError } from './events/client-error.ts';
 import { rethrowLater } from './events/emitter.ts';
+import { silentLogger } from './events/logger.ts';
 import { RelayMessages } from './relay-messages.ts';
 import { type Answer, RequestsInFlight } from './requests-in-flight.ts';
 import type { AnyStreamSubscription } from './subscriptions/channel-subscriptions.ts';
@@ -85,6 +86,7 @@ export class RelayClient extends ChannelStreams {
         if (stream !== undefined) this.#release(stream);
       },
       reportListenerError: (error) => this.#listenerThrew(error),
+      logger: options.logger ?? silentLogger,
       changeDepth: (stream, depth, moved) => this.#changeDepth(stream, depth, moved),
       changeOptions: (stream, options) => this.#changeOptions(stream, options),
     };

@@ -1,8 +1,8 @@
 /**
  * The SDK's side of `update` and `list` (docs/client.md "Changing a book's depth", "The relay's
  * list") against a relay: a book moves to another depth and its state becomes upstream's book at
- * that depth; a refused update rejects with the relay's error and changes nothing; the relay's
- * list names what the SDK holds.
+ * that depth; a depth the SDK does not have throws at once, as on subscribe, and changes nothing;
+ * the relay's list names what the SDK holds.
  */
 import { describe, expect, it } from 'vitest';
 import type { RelayClientError } from '../../../packages/client/src/node.ts';
@@ -65,17 +65,17 @@ describe('client SDK: a book changes depth in place, and the relay lists the str
     });
   }
 
-  it('rejects a refused update with the relay error and keeps the book as it was', async () => {
+  it('refuses a depth it does not have at once, as subscribeBook does, and keeps the book as it was', async () => {
     harness = await start({ sim: { markets: 1 } });
     const [market] = harness.sim.market.activeMarketIds();
     const { client } = sdk(harness.relay.url);
     const book = client.subscribeBook(market!, { depth: 10 });
     await expectBooksEqualUpstream(harness.sim, [book]);
-    const refused = await book.update({ depth: 7 as unknown as 10 }).then(
-      () => undefined,
-      (error: RelayClientError) => error,
-    );
-    expect(refused?.code).toBe('bad_request');
+    for (const depth of [7, 0, '10', 10.5] as unknown as 10[])
+      expect(() => book.update({ depth }), String(depth)).toThrow(
+        new TypeError(`depth must be 1, 5, 10, 25, 50, 'full' or null, got ${depth}`),
+      );
+    expect(() => client.subscribeBook(market!, { depth: 7 as unknown as 10 })).toThrow(TypeError);
     expect(book.depth).toBe(10);
     expect(book.status).toBe('live');
     const listed = await client.subscriptions();

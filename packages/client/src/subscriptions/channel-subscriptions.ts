@@ -85,11 +85,11 @@ export class BookSubscription extends StreamSubscription<BookState, BookSnapshot
   /**
    * Moves this stream to another depth at the relay, without unsubscribing (docs/client.md):
    * resolves on the relay's `subscribed`, rejects with its error; `depth` changes then, and the
-   * state is rebuilt from the new depth's snapshot.
+   * state is rebuilt from the new depth's snapshot. A depth `subscribeBook` refuses throws a
+   * `TypeError` here too, before anything is sent.
    */
   update(options: { depth: BookDepth | 'full' }): Promise<void> {
-    // The relay judges the depth (a refused one rejects with its `bad_request`); 'full' is null.
-    const depth = options.depth === 'full' ? null : options.depth;
+    const depth = streamDepth(options.depth);
     const from = { channel: 'book' as const, market: this.market, depth: this.#depth };
     if (this.#host.changeDepth === undefined)
       return Promise.reject(new RelayClientError('bad_request', 'this stream cannot change its depth'));

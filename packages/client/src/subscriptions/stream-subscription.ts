@@ -19,6 +19,7 @@ import type {
 import type { StreamRef } from '../connection/frames.ts';
 import type { RelayClientError } from '../events/client-error.ts';
 import { Emitter } from '../events/emitter.ts';
+import type { ClientLogger } from '../events/logger.ts';
 
 /**
  * - `pending`: no snapshot yet.
@@ -51,6 +52,8 @@ export interface StreamHost {
   release(stream: StreamRef): void;
   /** Where listener exceptions go. */
   reportListenerError(error: unknown): void;
+  /** Where a stream logs going stale and live again; absent: nowhere. */
+  readonly logger?: ClientLogger;
   /**
    * Moves a book stream to `depth` at the relay; `moved` is called as the relay's answer arrives,
    * before the new depth's snapshot. Absent where the host cannot (the request is refused).
@@ -123,6 +126,8 @@ export abstract class StreamSubscription<
   #relayState: StreamState = 'live';
   #closed = false;
   #status: SubscriptionStatus = 'pending';
+  /** A warning said the stream went stale: an info line says when it is live again. */
+  #reportedStale = false;
   #version = 0;
   readonly #waiters = new Set<() => void>();
 
@@ -341,7 +346,25 @@ export abstract class StreamSubscription<
     const status = this.#computeStatus();
     if (status === this.#status) return;
     this.#status = status;
+    this.#logFreshness(status, reason);
     this.#emit('status', reason === undefined ? { status } : { status, reason });
+  }
+
+  /** `stale` is a warning (the state is the last known, not current), `live` after it an info line. */
+  #logFreshness(status: SubscriptionStatus, reason: string | undefined): void {
+    const logger = this.#host.logger;
+    if (logger === undefined || (status !== 'stale' && !(status === 'live' && this.#reportedStale))) return;
+    const depth = this.channel === 'book' ? ` depth ${this.depth ?? 'full'}` : '';
+    const stream = `${this.channel} ${this.market}${depth}`;
+    this.#reportedStale = status === 'stale';
+    try {
+      if (status === 'stale')
+        logger.warn(`${stream} is stale: ${reason ?? 'the relay reports upstream failing'}`);
+      else logger.info(`${stream} is live again`);
+    } catch (error) {
+      // The application's logger failing must not stop the stream: it is reported as a listener's.
+      this.#host.reportListenerError(error);
+    }
   }
 
   #computeStatus(): SubscriptionStatus {
