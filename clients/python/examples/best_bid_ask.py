@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import json
 import urllib.request
+from typing import List
 from urllib.parse import urlsplit
 
 from market_relay import StatusChange, connect
@@ -21,10 +22,10 @@ def first_active_market(relay_url: str) -> str:
     scheme = "https" if parts.scheme in ("https", "wss") else "http"
     with urllib.request.urlopen(f"{scheme}://{parts.netloc}/status/markets") as response:
         markets = json.load(response)["markets"]
-    return next(market["id"] for market in markets if market["status"] == "ACTIVE")
+    return str(next(market["id"] for market in markets if market["status"] == "ACTIVE"))
 
 
-async def main(market: str, relay_urls: list) -> None:
+async def main(market: str, relay_urls: List[str]) -> None:
     stopped = asyncio.Event()
     client = await connect(relay_urls, timeout=10)  # ConnectTimeout if no relay answers in 10 s
     async with client:
