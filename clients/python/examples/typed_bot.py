@@ -70,7 +70,8 @@ def describe_listing(listing: SubscriptionsMessage) -> List[str]:
     lines = [f"the relay holds {listing['limits']['streams']['held']} of {listing['limits']['streams']['allowed']} streams"]
     for entry in listing["subscriptions"]:
         position = f"{entry['epoch']}/{entry['seq']}" if entry["seq"] is not None else "nothing sent yet"
-        lines.append(f"  {entry['channel']} {entry['market']} depth {entry.get('depth')}: {position}, {entry.get('status', '-')}")
+        depth = f" depth {entry.get('depth') or 'full'}" if entry["channel"] == "book" else ""
+        lines.append(f"  {entry['channel']} {entry['market']}{depth}: {position}, {entry.get('status', '-')}")
     return lines
 
 
