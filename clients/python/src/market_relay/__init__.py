@@ -47,6 +47,7 @@ from .errors import ConnectTimeout, RelayClientError
 from .events import ClientEvent, EventStream, StreamEvent, WildcardEvent
 from .json_streams import CandlesSubscription, RestSubscription, apply_candles_update
 from .options import ClientOptions
+from .stream_events import Resync, StatusChange, StreamChange, SubscriptionStatus
 from .streams import (
     BookSubscription,
     CatalogueState,
@@ -59,7 +60,7 @@ from .streams import (
     ProbabilitiesSubscription,
     TradesSubscription,
 )
-from .subscription import Resync, StatusChange, StreamChange, StreamSubscription, SubscriptionStatus
+from .subscription import StreamSubscription
 from .wildcards import WildcardChange, WildcardRemoved, WildcardSubscription
 
 __all__ = [

@@ -14,50 +14,23 @@ Events (``subscription.on(name, listener)``), each listener called with one payl
 - ``error``: ``RelayClientError`` the relay reported for this stream.
 
 ``async for state in subscription`` gives the latest state (a slow loop skips some); ``changes()`` and
-``events(...)`` give every event, in order (``events.py``).
+``events(...)`` give every event, in order (``events.py``). A stream that goes ``stale`` is logged as a
+WARNING, and as an INFO when it is ``live`` again (the payloads: ``stream_events.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import (
-    Any,
-    AsyncIterator,
-    Dict,
-    Generic,
-    Literal,
-    NamedTuple,
-    Optional,
-    TypeVar,
-)
+from typing import Any, AsyncIterator, Dict, Generic, NamedTuple, Optional, TypeVar
 
 from .errors import RelayClientError
 from .events import Emitter, EventStream, StreamEvent
+from .stream_events import Resync, StatusChange, StreamChange, SubscriptionStatus
 
 State = TypeVar("State")
 
 logger = logging.getLogger(__name__)
-
-#: ``pending`` (no snapshot yet), ``live``, ``stale`` (connection down or upstream failing: the
-#: last known state), ``resyncing`` (the last verified state, a snapshot requested), ``closed``.
-SubscriptionStatus = Literal["pending", "live", "stale", "resyncing", "closed"]
-
-
-class StreamChange(NamedTuple):
-    message: Dict[str, Any]
-    state: Any
-
-
-class Resync(NamedTuple):
-    reason: str
-    detail: str
-
-
-class StatusChange(NamedTuple):
-    status: SubscriptionStatus
-    reason: Optional[str]
-
 
 class StreamKey(NamedTuple):
     channel: str
