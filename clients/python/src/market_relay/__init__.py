@@ -44,10 +44,18 @@ from .channel_data import (
 from .client import RelayClient, connect
 from .connection import Closed, Opened, Reconnecting
 from .errors import ConnectTimeout, RelayClientError
-from .events import ClientEvent, EventStream, StreamEvent, WildcardEvent
+from .events import (
+    ClientEvent,
+    EventStream,
+    Resync,
+    StatusChange,
+    StreamChange,
+    StreamEvent,
+    SubscriptionStatus,
+    WildcardEvent,
+)
 from .json_streams import CandlesSubscription, RestSubscription, apply_candles_update
 from .options import ClientOptions
-from .stream_events import Resync, StatusChange, StreamChange, SubscriptionStatus
 from .streams import (
     BookSubscription,
     CatalogueState,

@@ -1,7 +1,7 @@
-"""Callbacks by event name, and the same events as ``async for`` streams. A listener may be a plain
-function or a coroutine function (run as a task); one that raises never disturbs the client: the
-exception is logged with its traceback (logger ``market_relay.events``) and goes to
-``on_listener_error``.
+"""Callbacks by event name, the same events as ``async for`` streams, and what a stream's events
+carry. A listener may be a plain function or a coroutine function (run as a task); one that raises
+never disturbs the client: the exception is logged with its traceback (logger
+``market_relay.events``) and goes to ``on_listener_error``.
 
 Event names are ``Literal`` types, so a type checker rejects a misspelt one; at run time a name the
 object does not emit raises ``ValueError`` (``EVENTS`` lists each class's own).
@@ -26,6 +26,7 @@ from typing import (
     Generic,
     List,
     Literal,
+    NamedTuple,
     Optional,
     Set,
     TypeVar,
@@ -55,6 +56,36 @@ StreamEvent = Literal[
 ]
 #: Events of a wildcard subscription.
 WildcardEvent = Literal["added", "removed", "error"]
+
+#: A stream's status: ``pending`` (no snapshot yet), ``live``, ``stale`` (connection down or upstream
+#: failing: the last known state), ``resyncing`` (the last verified state, a snapshot requested),
+#: ``closed``.
+SubscriptionStatus = Literal["pending", "live", "stale", "resyncing", "closed"]
+
+
+# What a stream's events carry: the JavaScript SDK's payloads' fields (StreamEvents in
+# packages/client/src/subscriptions/stream-subscription.ts).
+
+
+class StreamChange(NamedTuple):
+    """``snapshot`` and ``update``: the relay's message and the verified state it made."""
+
+    message: Dict[str, Any]
+    state: Any
+
+
+class Resync(NamedTuple):
+    """``resync``: ``reason`` is ``gap``, ``checksum``, ``epoch`` or ``malformed``."""
+
+    reason: str
+    detail: str
+
+
+class StatusChange(NamedTuple):
+    """``status``: the new status, and why when there is a reason to give."""
+
+    status: SubscriptionStatus
+    reason: Optional[str]
 
 E = TypeVar("E", bound=str)
 #: What an ``EventStream`` gives: the payload of its events.

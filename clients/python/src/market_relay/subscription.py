@@ -15,7 +15,7 @@ Events (``subscription.on(name, listener)``), each listener called with one payl
 
 ``async for state in subscription`` gives the latest state (a slow loop skips some); ``changes()`` and
 ``events(...)`` give every event, in order (``events.py``). A stream that goes ``stale`` is logged as a
-WARNING, and as an INFO when it is ``live`` again (the payloads: ``stream_events.py``).
+WARNING, and as an INFO when it is ``live`` again.
 """
 
 from __future__ import annotations
@@ -25,8 +25,7 @@ import logging
 from typing import Any, AsyncIterator, Dict, Generic, NamedTuple, Optional, TypeVar
 
 from .errors import RelayClientError
-from .events import Emitter, EventStream, StreamEvent
-from .stream_events import Resync, StatusChange, StreamChange, SubscriptionStatus
+from .events import Emitter, EventStream, Resync, StatusChange, StreamChange, StreamEvent, SubscriptionStatus
 
 State = TypeVar("State")
 
