@@ -11,7 +11,9 @@
 import {
   type CatalogueFilter,
   canonicalStreamId,
+  isWildcardChannel,
   type WildcardChannel,
+  wildcardChannels,
 } from '../../protocol/src/protocol/channels.ts';
 import type {
   BookDepth,
@@ -152,9 +154,12 @@ export class RelayClient extends ChannelStreams {
   /**
    * Every market upstream's catalogue lists as active, now and later (docs/client.md "Every active
    * market"): each market's stream arrives through `added` and ends, through `removed`, when the
-   * market is no longer active. Asking again for the same channel returns the same object.
+   * market is no longer active. Asking again for the same channel returns the same object. Another
+   * channel throws a TypeError, as a bad id does.
    */
   subscribeAll<C extends WildcardChannel>(channel: C): WildcardSubscription<WildcardStreams[C]> {
+    if (!isWildcardChannel(channel))
+      throw new TypeError(`a wildcard takes ${wildcardChannels.join(', ')}, not ${JSON.stringify(channel)}`);
     const wildcard = this.#wildcards.subscribe(channel);
     // After close() nothing is subscribed again: it ends at once, as a stream would.
     if (this.#connection.status === 'closed') this.#wildcards.end('client closed');

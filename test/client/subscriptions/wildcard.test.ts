@@ -37,6 +37,10 @@ describe('client SDK: subscribeAll', () => {
     opened.push(client);
     const prices = client.subscribeAll('price');
     expect(client.subscribeAll('price')).toBe(prices);
+    // A channel without wildcards is refused at the call, as the Python client refuses it.
+    expect(() => client.subscribeAll('book' as 'price')).toThrow(
+      new TypeError('a wildcard takes price, trades, market, not "book"'),
+    );
     const added: string[] = [];
     const removed: { market: string; reason: string }[] = [];
     prices.on('added', ({ market, stream }) => {
