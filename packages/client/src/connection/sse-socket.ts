@@ -1,13 +1,16 @@
 /**
  * @module client/connection/sse-socket
  * The WebSocket the SDK expects, made of Server-Sent Events responses (protocol.md "Server-Sent
- * Events"), for where a WebSocket cannot be opened. SSE carries one channel (and depth) per
- * response and takes its subscription from the URL, so each `subscribe` / `unsubscribe` the SDK
- * sends reopens the response of that channel with the new market list, resuming every stream it
- * already had through the positions of the last event id (no gap, no snapshot), and is answered
- * here with the `subscribed` / `unsubscribed` reply the SDK matches by `id`. `ping` is answered
- * here too. A response that fails or ends closes the whole socket (code 1006): the SDK then
- * reconnects and resubscribes with its resume points, which become the new `Last-Event-ID`.
+ * Events"), for where a WebSocket cannot be opened. SSE takes its subscription from the URL: one
+ * channel and one value of each option (`depth`, `interval`, `threshold`, `since`: `queryOptions`)
+ * per response, so each `subscribe` / `unsubscribe` the SDK sends reopens the response of that
+ * selection with the new market list, resuming every stream it already had through the positions
+ * of the last event id (no gap, no snapshot), and is answered here with the `subscribed` /
+ * `unsubscribed` reply the SDK matches by `id`. A stream subscribed again with other options moves
+ * to the response of those. `ping` is answered here too. A response that fails or ends closes the
+ * whole socket (code 1006): the SDK then reconnects and resubscribes with its resume points, which
+ * become the new `Last-Event-ID`. Requests SSE cannot carry (`update`, `list`) the SDK refuses at
+ * the call (relay-client.ts); one sent anyway is answered here with a `bad_request`.
  *
  * A `"*"` response cannot leave out one of its markets (its query is the wildcard): unsubscribing
  * one of them by name (the SDK's `stream.unsubscribe()`) answers here and drops that market's
@@ -37,10 +40,27 @@ export type FetchLike = (
   init: { headers: Record<string, string>; signal: AbortSignal },
 ) => Promise<{ status: number; body: ReadableStream<Uint8Array> | null }>;
 
-/** One open response: a channel and depth, its markets in URL order, each one's last position. */
+/**
+ * The `subscribe` options the relay's SSE takes as query parameters of the same names, in the order
+ * they key a response, with their query text (a full book's depth is absent or null: `full`).
+ * A new option is one line here.
+ */
+const queryOptions = {
+  depth: (depth: NonNullable<SubscribeRequest['depth']> | null) => (depth === null ? 'full' : String(depth)),
+  interval: String,
+  threshold: String,
+  since: String,
+} satisfies { [Option in keyof SubscribeRequest]?: (value: never) => string };
+
+type QueryOption = keyof typeof queryOptions;
+type QueryOptions = Pick<SubscribeRequest, QueryOption>;
+const queryOptionNames = Object.keys(queryOptions) as QueryOption[];
+
+/** One open response: a channel and its options, its markets in URL order, each one's last position. */
 interface Group {
+  key: string;
   channel: string;
-  depth: number | null | undefined;
+  options: QueryOptions;
   markets: string[];
   /** Market -> `<epoch>.<seq base 36>` from the last event id. */
   positions: Map<string, string>;
@@ -63,6 +83,8 @@ export class SseSocket implements WebSocketLike {
   readonly #headers: Record<string, string>;
   readonly #fetch: FetchLike;
   readonly #groups = new Map<string, Group>();
+  /** Numbers the responses opened for a history (`since`), each its own. */
+  #sinceResponses = 0;
 
   /** `url`: the relay's `/v1/sse` URL (with `?token=` where headers cannot carry the key). */
   constructor(url: string, fetchImpl: FetchLike, headers: Record<string, string> = {}) {
@@ -86,28 +108,18 @@ export class SseSocket implements WebSocketLike {
         ...(request.id === undefined ? {} : { id: request.id }),
         ts: new Date().toISOString(),
       });
-    } else if (
-      request.op === 'subscribe' &&
-      request.interval === undefined &&
-      request.threshold === undefined &&
-      request.since === undefined
-    ) {
+    } else if (request.op === 'subscribe') {
       this.#subscribe(request);
     } else if (request.op === 'unsubscribe') {
       this.#unsubscribe(request);
     } else {
-      // One-way: a stream's options change by reconnecting with the new query. Answered after
-      // send returns, as a relay's answer would be, so the request is waiting for it. A paced
-      // or gated stream is refused for now: one response per (channel, depth) cannot mix paces.
+      // One-way: nothing reaches the relay but a response's query. Answered after send returns,
+      // as a relay's answer would be, so the request is waiting for it.
       const refusal = {
         type: 'error',
         ...(request.id === undefined ? {} : { id: request.id }),
         code: 'bad_request',
-        message:
-          request.op === 'subscribe'
-            ? `"${paceOrHistoryOption(request)}" needs a WebSocket in this SDK for now (the relay's SSE takes it as a query parameter)`
-            : `"${request.op}" needs a WebSocket: Server-Sent Events carry no requests`,
-        ...(request.op === 'subscribe' ? { channel: request.channel } : {}),
+        message: `"${request.op}" needs a WebSocket: Server-Sent Events carry no requests`,
       };
       queueMicrotask(() => this.#deliver(refusal));
     }
@@ -122,7 +134,7 @@ export class SseSocket implements WebSocketLike {
   }
 
   #subscribe(request: SubscribeRequest): void {
-    const wildcard = this.#groups.get(groupKey(request.channel, request.depth, true));
+    const wildcard = this.#groups.get(wildcardKey(request.channel));
     if (wildcard !== undefined && request.markets.every((market) => wildcard.announced.has(market))) {
       // Streams of a `"*"` response (the SDK resyncing one): reopened, it snapshots each anew.
       wildcard.pending = request;
@@ -130,7 +142,17 @@ export class SseSocket implements WebSocketLike {
       this.#open(wildcard);
       return;
     }
-    const group = this.#group(request.channel, request.depth, isWildcard(request.markets));
+    const options = optionsOf(request);
+    // The relay reads `since` only from a response opened without `Last-Event-ID`: a history asked
+    // for gets a response of its own rather than joining one whose streams resume.
+    const group = this.#group(
+      request.channel,
+      options,
+      isWildcard(request.markets),
+      request.since === undefined ? '' : String(this.#sinceResponses++),
+    );
+    // Asked again with other options: the stream leaves the response of its old ones.
+    this.#leave(request.channel, options.depth, request.markets, group);
     for (const market of request.markets) if (!group.markets.includes(market)) group.markets.push(market);
     // A market without a resume point starts with a snapshot (also the SDK's way to resync one).
     for (const market of request.markets) group.positions.delete(market);
@@ -141,21 +163,36 @@ export class SseSocket implements WebSocketLike {
   }
 
   #unsubscribe(request: UnsubscribeRequest): void {
-    const wildcard = isWildcard(request.markets);
-    if (!wildcard) this.#dropFromWildcard(request);
-    const group = this.#groups.get(groupKey(request.channel, request.depth, wildcard));
-    if (group !== undefined) {
-      group.markets = group.markets.filter((market) => !request.markets.includes(market));
-      for (const market of request.markets) group.positions.delete(market);
-      if (group.markets.length === 0) {
-        group.abort?.abort();
-        this.#groups.delete(groupKey(group.channel, group.depth, wildcard));
-      } else {
-        this.#open(group);
-      }
+    if (isWildcard(request.markets)) {
+      const wildcard = this.#groups.get(wildcardKey(request.channel));
+      if (wildcard !== undefined) this.#without(wildcard, request.markets);
+    } else {
+      this.#dropFromWildcard(request);
+      this.#leave(request.channel, request.depth, request.markets, undefined);
     }
     const { op: _op, ...selection } = request;
     this.#deliver({ type: 'unsubscribed', ...selection });
+  }
+
+  /** Takes `markets` out of every named response of (channel, depth) but `kept`, whatever its options. */
+  #leave(channel: string, depth: SubscribeRequest['depth'], markets: string[], kept: Group | undefined): void {
+    for (const group of [...this.#groups.values()]) {
+      if (group === kept || group.channel !== channel || isWildcard(group.markets)) continue;
+      if ((group.options.depth ?? null) !== (depth ?? null)) continue;
+      if (group.markets.some((market) => markets.includes(market))) this.#without(group, markets);
+    }
+  }
+
+  /** Reopens a response without `markets`, or closes it when none is left. */
+  #without(group: Group, markets: string[]): void {
+    group.markets = group.markets.filter((market) => !markets.includes(market));
+    for (const market of markets) group.positions.delete(market);
+    if (group.markets.length > 0) {
+      this.#open(group);
+      return;
+    }
+    group.abort?.abort();
+    this.#groups.delete(group.key);
   }
 
   /**
@@ -163,7 +200,7 @@ export class SseSocket implements WebSocketLike {
    * dropped from it (reopening it would start every other stream of it again with a snapshot).
    */
   #dropFromWildcard(request: UnsubscribeRequest): void {
-    const wildcard = this.#groups.get(groupKey(request.channel, request.depth, true));
+    const wildcard = this.#groups.get(wildcardKey(request.channel));
     if (wildcard === undefined) return;
     for (const market of request.markets) {
       if (!wildcard.announced.delete(market)) continue;
@@ -171,14 +208,18 @@ export class SseSocket implements WebSocketLike {
     }
   }
 
-  /** The response of a channel and depth; a `"*"` is a response of its own. */
-  #group(channel: string, depth: number | null | undefined, wildcard: boolean): Group {
-    const key = groupKey(channel, depth, wildcard);
+  /**
+   * The response of a channel and options; a `"*"` is a response of its own, and so is each
+   * request's history (`own`: a key of its own, else empty).
+   */
+  #group(channel: string, options: QueryOptions, wildcard: boolean, own: string): Group {
+    const key = wildcard ? wildcardKey(channel) : groupKey(channel, options, own);
     let group = this.#groups.get(key);
     if (group === undefined) {
       group = {
+        key,
         channel,
-        depth,
+        options,
         markets: [],
         positions: new Map(),
         abort: undefined,
@@ -201,8 +242,7 @@ export class SseSocket implements WebSocketLike {
     // Paths may hold commas: a `rest` response names each in a `paths` parameter of its own.
     if (group.channel === 'rest') for (const path of group.markets) url.searchParams.append('paths', path);
     else url.searchParams.set('markets', group.markets.join(','));
-    if (group.channel === 'book')
-      url.searchParams.set('depth', group.depth == null ? 'full' : String(group.depth));
+    for (const [name, value] of queryEntries(group.options)) url.searchParams.set(name, value);
     const lastEventId = group.markets.map((market) => group.positions.get(market) ?? '').join(',');
     const headers =
       lastEventId.replaceAll(',', '') === ''
@@ -247,7 +287,7 @@ export class SseSocket implements WebSocketLike {
   async #refused(group: Group, body: ReadableStream<Uint8Array>): Promise<void> {
     const answer = JSON.parse(await new Response(body).text()) as { error: string; message: string };
     const request = group.pending;
-    this.#groups.delete(groupKey(group.channel, group.depth, isWildcard(group.markets)));
+    this.#groups.delete(group.key);
     this.#deliver({
       type: 'error',
       ...(request?.id === undefined ? {} : { id: request.id }),
@@ -325,12 +365,29 @@ export class SseSocket implements WebSocketLike {
   }
 }
 
-/** The option of a `subscribe` this transport cannot serve yet, for its refusal. */
-function paceOrHistoryOption(request: SubscribeRequest): 'interval' | 'threshold' | 'since' {
-  if (request.interval !== undefined) return 'interval';
-  return request.threshold !== undefined ? 'threshold' : 'since';
+/** The options of a request that key its response (a book's full depth as null). */
+function optionsOf(request: SubscribeRequest): QueryOptions {
+  const options: QueryOptions = Object.fromEntries(
+    queryOptionNames.flatMap((name) => (request[name] === undefined ? [] : [[name, request[name]]])),
+  );
+  if (request.channel === 'book') options.depth = request.depth ?? null;
+  return options;
 }
 
-function groupKey(channel: string, depth: number | null | undefined, wildcard: boolean): string {
-  return `${channel}:${wildcard ? '*' : (depth ?? 'full')}`;
+/** The query parameters of a response's options, in `queryOptions` order. */
+function queryEntries(options: QueryOptions): [string, string][] {
+  return queryOptionNames.flatMap((name) => {
+    const value = options[name];
+    if (value === undefined) return [];
+    const text = queryOptions[name] as (value: NonNullable<QueryOptions[QueryOption]> | null) => string;
+    return [[name, text(value)]];
+  });
+}
+
+function groupKey(channel: string, options: QueryOptions, own: string): string {
+  return JSON.stringify([channel, ...queryEntries(options), own]);
+}
+
+function wildcardKey(channel: string): string {
+  return `${channel}:*`;
 }
