@@ -48,7 +48,7 @@ export function connectSse(
       ? withToken(relaySseUrl(url), options.apiKey)
       : relaySseUrl(url).toString(),
   );
-  return new RelayClient(targets, (address) => new SseSocket(address, fetchImpl, headers), options);
+  return new RelayClient(targets, (address) => new SseSocket(address, fetchImpl, headers), options, 'sse');
 }
 
 /**

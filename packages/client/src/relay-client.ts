@@ -68,11 +68,19 @@ export class RelayClient extends ChannelStreams {
   readonly #wildcards: ClientWildcards;
   readonly #messages: RelayMessages;
   #opened = false;
+  /** Over SSE nothing reaches the relay but each response's query: `update` and `list` cannot. */
+  readonly #carriesRequests: boolean;
   /** Aborted with the `unreachable` error until a connection opens: one-off questions stop waiting. */
   #unanswerable = new AbortController();
 
-  constructor(urls: readonly string[], createSocket: SocketFactory, options: ClientOptions = {}) {
+  constructor(
+    urls: readonly string[],
+    createSocket: SocketFactory,
+    options: ClientOptions = {},
+    transport: 'websocket' | 'sse' = 'websocket',
+  ) {
     super();
+    this.#carriesRequests = transport === 'websocket';
     this.#toSubscribe = new SubscribeBatch(
       () => this.#connection.status === 'open',
       (request) => this.#send(request),
@@ -181,6 +189,7 @@ export class RelayClient extends ChannelStreams {
    * relay's error, or `connection_failed` when the connection is not open or closes first.
    */
   subscriptions(): Promise<SubscriptionsMessage> {
+    this.#needsRequests('subscriptions()', "`client.streams` is the client's own list");
     return new Promise((resolve, reject) =>
       this.#inFlight.ask(
         { op: 'list' },
@@ -267,6 +276,7 @@ export class RelayClient extends ChannelStreams {
 
   /** The stream is re-registered under its new depth as the answer arrives, before its snapshot. */
   #changeDepth(ref: StreamRef, depth: BookDepth, moved: () => void): Promise<void> {
+    this.#needsRequests('book.update()', 'subscribe at the new depth, then unsubscribe the old one');
     const stream = this.#streams.get('book', ref.market, ref.depth);
     if (stream === undefined)
       return Promise.reject(new RelayClientError('bad_request', `book ${ref.market} is not subscribed`));
@@ -293,6 +303,7 @@ export class RelayClient extends ChannelStreams {
 
   /** An `update` of one stream's options; the stream takes them once the relay answers. */
   #changeOptions(ref: StreamRef, options: StreamOptions): Promise<void> {
+    this.#needsRequests('update()', 'subscribe again with the new options, answered by a fresh snapshot');
     const stream = this.#streams.get(ref.channel, ref.market, ref.depth);
     if (stream === undefined)
       return Promise.reject(
@@ -308,6 +319,15 @@ export class RelayClient extends ChannelStreams {
       if (options.interval !== undefined) stream.interval = options.interval ?? undefined;
       if (options.threshold !== undefined) stream.threshold = options.threshold ?? undefined;
     });
+  }
+
+  /**
+   * A request the transport cannot carry is a programming error, thrown at the call as a bad value
+   * is (docs/client.md "Without WebSocket"), rather than answered later by a refusal.
+   */
+  #needsRequests(call: string, instead: string): void {
+    if (!this.#carriesRequests)
+      throw new TypeError(`${call} needs a WebSocket: Server-Sent Events carry no requests (${instead})`);
   }
 
   /** Sends an `update`; `accepted` applies it when the relay answers `subscribed`, else it rejects. */

@@ -18,6 +18,7 @@
  */
 import { isWildcard, offTheWire } from '../../../protocol/src/protocol/channels.ts';
 import type {
+  BookDepth,
   ClientRequest,
   SubscribeRequest,
   UnsubscribeRequest,
@@ -46,7 +47,7 @@ export type FetchLike = (
  * A new option is one line here.
  */
 const queryOptions = {
-  depth: (depth: NonNullable<SubscribeRequest['depth']> | null) => (depth === null ? 'full' : String(depth)),
+  depth: (depth: BookDepth) => (depth === null ? 'full' : String(depth)),
   interval: String,
   threshold: String,
   since: String,
@@ -175,7 +176,12 @@ export class SseSocket implements WebSocketLike {
   }
 
   /** Takes `markets` out of every named response of (channel, depth) but `kept`, whatever its options. */
-  #leave(channel: string, depth: SubscribeRequest['depth'], markets: string[], kept: Group | undefined): void {
+  #leave(
+    channel: string,
+    depth: SubscribeRequest['depth'],
+    markets: string[],
+    kept: Group | undefined,
+  ): void {
     for (const group of [...this.#groups.values()]) {
       if (group === kept || group.channel !== channel || isWildcard(group.markets)) continue;
       if ((group.options.depth ?? null) !== (depth ?? null)) continue;
@@ -379,7 +385,8 @@ function queryEntries(options: QueryOptions): [string, string][] {
   return queryOptionNames.flatMap((name) => {
     const value = options[name];
     if (value === undefined) return [];
-    const text = queryOptions[name] as (value: NonNullable<QueryOptions[QueryOption]> | null) => string;
+    // Each function takes its own option's value: TypeScript cannot pair them through `name`.
+    const text = queryOptions[name] as (value: QueryOptions[QueryOption]) => string;
     return [[name, text(value)]];
   });
 }
