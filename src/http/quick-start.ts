@@ -1,7 +1,7 @@
 /**
  * @module http/quick-start
  * What `market-relay serve` prints for a newcomer once it listens (issue 6): the status page's URL and
- * a ready-to-paste client command subscribing to a live market. Plain text for the terminal, on
+ * a ready-to-paste command (curl on the relay's SSE) that prints a live market's book. Plain text for the terminal, on
  * stderr, so the JSON log on stdout stays one object per line. While upstream does not list its
  * markets, why not (issue 35: a newcomer reads the terminal, not the JSON log), once per cause.
  */
@@ -59,7 +59,7 @@ export async function printQuickStart(
       if (lastCause !== undefined) write(`upstream ${upstream} answers now\n`);
       const market = markets[0];
       if (market !== undefined) {
-        write(commandLines(socket, needsKey, market.market_id, market.title));
+        write(commandLines(url, needsKey, market.market_id, market.title));
       }
       return;
     } catch (error) {
@@ -79,14 +79,14 @@ export async function printQuickStart(
   }
 }
 
-function commandLines(socket: string, needsKey: boolean, marketId: string, title: string): string {
-  // Double quotes, so that the shell expands $API_KEY; single ones keep the URL literal otherwise.
-  const quotedSocket = needsKey ? `"${socket}"` : `'${socket}'`;
-  const subscribe = JSON.stringify({ op: 'subscribe', channel: 'book', markets: [marketId], depth: 10 });
+function commandLines(url: string, needsKey: boolean, marketId: string, title: string): string {
+  const query = new URLSearchParams({ channel: 'book', markets: marketId, depth: '10' });
   const lines = [`watch a live book (${title}) for 30 s:`];
   if (needsKey) lines.push('  export API_KEY=<one of the --api-keys>');
-  // --yes: without a terminal to answer npx's "Ok to proceed?", npx would stop there.
-  lines.push(`  npx --yes wscat -c ${quotedSocket} -x '${subscribe}' -w 30`);
+  // The relay's Server-Sent Events with curl: nothing to download first, and each event printed as
+  // it comes (-N), to a terminal or a pipe alike. Double quotes, so that the shell expands $API_KEY.
+  const key = needsKey ? ' -H "Authorization: Bearer $API_KEY"' : '';
+  lines.push(`  curl -N --max-time 30${key} '${url}/v1/sse?${query}'`);
   return `${lines.join('\n')}\n`;
 }
 
