@@ -2,7 +2,7 @@
  * @module client/connection/sse-socket
  * The WebSocket the SDK expects, made of Server-Sent Events responses (protocol.md "Server-Sent
  * Events"), for where a WebSocket cannot be opened. SSE takes its subscription from the URL: one
- * channel and one value of each option (`depth`, `interval`, `threshold`, `since`: `queryOptions`)
+ * channel and one value of each option (`depth`, `interval`, `threshold`, `since`: sse-query.ts)
  * per response, so each `subscribe` / `unsubscribe` the SDK sends reopens the response of that
  * selection with the new market list, resuming every stream it already had through the positions
  * of the last event id (no gap, no snapshot), and is answered here with the `subscribed` /
@@ -18,7 +18,6 @@
  */
 import { isWildcard, offTheWire } from '../../../protocol/src/protocol/channels.ts';
 import type {
-  BookDepth,
   ClientRequest,
   SubscribeRequest,
   UnsubscribeRequest,
@@ -31,6 +30,7 @@ import {
   OPEN,
   type WebSocketLike,
 } from './socket.ts';
+import { optionsOf, type QueryOptions, queryEntries, streamOptionsKey } from './sse-query.ts';
 
 const CONNECTING = 0;
 const CLOSED = 3;
@@ -40,22 +40,6 @@ export type FetchLike = (
   url: string,
   init: { headers: Record<string, string>; signal: AbortSignal },
 ) => Promise<{ status: number; body: ReadableStream<Uint8Array> | null }>;
-
-/**
- * The `subscribe` options the relay's SSE takes as query parameters of the same names, in the order
- * they key a response, with their query text (a full book's depth is absent or null: `full`).
- * A new option is one line here.
- */
-const queryOptions = {
-  depth: (depth: BookDepth) => (depth === null ? 'full' : String(depth)),
-  interval: String,
-  threshold: String,
-  since: String,
-} satisfies { [Option in keyof SubscribeRequest]?: (value: never) => string };
-
-type QueryOption = keyof typeof queryOptions;
-type QueryOptions = Pick<SubscribeRequest, QueryOption>;
-const queryOptionNames = Object.keys(queryOptions) as QueryOption[];
 
 /** One open response: a channel and its options, its markets in URL order, each one's last position. */
 interface Group {
@@ -153,7 +137,7 @@ export class SseSocket implements WebSocketLike {
       request.since === undefined ? '' : String(this.#sinceResponses++),
     );
     // Asked again with other options: the stream leaves the response of its old ones.
-    this.#leave(request.channel, options.depth, request.markets, group);
+    this.#leave(request.channel, options, request.markets, group);
     for (const market of request.markets) if (!group.markets.includes(market)) group.markets.push(market);
     // A market without a resume point starts with a snapshot (also the SDK's way to resync one).
     for (const market of request.markets) group.positions.delete(market);
@@ -169,22 +153,21 @@ export class SseSocket implements WebSocketLike {
       if (wildcard !== undefined) this.#without(wildcard, request.markets);
     } else {
       this.#dropFromWildcard(request);
-      this.#leave(request.channel, request.depth, request.markets, undefined);
+      this.#leave(request.channel, optionsOf(request), request.markets, undefined);
     }
     const { op: _op, ...selection } = request;
     this.#deliver({ type: 'unsubscribed', ...selection });
   }
 
-  /** Takes `markets` out of every named response of (channel, depth) but `kept`, whatever its options. */
-  #leave(
-    channel: string,
-    depth: SubscribeRequest['depth'],
-    markets: string[],
-    kept: Group | undefined,
-  ): void {
+  /**
+   * Takes `markets` out of every named response of their streams (the channel and the options that
+   * name a stream as in `options`) but `kept`, whatever its other options.
+   */
+  #leave(channel: string, options: QueryOptions, markets: string[], kept: Group | undefined): void {
+    const stream = streamOptionsKey(options);
     for (const group of [...this.#groups.values()]) {
       if (group === kept || group.channel !== channel || isWildcard(group.markets)) continue;
-      if ((group.options.depth ?? null) !== (depth ?? null)) continue;
+      if (streamOptionsKey(group.options) !== stream) continue;
       if (group.markets.some((market) => markets.includes(market))) this.#without(group, markets);
     }
   }
@@ -369,26 +352,6 @@ export class SseSocket implements WebSocketLike {
     if (this.readyState === CLOSED) return;
     this.close(ABNORMAL_CLOSURE, 'SSE response ended');
   }
-}
-
-/** The options of a request that key its response (a book's full depth as null). */
-function optionsOf(request: SubscribeRequest): QueryOptions {
-  const options: QueryOptions = Object.fromEntries(
-    queryOptionNames.flatMap((name) => (request[name] === undefined ? [] : [[name, request[name]]])),
-  );
-  if (request.channel === 'book') options.depth = request.depth ?? null;
-  return options;
-}
-
-/** The query parameters of a response's options, in `queryOptions` order. */
-function queryEntries(options: QueryOptions): [string, string][] {
-  return queryOptionNames.flatMap((name) => {
-    const value = options[name];
-    if (value === undefined) return [];
-    // Each function takes its own option's value: TypeScript cannot pair them through `name`.
-    const text = queryOptions[name] as (value: QueryOptions[QueryOption]) => string;
-    return [[name, text(value)]];
-  });
 }
 
 function groupKey(channel: string, options: QueryOptions, own: string): string {
