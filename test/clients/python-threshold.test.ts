@@ -24,7 +24,9 @@ describe.skipIf(!(await pythonAvailable()))('the Python client on price threshol
     [market] = sim.market.activeMarketIds() as [string];
     fake = await startScriptedPrices(sim.url);
     fake.set(market, { best_bid: '0.50000000', best_ask: '0.60000000', midpoint_price: '0.55000000' });
-    relay = await startHarnessRelay(sim, { upstream: fake.url });
+    // Prices polled every 100 ms: the catch-up of a withheld half tick (ten polls) comes a second
+    // later, long after the next step of the test.
+    relay = await startHarnessRelay(sim, { upstream: fake.url, pricePollMs: 100 });
   });
 
   afterAll(async () => {

@@ -2,13 +2,13 @@
  * `threshold` on a `price` subscription over WebSocket and SSE (docs/protocol.md "Per-subscription
  * options"), against a fake upstream whose prices the test sets: a best bid moving by half ticks
  * reaches a subscriber of a one-tick threshold only as the moves that add up to a tick, and the
- * final state within the settle time; bad thresholds are refused with the id and change nothing;
+ * final state as the catch-up, the tenth price poll after it; bad thresholds are refused with the id and change nothing;
  * `list` shows the threshold and `update` sets, changes and clears it in place.
  */
 
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RawData } from 'ws';
-import { THRESHOLD_SETTLE_MS } from '../../packages/protocol/src/protocol/limits.ts';
+import { THRESHOLD_CATCH_UP_POLLS as CATCH_UP } from '../../packages/protocol/src/protocol/limits.ts';
 import type { PriceData } from '../../packages/protocol/src/protocol/messages.ts';
 import type { Relay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
@@ -27,7 +27,8 @@ const prices = (halfTicks: number): PriceData => {
 };
 
 interface Timed {
-  at: number;
+  /** The price polls the fake upstream had answered when the message arrived. */
+  polls: number;
   message: Message;
 }
 
@@ -44,18 +45,24 @@ describe('price threshold', () => {
     const fake = await startScriptedPrices(sim.url);
     opened.push(fake);
     fake.set(market!, prices(0));
-    const relay = await startHarnessRelay(sim, { upstream: fake.url });
+    // Prices polled every 100 ms: a catch-up ten polls after a change leaves a step of the test
+    // (a poll and a message) a second before it could come.
+    const relay = await startHarnessRelay(sim, { upstream: fake.url, pricePollMs: 100 });
     opened.push(relay);
     return { fake, relay, market: market! };
   }
 
-  async function connect(relay: Relay): Promise<{ client: ProtocolClient; timed: Timed[] }> {
+  async function connect(
+    relay: Relay,
+    fake?: ScriptedPrices,
+  ): Promise<{ client: ProtocolClient; timed: Timed[] }> {
     const client = await ProtocolClient.connect(relay.url);
     opened.push(client);
     const timed: Timed[] = [];
     client.ws.on('message', (data: RawData) => {
       const message = JSON.parse(data.toString()) as Message;
-      if (message.type === 'snapshot' || message.type === 'update') timed.push({ at: Date.now(), message });
+      if (message.type === 'snapshot' || message.type === 'update')
+        timed.push({ polls: fake?.batches ?? 0, message });
     });
     return { client, timed };
   }
@@ -63,10 +70,10 @@ describe('price threshold', () => {
   const bid = (client: ProtocolClient, market: string) =>
     (client.view('price', market)?.state as PriceData | undefined)?.best_bid;
 
-  it('sends the half-tick moves that add up to a tick, and the final state within the settle time', async () => {
+  it('sends the half-tick moves that add up to a tick, and the final state as the catch-up', async () => {
     const { fake, relay, market } = await start();
-    const raw = await connect(relay);
-    const gated = await connect(relay);
+    const raw = await connect(relay, fake);
+    const gated = await connect(relay, fake);
     await raw.client.request({ op: 'subscribe', channel: 'price', markets: [market] });
     const answer = await gated.client.request({
       op: 'subscribe',
@@ -80,21 +87,19 @@ describe('price threshold', () => {
     // Each step waits for the raw subscriber to hold the new bid: the relay took it.
     const steps: number[] = [];
     for (let step = 1; step <= 5; step += 1) {
-      const began = Date.now();
+      const began = fake.batches;
       fake.set(market, prices(step));
       const expected = prices(step).best_bid;
       await waitFor(`the raw subscriber at ${expected}`, () =>
         bid(raw.client, market) === expected ? true : undefined,
       );
-      steps.push(Date.now() - began);
+      steps.push(fake.batches - began);
     }
     const final = prices(5).best_bid;
-    await waitFor('the final state', () => (bid(gated.client, market) === final ? true : undefined), {
-      timeoutMs: THRESHOLD_SETTLE_MS * 5,
-    });
+    await waitFor('the final state', () => (bid(gated.client, market) === final ? true : undefined));
     const bids = gated.timed.map(({ message }) => (message.data as PriceData).best_bid);
-    // Each step took well under the settle time, so only whole ticks went out before the final state.
-    expect(bids, `steps took ${steps.join(', ')} ms`).toEqual([
+    // Each step took far fewer polls than the catch-up, so only whole ticks went out before the final state.
+    expect(bids, `steps took ${steps.join(', ')} polls`).toEqual([
       '0.50000000',
       '0.51000000',
       '0.52000000',
@@ -104,12 +109,10 @@ describe('price threshold', () => {
     const gatedSeqs = gated.timed.map(({ message }) => message.seq);
     expect(gated.timed.slice(1).map(({ message }) => appliesTo(message))).toEqual(gatedSeqs.slice(0, -1));
     expect(raw.timed.filter(({ message }) => message.type === 'update')).toHaveLength(5);
-    // The final state came the settle time after the relay took it (its clock, this process's), and
-    // within the stated maximum plus a loaded machine's slack.
-    const tookFinal = relay.registry.get({ channel: 'price', market })!.lastChangeAt;
-    const delay = gated.timed.at(-1)!.at - tookFinal;
-    expect(delay).toBeGreaterThanOrEqual(THRESHOLD_SETTLE_MS - 5);
-    expect(delay).toBeLessThanOrEqual(THRESHOLD_SETTLE_MS + 1_000);
+    // The final state came as the catch-up: CATCH_UP polls after the poll that brought it (which
+    // the raw subscriber got at once; a poll more or less for the moments the two were counted).
+    const tookFinal = raw.timed.at(-1)!.polls;
+    expect(gated.timed.at(-1)!.polls - tookFinal).toBeGreaterThanOrEqual(CATCH_UP - 1);
     for (const { client } of [raw, gated]) expect(client.violations).toEqual([]);
   });
 

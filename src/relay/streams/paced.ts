@@ -9,11 +9,14 @@
  * ends (trailing edge), and an interval in which nothing changed sends nothing.
  *
  * A `threshold` gates: a state goes out only when it moved by the threshold from the one the group
- * last sent (./threshold.ts). A state withheld goes out once the stream has been still for the
- * settle time (the interval, else `THRESHOLD_SETTLE_MS`), so moves below the threshold that add up
- * to nothing send nothing, and the final state always arrives.
+ * last sent (./threshold.ts), so moves below it add up. The state withheld goes out as the catch-up
+ * with the `THRESHOLD_CATCH_UP_POLLS`-th poll of the stream after the poll that brought the first
+ * change since the last send, if it still differs from what the group was sent then: the state is
+ * never wrong for longer than that, and moves back where they began by then send nothing. Counted in the stream's polls (./subscribers.ts
+ * `polled`), never in time, so that at any poll interval at most one message in that many polls
+ * is a catch-up (a timer that ran out between two polls would send every change).
  */
-import { THRESHOLD_SETTLE_MS } from '../../../packages/protocol/src/protocol/limits.ts';
+import { THRESHOLD_CATCH_UP_POLLS } from '../../../packages/protocol/src/protocol/limits.ts';
 import { thresholdMove } from './threshold.ts';
 
 /** A subscription's contract beyond every change: both absent means raw. */
@@ -42,10 +45,12 @@ export class PacedGroup<Member> {
   #paceTimer: NodeJS.Timeout | undefined;
   /** A send is due when the running interval ends. */
   #owed = false;
-  /** Running while a withheld change waits for the stream to settle. */
-  #settleTimer: NodeJS.Timeout | undefined;
-  /** The stream settled on a withheld change: the next send need not pass the threshold. */
-  #settled = false;
+  /** The polls of the stream the group has seen. */
+  #polls = 0;
+  /** The number of the poll that brought the first change since the last send, if any. */
+  #withheldAt: number | undefined;
+  /** The catch-up is due: the next send need not pass the threshold. */
+  #catchingUp = false;
   /** The state the group last sent: the next message is the change from it; thresholds compare against it. */
   #sent: PacedState;
 
@@ -58,9 +63,9 @@ export class PacedGroup<Member> {
     this.#sent = current();
   }
 
-  /** The stream took a new state. */
+  /** The stream took a new state (before the `polled` of the poll that brought it). */
   changed(): void {
-    if (this.threshold !== undefined) this.#awaitSettle();
+    if (this.threshold !== undefined) this.#noteChange(this.threshold);
     if (this.#paceTimer !== undefined) {
       this.#owed = true;
       return;
@@ -68,51 +73,50 @@ export class PacedGroup<Member> {
     this.#consider();
   }
 
-  stop(): void {
-    clearTimeout(this.#paceTimer);
-    clearTimeout(this.#settleTimer);
-    this.#paceTimer = undefined;
-    this.#settleTimer = undefined;
-    this.#owed = false;
-    this.#settled = false;
+  /** A poll of the stream ended, changed or not: a change withheld long enough goes out now. */
+  polled(): void {
+    this.#polls += 1;
+    if (this.#withheldAt === undefined || this.#polls - this.#withheldAt < THRESHOLD_CATCH_UP_POLLS) return;
+    this.#withheldAt = undefined;
+    this.#catchingUp = true;
+    if (this.#paceTimer === undefined) this.#consider();
+    else this.#owed = true;
   }
 
-  /** Sends the current state if it is due: always without a threshold, else when it moved enough. */
-  #consider(): void {
-    if (this.threshold === undefined || this.#settled) {
-      this.#sendNow();
-      return;
-    }
-    if (thresholdMove(this.#sent.state, this.#current().state, this.threshold) === 'moved') this.#sendNow();
+  stop(): void {
+    clearTimeout(this.#paceTimer);
+    this.#paceTimer = undefined;
+    this.#owed = false;
+    this.#withheldAt = undefined;
+    this.#catchingUp = false;
   }
 
   /**
-   * Each change starts the settle time over: a state goes out once the stream stops moving. A busy
-   * stream changes on most polls, so the running timer is restarted in place (`refresh`) rather
-   * than cleared and made again for every change of every group.
+   * The first change since the last send starts the count to the catch-up, whatever follows: a
+   * count started over by each return to the state sent would let a price flickering around it
+   * stay wrong on most polls. (A change that moved enough is sent, which ends the count, at once
+   * or, paced, when its interval ends.)
    */
-  #awaitSettle(): void {
-    if (this.#settleTimer !== undefined) {
-      this.#settleTimer.refresh();
-      return;
-    }
-    this.#settleTimer = setTimeout(this.#settle, this.interval ?? THRESHOLD_SETTLE_MS);
-    this.#settleTimer.unref();
+  #noteChange(threshold: string): void {
+    if (thresholdMove(this.#sent.state, this.#current().state, threshold) !== 'same')
+      this.#withheldAt ??= this.#polls + 1;
   }
 
-  readonly #settle = (): void => {
-    this.#settleTimer = undefined;
-    if (thresholdMove(this.#sent.state, this.#current().state, this.threshold ?? '0') === 'same') return;
-    this.#settled = true;
-    if (this.#paceTimer === undefined) this.#sendNow();
-    else this.#owed = true;
-  };
+  /** Sends the current state if it is due: always without a threshold, else when it moved enough or catches up. */
+  #consider(): void {
+    if (this.threshold === undefined) {
+      this.#sendNow();
+      return;
+    }
+    const move = thresholdMove(this.#sent.state, this.#current().state, this.threshold);
+    if (move === 'moved' || (move === 'withheld' && this.#catchingUp)) this.#sendNow();
+    else if (move === 'same') this.#catchingUp = false;
+  }
 
   #sendNow(): void {
     this.#owed = false;
-    this.#settled = false;
-    clearTimeout(this.#settleTimer);
-    this.#settleTimer = undefined;
+    this.#catchingUp = false;
+    this.#withheldAt = undefined;
     const sent = this.#sent;
     this.#sent = this.#current();
     if (this.interval !== undefined) {

@@ -32,6 +32,8 @@ export class StreamPublisher {
    */
   served(stream: AnyStream, frame: Frame | null, kind: 'snapshot' | 'update', receivedAt: number): void {
     if (stream.freshness === 'stale' && stream.setFreshness('live')) this.emitState(stream, 'live');
+    // One poll of the stream: a threshold's catch-up is counted in them (./paced.ts).
+    stream.subscribers.polled();
     // Paced subscribers get this state later, as their group's snapshot (pacedSent).
     const recipients = frame === null ? 0 : stream.rawClientCount;
     if (frame !== null && recipients > 0) this.#sent(stream, frame, kind, recipients, receivedAt);

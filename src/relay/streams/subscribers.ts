@@ -63,6 +63,15 @@ export class Subscribers<Subscriber extends { readonly internal?: boolean }> ext
     for (const group of this.#groups.values()) group.changed();
   }
 
+  /**
+   * A poll of the stream ended, changed or not (after `changed` when it did): the threshold groups
+   * count it towards their catch-up (./paced.ts).
+   */
+  polled(): void {
+    if (this.#groups.size === 0) return;
+    for (const group of this.#groups.values()) group.polled();
+  }
+
   override add(subscriber: Subscriber): this {
     if (this.has(subscriber)) return this;
     if (subscriber.internal === true) this.#internal += 1;

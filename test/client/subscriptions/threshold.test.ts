@@ -33,7 +33,9 @@ describe('client SDK: threshold', () => {
     const fake = await startScriptedPrices(sim.url);
     opened.push(fake);
     fake.set(market!, prices(0));
-    const relay = await startHarnessRelay(sim, { upstream: fake.url });
+    // Prices polled every 100 ms: the catch-up of a withheld half tick (ten polls) comes a second
+    // later, long after the next step of the test.
+    const relay = await startHarnessRelay(sim, { upstream: fake.url, pricePollMs: 100 });
     opened.push(relay);
     return { fake, relay, market: market! };
   }

@@ -1,12 +1,13 @@
 /**
  * Subscribers of a `price` stream with a `threshold` (docs/protocol.md "Per-subscription options"),
- * on the relay's clock faked: a state goes out when best bid, best ask or midpoint moved by the
- * threshold since the group's last send; a withheld state goes out once the stream has been still
- * for the settle time (1 s, or the interval); moves that add up to nothing send nothing; an
- * interval still spaces the sends; one frame serves the whole group.
+ * polls counted and the relay's clock faked: a state goes out when best bid, best ask or midpoint
+ * moved by the threshold since the group's last send; a withheld state goes out as the catch-up
+ * with the tenth poll after the one that brought it, however often the stream changes; moves that
+ * add up to nothing send nothing; an interval still spaces the sends; one frame serves the whole
+ * group.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { THRESHOLD_SETTLE_MS } from '../../../packages/protocol/src/protocol/limits.ts';
+import { THRESHOLD_CATCH_UP_POLLS as CATCH_UP } from '../../../packages/protocol/src/protocol/limits.ts';
 import type { PriceData, PriceUpdateData } from '../../../packages/protocol/src/protocol/messages.ts';
 import { applyPriceUpdate } from '../../../packages/protocol/src/protocol/price.ts';
 import { codecs } from '../../../src/relay/channels/codecs.ts';
@@ -36,9 +37,14 @@ const at = (halfTicks: number): PriceData => {
 
 describe('threshold subscribers', () => {
   let stream: Stream<PriceData, PriceUpdateData>;
+  /** One poll of the stream that found `halfTicks` (what the publisher does for each poll). */
   const move = (halfTicks: number) => {
     const ts = new Date().toISOString();
     stream.publish(at(halfTicks), ts, ts, Date.now());
+    stream.subscribers.polled();
+  };
+  const polls = (count: number, halfTicks: number) => {
+    for (let i = 0; i < count; i += 1) move(halfTicks);
   };
 
   beforeEach(() => {
@@ -50,22 +56,20 @@ describe('threshold subscribers', () => {
     vi.useRealTimers();
   });
 
-  it('sends the moves that add up to a tick, and the final state once the stream is still', () => {
+  it('sends the moves that add up to a tick, and the final state as the catch-up ten polls later', () => {
     const [raw, gated] = [new Recorder(), new Recorder()];
     for (const subscriber of [raw, gated]) stream.subscribers.add(subscriber);
     stream.subscribers.pace(gated, undefined, '0.01');
     expect(stream.subscribers.thresholdOf(gated)).toBe('0.01');
-    for (let step = 0; step <= 5; step += 1) {
-      move(step);
-      vi.advanceTimersByTime(100);
-    }
+    for (let step = 0; step <= 5; step += 1) move(step);
     expect(raw.frames).toHaveLength(6);
     // The first state, then each full tick from what was last sent: 0.50, 0.51, 0.52.
     expect(gated.bids()).toEqual(['0.50000000', '0.51000000', '0.52000000']);
-    vi.advanceTimersByTime(THRESHOLD_SETTLE_MS - 101);
+    // The half tick to 0.525 came with the last poll: withheld for the next CATCH_UP - 1 polls...
+    polls(CATCH_UP - 1, 5);
     expect(gated.bids()).toHaveLength(3);
-    vi.advanceTimersByTime(1);
-    // Still for the settle time since the last change: the final state, 0.525.
+    // ...and sent, as the catch-up, with the CATCH_UP-th.
+    move(5);
     expect(gated.bids().at(-1)).toBe('0.52500000');
     // After the first state, each message is the change from the one before it: `prev_seq` names
     // it, or (one change since) the stream's own update applies to the seq before its own.
@@ -78,25 +82,37 @@ describe('threshold subscribers', () => {
       .slice(1)
       .reduce((state, message) => applyPriceUpdate(state, message.data), messages[0].data);
     expect(rebuilt).toEqual(at(5));
-    vi.advanceTimersByTime(10_000);
+    polls(CATCH_UP * 3, 5);
     expect(gated.bids()).toHaveLength(4);
   });
 
-  it('sends nothing for moves below the threshold that end where they began', () => {
+  it('sends nothing for moves below the threshold back where they began by the catch-up', () => {
     const gated = new Recorder();
     stream.subscribers.add(gated);
     move(0);
     stream.subscribers.pace(gated, undefined, '0.01');
-    for (let step = 1; step <= 20; step += 1) {
-      move(step % 2);
-      vi.advanceTimersByTime(300);
-    }
-    vi.advanceTimersByTime(THRESHOLD_SETTLE_MS * 5);
+    // A flicker for CATCH_UP - 1 polls, back at the start on the poll before the catch-up is due.
+    for (let step = 1; step < CATCH_UP; step += 1) move(step % 2);
+    polls(CATCH_UP * 3, 0);
     // The first state only, sent before the threshold was set.
     expect(gated.bids()).toEqual(['0.50000000']);
   });
 
-  it('with an interval, spaces its sends by it and settles within it', () => {
+  it('on a market moving every poll by less than the threshold, sends one catch-up in CATCH_UP + 1 polls', () => {
+    const [raw, gated] = [new Recorder(), new Recorder()];
+    for (const subscriber of [raw, gated]) stream.subscribers.add(subscriber);
+    move(0);
+    stream.subscribers.pace(gated, undefined, '0.05');
+    // The bid wanders between 0.50 and 0.52 and changes on every poll: never five cents away.
+    const walk = [1, 2, 3, 4, 3, 2];
+    const count = (CATCH_UP + 1) * 10;
+    for (let poll = 0; poll < count; poll += 1) move(walk[poll % walk.length]!);
+    expect(raw.frames).toHaveLength(count + 1);
+    // Each change is withheld at once and caught up with the CATCH_UP-th poll after it.
+    expect(gated.frames).toHaveLength(1 + count / (CATCH_UP + 1));
+  });
+
+  it('with an interval, spaces its sends by it, a catch-up due within it waiting for its end', () => {
     const gated = new Recorder();
     stream.subscribers.add(gated);
     stream.subscribers.pace(gated, 500, '0.01');
@@ -107,11 +123,16 @@ describe('threshold subscribers', () => {
     vi.advanceTimersByTime(450);
     expect(gated.bids()).toEqual(['0.50000000', '0.51000000']);
     vi.advanceTimersByTime(600);
-    move(3); // half a tick: withheld, and settled an interval after it
-    vi.advanceTimersByTime(499);
+    move(3); // half a tick: withheld, and caught up CATCH_UP polls later, the interval long over
+    polls(CATCH_UP - 1, 3);
     expect(gated.bids()).toHaveLength(2);
-    vi.advanceTimersByTime(1);
+    move(3);
     expect(gated.bids().at(-1)).toBe('0.51500000');
+    move(4); // half a tick again, its catch-up due within the interval just begun
+    polls(CATCH_UP, 4);
+    expect(gated.bids()).toHaveLength(3);
+    vi.advanceTimersByTime(500);
+    expect(gated.bids().at(-1)).toBe('0.52000000');
     const gaps = gated.frames.slice(1).map(({ at: when }, i) => when - gated.frames[i]!.at);
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(500);
   });
@@ -126,8 +147,9 @@ describe('threshold subscribers', () => {
     expect(a.frames.every(({ frame }, i) => b.frames[i]!.frame === frame)).toBe(true);
     expect(a.bids()).toEqual(['0.50000000', '0.51000000', '0.52000000', '0.53000000']);
     expect(coarse.bids()).toEqual(['0.50000000']);
-    vi.advanceTimersByTime(THRESHOLD_SETTLE_MS);
+    polls(CATCH_UP, 6);
     expect(coarse.bids()).toEqual(['0.50000000', '0.53000000']);
+    expect(a.bids()).toHaveLength(4);
     stream.subscribers.pace(a, undefined, undefined);
     expect(stream.subscribers.thresholdOf(a)).toBeUndefined();
     move(7);

@@ -2,7 +2,8 @@
  * @module test/support/upstream/scripted-prices
  * A fake upstream: the simulator for every request but the batch of prices
  * (`POST /clob/market-prices/batch`), which answers each market the test scripted with the prices
- * it set last, so a relay's `price` stream can be moved field by field, by exact amounts. A market
+ * it set last, so a relay's `price` stream can be moved field by field, by exact amounts, and counts
+ * those batches (the relay's price polls, for a rule counted in polls). A market
  * not scripted gets the bare entry of a market without price data. A test in another process (the
  * Python client's) sets them with `POST /script/prices` `{ market, prices }`.
  */
@@ -17,11 +18,14 @@ export interface ScriptedPrices {
   readonly url: string;
   /** The prices `market` answers with from now on. */
   set(market: string, prices: PriceData): void;
+  /** The batches of prices answered so far: one per price poll of a relay with one batch. */
+  readonly batches: number;
   close(): Promise<void>;
 }
 
 export async function startScriptedPrices(simUrl: string): Promise<ScriptedPrices> {
   const prices = new Map<string, PriceData>();
+  let batches = 0;
   const front = await startSimFront(simUrl, (req, res) => {
     if (req.method !== 'POST' || (req.url !== BATCH_PATH && req.url !== SCRIPT_PATH)) return false;
     let body = '';
@@ -35,6 +39,7 @@ export async function startScriptedPrices(simUrl: string): Promise<ScriptedPrice
         res.writeHead(204).end();
         return;
       }
+      batches += 1;
       const { market_ids: ids } = JSON.parse(body) as { market_ids: string[] };
       const timestamp = new Date().toISOString();
       const data = ids.map((id) => ({ market_id: id, ...prices.get(id), timestamp }));
@@ -47,6 +52,9 @@ export async function startScriptedPrices(simUrl: string): Promise<ScriptedPrice
     url: front.url,
     set(market, next) {
       prices.set(market, next);
+    },
+    get batches() {
+      return batches;
     },
     close: () => front.close(),
   };

@@ -26,12 +26,15 @@ export const MAX_INTERVAL_MS = 60_000;
 /**
  * A `price` subscription's `threshold` (docs/protocol.md "Per-subscription options"): a decimal
  * string above 0, at most `MAX_THRESHOLD`, with at most `MAX_THRESHOLD_DECIMALS` places (upstream's
- * prices have 8). A change withheld below it goes out once the stream has been still for
- * `THRESHOLD_SETTLE_MS`, or for the subscription's `interval` when it has one.
+ * prices have 8). A change withheld below it goes out, as the catch-up, with the
+ * `THRESHOLD_CATCH_UP_POLLS`-th poll of the stream after the one that brought it, if the stream
+ * still differs from what the subscriber was last sent. Counted in polls, not milliseconds, so the
+ * catch-up can never come as often as the changes do, whatever the poll interval: at most one in
+ * `THRESHOLD_CATCH_UP_POLLS + 1` polls (10 s at the default 1 s price poll).
  */
 export const MAX_THRESHOLD = '1';
 export const MAX_THRESHOLD_DECIMALS = 8;
-export const THRESHOLD_SETTLE_MS = 1_000;
+export const THRESHOLD_CATCH_UP_POLLS = 10;
 
 /** Longest string request `id` the relay echoes back. */
 export const MAX_REQUEST_ID_LENGTH = 128;
