@@ -161,8 +161,8 @@ describe('price threshold', () => {
     expect(await listed()).toEqual([{ interval: undefined, threshold: '0.01' }]);
     const stream = relay.registry.get({ channel: 'price', market })!;
     const answer = await client.request({ op: 'update', channel: 'price', markets: [market], interval: 500 });
-    expect(answer).toMatchObject({ type: 'subscribed', interval: 500 });
-    expect(answer.threshold).toBeUndefined();
+    // Every option in force: the threshold the update left as it was, too.
+    expect(answer).toMatchObject({ type: 'subscribed', interval: 500, threshold: '0.01' });
     expect(await listed()).toEqual([{ interval: 500, threshold: '0.01' }]);
     const changed = await client.request({
       op: 'update',

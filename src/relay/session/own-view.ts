@@ -12,13 +12,14 @@ import type {
   ConnectionLimits,
   RequestId,
   SubscriptionEntry,
+  SubscriptionOptions,
   SubscriptionsMessage,
   UpdateRequest,
 } from '../../../packages/protocol/src/protocol/messages.ts';
 import { streamKey } from '../../../packages/protocol/src/util/keys.ts';
 import type { StreamPosition } from '../streams/frame.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
-import { withId } from './echo.ts';
+import { optionsInForce, withId } from './echo.ts';
 import { intervalRefused, pacedChannel, thresholdChannel, thresholdRefused } from './subscription.ts';
 
 export type UpdatePlan =
@@ -199,6 +200,21 @@ export function streamNumbers(
   );
 }
 
+/** Each market's options in force once an update is done (by stream key), as `subscribed` names them. */
+export function optionsOf(
+  held: ReadonlyMap<string, AnyStream>,
+  markets: readonly string[],
+  keys: readonly string[],
+  holder: StreamSubscriber,
+): Map<string, SubscriptionOptions> {
+  return new Map(
+    markets.flatMap((market, i) => {
+      const stream = held.get(keys[i] ?? '');
+      return stream === undefined ? [] : [[market, optionsInForce(stream, holder)] as const];
+    }),
+  );
+}
+
 /** What a session holds, as `list` shows it. */
 export interface HeldView {
   held: ReadonlyMap<string, AnyStream>;
@@ -208,6 +224,8 @@ export interface HeldView {
   intervalOf(stream: AnyStream): number | undefined;
   /** The stream's threshold for this session, undefined: none. */
   thresholdOf(stream: AnyStream): string | undefined;
+  /** Every option this session holds the stream with (./echo.ts). */
+  optionsOf(stream: AnyStream): SubscriptionOptions;
 }
 
 export function heldView(
@@ -220,6 +238,7 @@ export function heldView(
     lastSent,
     intervalOf: (stream) => stream.subscribers.intervalOf(subscriber),
     thresholdOf: (stream) => stream.subscribers.thresholdOf(subscriber),
+    optionsOf: (stream) => optionsInForce(stream, subscriber),
   };
 }
 
@@ -227,16 +246,12 @@ function listEntries(view: HeldView, wildcards: readonly string[]): Subscription
   const entries: SubscriptionEntry[] = [];
   for (const stream of view.held.values()) {
     const sent = view.lastSent.get(stream.key);
-    const interval = view.intervalOf(stream);
-    const threshold = view.thresholdOf(stream);
     entries.push({
       channel: stream.channel,
       market: stream.market,
-      ...(stream.channel === 'book' ? { depth: stream.depth ?? null } : {}),
       epoch: sent?.epoch ?? null,
       seq: sent?.seq ?? null,
-      ...(interval === undefined ? {} : { interval }),
-      ...(threshold === undefined ? {} : { threshold }),
+      ...view.optionsOf(stream),
       status: stream.freshness,
     });
   }

@@ -36,8 +36,16 @@ import { type Frame, toFrame } from '../streams/frame.ts';
 import { type HistoryReplay, NOTHING_FETCHED } from '../streams/registry.ts';
 import { SlowConsumerPolicy } from '../streams/slow-consumer.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
-import { echoedSelection, subscribedMessage, withId } from './echo.ts';
-import { heldView, pace, pacesOf, planUpdate, streamNumbers, subscriptionsMessage } from './own-view.ts';
+import { echoedSelection, optionFields, subscribedMessage, withId } from './echo.ts';
+import {
+  heldView,
+  optionsOf,
+  pace,
+  pacesOf,
+  planUpdate,
+  streamNumbers,
+  subscriptionsMessage,
+} from './own-view.ts';
 import { RequestOrder } from './request-order.ts';
 import { SentPositions } from './sent-positions.ts';
 import type { SessionContext, SessionOptions, SessionSink } from './session-context.ts';
@@ -285,7 +293,7 @@ export class Session implements StreamSubscriber {
     // (joinStreams adds it to each stream without sending; a cluster replay that restores a stream
     // leaves it out), and a frame a transport holds for coalescing is of a stream joined earlier.
     // So on a compact connection every stream's number arrives before its first data message.
-    this.#send(subscribedMessage(request, selection, joined, recovered, this.#compact));
+    this.#send(subscribedMessage(request, selection, joined, this, recovered, this.#compact));
     // Stream errors naming the market, as a first poll's unknown_market would (protocol.md).
     for (const [market, refusal] of refused) this.#send(refusalError(channel, market, refusal));
     sendFirstMessages(this, this.#seams.begin(selection.since, request.id, joined));
@@ -331,7 +339,7 @@ export class Session implements StreamSubscriber {
       this.error(request.id, plan.code, plan.message, request.channel);
       return;
     }
-    const { channel, depth, markets, interval, threshold, keys } = plan;
+    const { channel, depth, markets, keys } = plan;
     const { joined } = this.#joinStreams(
       { channel, markets: plan.join, depth },
       undefined,
@@ -342,8 +350,8 @@ export class Session implements StreamSubscriber {
     for (const stream of plan.leave) this.#leave(stream);
     pace(plan, this.#view, this, kept);
     const streams = this.#compact ? { streams: streamNumbers(this.#subscriptions, markets, keys) } : {};
-    const echo = echoedSelection(request, channel, markets, depth, interval, threshold);
-    this.#send({ type: 'subscribed', ...echo, ...streams });
+    const options = optionFields(optionsOf(this.#subscriptions, markets, keys, this));
+    this.#send({ type: 'subscribed', ...withId(request.id), channel, markets, ...options, ...streams });
     sendFirstMessages(this, joined);
   }
 

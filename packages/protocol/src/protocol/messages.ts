@@ -195,16 +195,28 @@ export type StreamMessage =
   | RestSnapshotMessage
   | RestUpdateMessage;
 
-export interface SubscribedMessage {
+/**
+ * The options a subscription is held with, as every `subscribed` names them (docs/protocol.md
+ * "Per-subscription options"); an option not in force is absent.
+ */
+export interface SubscriptionOptions {
+  /** `book`: the depth of the stream held (null: the full book). */
+  depth?: BookDepth;
+  /** The subscription's `interval` (ms), when it is paced. */
+  interval?: number;
+  /** The subscription's `threshold`, when it has one. */
+  threshold?: string;
+}
+export interface SubscribedMessage extends SubscriptionOptions {
   type: 'subscribed';
   id?: RequestId;
   channel: Channel;
   markets: string[];
-  depth?: BookDepth;
-  /** The subscription's `interval` (ms), when it asked for one. */
-  interval?: number;
-  /** The subscription's `threshold`, when it asked for one. */
-  threshold?: string;
+  /**
+   * Each market's options, only when the markets named hold different ones (an `update` of
+   * several that leaves an option as each had it); the fields above then name those all share.
+   */
+  options?: Record<string, SubscriptionOptions>;
   /** The subscription's `since`, when it asked for one. */
   since?: string;
   recovered?: Record<string, boolean>;
