@@ -17,7 +17,7 @@
  * is a catch-up (a timer that ran out between two polls would send every change).
  */
 import { THRESHOLD_CATCH_UP_POLLS } from '../../../packages/protocol/src/protocol/limits.ts';
-import { thresholdMove } from './threshold.ts';
+import { type Move, thresholdMove } from './threshold.ts';
 
 /** A subscription's contract beyond every change: both absent means raw. */
 export interface Pace {
@@ -65,12 +65,19 @@ export class PacedGroup<Member> {
 
   /** The stream took a new state (before the `polled` of the poll that brought it). */
   changed(): void {
-    if (this.threshold !== undefined) this.#noteChange(this.threshold);
-    if (this.#paceTimer !== undefined) {
-      this.#owed = true;
+    if (this.threshold === undefined) {
+      if (this.#paceTimer === undefined) this.#sendNow();
+      else this.#owed = true;
       return;
     }
-    this.#consider();
+    const move = thresholdMove(this.#sent.state, this.#current().state, this.threshold);
+    // The first change since the last send starts the count to the catch-up, whatever follows: a
+    // count started over by each return to the state sent would let a price flickering around it
+    // stay wrong on most polls. (A change that moved enough is sent, which ends the count, at once
+    // or, paced, when its interval ends.)
+    if (move !== 'same') this.#withheldAt ??= this.#polls + 1;
+    if (this.#paceTimer === undefined) this.#decide(move);
+    else this.#owed = true;
   }
 
   /** A poll of the stream ended, changed or not: a change withheld long enough goes out now. */
@@ -91,24 +98,14 @@ export class PacedGroup<Member> {
     this.#catchingUp = false;
   }
 
-  /**
-   * The first change since the last send starts the count to the catch-up, whatever follows: a
-   * count started over by each return to the state sent would let a price flickering around it
-   * stay wrong on most polls. (A change that moved enough is sent, which ends the count, at once
-   * or, paced, when its interval ends.)
-   */
-  #noteChange(threshold: string): void {
-    if (thresholdMove(this.#sent.state, this.#current().state, threshold) !== 'same')
-      this.#withheldAt ??= this.#polls + 1;
-  }
-
   /** Sends the current state if it is due: always without a threshold, else when it moved enough or catches up. */
   #consider(): void {
-    if (this.threshold === undefined) {
-      this.#sendNow();
-      return;
-    }
-    const move = thresholdMove(this.#sent.state, this.#current().state, this.threshold);
+    if (this.threshold === undefined) this.#sendNow();
+    else this.#decide(thresholdMove(this.#sent.state, this.#current().state, this.threshold));
+  }
+
+  /** With a threshold: sends a move of it, or a smaller change when the catch-up is due. */
+  #decide(move: Move): void {
     if (move === 'moved' || (move === 'withheld' && this.#catchingUp)) this.#sendNow();
     else if (move === 'same') this.#catchingUp = false;
   }
