@@ -143,7 +143,7 @@ export function pacesOf(
  * Each market's stream after an update takes the pace and threshold named, else keeps its own (a
  * book moved to another depth: the pace `kept` of its old depth). A paced or gated stream may have
  * moved past what the client was last sent, a change its old contract still owed: the client gets
- * the current snapshot then, as it would have at the end of that interval or settle time.
+ * the current snapshot then, as it would have at the end of that interval or with its catch-up.
  */
 export function pace(
   plan: Extract<UpdatePlan, { ok: true }>,
