@@ -2,7 +2,8 @@
  * Every `subscribed` names every option in force on the subscription it answers (docs/protocol.md
  * "Per-subscription options", "`update`"), whatever the request named: table-driven over channels
  * and options, the answers to `subscribe` and to `update` are checked against the options expected
- * and against what `list` then shows for each stream (so an option added later is checked too);
+ * and against what `list` then shows for each stream (so an option added later is checked too),
+ * a `since` echoed by the subscribe that asked for it;
  * markets of one `update` left with different options are named each with its own; SSE's
  * `subscribed` event names them as WebSocket's answer does.
  */
@@ -19,6 +20,9 @@ const notListedOptions = new Set(['channel', 'market', 'epoch', 'seq', 'status',
 
 const optionsIn = (message: Message, skip: ReadonlySet<string>) =>
   Object.fromEntries(Object.entries(message).filter(([name]) => !skip.has(name)));
+
+/** A minute before the test: the simulator has trades since then. */
+const SINCE = new Date(Date.now() - 60_000).toISOString();
 
 interface Row {
   name: string;
@@ -88,7 +92,8 @@ const rows: Row[] = [
     update: { interval: 100 },
     updated: { interval: 100 },
   },
-  { name: 'trades: none', channel: 'trades', subscribe: {}, subscribed: {} },
+  // `since` is echoed by the subscribe that asked for it, but not in force afterwards (list).
+  { name: 'trades: a since', channel: 'trades', subscribe: { since: SINCE }, subscribed: {} },
 ];
 
 describe('subscribed names every option in force', () => {
@@ -122,6 +127,7 @@ describe('subscribed names every option in force', () => {
       });
       expect(answer.type, row.name).toBe('subscribed');
       expect(optionsIn(answer, notOptions), `${row.name}: subscribe`).toEqual(row.subscribed);
+      expect(answer.since, row.name).toEqual(row.subscribe.since);
       expect(await listed(client, row.channel, market), `${row.name}: listed`).toEqual(row.subscribed);
       if (row.update === undefined) continue;
       const updated = await client.request({
