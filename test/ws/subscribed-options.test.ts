@@ -3,7 +3,8 @@
  * "Per-subscription options", "`update`"), whatever the request named: table-driven over channels
  * and options, the answers to `subscribe` and to `update` are checked against the options expected
  * and against what `list` then shows for each stream (so an option added later is checked too),
- * a `since` echoed by the subscribe that asked for it;
+ * a `since` echoed by the subscribe that asked for it; a subscribe that joined no stream (a market
+ * known not to exist) names the options it asked for;
  * markets of one `update` left with different options are named each with its own; SSE's
  * `subscribed` event names them as WebSocket's answer does.
  */
@@ -160,6 +161,20 @@ describe('subscribed names every option in force', () => {
     expect(optionsIn(books, notOptions)).toEqual({ interval: 250 });
     expect(books.options).toEqual({ [a]: { depth: 10, interval: 250 }, [b]: { depth: 50, interval: 250 } });
     expect(client.violations).toEqual([]);
+  });
+
+  it('names the options asked for when no market could be joined', async () => {
+    harness = await start({ sim: { markets: 2 } });
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    const client = await connect();
+    const request = { op: 'subscribe', channel: 'book', markets: [unknown], depth: 10, interval: 500 };
+    await client.request(request);
+    await waitFor('the unknown market', () => client.of('error').find((e) => e.code === 'unknown_market'));
+    // Known unknown now: refused at once, no stream joined to read the options from.
+    const again = await client.request(request);
+    expect(optionsIn(again, notOptions)).toEqual({ depth: 10, interval: 500 });
+    await waitFor('the refusal', () => client.of('error').filter((e) => e.code === 'unknown_market')[1]);
+    expect(await client.request({ op: 'list' })).toMatchObject({ subscriptions: [] });
   });
 
   it('names them on SSE as on WebSocket', async () => {
