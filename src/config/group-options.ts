@@ -5,8 +5,8 @@
  * streams (docs/operations.md "Isolation"), declared like every other option of `serve` (./config.ts
  * reads them into the relay's isolation limits).
  */
-import type { ChannelGroupLimits } from '../../packages/protocol/src/channels/relay-registry.ts';
 import { channelGroupBounds, defaultGroupLimits } from '../relay/admission/group-streams.ts';
+import type { ChannelGroupLimits } from '../relay/channels/relay-registry.ts';
 import { integerOption, type OptionSpec } from './option-spec.ts';
 
 const fallback = (value: number): string => String(value);

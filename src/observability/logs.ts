@@ -7,7 +7,7 @@
  * events, subscribed here and nowhere else.
  */
 import type { Logger } from 'pino';
-import { type ChannelEventMap, channelEvents } from '../../packages/protocol/src/channels/relay-registry.ts';
+import { type ChannelEventMap, channelEvents } from '../relay/channels/relay-registry.ts';
 import type { RelayEvents } from '../relay/events.ts';
 import type { UpstreamClient, UpstreamRequestEvent } from '../upstream/client.ts';
 import { onRelayEvent } from './relay-view.ts';

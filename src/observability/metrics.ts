@@ -8,8 +8,8 @@
  */
 
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import { type ChannelEventMap, channelEvents } from '../../packages/protocol/src/channels/relay-registry.ts';
 import { type Channel, channels } from '../../packages/protocol/src/protocol/messages.ts';
+import { type ChannelEventMap, channelEvents } from '../relay/channels/relay-registry.ts';
 import { refusalReasons } from '../relay/events.ts';
 import type { UpstreamRequestEvent } from '../upstream/client.ts';
 import { metricFactory } from '../util/metric-factory.ts';

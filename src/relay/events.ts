@@ -5,8 +5,8 @@
  * diagnostics channel) so that several relays in one test process stay apart.
  */
 import { EventEmitter } from 'node:events';
-import type { ChannelEventMap } from '../../packages/protocol/src/channels/relay-registry.ts';
 import type { BookDepth, Channel, StreamState } from '../../packages/protocol/src/protocol/messages.ts';
+import type { ChannelEventMap } from './channels/relay-registry.ts';
 
 /** What a poll fetched: one poll kind per channel. */
 export type PollKind = Channel;

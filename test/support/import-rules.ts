@@ -22,7 +22,6 @@ export const layerRanks: Readonly<Record<string, number>> = {
   upstream: 2, // upstream schemas and HTTP client
   client: 2, // the browser/Node SDK: protocol + util only
   sim: 3, // the upstream simulator
-  'channels:relay': 3.5, // each channel's server part (packages/protocol/src/channels/**/relay*.ts): diff, what to poll
   relay: 4, // streams, registry, poller, diff, prepared frames, coordination (alone or over Redis)
   ws: 5, // the WebSocket endpoint: writes the relay's frames
   sse: 5, // the Server-Sent Events endpoint: writes the relay's frames as events
@@ -39,8 +38,8 @@ export const layerRanks: Readonly<Record<string, number>> = {
  */
 export const roomRanks: Readonly<Record<string, Readonly<Record<string, number>>>> = {
   relay: {
-    '.': 0, // events.ts: the relay's named events, emitted by every room
-    channels: 0, // each channel's state, diff and codec: pure
+    channels: 0, // each channel's server part (channels/<name>/, relay-registry.ts): state, diff, codec, what to poll
+    '.': 0.5, // events.ts: the relay's named events (the channels' among them), emitted by every room
     poll: 0, // when to ask upstream: scheduler, dispatcher, budget, fair share
     streams: 1, // streams, prepared frames, resume rings, the registry, slow-consumer policy
     admission: 2, // who may connect and which markets may cost upstream requests
@@ -59,18 +58,10 @@ export const roomRanks: Readonly<Record<string, Readonly<Record<string, number>>
 /** Module (path relative to the root, without extension) -> the modules it imports. */
 export type ImportGraph = ReadonlyMap<string, readonly string[]>;
 
-/**
- * A module's layer: its top-level folder, or `app`. packages/protocol/src/channels/ holds both parts of each channel,
- * told apart by file name: a `relay*.ts` file is the server's part (layer `channels:relay`, which
- * may import upstream), every other file the Node-free part the protocol and the SDK import.
- */
+/** A module's layer: its top-level folder, or `app`. */
 export function layerOf(module: string): string {
   const slash = module.indexOf('/');
-  if (slash === -1) return 'app';
-  const layer = module.slice(0, slash);
-  if (layer === 'channels' && (module.split('/').at(-1) as string).startsWith('relay'))
-    return 'channels:relay';
-  return layer;
+  return slash === -1 ? 'app' : module.slice(0, slash);
 }
 
 /** The room of a module inside its layer: its subfolder, or `.` for a file directly in the layer. */

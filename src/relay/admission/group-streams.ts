@@ -12,13 +12,10 @@
  * never a walk over every stream: with ten thousand streams the relay must still answer quickly.
  */
 import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
-import type { GroupBound } from '../../../packages/protocol/src/channels/relay-definition.ts';
-import {
-  type ChannelGroupLimits,
-  relayChannels,
-} from '../../../packages/protocol/src/channels/relay-registry.ts';
 import type { Channel } from '../../../packages/protocol/src/protocol/messages.ts';
 import { TokenBucket } from '../../util/token-bucket.ts';
+import type { GroupBound } from '../channels/relay-definition.ts';
+import { type ChannelGroupLimits, relayChannels } from '../channels/relay-registry.ts';
 import type { StreamSubscriber } from '../streams/stream.ts';
 
 /** The bounds the channels with a folder of their own declare, by channel. */

@@ -6,8 +6,6 @@
  */
 import { crc32 } from 'node:zlib';
 import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
-import { type StreamCodec, sendWhole } from '../../../packages/protocol/src/channels/relay-definition.ts';
-import { relayChannels } from '../../../packages/protocol/src/channels/relay-registry.ts';
 import { type BookState, bookChecksum } from '../../../packages/protocol/src/protocol/book.ts';
 import { restChecksum } from '../../../packages/protocol/src/protocol/json-patch.ts';
 import type { Channel, ChannelData, PriceData } from '../../../packages/protocol/src/protocol/messages.ts';
@@ -15,8 +13,10 @@ import type { ClobPriceSnapshot } from '../../../packages/protocol/src/upstream/
 import { diffBook, diffPrice } from './book-price-diff.ts';
 import { diffMarket, diffMarkets } from './channel-diff.ts';
 import { diffJson } from './json-patch-diff.ts';
+import { type StreamCodec, sendWhole } from './relay-definition.ts';
+import { relayChannels } from './relay-registry.ts';
 
-export { type StreamCodec, sendWhole } from '../../../packages/protocol/src/channels/relay-definition.ts';
+export { type StreamCodec, sendWhole } from './relay-definition.ts';
 
 /** Each channel's stream state and update data. */
 export type ChannelState<C extends Channel> = C extends 'book' ? BookState : ChannelData[C]['snapshot'];

@@ -10,9 +10,9 @@
  */
 
 import { type SinceSpec, sinceKey } from '../../../packages/protocol/src/channels/history.ts';
-import type { HistoryRead } from '../../../packages/protocol/src/channels/relay-definition.ts';
-import { type ChannelUpstream, historyOf } from '../../../packages/protocol/src/channels/relay-registry.ts';
 import type { Channel } from '../../../packages/protocol/src/protocol/channels.ts';
+import type { HistoryRead } from '../channels/relay-definition.ts';
+import { type ChannelUpstream, historyOf } from '../channels/relay-registry.ts';
 import type { StreamPosition } from '../streams/frame.ts';
 
 /** Where a one-off upstream request waits for its slot (the poller pool's dispatcher). */

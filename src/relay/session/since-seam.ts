@@ -9,15 +9,11 @@
  * join, so what it reads reaches past the join point and the held messages cover everything after it.
  */
 import type { SinceSpec } from '../../../packages/protocol/src/channels/history.ts';
-import type {
-  HeldMessage,
-  HistoryRead,
-  ServesHistory,
-} from '../../../packages/protocol/src/channels/relay-definition.ts';
-import { type ChannelUpstream, historyOf } from '../../../packages/protocol/src/channels/relay-registry.ts';
 import type { Channel } from '../../../packages/protocol/src/protocol/channels.ts';
 import type { RequestId, ServerMessage } from '../../../packages/protocol/src/protocol/messages.ts';
 import { codecs, type StreamCodec } from '../channels/codecs.ts';
+import type { HeldMessage, HistoryRead, ServesHistory } from '../channels/relay-definition.ts';
+import { type ChannelUpstream, historyOf } from '../channels/relay-registry.ts';
 import { type Frame, toFrame } from '../streams/frame.ts';
 import type { AnyStream } from '../streams/stream.ts';
 import { dataMessage, type MessagePosition } from '../streams/stream-messages.ts';

@@ -15,8 +15,6 @@
  */
 
 import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
-import type { ServedFromBook } from '../../../packages/protocol/src/channels/relay-definition.ts';
-import { bookServedChannels, relayChannels } from '../../../packages/protocol/src/channels/relay-registry.ts';
 import type { BookState } from '../../../packages/protocol/src/protocol/book.ts';
 import type { BookDepth } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { OrderBook } from '../../../packages/protocol/src/upstream/schemas.ts';
@@ -25,6 +23,8 @@ import { aggregateBook, aggregateSides } from '../../upstream/book-levels.ts';
 import { readOrderBook } from '../../upstream/book-reader.ts';
 import { ResponseMemo } from '../../upstream/client.ts';
 import { type ChannelState, withMilliseconds } from '../channels/codecs.ts';
+import type { ServedFromBook } from '../channels/relay-definition.ts';
+import { bookServedChannels, relayChannels } from '../channels/relay-registry.ts';
 import { bookNumberedCodec } from '../coordination/codecs.ts';
 import type { SharedResult } from '../coordination/shared-result.ts';
 import type { AppliedPoll, PollTimes, StreamNumbering } from '../coordination/stream-numbering.ts';

@@ -5,11 +5,7 @@
  * registry; and the change hints
  * (relay/targets/change-hints.ts) that tell which books moved, read while worth it.
  */
-import {
-  bookServedChannels,
-  type HintMapResponse,
-  hintMap,
-} from '../../../packages/protocol/src/channels/relay-registry.ts';
+import { bookServedChannels, type HintMapResponse, hintMap } from '../channels/relay-registry.ts';
 import type { PollDispatcher } from '../poll/dispatcher.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import { BookTarget } from './book-target.ts';

@@ -8,8 +8,8 @@
  * nothing). While clients subscribe to the map's channel, its polls read the same map: the hints
  * are read from those (`ChangeHints.read`), and no request of their own is made.
  */
-import { type HintMapResponse, hintMap } from '../../../packages/protocol/src/channels/relay-registry.ts';
 import { publicReason } from '../../../packages/protocol/src/upstream/errors.ts';
+import { type HintMapResponse, hintMap } from '../channels/relay-registry.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { PollOutcome } from './outcomes.ts';
 import { type PollContext, PollTarget } from './poll-target.ts';

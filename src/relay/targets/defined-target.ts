@@ -6,13 +6,9 @@
  */
 
 import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
-import type { PolledPerStream } from '../../../packages/protocol/src/channels/relay-definition.ts';
-import {
-  type ChannelUpstream,
-  type HintMapResponse,
-  hintMap,
-} from '../../../packages/protocol/src/channels/relay-registry.ts';
 import type { ChannelState } from '../channels/codecs.ts';
+import type { PolledPerStream } from '../channels/relay-definition.ts';
+import { type ChannelUpstream, type HintMapResponse, hintMap } from '../channels/relay-registry.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { PollOutcome } from './outcomes.ts';
 import type { PollContext } from './poll-target.ts';

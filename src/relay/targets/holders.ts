@@ -6,8 +6,8 @@
  * Kept up to date by stream id as subscribers come and go, never by a walk over every target:
  * the changes since the last turn are applied before the dispatcher chooses again.
  */
-import { bookServedChannels } from '../../../packages/protocol/src/channels/relay-registry.ts';
 import type { Channel } from '../../../packages/protocol/src/protocol/messages.ts';
+import { bookServedChannels } from '../channels/relay-registry.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
 

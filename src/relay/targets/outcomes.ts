@@ -5,12 +5,8 @@
  * Targets return them from their polls (and report those a lease holder shared, which arrive outside
  * any poll); the pool applies every one here, in one place, instead of each target calling into it.
  */
-import {
-  type HintMapChannel,
-  type HintMapResponse,
-  hintMap,
-} from '../../../packages/protocol/src/channels/relay-registry.ts';
 import { streamIdNoun } from '../../../packages/protocol/src/protocol/channels.ts';
+import { type HintMapChannel, type HintMapResponse, hintMap } from '../channels/relay-registry.ts';
 import type { PollKind } from '../events.ts';
 import type { StreamPublisher } from '../streams/publisher.ts';
 import type { StreamRegistry } from '../streams/registry.ts';

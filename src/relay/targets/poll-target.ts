@@ -7,8 +7,6 @@
  * upstream's clock: a response to an older request than the one last applied is dropped, so an
  * absurd upstream timestamp is only data (docs/operations.md "Freshness").
  */
-import type { EventArgs, ReadHooks } from '../../../packages/protocol/src/channels/relay-definition.ts';
-import type { ChannelUpstream } from '../../../packages/protocol/src/channels/relay-registry.ts';
 import type { CanonicalRestPath } from '../../../packages/protocol/src/protocol/rest-paths.ts';
 import { publicReason, UpstreamHttpError } from '../../../packages/protocol/src/upstream/errors.ts';
 import type {
@@ -20,6 +18,8 @@ import type {
 } from '../../../packages/protocol/src/upstream/schemas.ts';
 import type { CallInit } from '../../upstream/client.ts';
 import type { MarketsQuery } from '../../upstream/endpoints.ts';
+import type { EventArgs, ReadHooks } from '../channels/relay-definition.ts';
+import type { ChannelUpstream } from '../channels/relay-registry.ts';
 import type { Broker } from '../coordination/broker.ts';
 import type { PollKind, RelayEvents } from '../events.ts';
 import type { DispatchTarget } from '../poll/dispatcher.ts';

@@ -16,8 +16,8 @@
  * others apply the results it shares through the same path as their own polls.
  */
 
-import { isServedFromBook } from '../../../packages/protocol/src/channels/relay-registry.ts';
 import type { Channel } from '../../../packages/protocol/src/protocol/messages.ts';
+import { isServedFromBook } from '../channels/relay-registry.ts';
 import type { Broker } from '../coordination/broker.ts';
 import type { RelayEvents } from '../events.ts';
 import type { PollIntervals } from '../poll/budget.ts';

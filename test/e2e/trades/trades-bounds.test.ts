@@ -6,11 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RecentIds } from '../../../packages/protocol/src/channels/trades/recent-ids.ts';
-import { MAX_ACTIVITY_ENTRIES } from '../../../packages/protocol/src/channels/trades/relay-activity.ts';
 import {
   TRADES_SEEN_IDS,
   TRADES_SNAPSHOT_SIZE,
 } from '../../../packages/protocol/src/channels/trades/trades.ts';
+import { MAX_ACTIVITY_ENTRIES } from '../../../src/relay/channels/trades/relay-activity.ts';
 import { simulatorProfileNames, simulatorProfiles } from '../../../src/sim/profile.ts';
 import {
   caughtUp,

@@ -11,24 +11,24 @@ import {
   applyCandlesUpdate,
   CANDLES_SNAPSHOT_SIZE,
 } from '../../../packages/protocol/src/channels/candles/candles.ts';
-import { diffCandles } from '../../../packages/protocol/src/channels/candles/relay.ts';
-import {
-  type CandleSeries,
-  candlesDataOf,
-  MAX_SAMPLE_AHEAD_MS,
-  mergeSamples,
-} from '../../../packages/protocol/src/channels/candles/relay-series.ts';
 import { candlesStreamId } from '../../../packages/protocol/src/channels/candles/streams.ts';
 import { candlesStreamOf } from '../../../packages/protocol/src/channels/registry.ts';
-import type { CandleSample } from '../../../packages/protocol/src/channels/relay-candle-source.ts';
-import { candleSeriesSources } from '../../../packages/protocol/src/channels/relay-registry.ts';
-import type { TradeSample } from '../../../packages/protocol/src/channels/trades/relay-candle-source.ts';
 import { canonicalStreamId } from '../../../packages/protocol/src/protocol/channels.ts';
 import type {
   CandlesData,
   ProbabilityCandle,
   TradesCandle,
 } from '../../../packages/protocol/src/protocol/messages.ts';
+import { diffCandles } from '../../../src/relay/channels/candles/relay.ts';
+import {
+  type CandleSeries,
+  candlesDataOf,
+  MAX_SAMPLE_AHEAD_MS,
+  mergeSamples,
+} from '../../../src/relay/channels/candles/relay-series.ts';
+import type { CandleSample } from '../../../src/relay/channels/relay-candle-source.ts';
+import { candleSeriesSources } from '../../../src/relay/channels/relay-registry.ts';
+import type { TradeSample } from '../../../src/relay/channels/trades/relay-candle-source.ts';
 import { propertyRuns } from '../../support/property-runs.ts';
 
 const INTERVAL = 60_000;

@@ -1,11 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyOracleUpdate } from '../../../packages/protocol/src/channels/oracle/oracle.ts';
-import { diffOracle } from '../../../packages/protocol/src/channels/oracle/relay.ts';
-import { diffOrders } from '../../../packages/protocol/src/channels/orders/relay.ts';
 import { applyProbabilitiesUpdate } from '../../../packages/protocol/src/channels/probabilities/probabilities.ts';
-import { diffProbabilities } from '../../../packages/protocol/src/channels/probabilities/relay.ts';
-import { diffTrades } from '../../../packages/protocol/src/channels/trades/relay.ts';
 import {
   applyTradesUpdate,
   TRADES_SNAPSHOT_SIZE,
@@ -23,6 +19,10 @@ import type {
   TradeEntry,
 } from '../../../packages/protocol/src/protocol/messages.ts';
 import { diffMarket, diffMarkets } from '../../../src/relay/channels/channel-diff.ts';
+import { diffOracle } from '../../../src/relay/channels/oracle/relay.ts';
+import { diffOrders } from '../../../src/relay/channels/orders/relay.ts';
+import { diffProbabilities } from '../../../src/relay/channels/probabilities/relay.ts';
+import { diffTrades } from '../../../src/relay/channels/trades/relay.ts';
 import { applyOrdersUpdate } from '../../support/channels/orders-state.ts';
 
 // Small key spaces, so that successive states share, change and lose entries.

@@ -6,9 +6,9 @@
  * found in few requests.
  */
 import { describe, expect, it } from 'vitest';
-import { readSince } from '../../../packages/protocol/src/channels/trades/relay-since.ts';
 import { SINCE_MAX_TRADES } from '../../../packages/protocol/src/channels/trades/since.ts';
 import type { TradeEntry } from '../../../packages/protocol/src/channels/trades/trades.ts';
+import { readSince } from '../../../src/relay/channels/trades/relay-since.ts';
 
 const NOW = Date.parse('2026-01-01T12:00:00Z');
 

@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { diffTrades } from '../../../packages/protocol/src/channels/trades/relay.ts';
+import {
+  TRADES_SEEN_IDS,
+  TRADES_SNAPSHOT_SIZE,
+} from '../../../packages/protocol/src/channels/trades/trades.ts';
+import type { TradeEntry, TradesData } from '../../../packages/protocol/src/protocol/messages.ts';
+import { diffTrades } from '../../../src/relay/channels/trades/relay.ts';
 import {
   ACTIVITY_PAGE_SIZE,
   type ActivityOrder,
@@ -11,12 +16,7 @@ import {
   TradeHistory,
   tradesStates,
   walkActivity,
-} from '../../../packages/protocol/src/channels/trades/relay-activity.ts';
-import {
-  TRADES_SEEN_IDS,
-  TRADES_SNAPSHOT_SIZE,
-} from '../../../packages/protocol/src/channels/trades/trades.ts';
-import type { TradeEntry, TradesData } from '../../../packages/protocol/src/protocol/messages.ts';
+} from '../../../src/relay/channels/trades/relay-activity.ts';
 import { propertyRuns } from '../../support/property-runs.ts';
 
 /**

@@ -6,10 +6,10 @@
  * error with the request's id naming the market; a stream left while its read runs gets nothing.
  */
 import { describe, expect, it } from 'vitest';
-import type { SinceRead } from '../../../packages/protocol/src/channels/trades/relay-since.ts';
 import type { TradeEntry } from '../../../packages/protocol/src/channels/trades/trades.ts';
 import type { ServerMessage } from '../../../packages/protocol/src/protocol/messages.ts';
 import { codecs } from '../../../src/relay/channels/codecs.ts';
+import type { SinceRead } from '../../../src/relay/channels/trades/relay-since.ts';
 import { SinceSeams } from '../../../src/relay/session/since-seam.ts';
 import type { Frame } from '../../../src/relay/streams/frame.ts';
 import { type AnyStream, Stream, type StreamSubscriber } from '../../../src/relay/streams/stream.ts';

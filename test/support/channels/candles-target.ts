@@ -2,7 +2,7 @@
  * The `candles` channel's poll target as the relay makes it (relay/targets/stream-targets.ts: the
  * kept target over the channel's keeper), under the name the target's tests drive it alone by.
  */
-import { relayChannels } from '../../../packages/protocol/src/channels/relay-registry.ts';
+import { relayChannels } from '../../../src/relay/channels/relay-registry.ts';
 import type { TargetTiming } from '../../../src/relay/poll/scheduler.ts';
 import { KeptTarget } from '../../../src/relay/targets/kept-target.ts';
 import type { PollContext } from '../../../src/relay/targets/poll-target.ts';

@@ -1,16 +1,16 @@
 /**
- * @module channels/candles/relay-history
+ * @module relay/channels/candles/relay-history
  * The `probability` source of candles on the server (docs/protocol.md "`candles` data"):
  * upstream's probability history. A stream's first poll reads the backfill range (again after a
  * long gap), every later poll the shortest range upstream offers; each point is filed by its own
  * time (./relay-series.ts), so the open candle follows the newest points as they are served.
  */
 import { z } from 'zod';
-import type { CanonicalRestPath } from '../../protocol/rest-paths.ts';
-import { UpstreamError } from '../../upstream/errors.ts';
-import { type HistoryInterval, historyResponse } from '../../upstream/schemas.ts';
+import type { CandleInterval } from '../../../../packages/protocol/src/channels/candles/streams.ts';
+import type { CanonicalRestPath } from '../../../../packages/protocol/src/protocol/rest-paths.ts';
+import { UpstreamError } from '../../../../packages/protocol/src/upstream/errors.ts';
+import { type HistoryInterval, historyResponse } from '../../../../packages/protocol/src/upstream/schemas.ts';
 import type { CandleSample, RelayCandleSource, SourcedStream } from '../relay-candle-source.ts';
-import type { CandleInterval } from './streams.ts';
 
 /** The upstream call the source reads with: the probability history. */
 export interface HistoryUpstream {

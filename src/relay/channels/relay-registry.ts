@@ -1,5 +1,5 @@
 /**
- * @module channels/relay-registry
+ * @module relay/channels/relay-registry
  * The server part of every channel with a folder of its own (./relay-definition.ts), listed once;
  * the relay diffs, polls, publishes and bounds them through here (relay/channels/codecs.ts,
  * relay/targets/stream-targets.ts, relay/admission/group-streams.ts), which of them a market's book
@@ -7,13 +7,18 @@
  * takes into its own (relay/events.ts). Node code: the SDK reads ./registry.ts instead.
  */
 
-import type { ProbabilitiesResponse } from '../upstream/schemas.ts';
+import {
+  type Candle,
+  type DefinedChannel,
+  type DefinedChannelData,
+  isDefinedChannel,
+} from '../../../packages/protocol/src/channels/registry.ts';
+import type { ProbabilitiesResponse } from '../../../packages/protocol/src/upstream/schemas.ts';
 import { type CandlesGroupLimits, candlesRelay } from './candles/relay.ts';
 import { type HistoryUpstream, historyCandles } from './candles/relay-history.ts';
 import { type OracleUpstream, oracleRelay } from './oracle/relay.ts';
 import { ordersRelay } from './orders/relay.ts';
 import { type ProbabilitiesUpstream, probabilitiesHints, probabilitiesRelay } from './probabilities/relay.ts';
-import { type Candle, type DefinedChannel, type DefinedChannelData, isDefinedChannel } from './registry.ts';
 import type { RelayCandleSource } from './relay-candle-source.ts';
 import type { ChannelEvents, RelayChannel, ServesHistory } from './relay-definition.ts';
 import { tradesEvents, tradesRelay } from './trades/relay.ts';

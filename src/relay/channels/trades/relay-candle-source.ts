@@ -1,5 +1,5 @@
 /**
- * @module channels/trades/relay-candle-source
+ * @module relay/channels/trades/relay-candle-source
  * The `trades` source of candle streams on the server (../relay-candle-source.ts; its candle:
  * ./candle-source.ts): a stream reads upstream's activity pages, walked as the `trades` channel
  * walks them (./relay-activity.ts): its first poll reads back a few pages (an interval it could
@@ -11,8 +11,9 @@
  */
 
 import { z } from 'zod';
-import { compareDecimals, sumDecimals } from '../../protocol/decimal.ts';
-import { decimalString } from '../../upstream/schemas.ts';
+import type { TradeEntry } from '../../../../packages/protocol/src/channels/trades/trades.ts';
+import { compareDecimals, sumDecimals } from '../../../../packages/protocol/src/protocol/decimal.ts';
+import { decimalString } from '../../../../packages/protocol/src/upstream/schemas.ts';
 import type {
   CandleSample,
   KeptSoFar,
@@ -25,7 +26,6 @@ import { ACTIVITY_PAGE_SIZE, TradeHistory, walkActivity } from './relay-activity
 import { type ActivityUpstream, activityPages } from './relay-activity-pages.ts';
 import type { TradesEventMap } from './relay-poll.ts';
 import { readMarketSince } from './relay-since.ts';
-import type { TradeEntry } from './trades.ts';
 
 /** A trade print's price and size (decimal strings) at its time (ms). */
 export interface TradeSample {

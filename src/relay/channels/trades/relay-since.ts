@@ -1,5 +1,5 @@
 /**
- * @module channels/trades/relay-since
+ * @module relay/channels/trades/relay-since
  * Reading a market's trades since a time or an `activity_id` from upstream's activity pages
  * (docs/protocol.md "History since a time"), free of I/O: the relay's session joins the live stream
  * first and merges this read with what the stream delivers meanwhile (relay/session/since-seam.ts).
@@ -13,13 +13,16 @@
  * pages are read backwards from it; a log trimmed at its old end moves entries to lower offsets, so
  * a page read backwards may repeat entries (skipped by id) and again nothing is skipped over.
  */
-import { type ReadPage, readPages } from '../../upstream/paging.ts';
-import type { SinceSpec } from '../history.ts';
+import type { SinceSpec } from '../../../../packages/protocol/src/channels/history.ts';
+import {
+  SINCE_MAX_AGE_MS,
+  SINCE_MAX_TRADES,
+} from '../../../../packages/protocol/src/channels/trades/since.ts';
+import type { TradeEntry, TradesData } from '../../../../packages/protocol/src/channels/trades/trades.ts';
+import { type ReadPage, readPages } from '../../../../packages/protocol/src/upstream/paging.ts';
 import type { HistoryRead } from '../relay-definition.ts';
 import { ACTIVITY_PAGE_SIZE, type ActivityOrder, orderOf } from './relay-activity.ts';
 import { type ActivityUpstream, activityPages } from './relay-activity-pages.ts';
-import { SINCE_MAX_AGE_MS, SINCE_MAX_TRADES } from './since.ts';
-import type { TradeEntry, TradesData } from './trades.ts';
 
 /** Requests spent at most finding the end of an oldest-first listing (reaches ~2^30 entries). */
 export const SINCE_MAX_PROBES = 64;

@@ -1,5 +1,5 @@
 /**
- * @module channels/candles/relay-keeper
+ * @module relay/channels/candles/relay-keeper
  * What one `candles` stream keeps between polls and reads in each (docs/protocol.md "`candles`
  * data"); relay/targets/kept-target.ts polls it within `--upstream-rps`, only while somebody holds
  * the stream, and shares it. The stream's source (../relay-candle-source.ts) reads its samples, which
@@ -10,12 +10,19 @@
  */
 
 import { z } from 'zod';
-import type { CandleFields } from '../candle-source.ts';
+import type { CandleFields } from '../../../../packages/protocol/src/channels/candle-source.ts';
+import {
+  CANDLES_SNAPSHOT_SIZE,
+  type CandlesData,
+} from '../../../../packages/protocol/src/channels/candles/candles.ts';
+import {
+  type CandlesStream,
+  candleIntervalMs,
+  candlesStreamReader,
+} from '../../../../packages/protocol/src/channels/candles/streams.ts';
 import type { RelayCandleSource, SampleReader } from '../relay-candle-source.ts';
 import type { EventArgs, KeptPoll, KeptRead, StreamKeeper } from '../relay-definition.ts';
-import { CANDLES_SNAPSHOT_SIZE, type CandlesData } from './candles.ts';
 import { candlesDataOf, mergeSamples, type SeriesCandle } from './relay-series.ts';
-import { type CandlesStream, candleIntervalMs, candlesStreamReader } from './streams.ts';
 
 /** What the lease holder shares after a poll, validated again on arrival against the stream's source. */
 const candleTimes = {

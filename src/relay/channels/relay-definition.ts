@@ -1,5 +1,5 @@
 /**
- * @module channels/relay-definition
+ * @module relay/channels/relay-definition
  * What a channel declares of its server part: how two of its states are diffed (its codec); for a
  * channel polled one upstream request per stream id, that request and how its response becomes the
  * channel's state; for one whose streams deliver each entry once, how a poll reads what is new; for
@@ -11,8 +11,8 @@
  * relay/admission/group-streams.ts); ./relay-registry.ts lists them.
  */
 import type { z } from 'zod';
-import type { OrderBook } from '../upstream/schemas.ts';
-import type { SinceSpec } from './history.ts';
+import type { SinceSpec } from '../../../packages/protocol/src/channels/history.ts';
+import type { OrderBook } from '../../../packages/protocol/src/upstream/schemas.ts';
 
 /** A diff's answer that the state changed but is best sent whole, as a snapshot with the next `seq`. */
 export const sendWhole: unique symbol = Symbol('send the state whole');

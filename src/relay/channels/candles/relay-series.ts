@@ -1,5 +1,5 @@
 /**
- * @module channels/candles/relay-series
+ * @module relay/channels/candles/relay-series
  * The `candles` channel's series (docs/protocol.md "`candles` data"), free of I/O: a series of
  * candles built from samples (each source's, ../relay-candle-source.ts) as polls
  * serve them, each sample filed under the interval its own upstream time falls in. A candle's open
@@ -10,10 +10,13 @@
  * The series is plain JSON (times in ms), so a cluster's lease holder can share it whole and a
  * relay taking the lease over carries on from it.
  */
-import type { Fields } from '../../util/field-checks.ts';
-import type { CandleFields } from '../candle-source.ts';
+import type { CandleFields } from '../../../../packages/protocol/src/channels/candle-source.ts';
+import {
+  CANDLES_SNAPSHOT_SIZE,
+  type CandlesData,
+} from '../../../../packages/protocol/src/channels/candles/candles.ts';
+import type { Fields } from '../../../../packages/protocol/src/util/field-checks.ts';
 import type { CandleSample, SeriesSource } from '../relay-candle-source.ts';
-import { CANDLES_SNAPSHOT_SIZE, type CandlesData } from './candles.ts';
 
 /** When a candle's open and close were served, which merging needs. */
 interface CandleTimes {

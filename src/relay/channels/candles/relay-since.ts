@@ -1,5 +1,5 @@
 /**
- * @module channels/candles/relay-since
+ * @module relay/channels/candles/relay-since
  * A `candles` stream's history since a time (docs/protocol.md "History since a time"), for a stream
  * whose source reads one (its `history`, ../relay-candle-source.ts). The read takes the source's
  * samples since the start of the interval `since` falls in (so that its first candle is whole) and
@@ -9,12 +9,18 @@
  * later update keeps verifiable, and beside it, in `history`, the read's final candles older than
  * every candle of that state: the state is the stream's word on the candles it holds.
  */
-import type { CandleFields } from '../candle-source.ts';
+import type { CandleFields } from '../../../../packages/protocol/src/channels/candle-source.ts';
+import {
+  applyCandlesUpdate,
+  type CandlesData,
+} from '../../../../packages/protocol/src/channels/candles/candles.ts';
+import {
+  candleIntervalMs,
+  candlesStreamReader,
+} from '../../../../packages/protocol/src/channels/candles/streams.ts';
 import type { RelayCandleSource } from '../relay-candle-source.ts';
 import type { EventArgs, ServesHistory } from '../relay-definition.ts';
-import { applyCandlesUpdate, type CandlesData } from './candles.ts';
 import { candlesDataOf, mergeSamples } from './relay-series.ts';
-import { candleIntervalMs, candlesStreamReader } from './streams.ts';
 
 /** The history of streams from `sources`, whose candles are `C`. */
 export function candlesHistory<U, E extends EventArgs<E>, C extends CandleFields>(

@@ -1,5 +1,5 @@
 /**
- * @module channels/trades/relay-activity
+ * @module relay/channels/trades/relay-activity
  * The `trades` channel's core (docs/protocol.md "`trades` data"), free of I/O: walking upstream's
  * activity listing page by page until it reaches an entry already seen, and a stream's bounded
  * memory of what it delivered, so each `activity_id` goes out once per stream.
@@ -20,9 +20,18 @@
  * the start, bounded, and keeps the last 100 entries.
  */
 
-import { type ReadPage, readPages, type ServedPage } from '../../upstream/paging.ts';
-import { RecentIds } from './recent-ids.ts';
-import { TRADES_SEEN_IDS, TRADES_SNAPSHOT_SIZE, type TradeEntry, type TradesData } from './trades.ts';
+import { RecentIds } from '../../../../packages/protocol/src/channels/trades/recent-ids.ts';
+import {
+  TRADES_SEEN_IDS,
+  TRADES_SNAPSHOT_SIZE,
+  type TradeEntry,
+  type TradesData,
+} from '../../../../packages/protocol/src/channels/trades/trades.ts';
+import {
+  type ReadPage,
+  readPages,
+  type ServedPage,
+} from '../../../../packages/protocol/src/upstream/paging.ts';
 
 /** Entries asked per activity request: upstream's documented maximum (it may serve fewer). */
 export const ACTIVITY_PAGE_SIZE = 100;

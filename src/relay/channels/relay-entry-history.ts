@@ -1,5 +1,5 @@
 /**
- * @module channels/relay-entry-history
+ * @module relay/channels/relay-entry-history
  * The history of a channel whose stream delivers each entry once, by its id (docs/protocol.md
  * "History since a time"): the snapshot of a subscription with `since` is the read's entries, the
  * join's and the held messages', each id once, oldest first. The read starts only once the stream
@@ -8,7 +8,7 @@
  * message (entries the stream's next poll brings): those are left to the live updates, so no
  * duplicate.
  */
-import type { SinceSpec } from './history.ts';
+import type { SinceSpec } from '../../../packages/protocol/src/channels/history.ts';
 import type { ServesHistory } from './relay-definition.ts';
 
 /** What such a channel declares: how its history is read, and its data's entries. */

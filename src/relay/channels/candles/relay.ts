@@ -1,14 +1,17 @@
 /**
- * @module channels/candles/relay
+ * @module relay/channels/candles/relay
  * The `candles` channel's server part: its diff and checksum, what each stream keeps and reads per
  * poll (./relay-keeper.ts), which relay/targets/kept-target.ts polls, its history since a time
  * (./relay-since.ts), and the bound on the streams one connection and one client address may hold.
  */
 import { crc32 } from 'node:zlib';
-import type { CandleFields } from '../candle-source.ts';
+import type { CandleFields } from '../../../../packages/protocol/src/channels/candle-source.ts';
+import {
+  type CandlesData,
+  candlesChecksum,
+} from '../../../../packages/protocol/src/channels/candles/candles.ts';
 import type { RelayCandleSource } from '../relay-candle-source.ts';
 import type { EventArgs, RelayChannel } from '../relay-definition.ts';
-import { type CandlesData, candlesChecksum } from './candles.ts';
 import { candlesKeeper } from './relay-keeper.ts';
 import { candlesHistory } from './relay-since.ts';
 

@@ -1,5 +1,5 @@
 /**
- * @module channels/relay-candle-source
+ * @module relay/channels/relay-candle-source
  * A source of candle streams on the server (./candle-source.ts): how its samples build a candle
  * (the candle channel's series files them), how a stream of it reads them per poll (the channel's
  * keeper runs it), and what a cluster's lease holder shares of it. The candle channel's folder
@@ -7,7 +7,7 @@
  * ./relay-registry.ts composes them.
  */
 import type { z } from 'zod';
-import type { Fields } from '../util/field-checks.ts';
+import type { Fields } from '../../../packages/protocol/src/util/field-checks.ts';
 import type { EventArgs, KeptPoll, ServesHistory } from './relay-definition.ts';
 
 /** A sample of any source: a value at its upstream time (ms), and whatever its source sums. */

@@ -1,12 +1,17 @@
 /**
- * @module channels/orders/relay
+ * @module relay/channels/orders/relay
  * The `orders` channel's server part: its diff, and its state of upstream's book. Its streams are
  * served by their market's book target (relay/targets/book-target.ts), from the same polls as the
  * `book` streams, whose levels are made from the same orders (the relay's upstream/book-levels.ts).
  */
-import type { OrderBook } from '../../upstream/schemas.ts';
+import type {
+  OrderEntry,
+  OrderSide,
+  OrdersData,
+  OrdersUpdateData,
+} from '../../../../packages/protocol/src/channels/orders/orders.ts';
+import type { OrderBook } from '../../../../packages/protocol/src/upstream/schemas.ts';
 import type { RelayChannel } from '../relay-definition.ts';
-import type { OrderEntry, OrderSide, OrdersData, OrdersUpdateData } from './orders.ts';
 
 /** Orders new or changed (whole, with their side) and ids gone, compared by id. */
 export function diffOrders(prev: OrdersData, next: OrdersData): OrdersUpdateData | null {

@@ -1,5 +1,5 @@
 /**
- * @module channels/trades/relay-poll
+ * @module relay/channels/trades/relay-poll
  * How the relay polls one market's trade prints (docs/protocol.md "`trades` data"): a poll walks
  * upstream's activity pages down to the first entry its stream already delivered
  * (./relay-activity.ts) and publishes what is new, oldest first. Pages after the first are extra
@@ -10,11 +10,11 @@
  */
 
 import { z } from 'zod';
-import { marketActivityEntry } from '../../upstream/schemas.ts';
+import type { TradesData } from '../../../../packages/protocol/src/channels/trades/trades.ts';
+import { marketActivityEntry } from '../../../../packages/protocol/src/upstream/schemas.ts';
 import type { PolledIncrementally } from '../relay-definition.ts';
 import { sharedWindow, TradeHistory, tradesStates, walkActivity } from './relay-activity.ts';
 import { type ActivityUpstream, activityPages } from './relay-activity-pages.ts';
-import type { TradesData } from './trades.ts';
 
 /** The events of the channel's polls, with their fields. */
 export interface TradesEventMap {

@@ -1,11 +1,14 @@
 /**
- * @module channels/oracle/relay
+ * @module relay/channels/oracle/relay
  * The `oracle` channel's server part: one upstream request per feed and poll, `ts` the feed's
  * publish time; an update only when the publish time advanced.
  */
-import { type TokenPriceResponse, tokenPriceResponse } from '../../upstream/schemas.ts';
+import type { OracleData } from '../../../../packages/protocol/src/channels/oracle/oracle.ts';
+import {
+  type TokenPriceResponse,
+  tokenPriceResponse,
+} from '../../../../packages/protocol/src/upstream/schemas.ts';
 import type { RelayChannel } from '../relay-definition.ts';
-import type { OracleData } from './oracle.ts';
 
 /** The upstream call the channel polls with. */
 export interface OracleUpstream {

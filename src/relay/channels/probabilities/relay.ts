@@ -1,14 +1,21 @@
 /**
- * @module channels/probabilities/relay
+ * @module relay/channels/probabilities/relay
  * The `probabilities` channel's server part: one upstream request per poll for every market's entry,
  * however many subscribe; the same map is the books' change hints (`probabilitiesHints`, which
  * relay/targets/change-hints.ts reads), read once for both.
  */
-import { type ProbabilitiesResponse, probabilitiesResponse } from '../../upstream/schemas.ts';
-import type { JsonValue } from '../records.ts';
-import { diffRecord, fieldCount, sameJson } from '../records.ts';
+import type {
+  ProbabilitiesData,
+  ProbabilitiesUpdateData,
+  ProbabilityEntry,
+} from '../../../../packages/protocol/src/channels/probabilities/probabilities.ts';
+import type { JsonValue } from '../../../../packages/protocol/src/channels/records.ts';
+import { diffRecord, fieldCount, sameJson } from '../../../../packages/protocol/src/channels/records.ts';
+import {
+  type ProbabilitiesResponse,
+  probabilitiesResponse,
+} from '../../../../packages/protocol/src/upstream/schemas.ts';
 import type { ChangeHintMap, RelayChannel } from '../relay-definition.ts';
-import type { ProbabilitiesData, ProbabilitiesUpdateData, ProbabilityEntry } from './probabilities.ts';
 
 /** The upstream call the channel polls with. */
 export interface ProbabilitiesUpstream {
