@@ -7,10 +7,10 @@
  */
 import { performance } from 'node:perf_hooks';
 import { bookChecksum } from '../../packages/protocol/src/protocol/book.ts';
-import type { OrderBook, OrderEntry } from '../../packages/protocol/src/upstream/schemas.ts';
 import { diffBook } from '../../src/relay/channels/book-price-diff.ts';
 import { toFrame } from '../../src/relay/streams/frame.ts';
 import { aggregateBook } from '../../src/upstream/book-levels.ts';
+import type { OrderBook, OrderEntry } from '../../src/upstream/contract/schemas.ts';
 import { percentile } from '../lib/latency.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { progress } from '../lib/progress.ts';

@@ -6,8 +6,8 @@
  * second. Expired and resolved books are still served upstream, so they can be watched too.
  */
 import type { FastifyInstance } from 'fastify';
-import { readPages } from '../../packages/protocol/src/upstream/paging.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
+import { readPages } from '../upstream/contract/paging.ts';
 
 /** How long a loaded list is served before upstream is asked again. */
 export const CATALOG_TTL_MS = 30_000;

@@ -6,7 +6,7 @@
  * markets, why not (issue 35: a newcomer reads the terminal, not the JSON log), once per cause.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { UpstreamError, UpstreamNetworkError } from '../../packages/protocol/src/upstream/errors.ts';
+import { UpstreamError, UpstreamNetworkError } from '../upstream/contract/errors.ts';
 
 /** How often the market listing is asked again while upstream does not answer it. */
 const RETRY_MS = 5_000;

@@ -11,7 +11,7 @@ import type {
   OrderBook,
   OrderEntry,
   ProbabilityEntry,
-} from '../../packages/protocol/src/upstream/schemas.ts';
+} from '../upstream/contract/schemas.ts';
 import { formatPrice, formatTrimmed, NOTIONAL_SCALE, priceNumber, SIZE_SCALE } from './fixed-point.ts';
 import { quoteOf, type SimMarket, yesValue } from './market.ts';
 import type { PriceLevel } from './order-book.ts';

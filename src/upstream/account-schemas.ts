@@ -7,13 +7,7 @@
  * only `rest` paths and the simulator's ledger.
  */
 import { z } from 'zod';
-import {
-  decimal2,
-  decimalString,
-  isoTimestamp,
-  ok,
-  uuid,
-} from '../../packages/protocol/src/upstream/schemas.ts';
+import { decimal2, decimalString, isoTimestamp, ok, uuid } from './contract/schemas.ts';
 
 // Users
 

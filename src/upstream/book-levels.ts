@@ -9,7 +9,7 @@
 import type { BookState } from '../../packages/protocol/src/protocol/book.ts';
 import { compareDecimals, isZeroDecimal, sumDecimals } from '../../packages/protocol/src/protocol/decimal.ts';
 import type { BookDepth, Level } from '../../packages/protocol/src/protocol/messages.ts';
-import type { OrderBook, OrderEntry } from '../../packages/protocol/src/upstream/schemas.ts';
+import type { OrderBook, OrderEntry } from './contract/schemas.ts';
 
 /**
  * One side's orders as aggregation reads them, by index in upstream's order: parsed orders

@@ -15,8 +15,8 @@
  * against that layout byte for byte; any other order goes through the general object reader.
  */
 import type { z } from 'zod';
-import { compiledCheck } from '../../packages/protocol/src/upstream/compiled-check.ts';
-import * as schemas from '../../packages/protocol/src/upstream/schemas.ts';
+import { compiledCheck } from './contract/compiled-check.ts';
+import * as schemas from './contract/schemas.ts';
 import { OrderSpans, PRICE_PLACES } from './order-spans.ts';
 
 /** An order book as the schema would validate it, with its orders as spans of the body. */

@@ -5,7 +5,7 @@
  * timeouts, validation).
  */
 import type { CanonicalRestPath } from '../../packages/protocol/src/protocol/rest-paths.ts';
-import { UpstreamError, UpstreamHttpError } from '../../packages/protocol/src/upstream/errors.ts';
+import { UpstreamError, UpstreamHttpError } from './contract/errors.ts';
 import { endpointMethods } from './endpoint.ts';
 import { endpoints } from './endpoints.ts';
 import type { HttpRequest } from './exchange.ts';

@@ -5,7 +5,6 @@
  * 404 where the endpoint is not about one market. UpstreamClient derives one typed method per row.
  */
 import type { z } from 'zod';
-import * as schemas from '../../packages/protocol/src/upstream/schemas.ts';
 import * as accounts from './account-schemas.ts';
 import {
   checkFeedId,
@@ -15,6 +14,7 @@ import {
   checkPathSegment,
   checkTokenId,
 } from './arguments.ts';
+import * as schemas from './contract/schemas.ts';
 import { args, get, post } from './endpoint.ts';
 import type { QueryValue } from './exchange.ts';
 

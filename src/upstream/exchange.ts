@@ -16,8 +16,8 @@
  */
 import type { Dispatcher } from 'undici';
 import { Pool } from 'undici';
-import { UpstreamNetworkError, UpstreamTimeoutError } from '../../packages/protocol/src/upstream/errors.ts';
 import { decodeBody } from './content-encoding.ts';
+import { UpstreamNetworkError, UpstreamTimeoutError } from './contract/errors.ts';
 
 export type QueryValue = string | number | boolean | undefined;
 

@@ -8,14 +8,10 @@
 import { EventEmitter, setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ErrorCode } from '../../packages/protocol/src/protocol/messages.ts';
-import {
-  UpstreamDecodeError,
-  UpstreamError,
-  UpstreamTimeoutError,
-} from '../../packages/protocol/src/upstream/errors.ts';
 import { fullJitterDelayMs } from '../../packages/protocol/src/util/backoff.ts';
 import { linkSignals } from './abort.ts';
 import { Admission, type AdmissionLoad } from './admission.ts';
+import { UpstreamDecodeError, UpstreamError, UpstreamTimeoutError } from './contract/errors.ts';
 import { HttpExchange, type HttpRequest } from './exchange.ts';
 import {
   type Attempt,

@@ -10,9 +10,9 @@ import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UpstreamNetworkError, UpstreamTimeoutError } from '../../packages/protocol/src/upstream/errors.ts';
 import { printQuickStart, type QuickStartSource } from '../../src/http/quick-start.ts';
 import { UpstreamClient } from '../../src/upstream/client.ts';
+import { UpstreamNetworkError, UpstreamTimeoutError } from '../../src/upstream/contract/errors.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { waitFor } from '../support/wait-for.ts';
 

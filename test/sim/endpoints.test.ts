@@ -4,6 +4,18 @@
  * schema from upstream/schemas.ts, and consistent with the simulation's state.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SimMarket } from '../../src/sim/market.ts';
+import {
+  epochsResponse,
+  leaderboardResponse,
+  netWorthHistoryResponse,
+  rewardsProgramResponse,
+  userActivityResponse,
+  userPositionsResponse,
+  userProfileResponse,
+  userResponse,
+  userStatsResponse,
+} from '../../src/upstream/account-schemas.ts';
 import {
   clobPriceBatchResponse,
   commentsResponse,
@@ -21,19 +33,7 @@ import {
   tokenResponse,
   tokensResponse,
   upstreamHealth,
-} from '../../packages/protocol/src/upstream/schemas.ts';
-import type { SimMarket } from '../../src/sim/market.ts';
-import {
-  epochsResponse,
-  leaderboardResponse,
-  netWorthHistoryResponse,
-  rewardsProgramResponse,
-  userActivityResponse,
-  userPositionsResponse,
-  userProfileResponse,
-  userResponse,
-  userStatsResponse,
-} from '../../src/upstream/account-schemas.ts';
+} from '../../src/upstream/contract/schemas.ts';
 import { getJson, postJson, type SimFixture, START, startFixture } from './sim-fixture.ts';
 
 let fixture: SimFixture;

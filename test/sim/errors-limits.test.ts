@@ -4,13 +4,13 @@
  * docs/upstream.md where upstream documents nothing: error body shape, 404s on /api, caps.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leaderboardResponse, netWorthHistoryResponse } from '../../src/upstream/account-schemas.ts';
 import {
   commentsResponse,
   holdersResponse,
   marketActivityResponse,
   marketsResponse,
-} from '../../packages/protocol/src/upstream/schemas.ts';
-import { leaderboardResponse, netWorthHistoryResponse } from '../../src/upstream/account-schemas.ts';
+} from '../../src/upstream/contract/schemas.ts';
 import { errorBody, getJson, postJson, type SimFixture, startFixture } from './sim-fixture.ts';
 
 let fixture: SimFixture;

@@ -4,9 +4,9 @@
  * active book changing on every tick, freezing, removal, and the market lifecycle.
  */
 import { describe, expect, it } from 'vitest';
-import { orderBook } from '../../packages/protocol/src/upstream/schemas.ts';
 import { RESOLUTION_DELAY_MS } from '../../src/sim/market.ts';
 import { MarketSimulation, skewedActivity } from '../../src/sim/market-simulation.ts';
+import { orderBook } from '../../src/upstream/contract/schemas.ts';
 
 const START = Date.UTC(2025, 0, 6, 12, 0, 0);
 

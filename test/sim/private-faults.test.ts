@@ -4,8 +4,8 @@
  * Retry-After, bodies that fail JSON.parse or the schema) and the request log.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { orderBook, upstreamHealth } from '../../packages/protocol/src/upstream/schemas.ts';
 import type { SimulatorHandle } from '../../src/sim/server.ts';
+import { orderBook, upstreamHealth } from '../../src/upstream/contract/schemas.ts';
 import { errorBody, getJson, type SimFixture, startFixture } from './sim-fixture.ts';
 
 let fixture: SimFixture | undefined;

@@ -6,10 +6,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { compareDecimals } from '../../packages/protocol/src/protocol/decimal.ts';
-import { marketActivityResponse } from '../../packages/protocol/src/upstream/schemas.ts';
 import { ACTIVITY_LIMIT } from '../../src/sim/api/markets.ts';
 import { MarketSimulation } from '../../src/sim/market-simulation.ts';
 import { startSimulator } from '../../src/sim/server.ts';
+import { marketActivityResponse } from '../../src/upstream/contract/schemas.ts';
 
 const START = Date.UTC(2025, 0, 6, 12, 0, 0);
 

@@ -9,11 +9,6 @@ import pino from 'pino';
 import { afterEach } from 'vitest';
 import { type BookState, limitDepth } from '../../packages/protocol/src/protocol/book.ts';
 import type { BookDepth } from '../../packages/protocol/src/protocol/messages.ts';
-import {
-  clobPriceBatchResponse,
-  type OrderBook,
-  orderBook,
-} from '../../packages/protocol/src/upstream/schemas.ts';
 import { type Relay, type RelayConfig, startRelay } from '../../src/relay-server.ts';
 import {
   type SimulatorHandle,
@@ -22,6 +17,7 @@ import {
   startSimulator,
 } from '../../src/sim/server.ts';
 import { aggregateBook } from '../../src/upstream/book-levels.ts';
+import { clobPriceBatchResponse, type OrderBook, orderBook } from '../../src/upstream/contract/schemas.ts';
 
 export interface Harness {
   sim: SimulatorHandle;

@@ -8,9 +8,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compareDecimals } from '../../packages/protocol/src/protocol/decimal.ts';
 import type { BookDepth } from '../../packages/protocol/src/protocol/messages.ts';
-import * as schemas from '../../packages/protocol/src/upstream/schemas.ts';
 import { aggregateBook, aggregateSides } from '../../src/upstream/book-levels.ts';
 import { readOrderBook } from '../../src/upstream/book-reader.ts';
+import * as schemas from '../../src/upstream/contract/schemas.ts';
 import { OrderSpans } from '../../src/upstream/order-spans.ts';
 import { propertyRuns } from '../support/property-runs.ts';
 import {

@@ -1,5 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
+import type { UserProfileResponse } from '../../src/upstream/account-schemas.ts';
+import {
+  type CallInit,
+  UpstreamClient,
+  type UpstreamClientOptions,
+  type UpstreamRequestEvent,
+} from '../../src/upstream/client.ts';
 import {
   UpstreamError,
   UpstreamHttpError,
@@ -8,19 +15,8 @@ import {
   UpstreamNetworkError,
   UpstreamSchemaError,
   UpstreamTimeoutError,
-} from '../../packages/protocol/src/upstream/errors.ts';
-import type {
-  HoldersResponse,
-  OrderBook,
-  UpstreamHealth,
-} from '../../packages/protocol/src/upstream/schemas.ts';
-import type { UserProfileResponse } from '../../src/upstream/account-schemas.ts';
-import {
-  type CallInit,
-  UpstreamClient,
-  type UpstreamClientOptions,
-  type UpstreamRequestEvent,
-} from '../../src/upstream/client.ts';
+} from '../../src/upstream/contract/errors.ts';
+import type { HoldersResponse, OrderBook, UpstreamHealth } from '../../src/upstream/contract/schemas.ts';
 import { type Handler, json, type ScriptedServer, startScriptedServer, waitFor } from './scripted-server.ts';
 
 const MARKET = '3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b';

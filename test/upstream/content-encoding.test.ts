@@ -7,13 +7,13 @@
  */
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
+import { UpstreamClient, type UpstreamRequestEvent } from '../../src/upstream/client.ts';
 import {
   publicReason,
   UpstreamDecodeError,
   UpstreamHttpError,
   UpstreamInvalidJsonError,
-} from '../../packages/protocol/src/upstream/errors.ts';
-import { UpstreamClient, type UpstreamRequestEvent } from '../../src/upstream/client.ts';
+} from '../../src/upstream/contract/errors.ts';
 import { type ScriptedServer, startScriptedServer } from './scripted-server.ts';
 
 const health = {

@@ -4,9 +4,9 @@
  * simulator serves and the schemas fails here, naming the endpoint and the field.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UpstreamHttpError } from '../../packages/protocol/src/upstream/errors.ts';
 import { startSimulator } from '../../src/sim/server.ts';
 import { UpstreamClient } from '../../src/upstream/client.ts';
+import { UpstreamHttpError } from '../../src/upstream/contract/errors.ts';
 
 let sim: Awaited<ReturnType<typeof startSimulator>>;
 let client: UpstreamClient;

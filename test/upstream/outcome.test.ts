@@ -6,8 +6,8 @@ import {
   UpstreamNetworkError,
   UpstreamSchemaError,
   UpstreamTimeoutError,
-} from '../../packages/protocol/src/upstream/errors.ts';
-import { upstreamHealth } from '../../packages/protocol/src/upstream/schemas.ts';
+} from '../../src/upstream/contract/errors.ts';
+import { upstreamHealth } from '../../src/upstream/contract/schemas.ts';
 import type { Exchange } from '../../src/upstream/exchange.ts';
 import { judgeExchange, ResponseMemo, type UpstreamRequest } from '../../src/upstream/outcome.ts';
 

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type ReadPage, readPages } from '../../packages/protocol/src/upstream/paging.ts';
+import { type ReadPage, readPages } from '../../src/upstream/contract/paging.ts';
 import { propertyRuns } from '../support/property-runs.ts';
 
 /** A list of `length` entries served `cap` a page at most, or `cap` whatever was asked. */

@@ -10,8 +10,8 @@
  * forward, at most one per {@link EARLY_LOAD_GAP_MS} however many ids ask (a client naming random ids
  * must not make the relay page through the catalogue for each).
  */
-import { readPages } from '../../../packages/protocol/src/upstream/paging.ts';
-import type { MarketsResponse } from '../../../packages/protocol/src/upstream/schemas.ts';
+import { readPages } from '../../upstream/contract/paging.ts';
+import type { MarketsResponse } from '../../upstream/contract/schemas.ts';
 
 export interface CatalogueSource {
   markets(query: { limit: number; offset: number; statusFilter: 'all' }): Promise<MarketsResponse>;

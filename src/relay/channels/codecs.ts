@@ -9,7 +9,7 @@ import type { DefinedChannel } from '../../../packages/protocol/src/channels/reg
 import { type BookState, bookChecksum } from '../../../packages/protocol/src/protocol/book.ts';
 import { restChecksum } from '../../../packages/protocol/src/protocol/json-patch.ts';
 import type { Channel, ChannelData, PriceData } from '../../../packages/protocol/src/protocol/messages.ts';
-import type { ClobPriceSnapshot } from '../../../packages/protocol/src/upstream/schemas.ts';
+import type { ClobPriceSnapshot } from '../../upstream/contract/schemas.ts';
 import { diffBook, diffPrice } from './book-price-diff.ts';
 import { diffMarket, diffMarkets } from './channel-diff.ts';
 import { diffJson } from './json-patch-diff.ts';

@@ -12,7 +12,7 @@
  */
 import type { z } from 'zod';
 import type { SinceSpec } from '../../../packages/protocol/src/channels/history.ts';
-import type { OrderBook } from '../../../packages/protocol/src/upstream/schemas.ts';
+import type { OrderBook } from '../../upstream/contract/schemas.ts';
 
 /** A diff's answer that the state changed but is best sent whole, as a snapshot with the next `seq`. */
 export const sendWhole: unique symbol = Symbol('send the state whole');

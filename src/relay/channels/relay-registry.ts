@@ -13,7 +13,7 @@ import {
   type DefinedChannelData,
   isDefinedChannel,
 } from '../../../packages/protocol/src/channels/registry.ts';
-import type { ProbabilitiesResponse } from '../../../packages/protocol/src/upstream/schemas.ts';
+import type { ProbabilitiesResponse } from '../../upstream/contract/schemas.ts';
 import { type CandlesGroupLimits, candlesRelay } from './candles/relay.ts';
 import { type HistoryUpstream, historyCandles } from './candles/relay-history.ts';
 import { type OracleUpstream, oracleRelay } from './oracle/relay.ts';

@@ -5,7 +5,7 @@
  * received, or that upstream no longer has the market.
  */
 import { z } from 'zod';
-import { clobPriceSnapshot, orderBook } from '../../../packages/protocol/src/upstream/schemas.ts';
+import { clobPriceSnapshot, orderBook } from '../../upstream/contract/schemas.ts';
 import { parseJson } from './redis/stream-batch.ts';
 
 export const sharedResult = z.discriminatedUnion('kind', [

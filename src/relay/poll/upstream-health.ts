@@ -12,12 +12,12 @@
  * endpoints answered 2xx since then: the evidence relay/targets/not-found.ts judges a refused id by.
  */
 
+import type { UpstreamClient, UpstreamRequestEvent } from '../../upstream/client.ts';
 import {
   UpstreamHttpError,
   UpstreamInvalidJsonError,
   UpstreamSchemaError,
-} from '../../../packages/protocol/src/upstream/errors.ts';
-import type { UpstreamClient, UpstreamRequestEvent } from '../../upstream/client.ts';
+} from '../../upstream/contract/errors.ts';
 
 const WINDOW = 100;
 

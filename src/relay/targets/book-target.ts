@@ -17,11 +17,11 @@
 import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
 import type { BookState } from '../../../packages/protocol/src/protocol/book.ts';
 import type { BookDepth } from '../../../packages/protocol/src/protocol/messages.ts';
-import type { OrderBook } from '../../../packages/protocol/src/upstream/schemas.ts';
 import { bookTargetKey } from '../../../packages/protocol/src/util/keys.ts';
 import { aggregateBook, aggregateSides } from '../../upstream/book-levels.ts';
 import { readOrderBook } from '../../upstream/book-reader.ts';
 import { ResponseMemo } from '../../upstream/client.ts';
+import type { OrderBook } from '../../upstream/contract/schemas.ts';
 import { type ChannelState, withMilliseconds } from '../channels/codecs.ts';
 import type { ServedFromBook } from '../channels/relay-definition.ts';
 import { bookServedChannels, relayChannels } from '../channels/relay-registry.ts';

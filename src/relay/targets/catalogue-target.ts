@@ -11,12 +11,12 @@
  */
 import { catalogueFilterOf } from '../../../packages/protocol/src/protocol/channels.ts';
 import type { MarketsData } from '../../../packages/protocol/src/protocol/messages.ts';
-import { readPages } from '../../../packages/protocol/src/upstream/paging.ts';
+import { readPages } from '../../upstream/contract/paging.ts';
 import {
   type MarketListItem,
   type MarketsResponse,
   marketsResponse,
-} from '../../../packages/protocol/src/upstream/schemas.ts';
+} from '../../upstream/contract/schemas.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { PollContext } from './poll-target.ts';
 import { StreamTarget } from './stream-target.ts';

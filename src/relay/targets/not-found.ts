@@ -15,7 +15,7 @@
  * Anything else (a wrong base path, a proxy's 404, a path that never answered) is a failed poll:
  * the stream turns stale and keeps being asked for.
  */
-import { UpstreamHttpError } from '../../../packages/protocol/src/upstream/errors.ts';
+import { UpstreamHttpError } from '../../upstream/contract/errors.ts';
 import type { CatalogueVerdict } from '../admission/known-markets.ts';
 
 /** What the relay has seen of upstream, the evidence a verdict rests on. */

@@ -7,9 +7,9 @@
  */
 
 import type { PriceData } from '../../../packages/protocol/src/protocol/messages.ts';
-import { publicReason } from '../../../packages/protocol/src/upstream/errors.ts';
-import type { ClobPriceSnapshot } from '../../../packages/protocol/src/upstream/schemas.ts';
 import { priceTargetKey } from '../../../packages/protocol/src/util/keys.ts';
+import { publicReason } from '../../upstream/contract/errors.ts';
+import type { ClobPriceSnapshot } from '../../upstream/contract/schemas.ts';
 import { priceDataOf, withMilliseconds } from '../channels/codecs.ts';
 import type { StreamNumbering } from '../coordination/stream-numbering.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';

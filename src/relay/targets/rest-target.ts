@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import type { JsonValue } from '../../../packages/protocol/src/protocol/messages.ts';
 import { canonicalRestPath } from '../../../packages/protocol/src/protocol/rest-paths.ts';
-import { UpstreamSchemaError } from '../../../packages/protocol/src/upstream/errors.ts';
+import { UpstreamSchemaError } from '../../upstream/contract/errors.ts';
 import { beyondBounds, type JsonBounds } from '../channels/json-bounds.ts';
 import { MAX_DIFF_DEPTH } from '../channels/json-patch-diff.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';

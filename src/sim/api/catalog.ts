@@ -9,7 +9,7 @@ import type {
   TokenResponse,
   TokensResponse,
   UpstreamHealth,
-} from '../../../packages/protocol/src/upstream/schemas.ts';
+} from '../../upstream/contract/schemas.ts';
 import { ORACLE_EXPO, type SimToken } from '../catalog.ts';
 import { formatFixed } from '../fixed-point.ts';
 import type { MarketSimulation } from '../market-simulation.ts';

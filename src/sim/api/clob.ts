@@ -9,7 +9,7 @@ import type {
   ClobPriceBatchResponse,
   ClobPriceSnapshot,
   OrderBook,
-} from '../../../packages/protocol/src/upstream/schemas.ts';
+} from '../../upstream/contract/schemas.ts';
 import type { MarketSimulation } from '../market-simulation.ts';
 import type { SimulatorProfile } from '../profile.ts';
 import { clobPriceOf, isoTimeBatch, orderBookOf } from '../snapshots.ts';

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { bookChecksum } from '../../../packages/protocol/src/protocol/book.ts';
-import { clobPriceBatchResponse } from '../../../packages/protocol/src/upstream/schemas.ts';
 import { publicRoutes } from '../../../src/http/rest-front/public-paths.ts';
 import type { SimulatorProfileName } from '../../../src/sim/profile.ts';
+import { clobPriceBatchResponse } from '../../../src/upstream/contract/schemas.ts';
 import { endpoints } from '../../../src/upstream/endpoints.ts';
 import { ProtocolClient } from '../../support/clients/protocol-client.ts';
 import { expectedBook, type Harness, upstreamBook, useHarness } from '../../support/harness.ts';

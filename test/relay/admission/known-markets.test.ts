@@ -5,13 +5,13 @@
  * undecided bare price entry brings the next one forward at most once per gap, whatever the ids.
  */
 import { describe, expect, it } from 'vitest';
-import type { MarketsResponse } from '../../../packages/protocol/src/upstream/schemas.ts';
 import {
   type CatalogueSource,
   EARLY_LOAD_GAP_MS,
   KnownMarkets,
 } from '../../../src/relay/admission/known-markets.ts';
 import { NotFoundJudge } from '../../../src/relay/targets/not-found.ts';
+import type { MarketsResponse } from '../../../src/upstream/contract/schemas.ts';
 
 const OLD = '00000000-0000-4000-8000-000000000001';
 const NEW = '00000000-0000-4000-8000-000000000002';

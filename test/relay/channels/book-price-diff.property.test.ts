@@ -9,9 +9,9 @@ import {
 } from '../../../packages/protocol/src/protocol/book.ts';
 import { compareDecimals } from '../../../packages/protocol/src/protocol/decimal.ts';
 import type { BookDepth, Level } from '../../../packages/protocol/src/protocol/messages.ts';
-import type { OrderBook, OrderEntry } from '../../../packages/protocol/src/upstream/schemas.ts';
 import { diffBook } from '../../../src/relay/channels/book-price-diff.ts';
 import { aggregateBook } from '../../../src/upstream/book-levels.ts';
+import type { OrderBook, OrderEntry } from '../../../src/upstream/contract/schemas.ts';
 import { propertyRuns } from '../../support/property-runs.ts';
 
 // ------------------------------------------------------------------------------------------------

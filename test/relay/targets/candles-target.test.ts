@@ -16,10 +16,6 @@ import type {
   TradeEntry,
   TradesCandle,
 } from '../../../packages/protocol/src/protocol/messages.ts';
-import type {
-  HistoryPoint,
-  MarketActivityResponse,
-} from '../../../packages/protocol/src/upstream/schemas.ts';
 import { LocalBroker } from '../../../src/relay/coordination/local/broker.ts';
 import type { SharedResult } from '../../../src/relay/coordination/shared-result.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
@@ -29,6 +25,7 @@ import type { AnyStream, StreamSubscriber } from '../../../src/relay/streams/str
 import { trustingJudge } from '../../../src/relay/targets/not-found.ts';
 import type { PollContext, PollSource } from '../../../src/relay/targets/poll-target.ts';
 import { type SimulatorHandle, startSimulator } from '../../../src/sim/server.ts';
+import type { HistoryPoint, MarketActivityResponse } from '../../../src/upstream/contract/schemas.ts';
 import { CandlesTarget } from '../../support/channels/candles-target.ts';
 
 const MINUTE = 60_000;

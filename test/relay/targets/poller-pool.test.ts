@@ -2,15 +2,6 @@
  * The poller pool against a scripted upstream: what it asks for, how often, and never twice at once.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type {
-  ClobPriceBatchResponse,
-  MarketActivityResponse,
-  MarketResponse,
-  MarketsResponse,
-  OrderBook,
-  ProbabilitiesResponse,
-  TokenPriceResponse,
-} from '../../../packages/protocol/src/upstream/schemas.ts';
 import { KnownMarkets } from '../../../src/relay/admission/known-markets.ts';
 import { LocalBroker } from '../../../src/relay/coordination/local/broker.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
@@ -20,6 +11,15 @@ import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../../../src/relay/streams/stream.ts';
 import { type ExistenceJudge, NotFoundJudge } from '../../../src/relay/targets/not-found.ts';
 import { PollerPool, type PollSource } from '../../../src/relay/targets/poller-pool.ts';
+import type {
+  ClobPriceBatchResponse,
+  MarketActivityResponse,
+  MarketResponse,
+  MarketsResponse,
+  OrderBook,
+  ProbabilitiesResponse,
+  TokenPriceResponse,
+} from '../../../src/upstream/contract/schemas.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 const marketId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;

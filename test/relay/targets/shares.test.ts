@@ -5,7 +5,6 @@
  * the shares are reported per owner.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { MarketsResponse, OrderBook } from '../../../packages/protocol/src/upstream/schemas.ts';
 import { LocalBroker } from '../../../src/relay/coordination/local/broker.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
 import { RELAY_GROUP } from '../../../src/relay/poll/share-groups.ts';
@@ -13,6 +12,7 @@ import type { Frame } from '../../../src/relay/streams/frame.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../../../src/relay/streams/stream.ts';
 import { PollerPool, type PollSource } from '../../../src/relay/targets/poller-pool.ts';
+import type { MarketsResponse, OrderBook } from '../../../src/upstream/contract/schemas.ts';
 
 const marketId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
 

@@ -5,8 +5,6 @@
  * The real upstream client against a real HTTP server whose body the test sets.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { UpstreamSchemaError } from '../../../packages/protocol/src/upstream/errors.ts';
-import type { OrderBook } from '../../../packages/protocol/src/upstream/schemas.ts';
 import { LocalBroker } from '../../../src/relay/coordination/local/broker.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
 import type { Frame } from '../../../src/relay/streams/frame.ts';
@@ -14,6 +12,8 @@ import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../../../src/relay/streams/stream.ts';
 import { PollerPool, type PollSource } from '../../../src/relay/targets/poller-pool.ts';
 import { UpstreamClient } from '../../../src/upstream/client.ts';
+import { UpstreamSchemaError } from '../../../src/upstream/contract/errors.ts';
+import type { OrderBook } from '../../../src/upstream/contract/schemas.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import { json, type ScriptedServer, startScriptedServer } from '../../upstream/scripted-server.ts';
 

@@ -8,8 +8,8 @@
 import { z } from 'zod';
 import type { CandleInterval } from '../../../../packages/protocol/src/channels/candles/streams.ts';
 import type { CanonicalRestPath } from '../../../../packages/protocol/src/protocol/rest-paths.ts';
-import { UpstreamError } from '../../../../packages/protocol/src/upstream/errors.ts';
-import { type HistoryInterval, historyResponse } from '../../../../packages/protocol/src/upstream/schemas.ts';
+import { UpstreamError } from '../../../upstream/contract/errors.ts';
+import { type HistoryInterval, historyResponse } from '../../../upstream/contract/schemas.ts';
 import type { CandleSample, RelayCandleSource, SourcedStream } from '../relay-candle-source.ts';
 
 /** The upstream call the source reads with: the probability history. */

@@ -11,10 +11,7 @@ import type {
 } from '../../../../packages/protocol/src/channels/probabilities/probabilities.ts';
 import type { JsonValue } from '../../../../packages/protocol/src/channels/records.ts';
 import { diffRecord, fieldCount, sameJson } from '../../../../packages/protocol/src/channels/records.ts';
-import {
-  type ProbabilitiesResponse,
-  probabilitiesResponse,
-} from '../../../../packages/protocol/src/upstream/schemas.ts';
+import { type ProbabilitiesResponse, probabilitiesResponse } from '../../../upstream/contract/schemas.ts';
 import type { ChangeHintMap, RelayChannel } from '../relay-definition.ts';
 
 /** The upstream call the channel polls with. */

@@ -27,11 +27,7 @@ import {
   type TradeEntry,
   type TradesData,
 } from '../../../../packages/protocol/src/channels/trades/trades.ts';
-import {
-  type ReadPage,
-  readPages,
-  type ServedPage,
-} from '../../../../packages/protocol/src/upstream/paging.ts';
+import { type ReadPage, readPages, type ServedPage } from '../../../upstream/contract/paging.ts';
 
 /** Entries asked per activity request: upstream's documented maximum (it may serve fewer). */
 export const ACTIVITY_PAGE_SIZE = 100;

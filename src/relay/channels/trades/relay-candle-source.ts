@@ -13,7 +13,7 @@
 import { z } from 'zod';
 import type { TradeEntry } from '../../../../packages/protocol/src/channels/trades/trades.ts';
 import { compareDecimals, sumDecimals } from '../../../../packages/protocol/src/protocol/decimal.ts';
-import { decimalString } from '../../../../packages/protocol/src/upstream/schemas.ts';
+import { decimalString } from '../../../upstream/contract/schemas.ts';
 import type {
   CandleSample,
   KeptSoFar,

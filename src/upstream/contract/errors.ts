@@ -1,12 +1,12 @@
 /**
- * @module upstream/errors
+ * @module upstream/contract/errors
  * Typed failures of an upstream call, one class per way a call can fail, each naming the endpoint
  * (route template) it came from. All are RelayErrors, so a failure maps straight to a protocol error
  * code (docs/protocol.md "Error codes"); the default is `upstream_unavailable`.
  */
 
-import type { ErrorCode } from '../protocol/messages.ts';
-import { RelayError } from '../protocol/relay-error.ts';
+import type { ErrorCode } from '../../../packages/protocol/src/protocol/messages.ts';
+import { RelayError } from './relay-error.ts';
 
 export class UpstreamError extends RelayError {
   override name = 'UpstreamError';
