@@ -9,7 +9,7 @@
  * relay held when Redis stopped, and the protocol violations (gaps, order).
  */
 import { Redis } from 'ioredis';
-import { targetKeys } from '../packages/protocol/src/util/keys.ts';
+import { targetKeys } from '../src/relay/coordination/redis/keys.ts';
 import { startSimulator } from '../src/sim/server.ts';
 import { ProtocolClient } from '../test/support/clients/protocol-client.ts';
 import { type ChildRelay, startChildRelay } from '../test/support/cluster/child-relay.ts';

@@ -4,9 +4,9 @@
  * polling relay leaves (gracefully, or by dying) the other takes over.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { bookTargetKey, priceTargetKey } from '../../packages/protocol/src/util/keys.ts';
 import { priceDataOf } from '../../src/relay/channels/codecs.ts';
 import type { RedisBroker } from '../../src/relay/coordination/redis/broker.ts';
+import { bookTargetKey, priceTargetKey } from '../../src/relay/coordination/redis/keys.ts';
 import { preferredRelay } from '../../src/relay/coordination/redis/rendezvous.ts';
 import type { Relay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';

@@ -30,7 +30,7 @@ import type {
   UnsubscribeRequest,
   UpdateRequest,
 } from '../../../packages/protocol/src/protocol/messages.ts';
-import { streamKey } from '../../../packages/protocol/src/util/keys.ts';
+import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
 import type { Refusal } from '../admission/market.ts';
 import { type Frame, toFrame } from '../streams/frame.ts';
 import { type HistoryReplay, NOTHING_FETCHED } from '../streams/registry.ts';

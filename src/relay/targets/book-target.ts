@@ -17,7 +17,6 @@
 import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
 import type { BookState } from '../../../packages/protocol/src/protocol/book.ts';
 import type { BookDepth } from '../../../packages/protocol/src/protocol/messages.ts';
-import { bookTargetKey } from '../../../packages/protocol/src/util/keys.ts';
 import { aggregateBook, aggregateSides } from '../../upstream/book-levels.ts';
 import { readOrderBook } from '../../upstream/book-reader.ts';
 import { ResponseMemo } from '../../upstream/client.ts';
@@ -26,6 +25,7 @@ import { type ChannelState, withMilliseconds } from '../channels/codecs.ts';
 import type { ServedFromBook } from '../channels/relay-definition.ts';
 import { bookServedChannels, relayChannels } from '../channels/relay-registry.ts';
 import { bookNumberedCodec } from '../coordination/codecs.ts';
+import { bookTargetKey } from '../coordination/redis/keys.ts';
 import type { SharedResult } from '../coordination/shared-result.ts';
 import type { AppliedPoll, PollTimes, StreamNumbering } from '../coordination/stream-numbering.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';

@@ -9,10 +9,10 @@
 
 import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
 import { streamIdKinds } from '../../../packages/protocol/src/protocol/messages.ts';
-import { streamTargetKey } from '../../../packages/protocol/src/util/keys.ts';
 import type { ChannelState } from '../channels/codecs.ts';
 import type { PolledIncrementally } from '../channels/relay-definition.ts';
 import type { ChannelEventMap, ChannelUpstream } from '../channels/relay-registry.ts';
+import { streamTargetKey } from '../coordination/redis/keys.ts';
 import type { SharedResult } from '../coordination/shared-result.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { StreamOf } from '../streams/stream.ts';

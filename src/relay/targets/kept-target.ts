@@ -7,10 +7,10 @@
  */
 
 import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
-import { streamTargetKey } from '../../../packages/protocol/src/util/keys.ts';
 import type { ChannelState } from '../channels/codecs.ts';
 import type { StreamKeeper } from '../channels/relay-definition.ts';
 import type { ChannelEventMap, ChannelUpstream } from '../channels/relay-registry.ts';
+import { streamTargetKey } from '../coordination/redis/keys.ts';
 import type { SharedResult } from '../coordination/shared-result.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { PollOutcome } from './outcomes.ts';

@@ -7,10 +7,10 @@
  */
 
 import type { PriceData } from '../../../packages/protocol/src/protocol/messages.ts';
-import { priceTargetKey } from '../../../packages/protocol/src/util/keys.ts';
 import { publicReason } from '../../upstream/contract/errors.ts';
 import type { ClobPriceSnapshot } from '../../upstream/contract/schemas.ts';
 import { priceDataOf, withMilliseconds } from '../channels/codecs.ts';
+import { priceTargetKey } from '../coordination/redis/keys.ts';
 import type { StreamNumbering } from '../coordination/stream-numbering.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { PollOutcome } from './outcomes.ts';

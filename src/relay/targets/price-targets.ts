@@ -5,8 +5,8 @@
  * registry. In cluster mode each market's prices are shared by the relay holding its lease
  * (relay/coordination/redis/broker.ts).
  */
-import { priceTargetKey } from '../../../packages/protocol/src/util/keys.ts';
 import { priceNumberedCodec } from '../coordination/codecs.ts';
+import { priceTargetKey } from '../coordination/redis/keys.ts';
 import { PRICE_BATCH_SIZE } from '../poll/budget.ts';
 import type { PollDispatcher } from '../poll/dispatcher.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';

@@ -9,8 +9,8 @@
 
 import type { z } from 'zod';
 import { type PlainChannel, streamIdKinds } from '../../../packages/protocol/src/protocol/messages.ts';
-import { streamTargetKey } from '../../../packages/protocol/src/util/keys.ts';
 import type { ChannelState } from '../channels/codecs.ts';
+import { streamTargetKey } from '../coordination/redis/keys.ts';
 import type { SharedResult } from '../coordination/shared-result.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { PollOutcome } from './outcomes.ts';

@@ -9,8 +9,8 @@
 
 import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
 import type { PlainChannel } from '../../../packages/protocol/src/protocol/messages.ts';
-import { streamTargetKey } from '../../../packages/protocol/src/util/keys.ts';
 import { relayChannels } from '../channels/relay-registry.ts';
+import { streamTargetKey } from '../coordination/redis/keys.ts';
 import type { PollDispatcher } from '../poll/dispatcher.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import { CatalogueTarget } from './catalogue-target.ts';

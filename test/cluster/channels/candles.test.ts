@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { candlesStreamId } from '../../../packages/protocol/src/channels/candles/streams.ts';
 import type { CandlesData } from '../../../packages/protocol/src/protocol/messages.ts';
-import { streamTargetKey } from '../../../packages/protocol/src/util/keys.ts';
+import { streamTargetKey } from '../../../src/relay/coordination/redis/keys.ts';
 import { simulatorProfileNames } from '../../../src/sim/profile.ts';
 import { candlesSince, hourlyCountsMatch, hourStart } from '../../support/channels/hourly-prints.ts';
 import { ProtocolClient } from '../../support/clients/protocol-client.ts';

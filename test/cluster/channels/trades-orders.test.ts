@@ -10,7 +10,7 @@ import type {
   OrdersUpdateData,
   TradeEntry,
 } from '../../../packages/protocol/src/protocol/messages.ts';
-import { bookTargetKey, streamTargetKey } from '../../../packages/protocol/src/util/keys.ts';
+import { bookTargetKey, streamTargetKey } from '../../../src/relay/coordination/redis/keys.ts';
 import type { PollKind } from '../../../src/relay/events.ts';
 import type { Relay } from '../../../src/relay-server.ts';
 import { applyOrdersUpdate } from '../../support/channels/orders-state.ts';

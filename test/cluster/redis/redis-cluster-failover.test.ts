@@ -4,7 +4,7 @@
  * its clients resync by snapshot, and nothing is served out of order.
  */
 import { describe, it } from 'vitest';
-import { targetKeys } from '../../../packages/protocol/src/util/keys.ts';
+import { targetKeys } from '../../../src/relay/coordination/redis/keys.ts';
 import { useClusterRelays } from '../../support/cluster/cluster-relays.ts';
 import { redisClusterAvailable } from '../../support/cluster/redis.ts';
 import { waitFor } from '../../support/wait-for.ts';

@@ -5,7 +5,7 @@
  * of order, also while a book's slot moves to another primary (MOVED, ASK).
  */
 import { describe, expect, it } from 'vitest';
-import { targetKeys } from '../../../packages/protocol/src/util/keys.ts';
+import { targetKeys } from '../../../src/relay/coordination/redis/keys.ts';
 import { useClusterRelays } from '../../support/cluster/cluster-relays.ts';
 import { redisClusterAvailable } from '../../support/cluster/redis.ts';
 

@@ -5,7 +5,7 @@
  */
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { targetKeys } from '../../../packages/protocol/src/util/keys.ts';
+import { targetKeys } from '../../../src/relay/coordination/redis/keys.ts';
 import { ProtocolClient } from '../../support/clients/protocol-client.ts';
 import type { ChildRelay } from '../../support/cluster/child-relay.ts';
 import { redisAvailable } from '../../support/cluster/redis.ts';

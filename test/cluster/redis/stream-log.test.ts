@@ -5,9 +5,9 @@
  * the new holder, with the next token, can.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { targetKeys } from '../../../packages/protocol/src/util/keys.ts';
 import { openRedis, type RedisClient } from '../../../src/relay/coordination/redis/connection.ts';
 import { RedisCoordinator } from '../../../src/relay/coordination/redis/coordinator.ts';
+import { targetKeys } from '../../../src/relay/coordination/redis/keys.ts';
 import type { WrittenEntry } from '../../../src/relay/coordination/redis/stream-batch.ts';
 import { type RedisDeployment, redisDeployments, startRedisDeployment } from '../../support/cluster/redis.ts';
 import { waitFor } from '../../support/wait-for.ts';

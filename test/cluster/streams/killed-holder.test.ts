@@ -6,7 +6,7 @@
  */
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { targetKeys } from '../../../packages/protocol/src/util/keys.ts';
+import { targetKeys } from '../../../src/relay/coordination/redis/keys.ts';
 import { useClusterStreams } from '../../support/cluster/cluster-streams.ts';
 import { redisAvailable } from '../../support/cluster/redis.ts';
 import { waitFor } from '../../support/wait-for.ts';

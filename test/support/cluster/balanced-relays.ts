@@ -12,8 +12,8 @@
  */
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { bookTargetKey } from '../../../packages/protocol/src/util/keys.ts';
 import type { RedisBroker } from '../../../src/relay/coordination/redis/broker.ts';
+import { bookTargetKey } from '../../../src/relay/coordination/redis/keys.ts';
 import { preferredRelay } from '../../../src/relay/coordination/redis/rendezvous.ts';
 import { type Relay, startRelay } from '../../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../../src/sim/server.ts';

@@ -6,8 +6,8 @@
  */
 import { Redis } from 'ioredis';
 import { afterEach } from 'vitest';
-import { targetKeys } from '../../../packages/protocol/src/util/keys.ts';
 import { RedisBroker } from '../../../src/relay/coordination/redis/broker.ts';
+import { targetKeys } from '../../../src/relay/coordination/redis/keys.ts';
 import { preferredRelay } from '../../../src/relay/coordination/redis/rendezvous.ts';
 import type { Relay } from '../../../src/relay-server.ts';
 import type { SimulatorProfileName } from '../../../src/sim/profile.ts';

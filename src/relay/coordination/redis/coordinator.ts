@@ -7,14 +7,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Cluster } from 'ioredis';
-import {
-  POLL_CPU_KEY,
-  ROSTER_KEY,
-  targetKeys,
-  WEIGHT_KEY,
-} from '../../../../packages/protocol/src/util/keys.ts';
 import type { BrokerStatus } from '../broker.ts';
 import { openRedis, type RedisClient, type RedisTopology } from './connection.ts';
+import { POLL_CPU_KEY, ROSTER_KEY, targetKeys, WEIGHT_KEY } from './keys.ts';
 import { OutageErrors, type OutageSummary } from './outage-errors.ts';
 import { EVEN_WEIGHT, nextWeight, parseWeight, type RelayWeight } from './relay-weight.ts';
 import { preferredRelay } from './rendezvous.ts';

@@ -8,7 +8,6 @@
  */
 
 import type { BookDepth, Channel, ResumePoint } from '../../../../packages/protocol/src/protocol/messages.ts';
-import { bookTargetKey, priceTargetKey } from '../../../../packages/protocol/src/util/keys.ts';
 import type { Frame } from '../../streams/frame.ts';
 import { type HistoryReplay, NOTHING_FETCHED, type ResumeHistory } from '../../streams/registry.ts';
 import type { AnyStream, Stream, StreamSubscriber } from '../../streams/stream.ts';
@@ -20,6 +19,7 @@ import {
   priceClusterCodec,
   storedState,
 } from './codecs.ts';
+import { bookTargetKey, priceTargetKey } from './keys.ts';
 import type { LoadedTarget, StreamLog } from './stream-log.ts';
 
 export class ClusterResume implements ResumeHistory {

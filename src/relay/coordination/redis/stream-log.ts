@@ -7,8 +7,8 @@
  * messages. Every write is fenced: it runs in one Lua script that first checks the writer's lease
  * token (relay/coordination/redis/stream-scripts.ts).
  */
-import { targetKeys } from '../../../../packages/protocol/src/util/keys.ts';
 import type { RedisClient } from './connection.ts';
+import { targetKeys } from './keys.ts';
 import { encodeBatch, encodeClosed, type WrittenEntry } from './stream-batch.ts';
 
 /** `unavailable`: Redis could not be asked (or this relay polls without a lease: Redis was away). */

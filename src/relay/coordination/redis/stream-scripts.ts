@@ -1,7 +1,7 @@
 /**
  * @module relay/coordination/redis/stream-scripts
  * The Lua scripts of cluster-wide streams (docs/cluster.md "Cluster-wide streams"). Each runs
- * atomically in Redis and touches the keys of one target only (util/keys.ts: one hash
+ * atomically in Redis and touches the keys of one target only (./keys.ts: one hash
  * slot). Every write checks the writer's fencing token against the lease in the same script, so a
  * relay that lost its lease (paused, partitioned, its lease expired and taken) cannot write.
  */

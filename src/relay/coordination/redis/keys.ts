@@ -1,18 +1,12 @@
 /**
- * @module util/keys
- * Every key the project builds, in one place, so that two modules that must agree on a name build it
- * the same way:
- * - a stream's map key (`streamKey`: channel, market and, for `book`, depth), used by the relay's
- *   registry and connections and by the client SDK's subscription table;
+ * @module relay/coordination/redis/keys
+ * Every key the relay builds, in one place, so that two modules that must agree on a name build it
+ * the same way (a stream's map key, which the client SDK builds too, is the wire package's
+ * util/stream-key.ts):
  * - a poll target's key (`bookTargetKey`, `priceTargetKey`, `streamTargetKey`): what the poller
  *   schedules, what a cluster leases, and what the target's Redis names are tagged with;
  * - the Redis names of one poll target (`targetKeys`).
  */
-
-/** A `book` stream is keyed by its depth too (`full` for the whole book); other channels have no depth. */
-export function streamKey(channel: string, market: string, depth?: number | null): string {
-  return channel === 'book' ? `book:${market}:${depth ?? 'full'}` : `${channel}:${market}`;
-}
 
 /** One market's order book: every depth of its `book` streams and the streams served from the same book. */
 export function bookTargetKey(market: string): string {
