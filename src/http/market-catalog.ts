@@ -2,7 +2,7 @@
  * @module http/market-catalog
  * The upstream's markets, active, expired and resolved, for the status page's market picker
  * (`GET /status/markets`), read through `GET /api/markets` (by volume, page by page as upstream
- * serves them: upstream/paging.ts) and cached briefly, so that a page left open costs upstream a few requests a minute, not one per viewer per
+ * serves them: upstream/contract/paging.ts) and cached briefly, so that a page left open costs upstream a few requests a minute, not one per viewer per
  * second. Expired and resolved books are still served upstream, so they can be watched too.
  */
 import type { FastifyInstance } from 'fastify';

@@ -1,7 +1,7 @@
 /**
  * @module sim/snapshots
  * Turns a simulated market into the upstream's resource shapes (docs/upstream.md), typed
- * by the zod-derived types of upstream/schemas.ts so the simulator and the schemas cannot drift.
+ * by the zod-derived types of upstream/contract/schemas.ts so the simulator and the schemas cannot drift.
  */
 import type {
   ClobPriceSnapshot,

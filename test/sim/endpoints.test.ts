@@ -1,7 +1,7 @@
 /**
  * @module test/sim/endpoints
  * Every public endpoint of docs/upstream.md, straight over HTTP, validated with its
- * schema from upstream/schemas.ts, and consistent with the simulation's state.
+ * schema from upstream/contract/schemas.ts, and consistent with the simulation's state.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimMarket } from '../../src/sim/market.ts';

@@ -1,6 +1,6 @@
 /**
  * Contract between the simulator and the client: every client method against a live simulator.
- * The client validates each body with upstream/schemas.ts, so any drift between what the
+ * The client validates each body with upstream/contract/schemas.ts, so any drift between what the
  * simulator serves and the schemas fails here, naming the endpoint and the field.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Reading a paginated list as upstream serves it (upstream/paging.ts): whatever page size upstream
+ * Reading a paginated list as upstream serves it (upstream/contract/paging.ts): whatever page size upstream
  * serves (fewer entries than asked, or more), every entry up to the bound is read once and in
  * order, and the read says whether it reached the end.
  */

@@ -2,7 +2,7 @@
  * @module relay/admission/known-markets
  * What the relay knows of upstream's market catalogue: every market id `GET /api/markets` lists
  * (all statuses, 100 a page asked for; upstream's largest page is not shown, so each page starts
- * where the previous one's markets ended: upstream/paging.ts), reloaded every minute. A
+ * where the previous one's markets ended: upstream/contract/paging.ts), reloaded every minute. A
  * subscription to an id the catalogue lacks is judged without polling it (relay/admission/market.ts);
  * until the first load succeeds the catalogue cannot judge anything, and says so. A list read before a market's stream began may predate the
  * market itself: asked with the `loadsBegun` the stream noted when it began, such a list says only

@@ -1,6 +1,6 @@
 /**
  * @module relay/channels/relay-candle-source
- * A source of candle streams on the server (./candle-source.ts): how its samples build a candle
+ * A source of candle streams on the server (channels/candle-source.ts): how its samples build a candle
  * (the candle channel's series files them), how a stream of it reads them per poll (the channel's
  * keeper runs it), and what a cluster's lease holder shares of it. The candle channel's folder
  * offers `probability`; a channel with samples of its own offers its source from its folder, and
@@ -53,7 +53,7 @@ export interface RelayCandleSource<
   /** What a new stream of this source keeps between polls. */
   reader(stream: SourcedStream): SampleReader<Upstream, EventMap>;
   /**
-   * Of a source whose history a stream's `since` may ask for (its `since`, ./candle-source.ts):
+   * Of a source whose history a stream's `since` may ask for (its `since`, channels/candle-source.ts):
    * its samples of a market since a time, oldest first, each counted once, read as a channel reads
    * its history (each upstream request through the budget's `request`).
    */

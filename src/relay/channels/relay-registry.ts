@@ -4,7 +4,7 @@
  * the relay diffs, polls, publishes and bounds them through here (relay/channels/codecs.ts,
  * relay/targets/stream-targets.ts, relay/admission/group-streams.ts), which of them a market's book
  * target serves, the change-hint map the books read, and their polls' events, which the relay
- * takes into its own (relay/events.ts). Node code: the SDK reads ./registry.ts instead.
+ * takes into its own (relay/events.ts). Node code: the SDK reads channels/registry.ts instead.
  */
 
 import {
@@ -32,7 +32,7 @@ export type ChannelUpstream = OracleUpstream & ProbabilitiesUpstream & ActivityU
 /** The limits of the channels bounded per connection and address group, in the relay's isolation limits. */
 export type ChannelGroupLimits = CandlesGroupLimits;
 
-/** The sources of `candles` on the server, as the channels that have them offer them (./registry.ts lists their names). */
+/** The sources of `candles` on the server, as the channels that have them offer them (channels/registry.ts lists their names). */
 export const candleSeriesSources: readonly RelayCandleSource<ChannelUpstream, ChannelEventMap>[] = [
   historyCandles,
   tradesCandleSource,

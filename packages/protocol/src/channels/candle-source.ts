@@ -3,7 +3,7 @@
  * A source of candle streams as a capability a channel may offer (the wire form: docs/protocol.md):
  * its name in stream ids, and the check of the candle it makes. Node-free. The candle channel's
  * folder offers `probability` and is generic over the list ./registry.ts composes; the server
- * reads a source through ./relay-candle-source.ts.
+ * reads a source through relay/channels/relay-candle-source.ts.
  */
 import type { Fields } from '../util/field-checks.ts';
 import type { SinceCheck } from './history.ts';

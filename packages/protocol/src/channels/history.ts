@@ -3,7 +3,7 @@
  * What a subscription of a channel that serves history asks for with `since` (docs/protocol.md
  * "History since a time"): every entry since a time, or after one entry named by its id. Node-free:
  * the channel's definition checks a value into one (./definition.ts `history`), the relay reads the
- * history it names (./relay-definition.ts `history`).
+ * history it names (relay/channels/relay-definition.ts `history`).
  */
 
 /** Every entry after this time (inclusive) or after this entry of upstream's listing (exclusive). */

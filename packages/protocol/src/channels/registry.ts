@@ -3,8 +3,8 @@
  * Every channel, listed once: the protocol's channel list in its order, and the channels defined in
  * a folder of their own (their Node-free part, ./definition.ts). The protocol, the SDK and the
  * status page read a channel through here (the SDK also how it holds its streams); the relay reads
- * its server part through ./relay-registry.ts. Adding a channel: its folder, a line here and one in
- * ./relay-registry.ts (and, for the SDK's `subscribe…` method, one in client/channel-streams.ts).
+ * its server part through relay/channels/relay-registry.ts. Adding a channel: its folder, a line here and one in
+ * relay/channels/relay-registry.ts (and, for the SDK's `subscribe…` method, one in client/channel-streams.ts).
  */
 import { type CandlesData as CandlesDataOf, candlesChannel } from './candles/candles.ts';
 import { type ProbabilityCandle, probabilityCandles } from './candles/sources.ts';

@@ -135,6 +135,6 @@ export function candlesDataOf<C extends CandleFields>(series: CandleSeries): Can
 /** A candle's values as it holds them (open, high, low, close, then its source's totals), between its start and `final`. */
 function wireCandle<C extends CandleFields>(candle: SeriesCandle): C {
   const { start, final, openAt: _openAt, closeAt: _closeAt, ...values } = candle;
-  // Its source made the values (../registry.ts's candle type is the union of the sources' candles).
+  // Its source made the values (channels/registry.ts's candle type is the union of the sources' candles).
   return { start: new Date(start).toISOString(), ...values, final } as unknown as C;
 }

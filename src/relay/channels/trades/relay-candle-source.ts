@@ -1,7 +1,7 @@
 /**
  * @module relay/channels/trades/relay-candle-source
  * The `trades` source of candle streams on the server (../relay-candle-source.ts; its candle:
- * ./candle-source.ts): a stream reads upstream's activity pages, walked as the `trades` channel
+ * channels/trades/candle-source.ts): a stream reads upstream's activity pages, walked as the `trades` channel
  * walks them (./relay-activity.ts): its first poll reads back a few pages (an interval it could
  * read only in part gets no candle), later polls only what is new. Each print counts once: a
  * stream keeps what it took, and in cluster mode the lease holder shares the newest ids it took

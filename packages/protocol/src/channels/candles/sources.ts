@@ -4,8 +4,8 @@
  * its name in the stream id, and the candle it makes (../candle-source.ts). The channel is generic
  * over its sources: this folder offers `probability` (upstream's probability history); a channel
  * with samples of its own offers its source from its folder, and ../registry.ts composes the
- * list. On the server, each source reads its samples (./relay-history.ts here) and
- * ./relay-series.ts builds candles from them.
+ * list. On the server, each source reads its samples (relay/channels/candles/relay-history.ts here) and
+ * relay/channels/candles/relay-series.ts builds candles from them.
  */
 import { isObject } from '../../util/field-checks.ts';
 import type { CandleFields, CandleSourceOf } from '../candle-source.ts';

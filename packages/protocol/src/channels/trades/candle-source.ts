@@ -2,7 +2,7 @@
  * @module channels/trades/candle-source
  * The `trades` channel's prints as a source of candle streams (../candle-source.ts): the candle
  * they make and its check. ../registry.ts adds it to the candle channel's sources; on the server,
- * ./relay-candle-source.ts reads the prints and sums them.
+ * relay/channels/trades/relay-candle-source.ts reads the prints and sums them.
  */
 import type { CandleFields, CandleSourceOf } from '../candle-source.ts';
 import { checkSince } from './since.ts';
