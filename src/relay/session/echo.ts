@@ -10,6 +10,7 @@ import type {
   RequestId,
   SubscribedMessage,
 } from '../../../packages/protocol/src/protocol/messages.ts';
+import { groupOf } from '../streams/stream-messages.ts';
 
 /** What a `subscribed` / `unsubscribed` answer echoes of its request. */
 export function echoedSelection(
@@ -52,6 +53,7 @@ export function subscribedMessage(
     channel: Channel;
     markets: readonly string[];
     depth: BookDepth | undefined;
+    group?: string | undefined;
     interval?: number | null;
     threshold?: string | null;
   },
@@ -63,6 +65,7 @@ export function subscribedMessage(
   return {
     type: 'subscribed',
     ...echoedSelection(request, channel, [...markets], depth, selection.interval, selection.threshold),
+    ...groupOf(selection),
     ...(request.since === undefined ? {} : { since: request.since }),
     ...(request.resume === undefined
       ? {}

@@ -36,6 +36,7 @@ import { type Frame, toFrame } from '../streams/frame.ts';
 import { type HistoryReplay, NOTHING_FETCHED } from '../streams/registry.ts';
 import { SlowConsumerPolicy } from '../streams/slow-consumer.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
+import { groupOf } from '../streams/stream-messages.ts';
 import { echoedSelection, subscribedMessage, withId } from './echo.ts';
 import { heldView, pace, pacesOf, planUpdate, streamNumbers, subscriptionsMessage } from './own-view.ts';
 import { RequestOrder } from './request-order.ts';
@@ -332,18 +333,17 @@ export class Session implements StreamSubscriber {
       return;
     }
     const { channel, depth, markets, interval, threshold, keys } = plan;
-    const { joined } = this.#joinStreams(
-      { channel, markets: plan.join, depth },
-      undefined,
-      new Map(),
-      NOTHING_FETCHED,
+    const joined = plan.join.flatMap(
+      ({ market, ...view }) =>
+        this.#joinStreams({ channel, markets: [market], ...view }, undefined, new Map(), NOTHING_FETCHED)
+          .joined,
     );
     const kept = pacesOf(plan.leave, this);
     for (const stream of plan.leave) this.#leave(stream);
     pace(plan, this.#view, this, kept);
     const streams = this.#compact ? { streams: streamNumbers(this.#subscriptions, markets, keys) } : {};
     const echo = echoedSelection(request, channel, markets, depth, interval, threshold);
-    this.#send({ type: 'subscribed', ...echo, ...streams });
+    this.#send({ type: 'subscribed', ...echo, ...groupOf({ group: plan.group ?? undefined }), ...streams });
     sendFirstMessages(this, joined);
   }
 
@@ -371,13 +371,15 @@ export class Session implements StreamSubscriber {
       return;
     }
     const depth = channel === 'book' ? (request.depth ?? null) : undefined;
+    const group = channel === 'book' ? request.group : undefined;
     const markets = [...new Set(request.markets)];
     this.#wildcards.release(channel, markets);
     for (const market of markets) {
-      const stream = this.#subscriptions.get(streamKey(channel, market, depth));
+      const stream = this.#subscriptions.get(streamKey(channel, market, depth, group));
       if (stream !== undefined) this.#leave(stream);
     }
-    this.#send({ type: 'unsubscribed', ...echoedSelection(request, channel, markets, depth) });
+    const echo = echoedSelection(request, channel, markets, depth);
+    this.#send({ type: 'unsubscribed', ...echo, ...groupOf({ group }) });
   }
 
   #send(message: ServerMessage): void {

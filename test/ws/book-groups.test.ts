@@ -1,0 +1,214 @@
+/**
+ * Grouped books (docs/protocol.md "Grouped books"): a `group` step on a `book` subscription sums
+ * upstream's levels into multiples of the step (bids down, asks up), each (market, depth, group) a
+ * checksummed stream of its own, all served from the one order-book request per market per poll;
+ * a step not offered is refused with the request's id and the offered steps; `update` moves a
+ * held book to another group, `list` shows it, and SSE takes the step as a query parameter.
+ */
+import Big from 'big.js';
+import { describe, expect, it } from 'vitest';
+import type { BookState } from '../../packages/protocol/src/protocol/book.ts';
+import { bookGroups } from '../../packages/protocol/src/protocol/group.ts';
+import type { BookDepth, Level } from '../../packages/protocol/src/protocol/messages.ts';
+import type { OrderBook, OrderEntry } from '../../packages/protocol/src/upstream/schemas.ts';
+import { ProtocolClient } from '../support/clients/protocol-client.ts';
+import { SseClient } from '../support/clients/sse-client.ts';
+import { type Harness, upstreamBook, useHarness } from '../support/harness.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+/** A decimal string in units of 0.00000001, upstream's price precision (no binary float on the way). */
+function units(text: string): bigint {
+  const [whole = '0', fraction = ''] = text.split('.');
+  return BigInt(whole + fraction.padEnd(8, '0'));
+}
+
+function priceText(value: bigint): string {
+  const digits = value.toString().padStart(9, '0');
+  return `${digits.slice(0, -8)}.${digits.slice(-8)}`;
+}
+
+function places(text: string): number {
+  const dot = text.indexOf('.');
+  return dot === -1 ? 0 : text.length - dot - 1;
+}
+
+/**
+ * Upstream's orders summed by hand into multiples of `step`, independently of the relay's code:
+ * every order's price floored (bids) or ceiled (asks) to the step in integer units, the sizes of a
+ * group added exactly and printed with the most decimal places of any order in it.
+ */
+function summedByHand(book: OrderBook, step: string, depth: BookDepth): BookState {
+  const unit = units(step);
+  const side = (orders: readonly OrderEntry[], round: 'down' | 'up'): Level[] => {
+    const groups = new Map<bigint, string[]>();
+    for (const { price, size } of orders) {
+      const at = units(price);
+      const key = round === 'down' ? (at / unit) * unit : ((at + unit - 1n) / unit) * unit;
+      groups.set(key, [...(groups.get(key) ?? []), size]);
+    }
+    const levels = [...groups]
+      .sort(([a], [b]) => (a === b ? 0 : a < b === (round === 'up') ? -1 : 1))
+      .map(([key, sizes]): Level => {
+        const total = sizes.reduce((sum, size) => sum.plus(size), new Big(0));
+        return [priceText(key), total.toFixed(Math.max(...sizes.map(places)))];
+      })
+      .filter(([, size]) => !new Big(size).eq(0));
+    return depth === null ? levels : levels.slice(0, depth);
+  };
+  return { bids: side(book.bids, 'down'), asks: side(book.asks, 'up'), last_price: book.last_price };
+}
+
+describe('grouped books', () => {
+  let harness: Harness;
+  const { opened, start } = useHarness();
+
+  async function connect(): Promise<ProtocolClient> {
+    const client = await ProtocolClient.connect(harness.relay.url);
+    opened.push(client);
+    return client;
+  }
+
+  /** A market of the simulator quoted in 0.001 (docs/upstream.md: every 4th from the 2nd). */
+  function finelyQuoted(): string {
+    return harness.sim.market.marketIds()[1]!;
+  }
+
+  it('sums upstream’s book into 0.05 and 0.01 steps at several depths, from one order-book request per market per poll', async () => {
+    harness = await start({ sim: { markets: 2 } });
+    const market = finelyQuoted();
+    const client = await connect();
+    const held: [BookDepth, string | undefined][] = [
+      [null, '0.05'],
+      [10, '0.05'],
+      [5, '0.01'],
+      [10, undefined],
+    ];
+    for (const [depth, group] of held) {
+      const reply = await client.request({
+        op: 'subscribe',
+        channel: 'book',
+        markets: [market],
+        depth,
+        group,
+      });
+      expect(reply).toMatchObject({ type: 'subscribed', channel: 'book', markets: [market], depth });
+      expect(reply.group).toBe(group);
+    }
+    const view = (depth: BookDepth, group: string | undefined) => client.view('book', market, depth, group);
+    await waitFor('a snapshot on every stream', () => held.every(([depth, group]) => view(depth, group)));
+    const snapshots = client.of('snapshot');
+    expect(new Set(snapshots.map((message) => message.group))).toEqual(new Set(['0.05', '0.01', undefined]));
+
+    harness.sim.clearRequests();
+    const rounds = 4;
+    let book: OrderBook | undefined;
+    for (let round = 0; round < rounds; round++) {
+      harness.sim.tick();
+      book = await upstreamBook(harness.sim, market);
+      for (const [depth, group] of held) {
+        if (group === undefined) continue;
+        const expected = JSON.stringify(summedByHand(book!, group, depth));
+        await waitFor(`group ${group} depth ${depth} summed from upstream`, () =>
+          JSON.stringify(view(depth, group)?.state) === expected ? true : undefined,
+        );
+      }
+    }
+    // Summing changed something: the 0.001-quoted book has more levels than its 0.05 groups.
+    const grouped = view(null, '0.05')!.state as BookState;
+    expect(grouped.bids.every(([price]) => new Big(price).mod('0.05').eq(0))).toBe(true);
+    expect(grouped.bids.length).toBeLessThan(new Set(book!.bids.map(({ price }) => price)).size);
+    const orderBookReads = harness.sim.requests.filter((r) => r.path === '/clob/orderbook');
+    // The relay's polls plus this test's one read per round: a request per stream would be four times more.
+    const relayPolls = orderBookReads.length - rounds;
+    const elapsedMs = harness.sim.requests.at(-1)!.at - harness.sim.requests[0]!.at;
+    expect(relayPolls).toBeLessThanOrEqual(
+      Math.ceil(elapsedMs / harness.relay.poller.intervals.bookIntervalMs) + 2,
+    );
+    expect(client.violations).toEqual([]);
+    expect(client.of('error')).toEqual([]);
+  });
+
+  it('refuses a step not offered with the request’s id and the offered steps, nothing else changing', async () => {
+    harness = await start({ sim: { markets: 2 } });
+    const market = finelyQuoted();
+    const client = await connect();
+    await client.request({ op: 'subscribe', channel: 'book', markets: [market], group: '0.01' });
+    await waitFor('the grouped book', () => client.view('book', market, null, '0.01'));
+    const before = client.messages.length;
+    const offered = bookGroups.map((step) => `"${step}"`).join(', ');
+    for (const group of ['0.03', '0.0005', '0', '-0.05', '.05', '0.05000000001', 0.05, true, null]) {
+      const reply = await client.request({ op: 'subscribe', channel: 'book', markets: [market], group });
+      expect(reply, String(group)).toMatchObject({ type: 'error', code: 'bad_request' });
+      expect(reply.message, String(group)).toContain(offered);
+    }
+    expect(
+      await client.request({ op: 'subscribe', channel: 'price', markets: [market], group: '0.05' }),
+    ).toMatchObject({
+      type: 'error',
+      code: 'bad_request',
+      message: '"group" applies to the book channel only',
+    });
+    expect(client.messages.slice(before).filter((m) => m.type !== 'error' && m.type !== 'update')).toEqual(
+      [],
+    );
+    // "0.010" is the offered "0.01": the same stream, subscribed again.
+    const again = await client.request({
+      op: 'subscribe',
+      channel: 'book',
+      markets: [market],
+      group: '0.010',
+    });
+    expect(again).toMatchObject({ type: 'subscribed', group: '0.01' });
+    expect(client.violations).toEqual([]);
+  });
+
+  it('moves a held book to another group with update, lists the group and unsubscribes it', async () => {
+    harness = await start({ sim: { markets: 2 } });
+    const market = finelyQuoted();
+    const client = await connect();
+    await client.request({ op: 'subscribe', channel: 'book', markets: [market], depth: 10 });
+    await waitFor('the book', () => client.view('book', market, 10));
+    const moved = await client.request({ op: 'update', channel: 'book', markets: [market], group: '0.05' });
+    expect(moved).toMatchObject({ type: 'subscribed', group: '0.05' });
+    await waitFor('the grouped snapshot', () => client.view('book', market, 10, '0.05'));
+    const list = await client.request({ op: 'list' });
+    expect(list.subscriptions).toEqual([
+      expect.objectContaining({ channel: 'book', depth: 10, group: '0.05' }),
+    ]);
+    harness.sim.tick();
+    const expected = JSON.stringify(summedByHand(await upstreamBook(harness.sim, market), '0.05', 10));
+    await waitFor('the grouped book following upstream', () =>
+      JSON.stringify(client.view('book', market, 10, '0.05')?.state) === expected ? true : undefined,
+    );
+    const back = await client.request({ op: 'update', channel: 'book', markets: [market], group: null });
+    expect(back).toMatchObject({ type: 'subscribed' });
+    expect(back.group).toBeUndefined();
+    expect((await client.request({ op: 'list' })).subscriptions).toEqual([
+      expect.not.objectContaining({ group: expect.anything() }),
+    ]);
+    const left = await client.request({ op: 'unsubscribe', channel: 'book', markets: [market], depth: 10 });
+    expect(left).toMatchObject({ type: 'unsubscribed', depth: 10 });
+    expect((await client.request({ op: 'list' })).subscriptions).toEqual([]);
+    expect(client.violations).toEqual([]);
+  });
+
+  it('streams a grouped book over SSE and refuses a step not offered', async () => {
+    harness = await start({ sim: { markets: 2 } });
+    const market = finelyQuoted();
+    const client = await SseClient.connect(
+      `${harness.relay.url}/v1/sse?channel=book&group=0.05&markets=${market}`,
+    );
+    opened.push(client);
+    await waitFor('the snapshot', () => client.view('book', market, null, '0.05'));
+    expect(client.messages[0]).toMatchObject({ type: 'subscribed', group: '0.05' });
+    harness.sim.tick();
+    const expected = JSON.stringify(summedByHand(await upstreamBook(harness.sim, market), '0.05', null));
+    await waitFor('the grouped book following upstream', () =>
+      JSON.stringify(client.view('book', market, null, '0.05')?.state) === expected ? true : undefined,
+    );
+    expect(client.violations).toEqual([]);
+    const refused = await fetch(`${harness.relay.url}/v1/sse?channel=book&group=0.03&markets=${market}`);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: 'bad_request' });
+  });
+});
