@@ -8,6 +8,7 @@ See the package README for a walk-through and docs/protocol.md in the repository
 
 from .backoff import Backoff, backoff_delay, reconnect_delay
 from .book import (
+    BOOK_GROUPS,
     BookDepth,
     BookDepthOption,
     BookState,
@@ -40,6 +41,7 @@ from .subscription import Resync, StatusChange, StreamChange, StreamSubscription
 from .wildcards import WildcardChange, WildcardRemoved, WildcardSubscription
 
 __all__ = [
+    "BOOK_GROUPS",
     "Backoff",
     "BookDepth",
     "BookDepthOption",
