@@ -41,6 +41,8 @@ export type FetchLike = (
 interface Group {
   channel: string;
   depth: number | null | undefined;
+  /** A grouped book's step (the `group` query parameter). */
+  group: string | undefined;
   markets: string[];
   /** Market -> `<epoch>.<seq base 36>` from the last event id. */
   positions: Map<string, string>;
@@ -122,7 +124,7 @@ export class SseSocket implements WebSocketLike {
   }
 
   #subscribe(request: SubscribeRequest): void {
-    const wildcard = this.#groups.get(groupKey(request.channel, request.depth, true));
+    const wildcard = this.#groups.get(groupKey(request.channel, request.depth, request.group, true));
     if (wildcard !== undefined && request.markets.every((market) => wildcard.announced.has(market))) {
       // Streams of a `"*"` response (the SDK resyncing one): reopened, it snapshots each anew.
       wildcard.pending = request;
@@ -130,7 +132,7 @@ export class SseSocket implements WebSocketLike {
       this.#open(wildcard);
       return;
     }
-    const group = this.#group(request.channel, request.depth, isWildcard(request.markets));
+    const group = this.#group(request.channel, request.depth, request.group, isWildcard(request.markets));
     for (const market of request.markets) if (!group.markets.includes(market)) group.markets.push(market);
     // A market without a resume point starts with a snapshot (also the SDK's way to resync one).
     for (const market of request.markets) group.positions.delete(market);
@@ -143,13 +145,13 @@ export class SseSocket implements WebSocketLike {
   #unsubscribe(request: UnsubscribeRequest): void {
     const wildcard = isWildcard(request.markets);
     if (!wildcard) this.#dropFromWildcard(request);
-    const group = this.#groups.get(groupKey(request.channel, request.depth, wildcard));
+    const group = this.#groups.get(groupKey(request.channel, request.depth, request.group, wildcard));
     if (group !== undefined) {
       group.markets = group.markets.filter((market) => !request.markets.includes(market));
       for (const market of request.markets) group.positions.delete(market);
       if (group.markets.length === 0) {
         group.abort?.abort();
-        this.#groups.delete(groupKey(group.channel, group.depth, wildcard));
+        this.#groups.delete(groupKey(group.channel, group.depth, group.group, wildcard));
       } else {
         this.#open(group);
       }
@@ -163,7 +165,7 @@ export class SseSocket implements WebSocketLike {
    * dropped from it (reopening it would start every other stream of it again with a snapshot).
    */
   #dropFromWildcard(request: UnsubscribeRequest): void {
-    const wildcard = this.#groups.get(groupKey(request.channel, request.depth, true));
+    const wildcard = this.#groups.get(groupKey(request.channel, request.depth, request.group, true));
     if (wildcard === undefined) return;
     for (const market of request.markets) {
       if (!wildcard.announced.delete(market)) continue;
@@ -172,13 +174,19 @@ export class SseSocket implements WebSocketLike {
   }
 
   /** The response of a channel and depth; a `"*"` is a response of its own. */
-  #group(channel: string, depth: number | null | undefined, wildcard: boolean): Group {
-    const key = groupKey(channel, depth, wildcard);
+  #group(
+    channel: string,
+    depth: number | null | undefined,
+    step: string | undefined,
+    wildcard: boolean,
+  ): Group {
+    const key = groupKey(channel, depth, step, wildcard);
     let group = this.#groups.get(key);
     if (group === undefined) {
       group = {
         channel,
         depth,
+        group: step,
         markets: [],
         positions: new Map(),
         abort: undefined,
@@ -203,6 +211,7 @@ export class SseSocket implements WebSocketLike {
     else url.searchParams.set('markets', group.markets.join(','));
     if (group.channel === 'book')
       url.searchParams.set('depth', group.depth == null ? 'full' : String(group.depth));
+    if (group.group !== undefined) url.searchParams.set('group', group.group);
     const lastEventId = group.markets.map((market) => group.positions.get(market) ?? '').join(',');
     const headers =
       lastEventId.replaceAll(',', '') === ''
@@ -247,7 +256,7 @@ export class SseSocket implements WebSocketLike {
   async #refused(group: Group, body: ReadableStream<Uint8Array>): Promise<void> {
     const answer = JSON.parse(await new Response(body).text()) as { error: string; message: string };
     const request = group.pending;
-    this.#groups.delete(groupKey(group.channel, group.depth, isWildcard(group.markets)));
+    this.#groups.delete(groupKey(group.channel, group.depth, group.group, isWildcard(group.markets)));
     this.#deliver({
       type: 'error',
       ...(request?.id === undefined ? {} : { id: request.id }),
@@ -331,6 +340,11 @@ function paceOrHistoryOption(request: SubscribeRequest): 'interval' | 'threshold
   return request.threshold !== undefined ? 'threshold' : 'since';
 }
 
-function groupKey(channel: string, depth: number | null | undefined, wildcard: boolean): string {
-  return `${channel}:${wildcard ? '*' : (depth ?? 'full')}`;
+function groupKey(
+  channel: string,
+  depth: number | null | undefined,
+  step: string | undefined,
+  wildcard: boolean,
+): string {
+  return `${channel}:${wildcard ? '*' : `${depth ?? 'full'}:${step ?? ''}`}`;
 }
