@@ -3,11 +3,12 @@
  * upstream's levels into multiples of the step (bids down, asks up), each (market, depth, group) a
  * checksummed stream of its own, all served from the one order-book request per market per poll;
  * a step not offered is refused with the request's id and the offered steps; `update` moves a
- * held book to another group, `list` shows it, and SSE takes the step as a query parameter.
+ * held book to another group, `list` shows it, and SSE and `GET /v1/book` take the step as a query
+ * parameter.
  */
 import Big from 'big.js';
 import { describe, expect, it } from 'vitest';
-import type { BookState } from '../../packages/protocol/src/protocol/book.ts';
+import { type BookState, bookChecksum } from '../../packages/protocol/src/protocol/book.ts';
 import { bookGroups } from '../../packages/protocol/src/protocol/group.ts';
 import type { BookDepth } from '../../packages/protocol/src/protocol/messages.ts';
 import type { OrderBook } from '../../packages/protocol/src/upstream/schemas.ts';
@@ -169,5 +170,19 @@ describe('grouped books', () => {
     const refused = await fetch(`${harness.relay.url}/v1/sse?channel=book&group=0.03&markets=${market}`);
     expect(refused.status).toBe(400);
     expect(await refused.json()).toMatchObject({ error: 'bad_request' });
+  });
+
+  it('answers GET /v1/book with a grouped book, and refuses a step not offered', async () => {
+    harness = await start({ sim: { markets: 2 } });
+    const market = finelyQuoted();
+    const answer = await fetch(`${harness.relay.url}/v1/book/${market}?depth=5&group=0.050`);
+    expect(answer.status).toBe(200);
+    const snapshot = (await answer.json()) as { group: string; data: BookState; checksum: number };
+    expect(snapshot.group).toBe('0.05');
+    expect(snapshot.data).toEqual(summedByHand(await upstreamBook(harness.sim, market), '0.05', 5));
+    expect(snapshot.checksum).toBe(bookChecksum(snapshot.data));
+    const refused = await fetch(`${harness.relay.url}/v1/book/${market}?group=0.03`);
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { message: string }).message).toContain('"0.05"');
   });
 });
