@@ -34,8 +34,11 @@ export type UpdatePlan =
       channel: Channel;
       /** The book depth moved to, when the update names one. */
       depth: BookDepth | undefined;
-      /** The book group moved to, when the update names one (null: the ungrouped book). */
-      group: string | null | undefined;
+      /**
+       * The book group in force once the update is done, when it is one step for every market
+       * named (what `subscribed` echoes, so a compact connection numbers the streams right).
+       */
+      group: string | undefined;
       markets: string[];
       /** The book streams (market, depth, group) to be joined for the new depth or group. */
       join: BookView[];
@@ -119,6 +122,7 @@ function planBook(
   held: ReadonlyMap<string, AnyStream>,
 ): UpdatePlan | Refused {
   const { depth, group, interval } = request;
+  // `group` as the request names it: null moves to the ungrouped book, undefined keeps each stream's.
   const books = new Map<string, AnyStream[]>();
   for (const stream of held.values()) {
     if (stream.channel !== 'book') continue;
@@ -128,6 +132,7 @@ function planBook(
   const leave: AnyStream[] = [];
   const keys: string[] = [];
   const problems: string[] = [];
+  const groupsInForce = new Set<string | undefined>();
   for (const market of markets) {
     const views = books.get(market) ?? [];
     const { from_depth: namedDepth, from_group: namedGroup } = request;
@@ -155,6 +160,7 @@ function planBook(
       };
       const key = streamKey('book', market, to.depth, to.group);
       keys.push(key);
+      groupsInForce.add(to.group);
       if (key === from.key) continue;
       leave.push(from);
       if (!held.has(key)) join.push(to);
@@ -165,7 +171,7 @@ function planBook(
     ok: true,
     channel: 'book',
     depth,
-    group,
+    group: groupsInForce.size === 1 ? [...groupsInForce][0] : undefined,
     markets,
     join,
     leave,

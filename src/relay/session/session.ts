@@ -343,7 +343,7 @@ export class Session implements StreamSubscriber {
     pace(plan, this.#view, this, kept);
     const streams = this.#compact ? { streams: streamNumbers(this.#subscriptions, markets, keys) } : {};
     const echo = echoedSelection(request, channel, markets, depth, interval, threshold);
-    this.#send({ type: 'subscribed', ...echo, ...groupOf({ group: plan.group ?? undefined }), ...streams });
+    this.#send({ type: 'subscribed', ...echo, ...groupOf(plan), ...streams });
     sendFirstMessages(this, joined);
   }
 

@@ -57,6 +57,29 @@ describe('client SDK: grouped books', () => {
     },
   );
 
+  it('moves a grouped book to another depth in place, keeping its group, on a compact connection', async () => {
+    const harness = await start({ sim: { markets: 2 }, relay: { tuning: { staleAfterFactor: 50 } } });
+    const market = harness.sim.market.marketIds()[1]!;
+    const { client, errors } = connectRecorded(harness.relay.url);
+    opened.push(client);
+    const plain = client.subscribeBook(market);
+    const grouped = client.subscribeBook(market, { depth: 10, group: '0.01' });
+    const resyncs = recordResyncs([plain, grouped]);
+    await waitFor('both books', () =>
+      plain.state !== undefined && grouped.state !== undefined ? true : undefined,
+    );
+    await grouped.update({ depth: 5 });
+    expect([grouped.depth, grouped.group]).toEqual([5, '0.01']);
+    await tickAndPublish(harness.sim, harness.relay, market);
+    const expected = summedByHand(await upstreamBook(harness.sim, market), '0.01', 5);
+    await waitFor('the grouped book at its new depth', () =>
+      grouped.status === 'live' && isDeepStrictEqual(grouped.state, expected) ? true : undefined,
+    );
+    await expectBooksEqualUpstream(harness.sim, [plain]);
+    expect(resyncs).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
   it('throws on a step the relay does not offer, naming the offered ones', async () => {
     const harness = await start({ sim: { markets: 1 } });
     const [market] = harness.sim.market.marketIds() as [string];
