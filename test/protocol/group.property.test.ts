@@ -72,6 +72,18 @@ describe('groupBook', () => {
     );
   });
 
+  it('rounds any spelling of a price as upstream’s (the exact path for other text, the fast one for 8 places)', () => {
+    const respelled = (levels: readonly Level[]): Level[] =>
+      levels.map(([price, size]) => [price.replace(/\.?0+$/, ''), size]);
+    fc.assert(
+      fc.property(book, step, (state, group) => {
+        const other = { bids: respelled(state.bids), asks: respelled(state.asks) };
+        expect(groupBook(other, group)).toEqual(groupBook(state, group));
+      }),
+      { numRuns: propertyRuns(100) },
+    );
+  });
+
   it('sums a book by hand into 0.05 steps', () => {
     const state: BookState = {
       bids: [
