@@ -119,6 +119,19 @@ describe('grouped books', () => {
       group: '0.010',
     });
     expect(again).toMatchObject({ type: 'subscribed', group: '0.01' });
+    // Unsubscribing the ungrouped book leaves the grouped one; naming its group ends it.
+    await client.request({ op: 'unsubscribe', channel: 'book', markets: [market] });
+    expect((await client.request({ op: 'list' })).subscriptions).toEqual([
+      expect.objectContaining({ group: '0.01' }),
+    ]);
+    const left = await client.request({
+      op: 'unsubscribe',
+      channel: 'book',
+      markets: [market],
+      group: '0.01',
+    });
+    expect(left).toMatchObject({ type: 'unsubscribed', group: '0.01' });
+    expect((await client.request({ op: 'list' })).subscriptions).toEqual([]);
     expect(client.violations).toEqual([]);
   });
 
