@@ -165,6 +165,40 @@ describe('grouped books', () => {
     expect(client.violations).toEqual([]);
   });
 
+  it('resumes a grouped stream: the missed updates replayed in order, recovered = true', async () => {
+    harness = await start({ sim: { markets: 2 } });
+    const market = finelyQuoted();
+    // On a book quoted in 0.001 a 0.001 group has every level of its own: every tick changes it.
+    const selection = { op: 'subscribe', channel: 'book', markets: [market], group: '0.001' };
+    const stream = () =>
+      harness.relay.registry.get({ channel: 'book', market, depth: null, group: '0.001' })!;
+    const tickAndWait = async (times: number) => {
+      for (let i = 0; i < times; i++) {
+        const seq = stream().seq;
+        harness.sim.tick();
+        await waitFor('the relay to publish the tick', () => stream().seq > seq);
+      }
+    };
+    const first = await connect();
+    await first.request(selection);
+    await waitFor('the snapshot', () => first.view('book', market, null, '0.001'));
+    await tickAndWait(1);
+    await waitFor('an update', () => first.view('book', market, null, '0.001')!.updates === 1);
+    const { epoch, seq } = first.view('book', market, null, '0.001')!;
+    await first.close();
+    await tickAndWait(2); // missed while away; the stream lingers and keeps being served
+
+    const second = await connect();
+    const reply = await second.request({ ...selection, resume: { [market]: { epoch, seq } } });
+    expect(reply).toMatchObject({ type: 'subscribed', group: '0.001', recovered: { [market]: true } });
+    await waitFor('two replayed updates', () => (second.of('update').length === 2 ? true : undefined));
+    expect(second.of('update').map((m) => [m.epoch, m.seq, m.group])).toEqual([
+      [epoch, seq + 1, '0.001'],
+      [epoch, seq + 2, '0.001'],
+    ]);
+    expect(second.of('snapshot')).toEqual([]);
+  });
+
   it('streams a grouped book over SSE and refuses a step not offered', async () => {
     harness = await start({ sim: { markets: 2 } });
     const market = finelyQuoted();
