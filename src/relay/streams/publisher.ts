@@ -8,6 +8,7 @@ import type { StreamState } from '../../../packages/protocol/src/protocol/messag
 import type { RelayEvents } from '../events.ts';
 import type { Frame } from './frame.ts';
 import type { AnyStream, Stream } from './stream.ts';
+import { groupOf } from './stream-messages.ts';
 
 export class StreamPublisher {
   readonly #events: RelayEvents;
@@ -75,6 +76,7 @@ export class StreamPublisher {
       channel: stream.channel,
       market: stream.market,
       ...(stream.channel === 'book' ? { depth: stream.depth ?? null } : {}),
+      ...groupOf(stream),
       state,
       ...(reason === undefined ? {} : { reason }),
     });

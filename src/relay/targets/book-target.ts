@@ -7,6 +7,9 @@
  * stream numbering it is given (relay/coordination/stream-numbering.ts): this relay's own when alone; in
  * cluster mode only the lease holder asks upstream and numbers every depth for the cluster, which
  * the others serve as they are, and shares the response for their streams of the other channels.
+ * Grouped `book` streams (docs/protocol.md "Grouped books") are served like the channels served from
+ * the book: each relay groups the one response it polled or was shared, once per group step, and
+ * numbers them itself.
  *
  * A book upstream answers with byte for byte as last time (most books, most polls) costs a
  * comparison: the upstream client resolves it to the book already validated (its ResponseMemo),
@@ -17,7 +20,8 @@
 import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
 import type { ServedFromBook } from '../../../packages/protocol/src/channels/relay-definition.ts';
 import { bookServedChannels, relayChannels } from '../../../packages/protocol/src/channels/relay-registry.ts';
-import type { BookState } from '../../../packages/protocol/src/protocol/book.ts';
+import { type BookState, limitDepth } from '../../../packages/protocol/src/protocol/book.ts';
+import { groupBook } from '../../../packages/protocol/src/protocol/group.ts';
 import type { BookDepth } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { OrderBook } from '../../../packages/protocol/src/upstream/schemas.ts';
 import { bookTargetKey } from '../../../packages/protocol/src/util/keys.ts';
@@ -132,7 +136,47 @@ export class BookTarget extends PollTarget {
         first: (applied?.first ?? false) || poll.first,
       };
     }
-    return applied;
+    const grouped = this.#publishGrouped(book, same, times);
+    if (grouped === undefined) return applied;
+    return {
+      changed: (applied?.changed ?? false) || grouped.changed,
+      first: (applied?.first ?? false) || grouped.first,
+    };
+  }
+
+  /**
+   * Publishes the book summed into each held group step (grouped once per step, whatever the
+   * depths) to this relay's grouped `book` streams; undefined when none is here.
+   */
+  #publishGrouped(
+    book: OrderBook,
+    same: boolean,
+    times: PollTimes,
+  ): Omit<AppliedPoll, 'receivedAt'> | undefined {
+    const { registry, publisher } = this.context;
+    const streams = [...registry.streamsOf('book', this.market)].filter(
+      (stream) => stream.group !== undefined,
+    );
+    if (streams.length === 0) return undefined;
+    const byGroup = new Map<string, BookState>();
+    let changed = false;
+    let first = false;
+    for (const stream of streams) {
+      const group = stream.group as string;
+      first ||= !stream.hasState;
+      if (same && stream.hasState) {
+        publisher.confirm(stream, times.rts, times.receivedAt);
+        continue;
+      }
+      let grouped = byGroup.get(group);
+      if (grouped === undefined) {
+        grouped = groupBook(this.#aggregated(book, null), group);
+        byGroup.set(group, grouped);
+      }
+      const state = limitDepth(grouped, stream.depth ?? null);
+      if (publisher.publish(stream, state, times.ts, times.rts, times.receivedAt)) changed = true;
+    }
+    return { changed, first };
   }
 
   /** Publishes the book to this relay's streams of `channel`; undefined when none is here. */
@@ -161,11 +205,14 @@ export class BookTarget extends PollTarget {
     return { changed, first };
   }
 
-  /** Whether a stream of a channel served from the book is here (it needs the book whole). */
+  /**
+   * Whether a stream of a channel served from the book, or a grouped book, is here (it needs the
+   * book whole).
+   */
   #servesWholeBook(): boolean {
-    return bookServedChannels.some(
-      (channel) => this.context.registry.streamsOf(channel, this.market).size > 0,
-    );
+    const { registry } = this.context;
+    for (const stream of registry.streamsOf('book', this.market)) if (stream.group !== undefined) return true;
+    return bookServedChannels.some((channel) => registry.streamsOf(channel, this.market).size > 0);
   }
 
   /**
@@ -259,10 +306,11 @@ function toIso(at: number): string {
   return new Date(at).toISOString();
 }
 
-/** The deepest of the streams' depths (null: the full book). */
+/** The deepest of the ungrouped streams' depths (null: the full book); a grouped one is served apart. */
 function deepestOf(streams: Iterable<BookStream>): BookDepth {
   let deepest = 0;
   for (const stream of streams) {
+    if (stream.group !== undefined) continue;
     if (stream.depth === null || stream.depth === undefined) return null;
     deepest = Math.max(deepest, stream.depth);
   }

@@ -2,16 +2,22 @@
  * @module util/keys
  * Every key the project builds, in one place, so that two modules that must agree on a name build it
  * the same way:
- * - a stream's map key (`streamKey`: channel, market and, for `book`, depth), used by the relay's
+ * - a stream's map key (`streamKey`: channel, market and, for `book`, depth and group), used by the relay's
  *   registry and connections and by the client SDK's subscription table;
  * - a poll target's key (`bookTargetKey`, `priceTargetKey`, `streamTargetKey`): what the poller
  *   schedules, what a cluster leases, and what the target's Redis names are tagged with;
  * - the Redis names of one poll target (`targetKeys`).
  */
 
-/** A `book` stream is keyed by its depth too (`full` for the whole book); other channels have no depth. */
-export function streamKey(channel: string, market: string, depth?: number | null): string {
-  return channel === 'book' ? `book:${market}:${depth ?? 'full'}` : `${channel}:${market}`;
+/**
+ * A `book` stream is keyed by its depth too (`full` for the whole book) and, when grouped, its group
+ * step; other channels have neither.
+ */
+export function streamKey(channel: string, market: string, depth?: number | null, group?: string): string {
+  if (channel !== 'book') return `${channel}:${market}`;
+  return group === undefined
+    ? `book:${market}:${depth ?? 'full'}`
+    : `book:${market}:${depth ?? 'full'}:${group}`;
 }
 
 /** One market's order book: every depth of its `book` streams and the streams served from the same book. */
