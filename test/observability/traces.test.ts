@@ -1,69 +1,85 @@
 /**
  * `--otel-endpoint` (docs/operations.md "Traces"): a book update is one trace from its poll to the
  * socket writes of its fan-out, sent to an OTLP/HTTP receiver the test starts, and the upstream
- * request of a traced poll carries its W3C trace context (the simulator's request log keeps it).
+ * request of a traced poll carries its W3C trace context (the simulator's request log keeps it). In
+ * cluster mode the lease holder's write to Redis is a span of the trace too.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { tracesUrl } from '../../src/observability/tracing.ts';
+import type { RelayConfig } from '../../src/relay-server.ts';
 import { ProtocolClient } from '../support/clients/protocol-client.ts';
-import { useHarness } from '../support/harness.ts';
+import { redisAvailable, useRedis } from '../support/cluster/redis.ts';
+import { type HarnessFixture, useHarness } from '../support/harness.ts';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../support/otlp-receiver.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const CLIENT_SPAN = 3;
+/** The SDK dates a span's start by the wall clock's millisecond and its end by its duration from there. */
+const CLOCK_STEP_NS = 1_000_000n;
+
+let receiver: OtlpReceiver | undefined;
+afterEach(async () => {
+  await receiver?.close();
+  receiver = undefined;
+});
+
+/**
+ * A relay tracing at `ratio`, one client subscribed to one book, and one update of it received;
+ * then the relay is closed, which sends the spans still waiting in the exporter's batch.
+ */
+async function updateOnce(fixture: HarnessFixture, ratio: number, relay: Partial<RelayConfig> = {}) {
+  receiver = await startOtlpReceiver();
+  const started = await fixture.start({
+    sim: { markets: 1 },
+    relay: { otelEndpoint: receiver.url, otelSampleRatio: ratio, ...relay },
+  });
+  const { sim } = started;
+  const market = sim.market.marketIds()[0]!;
+  const client = await ProtocolClient.connect(started.relay.url);
+  fixture.opened.push(client);
+  await client.request({ op: 'subscribe', channel: 'book', markets: [market] });
+  await waitFor('the snapshot', () => client.view('book', market));
+  const update = await waitFor(
+    'a book update',
+    () => {
+      sim.tick();
+      return client.of('update').find((message) => message.channel === 'book');
+    },
+    { everyMs: 50 },
+  );
+  await started.relay.close();
+  expect(receiver.refused).toEqual([]);
+  return { sim, market, update, spans: receiver.spans };
+}
+
+/**
+ * The trace whose fan-out sent the update numbered `seq`, checked to be one tree from its poll to
+ * that fan-out's end, and `one`, which finds its one span of a name inside the given parent.
+ */
+function traceOf(spans: readonly ReceivedSpan[], seq: unknown) {
+  const fanOut = spans.find((span) => span.name === 'fan-out' && span.attributes['market_relay.seq'] === seq);
+  expect(fanOut, `the fan-out of update ${String(seq)}`).toBeDefined();
+  const trace = spans.filter((span) => span.traceId === fanOut!.traceId);
+  const one = (name: string, parent: ReceivedSpan | undefined): ReceivedSpan => {
+    const found = trace.filter((span) => span.name === name);
+    expect(found, `one "${name}" span`).toHaveLength(1);
+    expect(found[0]!.parentSpanId, `"${name}" inside "${parent?.name}"`).toBe(parent?.spanId ?? '');
+    return found[0]!;
+  };
+  const poll = one('book poll', undefined);
+  // The trace starts with the poll and ends with the fan-out's socket writes.
+  expect(trace.filter((span) => span.startNs < poll.startNs)).toEqual([]);
+  expect(trace.filter((span) => span.endNs > fanOut!.endNs + CLOCK_STEP_NS)).toEqual([]);
+  return { trace, poll, fanOut: fanOut!, one };
+}
 
 describe('traces', () => {
   // `terse` compresses what is asked for compressed (the relay asks for br), so a body is decoded too.
   const fixture = useHarness('terse');
-  let receiver: OtlpReceiver | undefined;
-  afterEach(async () => {
-    await receiver?.close();
-    receiver = undefined;
-  });
-
-  /** A relay tracing at `ratio`, one client subscribed to one book, and one update of it received. */
-  async function updateOnce(ratio: number) {
-    receiver = await startOtlpReceiver();
-    const { sim, relay } = await fixture.start({
-      sim: { markets: 1 },
-      relay: { otelEndpoint: receiver.url, otelSampleRatio: ratio },
-    });
-    const market = sim.market.marketIds()[0]!;
-    const client = await ProtocolClient.connect(relay.url);
-    fixture.opened.push(client);
-    await client.request({ op: 'subscribe', channel: 'book', markets: [market] });
-    await waitFor('the snapshot', () => client.view('book', market));
-    const update = await waitFor(
-      'a book update',
-      () => {
-        sim.tick();
-        return client.of('update').find((message) => message.channel === 'book');
-      },
-      { everyMs: 50 },
-    );
-    // Closing the relay sends the spans still waiting in the exporter's batch.
-    await relay.close();
-    return { sim, market, update, spans: receiver.spans };
-  }
 
   it('shows one book update as one trace from the poll to the socket writes, with its subscribers', async () => {
-    const { sim, market, update, spans } = await updateOnce(1);
-    expect(receiver?.refused).toEqual([]);
-    const publish = spans.find(
-      (span) =>
-        span.name === 'publish' &&
-        span.attributes['market_relay.message'] === 'update' &&
-        span.attributes['market_relay.seq'] === update.seq,
-    );
-    expect(publish, 'the publish span of the update').toBeDefined();
-    const trace = spans.filter((span) => span.traceId === publish!.traceId);
-    const one = (name: string, parent: ReceivedSpan | undefined): ReceivedSpan => {
-      const found = trace.filter((span) => span.name === name);
-      expect(found, `one "${name}" span`).toHaveLength(1);
-      expect(found[0]!.parentSpanId, `"${name}" inside "${parent?.name}"`).toBe(parent?.spanId ?? '');
-      return found[0]!;
-    };
-
-    const poll = one('book poll', undefined);
+    const { sim, market, update, spans } = await updateOnce(fixture, 1);
+    const { poll, fanOut, one } = traceOf(spans, update.seq);
     expect(poll.attributes).toMatchObject({ 'market_relay.market': market, 'market_relay.outcome': 'ok' });
     const request = one('GET /clob/orderbook', poll);
     expect(request.kind).toBe(CLIENT_SPAN);
@@ -73,31 +89,51 @@ describe('traces', () => {
     });
     expect(one('decode', request).attributes['http.response.header.content-encoding']).toEqual(['br']);
     expect(one('parse', poll).attributes['market_relay.outcome']).toBe('ok');
-    const numbering = one('numbering', poll);
-    expect(one('publish', numbering)).toBe(publish);
-    const fanOut = one('fan-out', publish!);
+    const publish = one('publish', one('numbering', poll));
+    expect(publish.attributes).toMatchObject({
+      'market_relay.message': 'update',
+      'market_relay.seq': update.seq,
+    });
+    expect(fanOut.parentSpanId).toBe(publish.spanId);
     expect(fanOut.attributes['market_relay.subscribers']).toBe(1);
     expect(fanOut.attributes['market_relay.message_bytes']).toBeGreaterThan(0);
     expect(fanOut.attributes['market_relay.bytes']).toBe(fanOut.attributes['market_relay.message_bytes']);
-
-    // The trace starts with the poll and ends with the fan-out's socket writes. The SDK dates a
-    // span's start by the wall clock's millisecond and its end by its duration from there.
-    const clockStep = 1_000_000n;
-    expect(trace.filter((span) => span.startNs < poll.startNs)).toEqual([]);
-    expect(trace.filter((span) => span.endNs > fanOut.endNs + clockStep)).toEqual([]);
-    expect(fanOut.startNs + clockStep).toBeGreaterThanOrEqual(request.endNs);
+    expect(fanOut.startNs + CLOCK_STEP_NS).toBeGreaterThanOrEqual(request.endNs);
 
     // Upstream saw the request span's context.
-    const asked = sim.requests.filter((entry) => entry.traceparent?.includes(publish!.traceId));
+    const asked = sim.requests.filter((entry) => entry.traceparent?.includes(poll.traceId));
     expect(asked.map((entry) => [entry.path, entry.traceparent])).toEqual([
-      ['/clob/orderbook', `00-${publish!.traceId}-${request.spanId}-01`],
+      ['/clob/orderbook', `00-${poll.traceId}-${request.spanId}-01`],
     ]);
   });
 
   it('traces no poll at ratio 0, and sends upstream no trace context', async () => {
-    const { sim, spans } = await updateOnce(0);
+    const { sim, spans } = await updateOnce(fixture, 0);
     expect(spans).toEqual([]);
     expect(sim.requests.filter((entry) => entry.traceparent !== undefined)).toEqual([]);
     expect(sim.requests.some((entry) => entry.path === '/clob/orderbook')).toBe(true);
+  });
+
+  it('sends to the traces path of a base URL, and to a full traces URL as it is', () => {
+    expect(tracesUrl('http://collector:4318')).toBe('http://collector:4318/v1/traces');
+    expect(tracesUrl('http://collector:4318/')).toBe('http://collector:4318/v1/traces');
+    expect(tracesUrl('https://traces.example/otlp/v1/traces')).toBe('https://traces.example/otlp/v1/traces');
+  });
+});
+
+describe.skipIf(!redisAvailable())('traces in cluster mode', () => {
+  const redis = useRedis();
+  const fixture = useHarness();
+
+  it("puts the lease holder's Redis write in the trace, between the poll and the fan-out", async () => {
+    const { update, spans } = await updateOnce(fixture, 1, { redis: redis.server.url });
+    const { poll, fanOut, one } = traceOf(spans, update.seq);
+    const numbering = one('numbering', poll);
+    expect(numbering.attributes['market_relay.cluster']).toBe(true);
+    const write = one('redis write', numbering);
+    expect(write.attributes['market_relay.outcome']).toBe('written');
+    expect(fanOut.parentSpanId).toBe(numbering.spanId);
+    expect(fanOut.attributes['market_relay.subscribers']).toBe(1);
+    expect(fanOut.startNs + CLOCK_STEP_NS).toBeGreaterThanOrEqual(write.endNs);
   });
 });

@@ -68,6 +68,7 @@ export class StreamPublisher {
       trace
         .child('fan-out', {
           'market_relay.stream': stream.key,
+          'market_relay.seq': stream.seq,
           'market_relay.subscribers': recipients,
           'market_relay.message_bytes': bytes,
           'market_relay.bytes': bytes * recipients,
