@@ -28,6 +28,9 @@ export interface Tracing {
   readonly propagator: TextMapPropagator;
 }
 
+/** A root span's options, the same object for every poll: most polls are not sampled. */
+const ROOT_OPTIONS = { root: true } as const;
+
 /** One recorded span of a sampled trace; its children are made from it. */
 export class TraceSpan {
   readonly #tracing: Tracing;
@@ -39,9 +42,9 @@ export class TraceSpan {
   }
 
   /** A new trace's first span, or undefined: tracing is off, or the sampler left this trace out. */
-  static root(tracing: Tracing | undefined, name: string, attributes?: Attributes): TraceSpan | undefined {
+  static root(tracing: Tracing | undefined, name: string): TraceSpan | undefined {
     if (tracing === undefined) return undefined;
-    const span = tracing.tracer.startSpan(name, { root: true, attributes });
+    const span = tracing.tracer.startSpan(name, ROOT_OPTIONS);
     return span.isRecording() ? new TraceSpan(tracing, span) : undefined;
   }
 
