@@ -37,6 +37,8 @@ export interface TracingHandle {
   shutdown(): Promise<void>;
 }
 
+/** The longest a relay's shutdown waits for its last spans to be sent. */
+const SHUTDOWN_MS = 1_000;
 /** A failing receiver is logged this often at most: every batch would fail alike. */
 const EXPORT_ERROR_LOG_MS = 60_000;
 
@@ -59,7 +61,10 @@ export function startTracing(options: TracingOptions): TracingHandle {
     },
     url,
     shutdown: async () => {
-      await provider.shutdown();
+      // The spans still waiting are sent, but a receiver that does not answer may not hold the
+      // relay's exit (SIGTERM: exit within 5 s): what it has not taken by then is dropped.
+      const timer = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_MS).unref());
+      await Promise.race([provider.shutdown().catch(() => {}), timer]);
       diag.disable();
     },
   };

@@ -4,6 +4,9 @@
  * request of a traced poll carries its W3C trace context (the simulator's request log keeps it). In
  * cluster mode the lease holder's write to Redis is a span of the trace too.
  */
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tracesUrl } from '../../src/observability/tracing.ts';
 import type { RelayConfig } from '../../src/relay-server.ts';
@@ -112,6 +115,32 @@ describe('traces', () => {
     expect(spans).toEqual([]);
     expect(sim.requests.filter((entry) => entry.traceparent !== undefined)).toEqual([]);
     expect(sim.requests.some((entry) => entry.path === '/clob/orderbook')).toBe(true);
+  });
+
+  it('does not wait past its shutdown for a receiver that never answers', async () => {
+    const silent = createServer(() => {}).listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    try {
+      const { port } = silent.address() as AddressInfo;
+      const { sim, relay } = await fixture.start({
+        sim: { markets: 1 },
+        relay: { otelEndpoint: `http://127.0.0.1:${port}`, otelSampleRatio: 1 },
+      });
+      const client = await ProtocolClient.connect(relay.url);
+      fixture.opened.push(client);
+      const market = sim.market.marketIds()[0]!;
+      await client.request({ op: 'subscribe', channel: 'book', markets: [market] });
+      await waitFor('the snapshot', () => client.view('book', market));
+      // Spans wait in the exporter's batch; sending them would wait for the exporter's own 10 s
+      // timeout, past the 5 s a relay has to exit after SIGTERM.
+      const closing = Date.now();
+      await client.close();
+      await relay.close();
+      expect(Date.now() - closing).toBeLessThan(5_000);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
   });
 
   it('sends to the traces path of a base URL, and to a full traces URL as it is', () => {
