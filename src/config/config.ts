@@ -57,6 +57,10 @@ export interface ServeConfig {
   operatorPort?: number | undefined;
   operatorHost?: string | undefined;
   operatorKey?: string | undefined;
+  /** OTLP/HTTP receiver of the book polls' traces; unset = no tracing (docs/operations.md "Traces"). */
+  otelEndpoint?: string | undefined;
+  /** The share of book polls traced (0..1). */
+  otelSampleRatio?: number;
 }
 
 export interface SimConfig {
@@ -201,6 +205,8 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       operatorPort: read('operator-port') as number | undefined,
       operatorHost: read('operator-host') as string,
       operatorKey: read('operator-key') as string | undefined,
+      otelEndpoint: read('otel-endpoint') as string | undefined,
+      otelSampleRatio: number('otel-sample-ratio'),
     },
   };
 }

@@ -28,6 +28,7 @@ import { bookTargetKey } from '../../../packages/protocol/src/util/keys.ts';
 import { aggregateBook, aggregateSides } from '../../upstream/book-levels.ts';
 import { readOrderBook } from '../../upstream/book-reader.ts';
 import { ResponseMemo } from '../../upstream/client.ts';
+import { TraceSpan } from '../../util/tracing.ts';
 import { type ChannelState, withMilliseconds } from '../channels/codecs.ts';
 import { bookNumberedCodec } from '../coordination/codecs.ts';
 import type { SharedResult } from '../coordination/shared-result.ts';
@@ -79,18 +80,37 @@ export class BookTarget extends PollTarget {
     );
   }
 
-  protected async pollOnce(): Promise<readonly PollOutcome[]> {
+  protected pollOnce(): Promise<readonly PollOutcome[]> {
+    const trace = TraceSpan.root(this.context.tracing, 'book poll');
+    // An untraced poll (most, or all) costs nothing more than the comparison.
+    if (trace === undefined) return this.#poll(undefined);
+    trace.set({ 'market_relay.market': this.market });
+    return this.#poll(trace).finally(() => trace.end());
+  }
+
+  /** One poll, in its trace when it is sampled (docs/operations.md "Traces"). */
+  async #poll(trace: TraceSpan | undefined): Promise<readonly PollOutcome[]> {
     const { cluster, registry, now } = this.context;
     const { source } = this;
     const askedAt = this.beginAsk();
     try {
       this.sentNothing = !(await this.holdsLease());
-      if (this.sentNothing) return [];
+      if (this.sentNothing) {
+        trace?.set({ 'market_relay.outcome': 'lease_elsewhere' });
+        return [];
+      }
       const whole = this.#numbering.keepsWholeState;
-      const book = await source.orderBook(this.market, whole ? { memo: this.#memo } : this.#reading);
+      const reading = whole ? { memo: this.#memo } : this.#reading;
+      const book = await source.orderBook(this.market, trace === undefined ? reading : { ...reading, trace });
       if (this.removed) return [];
       const receivedAt = now();
-      const times = { askedAt, ts: withMilliseconds(book.timestamp), rts: toIso(receivedAt), receivedAt };
+      const times = {
+        askedAt,
+        ts: withMilliseconds(book.timestamp),
+        rts: toIso(receivedAt),
+        receivedAt,
+        trace,
+      };
       const served = this.#applyServed(book, times);
       const depth = () => (whole ? null : deepestOf(registry.streamsOf('book', this.market)));
       const books = await this.#numbering.produce(() => this.#aggregated(book, depth()), times);
@@ -103,9 +123,11 @@ export class BookTarget extends PollTarget {
       if (!whole) this.#keepLess(book);
       cluster.share(this.key, () => ({ kind: 'book', receivedAt, book }));
       this.emitPoll('book', 1, 'ok', askedAt);
+      trace?.set({ 'market_relay.outcome': 'ok', 'market_relay.changed': books?.changed ?? false });
       return [];
     } catch (error) {
       if (this.removed) return [];
+      trace?.fail(error);
       if (this.context.existence.isGone(error, { kind: 'market', value: this.market })) {
         this.emitPoll('book', 1, 'not_found', askedAt, error);
         return (await this.#numbering.close()) ? this.#notFound() : [];
@@ -185,7 +207,7 @@ export class BookTarget extends PollTarget {
     served: ServedFromBook<ChannelState<C>>,
     book: OrderBook,
     same: boolean,
-    { ts, rts, receivedAt }: PollTimes,
+    { ts, rts, receivedAt, trace }: PollTimes,
   ): Omit<AppliedPoll, 'receivedAt'> | undefined {
     const { registry, publisher } = this.context;
     const streams = registry.streamsOf(channel, this.market);
@@ -200,7 +222,7 @@ export class BookTarget extends PollTarget {
         continue;
       }
       state ??= served.stateOf(this.#whole(book));
-      if (publisher.publish(stream, state, ts, rts, receivedAt)) changed = true;
+      if (publisher.publish(stream, state, ts, rts, receivedAt, trace)) changed = true;
     }
     return { changed, first };
   }

@@ -20,6 +20,7 @@ import type {
 } from '../../../packages/protocol/src/upstream/schemas.ts';
 import type { CallInit } from '../../upstream/client.ts';
 import type { MarketsQuery } from '../../upstream/endpoints.ts';
+import type { Tracing } from '../../util/tracing.ts';
 import type { Broker } from '../coordination/broker.ts';
 import type { PollKind, RelayEvents } from '../events.ts';
 import type { DispatchTarget } from '../poll/dispatcher.ts';
@@ -59,6 +60,8 @@ export interface PollContext {
   now: () => number;
   /** Whether a failed poll means upstream does not have the id (relay/targets/not-found.ts). */
   existence: ExistenceJudge;
+  /** `--otel-endpoint`: book polls are traced, as sampled (docs/operations.md "Traces"). */
+  tracing?: Tracing | undefined;
   /**
    * What the lease holder shared showed beyond its states (it arrives outside any poll); a poll's
    * own outcomes are what `poll` returns.

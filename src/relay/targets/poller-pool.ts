@@ -18,6 +18,7 @@
 
 import { isServedFromBook } from '../../../packages/protocol/src/channels/relay-registry.ts';
 import type { Channel } from '../../../packages/protocol/src/protocol/messages.ts';
+import type { Tracing } from '../../util/tracing.ts';
 import type { Broker } from '../coordination/broker.ts';
 import type { RelayEvents } from '../events.ts';
 import type { PollIntervals } from '../poll/budget.ts';
@@ -80,6 +81,8 @@ export interface PollerOptions {
   budgetShare?: () => number | undefined;
   /** Upstream requests that are not polls (the REST front's), in the same budget; none without it. */
   oneOffs?: OneOffBudget;
+  /** `--otel-endpoint`: book polls are traced, as sampled (docs/operations.md "Traces"). */
+  tracing?: Tracing | undefined;
   now?: () => number;
 }
 
@@ -122,6 +125,7 @@ export class PollerPool {
       events: options.events,
       now: this.#now,
       existence: options.existence ?? trustingJudge,
+      tracing: options.tracing,
       report: (outcome) => applyOutcome(outcome, effects),
       extraRequest: (target) => this.#dispatcher.extraRequest(target),
     };

@@ -12,6 +12,7 @@
  */
 
 import type { BookDepth } from '../../../../packages/protocol/src/protocol/messages.ts';
+import type { TraceSpan } from '../../../util/tracing.ts';
 import { toFrame } from '../../streams/frame.ts';
 import type { Stream } from '../../streams/stream.ts';
 import type { TargetStream } from '../codecs.ts';
@@ -61,9 +62,21 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
    * here. Undefined when the write was refused: the lease is no longer ours. Polls are numbered in
    * the order they arrive here, one at a time; the lease's fencing token ranks the holders.
    */
-  produce(state: () => State, poll: PollTimes): Promise<AppliedPoll | undefined> {
+  async produce(state: () => State, poll: PollTimes): Promise<AppliedPoll | undefined> {
     const made = state();
-    return this.#serially(() => this.#produce(made, poll.ts, poll.rts, poll.receivedAt));
+    const span = poll.trace?.child('numbering', { 'market_relay.cluster': true });
+    try {
+      const applied = await this.#serially(() =>
+        this.#produce(made, poll.ts, poll.rts, poll.receivedAt, span),
+      );
+      span?.set({ 'market_relay.changed': applied?.changed ?? false });
+      return applied;
+    } catch (error) {
+      span?.fail(error);
+      throw error;
+    } finally {
+      span?.end();
+    }
   }
 
   /** The holder says the market is gone upstream; false when the lease is no longer ours. */
@@ -94,6 +107,7 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
     ts: string,
     rts: string,
     receivedAt: number,
+    trace: TraceSpan | undefined,
   ): Promise<AppliedPoll | undefined> {
     const { log } = this.#context;
     const token = log.token(this.key);
@@ -131,9 +145,13 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
     const positions = new Map(written.map((entry) => [entry.stream, { epoch: entry.epoch, seq: entry.seq }]));
     const changed = written.some((entry) => entry.kind !== 'confirm');
     const poll = { state: changed ? JSON.stringify(state) : undefined, ts, rts, receivedAt };
+    const write =
+      unwritten === 'unavailable' ? undefined : trace?.child('redis write', { 'db.system.name': 'redis' });
     const committing = unwritten === 'unavailable' ? 'unavailable' : log.commit(this.key, poll, written);
     this.#context.spent(performance.now() - started);
     const outcome = await committing;
+    write?.set({ 'market_relay.outcome': outcome });
+    write?.end();
     if (outcome === 'fenced') {
       this.#abandonUnwritten();
       this.#produced = undefined;
@@ -153,7 +171,7 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
       const stream = this.#local(entry.stream);
       if (stream === undefined) continue;
       first ||= !stream.hasState || stream.epoch !== entry.epoch;
-      if (!this.#serveOwn(stream, entry, ts, rts, receivedAt))
+      if (!this.#serveOwn(stream, entry, { ts, rts, at: receivedAt, trace }))
         behind.push(this.#codec.streams.find(({ field }) => field === entry.stream)!);
     }
     if (outcome === 'unavailable') {
@@ -220,15 +238,13 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
   #serveOwn(
     stream: Stream<State, Delta>,
     entry: OwnEntry<State>,
-    ts: string,
-    rts: string,
-    at: number,
+    { ts, rts, at, trace }: { ts: string; rts: string; at: number; trace: TraceSpan | undefined },
   ): boolean {
     const { publisher } = this.#context;
     const inStep = stream.hasState && stream.epoch === entry.epoch;
     if (entry.kind === 'update' && inStep && stream.seq === entry.seq - 1 && entry.frame !== undefined) {
       stream.advance([{ seq: entry.seq, frame: entry.frame }], entry.state, ts, rts, at);
-      publisher.served(stream, entry.frame, 'update', at);
+      publisher.served(stream, entry.frame, 'update', at, trace);
       return true;
     }
     if (entry.kind === 'confirm' && inStep && stream.seq === entry.seq) {
@@ -238,7 +254,7 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
     }
     if (entry.kind !== 'reset') return false;
     stream.reset(entry, entry.state, ts, rts, at);
-    publisher.served(stream, stream.snapshotFrame(), 'snapshot', at);
+    publisher.served(stream, stream.snapshotFrame(), 'snapshot', at, trace);
     return true;
   }
 
