@@ -10,8 +10,11 @@
  * entry at the end of the table.
  */
 
-/** The kinds of values a relay writes to Redis, each counted apart when unreadable. */
-export const formattedKinds = ['message', 'state', 'history', 'lease', 'roster', 'budget'] as const;
+/**
+ * The kinds of values a relay reads back from Redis, each counted apart when unreadable. Leases
+ * carry a format too but need no reading: every format starts one with its holder's name.
+ */
+export const formattedKinds = ['message', 'state', 'history', 'roster', 'budget'] as const;
 export type FormattedKind = (typeof formattedKinds)[number];
 
 /** The values whose text a format may lay out its own way; the others are read by Lua scripts. */
