@@ -188,7 +188,7 @@ export class RedisBroker implements Broker {
       },
       {
         name: 'upstream_budget_fail_open',
-        help: '1 while Redis is away and this relay keeps to its last share of the budget by itself, else 0.',
+        help: '1 while Redis is away (or the budget is of a format this relay does not read) and this relay keeps to its last share of the budget by itself, else 0.',
         value: () => (budget.status().failOpen ? 1 : 0),
       },
     ];

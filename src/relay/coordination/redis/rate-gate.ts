@@ -30,7 +30,10 @@ export interface BudgetStatus {
   rps: number;
   /** This relay's last known share of it, 0..1; undefined until Redis has answered once. */
   share: number | undefined;
-  /** True while Redis is away and this relay keeps to `failOpenRps` by itself. */
+  /**
+   * True while Redis is away, or its bucket is of a format this relay does not read, and this relay
+   * keeps to `failOpenRps` by itself.
+   */
   failOpen: boolean;
   /** The rate this relay keeps to while Redis is away. */
   failOpenRps: number;
@@ -74,6 +77,8 @@ export class RedisRateGate implements RateGate {
   /** Aborted when Redis is back: callers still waiting on the local bucket take from Redis instead. */
   #redisBack: AbortController | undefined;
   #lastError: string | undefined;
+  /** The bucket was last found in a format this relay does not read (it keeps to its share alone). */
+  #bucketUnreadable = false;
 
   constructor(options: RedisRateGateOptions) {
     this.#options = options;
@@ -94,7 +99,7 @@ export class RedisRateGate implements RateGate {
     return {
       rps: this.#options.rps,
       share: this.#share,
-      failOpen: this.#redis.status !== 'ready',
+      failOpen: this.#redis.status !== 'ready' || this.#bucketUnreadable,
       failOpenRps: this.#failOpenRps(),
     };
   }
@@ -144,6 +149,7 @@ export class RedisRateGate implements RateGate {
       String(formats.written.version),
       formats.readable,
     )) as [number, number, string?];
+    this.#bucketUnreadable = granted < 0;
     if (granted < 0) {
       formats.skip('budget', format ?? '1');
       throw new UnreadableBucket('the budget is in a format this relay does not read');
