@@ -2,8 +2,8 @@
  * @module relay/coordination/redis/roster
  * The roster of live relays in Redis (docs/cluster.md "How leases move"): each relay announces
  * itself, the leases it holds, its poll CPU, its weight and the format it writes every
- * `--rebalance-ms`, and reads back the live relays it spreads the leases over. A relay of a format
- * this one does not read is left out and counted (relay/coordination/redis/formats.ts).
+ * `--rebalance-ms`, and reads back the live relays it spreads the leases over: those writing its own
+ * format. A relay of a format this one does not read is counted (relay/coordination/redis/formats.ts).
  */
 import {
   FORMAT_KEY,
@@ -59,7 +59,6 @@ export async function announce(
     String(formats.written.version),
     formats.readable,
   )) as [string[], number];
-  // Relays of a format not read here are left out of rendezvous hashing: they hold what they take.
   formats.skip('roster', undefined, unread);
   const relays: string[] = [];
   const weights = new Map<string, number>();

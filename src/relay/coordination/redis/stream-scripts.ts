@@ -60,8 +60,11 @@ return token`;
  * ('' when it announces none), ... KEYS: the roster, the poll CPU of each, the weight of each, the
  * format of each (hashes of their own, so that relays of an older version, which read only the
  * roster, see nothing new). ARGV[6]: the format written; ARGV[7]: the formats read, comma-separated.
- * A relay of a format not read (none given: format 1) is left alone and counted, neither listed nor
- * forgotten: its own version reads it. Returns {the live relays, the relays of a format not read}.
+ * Only relays writing the caller's format are listed: leases are spread over relays that read what
+ * each other write, so relays of two releases never hand each other leases by rendezvous hashing
+ * (docs/cluster.md "Upgrades"). A relay of a format not read (none given: format 1) is left alone
+ * and counted, never forgotten: its own release reads it. Returns {the live relays of the caller's
+ * format, the relays of a format not read}.
  */
 export const ANNOUNCE = `
 local time = redis.call('TIME')
@@ -81,7 +84,7 @@ for i = 1, #entries, 2 do
     unread = unread + 1
   elseif held == nil or tonumber(seen) < now - tonumber(ARGV[3]) then
     for k = 1, 4 do redis.call('HDEL', KEYS[k], entries[i]) end
-  else
+  elseif format == ARGV[6] then
     table.insert(live, entries[i])
     table.insert(live, held)
     table.insert(live, redis.call('HGET', KEYS[2], entries[i]) or '0')
