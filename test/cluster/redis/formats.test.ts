@@ -15,6 +15,7 @@ import {
 
 const reversed: RedisFormat = {
   version: 3,
+  changes: ['message', 'state', 'history', 'budget'],
   encode: (_kind, text) => [...text].reverse().join(''),
   decode: (_kind, text) => [...text].reverse().join(''),
 };
@@ -23,15 +24,34 @@ describe('Redis formats', () => {
   it('writes the newest format and reads it and the one before, untagged values as format 1', () => {
     const shipped = new RedisFormats();
     expect(shipped.written.version).toBe(2);
-    expect(shipped.readable).toBe('1,2');
+    expect(shipped.readable('message')).toBe('1,2');
+    expect(shipped.readable('roster')).toBe('1,2');
     expect(shipped.reader('state', undefined)?.version).toBe(1);
     expect(shipped.reader('state', '2')?.version).toBe(2);
 
     const next = new RedisFormats([...shippedFormats, reversed]);
     expect(next.written).toBe(reversed);
-    expect(next.readable).toBe('2,3');
+    expect(next.writer('state')).toBe(reversed);
+    expect(next.readable('budget')).toBe('2,3');
     expect(next.reader('message', undefined)).toBeUndefined();
     expect(next.reader('message', '2')?.version).toBe(2);
+  });
+
+  it('writes the kinds a format leaves as they were in the format before, which its relays read', () => {
+    const messagesOnly: RedisFormat = { ...reversed, changes: ['message'] };
+    const next = new RedisFormats([...shippedFormats, messagesOnly]);
+    expect(next.writer('message')).toBe(messagesOnly);
+    expect(next.readable('message')).toBe('2,3');
+    expect(next.writer('state').version).toBe(2);
+    expect(next.readable('state')).toBe('2');
+    expect(next.reader('budget', '2')?.version).toBe(2);
+    // The relay as a whole (its lease, its place in the roster) is of the new format.
+    expect(next.written).toBe(messagesOnly);
+    expect(next.readable('roster')).toBe('2,3');
+    // A relay of this release reads all it writes but its messages.
+    const current = new RedisFormats();
+    expect(current.reader('state', String(next.writer('state').version))).toBeDefined();
+    expect(current.reader('message', String(next.writer('message').version))).toBeUndefined();
   });
 
   it('skips a format it does not read: counted by kind, told once per kind', () => {

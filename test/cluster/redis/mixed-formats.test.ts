@@ -20,9 +20,10 @@ import { type RedisDeployment, redisDeployments, startRedisDeployment } from '..
 import { expectedBook, startHarnessRelay, upstreamBook } from '../../support/harness.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
-/** The next release's format, as far as this release can tell: one it does not know. */
+/** The next release's format, as far as this release can tell: one it does not know, of every kind. */
 const nextFormat: RedisFormat = {
   version: shippedFormats.at(-1)!.version + 1,
+  changes: ['message', 'state', 'history', 'budget'],
   encode: (_kind, text) => Buffer.from(text).toString('base64'),
   decode: (_kind, text) => Buffer.from(text, 'base64').toString(),
 };

@@ -7,7 +7,8 @@
  * table and reads that one and the one before; a value of any other format is skipped, counted by
  * kind and logged once per kind, and the relay falls back to what needs no reading of it (it polls
  * for itself, or starts a stream over from a snapshot). The next release adds its format as one
- * entry at the end of the table.
+ * entry at the end of the table, naming the kinds of values it lays out anew: the others it keeps
+ * writing as before, so that relays of the release before still read them.
  */
 
 /**
@@ -17,12 +18,23 @@
 export const formattedKinds = ['message', 'state', 'history', 'roster', 'budget'] as const;
 export type FormattedKind = (typeof formattedKinds)[number];
 
+/**
+ * The kinds a format may lay out anew. The roster and the leases go with the relay's format as a
+ * whole: relays of two formats spread no leases between them (docs/cluster.md "Upgrades").
+ */
+export type LaidOutKind = Exclude<FormattedKind, 'roster'>;
+
 /** The values whose text a format may lay out its own way; the others are read by Lua scripts. */
 export type FormattedText = 'message' | 'state' | 'history';
 
-/** One format: its version, and how its values' text is written and read back. */
+/** One format: its version, what it lays out anew, and how its values' text is written and read. */
 export interface RedisFormat {
   version: number;
+  /**
+   * The kinds whose values this format lays out anew; the others it writes as the format before it
+   * did (with that format's version), so that a relay of that format still reads them.
+   */
+  changes: readonly LaidOutKind[];
   /** The text of a `kind` value as this format stores it, from the layout this release works in. */
   encode(kind: FormattedText, text: string): string;
   /** The layout this release works in, from this format's text; undefined when it cannot be read. */
@@ -34,26 +46,35 @@ const sameText = {
   decode: (_kind: FormattedText, text: string) => text,
 };
 
+const everyKind: readonly LaidOutKind[] = ['message', 'state', 'history', 'budget'];
+
 /**
  * Format 1: the values of the release before versions, carrying no version. Format 2: the same
  * text, each value tagged with its version. Oldest first; a relay writes the last.
  */
 export const shippedFormats: readonly RedisFormat[] = [
-  { version: 1, ...sameText },
-  { version: 2, ...sameText },
+  { version: 1, changes: everyKind, ...sameText },
+  { version: 2, changes: everyKind, ...sameText },
 ];
 
 /** Told of the first value of a kind skipped, and its format when known. */
 export type UnknownFormatListener = (kind: FormattedKind, version: string | undefined) => void;
 
-/** Formats a relay reads: the one it writes and the one before. */
-const READ_BACK = 2;
+/** The format a table writes values of `kind` in: the newest that lays them out anew (else its first). */
+function writerIn(table: readonly RedisFormat[], kind: LaidOutKind): RedisFormat | undefined {
+  return table.findLast((format) => format.changes.includes(kind)) ?? table[0];
+}
 
-/** The format a relay writes, the ones it reads, and the count of values it had to skip. */
+/**
+ * What a relay writes and reads: each kind in the format of its table that last laid it out, and
+ * that one and the one its previous format wrote (one version back); and the count of values it
+ * had to skip.
+ */
 export class RedisFormats {
-  /** The format every value is written in. */
+  /** The relay's format as a whole: its leases and its place in the roster carry this version. */
   readonly written: RedisFormat;
-  readonly #readable: ReadonlyMap<number, RedisFormat>;
+  readonly #writers: ReadonlyMap<LaidOutKind, RedisFormat>;
+  readonly #readers: ReadonlyMap<FormattedKind, ReadonlyMap<number, RedisFormat>>;
   readonly #skipped = new Map<FormattedKind, number>();
   readonly #onUnknown: UnknownFormatListener;
 
@@ -62,13 +83,29 @@ export class RedisFormats {
     const newest = table.at(-1);
     if (newest === undefined) throw new Error('no Redis format to write');
     this.written = newest;
-    this.#readable = new Map(table.slice(-READ_BACK).map((format) => [format.version, format]));
+    const previous = table.slice(0, -1);
+    const readers = (kind: LaidOutKind) =>
+      new Map(
+        [writerIn(previous, kind), writerIn(table, kind)]
+          .filter((format) => format !== undefined)
+          .map((format) => [format.version, format]),
+      );
+    this.#writers = new Map(everyKind.map((kind) => [kind, writerIn(table, kind)!]));
+    this.#readers = new Map<FormattedKind, ReadonlyMap<number, RedisFormat>>([
+      ...everyKind.map((kind) => [kind, readers(kind)] as const),
+      ['roster', new Map(table.slice(-2).map((format) => [format.version, format]))],
+    ]);
     this.#onUnknown = onUnknown;
   }
 
-  /** The versions this relay reads, as the Lua scripts take them: comma-separated. */
-  get readable(): string {
-    return [...this.#readable.keys()].join(',');
+  /** The format values of `kind` are written in. */
+  writer(kind: LaidOutKind): RedisFormat {
+    return this.#writers.get(kind)!;
+  }
+
+  /** The versions of `kind` this relay reads, as the Lua scripts take them: comma-separated. */
+  readable(kind: FormattedKind): string {
+    return [...this.#readers.get(kind)!.keys()].join(',');
   }
 
   /**
@@ -76,7 +113,7 @@ export class RedisFormats {
    * when this relay reads it; undefined (and counted) when it does not.
    */
   reader(kind: FormattedKind, version: string | undefined): RedisFormat | undefined {
-    const format = this.#readable.get(version === undefined ? 1 : Number(version));
+    const format = this.#readers.get(kind)!.get(version === undefined ? 1 : Number(version));
     if (format === undefined) this.skip(kind, version ?? '1');
     return format;
   }
@@ -96,7 +133,8 @@ export class RedisFormats {
 
   /** A payload on a target's channel: the writer and its format, then the value. */
   payload(instanceId: string, text: string): string {
-    return `${instanceId}:${this.written.version} ${this.written.encode('message', text)}`;
+    const format = this.writer('message');
+    return `${instanceId}:${format.version} ${format.encode('message', text)}`;
   }
 }
 

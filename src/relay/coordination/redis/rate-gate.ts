@@ -146,8 +146,8 @@ export class RedisRateGate implements RateGate {
       String(rps),
       String(rps),
       String(this.#batch),
-      String(formats.written.version),
-      formats.readable,
+      String(formats.writer('budget').version),
+      formats.readable('budget'),
     )) as [number, number, string?];
     this.#bucketUnreadable = granted < 0;
     if (granted < 0) {
@@ -209,8 +209,8 @@ export class RedisRateGate implements RateGate {
         this.#options.instanceId,
         ownRps.toFixed(3),
         String(GONE_AFTER_MS),
-        String(formats.written.version),
-        formats.readable,
+        String(formats.writer('budget').version),
+        formats.readable('budget'),
       )) as [number, string, number];
       formats.skip('budget', undefined, unread);
       this.#share = budgetShare({ own: ownRps, total: Number(total), relays, rps: this.#options.rps });

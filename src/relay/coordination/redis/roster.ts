@@ -57,7 +57,7 @@ export async function announce(
     String(own.pollCpu),
     String(own.weight),
     String(formats.written.version),
-    formats.readable,
+    formats.readable('roster'),
   )) as [string[], number];
   formats.skip('roster', undefined, unread);
   const relays: string[] = [];

@@ -108,7 +108,7 @@ export class RedisStreamLog implements StreamLog {
     if (token === undefined) return 'unavailable';
     const keys = targetKeys(target);
     const { historyLength, historyMs, instanceId, formats } = this.#options;
-    const { written } = formats;
+    const [state, history] = [formats.writer('state'), formats.writer('history')];
     const args = [
       this.#lease(token),
       String(historyLength),
@@ -116,18 +116,19 @@ export class RedisStreamLog implements StreamLog {
       String(Math.max(historyMs, STATE_MIN_TTL_MS)),
       keys.channel,
       formats.payload(instanceId, encodeBatch(token, poll, entries)),
-      poll.state === undefined ? '' : written.encode('state', poll.state),
+      poll.state === undefined ? '' : state.encode('state', poll.state),
       poll.ts,
       poll.rts,
       String(token),
-      String(written.version),
+      String(state.version),
+      String(history.version),
     ];
     for (const entry of entries)
       args.push(
         entry.stream,
         `${entry.epoch} ${entry.seq}`,
         entry.kind,
-        entry.text === undefined ? '' : written.encode('history', entry.text),
+        entry.text === undefined ? '' : history.encode('history', entry.text),
       );
     const histories = entries.map((entry) => keys.history(entry.stream));
     return this.#write('relayCommit', [keys.lease, keys.state, ...histories], args);
@@ -212,7 +213,7 @@ function storedTarget(formats: RedisFormats, flat: string[]): StoredTarget | 'un
     if (match !== null && !TARGET_FIELDS.includes(field))
       positions.set(field, { epoch: match[1]!, seq: Number(match[2]) });
   }
-  const ownFormat = format === formats.written;
+  const ownFormat = format === formats.writer('state');
   return { token, state, ts: fields.get('ts') ?? '', rts: fields.get('rts') ?? '', positions, ownFormat };
 }
 

@@ -103,8 +103,9 @@ return 0`;
 /**
  * One poll's messages, written only by the lease holder. KEYS: lease, state, then one history per
  * stream entry. ARGV: lease value (`<instance> <token>`), history length, history age ms, state ttl
- * ms, channel, payload to publish, state JSON ('' = unchanged), ts, rts, token, format; then per
- * stream: field, `<epoch> <seq>`, kind (update | reset | confirm), message text ('' unless update).
+ * ms, channel, payload to publish, state JSON ('' = unchanged), ts, rts, token, the state's format,
+ * the history's format; then per stream: field, `<epoch> <seq>`, kind (update | reset | confirm),
+ * message text ('' unless update).
  * The state is written with its format (hash field `format`), each history entry with its own
  * (entry field `format`). An update is appended to the stream's history (capped by length and by
  * age, as Redis trims); a reset (new epoch) empties it. Returns 1, or 0 when the lease is not the
@@ -118,14 +119,14 @@ local oldest = math.max(0, now - tonumber(ARGV[3]))
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[2], 'state', ARGV[7], 'format', ARGV[11]) end
 redis.call('HSET', KEYS[2], 'ts', ARGV[8], 'rts', ARGV[9], 'token', ARGV[10])
 for i = 3, #KEYS do
-  local a = 12 + (i - 3) * 4
+  local a = 13 + (i - 3) * 4
   redis.call('HSET', KEYS[2], ARGV[a], ARGV[a + 1])
   local kind = ARGV[a + 2]
   if kind == 'reset' then
     redis.call('DEL', KEYS[i])
   elseif kind == 'update' then
     local seq = string.match(ARGV[a + 1], ' (%d+)$')
-    redis.call('XADD', KEYS[i], 'MAXLEN', '~', ARGV[2], '*', 'seq', seq, 'msg', ARGV[a + 3], 'format', ARGV[11])
+    redis.call('XADD', KEYS[i], 'MAXLEN', '~', ARGV[2], '*', 'seq', seq, 'msg', ARGV[a + 3], 'format', ARGV[12])
     redis.call('XTRIM', KEYS[i], 'MINID', '~', oldest)
     redis.call('PEXPIRE', KEYS[i], ARGV[3])
   end
