@@ -351,6 +351,7 @@ function brokerOptions(config: RelayConfig, tuning: RelayTuning, logger: Logger)
     rebalanceMs: tuning.rebalanceMs,
     minLeaseMs: tuning.leaseMs,
     failOpenFraction: config.failOpenRpsFraction ?? 0.5,
+    ...(config.redisFormats === undefined ? {} : { formats: config.redisFormats }),
     on: {
       redisError: (error) =>
         log.warn(
@@ -359,6 +360,11 @@ function brokerOptions(config: RelayConfig, tuning: RelayTuning, logger: Logger)
         ),
       redisRecovered: ({ errors, durationMs }) =>
         log.info({ event: 'redis_recovered', durationMs, errors }, 'redis reachable again: coordinating'),
+      unknownFormat: (kind, format) =>
+        log.warn(
+          { event: 'redis_unknown_format', kind, format: format ?? null },
+          `redis: a ${kind} value of a format this relay does not read (a newer relay's?): skipped, and counted in market_relay_redis_unknown_format_total`,
+        ),
       budgetError: (error) =>
         log.warn({ event: 'redis_budget_error', err: error.message }, 'cluster budget: redis script failed'),
       joined: ({ connected, instance, redis }, message) =>

@@ -124,8 +124,10 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
       if (loaded !== undefined) {
         verified = true;
         // The stored state is still the one we numbered on from (or Redis lost it): ours to continue.
+        // One this relay cannot read was written by another since: its streams start over.
         const stored = loaded.stored;
-        if (this.#produced === undefined || (stored !== undefined && stored.token !== this.#produced.token)) {
+        const another = loaded.unreadable || (stored !== undefined && stored.token !== this.#produced?.token);
+        if (this.#produced === undefined || another) {
           this.#abandonUnwritten();
           this.#produced = this.#producedFrom(loaded, token);
         }
@@ -144,7 +146,8 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
     );
     const positions = new Map(written.map((entry) => [entry.stream, { epoch: entry.epoch, seq: entry.seq }]));
     const changed = written.some((entry) => entry.kind !== 'confirm');
-    const poll = { state: changed ? JSON.stringify(state) : undefined, ts, rts, receivedAt };
+    const restate = changed || produced.restate === true;
+    const poll = { state: restate ? JSON.stringify(state) : undefined, ts, rts, receivedAt };
     const write =
       unwritten === 'unavailable' ? undefined : trace?.child('redis write', { 'db.system.name': 'redis' });
     const committing = unwritten === 'unavailable' ? 'unavailable' : log.commit(this.key, poll, written);
@@ -160,7 +163,7 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
     if (outcome === 'unavailable') {
       // Redis away: still the holder, we number on alone and write it all when Redis is back.
       this.#unwritten.add({ ...poll, state: JSON.stringify(state) }, written);
-      this.#produced = { token: produced.token, state, positions };
+      this.#produced = { token: produced.token, state, positions, restate: produced.restate === true };
     } else {
       this.#produced = { token, state, positions };
       this.#appliedToken = Math.max(this.#appliedToken, token);
@@ -373,7 +376,7 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
     const state = stored === undefined ? undefined : storedState(this.#codec, stored);
     // No state (never written, expired, unreadable): every stream starts a new epoch.
     if (stored === undefined || state === undefined) return { token, state: undefined, positions: new Map() };
-    return { token, state, positions: new Map(stored.positions) };
+    return { token, state, positions: new Map(stored.positions), restate: !stored.ownFormat };
   }
 
   #streamOf(stream: TargetStream): { market: string; depth: BookDepth | undefined } {
