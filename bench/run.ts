@@ -38,7 +38,8 @@ import { type MultiShapeResult, runFanoutMulti } from './scenarios/fanout-multi.
 import { type FreshnessResult, runFreshness } from './scenarios/freshness.ts';
 import { type MarketsResult, runMarkets } from './scenarios/markets.ts';
 import { type MemoryResult, runMemory } from './scenarios/memory.ts';
-import { type PollCapacityResult, pollCapacityReport, runPollCapacity } from './scenarios/poll-capacity.ts';
+import { type PollCapacityResult, runPollCapacity } from './scenarios/poll-capacity.ts';
+import { pollCapacityReport } from './scenarios/poll-capacity-report.ts';
 import { type RestLoadResult, restReport, runRest } from './scenarios/rest.ts';
 import { runUpstream, type UpstreamResult } from './scenarios/upstream.ts';
 

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { registerClientEndpoints } from './client-endpoints.ts';
 import type { ServeConfig } from './config/config.ts';
 import { DEFAULT_MAX_AGE_MS } from './config/poll-options.ts';
+import { DEFAULT_SAMPLE_RATIO } from './config/trace-options.ts';
 import { type RelayTuning, resolveTuning } from './config/tuning.ts';
 import { registerCors } from './http/cors.ts';
 import { registerHealth } from './http/health.ts';
@@ -18,6 +19,7 @@ import { createRelayApp } from './http/relay-app.ts';
 import { registerRestFront } from './http/rest-front/index.ts';
 import type { HealthSources } from './observability/health-report.ts';
 import { createLogger, type LogSink } from './observability/log-sink.ts';
+import type { TracingHandle } from './observability/tracing.ts';
 import type { AccessPolicy } from './relay/admission/access.ts';
 import { KnownMarkets } from './relay/admission/known-markets.ts';
 import { defaultIsolationLimits, MarketAdmission } from './relay/admission/market.ts';
@@ -92,6 +94,7 @@ export async function startRelay(
         })
       : undefined;
   const upstreamUrl = sim?.url ?? config.upstream;
+  const tracing = await tracingAsked(config, logger);
   const broker = await startBroker(brokerOptions(config, tuning, logger));
   const client = new UpstreamClient({
     baseUrl: upstreamUrl,
@@ -139,6 +142,7 @@ export async function startRelay(
     oneOffs: { share: tuning.restBudgetPercent / 100, maxWaiting: tuning.restQueue },
     // Called only once subscriptions exist, after the admission below is made.
     shareOwner: (subscriber) => marketAdmission.shareOwner(subscriber),
+    tracing: tracing?.tracing,
   });
 
   const relayPollerForLimits = poller;
@@ -255,6 +259,7 @@ export async function startRelay(
     registry.clear();
     await client.close();
     await sim?.close();
+    await tracing?.shutdown();
   };
 
   let address: string;
@@ -307,6 +312,24 @@ export async function startRelay(
   };
 }
 
+/**
+ * The SDK that records and sends traces, loaded only when `--otel-endpoint` is set: a relay without
+ * tracing never loads it (docs/operations.md "Traces").
+ */
+async function tracingAsked(config: RelayConfig, logger: Logger): Promise<TracingHandle | undefined> {
+  if (config.otelEndpoint === undefined) return undefined;
+  const { startTracing } = await import('./observability/tracing.ts');
+  const sampleRatio = config.otelSampleRatio ?? DEFAULT_SAMPLE_RATIO;
+  const handle = startTracing({ endpoint: config.otelEndpoint, sampleRatio, logger });
+  // Without user info or query: a receiver's URL may carry a credential.
+  const { origin, pathname } = new URL(handle.url);
+  logger.info(
+    { event: 'tracing_started', url: origin + pathname, sampleRatio },
+    `tracing book polls (sample ratio ${sampleRatio}) to ${origin + pathname}`,
+  );
+  return handle;
+}
+
 function logUpstreamIdentity(logger: Logger, upstreamUrl: string, identity: UpstreamIdentity): void {
   const log = logger.child({ component: 'upstream' });
   if (identity.state === 'mismatch') {
@@ -328,6 +351,7 @@ function brokerOptions(config: RelayConfig, tuning: RelayTuning, logger: Logger)
     rebalanceMs: tuning.rebalanceMs,
     minLeaseMs: tuning.leaseMs,
     failOpenFraction: config.failOpenRpsFraction ?? 0.5,
+    ...(config.redisFormats === undefined ? {} : { formats: config.redisFormats }),
     on: {
       redisError: (error) =>
         log.warn(
@@ -336,6 +360,11 @@ function brokerOptions(config: RelayConfig, tuning: RelayTuning, logger: Logger)
         ),
       redisRecovered: ({ errors, durationMs }) =>
         log.info({ event: 'redis_recovered', durationMs, errors }, 'redis reachable again: coordinating'),
+      unknownFormat: (kind, format) =>
+        log.warn(
+          { event: 'redis_unknown_format', kind, format: format ?? null },
+          `redis: a ${kind} value of a format this relay does not read (a newer relay's?): skipped, and counted in market_relay_redis_unknown_format_total`,
+        ),
       budgetError: (error) =>
         log.warn({ event: 'redis_budget_error', err: error.message }, 'cluster budget: redis script failed'),
       joined: ({ connected, instance, redis }, message) =>

@@ -38,6 +38,13 @@ const relay = await startRelay(
       unconfirmedPathsPerSecondPerAddress: 10_000,
     },
     logLevel: 'silent',
+    // poll-capacity with --otel-sample-ratio: a relay tracing to a receiver that drops the spans.
+    ...(process.env.BENCH_OTEL_ENDPOINT === undefined
+      ? {}
+      : {
+          otelEndpoint: process.env.BENCH_OTEL_ENDPOINT,
+          otelSampleRatio: Number(process.env.BENCH_OTEL_SAMPLE_RATIO),
+        }),
     simMarkets: 0,
     simSeed: 1,
     // Whatever the default: scenarios 3 and 7 compare clients that offer deflate with those that do not.

@@ -2,7 +2,7 @@
  * @module bench/lib/options
  * `npm run bench -- [SCENARIO...] [--only fanout,memory] [--quick] [--cpu-prof] [--fanout 1000,5000]
  * [--multi 500] [--single 2000] [--rest-streams 1000] [--rest-subscribers 10000] [--dashboard-clients 50] [--dashboard-tick-ms 10]
- * [--capacity-connections 15000] [--capacity-batch 2000] [--capacity-max-clients 18000]`: which scenarios (`npm run bench -- freshness` runs that one alone), how big and
+ * [--capacity-connections 15000] [--capacity-batch 2000] [--capacity-max-clients 18000] [--otel-sample-ratio 0.01]`: which scenarios (`npm run bench -- freshness` runs that one alone), how big and
  * how long. The full run is what docs/benchmarks.md records; --quick is a ~1 minute smoke run.
  */
 import { parseArgs } from 'node:util';
@@ -56,6 +56,8 @@ export interface BenchOptions {
   capacityConnections: number;
   capacityBatch: number;
   capacityMaxClients: number;
+  /** poll-capacity: a relay tracing at this ratio beside the untraced one (issue 51); none without. */
+  otelSampleRatio: number | undefined;
   /** Book sizes (levels per side) of the diff microbenchmark. */
   diffLevels: number[];
   warmupMs: number;
@@ -80,6 +82,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'capacity-connections': { type: 'string' },
       'capacity-batch': { type: 'string' },
       'capacity-max-clients': { type: 'string' },
+      'otel-sample-ratio': { type: 'string' },
     },
     strict: true,
     // `npm run bench -- fanout-multi` is `--only fanout-multi`.
@@ -123,6 +126,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'capacity-max-clients',
       values['capacity-max-clients'] ?? (quick ? '1000' : '18000'),
     ),
+    otelSampleRatio: ratio('otel-sample-ratio', values['otel-sample-ratio']),
     diffLevels: [10, 100, 1_000, 10_000],
     warmupMs: quick ? 1_500 : 3_000,
     windowMs: quick ? 4_000 : 12_000,
@@ -133,5 +137,12 @@ function positiveInteger(name: string, text: string): number {
   const value = Number(text);
   if (!Number.isSafeInteger(value) || value < 1)
     throw new Error(`--${name} must be a positive integer, got "${text}"`);
+  return value;
+}
+
+function ratio(name: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!(value >= 0 && value <= 1)) throw new Error(`--${name} must be a number from 0 to 1, got "${text}"`);
   return value;
 }

@@ -62,6 +62,8 @@ export interface ServerOptions {
   /** Write CPU profiles of this child to bench/results/profiles/<profileName>/ on exit. */
   cpuProf?: boolean;
   profileName?: string;
+  /** relay: `--otel-endpoint` and `--otel-sample-ratio` (untraced without). */
+  otel?: { endpoint: string; sampleRatio: number };
 }
 
 /**
@@ -87,6 +89,10 @@ export async function startServer(kind: ServerKind, options: ServerOptions = {})
   if (options.upstreamRps !== undefined) env.BENCH_UPSTREAM_RPS = String(options.upstreamRps);
   if (options.upstreamConcurrency !== undefined)
     env.BENCH_UPSTREAM_CONCURRENCY = String(options.upstreamConcurrency);
+  if (options.otel !== undefined) {
+    env.BENCH_OTEL_ENDPOINT = options.otel.endpoint;
+    env.BENCH_OTEL_SAMPLE_RATIO = String(options.otel.sampleRatio);
+  }
   const child = await forkChild(scripts[kind], { nodeFlags, env });
   const { url } = await child.request<{ url: string }>('ready');
   return { kind, child, url };

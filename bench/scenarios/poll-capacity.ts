@@ -11,14 +11,17 @@
  *   with --quick, each half the bench window; the figure is the median of their paired ratios).
  *   Twice: with books that change on every poll (the simulator ticks every 100 ms) and with frozen
  *   books (every body the same as the last).
+ * - Traced (`--otel-sample-ratio R`, issue 51): changing books once more, right after the untraced
+ *   run, with the relay tracing book polls at ratio R to an OTLP/HTTP receiver that drops the spans.
  * - Capacity: the relay asked for far more polls than one core can do (every simulator market,
  *   100 ms interval, a budget no poll waits for); polls per second achieved, the relay's CPU share,
  *   and polls per CPU-second. The simulator shares the machine, so its CPU share is shown too.
  */
 import { type Child, forkChild } from '../lib/ipc.ts';
 import type { BenchOptions } from '../lib/options.ts';
+import { startOtlpSink } from '../lib/otlp-sink.ts';
 import { progress, sleep } from '../lib/progress.ts';
-import { fixed, markdownTable, type Report, target } from '../lib/report.ts';
+import { fixed } from '../lib/report.ts';
 import {
   profileFlags,
   type ServerUnderTest,
@@ -49,6 +52,8 @@ export interface PollCostRun {
   books: BookActivity;
   launch: RelayLaunch;
   markets: number;
+  /** The sample ratio the relay traced book polls at; undefined: not traced. */
+  tracedAt: number | undefined;
   /** Book polls per second the relay made in the window (the floor's rate). */
   pollsPerSec: number;
   relayCpuPerPollUs: number;
@@ -90,14 +95,19 @@ export async function runPollCapacity(options: BenchOptions): Promise<PollCapaci
     const cost: PollCostRun[] = [];
     // As shipped (the figures the targets take), then changing books once more without the heap
     // flags, to show what V8's default heap sizing costs (docs/benchmarks.md "Poll capacity").
-    const runs = [
-      ['changing', 'shipped'],
-      ['unchanged', 'shipped'],
-      ['changing', 'V8 defaults'],
-    ] as const;
-    for (const [books, launch] of runs) {
+    // Traced right after the untraced run of the same books: the nearest a busy machine allows.
+    const traced = options.otelSampleRatio;
+    const runs: [BookActivity, RelayLaunch, number | undefined][] = [
+      ['changing', 'shipped', undefined],
+      ...(traced === undefined
+        ? []
+        : [['changing', 'shipped', traced] as [BookActivity, RelayLaunch, number]]),
+      ['unchanged', 'shipped', undefined],
+      ['changing', 'V8 defaults', undefined],
+    ];
+    for (const [books, launch, tracedAt] of runs) {
       if (books === 'unchanged') await sim.child.request('freeze');
-      cost.push(await measureCost(sim, markets, books, launch, options));
+      cost.push(await measureCost(sim, markets, { books, launch, tracedAt }, options));
       if (books === 'unchanged') await sim.child.request('unfreeze');
     }
     const capacity = await measureCapacity(sim, options);
@@ -120,11 +130,22 @@ function bookPolls(before: PollCounts, after: PollCounts, outcome: 'ok' | 'error
 async function withRelay<T>(
   sim: Simulator,
   markets: readonly string[],
-  relayOptions: { pollMs: number; upstreamRps?: number; profileName: string; launch: RelayLaunch },
+  relayOptions: {
+    pollMs: number;
+    upstreamRps?: number;
+    profileName: string;
+    launch: RelayLaunch;
+    tracedAt?: number | undefined;
+  },
   options: BenchOptions,
   measure: (relay: ServerUnderTest, generator: Child) => Promise<T>,
 ): Promise<T> {
+  const { tracedAt } = relayOptions;
+  const sink = tracedAt === undefined ? undefined : await startOtlpSink();
   const relay = await startServer('relay', {
+    ...(sink === undefined || tracedAt === undefined
+      ? {}
+      : { otel: { endpoint: sink.url, sampleRatio: tracedAt } }),
     upstream: sim.url,
     pollMs: relayOptions.pollMs,
     upstreamConcurrency: CONNECTIONS,
@@ -146,26 +167,29 @@ async function withRelay<T>(
   } finally {
     await generator.stop();
     await relay.child.stop();
+    if (sink !== undefined) progress(`  traced: ${sink.batches()} batches of spans received`);
+    await sink?.close();
   }
 }
 
 async function measureCost(
   sim: Simulator,
   markets: readonly string[],
-  books: BookActivity,
-  launch: RelayLaunch,
+  { books, launch, tracedAt }: { books: BookActivity; launch: RelayLaunch; tracedAt: number | undefined },
   options: BenchOptions,
 ): Promise<PollCostRun> {
+  const traced = tracedAt === undefined ? '' : `, traced at ${tracedAt}`;
   progress(
-    `poll-capacity: ${markets.length} ${books} books every ${COST_POLL_MS} ms, relay (${launch}) and floor`,
+    `poll-capacity: ${markets.length} ${books} books every ${COST_POLL_MS} ms, relay (${launch}${traced}) and floor`,
   );
   return withRelay(
     sim,
     markets,
     {
       pollMs: COST_POLL_MS,
-      profileName: `relay-poll-cost-${books}-${launch === 'shipped' ? 'shipped' : 'v8-defaults'}`,
+      profileName: `relay-poll-cost-${books}-${launch === 'shipped' ? 'shipped' : 'v8-defaults'}${tracedAt === undefined ? '' : '-traced'}`,
       launch,
+      tracedAt,
     },
     options,
     async (server, generator) => {
@@ -213,6 +237,7 @@ async function measureCost(
           books,
           launch,
           markets: markets.length,
+          tracedAt,
           pollsPerSec: (polls * 1000) / relayWallMs,
           relayCpuPerPollUs: total((round) => round.relay.cpuUs) / Math.max(1, polls),
           relayCpuShare: total((round) => round.relay.cpuUs) / 1000 / relayWallMs,
@@ -328,72 +353,4 @@ async function measureCapacity(sim: Simulator, options: BenchOptions): Promise<C
       };
     },
   );
-}
-
-/** The section's tables and its target rows (issue 10: at most 1.2x the floor). */
-export function pollCapacityReport(result: PollCapacityResult): Report {
-  const { cost, capacity } = result;
-  const section =
-    `### 11. Poll capacity: CPU per book poll against the floor, polls per core\n\n` +
-    markdownTable(
-      [
-        'books',
-        'relay launched',
-        'markets',
-        'polls/s',
-        'relay µs/poll',
-        'relay CPU %',
-        'updates/s',
-        'floor req/s',
-        'floor µs/poll',
-        'floor CPU %',
-        'body B',
-        'relay / floor (windows)',
-        'relay / floor (whole run)',
-      ],
-      cost.map((run) => [
-        run.books,
-        run.launch,
-        run.markets,
-        fixed(run.pollsPerSec, 0),
-        fixed(run.relayCpuPerPollUs, 0),
-        fixed(run.relayCpuShare * 100, 1),
-        fixed(run.deliveriesPerSec, 0),
-        fixed(run.floorRequestsPerSec, 0),
-        fixed(run.floorCpuPerPollUs, 0),
-        fixed(run.floorCpuShare * 100, 1),
-        fixed(run.meanBodyBytes, 0),
-        `${fixed(run.ratio, 2)}x (${fixed(run.ratioRange[0], 2)}-${fixed(run.ratioRange[1], 2)})`,
-        `${fixed(run.relayCpuPerPollUs / run.floorCpuPerPollUs, 2)}x`,
-      ]),
-    ) +
-    '\n\n' +
-    markdownTable(
-      [
-        'markets',
-        'interval ms',
-        'asked polls/s',
-        'achieved polls/s',
-        'relay CPU %',
-        'simulator CPU %',
-        'polls per relay CPU-second',
-        'failed/s',
-      ],
-      [
-        [
-          capacity.markets,
-          capacity.pollMs,
-          fixed(capacity.requestedPerSec, 0),
-          fixed(capacity.achievedPerSec, 0),
-          fixed(capacity.relayCpuShare * 100, 1),
-          fixed(capacity.simCpuShare * 100, 1),
-          fixed(capacity.pollsPerCoreSecond, 0),
-          fixed(capacity.failedPerSec, 1),
-        ],
-      ],
-    );
-  const targets = cost
-    .filter((run) => run.launch === 'shipped')
-    .map((run) => target(`poll capacity (${run.books} books): CPU per book poll vs floor`, run.ratio, 1.2));
-  return { section, targets };
 }

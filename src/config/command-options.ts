@@ -11,6 +11,7 @@ import { groupOptions } from './group-options.ts';
 import { integerOption, type OptionSpec } from './option-spec.ts';
 import { pollOptions } from './poll-options.ts';
 import { markets, seed, simProfile } from './sim-options.ts';
+import { traceOptions } from './trace-options.ts';
 import { tuningOptions } from './tuning-options.ts';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -202,6 +203,7 @@ const serveOptions = {
     placeholder: 'KEY',
     help: 'set = metrics, status page and feed need this key (Bearer, or ?operator_key= once)',
   },
+  ...traceOptions,
   ...Object.fromEntries(Object.entries(tuningOptions).map(([name, { spec }]) => [name, spec])),
 } satisfies Record<string, OptionSpec>;
 

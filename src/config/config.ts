@@ -7,6 +7,7 @@
  */
 
 import type { IsolationLimits } from '../relay/admission/market.ts';
+import type { RedisFormat } from '../relay/coordination/redis/formats.ts';
 import type { SchedulerMode } from '../relay/poll/scheduler.ts';
 import type { SimulatorProfileName } from '../sim/profile.ts';
 import { ConfigError, splitArguments } from './command-line.ts';
@@ -53,10 +54,19 @@ export interface ServeConfig {
   simProfile?: SimulatorProfileName;
   /** Limits and timings; what is not given keeps its default (src/config/tuning.ts). */
   tuning?: TuningOverrides;
+  /**
+   * Cluster mode: the formats of what this relay writes to Redis, oldest first; the shipped ones
+   * (relay/coordination/redis/formats.ts) unless a test gives the next release's. No option sets it.
+   */
+  redisFormats?: readonly RedisFormat[];
   /** Operator endpoints on their own port (and host), and/or behind a key. */
   operatorPort?: number | undefined;
   operatorHost?: string | undefined;
   operatorKey?: string | undefined;
+  /** OTLP/HTTP receiver of the book polls' traces; unset = no tracing (docs/operations.md "Traces"). */
+  otelEndpoint?: string | undefined;
+  /** The share of book polls traced (0..1). */
+  otelSampleRatio?: number;
 }
 
 export interface SimConfig {
@@ -201,6 +211,8 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       operatorPort: read('operator-port') as number | undefined,
       operatorHost: read('operator-host') as string,
       operatorKey: read('operator-key') as string | undefined,
+      otelEndpoint: read('otel-endpoint') as string | undefined,
+      otelSampleRatio: number('otel-sample-ratio'),
     },
   };
 }

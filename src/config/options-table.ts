@@ -96,6 +96,7 @@ export const optionSections: Readonly<Record<string, readonly string[]>> = {
     'auth-lockout-ms',
     'trusted-proxy-depth',
   ],
+  traces: ['otel-endpoint', 'otel-sample-ratio'],
 };
 
 /** The markdown table of one section: flag, environment twin, default, valid values, meaning. */

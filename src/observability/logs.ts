@@ -64,12 +64,13 @@ export function subscribeLogs(logger: Logger, sources: LogSources): () => void {
     onRelayEvent(events, 'request:error', ({ id, code }) =>
       log.debug({ event: 'request_error', connection: id, code }, 'client request refused'),
     ),
-    onRelayEvent(events, 'stream:state', ({ channel, market, depth, state, reason }) => {
+    onRelayEvent(events, 'stream:state', ({ channel, market, depth, group, state, reason }) => {
       const fields = {
         event: `stream_${state}`,
         channel,
         market,
         ...(depth === undefined ? {} : { depth }),
+        ...(group === undefined ? {} : { group }),
         reason,
       };
       if (state === 'stale') log.warn(fields, 'stream stale: upstream polls failing');

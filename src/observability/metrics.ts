@@ -7,7 +7,7 @@
  * several relays in one process do not clash.
  */
 
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { type Channel, channels } from '../../packages/protocol/src/protocol/messages.ts';
 import { type ChannelEventMap, channelEvents } from '../relay/channels/relay-registry.ts';
 import { refusalReasons } from '../relay/events.ts';
@@ -295,6 +295,18 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
   for (const { name, help, value } of view.broker.gauges())
     metric.gauge(name, help, (gauge) => {
       gauge.set(value());
+    });
+  for (const { name, help, label, values } of view.broker.counters())
+    new Counter({
+      name: `${PREFIX}${name}`,
+      help,
+      labelNames: [label],
+      registers,
+      // Counted by the broker: the counter shows its counts as they are at the scrape.
+      collect() {
+        this.reset();
+        for (const [value, count] of values()) this.inc({ [label]: value }, count);
+      },
     });
 
   const { events } = view;

@@ -47,7 +47,14 @@ export interface RelayEventMap extends ChannelEventMap {
   'poll:confirmed': [{ kind: PollKind; ageMs: number }];
   /** A stream changed freshness (live / stale / closed). */
   'stream:state': [
-    { channel: Channel; market: string; depth?: BookDepth; state: StreamState; reason?: string },
+    {
+      channel: Channel;
+      market: string;
+      depth?: BookDepth;
+      group?: string;
+      state: StreamState;
+      reason?: string;
+    },
   ];
   /** A stream message was fanned out to every subscriber; `sinceReceiptMs` is poll response to last send. */
   'stream:sent': [

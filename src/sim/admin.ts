@@ -21,6 +21,8 @@ export interface SimRequestLogEntry {
   status: number;
   /** The fault injected into this answer, if any. */
   fault?: InjectedFault;
+  /** The W3C trace context the request carried (a traced relay's poll), if any. */
+  traceparent?: string;
   at: number;
 }
 

@@ -175,6 +175,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     };
     if (request.body !== undefined) entry.body = request.body;
     if (fault !== undefined) entry.fault = fault;
+    const traceparent = request.headers.traceparent;
+    if (traceparent !== undefined) entry.traceparent = traceparent;
     requests.push(entry);
     metrics.served(response.route, response.status, fault);
     // Trimmed in batches (a tenth over the limit) so dropping the oldest stays cheap.

@@ -96,7 +96,7 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
       refuse(response, 400, checked.code, checked.message);
       return;
     }
-    const { channel, markets, depth, interval, threshold } = checked.selection;
+    const { channel, markets, depth, group, interval, threshold } = checked.selection;
     const { since } = parsed.ok ? parsed.request : {};
 
     const positions =
@@ -116,7 +116,7 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
       options.sessionIds.next(),
       response,
       options,
-      SseConnection.streamKeys(channel, markets, depth),
+      SseConnection.streamKeys(channel, markets, depth, group),
       {
         apiKey: client.key,
         addressGroup: options.admission.group(client.address),
@@ -134,6 +134,7 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
       channel,
       markets: [...markets],
       ...(depth === undefined ? {} : { depth }),
+      ...(group === undefined ? {} : { group }),
       ...(interval === null ? {} : { interval }),
       ...(threshold == null ? {} : { threshold }),
       ...(since === undefined ? {} : { since }),
@@ -195,6 +196,7 @@ function parseQuery(url: URL, withSince: boolean): ParsedQuery {
     ...(interval === undefined ? {} : { interval }),
     // A decimal string as sent: the schema checks it.
     ...(query.has('threshold') ? { threshold: query.get('threshold') } : {}),
+    ...(query.has('group') ? { group: query.get('group') } : {}),
     ...(since === undefined ? {} : { since }),
   });
   if (result.success) return { ok: true, request: result.data };

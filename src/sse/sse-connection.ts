@@ -47,8 +47,13 @@ export class SseConnection implements SessionSink {
     response.on('drain', () => this.session.drained());
   }
 
-  static streamKeys(channel: string, markets: readonly string[], depth: number | null | undefined): string[] {
-    return markets.map((market) => streamKey(channel, market, depth));
+  static streamKeys(
+    channel: string,
+    markets: readonly string[],
+    depth: number | null | undefined,
+    group?: string,
+  ): string[] {
+    return markets.map((market) => streamKey(channel, market, depth, group));
   }
 
   get bufferedBytes(): number {

@@ -16,6 +16,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { Pool } from 'undici';
+import type { TraceSpan } from '../util/tracing.ts';
 import { decodeBody } from './content-encoding.ts';
 import { UpstreamNetworkError, UpstreamTimeoutError } from './contract/errors.ts';
 
@@ -91,24 +92,27 @@ export class HttpExchange {
 
   /**
    * Sends one attempt. Rejects only when `signal` aborts or the exchange closes (the caller gave up
-   * or the client is closing: not an upstream outcome); every upstream failure is an answer.
+   * or the client is closing: not an upstream outcome); every upstream failure is an answer. A
+   * traced attempt (`span`, the request's) carries its trace context upstream, and its body's
+   * decoding is a span of its own.
    */
-  send(request: HttpRequest, signal?: AbortSignal): Promise<Exchange> {
+  send(request: HttpRequest, signal?: AbortSignal, span?: TraceSpan): Promise<Exchange> {
     if (this.#closed !== undefined) return Promise.reject(this.#closed);
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<Exchange>((resolve, reject) => {
-      const attempt = new ExchangeAttempt(request.endpoint, this.timeoutMs, signal, (outcome) => {
+      const attempt = new ExchangeAttempt(request.endpoint, this.timeoutMs, signal, span, (outcome) => {
         this.#running.delete(attempt);
         if (outcome instanceof Error) reject(outcome);
         else resolve(outcome);
       });
       this.#running.add(attempt);
       const hasBody = request.body !== undefined;
+      const headers = hasBody ? POST_HEADERS : GET_HEADERS;
       this.#pool.dispatch(
         {
           method: request.method,
           path: this.#pathPrefix + request.path + queryString(request.query),
-          headers: hasBody ? POST_HEADERS : GET_HEADERS,
+          headers: span === undefined ? headers : span.withContext(headers),
           body: hasBody ? JSON.stringify(request.body) : null,
         },
         attempt,
@@ -145,16 +149,20 @@ class ExchangeAttempt implements Dispatcher.DispatchHandler {
   #encoding: string | undefined;
   #location: string | undefined;
   #chunks: Buffer[] = [];
+  /** The request's span, when it is traced. */
+  readonly #span: TraceSpan | undefined;
 
   constructor(
     endpoint: string,
     timeoutMs: number,
     signal: AbortSignal | undefined,
+    span: TraceSpan | undefined,
     settle: (outcome: Exchange | Error) => void,
   ) {
     this.#endpoint = endpoint;
     this.#timeoutMs = timeoutMs;
     this.#signal = signal;
+    this.#span = span;
     this.#settle = settle;
     this.#timer = setTimeout(
       () => this.abort(new UpstreamTimeoutError(endpoint, `no answer within ${timeoutMs} ms`), false),
@@ -221,11 +229,17 @@ class ExchangeAttempt implements Dispatcher.DispatchHandler {
       return;
     }
     // The timeout and the caller's abort still apply while the thread pool decodes.
-    decodeBody(body, this.#encoding, (decoded) =>
+    const decoding = this.#span?.child('decode', {
+      'http.response.header.content-encoding': [this.#encoding],
+      'http.response.body.size': body.length,
+    });
+    decodeBody(body, this.#encoding, (decoded) => {
+      decoding?.set({ 'market_relay.decoded_bytes': typeof decoded === 'string' ? 0 : decoded.length });
+      decoding?.end();
       this.#finish(
         typeof decoded === 'string' ? { ...answer, undecodable: decoded } : { ...answer, body: decoded },
-      ),
-    );
+      );
+    });
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {

@@ -9,10 +9,11 @@ import { EventEmitter, setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ErrorCode } from '../../packages/protocol/src/protocol/messages.ts';
 import { fullJitterDelayMs } from '../../packages/protocol/src/util/backoff.ts';
+import type { TraceSpan } from '../util/tracing.ts';
 import { linkSignals } from './abort.ts';
 import { Admission, type AdmissionLoad } from './admission.ts';
 import { UpstreamDecodeError, UpstreamError, UpstreamTimeoutError } from './contract/errors.ts';
-import { HttpExchange, type HttpRequest } from './exchange.ts';
+import { type Exchange, HttpExchange, type HttpRequest } from './exchange.ts';
 import {
   type Attempt,
   type BodyReading,
@@ -66,6 +67,8 @@ export interface UpstreamTransportOptions {
 
 export interface CallInit<T = unknown> extends BodyReading<T> {
   signal?: AbortSignal;
+  /** The traced poll this call is part of: each attempt is a span in it, and carries its context upstream. */
+  trace?: TraceSpan | undefined;
 }
 
 const RETRY_CAP_MS = 2000;
@@ -130,7 +133,10 @@ export class UpstreamTransport {
     try {
       for (let attempt = 1; ; attempt++) {
         const result = await this.#admission.run(
-          () => this.#attempt(request, attempt, caller?.signal, init),
+          () =>
+            init?.trace === undefined
+              ? this.#attempt(request, attempt, caller?.signal, init)
+              : this.#tracedAttempt(request, attempt, caller?.signal, init, init.trace),
           signal,
         );
         if (result.ok) return result.value;
@@ -204,6 +210,62 @@ export class UpstreamTransport {
     const startedAt = performance.now();
     const exchange = await this.#exchange.send(request, signal);
     const result = judgeExchange(request, exchange, this.#maxRetryAfterMs, Date.now(), reading);
+    this.#reported(request, attempt, exchange, result, startedAt);
+    return result;
+  }
+
+  /**
+   * One attempt of a traced poll: the request (its decoding inside it) and the parse of its body
+   * are spans of `trace`, and the request carries its span's context upstream (`traceparent`).
+   */
+  async #tracedAttempt<T>(
+    request: UpstreamRequest<T>,
+    attempt: number,
+    signal: AbortSignal | undefined,
+    reading: BodyReading<T>,
+    trace: TraceSpan,
+  ): Promise<Attempt<T>> {
+    const startedAt = performance.now();
+    const span = trace.child(
+      request.endpoint,
+      {
+        'http.request.method': request.method,
+        'url.path': request.path,
+        'http.request.resend_count': attempt - 1,
+      },
+      'client',
+    );
+    let exchange: Exchange;
+    try {
+      exchange = await this.#exchange.send(request, signal, span);
+    } catch (error) {
+      span.fail(error);
+      span.end();
+      throw error;
+    }
+    if (exchange.kind === 'answered')
+      span.set({
+        'http.response.status_code': exchange.status,
+        'http.response.body.size': exchange.wireBytes,
+      });
+    else span.fail(exchange.error);
+    span.end();
+    const parse = trace.child('parse');
+    const result = judgeExchange(request, exchange, this.#maxRetryAfterMs, Date.now(), reading);
+    parse.set({ 'market_relay.outcome': result.outcome });
+    if (!result.ok) parse.fail(result.error);
+    parse.end();
+    this.#reported(request, attempt, exchange, result, startedAt);
+    return result;
+  }
+
+  #reported<T>(
+    request: UpstreamRequest<T>,
+    attempt: number,
+    exchange: Exchange,
+    result: Attempt<T>,
+    startedAt: number,
+  ): void {
     this.events.emit('request', {
       endpoint: request.endpoint,
       outcome: result.outcome,
@@ -214,6 +276,5 @@ export class UpstreamTransport {
       ...(result.ok || result.retryAfterMs === undefined ? {} : { retryAfterMs: result.retryAfterMs }),
       ...(exchange.kind === 'answered' ? { bytes: exchange.wireBytes } : {}),
     });
-    return result;
   }
 }

@@ -60,6 +60,8 @@ describe('parseCommandLine', () => {
       simSeed: 1,
       simProfile: 'default',
       operatorHost: '127.0.0.1',
+      otelEndpoint: undefined,
+      otelSampleRatio: 0.01,
     });
     expect(resolveTuning(tuning)).toEqual(defaultTuning);
     expect(parseCommandLine(['sim'], {})).toEqual({
@@ -185,6 +187,9 @@ describe('parseCommandLine', () => {
     [['--fail-open-rps-fraction', '0'], 'fail-open-rps-fraction', 'got "0", expected a number above 0'],
     [['--fail-open-rps-fraction', '1.5'], 'fail-open-rps-fraction', 'got "1.5", expected a number above 0'],
     [['--fail-open-rps-fraction', 'half'], 'fail-open-rps-fraction', 'got "half", expected a number above 0'],
+    [['--otel-endpoint', 'collector:4318'], 'otel-endpoint', 'expected an http(s) URL such as'],
+    [['--otel-sample-ratio', '1.5'], 'otel-sample-ratio', 'got "1.5", expected a number from 0 to 1'],
+    [['--otel-sample-ratio', '-0.1'], 'otel-sample-ratio', 'got "-0.1", expected a number from 0 to 1'],
     [['--workers', '0'], 'workers', 'got "0", expected `auto` or an integer from 1 to 256'],
     [['--workers', 'all'], 'workers', 'got "all", expected `auto` or an integer from 1 to 256'],
     [['--compression', 'maybe'], 'compression', 'got "maybe", expected on or off'],
@@ -229,6 +234,7 @@ describe('parseCommandLine', () => {
       'got "redis://a:7000,http://b/?password=***"',
     ],
     [['--upstream', 'ftp://user:hunter2@upstream.example'], {}, 'got "ftp://***@upstream.example"'],
+    [['--otel-endpoint', 'grpc://user:hunter2@collector'], {}, 'got "grpc://***@collector"'],
   ])('never quotes a secret in the error of %j %j', (argv, env: NodeJS.ProcessEnv, text) => {
     const error = configError(argv, env);
     expect(error.message).toContain(text);
@@ -238,6 +244,15 @@ describe('parseCommandLine', () => {
   it('reads a fraction of the budget for failing open', () => {
     expect(serveConfig(['--fail-open-rps-fraction', '0.34'])).toMatchObject({ failOpenRpsFraction: 0.34 });
     expect(serveConfig([], { FAIL_OPEN_RPS_FRACTION: '1' })).toMatchObject({ failOpenRpsFraction: 1 });
+  });
+
+  it('reads the tracing options, by flag and from their environment twins', () => {
+    expect(
+      serveConfig(['--otel-endpoint', 'http://collector:4318', '--otel-sample-ratio', '1']),
+    ).toMatchObject({ otelEndpoint: 'http://collector:4318', otelSampleRatio: 1 });
+    expect(
+      serveConfig([], { OTEL_ENDPOINT: 'https://collector.example/v1/traces', OTEL_SAMPLE_RATIO: '0.25' }),
+    ).toMatchObject({ otelEndpoint: 'https://collector.example/v1/traces', otelSampleRatio: 0.25 });
   });
 
   it('reads the poll-side options from their environment twins', () => {

@@ -2,7 +2,8 @@
  * The checksum test vectors (clients/vectors/checksum-v1.json, docs/protocol.md "Checksum test
  * vectors") against the TypeScript implementation: the file is what the reference generator makes
  * now, every step replays to its book with the SDK's apply, and every checksum agrees with the one
- * written again from the document (node:zlib). The Python client's tests read the same file.
+ * written again from the document (node:zlib), and every grouped step is its upstream levels summed
+ * into the case's step. The Python client's tests read the same file.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -11,7 +12,9 @@ import {
   type BookState,
   bookChecksum,
   bookChecksumInput,
+  limitDepth,
 } from '../../packages/protocol/src/protocol/book.ts';
+import { groupBook } from '../../packages/protocol/src/protocol/group.ts';
 import { CHECKSUM_VECTORS_FILE, type ChecksumVectors, checksumVectors } from '../support/checksum-vectors.ts';
 import { referenceBookChecksum } from '../support/reference-checksum.ts';
 
@@ -30,6 +33,8 @@ describe('checksum test vectors', () => {
       'depth-10-window',
       'size-text',
       'changes-in-any-order',
+      'group-0.05-full',
+      'group-0.01-depth-5',
     ])
       expect(names).toContain(tricky);
     // A checksum at or above 2^31: a signed CRC-32 would print it negative.
@@ -53,6 +58,11 @@ describe('checksum test vectors', () => {
         expect(bookChecksumInput(book), `step ${index}`).toBe(step.input);
         expect(bookChecksum(book), `step ${index}`).toBe(step.checksum);
         expect(referenceBookChecksum(book.bids, book.asks), `step ${index}`).toBe(step.checksum);
+        if (vector.group !== undefined)
+          expect(
+            limitDepth(groupBook(step.grouped_from!, vector.group), vector.depth),
+            `step ${index}`,
+          ).toEqual(step.book);
         if (vector.depth !== null) {
           expect(book.bids.length).toBeLessThanOrEqual(vector.depth);
           expect(book.asks.length).toBeLessThanOrEqual(vector.depth);

@@ -6,6 +6,8 @@
  * are made the way the relay makes a stream (full books, cut to the stream's depth, diffed by
  * src/relay/channels/book-price-diff.ts); a few are hand-written updates the relay would not send but a client must
  * apply as the protocol says (changes out of order, a price changed twice, a removal of an absent level).
+ * The grouped cases (docs/protocol.md "Grouped books") are streams of a `group` step: each step also
+ * carries the upstream levels it was summed from (`grouped_from`), so a client can check the rule too.
  *
  * Run directly (`npm run vectors`) to write the file; test/protocol/checksum-vectors.test.ts keeps
  * the file and this generator in step.
@@ -20,6 +22,7 @@ import {
   limitDepth,
 } from '../../packages/protocol/src/protocol/book.ts';
 import { sumDecimals } from '../../packages/protocol/src/protocol/decimal.ts';
+import { groupBook } from '../../packages/protocol/src/protocol/group.ts';
 import type { BookData, BookDepth, Level } from '../../packages/protocol/src/protocol/messages.ts';
 import { diffBook } from '../../src/relay/channels/book-price-diff.ts';
 
@@ -37,6 +40,8 @@ export interface VectorStep {
   input: string;
   /** The whole book after the message is applied (beyond the 25 levels the checksum covers). */
   book: BookState;
+  /** A grouped case: upstream's levels (every one, ungrouped) that `book` was summed from. */
+  grouped_from?: BookState;
 }
 
 export interface VectorCase {
@@ -44,6 +49,8 @@ export interface VectorCase {
   description: string;
   /** The stream's depth (1, 5, 10, 25, 50, null = full book): informational, the steps are already cut to it. */
   depth: BookDepth;
+  /** A grouped book's step: `book` is `grouped_from` summed into multiples of it, then cut to `depth`. */
+  group?: string;
   steps: VectorStep[];
 }
 
@@ -85,6 +92,24 @@ function relayCase(
   return { name, description, depth, steps: steps(messages) };
 }
 
+/** A grouped stream as the relay makes it from successive full books: grouped, cut to `depth`, diffed. */
+function groupedCase(
+  name: string,
+  description: string,
+  depth: BookDepth,
+  group: string,
+  books: readonly BookState[],
+): VectorCase {
+  const relay = relayCase(
+    name,
+    description,
+    depth,
+    books.map((book) => groupBook(book, group)),
+  );
+  const steps = relay.steps.map((step, i) => ({ ...step, grouped_from: books[i]! }));
+  return { name, description, depth, group, steps };
+}
+
 function handCase(name: string, description: string, messages: readonly BookData[]): VectorCase {
   return { name, description, depth: null, steps: steps(messages) };
 }
@@ -106,6 +131,9 @@ const bids30 = ladder(30, 6000, -100, (i) => String(10 + i));
 const asks28 = ladder(28, 6100, 100, (i) => `${5 + i}.5`);
 const bids15 = ladder(15, 5000, -100, (i) => String(100 + i));
 const asks15 = ladder(15, 5100, 100, (i) => String(200 + i));
+/** A book quoted in 0.001 around 0.55: 0.5000 and 0.5500 sit on a 0.05 boundary, sizes of several places. */
+const fineBids = ladder(14, 5490, -40, (i) => (i % 3 === 0 ? `${i + 1}.25` : String(i + 1)));
+const fineAsks = ladder(14, 5500, 30, (i) => (i % 4 === 1 ? `0.${i}05` : String(10 - (i % 5))));
 
 export function checksumVectors(): ChecksumVectors {
   return {
@@ -253,6 +281,37 @@ export function checksumVectors(): ChecksumVectors {
         [
           { bids: [['0.20000000', '1']], asks: [['0.21000000', '1']], last_price: '0.20000000' },
           { bids: [['0.20000000', '1']], asks: [['0.21000000', '1']], last_price: '0.21000000' },
+        ],
+      ),
+      groupedCase(
+        'group-0.05-full',
+        'Levels quoted in 0.001 summed into 0.05 steps: bids rounded down (0.549 joins 0.50, 0.500 stays), asks ' +
+          'rounded up (0.551 joins 0.60, 0.550 stays), so no group shows a better price than exists; sizes are ' +
+          'exact sums printed with the most places of any level in them. Then a bid moves across a boundary.',
+        null,
+        '0.05',
+        [
+          { bids: fineBids, asks: fineAsks, last_price: '0.54900000' },
+          {
+            bids: fineBids.map((level, i) => (i === 0 ? ['0.55000000', level[1]] : level)),
+            asks: fineAsks.slice(1),
+            last_price: '0.55000000',
+          },
+        ],
+      ),
+      groupedCase(
+        'group-0.01-depth-5',
+        'A depth-5 stream of a book summed into 0.01 steps: depth counts grouped levels, so five groups a side; ' +
+          'when the best bid group empties, the sixth group enters the window.',
+        5,
+        '0.01',
+        [
+          { bids: fineBids, asks: fineAsks, last_price: '0.54900000' },
+          {
+            bids: fineBids.filter(([price]) => !price.startsWith('0.54')),
+            asks: fineAsks,
+            last_price: '0.54900000',
+          },
         ],
       ),
       handCase(

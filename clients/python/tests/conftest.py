@@ -47,3 +47,26 @@ async def until(what, condition, timeout=DEADLINE):
         await asyncio.wait_for(poll(), timeout)
     except asyncio.TimeoutError:
         raise AssertionError(f"timed out waiting for {what}") from None
+
+
+def summed_by_hand(bids, asks, step):
+    """Levels summed into multiples of ``step`` (docs/protocol.md "Grouped books") with ``Decimal``,
+    apart from the relay's code: bids rounded down, asks up, sizes added exactly and printed with the
+    most decimal places of any level in the group, prices with 8 places. Returns (bids, asks)."""
+    from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+
+    unit = Decimal(step)
+
+    def side(levels, rounding):
+        groups = {}
+        for price, size in levels:
+            key = (Decimal(price) / unit).to_integral_value(rounding=rounding) * unit
+            groups.setdefault(key, []).append(size)
+        ordered = sorted(groups.items(), reverse=rounding == ROUND_FLOOR)
+        places = lambda text: len(text.split(".")[1]) if "." in text else 0  # noqa: E731
+        return [
+            [f"{key:.8f}", f"{sum(Decimal(s) for s in sizes):.{max(places(s) for s in sizes)}f}"]
+            for key, sizes in ordered
+        ]
+
+    return side(bids, ROUND_FLOOR), side(asks, ROUND_CEILING)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import summed_by_hand
 from market_relay import BookState, apply_book_update, book_checksum, book_checksum_input
 
 VECTORS = json.loads((Path(__file__).resolve().parents[2] / "vectors" / "checksum-v1.json").read_text("utf-8"))
@@ -26,6 +27,20 @@ def test_each_step_gives_its_book_and_checksum(case):
         assert book.last_price == step["book"].get("last_price"), f"step {index}"
         assert book_checksum_input(book) == step["input"], f"step {index}"
         assert book_checksum(book) == step["checksum"], f"step {index}"
+
+
+@pytest.mark.parametrize("case", [c for c in VECTORS["cases"] if "group" in c], ids=lambda case: case["name"])
+def test_each_grouped_step_is_its_upstream_levels_summed_into_the_step(case):
+    depth = case["depth"]
+    for index, step in enumerate(case["steps"]):
+        upstream = step["grouped_from"]
+        bids, asks = summed_by_hand(upstream["bids"], upstream["asks"], case["group"])
+        assert bids[:depth] == step["book"]["bids"], f"step {index}"
+        assert asks[:depth] == step["book"]["asks"], f"step {index}"
+
+
+def test_the_grouped_cases_are_there():
+    assert {"group-0.05-full", "group-0.01-depth-5"} <= {c["name"] for c in VECTORS["cases"]}
 
 
 def checksums(name):

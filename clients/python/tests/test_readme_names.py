@@ -9,7 +9,7 @@ import market_relay
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
 
 #: CamelCase words of the README that are not the package's: Python's, the protocol's, the JavaScript SDK's, prose.
-NOT_OURS = {"JavaScript", "WebSocket", "TimeoutError", "ValueError", "TypedDict", "NamedTuple", "TypeError", "ACTIVE", "ConnectOptions"}
+NOT_OURS = {"JavaScript", "WebSocket", "TimeoutError", "ValueError", "TypedDict", "NamedTuple", "TypeError", "ACTIVE", "ConnectOptions", "PyPI"}
 
 
 def readme_names():

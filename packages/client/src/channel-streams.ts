@@ -33,6 +33,7 @@ import {
   MarketsSubscription,
   PriceSubscription,
   streamDepth,
+  streamGroup,
 } from './subscriptions/channel-subscriptions.ts';
 import { checkedInterval, checkedSince, checkedThreshold } from './subscriptions/options.ts';
 import { RestSubscription } from './subscriptions/rest-subscription.ts';
@@ -124,6 +125,7 @@ export abstract class ChannelStreams extends Emitter<ClientEvents> {
     depth: BookDepth | undefined,
     kind: abstract new (...args: never[]) => S,
     create: (host: StreamHost, id: string) => S,
+    group?: string,
   ): S;
 
   /** Sets a held stream's pace and threshold (checked; undefined leaves each as it is). */
@@ -137,18 +139,25 @@ export abstract class ChannelStreams extends Emitter<ClientEvents> {
   protected abstract withSince<S extends AnyStreamSubscription>(stream: S, since: string | undefined): S;
 
   /**
-   * Subscribes a book stream; asking again for the same (market, depth) returns the same object.
+   * Subscribes a book stream; asking again for the same (market, depth, group) returns the same object.
    * `'full'`, null and no depth are one stream, the full book (its `depth` is null, as on the wire).
+   * `group` (one of `bookGroups`, such as `'0.05'`): the levels summed into multiples of that step
+   * (docs/client.md "Grouped books"); a step the relay does not offer throws a TypeError.
    */
-  subscribeBook(market: string, options: { depth?: BookDepth | 'full' } & PaceOption = {}): BookSubscription {
+  subscribeBook(
+    market: string,
+    options: { depth?: BookDepth | 'full'; group?: string } & PaceOption = {},
+  ): BookSubscription {
     const depth = streamDepth(options.depth);
+    const group = streamGroup(options.group);
     const interval = checkedInterval(options.interval);
     const stream = this.stream(
       'book',
       market,
       depth,
       BookSubscription,
-      (host, id) => new BookSubscription(host, id, depth),
+      (host, id) => new BookSubscription(host, id, depth, group),
+      group,
     );
     return this.pace(stream, interval);
   }

@@ -79,6 +79,7 @@ export type {
   CatalogueStatus,
   WildcardChannel,
 } from '../../protocol/src/protocol/channels.ts';
+export { type BookGroup, bookGroups } from '../../protocol/src/protocol/group.ts';
 export {
   applyPatch,
   type PatchOperation,

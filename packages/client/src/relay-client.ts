@@ -87,12 +87,12 @@ export class RelayClient extends ChannelStreams {
     );
     const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
     this.#host = {
-      requestSnapshot: ({ channel, market, depth }) => {
-        const stream = this.#streams.get(channel, market, depth);
+      requestSnapshot: ({ channel, market, depth, group }) => {
+        const stream = this.#streams.get(channel, market, depth, group);
         if (stream !== undefined) this.#toSubscribe.add(stream);
       },
-      release: ({ channel, market, depth }) => {
-        const stream = this.#streams.get(channel, market, depth);
+      release: ({ channel, market, depth, group }) => {
+        const stream = this.#streams.get(channel, market, depth, group);
         if (stream !== undefined) this.#release(stream);
       },
       reportListenerError: (error) => this.#listenerThrew(error),
@@ -223,10 +223,11 @@ export class RelayClient extends ChannelStreams {
     depth: BookDepth | undefined,
     kind: abstract new (...args: never[]) => S,
     create: (host: StreamHost, id: string) => S,
+    group?: string,
   ): S {
     const checked = canonicalStreamId(channel, anyCaseId);
     if (!checked.ok) throw new TypeError(`${channel}: ${JSON.stringify(anyCaseId)} is ${checked.message}`);
-    const existing = this.#streams.get(channel, checked.id, depth);
+    const existing = this.#streams.get(channel, checked.id, depth, group);
     if (existing instanceof kind) return existing;
     return this.#add(create(this.#host, checked.id));
   }
@@ -277,10 +278,10 @@ export class RelayClient extends ChannelStreams {
   /** The stream is re-registered under its new depth as the answer arrives, before its snapshot. */
   #changeDepth(ref: StreamRef, depth: BookDepth, moved: () => void): Promise<void> {
     this.#needsRequests('book.update()', 'subscribe at the new depth, then unsubscribe the old one');
-    const stream = this.#streams.get('book', ref.market, ref.depth);
+    const stream = this.#streams.get('book', ref.market, ref.depth, ref.group);
     if (stream === undefined)
       return Promise.reject(new RelayClientError('bad_request', `book ${ref.market} is not subscribed`));
-    if (depth !== ref.depth && this.#streams.get('book', ref.market, depth) !== undefined)
+    if (depth !== ref.depth && this.#streams.get('book', ref.market, depth, ref.group) !== undefined)
       return Promise.reject(
         new RelayClientError(
           'bad_request',
@@ -293,6 +294,7 @@ export class RelayClient extends ChannelStreams {
       markets: [ref.market],
       depth,
       from_depth: ref.depth,
+      from_group: ref.group ?? null,
     };
     return this.#askUpdate(body, () => {
       this.#streams.delete(stream);
@@ -304,7 +306,7 @@ export class RelayClient extends ChannelStreams {
   /** An `update` of one stream's options; the stream takes them once the relay answers. */
   #changeOptions(ref: StreamRef, options: StreamOptions): Promise<void> {
     this.#needsRequests('update()', 'subscribe again with the new options, answered by a fresh snapshot');
-    const stream = this.#streams.get(ref.channel, ref.market, ref.depth);
+    const stream = this.#streams.get(ref.channel, ref.market, ref.depth, ref.group);
     if (stream === undefined)
       return Promise.reject(
         new RelayClientError('bad_request', `${ref.channel} ${ref.market} is not subscribed`),

@@ -20,7 +20,7 @@ import { RelayClientError } from './events/client-error.ts';
 import type { RequestsInFlight } from './requests-in-flight.ts';
 import type { AnyStreamSubscription } from './subscriptions/channel-subscriptions.ts';
 import type { SubscribeBatch } from './subscriptions/subscribe-batch.ts';
-import { depthOf, type SubscriptionRegistry } from './subscriptions/subscriptions.ts';
+import { depthOf, groupOf, type SubscriptionRegistry } from './subscriptions/subscriptions.ts';
 import type { ClientWildcards } from './subscriptions/wildcard-subscription.ts';
 
 /** Pause before re-sending a subscribe the relay refused as `rate_limited`. */
@@ -59,8 +59,8 @@ export class RelayMessages {
       const code = decoded.unknownStream === true ? 'unknown_stream' : 'malformed_frame';
       this.#o.error(new RelayClientError(code, decoded.reason));
       if (decoded.stream !== undefined) {
-        const { channel, market, depth } = decoded.stream;
-        this.#o.streams.get(channel, market, depth)?.malformed(decoded.reason);
+        const { channel, market, depth, group } = decoded.stream;
+        this.#o.streams.get(channel, market, depth, group)?.malformed(decoded.reason);
       }
       return;
     }
@@ -72,17 +72,26 @@ export class RelayMessages {
       case 'snapshot':
       case 'update': {
         // A message for a stream the application no longer holds (just unsubscribed) is ignored.
-        this.#o.streams.get(message.channel, message.market, depthOf(message))?.receive(message);
+        this.#o.streams
+          .get(message.channel, message.market, depthOf(message), groupOf(message))
+          ?.receive(message);
         return;
       }
       case 'status': {
-        const stream = this.#o.streams.get(message.channel, message.market, depthOf(message));
+        const stream = this.#o.streams.get(
+          message.channel,
+          message.market,
+          depthOf(message),
+          groupOf(message),
+        );
         stream?.receiveStatus(message);
         if (stream?.isClosed) this.#o.streams.delete(stream);
         return;
       }
       case 'confirmed':
-        this.#o.streams.get(message.channel, message.market, depthOf(message))?.receiveConfirmed(message);
+        this.#o.streams
+          .get(message.channel, message.market, depthOf(message), groupOf(message))
+          ?.receiveConfirmed(message);
         return;
       case 'subscribed':
         if (message.id !== undefined) this.#o.inFlight.answered(message.id);
@@ -111,7 +120,7 @@ export class RelayMessages {
   #onSubscribed(message: SubscribedMessage): void {
     if (message.recovered === undefined) return;
     for (const [market, recovered] of Object.entries(message.recovered)) {
-      this.#o.streams.get(message.channel, market, depthOf(message))?.resumed(recovered);
+      this.#o.streams.get(message.channel, market, depthOf(message), groupOf(message))?.resumed(recovered);
     }
   }
 
@@ -141,7 +150,12 @@ export class RelayMessages {
         this.#o.wildcards.refused(request.channel, error, retry);
       } else if (request !== undefined && request.op === 'subscribe') {
         for (const market of request.markets) {
-          const stream = this.#o.streams.get(request.channel as Channel, market, request.depth ?? null);
+          const stream = this.#o.streams.get(
+            request.channel as Channel,
+            market,
+            request.depth ?? null,
+            request.group,
+          );
           if (stream !== undefined) targets.push(stream);
         }
         if (message.code === 'rate_limited') this.#retryLater(targets);

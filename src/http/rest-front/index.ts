@@ -4,10 +4,11 @@
  * each public path answers with upstream's own status and body (the CLOB price batch from the
  * relay's live price streams when it has them all), otherwise through a short-lived cache that
  * also coalesces concurrent identical requests into one upstream request, each in a slot of the
- * polling budget (docs/scheduler.md "One-off requests") and inside the upstream client's caps. Plus `GET /v1/book/:market?depth=`, the live book with `epoch`, `seq` and
+ * polling budget (docs/scheduler.md "One-off requests") and inside the upstream client's caps. Plus `GET /v1/book/:market?depth=&group=`, the live book with `epoch`, `seq` and
  * `checksum` for clients that poll the relay.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { groupExpected, offeredGroup } from '../../../packages/protocol/src/protocol/group.ts';
 import { MARKET_ID_PATTERN } from '../../../packages/protocol/src/protocol/limits.ts';
 import { bookDepths } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { MarketAdmission } from '../../relay/admission/market.ts';
@@ -95,15 +96,17 @@ async function answerBook(
   options: RestFrontOptions,
 ): Promise<FastifyReply> {
   const { market } = request.params as { market: string };
-  const { depth: depthText } = request.query as { depth?: string };
+  const { depth: depthText, group: groupText } = request.query as { depth?: string; group?: string };
   if (!MARKET_ID_PATTERN.test(market)) return badRequest(reply, `market ${market} is not a UUID`);
   const depth =
     depthText === undefined || depthText === 'full' ? null : bookDepths.find((d) => String(d) === depthText);
   if (depth === undefined) return badRequest(reply, `depth must be ${bookDepths.join(', ')} or full`);
+  const group = groupText === undefined ? undefined : offeredGroup(groupText);
+  if (groupText !== undefined && group === undefined) return badRequest(reply, `group: ${groupExpected}`);
   const answer = await currentSnapshot(
     options.registry,
     options.marketAdmission,
-    { channel: 'book', market: market.toLowerCase(), depth },
+    { channel: 'book', market: market.toLowerCase(), depth, ...(group === undefined ? {} : { group }) },
     options.firstStateTimeoutMs,
   );
   switch (answer.kind) {

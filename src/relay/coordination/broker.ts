@@ -58,6 +58,14 @@ export interface BrokerGauge {
   value(): number;
 }
 
+/** One counter the broker adds to /metrics about itself, by one label (each value shown, 0 too). */
+export interface BrokerCounter {
+  name: string;
+  help: string;
+  label: string;
+  values(): ReadonlyMap<string, number>;
+}
+
 export interface Broker {
   /**
    * Whether this relay polls `target` now: it holds the lease, or just took it. The lease lasts a
@@ -97,5 +105,7 @@ export interface Broker {
   report(redacted: boolean): { redis?: ClusterReport };
   /** What /metrics shows of the broker, in order. */
   gauges(): readonly BrokerGauge[];
+  /** What /metrics counts of the broker. */
+  counters(): readonly BrokerCounter[];
   close(): Promise<void>;
 }

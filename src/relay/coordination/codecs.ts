@@ -51,7 +51,9 @@ export const bookNumberedCodec: NumberedCodec<BookState, BookData> = {
   project: (state, depth) => limitDepth(state, depth ?? null),
   apply: applyBookUpdate,
   local(registry, market, depth) {
-    for (const stream of registry.streamsOf('book', market)) if (stream.depth === depth) return stream;
+    // A grouped book is numbered by each relay from the book it polled or was shared (relay/targets/book-target.ts).
+    for (const stream of registry.streamsOf('book', market))
+      if (stream.depth === depth && stream.group === undefined) return stream;
     return undefined;
   },
 };

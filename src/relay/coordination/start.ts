@@ -8,6 +8,7 @@ import { LocalBroker } from './local/broker.ts';
 import { RedisBroker } from './redis/broker.ts';
 import { resolveTopology } from './redis/connection.ts';
 import { RedisCoordinator } from './redis/coordinator.ts';
+import { type FormattedKind, type RedisFormat, RedisFormats } from './redis/formats.ts';
 import type { OutageSummary } from './redis/outage-errors.ts';
 
 /** Waiting longer than this for Redis at start would only delay serving: the relay polls itself meanwhile. */
@@ -26,6 +27,8 @@ export interface BrokerOptions {
   minLeaseMs: number;
   /** `--fail-open-rps-fraction`. */
   failOpenFraction: number;
+  /** The formats of what is written to Redis, oldest first (the shipped ones unless a test gives the next). */
+  formats?: readonly RedisFormat[];
   /** What the operators hear of the cluster: each for its own log line. */
   on: BrokerLog;
 }
@@ -34,6 +37,8 @@ export interface BrokerLog {
   redisError(error: Error): void;
   redisRecovered(summary: OutageSummary): void;
   budgetError(error: Error): void;
+  /** The first value of `kind` read in a format this relay does not read (`version` when known). */
+  unknownFormat(kind: FormattedKind, version: string | undefined): void;
   /** Connected to Redis at start, or not yet (the relay polls for itself meanwhile). */
   joined(
     outcome: { connected: boolean; instance: string; redis: 'single' | 'cluster' },
@@ -51,6 +56,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     rebalanceMs: options.rebalanceMs,
     onError: options.on.redisError,
     onRecover: options.on.redisRecovered,
+    formats: new RedisFormats(options.formats, options.on.unknownFormat),
   });
   const connected = await coordinator.connect(REDIS_CONNECT_MS);
   options.on.joined(

@@ -6,6 +6,7 @@
  * stream log (relay/coordination/redis/target-streams.ts). A target hands every poll it applies to `produce`
  * and upstream's "no such market" to `close`, whichever implementation it was given.
  */
+import type { TraceSpan } from '../../util/tracing.ts';
 import type { StreamPublisher } from '../streams/publisher.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
 
@@ -34,6 +35,8 @@ export interface PollTimes {
   ts: string;
   rts: string;
   receivedAt: number;
+  /** The poll's span when it is traced: numbering, publishing and fan-out are spans inside it. */
+  trace?: TraceSpan | undefined;
 }
 
 export interface StreamNumbering<State> {

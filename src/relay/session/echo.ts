@@ -39,6 +39,7 @@ type OptionsRead = { [Name in OptionName]: SubscriptionOptions[Name] | undefined
 export function optionsInForce(stream: AnyStream, holder: StreamSubscriber): SubscriptionOptions {
   const read: OptionsRead = {
     depth: stream.channel === 'book' ? (stream.depth ?? null) : undefined,
+    group: stream.channel === 'book' ? stream.group : undefined,
     interval: stream.subscribers.intervalOf(holder),
     threshold: stream.subscribers.thresholdOf(holder),
   };
@@ -86,6 +87,7 @@ export function subscribedMessage(
     channel: Channel;
     markets: readonly string[];
     depth: BookDepth | undefined;
+    group?: string | undefined;
     interval?: number | null;
     threshold?: string | null;
   },
@@ -123,12 +125,14 @@ export function subscribedMessage(
 /** The options a `subscribe` asked for, for an answer with no stream joined to read them from. */
 function askedOptions(selection: {
   depth: BookDepth | undefined;
+  group?: string | undefined;
   interval?: number | null;
   threshold?: string | null;
 }): SubscriptionOptions {
-  const { depth, interval, threshold } = selection;
+  const { depth, group, interval, threshold } = selection;
   return {
     ...(depth === undefined ? {} : { depth }),
+    ...(group === undefined ? {} : { group }),
     ...(interval == null ? {} : { interval }),
     ...(threshold == null ? {} : { threshold }),
   };

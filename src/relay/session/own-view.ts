@@ -20,7 +20,13 @@ import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
 import type { StreamPosition } from '../streams/frame.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
 import { optionsInForce, withId } from './echo.ts';
-import { intervalRefused, pacedChannel, thresholdChannel, thresholdRefused } from './subscription.ts';
+import {
+  groupRefused,
+  intervalRefused,
+  pacedChannel,
+  thresholdChannel,
+  thresholdRefused,
+} from './subscription.ts';
 
 export type UpdatePlan =
   | {
@@ -28,10 +34,15 @@ export type UpdatePlan =
       channel: Channel;
       /** The book depth moved to, when the update names one. */
       depth: BookDepth | undefined;
+      /**
+       * The book group in force once the update is done, when it is one step for every market
+       * named (what `subscribed` echoes, so a compact connection numbers the streams right).
+       */
+      group: string | undefined;
       markets: string[];
-      /** Markets whose stream of the new depth is to be joined. */
-      join: string[];
-      /** The book streams left for the new depth. */
+      /** The book streams (market, depth, group) to be joined for the new depth or group. */
+      join: BookView[];
+      /** The book streams left for the new depth or group. */
       leave: AnyStream[];
       /** The new pace (null: every change), undefined when the update names none. */
       interval: number | null | undefined;
@@ -42,8 +53,19 @@ export type UpdatePlan =
     }
   | { ok: false; code: 'bad_request' | 'unknown_channel'; message: string };
 
+/** One book stream of a market: its depth and group step (undefined: ungrouped). */
+export interface BookView {
+  market: string;
+  depth: BookDepth;
+  group: string | undefined;
+}
+
 function depthName(depth: BookDepth | undefined): string {
   return depth === null || depth === undefined ? 'full' : String(depth);
+}
+
+function viewName(depth: BookDepth | undefined, group: string | null | undefined): string {
+  return `depth ${depthName(depth)}${group == null ? '' : ` group ${group}`}`;
 }
 
 type Refused = Extract<UpdatePlan, { ok: false }>;
@@ -67,16 +89,19 @@ export function planUpdate(request: UpdateRequest, held: ReadonlyMap<string, Any
       return { ok: false, code: 'bad_request', message: nothingNamed(channel) };
     if (request.depth !== undefined || request.from_depth !== undefined)
       return { ok: false, code: 'bad_request', message: '`depth` applies to the book channel only' };
+    if (request.group !== undefined || request.from_group !== undefined)
+      return { ok: false, code: 'bad_request', message: groupRefused };
     const keys = markets.map((market) => streamKey(channel, market, undefined));
     const missing = markets.filter((_, i) => !held.has(keys[i] ?? ''));
     if (missing.length > 0) return { ok: false, code: 'bad_request', message: notHeld(channel, missing) };
-    return { ok: true, channel, depth: undefined, markets, join: [], leave: [], interval, threshold, keys };
+    const unchanged = { depth: undefined, group: undefined, join: [], leave: [] };
+    return { ok: true, channel, markets, ...unchanged, interval, threshold, keys };
   }
-  if (request.depth === undefined && interval === undefined)
+  if (request.depth === undefined && request.group === undefined && interval === undefined)
     return {
       ok: false,
       code: 'bad_request',
-      message: 'nothing to update: name the new `depth` or `interval`',
+      message: 'nothing to update: name the new `depth`, `group` or `interval`',
     };
   return planBook(request, markets, held);
 }
@@ -96,39 +121,64 @@ function planBook(
   markets: string[],
   held: ReadonlyMap<string, AnyStream>,
 ): UpdatePlan | Refused {
-  const { depth, interval } = request;
+  const { depth, group, interval } = request;
+  // `group` as the request names it: null moves to the ungrouped book, undefined keeps each stream's.
   const books = new Map<string, AnyStream[]>();
   for (const stream of held.values()) {
     if (stream.channel !== 'book') continue;
     books.set(stream.market, [...(books.get(stream.market) ?? []), stream]);
   }
-  const join: string[] = [];
+  const join: BookView[] = [];
   const leave: AnyStream[] = [];
   const keys: string[] = [];
   const problems: string[] = [];
+  const groupsInForce = new Set<string | undefined>();
   for (const market of markets) {
-    const depths = books.get(market) ?? [];
-    const named = request.from_depth;
-    const candidates = named === undefined ? depths : depths.filter((stream) => stream.depth === named);
+    const views = books.get(market) ?? [];
+    const { from_depth: namedDepth, from_group: namedGroup } = request;
+    const candidates = views.filter(
+      (stream) =>
+        (namedDepth === undefined || stream.depth === namedDepth) &&
+        (namedGroup === undefined || stream.group === (namedGroup ?? undefined)),
+    );
     const [from] = candidates;
     if (from === undefined) {
       problems.push(
-        named === undefined
+        namedDepth === undefined && namedGroup === undefined
           ? `book ${market} is not held on this connection`
-          : `book ${market} at depth ${depthName(named)} is not held on this connection`,
+          : `book ${market} at ${viewName(namedDepth, namedGroup)} is not held on this connection`,
       );
     } else if (candidates.length > 1) {
-      problems.push(`book ${market} is held at several depths: name the one to move in "from_depth"`);
+      problems.push(
+        `book ${market} is held at several depths or groups: name the one to move in "from_depth" and "from_group"`,
+      );
     } else {
-      const to = depth === undefined ? from.depth : depth;
-      keys.push(streamKey('book', market, to));
-      if (from.depth === to) continue;
+      const to: BookView = {
+        market,
+        depth: depth === undefined ? (from.depth ?? null) : depth,
+        group: group === undefined ? from.group : (group ?? undefined),
+      };
+      const key = streamKey('book', market, to.depth, to.group);
+      keys.push(key);
+      groupsInForce.add(to.group);
+      if (key === from.key) continue;
       leave.push(from);
-      if (!held.has(streamKey('book', market, to))) join.push(market);
+      if (!held.has(key)) join.push(to);
     }
   }
   if (problems.length > 0) return { ok: false, code: 'bad_request', message: problems.join('; ') };
-  return { ok: true, channel: 'book', depth, markets, join, leave, interval, threshold: undefined, keys };
+  return {
+    ok: true,
+    channel: 'book',
+    depth,
+    group: groupsInForce.size === 1 ? [...groupsInForce][0] : undefined,
+    markets,
+    join,
+    leave,
+    interval,
+    threshold: undefined,
+    keys,
+  };
 }
 
 /** Each left stream's pace for `subscriber`, by market: a book moved to another depth keeps it. */

@@ -36,6 +36,7 @@ import { type Frame, toFrame } from '../streams/frame.ts';
 import { type HistoryReplay, NOTHING_FETCHED } from '../streams/registry.ts';
 import { SlowConsumerPolicy } from '../streams/slow-consumer.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
+import { groupOf } from '../streams/stream-messages.ts';
 import { echoedSelection, optionFields, subscribedMessage, withId } from './echo.ts';
 import {
   heldView,
@@ -339,12 +340,11 @@ export class Session implements StreamSubscriber {
       this.error(request.id, plan.code, plan.message, request.channel);
       return;
     }
-    const { channel, depth, markets, keys } = plan;
-    const { joined } = this.#joinStreams(
-      { channel, markets: plan.join, depth },
-      undefined,
-      new Map(),
-      NOTHING_FETCHED,
+    const { channel, markets, keys } = plan;
+    const joined = plan.join.flatMap(
+      ({ market, ...view }) =>
+        this.#joinStreams({ channel, markets: [market], ...view }, undefined, new Map(), NOTHING_FETCHED)
+          .joined,
     );
     const kept = pacesOf(plan.leave, this);
     for (const stream of plan.leave) this.#leave(stream);
@@ -379,13 +379,15 @@ export class Session implements StreamSubscriber {
       return;
     }
     const depth = channel === 'book' ? (request.depth ?? null) : undefined;
+    const group = channel === 'book' ? request.group : undefined;
     const markets = [...new Set(request.markets)];
     this.#wildcards.release(channel, markets);
     for (const market of markets) {
-      const stream = this.#subscriptions.get(streamKey(channel, market, depth));
+      const stream = this.#subscriptions.get(streamKey(channel, market, depth, group));
       if (stream !== undefined) this.#leave(stream);
     }
-    this.#send({ type: 'unsubscribed', ...echoedSelection(request, channel, markets, depth) });
+    const echo = echoedSelection(request, channel, markets, depth);
+    this.#send({ type: 'unsubscribed', ...echo, ...groupOf({ group }) });
   }
 
   #send(message: ServerMessage): void {

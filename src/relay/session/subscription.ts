@@ -30,6 +30,8 @@ export interface StreamSelection {
   markets: readonly string[];
   /** `book` only. */
   depth: BookDepth | undefined;
+  /** A grouped `book` only: the group step (docs/protocol.md "Grouped books"). */
+  group?: string | undefined;
   /**
    * The pace asked for in ms (docs/protocol.md "Per-subscription options"), null: every change;
    * undefined (a wildcard's joins) leaves a held stream's pace as it is.
@@ -63,7 +65,7 @@ export type SelectionCheck =
 export function checkSelection(
   request: Pick<
     SubscribeRequest,
-    'channel' | 'markets' | 'depth' | 'interval' | 'threshold' | 'since' | 'resume'
+    'channel' | 'markets' | 'depth' | 'group' | 'interval' | 'threshold' | 'since' | 'resume'
   >,
   maxStreams: number,
   held: ReadonlyMap<string, unknown> = new Map(),
@@ -74,6 +76,8 @@ export function checkSelection(
     return { ok: false, code: 'unknown_channel', message: `unknown channel "${channel}"` };
   if (channel !== 'book' && request.depth !== undefined)
     return { ok: false, code: 'bad_request', message: '`depth` applies to the book channel only' };
+  if (channel !== 'book' && request.group !== undefined)
+    return { ok: false, code: 'bad_request', message: groupRefused };
   if (request.interval !== undefined && !pacedChannel(channel))
     return { ok: false, code: 'bad_request', message: intervalRefused(channel) };
   if (request.threshold !== undefined && !thresholdChannel(channel))
@@ -83,11 +87,12 @@ export function checkSelection(
   const depth: BookDepth | undefined = channel === 'book' ? (request.depth ?? null) : undefined;
   // In their one spelling, each once.
   const markets = [...new Set(request.markets)];
-  const added = markets.filter((market) => !held.has(streamKey(channel, market, depth)));
+  const { group } = request;
+  const added = markets.filter((market) => !held.has(streamKey(channel, market, depth, group)));
   if (held.size + added.length > maxStreams)
     return { ok: false, code: 'limit_exceeded', message: `at most ${maxStreams} streams per connection` };
   const options = { interval: request.interval ?? null, threshold: request.threshold ?? null };
-  const selection = { channel, markets, depth, ...options };
+  const selection = { channel, markets, depth, ...(group === undefined ? {} : { group }), ...options };
   return {
     ok: true,
     selection: since.since === undefined ? selection : { ...selection, since: since.since },
@@ -128,6 +133,8 @@ export function pacedChannel(channel: Channel): boolean {
   return !isDefinedChannel(channel) || channelDefinitions[channel].events !== true;
 }
 
+export const groupRefused = '"group" applies to the book channel only';
+
 export function intervalRefused(channel: string): string {
   return `"interval" does not apply to the ${channel} channel: each message is an event, none may be conflated away`;
 }
@@ -167,7 +174,9 @@ export function fetchReplay(
   selection: StreamSelection,
   resume: Readonly<Record<string, ResumePoint>> | undefined,
 ): HistoryReplay | Promise<HistoryReplay> {
-  const { channel, depth } = selection;
+  const { channel, depth, group } = selection;
+  // A grouped book is numbered by each relay (relay/targets/book-target.ts): only its rings hold it.
+  if (group !== undefined) return NOTHING_FETCHED;
   const points: [string, ResumePoint][] = [];
   for (const market of resume === undefined ? [] : selection.markets) {
     const from = resume?.[market];
@@ -186,12 +195,17 @@ export function joinStreams(
   refused: ReadonlyMap<string, Refusal>,
   history: HistoryReplay,
 ): JoinResult {
-  const { channel, depth } = selection;
+  const { channel, depth, group } = selection;
   const joined: JoinedStream[] = [];
   const recovered: Record<string, boolean> = {};
   for (const market of selection.markets) {
     if (refused.has(market)) continue;
-    const stream = registry.subscribe(subscriber, { channel, market, depth });
+    const stream = registry.subscribe(subscriber, {
+      channel,
+      market,
+      depth,
+      ...(group === undefined ? {} : { group }),
+    });
     const resumeFrom = resume?.[market];
     const replay =
       resumeFrom === undefined

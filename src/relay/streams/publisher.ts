@@ -5,9 +5,11 @@
  * Typed end to end: a stream only takes the state type its channel declares.
  */
 import type { StreamState } from '../../../packages/protocol/src/protocol/messages.ts';
+import type { TraceSpan } from '../../util/tracing.ts';
 import type { RelayEvents } from '../events.ts';
 import type { Frame } from './frame.ts';
 import type { AnyStream, Stream } from './stream.ts';
+import { groupOf } from './stream-messages.ts';
 
 export class StreamPublisher {
   readonly #events: RelayEvents;
@@ -18,25 +20,64 @@ export class StreamPublisher {
     this.#now = now;
   }
 
-  /** Publishes `state`; returns whether it changed the stream (a first state counts as no change). */
-  publish<S, D>(stream: Stream<S, D>, state: S, ts: string, rts: string, receivedAt: number): boolean {
+  /**
+   * Publishes `state`; returns whether it changed the stream (a first state counts as no change).
+   * In a traced poll (`trace`) the diff, the message and its hand-out to the subscribers are one
+   * span, its fan-out another.
+   */
+  publish<S, D>(
+    stream: Stream<S, D>,
+    state: S,
+    ts: string,
+    rts: string,
+    receivedAt: number,
+    trace?: TraceSpan,
+  ): boolean {
     const hadState = stream.hasState;
-    const { frame, kind } = stream.publish(state, ts, rts, receivedAt);
-    this.served(stream, frame, kind, receivedAt);
-    return hadState && frame !== null;
+    const span = trace?.child('publish', { 'market_relay.stream': stream.key });
+    try {
+      const { frame, kind, seq } = stream.publish(state, ts, rts, receivedAt);
+      span?.set({ 'market_relay.message': frame === null ? 'none' : kind, 'market_relay.seq': seq });
+      this.served(stream, frame, kind, receivedAt, span);
+      return hadState && frame !== null;
+    } catch (error) {
+      span?.fail(error);
+      throw error;
+    } finally {
+      span?.end();
+    }
   }
 
   /**
    * A stream took a confirmed state (here, or numbered by the cluster's lease holder): it is live,
-   * and `frame` (null: nothing changed) went to its subscribers.
+   * and `frame` (null: nothing changed) went to its subscribers. In a traced poll (`trace`) its
+   * fan-out is a span: from the frame handed to the subscribers to the socket writes that carry it.
    */
-  served(stream: AnyStream, frame: Frame | null, kind: 'snapshot' | 'update', receivedAt: number): void {
+  served(
+    stream: AnyStream,
+    frame: Frame | null,
+    kind: 'snapshot' | 'update',
+    receivedAt: number,
+    trace?: TraceSpan,
+  ): void {
     if (stream.freshness === 'stale' && stream.setFreshness('live')) this.emitState(stream, 'live');
     // One poll of the stream: a threshold's catch-up is counted in them (./paced.ts).
     stream.subscribers.polled();
     // Paced subscribers get this state later, as their group's snapshot (pacedSent).
     const recipients = frame === null ? 0 : stream.rawClientCount;
     if (frame !== null && recipients > 0) this.#sent(stream, frame, kind, recipients, receivedAt);
+    if (frame !== null && trace !== undefined) {
+      const bytes = frame.wire.length;
+      trace
+        .child('fan-out', {
+          'market_relay.stream': stream.key,
+          'market_relay.seq': stream.seq,
+          'market_relay.subscribers': recipients,
+          'market_relay.message_bytes': bytes,
+          'market_relay.bytes': bytes * recipients,
+        })
+        .endAfterTurn();
+    }
   }
 
   /** A paced group sent the stream's current state to `recipients` clients. */
@@ -75,6 +116,7 @@ export class StreamPublisher {
       channel: stream.channel,
       market: stream.market,
       ...(stream.channel === 'book' ? { depth: stream.depth ?? null } : {}),
+      ...groupOf(stream),
       state,
       ...(reason === undefined ? {} : { reason }),
     });

@@ -110,7 +110,7 @@ export class StreamRegistry {
   }
 
   get(identity: StreamIdentity): ChannelStream | undefined {
-    return this.#streams.get(streamKey(identity.channel, identity.market, identity.depth));
+    return this.#streams.get(streamKey(identity.channel, identity.market, identity.depth, identity.group));
   }
 
   /** The stream ids with at least one stream of `channel`, each with its streams. */
@@ -130,7 +130,7 @@ export class StreamRegistry {
   }
 
   subscribe(subscriber: StreamSubscriber, identity: StreamIdentity): ChannelStream {
-    const key = streamKey(identity.channel, identity.market, identity.depth);
+    const key = streamKey(identity.channel, identity.market, identity.depth, identity.group);
     let stream = this.#streams.get(key);
     if (stream === undefined) {
       stream = this.#create(identity);

@@ -1,6 +1,6 @@
 /**
  * @module relay/streams/stream-identity
- * What names a stream and a place in it: its identity (channel, stream id, book depth), a new
+ * What names a stream and a place in it: its identity (channel, stream id, book depth and group), a new
  * epoch, an update with its `seq`, and what publishing a state gave. Read by the stream, the
  * registry, the session and the cluster's numbering alike.
  */
@@ -13,6 +13,8 @@ export interface StreamIdentity<C extends Channel = Channel> {
   market: string;
   /** `book` only. */
   depth?: BookDepth;
+  /** A grouped `book` stream only: its group step (docs/protocol.md "Grouped books"). */
+  group?: string;
 }
 
 export function newEpoch(): string {

@@ -21,6 +21,7 @@ export interface MessageSubject {
   readonly channel: Channel;
   readonly market: string;
   readonly depth: BookDepth | undefined;
+  readonly group?: string | undefined;
 }
 
 /** Where a `snapshot` or `update` sits in its stream, and the times of the state it carries. */
@@ -55,6 +56,7 @@ export function dataMessage(
     ts: at.ts,
     rts: at.rts,
     ...(subject.channel === 'book' ? { depth: subject.depth ?? null } : {}),
+    ...groupOf(subject),
     data,
     ...(checksum === undefined ? {} : { checksum }),
   } as ServerMessage;
@@ -72,6 +74,7 @@ export function confirmedMessage(
     channel: subject.channel,
     market: subject.market,
     ...(subject.channel === 'book' ? { depth: subject.depth ?? null } : {}),
+    ...groupOf(subject),
     epoch,
     seq,
     confirmed,
@@ -84,9 +87,15 @@ export function statusMessage(subject: MessageSubject, state: StreamState, reaso
     channel: subject.channel,
     market: subject.market,
     ...(subject.channel === 'book' ? { depth: subject.depth ?? null } : {}),
+    ...groupOf(subject),
     state,
     ...(reason === undefined ? {} : { reason }),
   };
+}
+
+/** A grouped book's step, named in each of its messages beside its depth. */
+export function groupOf(subject: { readonly group?: string | undefined }): { group?: string } {
+  return subject.group === undefined ? {} : { group: subject.group };
 }
 
 /** A subscription that never got its first state could not be served at all. */

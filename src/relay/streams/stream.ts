@@ -1,6 +1,6 @@
 /**
  * @module relay/streams/stream
- * One (channel, market[, depth]) stream: its epoch, contiguous `seq`, last state, freshness and a
+ * One (channel, market[, depth, group]) stream: its epoch, contiguous `seq`, last state, freshness and a
  * bounded ring of recent updates for resume (protocol.md "Sequencing"). Every message is serialised
  * once here and the same bytes go to every subscriber (the fan-out costs one write per client);
  * what each message holds is relay/streams/stream-messages.ts.
@@ -61,6 +61,8 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   readonly channel: C;
   readonly market: string;
   readonly depth: BookDepth | undefined;
+  /** A grouped `book` stream's group step; undefined: the book as upstream's levels are. */
+  readonly group: string | undefined;
   /** Those paced (`interval`, `threshold`) get the change since their group's last message when it sends (./paced.ts). */
   readonly subscribers = new Subscribers<StreamSubscriber>(
     (paced, sent) => this.#sendPaced(paced, sent),
@@ -105,7 +107,8 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     this.channel = identity.channel;
     this.market = identity.market;
     this.depth = identity.channel === 'book' ? (identity.depth ?? null) : undefined;
-    this.key = streamKey(identity.channel, identity.market, identity.depth);
+    this.group = identity.channel === 'book' ? identity.group : undefined;
+    this.key = streamKey(identity.channel, identity.market, identity.depth, this.group);
     this.#codec = codec;
     this.#conflated = new ConflatedFrames(this, codec);
     this.#recent = new ResumeRing(resumeBufferSize, resumeBufferBytes);

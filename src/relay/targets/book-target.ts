@@ -7,6 +7,9 @@
  * stream numbering it is given (relay/coordination/stream-numbering.ts): this relay's own when alone; in
  * cluster mode only the lease holder asks upstream and numbers every depth for the cluster, which
  * the others serve as they are, and shares the response for their streams of the other channels.
+ * Grouped `book` streams (docs/protocol.md "Grouped books") are served like the channels served from
+ * the book: each relay groups the one response it polled or was shared, once per group step, and
+ * numbers them itself.
  *
  * A book upstream answers with byte for byte as last time (most books, most polls) costs a
  * comparison: the upstream client resolves it to the book already validated (its ResponseMemo),
@@ -15,12 +18,14 @@
  */
 
 import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
-import type { BookState } from '../../../packages/protocol/src/protocol/book.ts';
+import { type BookState, limitDepth } from '../../../packages/protocol/src/protocol/book.ts';
+import { groupBook } from '../../../packages/protocol/src/protocol/group.ts';
 import type { BookDepth } from '../../../packages/protocol/src/protocol/messages.ts';
 import { aggregateBook, aggregateSides } from '../../upstream/book-levels.ts';
 import { readOrderBook } from '../../upstream/book-reader.ts';
 import { ResponseMemo } from '../../upstream/client.ts';
 import type { OrderBook } from '../../upstream/contract/schemas.ts';
+import { TraceSpan } from '../../util/tracing.ts';
 import { type ChannelState, withMilliseconds } from '../channels/codecs.ts';
 import type { ServedFromBook } from '../channels/relay-definition.ts';
 import { bookServedChannels, relayChannels } from '../channels/relay-registry.ts';
@@ -75,18 +80,37 @@ export class BookTarget extends PollTarget {
     );
   }
 
-  protected async pollOnce(): Promise<readonly PollOutcome[]> {
+  protected pollOnce(): Promise<readonly PollOutcome[]> {
+    const trace = TraceSpan.root(this.context.tracing, 'book poll');
+    // An untraced poll (most, or all) costs nothing more than the comparison.
+    if (trace === undefined) return this.#poll(undefined);
+    trace.set({ 'market_relay.market': this.market });
+    return this.#poll(trace).finally(() => trace.end());
+  }
+
+  /** One poll, in its trace when it is sampled (docs/operations.md "Traces"). */
+  async #poll(trace: TraceSpan | undefined): Promise<readonly PollOutcome[]> {
     const { cluster, registry, now } = this.context;
     const { source } = this;
     const askedAt = this.beginAsk();
     try {
       this.sentNothing = !(await this.holdsLease());
-      if (this.sentNothing) return [];
+      if (this.sentNothing) {
+        trace?.set({ 'market_relay.outcome': 'lease_elsewhere' });
+        return [];
+      }
       const whole = this.#numbering.keepsWholeState;
-      const book = await source.orderBook(this.market, whole ? { memo: this.#memo } : this.#reading);
+      const reading = whole ? { memo: this.#memo } : this.#reading;
+      const book = await source.orderBook(this.market, trace === undefined ? reading : { ...reading, trace });
       if (this.removed) return [];
       const receivedAt = now();
-      const times = { askedAt, ts: withMilliseconds(book.timestamp), rts: toIso(receivedAt), receivedAt };
+      const times = {
+        askedAt,
+        ts: withMilliseconds(book.timestamp),
+        rts: toIso(receivedAt),
+        receivedAt,
+        trace,
+      };
       const served = this.#applyServed(book, times);
       const depth = () => (whole ? null : deepestOf(registry.streamsOf('book', this.market)));
       const books = await this.#numbering.produce(() => this.#aggregated(book, depth()), times);
@@ -99,9 +123,11 @@ export class BookTarget extends PollTarget {
       if (!whole) this.#keepLess(book);
       cluster.share(this.key, () => ({ kind: 'book', receivedAt, book }));
       this.emitPoll('book', 1, 'ok', askedAt);
+      trace?.set({ 'market_relay.outcome': 'ok', 'market_relay.changed': books?.changed ?? false });
       return [];
     } catch (error) {
       if (this.removed) return [];
+      trace?.fail(error);
       if (this.context.existence.isGone(error, { kind: 'market', value: this.market })) {
         this.emitPoll('book', 1, 'not_found', askedAt, error);
         return (await this.#numbering.close()) ? this.#notFound() : [];
@@ -132,7 +158,47 @@ export class BookTarget extends PollTarget {
         first: (applied?.first ?? false) || poll.first,
       };
     }
-    return applied;
+    const grouped = this.#publishGrouped(book, same, times);
+    if (grouped === undefined) return applied;
+    return {
+      changed: (applied?.changed ?? false) || grouped.changed,
+      first: (applied?.first ?? false) || grouped.first,
+    };
+  }
+
+  /**
+   * Publishes the book summed into each held group step (grouped once per step, whatever the
+   * depths) to this relay's grouped `book` streams; undefined when none is here.
+   */
+  #publishGrouped(
+    book: OrderBook,
+    same: boolean,
+    times: PollTimes,
+  ): Omit<AppliedPoll, 'receivedAt'> | undefined {
+    const { registry, publisher } = this.context;
+    const streams = [...registry.streamsOf('book', this.market)].filter(
+      (stream) => stream.group !== undefined,
+    );
+    if (streams.length === 0) return undefined;
+    const byGroup = new Map<string, BookState>();
+    let changed = false;
+    let first = false;
+    for (const stream of streams) {
+      const group = stream.group as string;
+      first ||= !stream.hasState;
+      if (same && stream.hasState) {
+        publisher.confirm(stream, times.rts, times.receivedAt);
+        continue;
+      }
+      let grouped = byGroup.get(group);
+      if (grouped === undefined) {
+        grouped = groupBook(this.#aggregated(book, null), group);
+        byGroup.set(group, grouped);
+      }
+      const state = limitDepth(grouped, stream.depth ?? null);
+      if (publisher.publish(stream, state, times.ts, times.rts, times.receivedAt)) changed = true;
+    }
+    return { changed, first };
   }
 
   /** Publishes the book to this relay's streams of `channel`; undefined when none is here. */
@@ -141,7 +207,7 @@ export class BookTarget extends PollTarget {
     served: ServedFromBook<ChannelState<C>>,
     book: OrderBook,
     same: boolean,
-    { ts, rts, receivedAt }: PollTimes,
+    { ts, rts, receivedAt, trace }: PollTimes,
   ): Omit<AppliedPoll, 'receivedAt'> | undefined {
     const { registry, publisher } = this.context;
     const streams = registry.streamsOf(channel, this.market);
@@ -156,16 +222,19 @@ export class BookTarget extends PollTarget {
         continue;
       }
       state ??= served.stateOf(this.#whole(book));
-      if (publisher.publish(stream, state, ts, rts, receivedAt)) changed = true;
+      if (publisher.publish(stream, state, ts, rts, receivedAt, trace)) changed = true;
     }
     return { changed, first };
   }
 
-  /** Whether a stream of a channel served from the book is here (it needs the book whole). */
+  /**
+   * Whether a stream of a channel served from the book, or a grouped book, is here (it needs the
+   * book whole).
+   */
   #servesWholeBook(): boolean {
-    return bookServedChannels.some(
-      (channel) => this.context.registry.streamsOf(channel, this.market).size > 0,
-    );
+    const { registry } = this.context;
+    for (const stream of registry.streamsOf('book', this.market)) if (stream.group !== undefined) return true;
+    return bookServedChannels.some((channel) => registry.streamsOf(channel, this.market).size > 0);
   }
 
   /**
@@ -259,10 +328,11 @@ function toIso(at: number): string {
   return new Date(at).toISOString();
 }
 
-/** The deepest of the streams' depths (null: the full book). */
+/** The deepest of the ungrouped streams' depths (null: the full book); a grouped one is served apart. */
 function deepestOf(streams: Iterable<BookStream>): BookDepth {
   let deepest = 0;
   for (const stream of streams) {
+    if (stream.group !== undefined) continue;
     if (stream.depth === null || stream.depth === undefined) return null;
     deepest = Math.max(deepest, stream.depth);
   }

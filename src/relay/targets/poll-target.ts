@@ -18,6 +18,7 @@ import type {
   OrderBook,
 } from '../../upstream/contract/schemas.ts';
 import type { MarketsQuery } from '../../upstream/endpoints.ts';
+import type { Tracing } from '../../util/tracing.ts';
 import type { EventArgs, ReadHooks } from '../channels/relay-definition.ts';
 import type { ChannelUpstream } from '../channels/relay-registry.ts';
 import type { Broker } from '../coordination/broker.ts';
@@ -59,6 +60,8 @@ export interface PollContext {
   now: () => number;
   /** Whether a failed poll means upstream does not have the id (relay/targets/not-found.ts). */
   existence: ExistenceJudge;
+  /** `--otel-endpoint`: book polls are traced, as sampled (docs/operations.md "Traces"). */
+  tracing?: Tracing | undefined;
   /**
    * What the lease holder shared showed beyond its states (it arrives outside any poll); a poll's
    * own outcomes are what `poll` returns.

@@ -17,6 +17,7 @@
  */
 
 import type { Channel } from '../../../packages/protocol/src/protocol/messages.ts';
+import type { Tracing } from '../../util/tracing.ts';
 import { isServedFromBook } from '../channels/relay-registry.ts';
 import type { Broker } from '../coordination/broker.ts';
 import type { RelayEvents } from '../events.ts';
@@ -80,6 +81,8 @@ export interface PollerOptions {
   budgetShare?: () => number | undefined;
   /** Upstream requests that are not polls (the REST front's), in the same budget; none without it. */
   oneOffs?: OneOffBudget;
+  /** `--otel-endpoint`: book polls are traced, as sampled (docs/operations.md "Traces"). */
+  tracing?: Tracing | undefined;
   now?: () => number;
 }
 
@@ -122,6 +125,7 @@ export class PollerPool {
       events: options.events,
       now: this.#now,
       existence: options.existence ?? trustingJudge,
+      tracing: options.tracing,
       report: (outcome) => applyOutcome(outcome, effects),
       extraRequest: (target) => this.#dispatcher.extraRequest(target),
     };

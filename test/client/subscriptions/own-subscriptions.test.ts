@@ -5,7 +5,6 @@
  * the relay's list names what the SDK holds.
  */
 import { describe, expect, it } from 'vitest';
-import type { RelayClientError } from '../../../packages/client/src/node.ts';
 import { type Harness, useHarness } from '../../support/harness.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import {

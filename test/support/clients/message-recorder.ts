@@ -30,6 +30,7 @@ import type {
   JsonValue,
 } from '../../../packages/protocol/src/protocol/messages.ts';
 import { applyPriceUpdate } from '../../../packages/protocol/src/protocol/price.ts';
+import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
 import { applyOrdersUpdate } from '../channels/orders-state.ts';
 
 /** Each channel's state as a client keeps it (`book`: the sorted levels). */
@@ -85,12 +86,13 @@ export class MessageRecorder {
   /** Problems seen while applying messages: a seq gap, a checksum mismatch, an update without snapshot. */
   readonly violations: string[] = [];
 
-  static key(channel: string, market: string, depth?: number | null): string {
-    return channel === 'book' ? `book:${market}:${depth ?? 'full'}` : `${channel}:${market}`;
+  static key(channel: string, market: string, depth?: number | null, group?: string): string {
+    return streamKey(channel, market, depth, group);
   }
 
-  view(channel: string, market: string, depth?: number | null): StreamView | undefined {
-    return this.streams.get(MessageRecorder.key(channel, market, depth));
+  /** A grouped book's view: name its `group` step. */
+  view(channel: string, market: string, depth?: number | null, group?: string): StreamView | undefined {
+    return this.streams.get(MessageRecorder.key(channel, market, depth, group));
   }
 
   of(type: string): Message[] {
@@ -104,6 +106,7 @@ export class MessageRecorder {
       message.channel as string,
       (message.channel === 'rest' ? message.path : message.market) as string,
       message.depth as number | null,
+      message.group as string | undefined,
     );
     const epoch = message.epoch as string;
     const seq = message.seq as number;

@@ -68,10 +68,11 @@ export class ProtocolClient extends MessageRecorder {
   #learn(subscribed: Message): void {
     const channel = subscribed.channel as CompactStreamIdentity['channel'];
     const depth = subscribed.depth as CompactStreamIdentity['depth'];
+    const group = typeof subscribed.group === 'string' ? { group: subscribed.group } : {};
     for (const [market, number] of Object.entries(subscribed.streams as Record<string, number>)) {
       this.streamNumbers.set(
         number,
-        channel === 'book' ? { channel, market, depth: depth ?? null } : { channel, market },
+        channel === 'book' ? { channel, market, depth: depth ?? null, ...group } : { channel, market },
       );
     }
   }

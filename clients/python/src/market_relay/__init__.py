@@ -8,6 +8,7 @@ See the package README for a walk-through and docs/protocol.md in the repository
 
 from .backoff import Backoff, backoff_delay, reconnect_delay
 from .book import (
+    BOOK_GROUPS,
     BookDepth,
     BookDepthOption,
     BookState,
@@ -72,6 +73,7 @@ from .subscription import StreamSubscription
 from .wildcards import WildcardChange, WildcardRemoved, WildcardSubscription
 
 __all__ = [
+    "BOOK_GROUPS",
     "Backoff",
     "BookDepth",
     "BookDepthOption",

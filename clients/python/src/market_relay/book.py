@@ -7,6 +7,7 @@ text, so it is never parsed into a float nor reformatted. Prices are compared as
 
 from __future__ import annotations
 
+import re
 import zlib
 from decimal import Decimal, InvalidOperation
 from typing import Any, Dict, Iterable, List, Literal, NamedTuple, Optional, Sequence, Tuple, Union, cast
@@ -27,6 +28,24 @@ def book_depth(depth: object) -> BookDepth:
     if type(depth) is int and depth in BOOK_DEPTHS:
         return cast(BookDepth, depth)
     raise ValueError(f"depth must be {', '.join(map(str, BOOK_DEPTHS))}, 'full' or None, got {depth!r}")
+
+
+#: The group steps the relay offers (docs/protocol.md "Grouped books"): a grouped book sums its levels
+#: into multiples of the step, bids rounded down and asks rounded up.
+BOOK_GROUPS: Tuple[str, ...] = ("0.001", "0.002", "0.005", "0.01", "0.02", "0.05", "0.1")
+
+
+def book_group(group: object) -> Optional[str]:
+    """The offered step ``group`` names, in the relay's spelling ("0.050" is "0.05"; None: ungrouped);
+    ValueError for any other, as the relay would answer ``bad_request``."""
+    if group is None:
+        return None
+    if isinstance(group, str) and re.fullmatch(r"\d+(\.\d+)?", group):
+        for step in BOOK_GROUPS:
+            if Decimal(group) == Decimal(step):
+                return step
+    offered = ", ".join(f'"{step}"' for step in BOOK_GROUPS)
+    raise ValueError(f"group must be one of {offered} (a decimal string) or None, got {group!r}")
 
 #: docs/protocol.md "`book` update": exactly this size text means the level is gone.
 REMOVED_SIZE = "0"

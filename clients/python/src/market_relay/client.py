@@ -18,7 +18,7 @@ import random as _random
 from typing import Any, Callable, Dict, Generator, List, Optional, Sequence, Set, Tuple, Type, TypeVar, Union
 
 from .backoff import Backoff
-from .book import BookDepthOption, book_depth
+from .book import BookDepthOption, book_depth, book_group
 from .channel_data import MarketListRecord
 from .channels import PROBABILITIES_STREAM, canonical_stream_id, catalogue_stream_id
 from .connection import Closed, ConnectionListener, ConnectionStatus, Opened, Reconnecting, RelayConnection
@@ -115,12 +115,17 @@ class RelayClient(OwnView, WildcardHost, ConnectionListener):
         return list(self._streams.values())
 
     def subscribe_book(
-        self, market: str, depth: BookDepthOption = None, *, interval: Optional[int] = None
+        self, market: str, depth: BookDepthOption = None, *, interval: Optional[int] = None, group: Optional[str] = None
     ) -> BookSubscription:
         """A book stream; depth 1, 5, 10, 25, 50, or "full" / None (the full book, its ``depth`` None); the same
-        (market, depth) gives the same object. ``interval`` (every ``subscribe_…`` but trades): README "Paced"."""
+        (market, depth, group) gives the same object. ``interval`` (every ``subscribe_…`` but trades): README
+        "Paced". ``group`` (a step of ``BOOK_GROUPS``, such as "0.05"): levels summed into multiples of it, README
+        "Grouped books"; ValueError for a step the relay does not offer."""
         level = book_depth(depth)
-        return self._subscribe("book", market, level, BookSubscription, lambda m: BookSubscription(self, m, level), interval)
+        step = book_group(group)
+        return self._subscribe(
+            "book", market, level, BookSubscription, lambda m: BookSubscription(self, m, level, step), interval, group=step
+        )
 
     def subscribe_price(
         self, market: str, *, interval: Optional[int] = None, threshold: Optional[str] = None
@@ -277,11 +282,13 @@ class RelayClient(OwnView, WildcardHost, ConnectionListener):
         create: Callable[[str], S],
         interval: object = None,
         threshold: object = None,
+        *,
+        group: Optional[str] = None,
     ) -> S:
         pace = checked_interval(interval)
         gate = checked_threshold(threshold)
         market = canonical_stream_id(channel, stream_id)
-        existing = self._streams.get(StreamKey(channel, market, depth))
+        existing = self._streams.get(StreamKey(channel, market, depth, group))
         if isinstance(existing, kind):
             # A new pace or threshold is asked with a repeated subscribe, which the relay answers with a snapshot.
             repace = pace is not None and existing.interval != pace

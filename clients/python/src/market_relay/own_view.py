@@ -66,7 +66,7 @@ class OwnView(RelayMessages):
     async def change_depth(self, stream: StreamSubscription[Any], depth: Optional[int]) -> None:
         if self._streams.get(stream.key) is not stream:
             raise RelayClientError("bad_request", f"book {stream.market} is not subscribed")
-        if depth != stream.depth and StreamKey("book", stream.market, depth) in self._streams:
+        if depth != stream.depth and StreamKey("book", stream.market, depth, stream.group) in self._streams:
             raise RelayClientError("bad_request", f"book {stream.market} is already subscribed at depth {depth}")
 
         def moved(_message: Dict[str, Any]) -> None:
@@ -78,6 +78,7 @@ class OwnView(RelayMessages):
             stream._await_snapshot()
 
         request = {"op": "update", "channel": "book", "markets": [stream.market], "depth": depth, "from_depth": stream.depth}
+        request["from_group"] = stream.group
         await self._ask(request, moved)
 
     async def change_options(self, stream: StreamSubscription[Any], options: Dict[str, Any]) -> None:

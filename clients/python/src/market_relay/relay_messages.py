@@ -168,7 +168,8 @@ class RelayMessages(Emitter[ClientEvent], StreamHost):
                 self._wildcard_refused(request["channel"], error)
             elif request is not None:
                 for requested in listed_ids(request):
-                    stream = self._streams.get(StreamKey(request["channel"], requested, request.get("depth")))
+                    key = StreamKey(request["channel"], requested, request.get("depth"), request.get("group"))
+                    stream = self._streams.get(key)
                     if stream is not None:
                         targets.append(stream)
                 if code == "rate_limited":

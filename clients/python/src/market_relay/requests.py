@@ -109,13 +109,19 @@ def depth_of(message: Dict[str, Any]) -> Optional[int]:
     return depth if message.get("channel") == "book" and isinstance(depth, int) else None
 
 
+def group_of(message: Dict[str, Any]) -> Optional[str]:
+    """A grouped book's messages name its group step; other streams have none."""
+    group = message.get("group")
+    return group if message.get("channel") == "book" and isinstance(group, str) else None
+
+
 def stream_key_of(message: Dict[str, Any]) -> Optional[StreamKey]:
     """The stream a relay message (snapshot, update, status, confirmed, stream error) is about."""
     channel = message.get("channel")
     stream_id = message.get("path" if channel == "rest" else "market")
     if not isinstance(channel, str) or not isinstance(stream_id, str):
         return None
-    return StreamKey(channel, stream_id, depth_of(message))
+    return StreamKey(channel, stream_id, depth_of(message), group_of(message))
 
 
 def listed_ids(message: Dict[str, Any]) -> List[str]:
@@ -128,24 +134,28 @@ def unsubscribe_request(stream: StreamSubscription[Any]) -> Dict[str, Any]:
     request: Dict[str, Any] = {"op": "unsubscribe", "channel": stream.channel, ids_field(stream.channel): [stream.market]}
     if stream.channel == "book":
         request["depth"] = stream.depth
+    if stream.group is not None:
+        request["group"] = stream.group
     return request
 
 
 def subscribe_requests(streams: List[StreamSubscription[Any]]) -> List[Dict[str, Any]]:
-    """One ``subscribe`` per (channel, depth, interval, threshold, since) and 100 ids, with ``resume``
-    where a stream has a point."""
-    Group = Tuple[str, Optional[int], Optional[int], Optional[str], Optional[str]]
+    """One ``subscribe`` per (channel, depth, book group, interval, threshold, since) and 100 ids, with
+    ``resume`` where a stream has a point."""
+    Group = Tuple[str, Optional[int], Optional[str], Optional[int], Optional[str], Optional[str]]
     groups: Dict[Group, List[StreamSubscription[Any]]] = {}
     for stream in streams:
-        key = (stream.channel, stream.depth, stream.interval, stream.threshold, stream.since)
+        key = (stream.channel, stream.depth, stream.group, stream.interval, stream.threshold, stream.since)
         groups.setdefault(key, []).append(stream)
     requests: List[Dict[str, Any]] = []
-    for (channel, depth, interval, threshold, since), members in groups.items():
+    for (channel, depth, step, interval, threshold, since), members in groups.items():
         for start in range(0, len(members), MARKETS_PER_REQUEST):
             chunk = members[start : start + MARKETS_PER_REQUEST]
             request: Dict[str, Any] = {"op": "subscribe", "channel": channel, ids_field(channel): [s.market for s in chunk]}
             if channel == "book":
                 request["depth"] = depth
+            if step is not None:
+                request["group"] = step
             if interval is not None:
                 request["interval"] = interval
             if threshold is not None:

@@ -38,9 +38,10 @@ class BookSubscription(StreamSubscription[BookState]):
 
     channel = "book"
 
-    def __init__(self, host: StreamHost, market: str, depth: Optional[int]) -> None:
+    def __init__(self, host: StreamHost, market: str, depth: Optional[int], group: Optional[str] = None) -> None:
         super().__init__(host, market)
         self.depth = depth
+        self.group = group
         # The checksum covers the 25 best levels a side: the last ones computed and their checksum,
         # so that an update below them (most, on a deep book) costs two tuple comparisons.
         self._summed: Tuple[Tuple[Level, ...], Tuple[Level, ...], int] = ((), (), 0)

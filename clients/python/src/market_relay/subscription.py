@@ -35,6 +35,8 @@ class StreamKey(NamedTuple):
     channel: str
     market: str
     depth: Optional[int]
+    #: A grouped ``book``: its group step (docs/protocol.md "Grouped books").
+    group: Optional[str] = None
 
 
 class StreamHost:
@@ -68,6 +70,8 @@ class StreamSubscription(Emitter[StreamEvent], Generic[State]):
     channel: str = ""
     #: ``book``: 1, 5, 10, 25, 50 or None (full book); other channels: None.
     depth: Optional[int] = None
+    #: ``book``: the group step levels are summed into (docs/protocol.md "Grouped books"); None: ungrouped.
+    group: Optional[str] = None
 
     def __init__(self, host: StreamHost, market: str) -> None:
         super().__init__()
@@ -104,11 +108,12 @@ class StreamSubscription(Emitter[StreamEvent], Generic[State]):
 
     def __repr__(self) -> str:
         depth = f" depth {self.depth}" if self.depth is not None else ""
-        return f"<{type(self).__name__} {self.market}{depth} {self._status}>"
+        group = f" group {self.group}" if self.group is not None else ""
+        return f"<{type(self).__name__} {self.market}{depth}{group} {self._status}>"
 
     @property
     def key(self) -> StreamKey:
-        return StreamKey(self.channel, self.market, self.depth)
+        return StreamKey(self.channel, self.market, self.depth, self.group)
 
     @property
     def status(self) -> SubscriptionStatus:

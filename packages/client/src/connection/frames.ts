@@ -38,6 +38,8 @@ export interface StreamRef {
   channel: Channel;
   market: string;
   depth: BookDepth | undefined;
+  /** A grouped book's step (docs/protocol.md "Grouped books"). */
+  group?: string | undefined;
 }
 
 /** A JSON connection's stream numbers: none. */
@@ -106,7 +108,12 @@ function decodeCompactFrame(value: unknown[], numbers: CompactStreamLookup): Dec
   return {
     ok: false,
     reason,
-    stream: { channel, market, depth: channel === 'book' ? (identity.depth ?? null) : undefined },
+    stream: {
+      channel,
+      market,
+      depth: channel === 'book' ? (identity.depth ?? null) : undefined,
+      group: identity.group,
+    },
   };
 }
 
@@ -117,6 +124,7 @@ function decodeStreamMessage(value: Fields): Decoded {
     channel: value.channel,
     market: value.market,
     depth: value.channel === 'book' ? depthOf(value) : undefined,
+    group: typeof value.group === 'string' ? value.group : undefined,
   };
   const fail = (what: string): Decoded => ({
     ok: false,

@@ -15,6 +15,7 @@ import type { BookDepth, SubscribeRequest } from '../../../protocol/src/protocol
  */
 const queryOptions = {
   depth: { text: (depth: BookDepth) => (depth === null ? 'full' : String(depth)), namesStream: true },
+  group: { text: String, namesStream: true },
   interval: { text: String, namesStream: false },
   threshold: { text: String, namesStream: false },
   since: { text: String, namesStream: false },

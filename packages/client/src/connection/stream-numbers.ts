@@ -15,6 +15,7 @@ import { streamKey } from '../../../protocol/src/util/stream-key.ts';
 export interface StreamAnnouncement {
   channel: Channel;
   depth?: BookDepth;
+  group?: string;
   streams?: Record<string, number>;
 }
 
@@ -32,7 +33,7 @@ export class StreamNumbers implements CompactStreamLookup {
     if (message.streams === undefined) return;
     const depth = message.channel === 'book' ? (message.depth ?? null) : undefined;
     for (const [market, stream] of Object.entries(message.streams)) {
-      const key = streamKey(message.channel, market, depth);
+      const key = streamKey(message.channel, market, depth, message.group);
       const previous = this.#byStream.get(key);
       if (previous !== undefined && previous !== stream) this.#byNumber.delete(previous);
       this.#byStream.set(key, stream);
@@ -40,6 +41,7 @@ export class StreamNumbers implements CompactStreamLookup {
         channel: message.channel,
         market,
         ...(depth === undefined ? {} : { depth }),
+        ...(message.group === undefined ? {} : { group: message.group }),
       });
     }
   }

@@ -15,6 +15,7 @@ import {
 } from '../../../protocol/src/channels/registry.ts';
 import { applyBookUpdate, type BookState, bookChecksum } from '../../../protocol/src/protocol/book.ts';
 import { applyMarketsUpdate, applyMarketUpdate } from '../../../protocol/src/protocol/channel-state.ts';
+import { groupExpected, offeredGroup } from '../../../protocol/src/protocol/group.ts';
 import type {
   BookDepth,
   BookSnapshotMessage,
@@ -66,20 +67,40 @@ export function streamDepth(asked: BookDepth | 'full' | undefined): BookDepth {
   return depth;
 }
 
-/** A `book` stream: state is `{ bids, asks, last_price }` with exact decimal strings, best first. */
+/**
+ * The group step an application asks for (docs/protocol.md "Grouped books"): one of `bookGroups` in
+ * any decimal spelling, read as the relay's; undefined is the book ungrouped. Any other throws a TypeError.
+ */
+export function streamGroup(asked: string | undefined): string | undefined {
+  if (asked === undefined) return undefined;
+  const group = offeredGroup(asked);
+  if (group === undefined) throw new TypeError(`group: ${groupExpected}, got ${JSON.stringify(asked)}`);
+  return group;
+}
+
+/**
+ * A `book` stream: state is `{ bids, asks, last_price }` with exact decimal strings, best first;
+ * with a `group`, the levels summed into multiples of that step (bids down, asks up).
+ */
 export class BookSubscription extends StreamSubscription<BookState, BookSnapshotMessage, BookUpdateMessage> {
   readonly channel = 'book';
   #depth: BookDepth;
+  readonly #group: string | undefined;
   readonly #host: StreamHost;
 
-  constructor(host: StreamHost, market: string, depth: BookDepth) {
+  constructor(host: StreamHost, market: string, depth: BookDepth, group?: string) {
     super(host, market);
     this.#host = host;
     this.#depth = depth;
+    this.#group = group;
   }
 
   get depth(): BookDepth {
     return this.#depth;
+  }
+
+  override get group(): string | undefined {
+    return this.#group;
   }
 
   /**
@@ -90,7 +111,7 @@ export class BookSubscription extends StreamSubscription<BookState, BookSnapshot
    */
   update(options: { depth: BookDepth | 'full' }): Promise<void> {
     const depth = streamDepth(options.depth);
-    const from = { channel: 'book' as const, market: this.market, depth: this.#depth };
+    const from = { channel: 'book' as const, market: this.market, depth: this.#depth, group: this.#group };
     if (this.#host.changeDepth === undefined)
       return Promise.reject(new RelayClientError('bad_request', 'this stream cannot change its depth'));
     return this.#host.changeDepth(from, depth, () => {

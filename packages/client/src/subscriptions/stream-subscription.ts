@@ -94,6 +94,10 @@ export abstract class StreamSubscription<
   abstract readonly channel: Channel;
   /** `book`: 1, 5, 10, 25, 50 or null (full book); other channels: undefined. */
   abstract readonly depth: BookDepth | undefined;
+  /** `book`: the group step levels are summed into (docs/protocol.md "Grouped books"); else undefined. */
+  get group(): string | undefined {
+    return undefined;
+  }
   readonly market: string;
   /** The last verified state; `undefined` until the first snapshot. Never mutated: each change is a new object. */
   state: State | undefined;
@@ -339,7 +343,7 @@ export abstract class StreamSubscription<
   }
 
   #address(): StreamRef {
-    return { channel: this.channel, market: this.market, depth: this.depth };
+    return { channel: this.channel, market: this.market, depth: this.depth, group: this.group };
   }
 
   #refreshStatus(reason?: string): void {

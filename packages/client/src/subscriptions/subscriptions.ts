@@ -1,7 +1,7 @@
 /**
  * @module client/subscriptions/subscriptions
  * Subscription bookkeeping: the application's streams by key, and the `subscribe` requests that
- * (re)establish them: one per (channel, depth, interval, threshold, since) group and at most 100 markets each (protocol.md
+ * (re)establish them: one per (channel, depth, book group, interval, threshold, since) group and at most 100 markets each (protocol.md
  * "Client -> relay"), carrying `resume` for every stream that still trusts its state.
  */
 import {
@@ -20,6 +20,11 @@ export function depthOf(message: { channel: string; depth?: BookDepth }): BookDe
   return message.channel === 'book' ? (message.depth ?? null) : undefined;
 }
 
+/** A grouped book's messages name its group step; other streams have none. */
+export function groupOf(message: { channel: string; group?: string }): string | undefined {
+  return message.channel === 'book' ? message.group : undefined;
+}
+
 export type SubscribeBody = Omit<SubscribeRequest, 'id'>;
 export type UnsubscribeBody = Omit<UnsubscribeRequest, 'id'>;
 
@@ -30,17 +35,23 @@ export class SubscriptionRegistry {
     return this.#streams.size;
   }
 
-  get(channel: Channel, market: string, depth: BookDepth | undefined): AnyStreamSubscription | undefined {
-    return this.#streams.get(streamKey(channel, market, depth));
+  /** A grouped book's stream: name its `group` step. */
+  get(
+    channel: Channel,
+    market: string,
+    depth: BookDepth | undefined,
+    group?: string,
+  ): AnyStreamSubscription | undefined {
+    return this.#streams.get(streamKey(channel, market, depth, group));
   }
 
   add(stream: AnyStreamSubscription): void {
-    this.#streams.set(streamKey(stream.channel, stream.market, stream.depth), stream);
+    this.#streams.set(streamKey(stream.channel, stream.market, stream.depth, stream.group), stream);
   }
 
   /** Forgets a stream if it is still the registered one for its key. */
   delete(stream: AnyStreamSubscription): void {
-    const key = streamKey(stream.channel, stream.market, stream.depth);
+    const key = streamKey(stream.channel, stream.market, stream.depth, stream.group);
     if (this.#streams.get(key) === stream) this.#streams.delete(key);
   }
 
@@ -80,6 +91,7 @@ export function subscribeRequests(
         channel: first.channel,
         markets: chunk.map((stream) => stream.market),
         ...depthField(first),
+        ...(first.group === undefined ? {} : { group: first.group }),
         ...(first.interval === undefined ? {} : { interval: first.interval }),
         ...(first.threshold === undefined ? {} : { threshold: first.threshold }),
         ...(first.since === undefined ? {} : { since: first.since }),
@@ -91,7 +103,14 @@ export function subscribeRequests(
 }
 
 export function unsubscribeRequest(stream: AnyStreamSubscription): UnsubscribeBody {
-  return { op: 'unsubscribe', channel: stream.channel, markets: [stream.market], ...depthField(stream) };
+  const group = stream.group === undefined ? {} : { group: stream.group };
+  return {
+    op: 'unsubscribe',
+    channel: stream.channel,
+    markets: [stream.market],
+    ...depthField(stream),
+    ...group,
+  };
 }
 
 /** The full book is the default depth, so it is sent without `depth`. */
@@ -99,11 +118,11 @@ function depthField(stream: AnyStreamSubscription): { depth?: NonNullable<BookDe
   return stream.depth === undefined || stream.depth === null ? {} : { depth: stream.depth };
 }
 
-/** One request per (channel, depth, interval, threshold, since): each is one selection on the wire. */
+/** One request per (channel, depth, book group, interval, threshold, since): each is one selection on the wire. */
 function groupByChannelAndDepth(streams: Iterable<AnyStreamSubscription>): AnyStreamSubscription[][] {
   const groups = new Map<string, AnyStreamSubscription[]>();
   for (const stream of streams) {
-    const key = `${stream.channel}:${stream.depth ?? 'full'}:${stream.interval ?? ''}:${stream.threshold ?? ''}:${stream.since ?? ''}`;
+    const key = `${stream.channel}:${stream.depth ?? 'full'}:${stream.group ?? ''}:${stream.interval ?? ''}:${stream.threshold ?? ''}:${stream.since ?? ''}`;
     const group = groups.get(key);
     if (group === undefined) groups.set(key, [stream]);
     else group.push(stream);

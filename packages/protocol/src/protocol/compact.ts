@@ -45,6 +45,8 @@ export interface CompactStreamIdentity {
   market: string;
   /** `book` only: 1, 5, 10, 25, 50 or null for the full book. */
   depth?: BookDepth;
+  /** A grouped `book` only: its group step. */
+  group?: string;
 }
 /** The client's stream numbers: a `Map<number, CompactStreamIdentity>` will do. */
 export interface CompactStreamLookup {
@@ -222,7 +224,8 @@ function decodeArray(
   if (identity.channel === 'book') {
     if (length !== 8) throw new Malformed('a book message has 8 elements');
     const checksum = checksumOf(value[7]);
-    const message = { ...head, depth: identity.depth ?? null, data: decodeBook(data), checksum };
+    const group = identity.group === undefined ? {} : { group: identity.group };
+    const message = { ...head, depth: identity.depth ?? null, ...group, data: decodeBook(data), checksum };
     return { ok: true, message: message as StreamMessage };
   }
   if (identity.channel === 'rest') {

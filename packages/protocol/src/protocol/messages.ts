@@ -35,6 +35,8 @@ interface StreamSelection {
   channel: string;
   markets: string[];
   depth?: BookDepth;
+  /** `book`: the price step levels are summed into (docs/protocol.md "Grouped books"). */
+  group?: string;
 }
 export interface SubscribeRequest extends StreamSelection {
   op: 'subscribe';
@@ -57,10 +59,14 @@ export interface PingRequest {
   id?: RequestId;
 }
 /** Moves a held subscription to new options in place (docs/protocol.md "Changing a subscription"). */
-export interface UpdateRequest extends StreamSelection {
+export interface UpdateRequest extends Omit<StreamSelection, 'group'> {
   op: 'update';
   /** Which held book depth moves, when the connection holds several of a market. */
   from_depth?: BookDepth;
+  /** The new group step (`book`); null: the book ungrouped again. */
+  group?: string | null;
+  /** Which held book group moves (null: the ungrouped one), when the connection holds several of a market. */
+  from_group?: string | null;
   /** The new interval (ms); null: every change again. */
   interval?: number | null;
   /** The new threshold (`price`); null: every move again. */
@@ -113,6 +119,8 @@ export interface StreamFields {
   rts: string;
   /** `book` only: 1, 5, 10, 25, 50 or null for the full book. */
   depth?: BookDepth;
+  /** A grouped `book` stream only: its group step. */
+  group?: string;
 }
 
 export interface BookSnapshotMessage extends StreamFields {
@@ -202,6 +210,8 @@ export type StreamMessage =
 export interface SubscriptionOptions {
   /** `book`: the depth of the stream held (null: the full book). */
   depth?: BookDepth;
+  /** `book`: the group step of a grouped stream (docs/protocol.md "Grouped books"). */
+  group?: string;
   /** The subscription's `interval` (ms), when it is paced. */
   interval?: number;
   /** The subscription's `threshold`, when it has one. */
@@ -234,6 +244,8 @@ export interface UnsubscribedMessage {
   channel: Channel;
   markets: string[];
   depth?: BookDepth;
+  /** A grouped `book` stream: its group step. */
+  group?: string;
   /** Without `id`: markets a `"*"` subscription left because they are no longer active. */
   wildcard?: true;
 }
@@ -243,6 +255,8 @@ export interface StatusMessage {
   channel: Channel;
   market: string;
   depth?: BookDepth;
+  /** A grouped `book` stream: its group step. */
+  group?: string;
   state: StreamState;
   reason?: string;
 }
@@ -255,6 +269,8 @@ export interface ConfirmedMessage {
   channel: Channel;
   market: string;
   depth?: BookDepth;
+  /** A grouped `book` stream: its group step. */
+  group?: string;
   epoch: string;
   seq: number;
   confirmed: string;
@@ -284,6 +300,8 @@ export interface SubscriptionEntry {
   channel: Channel;
   market: string;
   depth?: BookDepth;
+  /** A grouped `book` stream: its group step. */
+  group?: string;
   /** The position of the last `snapshot` or `update` this connection was sent (null: none yet). */
   epoch: string | null;
   seq: number | null;

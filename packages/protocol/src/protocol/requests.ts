@@ -14,6 +14,7 @@ import {
   WILDCARD,
   wildcardChannels,
 } from './channels.ts';
+import { groupExpected, offeredGroup } from './group.ts';
 import {
   MAX_INTERVAL_MS,
   MAX_MARKETS_PER_REQUEST,
@@ -90,7 +91,20 @@ const threshold = z
   .refine(isThreshold, { error: thresholdExpected })
   .transform(shortestThreshold);
 
-/** The streams a subscribe or unsubscribe names: a channel, its stream ids and (book) depth. */
+/**
+ * A `book` subscription's group step (docs/protocol.md "Grouped books"): one of the offered steps,
+ * in any decimal spelling, read as the offered one so that equal steps are one stream.
+ */
+const group = z.unknown().transform((value, context) => {
+  const offered = offeredGroup(value);
+  if (offered === undefined) {
+    context.addIssue({ code: 'custom', message: groupExpected });
+    return z.NEVER;
+  }
+  return offered as string;
+});
+
+/** The streams a subscribe or unsubscribe names: a channel, its stream ids and (book) depth and group. */
 const streamSelection = {
   id: requestId.optional(),
   channel: z.string(),
@@ -99,6 +113,7 @@ const streamSelection = {
     .min(1, { error: marketsExpected })
     .max(MAX_MARKETS_PER_REQUEST, { error: marketsExpected }),
   depth: bookDepth.optional(),
+  group: group.optional(),
   /** Set by withStreamIds: a `rest` request named its streams `markets`. */
   misnamedPaths: z.literal(true).optional(),
 };
@@ -209,6 +224,8 @@ export const updateRequest = z
     op: z.literal('update'),
     ...streamSelection,
     from_depth: streamSelection.depth,
+    group: group.nullable().optional(),
+    from_group: group.nullable().optional(),
     interval: interval.nullable().optional(),
     threshold: threshold.nullable().optional(),
     // Read only to be refused: a history is a new snapshot, which a repeated `subscribe` asks for.

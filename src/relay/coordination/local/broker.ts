@@ -6,7 +6,7 @@
  */
 import { LocalRateGate, type RateGate } from '../../../upstream/rate-gate.ts';
 import { RINGS_ALONE } from '../../streams/registry.ts';
-import type { Broker, BrokerGauge, BrokerStatus, ClusterReport } from '../broker.ts';
+import type { Broker, BrokerCounter, BrokerGauge, BrokerStatus, ClusterReport } from '../broker.ts';
 import type { NumberedCodec } from '../codecs.ts';
 import type { SharedResult } from '../shared-result.ts';
 import type { NumberingContext, StreamNumbering } from '../stream-numbering.ts';
@@ -54,6 +54,10 @@ export class LocalBroker implements Broker {
   }
 
   gauges(): readonly BrokerGauge[] {
+    return [];
+  }
+
+  counters(): readonly BrokerCounter[] {
     return [];
   }
 

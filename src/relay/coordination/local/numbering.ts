@@ -37,6 +37,7 @@ export class LocalNumbering<State, Delta> implements StreamNumbering<State> {
       return stream === undefined ? [] : [{ stream, depth }];
     });
     if (streams.length === 0) return undefined;
+    const span = poll.trace?.child('numbering', { 'market_relay.streams': streams.length });
     const next = state();
     const same = next === this.#last;
     this.#last = next;
@@ -46,9 +47,11 @@ export class LocalNumbering<State, Delta> implements StreamNumbering<State> {
     for (const { stream, depth } of streams) {
       first ||= !stream.hasState;
       if (same && stream.hasState) publisher.confirm(stream, rts, receivedAt);
-      else if (publisher.publish(stream, this.#codec.project(next, depth), ts, rts, receivedAt))
+      else if (publisher.publish(stream, this.#codec.project(next, depth), ts, rts, receivedAt, span))
         changed = true;
     }
+    span?.set({ 'market_relay.changed': changed });
+    span?.end();
     return { receivedAt, changed, first };
   }
 

@@ -9,12 +9,13 @@
  * (relay/coordination/redis/rate-gate.ts).
  */
 import type { RateGate } from '../../../upstream/rate-gate.ts';
-import type { Broker, BrokerGauge, BrokerStatus, ClusterReport } from '../broker.ts';
+import type { Broker, BrokerCounter, BrokerGauge, BrokerStatus, ClusterReport } from '../broker.ts';
 import type { NumberedCodec } from '../codecs.ts';
 import { parseSharedResult, type SharedResult } from '../shared-result.ts';
 import type { AppliedPoll, NumberingContext, StreamNumbering } from '../stream-numbering.ts';
 import { clusterCodecOf } from './codecs.ts';
 import type { RedisCoordinator } from './coordinator.ts';
+import { formattedKinds } from './formats.ts';
 import { RedisRateGate } from './rate-gate.ts';
 import { ClusterResume } from './resume.ts';
 import { isBatchPayload } from './stream-batch.ts';
@@ -110,6 +111,7 @@ export class RedisBroker implements Broker {
       instanceId: this.coordinator.instanceId,
       rps,
       failOpenFraction: this.#options.failOpenFraction ?? 0.5,
+      formats: this.coordinator.formats,
       ...(this.#options.onBudgetError === undefined ? {} : { onError: this.#options.onBudgetError }),
     });
     return this.#budget;
@@ -186,8 +188,20 @@ export class RedisBroker implements Broker {
       },
       {
         name: 'upstream_budget_fail_open',
-        help: '1 while Redis is away and this relay keeps to its last share of the budget by itself, else 0.',
+        help: '1 while Redis is away (or the budget is of a format this relay does not read) and this relay keeps to its last share of the budget by itself, else 0.',
         value: () => (budget.status().failOpen ? 1 : 0),
+      },
+    ];
+  }
+
+  counters(): readonly BrokerCounter[] {
+    const { formats } = this.coordinator;
+    return [
+      {
+        name: 'redis_unknown_format_total',
+        help: 'Values read from Redis in a format this relay does not read (a newer relay during an upgrade), skipped, by kind.',
+        label: 'kind',
+        values: () => new Map(formattedKinds.map((kind) => [kind, formats.skipped().get(kind) ?? 0])),
       },
     ];
   }

@@ -9,10 +9,13 @@ import { randomBytes } from 'node:crypto';
 import { Cluster } from 'ioredis';
 import type { BrokerStatus } from '../broker.ts';
 import { openRedis, type RedisClient, type RedisTopology } from './connection.ts';
-import { POLL_CPU_KEY, ROSTER_KEY, targetKeys, WEIGHT_KEY } from './keys.ts';
+import { RedisFormats, splitPayload } from './formats.ts';
+import { targetKeys } from './keys.ts';
 import { OutageErrors, type OutageSummary } from './outage-errors.ts';
-import { EVEN_WEIGHT, nextWeight, parseWeight, type RelayWeight } from './relay-weight.ts';
+import { EVEN_WEIGHT, nextWeight, type RelayWeight } from './relay-weight.ts';
 import { preferredRelay } from './rendezvous.ts';
+import { announce, leaveRoster, NO_ROSTER, type Roster } from './roster.ts';
+import { isBatchPayload } from './stream-batch.ts';
 import { asError, RedisStreamLog } from './stream-log.ts';
 
 /** A fencing counter outlives its leases by far: tokens must never repeat while a writer may wait. */
@@ -41,17 +44,8 @@ export interface RedisCoordinatorOptions {
    * move to the relay rendezvous hashing picks among them. A relay silent for 3 of these is gone.
    */
   rebalanceMs?: number;
-}
-
-/** The relays alive as of the last announcement, the leases they hold and their poll CPU (µs/s). */
-interface Roster {
-  relays: string[];
-  /** Each live relay's weight in rendezvous hashing, as it announced it. */
-  weights: Map<string, number>;
-  leases: number;
-  pollCpu: number;
-  /** This relay's poll CPU as it announced it. */
-  ownPollCpu: number;
+  /** The format written and those read (relay/coordination/redis/formats.ts): the shipped ones unless given. */
+  formats?: RedisFormats;
 }
 
 export class RedisCoordinator {
@@ -67,6 +61,11 @@ export class RedisCoordinator {
   readonly #followers = new Map<string, (payload: string) => void>();
   /** Channel -> target, for the targets followed. */
   readonly #channels = new Map<string, string>();
+  /**
+   * Targets whose holder writes a format this relay does not read (a newer relay during an upgrade),
+   * with when it last did: this relay polls them itself meanwhile, in an epoch of its own.
+   */
+  readonly #unreadableHolders = new Map<string, number>();
   readonly #onError: (error: Error) => void;
   readonly #onRecover: (summary: OutageSummary) => void;
   readonly #outage = new OutageErrors();
@@ -76,7 +75,7 @@ export class RedisCoordinator {
   /** Until when refreshes after a change of the slot map still subscribe again (Date.now()). */
   #settlingUntil = 0;
   #closed = false;
-  #roster: Roster = { relays: [], weights: new Map(), leases: 0, pollCpu: 0, ownPollCpu: 0 };
+  #roster: Roster = NO_ROSTER;
   /** This relay's weight, announced with the next announcement (relay/coordination/redis/relay-weight.ts). */
   #weight: RelayWeight = EVEN_WEIGHT;
   /** CPU (ms) spent numbering polls since the last announcement, and when that was. */
@@ -87,11 +86,13 @@ export class RedisCoordinator {
   readonly #announcer: NodeJS.Timeout;
   readonly #rebalanceMs: number;
   readonly log: RedisStreamLog;
+  readonly formats: RedisFormats;
 
   constructor(options: RedisCoordinatorOptions) {
     // Commands fail fast while Redis is away (no offline queue): a claim then answers "poll it
     // yourself" at once instead of stalling the poll loop.
     this.topology = options.topology;
+    this.formats = options.formats ?? new RedisFormats();
     this.#commands = openRedis(options.topology, { offlineQueue: false, lazyConnect: true });
     this.#subscriber = openRedis(options.topology, { offlineQueue: true, lazyConnect: true });
     this.#onError = options.onError ?? (() => {});
@@ -113,6 +114,7 @@ export class RedisCoordinator {
       tokenOf: (target) => this.#owned.get(target),
       historyLength: options.historyLength ?? 1_000,
       historyMs: options.historyMs ?? 300_000,
+      formats: this.formats,
       onError: (error) => this.#fail(error),
     });
   }
@@ -149,12 +151,17 @@ export class RedisCoordinator {
         String(FENCE_TTL_MS),
         this.#shouldHold(target) ? '1' : '0',
         this.#mayTakeFree(target) ? '1' : '0',
+        String(this.formats.written.version),
       );
       this.#recoverIfConnected();
       this.#uncoordinated.delete(target);
       if (typeof token === 'number' && token > 0) this.#owned.set(target, token);
       else this.#owned.delete(target);
-      return this.#owned.has(target);
+      if (this.#owned.has(target)) return true;
+      // Its holder's messages cannot be read here: poll it without a lease rather than serve nothing.
+      if (!this.#holderUnreadable(target, ttlMs)) return false;
+      this.#uncoordinated.add(target);
+      return true;
     } catch (error) {
       this.#fail(asError(error));
       // The holder keeps its token through the outage: it numbers the streams on alone and writes
@@ -182,7 +189,7 @@ export class RedisCoordinator {
 
   share(target: string, payload: string): void {
     this.#commands
-      .spublish(targetKeys(target).channel, `${this.instanceId} ${payload}`)
+      .spublish(targetKeys(target).channel, this.formats.payload(this.instanceId, payload))
       .catch((error: unknown) => {
         this.#fail(asError(error));
       });
@@ -198,6 +205,7 @@ export class RedisCoordinator {
   }
 
   unfollow(target: string): void {
+    this.#unreadableHolders.delete(target);
     if (!this.#followers.delete(target)) return;
     this.#channels.delete(targetKeys(target).channel);
     this.#subscriber.sunsubscribe(targetKeys(target).channel).catch(() => {
@@ -245,6 +253,18 @@ export class RedisCoordinator {
     return this.#recoveredAt === undefined || Date.now() - this.#recoveredAt >= 3 * this.#rebalanceMs;
   }
 
+  /**
+   * Whether the holder of `target` wrote in a format not read here lately: within a few lease TTLs
+   * (it writes at every poll, a few per TTL), so a holder gone silent is not waited for.
+   */
+  #holderUnreadable(target: string, ttlMs: number): boolean {
+    const at = this.#unreadableHolders.get(target);
+    if (at === undefined) return false;
+    if (Date.now() - at <= 3 * ttlMs) return true;
+    this.#unreadableHolders.delete(target);
+    return false;
+  }
+
   async #announce(): Promise<void> {
     if (this.#closed || this.#commands.status !== 'ready') return;
     const now = performance.now();
@@ -252,32 +272,18 @@ export class RedisCoordinator {
     this.#pollCpuMs = 0;
     this.#pollCpuSince = now;
     try {
-      const live = (await this.#commands.relayAnnounce(
-        3,
-        ROSTER_KEY,
-        POLL_CPU_KEY,
-        WEIGHT_KEY,
-        this.instanceId,
-        String(this.#owned.size),
-        String(3 * this.#rebalanceMs),
-        String(ownPollCpu),
-        String(this.#weight.weight),
-      )) as string[];
-      const relays: string[] = [];
-      const weights = new Map<string, number>();
-      let leases = 0;
-      let pollCpu = 0;
-      for (let i = 0; i + 3 < live.length; i += 4) {
-        relays.push(live[i]!);
-        weights.set(live[i]!, parseWeight(live[i + 3]));
-        leases += Number(live[i + 1]);
-        pollCpu += Number(live[i + 2]) || 0;
-      }
-      this.#roster = { relays: relays.sort(), weights, leases, pollCpu, ownPollCpu };
+      const roster = await announce(this.#commands, this.formats, {
+        instanceId: this.instanceId,
+        leases: this.#owned.size,
+        pollCpu: ownPollCpu,
+        weight: this.#weight.weight,
+        goneAfterMs: 3 * this.#rebalanceMs,
+      });
+      this.#roster = roster;
       this.#weight = nextWeight(
         this.#weight,
         { pollCpu: ownPollCpu, leases: this.#owned.size },
-        { pollCpu, leases },
+        { pollCpu: roster.pollCpu, leases: roster.leases },
       );
     } catch (error) {
       this.#fail(asError(error));
@@ -288,10 +294,7 @@ export class RedisCoordinator {
   async close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#announcer);
-    // Gone from the roster at once: the others take this relay's share at their next announcement.
-    await this.#commands.hdel(ROSTER_KEY, this.instanceId).catch(() => undefined);
-    await this.#commands.hdel(POLL_CPU_KEY, this.instanceId).catch(() => undefined);
-    await this.#commands.hdel(WEIGHT_KEY, this.instanceId).catch(() => undefined);
+    await leaveRoster(this.#commands, this.instanceId);
     await Promise.all([...this.#owned.keys()].map((target) => this.release(target)));
     this.#uncoordinated.clear();
     this.#followers.clear();
@@ -335,11 +338,19 @@ export class RedisCoordinator {
 
   #onMessage(channel: string, message: string): void {
     const target = this.#channels.get(channel);
-    if (target === undefined) return;
-    const separator = message.indexOf(' ');
+    const payload = splitPayload(message);
     // Our own writes come back to us on the channel we follow: they were applied already.
-    if (separator < 0 || message.slice(0, separator) === this.instanceId) return;
-    this.#followers.get(target)?.(message.slice(separator + 1));
+    if (target === undefined || payload === undefined || payload.writer === this.instanceId) return;
+    const format = this.formats.reader('message', payload.version);
+    if (format === undefined) {
+      this.#unreadableHolders.set(target, Date.now());
+      return;
+    }
+    const text = format.decode('message', payload.text);
+    if (text === undefined) return;
+    // Only a holder writes batches (any relay polling shares a response): a holder read here again.
+    if (isBatchPayload(text)) this.#unreadableHolders.delete(target);
+    this.#followers.get(target)?.(text);
   }
 
   get #connected(): boolean {

@@ -64,3 +64,5 @@ export const ROSTER_KEY = `${PREFIX}{relays}:live`;
 export const POLL_CPU_KEY = `${PREFIX}{relays}:poll-cpu`;
 /** Each live relay's weight in rendezvous hashing (relay/coordination/redis/relay-weight.ts), beside the roster. */
 export const WEIGHT_KEY = `${PREFIX}{relays}:weight`;
+/** The format each live relay writes (relay/coordination/redis/formats.ts), beside the roster. */
+export const FORMAT_KEY = `${PREFIX}{relays}:format`;

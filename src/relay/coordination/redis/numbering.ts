@@ -24,6 +24,8 @@ export interface Produced<State> {
   token: number;
   state: State | undefined;
   positions: Map<string, StreamPosition>;
+  /** The stored state is in another format than this relay writes: the next write states it whole. */
+  restate?: boolean;
 }
 
 /** One stream's entry of a poll of `state`, numbered on from `produced`. */

@@ -8,8 +8,9 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { LocalRateGate, type RateGate } from '../../../upstream/rate-gate.ts';
-import { BUCKET_KEY, budgetShare, SPENDING_KEY } from './budget-scripts.ts';
+import { BUCKET_KEY, budgetShare, SPENDING_FORMAT_KEY, SPENDING_KEY } from './budget-scripts.ts';
 import { openRedis, type RedisClient, type RedisTopology } from './connection.ts';
+import { RedisFormats } from './formats.ts';
 
 /** A leased token unused for this long goes back to nobody: a relay must not hoard the budget. */
 const LEASE_MS = 200;
@@ -29,7 +30,10 @@ export interface BudgetStatus {
   rps: number;
   /** This relay's last known share of it, 0..1; undefined until Redis has answered once. */
   share: number | undefined;
-  /** True while Redis is away and this relay keeps to `failOpenRps` by itself. */
+  /**
+   * True while Redis is away, or its bucket is of a format this relay does not read, and this relay
+   * keeps to `failOpenRps` by itself.
+   */
   failOpen: boolean;
   /** The rate this relay keeps to while Redis is away. */
   failOpenRps: number;
@@ -44,11 +48,20 @@ export interface RedisRateGateOptions {
   failOpenFraction: number;
   /** Called once per distinct error of a budget script (not for Redis being away). */
   onError?: (error: Error) => void;
+  /** The format the budget is written in, and those read (the shipped ones unless given). */
+  formats?: RedisFormats;
 }
+
+/**
+ * The bucket is in a format this relay does not read (a newer relay's, during an upgrade): it keeps
+ * to its last share by itself, as while Redis is away, rather than overwrite the other's bucket.
+ */
+class UnreadableBucket extends Error {}
 
 export class RedisRateGate implements RateGate {
   readonly #redis: RedisClient;
   readonly #options: RedisRateGateOptions;
+  readonly #formats: RedisFormats;
   readonly #batch: number;
   readonly #reporter: NodeJS.Timeout;
   #leased = 0;
@@ -64,9 +77,12 @@ export class RedisRateGate implements RateGate {
   /** Aborted when Redis is back: callers still waiting on the local bucket take from Redis instead. */
   #redisBack: AbortController | undefined;
   #lastError: string | undefined;
+  /** The bucket was last found in a format this relay does not read (it keeps to its share alone). */
+  #bucketUnreadable = false;
 
   constructor(options: RedisRateGateOptions) {
     this.#options = options;
+    this.#formats = options.formats ?? new RedisFormats();
     this.#batch = Math.max(1, Math.floor(options.rps * LEASE_SECONDS));
     // As the coordinator's connection: fail fast while Redis is away, so requests fall back at once.
     this.#redis = openRedis(options.topology, { offlineQueue: false, lazyConnect: false });
@@ -83,7 +99,7 @@ export class RedisRateGate implements RateGate {
     return {
       rps: this.#options.rps,
       share: this.#share,
-      failOpen: this.#redis.status !== 'ready',
+      failOpen: this.#redis.status !== 'ready' || this.#bucketUnreadable,
       failOpenRps: this.#failOpenRps(),
     };
   }
@@ -105,7 +121,8 @@ export class RedisRateGate implements RateGate {
         });
         waitMs = await this.#leasing;
       } catch (error) {
-        if (this.#redis.status === 'ready') this.#reportError(asError(error));
+        if (this.#redis.status === 'ready' && !(error instanceof UnreadableBucket))
+          this.#reportError(asError(error));
         if (await this.#failOpen(signal)) return;
         continue;
       }
@@ -122,13 +139,21 @@ export class RedisRateGate implements RateGate {
   /** Leases a batch; resolves with 0 when tokens arrived, else the wait until the next one. */
   async #lease(): Promise<number> {
     const { rps } = this.#options;
-    const [granted, waitMs] = (await this.#redis.relayLeaseTokens(
+    const formats = this.#formats;
+    const [granted, waitMs, format] = (await this.#redis.relayLeaseTokens(
       1,
       BUCKET_KEY,
       String(rps),
       String(rps),
       String(this.#batch),
-    )) as [number, number];
+      String(formats.writer('budget').version),
+      formats.readable('budget'),
+    )) as [number, number, string?];
+    this.#bucketUnreadable = granted < 0;
+    if (granted < 0) {
+      formats.skip('budget', format ?? '1');
+      throw new UnreadableBucket('the budget is in a format this relay does not read');
+    }
     if (granted === 0) return Math.max(1, waitMs);
     this.#leased = granted;
     this.#leasedAt = performance.now();
@@ -176,13 +201,18 @@ export class RedisRateGate implements RateGate {
     this.#reportedAt = now;
     if (this.#redis.status !== 'ready') return;
     try {
-      const [relays, total] = (await this.#redis.relayReportSpending(
-        1,
+      const formats = this.#formats;
+      const [relays, total, unread] = (await this.#redis.relayReportSpending(
+        2,
         SPENDING_KEY,
+        SPENDING_FORMAT_KEY,
         this.#options.instanceId,
         ownRps.toFixed(3),
         String(GONE_AFTER_MS),
-      )) as [number, string];
+        String(formats.writer('budget').version),
+        formats.readable('budget'),
+      )) as [number, string, number];
+      formats.skip('budget', undefined, unread);
       this.#share = budgetShare({ own: ownRps, total: Number(total), relays, rps: this.#options.rps });
     } catch (error) {
       this.#reportError(asError(error));

@@ -8,6 +8,7 @@
  * token (relay/coordination/redis/stream-scripts.ts).
  */
 import type { RedisClient } from './connection.ts';
+import type { RedisFormats } from './formats.ts';
 import { targetKeys } from './keys.ts';
 import { encodeBatch, encodeClosed, type WrittenEntry } from './stream-batch.ts';
 
@@ -28,6 +29,8 @@ export interface StoredTarget {
   ts: string;
   rts: string;
   positions: ReadonlyMap<string, StreamPosition>;
+  /** Whether it is in the format this relay writes (else the next holder writes it again, whole). */
+  ownFormat: boolean;
 }
 
 /** One logged update: its seq and its message, serialised. */
@@ -37,8 +40,10 @@ export interface LoggedUpdate {
 }
 
 export interface LoadedTarget {
-  /** Undefined when the state is gone (never written, expired, or the market closed). */
+  /** Undefined when the state is gone (never written, expired, or the market closed) or unreadable. */
   stored: StoredTarget | undefined;
+  /** The state is there but in a format this relay does not read (a newer relay's): not to continue. */
+  unreadable: boolean;
   /** Per stream asked for: its logged updates after the seq asked, oldest first. */
   history: ReadonlyMap<string, LoggedUpdate[]>;
 }
@@ -76,6 +81,8 @@ export interface RedisStreamLogOptions {
   historyLength: number;
   /** How long an update is kept (`--history-ms`). */
   historyMs: number;
+  /** The format written, and those read (relay/coordination/redis/formats.ts). */
+  formats: RedisFormats;
   onError: (error: Error) => void;
 }
 
@@ -100,21 +107,29 @@ export class RedisStreamLog implements StreamLog {
     const token = this.token(target);
     if (token === undefined) return 'unavailable';
     const keys = targetKeys(target);
-    const { historyLength, historyMs, instanceId } = this.#options;
+    const { historyLength, historyMs, instanceId, formats } = this.#options;
+    const [state, history] = [formats.writer('state'), formats.writer('history')];
     const args = [
-      `${instanceId} ${token}`,
+      this.#lease(token),
       String(historyLength),
       String(historyMs),
       String(Math.max(historyMs, STATE_MIN_TTL_MS)),
       keys.channel,
-      `${instanceId} ${encodeBatch(token, poll, entries)}`,
-      poll.state ?? '',
+      formats.payload(instanceId, encodeBatch(token, poll, entries)),
+      poll.state === undefined ? '' : state.encode('state', poll.state),
       poll.ts,
       poll.rts,
       String(token),
+      String(state.version),
+      String(history.version),
     ];
     for (const entry of entries)
-      args.push(entry.stream, `${entry.epoch} ${entry.seq}`, entry.kind, entry.text ?? '');
+      args.push(
+        entry.stream,
+        `${entry.epoch} ${entry.seq}`,
+        entry.kind,
+        entry.text === undefined ? '' : history.encode('history', entry.text),
+      );
     const histories = entries.map((entry) => keys.history(entry.stream));
     return this.#write('relayCommit', [keys.lease, keys.state, ...histories], args);
   }
@@ -123,11 +138,11 @@ export class RedisStreamLog implements StreamLog {
     const token = this.token(target);
     if (token === undefined) return 'unavailable';
     const keys = targetKeys(target);
-    const { instanceId } = this.#options;
+    const { instanceId, formats } = this.#options;
     return this.#write(
       'relayClose',
       [keys.lease, keys.state, ...streams.map((stream) => keys.history(stream))],
-      [`${instanceId} ${token}`, keys.channel, `${instanceId} ${encodeClosed(token)}`],
+      [this.#lease(token), keys.channel, formats.payload(instanceId, encodeClosed(token))],
     );
   }
 
@@ -150,8 +165,21 @@ export class RedisStreamLog implements StreamLog {
       return undefined;
     }
     const [hash, ...entries] = answer as [string[], ...[string, string[]][][]];
-    const loaded = new Map(history.map((wanted, i) => [wanted.stream, loggedUpdates(entries[i] ?? [])]));
-    return { stored: storedTarget(hash), history: loaded };
+    const { formats } = this.#options;
+    const loaded = new Map(
+      history.map((wanted, i) => [wanted.stream, loggedUpdates(formats, entries[i] ?? [])]),
+    );
+    const stored = storedTarget(formats, hash);
+    return {
+      stored: stored === 'unreadable' ? undefined : stored,
+      unreadable: stored === 'unreadable',
+      history: loaded,
+    };
+  }
+
+  /** The lease as this relay writes it under `token` (relay/coordination/redis/stream-scripts.ts CLAIM). */
+  #lease(token: number): string {
+    return `${this.#options.instanceId} ${token} ${this.#options.formats.written.version}`;
   }
 
   async #write(script: 'relayCommit' | 'relayClose', keys: string[], args: string[]): Promise<WriteOutcome> {
@@ -165,29 +193,48 @@ export class RedisStreamLog implements StreamLog {
   }
 }
 
-function storedTarget(flat: string[]): StoredTarget | undefined {
+/** The fields of the state hash that are not a stream's position. */
+const TARGET_FIELDS = ['state', 'ts', 'rts', 'token', 'format'];
+
+function storedTarget(formats: RedisFormats, flat: string[]): StoredTarget | 'unreadable' | undefined {
   const fields = new Map<string, string>();
   for (let i = 0; i + 1 < flat.length; i += 2) fields.set(flat[i]!, flat[i + 1]!);
-  const state = fields.get('state');
+  const text = fields.get('state');
+  if (text === undefined) return undefined;
+  const version = fields.get('format');
+  const format = formats.reader('state', version);
+  const state = format?.decode('state', text);
+  if (state === undefined) return 'unreadable';
   const token = Number(fields.get('token'));
-  if (state === undefined || !Number.isSafeInteger(token)) return undefined;
+  if (!Number.isSafeInteger(token)) return undefined;
   const positions = new Map<string, StreamPosition>();
   for (const [field, value] of fields) {
     const match = /^(\S+) (\d+)$/.exec(value);
-    if (match !== null && !['state', 'ts', 'rts', 'token'].includes(field))
+    if (match !== null && !TARGET_FIELDS.includes(field))
       positions.set(field, { epoch: match[1]!, seq: Number(match[2]) });
   }
-  return { token, state, ts: fields.get('ts') ?? '', rts: fields.get('rts') ?? '', positions };
+  const ownFormat = format === formats.writer('state');
+  return { token, state, ts: fields.get('ts') ?? '', rts: fields.get('rts') ?? '', positions, ownFormat };
 }
 
-/** XREVRANGE's answer (newest first) as updates oldest first. */
-function loggedUpdates(entries: [string, string[]][]): LoggedUpdate[] {
+/**
+ * XREVRANGE's answer (newest first) as updates oldest first. An entry of a format not read here is
+ * left out: the gap it leaves makes the history unusable (relay/coordination/redis/codecs.ts), so a
+ * stream starts over from a snapshot rather than skip an update.
+ */
+function loggedUpdates(formats: RedisFormats, entries: [string, string[]][]): LoggedUpdate[] {
   const updates: LoggedUpdate[] = [];
   for (let i = entries.length - 1; i >= 0; i--) {
     const fields = entries[i]![1];
-    const seq = Number(fields[fields.indexOf('seq') + 1]);
-    const text = fields[fields.indexOf('msg') + 1];
-    if (Number.isSafeInteger(seq) && text !== undefined) updates.push({ seq, text });
+    const field = (name: string) => {
+      const at = fields.indexOf(name);
+      return at < 0 ? undefined : fields[at + 1];
+    };
+    const seq = Number(field('seq'));
+    const text = field('msg');
+    if (!Number.isSafeInteger(seq) || text === undefined) continue;
+    const decoded = formats.reader('history', field('format'))?.decode('history', text);
+    if (decoded !== undefined) updates.push({ seq, text: decoded });
   }
   return updates;
 }

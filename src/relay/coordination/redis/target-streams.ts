@@ -12,6 +12,7 @@
  */
 
 import type { BookDepth } from '../../../../packages/protocol/src/protocol/messages.ts';
+import type { TraceSpan } from '../../../util/tracing.ts';
 import { toFrame } from '../../streams/frame.ts';
 import type { Stream } from '../../streams/stream.ts';
 import type { TargetStream } from '../codecs.ts';
@@ -61,9 +62,21 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
    * here. Undefined when the write was refused: the lease is no longer ours. Polls are numbered in
    * the order they arrive here, one at a time; the lease's fencing token ranks the holders.
    */
-  produce(state: () => State, poll: PollTimes): Promise<AppliedPoll | undefined> {
+  async produce(state: () => State, poll: PollTimes): Promise<AppliedPoll | undefined> {
     const made = state();
-    return this.#serially(() => this.#produce(made, poll.ts, poll.rts, poll.receivedAt));
+    const span = poll.trace?.child('numbering', { 'market_relay.cluster': true });
+    try {
+      const applied = await this.#serially(() =>
+        this.#produce(made, poll.ts, poll.rts, poll.receivedAt, span),
+      );
+      span?.set({ 'market_relay.changed': applied?.changed ?? false });
+      return applied;
+    } catch (error) {
+      span?.fail(error);
+      throw error;
+    } finally {
+      span?.end();
+    }
   }
 
   /** The holder says the market is gone upstream; false when the lease is no longer ours. */
@@ -94,6 +107,7 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
     ts: string,
     rts: string,
     receivedAt: number,
+    trace: TraceSpan | undefined,
   ): Promise<AppliedPoll | undefined> {
     const { log } = this.#context;
     const token = log.token(this.key);
@@ -110,8 +124,10 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
       if (loaded !== undefined) {
         verified = true;
         // The stored state is still the one we numbered on from (or Redis lost it): ours to continue.
+        // One this relay cannot read was written by another since: its streams start over.
         const stored = loaded.stored;
-        if (this.#produced === undefined || (stored !== undefined && stored.token !== this.#produced.token)) {
+        const another = loaded.unreadable || (stored !== undefined && stored.token !== this.#produced?.token);
+        if (this.#produced === undefined || another) {
           this.#abandonUnwritten();
           this.#produced = this.#producedFrom(loaded, token);
         }
@@ -130,10 +146,15 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
     );
     const positions = new Map(written.map((entry) => [entry.stream, { epoch: entry.epoch, seq: entry.seq }]));
     const changed = written.some((entry) => entry.kind !== 'confirm');
-    const poll = { state: changed ? JSON.stringify(state) : undefined, ts, rts, receivedAt };
+    const restate = changed || produced.restate === true;
+    const poll = { state: restate ? JSON.stringify(state) : undefined, ts, rts, receivedAt };
+    const write =
+      unwritten === 'unavailable' ? undefined : trace?.child('redis write', { 'db.system.name': 'redis' });
     const committing = unwritten === 'unavailable' ? 'unavailable' : log.commit(this.key, poll, written);
     this.#context.spent(performance.now() - started);
     const outcome = await committing;
+    write?.set({ 'market_relay.outcome': outcome });
+    write?.end();
     if (outcome === 'fenced') {
       this.#abandonUnwritten();
       this.#produced = undefined;
@@ -142,7 +163,7 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
     if (outcome === 'unavailable') {
       // Redis away: still the holder, we number on alone and write it all when Redis is back.
       this.#unwritten.add({ ...poll, state: JSON.stringify(state) }, written);
-      this.#produced = { token: produced.token, state, positions };
+      this.#produced = { token: produced.token, state, positions, restate: produced.restate === true };
     } else {
       this.#produced = { token, state, positions };
       this.#appliedToken = Math.max(this.#appliedToken, token);
@@ -153,7 +174,7 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
       const stream = this.#local(entry.stream);
       if (stream === undefined) continue;
       first ||= !stream.hasState || stream.epoch !== entry.epoch;
-      if (!this.#serveOwn(stream, entry, ts, rts, receivedAt))
+      if (!this.#serveOwn(stream, entry, { ts, rts, at: receivedAt, trace }))
         behind.push(this.#codec.streams.find(({ field }) => field === entry.stream)!);
     }
     if (outcome === 'unavailable') {
@@ -220,15 +241,13 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
   #serveOwn(
     stream: Stream<State, Delta>,
     entry: OwnEntry<State>,
-    ts: string,
-    rts: string,
-    at: number,
+    { ts, rts, at, trace }: { ts: string; rts: string; at: number; trace: TraceSpan | undefined },
   ): boolean {
     const { publisher } = this.#context;
     const inStep = stream.hasState && stream.epoch === entry.epoch;
     if (entry.kind === 'update' && inStep && stream.seq === entry.seq - 1 && entry.frame !== undefined) {
       stream.advance([{ seq: entry.seq, frame: entry.frame }], entry.state, ts, rts, at);
-      publisher.served(stream, entry.frame, 'update', at);
+      publisher.served(stream, entry.frame, 'update', at, trace);
       return true;
     }
     if (entry.kind === 'confirm' && inStep && stream.seq === entry.seq) {
@@ -238,7 +257,7 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
     }
     if (entry.kind !== 'reset') return false;
     stream.reset(entry, entry.state, ts, rts, at);
-    publisher.served(stream, stream.snapshotFrame(), 'snapshot', at);
+    publisher.served(stream, stream.snapshotFrame(), 'snapshot', at, trace);
     return true;
   }
 
@@ -357,7 +376,7 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
     const state = stored === undefined ? undefined : storedState(this.#codec, stored);
     // No state (never written, expired, unreadable): every stream starts a new epoch.
     if (stored === undefined || state === undefined) return { token, state: undefined, positions: new Map() };
-    return { token, state, positions: new Map(stored.positions) };
+    return { token, state, positions: new Map(stored.positions), restate: !stored.ownFormat };
   }
 
   #streamOf(stream: TargetStream): { market: string; depth: BookDepth | undefined } {

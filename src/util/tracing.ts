@@ -1,0 +1,91 @@
+/**
+ * @module util/tracing
+ * The spans of one book poll, from its upstream request to the socket writes of its fan-out
+ * (docs/operations.md "Traces"), through the one small interface every layer on that path uses.
+ * Only `@opentelemetry/api` here: the SDK that samples, records and exports spans is loaded by
+ * observability/tracing.ts, and only when `--otel-endpoint` is set. A relay without it has no
+ * `Tracing`, so a poll's span is `undefined` and each step on the path costs one comparison. A poll
+ * the sampler leaves out has none either: the decision is taken once, at the poll (its root span),
+ * and nothing is made for the steps after it. The span is handed down explicitly, never through an
+ * async context: the context manager that follows promises would cost every poll, traced or not.
+ */
+import {
+  type Attributes,
+  defaultTextMapSetter,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type TextMapPropagator,
+  type Tracer,
+  trace,
+} from '@opentelemetry/api';
+
+/** What an SDK gives the relay to trace with (observability/tracing.ts makes one). */
+export interface Tracing {
+  readonly tracer: Tracer;
+  /** Writes a span's context into the headers of a request it makes (W3C `traceparent`). */
+  readonly propagator: TextMapPropagator;
+}
+
+/** A root span's options, the same object for every poll: most polls are not sampled. */
+const ROOT_OPTIONS = { root: true } as const;
+
+/** One recorded span of a sampled trace; its children are made from it. */
+export class TraceSpan {
+  readonly #tracing: Tracing;
+  readonly #span: Span;
+
+  private constructor(tracing: Tracing, span: Span) {
+    this.#tracing = tracing;
+    this.#span = span;
+  }
+
+  /** A new trace's first span, or undefined: tracing is off, or the sampler left this trace out. */
+  static root(tracing: Tracing | undefined, name: string): TraceSpan | undefined {
+    if (tracing === undefined) return undefined;
+    const span = tracing.tracer.startSpan(name, ROOT_OPTIONS);
+    return span.isRecording() ? new TraceSpan(tracing, span) : undefined;
+  }
+
+  /** A span inside this one (`client`: a request to another service). */
+  child(name: string, attributes?: Attributes, kind: 'internal' | 'client' = 'internal'): TraceSpan {
+    const span = this.#tracing.tracer.startSpan(
+      name,
+      { attributes, kind: kind === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL },
+      trace.setSpan(ROOT_CONTEXT, this.#span),
+    );
+    return new TraceSpan(this.#tracing, span);
+  }
+
+  set(attributes: Attributes): void {
+    this.#span.setAttributes(attributes);
+  }
+
+  /** The span failed: `error` is recorded on it, its status is an error. */
+  fail(error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof Error) this.#span.recordException(error);
+    this.#span.setStatus({ code: SpanStatusCode.ERROR, message });
+  }
+
+  /** `headers` with this span's context added, for the server the request goes to (W3C trace context). */
+  withContext(headers: Readonly<Record<string, string>>): Record<string, string> {
+    const carrier = { ...headers };
+    this.#tracing.propagator.inject(trace.setSpan(ROOT_CONTEXT, this.#span), carrier, defaultTextMapSetter);
+    return carrier;
+  }
+
+  end(): void {
+    this.#span.end();
+  }
+
+  /**
+   * Ends the span once the writes of this event-loop turn are made: the relay-wide write flush
+   * (ws/write-coalescer.ts) was scheduled when the first frame of the turn was queued, before this,
+   * and immediates run in the order they were scheduled.
+   */
+  endAfterTurn(): void {
+    setImmediate(() => this.#span.end());
+  }
+}
