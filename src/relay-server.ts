@@ -7,10 +7,12 @@
  */
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { closeCodes } from '../packages/protocol/src/protocol/messages.ts';
 import { registerClientEndpoints } from './client-endpoints.ts';
 import type { ServeConfig } from './config/config.ts';
 import { DEFAULT_MAX_AGE_MS } from './config/poll-options.ts';
 import { type RelayTuning, resolveTuning } from './config/tuning.ts';
+import { drainConnections, type LeavingConnection } from './drain.ts';
 import { registerCors } from './http/cors.ts';
 import { registerHealth } from './http/health.ts';
 import { type Operations, registerOperations } from './http/operations.ts';
@@ -69,6 +71,13 @@ export interface Relay {
   readonly sim: SimulatorHandle | undefined;
   readonly startedAt: number;
   readonly tuning: RelayTuning;
+  /**
+   * Drains (src/drain.ts: `/readyz` 503 at once, newcomers refused, every connection told
+   * `going_away` and closed, spread over `drainMs`), then closes; the same promise on every call.
+   * SIGTERM and `POST /drain` call it; `events` tells `relay:draining` when it starts.
+   */
+  drain(): Promise<void>;
+  /** Closes at once: every connection with 1001, leases released. */
   close(): Promise<void>;
 }
 
@@ -220,6 +229,13 @@ export async function startRelay(
               trustedProxyDepth: tuning.edge.trustedProxyDepth,
             },
       statusFeed: tuning.statusFeed,
+      drain: {
+        start: () => {
+          void relay.drain();
+          return { drainMs: tuning.drainMs, connections: drainingConnections };
+        },
+        guarded: config.operatorPort !== undefined || config.operatorKey !== undefined,
+      },
     },
   );
   // The status page's book view connects to the WebSocket (or, with ?transport=sse, the SSE
@@ -277,7 +293,9 @@ export async function startRelay(
   const operatorUrl = operatorAddress?.replace('[::1]', 'localhost');
 
   let closing: Promise<void> | undefined;
-  return {
+  let draining: Promise<void> | undefined;
+  let drainingConnections = 0;
+  const relay: Relay = {
     url,
     operatorUrl,
     operations,
@@ -297,6 +315,43 @@ export async function startRelay(
     sim,
     startedAt,
     tuning,
+    drain() {
+      draining ??= (async () => {
+        // From the first moment: /readyz (and /health) answer 503, so a load balancer sends no one.
+        shuttingDown = true;
+        drainingConnections = ws.connections.size + sse.connections.size;
+        events.emit('relay:draining', { drainMs: tuning.drainMs, connections: drainingConnections });
+        logger.info(
+          { event: 'drain_started', connections: drainingConnections, drainMs: tuning.drainMs },
+          'draining: every connection told going_away, closes spread over drainMs',
+        );
+        await drainConnections({
+          drainMs: tuning.drainMs,
+          stopAccepting: () => {
+            ws.stopAccepting();
+            sse.stopAccepting();
+          },
+          connections: () => [
+            ...[...ws.connections].map(
+              (connection): LeavingConnection => ({
+                goingAway: (ms) => connection.goingAway(ms),
+                leave: () => connection.close(closeCodes.goingAway, 'relay shutting down'),
+                onceClosed: (listener) => connection.onceClosed(listener),
+              }),
+            ),
+            ...[...sse.connections].map(
+              (connection): LeavingConnection => ({
+                goingAway: (ms) => connection.goingAway(ms),
+                leave: () => connection.close('relay shutting down'),
+                onceClosed: (listener) => connection.onceClosed(listener),
+              }),
+            ),
+          ],
+        });
+        await relay.close();
+      })();
+      return draining;
+    },
     close() {
       closing ??= (async () => {
         shuttingDown = true;
@@ -305,6 +360,7 @@ export async function startRelay(
       return closing;
     },
   };
+  return relay;
 }
 
 function logUpstreamIdentity(logger: Logger, upstreamUrl: string, identity: UpstreamIdentity): void {

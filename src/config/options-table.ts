@@ -96,6 +96,7 @@ export const optionSections: Readonly<Record<string, readonly string[]>> = {
     'auth-lockout-ms',
     'trusted-proxy-depth',
   ],
+  shutdown: ['drain-ms'],
 };
 
 /** The markdown table of one section: flag, environment twin, default, valid values, meaning. */
