@@ -4,8 +4,9 @@
  * connection is taken, every connection is told `going_away` with a delay of its own and closed with
  * 1001 at that time, the delays spread evenly over `drainMs` (util/spread-delays.ts). The clients
  * that ignore the hint and reconnect at once on close therefore reach the other relays at an even
- * rate, never all in the same second. Resolves once every connection has gone, or a grace after
- * the window for those that never answered the close (the app's close then drops them).
+ * rate, never all in the same second; closes the event loop held up are caught up at a bounded
+ * rate, not all at once. Resolves once every connection has gone, or a grace after the window for
+ * those that never answered the close (the app's close then drops them).
  */
 import { spreadDelays, type Uniform } from './util/spread-delays.ts';
 
@@ -28,25 +29,66 @@ export interface DrainPlan {
 
 /** Past the window, a connection that has not finished its close handshake is no longer waited for. */
 const CLOSE_GRACE_MS = 1_000;
+/** How often the closer looks for connections whose moment has come. */
+const TICK_MS = 10;
+/**
+ * Closes that fell behind (the event loop was held up) are caught up at most this much faster than
+ * the plan's own rate, and no more than a tenth of a second's worth at once: a stalled second must
+ * not become a burst of reconnects at the other relays.
+ */
+const CATCH_UP_RATE = 1.5;
+const BURST_MS = 100;
 
 /** Drains; resolves with the number of connections told to go once they have gone (or the grace is over). */
 export async function drainConnections(plan: DrainPlan): Promise<number> {
   plan.stopAccepting();
   const leaving = plan.connections();
   const delays = spreadDelays(leaving.length, plan.drainMs, plan.random);
-  const timers: NodeJS.Timeout[] = [];
   const gone = leaving.map((connection, index) => {
-    const delayMs = delays[index]!;
-    connection.goingAway(delayMs);
-    timers.push(setTimeout(() => connection.leave(), delayMs));
+    connection.goingAway(delays[index]!);
     return new Promise<void>((resolve) => connection.onceClosed(resolve));
   });
+  const byMoment = leaving
+    .map((connection, index) => ({ connection, delayMs: delays[index]! }))
+    .sort((a, b) => a.delayMs - b.delayMs);
+  const closer = paceCloses(byMoment, plan.drainMs);
   let grace: NodeJS.Timeout | undefined;
   const graceOver = new Promise<void>((resolve) => {
     grace = setTimeout(resolve, plan.drainMs + CLOSE_GRACE_MS);
   });
   await Promise.race([Promise.all(gone), graceOver]);
   clearTimeout(grace);
-  for (const timer of timers) clearTimeout(timer);
+  clearTimeout(closer.timer);
   return leaving.length;
+}
+
+/** Closes each connection at its moment, sorted by moment, at most at the catch-up rate. */
+function paceCloses(
+  byMoment: readonly { connection: LeavingConnection; delayMs: number }[],
+  drainMs: number,
+): { timer: NodeJS.Timeout | undefined } {
+  const state: { timer: NodeJS.Timeout | undefined } = { timer: undefined };
+  if (drainMs === 0) {
+    for (const { connection } of byMoment) connection.leave();
+    return state;
+  }
+  const startedAt = Date.now();
+  const perMs = (byMoment.length / drainMs) * CATCH_UP_RATE;
+  const burst = Math.max(1, perMs * BURST_MS);
+  let next = 0;
+  let allowance = 1;
+  let lastAt = startedAt;
+  const tick = (): void => {
+    const now = Date.now();
+    allowance = Math.min(burst, allowance + (now - lastAt) * perMs);
+    lastAt = now;
+    while (next < byMoment.length && byMoment[next]!.delayMs <= now - startedAt && allowance >= 1) {
+      byMoment[next]!.connection.leave();
+      next += 1;
+      allowance -= 1;
+    }
+    if (next < byMoment.length) state.timer = setTimeout(tick, TICK_MS);
+  };
+  tick();
+  return state;
 }
