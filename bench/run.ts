@@ -40,6 +40,11 @@ import { type MarketsResult, runMarkets } from './scenarios/markets.ts';
 import { type MemoryResult, runMemory } from './scenarios/memory.ts';
 import { type PollCapacityResult, pollCapacityReport, runPollCapacity } from './scenarios/poll-capacity.ts';
 import { type RestLoadResult, restReport, runRest } from './scenarios/rest.ts';
+import {
+  type RollingRestartResult,
+  rollingRestartReport,
+  runRollingRestart,
+} from './scenarios/rolling-restart.ts';
 import { runUpstream, type UpstreamResult } from './scenarios/upstream.ts';
 
 process.on('SIGINT', () => {
@@ -78,6 +83,7 @@ const results: {
   rest?: RestLoadResult;
   dashboard?: DashboardResult;
   capacity?: CapacityResult;
+  rollingRestart?: RollingRestartResult;
 } = {};
 const sections: string[] = [];
 const targets: Target[] = [];
@@ -173,6 +179,11 @@ try {
     const capacity = await runCapacity(options);
     results.capacity = capacity;
     report(capacityReport(capacity, machine.openFilesLimit));
+  }
+  if (selected.has('rolling-restart')) {
+    const rolling = await runRollingRestart(options, sim);
+    results.rollingRestart = rolling;
+    report(rollingRestartReport(rolling));
   }
 } finally {
   await sim.child.stop();

@@ -27,8 +27,12 @@ export interface DrainPlan {
   random?: Uniform;
 }
 
-/** Past the window, a connection that has not finished its close handshake is no longer waited for. */
-const CLOSE_GRACE_MS = 1_000;
+/**
+ * Past the window, closes the event loop held up are still paced this long (at the catch-up rate),
+ * and a connection that has not finished its close handshake is waited for; then the app's close
+ * drops what is left, within the program's 5 s after the window.
+ */
+const CLOSE_GRACE_MS = 2_500;
 /** How often the closer looks for connections whose moment has come. */
 const TICK_MS = 10;
 /**
