@@ -7,12 +7,11 @@
  */
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { closeCodes } from '../packages/protocol/src/protocol/messages.ts';
 import { registerClientEndpoints } from './client-endpoints.ts';
 import type { ServeConfig } from './config/config.ts';
 import { DEFAULT_MAX_AGE_MS } from './config/poll-options.ts';
 import { type RelayTuning, resolveTuning } from './config/tuning.ts';
-import { drainConnections, type LeavingConnection } from './drain.ts';
+import { drainConnections, leavingConnections } from './drain.ts';
 import { registerCors } from './http/cors.ts';
 import { registerHealth } from './http/health.ts';
 import { type Operations, registerOperations } from './http/operations.ts';
@@ -316,40 +315,24 @@ export async function startRelay(
     startedAt,
     tuning,
     drain() {
-      draining ??= (async () => {
-        // From the first moment: /readyz (and /health) answer 503, so a load balancer sends no one.
-        shuttingDown = true;
-        drainingConnections = ws.connections.size + sse.connections.size;
-        events.emit('relay:draining', { drainMs: tuning.drainMs, connections: drainingConnections });
-        logger.info(
-          { event: 'drain_started', connections: drainingConnections, drainMs: tuning.drainMs },
-          'draining: every connection told going_away, closes spread over drainMs',
-        );
-        await drainConnections({
-          drainMs: tuning.drainMs,
-          stopAccepting: () => {
-            ws.stopAccepting();
-            sse.stopAccepting();
-          },
-          connections: () => [
-            ...[...ws.connections].map(
-              (connection): LeavingConnection => ({
-                goingAway: (ms) => connection.goingAway(ms),
-                leave: () => connection.close(closeCodes.goingAway, 'relay shutting down'),
-                onceClosed: (listener) => connection.onceClosed(listener),
-              }),
-            ),
-            ...[...sse.connections].map(
-              (connection): LeavingConnection => ({
-                goingAway: (ms) => connection.goingAway(ms),
-                leave: () => connection.close('relay shutting down'),
-                onceClosed: (listener) => connection.onceClosed(listener),
-              }),
-            ),
-          ],
-        });
-        await relay.close();
-      })();
+      if (draining !== undefined) return draining;
+      // From the first moment: /readyz (and /health) answer 503, so a load balancer sends no one.
+      shuttingDown = true;
+      drainingConnections = ws.connections.size + sse.connections.size;
+      draining = drainConnections({
+        drainMs: tuning.drainMs,
+        stopAccepting: () => {
+          ws.stopAccepting();
+          sse.stopAccepting();
+        },
+        connections: () => leavingConnections(ws, sse),
+      }).then(() => relay.close());
+      // Told once the drain is under way: a listener that calls drain() again gets the same promise.
+      events.emit('relay:draining', { drainMs: tuning.drainMs, connections: drainingConnections });
+      logger.info(
+        { event: 'drain_started', connections: drainingConnections, drainMs: tuning.drainMs },
+        'draining: every connection told going_away, closes spread over drainMs',
+      );
       return draining;
     },
     close() {
