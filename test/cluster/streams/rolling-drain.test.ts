@@ -17,9 +17,10 @@ import { busiestSecond, ClientFleet, rollingRestart } from '../../support/cluste
 
 /**
  * The last relay to restart holds every client by then (each moved on to the next relay), and sends
- * them all over this window: 66 clients over 8 s is 8.25 a second, against the bound of 13.2.
+ * them all over this window (the default): 66 clients over its first 8.5 s is 7.8 a second, against
+ * the bound of 13.2, with room for a busy machine's bunching (an 8 s window failed under load).
  */
-const DRAIN_MS = 8_000;
+const DRAIN_MS = 10_000;
 const UPSTREAM_RPS = 60;
 const PLAIN_CLIENTS = 60;
 const SDK_CLIENTS = 6;
