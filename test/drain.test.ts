@@ -49,8 +49,14 @@ describe('drain', () => {
       () => relay.ws.connections.size + relay.sse.connections.size === WS_CLIENTS + 1,
     );
 
+    // As the program does for POST /drain: a listener that drains again gets the same drain.
+    let again: Promise<void> | undefined;
+    relay.events.once('relay:draining', () => {
+      again = relay.drain();
+    });
     const startedAt = Date.now();
     const drained = relay.drain();
+    expect(again).toBe(drained);
     const ready = await fetch(`${relay.url}/readyz`);
     expect(ready.status).toBe(503);
     expect(await ready.json()).toEqual({ status: 'not_ready', reason: 'shutting_down' });
@@ -71,6 +77,7 @@ describe('drain', () => {
       expect(delay).toBeLessThan(DRAIN_MS);
     }
     expect(new Set(delays).size).toBe(WS_CLIENTS);
+    for (const { client } of clients) expect(client.of('going_away')).toHaveLength(1);
     expect(sse.of('going_away')).toHaveLength(1);
     await sse.closedByRelay();
     await waitFor('every client closed', () => clients.every(({ client }) => client.closeCode !== undefined));
