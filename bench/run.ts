@@ -41,6 +41,11 @@ import { type MemoryResult, runMemory } from './scenarios/memory.ts';
 import { type PollCapacityResult, runPollCapacity } from './scenarios/poll-capacity.ts';
 import { pollCapacityReport } from './scenarios/poll-capacity-report.ts';
 import { type RestLoadResult, restReport, runRest } from './scenarios/rest.ts';
+import {
+  type RollingRestartResult,
+  rollingRestartReport,
+  runRollingRestart,
+} from './scenarios/rolling-restart.ts';
 import { runUpstream, type UpstreamResult } from './scenarios/upstream.ts';
 
 process.on('SIGINT', () => {
@@ -79,6 +84,7 @@ const results: {
   rest?: RestLoadResult;
   dashboard?: DashboardResult;
   capacity?: CapacityResult;
+  rollingRestart?: RollingRestartResult;
 } = {};
 const sections: string[] = [];
 const targets: Target[] = [];
@@ -174,6 +180,11 @@ try {
     const capacity = await runCapacity(options);
     results.capacity = capacity;
     report(capacityReport(capacity, machine.openFilesLimit));
+  }
+  if (selected.has('rolling-restart')) {
+    const rolling = await runRollingRestart(options, sim);
+    results.rollingRestart = rolling;
+    report(rollingRestartReport(rolling));
   }
 } finally {
   await sim.child.stop();

@@ -2,13 +2,15 @@
  * @module cli
  * `market-relay [serve|sim|help] [--flags]` (docs/operations.md): parse and validate the
  * configuration (a bad value is one line naming the option and exit code 2), start, print where it
- * listens (on stderr, whatever the log level), and shut down cleanly on SIGTERM / SIGINT within 5 s.
+ * listens (on stderr, whatever the log level), and shut down cleanly on SIGTERM / SIGINT: a relay
+ * drains (src/drain.ts, also on `POST /drain`) and exits 0 within `--drain-ms` + 5 s.
  * With `--workers N` this process is the primary of N relay processes (src/workers/), or one of them.
  */
 import cluster from 'node:cluster';
 import { type Command, ConfigError, parseCommandLine } from './config/config.ts';
 import { helpText, versionText } from './config/help.ts';
 
+/** After the drain window (none for `sim`), what releasing everything may take before exit 1. */
 const SHUTDOWN_DEADLINE_MS = 5_000;
 
 async function main(): Promise<void> {
@@ -38,6 +40,10 @@ async function main(): Promise<void> {
   process.stderr.on('error', () => {});
   const { logger, sink } = createLogger(command.config.logLevel);
   let close: () => Promise<void>;
+  /** How long `close` may take in all before the program gives up and exits 1. */
+  let deadlineMs = SHUTDOWN_DEADLINE_MS;
+  /** Set by a relay: a drain it started itself (`POST /drain`) ends the program as SIGTERM does. */
+  let onDrainRequested: ((stop: () => void) => void) | undefined;
   if (command.command === 'sim') {
     const { startSimulator } = await import('./sim/server.ts');
     const { port, host, markets, seed, profile, tickMs } = command.config;
@@ -63,6 +69,7 @@ async function main(): Promise<void> {
     }
     process.stderr.write(`market-relay listening on ${workers.url}\n`);
     close = () => workers.close();
+    deadlineMs += workers.drainMs;
   } else {
     const [{ startRelay }, { printQuickStart }, { workerConfig }] = await Promise.all([
       import('./relay-server.ts'),
@@ -100,19 +107,21 @@ async function main(): Promise<void> {
     }
     close = () => {
       quickStart.abort();
-      return relay.close();
+      return relay.drain();
     };
+    deadlineMs += relay.tuning.drainMs;
+    onDrainRequested = (stop) => relay.events.once('relay:draining', stop);
   }
 
   let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
+  const stop = (signal: NodeJS.Signals | 'POST /drain') => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
     setTimeout(() => {
-      logger.error('shutdown took longer than 5 s; exiting anyway');
+      logger.error(`shutdown took longer than ${deadlineMs / 1000} s; exiting anyway`);
       process.exit(1);
-    }, SHUTDOWN_DEADLINE_MS).unref();
+    }, deadlineMs).unref();
     close().then(
       () => process.exit(0),
       (error: unknown) => {
@@ -123,6 +132,7 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  onDrainRequested?.(() => stop('POST /drain'));
 }
 
 main().catch((error: unknown) => {

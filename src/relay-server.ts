@@ -12,6 +12,7 @@ import type { ServeConfig } from './config/config.ts';
 import { DEFAULT_MAX_AGE_MS } from './config/poll-options.ts';
 import { DEFAULT_SAMPLE_RATIO } from './config/trace-options.ts';
 import { type RelayTuning, resolveTuning } from './config/tuning.ts';
+import { drainConnections, leavingConnections } from './drain.ts';
 import { registerCors } from './http/cors.ts';
 import { registerHealth } from './http/health.ts';
 import { type Operations, registerOperations } from './http/operations.ts';
@@ -71,6 +72,13 @@ export interface Relay {
   readonly sim: SimulatorHandle | undefined;
   readonly startedAt: number;
   readonly tuning: RelayTuning;
+  /**
+   * Drains (src/drain.ts: `/readyz` 503 at once, newcomers refused, every connection told
+   * `going_away` and closed, spread over `drainMs`), then closes; the same promise on every call.
+   * SIGTERM and `POST /drain` call it; `events` tells `relay:draining` when it starts.
+   */
+  drain(): Promise<void>;
+  /** Closes at once: every connection with 1001, leases released. */
   close(): Promise<void>;
 }
 
@@ -224,6 +232,13 @@ export async function startRelay(
               trustedProxyDepth: tuning.edge.trustedProxyDepth,
             },
       statusFeed: tuning.statusFeed,
+      drain: {
+        start: () => {
+          void relay.drain();
+          return { drainMs: tuning.drainMs, connections: drainingConnections };
+        },
+        guarded: config.operatorPort !== undefined || config.operatorKey !== undefined,
+      },
     },
   );
   // The status page's book view connects to the WebSocket (or, with ?transport=sse, the SSE
@@ -282,7 +297,9 @@ export async function startRelay(
   const operatorUrl = operatorAddress?.replace('[::1]', 'localhost');
 
   let closing: Promise<void> | undefined;
-  return {
+  let draining: Promise<void> | undefined;
+  let drainingConnections = 0;
+  const relay: Relay = {
     url,
     operatorUrl,
     operations,
@@ -302,6 +319,27 @@ export async function startRelay(
     sim,
     startedAt,
     tuning,
+    drain() {
+      if (draining !== undefined) return draining;
+      // From the first moment: /readyz (and /health) answer 503, so a load balancer sends no one.
+      shuttingDown = true;
+      drainingConnections = ws.connections.size + sse.connections.size;
+      draining = drainConnections({
+        drainMs: tuning.drainMs,
+        stopAccepting: () => {
+          ws.stopAccepting();
+          sse.stopAccepting();
+        },
+        connections: () => leavingConnections(ws, sse),
+      }).then(() => relay.close());
+      // Told once the drain is under way: a listener that calls drain() again gets the same promise.
+      events.emit('relay:draining', { drainMs: tuning.drainMs, connections: drainingConnections });
+      logger.info(
+        { event: 'drain_started', connections: drainingConnections, drainMs: tuning.drainMs },
+        'draining: every connection told going_away, closes spread over drainMs',
+      );
+      return draining;
+    },
     close() {
       closing ??= (async () => {
         shuttingDown = true;
@@ -310,6 +348,7 @@ export async function startRelay(
       return closing;
     },
   };
+  return relay;
 }
 
 /**

@@ -22,6 +22,7 @@ export const scenarioNames = [
   'rest',
   'dashboard',
   'capacity',
+  'rolling-restart',
 ] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
 

@@ -50,6 +50,9 @@ async function runOnce(options: BenchOptions, sim: Simulator, withRedis: boolean
     `--price-poll-ms=${POLL_MS}`,
     `--upstream-rps=${UPSTREAM_RPS}`,
     '--lease-ms=1000',
+    // Every client closed at once on SIGTERM, as before drains (the figures of 2026-11-23 compare);
+    // `npm run bench -- rolling-restart` is the drain's own scenario.
+    '--drain-ms=0',
     // Every client connects from 127.0.0.1: the per-address edge limits would refuse a move.
     '--max-connections-per-address=100000',
     '--connection-rate-per-address=100000',

@@ -97,6 +97,7 @@ export const optionSections: Readonly<Record<string, readonly string[]>> = {
     'trusted-proxy-depth',
   ],
   traces: ['otel-endpoint', 'otel-sample-ratio'],
+  shutdown: ['drain-ms'],
 };
 
 /** The markdown table of one section: flag, environment twin, default, valid values, meaning. */

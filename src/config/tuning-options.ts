@@ -57,6 +57,7 @@ const limitRows: [string, TuningKey, string, number, number, string?, string?][]
   ['rest-cache-entries', 'restCacheCapacity', 'REST front: upstream answers kept at most', 1, 1_000_000, undefined, '[REST front](#rest-front): upstream answers kept at most'],
   ['rest-budget-percent', 'restBudgetPercent', 'REST front: share of the polling budget its upstream requests may take ahead of polls (beyond: what polls leave)', 0, 100, 'PERCENT', '[REST front](#rest-front): the share of the polling budget its upstream requests may take ahead of the polls; beyond it they get only what the polls leave'],
   ['rest-queue', 'restQueue', 'REST front: upstream requests waiting for the budget at most; more get 503', 0, 1_000_000, undefined, '[REST front](#rest-front): upstream requests waiting for a slot of the budget at most; one more is answered 503 `upstream_busy` at once'],
+  ['drain-ms', 'drainMs', 'on SIGTERM or POST /drain, connections are told to go and closed with 1001 spread over this long', 0, 600_000, 'MS', 'on SIGTERM (or `POST /drain`) every connection gets a `going_away` with a delay of its own and is closed with 1001 at that time, the closes spread evenly over this long; then the relay releases its leases and exits 0 (0: every connection at once)'],
 ];
 
 /** Flag name -> the tuning value it sets; each flag's environment twin is the upper-case name. */

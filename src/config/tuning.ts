@@ -54,6 +54,8 @@ export interface RelayTuning {
    */
   restBudgetPercent: number;
   restQueue: number;
+  /** On SIGTERM or `POST /drain`: connections leave spread over this long (docs/operations.md "Shutdown"). */
+  drainMs: number;
 }
 
 /** The groups of limits, each its own object in the tuning. */
@@ -108,6 +110,7 @@ export const defaultTuning: RelayTuning = {
   restCacheCapacity: 1_000,
   restBudgetPercent: 25,
   restQueue: 100,
+  drainMs: 10_000,
 };
 
 export type TuningOverrides = Partial<Omit<RelayTuning, Group>> & { [G in Group]?: Partial<RelayTuning[G]> };

@@ -2,7 +2,7 @@
  * @module http/operations
  * The operators' view of one relay, wired in one call: `GET /metrics` (Prometheus), the status page
  * (`GET /`, its assets, `GET /status/events`, `/status/snapshot`, `/status/markets`), the client SDK
- * bundle for it (`GET /assets/client.js`), and the operational log. Everything is stopped with the app.
+ * bundle for it (`GET /assets/client.js`), `POST /drain`, and the operational log. Everything is stopped with the app.
  * These endpoints need no API key: they are the operator's view; the page's book view connects to
  * the WebSocket with the `?token=` of its own URL (protocol.md "Transport"). They may need the
  * operator key instead, and may live on their own port (docs/operations.md "Operator endpoints").
@@ -15,6 +15,7 @@ import { createRelayMetrics } from '../observability/metrics.ts';
 import type { RelayView } from '../observability/relay-view.ts';
 import { statusSnapshot } from '../observability/status-snapshot.ts';
 import { registerClientBundle } from './client-bundle.ts';
+import { type DrainControl, registerDrainRoute } from './drain-route.ts';
 import { MarketCatalog, registerMarketCatalog } from './market-catalog.ts';
 import { type OperatorKeyGuard, requireOperatorKey } from './operator-access.ts';
 import { registerStatusEvents, type StatusFeed, type StatusFeedLimits } from './status-events.ts';
@@ -30,6 +31,8 @@ export interface OperatorOptions {
   /** When set, every operator endpoint needs its key (wrong keys throttled per address). */
   operatorKey?: OperatorKeyGuard | undefined;
   statusFeed: StatusFeedLimits;
+  /** `POST /drain`; absent: no such route. */
+  drain?: DrainControl;
 }
 
 export function registerOperations(
@@ -52,6 +55,7 @@ export function registerOperations(
     registerStatusPage(scope);
     registerClientBundle(scope);
     registerMarketCatalog(scope, catalog);
+    if (options.drain !== undefined) registerDrainRoute(scope, options.drain);
     statusFeed = registerStatusEvents(
       scope,
       () => statusSnapshot(view, activity, (market) => catalog.title(market)),

@@ -85,6 +85,8 @@ export interface RelayEventMap extends ChannelEventMap {
   'edge:refused': [{ reason: RefusalReason; address: string; lockedOut?: boolean }];
   /** A client request answered with an error. */
   'request:error': [{ id: number; code: string }];
+  /** The relay started to drain (SIGTERM or `POST /drain`): its connections leave over `drainMs`. */
+  'relay:draining': [{ drainMs: number; connections: number }];
 }
 
 export class RelayEvents extends EventEmitter<RelayEventMap> {}

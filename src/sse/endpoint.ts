@@ -50,10 +50,13 @@ export interface SseEndpoint {
    * use SSE), with the same connections, limits and shutdown.
    */
   attach(other: FastifyInstance): void;
+  /** The relay is draining: every request from now on is answered 503 `shutting_down`. */
+  stopAccepting(): void;
 }
 
 export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOptions): SseEndpoint {
   const connections = new Set<SseConnection>();
+  let accepting = true;
 
   const serve = (instance: FastifyInstance): void => {
     instance.get(SSE_PATH, (request, reply) => {
@@ -64,6 +67,12 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
   serve(app);
 
   const open = (request: IncomingMessage, response: ServerResponse): void => {
+    if (!accepting) {
+      refuse(response, 503, 'shutting_down', 'the relay is shutting down; connect to another relay', {
+        'retry-after': '1',
+      });
+      return;
+    }
     const url = new URL(request.url ?? '/', 'http://relay');
     const arrived = arrive(request, url, options);
     if (!arrived.ok) {
@@ -160,7 +169,13 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
     await Promise.all(closed);
   });
 
-  return { connections, attach: serve };
+  return {
+    connections,
+    attach: serve,
+    stopAccepting: () => {
+      accepting = false;
+    },
+  };
 }
 
 type ParsedQuery =

@@ -11,7 +11,7 @@ import type { ResumePoint } from '../../packages/protocol/src/protocol/messages.
 import { streamKey } from '../../packages/protocol/src/util/stream-key.ts';
 import { Session, type SessionSink } from '../relay/session/session.ts';
 import type { SessionContext, SessionOptions } from '../relay/session/session-context.ts';
-import type { Frame } from '../relay/streams/frame.ts';
+import { type Frame, toFrame } from '../relay/streams/frame.ts';
 import type { AnyStream } from '../relay/streams/stream.ts';
 import { encodeEventId, positionToken } from './event-id.ts';
 
@@ -103,6 +103,11 @@ export class SseConnection implements SessionSink {
   onceClosed(listener: () => void): void {
     if (this.#response.closed) listener();
     else this.#response.once('close', listener);
+  }
+
+  /** The relay is draining: the same `going_away` event as on a WebSocket; the response ends then. */
+  goingAway(reconnectInMs: number): void {
+    this.#write(toFrame({ type: 'going_away', reconnect_in_ms: reconnectInMs }).sseData);
   }
 
   /** Ends the response; a browser's EventSource reconnects on its own, with its Last-Event-ID. */

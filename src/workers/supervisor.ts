@@ -18,7 +18,7 @@ import { type SimulatorHandle, startSimulator } from '../sim/server.ts';
 import { type PrivateRedis, startPrivateRedis } from './private-redis.ts';
 import { ASSIGNMENT_ENV, type Assignment, isListeningMessage, type ListeningMessage } from './worker.ts';
 
-/** The workers have this long to drain after SIGTERM (the program's own deadline is 5 s). */
+/** After their drain window, the workers have this long to stop (the program's own deadline is 5 s). */
 const STOP_DEADLINE_MS = 4_500;
 /** A worker that died is replaced this much later, so one that cannot start does not spin. */
 const RESTART_DELAY_MS = 1_000;
@@ -31,6 +31,8 @@ export interface Supervisor {
   /** The private Redis's socket; undefined when the workers use the given `--redis`. */
   readonly redisSocket: string | undefined;
   readonly sim: SimulatorHandle | undefined;
+  /** Each worker's drain window on SIGTERM (`--drain-ms`), within which its clients leave. */
+  readonly drainMs: number;
   close(): Promise<void>;
 }
 
@@ -43,6 +45,8 @@ export async function superviseWorkers(config: ServeConfig, logger: Logger): Pro
     );
   }
   const log = logger.child({ component: 'workers' });
+  const { drainMs } = resolveTuning(config.tuning);
+  const stopDeadlineMs = drainMs + STOP_DEADLINE_MS;
   const live = new Map<number, Worker>();
   let stopping = false;
   let redis: PrivateRedis | undefined;
@@ -52,10 +56,10 @@ export async function superviseWorkers(config: ServeConfig, logger: Logger): Pro
     const running = [...live.values()].filter((worker) => !worker.isDead());
     const exits = running.map((worker) => once(worker, 'exit'));
     for (const worker of running) worker.process.kill('SIGTERM');
-    const deadline = delay(STOP_DEADLINE_MS).then(() => 'late' as const);
+    const deadline = delay(stopDeadlineMs).then(() => 'late' as const);
     if ((await Promise.race([Promise.all(exits), deadline])) === 'late') {
       for (const worker of running) if (!worker.isDead()) worker.process.kill('SIGKILL');
-      throw new Error(`workers still running ${STOP_DEADLINE_MS / 1000} s after SIGTERM were killed`);
+      throw new Error(`workers still running ${stopDeadlineMs / 1000} s after SIGTERM were killed`);
     }
   };
   const release = async (): Promise<void> => {
@@ -150,6 +154,7 @@ export async function superviseWorkers(config: ServeConfig, logger: Logger): Pro
       operatorUrls: listening.map((worker) => worker.operatorUrl),
       redisSocket: redis?.path,
       sim,
+      drainMs,
       close() {
         closing ??= release();
         return closing;

@@ -170,6 +170,12 @@ export class ClientConnection implements SessionSink {
     this.#close.close(code, reason);
   }
 
+  /** The relay is draining: the client should reconnect (elsewhere) in `reconnectInMs`. */
+  goingAway(reconnectInMs: number): void {
+    if (this.#close.closed) return;
+    this.write(toFrame({ type: 'going_away', reconnect_in_ms: reconnectInMs }));
+  }
+
   /** Closes for a limit (ws/connection-close.ts): nothing more read, destroyed after the grace. */
   closeForLimit(code: number, reason: string): void {
     this.#close.forLimit(code, reason);

@@ -3,7 +3,7 @@
  * `GET /v1/ws` (protocol.md "Transport"): a client's arrival (relay/session/arrival.ts) answered the
  * WebSocket's way (an HTTP error before the upgrade, a close code after it), the pending
  * connections, one heartbeat timer for all connections (ping frames plus a `heartbeat` message that
- * browsers can see), and orderly shutdown with 1001.
+ * browsers can see), refusing newcomers while the relay drains, and orderly shutdown with 1001.
  *
  * Upgrades are taken from the HTTP server's `upgrade` event straight into a `ws` server, beside
  * fastify (which serves every other path), rather than through @fastify/websocket's route: that
@@ -61,6 +61,8 @@ export interface WsEndpoint {
   readonly connections: ReadonlySet<ClientConnection>;
   /** Serves the endpoint on another HTTP server too (the operator port's status page). */
   attach(server: Server): void;
+  /** The relay is draining: every upgrade from now on is answered 503 `shutting_down`. */
+  stopAccepting(): void;
 }
 
 export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOptions): WsEndpoint {
@@ -108,6 +110,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
 
   /** Connections refused after the upgrade, still within their close grace. */
   const refused = new Set<ClientConnection>();
+  let accepting = true;
 
   const onConnection = (ws: WebSocket, socket: Socket, client: ArrivedClient, deflate: boolean): void => {
     const atGlobalCap = connections.size + (options.otherConnections?.() ?? 0) >= options.maxConnections;
@@ -156,6 +159,13 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
     const early = guards.map((guard) => guard.refusalOf(socket)).find((found) => found !== undefined);
     if (early !== undefined) {
       refuse(socket, early.status, early.error, early.message, { 'Retry-After': '1' });
+      return;
+    }
+    if (!accepting) {
+      // Draining (docs/operations.md "Shutdown"): another relay of the cluster takes the client.
+      refuse(socket, 503, 'shutting_down', 'the relay is shutting down; connect to another relay', {
+        'Retry-After': '1',
+      });
       return;
     }
     const url = new URL(request.url ?? '/', 'http://relay');
@@ -226,7 +236,13 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
     await new Promise<void>((resolve) => wss.close(() => resolve()));
   });
 
-  return { connections, attach };
+  return {
+    connections,
+    attach,
+    stopAccepting: () => {
+      accepting = false;
+    },
+  };
 }
 
 /**

@@ -31,6 +31,7 @@ const relayMessageTypes = [
   'pong',
   'heartbeat',
   'subscriptions',
+  'going_away',
 ];
 const clientOps = ['subscribe', 'unsubscribe', 'ping', 'update', 'list'];
 

@@ -120,6 +120,7 @@ export class RelayClient extends ChannelStreams {
       wildcards: this.#wildcards,
       toSubscribe: this.#toSubscribe,
       error: (error) => this.emit('error', error),
+      goingAway: (reconnectInMs) => this.#connection.goingAway(reconnectInMs),
     });
     this.#connection = new RelayConnection(
       {

@@ -37,6 +37,8 @@ export interface MessageTargets {
   toSubscribe: SubscribeBatch;
   /** The client's `error` event. */
   error(error: RelayClientError): void;
+  /** The relay is draining: reconnect (to the next relay) in `reconnectInMs`. */
+  goingAway(reconnectInMs: number): void;
 }
 
 export class RelayMessages {
@@ -110,6 +112,9 @@ export class RelayMessages {
       case 'subscriptions':
         this.#o.inFlight.answered(message.id);
         this.#o.inFlight.reply(message);
+        return;
+      case 'going_away':
+        this.#o.goingAway(message.reconnect_in_ms);
         return;
       case 'pong':
       case 'heartbeat':

@@ -8,6 +8,7 @@
  */
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import type { TuningOverrides } from '../../../src/config/tuning.ts';
 import { type Relay, startRelay } from '../../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../../src/sim/server.ts';
 import { ProtocolClient } from '../clients/protocol-client.ts';
@@ -18,10 +19,14 @@ import { type RedisCluster, startRedisCluster } from './redis.ts';
 /**
  * A relay in this process, in cluster mode on `redis` (a URL, or what `--redis` takes for a Redis
  * Cluster), polling the simulator at `upstream` every 25 ms with an upstream budget that never
- * holds it back, a stream lingering 1 s after its last subscriber, and no heartbeat within a test.
- * The caller closes it.
+ * holds it back, a stream lingering 1 s after its last subscriber, and no heartbeat within a test
+ * (`tuning` may set other limits and timings, such as the drain window). The caller closes it.
  */
-export function startClusterRelay(upstream: string, redis: string): Promise<Relay> {
+export function startClusterRelay(
+  upstream: string,
+  redis: string,
+  tuning: TuningOverrides = {},
+): Promise<Relay> {
   return startRelay(
     {
       port: 0,
@@ -36,7 +41,7 @@ export function startClusterRelay(upstream: string, redis: string): Promise<Rela
       // Read only when the relay embeds its own simulator (`--upstream sim`), never here.
       simMarkets: 4,
       simSeed: 3,
-      tuning: { heartbeatMs: 60_000, lingerMs: 1_000 },
+      tuning: { heartbeatMs: 60_000, lingerMs: 1_000, ...tuning },
     },
     pino({ level: 'silent' }),
   );

@@ -49,6 +49,8 @@ export function useRelayProcesses({
     '--price-poll-ms=50',
     '--upstream-rps=1000',
     '--lease-ms=600',
+    // SIGTERM drains its clients over this long (docs/operations.md "Shutdown"): short in a test.
+    '--drain-ms=300',
     ...relayArgs,
   ];
 

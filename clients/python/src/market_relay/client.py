@@ -384,6 +384,9 @@ class RelayClient(OwnView, WildcardHost, ConnectionListener):
     def _send_text(self, text: str) -> bool:
         return self._connection.send(text)
 
+    def _going_away(self, after: float) -> None:
+        self._connection.going_away(after)
+
     # --- ConnectionListener ----------------------------------------------------------------------
 
     def connection_status(self, status: str) -> None:

@@ -1,6 +1,8 @@
 """The connection under a client: one WebSocket at a time to one of its relays, reconnected with
 backoff, each time to the next URL of the list; dead when nothing (not even a heartbeat) arrives for
-``dead_after`` seconds; ended for good when the relay refuses the client. What the messages mean is
+``dead_after`` seconds; ended for good when the relay refuses the client. A draining relay names the
+moment to leave (``going_away``, docs/protocol.md "Going away"): the connection then moves to the next
+relay at that moment, not at a random one of its own. What the messages mean is
 the client's (``client.py``); this module only moves frames. Mirrors packages/client/src/connection/relay-connection.ts.
 """
 
@@ -10,7 +12,7 @@ import asyncio
 import logging
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple, Union
 
-from .backoff import Backoff, reconnect_delay
+from .backoff import GOING_AWAY, Backoff, reconnect_delay
 from .transport import ConnectionClosed, close_of, open_socket, refused_status
 
 #: ``connecting`` (first connection), ``open``, ``reconnecting`` (after a drop), ``closed``.
@@ -89,6 +91,12 @@ class RelayConnection:
         self._outbox: Optional["asyncio.Queue[str]"] = None
         self._status: ConnectionStatus = "connecting"
         self._opened_once = False
+        self._socket: Any = None
+        #: When the draining relay asked us to reconnect (loop time), until the next attempt is scheduled.
+        self._move_at: Optional[float] = None
+        self._move_timer: Optional[asyncio.TimerHandle] = None
+        #: The close this client began on the relay's word, kept until it is done.
+        self._leaving: Optional["asyncio.Future[None]"] = None
         self._task = asyncio.get_running_loop().create_task(self._run())
 
     @property
@@ -102,8 +110,28 @@ class RelayConnection:
         self._outbox.put_nowait(text)
         return True
 
+    def going_away(self, after: float) -> None:
+        """The relay is draining (docs/protocol.md "Going away"): in ``after`` seconds this connection is
+        left and the next relay's opened at once. Should the relay's 1001 come first, the reconnect still
+        waits for that moment rather than a random part of ``going_away_spread``: the relay spread them."""
+        socket = self._socket
+        if socket is None:
+            return
+        loop = asyncio.get_running_loop()
+        self._move_at = loop.time() + after
+        if self._move_timer is not None:
+            self._move_timer.cancel()
+        self._move_timer = loop.call_later(after, self._leave, socket)
+
+    def _leave(self, socket: Any) -> None:
+        self._move_timer = None
+        if socket is self._socket:
+            self._leaving = asyncio.ensure_future(socket.close(1000, "moving to another relay"))
+
     async def close(self) -> None:
         """Ends the connection for good."""
+        if self._move_timer is not None:
+            self._move_timer.cancel()
         # Cancelled again until it ends: on Python before 3.12 a cancel that meets a frame arriving in
         # ``wait_for(recv())`` is lost, and on a busy connection that happens.
         while not self._task.done():
@@ -131,7 +159,12 @@ class RelayConnection:
                 attempt = 0
             # Every retry goes to the next relay of the list: the one just left may be gone.
             index = (index + 1) % len(self.urls)
-            delay = reconnect_delay(attempt, code, self._backoff, self._random)
+            move_at, self._move_at = self._move_at, None
+            delay = (
+                reconnect_delay(attempt, code, self._backoff, self._random)
+                if move_at is None
+                else max(0.0, move_at - asyncio.get_running_loop().time())
+            )
             self._set_status("reconnecting")
             logger.info("reconnecting to %s in %.2f s (attempt %d)", self.urls[index], delay, attempt + 1)
             self._listener.connection_reconnecting(Reconnecting(attempt + 1, delay, self.urls[index]))
@@ -162,6 +195,7 @@ class RelayConnection:
         code: Optional[int] = None
         reason = ""
         try:
+            self._socket = socket
             self._outbox = outbox
             self._set_status("open")
             self._listener.connection_opened(Opened(url, self._opened_once))
@@ -173,7 +207,14 @@ class RelayConnection:
                 self._listener.connection_frame(frame)
         except ConnectionClosed as closed:
             code, reason = (None, f"no message for {self._dead_after} s") if watchdog.fired else close_of(closed)
+            if self._leaving is not None:
+                code, reason = GOING_AWAY, "the relay is draining"
         finally:
+            self._socket = None
+            self._leaving = None
+            if self._move_timer is not None:
+                self._move_timer.cancel()
+                self._move_timer = None
             self._outbox = None
             watchdog.cancel()
             writer.cancel()

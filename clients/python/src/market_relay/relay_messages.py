@@ -47,6 +47,10 @@ class RelayMessages(Emitter[ClientEvent], StreamHost):
     def _send(self, request: Dict[str, Any]) -> None:
         raise NotImplementedError
 
+    def _going_away(self, after: float) -> None:
+        """The relay is draining: reconnect (to the next relay) in ``after`` seconds."""
+        raise NotImplementedError
+
     def _on_frame(self, frame: Union[str, bytes]) -> None:
         try:
             message = _load(frame) if isinstance(frame, str) else None
@@ -83,6 +87,13 @@ class RelayMessages(Emitter[ClientEvent], StreamHost):
             self._on_error(message)
         elif kind == "subscriptions":
             self._settle(message)
+        elif kind == "going_away":
+            delay = message.get("reconnect_in_ms")
+            if isinstance(delay, int) and not isinstance(delay, bool) and delay >= 0:
+                self._going_away(delay / 1000)
+            else:
+                logger.warning("a malformed going_away from the relay: %r", delay)
+                self.emit("error", RelayClientError("malformed_frame", "malformed going_away message"))
 
     def _settle(self, message: Dict[str, Any]) -> None:
         request_id = message.get("id")

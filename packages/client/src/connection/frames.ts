@@ -91,6 +91,10 @@ export function decodeFrame(data: unknown, numbers: CompactStreamLookup = noStre
     case 'pong':
     case 'heartbeat':
       return accept(value);
+    case 'going_away':
+      return Number.isSafeInteger(value.reconnect_in_ms) && (value.reconnect_in_ms as number) >= 0
+        ? accept(value)
+        : { ok: false, reason: 'malformed going_away message' };
     default:
       return { ok: true, message: undefined };
   }

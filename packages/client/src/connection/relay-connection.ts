@@ -4,6 +4,8 @@
  * (./backoff.ts). Given several relays' URLs, each reopening tries the next one in turn, so a
  * relay that is gone is left for another of the cluster (docs/client.md "Several relays"). Knows
  * nothing of streams; the client above it resubscribes on each open.
+ * A draining relay names the moment to leave (`going_away`, protocol.md "Going away"): the connection
+ * then moves to the next relay at that moment, not at a random one of its own.
  * Silence is death: the relay sends a `heartbeat` every heartbeatMs (protocol.md "Transport"), so
  * a socket with no message for `deadAfterMs` is abandoned even if the OS has not noticed yet.
  */
@@ -64,6 +66,9 @@ export class RelayConnection {
   #failedAttempts = 0;
   #watchdog: ReturnType<typeof setTimeout> | undefined;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When the draining relay asked us to reconnect (epoch ms), until the next attempt is scheduled. */
+  #moveAt: number | undefined;
+  #moveTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: ConnectionOptions, handlers: ConnectionHandlers) {
     if (options.urls.length === 0) throw new TypeError('at least one relay URL is needed');
@@ -91,11 +96,34 @@ export class RelayConnection {
     return true;
   }
 
+  /**
+   * The relay is draining (protocol.md "Going away"): in `reconnectInMs` this socket is left and the
+   * next relay's opened at once. Should the relay's 1001 come first, the reconnect still waits for
+   * that moment rather than a random part of `goingAwaySpreadMs`: the relay spread the moments.
+   */
+  goingAway(reconnectInMs: number): void {
+    const socket = this.#socket;
+    if (socket === undefined || this.#status !== 'open') return;
+    this.#moveAt = Date.now() + reconnectInMs;
+    clearTimeout(this.#moveTimer);
+    this.#moveTimer = setTimeout(() => {
+      this.#moveTimer = undefined;
+      if (socket !== this.#socket || this.#status !== 'open') return;
+      try {
+        socket.close(1000, 'moving to another relay');
+      } catch {
+        // Some implementations throw on a socket already closing; it is left all the same.
+      }
+      this.#onLost(socket, closeCodes.goingAway, 'the relay is draining');
+    }, reconnectInMs);
+  }
+
   /** Closes for good (code 1000); resolves once the socket is gone. */
   close(): Promise<void> {
     if (this.#status === 'closed') return Promise.resolve();
     clearTimeout(this.#retryTimer);
     clearTimeout(this.#watchdog);
+    clearTimeout(this.#moveTimer);
     const socket = this.#socket;
     this.#setStatus('closed');
     this.#socket = undefined;
@@ -159,6 +187,7 @@ export class RelayConnection {
     if (socket !== this.#socket || this.#status === 'closed') return;
     this.#detach(socket);
     this.#socket = undefined;
+    clearTimeout(this.#moveTimer);
     // protocol.md "Close codes": 1008 is an authentication refusal; retrying cannot fix it.
     if (this.#refused || code === closeCodes.policy) {
       if (code === closeCodes.policy) {
@@ -197,7 +226,12 @@ export class RelayConnection {
   }
 
   #scheduleRetry(code: number | undefined): void {
-    const delayMs = reconnectDelay(this.#attempt, code, this.#options.backoff, this.#options.random);
+    const moveAt = this.#moveAt;
+    this.#moveAt = undefined;
+    const delayMs =
+      moveAt === undefined
+        ? reconnectDelay(this.#attempt, code, this.#options.backoff, this.#options.random)
+        : Math.max(0, moveAt - Date.now());
     this.#attempt += 1;
     this.#relay = (this.#relay + 1) % this.#options.urls.length;
     this.#setStatus('reconnecting');

@@ -342,6 +342,14 @@ export interface HeartbeatMessage {
   n: number;
   ts: string;
 }
+/**
+ * The relay is draining (protocol.md "Going away"): reconnect in `reconnect_in_ms` (to another relay
+ * of the cluster if there is one) and resume; the relay closes the connection with 1001 about then.
+ */
+export interface GoingAwayMessage {
+  type: 'going_away';
+  reconnect_in_ms: number;
+}
 
 export type ServerMessage =
   | StreamMessage
@@ -352,7 +360,8 @@ export type ServerMessage =
   | ErrorMessage
   | PongMessage
   | SubscriptionsMessage
-  | HeartbeatMessage;
+  | HeartbeatMessage
+  | GoingAwayMessage;
 
 /** WebSocket close codes the relay sends (protocol.md "Close codes"). */
 export const closeCodes = {
