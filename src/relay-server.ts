@@ -11,7 +11,10 @@ import { registerClientEndpoints } from './client-endpoints.ts';
 import type { ServeConfig } from './config/config.ts';
 import { DEFAULT_MAX_AGE_MS } from './config/poll-options.ts';
 import { type RelayTuning, resolveTuning } from './config/tuning.ts';
+import { startHistoryRecording } from './history-recording.ts';
+import type { RecordReader } from './history/recorder.ts';
 import { registerCors } from './http/cors.ts';
+import { registerHistoryExport } from './http/history-export.ts';
 import { registerHealth } from './http/health.ts';
 import { type Operations, registerOperations } from './http/operations.ts';
 import { createRelayApp } from './http/relay-app.ts';
@@ -69,6 +72,8 @@ export interface Relay {
   readonly sim: SimulatorHandle | undefined;
   readonly startedAt: number;
   readonly tuning: RelayTuning;
+  /** The record of what it sends (docs/history.md); undefined with `--history off`. */
+  readonly history: RecordReader | undefined;
   close(): Promise<void>;
 }
 
@@ -82,6 +87,8 @@ export async function startRelay(
     givenLogger === undefined ? createLogger(config.logLevel) : { logger: givenLogger, sink: givenSink };
   const tuning = resolveTuning(config.tuning);
   const startedAt = Date.now();
+  // First: a store that cannot be opened stops the start before anything else is running.
+  const history = await startHistoryRecording(config.history, logger);
   const sim =
     config.upstream === 'sim'
       ? await startSimulator({
@@ -125,6 +132,7 @@ export async function startRelay(
     broker,
     registry,
     events,
+    ...(history === undefined ? {} : { record: history.sink }),
     bookPollMs: config.bookPollMs,
     pricePollMs: config.pricePollMs,
     upstreamRps: config.upstreamRps,
@@ -228,6 +236,7 @@ export async function startRelay(
     ws.attach(operatorApp.server);
     sse.attach(operatorApp);
   }
+  registerHistoryExport(app, { recorder: history?.recorder, access });
   registerRestFront(app, {
     client,
     budget: relayPoller,
@@ -247,6 +256,7 @@ export async function startRelay(
     stopPruning();
     confirmations.stop();
     relayPoller.stop();
+    await history?.recorder.close();
     knownMarkets.stop();
     upstreamHealth.stop();
     await broker.close();
@@ -297,6 +307,7 @@ export async function startRelay(
     sim,
     startedAt,
     tuning,
+    history: history?.recorder,
     close() {
       closing ??= (async () => {
         shuttingDown = true;

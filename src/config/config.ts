@@ -12,6 +12,7 @@ import type { SimulatorProfileName } from '../sim/profile.ts';
 import { ConfigError, splitArguments } from './command-line.ts';
 import { type CommandName, commands, type LogLevel } from './command-options.ts';
 import { channelBoundLimits } from './group-options.ts';
+import { type HistoryConfig, historyConfig } from './history-options.ts';
 import { quotedValue } from './option-spec.ts';
 import { resolveTuning, setTuningValue, type TuningOverrides, tuningConflict } from './tuning.ts';
 import { tuningOptions } from './tuning-options.ts';
@@ -53,6 +54,8 @@ export interface ServeConfig {
   simProfile?: SimulatorProfileName;
   /** Limits and timings; what is not given keeps its default (src/config/tuning.ts). */
   tuning?: TuningOverrides;
+  /** What the relay records into (docs/history.md); unset = nothing is recorded (`--history off`). */
+  history?: HistoryConfig | undefined;
   /** Operator endpoints on their own port (and host), and/or behind a key. */
   operatorPort?: number | undefined;
   operatorHost?: string | undefined;
@@ -198,6 +201,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       simSeed: number('seed'),
       simProfile: read('sim-profile') as SimulatorProfileName,
       tuning,
+      history: historyConfig(read),
       operatorPort: read('operator-port') as number | undefined,
       operatorHost: read('operator-host') as string,
       operatorKey: read('operator-key') as string | undefined,

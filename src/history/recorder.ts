@@ -19,6 +19,8 @@ export interface RecorderOptions<Item> {
   /** How often retention is enforced (ms). */
   retentionMs: number;
   maxPending: number;
+  /** How often what the store holds is read again for `stats` (ms). */
+  statsMs: number;
   now?: () => number;
   /** A write failed, or succeeded again after failing (for the log). */
   onWriteState?: (failing: boolean, error?: unknown) => void;
@@ -40,9 +42,21 @@ export interface RecorderStats {
   writeLagMs: number;
   /** The last write error's text, while failing. */
   lastError: string | undefined;
+  /** What the store held when last asked (every `statsMs`). */
+  stored: HistoryStoreStats;
 }
 
-export class HistoryRecorder<Item> {
+/** What readers of the record (the export, `/health`, the metrics) see of the recorder, whatever it buffers. */
+export interface RecordReader {
+  readonly store: HistoryStore;
+  readonly retention: RetentionPolicy;
+  readonly flushMs: number;
+  /** Writes what is buffered now. */
+  flush(): Promise<void>;
+  stats(): RecorderStats;
+}
+
+export class HistoryRecorder<Item> implements RecordReader {
   readonly store: HistoryStore;
   readonly retention: RetentionPolicy;
   readonly flushMs: number;
@@ -53,6 +67,7 @@ export class HistoryRecorder<Item> {
   #flushing: Promise<void> | undefined;
   #flushTimer: NodeJS.Timeout | undefined;
   #retentionTimer: NodeJS.Timeout | undefined;
+  #statsTimer: NodeJS.Timeout | undefined;
   #stats: RecorderStats = {
     written: 0,
     writeFailures: 0,
@@ -61,6 +76,7 @@ export class HistoryRecorder<Item> {
     pending: 0,
     writeLagMs: 0,
     lastError: undefined,
+    stored: { rows: 0, bytes: 0, oldest: undefined },
   };
 
   constructor(options: RecorderOptions<Item>) {
@@ -76,6 +92,9 @@ export class HistoryRecorder<Item> {
     this.#flushTimer.unref();
     this.#retentionTimer = setInterval(() => void this.enforceRetention(), this.#options.retentionMs);
     this.#retentionTimer.unref();
+    this.#statsTimer = setInterval(() => void this.refreshStats(), this.#options.statsMs);
+    this.#statsTimer.unref();
+    void this.refreshStats();
   }
 
   /** Takes one sent message; never waits and never throws. */
@@ -132,14 +151,20 @@ export class HistoryRecorder<Item> {
     return { ...this.#stats, pending: this.#pending.length };
   }
 
-  storeStats(): Promise<HistoryStoreStats> {
-    return this.store.stats();
+  /** Reads what the store holds again; a store that cannot say keeps the last figures. */
+  async refreshStats(): Promise<void> {
+    try {
+      this.#stats.stored = await this.store.stats();
+    } catch {
+      // A failing store is counted by its writes; the figures stay the last it gave.
+    }
   }
 
   /** Stops the timers, writes what is buffered and closes the store. */
   async close(): Promise<void> {
     clearInterval(this.#flushTimer);
     clearInterval(this.#retentionTimer);
+    clearInterval(this.#statsTimer);
     await this.flush();
     await this.store.close();
   }

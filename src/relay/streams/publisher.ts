@@ -1,7 +1,9 @@
 /**
  * @module relay/streams/publisher
  * Hands a polled state to a stream and tells the rest of the relay what happened: the update sent
- * (with its fan-out size and delay), and every freshness change (`live` / `stale` / `closed`).
+ * (with its fan-out size and delay), and every freshness change (`live` / `stale` / `closed`). Every
+ * message numbered and sent, whoever numbered it (this relay, or the cluster's lease holder), passes
+ * here once, so here is where the history recorder is told of it.
  * Typed end to end: a stream only takes the state type its channel declares.
  */
 import type { StreamState } from '../../../packages/protocol/src/protocol/messages.ts';
@@ -9,13 +11,18 @@ import type { RelayEvents } from '../events.ts';
 import type { Frame } from './frame.ts';
 import type { AnyStream, Stream } from './stream.ts';
 
+/** Takes each `snapshot` and `update` a stream sent, at once and without waiting (history/recorder.ts buffers it). */
+export type RecordSink = (stream: AnyStream, frame: Frame, kind: 'snapshot' | 'update') => void;
+
 export class StreamPublisher {
   readonly #events: RelayEvents;
   readonly #now: () => number;
+  readonly #record: RecordSink | undefined;
 
-  constructor(events: RelayEvents, now: () => number) {
+  constructor(events: RelayEvents, now: () => number, record?: RecordSink) {
     this.#events = events;
     this.#now = now;
+    this.#record = record;
   }
 
   /** Publishes `state`; returns whether it changed the stream (a first state counts as no change). */
@@ -32,6 +39,7 @@ export class StreamPublisher {
    */
   served(stream: AnyStream, frame: Frame | null, kind: 'snapshot' | 'update', receivedAt: number): void {
     if (stream.freshness === 'stale' && stream.setFreshness('live')) this.emitState(stream, 'live');
+    if (frame !== null) this.#record?.(stream, frame, kind);
     // Paced subscribers get this state later, as their group's snapshot (pacedSent).
     const recipients = frame === null ? 0 : stream.rawClientCount;
     if (frame !== null && recipients > 0) this.#sent(stream, frame, kind, recipients, receivedAt);
