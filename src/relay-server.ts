@@ -201,6 +201,7 @@ export async function startRelay(
     startedAt,
     upstreamDownAfterMs: tuning.upstreamDownAfterMs,
     isShuttingDown: () => shuttingDown,
+    history: history?.recorder,
   };
   // The operator's full view is the status page's; the public answer leaves out hosts and paths.
   registerHealth(app, {

@@ -120,4 +120,16 @@ describe('the NDJSON export of a recorded book', () => {
       expect(((await response.json()) as { error: string }).error, query).toBe(code);
     }
   });
+
+  it('shows the record in /health and /metrics', async () => {
+    const relay = relays.at(-1) ?? (await recordingRelay());
+    const health = await waitFor('the store figures to be read', async () => {
+      const body = (await (await fetch(`${relay.url}/health`)).json()) as { history: { rows: number } };
+      return body.history.rows > 0 && body.history;
+    });
+    expect(health).toMatchObject({ recording: true, writing: true, writeFailures: 0 });
+    const metrics = await (await fetch(`${relay.url}/metrics`)).text();
+    expect(metrics).toMatch(/^market_relay_history_rows [1-9]/m);
+    expect(metrics).toMatch(/^market_relay_history_write_failures_total 0$/m);
+  });
 });
