@@ -17,7 +17,13 @@ export interface HistoryConfig {
 }
 
 const DURATION_UNITS_MS: Readonly<Record<string, number>> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
-const SIZE_UNITS: Readonly<Record<string, number>> = { '': 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, TiB: 1024 ** 4 };
+const SIZE_UNITS: Readonly<Record<string, number>> = {
+  '': 1,
+  KiB: 1024,
+  MiB: 1024 ** 2,
+  GiB: 1024 ** 3,
+  TiB: 1024 ** 4,
+};
 
 export const historyOptions = {
   history: {
@@ -46,7 +52,13 @@ export const historyOptions = {
       .trim()
       .regex(/^\d+(m|h|d)$/)
       .transform((text) => Number(text.slice(0, -1)) * DURATION_UNITS_MS[text.slice(-1)]!)
-      .pipe(z.number().int().min(60_000).max(3650 * 86_400_000)),
+      .pipe(
+        z
+          .number()
+          .int()
+          .min(60_000)
+          .max(3650 * 86_400_000),
+      ),
     default: '24h',
     expected: 'a duration of at least 1m such as 90m, 24h or 7d',
     placeholder: 'DURATION',
@@ -63,7 +75,12 @@ export const historyOptions = {
         const [, digits = '', unit = ''] = /^(\d+)(\D*)$/.exec(text) ?? [];
         return Number(digits) * SIZE_UNITS[unit]!;
       })
-      .pipe(z.number().int().min(1024 ** 2)),
+      .pipe(
+        z
+          .number()
+          .int()
+          .min(1024 ** 2),
+      ),
     default: '1GiB',
     expected: 'a size of at least 1MiB such as 512MiB or 1GiB (or a number of bytes)',
     placeholder: 'SIZE',
@@ -72,7 +89,9 @@ export const historyOptions = {
 } satisfies Record<string, OptionSpec>;
 
 /** The history part of a `serve` config from the options read. */
-export function historyConfig(read: (name: keyof typeof historyOptions) => unknown): HistoryConfig | undefined {
+export function historyConfig(
+  read: (name: keyof typeof historyOptions) => unknown,
+): HistoryConfig | undefined {
   if (read('history') === 'off') return undefined;
   return {
     store: 'embedded',

@@ -169,8 +169,9 @@ export class DuckDbHistoryStore implements HistoryStore {
 
   enforceRetention(policy: RetentionPolicy, now: number): Promise<number> {
     return this.#serially(async () => {
-      let dropped = (await this.#writer.run('DELETE FROM messages WHERE rts_ms < $cut', { cut: now - policy.maxAgeMs }))
-        .rowsChanged;
+      let dropped = (
+        await this.#writer.run('DELETE FROM messages WHERE rts_ms < $cut', { cut: now - policy.maxAgeMs })
+      ).rowsChanged;
       // Over its bytes: drop the oldest tenth at a time, checkpointing so the freed blocks count as free.
       for (let step = 0; step < 10 && (await this.#usedBytes()) > policy.maxBytes; step += 1) {
         const rows = await this.#countRows();
@@ -181,7 +182,8 @@ export class DuckDbHistoryStore implements HistoryStore {
         );
         const until = cut.getRowsJS()[0]?.[0];
         if (typeof until !== 'number') break;
-        dropped += (await this.#writer.run('DELETE FROM messages WHERE rts_ms <= $until', { until })).rowsChanged;
+        dropped += (await this.#writer.run('DELETE FROM messages WHERE rts_ms <= $until', { until }))
+          .rowsChanged;
         await this.#writer.run('CHECKPOINT');
       }
       if (dropped > 0) await this.#writer.run('CHECKPOINT');
@@ -248,7 +250,8 @@ export class DuckDbHistoryStore implements HistoryStore {
 }
 
 function recordOf(row: readonly unknown[]): RecordedMessage {
-  const [channel, stream, market, depth, epoch, seq, tsMs, rtsMs, tsText, rtsText, type, data, checksum] = row;
+  const [channel, stream, market, depth, epoch, seq, tsMs, rtsMs, tsText, rtsText, type, data, checksum] =
+    row;
   return {
     channel: String(channel),
     stream: String(stream),

@@ -66,9 +66,6 @@ export interface HistoryStoreStats {
   oldest: number | undefined;
 }
 
-/** The recorded messages read in a streamed export (`GET /v1/history/<channel>`). */
-export type ExportFormat = 'ndjson' | 'parquet';
-
 export interface HistoryStore {
   /** A name for logs and `/health`: the engine and where it keeps its data. */
   readonly description: string;

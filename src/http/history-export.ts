@@ -63,17 +63,27 @@ function readRequest(channel: string, query: Query, retentionMs: number, now: nu
     return { error: 'unknown_channel', message: `no channel "${channel}": one of ${channels.join(', ')}` };
   const { market, format = 'ndjson' } = query;
   if (market === undefined || market === '')
-    return { error: 'bad_request', message: 'market is required: the stream id (a market UUID, a path, all)' };
+    return {
+      error: 'bad_request',
+      message: 'market is required: the stream id (a market UUID, a path, all)',
+    };
   if (format !== 'ndjson' && format !== 'parquet')
     return { error: 'bad_request', message: `format must be ndjson or parquet, got "${format}"` };
   const depth = bookDepth(channel as Channel, query.depth);
   if (depth === false)
-    return { error: 'bad_request', message: `depth must be one of ${bookDepths.join(', ')} or full (book only)` };
-  if (query.from === undefined) return { error: 'bad_request', message: 'from is required: an ISO 8601 time' };
+    return {
+      error: 'bad_request',
+      message: `depth must be one of ${bookDepths.join(', ')} or full (book only)`,
+    };
+  if (query.from === undefined)
+    return { error: 'bad_request', message: 'from is required: an ISO 8601 time' };
   const from = isoTime(query.from);
   const to = query.to === undefined ? now : isoTime(query.to);
   if (from === undefined || to === undefined)
-    return { error: 'bad_request', message: 'from and to must be ISO 8601 times such as 2026-12-01T10:00:00Z' };
+    return {
+      error: 'bad_request',
+      message: 'from and to must be ISO 8601 times such as 2026-12-01T10:00:00Z',
+    };
   if (from >= to) return { error: 'bad_request', message: 'from must be before to' };
   const keptSince = now - retentionMs;
   if (to <= keptSince)
@@ -86,7 +96,8 @@ function readRequest(channel: string, query: Query, retentionMs: number, now: nu
 
 /** A book's depth from the query (undefined: the full book; false: not a depth). */
 function bookDepth(channel: Channel, text: string | undefined): number | null | undefined | false {
-  if (text === undefined || text === 'full') return channel === 'book' ? null : text === undefined ? undefined : false;
+  if (text === undefined || text === 'full')
+    return channel === 'book' ? null : text === undefined ? undefined : false;
   const depth = Number(text);
   return channel === 'book' && (bookDepths as readonly number[]).includes(depth) ? depth : false;
 }
@@ -110,7 +121,11 @@ async function* ndjsonChunks(store: HistoryStore, range: HistoryRange): AsyncGen
   if (chunk.length > 0) yield chunk;
 }
 
-async function sendParquet(reply: FastifyReply, store: HistoryStore, range: HistoryRange): Promise<FastifyReply> {
+async function sendParquet(
+  reply: FastifyReply,
+  store: HistoryStore,
+  range: HistoryRange,
+): Promise<FastifyReply> {
   const folder = await mkdtemp(path.join(tmpdir(), 'market-relay-export-'));
   const file = path.join(folder, 'history.parquet');
   try {

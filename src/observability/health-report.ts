@@ -6,12 +6,13 @@
  * when it answers `/health` as something other than upstream (a load balancer should then prefer
  * another relay); `shutting_down` while draining.
  */
+
+import type { RecordReader } from '../history/recorder.ts';
 import type { Broker, ClusterReport } from '../relay/coordination/broker.ts';
 import type { UpstreamHealthMonitor, UpstreamIdentity } from '../relay/poll/upstream-health.ts';
 import type { StreamRegistry } from '../relay/streams/registry.ts';
 import type { FreshnessReport } from '../relay/targets/freshness.ts';
 import type { PollerPool } from '../relay/targets/poller-pool.ts';
-import type { RecordReader } from '../history/recorder.ts';
 import { version } from '../util/version.ts';
 import type { WsEndpoint } from '../ws/endpoint.ts';
 

@@ -39,11 +39,27 @@ export function registerHistoryMetrics(
   metric.gauge('history_pending_messages', 'Messages waiting for the next write.', (gauge) => {
     gauge.set(stats().pending);
   });
-  metric.gauge('history_write_failing', '1 while the last write to the history store failed, else 0.', (gauge) => {
-    gauge.set(stats().failing ? 1 : 0);
-  });
-  cumulative(prefix, registry, 'history_write_failures_total', 'Writes to the history store that failed.', () => stats().writeFailures);
-  cumulative(prefix, registry, 'history_messages_recorded_total', 'Messages written to the history store.', () => stats().written);
+  metric.gauge(
+    'history_write_failing',
+    '1 while the last write to the history store failed, else 0.',
+    (gauge) => {
+      gauge.set(stats().failing ? 1 : 0);
+    },
+  );
+  cumulative(
+    prefix,
+    registry,
+    'history_write_failures_total',
+    'Writes to the history store that failed.',
+    () => stats().writeFailures,
+  );
+  cumulative(
+    prefix,
+    registry,
+    'history_messages_recorded_total',
+    'Messages written to the history store.',
+    () => stats().written,
+  );
   cumulative(
     prefix,
     registry,
@@ -54,7 +70,13 @@ export function registerHistoryMetrics(
 }
 
 /** A counter whose value the recorder keeps: set from it at each scrape. */
-function cumulative(prefix: string, registry: Registry, name: string, help: string, value: () => number): void {
+function cumulative(
+  prefix: string,
+  registry: Registry,
+  name: string,
+  help: string,
+  value: () => number,
+): void {
   new Counter({
     name: `${prefix}${name}`,
     help,

@@ -56,8 +56,17 @@ describe.each(implementations)('HistoryStore contract: %s', (_name, open) => {
   it('gives back a stream range in order, every field as appended', async () => {
     const store = await open(tempFolder());
     const batch = [3, 1, 2].map((seq) => message(seq, T0 + seq * 100));
-    const other = message(1, T0 + 150, { stream: 'price:x', channel: 'price', market: 'x', depth: undefined });
-    await store.append([...batch, other, { ...message(4, T0 + 400), checksum: undefined, ts: '2026-12-01T09:59:59.123456Z' }]);
+    const other = message(1, T0 + 150, {
+      stream: 'price:x',
+      channel: 'price',
+      market: 'x',
+      depth: undefined,
+    });
+    await store.append([
+      ...batch,
+      other,
+      { ...message(4, T0 + 400), checksum: undefined, ts: '2026-12-01T09:59:59.123456Z' },
+    ]);
     const read = await all(store.read({ stream: `book:${MARKET}:full`, from: T0, to: T0 + 1_000 }));
     expect(read.map((item) => item.seq)).toEqual([1, 2, 3, 4]);
     expect(read[0]).toEqual(message(1, T0 + 100));
@@ -90,7 +99,11 @@ describe.each(implementations)('HistoryStore contract: %s', (_name, open) => {
     for await (const item of store.read({ stream: `book:${MARKET}:full`, from: T0, to: T0 + count }))
       if (item.seq === 10) break;
     // The store still answers after a read left early.
-    expect(await store.extent(`book:${MARKET}:full`)).toEqual({ oldest: T0, newest: T0 + count - 1, rows: count });
+    expect(await store.extent(`book:${MARKET}:full`)).toEqual({
+      oldest: T0,
+      newest: T0 + count - 1,
+      rows: count,
+    });
     await store.close();
   });
 

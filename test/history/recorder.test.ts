@@ -85,7 +85,12 @@ describe('HistoryRecorder', () => {
     state.full = false;
     subject.record(written[0]!);
     await subject.flush();
-    expect(subject.stats()).toMatchObject({ failing: false, writeFailures: 1, written: 1, lastError: undefined });
+    expect(subject.stats()).toMatchObject({
+      failing: false,
+      writeFailures: 1,
+      written: 1,
+      lastError: undefined,
+    });
     expect(changes).toEqual([true, false]);
   });
 

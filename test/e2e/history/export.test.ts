@@ -68,7 +68,9 @@ describe('the NDJSON export of a recorded book', () => {
     const from = new Date(Date.now() - 1_000).toISOString();
     const first = await recordingRelay();
     const before = await liveBook(first, market);
-    await waitFor('a few seconds of a changing book', () => before.received.length >= 20, { timeoutMs: 15_000 });
+    await waitFor('a few seconds of a changing book', () => before.received.length >= 20, {
+      timeoutMs: 15_000,
+    });
     const query = () => `market=${market}&from=${from}&to=${new Date(Date.now() + 1_000).toISOString()}`;
 
     const live = before.received.map((message) => message.text);
@@ -78,9 +80,11 @@ describe('the NDJSON export of a recorded book', () => {
 
     // Recording goes on through the timer alone (no export flushing it) for a few flush windows...
     const exportedAt = Date.now();
-    await waitFor('messages recorded only by the flush timer', () =>
-      before.received.filter((message) => message.at > exportedAt + 1).length >= 5 &&
-      Date.now() - exportedAt > 3 * FLUSH_WINDOW_MS,
+    await waitFor(
+      'messages recorded only by the flush timer',
+      () =>
+        before.received.filter((message) => message.at > exportedAt + 1).length >= 5 &&
+        Date.now() - exportedAt > 3 * FLUSH_WINDOW_MS,
     );
     // ...and then the relay is killed outright: only what arrived within the flush window may be missing.
     const killedAt = Date.now();
@@ -88,7 +92,9 @@ describe('the NDJSON export of a recorded book', () => {
     before.close();
     const second = await recordingRelay();
     const after = await liveBook(second, market);
-    await waitFor('the restarted relay to serve the book', () => after.received.length >= 3, { timeoutMs: 15_000 });
+    await waitFor('the restarted relay to serve the book', () => after.received.length >= 3, {
+      timeoutMs: 15_000,
+    });
     const servedSince = after.received.map((message) => message.text);
     const kept = (await exported(second, query())).text.trimEnd().split('\n');
     const surely = before.received.filter((message) => message.at < killedAt - 2 * FLUSH_WINDOW_MS);
@@ -111,7 +117,11 @@ describe('the NDJSON export of a recorded book', () => {
       ['book', `market=${market}&from=yesterday`, 'bad_request'],
       ['book', `from=${iso(now - 1_000)}`, 'bad_request'],
       ['book', `market=${market}&from=${iso(now - 1_000)}&format=csv`, 'bad_request'],
-      ['book', `market=${market}&from=${iso(now - 3 * 86_400_000)}&to=${iso(now - 2 * 86_400_000)}`, 'out_of_retention'],
+      [
+        'book',
+        `market=${market}&from=${iso(now - 3 * 86_400_000)}&to=${iso(now - 2 * 86_400_000)}`,
+        'out_of_retention',
+      ],
       ['nonsense', `market=${market}&from=${iso(now - 1_000)}`, 'unknown_channel'],
     ];
     for (const [channel, query, code] of cases) {
