@@ -28,6 +28,7 @@ import type { Broker } from './relay/coordination/broker.ts';
 import { type BrokerOptions, startBroker } from './relay/coordination/start.ts';
 import { RelayEvents } from './relay/events.ts';
 import { UpstreamHealthMonitor, type UpstreamIdentity } from './relay/poll/upstream-health.ts';
+import { RecordingHolds } from './relay/session/recording-holds.ts';
 import { SinceReads } from './relay/session/since-reads.ts';
 import { ConfirmationAnnouncer } from './relay/streams/confirmations.ts';
 import { StreamPublisher } from './relay/streams/publisher.ts';
@@ -251,11 +252,19 @@ export async function startRelay(
   knownMarkets.start();
   const confirmations = new ConfirmationAnnouncer(registry, tuning.confirmMs);
   confirmations.start();
+  // `--record`: streams held with no client, so that they are recorded (docs/history.md).
+  const recordingHolds =
+    config.record === undefined || history === undefined
+      ? undefined
+      : new RecordingHolds(registry, config.record);
+  if (config.record !== undefined && history === undefined)
+    logger.warn({ event: 'record_without_history' }, '--record is ignored: --history is off');
 
   /** Everything started above, released in dependency order: by `close()`, or when `listen` fails. */
   const release = async (): Promise<void> => {
     stopPruning();
     confirmations.stop();
+    recordingHolds?.close();
     relayPoller.stop();
     await history?.recorder.close();
     knownMarkets.stop();

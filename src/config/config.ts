@@ -8,6 +8,7 @@
 
 import type { IsolationLimits } from '../relay/admission/market.ts';
 import type { SchedulerMode } from '../relay/poll/scheduler.ts';
+import type { RecordSelection } from '../relay/session/recording-holds.ts';
 import type { SimulatorProfileName } from '../sim/profile.ts';
 import { ConfigError, splitArguments } from './command-line.ts';
 import { type CommandName, commands, type LogLevel } from './command-options.ts';
@@ -56,6 +57,8 @@ export interface ServeConfig {
   tuning?: TuningOverrides;
   /** What the relay records into (docs/history.md); unset = nothing is recorded (`--history off`). */
   history?: HistoryConfig | undefined;
+  /** Streams held with no subscriber so that they are recorded (`--record`). */
+  record?: RecordSelection[] | undefined;
   /** Operator endpoints on their own port (and host), and/or behind a key. */
   operatorPort?: number | undefined;
   operatorHost?: string | undefined;
@@ -87,6 +90,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   const args = splitArguments(
     argv,
     (name) => Object.hasOwn(commands.serve, name) || Object.hasOwn(commands.sim, name),
+    (name) => name === 'record',
   );
   if (args.version) return { command: 'version' };
   const [first, ...rest] = args.positionals;
@@ -202,6 +206,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       simProfile: read('sim-profile') as SimulatorProfileName,
       tuning,
       history: historyConfig(read),
+      record: read('record') as RecordSelection[] | undefined,
       operatorPort: read('operator-port') as number | undefined,
       operatorHost: read('operator-host') as string,
       operatorKey: read('operator-key') as string | undefined,

@@ -2,9 +2,12 @@
  * @module config/history-options
  * The options of the record of what the relay serves (docs/history.md): whether it records
  * (`--history`), where the embedded store lives (`--data-dir`), and how much it keeps
- * (`--history-retention`, `--history-max-bytes`).
+ * (`--history-retention`, `--history-max-bytes`), and which streams it holds with no subscriber so
+ * that they are recorded (`--record`).
  */
 import { z } from 'zod';
+import { type Channel, channels, streamIdKinds } from '../../packages/protocol/src/protocol/messages.ts';
+import type { RecordSelection } from '../relay/session/recording-holds.ts';
 import type { OptionSpec } from './option-spec.ts';
 
 /** What `serve` records into; undefined in a config = it records nothing. */
@@ -86,7 +89,45 @@ export const historyOptions = {
     placeholder: 'SIZE',
     help: 'the most the history store may hold (512MiB, 1GiB)',
   },
+  record: {
+    env: 'RECORD',
+    doc: '`<channel>:<ids or *>`: streams held with no subscriber, so that they are recorded; repeatable, comma-separated in the env (`book:*,price:*`; `book:<id>,<id>` for several ids of one channel); `*` = every market the catalogue lists as active, now and later ([history.md](history.md#recording-with-no-subscriber))',
+    schema: z.string().transform((text, context) => {
+      const selections = recordSelections(text);
+      if (selections === undefined) context.addIssue({ code: 'custom', message: 'bad --record' });
+      return selections ?? [];
+    }),
+    default: undefined,
+    expected: '<channel>:<ids or *>, such as book:* or price:<market id>,<market id>',
+    placeholder: 'CHANNEL:IDS',
+    help: 'hold streams with no subscriber so they are recorded (book:*, price:<id>,<id>); repeatable',
+  },
 } satisfies Record<string, OptionSpec>;
+
+/**
+ * `book:*,price:<id>,<id>`: each item names its channel, or continues the one before it. Undefined
+ * when an item has no channel, the channel is unknown, or `*` is asked of a channel whose ids are
+ * not markets (or beside ids of its own).
+ */
+function recordSelections(text: string): RecordSelection[] | undefined {
+  const selections: { channel: Channel; markets: string[] }[] = [];
+  for (const item of text.split(',').map((part) => part.trim())) {
+    if (item === '') return undefined;
+    const colon = item.indexOf(':');
+    if (colon !== -1) {
+      const channel = item.slice(0, colon);
+      if (!(channels as readonly string[]).includes(channel)) return undefined;
+      selections.push({ channel: channel as Channel, markets: [] });
+    }
+    const current = selections.at(-1);
+    const id = colon === -1 ? item : item.slice(colon + 1);
+    if (current === undefined || id === '') return undefined;
+    current.markets.push(id);
+  }
+  const wildcardOk = ({ channel, markets }: RecordSelection) =>
+    !markets.includes('*') || (markets.length === 1 && streamIdKinds[channel] === 'market');
+  return selections.every(wildcardOk) ? selections : undefined;
+}
 
 /** The history part of a `serve` config from the options read. */
 export function historyConfig(
