@@ -58,33 +58,49 @@ export class HistoryStoreOpenError extends Error {
   }
 }
 
-/** Opens (creating when missing) the store in `dataDir`, or in memory when `dataDir` is undefined. */
-export async function openDuckDbStore(dataDir: string | undefined): Promise<DuckDbHistoryStore> {
-  const file = dataDir === undefined ? ':memory:' : path.join(dataDir, HISTORY_FILE);
-  if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true });
-  let instance: DuckDBInstance;
-  let writer: DuckDBConnection;
+/** Opens (creating when missing) the store in `dataDir`; a file that is not a store is a HistoryStoreOpenError. */
+export async function openDuckDbStore(dataDir: string): Promise<DuckDbHistoryStore> {
+  const file = path.join(dataDir, HISTORY_FILE);
+  mkdirSync(dataDir, { recursive: true });
   try {
-    // One thread and a modest memory limit: the store shares the process with the relay.
-    instance = await DuckDBInstance.create(file, { threads: '1', memory_limit: '256MB' });
-    writer = await instance.connect();
-    await writer.run(SCHEMA);
+    const { instance, writer } = await openFile(file);
+    return new DuckDbHistoryStore(file, instance, writer);
   } catch (error) {
     throw new HistoryStoreOpenError(file, error);
   }
-  return new DuckDbHistoryStore(file, instance, writer);
+}
+
+async function openFile(file: string): Promise<{ instance: DuckDBInstance; writer: DuckDBConnection }> {
+  // One thread and a modest memory limit: the store shares the process with the relay.
+  const instance = await DuckDBInstance.create(file, { threads: '1', memory_limit: '256MB' });
+  try {
+    const writer = await instance.connect();
+    await writer.run(SCHEMA);
+    return { instance, writer };
+  } catch (error) {
+    instance.closeSync();
+    throw error;
+  }
 }
 
 export class DuckDbHistoryStore implements HistoryStore {
   readonly description: string;
-  readonly #instance: DuckDBInstance;
-  readonly #writer: DuckDBConnection;
+  readonly #file: string;
+  #instance: DuckDBInstance;
+  #writer: DuckDBConnection;
   /** Writes and maintenance, one after another on `#writer`. */
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
+  /**
+   * A write failed (a full or unwritable disk): DuckDB may have invalidated the database, and may
+   * still hold the failed transaction's rows. The next write opens the file again first, from what
+   * was committed, so recording resumes once the disk can take it.
+   */
+  #failed = false;
 
   constructor(file: string, instance: DuckDBInstance, writer: DuckDBConnection) {
     this.description = `duckdb:${file}`;
+    this.#file = file;
     this.#instance = instance;
     this.#writer = writer;
   }
@@ -206,7 +222,10 @@ export class DuckDbHistoryStore implements HistoryStore {
     await this.#queue.catch(() => undefined);
     this.#closed = true;
     try {
-      await this.#writer.run('CHECKPOINT');
+      // Folds the write-ahead log into the file; committed rows are durable without it.
+      if (!this.#failed) await this.#writer.run('CHECKPOINT');
+    } catch {
+      // A disk too full to checkpoint keeps the log, which the next open replays.
     } finally {
       this.#writer.closeSync();
       this.#instance.closeSync();
@@ -239,9 +258,29 @@ export class DuckDbHistoryStore implements HistoryStore {
 
   #serially<T>(work: () => Promise<T>): Promise<T> {
     if (this.#closed) return Promise.reject(new Error('history store is closed'));
-    const next = this.#queue.then(work, work);
+    const guarded = async (): Promise<T> => {
+      if (this.#failed) await this.#reopen();
+      try {
+        return await work();
+      } catch (error) {
+        this.#failed = true;
+        throw error;
+      }
+    };
+    const next = this.#queue.then(guarded, guarded);
     this.#queue = next.catch(() => undefined);
     return next;
+  }
+
+  async #reopen(): Promise<void> {
+    try {
+      this.#writer.closeSync();
+      this.#instance.closeSync();
+    } catch {
+      // An invalidated database may refuse to close cleanly; the file is opened again regardless.
+    }
+    ({ instance: this.#instance, writer: this.#writer } = await openFile(this.#file));
+    this.#failed = false;
   }
 
   #open(): void {
