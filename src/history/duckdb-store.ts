@@ -61,8 +61,8 @@ export class HistoryStoreOpenError extends Error {
 /** Opens (creating when missing) the store in `dataDir`; a file that is not a store is a HistoryStoreOpenError. */
 export async function openDuckDbStore(dataDir: string): Promise<DuckDbHistoryStore> {
   const file = path.join(dataDir, HISTORY_FILE);
-  mkdirSync(dataDir, { recursive: true });
   try {
+    mkdirSync(dataDir, { recursive: true });
     const { instance, writer } = await openFile(file);
     return new DuckDbHistoryStore(file, instance, writer);
   } catch (error) {
