@@ -12,7 +12,9 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { promisify } from 'node:util';
+import { deflateRaw, inflateRaw, inflateRawSync } from 'node:zlib';
+import { type DuckDBAppender, type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type {
   HistoryExtent,
   HistoryRange,
@@ -22,8 +24,19 @@ import type {
   RetentionPolicy,
 } from './store.ts';
 
+const deflate = promisify(deflateRaw);
+const inflate = promisify(inflateRaw);
+
 /** The database file's name inside `--data-dir`. */
 export const HISTORY_FILE = 'history.duckdb';
+
+/**
+ * `data` of at least this many bytes is stored deflated (by zlib, off the event loop) rather than
+ * as text: DuckDB's string compression (FSST) leaves a whole segment uncompressed once one of its
+ * strings is this large (a catalogue's or a trade list's snapshot), which would cost the small
+ * messages beside it their compression too.
+ */
+const LARGE_DATA_BYTES = 2_048;
 
 /** The oldest rows dropped in one step while the store is over its byte limit. */
 const SIZE_TRIM_FRACTION = 0.1;
@@ -40,12 +53,13 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS messages (
   ts_text VARCHAR,
   rts_text VARCHAR,
   type VARCHAR NOT NULL,
-  data VARCHAR NOT NULL,
+  data VARCHAR,
+  data_deflated BLOB,
   checksum UINTEGER
 )`;
 
 const COLUMNS =
-  'channel, stream, market, depth, epoch, seq::DOUBLE, ts_ms::DOUBLE, rts_ms::DOUBLE, ts_text, rts_text, type, data, checksum';
+  'channel, stream, market, depth, epoch, seq::DOUBLE, ts_ms::DOUBLE, rts_ms::DOUBLE, ts_text, rts_text, type, data, data_deflated, checksum';
 const IN_RANGE = 'stream = $stream AND rts_ms >= $from AND rts_ms < $to';
 
 /** A store file that exists but cannot be opened as one (corrupt, another program's, another version). */
@@ -108,39 +122,24 @@ export class DuckDbHistoryStore implements HistoryStore {
   append(batch: readonly RecordedMessage[]): Promise<void> {
     return this.#serially(async () => {
       if (batch.length === 0) return;
-      const appender = await this.#writer.createAppender('messages');
+      // The rows go into an open transaction in memory (the Appender's calls are synchronous), and
+      // the commit, which writes and syncs the log, runs on DuckDB's own thread: the event loop
+      // never waits on the disk.
+      const deflated = await Promise.all(
+        batch.map((row) => (row.data.length >= LARGE_DATA_BYTES ? deflate(row.data) : undefined)),
+      );
+      await this.#writer.run('BEGIN TRANSACTION');
       try {
-        for (const row of batch) {
-          appender.appendVarchar(row.channel);
-          appender.appendVarchar(row.stream);
-          appender.appendVarchar(row.market);
-          if (row.depth === null || row.depth === undefined) appender.appendNull();
-          else appender.appendInteger(row.depth);
-          appender.appendVarchar(row.epoch);
-          appender.appendBigInt(BigInt(row.seq));
-          const ts = storedTime(row.ts);
-          const rts = storedTime(row.rts);
-          appender.appendBigInt(BigInt(ts.ms));
-          appender.appendBigInt(BigInt(rts.ms));
-          if (ts.text === undefined) appender.appendNull();
-          else appender.appendVarchar(ts.text);
-          if (rts.text === undefined) appender.appendNull();
-          else appender.appendVarchar(rts.text);
-          appender.appendVarchar(row.type);
-          appender.appendVarchar(row.data);
-          if (row.checksum === undefined) appender.appendNull();
-          else appender.appendUInteger(row.checksum);
-          appender.endRow();
-        }
-        // Closing flushes the rows and commits them (auto-commit): durable from here on.
-        appender.closeSync();
-      } catch (error) {
-        // Nothing of a batch that failed is kept half-written: the appender's rows are dropped with it.
+        const appender = await this.#writer.createAppender('messages');
         try {
+          batch.forEach((row, i) => appendRow(appender, row, deflated[i]));
+        } finally {
           appender.closeSync();
-        } catch {
-          // The appender is already unusable: the error above is the one to report.
         }
+        await this.#writer.run('COMMIT');
+      } catch (error) {
+        // Nothing of a batch that failed is kept half-written.
+        await this.#writer.run('ROLLBACK').catch(() => undefined);
         throw error;
       }
     });
@@ -160,17 +159,35 @@ export class DuckDbHistoryStore implements HistoryStore {
     }
   }
 
-  writeParquet(range: HistoryRange, file: string): Promise<void> {
-    return this.#serially(async () => {
-      // The message's own fields as columns; `data` is its JSON text (DuckDB, pandas and polars read it as a string).
-      await this.#writer.run(
-        `COPY (SELECT channel, market, depth, epoch, seq, make_timestamp(ts_ms * 1000) AS ts,
-                      make_timestamp(rts_ms * 1000) AS rts, type, data, checksum
-               FROM messages WHERE ${IN_RANGE} ORDER BY rts_ms, seq)
-         TO '${file.replaceAll("'", "''")}' (FORMAT parquet, COMPRESSION zstd)`,
-        { stream: range.stream, from: range.from, to: range.to },
+  async writeParquet(range: HistoryRange, file: string): Promise<void> {
+    this.#open();
+    const connection = await this.#instance.connect();
+    const values = { stream: range.stream, from: range.from, to: range.to };
+    try {
+      // The range in a temporary table, its deflated `data` inflated back into text, then written
+      // by DuckDB: the message's own fields as columns, `data` its JSON text (read as a string).
+      await connection.run(
+        `CREATE TEMP TABLE export AS
+         SELECT row_number() OVER (ORDER BY rts_ms, seq) AS n, channel, market, depth, epoch, seq,
+                make_timestamp(ts_ms * 1000) AS ts, make_timestamp(rts_ms * 1000) AS rts, type, data,
+                data_deflated, checksum
+         FROM messages WHERE ${IN_RANGE}`,
+        values,
       );
-    });
+      const large = await connection.stream('SELECT n::DOUBLE, data_deflated FROM export WHERE data IS NULL');
+      for await (const rows of large.yieldRowsJs())
+        for (const [n, deflated] of rows)
+          await connection.run('UPDATE export SET data = $data WHERE n = $n', {
+            n: Number(n),
+            data: (await inflate(deflated as Uint8Array)).toString('utf8'),
+          });
+      await connection.run(
+        `COPY (SELECT channel, market, depth, epoch, seq, ts, rts, type, data, checksum FROM export ORDER BY n)
+         TO '${file.replaceAll("'", "''")}' (FORMAT parquet, COMPRESSION zstd)`,
+      );
+    } finally {
+      connection.closeSync();
+    }
   }
 
   async extent(stream: string): Promise<HistoryExtent | undefined> {
@@ -288,9 +305,52 @@ export class DuckDbHistoryStore implements HistoryStore {
   }
 }
 
+function appendRow(appender: DuckDBAppender, row: RecordedMessage, deflated: Buffer | undefined): void {
+  appender.appendVarchar(row.channel);
+  appender.appendVarchar(row.stream);
+  appender.appendVarchar(row.market);
+  if (row.depth === null || row.depth === undefined) appender.appendNull();
+  else appender.appendInteger(row.depth);
+  appender.appendVarchar(row.epoch);
+  appender.appendBigInt(BigInt(row.seq));
+  const ts = storedTime(row.ts);
+  const rts = storedTime(row.rts);
+  appender.appendBigInt(BigInt(ts.ms));
+  appender.appendBigInt(BigInt(rts.ms));
+  if (ts.text === undefined) appender.appendNull();
+  else appender.appendVarchar(ts.text);
+  if (rts.text === undefined) appender.appendNull();
+  else appender.appendVarchar(rts.text);
+  appender.appendVarchar(row.type);
+  if (deflated === undefined) {
+    appender.appendVarchar(row.data);
+    appender.appendNull();
+  } else {
+    appender.appendNull();
+    appender.appendBlob(deflated);
+  }
+  if (row.checksum === undefined) appender.appendNull();
+  else appender.appendUInteger(row.checksum);
+  appender.endRow();
+}
+
 function recordOf(row: readonly unknown[]): RecordedMessage {
-  const [channel, stream, market, depth, epoch, seq, tsMs, rtsMs, tsText, rtsText, type, data, checksum] =
-    row;
+  const [
+    channel,
+    stream,
+    market,
+    depth,
+    epoch,
+    seq,
+    tsMs,
+    rtsMs,
+    tsText,
+    rtsText,
+    type,
+    data,
+    deflated,
+    checksum,
+  ] = row;
   return {
     channel: String(channel),
     stream: String(stream),
@@ -301,7 +361,7 @@ function recordOf(row: readonly unknown[]): RecordedMessage {
     ts: typeof tsText === 'string' ? tsText : new Date(Number(tsMs)).toISOString(),
     rts: typeof rtsText === 'string' ? rtsText : new Date(Number(rtsMs)).toISOString(),
     type: type === 'snapshot' ? 'snapshot' : 'update',
-    data: String(data),
+    data: typeof data === 'string' ? data : inflateRawSync(deflated as Uint8Array).toString('utf8'),
     checksum: checksum === null ? undefined : Number(checksum),
   };
 }

@@ -6,6 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDuckDbStore } from '../../src/history/duckdb-store.ts';
 import type { HistoryStore, RecordedMessage } from '../../src/history/store.ts';
@@ -73,6 +74,35 @@ describe.each(implementations)('HistoryStore contract: %s', (_name, open) => {
     // A time of another precision comes back as it was given; a missing checksum stays missing.
     expect(read[3]).toMatchObject({ ts: '2026-12-01T09:59:59.123456Z', checksum: undefined });
     expect(await all(store.read({ stream: 'price:x', from: T0, to: T0 + 1_000 }))).toEqual([other]);
+    await store.close();
+  });
+
+  it('gives back a large `data` (a catalogue snapshot) as it was given, also in Parquet', async () => {
+    const place = tempFolder();
+    const store = await open(place);
+    const catalogue = JSON.stringify(
+      Object.fromEntries(
+        Array.from({ length: 200 }, (_, i) => [`m${i}`, { status: 'ACTIVE', volume: `${i}.5` }]),
+      ),
+    );
+    const large = message(1, T0, { data: catalogue });
+    await store.append([large, message(2, T0 + 1)]);
+    expect(await all(store.read({ stream: `book:${MARKET}:full`, from: T0, to: T0 + 2 }))).toEqual([
+      large,
+      message(2, T0 + 1),
+    ]);
+    const file = path.join(place, 'large.parquet');
+    await store.writeParquet({ stream: `book:${MARKET}:full`, from: T0, to: T0 + 2 }, file);
+    const reader = await (await DuckDBInstance.create(':memory:')).connect();
+    const rows = (
+      await reader.runAndReadAll(`SELECT seq::INT, data, epoch_ms(ts)::DOUBLE FROM '${file}' ORDER BY seq`)
+    ).getRowsJS();
+    expect(rows.map(([seq, data]) => [seq, data])).toEqual([
+      [1, catalogue],
+      [2, message(2, T0 + 1).data],
+    ]);
+    expect(rows[0]?.[2]).toBe(T0 - 5);
+    reader.closeSync();
     await store.close();
   });
 
