@@ -132,7 +132,7 @@ export class DuckDbHistoryStore implements HistoryStore {
       try {
         const appender = await this.#writer.createAppender('messages');
         try {
-          batch.forEach((row, i) => appendRow(appender, row, deflated[i]));
+          for (const [i, row] of batch.entries()) appendRow(appender, row, deflated[i]);
         } finally {
           appender.closeSync();
         }

@@ -61,7 +61,12 @@ describe('parseCommandLine', () => {
       simProfile: 'default',
       operatorHost: '127.0.0.1',
       // `serve` records by default (docs/history.md).
-      history: { store: 'embedded', dataDir: './market-relay-data', retentionMs: 86_400_000, maxBytes: 1024 ** 3 },
+      history: {
+        store: 'embedded',
+        dataDir: './market-relay-data',
+        retentionMs: 86_400_000,
+        maxBytes: 1024 ** 3,
+      },
     });
     expect(resolveTuning(tuning)).toEqual(defaultTuning);
     expect(parseCommandLine(['sim'], {})).toEqual({
