@@ -3,8 +3,8 @@
  * The embedded history store: one DuckDB database file in `--data-dir`, needing no set-up. DuckDB
  * because it is a real store that runs in the process (nothing to install or run beside the relay),
  * appends batches fast through its Appender, compresses each column on its own (`data` with FSST,
- * the envelope with dictionaries, times and `seq` with bit packing: a book's record takes about
- * 0.15x its messages' JSON, docs/history.md "Disk"), answers a time range of one stream from its
+ * the envelope with dictionaries, times and `seq` with bit packing: the record takes about 0.25x its
+ * messages' JSON, docs/operations.md "History disk"), answers a time range of one stream from its
  * zone maps, and writes Parquet itself (`COPY`). Every write goes through one connection in
  * order; every read has a connection of its own and streams its result a chunk at a time. Times
  * are kept as epoch milliseconds, with the text as sent beside them only where it is not the
