@@ -25,6 +25,10 @@ COPY packages/client/package.json ./packages/client/
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 # dist/ holds the status page's static files too (`npm run build` copies them to dist/src/status-page/).
 COPY --from=build /app/dist ./dist
+# The embedded history store (docs/history.md) records into a volume the non-root user owns.
+RUN mkdir -p /data && chown node:node /data
+ENV DATA_DIR=/data
+VOLUME /data
 USER node
 EXPOSE 8080
 # Liveness, not /health: an upstream outage must not mark every container unhealthy at once.

@@ -13,8 +13,11 @@ import { DEFAULT_MAX_AGE_MS } from './config/poll-options.ts';
 import { DEFAULT_SAMPLE_RATIO } from './config/trace-options.ts';
 import { type RelayTuning, resolveTuning } from './config/tuning.ts';
 import { drainConnections, leavingConnections } from './drain.ts';
+import type { RecordReader } from './history/recorder.ts';
+import { startHistoryRecording } from './history-recording.ts';
 import { registerCors } from './http/cors.ts';
 import { registerHealth } from './http/health.ts';
+import { registerHistoryExport } from './http/history-export.ts';
 import { type Operations, registerOperations } from './http/operations.ts';
 import { createRelayApp } from './http/relay-app.ts';
 import { registerRestFront } from './http/rest-front/index.ts';
@@ -28,6 +31,7 @@ import type { Broker } from './relay/coordination/broker.ts';
 import { type BrokerOptions, startBroker } from './relay/coordination/start.ts';
 import { RelayEvents } from './relay/events.ts';
 import { UpstreamHealthMonitor, type UpstreamIdentity } from './relay/poll/upstream-health.ts';
+import { RecordingHolds } from './relay/session/recording-holds.ts';
 import { SinceReads } from './relay/session/since-reads.ts';
 import { ConfirmationAnnouncer } from './relay/streams/confirmations.ts';
 import { StreamPublisher } from './relay/streams/publisher.ts';
@@ -79,6 +83,8 @@ export interface Relay {
    */
   drain(): Promise<void>;
   /** Closes at once: every connection with 1001, leases released. */
+  /** The record of what it sends (docs/history.md); undefined with `--history off`. */
+  readonly history: RecordReader | undefined;
   close(): Promise<void>;
 }
 
@@ -92,6 +98,8 @@ export async function startRelay(
     givenLogger === undefined ? createLogger(config.logLevel) : { logger: givenLogger, sink: givenSink };
   const tuning = resolveTuning(config.tuning);
   const startedAt = Date.now();
+  // First: a store that cannot be opened stops the start before anything else is running.
+  const history = await startHistoryRecording(config.history, logger);
   const sim =
     config.upstream === 'sim'
       ? await startSimulator({
@@ -136,6 +144,7 @@ export async function startRelay(
     broker,
     registry,
     events,
+    ...(history === undefined ? {} : { record: history.sink }),
     bookPollMs: config.bookPollMs,
     pricePollMs: config.pricePollMs,
     upstreamRps: config.upstreamRps,
@@ -205,6 +214,7 @@ export async function startRelay(
     startedAt,
     upstreamDownAfterMs: tuning.upstreamDownAfterMs,
     isShuttingDown: () => shuttingDown,
+    history: history?.recorder,
   };
   // The operator's full view is the status page's; the public answer leaves out hosts and paths.
   registerHealth(app, {
@@ -247,6 +257,7 @@ export async function startRelay(
     ws.attach(operatorApp.server);
     sse.attach(operatorApp);
   }
+  registerHistoryExport(app, { recorder: history?.recorder, access });
   registerRestFront(app, {
     client,
     budget: relayPoller,
@@ -260,12 +271,21 @@ export async function startRelay(
   knownMarkets.start();
   const confirmations = new ConfirmationAnnouncer(registry, tuning.confirmMs);
   confirmations.start();
+  // `--record`: streams held with no client, so that they are recorded (docs/history.md).
+  const recordingHolds =
+    config.record === undefined || history === undefined
+      ? undefined
+      : new RecordingHolds(registry, config.record);
+  if (config.record !== undefined && history === undefined)
+    logger.warn({ event: 'record_without_history' }, '--record is ignored: --history is off');
 
   /** Everything started above, released in dependency order: by `close()`, or when `listen` fails. */
   const release = async (): Promise<void> => {
     stopPruning();
     confirmations.stop();
+    recordingHolds?.close();
     relayPoller.stop();
+    await history?.recorder.close();
     knownMarkets.stop();
     upstreamHealth.stop();
     await broker.close();
@@ -340,6 +360,7 @@ export async function startRelay(
       );
       return draining;
     },
+    history: history?.recorder,
     close() {
       closing ??= (async () => {
         shuttingDown = true;

@@ -11,7 +11,18 @@ import { serveIpc } from '../lib/ipc.ts';
 import { sampleUsage } from '../lib/usage.ts';
 
 const command = parseCommandLine(
-  ['serve', '--upstream', process.env.BENCH_UPSTREAM ?? '', '--port', '0', '--log-level', 'silent'],
+  // The record's own cost is to be measured apart (issue 47); these baselines stay comparable.
+  [
+    'serve',
+    '--upstream',
+    process.env.BENCH_UPSTREAM ?? '',
+    '--port',
+    '0',
+    '--log-level',
+    'silent',
+    '--history',
+    'off',
+  ],
   {},
 );
 if (command.command !== 'serve') throw new Error('expected the serve command');

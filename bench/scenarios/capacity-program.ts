@@ -67,6 +67,8 @@ export async function startRelayProgram(options: RelayProgramOptions): Promise<R
       '--upstream-concurrency=32',
       `--heartbeat-ms=${options.heartbeatMs}`,
       '--log-level=warn',
+      // The record's own cost is to be measured apart (issue 47); these baselines stay comparable.
+      '--history=off',
       ...ONE_ADDRESS_LIMITS,
     ],
     { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] },

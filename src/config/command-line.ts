@@ -26,8 +26,15 @@ export interface Arguments {
   version: boolean;
 }
 
-/** Every option takes a value, so `--port -1` reads `-1` as the port (and then rejects it). */
-export function splitArguments(argv: readonly string[], isOption: (name: string) => boolean): Arguments {
+/**
+ * Every option takes a value, so `--port -1` reads `-1` as the port (and then rejects it). An option
+ * `repeatable` says may be given again: its values are joined with commas, as its env twin lists them.
+ */
+export function splitArguments(
+  argv: readonly string[],
+  isOption: (name: string) => boolean,
+  repeatable: (name: string) => boolean = () => false,
+): Arguments {
   const parsed: Arguments = { positionals: [], values: new Map(), help: false, version: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -45,7 +52,8 @@ export function splitArguments(argv: readonly string[], isOption: (name: string)
       }
       const value = equals === -1 ? argv[++i] : arg.slice(equals + 1);
       if (value === undefined) throw new ConfigError(name, `--${name} needs a value`);
-      parsed.values.set(name, value);
+      const earlier = parsed.values.get(name);
+      parsed.values.set(name, earlier !== undefined && repeatable(name) ? `${earlier},${value}` : value);
     } else if (arg.startsWith('-') && arg.length > 1) {
       throw new ConfigError(arg, `unknown option ${arg} (market-relay --help lists the options)`);
     } else parsed.positionals.push(arg);

@@ -8,6 +8,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { groupOptions } from './group-options.ts';
+import { historyOptions } from './history-options.ts';
 import { integerOption, type OptionSpec } from './option-spec.ts';
 import { pollOptions } from './poll-options.ts';
 import { markets, seed, simProfile } from './sim-options.ts';
@@ -165,6 +166,7 @@ const serveOptions = {
     placeholder: 'ORIGINS',
     help: 'comma-separated browser origins; set = others refused',
   },
+  ...historyOptions,
   'log-level': logLevel,
   compression: {
     env: 'COMPRESSION',

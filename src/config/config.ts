@@ -9,10 +9,12 @@
 import type { IsolationLimits } from '../relay/admission/market.ts';
 import type { RedisFormat } from '../relay/coordination/redis/formats.ts';
 import type { SchedulerMode } from '../relay/poll/scheduler.ts';
+import type { RecordSelection } from '../relay/session/recording-holds.ts';
 import type { SimulatorProfileName } from '../sim/profile.ts';
 import { ConfigError, splitArguments } from './command-line.ts';
 import { type CommandName, commands, type LogLevel } from './command-options.ts';
 import { channelBoundLimits } from './group-options.ts';
+import { type HistoryConfig, historyConfig } from './history-options.ts';
 import { quotedValue } from './option-spec.ts';
 import { resolveTuning, setTuningValue, type TuningOverrides, tuningConflict } from './tuning.ts';
 import { tuningOptions } from './tuning-options.ts';
@@ -59,6 +61,10 @@ export interface ServeConfig {
    * (relay/coordination/redis/formats.ts) unless a test gives the next release's. No option sets it.
    */
   redisFormats?: readonly RedisFormat[];
+  /** What the relay records into (docs/history.md); unset = nothing is recorded (`--history off`). */
+  history?: HistoryConfig | undefined;
+  /** Streams held with no subscriber so that they are recorded (`--record`). */
+  record?: RecordSelection[] | undefined;
   /** Operator endpoints on their own port (and host), and/or behind a key. */
   operatorPort?: number | undefined;
   operatorHost?: string | undefined;
@@ -94,6 +100,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   const args = splitArguments(
     argv,
     (name) => Object.hasOwn(commands.serve, name) || Object.hasOwn(commands.sim, name),
+    (name) => name === 'record',
   );
   if (args.version) return { command: 'version' };
   const [first, ...rest] = args.positionals;
@@ -208,6 +215,8 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       simSeed: number('seed'),
       simProfile: read('sim-profile') as SimulatorProfileName,
       tuning,
+      history: historyConfig(read),
+      record: read('record') as RecordSelection[] | undefined,
       operatorPort: read('operator-port') as number | undefined,
       operatorHost: read('operator-host') as string,
       operatorKey: read('operator-key') as string | undefined,

@@ -6,6 +6,8 @@
  * when it answers `/health` as something other than upstream (a load balancer should then prefer
  * another relay); `shutting_down` while draining.
  */
+
+import type { RecordReader } from '../history/recorder.ts';
 import type { Broker, ClusterReport } from '../relay/coordination/broker.ts';
 import type { UpstreamHealthMonitor, UpstreamIdentity } from '../relay/poll/upstream-health.ts';
 import type { StreamRegistry } from '../relay/streams/registry.ts';
@@ -25,6 +27,8 @@ export interface HealthSources {
   startedAt: number;
   upstreamDownAfterMs: number;
   isShuttingDown: () => boolean;
+  /** The record of what the relay sends; undefined with `--history off`. */
+  history?: RecordReader | undefined;
   /**
    * The public `/health` when the operator's view is elsewhere (`--operator-port`) or behind
    * `--operator-key`: no upstream URL and no error texts (they name hosts and paths).
@@ -71,6 +75,44 @@ export interface HealthReport {
   freshness: FreshnessReport;
   /** Cluster mode only. */
   redis?: ClusterReport;
+  history: HistoryHealth;
+}
+
+/**
+ * The record (docs/history.md "Operating it"): `recording` false with `--history off`. A failing
+ * store leaves `status` as it is: live serving goes on without it, and `writing` says so.
+ */
+export type HistoryHealth =
+  | { recording: false }
+  | {
+      recording: true;
+      /** false while writes to the store fail (a full or unwritable disk): messages are then not recorded. */
+      writing: boolean;
+      /** Absent from a redacted report. */
+      store?: string;
+      lastError?: string | null;
+      rows: number;
+      bytes: number;
+      oldest: string | null;
+      writeLagMs: number;
+      writeFailures: number;
+      dropped: number;
+    };
+
+function historyHealth(history: RecordReader | undefined, redacted: boolean): HistoryHealth {
+  if (history === undefined) return { recording: false };
+  const stats = history.stats();
+  return {
+    recording: true,
+    writing: !stats.failing,
+    ...(redacted ? {} : { store: history.store.description, lastError: stats.lastError ?? null }),
+    rows: stats.stored.rows,
+    bytes: stats.stored.bytes,
+    oldest: iso(stats.stored.oldest),
+    writeLagMs: stats.writeLagMs,
+    writeFailures: stats.writeFailures,
+    dropped: stats.dropped,
+  };
 }
 
 export function healthReport(sources: HealthSources, now = Date.now()): HealthReport {
@@ -125,6 +167,7 @@ export function healthReport(sources: HealthSources, now = Date.now()): HealthRe
     freshness: sources.poller.freshness(now),
     // Cluster mode only: what the broker reports of itself.
     ...sources.broker.report(redacted),
+    history: historyHealth(sources.history, redacted),
   };
 }
 

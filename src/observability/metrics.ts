@@ -15,6 +15,7 @@ import type { UpstreamRequestEvent } from '../upstream/client.ts';
 import { metricFactory } from '../util/metric-factory.ts';
 import { version } from '../util/version.ts';
 import { healthReport } from './health-report.ts';
+import { registerHistoryMetrics } from './history-metrics.ts';
 import { onRelayEvent, type RelayView } from './relay-view.ts';
 import { shareReport } from './share-report.ts';
 
@@ -53,6 +54,7 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
     labelNames: ['version'],
     registers,
   }).set({ version }, 1);
+  if (view.history !== undefined) registerHistoryMetrics(PREFIX, registry, metric, view.history);
 
   // --- Clients -----------------------------------------------------------------------------------
   metric.gauge('connections', 'Open WebSocket connections.', (gauge) => {

@@ -4,6 +4,7 @@
  * the workers share, the upstream, its index) applied to the configuration every worker parsed from
  * the same command line, and the message telling the primary where it listens.
  */
+import path from 'node:path';
 import type { ServeConfig } from '../config/config.ts';
 
 /** The variable the primary hands a worker its assignment in. */
@@ -48,8 +49,14 @@ export function workerConfig(
     config.operatorPort === undefined || config.operatorPort === 0
       ? config.operatorPort
       : config.operatorPort + assignment.index;
+  // One embedded history store per process (a DuckDB file has one writer): each worker records
+  // what it serves into a folder of its own inside --data-dir (docs/history.md).
+  const history =
+    config.history === undefined
+      ? undefined
+      : { ...config.history, dataDir: path.join(config.history.dataDir, `worker-${assignment.index + 1}`) };
   return {
     index: assignment.index,
-    config: { ...config, redis: assignment.redis, upstream: assignment.upstream, operatorPort },
+    config: { ...config, redis: assignment.redis, upstream: assignment.upstream, operatorPort, history },
   };
 }

@@ -62,6 +62,13 @@ describe('parseCommandLine', () => {
       operatorHost: '127.0.0.1',
       otelEndpoint: undefined,
       otelSampleRatio: 0.01,
+      // `serve` records by default (docs/history.md).
+      history: {
+        store: 'embedded',
+        dataDir: './market-relay-data',
+        retentionMs: 86_400_000,
+        maxBytes: 1024 ** 3,
+      },
     });
     expect(resolveTuning(tuning)).toEqual(defaultTuning);
     expect(parseCommandLine(['sim'], {})).toEqual({

@@ -22,6 +22,7 @@ export const layerRanks: Readonly<Record<string, number>> = {
   upstream: 2, // upstream schemas and HTTP client
   client: 2, // the browser/Node SDK: protocol + util only
   sim: 3, // the upstream simulator
+  history: 3.8, // the record of what the relay sent: the store interface, its engines, the recorder (below the streams, which record into it)
   relay: 4, // streams, registry, poller, diff, prepared frames, coordination (alone or over Redis)
   ws: 5, // the WebSocket endpoint: writes the relay's frames
   sse: 5, // the Server-Sent Events endpoint: writes the relay's frames as events

@@ -366,7 +366,7 @@ let lastRead: { state: MarketsData; active: readonly string[] } | undefined;
  * Read once per state for all sessions, and the same array as the previous state's while the ids
  * are the same, so a session sees at once that nothing it follows changed.
  */
-function activeMarkets(state: MarketsData): readonly string[] {
+export function activeMarkets(state: MarketsData): readonly string[] {
   if (lastRead?.state === state) return lastRead.active;
   const ids = Object.entries(state)
     .filter(([, record]) => typeof record.status !== 'string' || record.status === 'ACTIVE')

@@ -1,7 +1,9 @@
 /**
  * @module relay/streams/publisher
  * Hands a polled state to a stream and tells the rest of the relay what happened: the update sent
- * (with its fan-out size and delay), and every freshness change (`live` / `stale` / `closed`).
+ * (with its fan-out size and delay), and every freshness change (`live` / `stale` / `closed`). Every
+ * message numbered and sent, whoever numbered it (this relay, or the cluster's lease holder), passes
+ * here once, so here is where the history recorder is told of it.
  * Typed end to end: a stream only takes the state type its channel declares.
  */
 import type { StreamState } from '../../../packages/protocol/src/protocol/messages.ts';
@@ -11,13 +13,18 @@ import type { Frame } from './frame.ts';
 import type { AnyStream, Stream } from './stream.ts';
 import { groupOf } from './stream-messages.ts';
 
+/** Takes each `snapshot` and `update` a stream sent, at once and without waiting (history/recorder.ts buffers it). */
+export type RecordSink = (stream: AnyStream, frame: Frame, kind: 'snapshot' | 'update') => void;
+
 export class StreamPublisher {
   readonly #events: RelayEvents;
   readonly #now: () => number;
+  readonly #record: RecordSink | undefined;
 
-  constructor(events: RelayEvents, now: () => number) {
+  constructor(events: RelayEvents, now: () => number, record?: RecordSink) {
     this.#events = events;
     this.#now = now;
+    this.#record = record;
   }
 
   /**
@@ -63,6 +70,7 @@ export class StreamPublisher {
     if (stream.freshness === 'stale' && stream.setFreshness('live')) this.emitState(stream, 'live');
     // One poll of the stream: a threshold's catch-up is counted in them (./paced.ts).
     stream.subscribers.polled();
+    if (frame !== null) this.#record?.(stream, frame, kind);
     // Paced subscribers get this state later, as their group's snapshot (pacedSent).
     const recipients = frame === null ? 0 : stream.rawClientCount;
     if (frame !== null && recipients > 0) this.#sent(stream, frame, kind, recipients, receivedAt);

@@ -26,7 +26,7 @@ import { type OneOffBudget, PollDispatcher } from '../poll/dispatcher.ts';
 import { PollPlan } from '../poll/plan.ts';
 import type { SchedulerMode } from '../poll/scheduler.ts';
 import type { GroupShare } from '../poll/share-groups.ts';
-import { StreamPublisher } from '../streams/publisher.ts';
+import { type RecordSink, StreamPublisher } from '../streams/publisher.ts';
 import type { InterestChange, StreamRegistry } from '../streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
 import { BookTargets } from './book-targets.ts';
@@ -48,6 +48,8 @@ export interface PollerOptions {
   broker: Broker;
   registry: StreamRegistry;
   events: RelayEvents;
+  /** Told of every message numbered and sent here (the history recorder); nothing is recorded unless given. */
+  record?: RecordSink;
   /** A book is never asked for more often than this (ms). */
   bookPollMs: number;
   pricePollMs: number;
@@ -109,7 +111,7 @@ export class PollerPool {
     this.#now = options.now ?? Date.now;
     this.#ownerOf = options.shareOwner ?? ((subscriber) => subscriber);
     this.#plan = new PollPlan(options);
-    const publisher = new StreamPublisher(options.events, this.#now);
+    const publisher = new StreamPublisher(options.events, this.#now, options.record);
     const effects: OutcomeEffects = {
       registry: options.registry,
       publisher,

@@ -65,7 +65,11 @@ export function useRelayProcesses({
    * which then costs no process start (on a busy machine, a start is the larger part of such a test).
    */
   async function inProcessRelay(): Promise<Relay> {
-    const command = parseCommandLine(['serve', '--port=0', '--log-level=silent', ...args()], {});
+    // Records nothing, as the child relays (which inherit the suite's HISTORY=off) do.
+    const command = parseCommandLine(
+      ['serve', '--port=0', '--log-level=silent', '--history=off', ...args()],
+      {},
+    );
     if (command.command !== 'serve') throw new Error('expected the serve command');
     const started = await startRelay(command.config, pino({ level: 'silent' }));
     inProcess.push(started);

@@ -1,0 +1,395 @@
+/**
+ * @module history/duckdb-store
+ * The embedded history store: one DuckDB database file in `--data-dir`, needing no set-up. DuckDB
+ * because it is a real store that runs in the process (nothing to install or run beside the relay),
+ * appends batches fast through its Appender, compresses each column on its own (`data` with FSST,
+ * the envelope with dictionaries, times and `seq` with bit packing: the record takes about 0.25x its
+ * messages' JSON, docs/operations.md "History disk"), answers a time range of one stream from its
+ * zone maps, and writes Parquet itself (`COPY`). Every write goes through one connection in
+ * order; every read has a connection of its own and streams its result a chunk at a time. Times
+ * are kept as epoch milliseconds, with the text as sent beside them only where it is not the
+ * millisecond ISO form those give back (an upstream `ts` of another precision).
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { deflateRaw, inflateRaw, inflateRawSync } from 'node:zlib';
+import { type DuckDBAppender, type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type {
+  HistoryExtent,
+  HistoryRange,
+  HistoryStore,
+  HistoryStoreStats,
+  RecordedMessage,
+  RetentionPolicy,
+} from './store.ts';
+
+const deflate = promisify(deflateRaw);
+const inflate = promisify(inflateRaw);
+
+/** The database file's name inside `--data-dir`. */
+export const HISTORY_FILE = 'history.duckdb';
+
+/**
+ * `data` of at least this many bytes is stored deflated (by zlib, off the event loop) rather than
+ * as text: DuckDB's string compression (FSST) leaves a whole segment uncompressed once one of its
+ * strings is this large (a catalogue's or a trade list's snapshot), which would cost the small
+ * messages beside it their compression too.
+ */
+const LARGE_DATA_BYTES = 2_048;
+
+/** The oldest rows dropped in one step while the store is over its byte limit. */
+const SIZE_TRIM_FRACTION = 0.1;
+
+const SCHEMA = `CREATE TABLE IF NOT EXISTS messages (
+  channel VARCHAR NOT NULL,
+  stream VARCHAR NOT NULL,
+  market VARCHAR NOT NULL,
+  depth INTEGER,
+  epoch VARCHAR NOT NULL,
+  seq BIGINT NOT NULL,
+  ts_ms BIGINT NOT NULL,
+  rts_ms BIGINT NOT NULL,
+  ts_text VARCHAR,
+  rts_text VARCHAR,
+  type VARCHAR NOT NULL,
+  data VARCHAR,
+  data_deflated BLOB,
+  checksum UINTEGER
+)`;
+
+const COLUMNS =
+  'channel, stream, market, depth, epoch, seq::DOUBLE, ts_ms::DOUBLE, rts_ms::DOUBLE, ts_text, rts_text, type, data, data_deflated, checksum';
+const IN_RANGE = 'stream = $stream AND rts_ms >= $from AND rts_ms < $to';
+
+/** A store file that exists but cannot be opened as one (corrupt, another program's, another version). */
+export class HistoryStoreOpenError extends Error {
+  constructor(file: string, cause: unknown) {
+    super(
+      `history store ${file} cannot be opened (${cause instanceof Error ? cause.message : String(cause)}): move it away or delete it to start a new record, or start with --history off`,
+    );
+    this.name = 'HistoryStoreOpenError';
+  }
+}
+
+/** Opens (creating when missing) the store in `dataDir`; a file that is not a store is a HistoryStoreOpenError. */
+export async function openDuckDbStore(dataDir: string): Promise<DuckDbHistoryStore> {
+  const file = path.join(dataDir, HISTORY_FILE);
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    const { instance, writer } = await openFile(file);
+    return new DuckDbHistoryStore(file, instance, writer);
+  } catch (error) {
+    throw new HistoryStoreOpenError(file, error);
+  }
+}
+
+async function openFile(file: string): Promise<{ instance: DuckDBInstance; writer: DuckDBConnection }> {
+  // One thread and a modest memory limit: the store shares the process with the relay.
+  const instance = await DuckDBInstance.create(file, { threads: '1', memory_limit: '256MB' });
+  try {
+    const writer = await instance.connect();
+    await writer.run(SCHEMA);
+    return { instance, writer };
+  } catch (error) {
+    instance.closeSync();
+    throw error;
+  }
+}
+
+export class DuckDbHistoryStore implements HistoryStore {
+  readonly description: string;
+  readonly #file: string;
+  #instance: DuckDBInstance;
+  #writer: DuckDBConnection;
+  /** Writes and maintenance, one after another on `#writer`. */
+  #queue: Promise<unknown> = Promise.resolve();
+  #closed = false;
+  /**
+   * A write failed (a full or unwritable disk): DuckDB may have invalidated the database, and may
+   * still hold the failed transaction's rows. The next write opens the file again first, from what
+   * was committed, so recording resumes once the disk can take it.
+   */
+  #failed = false;
+
+  constructor(file: string, instance: DuckDBInstance, writer: DuckDBConnection) {
+    this.description = `duckdb:${file}`;
+    this.#file = file;
+    this.#instance = instance;
+    this.#writer = writer;
+  }
+
+  append(batch: readonly RecordedMessage[]): Promise<void> {
+    return this.#serially(async () => {
+      if (batch.length === 0) return;
+      // The rows go into an open transaction in memory (the Appender's calls are synchronous), and
+      // the commit, which writes and syncs the log, runs on DuckDB's own thread: the event loop
+      // never waits on the disk.
+      const deflated = await Promise.all(
+        batch.map((row) => (row.data.length >= LARGE_DATA_BYTES ? deflate(row.data) : undefined)),
+      );
+      await this.#writer.run('BEGIN TRANSACTION');
+      try {
+        const appender = await this.#writer.createAppender('messages');
+        try {
+          for (const [i, row] of batch.entries()) appendRow(appender, row, deflated[i]);
+        } finally {
+          appender.closeSync();
+        }
+        await this.#writer.run('COMMIT');
+      } catch (error) {
+        // Nothing of a batch that failed is kept half-written.
+        await this.#writer.run('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  async *read(range: HistoryRange): AsyncIterable<RecordedMessage> {
+    this.#open();
+    const connection = await this.#instance.connect();
+    try {
+      const result = await connection.stream(
+        `SELECT ${COLUMNS} FROM messages WHERE ${IN_RANGE} ORDER BY rts_ms, seq`,
+        { stream: range.stream, from: range.from, to: range.to },
+      );
+      for await (const rows of result.yieldRowsJs()) for (const row of rows) yield recordOf(row);
+    } finally {
+      connection.closeSync();
+    }
+  }
+
+  async writeParquet(range: HistoryRange, file: string): Promise<void> {
+    this.#open();
+    const connection = await this.#instance.connect();
+    const values = { stream: range.stream, from: range.from, to: range.to };
+    try {
+      // The range in a temporary table, its deflated `data` inflated back into text, then written
+      // by DuckDB: the message's own fields as columns, `data` its JSON text (read as a string).
+      await connection.run(
+        `CREATE TEMP TABLE export AS
+         SELECT row_number() OVER (ORDER BY rts_ms, seq) AS n, channel, market, depth, epoch, seq,
+                make_timestamp(ts_ms * 1000) AS ts, make_timestamp(rts_ms * 1000) AS rts, type, data,
+                data_deflated, checksum
+         FROM messages WHERE ${IN_RANGE}`,
+        values,
+      );
+      const large = await connection.stream('SELECT n::DOUBLE, data_deflated FROM export WHERE data IS NULL');
+      for await (const rows of large.yieldRowsJs())
+        for (const [n, deflated] of rows)
+          await connection.run('UPDATE export SET data = $data WHERE n = $n', {
+            n: Number(n),
+            data: (await inflate(deflated as Uint8Array)).toString('utf8'),
+          });
+      await connection.run(
+        `COPY (SELECT channel, market, depth, epoch, seq, ts, rts, type, data, checksum FROM export ORDER BY n)
+         TO '${file.replaceAll("'", "''")}' (FORMAT parquet, COMPRESSION zstd)`,
+      );
+    } finally {
+      connection.closeSync();
+    }
+  }
+
+  async extent(stream: string): Promise<HistoryExtent | undefined> {
+    const [row] = await this.#rows(
+      'SELECT min(rts_ms)::DOUBLE, max(rts_ms)::DOUBLE, count(*)::DOUBLE FROM messages WHERE stream = $stream',
+      { stream },
+    );
+    const [oldest, newest, rows] = row ?? [];
+    if (typeof oldest !== 'number' || typeof newest !== 'number') return undefined;
+    return { oldest, newest, rows: Number(rows) };
+  }
+
+  enforceRetention(policy: RetentionPolicy, now: number): Promise<number> {
+    return this.#serially(async () => {
+      let dropped = (
+        await this.#writer.run('DELETE FROM messages WHERE rts_ms < $cut', { cut: now - policy.maxAgeMs })
+      ).rowsChanged;
+      // Over its bytes: drop the oldest tenth at a time, checkpointing so the freed blocks count as free.
+      for (let step = 0; step < 10 && (await this.#usedBytes()) > policy.maxBytes; step += 1) {
+        const rows = await this.#countRows();
+        if (rows === 0) break;
+        const cut = await this.#writer.runAndReadAll(
+          'SELECT rts_ms::DOUBLE FROM messages ORDER BY rts_ms LIMIT 1 OFFSET $skip',
+          { skip: Math.max(0, Math.ceil(rows * SIZE_TRIM_FRACTION) - 1) },
+        );
+        const until = cut.getRowsJS()[0]?.[0];
+        if (typeof until !== 'number') break;
+        dropped += (await this.#writer.run('DELETE FROM messages WHERE rts_ms <= $until', { until }))
+          .rowsChanged;
+        await this.#writer.run('CHECKPOINT');
+      }
+      if (dropped > 0) await this.#writer.run('CHECKPOINT');
+      return dropped;
+    });
+  }
+
+  async stats(): Promise<HistoryStoreStats> {
+    const [row] = await this.#rows('SELECT count(*)::DOUBLE, min(rts_ms)::DOUBLE FROM messages');
+    const [rows, oldest] = row ?? [];
+    return {
+      rows: Number(rows ?? 0),
+      bytes: await this.#serially(() => this.#usedBytes()),
+      oldest: typeof oldest === 'number' ? oldest : undefined,
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.#queue.catch(() => undefined);
+    this.#closed = true;
+    try {
+      // Folds the write-ahead log into the file; committed rows are durable without it.
+      if (!this.#failed) await this.#writer.run('CHECKPOINT');
+    } catch {
+      // A disk too full to checkpoint keeps the log, which the next open replays.
+    } finally {
+      this.#writer.closeSync();
+      this.#instance.closeSync();
+    }
+  }
+
+  /** Bytes of the blocks in use and of the write-ahead log not yet checkpointed. */
+  async #usedBytes(): Promise<number> {
+    const reader = await this.#writer.runAndReadAll(
+      'SELECT (used_blocks * block_size)::DOUBLE, wal_size FROM pragma_database_size()',
+    );
+    const [used, wal] = reader.getRowsJS()[0] ?? [];
+    return Number(used ?? 0) + parseSize(String(wal ?? '0'));
+  }
+
+  async #countRows(): Promise<number> {
+    const reader = await this.#writer.runAndReadAll('SELECT count(*)::DOUBLE FROM messages');
+    return Number(reader.getRowsJS()[0]?.[0] ?? 0);
+  }
+
+  async #rows(sql: string, values?: Record<string, string | number>): Promise<unknown[][]> {
+    this.#open();
+    const connection = await this.#instance.connect();
+    try {
+      return (await connection.runAndReadAll(sql, values)).getRowsJS();
+    } finally {
+      connection.closeSync();
+    }
+  }
+
+  #serially<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#closed) return Promise.reject(new Error('history store is closed'));
+    const guarded = async (): Promise<T> => {
+      if (this.#failed) await this.#reopen();
+      try {
+        return await work();
+      } catch (error) {
+        this.#failed = true;
+        throw error;
+      }
+    };
+    const next = this.#queue.then(guarded, guarded);
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  async #reopen(): Promise<void> {
+    try {
+      this.#writer.closeSync();
+      this.#instance.closeSync();
+    } catch {
+      // An invalidated database may refuse to close cleanly; the file is opened again regardless.
+    }
+    ({ instance: this.#instance, writer: this.#writer } = await openFile(this.#file));
+    this.#failed = false;
+  }
+
+  #open(): void {
+    if (this.#closed) throw new Error('history store is closed');
+  }
+}
+
+function appendRow(appender: DuckDBAppender, row: RecordedMessage, deflated: Buffer | undefined): void {
+  appender.appendVarchar(row.channel);
+  appender.appendVarchar(row.stream);
+  appender.appendVarchar(row.market);
+  if (row.depth === null || row.depth === undefined) appender.appendNull();
+  else appender.appendInteger(row.depth);
+  appender.appendVarchar(row.epoch);
+  appender.appendBigInt(BigInt(row.seq));
+  const ts = storedTime(row.ts);
+  const rts = storedTime(row.rts);
+  appender.appendBigInt(BigInt(ts.ms));
+  appender.appendBigInt(BigInt(rts.ms));
+  if (ts.text === undefined) appender.appendNull();
+  else appender.appendVarchar(ts.text);
+  if (rts.text === undefined) appender.appendNull();
+  else appender.appendVarchar(rts.text);
+  appender.appendVarchar(row.type);
+  if (deflated === undefined) {
+    appender.appendVarchar(row.data);
+    appender.appendNull();
+  } else {
+    appender.appendNull();
+    appender.appendBlob(deflated);
+  }
+  if (row.checksum === undefined) appender.appendNull();
+  else appender.appendUInteger(row.checksum);
+  appender.endRow();
+}
+
+function recordOf(row: readonly unknown[]): RecordedMessage {
+  const [
+    channel,
+    stream,
+    market,
+    depth,
+    epoch,
+    seq,
+    tsMs,
+    rtsMs,
+    tsText,
+    rtsText,
+    type,
+    data,
+    deflated,
+    checksum,
+  ] = row;
+  return {
+    channel: String(channel),
+    stream: String(stream),
+    market: String(market),
+    depth: channel !== 'book' ? undefined : depth === null ? null : Number(depth),
+    epoch: String(epoch),
+    seq: Number(seq),
+    ts: typeof tsText === 'string' ? tsText : new Date(Number(tsMs)).toISOString(),
+    rts: typeof rtsText === 'string' ? rtsText : new Date(Number(rtsMs)).toISOString(),
+    type: type === 'snapshot' ? 'snapshot' : 'update',
+    data: typeof data === 'string' ? data : inflateRawSync(deflated as Uint8Array).toString('utf8'),
+    checksum: checksum === null ? undefined : Number(checksum),
+  };
+}
+
+/**
+ * A time as stored: its epoch milliseconds, and its text only when the milliseconds do not give it
+ * back (another precision or offset); a text that is no time at all is kept as text at 0.
+ */
+function storedTime(text: string): { ms: number; text: string | undefined } {
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms)) return { ms: 0, text };
+  return { ms, text: new Date(ms).toISOString() === text ? undefined : text };
+}
+
+const SIZE_UNITS: Readonly<Record<string, number>> = {
+  bytes: 1,
+  KiB: 1024,
+  MiB: 1024 ** 2,
+  GiB: 1024 ** 3,
+  TiB: 1024 ** 4,
+  KB: 1000,
+  MB: 1000 ** 2,
+  GB: 1000 ** 3,
+};
+
+/** DuckDB's human size (`1.2 MiB`, `0 bytes`) in bytes. */
+function parseSize(text: string): number {
+  const match = /^([\d.]+)\s*([A-Za-z]+)$/.exec(text.trim());
+  if (match === null) return 0;
+  return Number(match[1]) * (SIZE_UNITS[match[2] ?? ''] ?? 1);
+}

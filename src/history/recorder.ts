@@ -1,0 +1,171 @@
+/**
+ * @module history/recorder
+ * Records what the relay sends without ever making the fan-out wait for the store: `record` only
+ * puts a message in a buffer; a timer hands the buffer to the store every `flushMs` (the flush
+ * window: a relay killed with SIGKILL loses at most that much, docs/history.md "Durability"), and
+ * every `retentionMs` the store drops what its retention no longer keeps. A write that fails (a
+ * full or unwritable disk) is counted and its batch dropped, and the next flush tries again, so
+ * recording resumes by itself when space returns; live serving never notices. The buffer is bounded:
+ * past `maxPending` messages waiting, the newest are dropped and counted.
+ */
+import type { HistoryStore, HistoryStoreStats, RecordedMessage, RetentionPolicy } from './store.ts';
+
+export interface RecorderOptions<Item> {
+  store: HistoryStore;
+  /** Reads a buffered item into the store's form, at flush time (off the fan-out path). */
+  toRecord: (item: Item) => RecordedMessage;
+  flushMs: number;
+  retention: RetentionPolicy;
+  /** How often retention is enforced (ms). */
+  retentionMs: number;
+  maxPending: number;
+  /** How often what the store holds is read again for `stats` (ms). */
+  statsMs: number;
+  now?: () => number;
+  /** A write failed, or succeeded again after failing (for the log). */
+  onWriteState?: (failing: boolean, error?: unknown) => void;
+}
+
+/** What the recorder did, for the metrics and `/health`. */
+export interface RecorderStats {
+  /** Messages written since start. */
+  written: number;
+  /** Writes that failed since start. */
+  writeFailures: number;
+  /** Messages lost: in a failed write, or past the buffer's bound. */
+  dropped: number;
+  /** Whether the last write failed. */
+  failing: boolean;
+  /** Messages waiting for the next flush. */
+  pending: number;
+  /** How long the oldest message of the last write waited in the buffer (ms). */
+  writeLagMs: number;
+  /** The last write error's text, while failing. */
+  lastError: string | undefined;
+  /** What the store held when last asked (every `statsMs`). */
+  stored: HistoryStoreStats;
+}
+
+/** What readers of the record (the export, `/health`, the metrics) see of the recorder, whatever it buffers. */
+export interface RecordReader {
+  readonly store: HistoryStore;
+  readonly retention: RetentionPolicy;
+  readonly flushMs: number;
+  /** Writes what is buffered now. */
+  flush(): Promise<void>;
+  stats(): RecorderStats;
+}
+
+export class HistoryRecorder<Item> implements RecordReader {
+  readonly store: HistoryStore;
+  readonly retention: RetentionPolicy;
+  readonly flushMs: number;
+  readonly #options: RecorderOptions<Item>;
+  readonly #now: () => number;
+  #pending: Item[] = [];
+  #oldestPendingAt = 0;
+  #flushing: Promise<void> | undefined;
+  #flushTimer: NodeJS.Timeout | undefined;
+  #retentionTimer: NodeJS.Timeout | undefined;
+  #statsTimer: NodeJS.Timeout | undefined;
+  #stats: RecorderStats = {
+    written: 0,
+    writeFailures: 0,
+    dropped: 0,
+    failing: false,
+    pending: 0,
+    writeLagMs: 0,
+    lastError: undefined,
+    stored: { rows: 0, bytes: 0, oldest: undefined },
+  };
+
+  constructor(options: RecorderOptions<Item>) {
+    this.#options = options;
+    this.store = options.store;
+    this.retention = options.retention;
+    this.flushMs = options.flushMs;
+    this.#now = options.now ?? Date.now;
+  }
+
+  start(): void {
+    this.#flushTimer = setInterval(() => void this.flush(), this.#options.flushMs);
+    this.#flushTimer.unref();
+    this.#retentionTimer = setInterval(() => void this.enforceRetention(), this.#options.retentionMs);
+    this.#retentionTimer.unref();
+    this.#statsTimer = setInterval(() => void this.refreshStats(), this.#options.statsMs);
+    this.#statsTimer.unref();
+    void this.refreshStats();
+  }
+
+  /** Takes one sent message; never waits and never throws. */
+  record(item: Item): void {
+    if (this.#pending.length >= this.#options.maxPending) {
+      this.#stats.dropped += 1;
+      return;
+    }
+    if (this.#pending.length === 0) this.#oldestPendingAt = this.#now();
+    this.#pending.push(item);
+  }
+
+  /** Writes what is buffered now (one write at a time; a flush during a write waits for it). */
+  async flush(): Promise<void> {
+    while (this.#flushing !== undefined) await this.#flushing;
+    if (this.#pending.length === 0) return;
+    const items = this.#pending;
+    const since = this.#oldestPendingAt;
+    this.#pending = [];
+    this.#flushing = this.#write(items, since).finally(() => {
+      this.#flushing = undefined;
+    });
+    await this.#flushing;
+  }
+
+  async #write(items: readonly Item[], since: number): Promise<void> {
+    try {
+      await this.store.append(items.map(this.#options.toRecord));
+      this.#stats.written += items.length;
+      this.#stats.writeLagMs = this.#now() - since;
+      if (this.#stats.failing) this.#options.onWriteState?.(false);
+      this.#stats.failing = false;
+      this.#stats.lastError = undefined;
+    } catch (error) {
+      this.#stats.writeFailures += 1;
+      this.#stats.dropped += items.length;
+      if (!this.#stats.failing) this.#options.onWriteState?.(true, error);
+      this.#stats.failing = true;
+      this.#stats.lastError = error instanceof Error ? error.message : String(error);
+    }
+  }
+
+  /** Drops what the retention no longer keeps; a failure is counted like a failed write. */
+  async enforceRetention(): Promise<void> {
+    try {
+      await this.store.enforceRetention(this.retention, this.#now());
+    } catch (error) {
+      this.#stats.writeFailures += 1;
+      this.#stats.lastError = error instanceof Error ? error.message : String(error);
+    }
+  }
+
+  stats(): RecorderStats {
+    return { ...this.#stats, pending: this.#pending.length };
+  }
+
+  /** Reads what the store holds again; a store that cannot say keeps the last figures. */
+  async refreshStats(): Promise<void> {
+    try {
+      this.#stats.stored = await this.store.stats();
+    } catch {
+      // A failing store is counted by its writes; the figures stay the last it gave.
+    }
+  }
+
+  /** Stops the timers, writes what is buffered and closes the store. */
+  async close(): Promise<void> {
+    clearInterval(this.#flushTimer);
+    clearInterval(this.#retentionTimer);
+    clearInterval(this.#statsTimer);
+    await this.flush();
+    await this.store.close();
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * @module relay/streams/recorded
+ * A stream message as the history store keeps it (history/store.ts), and back: the fields of a sent
+ * `snapshot` or `update` read from its JSON text once, off the fan-out path, when the recorder
+ * flushes; and the text rebuilt from them, byte for byte the one that was sent, by the same builder
+ * the stream used (stream-messages.ts), for an export or a replay.
+ */
+import { onTheWire } from '../../../packages/protocol/src/protocol/channels.ts';
+import type { BookDepth, Channel } from '../../../packages/protocol/src/protocol/messages.ts';
+import type { RecordedMessage } from '../../history/store.ts';
+import type { Frame } from './frame.ts';
+import { dataMessage, type MessageSubject } from './stream-messages.ts';
+
+/** The stream a message was sent on: what the message text alone would have to be searched for. */
+export interface RecordedSubject extends MessageSubject {
+  readonly key: string;
+}
+
+/**
+ * Reads a sent message's fields from its text. A JSON string escapes every `"` inside it, so the
+ * first `"ts":"`, `"rts":"` and `"data":` of the text are the message's own keys, and `data` is
+ * the last field but an optional trailing `checksum` (stream-messages.ts builds them in that order).
+ */
+export function recordedOf(
+  subject: RecordedSubject,
+  frame: Pick<Frame, 'text' | 'position'>,
+  type: 'snapshot' | 'update',
+): RecordedMessage {
+  const text = frame.text;
+  const position = frame.position;
+  if (position === undefined) throw new Error(`not a stream message: ${text.slice(0, 80)}`);
+  const dataStart = text.indexOf('"data":') + '"data":'.length;
+  const checksum = /,"checksum":(\d+)\}$/.exec(text);
+  const dataEnd = checksum === null ? text.length - 1 : checksum.index;
+  return {
+    channel: subject.channel,
+    stream: subject.key,
+    market: subject.market,
+    depth: subject.channel === 'book' ? (subject.depth ?? null) : undefined,
+    epoch: position.epoch,
+    seq: position.seq,
+    ts: stringField(text, 'ts'),
+    rts: stringField(text, 'rts'),
+    type,
+    data: text.slice(dataStart, dataEnd),
+    checksum: checksum === null ? undefined : Number(checksum[1]),
+  };
+}
+
+/** The text that was sent for `record`. */
+export function sentText(record: RecordedMessage): string {
+  const subject = {
+    channel: record.channel as Channel,
+    market: record.market,
+    depth: (record.depth ?? undefined) as BookDepth | undefined,
+  };
+  const at = { epoch: record.epoch, seq: record.seq, ts: record.ts, rts: record.rts };
+  // `data` goes in as a placeholder and its recorded text takes the placeholder's place: the last
+  // `"data":0` of the text is the field, as only `checksum` (a number) can follow it.
+  const envelope = JSON.stringify(onTheWire(dataMessage(subject, record.type, 0, at, record.checksum)));
+  const at0 = envelope.lastIndexOf('"data":0');
+  return `${envelope.slice(0, at0 + '"data":'.length)}${record.data}${envelope.slice(at0 + '"data":0'.length)}`;
+}
+
+function stringField(text: string, name: string): string {
+  const key = `"${name}":"`;
+  const start = text.indexOf(key) + key.length;
+  return text.slice(start, text.indexOf('"', start));
+}

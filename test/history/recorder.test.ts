@@ -1,0 +1,107 @@
+/**
+ * The recorder never makes a sender wait and never loses its footing: a store that fails (a full
+ * or unwritable disk) is counted and retried at the next flush, recording resumes when it works
+ * again, and the buffer stays within its bound.
+ */
+import { describe, expect, it } from 'vitest';
+import { HistoryRecorder } from '../../src/history/recorder.ts';
+import type { HistoryStore, RecordedMessage } from '../../src/history/store.ts';
+
+/** A store that keeps what it is given in memory, and fails every write while `full` is set. */
+function fakeStore() {
+  const written: RecordedMessage[] = [];
+  const state = { full: false };
+  const store: HistoryStore = {
+    description: 'memory',
+    async append(batch) {
+      if (state.full) throw new Error('ENOSPC: no space left on device');
+      written.push(...batch);
+    },
+    async *read() {},
+    async writeParquet() {},
+    async extent() {
+      return undefined;
+    },
+    async enforceRetention() {
+      return 0;
+    },
+    async stats() {
+      return { rows: written.length, bytes: written.length * 10, oldest: undefined };
+    },
+    async close() {},
+  };
+  return { store, written, state };
+}
+
+function recorder(store: HistoryStore, maxPending = 100) {
+  return new HistoryRecorder<number>({
+    store,
+    toRecord: (seq) => ({
+      channel: 'price',
+      stream: 'price:m',
+      market: 'm',
+      depth: undefined,
+      epoch: 'e',
+      seq,
+      ts: '2026-12-01T00:00:00.000Z',
+      rts: '2026-12-01T00:00:00.000Z',
+      type: 'update',
+      data: '{}',
+      checksum: undefined,
+    }),
+    flushMs: 1_000,
+    retention: { maxAgeMs: 60_000, maxBytes: 1024 },
+    retentionMs: 60_000,
+    maxPending,
+    statsMs: 60_000,
+  });
+}
+
+describe('HistoryRecorder', () => {
+  it('counts a failed write, keeps serving, and records again once the store can write', async () => {
+    const { store, written, state } = fakeStore();
+    const changes: boolean[] = [];
+    const subject = new HistoryRecorder({
+      ...{ store, toRecord: (item: RecordedMessage) => item },
+      flushMs: 1_000,
+      retention: { maxAgeMs: 60_000, maxBytes: 1024 },
+      retentionMs: 60_000,
+      maxPending: 100,
+      statsMs: 60_000,
+      onWriteState: (failing) => changes.push(failing),
+    });
+    const plain = recorder(store);
+    plain.record(1);
+    await plain.flush();
+    expect(written.map((row) => row.seq)).toEqual([1]);
+
+    state.full = true;
+    subject.record(written[0]!);
+    subject.record(written[0]!);
+    await subject.flush();
+    expect(subject.stats()).toMatchObject({ failing: true, writeFailures: 1, dropped: 2, written: 0 });
+    expect(subject.stats().lastError).toMatch(/ENOSPC/);
+
+    state.full = false;
+    subject.record(written[0]!);
+    await subject.flush();
+    expect(subject.stats()).toMatchObject({
+      failing: false,
+      writeFailures: 1,
+      written: 1,
+      lastError: undefined,
+    });
+    expect(changes).toEqual([true, false]);
+  });
+
+  it('drops and counts what comes past its bound instead of growing', async () => {
+    const { store, written } = fakeStore();
+    const subject = recorder(store, 3);
+    for (let seq = 1; seq <= 5; seq += 1) subject.record(seq);
+    expect(subject.stats()).toMatchObject({ pending: 3, dropped: 2 });
+    await subject.flush();
+    expect(written.map((row) => row.seq)).toEqual([1, 2, 3]);
+    await subject.refreshStats();
+    expect(subject.stats().stored.rows).toBe(3);
+  });
+});
