@@ -1,0 +1,176 @@
+/**
+ * @module bench/lib/long-soak/record
+ * The long soak's record: the pass criteria of issue 51 judged on the samples, each figure's
+ * growth after the warm-up per relay, what the crowd and upstream went through, and the plot.
+ */
+import {
+  type Criterion,
+  eventLoopCriterion,
+  flatCriterion,
+  growthAfterWarmup,
+  type Point,
+} from './analysis.ts';
+import type { CrowdReport } from './clients.ts';
+import { FIGURES, type Figure, type RelaySample } from './sampler.ts';
+import { type RunEvent, smallMultiplesSvg } from './svg.ts';
+import type { DriverCounts } from './upstream-driver.ts';
+
+const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
+
+export interface ObserverEnd {
+  relay: string;
+  live: number;
+  streams: number;
+  largestGapMs: number;
+  closedWith: number | undefined;
+}
+
+export interface SoakRun {
+  title: string;
+  command: string;
+  startedAt: Date;
+  minutes: number;
+  sampleSeconds: number;
+  warmupMinutes: number;
+  relays: string[];
+  /** Per relay, in the order of `relays`. */
+  samples: RelaySample[][];
+  /** The machine's 1-minute load average at each sample (it is shared). */
+  load: Point[];
+  events: RunEvent[];
+  crowd: CrowdReport;
+  turnover: DriverCounts;
+  observers: ObserverEnd[];
+  machine: string;
+  /** Relays or Redis that died during the run. */
+  crashes: string[];
+}
+
+const FLAT_FIGURES: readonly [Figure, string][] = [
+  ['heapAfterGcMb', 'heap used after GC'],
+  ['rssMb', 'RSS'],
+  ['fds', 'open file descriptors'],
+  ['handles', 'active handles'],
+  ['redisKeys', 'Redis keys'],
+];
+
+export function series(run: SoakRun, figure: Figure): Point[][] {
+  return run.samples.map((samples) =>
+    samples
+      .filter((sample) => Number.isFinite(sample[figure]))
+      .map((sample) => ({ minute: sample.minute, value: sample[figure] })),
+  );
+}
+
+export function criteria(run: SoakRun): Criterion[] {
+  const clustered = run.samples.some((samples) => samples.some((sample) => sample.redisKeys > 0));
+  const flat = FLAT_FIGURES.filter(([figure]) => figure !== 'redisKeys' || clustered).map(([figure, name]) =>
+    flatCriterion(
+      `${name}: within 5 % of minute ${fixed(run.warmupMinutes, 1)} at the end, or fitted growth < 1 %/h`,
+      // Redis keys are one figure for the cluster: every relay reads the same Redis.
+      figure === 'redisKeys' ? series(run, figure).slice(0, 1) : series(run, figure),
+      run.warmupMinutes,
+    ),
+  );
+  const observersLive = run.observers.every(
+    (observer) => observer.streams > 0 && observer.live === observer.streams,
+  );
+  return [
+    ...flat,
+    eventLoopCriterion(series(run, 'eventLoopP99Ms')),
+    {
+      name: 'every well-behaved observer stream `live` at the end',
+      measured: run.observers
+        .map((observer) => `${observer.relay}: ${observer.live}/${observer.streams}`)
+        .join(', '),
+      pass: observersLive,
+    },
+    {
+      name: 'no relay died',
+      measured: run.crashes.length === 0 ? 'none' : run.crashes.join('; '),
+      pass: run.crashes.length === 0,
+    },
+  ];
+}
+
+function table(headers: string[], rows: string[][]): string {
+  return [
+    `| ${headers.join(' | ')} |`,
+    `|${headers.map(() => '---').join('|')}|`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+  ].join('\n');
+}
+
+const counts = (record: Record<string, number>) =>
+  Object.entries(record)
+    .map(([key, value]) => `${key} x${value}`)
+    .join(', ') || 'none';
+
+export function plot(run: SoakRun): string {
+  return smallMultiplesSvg(
+    FIGURES.map(([figure, title, unit]) => ({ title, unit, series: series(run, figure) })),
+    run.relays,
+    { title: run.title, totalMinutes: run.minutes, warmupMinutes: run.warmupMinutes, events: run.events },
+  );
+}
+
+export function markdownRecord(run: SoakRun, plotFile: string): string {
+  const judged = criteria(run);
+  const figureRows = FIGURES.flatMap(([figure, title, unit]) =>
+    series(run, figure).map((points, index) => {
+      const growth = growthAfterWarmup(points, run.warmupMinutes);
+      const values = points.map((point) => point.value);
+      return [
+        `${title} (${unit})`,
+        run.relays[index]!,
+        fixed(growth.atWarmup, 1),
+        fixed(growth.atEnd, 1),
+        fixed(growth.endChangePercent, 1),
+        fixed(growth.percentPerHour, 2),
+        `${fixed(Math.min(...values), 1)} .. ${fixed(Math.max(...values), 1)}`,
+      ];
+    }),
+  );
+  const loads = run.load.map((point) => point.value);
+  return `# ${run.title}
+
+${run.startedAt.toISOString()}, \`${run.command}\`: ${run.minutes} minutes of load, sampled every
+${run.sampleSeconds} s, growth fitted after a ${fixed(run.warmupMinutes, 1)}-minute warm-up. Machine: ${run.machine}; it is shared
+with other work: its 1-minute load average went from ${fixed(Math.min(...loads), 1)} to ${fixed(Math.max(...loads), 1)} (median ${fixed(loads.sort((a, b) => a - b)[Math.floor(loads.length / 2)] ?? Number.NaN, 1)}).
+
+![figures over time](${plotFile})
+
+## Pass criteria (issue 51)
+
+${table(
+  ['criterion', 'measured', 'result'],
+  judged.map((criterion) => [criterion.name, criterion.measured, criterion.pass ? 'pass' : '**FAIL**']),
+)}
+
+"At minute ${fixed(run.warmupMinutes, 1)}" is the mean of the samples within half a minute of it, "at the end" the
+mean of the last minute's: a sample is one instant of figures that move with the clients connected
+at that instant. The slope is a least-squares fit of every sample after the warm-up, in % of the
+minute-${fixed(run.warmupMinutes, 1)} value per hour. Heap and RSS are read right after a full GC the sampler forces
+through the relay's inspector; the event-loop delay p99 is the relay's own
+\`market_relay_nodejs_eventloop_lag_p99_seconds\` over the time since the previous sample, less the
+monitor's 100 ms resolution.
+
+## Figures
+
+${table(['figure', 'relay', `at minute ${fixed(run.warmupMinutes, 1)}`, 'at end', 'change %', 'fitted %/h', 'range'], figureRows)}
+
+## Load
+
+- Clients started: ${counts(run.crowd.started)}; opened ${run.crowd.opened}; refused (HTTP) ${counts(run.crowd.refused)}.
+- Errors the relays answered: ${counts(run.crowd.errors)}.
+- Closed by the relay: ${counts(run.crowd.closedByRelay)}; socket errors ${run.crowd.socketErrors}.
+- Upstream: ${run.turnover.expired} markets expired, ${run.turnover.added} appeared, ${run.turnover.deleted} deleted after ending (turnover steps that failed: ${run.turnover.failures}).
+- Events: ${run.events.map((event) => `${event.label} at ${fixed(event.minute, 1)} min`).join('; ') || 'none'}.
+- Observers (book depth 10 and price of 5 markets each, throughout): ${run.observers
+    .map(
+      (observer) =>
+        `${observer.relay} ${observer.live}/${observer.streams} live, largest gap ${fixed(observer.largestGapMs / 1000, 1)} s${observer.closedWith === undefined ? '' : `, CLOSED ${observer.closedWith}`}`,
+    )
+    .join('; ')}.
+`;
+}
