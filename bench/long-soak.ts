@@ -60,7 +60,9 @@ async function cleanUp(): Promise<void> {
   await started.sim?.stop();
   await started.redis?.stop();
 }
-process.on('SIGINT', () => void cleanUp().finally(() => process.exit(130)));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => void cleanUp().finally(() => process.exit(130)));
+}
 
 const machine = machineInfo();
 const startedAt = new Date();
@@ -173,13 +175,16 @@ for (let next = loadStart + sampleSeconds * 1000; next <= endAt; next += sampleS
     }
   }
   const last = samples.map((relaySamples) => relaySamples.at(-1));
+  const passing = await crowd.request<CrowdReport>('report').catch(() => undefined);
   progress(
     `minute ${minute.toFixed(1)}: ${last
       .map(
         (sample, index) =>
           `${relayNames[index]} heap ${sample?.heapAfterGcMb.toFixed(1)} MB, rss ${sample?.rssMb.toFixed(0)} MB, fds ${sample?.fds}, conns ${sample?.connections}, loop p99 ${sample?.eventLoopP99Ms.toFixed(1)} ms, cpu ${sample?.cpuPercent.toFixed(0)} %`,
       )
-      .join('; ')}${clustered ? `; redis keys ${redis.keys}` : ''}; load ${os.loadavg()[0]!.toFixed(1)}`,
+      .join(
+        '; ',
+      )}${clustered ? `; redis keys ${redis.keys}` : ''}; crowd ${passing?.alive} alive, ${passing?.arrivalsPerSecond.toFixed(0)}/s; load ${os.loadavg()[0]!.toFixed(1)}`,
   );
 }
 

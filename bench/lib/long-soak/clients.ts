@@ -4,8 +4,11 @@
  * addresses (so the shipped per-address limits apply as to many hosts), living a few seconds and
  * leaving. Most are WebSocket clients with two subscriptions picked from every channel (books at
  * every depth, wildcards `["*"]` on price, trades and market, catalogue, candles, rest paths,
- * oracle feeds); some are SSE clients; a few are slow readers that stop reading and linger.
- * Counts what happened to them: refusals, errors the relay answered, close codes.
+ * oracle feeds), half of them offering compression; some are SSE clients; a few are slow readers
+ * that stop reading and linger. The crowd is a fixed number of lanes, each a client after client:
+ * the number connected stays steady (a leak is judged on figures that move with it) even when a
+ * busy machine delays the arrivals. Counts what happened to them: refusals, errors the relay
+ * answered, close codes.
  */
 import { request } from 'node:http';
 import WebSocket from 'ws';
@@ -14,7 +17,7 @@ export interface CrowdOptions {
   /** The relays' HTTP base URLs: clients go to each in turn. */
   relays: string[];
   simUrl: string;
-  /** New clients per second, all relays together. */
+  /** New clients per second, all relays together, while the machine keeps pace. */
   rate: number;
   /** Loopback source addresses `127.<block>.0.1` upwards. */
   addressBlock: number;
@@ -34,7 +37,15 @@ export interface CrowdReport {
   socketErrors: number;
   /** Clients alive now. */
   alive: number;
+  /** New clients per second since the start (below `rate` when the machine could not keep pace). */
+  arrivalsPerSecond: number;
 }
+
+/** An ordinary client's life: 5 to 15 s; a slow reader's: 20 to 40 s. */
+const LIFETIME_MS = [5_000, 15_000] as const;
+const SLOW_READER_LIFETIME_MS = [20_000, 40_000] as const;
+/** After a refusal or a failed connection, a lane waits this long before its next client. */
+const LANE_BACKOFF_MS = 1_000;
 
 interface Catalogue {
   markets: string[];
@@ -85,42 +96,52 @@ export class Crowd {
     closedByRelay: {},
     socketErrors: 0,
     alive: 0,
+    arrivalsPerSecond: 0,
   };
   #catalogue: Catalogue = { markets: [], feeds: [] };
   readonly #feedOf = new Map<string, string>();
   readonly #ending = new Set<() => void>();
-  #next = 0;
-  #arrivalTimer: NodeJS.Timeout | undefined;
+  #running = false;
+  #startedAt = 0;
+  readonly #laneTimers = new Set<NodeJS.Timeout>();
   #catalogueTimer: NodeJS.Timeout | undefined;
 
   constructor(options: CrowdOptions) {
     this.#options = options;
   }
 
+  /** `rate` x the mean lifetime lanes, started evenly over one mean lifetime. */
   async start(): Promise<void> {
     await this.#readCatalogue();
     this.#catalogueTimer = setInterval(() => void this.#readCatalogue().catch(() => {}), 5_000);
-    // Arrivals in 100 ms steps, each step's share of the rate, so a late timer does not lose clients.
-    let owed = 0;
-    let last = performance.now();
-    this.#arrivalTimer = setInterval(() => {
-      const now = performance.now();
-      owed += ((now - last) / 1000) * this.#options.rate;
-      last = now;
-      for (; owed >= 1; owed -= 1) this.#arrive();
-    }, 100);
+    this.#running = true;
+    this.#startedAt = performance.now();
+    const meanLifetimeMs = (LIFETIME_MS[0] + LIFETIME_MS[1]) / 2;
+    const lanes = Math.round((this.#options.rate * meanLifetimeMs) / 1000);
+    for (let lane = 0; lane < lanes; lane += 1) this.#later(lane, (lane / lanes) * meanLifetimeMs);
   }
 
   report(): CrowdReport {
-    return structuredClone(this.#report);
+    const started = Object.values(this.#report.started).reduce((sum, value) => sum + value, 0);
+    const seconds = (performance.now() - this.#startedAt) / 1000;
+    return { ...structuredClone(this.#report), arrivalsPerSecond: started / seconds };
   }
 
   /** No more arrivals; every client still there leaves now. */
   stop(): CrowdReport {
-    clearInterval(this.#arrivalTimer);
+    this.#running = false;
     clearInterval(this.#catalogueTimer);
+    for (const timer of this.#laneTimers) clearTimeout(timer);
     for (const end of [...this.#ending]) end();
     return this.report();
+  }
+
+  #later(lane: number, ms: number): void {
+    const timer = setTimeout(() => {
+      this.#laneTimers.delete(timer);
+      this.#arrive(lane);
+    }, ms);
+    this.#laneTimers.add(timer);
   }
 
   /** The active markets (as upstream lists them now) and their oracle feeds. */
@@ -144,29 +165,38 @@ export class Crowd {
     }
   }
 
-  #arrive(): void {
-    if (this.#catalogue.markets.length === 0) return;
-    const index = this.#next++;
-    const relay = this.#options.relays[index % this.#options.relays.length]!;
-    const address = index % this.#options.addresses;
+  /** Lane `lane`'s next client: of the lane's kind, to the lane's relay, from the lane's address. */
+  #arrive(lane: number): void {
+    if (!this.#running) return;
+    if (this.#catalogue.markets.length === 0) {
+      this.#later(lane, LANE_BACKOFF_MS);
+      return;
+    }
+    const relay = this.#options.relays[lane % this.#options.relays.length]!;
+    const address = lane % this.#options.addresses;
     const localAddress = `127.${this.#options.addressBlock}.${Math.floor(address / 250)}.${(address % 250) + 1}`;
-    const roll = Math.random();
-    if (roll < 0.03) this.#webSocketClient(relay, localAddress, 'slow reader', between(20_000, 40_000));
-    else if (roll < 0.13) this.#sseClient(relay, localAddress, between(5_000, 15_000));
-    else this.#webSocketClient(relay, localAddress, 'websocket', between(5_000, 15_000));
+    // The lane goes on when its client leaves: at once after a full life, a moment later after a failure.
+    const next = (failed: boolean) => this.#later(lane, failed ? LANE_BACKOFF_MS : 0);
+    const kind = lane % 100;
+    if (kind < 3)
+      this.#webSocketClient(relay, localAddress, 'slow reader', between(...SLOW_READER_LIFETIME_MS), next);
+    else if (kind < 13) this.#sseClient(relay, localAddress, between(...LIFETIME_MS), next);
+    else
+      this.#webSocketClient(relay, localAddress, 'websocket', between(...LIFETIME_MS), next, kind % 2 === 0);
   }
 
-  /** Registers how a client leaves (at its time or on stop); returns the call that forgets it. */
-  #lifetime(leave: () => void, ms: number): () => void {
+  /** Registers how a client leaves (at its time or on stop); returns the call that ends it early. */
+  #lifetime(leave: () => void, ms: number, next: (failed: boolean) => void): (failed?: boolean) => void {
     this.#report.alive += 1;
     let gone = false;
-    const end = () => {
+    const end = (failed = false) => {
       if (gone) return;
       gone = true;
       clearTimeout(timer);
       this.#ending.delete(end);
       this.#report.alive -= 1;
       leave();
+      next(failed);
     };
     const timer = setTimeout(end, ms);
     this.#ending.add(end);
@@ -178,33 +208,44 @@ export class Crowd {
     localAddress: string,
     kind: 'websocket' | 'slow reader',
     lifetimeMs: number,
+    next: (failed: boolean) => void,
+    compression = true,
   ): void {
     count(this.#report.started, kind);
-    const ws = new WebSocket(`${relay.replace(/^http/, 'ws')}/v1/ws`, { localAddress });
+    const ws = new WebSocket(`${relay.replace(/^http/, 'ws')}/v1/ws`, {
+      localAddress,
+      perMessageDeflate: compression,
+    });
     let leaving = false;
-    const end = this.#lifetime(() => {
-      leaving = true;
-      if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
-      else {
-        ws.resume();
-        ws.close(1000);
-      }
-    }, lifetimeMs);
+    const end = this.#lifetime(
+      () => {
+        leaving = true;
+        if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
+        else if (ws.readyState === WebSocket.OPEN) {
+          ws.resume();
+          ws.close(1000);
+        }
+      },
+      lifetimeMs,
+      next,
+    );
     ws.on('error', () => {
       if (!leaving) this.#report.socketErrors += 1;
-      end();
+      end(true);
     });
     ws.on('unexpected-response', (clientRequest, response) => {
       count(this.#report.refused, response.statusCode ?? 0);
       clientRequest.destroy();
-      end();
+      end(true);
     });
     ws.on('close', (code) => {
       if (!leaving) count(this.#report.closedByRelay, code);
-      end();
+      end(!leaving);
     });
     const channels: string[] = [];
-    ws.on('message', (data) => {
+    ws.on('message', (data: Buffer) => {
+      // Only errors are read: parsing every snapshot would make the crowd, not the relay, the bottleneck.
+      if (!data.includes('"type":"error"')) return;
       const message = JSON.parse(data.toString()) as {
         type?: string;
         code?: string;
@@ -235,7 +276,7 @@ export class Crowd {
     });
   }
 
-  #sseClient(relay: string, localAddress: string, lifetimeMs: number): void {
+  #sseClient(relay: string, localAddress: string, lifetimeMs: number, next: (failed: boolean) => void): void {
     count(this.#report.started, 'sse');
     const { markets } = this.#catalogue;
     const query = pick([
@@ -254,19 +295,23 @@ export class Crowd {
       headers: { accept: 'text/event-stream' },
     });
     let leaving = false;
-    const end = this.#lifetime(() => {
-      leaving = true;
-      sse.destroy();
-    }, lifetimeMs);
+    const end = this.#lifetime(
+      () => {
+        leaving = true;
+        sse.destroy();
+      },
+      lifetimeMs,
+      next,
+    );
     sse.on('error', () => {
       if (!leaving) this.#report.socketErrors += 1;
-      end();
+      end(true);
     });
     sse.on('response', (response) => {
       if (response.statusCode !== 200) {
         count(this.#report.refused, response.statusCode ?? 0);
         response.resume();
-        end();
+        end(true);
         return;
       }
       this.#report.opened += 1;
@@ -274,7 +319,7 @@ export class Crowd {
       response.on('error', () => {});
       response.on('end', () => {
         if (!leaving) count(this.#report.closedByRelay, 'sse end');
-        end();
+        end(!leaving);
       });
     });
     sse.end();

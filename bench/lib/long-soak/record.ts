@@ -161,7 +161,7 @@ ${table(['figure', 'relay', `at minute ${fixed(run.warmupMinutes, 1)}`, 'at end'
 
 ## Load
 
-- Clients started: ${counts(run.crowd.started)}; opened ${run.crowd.opened}; refused (HTTP) ${counts(run.crowd.refused)}.
+- Clients started: ${counts(run.crowd.started)} (${fixed(run.crowd.arrivalsPerSecond, 0)} a second); opened ${run.crowd.opened}; refused (HTTP) ${counts(run.crowd.refused)}.
 - Errors the relays answered: ${counts(run.crowd.errors)}.
 - Closed by the relay: ${counts(run.crowd.closedByRelay)}; socket errors ${run.crowd.socketErrors}.
 - Upstream: ${run.turnover.expired} markets expired, ${run.turnover.added} appeared, ${run.turnover.deleted} deleted after ending (turnover steps that failed: ${run.turnover.failures}).
