@@ -7,9 +7,10 @@
  * (wildcards, SSE, slow readers), a burst of upstream faults every 3 minutes, and one well-behaved
  * observer per relay. Every `--sample-s` (10) each relay is sampled from outside
  * (bench/lib/long-soak/sampler.ts); at the end the record (bench/results/<date>-long-soak*.md), its
- * plot (.svg) and samples (.json) are written and the pass criteria printed.
+ * plot (.svg) and samples (.json) are written and the pass criteria printed; `--report-from
+ * <samples.json>` writes a past run's record and plot again.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { Redis } from 'ioredis';
 import { type RedisServer, startRedis } from '../test/support/cluster/redis-server.ts';
@@ -18,13 +19,20 @@ import type { Point } from './lib/long-soak/analysis.ts';
 import type { CrowdReport } from './lib/long-soak/clients.ts';
 import { InspectorSession } from './lib/long-soak/inspector.ts';
 import { type SoakProcess, startRelayProcess, startSimProcess } from './lib/long-soak/processes.ts';
-import { criteria, markdownRecord, plot, type SoakRun } from './lib/long-soak/record.ts';
+import { type SoakRun, writeRecord } from './lib/long-soak/record.ts';
 import { type RelaySample, type SampledRelay, sampleRedis, sampleRelay } from './lib/long-soak/sampler.ts';
 import type { RunEvent } from './lib/long-soak/svg.ts';
 import { longestLivedMarkets, MarketTurnover, setFaults } from './lib/long-soak/upstream-driver.ts';
 import { progress, sleep } from './lib/progress.ts';
 import { machineInfo } from './lib/report.ts';
 import { Observer } from './lib/soak/observer.ts';
+
+// `--report-from bench/results/<run>.json`: the record and plot of a past run written again.
+const reportFrom = process.argv.indexOf('--report-from');
+if (reportFrom >= 0) {
+  const saved = JSON.parse(readFileSync(process.argv[reportFrom + 1]!, 'utf8')) as SoakRun;
+  process.exit(writeRecord({ ...saved, startedAt: new Date(saved.startedAt) }) ? 0 : 1);
+}
 
 function option(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
@@ -151,6 +159,7 @@ const scheduled = schedule().catch((error: unknown) => {
 const samples: RelaySample[][] = relays.map(() => []);
 const sampled: SampledRelay[] = relays.map((relay, index) => ({
   url: relay.url,
+  pid: relay.pid,
   inspector: started.inspectors[index]!,
 }));
 const load: Point[] = [];
@@ -180,7 +189,7 @@ for (let next = loadStart + sampleSeconds * 1000; next <= endAt; next += sampleS
     `minute ${minute.toFixed(1)}: ${last
       .map(
         (sample, index) =>
-          `${relayNames[index]} heap ${sample?.heapAfterGcMb.toFixed(1)} MB, rss ${sample?.rssMb.toFixed(0)} MB, fds ${sample?.fds}, conns ${sample?.connections}, loop p99 ${sample?.eventLoopP99Ms.toFixed(1)} ms, cpu ${sample?.cpuPercent.toFixed(0)} %`,
+          `${relayNames[index]} heap ${sample?.heapAfterGcMb.toFixed(1)} MB, rss ${sample?.rssMb.toFixed(0)} MB, fds ${sample?.fds}, conns ${sample?.connections}, loop p99 ${sample?.eventLoopP99Ms.toFixed(1)} ms, cpu ${sample?.cpuPercent.toFixed(0)} % (waiting ${sample?.cpuWaitPercent.toFixed(0)} %)`,
       )
       .join(
         '; ',
@@ -223,18 +232,4 @@ const run: SoakRun = {
   machine: `${machine.nproc} x ${machine.cpuModel}, ${machine.totalMemoryGb} GB, node ${machine.node}, ${machine.platform}`,
   crashes,
 };
-const outDirectory = new URL('./results/', import.meta.url);
-mkdirSync(outDirectory, { recursive: true });
-const base = `${startedAt.toISOString().slice(0, 10)}-long-soak${clustered ? '-cluster' : ''}`;
-writeFileSync(new URL(`${base}.svg`, outDirectory), plot(run));
-writeFileSync(
-  new URL(`${base}.json`, outDirectory),
-  `${JSON.stringify({ ...run, crowd: run.crowd }, null, 1)}\n`,
-);
-writeFileSync(new URL(`${base}.md`, outDirectory), markdownRecord(run, `${base}.svg`));
-const judged = criteria(run);
-for (const criterion of judged) {
-  process.stdout.write(`${criterion.pass ? 'pass' : 'FAIL'}  ${criterion.name}: ${criterion.measured}\n`);
-}
-process.stdout.write(`record: bench/results/${base}.md\n`);
-process.exit(judged.every((criterion) => criterion.pass) ? 0 : 1);
+process.exit(writeRecord(run) ? 0 : 1);

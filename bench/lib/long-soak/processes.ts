@@ -12,6 +12,7 @@ import { waitFor } from '../../../test/support/wait-for.ts';
 
 export interface SoakProcess {
   readonly name: string;
+  readonly pid: number | undefined;
   /** Its HTTP base URL. */
   readonly url: string;
   /** The inspector's WebSocket URL (relays only). */
@@ -59,6 +60,7 @@ async function startProcess(
   });
   return {
     name,
+    pid: child.pid,
     url: found.url,
     inspectorUrl: found.inspectorUrl,
     crashed: () => (exit === undefined ? undefined : `${exit}: ${output.slice(-2_000)}`),

@@ -3,6 +3,7 @@
  * The long soak's record: the pass criteria of issue 51 judged on the samples, each figure's
  * growth after the warm-up per relay, what the crowd and upstream went through, and the plot.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
 import {
   type Criterion,
   eventLoopCriterion,
@@ -54,11 +55,19 @@ const FLAT_FIGURES: readonly [Figure, string][] = [
   ['redisKeys', 'Redis keys'],
 ];
 
+/** Figures that do not move with this relay's own clients: fitted without the connections held. */
+const NOT_PER_CONNECTION: readonly Figure[] = ['connections', 'redisKeys', 'redisMemoryMb'];
+
 export function series(run: SoakRun, figure: Figure): Point[][] {
+  const withConnections = !NOT_PER_CONNECTION.includes(figure);
   return run.samples.map((samples) =>
     samples
       .filter((sample) => Number.isFinite(sample[figure]))
-      .map((sample) => ({ minute: sample.minute, value: sample[figure] })),
+      .map((sample) => ({
+        minute: sample.minute,
+        value: sample[figure],
+        ...(withConnections ? { connections: sample.connections } : {}),
+      })),
   );
 }
 
@@ -127,6 +136,7 @@ export function markdownRecord(run: SoakRun, plotFile: string): string {
         fixed(growth.atEnd, 1),
         fixed(growth.endChangePercent, 1),
         fixed(growth.percentPerHour, 2),
+        fixed(growth.percentPerHourConnectionsHeld, 2),
         `${fixed(Math.min(...values), 1)} .. ${fixed(Math.max(...values), 1)}`,
       ];
     }),
@@ -150,14 +160,18 @@ ${table(
 "At minute ${fixed(run.warmupMinutes, 1)}" is the mean of the samples within half a minute of it, "at the end" the
 mean of the last minute's: a sample is one instant of figures that move with the clients connected
 at that instant. The slope is a least-squares fit of every sample after the warm-up, in % of the
-minute-${fixed(run.warmupMinutes, 1)} value per hour. Heap and RSS are read right after a full GC the sampler forces
+minute-${fixed(run.warmupMinutes, 1)} value per hour; beside it the same fit with the relay's WebSocket
+connections at each sample as a second regressor (value = a + b x minute + c x connections), which
+is the growth with the crowd held constant: the crowd a relay holds at one instant swings when a
+busy machine delays its handshakes, and heap, fds and handles swing with it. A figure passes on
+any of the three. Heap and RSS are read right after a full GC the sampler forces
 through the relay's inspector; the event-loop delay p99 is the relay's own
 \`market_relay_nodejs_eventloop_lag_p99_seconds\` over the time since the previous sample, less the
 monitor's 100 ms resolution.
 
 ## Figures
 
-${table(['figure', 'relay', `at minute ${fixed(run.warmupMinutes, 1)}`, 'at end', 'change %', 'fitted %/h', 'range'], figureRows)}
+${table(['figure', 'relay', `at minute ${fixed(run.warmupMinutes, 1)}`, 'at end', 'change %', 'fitted %/h', 'fitted %/h, connections held', 'range'], figureRows)}
 
 ## Load
 
@@ -173,4 +187,24 @@ ${table(['figure', 'relay', `at minute ${fixed(run.warmupMinutes, 1)}`, 'at end'
     )
     .join('; ')}.
 `;
+}
+
+/**
+ * Writes bench/results/<date>-long-soak[-cluster].md (the record), .svg (the plot) and .json (the
+ * samples, gitignored: `--report-from` reads them); prints each criterion; true when all pass.
+ */
+export function writeRecord(run: SoakRun): boolean {
+  const directory = new URL('../../results/', import.meta.url);
+  mkdirSync(directory, { recursive: true });
+  const clustered = run.relays.length > 1;
+  const base = `${run.startedAt.toISOString().slice(0, 10)}-long-soak${clustered ? '-cluster' : ''}`;
+  writeFileSync(new URL(`${base}.svg`, directory), plot(run));
+  writeFileSync(new URL(`${base}.json`, directory), `${JSON.stringify(run, null, 1)}\n`);
+  writeFileSync(new URL(`${base}.md`, directory), markdownRecord(run, `${base}.svg`));
+  const judged = criteria(run);
+  for (const criterion of judged) {
+    process.stdout.write(`${criterion.pass ? 'pass' : 'FAIL'}  ${criterion.name}: ${criterion.measured}\n`);
+  }
+  process.stdout.write(`record: bench/results/${base}.md\n`);
+  return judged.every((criterion) => criterion.pass);
 }

@@ -6,6 +6,7 @@
  * by each scrape, so the p99 is that of the time since the previous sample), and Redis's keys and
  * memory in the cluster variant.
  */
+import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import type { InspectorSession } from './inspector.ts';
 import { metricSum } from './prometheus-text.ts';
@@ -22,6 +23,11 @@ export interface RelaySample {
   eventLoopP99Ms: number;
   /** The relay's CPU time over wall time since the previous sample: 100 = one core busy. */
   cpuPercent: number;
+  /**
+   * Time its main thread was ready to run but waited for a core (Linux schedstat), over wall time:
+   * how much of its event-loop delay the machine's other work caused. NaN elsewhere.
+   */
+  cpuWaitPercent: number;
   streams: number;
   targets: number;
   connections: number;
@@ -39,6 +45,7 @@ export const FIGURES = [
   ['timers', 'active timers', 'count'],
   ['eventLoopP99Ms', 'event-loop delay p99', 'ms'],
   ['cpuPercent', 'relay CPU', '% of a core'],
+  ['cpuWaitPercent', 'relay waiting for a core', '% of the time'],
   ['streams', 'streams held', 'count'],
   ['targets', 'poll targets held', 'count'],
   ['connections', 'connections', 'count'],
@@ -52,8 +59,19 @@ export interface SampledRelay {
   /** The relay's HTTP base URL (its `/metrics`). */
   url: string;
   inspector: InspectorSession;
-  /** Its CPU seconds and the wall clock (ms) at the previous sample; set by `sampleRelay`. */
-  previousCpu?: { seconds: number; atMs: number };
+  /** Its process id, for its run-queue wait (Linux). */
+  pid?: number;
+  /** Its CPU seconds, run-queue wait (ns) and wall clock (ms) at the previous sample; set by `sampleRelay`. */
+  previousCpu?: { seconds: number; waitNs: number; atMs: number };
+}
+
+/** Nanoseconds the process's main thread has waited on a run queue (`/proc/PID/schedstat`, field 2). */
+function runQueueWaitNs(pid: number | undefined): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]);
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /**
@@ -84,8 +102,9 @@ export async function sampleRelay(
   const atMs = Date.now();
   const insides = await relay.inspector.insidesAfterGc();
   const cpuSeconds = metricSum(metrics, 'market_relay_process_cpu_seconds_total');
+  const waitNs = runQueueWaitNs(relay.pid);
   const previous = relay.previousCpu;
-  relay.previousCpu = { seconds: cpuSeconds, atMs };
+  relay.previousCpu = { seconds: cpuSeconds, waitNs, atMs };
   return {
     minute,
     rssMb: insides.rss / MB,
@@ -102,6 +121,8 @@ export async function sampleRelay(
       previous === undefined
         ? Number.NaN
         : ((cpuSeconds - previous.seconds) / ((atMs - previous.atMs) / 1000)) * 100,
+    cpuWaitPercent:
+      previous === undefined ? Number.NaN : ((waitNs - previous.waitNs) / 1e6 / (atMs - previous.atMs)) * 100,
     streams: metricSum(metrics, 'market_relay_streams'),
     targets: metricSum(metrics, 'market_relay_polled_markets'),
     connections: metricSum(metrics, 'market_relay_connections'),

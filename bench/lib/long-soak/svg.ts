@@ -113,6 +113,7 @@ export function smallMultiplesSvg(
     .join('\n');
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${totalWidth}" height="${totalHeight}" viewBox="0 0 ${totalWidth} ${totalHeight}" font-family="sans-serif">`,
+    `<title>${escapeXml(options.title)}</title>`,
     `<rect width="100%" height="100%" fill="white"/>`,
     `<text x="16" y="20" font-size="15" font-weight="bold">${escapeXml(options.title)}</text>`,
     legend,
