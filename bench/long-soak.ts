@@ -30,8 +30,12 @@ import { Observer } from './lib/soak/observer.ts';
 // `--report-from bench/results/<run>.json`: the record and plot of a past run written again.
 const reportFrom = process.argv.indexOf('--report-from');
 if (reportFrom >= 0) {
-  const saved = JSON.parse(readFileSync(process.argv[reportFrom + 1]!, 'utf8')) as SoakRun;
-  process.exit(writeRecord({ ...saved, startedAt: new Date(saved.startedAt) }) ? 0 : 1);
+  // Runs saved before the rate was recorded ran at the default.
+  const saved = {
+    rate: 100,
+    ...(JSON.parse(readFileSync(process.argv[reportFrom + 1]!, 'utf8')) as Partial<SoakRun>),
+  };
+  process.exit(writeRecord({ ...(saved as SoakRun), startedAt: new Date(saved.startedAt!) }) ? 0 : 1);
 }
 
 function option(name: string, fallback: number): number {
@@ -220,6 +224,7 @@ const run: SoakRun = {
   command: `npm run soak -- --long --minutes ${minutes}${clustered ? ' --redis' : ''}${rate === 100 ? '' : ` --rate ${rate}`}`,
   startedAt,
   minutes,
+  rate,
   sampleSeconds,
   warmupMinutes,
   relays: relayNames,

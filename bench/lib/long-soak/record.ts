@@ -31,6 +31,8 @@ export interface SoakRun {
   command: string;
   startedAt: Date;
   minutes: number;
+  /** New clients a second asked of the crowd (`--rate`). */
+  rate: number;
   sampleSeconds: number;
   warmupMinutes: number;
   relays: string[];
@@ -197,7 +199,9 @@ export function writeRecord(run: SoakRun): boolean {
   const directory = new URL('../../results/', import.meta.url);
   mkdirSync(directory, { recursive: true });
   const clustered = run.relays.length > 1;
-  const base = `${run.startedAt.toISOString().slice(0, 10)}-long-soak${clustered ? '-cluster' : ''}`;
+  // A run of other than the issue's length or rate is named by them, beside the issue's runs.
+  const shape = run.minutes === 30 && run.rate === 100 ? '' : `-${run.minutes}min-${run.rate}per-s`;
+  const base = `${run.startedAt.toISOString().slice(0, 10)}-long-soak${clustered ? '-cluster' : ''}${shape}`;
   writeFileSync(new URL(`${base}.svg`, directory), plot(run));
   writeFileSync(new URL(`${base}.json`, directory), `${JSON.stringify(run, null, 1)}\n`);
   writeFileSync(new URL(`${base}.md`, directory), markdownRecord(run, `${base}.svg`));

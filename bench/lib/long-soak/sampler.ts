@@ -17,6 +17,8 @@ export interface RelaySample {
   rssMb: number;
   heapAfterGcMb: number;
   externalMb: number;
+  /** Bytes the streams' resume rings hold (`market_relay_resume_buffer_bytes`): part of `externalMb`. */
+  resumeBufferMb: number;
   fds: number;
   handles: number;
   timers: number;
@@ -40,6 +42,7 @@ export const FIGURES = [
   ['heapAfterGcMb', 'heap used after GC', 'MB'],
   ['rssMb', 'RSS after GC', 'MB'],
   ['externalMb', 'external memory', 'MB'],
+  ['resumeBufferMb', 'resume rings', 'MB'],
   ['fds', 'open file descriptors', 'count'],
   ['handles', 'active handles', 'count'],
   ['timers', 'active timers', 'count'],
@@ -110,6 +113,7 @@ export async function sampleRelay(
     rssMb: insides.rss / MB,
     heapAfterGcMb: insides.heapUsed / MB,
     externalMb: insides.external / MB,
+    resumeBufferMb: metricSum(metrics, 'market_relay_resume_buffer_bytes') / MB,
     fds: metricSum(metrics, 'market_relay_process_open_fds'),
     handles: insides.handles,
     timers: insides.timers,
