@@ -60,7 +60,12 @@ describe('the long soak’s machinery', () => {
     });
     await crowd.start();
     try {
-      await waitFor('clients to connect', () => crowd.report().opened >= 10, { timeoutMs: 8_000 });
+      // The first lanes are slow readers and SSE clients; WebSocket lanes follow.
+      await waitFor(
+        'clients of every kind to connect',
+        () => crowd.report().opened >= 20 && (crowd.report().started.websocket ?? 0) >= 5,
+        { timeoutMs: 8_000 },
+      );
     } finally {
       const report = crowd.stop();
       expect(report.alive).toBe(0);
