@@ -92,9 +92,10 @@ for (let index = 0; index < relayCount; index += 1) {
 const relays = started.relays;
 const relayNames = relays.map((relay) => relay.name);
 for (const relay of relays) started.inspectors.push(await InspectorSession.connect(relay.inspectorUrl!));
-const inspector =
+/** The sampler's own Redis connection (keys, memory); it reconnects by itself after the restart. */
+const redisReader =
   started.redis === undefined ? undefined : new Redis(started.redis.url, { maxRetriesPerRequest: 1 });
-inspector?.on('error', () => {});
+redisReader?.on('error', () => {});
 
 const kept = await longestLivedMarkets(sim.url, 5);
 const observers = await Promise.all(relays.map((relay) => Observer.connect(relay.url, kept)));
@@ -171,7 +172,7 @@ for (let next = loadStart + sampleSeconds * 1000; next <= endAt; next += sampleS
   await sleep(Math.max(0, next - Date.now()));
   const minute = minuteNow();
   const redis = await Promise.race([
-    sampleRedis(inspector),
+    sampleRedis(redisReader),
     sleep(5_000).then(() => ({ keys: Number.NaN, memoryMb: Number.NaN })),
   ]).catch(() => ({ keys: Number.NaN, memoryMb: Number.NaN }));
   load.push({ minute, value: os.loadavg()[0]! });
@@ -202,7 +203,7 @@ for (let next = loadStart + sampleSeconds * 1000; next <= endAt; next += sampleS
 }
 
 await scheduled;
-const crowdReport = (await crowd.request<CrowdReport>('stop')) ?? undefined;
+const crowdReport = await crowd.request<CrowdReport>('stop');
 await crowd.stop();
 await turnover.stop();
 const observerEnds = observers.map((observer, index) => {
@@ -216,7 +217,7 @@ const observerEnds = observers.map((observer, index) => {
     closedWith: report.closedWith,
   };
 });
-inspector?.disconnect();
+redisReader?.disconnect();
 await cleanUp();
 
 const run: SoakRun = {
