@@ -11,6 +11,9 @@
  *
  * `npm run soak -- --attacks [name,name]` runs the attacks from one address instead, each against a
  * relay of its own with the default options (bench/attack-soak.ts).
+ *
+ * `npm run soak -- --long [--minutes 30] [--redis]` runs the long soak instead: one relay (or three
+ * over Redis) under turnover and faults for half an hour, sampled for leaks (bench/long-soak.ts).
  */
 import WebSocket from 'ws';
 import { forkChild, killAllChildren } from './lib/ipc.ts';
@@ -22,6 +25,9 @@ import { type UsageSample, usageBetween } from './lib/usage.ts';
 
 if (process.argv.includes('--attacks')) {
   await import('./attack-soak.ts');
+}
+if (process.argv.includes('--long')) {
+  await import('./long-soak.ts');
 }
 process.on('SIGINT', () => {
   killAllChildren();

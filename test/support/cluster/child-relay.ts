@@ -17,7 +17,7 @@ let entryPoint: string | undefined;
  * edit is never tested stale. Compiled, a relay starts in about half the time, which the tests that
  * start several relays (a rolling restart starts six) feel most on a busy machine.
  */
-function relayEntryPoint(): string {
+export function relayEntryPoint(): string {
   entryPoint ??= isBuildCurrent() ? 'dist/src/cli.js' : 'bin/market-relay.js';
   return entryPoint;
 }
