@@ -81,13 +81,22 @@ const startedAt = new Date();
 progress(
   `long soak${clustered ? ' (cluster: 3 relays, one Redis)' : ''}: ${minutes} min, ${rate} clients/s, sampled every ${sampleSeconds} s; ${machine.nproc} cores, node ${machine.node}, load ${os.loadavg()[0]!.toFixed(1)}`,
 );
+/**
+ * What every relay of the soak runs with beyond its upstream: resume rings of 100 updates, so that
+ * every ring reaches its bound within the warm-up (at the default 1,000 a busy stream's ring keeps
+ * filling for more than 17 minutes, growth the fit would take for a leak), and no history store (its
+ * engine's own caches are another subject; the soak watches what holding clients and streams costs).
+ */
+const relayArgs = ['--resume-buffer=100', '--history=off'];
 if (clustered) started.redis = await startRedis();
 const redisPort = started.redis?.port;
 const sim = await startSimProcess(['--markets=50', '--seed=1']);
 started.sim = sim;
 for (let index = 0; index < relayCount; index += 1) {
   const redisArgs = started.redis === undefined ? [] : [`--redis=${started.redis.url}`];
-  started.relays.push(await startRelayProcess(`relay ${index + 1}`, [`--upstream=${sim.url}`, ...redisArgs]));
+  started.relays.push(
+    await startRelayProcess(`relay ${index + 1}`, [`--upstream=${sim.url}`, ...redisArgs, ...relayArgs]),
+  );
 }
 const relays = started.relays;
 const relayNames = relays.map((relay) => relay.name);
@@ -229,6 +238,7 @@ const run: SoakRun = {
   sampleSeconds,
   warmupMinutes,
   relays: relayNames,
+  relayArgs,
   samples,
   load,
   events,

@@ -36,6 +36,8 @@ export interface SoakRun {
   sampleSeconds: number;
   warmupMinutes: number;
   relays: string[];
+  /** The options every relay ran with beyond its upstream and Redis (absent in records before they were named). */
+  relayArgs?: string[];
   /** Per relay, in the order of `relays`. */
   samples: RelaySample[][];
   /** The machine's 1-minute load average at each sample (it is shared). */
@@ -148,7 +150,12 @@ export function markdownRecord(run: SoakRun, plotFile: string): string {
 
 ${run.startedAt.toISOString()}, \`${run.command}\`: ${run.minutes} minutes of load, sampled every
 ${run.sampleSeconds} s, growth fitted after a ${fixed(run.warmupMinutes, 1)}-minute warm-up. Machine: ${run.machine}; it is shared
-with other work: its 1-minute load average went from ${fixed(Math.min(...loads), 1)} to ${fixed(Math.max(...loads), 1)} (median ${fixed(loads.sort((a, b) => a - b)[Math.floor(loads.length / 2)] ?? Number.NaN, 1)}).
+with other work: its 1-minute load average went from ${fixed(Math.min(...loads), 1)} to ${fixed(Math.max(...loads), 1)} (median ${fixed(loads.sort((a, b) => a - b)[Math.floor(loads.length / 2)] ?? Number.NaN, 1)}).${
+    run.relayArgs === undefined
+      ? ''
+      : `
+Every relay ran with \`${run.relayArgs.join(' ')}\` (bench/long-soak.ts says why).`
+  }
 
 ![figures over time](${plotFile})
 

@@ -54,6 +54,9 @@ export interface ChildRelay {
 export async function startChildRelay(args: readonly string[]): Promise<ChildRelay> {
   const child = spawn(process.execPath, [relayEntryPoint(), 'serve', '--port=0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Records nothing unless asked (a `--history` flag wins over the environment): a test's or a
+    // benchmark's relay never writes a store into the folder it was started from.
+    env: { HISTORY: 'off', ...process.env },
   });
   let output = '';
   const collect = (chunk: Buffer) => {
