@@ -10,7 +10,6 @@ import type { Logger } from 'pino';
 import { registerClientEndpoints } from './client-endpoints.ts';
 import type { ServeConfig } from './config/config.ts';
 import { DEFAULT_MAX_AGE_MS } from './config/poll-options.ts';
-import { DEFAULT_SAMPLE_RATIO } from './config/trace-options.ts';
 import { type RelayTuning, resolveTuning } from './config/tuning.ts';
 import { drainConnections, leavingConnections } from './drain.ts';
 import type { RecordReader } from './history/recorder.ts';
@@ -23,14 +22,13 @@ import { createRelayApp } from './http/relay-app.ts';
 import { registerRestFront } from './http/rest-front/index.ts';
 import type { HealthSources } from './observability/health-report.ts';
 import { createLogger, type LogSink } from './observability/log-sink.ts';
-import type { TracingHandle } from './observability/tracing.ts';
 import type { AccessPolicy } from './relay/admission/access.ts';
 import { KnownMarkets } from './relay/admission/known-markets.ts';
 import { defaultIsolationLimits, MarketAdmission } from './relay/admission/market.ts';
 import type { Broker } from './relay/coordination/broker.ts';
-import { type BrokerOptions, startBroker } from './relay/coordination/start.ts';
+import { startBroker } from './relay/coordination/start.ts';
 import { RelayEvents } from './relay/events.ts';
-import { UpstreamHealthMonitor, type UpstreamIdentity } from './relay/poll/upstream-health.ts';
+import { UpstreamHealthMonitor } from './relay/poll/upstream-health.ts';
 import { RecordingHolds } from './relay/session/recording-holds.ts';
 import { SinceReads } from './relay/session/since-reads.ts';
 import { ConfirmationAnnouncer } from './relay/streams/confirmations.ts';
@@ -38,6 +36,7 @@ import { StreamPublisher } from './relay/streams/publisher.ts';
 import { StreamRegistry } from './relay/streams/registry.ts';
 import { NotFoundJudge } from './relay/targets/not-found.ts';
 import { PollerPool } from './relay/targets/poller-pool.ts';
+import { brokerOptions, logUpstreamIdentity, tracingAsked } from './relay-setup.ts';
 import { type SimulatorHandle, startSimulator } from './sim/server.ts';
 import type { SseEndpoint } from './sse/endpoint.ts';
 import { UpstreamClient } from './upstream/client.ts';
@@ -370,65 +369,4 @@ export async function startRelay(
     },
   };
   return relay;
-}
-
-/**
- * The SDK that records and sends traces, loaded only when `--otel-endpoint` is set: a relay without
- * tracing never loads it (docs/operations.md "Traces").
- */
-async function tracingAsked(config: RelayConfig, logger: Logger): Promise<TracingHandle | undefined> {
-  if (config.otelEndpoint === undefined) return undefined;
-  const { startTracing } = await import('./observability/tracing.ts');
-  const sampleRatio = config.otelSampleRatio ?? DEFAULT_SAMPLE_RATIO;
-  const handle = startTracing({ endpoint: config.otelEndpoint, sampleRatio, logger });
-  // Without user info or query: a receiver's URL may carry a credential.
-  const { origin, pathname } = new URL(handle.url);
-  logger.info(
-    { event: 'tracing_started', url: origin + pathname, sampleRatio },
-    `tracing book polls (sample ratio ${sampleRatio}) to ${origin + pathname}`,
-  );
-  return handle;
-}
-
-function logUpstreamIdentity(logger: Logger, upstreamUrl: string, identity: UpstreamIdentity): void {
-  const log = logger.child({ component: 'upstream' });
-  if (identity.state === 'mismatch') {
-    log.error(
-      { event: 'upstream_misconfigured', upstream: upstreamUrl, problem: identity.problem },
-      `upstream misconfigured or unreachable: ${upstreamUrl}/health is not upstream's health answer (${identity.problem}); streams stay stale and /health answers 503 until it is`,
-    );
-  } else if (identity.state === 'verified') {
-    log.info({ event: 'upstream_verified', upstream: upstreamUrl }, 'upstream answers as upstream');
-  }
-}
-
-function brokerOptions(config: RelayConfig, tuning: RelayTuning, logger: Logger): BrokerOptions {
-  const log = logger.child({ component: 'cluster' });
-  return {
-    redis: config.redis,
-    historyLength: tuning.resumeBufferSize,
-    historyMs: tuning.historyMs,
-    rebalanceMs: tuning.rebalanceMs,
-    minLeaseMs: tuning.leaseMs,
-    failOpenFraction: config.failOpenRpsFraction ?? 0.5,
-    ...(config.redisFormats === undefined ? {} : { formats: config.redisFormats }),
-    on: {
-      redisError: (error) =>
-        log.warn(
-          { event: 'redis_error', err: error.message },
-          'redis unavailable: polling without coordination',
-        ),
-      redisRecovered: ({ errors, durationMs }) =>
-        log.info({ event: 'redis_recovered', durationMs, errors }, 'redis reachable again: coordinating'),
-      unknownFormat: (kind, format) =>
-        log.warn(
-          { event: 'redis_unknown_format', kind, format: format ?? null },
-          `redis: a ${kind} value of a format this relay does not read (a newer relay's?): skipped, and counted in market_relay_redis_unknown_format_total`,
-        ),
-      budgetError: (error) =>
-        log.warn({ event: 'redis_budget_error', err: error.message }, 'cluster budget: redis script failed'),
-      joined: ({ connected, instance, redis }, message) =>
-        log.info({ event: connected ? 'cluster_joined' : 'cluster_degraded', instance, redis }, message),
-    },
-  };
 }

@@ -34,7 +34,7 @@ import { RelayClientError } from './events/client-error.ts';
 import { rethrowLater } from './events/emitter.ts';
 import { silentLogger } from './events/logger.ts';
 import { RelayMessages } from './relay-messages.ts';
-import { type Answer, RequestsInFlight } from './requests-in-flight.ts';
+import { RequestsInFlight, refusal } from './requests-in-flight.ts';
 import type { AnyStreamSubscription } from './subscriptions/channel-subscriptions.ts';
 import { firstState } from './subscriptions/first-state.ts';
 import type { StreamHost, StreamOptions } from './subscriptions/stream-subscription.ts';
@@ -393,13 +393,4 @@ export class RelayClient extends ChannelStreams {
   #listenerThrew(cause: unknown): void {
     this.emit('error', new RelayClientError('listener_threw', 'an event listener threw', { cause }));
   }
-}
-
-/** Why a question was not answered as asked: the relay's error, or no answer at all. */
-function refusal(answer: Answer | undefined): RelayClientError {
-  if (answer?.type === 'error')
-    return new RelayClientError(answer.code, answer.message, {
-      ...(answer.id === undefined ? {} : { requestId: answer.id }),
-    });
-  return new RelayClientError('connection_failed', 'the connection closed or was not open: no answer');
 }

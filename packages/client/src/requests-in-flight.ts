@@ -2,7 +2,8 @@
  * @module client/requests-in-flight
  * The client's requests the relay has not answered yet, by id. The relay answers requests in
  * order, so an error without id (a frame it could not read) answers the oldest. A question (`list`,
- * `update`) is also told its answer, or that none will come.
+ * `update`) is also told its answer, or that none will come, and `refusal` says why it was not
+ * answered as asked.
  */
 import { onTheWire } from '../../protocol/src/protocol/channels.ts';
 import type {
@@ -13,6 +14,7 @@ import type {
   SubscriptionsMessage,
   UpdateRequest,
 } from '../../protocol/src/protocol/messages.ts';
+import { RelayClientError } from './events/client-error.ts';
 import type { SubscribeBody, UnsubscribeBody } from './subscriptions/subscriptions.ts';
 
 type RequestBody = SubscribeBody | UnsubscribeBody | Omit<UpdateRequest, 'id'> | Omit<ListRequest, 'id'>;
@@ -66,4 +68,13 @@ export class RequestsInFlight {
     this.#waiting.clear();
     for (const settle of waiting) settle(undefined);
   }
+}
+
+/** Why a question was not answered as asked: the relay's error, or no answer at all. */
+export function refusal(answer: Answer | undefined): RelayClientError {
+  if (answer?.type === 'error')
+    return new RelayClientError(answer.code, answer.message, {
+      ...(answer.id === undefined ? {} : { requestId: answer.id }),
+    });
+  return new RelayClientError('connection_failed', 'the connection closed or was not open: no answer');
 }
