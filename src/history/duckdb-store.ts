@@ -55,11 +55,12 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS messages (
   type VARCHAR NOT NULL,
   data VARCHAR,
   data_deflated BLOB,
-  checksum UINTEGER
+  checksum UINTEGER,
+  group_step VARCHAR
 )`;
 
 const COLUMNS =
-  'channel, stream, market, depth, epoch, seq::DOUBLE, ts_ms::DOUBLE, rts_ms::DOUBLE, ts_text, rts_text, type, data, data_deflated, checksum';
+  'channel, stream, market, depth, epoch, seq::DOUBLE, ts_ms::DOUBLE, rts_ms::DOUBLE, ts_text, rts_text, type, data, data_deflated, checksum, group_step';
 const IN_RANGE = 'stream = $stream AND rts_ms >= $from AND rts_ms < $to';
 
 /** A store file that exists but cannot be opened as one (corrupt, another program's, another version). */
@@ -90,6 +91,8 @@ async function openFile(file: string): Promise<{ instance: DuckDBInstance; write
   try {
     const writer = await instance.connect();
     await writer.run(SCHEMA);
+    // A store written before grouped books were recorded has no group column yet.
+    await writer.run('ALTER TABLE messages ADD COLUMN IF NOT EXISTS group_step VARCHAR');
     return { instance, writer };
   } catch (error) {
     instance.closeSync();
@@ -168,7 +171,7 @@ export class DuckDbHistoryStore implements HistoryStore {
       // by DuckDB: the message's own fields as columns, `data` its JSON text (read as a string).
       await connection.run(
         `CREATE TEMP TABLE export AS
-         SELECT row_number() OVER (ORDER BY rts_ms, seq) AS n, channel, market, depth, epoch, seq,
+         SELECT row_number() OVER (ORDER BY rts_ms, seq) AS n, channel, market, depth, group_step, epoch, seq,
                 make_timestamp(ts_ms * 1000) AS ts, make_timestamp(rts_ms * 1000) AS rts, type, data,
                 data_deflated, checksum
          FROM messages WHERE ${IN_RANGE}`,
@@ -182,7 +185,7 @@ export class DuckDbHistoryStore implements HistoryStore {
             data: (await inflate(deflated as Uint8Array)).toString('utf8'),
           });
       await connection.run(
-        `COPY (SELECT channel, market, depth, epoch, seq, ts, rts, type, data, checksum FROM export ORDER BY n)
+        `COPY (SELECT channel, market, depth, group_step AS "group", epoch, seq, ts, rts, type, data, checksum FROM export ORDER BY n)
          TO '${file.replaceAll("'", "''")}' (FORMAT parquet, COMPRESSION zstd)`,
       );
     } finally {
@@ -331,6 +334,8 @@ function appendRow(appender: DuckDBAppender, row: RecordedMessage, deflated: Buf
   }
   if (row.checksum === undefined) appender.appendNull();
   else appender.appendUInteger(row.checksum);
+  if (row.group === undefined) appender.appendNull();
+  else appender.appendVarchar(row.group);
   appender.endRow();
 }
 
@@ -350,6 +355,7 @@ function recordOf(row: readonly unknown[]): RecordedMessage {
     data,
     deflated,
     checksum,
+    group,
   ] = row;
   return {
     channel: String(channel),
@@ -363,6 +369,7 @@ function recordOf(row: readonly unknown[]): RecordedMessage {
     type: type === 'snapshot' ? 'snapshot' : 'update',
     data: typeof data === 'string' ? data : inflateRawSync(deflated as Uint8Array).toString('utf8'),
     checksum: checksum === null ? undefined : Number(checksum),
+    group: typeof group === 'string' ? group : undefined,
   };
 }
 

@@ -22,6 +22,8 @@ export interface RecordedMessage {
   market: string;
   /** A book stream's depth (null: the full book); undefined on other channels. */
   depth: number | null | undefined;
+  /** A grouped book stream's group step; undefined on every other stream. */
+  group?: string | undefined;
   epoch: string;
   seq: number;
   /** protocol.md `ts`, as sent. */

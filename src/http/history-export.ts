@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { groupExpected, offeredGroup } from '../../packages/protocol/src/protocol/group.ts';
 import { bookDepths, type Channel, channels } from '../../packages/protocol/src/protocol/messages.ts';
 import { streamKey } from '../../packages/protocol/src/util/stream-key.ts';
 import type { RecordReader } from '../history/recorder.ts';
@@ -29,7 +30,7 @@ export interface HistoryExportOptions {
   now?: () => number;
 }
 
-type Query = Partial<Record<'market' | 'from' | 'to' | 'format' | 'depth', string>>;
+type Query = Partial<Record<'market' | 'from' | 'to' | 'format' | 'depth' | 'group', string>>;
 
 export function registerHistoryExport(app: FastifyInstance, options: HistoryExportOptions): void {
   const now = options.now ?? Date.now;
@@ -75,6 +76,9 @@ function readRequest(channel: string, query: Query, retentionMs: number, now: nu
       error: 'bad_request',
       message: `depth must be one of ${bookDepths.join(', ')} or full (book only)`,
     };
+  const group = query.group === undefined ? undefined : offeredGroup(query.group);
+  if (query.group !== undefined && (channel !== 'book' || group === undefined))
+    return { error: 'bad_request', message: `group (book only): ${groupExpected}` };
   if (query.from === undefined)
     return { error: 'bad_request', message: 'from is required: an ISO 8601 time' };
   const from = isoTime(query.from);
@@ -91,7 +95,7 @@ function readRequest(channel: string, query: Query, retentionMs: number, now: nu
       error: 'out_of_retention',
       message: `the range ends before the retention window: records are kept from ${new Date(keptSince).toISOString()}`,
     };
-  return { range: { stream: streamKey(channel, market, depth), from, to }, format };
+  return { range: { stream: streamKey(channel, market, depth, group), from, to }, format };
 }
 
 /** A book's depth from the query (undefined: the full book; false: not a depth). */

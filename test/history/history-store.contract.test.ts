@@ -74,6 +74,14 @@ describe.each(implementations)('HistoryStore contract: %s', (_name, open) => {
     // A time of another precision comes back as it was given; a missing checksum stays missing.
     expect(read[3]).toMatchObject({ ts: '2026-12-01T09:59:59.123456Z', checksum: undefined });
     expect(await all(store.read({ stream: 'price:x', from: T0, to: T0 + 1_000 }))).toEqual([other]);
+    // A grouped book stream keeps its group step.
+    const grouped = message(1, T0 + 120, { stream: `book:${MARKET}:full:0.05`, group: '0.05' });
+    await store.append([grouped]);
+    const readGrouped = await all(
+      store.read({ stream: `book:${MARKET}:full:0.05`, from: T0, to: T0 + 1_000 }),
+    );
+    expect(readGrouped).toEqual([grouped]);
+    expect(readGrouped[0]?.group).toBe('0.05');
     await store.close();
   });
 

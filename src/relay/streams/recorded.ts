@@ -9,7 +9,7 @@ import { onTheWire } from '../../../packages/protocol/src/protocol/channels.ts';
 import type { BookDepth, Channel } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { RecordedMessage } from '../../history/store.ts';
 import type { Frame } from './frame.ts';
-import { dataMessage, type MessageSubject } from './stream-messages.ts';
+import { dataMessage, groupOf, type MessageSubject } from './stream-messages.ts';
 
 /** The stream a message was sent on: what the message text alone would have to be searched for. */
 export interface RecordedSubject extends MessageSubject {
@@ -37,6 +37,7 @@ export function recordedOf(
     stream: subject.key,
     market: subject.market,
     depth: subject.channel === 'book' ? (subject.depth ?? null) : undefined,
+    ...groupOf(subject),
     epoch: position.epoch,
     seq: position.seq,
     ts: stringField(text, 'ts'),
@@ -53,6 +54,7 @@ export function sentText(record: RecordedMessage): string {
     channel: record.channel as Channel,
     market: record.market,
     depth: (record.depth ?? undefined) as BookDepth | undefined,
+    group: record.group,
   };
   const at = { epoch: record.epoch, seq: record.seq, ts: record.ts, rts: record.rts };
   // `data` goes in as a placeholder and its recorded text takes the placeholder's place: the last

@@ -64,6 +64,22 @@ describe('a recorded message rebuilt', () => {
     );
   });
 
+  it('is the text sent, on grouped book streams', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom<BookDepth>(null, 10),
+        fc.constantFrom('0.01', '0.05'),
+        fc.array(bookState, { minLength: 1, maxLength: 8 }),
+        fc.array(time, { minLength: 2, maxLength: 3 }),
+        (depth, group, states, times) => {
+          const stream = new Stream({ channel: 'book', market, depth, group }, codecs.book, 8);
+          checkRoundTrip(stream, states as BookState[], times);
+        },
+      ),
+      { numRuns: propertyRuns(50) },
+    );
+  });
+
   it('is the text sent, on price and rest streams', () => {
     const priceState = fc.record(
       { best_bid: price, best_ask: price, last_price: price, spread: price },
