@@ -10,6 +10,9 @@ export { type Channel, channels, streamIdKinds } from './channels.ts';
 
 import type { DefinedChannel, DefinedChannelData } from '../channels/registry.ts';
 import type { Channel } from './channels.ts';
+import type * as History from './history.ts';
+
+export type * from './history.ts';
 
 /**
  * Book depths (protocol.md "`book` data"): the best 1, 5, 10, 25 or 50 levels per side, or null for
@@ -45,8 +48,8 @@ export interface SubscribeRequest extends StreamSelection {
   /** `price`: a message only once best bid, best ask or midpoint moved by this much (decimal string). */
   threshold?: string;
   /**
-   * Of a channel that serves history: every entry since this ISO 8601 time or after the entry with
-   * this id (for each such channel, docs/protocol.md "History since a time"), then the live ones.
+   * The state as it stood at this ISO 8601 time, every recorded message after it, then live
+   * (docs/protocol.md "History and replay"); `trades` also takes an `activity_id`.
    */
   since?: string;
   resume?: Record<string, ResumePoint>;
@@ -77,7 +80,14 @@ export interface ListRequest {
   op: 'list';
   id?: RequestId;
 }
-export type ClientRequest = SubscribeRequest | UnsubscribeRequest | PingRequest | UpdateRequest | ListRequest;
+export type ClientRequest =
+  | SubscribeRequest
+  | UnsubscribeRequest
+  | PingRequest
+  | UpdateRequest
+  | ListRequest
+  | History.ReplayRequest
+  | History.ReplayStopRequest;
 
 // ---------------------------------------------------------------------------------------------
 // Relay -> client
@@ -121,6 +131,8 @@ export interface StreamFields {
   depth?: BookDepth;
   /** A grouped `book` stream only: its group step. */
   group?: string;
+  /** A replayed message only: the `id` of the `replay` it belongs to (./history.ts). */
+  replay?: RequestId;
 }
 
 export interface BookSnapshotMessage extends StreamFields {
@@ -229,6 +241,8 @@ export interface SubscribedMessage extends SubscriptionOptions {
   options?: Record<string, SubscriptionOptions>;
   /** The subscription's `since`, when it asked for one. */
   since?: string;
+  /** With `since`: where the answer starts and whether it reaches back as far as asked. */
+  history?: History.HistoryCoverage;
   recovered?: Record<string, boolean>;
   /** Compact connections only (./compact.ts): each market's stream number. */
   streams?: Record<string, number>;
@@ -361,7 +375,9 @@ export type ServerMessage =
   | PongMessage
   | SubscriptionsMessage
   | HeartbeatMessage
-  | GoingAwayMessage;
+  | GoingAwayMessage
+  | History.ReplayGapMessage
+  | History.ReplayedMessage;
 
 /** WebSocket close codes the relay sends (protocol.md "Close codes"). */
 export const closeCodes = {
