@@ -4,7 +4,7 @@
  * `since` is answered with, and the `replay` conversation. Types only, shared by the relay and the
  * SDKs; ./requests.ts validates the requests against them.
  */
-import type { BookDepth, RequestId } from './messages.ts';
+import type { BookDepth, RequestId } from './primitives.ts';
 
 /** How a replay is paced: 1 = the original pacing, a multiplier of it, or as fast as the connection drains. */
 export type ReplaySpeed = number | 'max';

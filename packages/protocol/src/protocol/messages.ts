@@ -11,23 +11,16 @@ export { type Channel, channels, streamIdKinds } from './channels.ts';
 import type { DefinedChannel, DefinedChannelData } from '../channels/registry.ts';
 import type { Channel } from './channels.ts';
 import type * as History from './history.ts';
+import type { BookDepth, RequestId } from './primitives.ts';
 
 export type * from './history.ts';
-
-/**
- * Book depths (protocol.md "`book` data"): the best 1, 5, 10, 25 or 50 levels per side, or null for
- * the full book (a request may spell it `"full"`; messages keep null, as before there were names).
- */
-export const bookDepths = [1, 5, 10, 25, 50] as const;
-export type BookDepth = (typeof bookDepths)[number] | null;
-
 export { MAX_INTERVAL_MS, MAX_MARKETS_PER_REQUEST, MIN_INTERVAL_MS } from './limits.ts';
+export { type BookDepth, bookDepths, type RequestId } from './primitives.ts';
 export { isThreshold, thresholdExpected } from './threshold.ts';
 
 // Client -> relay (protocol.md "Client -> relay"). Plain types, so that the client SDK needs no
 // zod, not even for its type declarations; ./requests.ts validates frames against them with zod.
 
-export type RequestId = string | number;
 export interface ResumePoint {
   epoch: string;
   seq: number;
