@@ -25,10 +25,21 @@ export interface Received {
 
 export class TextClient {
   readonly received: Received[] = [];
+  /** The same by type: waiting for one answer must not scan every stream message (the relay shares this process). */
+  readonly #byType = new Map<string, Received[]>();
+  closeCode: number | undefined;
+
   private constructor(readonly ws: WebSocket) {
     ws.on('message', (data) => {
       const text = data.toString();
-      this.received.push({ text, at: performance.now(), message: JSON.parse(text) as Received['message'] });
+      const received = { text, at: performance.now(), message: JSON.parse(text) as Received['message'] };
+      this.received.push(received);
+      const ofType = this.#byType.get(received.message.type);
+      if (ofType === undefined) this.#byType.set(received.message.type, [received]);
+      else ofType.push(received);
+    });
+    ws.on('close', (code) => {
+      this.closeCode = code;
     });
   }
 
@@ -44,9 +55,7 @@ export class TextClient {
 
   /** Messages of `type` (and, when given, whose `id` is `id`). */
   of(type: string, id?: unknown): Received[] {
-    return this.received.filter(
-      ({ message }) => message.type === type && (id === undefined || message.id === id),
-    );
+    return (this.#byType.get(type) ?? []).filter(({ message }) => id === undefined || message.id === id);
   }
 
   /** Stream messages of the replay `id`, or live ones (no `replay` field) when `id` is undefined. */
