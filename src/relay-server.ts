@@ -293,6 +293,8 @@ export async function startRelay(
     confirmations.stop();
     recordingHolds?.close();
     relayPoller.stop();
+    // No replay may be reading the store when it closes.
+    await replays.stopAll();
     await history?.recorder.close();
     knownMarkets.stop();
     upstreamHealth.stop();

@@ -2,7 +2,7 @@
  * `replay`'s controls and refusals (docs/protocol.md "Replay"), over a record holding synthetic
  * streams beside the live ones: every bad input gets its documented error with the request's `id`
  * and changes nothing else; the limits per connection and per client address; a duplicate id;
- * `replay_stop`; closing the connection ends its replays.
+ * `replay_stop`; closing the connection ends its replays; the relay closing stops them all first.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Relay } from '../../../src/relay-server.ts';
@@ -144,5 +144,16 @@ describe('replay limits and stop', () => {
     first.close();
     ninth.close();
     await waitFor('every replay ended', () => relay.replays.running === 0);
+  });
+});
+
+describe('a relay closing', () => {
+  it('stops every replay and waits for its read to end before the store closes', async () => {
+    const reader = await client();
+    reader.send(slowReplay('closing'));
+    await waitFor('the replay sending', () => reader.stream('closing').length > 0);
+    await relay.replays.stopAll();
+    expect(relay.replays.running).toBe(0);
+    expect(await reader.answer('replayed', 'closing')).toMatchObject({ stopped: true });
   });
 });

@@ -57,6 +57,8 @@ export class ReplayService {
   readonly #pacing: ReplayPacing;
   readonly #now: () => number;
   readonly #byAddress = new Map<string, number>();
+  /** Every running replay and the promise of its end. */
+  readonly #runs = new Map<ReplayRun, Promise<void>>();
   /** Replays running on every connection. */
   running = 0;
   /** Stream messages every replay has sent since start. */
@@ -90,6 +92,18 @@ export class ReplayService {
     if (held > 0) this.#byAddress.set(address, held);
     else this.#byAddress.delete(address);
     this.running += change;
+  }
+
+  /** @internal `run` runs until `ended` settles. */
+  track(run: ReplayRun, ended: Promise<void>): void {
+    this.#runs.set(run, ended);
+    void ended.finally(() => this.#runs.delete(run));
+  }
+
+  /** Stops every replay and waits until each has released its read: before the store is closed. */
+  async stopAll(): Promise<void> {
+    for (const run of this.#runs.keys()) run.stop();
+    await Promise.all(this.#runs.values());
   }
 
   /** @internal */
@@ -171,7 +185,7 @@ export class SessionReplays {
     const run = new ReplayRun(planned.plan, recorder.store, this.#output, service.pacing);
     this.#runs.set(key, run);
     service.count(this.#address, 1);
-    void this.#run(service, key, run, recorder);
+    service.track(run, this.#run(service, key, run, recorder));
   }
 
   #stop(request: ReplayStopRequest): void {
