@@ -130,6 +130,7 @@ describe('replay limits and stop', () => {
     expect(perAddress.message).toMatch(/8 per client address/);
 
     // replay_stop ends one: `replayed` says how many it sent and that it was stopped.
+    await waitFor('the first replay sending', () => first.stream('a').length > 0);
     first.send({ op: 'replay_stop', id: 'a' });
     const stopped = await first.answer('replayed', 'a');
     expect(stopped).toEqual({ type: 'replayed', id: 'a', messages: first.stream('a').length, stopped: true });

@@ -18,11 +18,11 @@ import type {
   RequestId,
   ServerMessage,
 } from '../../../../packages/protocol/src/protocol/messages.ts';
-import type { HistoryStore } from '../../../history/store.ts';
+import type { HistoryStore, RecordedMessage } from '../../../history/store.ts';
 import { encodeTextFrame, Frame, toFrame } from '../../streams/frame.ts';
 import { sentText } from '../../streams/recorded.ts';
 import { type Gap, GapFinder } from './gaps.ts';
-import { mergeByRts } from './merge.ts';
+import { mergeByRts, type TimedRecord } from './merge.ts';
 import type { ReplayPlan } from './replay-plan.ts';
 
 /** What a replay sees of its connection. */
@@ -82,13 +82,18 @@ export class ReplayRun {
     const reads = streams.map((stream) => this.#store.read({ stream: stream.key, from, to }));
     try {
       let sinceTurn = 0;
-      for await (const { record, rts } of mergeByRts(reads)) {
+      for await (const { record, rts } of reads.length === 1 ? timed(reads[0]!) : mergeByRts(reads)) {
         if (this.#stopped) return 'stopped';
         sinceTurn += 1;
         const turn = sinceTurn >= this.#pacing.batch;
         if (turn) sinceTurn = 0;
-        await this.#wait(clock.delayBefore(rts), turn);
-        if (this.#stopped) return 'stopped';
+        const delayMs = clock.delayBefore(rts);
+        // Awaited only when there is something to wait for: an await per message is the replay's
+        // largest cost at "max".
+        if (delayMs > 0 || turn || this.#output.bufferedBytes >= this.#pacing.bufferCeilingBytes) {
+          await this.#wait(delayMs, turn);
+          if (this.#stopped) return 'stopped';
+        }
         const gap = gaps.before(record, rts);
         if (gap !== undefined) this.#send(gapMessage(id, channel, gap));
         this.#output.write(replayedFrame(sentText(record), id));
@@ -147,6 +152,11 @@ class ReplayClock {
     this.#start ??= { rts, at: now };
     return this.#start.at + (rts - this.#start.rts) / this.#speed - now;
   }
+}
+
+/** One stream's read, each record with its time: no merge to make. */
+async function* timed(read: AsyncIterable<RecordedMessage>): AsyncGenerator<TimedRecord> {
+  for await (const record of read) yield { record, rts: Date.parse(record.rts) };
 }
 
 /** The message as it was sent, with the replay's id as its last field. */
