@@ -89,6 +89,8 @@ describe('GapFinder', () => {
       record(A, 1, T0 + 900, { epoch: 'e2', type: 'snapshot' }),
       record(A, 2, T0 + 950, { epoch: 'e2' }),
       record(B, 1, T0 + 400, { type: 'snapshot' }),
+      // A snapshot sent in place of an update, later in its epoch: the stream was running before it.
+      record('c', 40, T0 + 500, { stream: 'book:c:full', type: 'snapshot' }),
     ].map((next) => finder.before(next, Date.parse(next.rts)));
     expect(seen).toEqual([
       undefined,
@@ -97,6 +99,7 @@ describe('GapFinder', () => {
       { market: A, from: T0 + 300, to: T0 + 900, reason: 'epoch_changed' },
       undefined,
       { market: B, from: T0, to: T0 + 400 },
+      undefined,
     ]);
     const C = '6f1c2a3e-0000-4000-8000-00000000000c';
     expect(finder.unseen([A, B, C].map((market) => ({ market, key: `book:${market}:full` })))).toEqual([
