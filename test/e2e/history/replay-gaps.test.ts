@@ -40,12 +40,14 @@ describe('a replay across a relay restart', () => {
     const [market] = sim.market.activeMarketIds();
     const from = new Date(Date.now() - 1).toISOString();
     const first = await liveBook(market!);
-    first.client.close();
-    // Closing the relay writes what it buffered; the next one opens the same record.
+    // Closing the relay (polls stopped first) writes what it buffered and ends the connection, which
+    // received everything sent; the next relay opens the same record.
     await first.relay.close();
     relays.length = 0;
+    await waitFor('the first connection closed', () => first.client.closeCode !== undefined);
     const second = await liveBook(market!);
-    const to = new Date().toISOString();
+    // Every message of the stream up to the last one received: none is still on its way.
+    const to = new Date(Date.parse(second.client.stream().at(-1)!.message.rts as string) + 1).toISOString();
     const sent = [...first.client.stream(), ...second.client.stream()]
       .map(({ message }) => message)
       .filter((message) => (message.rts as string) < to);
