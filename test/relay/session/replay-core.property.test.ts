@@ -1,11 +1,12 @@
 /**
- * The pure core of `replay` (src/relay/session/replay/): the merge of several streams' reads in
+ * The pure core of `replay` (src/relay/session/replay/) and its request's schema: the merge of several streams' reads in
  * `rts` order, the holes read from the record (an epoch that changes, a `seq` skipped, a stream
  * starting inside the range, a stream with nothing in it), and the plan of a request against the
  * clock and the retention.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { clientRequest, withStreamIds } from '../../../packages/protocol/src/protocol/requests.ts';
 import type { RecordedMessage } from '../../../src/history/store.ts';
 import { GapFinder } from '../../../src/relay/session/replay/gaps.ts';
 import { mergeByRts } from '../../../src/relay/session/replay/merge.ts';
@@ -169,5 +170,41 @@ describe('planReplay', () => {
     expect(refused({ to: new Date(T0 + 1_000).toISOString() }, 60_000)).toBe('out_of_retention');
     // null: the relay records nothing.
     expect(refused({}, null)).toBe('out_of_retention');
+  });
+});
+
+describe('the replay request schema', () => {
+  const parse = (frame: object) => clientRequest.safeParse(withStreamIds(frame));
+  const from = '2026-12-01T10:00:00Z';
+
+  it('reads stream ids as subscribe does: one spelling, `rest` in `paths`', () => {
+    const upper = parse({
+      op: 'replay',
+      id: 'r',
+      channel: 'book',
+      markets: [A.toUpperCase()],
+      from,
+      speed: 'max',
+    });
+    expect(upper.data).toEqual({ op: 'replay', id: 'r', channel: 'book', markets: [A], from, speed: 'max' });
+    const rest = parse({ op: 'replay', id: 1, channel: 'rest', paths: ['/api/markets?limit=5'], from });
+    expect(rest.success).toBe(true);
+    expect(rest.data).toMatchObject({ channel: 'rest', markets: [expect.stringMatching(/^\/api\/markets/)] });
+  });
+
+  it('refuses a missing id, a time without zone and a speed that is not above 0 or "max"', () => {
+    const base = { op: 'replay', id: 'r', channel: 'book', markets: [A], from };
+    for (const bad of [
+      { ...base, id: undefined },
+      { ...base, from: '2026-12-01' },
+      { ...base, to: 'now' },
+      { ...base, speed: 0 },
+      { ...base, speed: -1 },
+      { ...base, speed: 'fast' },
+      { ...base, speed: Number.POSITIVE_INFINITY },
+      { op: 'replay_stop' },
+    ])
+      expect(parse(bad).success, JSON.stringify(bad)).toBe(false);
+    expect(parse({ ...base, speed: 0.5, to: '2026-12-01T11:00:00+02:00' }).success).toBe(true);
   });
 });
