@@ -11,6 +11,7 @@ import type { AccessPolicy } from './relay/admission/access.ts';
 import { EdgeAdmission } from './relay/admission/edge.ts';
 import type { MarketAdmission } from './relay/admission/market.ts';
 import type { RelayEvents } from './relay/events.ts';
+import type { ReplayService } from './relay/session/replay/replays.ts';
 import { SessionIds } from './relay/session/session-ids.ts';
 import type { SinceReads } from './relay/session/since-reads.ts';
 import type { StreamRegistry } from './relay/streams/registry.ts';
@@ -30,6 +31,8 @@ export interface ClientEndpointOptions {
   access: AccessPolicy;
   /** The history reads of subscriptions with `since` (channels that serve history). */
   sinceReads?: SinceReads;
+  /** The replays of the record (WebSocket only: SSE takes no requests). */
+  replays?: ReplayService;
 }
 
 export interface ClientEndpoints {
@@ -45,7 +48,7 @@ export function registerClientEndpoints(
   app: FastifyInstance,
   options: ClientEndpointOptions,
 ): ClientEndpoints {
-  const { registry, marketAdmission, events, tuning, compression, access, sinceReads } = options;
+  const { registry, marketAdmission, events, tuning, compression, access, sinceReads, replays } = options;
   const history = sinceReads === undefined ? {} : { sinceReads };
   // One set of per-address and per-key counters for both transports (docs/operations.md "Edge limits").
   const edgeAdmission = new EdgeAdmission(tuning.edge);
@@ -68,6 +71,7 @@ export function registerClientEndpoints(
     admission: edgeAdmission,
     sessionIds,
     ...history,
+    ...(replays === undefined ? {} : { replays }),
     ...access,
   });
   const sse = registerSseEndpoint(app, {

@@ -30,6 +30,7 @@ import { startBroker } from './relay/coordination/start.ts';
 import { RelayEvents } from './relay/events.ts';
 import { UpstreamHealthMonitor } from './relay/poll/upstream-health.ts';
 import { RecordingHolds } from './relay/session/recording-holds.ts';
+import { ReplayService } from './relay/session/replay/replays.ts';
 import { SinceReads } from './relay/session/since-reads.ts';
 import { ConfirmationAnnouncer } from './relay/streams/confirmations.ts';
 import { StreamPublisher } from './relay/streams/publisher.ts';
@@ -63,6 +64,8 @@ export interface Relay {
   readonly knownMarkets: KnownMarkets;
   /** The history reads of subscriptions with `since` (channels that serve history). */
   readonly sinceReads: SinceReads;
+  /** The replays of the record running on every connection. */
+  readonly replays: ReplayService;
   /** Leases, numbering, history and the upstream budget: this relay alone, or a Redis cluster's. */
   readonly broker: Broker;
   readonly client: UpstreamClient;
@@ -192,6 +195,11 @@ export async function startRelay(
     slotWaitMs: SINCE_SLOT_WAIT_MS,
     position: (channel, market) => registry.get({ channel, market, depth: undefined }),
   });
+  // `replay` of the record (docs/protocol.md "Replay"): refused with `--history off`.
+  const replays = new ReplayService({
+    recorder: history?.recorder,
+    highWaterBytes: tuning.connection.highWaterBytes,
+  });
   const { ws, sse, edgeAdmission, stopPruning } = registerClientEndpoints(app, {
     registry,
     marketAdmission,
@@ -200,6 +208,7 @@ export async function startRelay(
     compression: config.compression ?? true,
     access,
     sinceReads,
+    replays,
   });
   const relayPoller = poller;
   let shuttingDown = false;
@@ -284,6 +293,8 @@ export async function startRelay(
     confirmations.stop();
     recordingHolds?.close();
     relayPoller.stop();
+    // No replay may be reading the store when it closes.
+    await replays.stopAll();
     await history?.recorder.close();
     knownMarkets.stop();
     upstreamHealth.stop();
@@ -328,6 +339,7 @@ export async function startRelay(
     poller: relayPoller,
     knownMarkets,
     sinceReads,
+    replays,
     broker,
     client,
     upstreamHealth,

@@ -21,6 +21,7 @@ import { capReason, type EdgeAdmission, type EdgeLimits } from '../relay/admissi
 import type { MarketAdmission } from '../relay/admission/market.ts';
 import type { RefusalReason, RelayEvents } from '../relay/events.ts';
 import { type ArrivalContext, type ArrivedClient, arrive, capOf, seat } from '../relay/session/arrival.ts';
+import type { ReplayService } from '../relay/session/replay/replays.ts';
 import type { SessionIds } from '../relay/session/session-ids.ts';
 import type { SinceReads } from '../relay/session/since-reads.ts';
 import type { StreamRegistry } from '../relay/streams/registry.ts';
@@ -55,6 +56,8 @@ export interface WsEndpointOptions extends AccessPolicy {
   sessionIds: SessionIds;
   /** The history reads of subscriptions with `since` (channels that serve history). */
   sinceReads?: SinceReads;
+  /** The replays of the record (docs/protocol.md "Replay"). */
+  replays?: ReplayService;
 }
 
 export interface WsEndpoint {
@@ -74,6 +77,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
     limits: options.limits,
     coalescer: new WriteCoalescer(options.coalesceMs > 0),
     ...(options.sinceReads === undefined ? {} : { sinceReads: options.sinceReads }),
+    ...(options.replays === undefined ? {} : { replays: options.replays }),
   };
   const wss = new WebSocketServer({
     noServer: true,

@@ -12,7 +12,7 @@ export type ParsedFrame =
   | { ok: true; request: ClientRequest }
   | { ok: false; message: string; id: RequestId | undefined; code?: 'path_not_public' };
 
-const ops = new Set(['subscribe', 'unsubscribe', 'ping', 'update', 'list']);
+const ops = new Set(['subscribe', 'unsubscribe', 'ping', 'update', 'list', 'replay', 'replay_stop']);
 
 export function parseClientFrame(data: RawData, isBinary: boolean): ParsedFrame {
   if (isBinary)

@@ -32,8 +32,10 @@ const relayMessageTypes = [
   'heartbeat',
   'subscriptions',
   'going_away',
+  'replay_gap',
+  'replayed',
 ];
-const clientOps = ['subscribe', 'unsubscribe', 'ping', 'update', 'list'];
+const clientOps = ['subscribe', 'unsubscribe', 'ping', 'update', 'list', 'replay', 'replay_stop'];
 
 type Level = [string, string];
 

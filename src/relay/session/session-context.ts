@@ -11,6 +11,7 @@ import type { Frame } from '../streams/frame.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
 import type { SlowReaderLimits } from '../streams/slow-consumer.ts';
 import type { AnyStream } from '../streams/stream.ts';
+import type { ReplayService } from './replay/replays.ts';
 import type { SinceReads } from './since-reads.ts';
 
 export interface SessionLimits extends SlowReaderLimits {
@@ -26,6 +27,8 @@ export interface SessionContext {
   limits: SessionLimits;
   /** The history reads of subscriptions with `since`; without them `since` is refused. */
   sinceReads?: SinceReads;
+  /** The replays of the record (docs/protocol.md "Replay"); without them `replay` is refused. */
+  replays?: ReplayService;
 }
 
 export interface SessionOptions {

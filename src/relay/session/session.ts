@@ -1,19 +1,16 @@
 /**
  * @module relay/session/session
- * One client's session, whatever transport carries it (WebSocket, SSE): the join sequence and its
- * bookkeeping, written once. A transport creates a session with a `SessionSink` (its I/O: how a
- * message is framed and written, how many bytes wait, how a slow reader is ended) and hands it the
- * client's parsed requests; the session checks each against the limits, asks market admission
- * (relay/admission/market.ts), fetches the broker's history for a resume this relay's rings cannot
- * serve (relay/coordination/broker.ts), joins the registry's streams, answers (`subscribed`, refusals, then
- * each stream's replay or snapshot: docs/protocol.md "Resume") and, when the client is gone, leaves
- * every stream and releases what admission counted.
- *
- * The session is the streams' subscriber: it holds back a slow reader's stream messages
- * (relay/streams/slow-consumer.ts) and resends one snapshot per held stream when the transport says
- * its buffer drained. Requests are answered in the order they arrived (session/request-order.ts).
- * It remembers the position of the last stream message written per stream, for `list`; `list` and
- * `update` (a book moved to another depth, a pace changed, in place) are planned in session/own-view.ts.
+ * One client's session, whatever transport carries it (WebSocket, SSE), written once. A transport
+ * gives it a `SessionSink` (how a message is written, how many bytes wait, how a slow reader is
+ * ended) and its parsed requests; the session checks each against the limits and market admission
+ * (relay/admission/market.ts), fetches the broker's history for a resume its rings cannot serve
+ * (relay/coordination/broker.ts), joins the registry's streams, answers (`subscribed`, refusals,
+ * then each stream's replay or snapshot: docs/protocol.md "Resume") and, when the client is gone,
+ * leaves every stream and releases what admission counted. As the streams' subscriber it holds back
+ * a slow reader's stream messages (relay/streams/slow-consumer.ts), then resends one snapshot per
+ * held stream. Requests are answered in arrival order (session/request-order.ts); `list` (the last
+ * position written per stream) and `update` are planned in session/own-view.ts; `replay` runs
+ * beside the streams in session/replay/.
  */
 import {
   isChannel,
@@ -47,6 +44,7 @@ import {
   streamNumbers,
   subscriptionsMessage,
 } from './own-view.ts';
+import { type SessionReplays, sessionReplays } from './replay/replays.ts';
 import { RequestOrder } from './request-order.ts';
 import { SentPositions } from './sent-positions.ts';
 import type { SessionContext, SessionOptions, SessionSink } from './session-context.ts';
@@ -84,6 +82,7 @@ export class Session implements StreamSubscriber {
   readonly #wildcards: SessionWildcards;
   /** Subscriptions with `since` waiting for their history (session/since-seam.ts). */
   readonly #seams: SinceSeams;
+  readonly #replays: SessionReplays;
   #ended = false;
   /** What `list` reads of the streams held. */
   readonly #view = heldView(this.#subscriptions, this.#lastSent, this);
@@ -108,6 +107,7 @@ export class Session implements StreamSubscriber {
       leave: (stream) => this.#leave(stream),
       send: (message) => this.#send(message),
     });
+    this.#replays = sessionReplays(context.replays, options.addressGroup, sink, this);
     const reads = context.sinceReads;
     this.#seams = new SinceSeams({
       ...(reads === undefined
@@ -178,6 +178,7 @@ export class Session implements StreamSubscriber {
 
   /** The client's buffer drained: holding back ends, each held stream gets one fresh snapshot. */
   drained(): void {
+    this.#replays.drained();
     // Called after every socket write that left: nothing to do unless holding back.
     if (!this.#heldBack.active || this.#sink.closed) return;
     const streams = this.#heldBack.resendOwed(
@@ -204,6 +205,7 @@ export class Session implements StreamSubscriber {
     this.#ended = true;
     this.#heldBack.clear();
     this.#seams.clear();
+    this.#replays.close();
     this.#wildcards.close();
     this.#context.marketAdmission.close(this);
     for (const stream of this.#subscriptions.values()) {
@@ -249,6 +251,8 @@ export class Session implements StreamSubscriber {
           }),
         );
         return;
+      default:
+        this.#replays.handle(request);
     }
   }
 
@@ -271,8 +275,7 @@ export class Session implements StreamSubscriber {
     }
     // Markets this session does not hold yet may be refused (unknown, or over its limits).
     const refused = this.#context.marketAdmission.admit(this, selection.channel, added);
-    // A position beyond this relay's rings is resumed from the broker's history (the cluster's,
-    // in cluster mode); the requests behind this one wait for it.
+    // A position beyond this relay's rings is resumed from the broker's history; later requests wait.
     this.#order.once(
       fetchReplay(this.#context.registry, selection, request.resume),
       (replay) => this.#join(request, selection, refused, replay),

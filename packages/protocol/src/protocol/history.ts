@@ -51,7 +51,7 @@ export interface ReplayGapMessage {
   market: string;
   from: string;
   to: string;
-  /** Why, where the relay knows: `not_held`, `relay_down`, `stale`, `epoch_changed`. */
+  /** Why, where the record says: `epoch_changed` (docs/protocol.md "Replay"); absent otherwise. */
   reason?: string;
 }
 /** The end of a replay: `messages` stream messages were sent (gaps not counted). */

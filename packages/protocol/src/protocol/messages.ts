@@ -288,6 +288,7 @@ export const errorCodes = [
   'unknown_market',
   'path_not_public',
   'limit_exceeded',
+  'out_of_retention',
   'rate_limited',
   'unauthorized',
   'upstream_unavailable',

@@ -15,6 +15,7 @@ import {
   wildcardChannels,
 } from './channels.ts';
 import { groupExpected, offeredGroup } from './group.ts';
+import type { ReplayRequest, ReplayStopRequest } from './history.ts';
 import {
   MAX_INTERVAL_MS,
   MAX_MARKETS_PER_REQUEST,
@@ -256,10 +257,45 @@ export const pingRequest = z.object({
   id: requestId.optional(),
 }) satisfies z.ZodType<PingRequest>;
 
+const isoTimeExpected = 'expected an ISO 8601 time with its zone, such as 2026-12-01T10:00:00Z';
+/** A date-time with a zone: a bare date or local time would mean different instants to different readers. */
+const isoTime = z
+  .string({ error: isoTimeExpected })
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/, { error: isoTimeExpected })
+  .refine((text) => !Number.isNaN(Date.parse(text)), { error: isoTimeExpected });
+const speedExpected = 'expected a number above 0 (1 = the original pacing) or "max"';
+const replaySpeed = z.union([z.literal('max'), z.number().positive().finite()], { error: speedExpected });
+
+/**
+ * `replay` (docs/protocol.md "Replay"): `id` is required, since it names every message of the
+ * replay; the range is checked against the clock and the retention where it is run.
+ */
+export const replayRequest = z
+  .object({
+    op: z.literal('replay'),
+    ...streamSelection,
+    id: requestId,
+    from: isoTime,
+    to: isoTime.optional(),
+    speed: replaySpeed.optional(),
+  })
+  .superRefine(checkStreamIds)
+  .transform(({ misnamedPaths: _checked, ...request }) => ({
+    ...request,
+    markets: request.markets.map((id) => canonicalId(request.channel, id)),
+  })) satisfies z.ZodType<ReplayRequest>;
+
+export const replayStopRequest = z.object({
+  op: z.literal('replay_stop'),
+  id: requestId,
+}) satisfies z.ZodType<ReplayStopRequest>;
+
 export const clientRequest = z.discriminatedUnion('op', [
   subscribeRequest,
   unsubscribeRequest,
   pingRequest,
   updateRequest,
   listRequest,
+  replayRequest,
+  replayStopRequest,
 ]) satisfies z.ZodType<ClientRequest>;

@@ -1,0 +1,236 @@
+/**
+ * @module relay/session/replay/replays
+ * The replays of the relay (`ReplayService`, one per relay: the record, the limits, the count per
+ * client address) and of one session (`SessionReplays`): a `replay` checked (./replay-plan.ts), held
+ * to the limits (docs/protocol.md "Replay": 2 at once per connection, 8 per client address), run
+ * (./replay-run.ts) beside the session's live streams and ended with `replayed`; `replay_stop`
+ * ends one early; the session closing ends them all. A replay touches none of the session's streams,
+ * so its messages never move what `list` and resume see.
+ */
+import type { ReplayRequest, ReplayStopRequest } from '../../../../packages/protocol/src/protocol/history.ts';
+import type { ErrorCode, RequestId } from '../../../../packages/protocol/src/protocol/messages.ts';
+import type { RecordReader } from '../../../history/recorder.ts';
+import { toFrame } from '../../streams/frame.ts';
+import { planReplay } from './replay-plan.ts';
+import { type ReplayOutput, type ReplayPacing, ReplayRun } from './replay-run.ts';
+
+export interface ReplayLimits {
+  /** Replays one connection may run at once. */
+  perConnection: number;
+  /** Replays the connections of one client address may run at once. */
+  perAddress: number;
+}
+
+export const defaultReplayLimits: ReplayLimits = { perConnection: 2, perAddress: 8 };
+
+/** Replays stop filling a connection's send buffer at this many bytes, or a quarter of its high-water mark if less. */
+const REPLAY_BUFFER_CEILING_BYTES = 256 * 1024;
+
+export interface ReplayServiceOptions {
+  /** The record; undefined when the relay records nothing (every replay is refused). */
+  recorder: RecordReader | undefined;
+  /** The connections' high-water mark, above which their live messages would be held back. */
+  highWaterBytes: number;
+  limits?: ReplayLimits;
+  pacing?: Partial<ReplayPacing>;
+  now?: () => number;
+}
+
+/** How the session answers a request with an error (counted with its other errors). */
+export interface ReplayAnswers {
+  error(id: RequestId, code: ErrorCode, message: string, channel?: string): void;
+}
+
+/** The replays of one session from client address `address`; `service` undefined: the relay has no record. */
+export function sessionReplays(
+  service: ReplayService | undefined,
+  address: string | undefined,
+  output: ReplayOutput,
+  answers: ReplayAnswers,
+): SessionReplays {
+  return new SessionReplays(service, address ?? '', output, answers);
+}
+
+export class ReplayService {
+  readonly limits: ReplayLimits;
+  readonly #recorder: RecordReader | undefined;
+  readonly #pacing: ReplayPacing;
+  readonly #now: () => number;
+  readonly #byAddress = new Map<string, number>();
+  /** Every running replay and the promise of its end. */
+  readonly #runs = new Map<ReplayRun, Promise<void>>();
+  /** Replays running on every connection. */
+  running = 0;
+  /** Stream messages every replay has sent since start. */
+  messagesSent = 0;
+
+  constructor(options: ReplayServiceOptions) {
+    this.#recorder = options.recorder;
+    this.limits = options.limits ?? defaultReplayLimits;
+    this.#now = options.now ?? Date.now;
+    this.#pacing = {
+      bufferCeilingBytes: Math.min(REPLAY_BUFFER_CEILING_BYTES, Math.floor(options.highWaterBytes / 4)),
+      batch: 256,
+      drainCheckMs: 20,
+      ...options.pacing,
+    };
+  }
+
+  /** @internal what a session's replays ask of the relay's. */
+  plan(request: ReplayRequest): ReturnType<typeof planReplay> {
+    return planReplay(request, this.#now(), this.#recorder?.retention.maxAgeMs);
+  }
+
+  /** @internal */
+  addressFull(address: string): boolean {
+    return (this.#byAddress.get(address) ?? 0) >= this.limits.perAddress;
+  }
+
+  /** @internal one more replay of `address` (`+1`) or one fewer (`-1`). */
+  count(address: string, change: 1 | -1): void {
+    const held = (this.#byAddress.get(address) ?? 0) + change;
+    if (held > 0) this.#byAddress.set(address, held);
+    else this.#byAddress.delete(address);
+    this.running += change;
+  }
+
+  /** @internal `run` runs until `ended` settles. */
+  track(run: ReplayRun, ended: Promise<void>): void {
+    this.#runs.set(run, ended);
+    void ended.finally(() => this.#runs.delete(run));
+  }
+
+  /** Stops every replay and waits until each has released its read: before the store is closed. */
+  async stopAll(): Promise<void> {
+    for (const run of this.#runs.keys()) run.stop();
+    await Promise.all(this.#runs.values());
+  }
+
+  /** @internal */
+  get recorder(): RecordReader | undefined {
+    return this.#recorder;
+  }
+
+  /** @internal */
+  get pacing(): ReplayPacing {
+    return this.#pacing;
+  }
+}
+
+export class SessionReplays {
+  readonly #service: ReplayService | undefined;
+  readonly #address: string;
+  readonly #output: ReplayOutput;
+  readonly #answers: ReplayAnswers;
+  /** Running replays by their id's JSON (the id 1 and the id "1" are two). */
+  readonly #runs = new Map<string, ReplayRun>();
+
+  constructor(
+    service: ReplayService | undefined,
+    address: string,
+    output: ReplayOutput,
+    answers: ReplayAnswers,
+  ) {
+    this.#service = service;
+    this.#address = address;
+    this.#output = output;
+    this.#answers = answers;
+  }
+
+  handle(request: ReplayRequest | ReplayStopRequest): void {
+    if (request.op === 'replay_stop') this.#stop(request);
+    else if (this.#service === undefined)
+      this.#answers.error(
+        request.id,
+        'out_of_retention',
+        'this relay records no history (--history off)',
+        request.channel,
+      );
+    else this.#start(this.#service, request);
+  }
+
+  #start(service: ReplayService, request: ReplayRequest): void {
+    const { id, channel } = request;
+    const key = JSON.stringify(id);
+    if (this.#runs.has(key)) {
+      this.#answers.error(
+        id,
+        'bad_request',
+        `a replay with id ${key} is running: give each replay its own id`,
+        channel,
+      );
+      return;
+    }
+    const planned = service.plan(request);
+    if (!planned.ok) {
+      this.#answers.error(id, planned.code, planned.message, channel);
+      return;
+    }
+    const { perConnection, perAddress } = service.limits;
+    if (this.#runs.size >= perConnection || service.addressFull(this.#address)) {
+      const over =
+        this.#runs.size >= perConnection
+          ? `${perConnection} per connection`
+          : `${perAddress} per client address`;
+      this.#answers.error(
+        id,
+        'limit_exceeded',
+        `too many replays at once (at most ${over}): wait for one to end or stop one`,
+        channel,
+      );
+      return;
+    }
+    const recorder = service.recorder;
+    if (recorder === undefined) return;
+    const run = new ReplayRun(planned.plan, recorder.store, this.#output, service.pacing);
+    this.#runs.set(key, run);
+    service.count(this.#address, 1);
+    service.track(run, this.#run(service, key, run, recorder));
+  }
+
+  #stop(request: ReplayStopRequest): void {
+    const run = this.#runs.get(JSON.stringify(request.id));
+    if (run === undefined) {
+      this.#answers.error(
+        request.id,
+        'bad_request',
+        `no replay with id ${JSON.stringify(request.id)} is running`,
+      );
+      return;
+    }
+    run.stop();
+  }
+
+  drained(): void {
+    for (const run of this.#runs.values()) run.drained();
+  }
+
+  /** The session is gone: every replay stops and releases its reads. */
+  close(): void {
+    for (const run of this.#runs.values()) run.stop();
+  }
+
+  async #run(service: ReplayService, key: string, run: ReplayRun, recorder: RecordReader): Promise<void> {
+    try {
+      // What is still waiting for the flush window belongs to the record the replay reads.
+      await recorder.flush().catch(() => undefined);
+      const end = await run.run();
+      if (this.#output.closed) return;
+      this.#output.write(
+        toFrame({
+          type: 'replayed',
+          id: run.id,
+          messages: run.messages,
+          ...(end === 'stopped' ? { stopped: true as const } : {}),
+        }),
+      );
+    } catch {
+      if (!this.#output.closed)
+        this.#answers.error(run.id, 'internal', 'the record could not be read: the replay ended');
+    } finally {
+      service.messagesSent += run.messages;
+      this.#runs.delete(key);
+      service.count(this.#address, -1);
+    }
+  }
+}
