@@ -37,6 +37,8 @@ const TROUBLE: Record<string, ReturnType<typeof series>[]> = {
   MarketRelayBudgetExhausted: pollsPerSecond(60, 45),
   MarketRelaySlowConsumersClosed: [series('market_relay_slow_consumer_closes_total', {}, '0 0 0 0 0 1x10')],
   MarketRelayRedisDown: [series('market_relay_redis_up', {}, '0x15')],
+  MarketRelayHistoryNotRecording: [series('market_relay_history_write_failing', {}, '0x5 1x10')],
+  MarketRelayHistoryWriteLag: [series('market_relay_history_write_lag_seconds', {}, '2x5 45x10')],
 };
 
 const HEALTHY = [
@@ -51,6 +53,9 @@ const HEALTHY = [
   ...pollsPerSecond(10, 45),
   series('market_relay_slow_consumer_closes_total', {}, '0x15'),
   series('market_relay_redis_up', {}, '1x15'),
+  series('market_relay_history_write_failing', {}, '0x15'),
+  series('market_relay_history_messages_dropped_total', {}, '0x15'),
+  series('market_relay_history_write_lag_seconds', {}, '2x15'),
 ];
 
 /**
@@ -135,6 +140,22 @@ export function alertUnitTests(rules: string, severities: Record<string, string>
           alertname: alert,
           exp_alerts: [],
         })),
+      },
+      {
+        // Writes succeed again, but messages were lost to the buffer bound: still a hole.
+        name: 'history messages dropped',
+        interval: '1m',
+        input_series: [
+          series('market_relay_history_write_failing', {}, '0x15'),
+          series('market_relay_history_messages_dropped_total', {}, '0x5 200+100x10'),
+        ],
+        alert_rule_test: [
+          {
+            eval_time: evalTime,
+            alertname: 'MarketRelayHistoryNotRecording',
+            exp_alerts: expected('MarketRelayHistoryNotRecording'),
+          },
+        ],
       },
       {
         name: 'upstream 429s are not errors',
