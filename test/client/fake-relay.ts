@@ -10,6 +10,7 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import WebSocket, { WebSocketServer } from 'ws';
+import type { ReplayRequest, ReplayStopRequest } from '../../packages/protocol/src/protocol/history.ts';
 import type {
   ServerMessage,
   SubscribeRequest,
@@ -24,6 +25,8 @@ export const stamp = { ts: '2026-03-02T14:05:09.120Z', rts: '2026-03-02T14:05:09
 
 export class FakeRelay {
   readonly requests: RecordedRequest[] = [];
+  /** `replay` and `replay_stop` requests, unanswered: the test sends what a relay would. */
+  readonly replayRequests: (ReplayRequest | ReplayStopRequest)[] = [];
   readonly sockets: WebSocket[] = [];
   /** Add `streams` (market -> number) to every `subscribed`, as a relay does on compact connections. */
   numberStreams = false;
@@ -37,7 +40,11 @@ export class FakeRelay {
     server.on('connection', (socket) => {
       this.sockets.push(socket);
       this.#numbers.clear();
-      socket.on('message', (data) => this.#answer(socket, JSON.parse(data.toString()) as RecordedRequest));
+      socket.on('message', (data) => {
+        const request = JSON.parse(data.toString()) as RecordedRequest | ReplayRequest | ReplayStopRequest;
+        if (request.op === 'replay' || request.op === 'replay_stop') this.replayRequests.push(request);
+        else this.#answer(socket, request);
+      });
     });
   }
 
