@@ -10,7 +10,11 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import WebSocket, { WebSocketServer } from 'ws';
-import type { ReplayRequest, ReplayStopRequest } from '../../packages/protocol/src/protocol/history.ts';
+import type {
+  HistoryCoverage,
+  ReplayRequest,
+  ReplayStopRequest,
+} from '../../packages/protocol/src/protocol/history.ts';
 import type {
   ServerMessage,
   SubscribeRequest,
@@ -28,6 +32,8 @@ export class FakeRelay {
   /** `replay` and `replay_stop` requests, unanswered: the test sends what a relay would. */
   readonly replayRequests: (ReplayRequest | ReplayStopRequest)[] = [];
   readonly sockets: WebSocket[] = [];
+  /** The `history` of the `subscribed` answering a `since` (docs/protocol.md "History and replay"). */
+  sinceCoverage: (since: string) => HistoryCoverage = (since) => ({ from: since, complete: true });
   /** Add `streams` (market -> number) to every `subscribed`, as a relay does on compact connections. */
   numberStreams = false;
   /** This connection's numbers; like another relay process, a new connection numbers anew. */
@@ -128,8 +134,19 @@ export class FakeRelay {
         }
       : {};
     const depth = channel === 'book' ? { depth: request.depth ?? null } : {};
+    const since =
+      request.since === undefined ? {} : { since: request.since, history: this.sinceCoverage(request.since) };
     socket.send(
-      JSON.stringify({ type: 'subscribed', id, channel, markets, ...depth, ...recovered, ...streams }),
+      JSON.stringify({
+        type: 'subscribed',
+        id,
+        channel,
+        markets,
+        ...depth,
+        ...recovered,
+        ...streams,
+        ...since,
+      }),
     );
   }
 }
