@@ -277,3 +277,15 @@ def test_history_checks_its_query_before_fetching():
                        "&depth=10&format=ndjson")
 
     run(scenario)
+
+
+def test_a_replay_asked_of_a_closed_client_ends_at_once():
+    async def scenario(relay, client):
+        await client.close()
+        replay = client.replay("book", [MARKET], "2026-03-02T14:00:00Z")
+        with pytest.raises(RelayClientError) as ended:
+            async for _item in replay:
+                pass
+        assert ended.value.code == "connection_failed"
+
+    run(scenario)

@@ -239,6 +239,12 @@ describe('relay.replay()', () => {
     expect(live.state).toEqual(first);
   });
 
+  it('ends a replay asked of a closed client at once', async () => {
+    await client.close();
+    const replay = client.replay({ channel: 'book', markets: [market], from: '2026-03-02T14:00:00Z' });
+    await expect(replay[Symbol.asyncIterator]().next()).rejects.toMatchObject({ code: 'connection_failed' });
+  });
+
   it('refuses bad options before sending anything', () => {
     const from = '2026-03-02T14:00:00Z';
     for (const options of [

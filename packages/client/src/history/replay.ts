@@ -61,7 +61,7 @@ export interface ReplayWiring<C extends Channel> {
 export class Replay<C extends Channel = Channel> implements AsyncIterable<ReplayItem<ReplayedStreamOf<C>>> {
   readonly id: RequestId;
   /** The relay's last word once the iteration has ended: how many messages, whether stopped. */
-  result: ReplayedMessage | undefined;
+  result: ReplayedMessage | undefined = undefined;
   readonly #wiring: ReplayWiring<C>;
   readonly #streams = new Map<string, ReplayedStreamOf<C>>();
   readonly #queue: ReplayInput[] = [];

@@ -49,6 +49,8 @@ export class Replays {
   /** Requests made while the connection was not open, sent as it opens. */
   readonly #unsent = new Map<RequestId, ReplayRequest>();
   #next = 1;
+  /** Set once the client closed: a replay asked after that ends at once. */
+  #ended: RelayClientError | undefined;
 
   constructor(wiring: ReplaysWiring) {
     this.#o = wiring;
@@ -72,6 +74,10 @@ export class Replays {
       },
       reportListenerError: (error) => this.#o.reportListenerError(error),
     });
+    if (this.#ended !== undefined) {
+      replay.fail(this.#ended);
+      return replay;
+    }
     this.#running.set(id, replay as unknown as Replay);
     if (this.#o.isOpen()) this.#o.send(JSON.stringify(request));
     else this.#unsent.set(id, request);
@@ -102,7 +108,8 @@ export class Replays {
 
   /** The client closed: every replay ends. */
   end(): void {
-    const error = new RelayClientError('connection_failed', 'the client closed during the replay');
+    const error = new RelayClientError('connection_failed', 'the client is closed');
+    this.#ended = error;
     for (const replay of this.#running.values()) replay.fail(error);
     this.#unsent.clear();
   }

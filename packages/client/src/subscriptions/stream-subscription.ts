@@ -131,7 +131,7 @@ export abstract class StreamSubscription<
    * reaches back as far as asked (`complete`: false where the record, or upstream's listing, starts
    * later). Set as the `subscribed` reply arrives, before the snapshot; undefined without `since`.
    */
-  history: HistoryCoverage | undefined;
+  history: HistoryCoverage | undefined = undefined;
   readonly #host: StreamHost;
   #resyncing = false;
   #connectionDown = false;

@@ -89,6 +89,8 @@ class Replays:
         #: Requests made while the connection was not open, sent as it opens.
         self._unsent: Dict[str, Dict[str, Any]] = {}
         self._next = 0
+        #: Set once the client closed: a replay asked after that ends at once.
+        self._ended: Optional[RelayClientError] = None
 
     def start(
         self,
@@ -113,6 +115,9 @@ class Replays:
             self._unsent.pop(replay_id, None)
 
         replay = Replay(replay_id, channel, request.get("depth"), request.get("group"), stop, forget, self._report)
+        if self._ended is not None:
+            replay.fail(self._ended)
+            return replay
         self._running[replay_id] = replay
         if self._is_open():
             self._send(json.dumps(request))
@@ -155,7 +160,8 @@ class Replays:
 
     def end(self) -> None:
         """The client closed: every replay ends."""
-        error = RelayClientError("connection_failed", "the client closed during the replay")
+        error = RelayClientError("connection_failed", "the client is closed")
+        self._ended = error
         for replay in list(self._running.values()):
             replay.fail(error)
         self._unsent.clear()
