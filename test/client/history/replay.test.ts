@@ -34,10 +34,8 @@ const changes: BookData[] = [
 ];
 
 /** The book after each message: first, then each change applied in turn. */
-const states = changes.reduce<BookState[]>(
-  (all, change) => [...all, applyBookUpdate(all.at(-1)!, change)],
-  [first],
-);
+const states: BookState[] = [first];
+for (const change of changes) states.push(applyBookUpdate(states.at(-1)!, change));
 
 function bookMessages(replay: string, name = market) {
   const envelope = { channel: 'book', market: name, depth: null, epoch: 'e1', ...stamp, replay };
