@@ -17,7 +17,7 @@ import type {
   StreamMessage,
 } from '../../../protocol/src/protocol/messages.ts';
 import { RelayClientError } from '../events/client-error.ts';
-import type { ResyncReason } from '../subscriptions/stream-subscription.ts';
+import type { ResyncReason, StreamSubscription } from '../subscriptions/stream-subscription.ts';
 import { detachedHost, type ReplayedStreamOf, replayedStream } from './replayed-streams.ts';
 
 /** What a replay yields, in the order the relay sent it. */
@@ -26,7 +26,7 @@ export type ReplayItem<S> =
       type: 'message';
       market: string;
       /** The recorded message as it was sent (with `replay`: the replay's id). */
-      message: StreamMessage;
+      message: MessageOf<S>;
       /** The market's state after the message, verified; never changed afterwards. */
       state: NonNullable<StateOf<S>>;
       /** The market's replayed stream: `epoch`, `seq`, `confirmedAt` as of this message. */
@@ -42,6 +42,11 @@ export type ReplayItem<S> =
   | { type: 'resync'; market: string; reason: ResyncReason; detail: string };
 
 type StateOf<S> = S extends { state: infer State } ? State : never;
+/** The snapshot and update messages of a stream kind (a book's carry its checksum). */
+type MessageOf<S> =
+  S extends StreamSubscription<infer _State, infer Snapshot, infer Update, infer _Events>
+    ? Snapshot | Update
+    : StreamMessage;
 
 /** What the relay sends a replay; the client routes each message carrying its id here. */
 export type ReplayInput = StreamMessage | ReplayGapMessage | ReplayedMessage | ErrorMessage;
@@ -137,7 +142,9 @@ export class Replay<C extends Channel = Channel> implements AsyncIterable<Replay
     };
     const onApplied = () => {
       const state = stream.state as NonNullable<StateOf<ReplayedStreamOf<C>>>;
-      outcome = { type: 'message', market: message.market, message, state, stream };
+      // The message was routed to this stream by its market and is of its channel.
+      const own = message as MessageOf<ReplayedStreamOf<C>>;
+      outcome = { type: 'message', market: message.market, message: own, state, stream };
     };
     // Each stream kind's events share these payloads (StreamEvents); its own type is a union.
     const events = stream as unknown as {
