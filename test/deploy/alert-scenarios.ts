@@ -22,6 +22,15 @@ const pollsPerSecond = (requested: number, budget: number) => [
   series('market_relay_polls_per_second', { which: 'budget' }, `${budget}x15`),
 ];
 
+const GIB = 1024 ** 3;
+/** The record's reach (oldest record's age) and fill (part of --history-max-bytes) against a 24 h retention. */
+const historyReach = (oldestAgeSeconds: number, fill: number) => [
+  series('market_relay_history_oldest_record_age_seconds', {}, `${oldestAgeSeconds}+60x40`),
+  series('market_relay_history_retention_seconds', {}, `${24 * 3600}x40`),
+  series('market_relay_history_max_bytes', {}, `${GIB}x40`),
+  series('market_relay_history_stored_bytes', {}, `${Math.round(fill * GIB)}x40`),
+];
+
 /** Prometheus' own series of the relay's scrape target: 1 scraped, 0 not. */
 const up = (values: string) => series('up', {}, values);
 
@@ -39,6 +48,8 @@ const TROUBLE: Record<string, ReturnType<typeof series>[]> = {
   MarketRelayRedisDown: [series('market_relay_redis_up', {}, '0x15')],
   MarketRelayHistoryNotRecording: [series('market_relay_history_write_failing', {}, '0x5 1x10')],
   MarketRelayHistoryWriteLag: [series('market_relay_history_write_lag_seconds', {}, '2x5 45x10')],
+  // At its 1 GiB limit with 6 h of a 24 h retention: the size cuts the record short.
+  MarketRelayHistoryShort: historyReach(6 * 3600, 1.0),
 };
 
 const HEALTHY = [
@@ -56,6 +67,8 @@ const HEALTHY = [
   series('market_relay_history_write_failing', {}, '0x15'),
   series('market_relay_history_messages_dropped_total', {}, '0x15'),
   series('market_relay_history_write_lag_seconds', {}, '2x15'),
+  // A young store, far from its limit: a short reach is only its age.
+  ...historyReach(600, 0.1),
 ];
 
 /**
@@ -156,6 +169,13 @@ export function alertUnitTests(rules: string, severities: Record<string, string>
             exp_alerts: expected('MarketRelayHistoryNotRecording'),
           },
         ],
+      },
+      {
+        // A full store whose record reaches back most of the retention: as configured.
+        name: 'a full store that keeps the retention',
+        interval: '1m',
+        input_series: historyReach(20 * 3600, 1.0),
+        alert_rule_test: [{ eval_time: '40m', alertname: 'MarketRelayHistoryShort', exp_alerts: [] }],
       },
       {
         name: 'upstream 429s are not errors',
