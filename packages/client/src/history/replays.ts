@@ -92,6 +92,8 @@ export class Replays {
     // A replay stopped or ended: what was still on its way is dropped.
     if (replay === undefined) return true;
     replay.receive(message as ReplayInput);
+    // The relay's last word: the replay keeps what it holds for its reader, the client forgets it.
+    if (message.type === 'replayed' || message.type === 'error') this.#running.delete(id);
     return true;
   }
 

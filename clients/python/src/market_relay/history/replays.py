@@ -133,6 +133,9 @@ class Replays:
         replay = self._running.get(replay_id)
         if replay is not None and self._well_formed(message):
             replay.receive(message)
+            if message.get("type") in ("replayed", "error"):
+                # The relay's last word: the replay keeps what it holds for its reader, the client forgets it.
+                self._running.pop(replay_id, None)
         # A replay stopped or ended: what was still on its way is dropped.
         return True
 
