@@ -150,6 +150,31 @@ describe('relay.replay()', () => {
     expect(items).toEqual(['snapshot 10', 'update 11', 'resync checksum', 'snapshot 20']);
   });
 
+  it("keeps another channel's state as its live stream does (price)", async () => {
+    const replay = client.replay({
+      channel: 'price',
+      markets: [market],
+      from: '2026-03-02T14:00:00Z',
+      speed: 10,
+    });
+    expect((await replayRequest()).speed).toBe(10);
+    const envelope = { channel: 'price', market, epoch: 'e1', ...stamp, replay: replay.id };
+    relay.send({
+      type: 'snapshot',
+      ...envelope,
+      seq: 1,
+      data: { best_bid: '0.52000000', best_ask: '0.53000000' },
+    });
+    relay.send({ type: 'update', ...envelope, seq: 2, data: { best_bid: '0.52500000' } });
+    relay.send({ type: 'replayed', id: replay.id, messages: 2 });
+    const states: unknown[] = [];
+    for await (const item of replay) if (item.type === 'message') states.push(item.state);
+    expect(states).toEqual([
+      { best_bid: '0.52000000', best_ask: '0.53000000' },
+      { best_bid: '0.52500000', best_ask: '0.53000000' },
+    ]);
+  });
+
   it('keeps each market in its own book', async () => {
     const replay = client.replay({ channel: 'book', markets: [market, other], from: '2026-03-02T14:00:00Z' });
     await replayRequest();
