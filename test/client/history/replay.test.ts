@@ -175,6 +175,36 @@ describe('relay.replay()', () => {
     ]);
   });
 
+  it('reads a long replay, all of it queued before the loop starts, in order', async () => {
+    const live = client.subscribeBook(market);
+    await relay.subscribe('book');
+    const replay = client.replay({ channel: 'price', markets: [market], from: '2026-03-02T14:00:00Z' });
+    await replayRequest();
+    const envelope = { channel: 'price', market, epoch: 'e1', ...stamp, replay: replay.id };
+    const count = 3_000;
+    relay.send({ type: 'snapshot', ...envelope, seq: 1, data: { last_price: '0.00000001' } });
+    for (let seq = 2; seq <= count; seq++)
+      relay.send({
+        type: 'update',
+        ...envelope,
+        seq,
+        data: { last_price: `0.${String(seq).padStart(8, '0')}` },
+      });
+    relay.send({ type: 'replayed', id: replay.id, messages: count });
+    // Frames are read in order: once this live snapshot is in, the whole replay waits in the queue.
+    relay.send({ ...bookMessages('')[0]!, replay: undefined, seq: 7 });
+    await waitFor('the replay to be queued', () => live.seq === 7);
+    const seqs: number[] = [];
+    let last: unknown;
+    for await (const item of replay)
+      if (item.type === 'message') {
+        seqs.push(item.message.seq);
+        last = item.state;
+      }
+    expect(seqs).toEqual(Array.from({ length: count }, (_, index) => index + 1));
+    expect(last).toEqual({ last_price: `0.${String(count).padStart(8, '0')}` });
+  });
+
   it('keeps each market in its own book', async () => {
     const replay = client.replay({ channel: 'book', markets: [market, other], from: '2026-03-02T14:00:00Z' });
     await replayRequest();

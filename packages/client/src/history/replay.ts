@@ -69,7 +69,9 @@ export class Replay<C extends Channel = Channel> implements AsyncIterable<Replay
   result: ReplayedMessage | undefined = undefined;
   readonly #wiring: ReplayWiring<C>;
   readonly #streams = new Map<string, ReplayedStreamOf<C>>();
-  readonly #queue: ReplayInput[] = [];
+  /** Arrived, not read yet, from `#head` on: a replay at "max" may queue many, so none is shifted out one by one. */
+  #queue: (ReplayInput | undefined)[] = [];
+  #head = 0;
   #failure: RelayClientError | undefined;
   #wake: (() => void) | undefined;
   #iterated = false;
@@ -97,7 +99,7 @@ export class Replay<C extends Channel = Channel> implements AsyncIterable<Replay
     let ended = false;
     try {
       for (;;) {
-        const next = this.#queue.shift();
+        const next = this.#take();
         if (next === undefined) {
           if (this.#failure !== undefined) throw this.#failure;
           await new Promise<void>((resolve) => {
@@ -125,6 +127,22 @@ export class Replay<C extends Channel = Channel> implements AsyncIterable<Replay
       if (!ended && this.#failure === undefined) this.#wiring.stop();
       this.#wiring.forget();
     }
+  }
+
+  #take(): ReplayInput | undefined {
+    if (this.#head === this.#queue.length) {
+      this.#queue = [];
+      this.#head = 0;
+      return undefined;
+    }
+    const next = this.#queue[this.#head];
+    this.#queue[this.#head++] = undefined;
+    // Drop the read part once it is most of the array.
+    if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+      this.#queue = this.#queue.slice(this.#head);
+      this.#head = 0;
+    }
+    return next;
   }
 
   #wakeReader(): void {
