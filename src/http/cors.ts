@@ -1,7 +1,7 @@
 /**
  * @module http/cors
  * Cross-origin access to the relay's public HTTP paths (docs/operations.md "CORS"): the REST front,
- * `/v1/book/:market`, `/v1/sse` and `/health`, so a browser page on another origin can read them.
+ * `/v1/book/:market`, `/v1/history/:channel`, `/v1/sse` and `/health`, so a browser page on another origin can read them.
  * It follows `--allowed-origins`, the rule the WebSocket applies: without a list every origin may
  * read (`Access-Control-Allow-Origin: *`, these paths carry no cookies); with one, a listed origin
  * (or the relay's own) is echoed, and any other is answered 403 before any work is done for it,
@@ -20,7 +20,14 @@ const ALLOWED_HEADERS = 'authorization, content-type, last-event-id';
 /** What a page may read beyond the simple headers. */
 const EXPOSED_HEADERS = 'retry-after, via';
 
-const publicTemplates = [...publicRoutes.map((route) => route.path), '/v1/book/:market', SSE_PATH, '/health'];
+// The history export too: the SDK's `history()` reads it from a page as it reads the live streams.
+const publicTemplates = [
+  ...publicRoutes.map((route) => route.path),
+  '/v1/book/:market',
+  '/v1/history/:channel',
+  SSE_PATH,
+  '/health',
+];
 const publicPatterns = publicTemplates.map(
   (template) => new RegExp(`^${template.replace(/:[A-Za-z]+/g, '[^/]+')}$`),
 );

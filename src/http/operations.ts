@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import { ActivityTracker } from '../observability/activity.ts';
 import { subscribeLogs } from '../observability/logs.ts';
 import { createRelayMetrics } from '../observability/metrics.ts';
+import { RecordReach } from '../observability/record-reach.ts';
 import type { RelayView } from '../observability/relay-view.ts';
 import { statusSnapshot } from '../observability/status-snapshot.ts';
 import { registerClientBundle } from './client-bundle.ts';
@@ -44,6 +45,7 @@ export function registerOperations(
   const activity = new ActivityTracker(view);
   const stopLogs = subscribeLogs(view.logger, view);
   const catalog = new MarketCatalog(view.client);
+  const reach = view.history === undefined ? undefined : new RecordReach(view.history.store);
   let statusFeed: StatusFeed | undefined;
 
   // An encapsulated context, so the operator key guards these routes and not /health or the WebSocket.
@@ -58,7 +60,7 @@ export function registerOperations(
     if (options.drain !== undefined) registerDrainRoute(scope, options.drain);
     statusFeed = registerStatusEvents(
       scope,
-      () => statusSnapshot(view, activity, (market) => catalog.title(market)),
+      () => statusSnapshot(view, activity, (market) => catalog.title(market), reach),
       options.statusFeed,
     );
   });
@@ -67,6 +69,7 @@ export function registerOperations(
     metrics.close();
     activity.close();
     stopLogs();
+    await reach?.settled();
   });
   return {
     catalog,

@@ -1,8 +1,9 @@
 /**
  * @module observability/history-metrics
  * The record's metrics (docs/history.md "Operating it"): what the history store holds (bytes, rows,
- * the oldest record's age), how long a message waits before it is written, and what could not be
- * written. Read from the recorder at scrape time; absent with `--history off`.
+ * the oldest record's age) against what it may hold (the retention and the size limit, so that an
+ * alert can tell a record cut short by its size), how long a message waits before it is written,
+ * and what could not be written. Read from the recorder at scrape time; absent with `--history off`.
  */
 import { Counter, type Registry } from 'prom-client';
 import type { RecordReader } from '../history/recorder.ts';
@@ -27,6 +28,20 @@ export function registerHistoryMetrics(
     (gauge) => {
       const oldest = stats().stored.oldest;
       gauge.set(oldest === undefined ? 0 : (Date.now() - oldest) / 1000);
+    },
+  );
+  metric.gauge(
+    'history_retention_seconds',
+    'How long recorded messages are kept (--history-retention).',
+    (gauge) => {
+      gauge.set(history.retention.maxAgeMs / 1000);
+    },
+  );
+  metric.gauge(
+    'history_max_bytes',
+    'The most the history store may hold (--history-max-bytes); past it the oldest records go first.',
+    (gauge) => {
+      gauge.set(history.retention.maxBytes);
     },
   );
   metric.gauge(

@@ -3,12 +3,14 @@
  * What the status page shows, as one JSON document: the /health report, upstream latency for the
  * sparkline, the update rate, error totals and recent errors, and every stream with its freshness
  * (live / stale, age of the last snapshot, effective poll interval, subscriber count), and the
- * share of the polling budget the heaviest client address groups use.
+ * share of the polling budget the heaviest client address groups use, and where each stream's record
+ * starts (observability/record-reach.ts).
  */
 
 import type { BookDepth, Channel, StreamState } from '../../packages/protocol/src/protocol/messages.ts';
 import type { ActivityReport, ActivityTracker } from './activity.ts';
 import { type HealthReport, healthReport } from './health-report.ts';
+import type { RecordReach } from './record-reach.ts';
 import type { RelayView } from './relay-view.ts';
 import { type ShareReport, STATUS_TOP_GROUPS, shareReport } from './share-report.ts';
 
@@ -28,6 +30,8 @@ export interface StreamRow {
   /** Since the last change sent; null before the first. */
   lastChangeAgeMs: number | null;
   pollIntervalMs: number;
+  /** ISO time of the stream's oldest recorded message; null when none is known (or `--history off`). */
+  recordFrom: string | null;
 }
 
 export interface StatusSnapshot {
@@ -44,10 +48,17 @@ export function statusSnapshot(
   view: RelayView,
   activity: ActivityTracker,
   titleOf: (market: string) => string | undefined,
+  reach: RecordReach | undefined,
   now = Date.now(),
 ): StatusSnapshot {
   const streams: StreamRow[] = [];
-  for (const stream of view.registry.streams()) {
+  const held = [...view.registry.streams()];
+  const recordFrom = reach?.oldest(
+    held.map((stream) => stream.key),
+    now,
+  );
+  for (const stream of held) {
+    const oldest = recordFrom?.(stream.key);
     streams.push({
       channel: stream.channel,
       market: stream.market,
@@ -59,6 +70,7 @@ export function statusSnapshot(
       lastSnapshotAgeMs: stream.lastSuccessAt === 0 ? null : now - stream.lastSuccessAt,
       lastChangeAgeMs: stream.lastChangeAt === 0 ? null : now - stream.lastChangeAt,
       pollIntervalMs: view.poller.intervalOf(stream.channel),
+      recordFrom: oldest === undefined ? null : new Date(oldest).toISOString(),
     });
   }
   streams.sort((a, b) => b.subscribers - a.subscribers || a.market.localeCompare(b.market));

@@ -107,10 +107,10 @@ function render(snapshot) {
     }),
   );
 
-  renderStreams(streams);
+  renderStreams(streams, now);
 }
 
-function renderStreams(streams) {
+function renderStreams(streams, now) {
   const body = $('streams-body');
   $('streams-empty').hidden = streams.length > 0;
   body.replaceChildren(
@@ -129,6 +129,11 @@ function renderStreams(streams) {
         [stream.lastSnapshotAgeMs === null ? '–' : formatAge(stream.lastSnapshotAgeMs), 'num wide-only'],
         [stream.lastChangeAgeMs === null ? '–' : formatAge(stream.lastChangeAgeMs), 'num wide-only'],
         [`${stream.pollIntervalMs} ms`, 'num wide-only'],
+        // How far back the stream's record goes (docs/history.md); '–' with nothing recorded.
+        [
+          stream.recordFrom === null ? '–' : formatDuration(now - Date.parse(stream.recordFrom)),
+          'num wide-only',
+        ],
         [String(stream.subscribers), 'num'],
         [String(stream.seq), 'num'],
       ];

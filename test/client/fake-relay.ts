@@ -11,6 +11,11 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import WebSocket, { WebSocketServer } from 'ws';
 import type {
+  HistoryCoverage,
+  ReplayRequest,
+  ReplayStopRequest,
+} from '../../packages/protocol/src/protocol/history.ts';
+import type {
   ServerMessage,
   SubscribeRequest,
   UnsubscribeRequest,
@@ -24,7 +29,11 @@ export const stamp = { ts: '2026-03-02T14:05:09.120Z', rts: '2026-03-02T14:05:09
 
 export class FakeRelay {
   readonly requests: RecordedRequest[] = [];
+  /** `replay` and `replay_stop` requests, unanswered: the test sends what a relay would. */
+  readonly replayRequests: (ReplayRequest | ReplayStopRequest)[] = [];
   readonly sockets: WebSocket[] = [];
+  /** The `history` of the `subscribed` answering a `since` (docs/protocol.md "History and replay"). */
+  sinceCoverage: (since: string) => HistoryCoverage = (since) => ({ from: since, complete: true });
   /** Add `streams` (market -> number) to every `subscribed`, as a relay does on compact connections. */
   numberStreams = false;
   /** This connection's numbers; like another relay process, a new connection numbers anew. */
@@ -37,7 +46,11 @@ export class FakeRelay {
     server.on('connection', (socket) => {
       this.sockets.push(socket);
       this.#numbers.clear();
-      socket.on('message', (data) => this.#answer(socket, JSON.parse(data.toString()) as RecordedRequest));
+      socket.on('message', (data) => {
+        const request = JSON.parse(data.toString()) as RecordedRequest | ReplayRequest | ReplayStopRequest;
+        if (request.op === 'replay' || request.op === 'replay_stop') this.replayRequests.push(request);
+        else this.#answer(socket, request);
+      });
     });
   }
 
@@ -121,8 +134,19 @@ export class FakeRelay {
         }
       : {};
     const depth = channel === 'book' ? { depth: request.depth ?? null } : {};
+    const since =
+      request.since === undefined ? {} : { since: request.since, history: this.sinceCoverage(request.since) };
     socket.send(
-      JSON.stringify({ type: 'subscribed', id, channel, markets, ...depth, ...recovered, ...streams }),
+      JSON.stringify({
+        type: 'subscribed',
+        id,
+        channel,
+        markets,
+        ...depth,
+        ...recovered,
+        ...streams,
+        ...since,
+      }),
     );
   }
 }

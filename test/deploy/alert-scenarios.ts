@@ -22,6 +22,15 @@ const pollsPerSecond = (requested: number, budget: number) => [
   series('market_relay_polls_per_second', { which: 'budget' }, `${budget}x15`),
 ];
 
+const GIB = 1024 ** 3;
+/** The record's reach (oldest record's age) and fill (part of --history-max-bytes) against a 24 h retention. */
+const historyReach = (oldestAgeSeconds: number, fill: number) => [
+  series('market_relay_history_oldest_record_age_seconds', {}, `${oldestAgeSeconds}+60x40`),
+  series('market_relay_history_retention_seconds', {}, `${24 * 3600}x40`),
+  series('market_relay_history_max_bytes', {}, `${GIB}x40`),
+  series('market_relay_history_stored_bytes', {}, `${Math.round(fill * GIB)}x40`),
+];
+
 /** Prometheus' own series of the relay's scrape target: 1 scraped, 0 not. */
 const up = (values: string) => series('up', {}, values);
 
@@ -37,6 +46,10 @@ const TROUBLE: Record<string, ReturnType<typeof series>[]> = {
   MarketRelayBudgetExhausted: pollsPerSecond(60, 45),
   MarketRelaySlowConsumersClosed: [series('market_relay_slow_consumer_closes_total', {}, '0 0 0 0 0 1x10')],
   MarketRelayRedisDown: [series('market_relay_redis_up', {}, '0x15')],
+  MarketRelayHistoryNotRecording: [series('market_relay_history_write_failing', {}, '0x5 1x10')],
+  MarketRelayHistoryWriteLag: [series('market_relay_history_write_lag_seconds', {}, '2x5 45x10')],
+  // At its 1 GiB limit with 6 h of a 24 h retention: the size cuts the record short.
+  MarketRelayHistoryShort: historyReach(6 * 3600, 1.0),
 };
 
 const HEALTHY = [
@@ -51,6 +64,11 @@ const HEALTHY = [
   ...pollsPerSecond(10, 45),
   series('market_relay_slow_consumer_closes_total', {}, '0x15'),
   series('market_relay_redis_up', {}, '1x15'),
+  series('market_relay_history_write_failing', {}, '0x15'),
+  series('market_relay_history_messages_dropped_total', {}, '0x15'),
+  series('market_relay_history_write_lag_seconds', {}, '2x15'),
+  // A young store, far from its limit: a short reach is only its age.
+  ...historyReach(600, 0.1),
 ];
 
 /**
@@ -135,6 +153,29 @@ export function alertUnitTests(rules: string, severities: Record<string, string>
           alertname: alert,
           exp_alerts: [],
         })),
+      },
+      {
+        // Writes succeed again, but messages were lost to the buffer bound: still a hole.
+        name: 'history messages dropped',
+        interval: '1m',
+        input_series: [
+          series('market_relay_history_write_failing', {}, '0x15'),
+          series('market_relay_history_messages_dropped_total', {}, '0x5 200+100x10'),
+        ],
+        alert_rule_test: [
+          {
+            eval_time: evalTime,
+            alertname: 'MarketRelayHistoryNotRecording',
+            exp_alerts: expected('MarketRelayHistoryNotRecording'),
+          },
+        ],
+      },
+      {
+        // A full store whose record reaches back most of the retention: as configured.
+        name: 'a full store that keeps the retention',
+        interval: '1m',
+        input_series: historyReach(20 * 3600, 1.0),
+        alert_rule_test: [{ eval_time: '40m', alertname: 'MarketRelayHistoryShort', exp_alerts: [] }],
       },
       {
         name: 'upstream 429s are not errors',

@@ -144,6 +144,7 @@ describe('the operator kit', () => {
         'MarketRelayBudgetExhausted',
         'MarketRelaySlowConsumersClosed',
         'MarketRelayRedisDown',
+        'MarketRelayHistoryNotRecording',
       ]),
     );
   });
@@ -246,6 +247,8 @@ describe('the operator kit', () => {
     let sim: SimulatorHandle;
     let relay: Relay;
     let exported: Set<string>;
+    // Recording on, so that the history metrics the history alerts read are exported too.
+    const dataDir = mkdtempSync(join(tmpdir(), 'market-relay-kit-history-'));
 
     beforeAll(async () => {
       sim = await startSimulator({ markets: 2, tickMs: 0 });
@@ -262,6 +265,7 @@ describe('the operator kit', () => {
           logLevel: 'silent',
           simMarkets: 2,
           simSeed: 1,
+          history: { store: 'embedded', dataDir, retentionMs: 3_600_000, maxBytes: 1024 ** 3 },
         },
         pino({ level: 'silent' }),
       );
@@ -271,11 +275,13 @@ describe('the operator kit', () => {
     afterAll(async () => {
       await relay?.close();
       await sim?.close();
+      rmSync(dataDir, { recursive: true, force: true });
     });
 
     it('scrapes the cluster metrics', () => {
       expect(exported).toContain('market_relay_redis_up');
       expect(exported).toContain('market_relay_upstream_requests_total');
+      expect(exported).toContain('market_relay_history_write_failing');
     });
 
     it.each([

@@ -109,6 +109,7 @@ async function missingInJavascript(names: readonly Name[], exported: Set<string>
       rest: client.subscribeRest('/api/markets'),
       candles: client.subscribeCandles(MARKET, { interval: '1m', source: 'probability' }),
       wildcard: client.subscribeAll('price'),
+      replay: client.replay({ channel: 'book', markets: [MARKET], from: '2026-03-02T14:00:00Z' }),
       error: new RelayClientError('bad_request', 'a test'),
     };
     return names
@@ -141,6 +142,7 @@ async def main():
         "rest": client.subscribe_rest("/api/markets"),
         "candles": client.subscribe_candles(MARKET, "1m", "probability"),
         "wildcard": client.subscribe_all("price"),
+        "replay": client.replay("book", [MARKET], "2026-03-02T14:00:00Z"),
         "error": RelayClientError("bad_request", "a test"),
     }
     missing = []

@@ -70,6 +70,8 @@ describe('CORS', () => {
           'access-control-request-headers': 'authorization, last-event-id',
         },
       });
+    // The history export, which the SDK's history() reads from a page.
+    expect((await preflight('/v1/history/book', page)).status).toBe(204);
     const allowed = await preflight('/v1/sse', page);
     expect(allowed.status).toBe(204);
     expect(allowed.headers.get('access-control-allow-origin')).toBe(page);

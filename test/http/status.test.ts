@@ -3,6 +3,9 @@
  * market picker's cached upstream list, the status snapshot and its SSE feed (which must not hold
  * shutdown up), and that these operator endpoints need no API key.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { StatusSnapshot } from '../../src/observability/status-snapshot.ts';
 import { ProtocolClient } from '../support/clients/protocol-client.ts';
@@ -142,6 +145,7 @@ describe('status page endpoints', () => {
         seq: 1,
         subscribers: 1,
         pollIntervalMs: 20,
+        recordFrom: null,
       }),
     ]);
     expect(snapshot.streams[0]!.lastSnapshotAgeMs).toBeGreaterThanOrEqual(0);
@@ -156,6 +160,36 @@ describe('status page endpoints', () => {
     expect((JSON.parse(first.data) as StatusSnapshot).streams).toHaveLength(1);
     const second = JSON.parse((await events.next()).value!.data) as StatusSnapshot;
     expect(Date.parse(second.now)).toBeGreaterThan(Date.parse(JSON.parse(first.data).now));
+  });
+
+  it("shows where each stream's record starts when the relay records", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'status-record-'));
+    try {
+      harness = await startTestHarness({
+        relay: { history: { store: 'embedded', dataDir, retentionMs: 3_600_000, maxBytes: 1024 ** 3 } },
+      });
+      const { url } = harness.relay;
+      const [market] = harness.sim.market.marketIds() as [string];
+      const client = await ProtocolClient.connect(url);
+      clients.push(client);
+      const subscribedAt = Date.now();
+      await client.request({ op: 'subscribe', channel: 'book', markets: [market], depth: 10 });
+      await waitFor('a snapshot', () => client.view('book', market, 10));
+      await harness.relay.history?.flush();
+      const recordFrom = await waitFor(
+        'the record start on the status snapshot',
+        async () => {
+          const snapshot = (await (await fetch(`${url}/status/snapshot`)).json()) as StatusSnapshot;
+          return snapshot.streams[0]?.recordFrom ?? undefined;
+        },
+        { timeoutMs: 20_000, everyMs: 200 },
+      );
+      expect(Date.parse(recordFrom)).toBeGreaterThanOrEqual(subscribedAt - 1_000);
+      expect(Date.parse(recordFrom)).toBeLessThanOrEqual(Date.now());
+    } finally {
+      await harness.relay.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('does not let an open SSE feed hold up shutdown', async () => {

@@ -52,6 +52,7 @@ export const roomRanks: Readonly<Record<string, Readonly<Record<string, number>>
     events: 0, // the typed emitter and the one error type every part of the SDK reports with
     connection: 1, // sockets (WebSocket, SSE), reconnect with backoff, close codes, reading frames
     subscriptions: 2, // each stream the application holds, wildcards, the subscribe requests
+    history: 2.5, // the record read back: replays kept in the subscriptions' stream kinds, the export reader
     '.': 3, // the client that wires them (channel-streams.ts, relay-client.ts), message routing, the package entries
   },
 };

@@ -107,12 +107,18 @@ export interface PriceOptions extends PaceOption {
 }
 
 /**
- * `trades`: the history to start with, an ISO 8601 time (or a Date) or an `activity_id`; `candles`
- * of source `trades`: the range to start with, a time.
+ * Every channel (docs/protocol.md "History and replay"): the state as it stood at this ISO 8601 time
+ * (or Date), then every recorded message after it, then live, with no gap and no duplicate; the
+ * stream's `history` then says where the answer starts and whether it reaches back as far as asked.
+ * `trades` also takes an `activity_id`; `candles` the range to start with. Given for a stream already
+ * held, it is asked again.
  */
 export interface SinceOption {
   since?: string | Date;
 }
+
+/** A subscription's pace and where its history starts. */
+export type StreamOptionsIn = PaceOption & SinceOption;
 
 export abstract class ChannelStreams extends Emitter<ClientEvents> {
   /**
@@ -146,11 +152,12 @@ export abstract class ChannelStreams extends Emitter<ClientEvents> {
    */
   subscribeBook(
     market: string,
-    options: { depth?: BookDepth | 'full'; group?: string } & PaceOption = {},
+    options: { depth?: BookDepth | 'full'; group?: string } & StreamOptionsIn = {},
   ): BookSubscription {
     const depth = streamDepth(options.depth);
     const group = streamGroup(options.group);
     const interval = checkedInterval(options.interval);
+    const since = checkedSince('book', market, options.since);
     const stream = this.stream(
       'book',
       market,
@@ -159,14 +166,14 @@ export abstract class ChannelStreams extends Emitter<ClientEvents> {
       (host, id) => new BookSubscription(host, id, depth, group),
       group,
     );
-    return this.pace(stream, interval);
+    return this.withSince(this.pace(stream, interval), since);
   }
 
   /**
    * Subscribes a price stream; asking again for the same market returns the same object (with new
    * options, changed at the relay: a fresh snapshot follows).
    */
-  subscribePrice(market: string, options: PriceOptions = {}): PriceSubscription {
+  subscribePrice(market: string, options: PriceOptions & SinceOption = {}): PriceSubscription {
     const threshold = checkedThreshold(options.threshold);
     return this.pace(this.#plain('price', market, PriceSubscription, options), undefined, threshold);
   }
@@ -179,27 +186,26 @@ export abstract class ChannelStreams extends Emitter<ClientEvents> {
    * ones; given for a stream already held, it is asked again.
    */
   subscribeTrades(market: string, options: SinceOption = {}): TradesSubscription {
-    const since = checkedSince('trades', market, options.since);
-    return this.withSince(this.#defined('trades', market), since);
+    return this.#defined('trades', market, options);
   }
 
   /** A market's detail record; `closed` fires when the market leaves ACTIVE. */
-  subscribeMarket(market: string, options: PaceOption = {}): MarketSubscription {
+  subscribeMarket(market: string, options: StreamOptionsIn = {}): MarketSubscription {
     return this.#plain('market', market, MarketSubscription, options);
   }
 
   /** Every market's probability entry in one map (the channel's one stream, `all`). */
-  subscribeProbabilities(options: PaceOption = {}): ProbabilitiesSubscription {
+  subscribeProbabilities(options: StreamOptionsIn = {}): ProbabilitiesSubscription {
     return this.#defined('probabilities', PROBABILITIES_STREAM, options);
   }
 
   /** An oracle feed's latest price (`feedId` as a market's `oracle_feed_id`: `0x` + hex). */
-  subscribeOracle(feedId: string, options: PaceOption = {}): OracleSubscription {
+  subscribeOracle(feedId: string, options: StreamOptionsIn = {}): OracleSubscription {
     return this.#defined('oracle', feedId, options);
   }
 
   /** A market's orders by id per side, from the same polls as its book. */
-  subscribeOrders(market: string, options: PaceOption = {}): OrdersSubscription {
+  subscribeOrders(market: string, options: StreamOptionsIn = {}): OrdersSubscription {
     return this.#defined('orders', market, options);
   }
 
@@ -207,7 +213,7 @@ export abstract class ChannelStreams extends Emitter<ClientEvents> {
    * The market catalogue, live (docs/client.md "The market catalogue"): every market's list-form
    * record by id; `filter` as upstream's list has them: a status (default every market) and a token.
    */
-  subscribeMarkets(filter: CatalogueFilter = {}, options: PaceOption = {}): MarketsSubscription {
+  subscribeMarkets(filter: CatalogueFilter = {}, options: StreamOptionsIn = {}): MarketsSubscription {
     return this.#plain('markets', catalogueStreamId(filter), MarketsSubscription, options);
   }
 
@@ -216,7 +222,7 @@ export abstract class ChannelStreams extends Emitter<ClientEvents> {
    * as upstream served it, kept by applying the relay's JSON Patches. Equivalent spellings of a
    * path give the same object; a path that is not public throws, as a bad market id does.
    */
-  subscribeRest(path: string, options: PaceOption = {}): RestSubscription {
+  subscribeRest(path: string, options: StreamOptionsIn = {}): RestSubscription {
     return this.#plain('rest', path, RestSubscription, options);
   }
 
@@ -234,8 +240,7 @@ export abstract class ChannelStreams extends Emitter<ClientEvents> {
     pace: PaceOption = {},
   ): CandlesSubscription {
     const id = candlesStreamId({ market, interval: options.interval, source: options.source });
-    const since = checkedSince('candles', id, options.since);
-    return this.withSince(this.#plain('candles', id, CandlesSubscription, pace), since);
+    return this.#plain('candles', id, CandlesSubscription, { ...pace, since: options.since });
   }
 
   /** A stream of a channel whose subscriptions are made from (host, id) alone. */
@@ -243,22 +248,22 @@ export abstract class ChannelStreams extends Emitter<ClientEvents> {
     channel: Channel,
     id: string,
     Kind: new (host: StreamHost, id: string) => S,
-    options: PaceOption,
+    options: StreamOptionsIn,
   ): S {
     const interval = checkedInterval(options.interval);
-    return this.pace(
-      this.stream(channel, id, undefined, Kind, (host, checked) => new Kind(host, checked)),
-      interval,
-    );
+    const since = checkedSince(channel, id, options.since);
+    const stream = this.stream(channel, id, undefined, Kind, (host, checked) => new Kind(host, checked));
+    return this.withSince(this.pace(stream, interval), since);
   }
 
   /** A stream of a channel with a folder of its own (channels/registry.ts). */
   #defined<C extends DefinedChannel>(
     channel: C,
     id: string,
-    options: PaceOption = {},
+    options: StreamOptionsIn = {},
   ): DefinedSubscription<C> {
     const interval = checkedInterval(options.interval);
+    const since = checkedSince(channel, id, options.since);
     // For each channel C, DefinedSubscription<C> is one member of AnyStreamSubscription; TypeScript
     // does not see that of a C not yet known, hence the casts.
     const kind = DefinedSubscription as abstract new (...args: never[]) => AnyStreamSubscription;
@@ -269,6 +274,6 @@ export abstract class ChannelStreams extends Emitter<ClientEvents> {
       kind,
       (host, checked) => new DefinedSubscription(host, checked, channel) as unknown as AnyStreamSubscription,
     );
-    return this.pace(stream, interval) as unknown as DefinedSubscription<C>;
+    return this.withSince(this.pace(stream, interval), since) as unknown as DefinedSubscription<C>;
   }
 }

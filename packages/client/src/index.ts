@@ -80,6 +80,12 @@ export type {
   WildcardChannel,
 } from '../../protocol/src/protocol/channels.ts';
 export { type BookGroup, bookGroups } from '../../protocol/src/protocol/group.ts';
+export type {
+  HistoryCoverage,
+  ReplayedMessage,
+  ReplayGapMessage,
+  ReplaySpeed,
+} from '../../protocol/src/protocol/history.ts';
 export {
   applyPatch,
   type PatchOperation,
@@ -136,6 +142,10 @@ export type { ConnectionStatus } from './connection/relay-connection.ts';
 export type { RelayUrls, WebSocketConstructor, WebSocketLike } from './connection/socket.ts';
 export { type ClientErrorCode, RelayClientError } from './events/client-error.ts';
 export type { ClientLogger } from './events/logger.ts';
+export type { HistoryFetch, HistoryOptions } from './history/export-reader.ts';
+export type { Replay, ReplayItem } from './history/replay.ts';
+export type { ReplayedStreamOf, ReplayedStreams } from './history/replayed-streams.ts';
+export type { ReplayOptions } from './history/replays.ts';
 export type * from './relay-client.ts';
 export type {
   AnyStreamSubscription,

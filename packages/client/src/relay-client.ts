@@ -19,25 +19,28 @@ import type {
   BookDepth,
   Channel,
   MarketListRecord,
+  StreamMessage,
   SubscriptionsMessage,
-  UpdateRequest,
 } from '../../protocol/src/protocol/messages.ts';
 import { ChannelStreams } from './channel-streams.ts';
 import type { ClientEvents, ClientOptions } from './client-options.ts';
 import { defaultBackoff } from './connection/backoff.ts';
 import { closeMeaning } from './connection/close-meaning.ts';
-import type { StreamRef } from './connection/frames.ts';
 import { type ConnectionStatus, RelayConnection } from './connection/relay-connection.ts';
 import type { SocketFactory } from './connection/socket.ts';
 import { StreamNumbers } from './connection/stream-numbers.ts';
 import { RelayClientError } from './events/client-error.ts';
 import { rethrowLater } from './events/emitter.ts';
 import { silentLogger } from './events/logger.ts';
+import { type HistoryOptions, historyQuery, historyUrl, readHistory } from './history/export-reader.ts';
+import type { Replay } from './history/replay.ts';
+import { type ReplayOptions, Replays } from './history/replays.ts';
 import { RelayMessages } from './relay-messages.ts';
 import { RequestsInFlight, refusal } from './requests-in-flight.ts';
+import { StreamUpdates } from './stream-updates.ts';
 import type { AnyStreamSubscription } from './subscriptions/channel-subscriptions.ts';
 import { firstState } from './subscriptions/first-state.ts';
-import type { StreamHost, StreamOptions } from './subscriptions/stream-subscription.ts';
+import type { StreamHost } from './subscriptions/stream-subscription.ts';
 import { SubscribeBatch } from './subscriptions/subscribe-batch.ts';
 import {
   type SubscribeBody,
@@ -67,6 +70,9 @@ export class RelayClient extends ChannelStreams {
   readonly #numbers = new StreamNumbers();
   readonly #wildcards: ClientWildcards;
   readonly #messages: RelayMessages;
+  readonly #replays: Replays;
+  /** Sent as `Authorization: Bearer` to the history export. */
+  readonly #apiKey: string | undefined;
   #opened = false;
   /** Over SSE nothing reaches the relay but each response's query: `update` and `list` cannot. */
   readonly #carriesRequests: boolean;
@@ -86,6 +92,19 @@ export class RelayClient extends ChannelStreams {
       (request) => this.#send(request),
     );
     const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+    const send = (text: string) => this.#connection.send(text);
+    const updates = new StreamUpdates({
+      streams: this.#streams,
+      inFlight: this.#inFlight,
+      send,
+      needsRequests: (call, instead) => this.#needsRequests(call, instead),
+    });
+    this.#replays = new Replays({
+      send,
+      isOpen: () => this.#connection.status === 'open',
+      reportListenerError: (error) => this.#listenerThrew(error),
+    });
+    this.#apiKey = options.apiKey;
     this.#host = {
       requestSnapshot: ({ channel, market, depth, group }) => {
         const stream = this.#streams.get(channel, market, depth, group);
@@ -97,8 +116,8 @@ export class RelayClient extends ChannelStreams {
       },
       reportListenerError: (error) => this.#listenerThrew(error),
       logger: options.logger ?? silentLogger,
-      changeDepth: (stream, depth, moved) => this.#changeDepth(stream, depth, moved),
-      changeOptions: (stream, options) => this.#changeOptions(stream, options),
+      changeDepth: (stream, depth, moved) => updates.changeDepth(stream, depth, moved),
+      changeOptions: (stream, options) => updates.changeOptions(stream, options),
     };
     this.#wildcards = new ClientWildcards({
       adopt: (channel, market) => {
@@ -119,6 +138,7 @@ export class RelayClient extends ChannelStreams {
       numbers: this.#numbers,
       wildcards: this.#wildcards,
       toSubscribe: this.#toSubscribe,
+      replays: this.#replays,
       error: (error) => this.emit('error', error),
       goingAway: (reconnectInMs) => this.#connection.goingAway(reconnectInMs),
     });
@@ -200,9 +220,36 @@ export class RelayClient extends ChannelStreams {
     );
   }
 
+  /**
+   * The recorded messages of `channel`'s streams of `markets` whose `rts` lies in [from, to), as
+   * they were sent, paced at `speed` (docs/client.md "Replay"): an async iterator of items, each
+   * message applied to its market's replayed stream (`item.state`: the state after it, verified as
+   * live states are), `gap` items where the record has a hole, `resync` where its continuity
+   * breaks; it ends at the relay's `replayed` (then `result`). Leaving the loop sends `replay_stop`.
+   * A bad option throws a TypeError; a refusal or a lost connection throws from the loop.
+   */
+  replay<C extends Channel>(options: ReplayOptions<C>): Replay<C> {
+    this.#needsRequests('replay()', 'Server-Sent Events carry no replay');
+    return this.#replays.start(options);
+  }
+
+  /**
+   * One stream's recorded messages from the relay's NDJSON export (docs/history.md "Export"),
+   * read as they stream in, in order; on the HTTP origin of the relay in use.
+   */
+  history(options: HistoryOptions): AsyncGenerator<StreamMessage, void, undefined> {
+    const url = historyUrl(this.#connection.url, historyQuery(options));
+    const headers: Record<string, string> =
+      this.#apiKey === undefined ? {} : { Authorization: `Bearer ${this.#apiKey}` };
+    // Called as a plain function: browsers refuse a `fetch` called with another `this`.
+    const fetchImpl = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
+    return readHistory(fetchImpl, url, headers, options.signal);
+  }
+
   /** Closes the connection for good; every stream ends with status `closed`. */
   async close(): Promise<void> {
     this.#messages.stopRetries();
+    this.#replays.end();
     this.#wildcards.end('client closed');
     for (const stream of this.#streams.all()) {
       this.#streams.delete(stream);
@@ -276,54 +323,6 @@ export class RelayClient extends ChannelStreams {
     this.#send(unsubscribeRequest(stream));
   }
 
-  /** The stream is re-registered under its new depth as the answer arrives, before its snapshot. */
-  #changeDepth(ref: StreamRef, depth: BookDepth, moved: () => void): Promise<void> {
-    this.#needsRequests('book.update()', 'subscribe at the new depth, then unsubscribe the old one');
-    const stream = this.#streams.get('book', ref.market, ref.depth, ref.group);
-    if (stream === undefined)
-      return Promise.reject(new RelayClientError('bad_request', `book ${ref.market} is not subscribed`));
-    if (depth !== ref.depth && this.#streams.get('book', ref.market, depth, ref.group) !== undefined)
-      return Promise.reject(
-        new RelayClientError(
-          'bad_request',
-          `book ${ref.market} is already subscribed at depth ${depth ?? 'full'}`,
-        ),
-      );
-    const body = {
-      op: 'update' as const,
-      channel: 'book',
-      markets: [ref.market],
-      depth,
-      from_depth: ref.depth,
-      from_group: ref.group ?? null,
-    };
-    return this.#askUpdate(body, () => {
-      this.#streams.delete(stream);
-      moved();
-      if (!stream.isClosed) this.#streams.add(stream);
-    });
-  }
-
-  /** An `update` of one stream's options; the stream takes them once the relay answers. */
-  #changeOptions(ref: StreamRef, options: StreamOptions): Promise<void> {
-    this.#needsRequests('update()', 'subscribe again with the new options, answered by a fresh snapshot');
-    const stream = this.#streams.get(ref.channel, ref.market, ref.depth, ref.group);
-    if (stream === undefined)
-      return Promise.reject(
-        new RelayClientError('bad_request', `${ref.channel} ${ref.market} is not subscribed`),
-      );
-    const body = {
-      op: 'update' as const,
-      channel: ref.channel,
-      markets: [ref.market],
-      ...options,
-    };
-    return this.#askUpdate(body, () => {
-      if (options.interval !== undefined) stream.interval = options.interval ?? undefined;
-      if (options.threshold !== undefined) stream.threshold = options.threshold ?? undefined;
-    });
-  }
-
   /**
    * A request the transport cannot carry is a programming error, thrown at the call as a bad value
    * is (docs/client.md "Without WebSocket"), rather than answered later by a refusal.
@@ -331,24 +330,6 @@ export class RelayClient extends ChannelStreams {
   #needsRequests(call: string, instead: string): void {
     if (!this.#carriesRequests)
       throw new TypeError(`${call} needs a WebSocket: Server-Sent Events carry no requests (${instead})`);
-  }
-
-  /** Sends an `update`; `accepted` applies it when the relay answers `subscribed`, else it rejects. */
-  #askUpdate(body: Omit<UpdateRequest, 'id'>, accepted: () => void): Promise<void> {
-    return new Promise((resolve, reject) =>
-      this.#inFlight.ask(
-        body,
-        (text) => this.#connection.send(text),
-        (answer) => {
-          if (answer?.type !== 'subscribed') {
-            reject(refusal(answer));
-            return;
-          }
-          accepted();
-          resolve();
-        },
-      ),
-    );
   }
 
   // --- RelayConnection ---------------------------------------------------------------------------
@@ -362,12 +343,16 @@ export class RelayClient extends ChannelStreams {
     const named = this.#streams.all().filter((stream) => !this.#wildcards.owns(stream));
     for (const request of [...subscribeRequests(named, true), ...this.#wildcards.requests()])
       this.#send(request);
+    this.#replays.opened();
     this.emit('open', { reconnect: this.#opened, url });
     this.#opened = true;
   }
 
   #onClose(event: ClientEvents['close']): void {
     this.#inFlight.clear();
+    this.#replays.closed(
+      new RelayClientError('connection_failed', `the connection closed during the replay (${event.code})`),
+    );
     const ended = !event.willReconnect && this.#connection.status === 'closed';
     if (ended) this.#wildcards.end('connection closed');
     for (const stream of this.#streams.all()) {

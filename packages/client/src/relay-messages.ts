@@ -2,8 +2,8 @@
  * @module client/relay-messages
  * Where each relay message goes (client/relay-client.ts holds the pieces): stream messages to
  * their stream, answers to the request in flight they answer, wildcard announcements to the
- * channel's wildcard (client/subscriptions/wildcard-subscription.ts), and errors to what they
- * name; a subscribe refused as `rate_limited` is sent again a second later.
+ * channel's wildcard (client/subscriptions/wildcard-subscription.ts), a replay's messages to it
+ * (client/history/replays.ts), and errors to what they name; a subscribe refused as `rate_limited` is sent again a second later.
  */
 
 import { isWildcard } from '../../protocol/src/protocol/channels.ts';
@@ -35,6 +35,8 @@ export interface MessageTargets {
   numbers: StreamNumbers;
   wildcards: ClientWildcards;
   toSubscribe: SubscribeBatch;
+  /** The replays running on the connection: messages carrying a replay's id go there. */
+  replays: { route(message: ServerMessage): boolean };
   /** The client's `error` event. */
   error(error: RelayClientError): void;
   /** The relay is draining: reconnect (to the next relay) in `reconnectInMs`. */
@@ -70,6 +72,7 @@ export class RelayMessages {
   }
 
   #dispatch(message: ServerMessage): void {
+    if (this.#o.replays.route(message)) return;
     switch (message.type) {
       case 'snapshot':
       case 'update': {
@@ -123,6 +126,13 @@ export class RelayMessages {
   }
 
   #onSubscribed(message: SubscribedMessage): void {
+    // The answer to a `since`: where it starts, told to each stream it names before its snapshot.
+    if (message.history !== undefined) {
+      for (const market of message.markets) {
+        const stream = this.#o.streams.get(message.channel, market, depthOf(message), groupOf(message));
+        if (stream !== undefined) stream.history = { ...message.history };
+      }
+    }
     if (message.recovered === undefined) return;
     for (const [market, recovered] of Object.entries(message.recovered)) {
       this.#o.streams.get(message.channel, market, depthOf(message), groupOf(message))?.resumed(recovered);

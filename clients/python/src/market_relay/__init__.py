@@ -24,6 +24,7 @@ from .channel_data import (
     CandlesState,
     CandlesStream,
     ConnectionLimits,
+    HistoryCoverage,
     JsonValue,
     LimitUse,
     MarketData,
@@ -36,6 +37,8 @@ from .channel_data import (
     ProbabilitiesData,
     ProbabilityCandle,
     ProbabilityEntry,
+    ReplayedMessage,
+    ReplayGapMessage,
     SubscriptionEntry,
     SubscriptionsMessage,
     TradeEntry,
@@ -55,6 +58,7 @@ from .events import (
     SubscriptionStatus,
     WildcardEvent,
 )
+from .history import Replay, ReplayGap, ReplayItem, ReplayMessage, ReplayResync
 from .json_streams import CandlesSubscription, RestSubscription, apply_candles_update
 from .options import ClientOptions
 from .streams import (
@@ -90,6 +94,7 @@ __all__ = [
     "ConnectTimeout",
     "ConnectionLimits",
     "EventStream",
+    "HistoryCoverage",
     "JsonValue",
     "Level",
     "LimitUse",
@@ -114,6 +119,13 @@ __all__ = [
     "Reconnecting",
     "RelayClient",
     "RelayClientError",
+    "Replay",
+    "ReplayGap",
+    "ReplayGapMessage",
+    "ReplayItem",
+    "ReplayMessage",
+    "ReplayResync",
+    "ReplayedMessage",
     "RestSubscription",
     "Resync",
     "StatusChange",

@@ -187,3 +187,32 @@ class SubscriptionsMessage(_SubscriptionsMessageFields, total=False):
     """The relay's answer to ``list`` (docs/protocol.md "`list`"), what ``client.subscriptions()`` returns."""
 
     id: Union[int, str]
+
+
+#: The ``subscribed`` reply's answer to a ``since`` (docs/protocol.md "History and replay"): ``from``,
+#: where the answer starts (the asked time when complete), and ``complete``, False where the record
+#: (or upstream's listing) starts later than asked. A ``TypedDict`` of its wire keys (``from`` is a
+#: Python keyword, hence this form).
+HistoryCoverage = TypedDict("HistoryCoverage", {"from": str, "complete": bool})
+
+#: A hole in a replayed record: nothing was recorded of ``market`` between ``from`` and ``to``;
+#: ``reason`` where the relay knows (``not_held``, ``relay_down``, ``stale``, ``epoch_changed``).
+_ReplayGapFields = TypedDict(
+    "_ReplayGapFields", {"type": Literal["replay_gap"], "id": str, "channel": str, "market": str, "from": str, "to": str}
+)
+
+
+class ReplayGapMessage(_ReplayGapFields, total=False):
+    reason: str
+
+
+class _ReplayedFields(TypedDict):
+    type: Literal["replayed"]
+    id: str
+    messages: int
+
+
+class ReplayedMessage(_ReplayedFields, total=False):
+    """The end of a replay: ``messages`` stream messages were sent; ``stopped`` when ``replay_stop`` ended it."""
+
+    stopped: bool

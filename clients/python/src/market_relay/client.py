@@ -15,35 +15,20 @@ import asyncio
 import json
 import logging
 import random as _random
-from typing import Any, Callable, Dict, Generator, List, Optional, Sequence, Set, Tuple, Type, TypeVar, Union
+from datetime import datetime
+from typing import Any, AsyncIterator, Callable, Dict, Generator, List, Optional, Sequence, Set, Tuple, Union
 
 from .backoff import Backoff
-from .book import BookDepthOption, book_depth, book_group
-from .channel_data import MarketListRecord
-from .channels import PROBABILITIES_STREAM, canonical_stream_id, catalogue_stream_id
+from .book import BookDepthOption
+from .channel_streams import ChannelStreams
 from .connection import Closed, ConnectionListener, ConnectionStatus, Opened, Reconnecting, RelayConnection
 from .errors import ConnectTimeout, RelayClientError
-from .json_streams import CandlesSubscription, RestSubscription
+from .history import Replay, Replays, history_url, read_history
+from .history.replays import ReplaySpeed
 from .options import ClientOptions
 from .own_view import OwnView
-from .requests import (
-    checked_candles_since,
-    checked_interval,
-    checked_since,
-    checked_threshold,
-    subscribe_requests,
-    unsubscribe_request,
-)
-from .streams import (
-    BookSubscription,
-    MarketsSubscription,
-    MarketSubscription,
-    OracleSubscription,
-    OrdersSubscription,
-    PriceSubscription,
-    ProbabilitiesSubscription,
-    TradesSubscription,
-)
+from .requests import subscribe_requests, unsubscribe_request
+from .streams import MarketSubscription, PriceSubscription, TradesSubscription
 from .subscription import StreamHost, StreamKey, StreamSubscription
 from .transport import relay_socket_url
 from .wildcards import WILDCARD, WILDCARD_CHANNELS, WildcardHost, WildcardSubscription
@@ -55,12 +40,10 @@ WILDCARD_STREAMS: Dict[str, Callable[[StreamHost, str], StreamSubscription[Any]]
     "market": MarketSubscription,
 }
 
-S = TypeVar("S", bound=StreamSubscription[Any])
-
 logger = logging.getLogger(__name__)
 
 
-class RelayClient(OwnView, WildcardHost, ConnectionListener):
+class RelayClient(ChannelStreams, OwnView, WildcardHost, ConnectionListener):
     def __init__(self, urls: Union[str, Sequence[str]], options: Optional[ClientOptions] = None) -> None:
         super().__init__()
         given = [urls] if isinstance(urls, str) else list(urls)
@@ -80,10 +63,14 @@ class RelayClient(OwnView, WildcardHost, ConnectionListener):
         self._last_failure: Optional[RelayClientError] = None
         self._refusal: Optional[RelayClientError] = None
         api_key = self.options.api_key
+        self._auth = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._replays = Replays(
+            lambda text: self._connection.send(text), lambda: self.status == "open", self.report_listener_error
+        )
         self._connection = RelayConnection(
             [relay_socket_url(url) for url in given],
             self,
-            headers={"Authorization": f"Bearer {api_key}"} if api_key else {},
+            headers=self._auth,
             dead_after=self.options.dead_after_seconds,
             backoff=self.options.backoff,
             open_timeout=self.options.open_timeout,
@@ -114,90 +101,42 @@ class RelayClient(OwnView, WildcardHost, ConnectionListener):
         """The streams held now (not closed): the client's own side of what ``subscriptions()`` asks the relay."""
         return list(self._streams.values())
 
-    def subscribe_book(
-        self, market: str, depth: BookDepthOption = None, *, interval: Optional[int] = None, group: Optional[str] = None
-    ) -> BookSubscription:
-        """A book stream; depth 1, 5, 10, 25, 50, or "full" / None (the full book, its ``depth`` None); the same
-        (market, depth, group) gives the same object. ``interval`` (every ``subscribe_…`` but trades): README
-        "Paced". ``group`` (a step of ``BOOK_GROUPS``, such as "0.05"): levels summed into multiples of it, README
-        "Grouped books"; ValueError for a step the relay does not offer."""
-        level = book_depth(depth)
-        step = book_group(group)
-        return self._subscribe(
-            "book", market, level, BookSubscription, lambda m: BookSubscription(self, m, level, step), interval, group=step
-        )
+    def replay(
+        self,
+        channel: str,
+        markets: Sequence[str],
+        from_: Union[str, datetime],
+        to: Union[str, datetime, None] = None,
+        *,
+        speed: Optional[ReplaySpeed] = None,
+        depth: BookDepthOption = None,
+        group: Optional[str] = None,
+    ) -> Replay:
+        """The recorded messages of ``channel``'s streams of ``markets`` whose ``rts`` lies in [from_, to),
+        as they were sent, paced at ``speed`` (1, a multiplier, or "max"; README "Replay"): ``async for
+        item in client.replay(...)``, each message applied to its market's replayed stream (``item.state``:
+        the state after it, verified as live states are), ``ReplayGap`` items where the record has a hole,
+        ``ReplayResync`` where its continuity breaks; the loop ends at the relay's ``replayed`` (then
+        ``replay.result``). Leaving the loop sends ``replay_stop``. A bad option raises ``ValueError``; a
+        refusal or a lost connection raises ``RelayClientError`` from the loop."""
+        return self._replays.start(channel, markets, from_, to, speed, depth, group)
 
-    def subscribe_price(
-        self, market: str, *, interval: Optional[int] = None, threshold: Optional[str] = None
-    ) -> PriceSubscription:
-        """``threshold`` (a decimal string of price units): a message only once best bid, best ask or
-        midpoint moved by that much; README "Price thresholds"."""
-        return self._subscribe(
-            "price", market, None, PriceSubscription, lambda m: PriceSubscription(self, m), interval, threshold
-        )
-
-    def subscribe_trades(self, market: str, *, since: object = None) -> TradesSubscription:
-        """No ``interval``: each trade is an event, and conflating would drop those beyond the kept window.
-        ``since`` (an aware datetime, an ISO 8601 time or an ``activity_id``): every trade since then comes
-        first, each a ``trade`` event, then the live ones (README "History since a time")."""
-        history = checked_since(since)
-        stream = self._subscribe("trades", market, None, TradesSubscription, lambda m: TradesSubscription(self, m))
-        return self._with_since(stream, history)
-
-    def _with_since(self, stream: S, history: Optional[str]) -> S:
-        """Asks a stream's history since a time (a checked ``since``; None leaves it as it is)."""
-        if history is not None and not stream.closed:
-            stream.since = history
-            self.request_snapshot(stream)
-        return stream
-
-    def subscribe_market(self, market: str, *, interval: Optional[int] = None) -> MarketSubscription:
-        return self._subscribe("market", market, None, MarketSubscription, lambda m: MarketSubscription(self, m), interval)
-
-    def subscribe_probabilities(self, *, interval: Optional[int] = None) -> ProbabilitiesSubscription:
-        kind = ProbabilitiesSubscription
-        return self._subscribe("probabilities", PROBABILITIES_STREAM, None, kind, lambda m: kind(self, m), interval)
-
-    def subscribe_oracle(self, feed_id: str, *, interval: Optional[int] = None) -> OracleSubscription:
-        """An oracle feed (a market's ``oracle_feed_id``: ``0x`` + hex)."""
-        return self._subscribe("oracle", feed_id, None, OracleSubscription, lambda m: OracleSubscription(self, m), interval)
-
-    def subscribe_orders(self, market: str, *, interval: Optional[int] = None) -> OrdersSubscription:
-        return self._subscribe("orders", market, None, OrdersSubscription, lambda m: OrdersSubscription(self, m), interval)
-
-    def subscribe_markets(
-        self, status: str = "all", token: Optional[int] = None, *, interval: Optional[int] = None
-    ) -> MarketsSubscription:
-        """The market catalogue, live: market id -> list-form record, of every market (``all``) or those
-        of one ``status`` (``active``, ``expired``, ``resolved``), optionally of one token."""
-        kind, stream_id = MarketsSubscription, catalogue_stream_id(status, token)
-        return self._subscribe("markets", stream_id, None, kind, lambda m: kind(self, m), interval)
-
-    async def markets(
-        self, status: str = "all", token: Optional[int] = None, timeout: Optional[float] = None
-    ) -> List[MarketListRecord]:
-        """The catalogue's list-form records now (its live subscription's state, whose values they
-        are; the subscription stays), as the JavaScript SDK's ``markets()`` answers."""
-        return list((await self.subscribe_markets(status, token).wait_for_state(timeout)).values())
-
-    def subscribe_rest(self, path: str, *, interval: Optional[int] = None) -> RestSubscription:
-        """Any public GET path of upstream (with its query string), live: ``state`` is the body."""
-        return self._subscribe("rest", path, None, RestSubscription, lambda p: RestSubscription(self, p), interval)
-
-    def subscribe_candles(
-        self, market: str, interval: str, source: str, *, pace: Optional[int] = None, since: object = None
-    ) -> CandlesSubscription:
-        """A market's candles of one interval (1m, 5m, 1h, 1d) from one source (probability, trades);
-        ``pace`` is the subscription's ``interval`` in ms (the name ``interval`` being the candles').
-        ``since`` (source ``trades``; an aware datetime or an ISO 8601 time): the first snapshot also
-        brings the final candles of the range older than its own, as one ``history`` event, oldest
-        first (README "History since a time")."""
-        history = checked_candles_since(source, since)
-        stream_id = f"{market}:{interval}:{source}"
-        stream = self._subscribe(
-            "candles", stream_id, None, CandlesSubscription, lambda s: CandlesSubscription(self, s), pace
-        )
-        return self._with_since(stream, history)
+    def history(
+        self,
+        channel: str,
+        market: str,
+        from_: Union[str, datetime],
+        to: Union[str, datetime, None] = None,
+        *,
+        depth: BookDepthOption = None,
+        group: Optional[str] = None,
+    ) -> AsyncIterator[Dict[str, Any]]:
+        """One stream's recorded messages from the relay's NDJSON export (docs/history.md "Export"), in
+        order, as they stream in: ``async for message in client.history(...)``; on the HTTP origin of the
+        relay in use. A bad value raises ``ValueError`` here; a refusal ``RelayClientError``
+        (``history_refused``) from the loop."""
+        url = history_url(self.url, channel, market, from_, to, depth, group)
+        return read_history(url, dict(self._auth))
 
     def subscribe_all(self, channel: str) -> WildcardSubscription:
         """Every market upstream lists as active, now and later, on ``price``, ``trades`` or ``market``:
@@ -220,6 +159,7 @@ class RelayClient(OwnView, WildcardHost, ConnectionListener):
         if self._closing:
             return
         self._closing = True
+        self._replays.end()
         for timer in self._timers:
             timer.cancel()
         self._timers.clear()
@@ -272,43 +212,6 @@ class RelayClient(OwnView, WildcardHost, ConnectionListener):
         await self.close()
 
     # --- streams ---------------------------------------------------------------------------------
-
-    def _subscribe(
-        self,
-        channel: str,
-        stream_id: str,
-        depth: Optional[int],
-        kind: Type[S],
-        create: Callable[[str], S],
-        interval: object = None,
-        threshold: object = None,
-        *,
-        group: Optional[str] = None,
-    ) -> S:
-        pace = checked_interval(interval)
-        gate = checked_threshold(threshold)
-        market = canonical_stream_id(channel, stream_id)
-        existing = self._streams.get(StreamKey(channel, market, depth, group))
-        if isinstance(existing, kind):
-            # A new pace or threshold is asked with a repeated subscribe, which the relay answers with a snapshot.
-            repace = pace is not None and existing.interval != pace
-            regate = gate is not None and existing.threshold != gate
-            if repace:
-                existing.interval = pace
-            if regate:
-                existing.threshold = gate
-            if repace or regate:
-                self.request_snapshot(existing)
-            return existing
-        stream = create(market)
-        stream.interval = pace
-        stream.threshold = gate
-        if self._closing:
-            stream.end("client closed")
-            return stream
-        self._streams[stream.key] = stream
-        self.request_snapshot(stream)
-        return stream
 
     def request_snapshot(self, stream: StreamSubscription[Any]) -> None:
         """StreamHost: (re)subscribe ``stream`` with the next batch."""
@@ -401,6 +304,7 @@ class RelayClient(OwnView, WildcardHost, ConnectionListener):
         named = [s for s in self._streams.values() if not any(w.owns(s) for w in self._wildcards.values())]
         for request in subscribe_requests(named) + [w.request() for w in self._wildcards.values()]:
             self._send(request)
+        self._replays.opened()
         self.emit("open", opened)
 
     def connection_frame(self, frame: Union[str, bytes]) -> None:
@@ -408,6 +312,7 @@ class RelayClient(OwnView, WildcardHost, ConnectionListener):
 
     def connection_closed(self, closed: Closed) -> None:
         self._in_flight.clear()
+        self._replays.closed(RelayClientError("connection_failed", f"the connection closed during the replay ({closed.code})"))
         self._abandon_questions()
         for stream in self._streams.values():
             stream.connection_lost()

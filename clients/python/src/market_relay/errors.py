@@ -9,7 +9,8 @@ from typing import Optional, Union
 class RelayClientError(Exception):
     """``code``: a protocol error code (``unknown_market``, ``rate_limited``, ...) or one of the
     client's own: ``connection_failed``, ``refused``, ``malformed_frame``, ``listener_threw``,
-    ``closed``, ``connect_timeout``. The error that caused it, if any, is its ``__cause__``."""
+    ``closed``, ``connect_timeout``, ``history_refused`` (the history export refused the request: the
+    message gives the HTTP status and the relay's code, such as ``history_off``). The error that caused it, if any, is its ``__cause__``."""
 
     def __init__(
         self,

@@ -1,6 +1,6 @@
 """How the client routes each relay message (docs/protocol.md "Relay messages"): stream messages to
 their stream, replies to the request in flight they answer, wildcard announcements to the channel's
-wildcard (``wildcards.py``), and errors to what they concern. Mirrors the JavaScript SDK
+wildcard (``wildcards.py``), a replay's messages to it (``history/replays.py``), and errors to what they concern. Mirrors the JavaScript SDK
 (packages/client/src/relay-messages.ts). ``RelayClient`` (``client.py``) holds the streams and the connection.
 """
 
@@ -15,6 +15,7 @@ from typing import Any, Callable, Dict, List, Optional, Set, Union, get_args
 from .channels import CHANNELS
 from .errors import RelayClientError
 from .events import ClientEvent, Emitter
+from .history import Replays
 from .requests import adopt_rest_spelling, listed_ids, stream_key_of
 from .subscription import StreamHost, StreamKey, StreamSubscription
 from .wildcards import WILDCARD, WildcardSubscription
@@ -41,6 +42,8 @@ class RelayMessages(Emitter[ClientEvent], StreamHost):
     _in_flight: Dict[Union[int, str], Dict[str, Any]]
     _timers: Set[asyncio.TimerHandle]
     _wildcards: Dict[str, WildcardSubscription]
+    #: The replays running on the connection: messages carrying a replay's id go there.
+    _replays: Replays
     #: Questions (``list``, ``update``) by id: each told its answer as it is dispatched, or None.
     _waiting: Dict[int, Callable[[Optional[Dict[str, Any]]], None]]
 
@@ -64,6 +67,8 @@ class RelayMessages(Emitter[ClientEvent], StreamHost):
             self.emit("error", RelayClientError("malformed_frame", detail))
             return
         kind = message["type"]
+        if self._replays.route(message):
+            return
         if kind in ("snapshot", "update"):
             self._on_stream_message(message)
         elif kind == "status":
@@ -129,6 +134,13 @@ class RelayMessages(Emitter[ClientEvent], StreamHost):
         request = self._answered(message.get("id"))
         if request is not None and request["channel"] == "rest":
             adopt_rest_spelling(self._streams, listed_ids(request), listed_ids(message))
+        history = message.get("history")
+        if isinstance(history, dict) and isinstance(history.get("from"), str) and isinstance(history.get("complete"), bool):
+            # The answer to a ``since``: where it starts, told to each stream it names before its snapshot.
+            for stream_id in listed_ids(message):
+                stream = self._stream_of({**message, "market": stream_id, "path": stream_id})
+                if stream is not None:
+                    stream.history = {"from": history["from"], "complete": history["complete"]}
         recovered = message.get("recovered")
         if isinstance(recovered, dict):
             for stream_id, value in recovered.items():

@@ -51,6 +51,34 @@ _DATE_START = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _ISO_TIME = re.compile(r"^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?)(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$")
 
 
+def read_time(what: str, value: object) -> Tuple[datetime, str]:
+    """A time as ``since``, ``replay`` and ``history`` take it: an aware ``datetime`` or an ISO 8601
+    string with its zone; returns it and the ISO text sent. Anything else raises ``ValueError``."""
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            raise ValueError(f"{what}: a datetime needs its time zone")
+        return value, value.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    match = _ISO_TIME.match(value) if isinstance(value, str) else None
+    if match is None:
+        raise ValueError(f"{what}: {value!r} is not an ISO 8601 time with its zone (such as 2026-06-01T12:00:00Z)")
+    whole, fraction, zone = match.groups()
+    # datetime reads at most microseconds, and "Z" only from Python 3.11.
+    micro = f".{(fraction or '0')[:6]:0<6}"
+    return datetime.fromisoformat(whole + micro + ("+00:00" if zone == "Z" else zone)), str(value)
+
+
+def checked_time_since(since: object, now: Optional[datetime] = None) -> Optional[str]:
+    """A ``since`` of a channel answered from the relay's record (every channel but trades and candles,
+    which read their own history: ``checked_since``): a time, not in the future (docs/protocol.md
+    "History and replay")."""
+    if since is None:
+        return None
+    at, text = read_time("since", since)
+    if at > (now or datetime.now(timezone.utc)):
+        raise ValueError(f"since: {text} is in the future")
+    return text
+
+
 def checked_since(since: object, now: Optional[datetime] = None) -> Optional[str]:
     """A ``since`` as ``subscribe_trades`` takes it: an aware ``datetime``, an ISO 8601 time with its zone
     (at most 24 hours back, not in the future) or an ``activity_id`` (a string that does not start as a
@@ -58,19 +86,11 @@ def checked_since(since: object, now: Optional[datetime] = None) -> Optional[str
     if since is None:
         return None
     if isinstance(since, datetime):
-        if since.tzinfo is None:
-            raise ValueError("since: a datetime needs its time zone")
-        at, text = since, since.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        at, text = read_time("since", since)
     elif isinstance(since, str) and 0 < len(since) <= SINCE_MAX_ID_LENGTH:
         if not _DATE_START.match(since):
             return since
-        match = _ISO_TIME.match(since)
-        if match is None:
-            raise ValueError(f"since: {since!r} is not an ISO 8601 time with its zone (such as 2025-06-01T12:00:00Z)")
-        whole, fraction, zone = match.groups()
-        # datetime reads at most microseconds, and "Z" only from Python 3.11.
-        micro = f".{(fraction or '0')[:6]:0<6}"
-        at, text = datetime.fromisoformat(whole + micro + ("+00:00" if zone == "Z" else zone)), since
+        at, text = read_time("since", since)
     else:
         raise ValueError(f"since: expected an ISO 8601 time or an activity_id (1 to {SINCE_MAX_ID_LENGTH} characters)")
     current = now or datetime.now(timezone.utc)

@@ -24,6 +24,7 @@ import asyncio
 import logging
 from typing import Any, AsyncIterator, Dict, Generic, NamedTuple, Optional, TypeVar
 
+from .channel_data import HistoryCoverage
 from .errors import RelayClientError
 from .events import Emitter, EventStream, Resync, StatusChange, StreamChange, StreamEvent, SubscriptionStatus
 
@@ -90,9 +91,12 @@ class StreamSubscription(Emitter[StreamEvent], Generic[State]):
         #: ``price``: the move of best bid, best ask or midpoint each message waits for (a decimal
         #: string; docs/protocol.md "Per-subscription options"), each a snapshot; None: every change.
         self.threshold: Optional[str] = None
-        #: ``trades``: the history asked for the first snapshot (docs/protocol.md "History since a time"),
+        #: The history asked for the first snapshot (docs/protocol.md "History and replay"),
         #: until a snapshot arrives; then a reconnect resumes instead. Set by the client.
         self.since: Optional[str] = None
+        #: The relay's answer to the last ``since`` asked (its ``subscribed`` reply, before the snapshot):
+        #: ``from``, where the answer starts, and ``complete``, False where the record starts later.
+        self.history: Optional[HistoryCoverage] = None
         self._host = host
         self._resyncing = False
         self._connection_down = False

@@ -91,6 +91,17 @@ export function decodeFrame(data: unknown, numbers: CompactStreamLookup = noStre
     case 'pong':
     case 'heartbeat':
       return accept(value);
+    case 'replay_gap':
+      return isRequestId(value.id) &&
+        typeof value.market === 'string' &&
+        typeof value.from === 'string' &&
+        typeof value.to === 'string'
+        ? accept(value)
+        : { ok: false, reason: 'malformed replay_gap message' };
+    case 'replayed':
+      return isRequestId(value.id) && Number.isSafeInteger(value.messages)
+        ? accept(value)
+        : { ok: false, reason: 'malformed replayed message' };
     case 'going_away':
       return Number.isSafeInteger(value.reconnect_in_ms) && (value.reconnect_in_ms as number) >= 0
         ? accept(value)
@@ -98,6 +109,11 @@ export function decodeFrame(data: unknown, numbers: CompactStreamLookup = noStre
     default:
       return { ok: true, message: undefined };
   }
+}
+
+/** A request's `id` as the relay echoes it (a replay's names the replay). */
+function isRequestId(value: unknown): boolean {
+  return typeof value === 'string' || Number.isSafeInteger(value);
 }
 
 function decodeCompactFrame(value: unknown[], numbers: CompactStreamLookup): Decoded {

@@ -25,6 +25,11 @@ export type ClientErrorCode =
    * key. The SDK goes on retrying; one-off questions such as `markets()` stop waiting.
    */
   | 'unreachable'
+  /**
+   * The history export refused the request (`relay.history()`; docs/history.md "Errors"): the
+   * message gives the HTTP status and the relay's `error` code (`history_off`, `out_of_retention` ...).
+   */
+  | 'history_refused'
   /** An application listener threw; the SDK carried on. */
   | 'listener_threw';
 

@@ -4,8 +4,9 @@
  * "Per-subscription options"): a value the relay would refuse throws at once, as a bad id does, so
  * that it cannot spoil the batched request it would share with other streams.
  */
-import { channelDefinitions, type DefinedChannel } from '../../../protocol/src/channels/registry.ts';
+import { channelDefinitions, isDefinedChannel } from '../../../protocol/src/channels/registry.ts';
 import {
+  type Channel,
   isThreshold,
   MAX_INTERVAL_MS,
   MIN_INTERVAL_MS,
@@ -29,21 +30,42 @@ export function checkedThreshold(threshold: string | undefined): string | undefi
   return threshold;
 }
 
+/** A whole ISO 8601 time with its zone, as `since` and a replay's range take it. */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
 /**
- * A `since` of a stream (its id) as the `subscribe…` method of a channel that serves history takes
- * it (checked by the channel's definition, channels/definition.ts `history`); a value the relay
- * would refuse now throws.
+ * A time as `since`, `replay` and `history` take it (an ISO 8601 string with its zone, or a Date),
+ * as the ISO text sent; anything else throws a TypeError naming `what`.
+ */
+export function checkedTime(what: string, time: string | Date): string {
+  const text = time instanceof Date ? time.toISOString() : time;
+  if (typeof text !== 'string' || !ISO_TIME.test(text) || Number.isNaN(Date.parse(text)))
+    throw new TypeError(
+      `${what}: ${JSON.stringify(text)} is not an ISO 8601 time with its zone (such as 2026-06-01T12:00:00Z)`,
+    );
+  return text;
+}
+
+/**
+ * A `since` of a stream (its id) as a `subscribe…` method takes it (docs/protocol.md "History and
+ * replay"): on a channel whose definition reads its own history (`trades`, `candles`:
+ * channels/definition.ts `history`) as that definition checks it; on every other channel a time,
+ * not ahead of now (the relay answers from its record). A value the relay would refuse throws.
  */
 export function checkedSince(
-  channel: DefinedChannel,
+  channel: Channel,
   streamId: string,
   since: string | Date | undefined,
 ): string | undefined {
   if (since === undefined) return undefined;
-  const history = channelDefinitions[channel].history;
-  if (history === undefined) throw new TypeError(`since: the ${channel} channel serves no history`);
-  const text = since instanceof Date ? since.toISOString() : since;
-  const checked = history.check(text, Date.now(), [streamId]);
-  if (!checked.ok) throw new TypeError(checked.message);
+  const history = isDefinedChannel(channel) ? channelDefinitions[channel].history : undefined;
+  if (history !== undefined) {
+    const text = since instanceof Date ? since.toISOString() : since;
+    const checked = history.check(text, Date.now(), [streamId]);
+    if (!checked.ok) throw new TypeError(checked.message);
+    return text;
+  }
+  const text = checkedTime('since', since);
+  if (Date.parse(text) > Date.now()) throw new TypeError(`since: ${text} is in the future`);
   return text;
 }

@@ -7,6 +7,8 @@
  * particular to each channel (its state, how an update applies) is in ./channel-subscriptions.ts
  * (and, for a channel with a folder of its own, in channels/).
  */
+
+import type { HistoryCoverage } from '../../../protocol/src/protocol/history.ts';
 import type {
   BookDepth,
   Channel,
@@ -120,10 +122,16 @@ export abstract class StreamSubscription<
    */
   threshold: string | undefined;
   /**
-   * Of a channel that serves history: the history asked for the first snapshot (docs/protocol.md "History since a time"),
-   * until a snapshot arrives; then a reconnect resumes instead. Set by the client.
+   * The history asked for the first snapshot (docs/protocol.md "History and replay"), until a
+   * snapshot arrives; then a reconnect resumes instead. Set by the client.
    */
   since: string | undefined;
+  /**
+   * The relay's answer to the last `since` asked: where the answer starts (`from`) and whether it
+   * reaches back as far as asked (`complete`: false where the record, or upstream's listing, starts
+   * later). Set as the `subscribed` reply arrives, before the snapshot; undefined without `since`.
+   */
+  history: HistoryCoverage | undefined = undefined;
   readonly #host: StreamHost;
   #resyncing = false;
   #connectionDown = false;

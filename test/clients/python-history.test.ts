@@ -1,0 +1,43 @@
+/**
+ * The Python client's `history()` (clients/python/tests/test_history_export.py) against a relay that
+ * records into a temporary --data-dir over a moving simulator: the export holds every update the
+ * live client verified, as it received it; a refused range raises `history_refused`. Its replay and
+ * `since` against a scripted relay run in python-offline.test.ts.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installedPythonClient, pythonAvailable, runPytest } from '../support/clients/python-client.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+
+describe.skipIf(!(await pythonAvailable()))('the Python client on the history export', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'python-history-'));
+  let harness: Harness;
+  let python: string;
+
+  beforeAll(async () => {
+    [python, harness] = await Promise.all([
+      installedPythonClient(),
+      startHarness({
+        sim: { markets: 2, tickMs: 20 },
+        relay: { history: { store: 'embedded', dataDir, retentionMs: 3_600_000, maxBytes: 1024 ** 3 } },
+      }),
+    ]);
+  });
+
+  afterAll(async () => {
+    await harness?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('reads the recorded book back as the live client received it', async () => {
+    const [market] = harness.sim.market.activeMarketIds();
+    const result = await runPytest(python, ['test_history_export.py'], {
+      MARKET_RELAY_URL: harness.relay.url,
+      MARKET_RELAY_MARKET: market!,
+    });
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).not.toMatch(/skipped/);
+  });
+});
