@@ -82,10 +82,11 @@ progress(
   `long soak${clustered ? ' (cluster: 3 relays, one Redis)' : ''}: ${minutes} min, ${rate} clients/s, sampled every ${sampleSeconds} s; ${machine.nproc} cores, node ${machine.node}, load ${os.loadavg()[0]!.toFixed(1)}`,
 );
 /**
- * What every relay of the soak runs with beyond its upstream: resume rings of 100 updates, so that
- * every ring reaches its bound within the warm-up (at the default 1,000 a busy stream's ring keeps
- * filling for more than 17 minutes, growth the fit would take for a leak), and no history store (its
- * engine's own caches are another subject; the soak watches what holding clients and streams costs).
+ * What every relay of the soak runs with beyond its upstream: resume rings of 100 updates, so that a
+ * busy stream's ring reaches its bound well within the warm-up (at the default 1,000 it keeps filling
+ * for more than 17 minutes, growth the fit would take for a leak; a quiet stream's ring is bounded by
+ * age, `--history-ms`, 5 minutes), and no history store (its engine's own caches are another subject;
+ * the soak watches what holding clients and streams costs).
  */
 const relayArgs = ['--resume-buffer=100', '--history=off'];
 if (clustered) started.redis = await startRedis();

@@ -129,6 +129,7 @@ export async function startRelay(
     lingerMs: tuning.lingerMs,
     resumeBufferSize: tuning.resumeBufferSize,
     resumeBufferBytes: tuning.resumeBufferBytes,
+    resumeBufferMs: tuning.historyMs,
     resumeHistory: broker.history,
     onInterestChange: (change) => poller?.sync(change),
     onSubscribersChange: (stream) => poller?.holdersChanged(stream),

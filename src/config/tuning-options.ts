@@ -103,9 +103,9 @@ export const tuningOptions: Record<string, TuningOption> = {
   'history-ms': option(
     'historyMs',
     'HISTORY_MS',
-    'cluster mode: how long an update stays in Redis for resume on any relay',
+    'how long an update is kept for resume (in cluster mode, in Redis, for any relay)',
     {
-      doc: 'cluster mode: how long an update stays in Redis, so a client resumes on any relay (docs/cluster.md)',
+      doc: 'how long an update is kept for `resume`, in each stream\'s ring and, in cluster mode, in Redis so a client resumes on any relay (docs/cluster.md)',
       min: 1_000,
       max: DAY_MS,
       placeholder: 'MS',

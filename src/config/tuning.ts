@@ -19,7 +19,7 @@ export interface RelayTuning {
   resumeBufferSize: number;
   /** The bytes of updates each stream keeps for resume at most (its oldest go first). */
   resumeBufferBytes: number;
-  /** Cluster mode: how long an update stays in Redis for resume on any relay. */
+  /** How long an update is kept for resume: in each stream's ring, and in cluster mode in Redis for any relay. */
   historyMs: number;
   /** Cluster mode: the shortest lease on a poll target; a dead holder's targets wait this long. */
   leaseMs: number;

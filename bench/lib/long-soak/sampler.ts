@@ -3,8 +3,8 @@
  * One sample of one relay, from outside: memory after a forced GC and the active handles and
  * timers through its inspector, open file descriptors, event-loop delay p99 and the streams,
  * targets and connections it holds from its `/metrics` (prom-client's event-loop histogram is reset
- * by each scrape, so the p99 is that of the time since the previous sample), and Redis's keys and
- * memory in the cluster variant.
+ * by each scrape, so the p99 is that of the time since the scrape after the previous sample's GC),
+ * and Redis's keys and memory in the cluster variant.
  */
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
@@ -94,16 +94,22 @@ export async function sampleRedis(redis: Redis | undefined): Promise<{ keys: num
   return { keys, memoryMb: usedMemory / MB };
 }
 
+async function scrape(url: string): Promise<string> {
+  return (await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+}
+
 export async function sampleRelay(
   relay: SampledRelay,
   minute: number,
   redis: { keys: number; memoryMb: number },
 ): Promise<RelaySample> {
-  // The scrape first: the forced GC's pause then falls into the next sample's window, where it is
-  // one event-loop sample of a hundred (monitoring precision 100 ms) and below the p99.
-  const metrics = await (await fetch(`${relay.url}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+  // The scrape first, then the forced GC, then a scrape whose figures are dropped: each scrape resets
+  // the event-loop histogram, so the pause of the GC the soak itself forces (tens of ms for a heap of
+  // 60 MB) is in no sample's window and the p99 is the relay's own.
+  const metrics = await scrape(relay.url);
   const atMs = Date.now();
   const insides = await relay.inspector.insidesAfterGc();
+  await scrape(relay.url);
   const cpuSeconds = metricSum(metrics, 'market_relay_process_cpu_seconds_total');
   const waitNs = runQueueWaitNs(relay.pid);
   const previous = relay.previousCpu;

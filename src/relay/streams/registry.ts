@@ -60,6 +60,8 @@ export interface RegistryOptions {
   resumeBufferSize: number;
   /** The bytes each stream's resume ring holds at most (`--resume-buffer-bytes`; 8 MiB unless set). */
   resumeBufferBytes?: number;
+  /** How long an update stays in a stream's resume ring (`--history-ms`; no bound unless set). */
+  resumeBufferMs?: number;
   /** The broker's history, for resume points beyond this relay's rings; the rings alone unless given. */
   resumeHistory?: ResumeHistory;
   /** Called whenever the set of streams (so the set of polled markets) changes: which stream id's. */
@@ -192,7 +194,8 @@ export class StreamRegistry {
   }
 
   #create(identity: StreamIdentity): ChannelStream {
-    const stream = createStream(identity, this.#options.resumeBufferSize, this.#options.resumeBufferBytes);
+    const { resumeBufferSize, resumeBufferBytes, resumeBufferMs } = this.#options;
+    const stream = createStream(identity, resumeBufferSize, resumeBufferBytes, resumeBufferMs);
     stream.onPacedSend = this.#options.onPacedSend;
     this.#streams.set(stream.key, stream);
     const byId = this.#byId(stream.channel);
@@ -226,15 +229,17 @@ function createStream(
   identity: StreamIdentity,
   resumeBufferSize: number,
   resumeBufferBytes: number | undefined,
+  resumeBufferMs: number | undefined,
 ): ChannelStream {
   // A stream of the union of channels is a stream of one of them: the union of their stream types.
-  return streamOf(identity, resumeBufferSize, resumeBufferBytes) as ChannelStream;
+  return streamOf(identity, resumeBufferSize, resumeBufferBytes, resumeBufferMs) as ChannelStream;
 }
 
 function streamOf<C extends Channel>(
   identity: StreamIdentity<C>,
   resumeBufferSize: number,
   resumeBufferBytes: number | undefined,
+  resumeBufferMs: number | undefined,
 ): StreamOf<C> {
-  return new Stream(identity, codecs[identity.channel], resumeBufferSize, resumeBufferBytes);
+  return new Stream(identity, codecs[identity.channel], resumeBufferSize, resumeBufferBytes, resumeBufferMs);
 }

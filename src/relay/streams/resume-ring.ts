@@ -14,11 +14,15 @@
  * The ring is bounded in bytes as well as in updates: its oldest updates go to make room within
  * `maxBytes`, and an update larger than that on its own starts the ring over empty (a resume from
  * before it gets a snapshot). A `rest` body of megabytes would otherwise keep `capacity` copies.
+ * And in age: an update older than `maxAgeMs` is not resumed from and goes with the next push, as a
+ * cluster's stream log lets its updates expire in Redis. Without it a quiet stream's ring would keep
+ * filling for hours, memory no one could tell from a leak.
  */
 import { type Frame, frameOfWire } from './frame.ts';
 
-/** Each update is its wire's length (4 bytes, little-endian) and then its wire. */
+/** Each update is its wire's length (4 bytes, little-endian), when it was kept (ms, a double), then its wire. */
 const LENGTH_BYTES = 4;
+const HEADER_BYTES = LENGTH_BYTES + 8;
 /**
  * A new block is a quarter of what the ring holds, within these bounds: a ring of small updates
  * keeps little besides them, a large one few blocks (three objects each), and at most about three
@@ -43,26 +47,37 @@ export class ResumeRing {
   readonly capacity: number;
   /** The updates' bytes (lengths included) the ring holds at most. */
   readonly maxBytes: number;
+  /** How long an update is kept for resume (ms). */
+  readonly maxAgeMs: number;
+  readonly #now: () => number;
   readonly #blocks: Block[] = [];
   #size = 0;
   #oldestSeq = 0;
   /** The updates' bytes held, lengths included. */
   #heldBytes = 0;
 
-  constructor(capacity: number, maxBytes = DEFAULT_RESUME_BUFFER_BYTES) {
+  constructor(
+    capacity: number,
+    maxBytes = DEFAULT_RESUME_BUFFER_BYTES,
+    maxAgeMs = Number.POSITIVE_INFINITY,
+    now: () => number = Date.now,
+  ) {
     if (!Number.isInteger(capacity) || capacity < 1)
       throw new RangeError('capacity must be a positive integer');
     if (!Number.isInteger(maxBytes) || maxBytes < 1)
       throw new RangeError('maxBytes must be a positive integer');
+    if (!(maxAgeMs > 0)) throw new RangeError('maxAgeMs must be positive');
     this.capacity = capacity;
     this.maxBytes = maxBytes;
+    this.maxAgeMs = maxAgeMs;
+    this.#now = now;
   }
 
   get size(): number {
     return this.#size;
   }
 
-  /** The updates' bytes held (with 4 bytes of length each). */
+  /** The updates' bytes held (with 12 bytes of length and time each). */
   get heldBytes(): number {
     return this.#heldBytes;
   }
@@ -78,20 +93,23 @@ export class ResumeRing {
    */
   push(seq: number, wire: Buffer): void {
     if (this.#size > 0 && seq !== this.#oldestSeq + this.#size) this.clear();
-    const bytes = LENGTH_BYTES + wire.length;
+    const bytes = HEADER_BYTES + wire.length;
     if (bytes > this.maxBytes) {
       this.clear();
       return;
     }
+    const now = this.#now();
+    this.#dropOlderThan(now - this.maxAgeMs);
     if (this.#size === this.capacity) this.#dropOldest();
     while (this.#heldBytes + bytes > this.maxBytes) this.#dropOldest();
     // Blocks the drops emptied go before a new one is made, so the buffers stay within the bound.
     while (this.#blocks.length > 0 && this.#blocks[0]!.head === this.#blocks[0]!.used) this.#blocks.shift();
-    const block = this.#blockWithRoom(LENGTH_BYTES + wire.length);
+    const block = this.#blockWithRoom(bytes);
     block.bytes.writeUInt32LE(wire.length, block.used);
-    wire.copy(block.bytes, block.used + LENGTH_BYTES);
-    block.used += LENGTH_BYTES + wire.length;
-    this.#heldBytes += LENGTH_BYTES + wire.length;
+    block.bytes.writeDoubleLE(now, block.used + LENGTH_BYTES);
+    wire.copy(block.bytes, block.used + HEADER_BYTES);
+    block.used += bytes;
+    this.#heldBytes += bytes;
     if (this.#size === 0) this.#oldestSeq = seq;
     this.#size += 1;
   }
@@ -101,6 +119,7 @@ export class ResumeRing {
    * longer (or never did) hold the one right after `seq`.
    */
   framesAfter(seq: number, epoch: string): Frame[] | undefined {
+    this.#dropOlderThan(this.#now() - this.maxAgeMs);
     const newest = this.#oldestSeq + this.#size - 1;
     if (this.#size === 0 || seq + 1 < this.#oldestSeq || seq > newest) return undefined;
     const frames: Frame[] = [];
@@ -108,7 +127,7 @@ export class ResumeRing {
     for (const block of this.#blocks) {
       for (let at = block.head; at < block.used; next++) {
         const length = block.bytes.readUInt32LE(at);
-        const start = at + LENGTH_BYTES;
+        const start = at + HEADER_BYTES;
         at = start + length;
         if (next > seq) frames.push(frameOfWire(block.bytes.subarray(start, at), { epoch, seq: next }));
       }
@@ -123,11 +142,20 @@ export class ResumeRing {
     this.#heldBytes = 0;
   }
 
-  #dropOldest(): void {
-    // Blocks emptied by earlier drops go now, when the oldest update is wanted (at most one waits).
+  #dropOlderThan(cutoff: number): void {
+    while (this.#size > 0 && this.#oldest().bytes.readDoubleLE(this.#oldest().head + LENGTH_BYTES) < cutoff)
+      this.#dropOldest();
+  }
+
+  /** The block holding the oldest update; blocks emptied by earlier drops go now (at most one waits). */
+  #oldest(): Block {
     while (this.#blocks[0]!.head === this.#blocks[0]!.used) this.#blocks.shift();
-    const oldest = this.#blocks[0]!;
-    const bytes = LENGTH_BYTES + oldest.bytes.readUInt32LE(oldest.head);
+    return this.#blocks[0]!;
+  }
+
+  #dropOldest(): void {
+    const oldest = this.#oldest();
+    const bytes = HEADER_BYTES + oldest.bytes.readUInt32LE(oldest.head);
     oldest.head += bytes;
     this.#heldBytes -= bytes;
     this.#size -= 1;

@@ -97,12 +97,16 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   /** Relay clock (ms) of the last change sent. */
   lastChangeAt = 0;
 
-  /** The resume ring keeps at most `resumeBufferSize` updates and `resumeBufferBytes` of them. */
+  /**
+   * The resume ring keeps at most `resumeBufferSize` updates and `resumeBufferBytes` of them, none
+   * older than `resumeBufferMs`.
+   */
   constructor(
     identity: StreamIdentity<C>,
     codec: StreamCodec<State, Delta>,
     resumeBufferSize: number,
     resumeBufferBytes?: number,
+    resumeBufferMs?: number,
   ) {
     this.channel = identity.channel;
     this.market = identity.market;
@@ -111,7 +115,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     this.key = streamKey(identity.channel, identity.market, identity.depth, this.group);
     this.#codec = codec;
     this.#conflated = new ConflatedFrames(this, codec);
-    this.#recent = new ResumeRing(resumeBufferSize, resumeBufferBytes);
+    this.#recent = new ResumeRing(resumeBufferSize, resumeBufferBytes, resumeBufferMs);
   }
 
   get epoch(): string {

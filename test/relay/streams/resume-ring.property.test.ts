@@ -5,6 +5,8 @@ import { ResumeRing } from '../../../src/relay/streams/resume-ring.ts';
 import { propertyRuns } from '../../support/property-runs.ts';
 
 const LARGEST_BLOCK_BYTES = 64 * 1024;
+/** What the ring keeps beside each update's wire: its length and the time it was kept. */
+const HEADER_BYTES = 12;
 
 /** A text frame of `length` payload bytes (each length class of RFC 6455: 7, 16 and 64 bits). */
 function wireOf(length: number, fill: number): Buffer {
@@ -46,15 +48,15 @@ describe('ResumeRing', () => {
           }
           seq += next.kind === 'jump' ? next.by : 1;
           const wire = wireOf(next.length, index);
-          largest = Math.max(largest, wire.length + 4);
+          largest = Math.max(largest, wire.length + HEADER_BYTES);
           ring.push(seq, wire);
           // A jump starts over: the ones before can no longer lead up to it.
           if (next.kind === 'jump') held = [];
           // One larger than the bound on its own starts the ring over, without it.
-          if (wire.length + 4 > maxBytes) held = [];
+          if (wire.length + HEADER_BYTES > maxBytes) held = [];
           else held.push({ seq, wire });
           const bytesOf = (list: typeof held) =>
-            list.reduce((sum, update) => sum + update.wire.length + 4, 0);
+            list.reduce((sum, update) => sum + update.wire.length + HEADER_BYTES, 0);
           while (held.length > capacity || bytesOf(held) > maxBytes) held.shift();
 
           expect(ring.size).toBe(held.length);
@@ -136,6 +138,24 @@ describe('ResumeRing', () => {
     expect(replayed.map((frame) => frame.compactWire(7))).toEqual(
       sent.slice(1).map((frame) => frame.compactWire(7)),
     );
+  });
+
+  it('resumes from no update older than its age bound, and lets such updates go with the next push', () => {
+    let now = 0;
+    const ring = new ResumeRing(1_000, 1024 * 1024, 60_000, () => now);
+    const wire = wireOf(200, 0);
+    for (let seq = 1; seq <= 10; seq++) {
+      ring.push(seq, wire);
+      now += 10_000; // updates at 0, 10 s, ..., 90 s
+    }
+    // At 100 s the updates of 0 to 30 s are past the 60 s bound: resuming from before 40 s fails.
+    expect(ring.framesAfter(3, 'e')).toBeUndefined();
+    expect(ring.framesAfter(4, 'e')?.map((frame) => frame.position?.seq)).toEqual([5, 6, 7, 8, 9, 10]);
+    now += 600_000;
+    ring.push(11, wire);
+    expect(ring.size).toBe(1);
+    expect(ring.retainedBytes).toBeLessThanOrEqual(4 * 1024);
+    expect(ring.framesAfter(10, 'e')?.map((frame) => frame.position?.seq)).toEqual([11]);
   });
 
   it('rejects a capacity that is not a positive integer', () => {
