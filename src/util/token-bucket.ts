@@ -55,6 +55,12 @@ export class TokenBucket {
     return this.#tokens;
   }
 
+  /** Milliseconds until a whole token is there to take (0: one is). */
+  msUntilToken(): number {
+    this.#refill();
+    return this.#tokens >= 1 ? 0 : ((1 - this.#tokens) * 1000) / this.ratePerSecond;
+  }
+
   #refill(): void {
     const now = this.#now();
     const elapsed = Math.max(0, now - this.#updatedAt);

@@ -17,6 +17,7 @@
  */
 import { afterRateLimited, limitAt, NOT_LIMITED, type RateBackoff } from '../../util/rate-backoff.ts';
 import { TokenBucket } from '../../util/token-bucket.ts';
+import { DueTimes } from './due-times.ts';
 import { OneOffQueue } from './one-off-queue.ts';
 import type { SchedulerMode } from './scheduler.ts';
 import { type GroupShare, type SharedTarget, ShareGroups } from './share-groups.ts';
@@ -34,7 +35,10 @@ export interface DispatcherOptions {
   ratePerSecond: number;
   concurrency: number;
   mode: SchedulerMode;
-  /** How often the dispatcher looks for due targets when nothing else wakes it (ms). */
+  /**
+   * How soon the dispatcher looks again after a turn that started requests (ms): targets come due
+   * together, and a turn ranks only a few candidates of each share group.
+   */
   turnMs: number;
   now: () => number;
   /** Called before each choice, so weights and hints are current. */
@@ -56,6 +60,16 @@ const ONE_OFF = 'one-off';
 
 /** Requests started, per target kind, over the last few seconds (achieved polls per second). */
 const WINDOW_MS = 5_000;
+/**
+ * The longest the dispatcher sleeps: a safety net, since every poll that ends says when its target
+ * comes due again and every new target or one-off request wakes it.
+ */
+const IDLE_TURN_MS = 250;
+/**
+ * Wakes fall on a grid of a fifth of `turnMs` (5 ms at most), so targets coming due within one step
+ * are asked in one turn: a hundred books polled every 100 ms cost 200 wakes a second, not 1,000.
+ */
+const WAKE_STEPS_PER_TURN = 5;
 
 export class PollDispatcher {
   readonly #options: DispatcherOptions;
@@ -71,7 +85,12 @@ export class PollDispatcher {
   /** The lowered rate after 429s, while it is below the budget's. */
   #throttle: TokenBucket | undefined;
   #inFlight = 0;
+  /** When polled targets come due again: the dispatcher wakes for each, not on a fixed tick. */
+  readonly #dueTimes = new DueTimes();
   #timer: NodeJS.Timeout | undefined;
+  /** When `#timer` fires (Infinity: none set). */
+  #wakeAt = Number.POSITIVE_INFINITY;
+  #running = false;
   #kicked = false;
   #stopped = false;
 
@@ -234,25 +253,64 @@ export class PollDispatcher {
   }
 
   start(): void {
-    if (this.#timer !== undefined || this.#stopped) return;
-    this.#timer = setInterval(() => this.#turn(), this.#options.turnMs);
-    this.#timer.unref();
+    if (this.#running || this.#stopped) return;
+    this.#running = true;
+    this.#wakeBy(this.#options.now() + this.#options.turnMs);
   }
 
   stop(): void {
     this.#stopped = true;
-    clearInterval(this.#timer);
+    clearTimeout(this.#timer);
+    this.#dueTimes.clear();
     for (const key of this.#targets.keys()) this.#groups.remove(key);
     this.#targets.clear();
     this.#oneOffs.clear(stoppedError());
   }
 
+  /**
+   * Starts what is due, then sets the next wake: when the next polled target comes due, when the
+   * budget has a token again if it ran short, and soon again when the requests started are not
+   * exactly the targets that came due: some may still wait (a turn ranks only a few candidates of
+   * each share group, and not every turn ranks again), or more may follow (a burst of new ones).
+   */
   #turn(): void {
     if (this.#stopped) return;
+    const started = this.#startDue();
+    const now = this.#options.now();
+    const cameDue = this.#dueTimes.takeUntil(now);
+    let next = Math.min(now + IDLE_TURN_MS, this.#dueTimes.next);
+    if (started !== cameDue) next = Math.min(next, now + this.#options.turnMs);
+    if (this.#inFlight < this.#options.concurrency) {
+      const tokenWait = Math.max(this.#bucket.msUntilToken(), this.#throttle?.msUntilToken() ?? 0);
+      if (tokenWait > 0) next = Math.min(next, now + tokenWait);
+    }
+    this.#wakeBy(next);
+  }
+
+  /** The dispatcher turns again at `at` at the latest (an earlier wake already set stands). */
+  #wakeBy(at: number): void {
+    if (!this.#running || this.#stopped || at >= this.#wakeAt) return;
+    clearTimeout(this.#timer);
+    const now = this.#options.now();
+    const step = Math.max(1, this.#options.turnMs / WAKE_STEPS_PER_TURN);
+    this.#wakeAt = Math.max(Math.ceil(at / step) * step, now + 1);
+    this.#timer = setTimeout(this.#woken, this.#wakeAt - now);
+    this.#timer.unref();
+  }
+
+  readonly #woken = (): void => {
+    this.#timer = undefined;
+    this.#wakeAt = Number.POSITIVE_INFINITY;
+    this.#turn();
+  };
+
+  /** Starts what the budget allows now; how many requests. */
+  #startDue(): number {
     this.#applyBackoff(this.#options.now());
     let slots = Math.min(Math.floor(this.#bucket.tokens), this.#options.concurrency - this.#inFlight);
     if (this.#throttle !== undefined) slots = Math.min(slots, Math.floor(this.#throttle.tokens));
-    if (slots <= 0) return;
+    if (slots <= 0) return 0;
+    const free = slots;
     // One-off requests first, within their share: whatever they ask, the polls keep the rest.
     const ahead = Math.min(slots, Math.floor(this.#oneOffBucket?.tokens ?? 0));
     slots -= this.#startOneOffs(ahead, this.#oneOffBucket);
@@ -265,7 +323,8 @@ export class PollDispatcher {
       }
     }
     // What the polls did not need: one-off requests beyond their share.
-    this.#startOneOffs(slots, undefined);
+    slots -= this.#startOneOffs(slots, undefined);
+    return free - slots;
   }
 
   #start(target: DispatchTarget, now: number): void {
@@ -279,6 +338,7 @@ export class PollDispatcher {
         })
         .finally(() => {
           target.inFlight = false;
+          this.#dueTimes.add(Math.max(now + target.timing.minIntervalMs, target.retryAt ?? 0));
           // Nothing went upstream: the token goes back, and its holders did not pay for it.
           if (target.sentNothing) {
             this.#bucket.refund();

@@ -16,7 +16,9 @@
  * maximum age first, then by the freshness a request buys. That ranking walks the group's targets,
  * so a group's candidates are ranked again at most every `targets x RESCAN_MS_PER_TARGET` (at most
  * `MAX_RESCAN_MS`): a group of a few targets is ranked on every turn, exactly as before, and one of
- * ten thousand costs a walk every few tens of milliseconds, never one per request.
+ * ten thousand costs a walk every few tens of milliseconds, never one per request. A ranking keeps as
+ * many candidates as the turn has slots for, and one whose every place was taken is followed at once
+ * by another: however many came due, a turn starts as many as it has slots for.
  */
 import { pickTargets, rankOf, type SchedulerMode, type TargetView } from './scheduler.ts';
 
@@ -29,7 +31,7 @@ export interface SharedTarget<K = string> extends TargetView<K> {
 /** The relay's own group: targets no client holds. */
 export const RELAY_GROUP = 'relay';
 
-/** Candidates kept per ranking of a group: enough for its requests until the next ranking. */
+/** Candidates kept per ranking of a group at least: enough for its requests until the next ranking. */
 const CANDIDATES = 8;
 const RESCAN_MS_PER_TARGET = 0.005;
 const MAX_RESCAN_MS = 100;
@@ -43,6 +45,8 @@ interface Group<K, T extends SharedTarget<K>> {
   readonly targets: Map<K, T>;
   candidates: T[];
   rankedAt: number;
+  /** The last ranking found CANDIDATES to ask: more may have been due beyond them. */
+  rankedFull: boolean;
   /** Requests paid, decayed over USAGE_WINDOW_MS, as of `usageAt`. */
   usage: number;
   usageAt: number;
@@ -104,7 +108,8 @@ export class ShareGroups<K, T extends SharedTarget<K>> {
       let bestStart = Number.POSITIVE_INFINITY;
       for (const group of this.#groups.values()) {
         const start = Math.max(group.virtual, this.#virtual);
-        if (start >= bestStart || this.#next(group, now, mode, taken) === undefined) continue;
+        const wanted = slots - picked.length;
+        if (start >= bestStart || this.#next(group, now, mode, taken, wanted) === undefined) continue;
         best = group;
         bestStart = start;
       }
@@ -151,22 +156,37 @@ export class ShareGroups<K, T extends SharedTarget<K>> {
       .sort((a, b) => b.requestsPerSecond - a.requestsPerSecond || b.targets - a.targets);
   }
 
-  /** The group's best candidate that may be asked now, ranking its targets again when due. */
-  #next(group: Group<K, T>, now: number, mode: SchedulerMode, taken: ReadonlySet<K>): T | undefined {
+  /**
+   * The group's best candidate that may be asked now, ranking its targets again when due: for as
+   * many as the turn still has slots for (CANDIDATES at least), so a turn walks a group about once.
+   */
+  #next(
+    group: Group<K, T>,
+    now: number,
+    mode: SchedulerMode,
+    taken: ReadonlySet<K>,
+    wanted: number,
+  ): T | undefined {
     const eligible = (target: T) =>
       !taken.has(target.key) &&
       group.targets.get(target.key) === target &&
       rankOf(target, now, mode) !== undefined;
     while (group.candidates.length > 0 && !eligible(group.candidates[0]!)) group.candidates.shift();
     const rescanMs = Math.min(MAX_RESCAN_MS, group.targets.size * RESCAN_MS_PER_TARGET);
-    if (now - group.rankedAt < rescanMs) return group.candidates[0];
+    // A ranking that filled every place may leave more due behind it: once those are taken, rank
+    // again at once (still a walk per CANDIDATES requests at least), or a group could start only one
+    // ranking's worth per turn however many came due, and its polls fall behind with the CPU idle.
+    const moreMayBeDue = group.candidates.length === 0 && group.rankedFull;
+    if (now - group.rankedAt < rescanMs && !moreMayBeDue) return group.candidates[0];
     group.rankedAt = now;
     group.candidates = [];
-    for (const key of pickTargets(group.targets.values(), now, CANDIDATES + taken.size, mode)) {
+    const places = Math.max(CANDIDATES, wanted);
+    for (const key of pickTargets(group.targets.values(), now, places + taken.size, mode)) {
       const target = group.targets.get(key)!;
       if (!taken.has(key)) group.candidates.push(target);
-      if (group.candidates.length === CANDIDATES) break;
+      if (group.candidates.length === places) break;
     }
+    group.rankedFull = group.candidates.length === places;
     return group.candidates[0];
   }
 
@@ -179,6 +199,7 @@ export class ShareGroups<K, T extends SharedTarget<K>> {
         targets: new Map(),
         candidates: [],
         rankedAt: Number.NEGATIVE_INFINITY,
+        rankedFull: false,
         usage: 0,
         usageAt: now,
       };

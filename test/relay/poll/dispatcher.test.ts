@@ -89,6 +89,34 @@ describe('PollDispatcher', () => {
     expect(asked.length).toBeLessThanOrEqual(204);
   });
 
+  it('asks a target again when its interval has passed, and does not turn in between', async () => {
+    vi.useFakeTimers();
+    const askedAt: number[] = [];
+    let turns = 0;
+    dispatcher = dispatcherWith({ turnMs: 25, beforeTurn: () => turns++ });
+    dispatcher.start();
+    const book = target('t0', []);
+    const { poll } = book;
+    book.timing = { minIntervalMs: 200, maxAgeMs: 30_000 };
+    book.poll = function () {
+      askedAt.push(Date.now());
+      return poll.call(this);
+    };
+    const start = Date.now();
+    dispatcher.add(book);
+    await vi.advanceTimersByTimeAsync(10_000);
+    const gaps = askedAt.slice(1).map((at, i) => at - askedAt[i]!);
+    // On time within a fifth of a turn (wakes fall on a 5 ms grid), not on the next tick of a 25 ms clock.
+    expect(askedAt[0]! - start).toBeLessThan(5);
+    expect(askedAt.length).toBeGreaterThanOrEqual(48);
+    for (const gap of gaps) {
+      expect(gap).toBeGreaterThanOrEqual(200);
+      expect(gap).toBeLessThanOrEqual(205);
+    }
+    // A turn when the target comes due and one when its poll ends, not one every 25 ms (400).
+    expect(turns).toBeLessThanOrEqual(2 * askedAt.length + 10);
+  });
+
   describe('one-off requests', () => {
     /** Enqueues `count` one-off requests that each record their start and finish at once. */
     function oneOffs(count: number, started: number[]): Promise<unknown>[] {
