@@ -44,7 +44,10 @@ async function seqs(iterable: AsyncIterable<RecordedMessage>): Promise<string[]>
 describe.skipIf(!postgresAvailable())('PostgreSQL history store', () => {
   let server: PostgresServer;
   let databases = 0;
-  const database = () => freshDatabase(server, `store_${(databases += 1)}`);
+  const database = () => {
+    databases += 1;
+    return freshDatabase(server, `store_${databases}`);
+  };
   beforeAll(async () => {
     server = await startPostgres();
   }, 60_000);
