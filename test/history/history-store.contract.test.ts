@@ -55,7 +55,12 @@ function databaseOf(place: string): Promise<string> {
 const implementations: [string, (place: string) => Promise<HistoryStore>][] = [
   ['embedded DuckDB', (place) => openDuckDbStore(place)],
   ...(withPostgres
-    ? [['shared PostgreSQL', async (place: string) => openPostgresStore(await databaseOf(place))] as const]
+    ? [
+        [
+          'shared PostgreSQL',
+          async (place: string): Promise<HistoryStore> => openPostgresStore(await databaseOf(place)),
+        ] as [string, (place: string) => Promise<HistoryStore>],
+      ]
     : []),
 ];
 
