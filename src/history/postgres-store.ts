@@ -141,15 +141,23 @@ export class PostgresHistoryStore implements HistoryStore {
     await this.ready();
     const rows = batch.map(rowOf);
     const hours = new Set(rows.map((row) => Math.floor(row.rts_ms / PARTITION_MS)));
-    await this.#ensure(hours);
     try {
-      await this.#insert(rows);
-    } catch (error) {
-      if (sqlState(error) !== NO_PARTITION) throw error;
-      // Retention dropped an hour we knew of: made again, the batch goes in once more.
-      for (const hour of hours) this.#knownHours.delete(hour);
       await this.#ensure(hours);
-      await this.#insert(rows);
+      try {
+        await this.#insert(rows);
+      } catch (error) {
+        if (sqlState(error) !== NO_PARTITION) throw error;
+        // Retention dropped an hour we knew of: made again, the batch goes in once more.
+        for (const hour of hours) this.#knownHours.delete(hour);
+        await this.#ensure(hours);
+        await this.#insert(rows);
+      }
+    } catch (error) {
+      // The engine may come back as another (restored, or new and empty): the next write checks
+      // the tables and partitions again rather than trust what this one knew.
+      this.#schema = undefined;
+      this.#knownHours.clear();
+      throw error;
     }
   }
 

@@ -5,6 +5,7 @@
  * goes away makes calls fail (quickly, without taking the process down) and is written to again
  * when it is back, and a URL the engine refuses is a clear error at start.
  */
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HistoryEngineRefusedError, openPostgresStore } from '../../src/history/postgres-store.ts';
 import type { RecordedMessage } from '../../src/history/store.ts';
@@ -127,6 +128,21 @@ describe.skipIf(!postgresAvailable())('PostgreSQL history store', () => {
     }
     await store.append([message(3, T0 + 2)]);
     expect(await seqs(store.read({ stream: STREAM, from: T0, to: T0 + HOUR }))).toEqual(['e1/1', 'e1/3']);
+    await store.close();
+  });
+
+  it('makes its tables again when the engine comes back without them', async () => {
+    const url = await database();
+    const store = await openPostgresStore(url);
+    await store.append([message(1, T0)]);
+    // As an engine restored from before the relay's tables were made.
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query('DROP TABLE history_messages');
+    await admin.end();
+    await expect(store.append([message(2, T0 + 1)])).rejects.toThrow();
+    await store.append([message(3, T0 + 2)]);
+    expect(await seqs(store.read({ stream: STREAM, from: T0, to: T0 + HOUR }))).toEqual(['e1/3']);
     await store.close();
   });
 

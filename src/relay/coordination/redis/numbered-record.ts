@@ -29,7 +29,7 @@ export class NumberedRecord {
     );
   }
 
-  /** The messages of one numbered poll (a confirmation sends none, so records none). */
+  /** The messages of polls written to the stream log (a confirmation sends none, so records none). */
   record(written: readonly OwnEntry<unknown>[]): void {
     for (const entry of written) {
       const subject = this.#subjects.get(entry.stream);

@@ -29,7 +29,7 @@ export interface ClusterStreamContext extends NumberingContext {
   log: StreamLog;
   /** The CPU time (ms) numbering one poll took, for this relay's poll CPU share. */
   spent(ms: number): void;
-  /** A history store the cluster shares: the holder records what it numbers (not when fenced). */
+  /** A history store the cluster shares: the holder records what it numbers, once written. */
   record?: NumberedRecord;
 }
 
@@ -42,7 +42,7 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
   readonly #context: ClusterStreamContext;
   #produced: Produced<State> | undefined;
   /** What we numbered under our lease while Redis was away, not written yet. */
-  readonly #unwritten = new UnwrittenPolls();
+  readonly #unwritten = new UnwrittenPolls((entries) => this.#context.record?.record(entries));
   /**
    * Epochs this relay started for its own streams while Redis was away. Only those may it number
    * alone: a stream in the cluster's epoch (the cluster's message may have reached it since) must
@@ -163,8 +163,8 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
       this.#produced = undefined;
       return undefined;
     }
-    // Written, or numbered on alone while Redis is away: either way what this relay's clients get.
-    this.#context.record?.record(written);
+    // Recorded once in Redis: what was numbered alone meanwhile is recorded when it is written.
+    if (outcome === 'written') this.#context.record?.record(written);
     if (outcome === 'unavailable') {
       // Redis away: still the holder, we number on alone and write it all when Redis is back.
       this.#unwritten.add({ ...poll, state: JSON.stringify(state) }, written);
