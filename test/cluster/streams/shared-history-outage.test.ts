@@ -4,8 +4,9 @@
  * resumes, the messages not written a gap of seq in the record, never a silent one.
  */
 import { describe, expect, it } from 'vitest';
+import { health, liveBook, recorded, runs } from '../../support/cluster/history-reads.ts';
 import { redisAvailable } from '../../support/cluster/redis.ts';
-import { health, liveBook, recorded, runs, useSharedHistory } from '../../support/cluster/shared-history.ts';
+import { useSharedHistory } from '../../support/cluster/shared-history.ts';
 import { postgresAvailable } from '../../support/postgres-server.ts';
 import { waitFor } from '../../support/wait-for.ts';
 

@@ -6,8 +6,9 @@
  * message twice and at most one gap (the killed holder's last flush window) where the lease moved.
  */
 import { describe, expect, it } from 'vitest';
+import { liveBook, recorded, runs } from '../../support/cluster/history-reads.ts';
 import { redisAvailable } from '../../support/cluster/redis.ts';
-import { liveBook, recorded, runs, useSharedHistory } from '../../support/cluster/shared-history.ts';
+import { useSharedHistory } from '../../support/cluster/shared-history.ts';
 import { postgresAvailable } from '../../support/postgres-server.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
