@@ -9,15 +9,15 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { accessSync, chownSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, chownSync, constants, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { freePort } from './cluster/redis-server.ts';
 import { waitFor } from './wait-for.ts';
 
-/** Where Debian's `postgresql` package puts the server's binaries. */
-const BIN_DIRS = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'];
+/** Where Debian's `postgresql` package puts each version's server binaries (`<version>/bin`). */
+const DEBIAN_POSTGRESQL = '/usr/lib/postgresql';
 
 export interface PostgresServer {
   /** What `--history` takes: `postgres://postgres@127.0.0.1:<port>/postgres`. */
@@ -33,7 +33,15 @@ export interface PostgresServer {
 
 /** The folder holding `initdb` and `postgres`; undefined when PostgreSQL is not installed. */
 export function findPostgresBin(): string | undefined {
-  for (const dir of BIN_DIRS) {
+  let versions: string[];
+  try {
+    versions = readdirSync(DEBIAN_POSTGRESQL);
+  } catch {
+    return undefined;
+  }
+  // The newest version installed first.
+  for (const version of versions.sort((a, b) => Number(b) - Number(a))) {
+    const dir = path.join(DEBIAN_POSTGRESQL, version, 'bin');
     try {
       accessSync(path.join(dir, 'postgres'), constants.X_OK);
       accessSync(path.join(dir, 'initdb'), constants.X_OK);
