@@ -5,10 +5,13 @@
  * goes away makes calls fail (quickly, without taking the process down) and is written to again
  * when it is back, and a URL the engine refuses is a clear error at start.
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HistoryEngineRefusedError, openPostgresStore } from '../../src/history/postgres-store.ts';
 import type { RecordedMessage } from '../../src/history/store.ts';
+import { relayEntryPoint } from '../support/cluster/child-relay.ts';
 import {
   freshDatabase,
   type PostgresServer,
@@ -169,5 +172,27 @@ describe.skipIf(!postgresAvailable())('PostgreSQL history store', () => {
     await expect(opened).rejects.toThrow(HistoryEngineRefusedError);
     await expect(opened).rejects.toThrow(/no_such_database/);
     await expect(opened).rejects.not.toThrow(/secret/);
+  });
+
+  it('stops a relay at start with one line when the engine refuses its URL', async () => {
+    const url = server.url
+      .replace('postgres@', 'postgres:secret@')
+      .replace(/\/postgres$/, '/no_such_database');
+    const run = promisify(execFile)(
+      process.execPath,
+      [relayEntryPoint(), 'serve', '--port=0', `--history=${url}`],
+      {
+        timeout: 20_000,
+      },
+    );
+    const failed = await run.then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failed?.code).toBe(1);
+    expect(failed?.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/no_such_database.*--history off/),
+    ]);
+    expect(failed?.stderr).not.toContain('secret');
   });
 });
