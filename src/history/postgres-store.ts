@@ -14,6 +14,7 @@
  */
 import pg from 'pg';
 import { writeRecordsAsParquet } from './parquet-export.ts';
+import { COLUMNS, type Row, recordOf, rowOf } from './postgres-rows.ts';
 import {
   dropPartition,
   ensurePartitions,
@@ -31,7 +32,6 @@ import type {
   RecordedMessage,
   RetentionPolicy,
 } from './store.ts';
-import { storedTime } from './stored-time.ts';
 
 /** Rows read in one query of a range. */
 const PAGE_ROWS = 2_000;
@@ -51,26 +51,6 @@ const EXACT_COUNT_BELOW = 200_000;
 const NO_PARTITION = '23514';
 /** SQLSTATEs that say the URL is wrong (no such database, bad password, not allowed), not that the engine is away. */
 const REFUSED = new Set(['28P01', '28000', '3D000', '42501']);
-
-const COLUMNS =
-  'channel, stream, market, depth, group_step, epoch, seq::float8 AS seq, ts_ms::float8 AS ts_ms, rts_ms::float8 AS rts_ms, ts_text, rts_text, type, data, checksum::float8 AS checksum';
-
-interface Row {
-  channel: string;
-  stream: string;
-  market: string;
-  depth: number | null;
-  group_step: string | null;
-  epoch: string;
-  seq: number;
-  ts_ms: number;
-  rts_ms: number;
-  ts_text: string | null;
-  rts_text: string | null;
-  type: string;
-  data: string;
-  checksum: number | null;
-}
 
 /** A URL the engine refused (a wrong database, user or password): said at start, never retried. */
 export class HistoryEngineRefusedError extends Error {
@@ -304,8 +284,8 @@ export class PostgresHistoryStore implements HistoryStore {
     for (const hour of missing) this.#knownHours.add(hour);
   }
 
-  async #insert(rows: readonly StoredRow[]): Promise<void> {
-    const column = <K extends keyof StoredRow>(key: K) => rows.map((row) => row[key]);
+  async #insert(rows: readonly Row[]): Promise<void> {
+    const column = <K extends keyof Row>(key: K) => rows.map((row) => row[key]);
     await this.#pool.query(
       `INSERT INTO ${MESSAGES_TABLE}
          (channel, stream, market, depth, group_step, epoch, seq, ts_ms, rts_ms, ts_text, rts_text, type, data, checksum)
@@ -334,46 +314,6 @@ export class PostgresHistoryStore implements HistoryStore {
   #open(): void {
     if (this.#closed) throw new Error('history store is closed');
   }
-}
-
-type StoredRow = Row;
-
-function rowOf(record: RecordedMessage): StoredRow {
-  const ts = storedTime(record.ts);
-  const rts = storedTime(record.rts);
-  return {
-    channel: record.channel,
-    stream: record.stream,
-    market: record.market,
-    depth: record.depth ?? null,
-    group_step: record.group ?? null,
-    epoch: record.epoch,
-    seq: record.seq,
-    ts_ms: ts.ms,
-    rts_ms: rts.ms,
-    ts_text: ts.text ?? null,
-    rts_text: rts.text ?? null,
-    type: record.type,
-    data: record.data,
-    checksum: record.checksum ?? null,
-  };
-}
-
-function recordOf(row: Row): RecordedMessage {
-  return {
-    channel: row.channel,
-    stream: row.stream,
-    market: row.market,
-    depth: row.channel !== 'book' ? undefined : row.depth,
-    epoch: row.epoch,
-    seq: row.seq,
-    ts: row.ts_text ?? new Date(row.ts_ms).toISOString(),
-    rts: row.rts_text ?? new Date(row.rts_ms).toISOString(),
-    type: row.type === 'snapshot' ? 'snapshot' : 'update',
-    data: row.data,
-    checksum: row.checksum ?? undefined,
-    group: row.group_step ?? undefined,
-  };
 }
 
 /** The URL without its password, for logs and `/health`. */
