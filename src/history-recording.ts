@@ -1,19 +1,23 @@
 /**
  * @module history-recording
  * The record of what `serve` sends (docs/history.md), wired once: the store `--history` names (the
- * embedded DuckDB store in `--data-dir`), the recorder that buffers each numbered message and
- * writes it every flush window, and the sink the publisher tells of each message. A store that
- * cannot be opened stops the start with one clear line; once serving, a failing store never stops
- * anything else.
+ * embedded DuckDB store in `--data-dir`, or the shared PostgreSQL store at a URL), the recorder that
+ * buffers each numbered message and writes it every flush window, and where messages are taken
+ * from: as each is served here (a relay alone, or each relay of a cluster into its own store), or,
+ * in a cluster sharing one store, as the lease holder numbers it for all (docs/cluster.md "One
+ * history for the cluster"). A store that cannot be opened stops the start with one clear line;
+ * once serving, a failing store never stops anything else.
  */
 import type { Logger } from 'pino';
 import type { HistoryConfig } from './config/history-options.ts';
 import { openDuckDbStore } from './history/duckdb-store.ts';
+import { openPostgresStore } from './history/postgres-store.ts';
 import { HistoryRecorder } from './history/recorder.ts';
+import type { HistoryStore } from './history/store.ts';
+import type { NumberedRecordSink } from './relay/coordination/stream-numbering.ts';
 import type { Frame } from './relay/streams/frame.ts';
 import type { RecordSink } from './relay/streams/publisher.ts';
-import { recordedOf } from './relay/streams/recorded.ts';
-import type { AnyStream } from './relay/streams/stream.ts';
+import { type RecordedSubject, recordedOf } from './relay/streams/recorded.ts';
 
 /**
  * The flush window (docs/history.md "Durability"): buffered messages are written at least this
@@ -28,28 +32,35 @@ const STATS_EVERY_MS = 5_000;
 const MAX_PENDING = 200_000;
 
 interface SentMessage {
-  stream: AnyStream;
+  subject: RecordedSubject;
   frame: Frame;
   kind: 'snapshot' | 'update';
 }
 
 export interface HistoryRecording {
   recorder: HistoryRecorder<SentMessage>;
-  /** What the publisher tells of each message it sends. */
-  sink: RecordSink;
+  /** What the publisher tells of each message it sends; undefined when the cluster's holders record instead. */
+  served: RecordSink | undefined;
+  /** What a lease holder tells of each message it numbers for the cluster; undefined when each relay records what it serves. */
+  numbered: NumberedRecordSink | undefined;
 }
 
-/** Opens the store and starts the recorder; undefined when `config` is (`--history off`). */
+/**
+ * Opens the store and starts the recorder; undefined when `config` is (`--history off`). `cluster`:
+ * this relay is one of a cluster (`--redis`), whose relays share the store when it is PostgreSQL.
+ */
 export async function startHistoryRecording(
   config: HistoryConfig | undefined,
+  cluster: boolean,
   logger: Logger,
 ): Promise<HistoryRecording | undefined> {
   if (config === undefined) return undefined;
   const log = logger.child({ component: 'history' });
-  const store = await openDuckDbStore(config.dataDir);
+  const store: HistoryStore =
+    config.store === 'postgres' ? await openPostgresStore(config.url) : await openDuckDbStore(config.dataDir);
   const recorder = new HistoryRecorder<SentMessage>({
     store,
-    toRecord: ({ stream, frame, kind }) => recordedOf(stream, frame, kind),
+    toRecord: ({ subject, frame, kind }) => recordedOf(subject, frame, kind),
     flushMs: HISTORY_FLUSH_MS,
     retention: { maxAgeMs: config.retentionMs, maxBytes: config.maxBytes },
     retentionMs: RETENTION_EVERY_MS,
@@ -65,5 +76,12 @@ export async function startHistoryRecording(
   });
   recorder.start();
   log.info({ event: 'history_recording', store: store.description }, `recording into ${store.description}`);
-  return { recorder, sink: (stream, frame, kind) => recorder.record({ stream, frame, kind }) };
+  const record = (subject: RecordedSubject, frame: Frame, kind: 'snapshot' | 'update') =>
+    recorder.record({ subject, frame, kind });
+  if (!cluster || config.store !== 'postgres') return { recorder, served: record, numbered: undefined };
+  log.info(
+    { event: 'history_shared' },
+    'cluster history: this relay records the book and price streams whose lease it holds; streams each relay numbers itself are not recorded in the shared store',
+  );
+  return { recorder, served: undefined, numbered: record };
 }

@@ -101,7 +101,7 @@ export async function startRelay(
   const tuning = resolveTuning(config.tuning);
   const startedAt = Date.now();
   // First: a store that cannot be opened stops the start before anything else is running.
-  const history = await startHistoryRecording(config.history, logger);
+  const history = await startHistoryRecording(config.history, config.redis !== undefined, logger);
   const sim =
     config.upstream === 'sim'
       ? await startSimulator({
@@ -113,7 +113,10 @@ export async function startRelay(
       : undefined;
   const upstreamUrl = sim?.url ?? config.upstream;
   const tracing = await tracingAsked(config, logger);
-  const broker = await startBroker(brokerOptions(config, tuning, logger));
+  const broker = await startBroker({
+    ...brokerOptions(config, tuning, logger),
+    recordNumbered: history?.numbered,
+  });
   const client = new UpstreamClient({
     baseUrl: upstreamUrl,
     timeoutMs: tuning.upstreamTimeoutMs,
@@ -147,7 +150,7 @@ export async function startRelay(
     broker,
     registry,
     events,
-    ...(history === undefined ? {} : { record: history.sink }),
+    ...(history?.served === undefined ? {} : { record: history.served }),
     bookPollMs: config.bookPollMs,
     pricePollMs: config.pricePollMs,
     upstreamRps: config.upstreamRps,

@@ -1,7 +1,8 @@
 /**
  * @module config/history-options
- * The options of the record of what the relay serves (docs/history.md): whether it records
- * (`--history`), where the embedded store lives (`--data-dir`), and how much it keeps
+ * The options of the record of what the relay serves (docs/history.md): whether and where it
+ * records (`--history`: the embedded store, or a shared PostgreSQL store's URL), where the embedded
+ * store lives (`--data-dir`), and how much it keeps
  * (`--history-retention`, `--history-max-bytes`), and which streams it holds with no subscriber so
  * that they are recorded (`--record`).
  */
@@ -11,13 +12,27 @@ import type { RecordSelection } from '../relay/session/recording-holds.ts';
 import type { OptionSpec } from './option-spec.ts';
 
 /** What `serve` records into; undefined in a config = it records nothing. */
-export interface HistoryConfig {
-  /** The embedded store (the one engine of this build; a shared one for a cluster comes as a URL). */
-  store: 'embedded';
-  dataDir: string;
+export type HistoryConfig = HistoryLimits &
+  (
+    | {
+        /** The embedded store in `dataDir`: a relay alone. */
+        store: 'embedded';
+        dataDir: string;
+      }
+    | {
+        /** The shared PostgreSQL store at `url`: every relay of a cluster records into it and reads it. */
+        store: 'postgres';
+        url: string;
+      }
+  );
+
+interface HistoryLimits {
   retentionMs: number;
   maxBytes: number;
 }
+
+/** `--history`'s URL form: PostgreSQL's own (`postgres://` or `postgresql://`). */
+const POSTGRES_URL = /^postgres(ql)?:\/\/\S+$/;
 
 const DURATION_UNITS_MS: Readonly<Record<string, number>> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
 const SIZE_UNITS: Readonly<Record<string, number>> = {
@@ -31,12 +46,12 @@ const SIZE_UNITS: Readonly<Record<string, number>> = {
 export const historyOptions = {
   history: {
     env: 'HISTORY',
-    doc: '`off`, or `embedded`: record every message served into the embedded store in `--data-dir` ([history.md](history.md)); a shared store for a cluster, given as a URL, is coming',
-    schema: z.enum(['off', 'embedded']),
+    doc: '`off`; `embedded`: record every message served into the embedded store in `--data-dir`; or a `postgres://user:password@host:port/database` URL: the shared store every relay of a cluster records into and reads ([history.md](history.md#the-shared-store-postgresql), [cluster.md](cluster.md#one-history-for-the-cluster))',
+    schema: z.union([z.enum(['off', 'embedded']), z.string().trim().regex(POSTGRES_URL)]),
     default: 'embedded',
-    expected: '`off` or `embedded`',
-    placeholder: 'off|embedded',
-    help: 'record every message served (embedded) or not (off)',
+    expected: '`off`, `embedded` or a postgres:// URL',
+    placeholder: 'off|embedded|URL',
+    help: 'record every message served (embedded, or a postgres:// URL shared by a cluster) or not (off)',
   },
   'data-dir': {
     env: 'DATA_DIR',
@@ -133,11 +148,12 @@ function recordSelections(text: string): RecordSelection[] | undefined {
 export function historyConfig(
   read: (name: keyof typeof historyOptions) => unknown,
 ): HistoryConfig | undefined {
-  if (read('history') === 'off') return undefined;
-  return {
-    store: 'embedded',
-    dataDir: read('data-dir') as string,
+  const history = read('history') as string;
+  if (history === 'off') return undefined;
+  const limits = {
     retentionMs: read('history-retention') as number,
     maxBytes: read('history-max-bytes') as number,
   };
+  if (history === 'embedded') return { store: 'embedded', dataDir: read('data-dir') as string, ...limits };
+  return { store: 'postgres', url: history, ...limits };
 }

@@ -23,6 +23,7 @@ import type {
   RecordedMessage,
   RetentionPolicy,
 } from './store.ts';
+import { storedTime } from './stored-time.ts';
 
 const deflate = promisify(deflateRaw);
 const inflate = promisify(inflateRaw);
@@ -371,16 +372,6 @@ function recordOf(row: readonly unknown[]): RecordedMessage {
     checksum: checksum === null ? undefined : Number(checksum),
     group: typeof group === 'string' ? group : undefined,
   };
-}
-
-/**
- * A time as stored: its epoch milliseconds, and its text only when the milliseconds do not give it
- * back (another precision or offset); a text that is no time at all is kept as text at 0.
- */
-function storedTime(text: string): { ms: number; text: string | undefined } {
-  const ms = Date.parse(text);
-  if (Number.isNaN(ms)) return { ms: 0, text };
-  return { ms, text: new Date(ms).toISOString() === text ? undefined : text };
 }
 
 const SIZE_UNITS: Readonly<Record<string, number>> = {

@@ -36,6 +36,11 @@ export interface RecorderStats {
   dropped: number;
   /** Whether the last write failed. */
   failing: boolean;
+  /**
+   * Whether the store answered its last call (a write, or the read of what it holds): false while
+   * a shared engine cannot be reached, or an embedded store's file cannot be read or written.
+   */
+  reachable: boolean;
   /** Messages waiting for the next flush. */
   pending: number;
   /** How long the oldest message of the last write waited in the buffer (ms). */
@@ -73,6 +78,7 @@ export class HistoryRecorder<Item> implements RecordReader {
     writeFailures: 0,
     dropped: 0,
     failing: false,
+    reachable: true,
     pending: 0,
     writeLagMs: 0,
     lastError: undefined,
@@ -127,12 +133,14 @@ export class HistoryRecorder<Item> implements RecordReader {
       this.#stats.writeLagMs = this.#now() - since;
       if (this.#stats.failing) this.#options.onWriteState?.(false);
       this.#stats.failing = false;
+      this.#stats.reachable = true;
       this.#stats.lastError = undefined;
     } catch (error) {
       this.#stats.writeFailures += 1;
       this.#stats.dropped += items.length;
       if (!this.#stats.failing) this.#options.onWriteState?.(true, error);
       this.#stats.failing = true;
+      this.#stats.reachable = false;
       this.#stats.lastError = error instanceof Error ? error.message : String(error);
     }
   }
@@ -155,8 +163,10 @@ export class HistoryRecorder<Item> implements RecordReader {
   async refreshStats(): Promise<void> {
     try {
       this.#stats.stored = await this.store.stats();
+      this.#stats.reachable = true;
     } catch {
       // A failing store is counted by its writes; the figures stay the last it gave.
+      this.#stats.reachable = false;
     }
   }
 

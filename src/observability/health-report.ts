@@ -88,6 +88,8 @@ export type HistoryHealth =
       recording: true;
       /** false while writes to the store fail (a full or unwritable disk): messages are then not recorded. */
       writing: boolean;
+      /** false while the store does not answer (a shared engine away): its figures are the last it gave. */
+      reachable: boolean;
       /** Absent from a redacted report. */
       store?: string;
       lastError?: string | null;
@@ -105,6 +107,7 @@ function historyHealth(history: RecordReader | undefined, redacted: boolean): Hi
   return {
     recording: true,
     writing: !stats.failing,
+    reachable: stats.reachable,
     ...(redacted ? {} : { store: history.store.description, lastError: stats.lastError ?? null }),
     rows: stats.stored.rows,
     bytes: stats.stored.bytes,

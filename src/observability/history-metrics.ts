@@ -55,6 +55,13 @@ export function registerHistoryMetrics(
     gauge.set(stats().pending);
   });
   metric.gauge(
+    'history_store_up',
+    '1 while the history store answers (a shared engine reachable), else 0.',
+    (gauge) => {
+      gauge.set(stats().reachable ? 1 : 0);
+    },
+  );
+  metric.gauge(
     'history_write_failing',
     '1 while the last write to the history store failed, else 0.',
     (gauge) => {

@@ -50,10 +50,11 @@ export function workerConfig(
       ? config.operatorPort
       : config.operatorPort + assignment.index;
   // One embedded history store per process (a DuckDB file has one writer): each worker records
-  // what it serves into a folder of its own inside --data-dir (docs/history.md).
+  // what it serves into a folder of its own inside --data-dir (docs/history.md). A shared store's
+  // URL is every worker's, as it is every relay's of a cluster.
   const history =
-    config.history === undefined
-      ? undefined
+    config.history?.store !== 'embedded'
+      ? config.history
       : { ...config.history, dataDir: path.join(config.history.dataDir, `worker-${assignment.index + 1}`) };
   return {
     index: assignment.index,

@@ -1,15 +1,23 @@
 /**
  * The contract every HistoryStore keeps (src/history/store.ts), run against each implementation:
- * today the embedded DuckDB store, on disk in a temporary folder; a shared engine for a cluster
- * joins the list below. Recording, the export and (later) `since` and replay rely on exactly this.
+ * the embedded DuckDB store, on disk in a temporary folder, and the shared PostgreSQL store, on a
+ * private server with a database of its own per test (skipped, saying what to install, where
+ * PostgreSQL is not). Recording, the export, `since` and replay rely on exactly this.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDuckDbStore } from '../../src/history/duckdb-store.ts';
+import { openPostgresStore } from '../../src/history/postgres-store.ts';
 import type { HistoryStore, RecordedMessage } from '../../src/history/store.ts';
+import {
+  freshDatabase,
+  type PostgresServer,
+  postgresAvailable,
+  startPostgres,
+} from '../support/postgres-server.ts';
 
 const folders: string[] = [];
 afterAll(() => {
@@ -22,9 +30,38 @@ function tempFolder(): string {
   return folder;
 }
 
+const withPostgres = postgresAvailable();
+let postgres: PostgresServer | undefined;
+beforeAll(async () => {
+  if (withPostgres) postgres = await startPostgres();
+}, 60_000);
+afterAll(async () => {
+  await postgres?.remove();
+});
+
+/** The database of a place: made at its first open, the same one at every open after. */
+const databases = new Map<string, Promise<string>>();
+function databaseOf(place: string): Promise<string> {
+  let url = databases.get(place);
+  if (url === undefined) {
+    if (postgres === undefined) throw new Error('PostgreSQL not started');
+    url = freshDatabase(postgres, `contract_${databases.size + 1}`);
+    databases.set(place, url);
+  }
+  return url;
+}
+
 /** Each implementation: opens a store over `place` (the same place again = the same record). */
 const implementations: [string, (place: string) => Promise<HistoryStore>][] = [
   ['embedded DuckDB', (place) => openDuckDbStore(place)],
+  ...(withPostgres
+    ? [
+        [
+          'shared PostgreSQL',
+          async (place: string): Promise<HistoryStore> => openPostgresStore(await databaseOf(place)),
+        ] as [string, (place: string) => Promise<HistoryStore>],
+      ]
+    : []),
 ];
 
 const T0 = Date.parse('2026-12-01T10:00:00.000Z');

@@ -39,12 +39,27 @@ describe('the history options', () => {
     expect(serve(['--history', 'off']).history).toBeUndefined();
   });
 
+  it('takes a PostgreSQL URL as the shared store, from the flag or its env twin', () => {
+    const url = 'postgres://relay:secret@db.internal:5432/market_relay';
+    expect(serve(['--history', url, '--history-retention', '7d']).history).toEqual({
+      store: 'postgres',
+      url,
+      retentionMs: 7 * 86_400_000,
+      maxBytes: 1024 ** 3,
+    });
+    expect(serve([], { HISTORY: 'postgresql://db/history' }).history).toMatchObject({
+      store: 'postgres',
+      url: 'postgresql://db/history',
+    });
+  });
+
   it.each([
     ['history-retention', '24'],
     ['history-retention', '30s'],
     ['history-max-bytes', '1GB'],
     ['history-max-bytes', '1000'],
-    ['history', 'postgres://db'],
+    ['history', 'mysql://db'],
+    ['history', 'postgres://'],
   ])('refuses --%s %j with one line', (name, value) => {
     expect(() => serve([`--${name}`, value])).toThrow(
       new RegExp(`invalid --${name}: got "${value}", expected`),

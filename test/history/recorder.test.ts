@@ -10,7 +10,7 @@ import type { HistoryStore, RecordedMessage } from '../../src/history/store.ts';
 /** A store that keeps what it is given in memory, and fails every write while `full` is set. */
 function fakeStore() {
   const written: RecordedMessage[] = [];
-  const state = { full: false };
+  const state = { full: false, away: false };
   const store: HistoryStore = {
     description: 'memory',
     async append(batch) {
@@ -26,6 +26,7 @@ function fakeStore() {
       return 0;
     },
     async stats() {
+      if (state.away) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
       return { rows: written.length, bytes: written.length * 10, oldest: undefined };
     },
     async close() {},
@@ -103,5 +104,25 @@ describe('HistoryRecorder', () => {
     expect(written.map((row) => row.seq)).toEqual([1, 2, 3]);
     await subject.refreshStats();
     expect(subject.stats().stored.rows).toBe(3);
+  });
+
+  it('says whether the store answers, from its writes and from the reads of what it holds', async () => {
+    const { store, state } = fakeStore();
+    const history = recorder(store);
+    expect(history.stats().reachable).toBe(true);
+    state.away = true;
+    await history.refreshStats();
+    expect(history.stats().reachable).toBe(false);
+    state.away = false;
+    await history.refreshStats();
+    expect(history.stats().reachable).toBe(true);
+    state.full = true;
+    history.record(1);
+    await history.flush();
+    expect(history.stats()).toMatchObject({ reachable: false, failing: true });
+    state.full = false;
+    history.record(2);
+    await history.flush();
+    expect(history.stats()).toMatchObject({ reachable: true, failing: false });
   });
 });

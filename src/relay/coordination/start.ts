@@ -10,6 +10,7 @@ import { resolveTopology } from './redis/connection.ts';
 import { RedisCoordinator } from './redis/coordinator.ts';
 import { type FormattedKind, type RedisFormat, RedisFormats } from './redis/formats.ts';
 import type { OutageSummary } from './redis/outage-errors.ts';
+import type { NumberedRecordSink } from './stream-numbering.ts';
 
 /** Waiting longer than this for Redis at start would only delay serving: the relay polls itself meanwhile. */
 const REDIS_CONNECT_MS = 2_000;
@@ -31,6 +32,8 @@ export interface BrokerOptions {
   formats?: readonly RedisFormat[];
   /** What the operators hear of the cluster: each for its own log line. */
   on: BrokerLog;
+  /** A history store the cluster shares: what this relay numbers as a lease holder is recorded here. */
+  recordNumbered?: NumberedRecordSink | undefined;
 }
 
 export interface BrokerLog {
@@ -69,5 +72,6 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     minLeaseMs: options.minLeaseMs,
     failOpenFraction: options.failOpenFraction,
     onBudgetError: options.on.budgetError,
+    ...(options.recordNumbered === undefined ? {} : { recordNumbered: options.recordNumbered }),
   });
 }

@@ -7,8 +7,20 @@
  * and upstream's "no such market" to `close`, whichever implementation it was given.
  */
 import type { TraceSpan } from '../../util/tracing.ts';
+import type { Frame } from '../streams/frame.ts';
 import type { StreamPublisher } from '../streams/publisher.ts';
+import type { RecordedSubject } from '../streams/recorded.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
+
+/**
+ * Takes each message the cluster's lease holder numbers, at once and without waiting: with a
+ * history store the cluster shares, the holder records for all (history/recorder.ts buffers it).
+ */
+export type NumberedRecordSink = (
+  subject: RecordedSubject,
+  frame: Frame,
+  kind: 'snapshot' | 'update',
+) => void;
 
 /** What a numbering serves this relay's streams through. */
 export interface NumberingContext {

@@ -12,10 +12,16 @@ import type { RateGate } from '../../../upstream/rate-gate.ts';
 import type { Broker, BrokerCounter, BrokerGauge, BrokerStatus, ClusterReport } from '../broker.ts';
 import type { NumberedCodec } from '../codecs.ts';
 import { parseSharedResult, type SharedResult } from '../shared-result.ts';
-import type { AppliedPoll, NumberingContext, StreamNumbering } from '../stream-numbering.ts';
+import type {
+  AppliedPoll,
+  NumberedRecordSink,
+  NumberingContext,
+  StreamNumbering,
+} from '../stream-numbering.ts';
 import { clusterCodecOf } from './codecs.ts';
 import type { RedisCoordinator } from './coordinator.ts';
 import { formattedKinds } from './formats.ts';
+import { NumberedRecord } from './numbered-record.ts';
 import { RedisRateGate } from './rate-gate.ts';
 import { ClusterResume } from './resume.ts';
 import { isBatchPayload } from './stream-batch.ts';
@@ -32,6 +38,8 @@ export interface RedisBrokerOptions {
   failOpenFraction?: number;
   /** Called once per distinct error of a budget script (not for Redis being away). */
   onBudgetError?: (error: Error) => void;
+  /** A history store the cluster shares: what this relay numbers as a lease holder is recorded here. */
+  recordNumbered?: NumberedRecordSink;
 }
 
 /** Who hears what arrives on one target's channel. */
@@ -78,7 +86,15 @@ export class RedisBroker implements Broker {
   ): StreamNumbering<State> {
     const { log } = this.coordinator;
     const spent = (ms: number) => this.coordinator.spent(ms);
-    const streams = new ClusterTarget(target, market, clusterCodecOf(codec), { ...context, log, spent });
+    const record = this.#options.recordNumbered;
+    const streams = new ClusterTarget(target, market, clusterCodecOf(codec), {
+      ...context,
+      log,
+      spent,
+      ...(record === undefined
+        ? {}
+        : { record: new NumberedRecord(record, codec.channel, market, codec.streams) }),
+    });
     this.#listen(target).batch = (payload) => {
       void streams.follow(payload).then((applied) => {
         if (applied !== undefined) onApplied(applied);

@@ -9,9 +9,9 @@ import type { BookDepth } from '../../../../packages/protocol/src/protocol/messa
 import { type Frame, toFrame } from '../../streams/frame.ts';
 import { newEpoch } from '../../streams/stream-identity.ts';
 import type { TargetStream } from '../codecs.ts';
-import { type ClusterCodec, clusterMessage } from './codecs.ts';
+import { type ClusterCodec, clusterMessage, storedState } from './codecs.ts';
 import type { WrittenEntry } from './stream-batch.ts';
-import type { StreamPosition } from './stream-log.ts';
+import type { LoadedTarget, StreamPosition } from './stream-log.ts';
 
 /** One stream's entry of our own write, with its frame and the state after it. */
 export interface OwnEntry<State> extends WrittenEntry {
@@ -57,4 +57,17 @@ export function numberPoll<State, Delta>(
   const type = kind === 'reset' ? 'snapshot' : 'update';
   const frame = toFrame(clusterMessage(codec, streamOf, type, position, times, data, next));
   return { stream: stream.field, ...position, kind, text: frame.text, frame, state: next };
+}
+
+/** Where a holder continues from what the log holds under its new `token`. */
+export function producedFrom<State, Delta>(
+  codec: ClusterCodec<State, Delta>,
+  loaded: LoadedTarget,
+  token: number,
+): Produced<State> {
+  const stored = loaded.stored;
+  const state = stored === undefined ? undefined : storedState(codec, stored);
+  // No state (never written, expired, unreadable): every stream starts a new epoch.
+  if (stored === undefined || state === undefined) return { token, state: undefined, positions: new Map() };
+  return { token, state, positions: new Map(stored.positions), restate: !stored.ownFormat };
 }

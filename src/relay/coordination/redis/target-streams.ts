@@ -18,16 +18,19 @@ import type { Stream } from '../../streams/stream.ts';
 import type { TargetStream } from '../codecs.ts';
 import type { AppliedPoll, NumberingContext, PollTimes, StreamNumbering } from '../stream-numbering.ts';
 import { type ClusterCodec, fits, loggedFrames, storedState } from './codecs.ts';
-import { numberPoll, type OwnEntry, type Produced } from './numbering.ts';
+import type { NumberedRecord } from './numbered-record.ts';
+import { numberPoll, type OwnEntry, type Produced, producedFrom } from './numbering.ts';
 import type { StreamBatch } from './stream-batch.ts';
 import { parseJson, streamBatch } from './stream-batch.ts';
-import type { LoadedTarget, StreamLog } from './stream-log.ts';
+import type { StreamLog } from './stream-log.ts';
 import { UnwrittenPolls } from './unwritten.ts';
 
 export interface ClusterStreamContext extends NumberingContext {
   log: StreamLog;
   /** The CPU time (ms) numbering one poll took, for this relay's poll CPU share. */
   spent(ms: number): void;
+  /** A history store the cluster shares: the holder records what it numbers, once written. */
+  record?: NumberedRecord;
 }
 
 export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
@@ -39,7 +42,7 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
   readonly #context: ClusterStreamContext;
   #produced: Produced<State> | undefined;
   /** What we numbered under our lease while Redis was away, not written yet. */
-  readonly #unwritten = new UnwrittenPolls();
+  readonly #unwritten = new UnwrittenPolls((entries) => this.#context.record?.record(entries));
   /**
    * Epochs this relay started for its own streams while Redis was away. Only those may it number
    * alone: a stream in the cluster's epoch (the cluster's message may have reached it since) must
@@ -129,7 +132,7 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
         const another = loaded.unreadable || (stored !== undefined && stored.token !== this.#produced?.token);
         if (this.#produced === undefined || another) {
           this.#abandonUnwritten();
-          this.#produced = this.#producedFrom(loaded, token);
+          this.#produced = producedFrom(this.#codec, loaded, token);
         }
       }
     }
@@ -160,6 +163,8 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
       this.#produced = undefined;
       return undefined;
     }
+    // Recorded once in Redis: what was numbered alone meanwhile is recorded when it is written.
+    if (outcome === 'written') this.#context.record?.record(written);
     if (outcome === 'unavailable') {
       // Redis away: still the holder, we number on alone and write it all when Redis is back.
       this.#unwritten.add({ ...poll, state: JSON.stringify(state) }, written);
@@ -369,14 +374,6 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
     this.#appliedToken = Math.max(this.#appliedToken, stored.token);
     this.#writtenByAnother(stored.token);
     return restarted;
-  }
-
-  #producedFrom(loaded: LoadedTarget, token: number): Produced<State> {
-    const stored = loaded.stored;
-    const state = stored === undefined ? undefined : storedState(this.#codec, stored);
-    // No state (never written, expired, unreadable): every stream starts a new epoch.
-    if (stored === undefined || state === undefined) return { token, state: undefined, positions: new Map() };
-    return { token, state, positions: new Map(stored.positions), restate: !stored.ownFormat };
   }
 
   #streamOf(stream: TargetStream): { market: string; depth: BookDepth | undefined } {

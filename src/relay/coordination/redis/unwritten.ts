@@ -5,7 +5,7 @@
  * is back, so the cluster's streams continue from where the holder's clients stand. One commit,
  * so that the write is as quick as one poll's and cannot outlast the lease it is fenced by.
  */
-import type { WrittenEntry } from './stream-batch.ts';
+import type { OwnEntry } from './numbering.ts';
 import type { PollWrite, StreamLog, WriteOutcome } from './stream-log.ts';
 
 /**
@@ -15,15 +15,21 @@ import type { PollWrite, StreamLog, WriteOutcome } from './stream-log.ts';
 const MOST_ENTRIES = 2_000;
 
 export class UnwrittenPolls {
-  #entries: WrittenEntry[] = [];
+  #entries: OwnEntry<unknown>[] = [];
   #last: PollWrite | undefined;
+  readonly #onWritten: ((entries: readonly OwnEntry<unknown>[]) => void) | undefined;
+
+  /** `onWritten` hears of the entries once they are written (the shared history records them then). */
+  constructor(onWritten?: (entries: readonly OwnEntry<unknown>[]) => void) {
+    this.#onWritten = onWritten;
+  }
 
   get pending(): boolean {
     return this.#last !== undefined;
   }
 
   /** One poll numbered alone; `poll.state` is the whole state after it (the stored state to write). */
-  add(poll: PollWrite, entries: readonly WrittenEntry[]): void {
+  add(poll: PollWrite, entries: readonly OwnEntry<unknown>[]): void {
     this.#last = poll;
     this.#entries.push(...entries);
     if (this.#entries.length > MOST_ENTRIES) this.#entries.splice(0, this.#entries.length - MOST_ENTRIES);
@@ -33,7 +39,10 @@ export class UnwrittenPolls {
   async write(log: StreamLog, target: string): Promise<WriteOutcome> {
     if (this.#last === undefined) return 'written';
     const outcome = await log.commit(target, this.#last, this.#entries);
-    if (outcome === 'written') this.clear();
+    if (outcome === 'written') {
+      this.#onWritten?.(this.#entries);
+      this.clear();
+    }
     return outcome;
   }
 

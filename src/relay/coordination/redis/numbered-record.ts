@@ -1,0 +1,44 @@
+/**
+ * @module relay/coordination/redis/numbered-record
+ * The lease holder's record of what it numbers for the cluster (docs/cluster.md "One history for
+ * the cluster"): with a history store the cluster shares, every message the holder numbers, on
+ * every stream of the target whether or not anyone here subscribes, is handed to the recorder once,
+ * by the one relay that numbered it; the followers serving it record nothing. A message written
+ * twice anyway (a hand-over's overlap) is kept once by the store's unique key.
+ */
+import type { BookDepth } from '../../../../packages/protocol/src/protocol/messages.ts';
+import { streamKey } from '../../../../packages/protocol/src/util/stream-key.ts';
+import type { RecordedSubject } from '../../streams/recorded.ts';
+import type { TargetStream } from '../codecs.ts';
+import type { NumberedRecordSink } from '../stream-numbering.ts';
+import type { OwnEntry } from './numbering.ts';
+
+export class NumberedRecord {
+  readonly #sink: NumberedRecordSink;
+  readonly #subjects: ReadonlyMap<string, RecordedSubject>;
+
+  constructor(
+    sink: NumberedRecordSink,
+    channel: 'book' | 'price',
+    market: string,
+    streams: readonly TargetStream[],
+  ) {
+    this.#sink = sink;
+    this.#subjects = new Map(
+      streams.map(({ field, depth }) => [field, subjectOf(channel, market, depth)] as const),
+    );
+  }
+
+  /** The messages of polls written to the stream log (a confirmation sends none, so records none). */
+  record(written: readonly OwnEntry<unknown>[]): void {
+    for (const entry of written) {
+      const subject = this.#subjects.get(entry.stream);
+      if (subject === undefined || entry.frame === undefined || entry.kind === 'confirm') continue;
+      this.#sink(subject, entry.frame, entry.kind === 'reset' ? 'snapshot' : 'update');
+    }
+  }
+}
+
+function subjectOf(channel: 'book' | 'price', market: string, depth: BookDepth | undefined): RecordedSubject {
+  return { key: streamKey(channel, market, depth), channel, market, depth, group: undefined };
+}
