@@ -7,7 +7,10 @@
  * measured over one window: its CPU (process.cpuUsage, all of its threads, DuckDB's included) per
  * stream message delivered, and its event loop's delay p99. The recording relays share one data
  * folder, so the store grows over the run as a relay's would; after the last one closed, its bytes
- * (file and log) over the JSON of everything it recorded.
+ * (file and log) over the JSON of everything it recorded. That store is small (a minute or two of
+ * messages), where DuckDB's fixed costs (its header, partly filled blocks) weigh; so its messages
+ * are also appended again into a new store, by the store's own `append` a batch per second, until
+ * they make {@link STEADY_JSON_BYTES} of JSON: the ratio a relay's store settles at.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,13 +19,16 @@ import type { BenchOptions } from '../lib/options.ts';
 import { progress, sleep } from '../lib/progress.ts';
 import { profileFlags, SHIPPED_RELAY_NODE_FLAGS, type Simulator, startServer } from '../lib/servers.ts';
 import { type UsageSample, usageBetween } from '../lib/usage.ts';
-import { recordedJson, storeFileBytes } from './store-bytes.ts';
+import { copyStore, recordedJson, storeFileBytes } from './store-bytes.ts';
 import { WireClient } from './wire-client.ts';
 
 export const BUSY_BOOKS = 50;
 export const POLL_MS = 250;
 /** Enough for 50 books, their prices and trades every 250 ms with room to spare. */
 const UPSTREAM_RPS = 2_000;
+
+/** JSON of the copied store (bytes): 64 MB, 24 MB with --quick. */
+const STEADY_JSON_BYTES = { full: 64e6, quick: 24e6 };
 
 export type Arm = 'off' | 'on';
 
@@ -52,6 +58,15 @@ export interface StoreRatio {
   /** While the last recording relay ran (the log not yet folded in) over the JSON recorded by then. */
   runningRatio: number;
   byChannel: Record<string, { rows: number; jsonBytes: number }>;
+  /** The same messages appended again until they make STEADY_JSON_BYTES of JSON. */
+  steady: {
+    rows: number;
+    jsonBytes: number;
+    storedBytes: number;
+    ratio: number;
+    openRatio: number;
+    usPerRow: number;
+  };
 }
 
 export interface RecordingResult {
@@ -85,7 +100,14 @@ export async function runRecordingArms(
         windows.push(await measureArm(sim, markets, { arm, round, store, dataDir }, options));
       }
     }
-    const storeRatio = store === 'embedded' ? await embeddedRatio(dataDir, windows) : undefined;
+    const storeRatio =
+      store === 'embedded'
+        ? await embeddedRatio(
+            dataDir,
+            windows,
+            options.quick ? STEADY_JSON_BYTES.quick : STEADY_JSON_BYTES.full,
+          )
+        : undefined;
     return { store, windows, ...pairedFigures(windows), storeRatio };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
@@ -168,9 +190,32 @@ function pairedFigures(
   };
 }
 
-async function embeddedRatio(dataDir: string, windows: readonly ArmWindow[]): Promise<StoreRatio> {
+async function embeddedRatio(
+  dataDir: string,
+  windows: readonly ArmWindow[],
+  steadyJsonBytes: number,
+): Promise<StoreRatio> {
   const json = await recordedJson(dataDir);
   const storedBytes = storeFileBytes(dataDir);
+  const repeat = Math.max(1, Math.ceil(steadyJsonBytes / Math.max(1, json.jsonBytes)));
+  progress(`history: the recorded messages appended ${repeat} times into a new store`);
+  const copyDir = `${dataDir}-copy`;
+  let steady: StoreRatio['steady'];
+  try {
+    const copy = await copyStore(dataDir, copyDir, repeat);
+    const copiedJson = json.jsonBytes * repeat;
+    const copiedBytes = storeFileBytes(copyDir);
+    steady = {
+      rows: copy.rows,
+      jsonBytes: copiedJson,
+      storedBytes: copiedBytes,
+      ratio: copiedBytes / copiedJson,
+      openRatio: copy.openBytes / copiedJson,
+      usPerRow: (copy.ms * 1000) / copy.rows,
+    };
+  } finally {
+    rmSync(copyDir, { recursive: true, force: true });
+  }
   const recordedByThen = windows.reduce((sum, window) => sum + (window.recorded ?? 0), 0);
   const running =
     windows.findLast((window) => window.storeBytesRunning !== undefined)?.storeBytesRunning ?? 0;
@@ -183,6 +228,7 @@ async function embeddedRatio(dataDir: string, windows: readonly ArmWindow[]): Pr
     ratio: storedBytes / json.jsonBytes,
     runningRatio: running / Math.max(1, jsonByThen),
     byChannel: json.byChannel,
+    steady,
   };
 }
 

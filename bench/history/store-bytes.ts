@@ -8,11 +8,14 @@
  * closed the store (its checkpoint), what the record settles at. The columns' compression, from
  * DuckDB's `pragma_storage_info`, says where the bytes go.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { HISTORY_FILE, openDuckDbStore } from '../../src/history/duckdb-store.ts';
+import type { RecordedMessage } from '../../src/history/store.ts';
 import { sentText } from '../../src/relay/streams/recorded.ts';
+
+const HOUR_MS = 3_600_000;
 
 /** Every file of the store in `dataDir` (the database and its log), in bytes on disk. */
 export function storeFileBytes(dataDir: string): number {
@@ -94,4 +97,65 @@ async function query(dataDir: string, sql: string): Promise<unknown[][]> {
   } finally {
     instance.closeSync();
   }
+}
+
+export interface StoreCopy {
+  rows: number;
+  /** How long the appends took (ms). */
+  ms: number;
+  /** The new store's files just before it closed (the log not yet folded in). */
+  openBytes: number;
+}
+
+/**
+ * Appends every record of the (closed) store `from` into a new store at `to` by the store's own
+ * `append`, one batch per second of record time as the recorder writes them, `repeat` times (each
+ * copy an hour later, its `seq` further on): what this checkout's store makes of those messages.
+ */
+export async function copyStore(from: string, to: string, repeat: number): Promise<StoreCopy> {
+  rmSync(to, { recursive: true, force: true });
+  const records = await everyRecord(from);
+  const store = await openDuckDbStore(to);
+  const started = performance.now();
+  try {
+    for (let copy = 0; copy < repeat; copy += 1) {
+      let batch: RecordedMessage[] = [];
+      let second = Number.NaN;
+      for (const record of records) {
+        const at = Date.parse(record.rts) + copy * HOUR_MS;
+        if (Math.floor(at / 1000) !== second && batch.length > 0) {
+          await store.append(batch);
+          batch = [];
+        }
+        second = Math.floor(at / 1000);
+        batch.push(shifted(record, copy));
+      }
+      if (batch.length > 0) await store.append(batch);
+    }
+    return { rows: records.length * repeat, ms: performance.now() - started, openBytes: storeFileBytes(to) };
+  } finally {
+    await store.close();
+  }
+}
+
+/** Every record of the store at `dataDir`, in record time order. */
+async function everyRecord(dataDir: string): Promise<RecordedMessage[]> {
+  const streams = await streamKeys(dataDir);
+  const store = await openDuckDbStore(dataDir);
+  try {
+    const records: RecordedMessage[] = [];
+    for (const stream of streams)
+      for await (const record of store.read({ stream, from: 0, to: Number.MAX_SAFE_INTEGER }))
+        records.push(record);
+    return records.sort((a, b) => Date.parse(a.rts) - Date.parse(b.rts));
+  } finally {
+    await store.close();
+  }
+}
+
+/** The record an hour later per copy: its times moved, its `seq` past the copies before it. */
+function shifted(record: RecordedMessage, copy: number): RecordedMessage {
+  if (copy === 0) return record;
+  const later = (time: string) => new Date(Date.parse(time) + copy * HOUR_MS).toISOString();
+  return { ...record, seq: record.seq + copy * 10_000_000, ts: later(record.ts), rts: later(record.rts) };
 }
