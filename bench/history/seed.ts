@@ -73,12 +73,19 @@ export async function seedBook(
   return { market, stream, from, to, messages };
 }
 
-/** Twenty levels from `best`, a cent apart in the direction of `step`. */
+/**
+ * The stream's depth of levels from `best`, a cent apart in the direction of `step`: every update
+ * moves one of these prices, so the book never holds a level past the depth that a removal would
+ * bring into view (which the update would then have to carry).
+ */
 function levels(best: number, step: number): Level[] {
-  return Array.from({ length: 20 }, (_, i) => [(best + i * step).toFixed(8), String(100 + i * 7)] as Level);
+  return Array.from(
+    { length: DEPTH },
+    (_, i) => [(best + i * step).toFixed(8), String(100 + i * 7)] as Level,
+  );
 }
 
-/** The `seq`th update: a size changed on one side among the best ten, now and then a level removed and put back. */
+/** The `seq`th update: a size changed among the book's levels, now and then a level removed and put back. */
 function levelChange(seq: number): BookData {
   const level = seq % 10;
   const size = seq % 17 === 0 ? '0' : `${(seq * 37) % 5_000}.${seq % 1_000}`;
