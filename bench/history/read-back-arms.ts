@@ -73,15 +73,24 @@ export async function runReadBackArms(sim: Simulator, options: BenchOptions): Pr
     });
     try {
       progress(`history: replay of ${seeded.messages} messages at "max"`);
-      const replay = await replayArm(relay.url, seeded, neighbour, options);
+      const replay = await unlessItFails(replayArm(relay.url, seeded, neighbour, options));
       progress('history: since one hour back');
-      const since = await sinceArm(relay.url, market);
+      const since = await unlessItFails(sinceArm(relay.url, market));
       return { seeded, replay, since };
     } finally {
       await relay.child.stop();
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** An arm that times out or breaks is reported as not available, with why; the run goes on. */
+async function unlessItFails<T>(arm: Promise<Availability<T>>): Promise<Availability<T>> {
+  try {
+    return await arm;
+  } catch (error) {
+    return { available: false, answer: error instanceof Error ? error.message : String(error) };
   }
 }
 
@@ -127,7 +136,8 @@ async function replayArm(
       speed: 'max',
     });
     const end: WireMessage = await ended;
-    if (end.type === 'error') return { available: false, answer: JSON.stringify(end) };
+    if (end.type === 'error')
+      return { available: false, answer: `the relay answered ${JSON.stringify(end)}` };
     const seconds = (performance.now() - started) / 1000;
     return {
       available: true,
@@ -171,7 +181,7 @@ async function sinceArm(url: string, market: string): Promise<Availability<Since
     });
     const reply = await client.reply(SINCE_ID);
     if (reply.type !== 'subscribed' || reply.history === undefined)
-      return { available: false, answer: JSON.stringify(reply) };
+      return { available: false, answer: `the relay answered ${JSON.stringify(reply)}` };
     let timer: NodeJS.Timeout | undefined;
     const firstLiveMs = await Promise.race([
       firstLive,

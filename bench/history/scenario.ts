@@ -96,7 +96,6 @@ export function historyReport(result: HistoryResult): Report {
           `(${fixed(bytes.steady.openRatio, 3)}x while open).`,
       );
       targets.push(
-        target("history: stored bytes / JSON bytes (the run's store)", bytes.ratio, 0.2, 'x'),
         target(
           'history: stored bytes / JSON bytes (its messages appended again, steady state)',
           bytes.steady.ratio,
@@ -134,14 +133,14 @@ export function historyReport(result: HistoryResult): Report {
         'ms',
       ),
     );
-  } else parts.push(`Replay at "max": not available (the relay answered ${readBack.replay.answer}).`);
+  } else parts.push(`Replay at "max": not available: ${readBack.replay.answer}.`);
   if (readBack.since.available) {
     const since = readBack.since.result;
     parts.push(
       `since one hour back: first message after ${fixed(since.firstMessageMs, 0)} ms, first live message after ` +
         `${fixed(since.firstLiveMs, 0)} ms, ${since.recordedMessages} recorded messages before it; history ${JSON.stringify(since.history)}.`,
     );
-  } else parts.push(`since one hour back: not available (the relay answered ${readBack.since.answer}).`);
+  } else parts.push(`since one hour back: not available: ${readBack.since.answer}.`);
   return { section: parts.join('\n\n'), targets };
 }
 
