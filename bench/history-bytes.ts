@@ -25,7 +25,8 @@ let openBytes: number | undefined;
 if (target !== undefined) {
   const copy = await copyStore(source, target, Number(values.repeat));
   console.log(
-    `appended ${copy.rows} rows in ${fixed(copy.ms, 0)} ms (${fixed((copy.ms * 1000) / copy.rows, 1)} µs a row)`,
+    `appended ${copy.rows} rows in ${fixed(copy.ms, 0)} ms (${fixed((copy.ms * 1000) / copy.rows, 1)} µs a row, ` +
+      `${fixed(copy.cpuUs / copy.rows, 1)} µs of CPU a row with its checkpoints)`,
   );
   openBytes = copy.openBytes;
 }

@@ -66,6 +66,8 @@ export interface StoreRatio {
     ratio: number;
     openRatio: number;
     usPerRow: number;
+    /** CPU per row appended, its share of the checkpoints included (µs). */
+    cpuUsPerRow: number;
   };
 }
 
@@ -212,6 +214,7 @@ async function embeddedRatio(
       ratio: copiedBytes / copiedJson,
       openRatio: copy.openBytes / copiedJson,
       usPerRow: (copy.ms * 1000) / copy.rows,
+      cpuUsPerRow: copy.cpuUs / copy.rows,
     };
   } finally {
     rmSync(copyDir, { recursive: true, force: true });
