@@ -7,6 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { type HistoryResult, historyReport, runHistory } from './history/scenario.ts';
 import { killAllChildren } from './lib/ipc.ts';
 import { parseOptions } from './lib/options.ts';
 import { progress } from './lib/progress.ts';
@@ -85,6 +86,7 @@ const results: {
   dashboard?: DashboardResult;
   capacity?: CapacityResult;
   rollingRestart?: RollingRestartResult;
+  history?: HistoryResult;
 } = {};
 const sections: string[] = [];
 const targets: Target[] = [];
@@ -185,6 +187,11 @@ try {
     const rolling = await runRollingRestart(options, sim);
     results.rollingRestart = rolling;
     report(rollingRestartReport(rolling));
+  }
+  if (selected.has('history')) {
+    const history = await runHistory(options);
+    results.history = history;
+    report(historyReport(history));
   }
 } finally {
   await sim.child.stop();

@@ -3,8 +3,10 @@
  * The relay under test in its own process (issue 5: the server's CPU is measured with
  * process.cpuUsage() inside the server process), against the simulator child's URL.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pino from 'pino';
 import { startRelay } from '../../src/relay-server.ts';
+import { benchHistoryConfig } from '../lib/history-config.ts';
 import { serveIpc } from '../lib/ipc.ts';
 import { memoryAfterGc, sampleUsage } from '../lib/usage.ts';
 
@@ -47,6 +49,8 @@ const relay = await startRelay(
         }),
     simMarkets: 0,
     simSeed: 1,
+    // BENCH_HISTORY (the history scenario): the store it records into; unset records nothing.
+    history: benchHistoryConfig(process.env.BENCH_HISTORY, process.env.BENCH_HISTORY_DIR),
     // Whatever the default: scenarios 3 and 7 compare clients that offer deflate with those that do not.
     compression: true,
     tuning: {
@@ -81,9 +85,27 @@ relay.events.on('poll:done', ({ kind, outcome, durationMs }) => {
   pollDurationMs[name] = (pollDurationMs[name] ?? 0) + durationMs;
 });
 
+/** The event loop's delay, sampled every 10 ms (the history scenario's p99 per window). */
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
+
 serveIpc({
   ready: () => ({ url: `${relay.url.replace(/^http/, 'ws')}/v1/ws` }),
   usage: () => sampleUsage(),
+  /** The event loop's delay since the last reset (ms), and a reset for the next window. */
+  loopDelay: () => ({
+    p99Ms: loopDelay.percentile(99) / 1e6,
+    maxMs: loopDelay.max / 1e6,
+    samples: loopDelay.count,
+  }),
+  resetLoopDelay: () => loopDelay.reset(),
+  /** What the recorder wrote and holds (history scenario); undefined when it records nothing. */
+  history: async () => {
+    if (relay.history === undefined) return undefined;
+    await relay.history.flush();
+    const { written, dropped, writeFailures } = relay.history.stats();
+    return { written, dropped, writeFailures };
+  },
   memory: () => memoryAfterGc(),
   connections: () => relay.ws.connections.size,
   polls: () => ({ ...polls }),

@@ -2,7 +2,8 @@
  * @module bench/lib/options
  * `npm run bench -- [SCENARIO...] [--only fanout,memory] [--quick] [--cpu-prof] [--fanout 1000,5000]
  * [--multi 500] [--single 2000] [--rest-streams 1000] [--rest-subscribers 10000] [--dashboard-clients 50] [--dashboard-tick-ms 10]
- * [--capacity-connections 15000] [--capacity-batch 2000] [--capacity-max-clients 18000] [--otel-sample-ratio 0.01]`: which scenarios (`npm run bench -- freshness` runs that one alone), how big and
+ * [--capacity-connections 15000] [--capacity-batch 2000] [--capacity-max-clients 18000] [--otel-sample-ratio 0.01]
+ * [--history embedded|postgres://…]`: which scenarios (`npm run bench -- freshness` runs that one alone), how big and
  * how long. The full run is what docs/benchmarks.md records; --quick is a ~1 minute smoke run.
  */
 import { parseArgs } from 'node:util';
@@ -23,6 +24,7 @@ export const scenarioNames = [
   'dashboard',
   'capacity',
   'rolling-restart',
+  'history',
 ] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
 
@@ -59,6 +61,8 @@ export interface BenchOptions {
   capacityMaxClients: number;
   /** poll-capacity: a relay tracing at this ratio beside the untraced one (issue 51); none without. */
   otelSampleRatio: number | undefined;
+  /** history: the store the recording arms record into (`embedded`, or a store URL such as `postgres://…`). */
+  historyStore: string;
   /** Book sizes (levels per side) of the diff microbenchmark. */
   diffLevels: number[];
   warmupMs: number;
@@ -84,6 +88,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'capacity-batch': { type: 'string' },
       'capacity-max-clients': { type: 'string' },
       'otel-sample-ratio': { type: 'string' },
+      history: { type: 'string', default: 'embedded' },
     },
     strict: true,
     // `npm run bench -- fanout-multi` is `--only fanout-multi`.
@@ -128,6 +133,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       values['capacity-max-clients'] ?? (quick ? '1000' : '18000'),
     ),
     otelSampleRatio: ratio('otel-sample-ratio', values['otel-sample-ratio']),
+    historyStore: values.history ?? 'embedded',
     diffLevels: [10, 100, 1_000, 10_000],
     warmupMs: quick ? 1_500 : 3_000,
     windowMs: quick ? 4_000 : 12_000,

@@ -64,6 +64,8 @@ export interface ServerOptions {
   profileName?: string;
   /** relay: `--otel-endpoint` and `--otel-sample-ratio` (untraced without). */
   otel?: { endpoint: string; sampleRatio: number };
+  /** relay: the store it records into (`embedded` in `dataDir`, or a store URL); nothing without. */
+  history?: { store: string; dataDir: string };
 }
 
 /**
@@ -92,6 +94,10 @@ export async function startServer(kind: ServerKind, options: ServerOptions = {})
   if (options.otel !== undefined) {
     env.BENCH_OTEL_ENDPOINT = options.otel.endpoint;
     env.BENCH_OTEL_SAMPLE_RATIO = String(options.otel.sampleRatio);
+  }
+  if (options.history !== undefined) {
+    env.BENCH_HISTORY = options.history.store;
+    env.BENCH_HISTORY_DIR = options.history.dataDir;
   }
   const child = await forkChild(scripts[kind], { nodeFlags, env });
   const { url } = await child.request<{ url: string }>('ready');

@@ -2,19 +2,21 @@
  * @module history/duckdb-store
  * The embedded history store: one DuckDB database file in `--data-dir`, needing no set-up. DuckDB
  * because it is a real store that runs in the process (nothing to install or run beside the relay),
- * appends batches fast through its Appender, compresses each column on its own (`data` with FSST,
- * the envelope with dictionaries, times and `seq` with bit packing: the record takes about 0.25x its
- * messages' JSON, docs/operations.md "History disk"), answers a time range of one stream from its
- * zone maps, and writes Parquet itself (`COPY`). Every write goes through one connection in
- * order; every read has a connection of its own and streams its result a chunk at a time. Times
- * are kept as epoch milliseconds, with the text as sent beside them only where it is not the
- * millisecond ISO form those give back (an upstream `ts` of another precision).
+ * appends batches fast through its Appender, compresses each column on its own (`data` with zstd
+ * across a whole segment of messages, the envelope with dictionaries, times and `seq` with bit
+ * packing: the record takes about 0.12x its messages' JSON once checkpointed, docs/operations.md
+ * "History disk"), answers a time range of one stream from its zone maps, and writes Parquet itself
+ * (`COPY`). Every write goes through one connection in order; every read has a connection of its
+ * own and streams its result a chunk at a time. Times are kept as epoch milliseconds, with the text
+ * as sent beside them only where it is not the millisecond ISO form those give back (an upstream
+ * `ts` of another precision).
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { deflateRaw, inflateRaw, inflateRawSync } from 'node:zlib';
-import { type DuckDBAppender, type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { deflateRaw, inflateRaw } from 'node:zlib';
+import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { appendRow, parseSize, recordOf } from './duckdb-rows.ts';
 import type {
   HistoryExtent,
   HistoryRange,
@@ -23,7 +25,6 @@ import type {
   RecordedMessage,
   RetentionPolicy,
 } from './store.ts';
-import { storedTime } from './stored-time.ts';
 
 const deflate = promisify(deflateRaw);
 const inflate = promisify(inflateRaw);
@@ -32,12 +33,34 @@ const inflate = promisify(inflateRaw);
 export const HISTORY_FILE = 'history.duckdb';
 
 /**
- * `data` of at least this many bytes is stored deflated (by zlib, off the event loop) rather than
- * as text: DuckDB's string compression (FSST) leaves a whole segment uncompressed once one of its
- * strings is this large (a catalogue's or a trade list's snapshot), which would cost the small
- * messages beside it their compression too.
+ * The storage format of a new store file: DuckDB's own, of the engine version the project installs,
+ * whose zstd compression of a text column is what `data` asks for (the default format, kept readable
+ * by engines back to 0.10, has no zstd for text, and its FSST leaves a whole segment uncompressed
+ * once one of its strings is large).
+ */
+const STORAGE_VERSION = 'v1.5.0';
+
+/**
+ * What marks a store file whose `data` is zstd-compressed (made by this version): the table's
+ * comment. A file made before it keeps its `data` column as it was made, so that its large texts
+ * are still written deflated ({@link LARGE_DATA_BYTES}).
+ */
+const ZSTD_FORMAT = 'data: zstd';
+
+/**
+ * In a store made before {@link ZSTD_FORMAT}, `data` of at least this many bytes is stored deflated
+ * (by zlib, off the event loop) rather than as text: that file's string compression (FSST) leaves a
+ * whole segment uncompressed once one of its strings is this large (a catalogue's or a trade list's
+ * snapshot), which would cost the small messages beside it their compression too.
  */
 const LARGE_DATA_BYTES = 2_048;
+
+/**
+ * Rows appended in one turn of the event loop: about 0.5 ms of it on a loaded machine, where a
+ * second's 500 rows of busy books at once held it for about 2 ms more (the closing flush of the
+ * appender, a millisecond or two, stays one piece).
+ */
+const APPEND_SLICE_ROWS = 128;
 
 /** The oldest rows dropped in one step while the store is over its byte limit. */
 const SIZE_TRIM_FRACTION = 0.1;
@@ -54,7 +77,7 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS messages (
   ts_text VARCHAR,
   rts_text VARCHAR,
   type VARCHAR NOT NULL,
-  data VARCHAR,
+  data VARCHAR USING COMPRESSION zstd,
   data_deflated BLOB,
   checksum UINTEGER,
   group_step VARCHAR
@@ -79,22 +102,43 @@ export async function openDuckDbStore(dataDir: string): Promise<DuckDbHistorySto
   const file = path.join(dataDir, HISTORY_FILE);
   try {
     mkdirSync(dataDir, { recursive: true });
-    const { instance, writer } = await openFile(file);
-    return new DuckDbHistoryStore(file, instance, writer);
+    return new DuckDbHistoryStore(file, await openFile(file));
   } catch (error) {
     throw new HistoryStoreOpenError(file, error);
   }
 }
 
-async function openFile(file: string): Promise<{ instance: DuckDBInstance; writer: DuckDBConnection }> {
-  // One thread and a modest memory limit: the store shares the process with the relay.
-  const instance = await DuckDBInstance.create(file, { threads: '1', memory_limit: '256MB' });
+interface OpenedFile {
+  instance: DuckDBInstance;
+  writer: DuckDBConnection;
+  /** `data` is zstd-compressed: every text goes in as text (false: a store made before, see LARGE_DATA_BYTES). */
+  zstdData: boolean;
+}
+
+async function openFile(file: string): Promise<OpenedFile> {
+  // One thread and a modest memory limit: the store shares the process with the relay. The storage
+  // version applies to a file created now; one that exists keeps its own.
+  const instance = await DuckDBInstance.create(file, {
+    threads: '1',
+    memory_limit: '256MB',
+    storage_compatibility_version: STORAGE_VERSION,
+  });
   try {
     const writer = await instance.connect();
+    const created =
+      (
+        await writer.runAndReadAll(
+          "SELECT count(*)::DOUBLE FROM duckdb_tables() WHERE table_name = 'messages'",
+        )
+      ).getRowsJS()[0]?.[0] === 0;
     await writer.run(SCHEMA);
+    if (created) await writer.run(`COMMENT ON TABLE messages IS '${ZSTD_FORMAT}'`);
     // A store written before grouped books were recorded has no group column yet.
     await writer.run('ALTER TABLE messages ADD COLUMN IF NOT EXISTS group_step VARCHAR');
-    return { instance, writer };
+    const comment = (
+      await writer.runAndReadAll("SELECT comment FROM duckdb_tables() WHERE table_name = 'messages'")
+    ).getRowsJS()[0]?.[0];
+    return { instance, writer, zstdData: comment === ZSTD_FORMAT };
   } catch (error) {
     instance.closeSync();
     throw error;
@@ -106,6 +150,7 @@ export class DuckDbHistoryStore implements HistoryStore {
   readonly #file: string;
   #instance: DuckDBInstance;
   #writer: DuckDBConnection;
+  readonly #zstdData: boolean;
   /** Writes and maintenance, one after another on `#writer`. */
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
@@ -116,11 +161,12 @@ export class DuckDbHistoryStore implements HistoryStore {
    */
   #failed = false;
 
-  constructor(file: string, instance: DuckDBInstance, writer: DuckDBConnection) {
+  constructor(file: string, opened: OpenedFile) {
     this.description = `duckdb:${file}`;
     this.#file = file;
-    this.#instance = instance;
-    this.#writer = writer;
+    this.#instance = opened.instance;
+    this.#writer = opened.writer;
+    this.#zstdData = opened.zstdData;
   }
 
   append(batch: readonly RecordedMessage[]): Promise<void> {
@@ -129,14 +175,23 @@ export class DuckDbHistoryStore implements HistoryStore {
       // The rows go into an open transaction in memory (the Appender's calls are synchronous), and
       // the commit, which writes and syncs the log, runs on DuckDB's own thread: the event loop
       // never waits on the disk.
-      const deflated = await Promise.all(
-        batch.map((row) => (row.data.length >= LARGE_DATA_BYTES ? deflate(row.data) : undefined)),
-      );
+      const deflated = this.#zstdData
+        ? []
+        : await Promise.all(
+            batch.map((row) => (row.data.length >= LARGE_DATA_BYTES ? deflate(row.data) : undefined)),
+          );
       await this.#writer.run('BEGIN TRANSACTION');
       try {
         const appender = await this.#writer.createAppender('messages');
         try {
-          for (const [i, row] of batch.entries()) appendRow(appender, row, deflated[i]);
+          // A slice of rows at a time, the event loop served between slices: a second's batch of
+          // busy books appended at once would hold it for milliseconds (the relay's p99 delay).
+          for (let start = 0; start < batch.length; start += APPEND_SLICE_ROWS) {
+            if (start > 0) await turnOfTheEventLoop();
+            const end = Math.min(batch.length, start + APPEND_SLICE_ROWS);
+            for (let i = start; i < end; i += 1)
+              appendRow(appender, batch[i] as RecordedMessage, deflated[i]);
+          }
         } finally {
           appender.closeSync();
         }
@@ -309,85 +364,6 @@ export class DuckDbHistoryStore implements HistoryStore {
   }
 }
 
-function appendRow(appender: DuckDBAppender, row: RecordedMessage, deflated: Buffer | undefined): void {
-  appender.appendVarchar(row.channel);
-  appender.appendVarchar(row.stream);
-  appender.appendVarchar(row.market);
-  if (row.depth === null || row.depth === undefined) appender.appendNull();
-  else appender.appendInteger(row.depth);
-  appender.appendVarchar(row.epoch);
-  appender.appendBigInt(BigInt(row.seq));
-  const ts = storedTime(row.ts);
-  const rts = storedTime(row.rts);
-  appender.appendBigInt(BigInt(ts.ms));
-  appender.appendBigInt(BigInt(rts.ms));
-  if (ts.text === undefined) appender.appendNull();
-  else appender.appendVarchar(ts.text);
-  if (rts.text === undefined) appender.appendNull();
-  else appender.appendVarchar(rts.text);
-  appender.appendVarchar(row.type);
-  if (deflated === undefined) {
-    appender.appendVarchar(row.data);
-    appender.appendNull();
-  } else {
-    appender.appendNull();
-    appender.appendBlob(deflated);
-  }
-  if (row.checksum === undefined) appender.appendNull();
-  else appender.appendUInteger(row.checksum);
-  if (row.group === undefined) appender.appendNull();
-  else appender.appendVarchar(row.group);
-  appender.endRow();
-}
-
-function recordOf(row: readonly unknown[]): RecordedMessage {
-  const [
-    channel,
-    stream,
-    market,
-    depth,
-    epoch,
-    seq,
-    tsMs,
-    rtsMs,
-    tsText,
-    rtsText,
-    type,
-    data,
-    deflated,
-    checksum,
-    group,
-  ] = row;
-  return {
-    channel: String(channel),
-    stream: String(stream),
-    market: String(market),
-    depth: channel !== 'book' ? undefined : depth === null ? null : Number(depth),
-    epoch: String(epoch),
-    seq: Number(seq),
-    ts: typeof tsText === 'string' ? tsText : new Date(Number(tsMs)).toISOString(),
-    rts: typeof rtsText === 'string' ? rtsText : new Date(Number(rtsMs)).toISOString(),
-    type: type === 'snapshot' ? 'snapshot' : 'update',
-    data: typeof data === 'string' ? data : inflateRawSync(deflated as Uint8Array).toString('utf8'),
-    checksum: checksum === null ? undefined : Number(checksum),
-    group: typeof group === 'string' ? group : undefined,
-  };
-}
-
-const SIZE_UNITS: Readonly<Record<string, number>> = {
-  bytes: 1,
-  KiB: 1024,
-  MiB: 1024 ** 2,
-  GiB: 1024 ** 3,
-  TiB: 1024 ** 4,
-  KB: 1000,
-  MB: 1000 ** 2,
-  GB: 1000 ** 3,
-};
-
-/** DuckDB's human size (`1.2 MiB`, `0 bytes`) in bytes. */
-function parseSize(text: string): number {
-  const match = /^([\d.]+)\s*([A-Za-z]+)$/.exec(text.trim());
-  if (match === null) return 0;
-  return Number(match[1]) * (SIZE_UNITS[match[2] ?? ''] ?? 1);
+function turnOfTheEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
