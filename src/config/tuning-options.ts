@@ -105,7 +105,7 @@ export const tuningOptions: Record<string, TuningOption> = {
     'HISTORY_MS',
     'how long an update is kept for resume (in cluster mode, in Redis, for any relay)',
     {
-      doc: 'how long an update is kept for `resume`, in each stream\'s ring and, in cluster mode, in Redis so a client resumes on any relay (docs/cluster.md)',
+      doc: "how long an update is kept for `resume`, in each stream's ring and, in cluster mode, in Redis so a client resumes on any relay (docs/cluster.md)",
       min: 1_000,
       max: DAY_MS,
       placeholder: 'MS',
