@@ -191,6 +191,7 @@ export async function startRelay(
     budget: poller,
     slotWaitMs: SINCE_SLOT_WAIT_MS,
     position: (channel, market) => registry.get({ channel, market, depth: undefined }),
+    record: history?.recorder,
   });
   const { ws, sse, edgeAdmission, stopPruning } = registerClientEndpoints(app, {
     registry,

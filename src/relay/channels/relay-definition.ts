@@ -169,7 +169,15 @@ export interface HeldMessage<Data> {
 
 /** A history read: what it holds, or why it holds nothing. */
 export type HistoryRead<Read> =
-  | ({ ok: true; pages: number } & Read)
+  | ({
+      ok: true;
+      pages: number;
+      /**
+       * Where the history starts (ms) when its source's listing ended later than the time asked:
+       * the subscription's `history` then says `complete: false` (docs/protocol.md "History and replay").
+       */
+      startsAt?: number;
+    } & Read)
   | { ok: false; reason: 'too_many' | 'not_found'; message: string; pages: number };
 
 /**

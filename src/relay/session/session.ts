@@ -50,9 +50,8 @@ import {
 import { RequestOrder } from './request-order.ts';
 import { SentPositions } from './sent-positions.ts';
 import type { SessionContext, SessionOptions, SessionSink } from './session-context.ts';
-import { SinceSeams } from './since-seam.ts';
+import { SessionSince } from './session-since.ts';
 import {
-  checkSelection,
   fetchReplay,
   joinStreams,
   refusalError,
@@ -82,11 +81,11 @@ export class Session implements StreamSubscriber {
   readonly #heldBack: SlowConsumerPolicy;
   readonly #order = new RequestOrder();
   readonly #wildcards: SessionWildcards;
-  /** Subscriptions with `since` waiting for their history (session/since-seam.ts). */
-  readonly #seams: SinceSeams;
+  /** Subscriptions with `since` (session/session-since.ts). */
+  readonly #since: SessionSince;
   #ended = false;
   /** What `list` reads of the streams held. */
-  readonly #view = heldView(this.#subscriptions, this.#lastSent, this);
+  readonly #view: ReturnType<typeof heldView>;
 
   constructor(id: number, sink: SessionSink, context: SessionContext, options: SessionOptions = {}) {
     this.id = id;
@@ -108,17 +107,15 @@ export class Session implements StreamSubscriber {
       leave: (stream) => this.#leave(stream),
       send: (message) => this.#send(message),
     });
-    const reads = context.sinceReads;
-    this.#seams = new SinceSeams({
-      ...(reads === undefined
-        ? {}
-        : { read: (channel, market, since, at) => reads.read(channel, market, since, at) }),
-      deliver: (stream, frame) => this.deliver(stream, frame),
-      fail: (stream, error) => {
-        this.#send(error);
-        this.#leave(stream);
-      },
+    this.#since = new SessionSince(context.sinceReads, {
+      order: this.#order,
+      finished: () => this.#sink.closed || this.#ended,
+      write: (stream, frame) => this.#write(stream, frame),
+      send: (message) => this.#send(message),
+      leave: (stream) => this.#leave(stream),
+      first: (streams) => sendFirstMessages(this, streams),
     });
+    this.#view = heldView(this.#subscriptions, this.#lastSent, this, this.#since);
   }
 
   /** Streams the session holds. */
@@ -133,7 +130,12 @@ export class Session implements StreamSubscriber {
   // --- StreamSubscriber -------------------------------------------------------------------------
 
   deliver(stream: AnyStream, frame: Frame): void {
-    if (this.#sink.closed || this.#seams.hold(stream, frame)) return;
+    if (!this.#since.hold(stream, frame)) this.#write(stream, frame);
+  }
+
+  /** Writes a stream message, held back for a slow reader; a `since` history's past its seam. */
+  #write(stream: AnyStream, frame: Frame): void {
+    if (this.#sink.closed) return;
     if (this.#heldBack.mustHoldBack(this.#sink.bufferedBytes)) {
       this.#heldBack.holdBack(stream);
       return;
@@ -149,7 +151,7 @@ export class Session implements StreamSubscriber {
   }
 
   ended(stream: AnyStream): void {
-    this.#seams.drop(stream.key);
+    this.#since.drop(stream.key);
     this.#context.marketAdmission.left(this, stream);
     this.#subscriptions.delete(stream.key);
     this.#lastSent.delete(stream.key);
@@ -203,7 +205,7 @@ export class Session implements StreamSubscriber {
     if (this.#ended) return;
     this.#ended = true;
     this.#heldBack.clear();
-    this.#seams.clear();
+    this.#since.clear();
     this.#wildcards.close();
     this.#context.marketAdmission.close(this);
     for (const stream of this.#subscriptions.values()) {
@@ -257,7 +259,7 @@ export class Session implements StreamSubscriber {
       this.#subscribeWildcard(request);
       return;
     }
-    const checked = checkSelection(request, this.#context.limits.maxStreams, this.#subscriptions);
+    const checked = this.#since.check(request, this.#context.limits.maxStreams, this.#subscriptions);
     if (!checked.ok) {
       this.error(request.id, checked.code, checked.message, request.channel);
       return;
@@ -290,14 +292,15 @@ export class Session implements StreamSubscriber {
     const { channel } = selection;
     const { resume } = request;
     const { joined, recovered } = this.#joinStreams(selection, resume, refused, history);
-    // Written now, before anything of these streams: nothing above delivers to this session
-    // (joinStreams adds it to each stream without sending; a cluster replay that restores a stream
-    // leaves it out), and a frame a transport holds for coalescing is of a stream joined earlier.
-    // So on a compact connection every stream's number arrives before its first data message.
-    this.#send(subscribedMessage(request, selection, joined, this, recovered, this.#compact));
-    // Stream errors naming the market, as a first poll's unknown_market would (protocol.md).
-    for (const [market, refusal] of refused) this.#send(refusalError(channel, market, refusal));
-    sendFirstMessages(this, this.#seams.begin(selection.since, request.id, joined));
+    // `subscribed` goes before anything of these streams (held while a `since` is read): joining
+    // sends nothing, nor does a cluster replay, and a frame a transport holds for coalescing is of a
+    // stream joined earlier. So on a compact connection a stream's number precedes its data.
+    this.#since.answer(
+      { id: request.id, text: request.since, since: selection.since, joined },
+      subscribedMessage(request, selection, joined, this, recovered, this.#compact),
+      // Stream errors naming the market, as a first poll's unknown_market would (protocol.md).
+      [...refused].map(([market, refusal]) => refusalError(channel, market, refusal)),
+    );
   }
 
   #joinStreams(
@@ -356,7 +359,7 @@ export class Session implements StreamSubscriber {
   }
 
   #leave(stream: AnyStream): void {
-    this.#seams.drop(stream.key);
+    this.#since.drop(stream.key);
     this.#context.marketAdmission.left(this, stream);
     this.#subscriptions.delete(stream.key);
     this.#lastSent.delete(stream.key);

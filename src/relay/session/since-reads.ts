@@ -11,6 +11,7 @@
 
 import { type SinceSpec, sinceKey } from '../../../packages/protocol/src/channels/history.ts';
 import type { Channel } from '../../../packages/protocol/src/protocol/channels.ts';
+import type { RecordReader } from '../../history/recorder.ts';
 import type { HistoryRead } from '../channels/relay-definition.ts';
 import { type ChannelUpstream, historyOf } from '../channels/relay-registry.ts';
 import type { StreamPosition } from '../streams/frame.ts';
@@ -27,6 +28,8 @@ export interface SinceReadsOptions {
   slotWaitMs: number;
   /** The position of a market's stream of `channel` now, if it has one. */
   position(channel: Channel, market: string): StreamPosition | undefined;
+  /** The relay's record, when it records: `since` a time is read from it (./record-seam.ts). */
+  record?: RecordReader | undefined;
 }
 
 interface SharedRead {
@@ -43,6 +46,11 @@ export class SinceReads {
 
   constructor(options: SinceReadsOptions) {
     this.#options = options;
+  }
+
+  /** The relay's record, when it records. */
+  get record(): RecordReader | undefined {
+    return this.#options.record;
   }
 
   /**
