@@ -15,7 +15,17 @@ import { type Harness, useHarness } from '../support/harness.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 /** The fields of a `subscribed` that are no option of the subscription. */
-const notOptions = new Set(['type', 'id', 'channel', 'markets', 'since', 'history', 'recovered', 'streams', 'options']);
+const notOptions = new Set([
+  'type',
+  'id',
+  'channel',
+  'markets',
+  'since',
+  'history',
+  'recovered',
+  'streams',
+  'options',
+]);
 /** The fields of a `list` entry that are no option of the subscription. */
 const notListedOptions = new Set(['channel', 'market', 'epoch', 'seq', 'status', 'wildcard']);
 

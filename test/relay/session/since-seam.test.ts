@@ -89,7 +89,7 @@ describe('since seam', () => {
     expect(written.at(-1)).toEqual({ type: 'update', seq: 4, trades: ids(range(24, 26)) });
   });
 
-  it('says complete: false from where upstream\'s listing starts when it ends after the time asked', async () => {
+  it("says complete: false from where upstream's listing starts when it ends after the time asked", async () => {
     const { stream, seams, written, publish, settle } = setUp();
     publish(range(12, 15));
     written.length = 0;
