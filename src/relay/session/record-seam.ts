@@ -95,20 +95,19 @@ export class RecordSeam implements PendingSince {
     this.#instead?.cancel();
   }
 
+  /** Sends the history once it is prepared (`subscribed` may have gone before, past its wait). */
   release(): void {
     if (this.#released || this.#cancelled) return;
     this.#released = true;
-    if (this.#instead !== undefined) {
-      this.#instead.release();
-      return;
-    }
-    if (this.#failure !== undefined) {
-      this.#fail(this.#failure);
-      return;
-    }
-    this.#send().catch((error: unknown) =>
-      this.#fail(error instanceof Error ? error.message : String(error)),
-    );
+    void this.coverage.then(() => {
+      if (this.#cancelled) return;
+      if (this.#instead !== undefined) this.#instead.release();
+      else if (this.#failure !== undefined) this.#fail(this.#failure);
+      else
+        this.#send().catch((error: unknown) =>
+          this.#fail(error instanceof Error ? error.message : String(error)),
+        );
+    });
   }
 
   #fail(why: string): void {

@@ -99,7 +99,7 @@ export class SessionSince {
       return;
     }
     host.order.hold(
-      begun.ready.then((history) => {
+      withinWait(begun.ready).then((history) => {
         if (host.finished()) return;
         host.send(history === undefined ? subscribed : { ...subscribed, history });
         for (const message of after) host.send(message);
@@ -119,4 +119,20 @@ export class SessionSince {
     this.#seams.clear();
     this.#asked.clear();
   }
+}
+
+/**
+ * How long `subscribed` (and the requests behind it) waits for where the history starts: a stream
+ * that never gets a state (upstream down) must not hold the connection's answers for ever. Past it,
+ * `subscribed` goes without `history`, and the history follows once read.
+ */
+const SINCE_REPLY_WAIT_MS = 10_000;
+
+function withinWait<T>(ready: Promise<T>): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), SINCE_REPLY_WAIT_MS);
+    timer.unref();
+  });
+  return Promise.race([ready, waited]).finally(() => clearTimeout(timer));
 }

@@ -151,6 +151,7 @@ describe('record seam', () => {
     const begun = seams.begin(since(1), 'r9', [{ market, stream, replay: undefined }]);
     expect(await begun?.ready).toBeUndefined();
     begun?.release();
+    await new Promise((resolve) => setTimeout(resolve, 0));
     expect(written).toEqual([]);
     expect(errors).toEqual([
       expect.objectContaining({
