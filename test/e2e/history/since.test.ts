@@ -59,9 +59,10 @@ function expectStitched(answer: Message[], live: Message[], since: number): void
   expect(first).toMatchObject({ type: 'snapshot', epoch: at.epoch, seq: at.seq, ts: at.ts, rts: at.rts });
   if (at.checksum !== undefined) expect(first?.checksum).toBe(at.checksum);
   expect(first?.data).toEqual(stateAt(live, at.seq as number));
+  // Either client may be a message or two ahead of the other: what both received is the same.
   const after = live.slice(before.length, before.length + rest.length);
-  expect(rest.length).toBeGreaterThan(0);
-  expect(rest).toEqual(after);
+  expect(after.length).toBeGreaterThan(0);
+  expect(rest.slice(0, after.length)).toEqual(after);
 }
 
 describe('since a time, from the record', () => {
@@ -82,23 +83,34 @@ describe('since a time, from the record', () => {
     return client;
   }
 
-  it('book, price and trades: the state at the time, every recorded message after it, then live, no gap, no duplicate', async () => {
+  it('book (full and at a depth), price and trades: the state at the time, every recorded message after it, then live, no gap, no duplicate', async () => {
     const harness = await recordingHarness();
     const [market] = harness.sim.market.activeMarketIds() as [string];
     const live = await connect(harness);
-    const channels = ['book', 'price', 'trades'] as const;
-    for (const channel of channels) await live.request({ op: 'subscribe', channel, markets: [market] });
-    await waitFor('a changing book and price', () =>
-      channels.every((channel) => streamMessages(live, channel).length >= (channel === 'trades' ? 2 : 20)),
+    const streams = [
+      { channel: 'book', depth: null },
+      { channel: 'book', depth: 10 },
+      { channel: 'price' },
+      { channel: 'trades' },
+    ] as const;
+    const messagesOf = (client: MessageRecorder, stream: (typeof streams)[number]) =>
+      streamMessages(client, stream.channel).filter(
+        (message) => message.depth === ('depth' in stream ? stream.depth : undefined),
+      );
+    const seqOf = (client: MessageRecorder, stream: (typeof streams)[number]) =>
+      client.view(stream.channel, market, 'depth' in stream ? stream.depth : undefined)?.seq ?? 0;
+    for (const stream of streams) await live.request({ op: 'subscribe', markets: [market], ...stream });
+    await waitFor('changing books and price', () =>
+      streams.every((stream) => messagesOf(live, stream).length >= (stream.channel === 'trades' ? 2 : 20)),
     );
     // A time amid what the live client received: the state then is a book already changed many times.
-    const book = streamMessages(live, 'book');
+    const book = messagesOf(live, streams[0]);
     const since = Date.parse(book[Math.floor(book.length / 2)]!.rts as string) + 1;
     const sinceText = new Date(since).toISOString();
 
     const late = await connect(harness);
-    for (const channel of channels) {
-      const answer = await late.request({ op: 'subscribe', channel, markets: [market], since: sinceText });
+    for (const stream of streams) {
+      const answer = await late.request({ op: 'subscribe', markets: [market], ...stream, since: sinceText });
       expect(answer).toMatchObject({
         type: 'subscribed',
         since: sinceText,
@@ -106,27 +118,16 @@ describe('since a time, from the record', () => {
       });
     }
     // The streams go on changing; the late client catches up with the live one and goes on with it.
-    const caughtUp = Object.fromEntries(
-      channels.map((channel) => [
-        channel,
-        live.view(channel, market, channel === 'book' ? null : undefined)!.seq + 5,
-      ]),
-    );
+    const caughtUp = streams.map((stream) => seqOf(live, stream) + 5);
     await waitFor('the late client live again', () =>
-      channels.every(
-        (channel) =>
-          (late.view(channel, market, channel === 'book' ? null : undefined)?.seq ?? 0) >= caughtUp[channel]!,
-      ),
+      streams.every((stream, i) => seqOf(late, stream) >= caughtUp[i]!),
     );
-    for (const channel of channels) {
-      const answer = streamMessages(late, channel);
-      expectStitched(answer, streamMessages(live, channel), since);
-    }
+    for (const stream of streams) expectStitched(messagesOf(late, stream), messagesOf(live, stream), since);
     expect(late.violations).toEqual([]);
     const listed = await late.request({ op: 'list' });
     expect(listed.subscriptions).toEqual(
       expect.arrayContaining(
-        channels.map((channel) => expect.objectContaining({ channel, since: sinceText })),
+        streams.map(({ channel }) => expect.objectContaining({ channel, since: sinceText })),
       ),
     );
   });
