@@ -7,6 +7,10 @@
  * the stream's data at the join and the held messages, at the position of the last held message;
  * live updates go on from there. The read starts only once the stream has a state and after the
  * join, so what it reads reaches past the join point and the held messages cover everything after it.
+ * `SinceSeams` picks each stream's seam: a time, on a relay that records, is answered from the record
+ * (./record-seam.ts), which hands over to the upstream read where the record does not reach back.
+ * Nothing goes out until the request releases it, once its `subscribed` (which says where the
+ * history starts) is written.
  */
 import type { SinceSpec } from '../../../packages/protocol/src/channels/history.ts';
 import type { Channel } from '../../../packages/protocol/src/protocol/channels.ts';
