@@ -13,6 +13,7 @@
  * history starts) is written.
  */
 import type { SinceSpec } from '../../../packages/protocol/src/channels/history.ts';
+import { channelDefinitions, isDefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
 import type { Channel } from '../../../packages/protocol/src/protocol/channels.ts';
 import type { HistoryCoverage } from '../../../packages/protocol/src/protocol/history.ts';
 import type { RequestId, ServerMessage } from '../../../packages/protocol/src/protocol/messages.ts';
@@ -262,7 +263,7 @@ export class SinceSeams {
             market: target.market,
           }),
       };
-      const fallback = history === undefined ? undefined : () => upstreamSeam()!;
+      const fallback = upstreamTakes(stream, since) ? () => upstreamSeam()! : undefined;
       seam = new RecordSeam(stream, since, record, session, done, fallback);
     } else seam = upstreamSeam();
     // The request was checked against its channel (./subscription.ts): none is left without.
@@ -289,6 +290,14 @@ export class SinceSeams {
   clear(): void {
     for (const key of [...this.#seams.keys()]) this.drop(key);
   }
+}
+
+/** Whether upstream's history of the stream's channel takes `since` (its definition's check, now). */
+function upstreamTakes(stream: AnyStream, since: Extract<SinceSpec, { kind: 'time' }>): boolean {
+  if (!isDefinedChannel(stream.channel)) return false;
+  return (
+    channelDefinitions[stream.channel].history?.check(since.text, Date.now(), [stream.market]).ok === true
+  );
 }
 
 /** One `history` for a request's streams: complete only if each is, from the latest start. */

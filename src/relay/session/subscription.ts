@@ -108,9 +108,9 @@ const upstreamHistoryChannels = Object.entries(channelDefinitions)
   .map(([channel]) => channel);
 
 /**
- * `since`, never beside `resume`, within its bounds at `now`: on a channel that reads upstream's
- * history by its definition's check; on any other a time within the record's retention
- * (`recordAgeMs`), when the relay records.
+ * `since`, never beside `resume`, within its bounds at `now`: what a channel that reads upstream's
+ * history takes by its definition's check, and, when the relay records, a time within the record's
+ * retention (`recordAgeMs`) on any channel.
  */
 function checkSinceOption(
   request: Pick<SubscribeRequest, 'channel' | 'markets' | 'since' | 'resume'>,
@@ -124,13 +124,19 @@ function checkSinceOption(
       message: '"since" and "resume" exclude each other: resume continues a stream, since starts one',
     };
   const history = isDefinedChannel(request.channel) ? channelDefinitions[request.channel].history : undefined;
-  if (history !== undefined) return history.check(request.since, now, request.markets);
+  const upstream = history?.check(request.since, now, request.markets);
+  if (upstream?.ok) return upstream;
   if (recordAgeMs === undefined)
-    return {
-      ok: false,
-      message: `"since" on ${request.channel} is read from the relay's record, and this relay records nothing (history off); without it "since" applies to ${upstreamHistoryChannels.join(', ')} only`,
-    };
-  return checkSinceTime(request.since, now, recordAgeMs);
+    return (
+      upstream ?? {
+        ok: false,
+        message: `"since" on ${request.channel} is read from the relay's record, and this relay records nothing (history off); without it "since" applies to ${upstreamHistoryChannels.join(', ')} only`,
+      }
+    );
+  // A time the record answers (further back than upstream's bound, or of a candle source upstream
+  // keeps no history of) is taken too; a value neither takes is refused with upstream's reason.
+  const recorded = checkSinceTime(request.since, now, recordAgeMs);
+  return recorded.ok || upstream === undefined ? recorded : upstream;
 }
 
 /**

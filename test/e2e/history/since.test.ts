@@ -5,8 +5,8 @@
  * (the live client's state after its last message at or before it: same seq, epoch, data and
  * checksum), then every message the live client was sent after it, the same, in order, then live,
  * with no gap and no duplicate at the seam; the same over SSE. A `since` before the record's start
- * says `complete: false` from where it starts; `list` shows the `since`; a bad `since` is refused
- * with the request's id.
+ * says `complete: false` from where it starts, also on candles whose source upstream keeps no
+ * history of; `list` shows the `since`; a bad `since` is refused with the request's id.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -167,6 +167,21 @@ describe('since a time, from the record', () => {
     const received = streamMessages(early, 'book');
     expect(received.slice(0, book.length)).toEqual(book);
     expect(early.violations).toEqual([]);
+  });
+
+  it('takes since on candles of a source upstream keeps no history of, from the record alone', async () => {
+    const harness = await recordingHarness();
+    const [market] = harness.sim.market.activeMarketIds() as [string];
+    const client = await connect(harness);
+    const stream = `${market}:1m:probability`;
+    const since = new Date(Date.now() - 10 * 60_000).toISOString();
+    const answer = await client.request({ op: 'subscribe', channel: 'candles', markets: [stream], since });
+    // Nothing of this stream was recorded ten minutes ago: the answer is the live stream, and says so.
+    expect(answer).toMatchObject({ type: 'subscribed', since, history: { complete: false } });
+    expect(Date.parse((answer.history as { from: string }).from)).toBeGreaterThan(Date.parse(since));
+    await waitFor('the candles snapshot', () => streamMessages(client, 'candles').length > 0);
+    expect(streamMessages(client, 'candles')[0]?.type).toBe('snapshot');
+    expect(client.violations).toEqual([]);
   });
 
   it('refuses a since not ISO, in the future or past the retention with the id, and changes nothing', async () => {
