@@ -198,6 +198,7 @@ export async function startRelay(
     budget: poller,
     slotWaitMs: SINCE_SLOT_WAIT_MS,
     position: (channel, market) => registry.get({ channel, market, depth: undefined }),
+    record: history?.recorder,
   });
   // `replay` of the record (docs/protocol.md "Replay"): refused with `--history off`.
   const replays = new ReplayService({

@@ -100,7 +100,10 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
     // A reconnect resumes where its events stopped: the query's `since` was for the first connect
     // (and may by now be past its bound).
     const parsed = parseQuery(url, lastEventId === undefined);
-    const checked = parsed.ok ? checkSelection(parsed.request, options.limits.maxStreams) : parsed;
+    const recordAgeMs = options.sinceReads?.record?.retention.maxAgeMs;
+    const checked = parsed.ok
+      ? checkSelection(parsed.request, options.limits.maxStreams, new Map(), recordAgeMs)
+      : parsed;
     if (!checked.ok) {
       refuse(response, 400, checked.code, checked.message);
       return;

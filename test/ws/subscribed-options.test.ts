@@ -3,7 +3,7 @@
  * "Per-subscription options", "`update`"), whatever the request named: table-driven over channels
  * and options, the answers to `subscribe` and to `update` are checked against the options expected
  * and against what `list` then shows for each stream (so an option added later is checked too),
- * a `since` echoed by the subscribe that asked for it; a subscribe that joined no stream (a market
+ * a `since` echoed by the subscribe that asked for it (with its `history`) and listed; a subscribe that joined no stream (a market
  * known not to exist) names the options it asked for;
  * markets of one `update` left with different options are named each with its own; SSE's
  * `subscribed` event names them as WebSocket's answer does.
@@ -15,7 +15,17 @@ import { type Harness, useHarness } from '../support/harness.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 /** The fields of a `subscribed` that are no option of the subscription. */
-const notOptions = new Set(['type', 'id', 'channel', 'markets', 'since', 'recovered', 'streams', 'options']);
+const notOptions = new Set([
+  'type',
+  'id',
+  'channel',
+  'markets',
+  'since',
+  'history',
+  'recovered',
+  'streams',
+  'options',
+]);
 /** The fields of a `list` entry that are no option of the subscription. */
 const notListedOptions = new Set(['channel', 'market', 'epoch', 'seq', 'status', 'wildcard']);
 
@@ -93,7 +103,7 @@ const rows: Row[] = [
     update: { interval: 100 },
     updated: { interval: 100 },
   },
-  // `since` is echoed by the subscribe that asked for it, but not in force afterwards (list).
+  // `since` is echoed by the subscribe that asked for it, with where its history starts, and listed.
   { name: 'trades: a since', channel: 'trades', subscribe: { since: SINCE }, subscribed: {} },
 ];
 
@@ -129,7 +139,12 @@ describe('subscribed names every option in force', () => {
       expect(answer.type, row.name).toBe('subscribed');
       expect(optionsIn(answer, notOptions), `${row.name}: subscribe`).toEqual(row.subscribed);
       expect(answer.since, row.name).toEqual(row.subscribe.since);
-      expect(await listed(client, row.channel, market), `${row.name}: listed`).toEqual(row.subscribed);
+      const since = row.subscribe.since === undefined ? {} : { since: row.subscribe.since };
+      if (row.subscribe.since !== undefined) expect(answer.history, row.name).toHaveProperty('complete');
+      expect(await listed(client, row.channel, market), `${row.name}: listed`).toEqual({
+        ...row.subscribed,
+        ...since,
+      });
       if (row.update === undefined) continue;
       const updated = await client.request({
         op: 'update',

@@ -12,6 +12,7 @@
  */
 import type { z } from 'zod';
 import type { SinceSpec } from '../../../packages/protocol/src/channels/history.ts';
+import type { Channel } from '../../../packages/protocol/src/protocol/channels.ts';
 import type { OrderBook } from '../../upstream/contract/schemas.ts';
 
 /** A diff's answer that the state changed but is best sent whole, as a snapshot with the next `seq`. */
@@ -150,6 +151,8 @@ export interface ServesHistory<Upstream, Data, Read> {
     since: SinceSpec,
     now: number,
     request: <T>(ask: () => Promise<T>) => Promise<T>,
+    /** The relay's record, when it records: what it holds is not asked of upstream. */
+    record?: RecordedSince,
   ): Promise<HistoryRead<Read>>;
   /**
    * The snapshot's data: `read` (read after the join), with `join`, the data of the message the
@@ -161,6 +164,16 @@ export interface ServesHistory<Upstream, Data, Read> {
   readonly idName?: string;
 }
 
+/**
+ * The `data` of every recorded message of a stream from `from` (ms, inclusive) on, oldest first;
+ * undefined when the record does not reach back to `from` (docs/history.md "Since").
+ */
+export type RecordedSince = (
+  channel: Channel,
+  streamId: string,
+  from: number,
+) => Promise<unknown[] | undefined>;
+
 /** A live message held while a history is read. */
 export interface HeldMessage<Data> {
   type: 'snapshot' | 'update';
@@ -169,7 +182,15 @@ export interface HeldMessage<Data> {
 
 /** A history read: what it holds, or why it holds nothing. */
 export type HistoryRead<Read> =
-  | ({ ok: true; pages: number } & Read)
+  | ({
+      ok: true;
+      pages: number;
+      /**
+       * Where the history starts (ms) when its source's listing ended later than the time asked:
+       * the subscription's `history` then says `complete: false` (docs/protocol.md "History and replay").
+       */
+      startsAt?: number;
+    } & Read)
   | { ok: false; reason: 'too_many' | 'not_found'; message: string; pages: number };
 
 /**

@@ -276,16 +276,20 @@ export interface HeldView {
   thresholdOf(stream: AnyStream): string | undefined;
   /** Every option this session holds the stream with (./echo.ts). */
   optionsOf(stream: AnyStream): SubscriptionOptions;
+  /** The `since` the stream was subscribed with, if any. */
+  sinceOf(stream: AnyStream): string | undefined;
 }
 
 export function heldView(
   held: ReadonlyMap<string, AnyStream>,
   lastSent: ReadonlyMap<string, StreamPosition>,
   subscriber: StreamSubscriber,
+  since?: { askedOf(stream: AnyStream): string | undefined },
 ): HeldView {
   return {
     held,
     lastSent,
+    sinceOf: (stream) => since?.askedOf(stream),
     intervalOf: (stream) => stream.subscribers.intervalOf(subscriber),
     thresholdOf: (stream) => stream.subscribers.thresholdOf(subscriber),
     optionsOf: (stream) => optionsInForce(stream, subscriber),
@@ -296,12 +300,14 @@ function listEntries(view: HeldView, wildcards: readonly string[]): Subscription
   const entries: SubscriptionEntry[] = [];
   for (const stream of view.held.values()) {
     const sent = view.lastSent.get(stream.key);
+    const since = view.sinceOf(stream);
     entries.push({
       channel: stream.channel,
       market: stream.market,
       epoch: sent?.epoch ?? null,
       seq: sent?.seq ?? null,
       ...view.optionsOf(stream),
+      ...(since === undefined ? {} : { since }),
       status: stream.freshness,
     });
   }

@@ -1,16 +1,12 @@
 /**
  * @module relay/session/session
- * One client's session, whatever transport carries it (WebSocket, SSE), written once. A transport
- * gives it a `SessionSink` (how a message is written, how many bytes wait, how a slow reader is
- * ended) and its parsed requests; the session checks each against the limits and market admission
- * (relay/admission/market.ts), fetches the broker's history for a resume its rings cannot serve
- * (relay/coordination/broker.ts), joins the registry's streams, answers (`subscribed`, refusals,
- * then each stream's replay or snapshot: docs/protocol.md "Resume") and, when the client is gone,
- * leaves every stream and releases what admission counted. As the streams' subscriber it holds back
- * a slow reader's stream messages (relay/streams/slow-consumer.ts), then resends one snapshot per
- * held stream. Requests are answered in arrival order (session/request-order.ts); `list` (the last
- * position written per stream) and `update` are planned in session/own-view.ts; `replay` runs
- * beside the streams in session/replay/.
+ * One client's session, whatever transport carries it (WebSocket, SSE), written once: a transport
+ * gives it a `SessionSink` and its parsed requests. It checks each against the limits and market
+ * admission, fetches the broker's history for a resume its rings cannot serve, joins the streams,
+ * answers (`subscribed`, refusals, then each stream's replay or snapshot) and, when the client is
+ * gone, leaves every stream. It holds back a slow reader (relay/streams/slow-consumer.ts). Requests
+ * are answered in arrival order; `list` and `update` are planned in own-view.ts, `since` in
+ * session-since.ts; `replay` runs beside the streams in replay/.
  */
 import {
   isChannel,
@@ -48,9 +44,8 @@ import { type SessionReplays, sessionReplays } from './replay/replays.ts';
 import { RequestOrder } from './request-order.ts';
 import { SentPositions } from './sent-positions.ts';
 import type { SessionContext, SessionOptions, SessionSink } from './session-context.ts';
-import { SinceSeams } from './since-seam.ts';
+import { SessionSince } from './session-since.ts';
 import {
-  checkSelection,
   fetchReplay,
   joinStreams,
   refusalError,
@@ -80,12 +75,12 @@ export class Session implements StreamSubscriber {
   readonly #heldBack: SlowConsumerPolicy;
   readonly #order = new RequestOrder();
   readonly #wildcards: SessionWildcards;
-  /** Subscriptions with `since` waiting for their history (session/since-seam.ts). */
-  readonly #seams: SinceSeams;
+  /** Subscriptions with `since` (session/session-since.ts). */
+  readonly #since: SessionSince;
   readonly #replays: SessionReplays;
   #ended = false;
   /** What `list` reads of the streams held. */
-  readonly #view = heldView(this.#subscriptions, this.#lastSent, this);
+  readonly #view: ReturnType<typeof heldView>;
 
   constructor(id: number, sink: SessionSink, context: SessionContext, options: SessionOptions = {}) {
     this.id = id;
@@ -108,17 +103,15 @@ export class Session implements StreamSubscriber {
       send: (message) => this.#send(message),
     });
     this.#replays = sessionReplays(context.replays, options.addressGroup, sink, this);
-    const reads = context.sinceReads;
-    this.#seams = new SinceSeams({
-      ...(reads === undefined
-        ? {}
-        : { read: (channel, market, since, at) => reads.read(channel, market, since, at) }),
-      deliver: (stream, frame) => this.deliver(stream, frame),
-      fail: (stream, error) => {
-        this.#send(error);
-        this.#leave(stream);
-      },
+    this.#since = new SessionSince(context.sinceReads, {
+      order: this.#order,
+      finished: () => this.#sink.closed || this.#ended,
+      write: (stream, frame) => this.#write(stream, frame),
+      send: (message) => this.#send(message),
+      leave: (stream) => this.#leave(stream),
+      first: (streams) => sendFirstMessages(this, streams),
     });
+    this.#view = heldView(this.#subscriptions, this.#lastSent, this, this.#since);
   }
 
   /** Streams the session holds. */
@@ -133,7 +126,12 @@ export class Session implements StreamSubscriber {
   // --- StreamSubscriber -------------------------------------------------------------------------
 
   deliver(stream: AnyStream, frame: Frame): void {
-    if (this.#sink.closed || this.#seams.hold(stream, frame)) return;
+    if (!this.#since.hold(stream, frame)) this.#write(stream, frame);
+  }
+
+  /** Writes a stream message, held back for a slow reader; a `since` history's past its seam. */
+  #write(stream: AnyStream, frame: Frame): void {
+    if (this.#sink.closed) return;
     if (this.#heldBack.mustHoldBack(this.#sink.bufferedBytes)) {
       this.#heldBack.holdBack(stream);
       return;
@@ -149,7 +147,7 @@ export class Session implements StreamSubscriber {
   }
 
   ended(stream: AnyStream): void {
-    this.#seams.drop(stream.key);
+    this.#since.drop(stream.key);
     this.#context.marketAdmission.left(this, stream);
     this.#subscriptions.delete(stream.key);
     this.#lastSent.delete(stream.key);
@@ -204,7 +202,7 @@ export class Session implements StreamSubscriber {
     if (this.#ended) return;
     this.#ended = true;
     this.#heldBack.clear();
-    this.#seams.clear();
+    this.#since.clear();
     this.#replays.close();
     this.#wildcards.close();
     this.#context.marketAdmission.close(this);
@@ -261,7 +259,7 @@ export class Session implements StreamSubscriber {
       this.#subscribeWildcard(request);
       return;
     }
-    const checked = checkSelection(request, this.#context.limits.maxStreams, this.#subscriptions);
+    const checked = this.#since.check(request, this.#context.limits.maxStreams, this.#subscriptions);
     if (!checked.ok) {
       this.error(request.id, checked.code, checked.message, request.channel);
       return;
@@ -293,14 +291,15 @@ export class Session implements StreamSubscriber {
     const { channel } = selection;
     const { resume } = request;
     const { joined, recovered } = this.#joinStreams(selection, resume, refused, history);
-    // Written now, before anything of these streams: nothing above delivers to this session
-    // (joinStreams adds it to each stream without sending; a cluster replay that restores a stream
-    // leaves it out), and a frame a transport holds for coalescing is of a stream joined earlier.
-    // So on a compact connection every stream's number arrives before its first data message.
-    this.#send(subscribedMessage(request, selection, joined, this, recovered, this.#compact));
-    // Stream errors naming the market, as a first poll's unknown_market would (protocol.md).
-    for (const [market, refusal] of refused) this.#send(refusalError(channel, market, refusal));
-    sendFirstMessages(this, this.#seams.begin(selection.since, request.id, joined));
+    // `subscribed` goes before anything of these streams (held while a `since` is read): joining
+    // sends nothing, nor does a cluster replay, and a frame a transport holds for coalescing is of a
+    // stream joined earlier. So on a compact connection a stream's number precedes its data.
+    this.#since.answer(
+      { id: request.id, text: request.since, since: selection.since, joined },
+      subscribedMessage(request, selection, joined, this, recovered, this.#compact),
+      // Stream errors naming the market, as a first poll's unknown_market would (protocol.md).
+      [...refused].map(([market, refusal]) => refusalError(channel, market, refusal)),
+    );
   }
 
   #joinStreams(
@@ -359,7 +358,7 @@ export class Session implements StreamSubscriber {
   }
 
   #leave(stream: AnyStream): void {
-    this.#seams.drop(stream.key);
+    this.#since.drop(stream.key);
     this.#context.marketAdmission.left(this, stream);
     this.#subscriptions.delete(stream.key);
     this.#lastSent.delete(stream.key);

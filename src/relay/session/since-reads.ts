@@ -10,7 +10,10 @@
  */
 
 import { type SinceSpec, sinceKey } from '../../../packages/protocol/src/channels/history.ts';
+import { SINCE_MAX_TRADES } from '../../../packages/protocol/src/channels/trades/since.ts';
 import type { Channel } from '../../../packages/protocol/src/protocol/channels.ts';
+import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
+import type { RecordReader } from '../../history/recorder.ts';
 import type { HistoryRead } from '../channels/relay-definition.ts';
 import { type ChannelUpstream, historyOf } from '../channels/relay-registry.ts';
 import type { StreamPosition } from '../streams/frame.ts';
@@ -27,6 +30,8 @@ export interface SinceReadsOptions {
   slotWaitMs: number;
   /** The position of a market's stream of `channel` now, if it has one. */
   position(channel: Channel, market: string): StreamPosition | undefined;
+  /** The relay's record, when it records: `since` a time is read from it (./record-seam.ts). */
+  record?: RecordReader | undefined;
 }
 
 interface SharedRead {
@@ -34,6 +39,9 @@ interface SharedRead {
   /** The stream's position when the read's first request started (undefined: not yet). */
   startedAt: StreamPosition | undefined;
 }
+
+/** Recorded messages one read takes at most (each holds an entry or more: past the entries' bound). */
+const MAX_RECORDED_MESSAGES = 2 * SINCE_MAX_TRADES;
 
 export class SinceReads {
   readonly #options: SinceReadsOptions;
@@ -43,6 +51,11 @@ export class SinceReads {
 
   constructor(options: SinceReadsOptions) {
     this.#options = options;
+  }
+
+  /** The relay's record, when it records. */
+  get record(): RecordReader | undefined {
+    return this.#options.record;
   }
 
   /**
@@ -72,16 +85,42 @@ export class SinceReads {
     const { upstream, budget, slotWaitMs, position } = this.#options;
     this.started += 1;
     read.result = history
-      .read(upstream, market, since, Date.now(), (ask) =>
-        budget.runOneOff(() => {
-          read.startedAt ??= position(channel, market) ?? joinedAt;
-          return ask();
-        }, AbortSignal.timeout(slotWaitMs)),
+      .read(
+        upstream,
+        market,
+        since,
+        Date.now(),
+        (ask) =>
+          budget.runOneOff(() => {
+            read.startedAt ??= position(channel, market) ?? joinedAt;
+            return ask();
+          }, AbortSignal.timeout(slotWaitMs)),
+        (of, streamId, from) => this.#recorded(of, streamId, from),
       )
       .finally(() => {
         if (this.#reads.get(key) === read) this.#reads.delete(key);
       });
     this.#reads.set(key, read);
     return read.result;
+  }
+
+  /**
+   * The data of every recorded message of a stream from `from` on (the recorder's buffer written
+   * first), when the record reaches back that far; read through the store's interface alone.
+   */
+  async #recorded(channel: Channel, streamId: string, from: number): Promise<unknown[] | undefined> {
+    const record = this.#options.record;
+    if (record === undefined) return undefined;
+    await record.flush();
+    const stream = streamKey(channel, streamId);
+    const extent = await record.store.extent(stream);
+    if (extent === undefined || extent.oldest > from) return undefined;
+    const data: unknown[] = [];
+    for await (const message of record.store.read({ stream, from, to: Date.now() + 1 })) {
+      data.push(JSON.parse(message.data));
+      // Each message brings at least one entry: past this many the read is refused as too long anyway.
+      if (data.length > MAX_RECORDED_MESSAGES) break;
+    }
+    return data;
   }
 }

@@ -7,16 +7,24 @@
  * the stream's data at the join and the held messages, at the position of the last held message;
  * live updates go on from there. The read starts only once the stream has a state and after the
  * join, so what it reads reaches past the join point and the held messages cover everything after it.
+ * `SinceSeams` picks each stream's seam: a time, on a relay that records, is answered from the record
+ * (./record-seam.ts), which hands over to the upstream read where the record does not reach back.
+ * Nothing goes out until the request releases it, once its `subscribed` (which says where the
+ * history starts) is written.
  */
 import type { SinceSpec } from '../../../packages/protocol/src/channels/history.ts';
+import { channelDefinitions, isDefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
 import type { Channel } from '../../../packages/protocol/src/protocol/channels.ts';
+import type { HistoryCoverage } from '../../../packages/protocol/src/protocol/history.ts';
 import type { RequestId, ServerMessage } from '../../../packages/protocol/src/protocol/messages.ts';
+import type { RecordReader } from '../../history/recorder.ts';
 import { codecs, type StreamCodec } from '../channels/codecs.ts';
 import type { HeldMessage, HistoryRead, ServesHistory } from '../channels/relay-definition.ts';
 import { type ChannelUpstream, historyOf } from '../channels/relay-registry.ts';
 import { type Frame, toFrame } from '../streams/frame.ts';
 import type { AnyStream } from '../streams/stream.ts';
 import { dataMessage, type MessagePosition } from '../streams/stream-messages.ts';
+import { type PendingSince, RecordSeam } from './record-seam.ts';
 import type { JoinedStream } from './subscription.ts';
 
 /** What the seams need of their session. */
@@ -31,7 +39,9 @@ export interface SeamSession {
     since: SinceSpec,
     joinedAt: { epoch: string; seq: number },
   ): Promise<HistoryRead<unknown>> | undefined;
-  /** The merged snapshot, written as the stream's. */
+  /** The relay's record, when it records: a time is read from it. */
+  readonly record?: RecordReader | undefined;
+  /** A message of the history, written as the stream's (past the seams). */
   deliver(stream: AnyStream, frame: Frame): void;
   /** The read failed: the error goes out and the subscription is left. */
   fail(stream: AnyStream, error: ServerMessage): void;
@@ -43,10 +53,15 @@ const messageOf = (frame: Frame): DataMessage => JSON.parse(frame.text) as DataM
 
 type History = ServesHistory<ChannelUpstream, unknown, unknown>;
 
-class Seam {
+class Seam implements PendingSince {
   readonly #held: DataMessage[] = [];
   #join: DataMessage | undefined;
   cancelled = false;
+  readonly coverage: Promise<HistoryCoverage | undefined>;
+  #settled!: (coverage: HistoryCoverage | undefined) => void;
+  /** What goes out once released: the snapshot, or the error. */
+  #outcome: (() => void) | undefined;
+  #released = false;
 
   constructor(
     readonly stream: AnyStream,
@@ -55,7 +70,35 @@ class Seam {
     readonly id: RequestId | undefined,
     readonly session: SeamSession,
     readonly done: () => void,
-  ) {}
+  ) {
+    this.coverage = new Promise((resolve) => {
+      this.#settled = resolve;
+    });
+  }
+
+  release(): void {
+    this.#released = true;
+    this.#settle();
+  }
+
+  cancel(): void {
+    this.cancelled = true;
+    this.#settled(undefined);
+  }
+
+  /** The read is done: its outcome goes out once `subscribed` has. */
+  #ready(coverage: HistoryCoverage | undefined, outcome: () => void): void {
+    this.#outcome = outcome;
+    this.#settled(coverage);
+    this.#settle();
+  }
+
+  #settle(): void {
+    if (!this.#released || this.cancelled || this.#outcome === undefined) return;
+    const outcome = this.#outcome;
+    this.#outcome = undefined;
+    outcome();
+  }
 
   /** Reads at once when the stream has a state; else its first message is the join. */
   start(): void {
@@ -77,22 +120,27 @@ class Seam {
     const { channel, market } = this.stream;
     const read = this.session.read?.(channel, market, this.since, message);
     if (read === undefined) {
-      this.#failed('upstream_unavailable', 'history is not offered by this relay');
+      this.#ready(undefined, () =>
+        this.#failed('upstream_unavailable', 'history is not offered by this relay'),
+      );
       return;
     }
     read.then(
       (result) => {
         if (this.cancelled) return;
-        if (!result.ok)
-          this.#failed(result.reason === 'too_many' ? 'limit_exceeded' : 'bad_request', result.message);
-        else this.#send(result);
+        if (!result.ok) {
+          const code = result.reason === 'too_many' ? 'limit_exceeded' : 'bad_request';
+          this.#ready(undefined, () => this.#failed(code, result.message));
+        } else this.#ready(this.#coverageOf(result.startsAt), () => this.#send(result));
       },
       (error: unknown) => {
         if (this.cancelled) return;
         const why = error instanceof Error ? error.message : 'upstream unavailable';
-        this.#failed(
-          'upstream_unavailable',
-          `the ${channel} since ${this.#sinceText()} could not be read: ${why}`,
+        this.#ready(undefined, () =>
+          this.#failed(
+            'upstream_unavailable',
+            `the ${channel} since ${this.#sinceText()} could not be read: ${why}`,
+          ),
         );
       },
     );
@@ -110,6 +158,14 @@ class Seam {
       this.stream,
       toFrame(dataMessage(this.stream, 'snapshot', data, position, codec.checksum?.(data))),
     );
+  }
+
+  /** Complete unless upstream's listing ended after the time asked (`startsAt`, ms). */
+  #coverageOf(startsAt: number | undefined): HistoryCoverage {
+    if (this.since.kind !== 'time')
+      return { from: new Date(startsAt ?? Date.now()).toISOString(), complete: true };
+    if (startsAt === undefined || startsAt <= this.since.at) return { from: this.since.text, complete: true };
+    return { from: new Date(startsAt).toISOString(), complete: false };
   }
 
   #sinceText(): string {
@@ -130,46 +186,92 @@ class Seam {
   }
 }
 
+/** A request's `since` subscriptions, joined: the history waits for `subscribed` (`ready`, then `release`). */
+export interface SinceBegun {
+  /** The streams left to the usual first messages. */
+  left: JoinedStream[];
+  /** Where the answers start, all together (undefined when every one failed); then `release`. */
+  ready: Promise<HistoryCoverage | undefined>;
+  release(): void;
+}
+
 /** One session's `since` subscriptions still waiting for their history, by stream key. */
 export class SinceSeams {
   readonly #session: SeamSession;
-  readonly #seams = new Map<string, Seam>();
+  readonly #seams = new Map<string, PendingSince>();
 
   constructor(session: SeamSession) {
     this.#session = session;
   }
 
   /**
-   * Takes the joined streams of a request with `since` over (their first message is the merged
-   * snapshot); returns those left to the usual first messages (all of them without `since`, and
-   * any of a channel that serves no history, which the request's check refuses before this).
+   * Takes the joined streams of a request with `since` over (their first messages are the
+   * history's, once released); undefined for a request without `since`. A time is read from the
+   * relay's record when it records (./record-seam.ts), a channel that reads upstream's history
+   * reading it for what the record does not reach; an `activity_id` is read from upstream.
    */
   begin(
     since: SinceSpec | undefined,
     id: RequestId | undefined,
     joined: readonly JoinedStream[],
-  ): JoinedStream[] {
-    if (since === undefined) return [...joined];
+  ): SinceBegun | undefined {
+    if (since === undefined) return undefined;
     const left: JoinedStream[] = [];
+    const begun: PendingSince[] = [];
     for (const joinedStream of joined) {
       const { stream } = joinedStream;
-      const history = historyOf(stream.channel);
-      // The request was checked against its channel (./subscription.ts): this is only for the types.
-      if (history === undefined) {
+      const seam = this.#seamOf(stream, since, id);
+      if (seam === undefined) {
         left.push(joinedStream);
         continue;
       }
-      this.drop(stream.key);
-      const seam: Seam = new Seam(stream, history, since, id, this.#session, () => {
-        if (this.#seams.get(stream.key) === seam) this.#seams.delete(stream.key);
-      });
-      this.#seams.set(stream.key, seam);
-      seam.start();
+      begun.push(seam);
     }
-    return left;
+    return {
+      left,
+      ready: Promise.all(begun.map((seam) => seam.coverage)).then(mergedCoverage),
+      release: () => {
+        for (const seam of begun) seam.release();
+      },
+    };
   }
 
-  /** True when `frame` is held for a snapshot still being put together. */
+  #seamOf(stream: AnyStream, since: SinceSpec, id: RequestId | undefined): PendingSince | undefined {
+    const history = historyOf(stream.channel);
+    const record = this.#session.record;
+    this.drop(stream.key);
+    let seam: PendingSince | undefined;
+    const done = () => {
+      if (this.#seams.get(stream.key) === seam) this.#seams.delete(stream.key);
+    };
+    const upstreamSeam = (): Seam | undefined => {
+      if (history === undefined) return undefined;
+      const read = new Seam(stream, history, since, id, this.#session, done);
+      read.start();
+      return read;
+    };
+    if (since.kind === 'time' && record !== undefined) {
+      const session = {
+        deliver: (target: AnyStream, frame: Frame) => this.#session.deliver(target, frame),
+        fail: (target: AnyStream, message: string) =>
+          this.#session.fail(target, {
+            type: 'error',
+            ...(id === undefined ? {} : { id }),
+            code: 'upstream_unavailable',
+            message,
+            channel: target.channel,
+            market: target.market,
+          }),
+      };
+      const fallback = upstreamTakes(stream, since) ? () => upstreamSeam()! : undefined;
+      seam = new RecordSeam(stream, since, record, session, done, fallback);
+    } else seam = upstreamSeam();
+    // The request was checked against its channel (./subscription.ts): none is left without.
+    if (seam !== undefined) this.#seams.set(stream.key, seam);
+    return seam;
+  }
+
+  /** True when `frame` is held for a history still being put together. */
   hold(stream: AnyStream, frame: Frame): boolean {
     const seam = this.#seams.get(stream.key);
     if (seam === undefined) return false;
@@ -181,11 +283,33 @@ export class SinceSeams {
   drop(key: string): void {
     const seam = this.#seams.get(key);
     if (seam === undefined) return;
-    seam.cancelled = true;
+    seam.cancel();
     this.#seams.delete(key);
   }
 
   clear(): void {
     for (const key of [...this.#seams.keys()]) this.drop(key);
   }
+}
+
+/** Whether upstream's history of the stream's channel takes `since` (its definition's check, now). */
+function upstreamTakes(stream: AnyStream, since: Extract<SinceSpec, { kind: 'time' }>): boolean {
+  if (!isDefinedChannel(stream.channel)) return false;
+  return (
+    channelDefinitions[stream.channel].history?.check(since.text, Date.now(), [stream.market]).ok === true
+  );
+}
+
+/** One `history` for a request's streams: complete only if each is, from the latest start. */
+function mergedCoverage(coverages: readonly (HistoryCoverage | undefined)[]): HistoryCoverage | undefined {
+  let merged: HistoryCoverage | undefined;
+  for (const coverage of coverages) {
+    if (coverage === undefined) continue;
+    if (merged === undefined) merged = { ...coverage };
+    else {
+      if (Date.parse(coverage.from) > Date.parse(merged.from)) merged.from = coverage.from;
+      merged.complete &&= coverage.complete;
+    }
+  }
+  return merged;
 }

@@ -7,7 +7,7 @@
  * written, the first messages of each stream: the replay, or a fresh snapshot.
  */
 
-import type { SinceSpec } from '../../../packages/protocol/src/channels/history.ts';
+import { checkSinceTime, type SinceSpec } from '../../../packages/protocol/src/channels/history.ts';
 import { channelDefinitions, isDefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
 import { isChannel } from '../../../packages/protocol/src/protocol/channels.ts';
 import type {
@@ -69,6 +69,8 @@ export function checkSelection(
   >,
   maxStreams: number,
   held: ReadonlyMap<string, unknown> = new Map(),
+  /** The record's retention (ms), when the relay records: how far back `since` may read it. */
+  recordAgeMs?: number,
   now = Date.now(),
 ): SelectionCheck {
   const { channel } = request;
@@ -82,7 +84,7 @@ export function checkSelection(
     return { ok: false, code: 'bad_request', message: intervalRefused(channel) };
   if (request.threshold !== undefined && !thresholdChannel(channel))
     return { ok: false, code: 'bad_request', message: thresholdRefused(channel) };
-  const since = checkSinceOption(request, now);
+  const since = checkSinceOption(request, now, recordAgeMs);
   if (!since.ok) return { ok: false, code: 'bad_request', message: since.message };
   const depth: BookDepth | undefined = channel === 'book' ? (request.depth ?? null) : undefined;
   // In their one spelling, each once.
@@ -100,29 +102,41 @@ export function checkSelection(
   };
 }
 
-/** The channels that serve history, whose subscriptions take `since` (their definition's `history`). */
-const historyChannels = Object.entries(channelDefinitions)
+/** The channels that read upstream's history for `since` (their definition's `history`). */
+const upstreamHistoryChannels = Object.entries(channelDefinitions)
   .filter(([, definition]) => definition.history !== undefined)
   .map(([channel]) => channel);
 
-/** `since`: on a channel that serves history only, never beside `resume`, within its bounds at `now`. */
+/**
+ * `since`, never beside `resume`, within its bounds at `now`: what a channel that reads upstream's
+ * history takes by its definition's check, and, when the relay records, a time within the record's
+ * retention (`recordAgeMs`) on any channel.
+ */
 function checkSinceOption(
   request: Pick<SubscribeRequest, 'channel' | 'markets' | 'since' | 'resume'>,
   now: number,
+  recordAgeMs: number | undefined,
 ): { ok: true; since?: SinceSpec } | { ok: false; message: string } {
   if (request.since === undefined) return { ok: true };
-  const history = isDefinedChannel(request.channel) ? channelDefinitions[request.channel].history : undefined;
-  if (history === undefined)
-    return {
-      ok: false,
-      message: `"since" applies to the ${historyChannels.join(', ')} channel only, not ${request.channel}`,
-    };
   if (request.resume !== undefined)
     return {
       ok: false,
       message: '"since" and "resume" exclude each other: resume continues a stream, since starts one',
     };
-  return history.check(request.since, now, request.markets);
+  const history = isDefinedChannel(request.channel) ? channelDefinitions[request.channel].history : undefined;
+  const upstream = history?.check(request.since, now, request.markets);
+  if (upstream?.ok) return upstream;
+  if (recordAgeMs === undefined)
+    return (
+      upstream ?? {
+        ok: false,
+        message: `"since" on ${request.channel} is read from the relay's record, and this relay records nothing (history off); without it "since" applies to ${upstreamHistoryChannels.join(', ')} only`,
+      }
+    );
+  // A time the record answers (further back than upstream's bound, or of a candle source upstream
+  // keeps no history of) is taken too; a value neither takes is refused with upstream's reason.
+  const recorded = checkSinceTime(request.since, now, recordAgeMs);
+  return recorded.ok || upstream === undefined ? recorded : upstream;
 }
 
 /**

@@ -2,8 +2,10 @@
  * The seam of a `trades` subscription with `since` (relay/session/since-seam.ts), on a real stream
  * and a history read the test settles: the snapshot holds the history, the join state and the held
  * updates, each `activity_id` once, at the seq of the last held update; history entries beyond what
- * the stream has delivered are left to the live updates (sent once, not twice); a failed read is an
- * error with the request's id naming the market; a stream left while its read runs gets nothing.
+ * the stream has delivered are left to the live updates (sent once, not twice); nothing goes out
+ * before the request releases it (its `subscribed`, with where the history starts, goes first); a
+ * listing that ends after the time asked says `complete: false`; a failed read is an error with
+ * the request's id naming the market; a stream left while its read runs gets nothing.
  */
 import { describe, expect, it } from 'vitest';
 import type { TradeEntry } from '../../../packages/protocol/src/channels/trades/trades.ts';
@@ -72,25 +74,43 @@ describe('since seam', () => {
     const { stream, seams, written, publish, settle, reads } = setUp();
     publish(range(0, 20)); // the stream's state at the join: t0..t19
     written.length = 0; // what the subscriber was sent before it asked for history
-    seams.begin(since, 7, [{ market, stream, replay: undefined }]);
+    const begun = seams.begin(since, 7, [{ market, stream, replay: undefined }]);
     expect(reads()).toBe(1);
     publish([...range(0, 20), ...range(20, 23)]); // held: t20..t22
     // The history was read after the join and reaches t25, which the stream has not delivered yet.
     settle({ ok: true, trades: range(10, 26), pages: 1 });
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(written).toEqual([{ type: 'snapshot', seq: 2, trades: ids(range(10, 23)) }]);
-    publish([...range(0, 26), ...range(26, 27)]); // the next poll: t23..t26
-    expect(written.at(-1)).toEqual({ type: 'update', seq: 3, trades: ids(range(23, 27)) });
+    // Where the answer starts is known before anything of the stream goes out (`subscribed` first).
+    expect(await begun?.ready).toEqual({ from: since.text, complete: true });
+    publish([...range(0, 23), ...range(23, 24)]); // still held: t23
+    expect(written).toEqual([]);
+    begun?.release();
+    expect(written).toEqual([{ type: 'snapshot', seq: 3, trades: ids(range(10, 24)) }]);
+    publish([...range(0, 24), ...range(24, 26)]); // t24, t25: the history's last entries, once
+    expect(written.at(-1)).toEqual({ type: 'update', seq: 4, trades: ids(range(24, 26)) });
+  });
+
+  it("says complete: false from where upstream's listing starts when it ends after the time asked", async () => {
+    const { stream, seams, written, publish, settle } = setUp();
+    publish(range(12, 15));
+    written.length = 0;
+    const begun = seams.begin(since, 8, [{ market, stream, replay: undefined }]);
+    const startsAt = Date.parse(trade(12).activity_timestamp);
+    settle({ ok: true, trades: range(12, 15), pages: 1, startsAt });
+    expect(await begun?.ready).toEqual({ from: trade(12).activity_timestamp, complete: false });
+    begun?.release();
+    expect(written).toEqual([{ type: 'snapshot', seq: 1, trades: ids(range(12, 15)) }]);
   });
 
   it('waits for the stream state before reading; a failed read is an error with the id naming the market', async () => {
     const { stream, seams, written, errors, publish, settle, reads } = setUp();
-    seams.begin(since, 'r1', [{ market, stream, replay: undefined }]);
+    const begun = seams.begin(since, 'r1', [{ market, stream, replay: undefined }]);
     expect(reads()).toBe(0);
     publish(range(0, 5));
     expect(reads()).toBe(1);
     settle({ ok: false, reason: 'too_many', message: 'more than 10000', pages: 100 });
-    await new Promise((resolve) => setImmediate(resolve));
+    expect(await begun?.ready).toBeUndefined();
+    expect(errors).toEqual([]);
+    begun?.release();
     expect(written).toEqual([]);
     expect(errors).toEqual([
       {
@@ -108,10 +128,11 @@ describe('since seam', () => {
     const { stream, seams, written, publish, settle } = setUp();
     publish(range(0, 5));
     written.length = 0;
-    seams.begin(since, 1, [{ market, stream, replay: undefined }]);
+    const begun = seams.begin(since, 1, [{ market, stream, replay: undefined }]);
     seams.drop(stream.key);
     settle({ ok: true, trades: range(0, 5), pages: 1 });
-    await new Promise((resolve) => setImmediate(resolve));
+    await begun?.ready;
+    begun?.release();
     publish(range(0, 6));
     expect(written).toEqual([{ type: 'update', seq: 2, trades: ['t5'] }]);
   });

@@ -317,6 +317,8 @@ export interface SubscriptionEntry {
   interval?: number;
   /** The subscription's `threshold`, when it has one. */
   threshold?: string;
+  /** The `since` the subscription asked for, when it asked for one (docs/protocol.md "History and replay"). */
+  since?: string;
   /** The stream's freshness, as its `status` messages name it (absent on a wildcard entry). */
   status?: StreamState;
   /** Set on the entry of a `"*"` subscription. */

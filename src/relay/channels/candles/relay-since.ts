@@ -28,7 +28,7 @@ export function candlesHistory<U, E extends EventArgs<E>, C extends CandleFields
 ): ServesHistory<U, CandlesData<C>, CandlesData<C>> {
   const streamOf = candlesStreamReader(sources.map((source) => source.name));
   return {
-    async read(upstream, streamId, since, now, request) {
+    async read(upstream, streamId, since, now, request, record) {
       const stream = streamOf(streamId);
       const source = sources.find((each) => each.name === stream?.source);
       // The request's check lets only a time, on a stream whose source reads history, through.
@@ -43,6 +43,7 @@ export function candlesHistory<U, E extends EventArgs<E>, C extends CandleFields
         { kind: 'time', at: from, text },
         now,
         request,
+        record,
       );
       if (!read.ok) return read;
       const series = mergeSamples([], read.samples, intervalMs, now, [source], Number.POSITIVE_INFINITY);

@@ -11,7 +11,8 @@
  */
 
 import { z } from 'zod';
-import type { TradeEntry } from '../../../../packages/protocol/src/channels/trades/trades.ts';
+import { SINCE_MAX_TRADES } from '../../../../packages/protocol/src/channels/trades/since.ts';
+import type { TradeEntry, TradesData } from '../../../../packages/protocol/src/channels/trades/trades.ts';
 import { compareDecimals, sumDecimals } from '../../../../packages/protocol/src/protocol/decimal.ts';
 import { decimalString } from '../../../upstream/contract/schemas.ts';
 import type {
@@ -64,8 +65,13 @@ export const tradesCandleSource: RelayCandleSource<ActivityUpstream, TradesEvent
   /** The newest activity ids the lease holder took, newest last. */
   sharedSeen: z.array(z.string()).max(ACTIVITY_PAGE_SIZE),
   reader: (stream) => new TradePrints(stream),
-  // The prints since then as the channel's own history reads them, each `activity_id` once.
-  history: async (upstream, market, since, now, request) => {
+  // The prints since then, each `activity_id` once: from the record of the market's trades where it
+  // reaches back that far, else as the channel's own history reads them from upstream.
+  history: async (upstream, market, since, now, request, record) => {
+    if (since.kind === 'time') {
+      const recorded = await record?.('trades', market, since.at);
+      if (recorded !== undefined) return recordedPrints(recorded, since.at);
+    }
     const read = await readMarketSince(upstream, market, since, now, request);
     return read.ok ? { ok: true, pages: read.pages, samples: read.trades.map(tradeSample) } : read;
   },
@@ -148,6 +154,27 @@ class TradePrints implements SampleReader<ActivityUpstream, TradesEventMap> {
     this.#recentIds = seen.slice(-ACTIVITY_PAGE_SIZE);
     this.#countedSince = Number.isFinite(newest) ? newest : undefined;
   }
+}
+
+/** The trades of recorded `trades` messages at or after `from`, each `activity_id` once, as prints. */
+function recordedPrints(data: readonly unknown[], from: number) {
+  const seen = new Set<string>();
+  const samples: TradeSample[] = [];
+  // The record holds what the trades stream sent: its data has the channel's shape.
+  for (const { trades } of data as TradesData[])
+    for (const entry of trades) {
+      if (seen.has(entry.activity_id) || Date.parse(entry.activity_timestamp) < from) continue;
+      seen.add(entry.activity_id);
+      samples.push(tradeSample(entry));
+    }
+  if (samples.length > SINCE_MAX_TRADES)
+    return {
+      ok: false as const,
+      reason: 'too_many' as const,
+      message: `"since": more than ${SINCE_MAX_TRADES} trades since then: ask a later since`,
+      pages: 0,
+    };
+  return { ok: true as const, pages: 0, samples };
 }
 
 function tradeSample(entry: TradeEntry): TradeSample {

@@ -85,7 +85,7 @@ export async function readSince(
 }
 
 type Outcome =
-  | { ok: true; trades: TradeEntry[] }
+  | { ok: true; trades: TradeEntry[]; startsAt?: number }
   | { ok: false; reason: 'too_many' | 'not_found'; message: string };
 
 async function readNewestFirst(
@@ -99,6 +99,7 @@ async function readNewestFirst(
   const collected = new Set<string>();
   const headNewestAt = Math.max(...head.entries.map(timeOf));
   let named = false;
+  let reached = false;
   let tooMany = false;
   const early = new Map([[0, head]]);
   if (second !== undefined) early.set(head.entries.length, second);
@@ -111,6 +112,7 @@ async function readNewestFirst(
         const verdict = before(entry, since, oldest);
         if (verdict !== false) {
           named = verdict === 'named';
+          reached = true;
           return true;
         }
         collected.add(entry.activity_id);
@@ -125,7 +127,9 @@ async function readNewestFirst(
   );
   if (tooMany) return tooManyOutcome(since, newestFirst[SINCE_MAX_TRADES - 1]);
   if (since.kind === 'id' && !named) return notFound(since);
-  return { ok: true, trades: newestFirst.reverse() };
+  const trades = newestFirst.reverse();
+  // The listing ended before a trade older than the time: it starts no earlier than its oldest trade.
+  return reached ? { ok: true, trades } : { ok: true, trades, startsAt: listingStart(trades) };
 }
 
 /**
@@ -208,10 +212,14 @@ function fromOldestFirst(
 ): Outcome {
   let start = 0;
   let named = false;
+  let reached = false;
   entries.forEach((entry, index) => {
     const verdict = before(entry, since, oldest);
     if (verdict === 'named') named = true;
-    if (verdict !== false) start = index + 1;
+    if (verdict !== false) {
+      start = index + 1;
+      reached = true;
+    }
   });
   if (since.kind === 'id' && !named)
     return whole || entries.length === 0 ? notFound(since) : tooManyOutcome(since, entries[0]);
@@ -221,9 +229,14 @@ function fromOldestFirst(
     seen.add(entry.activity_id);
     return since.kind === 'id' || timeOf(entry) >= since.at;
   });
-  return trades.length > SINCE_MAX_TRADES
-    ? tooManyOutcome(since, trades.at(-SINCE_MAX_TRADES))
-    : { ok: true, trades };
+  if (trades.length > SINCE_MAX_TRADES) return tooManyOutcome(since, trades.at(-SINCE_MAX_TRADES));
+  return whole && !reached ? { ok: true, trades, startsAt: listingStart(trades) } : { ok: true, trades };
+}
+
+/** Where a listing that ended short of the time asked starts: its oldest trade's time, else now. */
+function listingStart(trades: readonly TradeEntry[]): number {
+  const first = trades[0];
+  return first === undefined ? Date.now() : timeOf(first);
 }
 
 function notFound(since: { id: string }): Outcome {

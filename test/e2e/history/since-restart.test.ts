@@ -1,0 +1,118 @@
+/**
+ * `since` after a crash: a relay in its own process records a book a live client receives, is
+ * killed with SIGKILL and started again on the same `--data-dir`; a `since` from before the
+ * record's start, asked of the restarted relay, answers with the very messages the live client
+ * received (the same text: seq, epoch, data, checksum), losing at most the flush window before the
+ * kill, then the restarted relay's own epoch from its first snapshot, then live, with no gap and no
+ * duplicate; its `history` says the record starts later than asked.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { type SimulatorHandle, startSimulator } from '../../../src/sim/server.ts';
+import { type ChildRelay, startChildRelay } from '../../support/cluster/child-relay.ts';
+import { waitFor } from '../../support/wait-for.ts';
+
+/** The relay's flush window (src/history-recording.ts HISTORY_FLUSH_MS): what a SIGKILL may lose. */
+const FLUSH_WINDOW_MS = 1_000;
+
+let sim: SimulatorHandle;
+let dataDir: string;
+const relays: ChildRelay[] = [];
+
+beforeAll(async () => {
+  sim = await startSimulator({ markets: 3, seed: 48, tickMs: 50 });
+  dataDir = mkdtempSync(path.join(tmpdir(), 'history-since-restart-'));
+});
+afterAll(async () => {
+  for (const relay of relays) await relay.stop('SIGKILL');
+  await sim?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function recordingRelay(): Promise<ChildRelay> {
+  const relay = await startChildRelay([
+    `--upstream=${sim.url}`,
+    '--history=embedded',
+    `--data-dir=${dataDir}`,
+    '--book-poll-ms=50',
+    '--log-level=warn',
+  ]);
+  relays.push(relay);
+  return relay;
+}
+
+interface Received {
+  text: string;
+  type: string;
+  epoch: string;
+  seq: number;
+  at: number;
+}
+
+/** Subscribes to one full book (with `since`, if given) and keeps the text of every message, with when it came. */
+async function book(relay: ChildRelay, market: string, since?: string) {
+  const socket = new WebSocket(`${relay.url.replace('http', 'ws')}/v1/ws`, { perMessageDeflate: false });
+  const received: Received[] = [];
+  const answers: Record<string, unknown>[] = [];
+  socket.on('message', (data) => {
+    const text = data.toString();
+    const message = JSON.parse(text) as { type: string; epoch: string; seq: number };
+    if (message.type === 'snapshot' || message.type === 'update')
+      received.push({ text, type: message.type, epoch: message.epoch, seq: message.seq, at: Date.now() });
+    else answers.push(message);
+  });
+  await new Promise((resolve) => socket.once('open', resolve));
+  socket.send(JSON.stringify({ op: 'subscribe', id: 1, channel: 'book', markets: [market], since }));
+  return { received, answers, close: () => socket.close() };
+}
+
+describe('since from a record that outlived a SIGKILL', () => {
+  it('answers with what the live client received, then the new epoch, then live', async () => {
+    const market = sim.market.activeMarketIds()[0]!;
+    const askedFrom = new Date(Date.now() - 1_000).toISOString();
+    const first = await recordingRelay();
+    const live = await book(first, market);
+    await waitFor('a few seconds of a changing book', () => live.received.length >= 20, {
+      timeoutMs: 15_000,
+    });
+    // Recorded by the flush timer alone for a few windows, then the relay is killed outright.
+    const startedAt = Date.now();
+    await waitFor('a few flush windows more', () => Date.now() - startedAt > 3 * FLUSH_WINDOW_MS);
+    const killedAt = Date.now();
+    await first.stop('SIGKILL');
+    live.close();
+
+    const second = await recordingRelay();
+    const late = await book(second, market, askedFrom);
+    const lastLive = live.received.at(-1)!;
+    await waitFor(
+      'the new epoch live',
+      () => late.received.filter((message) => message.epoch !== lastLive.epoch).length >= 5,
+      { timeoutMs: 15_000 },
+    );
+    const subscribed = late.answers.find((answer) => answer.type === 'subscribed');
+    expect(subscribed).toMatchObject({ since: askedFrom, history: { complete: false } });
+    expect(subscribed?.history).toEqual({ from: JSON.parse(live.received[0]!.text).rts, complete: false });
+
+    const before = late.received.filter((message) => message.epoch === lastLive.epoch);
+    // A prefix of what the live client received, each message as it was sent...
+    expect(before.map((message) => message.text)).toEqual(
+      live.received.slice(0, before.length).map((message) => message.text),
+    );
+    // ...missing at most what arrived within the flush window before the kill.
+    const surely = live.received.filter((message) => message.at < killedAt - 2 * FLUSH_WINDOW_MS);
+    expect(before.length).toBeGreaterThanOrEqual(surely.length);
+    // Then the restarted relay's epoch from its first snapshot, each seq once, in order.
+    const after = late.received.slice(before.length);
+    expect(after[0]?.type).toBe('snapshot');
+    for (let i = 1; i < after.length; i += 1) {
+      const message = after[i]!;
+      if (message.type === 'update') expect(message.seq).toBe(after[i - 1]!.seq + 1);
+      else expect(message.seq).toBeGreaterThan(after[i - 1]!.seq);
+    }
+    late.close();
+  });
+});
