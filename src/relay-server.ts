@@ -240,6 +240,7 @@ export async function startRelay(
       events,
       client,
       logger,
+      replays,
       ...(logSink === undefined ? {} : { logSink }),
       bookPollMs: config.bookPollMs,
       pricePollMs: config.pricePollMs,
