@@ -241,6 +241,7 @@ export async function startRelay(
       events,
       client,
       logger,
+      replays,
       ...(logSink === undefined ? {} : { logSink }),
       bookPollMs: config.bookPollMs,
       pricePollMs: config.pricePollMs,

@@ -1,16 +1,18 @@
 /**
  * @module bench/history/recording-arms
- * Recording on against off, side by side: relays polling 50 busy books every 250 ms (the simulator
+ * Recording off against on, side by side: relays polling 50 busy books every 250 ms (the simulator
  * moves every book on every tick) plus their prices and trades, for one client subscribed to all of
- * them. The arms alternate, off then on, then on then off (so that a drift of the machine's load
- * over the run falls on both alike), each a relay of its own started fresh, warmed up, then
- * measured over one window: its CPU (process.cpuUsage, all of its threads, DuckDB's included) per
- * stream message delivered, and its event loop's delay p99. The recording relays share one data
- * folder, so the store grows over the run as a relay's would; after the last one closed, its bytes
- * (file and log) over the JSON of everything it recorded. That store is small (a minute or two of
- * messages), where DuckDB's fixed costs (its header, partly filled blocks) weigh; so its messages
- * are also appended again into a new store, by the store's own `append` a batch per second, until
- * they make {@link STEADY_JSON_BYTES} of JSON: the ratio a relay's store settles at.
+ * them. Each round runs every arm once, in an order rotated each round (./arm-figures.ts): off,
+ * recording into the embedded store, and (given a PostgreSQL server) recording into the shared
+ * store, each a relay of its own started fresh, warmed up, then measured over one window: its CPU
+ * (process.cpuUsage, all of its threads, DuckDB's included) per stream message delivered, its event
+ * loop's delay p99, and for the shared store the engine's own CPU over the window where it runs on
+ * this machine (./engine-cpu.ts). The relays of an arm share one store (one data folder, one
+ * database), so it grows over the run as a relay's would; after the last embedded one closed, its
+ * bytes (file and log) over the JSON of everything it recorded. That store is small (a minute or
+ * two of messages), where DuckDB's fixed costs (its header, partly filled blocks) weigh; so its
+ * messages are also appended again into a new store, by the store's own `append` a batch per
+ * second, until they make {@link STEADY_JSON_BYTES} of JSON: the ratio a relay's store settles at.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +21,15 @@ import type { BenchOptions } from '../lib/options.ts';
 import { progress, sleep } from '../lib/progress.ts';
 import { profileFlags, SHIPPED_RELAY_NODE_FLAGS, type Simulator, startServer } from '../lib/servers.ts';
 import { type UsageSample, usageBetween } from '../lib/usage.ts';
+import {
+  type Arm,
+  armOrder,
+  type RecordingArm,
+  type StoreFigures,
+  sharedOverEmbedded,
+  storeFigures,
+} from './arm-figures.ts';
+import { engineCpuUs } from './engine-cpu.ts';
 import { copyStore, recordedJson, storeFileBytes } from './store-bytes.ts';
 import { WireClient } from './wire-client.ts';
 
@@ -30,8 +41,6 @@ const UPSTREAM_RPS = 2_000;
 /** JSON of the copied store (bytes): 64 MB, 24 MB with --quick. */
 const STEADY_JSON_BYTES = { full: 64e6, quick: 24e6 };
 
-export type Arm = 'off' | 'on';
-
 export interface ArmWindow {
   arm: Arm;
   round: number;
@@ -42,11 +51,13 @@ export interface ArmWindow {
   cpuShare: number;
   loopDelayP99Ms: number;
   loopDelayMaxMs: number;
-  /** On: messages the recorder wrote, and lost (dropped or in failed writes). */
+  /** Recording: messages the recorder wrote, and lost (dropped or in failed writes). */
   recorded?: number;
   lost?: number;
-  /** On: the store's files while the relay ran, just after a flush (bytes). */
+  /** Embedded: the store's files while the relay ran, just after a flush (bytes). */
   storeBytesRunning?: number;
+  /** Postgres, where the engine runs on this machine: its CPU over the window per message (µs). */
+  engineCpuPerMessageUs?: number;
 }
 
 export interface StoreRatio {
@@ -72,20 +83,21 @@ export interface StoreRatio {
 }
 
 export interface RecordingResult {
-  store: string;
+  /** The shared store's server (its URL, password masked); undefined when only the embedded store ran. */
+  postgres: string | undefined;
   windows: ArmWindow[];
-  /** Relay CPU per message, on over off: the median of the rounds' paired ratios, and their range. */
-  cpuRatio: number;
-  cpuRatioRange: [number, number];
-  /** Event-loop p99, on minus off (ms): the median of the rounds' paired differences. */
-  loopDelayP99AddedMs: number;
-  /** Undefined where the store is not the embedded one (its bytes are the engine's to say). */
-  storeRatio: StoreRatio | undefined;
+  /** Each recording arm against the `off` arms of the same rounds. */
+  figures: Partial<Record<RecordingArm, StoreFigures>>;
+  /** The shared store's added relay CPU per message over the embedded store's (issue 48: at most 1.2x). */
+  sharedOverEmbedded: number | undefined;
+  /** The embedded store's bytes over the JSON it holds. */
+  storeRatio: StoreRatio;
 }
 
+/** `postgresUrl`: also record into the shared store on that server, in the same rounds. */
 export async function runRecordingArms(
   sim: Simulator,
-  store: string,
+  postgresUrl: string | undefined,
   options: BenchOptions,
 ): Promise<RecordingResult> {
   const markets = sim.markets.slice(0, BUSY_BOOKS);
@@ -93,24 +105,28 @@ export async function runRecordingArms(
     throw new Error(`the simulator has ${markets.length} busy markets, not ${BUSY_BOOKS}`);
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-history-'));
   const rounds = options.quick ? 2 : 3;
+  const arms: Arm[] = postgresUrl === undefined ? ['off', 'embedded'] : ['off', 'embedded', 'postgres'];
   const windows: ArmWindow[] = [];
   try {
     for (let round = 1; round <= rounds; round += 1) {
-      const order: Arm[] = round % 2 === 1 ? ['off', 'on'] : ['on', 'off'];
-      for (const arm of order) {
-        progress(`history: recording ${arm}, round ${round} of ${rounds}`);
-        windows.push(await measureArm(sim, markets, { arm, round, store, dataDir }, options));
+      for (const arm of armOrder(arms, round)) {
+        progress(`history: recording ${arm === 'off' ? 'off' : `into ${arm}`}, round ${round} of ${rounds}`);
+        windows.push(await measureArm(sim, markets, { arm, round, dataDir, postgresUrl }, options));
       }
     }
-    const storeRatio =
-      store === 'embedded'
-        ? await embeddedRatio(
-            dataDir,
-            windows,
-            options.quick ? STEADY_JSON_BYTES.quick : STEADY_JSON_BYTES.full,
-          )
-        : undefined;
-    return { store, windows, ...pairedFigures(windows), storeRatio };
+    const storeRatio = await embeddedRatio(
+      dataDir,
+      windows,
+      options.quick ? STEADY_JSON_BYTES.quick : STEADY_JSON_BYTES.full,
+    );
+    const figures = storeFigures(windows);
+    return {
+      postgres: postgresUrl === undefined ? undefined : masked(postgresUrl),
+      windows,
+      figures,
+      sharedOverEmbedded: sharedOverEmbedded(figures),
+      storeRatio,
+    };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -119,9 +135,11 @@ export async function runRecordingArms(
 async function measureArm(
   sim: Simulator,
   markets: readonly string[],
-  arm: { arm: Arm; round: number; store: string; dataDir: string },
+  arm: { arm: Arm; round: number; dataDir: string; postgresUrl: string | undefined },
   options: BenchOptions,
 ): Promise<ArmWindow> {
+  const store = arm.arm === 'postgres' ? arm.postgresUrl : arm.arm === 'embedded' ? 'embedded' : undefined;
+  const enginePort = arm.arm === 'postgres' && store !== undefined ? portOf(store) : undefined;
   const relay = await startServer('relay', {
     upstream: sim.url,
     pollMs: POLL_MS,
@@ -130,7 +148,7 @@ async function measureArm(
       ...SHIPPED_RELAY_NODE_FLAGS,
       ...(options.cpuProf ? profileFlags(`history-${arm.arm}-${arm.round}`) : []),
     ],
-    ...(arm.arm === 'on' ? { history: { store: arm.store, dataDir: arm.dataDir } } : {}),
+    ...(store === undefined ? {} : { history: { store, dataDir: arm.dataDir } }),
   });
   const client = await WireClient.connect(relay.url);
   try {
@@ -144,8 +162,10 @@ async function measureArm(
     await relay.child.request('resetLoopDelay');
     client.resetCounts();
     const start = await relay.child.request<UsageSample>('usage');
+    const engineStart = enginePort === undefined ? undefined : engineCpuUs(enginePort);
     await sleep(options.windowMs);
     const end = await relay.child.request<UsageSample>('usage');
+    const engineEnd = enginePort === undefined ? undefined : engineCpuUs(enginePort);
     const messages = client.streamMessages;
     const delay = await relay.child.request<{ p99Ms: number; maxMs: number }>('loopDelay');
     const usage = usageBetween(start, end);
@@ -160,36 +180,19 @@ async function measureArm(
       loopDelayP99Ms: delay.p99Ms,
       loopDelayMaxMs: delay.maxMs,
     };
-    if (arm.arm === 'on') {
+    if (engineStart !== undefined && engineEnd !== undefined)
+      window.engineCpuPerMessageUs = (engineEnd - engineStart) / Math.max(1, messages);
+    if (store !== undefined) {
       const written = await relay.child.request<{ written: number; dropped: number } | undefined>('history');
       window.recorded = written?.written ?? 0;
       window.lost = written?.dropped ?? 0;
-      window.storeBytesRunning = storeFileBytes(arm.dataDir);
+      if (arm.arm === 'embedded') window.storeBytesRunning = storeFileBytes(arm.dataDir);
     }
     return window;
   } finally {
     client.close();
     await relay.child.stop();
   }
-}
-
-function pairedFigures(
-  windows: readonly ArmWindow[],
-): Omit<RecordingResult, 'store' | 'windows' | 'storeRatio'> {
-  const ratios: number[] = [];
-  const added: number[] = [];
-  for (const round of new Set(windows.map((window) => window.round))) {
-    const off = windows.find((window) => window.round === round && window.arm === 'off');
-    const on = windows.find((window) => window.round === round && window.arm === 'on');
-    if (off === undefined || on === undefined) continue;
-    ratios.push(on.cpuPerMessageUs / off.cpuPerMessageUs);
-    added.push(on.loopDelayP99Ms - off.loopDelayP99Ms);
-  }
-  return {
-    cpuRatio: median(ratios),
-    cpuRatioRange: [Math.min(...ratios), Math.max(...ratios)],
-    loopDelayP99AddedMs: median(added),
-  };
 }
 
 async function embeddedRatio(
@@ -219,7 +222,9 @@ async function embeddedRatio(
   } finally {
     rmSync(copyDir, { recursive: true, force: true });
   }
-  const recordedByThen = windows.reduce((sum, window) => sum + (window.recorded ?? 0), 0);
+  const recordedByThen = windows
+    .filter((window) => window.arm === 'embedded')
+    .reduce((sum, window) => sum + (window.recorded ?? 0), 0);
   const running =
     windows.findLast((window) => window.storeBytesRunning !== undefined)?.storeBytesRunning ?? 0;
   // The JSON recorded until the last relay's window ended: the messages' mean size times their count.
@@ -235,10 +240,14 @@ async function embeddedRatio(
   };
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? Number.NaN)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+/** The server's port, read from its URL (5432 when it names none). */
+function portOf(url: string): number {
+  return Number(new URL(url).port || 5432);
+}
+
+/** The URL with its password masked, for the report. */
+function masked(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password !== '') parsed.password = '***';
+  return parsed.toString();
 }

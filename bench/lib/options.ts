@@ -3,7 +3,7 @@
  * `npm run bench -- [SCENARIO...] [--only fanout,memory] [--quick] [--cpu-prof] [--fanout 1000,5000]
  * [--multi 500] [--single 2000] [--rest-streams 1000] [--rest-subscribers 10000] [--dashboard-clients 50] [--dashboard-tick-ms 10]
  * [--capacity-connections 15000] [--capacity-batch 2000] [--capacity-max-clients 18000] [--otel-sample-ratio 0.01]
- * [--history embedded|postgres://…]`: which scenarios (`npm run bench -- freshness` runs that one alone), how big and
+ * [--history embedded|postgres|postgres://…]`: which scenarios (`npm run bench -- freshness` runs that one alone), how big and
  * how long. The full run is what docs/benchmarks.md records; --quick is a ~1 minute smoke run.
  */
 import { parseArgs } from 'node:util';
@@ -61,7 +61,7 @@ export interface BenchOptions {
   capacityMaxClients: number;
   /** poll-capacity: a relay tracing at this ratio beside the untraced one (issue 51); none without. */
   otelSampleRatio: number | undefined;
-  /** history: the store the recording arms record into (`embedded`, or a store URL such as `postgres://…`). */
+  /** history: `embedded`; `postgres` (a private server) or a `postgres://…` URL: the shared store's arm beside it. */
   historyStore: string;
   /** Book sizes (levels per side) of the diff microbenchmark. */
   diffLevels: number[];

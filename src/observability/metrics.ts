@@ -17,6 +17,7 @@ import { version } from '../util/version.ts';
 import { healthReport } from './health-report.ts';
 import { registerHistoryMetrics } from './history-metrics.ts';
 import { onRelayEvent, type RelayView } from './relay-view.ts';
+import { registerReplayMetrics } from './replay-metrics.ts';
 import { shareReport } from './share-report.ts';
 
 const PREFIX = 'market_relay_';
@@ -55,6 +56,7 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
     registers,
   }).set({ version }, 1);
   if (view.history !== undefined) registerHistoryMetrics(PREFIX, registry, metric, view.history);
+  if (view.replays !== undefined) registerReplayMetrics(PREFIX, registry, metric, view.replays);
 
   // --- Clients -----------------------------------------------------------------------------------
   metric.gauge('connections', 'Open WebSocket connections.', (gauge) => {

@@ -6,6 +6,7 @@
  */
 
 import type { RelayEventMap, RelayEvents } from '../relay/events.ts';
+import type { ReplayCounts } from '../relay/session/replay/replays.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 import type { HealthSources } from './health-report.ts';
 
@@ -15,6 +16,8 @@ export interface RelayView extends HealthSources {
   /** Configured intervals (`--book-poll-ms`, `--price-poll-ms`); the poller reports the effective ones. */
   bookPollMs: number;
   pricePollMs: number;
+  /** The replays of the record, counted for the metrics. */
+  replays?: ReplayCounts;
   /** Where the log goes, when it counts the lines it dropped (observability/log-sink.ts). */
   logSink?: { readonly droppedLines: number };
 }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { seedBook } from '../../bench/history/seed.ts';
 import { copyStore, recordedJson, storeFileBytes } from '../../bench/history/store-bytes.ts';
-import { benchHistoryConfig, historyStoreAvailable } from '../../bench/lib/history-config.ts';
+import { benchHistoryConfig } from '../../bench/lib/history-config.ts';
 import {
   applyBookUpdate,
   type BookState,
@@ -86,10 +86,13 @@ describe('the history benchmark', () => {
     expect(await recordedJson(copy)).toMatchObject({ rows: 480, jsonBytes: 2 * json + longerSeqs });
   });
 
-  it('records into the embedded store, and says a store this build lacks is not available', () => {
+  it('records into the embedded store or a PostgreSQL URL, and refuses any other store', () => {
     expect(benchHistoryConfig(undefined, undefined)).toBeUndefined();
     expect(benchHistoryConfig('embedded', '/data')).toMatchObject({ store: 'embedded', dataDir: '/data' });
-    expect(historyStoreAvailable('embedded')).toBe(true);
-    expect(historyStoreAvailable('postgres://bench@127.0.0.1/history')).toBe(false);
+    expect(benchHistoryConfig('postgres://bench@127.0.0.1:5433/history', '/data')).toMatchObject({
+      store: 'postgres',
+      url: 'postgres://bench@127.0.0.1:5433/history',
+    });
+    expect(() => benchHistoryConfig('redis://127.0.0.1', '/data')).toThrow(/embedded or a postgres/);
   });
 });

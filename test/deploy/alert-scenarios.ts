@@ -50,6 +50,8 @@ const TROUBLE: Record<string, ReturnType<typeof series>[]> = {
   MarketRelayHistoryWriteLag: [series('market_relay_history_write_lag_seconds', {}, '2x5 45x10')],
   // At its 1 GiB limit with 6 h of a 24 h retention: the size cuts the record short.
   MarketRelayHistoryShort: historyReach(6 * 3600, 1.0),
+  // The shared engine away for 10 minutes.
+  MarketRelayHistoryStoreDown: [series('market_relay_history_store_up', {}, '1x5 0x10')],
 };
 
 const HEALTHY = [
@@ -69,6 +71,7 @@ const HEALTHY = [
   series('market_relay_history_write_lag_seconds', {}, '2x15'),
   // A young store, far from its limit: a short reach is only its age.
   ...historyReach(600, 0.1),
+  series('market_relay_history_store_up', {}, '1x15'),
 ];
 
 /**
@@ -176,6 +179,14 @@ export function alertUnitTests(rules: string, severities: Record<string, string>
         interval: '1m',
         input_series: historyReach(20 * 3600, 1.0),
         alert_rule_test: [{ eval_time: '40m', alertname: 'MarketRelayHistoryShort', exp_alerts: [] }],
+      },
+      {
+        // The shared engine away for a minute (a restart, a fail-over): the gap is marked in the
+        // record, and nobody is paged.
+        name: 'a brief history store outage',
+        interval: '1m',
+        input_series: [series('market_relay_history_store_up', {}, '1x5 0 1x9')],
+        alert_rule_test: [{ eval_time: '7m', alertname: 'MarketRelayHistoryStoreDown', exp_alerts: [] }],
       },
       {
         name: 'upstream 429s are not errors',

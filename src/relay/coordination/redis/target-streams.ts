@@ -133,6 +133,9 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
         if (this.#produced === undefined || another) {
           this.#abandonUnwritten();
           this.#produced = producedFrom(this.#codec, loaded, token);
+          // Another holder's last flush window, from the log (./numbered-record.ts).
+          if (stored !== undefined)
+            void this.#context.record?.backFill(log, this.key, this.#codec).catch(() => 0);
         }
       }
     }

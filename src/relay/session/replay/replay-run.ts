@@ -13,11 +13,7 @@
  */
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import type { ReplayGapMessage, ReplaySpeed } from '../../../../packages/protocol/src/protocol/history.ts';
-import type {
-  Channel,
-  RequestId,
-  ServerMessage,
-} from '../../../../packages/protocol/src/protocol/messages.ts';
+import type { Channel, RequestId } from '../../../../packages/protocol/src/protocol/messages.ts';
 import type { HistoryStore, RecordedMessage } from '../../../history/store.ts';
 import { encodeTextFrame, Frame, toFrame } from '../../streams/frame.ts';
 import { sentText } from '../../streams/recorded.ts';
@@ -48,6 +44,8 @@ export class ReplayRun {
   readonly id: RequestId;
   /** Stream messages sent so far. */
   messages = 0;
+  /** `replay_gap` messages sent so far. */
+  gaps = 0;
   readonly #plan: ReplayPlan;
   readonly #store: HistoryStore;
   readonly #output: ReplayOutput;
@@ -95,7 +93,7 @@ export class ReplayRun {
           if (this.#stopped) return 'stopped';
         }
         const gap = gaps.before(record, rts);
-        if (gap !== undefined) this.#send(gapMessage(id, channel, gap));
+        if (gap !== undefined) this.#sendGap(gapMessage(id, channel, gap));
         this.#output.write(replayedFrame(sentText(record), id));
         this.messages += 1;
       }
@@ -103,7 +101,7 @@ export class ReplayRun {
       if (this.#stopped) return 'stopped';
       throw error;
     }
-    for (const gap of gaps.unseen(streams)) this.#send(gapMessage(id, channel, gap));
+    for (const gap of gaps.unseen(streams)) this.#sendGap(gapMessage(id, channel, gap));
     return 'done';
   }
 
@@ -128,8 +126,9 @@ export class ReplayRun {
     }
   }
 
-  #send(message: ServerMessage): void {
+  #sendGap(message: ReplayGapMessage): void {
     this.#output.write(toFrame(message));
+    this.gaps += 1;
   }
 }
 

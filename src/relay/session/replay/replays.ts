@@ -23,6 +23,34 @@ export interface ReplayLimits {
 
 export const defaultReplayLimits: ReplayLimits = { perConnection: 2, perAddress: 8 };
 
+/**
+ * Why a replay was refused (the metrics' `reason`): one of the two limits, an id already running,
+ * a request that is not a replay the relay can run (`bad_request`, `unknown_channel`), or a range
+ * the record does not keep (`out_of_retention`, also with `--history off`).
+ */
+export const replayRefusalReasons = [
+  'connection_limit',
+  'address_limit',
+  'duplicate_id',
+  'invalid',
+  'out_of_retention',
+] as const;
+export type ReplayRefusalReason = (typeof replayRefusalReasons)[number];
+
+/** What the operators' metrics read of the relay's replays (docs/operations.md "Metrics"). */
+export interface ReplayCounts {
+  /** Replays running on every connection. */
+  readonly running: number;
+  /** Replays started since the relay started. */
+  readonly started: number;
+  /** Stream messages every replay has sent since start, those of running replays included. */
+  readonly messagesSent: number;
+  /** `replay_gap` messages every replay has sent since start, those of running replays included. */
+  readonly gapsSent: number;
+  /** Replays refused since start, by reason. */
+  readonly refused: Readonly<Record<ReplayRefusalReason, number>>;
+}
+
 /** Replays stop filling a connection's send buffer at this many bytes, or a quarter of its high-water mark if less. */
 const REPLAY_BUFFER_CEILING_BYTES = 256 * 1024;
 
@@ -51,7 +79,7 @@ export function sessionReplays(
   return new SessionReplays(service, address ?? '', output, answers);
 }
 
-export class ReplayService {
+export class ReplayService implements ReplayCounts {
   readonly limits: ReplayLimits;
   readonly #recorder: RecordReader | undefined;
   readonly #pacing: ReplayPacing;
@@ -59,10 +87,18 @@ export class ReplayService {
   readonly #byAddress = new Map<string, number>();
   /** Every running replay and the promise of its end. */
   readonly #runs = new Map<ReplayRun, Promise<void>>();
-  /** Replays running on every connection. */
   running = 0;
-  /** Stream messages every replay has sent since start. */
-  messagesSent = 0;
+  started = 0;
+  readonly refused: Record<ReplayRefusalReason, number> = {
+    connection_limit: 0,
+    address_limit: 0,
+    duplicate_id: 0,
+    invalid: 0,
+    out_of_retention: 0,
+  };
+  /** What the replays that ended sent; the running ones' own counts are added when read. */
+  #endedMessages = 0;
+  #endedGaps = 0;
 
   constructor(options: ReplayServiceOptions) {
     this.#recorder = options.recorder;
@@ -94,10 +130,32 @@ export class ReplayService {
     this.running += change;
   }
 
-  /** @internal `run` runs until `ended` settles. */
+  get messagesSent(): number {
+    let sent = this.#endedMessages;
+    for (const run of this.#runs.keys()) sent += run.messages;
+    return sent;
+  }
+
+  get gapsSent(): number {
+    let sent = this.#endedGaps;
+    for (const run of this.#runs.keys()) sent += run.gaps;
+    return sent;
+  }
+
+  /** @internal */
+  refuse(reason: ReplayRefusalReason): void {
+    this.refused[reason] += 1;
+  }
+
+  /** @internal `run` runs until `ended` settles; what it sent stays counted. */
   track(run: ReplayRun, ended: Promise<void>): void {
+    this.started += 1;
     this.#runs.set(run, ended);
-    void ended.finally(() => this.#runs.delete(run));
+    void ended.finally(() => {
+      this.#endedMessages += run.messages;
+      this.#endedGaps += run.gaps;
+      this.#runs.delete(run);
+    });
   }
 
   /** Stops every replay and waits until each has released its read: before the store is closed. */
@@ -153,6 +211,7 @@ export class SessionReplays {
     const { id, channel } = request;
     const key = JSON.stringify(id);
     if (this.#runs.has(key)) {
+      service.refuse('duplicate_id');
       this.#answers.error(
         id,
         'bad_request',
@@ -163,15 +222,15 @@ export class SessionReplays {
     }
     const planned = service.plan(request);
     if (!planned.ok) {
+      service.refuse(planned.code === 'out_of_retention' ? 'out_of_retention' : 'invalid');
       this.#answers.error(id, planned.code, planned.message, channel);
       return;
     }
     const { perConnection, perAddress } = service.limits;
     if (this.#runs.size >= perConnection || service.addressFull(this.#address)) {
-      const over =
-        this.#runs.size >= perConnection
-          ? `${perConnection} per connection`
-          : `${perAddress} per client address`;
+      const connectionFull = this.#runs.size >= perConnection;
+      service.refuse(connectionFull ? 'connection_limit' : 'address_limit');
+      const over = connectionFull ? `${perConnection} per connection` : `${perAddress} per client address`;
       this.#answers.error(
         id,
         'limit_exceeded',
@@ -228,7 +287,6 @@ export class SessionReplays {
       if (!this.#output.closed)
         this.#answers.error(run.id, 'internal', 'the record could not be read: the replay ended');
     } finally {
-      service.messagesSent += run.messages;
       this.#runs.delete(key);
       service.count(this.#address, -1);
     }

@@ -1,0 +1,86 @@
+/**
+ * @module bench/history/arm-figures
+ * The recording arms' order and figures, pure. Each round runs every arm once, in an order rotated
+ * from the last round's (off, embedded, postgres; then postgres, off, embedded; ...), so that a
+ * drift of the machine's load over the run falls on every arm alike. A round's figures pair its
+ * recording arms with its `off` arm: CPU per message on over off, event-loop p99 on minus off, and
+ * the CPU per message recording adds (on minus off); the run's figure is the median of the rounds'.
+ */
+
+/** Recording nothing, into the embedded store, into the shared PostgreSQL store. */
+export type Arm = 'off' | 'embedded' | 'postgres';
+export type RecordingArm = Exclude<Arm, 'off'>;
+
+/** What the figures read of one arm's window. */
+export interface ArmSample {
+  arm: Arm;
+  round: number;
+  cpuPerMessageUs: number;
+  loopDelayP99Ms: number;
+}
+
+export interface StoreFigures {
+  /** Relay CPU per message, on over off: the rounds' median, and their range. */
+  cpuRatio: number;
+  cpuRatioRange: [number, number];
+  /** Relay CPU per message recording adds (on minus off, µs): the rounds' median. */
+  addedCpuUs: number;
+  /** Event-loop p99, on minus off (ms): the rounds' median. */
+  loopDelayP99AddedMs: number;
+}
+
+/** The order of `arms` in `round` (from 1): rotated by one each round. */
+export function armOrder<A>(arms: readonly A[], round: number): A[] {
+  const shift = (round - 1) % arms.length;
+  return [...arms.slice(shift), ...arms.slice(0, shift)];
+}
+
+/** Each recording arm's figures against the `off` arm of its round; absent for an arm never run. */
+export function storeFigures(samples: readonly ArmSample[]): Partial<Record<RecordingArm, StoreFigures>> {
+  const figures: Partial<Record<RecordingArm, StoreFigures>> = {};
+  for (const arm of ['embedded', 'postgres'] as const) {
+    const ratios: number[] = [];
+    const added: number[] = [];
+    const loop: number[] = [];
+    for (const [off, on] of pairs(samples, arm)) {
+      ratios.push(on.cpuPerMessageUs / off.cpuPerMessageUs);
+      added.push(on.cpuPerMessageUs - off.cpuPerMessageUs);
+      loop.push(on.loopDelayP99Ms - off.loopDelayP99Ms);
+    }
+    if (ratios.length === 0) continue;
+    figures[arm] = {
+      cpuRatio: median(ratios),
+      cpuRatioRange: [Math.min(...ratios), Math.max(...ratios)],
+      addedCpuUs: median(added),
+      loopDelayP99AddedMs: median(loop),
+    };
+  }
+  return figures;
+}
+
+/**
+ * The shared store's recording cost over the embedded store's (issue 48: at most 1.2x): the CPU per
+ * message each adds to the relay, the medians of the rounds', one over the other. NaN when the
+ * embedded store's added cost is not above zero (lost in the machine's noise): no ratio to give.
+ */
+export function sharedOverEmbedded(figures: Partial<Record<RecordingArm, StoreFigures>>): number | undefined {
+  const { embedded, postgres } = figures;
+  if (embedded === undefined || postgres === undefined) return undefined;
+  return embedded.addedCpuUs > 0 ? postgres.addedCpuUs / embedded.addedCpuUs : Number.NaN;
+}
+
+function* pairs(samples: readonly ArmSample[], arm: RecordingArm): Generator<[ArmSample, ArmSample]> {
+  for (const round of new Set(samples.map((sample) => sample.round))) {
+    const off = samples.find((sample) => sample.round === round && sample.arm === 'off');
+    const on = samples.find((sample) => sample.round === round && sample.arm === arm);
+    if (off !== undefined && on !== undefined) yield [off, on];
+  }
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? Number.NaN)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
