@@ -4,7 +4,7 @@
  * and replay"; docs/history.md "Since"), read only through the store's interface
  * (history/store.ts). The session has joined the live stream; its live messages are held here.
  * Before `subscribed` goes out, the recorder's buffer is written (so the record holds everything
- * up to the join) and the state at the time is folded from the record (relay/streams/recorded-state.ts),
+ * up to the join) and the state at the time is folded from the record (relay/streams/state-at.ts),
  * which says how far back the answer reaches. Once released: that state as one `snapshot` at the
  * position of the last message at or before the time, every recorded message after it as it was
  * sent, then the held live messages after the last one sent. A held message that does not follow
@@ -18,7 +18,8 @@ import type { RecordedMessage } from '../../history/store.ts';
 import { codecs, type StreamCodec } from '../channels/codecs.ts';
 import { encodeTextFrame, type Frame, frameOfWire, type StreamPosition, toFrame } from '../streams/frame.ts';
 import { sentText } from '../streams/recorded.ts';
-import { type FoldedState, foldRecorded } from '../streams/recorded-state.ts';
+import type { FoldedState } from '../streams/recorded-state.ts';
+import { foldStateAt } from '../streams/state-at.ts';
 import type { AnyStream } from '../streams/stream.ts';
 import { dataMessage } from '../streams/stream-messages.ts';
 
@@ -125,22 +126,18 @@ export class RecordSeam implements PendingSince {
     await this.record.flush();
     const key = this.stream.key;
     const at = this.since.at;
-    const extent = await store.extent(key);
-    if (extent !== undefined && extent.oldest <= at)
-      for await (const message of store.read({ stream: key, from: extent.oldest, to: at + 1 }))
-        this.#folded = foldRecorded(this.#folded, message);
+    this.#folded = await foldStateAt(store, key, at);
     this.#from = at + 1;
     if (this.#folded !== undefined) return { from: this.since.text, complete: true };
     if (this.upstream !== undefined) {
       this.#instead = this.upstream();
       return this.#instead.coverage;
     }
-    if (extent !== undefined)
-      for await (const message of store.read({ stream: key, from: at + 1, to: Date.now() + 1 }))
-        if (message.type === 'snapshot') {
-          this.#first = message;
-          break;
-        }
+    for await (const message of store.read({ stream: key, from: at + 1, to: Date.now() + 1 }))
+      if (message.type === 'snapshot') {
+        this.#first = message;
+        break;
+      }
     const first = this.#first;
     if (first === undefined) return { from: new Date().toISOString(), complete: false };
     this.#from = Date.parse(first.rts);

@@ -26,8 +26,8 @@ describe('client SDK: candles since', () => {
     const since = new Date(Date.now() - 30 * MINUTE);
     const { client, errors } = connectRecorded(harness.relay.url, { encoding: 'json' });
     opened.push(client);
+    // A probability candles stream's since is for the relay to answer (from its record): not refused here.
     for (const refused of [
-      { source: 'probability', since },
       { source: 'trades', since: 'an-activity-id' },
       { source: 'trades', since: new Date(Date.now() + MINUTE) },
     ] as const)

@@ -39,7 +39,7 @@ describe('client SDK: trades since', () => {
     expect(errors).toEqual([]);
   });
 
-  it('throws on a since the relay would refuse; an unknown activity_id ends the subscription with an error', async () => {
+  it('throws on a since no relay takes; one past 24 hours on a relay with no record, or an unknown activity_id, ends the subscription with an error', async () => {
     const harness = await start({
       sim: { markets: 2, tradeFlow: () => undefined },
       relay: { pricePollMs: 100 },
@@ -47,14 +47,16 @@ describe('client SDK: trades since', () => {
     const [market] = harness.sim.market.activeMarketIds() as [string];
     const { client, errors } = connectRecorded(harness.relay.url, { encoding: 'json' });
     opened.push(client);
-    for (const since of [
-      new Date(Date.now() + MINUTE),
-      new Date(Date.now() - 25 * 60 * MINUTE),
-      '2025-06-01T12:00',
-    ])
+    for (const since of [new Date(Date.now() + MINUTE), '2025-06-01T12:00'])
       expect(() => client.subscribeTrades(market, { since })).toThrow(/since/);
+    // Past upstream's 24 hours only a recording relay answers: this one (history off) refuses it.
+    const longAgo = client.subscribeTrades(market, { since: new Date(Date.now() - 25 * 60 * MINUTE) });
+    await waitFor('the refusal', () => longAgo.isClosed);
     const trades = client.subscribeTrades(market, { since: 'no-such-trade' });
     await waitFor('the subscription to end', () => trades.isClosed);
-    expect(errors.map((error) => error.code)).toEqual(['bad_request']);
+    expect(errors.map((error) => [error.code, error.message])).toEqual([
+      ['bad_request', expect.stringMatching(/24 hours/)],
+      ['bad_request', expect.stringMatching(/no-such-trade/)],
+    ]);
   });
 });

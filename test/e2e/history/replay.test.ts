@@ -3,9 +3,12 @@
  * replay at "max" and at speed 10 as the very same messages (every field, checksums included), each
  * with `"replay": <id>`, ended by `replayed` with the count; two markets come merged in `rts` order,
  * each marked with a `replay_gap` from the range's start to the snapshot its stream started with;
- * and the replay moves nothing of the connection's live positions (`list`).
+ * and the replay moves nothing of the connection's live positions (`list`). A replay from inside a
+ * running stream starts it with the book the live client held at `from` (the position, times and
+ * checksum of the last message before it), then the messages after it as sent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyBookUpdate, type BookState } from '../../../packages/protocol/src/protocol/book.ts';
 import type { Relay } from '../../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../../src/sim/server.ts';
 import { recordingFolder, startRecordingRelay, TextClient } from '../../support/replay-client.ts';
@@ -110,6 +113,52 @@ describe('replay of a recorded book', () => {
     }
   });
 });
+
+describe('replay from inside a running stream', () => {
+  it('starts each stream with its state at from, then the messages after it as sent', async () => {
+    const [, , market] = sim.market.activeMarketIds();
+    const live = await client();
+    live.send({ op: 'subscribe', id: 'live-mid', channel: 'book', markets: [market] });
+    await waitFor('a changing book', () => live.stream().length >= 40);
+    const sent = live.stream().map(({ message }) => message as unknown as LiveBook);
+    // `from` falls strictly between two live messages, well inside the stream.
+    const at = sent.findIndex(
+      (message, i) =>
+        i >= 10 && i + 1 < sent.length && Date.parse(sent[i + 1]!.rts) > Date.parse(message.rts) + 1,
+    );
+    expect(at).toBeGreaterThanOrEqual(10);
+    const from = new Date(Date.parse(sent[at]!.rts) + 1).toISOString();
+    const to = new Date(Date.parse(sent.at(-1)!.rts) + 1).toISOString();
+    // What the live client held after each message.
+    let book: BookState = { bids: [], asks: [] };
+    const held = sent.map((message) => {
+      book = message.type === 'snapshot' ? message.data : applyBookUpdate(book, message.data);
+      return book;
+    });
+
+    for (const [id, speed] of [
+      ['mid-max', 'max'],
+      ['mid-10', 10],
+    ] as const) {
+      live.send({ op: 'replay', id, channel: 'book', markets: [market], from, to, speed });
+      await live.answer('replayed', id);
+      const [first, ...rest] = live.stream(id).map(({ message }) => message as unknown as LiveBook);
+      const { data, ...envelope } = sent[at]!;
+      expect(first).toMatchObject({ ...envelope, type: 'snapshot', replay: id });
+      expect(first!.data).toEqual(held[at]);
+      expect(rest.map(({ replay: _id, ...message }) => message)).toEqual(sent.slice(at + 1));
+      expect(live.of('replay_gap', id)).toEqual([]);
+    }
+  });
+});
+
+interface LiveBook {
+  type: 'snapshot' | 'update';
+  seq: number;
+  rts: string;
+  data: BookState;
+  replay?: unknown;
+}
 
 function rtsOf(text: string): number {
   return Date.parse((JSON.parse(text) as { rts: string }).rts);

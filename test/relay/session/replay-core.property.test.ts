@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { clientRequest, withStreamIds } from '../../../packages/protocol/src/protocol/requests.ts';
 import type { RecordedMessage } from '../../../src/history/store.ts';
 import { GapFinder } from '../../../src/relay/session/replay/gaps.ts';
-import { mergeByRts } from '../../../src/relay/session/replay/merge.ts';
+import { mergeByRts, type TimedRecord } from '../../../src/relay/session/replay/merge.ts';
 import { planReplay } from '../../../src/relay/session/replay/replay-plan.ts';
 import { propertyRuns } from '../../support/property-runs.ts';
 
@@ -39,8 +39,8 @@ function record(
   };
 }
 
-async function* read(records: readonly RecordedMessage[]): AsyncGenerator<RecordedMessage> {
-  yield* records;
+async function* read(records: readonly RecordedMessage[]): AsyncGenerator<TimedRecord> {
+  for (const next of records) yield { record: next, rts: Date.parse(next.rts) };
 }
 
 describe('mergeByRts', () => {
@@ -70,7 +70,7 @@ describe('mergeByRts', () => {
     const tracked = (n: number) =>
       (async function* () {
         try {
-          yield* [record(A, 1, T0 + n), record(A, 2, T0 + n + 10)];
+          yield* read([record(A, 1, T0 + n), record(A, 2, T0 + n + 10)]);
         } finally {
           ended.push(n);
         }
@@ -84,13 +84,14 @@ describe('GapFinder', () => {
   it('marks an epoch change, a skipped seq, a stream starting inside the range and a stream not seen', () => {
     const finder = new GapFinder(T0, T0 + 10_000);
     const seen = [
-      record(A, 5, T0 + 100),
+      // A's state at the range's start, timed at the start.
+      record(A, 5, T0, { type: 'snapshot' }),
       record(A, 6, T0 + 200),
       record(A, 9, T0 + 300),
       record(A, 1, T0 + 900, { epoch: 'e2', type: 'snapshot' }),
       record(A, 2, T0 + 950, { epoch: 'e2' }),
       record(B, 1, T0 + 400, { type: 'snapshot' }),
-      // A snapshot sent in place of an update, later in its epoch: the stream was running before it.
+      // A stream with no state at the start begins at its first snapshot, whatever its seq.
       record('c', 40, T0 + 500, { stream: 'book:c:full', type: 'snapshot' }),
     ].map((next) => finder.before(next, Date.parse(next.rts)));
     expect(seen).toEqual([
@@ -100,7 +101,7 @@ describe('GapFinder', () => {
       { market: A, from: T0 + 300, to: T0 + 900, reason: 'epoch_changed' },
       undefined,
       { market: B, from: T0, to: T0 + 400 },
-      undefined,
+      { market: 'c', from: T0, to: T0 + 500 },
     ]);
     const C = '6f1c2a3e-0000-4000-8000-00000000000c';
     expect(finder.unseen([A, B, C].map((market) => ({ market, key: `book:${market}:full` })))).toEqual([
@@ -114,7 +115,7 @@ describe('GapFinder', () => {
         const finder = new GapFinder(T0, T0 + 10_000_000);
         let at = T0;
         for (const [i, step] of steps.entries()) {
-          at += step;
+          if (i > 0) at += step;
           expect(finder.before(record(A, i + 7, at), at)).toBeUndefined();
         }
       }),

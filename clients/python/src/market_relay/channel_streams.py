@@ -120,10 +120,11 @@ class ChannelStreams(StreamHost):
     ) -> CandlesSubscription:
         """A market's candles of one interval (1m, 5m, 1h, 1d) from one source (probability, trades);
         ``pace`` is the subscription's ``interval`` in ms (the name ``interval`` being the candles').
-        ``since`` (source ``trades``; an aware datetime or an ISO 8601 time): the first snapshot also
+        ``since`` (an aware datetime or an ISO 8601 time; without a relay that records, source ``trades``
+        at most 24 hours back): the first snapshot also
         brings the final candles of the range older than its own, as one ``history`` event, oldest
         first (README "History since a time")."""
-        history = checked_candles_since(source, since)
+        history = checked_candles_since(since)
         stream_id = f"{market}:{interval}:{source}"
         stream = self._subscribe(
             "candles", stream_id, None, CandlesSubscription, lambda s: CandlesSubscription(self, s), pace

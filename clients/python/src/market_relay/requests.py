@@ -6,7 +6,7 @@ names its streams ``paths`` / ``path`` where every other channel says ``markets`
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from decimal import Decimal
 from typing import Any, Dict, List, Optional, Tuple, Union
 
@@ -43,9 +43,7 @@ def checked_interval(interval: object) -> Optional[int]:
     return interval
 
 
-#: How far back a ``since`` may reach, and the longest ``activity_id`` it may name (docs/protocol.md
-#: "History since a time").
-SINCE_MAX_AGE = timedelta(hours=24)
+#: The longest ``activity_id`` a ``since`` may name (docs/protocol.md "History since a time").
 SINCE_MAX_ID_LENGTH = 128
 _DATE_START = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _ISO_TIME = re.compile(r"^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?)(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$")
@@ -81,8 +79,9 @@ def checked_time_since(since: object, now: Optional[datetime] = None) -> Optiona
 
 def checked_since(since: object, now: Optional[datetime] = None) -> Optional[str]:
     """A ``since`` as ``subscribe_trades`` takes it: an aware ``datetime``, an ISO 8601 time with its zone
-    (at most 24 hours back, not in the future) or an ``activity_id`` (a string that does not start as a
-    date); a value the relay would refuse raises ``ValueError``, as a bad depth does."""
+    (not in the future) or an ``activity_id`` (a string that does not start as a date); a value no relay
+    would take raises ``ValueError``, as a bad depth does. A time past upstream's 24 hours is for a
+    relay that records to answer from its record; one that does not refuses it (an ``error`` event)."""
     if since is None:
         return None
     if isinstance(since, datetime):
@@ -93,26 +92,19 @@ def checked_since(since: object, now: Optional[datetime] = None) -> Optional[str
         at, text = read_time("since", since)
     else:
         raise ValueError(f"since: expected an ISO 8601 time or an activity_id (1 to {SINCE_MAX_ID_LENGTH} characters)")
-    current = now or datetime.now(timezone.utc)
-    if at > current:
+    if at > (now or datetime.now(timezone.utc)):
         raise ValueError(f"since: {text} is in the future")
-    if at < current - SINCE_MAX_AGE:
-        raise ValueError(f"since: {text} is more than 24 hours back (the bound)")
     return text
 
 
-#: The candle sources whose streams take ``since`` (docs/protocol.md "History since a time").
-CANDLE_SINCE_SOURCES = ("trades",)
-
-
-def checked_candles_since(source: str, since: object, now: Optional[datetime] = None) -> Optional[str]:
+def checked_candles_since(since: object, now: Optional[datetime] = None) -> Optional[str]:
     """A ``since`` as ``subscribe_candles`` takes it: a time as ``checked_since`` takes one (a range of
-    candles starts at a time, not at an ``activity_id``), on a stream of a source that serves history."""
+    candles starts at a time, not at an ``activity_id``). On a source upstream keeps no history of
+    (``probability``), or past its 24 hours, only a relay that records answers it; one that does not
+    refuses it (an ``error`` event)."""
     text = checked_since(since, now)
     if text is None:
         return None
-    if source not in CANDLE_SINCE_SOURCES:
-        raise ValueError(f"since: candles of source {source!r} take no since (only {', '.join(CANDLE_SINCE_SOURCES)})")
     if not _DATE_START.match(text):
         raise ValueError(f"since: {text!r} is not an ISO 8601 time with its zone (a candles range starts at a time)")
     return text

@@ -48,9 +48,11 @@ export function checkedTime(what: string, time: string | Date): string {
 
 /**
  * A `since` of a stream (its id) as a `subscribe…` method takes it (docs/protocol.md "History and
- * replay"): on a channel whose definition reads its own history (`trades`, `candles`:
- * channels/definition.ts `history`) as that definition checks it; on every other channel a time,
- * not ahead of now (the relay answers from its record). A value the relay would refuse throws.
+ * replay"): on every channel a time, not ahead of now (a recording relay answers it from its record,
+ * on `trades` and `candles` too, past what upstream keeps; how far back its record reaches only the
+ * relay knows, and says); on a channel whose definition reads its own history (`trades`, `candles`:
+ * channels/definition.ts `history`) also what that definition takes (a trade's `activity_id`). A
+ * value no relay would take throws.
  */
 export function checkedSince(
   channel: Channel,
@@ -62,8 +64,8 @@ export function checkedSince(
   if (history !== undefined) {
     const text = since instanceof Date ? since.toISOString() : since;
     const checked = history.check(text, Date.now(), [streamId]);
-    if (!checked.ok) throw new TypeError(checked.message);
-    return text;
+    if (checked.ok) return text;
+    if (typeof text !== 'string' || !ISO_TIME.test(text)) throw new TypeError(checked.message);
   }
   const text = checkedTime('since', since);
   if (Date.parse(text) > Date.now()) throw new TypeError(`since: ${text} is in the future`);

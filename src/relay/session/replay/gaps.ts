@@ -4,10 +4,10 @@
  * that any history store serves: a stream's messages are numbered contiguously within an epoch, so
  * two consecutive recorded messages of a stream whose `epoch` differs (the relay restarted, the
  * stream was let go and held again, a lease moved) or whose `seq` is not the next (a write batch
- * lost, a message not recorded) have a hole between them. A stream whose first message in the range
- * is the first of its epoch (the `snapshot` numbered 1) started there: nothing of it was recorded
- * between the range's start and it (a `snapshot` sent in place of an update, later in an epoch, is
- * no such start). A stream with no message in the range at all is reported as one hole over the whole range (a
+ * lost, a message not recorded) have a hole between them. A replayed stream starts with its state at
+ * the range's start, timed at the start (./stream-read.ts); one that had no state there starts at its
+ * first `snapshot` after it: nothing usable of it was recorded between the range's start and that
+ * snapshot. A stream with no message in the range at all is reported as one hole over the whole range (a
  * stream sends nothing while its state does not change, so for a quiet stream that is the honest
  * answer too: the replay has nothing to give of it). Pure.
  */
@@ -46,9 +46,7 @@ export class GapFinder {
     const last = this.#last.get(record.stream);
     this.#last.set(record.stream, { epoch: record.epoch, seq: record.seq, rts });
     if (last === undefined)
-      return record.type === 'snapshot' && record.seq === 1 && rts > this.#rangeFrom
-        ? { market: record.market, from: this.#rangeFrom, to: rts }
-        : undefined;
+      return rts > this.#rangeFrom ? { market: record.market, from: this.#rangeFrom, to: rts } : undefined;
     if (last.epoch !== record.epoch)
       return { market: record.market, from: last.rts, to: rts, reason: 'epoch_changed' };
     return record.seq > last.seq + 1 ? { market: record.market, from: last.rts, to: rts } : undefined;

@@ -7,20 +7,18 @@
  */
 import type { RecordedMessage } from '../../../history/store.ts';
 
-/** A record with its `rts` read once as epoch milliseconds. */
+/** A record with the time it is replayed at: its `rts` read once as epoch milliseconds (a stream's state at the range's start: the start). */
 export interface TimedRecord {
   record: RecordedMessage;
   rts: number;
 }
 
 interface Head {
-  iterator: AsyncIterator<RecordedMessage>;
+  iterator: AsyncIterator<TimedRecord>;
   next: TimedRecord | undefined;
 }
 
-export async function* mergeByRts(
-  reads: readonly AsyncIterable<RecordedMessage>[],
-): AsyncGenerator<TimedRecord> {
+export async function* mergeByRts(reads: readonly AsyncIterable<TimedRecord>[]): AsyncGenerator<TimedRecord> {
   const heads: Head[] = reads.map((read) => ({ iterator: read[Symbol.asyncIterator](), next: undefined }));
   try {
     for (const head of heads) head.next = await advance(head.iterator);
@@ -39,10 +37,9 @@ export async function* mergeByRts(
   }
 }
 
-async function advance(iterator: AsyncIterator<RecordedMessage>): Promise<TimedRecord | undefined> {
+async function advance(iterator: AsyncIterator<TimedRecord>): Promise<TimedRecord | undefined> {
   const result = await iterator.next();
-  if (result.done === true) return undefined;
-  return { record: result.value, rts: Date.parse(result.value.rts) };
+  return result.done === true ? undefined : result.value;
 }
 
 function earlier(a: TimedRecord, b: TimedRecord): boolean {

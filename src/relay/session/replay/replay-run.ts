@@ -1,7 +1,8 @@
 /**
  * @module relay/session/replay/replay-run
- * One running replay (docs/protocol.md "Replay"): its streams' records read a page at a time and
- * merged in `rts` order (./merge.ts), each sent as the text that was sent live with `"replay": <id>`
+ * One running replay (docs/protocol.md "Replay"): each stream's state at `from` and its record after
+ * it (./stream-read.ts), read a page at a time and merged in `rts` order (./merge.ts), each sent as
+ * the text that was sent live with `"replay": <id>`
  * added, a `replay_gap` before a record that shows a hole (./gaps.ts), paced at its speed, and
  * `replayed` at the end.
  *
@@ -13,13 +14,18 @@
  */
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import type { ReplayGapMessage, ReplaySpeed } from '../../../../packages/protocol/src/protocol/history.ts';
-import type { Channel, RequestId } from '../../../../packages/protocol/src/protocol/messages.ts';
+import type {
+  Channel,
+  RequestId,
+  ServerMessage,
+} from '../../../../packages/protocol/src/protocol/messages.ts';
 import type { HistoryStore, RecordedMessage } from '../../../history/store.ts';
 import { encodeTextFrame, Frame, toFrame } from '../../streams/frame.ts';
 import { sentText } from '../../streams/recorded.ts';
 import { type Gap, GapFinder } from './gaps.ts';
-import { mergeByRts, type TimedRecord } from './merge.ts';
+import { mergeByRts } from './merge.ts';
 import type { ReplayPlan } from './replay-plan.ts';
+import { streamFromState } from './stream-read.ts';
 
 /** What a replay sees of its connection. */
 export interface ReplayOutput {
@@ -77,10 +83,10 @@ export class ReplayRun {
     const { streams, from, to, channel, id } = this.#plan;
     const gaps = new GapFinder(from, to);
     const clock = new ReplayClock(this.#plan.speed);
-    const reads = streams.map((stream) => this.#store.read({ stream: stream.key, from, to }));
+    const reads = streams.map((stream) => streamFromState(this.#store, stream.key, from, to));
     try {
       let sinceTurn = 0;
-      for await (const { record, rts } of reads.length === 1 ? timed(reads[0]!) : mergeByRts(reads)) {
+      for await (const { record, rts } of reads.length === 1 ? reads[0]! : mergeByRts(reads)) {
         if (this.#stopped) return 'stopped';
         sinceTurn += 1;
         const turn = sinceTurn >= this.#pacing.batch;
@@ -151,11 +157,6 @@ class ReplayClock {
     this.#start ??= { rts, at: now };
     return this.#start.at + (rts - this.#start.rts) / this.#speed - now;
   }
-}
-
-/** One stream's read, each record with its time: no merge to make. */
-async function* timed(read: AsyncIterable<RecordedMessage>): AsyncGenerator<TimedRecord> {
-  for await (const record of read) yield { record, rts: Date.parse(record.rts) };
 }
 
 /** The message as it was sent, with the replay's id as its last field. */
