@@ -14,12 +14,8 @@
  */
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import type { ReplayGapMessage, ReplaySpeed } from '../../../../packages/protocol/src/protocol/history.ts';
-import type {
-  Channel,
-  RequestId,
-  ServerMessage,
-} from '../../../../packages/protocol/src/protocol/messages.ts';
-import type { HistoryStore, RecordedMessage } from '../../../history/store.ts';
+import type { Channel, RequestId } from '../../../../packages/protocol/src/protocol/messages.ts';
+import type { HistoryStore } from '../../../history/store.ts';
 import { encodeTextFrame, Frame, toFrame } from '../../streams/frame.ts';
 import { sentText } from '../../streams/recorded.ts';
 import { type Gap, GapFinder } from './gaps.ts';
