@@ -4,7 +4,8 @@
  * the cluster"): with a history store the cluster shares, every message the holder numbers, on
  * every stream of the target whether or not anyone here subscribes, is handed to the recorder once,
  * by the one relay that numbered it; the followers serving it record nothing. A message written
- * twice anyway (a hand-over's overlap) is kept once by the store's unique key.
+ * twice anyway (a hand-over's overlap, a new holder's back-fill: ./record-backfill.ts) is kept once
+ * by the store's unique key.
  */
 import type { BookDepth } from '../../../../packages/protocol/src/protocol/messages.ts';
 import { streamKey } from '../../../../packages/protocol/src/util/stream-key.ts';
@@ -12,21 +13,39 @@ import type { RecordedSubject } from '../../streams/recorded.ts';
 import type { TargetStream } from '../codecs.ts';
 import type { NumberedRecordSink } from '../stream-numbering.ts';
 import type { OwnEntry } from './numbering.ts';
+import type { LoggedBefore } from './record-backfill.ts';
+import type { StoredTarget } from './stream-log.ts';
 
 export class NumberedRecord {
   readonly #sink: NumberedRecordSink;
   readonly #subjects: ReadonlyMap<string, RecordedSubject>;
+  readonly #loggedBefore: LoggedBefore | undefined;
 
   constructor(
     sink: NumberedRecordSink,
     channel: 'book' | 'price',
     market: string,
     streams: readonly TargetStream[],
+    loggedBefore?: LoggedBefore,
   ) {
     this.#sink = sink;
+    this.#loggedBefore = loggedBefore;
     this.#subjects = new Map(
       streams.map(({ field, depth }) => [field, subjectOf(channel, market, depth)] as const),
     );
+  }
+
+  /**
+   * This relay took the target over from the holder that wrote `stored`: what that holder wrote
+   * last is recorded again from the log, in case it never reached the record (./record-backfill.ts).
+   */
+  takenOver(stored: StoredTarget): void {
+    void this.#loggedBefore?.(stored).then((logged) => {
+      for (const [field, frames] of logged) {
+        const subject = this.#subjects.get(field);
+        if (subject !== undefined) for (const frame of frames) this.#sink(subject, frame, 'update');
+      }
+    });
   }
 
   /** The messages of polls written to the stream log (a confirmation sends none, so records none). */

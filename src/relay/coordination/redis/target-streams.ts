@@ -133,6 +133,8 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
         if (this.#produced === undefined || another) {
           this.#abandonUnwritten();
           this.#produced = producedFrom(this.#codec, loaded, token);
+          // The holder before us may have left its last writes out of the record.
+          if (stored !== undefined) this.#context.record?.takenOver(stored);
         }
       }
     }
