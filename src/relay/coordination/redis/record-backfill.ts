@@ -20,10 +20,10 @@ import type { StoredTarget, StreamLog } from './stream-log.ts';
  * How far back before the last holder's last write (`rts`) the log is recorded again: past its
  * flush window (1 s) and a write still in flight when it was killed.
  */
-export const BACKFILL_MS = 5_000;
+const BACKFILL_MS = 5_000;
 
 /** The most updates per stream read back from the log (a stream polled every 25 ms fills 5 s with 200). */
-export const BACKFILL_UPDATES = 200;
+const BACKFILL_UPDATES = 200;
 
 /** The logged updates, by stream, that a new holder of a target records again: `loggedBefore`. */
 export type LoggedBefore = (stored: StoredTarget) => Promise<ReadonlyMap<string, readonly Frame[]>>;
