@@ -6,13 +6,12 @@
  * its last window of the record with it, while every message of that window is in the Redis log,
  * written by the same commit. On taking a target over from another holder, the new one hands the
  * log's updates of the last `BACKFILL_MS` before that holder's last write to its recorder
- * (NumberedRecord.takenOver); the
- * shared store's unique key keeps what was recorded already once. A hand-over after a SIGKILL so
- * leaves no hole in the record, unless the log itself lost those updates.
+ * (NumberedRecord.takenOver); the shared store's unique key keeps what was recorded already once.
+ * A hand-over after a SIGKILL so leaves no hole in the record, unless the log itself lost those
+ * updates.
  */
 import { type Frame, toFrame } from '../../streams/frame.ts';
-import type { ClusterCodec } from './codecs.ts';
-import { fits } from './codecs.ts';
+import { type ClusterCodec, fits } from './codecs.ts';
 import { parseJson, streamMessage } from './stream-batch.ts';
 import type { StoredTarget, StreamLog } from './stream-log.ts';
 
