@@ -43,7 +43,7 @@ export class TextClient {
     });
   }
 
-  static async connect(relay: Relay): Promise<TextClient> {
+  static async connect(relay: Pick<Relay, 'url'>): Promise<TextClient> {
     const ws = new WebSocket(`${relay.url.replace('http', 'ws')}/v1/ws`, { perMessageDeflate: false });
     await once(ws, 'open');
     return new TextClient(ws);

@@ -7,9 +7,10 @@
  * up to the join) and the state at the time is folded from the record (relay/streams/state-at.ts),
  * which says how far back the answer reaches. Once released: that state as one `snapshot` at the
  * position of the last message at or before the time, every recorded message after it as it was
- * sent, then the held live messages after the last one sent. A held message that does not follow
- * (a write the recorder lost) is replaced by the stream's current snapshot: never a gap, never a
- * duplicate.
+ * sent, then the held live messages after the last one sent. What does not follow on (a write the
+ * recorder lost, a lease holder's buffer on another relay not written yet) comes from the stream's
+ * resume ring when it still holds it, else the stream's current snapshot takes its place: never a
+ * gap, never a duplicate.
  */
 import type { SinceSpec } from '../../../packages/protocol/src/channels/history.ts';
 import type { HistoryCoverage } from '../../../packages/protocol/src/protocol/history.ts';
@@ -195,6 +196,13 @@ export class RecordSeam implements PendingSince {
       last = at;
     }
     if (!this.stream.hasState) return;
+    // What neither the record (a hole, or the lease holder's buffer on another relay not written
+    // yet) nor the held messages have, the stream's resume ring may: sent as a resume sends it.
+    const missed = last === undefined ? undefined : this.stream.updatesSince(last.epoch, last.seq);
+    if (missed !== undefined) {
+      for (const frame of missed) this.session.deliver(this.stream, frame);
+      return;
+    }
     const current = this.stream.snapshotFrame();
     const now = current.position;
     if (last === undefined || now === undefined || last.epoch !== now.epoch || last.seq !== now.seq)

@@ -1,8 +1,8 @@
 /**
  * A `since` answered from the record (relay/session/record-seam.ts), on a real stream recorded by
  * a real recorder into a store kept in memory: the state at the time, the recorded messages after
- * it and the live ones held meanwhile, each once; a write the recorder lost is never a gap (the
- * stream's current snapshot takes its place); a store that cannot be read is an error with the
+ * it and the live ones held meanwhile, each once; a write the recorder lost is never a gap (sent
+ * from the stream's resume ring, or the stream's current snapshot in its place); a store that cannot be read is an error with the
  * request's id naming the market, and the subscription is left.
  */
 import { describe, expect, it } from 'vitest';
@@ -55,8 +55,9 @@ interface Sent {
   bid: string | undefined;
 }
 
-function setUp(store: HistoryStore) {
-  const stream = new Stream({ channel: 'price', market }, codecs.price, 100) as unknown as AnyStream;
+/** `ring`: the updates the stream keeps for resume. */
+function setUp(store: HistoryStore, ring = 100) {
+  const stream = new Stream({ channel: 'price', market }, codecs.price, ring) as unknown as AnyStream;
   const recorder = new HistoryRecorder<{ frame: Frame; kind: 'snapshot' | 'update' }>({
     store,
     toRecord: ({ frame, kind }) => recordedOf(stream, frame, kind),
@@ -113,8 +114,22 @@ describe('record seam', () => {
     ]);
   });
 
-  it('puts the current snapshot where the recorder lost a write: no gap', async () => {
+  it('sends a write the recorder lost from the resume ring: every update, no gap', async () => {
     const { stream, seams, written, publish, since } = setUp(memoryStore(new Set([4])));
+    for (const bid of ['0.1', '0.2', '0.3', '0.4', '0.5']) publish(bid);
+    written.length = 0;
+    const begun = seams.begin(since(1), 7, [{ market, stream, replay: undefined }]);
+    await begun?.ready;
+    begun?.release();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(written).toEqual([
+      { type: 'snapshot', seq: 1, bid: '0.1' },
+      ...[2, 3, 4, 5].map((seq) => ({ type: 'update', seq, bid: `0.${seq}` })),
+    ]);
+  });
+
+  it('puts the current snapshot where neither the record nor the ring has a write: no gap', async () => {
+    const { stream, seams, written, publish, since } = setUp(memoryStore(new Set([4])), 1);
     for (const bid of ['0.1', '0.2', '0.3', '0.4', '0.5']) publish(bid);
     written.length = 0;
     const begun = seams.begin(since(1), 7, [{ market, stream, replay: undefined }]);

@@ -23,6 +23,7 @@ import type { RedisCoordinator } from './coordinator.ts';
 import { formattedKinds } from './formats.ts';
 import { NumberedRecord } from './numbered-record.ts';
 import { RedisRateGate } from './rate-gate.ts';
+import { loggedBefore } from './record-backfill.ts';
 import { ClusterResume } from './resume.ts';
 import { isBatchPayload } from './stream-batch.ts';
 import { ClusterTarget } from './target-streams.ts';
@@ -87,13 +88,15 @@ export class RedisBroker implements Broker {
     const { log } = this.coordinator;
     const spent = (ms: number) => this.coordinator.spent(ms);
     const record = this.#options.recordNumbered;
-    const streams = new ClusterTarget(target, market, clusterCodecOf(codec), {
+    const cluster = clusterCodecOf(codec);
+    const readBack = loggedBefore(log, { key: target, market, codec: cluster });
+    const streams = new ClusterTarget(target, market, cluster, {
       ...context,
       log,
       spent,
       ...(record === undefined
         ? {}
-        : { record: new NumberedRecord(record, codec.channel, market, codec.streams) }),
+        : { record: new NumberedRecord(record, codec.channel, market, codec.streams, readBack) }),
     });
     this.#listen(target).batch = (payload) => {
       void streams.follow(payload).then((applied) => {

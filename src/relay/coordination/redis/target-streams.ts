@@ -133,9 +133,8 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
         if (this.#produced === undefined || another) {
           this.#abandonUnwritten();
           this.#produced = producedFrom(this.#codec, loaded, token);
-          // Another holder's last flush window, from the log (./numbered-record.ts).
-          if (stored !== undefined)
-            void this.#context.record?.backFill(log, this.key, this.#codec).catch(() => 0);
+          // The holder before us may have left its last writes out of the record.
+          if (stored !== undefined) this.#context.record?.takenOver(stored);
         }
       }
     }

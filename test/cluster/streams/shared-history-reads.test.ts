@@ -1,0 +1,120 @@
+/**
+ * One history for the cluster, read back (docs/cluster.md "One history for the cluster"): three
+ * relay processes over a private Redis record into one private PostgreSQL; a client of a relay that
+ * never held the book gets through `replay` and through `since` the messages a client of the holder
+ * received live (the same text: seq, epoch, data, checksum), also across the holder's SIGKILL and
+ * the lease moving: no message twice and none missing (the new holder records again from the Redis
+ * log what the killed one had not written to the record yet), so no `replay_gap`; and on `since`
+ * every update after the state at the time.
+ */
+import { describe, expect, it } from 'vitest';
+import { liveBook, type Received, recorded } from '../../support/cluster/history-reads.ts';
+import { redisAvailable } from '../../support/cluster/redis.ts';
+import { useSharedHistory } from '../../support/cluster/shared-history.ts';
+import { postgresAvailable } from '../../support/postgres-server.ts';
+import { TextClient } from '../../support/replay-client.ts';
+import { waitFor } from '../../support/wait-for.ts';
+
+interface Sent {
+  type: string;
+  epoch: string;
+  seq: number;
+  rts: string;
+  checksum?: number;
+  replay?: string;
+}
+
+const parsed = (text: string) => JSON.parse(text) as Sent;
+
+function withoutReplay(text: string): string {
+  const { replay: _id, ...message } = JSON.parse(text) as Record<string, unknown>;
+  return JSON.stringify(message);
+}
+
+describe.skipIf(!redisAvailable() || !postgresAvailable())('one history for the cluster, read back', () => {
+  const shared = useSharedHistory();
+  const { relay, holderOf, sockets } = shared;
+
+  it("replays and answers since on another relay what the holder's client received, across a SIGKILL", async () => {
+    const market = shared.sim.market.activeMarketIds()[0]!;
+    const trio = await Promise.all([relay(), relay(), relay()]);
+    const viewers = await Promise.all(trio.map((at) => liveBook(at, market)));
+    sockets.push(...viewers);
+    const holder = await holderOf(trio, market);
+    expect(holder).toBeGreaterThanOrEqual(0);
+    const reader = trio[(holder + 1) % 3]!;
+    const watcher = viewers[(holder + 1) % 3]!;
+    await waitFor('20 updates at the holder', () => viewers[holder]!.received.length >= 20);
+    // Killed while its client has updates the record has not (its last flush window): the next
+    // holder records them again from the Redis log.
+    await waitFor('the record behind the holder', async () => {
+      const newest = Math.max(0, ...(await recorded(reader, market, 0)).map((message) => message.seq));
+      return newest > 0 && viewers[holder]!.received.at(-1)!.seq > newest + 2;
+    });
+    await trio[holder]!.stop('SIGKILL');
+    const atKill = watcher.received.length;
+    await waitFor('20 updates after the lease moved', () => watcher.received.length >= atKill + 20);
+    // What any client received live, by seq: the holder's client before the kill, the watcher's after.
+    const live = new Map<number, Received>();
+    for (const message of [...viewers[holder]!.received, ...watcher.received]) live.set(message.seq, message);
+    const epoch = viewers[holder]!.received[0]!.epoch;
+    const lastSeen = Math.max(...watcher.received.map((message) => message.seq));
+    const record = await waitFor('the record to reach the last update seen', async () => {
+      const read = await recorded(reader, market, 0);
+      return read.some((message) => message.seq >= lastSeen) && read;
+    });
+    const first = parsed(record[0]!.text);
+    expect(first).toMatchObject({ type: 'snapshot', epoch, seq: 1 });
+
+    const client = await TextClient.connect(reader);
+    sockets.push(client);
+    client.send({
+      op: 'replay',
+      id: 'r1',
+      channel: 'book',
+      markets: [market],
+      from: first.rts,
+      to: new Date().toISOString(),
+      speed: 'max',
+    });
+    const done = await client.answer('replayed', 'r1');
+    const replayed = client.stream('r1').map(({ text }) => text);
+    expect(done).toMatchObject({ messages: replayed.length });
+    const seqs = replayed.map((text) => parsed(text).seq);
+    expect(new Set(seqs).size).toBe(seqs.length); // no message twice
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(seqs.at(-1)).toBeGreaterThanOrEqual(lastSeen);
+    for (const text of replayed) {
+      const message = parsed(text);
+      expect(message.epoch).toBe(epoch);
+      const seen = live.get(message.seq);
+      if (seen !== undefined) expect(withoutReplay(text)).toBe(seen.text);
+    }
+    // Every update sent live is in the replay, the killed holder's last ones too: no replay_gap.
+    expect([...live.keys()].filter((seq) => !seqs.includes(seq))).toEqual([]);
+    expect(client.of('replay_gap', 'r1')).toEqual([]);
+    expect(seqs.length).toBeGreaterThanOrEqual(40);
+
+    // since a time before the kill: the state then, every message after it, then live.
+    const sinceAt = parsed(viewers[holder]!.received[5]!.text).rts;
+    const since = await TextClient.connect(reader);
+    sockets.push(since);
+    since.send({ op: 'subscribe', id: 's1', channel: 'book', markets: [market], since: sinceAt });
+    await waitFor('the since answer to reach past the last update seen', () =>
+      since.stream().some(({ message }) => (message.seq as number) > lastSeen + 5),
+    );
+    const answer = since.stream().map(({ text }) => text);
+    const [start, ...after] = answer.map(parsed);
+    const at = [...live.values()].filter((message) => parsed(message.text).rts <= sinceAt).at(-1)!;
+    expect(start).toMatchObject({ type: 'snapshot', epoch, seq: at.seq });
+    expect(start!.checksum).toBe(parsed(at.text).checksum);
+    // Then every update after it, as sent live: the record, the held live messages, and where
+    // neither has them yet (the holder's last second, on another relay) this relay's resume ring.
+    expect(after.length).toBeGreaterThanOrEqual(lastSeen - at.seq);
+    for (const [i, message] of after.entries()) {
+      expect(message).toMatchObject({ type: 'update', epoch, seq: at.seq + i + 1 });
+      const seen = live.get(message.seq);
+      if (seen !== undefined) expect(answer[i + 1]).toBe(seen.text);
+    }
+  });
+});
