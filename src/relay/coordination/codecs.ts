@@ -15,8 +15,9 @@ import {
   type PriceUpdateData,
 } from '../../../packages/protocol/src/protocol/messages.ts';
 import { applyPriceUpdate } from '../../../packages/protocol/src/protocol/price.ts';
-import { diffBook, diffPrice } from '../channels/book-price-diff.ts';
+import { diffBook } from '../channels/book/diff.ts';
 import { codecs, type StreamCodec } from '../channels/codecs.ts';
+import { diffPrice } from '../channels/price/diff.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
 import type { Stream } from '../streams/stream.ts';
 

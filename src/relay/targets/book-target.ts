@@ -21,11 +21,11 @@ import type { DefinedChannel } from '../../../packages/protocol/src/channels/reg
 import { type BookState, limitDepth } from '../../../packages/protocol/src/protocol/book.ts';
 import { groupBook } from '../../../packages/protocol/src/protocol/group.ts';
 import type { BookDepth } from '../../../packages/protocol/src/protocol/messages.ts';
-import { aggregateBook, aggregateSides } from '../../upstream/book-levels.ts';
-import { readOrderBook } from '../../upstream/book-reader.ts';
 import { ResponseMemo } from '../../upstream/client.ts';
 import type { OrderBook } from '../../upstream/contract/schemas.ts';
 import { TraceSpan } from '../../util/tracing.ts';
+import { aggregateBook, aggregateSides } from '../channels/book/levels.ts';
+import { readOrderBook } from '../channels/book/reader.ts';
 import { type ChannelState, withMilliseconds } from '../channels/codecs.ts';
 import type { ServedFromBook } from '../channels/relay-definition.ts';
 import { bookServedChannels, relayChannels } from '../channels/relay-registry.ts';
@@ -238,7 +238,7 @@ export class BookTarget extends PollTarget {
   }
 
   /**
-   * A body read straight to the levels its `book` streams show (upstream/book-reader.ts), with a
+   * A body read straight to the levels its `book` streams show (relay/channels/book/reader.ts), with a
    * stand-in with empty sides for the memo to keep: the entries never become objects. Undefined
    * (read the general way) when the body is not one the reader handles, or when a channel served
    * from the book needs it whole anyway.
