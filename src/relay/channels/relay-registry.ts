@@ -63,6 +63,14 @@ export const relayChannels: {
 export const numberedChannels = { book: bookNumbering, price: priceNumbering } as const;
 export type NumberedChannel = keyof typeof numberedChannels;
 
+/** The channel whose streams are cut to a depth and grouped by a price step: a market's book. */
+export type DepthChannel = typeof numberedChannels.book.channel;
+
+/** Whether `channel`'s streams take a `depth` and a `group` (protocol.md "`book` data"). */
+export function hasDepths(channel: string): channel is DepthChannel {
+  return channel === numberedChannels.book.channel;
+}
+
 /** The events of every defined channel's polls, with their fields. */
 export type ChannelEventMap = TradesEventMap;
 
