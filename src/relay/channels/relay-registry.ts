@@ -63,6 +63,10 @@ export const relayChannels: {
 export const numberedChannels = { book: bookNumbering, price: priceNumbering } as const;
 export type NumberedChannel = keyof typeof numberedChannels;
 
+export function isNumberedChannel(channel: string): channel is NumberedChannel {
+  return Object.hasOwn(numberedChannels, channel);
+}
+
 /** The channel whose streams are cut to a depth and grouped by a price step: a market's book. */
 export type DepthChannel = typeof numberedChannels.book.channel;
 

@@ -14,8 +14,9 @@ import type {
   ServerMessage,
 } from '../../../../packages/protocol/src/protocol/messages.ts';
 import { bookStateForm } from '../../channels/book/relay-form.ts';
+import type { ChannelDelta, ChannelState } from '../../channels/codecs.ts';
 import { priceStateForm } from '../../channels/price/relay-form.ts';
-import { numberedChannels } from '../../channels/relay-registry.ts';
+import { type NumberedChannel, numberedChannels } from '../../channels/relay-registry.ts';
 import { toFrame } from '../../streams/frame.ts';
 import type { SequencedFrame } from '../../streams/stream-identity.ts';
 import { bookNumberedCodec, type NumberedCodec, priceNumberedCodec } from '../codecs.ts';
@@ -48,11 +49,20 @@ export const priceClusterCodec: ClusterCodec<PriceData, PriceUpdateData> = {
   delta: (message) => (message.channel === price ? message.data : undefined),
 };
 
+const clusterCodecs: { readonly [C in NumberedChannel]: ClusterCodec<ChannelState<C>, ChannelDelta<C>> } = {
+  [book]: bookClusterCodec,
+  [price]: priceClusterCodec,
+};
+
 /** The cluster's codec of `codec`'s channel: the same functions, with what reading Redis needs. */
 export function clusterCodecOf<State, Delta>(codec: NumberedCodec<State, Delta>): ClusterCodec<State, Delta> {
   // The channel names the state: a `book` codec's State is BookState, as bookClusterCodec's.
-  const cluster = codec.channel === book ? bookClusterCodec : priceClusterCodec;
-  return cluster as unknown as ClusterCodec<State, Delta>;
+  return clusterCodecs[codec.channel] as unknown as ClusterCodec<State, Delta>;
+}
+
+/** The cluster's codec of `channel`, for a stream of it whose state is read through the codec only. */
+export function clusterCodecOfChannel(channel: NumberedChannel): ClusterCodec<unknown, unknown> {
+  return clusterCodecs[channel] as unknown as ClusterCodec<unknown, unknown>;
 }
 
 /** A `snapshot` or `update` of one of a target's streams, as the holder numbers it. */
