@@ -239,6 +239,13 @@ export class BookTarget extends PollTarget {
     return this.#held.read(body, deepestOf(this.context.registry.streamsOf('book', this.market)));
   }
 
+  /** A book confirmed: how long since the last, counted (a price batch counts its markets' own). */
+  protected override confirmed(askedAt: number, changed: boolean | undefined): void {
+    const ageMs = this.context.now() - (this.confirmedAt ?? this.addedAt);
+    super.confirmed(askedAt, changed);
+    this.context.events.emit('poll:confirmed', { kind: 'book', ageMs });
+  }
+
   /** A poll applied to the cluster's streams: ours (asked at `askedAt`), or the holder's. */
   #applied(askedAt: number, applied: AppliedPoll): void {
     if (this.accepts(askedAt)) this.confirmed(askedAt, applied.first ? undefined : applied.changed);
