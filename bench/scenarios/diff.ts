@@ -7,9 +7,9 @@
  */
 import { performance } from 'node:perf_hooks';
 import { bookChecksum } from '../../packages/protocol/src/protocol/book.ts';
-import { diffBook } from '../../src/relay/channels/book-price-diff.ts';
+import { diffBook } from '../../src/relay/channels/book/diff.ts';
+import { aggregateBook } from '../../src/relay/channels/book/levels.ts';
 import { toFrame } from '../../src/relay/streams/frame.ts';
-import { aggregateBook } from '../../src/upstream/book-levels.ts';
 import type { OrderBook, OrderEntry } from '../../src/upstream/contract/schemas.ts';
 import { percentile } from '../lib/latency.ts';
 import type { BenchOptions } from '../lib/options.ts';

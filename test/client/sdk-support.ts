@@ -13,7 +13,7 @@ import {
   type PriceSubscription,
   type ResyncReason,
 } from '../../packages/client/src/node.ts';
-import { priceDataOf } from '../../src/relay/channels/codecs.ts';
+import { priceDataOf } from '../../src/relay/channels/price/codec.ts';
 import type { Relay } from '../../src/relay-server.ts';
 import type { SimulatorHandle } from '../../src/sim/server.ts';
 import { expectedBook, upstreamBook, upstreamPrices } from '../support/harness.ts';

@@ -4,7 +4,7 @@
  * polling relay leaves (gracefully, or by dying) the other takes over.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { priceDataOf } from '../../src/relay/channels/codecs.ts';
+import { priceDataOf } from '../../src/relay/channels/price/codec.ts';
 import type { RedisBroker } from '../../src/relay/coordination/redis/broker.ts';
 import { bookTargetKey, priceTargetKey } from '../../src/relay/coordination/redis/keys.ts';
 import { preferredRelay } from '../../src/relay/coordination/redis/rendezvous.ts';

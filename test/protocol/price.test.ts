@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applyPriceUpdate } from '../../packages/protocol/src/protocol/price.ts';
-import { diffPrice } from '../../src/relay/channels/book-price-diff.ts';
+import { diffPrice } from '../../src/relay/channels/price/diff.ts';
 
 describe('applyPriceUpdate', () => {
   it('replaces changed fields and removes fields sent as null', () => {

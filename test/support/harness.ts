@@ -9,6 +9,7 @@ import pino from 'pino';
 import { afterEach } from 'vitest';
 import { type BookState, limitDepth } from '../../packages/protocol/src/protocol/book.ts';
 import type { BookDepth } from '../../packages/protocol/src/protocol/messages.ts';
+import { aggregateBook } from '../../src/relay/channels/book/levels.ts';
 import { type Relay, type RelayConfig, startRelay } from '../../src/relay-server.ts';
 import {
   type SimulatorHandle,
@@ -16,7 +17,6 @@ import {
   type SimulatorProfileName,
   startSimulator,
 } from '../../src/sim/server.ts';
-import { aggregateBook } from '../../src/upstream/book-levels.ts';
 import { clobPriceBatchResponse, type OrderBook, orderBook } from '../../src/upstream/contract/schemas.ts';
 
 export interface Harness {

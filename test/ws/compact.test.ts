@@ -14,7 +14,7 @@ import {
   decodeCompactStreamMessage,
 } from '../../packages/protocol/src/protocol/compact.ts';
 import type { BookDepth, StreamMessage } from '../../packages/protocol/src/protocol/messages.ts';
-import { priceDataOf } from '../../src/relay/channels/codecs.ts';
+import { priceDataOf } from '../../src/relay/channels/price/codec.ts';
 import { toFrame } from '../../src/relay/streams/frame.ts';
 import { selectSubprotocol } from '../../src/ws/endpoint.ts';
 import { type Message, ProtocolClient } from '../support/clients/protocol-client.ts';

@@ -13,6 +13,7 @@
 import type { z } from 'zod';
 import type { SinceSpec } from '../../../packages/protocol/src/channels/history.ts';
 import type { Channel } from '../../../packages/protocol/src/protocol/channels.ts';
+import type { BookDepth } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { OrderBook } from '../../upstream/contract/schemas.ts';
 
 /** A diff's answer that the state changed but is best sent whole, as a snapshot with the next `seq`. */
@@ -30,6 +31,28 @@ export interface StreamCodec<State, Delta> {
    * channels' updates are a part of their state).
    */
   noUpdateLargerThanSnapshot?: boolean;
+}
+
+/** One stream of a numbered target: its name in the target's state, and its depth (`book`). */
+export interface TargetStream {
+  readonly field: string;
+  readonly depth: BookDepth | undefined;
+}
+
+/**
+ * A channel whose streams of a market are numbered as one poll target, by whichever broker numbers
+ * them (relay/coordination/codecs.ts): every stream of the target, how each is cut from the
+ * target's state, and how its updates are made and applied.
+ */
+export interface TargetNumbering<Name extends Channel, State, Delta> extends StreamCodec<State, Delta> {
+  /** Numbered streams always have an update to send when their state changed. */
+  diff(prev: State, next: State): Delta | null;
+  readonly channel: Name;
+  /** Every stream of a target, numbered whether or not anyone here subscribes. */
+  readonly streams: readonly TargetStream[];
+  /** The state of one of the target's streams, cut from the target's state. */
+  project(state: State, depth: BookDepth | undefined): State;
+  apply(state: State, delta: Delta): State;
 }
 
 /** A channel polled one upstream request per stream id, whatever the number of its subscribers. */

@@ -14,10 +14,12 @@ import {
   isDefinedChannel,
 } from '../../../packages/protocol/src/channels/registry.ts';
 import type { ProbabilitiesResponse } from '../../upstream/contract/schemas.ts';
+import { bookNumbering } from './book/numbering.ts';
 import { type CandlesGroupLimits, candlesRelay } from './candles/relay.ts';
 import { type HistoryUpstream, historyCandles } from './candles/relay-history.ts';
 import { type OracleUpstream, oracleRelay } from './oracle/relay.ts';
 import { ordersRelay } from './orders/relay.ts';
+import { priceNumbering } from './price/numbering.ts';
 import { type ProbabilitiesUpstream, probabilitiesHints, probabilitiesRelay } from './probabilities/relay.ts';
 import type { RelayCandleSource } from './relay-candle-source.ts';
 import type { ChannelEvents, RelayChannel, ServesHistory } from './relay-definition.ts';
@@ -53,6 +55,25 @@ export const relayChannels: {
   orders: ordersRelay,
   candles: candlesRelay<ChannelUpstream, ChannelEventMap, Candle>(candleSeriesSources),
 };
+
+/**
+ * The channels whose streams of a market are numbered as one poll target (a book's depths, a
+ * price), by whichever broker numbers them (relay/coordination/codecs.ts).
+ */
+export const numberedChannels = { book: bookNumbering, price: priceNumbering } as const;
+export type NumberedChannel = keyof typeof numberedChannels;
+
+export function isNumberedChannel(channel: string): channel is NumberedChannel {
+  return Object.hasOwn(numberedChannels, channel);
+}
+
+/** The channel whose streams are cut to a depth and grouped by a price step: a market's book. */
+export type DepthChannel = typeof numberedChannels.book.channel;
+
+/** Whether `channel`'s streams take a `depth` and a `group` (protocol.md "`book` data"). */
+export function hasDepths(channel: string): channel is DepthChannel {
+  return channel === numberedChannels.book.channel;
+}
 
 /** The events of every defined channel's polls, with their fields. */
 export type ChannelEventMap = TradesEventMap;

@@ -5,12 +5,13 @@
  * received, or that upstream no longer has the market.
  */
 import { z } from 'zod';
-import { clobPriceSnapshot, orderBook } from '../../upstream/contract/schemas.ts';
+import { bookSharedForm } from '../channels/book/relay-form.ts';
+import { priceSharedForm } from '../channels/price/relay-form.ts';
 import { parseJson } from './redis/stream-batch.ts';
 
 export const sharedResult = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('book'), receivedAt: z.number(), book: orderBook }),
-  z.object({ kind: z.literal('price'), receivedAt: z.number(), entry: clobPriceSnapshot }),
+  bookSharedForm,
+  priceSharedForm,
   /** Any other channel's upstream response, validated on arrival by the target that follows it. */
   z.object({ kind: z.literal('response'), receivedAt: z.number(), body: z.unknown() }),
   z.object({ kind: z.literal('not_found') }),

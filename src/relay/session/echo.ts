@@ -11,6 +11,7 @@ import type {
   SubscribedMessage,
   SubscriptionOptions,
 } from '../../../packages/protocol/src/protocol/messages.ts';
+import { hasDepths } from '../channels/relay-registry.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
 
 /** What a `subscribed` / `unsubscribed` answer echoes of its request. */
@@ -38,8 +39,8 @@ type OptionsRead = { [Name in OptionName]: SubscriptionOptions[Name] | undefined
  */
 export function optionsInForce(stream: AnyStream, holder: StreamSubscriber): SubscriptionOptions {
   const read: OptionsRead = {
-    depth: stream.channel === 'book' ? (stream.depth ?? null) : undefined,
-    group: stream.channel === 'book' ? stream.group : undefined,
+    depth: hasDepths(stream.channel) ? (stream.depth ?? null) : undefined,
+    group: hasDepths(stream.channel) ? stream.group : undefined,
     interval: stream.subscribers.intervalOf(holder),
     threshold: stream.subscribers.thresholdOf(holder),
   };

@@ -25,6 +25,7 @@ import type {
 } from '../../../packages/protocol/src/protocol/messages.ts';
 import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
 import type { Refusal } from '../admission/market.ts';
+import { hasDepths } from '../channels/relay-registry.ts';
 import { type Frame, toFrame } from '../streams/frame.ts';
 import { type HistoryReplay, NOTHING_FETCHED } from '../streams/registry.ts';
 import { SlowConsumerPolicy } from '../streams/slow-consumer.ts';
@@ -380,8 +381,8 @@ export class Session implements StreamSubscriber {
       });
       return;
     }
-    const depth = channel === 'book' ? (request.depth ?? null) : undefined;
-    const group = channel === 'book' ? request.group : undefined;
+    const depth = hasDepths(channel) ? (request.depth ?? null) : undefined;
+    const group = hasDepths(channel) ? request.group : undefined;
     const markets = [...new Set(request.markets)];
     this.#wildcards.release(channel, markets);
     for (const market of markets) {

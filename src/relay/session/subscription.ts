@@ -20,6 +20,7 @@ import type {
 } from '../../../packages/protocol/src/protocol/messages.ts';
 import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
 import type { Refusal } from '../admission/market.ts';
+import { hasDepths } from '../channels/relay-registry.ts';
 import type { Frame } from '../streams/frame.ts';
 import { type HistoryReplay, NOTHING_FETCHED, type StreamRegistry } from '../streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
@@ -76,9 +77,9 @@ export function checkSelection(
   const { channel } = request;
   if (!isChannel(channel))
     return { ok: false, code: 'unknown_channel', message: `unknown channel "${channel}"` };
-  if (channel !== 'book' && request.depth !== undefined)
+  if (!hasDepths(channel) && request.depth !== undefined)
     return { ok: false, code: 'bad_request', message: '`depth` applies to the book channel only' };
-  if (channel !== 'book' && request.group !== undefined)
+  if (!hasDepths(channel) && request.group !== undefined)
     return { ok: false, code: 'bad_request', message: groupRefused };
   if (request.interval !== undefined && !pacedChannel(channel))
     return { ok: false, code: 'bad_request', message: intervalRefused(channel) };
@@ -86,7 +87,7 @@ export function checkSelection(
     return { ok: false, code: 'bad_request', message: thresholdRefused(channel) };
   const since = checkSinceOption(request, now, recordAgeMs);
   if (!since.ok) return { ok: false, code: 'bad_request', message: since.message };
-  const depth: BookDepth | undefined = channel === 'book' ? (request.depth ?? null) : undefined;
+  const depth: BookDepth | undefined = hasDepths(channel) ? (request.depth ?? null) : undefined;
   // In their one spelling, each once.
   const markets = [...new Set(request.markets)];
   const { group } = request;

@@ -8,6 +8,7 @@
  */
 import type { StreamState } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { TraceSpan } from '../../util/tracing.ts';
+import { hasDepths } from '../channels/relay-registry.ts';
 import type { RelayEvents } from '../events.ts';
 import type { Frame } from './frame.ts';
 import type { AnyStream, Stream } from './stream.ts';
@@ -123,7 +124,7 @@ export class StreamPublisher {
     this.#events.emit('stream:state', {
       channel: stream.channel,
       market: stream.market,
-      ...(stream.channel === 'book' ? { depth: stream.depth ?? null } : {}),
+      ...(hasDepths(stream.channel) ? { depth: stream.depth ?? null } : {}),
       ...groupOf(stream),
       state,
       ...(reason === undefined ? {} : { reason }),

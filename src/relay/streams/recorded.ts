@@ -8,6 +8,7 @@
 import { onTheWire } from '../../../packages/protocol/src/protocol/channels.ts';
 import type { BookDepth, Channel } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { RecordedMessage } from '../../history/store.ts';
+import { hasDepths } from '../channels/relay-registry.ts';
 import type { Frame } from './frame.ts';
 import { dataMessage, groupOf, type MessageSubject } from './stream-messages.ts';
 
@@ -36,7 +37,7 @@ export function recordedOf(
     channel: subject.channel,
     stream: subject.key,
     market: subject.market,
-    depth: subject.channel === 'book' ? (subject.depth ?? null) : undefined,
+    depth: hasDepths(subject.channel) ? (subject.depth ?? null) : undefined,
     ...groupOf(subject),
     epoch: position.epoch,
     seq: position.seq,

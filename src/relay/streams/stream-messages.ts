@@ -15,6 +15,7 @@ import type {
   StatusMessage,
   StreamState,
 } from '../../../packages/protocol/src/protocol/messages.ts';
+import { hasDepths } from '../channels/relay-registry.ts';
 
 /** The stream a message is about; a book's depth is named in each of its messages. */
 export interface MessageSubject {
@@ -55,7 +56,7 @@ export function dataMessage(
     ...(prevSeq === undefined ? {} : { prev_seq: prevSeq }),
     ts: at.ts,
     rts: at.rts,
-    ...(subject.channel === 'book' ? { depth: subject.depth ?? null } : {}),
+    ...(hasDepths(subject.channel) ? { depth: subject.depth ?? null } : {}),
     ...groupOf(subject),
     data,
     ...(checksum === undefined ? {} : { checksum }),
@@ -73,7 +74,7 @@ export function confirmedMessage(
     type: 'confirmed',
     channel: subject.channel,
     market: subject.market,
-    ...(subject.channel === 'book' ? { depth: subject.depth ?? null } : {}),
+    ...(hasDepths(subject.channel) ? { depth: subject.depth ?? null } : {}),
     ...groupOf(subject),
     epoch,
     seq,
@@ -86,7 +87,7 @@ export function statusMessage(subject: MessageSubject, state: StreamState, reaso
     type: 'status',
     channel: subject.channel,
     market: subject.market,
-    ...(subject.channel === 'book' ? { depth: subject.depth ?? null } : {}),
+    ...(hasDepths(subject.channel) ? { depth: subject.depth ?? null } : {}),
     ...groupOf(subject),
     state,
     ...(reason === undefined ? {} : { reason }),

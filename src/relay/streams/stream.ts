@@ -13,6 +13,7 @@ import type {
 } from '../../../packages/protocol/src/protocol/messages.ts';
 import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
 import { type ChannelDelta, type ChannelState, type StreamCodec, sendWhole } from '../channels/codecs.ts';
+import { hasDepths } from '../channels/relay-registry.ts';
 import { ConflatedFrames } from './conflated.ts';
 import { type Frame, type StreamPosition, toFrame } from './frame.ts';
 import type { PacedState } from './paced.ts';
@@ -110,8 +111,8 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   ) {
     this.channel = identity.channel;
     this.market = identity.market;
-    this.depth = identity.channel === 'book' ? (identity.depth ?? null) : undefined;
-    this.group = identity.channel === 'book' ? identity.group : undefined;
+    this.depth = hasDepths(identity.channel) ? (identity.depth ?? null) : undefined;
+    this.group = hasDepths(identity.channel) ? identity.group : undefined;
     this.key = streamKey(identity.channel, identity.market, identity.depth, this.group);
     this.#codec = codec;
     this.#conflated = new ConflatedFrames(this, codec);

@@ -14,18 +14,16 @@
  * A book upstream answers with byte for byte as last time (most books, most polls) costs a
  * comparison: the upstream client resolves it to the book already validated (its ResponseMemo),
  * and the streams that hold that book are only confirmed, without aggregating or diffing again.
- * The memo then holds a stand-in with empty sides, not the parsed book (see #keepLess).
+ * The memo then holds a stand-in with empty sides, not the parsed book (relay/channels/book/held-book.ts).
  */
 
 import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
 import { type BookState, limitDepth } from '../../../packages/protocol/src/protocol/book.ts';
 import { groupBook } from '../../../packages/protocol/src/protocol/group.ts';
 import type { BookDepth } from '../../../packages/protocol/src/protocol/messages.ts';
-import { aggregateBook, aggregateSides } from '../../upstream/book-levels.ts';
-import { readOrderBook } from '../../upstream/book-reader.ts';
-import { ResponseMemo } from '../../upstream/client.ts';
 import type { OrderBook } from '../../upstream/contract/schemas.ts';
 import { TraceSpan } from '../../util/tracing.ts';
+import { HeldBook } from '../channels/book/held-book.ts';
 import { type ChannelState, withMilliseconds } from '../channels/codecs.ts';
 import type { ServedFromBook } from '../channels/relay-definition.ts';
 import { bookServedChannels, relayChannels } from '../channels/relay-registry.ts';
@@ -43,16 +41,10 @@ export class BookTarget extends PollTarget {
   readonly market: string;
   /** The market's `book` streams, numbered by this relay alone or once for the cluster. */
   readonly #numbering: StreamNumbering<BookState>;
-  readonly #memo = new ResponseMemo<OrderBook>();
-  /**
-   * The book last applied to this relay's streams (or, `standIn`, what the memo keeps in its place),
-   * and its aggregation once made (to `depth`).
-   */
-  #last: AppliedBook | undefined;
-  /** The stand-in the body reader last answered with, and the levels it read (see #read). */
-  #lastRead: AppliedBook | undefined;
+  /** The book last applied, its levels, and the upstream client's memo of the response. */
+  readonly #held = new HeldBook();
   /** Bodies read straight to levels: when the numbering wants no more than this relay's `book` streams show. */
-  readonly #reading = { memo: this.#memo, read: (body: Buffer) => this.#read(body) };
+  readonly #reading = { memo: this.#held.memo, read: (body: Buffer) => this.#read(body) };
 
   constructor(market: string, timing: TargetTiming, context: PollContext) {
     super(bookTargetKey(market), timing, context);
@@ -100,7 +92,7 @@ export class BookTarget extends PollTarget {
         return [];
       }
       const whole = this.#numbering.keepsWholeState;
-      const reading = whole ? { memo: this.#memo } : this.#reading;
+      const reading = whole ? { memo: this.#held.memo } : this.#reading;
       const book = await source.orderBook(this.market, trace === undefined ? reading : { ...reading, trace });
       if (this.removed) return [];
       const receivedAt = now();
@@ -113,14 +105,15 @@ export class BookTarget extends PollTarget {
       };
       const served = this.#applyServed(book, times);
       const depth = () => (whole ? null : deepestOf(registry.streamsOf('book', this.market)));
-      const books = await this.#numbering.produce(() => this.#aggregated(book, depth()), times);
+      const books = await this.#numbering.produce(() => this.#held.aggregated(book, depth()), times);
       if (books !== undefined || served !== undefined)
         this.#applied(askedAt, {
           receivedAt,
           changed: (books?.changed ?? false) || (served?.changed ?? false),
           first: (books?.first ?? false) || (served?.first ?? false),
         });
-      if (!whole) this.#keepLess(book);
+      // Not when the numbering keeps the whole state: the cluster's shares the book.
+      if (!whole) this.#held.keepLess(book);
       cluster.share(this.key, () => ({ kind: 'book', receivedAt, book }));
       this.emitPoll('book', 1, 'ok', askedAt);
       trace?.set({ 'market_relay.outcome': 'ok', 'market_relay.changed': books?.changed ?? false });
@@ -145,8 +138,7 @@ export class BookTarget extends PollTarget {
     if (!this.accepts(times.askedAt)) return undefined;
     // The same object as last applied is the same bytes from upstream, so the same state: the
     // streams that hold it are only confirmed.
-    const same = this.#last?.book === book;
-    if (!same) this.#last = this.#lastRead?.book === book ? this.#lastRead : { book };
+    const same = this.#held.apply(book);
     let applied: Omit<AppliedPoll, 'receivedAt'> | undefined;
     for (const channel of bookServedChannels) {
       // bookServedChannels lists the channels whose relay part has `fromBook`.
@@ -192,7 +184,7 @@ export class BookTarget extends PollTarget {
       }
       let grouped = byGroup.get(group);
       if (grouped === undefined) {
-        grouped = groupBook(this.#aggregated(book, null), group);
+        grouped = groupBook(this.#held.aggregated(book, null), group);
         byGroup.set(group, grouped);
       }
       const state = limitDepth(grouped, stream.depth ?? null);
@@ -221,7 +213,7 @@ export class BookTarget extends PollTarget {
         publisher.confirm(stream, rts, receivedAt);
         continue;
       }
-      state ??= served.stateOf(this.#whole(book));
+      state ??= served.stateOf(this.#held.whole(book));
       if (publisher.publish(stream, state, ts, rts, receivedAt, trace)) changed = true;
     }
     return { changed, first };
@@ -238,50 +230,20 @@ export class BookTarget extends PollTarget {
   }
 
   /**
-   * A body read straight to the levels its `book` streams show (upstream/book-reader.ts), with a
-   * stand-in with empty sides for the memo to keep: the entries never become objects. Undefined
-   * (read the general way) when the body is not one the reader handles, or when a channel served
-   * from the book needs it whole anyway.
+   * A body read straight to the levels its `book` streams show (relay/channels/book/held-book.ts).
+   * Undefined (read the general way) when the body is not one the reader handles, or when a
+   * channel served from the book needs it whole anyway.
    */
   #read(body: Buffer): OrderBook | undefined {
-    const { registry } = this.context;
     if (this.#servesWholeBook()) return undefined;
-    const read = readOrderBook(body);
-    if (read === undefined) return undefined;
-    const depth = deepestOf(registry.streamsOf('book', this.market));
-    const book = standInOf(read);
-    this.#lastRead = { book, standIn: true, aggregated: { full: aggregateSides(read, depth), depth } };
-    return book;
+    return this.#held.read(body, deepestOf(this.context.registry.streamsOf('book', this.market)));
   }
 
-  /** The book's aggregation to `depth` levels, made once per book applied (and deeper when asked). */
-  #aggregated(book: OrderBook, depth: BookDepth): BookState {
-    const last = this.#last?.book === book ? this.#last : undefined;
-    const made = last?.aggregated;
-    if (made !== undefined && covers(made.depth, depth)) return made.full;
-    const full = aggregateBook(this.#whole(book), depth);
-    if (last !== undefined) last.aggregated = { full, depth };
-    return full;
-  }
-
-  /**
-   * Once a new book is applied, all an unchanged poll needs of it is its aggregation and its time:
-   * the memo keeps a stand-in with empty sides, so the entries die young instead of living until the
-   * next poll, where every major collection would mark them again. Not when the numbering keeps
-   * the whole state: the cluster's shares the book.
-   */
-  #keepLess(book: OrderBook): void {
-    const last = this.#last;
-    if (last?.book !== book || last.standIn === true) return;
-    const standIn = standInOf(book);
-    this.#memo.keep(book, standIn);
-    this.#last = { ...last, book: standIn, standIn: true };
-  }
-
-  /** The book whole: a stand-in's from the body it came from, parsed again. */
-  #whole(book: OrderBook): OrderBook {
-    if (this.#last?.book !== book || this.#last.standIn !== true) return book;
-    return this.#memo.reparse() ?? book;
+  /** A book confirmed: how long since the last, counted (a price batch counts its markets' own). */
+  protected override confirmed(askedAt: number, changed: boolean | undefined): void {
+    const ageMs = this.context.now() - (this.confirmedAt ?? this.addedAt);
+    super.confirmed(askedAt, changed);
+    this.context.events.emit('poll:confirmed', { kind: 'book', ageMs });
   }
 
   /** A poll applied to the cluster's streams: ours (asked at `askedAt`), or the holder's. */
@@ -307,23 +269,6 @@ export class BookTarget extends PollTarget {
   }
 }
 
-interface AppliedBook {
-  book: OrderBook;
-  standIn?: boolean;
-  aggregated?: { full: BookState; depth: BookDepth };
-}
-
-/** A book's fields with empty sides: what the memo keeps once the levels are made. */
-function standInOf(book: Pick<OrderBook, 'market_id' | 'last_price' | 'timestamp'>): OrderBook {
-  return {
-    market_id: book.market_id,
-    bids: [],
-    asks: [],
-    last_price: book.last_price,
-    timestamp: book.timestamp,
-  };
-}
-
 function toIso(at: number): string {
   return new Date(at).toISOString();
 }
@@ -337,9 +282,4 @@ function deepestOf(streams: Iterable<BookStream>): BookDepth {
     deepest = Math.max(deepest, stream.depth);
   }
   return deepest as BookDepth;
-}
-
-/** Whether an aggregation to `built` levels holds the `needed` ones. */
-function covers(built: BookDepth, needed: BookDepth): boolean {
-  return built === null || (needed !== null && needed <= built);
 }

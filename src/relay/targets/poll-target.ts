@@ -211,13 +211,7 @@ export abstract class PollTarget implements DispatchTarget, Confirmation {
       this.changeRate = changeRateOf(this.#history);
     }
     this.#appliedAskedAt = askedAt;
-    const now = this.context.now();
-    if (this.kind === 'book')
-      this.context.events.emit('poll:confirmed', {
-        kind: 'book',
-        ageMs: now - (this.confirmedAt ?? this.addedAt),
-      });
-    this.confirmedAt = now;
+    this.confirmedAt = this.context.now();
     this.lastError = undefined;
   }
 

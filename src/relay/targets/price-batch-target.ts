@@ -9,7 +9,8 @@
 import type { PriceData } from '../../../packages/protocol/src/protocol/messages.ts';
 import { publicReason } from '../../upstream/contract/errors.ts';
 import type { ClobPriceSnapshot } from '../../upstream/contract/schemas.ts';
-import { priceDataOf, withMilliseconds } from '../channels/codecs.ts';
+import { withMilliseconds } from '../channels/codecs.ts';
+import { priceDataOf } from '../channels/price/codec.ts';
 import { priceTargetKey } from '../coordination/redis/keys.ts';
 import type { StreamNumbering } from '../coordination/stream-numbering.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Channel } from '../../../packages/protocol/src/protocol/messages.ts';
-import { priceDataOf } from '../../../src/relay/channels/codecs.ts';
+import { priceDataOf } from '../../../src/relay/channels/price/codec.ts';
 import type { SimulatorProfileName } from '../../../src/sim/profile.ts';
 import { ProtocolClient } from '../../support/clients/protocol-client.ts';
 import {

@@ -139,7 +139,7 @@ describe('a book polled with the same body again', () => {
     expect(stream().state?.bids).toEqual([['0.55000000', '6']]);
     const changedPolls = books.filter((book) => book.timestamp === '2025-01-01T00:00:01.000Z');
     expect(new Set(changedPolls).size).toBeLessThanOrEqual(2);
-    // Read straight from its bytes to the levels (upstream/book-reader.ts): its orders never become objects.
+    // Read straight from its bytes to the levels (relay/channels/book/reader.ts): its orders never become objects.
     expect(changedPolls[0]).toMatchObject({ bids: [], asks: [] });
     expect(top.kinds).toEqual(['snapshot', 'update']);
 

@@ -13,10 +13,14 @@ import type {
   PriceUpdateData,
   ServerMessage,
 } from '../../../../packages/protocol/src/protocol/messages.ts';
+import { bookStateForm } from '../../channels/book/relay-form.ts';
+import type { ChannelDelta, ChannelState } from '../../channels/codecs.ts';
+import { priceStateForm } from '../../channels/price/relay-form.ts';
+import { type NumberedChannel, numberedChannels } from '../../channels/relay-registry.ts';
 import { toFrame } from '../../streams/frame.ts';
 import type { SequencedFrame } from '../../streams/stream-identity.ts';
 import { bookNumberedCodec, type NumberedCodec, priceNumberedCodec } from '../codecs.ts';
-import { bookState, type LoggedMessage, parseJson, priceState, streamMessage } from './stream-batch.ts';
+import { type LoggedMessage, parseJson, streamMessage } from './stream-batch.ts';
 import type { LoggedUpdate, StoredTarget, StreamPosition } from './stream-log.ts';
 
 export interface ClusterCodec<State, Delta> extends NumberedCodec<State, Delta> {
@@ -27,26 +31,38 @@ export interface ClusterCodec<State, Delta> extends NumberedCodec<State, Delta> 
   delta(message: LoggedMessage): Delta | undefined;
 }
 
+const book = numberedChannels.book.channel;
+const price = numberedChannels.price.channel;
+
 export const bookClusterCodec: ClusterCodec<BookState, BookData> = {
   ...bookNumberedCodec,
-  schema: bookState,
-  snapshotState: (message) => (message.channel === 'book' ? message.data : undefined),
-  delta: (message) => (message.channel === 'book' ? message.data : undefined),
+  schema: bookStateForm,
+  snapshotState: (message) => (message.channel === book ? message.data : undefined),
+  delta: (message) => (message.channel === book ? message.data : undefined),
 };
 
 export const priceClusterCodec: ClusterCodec<PriceData, PriceUpdateData> = {
   ...priceNumberedCodec,
-  schema: priceState,
+  schema: priceStateForm,
   snapshotState: (message) =>
-    message.channel === 'price' ? priceState.safeParse(message.data).data : undefined,
-  delta: (message) => (message.channel === 'price' ? message.data : undefined),
+    message.channel === price ? priceStateForm.safeParse(message.data).data : undefined,
+  delta: (message) => (message.channel === price ? message.data : undefined),
+};
+
+const clusterCodecs: { readonly [C in NumberedChannel]: ClusterCodec<ChannelState<C>, ChannelDelta<C>> } = {
+  [book]: bookClusterCodec,
+  [price]: priceClusterCodec,
 };
 
 /** The cluster's codec of `codec`'s channel: the same functions, with what reading Redis needs. */
 export function clusterCodecOf<State, Delta>(codec: NumberedCodec<State, Delta>): ClusterCodec<State, Delta> {
   // The channel names the state: a `book` codec's State is BookState, as bookClusterCodec's.
-  const cluster = codec.channel === 'book' ? bookClusterCodec : priceClusterCodec;
-  return cluster as unknown as ClusterCodec<State, Delta>;
+  return clusterCodecs[codec.channel] as unknown as ClusterCodec<State, Delta>;
+}
+
+/** The cluster's codec of `channel`, for a stream of it whose state is read through the codec only. */
+export function clusterCodecOfChannel(channel: NumberedChannel): ClusterCodec<unknown, unknown> {
+  return clusterCodecs[channel] as unknown as ClusterCodec<unknown, unknown>;
 }
 
 /** A `snapshot` or `update` of one of a target's streams, as the holder numbers it. */
@@ -69,7 +85,7 @@ export function clusterMessage<State, Delta>(
     seq: position.seq,
     ts: times.ts,
     rts: times.rts,
-    ...(codec.channel === 'book' ? { depth: stream.depth ?? null } : {}),
+    ...(codec.channel === book ? { depth: stream.depth ?? null } : {}),
     data,
     ...(checksum === undefined ? {} : { checksum }),
   } as ServerMessage;
@@ -95,7 +111,7 @@ export function fits<State, Delta>(
     message.market === stream.market &&
     message.epoch === position.epoch &&
     message.seq === position.seq &&
-    (message.channel !== 'book' || message.depth === (stream.depth ?? null))
+    (message.channel !== book || message.depth === (stream.depth ?? null))
   );
 }
 

@@ -3,19 +3,26 @@
  * Every key the relay builds, in one place, so that two modules that must agree on a name build it
  * the same way (a stream's map key, which the client SDK builds too, is the wire package's
  * util/stream-key.ts):
- * - a poll target's key (`bookTargetKey`, `priceTargetKey`, `streamTargetKey`): what the poller
+ * - a poll target's key (`bookTargetKey`, `priceTargetKey`, `numberedTargetKey`, `streamTargetKey`): what the poller
  *   schedules, what a cluster leases, and what the target's Redis names are tagged with;
  * - the Redis names of one poll target (`targetKeys`).
  */
 
+import { type NumberedChannel, numberedChannels } from '../../channels/relay-registry.ts';
+
 /** One market's order book: every depth of its `book` streams and the streams served from the same book. */
 export function bookTargetKey(market: string): string {
-  return `book:${market}`;
+  return numberedTargetKey(numberedChannels.book.channel, market);
 }
 
 /** One market's price, polled in batches of up to 100 markets. */
 export function priceTargetKey(market: string): string {
-  return `price:${market}`;
+  return numberedTargetKey(numberedChannels.price.channel, market);
+}
+
+/** One market's target of a numbered channel (relay/coordination/codecs.ts), by the channel's name. */
+export function numberedTargetKey(channel: NumberedChannel, market: string): string {
+  return `${channel}:${market}`;
 }
 
 /** The streams of one (channel, stream id) of a channel polled one request each. */

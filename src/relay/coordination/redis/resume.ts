@@ -8,18 +8,12 @@
  */
 
 import type { BookDepth, Channel, ResumePoint } from '../../../../packages/protocol/src/protocol/messages.ts';
+import { isNumberedChannel, type NumberedChannel } from '../../channels/relay-registry.ts';
 import type { Frame } from '../../streams/frame.ts';
 import { type HistoryReplay, NOTHING_FETCHED, type ResumeHistory } from '../../streams/registry.ts';
 import type { AnyStream, Stream, StreamSubscriber } from '../../streams/stream.ts';
-import {
-  bookClusterCodec,
-  type ClusterCodec,
-  fieldOf,
-  loggedFrames,
-  priceClusterCodec,
-  storedState,
-} from './codecs.ts';
-import { bookTargetKey, priceTargetKey } from './keys.ts';
+import { type ClusterCodec, clusterCodecOfChannel, fieldOf, loggedFrames, storedState } from './codecs.ts';
+import { numberedTargetKey } from './keys.ts';
 import type { LoadedTarget, StreamLog } from './stream-log.ts';
 
 export class ClusterResume implements ResumeHistory {
@@ -37,21 +31,21 @@ export class ClusterResume implements ResumeHistory {
     depth: BookDepth | undefined,
     points: readonly [market: string, from: ResumePoint][],
   ): HistoryReplay | Promise<HistoryReplay> {
-    if (channel !== 'book' && channel !== 'price') return NOTHING_FETCHED;
+    if (!isNumberedChannel(channel)) return NOTHING_FETCHED;
     return this.#fetch(channel, depth, points);
   }
 
   async #fetch(
-    channel: 'book' | 'price',
+    channel: NumberedChannel,
     depth: BookDepth | undefined,
     points: readonly [market: string, from: ResumePoint][],
   ): Promise<HistoryReplay> {
-    const codec = channel === 'book' ? bookClusterCodec : priceClusterCodec;
-    const field = fieldOf<unknown, unknown>(codec, depth);
+    const codec = clusterCodecOfChannel(channel);
+    const field = fieldOf(codec, depth);
     const loaded = new Map<string, LoadedTarget>();
     await Promise.all(
       points.map(async ([market, from]) => {
-        const key = channel === 'book' ? bookTargetKey(market) : priceTargetKey(market);
+        const key = numberedTargetKey(channel, market);
         const target = await this.#log.load(key, [{ stream: field, afterSeq: from.seq }]);
         if (target !== undefined) loaded.set(market, target);
       }),
@@ -60,15 +54,8 @@ export class ClusterResume implements ResumeHistory {
       replay: (stream, subscriber, from) => {
         const target = loaded.get(stream.market);
         if (target === undefined) return undefined;
-        if (stream.channel === 'book')
-          return this.#setAside(subscriber, stream, () =>
-            this.#replay(bookClusterCodec, stream, from, target),
-          );
-        if (stream.channel === 'price')
-          return this.#setAside(subscriber, stream, () =>
-            this.#replay(priceClusterCodec, stream, from, target),
-          );
-        return undefined;
+        if (stream.channel !== channel) return undefined;
+        return this.#setAside(subscriber, stream, () => this.#replay(codec, stream, from, target));
       },
     };
   }

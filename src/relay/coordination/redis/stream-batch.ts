@@ -7,55 +7,17 @@
  * again on arrival (and the stored states read back from Redis too).
  */
 import { z } from 'zod';
-import { bookDepths, priceFields } from '../../../../packages/protocol/src/protocol/messages.ts';
+import { bookMessageForm } from '../../channels/book/relay-form.ts';
+import { priceMessageForm } from '../../channels/price/relay-form.ts';
+import { streamFields } from '../../channels/relay-form.ts';
 
-const decimal = z.string().min(1).max(64);
-const level = z.tuple([decimal, decimal]);
-export const bookState = z.object({
-  bids: z.array(level),
-  asks: z.array(level),
-  last_price: decimal.optional(),
-});
-export const priceState = z.object(
-  Object.fromEntries(priceFields.map((field) => [field, decimal.optional()])) as Record<
-    (typeof priceFields)[number],
-    z.ZodOptional<typeof decimal>
-  >,
-);
-const priceUpdate = z.object(
-  Object.fromEntries(priceFields.map((field) => [field, decimal.nullable().optional()])) as Record<
-    (typeof priceFields)[number],
-    z.ZodOptional<z.ZodNullable<typeof decimal>>
-  >,
-);
-
-const epoch = z.string().min(1).max(64);
-const seq = z.number().int().positive();
-const timestamp = z.string().max(40);
-// Keys in the order the relay writes them (relay/streams/stream.ts), so a message read back serialises
-// to the same text.
-const market = z.string().max(100);
-const streamFields = { market, epoch, seq, ts: timestamp, rts: timestamp };
-const depth = z.union([...bookDepths.map((value) => z.literal(value)), z.null()]);
-const checksum = z.number().int().nonnegative();
-// One schema per message kind, keys in the order the relay writes them (relay/streams/stream.ts), so a
-// message read back serialises to the same text.
-const bookMessage = <Type extends 'snapshot' | 'update'>(type: Type) =>
-  z.object({
-    type: z.literal(type),
-    channel: z.literal('book'),
-    ...streamFields,
-    depth,
-    data: bookState,
-    checksum,
-  });
-const priceMessage = <Type extends 'snapshot' | 'update', Data extends z.ZodType>(type: Type, data: Data) =>
-  z.object({ type: z.literal(type), channel: z.literal('price'), ...streamFields, data });
+const { epoch, seq, ts: timestamp } = streamFields;
+/** A message of a target's stream, as the channel's slice writes it between relays. */
 export const streamMessage = z.union([
-  bookMessage('snapshot'),
-  bookMessage('update'),
-  priceMessage('snapshot', priceState),
-  priceMessage('update', priceUpdate),
+  bookMessageForm('snapshot'),
+  bookMessageForm('update'),
+  priceMessageForm.snapshot,
+  priceMessageForm.update,
 ]);
 export type LoggedMessage = z.infer<typeof streamMessage>;
 

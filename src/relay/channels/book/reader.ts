@@ -1,5 +1,5 @@
 /**
- * @module upstream/book-reader
+ * @module relay/channels/book/reader
  * An order book body read straight from its bytes, for the poll hot path: one pass that checks
  * everything the `orderBook` schema checks and keeps, per order, only where its price and size sit
  * in the body. `JSON.parse` of a polled book builds over 500 objects and strings (internalising the
@@ -10,13 +10,13 @@
  * escape, a number with a fraction or exponent, a key the schema does not name, a key twice, a
  * field missing or of another type) gets `undefined`, and goes the general way (`JSON.parse`, the
  * compiled check, zod to say what is wrong). So it never accepts what the schema refuses, and what
- * it accepts reads as `JSON.parse` + the schema would (test/upstream/book-reader.property.test.ts).
+ * it accepts reads as `JSON.parse` + the schema would (test/relay/channels/book/reader.property.test.ts).
  * An order written as upstream writes it (its keys in upstream's order, no whitespace) is matched
  * against that layout byte for byte; any other order goes through the general object reader.
  */
 import type { z } from 'zod';
-import { compiledCheck } from './contract/compiled-check.ts';
-import * as schemas from './contract/schemas.ts';
+import { compiledCheck } from '../../../upstream/contract/compiled-check.ts';
+import * as schemas from '../../../upstream/contract/schemas.ts';
 import { OrderSpans, PRICE_PLACES } from './order-spans.ts';
 
 /** An order book as the schema would validate it, with its orders as spans of the body. */

@@ -1,7 +1,7 @@
 /**
- * @module relay/channels/book-price-diff
- * What changed between two successive states of a stream, as the `update` data of protocol.md
- * ("`book` data", "`price` data"). No update is sent for a poll that changed nothing
+ * @module relay/channels/book/diff
+ * What changed between two successive states of a `book` stream, as the `update` data of
+ * protocol.md ("`book` data"). No update is sent for a poll that changed nothing
  * (protocol.md "Sequencing"), hence `null` for no change.
  */
 import {
@@ -10,14 +10,8 @@ import {
   bidOrder,
   type LevelOrder,
   REMOVED_SIZE,
-} from '../../../packages/protocol/src/protocol/book.ts';
-import type {
-  BookData,
-  Level,
-  PriceData,
-  PriceUpdateData,
-} from '../../../packages/protocol/src/protocol/messages.ts';
-import { priceFields } from '../../../packages/protocol/src/protocol/messages.ts';
+} from '../../../../packages/protocol/src/protocol/book.ts';
+import type { BookData, Level } from '../../../../packages/protocol/src/protocol/messages.ts';
 
 /**
  * The levels that differ between `prev` and `next`, best first per side: `[price, newSize]` for a
@@ -66,20 +60,4 @@ function diffSide(prev: readonly Level[], next: readonly Level[], order: LevelOr
   for (; i < prev.length; i++) changes.push([prev[i]![0], REMOVED_SIZE]);
   for (; j < next.length; j++) changes.push(next[j]!);
   return changes;
-}
-
-/**
- * The price fields that changed (upstream's text compared as-is), a field upstream stopped sending
- * as `null` (protocol.md "`price` data"); null when nothing changed.
- */
-export function diffPrice(prev: PriceData, next: PriceData): PriceUpdateData | null {
-  let update: PriceUpdateData | null = null;
-  for (const field of priceFields) {
-    const before = prev[field];
-    const after = next[field];
-    if (before === after) continue;
-    update ??= {};
-    update[field] = after ?? null;
-  }
-  return update;
 }

@@ -1,19 +1,23 @@
 /**
- * @module upstream/book-levels
+ * @module relay/channels/book/levels
  * Turns upstream's order book of a market (one entry per order) into the aggregated price levels
  * the `book` channel carries (protocol.md "`book` data"), the last step of reading a polled book:
- * the orders come parsed or as spans of the body (./book-reader.ts, ./order-spans.ts), and only
+ * the orders come parsed or as spans of the body (./reader.ts, ./order-spans.ts), and only
  * the levels kept become new strings. The relay's book target builds its streams' states with it.
  */
 
-import type { BookState } from '../../packages/protocol/src/protocol/book.ts';
-import { compareDecimals, isZeroDecimal, sumDecimals } from '../../packages/protocol/src/protocol/decimal.ts';
-import type { BookDepth, Level } from '../../packages/protocol/src/protocol/messages.ts';
-import type { OrderBook, OrderEntry } from './contract/schemas.ts';
+import type { BookState } from '../../../../packages/protocol/src/protocol/book.ts';
+import {
+  compareDecimals,
+  isZeroDecimal,
+  sumDecimals,
+} from '../../../../packages/protocol/src/protocol/decimal.ts';
+import type { BookDepth, Level } from '../../../../packages/protocol/src/protocol/messages.ts';
+import type { OrderBook, OrderEntry } from '../../../upstream/contract/schemas.ts';
 
 /**
  * One side's orders as aggregation reads them, by index in upstream's order: parsed orders
- * (`entriesOf`) or a body's spans (./book-reader.ts), so either way only the levels kept
+ * (`entriesOf`) or a body's spans (./reader.ts), so either way only the levels kept
  * become new strings.
  */
 export interface OrderSide {

@@ -6,13 +6,13 @@ import {
   bookChecksum,
   limitDepth,
   REMOVED_SIZE,
-} from '../../../packages/protocol/src/protocol/book.ts';
-import { compareDecimals } from '../../../packages/protocol/src/protocol/decimal.ts';
-import type { BookDepth, Level } from '../../../packages/protocol/src/protocol/messages.ts';
-import { diffBook } from '../../../src/relay/channels/book-price-diff.ts';
-import { aggregateBook } from '../../../src/upstream/book-levels.ts';
-import type { OrderBook, OrderEntry } from '../../../src/upstream/contract/schemas.ts';
-import { propertyRuns } from '../../support/property-runs.ts';
+} from '../../../../packages/protocol/src/protocol/book.ts';
+import { compareDecimals } from '../../../../packages/protocol/src/protocol/decimal.ts';
+import type { BookDepth, Level } from '../../../../packages/protocol/src/protocol/messages.ts';
+import { diffBook } from '../../../../src/relay/channels/book/diff.ts';
+import { aggregateBook } from '../../../../src/relay/channels/book/levels.ts';
+import type { OrderBook, OrderEntry } from '../../../../src/upstream/contract/schemas.ts';
+import { propertyRuns } from '../../../support/property-runs.ts';
 
 // ------------------------------------------------------------------------------------------------
 // Generators: successive upstream books on a small price grid, so that levels collide, persist,

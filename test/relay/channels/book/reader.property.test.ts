@@ -1,18 +1,18 @@
 /**
- * The body reader (src/upstream/book-reader.ts) against the general way it stands in for:
+ * The body reader (src/relay/channels/book/reader.ts) against the general way it stands in for:
  * `JSON.parse`, the `orderBook` schema, `aggregateBook`. Whatever it reads must be a body the schema
  * accepts and must aggregate, at every depth, to exactly the levels of the parsed book; and it must
  * read the bodies upstream actually sends, or it buys nothing.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareDecimals } from '../../packages/protocol/src/protocol/decimal.ts';
-import type { BookDepth } from '../../packages/protocol/src/protocol/messages.ts';
-import { aggregateBook, aggregateSides } from '../../src/upstream/book-levels.ts';
-import { readOrderBook } from '../../src/upstream/book-reader.ts';
-import * as schemas from '../../src/upstream/contract/schemas.ts';
-import { OrderSpans } from '../../src/upstream/order-spans.ts';
-import { propertyRuns } from '../support/property-runs.ts';
+import { compareDecimals } from '../../../../packages/protocol/src/protocol/decimal.ts';
+import type { BookDepth } from '../../../../packages/protocol/src/protocol/messages.ts';
+import { aggregateBook, aggregateSides } from '../../../../src/relay/channels/book/levels.ts';
+import { OrderSpans } from '../../../../src/relay/channels/book/order-spans.ts';
+import { readOrderBook } from '../../../../src/relay/channels/book/reader.ts';
+import * as schemas from '../../../../src/upstream/contract/schemas.ts';
+import { propertyRuns } from '../../../support/property-runs.ts';
 import {
   nearlyValid,
   orderBook,
@@ -20,7 +20,7 @@ import {
   size,
   timestamp,
   uuid,
-} from '../support/upstream/upstream-arbitraries.ts';
+} from '../../../support/upstream/upstream-arbitraries.ts';
 
 const DEPTHS: BookDepth[] = [null, 10, 50];
 

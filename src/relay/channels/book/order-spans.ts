@@ -1,6 +1,6 @@
 /**
- * @module upstream/order-spans
- * One side of an order book as spans of the body it came in (upstream/book-reader.ts): prices
+ * @module relay/channels/book/order-spans
+ * One side of an order book as spans of the body it came in (./reader.ts): prices
  * compared where they sit, and made into strings only for the orders asked for.
  */
 
@@ -12,7 +12,7 @@ export const PRICE_PLACES = 8;
 
 /**
  * One side's orders in body order, each a price and a size as [start, end) byte spans of the body:
- * compared and turned into strings only when asked (./book-levels.ts reads them).
+ * compared and turned into strings only when asked (./levels.ts reads them).
  */
 export class OrderSpans {
   readonly #body: Buffer;
