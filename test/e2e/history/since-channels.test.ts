@@ -5,7 +5,8 @@
  * second client asks each stream `since` a time amid them while the streams go on changing. Its first
  * message is the state the live client held at that time (its own apply: the channel's update
  * functions, JSON Patch, checksums), then every message the live client was sent after it, the same,
- * in order, then live: no gap, no duplicate at the seam.
+ * in order, then live: no gap, no duplicate at the seam. A `since` before the record starts says
+ * `complete: false` from the stream's first recorded message.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -69,7 +70,7 @@ function stateAfter(live: Message[], seq: number): unknown {
 function plain(value: unknown): unknown {
   const copy = JSON.parse(JSON.stringify(value)) as unknown;
   if (typeof copy === 'object' && copy !== null && 'path' in copy && 'market' in copy) {
-    const { market: _path, ...message } = copy;
+    const { market: _sameAsPath, ...message } = copy;
     return message;
   }
   return copy;
@@ -183,5 +184,17 @@ describe('since a time on every other channel, from the record', () => {
       expect(client.violations).toEqual([]);
     }
     expect(late[1]!.compactMessages).toBeGreaterThan(0);
+
+    // An hour back, before the record starts: it says so, from the stream's first recorded message.
+    const early = await connect(harness);
+    const hourBack = new Date(Date.now() - HOUR + 60_000).toISOString();
+    for (const stream of streams.filter(({ channel }) => channel !== 'candles')) {
+      const answer = await early.request({ op: 'subscribe', ...stream.request, since: hourBack });
+      expect(answer.history, stream.channel).toEqual({
+        from: messagesOf(live, stream)[0]!.rts,
+        complete: false,
+      });
+    }
+    expect(early.violations).toEqual([]);
   });
 });
