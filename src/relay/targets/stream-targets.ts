@@ -3,7 +3,7 @@
  * The poller pool's targets of the channels polled per stream id: one request per poll
  * (relay/targets/stream-target.ts), or as many as what is new to a stream needs
  * (relay/targets/incremental-target.ts). One target per (channel, id) the registry holds, created
- * and dropped with the streams, each judged for freshness on its own (relay/targets/freshness.ts).
+ * and dropped with the streams, each judged for freshness on its own (relay/pool/freshness.ts).
  * A channel joins by a row in `streamTargetChannels`, or by its server part in the relay registry.
  */
 

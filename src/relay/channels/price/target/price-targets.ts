@@ -1,16 +1,16 @@
 /**
- * @module relay/targets/price-targets
+ * @module relay/channels/price/target/price-targets
  * The poller pool's price targets: one health record per market with `price` streams, and one
- * price-batch target (relay/targets/price-batch-target.ts) per 100 of those markets, kept in line with the
+ * price-batch target (relay/channels/price/target/price-batch-target.ts) per 100 of those markets, kept in line with the
  * registry. In cluster mode each market's prices are shared by the relay holding its lease
  * (relay/coordination/redis/broker.ts).
  */
-import { priceNumberedCodec } from '../coordination/codecs.ts';
-import { priceTargetKey } from '../coordination/redis/keys.ts';
-import { PRICE_BATCH_SIZE } from '../poll/budget.ts';
-import type { PollDispatcher } from '../poll/dispatcher.ts';
-import type { TargetTiming } from '../poll/scheduler.ts';
-import type { PollContext } from './poll-target.ts';
+import { priceNumberedCodec } from '../../../coordination/codecs.ts';
+import { priceTargetKey } from '../../../coordination/redis/keys.ts';
+import { PRICE_BATCH_SIZE } from '../../../poll/budget.ts';
+import type { PollDispatcher } from '../../../poll/dispatcher.ts';
+import type { TargetTiming } from '../../../poll/scheduler.ts';
+import type { PollContext } from '../../../targets/poll-target.ts';
 import { newPriceMarket, PriceBatchTarget, type PriceMarket } from './price-batch-target.ts';
 
 export class PriceTargets {

@@ -1,15 +1,15 @@
 /**
- * @module relay/targets/poller-pool
+ * @module relay/pool/poller-pool
  * Polls upstream for exactly what the registry holds: one order-book target per market with `book`
  * streams or streams of a channel served from the book (every depth and every such channel share
  * it), one price-batch target per 100
- * markets with `price` streams (relay/targets/price-targets.ts), one target per stream id of the
+ * markets with `price` streams (relay/channels/price/target/price-targets.ts), one target per stream id of the
  * channels polled one request each (relay/targets/stream-targets.ts) and, when the budget is
  * short, the change-hint map. The pool keeps those targets in line with the
  * registry and hands them to the dispatcher (relay/poll/dispatcher.ts), which decides what is asked
  * when, within `--upstream-rps`. The rest is in files of their own: the books with their weights
- * and hints (relay/targets/book-targets.ts), the intervals the budget allows
- * (relay/poll/plan.ts), freshness (relay/targets/freshness.ts), and what a poll found
+ * and hints (relay/channels/book/target/book-targets.ts), the intervals the budget allows
+ * (relay/poll/plan.ts), freshness (relay/pool/freshness.ts), and what a poll found
  * beyond its states, applied in one place (relay/targets/outcomes.ts).
  *
  * In cluster mode a target is polled by the relay holding its lease (relay/coordination/broker.ts); the
@@ -18,6 +18,9 @@
 
 import type { Channel } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { Tracing } from '../../util/tracing.ts';
+import { BookTargets } from '../channels/book/target/book-targets.ts';
+import type { PriceBatchTarget } from '../channels/price/target/price-batch-target.ts';
+import { PriceTargets } from '../channels/price/target/price-targets.ts';
 import { isServedFromBook } from '../channels/relay-registry.ts';
 import type { Broker } from '../coordination/broker.ts';
 import type { RelayEvents } from '../events.ts';
@@ -29,18 +32,15 @@ import type { GroupShare } from '../poll/share-groups.ts';
 import { type RecordSink, StreamPublisher } from '../streams/publisher.ts';
 import type { InterestChange, StreamRegistry } from '../streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
-import { BookTargets } from './book-targets.ts';
+import { type ExistenceJudge, trustingJudge } from '../targets/not-found.ts';
+import { applyOutcome, type OutcomeEffects } from '../targets/outcomes.ts';
+import type { PollContext, PollSource, PollTarget } from '../targets/poll-target.ts';
+import { StreamTargets } from '../targets/stream-targets.ts';
 import type { FreshnessReport } from './freshness.ts';
 import { FreshnessJudge } from './freshness.ts';
 import { bookTargetStreams, HolderChanges, holdersOf } from './holders.ts';
-import { type ExistenceJudge, trustingJudge } from './not-found.ts';
-import { applyOutcome, type OutcomeEffects } from './outcomes.ts';
-import type { PollContext, PollSource, PollTarget } from './poll-target.ts';
-import type { PriceBatchTarget } from './price-batch-target.ts';
-import { PriceTargets } from './price-targets.ts';
-import { StreamTargets } from './stream-targets.ts';
 
-export type { PollSource } from './poll-target.ts';
+export type { PollSource } from '../targets/poll-target.ts';
 
 export interface PollerOptions {
   source: PollSource;
@@ -63,7 +63,7 @@ export interface PollerOptions {
   staleAfterFactor: number;
   /**
    * How long one upstream request may take before it failed (`--upstream-timeout-ms`, default 5000):
-   * until then a request under way keeps its target from going stale (relay/targets/freshness.ts).
+   * until then a request under way keeps its target from going stale (relay/pool/freshness.ts).
    */
   requestTimeoutMs?: number;
   /**
@@ -203,7 +203,7 @@ export class PollerPool {
     return this.#plan.streamIntervalMs;
   }
 
-  /** The freshness report, from the last sweep's walk over the targets (relay/targets/freshness.ts). */
+  /** The freshness report, from the last sweep's walk over the targets (relay/pool/freshness.ts). */
   freshness(now = this.#now()): FreshnessReport {
     return this.#freshness.report(now);
   }

@@ -1,16 +1,17 @@
 /**
- * @module relay/targets/book-targets
+ * @module relay/channels/book/target/book-targets
  * The poller pool's order-book targets: one per market with `book` streams or streams of a channel
  * served from the book (every depth and every such channel share it), kept in line with the
  * registry; and the change hints
- * (relay/targets/change-hints.ts) that tell which books moved, read while worth it.
+ * (relay/channels/book/target/change-hints.ts) that tell which books moved, read while worth it.
  */
-import { bookServedChannels, type HintMapResponse, hintMap } from '../channels/relay-registry.ts';
-import type { PollDispatcher } from '../poll/dispatcher.ts';
-import type { TargetTiming } from '../poll/scheduler.ts';
+
+import type { PollDispatcher } from '../../../poll/dispatcher.ts';
+import type { TargetTiming } from '../../../poll/scheduler.ts';
+import type { PollContext } from '../../../targets/poll-target.ts';
+import { bookServedChannels, type HintMapResponse, hintMap } from '../../relay-registry.ts';
 import { BookTarget } from './book-target.ts';
 import { ChangeHints, ChangeHintTarget } from './change-hints.ts';
-import type { PollContext } from './poll-target.ts';
 
 export class BookTargets {
   readonly #context: PollContext;
