@@ -24,8 +24,8 @@ import type { StreamPublisher } from '../streams/publisher.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
 import type { AnyStream } from '../streams/stream.ts';
 import type { Confirmation } from '../targets/poll-target.ts';
-import type { StreamTargets } from '../targets/stream-targets.ts';
 import { bookTargetStreams } from './holders.ts';
+import type { StreamTargets } from './stream-targets.ts';
 
 /** How freshness is judged: the relay's `--stale-after-polls` and `--upstream-timeout-ms`. */
 export interface FreshnessRule {

@@ -4,7 +4,7 @@
  * streams or streams of a channel served from the book (every depth and every such channel share
  * it), one price-batch target per 100
  * markets with `price` streams (relay/channels/price/target/price-targets.ts), one target per stream id of the
- * channels polled one request each (relay/targets/stream-targets.ts) and, when the budget is
+ * channels polled one request each (relay/pool/stream-targets.ts) and, when the budget is
  * short, the change-hint map. The pool keeps those targets in line with the
  * registry and hands them to the dispatcher (relay/poll/dispatcher.ts), which decides what is asked
  * when, within `--upstream-rps`. The rest is in files of their own: the books with their weights
@@ -35,10 +35,10 @@ import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
 import { type ExistenceJudge, trustingJudge } from '../targets/not-found.ts';
 import { applyOutcome, type OutcomeEffects } from '../targets/outcomes.ts';
 import type { PollContext, PollSource, PollTarget } from '../targets/poll-target.ts';
-import { StreamTargets } from '../targets/stream-targets.ts';
 import type { FreshnessReport } from './freshness.ts';
 import { FreshnessJudge } from './freshness.ts';
 import { bookTargetStreams, HolderChanges, holdersOf } from './holders.ts';
+import { StreamTargets } from './stream-targets.ts';
 
 export type { PollSource } from '../targets/poll-target.ts';
 

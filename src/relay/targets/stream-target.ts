@@ -117,3 +117,12 @@ export abstract class StreamTarget<C extends PlainChannel, Response> extends Pol
       this.context.report(outcome);
   }
 }
+
+/** A target of one (channel, stream id), whatever its response type. */
+export type ChannelTarget = PollTarget & { readonly channel: PlainChannel; readonly streamId: string };
+
+/** A channel polled with one target per stream id, and how each one's target is made. */
+export interface StreamTargetChannel {
+  readonly channel: PlainChannel;
+  create(id: string, timing: TargetTiming, context: PollContext): ChannelTarget;
+}
