@@ -16,15 +16,14 @@
  * asked; a walk made before the target set changed is made again when read.
  */
 
-import type { BookTargets } from '../channels/book/target/book-targets.ts';
-import type { PriceTargets } from '../channels/price/target/price-targets.ts';
+import { type BookTargets, bookTargetStreams } from '../channels/book/target/book-targets.ts';
+import { type PriceTargets, priceTargetStreams } from '../channels/price/target/price-targets.ts';
 import type { PlannedTargets, PollPlan } from '../poll/plan.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { StreamPublisher } from '../streams/publisher.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
 import type { AnyStream } from '../streams/stream.ts';
 import type { Confirmation } from '../targets/poll-target.ts';
-import { bookTargetStreams } from './holders.ts';
 import type { StreamTargets } from './stream-targets.ts';
 
 /** How freshness is judged: the relay's `--stale-after-polls` and `--upstream-timeout-ms`. */
@@ -190,7 +189,7 @@ export class FreshnessJudge {
     const priceTiming = { ...this.#plan.priceTiming(), maxAgeMs };
     const { priceIntervalMs } = this.#plan.intervals;
     for (const [market, health] of prices.markets())
-      judge(health, priceTiming, priceIntervalMs, () => registry.streamsOf('price', market));
+      judge(health, priceTiming, priceIntervalMs, () => priceTargetStreams(registry, market));
     const streamIntervalMs = this.#plan.streamIntervalMs;
     for (const target of streams.values()) {
       judge(target, target.timing, streamIntervalMs, () =>

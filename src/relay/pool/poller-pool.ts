@@ -18,9 +18,9 @@
 
 import type { Channel } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { Tracing } from '../../util/tracing.ts';
-import { BookTargets } from '../channels/book/target/book-targets.ts';
+import { BookTargets, bookTargetStreams } from '../channels/book/target/book-targets.ts';
 import type { PriceBatchTarget } from '../channels/price/target/price-batch-target.ts';
-import { PriceTargets } from '../channels/price/target/price-targets.ts';
+import { PriceTargets, priceTargetStreams } from '../channels/price/target/price-targets.ts';
 import { isServedFromBook } from '../channels/relay-registry.ts';
 import type { Broker } from '../coordination/broker.ts';
 import type { RelayEvents } from '../events.ts';
@@ -37,7 +37,7 @@ import { applyOutcome, type OutcomeEffects } from '../targets/outcomes.ts';
 import type { PollContext, PollSource, PollTarget } from '../targets/poll-target.ts';
 import type { FreshnessReport } from './freshness.ts';
 import { FreshnessJudge } from './freshness.ts';
-import { bookTargetStreams, HolderChanges, holdersOf } from './holders.ts';
+import { HolderChanges, holdersOf } from './holders.ts';
 import { StreamTargets } from './stream-targets.ts';
 
 export type { PollSource } from '../targets/poll-target.ts';
@@ -270,7 +270,7 @@ export class PollerPool {
     for (const batch of batches)
       regroup(
         batch,
-        batch.markets.flatMap((market) => [...registry.streamsOf('price', market)]),
+        batch.markets.flatMap((market) => [...priceTargetStreams(registry, market)]),
       );
   }
 

@@ -8,10 +8,21 @@
 
 import type { PollDispatcher } from '../../../poll/dispatcher.ts';
 import type { TargetTiming } from '../../../poll/scheduler.ts';
+import type { StreamRegistry } from '../../../streams/registry.ts';
+import type { AnyStream } from '../../../streams/stream.ts';
 import type { PollContext } from '../../../targets/poll-target.ts';
 import { bookServedChannels, type HintMapResponse, hintMap } from '../../relay-registry.ts';
 import { BookTarget } from './book-target.ts';
 import { ChangeHints, ChangeHintTarget } from './change-hints.ts';
+
+/**
+ * The streams one order-book request serves: a market's `book` streams and its streams of the
+ * channels served from the book (channels/relay-registry.ts `bookServedChannels`).
+ */
+export function* bookTargetStreams(registry: StreamRegistry, market: string): Iterable<AnyStream> {
+  yield* registry.streamsOf('book', market);
+  for (const channel of bookServedChannels) yield* registry.streamsOf(channel, market);
+}
 
 export class BookTargets {
   readonly #context: PollContext;
