@@ -21,7 +21,6 @@ import type { Tracing } from '../../util/tracing.ts';
 import { BookTargets, bookTargetStreams } from '../channels/book/target/book-targets.ts';
 import type { PriceBatchTarget } from '../channels/price/target/price-batch-target.ts';
 import { PriceTargets, priceTargetStreams } from '../channels/price/target/price-targets.ts';
-import { isServedFromBook } from '../channels/relay-registry.ts';
 import type { Broker } from '../coordination/broker.ts';
 import type { RelayEvents } from '../events.ts';
 import type { PollIntervals } from '../poll/budget.ts';
@@ -191,15 +190,15 @@ export class PollerPool {
 
   /** Targets polled for `channel` (a channel served from the book shares its targets; `price`: markets). */
   targetCount(channel: Channel): number {
-    if (channel === 'book' || isServedFromBook(channel)) return this.#books.size;
-    if (channel === 'price') return this.#prices.marketCount;
-    return this.#streamTargets.countOf(channel);
+    if (BookTargets.serves(channel)) return this.#books.size;
+    if (PriceTargets.serves(channel)) return this.#prices.marketCount;
+    return StreamTargets.polls(channel) ? this.#streamTargets.countOf(channel) : 0;
   }
 
   /** How often a stream of `channel` is asked for now, at most (the stretched interval). */
   intervalOf(channel: Channel): number {
-    if (channel === 'book' || isServedFromBook(channel)) return this.#plan.intervals.bookIntervalMs;
-    if (channel === 'price') return this.#plan.intervals.priceIntervalMs;
+    if (BookTargets.serves(channel)) return this.#plan.intervals.bookIntervalMs;
+    if (PriceTargets.serves(channel)) return this.#plan.intervals.priceIntervalMs;
     return this.#plan.streamIntervalMs;
   }
 
@@ -222,7 +221,7 @@ export class PollerPool {
       this.#books.sync(this.#plan.bookTiming());
       const batches = this.#prices.batchCount;
       this.#prices.sync(this.#plan.priceTiming());
-      if (change === undefined || change.channel === 'price' || batches !== this.#prices.batchCount)
+      if (change === undefined || PriceTargets.serves(change.channel) || batches !== this.#prices.batchCount)
         this.#holderChanges.pricesRebatched();
       // Created (or dropped) first, at the current stretch: the budget counts them.
       this.#streamTargets.sync();
@@ -256,13 +255,13 @@ export class PollerPool {
     };
     const batches = new Set<PriceBatchTarget>(allPrices ? this.#prices.batches() : []);
     for (const { channel, id } of changed) {
-      if (channel === 'book' || isServedFromBook(channel)) {
+      if (BookTargets.serves(channel)) {
         const book = this.#books.get(id);
         if (book !== undefined) regroup(book, bookTargetStreams(registry, id));
-      } else if (channel === 'price') {
+      } else if (PriceTargets.serves(channel)) {
         const batch = this.#prices.batchOf(id);
         if (batch !== undefined) batches.add(batch);
-      } else {
+      } else if (StreamTargets.polls(channel)) {
         const target = this.#streamTargets.get(channel, id);
         if (target !== undefined) regroup(target, registry.streamsOf(channel, id));
       }

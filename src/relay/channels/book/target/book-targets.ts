@@ -11,7 +11,7 @@ import type { TargetTiming } from '../../../poll/scheduler.ts';
 import type { StreamRegistry } from '../../../streams/registry.ts';
 import type { AnyStream } from '../../../streams/stream.ts';
 import type { PollContext } from '../../../targets/poll-target.ts';
-import { bookServedChannels, type HintMapResponse, hintMap } from '../../relay-registry.ts';
+import { bookServedChannels, type HintMapResponse, hintMap, isServedFromBook } from '../../relay-registry.ts';
 import { BookTarget } from './book-target.ts';
 import { ChangeHints, ChangeHintTarget } from './change-hints.ts';
 
@@ -25,6 +25,11 @@ export function* bookTargetStreams(registry: StreamRegistry, market: string): It
 }
 
 export class BookTargets {
+  /** Whether `channel`'s streams are served by the book targets: `book`'s and those served from the book. */
+  static serves(channel: string): boolean {
+    return channel === 'book' || isServedFromBook(channel);
+  }
+
   readonly #context: PollContext;
   readonly #dispatcher: PollDispatcher;
   readonly #books = new Map<string, BookTarget>();

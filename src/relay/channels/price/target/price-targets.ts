@@ -21,6 +21,11 @@ export function priceTargetStreams(registry: StreamRegistry, market: string): It
 }
 
 export class PriceTargets {
+  /** Whether `channel`'s streams are served by the price batches. */
+  static serves(channel: string): boolean {
+    return channel === 'price';
+  }
+
   readonly #context: PollContext;
   readonly #dispatcher: PollDispatcher;
   readonly #markets = new Map<string, PriceMarket>();
