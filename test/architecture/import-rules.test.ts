@@ -5,6 +5,7 @@ import {
   importRuleViolations,
   packageBoundaryViolations,
   readImportGraph,
+  roomOf,
   type SourceRoot,
 } from '../support/import-rules.ts';
 
@@ -28,7 +29,7 @@ describe('import rules of src/ and packages/', () => {
   it('reads the real graph (a rule over an empty graph would pass vacuously)', () => {
     const graph = readImportGraph(roots);
     expect(graph.get('relay/streams/registry')).toContain('relay/streams/stream');
-    expect(graph.get('relay/targets/poller-pool')?.some((module) => module.startsWith('relay/poll/'))).toBe(
+    expect(graph.get('relay/pool/poller-pool')?.some((module) => module.startsWith('relay/poll/'))).toBe(
       true,
     );
     expect(graph.get('ws/endpoint')?.some((module) => module.startsWith('relay/'))).toBe(true);
@@ -102,6 +103,26 @@ describe('the checker itself', () => {
     expect(importRuleViolations(graph)).toEqual([
       'client/connection/frames -> client/subscriptions/stream-subscription: room connection (rank 1) may not import room subscriptions (rank 2)',
       'client/events/emitter -> client/relay-client: room events (rank 0) may not import room . (rank 3)',
+    ]);
+  });
+
+  it("puts a slice's target/ folder in a room above streams, poll and coordination, and its pure part below", () => {
+    expect(roomOf('relay/channels/book/target/book-target')).toBe('channels/*/target');
+    expect(roomOf('relay/channels/book/reader')).toBe('channels');
+    const graph = new Map([
+      ['relay/channels/book/target/book-target', ['relay/targets/poll-target', 'relay/channels/book/reader']],
+      ['relay/channels/price/target/price-targets', ['relay/poll/scheduler', 'relay/coordination/broker']],
+      ['relay/channels/book/reader', ['relay/channels/book/target/book-target']],
+      ['relay/targets/poll-target', ['relay/pool/poller-pool']],
+      ['relay/pool/poller-pool', ['relay/channels/book/target/book-target']],
+      ['relay/poll/scheduler', []],
+      ['relay/coordination/broker', []],
+    ]);
+    expect(importRuleViolations(graph)).toEqual([
+      'relay/channels/book/reader -> relay/channels/book/target/book-target: room channels (rank 0) may not import room channels/*/target (rank 3.5)',
+      'relay/targets/poll-target -> relay/pool/poller-pool: room targets (rank 3) may not import room pool (rank 4)',
+      'cycle: relay/channels/book/target/book-target -> relay/targets/poll-target -> relay/pool/poller-pool -> relay/channels/book/target/book-target',
+      'cycle: relay/channels/book/reader -> relay/channels/book/target/book-target -> relay/channels/book/reader',
     ]);
   });
 

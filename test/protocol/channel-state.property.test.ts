@@ -1,5 +1,5 @@
 /**
- * The client-side cores of two channels beyond what test/relay/channels/channel-diff.property.test.ts covers:
+ * The client-side cores of two channels beyond what test/relay/channels/market/diff.property.test.ts covers:
  * the SDK's orders kept by id per side (channels/orders), and a market record taking changed
  * fields whatever their names, `__proto__` included (protocol/channel-state): whatever the change
  * between two upstream states, the update docs/protocol.md describes for it takes the first state

@@ -39,14 +39,16 @@ export const layerRanks: Readonly<Record<string, number>> = {
  */
 export const roomRanks: Readonly<Record<string, Readonly<Record<string, number>>>> = {
   relay: {
-    channels: 0, // each channel's server part (channels/<name>/, relay-registry.ts): state, diff, codec, what to poll
+    channels: 0, // each channel's pure server part (channels/<name>/, relay-registry.ts): reading upstream's body, state, diff, codec
     '.': 0.5, // events.ts: the relay's named events (the channels' among them), emitted by every room
     poll: 0, // when to ask upstream: scheduler, dispatcher, budget, fair share
     streams: 1, // streams, prepared frames, resume rings, the registry, slow-consumer policy
     admission: 2, // who may connect and which markets may cost upstream requests
     coordination: 2, // one broker (leases, numbering, history, rate gate): local/ alone, redis/ a cluster
-    targets: 3, // what is polled: one target per book, price batch, stream; the poller pool; freshness
+    targets: 3, // what every poll target shares (poll-target.ts, outcomes, not-found) and the generic stream targets
+    'channels/*/target': 3.5, // a channel's target part (channels/<name>/target/): what it polls, over streams, poll and coordination
     session: 3, // what every transport does when a client asks for streams
+    pool: 4, // the poller pool over every channel's targets: who holds them, freshness
   },
   client: {
     events: 0, // the typed emitter and the one error type every part of the SDK reports with
@@ -66,9 +68,15 @@ export function layerOf(module: string): string {
   return slash === -1 ? 'app' : module.slice(0, slash);
 }
 
-/** The room of a module inside its layer: its subfolder, or `.` for a file directly in the layer. */
+/**
+ * The room of a module inside its layer: its subfolder, or `.` for a file directly in the layer.
+ * A `target/` folder inside a room's subfolder (relay/channels/<name>/target/) is a room of its own,
+ * named for every such folder at once (`channels/` then a star then `/target`): a slice's pure part stays low, its target part
+ * sits above the rooms a target needs.
+ */
 export function roomOf(module: string): string {
   const parts = module.split('/');
+  if (parts.length > 4 && parts[3] === 'target') return `${parts[1]}/*/target`;
   return parts.length > 2 ? (parts[1] as string) : '.';
 }
 

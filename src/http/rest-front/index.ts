@@ -13,9 +13,9 @@ import { MARKET_ID_PATTERN } from '../../../packages/protocol/src/protocol/limit
 import { bookDepths } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { MarketAdmission } from '../../relay/admission/market.ts';
 import { OneOffRefusedError } from '../../relay/poll/one-off-queue.ts';
+import type { PollerPool } from '../../relay/pool/poller-pool.ts';
 import { currentSnapshot } from '../../relay/session/current-snapshot.ts';
 import type { StreamRegistry } from '../../relay/streams/registry.ts';
-import type { PollerPool } from '../../relay/targets/poller-pool.ts';
 import type { UpstreamClient } from '../../upstream/client.ts';
 import { CoalescingCache } from '../../upstream/coalescing-cache.ts';
 import { RELAY_VIA } from '../../upstream/exchange.ts';

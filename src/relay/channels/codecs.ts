@@ -3,20 +3,20 @@
  * The codec of each channel: how two states of it are diffed and whether it carries a checksum
  * (protocol.md "`book` data", "`price` data" and one section per later channel). A stream's state
  * is its snapshot's data: `book`'s sorted, aggregated levels, every other channel's data as sent.
- * The channels with a folder of their own bring their codec from it (./book/codec.ts,
- * ./price/codec.ts, and the others' through ./relay-registry.ts).
+ * Every channel brings its codec from its folder (./book/codec.ts, ./price/codec.ts,
+ * ./market/codec.ts, ./markets/codec.ts, ./rest/codec.ts, and the others' through
+ * ./relay-registry.ts).
  */
-import { crc32 } from 'node:zlib';
 import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
 import type { BookState } from '../../../packages/protocol/src/protocol/book.ts';
-import { restChecksum } from '../../../packages/protocol/src/protocol/json-patch.ts';
 import type { Channel, ChannelData } from '../../../packages/protocol/src/protocol/messages.ts';
 import { bookCodec } from './book/codec.ts';
-import { diffMarket, diffMarkets } from './channel-diff.ts';
-import { diffJson } from './json-patch-diff.ts';
+import { marketCodec } from './market/codec.ts';
+import { marketsCodec } from './markets/codec.ts';
 import { priceCodec } from './price/codec.ts';
-import { type StreamCodec, sendWhole } from './relay-definition.ts';
+import type { StreamCodec } from './relay-definition.ts';
 import { relayChannels } from './relay-registry.ts';
+import { restCodec } from './rest/codec.ts';
 
 export { type StreamCodec, sendWhole } from './relay-definition.ts';
 
@@ -27,17 +27,9 @@ export type ChannelDelta<C extends Channel> = ChannelData[C]['update'];
 export const codecs: { readonly [C in Channel]: StreamCodec<ChannelState<C>, ChannelDelta<C>> } = {
   book: bookCodec,
   price: priceCodec,
-  market: { diff: diffMarket },
-  markets: { diff: diffMarkets },
-  rest: {
-    diff: (prev, next) => {
-      const patch = diffJson(prev, next);
-      if (patch === undefined) return sendWhole;
-      return patch.length === 0 ? null : patch;
-    },
-    checksum: (state) => restChecksum(state, crc32),
-    noUpdateLargerThanSnapshot: true,
-  },
+  market: marketCodec,
+  markets: marketsCodec,
+  rest: restCodec,
   ...definedCodecs(),
 };
 

@@ -2,7 +2,7 @@
  * @module relay/channels/relay-registry
  * The server part of every channel with a folder of its own (./relay-definition.ts), listed once;
  * the relay diffs, polls, publishes and bounds them through here (relay/channels/codecs.ts,
- * relay/targets/stream-targets.ts, relay/admission/group-streams.ts), which of them a market's book
+ * relay/pool/stream-targets.ts, relay/admission/group-streams.ts), which of them a market's book
  * target serves, the change-hint map the books read, and their polls' events, which the relay
  * takes into its own (relay/events.ts). Node code: the SDK reads channels/registry.ts instead.
  */
@@ -83,7 +83,7 @@ export const channelEvents: ChannelEvents<ChannelEventMap> = { ...tradesEvents }
 
 /**
  * The channel whose polled map is also the books' change hints, and how they read it
- * (relay/targets/change-hints.ts): its polls are read for both, and the hints make a request of
+ * (relay/channels/book/target/change-hints.ts): its polls are read for both, and the hints make a request of
  * their own only while no stream of the channel polls the map.
  */
 export const hintMap = { channel: 'probabilities', ...probabilitiesHints } as const;

@@ -13,7 +13,7 @@ export interface PollDemand {
   pricePollMs: number;
   /**
    * Requests per second the other channels' targets ask at their configured intervals (one
-   * request per target per interval, src/relay/targets/stream-targets.ts).
+   * request per target per interval, src/relay/pool/stream-targets.ts).
    */
   otherRequestsPerSecond?: number;
   /** Upstream requests per second at most. */

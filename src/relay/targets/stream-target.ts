@@ -3,7 +3,7 @@
  * A poll target that one upstream request per poll serves for the streams of one (channel, stream
  * id): a market's detail record, a feed, the map of every market. A subclass says what to ask
  * and how a response becomes the channel's state; this class asks (in cluster mode only the lease
- * holder asks, the others apply what it shares through the same path, as relay/targets/book-target.ts
+ * holder asks, the others apply what it shares through the same path, as relay/channels/book/target/book-target.ts
  * does), puts the responses in order, publishes and reports.
  */
 
@@ -116,4 +116,13 @@ export abstract class StreamTarget<C extends PlainChannel, Response> extends Pol
     for (const outcome of this.#apply(parsed.data, result.receivedAt, result.receivedAt))
       this.context.report(outcome);
   }
+}
+
+/** A target of one (channel, stream id), whatever its response type. */
+export type ChannelTarget = PollTarget & { readonly channel: PlainChannel; readonly streamId: string };
+
+/** A channel polled with one target per stream id, and how each one's target is made. */
+export interface StreamTargetChannel {
+  readonly channel: PlainChannel;
+  create(id: string, timing: TargetTiming, context: PollContext): ChannelTarget;
 }

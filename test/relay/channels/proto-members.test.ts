@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyMarketUpdate } from '../../../packages/protocol/src/protocol/channel-state.ts';
 import type { MarketData } from '../../../packages/protocol/src/protocol/messages.ts';
-import { diffMarket } from '../../../src/relay/channels/channel-diff.ts';
+import { diffMarket } from '../../../src/relay/channels/market/diff.ts';
 import { marketResponse, probabilitiesResponse } from '../../../src/upstream/contract/schemas.ts';
 import { judgeExchange, type UpstreamRequest } from '../../../src/upstream/outcome.ts';
 

@@ -1,5 +1,5 @@
 /**
- * @module relay/targets/holders
+ * @module relay/pool/holders
  * Who holds each poll target, for the budget's fair share (relay/poll/share-groups.ts): the share
  * groups of the subscribers of the streams its request serves, each counted once. A subscriber
  * counts as its owner (`ownerOf`: its API key or its client address group, as the relay wires it).
@@ -7,18 +7,7 @@
  * the changes since the last turn are applied before the dispatcher chooses again.
  */
 import type { Channel } from '../../../packages/protocol/src/protocol/messages.ts';
-import { bookServedChannels } from '../channels/relay-registry.ts';
-import type { StreamRegistry } from '../streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
-
-/**
- * The streams one order-book request serves: a market's `book` streams and its streams of the
- * channels served from the book (channels/relay-registry.ts `bookServedChannels`).
- */
-export function* bookTargetStreams(registry: StreamRegistry, market: string): Iterable<AnyStream> {
-  yield* registry.streamsOf('book', market);
-  for (const channel of bookServedChannels) yield* registry.streamsOf(channel, market);
-}
 
 /** The distinct owners of the subscribers of `streams`. */
 export function holdersOf(

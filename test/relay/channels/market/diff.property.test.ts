@@ -1,15 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyOracleUpdate } from '../../../packages/protocol/src/channels/oracle/oracle.ts';
-import { applyProbabilitiesUpdate } from '../../../packages/protocol/src/channels/probabilities/probabilities.ts';
+import { applyOracleUpdate } from '../../../../packages/protocol/src/channels/oracle/oracle.ts';
+import { applyProbabilitiesUpdate } from '../../../../packages/protocol/src/channels/probabilities/probabilities.ts';
 import {
   applyTradesUpdate,
   TRADES_SNAPSHOT_SIZE,
-} from '../../../packages/protocol/src/channels/trades/trades.ts';
+} from '../../../../packages/protocol/src/channels/trades/trades.ts';
 import {
   applyMarketsUpdate,
   applyMarketUpdate,
-} from '../../../packages/protocol/src/protocol/channel-state.ts';
+} from '../../../../packages/protocol/src/protocol/channel-state.ts';
 import type {
   MarketData,
   OracleData,
@@ -17,13 +17,14 @@ import type {
   OrdersData,
   ProbabilitiesData,
   TradeEntry,
-} from '../../../packages/protocol/src/protocol/messages.ts';
-import { diffMarket, diffMarkets } from '../../../src/relay/channels/channel-diff.ts';
-import { diffOracle } from '../../../src/relay/channels/oracle/relay.ts';
-import { diffOrders } from '../../../src/relay/channels/orders/relay.ts';
-import { diffProbabilities } from '../../../src/relay/channels/probabilities/relay.ts';
-import { diffTrades } from '../../../src/relay/channels/trades/relay.ts';
-import { applyOrdersUpdate } from '../../support/channels/orders-state.ts';
+} from '../../../../packages/protocol/src/protocol/messages.ts';
+import { diffMarket } from '../../../../src/relay/channels/market/diff.ts';
+import { diffMarkets } from '../../../../src/relay/channels/markets/diff.ts';
+import { diffOracle } from '../../../../src/relay/channels/oracle/relay.ts';
+import { diffOrders } from '../../../../src/relay/channels/orders/relay.ts';
+import { diffProbabilities } from '../../../../src/relay/channels/probabilities/relay.ts';
+import { diffTrades } from '../../../../src/relay/channels/trades/relay.ts';
+import { applyOrdersUpdate } from '../../../support/channels/orders-state.ts';
 
 // Small key spaces, so that successive states share, change and lose entries.
 // `__proto__` (JSON from the wire or upstream may carry it) must stay an ordinary key.

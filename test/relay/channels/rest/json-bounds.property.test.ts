@@ -1,12 +1,12 @@
 /**
- * The bounds a `rest` stream holds bodies within (relay/channels/json-bounds.ts): depth and JSON
+ * The bounds a `rest` stream holds bodies within (relay/channels/rest/json-bounds.ts): depth and JSON
  * length measured without recursion, as JSON.stringify would write the body.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { JsonValue } from '../../../packages/protocol/src/protocol/messages.ts';
-import { beyondBounds } from '../../../src/relay/channels/json-bounds.ts';
-import { propertyRuns } from '../../support/property-runs.ts';
+import type { JsonValue } from '../../../../packages/protocol/src/protocol/messages.ts';
+import { beyondBounds } from '../../../../src/relay/channels/rest/json-bounds.ts';
+import { propertyRuns } from '../../../support/property-runs.ts';
 
 /** Strings without characters JSON escapes, so the measured length is JSON.stringify's exactly. */
 const plain = fc.string({ unit: fc.constantFrom(...'abc XYZ_019-:.') });

@@ -1,5 +1,5 @@
 /**
- * @module relay/targets/freshness
+ * @module relay/pool/freshness
  * When a poll target's streams stop being `live`, judged in this one place. A target is stale when
  * its last confirmation is older than `staleAfterFactor` times the interval it is actually polled at
  * (so a busy book that stops answering goes stale within a few of its own intervals), and never
@@ -15,15 +15,15 @@
  * of walking the targets again for each figure. The report's ages run on from the walk to the time
  * asked; a walk made before the target set changed is made again when read.
  */
+
+import { type BookTargets, bookTargetStreams } from '../channels/book/target/book-targets.ts';
+import { type PriceTargets, priceTargetStreams } from '../channels/price/target/price-targets.ts';
 import type { PlannedTargets, PollPlan } from '../poll/plan.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { StreamPublisher } from '../streams/publisher.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
 import type { AnyStream } from '../streams/stream.ts';
-import type { BookTargets } from './book-targets.ts';
-import { bookTargetStreams } from './holders.ts';
-import type { Confirmation } from './poll-target.ts';
-import type { PriceTargets } from './price-targets.ts';
+import type { Confirmation } from '../targets/poll-target.ts';
 import type { StreamTargets } from './stream-targets.ts';
 
 /** How freshness is judged: the relay's `--stale-after-polls` and `--upstream-timeout-ms`. */
@@ -189,7 +189,7 @@ export class FreshnessJudge {
     const priceTiming = { ...this.#plan.priceTiming(), maxAgeMs };
     const { priceIntervalMs } = this.#plan.intervals;
     for (const [market, health] of prices.markets())
-      judge(health, priceTiming, priceIntervalMs, () => registry.streamsOf('price', market));
+      judge(health, priceTiming, priceIntervalMs, () => priceTargetStreams(registry, market));
     const streamIntervalMs = this.#plan.streamIntervalMs;
     for (const target of streams.values()) {
       judge(target, target.timing, streamIntervalMs, () =>

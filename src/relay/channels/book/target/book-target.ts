@@ -1,5 +1,5 @@
 /**
- * @module relay/targets/book-target
+ * @module relay/channels/book/target/book-target
  * One market's order book as a poll target: one request serves every depth of the market's `book`
  * streams, each getting the book limited to its depth, and the market's streams of each channel
  * served from the book (channels/relay-registry.ts `bookServedChannels`), each getting its
@@ -17,24 +17,24 @@
  * The memo then holds a stand-in with empty sides, not the parsed book (relay/channels/book/held-book.ts).
  */
 
-import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
-import { type BookState, limitDepth } from '../../../packages/protocol/src/protocol/book.ts';
-import { groupBook } from '../../../packages/protocol/src/protocol/group.ts';
-import type { BookDepth } from '../../../packages/protocol/src/protocol/messages.ts';
-import type { OrderBook } from '../../upstream/contract/schemas.ts';
-import { TraceSpan } from '../../util/tracing.ts';
-import { HeldBook } from '../channels/book/held-book.ts';
-import { type ChannelState, withMilliseconds } from '../channels/codecs.ts';
-import type { ServedFromBook } from '../channels/relay-definition.ts';
-import { bookServedChannels, relayChannels } from '../channels/relay-registry.ts';
-import { bookNumberedCodec } from '../coordination/codecs.ts';
-import { bookTargetKey } from '../coordination/redis/keys.ts';
-import type { SharedResult } from '../coordination/shared-result.ts';
-import type { AppliedPoll, PollTimes, StreamNumbering } from '../coordination/stream-numbering.ts';
-import type { TargetTiming } from '../poll/scheduler.ts';
-import type { BookStream } from '../streams/stream.ts';
-import type { PollOutcome } from './outcomes.ts';
-import { type PollContext, PollTarget } from './poll-target.ts';
+import type { DefinedChannel } from '../../../../../packages/protocol/src/channels/registry.ts';
+import { type BookState, limitDepth } from '../../../../../packages/protocol/src/protocol/book.ts';
+import { groupBook } from '../../../../../packages/protocol/src/protocol/group.ts';
+import type { BookDepth } from '../../../../../packages/protocol/src/protocol/messages.ts';
+import type { OrderBook } from '../../../../upstream/contract/schemas.ts';
+import { TraceSpan } from '../../../../util/tracing.ts';
+import { bookNumberedCodec } from '../../../coordination/codecs.ts';
+import { bookTargetKey } from '../../../coordination/redis/keys.ts';
+import type { SharedResult } from '../../../coordination/shared-result.ts';
+import type { AppliedPoll, PollTimes, StreamNumbering } from '../../../coordination/stream-numbering.ts';
+import type { TargetTiming } from '../../../poll/scheduler.ts';
+import type { BookStream } from '../../../streams/stream.ts';
+import type { PollOutcome } from '../../../targets/outcomes.ts';
+import { type PollContext, PollTarget } from '../../../targets/poll-target.ts';
+import { type ChannelState, withMilliseconds } from '../../codecs.ts';
+import type { ServedFromBook } from '../../relay-definition.ts';
+import { bookServedChannels, relayChannels } from '../../relay-registry.ts';
+import { HeldBook } from '../held-book.ts';
 
 export class BookTarget extends PollTarget {
   readonly kind = 'book';

@@ -1,22 +1,22 @@
 /**
- * @module relay/targets/rest-target
+ * @module relay/channels/rest/target/rest-target
  * The `rest` channel's target (docs/protocol.md "`rest` data"): one of upstream's public GET paths,
  * in its canonical spelling (protocol/rest-paths.ts), asked once per poll for every subscriber of
  * any spelling of it. The state is the body exactly as upstream served it, parsed without a schema
- * so every field keeps upstream's type; relay/channels/json-patch-diff.ts turns two bodies into an
+ * so every field keeps upstream's type; relay/channels/rest/json-patch-diff.ts turns two bodies into an
  * update. A refusal of the path's id (a user, a market; relay/targets/not-found.ts) ends the stream.
- * A body beyond what a stream holds (nested too deep, too large: relay/channels/json-bounds.ts) is
+ * A body beyond what a stream holds (nested too deep, too large: relay/channels/rest/json-bounds.ts) is
  * refused as an invalid response: the poll fails and the stream goes stale, the others untouched.
  */
 import { z } from 'zod';
-import type { JsonValue } from '../../../packages/protocol/src/protocol/messages.ts';
-import { canonicalRestPath } from '../../../packages/protocol/src/protocol/rest-paths.ts';
-import { UpstreamSchemaError } from '../../upstream/contract/errors.ts';
-import { beyondBounds, type JsonBounds } from '../channels/json-bounds.ts';
-import { MAX_DIFF_DEPTH } from '../channels/json-patch-diff.ts';
-import type { TargetTiming } from '../poll/scheduler.ts';
-import type { PollContext } from './poll-target.ts';
-import { StreamTarget } from './stream-target.ts';
+import type { JsonValue } from '../../../../../packages/protocol/src/protocol/messages.ts';
+import { canonicalRestPath } from '../../../../../packages/protocol/src/protocol/rest-paths.ts';
+import { UpstreamSchemaError } from '../../../../upstream/contract/errors.ts';
+import type { TargetTiming } from '../../../poll/scheduler.ts';
+import type { PollContext } from '../../../targets/poll-target.ts';
+import { StreamTarget, type StreamTargetChannel } from '../../../targets/stream-target.ts';
+import { beyondBounds, type JsonBounds } from '../json-bounds.ts';
+import { MAX_DIFF_DEPTH } from '../json-patch-diff.ts';
 
 /** Any JSON body: what a lease holder shares is checked to be JSON, and nothing more. */
 const anyBody = z.json();
@@ -54,3 +54,9 @@ export class RestTarget extends StreamTarget<'rest', JsonValue> {
     return undefined;
   }
 }
+
+/** The `rest` channel's streams, one target per public GET path. */
+export const restTargets: StreamTargetChannel = {
+  channel: 'rest',
+  create: (id, timing, context) => new RestTarget(id, timing, context),
+};

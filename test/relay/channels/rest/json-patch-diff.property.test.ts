@@ -1,20 +1,20 @@
 /**
- * The `rest` diff (relay/channels/json-patch-diff.ts): applying its patch to the previous body with a
+ * The `rest` diff (relay/channels/rest/json-patch-diff.ts): applying its patch to the previous body with a
  * stock RFC 6902 library (fast-json-patch) gives the next body exactly; the SDK's own applier agrees;
  * one changed record of a keyed list is one small operation.
  */
 import fc from 'fast-check';
 import jsonPatch from 'fast-json-patch';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../../packages/protocol/src/channels/checksum.ts';
+import { canonicalJson } from '../../../../packages/protocol/src/channels/checksum.ts';
 import {
   applyPatch,
   type PatchOperation,
   restChecksum,
-} from '../../../packages/protocol/src/protocol/json-patch.ts';
-import type { JsonValue } from '../../../packages/protocol/src/protocol/messages.ts';
-import { diffJson, listKeyOf, MAX_DIFF_DEPTH } from '../../../src/relay/channels/json-patch-diff.ts';
-import { propertyRuns } from '../../support/property-runs.ts';
+} from '../../../../packages/protocol/src/protocol/json-patch.ts';
+import type { JsonValue } from '../../../../packages/protocol/src/protocol/messages.ts';
+import { diffJson, listKeyOf, MAX_DIFF_DEPTH } from '../../../../src/relay/channels/rest/json-patch-diff.ts';
+import { propertyRuns } from '../../../support/property-runs.ts';
 
 /** The diff of two bodies it does not give up on (all of these tests' but the costly ones). */
 const diff = (prev: JsonValue, next: JsonValue): PatchOperation[] => {

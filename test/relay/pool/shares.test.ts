@@ -8,10 +8,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LocalBroker } from '../../../src/relay/coordination/local/broker.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
 import { RELAY_GROUP } from '../../../src/relay/poll/share-groups.ts';
+import { PollerPool, type PollSource } from '../../../src/relay/pool/poller-pool.ts';
 import type { Frame } from '../../../src/relay/streams/frame.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../../../src/relay/streams/stream.ts';
-import { PollerPool, type PollSource } from '../../../src/relay/targets/poller-pool.ts';
 import type { MarketsResponse, OrderBook } from '../../../src/upstream/contract/schemas.ts';
 
 const marketId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;

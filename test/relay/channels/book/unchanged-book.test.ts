@@ -1,21 +1,21 @@
 /**
- * A book upstream answers with byte for byte as before costs a comparison (relay/targets/book-target.ts,
+ * A book upstream answers with byte for byte as before costs a comparison (relay/channels/book/target/book-target.ts,
  * upstream/outcome.ts ResponseMemo), and must still do what a poll does: confirm the streams'
  * freshness, publish when the body changes, and fail on a broken body whatever came before it.
  * The real upstream client against a real HTTP server whose body the test sets.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalBroker } from '../../../src/relay/coordination/local/broker.ts';
-import { RelayEvents } from '../../../src/relay/events.ts';
-import type { Frame } from '../../../src/relay/streams/frame.ts';
-import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
-import type { AnyStream, StreamSubscriber } from '../../../src/relay/streams/stream.ts';
-import { PollerPool, type PollSource } from '../../../src/relay/targets/poller-pool.ts';
-import { UpstreamClient } from '../../../src/upstream/client.ts';
-import { UpstreamSchemaError } from '../../../src/upstream/contract/errors.ts';
-import type { OrderBook } from '../../../src/upstream/contract/schemas.ts';
-import { waitFor } from '../../support/wait-for.ts';
-import { json, type ScriptedServer, startScriptedServer } from '../../upstream/scripted-server.ts';
+import { LocalBroker } from '../../../../src/relay/coordination/local/broker.ts';
+import { RelayEvents } from '../../../../src/relay/events.ts';
+import { PollerPool, type PollSource } from '../../../../src/relay/pool/poller-pool.ts';
+import type { Frame } from '../../../../src/relay/streams/frame.ts';
+import { StreamRegistry } from '../../../../src/relay/streams/registry.ts';
+import type { AnyStream, StreamSubscriber } from '../../../../src/relay/streams/stream.ts';
+import { UpstreamClient } from '../../../../src/upstream/client.ts';
+import { UpstreamSchemaError } from '../../../../src/upstream/contract/errors.ts';
+import type { OrderBook } from '../../../../src/upstream/contract/schemas.ts';
+import { waitFor } from '../../../support/wait-for.ts';
+import { json, type ScriptedServer, startScriptedServer } from '../../../upstream/scripted-server.ts';
 
 const MARKET = '3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b';
 

@@ -1,15 +1,15 @@
 /**
- * @module relay/targets/poller-pool
+ * @module relay/pool/poller-pool
  * Polls upstream for exactly what the registry holds: one order-book target per market with `book`
  * streams or streams of a channel served from the book (every depth and every such channel share
  * it), one price-batch target per 100
- * markets with `price` streams (relay/targets/price-targets.ts), one target per stream id of the
- * channels polled one request each (relay/targets/stream-targets.ts) and, when the budget is
+ * markets with `price` streams (relay/channels/price/target/price-targets.ts), one target per stream id of the
+ * channels polled one request each (relay/pool/stream-targets.ts) and, when the budget is
  * short, the change-hint map. The pool keeps those targets in line with the
  * registry and hands them to the dispatcher (relay/poll/dispatcher.ts), which decides what is asked
  * when, within `--upstream-rps`. The rest is in files of their own: the books with their weights
- * and hints (relay/targets/book-targets.ts), the intervals the budget allows
- * (relay/poll/plan.ts), freshness (relay/targets/freshness.ts), and what a poll found
+ * and hints (relay/channels/book/target/book-targets.ts), the intervals the budget allows
+ * (relay/poll/plan.ts), freshness (relay/pool/freshness.ts), and what a poll found
  * beyond its states, applied in one place (relay/targets/outcomes.ts).
  *
  * In cluster mode a target is polled by the relay holding its lease (relay/coordination/broker.ts); the
@@ -18,7 +18,9 @@
 
 import type { Channel } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { Tracing } from '../../util/tracing.ts';
-import { isServedFromBook } from '../channels/relay-registry.ts';
+import { BookTargets, bookTargetStreams } from '../channels/book/target/book-targets.ts';
+import type { PriceBatchTarget } from '../channels/price/target/price-batch-target.ts';
+import { PriceTargets, priceTargetStreams } from '../channels/price/target/price-targets.ts';
 import type { Broker } from '../coordination/broker.ts';
 import type { RelayEvents } from '../events.ts';
 import type { PollIntervals } from '../poll/budget.ts';
@@ -29,18 +31,15 @@ import type { GroupShare } from '../poll/share-groups.ts';
 import { type RecordSink, StreamPublisher } from '../streams/publisher.ts';
 import type { InterestChange, StreamRegistry } from '../streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
-import { BookTargets } from './book-targets.ts';
+import { type ExistenceJudge, trustingJudge } from '../targets/not-found.ts';
+import { applyOutcome, type OutcomeEffects } from '../targets/outcomes.ts';
+import type { PollContext, PollSource, PollTarget } from '../targets/poll-target.ts';
 import type { FreshnessReport } from './freshness.ts';
 import { FreshnessJudge } from './freshness.ts';
-import { bookTargetStreams, HolderChanges, holdersOf } from './holders.ts';
-import { type ExistenceJudge, trustingJudge } from './not-found.ts';
-import { applyOutcome, type OutcomeEffects } from './outcomes.ts';
-import type { PollContext, PollSource, PollTarget } from './poll-target.ts';
-import type { PriceBatchTarget } from './price-batch-target.ts';
-import { PriceTargets } from './price-targets.ts';
+import { HolderChanges, holdersOf } from './holders.ts';
 import { StreamTargets } from './stream-targets.ts';
 
-export type { PollSource } from './poll-target.ts';
+export type { PollSource } from '../targets/poll-target.ts';
 
 export interface PollerOptions {
   source: PollSource;
@@ -63,7 +62,7 @@ export interface PollerOptions {
   staleAfterFactor: number;
   /**
    * How long one upstream request may take before it failed (`--upstream-timeout-ms`, default 5000):
-   * until then a request under way keeps its target from going stale (relay/targets/freshness.ts).
+   * until then a request under way keeps its target from going stale (relay/pool/freshness.ts).
    */
   requestTimeoutMs?: number;
   /**
@@ -191,19 +190,19 @@ export class PollerPool {
 
   /** Targets polled for `channel` (a channel served from the book shares its targets; `price`: markets). */
   targetCount(channel: Channel): number {
-    if (channel === 'book' || isServedFromBook(channel)) return this.#books.size;
-    if (channel === 'price') return this.#prices.marketCount;
-    return this.#streamTargets.countOf(channel);
+    if (BookTargets.serves(channel)) return this.#books.size;
+    if (PriceTargets.serves(channel)) return this.#prices.marketCount;
+    return StreamTargets.polls(channel) ? this.#streamTargets.countOf(channel) : 0;
   }
 
   /** How often a stream of `channel` is asked for now, at most (the stretched interval). */
   intervalOf(channel: Channel): number {
-    if (channel === 'book' || isServedFromBook(channel)) return this.#plan.intervals.bookIntervalMs;
-    if (channel === 'price') return this.#plan.intervals.priceIntervalMs;
+    if (BookTargets.serves(channel)) return this.#plan.intervals.bookIntervalMs;
+    if (PriceTargets.serves(channel)) return this.#plan.intervals.priceIntervalMs;
     return this.#plan.streamIntervalMs;
   }
 
-  /** The freshness report, from the last sweep's walk over the targets (relay/targets/freshness.ts). */
+  /** The freshness report, from the last sweep's walk over the targets (relay/pool/freshness.ts). */
   freshness(now = this.#now()): FreshnessReport {
     return this.#freshness.report(now);
   }
@@ -222,7 +221,7 @@ export class PollerPool {
       this.#books.sync(this.#plan.bookTiming());
       const batches = this.#prices.batchCount;
       this.#prices.sync(this.#plan.priceTiming());
-      if (change === undefined || change.channel === 'price' || batches !== this.#prices.batchCount)
+      if (change === undefined || PriceTargets.serves(change.channel) || batches !== this.#prices.batchCount)
         this.#holderChanges.pricesRebatched();
       // Created (or dropped) first, at the current stretch: the budget counts them.
       this.#streamTargets.sync();
@@ -256,13 +255,13 @@ export class PollerPool {
     };
     const batches = new Set<PriceBatchTarget>(allPrices ? this.#prices.batches() : []);
     for (const { channel, id } of changed) {
-      if (channel === 'book' || isServedFromBook(channel)) {
+      if (BookTargets.serves(channel)) {
         const book = this.#books.get(id);
         if (book !== undefined) regroup(book, bookTargetStreams(registry, id));
-      } else if (channel === 'price') {
+      } else if (PriceTargets.serves(channel)) {
         const batch = this.#prices.batchOf(id);
         if (batch !== undefined) batches.add(batch);
-      } else {
+      } else if (StreamTargets.polls(channel)) {
         const target = this.#streamTargets.get(channel, id);
         if (target !== undefined) regroup(target, registry.streamsOf(channel, id));
       }
@@ -270,7 +269,7 @@ export class PollerPool {
     for (const batch of batches)
       regroup(
         batch,
-        batch.markets.flatMap((market) => [...registry.streamsOf('price', market)]),
+        batch.markets.flatMap((market) => [...priceTargetStreams(registry, market)]),
       );
   }
 

@@ -9,17 +9,17 @@
  * show one twice (the map keeps one) but never hides one. When the pages still hold fewer markets than upstream's
  * `total` (a market left a filtered list meanwhile), the poll reads them again once.
  */
-import { catalogueFilterOf } from '../../../packages/protocol/src/protocol/channels.ts';
-import type { MarketsData } from '../../../packages/protocol/src/protocol/messages.ts';
-import { readPages } from '../../upstream/contract/paging.ts';
+import { catalogueFilterOf } from '../../../../../packages/protocol/src/protocol/channels.ts';
+import type { MarketsData } from '../../../../../packages/protocol/src/protocol/messages.ts';
+import { readPages } from '../../../../upstream/contract/paging.ts';
 import {
   type MarketListItem,
   type MarketsResponse,
   marketsResponse,
-} from '../../upstream/contract/schemas.ts';
-import type { TargetTiming } from '../poll/scheduler.ts';
-import type { PollContext } from './poll-target.ts';
-import { StreamTarget } from './stream-target.ts';
+} from '../../../../upstream/contract/schemas.ts';
+import type { TargetTiming } from '../../../poll/scheduler.ts';
+import type { PollContext } from '../../../targets/poll-target.ts';
+import { StreamTarget, type StreamTargetChannel } from '../../../targets/stream-target.ts';
 
 /** Markets asked per request; upstream may serve fewer, and each page starts where the last one's ended. */
 const CATALOGUE_PAGE = 100;
@@ -84,3 +84,9 @@ export class CatalogueTarget extends StreamTarget<'markets', MarketsResponse> {
     return { ...first, markets: [...markets.values()], pagination: { ...first.pagination, hasMore } };
   }
 }
+
+/** The `markets` channel's streams, one target per catalogue filter. */
+export const marketsTargets: StreamTargetChannel = {
+  channel: 'markets',
+  create: (id, timing, context) => new CatalogueTarget(id, timing, context),
+};

@@ -1,11 +1,11 @@
 /**
- * @module relay/channels/json-bounds
+ * @module relay/channels/rest/json-bounds
  * Whether an upstream body is within what a `rest` stream holds (docs/protocol.md "`rest` data"):
  * nested at most so deep and about so large once written as JSON. Walked with an explicit stack,
  * not recursion, so a body nested 100,000 deep (JSON.parse reads one) is measured, not a stack
  * overflow; the walk stops at the first bound passed.
  */
-import type { JsonValue } from '../../../packages/protocol/src/protocol/messages.ts';
+import type { JsonValue } from '../../../../packages/protocol/src/protocol/messages.ts';
 
 export interface JsonBounds {
   /** Levels of arrays and objects, the body's own included. */

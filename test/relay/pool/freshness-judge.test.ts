@@ -1,13 +1,13 @@
 /**
- * The freshness report the pool keeps (relay/targets/freshness.ts): made from one walk over the
+ * The freshness report the pool keeps (relay/pool/freshness.ts): made from one walk over the
  * targets, its ages run on to the time asked, and a change of the target set is walked again.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalBroker } from '../../../src/relay/coordination/local/broker.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
+import { PollerPool, type PollSource } from '../../../src/relay/pool/poller-pool.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
 import type { StreamSubscriber } from '../../../src/relay/streams/stream.ts';
-import { PollerPool, type PollSource } from '../../../src/relay/targets/poller-pool.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 const marketId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;

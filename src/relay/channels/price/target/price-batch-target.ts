@@ -1,21 +1,21 @@
 /**
- * @module relay/targets/price-batch-target
+ * @module relay/channels/price/target/price-batch-target
  * Up to 100 markets' prices as one poll target: one batch request (upstream's limit) answers all
  * of them. Each market keeps its own confirmation, because a batch may answer for some markets and
  * not others (a market it leaves out does not exist upstream). A changed price also hints that the
  * market's book moved.
  */
 
-import type { PriceData } from '../../../packages/protocol/src/protocol/messages.ts';
-import { publicReason } from '../../upstream/contract/errors.ts';
-import type { ClobPriceSnapshot } from '../../upstream/contract/schemas.ts';
-import { withMilliseconds } from '../channels/codecs.ts';
-import { priceDataOf } from '../channels/price/codec.ts';
-import { priceTargetKey } from '../coordination/redis/keys.ts';
-import type { StreamNumbering } from '../coordination/stream-numbering.ts';
-import type { TargetTiming } from '../poll/scheduler.ts';
-import type { PollOutcome } from './outcomes.ts';
-import { type Confirmation, type PollContext, PollTarget } from './poll-target.ts';
+import type { PriceData } from '../../../../../packages/protocol/src/protocol/messages.ts';
+import { publicReason } from '../../../../upstream/contract/errors.ts';
+import type { ClobPriceSnapshot } from '../../../../upstream/contract/schemas.ts';
+import { priceTargetKey } from '../../../coordination/redis/keys.ts';
+import type { StreamNumbering } from '../../../coordination/stream-numbering.ts';
+import type { TargetTiming } from '../../../poll/scheduler.ts';
+import type { PollOutcome } from '../../../targets/outcomes.ts';
+import { type Confirmation, type PollContext, PollTarget } from '../../../targets/poll-target.ts';
+import { withMilliseconds } from '../../codecs.ts';
+import { priceDataOf } from '../codec.ts';
 
 /** One market with a price stream. */
 export interface PriceMarket extends Confirmation {
@@ -134,7 +134,7 @@ export class PriceBatchTarget extends PollTarget {
     return [...this.context.registry.streamsOf('price', market)].some((stream) => stream.hasState);
   }
 
-  /** The markets of `batch` wait for the request sent at `sentAt` (relay/targets/freshness.ts), or for none. */
+  /** The markets of `batch` wait for the request sent at `sentAt` (relay/pool/freshness.ts), or for none. */
   #markAwaiting(batch: readonly string[], sentAt: number | undefined): void {
     for (const market of batch) {
       const health = this.#health.get(market);

@@ -1,16 +1,16 @@
 /**
- * @module relay/targets/channel-targets
+ * @module relay/channels/market/target/market-target
  * The poll target of the `market` channel: one upstream request per
  * poll each (relay/targets/stream-target.ts), scheduled with every other target within `--upstream-rps`.
  * - `market`: a market's detail record; once its status is not ACTIVE (expired, resolved) the
  *   update that says so is its last message and the stream is `closed`.
  * The channels with a folder of their own are polled by relay/targets/defined-target.ts.
  */
-import type { MarketData } from '../../../packages/protocol/src/protocol/messages.ts';
-import { type MarketResponse, marketResponse } from '../../upstream/contract/schemas.ts';
-import type { TargetTiming } from '../poll/scheduler.ts';
-import type { PollContext } from './poll-target.ts';
-import { StreamTarget } from './stream-target.ts';
+import type { MarketData } from '../../../../../packages/protocol/src/protocol/messages.ts';
+import { type MarketResponse, marketResponse } from '../../../../upstream/contract/schemas.ts';
+import type { TargetTiming } from '../../../poll/scheduler.ts';
+import type { PollContext } from '../../../targets/poll-target.ts';
+import { StreamTarget, type StreamTargetChannel } from '../../../targets/stream-target.ts';
 
 /** The one status in which a market still moves (docs/upstream.md). */
 export const ACTIVE_STATUS = 'ACTIVE';
@@ -43,3 +43,9 @@ export class MarketTarget extends StreamTarget<'market', MarketResponse> {
       : undefined;
   }
 }
+
+/** The `market` channel's streams, one target per market. */
+export const marketTargets: StreamTargetChannel = {
+  channel: 'market',
+  create: (id, timing, context) => new MarketTarget(id, timing, context),
+};

@@ -1,19 +1,31 @@
 /**
- * @module relay/targets/price-targets
+ * @module relay/channels/price/target/price-targets
  * The poller pool's price targets: one health record per market with `price` streams, and one
- * price-batch target (relay/targets/price-batch-target.ts) per 100 of those markets, kept in line with the
+ * price-batch target (relay/channels/price/target/price-batch-target.ts) per 100 of those markets, kept in line with the
  * registry. In cluster mode each market's prices are shared by the relay holding its lease
  * (relay/coordination/redis/broker.ts).
  */
-import { priceNumberedCodec } from '../coordination/codecs.ts';
-import { priceTargetKey } from '../coordination/redis/keys.ts';
-import { PRICE_BATCH_SIZE } from '../poll/budget.ts';
-import type { PollDispatcher } from '../poll/dispatcher.ts';
-import type { TargetTiming } from '../poll/scheduler.ts';
-import type { PollContext } from './poll-target.ts';
+import { priceNumberedCodec } from '../../../coordination/codecs.ts';
+import { priceTargetKey } from '../../../coordination/redis/keys.ts';
+import { PRICE_BATCH_SIZE } from '../../../poll/budget.ts';
+import type { PollDispatcher } from '../../../poll/dispatcher.ts';
+import type { TargetTiming } from '../../../poll/scheduler.ts';
+import type { StreamRegistry } from '../../../streams/registry.ts';
+import type { AnyStream } from '../../../streams/stream.ts';
+import type { PollContext } from '../../../targets/poll-target.ts';
 import { newPriceMarket, PriceBatchTarget, type PriceMarket } from './price-batch-target.ts';
 
+/** The streams a price batch serves for one of its markets: the market's `price` streams. */
+export function priceTargetStreams(registry: StreamRegistry, market: string): Iterable<AnyStream> {
+  return registry.streamsOf('price', market);
+}
+
 export class PriceTargets {
+  /** Whether `channel`'s streams are served by the price batches. */
+  static serves(channel: string): boolean {
+    return channel === 'price';
+  }
+
   readonly #context: PollContext;
   readonly #dispatcher: PollDispatcher;
   readonly #markets = new Map<string, PriceMarket>();

@@ -4,7 +4,7 @@
  * timeout, after a success, is waiting, not failing.
  */
 import { describe, expect, it } from 'vitest';
-import { staleReason } from '../../../src/relay/targets/freshness.ts';
+import { staleReason } from '../../../src/relay/pool/freshness.ts';
 import type { Confirmation } from '../../../src/relay/targets/poll-target.ts';
 
 const timing = { minIntervalMs: 1_000, maxAgeMs: 30_000 };

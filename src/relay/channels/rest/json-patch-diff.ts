@@ -1,5 +1,5 @@
 /**
- * @module relay/channels/json-patch-diff
+ * @module relay/channels/rest/json-patch-diff
  * The `rest` channel's diff (docs/protocol.md "`rest` data"): an RFC 6902 JSON Patch that turns one
  * upstream body into the next. Objects are compared member by member and scalars replaced, so a
  * changed field is one `replace`. Lists of records are matched by a key field, found per list
@@ -15,8 +15,8 @@
  * {@link MAX_DIFF_DEPTH} levels, or past a keyed list's work allowance (linear in its length), the
  * diff gives up and the caller sends the next body whole (docs/protocol.md "`rest` data").
  */
-import { type PatchOperation, pointerToken } from '../../../packages/protocol/src/protocol/json-patch.ts';
-import type { JsonValue } from '../../../packages/protocol/src/protocol/messages.ts';
+import { type PatchOperation, pointerToken } from '../../../../packages/protocol/src/protocol/json-patch.ts';
+import type { JsonValue } from '../../../../packages/protocol/src/protocol/messages.ts';
 
 type JsonObject = { [key: string]: JsonValue };
 

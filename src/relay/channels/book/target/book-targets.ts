@@ -1,18 +1,35 @@
 /**
- * @module relay/targets/book-targets
+ * @module relay/channels/book/target/book-targets
  * The poller pool's order-book targets: one per market with `book` streams or streams of a channel
  * served from the book (every depth and every such channel share it), kept in line with the
  * registry; and the change hints
- * (relay/targets/change-hints.ts) that tell which books moved, read while worth it.
+ * (relay/channels/book/target/change-hints.ts) that tell which books moved, read while worth it.
  */
-import { bookServedChannels, type HintMapResponse, hintMap } from '../channels/relay-registry.ts';
-import type { PollDispatcher } from '../poll/dispatcher.ts';
-import type { TargetTiming } from '../poll/scheduler.ts';
+
+import type { PollDispatcher } from '../../../poll/dispatcher.ts';
+import type { TargetTiming } from '../../../poll/scheduler.ts';
+import type { StreamRegistry } from '../../../streams/registry.ts';
+import type { AnyStream } from '../../../streams/stream.ts';
+import type { PollContext } from '../../../targets/poll-target.ts';
+import { bookServedChannels, type HintMapResponse, hintMap, isServedFromBook } from '../../relay-registry.ts';
 import { BookTarget } from './book-target.ts';
 import { ChangeHints, ChangeHintTarget } from './change-hints.ts';
-import type { PollContext } from './poll-target.ts';
+
+/**
+ * The streams one order-book request serves: a market's `book` streams and its streams of the
+ * channels served from the book (channels/relay-registry.ts `bookServedChannels`).
+ */
+export function* bookTargetStreams(registry: StreamRegistry, market: string): Iterable<AnyStream> {
+  yield* registry.streamsOf('book', market);
+  for (const channel of bookServedChannels) yield* registry.streamsOf(channel, market);
+}
 
 export class BookTargets {
+  /** Whether `channel`'s streams are served by the book targets: `book`'s and those served from the book. */
+  static serves(channel: string): boolean {
+    return channel === 'book' || isServedFromBook(channel);
+  }
+
   readonly #context: PollContext;
   readonly #dispatcher: PollDispatcher;
   readonly #books = new Map<string, BookTarget>();

@@ -1,55 +1,52 @@
 /**
- * @module relay/targets/stream-targets
+ * @module relay/pool/stream-targets
  * The poller pool's targets of the channels polled per stream id: one request per poll
  * (relay/targets/stream-target.ts), or as many as what is new to a stream needs
  * (relay/targets/incremental-target.ts). One target per (channel, id) the registry holds, created
- * and dropped with the streams, each judged for freshness on its own (relay/targets/freshness.ts).
- * A channel joins by a row in `streamTargetChannels`, or by its server part in the relay registry.
+ * and dropped with the streams, each judged for freshness on its own (relay/pool/freshness.ts).
+ * A channel joins by its slice's row (`StreamTargetChannel`, from its `target/` folder) in
+ * `streamTargetChannels`, or by its server part in the relay registry.
  */
 
 import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
 import type { PlainChannel } from '../../../packages/protocol/src/protocol/messages.ts';
+import { marketTargets } from '../channels/market/target/market-target.ts';
+import { marketsTargets } from '../channels/markets/target/catalogue-target.ts';
 import { relayChannels } from '../channels/relay-registry.ts';
+import { restTargets } from '../channels/rest/target/rest-target.ts';
 import { streamTargetKey } from '../coordination/redis/keys.ts';
 import type { PollDispatcher } from '../poll/dispatcher.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
-import { CatalogueTarget } from './catalogue-target.ts';
-import { MarketTarget } from './channel-targets.ts';
-import { DefinedTarget } from './defined-target.ts';
-import { IncrementalTarget } from './incremental-target.ts';
-import { KeptTarget } from './kept-target.ts';
-import type { PollContext, PollTarget } from './poll-target.ts';
-import { RestTarget } from './rest-target.ts';
+import { DefinedTarget } from '../targets/defined-target.ts';
+import { IncrementalTarget } from '../targets/incremental-target.ts';
+import { KeptTarget } from '../targets/kept-target.ts';
+import type { PollContext } from '../targets/poll-target.ts';
+import type { ChannelTarget, StreamTargetChannel } from '../targets/stream-target.ts';
 
-/** A target of one (channel, stream id), whatever its response type. */
-export type ChannelTarget = PollTarget & { readonly channel: PlainChannel; readonly streamId: string };
-
-type CreateTarget = (id: string, timing: TargetTiming, context: PollContext) => ChannelTarget;
-
-/** The channels with one target per stream id, and how each one's target is made. */
-export const streamTargetChannels: ReadonlyArray<{ channel: PlainChannel; create: CreateTarget }> = [
-  { channel: 'market', create: (id, timing, context) => new MarketTarget(id, timing, context) },
-  { channel: 'markets', create: (id, timing, context) => new CatalogueTarget(id, timing, context) },
-  { channel: 'rest', create: (id, timing, context) => new RestTarget(id, timing, context) },
+/** The channels with one target per stream id, each slice's own row. */
+const streamTargetChannels: readonly StreamTargetChannel[] = [
+  marketTargets,
+  marketsTargets,
+  restTargets,
   ...definedTargetChannels(),
 ];
 
 /** The channels with a folder of their own that are polled per stream id. */
-function definedTargetChannels(): Array<{ channel: PlainChannel; create: CreateTarget }> {
+function definedTargetChannels(): StreamTargetChannel[] {
   return (Object.keys(relayChannels) as DefinedChannel[]).flatMap((channel) => {
     const { polled, incremental, kept } = relayChannels[channel];
     if (polled !== undefined) {
-      const create: CreateTarget = (id, timing, context) =>
+      const create: StreamTargetChannel['create'] = (id, timing, context) =>
         new DefinedTarget(channel, polled, id, timing, context);
       return [{ channel, create }];
     }
     if (incremental !== undefined) {
-      const create: CreateTarget = (id, timing, context) =>
+      const create: StreamTargetChannel['create'] = (id, timing, context) =>
         new IncrementalTarget(channel, incremental, id, timing, context);
       return [{ channel, create }];
     }
     if (kept !== undefined) {
-      const create: CreateTarget = (id, timing, context) =>
+      const create: StreamTargetChannel['create'] = (id, timing, context) =>
         new KeptTarget(channel, kept, id, timing, context);
       return [{ channel, create }];
     }
