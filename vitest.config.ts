@@ -9,7 +9,9 @@ export default defineConfig({
     pool: 'forks',
     // No relay a test starts records into the repository: `serve` records by default, and every
     // relay the tests spawn inherits this (a test of recording gives its own temporary --data-dir).
-    env: { HISTORY: 'off' },
+    // A relay that records writes every second rather than every 4 s, so that what a test waits for
+    // (a SIGKILL's loss, another relay's record) comes within seconds.
+    env: { HISTORY: 'off', HISTORY_FLUSH_MS: '1000' },
     // A fork runs file after file with its imported modules kept, instead of a fresh fork that
     // imports fastify, zod, ioredis and the relay again for each of ~230 files (measured: that
     // import was half the suite's CPU time). Test files close what they start and restore fake

@@ -9,7 +9,7 @@
  * once serving, a failing store never stops anything else.
  */
 import type { Logger } from 'pino';
-import type { HistoryConfig } from './config/history-options.ts';
+import { DEFAULT_HISTORY_FLUSH_MS, type HistoryConfig } from './config/history-options.ts';
 import { openDuckDbStore } from './history/duckdb-store.ts';
 import { openPostgresStore } from './history/postgres-store.ts';
 import { HistoryRecorder } from './history/recorder.ts';
@@ -19,11 +19,6 @@ import type { Frame } from './relay/streams/frame.ts';
 import type { RecordSink } from './relay/streams/publisher.ts';
 import { type RecordedSubject, recordedOf } from './relay/streams/recorded.ts';
 
-/**
- * The flush window (docs/history.md "Durability"): buffered messages are written at least this
- * often, so a relay killed outright loses at most this much of its record.
- */
-export const HISTORY_FLUSH_MS = 1_000;
 /** Retention by age and size is enforced this often. */
 const RETENTION_EVERY_MS = 60_000;
 /** What the store holds is read again this often for /health and /metrics. */
@@ -61,7 +56,7 @@ export async function startHistoryRecording(
   const recorder = new HistoryRecorder<SentMessage>({
     store,
     toRecord: ({ subject, frame, kind }) => recordedOf(subject, frame, kind),
-    flushMs: HISTORY_FLUSH_MS,
+    flushMs: config.flushMs ?? DEFAULT_HISTORY_FLUSH_MS,
     retention: { maxAgeMs: config.retentionMs, maxBytes: config.maxBytes },
     retentionMs: RETENTION_EVERY_MS,
     maxPending: MAX_PENDING,

@@ -104,7 +104,7 @@ export async function runRecordingArms(
   if (markets.length < BUSY_BOOKS)
     throw new Error(`the simulator has ${markets.length} busy markets, not ${BUSY_BOOKS}`);
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-history-'));
-  const rounds = options.quick ? 2 : 3;
+  const rounds = options.historyRounds ?? (options.quick ? 2 : 3);
   const arms: Arm[] = postgresUrl === undefined ? ['off', 'embedded'] : ['off', 'embedded', 'postgres'];
   const windows: ArmWindow[] = [];
   try {

@@ -3,7 +3,7 @@
  * `npm run bench -- [SCENARIO...] [--only fanout,memory] [--quick] [--cpu-prof] [--fanout 1000,5000]
  * [--multi 500] [--single 2000] [--rest-streams 1000] [--rest-subscribers 10000] [--dashboard-clients 50] [--dashboard-tick-ms 10]
  * [--capacity-connections 15000] [--capacity-batch 2000] [--capacity-max-clients 18000] [--otel-sample-ratio 0.01]
- * [--history embedded|postgres|postgres://…]`: which scenarios (`npm run bench -- freshness` runs that one alone), how big and
+ * [--history embedded|postgres|postgres://…] [--rounds 3]`: which scenarios (`npm run bench -- freshness` runs that one alone), how big and
  * how long. The full run is what docs/benchmarks.md records; --quick is a ~1 minute smoke run.
  */
 import { parseArgs } from 'node:util';
@@ -63,6 +63,8 @@ export interface BenchOptions {
   otelSampleRatio: number | undefined;
   /** history: `embedded`; `postgres` (a private server) or a `postgres://…` URL: the shared store's arm beside it. */
   historyStore: string;
+  /** history: rounds of the recording arms (default 3, 2 with --quick): more narrow a noisy machine's median. */
+  historyRounds: number | undefined;
   /** Book sizes (levels per side) of the diff microbenchmark. */
   diffLevels: number[];
   warmupMs: number;
@@ -89,6 +91,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'capacity-max-clients': { type: 'string' },
       'otel-sample-ratio': { type: 'string' },
       history: { type: 'string', default: 'embedded' },
+      rounds: { type: 'string' },
     },
     strict: true,
     // `npm run bench -- fanout-multi` is `--only fanout-multi`.
@@ -134,6 +137,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     ),
     otelSampleRatio: ratio('otel-sample-ratio', values['otel-sample-ratio']),
     historyStore: values.history ?? 'embedded',
+    historyRounds: values.rounds === undefined ? undefined : positiveInteger('rounds', values.rounds),
     diffLevels: [10, 100, 1_000, 10_000],
     warmupMs: quick ? 1_500 : 3_000,
     windowMs: quick ? 4_000 : 12_000,

@@ -52,7 +52,7 @@ export const optionSections: Readonly<Record<string, readonly string[]>> = {
     'sim-profile',
     'sim-tick-ms',
   ],
-  history: ['history', 'data-dir', 'history-retention', 'history-max-bytes', 'record'],
+  history: ['history', 'data-dir', 'history-retention', 'history-max-bytes', 'history-flush-ms', 'record'],
   limits: [
     'heartbeat-ms',
     'confirm-ms',

@@ -68,6 +68,7 @@ describe('parseCommandLine', () => {
         dataDir: './market-relay-data',
         retentionMs: 86_400_000,
         maxBytes: 1024 ** 3,
+        flushMs: 4_000,
       },
     });
     expect(resolveTuning(tuning)).toEqual(defaultTuning);

@@ -34,7 +34,10 @@ describe('the history options', () => {
       dataDir: '/d',
       retentionMs: 90 * 60_000,
       maxBytes: 512 * 1024 ** 2,
+      flushMs: 4_000,
     });
+    expect(serve(['--history-flush-ms', '500']).history?.flushMs).toBe(500);
+    expect(() => serve(['--history-flush-ms', '6000'])).toThrow(/history-flush-ms/);
     expect(serve([], { HISTORY_RETENTION: '7d' }).history?.retentionMs).toBe(7 * 86_400_000);
     expect(serve(['--history', 'off']).history).toBeUndefined();
   });
@@ -46,6 +49,7 @@ describe('the history options', () => {
       url,
       retentionMs: 7 * 86_400_000,
       maxBytes: 1024 ** 3,
+      flushMs: 4_000,
     });
     expect(serve([], { HISTORY: 'postgresql://db/history' }).history).toMatchObject({
       store: 'postgres',

@@ -31,6 +31,12 @@ describe('the history store of a worker', () => {
   it("is the cluster's shared store with a PostgreSQL URL", () => {
     const url = 'postgres://relay@db:5432/market_relay';
     const { config } = workerConfig(serve(['--history', url]), assigned);
-    expect(config.history).toEqual({ store: 'postgres', url, retentionMs: 86_400_000, maxBytes: 1024 ** 3 });
+    expect(config.history).toEqual({
+      store: 'postgres',
+      url,
+      retentionMs: 86_400_000,
+      maxBytes: 1024 ** 3,
+      flushMs: 4_000,
+    });
   });
 });

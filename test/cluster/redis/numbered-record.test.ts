@@ -39,7 +39,7 @@ function scriptedLog() {
   return { log, script };
 }
 
-/** The state and log a holder before this one (token 0) left: updates 2, 3 and 4, 8, 4 and 1 s ago. */
+/** The state and log a holder before this one (token 0) left: updates 2, 3 and 4, 10, 4 and 1 s ago. */
 function takenOverLog() {
   const now = Date.now();
   const ago = (ms: number) => new Date(now - ms).toISOString();
@@ -47,7 +47,7 @@ function takenOverLog() {
   const stream = { market: MARKET, depth: undefined };
   const state: PriceData = { best_bid: '0.4400', best_ask: '0.6000' };
   const logged = [
-    { seq: 2, ago: 8_000 },
+    { seq: 2, ago: 10_000 },
     { seq: 3, ago: 4_000 },
     { seq: 4, ago: 1_000 },
   ].map(({ seq, ago: ms }) => {

@@ -15,7 +15,7 @@ import { type SimulatorHandle, startSimulator } from '../../../src/sim/server.ts
 import { type ChildRelay, startChildRelay } from '../../support/cluster/child-relay.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
-/** The relay's flush window (src/history-recording.ts HISTORY_FLUSH_MS): what a SIGKILL may lose. */
+/** The child relay's flush window (`HISTORY_FLUSH_MS` in vitest.config.ts): what a SIGKILL may lose. */
 const FLUSH_WINDOW_MS = 1_000;
 
 let sim: SimulatorHandle;

@@ -16,13 +16,14 @@ import { parseJson, streamMessage } from './stream-batch.ts';
 import type { StoredTarget, StreamLog } from './stream-log.ts';
 
 /**
- * How far back before the last holder's last write (`rts`) the log is recorded again: past its
- * flush window (1 s) and a write still in flight when it was killed.
+ * How far back before the last holder's last write (`rts`) the log is recorded again: past the
+ * longest flush window (`--history-flush-ms`, 5 s at most) and a write still in flight when it was
+ * killed.
  */
-const BACKFILL_MS = 5_000;
+const BACKFILL_MS = 7_000;
 
-/** The most updates per stream read back from the log (a stream polled every 25 ms fills 5 s with 200). */
-const BACKFILL_UPDATES = 200;
+/** The most updates per stream read back from the log (a stream polled every 25 ms fills 7 s with 280). */
+const BACKFILL_UPDATES = 300;
 
 /** The logged updates, by stream, that a new holder of a target records again: `loggedBefore`. */
 export type LoggedBefore = (stored: StoredTarget) => Promise<ReadonlyMap<string, readonly Frame[]>>;
