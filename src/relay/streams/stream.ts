@@ -98,10 +98,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   /** Relay clock (ms) of the last change sent. */
   lastChangeAt = 0;
 
-  /**
-   * The resume ring keeps at most `resumeBufferSize` updates and `resumeBufferBytes` of them, none
-   * older than `resumeBufferMs`.
-   */
+  /** Its resume ring keeps the last `resumeBufferSize` updates, within `resumeBufferBytes` and `resumeBufferMs`. */
   constructor(
     identity: StreamIdentity<C>,
     codec: StreamCodec<State, Delta>,
