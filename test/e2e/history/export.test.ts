@@ -5,43 +5,14 @@
  * started again on the same folder, what it had recorded before the last flush window is still there.
  * Bad requests get their documented 400s.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { type SimulatorHandle, startSimulator } from '../../../src/sim/server.ts';
-import { type ChildRelay, startChildRelay } from '../../support/cluster/child-relay.ts';
+import type { ChildRelay } from '../../support/cluster/child-relay.ts';
+import { FLUSH_WINDOW_MS, useCrashRecording } from '../../support/crash-recording.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
-/** The child relay's flush window (`HISTORY_FLUSH_MS` in vitest.config.ts): what a SIGKILL may lose. */
-const FLUSH_WINDOW_MS = 1_000;
-
-let sim: SimulatorHandle;
-let dataDir: string;
-const relays: ChildRelay[] = [];
-
-beforeAll(async () => {
-  sim = await startSimulator({ markets: 3, seed: 47, tickMs: 50 });
-  dataDir = mkdtempSync(path.join(tmpdir(), 'history-export-'));
-});
-afterAll(async () => {
-  for (const relay of relays) await relay.stop('SIGKILL');
-  await sim?.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-async function recordingRelay(): Promise<ChildRelay> {
-  const relay = await startChildRelay([
-    `--upstream=${sim.url}`,
-    '--history=embedded',
-    `--data-dir=${dataDir}`,
-    '--book-poll-ms=50',
-    '--log-level=warn',
-  ]);
-  relays.push(relay);
-  return relay;
-}
+const crash = useCrashRecording(47, 'history-export-');
+const { relays, recordingRelay } = crash;
 
 /** Subscribes to one full book and keeps the raw text of every snapshot and update, with when it came. */
 async function liveBook(relay: ChildRelay, market: string) {
@@ -64,7 +35,7 @@ async function exported(relay: ChildRelay, query: string): Promise<{ status: num
 
 describe('the NDJSON export of a recorded book', () => {
   it('is what a live client received, also across a SIGKILL and a restart', async () => {
-    const market = sim.market.activeMarketIds()[0]!;
+    const market = crash.sim().market.activeMarketIds()[0]!;
     const from = new Date(Date.now() - 1_000).toISOString();
     const first = await recordingRelay();
     const before = await liveBook(first, market);
@@ -109,7 +80,7 @@ describe('the NDJSON export of a recorded book', () => {
 
   it('answers bad requests with a 400 and what was wrong', async () => {
     const relay = relays.at(-1) ?? (await recordingRelay());
-    const market = sim.market.activeMarketIds()[0]!;
+    const market = crash.sim().market.activeMarketIds()[0]!;
     const now = Date.now();
     const iso = (ms: number) => new Date(ms).toISOString();
     const cases: [string, string, string][] = [

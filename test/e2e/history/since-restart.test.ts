@@ -6,43 +6,14 @@
  * kill, then the restarted relay's own epoch from its first snapshot, then live, with no gap and no
  * duplicate; its `history` says the record starts later than asked.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { type SimulatorHandle, startSimulator } from '../../../src/sim/server.ts';
-import { type ChildRelay, startChildRelay } from '../../support/cluster/child-relay.ts';
+import type { ChildRelay } from '../../support/cluster/child-relay.ts';
+import { FLUSH_WINDOW_MS, useCrashRecording } from '../../support/crash-recording.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
-/** The child relay's flush window (`HISTORY_FLUSH_MS` in vitest.config.ts): what a SIGKILL may lose. */
-const FLUSH_WINDOW_MS = 1_000;
-
-let sim: SimulatorHandle;
-let dataDir: string;
-const relays: ChildRelay[] = [];
-
-beforeAll(async () => {
-  sim = await startSimulator({ markets: 3, seed: 48, tickMs: 50 });
-  dataDir = mkdtempSync(path.join(tmpdir(), 'history-since-restart-'));
-});
-afterAll(async () => {
-  for (const relay of relays) await relay.stop('SIGKILL');
-  await sim?.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-async function recordingRelay(): Promise<ChildRelay> {
-  const relay = await startChildRelay([
-    `--upstream=${sim.url}`,
-    '--history=embedded',
-    `--data-dir=${dataDir}`,
-    '--book-poll-ms=50',
-    '--log-level=warn',
-  ]);
-  relays.push(relay);
-  return relay;
-}
+const crash = useCrashRecording(48, 'history-since-restart-');
+const { recordingRelay } = crash;
 
 interface Received {
   text: string;
@@ -71,7 +42,7 @@ async function book(relay: ChildRelay, market: string, since?: string) {
 
 describe('since from a record that outlived a SIGKILL', () => {
   it('answers with what the live client received, then the new epoch, then live', async () => {
-    const market = sim.market.activeMarketIds()[0]!;
+    const market = crash.sim().market.activeMarketIds()[0]!;
     const askedFrom = new Date(Date.now() - 1_000).toISOString();
     const first = await recordingRelay();
     const live = await book(first, market);
