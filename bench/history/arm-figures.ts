@@ -1,8 +1,9 @@
 /**
  * @module bench/history/arm-figures
- * The recording arms' order and figures, pure. Each round runs every arm once, in an order rotated
- * from the last round's (off, embedded, postgres; then postgres, off, embedded; ...), so that a
- * drift of the machine's load over the run falls on every arm alike. A round's figures pair its
+ * The recording arms' order and figures, pure. Each round runs every arm at once, over one window
+ * (./recording-arms.ts), started in an order rotated from the last round's (off, embedded,
+ * postgres; then postgres, off, embedded; ...), so that no arm is always the one started first
+ * (the warmest machine, the first to poll each tick). A round's figures pair its
  * recording arms with its `off` arm: CPU per message on over off, event-loop p99 on minus off, and
  * the CPU per message recording adds (on minus off); the run's figure is the median of the rounds'.
  */
@@ -29,7 +30,7 @@ export interface StoreFigures {
   loopDelayP99AddedMs: number;
 }
 
-/** The order of `arms` in `round` (from 1): rotated by one each round. */
+/** The start order of `arms` in `round` (from 1): rotated by one each round. */
 export function armOrder<A>(arms: readonly A[], round: number): A[] {
   const shift = (round - 1) % arms.length;
   return [...arms.slice(shift), ...arms.slice(0, shift)];

@@ -2,9 +2,9 @@
  * @module bench/history/recording-arms
  * Recording off against on, side by side: relays polling 50 busy books every 250 ms (the simulator
  * moves every book on every tick) plus their prices and trades, for one client subscribed to all of
- * them. Each round runs every arm once, in an order rotated each round (./arm-figures.ts): off,
- * recording into the embedded store, and (given a PostgreSQL server) recording into the shared
- * store, each a relay of its own started fresh, warmed up, then measured over one window: its CPU
+ * them. Each round runs every arm at once (./arm-figures.ts): off, recording into the embedded
+ * store, and (given a PostgreSQL server) recording into the shared store, each a relay of its own
+ * with a client of its own, started fresh, warmed up, then all measured over the same window: its CPU
  * (process.cpuUsage, all of its threads, DuckDB's included) per stream message delivered, its event
  * loop's delay p99, and for the shared store the engine's own CPU over the window where it runs on
  * this machine (./engine-cpu.ts). The relays of an arm share one store (one data folder, one
@@ -109,10 +109,18 @@ export async function runRecordingArms(
   const windows: ArmWindow[] = [];
   try {
     for (let round = 1; round <= rounds; round += 1) {
-      for (const arm of armOrder(arms, round)) {
-        progress(`history: recording ${arm === 'off' ? 'off' : `into ${arm}`}, round ${round} of ${rounds}`);
-        windows.push(await measureArm(sim, markets, { arm, round, dataDir, postgresUrl }, options));
-      }
+      progress(
+        `history: recording off and ${arms.slice(1).join(' and ')} side by side, round ${round} of ${rounds}`,
+      );
+      windows.push(
+        ...(await measureRound(
+          sim,
+          markets,
+          armOrder(arms, round),
+          { round, dataDir, postgresUrl },
+          options,
+        )),
+      );
     }
     const storeRatio = await embeddedRatio(
       dataDir,
@@ -132,67 +140,111 @@ export async function runRecordingArms(
   }
 }
 
-async function measureArm(
+interface RunningArm {
+  arm: Arm;
+  relay: Awaited<ReturnType<typeof startServer>>;
+  client: WireClient;
+  enginePort: number | undefined;
+  recording: boolean;
+}
+
+/**
+ * One round: a relay of each arm, all started, subscribed and warmed up together, then measured
+ * over the same window, so that whatever else the machine does in that window weighs on every arm
+ * alike (arms run one after another drifted by a third within an hour: the figures compared
+ * windows of different machines).
+ */
+async function measureRound(
   sim: Simulator,
   markets: readonly string[],
-  arm: { arm: Arm; round: number; dataDir: string; postgresUrl: string | undefined },
+  order: readonly Arm[],
+  round: { round: number; dataDir: string; postgresUrl: string | undefined },
   options: BenchOptions,
-): Promise<ArmWindow> {
-  const store = arm.arm === 'postgres' ? arm.postgresUrl : arm.arm === 'embedded' ? 'embedded' : undefined;
-  const enginePort = arm.arm === 'postgres' && store !== undefined ? portOf(store) : undefined;
+): Promise<ArmWindow[]> {
+  const running: RunningArm[] = [];
+  try {
+    for (const arm of order) running.push(await startArm(sim, markets, arm, round, options));
+    await sleep(options.warmupMs);
+    for (const { relay, client } of running) {
+      await relay.child.request('resetLoopDelay');
+      client.resetCounts();
+    }
+    const starts = [];
+    for (const { relay, enginePort } of running)
+      starts.push({
+        usage: await relay.child.request<UsageSample>('usage'),
+        engine: enginePort === undefined ? undefined : engineCpuUs(enginePort),
+      });
+    await sleep(options.windowMs);
+    const windows: ArmWindow[] = [];
+    for (const [index, { arm, relay, client, enginePort, recording }] of running.entries()) {
+      const end = await relay.child.request<UsageSample>('usage');
+      const engineEnd = enginePort === undefined ? undefined : engineCpuUs(enginePort);
+      const messages = client.streamMessages;
+      const delay = await relay.child.request<{ p99Ms: number; maxMs: number }>('loopDelay');
+      const start = starts[index];
+      if (start === undefined) throw new Error('an arm without its start');
+      const usage = usageBetween(start.usage, end);
+      const window: ArmWindow = {
+        arm,
+        round: round.round,
+        messages,
+        messagesPerSec: (messages * 1000) / usage.wallMs,
+        cpuUs: usage.cpuUs,
+        cpuPerMessageUs: usage.cpuUs / Math.max(1, messages),
+        cpuShare: usage.cpuShare,
+        loopDelayP99Ms: delay.p99Ms,
+        loopDelayMaxMs: delay.maxMs,
+      };
+      // One engine serves the one shared-store arm: its CPU over the window is that arm's.
+      if (start.engine !== undefined && engineEnd !== undefined)
+        window.engineCpuPerMessageUs = (engineEnd - start.engine) / Math.max(1, messages);
+      if (recording) {
+        const written = await relay.child.request<{ written: number; dropped: number } | undefined>(
+          'history',
+        );
+        window.recorded = written?.written ?? 0;
+        window.lost = written?.dropped ?? 0;
+        if (arm === 'embedded') window.storeBytesRunning = storeFileBytes(round.dataDir);
+      }
+      windows.push(window);
+    }
+    return windows;
+  } finally {
+    for (const { relay, client } of running) {
+      client.close();
+      await relay.child.stop();
+    }
+  }
+}
+
+async function startArm(
+  sim: Simulator,
+  markets: readonly string[],
+  arm: Arm,
+  round: { round: number; dataDir: string; postgresUrl: string | undefined },
+  options: BenchOptions,
+): Promise<RunningArm> {
+  const store = arm === 'postgres' ? round.postgresUrl : arm === 'embedded' ? 'embedded' : undefined;
   const relay = await startServer('relay', {
     upstream: sim.url,
     pollMs: POLL_MS,
     upstreamRps: UPSTREAM_RPS,
     nodeFlags: [
       ...SHIPPED_RELAY_NODE_FLAGS,
-      ...(options.cpuProf ? profileFlags(`history-${arm.arm}-${arm.round}`) : []),
+      ...(options.cpuProf ? profileFlags(`history-${arm}-${round.round}`) : []),
     ],
-    ...(store === undefined ? {} : { history: { store, dataDir: arm.dataDir } }),
+    ...(store === undefined ? {} : { history: { store, dataDir: round.dataDir } }),
   });
   const client = await WireClient.connect(relay.url);
-  try {
-    for (const channel of ['book', 'price', 'trades']) {
-      const id = `subscribe-${channel}`;
-      client.send({ op: 'subscribe', id, channel, markets, ...(channel === 'book' ? { depth: 10 } : {}) });
-      const reply = await client.reply(id);
-      if (reply.type !== 'subscribed') throw new Error(`subscribe ${channel}: ${JSON.stringify(reply)}`);
-    }
-    await sleep(options.warmupMs);
-    await relay.child.request('resetLoopDelay');
-    client.resetCounts();
-    const start = await relay.child.request<UsageSample>('usage');
-    const engineStart = enginePort === undefined ? undefined : engineCpuUs(enginePort);
-    await sleep(options.windowMs);
-    const end = await relay.child.request<UsageSample>('usage');
-    const engineEnd = enginePort === undefined ? undefined : engineCpuUs(enginePort);
-    const messages = client.streamMessages;
-    const delay = await relay.child.request<{ p99Ms: number; maxMs: number }>('loopDelay');
-    const usage = usageBetween(start, end);
-    const window: ArmWindow = {
-      arm: arm.arm,
-      round: arm.round,
-      messages,
-      messagesPerSec: (messages * 1000) / usage.wallMs,
-      cpuUs: usage.cpuUs,
-      cpuPerMessageUs: usage.cpuUs / Math.max(1, messages),
-      cpuShare: usage.cpuShare,
-      loopDelayP99Ms: delay.p99Ms,
-      loopDelayMaxMs: delay.maxMs,
-    };
-    if (engineStart !== undefined && engineEnd !== undefined)
-      window.engineCpuPerMessageUs = (engineEnd - engineStart) / Math.max(1, messages);
-    if (store !== undefined) {
-      const written = await relay.child.request<{ written: number; dropped: number } | undefined>('history');
-      window.recorded = written?.written ?? 0;
-      window.lost = written?.dropped ?? 0;
-      if (arm.arm === 'embedded') window.storeBytesRunning = storeFileBytes(arm.dataDir);
-    }
-    return window;
-  } finally {
-    client.close();
-    await relay.child.stop();
+  for (const channel of ['book', 'price', 'trades']) {
+    const id = `subscribe-${channel}`;
+    client.send({ op: 'subscribe', id, channel, markets, ...(channel === 'book' ? { depth: 10 } : {}) });
+    const reply = await client.reply(id);
+    if (reply.type !== 'subscribed') throw new Error(`subscribe ${channel}: ${JSON.stringify(reply)}`);
   }
+  const enginePort = arm === 'postgres' && store !== undefined ? portOf(store) : undefined;
+  return { arm, relay, client, enginePort, recording: store !== undefined };
 }
 
 async function embeddedRatio(

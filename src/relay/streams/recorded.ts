@@ -31,8 +31,8 @@ export function recordedOf(
   const position = frame.position;
   if (position === undefined) throw new Error(`not a stream message: ${text.slice(0, 80)}`);
   const dataStart = text.indexOf('"data":') + '"data":'.length;
-  const checksum = /,"checksum":(\d+)\}$/.exec(text);
-  const dataEnd = checksum === null ? text.length - 1 : checksum.index;
+  const checksum = trailingChecksum(text);
+  const dataEnd = checksum === undefined ? text.length - 1 : checksum.at;
   return {
     channel: subject.channel,
     stream: subject.key,
@@ -45,7 +45,7 @@ export function recordedOf(
     rts: stringField(text, 'rts'),
     type,
     data: text.slice(dataStart, dataEnd),
-    checksum: checksum === null ? undefined : Number(checksum[1]),
+    checksum: checksum?.value,
   };
 }
 
@@ -63,6 +63,25 @@ export function sentText(record: RecordedMessage): string {
   const envelope = JSON.stringify(onTheWire(dataMessage(subject, record.type, 0, at, record.checksum)));
   const at0 = envelope.lastIndexOf('"data":0');
   return `${envelope.slice(0, at0 + '"data":'.length)}${record.data}${envelope.slice(at0 + '"data":0'.length)}`;
+}
+
+const CHECKSUM_KEY = ',"checksum":';
+
+/**
+ * The `checksum` that ends a message's text, and where its key starts: the text's last
+ * `,"checksum":` followed by digits alone up to the closing brace (a key of that name inside `data`
+ * is followed by more than that). Searched from the end, as the message is recorded per send.
+ */
+function trailingChecksum(text: string): { at: number; value: number } | undefined {
+  const at = text.lastIndexOf(CHECKSUM_KEY);
+  const digitsFrom = at + CHECKSUM_KEY.length;
+  const digitsTo = text.length - 1;
+  if (at < 0 || digitsTo <= digitsFrom || text.charCodeAt(digitsTo) !== 0x7d) return undefined;
+  for (let i = digitsFrom; i < digitsTo; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code < 0x30 || code > 0x39) return undefined;
+  }
+  return { at, value: Number(text.slice(digitsFrom, digitsTo)) };
 }
 
 function stringField(text: string, name: string): string {
