@@ -14,6 +14,7 @@ import { codecs } from '../../../src/relay/channels/codecs.ts';
 import type { LeaseTable } from '../../../src/relay/coordination/recording/lease-table.ts';
 import { RedisLeaseTable } from '../../../src/relay/coordination/recording/redis-lease-table.ts';
 import { StreamRecording } from '../../../src/relay/coordination/recording/stream-recording.ts';
+import { defineScripts } from '../../../src/relay/coordination/redis/scripts.ts';
 import { recordedOf } from '../../../src/relay/streams/recorded.ts';
 import { type AnyStream, Stream } from '../../../src/relay/streams/stream.ts';
 import { MemoryLeaseTable } from '../../support/cluster/memory-lease-table.ts';
@@ -47,6 +48,7 @@ const implementations: [string, () => Promise<Tables>][] = [
             // As the relay's commands connection: a command fails at once while Redis is out of reach.
             const options = { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true };
             const [one, two] = [new Redis(redis.server.url, options), new Redis(redis.server.url, options)];
+            for (const connection of [one, two]) defineScripts(connection);
             await Promise.all([one.connect(), two.connect()]);
             return {
               a: new RedisLeaseTable(one, 'a'),

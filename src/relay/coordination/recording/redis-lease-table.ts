@@ -2,31 +2,12 @@
  * @module relay/coordination/recording/redis-lease-table
  * The recording leases in the cluster's Redis (./lease-table.ts): one key per stream
  * (redis/keys.ts `recordingLeaseKey`) holding its holder's name with a TTL, taken, renewed and let
- * go by a script each, so that no other relay's lease is ever renewed or deleted.
+ * go by a script each (./lease-scripts.ts, commands of the connection: redis/scripts.ts), so that
+ * no other relay's lease is ever renewed or deleted.
  */
 import type { RedisClient } from '../redis/connection.ts';
 import { recordingLeaseKey } from '../redis/keys.ts';
 import type { LeaseTable } from './lease-table.ts';
-
-/** KEYS[1] the lease; ARGV[1] the holder, ARGV[2] the TTL (ms). 1: held by ARGV[1] now. */
-const HOLD = `
-local holder = redis.call('GET', KEYS[1])
-if holder == false then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  return 1
-end
-if holder == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return 1
-end
-return 0
-`;
-
-/** KEYS[1] the lease; ARGV[1] the holder. */
-const RELEASE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-return 0
-`;
 
 export class RedisLeaseTable implements LeaseTable {
   readonly holder: string;
@@ -38,8 +19,7 @@ export class RedisLeaseTable implements LeaseTable {
   }
 
   async hold(key: string, ttlMs: number): Promise<boolean> {
-    const held = await this.#redis.eval(
-      HOLD,
+    const held = await this.#redis.relayHoldRecording(
       1,
       recordingLeaseKey(key),
       this.holder,
@@ -49,6 +29,6 @@ export class RedisLeaseTable implements LeaseTable {
   }
 
   async release(key: string): Promise<void> {
-    await this.#redis.eval(RELEASE, 1, recordingLeaseKey(key), this.holder);
+    await this.#redis.relayReleaseRecording(1, recordingLeaseKey(key), this.holder);
   }
 }
