@@ -9,6 +9,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
+import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
 import type { RecordedMessage } from '../../../src/history/store.ts';
 import { codecs } from '../../../src/relay/channels/codecs.ts';
 import type { LeaseTable } from '../../../src/relay/coordination/recording/lease-table.ts';
@@ -86,9 +87,10 @@ function relayOn(table: LeaseTable, path: string, records: RecordedMessage[]) {
   let n = 0;
   return {
     epoch: () => stream.epoch,
-    publish() {
+    /** `receivedAt`: when the relay received this state (its `rts`). */
+    publish(receivedAt = Date.now()) {
       n += 1;
-      const now = Date.now();
+      const now = receivedAt;
       const { frame, kind } = stream.publish(
         // A patch of one field is smaller than the whole: each change is an `update`.
         { n, venue: 'a state with more than one field' },
@@ -101,7 +103,6 @@ function relayOn(table: LeaseTable, path: string, records: RecordedMessage[]) {
     letGo: () => {
       holds = false;
     },
-    close: () => recording.close(),
   };
 }
 
@@ -198,5 +199,61 @@ describe.each(implementations)('recording leases: %s', (_name, create) => {
     expect(fromB.map((record) => record.seq)).toEqual(
       Array.from({ length: fromB.length }, (_, i) => fromB[0]!.seq + i),
     );
+  });
+
+  it('records a message received before the takeover but served after as the state then, timed at the takeover', async () => {
+    const tables = await create();
+    closing.push(tables.close);
+    const path = `/late-${++streamCount}`;
+    const records: RecordedMessage[] = [];
+    const a = relayOn(tables.a, path, records);
+    a.publish();
+    await waitFor('a to record its snapshot', () => records.length === 1);
+    const b = relayOn(tables.b, path, records);
+    b.publish();
+    a.letGo();
+    const snapshot = await waitFor('b to take over', () =>
+      records.find((record) => record.epoch === b.epoch()),
+    );
+    const takeover = Date.parse(snapshot.rts);
+    b.publish(takeover - 200);
+    b.publish();
+    const fromB = records.filter((record) => record.epoch === b.epoch());
+    expect(fromB.map((record) => [record.type, record.seq])).toEqual([
+      ['snapshot', 1],
+      ['snapshot', 2],
+      ['update', 3],
+    ]);
+    expect(fromB[1]!.rts).toBe(snapshot.rts);
+    expect(JSON.parse(fromB[1]!.data)).toMatchObject({ n: 2 });
+    expect(inRtsOrder(fromB).map((record) => record.seq)).toEqual([1, 2, 3]);
+  });
+
+  it('leaves the book and price streams to their target’s lease holder, who numbers them for all', async () => {
+    const tables = await create();
+    closing.push(tables.close);
+    const market = `3f2b8c1e-5d4a-4e6b-9c7d-${String(++streamCount).padStart(12, '0')}`;
+    const path = `/numbered-${streamCount}`;
+    const records: RecordedMessage[] = [];
+    const recording = new StreamRecording({
+      table: tables.a,
+      record: (subject, frame, kind) => records.push(recordedOf(subject, frame, kind)),
+      holds: () => true,
+      leaseMs: 600,
+      renewMs: 50,
+    });
+    closing.push(() => recording.close());
+    const price = new Stream({ channel: 'price', market }, codecs.price, 100);
+    const { frame, kind } = price.publish(
+      { best_bid: '0.5' },
+      new Date().toISOString(),
+      new Date().toISOString(),
+      Date.now(),
+    );
+    recording.sink(price as unknown as AnyStream, frame!, kind);
+    // A round trip on a's table: a lease the sink had asked for would be a's by its answer.
+    await tables.a.hold(`${path}-after`, 600);
+    expect(records).toEqual([]);
+    expect(await tables.b.hold(streamKey('price', market), 600)).toBe(true);
   });
 });
