@@ -4,8 +4,9 @@
  * embedded DuckDB store in `--data-dir`, or the shared PostgreSQL store at a URL), the recorder that
  * buffers each numbered message and writes it every flush window, and where messages are taken
  * from: as each is served here (a relay alone, or each relay of a cluster into its own store), or,
- * in a cluster sharing one store, as the lease holder numbers it for all (docs/cluster.md "One
- * history for the cluster"). A store that cannot be opened stops the start with one clear line;
+ * in a cluster sharing one store, as the lease holder numbers it for all (`book`, `price`), and as
+ * the holder of a stream's recording lease serves it (the streams each relay numbers itself;
+ * docs/cluster.md "One history for the cluster"). A store that cannot be opened stops the start with one clear line;
  * once serving, a failing store never stops anything else.
  */
 import type { Logger } from 'pino';
@@ -14,10 +15,13 @@ import { openDuckDbStore } from './history/duckdb-store.ts';
 import { openPostgresStore } from './history/postgres-store.ts';
 import { HistoryRecorder } from './history/recorder.ts';
 import type { HistoryStore } from './history/store.ts';
+import type { LeaseTable } from './relay/coordination/recording/lease-table.ts';
+import { type LeasedRecordSink, StreamRecording } from './relay/coordination/recording/stream-recording.ts';
 import type { NumberedRecordSink } from './relay/coordination/stream-numbering.ts';
 import type { Frame } from './relay/streams/frame.ts';
 import type { RecordSink } from './relay/streams/publisher.ts';
 import { type RecordedSubject, recordedOf } from './relay/streams/recorded.ts';
+import type { AnyStream } from './relay/streams/stream.ts';
 
 /** Retention by age and size is enforced this often. */
 const RETENTION_EVERY_MS = 60_000;
@@ -28,7 +32,7 @@ const MAX_PENDING = 200_000;
 
 interface SentMessage {
   subject: RecordedSubject;
-  frame: Frame;
+  frame: Pick<Frame, 'text' | 'position'>;
   kind: 'snapshot' | 'update';
 }
 
@@ -38,6 +42,11 @@ export interface HistoryRecording {
   served: RecordSink | undefined;
   /** What a lease holder tells of each message it numbers for the cluster; undefined when each relay records what it serves. */
   numbered: NumberedRecordSink | undefined;
+  /**
+   * In a cluster sharing the store: what the holder of a stream's recording lease records of the
+   * streams each relay numbers itself (relay/coordination/recording/stream-recording.ts).
+   */
+  leased: LeasedRecordSink | undefined;
 }
 
 /**
@@ -71,12 +80,27 @@ export async function startHistoryRecording(
   });
   recorder.start();
   log.info({ event: 'history_recording', store: store.description }, `recording into ${store.description}`);
-  const record = (subject: RecordedSubject, frame: Frame, kind: 'snapshot' | 'update') =>
+  const record = (subject: RecordedSubject, frame: SentMessage['frame'], kind: 'snapshot' | 'update') =>
     recorder.record({ subject, frame, kind });
-  if (!cluster || config.store !== 'postgres') return { recorder, served: record, numbered: undefined };
+  if (!cluster || config.store !== 'postgres')
+    return { recorder, served: record, numbered: undefined, leased: undefined };
   log.info(
     { event: 'history_shared' },
-    'cluster history: this relay records the book and price streams whose lease it holds; streams each relay numbers itself are not recorded in the shared store',
+    'cluster history: this relay records the book and price streams whose lease it holds, and the streams each relay numbers itself whose recording lease it holds',
   );
-  return { recorder, served: undefined, numbered: record };
+  return { recorder, served: undefined, numbered: record, leased: record };
+}
+
+/**
+ * In a cluster sharing the store, the recording leases of the streams this relay numbers itself
+ * (`holds`: it still serves the stream); undefined where every message served here is recorded, or
+ * nothing is.
+ */
+export function leasedRecording(
+  history: HistoryRecording | undefined,
+  leases: LeaseTable | undefined,
+  holds: (stream: AnyStream) => boolean,
+): StreamRecording | undefined {
+  if (history?.leased === undefined || leases === undefined) return undefined;
+  return new StreamRecording({ table: leases, record: history.leased, holds });
 }

@@ -13,7 +13,7 @@ import { DEFAULT_MAX_AGE_MS } from './config/poll-options.ts';
 import { type RelayTuning, resolveTuning } from './config/tuning.ts';
 import { drainConnections, leavingConnections } from './drain.ts';
 import type { RecordReader } from './history/recorder.ts';
-import { startHistoryRecording } from './history-recording.ts';
+import { leasedRecording, startHistoryRecording } from './history-recording.ts';
 import { registerCors } from './http/cors.ts';
 import { registerHealth } from './http/health.ts';
 import { registerHistoryExport } from './http/history-export.ts';
@@ -140,6 +140,13 @@ export async function startRelay(
     onPacedSend: (stream, frame, recipients) => pacedSends.pacedSent(stream, frame, recipients),
   });
   const pacedSends = new StreamPublisher(events, Date.now);
+  // In a cluster sharing the store, a stream numbered here is recorded by its recording lease's holder.
+  const leased = leasedRecording(
+    history,
+    broker.recordingLeases,
+    (stream) => registry.get(stream) === stream,
+  );
+  const served = history?.served ?? leased?.sink;
   const upstreamHealth = new UpstreamHealthMonitor(client, {
     onIdentity: (identity) => logUpstreamIdentity(logger, upstreamUrl, identity),
   });
@@ -150,7 +157,7 @@ export async function startRelay(
     broker,
     registry,
     events,
-    ...(history?.served === undefined ? {} : { record: history.served }),
+    ...(served === undefined ? {} : { record: served }),
     bookPollMs: config.bookPollMs,
     pricePollMs: config.pricePollMs,
     upstreamRps: config.upstreamRps,
@@ -301,6 +308,7 @@ export async function startRelay(
     relayPoller.stop();
     // No replay may be reading the store when it closes.
     await replays.stopAll();
+    await leased?.close();
     await history?.recorder.close();
     knownMarkets.stop();
     upstreamHealth.stop();

@@ -12,6 +12,7 @@
 import type { RateGate } from '../../upstream/rate-gate.ts';
 import type { ResumeHistory } from '../streams/registry.ts';
 import type { NumberedCodec } from './codecs.ts';
+import type { LeaseTable } from './recording/lease-table.ts';
 import type { SharedResult } from './shared-result.ts';
 import type { AppliedPoll, NumberingContext, StreamNumbering } from './stream-numbering.ts';
 
@@ -96,6 +97,11 @@ export interface Broker {
   forget(target: string): void;
   /** Where a resume point beyond this relay's resume rings is looked for. */
   readonly history: ResumeHistory;
+  /**
+   * Where a relay of a cluster takes the recording lease of a stream it numbers itself, to record
+   * it into a history store the cluster shares (./recording/); none for a relay alone.
+   */
+  readonly recordingLeases: LeaseTable | undefined;
   /** The gate every upstream request waits at, for `rps` requests per second. */
   rateGate(rps: number): RateGate;
   /** This relay's share (0..1) of the budget, undefined while it is all this relay's or not known. */

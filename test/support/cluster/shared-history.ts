@@ -73,5 +73,8 @@ export function useSharedHistory() {
     get sim() {
       return sim;
     },
+    get redisUrl() {
+      return redis.server.url;
+    },
   };
 }

@@ -15,6 +15,7 @@ import { LocalNumbering } from './numbering.ts';
 export class LocalBroker implements Broker {
   readonly #owned = new Set<string>();
   readonly history = RINGS_ALONE;
+  readonly recordingLeases = undefined;
 
   async claim(target: string): Promise<boolean> {
     this.#owned.add(target);

@@ -11,6 +11,8 @@
 import type { RateGate } from '../../../upstream/rate-gate.ts';
 import type { Broker, BrokerCounter, BrokerGauge, BrokerStatus, ClusterReport } from '../broker.ts';
 import type { NumberedCodec } from '../codecs.ts';
+import type { LeaseTable } from '../recording/lease-table.ts';
+import { RedisLeaseTable } from '../recording/redis-lease-table.ts';
 import { parseSharedResult, type SharedResult } from '../shared-result.ts';
 import type {
   AppliedPoll,
@@ -54,6 +56,7 @@ export class RedisBroker implements Broker {
   /** Leases, the stream log and the target channels; tests reach it to watch or slow this relay. */
   readonly coordinator: RedisCoordinator;
   readonly history: ClusterResume;
+  readonly recordingLeases: LeaseTable;
   readonly #options: RedisBrokerOptions;
   readonly #listeners = new Map<string, Listeners>();
   #budget: RedisRateGate | undefined;
@@ -61,6 +64,7 @@ export class RedisBroker implements Broker {
   constructor(coordinator: RedisCoordinator, options: RedisBrokerOptions = {}) {
     this.coordinator = coordinator;
     this.history = new ClusterResume(coordinator.log);
+    this.recordingLeases = new RedisLeaseTable(coordinator.commands, coordinator.instanceId);
     this.#options = options;
   }
 

@@ -119,6 +119,11 @@ export class RedisCoordinator {
     });
   }
 
+  /** The commands connection, shared with the recording leases (relay/coordination/recording/). */
+  get commands(): RedisClient {
+    return this.#commands;
+  }
+
   /** Connects both connections; resolves either way within `timeoutMs` (the relay starts regardless). */
   async connect(timeoutMs: number): Promise<boolean> {
     const attempt = Promise.all([this.#commands.connect(), this.#subscriber.connect()]).then(

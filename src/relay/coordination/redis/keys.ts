@@ -5,7 +5,8 @@
  * util/stream-key.ts):
  * - a poll target's key (`bookTargetKey`, `priceTargetKey`, `numberedTargetKey`, `streamTargetKey`): what the poller
  *   schedules, what a cluster leases, and what the target's Redis names are tagged with;
- * - the Redis names of one poll target (`targetKeys`).
+ * - the Redis names of one poll target (`targetKeys`);
+ * - a stream's recording lease (`recordingLeaseKey`).
  */
 
 import { type NumberedChannel, numberedChannels } from '../../channels/relay-registry.ts';
@@ -73,3 +74,11 @@ export const POLL_CPU_KEY = `${PREFIX}{relays}:poll-cpu`;
 export const WEIGHT_KEY = `${PREFIX}{relays}:weight`;
 /** The format each live relay writes (relay/coordination/redis/formats.ts), beside the roster. */
 export const FORMAT_KEY = `${PREFIX}{relays}:format`;
+
+/**
+ * The recording lease of one stream a relay numbers itself (relay/coordination/recording/), by the
+ * stream's key: `<holder>` with a TTL, alone in its slot.
+ */
+export function recordingLeaseKey(stream: string): string {
+  return `${PREFIX}{record:${stream}}:lease`;
+}

@@ -7,6 +7,7 @@
  * ...keys, ...args)`, the same arguments as EVAL without the script.
  */
 import type { ClientContext, Redis, Result } from 'ioredis';
+import { HOLD_RECORDING, RELEASE_RECORDING } from '../recording/lease-scripts.ts';
 import { LEASE_TOKENS, REPORT_SPENDING } from './budget-scripts.ts';
 import { ANNOUNCE, CLAIM, CLOSE, COMMIT, LOAD, RELEASE } from './stream-scripts.ts';
 
@@ -19,6 +20,8 @@ const scripts = {
   relayLoad: LOAD,
   relayLeaseTokens: LEASE_TOKENS,
   relayReportSpending: REPORT_SPENDING,
+  relayHoldRecording: HOLD_RECORDING,
+  relayReleaseRecording: RELEASE_RECORDING,
 } as const;
 
 type ScriptCall<Context extends ClientContext> = (
