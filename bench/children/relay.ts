@@ -5,6 +5,7 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pino from 'pino';
+import { DuckDbHistoryStore } from '../../src/history/duckdb-store.ts';
 import { startRelay } from '../../src/relay-server.ts';
 import { benchHistoryConfig } from '../lib/history-config.ts';
 import { serveIpc } from '../lib/ipc.ts';
@@ -105,6 +106,15 @@ serveIpc({
     await relay.history.flush();
     const { written, dropped, writeFailures } = relay.history.stats();
     return { written, dropped, writeFailures };
+  },
+  /**
+   * What the recorder holds written, and the embedded store's log folded into its file (history
+   * scenario): a window that ends with it has paid for compressing and writing what it recorded.
+   */
+  checkpoint: async () => {
+    if (relay.history === undefined) return;
+    await relay.history.flush();
+    if (relay.history.store instanceof DuckDbHistoryStore) await relay.history.store.checkpoint();
   },
   memory: () => memoryAfterGc(),
   connections: () => relay.ws.connections.size,

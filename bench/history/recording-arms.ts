@@ -165,6 +165,10 @@ async function measureRound(
   try {
     for (const arm of order) running.push(await startArm(sim, markets, arm, round, options));
     await sleep(options.warmupMs);
+    // The warm-up's record folded into the store first, so that the checkpoint ending the window
+    // (below) is that of the window's own messages: its CPU counted in the window, as DuckDB pays
+    // it about once a minute for a relay recording this much.
+    for (const { relay } of running) await relay.child.request('checkpoint');
     for (const { relay, client } of running) {
       await relay.child.request('resetLoopDelay');
       client.resetCounts();
@@ -178,6 +182,7 @@ async function measureRound(
     await sleep(options.windowMs);
     const windows: ArmWindow[] = [];
     for (const [index, { arm, relay, client, enginePort, recording }] of running.entries()) {
+      await relay.child.request('checkpoint');
       const end = await relay.child.request<UsageSample>('usage');
       const engineEnd = enginePort === undefined ? undefined : engineCpuUs(enginePort);
       const messages = client.streamMessages;

@@ -125,9 +125,8 @@ function recordingReport(recording: RecordingResult, targets: Target[]): string[
       `Recording into the embedded store: relay CPU per message on/off ${fixed(embedded.cpuRatio, 3)}x ` +
         `(rounds ${fixed(embedded.cpuRatioRange[0], 3)} to ${fixed(embedded.cpuRatioRange[1], 3)}; ` +
         `${signed(embedded.addedCpuUs)} µs a message), event-loop p99 ${signed(embedded.loopDelayP99AddedMs)} ms. ` +
-        `A window sees no checkpoint (DuckDB folds its log into the file every 16 MB of it, about once a minute ` +
-        `at this rate, and each arm's relay is fresh): the checkpoints' CPU is in the store's CPU per row below, ` +
-        `times the rows recorded per second.`,
+        `Each window ends with the store's checkpoint of what it recorded (DuckDB folds its log into the file ` +
+        `every 16 MB of it, about once a minute at this rate), counted in the window.`,
     );
     targets.push(
       target('history: relay CPU per message, recording on/off', embedded.cpuRatio, 1.05, 'x'),

@@ -293,6 +293,13 @@ export class DuckDbHistoryStore implements HistoryStore {
     };
   }
 
+  /** Folds the write-ahead log into the database file now, rather than when DuckDB's log has grown to 16 MB. */
+  checkpoint(): Promise<void> {
+    return this.#serially(async () => {
+      await this.#writer.run('CHECKPOINT');
+    });
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     await this.#queue.catch(() => undefined);
