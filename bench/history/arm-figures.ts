@@ -2,10 +2,13 @@
  * @module bench/history/arm-figures
  * The recording arms' order and figures, pure. Each round runs every arm at once, over one window
  * (./recording-arms.ts), started in an order rotated from the last round's (off, embedded,
- * postgres; then postgres, off, embedded; ...), so that no arm is always the one started first
- * (the warmest machine, the first to poll each tick). A round's figures pair its
- * recording arms with its `off` arm: CPU per message on over off, event-loop p99 on minus off, and
- * the CPU per message recording adds (on minus off); the run's figure is the median of the rounds'.
+ * postgres; then embedded, postgres, off; ...), and a run is a whole number of rotations: the arm
+ * started later costs a few percent more CPU per message in the same window (measured: 1.09 and
+ * 1.05 with recording started second, 0.94 and 1.00 with it first), so every arm takes every place
+ * equally often and the figures are means over the rounds, where those places cancel (a median of
+ * an unbalanced run kept the bias). A round's figures pair its recording arms with its `off` arm:
+ * CPU per message on over off (the run's figure their geometric mean), event-loop p99 on minus off
+ * and the CPU per message recording adds, on minus off (their arithmetic means).
  */
 
 /** Recording nothing, into the embedded store, into the shared PostgreSQL store. */
@@ -21,13 +24,18 @@ export interface ArmSample {
 }
 
 export interface StoreFigures {
-  /** Relay CPU per message, on over off: the rounds' median, and their range. */
+  /** Relay CPU per message, on over off: the rounds' geometric mean, and their range. */
   cpuRatio: number;
   cpuRatioRange: [number, number];
-  /** Relay CPU per message recording adds (on minus off, µs): the rounds' median. */
+  /** Relay CPU per message recording adds (on minus off, µs): the rounds' mean. */
   addedCpuUs: number;
-  /** Event-loop p99, on minus off (ms): the rounds' median. */
+  /** Event-loop p99, on minus off (ms): the rounds' mean. */
   loopDelayP99AddedMs: number;
+}
+
+/** The rounds a run of `arms` takes for at least `asked`: a whole number of rotations. */
+export function wholeRotations(asked: number, arms: number): number {
+  return Math.max(1, Math.ceil(asked / arms)) * arms;
 }
 
 /** The start order of `arms` in `round` (from 1): rotated by one each round. */
@@ -50,10 +58,10 @@ export function storeFigures(samples: readonly ArmSample[]): Partial<Record<Reco
     }
     if (ratios.length === 0) continue;
     figures[arm] = {
-      cpuRatio: median(ratios),
+      cpuRatio: geometricMean(ratios),
       cpuRatioRange: [Math.min(...ratios), Math.max(...ratios)],
-      addedCpuUs: median(added),
-      loopDelayP99AddedMs: median(loop),
+      addedCpuUs: mean(added),
+      loopDelayP99AddedMs: mean(loop),
     };
   }
   return figures;
@@ -61,7 +69,7 @@ export function storeFigures(samples: readonly ArmSample[]): Partial<Record<Reco
 
 /**
  * The shared store's recording cost over the embedded store's (issue 48: at most 1.2x): the CPU per
- * message each adds to the relay, the medians of the rounds', one over the other. NaN when the
+ * message each adds to the relay, the means of the rounds', one over the other. NaN when the
  * embedded store's added cost is not above zero (lost in the machine's noise): no ratio to give.
  */
 export function sharedOverEmbedded(figures: Partial<Record<RecordingArm, StoreFigures>>): number | undefined {
@@ -78,10 +86,10 @@ function* pairs(samples: readonly ArmSample[], arm: RecordingArm): Generator<[Ar
   }
 }
 
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? Number.NaN)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+function mean(values: readonly number[]): number {
+  return values.reduce((sum, value) => sum + value, 0) / values.length;
+}
+
+function geometricMean(values: readonly number[]): number {
+  return Math.exp(mean(values.map(Math.log)));
 }

@@ -28,6 +28,7 @@ import {
   type StoreFigures,
   sharedOverEmbedded,
   storeFigures,
+  wholeRotations,
 } from './arm-figures.ts';
 import { engineCpuUs } from './engine-cpu.ts';
 import { copyStore, recordedJson, storeFileBytes } from './store-bytes.ts';
@@ -104,8 +105,8 @@ export async function runRecordingArms(
   if (markets.length < BUSY_BOOKS)
     throw new Error(`the simulator has ${markets.length} busy markets, not ${BUSY_BOOKS}`);
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-history-'));
-  const rounds = options.historyRounds ?? (options.quick ? 2 : 3);
   const arms: Arm[] = postgresUrl === undefined ? ['off', 'embedded'] : ['off', 'embedded', 'postgres'];
+  const rounds = wholeRotations(options.historyRounds ?? (options.quick ? 1 : 2) * arms.length, arms.length);
   const windows: ArmWindow[] = [];
   try {
     for (let round = 1; round <= rounds; round += 1) {

@@ -3,7 +3,7 @@
  * `npm run bench -- [SCENARIO...] [--only fanout,memory] [--quick] [--cpu-prof] [--fanout 1000,5000]
  * [--multi 500] [--single 2000] [--rest-streams 1000] [--rest-subscribers 10000] [--dashboard-clients 50] [--dashboard-tick-ms 10]
  * [--capacity-connections 15000] [--capacity-batch 2000] [--capacity-max-clients 18000] [--otel-sample-ratio 0.01]
- * [--history embedded|postgres|postgres://…] [--rounds 3]`: which scenarios (`npm run bench -- freshness` runs that one alone), how big and
+ * [--history embedded|postgres|postgres://…] [--rounds 4]`: which scenarios (`npm run bench -- freshness` runs that one alone), how big and
  * how long. The full run is what docs/benchmarks.md records; --quick is a ~1 minute smoke run.
  */
 import { parseArgs } from 'node:util';
@@ -63,7 +63,10 @@ export interface BenchOptions {
   otelSampleRatio: number | undefined;
   /** history: `embedded`; `postgres` (a private server) or a `postgres://…` URL: the shared store's arm beside it. */
   historyStore: string;
-  /** history: rounds of the recording arms (default 3, 2 with --quick): more narrow a noisy machine's median. */
+  /**
+   * history: rounds of the recording arms, raised to a whole number of rotations of the arms' start
+   * order (default two rotations, one with --quick): more narrow a noisy machine's mean.
+   */
   historyRounds: number | undefined;
   /** Book sizes (levels per side) of the diff microbenchmark. */
   diffLevels: number[];

@@ -1,7 +1,8 @@
 /**
  * The `history` benchmark's recording arms (bench/history/arm-figures.ts): every arm runs once a
- * round in a rotated order, and the figures pair each recording arm with the `off` arm of its own
- * round, so that the shared store's added cost over the embedded store's is one ratio.
+ * round, started in a rotated order, a run being whole rotations; the figures pair each recording
+ * arm with the `off` arm of its own round and average over the rounds, so that the shared store's
+ * added cost over the embedded store's is one ratio and no arm's start place weighs.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +12,7 @@ import {
   armOrder,
   sharedOverEmbedded,
   storeFigures,
+  wholeRotations,
 } from '../../bench/history/arm-figures.ts';
 
 const sample = (arm: Arm, round: number, cpuPerMessageUs: number, loopDelayP99Ms = 1): ArmSample => ({
@@ -49,12 +51,28 @@ describe('the recording arms', () => {
       sample('postgres', 3, 30.8),
     ];
     const figures = storeFigures(samples);
-    expect(figures.embedded?.addedCpuUs).toBeCloseTo(0.5, 9);
-    expect(figures.postgres?.addedCpuUs).toBeCloseTo(0.6, 9);
-    expect(figures.embedded?.cpuRatio).toBeCloseTo(20.5 / 20, 9);
+    expect(figures.embedded?.addedCpuUs).toBeCloseTo((0.5 + 0.5 + 0.4) / 3, 9);
+    expect(figures.postgres?.addedCpuUs).toBeCloseTo((0.6 + 0.6 + 0.8) / 3, 9);
+    // The geometric mean of the rounds' ratios.
+    expect(figures.embedded?.cpuRatio).toBeCloseTo(Math.cbrt((10.5 / 10) * (20.5 / 20) * (30.4 / 30)), 9);
     expect(figures.embedded?.cpuRatioRange[1]).toBeCloseTo(1.05, 9);
-    expect(figures.embedded?.loopDelayP99AddedMs).toBeCloseTo(0, 9);
-    expect(sharedOverEmbedded(figures)).toBeCloseTo(1.2, 9);
+    expect(figures.embedded?.loopDelayP99AddedMs).toBeCloseTo(0.2 / 3, 9);
+    expect(sharedOverEmbedded(figures)).toBeCloseTo(2 / 1.4, 9);
+  });
+
+  it('cancels a start-place bias: each arm started first and second equally often', () => {
+    // Whoever starts second costs 5 % more; recording costs nothing.
+    const rounds = wholeRotations(3, 2);
+    expect(rounds).toBe(4);
+    const samples = Array.from({ length: rounds }, (_, index) => {
+      const round = index + 1;
+      const [first, second] = armOrder<Arm>(['off', 'embedded'], round);
+      return [sample(first as Arm, round, 100), sample(second as Arm, round, 105)];
+    }).flat();
+    expect(storeFigures(samples).embedded?.cpuRatio).toBeCloseTo(1, 9);
+    expect(storeFigures(samples).embedded?.addedCpuUs).toBeCloseTo(0, 9);
+    expect(wholeRotations(6, 3)).toBe(6);
+    expect(wholeRotations(1, 3)).toBe(3);
   });
 
   it('gives no ratio without both stores, and NaN when the embedded store adds nothing measurable', () => {
