@@ -175,7 +175,7 @@ export interface ServesHistory<Upstream, Data, Read> {
     now: number,
     request: <T>(ask: () => Promise<T>) => Promise<T>,
     /** The relay's record, when it records: what it holds is not asked of upstream. */
-    record?: RecordedSince,
+    record?: RecordedHistory,
   ): Promise<HistoryRead<Read>>;
   /**
    * The snapshot's data: `read` (read after the join), with `join`, the data of the message the
@@ -187,15 +187,20 @@ export interface ServesHistory<Upstream, Data, Read> {
   readonly idName?: string;
 }
 
-/**
- * The `data` of every recorded message of a stream from `from` (ms, inclusive) on, oldest first;
- * undefined when the record does not reach back to `from` (docs/history.md "Since").
- */
-export type RecordedSince = (
-  channel: Channel,
-  streamId: string,
-  from: number,
-) => Promise<unknown[] | undefined>;
+/** The relay's record as a channel's history reads it (docs/history.md "Since"). */
+export interface RecordedHistory {
+  /**
+   * The `data` of every recorded message of a stream from `from` (ms, inclusive) on, oldest first;
+   * undefined when the record does not reach back to `from`.
+   */
+  since(channel: Channel, streamId: string, from: number): Promise<unknown[] | undefined>;
+  /**
+   * The `data` of the stream's last unbroken run of recorded messages after `after` (ms), from the
+   * snapshot that starts it, oldest first: each message following the one before it (same epoch,
+   * next seq) up to the subscriber's join. Undefined when the record holds no such run.
+   */
+  lastRun(channel: Channel, streamId: string, after: number): Promise<unknown[] | undefined>;
+}
 
 /** A live message held while a history is read. */
 export interface HeldMessage<Data> {

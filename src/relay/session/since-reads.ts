@@ -95,7 +95,10 @@ export class SinceReads {
             read.startedAt ??= position(channel, market) ?? joinedAt;
             return ask();
           }, AbortSignal.timeout(slotWaitMs)),
-        (of, streamId, from) => this.#recorded(of, streamId, from),
+        {
+          since: (of, streamId, from) => this.#recorded(of, streamId, from),
+          lastRun: (of, streamId, after) => this.#lastRun(of, streamId, after, joinedAt),
+        },
       )
       .finally(() => {
         if (this.#reads.get(key) === read) this.#reads.delete(key);
@@ -122,5 +125,42 @@ export class SinceReads {
       if (data.length > MAX_RECORDED_MESSAGES) break;
     }
     return data;
+  }
+
+  /**
+   * The data of a stream's last unbroken run of recorded messages after `after` (the recorder's
+   * buffer written first), when it reaches the subscriber's join at `joinedAt`: with no hole
+   * between the run and the live messages the subscriber holds, the two make one history.
+   */
+  async #lastRun(
+    channel: Channel,
+    streamId: string,
+    after: number,
+    joinedAt: StreamPosition,
+  ): Promise<unknown[] | undefined> {
+    const record = this.#options.record;
+    if (record === undefined) return undefined;
+    await record.flush();
+    let run: unknown[] = [];
+    let last: StreamPosition | undefined;
+    // A run longer than a read may take: past the entries' bound anyway, unless a later run starts.
+    let tooLong = false;
+    const stream = streamKey(channel, streamId);
+    for await (const message of record.store.read({ stream, from: after, to: Date.now() + 1 })) {
+      const follows = last !== undefined && message.epoch === last.epoch && message.seq === last.seq + 1;
+      if (!follows) {
+        run = [];
+        last = undefined;
+        tooLong = false;
+        // A hole: the next run starts at a snapshot.
+        if (message.type !== 'snapshot') continue;
+      }
+      last = message;
+      if (run.length >= MAX_RECORDED_MESSAGES) tooLong = true;
+      else run.push(JSON.parse(message.data));
+    }
+    if (tooLong || last === undefined || last.epoch !== joinedAt.epoch || last.seq < joinedAt.seq)
+      return undefined;
+    return run;
   }
 }

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TradeEntry } from '../../../packages/protocol/src/channels/trades/trades.ts';
 import { candlesHistory } from '../../../src/relay/channels/candles/relay-since.ts';
-import type { RecordedSince } from '../../../src/relay/channels/relay-definition.ts';
+import type { RecordedHistory } from '../../../src/relay/channels/relay-definition.ts';
 import type { ActivityUpstream } from '../../../src/relay/channels/trades/relay-activity-pages.ts';
 import { tradesCandleSource } from '../../../src/relay/channels/trades/relay-candle-source.ts';
 
@@ -29,7 +29,7 @@ const noUpstream = {} as ActivityUpstream;
 describe('candles since from the recorded trades', () => {
   it('files the recorded prints of the range into its final candles, asking upstream nothing', async () => {
     const asked: string[] = [];
-    const record: RecordedSince = async (channel, streamId, from) => {
+    const recordedSince: RecordedHistory['since'] = async (channel, streamId, from) => {
       asked.push(`${channel} ${streamId} ${from}`);
       // A snapshot repeats trades an update brought before: each counts once.
       return [
@@ -48,7 +48,7 @@ describe('candles since from the recorded trades', () => {
         requests += 1;
         throw new Error('upstream was asked');
       },
-      record,
+      { since: recordedSince, lastRun: async () => undefined },
     );
     // The range starts at the minute `since` falls in, so its first candle is whole.
     expect(asked).toEqual([`trades ${market} ${minute}`]);
@@ -73,7 +73,7 @@ describe('candles since from the recorded trades', () => {
         requests += 1;
         return Promise.reject(new Error('upstream unavailable'));
       },
-      async () => undefined,
+      { since: async () => undefined, lastRun: async () => undefined },
     );
     await expect(read).rejects.toThrow('upstream unavailable');
     expect(requests).toBe(1);

@@ -9,7 +9,7 @@ import type { ChannelEvents, RelayChannel } from '../relay-definition.ts';
 import { entryHistory } from '../relay-entry-history.ts';
 import type { ActivityUpstream } from './relay-activity-pages.ts';
 import { type TradesEventMap, tradesPoll } from './relay-poll.ts';
-import { readMarketSince } from './relay-since.ts';
+import { readMarketSince } from './relay-since-record.ts';
 
 /** The entries of `next` that `prev` does not hold, in `next`'s order (oldest first). */
 export function diffTrades(prev: TradesData, next: TradesData): TradesData | null {
