@@ -185,6 +185,18 @@ export interface ServesHistory<Upstream, Data, Read> {
   snapshotOf(read: Read, since: SinceSpec, join: Data, held: readonly HeldMessage<Data>[]): Data;
   /** Of a channel whose `since` may name an entry: what its id is called, for an error message. */
   readonly idName?: string;
+  /**
+   * Of a channel that answers some `since` from another stream's record alone (docs/history.md
+   * "Since"): that stream, and from when its record must reach back for `read` to answer.
+   */
+  recordOnly?(streamId: string, since: SinceSpec): RecordReach | undefined;
+}
+
+/** A stream of the record, and from when (ms) it must reach back. */
+export interface RecordReach {
+  channel: Channel;
+  streamId: string;
+  from: number;
 }
 
 /** The relay's record as a channel's history reads it (docs/history.md "Since"). */

@@ -14,7 +14,7 @@ import { SINCE_MAX_TRADES } from '../../../packages/protocol/src/channels/trades
 import type { Channel } from '../../../packages/protocol/src/protocol/channels.ts';
 import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
 import type { RecordReader } from '../../history/recorder.ts';
-import type { HistoryRead } from '../channels/relay-definition.ts';
+import type { HistoryRead, RecordedHistory } from '../channels/relay-definition.ts';
 import { type ChannelUpstream, historyOf } from '../channels/relay-registry.ts';
 import type { StreamPosition } from '../streams/frame.ts';
 
@@ -95,16 +95,21 @@ export class SinceReads {
             read.startedAt ??= position(channel, market) ?? joinedAt;
             return ask();
           }, AbortSignal.timeout(slotWaitMs)),
-        {
-          since: (of, streamId, from) => this.#recorded(of, streamId, from),
-          lastRun: (of, streamId, after) => this.#lastRun(of, streamId, after, joinedAt),
-        },
+        this.recorded(joinedAt),
       )
       .finally(() => {
         if (this.#reads.get(key) === read) this.#reads.delete(key);
       });
     this.#reads.set(key, read);
     return read.result;
+  }
+
+  /** The relay's record as a channel's history reads it, for a subscriber joined at `joinedAt`. */
+  recorded(joinedAt: StreamPosition): RecordedHistory {
+    return {
+      since: (channel, streamId, from) => this.#recorded(channel, streamId, from),
+      lastRun: (channel, streamId, after) => this.#lastRun(channel, streamId, after, joinedAt),
+    };
   }
 
   /**
