@@ -84,6 +84,11 @@ export class SinceReads {
     };
     const { upstream, budget, slotWaitMs, position } = this.#options;
     this.started += 1;
+    // A read begins with its first upstream request or its first read of the record, whichever comes first.
+    const begin = () => {
+      read.startedAt ??= position(channel, market) ?? joinedAt;
+    };
+    const recorded = this.recorded(joinedAt);
     read.result = history
       .read(
         upstream,
@@ -92,10 +97,19 @@ export class SinceReads {
         Date.now(),
         (ask) =>
           budget.runOneOff(() => {
-            read.startedAt ??= position(channel, market) ?? joinedAt;
+            begin();
             return ask();
           }, AbortSignal.timeout(slotWaitMs)),
-        this.recorded(joinedAt),
+        {
+          since: (of, streamId, from) => {
+            begin();
+            return recorded.since(of, streamId, from);
+          },
+          lastRun: (of, streamId, after) => {
+            begin();
+            return recorded.lastRun(of, streamId, after);
+          },
+        },
       )
       .finally(() => {
         if (this.#reads.get(key) === read) this.#reads.delete(key);

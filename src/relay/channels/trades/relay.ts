@@ -2,7 +2,8 @@
  * @module relay/channels/trades/relay
  * The `trades` channel's server part: its diff, its poll (./relay-poll.ts, walking upstream's
  * activity listing, ./relay-activity.ts), its history since a time or an `activity_id`
- * (./relay-since.ts), and what the events of its polls log and count.
+ * (./relay-since.ts, with the record: ./relay-since-record.ts), and what the events of its polls log
+ * and count.
  */
 import type { TradeEntry, TradesData } from '../../../../packages/protocol/src/channels/trades/trades.ts';
 import type { ChannelEvents, RelayChannel } from '../relay-definition.ts';
