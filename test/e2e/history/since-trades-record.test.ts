@@ -4,7 +4,7 @@
  * pages of 25: the trades upstream lists before the record, then the recorded ones, each
  * `activity_id` once, in order, then live; upstream's activity pages are read only before the
  * record's oldest trade (the simulator's request log: no page of the since read falls on the
- * recorded part's offsets).
+ * recorded part's offsets); an `activity_id` the record holds asks upstream for no page.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -115,5 +115,24 @@ describe.each(['default', 'terse'] as const)('trades since before the record (%s
     expect(idsOf(entriesOf(messages))).toEqual(expected);
     expect(late.of('error')).toEqual([]);
     expect(late.violations).toEqual([]);
+
+    // An activity_id the record holds: the trades after it, from the record, no page of upstream.
+    const named = idsOf(entriesOf(tradeMessages(live, market)))[20]!;
+    const loggedBefore = sim.requests.length;
+    const byId = await connect();
+    await byId.request({ op: 'subscribe', channel: 'trades', markets: [market], since: named });
+    await waitFor('the since snapshot', () => tradeMessages(byId, market).length > 0);
+    const lengthNow = sim.market.market(market)!.trades.length;
+    const byIdRead = sim.requests
+      .slice(loggedBefore)
+      .filter((entry) => entry.path === `/api/markets/${market}/activity`)
+      .filter((entry) => (profile === 'default' ? offset(entry) !== 0 : offset(entry) < lengthNow - 1));
+    expect(byIdRead.map((entry) => entry.query)).toEqual([]);
+    const listed = idsOf(await upstreamListing(sim, market));
+    const newest = listed.at(-1)!;
+    await waitFor(`the live trade ${newest}`, () =>
+      idsOf(entriesOf(tradeMessages(byId, market))).includes(newest),
+    );
+    expect(idsOf(entriesOf(tradeMessages(byId, market)))).toEqual(listed.slice(listed.indexOf(named) + 1));
   });
 });
