@@ -12,6 +12,7 @@
  * galloping and bisecting on `offset` with one-entry pages (activity pages carry no total), then
  * pages are read backwards from it; a log trimmed at its old end moves entries to lower offsets, so
  * a page read backwards may repeat entries (skipped by id) and again nothing is skipped over.
+ * On a relay that records, ./relay-since-record.ts reads only what the record does not hold.
  */
 import type { SinceSpec } from '../../../../packages/protocol/src/channels/history.ts';
 import {
@@ -119,7 +120,7 @@ async function readNewestFirst(
  * The listing's length: `known` entries exist (the first page served them and said there are
  * more), then one-entry pages at doubling offsets until one is past the end, then bisection.
  */
-export async function listingLength(read: ReadPage<TradeEntry>, known: number): Promise<number | undefined> {
+async function listingLength(read: ReadPage<TradeEntry>, known: number): Promise<number | undefined> {
   let low = known; // the listing holds more than `low` entries
   let high: number | undefined; // and at most `high`
   let probes = 0;
@@ -150,7 +151,8 @@ export async function listingLength(read: ReadPage<TradeEntry>, known: number): 
 
 /**
  * Oldest first: the entries since `since`, read backwards from the listing's end, or from
- * `endOf(length)` (exclusive) when given (the entries after it are not wanted).
+ * `endOf(length)` (exclusive) when given (the entries after it are not wanted). `known`: how many
+ * entries the listing holds at least (its end is then found), or its length when already known.
  */
 export async function readOldestFirst(
   read: ReadPage<TradeEntry>,
@@ -222,7 +224,7 @@ function fromOldestFirst(
 }
 
 /** Where a listing that ended short of the time asked starts: its oldest trade's time, else now. */
-export function listingStart(trades: readonly TradeEntry[]): number {
+function listingStart(trades: readonly TradeEntry[]): number {
   const first = trades[0];
   return first === undefined ? Date.now() : timeOf(first);
 }
