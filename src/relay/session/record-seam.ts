@@ -66,7 +66,7 @@ export class RecordSeam implements PendingSince {
   #from = 0;
   /** The answer's first recorded message when there is no state at the time: its first snapshot after. */
   #first: RecordedMessage | undefined;
-  /** Of a channel that also reads upstream's history: the seam taking over where the record falls short. */
+  /** Of a channel with a history of its own: the seam taking over where the record falls short. */
   #instead: PendingSince | undefined;
   #released = false;
   /** Why the preparation failed, for the error sent on release. */
