@@ -7,6 +7,7 @@
  * ./relay-registry.ts composes them.
  */
 import type { z } from 'zod';
+import type { Channel } from '../../../packages/protocol/src/protocol/channels.ts';
 import type { Fields } from '../../../packages/protocol/src/util/field-checks.ts';
 import type { EventArgs, KeptPoll, ServesHistory } from './relay-definition.ts';
 
@@ -58,6 +59,11 @@ export interface RelayCandleSource<
    * its history (each upstream request through the budget's `request`).
    */
   readonly history?: ServesHistory<Upstream, unknown, { samples: S[] }>['read'];
+  /**
+   * Of a source whose `history` reads another stream's record alone, never upstream: that stream
+   * of the market (a `since` is answered so only where its record reaches back to the range's start).
+   */
+  recordOf?(market: string): { channel: Channel; streamId: string };
 }
 
 /** What the stream's keeper knows of the stream when a poll reads it. */

@@ -175,7 +175,7 @@ export interface ServesHistory<Upstream, Data, Read> {
     now: number,
     request: <T>(ask: () => Promise<T>) => Promise<T>,
     /** The relay's record, when it records: what it holds is not asked of upstream. */
-    record?: RecordedSince,
+    record?: RecordedHistory,
   ): Promise<HistoryRead<Read>>;
   /**
    * The snapshot's data: `read` (read after the join), with `join`, the data of the message the
@@ -185,17 +185,34 @@ export interface ServesHistory<Upstream, Data, Read> {
   snapshotOf(read: Read, since: SinceSpec, join: Data, held: readonly HeldMessage<Data>[]): Data;
   /** Of a channel whose `since` may name an entry: what its id is called, for an error message. */
   readonly idName?: string;
+  /**
+   * Of a channel that answers some `since` from another stream's record alone (docs/history.md
+   * "Since"): that stream, and from when its record must reach back for `read` to answer.
+   */
+  recordOnly?(streamId: string, since: SinceSpec): RecordReach | undefined;
 }
 
-/**
- * The `data` of every recorded message of a stream from `from` (ms, inclusive) on, oldest first;
- * undefined when the record does not reach back to `from` (docs/history.md "Since").
- */
-export type RecordedSince = (
-  channel: Channel,
-  streamId: string,
-  from: number,
-) => Promise<unknown[] | undefined>;
+/** A stream of the record, and from when (ms) it must reach back. */
+export interface RecordReach {
+  channel: Channel;
+  streamId: string;
+  from: number;
+}
+
+/** The relay's record as a channel's history reads it (docs/history.md "Since"). */
+export interface RecordedHistory {
+  /**
+   * The `data` of every recorded message of a stream from `from` (ms, inclusive) on, oldest first;
+   * undefined when the record does not reach back to `from`.
+   */
+  since(channel: Channel, streamId: string, from: number): Promise<unknown[] | undefined>;
+  /**
+   * The `data` of the stream's last unbroken run of recorded messages after `after` (ms), from the
+   * snapshot that starts it, oldest first: each message following the one before it (same epoch,
+   * next seq) up to the subscriber's join. Undefined when the record holds no such run.
+   */
+  lastRun(channel: Channel, streamId: string, after: number): Promise<unknown[] | undefined>;
+}
 
 /** A live message held while a history is read. */
 export interface HeldMessage<Data> {

@@ -66,7 +66,7 @@ export class RecordSeam implements PendingSince {
   #from = 0;
   /** The answer's first recorded message when there is no state at the time: its first snapshot after. */
   #first: RecordedMessage | undefined;
-  /** Of a channel that also reads upstream's history: the seam taking over where the record falls short. */
+  /** Of a channel with a history of its own: the seam taking over where the record falls short. */
   #instead: PendingSince | undefined;
   #released = false;
   /** Why the preparation failed, for the error sent on release. */
@@ -78,8 +78,11 @@ export class RecordSeam implements PendingSince {
     readonly record: RecordReader,
     readonly session: RecordSeamSession,
     readonly done: () => void,
-    /** Of a channel that reads upstream's history: its seam, joined now, for a record that starts late. */
-    readonly upstream?: () => PendingSince,
+    /**
+     * Of a channel that reads a history of its own (upstream's, or another stream's record): its
+     * seam, joined now, for a record that starts late; undefined when that history cannot answer.
+     */
+    readonly upstream?: () => Promise<PendingSince | undefined>,
   ) {
     this.coverage = this.#prepare().catch((error: unknown) => {
       this.#failure = error instanceof Error ? error.message : String(error);
@@ -130,9 +133,11 @@ export class RecordSeam implements PendingSince {
     this.#folded = await foldStateAt(store, key, at);
     this.#from = at + 1;
     if (this.#folded !== undefined) return { from: this.since.text, complete: true };
-    if (this.upstream !== undefined) {
-      this.#instead = this.upstream();
-      return this.#instead.coverage;
+    const instead = await this.upstream?.();
+    if (instead !== undefined) {
+      this.#instead = instead;
+      if (this.#cancelled) instead.cancel();
+      return instead.coverage;
     }
     for await (const message of store.read({ stream: key, from: at + 1, to: Date.now() + 1 }))
       if (message.type === 'snapshot') {

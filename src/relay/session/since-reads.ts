@@ -14,7 +14,7 @@ import { SINCE_MAX_TRADES } from '../../../packages/protocol/src/channels/trades
 import type { Channel } from '../../../packages/protocol/src/protocol/channels.ts';
 import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
 import type { RecordReader } from '../../history/recorder.ts';
-import type { HistoryRead } from '../channels/relay-definition.ts';
+import type { HistoryRead, RecordedHistory } from '../channels/relay-definition.ts';
 import { type ChannelUpstream, historyOf } from '../channels/relay-registry.ts';
 import type { StreamPosition } from '../streams/frame.ts';
 
@@ -84,6 +84,11 @@ export class SinceReads {
     };
     const { upstream, budget, slotWaitMs, position } = this.#options;
     this.started += 1;
+    // A read begins with its first upstream request or its first read of the record, whichever comes first.
+    const begin = () => {
+      read.startedAt ??= position(channel, market) ?? joinedAt;
+    };
+    const recorded = this.recorded(joinedAt);
     read.result = history
       .read(
         upstream,
@@ -92,16 +97,33 @@ export class SinceReads {
         Date.now(),
         (ask) =>
           budget.runOneOff(() => {
-            read.startedAt ??= position(channel, market) ?? joinedAt;
+            begin();
             return ask();
           }, AbortSignal.timeout(slotWaitMs)),
-        (of, streamId, from) => this.#recorded(of, streamId, from),
+        {
+          since: (of, streamId, from) => {
+            begin();
+            return recorded.since(of, streamId, from);
+          },
+          lastRun: (of, streamId, after) => {
+            begin();
+            return recorded.lastRun(of, streamId, after);
+          },
+        },
       )
       .finally(() => {
         if (this.#reads.get(key) === read) this.#reads.delete(key);
       });
     this.#reads.set(key, read);
     return read.result;
+  }
+
+  /** The relay's record as a channel's history reads it, for a subscriber joined at `joinedAt`. */
+  recorded(joinedAt: StreamPosition): RecordedHistory {
+    return {
+      since: (channel, streamId, from) => this.#recorded(channel, streamId, from),
+      lastRun: (channel, streamId, after) => this.#lastRun(channel, streamId, after, joinedAt),
+    };
   }
 
   /**
@@ -122,5 +144,42 @@ export class SinceReads {
       if (data.length > MAX_RECORDED_MESSAGES) break;
     }
     return data;
+  }
+
+  /**
+   * The data of a stream's last unbroken run of recorded messages after `after` (the recorder's
+   * buffer written first), when it reaches the subscriber's join at `joinedAt`: with no hole
+   * between the run and the live messages the subscriber holds, the two make one history.
+   */
+  async #lastRun(
+    channel: Channel,
+    streamId: string,
+    after: number,
+    joinedAt: StreamPosition,
+  ): Promise<unknown[] | undefined> {
+    const record = this.#options.record;
+    if (record === undefined) return undefined;
+    await record.flush();
+    let run: unknown[] = [];
+    let last: StreamPosition | undefined;
+    // A run longer than a read may take: past the entries' bound anyway, unless a later run starts.
+    let tooLong = false;
+    const stream = streamKey(channel, streamId);
+    for await (const message of record.store.read({ stream, from: after, to: Date.now() + 1 })) {
+      const follows = last !== undefined && message.epoch === last.epoch && message.seq === last.seq + 1;
+      if (!follows) {
+        run = [];
+        last = undefined;
+        tooLong = false;
+        // A hole: the next run starts at a snapshot.
+        if (message.type !== 'snapshot') continue;
+      }
+      last = message;
+      if (run.length >= MAX_RECORDED_MESSAGES) tooLong = true;
+      else run.push(JSON.parse(message.data));
+    }
+    if (tooLong || last === undefined || last.epoch !== joinedAt.epoch || last.seq < joinedAt.seq)
+      return undefined;
+    return run;
   }
 }

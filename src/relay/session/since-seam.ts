@@ -8,7 +8,9 @@
  * live updates go on from there. The read starts only once the stream has a state and after the
  * join, so what it reads reaches past the join point and the held messages cover everything after it.
  * `SinceSeams` picks each stream's seam: a time, on a relay that records, is answered from the record
- * (./record-seam.ts), which hands over to the upstream read where the record does not reach back.
+ * (./record-seam.ts), which hands over to the channel's own history where the record does not reach
+ * back: upstream's, or another stream's record where that reaches back (candles of `probability`
+ * from the record of the `probabilities` map).
  * Nothing goes out until the request releases it, once its `subscribed` (which says where the
  * history starts) is written.
  */
@@ -17,9 +19,10 @@ import { channelDefinitions, isDefinedChannel } from '../../../packages/protocol
 import type { Channel } from '../../../packages/protocol/src/protocol/channels.ts';
 import type { HistoryCoverage } from '../../../packages/protocol/src/protocol/history.ts';
 import type { RequestId, ServerMessage } from '../../../packages/protocol/src/protocol/messages.ts';
+import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
 import type { RecordReader } from '../../history/recorder.ts';
 import { codecs, type StreamCodec } from '../channels/codecs.ts';
-import type { HeldMessage, HistoryRead, ServesHistory } from '../channels/relay-definition.ts';
+import type { HeldMessage, HistoryRead, RecordReach, ServesHistory } from '../channels/relay-definition.ts';
 import { type ChannelUpstream, historyOf } from '../channels/relay-registry.ts';
 import { type Frame, toFrame } from '../streams/frame.ts';
 import type { AnyStream } from '../streams/stream.ts';
@@ -208,7 +211,8 @@ export class SinceSeams {
    * Takes the joined streams of a request with `since` over (their first messages are the
    * history's, once released); undefined for a request without `since`. A time is read from the
    * relay's record when it records (./record-seam.ts), a channel that reads upstream's history
-   * reading it for what the record does not reach; an `activity_id` is read from upstream.
+   * (or another stream's record) reading it for what the record does not reach; an `activity_id`
+   * is read by the channel's history alone (trades: its record's run, upstream for the rest).
    */
   begin(
     since: SinceSpec | undefined,
@@ -263,7 +267,12 @@ export class SinceSeams {
             market: target.market,
           }),
       };
-      const fallback = upstreamTakes(stream, since) ? () => upstreamSeam()! : undefined;
+      const reach = history?.recordOnly?.(stream.market, since);
+      const fallback = upstreamTakes(stream, since)
+        ? async () => upstreamSeam()
+        : reach === undefined
+          ? undefined
+          : async () => ((await reaches(record, reach)) ? upstreamSeam() : undefined);
       seam = new RecordSeam(stream, since, record, session, done, fallback);
     } else seam = upstreamSeam();
     // The request was checked against its channel (./subscription.ts): none is left without.
@@ -298,6 +307,13 @@ function upstreamTakes(stream: AnyStream, since: Extract<SinceSpec, { kind: 'tim
   return (
     channelDefinitions[stream.channel].history?.check(since.text, Date.now(), [stream.market]).ok === true
   );
+}
+
+/** Whether the record of `reach`'s stream reaches back to its `from` (the recorder's buffer written first). */
+async function reaches(record: RecordReader, reach: RecordReach): Promise<boolean> {
+  await record.flush();
+  const extent = await record.store.extent(streamKey(reach.channel, reach.streamId));
+  return extent !== undefined && extent.oldest <= reach.from;
 }
 
 /** One `history` for a request's streams: complete only if each is, from the latest start. */

@@ -3,10 +3,15 @@
  * The `probability` source of candles on the server (docs/protocol.md "`candles` data"):
  * upstream's probability history. A stream's first poll reads the backfill range (again after a
  * long gap), every later poll the shortest range upstream offers; each point is filed by its own
- * time (./relay-series.ts), so the open candle follows the newest points as they are served.
+ * time (./relay-series.ts), so the open candle follows the newest points as they are served. Its
+ * history since a time is read from the relay's record of the `probabilities` map, never upstream.
  */
 import { z } from 'zod';
 import type { CandleInterval } from '../../../../packages/protocol/src/channels/candles/streams.ts';
+import {
+  PROBABILITIES_STREAM,
+  type ProbabilitiesUpdateData,
+} from '../../../../packages/protocol/src/channels/probabilities/probabilities.ts';
 import type { CanonicalRestPath } from '../../../../packages/protocol/src/protocol/rest-paths.ts';
 import { UpstreamError } from '../../../upstream/contract/errors.ts';
 import { type HistoryInterval, historyResponse } from '../../../upstream/contract/schemas.ts';
@@ -81,4 +86,32 @@ export const historyCandles: RelayCandleSource<
       return { samples, taken() {} };
     },
   }),
+  recordOf: () => ({ channel: 'probabilities', streamId: PROBABILITIES_STREAM }),
+  // The points since then from the record of the `probabilities` map, which the stream's `since`
+  // reads only where that record reaches back to the range's start.
+  history: async (_upstream, market, since, _now, _request, record) => {
+    // A candles range starts at a time (the channel's check).
+    if (since.kind !== 'time') throw new TypeError('a candles range starts at a time');
+    const recorded = await record?.since('probabilities', PROBABILITIES_STREAM, since.at);
+    if (recorded === undefined) throw new Error('the record of probabilities does not reach back that far');
+    return { ok: true, pages: 0, samples: recordedPoints(recorded, market, since.at) };
+  },
 };
+
+/**
+ * The market's points in recorded `probabilities` messages: each entry's `midpoint` (what
+ * upstream's history calls `probability`, a number as upstream serves it) at the entry's own
+ * `timestamp`, from `from` (ms) on. An entry repeated unchanged is the same point again, which
+ * changes no candle (./relay-series.ts).
+ */
+function recordedPoints(data: readonly unknown[], market: string, from: number): ProbabilitySample[] {
+  const samples: ProbabilitySample[] = [];
+  // The record holds what the probabilities stream sent: a snapshot's or an update's map.
+  for (const map of data as ProbabilitiesUpdateData[]) {
+    const entry = map[market];
+    if (entry === null || entry === undefined) continue;
+    const at = Date.parse(entry.timestamp);
+    if (at >= from) samples.push({ at, value: entry.midpoint });
+  }
+  return samples;
+}

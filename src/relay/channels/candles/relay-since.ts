@@ -50,6 +50,13 @@ export function candlesHistory<U, E extends EventArgs<E>, C extends CandleFields
       const final = series.filter((candle) => candle.final);
       return { ok: true, pages: read.pages, ...candlesDataOf<C>(final) };
     },
+    recordOnly(streamId, since) {
+      const stream = streamOf(streamId);
+      const source = sources.find((each) => each.name === stream?.source);
+      if (stream === undefined || source?.recordOf === undefined || since.kind !== 'time') return undefined;
+      const intervalMs = candleIntervalMs[stream.interval];
+      return { ...source.recordOf(stream.market), from: Math.floor(since.at / intervalMs) * intervalMs };
+    },
     snapshotOf(read, _since, join, held) {
       const state = held.reduce(
         (data, message) =>

@@ -26,7 +26,7 @@ import type { KeptPoll } from '../relay-definition.ts';
 import { ACTIVITY_PAGE_SIZE, TradeHistory, walkActivity } from './relay-activity.ts';
 import { type ActivityUpstream, activityPages } from './relay-activity-pages.ts';
 import type { TradesEventMap } from './relay-poll.ts';
-import { readMarketSince } from './relay-since.ts';
+import { readMarketSince } from './relay-since-record.ts';
 
 /** A trade print's price and size (decimal strings) at its time (ms). */
 export interface TradeSample {
@@ -69,7 +69,7 @@ export const tradesCandleSource: RelayCandleSource<ActivityUpstream, TradesEvent
   // reaches back that far, else as the channel's own history reads them from upstream.
   history: async (upstream, market, since, now, request, record) => {
     if (since.kind === 'time') {
-      const recorded = await record?.('trades', market, since.at);
+      const recorded = await record?.since('trades', market, since.at);
       if (recorded !== undefined) return recordedPrints(recorded, since.at);
     }
     const read = await readMarketSince(upstream, market, since, now, request);

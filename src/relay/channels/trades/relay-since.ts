@@ -12,6 +12,7 @@
  * galloping and bisecting on `offset` with one-entry pages (activity pages carry no total), then
  * pages are read backwards from it; a log trimmed at its old end moves entries to lower offsets, so
  * a page read backwards may repeat entries (skipped by id) and again nothing is skipped over.
+ * On a relay that records, ./relay-since-record.ts reads only what the record does not hold.
  */
 import type { SinceSpec } from '../../../../packages/protocol/src/channels/history.ts';
 import {
@@ -22,35 +23,18 @@ import type { TradeEntry, TradesData } from '../../../../packages/protocol/src/c
 import { type ReadPage, readPages } from '../../../upstream/contract/paging.ts';
 import type { HistoryRead } from '../relay-definition.ts';
 import { ACTIVITY_PAGE_SIZE, type ActivityOrder, orderOf } from './relay-activity.ts';
-import { type ActivityUpstream, activityPages } from './relay-activity-pages.ts';
 
 /** Requests spent at most finding the end of an oldest-first listing (reaches ~2^30 entries). */
 export const SINCE_MAX_PROBES = 64;
 
 export type SinceRead = HistoryRead<TradesData>;
 
-const timeOf = (entry: TradeEntry): number => Date.parse(entry.activity_timestamp);
+export const timeOf = (entry: TradeEntry): number => Date.parse(entry.activity_timestamp);
 
 /** Whether `entry` is before what `since` asks for (the named entry itself included). */
-function before(entry: TradeEntry, since: SinceSpec, oldest: number): boolean | 'named' {
+export function before(entry: TradeEntry, since: SinceSpec, oldest: number): boolean | 'named' {
   if (since.kind === 'id') return entry.activity_id === since.id ? 'named' : timeOf(entry) < oldest;
   return timeOf(entry) < since.at;
-}
-
-/**
- * `market`'s trades since `since` at relay time `now`, read from its activity pages, each page
- * through `request` (which gives it its slot of the upstream budget).
- */
-export function readMarketSince(
-  upstream: ActivityUpstream,
-  market: string,
-  since: SinceSpec,
-  now: number,
-  request: <T>(ask: () => Promise<T>) => Promise<T>,
-): Promise<SinceRead> {
-  // The budget's slot counts each request: none is counted here.
-  const page = activityPages(upstream, market, () => undefined);
-  return readSince((offset, limit) => request(() => page(offset, limit)), since, now);
 }
 
 /**
@@ -84,7 +68,7 @@ export async function readSince(
   return { ...result, pages };
 }
 
-type Outcome =
+export type Outcome =
   | { ok: true; trades: TradeEntry[]; startsAt?: number }
   | { ok: false; reason: 'too_many' | 'not_found'; message: string };
 
@@ -165,20 +149,26 @@ async function listingLength(read: ReadPage<TradeEntry>, known: number): Promise
   return high;
 }
 
-async function readOldestFirst(
+/**
+ * Oldest first: the entries since `since`, read backwards from the listing's end, or from
+ * `endOf(length)` (exclusive) when given (the entries after it are not wanted). `known`: how many
+ * entries the listing holds at least (its end is then found), or its length when already known.
+ */
+export async function readOldestFirst(
   read: ReadPage<TradeEntry>,
   since: SinceSpec,
   oldest: number,
-  known: number,
+  known: number | { length: number },
+  endOf?: (length: number) => number,
 ): Promise<Outcome> {
-  const length = await listingLength(read, known);
+  const length = typeof known === 'number' ? await listingLength(read, known) : known.length;
   if (length === undefined) return tooManyOutcome(since, undefined);
-  // Chunks read backwards from the end, each oldest first; the first read runs on to the end as
-  // it is then (trades that arrived since the length was found).
+  // Chunks read backwards from the end, each oldest first; the first read from the end runs on to
+  // the end as it is then (trades that arrived since the length was found).
   const chunks: TradeEntry[][] = [];
   let readEntries = 0;
-  let to = length;
-  let first = true;
+  let to = endOf === undefined ? length : Math.max(0, Math.min(length, endOf(length)));
+  let first = endOf === undefined;
   for (;;) {
     const from = Math.max(0, to - ACTIVITY_PAGE_SIZE);
     const chunk: TradeEntry[] = [];
@@ -239,7 +229,7 @@ function listingStart(trades: readonly TradeEntry[]): number {
   return first === undefined ? Date.now() : timeOf(first);
 }
 
-function notFound(since: { id: string }): Outcome {
+export function notFound(since: { id: string }): Outcome {
   return {
     ok: false,
     reason: 'not_found',
@@ -248,7 +238,7 @@ function notFound(since: { id: string }): Outcome {
 }
 
 /** More than SINCE_MAX_TRADES since then: the message names how far back the bound reaches. */
-function tooManyOutcome(since: SinceSpec, oldestKept: TradeEntry | undefined): Outcome {
+export function tooManyOutcome(since: SinceSpec, oldestKept: TradeEntry | undefined): Outcome {
   const what = since.kind === 'time' ? since.text : `activity_id ${since.id}`;
   const reach =
     oldestKept === undefined

@@ -2,14 +2,15 @@
  * @module relay/channels/trades/relay
  * The `trades` channel's server part: its diff, its poll (./relay-poll.ts, walking upstream's
  * activity listing, ./relay-activity.ts), its history since a time or an `activity_id`
- * (./relay-since.ts), and what the events of its polls log and count.
+ * (./relay-since.ts, with the record: ./relay-since-record.ts), and what the events of its polls log
+ * and count.
  */
 import type { TradeEntry, TradesData } from '../../../../packages/protocol/src/channels/trades/trades.ts';
 import type { ChannelEvents, RelayChannel } from '../relay-definition.ts';
 import { entryHistory } from '../relay-entry-history.ts';
 import type { ActivityUpstream } from './relay-activity-pages.ts';
 import { type TradesEventMap, tradesPoll } from './relay-poll.ts';
-import { readMarketSince } from './relay-since.ts';
+import { readMarketSince } from './relay-since-record.ts';
 
 /** The entries of `next` that `prev` does not hold, in `next`'s order (oldest first). */
 export function diffTrades(prev: TradesData, next: TradesData): TradesData | null {
