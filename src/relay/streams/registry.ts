@@ -16,6 +16,7 @@ import {
 import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
 import { codecs } from '../channels/codecs.ts';
 import type { Frame } from './frame.ts';
+import type { ResumeBounds } from './resume-ring.ts';
 import {
   type AnyStream,
   type ChannelStream,
@@ -195,7 +196,11 @@ export class StreamRegistry {
 
   #create(identity: StreamIdentity): ChannelStream {
     const { resumeBufferSize, resumeBufferBytes, resumeBufferMs } = this.#options;
-    const stream = createStream(identity, resumeBufferSize, resumeBufferBytes, resumeBufferMs);
+    const stream = createStream(identity, {
+      updates: resumeBufferSize,
+      bytes: resumeBufferBytes,
+      ms: resumeBufferMs,
+    });
     stream.onPacedSend = this.#options.onPacedSend;
     this.#streams.set(stream.key, stream);
     const byId = this.#byId(stream.channel);
@@ -225,21 +230,11 @@ export class StreamRegistry {
 }
 
 /** A new stream of `identity`'s channel, with that channel's codec. */
-function createStream(
-  identity: StreamIdentity,
-  resumeBufferSize: number,
-  resumeBufferBytes: number | undefined,
-  resumeBufferMs: number | undefined,
-): ChannelStream {
+function createStream(identity: StreamIdentity, resume: ResumeBounds): ChannelStream {
   // A stream of the union of channels is a stream of one of them: the union of their stream types.
-  return streamOf(identity, resumeBufferSize, resumeBufferBytes, resumeBufferMs) as ChannelStream;
+  return streamOf(identity, resume) as ChannelStream;
 }
 
-function streamOf<C extends Channel>(
-  identity: StreamIdentity<C>,
-  resumeBufferSize: number,
-  resumeBufferBytes: number | undefined,
-  resumeBufferMs: number | undefined,
-): StreamOf<C> {
-  return new Stream(identity, codecs[identity.channel], resumeBufferSize, resumeBufferBytes, resumeBufferMs);
+function streamOf<C extends Channel>(identity: StreamIdentity<C>, resume: ResumeBounds): StreamOf<C> {
+  return new Stream(identity, codecs[identity.channel], resume);
 }

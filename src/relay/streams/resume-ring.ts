@@ -40,6 +40,13 @@ interface Block {
   used: number;
 }
 
+/** What a stream's resume ring holds at most: updates (`--resume-buffer`), bytes, age in ms. */
+export interface ResumeBounds {
+  updates: number;
+  bytes?: number | undefined;
+  ms?: number | undefined;
+}
+
 /** What a ring holds at most, in bytes, unless told otherwise (`--resume-buffer-bytes`). */
 const DEFAULT_RESUME_BUFFER_BYTES = 8 * 1024 * 1024;
 

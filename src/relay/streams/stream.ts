@@ -17,7 +17,7 @@ import { hasDepths } from '../channels/relay-registry.ts';
 import { ConflatedFrames } from './conflated.ts';
 import { type Frame, type StreamPosition, toFrame } from './frame.ts';
 import type { PacedState } from './paced.ts';
-import { ResumeRing } from './resume-ring.ts';
+import { type ResumeBounds, ResumeRing } from './resume-ring.ts';
 import { newEpoch, type PublishResult, type SequencedFrame, type StreamIdentity } from './stream-identity.ts';
 import {
   confirmedMessage,
@@ -98,14 +98,8 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   /** Relay clock (ms) of the last change sent. */
   lastChangeAt = 0;
 
-  /** Its resume ring keeps the last `resumeBufferSize` updates, within `resumeBufferBytes` and `resumeBufferMs`. */
-  constructor(
-    identity: StreamIdentity<C>,
-    codec: StreamCodec<State, Delta>,
-    resumeBufferSize: number,
-    resumeBufferBytes?: number,
-    resumeBufferMs?: number,
-  ) {
+  /** `resume`: what its resume ring keeps at most (a number: that many updates, the default bytes, no age bound). */
+  constructor(identity: StreamIdentity<C>, codec: StreamCodec<State, Delta>, resume: ResumeBounds | number) {
     this.channel = identity.channel;
     this.market = identity.market;
     this.depth = hasDepths(identity.channel) ? (identity.depth ?? null) : undefined;
@@ -113,7 +107,8 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     this.key = streamKey(identity.channel, identity.market, identity.depth, this.group);
     this.#codec = codec;
     this.#conflated = new ConflatedFrames(this, codec);
-    this.#recent = new ResumeRing(resumeBufferSize, resumeBufferBytes, resumeBufferMs);
+    const bounds = typeof resume === 'number' ? { updates: resume } : resume;
+    this.#recent = new ResumeRing(bounds.updates, bounds.bytes, bounds.ms);
   }
 
   get epoch(): string {
