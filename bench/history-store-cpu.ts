@@ -1,0 +1,127 @@
+/**
+ * @module bench/history-store-cpu
+ * `node --import tsx bench/history-store-cpu.ts [--rows=20000] [--batch=2000] [--rounds=3] [--postgres=<url>]`:
+ * what a history store's `append` costs the process that calls it, the store alone, in process. The
+ * same realistic book messages (bench/history/book-records.ts) go into the embedded store (DuckDB,
+ * in a temporary folder) and the shared one (PostgreSQL: a private server started for the run, or
+ * the one at `--postgres`), in batches of a flush window's size (about 2,000 rows every 4 s in
+ * `npm run bench -- history`), one batch after the other. Per store: the process's CPU (user and
+ * system, all threads: DuckDB's included) per row, which the machine's other load barely moves, and
+ * the event loop's longest delay while appending (a long synchronous piece of the append shows
+ * there); for a private PostgreSQL server also its own CPU per row, another process's. Each round
+ * runs both stores, in turn order rotated, each round's rows under an epoch of their own so that
+ * none is a duplicate; the figures are the medians of the rounds, after one warm-up batch each.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { openDuckDbStore } from '../src/history/duckdb-store.ts';
+import { openPostgresStore } from '../src/history/postgres-store.ts';
+import type { HistoryStore, RecordedMessage } from '../src/history/store.ts';
+import { type PostgresServer, startPostgres } from '../test/support/postgres-server.ts';
+import { bookRecords } from './history/book-records.ts';
+import { engineCpuUs } from './history/engine-cpu.ts';
+import { fixed } from './lib/report.ts';
+
+const { values } = parseArgs({
+  options: {
+    rows: { type: 'string', default: '20000' },
+    batch: { type: 'string', default: '2000' },
+    rounds: { type: 'string', default: '3' },
+    postgres: { type: 'string' },
+  },
+});
+const rows = Number(values.rows);
+const batchRows = Number(values.batch);
+const rounds = Number(values.rounds);
+if (![rows, batchRows, rounds].every((n) => Number.isInteger(n) && n > 0))
+  throw new Error('--rows, --batch and --rounds take positive integers');
+
+interface Window {
+  cpuUsPerRow: number;
+  loopDelayMaxMs: number;
+  loopDelayP99Ms: number;
+  engineCpuUsPerRow: number | undefined;
+}
+
+const records = bookRecords(rows);
+const jsonBytes = records.reduce((sum, record) => sum + Buffer.byteLength(record.data), 0);
+const folder = mkdtempSync(path.join(tmpdir(), 'market-relay-store-cpu-'));
+let server: PostgresServer | undefined;
+const stores: { name: string; store: HistoryStore; enginePort: number | undefined }[] = [];
+try {
+  if (values.postgres === undefined) server = await startPostgres();
+  stores.push(
+    { name: 'embedded (DuckDB)', store: await openDuckDbStore(folder), enginePort: undefined },
+    {
+      name: 'shared (PostgreSQL)',
+      store: await openPostgresStore(values.postgres ?? server!.url),
+      enginePort: server?.port,
+    },
+  );
+  for (const { store } of stores) await store.append(inEpoch(records.slice(0, batchRows), 'warm-up'));
+  const windows = new Map<string, Window[]>(stores.map(({ name }) => [name, []]));
+  for (let round = 0; round < rounds; round += 1) {
+    for (let turn = 0; turn < stores.length; turn += 1) {
+      const { name, store, enginePort } = stores[(round + turn) % stores.length]!;
+      windows.get(name)!.push(await measure(store, inEpoch(records, `round-${round}`), enginePort));
+    }
+  }
+  console.log(
+    `${rows} book messages (${fixed(jsonBytes / rows, 0)} bytes of data each on average) in batches of ${batchRows}, ${rounds} rounds, medians:`,
+  );
+  const perRow = new Map<string, number>();
+  for (const [name, measured] of windows) {
+    const cpu = median(measured.map((w) => w.cpuUsPerRow));
+    perRow.set(name, cpu);
+    const engine = measured.map((w) => w.engineCpuUsPerRow).filter((us) => us !== undefined);
+    console.log(
+      `  ${name}: ${fixed(cpu, 2)} µs of CPU a row (rounds: ${measured.map((w) => fixed(w.cpuUsPerRow, 2)).join(', ')}), ` +
+        `event-loop delay while appending p99 ${fixed(median(measured.map((w) => w.loopDelayP99Ms)), 2)} ms, ` +
+        `max ${fixed(median(measured.map((w) => w.loopDelayMaxMs)), 2)} ms` +
+        (engine.length > 0 ? `; the engine's own CPU ${fixed(median(engine), 2)} µs a row` : ''),
+    );
+  }
+  const [embedded, shared] = [...perRow.values()];
+  console.log(`  shared over embedded, CPU a row: ${fixed(shared! / embedded!, 2)}x`);
+} finally {
+  for (const { store } of stores) await store.close();
+  await server?.remove();
+  rmSync(folder, { recursive: true, force: true });
+}
+
+async function measure(
+  store: HistoryStore,
+  batch: readonly RecordedMessage[],
+  enginePort: number | undefined,
+): Promise<Window> {
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  const engineBefore = enginePort === undefined ? undefined : engineCpuUs(enginePort);
+  delay.enable();
+  const before = process.cpuUsage();
+  for (let at = 0; at < batch.length; at += batchRows) await store.append(batch.slice(at, at + batchRows));
+  const used = process.cpuUsage(before);
+  delay.disable();
+  const engineAfter = enginePort === undefined ? undefined : engineCpuUs(enginePort);
+  return {
+    cpuUsPerRow: (used.user + used.system) / batch.length,
+    loopDelayMaxMs: delay.max / 1e6,
+    loopDelayP99Ms: delay.percentile(99) / 1e6,
+    engineCpuUsPerRow:
+      engineBefore === undefined || engineAfter === undefined
+        ? undefined
+        : (engineAfter - engineBefore) / batch.length,
+  };
+}
+
+function inEpoch(batch: readonly RecordedMessage[], epoch: string): RecordedMessage[] {
+  return batch.map((record) => ({ ...record, epoch }));
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
