@@ -201,8 +201,7 @@ export class PostgresHistoryStore implements HistoryStore {
   async enforceRetention(policy: RetentionPolicy, now: number): Promise<number> {
     this.#open();
     await this.ready();
-    const client = await this.#pool.connect();
-    try {
+    return this.#withClient(async (client) => {
       const { rows: locked } = await client.query<{ locked: boolean }>(
         'SELECT pg_try_advisory_lock($1, $2) AS locked',
         [...RETENTION_LOCK],
@@ -213,9 +212,7 @@ export class PostgresHistoryStore implements HistoryStore {
       } finally {
         await client.query('SELECT pg_advisory_unlock($1, $2)', [...RETENTION_LOCK]);
       }
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async stats(): Promise<HistoryStoreStats> {
@@ -299,13 +296,9 @@ export class PostgresHistoryStore implements HistoryStore {
   /**
    * One transaction on one connection: the batch copied into the connection's staging table, then
    * inserted into the messages table past the fence (a message already recorded is skipped).
-   * On any failure the connection is closed rather than given back, its transaction (and a COPY
-   * the engine may still be reading) rolled back with it.
    */
   async #insert(chunks: readonly Buffer[]): Promise<void> {
-    const client = await this.#pool.connect();
-    let failure: Error | undefined;
-    try {
+    await this.#withClient(async (client) => {
       await client.query(`BEGIN; ${STAGING_STATEMENT}`);
       await pipeline(
         Readable.from(chunks),
@@ -315,11 +308,29 @@ export class PostgresHistoryStore implements HistoryStore {
         `INSERT INTO ${MESSAGES_TABLE} (${WRITTEN_COLUMNS}) SELECT ${WRITTEN_COLUMNS} FROM ${STAGING_TABLE}
          ON CONFLICT DO NOTHING; COMMIT`,
       );
+    });
+  }
+
+  /**
+   * `work` on a connection of its own. The pool stops listening for a connection's errors while it
+   * is lent, so one lost meanwhile (the engine stopped) would take the process down: it is listened
+   * to here, its error reaching `work` as its query's. On any failure the connection is closed
+   * rather than given back: its transaction, a COPY the engine may still be reading, and a session
+   * lock go with it.
+   */
+  async #withClient<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    // Kept on a connection closed after a failure: its socket may still report an error after.
+    const lost = () => undefined;
+    client.on('error', lost);
+    try {
+      const done = await work(client);
+      client.removeListener('error', lost);
+      client.release();
+      return done;
     } catch (error) {
-      failure = error instanceof Error ? error : new Error(String(error));
+      client.release(error instanceof Error ? error : new Error(String(error)));
       throw error;
-    } finally {
-      client.release(failure);
     }
   }
 

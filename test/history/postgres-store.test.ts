@@ -134,6 +134,46 @@ describe.skipIf(!postgresAvailable())('PostgreSQL history store', () => {
     await store.close();
   });
 
+  it('writes a batch whole or not at all, and lives on, whenever the engine cuts its connection', async () => {
+    const url = await database();
+    const store = await openPostgresStore(url);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    const [batches, size] = [30, 500];
+    let cutting = true;
+    // The store's connections closed by the engine every few milliseconds, whatever they are doing.
+    const cutter = (async () => {
+      let cuts = 0;
+      while (cutting) {
+        const { rowCount } = await admin.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+           WHERE application_name = 'market-relay history' AND pid <> pg_backend_pid()`,
+        );
+        cuts += rowCount ?? 0;
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      return cuts;
+    })();
+    let failed = 0;
+    for (let batch = 0; batch < batches; batch += 1) {
+      const first = batch * size + 1;
+      const messages = Array.from({ length: size }, (_, i) => message(first + i, T0 + first + i));
+      await store.append(messages).catch(() => {
+        failed += 1;
+      });
+    }
+    cutting = false;
+    expect(await cutter).toBeGreaterThan(0);
+    await admin.end();
+    expect(failed).toBeGreaterThan(0);
+    await store.append([message(batches * size + 1, T0 + HOUR - 1)]);
+    const rows = (await store.extent(STREAM))!.rows - 1;
+    // A batch the engine committed just before the cut may be counted failed, never half-written.
+    expect(rows % size).toBe(0);
+    expect(rows).toBeGreaterThanOrEqual((batches - failed) * size);
+    await store.close();
+  });
+
   it('makes its tables again when the engine comes back without them', async () => {
     const url = await database();
     const store = await openPostgresStore(url);
