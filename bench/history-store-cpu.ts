@@ -6,9 +6,11 @@
  * in a temporary folder) and the shared one (PostgreSQL: a private server started for the run, or
  * the one at `--postgres`), in batches of a flush window's size (about 2,000 rows every 4 s in
  * `npm run bench -- history`), one batch after the other. Per store: the process's CPU (user and
- * system, all threads: DuckDB's included) per row, which the machine's other load barely moves, and
- * the event loop's longest delay while appending (a long synchronous piece of the append shows
- * there); for a private PostgreSQL server also its own CPU per row, another process's. Each round
+ * system, all threads: DuckDB's included) per row, which the machine's other load barely moves; the
+ * event loop's delay while appending (a long synchronous piece of the append shows there, as does
+ * the machine's load); the most CPU the process spent between two ticks of a 1 ms timer (the
+ * longest turn, the load aside; DuckDB's threads add theirs); for a private PostgreSQL server also
+ * its own CPU per row, another process's. Each round
  * runs both stores, in turn order rotated, each round's rows under an epoch of their own so that
  * none is a duplicate; the figures are the medians of the rounds, after one warm-up batch each.
  */
@@ -43,6 +45,8 @@ interface Window {
   cpuUsPerRow: number;
   loopDelayMaxMs: number;
   loopDelayP99Ms: number;
+  /** Per batch, the most CPU spent between two ticks of the probe's timer (ms). */
+  stretchesMs: number[];
   engineCpuUsPerRow: number | undefined;
 }
 
@@ -77,10 +81,13 @@ try {
     const cpu = median(measured.map((w) => w.cpuUsPerRow));
     perRow.set(name, cpu);
     const engine = measured.map((w) => w.engineCpuUsPerRow).filter((us) => us !== undefined);
+    const stretches = measured.flatMap((w) => w.stretchesMs);
     console.log(
       `  ${name}: ${fixed(cpu, 2)} µs of CPU a row (rounds: ${measured.map((w) => fixed(w.cpuUsPerRow, 2)).join(', ')}), ` +
         `event-loop delay while appending p99 ${fixed(median(measured.map((w) => w.loopDelayP99Ms)), 2)} ms, ` +
-        `max ${fixed(median(measured.map((w) => w.loopDelayMaxMs)), 2)} ms` +
+        `max ${fixed(median(measured.map((w) => w.loopDelayMaxMs)), 2)} ms, ` +
+        `CPU between two 1 ms timer ticks at most ${fixed(median(stretches), 2)} ms in a batch's append (median of the batches; ` +
+        `${fixed(Math.max(...stretches), 2)} ms in the worst)` +
         (engine.length > 0 ? `; the engine's own CPU ${fixed(median(engine), 2)} µs a row` : ''),
     );
   }
@@ -99,16 +106,32 @@ async function measure(
 ): Promise<Window> {
   const delay = monitorEventLoopDelay({ resolution: 1 });
   const engineBefore = enginePort === undefined ? undefined : engineCpuUs(enginePort);
+  // The CPU spent between two ticks of a 1 ms timer: a long turn of the event loop shows here even
+  // when the machine's load stretches every turn's wall time (which the delay above includes).
+  let lastTick = process.cpuUsage();
+  let longestStretchUs = 0;
+  const probe = setInterval(() => {
+    const now = process.cpuUsage();
+    longestStretchUs = Math.max(longestStretchUs, now.user + now.system - lastTick.user - lastTick.system);
+    lastTick = now;
+  }, 1);
+  const stretchesMs: number[] = [];
   delay.enable();
   const before = process.cpuUsage();
-  for (let at = 0; at < batch.length; at += batchRows) await store.append(batch.slice(at, at + batchRows));
+  for (let at = 0; at < batch.length; at += batchRows) {
+    longestStretchUs = 0;
+    await store.append(batch.slice(at, at + batchRows));
+    stretchesMs.push(longestStretchUs / 1e3);
+  }
   const used = process.cpuUsage(before);
   delay.disable();
+  clearInterval(probe);
   const engineAfter = enginePort === undefined ? undefined : engineCpuUs(enginePort);
   return {
     cpuUsPerRow: (used.user + used.system) / batch.length,
     loopDelayMaxMs: delay.max / 1e6,
     loopDelayP99Ms: delay.percentile(99) / 1e6,
+    stretchesMs,
     engineCpuUsPerRow:
       engineBefore === undefined || engineAfter === undefined
         ? undefined
