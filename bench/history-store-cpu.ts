@@ -1,18 +1,19 @@
 /**
  * @module bench/history-store-cpu
  * `node --import tsx bench/history-store-cpu.ts [--rows=20000] [--batch=2000] [--rounds=3] [--postgres=<url>]`:
- * what a history store's `append` costs the process that calls it, the store alone, in process. The
- * same realistic book messages (bench/history/book-records.ts) go into the embedded store (DuckDB,
- * in a temporary folder) and the shared one (PostgreSQL: a private server started for the run, or
- * the one at `--postgres`), in batches of a flush window's size (about 2,000 rows every 4 s in
+ * what a history store's `append` costs the process that calls it, the store alone, in process.
+ * The same realistic book messages (bench/history/book-records.ts: the updates a relay sends, then
+ * as many snapshots, larger messages) go into the embedded store (DuckDB, in a temporary folder)
+ * and the shared one (PostgreSQL: a private server started for the run, or the one at
+ * `--postgres`), in batches of a flush window's size (about 2,000 rows every 4 s in
  * `npm run bench -- history`), one batch after the other. Per store: the process's CPU (user and
- * system, all threads: DuckDB's included) per row, which the machine's other load barely moves; the
- * event loop's delay while appending (a long synchronous piece of the append shows there, as does
- * the machine's load); the most CPU the process spent between two ticks of a 1 ms timer (the
+ * system, all threads: DuckDB's included) per row, which the machine's other load barely moves;
+ * the event loop's delay while appending (a long synchronous piece of the append shows there, as
+ * does the machine's load); the most CPU the process spent between two ticks of a 1 ms timer (the
  * longest turn, the load aside; DuckDB's threads add theirs); for a private PostgreSQL server also
- * its own CPU per row, another process's. Each round
- * runs both stores, in turn order rotated, each round's rows under an epoch of their own so that
- * none is a duplicate; the figures are the medians of the rounds, after one warm-up batch each.
+ * its own CPU per row, another process's. Each round runs both stores, in turn order rotated, each
+ * round's rows under an epoch of their own so that none is a duplicate; the figures are the
+ * medians of the rounds, after one warm-up batch each.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,8 +51,6 @@ interface Window {
   engineCpuUsPerRow: number | undefined;
 }
 
-const records = bookRecords(rows);
-const jsonBytes = records.reduce((sum, record) => sum + Buffer.byteLength(record.data), 0);
 const folder = mkdtempSync(path.join(tmpdir(), 'market-relay-store-cpu-'));
 let server: PostgresServer | undefined;
 const stores: { name: string; store: HistoryStore; enginePort: number | undefined }[] = [];
@@ -65,34 +64,19 @@ try {
       enginePort: server?.port,
     },
   );
-  for (const { store } of stores) await store.append(inEpoch(records.slice(0, batchRows), 'warm-up'));
-  const windows = new Map<string, Window[]>(stores.map(({ name }) => [name, []]));
-  for (let round = 0; round < rounds; round += 1) {
-    for (let turn = 0; turn < stores.length; turn += 1) {
-      const { name, store, enginePort } = stores[(round + turn) % stores.length]!;
-      windows.get(name)!.push(await measure(store, inEpoch(records, `round-${round}`), enginePort));
+  for (const form of ['updates', 'snapshots'] as const) {
+    const records = bookRecords(rows, form);
+    for (const { store } of stores)
+      await store.append(inEpoch(records.slice(0, batchRows), `warm-up ${form}`));
+    const windows = new Map<string, Window[]>(stores.map(({ name }) => [name, []]));
+    for (let round = 0; round < rounds; round += 1) {
+      for (let turn = 0; turn < stores.length; turn += 1) {
+        const { name, store, enginePort } = stores[(round + turn) % stores.length]!;
+        windows.get(name)!.push(await measure(store, inEpoch(records, `${form} ${round}`), enginePort));
+      }
     }
+    report(form, records, windows);
   }
-  console.log(
-    `${rows} book messages (${fixed(jsonBytes / rows, 0)} bytes of data each on average) in batches of ${batchRows}, ${rounds} rounds, medians:`,
-  );
-  const perRow = new Map<string, number>();
-  for (const [name, measured] of windows) {
-    const cpu = median(measured.map((w) => w.cpuUsPerRow));
-    perRow.set(name, cpu);
-    const engine = measured.map((w) => w.engineCpuUsPerRow).filter((us) => us !== undefined);
-    const stretches = measured.flatMap((w) => w.stretchesMs);
-    console.log(
-      `  ${name}: ${fixed(cpu, 2)} µs of CPU a row (rounds: ${measured.map((w) => fixed(w.cpuUsPerRow, 2)).join(', ')}), ` +
-        `event-loop delay while appending p99 ${fixed(median(measured.map((w) => w.loopDelayP99Ms)), 2)} ms, ` +
-        `max ${fixed(median(measured.map((w) => w.loopDelayMaxMs)), 2)} ms, ` +
-        `CPU between two 1 ms timer ticks at most ${fixed(median(stretches), 2)} ms in a batch's append (median of the batches; ` +
-        `${fixed(Math.max(...stretches), 2)} ms in the worst)` +
-        (engine.length > 0 ? `; the engine's own CPU ${fixed(median(engine), 2)} µs a row` : ''),
-    );
-  }
-  const [embedded, shared] = [...perRow.values()];
-  console.log(`  shared over embedded, CPU a row: ${fixed(shared! / embedded!, 2)}x`);
 } finally {
   for (const { store } of stores) await store.close();
   await server?.remove();
@@ -147,4 +131,28 @@ function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+function report(form: string, records: readonly RecordedMessage[], windows: Map<string, Window[]>): void {
+  const jsonBytes = records.reduce((sum, record) => sum + Buffer.byteLength(record.data), 0);
+  console.log(
+    `${rows} book ${form} (${fixed(jsonBytes / rows, 0)} bytes of data each on average) in batches of ${batchRows}, ${rounds} rounds, medians:`,
+  );
+  const perRow = new Map<string, number>();
+  for (const [name, measured] of windows) {
+    const cpu = median(measured.map((w) => w.cpuUsPerRow));
+    perRow.set(name, cpu);
+    const engine = measured.map((w) => w.engineCpuUsPerRow).filter((us) => us !== undefined);
+    const stretches = measured.flatMap((w) => w.stretchesMs);
+    console.log(
+      `  ${name}: ${fixed(cpu, 2)} µs of CPU a row (rounds: ${measured.map((w) => fixed(w.cpuUsPerRow, 2)).join(', ')}), ` +
+        `event-loop delay while appending p99 ${fixed(median(measured.map((w) => w.loopDelayP99Ms)), 2)} ms, ` +
+        `max ${fixed(median(measured.map((w) => w.loopDelayMaxMs)), 2)} ms, ` +
+        `CPU between two 1 ms timer ticks at most ${fixed(median(stretches), 2)} ms in a batch's append (median of the batches; ` +
+        `${fixed(Math.max(...stretches), 2)} ms in the worst)` +
+        (engine.length > 0 ? `; the engine's own CPU ${fixed(median(engine), 2)} µs a row` : ''),
+    );
+  }
+  const [embedded, shared] = [...perRow.values()];
+  console.log(`  shared over embedded, CPU a row: ${fixed(shared! / embedded!, 2)}x`);
 }

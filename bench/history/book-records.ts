@@ -18,8 +18,17 @@ const POLL_MS = 250;
 /** The simulator of the history benchmark ticks every 100 ms: 2.5 ticks between two polls. */
 const SIM_TICK_MS = 100;
 
-/** `count` book messages of `books` busy books, in the order a relay records them, ending about now. */
-export function bookRecords(count: number, books = 50, seed = 48): RecordedMessage[] {
+/**
+ * `count` book messages of `books` busy books, in the order a relay records them, ending about now:
+ * as sent (a snapshot, then updates), or with `form` `snapshots` each a snapshot of the book at
+ * that time (what a larger message costs: about 4x the bytes of an update).
+ */
+export function bookRecords(
+  count: number,
+  form: 'updates' | 'snapshots' = 'updates',
+  books = 50,
+  seed = 48,
+): RecordedMessage[] {
   const polls = Math.ceil(count / books) + 1;
   let clock = Date.now() - polls * POLL_MS;
   const sim = new MarketSimulation({ markets: books, seed, now: () => clock });
@@ -37,7 +46,7 @@ export function bookRecords(count: number, books = 50, seed = 48): RecordedMessa
       if (orderBook === undefined) continue;
       const book = aggregateBook(orderBook, DEPTH);
       const before = held.get(market);
-      const data = before === undefined ? book : diffBook(before.book, book);
+      const data = before === undefined || form === 'snapshots' ? book : diffBook(before.book, book);
       if (data === null) continue;
       const seq = (before?.seq ?? 0) + 1;
       held.set(market, { book, seq });
@@ -50,7 +59,7 @@ export function bookRecords(count: number, books = 50, seed = 48): RecordedMessa
         seq,
         ts: new Date(clock - 40).toISOString(),
         rts: new Date(clock).toISOString(),
-        type: before === undefined ? 'snapshot' : 'update',
+        type: before === undefined || form === 'snapshots' ? 'snapshot' : 'update',
         data: JSON.stringify(data),
         checksum: bookChecksum(book),
       });
