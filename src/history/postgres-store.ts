@@ -8,8 +8,9 @@
  * in text form, made a slice of rows per turn of the event loop (a statement of the whole batch
  * built at once cost more CPU and held the loop for the whole batch), into a staging table, then in
  * one INSERT from it in the same transaction, where a message already recorded is skipped by the
- * unique key (ON CONFLICT DO NOTHING): a flush is four round trips whatever its size. Reads page through the (stream, rts_ms, seq, epoch) index a
- * page at a time, holding no connection between pages. Parquet is written by DuckDB in memory from
+ * unique key (ON CONFLICT DO NOTHING): a flush is four round trips whatever its size. Reads page
+ * through the (stream, rts_ms, seq, epoch) index a page at a time, holding no connection between
+ * pages. Parquet is written by DuckDB in memory from
  * the rows read (history/parquet-export.ts), so the export works from any relay. While the engine
  * is away, every call rejects within the connection timeout: the recorder counts it and live
  * serving never waits for it.
