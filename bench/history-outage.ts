@@ -6,12 +6,23 @@
  * the one PostgreSQL; on each relay one client of 3 full books. PostgreSQL is stopped for the outage
  * and started again with its data. It prints what each relay's /health said during the outage, the
  * updates each client received during it (live serving going on), how long after the engine's return
- * every relay wrote again, and per book the record as relay 1 exports it: rows, rows twice (none
- * expected), and the gaps of seq (one expected per book: the outage's, never a silent one).
+ * every relay wrote again, each relay's history metrics during the outage and after, and per book
+ * the record as relay 1 exports it: rows, rows twice (none expected), and the gaps of seq (one
+ * expected per book: the outage's); then the book replayed from relay 2: its `replay_gap`s, and the
+ * updates clients got live that it neither sent nor covered by a gap (none expected: never a
+ * silent hole).
  */
 import { startSimulator } from '../src/sim/server.ts';
 import { type ChildRelay, startChildRelay } from '../test/support/cluster/child-relay.ts';
-import { liveBook, recorded, runs } from '../test/support/cluster/history-reads.ts';
+import {
+  liveBook,
+  metric,
+  type Received,
+  recorded,
+  replayBook,
+  runs,
+  silentlyMissing,
+} from '../test/support/cluster/history-reads.ts';
 import { startRedis } from '../test/support/cluster/redis-server.ts';
 import { startPostgres } from '../test/support/postgres-server.ts';
 import { waitFor } from '../test/support/wait-for.ts';
@@ -29,6 +40,13 @@ interface HistoryHealth {
 
 const health = async (relay: ChildRelay) =>
   ((await (await fetch(`${relay.url}/health`)).json()) as { history: HistoryHealth }).history;
+
+/** The history metrics that say whether a relay records: `market_relay_history_…`. */
+const historyMetrics = async (relay: ChildRelay) => ({
+  storeUp: await metric(relay, 'history_store_up'),
+  writeFailing: await metric(relay, 'history_write_failing'),
+  dropped: await metric(relay, 'history_messages_dropped_total'),
+});
 
 const start = Date.now();
 const [sim, redis, postgres] = await Promise.all([
@@ -76,6 +94,7 @@ try {
     { timeoutMs: outageMs + 30_000 },
   );
   const saidAfterMs = Date.now() - stoppedAt;
+  const metricsDuringOutage = await Promise.all(relays.map(historyMetrics));
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, outageMs - (Date.now() - stoppedAt))));
   const during = viewers.map((viewer, i) => viewer.received.length - before[i]!);
   await postgres.start();
@@ -97,11 +116,26 @@ try {
       });
       const keys = rows.map((row) => `${row.epoch}/${row.seq}`);
       const epochs = [...new Set(rows.map((row) => row.epoch))];
+      // Every update of the book any client got live, replayed from relay 2 over the whole record.
+      const live = new Map<string, Received>();
+      for (const viewer of viewers)
+        if (viewer.market === market)
+          for (const got of viewer.received) live.set(`${got.epoch}/${got.seq}`, got);
+      const firstRts = (JSON.parse(rows[0]!.text) as { rts: string }).rts;
+      const replay = await replayBook(relays[1]!, market, firstRts, new Date().toISOString());
+      const replayed = replay.messages.map((message) => `${message.epoch}/${message.seq}`);
       return {
         market,
         rows: rows.length,
         twice: keys.length - new Set(keys).size,
         gaps: epochs.map((epoch) => runs(rows.filter((row) => row.epoch === epoch)).length - 1),
+        replay: {
+          messages: replay.messages.length,
+          twice: replayed.length - new Set(replayed).size,
+          replayGaps: replay.gaps,
+          liveNotReplayed: [...live.keys()].filter((key) => !replayed.includes(key)).length,
+          liveMissingWithoutGap: silentlyMissing([...live.values()], replay).length,
+        },
       };
     }),
   );
@@ -112,9 +146,11 @@ try {
         outageMs,
         healthSaidAwayAfterMs: saidAfterMs,
         healthDuringOutage: said.map(({ reachable, writing }) => ({ reachable, writing })),
+        metricsDuringOutage,
         updatesReceivedDuringOutage: during,
         writingAgainAfterMs: writingAfterMs,
         relays: after.map(({ writeFailures, dropped }) => ({ writeFailures, dropped })),
+        metricsAfter: await Promise.all(relays.map(historyMetrics)),
         books,
       },
       null,

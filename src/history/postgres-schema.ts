@@ -16,8 +16,8 @@ export const MESSAGES_TABLE = 'history_messages';
 /** Width of one partition: an hour of `rts`. */
 export const PARTITION_MS = 3_600_000;
 
-export const SCHEMA_STATEMENTS = [
-  `CREATE TABLE IF NOT EXISTS ${MESSAGES_TABLE} (
+/** The columns of a message, in the table and in the staging table a write is copied into first. */
+const COLUMN_DEFINITIONS = `
     channel text NOT NULL,
     stream text NOT NULL,
     market text NOT NULL,
@@ -31,12 +31,24 @@ export const SCHEMA_STATEMENTS = [
     rts_text text,
     type text NOT NULL,
     data text NOT NULL,
-    checksum bigint,
+    checksum bigint`;
+
+export const SCHEMA_STATEMENTS = [
+  `CREATE TABLE IF NOT EXISTS ${MESSAGES_TABLE} (${COLUMN_DEFINITIONS},
     UNIQUE (stream, rts_ms, seq, epoch)
   ) PARTITION BY RANGE (rts_ms)`,
   // The oldest record, the retention's cut and the size trim read by time across streams.
   `CREATE INDEX IF NOT EXISTS ${MESSAGES_TABLE}_rts ON ${MESSAGES_TABLE} (rts_ms)`,
 ];
+
+/**
+ * A write's batch is copied (COPY cannot skip a row already recorded) into this table of the
+ * writing connection's own, then inserted from it with the fence in one statement. Temporary, so
+ * never shared between relays or seen by a read; emptied at each commit; its columns said here
+ * rather than taken from the messages table, so that making it takes no lock on that table.
+ */
+export const STAGING_TABLE = 'history_staging';
+export const STAGING_STATEMENT = `CREATE TEMP TABLE IF NOT EXISTS ${STAGING_TABLE} (${COLUMN_DEFINITIONS}) ON COMMIT DELETE ROWS`;
 
 /** The name of the partition holding hour `hour` (epoch milliseconds / PARTITION_MS). */
 function partitionName(hour: number): string {

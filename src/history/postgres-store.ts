@@ -4,17 +4,24 @@
  * (docs/history.md "The shared store", docs/cluster.md "One history for the cluster"). PostgreSQL
  * because it is a server many processes use together safely, with transactions, unique keys for a
  * fenced write, partitions for retention, advisory locks for work one relay does for all, and
- * operators who already run and back it up. A batch goes in as one INSERT of arrays (`unnest`),
- * so a flush is one round trip whatever its size; a message already recorded is skipped by the
- * unique key (ON CONFLICT DO NOTHING). Reads page through the (stream, rts_ms, seq, epoch) index a
- * page at a time, holding no connection between pages. Parquet is written by DuckDB in memory from
+ * operators who already run and back it up. A batch goes in through the engine's bulk path, COPY
+ * in text form, made a slice of rows per turn of the event loop (a statement of the whole batch
+ * built at once cost more CPU and held the loop for the whole batch), into a staging table, then in
+ * one INSERT from it in the same transaction, where a message already recorded is skipped by the
+ * unique key (ON CONFLICT DO NOTHING): a flush is four round trips whatever its size. Reads page
+ * through the (stream, rts_ms, seq, epoch) index a page at a time, holding no connection between
+ * pages. Parquet is written by DuckDB in memory from
  * the rows read (history/parquet-export.ts), so the export works from any relay. While the engine
  * is away, every call rejects within the connection timeout: the recorder counts it and live
  * serving never waits for it.
  */
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { writeRecordsAsParquet } from './parquet-export.ts';
-import { COLUMNS, type Row, recordOf, rowOf } from './postgres-rows.ts';
+import { COLUMNS, copyLine, type Row, recordOf, WRITTEN_COLUMNS } from './postgres-rows.ts';
 import {
   dropPartition,
   ensurePartitions,
@@ -22,6 +29,8 @@ import {
   PARTITION_MS,
   partitions,
   SCHEMA_STATEMENTS,
+  STAGING_STATEMENT,
+  STAGING_TABLE,
   sqlState,
 } from './postgres-schema.ts';
 import type {
@@ -33,6 +42,11 @@ import type {
   RetentionPolicy,
 } from './store.ts';
 
+/**
+ * Rows made into COPY's text in one turn of the event loop, as the embedded store appends them: a
+ * flush window's 2,000 rows made at once held the loop for over 10 ms.
+ */
+const COPY_SLICE_ROWS = 128;
 /** Rows read in one query of a range. */
 const PAGE_ROWS = 2_000;
 /** How long a call waits for a connection before it fails (the engine away). */
@@ -119,18 +133,17 @@ export class PostgresHistoryStore implements HistoryStore {
     this.#open();
     if (batch.length === 0) return;
     await this.ready();
-    const rows = batch.map(rowOf);
-    const hours = new Set(rows.map((row) => Math.floor(row.rts_ms / PARTITION_MS)));
+    const { chunks, hours } = await copyChunks(batch);
     try {
       await this.#ensure(hours);
       try {
-        await this.#insert(rows);
+        await this.#insert(chunks);
       } catch (error) {
         if (sqlState(error) !== NO_PARTITION) throw error;
         // Retention dropped an hour we knew of: made again, the batch goes in once more.
         for (const hour of hours) this.#knownHours.delete(hour);
         await this.#ensure(hours);
-        await this.#insert(rows);
+        await this.#insert(chunks);
       }
     } catch (error) {
       // The engine may come back as another (restored, or new and empty): the next write checks
@@ -189,8 +202,7 @@ export class PostgresHistoryStore implements HistoryStore {
   async enforceRetention(policy: RetentionPolicy, now: number): Promise<number> {
     this.#open();
     await this.ready();
-    const client = await this.#pool.connect();
-    try {
+    return this.#withClient(async (client) => {
       const { rows: locked } = await client.query<{ locked: boolean }>(
         'SELECT pg_try_advisory_lock($1, $2) AS locked',
         [...RETENTION_LOCK],
@@ -201,9 +213,7 @@ export class PostgresHistoryStore implements HistoryStore {
       } finally {
         await client.query('SELECT pg_advisory_unlock($1, $2)', [...RETENTION_LOCK]);
       }
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async stats(): Promise<HistoryStoreStats> {
@@ -277,38 +287,52 @@ export class PostgresHistoryStore implements HistoryStore {
     return (await client.query(`DELETE FROM ${MESSAGES_TABLE} WHERE rts_ms <= $1`, [until])).rowCount ?? 0;
   }
 
-  async #ensure(hours: Set<number>): Promise<void> {
+  async #ensure(hours: ReadonlySet<number>): Promise<void> {
     const missing = [...hours].filter((hour) => !this.#knownHours.has(hour));
     if (missing.length === 0) return;
     await ensurePartitions(this.#pool, missing);
     for (const hour of missing) this.#knownHours.add(hour);
   }
 
-  async #insert(rows: readonly Row[]): Promise<void> {
-    const column = <K extends keyof Row>(key: K) => rows.map((row) => row[key]);
-    await this.#pool.query(
-      `INSERT INTO ${MESSAGES_TABLE}
-         (channel, stream, market, depth, group_step, epoch, seq, ts_ms, rts_ms, ts_text, rts_text, type, data, checksum)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::bigint[],
-                            $8::bigint[], $9::bigint[], $10::text[], $11::text[], $12::text[], $13::text[], $14::bigint[])
-       ON CONFLICT DO NOTHING`,
-      [
-        column('channel'),
-        column('stream'),
-        column('market'),
-        column('depth'),
-        column('group_step'),
-        column('epoch'),
-        column('seq'),
-        column('ts_ms'),
-        column('rts_ms'),
-        column('ts_text'),
-        column('rts_text'),
-        column('type'),
-        column('data'),
-        column('checksum'),
-      ],
-    );
+  /**
+   * One transaction on one connection: the batch copied into the connection's staging table, then
+   * inserted into the messages table past the fence (a message already recorded is skipped).
+   */
+  async #insert(chunks: readonly Buffer[]): Promise<void> {
+    await this.#withClient(async (client) => {
+      await client.query(`BEGIN; ${STAGING_STATEMENT}`);
+      await pipeline(
+        Readable.from(chunks),
+        client.query(copyFrom(`COPY ${STAGING_TABLE} (${WRITTEN_COLUMNS}) FROM STDIN`)),
+      );
+      await client.query(
+        `INSERT INTO ${MESSAGES_TABLE} (${WRITTEN_COLUMNS}) SELECT ${WRITTEN_COLUMNS} FROM ${STAGING_TABLE}
+         ON CONFLICT DO NOTHING; COMMIT`,
+      );
+    });
+  }
+
+  /**
+   * `work` on a connection of its own. The pool stops listening for a connection's errors while it
+   * is lent, so one lost meanwhile (the engine stopped) would take the process down: it is listened
+   * to here, its error reaching `work` as its query's. On any failure the connection is closed
+   * rather than given back: its transaction, a COPY the engine may still be reading, and a session
+   * lock go with it.
+   */
+  async #withClient<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    // Kept on a connection closed after a failure: its socket may still report an error after.
+    const lost = () => undefined;
+    client.on('error', lost);
+    try {
+      const done = await work(client);
+      client.removeListener('error', lost);
+      client.release();
+      return done;
+    } catch (error) {
+      client.release(error instanceof Error ? error : new Error(String(error)));
+      throw error;
+    }
   }
 
   #open(): void {
@@ -325,4 +349,26 @@ export function redactedUrl(url: string): string {
   } catch {
     return 'postgres://(unparsable URL)';
   }
+}
+
+/**
+ * The batch as COPY's text, a chunk of {@link COPY_SLICE_ROWS} rows made per turn of the event
+ * loop, and the hours (partitions) its rows go into.
+ */
+async function copyChunks(
+  batch: readonly RecordedMessage[],
+): Promise<{ chunks: Buffer[]; hours: Set<number> }> {
+  const chunks: Buffer[] = [];
+  const hours = new Set<number>();
+  for (let start = 0; start < batch.length; start += COPY_SLICE_ROWS) {
+    if (start > 0) await nextTurn();
+    let text = '';
+    for (const record of batch.slice(start, start + COPY_SLICE_ROWS)) {
+      const { line, rtsMs } = copyLine(record);
+      text += line;
+      hours.add(Math.floor(rtsMs / PARTITION_MS));
+    }
+    chunks.push(Buffer.from(text));
+  }
+  return { chunks, hours };
 }

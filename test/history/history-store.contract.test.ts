@@ -151,6 +151,29 @@ describe.each(implementations)('HistoryStore contract: %s', (_name, open) => {
     await store.close();
   });
 
+  it('gives back texts holding backslashes, tabs, line ends and any character as they were given', async () => {
+    const store = await open(tempFolder());
+    // A text store's escapes and separators, its NULL spelling, quotes, and characters past ASCII.
+    const odd = ['\\', '\\N', '\t', '\n', '\r\n', '\\.', '"', "'", 'é€😀\u2028', '\\\\t'];
+    const stream = 'rest:/odd\tpath\\x';
+    const batch = odd.map((text, i) =>
+      message(i + 1, T0 + i, {
+        channel: 'rest',
+        stream,
+        market: `/odd\tpath\\x${text}`,
+        epoch: `e\\${text}`,
+        ts: `ts ${text}`,
+        data: JSON.stringify({ text }).concat(text),
+        group: text,
+      }),
+    );
+    await store.append(batch);
+    expect(await all(store.read({ stream, from: T0, to: T0 + odd.length }))).toEqual(
+      batch.map((record) => ({ ...record, depth: undefined })),
+    );
+    await store.close();
+  });
+
   it('takes `from` as inclusive and `to` as exclusive', async () => {
     const store = await open(tempFolder());
     await store.append([1, 2, 3, 4].map((seq) => message(seq, T0 + seq * 1_000)));

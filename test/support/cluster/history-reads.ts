@@ -2,8 +2,9 @@
  * @module test/support/cluster/history-reads
  * Reading a relay's record beside what its clients received, for the shared history tests and the
  * history-outage benchmark (no test runner here): a client that keeps the raw text of each book
- * message, the record as a relay exports it, `/health`'s history part, and the runs of consecutive
- * seq of a record (one run: no gap).
+ * message, the record as a relay exports it and as it replays it (with its `replay_gap`s),
+ * `/health`'s history part and `/metrics`' samples, the runs of consecutive seq of a record (one
+ * run: no gap), and what a client received live that a replay left out without saying so.
  */
 import WebSocket from 'ws';
 import type { ChildRelay } from './child-relay.ts';
@@ -62,4 +63,99 @@ export function runs(records: readonly Received[]): [number, number][] {
     else found.push([seq, seq]);
   }
   return found;
+}
+
+/** The value of the relay's `/metrics` sample `market_relay_<name>` (one without labels); undefined when absent. */
+export async function metric(relay: ChildRelay, name: string): Promise<number | undefined> {
+  const text = await (await fetch(`${relay.url}/metrics`)).text();
+  const sample = new RegExp(`^market_relay_${name} (\\S+)$`, 'm').exec(text);
+  return sample === null ? undefined : Number(sample[1]);
+}
+
+export interface ReplayGap {
+  from: string;
+  to: string;
+  reason?: string;
+}
+
+/**
+ * One book replayed at `"max"` on `relay` over [from, to): its messages, each as sent live (the text
+ * without the replay's `replay` field), and its `replay_gap`s.
+ */
+export async function replayBook(
+  relay: ChildRelay,
+  market: string,
+  from: string,
+  to: string,
+): Promise<{ messages: Received[]; gaps: ReplayGap[] }> {
+  const socket = new WebSocket(`${relay.url.replace('http', 'ws')}/v1/ws`, { perMessageDeflate: false });
+  socket.on('error', () => undefined);
+  const messages: Received[] = [];
+  const gaps: ReplayGap[] = [];
+  try {
+    await new Promise((resolve) => socket.once('open', resolve));
+    const ended = new Promise<void>((resolve, reject) => {
+      const deadline = setTimeout(() => reject(new Error('no `replayed` within 15 s')), 15_000);
+      socket.on('message', (data) => {
+        const { replay, ...message } = JSON.parse(data.toString()) as Record<string, unknown>;
+        const answers = replay === 'outage' || message.id === 'outage';
+        if (!answers) return;
+        if (message.type === 'snapshot' || message.type === 'update')
+          messages.push({
+            text: JSON.stringify(message),
+            epoch: String(message.epoch),
+            seq: Number(message.seq),
+          });
+        else if (message.type === 'replay_gap')
+          gaps.push({
+            from: String(message.from),
+            to: String(message.to),
+            ...(typeof message.reason === 'string' ? { reason: message.reason } : {}),
+          });
+        else if (message.type === 'replayed' || message.type === 'error') {
+          clearTimeout(deadline);
+          if (message.type === 'replayed') resolve();
+          else reject(new Error(`the replay answered ${JSON.stringify(message)}`));
+        }
+      });
+    });
+    socket.send(
+      JSON.stringify({
+        op: 'replay',
+        id: 'outage',
+        channel: 'book',
+        markets: [market],
+        from,
+        to,
+        speed: 'max',
+      }),
+    );
+    await ended;
+  } finally {
+    socket.terminate();
+  }
+  return { messages, gaps };
+}
+
+const rtsOf = (message: Received) => Date.parse((JSON.parse(message.text) as { rts: string }).rts);
+
+/**
+ * The messages received live, within the replay's span, that the replay neither sent nor covers by
+ * a `replay_gap` (`from` to `to` by `rts`): holes in the record nobody was told of. None is expected.
+ */
+export function silentlyMissing(
+  live: readonly Received[],
+  replay: { messages: readonly Received[]; gaps: readonly ReplayGap[] },
+): Received[] {
+  const sent = new Set(replay.messages.map((message) => `${message.epoch}/${message.seq}`));
+  const first = replay.messages[0];
+  const last = replay.messages.at(-1);
+  if (first === undefined || last === undefined) return [...live];
+  const [from, to] = [rtsOf(first), rtsOf(last)];
+  const marked = replay.gaps.map((gap) => [Date.parse(gap.from), Date.parse(gap.to)] as const);
+  return live.filter((message) => {
+    const rts = rtsOf(message);
+    if (rts < from || rts > to || sent.has(`${message.epoch}/${message.seq}`)) return false;
+    return !marked.some(([start, end]) => start <= rts && rts <= end);
+  });
 }

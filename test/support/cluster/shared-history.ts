@@ -35,8 +35,10 @@ export function useSharedHistory() {
     await postgres?.remove();
   });
 
-  async function relay(): Promise<ChildRelay> {
+  /** A relay of the cluster, with `extra` flags besides the fixture's. */
+  async function relay(extra: readonly string[] = []): Promise<ChildRelay> {
     const started = await startChildRelay([
+      ...extra,
       `--upstream=${sim.url}`,
       `--redis=${redis.server.url}`,
       `--history=${postgres.url}`,
