@@ -1,12 +1,12 @@
 /**
  * @module bench/history/arm-figures
  * The recording arms' order and figures, pure. Each round runs every arm at once, over one window
- * (./recording-arms.ts), started in an order rotated from the last round's (off, embedded,
- * postgres; then embedded, postgres, off; ...), and a run is a whole number of rotations: the arm
- * started later costs a few percent more CPU per message in the same window (measured: 1.09 and
- * 1.05 with recording started second, 0.94 and 1.00 with it first), so every arm takes every place
- * equally often and the figures are means over the rounds, where those places cancel (a median of
- * an unbalanced run kept the bias). A round's figures pair its recording arms with its `off` arm:
+ * (./recording-arms.ts), started one after another, and a run takes every start order equally
+ * often (off, embedded; embedded, off; of three arms all six orders): the arm started later costs
+ * several percent more CPU per message in the same window (measured: 1.09 and 1.05 with recording
+ * started second, 0.94 and 1.00 with it first), so every arm takes every place, and starts before
+ * and after each other arm, equally often, and the figures are means over the rounds, where those
+ * places cancel (a median of an unbalanced run kept the bias). A round's figures pair its recording arms with its `off` arm:
  * CPU per message on over off (the run's figure their geometric mean), event-loop p99 on minus off
  * and the CPU per message recording adds, on minus off (their arithmetic means).
  */
@@ -33,15 +33,32 @@ export interface StoreFigures {
   loopDelayP99AddedMs: number;
 }
 
-/** The rounds a run of `arms` takes for at least `asked`: a whole number of rotations. */
-export function wholeRotations(asked: number, arms: number): number {
-  return Math.max(1, Math.ceil(asked / arms)) * arms;
+/** The rounds a run of `arms` arms takes for at least `asked`: whole sets of every start order. */
+export function wholeOrderSets(asked: number, arms: number): number {
+  const orders = factorial(arms);
+  return Math.max(1, Math.ceil(asked / orders)) * orders;
 }
 
-/** The start order of `arms` in `round` (from 1): rotated by one each round. */
+/**
+ * The start order of `arms` in `round` (from 1): the orders taken in turn, every one of them once
+ * in each set of rounds, so each arm starts in every place, and before and after each other arm,
+ * equally often (a rotation alone balances the places, but of three arms it starts one after
+ * another in two rounds of three).
+ */
 export function armOrder<A>(arms: readonly A[], round: number): A[] {
-  const shift = (round - 1) % arms.length;
-  return [...arms.slice(shift), ...arms.slice(0, shift)];
+  const orders = permutations(arms);
+  return [...(orders[(round - 1) % orders.length] ?? arms)];
+}
+
+function permutations<A>(items: readonly A[]): A[][] {
+  if (items.length <= 1) return [[...items]];
+  return items.flatMap((first, index) =>
+    permutations([...items.slice(0, index), ...items.slice(index + 1)]).map((rest) => [first, ...rest]),
+  );
+}
+
+function factorial(n: number): number {
+  return n <= 1 ? 1 : n * factorial(n - 1);
 }
 
 /** Each recording arm's figures against the `off` arm of its round; absent for an arm never run. */

@@ -28,7 +28,7 @@ import {
   type StoreFigures,
   sharedOverEmbedded,
   storeFigures,
-  wholeRotations,
+  wholeOrderSets,
 } from './arm-figures.ts';
 import { engineCpuUs } from './engine-cpu.ts';
 import { copyStore, recordedJson, storeFileBytes } from './store-bytes.ts';
@@ -106,7 +106,7 @@ export async function runRecordingArms(
     throw new Error(`the simulator has ${markets.length} busy markets, not ${BUSY_BOOKS}`);
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-history-'));
   const arms: Arm[] = postgresUrl === undefined ? ['off', 'embedded'] : ['off', 'embedded', 'postgres'];
-  const rounds = wholeRotations(options.historyRounds ?? (options.quick ? 1 : 2) * arms.length, arms.length);
+  const rounds = wholeOrderSets(options.historyRounds ?? (options.quick ? 2 : 4), arms.length);
   const windows: ArmWindow[] = [];
   try {
     for (let round = 1; round <= rounds; round += 1) {

@@ -64,8 +64,8 @@ export interface BenchOptions {
   /** history: `embedded`; `postgres` (a private server) or a `postgres://…` URL: the shared store's arm beside it. */
   historyStore: string;
   /**
-   * history: rounds of the recording arms, raised to a whole number of rotations of the arms' start
-   * order (default two rotations, one with --quick): more narrow a noisy machine's mean.
+   * history: rounds of the recording arms, raised to whole sets of every start order of the arms
+   * (default 4, 2 with --quick; with the shared store's arm 6): more narrow a noisy machine's mean.
    */
   historyRounds: number | undefined;
   /** Book sizes (levels per side) of the diff microbenchmark. */

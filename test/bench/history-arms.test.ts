@@ -1,6 +1,6 @@
 /**
  * The `history` benchmark's recording arms (bench/history/arm-figures.ts): every arm runs once a
- * round, started in a rotated order, a run being whole rotations; the figures pair each recording
+ * round, a run taking every start order equally often; the figures pair each recording
  * arm with the `off` arm of its own round and average over the rounds, so that the shared store's
  * added cost over the embedded store's is one ratio and no arm's start place weighs.
  */
@@ -12,7 +12,7 @@ import {
   armOrder,
   sharedOverEmbedded,
   storeFigures,
-  wholeRotations,
+  wholeOrderSets,
 } from '../../bench/history/arm-figures.ts';
 
 const sample = (arm: Arm, round: number, cpuPerMessageUs: number, loopDelayP99Ms = 1): ArmSample => ({
@@ -23,14 +23,25 @@ const sample = (arm: Arm, round: number, cpuPerMessageUs: number, loopDelayP99Ms
 });
 
 describe('the recording arms', () => {
-  it('runs every arm once a round, each arm first in some round', () => {
+  it('runs every arm once a round, and every start order once in each set of rounds', () => {
     const arms: Arm[] = ['off', 'embedded', 'postgres'];
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 50 }), (round) => {
         expect([...armOrder(arms, round)].sort()).toEqual([...arms].sort());
       }),
     );
-    expect([1, 2, 3].map((round) => armOrder(arms, round)[0])).toEqual(['off', 'embedded', 'postgres']);
+    const set = [1, 2, 3, 4, 5, 6].map((round) => armOrder(arms, round).join(' '));
+    expect(new Set(set).size).toBe(6);
+    expect(armOrder(arms, 7)).toEqual(armOrder(arms, 1));
+    // Each arm before each other arm in half of the rounds.
+    const before = (a: Arm, b: Arm) =>
+      [1, 2, 3, 4, 5, 6].filter((round) => {
+        const order = armOrder(arms, round);
+        return order.indexOf(a) < order.indexOf(b);
+      }).length;
+    expect([before('off', 'embedded'), before('embedded', 'postgres'), before('off', 'postgres')]).toEqual([
+      3, 3, 3,
+    ]);
     expect([1, 2].map((round) => armOrder(['off', 'embedded'], round))).toEqual([
       ['off', 'embedded'],
       ['embedded', 'off'],
@@ -62,7 +73,7 @@ describe('the recording arms', () => {
 
   it('cancels a start-place bias: each arm started first and second equally often', () => {
     // Whoever starts second costs 5 % more; recording costs nothing.
-    const rounds = wholeRotations(3, 2);
+    const rounds = wholeOrderSets(3, 2);
     expect(rounds).toBe(4);
     const samples = Array.from({ length: rounds }, (_, index) => {
       const round = index + 1;
@@ -71,8 +82,9 @@ describe('the recording arms', () => {
     }).flat();
     expect(storeFigures(samples).embedded?.cpuRatio).toBeCloseTo(1, 9);
     expect(storeFigures(samples).embedded?.addedCpuUs).toBeCloseTo(0, 9);
-    expect(wholeRotations(6, 3)).toBe(6);
-    expect(wholeRotations(1, 3)).toBe(3);
+    expect(wholeOrderSets(6, 3)).toBe(6);
+    expect(wholeOrderSets(7, 3)).toBe(12);
+    expect(wholeOrderSets(1, 2)).toBe(2);
   });
 
   it('gives no ratio without both stores, and NaN when the embedded store adds nothing measurable', () => {
