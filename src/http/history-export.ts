@@ -48,12 +48,33 @@ export function registerHistoryExport(app: FastifyInstance, options: HistoryExpo
     if ('error' in asked) return reply.code(400).send(asked);
     // What is still in the recorder's buffer belongs to the answer too.
     await recorder.flush();
-    return asked.format === 'parquet'
-      ? sendParquet(reply, recorder.store, asked.range)
-      : reply
-          .header('content-type', 'application/x-ndjson; charset=utf-8')
-          .send(Readable.from(ndjsonChunks(recorder.store, asked.range)));
+    try {
+      return asked.format === 'parquet'
+        ? await sendParquet(reply, recorder.store, asked.range)
+        : reply
+            .header('content-type', 'application/x-ndjson; charset=utf-8')
+            .send(Readable.from(await startedChunks(ndjsonChunks(recorder.store, asked.range))));
+    } catch (error) {
+      // A store that cannot read the range (a file damaged inside) fails this request alone.
+      return reply.code(500).send({
+        error: 'internal',
+        message: `the record could not be read: ${error instanceof Error ? error.message : String(error)}`,
+      });
+    }
   });
+}
+
+/**
+ * `chunks` with its first chunk already read, so that a store failing at the start of the read is
+ * answered with a status; one failing later can only cut the answer short.
+ */
+async function startedChunks(chunks: AsyncGenerator<string>): Promise<AsyncGenerator<string>> {
+  const first = await chunks.next();
+  return (async function* () {
+    if (first.done === true) return;
+    yield first.value;
+    yield* chunks;
+  })();
 }
 
 type Asked = { range: HistoryRange; format: 'ndjson' | 'parquet' } | { error: string; message: string };

@@ -4,12 +4,14 @@
  * record's start, asked of the restarted relay, answers with the very messages the live client
  * received (the same text: seq, epoch, data, checksum), losing at most the flush window before the
  * kill, then the restarted relay's own epoch from its first snapshot, then live, with no gap and no
- * duplicate; its `history` says the record starts later than asked.
+ * duplicate; its `history` says the record starts later than asked. A `replay` of the same range, at
+ * "max" and at speed 10, gives back the same messages, the hole before the restart marked.
  */
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { ChildRelay } from '../../support/cluster/child-relay.ts';
 import { FLUSH_WINDOW_MS, useCrashRecording } from '../../support/crash-recording.ts';
+import { TextClient } from '../../support/replay-client.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 const crash = useCrashRecording(48, 'history-since-restart-');
@@ -40,8 +42,14 @@ async function book(relay: ChildRelay, market: string, since?: string) {
   return { received, answers, close: () => socket.close() };
 }
 
-describe('since from a record that outlived a SIGKILL', () => {
-  it('answers with what the live client received, then the new epoch, then live', async () => {
+/** The message without its `replay` field, as text: what was sent live. */
+function withoutReplay(text: string): string {
+  const { replay: _id, ...message } = JSON.parse(text) as Record<string, unknown>;
+  return JSON.stringify(message);
+}
+
+describe('since and replay from a record that outlived a SIGKILL', () => {
+  it('answers with what the live client received, then the new epoch, then live; replay alike', async () => {
     const market = crash.sim().market.activeMarketIds()[0]!;
     const askedFrom = new Date(Date.now() - 1_000).toISOString();
     const first = await recordingRelay();
@@ -85,5 +93,34 @@ describe('since from a record that outlived a SIGKILL', () => {
       else expect(message.seq).toBeGreaterThan(after[i - 1]!.seq);
     }
     late.close();
+
+    // The same range replayed: the record before the kill as the live client received it, the hole
+    // the kill left marked, then the restarted relay's messages as the since client received them.
+    const rtsOf = (message: Received) => (JSON.parse(message.text) as { rts: string }).rts;
+    const to = new Date(Date.parse(rtsOf(after.at(-1)!)) + 1).toISOString();
+    const expected = [...before, ...after.filter((message) => rtsOf(message) < to)].map(
+      (message) => message.text,
+    );
+    const reader = await TextClient.connect(second);
+    for (const [id, speed] of [
+      ['max', 'max'],
+      ['ten', 10],
+    ] as const) {
+      reader.send({ op: 'replay', id, channel: 'book', markets: [market], from: askedFrom, to, speed });
+      const done = await reader.answer('replayed', id, 15_000);
+      const replayed = reader.stream(id).map(({ text }) => withoutReplay(text));
+      expect(replayed, String(speed)).toEqual(expected);
+      expect(done.messages).toBe(expected.length);
+      const gaps = reader.of('replay_gap', id).map(({ message }) => message);
+      expect(gaps, String(speed)).toEqual([
+        expect.objectContaining({ from: askedFrom, to: rtsOf(before[0]!) }),
+        expect.objectContaining({
+          reason: 'epoch_changed',
+          from: rtsOf(before.at(-1)!),
+          to: rtsOf(after[0]!),
+        }),
+      ]);
+    }
+    reader.close();
   });
 });
