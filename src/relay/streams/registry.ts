@@ -79,7 +79,7 @@ export interface InterestChange {
  * time: a subscribe costs the poll side that stream id's target, whatever else is held.
  */
 export interface PollInterest {
-  /** The first stream of `change`'s stream id came, or its last one went: its target is wanted, or no more. */
+  /** A stream of `change`'s stream id came or went (a book depth, say): its target may be wanted now, or no more. */
   wanted(change: InterestChange): void;
   /** A subscriber came to or left `stream`: who holds its poll target changed. */
   holdersChanged(stream: AnyStream): void;
