@@ -127,15 +127,12 @@ export async function startRelay(
   });
 
   const events = new RelayEvents();
-  let poller: PollerPool | undefined;
   const registry = new StreamRegistry({
     lingerMs: tuning.lingerMs,
     resumeBufferSize: tuning.resumeBufferSize,
     resumeBufferBytes: tuning.resumeBufferBytes,
     resumeBufferMs: tuning.historyMs,
     resumeHistory: broker.history,
-    onInterestChange: (change) => poller?.sync(change),
-    onSubscribersChange: (stream) => poller?.holdersChanged(stream),
     // What a paced group sent counts in the same events as what every change sends.
     onPacedSend: (stream, frame, recipients) => pacedSends.pacedSent(stream, frame, recipients),
   });
@@ -151,7 +148,8 @@ export async function startRelay(
     onIdentity: (identity) => logUpstreamIdentity(logger, upstreamUrl, identity),
   });
   const knownMarkets = new KnownMarkets(client);
-  poller = new PollerPool({
+  // Wires itself to the registry: each change of interest is one step down to it.
+  const poller = new PollerPool({
     // A poll is never retried within itself: its next poll is its retry.
     source: client.singleAttempt(),
     broker,
@@ -175,10 +173,9 @@ export async function startRelay(
     tracing: tracing?.tracing,
   });
 
-  const relayPollerForLimits = poller;
   // Every 429, a poll's or not, lowers the budget's rate (docs/scheduler.md "Rate limits").
   client.events.on('request', (event) => {
-    if (event.outcome === 'rate_limited') relayPollerForLimits.rateLimited(event.retryAfterMs);
+    if (event.outcome === 'rate_limited') poller.rateLimited(event.retryAfterMs);
   });
 
   const httpLogger: FastifyBaseLogger = logger.child({ component: 'http' });
@@ -222,10 +219,9 @@ export async function startRelay(
     sinceReads,
     replays,
   });
-  const relayPoller = poller;
   let shuttingDown = false;
   const healthSources: HealthSources = {
-    poller: relayPoller,
+    poller,
     broker,
     registry,
     ws,
@@ -281,7 +277,7 @@ export async function startRelay(
   registerHistoryExport(app, { recorder: history?.recorder, access });
   registerRestFront(app, {
     client,
-    budget: relayPoller,
+    budget: poller,
     registry,
     marketAdmission,
     cacheTtlMs: tuning.restCacheTtlMs,
@@ -305,7 +301,7 @@ export async function startRelay(
     stopPruning();
     confirmations.stop();
     recordingHolds?.close();
-    relayPoller.stop();
+    poller.stop();
     // No replay may be reading the store when it closes.
     await replays.stopAll();
     await leased?.close();
@@ -350,7 +346,7 @@ export async function startRelay(
     upstreamUrl,
     events,
     registry,
-    poller: relayPoller,
+    poller,
     knownMarkets,
     sinceReads,
     replays,

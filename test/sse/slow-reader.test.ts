@@ -37,7 +37,7 @@ class FakeResponse extends EventEmitter {
 }
 
 function setUp(slowConsumerTimeoutMs = 60_000) {
-  const registry = new StreamRegistry({ lingerMs: 1_000, resumeBufferSize: 10, onInterestChange: () => {} });
+  const registry = new StreamRegistry({ lingerMs: 1_000, resumeBufferSize: 10 });
   const events = new RelayEvents();
   const response = new FakeResponse();
   const marketAdmission = new MarketAdmission({ registry, limits: defaultIsolationLimits });

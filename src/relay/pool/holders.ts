@@ -20,25 +20,25 @@ export function holdersOf(
 }
 
 /** The stream ids whose subscribers changed since the holders were last brought up to date. */
-export class HolderChanges {
+export class HolderChanges<Batch> {
   readonly #changed = new Map<string, { channel: Channel; id: string }>();
-  #allPrices = false;
+  readonly #rebatched = new Set<Batch>();
 
   /** A subscriber came to or left a stream of `channel` for `id`. */
   add(channel: Channel, id: string): void {
     this.#changed.set(`${channel}\u0000${id}`, { channel, id });
   }
 
-  /** The price batches were cut again: every batch's holders are made again. */
-  pricesRebatched(): void {
-    this.#allPrices = true;
+  /** These price batches' markets changed: their holders are made again. */
+  pricesRebatched(batches: Iterable<Batch>): void {
+    for (const batch of batches) this.#rebatched.add(batch);
   }
 
   /** What changed, then forgotten. */
-  take(): { changed: { channel: Channel; id: string }[]; allPrices: boolean } {
-    const taken = { changed: [...this.#changed.values()], allPrices: this.#allPrices };
+  take(): { changed: { channel: Channel; id: string }[]; rebatched: Batch[] } {
+    const taken = { changed: [...this.#changed.values()], rebatched: [...this.#rebatched] };
     this.#changed.clear();
-    this.#allPrices = false;
+    this.#rebatched.clear();
     return taken;
   }
 }

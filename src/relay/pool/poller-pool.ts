@@ -5,9 +5,9 @@
  * it), one price-batch target per 100
  * markets with `price` streams (relay/channels/price/target/price-targets.ts), one target per stream id of the
  * channels polled one request each (relay/pool/stream-targets.ts) and, when the budget is
- * short, the change-hint map. The pool keeps those targets in line with the
- * registry and hands them to the dispatcher (relay/poll/dispatcher.ts), which decides what is asked
- * when, within `--upstream-rps`. The rest is in files of their own: the books with their weights
+ * short, the change-hint map. The pool keeps those targets in line with the registry, told one
+ * stream id at a time (relay/streams/registry.ts `PollInterest`), and hands them to the dispatcher
+ * (relay/poll/dispatcher.ts), which decides what is asked when, within `--upstream-rps`. The rest is in files of their own: the books with their weights
  * and hints (relay/channels/book/target/book-targets.ts), the intervals the budget allows
  * (relay/poll/plan.ts), freshness (relay/pool/freshness.ts), and what a poll found
  * beyond its states, applied in one place (relay/targets/outcomes.ts).
@@ -100,7 +100,7 @@ export class PollerPool {
   readonly #prices: PriceTargets;
   readonly #streamTargets: StreamTargets;
   readonly #freshness: FreshnessJudge;
-  readonly #holderChanges = new HolderChanges();
+  readonly #holderChanges = new HolderChanges<PriceBatchTarget>();
   readonly #ownerOf: (subscriber: StreamSubscriber) => unknown;
   #sweepTimer: NodeJS.Timeout | undefined;
   #stopped = false;
@@ -140,7 +140,7 @@ export class PollerPool {
       ...(options.oneOffs === undefined ? {} : { oneOffs: options.oneOffs }),
     });
     this.#books = new BookTargets(this.#context, this.#dispatcher);
-    this.#prices = new PriceTargets(this.#context, this.#dispatcher);
+    this.#prices = new PriceTargets(this.#context, this.#dispatcher, this.#plan.priceTiming());
     this.#streamTargets = new StreamTargets(this.#context, this.#dispatcher, this.#plan.streamTiming());
     this.#freshness = new FreshnessJudge(
       {
@@ -156,6 +156,9 @@ export class PollerPool {
       { books: this.#books, prices: this.#prices, streams: this.#streamTargets },
       this.#plan,
     );
+    // Wired once: from here on the registry tells this pool each change of interest.
+    options.registry.polledBy(this);
+    this.#syncAll();
   }
 
   /**
@@ -208,24 +211,38 @@ export class PollerPool {
   }
 
   /**
-   * Brings the polled set in line with the registry; called on every interest change. `change`:
-   * the one (channel, id) whose streams came or went, when known: a stream polled on its own then
-   * costs its own target's work, not a walk over every target (ten thousand streams come and go
-   * one by one).
+   * One change of interest (relay/streams/registry.ts `PollInterest`): the one (channel, id) whose
+   * streams came or went gets its target made or dropped (its book, its place in a price batch, or
+   * its own target), and the plan follows the counts. What a subscribe costs, whatever is held.
    */
-  sync(change?: InterestChange): void {
+  wanted(change: InterestChange): void {
     if (this.#stopped) return;
-    if (change !== undefined && StreamTargets.polls(change.channel)) {
-      this.#streamTargets.syncOne(change.channel, change.id);
-    } else {
-      this.#books.sync(this.#plan.bookTiming());
-      const batches = this.#prices.batchCount;
-      this.#prices.sync(this.#plan.priceTiming());
-      if (change === undefined || PriceTargets.serves(change.channel) || batches !== this.#prices.batchCount)
-        this.#holderChanges.pricesRebatched();
-      // Created (or dropped) first, at the current stretch: the budget counts them.
-      this.#streamTargets.sync();
-    }
+    const { channel, id } = change;
+    if (BookTargets.serves(channel)) this.#books.syncOne(id, this.#plan.bookTiming());
+    else if (PriceTargets.serves(channel)) {
+      const rebatched = this.#prices.syncOne(id);
+      if (rebatched.length > 0) this.#holderChanges.pricesRebatched(rebatched);
+    } else if (StreamTargets.polls(channel)) this.#streamTargets.syncOne(channel, id);
+    this.#targetsChanged();
+  }
+
+  /**
+   * Every target brought in line with the registry by a walk over them all, the price batches cut
+   * again. Only at start-up: the registry may hold streams before this pool was wired to it. Each
+   * change after that is one `wanted`.
+   */
+  #syncAll(): void {
+    this.#books.sync(this.#plan.bookTiming());
+    this.#prices.sync();
+    this.#holderChanges.pricesRebatched(this.#prices.batches());
+    this.#streamTargets.sync();
+    for (const stream of this.#options.registry.streams())
+      this.#holderChanges.add(stream.channel, stream.market);
+    this.#targetsChanged();
+  }
+
+  /** Targets came or went: counted into a new plan, and polled. */
+  #targetsChanged(): void {
     this.#freshness.targetsChanged();
     this.#replan();
     this.#dispatcher.start();
@@ -245,7 +262,7 @@ export class PollerPool {
 
   /** The holders of every target whose subscribers changed, before the dispatcher chooses. */
   #refreshHolders(): void {
-    const { changed, allPrices } = this.#holderChanges.take();
+    const { changed, rebatched } = this.#holderChanges.take();
     const { registry } = this.#context;
     const regroup = (target: PollTarget, streams: Iterable<AnyStream>) => {
       target.holders = holdersOf(streams, this.#ownerOf);
@@ -253,7 +270,7 @@ export class PollerPool {
       target.weight = Math.max(1, target.holders.length);
       this.#dispatcher.regroup(target);
     };
-    const batches = new Set<PriceBatchTarget>(allPrices ? this.#prices.batches() : []);
+    const batches = new Set<PriceBatchTarget>(rebatched);
     for (const { channel, id } of changed) {
       if (BookTargets.serves(channel)) {
         const book = this.#books.get(id);
@@ -273,7 +290,10 @@ export class PollerPool {
       );
   }
 
-  /** How often each target can be asked within the budget this relay plans with. */
+  /**
+   * How often each target can be asked within the budget this relay plans with, from the counts of
+   * targets (each kept as targets come and go: nothing here walks them).
+   */
   #replan(): void {
     const targets = {
       books: this.#books.size,

@@ -65,10 +65,6 @@ export interface RegistryOptions {
   resumeBufferMs?: number;
   /** The broker's history, for resume points beyond this relay's rings; the rings alone unless given. */
   resumeHistory?: ResumeHistory;
-  /** Called whenever the set of streams (so the set of polled markets) changes: which stream id's. */
-  onInterestChange: (change: InterestChange) => void;
-  /** Called whenever a subscriber comes to or leaves a stream (who holds its poll target). */
-  onSubscribersChange?: (stream: AnyStream) => void;
   /** Called whenever a paced group sends a stream's snapshot: to how many clients (metrics). */
   onPacedSend?: (stream: AnyStream, frame: Frame, recipients: number) => void;
 }
@@ -78,6 +74,20 @@ export interface InterestChange {
   channel: Channel;
   id: string;
 }
+
+/**
+ * What the poll side (relay/pool/poller-pool.ts) is told as interest changes, one stream id at a
+ * time: a subscribe costs the poll side that stream id's target, whatever else is held.
+ */
+export interface PollInterest {
+  /** A stream of `change`'s stream id came or went (a book depth, say): its target may be wanted now, or no more. */
+  wanted(change: InterestChange): void;
+  /** A subscriber came to or left `stream`: who holds its poll target changed. */
+  holdersChanged(stream: AnyStream): void;
+}
+
+/** Until the poll side is wired: a registry nothing polls for (a session's or a codec's test). */
+const NOT_POLLED: PollInterest = { wanted() {}, holdersChanged() {} };
 
 /** Per stream id, its streams of one channel (one per depth for `book`, else one). */
 type StreamsById = Map<string, Set<ChannelStream>>;
@@ -89,6 +99,7 @@ export class StreamRegistry {
   readonly #streams = new Map<string, ChannelStream>();
   readonly #byChannel = new Map<Channel, StreamsById>(channels.map((channel) => [channel, new Map()]));
   readonly #lingerTimers = new Map<string, NodeJS.Timeout>();
+  #poll: PollInterest = NOT_POLLED;
 
   readonly resumeHistory: ResumeHistory;
 
@@ -106,6 +117,12 @@ export class StreamRegistry {
 
   get size(): number {
     return this.#streams.size;
+  }
+
+  /** The poll side told of every change of interest from now on: one, wired once. */
+  polledBy(poll: PollInterest): void {
+    if (this.#poll !== NOT_POLLED) throw new Error('a stream registry is polled by one poller pool');
+    this.#poll = poll;
   }
 
   streams(): IterableIterator<ChannelStream> {
@@ -137,7 +154,7 @@ export class StreamRegistry {
     let stream = this.#streams.get(key);
     if (stream === undefined) {
       stream = this.#create(identity);
-      this.#options.onInterestChange({ channel: stream.channel, id: stream.market });
+      this.#poll.wanted({ channel: stream.channel, id: stream.market });
     }
     const linger = this.#lingerTimers.get(key);
     if (linger !== undefined) {
@@ -145,13 +162,13 @@ export class StreamRegistry {
       this.#lingerTimers.delete(key);
     }
     stream.subscribers.add(subscriber);
-    this.#options.onSubscribersChange?.(stream);
+    this.#poll.holdersChanged(stream);
     return stream;
   }
 
   unsubscribe(subscriber: StreamSubscriber, stream: AnyStream): void {
     if (!stream.subscribers.delete(subscriber)) return;
-    this.#options.onSubscribersChange?.(stream);
+    this.#poll.holdersChanged(stream);
     if (stream.subscribers.size > 0) return;
     const registered = this.#streams.get(stream.key);
     if (registered !== stream) return;
@@ -225,7 +242,7 @@ export class StreamRegistry {
     const streams = byId.get(stream.market);
     streams?.delete(stream);
     if (streams?.size === 0) byId.delete(stream.market);
-    this.#options.onInterestChange({ channel: stream.channel, id: stream.market });
+    this.#poll.wanted({ channel: stream.channel, id: stream.market });
   }
 }
 

@@ -61,7 +61,7 @@ describe.each(implementations)('StreamNumbering contract: %s', (_name, create) =
     const market = `00000000-0000-4000-8000-${String(run).padStart(12, '0')}`;
     const key = `${codec.channel}:${market}:${Date.now()}`;
     const events = new RelayEvents();
-    const registry = new StreamRegistry({ lingerMs: 10, resumeBufferSize: 10, onInterestChange: () => {} });
+    const registry = new StreamRegistry({ lingerMs: 10, resumeBufferSize: 10 });
     const publisher = new StreamPublisher(events, Date.now);
     expect(await broker.claim(key, 1_000)).toBe(true);
     let closed = 0;

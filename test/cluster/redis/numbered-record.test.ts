@@ -91,7 +91,7 @@ function holder(log: StreamLog) {
     const message = recordedOf(subject, frame, kind);
     recorded.push({ key: message.stream, type: message.type, seq: message.seq, data: message.data });
   };
-  const registry = new StreamRegistry({ lingerMs: 10, resumeBufferSize: 10, onInterestChange: () => {} });
+  const registry = new StreamRegistry({ lingerMs: 10, resumeBufferSize: 10 });
   const target = { key: `price:${MARKET}`, market: MARKET, codec };
   const numbering = new ClusterTarget(target.key, MARKET, codec, {
     registry,

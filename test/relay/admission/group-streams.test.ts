@@ -18,7 +18,7 @@ function subscriber(): StreamSubscriber {
 
 function setup(overrides: Partial<GroupLimits> = {}) {
   let now = 0;
-  const registry = new StreamRegistry({ lingerMs: 10, resumeBufferSize: 10, onInterestChange: () => {} });
+  const registry = new StreamRegistry({ lingerMs: 10, resumeBufferSize: 10 });
   const admission = new MarketAdmission({
     registry,
     // Private targets and per-connection rates out of the way: these tests are about groups.

@@ -28,7 +28,7 @@ const limits: IsolationLimits = {
 
 function setup(overrides: Partial<IsolationLimits> = {}, catalogue?: KnownMarkets) {
   let now = 0;
-  const registry = new StreamRegistry({ lingerMs: 10, resumeBufferSize: 10, onInterestChange: () => {} });
+  const registry = new StreamRegistry({ lingerMs: 10, resumeBufferSize: 10 });
   const marketAdmission = new MarketAdmission({
     registry,
     limits: { ...limits, ...overrides },

@@ -36,7 +36,6 @@ describe('the freshness report', () => {
     const registry: StreamRegistry = new StreamRegistry({
       lingerMs: 10,
       resumeBufferSize: 10,
-      onInterestChange: () => poller?.sync(),
     });
     poller = new PollerPool({
       source,

@@ -121,8 +121,6 @@ describe('PollerPool', () => {
     const registry: StreamRegistry = new StreamRegistry({
       lingerMs,
       resumeBufferSize: 10,
-      onInterestChange: (change) => poller?.sync(change),
-      onSubscribersChange: (stream) => poller?.holdersChanged(stream),
     });
     const events = new RelayEvents();
     poller = new PollerPool({

@@ -89,8 +89,6 @@ describe('the budget shared by owner', () => {
     const registry: StreamRegistry = new StreamRegistry({
       lingerMs: 10,
       resumeBufferSize: 10,
-      onInterestChange: (change) => poller?.sync(change),
-      onSubscribersChange: (stream) => poller?.holdersChanged(stream),
     });
     poller = new PollerPool({
       source,

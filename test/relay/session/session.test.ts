@@ -37,7 +37,7 @@ class RecordingSink implements SessionSink {
 }
 
 function setUp(maxStreams = 10) {
-  const registry = new StreamRegistry({ lingerMs: 1_000, resumeBufferSize: 10, onInterestChange: () => {} });
+  const registry = new StreamRegistry({ lingerMs: 1_000, resumeBufferSize: 10 });
   const marketAdmission = new MarketAdmission({ registry, limits: defaultIsolationLimits });
   const events = new RelayEvents();
   const sink = new RecordingSink();

@@ -31,7 +31,7 @@ class RecordingSink implements SessionSink {
 }
 
 function setUp() {
-  const registry = new StreamRegistry({ lingerMs: 1_000, resumeBufferSize: 10, onInterestChange: () => {} });
+  const registry = new StreamRegistry({ lingerMs: 1_000, resumeBufferSize: 10 });
   const marketAdmission = new MarketAdmission({ registry, limits: defaultIsolationLimits });
   const sink = new RecordingSink();
   const limits = {

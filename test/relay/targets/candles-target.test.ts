@@ -113,7 +113,7 @@ describe('CandlesTarget', () => {
     });
     const market = sim.market.activeMarketIds()[0]!;
     const source = new SimSource(sim);
-    const registry = new StreamRegistry({ lingerMs: 10, resumeBufferSize: 10, onInterestChange: () => {} });
+    const registry = new StreamRegistry({ lingerMs: 10, resumeBufferSize: 10 });
     const events = new RelayEvents();
     const now = () => clock;
     const context: PollContext = {

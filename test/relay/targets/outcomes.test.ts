@@ -16,7 +16,7 @@ function setup() {
   const events = new RelayEvents();
   const states: { channel: string; state: string; reason?: string }[] = [];
   events.on('stream:state', (event) => states.push(event));
-  const registry = new StreamRegistry({ lingerMs: 10, resumeBufferSize: 10, onInterestChange: () => {} });
+  const registry = new StreamRegistry({ lingerMs: 10, resumeBufferSize: 10 });
   const calls: unknown[][] = [];
   const effects: OutcomeEffects = {
     registry,

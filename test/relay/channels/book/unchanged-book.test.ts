@@ -61,7 +61,6 @@ describe('a book polled with the same body again', () => {
     const registry: StreamRegistry = new StreamRegistry({
       lingerMs: 10,
       resumeBufferSize: 10,
-      onInterestChange: () => poller?.sync(),
     });
     // What the client resolved each poll to: the book as parsed, then, for the same bytes again,
     // one and the same object (the memo's stand-in, without the orders the streams no longer need).

@@ -46,9 +46,18 @@ export class BookTarget extends PollTarget {
   /** Bodies read straight to levels: when the numbering wants no more than this relay's `book` streams show. */
   readonly #reading = { memo: this.#held.memo, read: (body: Buffer) => this.#read(body) };
 
-  constructor(market: string, timing: TargetTiming, context: PollContext) {
+  /** Told when a poll finds the lease moved to or from another relay (what the plan counts). */
+  readonly #leaseMoved: (elsewhere: boolean) => void;
+
+  constructor(
+    market: string,
+    timing: TargetTiming,
+    context: PollContext,
+    leaseMoved: (elsewhere: boolean) => void,
+  ) {
     super(bookTargetKey(market), timing, context);
     this.market = market;
+    this.#leaseMoved = leaseMoved;
     this.#numbering = context.cluster.streams(
       this.key,
       market,
@@ -86,7 +95,9 @@ export class BookTarget extends PollTarget {
     const { source } = this;
     const askedAt = this.beginAsk();
     try {
-      this.sentNothing = !(await this.holdsLease());
+      const elsewhere = !(await this.holdsLease());
+      if (elsewhere !== this.sentNothing && !this.removed) this.#leaseMoved(elsewhere);
+      this.sentNothing = elsewhere;
       if (this.sentNothing) {
         trace?.set({ 'market_relay.outcome': 'lease_elsewhere' });
         return [];

@@ -33,6 +33,8 @@ export class BookTargets {
   readonly #context: PollContext;
   readonly #dispatcher: PollDispatcher;
   readonly #books = new Map<string, BookTarget>();
+  /** Books whose last poll found the lease held by another relay, counted as polls find it. */
+  #leasedElsewhere = 0;
   /** The hints, while worth reading; their own request only while no stream of the map's channel reads it. */
   #hints: ChangeHints | undefined;
   #hintTarget: ChangeHintTarget | undefined;
@@ -48,9 +50,7 @@ export class BookTargets {
 
   /** Books this relay asks for itself: not those whose lease another relay holds. */
   get polledCount(): number {
-    let polled = 0;
-    for (const book of this.#books.values()) if (!book.sentNothing) polled += 1;
-    return polled;
+    return this.#books.size - this.#leasedElsewhere;
   }
 
   get(market: string): BookTarget | undefined {
@@ -61,23 +61,28 @@ export class BookTargets {
     return this.#books.values();
   }
 
-  /** One target per market the registry holds streams served from its book of, new ones at `timing`. */
+  /** One target per market the registry holds streams served from its book of, new ones at `timing`. Walks them all. */
   sync(timing: TargetTiming): void {
     const { registry } = this.#context;
     const wanted = new Set(registry.ids('book').keys());
     for (const channel of bookServedChannels)
       for (const market of registry.ids(channel).keys()) wanted.add(market);
-    for (const [market, book] of this.#books) {
-      if (wanted.has(market)) continue;
-      this.#books.delete(market);
-      this.#drop(book);
-    }
-    for (const market of wanted) {
-      if (this.#books.has(market)) continue;
-      const book = new BookTarget(market, timing, this.#context);
-      this.#books.set(market, book);
-      this.#dispatcher.add(book);
-    }
+    for (const book of [...this.#books.values()]) if (!wanted.has(book.market)) this.#drop(book);
+    for (const market of wanted) if (!this.#books.has(market)) this.#add(market, timing);
+  }
+
+  /**
+   * The one market whose streams served from its book came or went: its target made (at `timing`)
+   * or dropped, whatever the number of other books.
+   */
+  syncOne(market: string, timing: TargetTiming): void {
+    const { registry } = this.#context;
+    const wanted =
+      registry.streamsOf('book', market).size > 0 ||
+      bookServedChannels.some((channel) => registry.streamsOf(channel, market).size > 0);
+    const book = this.#books.get(market);
+    if (book !== undefined && !wanted) this.#drop(book);
+    else if (book === undefined && wanted) this.#add(market, timing);
   }
 
   /**
@@ -96,7 +101,6 @@ export class BookTargets {
       this.#drop(this.#hintTarget);
       this.#hintTarget = undefined;
     }
-    this.#hints?.prune();
   }
 
   /** The hint map asked for at `askedAt` arrived: the hints read it. */
@@ -118,13 +122,24 @@ export class BookTargets {
   }
 
   clear(): void {
-    for (const book of this.#books.values()) this.#drop(book);
-    this.#books.clear();
+    for (const book of [...this.#books.values()]) this.#drop(book);
+  }
+
+  #add(market: string, timing: TargetTiming): void {
+    const book = new BookTarget(market, timing, this.#context, (elsewhere) => {
+      this.#leasedElsewhere += elsewhere ? 1 : -1;
+    });
+    this.#books.set(market, book);
+    this.#dispatcher.add(book);
   }
 
   #drop(target: BookTarget | ChangeHintTarget): void {
     target.removed = true;
     this.#dispatcher.remove(target.key);
-    if (target instanceof BookTarget) this.#context.cluster.forget(target.key);
+    if (!(target instanceof BookTarget)) return;
+    this.#books.delete(target.market);
+    if (target.sentNothing) this.#leasedElsewhere -= 1;
+    this.#hints?.forget(target.market);
+    this.#context.cluster.forget(target.key);
   }
 }

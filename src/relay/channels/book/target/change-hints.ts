@@ -38,9 +38,9 @@ export class ChangeHints {
     this.#wanted = wanted;
   }
 
-  /** Forgets markets whose books are no longer polled. */
-  prune(): void {
-    for (const market of this.#seen.keys()) if (!this.#wanted(market)) this.#seen.delete(market);
+  /** Forgets a market whose book is no longer polled. */
+  forget(market: string): void {
+    this.#seen.delete(market);
   }
 
   /** A map asked for at `askedAt`, whoever asked. */

@@ -30,10 +30,17 @@ export class PriceTargets {
   readonly #dispatcher: PollDispatcher;
   readonly #markets = new Map<string, PriceMarket>();
   readonly #batches: PriceBatchTarget[] = [];
+  readonly #batchOf = new Map<string, PriceBatchTarget>();
+  /**
+   * The timing every batch shares, one object: a new plan retimes them all by changing it, without
+   * a walk over the batches each time a market comes or goes.
+   */
+  readonly #timing: TargetTiming;
 
-  constructor(context: PollContext, dispatcher: PollDispatcher) {
+  constructor(context: PollContext, dispatcher: PollDispatcher, timing: TargetTiming) {
     this.#context = context;
     this.#dispatcher = dispatcher;
+    this.#timing = { ...timing };
   }
 
   /** Markets with `price` streams. */
@@ -60,60 +67,111 @@ export class PriceTargets {
     return this.#batches.map((batch) => batch.meanAskGapMs);
   }
 
-  /** Brings the markets and batches in line with the registry; new batches get `timing`. */
-  sync(timing: TargetTiming): void {
+  /**
+   * Brings the markets and batches in line with the registry, every batch cut again from the
+   * markets in the order they came. Walks them all.
+   */
+  sync(): void {
     const wanted = this.#context.registry.ids('price');
-    for (const market of this.#markets.keys()) {
-      if (wanted.has(market)) continue;
-      this.#markets.delete(market);
-      this.#context.cluster.forget(priceTargetKey(market));
-    }
-    for (const market of wanted.keys()) {
-      if (this.#markets.has(market)) continue;
-      const numbering = this.#context.cluster.streams(
-        priceTargetKey(market),
-        market,
-        priceNumberedCodec,
-        {
-          ...this.#context,
-          closeMarket: () => this.#context.report({ type: 'not_found', kind: 'price', id: market }),
-        },
-        (applied) => {
-          const hint = this.batchOf(market)?.confirmPrice(market, applied.receivedAt, applied.changed);
-          if (hint !== undefined) this.#context.report(hint);
-        },
-      );
-      this.#markets.set(
-        market,
-        newPriceMarket(this.#context.now(), numbering, this.#context.existence.catalogueLoads()),
-      );
-    }
+    for (const market of [...this.#markets.keys()]) if (!wanted.has(market)) this.#forget(market);
+    for (const market of wanted.keys()) if (!this.#markets.has(market)) this.#addMarket(market);
     const markets = [...this.#markets.keys()];
     const count = Math.ceil(markets.length / PRICE_BATCH_SIZE);
     while (this.#batches.length > count) this.#drop(this.#batches.pop()!);
-    while (this.#batches.length < count) {
-      const batch = new PriceBatchTarget(this.#batches.length, timing, this.#context, this.#markets);
-      this.#batches.push(batch);
-      this.#dispatcher.add(batch);
-    }
+    while (this.#batches.length < count) this.#newBatch();
+    this.#batchOf.clear();
     this.#batches.forEach((batch, i) => {
       batch.markets = markets.slice(i * PRICE_BATCH_SIZE, (i + 1) * PRICE_BATCH_SIZE);
+      for (const market of batch.markets) this.#batchOf.set(market, batch);
     });
+  }
+
+  /**
+   * The one market whose `price` streams came or went. A new one joins the last batch while it
+   * has room, else starts one; one that goes leaves its place to the last batch's last market, so
+   * every batch but the last stays full and no other batch is cut again. The batches whose
+   * markets changed (none: nothing did).
+   */
+  syncOne(market: string): PriceBatchTarget[] {
+    const wanted = this.#context.registry.streamsOf('price', market).size > 0;
+    const known = this.#markets.has(market);
+    if (wanted && !known) return [this.#join(market)];
+    if (!wanted && known) return this.#leave(market);
+    return [];
   }
 
   /** Every batch asked at `timing` from now on (the interval moved with the budget). */
   retime(timing: TargetTiming): void {
-    for (const batch of this.#batches) batch.timing = timing;
+    Object.assign(this.#timing, timing);
   }
 
   clear(): void {
     for (const market of this.#markets.keys()) this.#context.cluster.forget(priceTargetKey(market));
     this.#markets.clear();
+    this.#batchOf.clear();
   }
 
   /** The batch asking for `market`'s prices. */
   batchOf(market: string): PriceBatchTarget | undefined {
-    return this.#batches.find((batch) => batch.markets.includes(market));
+    return this.#batchOf.get(market);
+  }
+
+  #addMarket(market: string): void {
+    const numbering = this.#context.cluster.streams(
+      priceTargetKey(market),
+      market,
+      priceNumberedCodec,
+      {
+        ...this.#context,
+        closeMarket: () => this.#context.report({ type: 'not_found', kind: 'price', id: market }),
+      },
+      (applied) => {
+        const hint = this.batchOf(market)?.confirmPrice(market, applied.receivedAt, applied.changed);
+        if (hint !== undefined) this.#context.report(hint);
+      },
+    );
+    this.#markets.set(
+      market,
+      newPriceMarket(this.#context.now(), numbering, this.#context.existence.catalogueLoads()),
+    );
+  }
+
+  #forget(market: string): void {
+    this.#markets.delete(market);
+    this.#context.cluster.forget(priceTargetKey(market));
+  }
+
+  #newBatch(): PriceBatchTarget {
+    const batch = new PriceBatchTarget(this.#batches.length, this.#timing, this.#context, this.#markets);
+    this.#batches.push(batch);
+    this.#dispatcher.add(batch);
+    return batch;
+  }
+
+  /** A new market in the last batch, or in a batch of its own when the last is full. */
+  #join(market: string): PriceBatchTarget {
+    this.#addMarket(market);
+    const last = this.#batches.at(-1);
+    const batch = last === undefined || last.markets.length >= PRICE_BATCH_SIZE ? this.#newBatch() : last;
+    batch.markets.push(market);
+    this.#batchOf.set(market, batch);
+    return batch;
+  }
+
+  /** A market gone: the last batch's last market takes its place; an empty last batch is dropped. */
+  #leave(market: string): PriceBatchTarget[] {
+    this.#forget(market);
+    const batch = this.#batchOf.get(market);
+    this.#batchOf.delete(market);
+    const last = this.#batches.at(-1);
+    if (batch === undefined || last === undefined) return [];
+    const filler = last.markets.pop()!;
+    if (filler !== market) {
+      batch.markets[batch.markets.indexOf(market)] = filler;
+      this.#batchOf.set(filler, batch);
+    }
+    if (last.markets.length === 0) this.#drop(this.#batches.pop()!);
+    return [...new Set([batch, last])].filter((changed) => !changed.removed);
   }
 
   #drop(batch: PriceBatchTarget): void {
