@@ -125,7 +125,9 @@ export class StreamRecording {
     try {
       const held = await this.#options.table.hold(key, this.#leaseMs);
       if (this.#served.get(key) !== served) {
-        if (held) await this.#release(served);
+        // A later stream of the key asked after this one: its ask renews the same lease, so this
+        // late answer must not let it go (another relay would record beside it).
+        if (held && !this.#served.has(key)) await this.#release(served);
         return;
       }
       if (!held) {
