@@ -306,3 +306,42 @@ describe('recording leases: a stream served again under the same key', () => {
     expect(await other.hold(streamKey('rest', path), 600)).toBe(false);
   });
 });
+
+describe('recording leases: an answer that comes after the relay’s own deadline', () => {
+  it('records nothing on it: the lease it answers for may have expired and been taken meanwhile', async () => {
+    const leases = new MemoryLeaseTable('a');
+    let clock = Date.now();
+    let answer: (() => void) | undefined;
+    const table: LeaseTable = {
+      holder: 'a',
+      async hold(key, ttlMs) {
+        const held = await leases.hold(key, ttlMs);
+        // The relay paused (or the reply was slow) for longer than the lease.
+        await new Promise<void>((resolve) => {
+          answer = resolve;
+        });
+        return held;
+      },
+      release: (key) => leases.release(key),
+    };
+    const records: RecordedMessage[] = [];
+    const recording = new StreamRecording({
+      table,
+      record: (subject, frame, kind) => records.push(recordedOf(subject, frame, kind)),
+      holds: () => true,
+      now: () => clock,
+      leaseMs: 600,
+      renewMs: 60_000,
+    });
+    closing.push(() => recording.close());
+    const stream = new Stream({ channel: 'rest', market: `/late-answer-${++streamCount}` }, codecs.rest, 100);
+    const at = new Date(clock).toISOString();
+    const { frame, kind } = stream.publish({ venue: 'a' }, at, at, clock);
+    recording.sink(stream as unknown as AnyStream, frame!, kind);
+    await waitFor('the ask to be made', () => answer !== undefined);
+    clock += 700;
+    answer!();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(records).toEqual([]);
+  });
+});
