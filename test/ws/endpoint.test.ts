@@ -51,12 +51,14 @@ describe('WebSocket endpoint: errors and limits', () => {
       { op: 'subscribe', id: 4, channel: 'book', markets: Array.from({ length: 101 }, () => market) },
       { op: 'subscribe', id: 5, channel: 'price', markets: [market], depth: 10 },
       { op: 'subscribe', id: 6, channel: 'book', markets: [market], depth: 7 },
+      // Half a surrogate pair, as a JSON escape spells it: no path can be percent-encoded from it.
+      { op: 'subscribe', id: 7, channel: 'rest', paths: ['/api/users/\ud800'] },
     ];
     for (const frame of bad) client.send(frame);
     // Only the answers to the bad frames: on a loaded machine the price stream may also report
     // upstream_unavailable before its first poll succeeds, which is not what this test is about.
     const answers = () => client.of('error').filter((e) => e.code !== 'upstream_unavailable');
-    await waitFor('eight bad_request errors', () => answers().length >= bad.length);
+    await waitFor('nine bad_request errors', () => answers().length >= bad.length);
     expect(answers().map((e) => [e.code, e.id])).toEqual([
       ['bad_request', undefined],
       ['bad_request', undefined],
@@ -66,6 +68,7 @@ describe('WebSocket endpoint: errors and limits', () => {
       ['bad_request', 4],
       ['bad_request', 5],
       ['bad_request', 6],
+      ['bad_request', 7],
     ]);
     for (const error of client.of('error')) expect(error.message).toEqual(expect.any(String));
 

@@ -49,6 +49,19 @@ describe('parseClientFrame', () => {
       'names its streams in "paths"',
       undefined,
     ],
+    // A JSON escape can spell half a surrogate pair, which no path can be percent-encoded from.
+    [
+      'a rest path segment holding half a surrogate pair',
+      { op: 'subscribe', id: 3, channel: 'rest', paths: ['/api/users/\ud800'] },
+      'paths.0: not well-formed Unicode',
+      3,
+    ],
+    [
+      'a rest query value holding half a surrogate pair',
+      { op: 'subscribe', id: 4, channel: 'rest', paths: ['/api/search?q=a\udc00'] },
+      'paths.0: not well-formed Unicode',
+      4,
+    ],
     [
       'a depth the protocol does not offer',
       { op: 'subscribe', channel: 'book', markets: [market], depth: 20 },

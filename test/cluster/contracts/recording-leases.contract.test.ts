@@ -257,3 +257,91 @@ describe.each(implementations)('recording leases: %s', (_name, create) => {
     expect(await tables.b.hold(streamKey('price', market), 600)).toBe(true);
   });
 });
+
+describe('recording leases: a stream served again under the same key', () => {
+  it('keeps the lease when the answer to the old stream’s ask comes after the new stream asked', async () => {
+    const leases = new MemoryLeaseTable('a');
+    const other = leases.sibling('b');
+    // Each ask is done at once and answered when let through, in order, as one Redis connection does.
+    const answers: (() => void)[] = [];
+    const table: LeaseTable = {
+      holder: 'a',
+      async hold(key, ttlMs) {
+        const held = await leases.hold(key, ttlMs);
+        await new Promise<void>((resolve) => answers.push(resolve));
+        return held;
+      },
+      release: (key) => leases.release(key),
+    };
+    const path = `/again-${++streamCount}`;
+    const records: RecordedMessage[] = [];
+    let current: AnyStream | undefined;
+    const recording = new StreamRecording({
+      table,
+      record: (subject, frame, kind) => records.push(recordedOf(subject, frame, kind)),
+      holds: (stream) => stream === current,
+      leaseMs: 600,
+      // No renewal within the test: each ask is the sink's own.
+      renewMs: 60_000,
+    });
+    closing.push(() => recording.close());
+    const serve = () => {
+      const stream = new Stream({ channel: 'rest', market: path }, codecs.rest, 100);
+      current = stream as unknown as AnyStream;
+      const at = new Date().toISOString();
+      const { frame, kind } = stream.publish({ venue: 'a' }, at, at, Date.now());
+      recording.sink(current, frame!, kind);
+      return stream;
+    };
+    serve();
+    // The stream closed (its last subscriber left) and a new one of the same key began.
+    const again = serve();
+    await waitFor('both asks to be made', () => answers.length === 2);
+    answers[0]!();
+    await new Promise((resolve) => setImmediate(resolve));
+    answers[1]!();
+    await waitFor('the new stream to be recorded from a snapshot', () =>
+      records.some((record) => record.epoch === again.epoch),
+    );
+    expect(await other.hold(streamKey('rest', path), 600)).toBe(false);
+  });
+});
+
+describe('recording leases: an answer that comes after the relay’s own deadline', () => {
+  it('records nothing on it: the lease it answers for may have expired and been taken meanwhile', async () => {
+    const leases = new MemoryLeaseTable('a');
+    let clock = Date.now();
+    let answer: (() => void) | undefined;
+    const table: LeaseTable = {
+      holder: 'a',
+      async hold(key, ttlMs) {
+        const held = await leases.hold(key, ttlMs);
+        // The relay paused (or the reply was slow) for longer than the lease.
+        await new Promise<void>((resolve) => {
+          answer = resolve;
+        });
+        return held;
+      },
+      release: (key) => leases.release(key),
+    };
+    const records: RecordedMessage[] = [];
+    const recording = new StreamRecording({
+      table,
+      record: (subject, frame, kind) => records.push(recordedOf(subject, frame, kind)),
+      holds: () => true,
+      now: () => clock,
+      leaseMs: 600,
+      renewMs: 60_000,
+    });
+    closing.push(() => recording.close());
+    const stream = new Stream({ channel: 'rest', market: `/late-answer-${++streamCount}` }, codecs.rest, 100);
+    const at = new Date(clock).toISOString();
+    const { frame, kind } = stream.publish({ venue: 'a' }, at, at, clock);
+    recording.sink(stream as unknown as AnyStream, frame!, kind);
+    await waitFor('the ask to be made', () => answer !== undefined);
+    clock += 700;
+    answer!();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(records).toEqual([]);
+  });
+});

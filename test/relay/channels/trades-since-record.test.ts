@@ -96,4 +96,14 @@ describe.each(['newest-first', 'oldest-first'] as const)('readWithRecord, %s', (
     expect(whole.ok && ids(whole.trades)).toEqual(ids(upstream.log));
     expect(whole.ok && whole.startsAt).toBe(Date.parse(upstream.log[0]!.activity_timestamp));
   });
+
+  it('a time equal to the record’s oldest trade reads upstream: a trade of the same millisecond may be older', async () => {
+    const upstream = listing(5, order);
+    // t2 and t3 share a millisecond; the run starts at t3.
+    upstream.log[2] = { ...upstream.log[2]!, activity_timestamp: upstream.log[3]!.activity_timestamp };
+    const since = { kind: 'time', at: Date.parse(upstream.log[3]!.activity_timestamp), text: '' } as const;
+    const read = await readWithRecord(upstream.read, since, NOW, upstream.log.slice(3));
+    expect(read.ok && ids(read.trades)).toEqual(['t2', 't3', 't4']);
+    expect(upstream.asked).not.toEqual([]);
+  });
 });

@@ -122,10 +122,16 @@ export type RestPathResult =
 const NOT_PUBLIC =
   'not a public GET path of upstream (private, unknown or not a GET; docs/protocol.md "`rest` data")';
 
+/** A UTF-16 surrogate standing alone: in a `u` pattern a whole pair reads as one code point past it. */
+const HALF_PAIR = /\p{Surrogate}/u;
+
 /** The canonical form of `path` (a path with an optional query string), or why it is refused. */
 export function canonicalRestPath(path: string): RestPathResult {
   if (path.length > MAX_REST_PATH_LENGTH)
     return { ok: false, code: 'bad_request', message: `longer than ${MAX_REST_PATH_LENGTH} characters` };
+  // Half a surrogate pair (a JSON escape can spell one) has no UTF-8 form: percent-encoding it throws.
+  if (HALF_PAIR.test(path))
+    return { ok: false, code: 'bad_request', message: 'not well-formed Unicode (half a surrogate pair)' };
   const queryAt = path.indexOf('?');
   const pathname = queryAt === -1 ? path : path.slice(0, queryAt);
   const search = queryAt === -1 ? '' : path.slice(queryAt + 1);

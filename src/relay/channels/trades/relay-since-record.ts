@@ -74,7 +74,8 @@ export async function readWithRecord(
   const named = since.kind === 'id' ? recorded.findIndex((entry) => entry.activity_id === since.id) : -1;
   const fromRecord =
     since.kind === 'time' ? recorded.filter((entry) => timeOf(entry) >= since.at) : recorded.slice(named + 1);
-  // What the record alone answers: an id it holds, a time before its oldest trade.
+  // What the record alone answers: an id it holds, a time after its oldest trade (at it, a trade of
+  // the same millisecond may stand before it in upstream's listing).
   if (named >= 0 || (since.kind === 'time' && timeOf(anchor) < since.at))
     return joined(since, { ok: true, trades: [] }, fromRecord, anchor, 0);
   let pages = 0;

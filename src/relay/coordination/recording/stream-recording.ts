@@ -125,18 +125,23 @@ export class StreamRecording {
     try {
       const held = await this.#options.table.hold(key, this.#leaseMs);
       if (this.#served.get(key) !== served) {
-        if (held) await this.#release(served);
+        // A later stream of the key asked after this one: its ask renews the same lease, so this
+        // late answer must not let it go (another relay would record beside it).
+        if (held && !this.#served.has(key)) await this.#release(served);
         return;
       }
       if (!held) {
         served.until = 0;
         return;
       }
-      const lapsed = served.until <= this.#now();
+      const now = this.#now();
+      const lapsed = served.until <= now;
       served.until = sentAt + this.#leaseMs * (1 - MARGIN_PART);
-      if (lapsed) {
-        served.from = this.#now();
-        this.#snapshot(served, served.from);
+      // An answer after its own deadline (a paused relay, a slow reply) may be for a lease that
+      // expired and was taken meanwhile: the next ask's answer takes over, if it comes in time.
+      if (lapsed && served.until > now) {
+        served.from = now;
+        this.#snapshot(served, now);
       }
     } catch {
       // The table is away: this relay records on until its deadline, then nobody does (a gap, never twice).
