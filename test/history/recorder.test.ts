@@ -125,4 +125,18 @@ describe('HistoryRecorder', () => {
     await history.flush();
     expect(history.stats()).toMatchObject({ reachable: true, failing: false });
   });
+  it('reads a flush window of messages into records a slice at a time, the event loop served between', async () => {
+    const { store, written } = fakeStore();
+    const recording = recorder(store, 5_000);
+    for (let seq = 1; seq <= 2_000; seq += 1) recording.record(seq);
+    // A callback queued as the flush starts runs while the batch is still being read.
+    let writtenWhenServed: number | undefined;
+    const flushed = recording.flush();
+    setImmediate(() => {
+      writtenWhenServed = written.length;
+    });
+    await flushed;
+    expect(writtenWhenServed).toBe(0);
+    expect(written.map((record) => record.seq)).toEqual(Array.from({ length: 2_000 }, (_, i) => i + 1));
+  });
 });
