@@ -88,7 +88,14 @@ export async function startHistoryRecording(
     { event: 'history_shared' },
     'cluster history: this relay records the book and price streams whose lease it holds, and the streams each relay numbers itself whose recording lease it holds',
   );
-  return { recorder, served: undefined, numbered: record, leased: record };
+  // A lease holder's snapshot starts an epoch of the cluster's stream: the Redis log a next holder
+  // reads back after a SIGKILL holds only updates, so the snapshot is written at once, not a flush
+  // window later, or the record of that epoch could hold no state to start from.
+  const numbered = (subject: RecordedSubject, frame: SentMessage['frame'], kind: 'snapshot' | 'update') => {
+    recorder.record({ subject, frame, kind });
+    if (kind === 'snapshot') recorder.flushSoon();
+  };
+  return { recorder, served: undefined, numbered, leased: record };
 }
 
 /**

@@ -10,6 +10,9 @@
  */
 import type { HistoryStore, HistoryStoreStats, RecordedMessage, RetentionPolicy } from './store.ts';
 
+/** How soon `flushSoon` writes: messages of the same moment (a poll's) join the write. */
+const SOON_MS = 50;
+
 /** Messages read into the store's form in one turn of the event loop (about 0.2 ms of it). */
 const RECORDS_PER_TURN = 256;
 
@@ -76,6 +79,7 @@ export class HistoryRecorder<Item> implements RecordReader {
   #flushTimer: NodeJS.Timeout | undefined;
   #retentionTimer: NodeJS.Timeout | undefined;
   #statsTimer: NodeJS.Timeout | undefined;
+  #soonTimer: NodeJS.Timeout | undefined;
   #stats: RecorderStats = {
     written: 0,
     writeFailures: 0,
@@ -114,6 +118,19 @@ export class HistoryRecorder<Item> implements RecordReader {
     }
     if (this.#pending.length === 0) this.#oldestPendingAt = this.#now();
     this.#pending.push(item);
+  }
+
+  /**
+   * Writes what is buffered within {@link SOON_MS} rather than at the end of the flush window (one
+   * such write at a time): for a message that little else in the record can stand in for once lost.
+   */
+  flushSoon(): void {
+    if (this.#soonTimer !== undefined) return;
+    this.#soonTimer = setTimeout(() => {
+      this.#soonTimer = undefined;
+      void this.flush();
+    }, SOON_MS);
+    this.#soonTimer.unref();
   }
 
   /** Writes what is buffered now (one write at a time; a flush during a write waits for it). */
@@ -192,6 +209,7 @@ export class HistoryRecorder<Item> implements RecordReader {
     clearInterval(this.#flushTimer);
     clearInterval(this.#retentionTimer);
     clearInterval(this.#statsTimer);
+    clearTimeout(this.#soonTimer);
     await this.flush();
     await this.store.close();
   }

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { HistoryRecorder } from '../../src/history/recorder.ts';
 import type { HistoryStore, RecordedMessage } from '../../src/history/store.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 /** A store that keeps what it is given in memory, and fails every write while `full` is set. */
 function fakeStore() {
@@ -34,7 +35,7 @@ function fakeStore() {
   return { store, written, state };
 }
 
-function recorder(store: HistoryStore, maxPending = 100) {
+function recorder(store: HistoryStore, maxPending = 100, flushMs = 1_000) {
   return new HistoryRecorder<number>({
     store,
     toRecord: (seq) => ({
@@ -50,7 +51,7 @@ function recorder(store: HistoryStore, maxPending = 100) {
       data: '{}',
       checksum: undefined,
     }),
-    flushMs: 1_000,
+    flushMs,
     retention: { maxAgeMs: 60_000, maxBytes: 1024 },
     retentionMs: 60_000,
     maxPending,
@@ -138,5 +139,24 @@ describe('HistoryRecorder', () => {
     await flushed;
     expect(writtenWhenServed).toBe(0);
     expect(written.map((record) => record.seq)).toEqual(Array.from({ length: 2_000 }, (_, i) => i + 1));
+  });
+  it('writes soon when asked, before the flush window ends, once for many asks', async () => {
+    const { store, written } = fakeStore();
+    let appends = 0;
+    const append = store.append.bind(store);
+    store.append = async (batch) => {
+      appends += 1;
+      await append(batch);
+    };
+    const recording = recorder(store, 100, 600_000);
+    recording.start();
+    recording.record(1);
+    recording.flushSoon();
+    recording.record(2);
+    recording.flushSoon();
+    // The flush window is 10 minutes: only the soon write can come within the wait.
+    await waitFor('the soon write', () => written.length === 2);
+    expect(appends).toBe(1);
+    await recording.close();
   });
 });
