@@ -1,6 +1,6 @@
 /**
  * @module bench/idle-relay
- * `node --import tsx bench/idle-relay.ts [--runs 3] [--seconds 20] [--warm-up 5]
+ * `node --import tsx bench/idle-relay.ts [--runs 3] [--seconds 20] [--warm-up 60]
  * [--history embedded|off] [--cli dist/src/cli.js] [--against other/dist/src/cli.js]`
  * (issue 50, "a quiet relay that costs nothing"): what a relay that is almost idle costs. One
  * `market-relay serve` (the built CLI with `npm start`'s Node flags, as an operator runs it;
@@ -45,11 +45,11 @@ const builds = against === undefined ? [cli] : [against, cli];
 /** `npm start`'s Node flags (package.json). */
 const NODE_ARGS = ['--initial-old-space-size=128'];
 /**
- * From the client's first book to the window: 5 s unless set. A fresh relay's V8 shrinks its heap
- * with a few full GCs (the memory reducer) about 20 to 50 s after start, so a window then holds
- * them or not; `--warm-up 60` measures the relay past them.
+ * From the client's first book to the window: 60 s unless set. A fresh relay's V8 shrinks its heap
+ * (42 MB after start, 27 MB live) with three full GCs, its memory reducer's, once, 20 to 60 s after
+ * start, and compiles its hot code meanwhile; a window then measures that, not a relay that is idle.
  */
-const warmUpMs = option('warm-up', 5) * 1000;
+const warmUpMs = option('warm-up', 60) * 1000;
 /** Linux's clock ticks per second, the unit of /proc/PID/stat's CPU times. */
 const CLOCK_TICKS = 100;
 
