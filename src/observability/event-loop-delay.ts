@@ -14,7 +14,7 @@
  * reads about 0; `monitorEventLoopDelay` recorded the whole interval, its resolution included.
  */
 import { createHistogram, type EventLoopUtilization, performance } from 'node:perf_hooks';
-import { Gauge, type Registry } from 'prom-client';
+import { type Aggregator, Gauge, type Registry } from 'prom-client';
 
 /** How often the probe runs while the loop has work. */
 export const BUSY_PROBE_MS = 100;
@@ -71,9 +71,11 @@ export function registerEventLoopDelay(prefix: string, registry: Registry): Even
   schedule(performance.now());
 
   const registers = [registry];
-  const gauge = (name: string, help: string) => new Gauge({ name: `${prefix}${name}`, help, registers });
-  const lagMin = gauge('nodejs_eventloop_lag_min_seconds', 'The minimum recorded event loop delay.');
-  const lagMax = gauge('nodejs_eventloop_lag_max_seconds', 'The maximum recorded event loop delay.');
+  // Aggregated across processes as prom-client's were (its cluster registry).
+  const gauge = (name: string, help: string, aggregator: Aggregator = 'average') =>
+    new Gauge({ name: `${prefix}${name}`, help, registers, aggregator });
+  const lagMin = gauge('nodejs_eventloop_lag_min_seconds', 'The minimum recorded event loop delay.', 'min');
+  const lagMax = gauge('nodejs_eventloop_lag_max_seconds', 'The maximum recorded event loop delay.', 'max');
   const lagMean = gauge('nodejs_eventloop_lag_mean_seconds', 'The mean of the recorded event loop delays.');
   const lagStddev = gauge(
     'nodejs_eventloop_lag_stddev_seconds',
@@ -90,6 +92,7 @@ export function registerEventLoopDelay(prefix: string, registry: Registry): Even
     name: `${prefix}nodejs_eventloop_lag_seconds`,
     help: 'Lag of event loop in seconds.',
     registers,
+    aggregator: 'average',
     // One collect sets every figure, so one scrape reads and resets the histogram once.
     collect() {
       const start = process.hrtime.bigint();
