@@ -14,6 +14,7 @@ import { refusalReasons } from '../relay/events.ts';
 import type { UpstreamRequestEvent } from '../upstream/client.ts';
 import { metricFactory } from '../util/metric-factory.ts';
 import { version } from '../util/version.ts';
+import { EVENT_LOOP_METRICS, registerEventLoopDelay } from './event-loop-delay.ts';
 import { healthReport } from './health-report.ts';
 import { registerHistoryMetrics } from './history-metrics.ts';
 import { onRelayEvent, type RelayView } from './relay-view.ts';
@@ -21,6 +22,8 @@ import { registerReplayMetrics } from './replay-metrics.ts';
 import { shareReport } from './share-report.ts';
 
 const PREFIX = 'market_relay_';
+/** Longer than any timer's (2^31 - 1 ms, about 24 days). */
+const NEVER_MS = 2 ** 31 - 1;
 /** Share groups the metrics name by rank. */
 const METRIC_TOP_GROUPS = 5;
 
@@ -33,14 +36,17 @@ const CONFIRMATION_AGE_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 45, 60, 1
 
 export interface RelayMetrics {
   readonly registry: Registry;
-  /** Stops following the relay's events. */
+  /** Stops following the relay's events and probing the event loop. */
   close(): void;
 }
 
 export function createRelayMetrics(view: RelayView): RelayMetrics {
   const registry = new Registry();
-  // Event-loop delay sampled every 100 ms, not prom-client's 10 ms: an idle relay should cost nothing.
-  collectDefaultMetrics({ register: registry, prefix: PREFIX, eventLoopMonitoringPrecision: 100 });
+  // prom-client always starts its event-loop monitor: given a period it never reaches, and its
+  // metrics replaced by a probe that samples less often while the loop is idle (event-loop-delay.ts).
+  collectDefaultMetrics({ register: registry, prefix: PREFIX, eventLoopMonitoringPrecision: NEVER_MS });
+  for (const name of EVENT_LOOP_METRICS) registry.removeSingleMetric(`${PREFIX}${name}`);
+  const eventLoop = registerEventLoopDelay(PREFIX, registry);
   // Gauges named like counters, which `promtool check metrics` rejects; the `nodejs_active_*`
   // gauges without the suffix carry the same counts by type.
   for (const name of ['active_handles_total', 'active_requests_total', 'active_resources_total']) {
@@ -347,6 +353,7 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
   return {
     registry,
     close() {
+      eventLoop.close();
       for (const unsubscribe of unsubscribers) unsubscribe();
       view.client.events.off('request', onRequest);
     },

@@ -175,8 +175,8 @@ is the growth with the crowd held constant: the crowd a relay holds at one insta
 busy machine delays its handshakes, and heap, fds and handles swing with it. A figure passes on
 any of the three. Heap and RSS are read right after a full GC the sampler forces
 through the relay's inspector; the event-loop delay p99 is the relay's own
-\`market_relay_nodejs_eventloop_lag_p99_seconds\` over the time since the previous sample, less the
-monitor's 100 ms resolution.
+\`market_relay_nodejs_eventloop_lag_p99_seconds\` over the time since the previous sample (how late
+its probe timer ran).
 
 ## Figures
 

@@ -77,13 +77,6 @@ function runQueueWaitNs(pid: number | undefined): number {
   }
 }
 
-/**
- * The relay samples its event-loop delay with a 100 ms timer (`eventLoopMonitoringPrecision` in
- * src/observability/metrics.ts) and the histogram holds each whole interval: an idle loop reads
- * 100 ms. The delay is what exceeds it.
- */
-const EVENT_LOOP_RESOLUTION_MS = 100;
-
 const MB = 2 ** 20;
 
 /** Redis's keys and used memory; NaN-free zeros without Redis. */
@@ -123,10 +116,8 @@ export async function sampleRelay(
     fds: metricSum(metrics, 'market_relay_process_open_fds'),
     handles: insides.handles,
     timers: insides.timers,
-    eventLoopP99Ms: Math.max(
-      0,
-      metricSum(metrics, 'market_relay_nodejs_eventloop_lag_p99_seconds') * 1000 - EVENT_LOOP_RESOLUTION_MS,
-    ),
+    // The delay itself (src/observability/event-loop-delay.ts): an idle loop reads about 0.
+    eventLoopP99Ms: metricSum(metrics, 'market_relay_nodejs_eventloop_lag_p99_seconds') * 1000,
     cpuPercent:
       previous === undefined
         ? Number.NaN

@@ -50,9 +50,20 @@ export interface ChildRelay {
   stop(signal: 'SIGTERM' | 'SIGKILL'): Promise<void>;
 }
 
+export interface ChildRelayOptions {
+  /** The CLI to run (a built `dist/src/cli.js` of another checkout, say); relayEntryPoint() unless set. */
+  entryPoint?: string;
+  /** Node's own flags, before the CLI (as `npm start` passes `--initial-old-space-size`). */
+  nodeArgs?: readonly string[];
+}
+
 /** Starts `market-relay serve` with `args` (a free port is chosen unless `--port` is given). */
-export async function startChildRelay(args: readonly string[]): Promise<ChildRelay> {
-  const child = spawn(process.execPath, [relayEntryPoint(), 'serve', '--port=0', ...args], {
+export async function startChildRelay(
+  args: readonly string[],
+  options: ChildRelayOptions = {},
+): Promise<ChildRelay> {
+  const entry = options.entryPoint ?? relayEntryPoint();
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), entry, 'serve', '--port=0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     // Records nothing unless asked (a `--history` flag wins over the environment): a test's or a
     // benchmark's relay never writes a store into the folder it was started from.
