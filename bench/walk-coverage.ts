@@ -1,6 +1,6 @@
 /**
  * @module bench/walk-coverage
- * `npm run build && node --import tsx bench/walk-coverage.ts [--runs 3] [--seconds 8]` (issue 46,
+ * `npm run build && node --import tsx bench/walk-coverage.ts [--runs 3] [--seconds 8] [--functions]` (issue 46,
  * "the walk measured"): in how many of the project's source files, and in how many folders, code
  * runs while one JSON client holds one depth-10 book, and how many of them run with no client at all.
  *
@@ -10,10 +10,12 @@
  * after a second, the counters are reset (a `takePreciseCoverage` thrown away) and, `--seconds` later,
  * taken: the files that ran with no client. Then one WebSocket client subscribes to one market's
  * depth-10 book (JSON frames); once it has the snapshot and one update the counters are reset again
- * and, `--seconds` later, taken: the files that ran for it. A file counts when any function of it
- * was called, or any block of one entered, in the window; a compiled file is named by its source
+ * and, `--seconds` later, taken: the files that ran for it. A file counts when a function of it was
+ * called in the window (the table's last column but one also counts a file where only a block ran:
+ * an async function resumed after an `await`, which is no call); a compiled file is named by its source
  * (src/, packages/<name>/src/) through its source map. Prints both lists, each file's folder and
- * the counts, per run; docs/architecture.md holds the latest figures.
+ * the counts, per run; with `--functions`, every function called with the client and its calls (the
+ * ones called once per poll or per message are the walk). docs/architecture.md holds the latest figures.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -26,6 +28,7 @@ import { progress, sleep } from './lib/progress.ts';
 import { startSim } from './lib/servers.ts';
 import {
   called,
+  callsByFunction,
   entered,
   filesThatRan,
   foldersOf,
@@ -42,6 +45,8 @@ function option(name: string, fallback: number): number {
 }
 const runs = option('runs', 3);
 const seconds = option('seconds', 8);
+/** `--functions`: also print every function called with the client, with its calls. */
+const listFunctions = process.argv.includes('--functions');
 /** After the relay listens, before the no-client window: what starting left pending settles. */
 const SETTLE_MS = 1_000;
 
@@ -92,6 +97,7 @@ class Inspector {
     return {
       called: filesThatRan(result, sourceOf, called),
       entered: filesThatRan(result, sourceOf, entered),
+      calls: callsByFunction(result, sourceOf),
     };
   }
 
@@ -143,6 +149,8 @@ async function startRelay(upstream: string): Promise<Relay> {
 interface Window {
   called: string[];
   entered: string[];
+  /** Each called function (`file:name`) with its calls, most called first. */
+  calls: { fn: string; calls: number }[];
 }
 
 interface RunResult {
@@ -214,6 +222,9 @@ try {
     console.log(`\nrun ${run} (${result.messages} messages to the client in the window)`);
     print('no client', result.idle);
     print('one client, one depth-10 book', result.withClient);
+    if (listFunctions)
+      for (const { fn, calls } of result.withClient.calls)
+        console.log(`    ${String(calls).padStart(6)} ${fn}`);
     const { called: withClient, entered: ranWithClient } = result.withClient;
     const { called: idle } = result.idle;
     const added = withClient.filter((file) => !idle.includes(file));

@@ -86,3 +86,27 @@ export function foldersOf(files: readonly string[]): Map<string, number> {
   }
   return new Map([...folders].sort(([a], [b]) => (a < b ? -1 : 1)));
 }
+
+/**
+ * Each called function as `file:name` with its calls in the window, most called first: which of
+ * them run once per poll or per message is where the walk goes. An unnamed function is `(anonymous)`.
+ */
+export function callsByFunction(
+  scripts: readonly ScriptCoverage[],
+  sourceOf: (scriptUrl: string) => string | undefined,
+): { fn: string; calls: number }[] {
+  const calls = new Map<string, number>();
+  for (const script of scripts) {
+    const source = sourceOf(script.url);
+    if (source === undefined) continue;
+    for (const fn of script.functions) {
+      const count = fn.ranges[0]?.count ?? 0;
+      if (count === 0) continue;
+      const name = `${source}:${fn.functionName || '(anonymous)'}`;
+      calls.set(name, (calls.get(name) ?? 0) + count);
+    }
+  }
+  return [...calls]
+    .map(([fn, count]) => ({ fn, calls: count }))
+    .sort((a, b) => b.calls - a.calls || (a.fn < b.fn ? -1 : 1));
+}

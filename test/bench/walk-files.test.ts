@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   called,
+  callsByFunction,
   entered,
   filesThatRan,
   foldersOf,
@@ -104,6 +105,29 @@ describe('foldersOf', () => {
       ['src', 1],
       ['src/relay/channels/book/target', 1],
       ['src/relay/streams', 2],
+    ]);
+  });
+});
+
+describe('callsByFunction', () => {
+  it('names each called function by its source file, most called first, an unnamed one `(anonymous)`', () => {
+    const scripts: ScriptCoverage[] = [
+      {
+        url: 'file:///repo/src/a.ts',
+        functions: [
+          { functionName: 'once', ranges: [{ startOffset: 0, endOffset: 9, count: 1 }] },
+          { functionName: '', ranges: [{ startOffset: 10, endOffset: 19, count: 8 }] },
+          { functionName: 'never', ranges: [{ startOffset: 20, endOffset: 29, count: 0 }] },
+        ],
+      },
+      {
+        url: 'file:///repo/node_modules/x.js',
+        functions: [{ functionName: 'f', ranges: [{ startOffset: 0, endOffset: 1, count: 5 }] }],
+      },
+    ];
+    expect(callsByFunction(scripts, (url) => projectSourceOf(ROOT, url, readMap))).toEqual([
+      { fn: 'src/a.ts:(anonymous)', calls: 8 },
+      { fn: 'src/a.ts:once', calls: 1 },
     ]);
   });
 });
