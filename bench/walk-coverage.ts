@@ -73,6 +73,11 @@ class Inspector {
       this.pending.get(reply.id)?.(reply);
       this.pending.delete(reply.id);
     });
+    // A relay that exits mid-run fails the request waiting on it, rather than leaving it unanswered.
+    socket.on('close', () => {
+      for (const reply of this.pending.values()) reply({ error: 'the inspector closed' });
+      this.pending.clear();
+    });
   }
 
   static async connect(url: string): Promise<Inspector> {
@@ -132,17 +137,23 @@ async function startRelay(upstream: string): Promise<Relay> {
   };
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
-  const [url, inspectorUrl] = await waitFor(
-    'the relay to listen and its inspector',
-    () => {
-      if (child.exitCode !== null) throw new Error(`the relay exited: ${output.slice(-500)}`);
-      const relayUrl = /market-relay listening on (http:\/\/\S+)/.exec(output)?.[1];
-      const inspector = /Debugger listening on (ws:\/\/\S+)/.exec(output)?.[1];
-      return relayUrl !== undefined && inspector !== undefined ? [relayUrl, inspector] : undefined;
-    },
-    { timeoutMs: 20_000, everyMs: 20 },
-  );
-  return { process: child, url, inspectorUrl };
+  try {
+    return await waitFor(
+      'the relay to listen and its inspector',
+      () => {
+        if (child.exitCode !== null) throw new Error(`the relay exited: ${output.slice(-500)}`);
+        const relayUrl = /market-relay listening on (http:\/\/\S+)/.exec(output)?.[1];
+        const inspector = /Debugger listening on (ws:\/\/\S+)/.exec(output)?.[1];
+        return relayUrl !== undefined && inspector !== undefined
+          ? { process: child, url: relayUrl, inspectorUrl: inspector }
+          : undefined;
+      },
+      { timeoutMs: 20_000, everyMs: 20 },
+    );
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
 }
 
 /** A window's files: where a function was called, and where any code ran (calls or resumed blocks). */
