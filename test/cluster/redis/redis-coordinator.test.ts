@@ -6,6 +6,7 @@ import { Cluster, type Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openRedis } from '../../../src/relay/coordination/redis/connection.ts';
 import { RedisCoordinator } from '../../../src/relay/coordination/redis/coordinator.ts';
+import { targetKeys } from '../../../src/relay/coordination/redis/keys.ts';
 import type { OutageSummary } from '../../../src/relay/coordination/redis/outage-errors.ts';
 import {
   type RedisDeployment,
@@ -109,6 +110,47 @@ describe.each(redisDeployments())('RedisCoordinator on %s redis', (kind) => {
     });
     const loaded = await b.log.load(targets[5]!, []);
     expect(loaded?.stored).toMatchObject({ state: '{}', ts: 't' });
+  });
+
+  it('keeps the fencing counter of a target that came and went only as long as its state, and a counter gone starts above every token', async () => {
+    const admin = openRedis(redis.topology, { offlineQueue: true, lazyConnect: false });
+    try {
+      const [a, b] = [await coordinator(), await coordinator()];
+      const tokenOf = async (target: string) =>
+        Number((await admin.get(targetKeys(target).lease))?.split(' ')[1]);
+      // Markets that expired, a REST path and a candle series asked once: each leased, handed over, let go.
+      const targets = ['book:gone-1', 'price:gone-1', 'rest:/v1/markets?offset=40', 'candles:gone-1:1h:mid'];
+      for (const target of targets) {
+        expect(await a.claim(target, 5_000)).toBe(true);
+        await a.release(target);
+        expect(await b.claim(target, 5_000)).toBe(true);
+        await b.release(target);
+      }
+      // The relay's default --history-ms (5 min) keeps a target's state 10 minutes after its last write.
+      for (const target of targets) {
+        const ttl = await admin.pttl(targetKeys(target).fence);
+        expect(ttl).toBeGreaterThan(9 * 60_000);
+        expect(ttl).toBeLessThanOrEqual(10 * 60_000);
+      }
+      const longer = new RedisCoordinator({ topology: redis.topology, historyMs: 30 * 60_000 });
+      coordinators.push(longer);
+      expect(await longer.connect(5_000)).toBe(true);
+      expect(await longer.claim('book:kept-longer', 5_000)).toBe(true);
+      expect(await admin.pttl(targetKeys('book:kept-longer').fence)).toBeGreaterThan(29 * 60_000);
+
+      // The counter expired while a relay held its token (a holder paused past its lease): the next
+      // holder's token is still higher, so the paused one stays fenced.
+      expect(await a.claim('book:gone-1', 5_000)).toBe(true);
+      const before = await tokenOf('book:gone-1');
+      await admin.del(targetKeys('book:gone-1').fence, targetKeys('book:gone-1').lease);
+      expect(await b.claim('book:gone-1', 5_000)).toBe(true);
+      expect(await tokenOf('book:gone-1')).toBeGreaterThan(before);
+      expect(await a.log.commit('book:gone-1', { state: '{}', ts: 't', rts: 't', receivedAt: 1 }, [])).toBe(
+        'fenced',
+      );
+    } finally {
+      admin.disconnect();
+    }
   });
 
   it('sends each script once per connection, then runs it by its SHA1, and sends it again when Redis forgot it', async () => {

@@ -16,10 +16,8 @@ import { EVEN_WEIGHT, nextWeight, type RelayWeight } from './relay-weight.ts';
 import { preferredRelay } from './rendezvous.ts';
 import { announce, leaveRoster, NO_ROSTER, type Roster } from './roster.ts';
 import { isBatchPayload } from './stream-batch.ts';
-import { asError, RedisStreamLog } from './stream-log.ts';
+import { asError, RedisStreamLog, targetLifetimeMs } from './stream-log.ts';
 
-/** A fencing counter outlives its leases by far: tokens must never repeat while a writer may wait. */
-const FENCE_TTL_MS = 24 * 60 * 60_000;
 /** After a change of a Redis Cluster's slot map, subscriptions move this soon (and retry this often). */
 const RESUBSCRIBE_MS = 250;
 /** How long after a change of the slot map the nodes may still disagree on a slot's owner. */
@@ -85,6 +83,13 @@ export class RedisCoordinator {
   #recoveredAt: number | undefined;
   readonly #announcer: NodeJS.Timeout;
   readonly #rebalanceMs: number;
+  /**
+   * A fencing counter lives as long as the state it fences: a counter gone starts again from
+   * Redis's clock in microseconds, above every token it handed out (one per hand-over, far fewer
+   * than a microsecond each), so tokens never repeat. A longer life would keep the counter of every
+   * target ever leased (each market that came and went, each REST path and candle series asked once).
+   */
+  readonly #fenceTtlMs: number;
   readonly log: RedisStreamLog;
   readonly formats: RedisFormats;
 
@@ -107,13 +112,15 @@ export class RedisCoordinator {
       subscriber.on('refresh', () => this.#resubscribeIfResharded(subscriber));
     }
     this.#rebalanceMs = options.rebalanceMs ?? 2_000;
+    const historyMs = options.historyMs ?? 300_000;
+    this.#fenceTtlMs = targetLifetimeMs(historyMs);
     this.#announcer = setInterval(() => void this.#announce(), this.#rebalanceMs).unref();
     this.log = new RedisStreamLog({
       redis: this.#commands,
       instanceId: this.instanceId,
       tokenOf: (target) => this.#owned.get(target),
       historyLength: options.historyLength ?? 1_000,
-      historyMs: options.historyMs ?? 300_000,
+      historyMs,
       formats: this.formats,
       onError: (error) => this.#fail(error),
     });
@@ -153,7 +160,7 @@ export class RedisCoordinator {
         keys.want,
         this.instanceId,
         String(ttlMs),
-        String(FENCE_TTL_MS),
+        String(this.#fenceTtlMs),
         this.#shouldHold(target) ? '1' : '0',
         this.#mayTakeFree(target) ? '1' : '0',
         String(this.formats.written.version),

@@ -92,6 +92,11 @@ export interface RedisStreamLogOptions {
  */
 const STATE_MIN_TTL_MS = 10 * 60_000;
 
+/** How long a target's state (and its fencing counter, ./coordinator.ts) outlives its last write. */
+export function targetLifetimeMs(historyMs: number): number {
+  return Math.max(historyMs, STATE_MIN_TTL_MS);
+}
+
 export class RedisStreamLog implements StreamLog {
   readonly #options: RedisStreamLogOptions;
 
@@ -113,7 +118,7 @@ export class RedisStreamLog implements StreamLog {
       this.#lease(token),
       String(historyLength),
       String(historyMs),
-      String(Math.max(historyMs, STATE_MIN_TTL_MS)),
+      String(targetLifetimeMs(historyMs)),
       keys.channel,
       formats.payload(instanceId, encodeBatch(token, poll, entries)),
       poll.state === undefined ? '' : state.encode('state', poll.state),
