@@ -22,6 +22,9 @@ function fakeStore() {
     async extent() {
       return undefined;
     },
+    async lastSnapshot() {
+      return undefined;
+    },
     async enforceRetention() {
       return 0;
     },

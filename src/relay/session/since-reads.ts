@@ -165,7 +165,11 @@ export class SinceReads {
     // A run longer than a read may take: past the entries' bound anyway, unless a later run starts.
     let tooLong = false;
     const stream = streamKey(channel, streamId);
-    for await (const message of record.store.read({ stream, from: after, to: Date.now() + 1 })) {
+    const to = Date.now() + 1;
+    // A run starts at a snapshot: what lies before the stream's last one is no part of the last run
+    // (at worst it started at an earlier snapshot and is shorter read from here, never wrong).
+    const from = Math.max(after, (await record.store.lastSnapshot(stream, to)) ?? after);
+    for await (const message of record.store.read({ stream, from, to })) {
       const follows = last !== undefined && message.epoch === last.epoch && message.seq === last.seq + 1;
       if (!follows) {
         run = [];
