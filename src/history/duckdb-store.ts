@@ -259,6 +259,15 @@ export class DuckDbHistoryStore implements HistoryStore {
     return { oldest, newest, rows: Number(rows) };
   }
 
+  async lastSnapshot(stream: string, at: number): Promise<number | undefined> {
+    const [row] = await this.#rows(
+      "SELECT max(rts_ms)::DOUBLE FROM messages WHERE stream = $stream AND type = 'snapshot' AND rts_ms <= $at",
+      { stream, at },
+    );
+    const [last] = row ?? [];
+    return typeof last === 'number' ? last : undefined;
+  }
+
   enforceRetention(policy: RetentionPolicy, now: number): Promise<number> {
     return this.#serially(async () => {
       let dropped = (

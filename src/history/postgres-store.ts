@@ -193,6 +193,18 @@ export class PostgresHistoryStore implements HistoryStore {
     return { oldest: row.oldest, newest: row.newest, rows: row.rows };
   }
 
+  async lastSnapshot(stream: string, at: number): Promise<number | undefined> {
+    this.#open();
+    await this.ready();
+    // Newest first from `at`, hour by hour through an index: as far back as the last snapshot only.
+    const { rows } = await this.#pool.query<{ at: number }>(
+      `SELECT rts_ms::float8 AS at FROM ${MESSAGES_TABLE}
+       WHERE stream = $1 AND rts_ms <= $2 AND type = 'snapshot' ORDER BY rts_ms DESC LIMIT 1`,
+      [stream, at],
+    );
+    return rows[0]?.at;
+  }
+
   /**
    * The cluster's retention, run by one relay at a time (an advisory lock; a relay that finds it
    * taken does nothing, returning 0): hours wholly past the age limit are dropped, then the rows of

@@ -82,6 +82,8 @@ export interface HistoryStore {
   writeParquet(range: HistoryRange, file: string): Promise<void>;
   /** How far one stream's record reaches; undefined when nothing of it is held. */
   extent(stream: string): Promise<HistoryExtent | undefined>;
+  /** `rts` (epoch ms) of one stream's last `snapshot` at or before `at`; undefined when it has none. */
+  lastSnapshot(stream: string, at: number): Promise<number | undefined>;
   /** Drops what the policy no longer keeps, at `now`; returns the rows dropped. */
   enforceRetention(policy: RetentionPolicy, now: number): Promise<number>;
   stats(): Promise<HistoryStoreStats>;

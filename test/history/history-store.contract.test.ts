@@ -215,6 +215,25 @@ describe.each(implementations)('HistoryStore contract: %s', (_name, open) => {
     await store.close();
   });
 
+  it('tells when a stream’s last snapshot at or before a time was recorded', async () => {
+    const store = await open(tempFolder());
+    const stream = `book:${MARKET}:full`;
+    expect(await store.lastSnapshot(stream, T0 + 10_000)).toBeUndefined();
+    await store.append([
+      message(1, T0),
+      message(2, T0 + 100),
+      message(3, T0 + 200, { type: 'snapshot', epoch: 'e2' }),
+      message(4, T0 + 300),
+      message(1, T0 + 400, { stream: 'price:x', channel: 'price', market: 'x', depth: undefined }),
+    ]);
+    expect(await store.lastSnapshot(stream, T0 + 10_000)).toBe(T0 + 200);
+    expect(await store.lastSnapshot(stream, T0 + 200)).toBe(T0 + 200);
+    expect(await store.lastSnapshot(stream, T0 + 199)).toBe(T0);
+    expect(await store.lastSnapshot(stream, T0 - 1)).toBeUndefined();
+    expect(await store.lastSnapshot('price:x', T0 + 10_000)).toBe(T0 + 400);
+    await store.close();
+  });
+
   it('keeps what it was given across a close and an open', async () => {
     const place = tempFolder();
     const first = await open(place);

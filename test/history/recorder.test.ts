@@ -23,6 +23,9 @@ function fakeStore() {
     async extent() {
       return undefined;
     },
+    async lastSnapshot() {
+      return undefined;
+    },
     async enforceRetention() {
       return 0;
     },

@@ -207,11 +207,22 @@ export interface RecordedHistory {
    */
   since(channel: Channel, streamId: string, from: number): Promise<unknown[] | undefined>;
   /**
-   * The `data` of the stream's last unbroken run of recorded messages after `after` (ms), from the
-   * snapshot that starts it, oldest first: each message following the one before it (same epoch,
-   * next seq) up to the subscriber's join. Undefined when the record holds no such run.
+   * The stream's last unbroken run of recorded messages after `after` (ms), from the snapshot that
+   * starts it: each message following the one before it (same epoch, next seq). Undefined when the
+   * record holds no such run.
    */
-  lastRun(channel: Channel, streamId: string, after: number): Promise<unknown[] | undefined>;
+  lastRun(channel: Channel, streamId: string, after: number): Promise<RecordedRun | undefined>;
+}
+
+/** A run of a stream's record: its messages' `data`, oldest first. */
+export interface RecordedRun {
+  data: unknown[];
+  /**
+   * Whether it runs on to the subscriber's join in the subscriber's epoch: with the live messages
+   * held since, one history. Else (another relay's epoch, or this relay's before it lost the lease
+   * or restarted) what came after its end is not in it.
+   */
+  reachesJoin: boolean;
 }
 
 /** A live message held while a history is read. */

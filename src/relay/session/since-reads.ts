@@ -14,7 +14,7 @@ import { SINCE_MAX_TRADES } from '../../../packages/protocol/src/channels/trades
 import type { Channel } from '../../../packages/protocol/src/protocol/channels.ts';
 import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
 import type { RecordReader } from '../../history/recorder.ts';
-import type { HistoryRead, RecordedHistory } from '../channels/relay-definition.ts';
+import type { HistoryRead, RecordedHistory, RecordedRun } from '../channels/relay-definition.ts';
 import { type ChannelUpstream, historyOf } from '../channels/relay-registry.ts';
 import type { StreamPosition } from '../streams/frame.ts';
 
@@ -148,15 +148,15 @@ export class SinceReads {
 
   /**
    * The data of a stream's last unbroken run of recorded messages after `after` (the recorder's
-   * buffer written first), when it reaches the subscriber's join at `joinedAt`: with no hole
-   * between the run and the live messages the subscriber holds, the two make one history.
+   * buffer written first), and whether it reaches the subscriber's join at `joinedAt`: with no
+   * hole between the run and the live messages the subscriber holds, the two make one history.
    */
   async #lastRun(
     channel: Channel,
     streamId: string,
     after: number,
     joinedAt: StreamPosition,
-  ): Promise<unknown[] | undefined> {
+  ): Promise<RecordedRun | undefined> {
     const record = this.#options.record;
     if (record === undefined) return undefined;
     await record.flush();
@@ -165,7 +165,11 @@ export class SinceReads {
     // A run longer than a read may take: past the entries' bound anyway, unless a later run starts.
     let tooLong = false;
     const stream = streamKey(channel, streamId);
-    for await (const message of record.store.read({ stream, from: after, to: Date.now() + 1 })) {
+    const to = Date.now() + 1;
+    // A run starts at a snapshot: what lies before the stream's last one is no part of the last run
+    // (at worst it started at an earlier snapshot and is shorter read from here, never wrong).
+    const from = Math.max(after, (await record.store.lastSnapshot(stream, to)) ?? after);
+    for await (const message of record.store.read({ stream, from, to })) {
       const follows = last !== undefined && message.epoch === last.epoch && message.seq === last.seq + 1;
       if (!follows) {
         run = [];
@@ -178,8 +182,7 @@ export class SinceReads {
       if (run.length >= MAX_RECORDED_MESSAGES) tooLong = true;
       else run.push(JSON.parse(message.data));
     }
-    if (tooLong || last === undefined || last.epoch !== joinedAt.epoch || last.seq < joinedAt.seq)
-      return undefined;
-    return run;
+    if (tooLong || last === undefined) return undefined;
+    return { data: run, reachesJoin: last.epoch === joinedAt.epoch && last.seq >= joinedAt.seq };
   }
 }

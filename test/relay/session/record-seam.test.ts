@@ -39,6 +39,10 @@ function memoryStore(lose: ReadonlySet<number> = new Set(), broken = false): His
       if (held.length === 0) return undefined;
       return { oldest: Date.parse(held[0]!.rts), newest: Date.parse(held.at(-1)!.rts), rows: held.length };
     },
+    async lastSnapshot(stream, at) {
+      const held = rows.filter((row) => row.stream === stream && row.type === 'snapshot');
+      return held.map((row) => Date.parse(row.rts)).findLast((rts) => rts <= at);
+    },
     async enforceRetention() {
       return 0;
     },

@@ -46,6 +46,12 @@ function memoryStore(records: readonly RecordedMessage[]): HistoryStore {
         ? undefined
         : { oldest: rts(records[0]!), newest: rts(records.at(-1)!), rows: records.length };
     },
+    async lastSnapshot(_stream, at) {
+      return records
+        .filter((record) => record.type === 'snapshot')
+        .map(rts)
+        .findLast((time) => time <= at);
+    },
     async enforceRetention() {
       return 0;
     },

@@ -7,14 +7,17 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { targetKeys } from '../../../src/relay/coordination/redis/keys.ts';
-import { type SimulatorHandle, startSimulator } from '../../../src/sim/server.ts';
+import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../../../src/sim/server.ts';
 import { type PostgresServer, startPostgres } from '../postgres-server.ts';
 import { waitFor } from '../wait-for.ts';
 import { type ChildRelay, startChildRelay } from './child-relay.ts';
 import { useRedis } from './redis.ts';
 
-/** Redis, PostgreSQL and the simulator for the calling file; relays and sockets for each test. */
-export function useSharedHistory() {
+/**
+ * Redis, PostgreSQL and the simulator for the calling file (with `simulator`'s options beside the
+ * fixture's); relays and sockets for each test.
+ */
+export function useSharedHistory(simulator: SimulatorOptions = {}) {
   const redis = useRedis();
   let postgres: PostgresServer;
   let sim: SimulatorHandle;
@@ -23,7 +26,7 @@ export function useSharedHistory() {
   beforeAll(async () => {
     [postgres, sim] = await Promise.all([
       startPostgres(),
-      startSimulator({ markets: 3, seed: 48, tickMs: 40 }),
+      startSimulator({ markets: 3, seed: 48, tickMs: 40, ...simulator }),
     ]);
   }, 60_000);
   afterEach(async () => {

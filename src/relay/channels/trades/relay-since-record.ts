@@ -14,6 +14,11 @@
  * offsets). The read starts there and takes only the entries older than the anchor. Where it
  * cannot place the anchor (not found where it must be, an order neither the entries' times nor
  * the recorded ones tell), it reads the listing as without a record and cuts it at the anchor.
+ *
+ * A run that ends before the subscriber's join (another relay's, in a cluster sharing the record,
+ * or this relay's before it lost the lease or restarted) answers for the trades it holds all the
+ * same: upstream's listing is read only for the trades after its newest (`since` that trade's
+ * `activity_id`) and before its oldest, and the three are joined by `activity_id`, each once.
  */
 import type { SinceSpec } from '../../../../packages/protocol/src/channels/history.ts';
 import {
@@ -54,19 +59,65 @@ export async function readMarketSince(
   const after = since.kind === 'time' ? since.at : now - SINCE_MAX_AGE_MS;
   const run = await record?.lastRun('trades', market, after);
   // The record holds what the trades stream sent: its data has the channel's shape.
-  const recorded = run === undefined ? [] : (run as TradesData[]).flatMap((data) => data.trades);
-  return recorded.length === 0 ? readSince(read, since, now) : readWithRecord(read, since, now, recorded);
+  const recorded = run === undefined ? [] : (run.data as TradesData[]).flatMap((data) => data.trades);
+  if (recorded.length === 0) return readSince(read, since, now);
+  return run?.reachesJoin === true
+    ? readWithRecord(read, since, now, recorded)
+    : readAroundRecord(read, since, now, recorded);
+}
+
+/**
+ * The trades since `since` from a recorded run that ends before the join: upstream's after the
+ * run's newest trade, the run's, and upstream's before its oldest, each id once. Where upstream's
+ * listing does not hold the run's newest trade (past the look-back), it is read as without a record.
+ */
+export async function readAroundRecord(
+  read: ReadPage<TradeEntry>,
+  since: SinceSpec,
+  now: number,
+  run: readonly TradeEntry[],
+): Promise<SinceRead> {
+  const recorded = uniqueIds(run);
+  const newest = recorded.at(-1)!;
+  let pages = 0;
+  const counted: ReadPage<TradeEntry> = (offset, limit) => {
+    pages += 1;
+    return read(offset, limit);
+  };
+  const withoutRecord = async (): Promise<SinceRead> => ({
+    ...(await readSince(counted, since, now)),
+    pages,
+  });
+  // The run holds nothing asked for.
+  if (since.kind === 'time' && since.at > timeOf(newest)) return withoutRecord();
+  const tail = await readSince(counted, { kind: 'id', id: newest.activity_id }, now);
+  if (!tail.ok) return withoutRecord();
+  const after = tail.trades.filter((entry) => since.kind === 'id' || timeOf(entry) >= since.at);
+  const named = since.kind === 'id' ? after.findIndex((entry) => entry.activity_id === since.id) : -1;
+  const upTo: Outcome =
+    named >= 0
+      ? { ok: true, trades: [] }
+      : await readWithRecord(counted, since, now, recorded, tail.trades.length);
+  if (!upTo.ok) return { ...upTo, pages };
+  const ids = new Set(upTo.trades.map((entry) => entry.activity_id));
+  const trades = [...upTo.trades, ...after.slice(named + 1).filter((entry) => !ids.has(entry.activity_id))];
+  const refused =
+    trades.length > SINCE_MAX_TRADES ? tooManyOutcome(since, trades.at(-SINCE_MAX_TRADES)) : undefined;
+  if (refused !== undefined && !refused.ok) return { ...refused, pages };
+  return { ok: true, pages, trades, ...(upTo.startsAt === undefined ? {} : { startsAt: upTo.startsAt }) };
 }
 
 /**
  * The trades since `since`: upstream's older than `run`'s oldest entry, then `run`'s (the
- * recorded trades, oldest first, an id possibly repeated), each id once.
+ * recorded trades, oldest first, an id possibly repeated), each id once. `newer`: how many trades
+ * upstream lists after the run's newest (read already), which place its oldest that much further.
  */
 export async function readWithRecord(
   read: ReadPage<TradeEntry>,
   since: SinceSpec,
   now: number,
   run: readonly TradeEntry[],
+  newer = 0,
 ): Promise<SinceRead> {
   const recorded = uniqueIds(run);
   const anchor = recorded[0]!;
@@ -84,7 +135,7 @@ export async function readWithRecord(
     return read(offset, limit);
   };
   const ids = new Set(recorded.map((entry) => entry.activity_id));
-  let older = await readOlder(counted, since, oldest, anchor, ids);
+  let older = await readOlder(counted, since, oldest, anchor, ids, newer);
   if (older === undefined) {
     const whole = await readSince(counted, since, now);
     older = whole.ok
@@ -123,8 +174,9 @@ async function readOlder(
   oldest: number,
   anchor: TradeEntry,
   recorded: ReadonlySet<string>,
+  newer: number,
 ): Promise<Outcome | undefined> {
-  const skip = recorded.size - 1;
+  const skip = recorded.size - 1 + newer;
   const head = await read(skip, ACTIVITY_PAGE_SIZE);
   if (head.entries.length === 0) return undefined;
   const alone = head.entries.length === 1 && head.entries[0]!.activity_id === anchor.activity_id;

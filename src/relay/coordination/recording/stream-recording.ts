@@ -19,6 +19,11 @@
  * sent its last renewal (so a relay paused past its lease records nothing once it wakes); the new
  * holder took the lease after it expired, and its first message is timed at the takeover.
  * Each relay's epochs are its own, so no message is recorded twice either.
+ *
+ * An ask the table leaves unanswered (a silent network: the connection fails only much later) is
+ * given up after half a renewal period, and the next renewal asks again. Its answer, if it comes at
+ * last, counts only while no later ask has been answered: it tells of the table at or after it was
+ * sent, and the deadline it gives is counted from then, so the fence holds however late it comes.
  */
 import { isNumberedChannel } from '../../channels/relay-registry.ts';
 import type { Frame } from '../../streams/frame.ts';
@@ -61,30 +66,40 @@ interface Served {
   until: number;
   /** When this relay began recording it, while a message received before that may still come. */
   from: number | undefined;
-  asking: boolean;
+  /** The asks sent for it so far; the newest one answered; when the one in flight was sent. */
+  asks: number;
+  answered: number;
+  askedAt: number | undefined;
 }
 
 export class StreamRecording {
   readonly #options: StreamRecordingOptions;
   readonly #now: () => number;
   readonly #leaseMs: number;
+  /** How long an ask may stay unanswered before the next one is sent, and `close()` waits for answers. */
+  readonly #askMs: number;
   readonly #served = new Map<string, Served>();
+  /** Asks not yet answered, for `close()` to let go what their answers take. */
+  readonly #pending = new Set<Promise<void>>();
   readonly #timer: NodeJS.Timeout;
+  #closed = false;
 
   constructor(options: StreamRecordingOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
     this.#leaseMs = options.leaseMs ?? LEASE_MS;
-    this.#timer = setInterval(() => this.#renew(), options.renewMs ?? RENEW_MS).unref();
+    const renewMs = options.renewMs ?? RENEW_MS;
+    this.#askMs = renewMs / 2;
+    this.#timer = setInterval(() => this.#renew(), renewMs).unref();
   }
 
   /** The publisher's sink: a message is recorded while this relay holds its stream's recording lease. */
   readonly sink: RecordSink = (stream, frame, kind) => {
     // The lease holder of the target records these for the cluster (redis/numbered-record.ts).
-    if (isNumberedChannel(stream.channel) && stream.group === undefined) return;
+    if (this.#closed || (isNumberedChannel(stream.channel) && stream.group === undefined)) return;
     const served = this.#served.get(stream.key);
     if (served === undefined || served.stream !== stream) {
-      const first: Served = { stream, until: 0, from: undefined, asking: false };
+      const first: Served = { stream, until: 0, from: undefined, asks: 0, answered: 0, askedAt: undefined };
       this.#served.set(stream.key, first);
       void this.#ask(first);
       return;
@@ -99,12 +114,26 @@ export class StreamRecording {
     this.#options.record(stream, frame, kind);
   };
 
-  /** Lets every lease go (the relay stops). */
+  /**
+   * Lets every lease go (the relay stops), also one an ask in flight takes when it is answered
+   * within its bound; a lease whose answer comes later expires by itself.
+   */
   async close(): Promise<void> {
+    this.#closed = true;
     clearInterval(this.#timer);
     const held = [...this.#served.values()].filter((served) => served.until > 0);
     this.#served.clear();
-    await Promise.all(held.map((served) => this.#release(served)));
+    let bound: NodeJS.Timeout | undefined;
+    await Promise.all([
+      ...held.map((served) => this.#release(served)),
+      Promise.race([
+        Promise.all(this.#pending),
+        new Promise<void>((resolve) => {
+          bound = setTimeout(resolve, this.#askMs).unref();
+        }),
+      ]),
+    ]);
+    clearTimeout(bound);
   }
 
   #renew(): void {
@@ -118,35 +147,50 @@ export class StreamRecording {
   }
 
   async #ask(served: Served): Promise<void> {
-    if (served.asking) return;
-    served.asking = true;
-    const key = served.stream.key;
     const sentAt = this.#now();
+    if (this.#closed || (served.askedAt !== undefined && sentAt - served.askedAt < this.#askMs)) return;
+    served.asks += 1;
+    const ask = served.asks;
+    served.askedAt = sentAt;
+    const answered = this.#options.table.hold(served.stream.key, this.#leaseMs).then(
+      (held) => this.#answer(served, ask, sentAt, held),
+      () => {
+        // The table is away: this relay records on until its deadline, then nobody does (a gap, never twice).
+      },
+    );
+    this.#pending.add(answered);
     try {
-      const held = await this.#options.table.hold(key, this.#leaseMs);
-      if (this.#served.get(key) !== served) {
-        // A later stream of the key asked after this one: its ask renews the same lease, so this
-        // late answer must not let it go (another relay would record beside it).
-        if (held && !this.#served.has(key)) await this.#release(served);
-        return;
-      }
-      if (!held) {
-        served.until = 0;
-        return;
-      }
-      const now = this.#now();
-      const lapsed = served.until <= now;
-      served.until = sentAt + this.#leaseMs * (1 - MARGIN_PART);
-      // An answer after its own deadline (a paused relay, a slow reply) may be for a lease that
-      // expired and was taken meanwhile: the next ask's answer takes over, if it comes in time.
-      if (lapsed && served.until > now) {
-        served.from = now;
-        this.#snapshot(served, now);
-      }
-    } catch {
-      // The table is away: this relay records on until its deadline, then nobody does (a gap, never twice).
+      await answered;
     } finally {
-      served.asking = false;
+      this.#pending.delete(answered);
+      if (served.asks === ask) served.askedAt = undefined;
+    }
+  }
+
+  /** The answer to ask number `ask` of `served`, sent at `sentAt`: whether this relay holds the lease. */
+  async #answer(served: Served, ask: number, sentAt: number, held: boolean): Promise<void> {
+    const key = served.stream.key;
+    if (this.#served.get(key) !== served) {
+      // A later stream of the key asked after this one: its ask renews the same lease, so this
+      // late answer must not let it go (another relay would record beside it).
+      if (held && !this.#served.has(key)) await this.#release(served);
+      return;
+    }
+    // An older ask answered after a newer one tells of the table before it did.
+    if (ask <= served.answered) return;
+    served.answered = ask;
+    if (!held) {
+      served.until = 0;
+      return;
+    }
+    const now = this.#now();
+    const lapsed = served.until <= now;
+    served.until = sentAt + this.#leaseMs * (1 - MARGIN_PART);
+    // An answer after its own deadline (a paused relay, a slow reply) may be for a lease that
+    // expired and was taken meanwhile: the next ask's answer takes over, if it comes in time.
+    if (lapsed && served.until > now) {
+      served.from = now;
+      this.#snapshot(served, now);
     }
   }
 
