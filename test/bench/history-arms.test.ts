@@ -34,14 +34,16 @@ describe('the recording arms', () => {
     expect(new Set(set).size).toBe(6);
     expect(armOrder(arms, 7)).toEqual(armOrder(arms, 1));
     // Each arm before each other arm in half of the rounds.
-    const before = (a: Arm, b: Arm) =>
+    const startsBefore = (a: Arm, b: Arm) =>
       [1, 2, 3, 4, 5, 6].filter((round) => {
         const order = armOrder(arms, round);
         return order.indexOf(a) < order.indexOf(b);
       }).length;
-    expect([before('off', 'embedded'), before('embedded', 'postgres'), before('off', 'postgres')]).toEqual([
-      3, 3, 3,
-    ]);
+    expect([
+      startsBefore('off', 'embedded'),
+      startsBefore('embedded', 'postgres'),
+      startsBefore('off', 'postgres'),
+    ]).toEqual([3, 3, 3]);
     expect([1, 2].map((round) => armOrder(['off', 'embedded'], round))).toEqual([
       ['off', 'embedded'],
       ['embedded', 'off'],
