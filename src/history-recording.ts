@@ -25,14 +25,23 @@ import type { AnyStream } from './relay/streams/stream.ts';
 
 /** Retention by age and size is enforced this often. */
 const RETENTION_EVERY_MS = 60_000;
+type SentFrame = Pick<Frame, 'text' | 'position'>;
+
 /** What the store holds is read again this often for /health and /metrics. */
 const STATS_EVERY_MS = 5_000;
 /** Messages waiting for a write at most (about a minute of 50 busy books); past it they are dropped and counted. */
 const MAX_PENDING = 200_000;
 
+/**
+ * A sent message as the recorder buffers it: its text and position, read from the frame at once,
+ * not the frame. A frame holds its wire bytes (and any deflated, compact or SSE forms made of it),
+ * small Buffers that pin whole pool slabs of Node's: thousands of them kept for a flush window kept
+ * megabytes of memory outside the heap alive, and the collector ran harder for it.
+ */
 interface SentMessage {
   subject: RecordedSubject;
-  frame: Pick<Frame, 'text' | 'position'>;
+  text: string;
+  position: Frame['position'];
   kind: 'snapshot' | 'update';
 }
 
@@ -64,7 +73,7 @@ export async function startHistoryRecording(
     config.store === 'postgres' ? await openPostgresStore(config.url) : await openDuckDbStore(config.dataDir);
   const recorder = new HistoryRecorder<SentMessage>({
     store,
-    toRecord: ({ subject, frame, kind }) => recordedOf(subject, frame, kind),
+    toRecord: ({ subject, text, position, kind }) => recordedOf(subject, { text, position }, kind),
     flushMs: config.flushMs ?? DEFAULT_HISTORY_FLUSH_MS,
     retention: { maxAgeMs: config.retentionMs, maxBytes: config.maxBytes },
     retentionMs: RETENTION_EVERY_MS,
@@ -80,8 +89,8 @@ export async function startHistoryRecording(
   });
   recorder.start();
   log.info({ event: 'history_recording', store: store.description }, `recording into ${store.description}`);
-  const record = (subject: RecordedSubject, frame: SentMessage['frame'], kind: 'snapshot' | 'update') =>
-    recorder.record({ subject, frame, kind });
+  const record = (subject: RecordedSubject, frame: SentFrame, kind: 'snapshot' | 'update') =>
+    recorder.record({ subject, text: frame.text, position: frame.position, kind });
   if (!cluster || config.store !== 'postgres')
     return { recorder, served: record, numbered: undefined, leased: undefined };
   log.info(
@@ -91,8 +100,8 @@ export async function startHistoryRecording(
   // A lease holder's snapshot starts an epoch of the cluster's stream: the Redis log a next holder
   // reads back after a SIGKILL holds only updates, so the snapshot is written at once, not a flush
   // window later, or the record of that epoch could hold no state to start from.
-  const numbered = (subject: RecordedSubject, frame: SentMessage['frame'], kind: 'snapshot' | 'update') => {
-    recorder.record({ subject, frame, kind });
+  const numbered = (subject: RecordedSubject, frame: SentFrame, kind: 'snapshot' | 'update') => {
+    record(subject, frame, kind);
     if (kind === 'snapshot') recorder.flushSoon();
   };
   return { recorder, served: undefined, numbered, leased: record };
