@@ -9,42 +9,9 @@
 import { describe, expect, it } from 'vitest';
 import type { TradeEntry } from '../../../packages/protocol/src/channels/trades/trades.ts';
 import { readAroundRecord } from '../../../src/relay/channels/trades/relay-since-record.ts';
+import { ids, NOW, tradeListing } from '../../support/channels/trades-listing.ts';
 
-const NOW = Date.parse('2026-01-01T12:00:00Z');
-
-function trade(n: number, at: number): TradeEntry {
-  return {
-    activity_id: `t${n}`,
-    activity_type: 'TRADE',
-    price: '0.5',
-    size: '1',
-    total_value: '0.5',
-    activity_timestamp: new Date(at).toISOString(),
-  };
-}
-
-/** `count` trades one second apart up to NOW, oldest first, served in `order` under pages of 20. */
-function listing(count: number, order: 'newest-first' | 'oldest-first') {
-  const log = Array.from({ length: count }, (_, i) => trade(i, NOW - (count - i) * 1000));
-  const asked: { offset: number; limit: number }[] = [];
-  return {
-    log,
-    asked,
-    read: async (offset: number, limit: number) => {
-      asked.push({ offset, limit });
-      const view = order === 'newest-first' ? [...log].reverse() : log;
-      const entries = view.slice(offset, offset + Math.min(limit, 20));
-      return { entries, hasMore: offset + entries.length < view.length };
-    },
-    /** Whether a page lies in the listing's part from log index `from` to `to` (exclusive). */
-    within: (page: { offset: number; limit: number }, from: number, to: number) => {
-      const start = order === 'newest-first' ? count - to : from;
-      return page.limit > 1 && page.offset >= start && page.offset + 20 <= start + (to - from);
-    },
-  };
-}
-
-const ids = (entries: readonly TradeEntry[]) => entries.map((entry) => entry.activity_id);
+const listing = (count: number, order: 'newest-first' | 'oldest-first') => tradeListing(count, order, 20);
 const timeAt = (entry: TradeEntry) =>
   ({ kind: 'time', at: Date.parse(entry.activity_timestamp), text: entry.activity_timestamp }) as const;
 

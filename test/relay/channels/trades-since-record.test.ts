@@ -6,39 +6,10 @@
  * joined with no gap and no duplicate; a listing that ends before the time says where it starts.
  */
 import { describe, expect, it } from 'vitest';
-import type { TradeEntry } from '../../../packages/protocol/src/channels/trades/trades.ts';
 import { readWithRecord } from '../../../src/relay/channels/trades/relay-since-record.ts';
+import { ids, NOW, tradeListing } from '../../support/channels/trades-listing.ts';
 
-const NOW = Date.parse('2026-01-01T12:00:00Z');
-
-function trade(n: number, at: number): TradeEntry {
-  return {
-    activity_id: `t${n}`,
-    activity_type: 'TRADE',
-    price: '0.5',
-    size: '1',
-    total_value: '0.5',
-    activity_timestamp: new Date(at).toISOString(),
-  };
-}
-
-/** `count` trades one second apart up to NOW, oldest first, served in `order` under pages of 20. */
-function listing(count: number, order: 'newest-first' | 'oldest-first') {
-  const log = Array.from({ length: count }, (_, i) => trade(i, NOW - (count - i) * 1000));
-  const asked: { offset: number; limit: number }[] = [];
-  return {
-    log,
-    asked,
-    read: async (offset: number, limit: number) => {
-      asked.push({ offset, limit });
-      const view = order === 'newest-first' ? [...log].reverse() : log;
-      const entries = view.slice(offset, offset + Math.min(limit, 20));
-      return { entries, hasMore: offset + entries.length < view.length };
-    },
-  };
-}
-
-const ids = (entries: readonly TradeEntry[]) => entries.map((entry) => entry.activity_id);
+const listing = (count: number, order: 'newest-first' | 'oldest-first') => tradeListing(count, order, 20);
 
 describe.each(['newest-first', 'oldest-first'] as const)('readWithRecord, %s', (order) => {
   it('reads upstream only before the record: no page of the recorded part', async () => {

@@ -7,47 +7,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SINCE_MAX_TRADES } from '../../../packages/protocol/src/channels/trades/since.ts';
-import type { TradeEntry } from '../../../packages/protocol/src/channels/trades/trades.ts';
 import { readSince } from '../../../src/relay/channels/trades/relay-since.ts';
+import { ids, NOW, trade, tradeListing } from '../../support/channels/trades-listing.ts';
 
-const NOW = Date.parse('2026-01-01T12:00:00Z');
-
-function trade(n: number, at: number): TradeEntry {
-  return {
-    activity_id: `t${n}`,
-    activity_type: 'TRADE',
-    price: '0.5',
-    size: '1',
-    total_value: '0.5',
-    activity_timestamp: new Date(at).toISOString(),
-  };
-}
-
-/** A listing of `count` trades one second apart up to NOW, oldest first; `arrive` adds trades. */
-function listing(count: number, order: 'newest-first' | 'oldest-first', pageMax = 100) {
-  const log: TradeEntry[] = Array.from({ length: count }, (_, i) => trade(i, NOW - (count - i) * 1000));
-  let requests = 0;
-  let onRequest = () => {};
-  return {
-    log,
-    get requests() {
-      return requests;
-    },
-    /** Runs before each request is answered (trades arriving while the read pages). */
-    set onRequest(run: () => void) {
-      onRequest = run;
-    },
-    read: async (offset: number, limit: number) => {
-      requests += 1;
-      onRequest();
-      const view = order === 'newest-first' ? [...log].reverse() : log;
-      const entries = view.slice(offset, offset + Math.min(limit, pageMax));
-      return { entries, hasMore: offset + entries.length < view.length };
-    },
-  };
-}
-
-const ids = (entries: readonly TradeEntry[]) => entries.map((entry) => entry.activity_id);
+/** A listing of `count` trades one second apart up to NOW, oldest first; `onRequest` adds trades. */
+const listing = (count: number, order: 'newest-first' | 'oldest-first', pageMax = 100) =>
+  tradeListing(count, order, pageMax);
 
 describe.each(['newest-first', 'oldest-first'] as const)('readSince, %s', (order) => {
   it('reads every trade since a time, oldest first, under pages of 20', async () => {
