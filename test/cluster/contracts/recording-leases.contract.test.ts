@@ -117,6 +117,18 @@ function epochRuns(records: readonly RecordedMessage[]): string[] {
 }
 
 describe.each(implementations)('recording leases: %s', (_name, create) => {
+  /** Two relays serving one stream of a new path: a records its snapshot first, then b joins. */
+  async function aHoldingThenB(name: string) {
+    const tables = await create();
+    closing.push(tables.close);
+    const path = `/${name}-${++streamCount}`;
+    const records: RecordedMessage[] = [];
+    const a = relayOn(tables.a, path, records);
+    a.publish();
+    await waitFor('a to record its snapshot', () => records.length === 1);
+    return { tables, records, a, b: relayOn(tables.b, path, records) };
+  }
+
   it('has one holder at a time, renewed and let go by it alone, taken by another once expired', async () => {
     const tables = await create();
     closing.push(tables.close);
@@ -134,14 +146,7 @@ describe.each(implementations)('recording leases: %s', (_name, create) => {
   });
 
   it('records the holder’s messages only; when it lets go, the other records on from a snapshot', async () => {
-    const tables = await create();
-    closing.push(tables.close);
-    const path = `/handover-${++streamCount}`;
-    const records: RecordedMessage[] = [];
-    const a = relayOn(tables.a, path, records);
-    a.publish();
-    await waitFor('a to record its snapshot', () => records.length === 1);
-    const b = relayOn(tables.b, path, records);
+    const { records, a, b } = await aHoldingThenB('handover');
     for (let i = 0; i < 5; i += 1) {
       a.publish();
       b.publish();
@@ -166,14 +171,7 @@ describe.each(implementations)('recording leases: %s', (_name, create) => {
   });
 
   it('fences a holder that can no longer renew: it stops at its deadline, before the other’s snapshot', async () => {
-    const tables = await create();
-    closing.push(tables.close);
-    const path = `/fence-${++streamCount}`;
-    const records: RecordedMessage[] = [];
-    const a = relayOn(tables.a, path, records);
-    a.publish();
-    await waitFor('a to record its snapshot', () => records.length === 1);
-    const b = relayOn(tables.b, path, records);
+    const { tables, records, a, b } = await aHoldingThenB('fence');
     b.publish();
     tables.cut();
     // a serves on and keeps publishing: only what it received before its own deadline is recorded.
@@ -202,14 +200,7 @@ describe.each(implementations)('recording leases: %s', (_name, create) => {
   });
 
   it('records a message received before the takeover but served after as the state then, timed at the takeover', async () => {
-    const tables = await create();
-    closing.push(tables.close);
-    const path = `/late-${++streamCount}`;
-    const records: RecordedMessage[] = [];
-    const a = relayOn(tables.a, path, records);
-    a.publish();
-    await waitFor('a to record its snapshot', () => records.length === 1);
-    const b = relayOn(tables.b, path, records);
+    const { records, a, b } = await aHoldingThenB('late');
     b.publish();
     a.letGo();
     const snapshot = await waitFor('b to take over', () =>
