@@ -13,6 +13,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { deflateRaw, inflateRaw } from 'node:zlib';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
@@ -187,7 +188,7 @@ export class DuckDbHistoryStore implements HistoryStore {
           // A slice of rows at a time, the event loop served between slices: a second's batch of
           // busy books appended at once would hold it for milliseconds (the relay's p99 delay).
           for (let start = 0; start < batch.length; start += APPEND_SLICE_ROWS) {
-            if (start > 0) await turnOfTheEventLoop();
+            if (start > 0) await nextTurn();
             const end = Math.min(batch.length, start + APPEND_SLICE_ROWS);
             for (let i = start; i < end; i += 1)
               appendRow(appender, batch[i] as RecordedMessage, deflated[i]);
@@ -378,8 +379,4 @@ export class DuckDbHistoryStore implements HistoryStore {
   #open(): void {
     if (this.#closed) throw new Error('history store is closed');
   }
-}
-
-function turnOfTheEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }

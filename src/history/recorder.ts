@@ -8,6 +8,7 @@
  * recording resumes by itself when space returns; live serving never notices. The buffer is bounded:
  * past `maxPending` messages waiting, the newest are dropped and counted.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { HistoryStore, HistoryStoreStats, RecordedMessage, RetentionPolicy } from './store.ts';
 
 /** How soon `flushSoon` writes: messages of the same moment (a poll's) join the write. */
@@ -172,7 +173,7 @@ export class HistoryRecorder<Item> implements RecordReader {
   async #records(items: readonly Item[]): Promise<RecordedMessage[]> {
     const records: RecordedMessage[] = [];
     for (let start = 0; start < items.length; start += RECORDS_PER_TURN) {
-      if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+      if (start > 0) await nextTurn();
       const end = Math.min(items.length, start + RECORDS_PER_TURN);
       for (let i = start; i < end; i += 1) records.push(this.#options.toRecord(items[i] as Item));
     }
