@@ -13,7 +13,7 @@ import type { LeaseTable } from '../../../src/relay/coordination/recording/lease
 import { StreamRecording } from '../../../src/relay/coordination/recording/stream-recording.ts';
 import { recordedOf } from '../../../src/relay/streams/recorded.ts';
 import { type AnyStream, Stream } from '../../../src/relay/streams/stream.ts';
-import { MemoryLeaseTable } from '../../support/cluster/memory-lease-table.ts';
+import { answeringWhenTold, MemoryLeaseTable } from '../../support/cluster/memory-lease-table.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 const closing: (() => Promise<void>)[] = [];
@@ -65,24 +65,13 @@ describe('recording leases: after close', () => {
   it('lets go a lease whose answer comes while it closes', async () => {
     const leases = new MemoryLeaseTable('a');
     const b = leases.sibling('b');
-    let answer: (() => void) | undefined;
-    const table: LeaseTable = {
-      holder: 'a',
-      async hold(key, ttlMs) {
-        const held = await leases.hold(key, ttlMs);
-        await new Promise<void>((resolve) => {
-          answer = resolve;
-        });
-        return held;
-      },
-      release: (key) => leases.release(key),
-    };
-    const recording = recordingOver(table, [], 60_000);
+    const late = answeringWhenTold(leases);
+    const recording = recordingOver(late.table, [], 60_000);
     const path = `/closing-${++streamCount}`;
     publishOn(recording, new Stream({ channel: 'rest', market: path }, codecs.rest, 100), 1);
-    await waitFor('the ask to be made', () => answer !== undefined);
+    await waitFor('the ask to be made', () => late.asked);
     const closed = recording.close();
-    answer!();
+    late.answer();
     await closed;
     expect(await b.hold(streamKey('rest', path), 600)).toBe(true);
   });

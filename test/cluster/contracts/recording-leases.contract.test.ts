@@ -18,7 +18,7 @@ import { StreamRecording } from '../../../src/relay/coordination/recording/strea
 import { defineScripts } from '../../../src/relay/coordination/redis/scripts.ts';
 import { recordedOf } from '../../../src/relay/streams/recorded.ts';
 import { type AnyStream, Stream } from '../../../src/relay/streams/stream.ts';
-import { MemoryLeaseTable } from '../../support/cluster/memory-lease-table.ts';
+import { answeringWhenTold, MemoryLeaseTable } from '../../support/cluster/memory-lease-table.ts';
 import { redisAvailable, useRedis } from '../../support/cluster/redis.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
@@ -302,22 +302,11 @@ describe('recording leases: an answer that comes after the relay’s own deadlin
   it('records nothing on it: the lease it answers for may have expired and been taken meanwhile', async () => {
     const leases = new MemoryLeaseTable('a');
     let clock = Date.now();
-    let answer: (() => void) | undefined;
-    const table: LeaseTable = {
-      holder: 'a',
-      async hold(key, ttlMs) {
-        const held = await leases.hold(key, ttlMs);
-        // The relay paused (or the reply was slow) for longer than the lease.
-        await new Promise<void>((resolve) => {
-          answer = resolve;
-        });
-        return held;
-      },
-      release: (key) => leases.release(key),
-    };
+    // The relay paused (or the reply was slow) for longer than the lease.
+    const late = answeringWhenTold(leases);
     const records: RecordedMessage[] = [];
     const recording = new StreamRecording({
-      table,
+      table: late.table,
       record: (subject, frame, kind) => records.push(recordedOf(subject, frame, kind)),
       holds: () => true,
       now: () => clock,
@@ -329,9 +318,9 @@ describe('recording leases: an answer that comes after the relay’s own deadlin
     const at = new Date(clock).toISOString();
     const { frame, kind } = stream.publish({ venue: 'a' }, at, at, clock);
     recording.sink(stream as unknown as AnyStream, frame!, kind);
-    await waitFor('the ask to be made', () => answer !== undefined);
+    await waitFor('the ask to be made', () => late.asked);
     clock += 700;
-    answer!();
+    late.answer();
     await new Promise((resolve) => setImmediate(resolve));
     expect(records).toEqual([]);
   });
