@@ -14,6 +14,7 @@ import { DEFAULT_HISTORY_FLUSH_MS, type HistoryConfig } from './config/history-o
 import { openDuckDbStore } from './history/duckdb-store.ts';
 import { openPostgresStore } from './history/postgres-store.ts';
 import { HistoryRecorder } from './history/recorder.ts';
+import { SentArena, type SentBytes } from './history/sent-arena.ts';
 import type { HistoryStore } from './history/store.ts';
 import type { LeaseTable } from './relay/coordination/recording/lease-table.ts';
 import { type LeasedRecordSink, StreamRecording } from './relay/coordination/recording/stream-recording.ts';
@@ -25,28 +26,15 @@ import type { AnyStream } from './relay/streams/stream.ts';
 
 /** Retention by age and size is enforced this often. */
 const RETENTION_EVERY_MS = 60_000;
-type SentFrame = Pick<Frame, 'text' | 'position'>;
+type SentFrame = Pick<Frame, 'bytes' | 'position'>;
 
 /** What the store holds is read again this often for /health and /metrics. */
 const STATS_EVERY_MS = 5_000;
 /** Messages waiting for a write at most (about a minute of 50 busy books); past it they are dropped and counted. */
 const MAX_PENDING = 200_000;
 
-/**
- * A sent message as the recorder buffers it: its text and position, read from the frame at once,
- * not the frame. A frame holds its wire bytes (and any deflated, compact or SSE forms made of it),
- * small Buffers that pin whole pool slabs of Node's: thousands of them kept for a flush window kept
- * megabytes of memory outside the heap alive, and the collector ran harder for it.
- */
-interface SentMessage {
-  subject: RecordedSubject;
-  text: string;
-  position: Frame['position'];
-  kind: 'snapshot' | 'update';
-}
-
 export interface HistoryRecording {
-  recorder: HistoryRecorder<SentMessage>;
+  recorder: HistoryRecorder<SentBytes<RecordedSubject>>;
   /** What the publisher tells of each message it sends; undefined when the cluster's holders record instead. */
   served: RecordSink | undefined;
   /** What a lease holder tells of each message it numbers for the cluster; undefined when each relay records what it serves. */
@@ -71,9 +59,9 @@ export async function startHistoryRecording(
   const log = logger.child({ component: 'history' });
   const store: HistoryStore =
     config.store === 'postgres' ? await openPostgresStore(config.url) : await openDuckDbStore(config.dataDir);
-  const recorder = new HistoryRecorder<SentMessage>({
+  const recorder = new HistoryRecorder<SentBytes<RecordedSubject>>({
     store,
-    toRecord: ({ subject, text, position, kind }) => recordedOf(subject, { text, position }, kind),
+    buffer: new SentArena<RecordedSubject>(recordedOf),
     flushMs: config.flushMs ?? DEFAULT_HISTORY_FLUSH_MS,
     retention: { maxAgeMs: config.retentionMs, maxBytes: config.maxBytes },
     retentionMs: RETENTION_EVERY_MS,
@@ -90,7 +78,7 @@ export async function startHistoryRecording(
   recorder.start();
   log.info({ event: 'history_recording', store: store.description }, `recording into ${store.description}`);
   const record = (subject: RecordedSubject, frame: SentFrame, kind: 'snapshot' | 'update') =>
-    recorder.record({ subject, text: frame.text, position: frame.position, kind });
+    recorder.record({ subject, bytes: frame.bytes, position: frame.position, kind });
   if (!cluster || config.store !== 'postgres')
     return { recorder, served: record, numbered: undefined, leased: undefined };
   log.info(

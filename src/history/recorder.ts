@@ -17,10 +17,49 @@ const SOON_MS = 50;
 /** Messages read into the store's form in one turn of the event loop (about 0.2 ms of it). */
 const RECORDS_PER_TURN = 256;
 
+/**
+ * Where the recorder keeps messages until the next flush. A flush window holds thousands of them,
+ * so how they are kept is the recorder's cost: an item kept as a JavaScript object lives through
+ * several of the collector's young-generation passes and is copied into the old generation, which
+ * then has to be marked and swept too (history/sent-arena.ts keeps them as bytes instead).
+ */
+export interface PendingBuffer<Item> {
+  readonly length: number;
+  push(item: Item): void;
+  /** Hands over what is buffered, in order, and starts empty again. */
+  take(): PendingBatch;
+}
+
+/** A flush's messages, read into the store's form one at a time, off the fan-out path. */
+export interface PendingBatch {
+  readonly length: number;
+  record(index: number): RecordedMessage;
+  /** The batch is written or dropped: what it holds may be used again. */
+  release(): void;
+}
+
+/** A buffer of items kept as they are, each read into the store's form by `toRecord` at flush time. */
+export function listBuffer<Item>(toRecord: (item: Item) => RecordedMessage): PendingBuffer<Item> {
+  let items: Item[] = [];
+  return {
+    get length() {
+      return items.length;
+    },
+    push(item) {
+      items.push(item);
+    },
+    take() {
+      const taken = items;
+      items = [];
+      return { length: taken.length, record: (index) => toRecord(taken[index] as Item), release() {} };
+    },
+  };
+}
+
 export interface RecorderOptions<Item> {
   store: HistoryStore;
-  /** Reads a buffered item into the store's form, at flush time (off the fan-out path). */
-  toRecord: (item: Item) => RecordedMessage;
+  /** Where messages wait for the next flush. */
+  buffer: PendingBuffer<Item>;
   flushMs: number;
   retention: RetentionPolicy;
   /** How often retention is enforced (ms). */
@@ -74,7 +113,7 @@ export class HistoryRecorder<Item> implements RecordReader {
   readonly flushMs: number;
   readonly #options: RecorderOptions<Item>;
   readonly #now: () => number;
-  #pending: Item[] = [];
+  readonly #pending: PendingBuffer<Item>;
   #oldestPendingAt = 0;
   #flushing: Promise<void> | undefined;
   #flushTimer: NodeJS.Timeout | undefined;
@@ -99,6 +138,7 @@ export class HistoryRecorder<Item> implements RecordReader {
     this.retention = options.retention;
     this.flushMs = options.flushMs;
     this.#now = options.now ?? Date.now;
+    this.#pending = options.buffer;
   }
 
   start(): void {
@@ -138,19 +178,18 @@ export class HistoryRecorder<Item> implements RecordReader {
   async flush(): Promise<void> {
     while (this.#flushing !== undefined) await this.#flushing;
     if (this.#pending.length === 0) return;
-    const items = this.#pending;
+    const batch = this.#pending.take();
     const since = this.#oldestPendingAt;
-    this.#pending = [];
-    this.#flushing = this.#write(items, since).finally(() => {
+    this.#flushing = this.#write(batch, since).finally(() => {
       this.#flushing = undefined;
     });
     await this.#flushing;
   }
 
-  async #write(items: readonly Item[], since: number): Promise<void> {
+  async #write(batch: PendingBatch, since: number): Promise<void> {
     try {
-      await this.store.append(await this.#records(items));
-      this.#stats.written += items.length;
+      await this.store.append(await this.#records(batch));
+      this.#stats.written += batch.length;
       this.#stats.writeLagMs = this.#now() - since;
       if (this.#stats.failing) this.#options.onWriteState?.(false);
       this.#stats.failing = false;
@@ -158,11 +197,13 @@ export class HistoryRecorder<Item> implements RecordReader {
       this.#stats.lastError = undefined;
     } catch (error) {
       this.#stats.writeFailures += 1;
-      this.#stats.dropped += items.length;
+      this.#stats.dropped += batch.length;
       if (!this.#stats.failing) this.#options.onWriteState?.(true, error);
       this.#stats.failing = true;
       this.#stats.reachable = false;
       this.#stats.lastError = error instanceof Error ? error.message : String(error);
+    } finally {
+      batch.release();
     }
   }
 
@@ -170,12 +211,12 @@ export class HistoryRecorder<Item> implements RecordReader {
    * The items in the store's form, a slice per turn of the event loop: a flush window's thousands
    * of messages read at once would hold the loop for milliseconds, as the stores' appends would.
    */
-  async #records(items: readonly Item[]): Promise<RecordedMessage[]> {
+  async #records(batch: PendingBatch): Promise<RecordedMessage[]> {
     const records: RecordedMessage[] = [];
-    for (let start = 0; start < items.length; start += RECORDS_PER_TURN) {
+    for (let start = 0; start < batch.length; start += RECORDS_PER_TURN) {
       if (start > 0) await nextTurn();
-      const end = Math.min(items.length, start + RECORDS_PER_TURN);
-      for (let i = start; i < end; i += 1) records.push(this.#options.toRecord(items[i] as Item));
+      const end = Math.min(batch.length, start + RECORDS_PER_TURN);
+      for (let i = start; i < end; i += 1) records.push(batch.record(i));
     }
     return records;
   }

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDuckDbStore } from '../../src/history/duckdb-store.ts';
-import { HistoryRecorder } from '../../src/history/recorder.ts';
+import { HistoryRecorder, listBuffer } from '../../src/history/recorder.ts';
 import type { RecordedMessage } from '../../src/history/store.ts';
 
 const mountPoint = mkdtempSync(path.join(tmpdir(), 'history-full-'));
@@ -58,7 +58,7 @@ describe.skipIf(!mounted)('the embedded store on a full disk', () => {
     const store = await openDuckDbStore(path.join(mountPoint, 'data'));
     const recorder = new HistoryRecorder<RecordedMessage>({
       store,
-      toRecord: (item) => item,
+      buffer: listBuffer((item: RecordedMessage) => item),
       flushMs: 60_000,
       retention: { maxAgeMs: 86_400_000, maxBytes: 1024 ** 3 },
       retentionMs: 60_000,

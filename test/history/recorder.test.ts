@@ -4,7 +4,7 @@
  * again, and the buffer stays within its bound.
  */
 import { describe, expect, it } from 'vitest';
-import { HistoryRecorder } from '../../src/history/recorder.ts';
+import { HistoryRecorder, listBuffer } from '../../src/history/recorder.ts';
 import type { HistoryStore, RecordedMessage } from '../../src/history/store.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -41,7 +41,7 @@ function fakeStore() {
 function recorder(store: HistoryStore, maxPending = 100, flushMs = 1_000) {
   return new HistoryRecorder<number>({
     store,
-    toRecord: (seq) => ({
+    buffer: listBuffer((seq: number) => ({
       channel: 'price',
       stream: 'price:m',
       market: 'm',
@@ -53,7 +53,7 @@ function recorder(store: HistoryStore, maxPending = 100, flushMs = 1_000) {
       type: 'update',
       data: '{}',
       checksum: undefined,
-    }),
+    })),
     flushMs,
     retention: { maxAgeMs: 60_000, maxBytes: 1024 },
     retentionMs: 60_000,
@@ -67,7 +67,7 @@ describe('HistoryRecorder', () => {
     const { store, written, state } = fakeStore();
     const changes: boolean[] = [];
     const subject = new HistoryRecorder({
-      ...{ store, toRecord: (item: RecordedMessage) => item },
+      ...{ store, buffer: listBuffer((item: RecordedMessage) => item) },
       flushMs: 1_000,
       retention: { maxAgeMs: 60_000, maxBytes: 1024 },
       retentionMs: 60_000,

@@ -26,7 +26,8 @@ let streamCount = 0;
 function recordingOver(table: LeaseTable, records: RecordedMessage[], renewMs: number) {
   const recording = new StreamRecording({
     table,
-    record: (subject, frame, kind) => records.push(recordedOf(subject, frame, kind)),
+    record: (subject, frame, kind) =>
+      records.push(recordedOf(subject, { text: frame.bytes.toString(), position: frame.position }, kind)),
     holds: () => true,
     leaseMs: 600,
     renewMs,

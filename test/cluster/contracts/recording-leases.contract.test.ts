@@ -78,7 +78,8 @@ function relayOn(table: LeaseTable, path: string, records: RecordedMessage[]) {
   let holds = true;
   const recording = new StreamRecording({
     table,
-    record: (subject, frame, kind) => records.push(recordedOf(subject, frame, kind)),
+    record: (subject, frame, kind) =>
+      records.push(recordedOf(subject, { text: frame.bytes.toString(), position: frame.position }, kind)),
     holds: () => holds,
     leaseMs: 600,
     renewMs: 50,
@@ -228,7 +229,8 @@ describe.each(implementations)('recording leases: %s', (_name, create) => {
     const records: RecordedMessage[] = [];
     const recording = new StreamRecording({
       table: tables.a,
-      record: (subject, frame, kind) => records.push(recordedOf(subject, frame, kind)),
+      record: (subject, frame, kind) =>
+        records.push(recordedOf(subject, { text: frame.bytes.toString(), position: frame.position }, kind)),
       holds: () => true,
       leaseMs: 600,
       renewMs: 50,
@@ -269,7 +271,8 @@ describe('recording leases: a stream served again under the same key', () => {
     let current: AnyStream | undefined;
     const recording = new StreamRecording({
       table,
-      record: (subject, frame, kind) => records.push(recordedOf(subject, frame, kind)),
+      record: (subject, frame, kind) =>
+        records.push(recordedOf(subject, { text: frame.bytes.toString(), position: frame.position }, kind)),
       holds: (stream) => stream === current,
       leaseMs: 600,
       // No renewal within the test: each ask is the sink's own.
@@ -307,7 +310,8 @@ describe('recording leases: an answer that comes after the relay’s own deadlin
     const records: RecordedMessage[] = [];
     const recording = new StreamRecording({
       table: late.table,
-      record: (subject, frame, kind) => records.push(recordedOf(subject, frame, kind)),
+      record: (subject, frame, kind) =>
+        records.push(recordedOf(subject, { text: frame.bytes.toString(), position: frame.position }, kind)),
       holds: () => true,
       now: () => clock,
       leaseMs: 600,

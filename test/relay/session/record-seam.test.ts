@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ServerMessage } from '../../../packages/protocol/src/protocol/messages.ts';
-import { HistoryRecorder } from '../../../src/history/recorder.ts';
+import { HistoryRecorder, listBuffer } from '../../../src/history/recorder.ts';
 import type { HistoryStore, RecordedMessage } from '../../../src/history/store.ts';
 import { codecs } from '../../../src/relay/channels/codecs.ts';
 import { SinceSeams } from '../../../src/relay/session/since-seam.ts';
@@ -64,7 +64,9 @@ function setUp(store: HistoryStore, ring = 100) {
   const stream = new Stream({ channel: 'price', market }, codecs.price, ring) as unknown as AnyStream;
   const recorder = new HistoryRecorder<{ frame: Frame; kind: 'snapshot' | 'update' }>({
     store,
-    toRecord: ({ frame, kind }) => recordedOf(stream, frame, kind),
+    buffer: listBuffer(({ frame, kind }: { frame: Frame; kind: 'snapshot' | 'update' }) =>
+      recordedOf(stream, { text: frame.text, position: frame.position }, kind),
+    ),
     flushMs: 60_000,
     retention: { maxAgeMs: 86_400_000, maxBytes: 1024 ** 3 },
     retentionMs: 60_000,

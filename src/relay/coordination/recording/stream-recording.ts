@@ -45,7 +45,7 @@ const MARGIN_PART = 1 / 6;
 /** Takes what the recording lease holder records: the message as sent, or its takeover snapshot. */
 export type LeasedRecordSink = (
   subject: RecordedSubject,
-  frame: Pick<Frame, 'text' | 'position'>,
+  frame: Pick<Frame, 'bytes' | 'position'>,
   kind: 'snapshot' | 'update',
 ) => void;
 
@@ -209,7 +209,7 @@ export class StreamRecording {
     if (!stream.hasState) return;
     const frame = stream.snapshotFrame();
     const text = retimed(frame.text, new Date(at).toISOString());
-    this.#options.record(stream, { text, position: frame.position }, 'snapshot');
+    this.#options.record(stream, { bytes: Buffer.from(text), position: frame.position }, 'snapshot');
   }
 }
 
