@@ -10,11 +10,12 @@ import type { DuckDBAppender } from '@duckdb/node-api';
 import type { RecordedMessage } from './store.ts';
 import { storedTime } from './stored-time.ts';
 
+/** Appends `row`; returns its `rts` in epoch milliseconds. */
 export function appendRow(
   appender: DuckDBAppender,
   row: RecordedMessage,
   deflated: Buffer | undefined,
-): void {
+): number {
   appender.appendVarchar(row.channel);
   appender.appendVarchar(row.stream);
   appender.appendVarchar(row.market);
@@ -43,6 +44,7 @@ export function appendRow(
   if (row.group === undefined) appender.appendNull();
   else appender.appendVarchar(row.group);
   appender.endRow();
+  return rts.ms;
 }
 
 export function recordOf(row: readonly unknown[]): RecordedMessage {

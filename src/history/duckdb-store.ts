@@ -161,6 +161,13 @@ export class DuckDbHistoryStore implements HistoryStore {
    * was committed, so recording resumes once the disk can take it.
    */
   #failed = false;
+  /**
+   * The rows held and the oldest `rts`, kept up to date by each write: counting them from the table
+   * every few seconds (for /health and /metrics) costs a scan of the whole record, tens of
+   * milliseconds once it holds a day. Undefined: read from the table at the next `stats`, as after
+   * opening the file, a retention run that dropped rows, or a failed write.
+   */
+  #held: { rows: number; oldest: number | undefined } | undefined;
 
   constructor(file: string, opened: OpenedFile) {
     this.description = `duckdb:${file}`;
@@ -181,6 +188,7 @@ export class DuckDbHistoryStore implements HistoryStore {
         : await Promise.all(
             batch.map((row) => (row.data.length >= LARGE_DATA_BYTES ? deflate(row.data) : undefined)),
           );
+      let oldest = Number.POSITIVE_INFINITY;
       await this.#writer.run('BEGIN TRANSACTION');
       try {
         const appender = await this.#writer.createAppender('messages');
@@ -191,12 +199,16 @@ export class DuckDbHistoryStore implements HistoryStore {
             if (start > 0) await nextTurn();
             const end = Math.min(batch.length, start + APPEND_SLICE_ROWS);
             for (let i = start; i < end; i += 1)
-              appendRow(appender, batch[i] as RecordedMessage, deflated[i]);
+              oldest = Math.min(oldest, appendRow(appender, batch[i] as RecordedMessage, deflated[i]));
           }
         } finally {
           appender.closeSync();
         }
         await this.#writer.run('COMMIT');
+        if (this.#held !== undefined) {
+          this.#held.rows += batch.length;
+          this.#held.oldest = Math.min(this.#held.oldest ?? oldest, oldest);
+        }
       } catch (error) {
         // Nothing of a batch that failed is kept half-written.
         await this.#writer.run('ROLLBACK').catch(() => undefined);
@@ -288,19 +300,19 @@ export class DuckDbHistoryStore implements HistoryStore {
           .rowsChanged;
         await this.#writer.run('CHECKPOINT');
       }
-      if (dropped > 0) await this.#writer.run('CHECKPOINT');
+      if (dropped > 0) {
+        this.#held = undefined;
+        await this.#writer.run('CHECKPOINT');
+      }
       return dropped;
     });
   }
 
-  async stats(): Promise<HistoryStoreStats> {
-    const [row] = await this.#rows('SELECT count(*)::DOUBLE, min(rts_ms)::DOUBLE FROM messages');
-    const [rows, oldest] = row ?? [];
-    return {
-      rows: Number(rows ?? 0),
-      bytes: await this.#serially(() => this.#usedBytes()),
-      oldest: typeof oldest === 'number' ? oldest : undefined,
-    };
+  stats(): Promise<HistoryStoreStats> {
+    return this.#serially(async () => {
+      this.#held ??= await this.#countHeld();
+      return { rows: this.#held.rows, oldest: this.#held.oldest, bytes: await this.#usedBytes() };
+    });
   }
 
   /** Folds the write-ahead log into the database file now, rather than when DuckDB's log has grown to 16 MB. */
@@ -334,6 +346,14 @@ export class DuckDbHistoryStore implements HistoryStore {
     return Number(used ?? 0) + parseSize(String(wal ?? '0'));
   }
 
+  async #countHeld(): Promise<{ rows: number; oldest: number | undefined }> {
+    const reader = await this.#writer.runAndReadAll(
+      'SELECT count(*)::DOUBLE, min(rts_ms)::DOUBLE FROM messages',
+    );
+    const [rows, oldest] = reader.getRowsJS()[0] ?? [];
+    return { rows: Number(rows ?? 0), oldest: typeof oldest === 'number' ? oldest : undefined };
+  }
+
   async #countRows(): Promise<number> {
     const reader = await this.#writer.runAndReadAll('SELECT count(*)::DOUBLE FROM messages');
     return Number(reader.getRowsJS()[0]?.[0] ?? 0);
@@ -357,6 +377,7 @@ export class DuckDbHistoryStore implements HistoryStore {
         return await work();
       } catch (error) {
         this.#failed = true;
+        this.#held = undefined;
         throw error;
       }
     };

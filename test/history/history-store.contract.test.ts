@@ -208,10 +208,17 @@ describe.each(implementations)('HistoryStore contract: %s', (_name, open) => {
   it('tells how far a stream reaches, and nothing for a stream never recorded', async () => {
     const store = await open(tempFolder());
     expect(await store.extent(`book:${MARKET}:full`)).toBeUndefined();
+    expect(await store.stats()).toMatchObject({ rows: 0, oldest: undefined });
     await store.append([message(1, T0), message(2, T0 + 500)]);
     expect(await store.extent(`book:${MARKET}:full`)).toEqual({ oldest: T0, newest: T0 + 500, rows: 2 });
     expect(await store.stats()).toMatchObject({ rows: 2, oldest: T0 });
     expect((await store.stats()).bytes).toBeGreaterThan(0);
+    // A later write of an older message (another stream's, sent late) moves the oldest back.
+    await store.append([
+      message(3, T0 + 600),
+      message(1, T0 - 100, { stream: 'price:x', channel: 'price', market: 'x', depth: undefined }),
+    ]);
+    expect(await store.stats()).toMatchObject({ rows: 4, oldest: T0 - 100 });
     await store.close();
   });
 
@@ -241,6 +248,7 @@ describe.each(implementations)('HistoryStore contract: %s', (_name, open) => {
     await first.close();
     const again = await open(place);
     expect((await all(again.read({ stream: `book:${MARKET}:full`, from: T0, to: T0 + 2 }))).length).toBe(2);
+    expect(await again.stats()).toMatchObject({ rows: 2, oldest: T0 });
     await again.close();
   });
 
@@ -248,8 +256,10 @@ describe.each(implementations)('HistoryStore contract: %s', (_name, open) => {
     const store = await open(tempFolder());
     const now = T0 + 3_600_000;
     await store.append([message(1, T0), message(2, now - 10_000), message(3, now - 5_000)]);
+    expect(await store.stats()).toMatchObject({ rows: 3, oldest: T0 });
     expect(await store.enforceRetention({ maxAgeMs: 60_000, maxBytes: 1024 ** 3 }, now)).toBe(1);
     expect((await store.extent(`book:${MARKET}:full`))?.oldest).toBe(now - 10_000);
+    expect(await store.stats()).toMatchObject({ rows: 2, oldest: now - 10_000 });
     // Over a byte limit no store can keep: the oldest go first, and the store keeps working.
     const big = Array.from({ length: 20_000 }, (_, i) => message(10 + i, now - 4_000 + i / 10));
     await store.append(big);
