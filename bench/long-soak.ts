@@ -8,10 +8,12 @@
  * observer per relay. Every `--sample-s` (10) each relay is sampled from outside
  * (bench/lib/long-soak/sampler.ts); at the end the record (bench/results/<date>-long-soak*.md), its
  * plot (.svg) and samples (.json) are written and the pass criteria printed; `--report-from
- * <samples.json>` writes a past run's record and plot again.
+ * <samples.json>` writes a past run's record and plot again; `--profile-dir <dir>` profiles the
+ * relays (below).
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
+import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { type RedisServer, startRedis } from '../test/support/cluster/redis-server.ts';
 import { forkChild, killAllChildren } from './lib/ipc.ts';
@@ -49,6 +51,15 @@ const minutes = option('minutes', 30);
 const rate = option('rate', 100);
 const sampleSeconds = option('sample-s', 10);
 const warmupMinutes = Math.min(5, minutes / 6);
+/**
+ * `--profile-dir <dir>`: each relay writes a CPU profile, its GC log and two heap snapshots there
+ * (at the end of the warm-up and a minute before the end), for comparing what the heap holds by
+ * constructor (bench/heap-diff.ts). The snapshots stall the relays for seconds: a profiled run's
+ * event-loop figures are not the relay's.
+ */
+const profileAt = process.argv.indexOf('--profile-dir');
+const profileDir = profileAt < 0 ? undefined : resolve(process.argv[profileAt + 1] ?? '.');
+if (profileDir !== undefined) mkdirSync(profileDir, { recursive: true });
 const relayCount = clustered ? 3 : 1;
 const FAULT_EVERY_MS = 180_000;
 const FAULT_BURST_MS = 20_000;
@@ -96,7 +107,11 @@ started.sim = sim;
 for (let index = 0; index < relayCount; index += 1) {
   const redisArgs = started.redis === undefined ? [] : [`--redis=${started.redis.url}`];
   started.relays.push(
-    await startRelayProcess(`relay ${index + 1}`, [`--upstream=${sim.url}`, ...redisArgs, ...relayArgs]),
+    await startRelayProcess(
+      `relay ${index + 1}`,
+      [`--upstream=${sim.url}`, ...redisArgs, ...relayArgs],
+      profileDir,
+    ),
   );
 }
 const relays = started.relays;
@@ -140,6 +155,14 @@ const minuteNow = () => (Date.now() - loadStart) / 60_000;
 const endAt = loadStart + minutes * 60_000;
 const events: RunEvent[] = [];
 const crashes: string[] = [];
+if (profileDir !== undefined) {
+  for (const at of [loadStart + warmupMinutes * 60_000, endAt - 60_000]) {
+    setTimeout(() => {
+      progress(`heap snapshots into ${profileDir}`);
+      for (const relay of relays) if (relay.pid !== undefined) process.kill(relay.pid, 'SIGUSR2');
+    }, at - Date.now());
+  }
+}
 
 /** Fault bursts, and the cluster's Redis restart halfway: the run's schedule, beside the sampling. */
 async function schedule(): Promise<void> {
@@ -232,7 +255,7 @@ await cleanUp();
 
 const run: SoakRun = {
   title: `Long soak${clustered ? ', cluster (3 relays, one Redis)' : ', one relay'}: ${minutes} min`,
-  command: `npm run soak -- --long --minutes ${minutes}${clustered ? ' --redis' : ''}${rate === 100 ? '' : ` --rate ${rate}`}`,
+  command: `npm run soak -- --long --minutes ${minutes}${clustered ? ' --redis' : ''}${rate === 100 ? '' : ` --rate ${rate}`}${profileDir === undefined ? '' : ' --profile-dir <dir>'}`,
   startedAt,
   minutes,
   rate,

@@ -7,6 +7,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { relayEntryPoint } from '../../../test/support/cluster/child-relay.ts';
 import { waitFor } from '../../../test/support/wait-for.ts';
 
@@ -30,6 +32,7 @@ async function startProcess(
   nodeFlags: string[],
   args: string[],
   listening: RegExp,
+  logFile?: string,
 ): Promise<SoakProcess> {
   const child: ChildProcess = spawn(process.execPath, [...nodeFlags, relayEntryPoint(), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -38,6 +41,7 @@ async function startProcess(
   let stopping = false;
   let exit: string | undefined;
   const collect = (chunk: Buffer) => {
+    if (logFile !== undefined) appendFileSync(logFile, chunk);
     output = (output + chunk.toString()).slice(-OUTPUT_KEPT);
   };
   child.stdout?.on('data', collect);
@@ -87,12 +91,22 @@ export function startSimProcess(args: string[]): Promise<SoakProcess> {
   );
 }
 
-/** `market-relay serve` on a free port, with its inspector on a free loopback port. */
-export function startRelayProcess(name: string, args: string[]): Promise<SoakProcess> {
+/**
+ * `market-relay serve` on a free port, with its inspector on a free loopback port. With
+ * `profileDir`, for finding what grows and what holds the event loop: the relay writes a CPU
+ * profile there when it exits and a heap snapshot each time it gets SIGUSR2, and logs its garbage
+ * collections (`--trace-gc`) into `<profileDir>/<name>.log` with the rest of its output.
+ */
+export function startRelayProcess(name: string, args: string[], profileDir?: string): Promise<SoakProcess> {
+  const profiling =
+    profileDir === undefined
+      ? []
+      : ['--cpu-prof', '--heapsnapshot-signal=SIGUSR2', '--trace-gc', `--diagnostic-dir=${profileDir}`];
   return startProcess(
     name,
-    ['--inspect=127.0.0.1:0'],
+    ['--inspect=127.0.0.1:0', ...profiling],
     ['serve', '--port=0', '--log-level=warn', ...args],
     /market-relay listening on (http:\/\/[^"\s]+)/,
+    profileDir === undefined ? undefined : join(profileDir, `${name.replaceAll(' ', '-')}.log`),
   );
 }

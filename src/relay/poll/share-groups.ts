@@ -65,8 +65,8 @@ export interface GroupShare {
 
 export class ShareGroups<K, T extends SharedTarget<K>> {
   readonly #groups = new Map<unknown, Group<K, T>>();
-  /** Target key -> the groups it is filed in. */
-  readonly #filed = new Map<K, Group<K, T>[]>();
+  /** Target key -> the target filed and the groups it is filed in. */
+  readonly #filed = new Map<K, { target: T; groups: Group<K, T>[] }>();
   /** The virtual time of the last request started: where a group that becomes busy starts. */
   #virtual = 0;
 
@@ -75,24 +75,40 @@ export class ShareGroups<K, T extends SharedTarget<K>> {
     return this.#groups.size;
   }
 
-  /** Files `target` under its holders (again: its holders may have changed). */
+  /**
+   * Files `target` under its holders (again: its holders may have changed). Only the groups that
+   * came or went are touched: a target held by hundreds of groups (a wildcard's streams) is placed
+   * again on every turn one of its subscribers comes or goes, and refiling it whole walked every
+   * holder's map several times on each of those turns. A group that still holds the target keeps
+   * its place and what it paid.
+   */
   place(target: T, now: number): void {
-    const ids = target.holders !== undefined && target.holders.length > 0 ? target.holders : [RELAY_GROUP];
-    const old = this.#filed.get(target.key);
-    if (old !== undefined && sameIds(old, ids)) {
-      for (const group of old) group.targets.set(target.key, target);
-      return;
+    const wanted = new Set(
+      target.holders !== undefined && target.holders.length > 0 ? target.holders : [RELAY_GROUP],
+    );
+    const filed = this.#filed.get(target.key);
+    const groups: Group<K, T>[] = [];
+    for (const group of filed?.groups ?? []) {
+      if (!wanted.delete(group.id)) {
+        this.#leave(group, target.key);
+        continue;
+      }
+      groups.push(group);
+      // The same key may come back as another object (a target made again): groups must hold that one.
+      if (filed?.target !== target) group.targets.set(target.key, target);
     }
-    if (old !== undefined) this.#unfile(target.key, old);
-    const groups = [...new Set(ids)].map((id) => this.#group(id, now));
-    for (const group of groups) group.targets.set(target.key, target);
-    this.#filed.set(target.key, groups);
+    for (const id of wanted) {
+      const group = this.#group(id, now);
+      group.targets.set(target.key, target);
+      groups.push(group);
+    }
+    this.#filed.set(target.key, { target, groups });
   }
 
   remove(key: K): void {
-    const groups = this.#filed.get(key);
-    if (groups === undefined) return;
-    this.#unfile(key, groups);
+    const filed = this.#filed.get(key);
+    if (filed === undefined) return;
+    for (const group of filed.groups) this.#leave(group, key);
     this.#filed.delete(key);
   }
 
@@ -128,7 +144,7 @@ export class ShareGroups<K, T extends SharedTarget<K>> {
    * `requests` -1: a request charged that never went upstream (another relay's lease) is given back.
    */
   charge(target: T, now: number, requests = 1): void {
-    const groups = this.#filed.get(target.key);
+    const groups = this.#filed.get(target.key)?.groups;
     if (groups === undefined) return;
     const part = requests / groups.length;
     for (const group of groups) {
@@ -208,20 +224,10 @@ export class ShareGroups<K, T extends SharedTarget<K>> {
     return group;
   }
 
-  #unfile(key: K, groups: readonly Group<K, T>[]): void {
-    for (const group of groups) {
-      group.targets.delete(key);
-      if (group.targets.size === 0) this.#groups.delete(group.id);
-    }
+  #leave(group: Group<K, T>, key: K): void {
+    group.targets.delete(key);
+    if (group.targets.size === 0) this.#groups.delete(group.id);
   }
-}
-
-function sameIds<K, T extends SharedTarget<K>>(
-  groups: readonly Group<K, T>[],
-  ids: readonly unknown[],
-): boolean {
-  const distinct = new Set(ids);
-  return distinct.size === groups.length && groups.every((group) => distinct.has(group.id));
 }
 
 function decay<K, T extends SharedTarget<K>>(group: Group<K, T>, now: number): void {

@@ -4,7 +4,8 @@
  * groups of the subscribers of the streams its request serves, each counted once. A subscriber
  * counts as its owner (`ownerOf`: its API key or its client address group, as the relay wires it).
  * Kept up to date by stream id as subscribers come and go, never by a walk over every target:
- * the changes since the last turn are applied before the dispatcher chooses again.
+ * the changes since the last turn are applied before the dispatcher chooses again, at most every
+ * HOLDERS_REFRESH_MS for one stream id.
  */
 import type { Channel } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
@@ -19,10 +20,26 @@ export function holdersOf(
   return [...owners];
 }
 
-/** The stream ids whose subscribers changed since the holders were last brought up to date. */
+/**
+ * How long after a target's holders were made again a further change to them waits. A target a
+ * wildcard holds has hundreds of holders and a change on nearly every turn while clients come and
+ * go; making its holders again on each of those turns was the largest part of the relay's own
+ * work on its event loop and of what it allocated (a set of hundreds per target per turn), in a
+ * profile of the long soak (issue 51). The shares are measured over USAGE_WINDOW_MS (10 s,
+ * relay/poll/share-groups.ts): holders half a second late move no share measurably.
+ */
+export const HOLDERS_REFRESH_MS = 500;
+
+/**
+ * The stream ids whose subscribers changed since the holders were last brought up to date: each
+ * taken at the first turn after it changed, unless it was taken within HOLDERS_REFRESH_MS, when it
+ * waits for the first turn after that.
+ */
 export class HolderChanges<Batch> {
   readonly #changed = new Map<string, { channel: Channel; id: string }>();
   readonly #rebatched = new Set<Batch>();
+  /** Stream ids taken within HOLDERS_REFRESH_MS -> when; in the order taken, so oldest first. */
+  readonly #taken = new Map<string, number>();
 
   /** A subscriber came to or left a stream of `channel` for `id`. */
   add(channel: Channel, id: string): void {
@@ -34,11 +51,21 @@ export class HolderChanges<Batch> {
     for (const batch of batches) this.#rebatched.add(batch);
   }
 
-  /** What changed, then forgotten. */
-  take(): { changed: { channel: Channel; id: string }[]; rebatched: Batch[] } {
-    const taken = { changed: [...this.#changed.values()], rebatched: [...this.#rebatched] };
-    this.#changed.clear();
+  /** Stream ids changed and not taken within HOLDERS_REFRESH_MS, and the rebatched; then forgotten. */
+  take(now: number): { changed: { channel: Channel; id: string }[]; rebatched: Batch[] } {
+    for (const [key, takenAt] of this.#taken) {
+      if (now - takenAt < HOLDERS_REFRESH_MS) break;
+      this.#taken.delete(key);
+    }
+    const changed: { channel: Channel; id: string }[] = [];
+    for (const [key, change] of this.#changed) {
+      if (this.#taken.has(key)) continue;
+      changed.push(change);
+      this.#changed.delete(key);
+      this.#taken.set(key, now);
+    }
+    const rebatched = [...this.#rebatched];
     this.#rebatched.clear();
-    return taken;
+    return { changed, rebatched };
   }
 }

@@ -262,7 +262,7 @@ export class PollerPool {
 
   /** The holders of every target whose subscribers changed, before the dispatcher chooses. */
   #refreshHolders(): void {
-    const { changed, rebatched } = this.#holderChanges.take();
+    const { changed, rebatched } = this.#holderChanges.take(this.#now());
     const { registry } = this.#context;
     const regroup = (target: PollTarget, streams: Iterable<AnyStream>) => {
       target.holders = holdersOf(streams, this.#ownerOf);

@@ -133,6 +133,25 @@ describe('ShareGroups', () => {
     expect(groups.size).toBe(0);
   });
 
+  it('leaves a holder filed as it was when another holder of the same target comes or goes', () => {
+    const groups = new ShareGroups<string, SharedTarget>();
+    const held = target('t', ['a']);
+    groups.place(held, 0);
+    expect(groups.pick(0, 1, 'freshness')).toEqual([held]);
+    const paidByA = () => groups.shares(0).find((share) => share.group === 'a')?.requestsPerSecond;
+    const paid = paidByA();
+    expect(paid).toBeGreaterThan(0);
+    // `b` comes and goes: `a` still holds `t` throughout, and what it paid stays its own.
+    groups.place({ ...held, holders: ['a', 'b'] }, 0);
+    expect(paidByA()).toBe(paid);
+    // Placed again as another object under the same key: the groups that keep it hold that one.
+    const remade = { ...held, holders: ['a'] };
+    groups.place(remade, 0);
+    expect(paidByA()).toBe(paid);
+    expect(groups.shares(0).map((share) => share.group)).toEqual(['a']);
+    expect(groups.pick(1_000, 1, 'freshness')).toEqual([remade]);
+  });
+
   it('gives back what a request that never went upstream was charged (another relay held the lease)', () => {
     const groups = new ShareGroups<string, SharedTarget>();
     const followed = target('followed', ['a']);
