@@ -14,6 +14,8 @@ const sim = await startSimulator({
   seed: 1,
   tickMs: Number(process.env.BENCH_SIM_TICK_MS ?? 100),
   requestLogLimit: 1_000_000,
+  // The default profile compressing as asked (poll-capacity: the same answers, compressed).
+  ...(process.env.BENCH_SIM_COMPRESSED === '1' ? { compression: 'as-asked' as const } : {}),
 });
 
 /** Markets with a two-sided quote: their books and prices move on every tick. */

@@ -15,9 +15,14 @@ export interface Simulator {
   markets: string[];
 }
 
-export async function startSim(tickMs = 100, marketCount = 60): Promise<Simulator> {
+/** `compressed`: the simulator answers `br` (else gzip) when the request accepts it, as a CDN does. */
+export async function startSim(tickMs = 100, marketCount = 60, compressed = false): Promise<Simulator> {
   const child = await forkChild('sim', {
-    env: { BENCH_SIM_TICK_MS: String(tickMs), BENCH_SIM_MARKETS: String(marketCount) },
+    env: {
+      BENCH_SIM_TICK_MS: String(tickMs),
+      BENCH_SIM_MARKETS: String(marketCount),
+      ...(compressed ? { BENCH_SIM_COMPRESSED: '1' } : {}),
+    },
   });
   const { url, markets } = await child.request<{ url: string; markets: string[] }>('ready');
   return { child, url, markets };

@@ -10,7 +10,13 @@
  *   on requests in flight (bench/children/poll-floor.ts), measured in the same windows (5, or 3
  *   with --quick, each half the bench window; the figure is the median of their paired ratios).
  *   Twice: with books that change on every poll (the simulator ticks every 100 ms) and with frozen
- *   books (every body the same as the last).
+ *   books (every body the same as the last). The floor asks for the encodings the relay asks for
+ *   (`gzip, br`) and decodes what comes (issue 50), and the changing books are measured against
+ *   two upstreams: the simulator's `default` profile, which answers uncompressed, and the same
+ *   answers compressed as asked (`br`, as a CDN does), so that neither side is flattered by bodies
+ *   the other had to inflate. Each run says how many of the polls asked (405
+ *   books a second) the relay made: one that falls behind costs less CPU per second and says
+ *   nothing of its CPU per poll.
  * - Traced (`--otel-sample-ratio R`, issue 51): changing books once more, right after the untraced
  *   run, with the relay tracing book polls at ratio R to an OTLP/HTTP receiver that drops the spans.
  * - Capacity: the relay asked for far more polls than one core can do (every simulator market,
@@ -21,7 +27,6 @@ import { type Child, forkChild } from '../lib/ipc.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { startOtlpSink } from '../lib/otlp-sink.ts';
 import { progress, sleep } from '../lib/progress.ts';
-import { fixed } from '../lib/report.ts';
 import {
   profileFlags,
   type ServerUnderTest,
@@ -31,27 +36,47 @@ import {
   startServer,
   startSim,
 } from '../lib/servers.ts';
-import { type UsageDelta, type UsageSample, usageBetween } from '../lib/usage.ts';
+import { type UsageSample, usageBetween } from '../lib/usage.ts';
+import {
+  bookPolls,
+  describeRound,
+  type FloorCounts,
+  type PollCounts,
+  type Round,
+  roundBetween,
+} from './poll-capacity-windows.ts';
 
 const SIM_TICK_MS = 100;
 const COST_POLL_MS = 1_000;
+/** Issue 50: the books one client asks for every second, and the relay must keep up with. */
+const COST_MARKETS = 405;
+/** What the relay asks upstream for, and so what the floor asks for (src/upstream/exchange.ts). */
+const ACCEPT_ENCODING = 'gzip, br';
 const CAPACITY_POLL_MS = 100;
 const CAPACITY_RPS = 100_000;
 /**
  * Requests in flight at most, the relay's (`--upstream-concurrency`) and the floor's pool: enough
- * that a simulator slowed by a loaded machine does not hold the relay below its asked rate.
+ * that a simulator slowed by a loaded machine does not hold the relay below its asked rate. At 405
+ * books a second, 64 did once answers took over 158 ms (Little's law), as they did under a load
+ * average of 12 (233 ms a poll: 234 polls a second made); 128 allow 316 ms.
  */
-const CONNECTIONS = 64;
+const CONNECTIONS = 128;
 
 export type BookActivity = 'changing' | 'unchanged';
+
+/** How upstream sends its bodies: as the simulator's `default` profile does, or `br` when asked. */
+export type UpstreamForm = 'uncompressed' | 'compressed';
 
 /** How the relay process is launched: as the project ships it, or with V8's default heap sizing. */
 export type RelayLaunch = 'shipped' | 'V8 defaults';
 
 export interface PollCostRun {
   books: BookActivity;
+  upstream: UpstreamForm;
   launch: RelayLaunch;
   markets: number;
+  /** Book polls per second the relay was asked for (every book every interval). */
+  askedPerSec: number;
   /** The sample ratio the relay traced book polls at; undefined: not traced. */
   tracedAt: number | undefined;
   /** Book polls per second the relay made in the window (the floor's rate). */
@@ -63,6 +88,11 @@ export interface PollCostRun {
   floorRequestsPerSec: number;
   floorCpuPerPollUs: number;
   floorCpuShare: number;
+  /** The floor's mean request time (sent to parsed), ms, against the relay's mean poll time. */
+  floorRequestMs: number;
+  relayPollMs: number;
+  /** Share of the floor's bodies that came compressed. */
+  floorCompressedShare: number;
   meanBodyBytes: number;
   /** Relay CPU per poll over the floor's: the median of the windows' ratios, and their range. */
   ratio: number;
@@ -87,11 +117,11 @@ export interface PollCapacityResult {
 }
 
 export async function runPollCapacity(options: BenchOptions): Promise<PollCapacityResult> {
-  // Relay and floor together ask the simulator 600 books a second: more slows its answers.
-  const costMarkets = 300;
-  const sim = await startSim(SIM_TICK_MS, options.quick ? 400 : 800);
+  // 405 busy books need about 500 markets (some are expired, resolved or one-sided).
+  const simMarkets = options.quick ? 500 : 800;
+  const sim = await startSim(SIM_TICK_MS, simMarkets);
   try {
-    const markets = sim.markets.slice(0, costMarkets);
+    const markets = sim.markets.slice(0, COST_MARKETS);
     const cost: PollCostRun[] = [];
     // As shipped (the figures the targets take), then changing books once more without the heap
     // flags, to show what V8's default heap sizing costs (docs/benchmarks.md "Poll capacity").
@@ -107,23 +137,32 @@ export async function runPollCapacity(options: BenchOptions): Promise<PollCapaci
     ];
     for (const [books, launch, tracedAt] of runs) {
       if (books === 'unchanged') await sim.child.request('freeze');
-      cost.push(await measureCost(sim, markets, { books, launch, tracedAt }, options));
+      const run = { books, upstream: 'uncompressed' as const, launch, tracedAt };
+      cost.push(await measureCost(sim, markets, run, options));
       if (books === 'unchanged') await sim.child.request('unfreeze');
     }
     const capacity = await measureCapacity(sim, options);
+    cost.push(await measureCompressed(simMarkets, options));
     return { cost, capacity };
   } finally {
     await sim.child.stop();
   }
 }
 
-interface PollCounts {
-  [name: string]: number;
-}
-
-function bookPolls(before: PollCounts, after: PollCounts, outcome: 'ok' | 'error'): number {
-  const name = `book:${outcome}`;
-  return (after[name] ?? 0) - (before[name] ?? 0);
+/** Changing books from an upstream that compresses: a simulator of its own, answering `br`. */
+async function measureCompressed(simMarkets: number, options: BenchOptions): Promise<PollCostRun> {
+  const sim = await startSim(SIM_TICK_MS, simMarkets, true);
+  try {
+    const run = { books: 'changing' as const, upstream: 'compressed' as const, launch: 'shipped' as const };
+    return await measureCost(
+      sim,
+      sim.markets.slice(0, COST_MARKETS),
+      { ...run, tracedAt: undefined },
+      options,
+    );
+  } finally {
+    await sim.child.stop();
+  }
 }
 
 /** The relay polling `markets` books for one client subscribed to all of them, over one window. */
@@ -172,22 +211,29 @@ async function withRelay<T>(
   }
 }
 
+interface CostRunKind {
+  books: BookActivity;
+  upstream: UpstreamForm;
+  launch: RelayLaunch;
+  tracedAt: number | undefined;
+}
+
 async function measureCost(
   sim: Simulator,
   markets: readonly string[],
-  { books, launch, tracedAt }: { books: BookActivity; launch: RelayLaunch; tracedAt: number | undefined },
+  { books, upstream, launch, tracedAt }: CostRunKind,
   options: BenchOptions,
 ): Promise<PollCostRun> {
   const traced = tracedAt === undefined ? '' : `, traced at ${tracedAt}`;
   progress(
-    `poll-capacity: ${markets.length} ${books} books every ${COST_POLL_MS} ms, relay (${launch}${traced}) and floor`,
+    `poll-capacity: ${markets.length} ${books} books every ${COST_POLL_MS} ms from upstream (${upstream}), relay (${launch}${traced}) and floor`,
   );
   return withRelay(
     sim,
     markets,
     {
       pollMs: COST_POLL_MS,
-      profileName: `relay-poll-cost-${books}-${launch === 'shipped' ? 'shipped' : 'v8-defaults'}${tracedAt === undefined ? '' : '-traced'}`,
+      profileName: `relay-poll-cost-${books}-${upstream}-${launch === 'shipped' ? 'shipped' : 'v8-defaults'}${tracedAt === undefined ? '' : '-traced'}`,
       launch,
       tracedAt,
     },
@@ -200,7 +246,13 @@ async function measureCost(
         nodeFlags: options.cpuProf ? profileFlags(`poll-floor-${books}`) : [],
       });
       try {
-        await floor.request('start', { url: sim.url, markets, ratePerSecond, connections: CONNECTIONS });
+        await floor.request('start', {
+          url: sim.url,
+          markets,
+          ratePerSecond,
+          connections: CONNECTIONS,
+          acceptEncoding: ACCEPT_ENCODING,
+        });
         // The floor is a fresh process: until its HTTP path is compiled it costs up to twice its
         // steady figure, which would flatter the relay (warm since its first snapshots).
         await sleep(floorWarmupMs(options));
@@ -212,6 +264,7 @@ async function measureCost(
             server.child.request<PollCounts>('polls'),
             floor.request<UsageSample>('usage'),
             floor.request<FloorCounts>('counts'),
+            server.child.request<PollCounts>('pollDurationMs'),
           ]);
         const rounds: Round[] = [];
         await generator.request('reset');
@@ -235,8 +288,10 @@ async function measureCost(
         const ratios = rounds.map((round) => round.ratio).sort((a, b) => a - b);
         return {
           books,
+          upstream,
           launch,
           markets: markets.length,
+          askedPerSec: ratePerSecond,
           tracedAt,
           pollsPerSec: (polls * 1000) / relayWallMs,
           relayCpuPerPollUs: total((round) => round.relay.cpuUs) / Math.max(1, polls),
@@ -245,6 +300,9 @@ async function measureCost(
           floorRequestsPerSec: (completed * 1000) / floorWallMs,
           floorCpuPerPollUs: total((round) => round.floor.cpuUs) / Math.max(1, completed),
           floorCpuShare: total((round) => round.floor.cpuUs) / 1000 / floorWallMs,
+          floorRequestMs: total((round) => round.floorRequestMs) / Math.max(1, completed),
+          relayPollMs: total((round) => round.relayPollMs) / Math.max(1, polls),
+          floorCompressedShare: total((round) => round.compressed) / Math.max(1, completed),
           meanBodyBytes: total((round) => round.bodyBytes) / Math.max(1, completed),
           ratio: ratios[Math.floor(ratios.length / 2)]!,
           ratioRange: [ratios[0]!, ratios[ratios.length - 1]!],
@@ -257,58 +315,12 @@ async function measureCost(
   );
 }
 
-interface FloorCounts {
-  completed: number;
-  failures: number;
-  bodyBytes: number;
-}
-
-type Sample = [UsageSample, PollCounts, UsageSample, FloorCounts];
-
-/** One window of the relay and the floor side by side. */
-interface Round {
-  relay: UsageDelta;
-  floor: UsageDelta;
-  polls: number;
-  completed: number;
-  bodyBytes: number;
-  relayFailures: number;
-  floorFailures: number;
-  ratio: number;
-}
-
-function describeRound(round: Round): string {
-  const relayUs = round.relay.cpuUs / Math.max(1, round.polls);
-  const floorUs = round.floor.cpuUs / Math.max(1, round.completed);
-  return `relay ${fixed(relayUs, 0)} µs/poll, floor ${fixed(floorUs, 0)} µs/poll, ${fixed(round.ratio, 2)}x`;
-}
-
 function floorWarmupMs(options: BenchOptions): number {
   return options.quick ? options.warmupMs : 4 * options.warmupMs;
 }
 
 function roundsOf(options: BenchOptions): number {
   return options.quick ? 3 : 12;
-}
-
-function roundBetween(
-  [relayStart, pollsBefore, floorStart, floorBefore]: Sample,
-  [relayEnd, pollsAfter, floorEnd, floorAfter]: Sample,
-): Round {
-  const relay = usageBetween(relayStart, relayEnd);
-  const floor = usageBetween(floorStart, floorEnd);
-  const polls = bookPolls(pollsBefore, pollsAfter, 'ok');
-  const completed = floorAfter.completed - floorBefore.completed;
-  return {
-    relay,
-    floor,
-    polls,
-    completed,
-    bodyBytes: floorAfter.bodyBytes - floorBefore.bodyBytes,
-    relayFailures: bookPolls(pollsBefore, pollsAfter, 'error'),
-    floorFailures: floorAfter.failures - floorBefore.failures,
-    ratio: relay.cpuUs / Math.max(1, polls) / (floor.cpuUs / Math.max(1, completed)),
-  };
 }
 
 async function measureCapacity(sim: Simulator, options: BenchOptions): Promise<CapacityRun> {

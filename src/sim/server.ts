@@ -54,6 +54,11 @@ export interface SimulatorOptions {
   faults?: Partial<SimulatorFaults>;
   /** The answers to what the upstream interface leaves open (sim/profile.ts); default `default`. */
   profile?: SimulatorProfileName;
+  /**
+   * The profile's answers compressed otherwise, every other choice kept: what the poll-capacity
+   * benchmark needs to weigh compression alone.
+   */
+  compression?: SimulatorProfile['compression'];
   /** Default 0 (a free port). */
   port?: number;
   /** Default 127.0.0.1. */
@@ -101,7 +106,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   });
   const faults = new FaultInjector(seed, options.faults);
   const profileName = options.profile ?? 'default';
-  const profile: SimulatorProfile = simulatorProfiles[profileName];
+  const profile: SimulatorProfile = {
+    ...simulatorProfiles[profileName],
+    ...(options.compression === undefined ? {} : { compression: options.compression }),
+  };
   const route = createRouter(
     [
       ...catalogRoutes(market, profile),

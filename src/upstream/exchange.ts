@@ -10,7 +10,8 @@
  * on every poll, the relay's hot path. Closing aborts whatever is still running.
  *
  * Every request asks for `gzip, br`; a body that comes with a `Content-Encoding` (asked for or not)
- * is decoded here, once whole, by Node's zlib on its thread pool (undici's decompress interceptor
+ * is decoded here, once whole, by Node's zlib: at once when it is small, on its thread pool when
+ * not (content-encoding.ts; undici's decompress interceptor
  * is experimental and reports a corrupt body as a failed connection). One that cannot be decoded is
  * still an answer, flagged `undecodable`: upstream answered, with a body nobody can read.
  */
@@ -228,7 +229,7 @@ class ExchangeAttempt implements Dispatcher.DispatchHandler {
       this.#finish(answer);
       return;
     }
-    // The timeout and the caller's abort still apply while the thread pool decodes.
+    // The timeout and the caller's abort still apply while the thread pool decodes a large body.
     const decoding = this.#span?.child('decode', {
       'http.response.header.content-encoding': [this.#encoding],
       'http.response.body.size': body.length,

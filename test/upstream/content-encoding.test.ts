@@ -5,9 +5,14 @@
  * (`decode_error`, `invalid_json`), never as a schema change; a redirect is not followed and says
  * where it points.
  */
-import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UpstreamClient, type UpstreamRequestEvent } from '../../src/upstream/client.ts';
+import {
+  decodeBody,
+  MAX_DECODED_BYTES,
+  SYNC_MAX_DECODED_BYTES,
+} from '../../src/upstream/content-encoding.ts';
 import {
   publicReason,
   UpstreamDecodeError,
@@ -100,5 +105,46 @@ describe('compressed upstream answers', () => {
     expect(publicReason(error)).toBe('upstream misconfigured');
     expect(events).toMatchObject([{ outcome: 'http_error', status: 301 }]);
     expect(server?.requests).toHaveLength(1);
+  });
+});
+
+describe('decodeBody', () => {
+  /** What `decodeBody` gave, and whether it gave it before returning. */
+  function decode(body: Buffer, coding: string): { atOnce: boolean; result: Promise<Buffer | string> } {
+    let atOnce = false;
+    let returned = false;
+    const result = new Promise<Buffer | string>((resolve) =>
+      decodeBody(body, coding, (decoded) => {
+        atOnce = !returned;
+        resolve(decoded);
+      }),
+    );
+    returned = true;
+    return { atOnce, result };
+  }
+
+  it.each([
+    ['gzip', gzipSync(text)],
+    ['br', brotliCompressSync(text)],
+    ['deflate', deflateRawSync(text)],
+    ['gzip, br', brotliCompressSync(gzipSync(text))],
+  ])(
+    'decodes a small %s body at once, without a round trip through the thread pool',
+    async (coding, body) => {
+      const { atOnce, result } = decode(body, coding);
+      expect(atOnce).toBe(true);
+      expect((await result).toString()).toBe(text);
+    },
+  );
+
+  it('decodes a body larger than the event loop decodes at once on the thread pool, and refuses one past the bound', async () => {
+    const large = JSON.stringify({ data: 'x'.repeat(SYNC_MAX_DECODED_BYTES) });
+    const pooled = decode(gzipSync(large), 'gzip');
+    expect(pooled.atOnce).toBe(false);
+    expect((await pooled.result).toString()).toBe(large);
+    const bomb = brotliCompressSync(Buffer.alloc(MAX_DECODED_BYTES + 1), {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 1 },
+    });
+    expect(await decode(bomb, 'br').result).toMatch(/^br body cannot be decoded/);
   });
 });
