@@ -158,7 +158,12 @@ export class HistoryRecorder<Item> implements RecordReader {
       return;
     }
     if (this.#pending.length === 0) this.#oldestPendingAt = this.#now();
-    this.#pending.push(item);
+    try {
+      this.#pending.push(item);
+    } catch {
+      // The buffer could not grow (memory): the message is lost and counted, serving goes on.
+      this.#stats.dropped += 1;
+    }
   }
 
   /**

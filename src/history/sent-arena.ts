@@ -37,6 +37,8 @@ export type ReadSent<Subject> = (
 
 /** A page's first buffer: a second of 50 busy books' messages; it doubles as needed. */
 const FIRST_PAGE_BYTES = 256 * 1024;
+/** A page this many times larger than its last window needed starts again from the first size. */
+const SHRINK_FACTOR = 4;
 
 class Page<Subject> {
   bytes = Buffer.allocUnsafe(FIRST_PAGE_BYTES);
@@ -69,8 +71,13 @@ class Page<Subject> {
     return readSent(this.subjects[index] as Subject, { text, position }, kind);
   }
 
-  /** Empties the page, keeping its buffer; the arrays let their references go. */
+  /**
+   * Empties the page, keeping its buffer unless it is far larger than the window just written
+   * needed (one a stalled store let grow): the arrays let their references go.
+   */
   clear(): void {
+    if (this.bytes.byteLength > SHRINK_FACTOR * Math.max(this.used, FIRST_PAGE_BYTES))
+      this.bytes = Buffer.allocUnsafe(FIRST_PAGE_BYTES);
     this.used = 0;
     this.ends.length = 0;
     this.subjects.length = 0;

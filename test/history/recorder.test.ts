@@ -38,22 +38,26 @@ function fakeStore() {
   return { store, written, state };
 }
 
+function priceUpdate(seq: number): RecordedMessage {
+  return {
+    channel: 'price',
+    stream: 'price:m',
+    market: 'm',
+    depth: undefined,
+    epoch: 'e',
+    seq,
+    ts: '2026-12-01T00:00:00.000Z',
+    rts: '2026-12-01T00:00:00.000Z',
+    type: 'update',
+    data: '{}',
+    checksum: undefined,
+  };
+}
+
 function recorder(store: HistoryStore, maxPending = 100, flushMs = 1_000) {
   return new HistoryRecorder<number>({
     store,
-    buffer: listBuffer((seq: number) => ({
-      channel: 'price',
-      stream: 'price:m',
-      market: 'm',
-      depth: undefined,
-      epoch: 'e',
-      seq,
-      ts: '2026-12-01T00:00:00.000Z',
-      rts: '2026-12-01T00:00:00.000Z',
-      type: 'update',
-      data: '{}',
-      checksum: undefined,
-    })),
+    buffer: listBuffer(priceUpdate),
     flushMs,
     retention: { maxAgeMs: 60_000, maxBytes: 1024 },
     retentionMs: 60_000,
@@ -97,6 +101,33 @@ describe('HistoryRecorder', () => {
       lastError: undefined,
     });
     expect(changes).toEqual([true, false]);
+  });
+
+  it('counts a message its buffer cannot take as dropped, and never throws to the sender', async () => {
+    const { store, written } = fakeStore();
+    const items = listBuffer(priceUpdate);
+    const subject = new HistoryRecorder<number>({
+      store,
+      buffer: {
+        get length() {
+          return items.length;
+        },
+        push: (seq) => {
+          if (seq === 2) throw new RangeError('Array buffer allocation failed');
+          items.push(seq);
+        },
+        take: () => items.take(),
+      },
+      flushMs: 1_000,
+      retention: { maxAgeMs: 60_000, maxBytes: 1024 },
+      retentionMs: 60_000,
+      maxPending: 100,
+      statsMs: 60_000,
+    });
+    for (const seq of [1, 2, 3]) expect(() => subject.record(seq)).not.toThrow();
+    await subject.flush();
+    expect(written.map((row) => row.seq)).toEqual([1, 3]);
+    expect(subject.stats()).toMatchObject({ written: 2, dropped: 1 });
   });
 
   it('drops and counts what comes past its bound instead of growing', async () => {

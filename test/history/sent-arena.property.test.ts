@@ -82,7 +82,7 @@ describe('the sent messages arena', () => {
     const arena = new SentArena(readBack);
     const large: Sent = {
       subject: 'book:a:10',
-      text: 'é'.repeat(400_000),
+      text: 'é'.repeat(600_000),
       position: { epoch: 'e', seq: 1 },
       kind: 'snapshot',
     };
@@ -100,5 +100,16 @@ describe('the sent messages arena', () => {
     push(arena, small);
     const second = arena.take();
     expect(all(second)).toEqual([expected(small), expected(small)]);
+    // The large page, now filled by two small messages, starts again from its first size once
+    // written; what it holds next reads back whole.
+    push(arena, small);
+    const third = arena.take();
+    second.release();
+    third.release();
+    const empty = arena.take();
+    empty.release();
+    push(arena, large);
+    push(arena, small);
+    expect(all(arena.take())).toEqual([expected(large), expected(small)]);
   });
 });
