@@ -25,11 +25,12 @@ import { pickTargets, rankOf, type SchedulerMode, type TargetView } from './sche
 /** A target as the share groups see it: its timing, and who holds it. */
 export interface SharedTarget<K = string> extends TargetView<K> {
   /** The share groups holding it (none: only the relay, e.g. while it lingers). */
-  readonly holders?: readonly unknown[];
+  readonly holders?: ReadonlySet<unknown>;
 }
 
 /** The relay's own group: targets no client holds. */
 export const RELAY_GROUP = 'relay';
+const RELAY_HOLDS: ReadonlySet<unknown> = new Set([RELAY_GROUP]);
 
 /** Candidates kept per ranking of a group at least: enough for its requests until the next ranking. */
 const CANDIDATES = 8;
@@ -65,7 +66,10 @@ export interface GroupShare {
 
 export class ShareGroups<K, T extends SharedTarget<K>> {
   readonly #groups = new Map<unknown, Group<K, T>>();
-  /** Target key -> the target filed and the groups it is filed in. */
+  /**
+   * Target key -> the target filed and the groups it is filed in: a group holds the target's key in
+   * its `targets` exactly while it is one of these.
+   */
   readonly #filed = new Map<K, { target: T; groups: Group<K, T>[] }>();
   /** The virtual time of the last request started: where a group that becomes busy starts. */
   #virtual = 0;
@@ -80,29 +84,38 @@ export class ShareGroups<K, T extends SharedTarget<K>> {
    * came or went are touched: a target held by hundreds of groups (a wildcard's streams) is placed
    * again on every turn one of its subscribers comes or goes, and refiling it whole walked every
    * holder's map several times on each of those turns. A group that still holds the target keeps
-   * its place and what it paid.
+   * its place and what it paid. The target's groups are changed in place, not made again: a copy of
+   * its hundreds of holders on each of those turns was the largest part of what the relay allocated
+   * for the budget (issue 51). They stay an array, not a map by id (a few times its size for each of
+   * the targets hundreds hold): whether a group is filed already, its own `targets` tells.
    */
   place(target: T, now: number): void {
-    const wanted = new Set(
-      target.holders !== undefined && target.holders.length > 0 ? target.holders : [RELAY_GROUP],
-    );
-    const filed = this.#filed.get(target.key);
-    const groups: Group<K, T>[] = [];
-    for (const group of filed?.groups ?? []) {
-      if (!wanted.delete(group.id)) {
+    const wanted = target.holders !== undefined && target.holders.size > 0 ? target.holders : RELAY_HOLDS;
+    let filed = this.#filed.get(target.key);
+    if (filed === undefined) {
+      filed = { target, groups: [] };
+      this.#filed.set(target.key, filed);
+    }
+    // The same key may come back as another object (a target made again): groups must hold that one.
+    const remade = filed.target !== target;
+    filed.target = target;
+    const { groups } = filed;
+    let kept = 0;
+    for (const group of groups) {
+      if (!wanted.has(group.id)) {
         this.#leave(group, target.key);
         continue;
       }
-      groups.push(group);
-      // The same key may come back as another object (a target made again): groups must hold that one.
-      if (filed?.target !== target) group.targets.set(target.key, target);
+      if (remade) group.targets.set(target.key, target);
+      groups[kept++] = group;
     }
+    groups.length = kept;
     for (const id of wanted) {
+      if (this.#groups.get(id)?.targets.has(target.key) === true) continue;
       const group = this.#group(id, now);
       group.targets.set(target.key, target);
       groups.push(group);
     }
-    this.#filed.set(target.key, { target, groups });
   }
 
   remove(key: K): void {

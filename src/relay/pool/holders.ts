@@ -14,10 +14,10 @@ import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
 export function holdersOf(
   streams: Iterable<AnyStream>,
   ownerOf: (subscriber: StreamSubscriber) => unknown,
-): unknown[] {
+): Set<unknown> {
   const owners = new Set<unknown>();
   for (const stream of streams) for (const subscriber of stream.subscribers) owners.add(ownerOf(subscriber));
-  return [...owners];
+  return owners;
 }
 
 /**

@@ -267,7 +267,7 @@ export class PollerPool {
     const regroup = (target: PollTarget, streams: Iterable<AnyStream>) => {
       target.holders = holdersOf(streams, this.#ownerOf);
       // Within its groups, a target more groups want goes first (relay/poll/scheduler.ts).
-      target.weight = Math.max(1, target.holders.length);
+      target.weight = Math.max(1, target.holders.size);
       this.#dispatcher.regroup(target);
     };
     const batches = new Set<PriceBatchTarget>(rebatched);

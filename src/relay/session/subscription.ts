@@ -215,12 +215,8 @@ export function joinStreams(
   const recovered: Record<string, boolean> = {};
   for (const market of selection.markets) {
     if (refused.has(market)) continue;
-    const stream = registry.subscribe(subscriber, {
-      channel,
-      market,
-      depth,
-      ...(group === undefined ? {} : { group }),
-    });
+    // A wildcard joins every market's stream at once: no spread copy of the identity for each.
+    const stream = registry.subscribe(subscriber, { channel, market, depth, group });
     const resumeFrom = resume?.[market];
     const replay =
       resumeFrom === undefined

@@ -105,7 +105,7 @@ export abstract class PollTarget implements DispatchTarget, Confirmation {
   inFlight = false;
   weight = 1;
   /** Its share groups (relay/pool/holders.ts): who pays for its requests. */
-  holders: readonly unknown[] = [];
+  holders: ReadonlySet<unknown> = new Set();
   hintedAt: number | undefined;
   coveredAt: number | undefined;
   retryAt: number | undefined;

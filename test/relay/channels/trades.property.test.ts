@@ -1,9 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  TRADES_SEEN_IDS,
-  TRADES_SNAPSHOT_SIZE,
-} from '../../../packages/protocol/src/channels/trades/trades.ts';
+import { TRADES_SNAPSHOT_SIZE } from '../../../packages/protocol/src/channels/trades/trades.ts';
 import type { TradeEntry, TradesData } from '../../../packages/protocol/src/protocol/messages.ts';
 import { diffTrades } from '../../../src/relay/channels/trades/relay.ts';
 import {
@@ -13,6 +10,7 @@ import {
   MAX_ACTIVITY_ENTRIES,
   MAX_FIRST_OLDEST_FIRST_ENTRIES,
   sharedWindow,
+  TRADE_IDS_REMEMBERED,
   TradeHistory,
   tradesStates,
   walkActivity,
@@ -148,7 +146,7 @@ async function run(
     // The snapshot holds the most recent entries, a snapshot's worth, whatever the page size.
     else expect(ids(published.state!.trades)).toEqual(ids(log.entries.slice(-TRADES_SNAPSHOT_SIZE)));
     state = published.state;
-    expect(history.seen.size).toBeLessThanOrEqual(TRADES_SEEN_IDS);
+    expect(history.seen.size).toBeLessThanOrEqual(TRADE_IDS_REMEMBERED);
     expect(state?.trades).toEqual(delivered.slice(-TRADES_SNAPSHOT_SIZE));
   }
   return { log, delivered, complete };
@@ -161,9 +159,27 @@ const fromFirstDelivered = (log: UpstreamLog, delivered: readonly TradeEntry[]):
     : ids(log.entries).filter((id) => number(id) >= number(delivered[0]!.activity_id));
 
 describe('trades: walking the activity listing', () => {
-  it('one poll never brings more than a stream remembers', () => {
-    expect(MAX_ACTIVITY_ENTRIES + TRADES_SNAPSHOT_SIZE).toBeLessThanOrEqual(TRADES_SEEN_IDS);
-  });
+  it.each(['newest-first', 'oldest-first'] as const)(
+    'a later poll after a long burst brings no more than a stream remembers, less a snapshot (%s listing)',
+    async (order) => {
+      // Pages one short of what a walk asks: oldest first, the last page read passes the bound most.
+      const log = new UpstreamLog(100_000, order, ACTIVITY_PAGE_SIZE - 1);
+      log.trade(300);
+      const history = new TradeHistory();
+      history.absorb(
+        (await walkActivity(log.pager([0]), history.seen, { firstPoll: true, listing: history.listing }))
+          .fresh,
+      );
+      log.trade(5_000);
+      const walk = await walkActivity(log.pager([0]), history.seen, {
+        firstPoll: false,
+        listing: history.listing,
+      });
+      expect(walk.complete).toBe(false);
+      expect(walk.fresh.length).toBeGreaterThanOrEqual(MAX_ACTIVITY_ENTRIES - 1);
+      expect(walk.fresh.length + TRADES_SNAPSHOT_SIZE).toBeLessThanOrEqual(TRADE_IDS_REMEMBERED);
+    },
+  );
 
   it.each(['newest-first', 'oldest-first'] as const)(
     'delivers every entry from the first page on exactly once, oldest first, whatever arrives while paging (%s listing)',
@@ -328,5 +344,48 @@ describe('trades: walking the activity listing', () => {
       ),
       { numRuns: propertyRuns(60) },
     );
+  });
+});
+
+describe("trades: a stream's memory of the ids it delivered", () => {
+  /** A history that took `count` entries, t0 first, in runs of a poll's most. */
+  function historyOf(log: UpstreamLog): TradeHistory {
+    const history = new TradeHistory();
+    for (let start = 0; start < log.entries.length; start += MAX_ACTIVITY_ENTRIES)
+      history.absorb(log.entries.slice(start, start + MAX_ACTIVITY_ENTRIES));
+    return history;
+  }
+
+  it('keeps the newest TRADE_IDS_REMEMBERED ids and forgets older ones', () => {
+    const log = new UpstreamLog(100_000);
+    log.trade(3 * TRADE_IDS_REMEMBERED);
+    const history = historyOf(log);
+    expect(history.seen.size).toBe(TRADE_IDS_REMEMBERED);
+    const oldestKept = log.entries.length - TRADE_IDS_REMEMBERED;
+    expect(history.seen.has(log.entries[oldestKept]!.activity_id)).toBe(true);
+    expect(history.seen.has(log.entries[oldestKept - 1]!.activity_id)).toBe(false);
+  });
+
+  it('delivers only what is new of a run repeating exactly the bound of what it delivered', () => {
+    const log = new UpstreamLog(100_000);
+    log.trade(2 * TRADE_IDS_REMEMBERED);
+    const history = historyOf(log);
+    const repeated = log.entries.slice(-TRADE_IDS_REMEMBERED);
+    log.trade(7);
+    const fresh = history.absorb([...repeated, ...log.entries.slice(-7)]);
+    expect(ids(fresh)).toEqual(ids(log.entries.slice(-7)));
+  });
+
+  it('a newest-first walk over a listing a full memory overlaps stops at the newest delivered', async () => {
+    const log = new UpstreamLog(100_000);
+    log.trade(2 * TRADE_IDS_REMEMBERED);
+    const history = historyOf(log);
+    // Fewer than the walk's bound, so that it reaches the newest delivered entry.
+    const arrived = MAX_ACTIVITY_ENTRIES - 50;
+    log.trade(arrived);
+    const walk = await walkActivity(log.pager([0]), history.seen, { firstPoll: false });
+    expect(walk.complete).toBe(true);
+    expect(ids(history.absorb(walk.fresh))).toEqual(ids(log.entries.slice(-arrived)));
+    expect(history.seen.size).toBe(TRADE_IDS_REMEMBERED);
   });
 });

@@ -20,7 +20,7 @@ import {
 import { type SharedTarget, ShareGroups } from '../../../src/relay/poll/share-groups.ts';
 import { propertyRuns } from '../../support/property-runs.ts';
 
-type Target = TargetView<number> & { holders?: readonly unknown[] };
+type Target = TargetView<number> & { holders?: ReadonlySet<unknown> };
 
 function target(key: number, overrides: Partial<Target> = {}): Target {
   return {
@@ -271,7 +271,7 @@ describe('the scheduler over a simulated minute', () => {
           const targets = [...owners.keys()].map((key) =>
             target(key, {
               timing,
-              holders: [...owners.get(key)!],
+              holders: owners.get(key)!,
               changeRate: 1,
               lastAskedAt: undefined,
               confirmedAt: undefined,

@@ -10,7 +10,7 @@ import { RELAY_GROUP, type SharedTarget, ShareGroups } from '../../../src/relay/
 function target(key: string, holders: readonly unknown[], minIntervalMs = 1_000): SharedTarget {
   return {
     key,
-    holders,
+    holders: new Set(holders),
     timing: { minIntervalMs, maxAgeMs: 30_000 },
     addedAt: 0,
     lastAskedAt: undefined,
@@ -127,7 +127,7 @@ describe('ShareGroups', () => {
     const lingering = target('t', []);
     groups.place(lingering, 0);
     expect(groups.shares(0).map((share) => share.group)).toEqual([RELAY_GROUP]);
-    groups.place({ ...lingering, holders: ['a', 'b'] }, 0);
+    groups.place({ ...lingering, holders: new Set(['a', 'b']) }, 0);
     expect(new Set(groups.shares(0).map((share) => share.group))).toEqual(new Set(['a', 'b']));
     groups.remove('t');
     expect(groups.size).toBe(0);
@@ -142,10 +142,10 @@ describe('ShareGroups', () => {
     const paid = paidByA();
     expect(paid).toBeGreaterThan(0);
     // `b` comes and goes: `a` still holds `t` throughout, and what it paid stays its own.
-    groups.place({ ...held, holders: ['a', 'b'] }, 0);
+    groups.place({ ...held, holders: new Set(['a', 'b']) }, 0);
     expect(paidByA()).toBe(paid);
     // Placed again as another object under the same key: the groups that keep it hold that one.
-    const remade = { ...held, holders: ['a'] };
+    const remade = { ...held, holders: new Set(['a']) };
     groups.place(remade, 0);
     expect(paidByA()).toBe(paid);
     expect(groups.shares(0).map((share) => share.group)).toEqual(['a']);

@@ -13,31 +13,37 @@ import type {
 import type { OrderBook } from '../../../upstream/contract/schemas.ts';
 import type { RelayChannel } from '../relay-definition.ts';
 
-/** Orders new or changed (whole, with their side) and ids gone, compared by id. */
+/**
+ * Orders new or changed (whole, with their side) and ids gone, compared by id. Only the orders that
+ * go out are copied with their side: a book's hundreds of orders were copied on every diff, a few
+ * per cent of what the relay allocated in the long soak (issue 51).
+ */
 export function diffOrders(prev: OrdersData, next: OrdersData): OrdersUpdateData | null {
-  const before = ordersById(prev);
-  const after = ordersById(next);
+  const before = ordersBySide(prev);
+  const after = ordersBySide(next);
   const upserts: OrdersUpdateData['upserts'] = [];
-  for (const [id, order] of after) {
-    const old = before.get(id);
-    if (old === undefined || !sameOrder(old, order)) upserts.push(order);
-  }
-  const removes = [...before.keys()].filter((id) => !after.has(id));
+  // By value (each keyed by its id), not by entry: an entry is one more array for every order.
+  for (const order of after.bid.values())
+    if (!sameOrder(before.bid.get(order.id), order)) upserts.push({ ...order, side: 'bid' });
+  for (const order of after.ask.values())
+    if (!sameOrder(before.ask.get(order.id), order)) upserts.push({ ...order, side: 'ask' });
+  const removes: string[] = [];
+  for (const side of [before.bid, before.ask])
+    for (const id of side.keys()) if (!after.bid.has(id) && !after.ask.has(id)) removes.push(id);
   return upserts.length === 0 && removes.length === 0 ? null : { upserts, removes };
 }
 
-type SidedOrder = OrderEntry & { side: OrderSide };
-
-/** An id upstream lists twice is taken once, as its first entry. */
-function ordersById(orders: OrdersData): Map<string, SidedOrder> {
-  const byId = new Map<string, SidedOrder>();
-  for (const order of orders.bids) if (!byId.has(order.id)) byId.set(order.id, { ...order, side: 'bid' });
-  for (const order of orders.asks) if (!byId.has(order.id)) byId.set(order.id, { ...order, side: 'ask' });
-  return byId;
+/** Each side's orders by id; an id upstream lists twice is taken once, as its first entry (bids first). */
+function ordersBySide(orders: OrdersData): Record<OrderSide, Map<string, OrderEntry>> {
+  const bid = new Map<string, OrderEntry>();
+  const ask = new Map<string, OrderEntry>();
+  for (const order of orders.bids) if (!bid.has(order.id)) bid.set(order.id, order);
+  for (const order of orders.asks) if (!bid.has(order.id) && !ask.has(order.id)) ask.set(order.id, order);
+  return { bid, ask };
 }
 
-function sameOrder(a: SidedOrder, b: SidedOrder): boolean {
-  return a.side === b.side && a.price === b.price && a.size === b.size && a.token_id === b.token_id;
+function sameOrder(a: OrderEntry | undefined, b: OrderEntry): boolean {
+  return a !== undefined && a.price === b.price && a.size === b.size && a.token_id === b.token_id;
 }
 
 /**

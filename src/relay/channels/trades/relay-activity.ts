@@ -22,7 +22,6 @@
 
 import { RecentIds } from '../../../../packages/protocol/src/channels/trades/recent-ids.ts';
 import {
-  TRADES_SEEN_IDS,
   TRADES_SNAPSHOT_SIZE,
   type TradeEntry,
   type TradesData,
@@ -41,6 +40,15 @@ export const MAX_ACTIVITY_ENTRIES = 500;
 
 /** How many entries a stream's first walk of an oldest-first listing reads at most to find its end. */
 export const MAX_FIRST_OLDEST_FIRST_ENTRIES = 2_000;
+
+/**
+ * The `activity_id`s a stream remembers ({@link TradeHistory}): more than one later poll and one
+ * snapshot bring. A later walk reads at most MAX_ACTIVITY_ENTRIES newest first and a page more oldest
+ * first (it checks its bound after each page), and a cluster peer's share repeats at most a
+ * snapshot's worth of what this stream already delivered. More would only fill for longer: a market
+ * needs tens of minutes of trades to fill even this many, and each of its streams keeps its own.
+ */
+export const TRADE_IDS_REMEMBERED = MAX_ACTIVITY_ENTRIES + ACTIVITY_PAGE_SIZE + TRADES_SNAPSHOT_SIZE;
 
 export type ActivityOrder = 'newest-first' | 'oldest-first';
 
@@ -218,12 +226,13 @@ async function walkOldestFirst(
 
 /**
  * What a trades stream has delivered, as far as a poll needs it: a bounded memory of ids
- * (TRADES_SEEN_IDS, about 40 bytes each). It stays correct past its bound because a walk stops at
- * the newest seen entry and forgotten ids are always older than every remembered one; it only has
- * to hold more ids than one poll and one snapshot bring (checked by the tests).
+ * ({@link TRADE_IDS_REMEMBERED}, about 70 bytes each with the set's own). It stays correct past its
+ * bound because a walk stops at the newest seen entry and forgotten ids are always older than every
+ * remembered one; it only has to hold more ids than one poll and one snapshot bring (checked by the
+ * tests).
  */
 export class TradeHistory {
-  readonly seen = new RecentIds(TRADES_SEEN_IDS);
+  readonly seen = new RecentIds(TRADE_IDS_REMEMBERED);
   /** What the stream's walks learnt of upstream's listing. */
   readonly listing: ActivityListing = {};
   #started = false;
