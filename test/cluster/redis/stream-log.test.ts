@@ -55,6 +55,12 @@ describe.each(redisDeployments())('stream log on %s redis', (kind) => {
     expect(loaded?.stored).toMatchObject({ state: '{"v":40}', ts: 't', rts: 'r' });
     expect(loaded?.stored?.positions.get('full')).toEqual({ epoch: 'e1', seq: 40 });
     expect(loaded?.history.get('full')?.map(({ seq }) => seq)).toEqual([38, 39, 40]);
+    // A poll that changed nothing keeps the times of the one that produced the state at seq 40.
+    const confirm: WrittenEntry = { stream: 'full', epoch: 'e1', seq: 40, kind: 'confirm', text: undefined };
+    const later = { state: undefined, ts: 't2', rts: 'r2', receivedAt: 2 };
+    expect(await holder.log.commit('book:s1', later, [confirm])).toBe('written');
+    const confirmed = await holder.log.load('book:s1', []);
+    expect(confirmed?.stored).toMatchObject({ state: '{"v":40}', ts: 't', rts: 'r' });
     // MAXLEN ~ trims in whole nodes: the history stays near its length, never grows with the stream.
     expect(await inspector.xlen(targetKeys('book:s1').history('full'))).toBeLessThan(40);
     const keys = await inspector.keys('market-relay:*book:s1*');

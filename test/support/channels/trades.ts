@@ -52,13 +52,23 @@ export async function subscribeTrades(
   return client;
 }
 
-/** Upstream's activity listing read page by page over HTTP, oldest first (by the entries' times). */
+/**
+ * Upstream's activity listing read page by page over HTTP, oldest first (by the entries' times),
+ * each `activity_id` once: newest first, a trade listed between two page reads (the simulator's
+ * book fills one now and then) moves the older entries to higher offsets, so the next page starts
+ * with the previous one's tail again.
+ */
 export async function upstreamListing(sim: SimulatorHandle, market: string): Promise<TradeEntry[]> {
   const entries: TradeEntry[] = [];
+  const listed = new Set<string>();
   for (let offset = 0; ; ) {
     const response = await fetch(`${sim.url}/api/markets/${market}/activity?limit=100&offset=${offset}`);
     const page = (await response.json()) as { activity: TradeEntry[]; pagination: { hasMore: boolean } };
-    entries.push(...page.activity);
+    for (const entry of page.activity) {
+      if (listed.has(entry.activity_id)) continue;
+      listed.add(entry.activity_id);
+      entries.push(entry);
+    }
     offset += page.activity.length;
     if (!page.pagination.hasMore || page.activity.length === 0) break;
   }

@@ -5,7 +5,7 @@
  * Redis succeeded, and writes its record within its flush window, so a holder killed outright takes
  * its last window of the record with it, while every message of that window is in the Redis log,
  * written by the same commit. On taking a target over from another holder, the new one hands the
- * log's updates of the last `BACKFILL_MS` before that holder's last write to its recorder
+ * log's updates of the last `BACKFILL_MS` before that holder's last change to its recorder
  * (NumberedRecord.takenOver); the shared store's unique key keeps what was recorded already once.
  * A hand-over after a SIGKILL so leaves no hole in the record, unless the log itself lost those
  * updates.
@@ -16,9 +16,9 @@ import { parseJson, streamMessage } from './stream-batch.ts';
 import type { StoredTarget, StreamLog } from './stream-log.ts';
 
 /**
- * How far back before the last holder's last write (`rts`) the log is recorded again: past the
- * longest flush window (`--history-flush-ms`, 5 s at most) and a write still in flight when it was
- * killed.
+ * How far back before the last holder's last change (the stored state's `rts`: no update was
+ * logged after it) the log is recorded again: past the longest flush window
+ * (`--history-flush-ms`, 5 s at most) and a write still in flight when it was killed.
  */
 const BACKFILL_MS = 7_000;
 
@@ -29,7 +29,7 @@ const BACKFILL_UPDATES = 300;
 export type LoggedBefore = (stored: StoredTarget) => Promise<ReadonlyMap<string, readonly Frame[]>>;
 
 /**
- * Reads back from the log the updates of `stored`'s streams within `BACKFILL_MS` of its last write,
+ * Reads back from the log the updates of `stored`'s streams within `BACKFILL_MS` of its last change,
  * validated as the followers validate them. Redis away: none (what the killed holder lost stays a
  * hole of `seq`, which `replay` marks).
  */

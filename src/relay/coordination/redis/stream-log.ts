@@ -26,6 +26,7 @@ export interface StoredTarget {
   token: number;
   /** The target's last state, JSON (validated by the reader: nothing read back is trusted). */
   state: string;
+  /** The times of the upstream response that produced the state (a poll that only confirmed it keeps them). */
   ts: string;
   rts: string;
   positions: ReadonlyMap<string, StreamPosition>;

@@ -106,18 +106,21 @@ return 0`;
  * ms, channel, payload to publish, state JSON ('' = unchanged), ts, rts, token, the state's format,
  * the history's format; then per stream: field, `<epoch> <seq>`, kind (update | reset | confirm),
  * message text ('' unless update).
- * The state is written with its format (hash field `format`), each history entry with its own
- * (entry field `format`). An update is appended to the stream's history (capped by length and by
- * age, as Redis trims); a reset (new epoch) empties it. Returns 1, or 0 when the lease is not the
- * writer's (fenced).
+ * The state is written with its format (hash field `format`) and the times of the response that
+ * produced it (`ts`, `rts`), each history entry with its own format (entry field `format`). A poll
+ * that changed nothing leaves the times alone: a relay that starts serving the target from the
+ * stored state sends its snapshot at the stored seq with that seq's times (docs/protocol.md), not
+ * with those of a later poll that only confirmed it. An update is appended to the stream's history
+ * (capped by length and by age, as Redis trims); a reset (new epoch) empties it. Returns 1, or 0
+ * when the lease is not the writer's (fenced).
  */
 export const COMMIT = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local oldest = math.max(0, now - tonumber(ARGV[3]))
-if ARGV[7] ~= '' then redis.call('HSET', KEYS[2], 'state', ARGV[7], 'format', ARGV[11]) end
-redis.call('HSET', KEYS[2], 'ts', ARGV[8], 'rts', ARGV[9], 'token', ARGV[10])
+if ARGV[7] ~= '' then redis.call('HSET', KEYS[2], 'state', ARGV[7], 'format', ARGV[11], 'ts', ARGV[8], 'rts', ARGV[9]) end
+redis.call('HSET', KEYS[2], 'token', ARGV[10])
 for i = 3, #KEYS do
   local a = 13 + (i - 3) * 4
   redis.call('HSET', KEYS[2], ARGV[a], ARGV[a + 1])
