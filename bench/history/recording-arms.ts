@@ -180,7 +180,7 @@ async function measureRound(
         usage: await relay.child.request<UsageSample>('usage'),
         engine: enginePort === undefined ? undefined : engineCpuUs(enginePort),
       });
-    await sleep(options.windowMs);
+    await sleep(options.historyWindowMs);
     const windows: ArmWindow[] = [];
     for (const [index, { arm, relay, client, enginePort, recording }] of running.entries()) {
       await relay.child.request('checkpoint');
