@@ -99,7 +99,7 @@ const serveOptions = {
   },
   'book-poll-ms': integerOption({
     env: 'BOOK_POLL_MS',
-    doc: 'order-book poll interval per subscribed market, kept on a clock (a poll sent late does not push the next back; the next comes at least half an interval after it: docs/scheduler.md); with `--scheduler freshness` the *minimum* interval of a book',
+    doc: 'order-book poll interval per subscribed market; with `--scheduler freshness` the *minimum* interval of a book',
     min: 10,
     max: 3_600_000,
     default: '1000',
