@@ -120,7 +120,7 @@ describe('PollDispatcher', () => {
   it.each(['freshness', 'round-robin'] as const)(
     '%s: keeps 405 targets asked every second at 405 polls a second when answers are slow for a while',
     async (mode) => {
-      vi.useFakeTimers({ now: 0 });
+      vi.useFakeTimers();
       const askedAt = new Map<string, number[]>();
       // Slow answers two seconds in five: 64 slots then start about 256 a second, fewer than due.
       const answerMs = () => (Date.now() % 5_000 < 2_000 ? 250 : 30);
