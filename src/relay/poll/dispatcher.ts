@@ -19,7 +19,7 @@ import { afterRateLimited, limitAt, NOT_LIMITED, type RateBackoff } from '../../
 import { TokenBucket } from '../../util/token-bucket.ts';
 import { DueTimes } from './due-times.ts';
 import { OneOffQueue } from './one-off-queue.ts';
-import { nextAskAt, type SchedulerMode } from './scheduler.ts';
+import type { SchedulerMode } from './scheduler.ts';
 import { type GroupShare, type SharedTarget, ShareGroups } from './share-groups.ts';
 
 /** A poll target as the dispatcher drives it; `poll` does the request and records its outcome. */
@@ -329,7 +329,6 @@ export class PollDispatcher {
 
   #start(target: DispatchTarget, now: number): void {
     target.inFlight = true;
-    target.owedAt = nextAskAt(target) ?? now;
     target.lastAskedAt = now;
     this.#spend(target.kind, now, () =>
       target
@@ -339,7 +338,7 @@ export class PollDispatcher {
         })
         .finally(() => {
           target.inFlight = false;
-          this.#dueTimes.add(Math.max(nextAskAt(target) ?? now, target.retryAt ?? 0));
+          this.#dueTimes.add(Math.max(now + target.timing.minIntervalMs, target.retryAt ?? 0));
           // Nothing went upstream: the token goes back, and its holders did not pay for it.
           if (target.sentNothing) {
             this.#bucket.refund();

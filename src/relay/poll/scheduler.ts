@@ -8,7 +8,7 @@
  * Two classes, highest first:
  * 1. **due for its maximum age**: not confirmed for nearly `maxAgeMs` — every stream is confirmed at
  *    least that often whatever the hints say (a change deep in a book moves no hint);
- * 2. **everything else** allowed again (`nextAskAt` has come), ranked by the freshness a
+ * 2. **everything else** allowed again (its `minIntervalMs` has passed), ranked by the freshness a
  *    request buys: `weight x expected delay of the changes not yet seen`. A target never asked yet
  *    (a subscriber waits for its first snapshot) counts its whole wait, ten times over.
  * Within a class the larger score goes first; `round-robin` mode ranks class 2 by time since the last
@@ -35,11 +35,6 @@ export interface TargetView<K> {
   addedAt: number;
   /** When the last request for it was sent; undefined before the first. */
   lastAskedAt: number | undefined;
-  /**
-   * When that request was owed by the target's cadence (`nextAskAt` as it was then); undefined:
-   * when it was sent. A request sent later than owed does not push the next one back.
-   */
-  owedAt?: number | undefined;
   /** When its state was last confirmed by a response; undefined before the first. */
   confirmedAt: number | undefined;
   /** A request for it is in flight: never ask twice at once. */
@@ -98,7 +93,7 @@ export function rankOf<K>(target: TargetView<K>, now: number, mode: SchedulerMod
   if (target.retryAt !== undefined && now < target.retryAt) return undefined;
   const { key, timing } = target;
   const sinceAsked = target.lastAskedAt === undefined ? Number.POSITIVE_INFINITY : now - target.lastAskedAt;
-  if (!target.awaitingFirstAsk && now < (nextAskAt(target) ?? now)) return undefined;
+  if (!target.awaitingFirstAsk && sinceAsked < timing.minIntervalMs) return undefined;
   const age = now - (target.confirmedAt ?? target.addedAt);
   if (target.awaitingFirstAsk)
     return {
@@ -111,31 +106,6 @@ export function rankOf<K>(target: TargetView<K>, now: number, mode: SchedulerMod
     return { key, rank: DEADLINE, score: age / timing.maxAgeMs, age };
   if (mode === 'round-robin') return { key, rank: FRESHNESS, score: target.weight * sinceAsked, age };
   return { key, rank: FRESHNESS, score: target.weight * unseenDelayMs(target, now, sinceAsked), age };
-}
-
-/**
- * The shortest gap between two requests for one target, as a share of its minimum interval, while
- * it makes up for a request sent late.
- */
-const CATCH_UP_SHARE = 0.5;
-
-/**
- * When the target may be asked again (undefined before its first request): one minimum interval
- * after the request before was owed, not after it was sent, so that a request held back (every
- * slot taken by slow answers, the event loop late) costs its target no poll over time, as a client
- * polling on a clock would not lose one; but never sooner than half an interval after that
- * request, and a request late by a whole interval or more is not made up (the cadence starts again
- * from it). Without this, every wait lengthened the target's interval for good: 405 books polled
- * every second got about 345 polls a second when answers were slow two seconds in five, all of them
- * made up for by the fast seconds' idle slots.
- */
-export function nextAskAt<K>(target: TargetView<K>): number | undefined {
-  const { lastAskedAt } = target;
-  if (lastAskedAt === undefined) return undefined;
-  const interval = target.timing.minIntervalMs;
-  const owedAt = target.owedAt ?? lastAskedAt;
-  if (lastAskedAt - owedAt >= interval) return lastAskedAt + interval;
-  return Math.max(owedAt + interval, lastAskedAt + interval * CATCH_UP_SHARE);
 }
 
 /** Expected delay of the changes not yet seen, using what hints said (and did not say). */

@@ -98,7 +98,6 @@ export abstract class PollTarget implements DispatchTarget, Confirmation {
   timing: TargetTiming;
   readonly addedAt: number;
   lastAskedAt: number | undefined;
-  owedAt: number | undefined;
   confirmedAt: number | undefined;
   lastError: string | undefined;
   meanAskGapMs: number | undefined;

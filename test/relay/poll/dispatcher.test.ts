@@ -117,42 +117,6 @@ describe('PollDispatcher', () => {
     expect(turns).toBeLessThanOrEqual(2 * askedAt.length + 10);
   });
 
-  it.each(['freshness', 'round-robin'] as const)(
-    '%s: keeps 405 targets asked every second at 405 polls a second when answers are slow for a while',
-    async (mode) => {
-      vi.useFakeTimers();
-      const askedAt = new Map<string, number[]>();
-      // Slow answers two seconds in five: 64 slots then start about 256 a second, fewer than due.
-      const answerMs = () => (Date.now() % 5_000 < 2_000 ? 250 : 30);
-      dispatcher = dispatcherWith({ ratePerSecond: 4_500, concurrency: 64, mode, turnMs: 25 });
-      dispatcher.start();
-      for (let i = 0; i < 405; i++) {
-        const book: DispatchTarget = { ...target(`t${i}`, []), addedAt: Date.now() };
-        askedAt.set(book.key, []);
-        book.poll = function () {
-          this.awaitingFirstAsk = false;
-          askedAt.get(this.key)!.push(Date.now());
-          return new Promise<void>((resolve) =>
-            setTimeout(() => {
-              this.confirmedAt = Date.now();
-              resolve();
-            }, answerMs()),
-          );
-        };
-        dispatcher.add(book);
-      }
-      await vi.advanceTimersByTimeAsync(5_000);
-      const asked = () => [...askedAt.values()].reduce((sum, times) => sum + times.length, 0);
-      const before = asked();
-      await vi.advanceTimersByTimeAsync(10_000);
-      // What the slow seconds held back is made up in the fast ones (a wait used to lengthen the
-      // target's interval for good: about 345 a second), and no target is asked twice within half an interval.
-      expect(asked() - before).toBeGreaterThanOrEqual(0.97 * 4_050);
-      for (const times of askedAt.values())
-        for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(500);
-    },
-  );
-
   describe('one-off requests', () => {
     /** Enqueues `count` one-off requests that each record their start and finish at once. */
     function oneOffs(count: number, started: number[]): Promise<unknown>[] {
