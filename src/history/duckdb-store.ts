@@ -288,7 +288,7 @@ export class DuckDbHistoryStore implements HistoryStore {
       ).rowsChanged;
       // Over its bytes: drop the oldest tenth at a time, checkpointing so the freed blocks count as free.
       for (let step = 0; step < 10 && (await this.#usedBytes()) > policy.maxBytes; step += 1) {
-        const rows = await this.#countRows();
+        const { rows } = await this.#countHeld();
         if (rows === 0) break;
         const cut = await this.#writer.runAndReadAll(
           'SELECT rts_ms::DOUBLE FROM messages ORDER BY rts_ms LIMIT 1 OFFSET $skip',
@@ -352,11 +352,6 @@ export class DuckDbHistoryStore implements HistoryStore {
     );
     const [rows, oldest] = reader.getRowsJS()[0] ?? [];
     return { rows: Number(rows ?? 0), oldest: typeof oldest === 'number' ? oldest : undefined };
-  }
-
-  async #countRows(): Promise<number> {
-    const reader = await this.#writer.runAndReadAll('SELECT count(*)::DOUBLE FROM messages');
-    return Number(reader.getRowsJS()[0]?.[0] ?? 0);
   }
 
   async #rows(sql: string, values?: Record<string, string | number>): Promise<unknown[][]> {
