@@ -68,11 +68,25 @@ export function isNumberedChannel(channel: string): channel is NumberedChannel {
 }
 
 /** The channel whose streams are cut to a depth and grouped by a price step: a market's book. */
-export type DepthChannel = typeof numberedChannels.book.channel;
+export const depthChannel = numberedChannels.book.channel;
+export type DepthChannel = typeof depthChannel;
 
 /** Whether `channel`'s streams take a `depth` and a `group` (protocol.md "`book` data"). */
 export function hasDepths(channel: string): channel is DepthChannel {
-  return channel === numberedChannels.book.channel;
+  return channel === depthChannel;
+}
+
+/**
+ * The channel whose streams take a `threshold`: a market's price, whose best bid, best ask and
+ * midpoint are the prices a move is measured on (protocol.md "`price` data"). Its stream of a market
+ * holds upstream's batch price entry of that market.
+ */
+export const thresholdChannel = numberedChannels.price.channel;
+export type ThresholdChannel = typeof thresholdChannel;
+
+/** Whether `channel`'s streams take a `threshold`. */
+export function hasThreshold(channel: string): channel is ThresholdChannel {
+  return channel === thresholdChannel;
 }
 
 /** The events of every defined channel's polls, with their fields. */
