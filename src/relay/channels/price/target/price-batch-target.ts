@@ -96,7 +96,7 @@ export class PriceBatchTarget extends PollTarget {
         // read after the stream began says so. Until then such an entry is answered but gives no
         // first state (a stream with one was priced before: a market).
         const bare = hasPrices(entry)
-          ? 'market'
+          ? undefined
           : this.context.existence.bareEntry(market, health.catalogueLoads);
         if (bare === 'no_market') continue;
         answered.add(market);
