@@ -31,8 +31,8 @@ export const channelGroupBounds: ReadonlyMap<Channel, GroupBound<ChannelGroupLim
   }),
 );
 
-/** Every bound on a channel's distinct streams, by channel: the registry's on ids, then the declared. */
 type Bound = Pick<GroupBound<GroupLimits>, 'noun' | 'perConnection' | 'perAddress'>;
+/** Every bound on a channel's distinct streams, by channel: the registry's on ids, then the declared. */
 const bounds: ReadonlyMap<Channel, Bound> = new Map<Channel, Bound>([
   ...idBounds.map((bound) => [bound.channel, bound] as const),
   ...channelGroupBounds,
