@@ -26,7 +26,12 @@ import { type CatalogueGroupLimits, marketsBound } from './markets/relay.ts';
 import { type OracleUpstream, oracleRelay } from './oracle/relay.ts';
 import { ordersRelay } from './orders/relay.ts';
 import { priceNumbering } from './price/numbering.ts';
-import { type ProbabilitiesUpstream, probabilitiesHints, probabilitiesRelay } from './probabilities/relay.ts';
+import {
+  type ProbabilitiesUpstream,
+  probabilitiesChannel,
+  probabilitiesHints,
+  probabilitiesRelay,
+} from './probabilities/relay.ts';
 import type { RelayCandleSource } from './relay-candle-source.ts';
 import type { ChannelEvents, IdBound, RelayChannel, ServesHistory } from './relay-definition.ts';
 import { type RestGroupLimits, restBound } from './rest/relay.ts';
@@ -136,7 +141,7 @@ export const channelEvents: ChannelEvents<ChannelEventMap> = { ...tradesEvents }
  * (relay/channels/book/target/change-hints.ts): its polls are read for both, and the hints make a request of
  * their own only while no stream of the channel polls the map.
  */
-export const hintMap = { channel: 'probabilities', ...probabilitiesHints } as const;
+export const hintMap = { channel: probabilitiesChannel, ...probabilitiesHints } as const;
 export type HintMapChannel = typeof hintMap.channel;
 export type HintMapResponse = ProbabilitiesResponse;
 
