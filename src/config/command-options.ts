@@ -11,7 +11,7 @@ import { groupOptions } from './group-options.ts';
 import { historyOptions } from './history-options.ts';
 import { integerOption, type OptionSpec } from './option-spec.ts';
 import { pollOptions } from './poll-options.ts';
-import { markets, seed, simProfile } from './sim-options.ts';
+import { MARKETS_OPTION, markets, seed, simProfile } from './sim-options.ts';
 import { traceOptions } from './trace-options.ts';
 import { tuningOptions } from './tuning-options.ts';
 
@@ -177,7 +177,7 @@ const serveOptions = {
     placeholder: 'on|off',
     help: 'permessage-deflate for WebSocket clients that offer it',
   },
-  markets,
+  [MARKETS_OPTION]: markets,
   seed,
   'sim-profile': { ...simProfile, doc: 'the same for `serve --upstream sim`' },
   // Operator endpoints (docs/operations.md "Operator endpoints").
@@ -213,7 +213,7 @@ const serveOptions = {
 const simOptions = {
   port: port('9090'),
   host,
-  markets,
+  [MARKETS_OPTION]: markets,
   seed,
   profile: simProfile,
   'sim-tick-ms': tuningOptions['sim-tick-ms']!.spec,

@@ -16,6 +16,7 @@ import { type CommandName, commands, type LogLevel } from './command-options.ts'
 import { channelBoundLimits } from './group-options.ts';
 import { type HistoryConfig, historyConfig } from './history-options.ts';
 import { quotedValue } from './option-spec.ts';
+import { MARKETS_OPTION } from './sim-options.ts';
 import { resolveTuning, setTuningValue, type TuningOverrides, tuningConflict } from './tuning.ts';
 import { tuningOptions } from './tuning-options.ts';
 
@@ -149,7 +150,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       config: {
         port: number('port'),
         host: read('host') as string,
-        markets: number('markets'),
+        markets: number(MARKETS_OPTION),
         seed: number('seed'),
         profile: read('profile') as SimulatorProfileName,
         tickMs: number('sim-tick-ms'),
@@ -211,7 +212,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       allowedOrigins: read('allowed-origins') as string[] | undefined,
       logLevel: read('log-level') as LogLevel,
       compression: read('compression') as boolean,
-      simMarkets: number('markets'),
+      simMarkets: number(MARKETS_OPTION),
       simSeed: number('seed'),
       simProfile: read('sim-profile') as SimulatorProfileName,
       tuning,

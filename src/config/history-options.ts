@@ -7,7 +7,8 @@
  * that they are recorded (`--record`).
  */
 import { z } from 'zod';
-import { type Channel, channels, streamIdKinds } from '../../packages/protocol/src/protocol/messages.ts';
+import { type Channel, channels } from '../../packages/protocol/src/protocol/messages.ts';
+import { idsAreMarkets } from '../relay/channels/relay-registry.ts';
 import type { RecordSelection } from '../relay/session/recording-holds.ts';
 import type { OptionSpec } from './option-spec.ts';
 
@@ -161,7 +162,7 @@ function recordSelections(text: string): RecordSelection[] | undefined {
     current.markets.push(id);
   }
   const wildcardOk = ({ channel, markets }: RecordSelection) =>
-    !markets.includes('*') || (markets.length === 1 && streamIdKinds[channel] === 'market');
+    !markets.includes('*') || (markets.length === 1 && idsAreMarkets(channel));
   return selections.every(wildcardOk) ? selections : undefined;
 }
 

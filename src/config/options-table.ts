@@ -6,6 +6,7 @@
  */
 import { type CommandName, commands } from './command-options.ts';
 import type { OptionSpec } from './option-spec.ts';
+import { MARKETS_OPTION } from './sim-options.ts';
 
 /** The document's tables, by the name of the marker around each, and the options in it in order. */
 export const optionSections: Readonly<Record<string, readonly string[]>> = {
@@ -46,7 +47,7 @@ export const optionSections: Readonly<Record<string, readonly string[]>> = {
     'allowed-origins',
     'log-level',
     'compression',
-    'markets',
+    MARKETS_OPTION,
     'seed',
     'profile',
     'sim-profile',

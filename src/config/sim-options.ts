@@ -7,6 +7,8 @@ import { z } from 'zod';
 import { allSimulatorProfileNames } from '../sim/profile.ts';
 import { integerOption, type OptionSpec } from './option-spec.ts';
 
+/** The name of the simulated markets' option, `--markets` (a count; the channel of that name is another thing). */
+export const MARKETS_OPTION = 'markets';
 export const markets = integerOption({
   env: 'SIM_MARKETS',
   doc: 'simulated markets (`sim`, and `serve --upstream sim`)',

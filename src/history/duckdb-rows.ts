@@ -7,7 +7,7 @@
  */
 import { inflateRawSync } from 'node:zlib';
 import type { DuckDBAppender } from '@duckdb/node-api';
-import type { RecordedMessage } from './store.ts';
+import { type RecordedMessage, recordedDepth } from './store.ts';
 import { storedTime } from './stored-time.ts';
 
 /** Appends `row`; returns its `rts` in epoch milliseconds. */
@@ -69,7 +69,7 @@ export function recordOf(row: readonly unknown[]): RecordedMessage {
     channel: String(channel),
     stream: String(stream),
     market: String(market),
-    depth: channel !== 'book' ? undefined : depth === null ? null : Number(depth),
+    depth: recordedDepth(String(channel), depth === null ? null : Number(depth)),
     epoch: String(epoch),
     seq: Number(seq),
     ts: typeof tsText === 'string' ? tsText : new Date(Number(tsMs)).toISOString(),

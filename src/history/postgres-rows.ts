@@ -6,7 +6,7 @@
  * engine's bulk path: no statement to build, no array literals, a text field escaped only when it
  * holds a tab, a newline or a backslash) and come back as rows of a SELECT.
  */
-import type { RecordedMessage } from './store.ts';
+import { type RecordedMessage, recordedDepth } from './store.ts';
 import { storedTime } from './stored-time.ts';
 
 /** The columns a read selects, numbers as float8 (exact: seq, times and checksums are integers below 2^53). */
@@ -72,7 +72,7 @@ export function recordOf(row: Row): RecordedMessage {
     channel: row.channel,
     stream: row.stream,
     market: row.market,
-    depth: row.channel !== 'book' ? undefined : row.depth,
+    depth: recordedDepth(row.channel, row.depth),
     epoch: row.epoch,
     seq: row.seq,
     ts: row.ts_text ?? new Date(row.ts_ms).toISOString(),

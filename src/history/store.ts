@@ -8,6 +8,8 @@
  * each.
  */
 
+import { streamKey } from '../../packages/protocol/src/util/stream-key.ts';
+
 /**
  * One `snapshot` or `update` as the relay sent it: every field of the message, its `data` as the JSON
  * text that went out, so that the message can be rebuilt byte for byte (relay/streams/recorded.ts).
@@ -35,6 +37,15 @@ export interface RecordedMessage {
   data: string;
   /** A book's CRC-32 of the state after the message, where the message carries one. */
   checksum: number | undefined;
+}
+
+/**
+ * A stored message's depth as its record holds it: a stream of a channel whose stream keys carry a
+ * depth (a book's: protocol `streamKey`) has one, null for the whole book; every other stream has
+ * none. The engines store both absences as one NULL, which the channel tells apart.
+ */
+export function recordedDepth(channel: string, depth: number | null): number | null | undefined {
+  return streamKey(channel, '', 0) === streamKey(channel, '') ? undefined : depth;
 }
 
 /** One stream's messages whose `rts` lies in [from, to). */

@@ -18,6 +18,7 @@ import { streamKey } from '../../packages/protocol/src/util/stream-key.ts';
 import type { RecordReader } from '../history/recorder.ts';
 import type { HistoryRange, HistoryStore } from '../history/store.ts';
 import { type AccessPolicy, authorize } from '../relay/admission/access.ts';
+import { hasDepths } from '../relay/channels/relay-registry.ts';
 import { sentText } from '../relay/streams/recorded.ts';
 
 /** NDJSON lines are written in chunks of about this many bytes. */
@@ -30,7 +31,16 @@ export interface HistoryExportOptions {
   now?: () => number;
 }
 
-type Query = Partial<Record<'market' | 'from' | 'to' | 'format' | 'depth' | 'group', string>>;
+/** The export's query parameters (docs/history.md "Export"). */
+interface Query {
+  /** The stream id: a market UUID, a path, `all`. */
+  market?: string;
+  from?: string;
+  to?: string;
+  format?: string;
+  depth?: string;
+  group?: string;
+}
 
 export function registerHistoryExport(app: FastifyInstance, options: HistoryExportOptions): void {
   const now = options.now ?? Date.now;
@@ -98,7 +108,7 @@ function readRequest(channel: string, query: Query, retentionMs: number, now: nu
       message: `depth must be one of ${bookDepths.join(', ')} or full (book only)`,
     };
   const group = query.group === undefined ? undefined : offeredGroup(query.group);
-  if (query.group !== undefined && (channel !== 'book' || group === undefined))
+  if (query.group !== undefined && (!hasDepths(channel) || group === undefined))
     return { error: 'bad_request', message: `group (book only): ${groupExpected}` };
   if (query.from === undefined)
     return { error: 'bad_request', message: 'from is required: an ISO 8601 time' };
@@ -122,9 +132,9 @@ function readRequest(channel: string, query: Query, retentionMs: number, now: nu
 /** A book's depth from the query (undefined: the full book; false: not a depth). */
 function bookDepth(channel: Channel, text: string | undefined): number | null | undefined | false {
   if (text === undefined || text === 'full')
-    return channel === 'book' ? null : text === undefined ? undefined : false;
+    return hasDepths(channel) ? null : text === undefined ? undefined : false;
   const depth = Number(text);
-  return channel === 'book' && (bookDepths as readonly number[]).includes(depth) ? depth : false;
+  return hasDepths(channel) && (bookDepths as readonly number[]).includes(depth) ? depth : false;
 }
 
 function isoTime(text: string): number | undefined {

@@ -6,6 +6,7 @@
  * markets, why not (issue 35: a newcomer reads the terminal, not the JSON log), once per cause.
  */
 import { setTimeout as delay } from 'node:timers/promises';
+import { depthChannel } from '../relay/channels/relay-registry.ts';
 import { UpstreamError, UpstreamNetworkError } from '../upstream/contract/errors.ts';
 
 /** How often the market listing is asked again while upstream does not answer it. */
@@ -80,7 +81,7 @@ export async function printQuickStart(
 }
 
 function commandLines(url: string, needsKey: boolean, marketId: string, title: string): string {
-  const query = new URLSearchParams({ channel: 'book', markets: marketId, depth: '10' });
+  const query = new URLSearchParams({ channel: depthChannel, markets: marketId, depth: '10' });
   const lines = [`watch a live book (${title}) for 30 s:`];
   if (needsKey) lines.push('  export API_KEY=<one of the --api-keys>');
   // The relay's Server-Sent Events with curl: nothing to download first, and each event printed as

@@ -162,8 +162,8 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
     'poll_interval_configured_seconds',
     'Configured poll interval per market, by kind.',
     (gauge) => {
-      gauge.set({ kind: 'book' }, view.bookPollMs / 1000);
-      gauge.set({ kind: 'price' }, view.pricePollMs / 1000);
+      const configured = { book: view.bookPollMs, price: view.pricePollMs };
+      for (const [kind, ms] of Object.entries(configured)) gauge.set({ kind }, ms / 1000);
     },
     ['kind'],
   );
@@ -173,8 +173,10 @@ export function createRelayMetrics(view: RelayView): RelayMetrics {
     (gauge) => {
       const { effectiveIntervalMs } = view.poller.freshness();
       const { bookIntervalMs, priceIntervalMs } = view.poller.intervals;
-      gauge.set({ kind: 'book' }, (effectiveIntervalMs.book ?? bookIntervalMs) / 1000);
-      gauge.set({ kind: 'price' }, (effectiveIntervalMs.price ?? priceIntervalMs) / 1000);
+      // A kind with no measured gap yet shows the interval its polls are planned at.
+      const planned = { book: bookIntervalMs, price: priceIntervalMs };
+      for (const [kind, ms] of Object.entries(planned))
+        gauge.set({ kind }, (effectiveIntervalMs[kind as keyof typeof planned] ?? ms) / 1000);
     },
     ['kind'],
   );

@@ -11,6 +11,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { streamIdField } from '../../packages/protocol/src/protocol/channels.ts';
 import { bookDepths, type SubscribeRequest } from '../../packages/protocol/src/protocol/messages.ts';
 import { issueCode, subscribeRequest } from '../../packages/protocol/src/protocol/requests.ts';
 import { capReason } from '../relay/admission/edge.ts';
@@ -190,11 +191,12 @@ function parseQuery(url: URL, withSince: boolean): ParsedQuery {
   const query = url.searchParams;
   const channel = query.get('channel') ?? '';
   // A path may hold commas: each `rest` path comes in a `paths` parameter of its own.
+  const ids = query.getAll(idsParameter(channel));
   const markets = [
     ...new Set(
-      channel === 'rest'
-        ? query.getAll('paths')
-        : query.getAll('markets').flatMap((value) => value.split(',').filter((id) => id !== '')),
+      streamIdField(channel) === 'path'
+        ? ids
+        : ids.flatMap((value) => value.split(',').filter((id) => id !== '')),
     ),
   ];
   const depthText = query.get('depth');
@@ -224,6 +226,14 @@ function parseQuery(url: URL, withSince: boolean): ParsedQuery {
     code: issueCode(issue),
     message: `${issue?.path.join('.') || 'query'}: ${issue?.message}`,
   };
+}
+
+/**
+ * The query parameter a channel's stream ids come in, as a `subscribe` names them: the plural of the
+ * field its messages name one in (`markets`, `paths`).
+ */
+function idsParameter(channel: string): string {
+  return `${streamIdField(channel)}s`;
 }
 
 function refuse(

@@ -12,6 +12,7 @@ import { groupExpected, offeredGroup } from '../../../packages/protocol/src/prot
 import { MARKET_ID_PATTERN } from '../../../packages/protocol/src/protocol/limits.ts';
 import { bookDepths } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { MarketAdmission } from '../../relay/admission/market.ts';
+import { depthChannel } from '../../relay/channels/relay-registry.ts';
 import { OneOffRefusedError } from '../../relay/poll/one-off-queue.ts';
 import type { PollerPool } from '../../relay/pool/poller-pool.ts';
 import { currentSnapshot } from '../../relay/session/current-snapshot.ts';
@@ -106,7 +107,7 @@ async function answerBook(
   const answer = await currentSnapshot(
     options.registry,
     options.marketAdmission,
-    { channel: 'book', market: market.toLowerCase(), depth, ...(group === undefined ? {} : { group }) },
+    { channel: depthChannel, market: market.toLowerCase(), depth, ...(group === undefined ? {} : { group }) },
     options.firstStateTimeoutMs,
   );
   switch (answer.kind) {

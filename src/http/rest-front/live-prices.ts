@@ -9,6 +9,7 @@ import {
   MARKET_ID_PATTERN,
   MAX_MARKETS_PER_REQUEST,
 } from '../../../packages/protocol/src/protocol/limits.ts';
+import { thresholdChannel } from '../../relay/channels/relay-registry.ts';
 import type { StreamRegistry } from '../../relay/streams/registry.ts';
 
 export const LIVE_PRICES_PATH = '/clob/market-prices/batch';
@@ -19,7 +20,7 @@ export function livePriceBatch(registry: StreamRegistry, body: unknown): string 
   if (marketIds === undefined) return undefined;
   const data = [];
   for (const market of marketIds) {
-    const [stream] = registry.streamsOf('price', market);
+    const [stream] = registry.streamsOf(thresholdChannel, market);
     if (stream?.state === undefined || stream.freshness !== 'live') return undefined;
     data.push({ market_id: market, ...stream.state, timestamp: stream.ts });
   }

@@ -15,7 +15,12 @@ import type { DefinedChannel } from '../../../packages/protocol/src/channels/reg
 import type { Channel } from '../../../packages/protocol/src/protocol/messages.ts';
 import { TokenBucket } from '../../util/token-bucket.ts';
 import type { GroupBound } from '../channels/relay-definition.ts';
-import { type ChannelGroupLimits, relayChannels } from '../channels/relay-registry.ts';
+import {
+  type ChannelGroupLimits,
+  type IdGroupLimits,
+  idBounds,
+  relayChannels,
+} from '../channels/relay-registry.ts';
 import type { StreamSubscriber } from '../streams/stream.ts';
 
 /** The bounds the channels with a folder of their own declare, by channel. */
@@ -26,16 +31,19 @@ export const channelGroupBounds: ReadonlyMap<Channel, GroupBound<ChannelGroupLim
   }),
 );
 
-/** The channels whose distinct streams are bounded per connection and per address group. */
-const boundedChannels: ReadonlySet<Channel> = new Set(['rest', 'markets', ...channelGroupBounds.keys()]);
+type Bound = Pick<GroupBound<GroupLimits>, 'noun' | 'perConnection' | 'perAddress'>;
+/** Every bound on a channel's distinct streams, by channel: the registry's on ids, then the declared. */
+const bounds: ReadonlyMap<Channel, Bound> = new Map<Channel, Bound>([
+  ...idBounds.map((bound) => [bound.channel, bound] as const),
+  ...channelGroupBounds,
+]);
 
-export interface GroupLimits extends ChannelGroupLimits {
-  /** Distinct `rest` paths one connection holds, and one address group's connections together. */
-  maxRestPaths: number;
-  maxRestPathsPerAddress: number;
-  /** Distinct catalogue filters (`markets` streams), per connection and per address group. */
-  maxCatalogueFilters: number;
-  maxCatalogueFiltersPerAddress: number;
+/** The ids of these channels only a poll may confirm. */
+const confirmedByPoll: ReadonlyMap<Channel, (id: string) => boolean> = new Map(
+  idBounds.map(({ channel, unconfirmed }) => [channel, unconfirmed]),
+);
+
+export interface GroupLimits extends ChannelGroupLimits, IdGroupLimits {
   /** Streams nobody holds yet that one address group may create per second, every channel (burst: 4 s' worth, at least 200). */
   newStreamsPerSecondPerAddress: number;
   /** `rest` paths and token filters upstream has not answered yet, per second per address group (burst: 10 s' worth). */
@@ -43,10 +51,6 @@ export interface GroupLimits extends ChannelGroupLimits {
 }
 
 export const defaultGroupLimits: GroupLimits = {
-  maxRestPaths: 100,
-  maxRestPathsPerAddress: 200,
-  maxCatalogueFilters: 10,
-  maxCatalogueFiltersPerAddress: 20,
   ...boundDefaults(),
   newStreamsPerSecondPerAddress: 50,
   unconfirmedPathsPerSecondPerAddress: 5,
@@ -60,21 +64,15 @@ const IDLE_GROUPS = 10_000;
 /** Stream ids upstream answered, remembered at most (the oldest forgotten first). */
 const CONFIRMED_IDS = 20_000;
 
-/** The declared bounds' defaults, as the fields of the isolation limits they name. */
-function boundDefaults(): ChannelGroupLimits {
-  const defaults = [...channelGroupBounds.values()].flatMap(({ perConnection, perAddress }) => [
+/** The bounds' defaults, as the fields of the isolation limits they name. */
+function boundDefaults(): ChannelGroupLimits & IdGroupLimits {
+  const defaults = [...bounds.values()].flatMap(({ perConnection, perAddress }) => [
     [perConnection.field, perConnection.default],
     [perAddress.field, perAddress.default],
   ]);
-  // Every field of ChannelGroupLimits is one declared bound's.
-  return Object.fromEntries(defaults) as ChannelGroupLimits;
+  // Every field of ChannelGroupLimits and IdGroupLimits is one bound's.
+  return Object.fromEntries(defaults) as ChannelGroupLimits & IdGroupLimits;
 }
-
-const words: ReadonlyMap<Channel, string> = new Map([
-  ['rest', 'rest paths'],
-  ['markets', 'catalogue filters'],
-  ...[...channelGroupBounds].map(([channel, { noun }]) => [channel, noun] as const),
-]);
 
 interface Group {
   connections: number;
@@ -91,7 +89,7 @@ interface Connection {
 }
 
 function isBounded(channel: Channel): boolean {
-  return boundedChannels.has(channel);
+  return bounds.has(channel);
 }
 
 export class GroupStreams {
@@ -143,12 +141,12 @@ export class GroupStreams {
     const [perConnection, perGroup] = this.#bounds(channel);
     const own = connection.held.get(channel)?.size ?? 0;
     if (own + added.length > perConnection)
-      return `at most ${perConnection} ${words.get(channel)} per connection`;
+      return `at most ${perConnection} ${bounds.get(channel)?.noun} per connection`;
     const groupHeld = connection.group.held.get(channel);
     const newToGroup =
       groupHeld === undefined ? added.length : added.filter((id) => !groupHeld.has(id)).length;
     if ((groupHeld?.size ?? 0) + newToGroup > perGroup)
-      return `at most ${perGroup} ${words.get(channel)} per client address`;
+      return `at most ${perGroup} ${bounds.get(channel)?.noun} per client address`;
     return undefined;
   }
 
@@ -156,7 +154,7 @@ export class GroupStreams {
   connectionUse(subscriber: StreamSubscriber): Record<string, { held: number; allowed: number }> {
     const held = this.#connections.get(subscriber)?.held;
     return Object.fromEntries(
-      [...boundedChannels].map((channel) => [
+      [...bounds.keys()].map((channel) => [
         channel,
         { held: held?.get(channel)?.size ?? 0, allowed: this.#bounds(channel)[0] },
       ]),
@@ -213,12 +211,9 @@ export class GroupStreams {
   }
 
   #bounds(channel: Channel): [number, number] {
-    const limits = this.#limits;
-    if (channel === 'rest') return [limits.maxRestPaths, limits.maxRestPathsPerAddress];
-    if (channel === 'markets') return [limits.maxCatalogueFilters, limits.maxCatalogueFiltersPerAddress];
-    const bound = channelGroupBounds.get(channel);
+    const bound = bounds.get(channel);
     if (bound === undefined) return [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY];
-    return [limits[bound.perConnection.field], limits[bound.perAddress.field]];
+    return [this.#limits[bound.perConnection.field], this.#limits[bound.perAddress.field]];
   }
 
   #newGroup(): Group {
@@ -242,9 +237,10 @@ export class GroupStreams {
 }
 
 /**
- * Ids whose existence only a poll can tell: any `rest` path (a user, a search, a page), and a catalogue
- * filter naming a token. One of a market's several streams is judged by its market, as markets are.
+ * Ids whose existence only a poll can tell, as their channel's bound says (any `rest` path, a
+ * catalogue filter naming a token). One of a market's several streams is judged by its market, as
+ * markets are.
  */
 function needsConfirmation(channel: Channel, id: string): boolean {
-  return channel === 'rest' || (channel === 'markets' && id.includes(':'));
+  return confirmedByPoll.get(channel)?.(id) === true;
 }

@@ -15,13 +15,13 @@ import { marketCodec } from './market/codec.ts';
 import { marketsCodec } from './markets/codec.ts';
 import { priceCodec } from './price/codec.ts';
 import type { StreamCodec } from './relay-definition.ts';
-import { relayChannels } from './relay-registry.ts';
+import { type DepthChannel, relayChannels } from './relay-registry.ts';
 import { restCodec } from './rest/codec.ts';
 
 export { type StreamCodec, sendWhole } from './relay-definition.ts';
 
 /** Each channel's stream state and update data. */
-export type ChannelState<C extends Channel> = C extends 'book' ? BookState : ChannelData[C]['snapshot'];
+export type ChannelState<C extends Channel> = C extends DepthChannel ? BookState : ChannelData[C]['snapshot'];
 export type ChannelDelta<C extends Channel> = ChannelData[C]['update'];
 
 export const codecs: { readonly [C in Channel]: StreamCodec<ChannelState<C>, ChannelDelta<C>> } = {

@@ -263,6 +263,19 @@ export interface GroupBound<Limits> {
 }
 
 /**
+ * A bound of the same kind on a channel whose stream ids upstream may not know (`rest` paths,
+ * catalogue filters), whose two options the relay declares itself (config/group-options.ts). An id
+ * only a poll can confirm also takes a token of its address group's unconfirmed rate until upstream
+ * has answered it.
+ */
+export interface IdBound<Name extends Channel, Limits>
+  extends Pick<GroupBound<Limits>, 'noun' | 'perConnection' | 'perAddress'> {
+  readonly channel: Name;
+  /** Whether upstream's answer for `id` is unknown until a poll has it. */
+  unconfirmed(id: string): boolean;
+}
+
+/**
  * The server part of a channel whose state is `State`, whose update carries `Delta` and whose polls
  * emit `EventMap`'s events.
  */

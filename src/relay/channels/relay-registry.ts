@@ -4,25 +4,37 @@
  * the relay diffs, polls, publishes and bounds them through here (relay/channels/codecs.ts,
  * relay/pool/stream-targets.ts, relay/admission/group-streams.ts), which of them a market's book
  * target serves, the change-hint map the books read, and their polls' events, which the relay
- * takes into its own (relay/events.ts). Node code: the SDK reads channels/registry.ts instead.
+ * takes into its own (relay/events.ts); and what the rest of the relay asks of a channel by name
+ * (depths, threshold, market ids, the active catalogue, bounds on ids), so that nothing outside
+ * these folders names one. Node code: the SDK reads channels/registry.ts instead.
  */
 
+import type { StreamIdKind } from '../../../packages/protocol/src/channels/definition.ts';
 import {
   type Candle,
   type DefinedChannel,
   type DefinedChannelData,
   isDefinedChannel,
 } from '../../../packages/protocol/src/channels/registry.ts';
+import { type Channel, streamIdKinds } from '../../../packages/protocol/src/protocol/channels.ts';
 import type { ProbabilitiesResponse } from '../../upstream/contract/schemas.ts';
 import { bookNumbering } from './book/numbering.ts';
 import { type CandlesGroupLimits, candlesRelay } from './candles/relay.ts';
 import { type HistoryUpstream, historyCandles } from './candles/relay-history.ts';
+import { closingChannel } from './market/relay.ts';
+import { type CatalogueGroupLimits, marketsBound } from './markets/relay.ts';
 import { type OracleUpstream, oracleRelay } from './oracle/relay.ts';
 import { ordersRelay } from './orders/relay.ts';
 import { priceNumbering } from './price/numbering.ts';
-import { type ProbabilitiesUpstream, probabilitiesHints, probabilitiesRelay } from './probabilities/relay.ts';
+import {
+  type ProbabilitiesUpstream,
+  probabilitiesChannel,
+  probabilitiesHints,
+  probabilitiesRelay,
+} from './probabilities/relay.ts';
 import type { RelayCandleSource } from './relay-candle-source.ts';
-import type { ChannelEvents, RelayChannel, ServesHistory } from './relay-definition.ts';
+import type { ChannelEvents, IdBound, RelayChannel, ServesHistory } from './relay-definition.ts';
+import { type RestGroupLimits, restBound } from './rest/relay.ts';
 import { tradesEvents, tradesRelay } from './trades/relay.ts';
 import type { ActivityUpstream } from './trades/relay-activity-pages.ts';
 import { tradesCandleSource } from './trades/relay-candle-source.ts';
@@ -68,12 +80,55 @@ export function isNumberedChannel(channel: string): channel is NumberedChannel {
 }
 
 /** The channel whose streams are cut to a depth and grouped by a price step: a market's book. */
-export type DepthChannel = typeof numberedChannels.book.channel;
+export const depthChannel = numberedChannels.book.channel;
+export type DepthChannel = typeof depthChannel;
 
 /** Whether `channel`'s streams take a `depth` and a `group` (protocol.md "`book` data"). */
 export function hasDepths(channel: string): channel is DepthChannel {
-  return channel === numberedChannels.book.channel;
+  return channel === depthChannel;
 }
+
+/**
+ * The channel whose streams take a `threshold`: a market's price, whose best bid, best ask and
+ * midpoint are the prices a move is measured on (protocol.md "`price` data"). Its stream of a market
+ * holds upstream's batch price entry of that market.
+ */
+export const thresholdChannel = numberedChannels.price.channel;
+export type ThresholdChannel = typeof thresholdChannel;
+
+/** Whether `channel`'s streams take a `threshold`. */
+export function hasThreshold(channel: string): channel is ThresholdChannel {
+  return channel === thresholdChannel;
+}
+
+/** The kind of stream id that is a market's UUID (protocol/channels.ts `streamIdKinds`). */
+export const MARKET_IDS = 'market' satisfies StreamIdKind;
+
+/** Whether `channel`'s stream ids are market UUIDs. */
+export function idsAreMarkets(channel: Channel): boolean {
+  return streamIdKinds[channel] === MARKET_IDS;
+}
+
+/**
+ * Whether `channel`'s stream of a market closes itself once the market is no longer active (its
+ * last update says so): what lets it go may leave that to it.
+ */
+export function closesWhenInactive(channel: string): boolean {
+  return channel === closingChannel;
+}
+
+/** The catalogue stream of every active market, which wildcards and `--record` with `*` follow. */
+export { activeCatalogue } from './markets/relay.ts';
+
+/** The isolation limits of the bounds on ids only a poll may confirm. */
+export type IdGroupLimits = RestGroupLimits & CatalogueGroupLimits;
+
+/**
+ * The channels whose distinct stream ids are bounded per connection and address group by options
+ * of the relay's own, ids upstream may not know (relay/admission/group-streams.ts), in the order
+ * a `list` reports their use.
+ */
+export const idBounds: readonly IdBound<Channel, IdGroupLimits>[] = [restBound, marketsBound];
 
 /** The events of every defined channel's polls, with their fields. */
 export type ChannelEventMap = TradesEventMap;
@@ -86,7 +141,7 @@ export const channelEvents: ChannelEvents<ChannelEventMap> = { ...tradesEvents }
  * (relay/channels/book/target/change-hints.ts): its polls are read for both, and the hints make a request of
  * their own only while no stream of the channel polls the map.
  */
-export const hintMap = { channel: 'probabilities', ...probabilitiesHints } as const;
+export const hintMap = { channel: probabilitiesChannel, ...probabilitiesHints } as const;
 export type HintMapChannel = typeof hintMap.channel;
 export type HintMapResponse = ProbabilitiesResponse;
 

@@ -31,6 +31,7 @@ import type { GroupShare } from '../poll/share-groups.ts';
 import { type RecordSink, StreamPublisher } from '../streams/publisher.ts';
 import type { InterestChange, StreamRegistry } from '../streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
+import type { StreamIdentity } from '../streams/stream-identity.ts';
 import { type ExistenceJudge, trustingJudge } from '../targets/not-found.ts';
 import { applyOutcome, type OutcomeEffects } from '../targets/outcomes.ts';
 import type { PollContext, PollSource, PollTarget } from '../targets/poll-target.ts';
@@ -251,7 +252,7 @@ export class PollerPool {
   }
 
   /** A subscriber came to or left `stream`: its target's holders are made again before the next turn. */
-  holdersChanged(stream: Pick<AnyStream, 'channel' | 'market'>): void {
+  holdersChanged(stream: StreamIdentity): void {
     this.#holderChanges.add(stream.channel, stream.market);
   }
 

@@ -17,16 +17,11 @@ import type {
   UpdateRequest,
 } from '../../../packages/protocol/src/protocol/messages.ts';
 import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
+import { type DepthChannel, hasDepths, hasThreshold } from '../channels/relay-registry.ts';
 import type { StreamPosition } from '../streams/frame.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
 import { optionsInForce, withId } from './echo.ts';
-import {
-  groupRefused,
-  intervalRefused,
-  pacedChannel,
-  thresholdChannel,
-  thresholdRefused,
-} from './subscription.ts';
+import { groupRefused, intervalRefused, pacedChannel, thresholdRefused } from './subscription.ts';
 
 export type UpdatePlan =
   | {
@@ -81,10 +76,10 @@ export function planUpdate(request: UpdateRequest, held: ReadonlyMap<string, Any
     return { ok: false, code: 'unknown_channel', message: `unknown channel "${channel}"` };
   if (interval !== undefined && !pacedChannel(channel))
     return { ok: false, code: 'bad_request', message: intervalRefused(channel) };
-  if (threshold !== undefined && !thresholdChannel(channel))
+  if (threshold !== undefined && !hasThreshold(channel))
     return { ok: false, code: 'bad_request', message: thresholdRefused(channel) };
   const markets = [...new Set(request.markets)];
-  if (channel !== 'book') {
+  if (!hasDepths(channel)) {
     if (interval === undefined && threshold === undefined)
       return { ok: false, code: 'bad_request', message: nothingNamed(channel) };
     if (request.depth !== undefined || request.from_depth !== undefined)
@@ -103,11 +98,11 @@ export function planUpdate(request: UpdateRequest, held: ReadonlyMap<string, Any
       code: 'bad_request',
       message: 'nothing to update: name the new `depth`, `group` or `interval`',
     };
-  return planBook(request, markets, held);
+  return planBook(channel, request, markets, held);
 }
 
 function nothingNamed(channel: Channel): string {
-  return thresholdChannel(channel)
+  return hasThreshold(channel)
     ? 'nothing to update: name the new "interval" or "threshold"'
     : 'nothing to update: name the new "interval"';
 }
@@ -117,6 +112,7 @@ function notHeld(channel: string, markets: readonly string[]): string {
 }
 
 function planBook(
+  channel: DepthChannel,
   request: UpdateRequest,
   markets: string[],
   held: ReadonlyMap<string, AnyStream>,
@@ -125,7 +121,7 @@ function planBook(
   // `group` as the request names it: null moves to the ungrouped book, undefined keeps each stream's.
   const books = new Map<string, AnyStream[]>();
   for (const stream of held.values()) {
-    if (stream.channel !== 'book') continue;
+    if (stream.channel !== channel) continue;
     books.set(stream.market, [...(books.get(stream.market) ?? []), stream]);
   }
   const join: BookView[] = [];
@@ -158,7 +154,7 @@ function planBook(
         depth: depth === undefined ? (from.depth ?? null) : depth,
         group: group === undefined ? from.group : (group ?? undefined),
       };
-      const key = streamKey('book', market, to.depth, to.group);
+      const key = streamKey(channel, market, to.depth, to.group);
       keys.push(key);
       groupsInForce.add(to.group);
       if (key === from.key) continue;
@@ -169,7 +165,7 @@ function planBook(
   if (problems.length > 0) return { ok: false, code: 'bad_request', message: problems.join('; ') };
   return {
     ok: true,
-    channel: 'book',
+    channel,
     depth,
     group: groupsInForce.size === 1 ? [...groupsInForce][0] : undefined,
     markets,

@@ -9,6 +9,7 @@
  * let go; a `*` market that leaves the catalogue is let go too.
  */
 import type { Channel, MarketsData } from '../../../packages/protocol/src/protocol/messages.ts';
+import { activeCatalogue } from '../channels/relay-registry.ts';
 import type { Frame } from '../streams/frame.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
@@ -20,8 +21,6 @@ export interface RecordSelection {
   /** Stream ids, or `['*']`. */
   markets: readonly string[];
 }
-
-const ACTIVE_CATALOGUE = { channel: 'markets', market: 'active' } as const;
 
 export class RecordingHolds implements StreamSubscriber {
   readonly internal = true;
@@ -43,7 +42,7 @@ export class RecordingHolds implements StreamSubscriber {
     for (const { channel, markets } of selections)
       for (const market of markets) if (market !== '*') this.#hold(channel, market);
     if (this.#everyActive.length > 0) {
-      this.#catalogue = registry.subscribe(this, ACTIVE_CATALOGUE);
+      this.#catalogue = registry.subscribe(this, activeCatalogue);
       this.#follow();
     }
   }

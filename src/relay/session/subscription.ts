@@ -20,10 +20,13 @@ import type {
 } from '../../../packages/protocol/src/protocol/messages.ts';
 import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
 import type { Refusal } from '../admission/market.ts';
-import { hasDepths } from '../channels/relay-registry.ts';
+import { hasDepths, hasThreshold } from '../channels/relay-registry.ts';
 import type { Frame } from '../streams/frame.ts';
 import { type HistoryReplay, NOTHING_FETCHED, type StreamRegistry } from '../streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
+
+/** A `subscribe` as its selection is checked: the request without its `op` and `id`. */
+export type SelectionRequest = Omit<SubscribeRequest, 'op' | 'id'>;
 
 export interface StreamSelection {
   channel: Channel;
@@ -64,10 +67,7 @@ export type SelectionCheck =
  * (by stream key).
  */
 export function checkSelection(
-  request: Pick<
-    SubscribeRequest,
-    'channel' | 'markets' | 'depth' | 'group' | 'interval' | 'threshold' | 'since' | 'resume'
-  >,
+  request: SelectionRequest,
   maxStreams: number,
   held: ReadonlyMap<string, unknown> = new Map(),
   /** The record's retention (ms), when the relay records: how far back `since` may read it. */
@@ -83,7 +83,7 @@ export function checkSelection(
     return { ok: false, code: 'bad_request', message: groupRefused };
   if (request.interval !== undefined && !pacedChannel(channel))
     return { ok: false, code: 'bad_request', message: intervalRefused(channel) };
-  if (request.threshold !== undefined && !thresholdChannel(channel))
+  if (request.threshold !== undefined && !hasThreshold(channel))
     return { ok: false, code: 'bad_request', message: thresholdRefused(channel) };
   const since = checkSinceOption(request, now, recordAgeMs);
   if (!since.ok) return { ok: false, code: 'bad_request', message: since.message };
@@ -114,7 +114,7 @@ const upstreamHistoryChannels = Object.entries(channelDefinitions)
  * retention (`recordAgeMs`) on any channel.
  */
 function checkSinceOption(
-  request: Pick<SubscribeRequest, 'channel' | 'markets' | 'since' | 'resume'>,
+  request: SelectionRequest,
   now: number,
   recordAgeMs: number | undefined,
 ): { ok: true; since?: SinceSpec } | { ok: false; message: string } {
@@ -152,15 +152,6 @@ export const groupRefused = '"group" applies to the book channel only';
 
 export function intervalRefused(channel: string): string {
   return `"interval" does not apply to the ${channel} channel: each message is an event, none may be conflated away`;
-}
-
-/**
- * Whether `threshold` means something on `channel`: only `price`, whose best bid, best ask and
- * midpoint are the prices a move is measured on. A book is many levels (its `depth` bounds what
- * changes reach a client), and the other channels' states carry no one price to measure.
- */
-export function thresholdChannel(channel: Channel): boolean {
-  return channel === 'price';
 }
 
 export function thresholdRefused(channel: string): string {

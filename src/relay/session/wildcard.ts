@@ -26,14 +26,13 @@ import type {
 } from '../../../packages/protocol/src/protocol/messages.ts';
 import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
 import type { Refusal } from '../admission/market.ts';
+import { activeCatalogue, closesWhenInactive } from '../channels/relay-registry.ts';
 import type { Frame } from '../streams/frame.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
 import { type JoinedStream, refusalError, sendFirstMessages } from './subscription.ts';
 import { planWildcard } from './wildcard-plan.ts';
 
-/** The catalogue stream a wildcard follows: upstream's list of active markets. */
-const ACTIVE_CATALOGUE = { channel: 'markets', market: 'active' } as const;
 /** How often markets a wildcard could not join yet are tried again. */
 const RETRY_MS = 1_000;
 /**
@@ -132,7 +131,7 @@ export class SessionWildcards implements StreamSubscriber {
       closing: new Map(),
     });
     if (this.#catalogue === undefined) {
-      const stream = this.#host.registry.subscribe(this, ACTIVE_CATALOGUE);
+      const stream = this.#host.registry.subscribe(this, activeCatalogue);
       this.#catalogue = stream;
       if (stream.hasState) this.#active = activeMarkets(stream.state as MarketsData);
     }
@@ -229,7 +228,7 @@ export class SessionWildcards implements StreamSubscriber {
       // The streams it leaves make room for the ones it joins (a `market` stream left later, once closed).
       this.#host.maxStreams -
         this.#host.held.size +
-        (channel === 'market' ? 0 : this.#heldOf(channel, wildcard.owned, active)),
+        (closesWhenInactive(channel) ? 0 : this.#heldOf(channel, wildcard.owned, active)),
     );
     const listed = new Set(active);
     for (const [market, timer] of wildcard.closing)
@@ -239,7 +238,7 @@ export class SessionWildcards implements StreamSubscriber {
       }
     const leaving = plan.leave.filter((market) => !wildcard.closing.has(market));
     const waitForClose = leaving.filter(
-      (market) => channel === 'market' && this.#host.held.has(streamKey(channel, market)),
+      (market) => closesWhenInactive(channel) && this.#host.held.has(streamKey(channel, market)),
     );
     for (const market of waitForClose) {
       const timer = setTimeout(() => this.#leaveClosing(channel, wildcard, market), CLOSE_WAIT_MS);

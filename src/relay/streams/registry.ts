@@ -11,10 +11,10 @@ import {
   type Channel,
   channels,
   type ResumePoint,
-  streamIdKinds,
 } from '../../../packages/protocol/src/protocol/messages.ts';
 import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
 import { codecs } from '../channels/codecs.ts';
+import { idsAreMarkets } from '../channels/relay-registry.ts';
 import type { Frame } from './frame.ts';
 import type { ResumeBounds } from './resume-ring.ts';
 import {
@@ -146,7 +146,7 @@ export class StreamRegistry {
 
   /** Whether any channel whose stream ids are market UUIDs streams `market` now (it exists upstream). */
   isMarketPolled(market: string): boolean {
-    return channels.some((channel) => streamIdKinds[channel] === 'market' && this.#byId(channel).has(market));
+    return channels.some((channel) => idsAreMarkets(channel) && this.#byId(channel).has(market));
   }
 
   subscribe(subscriber: StreamSubscriber, identity: StreamIdentity): ChannelStream {

@@ -50,7 +50,7 @@ let lastStreamNumber = 0;
 
 /**
  * A stream of channel `C`, whose states are `State` and whose updates carry `Delta`. The type
- * parameters pair a channel with its data: a `BookStream` only takes book states.
+ * parameters pair a channel with its data: a `StreamOf<C>` only takes the states of `C`.
  */
 export class Stream<State = unknown, Delta = unknown, C extends Channel = Channel> {
   readonly key: string;
@@ -375,8 +375,6 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
 
 /** A stream of channel `C`, its states and updates of that channel's types. */
 export type StreamOf<C extends Channel> = Stream<ChannelState<C>, ChannelDelta<C>, C>;
-export type BookStream = StreamOf<'book'>;
-export type PriceStream = StreamOf<'price'>;
 
 /** A stream of any channel, its state type still tied to its channel (narrow on `channel`). */
 export type ChannelStream = { [C in Channel]: StreamOf<C> }[Channel];

@@ -13,6 +13,7 @@ import type { ChannelEventMap, ChannelUpstream } from '../channels/relay-registr
 import { streamTargetKey } from '../coordination/redis/keys.ts';
 import type { SharedResult } from '../coordination/shared-result.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
+import { marketId } from './not-found.ts';
 import type { PollOutcome } from './outcomes.ts';
 import { type PollContext, PollTarget } from './poll-target.ts';
 
@@ -60,10 +61,7 @@ export class KeptTarget<C extends DefinedChannel> extends PollTarget {
     } catch (error) {
       if (this.removed) return [];
       const { market } = this.#keeper;
-      if (
-        this.failedAtFirstRequest &&
-        this.context.existence.isGone(error, { kind: 'market', value: market })
-      ) {
+      if (this.failedAtFirstRequest && this.context.existence.isGone(error, marketId(market))) {
         this.emitPoll(this.channel, 1, 'not_found', askedAt, error);
         cluster.share(this.key, () => ({ kind: 'not_found' }));
         return [this.#notFound()];

@@ -15,8 +15,10 @@
  * Anything else (a wrong base path, a proxy's 404, a path that never answered) is a failed poll:
  * the stream turns stale and keeps being asked for.
  */
+import type { StreamIdKind } from '../../../packages/protocol/src/channels/definition.ts';
 import { UpstreamHttpError } from '../../upstream/contract/errors.ts';
 import type { CatalogueVerdict } from '../admission/known-markets.ts';
+import { MARKET_IDS } from '../channels/relay-registry.ts';
 
 /** What the relay has seen of upstream, the evidence a verdict rests on. */
 export interface UpstreamEvidence {
@@ -35,10 +37,21 @@ export interface MarketCatalogue {
   loadSoon(): void;
 }
 
+/** An id a poll target polls, by its kind (protocol/channels.ts `streamIdKinds`): one thing upstream may not have. */
+export interface PolledId {
+  kind: Exclude<StreamIdKind, 'all' | 'catalogue' | 'of-market'>;
+  value: string;
+}
+
+/** A market's id as a poll target names it. */
+export function marketId(value: string): PolledId {
+  return { kind: MARKET_IDS, value };
+}
+
 /** What a poll target asks about an id it polls. */
 export interface ExistenceJudge {
   /** Whether `error`, from polling `id`, means upstream does not have it. */
-  isGone(error: unknown, id: { kind: 'market' | 'feed' | 'path'; value: string }): boolean;
+  isGone(error: unknown, id: PolledId): boolean;
   /** What a market's stream notes when it begins, for `bareEntry` to judge it by later. */
   catalogueLoads(): number;
   /**
@@ -46,12 +59,13 @@ export interface ExistenceJudge {
    * market so; not shown): `no_market` when the complete catalogue does not list it, read by a load
    * begun after `since` (`catalogueLoads()` when the market's stream began); `undecided` when only
    * an older list lacks it, which may predate a market new upstream (a later load decides, brought
-   * forward at most one per catalogue's gap whatever the ids); else a `market` without price data.
+   * forward at most one per catalogue's gap whatever the ids); else `unpriced_market`, a market
+   * without price data.
    */
   bareEntry(market: string, since: number): BareEntry;
 }
 
-export type BareEntry = 'market' | 'no_market' | 'undecided';
+export type BareEntry = 'unpriced_market' | 'no_market' | 'undecided';
 
 export class NotFoundJudge implements ExistenceJudge {
   readonly #upstream: UpstreamEvidence;
@@ -62,10 +76,10 @@ export class NotFoundJudge implements ExistenceJudge {
     this.#catalogue = catalogue;
   }
 
-  isGone(error: unknown, id: { kind: 'market' | 'feed' | 'path'; value: string }): boolean {
+  isGone(error: unknown, id: PolledId): boolean {
     if (!isRefusedId(error) || !this.#upstream.verified) return false;
     if (this.#upstream.answers(error.endpoint)) return true;
-    if (id.kind !== 'market') return this.#upstream.serviceAnswers(error.endpoint);
+    if (id.kind !== MARKET_IDS) return this.#upstream.serviceAnswers(error.endpoint);
     // Upstream refused the id itself: any complete list without it says the path is not at fault.
     return this.#catalogue?.verdict(id.value) === 'not_listed';
   }
@@ -75,10 +89,10 @@ export class NotFoundJudge implements ExistenceJudge {
   }
 
   bareEntry(market: string, since: number): BareEntry {
-    if (!this.#upstream.verified) return 'market';
+    if (!this.#upstream.verified) return 'unpriced_market';
     const verdict = this.#catalogue?.verdict(market, since);
     if (verdict === 'not_listed') return 'no_market';
-    if (verdict !== 'not_listed_earlier') return 'market';
+    if (verdict !== 'not_listed_earlier') return 'unpriced_market';
     this.#catalogue?.loadSoon();
     return 'undecided';
   }
@@ -100,5 +114,5 @@ export function isRefusedId(error: unknown): error is UpstreamHttpError {
 export const trustingJudge: ExistenceJudge = {
   isGone: (error) => isRefusedId(error),
   catalogueLoads: () => 0,
-  bareEntry: () => 'market',
+  bareEntry: () => 'unpriced_market',
 };

@@ -106,16 +106,16 @@ describe('KnownMarkets', () => {
     const source = new Catalogue();
     const known = new KnownMarkets(source);
     const judge = new NotFoundJudge(verified, known);
-    expect(judge.bareEntry(BOGUS, judge.catalogueLoads())).toBe('market'); // nothing loaded yet
+    expect(judge.bareEntry(BOGUS, judge.catalogueLoads())).toBe('unpriced_market'); // nothing loaded yet
     await known.refresh();
     const since = judge.catalogueLoads();
     expect(judge.bareEntry(BOGUS, since - 1)).toBe('no_market');
     expect(judge.bareEntry(BOGUS, since)).toBe('undecided');
-    expect(judge.bareEntry(OLD, since)).toBe('market');
+    expect(judge.bareEntry(OLD, since)).toBe('unpriced_market');
     await known.refresh();
     expect(judge.bareEntry(BOGUS, since)).toBe('no_market');
     const unverified = new NotFoundJudge({ ...verified, verified: false }, known);
-    expect(unverified.bareEntry(BOGUS, since)).toBe('market');
+    expect(unverified.bareEntry(BOGUS, since)).toBe('unpriced_market');
   });
 
   it('brings the next load forward for an undecided entry, at most once per gap whatever the ids', async () => {
@@ -138,7 +138,7 @@ describe('KnownMarkets', () => {
     for (let i = 0; i < 100; i++) judge.bareEntry(BOGUS, since);
     await known.refresh(); // the load the entries started (one at a time: this joins it)
     expect(source.pagesRead).toBe(2);
-    expect(judge.bareEntry(NEW, since)).toBe('market');
+    expect(judge.bareEntry(NEW, since)).toBe('unpriced_market');
     expect(judge.bareEntry(BOGUS, since)).toBe('no_market');
   });
 });

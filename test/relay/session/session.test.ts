@@ -10,7 +10,7 @@ import { RelayEvents } from '../../../src/relay/events.ts';
 import { Session, type SessionSink } from '../../../src/relay/session/session.ts';
 import type { Frame } from '../../../src/relay/streams/frame.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
-import { type AnyStream, type PriceStream, publish } from '../../../src/relay/streams/stream.ts';
+import { type AnyStream, publish, type StreamOf } from '../../../src/relay/streams/stream.ts';
 
 const A = '3f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f';
 const B = '4f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f';
@@ -51,7 +51,13 @@ function setUp(maxStreams = 10) {
   );
   let now = 0;
   const post = (market: string, bid: string) =>
-    publish(registry.get({ channel: 'price', market }) as PriceStream, { best_bid: bid }, 'ts', 'rts', ++now);
+    publish(
+      registry.get({ channel: 'price', market }) as StreamOf<'price'>,
+      { best_bid: bid },
+      'ts',
+      'rts',
+      ++now,
+    );
   return { registry, events, sink, session, post, released: () => released };
 }
 
@@ -84,7 +90,7 @@ describe('Session', () => {
     session.handle({ op: 'subscribe', channel: 'price', markets: [A] });
     post(A, '0.1');
     post(A, '0.2');
-    const stream = registry.get({ channel: 'price', market: A }) as PriceStream;
+    const stream = registry.get({ channel: 'price', market: A }) as StreamOf<'price'>;
     const from = { epoch: stream.epoch, seq: 1 };
     sink.messages.length = 0;
     session.handle({

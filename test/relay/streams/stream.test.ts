@@ -5,10 +5,9 @@ import { codecs } from '../../../src/relay/channels/codecs.ts';
 import { type Frame, toFrame } from '../../../src/relay/streams/frame.ts';
 import {
   type AnyStream,
-  type BookStream,
-  type PriceStream,
   publish,
   Stream,
+  type StreamOf,
   type StreamSubscriber,
 } from '../../../src/relay/streams/stream.ts';
 
@@ -153,8 +152,8 @@ describe('Stream', () => {
 
 describe('publish', () => {
   it('takes only the state type of the stream it publishes to (checked by the type checker)', () => {
-    const books: BookStream = new Stream({ channel: 'book', market, depth: null }, codecs.book, 3);
-    const prices: PriceStream = new Stream({ channel: 'price', market }, codecs.price, 3);
+    const books: StreamOf<'book'> = new Stream({ channel: 'book', market, depth: null }, codecs.book, 3);
+    const prices: StreamOf<'price'> = new Stream({ channel: 'price', market }, codecs.price, 3);
     expect(publish(books, book([['0.50000000', '1']]), 't', 'r', 1).seq).toBe(1);
     expect(publish(prices, { best_bid: '0.50000000' }, 't', 'r', 1).seq).toBe(1);
     // Only compiled, never run: the type checker must reject it.
@@ -163,7 +162,7 @@ describe('publish', () => {
       publish<BookState, BookData>(books, { best_bid: '0.5' }, 't', 'r', 2);
     expect(mismatched).toBeTypeOf('function');
     // @ts-expect-error: a price stream is not a book stream
-    const wrongChannel: BookStream = prices;
+    const wrongChannel: StreamOf<'book'> = prices;
     expect(wrongChannel.channel).toBe('price');
   });
 });

@@ -38,7 +38,7 @@ describe('NotFoundJudge', () => {
   it('never judges while upstream is not verified, whatever else it knows', () => {
     const unverified = judge({ verified: false, answering: [BOOK], services: ['/api'] }, 'not_listed');
     expect(unverified.isGone(refused(BOOK, 404), market)).toBe(false);
-    expect(unverified.bareEntry('m', 0)).toBe('market');
+    expect(unverified.bareEntry('m', 0)).toBe('unpriced_market');
   });
 
   it('on a path that never answered, takes the catalogue for markets and the service for feeds', () => {

@@ -15,6 +15,7 @@ import {
 import type { CanonicalRestPath } from '../../../../packages/protocol/src/protocol/rest-paths.ts';
 import { UpstreamError } from '../../../upstream/contract/errors.ts';
 import { type HistoryInterval, historyResponse } from '../../../upstream/contract/schemas.ts';
+import { probabilitiesChannel } from '../probabilities/relay.ts';
 import type { CandleSample, RelayCandleSource, SourcedStream } from '../relay-candle-source.ts';
 
 /** The upstream call the source reads with: the probability history. */
@@ -86,13 +87,13 @@ export const historyCandles: RelayCandleSource<
       return { samples, taken() {} };
     },
   }),
-  recordOf: () => ({ channel: 'probabilities', streamId: PROBABILITIES_STREAM }),
+  recordOf: () => ({ channel: probabilitiesChannel, streamId: PROBABILITIES_STREAM }),
   // The points since then from the record of the `probabilities` map, which the stream's `since`
   // reads only where that record reaches back to the range's start.
   history: async (_upstream, market, since, _now, _request, record) => {
     // A candles range starts at a time (the channel's check).
     if (since.kind !== 'time') throw new TypeError('a candles range starts at a time');
-    const recorded = await record?.since('probabilities', PROBABILITIES_STREAM, since.at);
+    const recorded = await record?.since(probabilitiesChannel, PROBABILITIES_STREAM, since.at);
     if (recorded === undefined) throw new Error('the record of probabilities does not reach back that far');
     return { ok: true, pages: 0, samples: recordedPoints(recorded, market, since.at) };
   },

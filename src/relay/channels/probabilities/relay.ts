@@ -14,6 +14,9 @@ import { diffRecord, fieldCount, sameJson } from '../../../../packages/protocol/
 import { type ProbabilitiesResponse, probabilitiesResponse } from '../../../upstream/contract/schemas.ts';
 import type { ChangeHintMap, RelayChannel } from '../relay-definition.ts';
 
+/** The channel's name, for the slices its map serves (the books' change hints, `candles` of probabilities). */
+export const probabilitiesChannel = 'probabilities' as const;
+
 /** The upstream call the channel polls with. */
 export interface ProbabilitiesUpstream {
   probabilities(): Promise<ProbabilitiesResponse>;

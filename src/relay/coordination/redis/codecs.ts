@@ -16,7 +16,7 @@ import type {
 import { bookStateForm } from '../../channels/book/relay-form.ts';
 import type { ChannelDelta, ChannelState } from '../../channels/codecs.ts';
 import { priceStateForm } from '../../channels/price/relay-form.ts';
-import { type NumberedChannel, numberedChannels } from '../../channels/relay-registry.ts';
+import { hasDepths, type NumberedChannel, numberedChannels } from '../../channels/relay-registry.ts';
 import { toFrame } from '../../streams/frame.ts';
 import type { SequencedFrame } from '../../streams/stream-identity.ts';
 import { bookNumberedCodec, type NumberedCodec, priceNumberedCodec } from '../codecs.ts';
@@ -85,7 +85,7 @@ export function clusterMessage<State, Delta>(
     seq: position.seq,
     ts: times.ts,
     rts: times.rts,
-    ...(codec.channel === book ? { depth: stream.depth ?? null } : {}),
+    ...(hasDepths(codec.channel) ? { depth: stream.depth ?? null } : {}),
     data,
     ...(checksum === undefined ? {} : { checksum }),
   } as ServerMessage;

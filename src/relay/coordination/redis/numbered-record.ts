@@ -9,6 +9,7 @@
  */
 import type { BookDepth } from '../../../../packages/protocol/src/protocol/messages.ts';
 import { streamKey } from '../../../../packages/protocol/src/util/stream-key.ts';
+import type { NumberedChannel } from '../../channels/relay-registry.ts';
 import type { RecordedSubject } from '../../streams/recorded.ts';
 import type { TargetStream } from '../codecs.ts';
 import type { NumberedRecordSink } from '../stream-numbering.ts';
@@ -23,7 +24,7 @@ export class NumberedRecord {
 
   constructor(
     sink: NumberedRecordSink,
-    channel: 'book' | 'price',
+    channel: NumberedChannel,
     market: string,
     streams: readonly TargetStream[],
     loggedBefore?: LoggedBefore,
@@ -58,6 +59,6 @@ export class NumberedRecord {
   }
 }
 
-function subjectOf(channel: 'book' | 'price', market: string, depth: BookDepth | undefined): RecordedSubject {
+function subjectOf(channel: NumberedChannel, market: string, depth: BookDepth | undefined): RecordedSubject {
   return { key: streamKey(channel, market, depth), channel, market, depth, group: undefined };
 }

@@ -8,6 +8,7 @@ import { isChannel, isWildcard } from '../../../../packages/protocol/src/protoco
 import type { ReplayRequest, ReplaySpeed } from '../../../../packages/protocol/src/protocol/history.ts';
 import type { Channel, ErrorCode, RequestId } from '../../../../packages/protocol/src/protocol/messages.ts';
 import { streamKey } from '../../../../packages/protocol/src/util/stream-key.ts';
+import { hasDepths } from '../../channels/relay-registry.ts';
 
 /** One replayed stream: its market (stream id) and the key its record is kept under. */
 export interface ReplayedStream {
@@ -42,7 +43,7 @@ export function planReplay(
     return { ok: false, code: 'unknown_channel', message: `unknown channel "${channel}"` };
   if (isWildcard(request.markets))
     return { ok: false, code: 'bad_request', message: 'a replay names its markets: "*" is for subscribe' };
-  if (channel !== 'book' && (request.depth !== undefined || request.group !== undefined))
+  if (!hasDepths(channel) && (request.depth !== undefined || request.group !== undefined))
     return { ok: false, code: 'bad_request', message: 'depth and group apply to the book channel only' };
   if (retentionMs === undefined)
     return { ok: false, code: 'out_of_retention', message: 'this relay records no history (--history off)' };
@@ -58,7 +59,7 @@ export function planReplay(
       code: 'out_of_retention',
       message: `the range ends before the retention window: records are kept from ${new Date(keptSince).toISOString()}`,
     };
-  const depth = channel === 'book' ? (request.depth ?? null) : undefined;
+  const depth = hasDepths(channel) ? (request.depth ?? null) : undefined;
   const markets = [...new Set(request.markets)];
   return {
     ok: true,

@@ -28,7 +28,8 @@ import { bookTargetKey } from '../../../coordination/redis/keys.ts';
 import type { SharedResult } from '../../../coordination/shared-result.ts';
 import type { AppliedPoll, PollTimes, StreamNumbering } from '../../../coordination/stream-numbering.ts';
 import type { TargetTiming } from '../../../poll/scheduler.ts';
-import type { BookStream } from '../../../streams/stream.ts';
+import type { StreamOf } from '../../../streams/stream.ts';
+import { marketId } from '../../../targets/not-found.ts';
 import type { PollOutcome } from '../../../targets/outcomes.ts';
 import { type PollContext, PollTarget } from '../../../targets/poll-target.ts';
 import { type ChannelState, withMilliseconds } from '../../codecs.ts';
@@ -132,7 +133,7 @@ export class BookTarget extends PollTarget {
     } catch (error) {
       if (this.removed) return [];
       trace?.fail(error);
-      if (this.context.existence.isGone(error, { kind: 'market', value: this.market })) {
+      if (this.context.existence.isGone(error, marketId(this.market))) {
         this.emitPoll('book', 1, 'not_found', askedAt, error);
         return (await this.#numbering.close()) ? this.#notFound() : [];
       }
@@ -285,7 +286,7 @@ function toIso(at: number): string {
 }
 
 /** The deepest of the ungrouped streams' depths (null: the full book); a grouped one is served apart. */
-function deepestOf(streams: Iterable<BookStream>): BookDepth {
+function deepestOf(streams: Iterable<StreamOf<'book'>>): BookDepth {
   let deepest = 0;
   for (const stream of streams) {
     if (stream.group !== undefined) continue;

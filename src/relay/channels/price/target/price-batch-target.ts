@@ -95,8 +95,9 @@ export class PriceBatchTarget extends PollTarget {
         // catalogue tells a market without price data from an id that names nothing, once a list
         // read after the stream began says so. Until then such an entry is answered but gives no
         // first state (a stream with one was priced before: a market).
+        // An entry with prices is a market's, whatever the catalogue says.
         const bare = hasPrices(entry)
-          ? 'market'
+          ? undefined
           : this.context.existence.bareEntry(market, health.catalogueLoads);
         if (bare === 'no_market') continue;
         answered.add(market);
