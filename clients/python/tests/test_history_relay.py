@@ -79,7 +79,8 @@ def test_replay_and_since_give_the_live_book_at_every_step():
             assert [key(message) for message, _ in read_book[: len(sent) - at]] == [key(m) for m, _ in sent[at:]]
             for message, state in read_book[: len(sent) - at]:
                 assert state == held[key(message)][1]
-            first_price = [m for m, _ in price if m["rts"] < from_][-1]
+            # The state at the time is that of the last message at or before it (docs/history.md).
+            first_price = [m for m, _ in price if parse(m["rts"]) <= parse(from_)][-1]
             assert key(read_price[0][0]) == key(first_price)
 
     asyncio.run(scenario())
