@@ -13,7 +13,7 @@ import {
   limitDepth,
 } from '../../packages/protocol/src/protocol/book.ts';
 import type { BookData, Level } from '../../packages/protocol/src/protocol/messages.ts';
-import { streamKey } from '../../packages/protocol/src/util/stream-key.ts';
+import { streamKey } from '../../packages/protocol/src/channels/stream-key.ts';
 import { openDuckDbStore } from '../../src/history/duckdb-store.ts';
 import type { RecordedMessage } from '../../src/history/store.ts';
 

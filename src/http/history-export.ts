@@ -14,7 +14,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { groupExpected, offeredGroup } from '../../packages/protocol/src/protocol/group.ts';
 import { bookDepths, type Channel, channels } from '../../packages/protocol/src/protocol/messages.ts';
-import { streamKey } from '../../packages/protocol/src/util/stream-key.ts';
+import { streamKey } from '../../packages/protocol/src/channels/stream-key.ts';
 import type { RecordReader } from '../history/recorder.ts';
 import type { HistoryRange, HistoryStore } from '../history/store.ts';
 import { type AccessPolicy, authorize } from '../relay/admission/access.ts';

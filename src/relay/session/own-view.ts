@@ -16,7 +16,7 @@ import type {
   SubscriptionsMessage,
   UpdateRequest,
 } from '../../../packages/protocol/src/protocol/messages.ts';
-import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
+import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
 import type { StreamPosition } from '../streams/frame.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
 import { optionsInForce, withId } from './echo.ts';

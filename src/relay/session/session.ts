@@ -23,7 +23,7 @@ import type {
   UnsubscribeRequest,
   UpdateRequest,
 } from '../../../packages/protocol/src/protocol/messages.ts';
-import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
+import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
 import type { Refusal } from '../admission/market.ts';
 import { hasDepths } from '../channels/relay-registry.ts';
 import { type Frame, toFrame } from '../streams/frame.ts';

@@ -18,7 +18,7 @@ import type {
   ServerMessage,
   SubscribeRequest,
 } from '../../../packages/protocol/src/protocol/messages.ts';
-import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
+import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
 import type { Refusal } from '../admission/market.ts';
 import { hasDepths } from '../channels/relay-registry.ts';
 import type { Frame } from '../streams/frame.ts';

@@ -13,7 +13,7 @@ import {
   type ResumePoint,
   streamIdKinds,
 } from '../../../packages/protocol/src/protocol/messages.ts';
-import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
+import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
 import { codecs } from '../channels/codecs.ts';
 import type { Frame } from './frame.ts';
 import type { ResumeBounds } from './resume-ring.ts';

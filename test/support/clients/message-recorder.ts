@@ -30,7 +30,7 @@ import type {
   JsonValue,
 } from '../../../packages/protocol/src/protocol/messages.ts';
 import { applyPriceUpdate } from '../../../packages/protocol/src/protocol/price.ts';
-import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
+import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
 import { applyOrdersUpdate } from '../channels/orders-state.ts';
 
 /** Each channel's state as a client keeps it (`book`: the sorted levels). */

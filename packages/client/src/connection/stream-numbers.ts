@@ -9,7 +9,7 @@
  */
 import type { CompactStreamIdentity, CompactStreamLookup } from '../../../protocol/src/protocol/compact.ts';
 import type { BookDepth, Channel } from '../../../protocol/src/protocol/messages.ts';
-import { streamKey } from '../../../protocol/src/util/stream-key.ts';
+import { streamKey } from '../../../protocol/src/channels/stream-key.ts';
 
 /** What the map reads from a `subscribed` message. */
 export interface StreamAnnouncement {

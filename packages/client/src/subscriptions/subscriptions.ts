@@ -12,7 +12,7 @@ import {
   type SubscribeRequest,
   type UnsubscribeRequest,
 } from '../../../protocol/src/protocol/messages.ts';
-import { streamKey } from '../../../protocol/src/util/stream-key.ts';
+import { streamKey } from '../../../protocol/src/channels/stream-key.ts';
 import type { AnyStreamSubscription } from './channel-subscriptions.ts';
 
 /** Book messages name their depth (absent read as the full book); other channels have none. */

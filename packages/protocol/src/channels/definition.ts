@@ -8,13 +8,14 @@
 import type { Fields } from '../util/field-checks.ts';
 import type { Crc32 } from './checksum.ts';
 import type { SinceCheck } from './history.ts';
+import type { MARKET_IDS } from './stream-names.ts';
 
 /**
  * What a channel's stream ids (the `markets` of a subscribe) are: a market UUID, an upstream feed
  * id, the one stream of a channel with one, a catalogue filter, one of upstream's public GET paths,
  * one of a market's several streams (the market and what of it, as its definition spells them).
  */
-export type StreamIdKind = 'market' | 'feed' | 'all' | 'catalogue' | 'path' | 'of-market';
+export type StreamIdKind = typeof MARKET_IDS | 'feed' | 'all' | 'catalogue' | 'path' | 'of-market';
 
 /** A channel's stream ids: of a kind, and (but for `market`, which the protocol checks) their grammar. */
 export interface StreamIds {
@@ -33,6 +34,44 @@ export interface StreamIds {
 export interface WireData {
   data: Fields;
   checksum?: unknown;
+}
+
+/** A stream message as read off the wire, before its `data` is known to be of any shape. */
+export interface WireMessage {
+  data: unknown;
+  checksum?: unknown;
+  depth?: unknown;
+}
+
+/**
+ * How a channel's `data` goes in a compact frame when it takes a form of its own there
+ * (docs/protocol.md "Compact encoding"); every step exactly reversible.
+ */
+export interface CompactForm<Data> {
+  encode(data: Data): unknown;
+  /** The data of a compact frame's `data` element, or what is wrong with it. */
+  decode(value: unknown): { ok: true; data: Data } | { ok: false; problem: string };
+}
+
+/**
+ * What every channel declares of its wire form: what the protocol's generic code (stream keys,
+ * compact frames, the SDK's frame checks and subscriptions) asks of a channel. A channel defined
+ * in a folder of its own gives it through its `ChannelDefinition`; the others in their folder's
+ * `wire.ts`.
+ */
+export interface ChannelWire {
+  readonly streamIds: StreamIds;
+  /**
+   * Of a channel whose streams are cut to a depth and may be grouped (docs/protocol.md "`book`
+   * data", "Grouped books"): its messages, subscriptions and stream keys name both.
+   */
+  readonly depths?: true;
+  /** Of a channel whose every message carries a `checksum` of the state after it. */
+  readonly checksummed?: true;
+  /** Of a channel whose `data` takes a form of its own in compact frames. */
+  readonly compact?: CompactForm<unknown>;
+  /** What of a message's `data` (of any JSON shape, not yet checked) is not as docs/protocol.md gives it. */
+  dataProblem(message: WireMessage, snapshot: boolean): string | undefined;
 }
 
 /** The Node-free part of a channel whose `snapshot` carries `Snapshot` and `update` carries `Update`. */

@@ -8,14 +8,7 @@
  */
 import type { JsonValue } from '../channels/records.ts';
 
-/** A price level on the wire: [price, size], both exact decimal strings. */
-export type Level = [price: string, size: string];
-
-export interface BookData {
-  bids: Level[];
-  asks: Level[];
-  last_price?: string;
-}
+export type { BookData, Level } from '../channels/book/data.ts';
 
 /** Price channel data: upstream's decimal strings; in an update, `null` means upstream stopped sending it. */
 export const priceFields = ['best_bid', 'best_ask', 'midpoint_price', 'last_price', 'spread'] as const;

@@ -8,7 +8,7 @@
  * by the store's unique key.
  */
 import type { BookDepth } from '../../../../packages/protocol/src/protocol/messages.ts';
-import { streamKey } from '../../../../packages/protocol/src/util/stream-key.ts';
+import { streamKey } from '../../../../packages/protocol/src/channels/stream-key.ts';
 import type { RecordedSubject } from '../../streams/recorded.ts';
 import type { TargetStream } from '../codecs.ts';
 import type { NumberedRecordSink } from '../stream-numbering.ts';

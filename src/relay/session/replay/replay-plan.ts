@@ -7,7 +7,7 @@
 import { isChannel, isWildcard } from '../../../../packages/protocol/src/protocol/channels.ts';
 import type { ReplayRequest, ReplaySpeed } from '../../../../packages/protocol/src/protocol/history.ts';
 import type { Channel, ErrorCode, RequestId } from '../../../../packages/protocol/src/protocol/messages.ts';
-import { streamKey } from '../../../../packages/protocol/src/util/stream-key.ts';
+import { streamKey } from '../../../../packages/protocol/src/channels/stream-key.ts';
 
 /** One replayed stream: its market (stream id) and the key its record is kept under. */
 export interface ReplayedStream {
