@@ -147,15 +147,12 @@ export type { Replay, ReplayItem } from './history/replay.ts';
 export type { ReplayedStreamOf, ReplayedStreams } from './history/replayed-streams.ts';
 export type { ReplayOptions } from './history/replays.ts';
 export type * from './relay-client.ts';
-export type {
-  AnyStreamSubscription,
-  BookSubscription,
-  MarketEvents,
-  MarketSubscription,
-  MarketsSubscription,
-  PriceSubscription,
-} from './subscriptions/channel-subscriptions.ts';
-export type { RestSubscription } from './subscriptions/rest-subscription.ts';
+export type { AnyStreamSubscription } from './subscriptions/channel-subscriptions.ts';
+export type { BookSubscription } from './subscriptions/channels/book/subscription.ts';
+export type { MarketEvents, MarketSubscription } from './subscriptions/channels/market/subscription.ts';
+export type { MarketsSubscription } from './subscriptions/channels/markets/subscription.ts';
+export type { PriceSubscription } from './subscriptions/channels/price/subscription.ts';
+export type { RestSubscription } from './subscriptions/channels/rest/subscription.ts';
 export type { ResyncReason, StreamEvents, SubscriptionStatus } from './subscriptions/stream-subscription.ts';
 export type {
   WildcardEvents,

@@ -6,6 +6,8 @@
  * what the poller polls: no subscriber, no upstream request. Streams are found by key, and per
  * channel by stream id (a market, a feed, `all`): what a poll target asks for.
  */
+
+import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
 import {
   type BookDepth,
   type Channel,
@@ -13,7 +15,6 @@ import {
   type ResumePoint,
   streamIdKinds,
 } from '../../../packages/protocol/src/protocol/messages.ts';
-import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
 import { codecs } from '../channels/codecs.ts';
 import type { Frame } from './frame.ts';
 import type { ResumeBounds } from './resume-ring.ts';

@@ -4,10 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { decodeFrame } from '../../../packages/client/src/connection/frames.ts';
-import {
-  BookSubscription,
-  PriceSubscription,
-} from '../../../packages/client/src/subscriptions/channel-subscriptions.ts';
+import { BookSubscription } from '../../../packages/client/src/subscriptions/channels/book/subscription.ts';
+import { PriceSubscription } from '../../../packages/client/src/subscriptions/channels/price/subscription.ts';
 import type {
   ResyncReason,
   StreamHost,

@@ -12,6 +12,7 @@ import {
 } from '../../../packages/protocol/src/channels/candles/candles.ts';
 import { applyOracleUpdate } from '../../../packages/protocol/src/channels/oracle/oracle.ts';
 import { applyProbabilitiesUpdate } from '../../../packages/protocol/src/channels/probabilities/probabilities.ts';
+import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
 import { applyTradesUpdate } from '../../../packages/protocol/src/channels/trades/trades.ts';
 import {
   applyBookUpdate,
@@ -30,7 +31,6 @@ import type {
   JsonValue,
 } from '../../../packages/protocol/src/protocol/messages.ts';
 import { applyPriceUpdate } from '../../../packages/protocol/src/protocol/price.ts';
-import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
 import { applyOrdersUpdate } from '../channels/orders-state.ts';
 
 /** Each channel's state as a client keeps it (`book`: the sorted levels). */

@@ -1,17 +1,17 @@
 /**
- * @module client/subscriptions/rest-subscription
+ * @module client/subscriptions/channels/rest/subscription
  * A `rest` stream (docs/client.md "Any public path"): one of upstream's public GET paths, its state
  * the body as upstream served it, a plain JSON value, kept by applying each update's RFC 6902
  * JSON Patch and checked against each message's checksum (protocol.md "`rest` data"). A patch that
  * does not apply counts as a checksum mismatch: the stream resyncs from a new snapshot.
  */
-import { applyPatch, restChecksum } from '../../../protocol/src/protocol/json-patch.ts';
+import { applyPatch, restChecksum } from '../../../../../protocol/src/protocol/json-patch.ts';
 import type {
   JsonValue,
   RestSnapshotMessage,
   RestUpdateMessage,
-} from '../../../protocol/src/protocol/messages.ts';
-import { StreamSubscription } from './stream-subscription.ts';
+} from '../../../../../protocol/src/protocol/messages.ts';
+import { StreamSubscription } from '../../stream-subscription.ts';
 
 export class RestSubscription extends StreamSubscription<JsonValue, RestSnapshotMessage, RestUpdateMessage> {
   readonly channel = 'rest';
