@@ -14,7 +14,7 @@ import type { CompactBookData } from '../channels/book/compact.ts';
 import { channelWires } from '../channels/registry.ts';
 import { PATH_FIELD } from '../channels/stream-names.ts';
 import type { Channel } from './channels.ts';
-import type { BookDepth, BookSnapshotMessage, BookUpdateMessage, StreamMessage } from './messages.ts';
+import type { BookDepth, PlainChannel, StreamMessage } from './messages.ts';
 
 export type { CompactBookData } from '../channels/book/compact.ts';
 
@@ -34,11 +34,8 @@ type Envelope = [
   rts: CompactTime,
 ];
 export type CompactBookMessage = [...Envelope, data: CompactBookData, checksum: number];
-/** The messages after a book's that carry a checksum: `rest`'s and a channel's that declares one. */
-type CheckedMessage = Extract<
-  Exclude<StreamMessage, BookSnapshotMessage | BookUpdateMessage>,
-  { checksum: number }
->;
+/** The messages of channels without depths that carry a checksum: `rest`'s and a channel's that declares one. */
+type CheckedMessage = Extract<StreamMessage, { channel: PlainChannel; checksum: number }>;
 /** `data` exactly as in JSON mode (`rest`: a body or a JSON Patch), then the checksum. */
 export type CompactCheckedMessage = [...Envelope, data: CheckedMessage['data'], checksum: number];
 /** Every other channel: `data` exactly as in JSON mode. */

@@ -7,14 +7,14 @@
  */
 import { applyBookUpdate, type BookState, bookChecksum } from '../../../../../protocol/src/protocol/book.ts';
 import { groupExpected, offeredGroup } from '../../../../../protocol/src/protocol/group.ts';
-import {
-  type BookDepth,
-  type BookSnapshotMessage,
-  type BookUpdateMessage,
-  bookDepths,
-} from '../../../../../protocol/src/protocol/messages.ts';
+import type { SnapshotMessageOf, UpdateMessageOf } from '../../../../../protocol/src/protocol/messages.ts';
+import { type BookDepth, bookDepths } from '../../../../../protocol/src/protocol/messages.ts';
 import { RelayClientError } from '../../../events/client-error.ts';
 import { type StreamHost, StreamSubscription } from '../../stream-subscription.ts';
+
+/** A `book` stream's `snapshot` and `update` as the SDK names them. */
+export type BookSnapshotMessage = SnapshotMessageOf<'book'>;
+export type BookUpdateMessage = UpdateMessageOf<'book'>;
 
 /**
  * The stream depth an application asks for: 1, 5, 10, 25 or 50 levels a side; `'full'`, null or

@@ -6,10 +6,14 @@
 import { applyMarketUpdate } from '../../../../../protocol/src/protocol/channel-state.ts';
 import type {
   MarketData,
-  MarketSnapshotMessage,
-  MarketUpdateMessage,
+  SnapshotMessageOf,
+  UpdateMessageOf,
 } from '../../../../../protocol/src/protocol/messages.ts';
 import { type StreamEvents, StreamSubscription } from '../../stream-subscription.ts';
+
+/** A `market` stream's `snapshot` and `update` as the SDK names them. */
+export type MarketSnapshotMessage = SnapshotMessageOf<'market'>;
+export type MarketUpdateMessage = UpdateMessageOf<'market'>;
 
 /** upstream's status of a market that accepts trading (docs/upstream.md "Market status"). */
 const ACTIVE = 'ACTIVE';

@@ -8,10 +8,14 @@ import { applyMarketsUpdate } from '../../../../../protocol/src/protocol/channel
 import type {
   MarketListRecord,
   MarketsData,
-  MarketsSnapshotMessage,
-  MarketsUpdateMessage,
+  SnapshotMessageOf,
+  UpdateMessageOf,
 } from '../../../../../protocol/src/protocol/messages.ts';
 import { type StreamEvents, StreamSubscription } from '../../stream-subscription.ts';
+
+/** A `markets` stream's `snapshot` and `update` as the SDK names them. */
+export type MarketsSnapshotMessage = SnapshotMessageOf<'markets'>;
+export type MarketsUpdateMessage = UpdateMessageOf<'markets'>;
 
 /**
  * A `markets` stream (`market` is the catalogue's filter: `all`, `active` ...): every market's

@@ -5,13 +5,17 @@
  */
 import type {
   PriceData,
-  PriceSnapshotMessage,
-  PriceUpdateMessage,
+  SnapshotMessageOf,
+  UpdateMessageOf,
 } from '../../../../../protocol/src/protocol/messages.ts';
 import { applyPriceUpdate } from '../../../../../protocol/src/protocol/price.ts';
 import { RelayClientError } from '../../../events/client-error.ts';
 import { checkedInterval, checkedThreshold } from '../../options.ts';
 import { type StreamHost, type StreamOptions, StreamSubscription } from '../../stream-subscription.ts';
+
+/** A `price` stream's `snapshot` and `update` as the SDK names them. */
+export type PriceSnapshotMessage = SnapshotMessageOf<'price'>;
+export type PriceUpdateMessage = UpdateMessageOf<'price'>;
 
 /** A `price` stream: state is upstream's decimal strings per field; a field upstream omits is absent. */
 export class PriceSubscription extends StreamSubscription<

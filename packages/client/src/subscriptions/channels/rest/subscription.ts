@@ -8,10 +8,14 @@
 import { applyPatch, restChecksum } from '../../../../../protocol/src/protocol/json-patch.ts';
 import type {
   JsonValue,
-  RestSnapshotMessage,
-  RestUpdateMessage,
+  SnapshotMessageOf,
+  UpdateMessageOf,
 } from '../../../../../protocol/src/protocol/messages.ts';
 import { StreamSubscription } from '../../stream-subscription.ts';
+
+/** A `rest` stream's `snapshot` and `update` as the SDK names them. */
+export type RestSnapshotMessage = SnapshotMessageOf<'rest'>;
+export type RestUpdateMessage = UpdateMessageOf<'rest'>;
 
 export class RestSubscription extends StreamSubscription<JsonValue, RestSnapshotMessage, RestUpdateMessage> {
   readonly channel = 'rest';
