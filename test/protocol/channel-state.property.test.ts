@@ -7,12 +7,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { applyMarketUpdate } from '../../packages/protocol/src/channels/market/wire.ts';
 import {
   applyOrderMapUpdate,
   orderListsOf,
   orderMapOf,
 } from '../../packages/protocol/src/channels/orders/orders.ts';
-import { applyMarketUpdate } from '../../packages/protocol/src/protocol/channel-state.ts';
 import type {
   MarketUpdateData,
   OrderEntry,

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compactPrice, expandPrice } from '../../packages/protocol/src/channels/book/compact.ts';
+import { compactPrice, expandPrice } from '../../packages/protocol/src/channels/book/wire.ts';
 import { PROBABILITIES_STREAM } from '../../packages/protocol/src/channels/probabilities/probabilities.ts';
 import {
   type CompactStreamIdentity,

@@ -10,6 +10,8 @@ import {
   applyCandlesUpdate,
   candlesChecksum,
 } from '../../../packages/protocol/src/channels/candles/candles.ts';
+import { applyMarketUpdate } from '../../../packages/protocol/src/channels/market/wire.ts';
+import { applyMarketsUpdate } from '../../../packages/protocol/src/channels/markets/wire.ts';
 import { applyOracleUpdate } from '../../../packages/protocol/src/channels/oracle/oracle.ts';
 import { applyProbabilitiesUpdate } from '../../../packages/protocol/src/channels/probabilities/probabilities.ts';
 import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
@@ -19,10 +21,6 @@ import {
   type BookState,
   bookChecksum,
 } from '../../../packages/protocol/src/protocol/book.ts';
-import {
-  applyMarketsUpdate,
-  applyMarketUpdate,
-} from '../../../packages/protocol/src/protocol/channel-state.ts';
 import { restChecksum } from '../../../packages/protocol/src/protocol/json-patch.ts';
 import type {
   CandlesData,

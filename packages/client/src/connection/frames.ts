@@ -9,7 +9,7 @@
  * was negotiated.
  */
 
-import { depthOf } from '../../../protocol/src/channels/book/data.ts';
+import { depthOf } from '../../../protocol/src/channels/book/wire.ts';
 import { channelWires, hasDepths } from '../../../protocol/src/channels/registry.ts';
 import { isChannel as isChannelName, offTheWire } from '../../../protocol/src/protocol/channels.ts';
 import {

@@ -16,8 +16,9 @@
  * one of them by name (the SDK's `stream.unsubscribe()`) answers here and drops that market's
  * messages from the response until the relay announces it left the active list.
  */
+
+import { PATHS_FIELD, STREAM_IDS_FIELD } from '../../../protocol/src/channels/definition.ts';
 import { idsArePaths } from '../../../protocol/src/channels/registry.ts';
-import { PATHS_FIELD, STREAM_IDS_FIELD } from '../../../protocol/src/channels/stream-names.ts';
 import { isWildcard, offTheWire } from '../../../protocol/src/protocol/channels.ts';
 import type {
   ClientRequest,

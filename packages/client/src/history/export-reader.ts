@@ -5,8 +5,9 @@
  * into lines as its bytes arrive, each line read as the live path reads a frame, so that a range
  * of any length is held one chunk at a time. Needs only `fetch` and web streams (browsers, Node).
  */
+
+import { STREAM_ID_FIELD } from '../../../protocol/src/channels/definition.ts';
 import { hasDepths } from '../../../protocol/src/channels/registry.ts';
-import { STREAM_ID_FIELD } from '../../../protocol/src/channels/stream-names.ts';
 import { canonicalStreamId } from '../../../protocol/src/protocol/channels.ts';
 import type { BookDepth, Channel, StreamMessage } from '../../../protocol/src/protocol/messages.ts';
 import { decodeFrame } from '../connection/frames.ts';

@@ -3,12 +3,25 @@
  * What a channel declares of its Node-free part, the part the protocol, the SDK and the status
  * page take as is: its stream-id grammar, how an update applies to its state, how a message's
  * `data` is checked, and the upstream GET it carries whole, if any. Each folder of channels/
- * exports one such definition and ./registry.ts lists them.
+ * exports one such definition and ./registry.ts lists them. Here too, named once: the wire's names
+ * of stream ids, apart from any channel though two are spelt like one (docs/protocol.md "Client ->
+ * relay"): a message names its stream in `market` and a selection its streams in `markets`, or
+ * `path` and `paths` on a channel whose ids are paths; a market's UUID is the stream-id kind `market`.
  */
 import type { Fields } from '../util/field-checks.ts';
 import type { Crc32 } from './checksum.ts';
 import type { SinceCheck } from './history.ts';
-import type { MARKET_IDS } from './stream-names.ts';
+
+/** The field a stream message names its stream id in. */
+export const STREAM_ID_FIELD = 'market';
+/** The field a selection (subscribe, unsubscribe, subscribed ...) lists its stream ids in. */
+export const STREAM_IDS_FIELD = 'markets';
+/** {@link STREAM_ID_FIELD} on the wire, for a channel whose stream ids are paths. */
+export const PATH_FIELD = 'path';
+/** {@link STREAM_IDS_FIELD} on the wire, for a channel whose stream ids are paths. */
+export const PATHS_FIELD = 'paths';
+/** The stream-id kind whose ids are market UUIDs. */
+export const MARKET_IDS = 'market';
 
 /**
  * What a channel's stream ids (the `markets` of a subscribe) are: a market UUID, an upstream feed

@@ -7,6 +7,13 @@
  */
 import type { StreamIdKind } from '../channels/definition.ts';
 import {
+  MARKET_IDS,
+  PATH_FIELD,
+  PATHS_FIELD,
+  STREAM_ID_FIELD,
+  STREAM_IDS_FIELD,
+} from '../channels/definition.ts';
+import {
   channelDefinitions,
   channelNames,
   channelWires,
@@ -14,13 +21,6 @@ import {
   isDefinedChannel,
   wildcardChannels,
 } from '../channels/registry.ts';
-import {
-  MARKET_IDS,
-  PATH_FIELD,
-  PATHS_FIELD,
-  STREAM_ID_FIELD,
-  STREAM_IDS_FIELD,
-} from '../channels/stream-names.ts';
 import { MARKET_ID_PATTERN } from './limits.ts';
 import { canonicalRestPath } from './rest-paths.ts';
 

@@ -10,13 +10,13 @@
  * back the JSON-mode message. Pure and shared by the relay and the browser SDK; what it asks of a
  * channel, it asks of the registry (channels/registry.ts `channelWires`).
  */
-import type { CompactBookData } from '../channels/book/compact.ts';
+import type { CompactBookData } from '../channels/book/wire.ts';
+import { PATH_FIELD } from '../channels/definition.ts';
 import { channelWires } from '../channels/registry.ts';
-import { PATH_FIELD } from '../channels/stream-names.ts';
 import type { Channel } from './channels.ts';
 import type { BookDepth, PlainChannel, StreamMessage } from './messages.ts';
 
-export type { CompactBookData } from '../channels/book/compact.ts';
+export type { CompactBookData } from '../channels/book/wire.ts';
 
 /** The `Sec-WebSocket-Protocol` value that selects this encoding. */
 export const COMPACT_SUBPROTOCOL = 'market-relay.compact.1';

@@ -8,14 +8,15 @@
 
 export { type Channel, channels, streamIdKinds } from './channels.ts';
 
+import type { BookDepth } from '../channels/book/wire.ts';
 import type { DefinedChannel, DefinedChannelData } from '../channels/registry.ts';
 import type { Channel } from './channels.ts';
 import type * as History from './history.ts';
-import type { BookDepth, RequestId } from './primitives.ts';
+import type { RequestId } from './history.ts';
 
+export { type BookDepth, bookDepths } from '../channels/book/wire.ts';
 export type * from './history.ts';
 export { MAX_INTERVAL_MS, MAX_MARKETS_PER_REQUEST, MIN_INTERVAL_MS } from './limits.ts';
-export { type BookDepth, bookDepths, type RequestId } from './primitives.ts';
 export { isThreshold, thresholdExpected } from './threshold.ts';
 
 // Client -> relay (protocol.md "Client -> relay"). Plain types, so that the client SDK needs no

@@ -6,8 +6,8 @@
  * so this module needs nothing else of the project.
  */
 import { z } from 'zod';
+import { PATHS_FIELD, STREAM_IDS_FIELD } from '../channels/definition.ts';
 import { idsArePaths } from '../channels/registry.ts';
-import { PATHS_FIELD, STREAM_IDS_FIELD } from '../channels/stream-names.ts';
 import { canonicalStreamId, isChannel, isWildcardChannel, WILDCARD, wildcardChannels } from './channels.ts';
 import { groupExpected, offeredGroup } from './group.ts';
 import type { ReplayRequest, ReplayStopRequest } from './history.ts';

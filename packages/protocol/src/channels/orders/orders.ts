@@ -9,7 +9,7 @@
  */
 import { type FieldTypes, hasFields, isListOf, isStringArray } from '../../util/field-checks.ts';
 import type { ChannelDefinition } from '../definition.ts';
-import { MARKET_IDS } from '../stream-names.ts';
+import { MARKET_IDS } from '../definition.ts';
 
 /** One upstream order entry, unchanged. */
 export interface OrderEntry {

@@ -6,7 +6,7 @@
  */
 import { isObject } from '../../util/field-checks.ts';
 import type { ChannelWire } from '../definition.ts';
-import { MARKET_IDS } from '../stream-names.ts';
+import { MARKET_IDS } from '../definition.ts';
 
 export const priceWire: ChannelWire = {
   streamIds: { kind: MARKET_IDS },

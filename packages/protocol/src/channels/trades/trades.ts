@@ -7,7 +7,7 @@
  */
 import { type FieldTypes, isListOf } from '../../util/field-checks.ts';
 import type { ChannelDefinition } from '../definition.ts';
-import { MARKET_IDS } from '../stream-names.ts';
+import { MARKET_IDS } from '../definition.ts';
 import { checkSince } from './since.ts';
 
 /** Upstream's market activity entry, unchanged. */

@@ -3,7 +3,7 @@
  * A `market` stream as the application holds it (docs/client.md "API"): upstream's detail record,
  * each update applied, and `closed` once the market leaves ACTIVE.
  */
-import { applyMarketUpdate } from '../../../../../protocol/src/protocol/channel-state.ts';
+import { applyMarketUpdate } from '../../../../../protocol/src/channels/market/wire.ts';
 import type {
   MarketData,
   SnapshotMessageOf,

@@ -4,7 +4,7 @@
  * market's list-form record by id, each update applied, and `listed` and `delisted` as markets
  * come and go.
  */
-import { applyMarketsUpdate } from '../../../../../protocol/src/protocol/channel-state.ts';
+import { applyMarketsUpdate } from '../../../../../protocol/src/channels/markets/wire.ts';
 import type {
   MarketListRecord,
   MarketsData,
