@@ -9,6 +9,7 @@
 
 import { applyMarketUpdate } from '../../../packages/protocol/src/channels/market/wire.ts';
 import { applyMarketsUpdate } from '../../../packages/protocol/src/channels/markets/wire.ts';
+import { applyPriceUpdate } from '../../../packages/protocol/src/channels/price/price.ts';
 import { channelDefinitions, isDefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
 import { applyBookUpdate, type BookState } from '../../../packages/protocol/src/protocol/book.ts';
 import { applyPatch, type PatchOperationIn } from '../../../packages/protocol/src/protocol/json-patch.ts';
@@ -23,7 +24,6 @@ import type {
   PriceData,
   PriceUpdateData,
 } from '../../../packages/protocol/src/protocol/messages.ts';
-import { applyPriceUpdate } from '../../../packages/protocol/src/protocol/price.ts';
 import type { RecordedMessage } from '../../history/store.ts';
 
 type Apply = (state: unknown, update: unknown) => unknown;

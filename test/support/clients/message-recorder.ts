@@ -13,6 +13,7 @@ import {
 import { applyMarketUpdate } from '../../../packages/protocol/src/channels/market/wire.ts';
 import { applyMarketsUpdate } from '../../../packages/protocol/src/channels/markets/wire.ts';
 import { applyOracleUpdate } from '../../../packages/protocol/src/channels/oracle/oracle.ts';
+import { applyPriceUpdate } from '../../../packages/protocol/src/channels/price/price.ts';
 import { applyProbabilitiesUpdate } from '../../../packages/protocol/src/channels/probabilities/probabilities.ts';
 import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
 import { applyTradesUpdate } from '../../../packages/protocol/src/channels/trades/trades.ts';
@@ -28,7 +29,6 @@ import type {
   ChannelData,
   JsonValue,
 } from '../../../packages/protocol/src/protocol/messages.ts';
-import { applyPriceUpdate } from '../../../packages/protocol/src/protocol/price.ts';
 import { applyOrdersUpdate } from '../channels/orders-state.ts';
 
 /** Each channel's state as a client keeps it (`book`: the sorted levels). */

@@ -10,11 +10,12 @@ import type { JsonValue } from '../channels/records.ts';
 
 export type { BookData, Level } from '../channels/book/wire.ts';
 
-/** Price channel data: upstream's decimal strings; in an update, `null` means upstream stopped sending it. */
-export const priceFields = ['best_bid', 'best_ask', 'midpoint_price', 'last_price', 'spread'] as const;
-export type PriceField = (typeof priceFields)[number];
-export type PriceData = Partial<Record<PriceField, string>>;
-export type PriceUpdateData = Partial<Record<PriceField, string | null>>;
+export {
+  type PriceData,
+  type PriceField,
+  type PriceUpdateData,
+  priceFields,
+} from '../channels/price/price.ts';
 
 /**
  * Channels beyond v1's `book` and `price` (docs/protocol.md, one section each). Each keeps

@@ -3,12 +3,13 @@
  * A `price` stream as the application holds it (docs/client.md "API"): upstream's decimal strings
  * per field, each update applied, and its `interval` and `threshold` changed in place.
  */
+
+import { applyPriceUpdate } from '../../../../../protocol/src/channels/price/price.ts';
 import type {
   PriceData,
   SnapshotMessageOf,
   UpdateMessageOf,
 } from '../../../../../protocol/src/protocol/messages.ts';
-import { applyPriceUpdate } from '../../../../../protocol/src/protocol/price.ts';
 import { RelayClientError } from '../../../events/client-error.ts';
 import { checkedInterval, checkedThreshold } from '../../options.ts';
 import { type StreamHost, type StreamOptions, StreamSubscription } from '../../stream-subscription.ts';
