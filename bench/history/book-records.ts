@@ -6,8 +6,9 @@
  * checksum of the book after it), a snapshot first for each book. The sizes and shapes of `data`
  * are then those a store is handed in `npm run bench -- history`.
  */
+
+import { streamKey } from '../../packages/protocol/src/channels/stream-key.ts';
 import { type BookState, bookChecksum } from '../../packages/protocol/src/protocol/book.ts';
-import { streamKey } from '../../packages/protocol/src/util/stream-key.ts';
 import type { RecordedMessage } from '../../src/history/store.ts';
 import { diffBook } from '../../src/relay/channels/book/diff.ts';
 import { aggregateBook } from '../../src/relay/channels/book/levels.ts';

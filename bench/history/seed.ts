@@ -6,6 +6,7 @@
  * sent and recorded them (epoch `seeded`, `rts` spaced by the poll interval, `ts` 40 ms before).
  */
 
+import { streamKey } from '../../packages/protocol/src/channels/stream-key.ts';
 import {
   applyBookUpdate,
   type BookState,
@@ -13,7 +14,6 @@ import {
   limitDepth,
 } from '../../packages/protocol/src/protocol/book.ts';
 import type { BookData, Level } from '../../packages/protocol/src/protocol/messages.ts';
-import { streamKey } from '../../packages/protocol/src/util/stream-key.ts';
 import { openDuckDbStore } from '../../src/history/duckdb-store.ts';
 import type { RecordedMessage } from '../../src/history/store.ts';
 

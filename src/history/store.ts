@@ -8,7 +8,7 @@
  * each.
  */
 
-import { streamKey } from '../../packages/protocol/src/util/stream-key.ts';
+import { streamKey } from '../../packages/protocol/src/channels/stream-key.ts';
 
 /**
  * One `snapshot` or `update` as the relay sent it: every field of the message, its `data` as the JSON

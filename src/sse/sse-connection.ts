@@ -7,8 +7,8 @@
  * (relay/session/session.ts); a reader too slow is dropped.
  */
 import type { ServerResponse } from 'node:http';
+import { streamKey } from '../../packages/protocol/src/channels/stream-key.ts';
 import type { ResumePoint } from '../../packages/protocol/src/protocol/messages.ts';
-import { streamKey } from '../../packages/protocol/src/util/stream-key.ts';
 import { Session, type SessionSink } from '../relay/session/session.ts';
 import type { SessionContext, SessionOptions } from '../relay/session/session-context.ts';
 import { type Frame, toFrame } from '../relay/streams/frame.ts';

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { streamKey } from '../../packages/protocol/src/util/stream-key.ts';
+import { streamKey } from '../../packages/protocol/src/channels/stream-key.ts';
 import { ConfigError, parseCommandLine, type ServeConfig } from '../../src/config/config.ts';
 import type { Relay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';

@@ -1,18 +1,18 @@
 /**
  * The client-side cores of two channels beyond what test/relay/channels/market/diff.property.test.ts covers:
  * the SDK's orders kept by id per side (channels/orders), and a market record taking changed
- * fields whatever their names, `__proto__` included (protocol/channel-state): whatever the change
+ * fields whatever their names, `__proto__` included (channels/market/wire.ts): whatever the change
  * between two upstream states, the update docs/protocol.md describes for it takes the first state
  * to the second.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { applyMarketUpdate } from '../../packages/protocol/src/channels/market/wire.ts';
 import {
   applyOrderMapUpdate,
   orderListsOf,
   orderMapOf,
 } from '../../packages/protocol/src/channels/orders/orders.ts';
-import { applyMarketUpdate } from '../../packages/protocol/src/protocol/channel-state.ts';
 import type {
   MarketUpdateData,
   OrderEntry,

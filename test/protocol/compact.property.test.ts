@@ -6,14 +6,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { compactPrice, expandPrice } from '../../packages/protocol/src/channels/book/wire.ts';
 import { PROBABILITIES_STREAM } from '../../packages/protocol/src/channels/probabilities/probabilities.ts';
 import {
   type CompactStreamIdentity,
-  compactPrice,
   compactTime,
   decodeCompactStreamMessage,
   encodeCompactStreamMessage,
-  expandPrice,
 } from '../../packages/protocol/src/protocol/compact.ts';
 import {
   type BookData,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyPriceUpdate } from '../../packages/protocol/src/protocol/price.ts';
+import { applyPriceUpdate } from '../../packages/protocol/src/channels/price/price.ts';
 import { diffPrice } from '../../src/relay/channels/price/diff.ts';
 
 describe('applyPriceUpdate', () => {

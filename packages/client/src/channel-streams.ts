@@ -26,17 +26,15 @@ import type { ClientEvents } from './client-options.ts';
 import { Emitter } from './events/emitter.ts';
 import {
   type AnyStreamSubscription,
-  BookSubscription,
   type DefinedEvents,
   DefinedSubscription,
-  MarketSubscription,
-  MarketsSubscription,
-  PriceSubscription,
-  streamDepth,
-  streamGroup,
 } from './subscriptions/channel-subscriptions.ts';
+import { BookSubscription, streamDepth, streamGroup } from './subscriptions/channels/book/subscription.ts';
+import { MarketSubscription } from './subscriptions/channels/market/subscription.ts';
+import { MarketsSubscription } from './subscriptions/channels/markets/subscription.ts';
+import { PriceSubscription } from './subscriptions/channels/price/subscription.ts';
+import { RestSubscription } from './subscriptions/channels/rest/subscription.ts';
 import { checkedInterval, checkedSince, checkedThreshold } from './subscriptions/options.ts';
-import { RestSubscription } from './subscriptions/rest-subscription.ts';
 import type { StreamHost } from './subscriptions/stream-subscription.ts';
 
 export type {

@@ -95,8 +95,6 @@ export {
 /** What `RelayClient.subscriptions()` answers. */
 export type {
   BookDepth,
-  BookSnapshotMessage,
-  BookUpdateMessage,
   Candle,
   CandlesData,
   ConfirmedMessage,
@@ -106,21 +104,13 @@ export type {
   LimitUse,
   MarketData,
   MarketListRecord,
-  MarketSnapshotMessage,
   MarketsData,
-  MarketsSnapshotMessage,
   MarketsUpdateData,
-  MarketsUpdateMessage,
   MarketUpdateData,
-  MarketUpdateMessage,
   PriceData,
-  PriceSnapshotMessage,
-  PriceUpdateMessage,
   ProbabilityCandle,
   RestData,
-  RestSnapshotMessage,
   RestUpdateData,
-  RestUpdateMessage,
   SubscriptionEntry,
   SubscriptionsMessage,
   TradesCandle,
@@ -147,15 +137,33 @@ export type { Replay, ReplayItem } from './history/replay.ts';
 export type { ReplayedStreamOf, ReplayedStreams } from './history/replayed-streams.ts';
 export type { ReplayOptions } from './history/replays.ts';
 export type * from './relay-client.ts';
+export type { AnyStreamSubscription } from './subscriptions/channel-subscriptions.ts';
 export type {
-  AnyStreamSubscription,
+  BookSnapshotMessage,
   BookSubscription,
+  BookUpdateMessage,
+} from './subscriptions/channels/book/subscription.ts';
+export type {
   MarketEvents,
+  MarketSnapshotMessage,
   MarketSubscription,
+  MarketUpdateMessage,
+} from './subscriptions/channels/market/subscription.ts';
+export type {
+  MarketsSnapshotMessage,
   MarketsSubscription,
+  MarketsUpdateMessage,
+} from './subscriptions/channels/markets/subscription.ts';
+export type {
+  PriceSnapshotMessage,
   PriceSubscription,
-} from './subscriptions/channel-subscriptions.ts';
-export type { RestSubscription } from './subscriptions/rest-subscription.ts';
+  PriceUpdateMessage,
+} from './subscriptions/channels/price/subscription.ts';
+export type {
+  RestSnapshotMessage,
+  RestSubscription,
+  RestUpdateMessage,
+} from './subscriptions/channels/rest/subscription.ts';
 export type { ResyncReason, StreamEvents, SubscriptionStatus } from './subscriptions/stream-subscription.ts';
 export type {
   WildcardEvents,

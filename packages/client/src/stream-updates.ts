@@ -30,19 +30,21 @@ export class StreamUpdates {
   changeDepth(ref: StreamRef, depth: BookDepth, moved: () => void): Promise<void> {
     this.#o.needsRequests('book.update()', 'subscribe at the new depth, then unsubscribe the old one');
     const streams = this.#o.streams;
-    const stream = streams.get('book', ref.market, ref.depth, ref.group);
+    const stream = streams.get(ref.channel, ref.market, ref.depth, ref.group);
     if (stream === undefined)
-      return Promise.reject(new RelayClientError('bad_request', `book ${ref.market} is not subscribed`));
-    if (depth !== ref.depth && streams.get('book', ref.market, depth, ref.group) !== undefined)
+      return Promise.reject(
+        new RelayClientError('bad_request', `${ref.channel} ${ref.market} is not subscribed`),
+      );
+    if (depth !== ref.depth && streams.get(ref.channel, ref.market, depth, ref.group) !== undefined)
       return Promise.reject(
         new RelayClientError(
           'bad_request',
-          `book ${ref.market} is already subscribed at depth ${depth ?? 'full'}`,
+          `${ref.channel} ${ref.market} is already subscribed at depth ${depth ?? 'full'}`,
         ),
       );
     const body = {
       op: 'update' as const,
-      channel: 'book',
+      channel: ref.channel,
       markets: [ref.market],
       depth,
       from_depth: ref.depth,

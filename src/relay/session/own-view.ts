@@ -5,6 +5,8 @@
  * `update`, planned here whole before anything moves, so that a request naming one market the
  * connection does not hold changes nothing at all.
  */
+
+import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
 import { isChannel } from '../../../packages/protocol/src/protocol/channels.ts';
 import type {
   BookDepth,
@@ -16,7 +18,6 @@ import type {
   SubscriptionsMessage,
   UpdateRequest,
 } from '../../../packages/protocol/src/protocol/messages.ts';
-import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
 import { type DepthChannel, hasDepths, hasThreshold } from '../channels/relay-registry.ts';
 import type { StreamPosition } from '../streams/frame.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';

@@ -8,6 +8,8 @@
  * are answered in arrival order; `list` and `update` are planned in own-view.ts, `since` in
  * session-since.ts; `replay` runs beside the streams in replay/.
  */
+
+import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
 import {
   isChannel,
   isWildcard,
@@ -23,7 +25,6 @@ import type {
   UnsubscribeRequest,
   UpdateRequest,
 } from '../../../packages/protocol/src/protocol/messages.ts';
-import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
 import type { Refusal } from '../admission/market.ts';
 import { hasDepths } from '../channels/relay-registry.ts';
 import { type Frame, toFrame } from '../streams/frame.ts';

@@ -10,9 +10,9 @@
  */
 
 import { type SinceSpec, sinceKey } from '../../../packages/protocol/src/channels/history.ts';
+import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
 import { SINCE_MAX_TRADES } from '../../../packages/protocol/src/channels/trades/since.ts';
 import type { Channel } from '../../../packages/protocol/src/protocol/channels.ts';
-import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
 import type { RecordReader } from '../../history/recorder.ts';
 import type { HistoryRead, RecordedHistory, RecordedRun } from '../channels/relay-definition.ts';
 import { type ChannelUpstream, historyOf } from '../channels/relay-registry.ts';

@@ -16,10 +16,10 @@
  */
 import type { SinceSpec } from '../../../packages/protocol/src/channels/history.ts';
 import { channelDefinitions, isDefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
+import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
 import type { Channel } from '../../../packages/protocol/src/protocol/channels.ts';
 import type { HistoryCoverage } from '../../../packages/protocol/src/protocol/history.ts';
 import type { RequestId, ServerMessage } from '../../../packages/protocol/src/protocol/messages.ts';
-import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
 import type { RecordReader } from '../../history/recorder.ts';
 import { codecs, type StreamCodec } from '../channels/codecs.ts';
 import type { HeldMessage, HistoryRead, RecordReach, ServesHistory } from '../channels/relay-definition.ts';

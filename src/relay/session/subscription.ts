@@ -9,6 +9,7 @@
 
 import { checkSinceTime, type SinceSpec } from '../../../packages/protocol/src/channels/history.ts';
 import { channelDefinitions, isDefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
+import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
 import { isChannel } from '../../../packages/protocol/src/protocol/channels.ts';
 import type {
   BookDepth,
@@ -18,7 +19,6 @@ import type {
   ServerMessage,
   SubscribeRequest,
 } from '../../../packages/protocol/src/protocol/messages.ts';
-import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
 import type { Refusal } from '../admission/market.ts';
 import { hasDepths, hasThreshold } from '../channels/relay-registry.ts';
 import type { Frame } from '../streams/frame.ts';

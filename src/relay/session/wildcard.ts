@@ -18,13 +18,14 @@
  * change first, the wildcard waits for the stream to close before leaving it, so the client sees
  * the update whichever poll came first.
  */
+
+import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
 import type { WildcardChannel } from '../../../packages/protocol/src/protocol/channels.ts';
 import type {
   MarketsData,
   ResumePoint,
   ServerMessage,
 } from '../../../packages/protocol/src/protocol/messages.ts';
-import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
 import type { Refusal } from '../admission/market.ts';
 import { activeCatalogue, closesWhenInactive } from '../channels/relay-registry.ts';
 import type { Frame } from '../streams/frame.ts';

@@ -6,12 +6,12 @@
  * docs/protocol.md). The state is exactly what a client of the live stream held after the last
  * message at or before the time, and its checksum the one that message carried. Pure.
  */
+
+import { applyMarketUpdate } from '../../../packages/protocol/src/channels/market/wire.ts';
+import { applyMarketsUpdate } from '../../../packages/protocol/src/channels/markets/wire.ts';
+import { applyPriceUpdate } from '../../../packages/protocol/src/channels/price/price.ts';
 import { channelDefinitions, isDefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
 import { applyBookUpdate, type BookState } from '../../../packages/protocol/src/protocol/book.ts';
-import {
-  applyMarketsUpdate,
-  applyMarketUpdate,
-} from '../../../packages/protocol/src/protocol/channel-state.ts';
 import { applyPatch, type PatchOperationIn } from '../../../packages/protocol/src/protocol/json-patch.ts';
 import type {
   BookData,
@@ -24,7 +24,6 @@ import type {
   PriceData,
   PriceUpdateData,
 } from '../../../packages/protocol/src/protocol/messages.ts';
-import { applyPriceUpdate } from '../../../packages/protocol/src/protocol/price.ts';
 import type { RecordedMessage } from '../../history/store.ts';
 
 type Apply = (state: unknown, update: unknown) => unknown;

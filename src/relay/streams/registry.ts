@@ -6,13 +6,14 @@
  * what the poller polls: no subscriber, no upstream request. Streams are found by key, and per
  * channel by stream id (a market, a feed, `all`): what a poll target asks for.
  */
+
+import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
 import {
   type BookDepth,
   type Channel,
   channels,
   type ResumePoint,
 } from '../../../packages/protocol/src/protocol/messages.ts';
-import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
 import { codecs } from '../channels/codecs.ts';
 import { idsAreMarkets } from '../channels/relay-registry.ts';
 import type { Frame } from './frame.ts';

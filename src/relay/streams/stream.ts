@@ -5,13 +5,14 @@
  * once here and the same bytes go to every subscriber (the fan-out costs one write per client);
  * what each message holds is relay/streams/stream-messages.ts.
  */
+
+import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
 import type {
   BookDepth,
   Channel,
   ServerMessage,
   StreamState,
 } from '../../../packages/protocol/src/protocol/messages.ts';
-import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
 import { type ChannelDelta, type ChannelState, type StreamCodec, sendWhole } from '../channels/codecs.ts';
 import { hasDepths } from '../channels/relay-registry.ts';
 import { ConflatedFrames } from './conflated.ts';

@@ -12,6 +12,10 @@ import {
   type RelayClientError,
   type ResyncReason,
 } from '../../../packages/client/src/node.ts';
+import type {
+  BookSnapshotMessage,
+  BookUpdateMessage,
+} from '../../../packages/client/src/subscriptions/channels/book/subscription.ts';
 import {
   applyBookUpdate,
   type BookState,
@@ -21,12 +25,7 @@ import {
   COMPACT_SUBPROTOCOL,
   encodeCompactStreamMessage,
 } from '../../../packages/protocol/src/protocol/compact.ts';
-import type {
-  BookData,
-  BookSnapshotMessage,
-  BookUpdateMessage,
-  StreamMessage,
-} from '../../../packages/protocol/src/protocol/messages.ts';
+import type { BookData, StreamMessage } from '../../../packages/protocol/src/protocol/messages.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import { FakeRelay, stamp } from '../fake-relay.ts';
 import { fastBackoff } from '../sdk-support.ts';

@@ -5,9 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { decodeFrame } from '../../../packages/client/src/connection/frames.ts';
 import {
+  type BookSnapshotMessage,
   BookSubscription,
-  PriceSubscription,
-} from '../../../packages/client/src/subscriptions/channel-subscriptions.ts';
+  type BookUpdateMessage,
+} from '../../../packages/client/src/subscriptions/channels/book/subscription.ts';
+import { PriceSubscription } from '../../../packages/client/src/subscriptions/channels/price/subscription.ts';
 import type {
   ResyncReason,
   StreamHost,
@@ -18,11 +20,7 @@ import {
   type BookState,
   bookChecksum,
 } from '../../../packages/protocol/src/protocol/book.ts';
-import type {
-  BookData,
-  BookSnapshotMessage,
-  BookUpdateMessage,
-} from '../../../packages/protocol/src/protocol/messages.ts';
+import type { BookData } from '../../../packages/protocol/src/protocol/messages.ts';
 
 const market = '3f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f';
 const stamp = { ts: '2025-06-01T12:00:00.000Z', rts: '2025-06-01T12:00:00.050Z' };

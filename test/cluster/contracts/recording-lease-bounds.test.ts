@@ -6,7 +6,7 @@
  * it comes at last, changes nothing: a newer answer already told more.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
+import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
 import type { RecordedMessage } from '../../../src/history/store.ts';
 import { codecs } from '../../../src/relay/channels/codecs.ts';
 import type { LeaseTable } from '../../../src/relay/coordination/recording/lease-table.ts';

@@ -9,7 +9,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
+import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
 import type { RecordedMessage } from '../../../src/history/store.ts';
 import { codecs } from '../../../src/relay/channels/codecs.ts';
 import type { LeaseTable } from '../../../src/relay/coordination/recording/lease-table.ts';

@@ -10,7 +10,7 @@
  */
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
+import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
 import { recordingLeaseKey } from '../../../src/relay/coordination/redis/keys.ts';
 import type { ChildRelay } from '../../support/cluster/child-relay.ts';
 import { redisAvailable } from '../../support/cluster/redis.ts';

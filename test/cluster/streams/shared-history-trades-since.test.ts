@@ -9,8 +9,8 @@
  */
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
+import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
 import type { TradeEntry } from '../../../packages/protocol/src/protocol/messages.ts';
-import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
 import { recordingLeaseKey } from '../../../src/relay/coordination/redis/keys.ts';
 import { upstreamListing } from '../../support/channels/trades.ts';
 import type { ChildRelay } from '../../support/cluster/child-relay.ts';

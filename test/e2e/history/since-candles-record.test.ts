@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ProbabilityEntry } from '../../../packages/protocol/src/channels/probabilities/probabilities.ts';
-import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
+import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
 import { type ChannelUpstream, historyOf } from '../../../src/relay/channels/relay-registry.ts';
 import type { Message } from '../../support/clients/message-recorder.ts';
 import { ProtocolClient } from '../../support/clients/protocol-client.ts';

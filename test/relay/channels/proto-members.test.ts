@@ -5,7 +5,7 @@
  * refuses any key that is no UUID (zod alone would drop the key unseen; docs/upstream.md).
  */
 import { describe, expect, it } from 'vitest';
-import { applyMarketUpdate } from '../../../packages/protocol/src/protocol/channel-state.ts';
+import { applyMarketUpdate } from '../../../packages/protocol/src/channels/market/wire.ts';
 import type { MarketData } from '../../../packages/protocol/src/protocol/messages.ts';
 import { diffMarket } from '../../../src/relay/channels/market/diff.ts';
 import { marketResponse, probabilitiesResponse } from '../../../src/upstream/contract/schemas.ts';

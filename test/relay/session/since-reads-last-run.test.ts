@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
+import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
 import { openDuckDbStore } from '../../../src/history/duckdb-store.ts';
 import type { RecordReader } from '../../../src/history/recorder.ts';
 import type { HistoryRange, HistoryStore, RecordedMessage } from '../../../src/history/store.ts';

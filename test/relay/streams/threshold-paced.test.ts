@@ -7,9 +7,9 @@
  * group.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { applyPriceUpdate } from '../../../packages/protocol/src/channels/price/price.ts';
 import { THRESHOLD_CATCH_UP_POLLS as CATCH_UP } from '../../../packages/protocol/src/protocol/limits.ts';
 import type { PriceData, PriceUpdateData } from '../../../packages/protocol/src/protocol/messages.ts';
-import { applyPriceUpdate } from '../../../packages/protocol/src/protocol/price.ts';
 import { codecs } from '../../../src/relay/channels/codecs.ts';
 import type { Frame } from '../../../src/relay/streams/frame.ts';
 import { type AnyStream, Stream, type StreamSubscriber } from '../../../src/relay/streams/stream.ts';

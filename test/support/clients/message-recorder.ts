@@ -10,18 +10,18 @@ import {
   applyCandlesUpdate,
   candlesChecksum,
 } from '../../../packages/protocol/src/channels/candles/candles.ts';
+import { applyMarketUpdate } from '../../../packages/protocol/src/channels/market/wire.ts';
+import { applyMarketsUpdate } from '../../../packages/protocol/src/channels/markets/wire.ts';
 import { applyOracleUpdate } from '../../../packages/protocol/src/channels/oracle/oracle.ts';
+import { applyPriceUpdate } from '../../../packages/protocol/src/channels/price/price.ts';
 import { applyProbabilitiesUpdate } from '../../../packages/protocol/src/channels/probabilities/probabilities.ts';
+import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
 import { applyTradesUpdate } from '../../../packages/protocol/src/channels/trades/trades.ts';
 import {
   applyBookUpdate,
   type BookState,
   bookChecksum,
 } from '../../../packages/protocol/src/protocol/book.ts';
-import {
-  applyMarketsUpdate,
-  applyMarketUpdate,
-} from '../../../packages/protocol/src/protocol/channel-state.ts';
 import { restChecksum } from '../../../packages/protocol/src/protocol/json-patch.ts';
 import type {
   CandlesData,
@@ -29,8 +29,6 @@ import type {
   ChannelData,
   JsonValue,
 } from '../../../packages/protocol/src/protocol/messages.ts';
-import { applyPriceUpdate } from '../../../packages/protocol/src/protocol/price.ts';
-import { streamKey } from '../../../packages/protocol/src/util/stream-key.ts';
 import { applyOrdersUpdate } from '../channels/orders-state.ts';
 
 /** Each channel's state as a client keeps it (`book`: the sorted levels). */

@@ -8,23 +8,19 @@
  * other message is a JSON object on either encoding, so frames are read by their shape, whatever
  * was negotiated.
  */
-import {
-  channelDefinitions,
-  type DefinedChannel,
-  isDefinedChannel,
-} from '../../../protocol/src/channels/registry.ts';
+
+import { depthOf } from '../../../protocol/src/channels/book/wire.ts';
+import { channelWires, hasDepths } from '../../../protocol/src/channels/registry.ts';
 import { isChannel as isChannelName, offTheWire } from '../../../protocol/src/protocol/channels.ts';
 import {
   type CompactStreamLookup,
   decodeCompactStreamMessage,
 } from '../../../protocol/src/protocol/compact.ts';
-import {
-  type BookDepth,
-  bookDepths,
-  type Channel,
-  type Level,
-  type ServerMessage,
-  type StreamState,
+import type {
+  BookDepth,
+  Channel,
+  ServerMessage,
+  StreamState,
 } from '../../../protocol/src/protocol/messages.ts';
 import { type Fields, isObject, isStringArray } from '../../../protocol/src/util/field-checks.ts';
 
@@ -131,7 +127,7 @@ function decodeCompactFrame(value: unknown[], numbers: CompactStreamLookup): Dec
     stream: {
       channel,
       market,
-      depth: channel === 'book' ? (identity.depth ?? null) : undefined,
+      depth: hasDepths(channel) ? (identity.depth ?? null) : undefined,
       group: identity.group,
     },
   };
@@ -143,7 +139,7 @@ function decodeStreamMessage(value: Fields): Decoded {
   const stream: StreamRef = {
     channel: value.channel,
     market: value.market,
-    depth: value.channel === 'book' ? depthOf(value) : undefined,
+    depth: hasDepths(value.channel) ? depthOf({ depth: value.depth }) : undefined,
     group: typeof value.group === 'string' ? value.group : undefined,
   };
   const fail = (what: string): Decoded => ({
@@ -161,50 +157,12 @@ function decodeStreamMessage(value: Fields): Decoded {
       (value.prev_seq as number) >= (value.seq as number))
   )
     return fail('prev_seq');
-  if (value.channel === 'rest') {
-    const wrong = restCheck(value, value.type === 'snapshot');
-    return wrong === undefined ? accept(value) : fail(wrong);
-  }
-  if (!isObject(value.data)) return fail('data');
-  const { channel } = value;
-  const check = isDefinedChannel(channel) ? channelDefinitions[channel].dataProblem : dataChecks[channel];
-  const wrong = check({ ...value, data: value.data }, value.type === 'snapshot');
+  const wrong = channelWires[value.channel].dataProblem(
+    { ...value, data: value.data },
+    value.type === 'snapshot',
+  );
   return wrong === undefined ? accept(value) : fail(wrong);
 }
-
-/** `rest`: any body in a snapshot, a JSON Patch in an update, a checksum on both. */
-function restCheck(message: Fields, snapshot: boolean): string | undefined {
-  if (!Number.isSafeInteger(message.checksum)) return 'checksum';
-  if (snapshot) return message.data === undefined ? 'data' : undefined;
-  const isOperation = (operation: unknown) =>
-    isObject(operation) && typeof operation.op === 'string' && typeof operation.path === 'string';
-  return Array.isArray(message.data) && message.data.every(isOperation) ? undefined : 'JSON Patch';
-}
-
-/** What is wrong with a stream message's channel-specific part, or undefined when it is readable. */
-type DataCheck = (message: Fields & { data: Fields }, snapshot: boolean) => string | undefined;
-
-/** Each channel's `data` as docs/protocol.md gives it, checked as far as the SDK and its users rely on types. */
-const dataChecks: Readonly<Record<Exclude<Channel, 'rest' | DefinedChannel>, DataCheck>> = {
-  book: (message) => {
-    const { data } = message;
-    if (!isLevels(data.bids) || !isLevels(data.asks)) return 'levels';
-    if (data.last_price !== undefined && typeof data.last_price !== 'string') return 'last_price';
-    if (!Number.isSafeInteger(message.checksum)) return 'checksum';
-    return depthOf(message) === undefined ? 'depth' : undefined;
-  },
-  price: ({ data }) =>
-    Object.values(data).every((field) => typeof field === 'string' || field === null)
-      ? undefined
-      : 'price fields',
-  // Upstream's record as received: any JSON object is a market record or a change set.
-  market: () => undefined,
-  // Upstream's list-form records as received, each an object (or null for a market gone).
-  markets: ({ data }, snapshot) =>
-    Object.values(data).every((record) => (!snapshot && record === null) || isObject(record))
-      ? undefined
-      : 'market records',
-};
 
 /**
  * The cast is the one place where a checked frame meets the wire types; the checks above cover
@@ -218,31 +176,12 @@ function isStreamAddress(value: Fields): value is Fields & { channel: Channel; m
   return isChannel(value.channel) && typeof value.market === 'string';
 }
 
-/** A book message without `depth` is read as the full book; an unknown depth is malformed. */
-function depthOf(value: Fields): BookDepth | undefined {
-  if (value.depth === undefined || value.depth === null) return null;
-  return bookDepths.find((depth) => depth === value.depth);
-}
-
 function isChannel(value: unknown): value is Channel {
   return typeof value === 'string' && isChannelName(value);
 }
 
 function isStreamState(value: unknown): value is StreamState {
   return value === 'live' || value === 'stale' || value === 'closed';
-}
-
-function isLevels(value: unknown): value is Level[] {
-  return (
-    Array.isArray(value) &&
-    value.every(
-      (level) =>
-        Array.isArray(level) &&
-        level.length === 2 &&
-        typeof level[0] === 'string' &&
-        typeof level[1] === 'string',
-    )
-  );
 }
 
 /** `subscribed.streams` on a compact connection (market -> stream number); absent otherwise. */

@@ -4,6 +4,7 @@
  * which options the relay's SSE takes as query parameters, their text, and which of them name a
  * stream rather than how one subscriber gets it. `sse-socket.ts` keys its responses by them.
  */
+import { hasDepths } from '../../../protocol/src/channels/registry.ts';
 import type { BookDepth, SubscribeRequest } from '../../../protocol/src/protocol/messages.ts';
 
 /**
@@ -32,7 +33,7 @@ export function optionsOf(request: { channel: string } & QueryOptions): QueryOpt
   const options: QueryOptions = Object.fromEntries(
     queryOptionNames.flatMap((name) => (request[name] === undefined ? [] : [[name, request[name]]])),
   );
-  if (request.channel === 'book') options.depth = request.depth ?? null;
+  if (hasDepths(request.channel)) options.depth = request.depth ?? null;
   return options;
 }
 

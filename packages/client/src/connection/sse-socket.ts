@@ -16,6 +16,9 @@
  * one of them by name (the SDK's `stream.unsubscribe()`) answers here and drops that market's
  * messages from the response until the relay announces it left the active list.
  */
+
+import { PATHS_FIELD, STREAM_IDS_FIELD } from '../../../protocol/src/channels/definition.ts';
+import { idsArePaths } from '../../../protocol/src/channels/registry.ts';
 import { isWildcard, offTheWire } from '../../../protocol/src/protocol/channels.ts';
 import type {
   ClientRequest,
@@ -229,8 +232,9 @@ export class SseSocket implements WebSocketLike {
     const url = new URL(this.#base);
     url.searchParams.set('channel', group.channel);
     // Paths may hold commas: a `rest` response names each in a `paths` parameter of its own.
-    if (group.channel === 'rest') for (const path of group.markets) url.searchParams.append('paths', path);
-    else url.searchParams.set('markets', group.markets.join(','));
+    if (idsArePaths(group.channel))
+      for (const path of group.markets) url.searchParams.append(PATHS_FIELD, path);
+    else url.searchParams.set(STREAM_IDS_FIELD, group.markets.join(','));
     for (const [name, value] of queryEntries(group.options)) url.searchParams.set(name, value);
     const lastEventId = group.markets.map((market) => group.positions.get(market) ?? '').join(',');
     const headers =

@@ -7,9 +7,11 @@
  * same connection may get a new number (the relay made a new stream); the old one is forgotten so
  * that the map holds one number per stream however long the connection lives.
  */
+
+import { hasDepths } from '../../../protocol/src/channels/registry.ts';
+import { streamKey } from '../../../protocol/src/channels/stream-key.ts';
 import type { CompactStreamIdentity, CompactStreamLookup } from '../../../protocol/src/protocol/compact.ts';
 import type { BookDepth, Channel } from '../../../protocol/src/protocol/messages.ts';
-import { streamKey } from '../../../protocol/src/util/stream-key.ts';
 
 /** What the map reads from a `subscribed` message. */
 export interface StreamAnnouncement {
@@ -31,7 +33,7 @@ export class StreamNumbers implements CompactStreamLookup {
   /** Learns the numbers a `subscribed` announces (none on a JSON connection). */
   learn(message: StreamAnnouncement): void {
     if (message.streams === undefined) return;
-    const depth = message.channel === 'book' ? (message.depth ?? null) : undefined;
+    const depth = hasDepths(message.channel) ? (message.depth ?? null) : undefined;
     for (const [market, stream] of Object.entries(message.streams)) {
       const key = streamKey(message.channel, market, depth, message.group);
       const previous = this.#byStream.get(key);

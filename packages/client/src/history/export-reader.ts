@@ -5,11 +5,14 @@
  * into lines as its bytes arrive, each line read as the live path reads a frame, so that a range
  * of any length is held one chunk at a time. Needs only `fetch` and web streams (browsers, Node).
  */
+
+import { STREAM_ID_FIELD } from '../../../protocol/src/channels/definition.ts';
+import { hasDepths } from '../../../protocol/src/channels/registry.ts';
 import { canonicalStreamId } from '../../../protocol/src/protocol/channels.ts';
 import type { BookDepth, Channel, StreamMessage } from '../../../protocol/src/protocol/messages.ts';
 import { decodeFrame } from '../connection/frames.ts';
 import { RelayClientError } from '../events/client-error.ts';
-import { streamDepth, streamGroup } from '../subscriptions/channel-subscriptions.ts';
+import { streamDepth, streamGroup } from '../subscriptions/channels/book/subscription.ts';
 import { checkedTime } from '../subscriptions/options.ts';
 
 /** What `relay.history()` takes. */
@@ -64,14 +67,14 @@ export function historyQuery(options: HistoryOptions): HistoryQuery {
   const to = options.to === undefined ? undefined : checkedTime('to', options.to);
   if (to !== undefined && Date.parse(from) >= Date.parse(to))
     throw new TypeError(`from: ${from} is not before to: ${to}`);
-  if (channel !== 'book' && (options.depth !== undefined || options.group !== undefined))
+  if (!hasDepths(channel) && (options.depth !== undefined || options.group !== undefined))
     throw new TypeError(`depth and group are a book's, not ${channel}'s`);
   return {
     channel,
     market: market.id,
     from,
     to,
-    ...(channel === 'book' ? { depth: streamDepth(options.depth), group: streamGroup(options.group) } : {}),
+    ...(hasDepths(channel) ? { depth: streamDepth(options.depth), group: streamGroup(options.group) } : {}),
   };
 }
 
@@ -83,7 +86,7 @@ export function historyUrl(socketUrl: string, query: HistoryQuery): string {
   const prefix = url.pathname.replace(/\/v1\/(ws|sse)\/?$/, '').replace(/\/$/, '');
   url.pathname = `${prefix}/v1/history/${encodeURIComponent(query.channel)}`;
   url.search = '';
-  url.searchParams.set('market', query.market);
+  url.searchParams.set(STREAM_ID_FIELD, query.market);
   url.searchParams.set('from', query.from);
   if (query.to !== undefined) url.searchParams.set('to', query.to);
   if (query.depth !== undefined)

@@ -7,6 +7,7 @@
  * its connection: a close ends it with `connection_failed` (the application replays again from
  * where it got to).
  */
+import { hasDepths } from '../../../protocol/src/channels/registry.ts';
 import { canonicalStreamId } from '../../../protocol/src/protocol/channels.ts';
 import type { ReplayRequest, ReplaySpeed } from '../../../protocol/src/protocol/history.ts';
 import {
@@ -17,7 +18,7 @@ import {
   type ServerMessage,
 } from '../../../protocol/src/protocol/messages.ts';
 import { RelayClientError } from '../events/client-error.ts';
-import { streamDepth, streamGroup } from '../subscriptions/channel-subscriptions.ts';
+import { streamDepth, streamGroup } from '../subscriptions/channels/book/subscription.ts';
 import { checkedTime } from '../subscriptions/options.ts';
 import { Replay, type ReplayInput } from './replay.ts';
 
@@ -151,9 +152,10 @@ export function replayRequest(options: ReplayOptions, id: RequestId): ReplayRequ
   const speed = options.speed;
   if (speed !== undefined && speed !== 'max' && !(Number.isFinite(speed) && speed > 0))
     throw new TypeError(`speed: expected a number above 0 or "max", got ${JSON.stringify(speed)}`);
-  const book =
-    channel === 'book' ? { depth: streamDepth(options.depth), group: streamGroup(options.group) } : {};
-  if (channel !== 'book' && (options.depth !== undefined || options.group !== undefined))
+  const book = hasDepths(channel)
+    ? { depth: streamDepth(options.depth), group: streamGroup(options.group) }
+    : {};
+  if (!hasDepths(channel) && (options.depth !== undefined || options.group !== undefined))
     throw new TypeError(`depth and group are a book's, not ${channel}'s`);
   return {
     op: 'replay',

@@ -1,9 +1,11 @@
 /**
  * @module client/subscriptions/channel-subscriptions
- * The stream of each channel as the application holds it: its state type, how a snapshot and an
- * update make it (with the shared pure cores of protocol/, and for a channel with a folder of
- * its own the hold channels/ gives), and the events a channel adds (docs/client.md "API").
- * Sequencing, resync and status are the base class's (./stream-subscription.ts).
+ * The stream of each channel as the application holds it: a channel with a folder of its own in
+ * the wire package is one `DefinedSubscription`, its state and events as the channel's hold says
+ * (channels/registry.ts); every other channel's class is in ./channels/<name>/. Here the SDK
+ * knows them all by name (`ChannelSubscriptions`) and makes one of any channel
+ * (`channelSubscription`). Sequencing, resync and status are the base class's
+ * (./stream-subscription.ts).
  */
 
 import {
@@ -12,210 +14,20 @@ import {
   type HeldState,
   type HeldStreamOf,
   holdStream,
+  isDefinedChannel,
 } from '../../../protocol/src/channels/registry.ts';
-import { applyBookUpdate, type BookState, bookChecksum } from '../../../protocol/src/protocol/book.ts';
-import { applyMarketsUpdate, applyMarketUpdate } from '../../../protocol/src/protocol/channel-state.ts';
-import { groupExpected, offeredGroup } from '../../../protocol/src/protocol/group.ts';
 import type {
   BookDepth,
-  BookSnapshotMessage,
-  BookUpdateMessage,
+  Channel,
   DefinedSnapshotMessage,
   DefinedUpdateMessage,
-  MarketData,
-  MarketListRecord,
-  MarketSnapshotMessage,
-  MarketsData,
-  MarketsSnapshotMessage,
-  MarketsUpdateMessage,
-  MarketUpdateMessage,
-  PriceData,
-  PriceSnapshotMessage,
-  PriceUpdateMessage,
 } from '../../../protocol/src/protocol/messages.ts';
-import { bookDepths } from '../../../protocol/src/protocol/messages.ts';
-
-import { applyPriceUpdate } from '../../../protocol/src/protocol/price.ts';
-import { RelayClientError } from '../events/client-error.ts';
-import { checkedInterval, checkedThreshold } from './options.ts';
-import type { RestSubscription } from './rest-subscription.ts';
-import {
-  type StreamEvents,
-  type StreamHost,
-  type StreamOptions,
-  StreamSubscription,
-} from './stream-subscription.ts';
-
-export type AnyStreamSubscription =
-  | BookSubscription
-  | PriceSubscription
-  | MarketSubscription
-  | AnyDefinedSubscription
-  | MarketsSubscription
-  | RestSubscription;
-
-/**
- * The stream depth an application asks for: 1, 5, 10, 25 or 50 levels a side; `'full'`, null or
- * nothing is the full book (null on the wire). Any other depth throws a TypeError.
- */
-export function streamDepth(asked: BookDepth | 'full' | undefined): BookDepth {
-  const wanted: unknown = asked ?? null;
-  if (wanted === null || wanted === 'full') return null;
-  const depth = bookDepths.find((offered) => offered === wanted);
-  if (depth === undefined)
-    throw new TypeError(`depth must be ${bookDepths.join(', ')}, 'full' or null, got ${String(wanted)}`);
-  return depth;
-}
-
-/**
- * The group step an application asks for (docs/protocol.md "Grouped books"): one of `bookGroups` in
- * any decimal spelling, read as the relay's; undefined is the book ungrouped. Any other throws a TypeError.
- */
-export function streamGroup(asked: string | undefined): string | undefined {
-  if (asked === undefined) return undefined;
-  const group = offeredGroup(asked);
-  if (group === undefined) throw new TypeError(`group: ${groupExpected}, got ${JSON.stringify(asked)}`);
-  return group;
-}
-
-/**
- * A `book` stream: state is `{ bids, asks, last_price }` with exact decimal strings, best first;
- * with a `group`, the levels summed into multiples of that step (bids down, asks up).
- */
-export class BookSubscription extends StreamSubscription<BookState, BookSnapshotMessage, BookUpdateMessage> {
-  readonly channel = 'book';
-  #depth: BookDepth;
-  readonly #group: string | undefined;
-  readonly #host: StreamHost;
-
-  constructor(host: StreamHost, market: string, depth: BookDepth, group?: string) {
-    super(host, market);
-    this.#host = host;
-    this.#depth = depth;
-    this.#group = group;
-  }
-
-  get depth(): BookDepth {
-    return this.#depth;
-  }
-
-  override get group(): string | undefined {
-    return this.#group;
-  }
-
-  /**
-   * Moves this stream to another depth at the relay, without unsubscribing (docs/client.md):
-   * resolves on the relay's `subscribed`, rejects with its error; `depth` changes then, and the
-   * state is rebuilt from the new depth's snapshot. A depth `subscribeBook` refuses throws a
-   * `TypeError` here too, before anything is sent.
-   */
-  update(options: { depth: BookDepth | 'full' }): Promise<void> {
-    const depth = streamDepth(options.depth);
-    const from = { channel: 'book' as const, market: this.market, depth: this.#depth, group: this.#group };
-    if (this.#host.changeDepth === undefined)
-      return Promise.reject(new RelayClientError('bad_request', 'this stream cannot change its depth'));
-    return this.#host.changeDepth(from, depth, () => {
-      if (depth === this.#depth) return;
-      this.#depth = depth;
-      this.awaitSnapshot();
-    });
-  }
-
-  protected stateOf(snapshot: BookSnapshotMessage): BookState {
-    return snapshot.data;
-  }
-
-  protected apply(state: BookState, update: BookUpdateMessage): BookState {
-    return applyBookUpdate(state, update.data);
-  }
-
-  protected override verify(state: BookState, message: BookSnapshotMessage | BookUpdateMessage): boolean {
-    return bookChecksum(state) === message.checksum;
-  }
-}
-
-/** A `price` stream: state is upstream's decimal strings per field; a field upstream omits is absent. */
-export class PriceSubscription extends StreamSubscription<
-  PriceData,
-  PriceSnapshotMessage,
-  PriceUpdateMessage
-> {
-  readonly channel = 'price';
-  readonly depth = undefined;
-  readonly #host: StreamHost;
-
-  constructor(host: StreamHost, market: string) {
-    super(host, market);
-    this.#host = host;
-  }
-
-  /**
-   * Changes this stream's `interval` and `threshold` at the relay in place (an `update`; docs/
-   * client.md): null clears one, absent leaves it. Resolves on the relay's `subscribed`, rejects
-   * with its error; a value the relay would refuse throws, as `subscribePrice` does.
-   */
-  update(options: StreamOptions): Promise<void> {
-    const { interval, threshold } = options;
-    const checked: StreamOptions = {
-      ...(interval === undefined ? {} : { interval: interval === null ? null : checkedInterval(interval) }),
-      ...(threshold === undefined
-        ? {}
-        : { threshold: threshold === null ? null : checkedThreshold(threshold) }),
-    };
-    if (this.#host.changeOptions === undefined)
-      return Promise.reject(new RelayClientError('bad_request', 'this stream cannot change its options'));
-    return this.#host.changeOptions(this, checked);
-  }
-
-  protected stateOf(snapshot: PriceSnapshotMessage): PriceData {
-    return snapshot.data;
-  }
-
-  protected apply(state: PriceData, update: PriceUpdateMessage): PriceData {
-    return applyPriceUpdate(state, update.data);
-  }
-}
-
-/** upstream's status of a market that accepts trading (docs/upstream.md "Market status"). */
-const ACTIVE = 'ACTIVE';
-
-export interface MarketEvents extends StreamEvents<MarketData, MarketSnapshotMessage, MarketUpdateMessage> {
-  /**
-   * The market left ACTIVE (expired, resolved): `status` is its new upstream status. Fires once;
-   * the relay then closes the stream (subscription status `closed`).
-   */
-  closed: { status: string; state: MarketData };
-}
-
-/** A `market` stream: state is upstream's market detail record, each field with upstream's type. */
-export class MarketSubscription extends StreamSubscription<
-  MarketData,
-  MarketSnapshotMessage,
-  MarketUpdateMessage,
-  MarketEvents
-> {
-  readonly channel = 'market';
-  readonly depth = undefined;
-  #announcedClose = false;
-
-  protected stateOf(snapshot: MarketSnapshotMessage): MarketData {
-    return snapshot.data;
-  }
-
-  protected apply(state: MarketData, update: MarketUpdateMessage): MarketData {
-    return applyMarketUpdate(state, update.data);
-  }
-
-  protected override accepted(
-    _message: MarketSnapshotMessage | MarketUpdateMessage,
-    state: MarketData,
-  ): void {
-    const status = state.status;
-    if (this.#announcedClose || typeof status !== 'string' || status === ACTIVE) return;
-    this.#announcedClose = true;
-    this.emit('closed', { status, state });
-  }
-}
+import { BookSubscription } from './channels/book/subscription.ts';
+import { MarketSubscription } from './channels/market/subscription.ts';
+import { MarketsSubscription } from './channels/markets/subscription.ts';
+import { PriceSubscription } from './channels/price/subscription.ts';
+import { RestSubscription } from './channels/rest/subscription.ts';
+import { type StreamEvents, type StreamHost, StreamSubscription } from './stream-subscription.ts';
 
 /** The events of a stream of a channel with a folder of its own: every stream's and the channel's. */
 export type DefinedEvents<C extends DefinedChannel> = StreamEvents<
@@ -274,42 +86,44 @@ export class DefinedSubscription<C extends DefinedChannel> extends StreamSubscri
   }
 }
 
-type AnyDefinedSubscription = { [C in DefinedChannel]: DefinedSubscription<C> }[DefinedChannel];
+/** The stream each channel's subscriptions are held in. */
+export type ChannelSubscriptions = {
+  book: BookSubscription;
+  price: PriceSubscription;
+  market: MarketSubscription;
+  markets: MarketsSubscription;
+  rest: RestSubscription;
+} & { [C in DefinedChannel]: DefinedSubscription<C> };
 
-/**
- * A `markets` stream (`market` is the catalogue's filter: `all`, `active` ...): every market's
- * list-form record by id; `listed` fires for each market new to it and `delisted` for each that left.
- */
-export class MarketsSubscription extends StreamSubscription<
-  MarketsData,
-  MarketsSnapshotMessage,
-  MarketsUpdateMessage,
-  StreamEvents<MarketsData, MarketsSnapshotMessage, MarketsUpdateMessage> & {
-    listed: MarketListRecord;
-    delisted: { market: string };
-  }
-> {
-  readonly channel = 'markets';
-  readonly depth = undefined;
-  #previous: MarketsData | undefined;
+export type AnyStreamSubscription = ChannelSubscriptions[Channel];
 
-  protected stateOf(snapshot: MarketsSnapshotMessage): MarketsData {
-    return snapshot.data;
-  }
+/** What makes a stream of a channel with a class of its own (a book's of `depth` and `group`). */
+type Make = (
+  host: StreamHost,
+  market: string,
+  depth: BookDepth,
+  group: string | undefined,
+) => AnyStreamSubscription;
 
-  protected apply(state: MarketsData, update: MarketsUpdateMessage): MarketsData {
-    this.#previous = state;
-    return applyMarketsUpdate(state, update.data);
-  }
+const classOwners: Readonly<Record<Exclude<Channel, DefinedChannel>, Make>> = {
+  book: (host, market, depth, group) => new BookSubscription(host, market, depth, group),
+  price: (host, market) => new PriceSubscription(host, market),
+  market: (host, market) => new MarketSubscription(host, market),
+  markets: (host, market) => new MarketsSubscription(host, market),
+  rest: (host, market) => new RestSubscription(host, market),
+};
 
-  /** An update's new and removed markets, in the update's order; a snapshot announces none. */
-  protected override accepted(message: MarketsSnapshotMessage | MarketsUpdateMessage): void {
-    const before = this.#previous;
-    this.#previous = undefined;
-    if (message.type !== 'update' || before === undefined) return;
-    for (const [market, record] of Object.entries(message.data)) {
-      if (record === null) this.emit('delisted', { market });
-      else if (!Object.hasOwn(before, market)) this.emit('listed', record);
-    }
-  }
+/** A new stream of `channel`'s `market` (a book's of `depth` and `group`) on `host`. */
+export function channelSubscription<C extends Channel>(
+  channel: C,
+  market: string,
+  host: StreamHost,
+  depth: BookDepth,
+  group: string | undefined,
+): ChannelSubscriptions[C] {
+  // TypeScript cannot narrow a generic C by the tests, hence the casts; the tables are typed per channel.
+  const stream = isDefinedChannel(channel)
+    ? new DefinedSubscription(host, market, channel)
+    : classOwners[channel as Exclude<Channel, DefinedChannel>](host, market, depth, group);
+  return stream as ChannelSubscriptions[C];
 }

@@ -8,6 +8,7 @@
  * (and, for a channel with a folder of its own, in channels/).
  */
 
+import { hasDepths } from '../../../protocol/src/channels/registry.ts';
 import type { HistoryCoverage } from '../../../protocol/src/protocol/history.ts';
 import type {
   BookDepth,
@@ -366,7 +367,7 @@ export abstract class StreamSubscription<
   #logFreshness(status: SubscriptionStatus, reason: string | undefined): void {
     const logger = this.#host.logger;
     if (logger === undefined || (status !== 'stale' && !(status === 'live' && this.#reportedStale))) return;
-    const depth = this.channel === 'book' ? ` depth ${this.depth ?? 'full'}` : '';
+    const depth = hasDepths(this.channel) ? ` depth ${this.depth ?? 'full'}` : '';
     const stream = `${this.channel} ${this.market}${depth}`;
     this.#reportedStale = status === 'stale';
     try {

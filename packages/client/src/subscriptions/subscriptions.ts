@@ -4,6 +4,9 @@
  * (re)establish them: one per (channel, depth, book group, interval, threshold, since) group and at most 100 markets each (protocol.md
  * "Client -> relay"), carrying `resume` for every stream that still trusts its state.
  */
+
+import { hasDepths } from '../../../protocol/src/channels/registry.ts';
+import { streamKey } from '../../../protocol/src/channels/stream-key.ts';
 import {
   type BookDepth,
   type Channel,
@@ -12,17 +15,16 @@ import {
   type SubscribeRequest,
   type UnsubscribeRequest,
 } from '../../../protocol/src/protocol/messages.ts';
-import { streamKey } from '../../../protocol/src/util/stream-key.ts';
 import type { AnyStreamSubscription } from './channel-subscriptions.ts';
 
-/** Book messages name their depth (absent read as the full book); other channels have none. */
+/** A channel with depths names its messages' depth (absent read as the full book); other channels have none. */
 export function depthOf(message: { channel: string; depth?: BookDepth }): BookDepth | undefined {
-  return message.channel === 'book' ? (message.depth ?? null) : undefined;
+  return hasDepths(message.channel) ? (message.depth ?? null) : undefined;
 }
 
-/** A grouped book's messages name its group step; other streams have none. */
+/** A grouped stream's messages (of a channel with depths) name its group step; other streams have none. */
 export function groupOf(message: { channel: string; group?: string }): string | undefined {
-  return message.channel === 'book' ? message.group : undefined;
+  return hasDepths(message.channel) ? message.group : undefined;
 }
 
 export type SubscribeBody = Omit<SubscribeRequest, 'id'>;

@@ -18,7 +18,9 @@ import type {
 } from '../../../protocol/src/protocol/messages.ts';
 import type { RelayClientError } from '../events/client-error.ts';
 import { Emitter } from '../events/emitter.ts';
-import { DefinedSubscription, MarketSubscription, PriceSubscription } from './channel-subscriptions.ts';
+import { DefinedSubscription } from './channel-subscriptions.ts';
+import { MarketSubscription } from './channels/market/subscription.ts';
+import { PriceSubscription } from './channels/price/subscription.ts';
 import type { StreamHost } from './stream-subscription.ts';
 import type { SubscribeBody, UnsubscribeBody } from './subscriptions.ts';
 

@@ -6,6 +6,9 @@
  * its server part through relay/channels/relay-registry.ts. Adding a channel: its folder, a line here and one in
  * relay/channels/relay-registry.ts (and, for the SDK's `subscribe…` method, one in client/channel-streams.ts).
  */
+
+import { isObject } from '../util/field-checks.ts';
+import { bookWire } from './book/wire.ts';
 import { type CandlesData as CandlesDataOf, candlesChannel } from './candles/candles.ts';
 import { type ProbabilityCandle, probabilityCandles } from './candles/sources.ts';
 import { candlesStreamReader } from './candles/streams.ts';
@@ -14,15 +17,19 @@ import {
   type CandlesState as CandlesStateOf,
   holdCandles,
 } from './candles/subscription.ts';
-import type { ChannelDefinition, HeldStream } from './definition.ts';
+import type { ChannelDefinition, ChannelWire, HeldStream } from './definition.ts';
+import { marketWire } from './market/wire.ts';
+import { marketsWire } from './markets/wire.ts';
 import { type OracleData, oracle } from './oracle/oracle.ts';
 import { type OrderMapState, type OrdersData, type OrdersUpdateData, orders } from './orders/orders.ts';
 import { holdOrders, type OrderEvents } from './orders/subscription.ts';
+import { priceWire } from './price/wire.ts';
 import {
   type ProbabilitiesData,
   type ProbabilitiesUpdateData,
   probabilities,
 } from './probabilities/probabilities.ts';
+import { restWire } from './rest/wire.ts';
 import { type TradesCandle, tradesCandles } from './trades/candle-source.ts';
 import { holdTrades, type TradeEvents, type TradesState } from './trades/subscription.ts';
 import { type TradesData, trades } from './trades/trades.ts';
@@ -105,6 +112,42 @@ export const channelGets: readonly string[] = Object.values(channelDefinitions).
 
 export function isDefinedChannel(channel: string): channel is DefinedChannel {
   return Object.hasOwn(channelDefinitions, channel);
+}
+
+type ChannelName = (typeof channelNames)[number];
+
+/** A defined channel's wire form, as its definition gives it. */
+function wireOf({ streamIds, checksum, dataProblem }: ChannelDefinition<unknown, unknown>): ChannelWire {
+  return {
+    streamIds,
+    ...(checksum === undefined ? {} : { checksummed: true }),
+    dataProblem: (message, snapshot) =>
+      isObject(message.data) ? dataProblem({ ...message, data: message.data }, snapshot) : 'data',
+  };
+}
+
+/** Every channel's wire form (./definition.ts `ChannelWire`), by name. */
+export const channelWires: { readonly [C in ChannelName]: ChannelWire } = {
+  book: bookWire,
+  price: priceWire,
+  market: marketWire,
+  markets: marketsWire,
+  rest: restWire,
+  ...(Object.fromEntries(
+    Object.entries(channelDefinitions).map(([channel, definition]) => [channel, wireOf(definition)]),
+  ) as Record<DefinedChannel, ChannelWire>),
+};
+
+/** Whether `channel`'s streams are cut to a depth and may be grouped (a channel's `depths`). */
+export function hasDepths(channel: string): boolean {
+  return Object.hasOwn(channelWires, channel) && channelWires[channel as ChannelName].depths === true;
+}
+
+/** Whether `channel`'s stream ids are paths, which the wire names `path` and `paths`. */
+export function idsArePaths(channel: string): boolean {
+  return (
+    Object.hasOwn(channelWires, channel) && channelWires[channel as ChannelName].streamIds.kind === 'path'
+  );
 }
 
 /**

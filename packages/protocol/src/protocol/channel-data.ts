@@ -8,39 +8,24 @@
  */
 import type { JsonValue } from '../channels/records.ts';
 
-/** A price level on the wire: [price, size], both exact decimal strings. */
-export type Level = [price: string, size: string];
+export type { BookData, Level } from '../channels/book/wire.ts';
 
-export interface BookData {
-  bids: Level[];
-  asks: Level[];
-  last_price?: string;
-}
-
-/** Price channel data: upstream's decimal strings; in an update, `null` means upstream stopped sending it. */
-export const priceFields = ['best_bid', 'best_ask', 'midpoint_price', 'last_price', 'spread'] as const;
-export type PriceField = (typeof priceFields)[number];
-export type PriceData = Partial<Record<PriceField, string>>;
-export type PriceUpdateData = Partial<Record<PriceField, string | null>>;
+export {
+  type PriceData,
+  type PriceField,
+  type PriceUpdateData,
+  priceFields,
+} from '../channels/price/price.ts';
 
 /**
  * Channels beyond v1's `book` and `price` (docs/protocol.md, one section each). Each keeps
  * upstream's field types: decimal strings stay strings, numbers stay numbers.
  */
 
+export type { MarketData, MarketUpdateData } from '../channels/market/wire.ts';
+export type { MarketListRecord, MarketsData, MarketsUpdateData } from '../channels/markets/wire.ts';
 /** A JSON value as upstream sent it (the `market` record's fields keep their upstream types). */
 export type { JsonValue };
-/** `market` snapshot: upstream's market detail record as received. */
-export type MarketData = Record<string, JsonValue>;
-/** `market` update: the fields that changed, with their new values; `null` for a field that went away. */
-export type MarketUpdateData = Record<string, JsonValue>;
-
-/** `markets`: upstream's list-form market record as received, each field with upstream's type. */
-export type MarketListRecord = Record<string, JsonValue>;
-/** Snapshot: every market of the catalogue (across all its pages), keyed by market UUID. */
-export type MarketsData = Record<string, MarketListRecord>;
-/** Update: the records new or changed (whole) and, as `null`, the markets that left the catalogue. */
-export type MarketsUpdateData = Record<string, MarketListRecord | null>;
 
 /**
  * `rest`: snapshot, upstream's body as served (every field with upstream's type); update, the

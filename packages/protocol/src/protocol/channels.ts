@@ -7,8 +7,17 @@
  */
 import type { StreamIdKind } from '../channels/definition.ts';
 import {
+  MARKET_IDS,
+  PATH_FIELD,
+  PATHS_FIELD,
+  STREAM_ID_FIELD,
+  STREAM_IDS_FIELD,
+} from '../channels/definition.ts';
+import {
   channelDefinitions,
   channelNames,
+  channelWires,
+  idsArePaths,
   isDefinedChannel,
   wildcardChannels,
 } from '../channels/registry.ts';
@@ -69,25 +78,18 @@ export function catalogueStreamId(filter: CatalogueFilter = {}): string {
  * What each channel's stream ids (the `markets` of a subscribe) are (channels/definition.ts);
  * `rest` paths a subscribe names as `paths` and messages carry as `path`.
  */
-export const streamIdKinds: Readonly<Record<Channel, StreamIdKind>> = {
-  book: 'market',
-  price: 'market',
-  market: 'market',
-  markets: 'catalogue',
-  rest: 'path',
-  ...(Object.fromEntries(
-    Object.entries(channelDefinitions).map(([channel, { streamIds }]) => [channel, streamIds.kind]),
-  ) as Record<keyof typeof channelDefinitions, StreamIdKind>),
-};
+export const streamIdKinds = Object.fromEntries(
+  channels.map((channel) => [channel, channelWires[channel].streamIds.kind]),
+) as Readonly<Record<Channel, StreamIdKind>>;
 
-/** The field a message names its stream in: `path` on the `rest` channel, `market` on the others. */
-export function streamIdField(channel: string): 'path' | 'market' {
-  return channel === 'rest' ? 'path' : 'market';
+/** The field a message names its stream in: `path` on a channel of paths (`rest`), `market` on the others. */
+export function streamIdField(channel: string): typeof PATH_FIELD | typeof STREAM_ID_FIELD {
+  return idsArePaths(channel) ? PATH_FIELD : STREAM_ID_FIELD;
 }
 
 /** What a stream id of each kind must look like, worded for a `bad_request` message. */
-const expectedIds: Readonly<Record<'market' | 'catalogue', string>> = {
-  market: 'not a UUID',
+const expectedIds: Readonly<Record<typeof MARKET_IDS | 'catalogue', string>> = {
+  [MARKET_IDS]: 'not a UUID',
   catalogue: `the markets channel's streams are ${catalogueStatuses.map((id) => `"${id}"`).join(', ')}, each optionally with ":" and a token id`,
 };
 
@@ -137,7 +139,7 @@ export function canonicalStreamId(
  */
 export function marketOfStreamId(channel: Channel, id: string): string | undefined {
   const kind = streamIdKinds[channel];
-  if (kind === 'market') return id;
+  if (kind === MARKET_IDS) return id;
   if (kind !== 'of-market' || !isDefinedChannel(channel)) return undefined;
   return channelDefinitions[channel].streamIds.marketOf?.(id);
 }
@@ -148,29 +150,36 @@ export function streamIdNoun(channel: Channel): string {
     const { noun } = channelDefinitions[channel].streamIds;
     if (noun !== undefined) return noun;
   }
-  return streamIdKinds[channel] === 'path' ? 'path' : 'market';
+  return streamIdKinds[channel] === 'path' ? PATH_FIELD : MARKET_IDS;
 }
+
+/** The wire's names of the stream-id fields on a channel of paths. */
+const wireNames: ReadonlyMap<string, string> = new Map([
+  [STREAM_ID_FIELD, PATH_FIELD],
+  [STREAM_IDS_FIELD, PATHS_FIELD],
+]);
 
 /**
  * A relay message as it goes on the wire: on the `rest` channel its stream id is `path` (a
  * `subscribed` or `unsubscribed` lists `paths`), where the relay's own objects say `market`.
  */
 export function onTheWire<M extends object>(message: M): M | Record<string, unknown> {
-  if ((message as { channel?: unknown }).channel !== 'rest') return message;
+  const { channel } = message as { channel?: unknown };
+  if (typeof channel !== 'string' || !idsArePaths(channel)) return message;
   return Object.fromEntries(
     Object.entries(message)
-      .filter(([name]) => name !== 'path' && name !== 'paths')
-      .map(([name, value]) => [name === 'market' ? 'path' : name === 'markets' ? 'paths' : name, value]),
+      .filter(([name]) => name !== PATH_FIELD && name !== PATHS_FIELD)
+      .map(([name, value]) => [wireNames.get(name) ?? name, value]),
   );
 }
 
 /** A message read off the wire, with a `rest` stream's `path` (or `paths`) also as `market` (`markets`). */
 export function offTheWire<M extends object>(message: M): M {
   const fields = message as { channel?: unknown; path?: unknown; paths?: unknown };
-  if (fields.channel !== 'rest') return message;
+  if (typeof fields.channel !== 'string' || !idsArePaths(fields.channel)) return message;
   return {
     ...message,
-    ...(fields.path === undefined ? {} : { market: fields.path }),
-    ...(fields.paths === undefined ? {} : { markets: fields.paths }),
+    ...(fields.path === undefined ? {} : { [STREAM_ID_FIELD]: fields.path }),
+    ...(fields.paths === undefined ? {} : { [STREAM_IDS_FIELD]: fields.paths }),
   };
 }

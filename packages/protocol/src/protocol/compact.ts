@@ -3,23 +3,26 @@
  * The compact encoding of `snapshot` and `update` (docs/protocol.md "Compact encoding"), negotiated
  * as the WebSocket subprotocol {@link COMPACT_SUBPROTOCOL}: a JSON array
  * `[kind, stream, epoch, seq, ts, rts, data]` (plus `checksum` on the channels whose messages carry
- * one, then `prev_seq` on a paced subscription's conflated update) whose stream number stands for (channel, market, depth), whose times are epoch milliseconds when that is exact and
- * whose book prices drop upstream's trailing zeros. Every step is exactly reversible, so decoding
- * gives back the JSON-mode message. Pure and shared by the relay and the browser SDK.
+ * one, then `prev_seq` on a paced subscription's conflated update) whose stream number stands for
+ * (channel, market, depth, group), whose times are epoch milliseconds when that is exact and whose
+ * `data` takes its channel's compact form where it has one (a book's prices drop upstream's
+ * trailing zeros: channels/book/compact.ts). Every step is exactly reversible, so decoding gives
+ * back the JSON-mode message. Pure and shared by the relay and the browser SDK; what it asks of a
+ * channel, it asks of the registry (channels/registry.ts `channelWires`).
  */
-import { channelDefinitions, isDefinedChannel } from '../channels/registry.ts';
+import type { CompactBookData } from '../channels/book/wire.ts';
+import { PATH_FIELD } from '../channels/definition.ts';
+import { channelWires } from '../channels/registry.ts';
 import type { Channel } from './channels.ts';
-import type { BookData, BookDepth, Level, StreamMessage } from './messages.ts';
+import type { BookDepth, PlainChannel, StreamMessage } from './messages.ts';
+
+export type { CompactBookData } from '../channels/book/wire.ts';
 
 /** The `Sec-WebSocket-Protocol` value that selects this encoding. */
 export const COMPACT_SUBPROTOCOL = 'market-relay.compact.1';
 
 /** Epoch milliseconds when that spells the time exactly, otherwise the original string. */
 export type CompactTime = number | string;
-/** `[bids, asks]` or `[bids, asks, last_price]`, every price in the compact price form. */
-export type CompactBookData =
-  | [bids: Level[], asks: Level[]]
-  | [bids: Level[], asks: Level[], lastPrice: string];
 export type CompactKind = 's' | 'u';
 
 type Envelope = [
@@ -31,8 +34,8 @@ type Envelope = [
   rts: CompactTime,
 ];
 export type CompactBookMessage = [...Envelope, data: CompactBookData, checksum: number];
-/** The messages after `book`'s that carry a checksum: `rest`'s and a channel's that declares one. */
-type CheckedMessage = Extract<Exclude<StreamMessage, { channel: 'book' }>, { checksum: number }>;
+/** The messages of channels without depths that carry a checksum: `rest`'s and a channel's that declares one. */
+type CheckedMessage = Extract<StreamMessage, { channel: PlainChannel; checksum: number }>;
 /** `data` exactly as in JSON mode (`rest`: a body or a JSON Patch), then the checksum. */
 export type CompactCheckedMessage = [...Envelope, data: CheckedMessage['data'], checksum: number];
 /** Every other channel: `data` exactly as in JSON mode. */
@@ -57,32 +60,6 @@ export type CompactDecodeResult =
   | { ok: true; message: StreamMessage }
   /** `unknown_stream`: well formed, but the stream number is not in the lookup (ignore it). */
   | { ok: false; reason: 'malformed' | 'unknown_stream'; message: string };
-
-// ---------------------------------------------------------------------------------------------
-// Prices
-
-const PRICE_DECIMALS = 8;
-/** Upstream's usual price text: digits, a dot, exactly eight decimals. */
-const UPSTREAM_PRICE = /^\d+\.\d{8}$/;
-/** A compact price without the verbatim marker: at most eight decimals, padded back on decoding. */
-const SHORT_PRICE = /^\d+(?:\.\d{1,8})?$/;
-const VERBATIM = '=';
-
-/** `"0.78000000"` -> `"0.78"`, `"1.00000000"` -> `"1"`; any other text -> `"="` + the text. */
-export function compactPrice(price: string): string {
-  if (!UPSTREAM_PRICE.test(price)) return VERBATIM + price;
-  return price.replace(/\.?0+$/, '');
-}
-
-/** The price text {@link compactPrice} was given, or undefined when `compact` is not in the form. */
-export function expandPrice(compact: string): string | undefined {
-  if (compact.startsWith(VERBATIM)) return compact.slice(VERBATIM.length);
-  if (!SHORT_PRICE.test(compact)) return undefined;
-  const dot = compact.indexOf('.');
-  const integer = dot === -1 ? compact : compact.slice(0, dot);
-  const fraction = dot === -1 ? '' : compact.slice(dot + 1);
-  return `${integer}.${fraction.padEnd(PRICE_DECIMALS, '0')}`;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Times
@@ -122,35 +99,16 @@ export function encodeCompactStreamMessage(message: StreamMessage, stream: numbe
     ts,
     compactOffset(ts, message.rts),
   ];
-  const compact: CompactStreamMessage =
-    message.channel === 'book'
-      ? [...envelope, compactBook(message.data), message.checksum]
-      : isChecked(message)
-        ? [...envelope, message.data, message.checksum]
-        : [...envelope, message.data];
+  const { compact: form, checksummed } = channelWires[message.channel];
+  const data = form === undefined ? message.data : form.encode(message.data);
+  // The element types are the channel's: TypeScript cannot pair a channel's data with its form.
+  const compact = (
+    checksummed === true
+      ? [...envelope, data, (message as { checksum: number }).checksum]
+      : [...envelope, data]
+  ) as CompactStreamMessage;
   // A conflated update's `prev_seq` goes after everything else: one more element, read back by its count.
   return message.prev_seq === undefined ? compact : ([...compact, message.prev_seq] as CompactStreamMessage);
-}
-
-function isChecked(message: StreamMessage): message is CheckedMessage {
-  return carriesChecksum(message.channel);
-}
-
-/** Whether a channel after `book` carries a checksum after `data`. */
-function carriesChecksum(channel: Channel): boolean {
-  return (
-    channel === 'rest' || (isDefinedChannel(channel) && channelDefinitions[channel].checksum !== undefined)
-  );
-}
-
-function compactBook(data: BookData): CompactBookData {
-  const bids = data.bids.map(compactLevel);
-  const asks = data.asks.map(compactLevel);
-  return data.last_price === undefined ? [bids, asks] : [bids, asks, compactPrice(data.last_price)];
-}
-
-function compactLevel([price, size]: Level): Level {
-  return [compactPrice(price), size];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -183,7 +141,7 @@ function decode(value: unknown, lookup: CompactStreamLookup): CompactDecodeResul
 
 /** Elements of a channel's ordinary message: the envelope, `data`, and a checksum where it has one. */
 function ordinaryLength(channel: Channel): number {
-  return channel === 'book' || carriesChecksum(channel) ? 8 : 7;
+  return channelWires[channel].checksummed === true ? 8 : 7;
 }
 
 function withPrevSeq(message: StreamMessage, prevSeq: unknown): StreamMessage {
@@ -221,34 +179,43 @@ function decodeArray(
     ts: isoTs,
     rts: isoRts,
   };
-  if (identity.channel === 'book') {
-    if (length !== 8) throw new Malformed('a book message has 8 elements');
-    const checksum = checksumOf(value[7]);
-    const group = identity.group === undefined ? {} : { group: identity.group };
-    const message = { ...head, depth: identity.depth ?? null, ...group, data: decodeBook(data), checksum };
-    return { ok: true, message: message as StreamMessage };
-  }
-  if (identity.channel === 'rest') {
-    if (length !== 8) throw new Malformed('a rest message has 8 elements');
-    const checksum = checksumOf(value[7]);
-    if (kind === 'u' && !Array.isArray(data)) throw new Malformed('a rest update is not a JSON Patch');
-    const message = { ...head, path: identity.market, data, checksum };
-    return { ok: true, message: message as StreamMessage };
-  }
-  if (carriesChecksum(identity.channel)) {
-    if (length !== 8) throw new Malformed(`a ${identity.channel} message has 8 elements`);
-    const checksum = checksumOf(value[7]);
-    if (typeof data !== 'object' || data === null || Array.isArray(data))
-      throw new Malformed('data is not an object');
-    return { ok: true, message: { ...head, data, checksum } as StreamMessage };
-  }
-  if (length !== 7) throw new Malformed(`a ${identity.channel} message has 7 elements`);
-  if (typeof data !== 'object' || data === null || Array.isArray(data))
-    throw new Malformed('data is not an object');
+  const wire = channelWires[identity.channel];
+  const checksum = wire.checksummed === true ? { checksum: checked(value[7], length, identity.channel) } : {};
+  if (wire.checksummed !== true && length !== 7)
+    throw new Malformed(`a ${identity.channel} message has 7 elements`);
+  const shape =
+    wire.depths === true
+      ? { depth: identity.depth ?? null, ...(identity.group === undefined ? {} : { group: identity.group }) }
+      : {};
+  const named = wire.streamIds.kind === 'path' ? { [PATH_FIELD]: identity.market } : {};
   // The cast is where the wire meets the types: like JSON mode, a channel's data is taken as sent.
-  return { ok: true, message: { ...head, data } as StreamMessage };
+  const message = { ...head, ...named, ...shape, data: dataOf(data, kind, identity.channel), ...checksum };
+  return { ok: true, message: message as StreamMessage };
 }
 
+/** A message's checksum element, of a channel whose messages have 8 elements. */
+function checked(value: unknown, length: number, channel: Channel): number {
+  if (length !== 8) throw new Malformed(`a ${channel} message has 8 elements`);
+  return checksumOf(value);
+}
+
+/** `data` as JSON mode has it: through the channel's compact form if it has one, otherwise as sent. */
+function dataOf(data: unknown, kind: CompactKind, channel: Channel): unknown {
+  const { compact: form, streamIds } = channelWires[channel];
+  if (form !== undefined) {
+    const decoded = form.decode(data);
+    if (!decoded.ok) throw new Malformed(decoded.problem);
+    return decoded.data;
+  }
+  // A channel of paths carries any body in a snapshot, a JSON Patch in an update.
+  if (streamIds.kind === 'path') {
+    if (kind === 'u' && !Array.isArray(data)) throw new Malformed(`a ${channel} update is not a JSON Patch`);
+    return data;
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw new Malformed('data is not an object');
+  return data;
+}
 function checksumOf(value: unknown): number {
   if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > 0xffffffff)
     throw new Malformed('checksum is not an unsigned 32-bit integer');
@@ -269,27 +236,4 @@ function decodeRts(value: unknown, ts: unknown): string {
   const iso = Number.isSafeInteger(value) ? isoOf(ts + value) : undefined;
   if (iso === undefined) throw new Malformed('rts is not a whole number of milliseconds after ts');
   return iso;
-}
-
-function decodeBook(value: unknown): BookData {
-  if (!Array.isArray(value) || value.length < 2 || value.length > 3)
-    throw new Malformed('book data is not [bids, asks] or [bids, asks, last_price]');
-  const data: BookData = { bids: decodeLevels(value[0], 'bids'), asks: decodeLevels(value[1], 'asks') };
-  if (value.length === 3) data.last_price = decodePrice(value[2], 'last_price');
-  return data;
-}
-
-function decodeLevels(value: unknown, side: string): Level[] {
-  if (!Array.isArray(value)) throw new Malformed(`${side} is not an array`);
-  return value.map((level: unknown): Level => {
-    if (!Array.isArray(level) || level.length !== 2 || typeof level[1] !== 'string')
-      throw new Malformed(`a level of ${side} is not [price, size]`);
-    return [decodePrice(level[0], side), level[1]];
-  });
-}
-
-function decodePrice(value: unknown, where: string): string {
-  const price = typeof value === 'string' ? expandPrice(value) : undefined;
-  if (price === undefined) throw new Malformed(`a price in ${where} is not in the compact price form`);
-  return price;
 }

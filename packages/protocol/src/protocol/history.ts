@@ -4,7 +4,10 @@
  * `since` is answered with, and the `replay` conversation. Types only, shared by the relay and the
  * SDKs; ./requests.ts validates the requests against them.
  */
-import type { BookDepth, RequestId } from './primitives.ts';
+import type { BookDepth } from '../channels/book/wire.ts';
+
+/** A request's `id`, as the client chose it; the relay echoes it on the answers. */
+export type RequestId = string | number;
 
 /** How a replay is paced: 1 = the original pacing, a multiplier of it, or as fast as the connection drains. */
 export type ReplaySpeed = number | 'max';

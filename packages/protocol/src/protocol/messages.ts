@@ -8,14 +8,15 @@
 
 export { type Channel, channels, streamIdKinds } from './channels.ts';
 
+import type { BookDepth } from '../channels/book/wire.ts';
 import type { DefinedChannel, DefinedChannelData } from '../channels/registry.ts';
 import type { Channel } from './channels.ts';
 import type * as History from './history.ts';
-import type { BookDepth, RequestId } from './primitives.ts';
+import type { RequestId } from './history.ts';
 
+export { type BookDepth, bookDepths } from '../channels/book/wire.ts';
 export type * from './history.ts';
 export { MAX_INTERVAL_MS, MAX_MARKETS_PER_REQUEST, MIN_INTERVAL_MS } from './limits.ts';
-export { type BookDepth, bookDepths, type RequestId } from './primitives.ts';
 export { isThreshold, thresholdExpected } from './threshold.ts';
 
 // Client -> relay (protocol.md "Client -> relay"). Plain types, so that the client SDK needs no
@@ -128,85 +129,51 @@ export interface StreamFields {
   replay?: RequestId;
 }
 
-export interface BookSnapshotMessage extends StreamFields {
-  type: 'snapshot';
-  channel: 'book';
-  depth: BookDepth;
-  data: BookData;
-  checksum: number;
-}
-export interface BookUpdateMessage extends StreamFields {
-  type: 'update';
-  channel: 'book';
-  depth: BookDepth;
-  data: BookData;
-  checksum: number;
-}
-export type PriceSnapshotMessage = ChannelSnapshotMessage<'price'>;
-export type PriceUpdateMessage = ChannelUpdateMessage<'price'>;
-
 /**
- * Each channel's `data`: of a `snapshot` (the whole state) and of an `update` (the change); a
- * channel with a folder of its own declares it there (channels/registry.ts).
+ * Each channel's `data`: of a `snapshot` (the whole state) and of an `update` (the change), and
+ * what else every message of it carries: a `checksum` of the state after it, and, on a channel
+ * whose streams are cut to a depth (channels/registry.ts `hasDepths`), its `depth`. A channel
+ * with a folder of its own declares its data there (channels/registry.ts).
  */
 export interface ChannelData extends DefinedChannelData {
-  book: { snapshot: BookData; update: BookData };
+  book: { snapshot: BookData; update: BookData; checksum: number; depth: BookDepth };
   price: { snapshot: PriceData; update: PriceUpdateData };
   market: { snapshot: MarketData; update: MarketUpdateData };
   markets: { snapshot: MarketsData; update: MarketsUpdateData };
-  rest: { snapshot: RestData; update: RestUpdateData };
+  rest: { snapshot: RestData; update: RestUpdateData; checksum: number };
 }
 
-/**
- * The channels after `book`: no depth, and no checksum unless the channel's messages add one
- * (`rest`, and a defined channel that declares one: `ChecksumOf`); otherwise seq alone detects a gap.
- */
-export type PlainChannel = Exclude<Channel, 'book'>;
+/** The fields every message of `C` carries beyond the stream's: its checksum and depth, where it has them. */
+type CarriedBy<C extends Channel> = (ChannelData[C] extends { checksum: number }
+  ? { checksum: number }
+  : unknown) &
+  (ChannelData[C] extends { depth: BookDepth } ? { depth: BookDepth } : unknown);
 
-export interface ChannelSnapshotMessage<C extends PlainChannel> extends StreamFields {
+/** A `snapshot` of a stream of `C`: the whole state. */
+export type SnapshotMessageOf<C extends Channel> = StreamFields & {
   type: 'snapshot';
   channel: C;
   data: ChannelData[C]['snapshot'];
-}
-export interface ChannelUpdateMessage<C extends PlainChannel> extends StreamFields {
+} & CarriedBy<C>;
+/** An `update` of a stream of `C`: the change. */
+export type UpdateMessageOf<C extends Channel> = StreamFields & {
   type: 'update';
   channel: C;
   data: ChannelData[C]['update'];
-}
-export type MarketSnapshotMessage = ChannelSnapshotMessage<'market'>;
-export type MarketUpdateMessage = ChannelUpdateMessage<'market'>;
-/** A `checksum` on every message of a channel that declares one (channels/registry.ts). */
-type ChecksumOf<C extends DefinedChannel> = DefinedChannelData[C] extends { checksum: number }
-  ? { checksum: number }
-  : unknown;
-/** A `snapshot` of a channel with a folder of its own, with its checksum if it carries one. */
-export type DefinedSnapshotMessage<C extends DefinedChannel> = ChannelSnapshotMessage<C> & ChecksumOf<C>;
-export type DefinedUpdateMessage<C extends DefinedChannel> = ChannelUpdateMessage<C> & ChecksumOf<C>;
-/** The messages of the channels with a folder of their own. */
-type DefinedChannelMessage = {
-  [C in DefinedChannel]: DefinedSnapshotMessage<C> | DefinedUpdateMessage<C>;
-}[DefinedChannel];
-export type MarketsSnapshotMessage = ChannelSnapshotMessage<'markets'>;
-export type MarketsUpdateMessage = ChannelUpdateMessage<'markets'>;
-export interface RestSnapshotMessage extends ChannelSnapshotMessage<'rest'> {
-  checksum: number;
-}
-export interface RestUpdateMessage extends ChannelUpdateMessage<'rest'> {
-  checksum: number;
-}
+} & CarriedBy<C>;
 
-export type StreamMessage =
-  | BookSnapshotMessage
-  | BookUpdateMessage
-  | PriceSnapshotMessage
-  | PriceUpdateMessage
-  | MarketSnapshotMessage
-  | MarketUpdateMessage
-  | DefinedChannelMessage
-  | MarketsSnapshotMessage
-  | MarketsUpdateMessage
-  | RestSnapshotMessage
-  | RestUpdateMessage;
+/** The channels whose streams have no depth (all but a book's). */
+export type PlainChannel = {
+  [C in Channel]: ChannelData[C] extends { depth: BookDepth } ? never : C;
+}[Channel];
+
+export type ChannelSnapshotMessage<C extends PlainChannel> = SnapshotMessageOf<C>;
+export type ChannelUpdateMessage<C extends PlainChannel> = UpdateMessageOf<C>;
+/** A `snapshot` of a channel with a folder of its own, with its checksum if it carries one. */
+export type DefinedSnapshotMessage<C extends DefinedChannel> = SnapshotMessageOf<C>;
+export type DefinedUpdateMessage<C extends DefinedChannel> = UpdateMessageOf<C>;
+
+export type StreamMessage = { [C in Channel]: SnapshotMessageOf<C> | UpdateMessageOf<C> }[Channel];
 
 /**
  * The options a subscription is held with, as every `subscribed` names them (docs/protocol.md

@@ -6,14 +6,9 @@
  * so this module needs nothing else of the project.
  */
 import { z } from 'zod';
-import {
-  canonicalStreamId,
-  isChannel,
-  isWildcardChannel,
-  streamIdField,
-  WILDCARD,
-  wildcardChannels,
-} from './channels.ts';
+import { PATHS_FIELD, STREAM_IDS_FIELD } from '../channels/definition.ts';
+import { idsArePaths } from '../channels/registry.ts';
+import { canonicalStreamId, isChannel, isWildcardChannel, WILDCARD, wildcardChannels } from './channels.ts';
 import { groupExpected, offeredGroup } from './group.ts';
 import type { ReplayRequest, ReplayStopRequest } from './history.ts';
 import {
@@ -49,7 +44,7 @@ const streamId = z.string().max(Math.max(MAX_STREAM_ID_LENGTH, MAX_REST_PATH_LEN
 export function withStreamIds(frame: unknown): unknown {
   if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) return frame;
   const { paths, ...rest } = frame as { paths?: unknown; channel?: unknown; markets?: unknown };
-  if (streamIdField(String(rest.channel)) !== 'path') return frame;
+  if (!idsArePaths(String(rest.channel))) return frame;
   // `markets` on such a channel is refused (checkStreamIds), not read as its paths.
   if (rest.markets !== undefined) return { ...rest, misnamedPaths: true };
   return paths === undefined ? frame : { ...rest, markets: paths };
@@ -141,12 +136,12 @@ function checkStreamIds(
   if (selection.misnamedPaths === true) {
     context.addIssue({
       code: 'custom',
-      path: ['markets'],
-      message: `the ${channel} channel names its streams in "paths", not "markets"`,
+      path: [STREAM_IDS_FIELD],
+      message: `the ${channel} channel names its streams in "${PATHS_FIELD}", not "${STREAM_IDS_FIELD}"`,
     });
     return;
   }
-  const field = streamIdField(channel) === 'path' ? 'paths' : 'markets';
+  const field = idsArePaths(channel) ? PATHS_FIELD : STREAM_IDS_FIELD;
   if (selection.markets.includes(WILDCARD)) {
     const issue = wildcardIssue(channel, selection.markets);
     if (issue !== undefined) context.addIssue({ code: 'custom', path: [field], message: issue });

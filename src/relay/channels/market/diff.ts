@@ -2,7 +2,7 @@
  * @module relay/channels/market/diff
  * What changed between two successive states of a `market` stream, as its `update` data
  * (docs/protocol.md "`market` data"); `null` when nothing did, so no update is sent. The inverse of
- * its apply function in protocol/channel-state.ts: applying `diff(prev, next)` to `prev` gives
+ * its apply function in the wire package's channels/market/wire.ts: applying `diff(prev, next)` to `prev` gives
  * `next` (test/relay/channels/market/diff.property.test.ts).
  */
 

@@ -2,7 +2,7 @@
  * @module relay/channels/markets/diff
  * What changed between two successive states of the `markets` catalogue, as its `update` data
  * (docs/protocol.md "`markets` data"); `null` when nothing did, so no update is sent. The inverse of
- * its apply function in protocol/channel-state.ts (test/relay/channels/market/diff.property.test.ts).
+ * its apply function in the wire package's channels/markets/wire.ts (test/relay/channels/market/diff.property.test.ts).
  */
 
 import { diffRecord, sameJson } from '../../../../packages/protocol/src/channels/records.ts';

@@ -2,8 +2,9 @@
  * @module relay/channels/price/numbering
  * A market's `price` stream as a numbered target of one stream, its state the target's own.
  */
+
+import { applyPriceUpdate } from '../../../../packages/protocol/src/channels/price/price.ts';
 import type { PriceData, PriceUpdateData } from '../../../../packages/protocol/src/protocol/messages.ts';
-import { applyPriceUpdate } from '../../../../packages/protocol/src/protocol/price.ts';
 import type { TargetNumbering } from '../relay-definition.ts';
 import { priceCodec } from './codec.ts';
 import { diffPrice } from './diff.ts';

@@ -2,7 +2,7 @@
  * @module relay/coordination/redis/keys
  * Every key the relay builds, in one place, so that two modules that must agree on a name build it
  * the same way (a stream's map key, which the client SDK builds too, is the wire package's
- * util/stream-key.ts):
+ * channels/stream-key.ts):
  * - a poll target's key (`bookTargetKey`, `priceTargetKey`, `numberedTargetKey`, `streamTargetKey`): what the poller
  *   schedules, what a cluster leases, and what the target's Redis names are tagged with;
  * - the Redis names of one poll target (`targetKeys`);

@@ -7,8 +7,9 @@
  * twice anyway (a hand-over's overlap, a new holder's back-fill: ./record-backfill.ts) is kept once
  * by the store's unique key.
  */
+
+import { streamKey } from '../../../../packages/protocol/src/channels/stream-key.ts';
 import type { BookDepth } from '../../../../packages/protocol/src/protocol/messages.ts';
-import { streamKey } from '../../../../packages/protocol/src/util/stream-key.ts';
 import type { NumberedChannel } from '../../channels/relay-registry.ts';
 import type { RecordedSubject } from '../../streams/recorded.ts';
 import type { TargetStream } from '../codecs.ts';

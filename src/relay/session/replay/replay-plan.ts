@@ -4,10 +4,11 @@
  * anything is read (docs/protocol.md "Replay"): the streams' keys, the range in epoch milliseconds
  * and the pace. Pure: the request, `now` and the retention in, a plan or the documented error out.
  */
+
+import { streamKey } from '../../../../packages/protocol/src/channels/stream-key.ts';
 import { isChannel, isWildcard } from '../../../../packages/protocol/src/protocol/channels.ts';
 import type { ReplayRequest, ReplaySpeed } from '../../../../packages/protocol/src/protocol/history.ts';
 import type { Channel, ErrorCode, RequestId } from '../../../../packages/protocol/src/protocol/messages.ts';
-import { streamKey } from '../../../../packages/protocol/src/util/stream-key.ts';
 import { hasDepths } from '../../channels/relay-registry.ts';
 
 /** One replayed stream: its market (stream id) and the key its record is kept under. */

@@ -1,15 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { applyMarketUpdate } from '../../../../packages/protocol/src/channels/market/wire.ts';
+import { applyMarketsUpdate } from '../../../../packages/protocol/src/channels/markets/wire.ts';
 import { applyOracleUpdate } from '../../../../packages/protocol/src/channels/oracle/oracle.ts';
 import { applyProbabilitiesUpdate } from '../../../../packages/protocol/src/channels/probabilities/probabilities.ts';
 import {
   applyTradesUpdate,
   TRADES_SNAPSHOT_SIZE,
 } from '../../../../packages/protocol/src/channels/trades/trades.ts';
-import {
-  applyMarketsUpdate,
-  applyMarketUpdate,
-} from '../../../../packages/protocol/src/protocol/channel-state.ts';
 import type {
   MarketData,
   OracleData,

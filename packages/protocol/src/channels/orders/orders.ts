@@ -9,6 +9,7 @@
  */
 import { type FieldTypes, hasFields, isListOf, isStringArray } from '../../util/field-checks.ts';
 import type { ChannelDefinition } from '../definition.ts';
+import { MARKET_IDS } from '../definition.ts';
 
 /** One upstream order entry, unchanged. */
 export interface OrderEntry {
@@ -77,7 +78,7 @@ const orderFields: FieldTypes = { id: 'string', price: 'string', size: 'string',
 const sidedOrderFields: FieldTypes = { ...orderFields, side: 'string' };
 
 export const orders: ChannelDefinition<OrdersData, OrdersUpdateData> = {
-  streamIds: { kind: 'market' },
+  streamIds: { kind: MARKET_IDS },
   apply: applyOrdersUpdate,
   dataProblem: ({ data }, snapshot) => {
     if (snapshot)

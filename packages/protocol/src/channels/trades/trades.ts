@@ -7,6 +7,7 @@
  */
 import { type FieldTypes, isListOf } from '../../util/field-checks.ts';
 import type { ChannelDefinition } from '../definition.ts';
+import { MARKET_IDS } from '../definition.ts';
 import { checkSince } from './since.ts';
 
 /** Upstream's market activity entry, unchanged. */
@@ -48,7 +49,7 @@ const tradeFields: FieldTypes = {
 };
 
 export const trades: ChannelDefinition<TradesData, TradesData> = {
-  streamIds: { kind: 'market' },
+  streamIds: { kind: MARKET_IDS },
   // Each trade is announced once: a paced subscriber would miss those beyond the recent window.
   events: true,
   history: { check: checkSince },
