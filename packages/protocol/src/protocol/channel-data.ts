@@ -12,7 +12,6 @@ export type { BookData, Level } from '../channels/book/wire.ts';
 
 export {
   type PriceData,
-  type PriceField,
   type PriceUpdateData,
   priceFields,
 } from '../channels/price/price.ts';
