@@ -8,7 +8,7 @@
  * each.
  */
 
-import { streamKey } from '../../packages/protocol/src/channels/stream-key.ts';
+import { hasDepths } from '../../packages/protocol/src/channels/registry.ts';
 
 /**
  * One `snapshot` or `update` as the relay sent it: every field of the message, its `data` as the JSON
@@ -40,12 +40,12 @@ export interface RecordedMessage {
 }
 
 /**
- * A stored message's depth as its record holds it: a stream of a channel whose stream keys carry a
- * depth (a book's: protocol `streamKey`) has one, null for the whole book; every other stream has
- * none. The engines store both absences as one NULL, which the channel tells apart.
+ * A stored message's depth as its record holds it: a stream of a channel with depths (a book's) has
+ * one, null for the whole book; every other stream has none. The engines store both absences as one
+ * NULL, which the channel tells apart.
  */
 export function recordedDepth(channel: string, depth: number | null): number | null | undefined {
-  return streamKey(channel, '', 0) === streamKey(channel, '') ? undefined : depth;
+  return hasDepths(channel) ? depth : undefined;
 }
 
 /** One stream's messages whose `rts` lies in [from, to). */
