@@ -11,7 +11,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { streamIdField } from '../../packages/protocol/src/protocol/channels.ts';
+import { PATHS_FIELD, STREAM_IDS_FIELD } from '../../packages/protocol/src/channels/definition.ts';
+import { idsArePaths } from '../../packages/protocol/src/channels/registry.ts';
 import { bookDepths, type SubscribeRequest } from '../../packages/protocol/src/protocol/messages.ts';
 import { issueCode, subscribeRequest } from '../../packages/protocol/src/protocol/requests.ts';
 import { capReason } from '../relay/admission/edge.ts';
@@ -191,13 +192,10 @@ function parseQuery(url: URL, withSince: boolean): ParsedQuery {
   const query = url.searchParams;
   const channel = query.get('channel') ?? '';
   // A path may hold commas: each `rest` path comes in a `paths` parameter of its own.
-  const ids = query.getAll(idsParameter(channel));
+  const paths = idsArePaths(channel);
+  const ids = query.getAll(paths ? PATHS_FIELD : STREAM_IDS_FIELD);
   const markets = [
-    ...new Set(
-      streamIdField(channel) === 'path'
-        ? ids
-        : ids.flatMap((value) => value.split(',').filter((id) => id !== '')),
-    ),
+    ...new Set(paths ? ids : ids.flatMap((value) => value.split(',').filter((id) => id !== ''))),
   ];
   const depthText = query.get('depth');
   // A depth's text as the number it names; any other text ("full" too) goes to the schema as sent.
@@ -226,14 +224,6 @@ function parseQuery(url: URL, withSince: boolean): ParsedQuery {
     code: issueCode(issue),
     message: `${issue?.path.join('.') || 'query'}: ${issue?.message}`,
   };
-}
-
-/**
- * The query parameter a channel's stream ids come in, as a `subscribe` names them: the plural of the
- * field its messages name one in (`markets`, `paths`).
- */
-function idsParameter(channel: string): string {
-  return `${streamIdField(channel)}s`;
 }
 
 function refuse(

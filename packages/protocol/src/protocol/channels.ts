@@ -82,11 +82,6 @@ export const streamIdKinds = Object.fromEntries(
   channels.map((channel) => [channel, channelWires[channel].streamIds.kind]),
 ) as Readonly<Record<Channel, StreamIdKind>>;
 
-/** The field a message names its stream in: `path` on a channel of paths (`rest`), `market` on the others. */
-export function streamIdField(channel: string): typeof PATH_FIELD | typeof STREAM_ID_FIELD {
-  return idsArePaths(channel) ? PATH_FIELD : STREAM_ID_FIELD;
-}
-
 /** What a stream id of each kind must look like, worded for a `bad_request` message. */
 const expectedIds: Readonly<Record<typeof MARKET_IDS | 'catalogue', string>> = {
   [MARKET_IDS]: 'not a UUID',
