@@ -8,7 +8,6 @@
  * are answered in arrival order; `list` and `update` are planned in own-view.ts, `since` in
  * session-since.ts; `replay` runs beside the streams in replay/.
  */
-
 import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
 import {
   isChannel,
