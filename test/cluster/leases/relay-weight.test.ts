@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import {
   EVEN_WEIGHT,
   MAX_WEIGHT,
-  MIN_EVIDENCE_LEASES,
   MIN_WEIGHT,
   nextWeight,
   parseWeight,
@@ -46,21 +45,15 @@ describe('nextWeight', () => {
     );
   });
 
-  it('stays as it is without evidence: too few leases or no CPU measured', () => {
+  it('stays as it is without evidence: no leases or no CPU measured', () => {
     fc.assert(
-      fc.property(
-        state,
-        cost,
-        fc.integer({ min: 0, max: MIN_EVIDENCE_LEASES - 1 }),
-        (previous, cluster, few) => {
-          expect(nextWeight(previous, { pollCpu: 1e6, leases: few }, cluster)).toEqual(previous);
-          expect(nextWeight(previous, { pollCpu: 0, leases: 5 }, cluster)).toEqual(previous);
-          expect(nextWeight(previous, { pollCpu: 100, leases: 0 }, cluster)).toEqual(previous);
-          expect(nextWeight(previous, { pollCpu: 100, leases: 5 }, { pollCpu: 0, leases: 0 })).toEqual(
-            previous,
-          );
-        },
-      ),
+      fc.property(state, cost, (previous, cluster) => {
+        expect(nextWeight(previous, { pollCpu: 0, leases: 5 }, cluster)).toEqual(previous);
+        expect(nextWeight(previous, { pollCpu: 100, leases: 0 }, cluster)).toEqual(previous);
+        expect(nextWeight(previous, { pollCpu: 100, leases: 5 }, { pollCpu: 0, leases: 0 })).toEqual(
+          previous,
+        );
+      }),
     );
   });
 
@@ -68,7 +61,7 @@ describe('nextWeight', () => {
     fc.assert(
       fc.property(
         state,
-        fc.integer({ min: MIN_EVIDENCE_LEASES, max: 100 }),
+        fc.integer({ min: 1, max: 100 }),
         fc.double({ min: 1.5, max: 100, noNaN: true }),
         (previous, leases, ratio) => {
           const cluster = { pollCpu: 1_000 * 3 * leases, leases: 3 * leases };

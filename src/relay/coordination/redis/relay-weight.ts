@@ -15,12 +15,6 @@
 /** Bounds of a weight: a relay never asks for less than half, nor more than twice, an even share. */
 export const MIN_WEIGHT = 0.5;
 export const MAX_WEIGHT = 2;
-/**
- * Leases a relay must hold for its poll CPU per lease to say anything: below it one busy or quiet
- * book is the whole measure, and a relay of a small cluster would hand its few leases around with
- * every announcement (each hand-over a lease TTL of waiting), chasing one book's noise.
- */
-export const MIN_EVIDENCE_LEASES = 4;
 /** How far each announcement moves the smoothed weight toward the one measured (0..1). */
 const SMOOTHING = 0.2;
 /** The announced weight changes only once the smoothed one is more than this far from it. */
@@ -43,12 +37,10 @@ export interface PollCost {
 
 /**
  * The weight after one announcement: toward the cluster's CPU per lease divided by this relay's,
- * bounded. Without evidence (fewer than {@link MIN_EVIDENCE_LEASES} leases, or no CPU measured,
- * here or in the cluster) it stays.
+ * bounded. Without evidence (no leases or no CPU measured, here or in the cluster) it stays.
  */
 export function nextWeight(previous: RelayWeight, own: PollCost, cluster: PollCost): RelayWeight {
-  if (!(own.leases >= MIN_EVIDENCE_LEASES && own.pollCpu > 0 && cluster.leases > 0 && cluster.pollCpu > 0))
-    return previous;
+  if (!(own.leases > 0 && own.pollCpu > 0 && cluster.leases > 0 && cluster.pollCpu > 0)) return previous;
   const ratio = cluster.pollCpu / cluster.leases / (own.pollCpu / own.leases);
   // Costs too small to divide (0 / 0): no evidence either.
   if (Number.isNaN(ratio)) return previous;
