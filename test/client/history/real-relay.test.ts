@@ -131,7 +131,8 @@ describe('the SDK against a recording relay', () => {
       expect(read.resyncs).toEqual([]);
       expect(stream.history).toEqual({ from, complete: true });
       const liveStates = new Map(liveSteps.map((step) => [key(step), step.state]));
-      const first = liveSteps.findLastIndex((step) => step.rts < from);
+      // The state at the time is that of the last message at or before it (docs/history.md).
+      const first = liveSteps.findLastIndex((step) => Date.parse(step.rts) <= Date.parse(from));
       expect(read.steps[0]!.seq).toBe(liveSteps[first]!.seq);
       // Every step the live client took from there, no gap and no duplicate, each state the same.
       const seen = read.steps.map(key);
