@@ -6,6 +6,7 @@ import {
   MAX_WEIGHT,
   MIN_WEIGHT,
   nextWeight,
+  PollCostMeter,
   parseWeight,
   type RelayWeight,
 } from '../../../src/relay/coordination/redis/relay-weight.ts';
@@ -106,6 +107,39 @@ describe('nextWeight', () => {
     const bounded = settle({ pollCpu: 10_000, leases: 10 }, { pollCpu: 12_000, leases: 30 });
     expect(bounded).toBeGreaterThanOrEqual(MIN_WEIGHT);
     expect(bounded).toBeLessThanOrEqual(MIN_WEIGHT * 1.25 + 0.01);
+  });
+});
+
+describe('PollCostMeter', () => {
+  it('divides by the leases held while the CPU was spent, not by those held at the end', () => {
+    const meter = new PollCostMeter(0);
+    meter.holding(10, 0);
+    meter.spent(2);
+    // Half the window holding 10, half holding 2 (eight handed over): 6 on average.
+    meter.holding(2, 500);
+    meter.spent(2);
+    expect(meter.take(1_000)).toEqual({ pollCpu: 4_000, leases: 6 });
+    // The next window starts afresh, holding the 2.
+    meter.spent(1);
+    expect(meter.take(2_000)).toEqual({ pollCpu: 1_000, leases: 2 });
+  });
+
+  it('makes a relay that hands leases over at an even cost per poll keep an even weight', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 2, maxLength: 20 }), (counts) => {
+        // Every lease costs 1 ms per 100 ms window step, wherever it is held: an even cost.
+        const meter = new PollCostMeter(0);
+        counts.forEach((leases, step) => {
+          meter.holding(leases, step * 100);
+          meter.spent(leases);
+        });
+        const own = meter.take(counts.length * 100);
+        // A cluster of 30 leases at the same cost: 10 ms a second each, 10,000 per 1,000 s.
+        const next = nextWeight(EVEN_WEIGHT, own, { pollCpu: 30 * 10_000, leases: 30 });
+        expect(next.weight).toBe(1);
+        expect(next.smoothed).toBeCloseTo(1, 3);
+      }),
+    );
   });
 });
 

@@ -7,8 +7,10 @@
  * Which relay should hold a lease is a pure function of the live relays' instance ids and weights
  * (relay/coordination/redis/rendezvous.ts), so the tests wait for exactly that split (`expectedOwned`), never for a
  * band of counts that random instance ids miss now and then. A relay's weight follows the poll CPU it
- * measures, which a loaded machine's preemption and GC pauses inflate at random; unless a test asks
- * for it (`measureCosts`), the relays measure none and keep even weights.
+ * measures, which a loaded machine's preemption and GC pauses inflate at random, so the relays here
+ * measure none and keep even weights unless a test asks for costs (`measureCosts`); then each poll
+ * numbered counts as one millisecond, the same on every relay, however loaded the machine is (a test
+ * scales one relay's meter to make it costly). The meter itself is tested on its own.
  */
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll } from 'vitest';
@@ -45,6 +47,8 @@ export interface BalancedRelays {
   expectedOwned(): number[];
   /** Whether the relays measure the poll CPU their weights follow (from now on). */
   measureCosts(on: boolean): void;
+  /** Makes each poll of relay `relayIndex` count as `factor` milliseconds, measuring. */
+  scaleCost(relayIndex: number, factor: number): void;
   /** Each book's timestamp as upstream has it now. */
   upstreamNow(): Promise<string[]>;
 }
@@ -53,7 +57,7 @@ export interface BalancedRelaysOptions {
   /** One Redis or a Redis Cluster of three primaries (the default). */
   redis?: RedisDeployment['topology']['kind'];
   markets?: number;
-  /** Whether the relays measure their poll CPU from the start (default: no, even weights). */
+  /** Whether the relays meter their polls from the start (default: no, even weights). */
   measureCosts?: boolean;
 }
 
@@ -65,6 +69,8 @@ export function useBalancedRelays(options: BalancedRelaysOptions = {}): Balanced
   let markets: string[];
   const relays: Relay[] = [];
   const clients: ProtocolClient[] = [];
+  /** By relay index: how many milliseconds one of its polls counts as, measuring (default 1). */
+  const costScales: number[] = [];
   beforeAll(async () => {
     [redis, sim] = await Promise.all([
       startRedisDeployment(options.redis ?? 'cluster'),
@@ -78,6 +84,7 @@ export function useBalancedRelays(options: BalancedRelaysOptions = {}): Balanced
   afterEach(async () => {
     await Promise.all(clients.splice(0).map((client) => client.close()));
     await Promise.all(relays.splice(0).map((relay) => relay.close()));
+    costScales.length = 0;
   });
 
   const instanceOf = (relay: Relay) => (relay.broker as RedisBroker).coordinator.instanceId;
@@ -112,8 +119,11 @@ export function useBalancedRelays(options: BalancedRelaysOptions = {}): Balanced
       const { coordinator } = relay.broker as RedisBroker;
       const measure = coordinator.spent.bind(coordinator);
       // No poll CPU measured, no evidence: the weight stays even (relay/coordination/redis/relay-weight.ts).
-      coordinator.spent = (ms) => {
-        if (measuring) measure(ms);
+      // Measuring, a poll costs one millisecond on every relay (times its scale): the machine's noise
+      // never weighs in.
+      const index = relays.length;
+      coordinator.spent = () => {
+        if (measuring) measure(costScales[index] ?? 1);
       };
       relays.push(relay);
       // Uncompressed: in this one process, deflating for every client and inflating again would
@@ -136,6 +146,9 @@ export function useBalancedRelays(options: BalancedRelaysOptions = {}): Balanced
     },
     measureCosts(on) {
       measuring = on;
+    },
+    scaleCost(relayIndex, factor) {
+      costScales[relayIndex] = factor;
     },
     upstreamNow: () =>
       Promise.all(

@@ -12,7 +12,7 @@ import { openRedis, type RedisClient, type RedisTopology } from './connection.ts
 import { RedisFormats, splitPayload } from './formats.ts';
 import { targetKeys } from './keys.ts';
 import { OutageErrors, type OutageSummary } from './outage-errors.ts';
-import { EVEN_WEIGHT, nextWeight, type RelayWeight } from './relay-weight.ts';
+import { EVEN_WEIGHT, nextWeight, PollCostMeter, type RelayWeight } from './relay-weight.ts';
 import { preferredRelay } from './rendezvous.ts';
 import { announce, leaveRoster, NO_ROSTER, type Roster } from './roster.ts';
 import { isBatchPayload } from './stream-batch.ts';
@@ -76,9 +76,8 @@ export class RedisCoordinator {
   #roster: Roster = NO_ROSTER;
   /** This relay's weight, announced with the next announcement (relay/coordination/redis/relay-weight.ts). */
   #weight: RelayWeight = EVEN_WEIGHT;
-  /** CPU (ms) spent numbering polls since the last announcement, and when that was. */
-  #pollCpuMs = 0;
-  #pollCpuSince = performance.now();
+  /** CPU spent numbering polls, and the leases held meanwhile, since the last announcement. */
+  readonly #pollCost = new PollCostMeter();
   /** When Redis last answered again after an outage. */
   #recoveredAt: number | undefined;
   readonly #announcer: NodeJS.Timeout;
@@ -169,6 +168,7 @@ export class RedisCoordinator {
       this.#uncoordinated.delete(target);
       if (typeof token === 'number' && token > 0) this.#owned.set(target, token);
       else this.#owned.delete(target);
+      this.#pollCost.holding(this.#owned.size);
       if (this.#owned.has(target)) return true;
       // Its holder's messages cannot be read here: poll it without a lease rather than serve nothing.
       if (!this.#holderUnreadable(target, ttlMs)) return false;
@@ -187,6 +187,7 @@ export class RedisCoordinator {
   async release(target: string): Promise<void> {
     this.#uncoordinated.delete(target);
     if (!this.#owned.delete(target)) return;
+    this.#pollCost.holding(this.#owned.size);
     try {
       await this.#commands.relayRelease(1, targetKeys(target).lease, this.instanceId);
     } catch (error) {
@@ -196,7 +197,7 @@ export class RedisCoordinator {
   }
 
   spent(ms: number): void {
-    this.#pollCpuMs += ms;
+    this.#pollCost.spent(ms);
   }
 
   share(target: string, payload: string): void {
@@ -279,24 +280,17 @@ export class RedisCoordinator {
 
   async #announce(): Promise<void> {
     if (this.#closed || this.#commands.status !== 'ready') return;
-    const now = performance.now();
-    const ownPollCpu = Math.round((this.#pollCpuMs * 1_000_000) / Math.max(1, now - this.#pollCpuSince));
-    this.#pollCpuMs = 0;
-    this.#pollCpuSince = now;
+    const own = this.#pollCost.take();
     try {
       const roster = await announce(this.#commands, this.formats, {
         instanceId: this.instanceId,
         leases: this.#owned.size,
-        pollCpu: ownPollCpu,
+        pollCpu: own.pollCpu,
         weight: this.#weight.weight,
         goneAfterMs: 3 * this.#rebalanceMs,
       });
       this.#roster = roster;
-      this.#weight = nextWeight(
-        this.#weight,
-        { pollCpu: ownPollCpu, leases: this.#owned.size },
-        { pollCpu: roster.pollCpu, leases: roster.leases },
-      );
+      this.#weight = nextWeight(this.#weight, own, { pollCpu: roster.pollCpu, leases: roster.leases });
     } catch (error) {
       this.#fail(asError(error));
     }

@@ -51,6 +51,51 @@ export function nextWeight(previous: RelayWeight, own: PollCost, cluster: PollCo
   return { weight: moved ? Math.round(smoothed * 100) / 100 : previous.weight, smoothed };
 }
 
+/**
+ * A relay's poll CPU and the leases it held while spending it, over the window since the last
+ * announcement. The leases are their mean over the window, not the count at its end: a relay that
+ * handed leases over mid-window spent its CPU on more leases than it holds now, and dividing by the
+ * count would make its leases look costlier, lower its weight, and hand more over (the weights fed
+ * back on themselves, and leases flapped between relays).
+ */
+export class PollCostMeter {
+  #cpuMs = 0;
+  #leaseMs = 0;
+  #leases = 0;
+  #heldSince: number;
+  #windowStart: number;
+
+  constructor(now = performance.now()) {
+    this.#heldSince = now;
+    this.#windowStart = now;
+  }
+
+  spent(ms: number): void {
+    this.#cpuMs += ms;
+  }
+
+  /** The relay holds `leases` from `now` on. */
+  holding(leases: number, now = performance.now()): void {
+    this.#leaseMs += this.#leases * (now - this.#heldSince);
+    this.#leases = leases;
+    this.#heldSince = now;
+  }
+
+  /** The window's poll CPU (ms per 1,000 s) and mean leases held; the next window starts now. */
+  take(now = performance.now()): PollCost {
+    this.holding(this.#leases, now);
+    const elapsed = Math.max(1, now - this.#windowStart);
+    const cost = {
+      pollCpu: Math.round((this.#cpuMs * 1_000_000) / elapsed),
+      leases: this.#leaseMs / elapsed,
+    };
+    this.#cpuMs = 0;
+    this.#leaseMs = 0;
+    this.#windowStart = now;
+    return cost;
+  }
+}
+
 /** A weight read from the roster: a relay that announces none or nonsense counts as even. */
 export function parseWeight(text: string | undefined): number {
   const weight = Number(text);
