@@ -1,5 +1,5 @@
 /**
- * Leases weighted by cost (docs/cluster.md "How leases move"), on one Redis: of three relays with 30
+ * Leases weighted by cost (docs/cluster.md "How leases move"), on one Redis: of three relays with 18
  * books subscribed on each, the one whose polls cost 20 times the others' (its cost meter scaled, as a
  * relay holding the busy books or on a slower machine measures) ends holding fewer leases than before
  * and than the others on average, handed over with no gap or snapshot for any client. Every relay meters
@@ -43,8 +43,9 @@ describe.skipIf(!redisAvailable())('leases weighted by cost', () => {
         const now = cluster.owned();
         const own = now[costlyIndex]!;
         const others = now.filter((_, i) => i !== costlyIndex);
-        // Not fewer than each: a relay that just took leases over polls each at once, so for a few
-        // announcements its leases look costlier and it may briefly be weighted down too.
+        // Not fewer than each: even with fixed costs, under load another relay was seen weighted
+        // down for a while too (likely, not proven: one that just took leases over polls each at
+        // once, so for a few announcements its leases look costlier).
         const othersMean = total(others) / others.length;
         return own < heldBefore && own < othersMean && total(now) === MARKETS;
       },

@@ -45,7 +45,7 @@ export interface BalancedRelays {
    * for among the running relays.
    */
   expectedOwned(): number[];
-  /** Whether the relays measure the poll CPU their weights follow (from now on). */
+  /** Whether the relays meter their polls, which their weights follow (from now on). */
   measureCosts(on: boolean): void;
   /** Makes each poll of relay `relayIndex` count as `factor` milliseconds, measuring. */
   scaleCost(relayIndex: number, factor: number): void;
