@@ -6,8 +6,8 @@
  * segment.
  */
 
-import { UpstreamInvalidArgumentError } from './contract/errors.ts';
-import * as schemas from './contract/schemas.ts';
+import { UpstreamInvalidArgumentError } from './errors.ts';
+import * as schemas from './schemas.ts';
 
 /** Batch endpoints accept at most 100 ids (docs/upstream.md). */
 export const MAX_BATCH_IDS = 100;

@@ -5,9 +5,9 @@
  * timeouts, validation).
  */
 import type { CanonicalRestPath } from '../../packages/protocol/src/protocol/rest-paths.ts';
-import { UpstreamError, UpstreamHttpError } from './contract/errors.ts';
 import { endpointMethods } from './endpoint.ts';
 import { endpoints } from './endpoints.ts';
+import { UpstreamError, UpstreamHttpError } from './errors.ts';
 import type { HttpRequest } from './exchange.ts';
 import { type CallInit, UpstreamTransport, type UpstreamTransportOptions } from './transport.ts';
 

@@ -14,9 +14,9 @@ import {
   checkPathSegment,
   checkTokenId,
 } from './arguments.ts';
-import * as schemas from './contract/schemas.ts';
 import { args, get, post } from './endpoint.ts';
 import type { QueryValue } from './exchange.ts';
+import * as schemas from './schemas.ts';
 
 // Query enums, spelled as the upstream lists them.
 export type MarketsSortBy = 'volume' | 'newest' | 'ending_soon';

@@ -12,7 +12,7 @@ import { fullJitterDelayMs } from '../../packages/protocol/src/util/backoff.ts';
 import type { TraceSpan } from '../util/tracing.ts';
 import { linkSignals } from './abort.ts';
 import { Admission, type AdmissionLoad } from './admission.ts';
-import { UpstreamDecodeError, UpstreamError, UpstreamTimeoutError } from './contract/errors.ts';
+import { UpstreamDecodeError, UpstreamError, UpstreamTimeoutError } from './errors.ts';
 import { type Exchange, HttpExchange, type HttpRequest } from './exchange.ts';
 import {
   type Attempt,

@@ -21,7 +21,7 @@ import type { DefinedChannel } from '../../../../../packages/protocol/src/channe
 import { type BookState, limitDepth } from '../../../../../packages/protocol/src/protocol/book.ts';
 import { groupBook } from '../../../../../packages/protocol/src/protocol/group.ts';
 import type { BookDepth } from '../../../../../packages/protocol/src/protocol/messages.ts';
-import type { OrderBook } from '../../../../upstream/contract/schemas.ts';
+import type { OrderBook } from '../../../../upstream/schemas.ts';
 import { TraceSpan } from '../../../../util/tracing.ts';
 import { bookNumberedCodec } from '../../../coordination/codecs.ts';
 import { bookTargetKey } from '../../../coordination/redis/keys.ts';
