@@ -2,7 +2,7 @@
  * @module upstream/transport
  * Every upstream call goes through here: policy wrapped around the bare exchange, the way undici's
  * interceptors wrap its dispatcher. Outermost first: the caller's signal and the client's shutdown,
- * the retry loop (retry-policy.ts), the caps (admission.ts) per attempt, so retries are budgeted
+ * the retry loop (retry-policy.ts), the caps (rate-gate.ts) per attempt, so retries are budgeted
  * too, then one HTTP exchange (exchange.ts) judged and validated (outcome.ts) and reported as an event.
  */
 import { EventEmitter, setMaxListeners } from 'node:events';
@@ -11,7 +11,6 @@ import type { ErrorCode } from '../../packages/protocol/src/protocol/messages.ts
 import { fullJitterDelayMs } from '../../packages/protocol/src/util/backoff.ts';
 import type { TraceSpan } from '../util/tracing.ts';
 import { linkSignals } from './abort.ts';
-import { Admission, type AdmissionLoad } from './admission.ts';
 import { UpstreamDecodeError, UpstreamError, UpstreamTimeoutError } from './errors.ts';
 import { type Exchange, HttpExchange, type HttpRequest } from './exchange.ts';
 import {
@@ -21,7 +20,7 @@ import {
   type Outcome,
   type UpstreamRequest,
 } from './outcome.ts';
-import { LocalRateGate, type RateGate } from './rate-gate.ts';
+import { Admission, type AdmissionLoad, LocalRateGate, type RateGate } from './rate-gate.ts';
 import { retryAfterMs } from './retry-policy.ts';
 
 /**

@@ -15,8 +15,9 @@
  * Upstream's 429s lower the rate (util/rate-backoff.ts, docs/scheduler.md "Rate limits"): while the
  * lowered limit holds, a second bucket at that limit caps what starts, one-off requests included.
  */
+
+import { TokenBucket } from '../../upstream/rate-gate.ts';
 import { afterRateLimited, limitAt, NOT_LIMITED, type RateBackoff } from '../../util/rate-backoff.ts';
-import { TokenBucket } from '../../util/token-bucket.ts';
 import { DueTimes } from './due-times.ts';
 import { OneOffQueue } from './one-off-queue.ts';
 import type { SchedulerMode } from './scheduler.ts';
