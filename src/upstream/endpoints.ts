@@ -7,14 +7,16 @@
 import type { z } from 'zod';
 import * as accounts from './account-schemas.ts';
 import {
+  args,
   checkFeedId,
   checkMarketId,
   checkMarketIdOrAddress,
   checkMarketIds,
   checkPathSegment,
   checkTokenId,
-} from './arguments.ts';
-import { args, get, post } from './endpoint.ts';
+  get,
+  post,
+} from './endpoint.ts';
 import type { QueryValue } from './exchange.ts';
 import * as schemas from './schemas.ts';
 
