@@ -11,7 +11,6 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { ErrorCode } from '../../packages/protocol/src/protocol/messages.ts';
 import { fullJitterDelayMs } from '../../packages/protocol/src/util/backoff.ts';
 import type { TraceSpan } from '../util/tracing.ts';
-import { linkSignals } from './abort.ts';
 import { UpstreamDecodeError, UpstreamError, UpstreamTimeoutError } from './errors.ts';
 import { type Exchange, HttpExchange, type HttpRequest } from './exchange.ts';
 import {
@@ -277,4 +276,36 @@ export class UpstreamTransport {
       ...(exchange.kind === 'answered' ? { bytes: exchange.wireBytes } : {}),
     });
   }
+}
+
+/**
+ * One AbortSignal that fires when any of several others does (the caller's, the client's shutdown),
+ * with its listeners removed afterwards. Written out instead of `AbortSignal.any` so that the
+ * client's long-lived shutdown signal does not collect a listener per request.
+ */
+interface LinkedSignal {
+  readonly signal: AbortSignal;
+  /** Detaches from the parents; call once the guarded work is over. */
+  dispose(): void;
+}
+
+function linkSignals(parents: readonly (AbortSignal | undefined)[]): LinkedSignal {
+  const controller = new AbortController();
+  const detachers: (() => void)[] = [];
+  for (const parent of parents) {
+    if (parent === undefined) continue;
+    if (parent.aborted) {
+      controller.abort(parent.reason);
+      break;
+    }
+    const onAbort = (): void => controller.abort(parent.reason);
+    parent.addEventListener('abort', onAbort, { once: true });
+    detachers.push(() => parent.removeEventListener('abort', onAbort));
+  }
+  return {
+    signal: controller.signal,
+    dispose() {
+      for (const detach of detachers) detach();
+    },
+  };
 }
