@@ -1,6 +1,6 @@
 /**
  * @module upstream/endpoint
- * How a row of the endpoint table (endpoints.ts) becomes a typed client method: the row's argument
+ * How a row of the endpoint table (client.ts) becomes a typed client method: the row's argument
  * checker gives the method its parameters, its zod schema the type it resolves to, and every method
  * hands its request to the one transport. Also the checks the rows run on every caller-supplied
  * value that goes into an upstream URL or body, before any request: market ids must be UUIDs

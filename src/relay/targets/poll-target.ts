@@ -8,8 +8,7 @@
  * absurd upstream timestamp is only data (docs/operations.md "Freshness").
  */
 import type { CanonicalRestPath } from '../../../packages/protocol/src/protocol/rest-paths.ts';
-import type { CallInit } from '../../upstream/client.ts';
-import type { MarketsQuery } from '../../upstream/endpoints.ts';
+import type { CallInit, MarketsQuery } from '../../upstream/client.ts';
 import { publicReason, UpstreamHttpError } from '../../upstream/errors.ts';
 import type {
   ClobPriceBatchResponse,

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { bookChecksum } from '../../../packages/protocol/src/protocol/book.ts';
 import { publicRoutes } from '../../../src/http/rest-front/public-paths.ts';
 import type { SimulatorProfileName } from '../../../src/sim/profile.ts';
-import { endpoints } from '../../../src/upstream/endpoints.ts';
+import { endpoints } from '../../../src/upstream/client.ts';
 import { clobPriceBatchResponse } from '../../../src/upstream/schemas.ts';
 import { ProtocolClient } from '../../support/clients/protocol-client.ts';
 import { expectedBook, type Harness, upstreamBook, useHarness } from '../../support/harness.ts';
