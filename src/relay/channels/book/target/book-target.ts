@@ -83,7 +83,8 @@ export class BookTarget extends PollTarget {
   }
 
   protected pollOnce(): Promise<readonly PollOutcome[]> {
-    const trace = TraceSpan.root(this.context.tracing, 'book poll');
+    const { tracing } = this.context;
+    const trace = tracing === undefined ? undefined : TraceSpan.root(tracing, 'book poll');
     // An untraced poll (most, or all) costs nothing more than the comparison.
     if (trace === undefined) return this.#poll(undefined);
     trace.set({ 'market_relay.market': this.market });
