@@ -27,7 +27,7 @@ const HEADERS = { accept: 'application/json', 'accept-encoding': 'gzip, br' };
 
 /** What one book poll does with its trace, as src/ does it (the spans and their attributes). */
 function poll(tracing: Tracing | undefined, index: number): number {
-  const trace = TraceSpan.root(tracing, 'book poll');
+  const trace = tracing === undefined ? undefined : TraceSpan.root(tracing, 'book poll');
   if (trace === undefined) return 0;
   trace.set({ 'market_relay.market': `market-${index % 300}` });
   const request = trace.child(

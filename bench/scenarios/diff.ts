@@ -10,7 +10,7 @@ import { bookChecksum } from '../../packages/protocol/src/protocol/book.ts';
 import { diffBook } from '../../src/relay/channels/book/diff.ts';
 import { aggregateBook } from '../../src/relay/channels/book/levels.ts';
 import { toFrame } from '../../src/relay/streams/frame.ts';
-import type { OrderBook, OrderEntry } from '../../src/upstream/contract/schemas.ts';
+import type { OrderBook, OrderEntry } from '../../src/upstream/schemas.ts';
 import { percentile } from '../lib/latency.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { progress } from '../lib/progress.ts';

@@ -2,12 +2,12 @@
  * @module http/market-catalog
  * The upstream's markets, active, expired and resolved, for the status page's market picker
  * (`GET /status/markets`), read through `GET /api/markets` (by volume, page by page as upstream
- * serves them: upstream/contract/paging.ts) and cached briefly, so that a page left open costs upstream a few requests a minute, not one per viewer per
+ * serves them: upstream/paging.ts) and cached briefly, so that a page left open costs upstream a few requests a minute, not one per viewer per
  * second. Expired and resolved books are still served upstream, so they can be watched too.
  */
 import type { FastifyInstance } from 'fastify';
 import type { UpstreamClient } from '../upstream/client.ts';
-import { readPages } from '../upstream/contract/paging.ts';
+import { readPages } from '../upstream/paging.ts';
 
 /** How long a loaded list is served before upstream is asked again. */
 export const CATALOG_TTL_MS = 30_000;

@@ -7,7 +7,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { depthChannel } from '../relay/channels/relay-registry.ts';
-import { UpstreamError, UpstreamNetworkError } from '../upstream/contract/errors.ts';
+import { UpstreamError, UpstreamNetworkError } from '../upstream/errors.ts';
 
 /** How often the market listing is asked again while upstream does not answer it. */
 const RETRY_MS = 5_000;

@@ -4,7 +4,7 @@
  * from the seed and the market, so they cost no memory and never change. The first market always
  * has more top-level comments than the page cap of 50, so the cap can be seen.
  */
-import type { Comment, CommentReply } from '../upstream/contract/schemas.ts';
+import type { Comment, CommentReply } from '../upstream/schemas.ts';
 import type { SimUser } from './catalog.ts';
 import type { SimMarket } from './market.ts';
 import { createPrng, deriveSeed, type Prng } from './prng.ts';

@@ -5,7 +5,7 @@
  * quotes recorded on ticks; last, the current quote. The same instant always gives the same point,
  * whatever the interval asked.
  */
-import type { HistoryPoint } from '../upstream/contract/schemas.ts';
+import type { HistoryPoint } from '../upstream/schemas.ts';
 import { priceNumber } from './fixed-point.ts';
 import { ONE, type QuotePoint, quoteOf, type SimMarket } from './market.ts';
 import { createPrng, deriveSeed } from './prng.ts';

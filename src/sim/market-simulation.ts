@@ -5,7 +5,7 @@
  * between ticks: `tick()` advances every market one step, the server calls it on a timer.
  */
 
-import type { OrderBook } from '../upstream/contract/schemas.ts';
+import type { OrderBook } from '../upstream/schemas.ts';
 import { evolveBook } from './book-evolution.ts';
 import { buildTokens, buildUsers, moveOraclePrice, type SimToken, type SimUser } from './catalog.ts';
 import { buildHoldings, type Holding } from './holdings.ts';

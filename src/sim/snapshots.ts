@@ -1,7 +1,7 @@
 /**
  * @module sim/snapshots
  * Turns a simulated market into the upstream's resource shapes (docs/upstream.md), typed
- * by the zod-derived types of upstream/contract/schemas.ts so the simulator and the schemas cannot drift.
+ * by the zod-derived types of upstream/schemas.ts so the simulator and the schemas cannot drift.
  */
 import type {
   ClobPriceSnapshot,
@@ -11,7 +11,7 @@ import type {
   OrderBook,
   OrderEntry,
   ProbabilityEntry,
-} from '../upstream/contract/schemas.ts';
+} from '../upstream/schemas.ts';
 import { formatPrice, formatTrimmed, NOTIONAL_SCALE, priceNumber, SIZE_SCALE } from './fixed-point.ts';
 import { quoteOf, type SimMarket, yesValue } from './market.ts';
 import type { PriceLevel } from './order-book.ts';

@@ -2,12 +2,12 @@
  * @module upstream/account-schemas
  * The zod schemas of upstream's per-user resources (a user, their stats, positions, activity and
  * net worth) and of the rewards program (its terms, leaderboard and epochs), with the types derived
- * from them (docs/upstream.md). Apart from upstream/contract/schemas.ts, whose scalars and envelope they
+ * from them (docs/upstream.md). Apart from upstream/schemas.ts, whose scalars and envelope they
  * use, because they are about accounts rather than markets: no market stream is made of them,
  * only `rest` paths and the simulator's ledger.
  */
 import { z } from 'zod';
-import { decimal2, decimalString, isoTimestamp, ok, uuid } from './contract/schemas.ts';
+import { decimal2, decimalString, isoTimestamp, ok, uuid } from './schemas.ts';
 
 // Users
 

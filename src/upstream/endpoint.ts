@@ -1,13 +1,18 @@
 /**
  * @module upstream/endpoint
- * How a row of the endpoint table (endpoints.ts) becomes a typed client method: the row's argument
+ * How a row of the endpoint table (client.ts) becomes a typed client method: the row's argument
  * checker gives the method its parameters, its zod schema the type it resolves to, and every method
- * hands its request to the one transport.
+ * hands its request to the one transport. Also the checks the rows run on every caller-supplied
+ * value that goes into an upstream URL or body, before any request: market ids must be UUIDs
+ * ("Market IDs are checked as UUIDs before they go into a URL"), batches hold 1 to 100 of them
+ * (docs/upstream.md), and no argument can escape its path segment.
  */
 import type { z } from 'zod';
 import type { ErrorCode } from '../../packages/protocol/src/protocol/messages.ts';
+import { UpstreamInvalidArgumentError } from './errors.ts';
 import type { QueryValue } from './exchange.ts';
 import type { UpstreamRequest } from './outcome.ts';
+import * as schemas from './schemas.ts';
 import type { CallInit } from './transport.ts';
 
 /** The `:name` parameters of a path template, e.g. `'id'` for `/api/markets/:id/history`. */
@@ -141,4 +146,60 @@ export function endpointMethods<Table extends EndpointTable>(
 
 function isCallInit(value: unknown): value is CallInit {
   return typeof value === 'object' && value !== null;
+}
+
+/** Batch endpoints accept at most 100 ids (docs/upstream.md). */
+export const MAX_BATCH_IDS = 100;
+
+export function checkMarketId(endpoint: string, id: unknown): string {
+  if (typeof id !== 'string' || !schemas.uuid.safeParse(id).success) {
+    throw new UpstreamInvalidArgumentError(endpoint, `market id is not a UUID: ${show(id)}`);
+  }
+  return id;
+}
+
+export function checkMarketIds(endpoint: string, ids: unknown): string[] {
+  if (!Array.isArray(ids) || ids.length === 0) {
+    throw new UpstreamInvalidArgumentError(endpoint, 'market ids must be a non-empty array');
+  }
+  if (ids.length > MAX_BATCH_IDS) {
+    throw new UpstreamInvalidArgumentError(endpoint, `${ids.length} market ids, at most ${MAX_BATCH_IDS}`);
+  }
+  return ids.map((id) => checkMarketId(endpoint, id));
+}
+
+/** Token ids are integers (docs/upstream.md, Token `id`). */
+export function checkTokenId(endpoint: string, id: unknown): string {
+  const text = typeof id === 'number' && Number.isSafeInteger(id) ? String(id) : id;
+  if (typeof text !== 'string' || !/^\d{1,16}$/.test(text)) {
+    throw new UpstreamInvalidArgumentError(endpoint, `token id is not a non-negative integer: ${show(id)}`);
+  }
+  return text;
+}
+
+/** Free text (usernames): percent-encoded; dot segments would still be resolved by a server, so refused. */
+export function checkPathSegment(endpoint: string, name: string, value: unknown): string {
+  if (typeof value !== 'string' || value === '' || value === '.' || value === '..') {
+    throw new UpstreamInvalidArgumentError(endpoint, `${name} is not a usable path segment: ${show(value)}`);
+  }
+  return encodeURIComponent(value);
+}
+
+function show(value: unknown): string {
+  const text = typeof value === 'string' ? JSON.stringify(value) : String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+/** Feed ids are hex strings (docs/upstream.md, Token price `feed_id`). */
+export function checkFeedId(endpoint: string, id: unknown): string {
+  if (typeof id !== 'string' || !schemas.hexString.safeParse(id).success) {
+    throw new UpstreamInvalidArgumentError(endpoint, `feed id is not a hex string: ${show(id)}`);
+  }
+  return id;
+}
+
+/** A market UUID, or an exchange address (hex), as `GET /api/markets/:id` accepts. */
+export function checkMarketIdOrAddress(endpoint: string, id: unknown): string {
+  if (typeof id === 'string' && schemas.hexString.safeParse(id).success) return id;
+  return checkMarketId(endpoint, id);
 }

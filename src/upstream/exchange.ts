@@ -19,7 +19,7 @@ import type { Dispatcher } from 'undici';
 import { Pool } from 'undici';
 import type { TraceSpan } from '../util/tracing.ts';
 import { decodeBody } from './content-encoding.ts';
-import { UpstreamNetworkError, UpstreamTimeoutError } from './contract/errors.ts';
+import { UpstreamNetworkError, UpstreamTimeoutError } from './errors.ts';
 
 export type QueryValue = string | number | boolean | undefined;
 

@@ -6,7 +6,7 @@
  */
 import type { z } from 'zod';
 import type { ErrorCode } from '../../packages/protocol/src/protocol/messages.ts';
-import { compiledCheck } from './contract/compiled-check.ts';
+import { compiledCheck } from './compiled-check.ts';
 import {
   type SchemaIssue,
   UpstreamDecodeError,
@@ -15,9 +15,9 @@ import {
   UpstreamInvalidJsonError,
   UpstreamSchemaError,
   UpstreamTimeoutError,
-} from './contract/errors.ts';
+} from './errors.ts';
 import type { Exchange, HttpRequest } from './exchange.ts';
-import { retryAfterMs } from './retry-policy.ts';
+import { retryAfterMs } from './rate-backoff.ts';
 
 export interface UpstreamRequest<T> extends HttpRequest {
   schema: z.ZodType<T>;

@@ -1,11 +1,100 @@
 /**
  * @module upstream/rate-gate
- * Where an upstream attempt waits for its rate token. Pluggable so that `--upstream-rps` can be
- * one relay's budget (LocalRateGate, the default) or the whole cluster's (the Redis gate in
- * src/relay/coordination/redis/), while the transport's concurrency cap and retry loop stay the same.
+ * The caps on upstream load: at most `concurrency` requests in flight (Admission) and at most `rps`
+ * started per second, waited for at a rate gate. The gate is pluggable so that `--upstream-rps` can
+ * be one relay's budget (LocalRateGate, the default) or the whole cluster's (the Redis gate in
+ * src/relay/coordination/redis/), while the transport's concurrency cap and retry loop stay the
+ * same. The token bucket under the local gate also paces the poll dispatcher, the edge's admission
+ * and one client's frames.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { TokenBucket } from '../util/token-bucket.ts';
+
+export interface AdmissionLoad {
+  inFlight: number;
+  queued: number;
+}
+
+/**
+ * Concurrency first, then the rate gate, with the counts the status page and metrics show. A call
+ * that finds a free slot starts without queueing or any listener; only calls that wait listen for
+ * their signal.
+ */
+export class Admission {
+  readonly #concurrency: number;
+  readonly #rate: RateGate;
+  /** Calls waiting for a slot, first come first served. */
+  readonly #waiters: (() => void)[] = [];
+  /** Slots taken: by calls waiting for their rate token and by running work. */
+  #slots = 0;
+  #inFlight = 0;
+  #queued = 0;
+
+  constructor(options: { concurrency: number; rate: RateGate }) {
+    this.#concurrency = options.concurrency;
+    this.#rate = options.rate;
+  }
+
+  load(): AdmissionLoad {
+    return { inFlight: this.#inFlight, queued: this.#queued };
+  }
+
+  /**
+   * Waits for a concurrency slot, then a rate token, then runs `work`; counted as queued until then.
+   * Rejects with the signal's reason as soon as it aborts while waiting; `work` itself must end when
+   * the signal aborts (the exchange does).
+   */
+  async run<T>(work: () => Promise<T>, signal: AbortSignal): Promise<T> {
+    signal.throwIfAborted();
+    this.#queued++;
+    let queued = true;
+    try {
+      const slot = this.#takeSlot(signal);
+      if (slot !== undefined) await slot;
+      try {
+        await this.#rate.acquire(signal);
+        queued = false;
+        this.#queued--;
+        this.#inFlight++;
+        try {
+          return await work();
+        } finally {
+          this.#inFlight--;
+        }
+      } finally {
+        this.#releaseSlot();
+      }
+    } finally {
+      if (queued) this.#queued--;
+    }
+  }
+
+  #takeSlot(signal: AbortSignal): Promise<void> | undefined {
+    if (this.#slots < this.#concurrency && this.#waiters.length === 0) {
+      this.#slots++;
+      return undefined;
+    }
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => {
+        const index = this.#waiters.indexOf(handOver);
+        if (index !== -1) this.#waiters.splice(index, 1);
+        reject(signal.reason);
+      };
+      const handOver = (): void => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      this.#waiters.push(handOver);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** The slot goes to the first waiter, or back to the pool. */
+  #releaseSlot(): void {
+    const handOver = this.#waiters.shift();
+    if (handOver === undefined) this.#slots--;
+    else handOver();
+  }
+}
 
 export interface RateGate {
   /**
@@ -88,5 +177,71 @@ export class StartWindow {
       this.#oldest = (this.#oldest + 1) % this.#limit;
     }
     return at - now;
+  }
+}
+
+export interface TokenBucketOptions {
+  /** Tokens added per second, continuously. */
+  ratePerSecond: number;
+  /** Largest burst; default one second's worth (`ratePerSecond`), at least 1. */
+  capacity?: number;
+  /** Milliseconds from any fixed origin; default `performance.now`. */
+  now?: () => number;
+}
+
+/**
+ * A token bucket: pure bookkeeping over an injectable clock, so it is tested without real time; the
+ * caller does the waiting. Reservation-based: `reserve()` always takes a token, letting the balance
+ * go negative, and says how long the caller must wait before its token exists. Each reservation
+ * waits longer than the one before it, so waiting callers are served in arrival order (FIFO)
+ * without a queue here.
+ */
+export class TokenBucket {
+  readonly ratePerSecond: number;
+  readonly capacity: number;
+  readonly #now: () => number;
+  #tokens: number;
+  #updatedAt: number;
+
+  constructor(options: TokenBucketOptions) {
+    if (!(options.ratePerSecond > 0)) throw new RangeError('ratePerSecond must be > 0');
+    this.ratePerSecond = options.ratePerSecond;
+    this.capacity = Math.max(1, options.capacity ?? options.ratePerSecond);
+    this.#now = options.now ?? (() => performance.now());
+    this.#tokens = this.capacity;
+    this.#updatedAt = this.#now();
+  }
+
+  /** Takes one token; returns the milliseconds to wait before using it (0 = now). */
+  reserve(): number {
+    this.#refill();
+    this.#tokens -= 1;
+    if (this.#tokens >= 0) return 0;
+    return Math.ceil((-this.#tokens * 1000) / this.ratePerSecond);
+  }
+
+  /** Gives back a reserved token that was never used (its caller gave up while waiting). */
+  refund(): void {
+    this.#refill();
+    this.#tokens = Math.min(this.capacity, this.#tokens + 1);
+  }
+
+  /** Current balance; negative while reservations are waiting. */
+  get tokens(): number {
+    this.#refill();
+    return this.#tokens;
+  }
+
+  /** Milliseconds until a whole token is there to take (0: one is). */
+  msUntilToken(): number {
+    this.#refill();
+    return this.#tokens >= 1 ? 0 : ((1 - this.#tokens) * 1000) / this.ratePerSecond;
+  }
+
+  #refill(): void {
+    const now = this.#now();
+    const elapsed = Math.max(0, now - this.#updatedAt);
+    this.#updatedAt = now;
+    this.#tokens = Math.min(this.capacity, this.#tokens + (elapsed * this.ratePerSecond) / 1000);
   }
 }

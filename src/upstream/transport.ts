@@ -2,17 +2,16 @@
  * @module upstream/transport
  * Every upstream call goes through here: policy wrapped around the bare exchange, the way undici's
  * interceptors wrap its dispatcher. Outermost first: the caller's signal and the client's shutdown,
- * the retry loop (retry-policy.ts), the caps (admission.ts) per attempt, so retries are budgeted
- * too, then one HTTP exchange (exchange.ts) judged and validated (outcome.ts) and reported as an event.
+ * the retry loop (a 429's `Retry-After`: rate-backoff.ts), the caps (rate-gate.ts) per attempt, so
+ * retries are budgeted too, then one HTTP exchange (exchange.ts) judged and validated (outcome.ts)
+ * and reported as an event.
  */
 import { EventEmitter, setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ErrorCode } from '../../packages/protocol/src/protocol/messages.ts';
 import { fullJitterDelayMs } from '../../packages/protocol/src/util/backoff.ts';
 import type { TraceSpan } from '../util/tracing.ts';
-import { linkSignals } from './abort.ts';
-import { Admission, type AdmissionLoad } from './admission.ts';
-import { UpstreamDecodeError, UpstreamError, UpstreamTimeoutError } from './contract/errors.ts';
+import { UpstreamDecodeError, UpstreamError, UpstreamTimeoutError } from './errors.ts';
 import { type Exchange, HttpExchange, type HttpRequest } from './exchange.ts';
 import {
   type Attempt,
@@ -21,8 +20,8 @@ import {
   type Outcome,
   type UpstreamRequest,
 } from './outcome.ts';
-import { LocalRateGate, type RateGate } from './rate-gate.ts';
-import { retryAfterMs } from './retry-policy.ts';
+import { retryAfterMs } from './rate-backoff.ts';
+import { Admission, type AdmissionLoad, LocalRateGate, type RateGate } from './rate-gate.ts';
 
 /**
  * One per attempt that reached an outcome; an attempt cut short by the caller's signal or by
@@ -277,4 +276,36 @@ export class UpstreamTransport {
       ...(exchange.kind === 'answered' ? { bytes: exchange.wireBytes } : {}),
     });
   }
+}
+
+/**
+ * One AbortSignal that fires when any of several others does (the caller's, the client's shutdown),
+ * with its listeners removed afterwards. Written out instead of `AbortSignal.any` so that the
+ * client's long-lived shutdown signal does not collect a listener per request.
+ */
+interface LinkedSignal {
+  readonly signal: AbortSignal;
+  /** Detaches from the parents; call once the guarded work is over. */
+  dispose(): void;
+}
+
+function linkSignals(parents: readonly (AbortSignal | undefined)[]): LinkedSignal {
+  const controller = new AbortController();
+  const detachers: (() => void)[] = [];
+  for (const parent of parents) {
+    if (parent === undefined) continue;
+    if (parent.aborted) {
+      controller.abort(parent.reason);
+      break;
+    }
+    const onAbort = (): void => controller.abort(parent.reason);
+    parent.addEventListener('abort', onAbort, { once: true });
+    detachers.push(() => parent.removeEventListener('abort', onAbort));
+  }
+  return {
+    signal: controller.signal,
+    dispose() {
+      for (const detach of detachers) detach();
+    },
+  };
 }

@@ -41,9 +41,12 @@ export class TraceSpan {
     this.#span = span;
   }
 
-  /** A new trace's first span, or undefined: tracing is off, or the sampler left this trace out. */
-  static root(tracing: Tracing | undefined, name: string): TraceSpan | undefined {
-    if (tracing === undefined) return undefined;
+  /**
+   * A new trace's first span, or undefined: the sampler left this trace out. It takes a Tracing,
+   * not an optional one: with tracing off the caller compares and does not call, so an untraced
+   * relay runs nothing of this module per poll.
+   */
+  static root(tracing: Tracing, name: string): TraceSpan | undefined {
     const span = tracing.tracer.startSpan(name, ROOT_OPTIONS);
     return span.isRecording() ? new TraceSpan(tracing, span) : undefined;
   }

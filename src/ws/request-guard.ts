@@ -7,7 +7,7 @@
  * `floodCloseAfterMs` is closed (close code 4429). Pure bookkeeping over an injectable clock; the
  * connection pauses reading for a window, so a flood waits in the client's TCP buffers.
  */
-import { TokenBucket } from '../util/token-bucket.ts';
+import { TokenBucket } from '../upstream/rate-gate.ts';
 
 /** handle: parse and serve; refuse: answer one rate_limited; drop: ignore silently; close: flooding. */
 export type FrameVerdict = 'handle' | 'refuse' | 'drop' | 'close';

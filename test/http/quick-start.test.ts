@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { printQuickStart, type QuickStartSource } from '../../src/http/quick-start.ts';
 import { UpstreamClient } from '../../src/upstream/client.ts';
-import { UpstreamNetworkError, UpstreamTimeoutError } from '../../src/upstream/contract/errors.ts';
+import { UpstreamNetworkError, UpstreamTimeoutError } from '../../src/upstream/errors.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { waitFor } from '../support/wait-for.ts';
 

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalRestPath, restRoutes } from '../../packages/protocol/src/protocol/rest-paths.ts';
-import { endpoints } from '../../src/upstream/endpoints.ts';
+import { endpoints } from '../../src/upstream/client.ts';
 import { propertyRuns } from '../support/property-runs.ts';
 
 const MARKET = '1c9a0d2e-3f4b-4c5d-8e6f-7a8b9c0d1e2f';

@@ -1,7 +1,7 @@
 /**
  * @module test/sim/endpoints
  * Every public endpoint of docs/upstream.md, straight over HTTP, validated with its
- * schema from upstream/contract/schemas.ts, and consistent with the simulation's state.
+ * schema from upstream/schemas.ts, and consistent with the simulation's state.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimMarket } from '../../src/sim/market.ts';
@@ -33,7 +33,7 @@ import {
   tokenResponse,
   tokensResponse,
   upstreamHealth,
-} from '../../src/upstream/contract/schemas.ts';
+} from '../../src/upstream/schemas.ts';
 import { getJson, postJson, type SimFixture, START, startFixture } from './sim-fixture.ts';
 
 let fixture: SimFixture;

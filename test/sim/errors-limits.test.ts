@@ -10,7 +10,7 @@ import {
   holdersResponse,
   marketActivityResponse,
   marketsResponse,
-} from '../../src/upstream/contract/schemas.ts';
+} from '../../src/upstream/schemas.ts';
 import { errorBody, getJson, postJson, type SimFixture, startFixture } from './sim-fixture.ts';
 
 let fixture: SimFixture;

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { RESOLUTION_DELAY_MS } from '../../src/sim/market.ts';
 import { MarketSimulation, skewedActivity } from '../../src/sim/market-simulation.ts';
-import { orderBook } from '../../src/upstream/contract/schemas.ts';
+import { orderBook } from '../../src/upstream/schemas.ts';
 
 const START = Date.UTC(2025, 0, 6, 12, 0, 0);
 

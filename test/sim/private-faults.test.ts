@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SimulatorHandle } from '../../src/sim/server.ts';
-import { orderBook, upstreamHealth } from '../../src/upstream/contract/schemas.ts';
+import { orderBook, upstreamHealth } from '../../src/upstream/schemas.ts';
 import { errorBody, getJson, type SimFixture, startFixture } from './sim-fixture.ts';
 
 let fixture: SimFixture | undefined;

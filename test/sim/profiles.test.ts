@@ -15,7 +15,7 @@ import {
   simulatorProfiles,
 } from '../../src/sim/profile.ts';
 import { EXTRA_FIELD } from '../../src/sim/wire-form.ts';
-import { clobPriceBatchResponse, marketActivityResponse } from '../../src/upstream/contract/schemas.ts';
+import { clobPriceBatchResponse, marketActivityResponse } from '../../src/upstream/schemas.ts';
 import { postJson, type SimFixture, startFixture } from './sim-fixture.ts';
 
 const NOWHERE = '00000000-0000-4000-8000-000000000000';

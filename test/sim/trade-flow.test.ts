@@ -9,7 +9,7 @@ import { compareDecimals } from '../../packages/protocol/src/protocol/decimal.ts
 import { ACTIVITY_LIMIT } from '../../src/sim/api/markets.ts';
 import { MarketSimulation } from '../../src/sim/market-simulation.ts';
 import { startSimulator } from '../../src/sim/server.ts';
-import { marketActivityResponse } from '../../src/upstream/contract/schemas.ts';
+import { marketActivityResponse } from '../../src/upstream/schemas.ts';
 
 const START = Date.UTC(2025, 0, 6, 12, 0, 0);
 

@@ -7,7 +7,7 @@
 import Big from 'big.js';
 import type { BookState } from '../../packages/protocol/src/protocol/book.ts';
 import type { BookDepth, Level } from '../../packages/protocol/src/protocol/messages.ts';
-import type { OrderBook, OrderEntry } from '../../src/upstream/contract/schemas.ts';
+import type { OrderBook, OrderEntry } from '../../src/upstream/schemas.ts';
 
 /** A decimal string in units of 0.00000001, upstream's price precision (no binary float on the way). */
 function units(text: string): bigint {

@@ -17,7 +17,7 @@ import {
   type SimulatorProfileName,
   startSimulator,
 } from '../../src/sim/server.ts';
-import { clobPriceBatchResponse, type OrderBook, orderBook } from '../../src/upstream/contract/schemas.ts';
+import { clobPriceBatchResponse, type OrderBook, orderBook } from '../../src/upstream/schemas.ts';
 
 export interface Harness {
   sim: SimulatorHandle;

@@ -19,7 +19,7 @@ export const layerRanks: Readonly<Record<string, number>> = {
   util: 0, // helpers that import nothing of the project (Node-free where the SDK uses them)
   channels: 0.5, // each channel's Node-free part (packages/protocol/src/channels/<name>/): wire types, stream ids, apply
   protocol: 1, // the wire protocol, shared by relay and SDK
-  upstream: 2, // upstream schemas and HTTP client
+  upstream: 2, // everything HTTP about upstream, one folder: the client, its transport and rate gate, upstream's schemas, paging and errors
   client: 2, // the browser/Node SDK: protocol + util only
   sim: 3, // the upstream simulator
   history: 3.8, // the record of what the relay sent: the store interface, its engines, the recorder (below the streams, which record into it)

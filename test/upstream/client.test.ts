@@ -15,8 +15,8 @@ import {
   UpstreamNetworkError,
   UpstreamSchemaError,
   UpstreamTimeoutError,
-} from '../../src/upstream/contract/errors.ts';
-import type { HoldersResponse, OrderBook, UpstreamHealth } from '../../src/upstream/contract/schemas.ts';
+} from '../../src/upstream/errors.ts';
+import type { HoldersResponse, OrderBook, UpstreamHealth } from '../../src/upstream/schemas.ts';
 import { type Handler, json, type ScriptedServer, startScriptedServer, waitFor } from './scripted-server.ts';
 
 const MARKET = '3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b';

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { compiledCheck } from '../../src/upstream/contract/compiled-check.ts';
-import * as schemas from '../../src/upstream/contract/schemas.ts';
+import { compiledCheck } from '../../src/upstream/compiled-check.ts';
+import * as schemas from '../../src/upstream/schemas.ts';
 import { propertyRuns } from '../support/property-runs.ts';
 import { nearlyValid, orderBook, price8, timestamp, uuid } from '../support/upstream/upstream-arbitraries.ts';
 

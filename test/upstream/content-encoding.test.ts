@@ -18,7 +18,7 @@ import {
   UpstreamDecodeError,
   UpstreamHttpError,
   UpstreamInvalidJsonError,
-} from '../../src/upstream/contract/errors.ts';
+} from '../../src/upstream/errors.ts';
 import { type ScriptedServer, startScriptedServer } from './scripted-server.ts';
 
 const health = {

@@ -1,12 +1,12 @@
 /**
  * Contract between the simulator and the client: every client method against a live simulator.
- * The client validates each body with upstream/contract/schemas.ts, so any drift between what the
+ * The client validates each body with upstream/schemas.ts, so any drift between what the
  * simulator serves and the schemas fails here, naming the endpoint and the field.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/sim/server.ts';
 import { UpstreamClient } from '../../src/upstream/client.ts';
-import { UpstreamHttpError } from '../../src/upstream/contract/errors.ts';
+import { UpstreamHttpError } from '../../src/upstream/errors.ts';
 
 let sim: Awaited<ReturnType<typeof startSimulator>>;
 let client: UpstreamClient;

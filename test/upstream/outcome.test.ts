@@ -6,10 +6,10 @@ import {
   UpstreamNetworkError,
   UpstreamSchemaError,
   UpstreamTimeoutError,
-} from '../../src/upstream/contract/errors.ts';
-import { upstreamHealth } from '../../src/upstream/contract/schemas.ts';
+} from '../../src/upstream/errors.ts';
 import type { Exchange } from '../../src/upstream/exchange.ts';
 import { judgeExchange, ResponseMemo, type UpstreamRequest } from '../../src/upstream/outcome.ts';
+import { upstreamHealth } from '../../src/upstream/schemas.ts';
 
 const request: UpstreamRequest<unknown> = {
   endpoint: 'GET /health',

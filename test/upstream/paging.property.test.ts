@@ -1,11 +1,11 @@
 /**
- * Reading a paginated list as upstream serves it (upstream/contract/paging.ts): whatever page size upstream
+ * Reading a paginated list as upstream serves it (upstream/paging.ts): whatever page size upstream
  * serves (fewer entries than asked, or more), every entry up to the bound is read once and in
  * order, and the read says whether it reached the end.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type ReadPage, readPages } from '../../src/upstream/contract/paging.ts';
+import { type ReadPage, readPages } from '../../src/upstream/paging.ts';
 import { propertyRuns } from '../support/property-runs.ts';
 
 /** A list of `length` entries served `cap` a page at most, or `cap` whatever was asked. */

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { type BookState, bookChecksum } from '../../packages/protocol/src/protocol/book.ts';
 import { bookGroups } from '../../packages/protocol/src/protocol/group.ts';
 import type { BookDepth } from '../../packages/protocol/src/protocol/messages.ts';
-import type { OrderBook } from '../../src/upstream/contract/schemas.ts';
+import type { OrderBook } from '../../src/upstream/schemas.ts';
 import { ProtocolClient } from '../support/clients/protocol-client.ts';
 import { SseClient } from '../support/clients/sse-client.ts';
 import { summedByHand } from '../support/grouped-book.ts';

@@ -5,7 +5,7 @@
  * `/api/developer/*`, CLOB order management) are not in the table, so no route exists for them
  * and they never reach upstream. Upstream's `/health` is left out: `/health` is the relay's own.
  */
-import { endpoints } from '../../upstream/endpoints.ts';
+import { endpoints } from '../../upstream/client.ts';
 
 export interface PublicRoute {
   method: 'GET' | 'POST';

@@ -18,7 +18,7 @@
  * `--ipv6-prefix-length`), relay/admission/client-address.ts `addressGroup`.
  */
 import type { IncomingMessage } from 'node:http';
-import { TokenBucket } from '../../util/token-bucket.ts';
+import { TokenBucket } from '../../upstream/rate-gate.ts';
 import { presentedKey } from './access.ts';
 import { AuthThrottle, type AuthThrottleLimits } from './auth-throttle.ts';
 import { addressGroup, clientAddress } from './client-address.ts';

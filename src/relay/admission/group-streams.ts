@@ -13,7 +13,7 @@
  */
 import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
 import type { Channel } from '../../../packages/protocol/src/protocol/messages.ts';
-import { TokenBucket } from '../../util/token-bucket.ts';
+import { TokenBucket } from '../../upstream/rate-gate.ts';
 import type { GroupBound } from '../channels/relay-definition.ts';
 import {
   type ChannelGroupLimits,

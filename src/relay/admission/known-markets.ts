@@ -2,7 +2,7 @@
  * @module relay/admission/known-markets
  * What the relay knows of upstream's market catalogue: every market id `GET /api/markets` lists
  * (all statuses, 100 a page asked for; upstream's largest page is not shown, so each page starts
- * where the previous one's markets ended: upstream/contract/paging.ts), reloaded every minute. A
+ * where the previous one's markets ended: upstream/paging.ts), reloaded every minute. A
  * subscription to an id the catalogue lacks is judged without polling it (relay/admission/market.ts);
  * until the first load succeeds the catalogue cannot judge anything, and says so. A list read before a market's stream began may predate the
  * market itself: asked with the `loadsBegun` the stream noted when it began, such a list says only
@@ -10,8 +10,8 @@
  * forward, at most one per {@link EARLY_LOAD_GAP_MS} however many ids ask (a client naming random ids
  * must not make the relay page through the catalogue for each).
  */
-import { readPages } from '../../upstream/contract/paging.ts';
-import type { MarketsResponse } from '../../upstream/contract/schemas.ts';
+import { readPages } from '../../upstream/paging.ts';
+import type { MarketsResponse } from '../../upstream/schemas.ts';
 
 export interface CatalogueSource {
   markets(query: { limit: number; offset: number; statusFilter: 'all' }): Promise<MarketsResponse>;

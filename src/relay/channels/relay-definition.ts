@@ -14,7 +14,7 @@ import type { z } from 'zod';
 import type { SinceSpec } from '../../../packages/protocol/src/channels/history.ts';
 import type { Channel } from '../../../packages/protocol/src/protocol/channels.ts';
 import type { BookDepth } from '../../../packages/protocol/src/protocol/messages.ts';
-import type { OrderBook } from '../../upstream/contract/schemas.ts';
+import type { OrderBook } from '../../upstream/schemas.ts';
 
 /** A diff's answer that the state changed but is best sent whole, as a snapshot with the next `seq`. */
 export const sendWhole: unique symbol = Symbol('send the state whole');

@@ -17,7 +17,7 @@ import {
   isDefinedChannel,
 } from '../../../packages/protocol/src/channels/registry.ts';
 import { type Channel, streamIdKinds } from '../../../packages/protocol/src/protocol/channels.ts';
-import type { ProbabilitiesResponse } from '../../upstream/contract/schemas.ts';
+import type { ProbabilitiesResponse } from '../../upstream/schemas.ts';
 import { bookNumbering } from './book/numbering.ts';
 import { type CandlesGroupLimits, candlesRelay } from './candles/relay.ts';
 import { type HistoryUpstream, historyCandles } from './candles/relay-history.ts';

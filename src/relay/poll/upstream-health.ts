@@ -13,11 +13,7 @@
  */
 
 import type { UpstreamClient, UpstreamRequestEvent } from '../../upstream/client.ts';
-import {
-  UpstreamHttpError,
-  UpstreamInvalidJsonError,
-  UpstreamSchemaError,
-} from '../../upstream/contract/errors.ts';
+import { UpstreamHttpError, UpstreamInvalidJsonError, UpstreamSchemaError } from '../../upstream/errors.ts';
 
 const WINDOW = 100;
 

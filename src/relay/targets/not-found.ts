@@ -16,7 +16,7 @@
  * the stream turns stale and keeps being asked for.
  */
 import type { StreamIdKind } from '../../../packages/protocol/src/channels/definition.ts';
-import { UpstreamHttpError } from '../../upstream/contract/errors.ts';
+import { UpstreamHttpError } from '../../upstream/errors.ts';
 import type { CatalogueVerdict } from '../admission/known-markets.ts';
 import { MARKET_IDS } from '../channels/relay-registry.ts';
 

@@ -8,16 +8,15 @@
  * absurd upstream timestamp is only data (docs/operations.md "Freshness").
  */
 import type { CanonicalRestPath } from '../../../packages/protocol/src/protocol/rest-paths.ts';
-import type { CallInit } from '../../upstream/client.ts';
-import { publicReason, UpstreamHttpError } from '../../upstream/contract/errors.ts';
+import type { CallInit, MarketsQuery } from '../../upstream/client.ts';
+import { publicReason, UpstreamHttpError } from '../../upstream/errors.ts';
 import type {
   ClobPriceBatchResponse,
   MarketActivityResponse,
   MarketResponse,
   MarketsResponse,
   OrderBook,
-} from '../../upstream/contract/schemas.ts';
-import type { MarketsQuery } from '../../upstream/endpoints.ts';
+} from '../../upstream/schemas.ts';
 import type { Tracing } from '../../util/tracing.ts';
 import type { EventArgs, ReadHooks } from '../channels/relay-definition.ts';
 import type { ChannelUpstream } from '../channels/relay-registry.ts';

@@ -9,7 +9,7 @@ import type {
   TokenResponse,
   TokensResponse,
   UpstreamHealth,
-} from '../../upstream/contract/schemas.ts';
+} from '../../upstream/schemas.ts';
 import { ORACLE_EXPO, type SimToken } from '../catalog.ts';
 import { formatFixed } from '../fixed-point.ts';
 import type { MarketSimulation } from '../market-simulation.ts';

@@ -5,11 +5,7 @@
  * leaves it open.
  */
 
-import type {
-  ClobPriceBatchResponse,
-  ClobPriceSnapshot,
-  OrderBook,
-} from '../../upstream/contract/schemas.ts';
+import type { ClobPriceBatchResponse, ClobPriceSnapshot, OrderBook } from '../../upstream/schemas.ts';
 import type { MarketSimulation } from '../market-simulation.ts';
 import type { SimulatorProfile } from '../profile.ts';
 import { clobPriceOf, isoTimeBatch, orderBookOf } from '../snapshots.ts';

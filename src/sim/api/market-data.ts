@@ -5,7 +5,7 @@
  * and left out of a batch (docs/upstream.md).
  */
 
-import type { MarketDataBatchResponse, MarketDataSnapshot } from '../../upstream/contract/schemas.ts';
+import type { MarketDataBatchResponse, MarketDataSnapshot } from '../../upstream/schemas.ts';
 import type { MarketSimulation } from '../market-simulation.ts';
 import { marketDataOf } from '../snapshots.ts';
 import { notFound, ok, parseMarketIdsBody, requireMarket } from './http.ts';

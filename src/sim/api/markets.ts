@@ -16,7 +16,7 @@ import type {
   MarketsResponse,
   ProbabilitiesResponse,
   ProbabilityEntry,
-} from '../../upstream/contract/schemas.ts';
+} from '../../upstream/schemas.ts';
 import { commentsOf } from '../comments.ts';
 import { formatPrice, formatTrimmed, NOTIONAL_SCALE, priceNumber, SIZE_SCALE } from '../fixed-point.ts';
 import { DEFAULT_HISTORY_INTERVAL, historyIntervals, historyOf } from '../history.ts';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { candlesStreamId } from '../../../packages/protocol/src/channels/candles/streams.ts';
 import { COMPACT_SUBPROTOCOL } from '../../../packages/protocol/src/protocol/compact.ts';
 import type { CandlesData, ProbabilityCandle } from '../../../packages/protocol/src/protocol/messages.ts';
-import { historyResponse } from '../../../src/upstream/contract/schemas.ts';
+import { historyResponse } from '../../../src/upstream/schemas.ts';
 import { connectRecorded } from '../../client/sdk-support.ts';
 import { candlesSince, hourlyCountsMatch, hourStart } from '../../support/channels/hourly-prints.ts';
 import { ProtocolClient } from '../../support/clients/protocol-client.ts';

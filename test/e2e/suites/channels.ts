@@ -14,11 +14,7 @@ import type {
 import type { RelayEvents } from '../../../src/relay/events.ts';
 import { type SimulatorProfileName, simulatorProfiles } from '../../../src/sim/profile.ts';
 import type { SimulatorHandle } from '../../../src/sim/server.ts';
-import {
-  marketResponse,
-  probabilitiesResponse,
-  tokenPriceResponse,
-} from '../../../src/upstream/contract/schemas.ts';
+import { marketResponse, probabilitiesResponse, tokenPriceResponse } from '../../../src/upstream/schemas.ts';
 import type { MessageRecorder } from '../../support/clients/message-recorder.ts';
 import { type Message, ProtocolClient } from '../../support/clients/protocol-client.ts';
 import { SseClient } from '../../support/clients/sse-client.ts';

@@ -11,7 +11,7 @@ import {
   KnownMarkets,
 } from '../../../src/relay/admission/known-markets.ts';
 import { NotFoundJudge } from '../../../src/relay/targets/not-found.ts';
-import type { MarketsResponse } from '../../../src/upstream/contract/schemas.ts';
+import type { MarketsResponse } from '../../../src/upstream/schemas.ts';
 
 const OLD = '00000000-0000-4000-8000-000000000001';
 const NEW = '00000000-0000-4000-8000-000000000002';

@@ -9,7 +9,7 @@ import { KnownMarkets } from '../../../src/relay/admission/known-markets.ts';
 import { type IsolationLimits, MarketAdmission } from '../../../src/relay/admission/market.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
 import type { StreamSubscriber } from '../../../src/relay/streams/stream.ts';
-import type { MarketsResponse } from '../../../src/upstream/contract/schemas.ts';
+import type { MarketsResponse } from '../../../src/upstream/schemas.ts';
 
 const marketId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { OrderEntry, OrderSide, OrdersData } from '../../../packages/protocol/src/protocol/messages.ts';
 import { diffOrders, ordersStateOf } from '../../../src/relay/channels/orders/relay.ts';
-import type { OrderBook } from '../../../src/upstream/contract/schemas.ts';
+import type { OrderBook } from '../../../src/upstream/schemas.ts';
 import { applyOrdersUpdate } from '../../support/channels/orders-state.ts';
 
 // Successive upstream books drawn from a small pool of ids, prices and sizes, so that orders

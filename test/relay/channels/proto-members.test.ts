@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { applyMarketUpdate } from '../../../packages/protocol/src/channels/market/wire.ts';
 import type { MarketData } from '../../../packages/protocol/src/protocol/messages.ts';
 import { diffMarket } from '../../../src/relay/channels/market/diff.ts';
-import { marketResponse, probabilitiesResponse } from '../../../src/upstream/contract/schemas.ts';
 import { judgeExchange, type UpstreamRequest } from '../../../src/upstream/outcome.ts';
+import { marketResponse, probabilitiesResponse } from '../../../src/upstream/schemas.ts';
 
 const market = '3f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f';
 const record = (extra: string) =>

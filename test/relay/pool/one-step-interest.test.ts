@@ -10,7 +10,7 @@ import { RelayEvents } from '../../../src/relay/events.ts';
 import { PollerPool, type PollSource } from '../../../src/relay/pool/poller-pool.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
 import type { StreamSubscriber } from '../../../src/relay/streams/stream.ts';
-import type { ClobPriceBatchResponse } from '../../../src/upstream/contract/schemas.ts';
+import type { ClobPriceBatchResponse } from '../../../src/upstream/schemas.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 const marketId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;

@@ -19,7 +19,7 @@ import type {
   OrderBook,
   ProbabilitiesResponse,
   TokenPriceResponse,
-} from '../../../src/upstream/contract/schemas.ts';
+} from '../../../src/upstream/schemas.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 const marketId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;

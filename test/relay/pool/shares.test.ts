@@ -12,7 +12,7 @@ import { PollerPool, type PollSource } from '../../../src/relay/pool/poller-pool
 import type { Frame } from '../../../src/relay/streams/frame.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../../../src/relay/streams/stream.ts';
-import type { MarketsResponse, OrderBook } from '../../../src/upstream/contract/schemas.ts';
+import type { MarketsResponse, OrderBook } from '../../../src/upstream/schemas.ts';
 
 const marketId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
 

@@ -25,7 +25,7 @@ import type { AnyStream, StreamSubscriber } from '../../../src/relay/streams/str
 import { trustingJudge } from '../../../src/relay/targets/not-found.ts';
 import type { PollContext, PollSource } from '../../../src/relay/targets/poll-target.ts';
 import { type SimulatorHandle, startSimulator } from '../../../src/sim/server.ts';
-import type { HistoryPoint, MarketActivityResponse } from '../../../src/upstream/contract/schemas.ts';
+import type { HistoryPoint, MarketActivityResponse } from '../../../src/upstream/schemas.ts';
 import { CandlesTarget } from '../../support/channels/candles-target.ts';
 
 const MINUTE = 60_000;

@@ -4,7 +4,7 @@
  * "no binary floats on the way"). Shared with the browser client SDK, so no Node imports.
  *
  * Inputs are plain decimal strings as the upstream schemas admit them (`-?\d+(\.\d+)?`); they are
- * validated at the edge (upstream/contract/schemas.ts), not here, to keep the hot path cheap.
+ * validated at the edge (upstream/schemas.ts), not here, to keep the hot path cheap.
  */
 import Big from 'big.js';
 

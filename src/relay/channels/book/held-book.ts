@@ -10,7 +10,7 @@
 import type { BookState } from '../../../../packages/protocol/src/protocol/book.ts';
 import type { BookDepth } from '../../../../packages/protocol/src/protocol/messages.ts';
 import { ResponseMemo } from '../../../upstream/client.ts';
-import type { OrderBook } from '../../../upstream/contract/schemas.ts';
+import type { OrderBook } from '../../../upstream/schemas.ts';
 import { aggregateBook, aggregateSides } from './levels.ts';
 import { readOrderBook } from './reader.ts';
 

@@ -13,7 +13,7 @@ import {
   sumDecimals,
 } from '../../../../packages/protocol/src/protocol/decimal.ts';
 import type { BookDepth, Level } from '../../../../packages/protocol/src/protocol/messages.ts';
-import type { OrderBook, OrderEntry } from '../../../upstream/contract/schemas.ts';
+import type { OrderBook, OrderEntry } from '../../../upstream/schemas.ts';
 
 /**
  * One side's orders as aggregation reads them, by index in upstream's order: parsed orders

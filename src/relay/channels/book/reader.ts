@@ -15,8 +15,8 @@
  * against that layout byte for byte; any other order goes through the general object reader.
  */
 import type { z } from 'zod';
-import { compiledCheck } from '../../../upstream/contract/compiled-check.ts';
-import * as schemas from '../../../upstream/contract/schemas.ts';
+import { compiledCheck } from '../../../upstream/compiled-check.ts';
+import * as schemas from '../../../upstream/schemas.ts';
 import { OrderSpans, PRICE_PLACES } from './order-spans.ts';
 
 /** An order book as the schema would validate it, with its orders as spans of the body. */

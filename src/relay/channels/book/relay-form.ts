@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { bookDepths } from '../../../../packages/protocol/src/protocol/messages.ts';
-import { orderBook } from '../../../upstream/contract/schemas.ts';
+import { orderBook } from '../../../upstream/schemas.ts';
 import { decimalText, streamFields } from '../relay-form.ts';
 
 const level = z.tuple([decimalText, decimalText]);

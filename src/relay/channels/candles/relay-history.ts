@@ -13,8 +13,8 @@ import {
   type ProbabilitiesUpdateData,
 } from '../../../../packages/protocol/src/channels/probabilities/probabilities.ts';
 import type { CanonicalRestPath } from '../../../../packages/protocol/src/protocol/rest-paths.ts';
-import { UpstreamError } from '../../../upstream/contract/errors.ts';
-import { type HistoryInterval, historyResponse } from '../../../upstream/contract/schemas.ts';
+import { UpstreamError } from '../../../upstream/errors.ts';
+import { type HistoryInterval, historyResponse } from '../../../upstream/schemas.ts';
 import { probabilitiesChannel } from '../probabilities/relay.ts';
 import type { CandleSample, RelayCandleSource, SourcedStream } from '../relay-candle-source.ts';
 

@@ -4,7 +4,7 @@
  * publish time; an update only when the publish time advanced.
  */
 import type { OracleData } from '../../../../packages/protocol/src/channels/oracle/oracle.ts';
-import { type TokenPriceResponse, tokenPriceResponse } from '../../../upstream/contract/schemas.ts';
+import { type TokenPriceResponse, tokenPriceResponse } from '../../../upstream/schemas.ts';
 import type { RelayChannel } from '../relay-definition.ts';
 
 /** The upstream call the channel polls with. */

@@ -10,7 +10,7 @@ import type {
   OrdersData,
   OrdersUpdateData,
 } from '../../../../packages/protocol/src/channels/orders/orders.ts';
-import type { OrderBook } from '../../../upstream/contract/schemas.ts';
+import type { OrderBook } from '../../../upstream/schemas.ts';
 import type { RelayChannel } from '../relay-definition.ts';
 
 /**

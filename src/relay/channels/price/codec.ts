@@ -4,7 +4,7 @@
  * a market as it sent it, diffed field by field (./diff.ts), with no checksum.
  */
 import type { PriceData, PriceUpdateData } from '../../../../packages/protocol/src/protocol/messages.ts';
-import type { ClobPriceSnapshot } from '../../../upstream/contract/schemas.ts';
+import type { ClobPriceSnapshot } from '../../../upstream/schemas.ts';
 import type { StreamCodec } from '../relay-definition.ts';
 import { diffPrice } from './diff.ts';
 

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { priceFields } from '../../../../packages/protocol/src/protocol/messages.ts';
-import { clobPriceSnapshot } from '../../../upstream/contract/schemas.ts';
+import { clobPriceSnapshot } from '../../../upstream/schemas.ts';
 import { decimalText, streamFields } from '../relay-form.ts';
 
 type PriceField = (typeof priceFields)[number];

@@ -11,7 +11,7 @@ import type {
 } from '../../../../packages/protocol/src/channels/probabilities/probabilities.ts';
 import type { JsonValue } from '../../../../packages/protocol/src/channels/records.ts';
 import { diffRecord, fieldCount, sameJson } from '../../../../packages/protocol/src/channels/records.ts';
-import { type ProbabilitiesResponse, probabilitiesResponse } from '../../../upstream/contract/schemas.ts';
+import { type ProbabilitiesResponse, probabilitiesResponse } from '../../../upstream/schemas.ts';
 import type { ChangeHintMap, RelayChannel } from '../relay-definition.ts';
 
 /** The channel's name, for the slices its map serves (the books' change hints, `candles` of probabilities). */

@@ -3,7 +3,7 @@
  * One market's activity listing as the walks of ./relay-activity.ts page through it, for the
  * `trades` poll (./relay-poll.ts) and for any other channel that walks the same listing.
  */
-import type { MarketActivityResponse } from '../../../upstream/contract/schemas.ts';
+import type { MarketActivityResponse } from '../../../upstream/schemas.ts';
 import type { FetchActivityPage } from './relay-activity.ts';
 
 /** The upstream call a walk pages with. */

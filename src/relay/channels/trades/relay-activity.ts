@@ -6,7 +6,7 @@
  *
  * The listing's order is not shown upstream: the relay reads it from the entries' times.
  * Every page is asked where the entries served so far end and every bound counts entries, since
- * upstream may serve fewer than asked (upstream/contract/paging.ts). Newest first, upstream pages by offset
+ * upstream may serve fewer than asked (upstream/paging.ts). Newest first, upstream pages by offset
  * over a list that grows at its head while the relay pages through it: a trade arriving between
  * two page requests shifts every older entry down, so the next page repeats the previous page's
  * tail. Repeats are skipped by id; the new head is left for the next
@@ -26,7 +26,7 @@ import {
   type TradeEntry,
   type TradesData,
 } from '../../../../packages/protocol/src/channels/trades/trades.ts';
-import { type ReadPage, readPages, type ServedPage } from '../../../upstream/contract/paging.ts';
+import { type ReadPage, readPages, type ServedPage } from '../../../upstream/paging.ts';
 
 /** Entries asked per activity request: upstream's documented maximum (it may serve fewer). */
 export const ACTIVITY_PAGE_SIZE = 100;

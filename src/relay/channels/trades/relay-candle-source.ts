@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { SINCE_MAX_TRADES } from '../../../../packages/protocol/src/channels/trades/since.ts';
 import type { TradeEntry, TradesData } from '../../../../packages/protocol/src/channels/trades/trades.ts';
 import { compareDecimals, sumDecimals } from '../../../../packages/protocol/src/protocol/decimal.ts';
-import { decimalString } from '../../../upstream/contract/schemas.ts';
+import { decimalString } from '../../../upstream/schemas.ts';
 import type {
   CandleSample,
   KeptSoFar,

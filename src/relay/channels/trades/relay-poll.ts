@@ -11,7 +11,7 @@
 
 import { z } from 'zod';
 import type { TradesData } from '../../../../packages/protocol/src/channels/trades/trades.ts';
-import { marketActivityEntry } from '../../../upstream/contract/schemas.ts';
+import { marketActivityEntry } from '../../../upstream/schemas.ts';
 import type { PolledIncrementally } from '../relay-definition.ts';
 import { sharedWindow, TradeHistory, tradesStates, walkActivity } from './relay-activity.ts';
 import { type ActivityUpstream, activityPages } from './relay-activity-pages.ts';

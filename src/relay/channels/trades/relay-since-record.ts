@@ -26,7 +26,7 @@ import {
   SINCE_MAX_TRADES,
 } from '../../../../packages/protocol/src/channels/trades/since.ts';
 import type { TradeEntry, TradesData } from '../../../../packages/protocol/src/channels/trades/trades.ts';
-import { type ReadPage, readPages, type ServedPage } from '../../../upstream/contract/paging.ts';
+import { type ReadPage, readPages, type ServedPage } from '../../../upstream/paging.ts';
 import type { RecordedHistory } from '../relay-definition.ts';
 import { ACTIVITY_PAGE_SIZE, type ActivityOrder, orderOf } from './relay-activity.ts';
 import { type ActivityUpstream, activityPages } from './relay-activity-pages.ts';

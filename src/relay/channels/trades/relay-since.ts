@@ -20,7 +20,7 @@ import {
   SINCE_MAX_TRADES,
 } from '../../../../packages/protocol/src/channels/trades/since.ts';
 import type { TradeEntry, TradesData } from '../../../../packages/protocol/src/channels/trades/trades.ts';
-import { type ReadPage, readPages } from '../../../upstream/contract/paging.ts';
+import { type ReadPage, readPages } from '../../../upstream/paging.ts';
 import type { HistoryRead } from '../relay-definition.ts';
 import { ACTIVITY_PAGE_SIZE, type ActivityOrder, orderOf } from './relay-activity.ts';
 

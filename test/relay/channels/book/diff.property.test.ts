@@ -11,7 +11,7 @@ import { compareDecimals } from '../../../../packages/protocol/src/protocol/deci
 import type { BookDepth, Level } from '../../../../packages/protocol/src/protocol/messages.ts';
 import { diffBook } from '../../../../src/relay/channels/book/diff.ts';
 import { aggregateBook } from '../../../../src/relay/channels/book/levels.ts';
-import type { OrderBook, OrderEntry } from '../../../../src/upstream/contract/schemas.ts';
+import type { OrderBook, OrderEntry } from '../../../../src/upstream/schemas.ts';
 import { propertyRuns } from '../../../support/property-runs.ts';
 
 // ------------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HeldBook } from '../../../../src/relay/channels/book/held-book.ts';
 import { aggregateBook } from '../../../../src/relay/channels/book/levels.ts';
-import type { OrderBook } from '../../../../src/upstream/contract/schemas.ts';
+import type { OrderBook } from '../../../../src/upstream/schemas.ts';
 
 const polled: OrderBook = {
   market_id: '3f0c5a4e-8b7d-4c1a-9e2f-1a2b3c4d5e6f',

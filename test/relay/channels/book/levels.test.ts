@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type BookState, limitDepth } from '../../../../packages/protocol/src/protocol/book.ts';
 import { aggregateBook } from '../../../../src/relay/channels/book/levels.ts';
-import type { OrderBook, OrderEntry } from '../../../../src/upstream/contract/schemas.ts';
+import type { OrderBook, OrderEntry } from '../../../../src/upstream/schemas.ts';
 
 let nextId = 0;
 const order = (price: string, size: string): OrderEntry => ({ id: `o${nextId++}`, price, size, token_id: 1 });

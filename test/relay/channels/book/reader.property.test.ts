@@ -11,7 +11,7 @@ import type { BookDepth } from '../../../../packages/protocol/src/protocol/messa
 import { aggregateBook, aggregateSides } from '../../../../src/relay/channels/book/levels.ts';
 import { OrderSpans } from '../../../../src/relay/channels/book/order-spans.ts';
 import { readOrderBook } from '../../../../src/relay/channels/book/reader.ts';
-import * as schemas from '../../../../src/upstream/contract/schemas.ts';
+import * as schemas from '../../../../src/upstream/schemas.ts';
 import { propertyRuns } from '../../../support/property-runs.ts';
 import {
   nearlyValid,

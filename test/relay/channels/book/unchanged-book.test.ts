@@ -12,8 +12,8 @@ import type { Frame } from '../../../../src/relay/streams/frame.ts';
 import { StreamRegistry } from '../../../../src/relay/streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../../../../src/relay/streams/stream.ts';
 import { UpstreamClient } from '../../../../src/upstream/client.ts';
-import { UpstreamSchemaError } from '../../../../src/upstream/contract/errors.ts';
-import type { OrderBook } from '../../../../src/upstream/contract/schemas.ts';
+import { UpstreamSchemaError } from '../../../../src/upstream/errors.ts';
+import type { OrderBook } from '../../../../src/upstream/schemas.ts';
 import { waitFor } from '../../../support/wait-for.ts';
 import { json, type ScriptedServer, startScriptedServer } from '../../../upstream/scripted-server.ts';
 

@@ -21,7 +21,7 @@ import type { DefinedChannel } from '../../../../../packages/protocol/src/channe
 import { type BookState, limitDepth } from '../../../../../packages/protocol/src/protocol/book.ts';
 import { groupBook } from '../../../../../packages/protocol/src/protocol/group.ts';
 import type { BookDepth } from '../../../../../packages/protocol/src/protocol/messages.ts';
-import type { OrderBook } from '../../../../upstream/contract/schemas.ts';
+import type { OrderBook } from '../../../../upstream/schemas.ts';
 import { TraceSpan } from '../../../../util/tracing.ts';
 import { bookNumberedCodec } from '../../../coordination/codecs.ts';
 import { bookTargetKey } from '../../../coordination/redis/keys.ts';
@@ -83,7 +83,8 @@ export class BookTarget extends PollTarget {
   }
 
   protected pollOnce(): Promise<readonly PollOutcome[]> {
-    const trace = TraceSpan.root(this.context.tracing, 'book poll');
+    const { tracing } = this.context;
+    const trace = tracing === undefined ? undefined : TraceSpan.root(tracing, 'book poll');
     // An untraced poll (most, or all) costs nothing more than the comparison.
     if (trace === undefined) return this.#poll(undefined);
     trace.set({ 'market_relay.market': this.market });

@@ -8,7 +8,7 @@
  * nothing). While clients subscribe to the map's channel, its polls read the same map: the hints
  * are read from those (`ChangeHints.read`), and no request of their own is made.
  */
-import { publicReason } from '../../../../upstream/contract/errors.ts';
+import { publicReason } from '../../../../upstream/errors.ts';
 import type { TargetTiming } from '../../../poll/scheduler.ts';
 import type { PollOutcome } from '../../../targets/outcomes.ts';
 import { type PollContext, PollTarget } from '../../../targets/poll-target.ts';

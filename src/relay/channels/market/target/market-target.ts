@@ -7,7 +7,7 @@
  * The channels with a folder of their own are polled by relay/targets/defined-target.ts.
  */
 import type { MarketData } from '../../../../../packages/protocol/src/protocol/messages.ts';
-import { type MarketResponse, marketResponse } from '../../../../upstream/contract/schemas.ts';
+import { type MarketResponse, marketResponse } from '../../../../upstream/schemas.ts';
 import type { TargetTiming } from '../../../poll/scheduler.ts';
 import type { PollContext } from '../../../targets/poll-target.ts';
 import { StreamTarget, type StreamTargetChannel } from '../../../targets/stream-target.ts';

@@ -4,19 +4,15 @@
  * every page of it, as one map of list-form records keyed by market id. A stream id is the
  * catalogue's filter (protocol/channels.ts: upstream's `statusFilter`, and `tokenId` after `:`).
  * One poll reads the pages newest first, 100 markets asked each, each page from where the markets
- * served so far end (upstream's largest page is not shown: upstream/contract/paging.ts), until upstream says
+ * served so far end (upstream's largest page is not shown: upstream/paging.ts), until upstream says
  * there is no more: a market added while they are read pushes the others to later pages, so it may
  * show one twice (the map keeps one) but never hides one. When the pages still hold fewer markets than upstream's
  * `total` (a market left a filtered list meanwhile), the poll reads them again once.
  */
 import { catalogueFilterOf } from '../../../../../packages/protocol/src/protocol/channels.ts';
 import type { MarketsData } from '../../../../../packages/protocol/src/protocol/messages.ts';
-import { readPages } from '../../../../upstream/contract/paging.ts';
-import {
-  type MarketListItem,
-  type MarketsResponse,
-  marketsResponse,
-} from '../../../../upstream/contract/schemas.ts';
+import { readPages } from '../../../../upstream/paging.ts';
+import { type MarketListItem, type MarketsResponse, marketsResponse } from '../../../../upstream/schemas.ts';
 import type { TargetTiming } from '../../../poll/scheduler.ts';
 import type { PollContext } from '../../../targets/poll-target.ts';
 import { StreamTarget, type StreamTargetChannel } from '../../../targets/stream-target.ts';

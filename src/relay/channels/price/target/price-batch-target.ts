@@ -7,8 +7,8 @@
  */
 
 import type { PriceData } from '../../../../../packages/protocol/src/protocol/messages.ts';
-import { publicReason } from '../../../../upstream/contract/errors.ts';
-import type { ClobPriceSnapshot } from '../../../../upstream/contract/schemas.ts';
+import { publicReason } from '../../../../upstream/errors.ts';
+import type { ClobPriceSnapshot } from '../../../../upstream/schemas.ts';
 import { priceTargetKey } from '../../../coordination/redis/keys.ts';
 import type { StreamNumbering } from '../../../coordination/stream-numbering.ts';
 import type { TargetTiming } from '../../../poll/scheduler.ts';

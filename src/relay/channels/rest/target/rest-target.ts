@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import type { JsonValue } from '../../../../../packages/protocol/src/protocol/messages.ts';
 import { canonicalRestPath } from '../../../../../packages/protocol/src/protocol/rest-paths.ts';
-import { UpstreamSchemaError } from '../../../../upstream/contract/errors.ts';
+import { UpstreamSchemaError } from '../../../../upstream/errors.ts';
 import type { TargetTiming } from '../../../poll/scheduler.ts';
 import type { PollContext } from '../../../targets/poll-target.ts';
 import { StreamTarget, type StreamTargetChannel } from '../../../targets/stream-target.ts';

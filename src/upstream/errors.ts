@@ -1,12 +1,26 @@
 /**
- * @module upstream/contract/errors
+ * @module upstream/errors
  * Typed failures of an upstream call, one class per way a call can fail, each naming the endpoint
  * (route template) it came from. All are RelayErrors, so a failure maps straight to a protocol error
  * code (docs/protocol.md "Error codes"); the default is `upstream_unavailable`.
  */
 
-import type { ErrorCode } from '../../../packages/protocol/src/protocol/messages.ts';
-import { RelayError } from './relay-error.ts';
+import type { ErrorCode } from '../../packages/protocol/src/protocol/messages.ts';
+
+/**
+ * One error base class with a stable protocol error code (docs/protocol.md "Error codes"), so that
+ * any failure inside the relay maps to what a client is told without a lookup table at each call
+ * site. Subclasses carry default messages and chain `cause`.
+ */
+export class RelayError extends Error {
+  override name = 'RelayError';
+  readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
 
 export class UpstreamError extends RelayError {
   override name = 'UpstreamError';

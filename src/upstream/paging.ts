@@ -1,5 +1,5 @@
 /**
- * @module upstream/contract/paging
+ * @module upstream/paging
  * Reading one of upstream's paginated lists (`pagination: {limit, offset, hasMore, total?}`) as
  * upstream serves it, for every paged read of the relay: the catalogue, the status page's picker,
  * the known-markets list and the activity walks. The interface does not show the largest page of

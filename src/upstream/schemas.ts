@@ -1,5 +1,5 @@
 /**
- * @module upstream/contract/schemas
+ * @module upstream/schemas
  * One zod schema per resource and response envelope of the upstream's public interface
  * (docs/upstream.md): the scalars, the CLOB, markets, search and tokens, health. A user's and the
  * rewards program's resources are upstream/account-schemas.ts. Every type the project uses for
@@ -10,7 +10,7 @@
  * number, so no binary rounding), numbers stay numbers.
  */
 import { z } from 'zod';
-import { MARKET_ID_PATTERN } from '../../../packages/protocol/src/protocol/limits.ts';
+import { MARKET_ID_PATTERN } from '../../packages/protocol/src/protocol/limits.ts';
 import { anyJson } from './compiled-check.ts';
 
 // ---------------------------------------------------------------------------------------------

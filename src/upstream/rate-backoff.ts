@@ -1,11 +1,14 @@
 /**
- * @module util/rate-backoff
- * How far the relay's upstream request rate falls when upstream answers 429, and how it comes back
- * (docs/scheduler.md "Rate limits"): multiplicative decrease, additive increase, as TCP treats
- * congestion. A 429 halves the rate actually in use (never below a tenth of the configured rate) and
- * holds it until the answer's `Retry-After` has passed (at least a second: the 429s of one
- * overloaded second are one signal, not many); then the limit grows by a tenth of the configured
- * rate per second until it is the configured rate again.
+ * @module upstream/rate-backoff
+ * How the relay backs off when upstream answers 429. The retry of that request waits for the
+ * server's own `Retry-After` (RFC 9110 section 10.2.3: delay-seconds or an HTTP date); without one
+ * the transport falls back to the full-jitter backoff of packages/protocol/src/util/backoff.ts.
+ * The relay's whole request rate falls too, and comes back (docs/scheduler.md "Rate limits"):
+ * multiplicative decrease, additive increase, as TCP treats congestion. A 429 halves the rate
+ * actually in use (never below a tenth of the configured rate) and holds it until the answer's
+ * `Retry-After` has passed (at least a second: the 429s of one overloaded second are one signal,
+ * not many); then the limit grows by a tenth of the configured rate per second until it is the
+ * configured rate again.
  */
 
 export interface RateBackoff {
@@ -53,4 +56,18 @@ export function afterRateLimited(
   const floor = configuredRps * RATE_FLOOR_SHARE;
   const current = Math.min(limitAt(backoff, now, configuredRps) ?? configuredRps, answer.usedRps);
   return { limitRps: Math.max(floor, current * RATE_DECREASE), holdUntil };
+}
+
+/**
+ * Milliseconds a `Retry-After` value asks for, capped at `capMs`; undefined when the header is
+ * absent or unreadable (the caller then falls back to backoff).
+ */
+export function retryAfterMs(header: string | undefined, nowMs: number, capMs: number): number | undefined {
+  if (header === undefined) return undefined;
+  const value = header.trim();
+  if (/^\d+$/.test(value)) return Math.min(capMs, Number(value) * 1000);
+  // Every HTTP date format names a weekday and month; this keeps Date.parse from reading "-1" as a year.
+  const date = /[a-z]/i.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(date)) return undefined;
+  return Math.min(capMs, Math.max(0, date - nowMs));
 }

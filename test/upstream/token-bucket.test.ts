@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TokenBucket } from '../../src/util/token-bucket.ts';
+import { TokenBucket } from '../../src/upstream/rate-gate.ts';
 import { propertyRuns } from '../support/property-runs.ts';
 
 function fakeClock(start = 1000) {

@@ -1,5 +1,5 @@
 /**
- * @module upstream/contract/compiled-check
+ * @module upstream/compiled-check
  * A zod schema turned into one plain predicate over parsed JSON, for the hot path: a polled order
  * book has over a hundred orders, and zod's per-field machinery (a result object per field, a check
  * pipeline per regex) costs more than `JSON.parse` of the same body. The schema stays the one
