@@ -1,7 +1,7 @@
 /**
  * @module relay/coordination/codecs
  * What numbering the streams of one poll target needs to know of each channel, whichever broker
- * numbers them: the channel's target numbering (relay/channels/<channel>/numbering.ts: the
+ * numbers them: the channel's target numbering (relay/channels/<channel>/codec.ts: the
  * target's streams, how each is cut from the target's state, how its messages are diffed and
  * applied) and how to find this relay's stream of each. What reading them back from Redis adds is
  * the Redis broker's own (relay/coordination/redis/codecs.ts).
