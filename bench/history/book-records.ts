@@ -10,7 +10,7 @@
 import { streamKey } from '../../packages/protocol/src/channels/stream-key.ts';
 import { type BookState, bookChecksum } from '../../packages/protocol/src/protocol/book.ts';
 import type { RecordedMessage } from '../../src/history/store.ts';
-import { diffBook } from '../../src/relay/channels/book/diff.ts';
+import { diffBook } from '../../src/relay/channels/book/codec.ts';
 import { aggregateBook } from '../../src/relay/channels/book/levels.ts';
 import { MarketSimulation } from '../../src/sim/market-simulation.ts';
 

@@ -7,7 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { bookChecksum } from '../../packages/protocol/src/protocol/book.ts';
-import { diffBook } from '../../src/relay/channels/book/diff.ts';
+import { diffBook } from '../../src/relay/channels/book/codec.ts';
 import { aggregateBook } from '../../src/relay/channels/book/levels.ts';
 import { toFrame } from '../../src/relay/streams/frame.ts';
 import type { OrderBook, OrderEntry } from '../../src/upstream/schemas.ts';

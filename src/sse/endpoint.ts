@@ -11,8 +11,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { PATHS_FIELD, STREAM_IDS_FIELD } from '../../packages/protocol/src/channels/definition.ts';
-import { idsArePaths } from '../../packages/protocol/src/channels/registry.ts';
+import { idsArePaths, idsField } from '../../packages/protocol/src/channels/registry.ts';
 import { bookDepths, type SubscribeRequest } from '../../packages/protocol/src/protocol/messages.ts';
 import { issueCode, subscribeRequest } from '../../packages/protocol/src/protocol/requests.ts';
 import { capReason } from '../relay/admission/edge.ts';
@@ -193,7 +192,7 @@ function parseQuery(url: URL, withSince: boolean): ParsedQuery {
   const channel = query.get('channel') ?? '';
   // A path may hold commas: each `rest` path comes in a `paths` parameter of its own.
   const paths = idsArePaths(channel);
-  const ids = query.getAll(paths ? PATHS_FIELD : STREAM_IDS_FIELD);
+  const ids = query.getAll(idsField(channel));
   const markets = [
     ...new Set(paths ? ids : ids.flatMap((value) => value.split(',').filter((id) => id !== ''))),
   ];

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { priceDataOf } from '../../src/relay/channels/price/codec.ts';
 import type { RedisBroker } from '../../src/relay/coordination/redis/broker.ts';
 import { bookTargetKey, priceTargetKey } from '../../src/relay/coordination/redis/keys.ts';
-import { preferredRelay } from '../../src/relay/coordination/redis/rendezvous.ts';
+import { preferredRelay } from '../../src/relay/coordination/redis/leases/rendezvous.ts';
 import type { Relay } from '../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
 import { ProtocolClient } from '../support/clients/protocol-client.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applyPriceUpdate } from '../../packages/protocol/src/channels/price/price.ts';
-import { diffPrice } from '../../src/relay/channels/price/diff.ts';
+import { diffPrice } from '../../src/relay/channels/price/codec.ts';
 
 describe('applyPriceUpdate', () => {
   it('replaces changed fields and removes fields sent as null', () => {

@@ -4,7 +4,7 @@
  * vectors"): book streams as the relay sends them, each message with the book after it and that
  * book's checksum, computed here by the reference implementation (protocol/book.ts). Most cases
  * are made the way the relay makes a stream (full books, cut to the stream's depth, diffed by
- * src/relay/channels/book/diff.ts); a few are hand-written updates the relay would not send but a client must
+ * src/relay/channels/book/codec.ts); a few are hand-written updates the relay would not send but a client must
  * apply as the protocol says (changes out of order, a price changed twice, a removal of an absent level).
  * The grouped cases (docs/protocol.md "Grouped books") are streams of a `group` step: each step also
  * carries the upstream levels it was summed from (`grouped_from`), so a client can check the rule too.
@@ -24,7 +24,7 @@ import {
 import { sumDecimals } from '../../packages/protocol/src/protocol/decimal.ts';
 import { groupBook } from '../../packages/protocol/src/protocol/group.ts';
 import type { BookData, BookDepth, Level } from '../../packages/protocol/src/protocol/messages.ts';
-import { diffBook } from '../../src/relay/channels/book/diff.ts';
+import { diffBook } from '../../src/relay/channels/book/codec.ts';
 
 export const CHECKSUM_VECTORS_FILE = fileURLToPath(
   new URL('../../clients/vectors/checksum-v1.json', import.meta.url),

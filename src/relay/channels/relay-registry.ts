@@ -18,14 +18,14 @@ import {
 } from '../../../packages/protocol/src/channels/registry.ts';
 import { type Channel, streamIdKinds } from '../../../packages/protocol/src/protocol/channels.ts';
 import type { ProbabilitiesResponse } from '../../upstream/schemas.ts';
-import { bookNumbering } from './book/numbering.ts';
+import { bookNumbering } from './book/codec.ts';
 import { type CandlesGroupLimits, candlesRelay } from './candles/relay.ts';
 import { type HistoryUpstream, historyCandles } from './candles/relay-history.ts';
 import { closingChannel } from './market/relay.ts';
 import { type CatalogueGroupLimits, marketsBound } from './markets/relay.ts';
 import { type OracleUpstream, oracleRelay } from './oracle/relay.ts';
 import { ordersRelay } from './orders/relay.ts';
-import { priceNumbering } from './price/numbering.ts';
+import { priceNumbering } from './price/codec.ts';
 import {
   type ProbabilitiesUpstream,
   probabilitiesChannel,

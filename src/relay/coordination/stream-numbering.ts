@@ -1,7 +1,7 @@
 /**
  * @module relay/coordination/stream-numbering
  * How the streams of one poll target get their numbers (epoch, `seq`): one interface, implemented
- * by a relay alone, which numbers its own streams (relay/coordination/local/numbering.ts), and by a relay
+ * by a relay alone, which numbers its own streams (relay/coordination/local/broker.ts), and by a relay
  * in cluster mode, where the lease holder numbers them once for the cluster and writes them to the
  * stream log (relay/coordination/redis/target-streams.ts). A target hands every poll it applies to `produce`
  * and upstream's "no such market" to `close`, whichever implementation it was given.

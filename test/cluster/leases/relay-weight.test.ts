@@ -9,7 +9,7 @@ import {
   PollCostMeter,
   parseWeight,
   type RelayWeight,
-} from '../../../src/relay/coordination/redis/relay-weight.ts';
+} from '../../../src/relay/coordination/redis/leases/relay-weight.ts';
 
 const cost = fc.record({
   pollCpu: fc.double({ min: 0, max: 1e7, noNaN: true }),

@@ -1,7 +1,7 @@
 /** Rendezvous hashing of targets over live relays: agreed by all, balanced, and moving little. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { preferredRelay } from '../../../src/relay/coordination/redis/rendezvous.ts';
+import { preferredRelay } from '../../../src/relay/coordination/redis/leases/rendezvous.ts';
 
 const relayId = fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 16, maxLength: 16 });
 const relayIds = fc.uniqueArray(relayId, { minLength: 1, maxLength: 8 });

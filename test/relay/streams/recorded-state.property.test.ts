@@ -9,8 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { type BookState, bookChecksum } from '../../../packages/protocol/src/protocol/book.ts';
 import type { Level } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { RecordedMessage } from '../../../src/history/store.ts';
-import { diffBook } from '../../../src/relay/channels/book/diff.ts';
-import { diffPrice } from '../../../src/relay/channels/price/diff.ts';
+import { diffBook } from '../../../src/relay/channels/book/codec.ts';
+import { diffPrice } from '../../../src/relay/channels/price/codec.ts';
 import { type FoldedState, foldRecorded } from '../../../src/relay/streams/recorded-state.ts';
 import { propertyRuns } from '../../support/property-runs.ts';
 

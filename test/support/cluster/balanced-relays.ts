@@ -5,7 +5,7 @@
  * every 250 ms: for the tests of how leases spread over the relays (docs/cluster.md "How leases move").
  *
  * Which relay should hold a lease is a pure function of the live relays' instance ids and weights
- * (relay/coordination/redis/rendezvous.ts), so the tests wait for exactly that split (`expectedOwned`), never for a
+ * (relay/coordination/redis/leases/rendezvous.ts), so the tests wait for exactly that split (`expectedOwned`), never for a
  * band of counts that random instance ids miss now and then. A relay's weight follows the poll CPU it
  * measures, which a loaded machine's preemption and GC pauses inflate at random, so the relays here
  * measure none and keep even weights unless a test asks for costs (`measureCosts`); then each poll
@@ -16,7 +16,7 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { RedisBroker } from '../../../src/relay/coordination/redis/broker.ts';
 import { bookTargetKey } from '../../../src/relay/coordination/redis/keys.ts';
-import { preferredRelay } from '../../../src/relay/coordination/redis/rendezvous.ts';
+import { preferredRelay } from '../../../src/relay/coordination/redis/leases/rendezvous.ts';
 import { type Relay, startRelay } from '../../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../../src/sim/server.ts';
 import { ProtocolClient } from '../clients/protocol-client.ts';
@@ -118,7 +118,7 @@ export function useBalancedRelays(options: BalancedRelaysOptions = {}): Balanced
       );
       const { coordinator } = relay.broker as RedisBroker;
       const measure = coordinator.spent.bind(coordinator);
-      // No poll CPU measured, no evidence: the weight stays even (relay/coordination/redis/relay-weight.ts).
+      // No poll CPU measured, no evidence: the weight stays even (relay/coordination/redis/leases/relay-weight.ts).
       // Measuring, a poll costs one millisecond on every relay (times its scale): the machine's noise
       // never weighs in.
       const index = relays.length;

@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { afterEach } from 'vitest';
 import { RedisBroker } from '../../../src/relay/coordination/redis/broker.ts';
 import { targetKeys } from '../../../src/relay/coordination/redis/keys.ts';
-import { preferredRelay } from '../../../src/relay/coordination/redis/rendezvous.ts';
+import { preferredRelay } from '../../../src/relay/coordination/redis/leases/rendezvous.ts';
 import type { Relay } from '../../../src/relay-server.ts';
 import type { SimulatorProfileName } from '../../../src/sim/profile.ts';
 import { type SimulatorHandle, startSimulator } from '../../../src/sim/server.ts';

@@ -17,7 +17,13 @@ import {
   type CandlesState as CandlesStateOf,
   holdCandles,
 } from './candles/subscription.ts';
-import type { ChannelDefinition, ChannelWire, HeldStream } from './definition.ts';
+import {
+  type ChannelDefinition,
+  type ChannelWire,
+  type HeldStream,
+  PATHS_FIELD,
+  STREAM_IDS_FIELD,
+} from './definition.ts';
 import { marketWire } from './market/wire.ts';
 import { marketsWire } from './markets/wire.ts';
 import { type OracleData, oracle } from './oracle/oracle.ts';
@@ -148,6 +154,11 @@ export function idsArePaths(channel: string): boolean {
   return (
     Object.hasOwn(channelWires, channel) && channelWires[channel as ChannelName].streamIds.kind === 'path'
   );
+}
+
+/** The field a selection of `channel` lists its stream ids in on the wire (`paths` or `markets`). */
+export function idsField(channel: string): typeof PATHS_FIELD | typeof STREAM_IDS_FIELD {
+  return idsArePaths(channel) ? PATHS_FIELD : STREAM_IDS_FIELD;
 }
 
 /**

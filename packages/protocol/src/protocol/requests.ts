@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { PATHS_FIELD, STREAM_IDS_FIELD } from '../channels/definition.ts';
-import { idsArePaths } from '../channels/registry.ts';
+import { idsArePaths, idsField } from '../channels/registry.ts';
 import { canonicalStreamId, isChannel, isWildcardChannel, WILDCARD, wildcardChannels } from './channels.ts';
 import { groupExpected, offeredGroup } from './group.ts';
 import type { ReplayRequest, ReplayStopRequest } from './history.ts';
@@ -141,7 +141,7 @@ function checkStreamIds(
     });
     return;
   }
-  const field = idsArePaths(channel) ? PATHS_FIELD : STREAM_IDS_FIELD;
+  const field = idsField(channel);
   if (selection.markets.includes(WILDCARD)) {
     const issue = wildcardIssue(channel, selection.markets);
     if (issue !== undefined) context.addIssue({ code: 'custom', path: [field], message: issue });

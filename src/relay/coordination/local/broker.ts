@@ -1,16 +1,16 @@
 /**
  * @module relay/coordination/local/broker
- * The broker of a relay alone: it holds every lease, numbers its own streams
- * (relay/coordination/local/numbering.ts), keeps its history in its own resume rings, has nobody to
- * share with, and keeps to `--upstream-rps` by itself.
+ * The broker of a relay alone: it holds every lease, numbers its own streams (`LocalNumbering`),
+ * keeps its history in its own resume rings, has nobody to share with, and keeps to
+ * `--upstream-rps` by itself.
  */
 import { LocalRateGate, type RateGate } from '../../../upstream/rate-gate.ts';
 import { RINGS_ALONE } from '../../streams/registry.ts';
+import type { Stream } from '../../streams/stream.ts';
 import type { Broker, BrokerCounter, BrokerGauge, BrokerStatus, ClusterReport } from '../broker.ts';
 import type { NumberedCodec } from '../codecs.ts';
 import type { SharedResult } from '../shared-result.ts';
-import type { NumberingContext, StreamNumbering } from '../stream-numbering.ts';
-import { LocalNumbering } from './numbering.ts';
+import type { AppliedPoll, NumberingContext, PollTimes, StreamNumbering } from '../stream-numbering.ts';
 
 export class LocalBroker implements Broker {
   readonly #owned = new Set<string>();
@@ -64,5 +64,77 @@ export class LocalBroker implements Broker {
 
   async close(): Promise<void> {
     this.#owned.clear();
+  }
+}
+
+/**
+ * A relay alone numbers the streams of a poll target itself (relay/coordination/stream-numbering.ts):
+ * each poll goes straight to this relay's streams through the publisher, which diffs it against the
+ * state each stream holds. Nothing is encoded or written for a cluster, and nobody else is asked
+ * whether the target's streams may end.
+ */
+class LocalNumbering<State, Delta> implements StreamNumbering<State> {
+  readonly keepsWholeState = false;
+  readonly #market: string;
+  readonly #codec: NumberedCodec<State, Delta>;
+  readonly #context: Pick<NumberingContext, 'registry' | 'publisher'>;
+  /** When the request behind the newest poll numbered was asked. */
+  #askedAt = Number.NEGATIVE_INFINITY;
+  /** The state last served: the same object again is the same state, which is only confirmed. */
+  #last: State | undefined;
+
+  constructor(
+    market: string,
+    codec: NumberedCodec<State, Delta>,
+    context: Pick<NumberingContext, 'registry' | 'publisher'>,
+  ) {
+    this.#market = market;
+    this.#codec = codec;
+    this.#context = context;
+  }
+
+  async produce(state: () => State, poll: PollTimes): Promise<AppliedPoll | undefined> {
+    if (poll.askedAt < this.#askedAt) return undefined;
+    this.#askedAt = poll.askedAt;
+    const { publisher } = this.#context;
+    const streams = this.#streamsHere();
+    if (streams.length === 0) return undefined;
+    const span = poll.trace?.child('numbering', { 'market_relay.streams': streams.length });
+    const next = state();
+    const same = next === this.#last;
+    this.#last = next;
+    const { ts, rts, receivedAt } = poll;
+    let changed = false;
+    let first = false;
+    for (const stream of streams) {
+      first ||= !stream.hasState;
+      if (same && stream.hasState) publisher.confirm(stream, rts, receivedAt);
+      else if (publisher.publish(stream, this.#codec.project(next, stream.depth), ts, rts, receivedAt, span))
+        changed = true;
+    }
+    span?.set({ 'market_relay.changed': changed });
+    span?.end();
+    return { receivedAt, changed, first };
+  }
+
+  async close(): Promise<boolean> {
+    return true;
+  }
+
+  /**
+   * This relay's streams of the target, asked of the registry on every poll (one pass over the
+   * market's streams of the channel), so a stream added or removed since the last poll is served or
+   * left out at once. A grouped stream is numbered by each relay from the target it polled or was
+   * shared (relay/channels/book/target/book-target.ts).
+   */
+  #streamsHere(): Stream<State, Delta>[] {
+    const here: Stream<State, Delta>[] = [];
+    // The codec is its channel's numbering (relay/coordination/codecs.ts), so its channel's streams
+    // hold its state and take its updates.
+    const streams = this.#context.registry.streamsOf(this.#codec.channel, this.#market) as ReadonlySet<
+      Stream<State, Delta>
+    >;
+    for (const stream of streams) if (stream.group === undefined) here.push(stream);
+    return here;
   }
 }

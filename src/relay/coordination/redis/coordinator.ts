@@ -11,10 +11,10 @@ import type { BrokerStatus } from '../broker.ts';
 import { openRedis, type RedisClient, type RedisTopology } from './connection.ts';
 import { RedisFormats, splitPayload } from './formats.ts';
 import { targetKeys } from './keys.ts';
+import { EVEN_WEIGHT, nextWeight, PollCostMeter, type RelayWeight } from './leases/relay-weight.ts';
+import { preferredRelay } from './leases/rendezvous.ts';
+import { announce, leaveRoster, NO_ROSTER, type Roster } from './leases/roster.ts';
 import { OutageErrors, type OutageSummary } from './outage-errors.ts';
-import { EVEN_WEIGHT, nextWeight, PollCostMeter, type RelayWeight } from './relay-weight.ts';
-import { preferredRelay } from './rendezvous.ts';
-import { announce, leaveRoster, NO_ROSTER, type Roster } from './roster.ts';
 import { isBatchPayload } from './stream-batch.ts';
 import { asError, RedisStreamLog, targetLifetimeMs } from './stream-log.ts';
 
@@ -74,7 +74,7 @@ export class RedisCoordinator {
   #settlingUntil = 0;
   #closed = false;
   #roster: Roster = NO_ROSTER;
-  /** This relay's weight, announced with the next announcement (relay/coordination/redis/relay-weight.ts). */
+  /** This relay's weight, announced with the next announcement (relay/coordination/redis/leases/relay-weight.ts). */
   #weight: RelayWeight = EVEN_WEIGHT;
   /** CPU spent numbering polls, and the leases held meanwhile, since the last announcement. */
   readonly #pollCost = new PollCostMeter();

@@ -42,7 +42,7 @@ const PREFIX = 'market-relay:';
 export interface TargetKeys {
   /** `<instance> <token>` of the relay holding the lease, with a TTL. */
   lease: string;
-  /** The relay that should hold the lease and asked for it (relay/coordination/redis/rendezvous.ts), for a lease TTL. */
+  /** The relay that should hold the lease and asked for it (relay/coordination/redis/leases/rendezvous.ts), for a lease TTL. */
   want: string;
   /** The lease's fencing counter: incremented each time the lease changes hands. */
   fence: string;
@@ -70,7 +70,7 @@ export function targetKeys(target: string): TargetKeys {
 export const ROSTER_KEY = `${PREFIX}{relays}:live`;
 /** Each live relay's poll CPU, beside the roster (the same slot). */
 export const POLL_CPU_KEY = `${PREFIX}{relays}:poll-cpu`;
-/** Each live relay's weight in rendezvous hashing (relay/coordination/redis/relay-weight.ts), beside the roster. */
+/** Each live relay's weight in rendezvous hashing (relay/coordination/redis/leases/relay-weight.ts), beside the roster. */
 export const WEIGHT_KEY = `${PREFIX}{relays}:weight`;
 /** The format each live relay writes (relay/coordination/redis/formats.ts), beside the roster. */
 export const FORMAT_KEY = `${PREFIX}{relays}:format`;

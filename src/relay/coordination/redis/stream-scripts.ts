@@ -8,7 +8,7 @@
 
 /**
  * Takes the lease when free (a new fencing token from the target's counter), renews it when ours,
- * and moves it to the relay that should hold it (relay/coordination/redis/rendezvous.ts): that relay, finding the
+ * and moves it to the relay that should hold it (relay/coordination/redis/leases/rendezvous.ts): that relay, finding the
  * lease held by another, leaves its wish (`want`, for one lease TTL); the holder, at its next
  * renewal, gives the lease up instead, and a free lease another relay wants is left to it, so the
  * wanting relay takes it at its next poll and continues the streams from their stored state.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diffPrice } from '../../../../src/relay/channels/price/diff.ts';
+import { diffPrice } from '../../../../src/relay/channels/price/codec.ts';
 
 describe('diffPrice', () => {
   const prev = {

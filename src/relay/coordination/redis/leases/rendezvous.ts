@@ -1,10 +1,10 @@
 /**
- * @module relay/coordination/redis/rendezvous
+ * @module relay/coordination/redis/leases/rendezvous
  * Which live relay should hold a target's lease (docs/cluster.md "How leases move"): weighted
  * rendezvous (highest random weight) hashing. Every relay computes the same answer from the same
  * roster of live relays and their weights, with no table to agree on; a relay that joins takes its
  * share of the targets, from every other relay alike, and one that leaves gives only its own away.
- * A relay's share grows with its weight (relay/coordination/redis/relay-weight.ts); equal weights split evenly.
+ * A relay's share grows with its weight (relay/coordination/redis/leases/relay-weight.ts); equal weights split evenly.
  */
 
 /** FNV-1a, 32 bits, then a final mix: cheap, and spread well enough over short similar strings. */

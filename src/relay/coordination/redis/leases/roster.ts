@@ -1,14 +1,14 @@
 /**
- * @module relay/coordination/redis/roster
+ * @module relay/coordination/redis/leases/roster
  * The roster of live relays in Redis (docs/cluster.md "How leases move"): each relay announces
  * itself, the leases it holds, its poll CPU, its weight and the format it writes every
  * `--rebalance-ms`, and reads back the live relays it spreads the leases over: those writing its own
  * format. A relay of a format this one does not read is counted (relay/coordination/redis/formats.ts).
  */
 
-import type { RedisClient } from './connection.ts';
-import type { RedisFormats } from './formats.ts';
-import { FORMAT_KEY, POLL_CPU_KEY, ROSTER_KEY, WEIGHT_KEY } from './keys.ts';
+import type { RedisClient } from '../connection.ts';
+import type { RedisFormats } from '../formats.ts';
+import { FORMAT_KEY, POLL_CPU_KEY, ROSTER_KEY, WEIGHT_KEY } from '../keys.ts';
 import { parseWeight } from './relay-weight.ts';
 
 /** The relays alive as of the last announcement, the leases they hold and their poll CPU (µs/s). */

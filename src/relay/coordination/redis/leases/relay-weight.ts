@@ -1,7 +1,7 @@
 /**
- * @module relay/coordination/redis/relay-weight
+ * @module relay/coordination/redis/leases/relay-weight
  * How much of the cluster's polling a relay asks for (docs/cluster.md "How leases move"): its
- * weight in rendezvous hashing (relay/coordination/redis/rendezvous.ts), from the poll CPU it and the cluster
+ * weight in rendezvous hashing (relay/coordination/redis/leases/rendezvous.ts), from the poll CPU it and the cluster
  * announce. A relay whose leases cost more CPU each than the cluster's average (it holds the busy
  * books, or runs on a slower machine) lowers its weight and so holds fewer leases; with weights
  * inversely proportional to the cost per lease, every relay's expected poll CPU is the same.
