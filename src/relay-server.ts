@@ -28,6 +28,7 @@ import { defaultIsolationLimits, MarketAdmission } from './relay/admission/marke
 import type { Broker } from './relay/coordination/broker.ts';
 import { startBroker } from './relay/coordination/start.ts';
 import { RelayEvents } from './relay/events.ts';
+import { NotFoundJudge } from './relay/poll/not-found.ts';
 import { UpstreamHealthMonitor } from './relay/poll/upstream-health.ts';
 import { PollerPool } from './relay/pool/poller-pool.ts';
 import { RecordingHolds } from './relay/session/recording-holds.ts';
@@ -36,7 +37,6 @@ import { SinceReads } from './relay/session/since-reads.ts';
 import { ConfirmationAnnouncer } from './relay/streams/confirmations.ts';
 import { StreamPublisher } from './relay/streams/publisher.ts';
 import { StreamRegistry } from './relay/streams/registry.ts';
-import { NotFoundJudge } from './relay/targets/not-found.ts';
 import { brokerOptions, logUpstreamIdentity, tracingAsked } from './relay-setup.ts';
 import { type SimulatorHandle, startSimulator } from './sim/server.ts';
 import type { SseEndpoint } from './sse/endpoint.ts';

@@ -17,8 +17,7 @@
  */
 import { afterRateLimited, limitAt, NOT_LIMITED, type RateBackoff } from '../../util/rate-backoff.ts';
 import { TokenBucket } from '../../util/token-bucket.ts';
-import { DueTimes } from './due-times.ts';
-import { OneOffQueue } from './one-off-queue.ts';
+import { DueTimes, OneOffQueue } from './dispatch-queues.ts';
 import type { SchedulerMode } from './scheduler.ts';
 import { type GroupShare, type SharedTarget, ShareGroups } from './share-groups.ts';
 

@@ -19,11 +19,11 @@
 import { type BookTargets, bookTargetStreams } from '../channels/book/target/book-targets.ts';
 import { type PriceTargets, priceTargetStreams } from '../channels/price/target/price-targets.ts';
 import type { PlannedTargets, PollPlan } from '../poll/plan.ts';
+import type { Confirmation } from '../poll/poll-target.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { StreamPublisher } from '../streams/publisher.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
 import type { AnyStream } from '../streams/stream.ts';
-import type { Confirmation } from '../targets/poll-target.ts';
 import type { StreamTargets } from './stream-targets.ts';
 
 /** How freshness is judged: the relay's `--stale-after-polls` and `--upstream-timeout-ms`. */

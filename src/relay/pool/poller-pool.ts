@@ -10,7 +10,7 @@
  * (relay/poll/dispatcher.ts), which decides what is asked when, within `--upstream-rps`. The rest is in files of their own: the books with their weights
  * and hints (relay/channels/book/target/book-targets.ts), the intervals the budget allows
  * (relay/poll/plan.ts), freshness (relay/pool/freshness.ts), and what a poll found
- * beyond its states, applied in one place (relay/targets/outcomes.ts).
+ * beyond its states, applied in one place (relay/poll/outcomes.ts).
  *
  * In cluster mode a target is polled by the relay holding its lease (relay/coordination/broker.ts); the
  * others apply the results it shares through the same path as their own polls.
@@ -23,24 +23,23 @@ import type { PriceBatchTarget } from '../channels/price/target/price-batch-targ
 import { PriceTargets, priceTargetStreams } from '../channels/price/target/price-targets.ts';
 import type { Broker } from '../coordination/broker.ts';
 import type { RelayEvents } from '../events.ts';
-import type { PollIntervals } from '../poll/budget.ts';
 import { type OneOffBudget, PollDispatcher } from '../poll/dispatcher.ts';
-import { PollPlan } from '../poll/plan.ts';
+import { type ExistenceJudge, trustingJudge } from '../poll/not-found.ts';
+import { applyOutcome, type OutcomeEffects } from '../poll/outcomes.ts';
+import { type PollIntervals, PollPlan } from '../poll/plan.ts';
+import type { PollContext, PollSource, PollTarget } from '../poll/poll-target.ts';
 import type { SchedulerMode } from '../poll/scheduler.ts';
 import type { GroupShare } from '../poll/share-groups.ts';
 import { type RecordSink, StreamPublisher } from '../streams/publisher.ts';
 import type { InterestChange, StreamRegistry } from '../streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
 import type { StreamIdentity } from '../streams/stream-identity.ts';
-import { type ExistenceJudge, trustingJudge } from '../targets/not-found.ts';
-import { applyOutcome, type OutcomeEffects } from '../targets/outcomes.ts';
-import type { PollContext, PollSource, PollTarget } from '../targets/poll-target.ts';
 import type { FreshnessReport } from './freshness.ts';
 import { FreshnessJudge } from './freshness.ts';
 import { HolderChanges, holdersOf } from './holders.ts';
 import { StreamTargets } from './stream-targets.ts';
 
-export type { PollSource } from '../targets/poll-target.ts';
+export type { PollSource } from '../poll/poll-target.ts';
 
 export interface PollerOptions {
   source: PollSource;
@@ -68,7 +67,7 @@ export interface PollerOptions {
   requestTimeoutMs?: number;
   /**
    * Whether a failed poll means upstream does not have the id, judged from upstream's identity,
-   * the paths that answer and the catalogue (relay/targets/not-found.ts); default: every refused id.
+   * the paths that answer and the catalogue (relay/poll/not-found.ts); default: every refused id.
    */
   existence?: ExistenceJudge;
   /**

@@ -1,8 +1,8 @@
 /**
  * @module relay/pool/stream-targets
  * The poller pool's targets of the channels polled per stream id: one request per poll
- * (relay/targets/stream-target.ts), or as many as what is new to a stream needs
- * (relay/targets/incremental-target.ts). One target per (channel, id) the registry holds, created
+ * (relay/poll/stream-target.ts), or as many as what is new to a stream needs
+ * (relay/poll/incremental-target.ts). One target per (channel, id) the registry holds, created
  * and dropped with the streams, each judged for freshness on its own (relay/pool/freshness.ts).
  * A channel joins by its slice's row (`StreamTargetChannel`, from its `target/` folder) in
  * `streamTargetChannels`, or by its server part in the relay registry.
@@ -15,13 +15,13 @@ import { marketsTargets } from '../channels/markets/target/catalogue-target.ts';
 import { relayChannels } from '../channels/relay-registry.ts';
 import { restTargets } from '../channels/rest/target/rest-target.ts';
 import { streamTargetKey } from '../coordination/redis/keys.ts';
+import { DefinedTarget } from '../poll/defined-target.ts';
 import type { PollDispatcher } from '../poll/dispatcher.ts';
+import { IncrementalTarget } from '../poll/incremental-target.ts';
+import { KeptTarget } from '../poll/kept-target.ts';
+import type { PollContext } from '../poll/poll-target.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
-import { DefinedTarget } from '../targets/defined-target.ts';
-import { IncrementalTarget } from '../targets/incremental-target.ts';
-import { KeptTarget } from '../targets/kept-target.ts';
-import type { PollContext } from '../targets/poll-target.ts';
-import type { ChannelTarget, StreamTargetChannel } from '../targets/stream-target.ts';
+import type { ChannelTarget, StreamTargetChannel } from '../poll/stream-target.ts';
 
 /** The channels with one target per stream id, each slice's own row. */
 const streamTargetChannels: readonly StreamTargetChannel[] = [

@@ -5,12 +5,12 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { KnownMarkets } from '../../../src/relay/admission/known-markets.ts';
 import { LocalBroker } from '../../../src/relay/coordination/local/broker.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
+import { type ExistenceJudge, NotFoundJudge } from '../../../src/relay/poll/not-found.ts';
 import type { SchedulerMode } from '../../../src/relay/poll/scheduler.ts';
 import { PollerPool, type PollSource } from '../../../src/relay/pool/poller-pool.ts';
 import type { Frame } from '../../../src/relay/streams/frame.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../../../src/relay/streams/stream.ts';
-import { type ExistenceJudge, NotFoundJudge } from '../../../src/relay/targets/not-found.ts';
 import type {
   ClobPriceBatchResponse,
   MarketActivityResponse,

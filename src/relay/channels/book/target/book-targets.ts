@@ -7,10 +7,10 @@
  */
 
 import type { PollDispatcher } from '../../../poll/dispatcher.ts';
+import type { PollContext } from '../../../poll/poll-target.ts';
 import type { TargetTiming } from '../../../poll/scheduler.ts';
 import type { StreamRegistry } from '../../../streams/registry.ts';
 import type { AnyStream } from '../../../streams/stream.ts';
-import type { PollContext } from '../../../targets/poll-target.ts';
 import { bookServedChannels, type HintMapResponse, hintMap, isServedFromBook } from '../../relay-registry.ts';
 import { BookTarget } from './book-target.ts';
 import { ChangeHints, ChangeHintTarget } from './change-hints.ts';

@@ -17,9 +17,9 @@ import {
   type MarketsResponse,
   marketsResponse,
 } from '../../../../upstream/contract/schemas.ts';
+import type { PollContext } from '../../../poll/poll-target.ts';
 import type { TargetTiming } from '../../../poll/scheduler.ts';
-import type { PollContext } from '../../../targets/poll-target.ts';
-import { StreamTarget, type StreamTargetChannel } from '../../../targets/stream-target.ts';
+import { StreamTarget, type StreamTargetChannel } from '../../../poll/stream-target.ts';
 
 /** Markets asked per request; upstream may serve fewer, and each page starts where the last one's ended. */
 const CATALOGUE_PAGE = 100;

@@ -11,9 +11,9 @@ import { publicReason } from '../../../../upstream/contract/errors.ts';
 import type { ClobPriceSnapshot } from '../../../../upstream/contract/schemas.ts';
 import { priceTargetKey } from '../../../coordination/redis/keys.ts';
 import type { StreamNumbering } from '../../../coordination/stream-numbering.ts';
+import type { PollOutcome } from '../../../poll/outcomes.ts';
+import { type Confirmation, type PollContext, PollTarget } from '../../../poll/poll-target.ts';
 import type { TargetTiming } from '../../../poll/scheduler.ts';
-import type { PollOutcome } from '../../../targets/outcomes.ts';
-import { type Confirmation, type PollContext, PollTarget } from '../../../targets/poll-target.ts';
 import { withMilliseconds } from '../../codecs.ts';
 import { priceDataOf } from '../codec.ts';
 

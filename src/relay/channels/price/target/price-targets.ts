@@ -7,12 +7,12 @@
  */
 import { priceNumberedCodec } from '../../../coordination/codecs.ts';
 import { priceTargetKey } from '../../../coordination/redis/keys.ts';
-import { PRICE_BATCH_SIZE } from '../../../poll/budget.ts';
 import type { PollDispatcher } from '../../../poll/dispatcher.ts';
+import { PRICE_BATCH_SIZE } from '../../../poll/plan.ts';
+import type { PollContext } from '../../../poll/poll-target.ts';
 import type { TargetTiming } from '../../../poll/scheduler.ts';
 import type { StreamRegistry } from '../../../streams/registry.ts';
 import type { AnyStream } from '../../../streams/stream.ts';
-import type { PollContext } from '../../../targets/poll-target.ts';
 import { newPriceMarket, PriceBatchTarget, type PriceMarket } from './price-batch-target.ts';
 
 /** The streams a price batch serves for one of its markets: the market's `price` streams. */

@@ -1,5 +1,5 @@
 /**
- * @module relay/targets/outcomes
+ * @module relay/poll/outcomes
  * What a poll found beyond the states it published, as values: upstream has no such id, a stream
  * said its last, a request failed, a cheap request showed a book moved, the change-hint map arrived.
  * Targets return them from their polls (and report those a lease holder shared, which arrive outside

@@ -1,13 +1,13 @@
 /**
- * What a poll found beyond its states, applied in one place (relay/targets/outcomes.ts): the streams
+ * What a poll found beyond its states, applied in one place (relay/poll/outcomes.ts): the streams
  * it ends say why, and the rest goes where it belongs.
  */
 import { describe, expect, it } from 'vitest';
 import { RelayEvents } from '../../../src/relay/events.ts';
+import { applyOutcome, type OutcomeEffects } from '../../../src/relay/poll/outcomes.ts';
 import { StreamPublisher } from '../../../src/relay/streams/publisher.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
 import type { StreamSubscriber } from '../../../src/relay/streams/stream.ts';
-import { applyOutcome, type OutcomeEffects } from '../../../src/relay/targets/outcomes.ts';
 
 const MARKET = '00000000-0000-4000-8000-000000000001';
 const nobody: StreamSubscriber = { deliver() {}, notify() {}, ended() {} };

@@ -1,17 +1,17 @@
 /**
- * @module relay/targets/defined-target
+ * @module relay/poll/defined-target
  * The poll target of a channel with a folder of its own that is polled one upstream request per
  * stream id (channels/relay-definition.ts `PolledPerStream`): the channel says what to ask and
- * how a response becomes its state, relay/targets/stream-target.ts does the rest.
+ * how a response becomes its state, relay/poll/stream-target.ts does the rest.
  */
 
 import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
 import type { ChannelState } from '../channels/codecs.ts';
 import type { PolledPerStream } from '../channels/relay-definition.ts';
 import { type ChannelUpstream, type HintMapResponse, hintMap } from '../channels/relay-registry.ts';
-import type { TargetTiming } from '../poll/scheduler.ts';
 import type { PollOutcome } from './outcomes.ts';
 import type { PollContext } from './poll-target.ts';
+import type { TargetTiming } from './scheduler.ts';
 import { StreamTarget } from './stream-target.ts';
 
 export class DefinedTarget<C extends DefinedChannel> extends StreamTarget<C, unknown> {
