@@ -22,6 +22,7 @@ import { createRelayApp } from './http/relay-app.ts';
 import { registerRestFront } from './http/rest-front/index.ts';
 import type { HealthSources } from './observability/health-report.ts';
 import { createLogger, type LogSink } from './observability/log-sink.ts';
+import { pollTargets } from './poll-targets.ts';
 import type { AccessPolicy } from './relay/admission/access.ts';
 import { KnownMarkets } from './relay/admission/known-markets.ts';
 import { defaultIsolationLimits, MarketAdmission } from './relay/admission/market.ts';
@@ -153,6 +154,7 @@ export async function startRelay(
     // A poll is never retried within itself: its next poll is its retry.
     source: client.singleAttempt(),
     broker,
+    targets: pollTargets,
     registry,
     events,
     ...(served === undefined ? {} : { record: served }),
@@ -165,7 +167,6 @@ export async function startRelay(
     staleAfterFactor: tuning.staleAfterFactor,
     existence: new NotFoundJudge(upstreamHealth, knownMarkets),
     requestTimeoutMs: tuning.upstreamTimeoutMs,
-    budgetShare: () => broker.budgetShare(),
     // The REST front's upstream requests (docs/operations.md "REST front").
     oneOffs: { share: tuning.restBudgetPercent / 100, maxWaiting: tuning.restQueue },
     // Called only once subscriptions exist, after the admission below is made.

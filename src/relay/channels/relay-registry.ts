@@ -150,11 +150,6 @@ export const bookServedChannels: readonly DefinedChannel[] = (
   Object.keys(relayChannels) as DefinedChannel[]
 ).filter((channel) => relayChannels[channel].fromBook !== undefined);
 
-/** Whether `channel`'s streams of a market are served by the market's book target. */
-export function isServedFromBook(channel: string): boolean {
-  return bookServedChannels.some((served) => served === channel);
-}
-
 /** The history `channel` serves, if it serves one (relay/session/since-seam.ts). */
 export function historyOf(channel: string): ServesHistory<ChannelUpstream, unknown, unknown> | undefined {
   // The table is typed per channel; the seam handles a stream's data only through these functions.

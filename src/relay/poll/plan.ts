@@ -16,7 +16,7 @@ export interface PollDemand {
   pricePollMs: number;
   /**
    * Requests per second the other channels' targets ask at their configured intervals (one
-   * request per target per interval, src/relay/pool/stream-targets.ts).
+   * request per target per interval, relay/poll/stream-targets.ts).
    */
   otherRequestsPerSecond?: number;
   /** Upstream requests per second at most. */
@@ -70,13 +70,12 @@ const REPLAN_SHARE_CHANGE = 0.1;
 
 export class PlannedBudget {
   readonly #upstreamRps: number;
-  readonly #share: (() => number | undefined) | undefined;
+  readonly #shares: BudgetShares | undefined;
   #rps: number;
 
-  /** `share`: this relay's share of the cluster's budget (0..1), undefined until known. */
-  constructor(upstreamRps: number, share?: () => number | undefined) {
+  constructor(upstreamRps: number, shares?: BudgetShares) {
     this.#upstreamRps = upstreamRps;
-    this.#share = share;
+    this.#shares = shares;
     this.#rps = upstreamRps;
   }
 
@@ -86,7 +85,7 @@ export class PlannedBudget {
 
   /** Follows the share; true when it moved enough that the poller must plan again. */
   update(): boolean {
-    const share = this.#share?.();
+    const share = this.#shares?.budgetShare();
     if (share === undefined) return false;
     const planned = this.#upstreamRps * Math.max(MIN_PLANNED_SHARE, share);
     if (Math.abs(planned - this.#rps) <= REPLAN_SHARE_CHANGE * this.#upstreamRps) return false;
@@ -102,13 +101,26 @@ export interface PlanOptions {
   /** Every stream is confirmed at least this often while the budget allows (ms). */
   maxAgeMs: number;
   upstreamRps: number;
-  /** Cluster mode: this relay's share of the cluster's budget (0..1, undefined until known). */
-  budgetShare?: () => number | undefined;
+  /** Cluster mode: this relay's share of the cluster's budget (the broker's, relay/coordination/broker.ts). */
+  shares?: BudgetShares;
 }
+
+/** Where this relay's share of the cluster's budget is read: 0..1, undefined until known (a relay alone). */
+export interface BudgetShares {
+  budgetShare(): number | undefined;
+}
+
+/**
+ * The kinds of target the plan times apart: books at `--book-poll-ms`, price batches and the
+ * targets of the channels polled per stream id at `--price-poll-ms`, each judged by its own interval.
+ */
+export type PlanKind = 'book' | 'price' | 'stream';
 
 /** The targets a plan is made for. */
 export interface PlannedTargets {
   books: number;
+  /** Books this relay asks for itself: not those whose lease another relay holds. */
+  polledBooks: number;
   priceMarkets: number;
   priceBatches: number;
   /** Targets of the channels polled one request per stream id. */
@@ -122,7 +134,7 @@ export class PollPlan {
 
   constructor(options: PlanOptions) {
     this.#options = options;
-    this.#budget = new PlannedBudget(options.upstreamRps, options.budgetShare);
+    this.#budget = new PlannedBudget(options.upstreamRps, options.shares);
     this.#intervals = {
       bookIntervalMs: options.bookPollMs,
       priceIntervalMs: options.pricePollMs,
@@ -139,13 +151,21 @@ export class PollPlan {
     return this.#budget.rps * POLLING_SHARE;
   }
 
-  /**
-   * How often each target can be asked within the budget, for `targets` of which this relay asks
-   * for `polledBooks` books itself (not those whose lease another relay holds).
-   */
-  plan(targets: PlannedTargets, polledBooks: number): PollIntervals {
+  /** The maximum age every stream promises (ms). */
+  get maxAgeMs(): number {
+    return this.#options.maxAgeMs;
+  }
+
+  /** How often a target of `kind` is asked for now, at most (the stretched interval). */
+  intervalOf(kind: PlanKind): number {
+    if (kind === 'book') return this.#intervals.bookIntervalMs;
+    return kind === 'price' ? this.#intervals.priceIntervalMs : this.streamIntervalMs;
+  }
+
+  /** How often each target can be asked within the budget, for `targets`. */
+  plan(targets: PlannedTargets): PollIntervals {
     this.#intervals = pollIntervals({
-      bookMarkets: polledBooks,
+      bookMarkets: targets.polledBooks,
       priceMarkets: targets.priceMarkets,
       bookPollMs: this.#options.bookPollMs,
       pricePollMs: this.#options.pricePollMs,

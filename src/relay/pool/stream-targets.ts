@@ -4,35 +4,28 @@
  * (relay/poll/stream-target.ts), or as many as what is new to a stream needs
  * (relay/poll/incremental-target.ts). One target per (channel, id) the registry holds, created
  * and dropped with the streams, each judged for freshness on its own (relay/pool/freshness.ts).
- * A channel joins by its slice's row (`StreamTargetChannel`, from its `target/` folder) in
- * `streamTargetChannels`, or by its server part in the relay registry.
+ * One collection for every such channel (relay/poll/target-collection.ts): a channel joins by
+ * its slice's row (`StreamTargetChannel`, from its `target/` folder) in the poll side's one list
+ * (src/poll-targets.ts), or by its server part in the relay registry (`definedTargetChannels`).
  */
 
 import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
-import type { PlainChannel } from '../../../packages/protocol/src/protocol/messages.ts';
-import { marketTargets } from '../channels/market/target/market-target.ts';
-import { marketsTargets } from '../channels/markets/target/catalogue-target.ts';
+import type { Channel, PlainChannel } from '../../../packages/protocol/src/protocol/messages.ts';
 import { relayChannels } from '../channels/relay-registry.ts';
-import { restTargets } from '../channels/rest/target/rest-target.ts';
 import { streamTargetKey } from '../coordination/redis/keys.ts';
 import { DefinedTarget } from '../poll/defined-target.ts';
 import type { PollDispatcher } from '../poll/dispatcher.ts';
 import { IncrementalTarget } from '../poll/incremental-target.ts';
 import { KeptTarget } from '../poll/kept-target.ts';
+import type { PlannedTargets, PollPlan } from '../poll/plan.ts';
 import type { PollContext } from '../poll/poll-target.ts';
 import type { TargetTiming } from '../poll/scheduler.ts';
 import type { ChannelTarget, StreamTargetChannel } from '../poll/stream-target.ts';
-
-/** The channels with one target per stream id, each slice's own row. */
-const streamTargetChannels: readonly StreamTargetChannel[] = [
-  marketTargets,
-  marketsTargets,
-  restTargets,
-  ...definedTargetChannels(),
-];
+import type { CollectionParts, ConfirmationVisit, TargetCollection } from '../poll/target-collection.ts';
+import type { AnyStream } from '../streams/stream.ts';
 
 /** The channels with a folder of their own that are polled per stream id. */
-function definedTargetChannels(): StreamTargetChannel[] {
+export function definedTargetChannels(): StreamTargetChannel[] {
   return (Object.keys(relayChannels) as DefinedChannel[]).flatMap((channel) => {
     const { polled, incremental, kept } = relayChannels[channel];
     if (polled !== undefined) {
@@ -54,9 +47,13 @@ function definedTargetChannels(): StreamTargetChannel[] {
   });
 }
 
-export class StreamTargets {
+export class StreamTargets implements TargetCollection<ChannelTarget> {
+  readonly channels: readonly PlainChannel[];
+  readonly kind = 'stream';
   readonly #context: PollContext;
   readonly #dispatcher: PollDispatcher;
+  readonly #plan: PollPlan;
+  readonly #creators: ReadonlyMap<PlainChannel, StreamTargetChannel['create']>;
   readonly #targets = new Map<string, ChannelTarget>();
   readonly #counts = new Map<PlainChannel, number>();
   /**
@@ -65,10 +62,14 @@ export class StreamTargets {
    */
   readonly #timing: TargetTiming;
 
-  constructor(context: PollContext, dispatcher: PollDispatcher, timing: TargetTiming) {
+  /** `rows`: each channel polled per stream id, with how its target is made. */
+  constructor({ context, dispatcher, plan }: CollectionParts, rows: readonly StreamTargetChannel[]) {
     this.#context = context;
     this.#dispatcher = dispatcher;
-    this.#timing = { ...timing };
+    this.#plan = plan;
+    this.#timing = { ...plan.streamTiming() };
+    this.#creators = new Map(rows.map(({ channel, create }) => [channel, create]));
+    this.channels = [...this.#creators.keys()];
   }
 
   get size(): number {
@@ -79,54 +80,68 @@ export class StreamTargets {
     return this.#targets.values();
   }
 
-  get(channel: PlainChannel, id: string): ChannelTarget | undefined {
-    return this.#targets.get(streamTargetKey(channel, id));
+  targetOf(channel: Channel, id: string): ChannelTarget | undefined {
+    return this.#targets.get(streamTargetKey(channel as PlainChannel, id));
   }
 
-  countOf(channel: PlainChannel): number {
-    return this.#counts.get(channel) ?? 0;
+  streamsOf(target: ChannelTarget): Iterable<AnyStream> {
+    return this.#context.registry.streamsOf(target.channel, target.streamId);
   }
 
-  /** Every target asked at `timing` from now on (the interval moved with the budget). */
-  retime(timing: TargetTiming): void {
-    Object.assign(this.#timing, timing);
+  count(into: PlannedTargets): void {
+    into.streamTargets += this.#targets.size;
   }
 
-  /** Whether `channel`'s streams are polled here, one target per stream id. */
-  static polls(channel: string): channel is PlainChannel {
-    return creators.has(channel as PlainChannel);
+  targetCount(channel: Channel): number {
+    return this.#counts.get(channel as PlainChannel) ?? 0;
+  }
+
+  /** Every target asked at the plan's timing from now on (the interval moved with the budget). */
+  replanned(): void {
+    Object.assign(this.#timing, this.#plan.streamTiming());
+  }
+
+  visit(visit: ConfirmationVisit): void {
+    const { registry } = this.#context;
+    for (const target of this.#targets.values())
+      visit(target, target.timing, () => registry.streamsOf(target.channel, target.streamId));
+  }
+
+  askGaps(): Iterable<number | undefined> {
+    return [...this.#targets.values()].map((target) => target.meanAskGapMs);
   }
 
   /** One target per (channel, id) the registry holds; the others are dropped. Walks them all. */
-  sync(): void {
+  syncAll(): readonly ChannelTarget[] {
     const { registry } = this.#context;
     for (const target of this.#targets.values()) {
       if (registry.streamsOf(target.channel, target.streamId).size === 0) this.#drop(target);
     }
-    for (const { channel } of streamTargetChannels) {
-      for (const id of registry.ids(channel).keys()) this.syncOne(channel, id);
+    for (const channel of this.channels) {
+      for (const id of registry.ids(channel).keys()) this.follow(channel, id);
     }
+    return [];
   }
 
   /**
    * The one (channel, id) whose streams came or went: its target made or dropped. What a change
    * of interest costs, whatever the number of targets.
    */
-  syncOne(channel: PlainChannel, id: string): ChannelTarget | undefined {
-    const key = streamTargetKey(channel, id);
-    const existing = this.#targets.get(key);
-    const wanted = this.#context.registry.streamsOf(channel, id).size > 0;
+  follow(channel: Channel, id: string): readonly ChannelTarget[] {
+    const plain = channel as PlainChannel;
+    const existing = this.#targets.get(streamTargetKey(plain, id));
+    const wanted = this.#context.registry.streamsOf(plain, id).size > 0;
     if (existing !== undefined) {
       if (!wanted) this.#drop(existing);
-      return wanted ? existing : undefined;
+      return [];
     }
-    const create = creators.get(channel);
-    if (!wanted || create === undefined) return undefined;
+    const create = this.#creators.get(plain);
+    if (!wanted || create === undefined) return [];
     const target = create(id, this.#timing, this.#context);
     this.#targets.set(target.key, target);
-    this.#counts.set(channel, (this.#counts.get(channel) ?? 0) + 1);
+    this.#counts.set(plain, (this.#counts.get(plain) ?? 0) + 1);
     this.#dispatcher.add(target);
-    return target;
+    return [];
   }
 
   clear(): void {
@@ -141,5 +156,3 @@ export class StreamTargets {
     this.#context.cluster.forget(target.key);
   }
 }
-
-const creators = new Map(streamTargetChannels.map(({ channel, create }) => [channel, create]));

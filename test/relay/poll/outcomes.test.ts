@@ -21,8 +21,7 @@ function setup() {
   const effects: OutcomeEffects = {
     registry,
     publisher: new StreamPublisher(events, Date.now),
-    hintBook: (...args) => calls.push(['hintBook', ...args]),
-    hintMapRead: (...args) => calls.push(['probabilitiesRead', ...args]),
+    hinted: (outcome) => calls.push(['hinted', outcome]),
     judgeFreshness: () => calls.push(['judgeFreshness']),
   };
   return { registry, effects, states, calls };
@@ -60,8 +59,8 @@ describe('applyOutcome', () => {
     applyOutcome({ type: 'probabilities', response, askedAt: 30 }, effects);
     expect(calls).toEqual([
       ['judgeFreshness'],
-      ['hintBook', MARKET, 20, 15],
-      ['probabilitiesRead', response, 30],
+      ['hinted', { type: 'book_moved', market: MARKET, askedAt: 20, movedAt: 15 }],
+      ['hinted', { type: 'probabilities', response, askedAt: 30 }],
     ]);
   });
 });

@@ -3,6 +3,7 @@
  * targets, its ages run on to the time asked, and a change of the target set is walked again.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { pollTargets } from '../../../src/poll-targets.ts';
 import { LocalBroker } from '../../../src/relay/coordination/local/broker.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
 import { PollerPool, type PollSource } from '../../../src/relay/pool/poller-pool.ts';
@@ -38,6 +39,7 @@ describe('the freshness report', () => {
       resumeBufferSize: 10,
     });
     poller = new PollerPool({
+      targets: pollTargets,
       source,
       broker: new LocalBroker(),
       registry,

@@ -40,9 +40,9 @@ describe('HolderChanges', () => {
 
   it('takes every rebatched price batch at the next turn, without a wait', () => {
     const changes = new HolderChanges<string>();
-    changes.pricesRebatched(['batch 1']);
+    changes.regroup(['batch 1']);
     expect(changes.take(0).rebatched).toEqual(['batch 1']);
-    changes.pricesRebatched(['batch 1']);
+    changes.regroup(['batch 1']);
     expect(changes.take(1).rebatched).toEqual(['batch 1']);
     expect(changes.take(2).rebatched).toEqual([]);
   });

@@ -5,6 +5,7 @@
  * the shares are reported per owner.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { pollTargets } from '../../../src/poll-targets.ts';
 import { LocalBroker } from '../../../src/relay/coordination/local/broker.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
 import { RELAY_GROUP } from '../../../src/relay/poll/share-groups.ts';
@@ -91,6 +92,7 @@ describe('the budget shared by owner', () => {
       resumeBufferSize: 10,
     });
     poller = new PollerPool({
+      targets: pollTargets,
       source,
       broker: new LocalBroker(),
       registry,
