@@ -6,7 +6,7 @@
  * one whose streams keep a state across polls, what a stream keeps and how a poll grows it; for one
  * served from a market's order book, its state of that book; what its polls' events log and count;
  * and a bound on the streams one connection and one client address may hold. The relay runs every
- * such channel through the same code (relay/channels/codecs.ts, relay/poll/defined-target.ts,
+ * such channel through the same code (relay/channels/codecs.ts, relay/poll/stream-targets.ts,
  * relay/poll/incremental-target.ts, relay/poll/kept-target.ts, relay/channels/book/target/book-target.ts,
  * relay/admission/group-streams.ts); ./relay-registry.ts lists them.
  */

@@ -75,7 +75,7 @@ export interface PollContext {
   extraRequest?(target: DispatchTarget): Promise<void>;
 }
 
-/** What a target's answers have shown, as freshness is judged from it (relay/pool/freshness.ts). */
+/** What a target's answers have shown, as freshness is judged from it (relay/poll/freshness.ts). */
 export interface Confirmation {
   addedAt: number;
   confirmedAt: number | undefined;
@@ -103,7 +103,7 @@ export abstract class PollTarget implements DispatchTarget, Confirmation {
   meanAskGapMs: number | undefined;
   inFlight = false;
   weight = 1;
-  /** Its share groups (relay/pool/holders.ts): who pays for its requests. */
+  /** Its share groups (relay/poll/holders.ts): who pays for its requests. */
   holders: ReadonlySet<unknown> = new Set();
   hintedAt: number | undefined;
   coveredAt: number | undefined;

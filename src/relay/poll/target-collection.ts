@@ -1,6 +1,6 @@
 /**
  * @module relay/poll/target-collection
- * What the poller pool (relay/pool/poller-pool.ts) asks of a slice's targets, whatever the channel:
+ * What the poller pool (relay/poll/poller-pool.ts) asks of a slice's targets, whatever the channel:
  * the pool follows the registry's interest one stream id at a time, hands the targets to the
  * dispatcher, makes their holders again and has their freshness judged, through this interface
  * only. Each slice's `target/` folder implements it (the books, the price batches) and so do the

@@ -1,5 +1,5 @@
 /**
- * The `candles` channel's poll target as the relay makes it (relay/pool/stream-targets.ts: the
+ * The `candles` channel's poll target as the relay makes it (relay/poll/stream-targets.ts: the
  * kept target over the channel's keeper), under the name the target's tests drive it alone by.
  */
 import { relayChannels } from '../../../src/relay/channels/relay-registry.ts';

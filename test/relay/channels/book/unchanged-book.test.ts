@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { pollTargets } from '../../../../src/poll-targets.ts';
 import { LocalBroker } from '../../../../src/relay/coordination/local/broker.ts';
 import { RelayEvents } from '../../../../src/relay/events.ts';
-import { PollerPool, type PollSource } from '../../../../src/relay/pool/poller-pool.ts';
+import { PollerPool, type PollSource } from '../../../../src/relay/poll/poller-pool.ts';
 import type { Frame } from '../../../../src/relay/streams/frame.ts';
 import { StreamRegistry } from '../../../../src/relay/streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../../../../src/relay/streams/stream.ts';

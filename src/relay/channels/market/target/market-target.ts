@@ -4,7 +4,7 @@
  * poll each (relay/poll/stream-target.ts), scheduled with every other target within `--upstream-rps`.
  * - `market`: a market's detail record; once its status is not ACTIVE (expired, resolved) the
  *   update that says so is its last message and the stream is `closed`.
- * The channels with a folder of their own are polled by relay/poll/defined-target.ts.
+ * The channels with a folder of their own are polled by relay/poll/stream-targets.ts.
  */
 import type { MarketData } from '../../../../../packages/protocol/src/protocol/messages.ts';
 import { type MarketResponse, marketResponse } from '../../../../upstream/contract/schemas.ts';

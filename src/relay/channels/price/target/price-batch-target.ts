@@ -135,7 +135,7 @@ export class PriceBatchTarget extends PollTarget {
     return [...this.context.registry.streamsOf('price', market)].some((stream) => stream.hasState);
   }
 
-  /** The markets of `batch` wait for the request sent at `sentAt` (relay/pool/freshness.ts), or for none. */
+  /** The markets of `batch` wait for the request sent at `sentAt` (relay/poll/freshness.ts), or for none. */
   #markAwaiting(batch: readonly string[], sentAt: number | undefined): void {
     for (const market of batch) {
       const health = this.#health.get(market);

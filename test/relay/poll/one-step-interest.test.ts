@@ -8,7 +8,7 @@ import type { Channel } from '../../../packages/protocol/src/protocol/messages.t
 import { pollTargets } from '../../../src/poll-targets.ts';
 import { LocalBroker } from '../../../src/relay/coordination/local/broker.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
-import { PollerPool, type PollSource } from '../../../src/relay/pool/poller-pool.ts';
+import { PollerPool, type PollSource } from '../../../src/relay/poll/poller-pool.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
 import type { StreamSubscriber } from '../../../src/relay/streams/stream.ts';
 import type { ClobPriceBatchResponse } from '../../../src/upstream/contract/schemas.ts';

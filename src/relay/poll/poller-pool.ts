@@ -1,5 +1,5 @@
 /**
- * @module relay/pool/poller-pool
+ * @module relay/poll/poller-pool
  * Polls upstream for exactly what the registry holds, through each slice's collection of targets
  * (relay/poll/target-collection.ts), the one list of which is made above the slices
  * (src/poll-targets.ts): one order-book target per market with streams served from its book, one
@@ -9,7 +9,7 @@
  * asks the collection of that stream's channel to follow it, and hands the targets to the
  * dispatcher (relay/poll/dispatcher.ts), which decides what is asked when, within `--upstream-rps`.
  * The rest is in files of their own: the intervals the budget allows (relay/poll/plan.ts),
- * freshness (relay/pool/freshness.ts), the targets' holders (relay/pool/holders.ts), and what a
+ * freshness (relay/poll/freshness.ts), the targets' holders (relay/poll/holders.ts), and what a
  * poll found beyond its states, applied in one place (relay/poll/outcomes.ts).
  *
  * In cluster mode a target is polled by the relay holding its lease (relay/coordination/broker.ts); the
@@ -20,22 +20,22 @@ import type { Channel } from '../../../packages/protocol/src/protocol/messages.t
 import type { Tracing } from '../../util/tracing.ts';
 import type { Broker } from '../coordination/broker.ts';
 import type { RelayEvents } from '../events.ts';
-import { type OneOffBudget, PollDispatcher } from '../poll/dispatcher.ts';
-import { type ExistenceJudge, trustingJudge } from '../poll/not-found.ts';
-import { applyOutcome, type OutcomeEffects } from '../poll/outcomes.ts';
-import { type PollIntervals, PollPlan } from '../poll/plan.ts';
-import type { PollContext, PollSource, PollTarget } from '../poll/poll-target.ts';
-import type { SchedulerMode } from '../poll/scheduler.ts';
-import type { GroupShare } from '../poll/share-groups.ts';
-import type { TargetCollection, TargetCollectionMaker } from '../poll/target-collection.ts';
 import { type RecordSink, StreamPublisher } from '../streams/publisher.ts';
 import type { InterestChange, StreamRegistry } from '../streams/registry.ts';
 import type { StreamSubscriber } from '../streams/stream.ts';
 import type { StreamIdentity } from '../streams/stream-identity.ts';
+import { type OneOffBudget, PollDispatcher } from './dispatcher.ts';
 import { FreshnessJudge, type FreshnessReport, plannedTargets } from './freshness.ts';
 import { HolderChanges, holdersOf } from './holders.ts';
+import { type ExistenceJudge, trustingJudge } from './not-found.ts';
+import { applyOutcome, type OutcomeEffects } from './outcomes.ts';
+import { type PollIntervals, PollPlan } from './plan.ts';
+import type { PollContext, PollSource, PollTarget } from './poll-target.ts';
+import type { SchedulerMode } from './scheduler.ts';
+import type { GroupShare } from './share-groups.ts';
+import type { TargetCollection, TargetCollectionMaker } from './target-collection.ts';
 
-export type { PollSource } from '../poll/poll-target.ts';
+export type { PollSource } from './poll-target.ts';
 
 export interface PollerOptions {
   source: PollSource;
@@ -64,7 +64,7 @@ export interface PollerOptions {
   staleAfterFactor: number;
   /**
    * How long one upstream request may take before it failed (`--upstream-timeout-ms`, default 5000):
-   * until then a request under way keeps its target from going stale (relay/pool/freshness.ts).
+   * until then a request under way keeps its target from going stale (relay/poll/freshness.ts).
    */
   requestTimeoutMs?: number;
   /**
@@ -204,7 +204,7 @@ export class PollerPool {
     return this.#plan.intervalOf(this.#byChannel.get(channel)?.kind ?? 'stream');
   }
 
-  /** The freshness report, from the last sweep's walk over the targets (relay/pool/freshness.ts). */
+  /** The freshness report, from the last sweep's walk over the targets (relay/poll/freshness.ts). */
   freshness(now = this.#now()): FreshnessReport {
     return this.#freshness.report(now);
   }

@@ -1,9 +1,9 @@
 /**
- * @module relay/pool/stream-targets
+ * @module relay/poll/stream-targets
  * The poller pool's targets of the channels polled per stream id: one request per poll
  * (relay/poll/stream-target.ts), or as many as what is new to a stream needs
- * (relay/poll/incremental-target.ts). One target per (channel, id) the registry holds, created
- * and dropped with the streams, each judged for freshness on its own (relay/pool/freshness.ts).
+ * (relay/poll/incremental-target.ts), or the `DefinedTarget` below for a channel the relay registry declares. One target per (channel, id) the registry holds, created
+ * and dropped with the streams, each judged for freshness on its own (relay/poll/freshness.ts).
  * One collection for every such channel (relay/poll/target-collection.ts): a channel joins by
  * its slice's row (`StreamTargetChannel`, from its `target/` folder) in the poll side's one list
  * (src/poll-targets.ts), or by its server part in the relay registry (`definedTargetChannels`).
@@ -11,18 +11,66 @@
 
 import type { DefinedChannel } from '../../../packages/protocol/src/channels/registry.ts';
 import type { Channel, PlainChannel } from '../../../packages/protocol/src/protocol/messages.ts';
-import { relayChannels } from '../channels/relay-registry.ts';
+import type { ChannelState } from '../channels/codecs.ts';
+import type { PolledPerStream } from '../channels/relay-definition.ts';
+import {
+  type ChannelUpstream,
+  type HintMapResponse,
+  hintMap,
+  relayChannels,
+} from '../channels/relay-registry.ts';
 import { streamTargetKey } from '../coordination/redis/keys.ts';
-import { DefinedTarget } from '../poll/defined-target.ts';
-import type { PollDispatcher } from '../poll/dispatcher.ts';
-import { IncrementalTarget } from '../poll/incremental-target.ts';
-import { KeptTarget } from '../poll/kept-target.ts';
-import type { PlannedTargets, PollPlan } from '../poll/plan.ts';
-import type { PollContext } from '../poll/poll-target.ts';
-import type { TargetTiming } from '../poll/scheduler.ts';
-import type { ChannelTarget, StreamTargetChannel } from '../poll/stream-target.ts';
-import type { CollectionParts, ConfirmationVisit, TargetCollection } from '../poll/target-collection.ts';
 import type { AnyStream } from '../streams/stream.ts';
+import type { PollDispatcher } from './dispatcher.ts';
+import { IncrementalTarget } from './incremental-target.ts';
+import { KeptTarget } from './kept-target.ts';
+import type { PollOutcome } from './outcomes.ts';
+import type { PlannedTargets, PollPlan } from './plan.ts';
+import type { PollContext } from './poll-target.ts';
+import type { TargetTiming } from './scheduler.ts';
+import { type ChannelTarget, StreamTarget, type StreamTargetChannel } from './stream-target.ts';
+import type { CollectionParts, ConfirmationVisit, TargetCollection } from './target-collection.ts';
+
+/**
+ * The poll target of a channel with a folder of its own that is polled one upstream request per
+ * stream id (channels/relay-definition.ts `PolledPerStream`): the channel says what to ask and
+ * how a response becomes its state, relay/poll/stream-target.ts does the rest.
+ */
+export class DefinedTarget<C extends DefinedChannel> extends StreamTarget<C, unknown> {
+  protected readonly schema;
+  readonly #polled: PolledPerStream<ChannelUpstream, unknown, ChannelState<C>>;
+
+  constructor(
+    channel: C,
+    polled: PolledPerStream<ChannelUpstream, unknown, ChannelState<C>>,
+    streamId: string,
+    timing: TargetTiming,
+    context: PollContext,
+  ) {
+    super(channel, streamId, timing, context);
+    this.#polled = polled;
+    this.schema = polled.schema;
+  }
+
+  protected ask(): Promise<unknown> {
+    return this.#polled.ask(this.source, this.streamId);
+  }
+
+  protected stateOf(response: unknown): ChannelState<C> {
+    return this.#polled.stateOf(response);
+  }
+
+  protected tsOf(response: unknown): string | undefined {
+    return this.#polled.tsOf(response);
+  }
+
+  /** The change-hint map, when the response is it: read once for the channel and the books. */
+  protected override alsoFound(response: unknown, askedAt: number): PollOutcome[] {
+    if (this.channel !== hintMap.channel) return [];
+    // The channel's schema checked the response, and the hint map's channel polls upstream's map.
+    return [{ type: hintMap.channel, response: response as HintMapResponse, askedAt }];
+  }
+}
 
 /** The channels with a folder of their own that are polled per stream id. */
 export function definedTargetChannels(): StreamTargetChannel[] {

@@ -1,5 +1,5 @@
 /**
- * @module relay/pool/freshness
+ * @module relay/poll/freshness
  * When a poll target's streams stop being `live`, judged in this one place. A target is stale when
  * its last confirmation is older than `staleAfterFactor` times the interval it is actually polled at
  * (so a busy book that stops answering goes stale within a few of its own intervals), and never
@@ -16,12 +16,12 @@
  * asked; a walk made before the target set changed is made again when read.
  */
 
-import type { PlanKind, PlannedTargets, PollPlan } from '../poll/plan.ts';
-import type { Confirmation } from '../poll/poll-target.ts';
-import type { TargetTiming } from '../poll/scheduler.ts';
-import type { TargetCollection } from '../poll/target-collection.ts';
 import type { StreamPublisher } from '../streams/publisher.ts';
 import type { AnyStream } from '../streams/stream.ts';
+import type { PlanKind, PlannedTargets, PollPlan } from './plan.ts';
+import type { Confirmation } from './poll-target.ts';
+import type { TargetTiming } from './scheduler.ts';
+import type { TargetCollection } from './target-collection.ts';
 
 /** How freshness is judged: the relay's `--stale-after-polls` and `--upstream-timeout-ms`. */
 export interface FreshnessRule {

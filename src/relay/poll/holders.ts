@@ -1,5 +1,5 @@
 /**
- * @module relay/pool/holders
+ * @module relay/poll/holders
  * Who holds each poll target, for the budget's fair share (relay/poll/share-groups.ts): the share
  * groups of the subscribers of the streams its request serves, each counted once. A subscriber
  * counts as its owner (`ownerOf`: its API key or its client address group, as the relay wires it).
