@@ -175,9 +175,7 @@ export async function startRelay(
   });
 
   // Every 429, a poll's or not, lowers the budget's rate (docs/scheduler.md "Rate limits").
-  client.events.on('request', (event) => {
-    if (event.outcome === 'rate_limited') poller.rateLimited(event.retryAfterMs);
-  });
+  client.events.on('request', poller.upstreamAnswered);
 
   const httpLogger: FastifyBaseLogger = logger.child({ component: 'http' });
   // No log line per HTTP request: logs are for notable events (issue 6).

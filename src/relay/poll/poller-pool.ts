@@ -17,6 +17,7 @@
  */
 
 import type { Channel } from '../../../packages/protocol/src/protocol/messages.ts';
+import type { UpstreamRequestEvent } from '../../upstream/transport.ts';
 import type { Tracing } from '../../util/tracing.ts';
 import type { Broker } from '../coordination/broker.ts';
 import type { RelayEvents } from '../events.ts';
@@ -173,10 +174,15 @@ export class PollerPool {
     return this.#dispatcher.runOneOff(work, signal);
   }
 
-  /** Upstream answered a 429: the budget's rate is cut and held (relay/poll/dispatcher.ts). */
-  rateLimited(retryAfterMs: number | undefined): void {
-    this.#dispatcher.rateLimited(retryAfterMs);
-  }
+  /**
+   * Told of every upstream answer, a poll's or not (the upstream client's `request` event): every
+   * 429 cuts the budget's rate and holds it (relay/poll/dispatcher.ts, docs/scheduler.md "Rate
+   * limits"). The pool's own function, handed to the client as it is, so that no function of the
+   * relay's assembly (src/relay-server.ts) runs on each request.
+   */
+  readonly upstreamAnswered = (event: UpstreamRequestEvent): void => {
+    if (event.outcome === 'rate_limited') this.#dispatcher.rateLimited(event.retryAfterMs);
+  };
 
   /** Requests per second kept to after upstream's 429s; undefined while not lowered. */
   get rateLimitRps(): number | undefined {
