@@ -124,10 +124,6 @@ export class StreamTargets implements TargetCollection<ChannelTarget> {
     return this.#targets.size;
   }
 
-  values(): IterableIterator<ChannelTarget> {
-    return this.#targets.values();
-  }
-
   targetOf(channel: Channel, id: string): ChannelTarget | undefined {
     return this.#targets.get(streamTargetKey(channel as PlainChannel, id));
   }

@@ -66,14 +66,6 @@ export class BookTargets implements TargetCollection<BookTarget> {
     return this.#books.size - this.#leasedElsewhere;
   }
 
-  get(market: string): BookTarget | undefined {
-    return this.#books.get(market);
-  }
-
-  values(): IterableIterator<BookTarget> {
-    return this.#books.values();
-  }
-
   follow(_channel: Channel, market: string): readonly BookTarget[] {
     this.syncOne(market, this.#plan.bookTiming());
     return [];
