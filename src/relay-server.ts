@@ -22,21 +22,22 @@ import { createRelayApp } from './http/relay-app.ts';
 import { registerRestFront } from './http/rest-front/index.ts';
 import type { HealthSources } from './observability/health-report.ts';
 import { createLogger, type LogSink } from './observability/log-sink.ts';
+import { pollTargets } from './poll-targets.ts';
 import type { AccessPolicy } from './relay/admission/access.ts';
 import { KnownMarkets } from './relay/admission/known-markets.ts';
 import { defaultIsolationLimits, MarketAdmission } from './relay/admission/market.ts';
 import type { Broker } from './relay/coordination/broker.ts';
 import { startBroker } from './relay/coordination/start.ts';
 import { RelayEvents } from './relay/events.ts';
+import { NotFoundJudge } from './relay/poll/not-found.ts';
+import { PollerPool } from './relay/poll/poller-pool.ts';
 import { UpstreamHealthMonitor } from './relay/poll/upstream-health.ts';
-import { PollerPool } from './relay/pool/poller-pool.ts';
 import { RecordingHolds } from './relay/session/recording-holds.ts';
 import { ReplayService } from './relay/session/replay/replays.ts';
 import { SinceReads } from './relay/session/since-reads.ts';
 import { ConfirmationAnnouncer } from './relay/streams/confirmations.ts';
 import { StreamPublisher } from './relay/streams/publisher.ts';
 import { StreamRegistry } from './relay/streams/registry.ts';
-import { NotFoundJudge } from './relay/targets/not-found.ts';
 import { brokerOptions, logUpstreamIdentity, tracingAsked } from './relay-setup.ts';
 import { type SimulatorHandle, startSimulator } from './sim/server.ts';
 import type { SseEndpoint } from './sse/endpoint.ts';
@@ -153,6 +154,7 @@ export async function startRelay(
     // A poll is never retried within itself: its next poll is its retry.
     source: client.singleAttempt(),
     broker,
+    targets: pollTargets,
     registry,
     events,
     ...(served === undefined ? {} : { record: served }),
@@ -165,7 +167,6 @@ export async function startRelay(
     staleAfterFactor: tuning.staleAfterFactor,
     existence: new NotFoundJudge(upstreamHealth, knownMarkets),
     requestTimeoutMs: tuning.upstreamTimeoutMs,
-    budgetShare: () => broker.budgetShare(),
     // The REST front's upstream requests (docs/operations.md "REST front").
     oneOffs: { share: tuning.restBudgetPercent / 100, maxWaiting: tuning.restQueue },
     // Called only once subscriptions exist, after the admission below is made.
@@ -174,9 +175,7 @@ export async function startRelay(
   });
 
   // Every 429, a poll's or not, lowers the budget's rate (docs/scheduler.md "Rate limits").
-  client.events.on('request', (event) => {
-    if (event.outcome === 'rate_limited') poller.rateLimited(event.retryAfterMs);
-  });
+  client.events.on('request', poller.upstreamAnswered);
 
   const httpLogger: FastifyBaseLogger = logger.child({ component: 'http' });
   // No log line per HTTP request: logs are for notable events (issue 6).

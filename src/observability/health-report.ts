@@ -9,9 +9,9 @@
 
 import type { RecordReader } from '../history/recorder.ts';
 import type { Broker, ClusterReport } from '../relay/coordination/broker.ts';
+import type { FreshnessReport } from '../relay/poll/freshness.ts';
+import type { PollerPool } from '../relay/poll/poller-pool.ts';
 import type { UpstreamHealthMonitor, UpstreamIdentity } from '../relay/poll/upstream-health.ts';
-import type { FreshnessReport } from '../relay/pool/freshness.ts';
-import type { PollerPool } from '../relay/pool/poller-pool.ts';
 import type { StreamRegistry } from '../relay/streams/registry.ts';
 import { version } from '../util/version.ts';
 import type { WsEndpoint } from '../ws/endpoint.ts';

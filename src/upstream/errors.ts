@@ -37,7 +37,7 @@ export class UpstreamError extends RelayError {
  * A non-2xx answer that was not (or no longer) worth retrying. A 404 on an endpoint about one
  * market carries `unknown_market` (docs/upstream.md: "404 market not found") and a 400
  * `bad_request`; the client passes another code for a 404 on an endpoint that is not about one
- * market. Whether the market really does not exist is the relay's judgement (relay/targets/not-found.ts):
+ * market. Whether the market really does not exist is the relay's judgement (relay/poll/not-found.ts):
  * a 404 alone may be a wrong base path.
  */
 export class UpstreamHttpError extends UpstreamError {

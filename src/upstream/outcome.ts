@@ -182,7 +182,7 @@ function validateBody<T>(request: UpstreamRequest<T>, text: string, status: numb
 
 /**
  * The start of an error body, for the log. Its shape is not shown upstream, so nothing is read
- * from it: whether a 404 means "no such market" is the relay's judgement (relay/targets/not-found.ts).
+ * from it: whether a 404 means "no such market" is the relay's judgement (relay/poll/not-found.ts).
  */
 function bodyExcerpt(exchange: { body: Buffer; undecodable?: string }): string {
   if (exchange.undecodable !== undefined) return exchange.undecodable;

@@ -41,14 +41,12 @@ export const roomRanks: Readonly<Record<string, Readonly<Record<string, number>>
   relay: {
     channels: 0, // each channel's pure server part (channels/<name>/, relay-registry.ts): reading upstream's body, state, diff, codec
     '.': 0.5, // events.ts: the relay's named events (the channels' among them), emitted by every room
-    poll: 0, // when to ask upstream: scheduler, dispatcher, budget, fair share
     streams: 1, // streams, prepared frames, resume rings, the registry, slow-consumer policy
     admission: 2, // who may connect and which markets may cost upstream requests
     coordination: 2, // one broker (leases, numbering, history, rate gate): local/ alone, redis/ a cluster
-    targets: 3, // what every poll target shares (poll-target.ts, outcomes, not-found) and the generic stream targets
+    poll: 3, // the poll side, generic over the channels: when to ask upstream (scheduler, dispatcher, budget, fair share), what every poll target shares (poll-target.ts, outcomes, not-found, the generic stream targets), the poller pool over the slices' collections of targets, freshness
     'channels/*/target': 3.5, // a channel's target part (channels/<name>/target/): what it polls, over streams, poll and coordination
     session: 3, // what every transport does when a client asks for streams
-    pool: 4, // the poller pool over every channel's targets: who holds them, freshness
   },
   client: {
     events: 0, // the typed emitter and the one error type every part of the SDK reports with

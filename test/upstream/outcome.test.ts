@@ -81,7 +81,7 @@ describe('judgeExchange', () => {
       endpoint: 'GET /clob/orderbook',
       notFoundCode: undefined,
     };
-    // Whether the market is gone is the relay's judgement (relay/targets/not-found.ts), never the body's.
+    // Whether the market is gone is the relay's judgement (relay/poll/not-found.ts), never the body's.
     for (const body of [
       { success: false, error: 'market m not found' },
       { error: 'market not found' },

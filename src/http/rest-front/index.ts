@@ -13,8 +13,8 @@ import { MARKET_ID_PATTERN } from '../../../packages/protocol/src/protocol/limit
 import { bookDepths } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { MarketAdmission } from '../../relay/admission/market.ts';
 import { depthChannel } from '../../relay/channels/relay-registry.ts';
-import { OneOffRefusedError } from '../../relay/poll/one-off-queue.ts';
-import type { PollerPool } from '../../relay/pool/poller-pool.ts';
+import { OneOffRefusedError } from '../../relay/poll/dispatch-queues.ts';
+import type { PollerPool } from '../../relay/poll/poller-pool.ts';
 import { currentSnapshot } from '../../relay/session/current-snapshot.ts';
 import type { StreamRegistry } from '../../relay/streams/registry.ts';
 import type { UpstreamClient } from '../../upstream/client.ts';

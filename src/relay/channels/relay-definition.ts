@@ -6,8 +6,8 @@
  * one whose streams keep a state across polls, what a stream keeps and how a poll grows it; for one
  * served from a market's order book, its state of that book; what its polls' events log and count;
  * and a bound on the streams one connection and one client address may hold. The relay runs every
- * such channel through the same code (relay/channels/codecs.ts, relay/targets/defined-target.ts,
- * relay/targets/incremental-target.ts, relay/targets/kept-target.ts, relay/channels/book/target/book-target.ts,
+ * such channel through the same code (relay/channels/codecs.ts, relay/poll/stream-targets.ts,
+ * relay/poll/incremental-target.ts, relay/poll/kept-target.ts, relay/channels/book/target/book-target.ts,
  * relay/admission/group-streams.ts); ./relay-registry.ts lists them.
  */
 import type { z } from 'zod';
@@ -93,7 +93,7 @@ export interface ServedFromBook<State> {
 /**
  * A channel polled per stream id whose stream delivers each entry once: a poll reads as many
  * requests as what is new needs, and the target remembers per stream what it delivered (a new
- * stream, a new epoch, starts afresh). The relay runs it in relay/targets/incremental-target.ts,
+ * stream, a new epoch, starts afresh). The relay runs it in relay/poll/incremental-target.ts,
  * which asks (in cluster mode only the lease holder), drops late responses, publishes, shares and
  * reports.
  */
@@ -131,7 +131,7 @@ export type EventArgs<EventMap> = { [E in keyof EventMap]: unknown[] };
  * What one stream of a channel polled per stream id keeps between polls, each poll's reads merged
  * into it rather than replacing it (a series grown from upstream's history). In cluster mode the
  * lease holder shares it whole after each poll, and the others publish it and carry on from it.
- * The relay runs it in relay/targets/kept-target.ts.
+ * The relay runs it in relay/poll/kept-target.ts.
  */
 export interface StreamKeeper<Upstream, State, EventMap extends EventArgs<EventMap>> {
   /** The market whose absence upstream (the poll's first request refused) ends the stream. */

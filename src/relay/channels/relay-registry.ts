@@ -2,7 +2,7 @@
  * @module relay/channels/relay-registry
  * The server part of every channel with a folder of its own (./relay-definition.ts), listed once;
  * the relay diffs, polls, publishes and bounds them through here (relay/channels/codecs.ts,
- * relay/pool/stream-targets.ts, relay/admission/group-streams.ts), which of them a market's book
+ * relay/poll/stream-targets.ts, relay/admission/group-streams.ts), which of them a market's book
  * target serves, the change-hint map the books read, and their polls' events, which the relay
  * takes into its own (relay/events.ts); and what the rest of the relay asks of a channel by name
  * (depths, threshold, market ids, the active catalogue, bounds on ids), so that nothing outside
@@ -149,11 +149,6 @@ export type HintMapResponse = ProbabilitiesResponse;
 export const bookServedChannels: readonly DefinedChannel[] = (
   Object.keys(relayChannels) as DefinedChannel[]
 ).filter((channel) => relayChannels[channel].fromBook !== undefined);
-
-/** Whether `channel`'s streams of a market are served by the market's book target. */
-export function isServedFromBook(channel: string): boolean {
-  return bookServedChannels.some((served) => served === channel);
-}
 
 /** The history `channel` serves, if it serves one (relay/session/since-seam.ts). */
 export function historyOf(channel: string): ServesHistory<ChannelUpstream, unknown, unknown> | undefined {

@@ -15,11 +15,9 @@
  * Upstream's 429s lower the rate (upstream/rate-backoff.ts, docs/scheduler.md "Rate limits"): while the
  * lowered limit holds, a second bucket at that limit caps what starts, one-off requests included.
  */
-
 import { afterRateLimited, limitAt, NOT_LIMITED, type RateBackoff } from '../../upstream/rate-backoff.ts';
 import { TokenBucket } from '../../upstream/rate-gate.ts';
-import { DueTimes } from './due-times.ts';
-import { OneOffQueue } from './one-off-queue.ts';
+import { DueTimes, OneOffQueue } from './dispatch-queues.ts';
 import type { SchedulerMode } from './scheduler.ts';
 import { type GroupShare, type SharedTarget, ShareGroups } from './share-groups.ts';
 

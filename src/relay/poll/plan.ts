@@ -1,11 +1,98 @@
 /**
  * @module relay/poll/plan
- * How often each kind of target is asked within the budget this relay plans with: the intervals
- * (budget.ts), stretched alike when the budget is short, the timing each kind of target
- * gets from them, and, in cluster mode, planning again when this relay's share of the budget moved.
+ * How often each kind of target is asked within the upstream request budget. When every subscribed
+ * market at its configured interval would need more requests per second than the budget allows,
+ * every interval stretches by the same factor, so no market starves (issue: "intervals stretch
+ * evenly"). In a cluster the budget a relay plans with is its share of the cluster's
+ * (`PlannedBudget`), planned again when that share moves; the plan (`PollPlan`) gives each kind of
+ * target its timing from those intervals.
  */
-import { PlannedBudget, POLLING_SHARE, type PollIntervals, pollIntervals } from './budget.ts';
 import { deadlineSlackMs, type TargetTiming } from './scheduler.ts';
+
+export interface PollDemand {
+  bookMarkets: number;
+  priceMarkets: number;
+  bookPollMs: number;
+  pricePollMs: number;
+  /**
+   * Requests per second the other channels' targets ask at their configured intervals (one
+   * request per target per interval, relay/poll/stream-targets.ts).
+   */
+  otherRequestsPerSecond?: number;
+  /** Upstream requests per second at most. */
+  rps: number;
+}
+
+export interface PollIntervals {
+  bookIntervalMs: number;
+  priceIntervalMs: number;
+  /** >= 1; 1 means every market is polled at its configured interval. */
+  stretch: number;
+}
+
+/** A price batch request covers at most this many markets (docs/upstream.md). */
+export const PRICE_BATCH_SIZE = 100;
+
+/**
+ * Keeps a tenth of the budget free for retries and for the one-off requests of the status page,
+ * so that polling alone never saturates the rate limiter.
+ */
+export const POLLING_SHARE = 0.9;
+
+export function pollIntervals(demand: PollDemand): PollIntervals {
+  const priceRequests = Math.ceil(demand.priceMarkets / PRICE_BATCH_SIZE);
+  const requestsPerSecond =
+    (demand.bookMarkets * 1000) / demand.bookPollMs +
+    (priceRequests * 1000) / demand.pricePollMs +
+    (demand.otherRequestsPerSecond ?? 0);
+  const budget = demand.rps * POLLING_SHARE;
+  const stretch = requestsPerSecond > budget ? requestsPerSecond / budget : 1;
+  return {
+    bookIntervalMs: Math.ceil(demand.bookPollMs * stretch),
+    priceIntervalMs: Math.ceil(demand.pricePollMs * stretch),
+    stretch,
+  };
+}
+
+/**
+ * The requests per second a relay's poller plans with (docs/cluster.md "One budget"): all of
+ * `--upstream-rps` for a relay alone; in a cluster, this relay's share of it as Redis reports it.
+ */
+
+/**
+ * A relay plans with at least this share of the cluster's budget: one whose peers spend it all has
+ * a share near 0 and would otherwise never poll enough to learn a larger one (the shared bucket in
+ * Redis still holds the cluster to the whole budget).
+ */
+const MIN_PLANNED_SHARE = 0.1;
+/** A change of share smaller than this (of the whole budget) leaves the plan as it is. */
+const REPLAN_SHARE_CHANGE = 0.1;
+
+export class PlannedBudget {
+  readonly #upstreamRps: number;
+  readonly #shares: BudgetShares | undefined;
+  #rps: number;
+
+  constructor(upstreamRps: number, shares?: BudgetShares) {
+    this.#upstreamRps = upstreamRps;
+    this.#shares = shares;
+    this.#rps = upstreamRps;
+  }
+
+  get rps(): number {
+    return this.#rps;
+  }
+
+  /** Follows the share; true when it moved enough that the poller must plan again. */
+  update(): boolean {
+    const share = this.#shares?.budgetShare();
+    if (share === undefined) return false;
+    const planned = this.#upstreamRps * Math.max(MIN_PLANNED_SHARE, share);
+    if (Math.abs(planned - this.#rps) <= REPLAN_SHARE_CHANGE * this.#upstreamRps) return false;
+    this.#rps = planned;
+    return true;
+  }
+}
 
 export interface PlanOptions {
   /** A book is never asked for more often than this (ms). */
@@ -14,13 +101,26 @@ export interface PlanOptions {
   /** Every stream is confirmed at least this often while the budget allows (ms). */
   maxAgeMs: number;
   upstreamRps: number;
-  /** Cluster mode: this relay's share of the cluster's budget (0..1, undefined until known). */
-  budgetShare?: () => number | undefined;
+  /** Cluster mode: this relay's share of the cluster's budget (the broker's, relay/coordination/broker.ts). */
+  shares?: BudgetShares;
 }
+
+/** Where this relay's share of the cluster's budget is read: 0..1, undefined until known (a relay alone). */
+export interface BudgetShares {
+  budgetShare(): number | undefined;
+}
+
+/**
+ * The kinds of target the plan times apart: books at `--book-poll-ms`, price batches and the
+ * targets of the channels polled per stream id at `--price-poll-ms`, each judged by its own interval.
+ */
+export type PlanKind = 'book' | 'price' | 'stream';
 
 /** The targets a plan is made for. */
 export interface PlannedTargets {
   books: number;
+  /** Books this relay asks for itself: not those whose lease another relay holds. */
+  polledBooks: number;
   priceMarkets: number;
   priceBatches: number;
   /** Targets of the channels polled one request per stream id. */
@@ -34,7 +134,7 @@ export class PollPlan {
 
   constructor(options: PlanOptions) {
     this.#options = options;
-    this.#budget = new PlannedBudget(options.upstreamRps, options.budgetShare);
+    this.#budget = new PlannedBudget(options.upstreamRps, options.shares);
     this.#intervals = {
       bookIntervalMs: options.bookPollMs,
       priceIntervalMs: options.pricePollMs,
@@ -51,13 +151,21 @@ export class PollPlan {
     return this.#budget.rps * POLLING_SHARE;
   }
 
-  /**
-   * How often each target can be asked within the budget, for `targets` of which this relay asks
-   * for `polledBooks` books itself (not those whose lease another relay holds).
-   */
-  plan(targets: PlannedTargets, polledBooks: number): PollIntervals {
+  /** The maximum age every stream promises (ms). */
+  get maxAgeMs(): number {
+    return this.#options.maxAgeMs;
+  }
+
+  /** How often a target of `kind` is asked for now, at most (the stretched interval). */
+  intervalOf(kind: PlanKind): number {
+    if (kind === 'book') return this.#intervals.bookIntervalMs;
+    return kind === 'price' ? this.#intervals.priceIntervalMs : this.streamIntervalMs;
+  }
+
+  /** How often each target can be asked within the budget, for `targets`. */
+  plan(targets: PlannedTargets): PollIntervals {
     this.#intervals = pollIntervals({
-      bookMarkets: polledBooks,
+      bookMarkets: targets.polledBooks,
       priceMarkets: targets.priceMarkets,
       bookPollMs: this.#options.bookPollMs,
       pricePollMs: this.#options.pricePollMs,

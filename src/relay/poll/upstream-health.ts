@@ -9,7 +9,7 @@
  * followed) or a 4xx there (a wrong base path or scheme, another service at that address, an HTML
  * page) makes the identity `mismatch`: "upstream misconfigured", which
  * turns `/health` 503 and keeps a 404 from ever reading as `unknown_market`. It also keeps which
- * endpoints answered 2xx since then: the evidence relay/targets/not-found.ts judges a refused id by.
+ * endpoints answered 2xx since then: the evidence relay/poll/not-found.ts judges a refused id by.
  */
 
 import type { UpstreamClient, UpstreamRequestEvent } from '../../upstream/client.ts';

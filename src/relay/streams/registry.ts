@@ -77,7 +77,7 @@ export interface InterestChange {
 }
 
 /**
- * What the poll side (relay/pool/poller-pool.ts) is told as interest changes, one stream id at a
+ * What the poll side (relay/poll/poller-pool.ts) is told as interest changes, one stream id at a
  * time: a subscribe costs the poll side that stream id's target, whatever else is held.
  */
 export interface PollInterest {

@@ -10,7 +10,7 @@ import {
   EARLY_LOAD_GAP_MS,
   KnownMarkets,
 } from '../../../src/relay/admission/known-markets.ts';
-import { NotFoundJudge } from '../../../src/relay/targets/not-found.ts';
+import { NotFoundJudge } from '../../../src/relay/poll/not-found.ts';
 import type { MarketsResponse } from '../../../src/upstream/schemas.ts';
 
 const OLD = '00000000-0000-4000-8000-000000000001';

@@ -6,12 +6,12 @@
  */
 import { setMaxListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { OneOffRefusedError } from '../../../src/relay/poll/dispatch-queues.ts';
 import {
   type DispatcherOptions,
   type DispatchTarget,
   PollDispatcher,
 } from '../../../src/relay/poll/dispatcher.ts';
-import { OneOffRefusedError } from '../../../src/relay/poll/one-off-queue.ts';
 
 function target(key: string, asked: string[], hold: Promise<void> = Promise.resolve()): DispatchTarget {
   return {

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DueTimes } from '../../../src/relay/poll/due-times.ts';
+import { DueTimes } from '../../../src/relay/poll/dispatch-queues.ts';
 
 describe('DueTimes', () => {
   it('always holds its earliest time first and takes exactly the times passed', () => {

@@ -1,7 +1,7 @@
 /**
  * @module relay/channels/candles/relay-keeper
  * What one `candles` stream keeps between polls and reads in each (docs/protocol.md "`candles`
- * data"); relay/targets/kept-target.ts polls it within `--upstream-rps`, only while somebody holds
+ * data"); relay/poll/kept-target.ts polls it within `--upstream-rps`, only while somebody holds
  * the stream, and shares it. The stream's source (../relay-candle-source.ts) reads its samples, which
  * ./relay-series.ts files into candles. A candle turns final with the first poll asked after its
  * interval ended. In cluster mode only the lease holder asks upstream; it shares the whole series

@@ -1,7 +1,7 @@
 /**
  * @module relay/channels/candles/relay
  * The `candles` channel's server part: its diff and checksum, what each stream keeps and reads per
- * poll (./relay-keeper.ts), which relay/targets/kept-target.ts polls, its history since a time
+ * poll (./relay-keeper.ts), which relay/poll/kept-target.ts polls, its history since a time
  * (./relay-since.ts), and the bound on the streams one connection and one client address may hold.
  */
 import { crc32 } from 'node:zlib';

@@ -6,7 +6,7 @@
  * requests inside the upstream client's rate limit, needed only when more than a page of trades
  * happened between two polls. In cluster mode only the lease holder asks upstream; it shares the
  * new entries with the most recent ones, and the others deliver what their own stream has not
- * (relay/targets/incremental-target.ts runs it).
+ * (relay/poll/incremental-target.ts runs it).
  */
 
 import { z } from 'zod';

@@ -5,9 +5,10 @@
  * The real upstream client against a real HTTP server whose body the test sets.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { pollTargets } from '../../../../src/poll-targets.ts';
 import { LocalBroker } from '../../../../src/relay/coordination/local/broker.ts';
 import { RelayEvents } from '../../../../src/relay/events.ts';
-import { PollerPool, type PollSource } from '../../../../src/relay/pool/poller-pool.ts';
+import { PollerPool, type PollSource } from '../../../../src/relay/poll/poller-pool.ts';
 import type { Frame } from '../../../../src/relay/streams/frame.ts';
 import { StreamRegistry } from '../../../../src/relay/streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../../../../src/relay/streams/stream.ts';
@@ -81,6 +82,7 @@ describe('a book polled with the same body again', () => {
       publicBody: (request) => upstream.publicBody(request),
     };
     poller = new PollerPool({
+      targets: pollTargets,
       source,
       broker: new LocalBroker(),
       registry,

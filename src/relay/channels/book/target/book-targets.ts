@@ -1,17 +1,25 @@
 /**
  * @module relay/channels/book/target/book-targets
- * The poller pool's order-book targets: one per market with `book` streams or streams of a channel
- * served from the book (every depth and every such channel share it), kept in line with the
- * registry; and the change hints
+ * The poller pool's order-book targets (a `TargetCollection`, relay/poll/target-collection.ts): one
+ * per market with `book` streams or streams of a channel served from the book (every depth and
+ * every such channel share it), kept in line with the registry; and the change hints
  * (relay/channels/book/target/change-hints.ts) that tell which books moved, read while worth it.
  */
 
+import type { Channel } from '../../../../../packages/protocol/src/protocol/messages.ts';
 import type { PollDispatcher } from '../../../poll/dispatcher.ts';
-import type { TargetTiming } from '../../../poll/scheduler.ts';
+import type { HintOutcome } from '../../../poll/outcomes.ts';
+import type { PlannedTargets, PollIntervals, PollPlan } from '../../../poll/plan.ts';
+import type { PollContext } from '../../../poll/poll-target.ts';
+import type { SchedulerMode, TargetTiming } from '../../../poll/scheduler.ts';
+import type {
+  CollectionParts,
+  ConfirmationVisit,
+  TargetCollection,
+} from '../../../poll/target-collection.ts';
 import type { StreamRegistry } from '../../../streams/registry.ts';
 import type { AnyStream } from '../../../streams/stream.ts';
-import type { PollContext } from '../../../targets/poll-target.ts';
-import { bookServedChannels, type HintMapResponse, hintMap, isServedFromBook } from '../../relay-registry.ts';
+import { bookServedChannels, type HintMapResponse, hintMap } from '../../relay-registry.ts';
 import { BookTarget } from './book-target.ts';
 import { ChangeHints, ChangeHintTarget } from './change-hints.ts';
 
@@ -24,14 +32,17 @@ export function* bookTargetStreams(registry: StreamRegistry, market: string): It
   for (const channel of bookServedChannels) yield* registry.streamsOf(channel, market);
 }
 
-export class BookTargets {
-  /** Whether `channel`'s streams are served by the book targets: `book`'s and those served from the book. */
-  static serves(channel: string): boolean {
-    return channel === 'book' || isServedFromBook(channel);
-  }
+/** The hint map lists every market: worth asking for about once a second, not more. */
+const HINTS_MIN_INTERVAL_MS = 1_000;
 
+export class BookTargets implements TargetCollection<BookTarget> {
+  /** `book`'s streams and those of the channels served from the book. */
+  readonly channels: readonly Channel[] = ['book', ...bookServedChannels];
+  readonly kind = 'book';
   readonly #context: PollContext;
   readonly #dispatcher: PollDispatcher;
+  readonly #plan: PollPlan;
+  readonly #scheduler: SchedulerMode;
   readonly #books = new Map<string, BookTarget>();
   /** Books whose last poll found the lease held by another relay, counted as polls find it. */
   #leasedElsewhere = 0;
@@ -39,9 +50,11 @@ export class BookTargets {
   #hints: ChangeHints | undefined;
   #hintTarget: ChangeHintTarget | undefined;
 
-  constructor(context: PollContext, dispatcher: PollDispatcher) {
+  constructor({ context, dispatcher, plan, scheduler }: CollectionParts) {
     this.#context = context;
     this.#dispatcher = dispatcher;
+    this.#plan = plan;
+    this.#scheduler = scheduler;
   }
 
   get size(): number {
@@ -53,12 +66,52 @@ export class BookTargets {
     return this.#books.size - this.#leasedElsewhere;
   }
 
-  get(market: string): BookTarget | undefined {
+  follow(_channel: Channel, market: string): readonly BookTarget[] {
+    this.syncOne(market, this.#plan.bookTiming());
+    return [];
+  }
+
+  syncAll(): readonly BookTarget[] {
+    this.sync(this.#plan.bookTiming());
+    return [];
+  }
+
+  targetOf(_channel: Channel, market: string): BookTarget | undefined {
     return this.#books.get(market);
   }
 
-  values(): IterableIterator<BookTarget> {
-    return this.#books.values();
+  streamsOf(book: BookTarget): Iterable<AnyStream> {
+    return bookTargetStreams(this.#context.registry, book.market);
+  }
+
+  count(into: PlannedTargets): void {
+    into.books += this.#books.size;
+    into.polledBooks += this.polledCount;
+  }
+
+  targetCount(): number {
+    return this.#books.size;
+  }
+
+  /** The hint map is worth reading only while the budget cannot poll every book at its minimum. */
+  replanned(intervals: PollIntervals): void {
+    const hints = this.#scheduler === 'freshness' && intervals.stretch > 1 && this.#books.size > 0;
+    this.syncHints(hints, Math.max(this.#plan.bookTiming().minIntervalMs, HINTS_MIN_INTERVAL_MS));
+  }
+
+  visit(visit: ConfirmationVisit): void {
+    const { registry } = this.#context;
+    for (const book of this.#books.values())
+      visit(book, book.timing, () => bookTargetStreams(registry, book.market));
+  }
+
+  askGaps(): Iterable<number | undefined> {
+    return [...this.#books.values()].map((book) => book.meanAskGapMs);
+  }
+
+  hinted(outcome: HintOutcome): void {
+    if (outcome.type === 'book_moved') this.hintBook(outcome.market, outcome.askedAt, outcome.movedAt);
+    else this.hintMapRead(outcome.response, outcome.askedAt);
   }
 
   /** One target per market the registry holds streams served from its book of, new ones at `timing`. Walks them all. */

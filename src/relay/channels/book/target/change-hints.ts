@@ -9,9 +9,9 @@
  * are read from those (`ChangeHints.read`), and no request of their own is made.
  */
 import { publicReason } from '../../../../upstream/errors.ts';
+import type { PollOutcome } from '../../../poll/outcomes.ts';
+import { type PollContext, PollTarget } from '../../../poll/poll-target.ts';
 import type { TargetTiming } from '../../../poll/scheduler.ts';
-import type { PollOutcome } from '../../../targets/outcomes.ts';
-import { type PollContext, PollTarget } from '../../../targets/poll-target.ts';
 import { type HintMapResponse, hintMap } from '../../relay-registry.ts';
 
 export const HINTS_TARGET_KEY = 'hints';

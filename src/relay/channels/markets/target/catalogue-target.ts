@@ -13,9 +13,9 @@ import { catalogueFilterOf } from '../../../../../packages/protocol/src/protocol
 import type { MarketsData } from '../../../../../packages/protocol/src/protocol/messages.ts';
 import { readPages } from '../../../../upstream/paging.ts';
 import { type MarketListItem, type MarketsResponse, marketsResponse } from '../../../../upstream/schemas.ts';
+import type { PollContext } from '../../../poll/poll-target.ts';
 import type { TargetTiming } from '../../../poll/scheduler.ts';
-import type { PollContext } from '../../../targets/poll-target.ts';
-import { StreamTarget, type StreamTargetChannel } from '../../../targets/stream-target.ts';
+import { StreamTarget, type StreamTargetChannel } from '../../../poll/stream-target.ts';
 
 /** Markets asked per request; upstream may serve fewer, and each page starts where the last one's ended. */
 const CATALOGUE_PAGE = 100;

@@ -11,9 +11,9 @@ import { publicReason } from '../../../../upstream/errors.ts';
 import type { ClobPriceSnapshot } from '../../../../upstream/schemas.ts';
 import { priceTargetKey } from '../../../coordination/redis/keys.ts';
 import type { StreamNumbering } from '../../../coordination/stream-numbering.ts';
+import type { PollOutcome } from '../../../poll/outcomes.ts';
+import { type Confirmation, type PollContext, PollTarget } from '../../../poll/poll-target.ts';
 import type { TargetTiming } from '../../../poll/scheduler.ts';
-import type { PollOutcome } from '../../../targets/outcomes.ts';
-import { type Confirmation, type PollContext, PollTarget } from '../../../targets/poll-target.ts';
 import { withMilliseconds } from '../../codecs.ts';
 import { priceDataOf } from '../codec.ts';
 
@@ -135,7 +135,7 @@ export class PriceBatchTarget extends PollTarget {
     return [...this.context.registry.streamsOf('price', market)].some((stream) => stream.hasState);
   }
 
-  /** The markets of `batch` wait for the request sent at `sentAt` (relay/pool/freshness.ts), or for none. */
+  /** The markets of `batch` wait for the request sent at `sentAt` (relay/poll/freshness.ts), or for none. */
   #markAwaiting(batch: readonly string[], sentAt: number | undefined): void {
     for (const market of batch) {
       const health = this.#health.get(market);

@@ -1,18 +1,26 @@
 /**
  * @module relay/channels/price/target/price-targets
- * The poller pool's price targets: one health record per market with `price` streams, and one
+ * The poller pool's price targets (a `TargetCollection`, relay/poll/target-collection.ts): one
+ * health record per market with `price` streams, and one
  * price-batch target (relay/channels/price/target/price-batch-target.ts) per 100 of those markets, kept in line with the
  * registry. In cluster mode each market's prices are shared by the relay holding its lease
  * (relay/coordination/redis/broker.ts).
  */
+
+import type { Channel } from '../../../../../packages/protocol/src/protocol/messages.ts';
 import { priceNumberedCodec } from '../../../coordination/codecs.ts';
 import { priceTargetKey } from '../../../coordination/redis/keys.ts';
-import { PRICE_BATCH_SIZE } from '../../../poll/budget.ts';
 import type { PollDispatcher } from '../../../poll/dispatcher.ts';
+import { type PlannedTargets, type PollPlan, PRICE_BATCH_SIZE } from '../../../poll/plan.ts';
+import type { PollContext } from '../../../poll/poll-target.ts';
 import type { TargetTiming } from '../../../poll/scheduler.ts';
+import type {
+  CollectionParts,
+  ConfirmationVisit,
+  TargetCollection,
+} from '../../../poll/target-collection.ts';
 import type { StreamRegistry } from '../../../streams/registry.ts';
 import type { AnyStream } from '../../../streams/stream.ts';
-import type { PollContext } from '../../../targets/poll-target.ts';
 import { newPriceMarket, PriceBatchTarget, type PriceMarket } from './price-batch-target.ts';
 
 /** The streams a price batch serves for one of its markets: the market's `price` streams. */
@@ -20,14 +28,12 @@ export function priceTargetStreams(registry: StreamRegistry, market: string): It
   return registry.streamsOf('price', market);
 }
 
-export class PriceTargets {
-  /** Whether `channel`'s streams are served by the price batches. */
-  static serves(channel: string): boolean {
-    return channel === 'price';
-  }
-
+export class PriceTargets implements TargetCollection<PriceBatchTarget> {
+  readonly channels: readonly Channel[] = ['price'];
+  readonly kind = 'price';
   readonly #context: PollContext;
   readonly #dispatcher: PollDispatcher;
+  readonly #plan: PollPlan;
   readonly #markets = new Map<string, PriceMarket>();
   readonly #batches: PriceBatchTarget[] = [];
   readonly #batchOf = new Map<string, PriceBatchTarget>();
@@ -37,33 +43,62 @@ export class PriceTargets {
    */
   readonly #timing: TargetTiming;
 
-  constructor(context: PollContext, dispatcher: PollDispatcher, timing: TargetTiming) {
+  constructor({ context, dispatcher, plan }: CollectionParts) {
     this.#context = context;
     this.#dispatcher = dispatcher;
-    this.#timing = { ...timing };
+    this.#plan = plan;
+    this.#timing = { ...plan.priceTiming() };
   }
 
   /** Markets with `price` streams. */
-  get marketCount(): number {
+  get size(): number {
     return this.#markets.size;
   }
 
-  /** Price-batch requests, one per 100 markets. */
-  get batchCount(): number {
-    return this.#batches.length;
+  follow(_channel: Channel, market: string): readonly PriceBatchTarget[] {
+    return this.syncOne(market);
   }
 
-  /** Each market with its confirmation. */
-  markets(): Iterable<[string, PriceMarket]> {
-    return this.#markets.entries();
-  }
-
-  batches(): readonly PriceBatchTarget[] {
+  /** Every batch cut again: each one's holders are made again. */
+  syncAll(): readonly PriceBatchTarget[] {
+    this.sync();
     return this.#batches;
   }
 
-  /** Mean time between requests per batch, measured; undefined for a batch not asked twice yet. */
-  meanAskGaps(): (number | undefined)[] {
+  targetOf(_channel: Channel, market: string): PriceBatchTarget | undefined {
+    return this.#batchOf.get(market);
+  }
+
+  streamsOf(batch: PriceBatchTarget): Iterable<AnyStream> {
+    const { registry } = this.#context;
+    return batch.markets.flatMap((market) => [...priceTargetStreams(registry, market)]);
+  }
+
+  count(into: PlannedTargets): void {
+    into.priceMarkets += this.#markets.size;
+    into.priceBatches += this.#batches.length;
+  }
+
+  targetCount(): number {
+    return this.#markets.size;
+  }
+
+  replanned(): void {
+    this.retime(this.#plan.priceTiming());
+  }
+
+  /**
+   * Each market's health, judged against the interval prices are asked at and the maximum age
+   * every stream promises.
+   */
+  visit(visit: ConfirmationVisit): void {
+    const timing = { ...this.#plan.priceTiming(), maxAgeMs: this.#plan.maxAgeMs };
+    const { registry } = this.#context;
+    for (const [market, health] of this.#markets)
+      visit(health, timing, () => priceTargetStreams(registry, market));
+  }
+
+  askGaps(): Iterable<number | undefined> {
     return this.#batches.map((batch) => batch.meanAskGapMs);
   }
 
@@ -111,11 +146,6 @@ export class PriceTargets {
     this.#batchOf.clear();
   }
 
-  /** The batch asking for `market`'s prices. */
-  batchOf(market: string): PriceBatchTarget | undefined {
-    return this.#batchOf.get(market);
-  }
-
   #addMarket(market: string): void {
     const numbering = this.#context.cluster.streams(
       priceTargetKey(market),
@@ -126,7 +156,7 @@ export class PriceTargets {
         closeMarket: () => this.#context.report({ type: 'not_found', kind: 'price', id: market }),
       },
       (applied) => {
-        const hint = this.batchOf(market)?.confirmPrice(market, applied.receivedAt, applied.changed);
+        const hint = this.#batchOf.get(market)?.confirmPrice(market, applied.receivedAt, applied.changed);
         if (hint !== undefined) this.#context.report(hint);
       },
     );

@@ -4,7 +4,7 @@
  * in its canonical spelling (protocol/rest-paths.ts), asked once per poll for every subscriber of
  * any spelling of it. The state is the body exactly as upstream served it, parsed without a schema
  * so every field keeps upstream's type; relay/channels/rest/json-patch-diff.ts turns two bodies into an
- * update. A refusal of the path's id (a user, a market; relay/targets/not-found.ts) ends the stream.
+ * update. A refusal of the path's id (a user, a market; relay/poll/not-found.ts) ends the stream.
  * A body beyond what a stream holds (nested too deep, too large: relay/channels/rest/json-bounds.ts) is
  * refused as an invalid response: the poll fails and the stream goes stale, the others untouched.
  */
@@ -12,9 +12,9 @@ import { z } from 'zod';
 import type { JsonValue } from '../../../../../packages/protocol/src/protocol/messages.ts';
 import { canonicalRestPath } from '../../../../../packages/protocol/src/protocol/rest-paths.ts';
 import { UpstreamSchemaError } from '../../../../upstream/errors.ts';
+import type { PollContext } from '../../../poll/poll-target.ts';
 import type { TargetTiming } from '../../../poll/scheduler.ts';
-import type { PollContext } from '../../../targets/poll-target.ts';
-import { StreamTarget, type StreamTargetChannel } from '../../../targets/stream-target.ts';
+import { StreamTarget, type StreamTargetChannel } from '../../../poll/stream-target.ts';
 import { beyondBounds, type JsonBounds } from '../json-bounds.ts';
 import { MAX_DIFF_DEPTH } from '../json-patch-diff.ts';
 

@@ -2,15 +2,16 @@
  * The poller pool against a scripted upstream: what it asks for, how often, and never twice at once.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { pollTargets } from '../../../src/poll-targets.ts';
 import { KnownMarkets } from '../../../src/relay/admission/known-markets.ts';
 import { LocalBroker } from '../../../src/relay/coordination/local/broker.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
+import { type ExistenceJudge, NotFoundJudge } from '../../../src/relay/poll/not-found.ts';
+import { PollerPool, type PollSource } from '../../../src/relay/poll/poller-pool.ts';
 import type { SchedulerMode } from '../../../src/relay/poll/scheduler.ts';
-import { PollerPool, type PollSource } from '../../../src/relay/pool/poller-pool.ts';
 import type { Frame } from '../../../src/relay/streams/frame.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../../../src/relay/streams/stream.ts';
-import { type ExistenceJudge, NotFoundJudge } from '../../../src/relay/targets/not-found.ts';
 import type {
   ClobPriceBatchResponse,
   MarketActivityResponse,
@@ -124,8 +125,11 @@ describe('PollerPool', () => {
     });
     const events = new RelayEvents();
     poller = new PollerPool({
+      targets: pollTargets,
       source,
-      broker: new LocalBroker(),
+      // A cluster's broker says this relay's share of the budget; a relay alone's says none.
+      broker:
+        budgetShare === undefined ? new LocalBroker() : Object.assign(new LocalBroker(), { budgetShare }),
       registry,
       events,
       bookPollMs,
@@ -136,7 +140,6 @@ describe('PollerPool', () => {
       maxAgeMs: 30_000,
       staleAfterFactor: 3,
       ...(shareOwner === undefined ? {} : { shareOwner }),
-      ...(budgetShare === undefined ? {} : { budgetShare }),
       ...(existence === undefined ? {} : { existence }),
     });
     return { registry, poller, events };

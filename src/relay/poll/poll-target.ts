@@ -1,8 +1,8 @@
 /**
- * @module relay/targets/poll-target
+ * @module relay/poll/poll-target
  * What every poll target (a book, a price batch, the change-hint map) shares: its timing, what its
  * responses have shown (confirmation, change rate, last error), the order of its responses, the
- * context it polls through, and a poll that returns what else it found (relay/targets/outcomes.ts)
+ * context it polls through, and a poll that returns what else it found (relay/poll/outcomes.ts)
  * for the pool to apply. Responses are ordered by when the relay asked for them, never by
  * upstream's clock: a response to an older request than the one last applied is dropped, so an
  * absurd upstream timestamp is only data (docs/operations.md "Freshness").
@@ -22,18 +22,18 @@ import type { EventArgs, ReadHooks } from '../channels/relay-definition.ts';
 import type { ChannelUpstream } from '../channels/relay-registry.ts';
 import type { Broker } from '../coordination/broker.ts';
 import type { PollKind, RelayEvents } from '../events.ts';
-import type { DispatchTarget } from '../poll/dispatcher.ts';
+import type { StreamPublisher } from '../streams/publisher.ts';
+import type { StreamRegistry } from '../streams/registry.ts';
+import type { DispatchTarget } from './dispatcher.ts';
+import type { ExistenceJudge } from './not-found.ts';
+import type { PollOutcome } from './outcomes.ts';
 import {
   type ChangeHistory,
   changeHistoryAfter,
   changeRateOf,
   initialChangeHistory,
   type TargetTiming,
-} from '../poll/scheduler.ts';
-import type { StreamPublisher } from '../streams/publisher.ts';
-import type { StreamRegistry } from '../streams/registry.ts';
-import type { ExistenceJudge } from './not-found.ts';
-import type { PollOutcome } from './outcomes.ts';
+} from './scheduler.ts';
 
 /** The upstream calls polling needs (the typed client satisfies it; tests may fake it). */
 export interface PollSource extends ChannelUpstream {
@@ -57,7 +57,7 @@ export interface PollContext {
   registry: StreamRegistry;
   events: RelayEvents;
   now: () => number;
-  /** Whether a failed poll means upstream does not have the id (relay/targets/not-found.ts). */
+  /** Whether a failed poll means upstream does not have the id (relay/poll/not-found.ts). */
   existence: ExistenceJudge;
   /** `--otel-endpoint`: book polls are traced, as sampled (docs/operations.md "Traces"). */
   tracing?: Tracing | undefined;
@@ -74,7 +74,7 @@ export interface PollContext {
   extraRequest?(target: DispatchTarget): Promise<void>;
 }
 
-/** What a target's answers have shown, as freshness is judged from it (relay/pool/freshness.ts). */
+/** What a target's answers have shown, as freshness is judged from it (relay/poll/freshness.ts). */
 export interface Confirmation {
   addedAt: number;
   confirmedAt: number | undefined;
@@ -102,7 +102,7 @@ export abstract class PollTarget implements DispatchTarget, Confirmation {
   meanAskGapMs: number | undefined;
   inFlight = false;
   weight = 1;
-  /** Its share groups (relay/pool/holders.ts): who pays for its requests. */
+  /** Its share groups (relay/poll/holders.ts): who pays for its requests. */
   holders: ReadonlySet<unknown> = new Set();
   hintedAt: number | undefined;
   coveredAt: number | undefined;

@@ -1,11 +1,12 @@
 /**
- * The freshness report the pool keeps (relay/pool/freshness.ts): made from one walk over the
+ * The freshness report the pool keeps (relay/poll/freshness.ts): made from one walk over the
  * targets, its ages run on to the time asked, and a change of the target set is walked again.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { pollTargets } from '../../../src/poll-targets.ts';
 import { LocalBroker } from '../../../src/relay/coordination/local/broker.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
-import { PollerPool, type PollSource } from '../../../src/relay/pool/poller-pool.ts';
+import { PollerPool, type PollSource } from '../../../src/relay/poll/poller-pool.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
 import type { StreamSubscriber } from '../../../src/relay/streams/stream.ts';
 import { waitFor } from '../../support/wait-for.ts';
@@ -38,6 +39,7 @@ describe('the freshness report', () => {
       resumeBufferSize: 10,
     });
     poller = new PollerPool({
+      targets: pollTargets,
       source,
       broker: new LocalBroker(),
       registry,

@@ -5,10 +5,11 @@
  * the shares are reported per owner.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { pollTargets } from '../../../src/poll-targets.ts';
 import { LocalBroker } from '../../../src/relay/coordination/local/broker.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
+import { PollerPool, type PollSource } from '../../../src/relay/poll/poller-pool.ts';
 import { RELAY_GROUP } from '../../../src/relay/poll/share-groups.ts';
-import { PollerPool, type PollSource } from '../../../src/relay/pool/poller-pool.ts';
 import type { Frame } from '../../../src/relay/streams/frame.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../../../src/relay/streams/stream.ts';
@@ -91,6 +92,7 @@ describe('the budget shared by owner', () => {
       resumeBufferSize: 10,
     });
     poller = new PollerPool({
+      targets: pollTargets,
       source,
       broker: new LocalBroker(),
       registry,

@@ -1,5 +1,5 @@
 /**
- * @module relay/targets/stream-target
+ * @module relay/poll/stream-target
  * A poll target that one upstream request per poll serves for the streams of one (channel, stream
  * id): a market's detail record, a feed, the map of every market. A subclass says what to ask
  * and how a response becomes the channel's state; this class asks (in cluster mode only the lease
@@ -12,9 +12,9 @@ import { type PlainChannel, streamIdKinds } from '../../../packages/protocol/src
 import type { ChannelState } from '../channels/codecs.ts';
 import { streamTargetKey } from '../coordination/redis/keys.ts';
 import type { SharedResult } from '../coordination/shared-result.ts';
-import type { TargetTiming } from '../poll/scheduler.ts';
 import type { PollOutcome } from './outcomes.ts';
 import { type PollContext, PollTarget } from './poll-target.ts';
+import type { TargetTiming } from './scheduler.ts';
 
 export abstract class StreamTarget<C extends PlainChannel, Response> extends PollTarget {
   readonly channel: C;
@@ -45,7 +45,7 @@ export abstract class StreamTarget<C extends PlainChannel, Response> extends Pol
     return undefined;
   }
 
-  /** What a response shows beyond the channel's state (relay/targets/outcomes.ts); nothing by default. */
+  /** What a response shows beyond the channel's state (relay/poll/outcomes.ts); nothing by default. */
   protected alsoFound(_response: Response, _askedAt: number): PollOutcome[] {
     return [];
   }

@@ -4,8 +4,8 @@
  * timeout, after a success, is waiting, not failing.
  */
 import { describe, expect, it } from 'vitest';
-import { staleReason } from '../../../src/relay/pool/freshness.ts';
-import type { Confirmation } from '../../../src/relay/targets/poll-target.ts';
+import { staleReason } from '../../../src/relay/poll/freshness.ts';
+import type { Confirmation } from '../../../src/relay/poll/poll-target.ts';
 
 const timing = { minIntervalMs: 1_000, maxAgeMs: 30_000 };
 const rule = { staleAfterFactor: 3, requestTimeoutMs: 5_000 };

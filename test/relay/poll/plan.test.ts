@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pollIntervals } from '../../../src/relay/poll/budget.ts';
+import { pollIntervals } from '../../../src/relay/poll/plan.ts';
 
 describe('pollIntervals', () => {
   it('keeps the configured intervals when the budget covers every market', () => {

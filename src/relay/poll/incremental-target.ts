@@ -1,5 +1,5 @@
 /**
- * @module relay/targets/incremental-target
+ * @module relay/poll/incremental-target
  * The poll target of a channel whose stream delivers each entry once (channels/relay-definition.ts
  * `PolledIncrementally`): the channel says what a poll reads and how it becomes states; this target
  * keeps the stream's memory of what it delivered (a new stream, a new epoch, starts a new one), asks
@@ -14,10 +14,10 @@ import type { PolledIncrementally } from '../channels/relay-definition.ts';
 import type { ChannelEventMap, ChannelUpstream } from '../channels/relay-registry.ts';
 import { streamTargetKey } from '../coordination/redis/keys.ts';
 import type { SharedResult } from '../coordination/shared-result.ts';
-import type { TargetTiming } from '../poll/scheduler.ts';
 import type { StreamOf } from '../streams/stream.ts';
 import type { PollOutcome } from './outcomes.ts';
 import { type PollContext, PollTarget } from './poll-target.ts';
+import type { TargetTiming } from './scheduler.ts';
 
 /** A channel's incremental poll as the relay runs it. */
 export type IncrementalPoll<C extends DefinedChannel> = PolledIncrementally<

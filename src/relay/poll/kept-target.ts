@@ -1,5 +1,5 @@
 /**
- * @module relay/targets/kept-target
+ * @module relay/poll/kept-target
  * The poll target of a channel with a folder of its own whose streams keep a state across polls
  * (channels/relay-definition.ts `StreamKeeper`): the channel says what a stream keeps, what a
  * poll reads and how it is merged in; here are the lease, the order of responses, publishing, and
@@ -12,10 +12,10 @@ import type { StreamKeeper } from '../channels/relay-definition.ts';
 import type { ChannelEventMap, ChannelUpstream } from '../channels/relay-registry.ts';
 import { streamTargetKey } from '../coordination/redis/keys.ts';
 import type { SharedResult } from '../coordination/shared-result.ts';
-import type { TargetTiming } from '../poll/scheduler.ts';
 import { marketId } from './not-found.ts';
 import type { PollOutcome } from './outcomes.ts';
 import { type PollContext, PollTarget } from './poll-target.ts';
+import type { TargetTiming } from './scheduler.ts';
 
 /** How the channel makes the keeper of a new stream (its relay part's `kept`). */
 type NewKeeper<C extends DefinedChannel> = (

@@ -1,13 +1,13 @@
 /**
- * What a poll found beyond its states, applied in one place (relay/targets/outcomes.ts): the streams
+ * What a poll found beyond its states, applied in one place (relay/poll/outcomes.ts): the streams
  * it ends say why, and the rest goes where it belongs.
  */
 import { describe, expect, it } from 'vitest';
 import { RelayEvents } from '../../../src/relay/events.ts';
+import { applyOutcome, type OutcomeEffects } from '../../../src/relay/poll/outcomes.ts';
 import { StreamPublisher } from '../../../src/relay/streams/publisher.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
 import type { StreamSubscriber } from '../../../src/relay/streams/stream.ts';
-import { applyOutcome, type OutcomeEffects } from '../../../src/relay/targets/outcomes.ts';
 
 const MARKET = '00000000-0000-4000-8000-000000000001';
 const nobody: StreamSubscriber = { deliver() {}, notify() {}, ended() {} };
@@ -21,8 +21,7 @@ function setup() {
   const effects: OutcomeEffects = {
     registry,
     publisher: new StreamPublisher(events, Date.now),
-    hintBook: (...args) => calls.push(['hintBook', ...args]),
-    hintMapRead: (...args) => calls.push(['probabilitiesRead', ...args]),
+    hinted: (outcome) => calls.push(['hinted', outcome]),
     judgeFreshness: () => calls.push(['judgeFreshness']),
   };
   return { registry, effects, states, calls };
@@ -60,8 +59,8 @@ describe('applyOutcome', () => {
     applyOutcome({ type: 'probabilities', response, askedAt: 30 }, effects);
     expect(calls).toEqual([
       ['judgeFreshness'],
-      ['hintBook', MARKET, 20, 15],
-      ['probabilitiesRead', response, 30],
+      ['hinted', { type: 'book_moved', market: MARKET, askedAt: 20, movedAt: 15 }],
+      ['hinted', { type: 'probabilities', response, askedAt: 30 }],
     ]);
   });
 });

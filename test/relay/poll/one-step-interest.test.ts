@@ -5,9 +5,10 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Channel } from '../../../packages/protocol/src/protocol/messages.ts';
+import { pollTargets } from '../../../src/poll-targets.ts';
 import { LocalBroker } from '../../../src/relay/coordination/local/broker.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
-import { PollerPool, type PollSource } from '../../../src/relay/pool/poller-pool.ts';
+import { PollerPool, type PollSource } from '../../../src/relay/poll/poller-pool.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
 import type { StreamSubscriber } from '../../../src/relay/streams/stream.ts';
 import type { ClobPriceBatchResponse } from '../../../src/upstream/schemas.ts';
@@ -79,6 +80,7 @@ describe('a change of interest, one step down', () => {
     const registry = new StreamRegistry({ lingerMs: 10, resumeBufferSize: 10 });
     const broker = new LocalBroker();
     poller = new PollerPool({
+      targets: pollTargets,
       source: upstream,
       broker,
       registry,

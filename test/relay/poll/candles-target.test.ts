@@ -19,11 +19,11 @@ import type {
 import { LocalBroker } from '../../../src/relay/coordination/local/broker.ts';
 import type { SharedResult } from '../../../src/relay/coordination/shared-result.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
+import { trustingJudge } from '../../../src/relay/poll/not-found.ts';
+import type { PollContext, PollSource } from '../../../src/relay/poll/poll-target.ts';
 import { StreamPublisher } from '../../../src/relay/streams/publisher.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../../../src/relay/streams/stream.ts';
-import { trustingJudge } from '../../../src/relay/targets/not-found.ts';
-import type { PollContext, PollSource } from '../../../src/relay/targets/poll-target.ts';
 import { type SimulatorHandle, startSimulator } from '../../../src/sim/server.ts';
 import type { HistoryPoint, MarketActivityResponse } from '../../../src/upstream/schemas.ts';
 import { CandlesTarget } from '../../support/channels/candles-target.ts';

@@ -1,10 +1,10 @@
 /**
- * The subscriber changes the poll budget's holders are made from (relay/pool/holders.ts): a stream
+ * The subscriber changes the poll budget's holders are made from (relay/poll/holders.ts): a stream
  * id's change is taken at the next turn, a further one within HOLDERS_REFRESH_MS waits for the
  * first turn after it (however many came meanwhile, once), and none is lost.
  */
 import { describe, expect, it } from 'vitest';
-import { HOLDERS_REFRESH_MS, HolderChanges } from '../../../src/relay/pool/holders.ts';
+import { HOLDERS_REFRESH_MS, HolderChanges } from '../../../src/relay/poll/holders.ts';
 
 const ids = (taken: { changed: { id: string }[] }) => taken.changed.map((change) => change.id);
 
@@ -40,9 +40,9 @@ describe('HolderChanges', () => {
 
   it('takes every rebatched price batch at the next turn, without a wait', () => {
     const changes = new HolderChanges<string>();
-    changes.pricesRebatched(['batch 1']);
+    changes.regroup(['batch 1']);
     expect(changes.take(0).rebatched).toEqual(['batch 1']);
-    changes.pricesRebatched(['batch 1']);
+    changes.regroup(['batch 1']);
     expect(changes.take(1).rebatched).toEqual(['batch 1']);
     expect(changes.take(2).rebatched).toEqual([]);
   });

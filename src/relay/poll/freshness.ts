@@ -1,5 +1,5 @@
 /**
- * @module relay/pool/freshness
+ * @module relay/poll/freshness
  * When a poll target's streams stop being `live`, judged in this one place. A target is stale when
  * its last confirmation is older than `staleAfterFactor` times the interval it is actually polled at
  * (so a busy book that stops answering goes stale within a few of its own intervals), and never
@@ -16,15 +16,12 @@
  * asked; a walk made before the target set changed is made again when read.
  */
 
-import { type BookTargets, bookTargetStreams } from '../channels/book/target/book-targets.ts';
-import { type PriceTargets, priceTargetStreams } from '../channels/price/target/price-targets.ts';
-import type { PlannedTargets, PollPlan } from '../poll/plan.ts';
-import type { TargetTiming } from '../poll/scheduler.ts';
 import type { StreamPublisher } from '../streams/publisher.ts';
-import type { StreamRegistry } from '../streams/registry.ts';
 import type { AnyStream } from '../streams/stream.ts';
-import type { Confirmation } from '../targets/poll-target.ts';
-import type { StreamTargets } from './stream-targets.ts';
+import type { PlanKind, PlannedTargets, PollPlan } from './plan.ts';
+import type { Confirmation } from './poll-target.ts';
+import type { TargetTiming } from './scheduler.ts';
+import type { TargetCollection } from './target-collection.ts';
 
 /** How freshness is judged: the relay's `--stale-after-polls` and `--upstream-timeout-ms`. */
 export interface FreshnessRule {
@@ -86,7 +83,6 @@ export function meanOf(values: (number | undefined)[]): number | null {
 }
 
 export interface JudgeOptions {
-  registry: StreamRegistry;
   publisher: StreamPublisher;
   rule: FreshnessRule;
   maxAgeMs: number;
@@ -94,19 +90,22 @@ export interface JudgeOptions {
   achievedPerSecond: () => number;
 }
 
-/** Every target the judge walks. */
-export interface JudgedTargets {
-  books: BookTargets;
-  prices: PriceTargets;
-  streams: StreamTargets;
+/** The targets the judge walks: the collections that hold any (an empty one is never walked). */
+export type JudgedTargets = () => readonly TargetCollection[];
+
+/** What the plan is made for, counted from `collections`. */
+export function plannedTargets(collections: readonly TargetCollection[]): PlannedTargets {
+  const planned = { books: 0, polledBooks: 0, priceMarkets: 0, priceBatches: 0, streamTargets: 0 };
+  for (const collection of collections) collection.count(planned);
+  return planned;
 }
 
 /** What one walk over the targets found. */
 interface Walk {
   /** The oldest confirmation (or, never confirmed, addition) of any target; undefined: none. */
   oldestAt: number | undefined;
-  /** The books' measured mean time between requests. */
-  bookGaps: (number | undefined)[];
+  /** Each kind's requests' measured mean time between asks. */
+  gaps: Map<PlanKind, (number | undefined)[]>;
 }
 
 export class FreshnessJudge {
@@ -136,13 +135,7 @@ export class FreshnessJudge {
   report(now: number): FreshnessReport {
     this.#walk ??= this.#walkTargets(now, undefined);
     const walk = this.#walk;
-    const { books, prices, streams } = this.#targets;
-    const planned: PlannedTargets = {
-      books: books.size,
-      priceMarkets: prices.marketCount,
-      priceBatches: prices.batchCount,
-      streamTargets: streams.size,
-    };
+    const planned = plannedTargets(this.#targets());
     const { maxAgeMs } = this.#options;
     const oldestAgeMs = walk.oldestAt === undefined ? 0 : Math.max(0, now - walk.oldestAt);
     const budget = this.#plan.pollingRps;
@@ -155,7 +148,10 @@ export class FreshnessJudge {
         budget,
         achieved: this.#options.achievedPerSecond(),
       },
-      effectiveIntervalMs: { book: meanOf(walk.bookGaps), price: meanOf(prices.meanAskGaps()) },
+      effectiveIntervalMs: {
+        book: meanOf(walk.gaps.get('book') ?? []),
+        price: meanOf(walk.gaps.get('price') ?? []),
+      },
     };
   }
 
@@ -164,38 +160,22 @@ export class FreshnessJudge {
     now: number,
     stale: ((streams: Iterable<AnyStream>, reason: string) => void) | undefined,
   ): Walk {
-    const { registry, rule, maxAgeMs } = this.#options;
-    const { books, prices, streams } = this.#targets;
+    const { rule } = this.#options;
     let oldestAt: number | undefined;
-    const judge = (
-      target: Confirmation,
-      timing: TargetTiming,
-      budgetIntervalMs: number,
-      streamsOf: () => Iterable<AnyStream>,
-    ) => {
-      const at = target.confirmedAt ?? target.addedAt;
-      if (oldestAt === undefined || at < oldestAt) oldestAt = at;
-      if (stale === undefined) return;
-      const reason = staleReason(target, timing, budgetIntervalMs, rule, now);
-      if (reason !== undefined) stale(streamsOf(), reason);
-    };
-    const bookGaps: (number | undefined)[] = [];
-    const { bookIntervalMs } = this.#plan.intervals;
-    for (const book of books.values()) {
-      bookGaps.push(book.meanAskGapMs);
-      judge(book, book.timing, bookIntervalMs, () => bookTargetStreams(registry, book.market));
+    const gaps = new Map<PlanKind, (number | undefined)[]>();
+    for (const collection of this.#targets()) {
+      const budgetIntervalMs = this.#plan.intervalOf(collection.kind);
+      collection.visit((target, timing, streamsOf) => {
+        const at = target.confirmedAt ?? target.addedAt;
+        if (oldestAt === undefined || at < oldestAt) oldestAt = at;
+        if (stale === undefined) return;
+        const reason = staleReason(target, timing, budgetIntervalMs, rule, now);
+        if (reason !== undefined) stale(streamsOf(), reason);
+      });
+      const kindGaps = gaps.get(collection.kind) ?? [];
+      kindGaps.push(...collection.askGaps());
+      gaps.set(collection.kind, kindGaps);
     }
-    // Judged against the interval prices are asked at, and the maximum age every stream promises.
-    const priceTiming = { ...this.#plan.priceTiming(), maxAgeMs };
-    const { priceIntervalMs } = this.#plan.intervals;
-    for (const [market, health] of prices.markets())
-      judge(health, priceTiming, priceIntervalMs, () => priceTargetStreams(registry, market));
-    const streamIntervalMs = this.#plan.streamIntervalMs;
-    for (const target of streams.values()) {
-      judge(target, target.timing, streamIntervalMs, () =>
-        registry.streamsOf(target.channel, target.streamId),
-      );
-    }
-    return { oldestAt, bookGaps };
+    return { oldestAt, gaps };
   }
 }

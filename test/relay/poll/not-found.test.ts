@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogueVerdict } from '../../../src/relay/admission/known-markets.ts';
-import { NotFoundJudge, type UpstreamEvidence } from '../../../src/relay/targets/not-found.ts';
+import { NotFoundJudge, type UpstreamEvidence } from '../../../src/relay/poll/not-found.ts';
 import { UpstreamHttpError, UpstreamTimeoutError } from '../../../src/upstream/errors.ts';
 
 const BOOK = 'GET /clob/orderbook';

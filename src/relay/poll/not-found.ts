@@ -1,5 +1,5 @@
 /**
- * @module relay/targets/not-found
+ * @module relay/poll/not-found
  * When a failed poll is upstream saying "this market (or feed) does not exist", decided only from
  * what upstream's interface defines (docs/upstream.md "Open choices and simulator profiles"), never
  * from an error body, whose shape is not shown:

@@ -1,51 +1,53 @@
 /**
- * @module relay/pool/poller-pool
- * Polls upstream for exactly what the registry holds: one order-book target per market with `book`
- * streams or streams of a channel served from the book (every depth and every such channel share
- * it), one price-batch target per 100
- * markets with `price` streams (relay/channels/price/target/price-targets.ts), one target per stream id of the
- * channels polled one request each (relay/pool/stream-targets.ts) and, when the budget is
- * short, the change-hint map. The pool keeps those targets in line with the registry, told one
- * stream id at a time (relay/streams/registry.ts `PollInterest`), and hands them to the dispatcher
- * (relay/poll/dispatcher.ts), which decides what is asked when, within `--upstream-rps`. The rest is in files of their own: the books with their weights
- * and hints (relay/channels/book/target/book-targets.ts), the intervals the budget allows
- * (relay/poll/plan.ts), freshness (relay/pool/freshness.ts), and what a poll found
- * beyond its states, applied in one place (relay/targets/outcomes.ts).
+ * @module relay/poll/poller-pool
+ * Polls upstream for exactly what the registry holds, through each slice's collection of targets
+ * (relay/poll/target-collection.ts), the one list of which is made above the slices
+ * (src/poll-targets.ts): one order-book target per market with streams served from its book, one
+ * price-batch target per 100 markets with `price` streams, one target per stream id of the
+ * channels polled one request each and, when the budget is short, the change-hint map. The pool
+ * names no channel: told one stream id at a time (relay/streams/registry.ts `PollInterest`), it
+ * asks the collection of that stream's channel to follow it, and hands the targets to the
+ * dispatcher (relay/poll/dispatcher.ts), which decides what is asked when, within `--upstream-rps`.
+ * The rest is in files of their own: the intervals the budget allows (relay/poll/plan.ts),
+ * freshness (relay/poll/freshness.ts), the targets' holders (relay/poll/holders.ts), and what a
+ * poll found beyond its states, applied in one place (relay/poll/outcomes.ts).
  *
  * In cluster mode a target is polled by the relay holding its lease (relay/coordination/broker.ts); the
  * others apply the results it shares through the same path as their own polls.
  */
 
 import type { Channel } from '../../../packages/protocol/src/protocol/messages.ts';
+import type { UpstreamRequestEvent } from '../../upstream/transport.ts';
 import type { Tracing } from '../../util/tracing.ts';
-import { BookTargets, bookTargetStreams } from '../channels/book/target/book-targets.ts';
-import type { PriceBatchTarget } from '../channels/price/target/price-batch-target.ts';
-import { PriceTargets, priceTargetStreams } from '../channels/price/target/price-targets.ts';
 import type { Broker } from '../coordination/broker.ts';
 import type { RelayEvents } from '../events.ts';
-import type { PollIntervals } from '../poll/budget.ts';
-import { type OneOffBudget, PollDispatcher } from '../poll/dispatcher.ts';
-import { PollPlan } from '../poll/plan.ts';
-import type { SchedulerMode } from '../poll/scheduler.ts';
-import type { GroupShare } from '../poll/share-groups.ts';
 import { type RecordSink, StreamPublisher } from '../streams/publisher.ts';
 import type { InterestChange, StreamRegistry } from '../streams/registry.ts';
-import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
+import type { StreamSubscriber } from '../streams/stream.ts';
 import type { StreamIdentity } from '../streams/stream-identity.ts';
-import { type ExistenceJudge, trustingJudge } from '../targets/not-found.ts';
-import { applyOutcome, type OutcomeEffects } from '../targets/outcomes.ts';
-import type { PollContext, PollSource, PollTarget } from '../targets/poll-target.ts';
-import type { FreshnessReport } from './freshness.ts';
-import { FreshnessJudge } from './freshness.ts';
+import { type OneOffBudget, PollDispatcher } from './dispatcher.ts';
+import { FreshnessJudge, type FreshnessReport, plannedTargets } from './freshness.ts';
 import { HolderChanges, holdersOf } from './holders.ts';
-import { StreamTargets } from './stream-targets.ts';
+import { type ExistenceJudge, trustingJudge } from './not-found.ts';
+import { applyOutcome, type OutcomeEffects } from './outcomes.ts';
+import { type PollIntervals, PollPlan } from './plan.ts';
+import type { PollContext, PollSource, PollTarget } from './poll-target.ts';
+import type { SchedulerMode } from './scheduler.ts';
+import type { GroupShare } from './share-groups.ts';
+import type { TargetCollection, TargetCollectionMaker } from './target-collection.ts';
 
-export type { PollSource } from '../targets/poll-target.ts';
+export type { PollSource } from './poll-target.ts';
 
 export interface PollerOptions {
   source: PollSource;
-  /** Leases, numbering and sharing (relay/coordination/broker.ts): this relay alone or a cluster. */
+  /**
+   * Leases, numbering and sharing (relay/coordination/broker.ts): this relay alone or a cluster.
+   * In cluster mode the poller plans with the broker's share of the cluster's budget, for the
+   * targets whose lease it holds.
+   */
   broker: Broker;
+  /** Every slice's collection of targets, the poll side's one list (src/poll-targets.ts). */
+  targets: readonly TargetCollectionMaker[];
   registry: StreamRegistry;
   events: RelayEvents;
   /** Told of every message numbered and sent here (the history recorder); nothing is recorded unless given. */
@@ -63,12 +65,12 @@ export interface PollerOptions {
   staleAfterFactor: number;
   /**
    * How long one upstream request may take before it failed (`--upstream-timeout-ms`, default 5000):
-   * until then a request under way keeps its target from going stale (relay/pool/freshness.ts).
+   * until then a request under way keeps its target from going stale (relay/poll/freshness.ts).
    */
   requestTimeoutMs?: number;
   /**
    * Whether a failed poll means upstream does not have the id, judged from upstream's identity,
-   * the paths that answer and the catalogue (relay/targets/not-found.ts); default: every refused id.
+   * the paths that answer and the catalogue (relay/poll/not-found.ts); default: every refused id.
    */
   existence?: ExistenceJudge;
   /**
@@ -76,11 +78,6 @@ export interface PollerOptions {
    * API key or its client address group; default: itself.
    */
   shareOwner?: (subscriber: StreamSubscriber) => unknown;
-  /**
-   * Cluster mode: this relay's share of the cluster's budget (0..1, undefined until known). The
-   * poller plans with that share of `upstreamRps`, for the targets whose lease it holds.
-   */
-  budgetShare?: () => number | undefined;
   /** Upstream requests that are not polls (the REST front's), in the same budget; none without it. */
   oneOffs?: OneOffBudget;
   /** `--otel-endpoint`: book polls are traced, as sampled (docs/operations.md "Traces"). */
@@ -88,20 +85,19 @@ export interface PollerOptions {
   now?: () => number;
 }
 
-/** The hint map lists every market: worth asking for about once a second, not more. */
-const HINTS_MIN_INTERVAL_MS = 1_000;
-
 export class PollerPool {
   readonly #options: PollerOptions;
   readonly #now: () => number;
   readonly #context: PollContext;
   readonly #dispatcher: PollDispatcher;
   readonly #plan: PollPlan;
-  readonly #books: BookTargets;
-  readonly #prices: PriceTargets;
-  readonly #streamTargets: StreamTargets;
+  readonly #collections: readonly TargetCollection[];
+  /** Each channel's collection: a stream id's change goes to it without asking the others. */
+  readonly #byChannel = new Map<Channel, TargetCollection>();
+  /** The collections holding any target: the only ones a sweep walks. */
+  #held: readonly TargetCollection[] = [];
   readonly #freshness: FreshnessJudge;
-  readonly #holderChanges = new HolderChanges<PriceBatchTarget>();
+  readonly #holderChanges = new HolderChanges<[PollTarget, TargetCollection]>();
   readonly #ownerOf: (subscriber: StreamSubscriber) => unknown;
   #sweepTimer: NodeJS.Timeout | undefined;
   #stopped = false;
@@ -110,13 +106,14 @@ export class PollerPool {
     this.#options = options;
     this.#now = options.now ?? Date.now;
     this.#ownerOf = options.shareOwner ?? ((subscriber) => subscriber);
-    this.#plan = new PollPlan(options);
+    this.#plan = new PollPlan({ ...options, shares: options.broker });
     const publisher = new StreamPublisher(options.events, this.#now, options.record);
     const effects: OutcomeEffects = {
       registry: options.registry,
       publisher,
-      hintBook: (market, askedAt, movedAt) => this.#books.hintBook(market, askedAt, movedAt),
-      hintMapRead: (response, askedAt) => this.#books.hintMapRead(response, askedAt),
+      hinted: (outcome) => {
+        for (const collection of this.#collections) collection.hinted?.(outcome);
+      },
       judgeFreshness: () => this.#freshness.sweep(this.#now()),
     };
     this.#context = {
@@ -140,12 +137,18 @@ export class PollerPool {
       beforeTurn: () => this.#refreshHolders(),
       ...(options.oneOffs === undefined ? {} : { oneOffs: options.oneOffs }),
     });
-    this.#books = new BookTargets(this.#context, this.#dispatcher);
-    this.#prices = new PriceTargets(this.#context, this.#dispatcher, this.#plan.priceTiming());
-    this.#streamTargets = new StreamTargets(this.#context, this.#dispatcher, this.#plan.streamTiming());
+    const parts = {
+      context: this.#context,
+      dispatcher: this.#dispatcher,
+      plan: this.#plan,
+      scheduler: options.scheduler,
+    };
+    this.#collections = options.targets.map((make) => make(parts));
+    for (const collection of this.#collections)
+      for (const channel of collection.channels)
+        if (!this.#byChannel.has(channel)) this.#byChannel.set(channel, collection);
     this.#freshness = new FreshnessJudge(
       {
-        registry: options.registry,
         publisher,
         rule: {
           staleAfterFactor: options.staleAfterFactor,
@@ -154,7 +157,7 @@ export class PollerPool {
         maxAgeMs: options.maxAgeMs,
         achievedPerSecond: () => this.#dispatcher.achievedPerSecond(),
       },
-      { books: this.#books, prices: this.#prices, streams: this.#streamTargets },
+      () => this.#held,
       this.#plan,
     );
     // Wired once: from here on the registry tells this pool each change of interest.
@@ -171,10 +174,15 @@ export class PollerPool {
     return this.#dispatcher.runOneOff(work, signal);
   }
 
-  /** Upstream answered a 429: the budget's rate is cut and held (relay/poll/dispatcher.ts). */
-  rateLimited(retryAfterMs: number | undefined): void {
-    this.#dispatcher.rateLimited(retryAfterMs);
-  }
+  /**
+   * Told of every upstream answer, a poll's or not (the upstream client's `request` event): every
+   * 429 cuts the budget's rate and holds it (relay/poll/dispatcher.ts, docs/scheduler.md "Rate
+   * limits"). The pool's own function, handed to the client as it is, so that no function of the
+   * relay's assembly (src/relay-server.ts) runs on each request.
+   */
+  readonly upstreamAnswered = (event: UpstreamRequestEvent): void => {
+    if (event.outcome === 'rate_limited') this.#dispatcher.rateLimited(event.retryAfterMs);
+  };
 
   /** Requests per second kept to after upstream's 429s; undefined while not lowered. */
   get rateLimitRps(): number | undefined {
@@ -186,27 +194,23 @@ export class PollerPool {
   }
 
   get bookMarketCount(): number {
-    return this.#books.size;
+    return plannedTargets(this.#held).books;
   }
   get priceMarketCount(): number {
-    return this.#prices.marketCount;
+    return plannedTargets(this.#held).priceMarkets;
   }
 
   /** Targets polled for `channel` (a channel served from the book shares its targets; `price`: markets). */
   targetCount(channel: Channel): number {
-    if (BookTargets.serves(channel)) return this.#books.size;
-    if (PriceTargets.serves(channel)) return this.#prices.marketCount;
-    return StreamTargets.polls(channel) ? this.#streamTargets.countOf(channel) : 0;
+    return this.#byChannel.get(channel)?.targetCount(channel) ?? 0;
   }
 
   /** How often a stream of `channel` is asked for now, at most (the stretched interval). */
   intervalOf(channel: Channel): number {
-    if (BookTargets.serves(channel)) return this.#plan.intervals.bookIntervalMs;
-    if (PriceTargets.serves(channel)) return this.#plan.intervals.priceIntervalMs;
-    return this.#plan.streamIntervalMs;
+    return this.#plan.intervalOf(this.#byChannel.get(channel)?.kind ?? 'stream');
   }
 
-  /** The freshness report, from the last sweep's walk over the targets (relay/pool/freshness.ts). */
+  /** The freshness report, from the last sweep's walk over the targets (relay/poll/freshness.ts). */
   freshness(now = this.#now()): FreshnessReport {
     return this.#freshness.report(now);
   }
@@ -219,11 +223,8 @@ export class PollerPool {
   wanted(change: InterestChange): void {
     if (this.#stopped) return;
     const { channel, id } = change;
-    if (BookTargets.serves(channel)) this.#books.syncOne(id, this.#plan.bookTiming());
-    else if (PriceTargets.serves(channel)) {
-      const rebatched = this.#prices.syncOne(id);
-      if (rebatched.length > 0) this.#holderChanges.pricesRebatched(rebatched);
-    } else if (StreamTargets.polls(channel)) this.#streamTargets.syncOne(channel, id);
+    const collection = this.#byChannel.get(channel);
+    if (collection !== undefined) this.#regroup(collection, collection.follow(channel, id));
     this.#targetsChanged();
   }
 
@@ -233,17 +234,23 @@ export class PollerPool {
    * change after that is one `wanted`.
    */
   #syncAll(): void {
-    this.#books.sync(this.#plan.bookTiming());
-    this.#prices.sync();
-    this.#holderChanges.pricesRebatched(this.#prices.batches());
-    this.#streamTargets.sync();
+    for (const collection of this.#collections) this.#regroup(collection, collection.syncAll());
     for (const stream of this.#options.registry.streams())
       this.#holderChanges.add(stream.channel, stream.market);
     this.#targetsChanged();
   }
 
+  /** `targets`' served streams changed: their holders are made again before the next turn. */
+  #regroup(collection: TargetCollection, targets: readonly PollTarget[]): void {
+    if (targets.length > 0)
+      this.#holderChanges.regroup(
+        targets.map((target) => [target, collection] as [PollTarget, TargetCollection]),
+      );
+  }
+
   /** Targets came or went: counted into a new plan, and polled. */
   #targetsChanged(): void {
+    this.#held = this.#collections.filter((collection) => collection.size > 0);
     this.#freshness.targetsChanged();
     this.#replan();
     this.#dispatcher.start();
@@ -264,31 +271,19 @@ export class PollerPool {
   /** The holders of every target whose subscribers changed, before the dispatcher chooses. */
   #refreshHolders(): void {
     const { changed, rebatched } = this.#holderChanges.take(this.#now());
-    const { registry } = this.#context;
-    const regroup = (target: PollTarget, streams: Iterable<AnyStream>) => {
-      target.holders = holdersOf(streams, this.#ownerOf);
+    // Each target once, though many of its stream ids changed (a price batch serves 100 markets).
+    const regroup = new Map<PollTarget, TargetCollection>(rebatched);
+    for (const { channel, id } of changed) {
+      const collection = this.#byChannel.get(channel);
+      const target = collection?.targetOf(channel, id);
+      if (collection !== undefined && target !== undefined) regroup.set(target, collection);
+    }
+    for (const [target, collection] of regroup) {
+      target.holders = holdersOf(collection.streamsOf(target), this.#ownerOf);
       // Within its groups, a target more groups want goes first (relay/poll/scheduler.ts).
       target.weight = Math.max(1, target.holders.size);
       this.#dispatcher.regroup(target);
-    };
-    const batches = new Set<PriceBatchTarget>(rebatched);
-    for (const { channel, id } of changed) {
-      if (BookTargets.serves(channel)) {
-        const book = this.#books.get(id);
-        if (book !== undefined) regroup(book, bookTargetStreams(registry, id));
-      } else if (PriceTargets.serves(channel)) {
-        const batch = this.#prices.batchOf(id);
-        if (batch !== undefined) batches.add(batch);
-      } else if (StreamTargets.polls(channel)) {
-        const target = this.#streamTargets.get(channel, id);
-        if (target !== undefined) regroup(target, registry.streamsOf(channel, id));
-      }
     }
-    for (const batch of batches)
-      regroup(
-        batch,
-        batch.markets.flatMap((market) => [...priceTargetStreams(registry, market)]),
-      );
   }
 
   /**
@@ -296,21 +291,12 @@ export class PollerPool {
    * targets (each kept as targets come and go: nothing here walks them).
    */
   #replan(): void {
-    const targets = {
-      books: this.#books.size,
-      priceMarkets: this.#prices.marketCount,
-      priceBatches: this.#prices.batchCount,
-      streamTargets: this.#streamTargets.size,
-    };
-    const intervals = this.#plan.plan(targets, this.#books.polledCount);
-    this.#prices.retime(this.#plan.priceTiming());
-    this.#streamTargets.retime(this.#plan.streamTiming());
-    // The hint map is worth reading only while the budget cannot poll every book at its minimum.
-    const hints = this.#options.scheduler === 'freshness' && intervals.stretch > 1 && this.#books.size > 0;
-    this.#books.syncHints(hints, Math.max(this.#options.bookPollMs, HINTS_MIN_INTERVAL_MS));
+    const targets = plannedTargets(this.#held);
+    const intervals = this.#plan.plan(targets);
+    for (const collection of this.#collections) collection.replanned(intervals);
     this.#options.events.emit('poll:schedule', {
-      bookMarkets: this.#books.size,
-      priceMarkets: this.#prices.marketCount,
+      bookMarkets: targets.books,
+      priceMarkets: targets.priceMarkets,
       bookIntervalMs: intervals.bookIntervalMs,
       priceIntervalMs: intervals.priceIntervalMs,
     });
@@ -326,9 +312,8 @@ export class PollerPool {
   stop(): void {
     this.#stopped = true;
     this.#dispatcher.stop();
-    this.#books.clear();
-    this.#prices.clear();
-    this.#streamTargets.clear();
+    for (const collection of this.#collections) collection.clear();
+    this.#held = [];
     this.#freshness.targetsChanged();
     clearInterval(this.#sweepTimer);
   }

@@ -1,5 +1,5 @@
 /**
- * @module relay/targets/outcomes
+ * @module relay/poll/outcomes
  * What a poll found beyond the states it published, as values: upstream has no such id, a stream
  * said its last, a request failed, a cheap request showed a book moved, the change-hint map arrived.
  * Targets return them from their polls (and report those a lease holder shared, which arrive outside
@@ -24,13 +24,14 @@ export type PollOutcome =
   /** The change-hint map (its channel's poll) asked for at `askedAt` arrived: the hints read it too. */
   | { type: HintMapChannel; response: HintMapResponse; askedAt: number };
 
-/** What applying an outcome touches beyond the streams: the pool's books, hints and freshness judge. */
+/** What a poll found that only the targets it hints at read: a book moved, the change-hint map. */
+export type HintOutcome = Extract<PollOutcome, { type: 'book_moved' | HintMapChannel }>;
+
+/** What applying an outcome touches beyond the streams: the targets a hint is for, and the freshness judge. */
 export interface OutcomeEffects {
   registry: StreamRegistry;
   publisher: StreamPublisher;
-  hintBook(market: string, askedAt: number, movedAt: number): void;
-  /** The change-hint map arrived: the books' hints read it. */
-  hintMapRead(response: HintMapResponse, askedAt: number): void;
+  hinted(outcome: HintOutcome): void;
   judgeFreshness(): void;
 }
 
@@ -50,10 +51,8 @@ export function applyOutcome(outcome: PollOutcome, effects: OutcomeEffects): voi
       effects.judgeFreshness();
       break;
     case 'book_moved':
-      effects.hintBook(outcome.market, outcome.askedAt, outcome.movedAt);
-      break;
     case hintMap.channel:
-      effects.hintMapRead(outcome.response, outcome.askedAt);
+      effects.hinted(outcome);
       break;
   }
 }

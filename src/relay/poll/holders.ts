@@ -1,5 +1,5 @@
 /**
- * @module relay/pool/holders
+ * @module relay/poll/holders
  * Who holds each poll target, for the budget's fair share (relay/poll/share-groups.ts): the share
  * groups of the subscribers of the streams its request serves, each counted once. A subscriber
  * counts as its owner (`ownerOf`: its API key or its client address group, as the relay wires it).
@@ -35,9 +35,9 @@ export const HOLDERS_REFRESH_MS = 500;
  * taken at the first turn after it changed, unless it was taken within HOLDERS_REFRESH_MS, when it
  * waits for the first turn after that.
  */
-export class HolderChanges<Batch> {
+export class HolderChanges<Target> {
   readonly #changed = new Map<string, { channel: Channel; id: string }>();
-  readonly #rebatched = new Set<Batch>();
+  readonly #rebatched = new Set<Target>();
   /** Stream ids taken within HOLDERS_REFRESH_MS -> when; in the order taken, so oldest first. */
   readonly #taken = new Map<string, number>();
 
@@ -46,13 +46,13 @@ export class HolderChanges<Batch> {
     this.#changed.set(`${channel}\u0000${id}`, { channel, id });
   }
 
-  /** These price batches' markets changed: their holders are made again. */
-  pricesRebatched(batches: Iterable<Batch>): void {
-    for (const batch of batches) this.#rebatched.add(batch);
+  /** These targets' served streams changed (a price batch's markets): their holders are made again. */
+  regroup(targets: Iterable<Target>): void {
+    for (const target of targets) this.#rebatched.add(target);
   }
 
   /** Stream ids changed and not taken within HOLDERS_REFRESH_MS, and the rebatched; then forgotten. */
-  take(now: number): { changed: { channel: Channel; id: string }[]; rebatched: Batch[] } {
+  take(now: number): { changed: { channel: Channel; id: string }[]; rebatched: Target[] } {
     for (const [key, takenAt] of this.#taken) {
       if (now - takenAt < HOLDERS_REFRESH_MS) break;
       this.#taken.delete(key);
