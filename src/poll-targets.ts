@@ -6,11 +6,11 @@
  * per stream id has one target per stream id (relay/poll/stream-targets.ts), made by its slice's
  * row (`market`, `markets`, `rest`) or from what the relay registry declares of it.
  */
-import { BookTargets } from './relay/channels/book/target/book-targets.ts';
-import { marketTargets } from './relay/channels/market/target/market-target.ts';
-import { marketsTargets } from './relay/channels/markets/target/catalogue-target.ts';
-import { PriceTargets } from './relay/channels/price/target/price-targets.ts';
-import { restTargets } from './relay/channels/rest/target/rest-target.ts';
+import { BookTargets } from './relay/channels/book/book-targets.ts';
+import { marketTargets } from './relay/channels/market/market-target.ts';
+import { marketsTargets } from './relay/channels/markets/catalogue-target.ts';
+import { PriceTargets } from './relay/channels/price/price-targets.ts';
+import { restTargets } from './relay/channels/rest/rest-target.ts';
 import { definedTargetChannels, StreamTargets } from './relay/poll/stream-targets.ts';
 import type { TargetCollectionMaker } from './relay/poll/target-collection.ts';
 

@@ -104,22 +104,22 @@ describe('the checker itself', () => {
     ]);
   });
 
-  it("puts a slice's target/ folder in a room above streams, poll and coordination, and its pure part below", () => {
-    expect(roomOf('relay/channels/book/target/book-target')).toBe('channels/*/target');
+  it("puts a slice's target files in a room above streams, poll and coordination, and its pure part below", () => {
+    expect(roomOf('relay/channels/book/book-target')).toBe('channels/*/target');
     expect(roomOf('relay/channels/book/reader')).toBe('channels');
     const graph = new Map([
-      ['relay/channels/book/target/book-target', ['relay/poll/poll-target', 'relay/channels/book/reader']],
-      ['relay/channels/price/target/price-targets', ['relay/poll/scheduler', 'relay/coordination/broker']],
-      ['relay/channels/book/reader', ['relay/channels/book/target/book-target']],
-      ['relay/poll/poller-pool', ['relay/channels/book/target/book-target']],
+      ['relay/channels/book/book-target', ['relay/poll/poll-target', 'relay/channels/book/reader']],
+      ['relay/channels/price/price-targets', ['relay/poll/scheduler', 'relay/coordination/broker']],
+      ['relay/channels/book/reader', ['relay/channels/book/book-target']],
+      ['relay/poll/poller-pool', ['relay/channels/book/book-target']],
       ['relay/poll/poll-target', []],
       ['relay/poll/scheduler', []],
       ['relay/coordination/broker', []],
     ]);
     expect(importRuleViolations(graph)).toEqual([
-      'relay/channels/book/reader -> relay/channels/book/target/book-target: room channels (rank 0) may not import room channels/*/target (rank 3.5)',
-      'relay/poll/poller-pool -> relay/channels/book/target/book-target: room poll (rank 3) may not import room channels/*/target (rank 3.5)',
-      'cycle: relay/channels/book/reader -> relay/channels/book/target/book-target -> relay/channels/book/reader',
+      'relay/channels/book/reader -> relay/channels/book/book-target: room channels (rank 0) may not import room channels/*/target (rank 3.5)',
+      'relay/poll/poller-pool -> relay/channels/book/book-target: room poll (rank 3) may not import room channels/*/target (rank 3.5)',
+      'cycle: relay/channels/book/book-target -> relay/channels/book/reader -> relay/channels/book/book-target',
     ]);
   });
 

@@ -45,7 +45,7 @@ export const roomRanks: Readonly<Record<string, Readonly<Record<string, number>>
     admission: 2, // who may connect and which markets may cost upstream requests
     coordination: 2, // one broker (leases, numbering, history, rate gate): local/ alone, redis/ a cluster
     poll: 3, // the poll side, generic over the channels: when to ask upstream (scheduler, dispatcher, budget, fair share), what every poll target shares (poll-target.ts, outcomes, not-found, the generic stream targets), the poller pool over the slices' collections of targets, freshness
-    'channels/*/target': 3.5, // a channel's target part (channels/<name>/target/): what it polls, over streams, poll and coordination
+    'channels/*/target': 3.5, // a channel's target part (channels/<name>/*-target.ts, *-targets.ts): what it polls, over streams, poll and coordination
     session: 3, // what every transport does when a client asks for streams
   },
   client: {
@@ -68,13 +68,15 @@ export function layerOf(module: string): string {
 
 /**
  * The room of a module inside its layer: its subfolder, or `.` for a file directly in the layer.
- * A `target/` folder inside a room's subfolder (relay/channels/<name>/target/) is a room of its own,
- * named for every such folder at once (`channels/` then a star then `/target`): a slice's pure part stays low, its target part
- * sits above the rooms a target needs.
+ * A channel slice (relay/channels/<name>/) is one folder with two parts ranked apart: the files that
+ * say what the channel polls, named `*-target.ts` or `*-targets.ts`, are one room for every slice at
+ * once (`channels/` then a star then `/target`), above the rooms a target needs; the rest of the
+ * slice (reading upstream's body, state, diff, codec) stays in the low `channels` room.
  */
 export function roomOf(module: string): string {
   const parts = module.split('/');
-  if (parts.length > 4 && parts[3] === 'target') return `${parts[1]}/*/target`;
+  if (parts.length === 4 && parts[1] === 'channels' && /-targets?$/.test(parts[3] as string))
+    return `${parts[1]}/*/target`;
   return parts.length > 2 ? (parts[1] as string) : '.';
 }
 

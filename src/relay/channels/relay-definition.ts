@@ -7,7 +7,7 @@
  * served from a market's order book, its state of that book; what its polls' events log and count;
  * and a bound on the streams one connection and one client address may hold. The relay runs every
  * such channel through the same code (relay/channels/codecs.ts, relay/poll/stream-targets.ts,
- * relay/poll/incremental-target.ts, relay/poll/kept-target.ts, relay/channels/book/target/book-target.ts,
+ * relay/poll/incremental-target.ts, relay/poll/kept-target.ts, relay/channels/book/book-target.ts,
  * relay/admission/group-streams.ts); ./relay-registry.ts lists them.
  */
 import type { z } from 'zod';
@@ -69,7 +69,7 @@ export interface PolledPerStream<Upstream, Response, State> {
 
 /**
  * A map that answers for every market in one request and doubles as the books' change hints
- * (relay/channels/book/target/change-hints.ts): a market whose entry differs from the previous answer's has
+ * (relay/channels/book/change-hint-target.ts): a market whose entry differs from the previous answer's has
  * moved at the top of its book. ./relay-registry.ts names the channel whose polls read it.
  */
 export interface ChangeHintMap<Upstream, Response, Entry> {
@@ -83,7 +83,7 @@ export interface ChangeHintMap<Upstream, Response, Entry> {
 
 /**
  * A channel whose streams of a market are served by the market's book target
- * (relay/channels/book/target/book-target.ts), from the one request that serves its `book` streams.
+ * (relay/channels/book/book-target.ts), from the one request that serves its `book` streams.
  */
 export interface ServedFromBook<State> {
   /** The channel's state of upstream's book (the whole book, every entry parsed). */

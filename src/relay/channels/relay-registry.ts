@@ -138,7 +138,7 @@ export const channelEvents: ChannelEvents<ChannelEventMap> = { ...tradesEvents }
 
 /**
  * The channel whose polled map is also the books' change hints, and how they read it
- * (relay/channels/book/target/change-hints.ts): its polls are read for both, and the hints make a request of
+ * (relay/channels/book/change-hint-target.ts): its polls are read for both, and the hints make a request of
  * their own only while no stream of the channel polls the map.
  */
 export const hintMap = { channel: probabilitiesChannel, ...probabilitiesHints } as const;

@@ -34,7 +34,7 @@ function numberedCodecOf<C extends NumberedChannel>(
     ...numbering,
     local(registry, market, depth) {
       // A grouped stream is numbered by each relay from the target it polled or was shared
-      // (relay/channels/book/target/book-target.ts); a stream without depths has none on either side.
+      // (relay/channels/book/book-target.ts); a stream without depths has none on either side.
       for (const stream of registry.streamsOf(numbering.channel, market))
         if (stream.depth === depth && stream.group === undefined) return stream;
       return undefined;

@@ -3,7 +3,7 @@
  * A poll target that one upstream request per poll serves for the streams of one (channel, stream
  * id): a market's detail record, a feed, the map of every market. A subclass says what to ask
  * and how a response becomes the channel's state; this class asks (in cluster mode only the lease
- * holder asks, the others apply what it shares through the same path, as relay/channels/book/target/book-target.ts
+ * holder asks, the others apply what it shares through the same path, as relay/channels/book/book-target.ts
  * does), puts the responses in order, publishes and reports.
  */
 

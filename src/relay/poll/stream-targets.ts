@@ -5,7 +5,7 @@
  * (relay/poll/incremental-target.ts), or the `DefinedTarget` below for a channel the relay registry declares. One target per (channel, id) the registry holds, created
  * and dropped with the streams, each judged for freshness on its own (relay/poll/freshness.ts).
  * One collection for every such channel (relay/poll/target-collection.ts): a channel joins by
- * its slice's row (`StreamTargetChannel`, from its `target/` folder) in the poll side's one list
+ * its slice's row (`StreamTargetChannel`, from its `*-target.ts`) in the poll side's one list
  * (src/poll-targets.ts), or by its server part in the relay registry (`definedTargetChannels`).
  */
 

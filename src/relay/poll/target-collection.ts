@@ -3,7 +3,7 @@
  * What the poller pool (relay/poll/poller-pool.ts) asks of a slice's targets, whatever the channel:
  * the pool follows the registry's interest one stream id at a time, hands the targets to the
  * dispatcher, makes their holders again and has their freshness judged, through this interface
- * only. Each slice's `target/` folder implements it (the books, the price batches) and so do the
+ * only. Each slice's target part implements it (the books, the price batches) and so do the
  * targets of the channels polled one request per stream id (relay/poll/stream-targets.ts); the one
  * list of them is made above the slices (src/poll-targets.ts) and handed to the pool, which names
  * no channel.

@@ -181,7 +181,7 @@ export function fetchReplay(
   resume: Readonly<Record<string, ResumePoint>> | undefined,
 ): HistoryReplay | Promise<HistoryReplay> {
   const { channel, depth, group } = selection;
-  // A grouped book is numbered by each relay (relay/channels/book/target/book-target.ts): only its rings hold it.
+  // A grouped book is numbered by each relay (relay/channels/book/book-target.ts): only its rings hold it.
   if (group !== undefined) return NOTHING_FETCHED;
   const points: [string, ResumePoint][] = [];
   for (const market of resume === undefined ? [] : selection.markets) {

@@ -1,7 +1,7 @@
 /**
  * @module relay/channels/orders/relay
  * The `orders` channel's server part: its diff, and its state of upstream's book. Its streams are
- * served by their market's book target (relay/channels/book/target/book-target.ts), from the same polls as the
+ * served by their market's book target (relay/channels/book/book-target.ts), from the same polls as the
  * `book` streams, whose levels are made from the same orders (../book/levels.ts).
  */
 import type {

@@ -2,7 +2,7 @@
  * @module relay/channels/probabilities/relay
  * The `probabilities` channel's server part: one upstream request per poll for every market's entry,
  * however many subscribe; the same map is the books' change hints (`probabilitiesHints`, which
- * relay/channels/book/target/change-hints.ts reads), read once for both.
+ * relay/channels/book/change-hint-target.ts reads), read once for both.
  */
 import type {
   ProbabilitiesData,

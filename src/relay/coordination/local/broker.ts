@@ -125,7 +125,7 @@ class LocalNumbering<State, Delta> implements StreamNumbering<State> {
    * This relay's streams of the target, asked of the registry on every poll (one pass over the
    * market's streams of the channel), so a stream added or removed since the last poll is served or
    * left out at once. A grouped stream is numbered by each relay from the target it polled or was
-   * shared (relay/channels/book/target/book-target.ts).
+   * shared (relay/channels/book/book-target.ts).
    */
   #streamsHere(): Stream<State, Delta>[] {
     const here: Stream<State, Delta>[] = [];

@@ -1,5 +1,5 @@
 /**
- * A book upstream answers with byte for byte as before costs a comparison (relay/channels/book/target/book-target.ts,
+ * A book upstream answers with byte for byte as before costs a comparison (relay/channels/book/book-target.ts,
  * upstream/outcome.ts ResponseMemo), and must still do what a poll does: confirm the streams'
  * freshness, publish when the body changes, and fail on a broken body whatever came before it.
  * The real upstream client against a real HTTP server whose body the test sets.

@@ -1,21 +1,21 @@
 /**
- * @module relay/channels/price/target/price-batch-target
+ * @module relay/channels/price/price-batch-target
  * Up to 100 markets' prices as one poll target: one batch request (upstream's limit) answers all
  * of them. Each market keeps its own confirmation, because a batch may answer for some markets and
  * not others (a market it leaves out does not exist upstream). A changed price also hints that the
  * market's book moved.
  */
 
-import type { PriceData } from '../../../../../packages/protocol/src/protocol/messages.ts';
-import { publicReason } from '../../../../upstream/errors.ts';
-import type { ClobPriceSnapshot } from '../../../../upstream/schemas.ts';
-import { priceTargetKey } from '../../../coordination/redis/keys.ts';
-import type { StreamNumbering } from '../../../coordination/stream-numbering.ts';
-import type { PollOutcome } from '../../../poll/outcomes.ts';
-import { type Confirmation, type PollContext, PollTarget } from '../../../poll/poll-target.ts';
-import type { TargetTiming } from '../../../poll/scheduler.ts';
-import { withMilliseconds } from '../../codecs.ts';
-import { priceDataOf } from '../codec.ts';
+import type { PriceData } from '../../../../packages/protocol/src/protocol/messages.ts';
+import { publicReason } from '../../../upstream/errors.ts';
+import type { ClobPriceSnapshot } from '../../../upstream/schemas.ts';
+import { priceTargetKey } from '../../coordination/redis/keys.ts';
+import type { StreamNumbering } from '../../coordination/stream-numbering.ts';
+import type { PollOutcome } from '../../poll/outcomes.ts';
+import { type Confirmation, type PollContext, PollTarget } from '../../poll/poll-target.ts';
+import type { TargetTiming } from '../../poll/scheduler.ts';
+import { withMilliseconds } from '../codecs.ts';
+import { priceDataOf } from './codec.ts';
 
 /** One market with a price stream. */
 export interface PriceMarket extends Confirmation {

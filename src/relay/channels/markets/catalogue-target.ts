@@ -9,13 +9,13 @@
  * show one twice (the map keeps one) but never hides one. When the pages still hold fewer markets than upstream's
  * `total` (a market left a filtered list meanwhile), the poll reads them again once.
  */
-import { catalogueFilterOf } from '../../../../../packages/protocol/src/protocol/channels.ts';
-import type { MarketsData } from '../../../../../packages/protocol/src/protocol/messages.ts';
-import { readPages } from '../../../../upstream/paging.ts';
-import { type MarketListItem, type MarketsResponse, marketsResponse } from '../../../../upstream/schemas.ts';
-import type { PollContext } from '../../../poll/poll-target.ts';
-import type { TargetTiming } from '../../../poll/scheduler.ts';
-import { StreamTarget, type StreamTargetChannel } from '../../../poll/stream-target.ts';
+import { catalogueFilterOf } from '../../../../packages/protocol/src/protocol/channels.ts';
+import type { MarketsData } from '../../../../packages/protocol/src/protocol/messages.ts';
+import { readPages } from '../../../upstream/paging.ts';
+import { type MarketListItem, type MarketsResponse, marketsResponse } from '../../../upstream/schemas.ts';
+import type { PollContext } from '../../poll/poll-target.ts';
+import type { TargetTiming } from '../../poll/scheduler.ts';
+import { StreamTarget, type StreamTargetChannel } from '../../poll/stream-target.ts';
 
 /** Markets asked per request; upstream may serve fewer, and each page starts where the last one's ended. */
 const CATALOGUE_PAGE = 100;

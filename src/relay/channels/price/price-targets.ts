@@ -1,26 +1,22 @@
 /**
- * @module relay/channels/price/target/price-targets
+ * @module relay/channels/price/price-targets
  * The poller pool's price targets (a `TargetCollection`, relay/poll/target-collection.ts): one
  * health record per market with `price` streams, and one
- * price-batch target (relay/channels/price/target/price-batch-target.ts) per 100 of those markets, kept in line with the
+ * price-batch target (relay/channels/price/price-batch-target.ts) per 100 of those markets, kept in line with the
  * registry. In cluster mode each market's prices are shared by the relay holding its lease
  * (relay/coordination/redis/broker.ts).
  */
 
-import type { Channel } from '../../../../../packages/protocol/src/protocol/messages.ts';
-import { priceNumberedCodec } from '../../../coordination/codecs.ts';
-import { priceTargetKey } from '../../../coordination/redis/keys.ts';
-import type { PollDispatcher } from '../../../poll/dispatcher.ts';
-import { type PlannedTargets, type PollPlan, PRICE_BATCH_SIZE } from '../../../poll/plan.ts';
-import type { PollContext } from '../../../poll/poll-target.ts';
-import type { TargetTiming } from '../../../poll/scheduler.ts';
-import type {
-  CollectionParts,
-  ConfirmationVisit,
-  TargetCollection,
-} from '../../../poll/target-collection.ts';
-import type { StreamRegistry } from '../../../streams/registry.ts';
-import type { AnyStream } from '../../../streams/stream.ts';
+import type { Channel } from '../../../../packages/protocol/src/protocol/messages.ts';
+import { priceNumberedCodec } from '../../coordination/codecs.ts';
+import { priceTargetKey } from '../../coordination/redis/keys.ts';
+import type { PollDispatcher } from '../../poll/dispatcher.ts';
+import { type PlannedTargets, type PollPlan, PRICE_BATCH_SIZE } from '../../poll/plan.ts';
+import type { PollContext } from '../../poll/poll-target.ts';
+import type { TargetTiming } from '../../poll/scheduler.ts';
+import type { CollectionParts, ConfirmationVisit, TargetCollection } from '../../poll/target-collection.ts';
+import type { StreamRegistry } from '../../streams/registry.ts';
+import type { AnyStream } from '../../streams/stream.ts';
 import { newPriceMarket, PriceBatchTarget, type PriceMarket } from './price-batch-target.ts';
 
 /** The streams a price batch serves for one of its markets: the market's `price` streams. */

@@ -1,16 +1,16 @@
 /**
- * @module relay/channels/market/target/market-target
+ * @module relay/channels/market/market-target
  * The poll target of the `market` channel: one upstream request per
  * poll each (relay/poll/stream-target.ts), scheduled with every other target within `--upstream-rps`.
  * - `market`: a market's detail record; once its status is not ACTIVE (expired, resolved) the
  *   update that says so is its last message and the stream is `closed`.
  * The channels with a folder of their own are polled by relay/poll/stream-targets.ts.
  */
-import type { MarketData } from '../../../../../packages/protocol/src/protocol/messages.ts';
-import { type MarketResponse, marketResponse } from '../../../../upstream/schemas.ts';
-import type { PollContext } from '../../../poll/poll-target.ts';
-import type { TargetTiming } from '../../../poll/scheduler.ts';
-import { StreamTarget, type StreamTargetChannel } from '../../../poll/stream-target.ts';
+import type { MarketData } from '../../../../packages/protocol/src/protocol/messages.ts';
+import { type MarketResponse, marketResponse } from '../../../upstream/schemas.ts';
+import type { PollContext } from '../../poll/poll-target.ts';
+import type { TargetTiming } from '../../poll/scheduler.ts';
+import { StreamTarget, type StreamTargetChannel } from '../../poll/stream-target.ts';
 
 /** The one status in which a market still moves (docs/upstream.md). */
 export const ACTIVE_STATUS = 'ACTIVE';

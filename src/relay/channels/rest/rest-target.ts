@@ -1,5 +1,5 @@
 /**
- * @module relay/channels/rest/target/rest-target
+ * @module relay/channels/rest/rest-target
  * The `rest` channel's target (docs/protocol.md "`rest` data"): one of upstream's public GET paths,
  * in its canonical spelling (protocol/rest-paths.ts), asked once per poll for every subscriber of
  * any spelling of it. The state is the body exactly as upstream served it, parsed without a schema
@@ -9,14 +9,14 @@
  * refused as an invalid response: the poll fails and the stream goes stale, the others untouched.
  */
 import { z } from 'zod';
-import type { JsonValue } from '../../../../../packages/protocol/src/protocol/messages.ts';
-import { canonicalRestPath } from '../../../../../packages/protocol/src/protocol/rest-paths.ts';
-import { UpstreamSchemaError } from '../../../../upstream/errors.ts';
-import type { PollContext } from '../../../poll/poll-target.ts';
-import type { TargetTiming } from '../../../poll/scheduler.ts';
-import { StreamTarget, type StreamTargetChannel } from '../../../poll/stream-target.ts';
-import { beyondBounds, type JsonBounds } from '../json-bounds.ts';
-import { MAX_DIFF_DEPTH } from '../json-patch-diff.ts';
+import type { JsonValue } from '../../../../packages/protocol/src/protocol/messages.ts';
+import { canonicalRestPath } from '../../../../packages/protocol/src/protocol/rest-paths.ts';
+import { UpstreamSchemaError } from '../../../upstream/errors.ts';
+import type { PollContext } from '../../poll/poll-target.ts';
+import type { TargetTiming } from '../../poll/scheduler.ts';
+import { StreamTarget, type StreamTargetChannel } from '../../poll/stream-target.ts';
+import { beyondBounds, type JsonBounds } from './json-bounds.ts';
+import { MAX_DIFF_DEPTH } from './json-patch-diff.ts';
 
 /** Any JSON body: what a lease holder shares is checked to be JSON, and nothing more. */
 const anyBody = z.json();

@@ -1,5 +1,5 @@
 /**
- * @module relay/channels/book/target/change-hints
+ * @module relay/channels/book/change-hint-target
  * The cheapest change hint upstream offers: one map that answers for every market in one request
  * (channels/relay-registry.ts `hintMap`, a channel's contribution). An entry that differs from the
  * previous answer says the market's top of book (or last trade) moved, so its book is worth asking
@@ -8,11 +8,11 @@
  * nothing). While clients subscribe to the map's channel, its polls read the same map: the hints
  * are read from those (`ChangeHints.read`), and no request of their own is made.
  */
-import { publicReason } from '../../../../upstream/errors.ts';
-import type { PollOutcome } from '../../../poll/outcomes.ts';
-import { type PollContext, PollTarget } from '../../../poll/poll-target.ts';
-import type { TargetTiming } from '../../../poll/scheduler.ts';
-import { type HintMapResponse, hintMap } from '../../relay-registry.ts';
+import { publicReason } from '../../../upstream/errors.ts';
+import type { PollOutcome } from '../../poll/outcomes.ts';
+import { type PollContext, PollTarget } from '../../poll/poll-target.ts';
+import type { TargetTiming } from '../../poll/scheduler.ts';
+import { type HintMapResponse, hintMap } from '../relay-registry.ts';
 
 export const HINTS_TARGET_KEY = 'hints';
 

@@ -1,27 +1,23 @@
 /**
- * @module relay/channels/book/target/book-targets
+ * @module relay/channels/book/book-targets
  * The poller pool's order-book targets (a `TargetCollection`, relay/poll/target-collection.ts): one
  * per market with `book` streams or streams of a channel served from the book (every depth and
  * every such channel share it), kept in line with the registry; and the change hints
- * (relay/channels/book/target/change-hints.ts) that tell which books moved, read while worth it.
+ * (relay/channels/book/change-hint-target.ts) that tell which books moved, read while worth it.
  */
 
-import type { Channel } from '../../../../../packages/protocol/src/protocol/messages.ts';
-import type { PollDispatcher } from '../../../poll/dispatcher.ts';
-import type { HintOutcome } from '../../../poll/outcomes.ts';
-import type { PlannedTargets, PollIntervals, PollPlan } from '../../../poll/plan.ts';
-import type { PollContext } from '../../../poll/poll-target.ts';
-import type { SchedulerMode, TargetTiming } from '../../../poll/scheduler.ts';
-import type {
-  CollectionParts,
-  ConfirmationVisit,
-  TargetCollection,
-} from '../../../poll/target-collection.ts';
-import type { StreamRegistry } from '../../../streams/registry.ts';
-import type { AnyStream } from '../../../streams/stream.ts';
-import { bookServedChannels, type HintMapResponse, hintMap } from '../../relay-registry.ts';
+import type { Channel } from '../../../../packages/protocol/src/protocol/messages.ts';
+import type { PollDispatcher } from '../../poll/dispatcher.ts';
+import type { HintOutcome } from '../../poll/outcomes.ts';
+import type { PlannedTargets, PollIntervals, PollPlan } from '../../poll/plan.ts';
+import type { PollContext } from '../../poll/poll-target.ts';
+import type { SchedulerMode, TargetTiming } from '../../poll/scheduler.ts';
+import type { CollectionParts, ConfirmationVisit, TargetCollection } from '../../poll/target-collection.ts';
+import type { StreamRegistry } from '../../streams/registry.ts';
+import type { AnyStream } from '../../streams/stream.ts';
+import { bookServedChannels, type HintMapResponse, hintMap } from '../relay-registry.ts';
 import { BookTarget } from './book-target.ts';
-import { ChangeHints, ChangeHintTarget } from './change-hints.ts';
+import { ChangeHints, ChangeHintTarget } from './change-hint-target.ts';
 
 /**
  * The streams one order-book request serves: a market's `book` streams and its streams of the

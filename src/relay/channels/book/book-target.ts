@@ -1,5 +1,5 @@
 /**
- * @module relay/channels/book/target/book-target
+ * @module relay/channels/book/book-target
  * One market's order book as a poll target: one request serves every depth of the market's `book`
  * streams, each getting the book limited to its depth, and the market's streams of each channel
  * served from the book (channels/relay-registry.ts `bookServedChannels`), each getting its
@@ -17,25 +17,25 @@
  * The memo then holds a stand-in with empty sides, not the parsed book (relay/channels/book/held-book.ts).
  */
 
-import type { DefinedChannel } from '../../../../../packages/protocol/src/channels/registry.ts';
-import { type BookState, limitDepth } from '../../../../../packages/protocol/src/protocol/book.ts';
-import { groupBook } from '../../../../../packages/protocol/src/protocol/group.ts';
-import type { BookDepth } from '../../../../../packages/protocol/src/protocol/messages.ts';
-import type { OrderBook } from '../../../../upstream/schemas.ts';
-import { TraceSpan } from '../../../../util/tracing.ts';
-import { bookNumberedCodec } from '../../../coordination/codecs.ts';
-import { bookTargetKey } from '../../../coordination/redis/keys.ts';
-import type { SharedResult } from '../../../coordination/shared-result.ts';
-import type { AppliedPoll, PollTimes, StreamNumbering } from '../../../coordination/stream-numbering.ts';
-import { marketId } from '../../../poll/not-found.ts';
-import type { PollOutcome } from '../../../poll/outcomes.ts';
-import { type PollContext, PollTarget } from '../../../poll/poll-target.ts';
-import type { TargetTiming } from '../../../poll/scheduler.ts';
-import type { StreamOf } from '../../../streams/stream.ts';
-import { type ChannelState, withMilliseconds } from '../../codecs.ts';
-import type { ServedFromBook } from '../../relay-definition.ts';
-import { bookServedChannels, relayChannels } from '../../relay-registry.ts';
-import { HeldBook } from '../held-book.ts';
+import type { DefinedChannel } from '../../../../packages/protocol/src/channels/registry.ts';
+import { type BookState, limitDepth } from '../../../../packages/protocol/src/protocol/book.ts';
+import { groupBook } from '../../../../packages/protocol/src/protocol/group.ts';
+import type { BookDepth } from '../../../../packages/protocol/src/protocol/messages.ts';
+import type { OrderBook } from '../../../upstream/schemas.ts';
+import { TraceSpan } from '../../../util/tracing.ts';
+import { bookNumberedCodec } from '../../coordination/codecs.ts';
+import { bookTargetKey } from '../../coordination/redis/keys.ts';
+import type { SharedResult } from '../../coordination/shared-result.ts';
+import type { AppliedPoll, PollTimes, StreamNumbering } from '../../coordination/stream-numbering.ts';
+import { marketId } from '../../poll/not-found.ts';
+import type { PollOutcome } from '../../poll/outcomes.ts';
+import { type PollContext, PollTarget } from '../../poll/poll-target.ts';
+import type { TargetTiming } from '../../poll/scheduler.ts';
+import type { StreamOf } from '../../streams/stream.ts';
+import { type ChannelState, withMilliseconds } from '../codecs.ts';
+import type { ServedFromBook } from '../relay-definition.ts';
+import { bookServedChannels, relayChannels } from '../relay-registry.ts';
+import { HeldBook } from './held-book.ts';
 
 export class BookTarget extends PollTarget {
   readonly kind = 'book';
