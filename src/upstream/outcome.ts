@@ -17,7 +17,7 @@ import {
   UpstreamTimeoutError,
 } from './errors.ts';
 import type { Exchange, HttpRequest } from './exchange.ts';
-import { retryAfterMs } from './rate-backoff.ts';
+import { retryAfterMs } from './rate-gate.ts';
 
 export interface UpstreamRequest<T> extends HttpRequest {
   schema: z.ZodType<T>;

@@ -2,7 +2,7 @@
  * @module upstream/transport
  * Every upstream call goes through here: policy wrapped around the bare exchange, the way undici's
  * interceptors wrap its dispatcher. Outermost first: the caller's signal and the client's shutdown,
- * the retry loop (a 429's `Retry-After`: rate-backoff.ts), the caps (rate-gate.ts) per attempt, so
+ * the retry loop (a 429's `Retry-After`: rate-gate.ts), the caps (rate-gate.ts) per attempt, so
  * retries are budgeted too, then one HTTP exchange (exchange.ts) judged and validated (outcome.ts)
  * and reported as an event.
  */
@@ -20,8 +20,7 @@ import {
   type Outcome,
   type UpstreamRequest,
 } from './outcome.ts';
-import { retryAfterMs } from './rate-backoff.ts';
-import { Admission, type AdmissionLoad, LocalRateGate, type RateGate } from './rate-gate.ts';
+import { Admission, type AdmissionLoad, LocalRateGate, type RateGate, retryAfterMs } from './rate-gate.ts';
 
 /**
  * One per attempt that reached an outcome; an attempt cut short by the caller's signal or by

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { retryAfterMs } from '../../src/upstream/rate-backoff.ts';
+import { retryAfterMs } from '../../src/upstream/rate-gate.ts';
 
 describe('retryAfterMs', () => {
   const now = Date.parse('2025-01-01T00:00:00Z');

@@ -12,11 +12,16 @@
  * beyond it only with what the polls leave; so they can never take more than their share from the
  * polls, and the polls can never shut them out.
  *
- * Upstream's 429s lower the rate (upstream/rate-backoff.ts, docs/scheduler.md "Rate limits"): while the
+ * Upstream's 429s lower the rate (upstream/rate-gate.ts, docs/scheduler.md "Rate limits"): while the
  * lowered limit holds, a second bucket at that limit caps what starts, one-off requests included.
  */
-import { afterRateLimited, limitAt, NOT_LIMITED, type RateBackoff } from '../../upstream/rate-backoff.ts';
-import { TokenBucket } from '../../upstream/rate-gate.ts';
+import {
+  afterRateLimited,
+  limitAt,
+  NOT_LIMITED,
+  type RateBackoff,
+  TokenBucket,
+} from '../../upstream/rate-gate.ts';
 import { DueTimes, OneOffQueue } from './dispatch-queues.ts';
 import type { SchedulerMode } from './scheduler.ts';
 import { type GroupShare, type SharedTarget, ShareGroups } from './share-groups.ts';

@@ -12,7 +12,7 @@ import {
   RATE_DECREASE,
   RATE_FLOOR_SHARE,
   type RateBackoff,
-} from '../../src/upstream/rate-backoff.ts';
+} from '../../src/upstream/rate-gate.ts';
 import { propertyRuns } from '../support/property-runs.ts';
 
 const answers = fc.array(
