@@ -102,7 +102,7 @@ export abstract class PollTarget implements DispatchTarget, Confirmation {
   meanAskGapMs: number | undefined;
   inFlight = false;
   weight = 1;
-  /** Its share groups (relay/poll/holders.ts): who pays for its requests. */
+  /** Its share groups (relay/poll/share-groups.ts): who pays for its requests. */
   holders: ReadonlySet<unknown> = new Set();
   hintedAt: number | undefined;
   coveredAt: number | undefined;

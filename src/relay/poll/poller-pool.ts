@@ -9,7 +9,7 @@
  * asks the collection of that stream's channel to follow it, and hands the targets to the
  * dispatcher (relay/poll/dispatcher.ts), which decides what is asked when, within `--upstream-rps`.
  * The rest is in files of their own: the intervals the budget allows (relay/poll/plan.ts),
- * freshness (relay/poll/freshness.ts), the targets' holders (relay/poll/holders.ts), and what a
+ * freshness (relay/poll/freshness.ts), the targets' holders (relay/poll/share-groups.ts), and what a
  * poll found beyond its states, applied in one place (relay/poll/outcomes.ts).
  *
  * In cluster mode a target is polled by the relay holding its lease (relay/coordination/broker.ts); the
@@ -27,13 +27,12 @@ import type { StreamSubscriber } from '../streams/stream.ts';
 import type { StreamIdentity } from '../streams/stream-identity.ts';
 import { type OneOffBudget, PollDispatcher } from './dispatcher.ts';
 import { FreshnessJudge, type FreshnessReport, plannedTargets } from './freshness.ts';
-import { HolderChanges, holdersOf } from './holders.ts';
 import { type ExistenceJudge, trustingJudge } from './not-found.ts';
 import { applyOutcome, type OutcomeEffects } from './outcomes.ts';
 import { type PollIntervals, PollPlan } from './plan.ts';
 import type { PollContext, PollSource, PollTarget } from './poll-target.ts';
 import type { SchedulerMode } from './scheduler.ts';
-import type { GroupShare } from './share-groups.ts';
+import { type GroupShare, HolderChanges, holdersOf } from './share-groups.ts';
 import type { TargetCollection, TargetCollectionMaker } from './target-collection.ts';
 
 export type { PollSource } from './poll-target.ts';

@@ -1,10 +1,10 @@
 /**
- * The subscriber changes the poll budget's holders are made from (relay/poll/holders.ts): a stream
+ * The subscriber changes the poll budget's holders are made from (relay/poll/share-groups.ts): a stream
  * id's change is taken at the next turn, a further one within HOLDERS_REFRESH_MS waits for the
  * first turn after it (however many came meanwhile, once), and none is lost.
  */
 import { describe, expect, it } from 'vitest';
-import { HOLDERS_REFRESH_MS, HolderChanges } from '../../../src/relay/poll/holders.ts';
+import { HOLDERS_REFRESH_MS, HolderChanges } from '../../../src/relay/poll/share-groups.ts';
 
 const ids = (taken: { changed: { id: string }[] }) => taken.changed.map((change) => change.id);
 
