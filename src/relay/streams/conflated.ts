@@ -17,13 +17,13 @@ export interface CurrentState<State> extends MessagePosition {
 
 /** One stream's frames for its paced groups. */
 export class ConflatedFrames<State, Delta> {
-  readonly #subject: MessageSubject;
+  readonly #subject: MessageSubject & { readonly idsArePaths: boolean };
   readonly #codec: StreamCodec<State, Delta>;
   /** The stream's last ordinary update, and the same bytes marked as applying to the seq before it. */
   #lastUpdate: Frame | undefined;
   #lastUpdateForGroups: Frame | undefined;
 
-  constructor(subject: MessageSubject, codec: StreamCodec<State, Delta>) {
+  constructor(subject: MessageSubject & { readonly idsArePaths: boolean }, codec: StreamCodec<State, Delta>) {
     this.#subject = subject;
     this.#codec = codec;
   }
@@ -62,7 +62,7 @@ export class ConflatedFrames<State, Delta> {
       this.#codec.checksum?.(current.state),
       sent.seq,
     );
-    const update = toFrame(message);
+    const update = toFrame(message, this.#subject.idsArePaths);
     // Whichever is smaller: a member can always apply a snapshot, and a second of a busy book can
     // change more levels than it has.
     return update.bytes.length > snapshot().bytes.length ? snapshot() : update;

@@ -137,9 +137,15 @@ interface CompactWires {
   deflated: Buffer | undefined;
 }
 
-export function toFrame(message: ServerMessage): Frame {
+/**
+ * `message` serialised once. `idsArePaths`: whether the wire names its stream id `path`, when the
+ * caller read it from the channel's definition already (a stream, when it was made); undefined:
+ * the definition is asked.
+ */
+export function toFrame(message: ServerMessage, idsArePaths?: boolean): Frame {
   // The text itself is not kept: the bytes say the same in less than half the memory.
-  const { wire, payloadOffset } = encodeTextFrame(JSON.stringify(onTheWire(message)));
+  const named = idsArePaths === false ? message : onTheWire(message);
+  const { wire, payloadOffset } = encodeTextFrame(JSON.stringify(named));
   if (message.type !== 'snapshot' && message.type !== 'update')
     return new Frame(wire, payloadOffset, undefined);
   const position = { epoch: message.epoch, seq: message.seq };

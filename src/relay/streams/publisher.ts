@@ -8,11 +8,10 @@
  */
 import type { StreamState } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { TraceSpan } from '../../util/tracing.ts';
-import { hasDepths } from '../channels/relay-registry.ts';
 import type { RelayEvents } from '../events.ts';
 import type { Frame } from './frame.ts';
 import type { AnyStream, Stream } from './stream.ts';
-import { groupOf } from './stream-messages.ts';
+import { depthOf, groupOf } from './stream-messages.ts';
 
 /** Takes each `snapshot` and `update` a stream sent, at once and without waiting (history/recorder.ts buffers it). */
 export type RecordSink = (stream: AnyStream, frame: Frame, kind: 'snapshot' | 'update') => void;
@@ -124,7 +123,7 @@ export class StreamPublisher {
     this.#events.emit('stream:state', {
       channel: stream.channel,
       market: stream.market,
-      ...(hasDepths(stream.channel) ? { depth: stream.depth ?? null } : {}),
+      ...depthOf(stream),
       ...groupOf(stream),
       state,
       ...(reason === undefined ? {} : { reason }),

@@ -54,7 +54,7 @@ export function sentText(record: RecordedMessage): string {
   const subject = {
     channel: record.channel as Channel,
     market: record.market,
-    depth: (record.depth ?? undefined) as BookDepth | undefined,
+    depth: hasDepths(record.channel) ? ((record.depth ?? null) as BookDepth) : undefined,
     group: record.group,
   };
   const at = { epoch: record.epoch, seq: record.seq, ts: record.ts, rts: record.rts };

@@ -15,9 +15,12 @@ import type {
   StatusMessage,
   StreamState,
 } from '../../../packages/protocol/src/protocol/messages.ts';
-import { hasDepths } from '../channels/relay-registry.ts';
 
-/** The stream a message is about; a book's depth is named in each of its messages. */
+/**
+ * The stream a message is about; a book's depth is named in each of its messages. `depth` is
+ * undefined exactly on a channel without depths (null: a book's full depth), as a stream reads it
+ * from its channel's definition once, when it is made, so no message asks the channel again.
+ */
 export interface MessageSubject {
   readonly channel: Channel;
   readonly market: string;
@@ -56,7 +59,7 @@ export function dataMessage(
     ...(prevSeq === undefined ? {} : { prev_seq: prevSeq }),
     ts: at.ts,
     rts: at.rts,
-    ...(hasDepths(subject.channel) ? { depth: subject.depth ?? null } : {}),
+    ...depthOf(subject),
     ...groupOf(subject),
     data,
     ...(checksum === undefined ? {} : { checksum }),
@@ -74,7 +77,7 @@ export function confirmedMessage(
     type: 'confirmed',
     channel: subject.channel,
     market: subject.market,
-    ...(hasDepths(subject.channel) ? { depth: subject.depth ?? null } : {}),
+    ...depthOf(subject),
     ...groupOf(subject),
     epoch,
     seq,
@@ -87,11 +90,16 @@ export function statusMessage(subject: MessageSubject, state: StreamState, reaso
     type: 'status',
     channel: subject.channel,
     market: subject.market,
-    ...(hasDepths(subject.channel) ? { depth: subject.depth ?? null } : {}),
+    ...depthOf(subject),
     ...groupOf(subject),
     state,
     ...(reason === undefined ? {} : { reason }),
   };
+}
+
+/** A book's depth, named in each of its messages; nothing on a channel without depths. */
+export function depthOf(subject: { readonly depth: BookDepth | undefined }): { depth?: BookDepth } {
+  return subject.depth === undefined ? {} : { depth: subject.depth };
 }
 
 /** A grouped book's step, named in each of its messages beside its depth. */
