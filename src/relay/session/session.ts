@@ -127,7 +127,7 @@ export class Session implements StreamSubscriber {
   // --- StreamSubscriber -------------------------------------------------------------------------
 
   deliver(stream: AnyStream, frame: Frame): void {
-    if (!this.#since.hold(stream, frame)) this.#write(stream, frame);
+    if (this.#since.underWay.size === 0 || !this.#since.hold(stream, frame)) this.#write(stream, frame);
   }
 
   /** Writes a stream message, held back for a slow reader; a `since` history's past its seam. */
@@ -177,7 +177,7 @@ export class Session implements StreamSubscriber {
 
   /** The client's buffer drained: holding back ends, each held stream gets one fresh snapshot. */
   drained(): void {
-    this.#replays.drained();
+    if (this.#replays.running.size > 0) this.#replays.drained();
     // Called after every socket write that left: nothing to do unless holding back.
     if (!this.#heldBack.active || this.#sink.closed) return;
     const streams = this.#heldBack.resendOwed(

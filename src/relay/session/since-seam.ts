@@ -202,6 +202,8 @@ export interface SinceBegun {
 export class SinceSeams {
   readonly #session: SeamSession;
   readonly #seams = new Map<string, PendingSince>();
+  /** The streams whose history is under way: none, and no live message need be looked at here. */
+  readonly underWay: ReadonlyMap<string, PendingSince> = this.#seams;
 
   constructor(session: SeamSession) {
     this.#session = session;

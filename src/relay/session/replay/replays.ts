@@ -182,6 +182,8 @@ export class SessionReplays {
   readonly #answers: ReplayAnswers;
   /** Running replays by their id's JSON (the id 1 and the id "1" are two). */
   readonly #runs = new Map<string, ReplayRun>();
+  /** The same, read-only: with none, the session need not tell of its drains. */
+  readonly running: ReadonlyMap<string, ReplayRun> = this.#runs;
 
   constructor(
     service: ReplayService | undefined,
