@@ -26,11 +26,10 @@ import type {
 } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { Refusal } from '../admission/market.ts';
 import { hasDepths } from '../channels/relay-registry.ts';
-import { type Frame, toFrame } from '../streams/frame.ts';
+import { type Frame, groupOf, toFrame } from '../streams/frame.ts';
 import { type HistoryReplay, NOTHING_FETCHED } from '../streams/registry.ts';
 import { SlowConsumerPolicy } from '../streams/slow-consumer.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
-import { groupOf } from '../streams/stream-messages.ts';
 import { echoedSelection, optionFields, subscribedMessage, withId } from './echo.ts';
 import {
   heldView,

@@ -24,9 +24,8 @@ import type { RecordReader } from '../../history/recorder.ts';
 import { codecs, type StreamCodec } from '../channels/codecs.ts';
 import type { HeldMessage, HistoryRead, RecordReach, ServesHistory } from '../channels/relay-definition.ts';
 import { type ChannelUpstream, historyOf } from '../channels/relay-registry.ts';
-import { type Frame, toFrame } from '../streams/frame.ts';
+import { dataMessage, type Frame, type MessagePosition, toFrame } from '../streams/frame.ts';
 import type { AnyStream } from '../streams/stream.ts';
-import { dataMessage, type MessagePosition } from '../streams/stream-messages.ts';
 import { type PendingSince, RecordSeam } from './record-seam.ts';
 import type { JoinedStream } from './subscription.ts';
 

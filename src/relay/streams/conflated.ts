@@ -6,9 +6,8 @@
  * client rebuilds are the ones every subscriber of the stream has.
  */
 import { type StreamCodec, sendWhole } from '../channels/codecs.ts';
-import { type Frame, toFrame } from './frame.ts';
+import { dataMessage, type Frame, type MessagePosition, type MessageSubject, toFrame } from './frame.ts';
 import type { PacedState } from './paced.ts';
-import { dataMessage, type MessagePosition, type MessageSubject } from './stream-messages.ts';
 
 /** The stream's current state and where it stands. */
 export interface CurrentState<State> extends MessagePosition {

@@ -9,9 +9,8 @@
 import type { StreamState } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { TraceSpan } from '../../util/tracing.ts';
 import type { RelayEvents } from '../events.ts';
-import type { Frame } from './frame.ts';
+import { depthOf, type Frame, groupOf } from './frame.ts';
 import type { AnyStream, Stream } from './stream.ts';
-import { depthOf, groupOf } from './stream-messages.ts';
 
 /** Takes each `snapshot` and `update` a stream sent, at once and without waiting (history/recorder.ts buffers it). */
 export type RecordSink = (stream: AnyStream, frame: Frame, kind: 'snapshot' | 'update') => void;

@@ -3,7 +3,7 @@
  * One (channel, market[, depth, group]) stream: its epoch, contiguous `seq`, last state, freshness and a
  * bounded ring of recent updates for resume (protocol.md "Sequencing"). Every message is serialised
  * once here and the same bytes go to every subscriber (the fan-out costs one write per client);
- * what each message holds is relay/streams/stream-messages.ts.
+ * what each message holds is relay/streams/frame.ts.
  */
 
 import { idsArePaths } from '../../../packages/protocol/src/channels/registry.ts';
@@ -12,17 +12,19 @@ import type { BookDepth, Channel, StreamState } from '../../../packages/protocol
 import { type ChannelDelta, type ChannelState, type StreamCodec, sendWhole } from '../channels/codecs.ts';
 import { hasDepths } from '../channels/relay-registry.ts';
 import { ConflatedFrames } from './conflated.ts';
-import { type Frame, type StreamPosition, toFrame } from './frame.ts';
-import type { PacedState } from './paced.ts';
-import { type ResumeBounds, ResumeRing } from './resume-ring.ts';
-import { newEpoch, type PublishResult, type SequencedFrame, type StreamIdentity } from './stream-identity.ts';
 import {
   confirmedMessage,
   dataMessage,
+  type Frame,
+  type StreamPosition,
   statusMessage,
+  toFrame,
   unknownMarketError,
   upstreamUnavailableError,
-} from './stream-messages.ts';
+} from './frame.ts';
+import type { PacedState } from './paced.ts';
+import { type ResumeBounds, ResumeRing } from './resume-ring.ts';
+import { newEpoch, type PublishResult, type SequencedFrame, type StreamIdentity } from './stream-identity.ts';
 import { Subscribers } from './subscribers.ts';
 
 /** What a stream needs from a connection subscribed to it. */
