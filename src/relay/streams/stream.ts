@@ -11,7 +11,7 @@ import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts
 import type { BookDepth, Channel, StreamState } from '../../../packages/protocol/src/protocol/messages.ts';
 import { type ChannelDelta, type ChannelState, type StreamCodec, sendWhole } from '../channels/codecs.ts';
 import { hasDepths } from '../channels/relay-registry.ts';
-import { ConflatedFrames } from './conflated.ts';
+import { ConflatedFrames } from './conflation.ts';
 import {
   confirmedMessage,
   dataMessage,
@@ -258,7 +258,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     this.subscribers.changed();
   }
 
-  /** A paced group's turn: one frame for every member, the change since `sent` (./conflated.ts). */
+  /** A paced group's turn: one frame for every member, the change since `sent` (./conflation.ts). */
   #sendPaced(members: ReadonlySet<StreamSubscriber>, sent: PacedState): void {
     if (this.#state === undefined) return;
     const current = { state: this.#state, epoch: this.#epoch, seq: this.#seq, ts: this.#ts, rts: this.#rts };
