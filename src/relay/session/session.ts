@@ -136,10 +136,11 @@ export class Session implements StreamSubscriber {
       this.#heldBack.holdBack(stream);
       return;
     }
-    const sent = this.#lastSent.frameFor(stream, frame);
+    // Only a paced group's conflated update depends on what this session was sent last.
+    const sent = frame.basis === undefined ? frame : this.#lastSent.frameFor(stream, frame, frame.basis);
     if (sent === undefined) return;
     this.#sink.writeStream(stream, sent);
-    this.#lastSent.record(stream, sent);
+    if (sent.position !== undefined) this.#lastSent.set(stream.key, sent.position);
   }
 
   notify(_stream: AnyStream, frame: Frame): void {
