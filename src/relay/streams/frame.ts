@@ -269,11 +269,11 @@ interface CompactWires {
 /**
  * `message` serialised once. `idsArePaths`: whether the wire names its stream id `path`, when the
  * caller read it from the channel's definition already (a stream, when it was made); undefined:
- * the definition is asked.
+ * the definition is asked, unless the message names no channel (a heartbeat, a `pong`).
  */
 export function toFrame(message: ServerMessage, idsArePaths?: boolean): Frame {
+  const named = idsArePaths === false || !('channel' in message) ? message : onTheWire(message);
   // The text itself is not kept: the bytes say the same in less than half the memory.
-  const named = idsArePaths === false ? message : onTheWire(message);
   const { wire, payloadOffset } = encodeTextFrame(JSON.stringify(named));
   if (message.type !== 'snapshot' && message.type !== 'update')
     return new Frame(wire, payloadOffset, undefined);
