@@ -130,10 +130,10 @@ export class ClientConnection implements SessionSink {
     return this.#guard.allowance;
   }
 
-  writeStream(stream: AnyStream, frame: Frame): void {
+  writeStream(stream: AnyStream, frame: Frame, alone: boolean): void {
     const wire = this.#plainJson ? frame.wire : frame.wireFor(this.#form, stream.number);
     // One stream has nothing to share a write with: queueing would only cost the queue.
-    if (this.#coalescer.enabled && this.session.streamCount > 1) this.#writer.enqueue(wire);
+    if (this.#coalescer.enabled && !alone) this.#writer.enqueue(wire);
     else this.#writer.write(wire);
   }
 

@@ -48,8 +48,12 @@ export interface SessionSink {
   readonly closed: boolean;
   /** Bytes written but not yet taken by the client (what holding back judges). */
   readonly bufferedBytes: number;
-  /** Writes a stream's `snapshot` or `update` in the transport's framing. */
-  writeStream(stream: AnyStream, frame: Frame): void;
+  /**
+   * Writes a stream's `snapshot` or `update` in the transport's framing. `alone`: the session holds
+   * no other stream, so no other stream's frame can share the write (told, so the transport asks
+   * nothing of the session per write).
+   */
+  writeStream(stream: AnyStream, frame: Frame, alone: boolean): void;
   /** Writes a message that is never held back (an answer, an error, a status), behind what is written. */
   write(frame: Frame): void;
   /** Ends a client too slow to read, the transport's way. */

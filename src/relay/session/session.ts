@@ -139,7 +139,7 @@ export class Session implements StreamSubscriber {
     // Only a paced group's conflated update depends on what this session was sent last.
     const sent = frame.basis === undefined ? frame : this.#lastSent.frameFor(stream, frame, frame.basis);
     if (sent === undefined) return;
-    this.#sink.writeStream(stream, sent);
+    this.#sink.writeStream(stream, sent, this.#subscriptions.size === 1);
     if (sent.position !== undefined) this.#lastSent.set(stream.key, sent.position);
   }
 
