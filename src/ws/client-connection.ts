@@ -147,6 +147,10 @@ export class ClientConnection implements SessionSink {
     this.#close.slowConsumer(closeCodes.slowConsumer, 'slow consumer');
   }
 
+  wantDrains(wanted: boolean): void {
+    this.#writer.drainWaiters += wanted ? 1 : -1;
+  }
+
   // --- Heartbeats (protocol.md "Transport") -------------------------------------------------------
 
   /**

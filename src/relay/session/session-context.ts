@@ -58,6 +58,11 @@ export interface SessionSink {
   write(frame: Frame): void;
   /** Ends a client too slow to read, the transport's way. */
   closeSlowConsumer(): void;
+  /**
+   * A part of the session starts (true) or stops (false) waiting on `drained` (holding back, a
+   * replay), each once: a transport may tell of drains only while one waits.
+   */
+  wantDrains?(wanted: boolean): void;
   /** A stream was joined for the client, its updates replayed from `resumedFrom` (when defined). */
   joined?(stream: AnyStream, resumedFrom: ResumePoint | undefined): void;
   /** The transport's request rate allowance, when it takes requests (`list`). */

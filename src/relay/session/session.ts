@@ -88,7 +88,7 @@ export class Session implements StreamSubscriber {
     this.#context = context;
     this.#compact = options.encoding === 'compact';
     this.#onClose = options.onClose;
-    this.#heldBack = new SlowConsumerPolicy(context.limits, () => this.slowConsumer());
+    this.#heldBack = new SlowConsumerPolicy(context.limits, sink, () => this.slowConsumer());
     context.marketAdmission.open(this, options.apiKey, options.addressGroup);
     this.#wildcards = new SessionWildcards({
       registry: context.registry,
@@ -178,7 +178,7 @@ export class Session implements StreamSubscriber {
   /** The client's buffer drained: holding back ends, each held stream gets one fresh snapshot. */
   drained(): void {
     if (this.#replays.running.size > 0) this.#replays.drained();
-    // Called after every socket write that left: nothing to do unless holding back.
+    // Called while holding back or replaying (a transport may also call it at any other drain).
     if (!this.#heldBack.active || this.#sink.closed) return;
     const streams = this.#heldBack.resendOwed(
       this.#sink.bufferedBytes,

@@ -35,15 +35,23 @@ export interface OwedStream {
   snapshotFrame(): Frame;
 }
 
+/** Whom holding back tells that it waits on the reader's drains (the session's transport). */
+export interface DrainWaits {
+  wantDrains?(wanted: boolean): void;
+}
+
 export class SlowConsumerPolicy<Owed extends OwedStream> {
   readonly #limits: SlowReaderLimits;
+  readonly #drains: DrainWaits;
   readonly #onTooSlow: () => void;
   /** Streams whose messages were held back while the buffer was full: each owes one snapshot. */
   readonly #owed = new Set<Owed>();
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(limits: SlowReaderLimits, onTooSlow: () => void) {
+  /** `drains`: told when holding back starts and ends, as only then does a drain matter here. */
+  constructor(limits: SlowReaderLimits, drains: DrainWaits, onTooSlow: () => void) {
     this.#limits = limits;
+    this.#drains = drains;
     this.#onTooSlow = onTooSlow;
   }
 
@@ -66,6 +74,7 @@ export class SlowConsumerPolicy<Owed extends OwedStream> {
     if (this.#timer !== undefined) return;
     this.#timer = setTimeout(this.#onTooSlow, this.#limits.slowConsumerTimeoutMs);
     this.#timer.unref();
+    this.#drains.wantDrains?.(true);
   }
 
   /**
@@ -77,6 +86,7 @@ export class SlowConsumerPolicy<Owed extends OwedStream> {
     if (this.#timer === undefined || bufferedBytes > this.#limits.highWaterBytes) return undefined;
     clearTimeout(this.#timer);
     this.#timer = undefined;
+    this.#drains.wantDrains?.(false);
     const owed = [...this.#owed];
     this.#owed.clear();
     return owed;
@@ -106,6 +116,7 @@ export class SlowConsumerPolicy<Owed extends OwedStream> {
   }
 
   clear(): void {
+    if (this.#timer !== undefined) this.#drains.wantDrains?.(false);
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#owed.clear();
