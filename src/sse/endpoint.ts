@@ -58,6 +58,8 @@ export interface SseEndpoint {
 export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOptions): SseEndpoint {
   const connections = new Set<SseConnection>();
   let accepting = true;
+  // Runs only while SSE clients are connected: a relay serving WebSocket clients alone runs none of this.
+  const heartbeats = new Heartbeats(connections, options.heartbeatMs);
 
   const serve = (instance: FastifyInstance): void => {
     instance.get(SSE_PATH, (request, reply) => {
@@ -137,9 +139,11 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
       },
     );
     connections.add(connection);
+    heartbeats.start();
     connection.onceClosed(() => {
       connections.delete(connection);
       connection.dispose();
+      if (connections.size === 0) heartbeats.stop();
     });
     // The request is a `subscribe` of the whole selection; a reconnect resumes every stream of it.
     connection.session.handle({
@@ -155,14 +159,8 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
     });
   };
 
-  const heartbeat = setInterval(() => {
-    const now = new Date();
-    for (const connection of connections) connection.heartbeat(now);
-  }, options.heartbeatMs);
-  heartbeat.unref();
-
   app.addHook('preClose', async () => {
-    clearInterval(heartbeat);
+    heartbeats.stop();
     const closed = [...connections].map(
       (connection) =>
         new Promise<void>((resolve) => {
@@ -180,6 +178,32 @@ export function registerSseEndpoint(app: FastifyInstance, options: SseEndpointOp
       accepting = false;
     },
   };
+}
+
+/** One timer beats every connection's heartbeat, kept only while there is a connection. */
+class Heartbeats {
+  readonly #connections: ReadonlySet<SseConnection>;
+  readonly #periodMs: number;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(connections: ReadonlySet<SseConnection>, periodMs: number) {
+    this.#connections = connections;
+    this.#periodMs = periodMs;
+  }
+
+  start(): void {
+    if (this.#timer !== undefined) return;
+    this.#timer = setInterval(() => {
+      const now = new Date();
+      for (const connection of this.#connections) connection.heartbeat(now);
+    }, this.#periodMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
 }
 
 type ParsedQuery =

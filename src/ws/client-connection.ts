@@ -15,7 +15,18 @@
  * parsing, and its remedies (pausing the socket, closing 4429) are the socket's. A connection the
  * relay closes for a limit gets nothing more: what waits for the socket is dropped, the close frame
  * follows only what the kernel is taking, and the socket is destroyed after a grace if the client
- * has not read that far (ws/connection-close.ts).
+ * has not read that far (`ConnectionClose` below).
+ *
+ * How the WebSocket ends, and who ended it (`ConnectionClose`): a plain close after what is queued,
+ * a close for a limit (nothing more read, the socket destroyed after `closeGraceMs` if the client
+ * has not read up to the close frame), a slow-consumer close (the same, but still read, and kept
+ * for `slowConsumerLingerMs`), the close ws sends itself on a bad client frame (the same grace), or
+ * termination at once. Once closing starts, nothing more is queued or written. A close for a limit
+ * drops what waits for the socket (ws/socket-writer.ts), so its close frame follows only the write
+ * the kernel is taking, and ends our side after it. The socket then stays half-closed until the
+ * client has read that far: a client that stopped reading and reads again seconds later still
+ * finds the close frame, and sees the code rather than 1006. It is destroyed only after the grace,
+ * which bounds how long a client that never reads holds it (and the bytes of that one write).
  */
 import type { Socket } from 'node:net';
 import type { RawData, WebSocket } from 'ws';
@@ -23,8 +34,7 @@ import { closeCodes } from '../../packages/protocol/src/protocol/messages.ts';
 import { Session, type SessionSink } from '../relay/session/session.ts';
 import { type Frame, toFrame, type WireForm } from '../relay/streams/frame.ts';
 import type { AnyStream } from '../relay/streams/stream.ts';
-import { ConnectionClose } from './connection-close.ts';
-import type { ConnectionContext } from './connection-context.ts';
+import type { ConnectionContext, ConnectionLimits } from './connection-context.ts';
 import { parseClientFrame } from './frame-parser.ts';
 import { RATE_WINDOW_MS, RequestGuard } from './request-guard.ts';
 import { SocketWriter, type WriteCounts } from './socket-writer.ts';
@@ -120,10 +130,10 @@ export class ClientConnection implements SessionSink {
     return this.#guard.allowance;
   }
 
-  writeStream(stream: AnyStream, frame: Frame): void {
+  writeStream(stream: AnyStream, frame: Frame, alone: boolean): void {
     const wire = this.#plainJson ? frame.wire : frame.wireFor(this.#form, stream.number);
     // One stream has nothing to share a write with: queueing would only cost the queue.
-    if (this.#coalescer.enabled && this.session.streamCount > 1) this.#writer.enqueue(wire);
+    if (this.#coalescer.enabled && !alone) this.#writer.enqueue(wire);
     else this.#writer.write(wire);
   }
 
@@ -135,6 +145,10 @@ export class ClientConnection implements SessionSink {
 
   closeSlowConsumer(): void {
     this.#close.slowConsumer(closeCodes.slowConsumer, 'slow consumer');
+  }
+
+  wantDrains(wanted: boolean): void {
+    this.#writer.drainWaiters += wanted ? 1 : -1;
   }
 
   // --- Heartbeats (protocol.md "Transport") -------------------------------------------------------
@@ -176,7 +190,7 @@ export class ClientConnection implements SessionSink {
     this.write(toFrame({ type: 'going_away', reconnect_in_ms: reconnectInMs }));
   }
 
-  /** Closes for a limit (ws/connection-close.ts): nothing more read, destroyed after the grace. */
+  /** Closes for a limit (`ConnectionClose`): nothing more read, destroyed after the grace. */
   closeForLimit(code: number, reason: string): void {
     this.#close.forLimit(code, reason);
   }
@@ -245,5 +259,121 @@ export class ClientConnection implements SessionSink {
       // socket chunk of thousands of queued frames, so a flood costs one chunk per second.
       Math.max(RATE_WINDOW_MS, this.#guard.waitMs),
     ).unref();
+  }
+}
+
+/** How the connection ends, and who ended it (see the module's header). */
+class ConnectionClose {
+  readonly #ws: WebSocket;
+  readonly #socket: Socket;
+  readonly #writer: SocketWriter;
+  readonly #limits: Pick<ConnectionLimits, 'closeGraceMs' | 'slowConsumerLingerMs'>;
+  #closed = false;
+  #relayClosed = false;
+  /** The close code the relay decided and sent, whether or not the client read as far as it. */
+  #sentCode: number | undefined;
+
+  constructor(
+    ws: WebSocket,
+    socket: Socket,
+    writer: SocketWriter,
+    limits: Pick<ConnectionLimits, 'closeGraceMs' | 'slowConsumerLingerMs'>,
+  ) {
+    this.#ws = ws;
+    this.#socket = socket;
+    this.#writer = writer;
+    this.#limits = limits;
+  }
+
+  /** True once nothing more is queued or written on this connection. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Who ended the connection: the relay (close, terminate) or else the client. */
+  get closedBy(): 'relay' | 'client' {
+    return this.#relayClosed ? 'relay' : 'client';
+  }
+
+  /** The close code the relay (or ws on its behalf) sent, if any. */
+  get sentCode(): number | undefined {
+    return this.#sentCode;
+  }
+
+  close(code: number, reason: string): void {
+    if (this.#closed) return;
+    // What was queued before the close goes out before the close frame.
+    this.#writer.flushQueued();
+    if (this.#closed) return; // the flush found the buffer past its limit and closed already
+    this.stopWriting();
+    this.#relayClosed = true;
+    this.#sentCode = code;
+    this.#ws.close(code, reason);
+  }
+
+  /**
+   * Closes for a limit: nothing more is read or written, what waits for the socket is dropped, the
+   * close frame follows the write in flight, and the socket is destroyed after the grace if the
+   * client has not read that far (it then sees 1006, though the relay decided `code`).
+   */
+  forLimit(code: number, reason: string): void {
+    if (this.#closed) return;
+    // A flood waits in the client's own buffers rather than being read and framed.
+    this.#ws.pause();
+    this.#closeAfterInFlight(code, reason, this.#limits.closeGraceMs);
+  }
+
+  /**
+   * Closes a client that does not read (4008): as for a limit, but still read, so that its answer
+   * to the close frame ends the connection at once when it reads again, and kept for the longer
+   * `slowConsumerLingerMs`.
+   */
+  slowConsumer(code: number, reason: string): void {
+    if (this.#closed) return;
+    this.#closeAfterInFlight(code, reason, this.#limits.slowConsumerLingerMs);
+  }
+
+  /**
+   * ws found a bad client frame and has sent the close frame `code` itself (it then ends our side
+   * and keeps reading, dropping what arrives). The socket is not destroyed at once: frames the
+   * client sent before it saw the close (a compressing client sends some late, after deflating
+   * them) would reach a closed socket and be answered with a TCP reset, and a reset makes the
+   * client's kernel drop the close frame it has not read yet, so the client saw 1006 instead of
+   * the documented code. It is destroyed after the grace if the client never closes.
+   */
+  onBadFrame(code: number): void {
+    if (this.#closed) return;
+    this.stopWriting();
+    this.#relayClosed = true;
+    this.#sentCode = code;
+    this.#terminateAfter(this.#limits.closeGraceMs);
+  }
+
+  /** Drops the socket at once. */
+  terminate(): void {
+    if (!this.#closed) this.#relayClosed = true;
+    this.stopWriting();
+    this.#ws.terminate();
+  }
+
+  /** Nothing more is queued or written on this connection. */
+  stopWriting(): void {
+    this.#closed = true;
+    this.#writer.stop();
+  }
+
+  #closeAfterInFlight(code: number, reason: string, graceMs: number): void {
+    this.stopWriting();
+    this.#relayClosed = true;
+    this.#sentCode = code;
+    this.#ws.close(code, reason);
+    // Our side ends after the close frame (end() flushes what is queued first), so a client that
+    // reads sees the code at once instead of waiting for a close handshake.
+    this.#socket.end();
+    this.#terminateAfter(graceMs);
+  }
+
+  #terminateAfter(ms: number): void {
+    setTimeout(() => this.terminate(), ms).unref();
   }
 }

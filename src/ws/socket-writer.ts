@@ -4,16 +4,16 @@
  * queued for the relay-wide flush of ws/write-coalescer.ts at the end of the event-loop turn and then
  * written in one socket write
  * (docs/protocol.md "Write coalescing"). The bytes waiting count toward the connection's buffered
- * bytes, so holding back (relay/streams/slow-consumer.ts) sees them and the wait never grows a queue.
+ * bytes, so holding back (relay/streams/conflation.ts) sees them and the wait never grows a queue.
  *
  * While the kernel has not taken a write yet, what the relay writes waits here (the backlog) and
  * leaves in one write when it has. So Node's own buffer never holds
  * the relay's frames, and a close for a limit drops the backlog and puts the close frame behind only
  * what the kernel is already taking (docs/protocol.md "Slow consumers": the client sees 4008 when it
- * reads again). The writer also says when everything has left (`onDrained`), which ends holding back:
- * the socket's 'drain' event only follows a write that filled Node's buffer, so a connection held
- * back for bytes waiting in the coalescing queue was never released and was closed 4008 while
- * reading at full speed.
+ * reads again). The writer also says when everything has left (`onDrained`, while something waits
+ * on it), which ends holding back: the socket's 'drain' event only follows a write that filled
+ * Node's buffer, so a connection held back for bytes waiting in the coalescing queue was never
+ * released and was closed 4008 while reading at full speed.
  *
  * This is the per-delivery path of the fan-out: with one stream per client a poll's frame costs one
  * call here per subscriber, so everything it reads lives on this object, the socket and the
@@ -57,6 +57,8 @@ export class SocketWriter implements CoalescedWriter {
   #frames = 0;
   #writes = 0;
   #stopped = false;
+  /** What waits on `onDrained` (the session holding back, its replays): with nothing, no one is told. */
+  drainWaiters = 0;
 
   constructor(ws: WebSocket, socket: Socket, coalescer: WriteCoalescer, options: SocketWriterOptions) {
     this.#ws = ws;
@@ -157,6 +159,6 @@ export class SocketWriter implements CoalescedWriter {
       this.#send(backlog.length === 1 ? backlog[0]! : Buffer.concat(backlog, bytes));
       return;
     }
-    this.#onDrained();
+    if (this.drainWaiters > 0) this.#onDrained();
   };
 }

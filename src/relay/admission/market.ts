@@ -17,9 +17,9 @@ import { createHash } from 'node:crypto';
 import { marketOfStreamId } from '../../../packages/protocol/src/protocol/channels.ts';
 import { type Channel, channels, type ErrorCode } from '../../../packages/protocol/src/protocol/messages.ts';
 import { TokenBucket } from '../../upstream/rate-gate.ts';
+import { unknownMarketError } from '../streams/frame.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
-import { unknownMarketError } from '../streams/stream-messages.ts';
 import { defaultGroupLimits, type GroupLimits, GroupStreams } from './group-streams.ts';
 import type { KnownMarkets } from './known-markets.ts';
 

@@ -17,12 +17,18 @@ import type { HistoryCoverage } from '../../../packages/protocol/src/protocol/hi
 import type { RecordReader } from '../../history/recorder.ts';
 import type { RecordedMessage } from '../../history/store.ts';
 import { codecs, type StreamCodec } from '../channels/codecs.ts';
-import { encodeTextFrame, type Frame, frameOfWire, type StreamPosition, toFrame } from '../streams/frame.ts';
+import {
+  dataMessage,
+  encodeTextFrame,
+  type Frame,
+  frameOfWire,
+  type StreamPosition,
+  toFrame,
+} from '../streams/frame.ts';
 import { sentText } from '../streams/recorded.ts';
 import type { FoldedState } from '../streams/recorded-state.ts';
 import { foldStateAt } from '../streams/state-at.ts';
 import type { AnyStream } from '../streams/stream.ts';
-import { dataMessage } from '../streams/stream-messages.ts';
 
 /** A `since` subscription waiting for its history: holds live frames until released. */
 export interface PendingSince {

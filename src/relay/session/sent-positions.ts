@@ -10,20 +10,15 @@ import type { AnyStream } from '../streams/stream.ts';
 /** By stream key. */
 export class SentPositions extends Map<string, StreamPosition> {
   /**
-   * The frame to write of `frame`. A conflated update applies to the state it names: a member sent
+   * The frame to write of a conflated update `frame`, which applies to `basis` (the session writes any other as it is, and
+   * sets the position it was sent). A conflated update applies to the state it names: a member sent
    * another (it joined the group since, or was held back meanwhile) gets the current snapshot
    * instead, or nothing when it was already sent the state the update leads to.
    */
-  frameFor(stream: AnyStream, frame: Frame): Frame | undefined {
-    if (frame.basis === undefined) return frame;
+  frameFor(stream: AnyStream, frame: Frame, basis: StreamPosition): Frame | undefined {
     const last = this.get(stream.key);
-    if (last !== undefined && samePosition(last, frame.basis)) return frame;
+    if (last !== undefined && samePosition(last, basis)) return frame;
     return last !== undefined && samePosition(last, frame.position) ? undefined : stream.snapshotFrame();
-  }
-
-  /** `frame` was written to the session. */
-  record(stream: AnyStream, frame: Frame): void {
-    if (frame.position !== undefined) this.set(stream.key, frame.position);
   }
 }
 

@@ -7,9 +7,9 @@
 import type { ResumePoint } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { MarketAdmission } from '../admission/market.ts';
 import type { RelayEvents } from '../events.ts';
+import type { SlowReaderLimits } from '../streams/conflation.ts';
 import type { Frame } from '../streams/frame.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
-import type { SlowReaderLimits } from '../streams/slow-consumer.ts';
 import type { AnyStream } from '../streams/stream.ts';
 import type { ReplayService } from './replay/replays.ts';
 import type { SinceReads } from './since-reads.ts';
@@ -48,12 +48,21 @@ export interface SessionSink {
   readonly closed: boolean;
   /** Bytes written but not yet taken by the client (what holding back judges). */
   readonly bufferedBytes: number;
-  /** Writes a stream's `snapshot` or `update` in the transport's framing. */
-  writeStream(stream: AnyStream, frame: Frame): void;
+  /**
+   * Writes a stream's `snapshot` or `update` in the transport's framing. `alone`: the session holds
+   * no other stream, so no other stream's frame can share the write (told, so the transport asks
+   * nothing of the session per write).
+   */
+  writeStream(stream: AnyStream, frame: Frame, alone: boolean): void;
   /** Writes a message that is never held back (an answer, an error, a status), behind what is written. */
   write(frame: Frame): void;
   /** Ends a client too slow to read, the transport's way. */
   closeSlowConsumer(): void;
+  /**
+   * A part of the session starts (true) or stops (false) waiting on `drained` (holding back, a
+   * replay), each once: a transport may tell of drains only while one waits.
+   */
+  wantDrains?(wanted: boolean): void;
   /** A stream was joined for the client, its updates replayed from `resumedFrom` (when defined). */
   joined?(stream: AnyStream, resumedFrom: ResumePoint | undefined): void;
   /** The transport's request rate allowance, when it takes requests (`list`). */

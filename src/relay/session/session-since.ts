@@ -47,6 +47,8 @@ export class SessionSince {
   readonly #reads: SinceReads | undefined;
   /** The `since` each held stream was subscribed with, by stream key. */
   readonly #asked = new Map<string, string>();
+  /** The streams whose history is under way, by key: their live messages are held. */
+  readonly underWay: ReadonlyMap<string, unknown>;
 
   constructor(reads: SinceReads | undefined, host: SinceHost) {
     this.#host = host;
@@ -64,6 +66,7 @@ export class SessionSince {
         host.leave(stream);
       },
     });
+    this.underWay = this.#seams.underWay;
   }
 
   /** A subscribe's selection checked (./subscription.ts), `since` within the record's retention. */

@@ -4,7 +4,7 @@
  * gives it a `SessionSink` and its parsed requests. It checks each against the limits and market
  * admission, fetches the broker's history for a resume its rings cannot serve, joins the streams,
  * answers (`subscribed`, refusals, then each stream's replay or snapshot) and, when the client is
- * gone, leaves every stream. It holds back a slow reader (relay/streams/slow-consumer.ts). Requests
+ * gone, leaves every stream. It holds back a slow reader (relay/streams/conflation.ts). Requests
  * are answered in arrival order; `list` and `update` are planned in own-view.ts, `since` in
  * session-since.ts; `replay` runs beside the streams in replay/.
  */
@@ -26,11 +26,10 @@ import type {
 } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { Refusal } from '../admission/market.ts';
 import { hasDepths } from '../channels/relay-registry.ts';
-import { type Frame, toFrame } from '../streams/frame.ts';
+import { SlowConsumerPolicy } from '../streams/conflation.ts';
+import { type Frame, groupOf, toFrame } from '../streams/frame.ts';
 import { type HistoryReplay, NOTHING_FETCHED } from '../streams/registry.ts';
-import { SlowConsumerPolicy } from '../streams/slow-consumer.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
-import { groupOf } from '../streams/stream-messages.ts';
 import { echoedSelection, optionFields, subscribedMessage, withId } from './echo.ts';
 import {
   heldView,
@@ -73,7 +72,7 @@ export class Session implements StreamSubscriber {
   readonly #onClose: (() => void) | undefined;
   readonly #subscriptions = new Map<string, AnyStream>();
   readonly #lastSent = new SentPositions();
-  readonly #heldBack: SlowConsumerPolicy;
+  readonly #heldBack: SlowConsumerPolicy<AnyStream>;
   readonly #order = new RequestOrder();
   readonly #wildcards: SessionWildcards;
   /** Subscriptions with `since` (session/session-since.ts). */
@@ -89,7 +88,7 @@ export class Session implements StreamSubscriber {
     this.#context = context;
     this.#compact = options.encoding === 'compact';
     this.#onClose = options.onClose;
-    this.#heldBack = new SlowConsumerPolicy(context.limits, () => this.slowConsumer());
+    this.#heldBack = new SlowConsumerPolicy(context.limits, sink, () => this.slowConsumer());
     context.marketAdmission.open(this, options.apiKey, options.addressGroup);
     this.#wildcards = new SessionWildcards({
       registry: context.registry,
@@ -127,7 +126,7 @@ export class Session implements StreamSubscriber {
   // --- StreamSubscriber -------------------------------------------------------------------------
 
   deliver(stream: AnyStream, frame: Frame): void {
-    if (!this.#since.hold(stream, frame)) this.#write(stream, frame);
+    if (this.#since.underWay.size === 0 || !this.#since.hold(stream, frame)) this.#write(stream, frame);
   }
 
   /** Writes a stream message, held back for a slow reader; a `since` history's past its seam. */
@@ -137,10 +136,11 @@ export class Session implements StreamSubscriber {
       this.#heldBack.holdBack(stream);
       return;
     }
-    const sent = this.#lastSent.frameFor(stream, frame);
+    // Only a paced group's conflated update depends on what this session was sent last.
+    const sent = frame.basis === undefined ? frame : this.#lastSent.frameFor(stream, frame, frame.basis);
     if (sent === undefined) return;
-    this.#sink.writeStream(stream, sent);
-    this.#lastSent.record(stream, sent);
+    this.#sink.writeStream(stream, sent, this.#subscriptions.size === 1);
+    if (sent.position !== undefined) this.#lastSent.set(stream.key, sent.position);
   }
 
   notify(_stream: AnyStream, frame: Frame): void {
@@ -177,8 +177,8 @@ export class Session implements StreamSubscriber {
 
   /** The client's buffer drained: holding back ends, each held stream gets one fresh snapshot. */
   drained(): void {
-    this.#replays.drained();
-    // Called after every socket write that left: nothing to do unless holding back.
+    if (this.#replays.running.size > 0) this.#replays.drained();
+    // Called while holding back or replaying (a transport may also call it at any other drain).
     if (!this.#heldBack.active || this.#sink.closed) return;
     const streams = this.#heldBack.resendOwed(
       this.#sink.bufferedBytes,

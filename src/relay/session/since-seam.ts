@@ -24,9 +24,8 @@ import type { RecordReader } from '../../history/recorder.ts';
 import { codecs, type StreamCodec } from '../channels/codecs.ts';
 import type { HeldMessage, HistoryRead, RecordReach, ServesHistory } from '../channels/relay-definition.ts';
 import { type ChannelUpstream, historyOf } from '../channels/relay-registry.ts';
-import { type Frame, toFrame } from '../streams/frame.ts';
+import { dataMessage, type Frame, type MessagePosition, toFrame } from '../streams/frame.ts';
 import type { AnyStream } from '../streams/stream.ts';
-import { dataMessage, type MessagePosition } from '../streams/stream-messages.ts';
 import { type PendingSince, RecordSeam } from './record-seam.ts';
 import type { JoinedStream } from './subscription.ts';
 
@@ -202,6 +201,8 @@ export interface SinceBegun {
 export class SinceSeams {
   readonly #session: SeamSession;
   readonly #seams = new Map<string, PendingSince>();
+  /** The streams whose history is under way: none, and no live message need be looked at here. */
+  readonly underWay: ReadonlyMap<string, PendingSince> = this.#seams;
 
   constructor(session: SeamSession) {
     this.#session = session;

@@ -1,6 +1,10 @@
 /**
  * @module relay/streams/frame
- * A message prepared once for every subscriber: its JSON text and the complete server-to-client
+ * Every message a stream sends about itself, as the wire has it (protocol.md "Server messages"):
+ * its `snapshot` and `update`, `confirmed`, `status`, and the errors a subscription to it may get,
+ * built from the stream's identity and position (so the stream, relay/streams/stream.ts, keeps its
+ * sequence, state and subscribers; each message's fields are in the order the wire shows); and the
+ * message prepared once for every subscriber: its JSON text and the complete server-to-client
  * WebSocket text frame around it (RFC 6455 section 5.2: FIN, opcode 1, no mask). The fan-out layer
  * owns the encoded payload (as Centrifuge's hub does), so fanning a message out to N clients costs
  * N socket writes of the same bytes and no per-client framing or UTF-8 encoding; src/ws/ and
@@ -13,9 +17,134 @@
  * @see https://www.rfc-editor.org/rfc/rfc6455#section-5.2
  */
 import { constants, deflateRawSync } from 'node:zlib';
-import { onTheWire } from '../../../packages/protocol/src/protocol/channels.ts';
+import { onTheWire, streamIdNoun } from '../../../packages/protocol/src/protocol/channels.ts';
 import { encodeCompactStreamMessage } from '../../../packages/protocol/src/protocol/compact.ts';
-import type { ServerMessage, StreamMessage } from '../../../packages/protocol/src/protocol/messages.ts';
+import type {
+  BookDepth,
+  Channel,
+  ConfirmedMessage,
+  ErrorMessage,
+  ServerMessage,
+  StatusMessage,
+  StreamMessage,
+  StreamState,
+} from '../../../packages/protocol/src/protocol/messages.ts';
+
+/**
+ * The stream a message is about; a book's depth is named in each of its messages. `depth` is
+ * undefined exactly on a channel without depths (null: a book's full depth), as a stream reads it
+ * from its channel's definition once, when it is made, so no message asks the channel again.
+ */
+export interface MessageSubject {
+  readonly channel: Channel;
+  readonly market: string;
+  readonly depth: BookDepth | undefined;
+  readonly group?: string | undefined;
+}
+
+/** Where a `snapshot` or `update` sits in its stream, and the times of the state it carries. */
+export interface MessagePosition {
+  epoch: string;
+  seq: number;
+  ts: string;
+  rts: string;
+}
+
+/**
+ * A `snapshot` or `update` at `at`, `checksum` being that of the state after it; `prevSeq`: the
+ * `seq` a conflated update applies to, when that is not the one before it (a paced group's).
+ */
+export function dataMessage(
+  subject: MessageSubject,
+  type: 'snapshot' | 'update',
+  data: unknown,
+  at: MessagePosition,
+  checksum: number | undefined,
+  prevSeq?: number,
+): ServerMessage {
+  // The cast is the one place where the generic state meets the wire types; the codecs
+  // registered in relay/channels/codecs.ts pair each channel with its data shape.
+  return {
+    type,
+    channel: subject.channel,
+    market: subject.market,
+    epoch: at.epoch,
+    seq: at.seq,
+    ...(prevSeq === undefined ? {} : { prev_seq: prevSeq }),
+    ts: at.ts,
+    rts: at.rts,
+    ...depthOf(subject),
+    ...groupOf(subject),
+    data,
+    ...(checksum === undefined ? {} : { checksum }),
+  } as ServerMessage;
+}
+
+/** Upstream confirmed the state at `seq` of `epoch` when the relay received `confirmed`. */
+export function confirmedMessage(
+  subject: MessageSubject,
+  epoch: string,
+  seq: number,
+  confirmed: string,
+): ConfirmedMessage {
+  return {
+    type: 'confirmed',
+    channel: subject.channel,
+    market: subject.market,
+    ...depthOf(subject),
+    ...groupOf(subject),
+    epoch,
+    seq,
+    confirmed,
+  };
+}
+
+export function statusMessage(subject: MessageSubject, state: StreamState, reason?: string): StatusMessage {
+  return {
+    type: 'status',
+    channel: subject.channel,
+    market: subject.market,
+    ...depthOf(subject),
+    ...groupOf(subject),
+    state,
+    ...(reason === undefined ? {} : { reason }),
+  };
+}
+
+/** A book's depth, named in each of its messages; nothing on a channel without depths. */
+export function depthOf(subject: { readonly depth: BookDepth | undefined }): { depth?: BookDepth } {
+  return subject.depth === undefined ? {} : { depth: subject.depth };
+}
+
+/** A grouped book's step, named in each of its messages beside its depth. */
+export function groupOf(subject: { readonly group?: string | undefined }): { group?: string } {
+  return subject.group === undefined ? {} : { group: subject.group };
+}
+
+/** A subscription that never got its first state could not be served at all. */
+export function upstreamUnavailableError(subject: MessageSubject, reason: string | undefined): ErrorMessage {
+  return {
+    type: 'error',
+    code: 'upstream_unavailable',
+    message: `upstream is unavailable${reason === undefined ? '' : `: ${reason}`}`,
+    channel: subject.channel,
+    market: subject.market,
+  };
+}
+
+/**
+ * What a subscriber to a stream id upstream does not have (a market, a feed, a path) is told
+ * (protocol.md "Error codes").
+ */
+export function unknownMarketError(channel: Channel, market: string): ErrorMessage {
+  return {
+    type: 'error',
+    code: 'unknown_market',
+    message: `${streamIdNoun(channel)} ${market} does not exist upstream`,
+    channel,
+    market,
+  };
+}
 
 /** Where a stream message stands in its stream: what a client resumes from. */
 export interface StreamPosition {
@@ -60,7 +189,7 @@ export class Frame {
 
   /**
    * The same bytes as a frame that applies to `basis` (an ordinary update handed to a paced group,
-   * whose members must have been sent the state before it: see relay/streams/conflated.ts).
+   * whose members must have been sent the state before it: see relay/streams/conflation.ts).
    */
   applyingTo(basis: StreamPosition): Frame {
     return new Frame(this.wire, this.#payloadOffset, this.position, basis);
@@ -137,9 +266,15 @@ interface CompactWires {
   deflated: Buffer | undefined;
 }
 
-export function toFrame(message: ServerMessage): Frame {
+/**
+ * `message` serialised once. `idsArePaths`: whether the wire names its stream id `path`, when the
+ * caller read it from the channel's definition already (a stream, when it was made); undefined:
+ * the definition is asked, unless the message names no channel (a heartbeat, a `pong`).
+ */
+export function toFrame(message: ServerMessage, idsArePaths?: boolean): Frame {
+  const named = idsArePaths === false || !('channel' in message) ? message : onTheWire(message);
   // The text itself is not kept: the bytes say the same in less than half the memory.
-  const { wire, payloadOffset } = encodeTextFrame(JSON.stringify(onTheWire(message)));
+  const { wire, payloadOffset } = encodeTextFrame(JSON.stringify(named));
   if (message.type !== 'snapshot' && message.type !== 'update')
     return new Frame(wire, payloadOffset, undefined);
   const position = { epoch: message.epoch, seq: message.seq };

@@ -5,14 +5,19 @@
  * message numbered and sent, whoever numbered it (this relay, or the cluster's lease holder), passes
  * here once, so here is where the history recorder is told of it.
  * Typed end to end: a stream only takes the state type its channel declares.
+ *
+ * What upstream confirmed unchanged goes out here too: every `confirmMs`, each stream whose state
+ * upstream confirmed since its subscribers last heard of it sends them one `confirmed` message
+ * (protocol.md "`confirmed`"), so a client tells a quiet stream (confirmed unchanged at T) from a
+ * stalled one. The message is encoded once per stream for all its subscribers; a stream that sent
+ * an update in the period says nothing more (the update's `rts` is its confirmation).
  */
 import type { StreamState } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { TraceSpan } from '../../util/tracing.ts';
-import { hasDepths } from '../channels/relay-registry.ts';
 import type { RelayEvents } from '../events.ts';
-import type { Frame } from './frame.ts';
+import { depthOf, type Frame, groupOf } from './frame.ts';
+import type { StreamRegistry } from './registry.ts';
 import type { AnyStream, Stream } from './stream.ts';
-import { groupOf } from './stream-messages.ts';
 
 /** Takes each `snapshot` and `update` a stream sent, at once and without waiting (history/recorder.ts buffers it). */
 export type RecordSink = (stream: AnyStream, frame: Frame, kind: 'snapshot' | 'update') => void;
@@ -124,10 +129,40 @@ export class StreamPublisher {
     this.#events.emit('stream:state', {
       channel: stream.channel,
       market: stream.market,
-      ...(hasDepths(stream.channel) ? { depth: stream.depth ?? null } : {}),
+      ...depthOf(stream),
       ...groupOf(stream),
       state,
       ...(reason === undefined ? {} : { reason }),
     });
+  }
+}
+
+/** Sends the `confirmed` messages of the streams upstream confirmed unchanged, every period. */
+export class ConfirmationAnnouncer {
+  readonly #registry: StreamRegistry;
+  readonly #periodMs: number;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(registry: StreamRegistry, periodMs: number) {
+    this.#registry = registry;
+    this.#periodMs = periodMs;
+  }
+
+  start(): void {
+    if (this.#timer !== undefined || this.#periodMs <= 0) return;
+    this.#timer = setInterval(() => this.announce(), this.#periodMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** One round: returns how many streams sent a `confirmed`. */
+  announce(): number {
+    let sent = 0;
+    for (const stream of this.#registry.streams()) if (stream.announceConfirmation()) sent += 1;
+    return sent;
   }
 }

@@ -3,14 +3,13 @@
  * A stream message as the history store keeps it (history/store.ts), and back: the fields of a sent
  * `snapshot` or `update` read from its JSON text once, off the fan-out path, when the recorder
  * flushes; and the text rebuilt from them, byte for byte the one that was sent, by the same builder
- * the stream used (stream-messages.ts), for an export or a replay.
+ * the stream used (./frame.ts), for an export or a replay.
  */
 import { onTheWire } from '../../../packages/protocol/src/protocol/channels.ts';
 import type { BookDepth, Channel } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { RecordedMessage } from '../../history/store.ts';
 import { hasDepths } from '../channels/relay-registry.ts';
-import type { Frame } from './frame.ts';
-import { dataMessage, groupOf, type MessageSubject } from './stream-messages.ts';
+import { dataMessage, type Frame, groupOf, type MessageSubject } from './frame.ts';
 
 /** The stream a message was sent on: what the message text alone would have to be searched for. */
 export interface RecordedSubject extends MessageSubject {
@@ -20,7 +19,7 @@ export interface RecordedSubject extends MessageSubject {
 /**
  * Reads a sent message's fields from its text. A JSON string escapes every `"` inside it, so the
  * first `"ts":"`, `"rts":"` and `"data":` of the text are the message's own keys, and `data` is
- * the last field but an optional trailing `checksum` (stream-messages.ts builds them in that order).
+ * the last field but an optional trailing `checksum` (./frame.ts builds them in that order).
  */
 export function recordedOf(
   subject: RecordedSubject,
@@ -54,7 +53,7 @@ export function sentText(record: RecordedMessage): string {
   const subject = {
     channel: record.channel as Channel,
     market: record.market,
-    depth: (record.depth ?? undefined) as BookDepth | undefined,
+    depth: hasDepths(record.channel) ? ((record.depth ?? null) as BookDepth) : undefined,
     group: record.group,
   };
   const at = { epoch: record.epoch, seq: record.seq, ts: record.ts, rts: record.rts };

@@ -3,30 +3,28 @@
  * One (channel, market[, depth, group]) stream: its epoch, contiguous `seq`, last state, freshness and a
  * bounded ring of recent updates for resume (protocol.md "Sequencing"). Every message is serialised
  * once here and the same bytes go to every subscriber (the fan-out costs one write per client);
- * what each message holds is relay/streams/stream-messages.ts.
+ * what each message holds is relay/streams/frame.ts.
  */
 
+import { idsArePaths } from '../../../packages/protocol/src/channels/registry.ts';
 import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
-import type {
-  BookDepth,
-  Channel,
-  ServerMessage,
-  StreamState,
-} from '../../../packages/protocol/src/protocol/messages.ts';
+import type { BookDepth, Channel, StreamState } from '../../../packages/protocol/src/protocol/messages.ts';
 import { type ChannelDelta, type ChannelState, type StreamCodec, sendWhole } from '../channels/codecs.ts';
 import { hasDepths } from '../channels/relay-registry.ts';
-import { ConflatedFrames } from './conflated.ts';
-import { type Frame, type StreamPosition, toFrame } from './frame.ts';
-import type { PacedState } from './paced.ts';
-import { type ResumeBounds, ResumeRing } from './resume-ring.ts';
-import { newEpoch, type PublishResult, type SequencedFrame, type StreamIdentity } from './stream-identity.ts';
+import { ConflatedFrames } from './conflation.ts';
 import {
   confirmedMessage,
   dataMessage,
+  type Frame,
+  type StreamPosition,
   statusMessage,
+  toFrame,
   unknownMarketError,
   upstreamUnavailableError,
-} from './stream-messages.ts';
+} from './frame.ts';
+import type { PacedState } from './paced.ts';
+import { type ResumeBounds, ResumeRing } from './resume-ring.ts';
+import { newEpoch, type PublishResult, type SequencedFrame, type StreamIdentity } from './stream-identity.ts';
 import { Subscribers } from './subscribers.ts';
 
 /** What a stream needs from a connection subscribed to it. */
@@ -65,6 +63,8 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   readonly depth: BookDepth | undefined;
   /** A grouped `book` stream's group step; undefined: the book as upstream's levels are. */
   readonly group: string | undefined;
+  /** Whether the wire names this stream's id `path`: read once, so no message asks its channel. */
+  readonly idsArePaths: boolean;
   /** Those paced (`interval`, `threshold`) get the change since their group's last message when it sends (./paced.ts). */
   readonly subscribers = new Subscribers<StreamSubscriber>(
     (paced, sent) => this.#sendPaced(paced, sent),
@@ -105,6 +105,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     this.market = identity.market;
     this.depth = hasDepths(identity.channel) ? (identity.depth ?? null) : undefined;
     this.group = hasDepths(identity.channel) ? identity.group : undefined;
+    this.idsArePaths = idsArePaths(identity.channel);
     this.key = streamKey(identity.channel, identity.market, identity.depth, this.group);
     this.#codec = codec;
     this.#conflated = new ConflatedFrames(this, codec);
@@ -143,7 +144,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   publish(next: State, ts: string, rts: string, now: number): PublishResult {
     if (this.#state === undefined) {
       const at = { seq: 1, ts, rts };
-      const frame = toFrame(this.#message('snapshot', next, at, this.#codec.checksum?.(next)));
+      const frame = this.#dataFrame('snapshot', next, at, this.#codec.checksum?.(next));
       return this.#commit(next, at, now, frame, frame, 'snapshot');
     }
     const delta = this.#codec.diff(this.#state, next);
@@ -156,10 +157,10 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     }
     const at = { seq: this.#seq + 1, ts, rts };
     const checksum = this.#codec.checksum?.(next);
-    const update = delta === sendWhole ? undefined : toFrame(this.#message('update', delta, at, checksum));
+    const update = delta === sendWhole ? undefined : this.#dataFrame('update', delta, at, checksum);
     const snapshot =
       update === undefined || this.#codec.noUpdateLargerThanSnapshot === true
-        ? toFrame(this.#message('snapshot', next, at, checksum))
+        ? this.#dataFrame('snapshot', next, at, checksum)
         : undefined;
     if (update !== undefined && (snapshot === undefined || update.bytes.length <= snapshot.bytes.length))
       return this.#commit(next, at, now, update, snapshot, 'update');
@@ -205,9 +206,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   snapshotFrame(): Frame {
     if (this.#state === undefined) throw new Error(`stream ${this.key} has no state yet`);
     const at = { seq: this.#seq, ts: this.#ts, rts: this.#rts };
-    this.#snapshot ??= toFrame(
-      this.#message('snapshot', this.#state, at, this.#codec.checksum?.(this.#state)),
-    );
+    this.#snapshot ??= this.#dataFrame('snapshot', this.#state, at, this.#codec.checksum?.(this.#state));
     return this.#snapshot;
   }
 
@@ -259,7 +258,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     this.subscribers.changed();
   }
 
-  /** A paced group's turn: one frame for every member, the change since `sent` (./conflated.ts). */
+  /** A paced group's turn: one frame for every member, the change since `sent` (./conflation.ts). */
   #sendPaced(members: ReadonlySet<StreamSubscriber>, sent: PacedState): void {
     if (this.#state === undefined) return;
     const current = { state: this.#state, epoch: this.#epoch, seq: this.#seq, ts: this.#ts, rts: this.#rts };
@@ -318,7 +317,10 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     if (this.#state === undefined || this.#freshness !== 'live' || this.subscribers.size === 0) return false;
     if (this.#confirmedRts === this.#announcedRts) return false;
     this.#announcedRts = this.#confirmedRts;
-    const frame = toFrame(confirmedMessage(this, this.#epoch, this.#seq, this.#confirmedRts));
+    const frame = toFrame(
+      confirmedMessage(this, this.#epoch, this.#seq, this.#confirmedRts),
+      this.idsArePaths,
+    );
     for (const subscriber of this.subscribers) subscriber.notify(this, frame);
     return true;
   }
@@ -331,7 +333,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     // A subscription that never got its first state could not be served at all: say so as an error.
     const error =
       state === 'stale' && this.#state === undefined
-        ? toFrame(upstreamUnavailableError(this, reason))
+        ? toFrame(upstreamUnavailableError(this, reason), this.idsArePaths)
         : undefined;
     for (const subscriber of this.subscribers) {
       subscriber.notify(this, frame);
@@ -341,7 +343,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   }
 
   statusFrame(reason?: string): Frame {
-    return toFrame(statusMessage(this, this.#freshness, reason));
+    return toFrame(statusMessage(this, this.#freshness, reason), this.idsArePaths);
   }
 
   /**
@@ -354,7 +356,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     this.#freshness = 'closed';
     const frame = hadState
       ? this.statusFrame(reason)
-      : toFrame(unknownMarketError(this.channel, this.market));
+      : toFrame(unknownMarketError(this.channel, this.market), this.idsArePaths);
     for (const subscriber of [...this.subscribers]) {
       subscriber.notify(this, frame);
       subscriber.ended(this);
@@ -363,14 +365,14 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     this.#recent.clear();
   }
 
-  /** A `snapshot` or `update` at `at` of this epoch, `checksum` being that of the state after it. */
-  #message(
+  /** The frame of a `snapshot` or `update` at `at` of this epoch, `checksum` that of the state after it. */
+  #dataFrame(
     type: 'snapshot' | 'update',
     data: State | Delta,
     at: { seq: number; ts: string; rts: string },
     checksum: number | undefined,
-  ): ServerMessage {
-    return dataMessage(this, type, data, { epoch: this.#epoch, ...at }, checksum);
+  ): Frame {
+    return toFrame(dataMessage(this, type, data, { epoch: this.#epoch, ...at }, checksum), this.idsArePaths);
   }
 }
 

@@ -28,6 +28,8 @@ export interface ReplayOutput {
   readonly closed: boolean;
   readonly bufferedBytes: number;
   write(frame: Frame): void;
+  /** Told once when the first replay starts and once when the last ends: replays wait on drains. */
+  wantDrains?(wanted: boolean): void;
 }
 
 export interface ReplayPacing {

@@ -182,6 +182,8 @@ export class SessionReplays {
   readonly #answers: ReplayAnswers;
   /** Running replays by their id's JSON (the id 1 and the id "1" are two). */
   readonly #runs = new Map<string, ReplayRun>();
+  /** The same, read-only: with none, the session need not tell of its drains. */
+  readonly running: ReadonlyMap<string, ReplayRun> = this.#runs;
 
   constructor(
     service: ReplayService | undefined,
@@ -243,6 +245,7 @@ export class SessionReplays {
     if (recorder === undefined) return;
     const run = new ReplayRun(planned.plan, recorder.store, this.#output, service.pacing);
     this.#runs.set(key, run);
+    if (this.#runs.size === 1) this.#output.wantDrains?.(true);
     service.count(this.#address, 1);
     service.track(run, this.#run(service, key, run, recorder));
   }
@@ -288,6 +291,7 @@ export class SessionReplays {
         this.#answers.error(run.id, 'internal', 'the record could not be read: the replay ended');
     } finally {
       this.#runs.delete(key);
+      if (this.#runs.size === 0) this.#output.wantDrains?.(false);
       service.count(this.#address, -1);
     }
   }
