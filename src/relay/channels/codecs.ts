@@ -37,8 +37,3 @@ function definedCodecs(): { readonly [C in DefinedChannel]: StreamCodec<ChannelS
     Object.entries(relayChannels).map(([channel, { codec }]) => [channel, codec]),
   ) as { readonly [C in DefinedChannel]: StreamCodec<ChannelState<C>, ChannelDelta<C>> };
 }
-
-/** protocol.md: `ts` is ISO 8601 UTC with milliseconds; upstream's batch prices may omit them. */
-export function withMilliseconds(timestamp: string): string {
-  return new Date(timestamp).toISOString();
-}

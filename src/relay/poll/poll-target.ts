@@ -21,6 +21,7 @@ import type { Tracing } from '../../util/tracing.ts';
 import type { EventArgs, ReadHooks } from '../channels/relay-definition.ts';
 import type { ChannelUpstream } from '../channels/relay-registry.ts';
 import type { Broker } from '../coordination/broker.ts';
+import type { PollTimes } from '../coordination/stream-numbering.ts';
 import type { PollKind, RelayEvents } from '../events.ts';
 import type { StreamPublisher } from '../streams/publisher.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
@@ -258,4 +259,19 @@ function meteredSource(source: PollSource, before: () => Promise<void>): PollSou
       };
     },
   });
+}
+
+/**
+ * A poll's times as its numbering takes them: `ts` is upstream's time of the data as protocol.md
+ * spells it (ISO 8601 UTC with milliseconds, which upstream's batch prices may omit), `rts` when
+ * the answer arrived.
+ */
+export function pollTimes(
+  upstreamTimestamp: string,
+  askedAt: number,
+  receivedAt: number,
+  trace?: PollTimes['trace'],
+): PollTimes {
+  const ts = new Date(upstreamTimestamp).toISOString();
+  return { askedAt, ts, rts: new Date(receivedAt).toISOString(), receivedAt, trace };
 }

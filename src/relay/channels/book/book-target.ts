@@ -29,10 +29,10 @@ import type { SharedResult } from '../../coordination/shared-result.ts';
 import type { AppliedPoll, PollTimes, StreamNumbering } from '../../coordination/stream-numbering.ts';
 import { marketId } from '../../poll/not-found.ts';
 import type { PollOutcome } from '../../poll/outcomes.ts';
-import { type PollContext, PollTarget } from '../../poll/poll-target.ts';
+import { type PollContext, PollTarget, pollTimes } from '../../poll/poll-target.ts';
 import type { TargetTiming } from '../../poll/scheduler.ts';
 import type { StreamOf } from '../../streams/stream.ts';
-import { type ChannelState, withMilliseconds } from '../codecs.ts';
+import type { ChannelState } from '../codecs.ts';
 import type { ServedFromBook } from '../relay-definition.ts';
 import { bookServedChannels, relayChannels } from '../relay-registry.ts';
 import { HeldBook } from './held-book.ts';
@@ -109,13 +109,7 @@ export class BookTarget extends PollTarget {
       const book = await source.orderBook(this.market, trace === undefined ? reading : { ...reading, trace });
       if (this.removed) return [];
       const receivedAt = now();
-      const times = {
-        askedAt,
-        ts: withMilliseconds(book.timestamp),
-        rts: toIso(receivedAt),
-        receivedAt,
-        trace,
-      };
+      const times = pollTimes(book.timestamp, askedAt, receivedAt, trace);
       const served = this.#applyServed(book, times);
       const depth = () => (whole ? null : deepestOf(registry.streamsOf('book', this.market)));
       const books = await this.#numbering.produce(() => this.#held.aggregated(book, depth()), times);
@@ -277,13 +271,8 @@ export class BookTarget extends PollTarget {
   #onShared(result: SharedResult): void {
     if (result.kind !== 'book' || result.book.market_id.toLowerCase() !== this.market) return;
     const { book, receivedAt } = result;
-    const rts = toIso(receivedAt);
-    this.#applyServed(book, { askedAt: receivedAt, ts: withMilliseconds(book.timestamp), rts, receivedAt });
+    this.#applyServed(book, pollTimes(book.timestamp, receivedAt, receivedAt));
   }
-}
-
-function toIso(at: number): string {
-  return new Date(at).toISOString();
 }
 
 /** The deepest of the ungrouped streams' depths (null: the full book); a grouped one is served apart. */

@@ -12,9 +12,8 @@ import type { ClobPriceSnapshot } from '../../../upstream/schemas.ts';
 import { priceTargetKey } from '../../coordination/redis/keys.ts';
 import type { StreamNumbering } from '../../coordination/stream-numbering.ts';
 import type { PollOutcome } from '../../poll/outcomes.ts';
-import { type Confirmation, type PollContext, PollTarget } from '../../poll/poll-target.ts';
+import { type Confirmation, type PollContext, PollTarget, pollTimes } from '../../poll/poll-target.ts';
 import type { TargetTiming } from '../../poll/scheduler.ts';
-import { withMilliseconds } from '../codecs.ts';
 import { priceDataOf } from './codec.ts';
 
 /** One market with a price stream. */
@@ -156,12 +155,7 @@ export class PriceBatchTarget extends PollTarget {
   ): Promise<PollOutcome | undefined> | undefined {
     const health = this.#health.get(market);
     if (health === undefined || askedAt < health.appliedAskedAt) return undefined;
-    const times = {
-      askedAt,
-      ts: withMilliseconds(entry.timestamp),
-      rts: new Date(receivedAt).toISOString(),
-      receivedAt,
-    };
+    const times = pollTimes(entry.timestamp, askedAt, receivedAt);
     return health.numbering
       .produce(() => priceDataOf(entry), times)
       .then((applied) => {
