@@ -9,6 +9,7 @@
  */
 import type { z } from 'zod';
 import type { ErrorCode } from '../../packages/protocol/src/protocol/messages.ts';
+import { compiledCheck } from './compiled-check.ts';
 import { UpstreamInvalidArgumentError } from './errors.ts';
 import type { QueryValue } from './exchange.ts';
 import type { UpstreamRequest } from './outcome.ts';
@@ -70,6 +71,7 @@ function rowsOf(method: 'GET' | 'POST') {
   ): Endpoint<A, T> => {
     // The route template names the endpoint in errors, events and metrics.
     const name = `${method} ${path}`;
+    const check = compiledCheck(response);
     return {
       method,
       path,
@@ -84,6 +86,7 @@ function rowsOf(method: 'GET' | 'POST') {
           query: parts.query,
           body: parts.body,
           schema: response,
+          check,
           notFoundCode: notFound,
         };
       },

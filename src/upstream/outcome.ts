@@ -21,6 +21,11 @@ import { retryAfterMs } from './rate-gate.ts';
 
 export interface UpstreamRequest<T> extends HttpRequest {
   schema: z.ZodType<T>;
+  /**
+   * The schema's compiled check (compiled-check.ts), made once with the endpoint's row so that no
+   * answer looks it up; without it, the answer's check is looked up by its schema.
+   */
+  check?: ((value: unknown) => value is T) | undefined;
   /** Protocol code for a 404 when the endpoint is not about one market (default `unknown_market`). */
   notFoundCode?: ErrorCode;
 }
@@ -162,7 +167,7 @@ function validateBody<T>(request: UpstreamRequest<T>, text: string, status: numb
     return { ok: false, outcome: 'invalid_json', status, error, retryable: false };
   }
   // The compiled check accepts only what the schema accepts; zod runs to say what is wrong.
-  const check = compiledCheck(request.schema);
+  const check = 'check' in request ? request.check : compiledCheck(request.schema);
   if (check?.(json)) return { ok: true, outcome: 'ok', status, value: json };
   const parsed = request.schema.safeParse(json);
   // What zod accepts and the compiled check does not is a record key `__proto__`, which zod would
