@@ -377,3 +377,9 @@ class ConnectionClose {
     setTimeout(() => this.terminate(), ms).unref();
   }
 }
+
+/** One heartbeat period of every connection, at one time (protocol.md "Transport"). */
+export function heartbeatAll(connections: Iterable<ClientConnection>): void {
+  const now = new Date();
+  for (const connection of connections) connection.heartbeat(now);
+}

@@ -25,7 +25,7 @@ import type { ReplayService } from '../relay/session/replay/replays.ts';
 import type { SessionIds } from '../relay/session/session-ids.ts';
 import type { SinceReads } from '../relay/session/since-reads.ts';
 import type { StreamRegistry } from '../relay/streams/registry.ts';
-import { ClientConnection } from './client-connection.ts';
+import { ClientConnection, heartbeatAll } from './client-connection.ts';
 import type { ConnectionContext, ConnectionLimits } from './connection-context.ts';
 import { guardPendingConnections, type PendingGuard } from './pending-connections.ts';
 import { WriteCoalescer } from './write-coalescer.ts';
@@ -213,10 +213,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
       }),
   );
 
-  const heartbeat = setInterval(() => {
-    const now = new Date();
-    for (const connection of connections) connection.heartbeat(now);
-  }, options.heartbeatMs);
+  const heartbeat = setInterval(heartbeatAll, options.heartbeatMs, connections);
   heartbeat.unref();
 
   app.addHook('preClose', async () => {
