@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HeldBook } from '../../../../src/relay/channels/book/held-book.ts';
+import { HeldBook } from '../../../../src/relay/channels/book/book-target.ts';
 import { aggregateBook } from '../../../../src/relay/channels/book/levels.ts';
 import type { OrderBook } from '../../../../src/upstream/schemas.ts';
 
