@@ -84,7 +84,7 @@ export interface Broker {
     codec: NumberedCodec<State, Delta>,
     context: NumberingContext,
     onApplied: (poll: AppliedPoll) => void,
-  ): StreamNumbering<State>;
+  ): StreamNumbering<State, Delta>;
   /**
    * Upstream responses another relay polled for `target`, for the streams each relay numbers itself.
    * `wanted`, when given, is asked before a response is read: false skips it unread (no stream here

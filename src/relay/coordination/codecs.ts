@@ -4,9 +4,9 @@
  * numbers them: the channel's target numbering (relay/channels/<channel>/codec.ts: the
  * target's streams, how each is cut from the target's state, how its messages are diffed and
  * applied) and how to find this relay's stream of each, which the cluster's numbering asks one
- * stream at a time (a relay alone takes all of a market's from the registry in one pass per poll,
- * relay/coordination/local/broker.ts). What reading them back from Redis adds is the Redis broker's
- * own (relay/coordination/redis/codecs.ts).
+ * stream at a time (a relay alone serves all of a market's at once: those its target keeps, or
+ * else the registry's, relay/coordination/local/broker.ts). What reading them back from Redis adds
+ * is the Redis broker's own (relay/coordination/redis/codecs.ts).
  */
 
 import type { BookDepth } from '../../../packages/protocol/src/protocol/messages.ts';

@@ -11,6 +11,7 @@ import type { Frame } from '../streams/frame.ts';
 import type { StreamPublisher } from '../streams/publisher.ts';
 import type { RecordedSubject } from '../streams/recorded.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
+import type { Stream } from '../streams/stream.ts';
 
 /**
  * Takes each message the cluster's lease holder numbers, at once and without waiting: with a
@@ -51,7 +52,7 @@ export interface PollTimes {
   trace?: TraceSpan | undefined;
 }
 
-export interface StreamNumbering<State> {
+export interface StreamNumbering<State, Delta = unknown> {
   /**
    * Whether `produce` wants the target's whole state rather than only what this relay's streams
    * show: the cluster's numbering stores it for the next lease holder, and the response is shared
@@ -62,8 +63,14 @@ export interface StreamNumbering<State> {
    * Numbers one poll of `state` (made once, only when it is called) for every stream of the target
    * and serves it to this relay's streams. Undefined when nothing was served: no stream here (a
    * relay alone), a response older than one already numbered, or the lease is no longer ours.
+   * `here`, when the target keeps them, are this relay's ungrouped streams of it: a relay alone
+   * serves those rather than asking the registry (the cluster's numbering finds each by its field).
    */
-  produce(state: () => State, poll: PollTimes): Promise<AppliedPoll | undefined>;
+  produce(
+    state: () => State,
+    poll: PollTimes,
+    here?: readonly Stream<State, Delta>[],
+  ): Promise<AppliedPoll | undefined>;
   /** Upstream has no such market: true when its streams are to end (false: the lease is no longer ours). */
   close(): Promise<boolean>;
 }

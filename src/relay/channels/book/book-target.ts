@@ -9,7 +9,8 @@
  * the others serve as they are, and shares the response for their streams of the other channels.
  * Grouped `book` streams (docs/protocol.md "Grouped books") are served like the channels served from
  * the book: each relay groups the one response it polled or was shared, once per group step, and
- * numbers them itself.
+ * numbers them itself. Which of the market's streams are here the target is told as they come and
+ * go (`BookStreams` below), so that a poll does not ask the registry.
  *
  * A book upstream answers with byte for byte as last time (most books, most polls) costs a
  * comparison: the upstream client resolves it to the book already validated (its ResponseMemo),
@@ -37,7 +38,7 @@ import type { PollOutcome } from '../../poll/outcomes.ts';
 import { type PollContext, PollTarget, pollTimes } from '../../poll/poll-target.ts';
 import type { TargetTiming } from '../../poll/scheduler.ts';
 import type { StreamOf } from '../../streams/stream.ts';
-import type { ChannelState } from '../codecs.ts';
+import type { ChannelDelta, ChannelState } from '../codecs.ts';
 import type { ServedFromBook } from '../relay-definition.ts';
 import { bookServedChannels, relayChannels } from '../relay-registry.ts';
 import { aggregateBook, aggregateSides } from './levels.ts';
@@ -47,7 +48,7 @@ export class BookTarget extends PollTarget {
   readonly kind = 'book';
   readonly market: string;
   /** The market's `book` streams, numbered by this relay alone or once for the cluster. */
-  readonly #numbering: StreamNumbering<BookState>;
+  readonly #numbering: StreamNumbering<BookState, ChannelDelta<'book'>>;
   /** The book last applied, its levels, and the upstream client's memo of the response. */
   readonly #held = new HeldBook();
   /** Bodies read straight to levels: when the numbering wants no more than this relay's `book` streams show. */
@@ -55,15 +56,22 @@ export class BookTarget extends PollTarget {
 
   /** Told when a poll finds the lease moved to or from another relay (what the plan counts). */
   readonly #leaseMoved: (elsewhere: boolean) => void;
+  /**
+   * The market's streams here, made again by `BookTargets` whenever one comes or goes. Read once
+   * the response has arrived, so a stream subscribed or removed meanwhile gets or skips it.
+   */
+  streams: BookStreams;
 
   constructor(
     market: string,
+    streams: BookStreams,
     timing: TargetTiming,
     context: PollContext,
     leaseMoved: (elsewhere: boolean) => void,
   ) {
     super(bookTargetKey(market), timing, context);
     this.market = market;
+    this.streams = streams;
     this.#leaseMoved = leaseMoved;
     this.#numbering = context.cluster.streams(
       this.key,
@@ -84,7 +92,7 @@ export class BookTarget extends PollTarget {
     context.cluster.follow(
       this.key,
       (result) => this.#onShared(result),
-      () => this.#servesWholeBook(),
+      () => this.streams.wholeBook,
     );
   }
 
@@ -99,7 +107,7 @@ export class BookTarget extends PollTarget {
 
   /** One poll, in its trace when it is sampled (docs/operations.md "Traces"). */
   async #poll(trace: TraceSpan | undefined): Promise<readonly PollOutcome[]> {
-    const { cluster, registry, now } = this.context;
+    const { cluster, now } = this.context;
     const { source } = this;
     const askedAt = this.beginAsk();
     try {
@@ -117,8 +125,9 @@ export class BookTarget extends PollTarget {
       const receivedAt = now();
       const times = pollTimes(book.timestamp, askedAt, receivedAt, trace);
       const served = this.#applyServed(book, times);
-      const depth = () => (whole ? null : deepestOf(registry.streamsOf('book', this.market)));
-      const books = await this.#numbering.produce(() => this.#held.aggregated(book, depth()), times);
+      const { books: here, deepest } = this.streams;
+      const state = () => this.#held.aggregated(book, whole ? null : deepest);
+      const books = await this.#numbering.produce(state, times, here);
       if (books !== undefined || served !== undefined)
         this.#applied(askedAt, {
           receivedAt,
@@ -153,11 +162,10 @@ export class BookTarget extends PollTarget {
     // streams that hold it are only confirmed.
     const same = this.#held.apply(book);
     let applied: Omit<AppliedPoll, 'receivedAt'> | undefined;
-    for (const channel of bookServedChannels) {
-      // bookServedChannels lists the channels whose relay part has `fromBook`.
+    for (const [channel, streams] of this.streams.served) {
+      // Only the channels of bookServedChannels are here: those whose relay part has `fromBook`.
       const served = relayChannels[channel].fromBook as ServedFromBook<ChannelState<typeof channel>>;
-      const poll = this.#publishServed(channel, served, book, same, times);
-      if (poll === undefined) continue;
+      const poll = this.#publishServed(streams, served, book, same, times);
       applied = {
         changed: (applied?.changed ?? false) || poll.changed,
         first: (applied?.first ?? false) || poll.first,
@@ -180,10 +188,8 @@ export class BookTarget extends PollTarget {
     same: boolean,
     times: PollTimes,
   ): Omit<AppliedPoll, 'receivedAt'> | undefined {
-    const { registry, publisher } = this.context;
-    const streams = [...registry.streamsOf('book', this.market)].filter(
-      (stream) => stream.group !== undefined,
-    );
+    const { publisher } = this.context;
+    const streams = this.streams.grouped;
     if (streams.length === 0) return undefined;
     const byGroup = new Map<string, BookState>();
     let changed = false;
@@ -206,17 +212,15 @@ export class BookTarget extends PollTarget {
     return { changed, first };
   }
 
-  /** Publishes the book to this relay's streams of `channel`; undefined when none is here. */
+  /** Publishes the book to this relay's streams of one channel served from it (at least one). */
   #publishServed<C extends DefinedChannel>(
-    channel: C,
+    streams: readonly StreamOf<C>[],
     served: ServedFromBook<ChannelState<C>>,
     book: OrderBook,
     same: boolean,
     { ts, rts, receivedAt, trace }: PollTimes,
-  ): Omit<AppliedPoll, 'receivedAt'> | undefined {
-    const { registry, publisher } = this.context;
-    const streams = registry.streamsOf(channel, this.market);
-    if (streams.size === 0) return undefined;
+  ): Omit<AppliedPoll, 'receivedAt'> {
+    const { publisher } = this.context;
     let changed = false;
     let first = false;
     let state: ChannelState<C> | undefined;
@@ -233,23 +237,13 @@ export class BookTarget extends PollTarget {
   }
 
   /**
-   * Whether a stream of a channel served from the book, or a grouped book, is here (it needs the
-   * book whole).
-   */
-  #servesWholeBook(): boolean {
-    const { registry } = this.context;
-    for (const stream of registry.streamsOf('book', this.market)) if (stream.group !== undefined) return true;
-    return bookServedChannels.some((channel) => registry.streamsOf(channel, this.market).size > 0);
-  }
-
-  /**
    * A body read straight to the levels its `book` streams show (`HeldBook` below).
    * Undefined (read the general way) when the body is not one the reader handles, or when a
    * channel served from the book needs it whole anyway.
    */
   #read(body: Buffer): OrderBook | undefined {
-    if (this.#servesWholeBook()) return undefined;
-    return this.#held.read(body, deepestOf(this.context.registry.streamsOf('book', this.market)));
+    const { wholeBook, deepest } = this.streams;
+    return wholeBook ? undefined : this.#held.read(body, deepest);
   }
 
   /** A book confirmed: how long since the last, counted (a price batch counts its markets' own). */
@@ -281,15 +275,21 @@ export class BookTarget extends PollTarget {
   }
 }
 
-/** The deepest of the ungrouped streams' depths (null: the full book); a grouped one is served apart. */
-function deepestOf(streams: Iterable<StreamOf<'book'>>): BookDepth {
-  let deepest = 0;
-  for (const stream of streams) {
-    if (stream.group !== undefined) continue;
-    if (stream.depth === null || stream.depth === undefined) return null;
-    deepest = Math.max(deepest, stream.depth);
-  }
-  return deepest as BookDepth;
+/**
+ * The market's streams a book target serves here, taken from the registry in one pass whenever one
+ * of them comes or goes (book-targets.ts `bookStreamsOf`), not on each poll.
+ */
+export interface BookStreams {
+  /** The ungrouped `book` streams: those its numbering numbers. */
+  readonly books: readonly StreamOf<'book'>[];
+  /** The deepest of their depths (null: the full book). */
+  readonly deepest: BookDepth;
+  /** The grouped `book` streams, grouped and numbered by this relay from the book it has. */
+  readonly grouped: readonly StreamOf<'book'>[];
+  /** Each channel served from the book with streams here, and those streams. */
+  readonly served: readonly (readonly [DefinedChannel, readonly StreamOf<DefinedChannel>[]])[];
+  /** A grouped book or a channel served from the book is here: the book is needed whole. */
+  readonly wholeBook: boolean;
 }
 
 export class HeldBook {

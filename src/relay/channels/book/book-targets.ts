@@ -2,11 +2,12 @@
  * @module relay/channels/book/book-targets
  * The poller pool's order-book targets (a `TargetCollection`, relay/poll/target-collection.ts): one
  * per market with `book` streams or streams of a channel served from the book (every depth and
- * every such channel share it), kept in line with the registry; and the change hints
+ * every such channel share it), kept in line with the registry, each told its streams here as they
+ * come and go; and the change hints
  * (relay/channels/book/change-hint-target.ts) that tell which books moved, read while worth it.
  */
 
-import type { Channel } from '../../../../packages/protocol/src/protocol/messages.ts';
+import type { BookDepth, Channel } from '../../../../packages/protocol/src/protocol/messages.ts';
 import type { PollDispatcher } from '../../poll/dispatcher.ts';
 import type { HintOutcome } from '../../poll/outcomes.ts';
 import type { PlannedTargets, PollIntervals, PollPlan } from '../../poll/plan.ts';
@@ -14,18 +15,44 @@ import type { PollContext } from '../../poll/poll-target.ts';
 import type { SchedulerMode, TargetTiming } from '../../poll/scheduler.ts';
 import type { CollectionParts, ConfirmationVisit, TargetCollection } from '../../poll/target-collection.ts';
 import type { StreamRegistry } from '../../streams/registry.ts';
-import type { AnyStream } from '../../streams/stream.ts';
+import type { AnyStream, StreamOf } from '../../streams/stream.ts';
 import { bookServedChannels, type HintMapResponse, hintMap } from '../relay-registry.ts';
-import { BookTarget } from './book-target.ts';
+import { type BookStreams, BookTarget } from './book-target.ts';
 import { ChangeHints, ChangeHintTarget } from './change-hint-target.ts';
 
 /**
- * The streams one order-book request serves: a market's `book` streams and its streams of the
- * channels served from the book (channels/relay-registry.ts `bookServedChannels`).
+ * The streams one order-book request serves here: a market's `book` streams and its streams of the
+ * channels served from the book (channels/relay-registry.ts `bookServedChannels`), in one pass.
  */
-export function* bookTargetStreams(registry: StreamRegistry, market: string): Iterable<AnyStream> {
-  yield* registry.streamsOf('book', market);
-  for (const channel of bookServedChannels) yield* registry.streamsOf(channel, market);
+function bookStreamsOf(registry: StreamRegistry, market: string): BookStreams {
+  const books: StreamOf<'book'>[] = [];
+  const grouped: StreamOf<'book'>[] = [];
+  for (const stream of registry.streamsOf('book', market))
+    (stream.group === undefined ? books : grouped).push(stream);
+  const served: BookStreams['served'][number][] = [];
+  for (const channel of bookServedChannels) {
+    const streams = registry.streamsOf(channel, market);
+    if (streams.size > 0) served.push([channel, [...streams]]);
+  }
+  const wholeBook = grouped.length > 0 || served.length > 0;
+  return { books, deepest: deepestOf(books), grouped, served, wholeBook };
+}
+
+/** The deepest of the streams' depths (null: the full book). */
+function deepestOf(streams: readonly StreamOf<'book'>[]): BookDepth {
+  let deepest = 0;
+  for (const { depth } of streams) {
+    if (depth === null || depth === undefined) return null;
+    deepest = Math.max(deepest, depth);
+  }
+  return deepest as BookDepth;
+}
+
+/** All of them: whom the target is polled for (its holders), and which go stale when it does. */
+function* everyStream({ books, grouped, served }: BookStreams): Iterable<AnyStream> {
+  yield* books;
+  yield* grouped;
+  for (const [, streams] of served) yield* streams;
 }
 
 /** The hint map lists every market: worth asking for about once a second, not more. */
@@ -77,7 +104,7 @@ export class BookTargets implements TargetCollection<BookTarget> {
   }
 
   streamsOf(book: BookTarget): Iterable<AnyStream> {
-    return bookTargetStreams(this.#context.registry, book.market);
+    return everyStream(book.streams);
   }
 
   count(into: PlannedTargets): void {
@@ -96,9 +123,7 @@ export class BookTargets implements TargetCollection<BookTarget> {
   }
 
   visit(visit: ConfirmationVisit): void {
-    const { registry } = this.#context;
-    for (const book of this.#books.values())
-      visit(book, book.timing, () => bookTargetStreams(registry, book.market));
+    for (const book of this.#books.values()) visit(book, book.timing, () => everyStream(book.streams));
   }
 
   askGaps(): Iterable<number | undefined> {
@@ -117,21 +142,22 @@ export class BookTargets implements TargetCollection<BookTarget> {
     for (const channel of bookServedChannels)
       for (const market of registry.ids(channel).keys()) wanted.add(market);
     for (const book of [...this.#books.values()]) if (!wanted.has(book.market)) this.#drop(book);
-    for (const market of wanted) if (!this.#books.has(market)) this.#add(market, timing);
+    for (const market of wanted) this.syncOne(market, timing);
   }
 
   /**
-   * The one market whose streams served from its book came or went: its target made (at `timing`)
-   * or dropped, whatever the number of other books.
+   * The one market whose streams served from its book came or went (the registry tells of every
+   * stream it makes or removes, of any depth or group): its target made (at `timing`), told its
+   * streams here, or dropped, whatever the number of other books.
    */
   syncOne(market: string, timing: TargetTiming): void {
-    const { registry } = this.#context;
-    const wanted =
-      registry.streamsOf('book', market).size > 0 ||
-      bookServedChannels.some((channel) => registry.streamsOf(channel, market).size > 0);
+    const streams = bookStreamsOf(this.#context.registry, market);
+    const wanted = streams.books.length > 0 || streams.wholeBook;
     const book = this.#books.get(market);
-    if (book !== undefined && !wanted) this.#drop(book);
-    else if (book === undefined && wanted) this.#add(market, timing);
+    if (book === undefined) {
+      if (wanted) this.#add(market, streams, timing);
+    } else if (wanted) book.streams = streams;
+    else this.#drop(book);
   }
 
   /**
@@ -174,8 +200,8 @@ export class BookTargets implements TargetCollection<BookTarget> {
     for (const book of [...this.#books.values()]) this.#drop(book);
   }
 
-  #add(market: string, timing: TargetTiming): void {
-    const book = new BookTarget(market, timing, this.#context, (elsewhere) => {
+  #add(market: string, streams: BookStreams, timing: TargetTiming): void {
+    const book = new BookTarget(market, streams, timing, this.#context, (elsewhere) => {
       this.#leasedElsewhere += elsewhere ? 1 : -1;
     });
     this.#books.set(market, book);

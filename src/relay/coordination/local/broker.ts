@@ -27,7 +27,7 @@ export class LocalBroker implements Broker {
     market: string,
     codec: NumberedCodec<State, Delta>,
     context: NumberingContext,
-  ): StreamNumbering<State> {
+  ): StreamNumbering<State, Delta> {
     return new LocalNumbering(market, codec, context);
   }
 
@@ -73,7 +73,7 @@ export class LocalBroker implements Broker {
  * state each stream holds. Nothing is encoded or written for a cluster, and nobody else is asked
  * whether the target's streams may end.
  */
-class LocalNumbering<State, Delta> implements StreamNumbering<State> {
+class LocalNumbering<State, Delta> implements StreamNumbering<State, Delta> {
   readonly keepsWholeState = false;
   readonly #market: string;
   readonly #codec: NumberedCodec<State, Delta>;
@@ -93,11 +93,15 @@ class LocalNumbering<State, Delta> implements StreamNumbering<State> {
     this.#context = context;
   }
 
-  async produce(state: () => State, poll: PollTimes): Promise<AppliedPoll | undefined> {
+  async produce(
+    state: () => State,
+    poll: PollTimes,
+    here?: readonly Stream<State, Delta>[],
+  ): Promise<AppliedPoll | undefined> {
     if (poll.askedAt < this.#askedAt) return undefined;
     this.#askedAt = poll.askedAt;
     const { publisher } = this.#context;
-    const streams = this.#streamsHere();
+    const streams = here ?? this.#streamsHere();
     if (streams.length === 0) return undefined;
     const span = poll.trace?.child('numbering', { 'market_relay.streams': streams.length });
     const next = state();
@@ -122,9 +126,9 @@ class LocalNumbering<State, Delta> implements StreamNumbering<State> {
   }
 
   /**
-   * This relay's streams of the target, asked of the registry on every poll (one pass over the
-   * market's streams of the channel), so a stream added or removed since the last poll is served or
-   * left out at once. A grouped stream is numbered by each relay from the target it polled or was
+   * This relay's streams of a target that does not keep them (a market's price), asked of the
+   * registry on every poll (one pass over the market's streams of the channel), so a stream added or
+   * removed since the last poll is served or left out at once. A grouped stream is numbered by each relay from the target it polled or was
    * shared (relay/channels/book/book-target.ts).
    */
   #streamsHere(): Stream<State, Delta>[] {

@@ -88,7 +88,7 @@ export class RedisBroker implements Broker {
     codec: NumberedCodec<State, Delta>,
     context: NumberingContext,
     onApplied: (poll: AppliedPoll) => void,
-  ): StreamNumbering<State> {
+  ): StreamNumbering<State, Delta> {
     const { log } = this.coordinator;
     const spent = (ms: number) => this.coordinator.spent(ms);
     const record = this.#options.recordNumbered;

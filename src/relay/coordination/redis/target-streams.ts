@@ -33,7 +33,7 @@ export interface ClusterStreamContext extends NumberingContext {
   record?: NumberedRecord;
 }
 
-export class ClusterTarget<State, Delta> implements StreamNumbering<State> {
+export class ClusterTarget<State, Delta> implements StreamNumbering<State, Delta> {
   /** The next holder continues from the whole state, and followers serve the shared response. */
   readonly keepsWholeState = true;
   readonly key: string;
