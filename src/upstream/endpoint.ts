@@ -71,12 +71,18 @@ function rowsOf(method: 'GET' | 'POST') {
   ): Endpoint<A, T> => {
     // The route template names the endpoint in errors, events and metrics.
     const name = `${method} ${path}`;
-    const check = compiledCheck(response);
+    // Compiled on the row's first request, not at start: most rows are never asked.
+    let compiled = false;
+    let check: ((value: unknown) => value is T) | undefined;
     return {
       method,
       path,
       arity: argumentsOf.arity,
       prepare(args) {
+        if (!compiled) {
+          check = compiledCheck(response);
+          compiled = true;
+        }
         const parts = argumentsOf.place(name, ...args);
         const params: Partial<Record<string, string>> = parts.params ?? {};
         return {

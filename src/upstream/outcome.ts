@@ -22,8 +22,8 @@ import { retryAfterMs } from './rate-gate.ts';
 export interface UpstreamRequest<T> extends HttpRequest {
   schema: z.ZodType<T>;
   /**
-   * The schema's compiled check (compiled-check.ts), made once with the endpoint's row so that no
-   * answer looks it up; without it, the answer's check is looked up by its schema.
+   * The schema's compiled check (compiled-check.ts), made once per endpoint row (on its first
+   * request) so that no answer looks it up; without it, the answer's check is looked up by its schema.
    */
   check?: ((value: unknown) => value is T) | undefined;
   /** Protocol code for a 404 when the endpoint is not about one market (default `unknown_market`). */
