@@ -9,22 +9,13 @@ import { RelayEvents } from '../../../src/relay/events.ts';
 import { PollerPool, type PollSource } from '../../../src/relay/poll/poller-pool.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
 import type { StreamSubscriber } from '../../../src/relay/streams/stream.ts';
+import { pollSourceOf } from '../../support/poll-source.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 const marketId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
 
 /** An upstream that never answers: nothing is ever confirmed. */
-const silent = new Promise<never>(() => {});
-const source: PollSource = {
-  orderBook: () => silent,
-  clobPrices: () => silent,
-  probabilities: () => silent,
-  market: () => silent,
-  tokenPrice: () => silent,
-  markets: () => silent,
-  marketActivity: () => silent,
-  publicBody: () => silent,
-};
+const source = pollSourceOf();
 
 const nobody: StreamSubscriber = { deliver() {}, notify() {}, ended() {} };
 

@@ -12,16 +12,15 @@ import { PollerPool, type PollSource } from '../../../src/relay/poll/poller-pool
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
 import type { StreamSubscriber } from '../../../src/relay/streams/stream.ts';
 import type { ClobPriceBatchResponse } from '../../../src/upstream/schemas.ts';
+import { pollSourceOf } from '../../support/poll-source.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 const marketId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
 const nobody: StreamSubscriber = { deliver() {}, notify() {}, ended() {} };
-const never = (): Promise<never> => new Promise(() => {});
 
 /** Books never answered; prices answered at once, each batch's markets recorded. */
 function source(priceCalls: string[][] = []): PollSource {
-  return {
-    orderBook: never,
+  return pollSourceOf({
     clobPrices: (markets): Promise<ClobPriceBatchResponse> => {
       priceCalls.push(markets);
       const timestamp = new Date().toISOString();
@@ -29,13 +28,7 @@ function source(priceCalls: string[][] = []): PollSource {
         data: markets.map((market_id) => ({ market_id, best_bid: '0.4', timestamp })),
       });
     },
-    probabilities: never,
-    market: never,
-    markets: never,
-    publicBody: never,
-    tokenPrice: never,
-    marketActivity: never,
-  };
+  });
 }
 
 /** `map` behind a count of the entries read from it: each get or has, each entry iterated. */

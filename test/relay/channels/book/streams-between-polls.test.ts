@@ -16,11 +16,11 @@ import { StreamRegistry } from '../../../../src/relay/streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../../../../src/relay/streams/stream.ts';
 import type { StreamIdentity } from '../../../../src/relay/streams/stream-identity.ts';
 import type { OrderBook } from '../../../../src/upstream/schemas.ts';
+import { pollSourceOf } from '../../../support/poll-source.ts';
 import { waitFor } from '../../../support/wait-for.ts';
 
 const MARKET = '3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b';
 const nobody: StreamSubscriber = { deliver() {}, notify() {}, ended() {} };
-const never = (): Promise<never> => new Promise(() => {});
 
 /** A book whose best bid's size is `size`, with `levels` bid levels. */
 function bookOf(size: string, levels: number, second: number): OrderBook {
@@ -45,16 +45,9 @@ describe("a book target's streams, as they come and go between polls", () => {
   /** A poller whose book requests wait until the test answers them. */
   function setup() {
     const asks: ((book: OrderBook) => void)[] = [];
-    const source: PollSource = {
+    const source = pollSourceOf({
       orderBook: () => new Promise<OrderBook>((resolve) => asks.push(resolve)),
-      clobPrices: never,
-      probabilities: never,
-      market: never,
-      markets: never,
-      publicBody: never,
-      tokenPrice: never,
-      marketActivity: never,
-    };
+    });
     const registry = new StreamRegistry({ lingerMs: 1, resumeBufferSize: 10 });
     poller = new PollerPool({
       targets: pollTargets,
