@@ -284,7 +284,7 @@ export async function startRelay(
   });
   await upstreamHealth.start(UPSTREAM_PROBE_MS);
   knownMarkets.start();
-  const confirmations = new ConfirmationAnnouncer(registry, tuning.confirmMs);
+  const confirmations = new ConfirmationAnnouncer(poller.publisher, tuning.confirmMs);
   confirmations.start();
   // `--record`: streams held with no client, so that they are recorded (docs/history.md).
   const recordingHolds =

@@ -100,6 +100,8 @@ export class PollerPool {
   readonly #ownerOf: (subscriber: StreamSubscriber) => unknown;
   #sweepTimer: NodeJS.Timeout | undefined;
   #stopped = false;
+  /** Every poll's states reach the streams through this one (its `confirmed` rounds are started above). */
+  readonly publisher: StreamPublisher;
 
   constructor(options: PollerOptions) {
     this.#options = options;
@@ -107,6 +109,7 @@ export class PollerPool {
     this.#ownerOf = options.shareOwner ?? ((subscriber) => subscriber);
     this.#plan = new PollPlan({ ...options, shares: options.broker });
     const publisher = new StreamPublisher(options.events, this.#now, options.record);
+    this.publisher = publisher;
     const effects: OutcomeEffects = {
       registry: options.registry,
       publisher,

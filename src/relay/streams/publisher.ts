@@ -10,13 +10,13 @@
  * upstream confirmed since its subscribers last heard of it sends them one `confirmed` message
  * (protocol.md "`confirmed`"), so a client tells a quiet stream (confirmed unchanged at T) from a
  * stalled one. The message is encoded once per stream for all its subscribers; a stream that sent
- * an update in the period says nothing more (the update's `rts` is its confirmation).
+ * an update in the period says nothing more (the update's `rts` is its confirmation). The streams
+ * confirmed in the period are kept as they pass here, so a round visits those and no other stream.
  */
 import type { StreamState } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { TraceSpan } from '../../util/tracing.ts';
 import type { RelayEvents } from '../events.ts';
 import { depthOf, type Frame, groupOf } from './frame.ts';
-import type { StreamRegistry } from './registry.ts';
 import type { AnyStream, Stream } from './stream.ts';
 
 /** Takes each `snapshot` and `update` a stream sent, at once and without waiting (history/recorder.ts buffers it). */
@@ -26,6 +26,8 @@ export class StreamPublisher {
   readonly #events: RelayEvents;
   readonly #now: () => number;
   readonly #record: RecordSink | undefined;
+  /** The streams confirmed unchanged since the last round of `confirmed`; undefined: no rounds. */
+  #confirmedUnannounced: Set<AnyStream> | undefined;
 
   constructor(events: RelayEvents, now: () => number, record?: RecordSink) {
     this.#events = events;
@@ -74,6 +76,7 @@ export class StreamPublisher {
     trace?: TraceSpan,
   ): void {
     if (stream.freshness === 'stale' && stream.setFreshness('live')) this.emitState(stream, 'live');
+    if (frame === null) this.#confirmedUnannounced?.add(stream);
     // One poll of the stream: a threshold's catch-up is counted in them (./paced.ts).
     stream.subscribers.polled();
     if (frame !== null) this.#record?.(stream, frame, kind);
@@ -121,6 +124,24 @@ export class StreamPublisher {
     this.served(stream, null, 'update', receivedAt);
   }
 
+  /**
+   * Keeps (`true`) or stops keeping the streams confirmed unchanged, for the rounds of `confirmed`
+   * (`ConfirmationAnnouncer`): kept only while someone announces them, so nothing piles up.
+   */
+  keepConfirmed(keep: boolean): void {
+    this.#confirmedUnannounced = keep ? (this.#confirmedUnannounced ?? new Set()) : undefined;
+  }
+
+  /** One round of `confirmed` over the streams confirmed since the last: how many sent one. */
+  announceConfirmations(): number {
+    const confirmed = this.#confirmedUnannounced;
+    if (confirmed === undefined || confirmed.size === 0) return 0;
+    this.#confirmedUnannounced = new Set();
+    let sent = 0;
+    for (const stream of confirmed) if (stream.announceConfirmation()) sent += 1;
+    return sent;
+  }
+
   markStale(stream: AnyStream, reason: string): void {
     if (stream.setFreshness('stale', reason)) this.emitState(stream, 'stale', reason);
   }
@@ -139,30 +160,25 @@ export class StreamPublisher {
 
 /** Sends the `confirmed` messages of the streams upstream confirmed unchanged, every period. */
 export class ConfirmationAnnouncer {
-  readonly #registry: StreamRegistry;
+  readonly #publisher: StreamPublisher;
   readonly #periodMs: number;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(registry: StreamRegistry, periodMs: number) {
-    this.#registry = registry;
+  constructor(publisher: StreamPublisher, periodMs: number) {
+    this.#publisher = publisher;
     this.#periodMs = periodMs;
   }
 
   start(): void {
     if (this.#timer !== undefined || this.#periodMs <= 0) return;
-    this.#timer = setInterval(() => this.announce(), this.#periodMs);
+    this.#publisher.keepConfirmed(true);
+    this.#timer = setInterval(() => this.#publisher.announceConfirmations(), this.#periodMs);
     this.#timer.unref();
   }
 
   stop(): void {
     clearInterval(this.#timer);
     this.#timer = undefined;
-  }
-
-  /** One round: returns how many streams sent a `confirmed`. */
-  announce(): number {
-    let sent = 0;
-    for (const stream of this.#registry.streams()) if (stream.announceConfirmation()) sent += 1;
-    return sent;
+    this.#publisher.keepConfirmed(false);
   }
 }
