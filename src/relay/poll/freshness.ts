@@ -165,7 +165,7 @@ export class FreshnessJudge {
     const gaps = new Map<PlanKind, (number | undefined)[]>();
     for (const collection of this.#targets()) {
       const budgetIntervalMs = this.#plan.intervalOf(collection.kind);
-      collection.visit((target, timing, streamsOf) => {
+      collection.judged.visit((target, timing, streamsOf) => {
         const at = target.confirmedAt ?? target.addedAt;
         if (oldestAt === undefined || at < oldestAt) oldestAt = at;
         if (stale === undefined) return;
@@ -173,7 +173,7 @@ export class FreshnessJudge {
         if (reason !== undefined) stale(streamsOf(), reason);
       });
       const kindGaps = gaps.get(collection.kind) ?? [];
-      kindGaps.push(...collection.askGaps());
+      kindGaps.push(...collection.judged.askGaps());
       gaps.set(collection.kind, kindGaps);
     }
     return { oldestAt, gaps };

@@ -25,6 +25,7 @@ import type { PollTimes } from '../coordination/stream-numbering.ts';
 import type { PollKind, RelayEvents } from '../events.ts';
 import type { StreamPublisher } from '../streams/publisher.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
+import type { AnyStream } from '../streams/stream.ts';
 import type { DispatchTarget } from './dispatcher.ts';
 import type { ExistenceJudge } from './not-found.ts';
 import type { PollOutcome } from './outcomes.ts';
@@ -85,6 +86,47 @@ export interface Confirmation {
   meanAskGapMs: number | undefined;
   /** When the upstream request that may confirm it next was sent; undefined while none is under way. */
   awaitingSince: number | undefined;
+}
+
+/**
+ * One confirmation as freshness judges it: against `timing` and the interval the budget allows its
+ * kind, the streams it feeds asked for only when it is stale.
+ */
+export type ConfirmationVisit = (
+  confirmation: Confirmation,
+  timing: TargetTiming,
+  streamsOf: () => Iterable<AnyStream>,
+) => void;
+
+/** What freshness judges of a collection's targets (relay/poll/freshness.ts). */
+export interface FreshnessView {
+  /** Each confirmation freshness judges. */
+  visit(visit: ConfirmationVisit): void;
+  /** Each request's measured mean time between asks; undefined for one not asked twice yet. */
+  askGaps(): Iterable<number | undefined>;
+}
+
+/**
+ * A collection's targets by key, each judged as its own confirmation against its own timing: the
+ * books, the targets of one request per stream id. The collection hands the judge this map itself,
+ * so a sweep reads the targets without calling into any channel's collection.
+ */
+export class TargetsByKey<T extends PollTarget> extends Map<string, T> implements FreshnessView {
+  readonly #streamsOf: (target: T) => Iterable<AnyStream>;
+
+  /** `streamsOf`: the streams a target's request serves, asked only of a stale one. */
+  constructor(streamsOf: (target: T) => Iterable<AnyStream>) {
+    super();
+    this.#streamsOf = streamsOf;
+  }
+
+  visit(visit: ConfirmationVisit): void {
+    for (const target of this.values()) visit(target, target.timing, () => this.#streamsOf(target));
+  }
+
+  askGaps(): Iterable<number | undefined> {
+    return Array.from(this.values(), (target) => target.meanAskGapMs);
+  }
 }
 
 /** The mean gap between requests after one more, weighting recent gaps most. */

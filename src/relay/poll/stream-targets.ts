@@ -26,10 +26,10 @@ import { IncrementalTarget } from './incremental-target.ts';
 import { KeptTarget } from './kept-target.ts';
 import type { PollOutcome } from './outcomes.ts';
 import type { PlannedTargets, PollPlan } from './plan.ts';
-import type { PollContext } from './poll-target.ts';
+import { type FreshnessView, type PollContext, TargetsByKey } from './poll-target.ts';
 import type { TargetTiming } from './scheduler.ts';
 import { type ChannelTarget, StreamTarget, type StreamTargetChannel } from './stream-target.ts';
-import type { CollectionParts, ConfirmationVisit, TargetCollection } from './target-collection.ts';
+import type { CollectionParts, TargetCollection } from './target-collection.ts';
 
 /**
  * The poll target of a channel with a folder of its own that is polled one upstream request per
@@ -102,7 +102,10 @@ export class StreamTargets implements TargetCollection<ChannelTarget> {
   readonly #dispatcher: PollDispatcher;
   readonly #plan: PollPlan;
   readonly #creators: ReadonlyMap<PlainChannel, StreamTargetChannel['create']>;
-  readonly #targets = new Map<string, ChannelTarget>();
+  readonly #targets = new TargetsByKey<ChannelTarget>((target) =>
+    this.#context.registry.streamsOf(target.channel, target.streamId),
+  );
+  readonly judged: FreshnessView = this.#targets;
   readonly #counts = new Map<PlainChannel, number>();
   /**
    * The timing every target here shares, one object: a new plan retimes them all by changing it,
@@ -143,16 +146,6 @@ export class StreamTargets implements TargetCollection<ChannelTarget> {
   /** Every target asked at the plan's timing from now on (the interval moved with the budget). */
   replanned(): void {
     Object.assign(this.#timing, this.#plan.streamTiming());
-  }
-
-  visit(visit: ConfirmationVisit): void {
-    const { registry } = this.#context;
-    for (const target of this.#targets.values())
-      visit(target, target.timing, () => registry.streamsOf(target.channel, target.streamId));
-  }
-
-  askGaps(): Iterable<number | undefined> {
-    return [...this.#targets.values()].map((target) => target.meanAskGapMs);
   }
 
   /** One target per (channel, id) the registry holds; the others are dropped. Walks them all. */

@@ -13,8 +13,8 @@ import type { AnyStream } from '../streams/stream.ts';
 import type { PollDispatcher } from './dispatcher.ts';
 import type { HintOutcome } from './outcomes.ts';
 import type { PlanKind, PlannedTargets, PollIntervals, PollPlan } from './plan.ts';
-import type { Confirmation, PollContext, PollTarget } from './poll-target.ts';
-import type { SchedulerMode, TargetTiming } from './scheduler.ts';
+import type { FreshnessView, PollContext, PollTarget } from './poll-target.ts';
+import type { SchedulerMode } from './scheduler.ts';
 
 /** What a collection is made with: the pool's context, dispatcher and plan. */
 export interface CollectionParts {
@@ -26,16 +26,6 @@ export interface CollectionParts {
 
 /** Makes one collection for a pool; the list of these is the poll side's one list of channels. */
 export type TargetCollectionMaker = (parts: CollectionParts) => TargetCollection;
-
-/**
- * One target's confirmation as freshness judges it: against `timing` and the interval the budget
- * allows its kind, the streams it feeds asked for only when it is stale.
- */
-export type ConfirmationVisit = (
-  confirmation: Confirmation,
-  timing: TargetTiming,
-  streamsOf: () => Iterable<AnyStream>,
-) => void;
 
 export interface TargetCollection<T extends PollTarget = PollTarget> {
   /** The channels whose streams these targets poll for. */
@@ -61,10 +51,8 @@ export interface TargetCollection<T extends PollTarget = PollTarget> {
   targetCount(channel: Channel): number;
   /** A new plan: the targets take their timing from it. */
   replanned(intervals: PollIntervals): void;
-  /** Each confirmation freshness judges. */
-  visit(visit: ConfirmationVisit): void;
-  /** Each request's measured mean time between asks; undefined for one not asked twice yet. */
-  askGaps(): Iterable<number | undefined>;
+  /** What freshness judges of these targets, read by the judge without a call into the collection. */
+  readonly judged: FreshnessView;
   /** What a poll found that only these targets read (a book's hints). */
   hinted?(outcome: HintOutcome): void;
   clear(): void;

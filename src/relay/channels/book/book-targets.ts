@@ -11,9 +11,9 @@ import type { BookDepth, Channel } from '../../../../packages/protocol/src/proto
 import type { PollDispatcher } from '../../poll/dispatcher.ts';
 import type { HintOutcome } from '../../poll/outcomes.ts';
 import type { PlannedTargets, PollIntervals, PollPlan } from '../../poll/plan.ts';
-import type { PollContext } from '../../poll/poll-target.ts';
+import { type FreshnessView, type PollContext, TargetsByKey } from '../../poll/poll-target.ts';
 import type { SchedulerMode, TargetTiming } from '../../poll/scheduler.ts';
-import type { CollectionParts, ConfirmationVisit, TargetCollection } from '../../poll/target-collection.ts';
+import type { CollectionParts, TargetCollection } from '../../poll/target-collection.ts';
 import type { StreamRegistry } from '../../streams/registry.ts';
 import type { AnyStream, StreamOf } from '../../streams/stream.ts';
 import { bookServedChannels, type HintMapResponse, hintMap } from '../relay-registry.ts';
@@ -66,7 +66,8 @@ export class BookTargets implements TargetCollection<BookTarget> {
   readonly #dispatcher: PollDispatcher;
   readonly #plan: PollPlan;
   readonly #scheduler: SchedulerMode;
-  readonly #books = new Map<string, BookTarget>();
+  readonly #books = new TargetsByKey<BookTarget>((book) => everyStream(book.streams));
+  readonly judged: FreshnessView = this.#books;
   /** Books whose last poll found the lease held by another relay, counted as polls find it. */
   #leasedElsewhere = 0;
   /** The hints, while worth reading; their own request only while no stream of the map's channel reads it. */
@@ -120,14 +121,6 @@ export class BookTargets implements TargetCollection<BookTarget> {
   replanned(intervals: PollIntervals): void {
     const hints = this.#scheduler === 'freshness' && intervals.stretch > 1 && this.#books.size > 0;
     this.syncHints(hints, Math.max(this.#plan.bookTiming().minIntervalMs, HINTS_MIN_INTERVAL_MS));
-  }
-
-  visit(visit: ConfirmationVisit): void {
-    for (const book of this.#books.values()) visit(book, book.timing, () => everyStream(book.streams));
-  }
-
-  askGaps(): Iterable<number | undefined> {
-    return [...this.#books.values()].map((book) => book.meanAskGapMs);
   }
 
   hinted(outcome: HintOutcome): void {

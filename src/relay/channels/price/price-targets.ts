@@ -12,9 +12,9 @@ import { priceNumberedCodec } from '../../coordination/codecs.ts';
 import { priceTargetKey } from '../../coordination/redis/keys.ts';
 import type { PollDispatcher } from '../../poll/dispatcher.ts';
 import { type PlannedTargets, type PollPlan, PRICE_BATCH_SIZE } from '../../poll/plan.ts';
-import type { PollContext } from '../../poll/poll-target.ts';
+import type { ConfirmationVisit, FreshnessView, PollContext } from '../../poll/poll-target.ts';
 import type { TargetTiming } from '../../poll/scheduler.ts';
-import type { CollectionParts, ConfirmationVisit, TargetCollection } from '../../poll/target-collection.ts';
+import type { CollectionParts, TargetCollection } from '../../poll/target-collection.ts';
 import type { StreamRegistry } from '../../streams/registry.ts';
 import type { AnyStream } from '../../streams/stream.ts';
 import { newPriceMarket, PriceBatchTarget, type PriceMarket } from './price-batch-target.ts';
@@ -27,6 +27,8 @@ export function priceTargetStreams(registry: StreamRegistry, market: string): It
 export class PriceTargets implements TargetCollection<PriceBatchTarget> {
   readonly channels: readonly Channel[] = ['price'];
   readonly kind = 'price';
+  /** Freshness judges each market's health, not the batches: the collection answers for them itself. */
+  readonly judged: FreshnessView = this;
   readonly #context: PollContext;
   readonly #dispatcher: PollDispatcher;
   readonly #plan: PollPlan;
