@@ -71,6 +71,28 @@ export function registerEventLoopDelay(prefix: string, registry: Registry): Even
   schedule(performance.now());
 
   const registers = [registry];
+  const lag = new Gauge({
+    name: `${prefix}nodejs_eventloop_lag_seconds`,
+    help: 'Lag of event loop in seconds.',
+    registers,
+    aggregator: 'average',
+    // One collect sets every figure, so one scrape reads and resets the histogram once. Registered
+    // before the gauges it sets: a scrape reads the metrics in the order they were registered, and
+    // read after them it would show each the figures of the scrape before.
+    collect() {
+      const start = process.hrtime.bigint();
+      setImmediate(() => lag.set(Number(process.hrtime.bigint() - start) / 1e9));
+      // No sample since the last scrape: nothing was delayed that the probe saw.
+      const seconds = (ns: number) => (histogram.count === 0 ? 0 : ns / 1e9);
+      lagMin.set(seconds(histogram.min));
+      lagMax.set(seconds(histogram.max));
+      lagMean.set(seconds(histogram.mean));
+      lagStddev.set(seconds(histogram.stddev));
+      for (const { percentile, gauge: percentileGauge } of percentiles)
+        percentileGauge.set(seconds(histogram.percentile(percentile)));
+      histogram.reset();
+    },
+  });
   // Aggregated across processes as prom-client's were (its cluster registry).
   const gauge = (name: string, help: string, aggregator: Aggregator = 'average') =>
     new Gauge({ name: `${prefix}${name}`, help, registers, aggregator });
@@ -88,26 +110,6 @@ export function registerEventLoopDelay(prefix: string, registry: Registry): Even
       `The ${percentile}th percentile of the recorded event loop delays.`,
     ),
   }));
-  const lag = new Gauge({
-    name: `${prefix}nodejs_eventloop_lag_seconds`,
-    help: 'Lag of event loop in seconds.',
-    registers,
-    aggregator: 'average',
-    // One collect sets every figure, so one scrape reads and resets the histogram once.
-    collect() {
-      const start = process.hrtime.bigint();
-      setImmediate(() => lag.set(Number(process.hrtime.bigint() - start) / 1e9));
-      // No sample since the last scrape: nothing was delayed that the probe saw.
-      const seconds = (ns: number) => (histogram.count === 0 ? 0 : ns / 1e9);
-      lagMin.set(seconds(histogram.min));
-      lagMax.set(seconds(histogram.max));
-      lagMean.set(seconds(histogram.mean));
-      lagStddev.set(seconds(histogram.stddev));
-      for (const { percentile, gauge: percentileGauge } of percentiles)
-        percentileGauge.set(seconds(histogram.percentile(percentile)));
-      histogram.reset();
-    },
-  });
 
   return {
     get everyMs() {

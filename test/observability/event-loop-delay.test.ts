@@ -60,6 +60,19 @@ describe('event-loop delay', () => {
     expect(after.get(`${PREFIX}nodejs_eventloop_lag_max_seconds`)).toBeLessThan(0.15);
   });
 
+  it('shows a stall in the first scrape after the probe that it delayed ran', async () => {
+    const registry = new Registry();
+    probe = registerEventLoopDelay(PREFIX, registry);
+    await scrape(registry); // starts the figures from here
+    block(300);
+    // The probe was due during the stall: it runs in the first timers phase after it, before a timer
+    // set now for later. One scrape then, as Prometheus makes one every interval.
+    await new Promise((resolve) => setTimeout(resolve, BUSY_PROBE_MS + 50));
+    const figures = await scrape(registry);
+    expect(figures.get(`${PREFIX}nodejs_eventloop_lag_max_seconds`)).toBeGreaterThanOrEqual(0.19);
+    expect(figures.get(`${PREFIX}nodejs_eventloop_lag_p99_seconds`)).toBeGreaterThanOrEqual(0.19);
+  });
+
   it('samples every second while the loop is idle, and every 100 ms again once it has work', async () => {
     const registry = new Registry();
     probe = registerEventLoopDelay(PREFIX, registry);
