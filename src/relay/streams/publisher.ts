@@ -13,11 +13,15 @@
  * an update in the period says nothing more (the update's `rts` is its confirmation). The streams
  * confirmed in the period are kept as they pass here, so a round visits those and no other stream.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { StreamState } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { TraceSpan } from '../../util/tracing.ts';
 import type { RelayEvents } from '../events.ts';
 import { depthOf, type Frame, groupOf } from './frame.ts';
 import type { AnyStream, Stream } from './stream.ts';
+
+/** Subscribers one turn of a round of `confirmed` tells before it lets the event loop go on. */
+export const CONFIRMATIONS_PER_TURN = 500;
 
 /** Takes each `snapshot` and `update` a stream sent, at once and without waiting (history/recorder.ts buffers it). */
 export type RecordSink = (stream: AnyStream, frame: Frame, kind: 'snapshot' | 'update') => void;
@@ -132,13 +136,27 @@ export class StreamPublisher {
     this.#confirmedUnannounced = keep ? (this.#confirmedUnannounced ?? new Set()) : undefined;
   }
 
-  /** One round of `confirmed` over the streams confirmed since the last: how many sent one. */
-  announceConfirmations(): number {
+  /**
+   * One round of `confirmed` over the streams confirmed since the last; resolves with how many
+   * sent one. A turn of the event loop announces streams until about `CONFIRMATIONS_PER_TURN`
+   * subscribers were told, then lets the loop go on: a round over every stream a wildcard crowd
+   * holds is thousands of messages, which at once held the loop for tens of milliseconds.
+   */
+  async announceConfirmations(): Promise<number> {
     const confirmed = this.#confirmedUnannounced;
     if (confirmed === undefined || confirmed.size === 0) return 0;
     this.#confirmedUnannounced = new Set();
     let sent = 0;
-    for (const stream of confirmed) if (stream.announceConfirmation()) sent += 1;
+    let told = 0;
+    for (const stream of confirmed) {
+      if (told >= CONFIRMATIONS_PER_TURN) {
+        await nextTurn();
+        told = 0;
+      }
+      if (!stream.announceConfirmation()) continue;
+      sent += 1;
+      told += stream.subscribers.size;
+    }
     return sent;
   }
 
@@ -172,7 +190,7 @@ export class ConfirmationAnnouncer {
   start(): void {
     if (this.#timer !== undefined || this.#periodMs <= 0) return;
     this.#publisher.keepConfirmed(true);
-    this.#timer = setInterval(() => this.#publisher.announceConfirmations(), this.#periodMs);
+    this.#timer = setInterval(() => void this.#publisher.announceConfirmations(), this.#periodMs);
     this.#timer.unref();
   }
 

@@ -4,7 +4,7 @@ import type { BookData } from '../../../packages/protocol/src/protocol/messages.
 import { codecs } from '../../../src/relay/channels/codecs.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
 import type { Frame } from '../../../src/relay/streams/frame.ts';
-import { StreamPublisher } from '../../../src/relay/streams/publisher.ts';
+import { CONFIRMATIONS_PER_TURN, StreamPublisher } from '../../../src/relay/streams/publisher.ts';
 import { type AnyStream, Stream, type StreamSubscriber } from '../../../src/relay/streams/stream.ts';
 
 const t = (second: number) => `2026-01-01T00:00:0${second}.000Z`;
@@ -34,7 +34,7 @@ const book: BookState = {
 };
 
 describe('StreamPublisher confirmation rounds', () => {
-  it('visits the streams confirmed since the last round, each once, and no other', () => {
+  it('visits the streams confirmed since the last round, each once, and no other', async () => {
     const publisher = new StreamPublisher(new RelayEvents(), Date.now);
     publisher.keepConfirmed(true);
     const confirmed = heldStream('11111111-1111-4111-8111-111111111111');
@@ -45,22 +45,41 @@ describe('StreamPublisher confirmation rounds', () => {
     publisher.publish(confirmed.stream, book, t(0), t(2), 2000); // unchanged: a confirmation too
     publisher.publish(changed.stream, { ...book, last_price: '0.51000000' }, t(2), t(2), 2000);
 
-    expect(publisher.announceConfirmations()).toBe(1);
+    expect(await publisher.announceConfirmations()).toBe(1);
     expect(confirmed.client.types).toEqual(['snapshot', 'confirmed']);
     expect(changed.client.types).toEqual(['snapshot', 'update']);
-    expect(publisher.announceConfirmations()).toBe(0); // nothing confirmed since
+    expect(await publisher.announceConfirmations()).toBe(0); // nothing confirmed since
   });
 
-  it('keeps nothing while no rounds are announced', () => {
+  it('tells about CONFIRMATIONS_PER_TURN subscribers a turn, every confirmed stream in the round', async () => {
+    const publisher = new StreamPublisher(new RelayEvents(), Date.now);
+    publisher.keepConfirmed(true);
+    const perStream = 100;
+    const streams = Array.from({ length: 12 }, (_, index) => {
+      const market = `${String(index).padStart(8, '0')}-1111-4111-8111-111111111111`;
+      const held = heldStream(market);
+      for (let extra = 1; extra < perStream; extra += 1) held.stream.subscribers.add(new Recorder());
+      publisher.publish(held.stream, book, t(0), t(0), 0);
+      publisher.confirm(held.stream, t(1), 1000);
+      return held;
+    });
+    const round = publisher.announceConfirmations();
+    const told = () => streams.filter(({ client }) => client.types.at(-1) === 'confirmed').length;
+    expect(told()).toBe(CONFIRMATIONS_PER_TURN / perStream); // the first turn's share, at once
+    expect(await round).toBe(streams.length);
+    expect(told()).toBe(streams.length);
+  });
+
+  it('keeps nothing while no rounds are announced', async () => {
     const publisher = new StreamPublisher(new RelayEvents(), Date.now);
     const { stream, client } = heldStream('11111111-1111-4111-8111-111111111111');
     publisher.publish(stream, book, t(0), t(0), 0);
     publisher.confirm(stream, t(1), 1000);
-    expect(publisher.announceConfirmations()).toBe(0);
+    expect(await publisher.announceConfirmations()).toBe(0);
     publisher.keepConfirmed(true);
     publisher.keepConfirmed(false);
     publisher.confirm(stream, t(2), 2000);
-    expect(publisher.announceConfirmations()).toBe(0);
+    expect(await publisher.announceConfirmations()).toBe(0);
     expect(client.types).toEqual(['snapshot']);
   });
 });
