@@ -18,7 +18,13 @@
 
 import type { StreamPublisher } from '../streams/publisher.ts';
 import type { AnyStream } from '../streams/stream.ts';
-import type { PlanKind, PlannedTargets, PollPlan } from './plan.ts';
+import {
+  type PlanKind,
+  type PlannedTargets,
+  type PollPlan,
+  REPORTED_KINDS,
+  type ReportedKind,
+} from './plan.ts';
 import type { Confirmation } from './poll-target.ts';
 import type { TargetTiming } from './scheduler.ts';
 import type { TargetCollection } from './target-collection.ts';
@@ -73,7 +79,7 @@ export interface FreshnessReport {
   /** Polls per second the configured intervals ask for, the budget, and what was started. */
   pollsPerSecond: { requested: number; budget: number; achieved: number };
   /** Mean time between requests per target, measured (dispatch and CPU lag included); null before any. */
-  effectiveIntervalMs: { book: number | null; price: number | null };
+  effectiveIntervalMs: Record<ReportedKind, number | null>;
 }
 
 /** The mean of the values measured so far; null before any. */
@@ -148,10 +154,9 @@ export class FreshnessJudge {
         budget,
         achieved: this.#options.achievedPerSecond(),
       },
-      effectiveIntervalMs: {
-        book: meanOf(walk.gaps.get('book') ?? []),
-        price: meanOf(walk.gaps.get('price') ?? []),
-      },
+      effectiveIntervalMs: Object.fromEntries(
+        REPORTED_KINDS.map((kind) => [kind, meanOf(walk.gaps.get(kind) ?? [])]),
+      ) as Record<ReportedKind, number | null>,
     };
   }
 

@@ -116,6 +116,10 @@ export interface BudgetShares {
  */
 export type PlanKind = 'book' | 'price' | 'stream';
 
+/** The kinds whose measured interval the freshness report gives (`effectiveIntervalMs`). */
+export const REPORTED_KINDS = ['book', 'price'] as const satisfies readonly PlanKind[];
+export type ReportedKind = (typeof REPORTED_KINDS)[number];
+
 /** The targets a plan is made for. */
 export interface PlannedTargets {
   books: number;
