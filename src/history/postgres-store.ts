@@ -116,6 +116,11 @@ export class PostgresHistoryStore implements HistoryStore {
     // An idle connection the engine closed (a restart, an outage) is reported here; without a
     // listener it would take the process down. The next call opens a new one.
     this.#pool.on('error', () => undefined);
+    // A connection lent out is listened to by pg-pool only once per `pool.query`: a connection the
+    // engine cuts can report a second error (its query's, then its socket's) with no listener left,
+    // which took the process down. Every connection keeps a listener of its own from the start;
+    // what failed still reaches its caller as its query's rejection.
+    this.#pool.on('connect', (client) => client.on('error', () => undefined));
   }
 
   /** Makes the tables once; a failure is tried again by the next call. */
@@ -325,20 +330,15 @@ export class PostgresHistoryStore implements HistoryStore {
   }
 
   /**
-   * `work` on a connection of its own. The pool stops listening for a connection's errors while it
-   * is lent, so one lost meanwhile (the engine stopped) would take the process down: it is listened
-   * to here, its error reaching `work` as its query's. On any failure the connection is closed
-   * rather than given back: its transaction, a COPY the engine may still be reading, and a session
-   * lock go with it.
+   * `work` on a connection of its own (a connection lost meanwhile reaches `work` as its query's
+   * error: every connection has its own error listener, see the constructor). On any failure the
+   * connection is closed rather than given back: its transaction, a COPY the engine may still be
+   * reading, and a session lock go with it.
    */
   async #withClient<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.#pool.connect();
-    // Kept on a connection closed after a failure: its socket may still report an error after.
-    const lost = () => undefined;
-    client.on('error', lost);
     try {
       const done = await work(client);
-      client.removeListener('error', lost);
       client.release();
       return done;
     } catch (error) {
