@@ -100,7 +100,7 @@ export class PollerPool {
   readonly #ownerOf: (subscriber: StreamSubscriber) => unknown;
   #sweepTimer: NodeJS.Timeout | undefined;
   #stopped = false;
-  /** Every poll's states reach the streams through this one (its `confirmed` rounds are started above). */
+  /** Every poll's states reach the streams through this one; the app runs its rounds of `confirmed` (relay-server.ts). */
   readonly publisher: StreamPublisher;
 
   constructor(options: PollerOptions) {
