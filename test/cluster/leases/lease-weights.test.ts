@@ -1,8 +1,9 @@
 /**
  * Leases weighted by cost (docs/cluster.md "How leases move"), on one Redis: of three relays with 18
  * books subscribed on each, the one whose polls cost 20 times the others' (its cost meter scaled, as a
- * relay holding the busy books or on a slower machine measures) ends holding fewer leases than before
- * and than the others on average, handed over with no gap or snapshot for any client. Every relay meters
+ * relay holding the busy books or on a slower machine measures) announces a lower weight than the others,
+ * and ends holding fewer leases than before, exactly those its weight gives it, handed over with no
+ * gap or snapshot for any client. Every relay meters
  * each poll at a fixed cost (test/support/cluster/balanced-relays.ts), so a loaded machine's pauses
  * never weigh a cheap relay down.
  */
@@ -19,13 +20,22 @@ describe.skipIf(!redisAvailable())('leases weighted by cost', () => {
     client.messages.filter((message) => message.type === 'snapshot').length;
 
   it('leaves the relay whose polls cost more with fewer leases, no client seeing a gap or snapshot', {
-    timeout: 45_000,
+    timeout: 75_000,
   }, async () => {
     for (let i = 0; i < 3; i += 1) await cluster.relayWithClient();
     const total = (counts: number[]) => counts.reduce((a, b) => a + b);
     await waitFor('every book held', () => total(cluster.owned()) === MARKETS, {
       timeoutMs: 15_000,
       everyMs: 50,
+    });
+    // Settled first: from a split still moving (the first relay holding nearly every book), the costly
+    // relay's cost per lease starts as the cluster's own, and its weight has further to go.
+    await waitFor(
+      'the even split',
+      () => JSON.stringify(cluster.owned()) === JSON.stringify(cluster.expectedOwned()),
+      { timeoutMs: 20_000, everyMs: 50 },
+    ).catch((error: Error) => {
+      throw new Error(`${error.message} (leases ${cluster.owned()}, expected ${cluster.expectedOwned()})`);
     });
     await waitFor('every book on every client', () =>
       cluster.clients.every((client) => cluster.markets.every((market) => client.view('book', market))),
@@ -37,24 +47,30 @@ describe.skipIf(!redisAvailable())('leases weighted by cost', () => {
     const costlyIndex = owned.indexOf(Math.max(...owned));
     const heldBefore = owned[costlyIndex]!;
     cluster.scaleCost(costlyIndex, 20);
+    // Weighted rendezvous hashing is a pure function of the announced weights: wait for the costly
+    // relay to announce less than an even weight and the others more (each change past a dead band,
+    // so they settle), and for the leases to be exactly where those weights put them. Lowering one
+    // relay's weight and raising the others' can only take targets from it.
+    let weights: number[] = [];
     await waitFor(
-      'the costly relay to hold fewer leases than before and than the others on average',
-      () => {
+      'the costly relay to weigh less than the others and to hold the leases the weights give it',
+      async () => {
+        weights = await cluster.announcedWeights();
         const now = cluster.owned();
-        const own = now[costlyIndex]!;
-        const others = now.filter((_, i) => i !== costlyIndex);
-        // Not fewer than each: even with fixed costs, under load another relay was seen weighted
-        // down for a while too (likely, not proven: one that just took leases over polls each at
-        // once, so for a few announcements its leases look costlier).
-        const othersMean = total(others) / others.length;
-        return own < heldBefore && own < othersMean && total(now) === MARKETS;
+        return (
+          weights.every((weight, i) => (i === costlyIndex ? weight < 1 : weight > 1)) &&
+          JSON.stringify(now) === JSON.stringify(cluster.expectedOwned(weights)) &&
+          total(now) === MARKETS
+        );
       },
       // The weights move a fifth of the way per announcement: a loaded machine needs several.
-      { timeoutMs: 25_000, everyMs: 50 },
+      { timeoutMs: 30_000, everyMs: 100 },
     ).catch((error: Error) => {
       const leases = `relay ${costlyIndex} made costly with ${heldBefore}; now ${cluster.owned().join(', ')}`;
-      throw new Error(`${error.message} (leases: ${leases})`);
+      const expected = cluster.expectedOwned(weights).join(', ');
+      throw new Error(`${error.message} (leases: ${leases}; weights ${weights.join(', ')} give ${expected})`);
     });
+    expect(cluster.owned()[costlyIndex]).toBeLessThan(heldBefore);
 
     // Every book, moved or not, reaches every client as upstream has it now.
     const upstreamNow = await cluster.upstreamNow();

@@ -12,10 +12,12 @@
  * numbered counts as one millisecond, the same on every relay, however loaded the machine is (a test
  * scales one relay's meter to make it costly). The meter itself is tested on its own.
  */
+import { Redis } from 'ioredis';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { RedisBroker } from '../../../src/relay/coordination/redis/broker.ts';
-import { bookTargetKey } from '../../../src/relay/coordination/redis/keys.ts';
+import { bookTargetKey, WEIGHT_KEY } from '../../../src/relay/coordination/redis/keys.ts';
+import { parseWeight } from '../../../src/relay/coordination/redis/leases/relay-weight.ts';
 import { preferredRelay } from '../../../src/relay/coordination/redis/leases/rendezvous.ts';
 import { type Relay, startRelay } from '../../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../../src/sim/server.ts';
@@ -41,10 +43,12 @@ export interface BalancedRelays {
   /** Leases each running relay holds. */
   owned(): number[];
   /**
-   * Leases each running relay should hold with even weights: the books rendezvous hashing names it
-   * for among the running relays.
+   * Leases each running relay should hold with `weights` (by relay index; default even): the books
+   * weighted rendezvous hashing names it for among the running relays.
    */
-  expectedOwned(): number[];
+  expectedOwned(weights?: number[]): number[];
+  /** The weight each running relay last announced in the roster (one Redis only). */
+  announcedWeights(): Promise<number[]>;
   /** Whether the relays meter their polls, which their weights follow (from now on). */
   measureCosts(on: boolean): void;
   /** Makes each poll of relay `relayIndex` count as `factor` milliseconds, measuring. */
@@ -135,14 +139,25 @@ export function useBalancedRelays(options: BalancedRelaysOptions = {}): Balanced
       return { relay, client };
     },
     owned: () => relays.map((relay) => relay.broker.status().owned),
-    expectedOwned() {
+    expectedOwned(weights) {
       const instances = relays.map(instanceOf);
       const counts = instances.map(() => 0);
+      const weightOf = (instance: string) => weights?.[instances.indexOf(instance)] ?? 1;
       for (const market of markets) {
-        const holder = preferredRelay(bookTargetKey(market), instances);
+        const holder = preferredRelay(bookTargetKey(market), instances, weightOf);
         counts[instances.indexOf(holder!)]! += 1;
       }
       return counts;
+    },
+    async announcedWeights() {
+      if (redis.topology.kind !== 'single') throw new Error('announcedWeights reads one Redis only');
+      const inspector = new Redis(redis.topology.url);
+      try {
+        const announced = await inspector.hmget(WEIGHT_KEY, ...relays.map(instanceOf));
+        return announced.map((weight) => parseWeight(weight ?? undefined));
+      } finally {
+        inspector.disconnect();
+      }
     },
     measureCosts(on) {
       measuring = on;
