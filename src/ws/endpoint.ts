@@ -213,7 +213,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
       }),
   );
 
-  const heartbeat = setInterval(heartbeatAll, options.heartbeatMs, connections);
+  const heartbeat = setInterval(() => void heartbeatAll(connections), options.heartbeatMs);
   heartbeat.unref();
 
   app.addHook('preClose', async () => {

@@ -128,9 +128,12 @@ export class FreshnessJudge {
 
   /** Marks stale every stream whose target has not been confirmed in time. */
   sweep(now: number): void {
+    const overdue: [AnyStream, string][] = [];
     this.#walk = this.#walkTargets(now, (streams, reason) => {
-      for (const stream of streams) this.#options.publisher.markStale(stream, reason);
+      for (const stream of streams) overdue.push([stream, reason]);
     });
+    // One round for the whole sweep, spread over turns (the publisher's markStale).
+    if (overdue.length > 0) void this.#options.publisher.markStale(overdue);
   }
 
   /** Targets came or went: the next report walks them again, unless a sweep does first. */

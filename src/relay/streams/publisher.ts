@@ -13,15 +13,18 @@
  * an update in the period says nothing more (the update's `rts` is its confirmation). The streams
  * confirmed in the period are kept as they pass here, so a round visits those and no other stream.
  */
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { StreamState } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { TraceSpan } from '../../util/tracing.ts';
+import { inTurns } from '../../util/turns.ts';
 import type { RelayEvents } from '../events.ts';
 import { depthOf, type Frame, groupOf } from './frame.ts';
 import type { AnyStream, Stream } from './stream.ts';
 
-/** Subscribers one turn of a round of `confirmed` tells before it lets the event loop go on. */
-export const CONFIRMATIONS_PER_TURN = 500;
+/**
+ * Subscribers one turn of a round of `confirmed`, or of streams gone stale, tells before it lets the
+ * event loop go on (util/turns.ts).
+ */
+export const NOTICES_PER_TURN = 500;
 
 /** Takes each `snapshot` and `update` a stream sent, at once and without waiting (history/recorder.ts buffers it). */
 export type RecordSink = (stream: AnyStream, frame: Frame, kind: 'snapshot' | 'update') => void;
@@ -138,7 +141,7 @@ export class StreamPublisher {
 
   /**
    * One round of `confirmed` over the streams confirmed since the last; resolves with how many
-   * sent one. A turn of the event loop announces streams until about `CONFIRMATIONS_PER_TURN`
+   * sent one. A turn of the event loop announces streams until about `NOTICES_PER_TURN`
    * subscribers were told, then lets the loop go on: a round over every stream a wildcard crowd
    * holds is thousands of messages, which at once held the loop for tens of milliseconds.
    */
@@ -147,21 +150,28 @@ export class StreamPublisher {
     if (confirmed === undefined || confirmed.size === 0) return 0;
     this.#confirmedUnannounced = new Set();
     let sent = 0;
-    let told = 0;
-    for (const stream of confirmed) {
-      if (told >= CONFIRMATIONS_PER_TURN) {
-        await nextTurn();
-        told = 0;
-      }
-      if (!stream.announceConfirmation()) continue;
+    await inTurns(confirmed, NOTICES_PER_TURN, (stream) => {
+      if (!stream.announceConfirmation()) return 0;
       sent += 1;
-      told += stream.subscribers.size;
-    }
+      return stream.subscribers.size;
+    });
     return sent;
   }
 
-  markStale(stream: AnyStream, reason: string): void {
-    if (stream.setFreshness('stale', reason)) this.emitState(stream, 'stale', reason);
+  /**
+   * Marks each stream stale for its reason (a sweep found its target unconfirmed for too long),
+   * about `NOTICES_PER_TURN` subscribers told a turn: when upstream fails, every stream goes stale in
+   * the same sweep, and telling every subscriber at once held the loop for as long as a round of
+   * `confirmed`. A stream served while the round waits (its `lastSuccessAt` moved) stays live: the
+   * sweep judged a state that has been confirmed since.
+   */
+  async markStale(overdue: Iterable<readonly [AnyStream, string]>): Promise<void> {
+    const judged = [...overdue].map(([stream, reason]) => ({ stream, reason, at: stream.lastSuccessAt }));
+    await inTurns(judged, NOTICES_PER_TURN, ({ stream, reason, at }) => {
+      if (stream.lastSuccessAt !== at || !stream.setFreshness('stale', reason)) return 0;
+      this.emitState(stream, 'stale', reason);
+      return stream.subscribers.size;
+    });
   }
 
   emitState(stream: AnyStream, state: StreamState, reason?: string): void {

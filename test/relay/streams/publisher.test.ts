@@ -4,7 +4,7 @@ import type { BookData } from '../../../packages/protocol/src/protocol/messages.
 import { codecs } from '../../../src/relay/channels/codecs.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
 import type { Frame } from '../../../src/relay/streams/frame.ts';
-import { CONFIRMATIONS_PER_TURN, StreamPublisher } from '../../../src/relay/streams/publisher.ts';
+import { NOTICES_PER_TURN, StreamPublisher } from '../../../src/relay/streams/publisher.ts';
 import { type AnyStream, Stream, type StreamSubscriber } from '../../../src/relay/streams/stream.ts';
 
 const t = (second: number) => `2026-01-01T00:00:0${second}.000Z`;
@@ -33,7 +33,7 @@ const book: BookState = {
   last_price: '0.50000000',
 };
 
-describe('StreamPublisher confirmation rounds', () => {
+describe('StreamPublisher rounds of notices', () => {
   it('visits the streams confirmed since the last round, each once, and no other', async () => {
     const publisher = new StreamPublisher(new RelayEvents(), Date.now);
     publisher.keepConfirmed(true);
@@ -51,7 +51,7 @@ describe('StreamPublisher confirmation rounds', () => {
     expect(await publisher.announceConfirmations()).toBe(0); // nothing confirmed since
   });
 
-  it('tells about CONFIRMATIONS_PER_TURN subscribers a turn, every confirmed stream in the round', async () => {
+  it('tells about NOTICES_PER_TURN subscribers a turn, every confirmed stream in the round', async () => {
     const publisher = new StreamPublisher(new RelayEvents(), Date.now);
     publisher.keepConfirmed(true);
     const perStream = 100;
@@ -65,7 +65,7 @@ describe('StreamPublisher confirmation rounds', () => {
     });
     const round = publisher.announceConfirmations();
     const told = () => streams.filter(({ client }) => client.types.at(-1) === 'confirmed').length;
-    expect(told()).toBe(CONFIRMATIONS_PER_TURN / perStream); // the first turn's share, at once
+    expect(told()).toBe(NOTICES_PER_TURN / perStream); // the first turn's share, at once
     expect(await round).toBe(streams.length);
     expect(told()).toBe(streams.length);
   });
@@ -81,5 +81,32 @@ describe('StreamPublisher confirmation rounds', () => {
     publisher.confirm(stream, t(2), 2000);
     expect(await publisher.announceConfirmations()).toBe(0);
     expect(client.types).toEqual(['snapshot']);
+  });
+
+  it('marks stale about NOTICES_PER_TURN subscribers a turn, leaving live a stream served meanwhile', async () => {
+    const events = new RelayEvents();
+    const states: string[] = [];
+    events.on('stream:state', ({ state }) => states.push(state));
+    const publisher = new StreamPublisher(events, Date.now);
+    const perStream = 100;
+    const streams = Array.from({ length: 12 }, (_, index) => {
+      const market = `${String(index).padStart(8, '0')}-1111-4111-8111-111111111111`;
+      const held = heldStream(market);
+      for (let extra = 1; extra < perStream; extra += 1) held.stream.subscribers.add(new Recorder());
+      publisher.publish(held.stream, book, t(0), t(0), 0);
+      return held;
+    });
+    const round = publisher.markStale(streams.map(({ stream }) => [stream, 'upstream_timeout'] as const));
+    const stale = () => streams.filter(({ stream }) => stream.freshness === 'stale').length;
+    expect(stale()).toBe(NOTICES_PER_TURN / perStream); // the first turn's share, at once
+    // Upstream answers for the last stream before its turn: the sweep's judgement is out of date.
+    const served = streams.at(-1)!;
+    publisher.confirm(served.stream, t(1), 1000);
+    await round;
+    expect(stale()).toBe(streams.length - 1);
+    expect(served.stream.freshness).toBe('live');
+    expect(served.client.types).toEqual(['snapshot']);
+    expect(streams[0]!.client.types).toEqual(['snapshot', 'status']);
+    expect(states).toEqual(Array.from({ length: streams.length - 1 }, () => 'stale'));
   });
 });
