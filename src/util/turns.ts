@@ -1,9 +1,10 @@
 /**
  * @module util/turns
- * Work over many items spread over event-loop turns. A round that tells every connection or every
- * subscriber something (a heartbeat, a `confirmed`, a stream gone stale) is thousands of messages
- * at once on a busy relay, which held the loop for tens of milliseconds: every other client's
- * update waited behind it. Each turn does about a fixed amount of the work, then lets the loop go on.
+ * Work over many items spread over event-loop turns. A round that tells every subscriber something
+ * (a `confirmed`, a stream gone stale: relay/streams/publisher.ts) is thousands of messages at once
+ * on a busy relay, which held the loop for tens of milliseconds: every other client's update waited
+ * behind it. Each turn does about a fixed amount of the work, then lets the loop go on. (The
+ * heartbeat round, ws/client-connection.ts, does the same by hand.)
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 

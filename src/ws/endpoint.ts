@@ -213,7 +213,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
       }),
   );
 
-  const heartbeat = setInterval(() => void heartbeatAll(connections), options.heartbeatMs);
+  const heartbeat = setInterval(heartbeatAll, options.heartbeatMs, connections);
   heartbeat.unref();
 
   app.addHook('preClose', async () => {
