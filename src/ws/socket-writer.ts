@@ -4,7 +4,7 @@
  * queued for the relay-wide flush of ws/write-coalescer.ts at the end of the event-loop turn and then
  * written in one socket write
  * (docs/protocol.md "Write coalescing"). The bytes waiting count toward the connection's buffered
- * bytes, so holding back (relay/streams/conflation.ts) sees them and the wait never grows a queue.
+ * bytes, so holding back (relay/session/slow-consumer.ts) sees them and the wait never grows a queue.
  *
  * While the kernel has not taken a write yet, what the relay writes waits here (the backlog) and
  * leaves in one write when it has. So Node's own buffer never holds

@@ -7,12 +7,12 @@
 import type { ResumePoint } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { MarketAdmission } from '../admission/market.ts';
 import type { RelayEvents } from '../events.ts';
-import type { SlowReaderLimits } from '../streams/conflation.ts';
 import type { Frame } from '../streams/frame.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
 import type { AnyStream } from '../streams/stream.ts';
 import type { ReplayService } from './replay/replays.ts';
 import type { SinceReads } from './since-reads.ts';
+import type { SlowReaderLimits } from './slow-consumer.ts';
 
 export interface SessionLimits extends SlowReaderLimits {
   /** Streams one session may hold at once. */

@@ -4,7 +4,7 @@
  * gives it a `SessionSink` and its parsed requests. It checks each against the limits and market
  * admission, fetches the broker's history for a resume its rings cannot serve, joins the streams,
  * answers (`subscribed`, refusals, then each stream's replay or snapshot) and, when the client is
- * gone, leaves every stream. It holds back a slow reader (relay/streams/conflation.ts). Requests
+ * gone, leaves every stream. It holds back a slow reader (./slow-consumer.ts). Requests
  * are answered in arrival order; `list` and `update` are planned in own-view.ts, `since` in
  * session-since.ts; `replay` runs beside the streams in replay/.
  */
@@ -26,7 +26,6 @@ import type {
 } from '../../../packages/protocol/src/protocol/messages.ts';
 import type { Refusal } from '../admission/market.ts';
 import { hasDepths } from '../channels/relay-registry.ts';
-import { SlowConsumerPolicy } from '../streams/conflation.ts';
 import { type Frame, groupOf, toFrame } from '../streams/frame.ts';
 import { type HistoryReplay, NOTHING_FETCHED } from '../streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../streams/stream.ts';
@@ -45,6 +44,7 @@ import { RequestOrder } from './request-order.ts';
 import { SentPositions } from './sent-positions.ts';
 import type { SessionContext, SessionOptions, SessionSink } from './session-context.ts';
 import { SessionSince } from './session-since.ts';
+import { SlowConsumerPolicy } from './slow-consumer.ts';
 import {
   fetchReplay,
   joinStreams,

@@ -189,7 +189,7 @@ export class Frame {
 
   /**
    * The same bytes as a frame that applies to `basis` (an ordinary update handed to a paced group,
-   * whose members must have been sent the state before it: see relay/streams/conflation.ts).
+   * whose members must have been sent the state before it: see relay/streams/subscribers.ts ConflatedFrames).
    */
   applyingTo(basis: StreamPosition): Frame {
     return new Frame(this.wire, this.#payloadOffset, this.position, basis);

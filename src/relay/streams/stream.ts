@@ -11,7 +11,6 @@ import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts
 import type { BookDepth, Channel, StreamState } from '../../../packages/protocol/src/protocol/messages.ts';
 import { type ChannelDelta, type ChannelState, type StreamCodec, sendWhole } from '../channels/codecs.ts';
 import { hasDepths } from '../channels/relay-registry.ts';
-import { ConflatedFrames } from './conflation.ts';
 import {
   confirmedMessage,
   dataMessage,
@@ -25,7 +24,7 @@ import {
 import type { PacedState } from './paced.ts';
 import { type ResumeBounds, ResumeRing } from './resume-ring.ts';
 import { newEpoch, type PublishResult, type SequencedFrame, type StreamIdentity } from './stream-identity.ts';
-import { Subscribers } from './subscribers.ts';
+import { ConflatedFrames, Subscribers } from './subscribers.ts';
 
 /** What a stream needs from a connection subscribed to it. */
 export interface StreamSubscriber {
@@ -258,7 +257,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     this.subscribers.changed();
   }
 
-  /** A paced group's turn: one frame for every member, the change since `sent` (./conflation.ts). */
+  /** A paced group's turn: one frame for every member, the change since `sent` (./subscribers.ts ConflatedFrames). */
   #sendPaced(members: ReadonlySet<StreamSubscriber>, sent: PacedState): void {
     if (this.#state === undefined) return;
     const current = { state: this.#state, epoch: this.#epoch, seq: this.#seq, ts: this.#ts, rts: this.#rts };
