@@ -12,6 +12,7 @@
  */
 import { request } from 'node:http';
 import WebSocket from 'ws';
+import { isMarketId } from '../../../packages/protocol/src/protocol/limits.ts';
 
 export interface CrowdOptions {
   /** The relays' HTTP base URLs: clients go to each in turn. */
@@ -144,12 +145,20 @@ export class Crowd {
     this.#laneTimers.add(timer);
   }
 
-  /** The active markets (as upstream lists them now) and their oracle feeds. */
+  /**
+   * The active markets (as upstream lists them now) and their oracle feeds. Read from the simulator
+   * as upstream answers, so a fault burst can answer a body that breaks the schema: only ids that
+   * look like market ids are kept (a crowd subscribing with garbage would count the relay's right
+   * `bad_request`s as errors).
+   */
   async #readCatalogue(): Promise<void> {
     const answer = (await (
       await fetch(`${this.#options.simUrl}/api/markets?statusFilter=active&limit=100`)
-    ).json()) as { markets: { market_id: string }[] };
-    const markets = answer.markets.map((market) => market.market_id);
+    ).json()) as { markets?: { market_id?: unknown }[] };
+    if (!Array.isArray(answer.markets)) return;
+    const markets = answer.markets
+      .map((market) => market?.market_id)
+      .filter((id): id is string => typeof id === 'string' && isMarketId(id));
     for (const market of markets.filter((id) => !this.#feedOf.has(id)).slice(0, 10)) {
       const detail = (await (await fetch(`${this.#options.simUrl}/api/markets/${market}`)).json()) as {
         market?: { oracle_feed_id?: string };
