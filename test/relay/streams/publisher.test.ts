@@ -27,6 +27,19 @@ function heldStream(market: string): { stream: Stream<BookState, BookData>; clie
   return { stream, client };
 }
 
+/** Subscribers of each of `crowdedStreams`' streams: a round's first turn tells a few streams. */
+const PER_STREAM = 100;
+
+/** Twelve streams of `PER_STREAM` subscribers each, published once. */
+function crowdedStreams(publisher: StreamPublisher): ReturnType<typeof heldStream>[] {
+  return Array.from({ length: 12 }, (_, index) => {
+    const held = heldStream(`${String(index).padStart(8, '0')}-1111-4111-8111-111111111111`);
+    for (let extra = 1; extra < PER_STREAM; extra += 1) held.stream.subscribers.add(new Recorder());
+    publisher.publish(held.stream, book, t(0), t(0), 0);
+    return held;
+  });
+}
+
 const book: BookState = {
   bids: [['0.50000000', '1']],
   asks: [['0.60000000', '5']],
@@ -54,18 +67,11 @@ describe('StreamPublisher rounds of notices', () => {
   it('tells about NOTICES_PER_TURN subscribers a turn, every confirmed stream in the round', async () => {
     const publisher = new StreamPublisher(new RelayEvents(), Date.now);
     publisher.keepConfirmed(true);
-    const perStream = 100;
-    const streams = Array.from({ length: 12 }, (_, index) => {
-      const market = `${String(index).padStart(8, '0')}-1111-4111-8111-111111111111`;
-      const held = heldStream(market);
-      for (let extra = 1; extra < perStream; extra += 1) held.stream.subscribers.add(new Recorder());
-      publisher.publish(held.stream, book, t(0), t(0), 0);
-      publisher.confirm(held.stream, t(1), 1000);
-      return held;
-    });
+    const streams = crowdedStreams(publisher);
+    for (const { stream } of streams) publisher.confirm(stream, t(1), 1000);
     const round = publisher.announceConfirmations();
     const told = () => streams.filter(({ client }) => client.types.at(-1) === 'confirmed').length;
-    expect(told()).toBe(NOTICES_PER_TURN / perStream); // the first turn's share, at once
+    expect(told()).toBe(NOTICES_PER_TURN / PER_STREAM); // the first turn's share, at once
     expect(await round).toBe(streams.length);
     expect(told()).toBe(streams.length);
   });
@@ -88,17 +94,10 @@ describe('StreamPublisher rounds of notices', () => {
     const states: string[] = [];
     events.on('stream:state', ({ state }) => states.push(state));
     const publisher = new StreamPublisher(events, Date.now);
-    const perStream = 100;
-    const streams = Array.from({ length: 12 }, (_, index) => {
-      const market = `${String(index).padStart(8, '0')}-1111-4111-8111-111111111111`;
-      const held = heldStream(market);
-      for (let extra = 1; extra < perStream; extra += 1) held.stream.subscribers.add(new Recorder());
-      publisher.publish(held.stream, book, t(0), t(0), 0);
-      return held;
-    });
+    const streams = crowdedStreams(publisher);
     const round = publisher.markStale(streams.map(({ stream }) => [stream, 'upstream_timeout'] as const));
     const stale = () => streams.filter(({ stream }) => stream.freshness === 'stale').length;
-    expect(stale()).toBe(NOTICES_PER_TURN / perStream); // the first turn's share, at once
+    expect(stale()).toBe(NOTICES_PER_TURN / PER_STREAM); // the first turn's share, at once
     // Upstream answers for the last stream before its turn: the sweep's judgement is out of date.
     const served = streams.at(-1)!;
     publisher.confirm(served.stream, t(1), 1000);
