@@ -382,15 +382,13 @@ class ConnectionClose {
 export const HEARTBEATS_PER_TURN = 200;
 
 /**
- * One heartbeat period of every connection (protocol.md "Transport"), `HEARTBEATS_PER_TURN` of
- * them in each event-loop turn: each costs a ping, a message of its own (its count) and a write, so
- * a round over every connection at once held the loop for about 50 ms at 900 connections on 2
- * cores, and would hold it for half a second at 10,000. The connections are those held when the
- * round starts; one that closes before its turn is skipped (`heartbeat` of a closed one does nothing).
+ * One heartbeat period of every connection (protocol.md "Transport"), `HEARTBEATS_PER_TURN` a turn:
+ * each costs a ping, a message and a write, and a round over every connection at once held the loop
+ * about 50 ms at 900 connections on 2 cores. By hand, not util/turns.ts: a round falls in the walk's
+ * window (docs/architecture.md) every other run, and would add a folder to the path it measures. The
+ * round is the connections held at its start; a closed one's `heartbeat` does nothing.
  */
 export function heartbeatAll(connections: Iterable<{ heartbeat(now: Date): void }>): void {
-  // By hand rather than util/turns.ts: a round runs every 15 s beside one client's book, which
-  // would otherwise bring a folder onto the path of an update (docs/architecture.md "The walk").
   const round = [...connections];
   const turn = (from: number) => {
     const now = new Date();
