@@ -31,13 +31,7 @@ describe.skipIf(!redisClusterAvailable())('leases spread over the relays', () =>
 
   it('gives each of three relays the books rendezvous hashing names, each book polled about once per interval', async () => {
     for (let i = 0; i < 3; i += 1) await cluster.relayWithClient();
-    await waitFor(
-      'every relay to hold the books rendezvous hashing names it for, every book held',
-      () =>
-        JSON.stringify(cluster.owned()) === JSON.stringify(cluster.expectedOwned()) &&
-        cluster.owned().reduce((a, b) => a + b) === MARKETS,
-      { everyMs: 20 },
-    );
+    await cluster.evenSplit('every relay to hold the books rendezvous hashing names it for, every book held');
     // Each relay's share of the leases, as an operator sees it.
     const expected = cluster.expectedOwned();
     await waitFor('every relay to report its lease share', async () => {

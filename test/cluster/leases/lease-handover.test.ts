@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ProtocolClient } from '../../support/clients/protocol-client.ts';
-import { MARKETS, useBalancedRelays } from '../../support/cluster/balanced-relays.ts';
+import { useBalancedRelays } from '../../support/cluster/balanced-relays.ts';
 import { redisClusterAvailable } from '../../support/cluster/redis.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
@@ -17,28 +17,15 @@ describe.skipIf(!redisClusterAvailable())('leases moving between relays', () => 
   const cluster = useBalancedRelays();
   const snapshots = (client: ProtocolClient) =>
     client.messages.filter((message) => message.type === 'snapshot').length;
-  /** Every relay holds the leases rendezvous hashing names it for, and every book is held. */
-  const split = async (what: string) => {
-    await waitFor(
-      what,
-      () =>
-        JSON.stringify(cluster.owned()) === JSON.stringify(cluster.expectedOwned()) &&
-        cluster.owned().reduce((a, b) => a + b) === MARKETS,
-      { everyMs: 20 },
-    ).catch((error: Error) => {
-      throw new Error(`${error.message} (leases ${cluster.owned()}, expected ${cluster.expectedOwned()})`);
-    });
-  };
-
   it('gives a joining relay its share with no gap or snapshot for any client of the others', async () => {
     const first = [await cluster.relayWithClient(), await cluster.relayWithClient()];
-    await split('two relays holding their shares of the books');
+    await cluster.evenSplit('two relays holding their shares of the books');
     await waitFor('every book on both clients', () =>
       first.every(({ client }) => cluster.markets.every((market) => client.view('book', market))),
     );
     const before = first.map(({ client }) => snapshots(client));
     await cluster.relayWithClient();
-    await split('the joining relay to take its share');
+    await cluster.evenSplit('the joining relay to take its share');
     // Every book, moved or not, reaches the clients of the first two as upstream has it now.
     const upstreamNow = await cluster.upstreamNow();
     await waitFor('every book as upstream has it now on the clients of the first two', () =>
@@ -56,14 +43,14 @@ describe.skipIf(!redisClusterAvailable())('leases moving between relays', () => 
       await cluster.relayWithClient(),
       await cluster.relayWithClient(),
     ];
-    await split('three relays holding their shares of the books');
+    await cluster.evenSplit('three relays holding their shares of the books');
     const [leaving, staying] = [trio[0]!, trio[1]!];
     await waitFor('every book on the leaving client', () =>
       cluster.markets.every((market) => leaving.client.view('book', market)),
     );
     cluster.relays.splice(cluster.relays.indexOf(leaving.relay), 1);
     await leaving.relay.close(); // the shutdown SIGTERM runs: leases released, roster left
-    await split('the two others to hold every book, each its share');
+    await cluster.evenSplit('the two others to hold every book, each its share');
     const moved = await ProtocolClient.connect(staying.relay.url);
     cluster.clients.push(moved);
     for (const [key, view] of leaving.client.streams) moved.streams.set(key, { ...view, updates: 0 });

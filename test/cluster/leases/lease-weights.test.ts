@@ -30,13 +30,7 @@ describe.skipIf(!redisAvailable())('leases weighted by cost', () => {
     });
     // Settled first: from a split still moving (the first relay holding nearly every book), the costly
     // relay's cost per lease starts as the cluster's own, and its weight has further to go.
-    await waitFor(
-      'the even split',
-      () => JSON.stringify(cluster.owned()) === JSON.stringify(cluster.expectedOwned()),
-      { timeoutMs: 20_000, everyMs: 50 },
-    ).catch((error: Error) => {
-      throw new Error(`${error.message} (leases ${cluster.owned()}, expected ${cluster.expectedOwned()})`);
-    });
+    await cluster.evenSplit('the even split', 20_000);
     await waitFor('every book on every client', () =>
       cluster.clients.every((client) => cluster.markets.every((market) => client.view('book', market))),
     );

@@ -23,6 +23,7 @@ import { type Relay, startRelay } from '../../../src/relay-server.ts';
 import { type SimulatorHandle, startSimulator } from '../../../src/sim/server.ts';
 import { ProtocolClient } from '../clients/protocol-client.ts';
 import { upstreamBook } from '../harness.ts';
+import { waitFor } from '../wait-for.ts';
 import { type RedisDeployment, startRedisDeployment } from './redis.ts';
 
 export const MARKETS = 18;
@@ -47,6 +48,11 @@ export interface BalancedRelays {
    * weighted rendezvous hashing names it for among the running relays.
    */
   expectedOwned(weights?: number[]): number[];
+  /**
+   * Waits until every book is held and each relay holds exactly `expectedOwned()` (even weights),
+   * however long a loaded machine takes; a timeout names the split seen and the one expected.
+   */
+  evenSplit(what: string, timeoutMs?: number): Promise<void>;
   /** The weight each running relay last announced in the roster (one Redis only). */
   announcedWeights(): Promise<number[]>;
   /** Whether the relays meter their polls, which their weights follow (from now on). */
@@ -69,6 +75,8 @@ export function useBalancedRelays(options: BalancedRelaysOptions = {}): Balanced
   const marketCount = options.markets ?? MARKETS;
   let measuring = options.measureCosts ?? false;
   let redis: RedisDeployment;
+  /** Reads the roster for `announcedWeights`, made at its first use. */
+  let inspector: Redis | undefined;
   let sim: SimulatorHandle;
   let markets: string[];
   const relays: Relay[] = [];
@@ -83,6 +91,7 @@ export function useBalancedRelays(options: BalancedRelaysOptions = {}): Balanced
     markets = sim.market.marketIds();
   }, 20_000);
   afterAll(async () => {
+    inspector?.disconnect();
     await Promise.all([redis?.stop(), sim?.close()]);
   });
   afterEach(async () => {
@@ -92,6 +101,18 @@ export function useBalancedRelays(options: BalancedRelaysOptions = {}): Balanced
   });
 
   const instanceOf = (relay: Relay) => (relay.broker as RedisBroker).coordinator.instanceId;
+
+  const owned = () => relays.map((relay) => relay.broker.status().owned);
+  const expectedOwned = (weights?: number[]) => {
+    const instances = relays.map(instanceOf);
+    const counts = instances.map(() => 0);
+    const weightOf = (instance: string) => weights?.[instances.indexOf(instance)] ?? 1;
+    for (const market of markets) {
+      const holder = preferredRelay(bookTargetKey(market), instances, weightOf);
+      counts[instances.indexOf(holder!)]! += 1;
+    }
+    return counts;
+  };
 
   return {
     get sim() {
@@ -138,26 +159,24 @@ export function useBalancedRelays(options: BalancedRelaysOptions = {}): Balanced
       await client.request({ op: 'subscribe', channel: 'book', markets });
       return { relay, client };
     },
-    owned: () => relays.map((relay) => relay.broker.status().owned),
-    expectedOwned(weights) {
-      const instances = relays.map(instanceOf);
-      const counts = instances.map(() => 0);
-      const weightOf = (instance: string) => weights?.[instances.indexOf(instance)] ?? 1;
-      for (const market of markets) {
-        const holder = preferredRelay(bookTargetKey(market), instances, weightOf);
-        counts[instances.indexOf(holder!)]! += 1;
-      }
-      return counts;
+    owned,
+    expectedOwned,
+    async evenSplit(what, timeoutMs = 10_000) {
+      await waitFor(
+        what,
+        () =>
+          JSON.stringify(owned()) === JSON.stringify(expectedOwned()) &&
+          owned().reduce((a, b) => a + b) === marketCount,
+        { timeoutMs, everyMs: 20 },
+      ).catch((error: Error) => {
+        throw new Error(`${error.message} (leases ${owned()}, expected ${expectedOwned()})`);
+      });
     },
     async announcedWeights() {
       if (redis.topology.kind !== 'single') throw new Error('announcedWeights reads one Redis only');
-      const inspector = new Redis(redis.topology.url);
-      try {
-        const announced = await inspector.hmget(WEIGHT_KEY, ...relays.map(instanceOf));
-        return announced.map((weight) => parseWeight(weight ?? undefined));
-      } finally {
-        inspector.disconnect();
-      }
+      inspector ??= new Redis(redis.topology.url);
+      const announced = await inspector.hmget(WEIGHT_KEY, ...relays.map(instanceOf));
+      return announced.map((weight) => parseWeight(weight ?? undefined));
     },
     measureCosts(on) {
       measuring = on;
