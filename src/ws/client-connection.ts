@@ -37,7 +37,7 @@ import type { AnyStream } from '../relay/streams/stream.ts';
 import type { ConnectionContext, ConnectionLimits } from './connection-context.ts';
 import { parseClientFrame } from './frame-parser.ts';
 import { RATE_WINDOW_MS, RequestGuard } from './request-guard.ts';
-import { SocketWriter, type WriteCounts } from './socket-writer.ts';
+import { SocketWriter, type WriteCounts, wireOfForm } from './socket-writer.ts';
 import type { WriteCoalescer } from './write-coalescer.ts';
 
 export class ClientConnection implements SessionSink {
@@ -50,7 +50,7 @@ export class ClientConnection implements SessionSink {
   /** Which of each frame's shared forms this connection takes (protocol.md "Compression", "Compact encoding"). */
   readonly #form: WireForm;
   /** JSON without deflate: every frame's own bytes (the common case, decided once). */
-  readonly #plainJson: boolean;
+  readonly #wireOf: (frame: Frame, stream: number) => Buffer;
   readonly #coalescer: WriteCoalescer;
   readonly #writer: SocketWriter;
   readonly #close: ConnectionClose;
@@ -69,11 +69,11 @@ export class ClientConnection implements SessionSink {
     this.#ws = ws;
     this.#context = context;
     this.#form = options.form ?? { encoding: 'json', deflate: false };
-    this.#plainJson = this.#form.encoding === 'json' && !this.#form.deflate;
+    this.#wireOf = wireOfForm(this.#form);
     this.session = new Session(id, this, context, {
       apiKey: options.apiKey,
       addressGroup: options.addressGroup,
-      encoding: this.#form.encoding,
+      ...this.#form,
       ...(options.onClose === undefined ? {} : { onClose: options.onClose }),
     });
     this.#guard = new RequestGuard(context.limits);
@@ -131,7 +131,7 @@ export class ClientConnection implements SessionSink {
   }
 
   writeStream(stream: AnyStream, frame: Frame, alone: boolean): void {
-    const wire = this.#plainJson ? frame.wire : frame.wireFor(this.#form, stream.number);
+    const wire = this.#wireOf(frame, stream.number);
     // One stream has nothing to share a write with: queueing would only cost the queue.
     if (this.#coalescer.enabled && !alone) this.#writer.enqueue(wire);
     else this.#writer.write(wire);

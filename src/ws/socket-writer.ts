@@ -21,7 +21,20 @@
  */
 import type { Socket } from 'node:net';
 import { WebSocket } from 'ws';
+import type { Frame, WireForm } from '../relay/streams/frame.ts';
 import type { CoalescedWriter, WriteCoalescer } from './write-coalescer.ts';
+
+/**
+ * How a connection of `form` picks its bytes of each stream message: the frame as built, for
+ * plain JSON; the deflated form the stream made before handing the frame down (it does for every
+ * subscriber that compresses), or else made now and kept by the frame; a compact form as the frame
+ * makes it (the number is the stream's on this relay).
+ */
+export function wireOfForm(form: WireForm): (frame: Frame, stream: number) => Buffer {
+  if (form.encoding === 'compact') return (frame, stream) => frame.wireFor(form, stream);
+  if (form.deflate) return (frame) => frame.deflated ?? frame.deflatedWire;
+  return (frame) => frame.wire;
+}
 
 /** What left through a connection's write path (tests and diagnostics). */
 export interface WriteCounts {

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultIsolationLimits, MarketAdmission } from '../../src/relay/admission/market.ts';
 import { RelayEvents } from '../../src/relay/events.ts';
 import { StreamRegistry } from '../../src/relay/streams/registry.ts';
-import { publish, type StreamOf } from '../../src/relay/streams/stream.ts';
+import type { StreamOf } from '../../src/relay/streams/stream.ts';
 import { SseConnection } from '../../src/sse/sse-connection.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -51,7 +51,7 @@ function setUp(slowConsumerTimeoutMs = 60_000) {
   connection.session.handle({ op: 'subscribe', channel: 'price', markets: [MARKET] });
   const stream = registry.get({ channel: 'price', market: MARKET }) as StreamOf<'price'>;
   let now = 0;
-  const post = (bid: string) => publish(stream, { best_bid: bid }, 'ts', 'rts', ++now);
+  const post = (bid: string) => stream.publish({ best_bid: bid }, 'ts', 'rts', ++now);
   return { registry, events, response, connection, stream, post };
 }
 

@@ -12,6 +12,7 @@ import type { StreamPublisher } from '../streams/publisher.ts';
 import type { RecordedSubject } from '../streams/recorded.ts';
 import type { StreamRegistry } from '../streams/registry.ts';
 import type { Stream } from '../streams/stream.ts';
+import type { StreamChange } from '../streams/stream-identity.ts';
 
 /**
  * Takes each message the cluster's lease holder numbers, at once and without waiting: with a
@@ -52,25 +53,37 @@ export interface PollTimes {
   trace?: TraceSpan | undefined;
 }
 
+/** One of this relay's streams of a target, with the change its channel made of a poll. */
+export interface ChangeHere<State, Delta> {
+  readonly stream: Stream<State, Delta>;
+  readonly change: StreamChange<State, Delta>;
+}
+
+/**
+ * One poll of a target as its channel made it ready for numbering: the target's whole state, for a
+ * numbering that keeps it (`keepsWholeState`: the cluster's numbers every stream of the target
+ * from it), else this relay's streams of the target, each with its change made (a relay alone
+ * numbers and serves them as they are, calling nothing of the channel back).
+ */
+export type PolledState<State, Delta> =
+  | { readonly whole: State }
+  | { readonly here: readonly ChangeHere<State, Delta>[] };
+
 export interface StreamNumbering<State, Delta = unknown> {
   /**
-   * Whether `produce` wants the target's whole state rather than only what this relay's streams
-   * show: the cluster's numbering stores it for the next lease holder, and the response is shared
-   * with the other relays. A target may read less of a response when this is false.
+   * Whether `produce` wants the target's whole state (`{ whole }`) rather than this relay's
+   * streams' changes (`{ here }`): the cluster's numbering stores it for the next lease holder, and
+   * the response is shared with the other relays. A target may read less of a response when this
+   * is false.
    */
   readonly keepsWholeState: boolean;
   /**
-   * Numbers one poll of `state` (made once, only when it is called) for every stream of the target
-   * and serves it to this relay's streams. Undefined when nothing was served: no stream here (a
-   * relay alone), a response older than one already numbered, or the lease is no longer ours.
-   * `here`, when the target keeps them, are this relay's ungrouped streams of it: a relay alone
-   * serves those rather than asking the registry (the cluster's numbering finds each by its field).
+   * Numbers one poll for every stream of the target and serves it to this relay's streams.
+   * Undefined when nothing was served: no stream here (a relay alone), a response older than one
+   * already numbered, or the lease is no longer ours. Throws when handed the form of the poll it
+   * does not take (see `keepsWholeState`).
    */
-  produce(
-    state: () => State,
-    poll: PollTimes,
-    here?: readonly Stream<State, Delta>[],
-  ): Promise<AppliedPoll | undefined>;
+  produce(poll: PolledState<State, Delta>, times: PollTimes): Promise<AppliedPoll | undefined>;
   /** Upstream has no such market: true when its streams are to end (false: the lease is no longer ours). */
   close(): Promise<boolean>;
 }

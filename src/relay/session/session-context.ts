@@ -38,6 +38,8 @@ export interface SessionOptions {
   addressGroup?: string | undefined;
   /** `compact`: `subscribed` names each stream's number (docs/protocol.md "Compact encoding"). */
   encoding?: 'json' | 'compact';
+  /** The transport compresses each stream message (permessage-deflate). */
+  deflate?: boolean;
   /** Called once when the session is closed: what the transport's admission counted is released. */
   onClose?: () => void;
 }

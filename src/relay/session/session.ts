@@ -4,9 +4,8 @@
  * gives it a `SessionSink` and its parsed requests. It checks each against the limits and market
  * admission, fetches the broker's history for a resume its rings cannot serve, joins the streams,
  * answers (`subscribed`, refusals, then each stream's replay or snapshot) and, when the client is
- * gone, leaves every stream. It holds back a slow reader (./slow-consumer.ts). Requests
- * are answered in arrival order; `list` and `update` are planned in own-view.ts, `since` in
- * session-since.ts; `replay` runs beside the streams in replay/.
+ * gone, leaves every stream. It holds back a slow reader (./slow-consumer.ts). Requests are answered
+ * in arrival order; `list` and `update` are planned in own-view.ts, `since` in session-since.ts.
  */
 import { streamKey } from '../../../packages/protocol/src/channels/stream-key.ts';
 import {
@@ -66,6 +65,8 @@ export interface SessionSubscribe extends SubscribeRequest {
 
 export class Session implements StreamSubscriber {
   readonly id: number;
+  /** Its transport compresses each stream message: the stream deflates each frame once for all such. */
+  readonly deflates: boolean;
   readonly #sink: SessionSink;
   readonly #context: SessionContext;
   readonly #compact: boolean;
@@ -87,6 +88,7 @@ export class Session implements StreamSubscriber {
     this.#sink = sink;
     this.#context = context;
     this.#compact = options.encoding === 'compact';
+    this.deflates = options.deflate === true;
     this.#onClose = options.onClose;
     this.#heldBack = new SlowConsumerPolicy(context.limits, sink, () => this.slowConsumer());
     context.marketAdmission.open(this, options.apiKey, options.addressGroup);
@@ -375,10 +377,8 @@ export class Session implements StreamSubscriber {
     }
     if (isWildcard(request.markets) && isWildcardChannel(channel)) {
       this.#wildcards.unsubscribe(channel);
-      this.#send({
-        type: 'unsubscribed',
-        ...echoedSelection(request, channel, [...request.markets], undefined),
-      });
+      const echo = echoedSelection(request, channel, [...request.markets], undefined);
+      this.#send({ type: 'unsubscribed', ...echo });
       return;
     }
     const depth = hasDepths(channel) ? (request.depth ?? null) : undefined;

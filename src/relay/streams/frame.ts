@@ -170,7 +170,11 @@ export class Frame {
    * a subscriber must have been sent last.
    */
   readonly basis: StreamPosition | undefined;
-  #deflated: Buffer | undefined;
+  /**
+   * The same message as one compressed frame, once made (`deflatedWire`, or `deflate` by the stream
+   * before handing the frame down): read as a field on the fan-out's path.
+   */
+  readonly deflated: Buffer | undefined = undefined;
   #sseData: Buffer | undefined;
   #compact: CompactWires | undefined;
 
@@ -211,8 +215,14 @@ export class Frame {
    * because each message is compressed from an empty dictionary.
    */
   get deflatedWire(): Buffer {
-    this.#deflated ??= encodeDeflatedFrame(this.bytes);
-    return this.#deflated;
+    return this.deflated ?? this.deflate();
+  }
+
+  /** Makes `deflated` (the stream does before handing the frame to a subscriber that compresses). */
+  deflate(): Buffer {
+    const deflated = this.deflated ?? encodeDeflatedFrame(this.bytes);
+    (this as { deflated: Buffer | undefined }).deflated = deflated;
+    return deflated;
   }
 
   /** The frame for a connection of `form`; `stream` is the number compact frames carry. */

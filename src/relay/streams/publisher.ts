@@ -19,6 +19,7 @@ import { inTurns } from '../../util/turns.ts';
 import type { RelayEvents } from '../events.ts';
 import { depthOf, type Frame, groupOf } from './frame.ts';
 import type { AnyStream, Stream } from './stream.ts';
+import type { StreamChange } from './stream-identity.ts';
 
 /**
  * Subscribers one turn of a round of `confirmed`, or of streams gone stale, tells before it lets the
@@ -42,11 +43,7 @@ export class StreamPublisher {
     this.#record = record;
   }
 
-  /**
-   * Publishes `state`; returns whether it changed the stream (a first state counts as no change).
-   * In a traced poll (`trace`) the diff, the message and its hand-out to the subscribers are one
-   * span, its fan-out another.
-   */
+  /** Publishes `state`, diffed by the stream with its channel's codec (see `publishChange`). */
   publish<S, D>(
     stream: Stream<S, D>,
     state: S,
@@ -55,10 +52,26 @@ export class StreamPublisher {
     receivedAt: number,
     trace?: TraceSpan,
   ): boolean {
+    return this.publishChange(stream, stream.changeOf(state), ts, rts, receivedAt, trace);
+  }
+
+  /**
+   * Publishes a state with the change its channel made of it; returns whether it changed the stream
+   * (a first state counts as no change). In a traced poll (`trace`) the message and its hand-out
+   * to the subscribers are one span, its fan-out another.
+   */
+  publishChange<S, D>(
+    stream: Stream<S, D>,
+    change: StreamChange<S, D>,
+    ts: string,
+    rts: string,
+    receivedAt: number,
+    trace?: TraceSpan,
+  ): boolean {
     const hadState = stream.hasState;
     const span = trace?.child('publish', { 'market_relay.stream': stream.key });
     try {
-      const { frame, kind, seq } = stream.publish(state, ts, rts, receivedAt);
+      const { frame, kind, seq } = stream.publishChange(change, ts, rts, receivedAt);
       span?.set({ 'market_relay.message': frame === null ? 'none' : kind, 'market_relay.seq': seq });
       this.served(stream, frame, kind, receivedAt, span);
       return hadState && frame !== null;

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { BookDepth, Channel } from '../../../packages/protocol/src/protocol/messages.ts';
+import type { sendWhole } from '../channels/codecs.ts';
 import type { Frame } from './frame.ts';
 
 export interface StreamIdentity<C extends Channel = Channel> {
@@ -33,4 +34,17 @@ export interface PublishResult {
   seq: number;
   /** What `frame` is: the first state and a state sent whole are snapshots. */
   kind: 'snapshot' | 'update';
+}
+
+/**
+ * A poll's state for one stream and what it changes there, made by the stream's channel from the
+ * state the stream holds (`Stream.state`) before numbering, so that nothing below the channel calls
+ * back into it: `delta` null when nothing changed, `sendWhole` when the channel sends such a state
+ * whole, undefined when the stream held no state; `checksum` that of `state`, for a channel whose
+ * messages carry one (unused when nothing changed).
+ */
+export interface StreamChange<State, Delta> {
+  readonly state: State;
+  readonly delta: Delta | typeof sendWhole | null | undefined;
+  readonly checksum: number | undefined;
 }

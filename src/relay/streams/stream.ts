@@ -23,25 +23,17 @@ import {
 } from './frame.ts';
 import type { PacedState } from './paced.ts';
 import { type ResumeBounds, ResumeRing } from './resume-ring.ts';
-import { newEpoch, type PublishResult, type SequencedFrame, type StreamIdentity } from './stream-identity.ts';
-import { ConflatedFrames, Subscribers } from './subscribers.ts';
+import {
+  newEpoch,
+  type PublishResult,
+  type SequencedFrame,
+  type StreamChange,
+  type StreamIdentity,
+} from './stream-identity.ts';
+import { ConflatedFrames, type SubscriberOf, Subscribers } from './subscribers.ts';
 
-/** What a stream needs from a connection subscribed to it. */
-export interface StreamSubscriber {
-  /** A `snapshot` or `update` of this stream; the subscriber may hold it back (conflation). */
-  deliver(stream: AnyStream, frame: Frame, kind: 'snapshot' | 'update'): void;
-  /** A `status` or `error` about this stream, never held back. */
-  notify(stream: AnyStream, frame: Frame): void;
-  /** The stream ended (closed upstream); the subscription is gone. */
-  ended(stream: AnyStream): void;
-  /**
-   * The relay's own subscriber, no client (a session following the catalogue for its wildcards):
-   * what it is handed is no message sent, and it is no subscription in the counts.
-   */
-  readonly internal?: boolean;
-  /** An internal subscriber's connection: whose share of the upstream budget its streams take. */
-  readonly behalfOf?: StreamSubscriber;
-}
+/** What a stream needs from a connection subscribed to it (./subscribers.ts). */
+export type StreamSubscriber = SubscriberOf<AnyStream>;
 
 /** The last stream number given out (docs/protocol.md "Compact encoding"): one counter per process. */
 let lastStreamNumber = 0;
@@ -67,7 +59,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   /** Those paced (`interval`, `threshold`) get the change since their group's last message when it sends (./paced.ts). */
   readonly subscribers = new Subscribers<StreamSubscriber>(
     (paced, sent) => this.#sendPaced(paced, sent),
-    () => ({ state: this.#state, epoch: this.#epoch, seq: this.#seq }),
+    () => ({ state: this.state, epoch: this.#epoch, seq: this.#seq }),
   );
   /** How many of `subscribers` are clients (not `internal`): each frame is one message to each. */
   get clientCount(): number {
@@ -84,7 +76,12 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   readonly #recent: ResumeRing;
   #epoch = newEpoch();
   #seq = 0;
-  #state: State | undefined;
+  /**
+   * The state its subscribers hold (undefined before the first): a field, not a getter, since the
+   * stream's channel reads it on every poll to make the change it hands down (`StreamChange`).
+   * Only the stream writes it (`#hold`).
+   */
+  readonly state: State | undefined = undefined;
   #ts = '';
   #rts = '';
   #freshness: StreamState = 'live';
@@ -118,9 +115,6 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   get seq(): number {
     return this.#seq;
   }
-  get state(): State | undefined {
-    return this.#state;
-  }
   /** Upstream's time of the last state confirmed (protocol.md `ts`); empty before the first. */
   get ts(): string {
     return this.#ts;
@@ -129,24 +123,35 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     return this.#freshness;
   }
   get hasState(): boolean {
-    return this.#state !== undefined;
+    return this.state !== undefined;
+  }
+
+  /** Takes a new upstream response's state, diffed here with the channel's codec (`publishChange`). */
+  publish(next: State, ts: string, rts: string, now: number): PublishResult {
+    return this.publishChange(this.changeOf(next), ts, rts, now);
+  }
+
+  /** What `next` is to this stream, made with its channel's codec (the checksum only of a change). */
+  changeOf(next: State): StreamChange<State, Delta> {
+    const delta = this.state === undefined ? undefined : this.#codec.diff(this.state, next);
+    return { state: next, delta, checksum: delta === null ? undefined : this.#codec.checksum?.(next) };
   }
 
   /**
-   * Takes the state of a new upstream response. The first state goes out as a `snapshot`
-   * (seq 1); a changed state as an `update` with seq + 1, or as a `snapshot` with seq + 1 when the
-   * codec says it is best sent whole or its update would be larger; an unchanged one sends nothing
-   * (protocol.md: "No update is sent for a poll that changed nothing"). The message is made before
-   * anything of the stream changes: a state that cannot be sent (it throws) leaves the stream as it
-   * was, its `seq` unspent.
+   * Takes a new upstream response's state with the change its channel made of it. The first state
+   * goes out as a `snapshot` (seq 1); a changed state as an `update` with seq + 1, or as a
+   * `snapshot` with seq + 1 when the codec says it is best sent whole or its update would be
+   * larger; an unchanged one sends nothing (protocol.md: "No update is sent for a poll that changed
+   * nothing"). The message is made before anything of the stream changes: a state that cannot be
+   * sent (it throws) leaves the stream as it was, its `seq` unspent.
    */
-  publish(next: State, ts: string, rts: string, now: number): PublishResult {
-    if (this.#state === undefined) {
+  publishChange(change: StreamChange<State, Delta>, ts: string, rts: string, now: number): PublishResult {
+    const { state: next, delta, checksum } = change;
+    if (this.state === undefined) {
       const at = { seq: 1, ts, rts };
-      const frame = this.#dataFrame('snapshot', next, at, this.#codec.checksum?.(next));
+      const frame = this.#dataFrame('snapshot', next, at, checksum);
       return this.#commit(next, at, now, frame, frame, 'snapshot');
     }
-    const delta = this.#codec.diff(this.#state, next);
     // An unchanged state keeps the times of the response it came from: a later snapshot of this seq
     // must show the same record, `ts` included (protocol.md "Sequencing").
     if (delta === null) {
@@ -155,8 +160,9 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
       return { frame: null, seq: this.#seq, kind: 'update' };
     }
     const at = { seq: this.#seq + 1, ts, rts };
-    const checksum = this.#codec.checksum?.(next);
-    const update = delta === sendWhole ? undefined : this.#dataFrame('update', delta, at, checksum);
+    // Undefined: the change was made before this stream had a state, which it has now: sent whole.
+    const update =
+      delta === sendWhole || delta === undefined ? undefined : this.#dataFrame('update', delta, at, checksum);
     const snapshot =
       update === undefined || this.#codec.noUpdateLargerThanSnapshot === true
         ? this.#dataFrame('snapshot', next, at, checksum)
@@ -180,7 +186,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     kind: 'snapshot' | 'update',
   ): PublishResult {
     this.#takeTimes(at.ts, at.rts);
-    this.#state = next;
+    this.#hold(next);
     this.#seq = at.seq;
     this.#snapshot = snapshot;
     this.lastSuccessAt = now;
@@ -191,6 +197,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
       this.#recent.push(at.seq, frame.wire);
     }
     this.#conflated.published(kind === 'update' ? frame : undefined);
+    if (this.subscribers.deflating > 0) frame.deflate();
     for (const subscriber of this.subscribers.raw) subscriber.deliver(this, frame, kind);
     this.subscribers.changed();
     return { frame, seq: at.seq, kind };
@@ -203,9 +210,10 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
 
   /** The current state as a `snapshot`, serialised once per state. Requires a state. */
   snapshotFrame(): Frame {
-    if (this.#state === undefined) throw new Error(`stream ${this.key} has no state yet`);
+    const { state } = this;
+    if (state === undefined) throw new Error(`stream ${this.key} has no state yet`);
     const at = { seq: this.#seq, ts: this.#ts, rts: this.#rts };
-    this.#snapshot ??= this.#dataFrame('snapshot', this.#state, at, this.#codec.checksum?.(this.#state));
+    this.#snapshot ??= this.#dataFrame('snapshot', state, at, this.#codec.checksum?.(state));
     return this.#snapshot;
   }
 
@@ -214,7 +222,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
    * when it cannot resume (other epoch, seq ahead of ours, or updates already dropped from the ring).
    */
   updatesSince(epoch: string, seq: number): Frame[] | undefined {
-    if (epoch !== this.epoch || this.#state === undefined || seq > this.#seq || seq < 1) return undefined;
+    if (epoch !== this.epoch || this.state === undefined || seq > this.#seq || seq < 1) return undefined;
     if (seq === this.#seq) return [];
     return this.#recent.framesAfter(seq, this.#epoch);
   }
@@ -259,8 +267,9 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
 
   /** A paced group's turn: one frame for every member, the change since `sent` (./subscribers.ts ConflatedFrames). */
   #sendPaced(members: ReadonlySet<StreamSubscriber>, sent: PacedState): void {
-    if (this.#state === undefined) return;
-    const current = { state: this.#state, epoch: this.#epoch, seq: this.#seq, ts: this.#ts, rts: this.#rts };
+    const { state } = this;
+    if (state === undefined) return;
+    const current = { state, epoch: this.#epoch, seq: this.#seq, ts: this.#ts, rts: this.#rts };
     const frame = this.#conflated.changeSince(sent, current, () => this.snapshotFrame());
     const kind = frame.basis === undefined ? 'snapshot' : 'update';
     let clients = 0;
@@ -277,7 +286,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
    * its `ts` and `rts`: they are the record's; `rts` of this response is only what `confirmed` says.
    */
   confirm(rts: string, now: number): void {
-    if (this.#state === undefined) return;
+    if (this.state === undefined) return;
     this.#confirmedRts = rts;
     this.lastSuccessAt = now;
   }
@@ -286,14 +295,18 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
   fork(): void {
     this.#epoch = newEpoch();
     this.#seq = 0;
-    this.#state = undefined;
+    this.#hold(undefined);
     this.#snapshot = undefined;
     this.#recent.clear();
     this.#conflated.published(undefined);
   }
 
+  #hold(state: State | undefined): void {
+    (this as { state: State | undefined }).state = state;
+  }
+
   #confirm(state: State, ts: string, rts: string, now: number): void {
-    this.#state = state;
+    this.#hold(state);
     this.#takeTimes(ts, rts);
     this.lastSuccessAt = now;
   }
@@ -313,7 +326,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
    * fails). Returns whether a frame went out.
    */
   announceConfirmation(): boolean {
-    if (this.#state === undefined || this.#freshness !== 'live' || this.subscribers.size === 0) return false;
+    if (this.state === undefined || this.#freshness !== 'live' || this.subscribers.size === 0) return false;
     if (this.#confirmedRts === this.#announcedRts) return false;
     this.#announcedRts = this.#confirmedRts;
     const frame = toFrame(
@@ -331,7 +344,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
     const frame = this.statusFrame(reason);
     // A subscription that never got its first state could not be served at all: say so as an error.
     const error =
-      state === 'stale' && this.#state === undefined
+      state === 'stale' && this.state === undefined
         ? toFrame(upstreamUnavailableError(this, reason), this.idsArePaths)
         : undefined;
     for (const subscriber of this.subscribers) {
@@ -351,7 +364,7 @@ export class Stream<State = unknown, Delta = unknown, C extends Channel = Channe
    */
   close(reason: string): void {
     if (this.#freshness === 'closed') return;
-    const hadState = this.#state !== undefined;
+    const hadState = this.state !== undefined;
     this.#freshness = 'closed';
     const frame = hadState
       ? this.statusFrame(reason)
@@ -381,16 +394,5 @@ export type StreamOf<C extends Channel> = Stream<ChannelState<C>, ChannelDelta<C
 /** A stream of any channel, its state type still tied to its channel (narrow on `channel`). */
 export type ChannelStream = { [C in Channel]: StreamOf<C> }[Channel];
 
-/** A stream of any channel seen from a subscriber's side (publishing goes through `publish` below). */
+/** A stream of any channel seen from a subscriber's side. */
 export type AnyStream = Stream<unknown, unknown>;
-
-/** Publishes a state of the stream's own type to `stream` (see `Stream.publish`). */
-export function publish<S, D>(
-  stream: Stream<S, D>,
-  state: S,
-  ts: string,
-  rts: string,
-  now: number,
-): PublishResult {
-  return stream.publish(state, ts, rts, now);
-}

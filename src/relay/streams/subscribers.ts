@@ -17,8 +17,33 @@ import { type StreamCodec, sendWhole } from '../channels/codecs.ts';
 import { dataMessage, type Frame, type MessagePosition, type MessageSubject, toFrame } from './frame.ts';
 import { type Pace, PacedGroup, type PacedState, type SendPaced } from './paced.ts';
 
-export class Subscribers<Subscriber extends { readonly internal?: boolean }> extends Set<Subscriber> {
+/** What a stream (of type `S`) needs from a connection subscribed to it. */
+export interface SubscriberOf<S> {
+  /** A `snapshot` or `update` of this stream; the subscriber may hold it back (conflation). */
+  deliver(stream: S, frame: Frame, kind: 'snapshot' | 'update'): void;
+  /** A `status` or `error` about this stream, never held back. */
+  notify(stream: S, frame: Frame): void;
+  /** The stream ended (closed upstream); the subscription is gone. */
+  ended(stream: S): void;
+  /**
+   * The relay's own subscriber, no client (a session following the catalogue for its wildcards):
+   * what it is handed is no message sent, and it is no subscription in the counts.
+   */
+  readonly internal?: boolean;
+  /** An internal subscriber's connection: whose share of the upstream budget its streams take. */
+  readonly behalfOf?: SubscriberOf<S>;
+  /**
+   * Its transport compresses each message (permessage-deflate): the stream deflates each update
+   * once before handing it down, so no transport calls back for it.
+   */
+  readonly deflates?: boolean;
+}
+
+export class Subscribers<
+  Subscriber extends { readonly internal?: boolean; readonly deflates?: boolean },
+> extends Set<Subscriber> {
   #internal = 0;
+  #deflating = 0;
   /** Clients (not internal) held in a paced group. */
   #pacedClients = 0;
   /** The subscribers each change goes to at once. */
@@ -48,6 +73,11 @@ export class Subscribers<Subscriber extends { readonly internal?: boolean }> ext
   /** The clients each change goes to at once (all but the paced). */
   get rawClients(): number {
     return this.clients - this.#pacedClients;
+  }
+
+  /** The subscribers whose transport compresses each message (`StreamSubscriber.deflates`). */
+  get deflating(): number {
+    return this.#deflating;
   }
 
   /** The subscribers each change goes to at once (all but the paced). */
@@ -83,6 +113,7 @@ export class Subscribers<Subscriber extends { readonly internal?: boolean }> ext
   override add(subscriber: Subscriber): this {
     if (this.has(subscriber)) return this;
     if (subscriber.internal === true) this.#internal += 1;
+    if (subscriber.deflates === true) this.#deflating += 1;
     this.#raw.add(subscriber);
     return super.add(subscriber);
   }
@@ -115,6 +146,7 @@ export class Subscribers<Subscriber extends { readonly internal?: boolean }> ext
     const held = super.delete(subscriber);
     if (!held) return false;
     if (subscriber.internal === true) this.#internal -= 1;
+    if (subscriber.deflates === true) this.#deflating -= 1;
     this.#raw.delete(subscriber);
     this.#unpace(subscriber);
     return true;
@@ -122,6 +154,7 @@ export class Subscribers<Subscriber extends { readonly internal?: boolean }> ext
 
   override clear(): void {
     this.#internal = 0;
+    this.#deflating = 0;
     this.#pacedClients = 0;
     this.#raw.clear();
     for (const group of this.#groups.values()) group.stop();

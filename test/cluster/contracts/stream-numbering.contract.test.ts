@@ -14,12 +14,12 @@ import {
   type NumberedCodec,
   priceNumberedCodec,
 } from '../../../src/relay/coordination/codecs.ts';
-import type { StreamNumbering } from '../../../src/relay/coordination/stream-numbering.ts';
+import type { ChangeHere, StreamNumbering } from '../../../src/relay/coordination/stream-numbering.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
 import type { Frame } from '../../../src/relay/streams/frame.ts';
 import { StreamPublisher } from '../../../src/relay/streams/publisher.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
-import type { AnyStream, StreamSubscriber } from '../../../src/relay/streams/stream.ts';
+import type { AnyStream, Stream, StreamSubscriber } from '../../../src/relay/streams/stream.ts';
 import { useBrokerImplementations } from '../../support/cluster/brokers.ts';
 
 const implementations = useBrokerImplementations();
@@ -45,6 +45,27 @@ function bookOf(levels: number, size: string): BookState {
   return { bids, asks, last_price: '0.5000' };
 }
 
+/**
+ * What a target of `codec`'s channel hands a numbering that takes this relay's streams' changes:
+ * each ungrouped stream of the market, with the change made with the codec from the state it holds.
+ */
+function changesHere<State, Delta>(
+  codec: NumberedCodec<State, Delta>,
+  registry: StreamRegistry,
+  market: string,
+  state: State,
+): ChangeHere<State, Delta>[] {
+  const streams = [...registry.streamsOf(codec.channel, market)] as Stream<State, Delta>[];
+  return streams
+    .filter((stream) => stream.group === undefined)
+    .map((stream) => {
+      const projected = codec.project(state, stream.depth);
+      const delta = stream.state === undefined ? undefined : codec.diff(stream.state, projected);
+      const checksum = delta === null ? undefined : codec.checksum?.(projected);
+      return { stream, change: { state: projected, delta, checksum } };
+    });
+}
+
 let run = 0;
 
 describe.each(implementations)('StreamNumbering contract: %s', (_name, create) => {
@@ -65,7 +86,7 @@ describe.each(implementations)('StreamNumbering contract: %s', (_name, create) =
     const publisher = new StreamPublisher(events, Date.now);
     expect(await broker.claim(key, 1_000)).toBe(true);
     let closed = 0;
-    const streams: StreamNumbering<State> = broker.streams(
+    const streams: StreamNumbering<State, Delta> = broker.streams(
       key,
       market,
       codec,
@@ -78,7 +99,10 @@ describe.each(implementations)('StreamNumbering contract: %s', (_name, create) =
       askedAt += 1;
       const receivedAt = Date.now();
       const rts = new Date(receivedAt).toISOString();
-      return streams.produce(() => state, { askedAt, ts: rts, rts, receivedAt });
+      const polled = streams.keepsWholeState
+        ? { whole: state }
+        : { here: changesHere(codec, registry, market, state) };
+      return streams.produce(polled, { askedAt, ts: rts, rts, receivedAt });
     };
     return { market, registry, streams, produce, closed: () => closed };
   }

@@ -108,7 +108,7 @@ function holder(log: StreamLog) {
     const receivedAt = Date.now();
     const rts = new Date(receivedAt).toISOString();
     const state: PriceData = { best_bid: bid, best_ask: '0.6000' };
-    return numbering.produce(() => state, { askedAt, ts: rts, rts, receivedAt });
+    return numbering.produce({ whole: state }, { askedAt, ts: rts, rts, receivedAt });
   };
   return { recorded, produce };
 }

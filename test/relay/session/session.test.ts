@@ -10,7 +10,7 @@ import { RelayEvents } from '../../../src/relay/events.ts';
 import { Session, type SessionSink } from '../../../src/relay/session/session.ts';
 import type { Frame } from '../../../src/relay/streams/frame.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
-import { type AnyStream, publish, type StreamOf } from '../../../src/relay/streams/stream.ts';
+import type { AnyStream, StreamOf } from '../../../src/relay/streams/stream.ts';
 
 const A = '3f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f';
 const B = '4f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f';
@@ -51,8 +51,7 @@ function setUp(maxStreams = 10) {
   );
   let now = 0;
   const post = (market: string, bid: string) =>
-    publish(
-      registry.get({ channel: 'price', market }) as StreamOf<'price'>,
+    (registry.get({ channel: 'price', market }) as StreamOf<'price'>).publish(
       { best_bid: bid },
       'ts',
       'rts',

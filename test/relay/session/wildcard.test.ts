@@ -12,7 +12,7 @@ import { RelayEvents } from '../../../src/relay/events.ts';
 import { Session, type SessionSink } from '../../../src/relay/session/session.ts';
 import type { Frame } from '../../../src/relay/streams/frame.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
-import { type AnyStream, publish, type StreamOf } from '../../../src/relay/streams/stream.ts';
+import type { AnyStream, StreamOf } from '../../../src/relay/streams/stream.ts';
 
 const A = '3f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f';
 const B = '4f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f';
@@ -47,7 +47,7 @@ function setUp() {
       Object.entries(markets).map(([id, volume]) => [id, { market_id: id, status: 'ACTIVE', volume }]),
     );
     const stream = registry.get({ channel: 'markets', market: 'active' }) as StreamOf<'markets'>;
-    publish(stream, state, 'ts', 'rts', ++now);
+    stream.publish(state, 'ts', 'rts', ++now);
   };
   const announced = (type: 'subscribed' | 'unsubscribed') =>
     sink.messages.flatMap((m) => (m.type === type && m.wildcard === true ? [m.markets] : []));
@@ -99,10 +99,10 @@ describe('SessionWildcards', () => {
     catalogue({ [A]: 1, [B]: 1 });
     const record = (status: string) => ({ market_id: A, status });
     const streamA = registry.get({ channel: 'market', market: A }) as StreamOf<'market'>;
-    publish(streamA, record('ACTIVE'), 'ts', 'rts', 1);
+    streamA.publish(record('ACTIVE'), 'ts', 'rts', 1);
     catalogue({ [B]: 2 });
     expect(announced('unsubscribed')).toEqual([]);
-    publish(streamA, record('EXPIRED'), 'ts', 'rts', 2);
+    streamA.publish(record('EXPIRED'), 'ts', 'rts', 2);
     registry.closeStreams('market', A, 'market expired');
     const ofA = sink.messages.filter(
       (m) => ('market' in m && m.market === A) || (m.type === 'unsubscribed' && m.wildcard === true),
@@ -120,8 +120,7 @@ describe('SessionWildcards', () => {
     session.handle({ op: 'subscribe', id: 1, channel: 'market', markets: ['*'] });
     catalogue({ [A]: 1, [B]: 1 });
     for (const market of [A, B])
-      publish(
-        registry.get({ channel: 'market', market }) as StreamOf<'market'>,
+      (registry.get({ channel: 'market', market }) as StreamOf<'market'>).publish(
         { market_id: market, status: 'ACTIVE' },
         'ts',
         'rts',
@@ -145,8 +144,7 @@ describe('SessionWildcards', () => {
     const { session, catalogue, announced, registry } = setUp();
     session.handle({ op: 'subscribe', id: 1, channel: 'price', markets: ['*'] });
     catalogue({ [A]: 1 });
-    publish(
-      registry.get({ channel: 'price', market: A }) as StreamOf<'price'>,
+    (registry.get({ channel: 'price', market: A }) as StreamOf<'price'>).publish(
       { best_bid: '0.5' },
       'ts',
       'rts',

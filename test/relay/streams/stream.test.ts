@@ -1,3 +1,4 @@
+import { constants, inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { BookState } from '../../../packages/protocol/src/protocol/book.ts';
 import type { BookData } from '../../../packages/protocol/src/protocol/messages.ts';
@@ -5,7 +6,6 @@ import { codecs } from '../../../src/relay/channels/codecs.ts';
 import { type Frame, toFrame } from '../../../src/relay/streams/frame.ts';
 import {
   type AnyStream,
-  publish,
   Stream,
   type StreamOf,
   type StreamSubscriber,
@@ -154,16 +154,53 @@ describe('publish', () => {
   it('takes only the state type of the stream it publishes to (checked by the type checker)', () => {
     const books: StreamOf<'book'> = new Stream({ channel: 'book', market, depth: null }, codecs.book, 3);
     const prices: StreamOf<'price'> = new Stream({ channel: 'price', market }, codecs.price, 3);
-    expect(publish(books, book([['0.50000000', '1']]), 't', 'r', 1).seq).toBe(1);
-    expect(publish(prices, { best_bid: '0.50000000' }, 't', 'r', 1).seq).toBe(1);
+    expect(books.publish(book([['0.50000000', '1']]), 't', 'r', 1).seq).toBe(1);
+    expect(prices.publish({ best_bid: '0.50000000' }, 't', 'r', 1).seq).toBe(1);
     // Only compiled, never run: the type checker must reject it.
     const mismatched = () =>
       // @ts-expect-error: a price state cannot go to a book stream
-      publish<BookState, BookData>(books, { best_bid: '0.5' }, 't', 'r', 2);
+      books.publish({ best_bid: '0.5' }, 't', 'r', 2);
     expect(mismatched).toBeTypeOf('function');
     // @ts-expect-error: a price stream is not a book stream
     const wrongChannel: StreamOf<'book'> = prices;
     expect(wrongChannel.channel).toBe('price');
+  });
+});
+
+describe('Stream, subscribers that compress', () => {
+  /** A subscriber whose transport compresses (or not): what it was handed, as the frame stood then. */
+  class Compressing extends Recorder {
+    readonly deflatedWhenHanded: (Buffer | undefined)[] = [];
+    constructor(readonly deflates: boolean) {
+      super();
+    }
+    override deliver(stream: AnyStream, frame: Frame): void {
+      this.deflatedWhenHanded.push(frame.deflated);
+      super.deliver(stream, frame);
+    }
+  }
+
+  it('deflates each message once before handing it down while a subscriber compresses, and only then', () => {
+    const stream = newStream();
+    const plain = new Compressing(false);
+    const compressing = new Compressing(true);
+    stream.subscribers.add(plain);
+    stream.publish(book([['0.50000000', '1']]), 't', 'r', 1);
+    stream.subscribers.add(compressing);
+    stream.subscribers.add(compressing); // counted once
+    stream.publish(book([['0.50000000', '2']]), 't', 'r', 2);
+    stream.subscribers.delete(compressing);
+    stream.publish(book([['0.50000000', '3']]), 't', 'r', 3);
+    expect(plain.deflatedWhenHanded.map((deflated) => deflated !== undefined)).toEqual([false, true, false]);
+    const [deflated] = compressing.deflatedWhenHanded;
+    // The one compressed frame: RSV1 set, the payload the same message once inflated (RFC 7692).
+    expect(deflated?.[0]).toBe(0xc1);
+    const payload = deflated!.subarray((deflated![1]! & 0x7f) < 126 ? 2 : 4);
+    const text = inflateRawSync(Buffer.concat([payload, Buffer.from([0, 0, 0xff, 0xff])]), {
+      finishFlush: constants.Z_SYNC_FLUSH,
+    }).toString();
+    expect(JSON.parse(text)).toEqual(plain.messages[1]);
+    expect(stream.subscribers.deflating).toBe(0);
   });
 });
 
@@ -215,7 +252,7 @@ describe('Stream numbered by the cluster (lease holder)', () => {
     stream.fork();
     expect(stream.hasState).toBe(false);
     expect(stream.epoch).not.toBe('cluster');
-    expect(publish(stream, book([]), 't', 'r', 2).seq).toBe(1); // a snapshot in its own epoch
+    expect(stream.publish(book([]), 't', 'r', 2).seq).toBe(1); // a snapshot in its own epoch
   });
 });
 

@@ -25,14 +25,20 @@
 import type { DefinedChannel } from '../../../../packages/protocol/src/channels/registry.ts';
 import { type BookState, limitDepth } from '../../../../packages/protocol/src/protocol/book.ts';
 import { groupBook } from '../../../../packages/protocol/src/protocol/group.ts';
-import type { BookDepth } from '../../../../packages/protocol/src/protocol/messages.ts';
+import type { BookData, BookDepth } from '../../../../packages/protocol/src/protocol/messages.ts';
 import { ResponseMemo } from '../../../upstream/client.ts';
 import type { OrderBook } from '../../../upstream/schemas.ts';
 import { TraceSpan } from '../../../util/tracing.ts';
 import { bookNumberedCodec } from '../../coordination/codecs.ts';
 import { bookTargetKey } from '../../coordination/redis/keys.ts';
 import type { SharedResult } from '../../coordination/shared-result.ts';
-import type { AppliedPoll, PollTimes, StreamNumbering } from '../../coordination/stream-numbering.ts';
+import type {
+  AppliedPoll,
+  ChangeHere,
+  PolledState,
+  PollTimes,
+  StreamNumbering,
+} from '../../coordination/stream-numbering.ts';
 import { marketId } from '../../poll/not-found.ts';
 import type { PollOutcome } from '../../poll/outcomes.ts';
 import { type PollContext, PollTarget, pollTimes } from '../../poll/poll-target.ts';
@@ -41,6 +47,7 @@ import type { StreamOf } from '../../streams/stream.ts';
 import type { ChannelDelta, ChannelState } from '../codecs.ts';
 import type { ServedFromBook } from '../relay-definition.ts';
 import { bookServedChannels, relayChannels } from '../relay-registry.ts';
+import { bookNumbering } from './codec.ts';
 import { aggregateBook, aggregateSides } from './levels.ts';
 import { readOrderBook } from './reader.ts';
 
@@ -124,10 +131,15 @@ export class BookTarget extends PollTarget {
       if (this.removed) return [];
       const receivedAt = now();
       const times = pollTimes(book.timestamp, askedAt, receivedAt, trace);
-      const served = this.#applyServed(book, times);
-      const { books: here, deepest } = this.streams;
-      const state = () => this.#held.aggregated(book, whole ? null : deepest);
-      const books = await this.#numbering.produce(state, times, here);
+      // Older than a response applied: a relay alone serves none of it, the cluster's numbering
+      // ranks it by its lease's fencing.
+      const accepted = this.accepts(askedAt);
+      const same = accepted && this.#held.apply(book);
+      const served = accepted ? this.#applyServed(book, same, times) : undefined;
+      const polled: PolledState<BookState, BookData> = whole
+        ? { whole: this.#held.aggregated(book, null) }
+        : { here: accepted ? this.#changes(book, same) : [] };
+      const books = await this.#numbering.produce(polled, times);
       if (books !== undefined || served !== undefined)
         this.#applied(askedAt, {
           receivedAt,
@@ -152,15 +164,15 @@ export class BookTarget extends PollTarget {
   }
 
   /**
-   * Publishes a response to this relay's streams of the channels served from the book, in the
-   * order the requests were asked. Undefined when it is older than one applied, or no such stream
-   * is here.
+   * Publishes a response applied (`same`: the same as the last, whose streams are only confirmed)
+   * to this relay's streams of the channels served from the book, and to its grouped books.
+   * Undefined when no such stream is here.
    */
-  #applyServed(book: OrderBook, times: PollTimes): Omit<AppliedPoll, 'receivedAt'> | undefined {
-    if (!this.accepts(times.askedAt)) return undefined;
-    // The same object as last applied is the same bytes from upstream, so the same state: the
-    // streams that hold it are only confirmed.
-    const same = this.#held.apply(book);
+  #applyServed(
+    book: OrderBook,
+    same: boolean,
+    times: PollTimes,
+  ): Omit<AppliedPoll, 'receivedAt'> | undefined {
     let applied: Omit<AppliedPoll, 'receivedAt'> | undefined;
     for (const [channel, streams] of this.streams.served) {
       // Only the channels of bookServedChannels are here: those whose relay part has `fromBook`.
@@ -271,7 +283,33 @@ export class BookTarget extends PollTarget {
   #onShared(result: SharedResult): void {
     if (result.kind !== 'book' || result.book.market_id.toLowerCase() !== this.market) return;
     const { book, receivedAt } = result;
-    this.#applyServed(book, pollTimes(book.timestamp, receivedAt, receivedAt));
+    if (!this.accepts(receivedAt)) return;
+    this.#applyServed(book, this.#held.apply(book), pollTimes(book.timestamp, receivedAt, receivedAt));
+  }
+
+  /**
+   * This relay's ungrouped `book` streams, each with what this poll changes there, made here from
+   * the state the stream holds: cut to its depth, diffed and checksummed once, so that numbering
+   * and the stream only number and frame it. A book the same as the last applied (`same`) is only
+   * confirmed to the streams that hold it.
+   */
+  #changes(book: OrderBook, same: boolean): ChangeHere<BookState, BookData>[] {
+    const { books, deepest } = this.streams;
+    const changes: ChangeHere<BookState, BookData>[] = [];
+    let levels: BookState | undefined;
+    for (const stream of books) {
+      const held = stream.state;
+      if (same && held !== undefined) {
+        changes.push({ stream, change: { state: held, delta: null, checksum: undefined } });
+        continue;
+      }
+      levels ??= this.#held.aggregated(book, deepest);
+      const state = bookNumbering.project(levels, stream.depth);
+      const delta = held === undefined ? undefined : bookNumbering.diff(held, state);
+      const checksum = delta === null ? undefined : bookNumbering.checksum?.(state);
+      changes.push({ stream, change: { state, delta, checksum } });
+    }
+    return changes;
   }
 }
 

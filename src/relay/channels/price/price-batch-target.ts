@@ -6,15 +6,15 @@
  * market's book moved.
  */
 
-import type { PriceData } from '../../../../packages/protocol/src/protocol/messages.ts';
+import type { PriceData, PriceUpdateData } from '../../../../packages/protocol/src/protocol/messages.ts';
 import { publicReason } from '../../../upstream/errors.ts';
 import type { ClobPriceSnapshot } from '../../../upstream/schemas.ts';
 import { priceTargetKey } from '../../coordination/redis/keys.ts';
-import type { StreamNumbering } from '../../coordination/stream-numbering.ts';
+import type { ChangeHere, PolledState, StreamNumbering } from '../../coordination/stream-numbering.ts';
 import type { PollOutcome } from '../../poll/outcomes.ts';
 import { type Confirmation, type PollContext, PollTarget, pollTimes } from '../../poll/poll-target.ts';
 import type { TargetTiming } from '../../poll/scheduler.ts';
-import { priceDataOf } from './codec.ts';
+import { priceDataOf, priceNumbering } from './codec.ts';
 
 /** One market with a price stream. */
 export interface PriceMarket extends Confirmation {
@@ -22,14 +22,14 @@ export interface PriceMarket extends Confirmation {
   asked: boolean;
   appliedAskedAt: number;
   /** The market's price stream, numbered by this relay alone or once for the cluster. */
-  numbering: StreamNumbering<PriceData>;
+  numbering: StreamNumbering<PriceData, PriceUpdateData>;
   /** The catalogue's loads begun when the stream began: only later ones may say it is not listed. */
   catalogueLoads: number;
 }
 
 export function newPriceMarket(
   now: number,
-  numbering: StreamNumbering<PriceData>,
+  numbering: StreamNumbering<PriceData, PriceUpdateData>,
   catalogueLoads: number,
 ): PriceMarket {
   return {
@@ -156,11 +156,28 @@ export class PriceBatchTarget extends PollTarget {
     const health = this.#health.get(market);
     if (health === undefined || askedAt < health.appliedAskedAt) return undefined;
     const times = pollTimes(entry.timestamp, askedAt, receivedAt);
-    return health.numbering
-      .produce(() => priceDataOf(entry), times)
-      .then((applied) => {
-        return applied === undefined ? undefined : this.confirmPrice(market, askedAt, applied.changed);
-      });
+    const state = priceDataOf(entry);
+    const { numbering } = health;
+    const polled: PolledState<PriceData, PriceUpdateData> = numbering.keepsWholeState
+      ? { whole: state }
+      : { here: this.#changes(market, state) };
+    return numbering.produce(polled, times).then((applied) => {
+      return applied === undefined ? undefined : this.confirmPrice(market, askedAt, applied.changed);
+    });
+  }
+
+  /**
+   * This relay's price stream of `market` (one at most: a price has no depths) with what `state`
+   * changes there, made here so that numbering and the stream only number and frame it.
+   */
+  #changes(market: string, state: PriceData): ChangeHere<PriceData, PriceUpdateData>[] {
+    const changes: ChangeHere<PriceData, PriceUpdateData>[] = [];
+    for (const stream of this.context.registry.streamsOf(priceNumbering.channel, market)) {
+      const held = stream.state;
+      const delta = held === undefined ? undefined : priceNumbering.diff(held, state);
+      changes.push({ stream, change: { state, delta, checksum: undefined } });
+    }
+    return changes;
   }
 
   /**

@@ -16,7 +16,13 @@ import type { TraceSpan } from '../../../util/tracing.ts';
 import { toFrame } from '../../streams/frame.ts';
 import type { Stream } from '../../streams/stream.ts';
 import type { TargetStream } from '../codecs.ts';
-import type { AppliedPoll, NumberingContext, PollTimes, StreamNumbering } from '../stream-numbering.ts';
+import type {
+  AppliedPoll,
+  NumberingContext,
+  PolledState,
+  PollTimes,
+  StreamNumbering,
+} from '../stream-numbering.ts';
 import { type ClusterCodec, fits, loggedFrames, storedState } from './codecs.ts';
 import type { NumberedRecord } from './numbered-record.ts';
 import { numberPoll, type OwnEntry, type Produced, producedFrom } from './numbering.ts';
@@ -65,12 +71,12 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State, Delta
    * here. Undefined when the write was refused: the lease is no longer ours. Polls are numbered in
    * the order they arrive here, one at a time; the lease's fencing token ranks the holders.
    */
-  async produce(state: () => State, poll: PollTimes): Promise<AppliedPoll | undefined> {
-    const made = state();
-    const span = poll.trace?.child('numbering', { 'market_relay.cluster': true });
+  async produce(poll: PolledState<State, Delta>, times: PollTimes): Promise<AppliedPoll | undefined> {
+    if (!('whole' in poll)) throw new Error("the cluster's numbering numbers a target's whole state");
+    const span = times.trace?.child('numbering', { 'market_relay.cluster': true });
     try {
       const applied = await this.#serially(() =>
-        this.#produce(made, poll.ts, poll.rts, poll.receivedAt, span),
+        this.#produce(poll.whole, times.ts, times.rts, times.receivedAt, span),
       );
       span?.set({ 'market_relay.changed': applied?.changed ?? false });
       return applied;
