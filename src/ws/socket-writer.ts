@@ -32,7 +32,7 @@ import type { CoalescedWriter, WriteCoalescer } from './write-coalescer.ts';
  */
 export function wireOfForm(form: WireForm): (frame: Frame, stream: number) => Buffer {
   if (form.encoding === 'compact') return (frame, stream) => frame.wireFor(form, stream);
-  if (form.deflate) return (frame) => frame.deflated ?? frame.deflatedWire;
+  if (form.deflate) return (frame) => frame.deflated ?? frame.deflate();
   return (frame) => frame.wire;
 }
 

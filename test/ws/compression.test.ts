@@ -45,7 +45,7 @@ describe('compressed frames', () => {
 
   it('are built once per message, on first use', () => {
     const frame = toFrame({ type: 'heartbeat', n: 1, ts: '2026-01-01T00:00:00.000Z' });
-    expect(frame.deflatedWire).toBe(frame.deflatedWire);
+    expect(frame.deflate()).toBe(frame.deflate());
   });
 
   it.each([

@@ -171,8 +171,8 @@ export class Frame {
    */
   readonly basis: StreamPosition | undefined;
   /**
-   * The same message as one compressed frame, once made (`deflatedWire`, or `deflate` by the stream
-   * before handing the frame down): read as a field on the fan-out's path.
+   * The same message as one compressed frame, once made (`deflate`; the stream makes it before
+   * handing the frame to a subscriber that compresses): read as a field on the fan-out's path.
    */
   readonly deflated: Buffer | undefined = undefined;
   #sseData: Buffer | undefined;
@@ -210,15 +210,11 @@ export class Frame {
   }
 
   /**
-   * The same message as one compressed WebSocket frame (RFC 7692): valid for every connection
-   * that negotiated permessage-deflate with `server_no_context_takeover` and a 15-bit window,
-   * because each message is compressed from an empty dictionary.
+   * The same message as one compressed WebSocket frame (RFC 7692), made once and kept as
+   * `deflated`: valid for every connection that negotiated permessage-deflate with
+   * `server_no_context_takeover` and a 15-bit window, because each message is compressed from an
+   * empty dictionary.
    */
-  get deflatedWire(): Buffer {
-    return this.deflated ?? this.deflate();
-  }
-
-  /** Makes `deflated` (the stream does before handing the frame to a subscriber that compresses). */
   deflate(): Buffer {
     const deflated = this.deflated ?? encodeDeflatedFrame(this.bytes);
     (this as { deflated: Buffer | undefined }).deflated = deflated;
@@ -229,7 +225,7 @@ export class Frame {
   wireFor(form: WireForm, stream: number): Buffer {
     if (form.encoding === 'compact')
       return form.deflate ? this.compactDeflatedWire(stream) : this.compactWire(stream);
-    return form.deflate ? this.deflatedWire : this.wire;
+    return form.deflate ? this.deflate() : this.wire;
   }
 
   /**
@@ -241,7 +237,7 @@ export class Frame {
     return this.#compactWires(stream).plain;
   }
 
-  /** The compact frame compressed, as {@link deflatedWire} is the JSON one. */
+  /** The compact frame compressed, as {@link deflate} makes the JSON one. */
   compactDeflatedWire(stream: number): Buffer {
     const wires = this.#compactWires(stream);
     wires.deflated ??= encodeDeflatedFrame(wires.plain.subarray(wires.payloadOffset));

@@ -58,12 +58,7 @@ function changesHere<State, Delta>(
   const streams = [...registry.streamsOf(codec.channel, market)] as Stream<State, Delta>[];
   return streams
     .filter((stream) => stream.group === undefined)
-    .map((stream) => {
-      const projected = codec.project(state, stream.depth);
-      const delta = stream.state === undefined ? undefined : codec.diff(stream.state, projected);
-      const checksum = delta === null ? undefined : codec.checksum?.(projected);
-      return { stream, change: { state: projected, delta, checksum } };
-    });
+    .map((stream) => ({ stream, change: stream.changeOf(codec.project(state, stream.depth)) }));
 }
 
 let run = 0;

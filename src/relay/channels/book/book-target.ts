@@ -4,13 +4,13 @@
  * streams, each getting the book limited to its depth, and the market's streams of each channel
  * served from the book (channels/relay-registry.ts `bookServedChannels`), each getting its
  * channel's state of the book (polled for those alone too). The `book` streams are numbered by the
- * stream numbering it is given (relay/coordination/stream-numbering.ts): this relay's own when alone; in
- * cluster mode only the lease holder asks upstream and numbers every depth for the cluster, which
- * the others serve as they are, and shares the response for their streams of the other channels.
- * Grouped `book` streams (docs/protocol.md "Grouped books") are served like the channels served from
- * the book: each relay groups the one response it polled or was shared, once per group step, and
- * numbers them itself. Which of the market's streams are here the target is told as they come and
- * go (`BookStreams` below), so that a poll does not ask the registry.
+ * stream numbering it is given (relay/coordination/stream-numbering.ts): alone, this relay numbers
+ * the changes the target makes of each of its streams; in cluster mode only the lease holder asks
+ * upstream and numbers every depth for the cluster, which the others serve as they are, and shares
+ * the response for their streams of the other channels. Grouped `book` streams (docs/protocol.md
+ * "Grouped books") are served like the channels served from the book: each relay groups the one
+ * response it polled or was shared, once per group step, and numbers them itself. The target is told
+ * which of the market's streams are here as they come and go (`BookStreams`): a poll asks no registry.
  *
  * A book upstream answers with byte for byte as last time (most books, most polls) costs a
  * comparison: the upstream client resolves it to the book already validated (its ResponseMemo),
@@ -131,8 +131,7 @@ export class BookTarget extends PollTarget {
       if (this.removed) return [];
       const receivedAt = now();
       const times = pollTimes(book.timestamp, askedAt, receivedAt, trace);
-      // Older than a response applied: a relay alone serves none of it, the cluster's numbering
-      // ranks it by its lease's fencing.
+      // Older than one applied: none of it is served here; the cluster's numbering ranks it by fencing.
       const accepted = this.accepts(askedAt);
       const same = accepted && this.#held.apply(book);
       const served = accepted ? this.#applyServed(book, same, times) : undefined;
@@ -140,12 +139,8 @@ export class BookTarget extends PollTarget {
         ? { whole: this.#held.aggregated(book, null) }
         : { here: accepted ? this.#changes(book, same) : [] };
       const books = await this.#numbering.produce(polled, times);
-      if (books !== undefined || served !== undefined)
-        this.#applied(askedAt, {
-          receivedAt,
-          changed: (books?.changed ?? false) || (served?.changed ?? false),
-          first: (books?.first ?? false) || (served?.first ?? false),
-        });
+      const applied = books === undefined ? served : joined(served, books);
+      if (applied !== undefined) this.#applied(askedAt, { receivedAt, ...applied });
       // Not when the numbering keeps the whole state: the cluster's shares the book.
       if (!whole) this.#held.keepLess(book);
       cluster.share(this.key, () => ({ kind: 'book', receivedAt, book }));
@@ -168,38 +163,22 @@ export class BookTarget extends PollTarget {
    * to this relay's streams of the channels served from the book, and to its grouped books.
    * Undefined when no such stream is here.
    */
-  #applyServed(
-    book: OrderBook,
-    same: boolean,
-    times: PollTimes,
-  ): Omit<AppliedPoll, 'receivedAt'> | undefined {
-    let applied: Omit<AppliedPoll, 'receivedAt'> | undefined;
+  #applyServed(book: OrderBook, same: boolean, times: PollTimes): ServedPoll | undefined {
+    let applied: ServedPoll | undefined;
     for (const [channel, streams] of this.streams.served) {
       // Only the channels of bookServedChannels are here: those whose relay part has `fromBook`.
       const served = relayChannels[channel].fromBook as ServedFromBook<ChannelState<typeof channel>>;
-      const poll = this.#publishServed(streams, served, book, same, times);
-      applied = {
-        changed: (applied?.changed ?? false) || poll.changed,
-        first: (applied?.first ?? false) || poll.first,
-      };
+      applied = joined(applied, this.#publishServed(streams, served, book, same, times));
     }
     const grouped = this.#publishGrouped(book, same, times);
-    if (grouped === undefined) return applied;
-    return {
-      changed: (applied?.changed ?? false) || grouped.changed,
-      first: (applied?.first ?? false) || grouped.first,
-    };
+    return grouped === undefined ? applied : joined(applied, grouped);
   }
 
   /**
    * Publishes the book summed into each held group step (grouped once per step, whatever the
    * depths) to this relay's grouped `book` streams; undefined when none is here.
    */
-  #publishGrouped(
-    book: OrderBook,
-    same: boolean,
-    times: PollTimes,
-  ): Omit<AppliedPoll, 'receivedAt'> | undefined {
+  #publishGrouped(book: OrderBook, same: boolean, times: PollTimes): ServedPoll | undefined {
     const { publisher } = this.context;
     const streams = this.streams.grouped;
     if (streams.length === 0) return undefined;
@@ -231,7 +210,7 @@ export class BookTarget extends PollTarget {
     book: OrderBook,
     same: boolean,
     { ts, rts, receivedAt, trace }: PollTimes,
-  ): Omit<AppliedPoll, 'receivedAt'> {
+  ): ServedPoll {
     const { publisher } = this.context;
     let changed = false;
     let first = false;
@@ -288,29 +267,32 @@ export class BookTarget extends PollTarget {
   }
 
   /**
-   * This relay's ungrouped `book` streams, each with what this poll changes there, made here from
-   * the state the stream holds: cut to its depth, diffed and checksummed once, so that numbering
-   * and the stream only number and frame it. A book the same as the last applied (`same`) is only
-   * confirmed to the streams that hold it.
+   * This relay's ungrouped `book` streams, each with this poll's change there from the state it
+   * holds (cut, diff, checksum), so numbering and the stream only number and frame it. A book the
+   * same as the last applied (`same`) only confirms the streams that hold it.
    */
   #changes(book: OrderBook, same: boolean): ChangeHere<BookState, BookData>[] {
     const { books, deepest } = this.streams;
-    const changes: ChangeHere<BookState, BookData>[] = [];
     let levels: BookState | undefined;
-    for (const stream of books) {
+    return books.map((stream) => {
       const held = stream.state;
-      if (same && held !== undefined) {
-        changes.push({ stream, change: { state: held, delta: null, checksum: undefined } });
-        continue;
-      }
+      if (same && held !== undefined)
+        return { stream, change: { state: held, delta: null, checksum: undefined } };
       levels ??= this.#held.aggregated(book, deepest);
       const state = bookNumbering.project(levels, stream.depth);
       const delta = held === undefined ? undefined : bookNumbering.diff(held, state);
       const checksum = delta === null ? undefined : bookNumbering.checksum?.(state);
-      changes.push({ stream, change: { state, delta, checksum } });
-    }
-    return changes;
+      return { stream, change: { state, delta, checksum } };
+    });
   }
+}
+
+/** What publishing one poll to a part of the target's streams did. */
+type ServedPoll = Omit<AppliedPoll, 'receivedAt'>;
+
+/** What two parts of one poll did together. */
+function joined(a: ServedPoll | undefined, b: ServedPoll): ServedPoll {
+  return { changed: (a?.changed ?? false) || b.changed, first: (a?.first ?? false) || b.first };
 }
 
 /**

@@ -168,16 +168,11 @@ export class PriceBatchTarget extends PollTarget {
 
   /**
    * This relay's price stream of `market` (one at most: a price has no depths) with what `state`
-   * changes there, made here so that numbering and the stream only number and frame it.
+   * changes there, made before numbering (the stream's own diff of its channel).
    */
   #changes(market: string, state: PriceData): ChangeHere<PriceData, PriceUpdateData>[] {
-    const changes: ChangeHere<PriceData, PriceUpdateData>[] = [];
-    for (const stream of this.context.registry.streamsOf(priceNumbering.channel, market)) {
-      const held = stream.state;
-      const delta = held === undefined ? undefined : priceNumbering.diff(held, state);
-      changes.push({ stream, change: { state, delta, checksum: undefined } });
-    }
-    return changes;
+    const streams = this.context.registry.streamsOf(priceNumbering.channel, market);
+    return Array.from(streams, (stream) => ({ stream, change: stream.changeOf(state) }));
   }
 
   /**

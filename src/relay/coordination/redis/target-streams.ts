@@ -75,9 +75,7 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State, Delta
     if (!('whole' in poll)) throw new Error("the cluster's numbering numbers a target's whole state");
     const span = times.trace?.child('numbering', { 'market_relay.cluster': true });
     try {
-      const applied = await this.#serially(() =>
-        this.#produce(poll.whole, times.ts, times.rts, times.receivedAt, span),
-      );
+      const applied = await this.#serially(() => this.#produce(poll.whole, times, span));
       span?.set({ 'market_relay.changed': applied?.changed ?? false });
       return applied;
     } catch (error) {
@@ -113,9 +111,7 @@ export class ClusterTarget<State, Delta> implements StreamNumbering<State, Delta
 
   async #produce(
     state: State,
-    ts: string,
-    rts: string,
-    receivedAt: number,
+    { ts, rts, receivedAt }: PollTimes,
     trace: TraceSpan | undefined,
   ): Promise<AppliedPoll | undefined> {
     const { log } = this.#context;
