@@ -66,8 +66,8 @@ export class SseConnection implements SessionSink {
 
   // --- SessionSink ------------------------------------------------------------------------------
 
-  get closed(): boolean {
-    return this.#closed;
+  get backlog(): number | undefined {
+    return this.#closed ? undefined : this.bufferedBytes;
   }
 
   /** A replayed stream carries on from where the client stood; the others start with a snapshot. */

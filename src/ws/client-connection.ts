@@ -118,12 +118,12 @@ export class ClientConnection implements SessionSink {
   // --- SessionSink ------------------------------------------------------------------------------
 
   /**
-   * True once nothing more is queued or written on this connection. Read on every delivery: the
-   * writer's flag says the same as the close's (closing stops the writer) from an object the
-   * delivery touches anyway.
+   * The bytes waiting for the client, undefined once nothing more is queued or written. Read on every
+   * delivery: the writer's flag says what the close's does (closing stops the writer).
    */
-  get closed(): boolean {
-    return this.#writer.stopped;
+  get backlog(): number | undefined {
+    const writer = this.#writer;
+    return writer.stopped ? undefined : writer.bufferedBytes;
   }
 
   get requestAllowance(): { available: number; burst: number; per_second: number } {

@@ -46,10 +46,11 @@ export interface SessionOptions {
 
 /** A transport's I/O, as its session sees it. */
 export interface SessionSink {
-  /** True once nothing more is written to the client. */
-  readonly closed: boolean;
-  /** Bytes written but not yet taken by the client (what holding back judges). */
-  readonly bufferedBytes: number;
+  /**
+   * Bytes written but not yet taken by the client (what holding back judges); undefined once nothing
+   * more is written to it. One read tells a delivery both whether to write and whether to hold back.
+   */
+  readonly backlog: number | undefined;
   /**
    * Writes a stream's `snapshot` or `update` in the transport's framing. `alone`: the session holds
    * no other stream, so no other stream's frame can share the write (told, so the transport asks

@@ -107,7 +107,7 @@ export class Session implements StreamSubscriber {
     this.#replays = sessionReplays(context.replays, options.addressGroup, sink, this);
     this.#since = new SessionSince(context.sinceReads, {
       order: this.#order,
-      finished: () => this.#sink.closed || this.#ended,
+      finished: () => this.#sink.backlog === undefined || this.#ended,
       write: (stream, frame) => this.#write(stream, frame),
       send: (message) => this.#send(message),
       leave: (stream) => this.#leave(stream),
@@ -133,8 +133,9 @@ export class Session implements StreamSubscriber {
 
   /** Writes a stream message, held back for a slow reader; a `since` history's past its seam. */
   #write(stream: AnyStream, frame: Frame): void {
-    if (this.#sink.closed) return;
-    if (this.#heldBack.mustHoldBack(this.#sink.bufferedBytes)) {
+    const backlog = this.#sink.backlog;
+    if (backlog === undefined) return;
+    if (this.#heldBack.mustHoldBack(backlog)) {
       this.#heldBack.holdBack(stream);
       return;
     }
@@ -181,22 +182,19 @@ export class Session implements StreamSubscriber {
   drained(): void {
     if (this.#replays.running.size > 0) this.#replays.drained();
     // Called while holding back or replaying (a transport may also call it at any other drain).
-    if (!this.#heldBack.active || this.#sink.closed) return;
-    const streams = this.#heldBack.resendOwed(
-      this.#sink.bufferedBytes,
-      this.#subscriptions,
-      (stream, frame) => this.deliver(stream, frame),
+    const backlog = this.#sink.backlog;
+    if (!this.#heldBack.active || backlog === undefined) return;
+    const streams = this.#heldBack.resendOwed(backlog, this.#subscriptions, (stream, frame) =>
+      this.deliver(stream, frame),
     );
     if (streams !== undefined) this.#context.events.emit('connection:conflated', { id: this.id, streams });
   }
 
   /** The client does not read fast enough (held back too long, buffer past its limit, missed pings). */
   slowConsumer(): void {
-    if (this.#sink.closed) return;
-    this.#context.events.emit('connection:slow-consumer', {
-      id: this.id,
-      bufferedBytes: this.#sink.bufferedBytes,
-    });
+    const backlog = this.#sink.backlog;
+    if (backlog === undefined) return;
+    this.#context.events.emit('connection:slow-consumer', { id: this.id, bufferedBytes: backlog });
     this.#sink.closeSlowConsumer();
   }
 
@@ -220,7 +218,7 @@ export class Session implements StreamSubscriber {
   // --- Requests ---------------------------------------------------------------------------------
 
   #handleSafely(request: ClientRequest | SessionSubscribe): void {
-    if (this.#sink.closed) return;
+    if (this.#sink.backlog === undefined) return;
     try {
       this.#handle(request);
     } catch {
@@ -290,7 +288,7 @@ export class Session implements StreamSubscriber {
     refused: ReadonlyMap<string, Refusal>,
     history: HistoryReplay,
   ): void {
-    if (this.#sink.closed || this.#ended) return;
+    if (this.#sink.backlog === undefined || this.#ended) return;
     const { channel } = selection;
     const { resume } = request;
     const { joined, recovered } = this.#joinStreams(selection, resume, refused, history);

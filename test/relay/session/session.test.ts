@@ -21,6 +21,9 @@ class RecordingSink implements SessionSink {
   closed = false;
   bufferedBytes = 0;
   slowClosed = 0;
+  get backlog(): number | undefined {
+    return this.closed ? undefined : this.bufferedBytes;
+  }
   writeStream(_stream: AnyStream, frame: Frame): void {
     this.messages.push(JSON.parse(frame.text) as ServerMessage);
   }

@@ -19,8 +19,7 @@ const B = '4f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f';
 
 class RecordingSink implements SessionSink {
   readonly messages: ServerMessage[] = [];
-  closed = false;
-  bufferedBytes = 0;
+  readonly backlog = 0;
   writeStream(_stream: AnyStream, frame: Frame): void {
     this.messages.push(JSON.parse(frame.text) as ServerMessage);
   }

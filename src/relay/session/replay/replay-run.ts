@@ -25,8 +25,8 @@ import { streamFromState } from './stream-read.ts';
 
 /** What a replay sees of its connection. */
 export interface ReplayOutput {
-  readonly closed: boolean;
-  readonly bufferedBytes: number;
+  /** Bytes waiting for the client; undefined once nothing more is written (relay/session/session-context.ts). */
+  readonly backlog: number | undefined;
   write(frame: Frame): void;
   /** Told once when the first replay starts and once when the last ends: replays wait on drains. */
   wantDrains?(wanted: boolean): void;
@@ -92,7 +92,7 @@ export class ReplayRun {
         const delayMs = clock.delayBefore(rts);
         // Awaited only when there is something to wait for: an await per message is the replay's
         // largest cost at "max".
-        if (delayMs > 0 || turn || this.#output.bufferedBytes >= this.#pacing.bufferCeilingBytes) {
+        if (delayMs > 0 || turn || this.#overCeiling) {
           await this.#wait(delayMs, turn);
           if (this.#stopped) return 'stopped';
         }
@@ -110,7 +110,11 @@ export class ReplayRun {
   }
 
   get #stopped(): boolean {
-    return this.#stop.signal.aborted || this.#output.closed;
+    return this.#stop.signal.aborted || this.#output.backlog === undefined;
+  }
+
+  get #overCeiling(): boolean {
+    return (this.#output.backlog ?? 0) >= this.#pacing.bufferCeilingBytes;
   }
 
   /** Waits out the pace (`delayMs`), then for room in the send buffer; `turn`: give the event loop a turn. */
@@ -118,7 +122,7 @@ export class ReplayRun {
     const signal = this.#stop.signal;
     if (delayMs > 0) await sleep(delayMs, undefined, { signal }).catch(() => undefined);
     else if (turn) await nextTurn(undefined, { signal }).catch(() => undefined);
-    while (!this.#stopped && this.#output.bufferedBytes >= this.#pacing.bufferCeilingBytes) {
+    while (!this.#stopped && this.#overCeiling) {
       await new Promise<void>((resolve) => {
         const check = setTimeout(resolve, this.#pacing.drainCheckMs);
         this.#drained = () => {

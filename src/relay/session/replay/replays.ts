@@ -277,7 +277,7 @@ export class SessionReplays {
       // What is still waiting for the flush window belongs to the record the replay reads.
       await recorder.flush().catch(() => undefined);
       const end = await run.run();
-      if (this.#output.closed) return;
+      if (this.#output.backlog === undefined) return;
       this.#output.write(
         toFrame({
           type: 'replayed',
@@ -287,7 +287,7 @@ export class SessionReplays {
         }),
       );
     } catch {
-      if (!this.#output.closed)
+      if (this.#output.backlog !== undefined)
         this.#answers.error(run.id, 'internal', 'the record could not be read: the replay ended');
     } finally {
       this.#runs.delete(key);
