@@ -248,7 +248,15 @@ export class ShareGroups<K, T extends SharedTarget<K>> {
 
   #leave(group: Group<K, T>, key: K): void {
     group.targets.delete(key);
-    if (group.targets.size === 0) this.#groups.delete(group.id);
+    if (group.targets.size === 0) {
+      this.#groups.delete(group.id);
+      return;
+    }
+    // A group that still holds others ranks again only when it is next asked: meanwhile a candidate
+    // left behind would keep the target, its streams and their rings alive (issue 51's long soak
+    // found hundreds of targets kept so by groups whose clients had moved on).
+    const at = group.candidates.findIndex((candidate) => candidate.key === key);
+    if (at >= 0) group.candidates.splice(at, 1);
   }
 }
 

@@ -4,8 +4,14 @@
  * wanting less gets all it wants, a target held by several groups is paid for by each in part, and a
  * group idle for a while banks no credit to flood the others with afterwards.
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { RELAY_GROUP, type SharedTarget, ShareGroups } from '../../../src/relay/poll/share-groups.ts';
+
+// A context made after the flag has `gc`: whether a target is still reachable is what is asserted.
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
 
 function target(key: string, holders: readonly unknown[], minIntervalMs = 1_000): SharedTarget {
   return {
@@ -41,6 +47,21 @@ function run(
     }
   }
   return asks;
+}
+
+/**
+ * Files `leaving` second of a group's six targets, lets a turn of one slot rank the group (its
+ * first target asked, the other five its candidates), then removes `leaving`: a reference to what
+ * no longer holds it.
+ */
+function rankedThenRemoved(groups: ShareGroups<string, SharedTarget>): WeakRef<SharedTarget> {
+  const leaving = target('leaving', ['a']);
+  groups.place(target('kept:0', ['a']), 0);
+  groups.place(leaving, 0);
+  for (let i = 1; i < 5; i++) groups.place(target(`kept:${i}`, ['a']), 0);
+  expect(groups.pick(0, 1, 'freshness').map((picked) => picked.key)).toEqual(['kept:0']);
+  groups.remove('leaving');
+  return new WeakRef(leaving);
 }
 
 function sumOf(asks: Map<string, number>, prefix: string): number {
@@ -150,6 +171,22 @@ describe('ShareGroups', () => {
     expect(paidByA()).toBe(paid);
     expect(groups.shares(0).map((share) => share.group)).toEqual(['a']);
     expect(groups.pick(1_000, 1, 'freshness')).toEqual([remade]);
+  });
+
+  it('lets go of a target it no longer files, even one its group had ranked to ask next', async () => {
+    const groups = new ShareGroups<string, SharedTarget>();
+    const leaving = rankedThenRemoved(groups);
+    // A WeakRef keeps its target until the job that made it ends.
+    await new Promise((resolve) => setImmediate(resolve));
+    collectGarbage();
+    expect(leaving.deref()).toBeUndefined();
+    // The group asks the others as before.
+    expect(
+      groups
+        .pick(0, 10, 'freshness')
+        .map((picked) => picked.key)
+        .sort(),
+    ).toEqual(['kept:1', 'kept:2', 'kept:3', 'kept:4']);
   });
 
   it('gives back what a request that never went upstream was charged (another relay held the lease)', () => {
