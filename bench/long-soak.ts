@@ -20,7 +20,13 @@ import { forkChild, killAllChildren } from './lib/ipc.ts';
 import type { Point } from './lib/long-soak/analysis.ts';
 import type { CrowdReport } from './lib/long-soak/clients.ts';
 import { InspectorSession } from './lib/long-soak/inspector.ts';
-import { type SoakProcess, startRelayProcess, startSimProcess } from './lib/long-soak/processes.ts';
+import {
+  HARNESS_NICENESS,
+  type SoakProcess,
+  startRelayProcess,
+  startSimProcess,
+  yieldToRelays,
+} from './lib/long-soak/processes.ts';
 import { type SoakRun, writeRecord } from './lib/long-soak/record.ts';
 import { type RelaySample, type SampledRelay, sampleRedis, sampleRelay } from './lib/long-soak/sampler.ts';
 import type { RunEvent } from './lib/long-soak/svg.ts';
@@ -104,6 +110,7 @@ if (clustered) started.redis = await startRedis();
 const redisPort = started.redis?.port;
 const sim = await startSimProcess(['--markets=50', '--seed=1']);
 started.sim = sim;
+yieldToRelays(sim.pid, 'the simulator');
 for (let index = 0; index < relayCount; index += 1) {
   const redisArgs = started.redis === undefined ? [] : [`--redis=${started.redis.url}`];
   started.relays.push(
@@ -133,6 +140,7 @@ for (const deadline = Date.now() + 30_000; !allLive(); await sleep(200)) {
 }
 
 const crowd = await forkChild('soak-clients');
+yieldToRelays(crowd.pid, 'the crowd');
 await crowd.request('start', {
   relays: relays.map((relay) => relay.url),
   simUrl: sim.url,
@@ -263,6 +271,7 @@ const run: SoakRun = {
   warmupMinutes,
   relays: relayNames,
   relayArgs,
+  harnessNiceness: HARNESS_NICENESS,
   samples,
   load,
   events,

@@ -7,7 +7,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readdirSync } from 'node:fs';
+import os from 'node:os';
 import { join } from 'node:path';
 import { relayEntryPoint } from '../../../test/support/cluster/child-relay.ts';
 import { waitFor } from '../../../test/support/wait-for.ts';
@@ -109,4 +110,28 @@ export function startRelayProcess(name: string, args: string[], profileDir?: str
     /market-relay listening on (http:\/\/[^"\s]+)/,
     profileDir === undefined ? undefined : join(profileDir, `${name.replaceAll(' ', '-')}.log`),
   );
+}
+
+/**
+ * The harness's niceness: the crowd and the simulator stand for clients and an upstream on other
+ * machines, so on a machine of two cores they yield the cores to the relays rather than share them
+ * equally (the relays' event-loop delay is then the relays' own, and the time the relays still wait
+ * for a core is sampled and reported beside it). The orchestrator keeps its priority: what it
+ * starts (a Redis restarted) would inherit its niceness.
+ */
+export const HARNESS_NICENESS = 10;
+
+/**
+ * Lowers the priority of every thread of process `pid` (Linux sets niceness per thread; threads
+ * made later inherit their maker's). Where that is refused, the harness runs at its normal
+ * priority and says so.
+ */
+export function yieldToRelays(pid: number | undefined, name: string): void {
+  if (pid === undefined) return;
+  try {
+    const threads = readdirSync(`/proc/${pid}/task`).map(Number);
+    for (const thread of threads) os.setPriority(thread, HARNESS_NICENESS);
+  } catch (error) {
+    console.warn(`${name} keeps its priority: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }

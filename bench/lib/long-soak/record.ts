@@ -38,6 +38,8 @@ export interface SoakRun {
   relays: string[];
   /** The options every relay ran with beyond its upstream and Redis (absent in records before they were named). */
   relayArgs?: string[];
+  /** The niceness of the crowd and the simulator (absent in records before they yielded). */
+  harnessNiceness?: number;
   /** Per relay, in the order of `relays`. */
   samples: RelaySample[][];
   /** The machine's 1-minute load average at each sample (it is shared). */
@@ -155,6 +157,12 @@ with other work: its 1-minute load average went from ${fixed(Math.min(...loads),
       ? ''
       : `
 Every relay ran with \`${run.relayArgs.join(' ')}\` (bench/long-soak.ts says why).`
+  }${
+    run.harnessNiceness === undefined
+      ? ''
+      : ` The crowd and the simulator ran at niceness ${run.harnessNiceness}, the relays${
+          run.relays.length > 1 ? ', Redis' : ''
+        } and the sampler at 0 (bench/lib/long-soak/processes.ts says why).`
   }
 
 ![figures over time](${plotFile})
