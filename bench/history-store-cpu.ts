@@ -26,6 +26,7 @@ import type { HistoryStore, RecordedMessage } from '../src/history/store.ts';
 import { type PostgresServer, startPostgres } from '../test/support/postgres-server.ts';
 import { bookRecords } from './history/book-records.ts';
 import { engineCpuUs } from './history/engine-cpu.ts';
+import { median } from './lib/latency.ts';
 import { fixed } from './lib/report.ts';
 
 const { values } = parseArgs({
@@ -125,12 +126,6 @@ async function measure(
 
 function inEpoch(batch: readonly RecordedMessage[], epoch: string): RecordedMessage[] {
   return batch.map((record) => ({ ...record, epoch }));
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 function report(form: string, records: readonly RecordedMessage[], windows: Map<string, Window[]>): void {

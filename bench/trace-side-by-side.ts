@@ -13,6 +13,7 @@
  */
 import { parseArgs } from 'node:util';
 import { type Child, forkChild } from './lib/ipc.ts';
+import { median } from './lib/latency.ts';
 import { startOtlpSink } from './lib/otlp-sink.ts';
 import { progress, sleep } from './lib/progress.ts';
 import { machineInfo } from './lib/report.ts';
@@ -136,10 +137,4 @@ try {
   }
   await sink.close();
   await sim.child.stop();
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
