@@ -19,6 +19,7 @@ import { progress, sleep } from './lib/progress.ts';
 import { machineInfo } from './lib/report.ts';
 import { type ServerUnderTest, SHIPPED_RELAY_NODE_FLAGS, startServer, startSim } from './lib/servers.ts';
 import { type UsageSample, usageBetween } from './lib/usage.ts';
+import { CONNECTIONS } from './scenarios/poll-capacity.ts';
 import { bookPolls, type PollCounts } from './scenarios/poll-capacity-windows.ts';
 
 const { values } = parseArgs({
@@ -41,8 +42,6 @@ for (const [name, value] of Object.entries({ ratio, books, windows, windowMs, wa
 
 const SIM_TICK_MS = 100;
 const POLL_MS = 1_000;
-/** The relay's cap on requests in flight, as `npm run bench -- poll-capacity` sets it. */
-const CONNECTIONS = 128;
 
 interface Arm {
   label: string;

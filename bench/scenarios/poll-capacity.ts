@@ -60,7 +60,7 @@ const CAPACITY_RPS = 100_000;
  * books a second, 64 did once answers took over 158 ms (Little's law), as they did under a load
  * average of 12 (233 ms a poll: 234 polls a second made); 128 allow 316 ms.
  */
-const CONNECTIONS = 128;
+export const CONNECTIONS = 128;
 
 export type BookActivity = 'changing' | 'unchanged';
 
