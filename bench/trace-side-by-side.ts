@@ -1,6 +1,6 @@
 /**
  * @module bench/trace-side-by-side
- * `node --import tsx bench/trace-side-by-side.ts [--ratio 0.01] [--books 200] [--windows 12] [--window-s 10] [--traced-first]`:
+ * `node --import tsx bench/trace-side-by-side.ts [--ratio 0.01] [--books 200] [--windows 12] [--window-s 10] [--traced-first] [--cpu-prof]`:
  * what tracing book polls at `--ratio` costs a whole relay (issue 51: at most 3 % more CPU per book
  * poll than untraced, in the same run). Three relays as shipped poll the same changing books at the
  * same time, every second each, one WebSocket client on each subscribed to all of them at depth 10:
@@ -30,6 +30,7 @@ const { values } = parseArgs({
     'window-s': { type: 'string', default: '10' },
     'warmup-s': { type: 'string', default: '20' },
     'traced-first': { type: 'boolean', default: false },
+    'cpu-prof': { type: 'boolean', default: false },
   },
 });
 const ratio = Number(values.ratio);
@@ -71,6 +72,8 @@ try {
       pollMs: POLL_MS,
       upstreamConcurrency: CONNECTIONS,
       nodeFlags: SHIPPED_RELAY_NODE_FLAGS,
+      cpuProf: values['cpu-prof'],
+      profileName: `trace-side-by-side/${label.replace(' ', '-')}`,
       ...(traced ? { otel: { endpoint: sink.url, sampleRatio: ratio } } : {}),
     });
     const generator = await forkChild('generator');

@@ -4,17 +4,17 @@
  * them and sends them in batches to an OTLP/HTTP receiver, a collector as a rule (docs/operations.md
  * "Traces"). The server imports this module only when the endpoint is set, so a relay without
  * tracing never loads the SDK. Sampling is decided once per book poll, at its root span, by
- * `--otel-sample-ratio` (parent-based: every span of a sampled poll is kept).
+ * `--otel-sample-ratio` (util/tracing.ts `TraceSpan.root`; every span of a sampled poll is kept).
  */
 import { type DiagLogger, DiagLogLevel, diag } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
+  AlwaysOnSampler,
   BasicTracerProvider,
   BatchSpanProcessor,
   ParentBasedSampler,
-  TraceIdRatioBasedSampler,
 } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { Logger } from 'pino';
@@ -49,7 +49,9 @@ export function startTracing(options: TracingOptions): TracingHandle {
       [ATTR_SERVICE_NAME]: 'market-relay',
       [ATTR_SERVICE_VERSION]: version,
     }),
-    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(options.sampleRatio) }),
+    // The relay decides which polls are traced (util/tracing.ts `TraceSpan.root`) before it starts a
+    // root: every root it starts is kept, and every span inside one.
+    sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }),
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url }))],
   });
   // The exporter reports a failed send through the SDK's diagnostics, not to its caller.
@@ -57,6 +59,7 @@ export function startTracing(options: TracingOptions): TracingHandle {
   return {
     tracing: {
       tracer: provider.getTracer('market-relay', version),
+      sampleRatio: options.sampleRatio,
       propagator: new W3CTraceContextPropagator(),
     },
     url,

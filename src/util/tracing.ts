@@ -24,6 +24,12 @@ import {
 /** What an SDK gives the relay to trace with (observability/tracing.ts makes one). */
 export interface Tracing {
   readonly tracer: Tracer;
+  /**
+   * The share of polls traced (0..1), decided here at each poll before the SDK is asked: a poll left
+   * out costs one random number, where asking the SDK costs it a trace id, a sampler and a
+   * non-recording span. The SDK's own sampler then keeps every root it is given and every child of one.
+   */
+  readonly sampleRatio: number;
   /** Writes a span's context into the headers of a request it makes (W3C `traceparent`). */
   readonly propagator: TextMapPropagator;
 }
@@ -42,11 +48,14 @@ export class TraceSpan {
   }
 
   /**
-   * A new trace's first span, or undefined: the sampler left this trace out. It takes a Tracing,
-   * not an optional one: with tracing off the caller compares and does not call, so an untraced
-   * relay runs nothing of this module per poll.
+   * A new trace's first span, or undefined: this trace is left out (`sampleRatio`). It takes a
+   * Tracing, not an optional one: with tracing off the caller compares and does not call, so an
+   * untraced relay runs nothing of this module per poll.
    */
   static root(tracing: Tracing, name: string): TraceSpan | undefined {
+    // Math.random is enough for a share of polls: a poll's trace is a root of its own, so no other
+    // service has to come to the same decision from its trace id.
+    if (Math.random() >= tracing.sampleRatio) return undefined;
     const span = tracing.tracer.startSpan(name, ROOT_OPTIONS);
     return span.isRecording() ? new TraceSpan(tracing, span) : undefined;
   }
