@@ -174,7 +174,7 @@ export async function startRelay(
   });
 
   // Every 429, a poll's or not, lowers the budget's rate (docs/scheduler.md "Rate limits").
-  client.events.on('request', poller.upstreamAnswered);
+  upstreamHealth.followRateLimits(poller.rateLimited);
 
   const httpLogger: FastifyBaseLogger = logger.child({ component: 'http' });
   // No log line per HTTP request: logs are for notable events (issue 6).

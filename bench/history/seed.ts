@@ -7,15 +7,11 @@
  */
 
 import { streamKey } from '../../packages/protocol/src/channels/stream-key.ts';
-import {
-  applyBookUpdate,
-  type BookState,
-  bookChecksum,
-  limitDepth,
-} from '../../packages/protocol/src/protocol/book.ts';
+import { applyBookUpdate, type BookState, bookChecksum } from '../../packages/protocol/src/protocol/book.ts';
 import type { BookData, Level } from '../../packages/protocol/src/protocol/messages.ts';
 import { openDuckDbStore } from '../../src/history/duckdb-store.ts';
 import type { RecordedMessage } from '../../src/history/store.ts';
+import { limitDepth } from '../../src/relay/channels/book/codec.ts';
 
 const DEPTH = 10;
 const BATCH = 3_600;

@@ -11,15 +11,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { seedBook } from '../../bench/history/seed.ts';
 import { copyStore, recordedJson, storeFileBytes } from '../../bench/history/store-bytes.ts';
 import { benchHistoryConfig } from '../../bench/lib/history-config.ts';
-import {
-  applyBookUpdate,
-  type BookState,
-  bookChecksum,
-  limitDepth,
-} from '../../packages/protocol/src/protocol/book.ts';
+import { applyBookUpdate, type BookState, bookChecksum } from '../../packages/protocol/src/protocol/book.ts';
 import type { BookData } from '../../packages/protocol/src/protocol/messages.ts';
 import { openDuckDbStore } from '../../src/history/duckdb-store.ts';
 import type { RecordedMessage } from '../../src/history/store.ts';
+import { limitDepth } from '../../src/relay/channels/book/codec.ts';
 import { sentText } from '../../src/relay/streams/recorded.ts';
 
 const MARKET = '6f1c2a3e-0000-4000-8000-000000000047';

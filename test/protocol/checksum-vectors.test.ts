@@ -12,9 +12,9 @@ import {
   type BookState,
   bookChecksum,
   bookChecksumInput,
-  limitDepth,
 } from '../../packages/protocol/src/protocol/book.ts';
 import { groupBook } from '../../packages/protocol/src/protocol/group.ts';
+import { limitDepth } from '../../src/relay/channels/book/codec.ts';
 import { CHECKSUM_VECTORS_FILE, type ChecksumVectors, checksumVectors } from '../support/checksum-vectors.ts';
 import { referenceBookChecksum } from '../support/reference-checksum.ts';
 

@@ -19,12 +19,11 @@ import {
   type BookState,
   bookChecksum,
   bookChecksumInput,
-  limitDepth,
 } from '../../packages/protocol/src/protocol/book.ts';
 import { sumDecimals } from '../../packages/protocol/src/protocol/decimal.ts';
 import { groupBook } from '../../packages/protocol/src/protocol/group.ts';
 import type { BookData, BookDepth, Level } from '../../packages/protocol/src/protocol/messages.ts';
-import { diffBook } from '../../src/relay/channels/book/codec.ts';
+import { diffBook, limitDepth } from '../../src/relay/channels/book/codec.ts';
 
 export const CHECKSUM_VECTORS_FILE = fileURLToPath(
   new URL('../../clients/vectors/checksum-v1.json', import.meta.url),

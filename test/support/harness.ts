@@ -7,8 +7,9 @@
 
 import pino from 'pino';
 import { afterEach } from 'vitest';
-import { type BookState, limitDepth } from '../../packages/protocol/src/protocol/book.ts';
+import type { BookState } from '../../packages/protocol/src/protocol/book.ts';
 import type { BookDepth } from '../../packages/protocol/src/protocol/messages.ts';
+import { limitDepth } from '../../src/relay/channels/book/codec.ts';
 import { aggregateBook } from '../../src/relay/channels/book/levels.ts';
 import { type Relay, type RelayConfig, startRelay } from '../../src/relay-server.ts';
 import {

@@ -246,6 +246,23 @@ export abstract class PollTarget implements DispatchTarget, Confirmation {
     return !this.removed && askedAt >= this.#appliedAskedAt;
   }
 
+  /**
+   * Waits for the answer to the request asked at `askedAt`, and stamps it as it arrives: its times
+   * as numbering takes them (upstream's time of its data, and now), and whether it is newer than
+   * every answer applied. The target hands its request here rather than asking this class after
+   * the answer: the answer comes back through this class on its way to the target, and the target's
+   * handling of it never calls back into the poll side.
+   */
+  protected async answered<T extends { readonly timestamp: string }>(
+    askedAt: number,
+    request: Promise<T>,
+    trace?: PollTimes['trace'],
+  ): Promise<{ value: T; times: PollTimes; accepted: boolean }> {
+    const value = await request;
+    const times = pollTimes(value.timestamp, askedAt, this.context.now(), trace);
+    return { value, times, accepted: this.accepts(askedAt) };
+  }
+
   /** A response was applied: the target is confirmed, and its change rate learns whether it moved. */
   protected confirmed(askedAt: number, changed: boolean | undefined): void {
     if (changed !== undefined && Number.isFinite(this.#appliedAskedAt)) {

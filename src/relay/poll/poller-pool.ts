@@ -17,7 +17,6 @@
  */
 
 import type { Channel } from '../../../packages/protocol/src/protocol/messages.ts';
-import type { UpstreamRequestEvent } from '../../upstream/transport.ts';
 import type { Tracing } from '../../util/tracing.ts';
 import type { Broker } from '../coordination/broker.ts';
 import type { RelayEvents } from '../events.ts';
@@ -177,13 +176,12 @@ export class PollerPool {
   }
 
   /**
-   * Told of every upstream answer, a poll's or not (the upstream client's `request` event): every
-   * 429 cuts the budget's rate and holds it (relay/poll/dispatcher.ts, docs/scheduler.md "Rate
-   * limits"). The pool's own function, handed to the client as it is, so that no function of the
-   * relay's assembly (src/relay-server.ts) runs on each request.
+   * Told of every 429 upstream answers, a poll's or not, by upstream health's one listener of the
+   * client's requests (./upstream-health.ts `followRateLimits`): each cuts the budget's rate and
+   * holds it (relay/poll/dispatcher.ts, docs/scheduler.md "Rate limits").
    */
-  readonly upstreamAnswered = (event: UpstreamRequestEvent): void => {
-    if (event.outcome === 'rate_limited') this.#dispatcher.rateLimited(event.retryAfterMs);
+  readonly rateLimited = (retryAfterMs: number | undefined): void => {
+    this.#dispatcher.rateLimited(retryAfterMs);
   };
 
   /** Requests per second kept to after upstream's 429s; undefined while not lowered. */

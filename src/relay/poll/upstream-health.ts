@@ -58,6 +58,7 @@ export class UpstreamHealthMonitor {
   readonly #answering = new Set<string>();
   readonly #answeringServices = new Set<string>();
   readonly #onIdentity: (identity: UpstreamIdentity) => void;
+  #onRateLimited: (retryAfterMs: number | undefined) => void = () => {};
   readonly #onRequest = (event: UpstreamRequestEvent) => this.#record(event);
 
   constructor(client: UpstreamClient, options: UpstreamHealthOptions = {}) {
@@ -85,6 +86,15 @@ export class UpstreamHealthMonitor {
 
   serviceAnswers(endpoint: string): boolean {
     return this.#answeringServices.has(serviceOf(endpoint));
+  }
+
+  /**
+   * Tells `listener` of every 429 upstream answers, a poll's or not, with its wait when it gave one:
+   * the poll side's rate follows them (docs/scheduler.md "Rate limits"). One listener of the
+   * client's requests in the poll side, so that a request's report enters it once.
+   */
+  followRateLimits(listener: (retryAfterMs: number | undefined) => void): void {
+    this.#onRateLimited = listener;
   }
 
   stop(): void {
@@ -158,6 +168,7 @@ export class UpstreamHealthMonitor {
       if (event.outcome === 'rate_limited') {
         this.#rateLimited += 1;
         this.#lastRateLimitedAt = this.#lastFailureAt;
+        this.#onRateLimited(event.retryAfterMs);
       }
       this.#lastError = `${event.endpoint}: ${event.outcome}${event.status === undefined ? '' : ` ${event.status}`}`;
     }

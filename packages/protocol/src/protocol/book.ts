@@ -10,7 +10,7 @@
 import { type Crc32, portableCrc32 } from '../channels/checksum.ts';
 import { isSortedBy } from '../util/sorted.ts';
 import { compareDecimals } from './decimal.ts';
-import type { BookData, BookDepth, Level } from './messages.ts';
+import type { BookData, Level } from './messages.ts';
 
 /** Bids best (highest) first, asks best (lowest) first, one entry per price. */
 export type BookState = BookData & { last_price?: string };
@@ -90,12 +90,4 @@ export function bookChecksumInput(state: BookState): string {
 /** CRC-32 of the UTF-8 checksum input, unsigned; an empty book gives 0. */
 export function bookChecksum(state: BookState, crc32: Crc32 = portableCrc32): number {
   return crc32(bookChecksumInput(state));
-}
-
-/** The best `depth` levels per side (protocol.md "`book` data", `depth`); null keeps the full book. */
-export function limitDepth(state: BookState, depth: BookDepth): BookState {
-  if (depth === null || (state.bids.length <= depth && state.asks.length <= depth)) return state;
-  const limited: BookState = { bids: state.bids.slice(0, depth), asks: state.asks.slice(0, depth) };
-  if (state.last_price !== undefined) limited.last_price = state.last_price;
-  return limited;
 }

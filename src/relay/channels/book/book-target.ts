@@ -23,7 +23,7 @@
  */
 
 import type { DefinedChannel } from '../../../../packages/protocol/src/channels/registry.ts';
-import { type BookState, limitDepth } from '../../../../packages/protocol/src/protocol/book.ts';
+import type { BookState } from '../../../../packages/protocol/src/protocol/book.ts';
 import { groupBook } from '../../../../packages/protocol/src/protocol/group.ts';
 import type { BookData, BookDepth } from '../../../../packages/protocol/src/protocol/messages.ts';
 import { ResponseMemo } from '../../../upstream/client.ts';
@@ -47,7 +47,7 @@ import type { StreamOf } from '../../streams/stream.ts';
 import type { ChannelDelta, ChannelState } from '../codecs.ts';
 import type { ServedFromBook } from '../relay-definition.ts';
 import { bookServedChannels, relayChannels } from '../relay-registry.ts';
-import { bookNumbering } from './codec.ts';
+import { bookNumbering, limitDepth } from './codec.ts';
 import { aggregateBook, aggregateSides } from './levels.ts';
 import { readOrderBook } from './reader.ts';
 
@@ -114,7 +114,7 @@ export class BookTarget extends PollTarget {
 
   /** One poll, in its trace when it is sampled (docs/operations.md "Traces"). */
   async #poll(trace: TraceSpan | undefined): Promise<readonly PollOutcome[]> {
-    const { cluster, now } = this.context;
+    const { cluster } = this.context;
     const { source } = this;
     const askedAt = this.beginAsk();
     try {
@@ -127,12 +127,12 @@ export class BookTarget extends PollTarget {
       }
       const whole = this.#numbering.keepsWholeState;
       const reading = whole ? { memo: this.#held.memo } : this.#reading;
-      const book = await source.orderBook(this.market, trace === undefined ? reading : { ...reading, trace });
+      const asked = source.orderBook(this.market, trace === undefined ? reading : { ...reading, trace });
+      // Older than one applied (not `accepted`): none of it is served here; the cluster's numbering
+      // ranks it by fencing.
+      const { value: book, times, accepted } = await this.answered(askedAt, asked, trace);
       if (this.removed) return [];
-      const receivedAt = now();
-      const times = pollTimes(book.timestamp, askedAt, receivedAt, trace);
-      // Older than one applied: none of it is served here; the cluster's numbering ranks it by fencing.
-      const accepted = this.accepts(askedAt);
+      const { receivedAt } = times;
       const same = accepted && this.#held.apply(book);
       const served = accepted ? this.#applyServed(book, same, times) : undefined;
       const polled: PolledState<BookState, BookData> = whole

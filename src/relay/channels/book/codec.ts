@@ -14,11 +14,11 @@ import {
   bidOrder,
   bookChecksum,
   type LevelOrder,
-  limitDepth,
   REMOVED_SIZE,
 } from '../../../../packages/protocol/src/protocol/book.ts';
 import {
   type BookData,
+  type BookDepth,
   bookDepths,
   type Level,
 } from '../../../../packages/protocol/src/protocol/messages.ts';
@@ -82,4 +82,15 @@ function diffSide(prev: readonly Level[], next: readonly Level[], order: LevelOr
   for (; i < prev.length; i++) changes.push([prev[i]![0], REMOVED_SIZE]);
   for (; j < next.length; j++) changes.push(next[j]!);
   return changes;
+}
+
+/**
+ * The best `depth` levels per side (protocol.md "`book` data", `depth`); null keeps the full book.
+ * The relay's alone: a client takes the cut it is sent.
+ */
+export function limitDepth(state: BookState, depth: BookDepth): BookState {
+  if (depth === null || (state.bids.length <= depth && state.asks.length <= depth)) return state;
+  const limited: BookState = { bids: state.bids.slice(0, depth), asks: state.asks.slice(0, depth) };
+  if (state.last_price !== undefined) limited.last_price = state.last_price;
+  return limited;
 }

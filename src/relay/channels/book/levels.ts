@@ -41,7 +41,7 @@ export interface SidedBook {
  * is zero are dropped; bids best (highest) first, asks best (lowest) first; `last_price` from upstream.
  * Prices compare numerically but keep upstream's text: of several spellings of one price, the
  * first order's wins. With a `depth`, only the best `depth` levels per side are built (what
- * `limitDepth` (protocol/book.ts) of the whole would give): the orders beyond are only checked for
+ * `limitDepth` (./codec.ts) of the whole would give): the orders beyond are only checked for
  * their order.
  */
 export function aggregateBook(book: OrderBook, depth: BookDepth = null): BookState {

@@ -4,12 +4,11 @@ import {
   applyBookUpdate,
   type BookState,
   bookChecksum,
-  limitDepth,
   REMOVED_SIZE,
 } from '../../../../packages/protocol/src/protocol/book.ts';
 import { compareDecimals } from '../../../../packages/protocol/src/protocol/decimal.ts';
 import type { BookDepth, Level } from '../../../../packages/protocol/src/protocol/messages.ts';
-import { diffBook } from '../../../../src/relay/channels/book/codec.ts';
+import { diffBook, limitDepth } from '../../../../src/relay/channels/book/codec.ts';
 import { aggregateBook } from '../../../../src/relay/channels/book/levels.ts';
 import type { OrderBook, OrderEntry } from '../../../../src/upstream/schemas.ts';
 import { propertyRuns } from '../../../support/property-runs.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type BookState, limitDepth } from '../../../../packages/protocol/src/protocol/book.ts';
-import { diffBook } from '../../../../src/relay/channels/book/codec.ts';
+import type { BookState } from '../../../../packages/protocol/src/protocol/book.ts';
+import { diffBook, limitDepth } from '../../../../src/relay/channels/book/codec.ts';
 
 const base: BookState = {
   bids: [

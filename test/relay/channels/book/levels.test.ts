@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type BookState, limitDepth } from '../../../../packages/protocol/src/protocol/book.ts';
+import type { BookState } from '../../../../packages/protocol/src/protocol/book.ts';
+import { limitDepth } from '../../../../src/relay/channels/book/codec.ts';
 import { aggregateBook } from '../../../../src/relay/channels/book/levels.ts';
 import type { OrderBook, OrderEntry } from '../../../../src/upstream/schemas.ts';
 
