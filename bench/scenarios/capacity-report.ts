@@ -34,6 +34,22 @@ function machineBound(ramp: RampResult | undefined, cores: number): number | und
   return (cores * 1e6) / (serverUs + generatorUs);
 }
 
+/** From this many clients, `--workers 2` should cost at most WORKERS_COST_LIMIT x one process per delivery (issue 50). */
+const WORKERS_COST_FROM_CLIENTS = 2_000;
+const WORKERS_COST_LIMIT = 1.15;
+
+/**
+ * At each client count both ramps reached: the server CPU per delivery of `--workers 2` over one
+ * process's (issue 50, "every core, by its cost").
+ */
+export function workersCost(single: RampResult, workers: RampResult): { clients: number; ratio: number }[] {
+  return workers.steps.flatMap((step) => {
+    const alone = single.steps.find((candidate) => candidate.clients === step.clients);
+    if (alone === undefined) return [];
+    return [{ clients: step.clients, ratio: perDelivery(step).serverUs / perDelivery(alone).serverUs }];
+  });
+}
+
 export function capacityReport(result: CapacityResult, openFilesLimit: string): Report {
   const { idle, ramps } = result;
   const idleTable = markdownTable(
@@ -108,6 +124,15 @@ export function capacityReport(result: CapacityResult, openFilesLimit: string): 
     bound === undefined || single === undefined || single.sustainedPerSec === 0
       ? ''
       : `At the workers' CPU per delivery (theirs and their generators', last step within the limit), this machine's ${cores} cores hold at most ${fixed(bound, 0)} deliveries/s with the generators on them: ${fixed(bound / single.sustainedPerSec, 2)} x one process's sustained rate, the most \`--workers\` can show here.`;
+  const costs = single === undefined || workers === undefined ? [] : workersCost(single, workers);
+  const costTable =
+    costs.length === 0
+      ? ''
+      : markdownTable(
+          ['clients', `CPU per delivery, ${workers?.server} / ${single?.server}`],
+          costs.map(({ clients, ratio }) => [clients, `${fixed(ratio, 2)} x`]),
+        );
+  const countedCosts = costs.filter(({ clients }) => clients >= WORKERS_COST_FROM_CLIENTS);
   const section = [
     '### 14. Capacity: idle connections on one process, and deliveries sustained by one process, every core and ws',
     '',
@@ -119,6 +144,7 @@ export function capacityReport(result: CapacityResult, openFilesLimit: string): 
     '',
     rampTable,
     '',
+    ...(costTable === '' ? [] : [costTable, '']),
     sustainedTable,
     '',
     ...(boundLine === '' ? [] : [boundLine, '']),
@@ -134,6 +160,12 @@ export function capacityReport(result: CapacityResult, openFilesLimit: string): 
         1 / 1.6,
       ),
       target('capacity: --workers 2, book requests per market per poll interval', booksPerPoll, 1, ''),
+      target(
+        `capacity: --workers 2 / one process, CPU per delivery, worst step from ${WORKERS_COST_FROM_CLIENTS} clients`,
+        // No step both ramps reached: no ratio (shown as n/a, a miss).
+        countedCosts.length === 0 ? Number.NaN : Math.max(...countedCosts.map(({ ratio }) => ratio)),
+        WORKERS_COST_LIMIT,
+      ),
       target('capacity: sampled frames failing seq or checksum', idle.sampleFailures, 0, ''),
     ],
   };
