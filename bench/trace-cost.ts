@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { startTracing } from '../src/observability/tracing.ts';
 import { TraceSpan, type Tracing } from '../src/util/tracing.ts';
+import { median } from './lib/latency.ts';
 import { startOtlpSink } from './lib/otlp-sink.ts';
 import { fixed } from './lib/report.ts';
 
@@ -88,7 +89,6 @@ for (let round = 0; round < 3; round++) {
   on.push(await cpuPerPoll(handle.tracing, () => handle.shutdown()));
 }
 await sink.close();
-const median = (list: number[]) => [...list].sort((a, b) => a - b)[1]!;
 console.log(
   `tracing off: ${fixed(median(off), 3)} µs/poll; at ratio ${ratio}: ${fixed(median(on), 3)} µs/poll; ` +
     `tracing adds ${fixed(median(on) - median(off), 3)} µs per poll (${sink.batches()} batches received)`,

@@ -11,7 +11,7 @@ import { diffBook } from '../../src/relay/channels/book/codec.ts';
 import { aggregateBook } from '../../src/relay/channels/book/levels.ts';
 import { toFrame } from '../../src/relay/streams/frame.ts';
 import type { OrderBook, OrderEntry } from '../../src/upstream/schemas.ts';
-import { percentile } from '../lib/latency.ts';
+import { median, percentile } from '../lib/latency.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { progress } from '../lib/progress.ts';
 
@@ -85,11 +85,6 @@ function evolve(book: OrderBook, random: () => number, ids: { next: number }): O
     return next;
   };
   return { ...book, bids: mutate(book.bids), asks: mutate(book.asks), timestamp: new Date().toISOString() };
-}
-
-function median(values: number[]): number {
-  const sorted = values.slice().sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 function measure(levels: number): DiffRun {
