@@ -24,6 +24,19 @@ describe('RecentIds', () => {
     );
   });
 
+  it('widened, keeps what it held and remembers up to the new capacity; never narrows', () => {
+    const recent = new RecentIds(2);
+    for (const id of ['a', 'b', 'c']) recent.add(id);
+    expect([recent.has('a'), recent.size]).toEqual([false, 2]);
+    recent.widen(4);
+    for (const id of ['d', 'e']) recent.add(id);
+    expect(['b', 'c', 'd', 'e'].map((id) => recent.has(id))).toEqual([true, true, true, true]);
+    recent.widen(1);
+    expect(recent.capacity).toBe(4);
+    recent.add('f');
+    expect([recent.has('b'), recent.size]).toEqual([false, 4]);
+  });
+
   it('refuses a capacity that is not a positive integer', () => {
     expect(() => new RecentIds(0)).toThrow(RangeError);
     expect(() => new RecentIds(1.5)).toThrow(RangeError);

@@ -11,6 +11,7 @@ import {
   MAX_FIRST_OLDEST_FIRST_ENTRIES,
   sharedWindow,
   TRADE_IDS_REMEMBERED,
+  TRADE_IDS_REMEMBERED_QUIET,
   TradeHistory,
   tradesStates,
   walkActivity,
@@ -111,13 +112,15 @@ async function run(
   maxEntries: number,
   order: ActivityOrder = 'newest-first',
   pageCap = ACTIVITY_PAGE_SIZE,
+  logCap = 100_000,
 ) {
-  const log = new UpstreamLog(100_000, order, pageCap);
+  const log = new UpstreamLog(logCap, order, pageCap);
   log.trade(initial);
   const history = new TradeHistory();
   const delivered: TradeEntry[] = [];
   let state: TradesData | undefined;
   let complete = true;
+  let largestRun = 0;
   // The first poll finds the initial log; the last sees no new trade, it collects what arrived
   // while the one before paged.
   const quiet = { before: 0, between: [0] };
@@ -140,13 +143,16 @@ async function run(
     const laterBound = order === 'newest-first' ? maxEntries : maxEntries + ACTIVITY_PAGE_SIZE;
     expect(log.served).toBeLessThanOrEqual(firstPoll ? firstBound : laterBound);
     const fresh = history.absorb(walk.fresh);
+    largestRun = Math.max(largestRun, walk.fresh.length);
     delivered.push(...fresh);
     const published = publish(state, fresh);
     if (state !== undefined) expect(published.sent).toEqual(fresh);
     // The snapshot holds the most recent entries, a snapshot's worth, whatever the page size.
     else expect(ids(published.state!.trades)).toEqual(ids(log.entries.slice(-TRADES_SNAPSHOT_SIZE)));
     state = published.state;
-    expect(history.seen.size).toBeLessThanOrEqual(TRADE_IDS_REMEMBERED);
+    expect(history.seen.size).toBeLessThanOrEqual(
+      Math.min(TRADE_IDS_REMEMBERED, TRADE_IDS_REMEMBERED_QUIET + largestRun),
+    );
     expect(state?.trades).toEqual(delivered.slice(-TRADES_SNAPSHOT_SIZE));
   }
   return { log, delivered, complete };
@@ -256,6 +262,32 @@ describe('trades: walking the activity listing', () => {
     },
   );
 
+  it.each(['newest-first', 'oldest-first'] as const)(
+    'a quiet stream over a listing trimmed at its old end delivers every entry once with its quiet memory (%s listing)',
+    async (order) => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 120, max: 400 }),
+          fc.nat(250),
+          fc.array(fc.nat(60), { minLength: 1, maxLength: 12 }),
+          pageCap,
+          async (logCap, initial, polls, cap) => {
+            // Trims come between polls only: oldest first, a trim while a walk pages moves the
+            // entries ahead of it to offsets it already read; newest first, the trim may take
+            // entries before the walk reaches them.
+            const paced = polls.map((before) => ({ before, between: [0] }));
+            const { log, delivered } = await run(initial, paced, MAX_ACTIVITY_ENTRIES, order, cap, logCap);
+            // Each entry from the first delivered on, once and in order, up to the newest listed.
+            const numbers = ids(delivered).map(number);
+            for (let i = 1; i < numbers.length; i++) expect(numbers[i]).toBe(numbers[i - 1]! + 1);
+            if (numbers.length > 0) expect(numbers.at(-1)).toBe(number(log.entries.at(-1)!.activity_id));
+          },
+        ),
+        { numRuns: propertyRuns(60) },
+      );
+    },
+  );
+
   it('reads an oldest-first listing from where the last walk ended, stepping back past a trimmed start', async () => {
     const log = new UpstreamLog(150, 'oldest-first');
     log.trade(120);
@@ -348,6 +380,22 @@ describe('trades: walking the activity listing', () => {
 });
 
 describe("trades: a stream's memory of the ids it delivered", () => {
+  it('stays at its quiet size while polls bring a few trades, and widens by the largest run it takes', () => {
+    const log = new UpstreamLog(100_000);
+    const history = new TradeHistory();
+    for (let poll = 0; poll < 1_000; poll++) {
+      log.trade(3);
+      history.absorb(log.entries.slice(-3));
+    }
+    expect(history.seen.size).toBe(TRADE_IDS_REMEMBERED_QUIET + 3);
+    log.trade(400);
+    history.absorb(log.entries.slice(-400));
+    log.trade(2_000);
+    for (let start = log.entries.length - 2_000; start < log.entries.length; start += 3)
+      history.absorb(log.entries.slice(start, start + 3));
+    expect(history.seen.size).toBe(TRADE_IDS_REMEMBERED_QUIET + 400);
+  });
+
   /** A history that took `count` entries, t0 first, in runs of a poll's most. */
   function historyOf(log: UpstreamLog): TradeHistory {
     const history = new TradeHistory();

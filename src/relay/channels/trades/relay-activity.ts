@@ -42,13 +42,23 @@ export const MAX_ACTIVITY_ENTRIES = 500;
 export const MAX_FIRST_OLDEST_FIRST_ENTRIES = 2_000;
 
 /**
- * The `activity_id`s a stream remembers ({@link TradeHistory}): more than one later poll and one
- * snapshot bring. A later walk reads at most MAX_ACTIVITY_ENTRIES newest first and a page more oldest
- * first (it checks its bound after each page), and a cluster peer's share repeats at most a
- * snapshot's worth of what this stream already delivered. More would only fill for longer: a market
- * needs tens of minutes of trades to fill even this many, and each of its streams keeps its own.
+ * The `activity_id`s a stream remembers at most ({@link TradeHistory}): more than one later poll and
+ * one snapshot bring. A later walk reads at most MAX_ACTIVITY_ENTRIES newest first and a page more
+ * oldest first (it checks its bound after each page), and a cluster peer's share repeats at most a
+ * snapshot's worth of what this stream already delivered.
  */
 export const TRADE_IDS_REMEMBERED = MAX_ACTIVITY_ENTRIES + ACTIVITY_PAGE_SIZE + TRADES_SNAPSHOT_SIZE;
+
+/**
+ * The `activity_id`s a stream whose polls bring a few trades each remembers: what a walk meets of
+ * the entries it delivered before it stops (newest first, the newest delivered one, or entries of
+ * the same time listed in another order, within a page; oldest first, stepping back past a trimmed
+ * start, less than a page), and a snapshot's worth a cluster peer's share repeats. A stream widens
+ * its memory by the largest run it took ({@link TradeHistory.absorb}), up to
+ * {@link TRADE_IDS_REMEMBERED}: a quiet market's memory would otherwise take hours of trades to fill
+ * to that bound, about 45 KB a stream, growth no one could tell from a leak.
+ */
+export const TRADE_IDS_REMEMBERED_QUIET = ACTIVITY_PAGE_SIZE + TRADES_SNAPSHOT_SIZE;
 
 export type ActivityOrder = 'newest-first' | 'oldest-first';
 
@@ -225,14 +235,15 @@ async function walkOldestFirst(
 }
 
 /**
- * What a trades stream has delivered, as far as a poll needs it: a bounded memory of ids
- * ({@link TRADE_IDS_REMEMBERED}, about 70 bytes each with the set's own). It stays correct past its
- * bound because a walk stops at the newest seen entry and forgotten ids are always older than every
- * remembered one; it only has to hold more ids than one poll and one snapshot bring (checked by the
- * tests).
+ * What a trades stream has delivered, as far as a poll needs it: a bounded memory of ids (about 70
+ * bytes each with the set's own), {@link TRADE_IDS_REMEMBERED_QUIET} of them, and for a stream that
+ * took a larger run at once that run's length more, up to {@link TRADE_IDS_REMEMBERED}. It stays
+ * correct past its bound because a walk stops at the newest seen entry and forgotten ids are always
+ * older than every remembered one; it only has to hold more ids than one poll and one snapshot bring
+ * (checked by the tests).
  */
 export class TradeHistory {
-  readonly seen = new RecentIds(TRADE_IDS_REMEMBERED);
+  readonly seen = new RecentIds(TRADE_IDS_REMEMBERED_QUIET);
   /** What the stream's walks learnt of upstream's listing. */
   readonly listing: ActivityListing = {};
   #started = false;
@@ -248,6 +259,7 @@ export class TradeHistory {
    */
   absorb(entries: readonly TradeEntry[]): TradeEntry[] {
     this.#started = true;
+    this.seen.widen(Math.min(TRADE_IDS_REMEMBERED, TRADE_IDS_REMEMBERED_QUIET + entries.length));
     return entries.filter((entry) => this.seen.add(entry.activity_id));
   }
 }
