@@ -16,7 +16,7 @@ import { preferredRelay } from './leases/rendezvous.ts';
 import { announce, leaveRoster, NO_ROSTER, type Roster } from './leases/roster.ts';
 import { OutageErrors, type OutageSummary } from './outage-errors.ts';
 import { isBatchPayload } from './stream-batch.ts';
-import { asError, RedisStreamLog, targetLifetimeMs } from './stream-log.ts';
+import { asError, RedisStreamLog } from './stream-log.ts';
 
 /** After a change of a Redis Cluster's slot map, subscriptions move this soon (and retry this often). */
 const RESUBSCRIBE_MS = 250;
@@ -45,6 +45,16 @@ export interface RedisCoordinatorOptions {
   /** The format written and those read (relay/coordination/redis/formats.ts): the shipped ones unless given. */
   formats?: RedisFormats;
 }
+
+/**
+ * A target's fencing counter outlives the lease that took its last token by this many lease TTLs:
+ * hand-overs in a row (a failover, a rebalance, a restart) count on from it. Tokens never need it
+ * for longer: a counter gone starts again from Redis's clock in microseconds, above every token it
+ * handed out (one per hand-over, far fewer than a microsecond each), as it does after a Redis that
+ * lost its data. A counter kept as long as the state (10 minutes) held one key for every REST path,
+ * candle series and market leased in the last 10 minutes, most long let go.
+ */
+const COUNTER_LEASES = 2;
 
 export class RedisCoordinator {
   /** This relay's identity in leases and in what it writes. */
@@ -82,13 +92,6 @@ export class RedisCoordinator {
   #recoveredAt: number | undefined;
   readonly #announcer: NodeJS.Timeout;
   readonly #rebalanceMs: number;
-  /**
-   * A fencing counter lives as long as the state it fences: a counter gone starts again from
-   * Redis's clock in microseconds, above every token it handed out (one per hand-over, far fewer
-   * than a microsecond each), so tokens never repeat. A longer life would keep the counter of every
-   * target ever leased (each market that came and went, each REST path and candle series asked once).
-   */
-  readonly #fenceTtlMs: number;
   readonly log: RedisStreamLog;
   readonly formats: RedisFormats;
 
@@ -112,7 +115,6 @@ export class RedisCoordinator {
     }
     this.#rebalanceMs = options.rebalanceMs ?? 2_000;
     const historyMs = options.historyMs ?? 300_000;
-    this.#fenceTtlMs = targetLifetimeMs(historyMs);
     this.#announcer = setInterval(() => void this.#announce(), this.#rebalanceMs).unref();
     this.log = new RedisStreamLog({
       redis: this.#commands,
@@ -159,7 +161,7 @@ export class RedisCoordinator {
         keys.want,
         this.instanceId,
         String(ttlMs),
-        String(this.#fenceTtlMs),
+        String(COUNTER_LEASES * ttlMs),
         this.#shouldHold(target) ? '1' : '0',
         this.#mayTakeFree(target) ? '1' : '0',
         String(this.formats.written.version),

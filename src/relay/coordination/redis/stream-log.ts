@@ -93,8 +93,8 @@ export interface RedisStreamLogOptions {
  */
 const STATE_MIN_TTL_MS = 10 * 60_000;
 
-/** How long a target's state (and its fencing counter, ./coordinator.ts) outlives its last write. */
-export function targetLifetimeMs(historyMs: number): number {
+/** How long a target's state outlives its last write. */
+function targetLifetimeMs(historyMs: number): number {
   return Math.max(historyMs, STATE_MIN_TTL_MS);
 }
 
