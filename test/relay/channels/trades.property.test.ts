@@ -1,168 +1,25 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TRADES_SNAPSHOT_SIZE } from '../../../packages/protocol/src/channels/trades/trades.ts';
-import type { TradeEntry, TradesData } from '../../../packages/protocol/src/protocol/messages.ts';
-import { diffTrades } from '../../../src/relay/channels/trades/relay.ts';
+import type { TradeEntry } from '../../../packages/protocol/src/protocol/messages.ts';
 import {
   ACTIVITY_PAGE_SIZE,
-  type ActivityOrder,
   type ActivityPage,
   MAX_ACTIVITY_ENTRIES,
-  MAX_FIRST_OLDEST_FIRST_ENTRIES,
-  sharedWindow,
   TRADE_IDS_REMEMBERED,
-  TRADE_IDS_REMEMBERED_QUIET,
   TradeHistory,
-  tradesStates,
   walkActivity,
 } from '../../../src/relay/channels/trades/relay-activity.ts';
+import {
+  fromFirstDelivered,
+  ids,
+  number,
+  pageCap,
+  poll,
+  run,
+  UpstreamLog,
+} from '../../support/channels/activity-log.ts';
 import { propertyRuns } from '../../support/property-runs.ts';
-
-/**
- * Upstream's activity log, oldest first, that grows between polls AND between the page requests
- * of one poll (the shift the walk must survive), trimmed at its old end like upstream's cap, and
- * listed in `order` (upstream's order is not shown), at most `pageCap` entries a page (upstream's
- * largest page is not shown).
- */
-class UpstreamLog {
-  readonly entries: TradeEntry[] = [];
-  #next = 0;
-  requests = 0;
-  /** Entries served since the count was last reset. */
-  served = 0;
-  constructor(
-    readonly cap: number,
-    readonly order: ActivityOrder = 'newest-first',
-    readonly pageCap = ACTIVITY_PAGE_SIZE,
-  ) {}
-
-  trade(count: number): void {
-    for (let n = 0; n < count; n++) {
-      const id = `t${this.#next++}`;
-      this.entries.push({
-        activity_id: id,
-        activity_type: 'TRADE',
-        price: '0.50000000',
-        size: '1',
-        total_value: '0.5',
-        activity_timestamp: new Date(1_700_000_000_000 + this.#next).toISOString(),
-      });
-    }
-    if (this.entries.length > this.cap) this.entries.splice(0, this.entries.length - this.cap);
-  }
-
-  /** Serves one page after `arrivals` more trades happened (arrivals while the relay pages). */
-  pager(arrivals: readonly number[]) {
-    let request = 0;
-    return async (offset: number, limit: number): Promise<ActivityPage> => {
-      if (request > 0) this.trade(arrivals[(request - 1) % arrivals.length] ?? 0);
-      request++;
-      this.requests++;
-      const count = Math.min(limit, this.pageCap);
-      const { length } = this.entries;
-      const entries =
-        this.order === 'newest-first'
-          ? this.entries.slice(Math.max(0, length - offset - count), Math.max(0, length - offset)).reverse()
-          : this.entries.slice(offset, offset + count);
-      this.served += entries.length;
-      return { entries, hasMore: offset + entries.length < length };
-    };
-  }
-}
-
-/**
- * A stream's states for `fresh` as a client sees them: the entries of each update (the channel's
- * diff of two states), each state at most a snapshot's worth, and the last state.
- */
-function publish(state: TradesData | undefined, fresh: readonly TradeEntry[]) {
-  const sent: TradeEntry[] = [];
-  let current = state;
-  for (const next of tradesStates(state, fresh)) {
-    expect(next.trades.length).toBeLessThanOrEqual(TRADES_SNAPSHOT_SIZE);
-    if (current !== undefined) {
-      // What the stream sends for this state: the channel's own diff.
-      const update = diffTrades(current, next);
-      expect(update).not.toBeNull();
-      sent.push(...update!.trades);
-    }
-    current = next;
-  }
-  return { sent, state: current };
-}
-
-const ids = (entries: readonly TradeEntry[]): string[] => entries.map((entry) => entry.activity_id);
-const number = (id: string): number => Number(id.slice(1));
-
-/** Upstream's largest activity page: not shown, anything from 1 to the documented 100. */
-const pageCap = fc.oneof(
-  fc.constant(ACTIVITY_PAGE_SIZE),
-  fc.constant(20),
-  fc.integer({ min: 1, max: ACTIVITY_PAGE_SIZE }),
-);
-
-/** Trades before a poll (sometimes a burst of several pages) and arrivals between its pages. */
-const poll = fc.record({
-  before: fc.oneof(fc.nat(30), fc.integer({ min: 90, max: 450 })),
-  between: fc.array(fc.nat(40), { minLength: 1, maxLength: 3 }),
-});
-
-async function run(
-  initial: number,
-  polls: ReadonlyArray<{ before: number; between: readonly number[] }>,
-  maxEntries: number,
-  order: ActivityOrder = 'newest-first',
-  pageCap = ACTIVITY_PAGE_SIZE,
-  logCap = 100_000,
-) {
-  const log = new UpstreamLog(logCap, order, pageCap);
-  log.trade(initial);
-  const history = new TradeHistory();
-  const delivered: TradeEntry[] = [];
-  let state: TradesData | undefined;
-  let complete = true;
-  let largestRun = 0;
-  // The first poll finds the initial log; the last sees no new trade, it collects what arrived
-  // while the one before paged.
-  const quiet = { before: 0, between: [0] };
-  for (const { before, between } of [quiet, ...polls, quiet]) {
-    log.trade(before);
-    const firstPoll = !history.started;
-    log.served = 0;
-    const walk = await walkActivity(log.pager(between), history.seen, {
-      firstPoll,
-      maxEntries,
-      listing: history.listing,
-    });
-    complete &&= walk.complete;
-    // Bounds count entries, whatever the page size: a first poll reads a page or a snapshot's
-    // worth newest first; oldest first its own bound, a page past it at most.
-    const firstBound =
-      order === 'newest-first'
-        ? Math.max(ACTIVITY_PAGE_SIZE, TRADES_SNAPSHOT_SIZE)
-        : MAX_FIRST_OLDEST_FIRST_ENTRIES + ACTIVITY_PAGE_SIZE;
-    const laterBound = order === 'newest-first' ? maxEntries : maxEntries + ACTIVITY_PAGE_SIZE;
-    expect(log.served).toBeLessThanOrEqual(firstPoll ? firstBound : laterBound);
-    const fresh = history.absorb(walk.fresh);
-    largestRun = Math.max(largestRun, walk.fresh.length);
-    delivered.push(...fresh);
-    const published = publish(state, fresh);
-    if (state !== undefined) expect(published.sent).toEqual(fresh);
-    // The snapshot holds the most recent entries, a snapshot's worth, whatever the page size.
-    else expect(ids(published.state!.trades)).toEqual(ids(log.entries.slice(-TRADES_SNAPSHOT_SIZE)));
-    state = published.state;
-    expect(history.seen.size).toBeLessThanOrEqual(
-      Math.min(TRADE_IDS_REMEMBERED, TRADE_IDS_REMEMBERED_QUIET + largestRun),
-    );
-    expect(state?.trades).toEqual(delivered.slice(-TRADES_SNAPSHOT_SIZE));
-  }
-  return { log, delivered, complete };
-}
-
-/** Everything the log holds from the stream's first delivered entry on. */
-const fromFirstDelivered = (log: UpstreamLog, delivered: readonly TradeEntry[]): string[] =>
-  delivered.length === 0
-    ? []
-    : ids(log.entries).filter((id) => number(id) >= number(delivered[0]!.activity_id));
 
 describe('trades: walking the activity listing', () => {
   it.each(['newest-first', 'oldest-first'] as const)(
@@ -346,94 +203,5 @@ describe('trades: walking the activity listing', () => {
       fresh: 150,
       complete: true,
     });
-  });
-
-  it("a cluster peer taking the lease holder's shared windows delivers what the holder delivers", async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.nat(250),
-        fc.array(poll, { minLength: 1, maxLength: 8 }),
-        fc.nat(7),
-        async (initial, polls, joinAt) => {
-          const log = new UpstreamLog(5_000);
-          log.trade(initial);
-          const holder = new TradeHistory();
-          const peer = new TradeHistory();
-          let holderState: TradesData | undefined;
-          let peerState: TradesData | undefined;
-          for (const [index, { before, between }] of polls.entries()) {
-            log.trade(before);
-            const walk = await walkActivity(log.pager(between), holder.seen, { firstPoll: !holder.started });
-            const fresh = holder.absorb(walk.fresh);
-            holderState = publish(holderState, fresh).state!;
-            if (index < joinAt % polls.length) continue;
-            const peerPublished = publish(peerState, peer.absorb(sharedWindow(holderState, fresh)));
-            if (peerState !== undefined) expect(peerPublished.sent).toEqual(fresh);
-            peerState = peerPublished.state;
-            expect(peerState).toEqual(holderState);
-          }
-        },
-      ),
-      { numRuns: propertyRuns(60) },
-    );
-  });
-});
-
-describe("trades: a stream's memory of the ids it delivered", () => {
-  it('stays at its quiet size while polls bring a few trades, and widens by the largest run it takes', () => {
-    const log = new UpstreamLog(100_000);
-    const history = new TradeHistory();
-    for (let poll = 0; poll < 1_000; poll++) {
-      log.trade(3);
-      history.absorb(log.entries.slice(-3));
-    }
-    expect(history.seen.size).toBe(TRADE_IDS_REMEMBERED_QUIET + 3);
-    log.trade(400);
-    history.absorb(log.entries.slice(-400));
-    log.trade(2_000);
-    for (let start = log.entries.length - 2_000; start < log.entries.length; start += 3)
-      history.absorb(log.entries.slice(start, start + 3));
-    expect(history.seen.size).toBe(TRADE_IDS_REMEMBERED_QUIET + 400);
-  });
-
-  /** A history that took `count` entries, t0 first, in runs of a poll's most. */
-  function historyOf(log: UpstreamLog): TradeHistory {
-    const history = new TradeHistory();
-    for (let start = 0; start < log.entries.length; start += MAX_ACTIVITY_ENTRIES)
-      history.absorb(log.entries.slice(start, start + MAX_ACTIVITY_ENTRIES));
-    return history;
-  }
-
-  it('keeps the newest TRADE_IDS_REMEMBERED ids and forgets older ones', () => {
-    const log = new UpstreamLog(100_000);
-    log.trade(3 * TRADE_IDS_REMEMBERED);
-    const history = historyOf(log);
-    expect(history.seen.size).toBe(TRADE_IDS_REMEMBERED);
-    const oldestKept = log.entries.length - TRADE_IDS_REMEMBERED;
-    expect(history.seen.has(log.entries[oldestKept]!.activity_id)).toBe(true);
-    expect(history.seen.has(log.entries[oldestKept - 1]!.activity_id)).toBe(false);
-  });
-
-  it('delivers only what is new of a run repeating exactly the bound of what it delivered', () => {
-    const log = new UpstreamLog(100_000);
-    log.trade(2 * TRADE_IDS_REMEMBERED);
-    const history = historyOf(log);
-    const repeated = log.entries.slice(-TRADE_IDS_REMEMBERED);
-    log.trade(7);
-    const fresh = history.absorb([...repeated, ...log.entries.slice(-7)]);
-    expect(ids(fresh)).toEqual(ids(log.entries.slice(-7)));
-  });
-
-  it('a newest-first walk over a listing a full memory overlaps stops at the newest delivered', async () => {
-    const log = new UpstreamLog(100_000);
-    log.trade(2 * TRADE_IDS_REMEMBERED);
-    const history = historyOf(log);
-    // Fewer than the walk's bound, so that it reaches the newest delivered entry.
-    const arrived = MAX_ACTIVITY_ENTRIES - 50;
-    log.trade(arrived);
-    const walk = await walkActivity(log.pager([0]), history.seen, { firstPoll: false });
-    expect(walk.complete).toBe(true);
-    expect(ids(history.absorb(walk.fresh))).toEqual(ids(log.entries.slice(-arrived)));
-    expect(history.seen.size).toBe(TRADE_IDS_REMEMBERED);
   });
 });

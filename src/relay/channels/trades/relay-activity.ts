@@ -216,14 +216,22 @@ async function walkOldestFirst(
     offset = Math.max(0, offset - ACTIVITY_PAGE_SIZE);
     page = await pageAt(offset);
   }
-  const fresh: TradeEntry[] = [];
+  // A stream that delivered entries before this listing was known to it (it took a cluster peer's
+  // shares, then the lease) reads from the start: only what follows the last entry it delivered is
+  // new; earlier entries it no longer remembers are older than that one, not new.
+  const fromDelivered = !firstPoll && listing.end === undefined;
+  let fresh: TradeEntry[] = [];
   const collected = new Set<string>();
   const read = await readPages(
     pageAt,
     { from: offset, limit: ACTIVITY_PAGE_SIZE, maxEntries: Number.POSITIVE_INFINITY },
     (served) => {
       for (const entry of served.entries) {
-        if (seen.has(entry.activity_id) || collected.has(entry.activity_id)) continue;
+        if (seen.has(entry.activity_id)) {
+          if (fromDelivered) fresh = [];
+          continue;
+        }
+        if (collected.has(entry.activity_id)) continue;
         collected.add(entry.activity_id);
         fresh.push(entry);
       }
