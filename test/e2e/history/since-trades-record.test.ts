@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SimRequestLogEntry } from '../../../src/sim/admin.ts';
-import { entriesOf, idsOf, tradeMessages, upstreamListing } from '../../support/channels/trades.ts';
+import { entriesOf, tradeMessages, upstreamListing } from '../../support/channels/trades.ts';
+import { ids } from '../../support/channels/trades-listing.ts';
 import { ProtocolClient } from '../../support/clients/protocol-client.ts';
 import { useHarness } from '../../support/harness.ts';
 import { waitFor } from '../../support/wait-for.ts';
@@ -58,10 +59,10 @@ describe.each(['default', 'terse'] as const)('trades since before the record (%s
       sim.market.printTrades(market, 60);
       const newest = sim.market.market(market)!.trades.at(-1)!.id;
       await waitFor(`the live trade ${newest}`, () =>
-        idsOf(entriesOf(tradeMessages(live, market))).includes(newest),
+        ids(entriesOf(tradeMessages(live, market))).includes(newest),
       );
     }
-    const recorded = new Set(idsOf(entriesOf(tradeMessages(live, market)))).size;
+    const recorded = new Set(ids(entriesOf(tradeMessages(live, market)))).size;
     const length = sim.market.market(market)!.trades.length;
     const logged = sim.requests.length;
 
@@ -98,7 +99,7 @@ describe.each(['default', 'terse'] as const)('trades since before the record (%s
       const newest = sim.market.market(market)!.trades.at(-1)!.id;
       for (const client of [live, late])
         await waitFor(`the live trade ${newest}`, () =>
-          idsOf(entriesOf(tradeMessages(client, market))).includes(newest),
+          ids(entriesOf(tradeMessages(client, market))).includes(newest),
         );
     }
     const listing = await upstreamListing(sim, market);
@@ -107,17 +108,17 @@ describe.each(['default', 'terse'] as const)('trades since before the record (%s
     expect(messages.slice(1).every((message) => message.type === 'update')).toBe(true);
     const seqs = messages.map((message) => message.seq as number);
     expect(seqs).toEqual(seqs.map((_, i) => seqs[0]! + i));
-    const expected = idsOf(
+    const expected = ids(
       listing.filter((entry) => Date.parse(entry.activity_timestamp) >= Date.parse(since)),
     );
     // Upstream's part was there to read: 100 trades or more before the record's oldest.
     expect(expected.length).toBeGreaterThanOrEqual(recorded + 100);
-    expect(idsOf(entriesOf(messages))).toEqual(expected);
+    expect(ids(entriesOf(messages))).toEqual(expected);
     expect(late.of('error')).toEqual([]);
     expect(late.violations).toEqual([]);
 
     // An activity_id the record holds: the trades after it, from the record, no page of upstream.
-    const named = idsOf(entriesOf(tradeMessages(live, market)))[20]!;
+    const named = ids(entriesOf(tradeMessages(live, market)))[20]!;
     const loggedBefore = sim.requests.length;
     const byId = await connect();
     await byId.request({ op: 'subscribe', channel: 'trades', markets: [market], since: named });
@@ -128,11 +129,11 @@ describe.each(['default', 'terse'] as const)('trades since before the record (%s
       .filter((entry) => entry.path === `/api/markets/${market}/activity`)
       .filter((entry) => (profile === 'default' ? offset(entry) !== 0 : offset(entry) < lengthNow - 1));
     expect(byIdRead.map((entry) => entry.query)).toEqual([]);
-    const listed = idsOf(await upstreamListing(sim, market));
+    const listed = ids(await upstreamListing(sim, market));
     const newest = listed.at(-1)!;
     await waitFor(`the live trade ${newest}`, () =>
-      idsOf(entriesOf(tradeMessages(byId, market))).includes(newest),
+      ids(entriesOf(tradeMessages(byId, market))).includes(newest),
     );
-    expect(idsOf(entriesOf(tradeMessages(byId, market)))).toEqual(listed.slice(listed.indexOf(named) + 1));
+    expect(ids(entriesOf(tradeMessages(byId, market)))).toEqual(listed.slice(listed.indexOf(named) + 1));
   });
 });

@@ -15,13 +15,13 @@ import { simulatorProfileNames, simulatorProfiles } from '../../../src/sim/profi
 import {
   caughtUp,
   entriesOf,
-  idsOf,
   setup,
   subscribeTrades,
   tradeMessages,
   truncatedPolls,
   upstreamIds,
 } from '../../support/channels/trades.ts';
+import { ids } from '../../support/channels/trades-listing.ts';
 import { startHarnessRelay, useHarness } from '../../support/harness.ts';
 
 describe.each(simulatorProfileNames)('trades bounds end to end (%s profile)', (profile) => {
@@ -39,7 +39,7 @@ describe.each(simulatorProfileNames)('trades bounds end to end (%s profile)', (p
     harness.sim.market.printTrades(market, bound + 150);
     await caughtUp(harness, client, market);
     const log = upstreamIds(harness.sim, market);
-    const delivered = idsOf(entriesOf(tradeMessages(client, market)));
+    const delivered = ids(entriesOf(tradeMessages(client, market)));
     if (simulatorProfiles[profile].activityOrder === 'newest-first') {
       // Everything up to the burst, then the burst's newest `bound` trades, in order, each once.
       const beforeBurst = log.slice(0, -(bound + 150));
@@ -76,16 +76,16 @@ describe.each(simulatorProfileNames)('trades bounds end to end (%s profile)', (p
     const seen = new RecentIds(TRADES_SEEN_IDS);
     const consumed: string[] = [];
     for (const messages of [tradeMessages(first, market), tradeMessages(second, market)])
-      for (const id of idsOf(entriesOf(messages))) if (seen.add(id)) consumed.push(id);
+      for (const id of ids(entriesOf(messages))) if (seen.add(id)) consumed.push(id);
 
     const log = upstreamIds(harness.sim, market);
-    const firstSnapshot = idsOf(entriesOf(tradeMessages(first, market).slice(0, 1)));
+    const firstSnapshot = ids(entriesOf(tradeMessages(first, market).slice(0, 1)));
     expect(consumed).toEqual(log.slice(log.indexOf(firstSnapshot[0]!)));
     // The new epoch's snapshot repeated entries the first relay had delivered: deduping was needed.
     const secondMessages = tradeMessages(second, market);
     expect(secondMessages[0]!.epoch).not.toBe(tradeMessages(first, market)[0]!.epoch);
-    const repeated = idsOf(entriesOf(secondMessages.slice(0, 1))).filter((id) =>
-      idsOf(entriesOf(tradeMessages(first, market))).includes(id),
+    const repeated = ids(entriesOf(secondMessages.slice(0, 1))).filter((id) =>
+      ids(entriesOf(tradeMessages(first, market))).includes(id),
     );
     expect(repeated.length).toBe(TRADES_SNAPSHOT_SIZE - 30);
   });

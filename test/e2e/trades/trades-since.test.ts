@@ -9,7 +9,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { COMPACT_SUBPROTOCOL } from '../../../packages/protocol/src/protocol/compact.ts';
-import { entriesOf, idsOf, tradeMessages, upstreamListing } from '../../support/channels/trades.ts';
+import { entriesOf, tradeMessages, upstreamListing } from '../../support/channels/trades.ts';
+import { ids } from '../../support/channels/trades-listing.ts';
 import { ProtocolClient } from '../../support/clients/protocol-client.ts';
 import { SseClient } from '../../support/clients/sse-client.ts';
 import { type Harness, useHarness } from '../../support/harness.ts';
@@ -67,24 +68,24 @@ describe.each(['default', 'terse'] as const)('trades since (%s profile)', (profi
       const newest = harness.sim.market.market(market)!.trades.at(-1)!.id;
       for (const client of [a, b])
         await waitFor(`the live trade ${newest}`, () =>
-          idsOf(entriesOf(tradeMessages(client, market))).includes(newest),
+          ids(entriesOf(tradeMessages(client, market))).includes(newest),
         );
     }
     const listing = await upstreamListing(harness.sim, market);
     const newest = listing.at(-1)!.activity_id;
     for (const client of [a, b]) {
       await waitFor(`the client to receive ${newest}`, () =>
-        idsOf(entriesOf(tradeMessages(client, market))).includes(newest),
+        ids(entriesOf(tradeMessages(client, market))).includes(newest),
       );
       const messages = tradeMessages(client, market);
       expect(messages[0]!.type).toBe('snapshot');
       expect(messages.slice(1).every((m) => m.type === 'update')).toBe(true);
       const seqs = messages.map((m) => m.seq as number);
       expect(seqs).toEqual(seqs.map((_, i) => seqs[0]! + i));
-      const expected = idsOf(
+      const expected = ids(
         listing.filter((entry) => Date.parse(entry.activity_timestamp) >= Date.parse(since)),
       );
-      expect(idsOf(entriesOf(messages))).toEqual(expected);
+      expect(ids(entriesOf(messages))).toEqual(expected);
       // The seeded trades before `since` stay out; those after it are in, beyond one snapshot's 50.
       expect(expected.length).toBeGreaterThan(300);
       expect(listing.length).toBeGreaterThan(expected.length);
@@ -104,8 +105,8 @@ describe.each(['default', 'terse'] as const)('trades since (%s profile)', (profi
     const client = await connect(harness);
     await client.request({ op: 'subscribe', channel: 'trades', markets: [market], since: named });
     await waitFor('the since snapshot', () => tradeMessages(client, market).length > 0);
-    expect(idsOf(entriesOf(tradeMessages(client, market)))).toEqual(
-      idsOf(listing.slice(listing.findIndex((entry) => entry.activity_id === named) + 1)),
+    expect(ids(entriesOf(tradeMessages(client, market)))).toEqual(
+      ids(listing.slice(listing.findIndex((entry) => entry.activity_id === named) + 1)),
     );
     const other = harness.sim.market.activeMarketIds().find((id) => id !== market)!;
     const answer = await client.request({
@@ -165,10 +166,10 @@ describe.each(['default', 'terse'] as const)('trades since (%s profile)', (profi
       client.messages.find((m) => m.type === 'snapshot' && m.channel === 'trades'),
     );
     const listing = await upstreamListing(harness.sim, market);
-    const expected = idsOf(
+    const expected = ids(
       listing.filter((entry) => Date.parse(entry.activity_timestamp) >= Date.parse(since)),
     );
-    expect(idsOf(entriesOf([snapshot]))).toEqual(expected);
+    expect(ids(entriesOf([snapshot]))).toEqual(expected);
     const refused = await SseClient.connect(query(new Date(Date.now() + MINUTE).toISOString()));
     opened.push(refused);
     expect(refused.status).toBe(400);

@@ -11,13 +11,13 @@ import { simulatorProfileNames } from '../../../src/sim/profile.ts';
 import {
   caughtUp,
   entriesOf,
-  idsOf,
   setup,
   subscribeTrades,
   tradeMessages,
   truncatedPolls,
   upstreamIds,
 } from '../../support/channels/trades.ts';
+import { ids } from '../../support/channels/trades-listing.ts';
 import { useHarness } from '../../support/harness.ts';
 
 describe.each(simulatorProfileNames)('trades end to end (%s profile)', (profile) => {
@@ -30,7 +30,7 @@ describe.each(simulatorProfileNames)('trades end to end (%s profile)', (profile)
     harness.sim.market.printTrades(market, 120);
     const client = await subscribeTrades(opened, harness.relay, market);
     const [snapshot] = tradeMessages(client, market);
-    const snapshotIds = idsOf(entriesOf([snapshot!]));
+    const snapshotIds = ids(entriesOf([snapshot!]));
     expect(snapshotIds).toHaveLength(TRADES_SNAPSHOT_SIZE);
     expect(snapshotIds).toEqual(upstreamIds(harness.sim, market).slice(-TRADES_SNAPSHOT_SIZE));
 
@@ -42,7 +42,7 @@ describe.each(simulatorProfileNames)('trades end to end (%s profile)', (profile)
     }
 
     const messages = tradeMessages(client, market);
-    const delivered = idsOf(entriesOf(messages));
+    const delivered = ids(entriesOf(messages));
     const log = upstreamIds(harness.sim, market);
     expect(delivered).toEqual(log.slice(log.indexOf(snapshotIds[0]!)));
     expect(new Set(delivered).size).toBe(delivered.length);

@@ -9,7 +9,8 @@ import {
   TradeHistory,
   walkActivity,
 } from '../../../src/relay/channels/trades/relay-activity.ts';
-import { ids, poll, publish, UpstreamLog } from '../../support/channels/activity-log.ts';
+import { poll, publish, UpstreamLog } from '../../support/channels/activity-log.ts';
+import { ids } from '../../support/channels/trades-listing.ts';
 import { propertyRuns } from '../../support/property-runs.ts';
 
 describe('trades: a cluster peer following the lease holder', () => {

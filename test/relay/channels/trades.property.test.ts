@@ -12,13 +12,13 @@ import {
 } from '../../../src/relay/channels/trades/relay-activity.ts';
 import {
   fromFirstDelivered,
-  ids,
   number,
   pageCap,
   poll,
   run,
   UpstreamLog,
 } from '../../support/channels/activity-log.ts';
+import { ids } from '../../support/channels/trades-listing.ts';
 import { propertyRuns } from '../../support/property-runs.ts';
 
 describe('trades: walking the activity listing', () => {

@@ -21,6 +21,7 @@ import {
   tradesStates,
   walkActivity,
 } from '../../../src/relay/channels/trades/relay-activity.ts';
+import { ids } from './trades-listing.ts';
 
 /**
  * Upstream's activity log, oldest first, that grows between polls AND between the page requests
@@ -94,7 +95,6 @@ export function publish(state: TradesData | undefined, fresh: readonly TradeEntr
   return { sent, state: current };
 }
 
-export const ids = (entries: readonly TradeEntry[]): string[] => entries.map((entry) => entry.activity_id);
 export const number = (id: string): number => Number(id.slice(1));
 
 /** Upstream's largest activity page: not shown, anything from 1 to the documented 100. */

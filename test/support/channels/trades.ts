@@ -10,6 +10,7 @@ import type { SimulatorHandle } from '../../../src/sim/server.ts';
 import { type Message, ProtocolClient } from '../clients/protocol-client.ts';
 import type { Closable, Harness } from '../harness.ts';
 import { waitFor } from '../wait-for.ts';
+import { ids } from './trades-listing.ts';
 
 /** The trades messages of one market a client received, in order. */
 export function tradeMessages(client: ProtocolClient, market: string): Message[] {
@@ -23,7 +24,6 @@ export function tradeMessages(client: ProtocolClient, market: string): Message[]
 
 export const entriesOf = (messages: Message[]): TradeEntry[] =>
   messages.flatMap((message) => (message.data as { trades: TradeEntry[] }).trades);
-export const idsOf = (entries: readonly TradeEntry[]): string[] => entries.map((entry) => entry.activity_id);
 
 /** The simulator's activity log, oldest first: what upstream's activity pages list, newest first. */
 export const upstreamIds = (sim: SimulatorHandle, market: string): string[] =>
@@ -81,7 +81,7 @@ export async function upstreamListing(sim: SimulatorHandle, market: string): Pro
 export async function caughtUp(harness: Harness, client: ProtocolClient, market: string): Promise<void> {
   const newest = upstreamIds(harness.sim, market).at(-1);
   await waitFor(`the client to receive ${newest}`, () =>
-    idsOf(entriesOf(tradeMessages(client, market))).includes(newest!),
+    ids(entriesOf(tradeMessages(client, market))).includes(newest!),
   );
 }
 
