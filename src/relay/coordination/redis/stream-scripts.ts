@@ -13,8 +13,8 @@
  * renewal, gives the lease up instead, and a free lease another relay wants is left to it, so the
  * wanting relay takes it at its next poll and continues the streams from their stored state.
  * A missing counter (first lease, one let go a while ago, or a Redis that lost its data) starts
- * from Redis's clock in microseconds, so tokens keep growing across a restart and a relay still holding an old token
- * never outranks a new one. A relay just back from a Redis outage leaves free leases it did not
+ * from Redis's clock in microseconds, so tokens keep growing across a restart and a relay still
+ * holding an old token never outranks a new one. A relay just back from a Redis outage leaves free leases it did not
  * hold to their holders of before for a while (docs/cluster.md "Redis outages"): they may have
  * numbered the streams on alone meanwhile, and only they can continue them. A lease is
  * `<instance> <token> <format>` and a wish `<instance> <format>` (relay/coordination/redis/formats.ts;
