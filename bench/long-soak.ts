@@ -28,7 +28,13 @@ import {
   yieldToRelays,
 } from './lib/long-soak/processes.ts';
 import { type SoakRun, writeRecord } from './lib/long-soak/record.ts';
-import { type RelaySample, type SampledRelay, sampleRedis, sampleRelay } from './lib/long-soak/sampler.ts';
+import {
+  type RelaySample,
+  type SampledRelay,
+  sampleRedis,
+  sampleRelay,
+  stealMeter,
+} from './lib/long-soak/sampler.ts';
 import type { RunEvent } from './lib/long-soak/svg.ts';
 import { longestLivedMarkets, MarketTurnover, setFaults } from './lib/long-soak/upstream-driver.ts';
 import { progress, sleep } from './lib/progress.ts';
@@ -209,6 +215,8 @@ const sampled: SampledRelay[] = relays.map((relay, index) => ({
   inspector: started.inspectors[index]!,
 }));
 const load: Point[] = [];
+const steal: Point[] = [];
+const stealSince = stealMeter();
 for (let next = loadStart + sampleSeconds * 1000; next <= endAt; next += sampleSeconds * 1000) {
   await sleep(Math.max(0, next - Date.now()));
   const minute = minuteNow();
@@ -217,6 +225,7 @@ for (let next = loadStart + sampleSeconds * 1000; next <= endAt; next += sampleS
     sleep(5_000).then(() => ({ keys: Number.NaN, memoryMb: Number.NaN })),
   ]).catch(() => ({ keys: Number.NaN, memoryMb: Number.NaN }));
   load.push({ minute, value: os.loadavg()[0]! });
+  steal.push({ minute, value: stealSince() });
   for (const [index, relay] of relays.entries()) {
     const crash = relay.crashed();
     if (crash !== undefined) {
@@ -239,7 +248,7 @@ for (let next = loadStart + sampleSeconds * 1000; next <= endAt; next += sampleS
       )
       .join(
         '; ',
-      )}${clustered ? `; redis keys ${redis.keys}` : ''}; crowd ${passing?.alive} alive, ${passing?.arrivalsPerSecond.toFixed(0)}/s; load ${os.loadavg()[0]!.toFixed(1)}`,
+      )}${clustered ? `; redis keys ${redis.keys}` : ''}; crowd ${passing?.alive} alive, ${passing?.arrivalsPerSecond.toFixed(0)}/s; load ${os.loadavg()[0]!.toFixed(1)}, steal ${steal.at(-1)?.value.toFixed(0)} %`,
   );
 }
 
@@ -274,6 +283,7 @@ const run: SoakRun = {
   harnessNiceness: HARNESS_NICENESS,
   samples,
   load,
+  steal,
   events,
   crowd: crowdReport,
   turnover: turnover.counts,

@@ -169,4 +169,15 @@ describe('criteria', () => {
     });
     expect(eventLoopCriterion([]).pass).toBe(false);
   });
+
+  it("names the samples over the limit with the machine's steal at each, once per minute", () => {
+    const quiet = sampled(30, () => 5);
+    const steal = sampled(31, (minute) => (minute === 31 ? 12.5 : 1));
+    const spiky = [...quiet, { minute: 31, value: 80 }];
+    expect(eventLoopCriterion([quiet, spiky, spiky], steal)).toMatchObject({
+      pass: false,
+      measured: "worst 80.0 ms; over the limit at minutes 31.0 (12.5 %) (in brackets, the machine's steal)",
+    });
+    expect(eventLoopCriterion([quiet], steal).measured).toBe('worst 5.0 ms');
+  });
 });

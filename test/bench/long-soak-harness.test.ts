@@ -7,7 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Crowd } from '../../bench/lib/long-soak/clients.ts';
 import { InspectorSession } from '../../bench/lib/long-soak/inspector.ts';
 import { type SoakProcess, startRelayProcess } from '../../bench/lib/long-soak/processes.ts';
-import { type SampledRelay, sampleRedis, sampleRelay } from '../../bench/lib/long-soak/sampler.ts';
+import {
+  type SampledRelay,
+  sampleRedis,
+  sampleRelay,
+  stealMeter,
+} from '../../bench/lib/long-soak/sampler.ts';
 import { longestLivedMarkets, MarketTurnover } from '../../bench/lib/long-soak/upstream-driver.ts';
 import { type SimulatorHandle, startSimulator } from '../../src/sim/server.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -100,4 +105,18 @@ describe('the long soak’s machinery', () => {
     expect(sim.market.activeMarketIds()).toHaveLength(activeBefore);
     for (const market of kept) expect(sim.market.activeMarketIds()).toContain(market);
   });
+
+  it.runIf(process.platform === 'linux')(
+    "reads the machine's steal since the previous reading as a share of its CPU time",
+    async () => {
+      const stealSince = stealMeter();
+      // NaN until the machine's CPU time has moved by a tick (10 ms of /proc/stat) since the last reading.
+      const steal = await waitFor('a tick of CPU time', () => {
+        const share = stealSince();
+        return Number.isFinite(share) ? share : undefined;
+      });
+      expect(steal).toBeGreaterThanOrEqual(0);
+      expect(steal).toBeLessThanOrEqual(100);
+    },
+  );
 });

@@ -44,6 +44,8 @@ export interface SoakRun {
   samples: RelaySample[][];
   /** The machine's 1-minute load average at each sample (it is shared). */
   load: Point[];
+  /** The share of the machine's CPU time the hypervisor took at each sample, % (absent before 2026-12-06). */
+  steal?: Point[];
   events: RunEvent[];
   crowd: CrowdReport;
   turnover: DriverCounts;
@@ -92,7 +94,7 @@ export function criteria(run: SoakRun): Criterion[] {
   );
   return [
     ...flat,
-    eventLoopCriterion(series(run, 'eventLoopP99Ms')),
+    eventLoopCriterion(series(run, 'eventLoopP99Ms'), run.steal),
     {
       name: 'every well-behaved observer stream `live` at the end',
       measured: run.observers
@@ -152,7 +154,7 @@ export function markdownRecord(run: SoakRun, plotFile: string): string {
 
 ${run.startedAt.toISOString()}, \`${run.command}\`: ${run.minutes} minutes of load, sampled every
 ${run.sampleSeconds} s, growth fitted after a ${fixed(run.warmupMinutes, 1)}-minute warm-up. Machine: ${run.machine}; it is shared
-with other work: its 1-minute load average went from ${fixed(Math.min(...loads), 1)} to ${fixed(Math.max(...loads), 1)} (median ${fixed(loads.sort((a, b) => a - b)[Math.floor(loads.length / 2)] ?? Number.NaN, 1)}).${
+with other work: its 1-minute load average went from ${fixed(Math.min(...loads), 1)} to ${fixed(Math.max(...loads), 1)} (median ${fixed(medianOf(loads), 1)}).${stealSentence(run.steal)}${
     run.relayArgs === undefined
       ? ''
       : `
@@ -226,4 +228,15 @@ export function writeRecord(run: SoakRun): boolean {
   }
   process.stdout.write(`record: bench/results/${base}.md\n`);
   return judged.every((criterion) => criterion.pass);
+}
+
+function medianOf(values: readonly number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+}
+
+/** How much of the machine its hypervisor took (steal), when the run read it. */
+function stealSentence(steal: readonly Point[] | undefined): string {
+  const values = (steal ?? []).map((point) => point.value).filter(Number.isFinite);
+  if (values.length === 0) return '';
+  return ` The hypervisor took ${fixed(medianOf(values), 1)} % of its CPU time in the median sample and ${fixed(Math.max(...values), 1)} % at most (steal, /proc/stat).`;
 }

@@ -77,6 +77,43 @@ function runQueueWaitNs(pid: number | undefined): number {
   }
 }
 
+/** CPU time of the whole machine, in USER_HZ ticks: all of it, and what the hypervisor took (Linux). */
+interface MachineTicks {
+  total: number;
+  steal: number;
+}
+
+function machineTicks(): MachineTicks | undefined {
+  try {
+    // "cpu  user nice system idle iowait irq softirq steal guest guest_nice"
+    const fields = readFileSync('/proc/stat', 'utf8')
+      .split('\n', 1)[0]!
+      .trim()
+      .split(/\s+/)
+      .slice(1, 9)
+      .map(Number);
+    return { total: fields.reduce((sum, ticks) => sum + ticks, 0), steal: fields[7] ?? Number.NaN };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The share of the machine's CPU time the hypervisor gave to others (steal) since the previous
+ * call, in %: a virtual machine's cores can be taken away with none of its processes waiting on a
+ * run queue, which stalls an event loop as a busy core does. NaN off Linux and at the first call.
+ */
+export function stealMeter(): () => number {
+  let previous = machineTicks();
+  return () => {
+    const now = machineTicks();
+    const before = previous;
+    previous = now;
+    if (now === undefined || before === undefined || now.total <= before.total) return Number.NaN;
+    return ((now.steal - before.steal) / (now.total - before.total)) * 100;
+  };
+}
+
 const MB = 2 ** 20;
 
 /** Redis's keys and used memory; NaN-free zeros without Redis. */
