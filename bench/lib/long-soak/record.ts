@@ -4,6 +4,7 @@
  * growth after the warm-up per relay, what the crowd and upstream went through, and the plot.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { median } from '../latency.ts';
 import {
   type Criterion,
   eventLoopCriterion,
@@ -154,7 +155,7 @@ export function markdownRecord(run: SoakRun, plotFile: string): string {
 
 ${run.startedAt.toISOString()}, \`${run.command}\`: ${run.minutes} minutes of load, sampled every
 ${run.sampleSeconds} s, growth fitted after a ${fixed(run.warmupMinutes, 1)}-minute warm-up. Machine: ${run.machine}; it is shared
-with other work: its 1-minute load average went from ${fixed(Math.min(...loads), 1)} to ${fixed(Math.max(...loads), 1)} (median ${fixed(medianOf(loads), 1)}).${stealSentence(run.steal)}${
+with other work: its 1-minute load average went from ${fixed(Math.min(...loads), 1)} to ${fixed(Math.max(...loads), 1)} (median ${fixed(median(loads), 1)}).${stealSentence(run.steal)}${
     run.relayArgs === undefined
       ? ''
       : `
@@ -230,13 +231,9 @@ export function writeRecord(run: SoakRun): boolean {
   return judged.every((criterion) => criterion.pass);
 }
 
-function medianOf(values: readonly number[]): number {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
-}
-
 /** How much of the machine its hypervisor took (steal), when the run read it. */
 function stealSentence(steal: readonly Point[] | undefined): string {
   const values = (steal ?? []).map((point) => point.value).filter(Number.isFinite);
   if (values.length === 0) return '';
-  return ` The hypervisor took ${fixed(medianOf(values), 1)} % of its CPU time in the median sample and ${fixed(Math.max(...values), 1)} % at most (steal, /proc/stat).`;
+  return ` The hypervisor took ${fixed(median(values), 1)} % of its CPU time in the median sample and ${fixed(Math.max(...values), 1)} % at most (steal, /proc/stat).`;
 }

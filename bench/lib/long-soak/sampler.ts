@@ -101,7 +101,8 @@ function machineTicks(): MachineTicks | undefined {
 /**
  * The share of the machine's CPU time the hypervisor gave to others (steal) since the previous
  * call, in %: a virtual machine's cores can be taken away with none of its processes waiting on a
- * run queue, which stalls an event loop as a busy core does. NaN off Linux and at the first call.
+ * run queue, which stalls an event loop as a busy core does. NaN off Linux, or when the machine's
+ * CPU time has not moved by a tick since the previous call.
  */
 export function stealMeter(): () => number {
   let previous = machineTicks();
