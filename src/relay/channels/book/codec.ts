@@ -9,9 +9,7 @@
 import { crc32 } from 'node:zlib';
 import {
   applyBookUpdate,
-  askOrder,
   type BookState,
-  bidOrder,
   bookChecksum,
   type LevelOrder,
   REMOVED_SIZE,
@@ -23,6 +21,7 @@ import {
   type Level,
 } from '../../../../packages/protocol/src/protocol/messages.ts';
 import type { TargetNumbering } from '../relay-definition.ts';
+import { comparePriceTexts } from './checked-decimals.ts';
 
 export const bookNumbering: TargetNumbering<'book', BookState, BookData> = {
   channel: 'book',
@@ -56,6 +55,10 @@ export function diffBook(prev: BookState, next: BookState): BookData | null {
   if (lastPriceChanged) update.last_price = next.last_price;
   return update;
 }
+
+/** Bids best (highest) first, asks best (lowest) first: the wire package's level order, for prices of upstream's checked form. */
+const bidOrder: LevelOrder = (a, b) => comparePriceTexts(b, a);
+const askOrder: LevelOrder = (a, b) => comparePriceTexts(a, b);
 
 /** Linear merge of two best-first lists. */
 function diffSide(prev: readonly Level[], next: readonly Level[], order: LevelOrder): Level[] {

@@ -8,13 +8,9 @@
  */
 
 import type { BookState } from '../../../../packages/protocol/src/protocol/book.ts';
-import {
-  compareDecimals,
-  isZeroDecimal,
-  sumDecimals,
-} from '../../../../packages/protocol/src/protocol/decimal.ts';
 import type { BookDepth, Level } from '../../../../packages/protocol/src/protocol/messages.ts';
 import type { OrderBook, OrderEntry } from '../../../upstream/schemas.ts';
+import { comparePriceSpans, comparePriceTexts, isZeroText, sumSizes } from './checked-decimals.ts';
 
 /**
  * One side's orders as aggregation reads them, by index in upstream's order: parsed orders
@@ -65,17 +61,11 @@ export function aggregateSides(book: SidedBook, depth: BookDepth = null): BookSt
 export function entriesOf(orders: readonly OrderEntry[]): OrderSide {
   return {
     length: orders.length,
-    compare: (a, b) => compareDecimals(orders[a]!.price, orders[b]!.price),
+    compare: (a, b) => comparePriceTexts(orders[a]!.price, orders[b]!.price),
     price: (order) => orders[order]!.price,
     size: (order) => orders[order]!.size,
   };
 }
-
-const MINUS = 0x2d;
-const DOT = 0x2e;
-const ZERO = 0x30;
-/** A price has exactly this many decimal places (schemas.ts `price8`). */
-export const PRICE_PLACES = 8;
 
 /**
  * One side's orders in body order, each a price and a size as [start, end) byte spans of the body
@@ -105,12 +95,12 @@ export class OrderSpans implements OrderSide {
     return this.#body.toString('latin1', this.#offsets[at + 2]!, this.#offsets[at + 3]!);
   }
 
-  /** Numeric comparison of two orders' prices, as `compareDecimals` of their texts would give. */
+  /** Numeric comparison of two orders' prices, as `comparePriceTexts` of their texts would give. */
   compare(a: number, b: number): number {
     const offsets = this.#offsets;
     const at = a << 2;
     const bt = b << 2;
-    return comparePrices(this.#body, offsets[at]!, offsets[at + 1]!, offsets[bt]!, offsets[bt + 1]!);
+    return comparePriceSpans(this.#body, offsets[at]!, offsets[at + 1]!, offsets[bt]!, offsets[bt + 1]!);
   }
 }
 
@@ -159,9 +149,9 @@ function levelsInOrder(
       if (c < 0) break;
     }
     if (levels.length < depth) {
-      // A single order's size is used as-is: no big.js on the common path.
-      const size = end - start === 1 ? side.size(first) : sumDecimals(sizesOf(side, at, start, end));
-      if (!isZeroDecimal(size)) levels.push([side.price(first), size]);
+      // A single order's size is used as-is: no sum on the common path.
+      const size = end - start === 1 ? side.size(first) : sumSizes(sizesOf(side, at, start, end));
+      if (!isZeroText(size)) levels.push([side.price(first), size]);
     }
     start = end;
   }
@@ -172,43 +162,4 @@ function sizesOf(side: OrderSide, at: (k: number) => number, start: number, end:
   const sizes: string[] = [];
   for (let k = start; k < end; k++) sizes.push(side.size(at(k)));
   return sizes;
-}
-
-/**
- * Compares two prices of the checked form `-?\d+\.\d{8}`, the spans [a, aEnd) and [b, bEnd) of
- * `body`: numerically, so "-0.00000000" equals "0.00000000" and leading zeros do not count.
- */
-function comparePrices(body: Buffer, a: number, aEnd: number, b: number, bEnd: number): number {
-  const aNegative = body[a] === MINUS;
-  const bNegative = body[b] === MINUS;
-  const aStart = aNegative ? a + 1 : a;
-  const bStart = bNegative ? b + 1 : b;
-  if (aNegative !== bNegative) {
-    if (isZeroPrice(body, aStart, aEnd) && isZeroPrice(body, bStart, bEnd)) return 0;
-    return aNegative ? -1 : 1;
-  }
-  const magnitude = compareMagnitudes(body, aStart, aEnd, bStart, bEnd);
-  return aNegative ? -magnitude : magnitude;
-}
-
-/** Unsigned prices: the longer integer part (leading zeros skipped) is larger, then digit by digit. */
-function compareMagnitudes(body: Buffer, aStart: number, aEnd: number, bStart: number, bEnd: number): number {
-  const aDot = aEnd - PRICE_PLACES - 1;
-  const bDot = bEnd - PRICE_PLACES - 1;
-  let ai = aStart;
-  let bi = bStart;
-  while (ai < aDot && body[ai] === ZERO) ai++;
-  while (bi < bDot && body[bi] === ZERO) bi++;
-  const lengthDifference = aDot - ai - (bDot - bi);
-  if (lengthDifference !== 0) return lengthDifference;
-  for (; ai < aEnd; ai++, bi++) {
-    const d = body[ai]! - body[bi]!;
-    if (d !== 0) return d;
-  }
-  return 0;
-}
-
-function isZeroPrice(body: Buffer, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) if (body[i] !== ZERO && body[i] !== DOT) return false;
-  return true;
 }

@@ -17,7 +17,8 @@
 import type { z } from 'zod';
 import { compiledCheck } from '../../../upstream/compiled-check.ts';
 import * as schemas from '../../../upstream/schemas.ts';
-import { OrderSpans, PRICE_PLACES } from './levels.ts';
+import { PRICE_PLACES } from './checked-decimals.ts';
+import { OrderSpans } from './levels.ts';
 
 /** An order book as the schema would validate it, with its orders as spans of the body. */
 export interface ReadOrderBook {

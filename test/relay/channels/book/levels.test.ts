@@ -84,12 +84,25 @@ describe('aggregateBook', () => {
   });
 
   it('merges textually different spellings of one price under the first text seen', () => {
+    // upstream's price form (`-?\d+\.\d{8}`) spells one price several ways only by leading zeros
+    // and the sign of zero
     const state = aggregateBook(
-      book([order('0.4', '1'), order('0.50', '1'), order('0.40000000', '2'), order('0.5', '0.5')], []),
+      book(
+        [
+          order('00.40000000', '1'),
+          order('0.50000000', '1'),
+          order('0.40000000', '2'),
+          order('000.50000000', '0.5'),
+          order('-0.00000000', '1'),
+          order('0.00000000', '2'),
+        ],
+        [],
+      ),
     );
     expect(state.bids).toEqual([
-      ['0.50', '1.5'],
-      ['0.4', '3'],
+      ['0.50000000', '1.5'],
+      ['00.40000000', '3'],
+      ['-0.00000000', '3'],
     ]);
   });
 
