@@ -34,15 +34,15 @@ class Recorder implements StreamSubscriber {
   ended(): void {}
 }
 
-/** A book of `levels` bids and asks, the best bid's size `size`. */
+/** A book of `levels` bids and asks, the best bid's size `size`; prices in upstream's form (8 places). */
 function bookOf(levels: number, size: string): BookState {
   const bids: [string, string][] = [];
   const asks: [string, string][] = [];
   for (let i = 0; i < levels; i++) {
-    bids.push([`0.${String(4999 - i).padStart(4, '0')}`, i === 0 ? size : '1']);
-    asks.push([`0.${String(5001 + i).padStart(4, '0')}`, '2']);
+    bids.push([`0.${String(4999 - i).padStart(4, '0')}0000`, i === 0 ? size : '1']);
+    asks.push([`0.${String(5001 + i).padStart(4, '0')}0000`, '2']);
   }
-  return { bids, asks, last_price: '0.5000' };
+  return { bids, asks, last_price: '0.50000000' };
 }
 
 /**

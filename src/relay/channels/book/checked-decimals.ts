@@ -3,8 +3,9 @@
  * A book's prices and sizes in the forms upstream's schema checks (schemas.ts `price8`:
  * `-?\d+\.\d{8}`; `sizeString`: `\d+(\.\d+)?`), compared and summed exactly where the slice reads
  * them: prices as texts or as spans of the body they arrived in, sizes as texts. Every price of a
- * book state has that form (a grouped book's prices print with 8 places too), so the slice's
- * aggregation and diff need nothing else. The wire package's `decimal.ts` is the general
+ * book state has that form (a grouped book's prices print with 8 places too; a state another relay
+ * stored is held to it on arrival, ./relay-form.ts), so the slice's aggregation and diff need
+ * nothing else. The wire package's `decimal.ts` is the general
  * arithmetic on any decimal text that a client applies updates with; these are the narrower forms
  * the relay reads, whose fixed eight places make a comparison mostly a text comparison and a sum
  * one BigInt addition (the property tests hold both to the wire package's results).

@@ -6,14 +6,19 @@
  */
 import { z } from 'zod';
 import { bookDepths } from '../../../../packages/protocol/src/protocol/messages.ts';
-import { orderBook } from '../../../upstream/schemas.ts';
+import { orderBook, price8 } from '../../../upstream/schemas.ts';
 import { decimalText, streamFields } from '../relay-form.ts';
 
-const level = z.tuple([decimalText, decimalText]);
+/**
+ * A level's price in upstream's form, eight places (a grouped book's too): the slice's diff orders
+ * levels by that form alone (./checked-decimals.ts), so a state from another relay is held to it.
+ */
+const price = price8.max(decimalText.maxLength ?? 64);
+const level = z.tuple([price, decimalText]);
 export const bookStateForm = z.object({
   bids: z.array(level),
   asks: z.array(level),
-  last_price: decimalText.optional(),
+  last_price: price.optional(),
 });
 
 const depth = z.union([...bookDepths.map((value) => z.literal(value)), z.null()]);
