@@ -62,7 +62,10 @@ export interface ServerOptions {
   /** relay: `--upstream-rps` (default 5,000) and `--upstream-concurrency` (default 32). */
   upstreamRps?: number;
   upstreamConcurrency?: number;
-  /** Node flags besides the bench's own (e.g. SHIPPED_RELAY_NODE_FLAGS). */
+  /**
+   * Node flags besides the bench's own. Unset: the relay as shipped (SHIPPED_RELAY_NODE_FLAGS), any
+   * other server none; `[]` runs the relay with V8's defaults.
+   */
   nodeFlags?: readonly string[];
   /** Write CPU profiles of this child to bench/results/profiles/<profileName>/ on exit. */
   cpuProf?: boolean;
@@ -88,7 +91,12 @@ export function profileFlags(name: string): string[] {
 }
 
 export async function startServer(kind: ServerKind, options: ServerOptions = {}): Promise<ServerUnderTest> {
-  const nodeFlags = ['--expose-gc', ...(options.nodeFlags ?? [])];
+  // The relay as an operator runs it: a lightly loaded relay with V8's default heap sizing spends a
+  // fifth of its CPU at 200 clients on one book on marking (docs/operations.md "Heap").
+  const nodeFlags = [
+    '--expose-gc',
+    ...(options.nodeFlags ?? (kind === 'relay' ? SHIPPED_RELAY_NODE_FLAGS : [])),
+  ];
   if (options.cpuProf) nodeFlags.push(...profileFlags(options.profileName ?? kind));
   const env: Record<string, string> = {};
   if (options.upstream !== undefined) env.BENCH_UPSTREAM = options.upstream;
