@@ -108,23 +108,62 @@ export function isZeroText(value: string): boolean {
 
 /**
  * Exact sum of sizes of the checked form, printed with as many decimal places as the most precise
- * of them (protocol.md "`book` data"): "1.50" + "2" = "3.50", "0.1" + "0.2" = "0.3". One BigInt of
- * units of those places: only levels of several orders are summed, a few per poll.
+ * of them (protocol.md "`book` data"): "1.50" + "2" = "3.50", "0.1" + "0.2" = "0.3". The sum is
+ * taken in integer units of those places: as a Number while every size has at most
+ * SAFE_UNIT_DIGITS digits in those units (so that even MAX_SAFE_SUMMANDS of them stay exact under
+ * 2^53), as a BigInt past that.
  */
 export function sumSizes(sizes: readonly string[]): string {
   let places = 0;
+  let integerDigits = 0;
   for (const size of sizes) {
     const dot = size.indexOf('.');
-    if (dot !== -1) places = Math.max(places, size.length - dot - 1);
+    if (dot === -1) integerDigits = Math.max(integerDigits, size.length);
+    else {
+      places = Math.max(places, size.length - dot - 1);
+      integerDigits = Math.max(integerDigits, dot);
+    }
   }
-  let units = 0n;
-  for (const size of sizes) units += unitsOf(size, places);
-  const digits = units.toString().padStart(places + 1, '0');
+  const safe = integerDigits + places <= SAFE_UNIT_DIGITS && sizes.length <= MAX_SAFE_SUMMANDS;
+  const digits = (safe ? numberSum(sizes, places) : bigIntSum(sizes, places)).padStart(places + 1, '0');
   return places === 0 ? digits : `${digits.slice(0, -places)}.${digits.slice(-places)}`;
 }
 
-/** A size in units of `places` decimal places (at least its own). */
-function unitsOf(size: string, places: number): bigint {
+/** Sizes of at most this many digits in units of the sum's places are below 10^14 ... */
+const SAFE_UNIT_DIGITS = 14;
+/** ... so that this many of them sum below Number.MAX_SAFE_INTEGER (about 9.007 * 10^15). */
+const MAX_SAFE_SUMMANDS = 90;
+
+/** The sizes' sum in units of `places` decimal places, printed. */
+function numberSum(sizes: readonly string[], places: number): string {
+  let units = 0;
+  for (const size of sizes) units += unitsOf(size, places);
+  return String(units);
+}
+
+function bigIntSum(sizes: readonly string[], places: number): string {
+  let units = 0n;
+  for (const size of sizes) units += bigUnitsOf(size, places);
+  return String(units);
+}
+
+/** A size in units of `places` decimal places (at least its own), digit by digit. */
+function unitsOf(size: string, places: number): number {
+  let units = 0;
+  let fractionDigits = -1;
+  for (let i = 0; i < size.length; i++) {
+    const c = size.charCodeAt(i);
+    if (c === DOT) fractionDigits = 0;
+    else {
+      units = units * 10 + (c - ZERO);
+      if (fractionDigits >= 0) fractionDigits++;
+    }
+  }
+  return units * 10 ** (places - Math.max(fractionDigits, 0));
+}
+
+/** The same as a BigInt, for sizes too long for a Number to hold exactly. */
+function bigUnitsOf(size: string, places: number): bigint {
   const dot = size.indexOf('.');
   if (dot === -1) return BigInt(size + '0'.repeat(places));
   return BigInt(size.slice(0, dot) + size.slice(dot + 1).padEnd(places, '0'));

@@ -29,8 +29,12 @@ const nearPrice = fc.oneof(
     .tuple(fc.boolean(), fc.stringMatching(/^0{0,2}[0-9]$/), fc.stringMatching(/^[0-9]{8}$/))
     .map(([negative, integer, fraction]) => `${negative ? '-' : ''}${integer}.${fraction}`),
 );
-/** Sizes with zeros and leading zeros among them. */
-const nearSize = fc.oneof(size, fc.constantFrom('0', '0.00', '00', '000.000', '1.50', '2', '0.1', '0.2'));
+/** Sizes with zeros and leading zeros among them, and sizes whose units a Number cannot hold exactly. */
+const nearSize = fc.oneof(
+  size,
+  fc.constantFrom('0', '0.00', '00', '000.000', '1.50', '2', '0.1', '0.2'),
+  fc.stringMatching(/^[0-9]{1,12}(\.[0-9]{1,10})?$/),
+);
 
 describe('comparePriceTexts', () => {
   it('orders two checked prices as compareDecimals does', () => {
@@ -82,6 +86,18 @@ describe('sumSizes', () => {
         expect(sumSizes(sizes)).toBe(sumDecimals(sizes));
       }),
       { numRuns: propertyRuns(3000) },
+    );
+  });
+
+  it('is as exact for more sizes than a Number sum holds', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.stringMatching(/^9{1,8}\.9{1,6}$/), { minLength: 80, maxLength: 120 }),
+        (sizes) => {
+          expect(sumSizes(sizes)).toBe(sumDecimals(sizes));
+        },
+      ),
+      { numRuns: propertyRuns(200) },
     );
   });
 
