@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { pollTargets } from '../../../src/poll-targets.ts';
 import { LocalBroker } from '../../../src/relay/coordination/local/broker.ts';
 import { RelayEvents } from '../../../src/relay/events.ts';
-import { PollerPool, type PollSource } from '../../../src/relay/poll/poller-pool.ts';
+import { PollerPool } from '../../../src/relay/poll/poller-pool.ts';
 import { StreamRegistry } from '../../../src/relay/streams/registry.ts';
 import type { StreamSubscriber } from '../../../src/relay/streams/stream.ts';
 import { pollSourceOf } from '../../support/poll-source.ts';

@@ -11,7 +11,7 @@ import type { BookDepth } from '../../../../packages/protocol/src/protocol/messa
 import { pollTargets } from '../../../../src/poll-targets.ts';
 import { LocalBroker } from '../../../../src/relay/coordination/local/broker.ts';
 import { RelayEvents } from '../../../../src/relay/events.ts';
-import { PollerPool, type PollSource } from '../../../../src/relay/poll/poller-pool.ts';
+import { PollerPool } from '../../../../src/relay/poll/poller-pool.ts';
 import { StreamRegistry } from '../../../../src/relay/streams/registry.ts';
 import type { AnyStream, StreamSubscriber } from '../../../../src/relay/streams/stream.ts';
 import type { StreamIdentity } from '../../../../src/relay/streams/stream-identity.ts';
