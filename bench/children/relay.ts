@@ -3,7 +3,7 @@
  * The relay under test in its own process (issue 5: the server's CPU is measured with
  * process.cpuUsage() inside the server process), against the simulator child's URL.
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
 import pino from 'pino';
 import { DuckDbHistoryStore } from '../../src/history/duckdb-store.ts';
 import { startRelay } from '../../src/relay-server.ts';
@@ -86,20 +86,28 @@ relay.events.on('poll:done', ({ kind, outcome, durationMs }) => {
   pollDurationMs[name] = (pollDurationMs[name] ?? 0) + durationMs;
 });
 
-/** The event loop's delay, sampled every 10 ms (the history scenario's p99 per window). */
-const loopDelay = monitorEventLoopDelay({ resolution: 10 });
-loopDelay.enable();
+/**
+ * The event loop's delay, sampled every 10 ms from the history scenario's first window on (its p99
+ * per window): only when asked, since its 100 wake-ups a second are work no anchor does.
+ */
+let loopDelay: IntervalHistogram | undefined;
 
 serveIpc({
   ready: () => ({ url: `${relay.url.replace(/^http/, 'ws')}/v1/ws` }),
   usage: () => sampleUsage(),
   /** The event loop's delay since the last reset (ms), and a reset for the next window. */
   loopDelay: () => ({
-    p99Ms: loopDelay.percentile(99) / 1e6,
-    maxMs: loopDelay.max / 1e6,
-    samples: loopDelay.count,
+    p99Ms: (loopDelay?.percentile(99) ?? 0) / 1e6,
+    maxMs: (loopDelay?.max ?? 0) / 1e6,
+    samples: loopDelay?.count ?? 0,
   }),
-  resetLoopDelay: () => loopDelay.reset(),
+  resetLoopDelay: () => {
+    if (loopDelay === undefined) {
+      loopDelay = monitorEventLoopDelay({ resolution: 10 });
+      loopDelay.enable();
+    }
+    loopDelay.reset();
+  },
   /** What the recorder wrote and holds (history scenario); undefined when it records nothing. */
   history: async () => {
     if (relay.history === undefined) return undefined;
