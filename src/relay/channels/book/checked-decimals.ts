@@ -5,10 +5,10 @@
  * them: prices as texts or as spans of the body they arrived in, sizes as texts. Every price of a
  * book state has that form (a grouped book's prices print with 8 places too; a state another relay
  * stored is held to it on arrival, ./relay-form.ts), so the slice's aggregation and diff need
- * nothing else. The wire package's `decimal.ts` is the general
- * arithmetic on any decimal text that a client applies updates with; these are the narrower forms
- * the relay reads, whose fixed eight places make a comparison mostly a text comparison and a sum
- * one BigInt addition (the property tests hold both to the wire package's results).
+ * nothing else. The wire package's `decimal.ts` is the general arithmetic on any decimal text that
+ * a client applies updates with; these are the narrower forms the relay reads, whose fixed eight
+ * places make a comparison mostly a text comparison and a sum an integer addition (the property
+ * tests hold both to the wire package's results).
  */
 
 const MINUS = 0x2d;
@@ -33,15 +33,13 @@ export function comparePriceTexts(a: string, b: string): number {
   // of as many, text order is numeric order.
   const aDigits = significantDigits(a, aNegative);
   const bDigits = significantDigits(b, bNegative);
-  const magnitude =
-    aDigits.length !== bDigits.length
-      ? aDigits.length - bDigits.length
-      : aDigits < bDigits
-        ? -1
-        : aDigits > bDigits
-          ? 1
-          : 0;
+  const magnitude = aDigits.length - bDigits.length || textOrder(aDigits, bDigits);
   return aNegative ? -magnitude : magnitude;
+}
+
+function textOrder(a: string, b: string): number {
+  if (a === b) return 0;
+  return a < b ? -1 : 1;
 }
 
 /** A price's text from its first significant integer digit (the units digit at the latest), unsigned. */
