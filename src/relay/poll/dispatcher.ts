@@ -279,11 +279,14 @@ export class PollDispatcher {
    */
   #turn(): void {
     if (this.#stopped) return;
-    const started = this.#startDue();
+    // One reading of the clock for the whole turn: the due times taken are those of the targets the
+    // turn could choose. A target that comes due while the turn starts others (a busy machine) keeps
+    // its due time, and the dispatcher wakes for it.
     const now = this.#options.now();
+    const startedDue = this.#startDue(now);
     const cameDue = this.#dueTimes.takeUntil(now);
     let next = Math.min(now + IDLE_TURN_MS, this.#dueTimes.next);
-    if (started !== cameDue) next = Math.min(next, now + this.#options.turnMs);
+    if (startedDue !== cameDue) next = Math.min(next, now + this.#options.turnMs);
     if (this.#inFlight < this.#options.concurrency) {
       const tokenWait = Math.max(this.#bucket.msUntilToken(), this.#throttle?.msUntilToken() ?? 0);
       if (tokenWait > 0) next = Math.min(next, now + tokenWait);
@@ -308,27 +311,31 @@ export class PollDispatcher {
     this.#turn();
   };
 
-  /** Starts what the budget allows now; how many requests. */
-  #startDue(): number {
-    this.#applyBackoff(this.#options.now());
+  /**
+   * Starts what the budget allows at `now`. Returns how many of the polls started had a due time
+   * (every target asked before: its last poll's end filed one), to be matched against the due times
+   * taken; a first ask or a one-off request has none.
+   */
+  #startDue(now: number): number {
+    this.#applyBackoff(now);
     let slots = Math.min(Math.floor(this.#bucket.tokens), this.#options.concurrency - this.#inFlight);
     if (this.#throttle !== undefined) slots = Math.min(slots, Math.floor(this.#throttle.tokens));
     if (slots <= 0) return 0;
-    const free = slots;
     // One-off requests first, within their share: whatever they ask, the polls keep the rest.
     const ahead = Math.min(slots, Math.floor(this.#oneOffBucket?.tokens ?? 0));
     slots -= this.#startOneOffs(ahead, this.#oneOffBucket);
+    let startedDue = 0;
     if (slots > 0) {
       this.#options.beforeTurn?.();
-      const now = this.#options.now();
       for (const target of this.#groups.pick(now, slots, this.#options.mode)) {
+        if (target.lastAskedAt !== undefined) startedDue += 1;
         this.#start(target, now);
         slots -= 1;
       }
     }
     // What the polls did not need: one-off requests beyond their share.
-    slots -= this.#startOneOffs(slots, undefined);
-    return free - slots;
+    this.#startOneOffs(slots, undefined);
+    return startedDue;
   }
 
   #start(target: DispatchTarget, now: number): void {

@@ -117,6 +117,47 @@ describe('PollDispatcher', () => {
     expect(turns).toBeLessThanOrEqual(2 * askedAt.length + 10);
   });
 
+  it('asks a target that came due while its turn was starting others when it comes due, not a turn later', async () => {
+    vi.useFakeTimers();
+    // The clock moves while a turn starts a request (a busy machine): `skew` is that time.
+    let skew = 0;
+    const now = () => Date.now() + skew;
+    dispatcher = dispatcherWith({ now });
+    dispatcher.start();
+    const askedAt = new Map<string, number[]>();
+    const timed = (key: string, onAsk: (polled: DispatchTarget, asks: number) => Promise<void>) => {
+      const polled = target(key, []);
+      polled.timing = { minIntervalMs: 200, maxAgeMs: 30_000 };
+      polled.poll = function () {
+        this.awaitingFirstAsk = false;
+        const times = askedAt.get(key) ?? [];
+        askedAt.set(key, times);
+        times.push(now());
+        return onAsk(this, times.length);
+      };
+      return polled;
+    };
+    dispatcher.add(timed('b', async () => {}));
+    await vi.advanceTimersByTimeAsync(20);
+    const bFirst = askedAt.get('b')![0]!;
+    // `a` comes due 1 ms before `b`; its second ask takes 2 ms and is still under way when `b` comes
+    // due, so no poll's end wakes the dispatcher in between.
+    dispatcher.add(
+      timed('a', (polled, asks) => {
+        if (asks === 1) polled.timing = { minIntervalMs: bFirst + 199 - now(), maxAgeMs: 30_000 };
+        if (asks !== 2) return Promise.resolve();
+        skew += 2;
+        return new Promise<void>((resolve) => setTimeout(resolve, 100));
+      }),
+    );
+    await vi.advanceTimersByTimeAsync(400);
+    const a = askedAt.get('a')!;
+    const b = askedAt.get('b')!;
+    expect(a[1]).toBe(bFirst + 199);
+    // Due at bFirst + 200: asked on the next wake of the grid, not a whole turn (5 ms) later.
+    expect(b[1]! - (bFirst + 200)).toBeLessThanOrEqual(3);
+  });
+
   describe('one-off requests', () => {
     /** Enqueues `count` one-off requests that each record their start and finish at once. */
     function oneOffs(count: number, started: number[]): Promise<unknown>[] {
