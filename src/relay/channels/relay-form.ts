@@ -7,8 +7,10 @@
  */
 import { z } from 'zod';
 
+/** The longest decimal text a relay takes from another. */
+export const DECIMAL_TEXT_MAX_LENGTH = 64;
 /** A decimal as text, bounded. */
-export const decimalText = z.string().min(1).max(64);
+export const decimalText = z.string().min(1).max(DECIMAL_TEXT_MAX_LENGTH);
 
 const timestamp = z.string().max(40);
 

@@ -273,9 +273,10 @@ export class PollDispatcher {
 
   /**
    * Starts what is due, then sets the next wake: when the next polled target comes due, when the
-   * budget has a token again if it ran short, and soon again when the requests started are not
-   * exactly the targets that came due: some may still wait (a turn ranks only a few candidates of
-   * each share group, and not every turn ranks again), or more may follow (a burst of new ones).
+   * budget has a token again if it ran short, and soon again when the polls it started of targets
+   * asked before are not as many as the due times it took: some may still wait (a turn ranks only a
+   * few candidates of each share group, and not every turn ranks again), or more may follow (a burst
+   * of new ones).
    */
   #turn(): void {
     if (this.#stopped) return;

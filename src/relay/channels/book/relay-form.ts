@@ -7,13 +7,13 @@
 import { z } from 'zod';
 import { bookDepths } from '../../../../packages/protocol/src/protocol/messages.ts';
 import { orderBook, price8 } from '../../../upstream/schemas.ts';
-import { decimalText, streamFields } from '../relay-form.ts';
+import { DECIMAL_TEXT_MAX_LENGTH, decimalText, streamFields } from '../relay-form.ts';
 
 /**
  * A level's price in upstream's form, eight places (a grouped book's too): the slice's diff orders
  * levels by that form alone (./checked-decimals.ts), so a state from another relay is held to it.
  */
-const price = price8.max(decimalText.maxLength ?? 64);
+const price = price8.max(DECIMAL_TEXT_MAX_LENGTH);
 const level = z.tuple([price, decimalText]);
 export const bookStateForm = z.object({
   bids: z.array(level),
