@@ -62,6 +62,13 @@ describe('parseClientFrame', () => {
       'paths.0: not well-formed Unicode',
       4,
     ],
+    // JSON can name an object's own `toString` and `valueOf`: no text can be made of such a channel.
+    [
+      'a channel no text can be made of',
+      { op: 'subscribe', id: 5, channel: { toString: 1, valueOf: 1 }, markets: [market] },
+      'channel:',
+      5,
+    ],
     [
       'a depth the protocol does not offer',
       { op: 'subscribe', channel: 'book', markets: [market], depth: 20 },

@@ -44,7 +44,9 @@ const streamId = z.string().max(Math.max(MAX_STREAM_ID_LENGTH, MAX_REST_PATH_LEN
 export function withStreamIds(frame: unknown): unknown {
   if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) return frame;
   const { paths, ...rest } = frame as { paths?: unknown; channel?: unknown; markets?: unknown };
-  if (!idsArePaths(String(rest.channel))) return frame;
+  // Only a text names a channel; the schema refuses anything else (a client's object may not even
+  // turn into one: JSON can give it its own `toString`).
+  if (typeof rest.channel !== 'string' || !idsArePaths(rest.channel)) return frame;
   // `markets` on such a channel is refused (checkStreamIds), not read as its paths.
   if (rest.markets !== undefined) return { ...rest, misnamedPaths: true };
   return paths === undefined ? frame : { ...rest, markets: paths };
