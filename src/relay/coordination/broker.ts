@@ -88,10 +88,14 @@ export interface Broker {
   /**
    * Upstream responses another relay polled for `target`, for the streams each relay numbers itself.
    * `wanted`, when given, is asked before a response is read: false skips it unread (no stream here
-   * would use it), so that a follower does not parse and validate every response it is sent.
+   * would use it), so that a follower does not parse and validate every response it is sent, and at
+   * each claim: while no follower wants them, the holder shares its responses seldom.
    */
   follow(target: string, onResult: (result: SharedResult) => void, wanted?: () => boolean): void;
-  /** Hands this relay's response for `target` to whoever follows it; `result` is made only then. */
+  /**
+   * Hands this relay's response for `target` to whoever follows it and wants it (`follow`); `result`
+   * is made only when it is sent.
+   */
   share(target: string, result: () => SharedResult): void;
   /** No subscriber left here: stop following and hand the lease to another interested relay. */
   forget(target: string): void;

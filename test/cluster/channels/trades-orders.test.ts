@@ -10,6 +10,7 @@ import type {
   OrdersUpdateData,
   TradeEntry,
 } from '../../../packages/protocol/src/protocol/messages.ts';
+import type { RedisBroker } from '../../../src/relay/coordination/redis/broker.ts';
 import { bookTargetKey, streamTargetKey } from '../../../src/relay/coordination/redis/keys.ts';
 import type { PollKind } from '../../../src/relay/events.ts';
 import type { Relay } from '../../../src/relay-server.ts';
@@ -90,6 +91,16 @@ describe.skipIf(!redisAvailable())('cluster mode over Redis: trades and orders',
         await waitFor('upstream orders on both relays', () => ordersById(viewer, market) === book);
       }
     }
+
+    // The relay that does not poll the book told the one that does that it reads the book it shares:
+    // shared at every poll, not now and then.
+    const target = bookTargetKey(market);
+    const sharesEachPoll = (relay: Relay): boolean => {
+      const { shareDemand } = (relay.broker as RedisBroker).coordinator;
+      const now = Date.now();
+      return shareDemand.shareNow(target, now) && shareDemand.shareNow(target, now);
+    };
+    expect(pair.map(sharesEachPoll).filter(Boolean)).toHaveLength(1);
 
     const log = sim.market.market(market)!.trades.map((trade) => trade.id);
     viewers.forEach((viewer, i) => {

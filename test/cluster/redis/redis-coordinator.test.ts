@@ -8,6 +8,7 @@ import { openRedis } from '../../../src/relay/coordination/redis/connection.ts';
 import { RedisCoordinator } from '../../../src/relay/coordination/redis/coordinator.ts';
 import { targetKeys } from '../../../src/relay/coordination/redis/keys.ts';
 import type { OutageSummary } from '../../../src/relay/coordination/redis/outage-errors.ts';
+import { UNASKED_SHARE_MS } from '../../../src/relay/coordination/redis/share-demand.ts';
 import {
   type RedisDeployment,
   redisDeployments,
@@ -54,6 +55,30 @@ describe.each(redisDeployments())('RedisCoordinator on %s redis', (kind) => {
     expect(await b.claim('price:m1', 150)).toBe(false);
     await waitFor('the lease to expire', async () => b.claim('price:m1', 150), { everyMs: 25 });
     expect(await a.claim('price:m1', 150)).toBe(false);
+  });
+
+  it('tells the holder at its claims whether a follower reads its shared responses, for one lease TTL', async () => {
+    const [holder, follower] = [await coordinator(), await coordinator()];
+    const demand = holder.shareDemand;
+    expect(await holder.claim('book:s1', 150)).toBe(true);
+    // Nobody asked: shared once, then not again for a while.
+    expect(demand.shareNow('book:s1', 0)).toBe(true);
+    expect(demand.shareNow('book:s1', 10)).toBe(false);
+    expect(demand.shareNow('book:s1', UNASKED_SHARE_MS)).toBe(true);
+    expect(await follower.claim('book:s1', 150, true)).toBe(false);
+    expect(await holder.claim('book:s1', 150)).toBe(true);
+    expect(demand.shareNow('book:s1', UNASKED_SHARE_MS + 1)).toBe(true);
+    expect(demand.shareNow('book:s1', UNASKED_SHARE_MS + 2)).toBe(true);
+    // The follower's word lapses once it stops asking; the holder renews meanwhile.
+    expect(await follower.claim('book:s1', 150, false)).toBe(false);
+    await waitFor(
+      'the holder to learn that nobody reads them any more',
+      async () => {
+        expect(await holder.claim('book:s1', 150)).toBe(true);
+        return !demand.shareNow('book:s1', UNASKED_SHARE_MS + 3);
+      },
+      { everyMs: 25 },
+    );
   });
 
   it('releases every held lease on close', async () => {

@@ -78,7 +78,8 @@ export class RedisBroker implements Broker {
     // Whole milliseconds: Redis takes nothing else as a TTL.
     const minLeaseMs = this.#options.minLeaseMs ?? DEFAULT_MIN_LEASE_MS;
     const ttlMs = Math.ceil(Math.max(minLeaseMs, LEASES_PER_INTERVAL * expectedIntervalMs));
-    return this.coordinator.claim(target, ttlMs);
+    const result = this.#listeners.get(target)?.result;
+    return this.coordinator.claim(target, ttlMs, result?.wanted() ?? false);
   }
 
   /** Numbered once for the cluster by the lease holder; the others follow what it writes. */
@@ -117,7 +118,9 @@ export class RedisBroker implements Broker {
     this.#listen(target).result = { read: onResult, wanted: wanted ?? (() => true) };
   }
 
+  /** Shared while a follower reads it (./share-demand.ts): `result` is not even made otherwise. */
   share(target: string, result: () => SharedResult): void {
+    if (!this.coordinator.shareDemand.shareNow(target, Date.now())) return;
     this.coordinator.share(target, JSON.stringify(result()));
   }
 

@@ -6,6 +6,7 @@
  * for the cluster. Followers receive them on the target's sharded channel and serve them as they are.
  */
 import { randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { Cluster } from 'ioredis';
 import type { BrokerStatus } from '../broker.ts';
 import { openRedis, type RedisClient, type RedisTopology } from './connection.ts';
@@ -15,6 +16,7 @@ import { EVEN_WEIGHT, nextWeight, PollCostMeter, type RelayWeight } from './leas
 import { preferredRelay } from './leases/rendezvous.ts';
 import { announce, leaveRoster, NO_ROSTER, type Roster } from './leases/roster.ts';
 import { OutageErrors, type OutageSummary } from './outage-errors.ts';
+import { ShareDemand } from './share-demand.ts';
 import { isBatchPayload } from './stream-batch.ts';
 import { asError, RedisStreamLog } from './stream-log.ts';
 
@@ -94,6 +96,8 @@ export class RedisCoordinator {
   readonly #rebalanceMs: number;
   readonly log: RedisStreamLog;
   readonly formats: RedisFormats;
+  /** Whether a poll's response is shared (the targets held here). */
+  readonly shareDemand = new ShareDemand();
 
   constructor(options: RedisCoordinatorOptions) {
     // Commands fail fast while Redis is away (no offline queue): a claim then answers "poll it
@@ -141,35 +145,37 @@ export class RedisCoordinator {
         return false;
       },
     );
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), timeoutMs);
-    });
+    const giveUp = new AbortController();
+    const timeout = delay(timeoutMs, false, { signal: giveUp.signal }).catch(() => false);
     const connected = await Promise.race([attempt, timeout]);
-    clearTimeout(timer);
+    giveUp.abort();
     if (connected) await this.#announce();
     return connected;
   }
 
-  async claim(target: string, ttlMs: number): Promise<boolean> {
+  /** `readsShared`: this relay, following `target`, reads the responses its holder shares. */
+  async claim(target: string, ttlMs: number, readsShared = false): Promise<boolean> {
     const keys = targetKeys(target);
     try {
-      const token = await this.#commands.relayClaim(
-        3,
+      const [token, asked] = (await this.#commands.relayClaim(
+        4,
         keys.lease,
         keys.fence,
         keys.want,
+        keys.asked,
         this.instanceId,
         String(ttlMs),
         String(COUNTER_LEASES * ttlMs),
         this.#shouldHold(target) ? '1' : '0',
         this.#mayTakeFree(target) ? '1' : '0',
         String(this.formats.written.version),
-      );
+        readsShared ? '1' : '0',
+      )) as [unknown, unknown];
       this.#recoverIfConnected();
       this.#uncoordinated.delete(target);
       if (typeof token === 'number' && token > 0) this.#owned.set(target, token);
       else this.#owned.delete(target);
+      this.shareDemand.learnt(target, this.#owned.has(target) && asked === 1);
       this.#pollCost.holding(this.#owned.size);
       if (this.#owned.has(target)) return true;
       // Its holder's messages cannot be read here: poll it without a lease rather than serve nothing.
@@ -188,6 +194,7 @@ export class RedisCoordinator {
 
   async release(target: string): Promise<void> {
     this.#uncoordinated.delete(target);
+    this.shareDemand.forget(target);
     if (!this.#owned.delete(target)) return;
     this.#pollCost.holding(this.#owned.size);
     try {

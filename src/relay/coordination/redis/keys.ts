@@ -44,6 +44,8 @@ export interface TargetKeys {
   lease: string;
   /** The relay that should hold the lease and asked for it (relay/coordination/redis/leases/rendezvous.ts), for a lease TTL. */
   want: string;
+  /** A follower that reads the holder's shared responses (relay/coordination/redis/share-demand.ts), for a lease TTL. */
+  asked: string;
   /** The lease's fencing counter: incremented each time the lease changes hands. */
   fence: string;
   /** Hash: the target's last state, its `ts`/`rts`, the token that wrote it, each stream's position. */
@@ -59,6 +61,7 @@ export function targetKeys(target: string): TargetKeys {
   return {
     lease: `${tagged}lease`,
     want: `${tagged}want`,
+    asked: `${tagged}share-asked`,
     fence: `${tagged}fence`,
     state: `${tagged}state`,
     channel: `${tagged}messages`,

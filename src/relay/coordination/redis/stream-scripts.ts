@@ -19,9 +19,12 @@
  * numbered the streams on alone meanwhile, and only they can continue them. A lease is
  * `<instance> <token> <format>` and a wish `<instance> <format>` (relay/coordination/redis/formats.ts;
  * format 1 had no format word): every format starts with the relay's name, so a relay tells whose a
- * lease is whatever its format. KEYS: lease, fence, want. ARGV: instance, ttl ms, fence ttl ms, '1'
- * when the caller should hold the lease, '1' when it may take a free lease, the format written.
- * Returns the token, or 0: another relay's lease, or left to its holder.
+ * lease is whatever its format. A follower that reads the holder's shared responses says so
+ * (`asked`, `<instance> <format>` for one lease TTL; relay/coordination/redis/share-demand.ts), and
+ * the holder's claim returns whether one did. KEYS: lease, fence, want, asked. ARGV: instance, ttl
+ * ms, fence ttl ms, '1' when the caller should hold the lease, '1' when it may take a free lease, the
+ * format written, '1' when the caller reads shared responses. Returns {the token, or 0: another
+ * relay's lease, or left to its holder; 1 when a follower asked for the shared responses, else 0}.
  */
 export const CLAIM = `
 local lease = redis.call('GET', KEYS[1])
@@ -31,17 +34,18 @@ if lease then
   local holder, token = string.match(lease, '^(%S+) (%d+)')
   if holder ~= ARGV[1] then
     if ARGV[4] == '1' then redis.call('SET', KEYS[3], ARGV[1] .. ' ' .. ARGV[6], 'PX', ARGV[2]) end
-    return 0
+    if ARGV[7] == '1' then redis.call('SET', KEYS[4], ARGV[1] .. ' ' .. ARGV[6], 'PX', ARGV[2]) end
+    return {0, 0}
   end
   if want and want ~= ARGV[1] and ARGV[4] ~= '1' then
     redis.call('DEL', KEYS[1])
-    return 0
+    return {0, 0}
   end
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return tonumber(token)
+  return {tonumber(token), redis.call('EXISTS', KEYS[4])}
 end
-if want and want ~= ARGV[1] and ARGV[4] ~= '1' then return 0 end
-if ARGV[5] ~= '1' then return 0 end
+if want and want ~= ARGV[1] and ARGV[4] ~= '1' then return {0, 0} end
+if ARGV[5] ~= '1' then return {0, 0} end
 redis.call('DEL', KEYS[3])
 if redis.call('EXISTS', KEYS[2]) == 0 then
   local time = redis.call('TIME')
@@ -51,7 +55,7 @@ local token = redis.call('INCR', KEYS[2])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 -- Formatted as an integer: Lua's own number-to-text conversion keeps only 14 digits.
 redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. string.format('%d', token) .. ' ' .. ARGV[6], 'PX', ARGV[2])
-return token`;
+return {token, redis.call('EXISTS', KEYS[4])}`;
 
 /**
  * Says that relay ARGV[1] is alive, holds ARGV[2] leases, spent ARGV[4] µs of CPU per second
