@@ -10,6 +10,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sleep } from '../lib/progress.ts';
+import { profileFlags, SHIPPED_RELAY_NODE_FLAGS } from '../lib/servers.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Clock ticks per second of /proc/<pid>/stat's CPU times (USER_HZ, 100 on Linux). */
@@ -21,6 +22,8 @@ export interface RelayProgramOptions {
   workers: number;
   bookPollMs: number;
   heartbeatMs: number;
+  /** `--cpu-prof`: every process of the relay (its workers too) writes a profile under this name. */
+  profileName?: string;
 }
 
 export interface RelayProgram {
@@ -55,7 +58,9 @@ export async function startRelayProgram(options: RelayProgramOptions): Promise<R
   const child: ChildProcess = spawn(
     process.execPath,
     [
-      '--initial-old-space-size=128',
+      ...SHIPPED_RELAY_NODE_FLAGS,
+      // Workers inherit the primary's node flags, so each writes its own profile beside it.
+      ...(options.profileName === undefined ? [] : profileFlags(options.profileName)),
       'dist/src/cli.js',
       'serve',
       '--port=0',

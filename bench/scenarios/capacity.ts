@@ -309,6 +309,7 @@ async function rampRelay(
     workers,
     bookPollMs: RAMP_POLL_MS,
     heartbeatMs: HEARTBEAT_MS,
+    ...(options.cpuProf ? { profileName: `capacity-workers-${workers}` } : {}),
   });
   const generators = new Generators('relay', relay.wsUrl, markets);
   try {
