@@ -112,4 +112,28 @@ describe.skipIf(!redisAvailable())('cluster mode over Redis: trades and orders',
     expect(Math.max(...polls.map((count) => count.get('trades') ?? 0))).toBeGreaterThanOrEqual(3);
     expect(Math.min(...polls.map((count) => count.get('book') ?? 0))).toBe(0);
   });
+  it('serves orders on the relay that follows the book, from the book its holder reads for numbered depths alone', async () => {
+    const { sim, relays: pair } = await start();
+    const market = sim.market.activeMarketIds()[0]!;
+    const target = bookTargetKey(market);
+    for (const relay of pair) {
+      const viewer = await ProtocolClient.connect(relay.url);
+      clients.push(viewer);
+      await viewer.request({ op: 'subscribe', channel: 'book', markets: [market], depth: 10 });
+    }
+    await leasesSettled(pair, [target]);
+    // The holder's clients want ten levels: it reads each body straight to levels, and shares the
+    // book (parsed again from the body) once the follower asks for it.
+    const holds = (relay: Relay) => (relay.broker as RedisBroker).coordinator.log.token(target) !== undefined;
+    const follower = pair.find((relay) => !holds(relay))!;
+    const viewer = await ProtocolClient.connect(follower.url);
+    clients.push(viewer);
+    await viewer.request({ op: 'subscribe', channel: 'orders', markets: [market] });
+    for (let i = 0; i < 3; i += 1) {
+      sim.tick();
+      const book = keyed(await upstreamBook(sim, market));
+      await waitFor('upstream orders on the follower', () => ordersById(viewer, market) === book);
+    }
+    expect(viewer.of('error')).toEqual([]);
+  });
 });

@@ -115,7 +115,6 @@ export class BookTarget extends PollTarget {
   /** One poll, in its trace when it is sampled (docs/operations.md "Traces"). */
   async #poll(trace: TraceSpan | undefined): Promise<readonly PollOutcome[]> {
     const { cluster } = this.context;
-    const { source } = this;
     const askedAt = this.beginAsk();
     try {
       const elsewhere = !(await this.holdsLease());
@@ -126,8 +125,8 @@ export class BookTarget extends PollTarget {
         return [];
       }
       const whole = this.#numbering.keepsWholeState;
-      const reading = whole ? { memo: this.#held.memo } : this.#reading;
-      const asked = source.orderBook(this.market, trace === undefined ? reading : { ...reading, trace });
+      const reading = trace === undefined ? this.#reading : { ...this.#reading, trace };
+      const asked = this.source.orderBook(this.market, reading);
       // Older than one applied (not `accepted`): none of it is served here; the cluster's numbering
       // ranks it by fencing.
       const { value: book, times, accepted } = await this.answered(askedAt, asked, trace);
@@ -143,7 +142,7 @@ export class BookTarget extends PollTarget {
       if (applied !== undefined) this.#applied(askedAt, { receivedAt, ...applied });
       // Not when the numbering keeps the whole state: the cluster's shares the book.
       if (!whole) this.#held.keepLess(book);
-      cluster.share(this.key, () => ({ kind: 'book', receivedAt, book }));
+      cluster.share(this.key, () => ({ kind: 'book', receivedAt, book: this.#held.whole(book) }));
       this.emitPoll('book', 1, 'ok', askedAt);
       trace?.set({ 'market_relay.outcome': 'ok', 'market_relay.changed': books?.changed ?? false });
       return [];
@@ -228,13 +227,14 @@ export class BookTarget extends PollTarget {
   }
 
   /**
-   * A body read straight to the levels its `book` streams show (`HeldBook` below).
-   * Undefined (read the general way) when the body is not one the reader handles, or when a
-   * channel served from the book needs it whole anyway.
+   * A body read straight to the levels its `book` streams show (`HeldBook` below; all of them when the
+   * cluster's numbering keeps the whole state). Undefined (read the general way) when the reader does
+   * not handle the body, or when a channel served from the book needs it whole anyway.
    */
   #read(body: Buffer): OrderBook | undefined {
     const { wholeBook, deepest } = this.streams;
-    return wholeBook ? undefined : this.#held.read(body, deepest);
+    if (wholeBook) return undefined;
+    return this.#held.read(body, this.#numbering.keepsWholeState ? null : deepest);
   }
 
   /** A book confirmed: how long since the last, counted (a price batch counts its markets' own). */
@@ -369,10 +369,11 @@ export class HeldBook {
     this.#last = { ...last, book: standIn, standIn: true };
   }
 
-  /** The book whole: a stand-in's from the body it came from, parsed again. */
+  /** The book whole: a stand-in's (applied or only read) from the body it came from, parsed again. */
   whole(book: OrderBook): OrderBook {
-    if (this.#last?.book !== book || this.#last.standIn !== true) return book;
-    return this.memo.reparse() ?? book;
+    const standIn =
+      (this.#last?.book === book && this.#last.standIn === true) || this.#lastRead?.book === book;
+    return standIn ? (this.memo.reparse() ?? book) : book;
   }
 }
 
