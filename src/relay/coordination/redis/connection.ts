@@ -4,7 +4,8 @@
  * given as a comma-separated list of node URLs or as one URL of a node that reports cluster mode.
  * Every connection of the relay (the coordinator's two, the budget's one) is opened here, so the
  * single-node and cluster clients are chosen in one place; the rest of the relay speaks to
- * `RedisClient`, the commands both have.
+ * `RedisClient`, the commands both have. What a cluster's subscriber needs beyond its client (its
+ * sharded subscriptions moved with their slots) is here too.
  */
 import { Cluster, type ClusterNode, Redis, type RedisOptions } from 'ioredis';
 import { defineScripts } from './scripts.ts';
@@ -121,4 +122,64 @@ function openCluster(
     clusterRetryStrategy: (times) => Math.min(100 * times, 2_000),
     redisOptions: { ...perNode, ...credentialsOf(topology.url) },
   });
+}
+
+/** After a change of a Redis Cluster's slot map, subscriptions move this soon (and retry this often). */
+const RESUBSCRIBE_MS = 250;
+/** How long after a change of the slot map the nodes may still disagree on a slot's owner. */
+const RESHARD_SETTLE_MS = 10_000;
+
+/**
+ * Keeps the sharded subscriptions of `subscriber` (the keys of `channels`, read at each change) on
+ * the primaries that own their slots. A slot that moved to another primary (resharding, failover)
+ * takes its sharded subscriptions with it: the old primary drops them. The client follows the new
+ * map, but may miss that moment, so every change of the slot map subscribes every followed channel
+ * again, on its owner now, retrying until the client's own view of the map has caught up (the old
+ * owner answers MOVED). The nodes learn of a move one by one: a subscription sent while the old
+ * owner still serves the slot lands there and is dropped when it hands the slot over, after which
+ * the map no longer changes. So the refreshes of a settling window after each change subscribe
+ * again too. A message lost meanwhile is a gap the follower fills from the stream's history.
+ */
+export function keepShardedSubscriptions(
+  subscriber: Cluster,
+  channels: ReadonlyMap<string, unknown>,
+  closed: () => boolean,
+): void {
+  /** The last slot map seen, to notice a resharding or failover. */
+  let slotMap: string | undefined;
+  /** Until when refreshes after a change of the slot map still subscribe again (Date.now()). */
+  let settlingUntil = 0;
+  const resubscribe = (channel: string, map: string): void => {
+    setTimeout(() => {
+      // Followed no more, or the map moved again (that change subscribes again itself).
+      if (!channels.has(channel) || map !== slotMap || closed()) return;
+      subscriber
+        .sunsubscribe(channel)
+        .then(() => subscriber.ssubscribe(channel))
+        .catch(() => resubscribe(channel, map));
+    }, RESUBSCRIBE_MS).unref();
+  };
+  subscriber.on('refresh', () => {
+    const map = slotMapOf(subscriber);
+    const now = Date.now();
+    if (map !== slotMap) {
+      const first = slotMap === undefined;
+      slotMap = map;
+      if (first) return;
+      settlingUntil = now + RESHARD_SETTLE_MS;
+    } else if (now > settlingUntil) return;
+    for (const channel of channels.keys()) resubscribe(channel, map);
+  });
+}
+
+/** Which primary serves each range of slots, as text: equal texts, the same map. */
+function slotMapOf(cluster: Cluster): string {
+  const ranges: string[] = [];
+  let owner: string | undefined;
+  cluster.slots.forEach((nodes, slot) => {
+    if (nodes[0] === owner) return;
+    owner = nodes[0];
+    ranges.push(`${slot}:${owner}`);
+  });
+  return ranges.join(' ');
 }

@@ -6,10 +6,9 @@
  * for the cluster. Followers receive them on the target's sharded channel and serve them as they are.
  */
 import { randomBytes } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
 import { Cluster } from 'ioredis';
 import type { BrokerStatus } from '../broker.ts';
-import { openRedis, type RedisClient, type RedisTopology } from './connection.ts';
+import { keepShardedSubscriptions, openRedis, type RedisClient, type RedisTopology } from './connection.ts';
 import { RedisFormats, splitPayload } from './formats.ts';
 import { targetKeys } from './keys.ts';
 import { EVEN_WEIGHT, nextWeight, PollCostMeter, type RelayWeight } from './leases/relay-weight.ts';
@@ -19,11 +18,6 @@ import { OutageErrors, type OutageSummary } from './outage-errors.ts';
 import { ShareDemand } from './share-demand.ts';
 import { isBatchPayload } from './stream-batch.ts';
 import { asError, RedisStreamLog } from './stream-log.ts';
-
-/** After a change of a Redis Cluster's slot map, subscriptions move this soon (and retry this often). */
-const RESUBSCRIBE_MS = 250;
-/** How long after a change of the slot map the nodes may still disagree on a slot's owner. */
-const RESHARD_SETTLE_MS = 10_000;
 
 export interface RedisCoordinatorOptions {
   /** One Redis or a Redis Cluster (relay/coordination/redis/connection.ts). */
@@ -80,10 +74,6 @@ export class RedisCoordinator {
   readonly #onRecover: (summary: OutageSummary) => void;
   readonly #outage = new OutageErrors();
   #lastError: string | undefined;
-  /** The subscriber's last slot map (a Redis Cluster only), to notice a resharding or failover. */
-  #slotMap: string | undefined;
-  /** Until when refreshes after a change of the slot map still subscribe again (Date.now()). */
-  #settlingUntil = 0;
   #closed = false;
   #roster: Roster = NO_ROSTER;
   /** This relay's weight, announced with the next announcement (relay/coordination/redis/leases/relay-weight.ts). */
@@ -113,10 +103,8 @@ export class RedisCoordinator {
       connection.on('ready', () => this.#recoverIfConnected());
     }
     this.#subscriber.on('smessage', (channel: string, message: string) => this.#onMessage(channel, message));
-    if (this.#subscriber instanceof Cluster) {
-      const subscriber = this.#subscriber;
-      subscriber.on('refresh', () => this.#resubscribeIfResharded(subscriber));
-    }
+    if (this.#subscriber instanceof Cluster)
+      keepShardedSubscriptions(this.#subscriber, this.#channels, () => this.#closed);
     this.#rebalanceMs = options.rebalanceMs ?? 2_000;
     const historyMs = options.historyMs ?? 300_000;
     this.#announcer = setInterval(() => void this.#announce(), this.#rebalanceMs).unref();
@@ -145,10 +133,12 @@ export class RedisCoordinator {
         return false;
       },
     );
-    const giveUp = new AbortController();
-    const timeout = delay(timeoutMs, false, { signal: giveUp.signal }).catch(() => false);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
     const connected = await Promise.race([attempt, timeout]);
-    giveUp.abort();
+    clearTimeout(timer);
     if (connected) await this.#announce();
     return connected;
   }
@@ -318,39 +308,6 @@ export class RedisCoordinator {
     this.#subscriber.disconnect();
   }
 
-  /**
-   * A slot that moved to another primary (resharding, failover) takes its sharded subscriptions
-   * with it: the old primary drops them. The client follows the new map, but may miss that moment,
-   * so every change of the slot map subscribes every followed channel again, on its owner now,
-   * retrying until the client's own view of the map has caught up (the old owner answers MOVED).
-   * The nodes learn of a move one by one: a subscription sent while the old owner still serves the
-   * slot lands there and is dropped when it hands the slot over, after which the map no longer
-   * changes. So the refreshes of a settling window after each change subscribe again too. A message
-   * lost meanwhile is a gap the follower fills from the stream's history.
-   */
-  #resubscribeIfResharded(subscriber: Cluster): void {
-    const map = slotMapOf(subscriber);
-    const now = Date.now();
-    if (map !== this.#slotMap) {
-      const first = this.#slotMap === undefined;
-      this.#slotMap = map;
-      if (first) return;
-      this.#settlingUntil = now + RESHARD_SETTLE_MS;
-    } else if (now > this.#settlingUntil) return;
-    for (const channel of this.#channels.keys()) this.#resubscribe(subscriber, channel, map);
-  }
-
-  #resubscribe(subscriber: Cluster, channel: string, map: string): void {
-    setTimeout(() => {
-      // Followed no more, or the map moved again (that change subscribes again itself).
-      if (!this.#channels.has(channel) || map !== this.#slotMap || this.#closed) return;
-      subscriber
-        .sunsubscribe(channel)
-        .then(() => subscriber.ssubscribe(channel))
-        .catch(() => this.#resubscribe(subscriber, channel, map));
-    }, RESUBSCRIBE_MS).unref();
-  }
-
   #onMessage(channel: string, message: string): void {
     const target = this.#channels.get(channel);
     const payload = splitPayload(message);
@@ -386,16 +343,4 @@ export class RedisCoordinator {
     if (summary !== undefined) this.#onRecover(summary);
     void this.#announce();
   }
-}
-
-/** Which primary serves each range of slots, as text: equal texts, the same map. */
-function slotMapOf(cluster: Cluster): string {
-  const ranges: string[] = [];
-  let owner: string | undefined;
-  cluster.slots.forEach((nodes, slot) => {
-    if (nodes[0] === owner) return;
-    owner = nodes[0];
-    ranges.push(`${slot}:${owner}`);
-  });
-  return ranges.join(' ');
 }
