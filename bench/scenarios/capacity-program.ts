@@ -24,6 +24,8 @@ export interface RelayProgramOptions {
   heartbeatMs: number;
   /** `--cpu-prof`: every process of the relay (its workers too) writes a profile under this name. */
   profileName?: string;
+  /** The built CLI to start (another build's, to compare); this checkout's `dist/src/cli.js` unless given. */
+  cli?: string;
 }
 
 export interface RelayProgram {
@@ -31,7 +33,18 @@ export interface RelayProgram {
   wsUrl: string;
   /** Resident bytes and CPU seconds of every process of the relay together, now. */
   usage(): TreeUsage;
+  /** Each process of the relay apart (primary, workers, their Redis), now. */
+  processes(): ProcessUsage[];
   stop(): Promise<void>;
+}
+
+export interface ProcessUsage {
+  pid: number;
+  /** Its command line, arguments separated by spaces. */
+  command: string;
+  userS: number;
+  systemS: number;
+  rssBytes: number;
 }
 
 export interface TreeUsage {
@@ -61,7 +74,7 @@ export async function startRelayProgram(options: RelayProgramOptions): Promise<R
       ...SHIPPED_RELAY_NODE_FLAGS,
       // Workers inherit the primary's node flags, so each writes its own profile beside it.
       ...(options.profileName === undefined ? [] : profileFlags(options.profileName)),
-      'dist/src/cli.js',
+      options.cli ?? 'dist/src/cli.js',
       'serve',
       '--port=0',
       `--upstream=${options.upstream}`,
@@ -97,6 +110,7 @@ export async function startRelayProgram(options: RelayProgramOptions): Promise<R
   return {
     wsUrl: `${url.replace(/^http/, 'ws')}/v1/ws`,
     usage: () => treeUsage(pid),
+    processes: () => descendants(pid).flatMap((id) => processUsage(id) ?? []),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, 'exit');
@@ -122,24 +136,33 @@ function descendants(pid: number): number[] {
 }
 
 function treeUsage(root: number): TreeUsage {
-  let rssBytes = 0;
-  let cpuS = 0;
-  let processes = 0;
-  for (const pid of descendants(root)) {
-    try {
-      // Fields after the command (which may hold spaces) start after its closing parenthesis.
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const each = descendants(root).flatMap((pid) => processUsage(pid) ?? []);
+  return {
+    at: Date.now(),
+    processes: each.length,
+    rssBytes: each.reduce((sum, process) => sum + process.rssBytes, 0),
+    cpuS: each.reduce((sum, process) => sum + process.userS + process.systemS, 0),
+  };
+}
+
+/** Undefined when it exited between the listing and the read. */
+function processUsage(pid: number): ProcessUsage | undefined {
+  try {
+    // Fields after the command (which may hold spaces) start after its closing parenthesis.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const pages = Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]);
+    return {
+      pid,
+      command: readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim(),
       // utime and stime are fields 14 and 15 of stat, 12 and 13 of what follows the command.
-      cpuS += (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-      const pages = Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]);
-      rssBytes += pages * PAGE_BYTES;
-      processes += 1;
-    } catch {
-      // Exited between the listing and the read.
-    }
+      userS: Number(fields[11]) / CLOCK_TICKS,
+      systemS: Number(fields[12]) / CLOCK_TICKS,
+      rssBytes: pages * PAGE_BYTES,
+    };
+  } catch {
+    return undefined;
   }
-  return { at: Date.now(), processes, rssBytes, cpuS };
 }
 
 /** CPU share (1 = one core) between two samples. */
