@@ -49,7 +49,8 @@ export function sameJson(a: JsonValue, b: JsonValue): boolean {
   }
   const keys = Object.keys(a);
   if (keys.length !== Object.keys(b).length) return false;
-  return keys.every((key) => key in b && sameJson(a[key]!, b[key]!));
+  // Own keys only: `'__proto__' in b` holds for every object, and b.__proto__ is then its prototype.
+  return keys.every((key) => Object.hasOwn(b, key) && sameJson(a[key]!, b[key]!));
 }
 
 /** A record's own fields. */

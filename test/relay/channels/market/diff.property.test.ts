@@ -10,6 +10,7 @@ import {
 } from '../../../../packages/protocol/src/channels/trades/trades.ts';
 import type {
   MarketData,
+  MarketsData,
   OracleData,
   OrderEntry,
   OrdersData,
@@ -110,6 +111,15 @@ describe('channel diffs rebuild the next state when applied (property)', () => {
         expect(diffMarkets(next, structuredClone(next))).toBeNull();
       }),
     );
+  });
+
+  it('markets: a record whose own key is __proto__ is not the same as one with another key', () => {
+    // Found by the property above: `'__proto__' in record` holds for every object, and its value
+    // there is the prototype, an empty object to a comparison of own keys.
+    const prev = JSON.parse('{"c":{"__proto__":{}}}') as MarketsData;
+    const next = { c: { a: [] } } as MarketsData;
+    expect(diffMarkets(prev, next)).toEqual(next);
+    expect(diffMarkets(next, prev)).toEqual(prev);
   });
 
   it('oracle: the whole record exactly when the publish time advances', () => {
