@@ -73,6 +73,12 @@ describe('decimal properties', () => {
     );
   });
 
+  it('compareDecimals gives 0, not -0, for equal negatives spelt differently', () => {
+    // Found by the property above: Math.sign(-0) is -0, which is not 0 to Object.is.
+    expect(Object.is(compareDecimals('-5', '-5.0'), 0)).toBe(true);
+    expect(Object.is(compareDecimals('-0.50', '-0.5'), 0)).toBe(true);
+  });
+
   it('compareDecimals agrees with BigInt on prices of one layout (upstream 8-place text)', () => {
     const price = fc.stringMatching(/^\d{2}\.\d{8}$/);
     fc.assert(

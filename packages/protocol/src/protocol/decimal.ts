@@ -36,7 +36,8 @@ export function compareDecimals(a: string, b: string): number {
     return aNegative ? -1 : 1;
   }
   const magnitude = compareMagnitudes(a, aNegative ? 1 : 0, b, bNegative ? 1 : 0);
-  return aNegative ? -magnitude : magnitude;
+  // `0 - x`, not `-x`: equal negatives ("-5", "-5.0") compare 0, not -0.
+  return aNegative ? 0 - magnitude : magnitude;
 }
 
 /** Compares the unsigned decimals a[aStart..] and b[bStart..]. */
