@@ -85,6 +85,8 @@ export interface PollCostRun {
   relayCpuShare: number;
   /** Updates its client received per second. */
   deliveriesPerSec: number;
+  /** Frames per socket write to that client (write coalescing's effect, operations.md). */
+  framesPerWrite: number;
   floorRequestsPerSec: number;
   floorCpuPerPollUs: number;
   floorCpuShare: number;
@@ -268,6 +270,8 @@ async function measureCost(
           ]);
         const rounds: Round[] = [];
         await generator.request('reset');
+        const writes = () => server.child.request<{ frames: number; writes: number }>('writes');
+        const writesBefore = await writes();
         let before = await sample();
         for (let round = 0; round < roundsOf(options); round++) {
           await sleep(options.windowMs / 2);
@@ -276,6 +280,7 @@ async function measureCost(
           progress(`  ${books}, window ${round + 1}: ${describeRound(rounds.at(-1)!)}`);
           before = after;
         }
+        const writesAfter = await writes();
         const stats = await generator.request<{ groups: Record<string, { updates: number }> }>('stats');
         if (rounds.some((round) => round.relayFailures > 0)) progress('  relay: some book polls failed');
         if (rounds.some((round) => round.floorFailures > 0)) progress('  floor: some requests failed');
@@ -297,6 +302,9 @@ async function measureCost(
           relayCpuPerPollUs: total((round) => round.relay.cpuUs) / Math.max(1, polls),
           relayCpuShare: total((round) => round.relay.cpuUs) / 1000 / relayWallMs,
           deliveriesPerSec: (deliveries * 1000) / relayWallMs,
+          framesPerWrite:
+            (writesAfter.frames - writesBefore.frames) /
+            Math.max(1, writesAfter.writes - writesBefore.writes),
           floorRequestsPerSec: (completed * 1000) / floorWallMs,
           floorCpuPerPollUs: total((round) => round.floor.cpuUs) / Math.max(1, completed),
           floorCpuShare: total((round) => round.floor.cpuUs) / 1000 / floorWallMs,

@@ -39,8 +39,9 @@ export interface RelayTuning {
   /** `GET /status/events`: viewers at once, the backlog that drops one, the push interval. */
   statusFeed: StatusFeedLimits;
   /**
-   * 0: every stream frame written at once; otherwise the frames ready for one connection in one
-   * event-loop turn leave in one write (no wait: the number is a switch, kept for existing configs).
+   * 0: every stream frame written at once; otherwise the frames ready for one connection leave in
+   * one write at the end of the event-loop turn, or, for a connection that wrote less than this many
+   * ms ago, at the end of that window (ws/write-coalescer.ts).
    */
   coalesceMs: number;
   /** Simulator tick for the embedded simulator (ms; 0 = manual). */

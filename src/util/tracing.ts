@@ -93,9 +93,10 @@ export class TraceSpan {
   }
 
   /**
-   * Ends the span once the writes of this event-loop turn are made: the relay-wide write flush
-   * (ws/write-coalescer.ts) was scheduled when the first frame of the turn was queued, before this,
-   * and immediates run in the order they were scheduled.
+   * Ends the span once the writes of this event-loop turn are made: the relay-wide end-of-turn
+   * flush (ws/write-coalescer.ts) was scheduled when the first frame of the turn was queued, before
+   * this, and immediates run in the order they were scheduled. A busy connection's frames held for
+   * its window leave after the span.
    */
   endAfterTurn(): void {
     setImmediate(() => this.#span.end());

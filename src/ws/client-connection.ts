@@ -6,9 +6,9 @@
  * messages (protocol.md "Compact encoding"). What a request does (admission, joining streams,
  * resume, the answers, holding back a slow reader) is its session's (relay/session/session.ts).
  *
- * Stream frames wait for the relay-wide flush of ws/write-coalescer.ts at the end of the event-loop
- * turn and leave in one socket write;
- * the bytes waiting count toward the high-water mark, so the wait never grows a queue either.
+ * Stream frames wait for a relay-wide flush of ws/write-coalescer.ts (the end of the event-loop
+ * turn, or of the connection's window while it is busy) and leave in one socket write; the bytes
+ * waiting count toward the high-water mark, so the wait never grows a queue either.
  * Limits come before work: a frame over the request rate is neither parsed nor answered one by one
  * (ws/request-guard.ts), and reading pauses for a second, so a flood waits in the client's own
  * buffers. The rate limit is this transport's, not the session's: it judges raw frames before any

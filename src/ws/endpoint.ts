@@ -38,7 +38,7 @@ export interface WsEndpointOptions extends AccessPolicy {
   marketAdmission: MarketAdmission;
   events: RelayEvents;
   limits: ConnectionLimits;
-  /** 0: every stream frame written at once; otherwise write coalescing (ws/write-coalescer.ts), which waits on no timer. */
+  /** 0: every stream frame written at once; otherwise write coalescing (ws/write-coalescer.ts) with this window for busy connections. */
   coalesceMs: number;
   heartbeatMs: number;
   maxConnections: number;
@@ -75,7 +75,7 @@ export function registerWsEndpoint(app: FastifyInstance, options: WsEndpointOpti
     marketAdmission: options.marketAdmission,
     events: options.events,
     limits: options.limits,
-    coalescer: new WriteCoalescer(options.coalesceMs > 0),
+    coalescer: new WriteCoalescer(options.coalesceMs),
     ...(options.sinceReads === undefined ? {} : { sinceReads: options.sinceReads }),
     ...(options.replays === undefined ? {} : { replays: options.replays }),
   };

@@ -1,8 +1,8 @@
 /**
  * @module ws/socket-writer
  * One connection's send path below the protocol: complete WebSocket frames, written at once or
- * queued for the relay-wide flush of ws/write-coalescer.ts at the end of the event-loop turn and then
- * written in one socket write
+ * queued for a relay-wide flush of ws/write-coalescer.ts (at the end of the event-loop turn, or of
+ * the connection's window while it is busy) and then written in one socket write
  * (docs/protocol.md "Write coalescing"). The bytes waiting count toward the connection's buffered
  * bytes, so holding back (relay/session/slow-consumer.ts) sees them and the wait never grows a queue.
  *
@@ -22,7 +22,7 @@
 import type { Socket } from 'node:net';
 import { WebSocket } from 'ws';
 import type { Frame, WireForm } from '../relay/streams/frame.ts';
-import type { CoalescedWriter, WriteCoalescer } from './write-coalescer.ts';
+import { type CoalescedWriter, HELD_BYTES_FLUSH, type WriteCoalescer } from './write-coalescer.ts';
 
 /**
  * How a connection of `form` picks its bytes of each stream message: the frame as built, for
@@ -67,6 +67,8 @@ export class SocketWriter implements CoalescedWriter {
   #pendingWrites = 0;
   /** Zero exactly when nothing is queued (a frame is never empty). */
   #queuedBytes = 0;
+  /** When queued frames were last written (the coalescer's clock): a busy connection's window. */
+  #lastFlushAt = Number.NEGATIVE_INFINITY;
   #frames = 0;
   #writes = 0;
   #stopped = false;
@@ -96,11 +98,12 @@ export class SocketWriter implements CoalescedWriter {
     return this.#socket.writableLength + this.#backlogBytes + this.#queuedBytes;
   }
 
-  /** A stream frame that may wait for the end of the turn, when the coalescer writes it. */
+  /** A stream frame that may wait for the coalescer's flush (HELD_BYTES_FLUSH held: not longer). */
   enqueue(wire: Buffer): void {
-    if (this.#queuedBytes === 0) this.#coalescer.schedule(this);
+    if (this.#queuedBytes === 0) this.#coalescer.schedule(this, this.#lastFlushAt);
     this.#queued.push(wire);
     this.#queuedBytes += wire.length;
+    if (this.#queuedBytes >= HELD_BYTES_FLUSH) this.flushQueued();
   }
 
   /** A frame that must not wait: written now, behind (and in the same write as) anything queued. */
@@ -120,6 +123,7 @@ export class SocketWriter implements CoalescedWriter {
     const bytes = this.#queuedBytes;
     this.#queued = [];
     this.#queuedBytes = 0;
+    this.#lastFlushAt = this.#coalescer.flushedAt();
     this.#writeNow(queued.length === 1 ? queued[0]! : Buffer.concat(queued, bytes), queued.length);
   }
 

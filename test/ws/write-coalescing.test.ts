@@ -1,13 +1,16 @@
 /**
- * Write coalescing (protocol.md "Write coalescing"): stream frames that become ready for one
+ * Write coalescing (protocol.md "Write coalescing"): stream frames that become ready for one quiet
  * connection in one event-loop turn leave in one socket write at the turn's end, each still a
- * complete frame, in order per stream; `coalesceMs` 0 writes every frame on its own. Counted in the connection's write
- * path, never timed.
+ * complete frame, in order per stream; a connection that wrote less than a window ago waits for
+ * the window's end (or for HELD_BYTES_FLUSH held); `coalesceMs` 0 writes every frame on its own.
+ * Counted in the connection's write path; the window's clock and timers are the test's own.
  */
-import { describe, expect, it } from 'vitest';
+import type { Socket } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
 import type { ClientConnection } from '../../src/ws/client-connection.ts';
-import type { WriteCounts } from '../../src/ws/socket-writer.ts';
-import { type CoalescedWriter, WriteCoalescer } from '../../src/ws/write-coalescer.ts';
+import { SocketWriter, type WriteCounts } from '../../src/ws/socket-writer.ts';
+import { type CoalescedWriter, HELD_BYTES_FLUSH, WriteCoalescer } from '../../src/ws/write-coalescer.ts';
 import { ProtocolClient } from '../support/clients/protocol-client.ts';
 import { expectedBook, type Harness, upstreamBook, useHarness } from '../support/harness.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -134,20 +137,145 @@ describe('write coalescing', () => {
 });
 
 describe('WriteCoalescer', () => {
-  it('flushes each waiting writer once, at the end of the turn, with one immediate for all of them', async () => {
-    const coalescer = new WriteCoalescer(true);
+  const QUIET = Number.NEGATIVE_INFINITY;
+
+  /** Writers that record their flushes, as SocketWriter does, with the time each one flushed. */
+  function recordingWriters(coalescer: WriteCoalescer, count: number) {
     const flushed: string[] = [];
-    const writers: CoalescedWriter[] = [0, 1, 2].map((n) => ({ flushQueued: () => flushed.push(`${n}`) }));
-    for (const writer of writers) coalescer.schedule(writer);
+    const lastFlushAt = new Array<number>(count).fill(QUIET);
+    const writers: CoalescedWriter[] = lastFlushAt.map((_, n) => ({
+      flushQueued: () => {
+        flushed.push(`${n}`);
+        lastFlushAt[n] = coalescer.flushedAt();
+      },
+    }));
+    return { flushed, lastFlushAt, writers };
+  }
+
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('flushes each waiting writer once, at the end of the turn, with one immediate for all of them', async () => {
+    const coalescer = new WriteCoalescer(10);
+    const { flushed, writers } = recordingWriters(coalescer, 3);
+    for (const writer of writers) coalescer.schedule(writer, QUIET);
     expect(flushed).toEqual([]);
     // Immediates run in the order they were set: the coalescer's, set first, has run before this one.
     await new Promise<void>((resolve) => setImmediate(resolve));
     expect(flushed).toEqual(['0', '1', '2']);
-    coalescer.schedule(writers[1]!);
+    coalescer.schedule(writers[1]!, QUIET);
     coalescer.flushNow();
     expect(flushed).toEqual(['0', '1', '2', '1']);
     // The immediate flushNow cleared does not flush again.
     await new Promise<void>((resolve) => setImmediate(resolve));
     expect(flushed).toEqual(['0', '1', '2', '1']);
+  });
+
+  it('holds a writer that wrote within the window until the window ends, one timer for all', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] });
+    let now = 1_000;
+    const coalescer = new WriteCoalescer(10, () => now);
+    const { flushed, lastFlushAt, writers } = recordingWriters(coalescer, 3);
+    for (const writer of writers) coalescer.schedule(writer, QUIET);
+    vi.runOnlyPendingTimers();
+    expect(flushed).toEqual(['0', '1', '2']);
+    // One clock read for the whole flush: every writer flushed in it shares its start.
+    expect(lastFlushAt).toEqual([1_000, 1_000, 1_000]);
+
+    // 4 ms later writers 0 and 1 have frames again: busy, they wait for 1,010.
+    now = 1_004;
+    coalescer.schedule(writers[0]!, lastFlushAt[0]!);
+    coalescer.schedule(writers[1]!, lastFlushAt[1]!);
+    expect(vi.getTimerCount()).toBe(1);
+    vi.advanceTimersByTime(5);
+    expect(flushed).toHaveLength(3);
+    now = 1_010;
+    vi.advanceTimersByTime(1);
+    expect(flushed).toEqual(['0', '1', '2', '0', '1']);
+    expect(lastFlushAt).toEqual([1_010, 1_010, 1_000]);
+
+    // Writer 2 last wrote 11 ms ago: quiet again, it leaves at the end of this turn.
+    now = 1_011;
+    coalescer.schedule(writers[2]!, lastFlushAt[2]!);
+    vi.runOnlyPendingTimers();
+    expect(flushed).toEqual(['0', '1', '2', '0', '1', '2']);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('writes a held writer at the earliest window end among those waiting', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] });
+    let now = 100;
+    const coalescer = new WriteCoalescer(10, () => now);
+    const { flushed, writers } = recordingWriters(coalescer, 2);
+    coalescer.schedule(writers[0]!, 98);
+    coalescer.schedule(writers[1]!, 93);
+    now = 103;
+    vi.advanceTimersByTime(3);
+    expect(flushed).toEqual(['0', '1']);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('writes held writers at once on flushNow', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] });
+    const coalescer = new WriteCoalescer(10, () => 50);
+    const { flushed, writers } = recordingWriters(coalescer, 2);
+    coalescer.schedule(writers[0]!, QUIET);
+    coalescer.schedule(writers[1]!, 45);
+    coalescer.flushNow();
+    expect(flushed).toEqual(['0', '1']);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe('SocketWriter with a busy window', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** A writer over a socket that takes every write at once, recording each write's frames. */
+  function writerOnFakeSocket(coalescer: WriteCoalescer) {
+    const writes: number[] = [];
+    const socket = {
+      writableLength: 0,
+      write: (wire: Buffer, written: () => void) => {
+        writes.push(wire.length);
+        written();
+        return true;
+      },
+    };
+    const ws = { readyState: WebSocket.OPEN };
+    const writer = new SocketWriter(ws as unknown as WebSocket, socket as unknown as Socket, coalescer, {
+      maxBufferBytes: 10 * HELD_BYTES_FLUSH,
+      onOverflow: () => undefined,
+      onDrained: () => undefined,
+    });
+    return { writer, writes };
+  }
+
+  it('holds frames of a connection that just wrote, and writes them at once past HELD_BYTES_FLUSH', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] });
+    let now = 0;
+    const coalescer = new WriteCoalescer(10, () => now);
+    const { writer, writes } = writerOnFakeSocket(coalescer);
+    writer.enqueue(Buffer.alloc(100));
+    writer.enqueue(Buffer.alloc(100));
+    vi.runOnlyPendingTimers();
+    expect(writes).toEqual([200]);
+
+    // Within the window: held, however many frames come, until they pass the bytes bound.
+    now = 2;
+    const frame = Buffer.alloc(HELD_BYTES_FLUSH / 4);
+    for (let i = 0; i < 3; i++) writer.enqueue(frame);
+    expect(writes).toEqual([200]);
+    expect(writer.bufferedBytes).toBe(3 * frame.length);
+    writer.enqueue(frame);
+    expect(writes).toEqual([200, HELD_BYTES_FLUSH]);
+
+    // That write opened a new window: the next frame waits for its end.
+    writer.enqueue(Buffer.alloc(100));
+    now = 12;
+    vi.advanceTimersByTime(10);
+    expect(writes).toEqual([200, HELD_BYTES_FLUSH, 100]);
   });
 });
