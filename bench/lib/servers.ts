@@ -74,6 +74,8 @@ export interface ServerOptions {
   otel?: { endpoint: string; sampleRatio: number };
   /** relay: the store it records into (`embedded` in `dataDir`, or a store URL); nothing without. */
   history?: { store: string; dataDir: string };
+  /** relay: `--coalesce-ms` (BENCH_COALESCE_MS, which every relay child reads, without). */
+  coalesceMs?: number;
 }
 
 /**
@@ -112,6 +114,7 @@ export async function startServer(kind: ServerKind, options: ServerOptions = {})
     env.BENCH_HISTORY = options.history.store;
     env.BENCH_HISTORY_DIR = options.history.dataDir;
   }
+  if (options.coalesceMs !== undefined) env.BENCH_COALESCE_MS = String(options.coalesceMs);
   const child = await forkChild(scripts[kind], { nodeFlags, env });
   const { url } = await child.request<{ url: string }>('ready');
   return { kind, child, url };

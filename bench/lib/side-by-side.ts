@@ -1,0 +1,161 @@
+/**
+ * @module bench/lib/side-by-side
+ * Relays side by side: several relays as shipped poll the same changing books at the same time,
+ * every second each, one WebSocket client on each subscribed to all of them at depth 10, and in
+ * each window every relay's CPU per book poll. Run after run, the floor of `npm run bench --
+ * poll-capacity` moved more between two arms than a few per cent sought; side by side, a machine's
+ * load weighs on every relay alike in every window. The first two arms are the same reference, so
+ * that their ratio shows how finely the measure sees; each further arm differs in one thing.
+ */
+
+import { CONNECTIONS } from '../scenarios/poll-capacity.ts';
+import { bookPolls, type PollCounts } from '../scenarios/poll-capacity-windows.ts';
+import { type Child, forkChild } from './ipc.ts';
+import { type LatencySummary, median } from './latency.ts';
+import { progress, sleep } from './progress.ts';
+import {
+  type ServerOptions,
+  type ServerUnderTest,
+  SHIPPED_RELAY_NODE_FLAGS,
+  startServer,
+  startSim,
+} from './servers.ts';
+import { type UsageSample, usageBetween } from './usage.ts';
+
+const SIM_TICK_MS = 100;
+const POLL_MS = 1_000;
+
+/** One relay: its label, and what it is launched with besides the shipped relay's settings. */
+export interface ArmSpec {
+  label: string;
+  options?: Pick<ServerOptions, 'otel' | 'coalesceMs'>;
+}
+
+export interface SideBySidePlan {
+  books: number;
+  windows: number;
+  windowMs: number;
+  warmupMs: number;
+  /** The simulator answers `br` as asked (as a CDN does); uncompressed without. */
+  compressed: boolean;
+  cpuProf: boolean;
+  /** Profiles go to bench/results/profiles/<profileGroup>/<label>. */
+  profileGroup: string;
+  /** In start order. */
+  arms: readonly ArmSpec[];
+}
+
+export interface ArmFigures {
+  label: string;
+  /** CPU per book poll, µs, in each window. */
+  perPoll: number[];
+  pollsPerSecond: number[];
+  /** Its client's latency from `rts` over all the windows. */
+  latency: LatencySummary;
+}
+
+interface Arm {
+  label: string;
+  relay: ServerUnderTest;
+  generator: Child;
+}
+
+interface Reading {
+  usage: UsageSample;
+  polls: PollCounts;
+}
+
+export async function runSideBySide(plan: SideBySidePlan): Promise<ArmFigures[]> {
+  // 200 busy books want about 250 markets (some are expired, resolved or one-sided).
+  const sim = await startSim(SIM_TICK_MS, Math.ceil(plan.books * 1.25) + 50, plan.compressed);
+  const arms: Arm[] = [];
+  try {
+    const markets = sim.markets.slice(0, plan.books);
+    if (markets.length < plan.books) throw new Error(`the simulator has only ${markets.length} busy markets`);
+    for (const { label, options } of plan.arms) {
+      const relay = await startServer('relay', {
+        ...options,
+        upstream: sim.url,
+        pollMs: POLL_MS,
+        upstreamConcurrency: CONNECTIONS,
+        nodeFlags: SHIPPED_RELAY_NODE_FLAGS,
+        cpuProf: plan.cpuProf,
+        profileName: `${plan.profileGroup}/${label.replaceAll(' ', '-')}`,
+      });
+      const generator = await forkChild('generator');
+      arms.push({ label, relay, generator });
+      await generator.request('connect', {
+        kind: 'relay',
+        url: relay.url,
+        groups: [{ label: 'books', count: 1, channel: 'book', depth: 10, assign: 'all', markets }],
+      });
+    }
+    await Promise.all(arms.map((arm) => arm.generator.request('awaitFirst', { timeoutMs: 60_000 }, 90_000)));
+    await sleep(plan.warmupMs);
+    await Promise.all(arms.map((arm) => arm.generator.request('reset')));
+
+    const read = (): Promise<Reading[]> =>
+      Promise.all(
+        arms.map(async ({ relay }) => ({
+          usage: await relay.child.request<UsageSample>('usage'),
+          polls: await relay.child.request<PollCounts>('polls'),
+        })),
+      );
+    const perPoll: number[][] = arms.map(() => []);
+    const pollsPerSecond: number[][] = arms.map(() => []);
+    let before = await read();
+    for (let window = 1; window <= plan.windows; window++) {
+      await sleep(plan.windowMs);
+      const after = await read();
+      const figures = arms.map((arm, index) => {
+        const usage = usageBetween(before[index]!.usage, after[index]!.usage);
+        const polls = bookPolls(before[index]!.polls, after[index]!.polls, 'ok');
+        perPoll[index]!.push(usage.cpuUs / Math.max(1, polls));
+        pollsPerSecond[index]!.push((polls * 1000) / usage.wallMs);
+        return `${arm.label} ${(usage.cpuUs / Math.max(1, polls)).toFixed(0)} µs/poll at ${((polls * 1000) / usage.wallMs).toFixed(0)}/s`;
+      });
+      progress(`  window ${window}: ${figures.join('; ')}`);
+      before = after;
+    }
+    return await Promise.all(
+      arms.map(async (arm, index) => {
+        const stats = await arm.generator.request<{ latency: LatencySummary }>('stats');
+        return {
+          label: arm.label,
+          perPoll: perPoll[index]!,
+          pollsPerSecond: pollsPerSecond[index]!,
+          latency: stats.latency,
+        };
+      }),
+    );
+  } finally {
+    for (const arm of arms) {
+      await arm.generator.stop();
+      await arm.relay.child.stop();
+    }
+    await sim.child.stop();
+  }
+}
+
+/** Each arm's medians and latency, then every other arm's CPU per poll over `reference`'s, by window. */
+export function printSideBySide(figures: readonly ArmFigures[], reference: string): void {
+  console.log(
+    `\n| relay | µs per book poll (median) | book polls a second (median) | latency p50 / p99 / max ms |\n|---|---|---|---|`,
+  );
+  for (const arm of figures) {
+    const { p50Ms, p99Ms, maxMs } = arm.latency;
+    console.log(
+      `| ${arm.label} | ${median(arm.perPoll).toFixed(0)} | ${median(arm.pollsPerSecond).toFixed(0)} | ${p50Ms.toFixed(1)} / ${p99Ms.toFixed(1)} / ${maxMs.toFixed(1)} |`,
+    );
+  }
+  const base = figures.find((arm) => arm.label === reference);
+  if (base === undefined) throw new Error(`no arm ${reference}`);
+  console.log(`\n| ratio | median | range over the windows |\n|---|---|---|`);
+  for (const arm of figures) {
+    if (arm === base) continue;
+    const ratios = arm.perPoll.map((value, index) => value / base.perPoll[index]!);
+    console.log(
+      `| ${arm.label} / ${base.label} | ${median(ratios).toFixed(3)}x | ${Math.min(...ratios).toFixed(3)}x to ${Math.max(...ratios).toFixed(3)}x |`,
+    );
+  }
+}
