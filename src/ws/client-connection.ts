@@ -38,7 +38,7 @@ import type { ConnectionContext, ConnectionLimits } from './connection-context.t
 import { parseClientFrame } from './frame-parser.ts';
 import { RATE_WINDOW_MS, RequestGuard } from './request-guard.ts';
 import { SocketWriter, type WriteCounts, wireOfForm } from './socket-writer.ts';
-import type { WriteCoalescer } from './write-coalescer.ts';
+import { HELD_BYTES_FLUSH, type WriteCoalescer } from './write-coalescer.ts';
 
 export class ClientConnection implements SessionSink {
   readonly id: number;
@@ -86,6 +86,9 @@ export class ClientConnection implements SessionSink {
       maxBufferBytes: context.limits.maxBufferBytes,
       onOverflow: () => this.session.slowConsumer(),
       onDrained: () => this.session.drained(),
+      // Frames held for the coalescer must not, on their own, put a reading client over the
+      // high-water mark and so into holding back.
+      flushHeldAtBytes: Math.min(HELD_BYTES_FLUSH, context.limits.highWaterBytes),
     });
     this.#close = new ConnectionClose(ws, socket, this.#writer, context.limits);
     ws.on('message', (data, isBinary) => this.#onMessage(data, isBinary));

@@ -22,7 +22,7 @@
 import type { Socket } from 'node:net';
 import { WebSocket } from 'ws';
 import type { Frame, WireForm } from '../relay/streams/frame.ts';
-import { type CoalescedWriter, HELD_BYTES_FLUSH, type WriteCoalescer } from './write-coalescer.ts';
+import type { CoalescedWriter, WriteCoalescer } from './write-coalescer.ts';
 
 /**
  * How a connection of `form` picks its bytes of each stream message: the frame as built, for
@@ -50,6 +50,11 @@ export interface SocketWriterOptions {
   onOverflow: () => void;
   /** Everything written has left for the kernel (no write in flight, nothing waiting). */
   onDrained: () => void;
+  /**
+   * Held frames reaching this many bytes are written at once, whatever the coalescer's schedule
+   * (HELD_BYTES_FLUSH, or less: at most the high-water mark, which held bytes count toward).
+   */
+  flushHeldAtBytes: number;
 }
 
 export class SocketWriter implements CoalescedWriter {
@@ -59,6 +64,7 @@ export class SocketWriter implements CoalescedWriter {
   readonly #maxBufferBytes: number;
   readonly #onOverflow: () => void;
   readonly #onDrained: () => void;
+  readonly #flushHeldAtBytes: number;
   #queued: Buffer[] = [];
   /** Frames written while a socket write was in flight, and their bytes. */
   #backlog: Buffer[] = [];
@@ -82,6 +88,7 @@ export class SocketWriter implements CoalescedWriter {
     this.#maxBufferBytes = options.maxBufferBytes;
     this.#onOverflow = options.onOverflow;
     this.#onDrained = options.onDrained;
+    this.#flushHeldAtBytes = options.flushHeldAtBytes;
   }
 
   /** True once `stop` was called: nothing more is written. */
@@ -98,12 +105,12 @@ export class SocketWriter implements CoalescedWriter {
     return this.#socket.writableLength + this.#backlogBytes + this.#queuedBytes;
   }
 
-  /** A stream frame that may wait for the coalescer's flush (HELD_BYTES_FLUSH held: not longer). */
+  /** A stream frame that may wait for the coalescer's flush (`flushHeldAtBytes` held: not longer). */
   enqueue(wire: Buffer): void {
     if (this.#queuedBytes === 0) this.#coalescer.schedule(this, this.#lastFlushAt);
     this.#queued.push(wire);
     this.#queuedBytes += wire.length;
-    if (this.#queuedBytes >= HELD_BYTES_FLUSH) this.flushQueued();
+    if (this.#queuedBytes >= this.#flushHeldAtBytes) this.flushQueued();
   }
 
   /** A frame that must not wait: written now, behind (and in the same write as) anything queued. */

@@ -233,8 +233,8 @@ describe('SocketWriter with a busy window', () => {
     vi.useRealTimers();
   });
 
-  /** A writer over a socket that takes every write at once, recording each write's frames. */
-  function writerOnFakeSocket(coalescer: WriteCoalescer) {
+  /** A writer over a socket that takes every write at once, recording each write's bytes. */
+  function writerOnFakeSocket(coalescer: WriteCoalescer, flushHeldAtBytes = HELD_BYTES_FLUSH) {
     const writes: number[] = [];
     const socket = {
       writableLength: 0,
@@ -249,6 +249,7 @@ describe('SocketWriter with a busy window', () => {
       maxBufferBytes: 10 * HELD_BYTES_FLUSH,
       onOverflow: () => undefined,
       onDrained: () => undefined,
+      flushHeldAtBytes,
     });
     return { writer, writes };
   }
@@ -272,10 +273,29 @@ describe('SocketWriter with a busy window', () => {
     writer.enqueue(frame);
     expect(writes).toEqual([200, HELD_BYTES_FLUSH]);
 
-    // That write opened a new window: the next frame waits for its end.
+    // The next frame waits too, at most until the window that is already open ends (at 10: the
+    // busy writers' windows end together), not longer than its own (12).
     writer.enqueue(Buffer.alloc(100));
-    now = 12;
-    vi.advanceTimersByTime(10);
+    vi.advanceTimersByTime(7);
+    expect(writes).toHaveLength(2);
+    now = 10;
+    vi.advanceTimersByTime(1);
     expect(writes).toEqual([200, HELD_BYTES_FLUSH, 100]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('writes held frames at once when they reach a lower bound (a high-water mark under 64 KiB)', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] });
+    let now = 0;
+    const coalescer = new WriteCoalescer(10, () => now);
+    const { writer, writes } = writerOnFakeSocket(coalescer, 1_000);
+    writer.enqueue(Buffer.alloc(100));
+    vi.runOnlyPendingTimers();
+    now = 1;
+    writer.enqueue(Buffer.alloc(600));
+    expect(writes).toEqual([100]);
+    writer.enqueue(Buffer.alloc(600));
+    expect(writes).toEqual([100, 1_200]);
+    expect(writer.bufferedBytes).toBe(0);
   });
 });
