@@ -38,7 +38,7 @@ import type { ConnectionContext, ConnectionLimits } from './connection-context.t
 import { parseClientFrame } from './frame-parser.ts';
 import { RATE_WINDOW_MS, RequestGuard } from './request-guard.ts';
 import { SocketWriter, type WriteCounts, wireOfForm } from './socket-writer.ts';
-import { HELD_BYTES_FLUSH, type WriteCoalescer } from './write-coalescer.ts';
+import type { WriteCoalescer } from './write-coalescer.ts';
 
 export class ClientConnection implements SessionSink {
   readonly id: number;
@@ -83,12 +83,9 @@ export class ClientConnection implements SessionSink {
     // frames (ping, close) and writing beside it keeps the order. An uncompressed message (RSV1
     // clear) is valid on a deflate connection too (RFC 7692 section 6), so replies stay plain.
     this.#writer = new SocketWriter(ws, socket, context.coalescer, {
-      maxBufferBytes: context.limits.maxBufferBytes,
+      ...context.limits, // its maxBufferBytes and highWaterBytes
       onOverflow: () => this.session.slowConsumer(),
       onDrained: () => this.session.drained(),
-      // Frames held for the coalescer must not, on their own, put a reading client over the
-      // high-water mark and so into holding back.
-      flushHeldAtBytes: Math.min(HELD_BYTES_FLUSH, context.limits.highWaterBytes),
     });
     this.#close = new ConnectionClose(ws, socket, this.#writer, context.limits);
     ws.on('message', (data, isBinary) => this.#onMessage(data, isBinary));

@@ -22,7 +22,7 @@
 import type { Socket } from 'node:net';
 import { WebSocket } from 'ws';
 import type { Frame, WireForm } from '../relay/streams/frame.ts';
-import type { CoalescedWriter, WriteCoalescer } from './write-coalescer.ts';
+import { type CoalescedWriter, HELD_BYTES_FLUSH, type WriteCoalescer } from './write-coalescer.ts';
 
 /**
  * How a connection of `form` picks its bytes of each stream message: the frame as built, for
@@ -51,10 +51,11 @@ export interface SocketWriterOptions {
   /** Everything written has left for the kernel (no write in flight, nothing waiting). */
   onDrained: () => void;
   /**
-   * Held frames reaching this many bytes are written at once, whatever the coalescer's schedule
-   * (HELD_BYTES_FLUSH, or less: at most the high-water mark, which held bytes count toward).
+   * The session's high-water mark (relay/session/slow-consumer.ts), which held bytes count toward:
+   * frames held reaching it (or HELD_BYTES_FLUSH, the lower) are written at once, so that the
+   * coalescer's wait alone never puts a client reading at full speed into holding back.
    */
-  flushHeldAtBytes: number;
+  highWaterBytes: number;
 }
 
 export class SocketWriter implements CoalescedWriter {
@@ -88,7 +89,7 @@ export class SocketWriter implements CoalescedWriter {
     this.#maxBufferBytes = options.maxBufferBytes;
     this.#onOverflow = options.onOverflow;
     this.#onDrained = options.onDrained;
-    this.#flushHeldAtBytes = options.flushHeldAtBytes;
+    this.#flushHeldAtBytes = Math.min(HELD_BYTES_FLUSH, options.highWaterBytes);
   }
 
   /** True once `stop` was called: nothing more is written. */
@@ -105,7 +106,7 @@ export class SocketWriter implements CoalescedWriter {
     return this.#socket.writableLength + this.#backlogBytes + this.#queuedBytes;
   }
 
-  /** A stream frame that may wait for the coalescer's flush (`flushHeldAtBytes` held: not longer). */
+  /** A stream frame that may wait for the coalescer's flush (not past the held-bytes bound). */
   enqueue(wire: Buffer): void {
     if (this.#queuedBytes === 0) this.#coalescer.schedule(this, this.#lastFlushAt);
     this.#queued.push(wire);

@@ -136,6 +136,13 @@ describe('write coalescing', () => {
   });
 });
 
+/** A coalescer with a 10 ms window on the test's own clock (`clock.now`, ms) and fake timers. */
+function coalescerOnTestClock(startMs: number) {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] });
+  const clock = { now: startMs };
+  return { coalescer: new WriteCoalescer(10, () => clock.now), clock };
+}
+
 describe('WriteCoalescer', () => {
   const QUIET = Number.NEGATIVE_INFINITY;
 
@@ -173,9 +180,7 @@ describe('WriteCoalescer', () => {
   });
 
   it('holds a writer that wrote within the window until the window ends, one timer for all', () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] });
-    let now = 1_000;
-    const coalescer = new WriteCoalescer(10, () => now);
+    const { coalescer, clock } = coalescerOnTestClock(1_000);
     const { flushed, lastFlushAt, writers } = recordingWriters(coalescer, 3);
     for (const writer of writers) coalescer.schedule(writer, QUIET);
     vi.runOnlyPendingTimers();
@@ -184,19 +189,19 @@ describe('WriteCoalescer', () => {
     expect(lastFlushAt).toEqual([1_000, 1_000, 1_000]);
 
     // 4 ms later writers 0 and 1 have frames again: busy, they wait for 1,010.
-    now = 1_004;
+    clock.now = 1_004;
     coalescer.schedule(writers[0]!, lastFlushAt[0]!);
     coalescer.schedule(writers[1]!, lastFlushAt[1]!);
     expect(vi.getTimerCount()).toBe(1);
     vi.advanceTimersByTime(5);
     expect(flushed).toHaveLength(3);
-    now = 1_010;
+    clock.now = 1_010;
     vi.advanceTimersByTime(1);
     expect(flushed).toEqual(['0', '1', '2', '0', '1']);
     expect(lastFlushAt).toEqual([1_010, 1_010, 1_000]);
 
     // Writer 2 last wrote 11 ms ago: quiet again, it leaves at the end of this turn.
-    now = 1_011;
+    clock.now = 1_011;
     coalescer.schedule(writers[2]!, lastFlushAt[2]!);
     vi.runOnlyPendingTimers();
     expect(flushed).toEqual(['0', '1', '2', '0', '1', '2']);
@@ -204,21 +209,18 @@ describe('WriteCoalescer', () => {
   });
 
   it('writes a held writer at the earliest window end among those waiting', () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] });
-    let now = 100;
-    const coalescer = new WriteCoalescer(10, () => now);
+    const { coalescer, clock } = coalescerOnTestClock(100);
     const { flushed, writers } = recordingWriters(coalescer, 2);
     coalescer.schedule(writers[0]!, 98);
     coalescer.schedule(writers[1]!, 93);
-    now = 103;
+    clock.now = 103;
     vi.advanceTimersByTime(3);
     expect(flushed).toEqual(['0', '1']);
     expect(vi.getTimerCount()).toBe(0);
   });
 
   it('writes held writers at once on flushNow', () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] });
-    const coalescer = new WriteCoalescer(10, () => 50);
+    const { coalescer } = coalescerOnTestClock(50);
     const { flushed, writers } = recordingWriters(coalescer, 2);
     coalescer.schedule(writers[0]!, QUIET);
     coalescer.schedule(writers[1]!, 45);
@@ -234,7 +236,7 @@ describe('SocketWriter with a busy window', () => {
   });
 
   /** A writer over a socket that takes every write at once, recording each write's bytes. */
-  function writerOnFakeSocket(coalescer: WriteCoalescer, flushHeldAtBytes = HELD_BYTES_FLUSH) {
+  function writerOnFakeSocket(coalescer: WriteCoalescer, highWaterBytes = 1024 * 1024) {
     const writes: number[] = [];
     const socket = {
       writableLength: 0,
@@ -249,15 +251,13 @@ describe('SocketWriter with a busy window', () => {
       maxBufferBytes: 10 * HELD_BYTES_FLUSH,
       onOverflow: () => undefined,
       onDrained: () => undefined,
-      flushHeldAtBytes,
+      highWaterBytes,
     });
     return { writer, writes };
   }
 
   it('holds frames of a connection that just wrote, and writes them at once past HELD_BYTES_FLUSH', () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] });
-    let now = 0;
-    const coalescer = new WriteCoalescer(10, () => now);
+    const { coalescer, clock } = coalescerOnTestClock(0);
     const { writer, writes } = writerOnFakeSocket(coalescer);
     writer.enqueue(Buffer.alloc(100));
     writer.enqueue(Buffer.alloc(100));
@@ -265,7 +265,7 @@ describe('SocketWriter with a busy window', () => {
     expect(writes).toEqual([200]);
 
     // Within the window: held, however many frames come, until they pass the bytes bound.
-    now = 2;
+    clock.now = 2;
     const frame = Buffer.alloc(HELD_BYTES_FLUSH / 4);
     for (let i = 0; i < 3; i++) writer.enqueue(frame);
     expect(writes).toEqual([200]);
@@ -278,20 +278,18 @@ describe('SocketWriter with a busy window', () => {
     writer.enqueue(Buffer.alloc(100));
     vi.advanceTimersByTime(7);
     expect(writes).toHaveLength(2);
-    now = 10;
+    clock.now = 10;
     vi.advanceTimersByTime(1);
     expect(writes).toEqual([200, HELD_BYTES_FLUSH, 100]);
     expect(vi.getTimerCount()).toBe(0);
   });
 
   it('writes held frames at once when they reach a lower bound (a high-water mark under 64 KiB)', () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] });
-    let now = 0;
-    const coalescer = new WriteCoalescer(10, () => now);
+    const { coalescer, clock } = coalescerOnTestClock(0);
     const { writer, writes } = writerOnFakeSocket(coalescer, 1_000);
     writer.enqueue(Buffer.alloc(100));
     vi.runOnlyPendingTimers();
-    now = 1;
+    clock.now = 1;
     writer.enqueue(Buffer.alloc(600));
     expect(writes).toEqual([100]);
     writer.enqueue(Buffer.alloc(600));
