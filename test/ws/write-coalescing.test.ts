@@ -115,6 +115,28 @@ describe('write coalescing', () => {
     expect(writes).toBe(frames);
   });
 
+  it('does not hold back a client reading at full speed when its window holds more than the high-water mark', async () => {
+    // Busy books polled every 20 ms, a 50 ms window: ten books' updates held for one window pass
+    // a 2 KiB high-water mark. Held back, the client would get snapshots in place of updates.
+    const harness = await start({
+      sim: { markets: MARKETS, tickMs: 10 },
+      relay: {
+        bookPollMs: 20,
+        compression: false,
+        tuning: { coalesceMs: 50, connection: { highWaterBytes: 2048, slowConsumerTimeoutMs: 60_000 } },
+      },
+    });
+    const markets = harness.sim.market.marketIds().slice(0, MARKETS);
+    const client = await subscribed(harness, markets);
+    await waitFor('a hundred updates', () => (updates(client, markets) >= 100 ? true : undefined), {
+      timeoutMs: 20_000,
+    });
+    expect(client.violations).toEqual([]);
+    expect(client.of('snapshot')).toHaveLength(MARKETS);
+    const { frames, writes } = newestConnection(harness).writeCounts;
+    expect(writes).toBeLessThan(frames);
+  });
+
   it('answers a request at once, behind the stream frames already queued', async () => {
     const { harness, markets } = await startWith(10);
     await subscribed(harness, markets);
