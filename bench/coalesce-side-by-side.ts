@@ -10,43 +10,31 @@
  * CPU per book poll, and the client's latency from `rts`, the price of the window.
  */
 import { parseArgs } from 'node:util';
-import { progress } from './lib/progress.ts';
-import { machineInfo } from './lib/report.ts';
-import { printSideBySide, runSideBySide } from './lib/side-by-side.ts';
+import { printSideBySide, runSideBySide, sideBySideOptions, sideBySideRun } from './lib/side-by-side.ts';
 
 const { values } = parseArgs({
   options: {
+    ...sideBySideOptions({ books: 300, windows: 10 }),
     'window-ms': { type: 'string', default: '10' },
     'against-ms': { type: 'string', default: '1' },
-    books: { type: 'string', default: '300' },
-    windows: { type: 'string', default: '10' },
-    'window-s': { type: 'string', default: '10' },
-    'warmup-s': { type: 'string', default: '20' },
     uncompressed: { type: 'boolean', default: false },
-    'cpu-prof': { type: 'boolean', default: false },
   },
 });
-const coalesceMs = Number(values['window-ms']);
-const againstMs = Number(values['against-ms']);
-const books = Number(values.books);
-const windows = Number(values.windows);
-const windowMs = Number(values['window-s']) * 1000;
-const warmupMs = Number(values['warmup-s']) * 1000;
-for (const [name, value] of Object.entries({ coalesceMs, againstMs, books, windows, windowMs, warmupMs }))
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number, 0 or more`);
+/** A `--coalesce-ms`: 0 (no coalescing) or more. */
+const coalesceMsOf = (name: string, text: string): number => {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`--${name} must be a whole number, 0 or more`);
+  return value;
+};
+const coalesceMs = coalesceMsOf('window-ms', values['window-ms']);
+const againstMs = coalesceMsOf('against-ms', values['against-ms']);
+const run = sideBySideRun(values);
 
-const machine = machineInfo();
-progress(
-  `coalesce side by side: ${books} changing books every second (${values.uncompressed ? 'uncompressed' : 'br'}), one client each; --coalesce-ms ${againstMs}, ${againstMs} and ${coalesceMs}; ${windows} windows of ${windowMs / 1000} s; ${machine.nproc} cores, node ${machine.node}`,
-);
 const against = (label: string) => ({ label, options: { coalesceMs: againstMs } });
 const figures = await runSideBySide({
-  books,
-  windows,
-  windowMs,
-  warmupMs,
+  ...run,
+  title: `coalesce side by side: ${run.books} changing books every second (${values.uncompressed ? 'uncompressed' : 'br'}), one client each; --coalesce-ms ${againstMs}, ${againstMs} and ${coalesceMs}`,
   compressed: !values.uncompressed,
-  cpuProf: values['cpu-prof'],
   profileGroup: 'coalesce-side-by-side',
   arms: [
     against(`${againstMs} ms A`),

@@ -11,32 +11,25 @@
 import { parseArgs } from 'node:util';
 import { startOtlpSink } from './lib/otlp-sink.ts';
 import { progress } from './lib/progress.ts';
-import { machineInfo } from './lib/report.ts';
-import { type ArmSpec, printSideBySide, runSideBySide } from './lib/side-by-side.ts';
+import {
+  type ArmSpec,
+  positive,
+  printSideBySide,
+  runSideBySide,
+  sideBySideOptions,
+  sideBySideRun,
+} from './lib/side-by-side.ts';
 
 const { values } = parseArgs({
   options: {
+    ...sideBySideOptions({ books: 200, windows: 12 }),
     ratio: { type: 'string', default: '0.01' },
-    books: { type: 'string', default: '200' },
-    windows: { type: 'string', default: '12' },
-    'window-s': { type: 'string', default: '10' },
-    'warmup-s': { type: 'string', default: '20' },
     'traced-first': { type: 'boolean', default: false },
-    'cpu-prof': { type: 'boolean', default: false },
   },
 });
-const ratio = Number(values.ratio);
-const books = Number(values.books);
-const windows = Number(values.windows);
-const windowMs = Number(values['window-s']) * 1000;
-const warmupMs = Number(values['warmup-s']) * 1000;
-for (const [name, value] of Object.entries({ ratio, books, windows, windowMs, warmupMs }))
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+const ratio = positive('ratio', values.ratio);
+const run = sideBySideRun(values);
 
-const machine = machineInfo();
-progress(
-  `trace side by side: ${books} changing books every second, three relays (untraced, untraced, traced at ${ratio}); ${windows} windows of ${windowMs / 1000} s; ${machine.nproc} cores, node ${machine.node}`,
-);
 const sink = await startOtlpSink();
 try {
   const traced: ArmSpec = {
@@ -46,12 +39,9 @@ try {
   const untraced: ArmSpec[] = [{ label: 'untraced A' }, { label: 'untraced B' }];
   // `--traced-first` starts the traced relay first, to see that the order weighs nothing.
   const figures = await runSideBySide({
-    books,
-    windows,
-    windowMs,
-    warmupMs,
+    ...run,
+    title: `trace side by side: ${run.books} changing books every second, three relays (untraced, untraced, traced at ${ratio})`,
     compressed: false,
-    cpuProf: values['cpu-prof'],
     profileGroup: 'trace-side-by-side',
     arms: values['traced-first'] ? [traced, ...untraced] : [...untraced, traced],
   });

@@ -13,6 +13,7 @@ import { bookPolls, type PollCounts } from '../scenarios/poll-capacity-windows.t
 import { type Child, forkChild } from './ipc.ts';
 import { type LatencySummary, median } from './latency.ts';
 import { progress, sleep } from './progress.ts';
+import { machineInfo } from './report.ts';
 import {
   type ServerOptions,
   type ServerUnderTest,
@@ -31,18 +32,59 @@ export interface ArmSpec {
   options?: Pick<ServerOptions, 'otel' | 'coalesceMs'>;
 }
 
-export interface SideBySidePlan {
+/** What every side-by-side bench takes from its command line (`sideBySideOptions`). */
+export interface SideBySideRun {
   books: number;
   windows: number;
   windowMs: number;
   warmupMs: number;
+  cpuProf: boolean;
+}
+
+export interface SideBySidePlan extends SideBySideRun {
+  /** What runs, for the run's first line (the windows and the machine follow it). */
+  title: string;
   /** The simulator answers `br` as asked (as a CDN does); uncompressed without. */
   compressed: boolean;
-  cpuProf: boolean;
   /** Profiles go to bench/results/profiles/<profileGroup>/<label>. */
   profileGroup: string;
   /** In start order. */
   arms: readonly ArmSpec[];
+}
+
+/** The `parseArgs` options every side-by-side bench takes, with its own default books and windows. */
+export function sideBySideOptions(defaults: { books: number; windows: number }) {
+  return {
+    books: { type: 'string', default: String(defaults.books) },
+    windows: { type: 'string', default: String(defaults.windows) },
+    'window-s': { type: 'string', default: '10' },
+    'warmup-s': { type: 'string', default: '20' },
+    'cpu-prof': { type: 'boolean', default: false },
+  } as const;
+}
+
+/** Those options read; an error names the first that is not a positive number. */
+export function sideBySideRun(values: {
+  books: string;
+  windows: string;
+  'window-s': string;
+  'warmup-s': string;
+  'cpu-prof': boolean;
+}): SideBySideRun {
+  return {
+    books: positive('books', values.books),
+    windows: positive('windows', values.windows),
+    windowMs: positive('window-s', values['window-s']) * 1000,
+    warmupMs: positive('warmup-s', values['warmup-s']) * 1000,
+    cpuProf: values['cpu-prof'],
+  };
+}
+
+/** `text` as a number greater than 0, or an error naming `name`. */
+export function positive(name: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number`);
+  return value;
 }
 
 export interface ArmFigures {
@@ -66,6 +108,10 @@ interface Reading {
 }
 
 export async function runSideBySide(plan: SideBySidePlan): Promise<ArmFigures[]> {
+  const machine = machineInfo();
+  progress(
+    `${plan.title}; ${plan.windows} windows of ${plan.windowMs / 1000} s; ${machine.nproc} cores, node ${machine.node}`,
+  );
   // 200 busy books want about 250 markets (some are expired, resolved or one-sided).
   const sim = await startSim(SIM_TICK_MS, Math.ceil(plan.books * 1.25) + 50, plan.compressed);
   const arms: Arm[] = [];
