@@ -64,8 +64,9 @@ export class WriteCoalescer {
    * flushed early on its own may be scheduled again (flushing one with nothing queued does nothing).
    */
   schedule(writer: CoalescedWriter, lastFlushAt: number): void {
+    const now = this.#now();
     const windowEndsAt = lastFlushAt + this.#windowMs;
-    if (windowEndsAt <= this.#now()) {
+    if (windowEndsAt <= now) {
       this.#endOfTurn.push(writer);
       if (this.#immediate !== undefined) return;
       this.#immediate = setImmediate(this.#flushTurn);
@@ -77,7 +78,7 @@ export class WriteCoalescer {
     if (windowEndsAt >= this.#windowEndsAt) return;
     clearTimeout(this.#timer);
     this.#windowEndsAt = windowEndsAt;
-    this.#timer = setTimeout(this.#flushWindow, Math.max(1, Math.ceil(windowEndsAt - this.#now())));
+    this.#timer = setTimeout(this.#flushWindow, Math.max(1, Math.ceil(windowEndsAt - now)));
     this.#timer.unref();
   }
 
