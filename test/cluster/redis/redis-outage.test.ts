@@ -54,11 +54,20 @@ describe.skipIf(!redisAvailable())('a Redis outage under three relays', () => {
       if (now !== last || now.includes('null')) [last, since] = [now, Date.now()];
       return Date.now() - since > 1_000;
     });
-    const holders = (await leases()).map((lease) =>
-      instances.findIndex((instance) => lease?.startsWith(`${instance} `)),
-    );
+    // Settled is not still: the weights move with each relay's poll CPU, and a lease may move
+    // between reading it and Redis going away, leaving its book with no holder in the outage.
+    // Writes paused (every claim is a script, held unrun) from the read until Redis stops, the
+    // holder read is the relay that holds the lease when Redis goes away.
+    const holders = await waitFor('every lease held, with writes paused', async () => {
+      await inspector.call('CLIENT', 'PAUSE', '60000', 'WRITE');
+      const held = (await leases()).map((lease) =>
+        instances.findIndex((instance) => lease?.startsWith(`${instance} `)),
+      );
+      if (held.every((holder) => holder >= 0)) return held;
+      await inspector.call('CLIENT', 'UNPAUSE');
+      return false;
+    });
     inspector.disconnect();
-    expect(holders.every((holder) => holder >= 0)).toBe(true);
     const epochsBefore = books().map((views) => views.map((view) => view!.epoch));
     const seqsBefore = books().map((views) => views.map((view) => view!.seq));
 
