@@ -9,6 +9,7 @@
 import type { ClientGroup, GroupCounts, ServerKind } from '../children/generator.ts';
 import type { BroadcastPlan, PacingSample } from './baselines/baseline-frame.ts';
 import { uwsBinary } from './baselines/uws.ts';
+import type { PollCounts } from './book-polls.ts';
 import type { Child } from './ipc.ts';
 import type { LatencySummary } from './latency.ts';
 import { progress, sleep } from './progress.ts';
@@ -81,8 +82,6 @@ interface GeneratorStats {
   latency: LatencySummary;
   usage: UsageDelta;
 }
-
-type PollCounts = Record<string, number>;
 
 interface WriteTotals {
   frames: number;

@@ -8,8 +8,7 @@
  * that their ratio shows how finely the measure sees; each further arm differs in one thing.
  */
 
-import { CONNECTIONS } from '../scenarios/poll-capacity.ts';
-import { bookPolls, type PollCounts } from '../scenarios/poll-capacity-windows.ts';
+import { bookPolls, type PollCounts, UPSTREAM_CONNECTIONS } from './book-polls.ts';
 import { type Child, forkChild } from './ipc.ts';
 import { type LatencySummary, median } from './latency.ts';
 import { progress, sleep } from './progress.ts';
@@ -123,7 +122,7 @@ export async function runSideBySide(plan: SideBySidePlan): Promise<ArmFigures[]>
         ...options,
         upstream: sim.url,
         pollMs: POLL_MS,
-        upstreamConcurrency: CONNECTIONS,
+        upstreamConcurrency: UPSTREAM_CONNECTIONS,
         nodeFlags: SHIPPED_RELAY_NODE_FLAGS,
         cpuProf: plan.cpuProf,
         profileName: `${plan.profileGroup}/${label.replaceAll(' ', '-')}`,

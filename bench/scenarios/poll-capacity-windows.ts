@@ -3,17 +3,9 @@
  * One measurement window of the poll-capacity scenario (bench/scenarios/poll-capacity.ts): the
  * relay's and the floor's counts and CPU sampled at both ends, and what they did in between.
  */
+import { bookPolls, type PollCounts } from '../lib/book-polls.ts';
 import { fixed } from '../lib/report.ts';
 import { type UsageDelta, type UsageSample, usageBetween } from '../lib/usage.ts';
-
-export interface PollCounts {
-  [name: string]: number;
-}
-
-export function bookPolls(before: PollCounts, after: PollCounts, outcome: 'ok' | 'error'): number {
-  const name = `book:${outcome}`;
-  return (after[name] ?? 0) - (before[name] ?? 0);
-}
 
 export interface FloorCounts {
   completed: number;

@@ -23,6 +23,7 @@
  *   100 ms interval, a budget no poll waits for); polls per second achieved, the relay's CPU share,
  *   and polls per CPU-second. The simulator shares the machine, so its CPU share is shown too.
  */
+import { bookPolls, type PollCounts, UPSTREAM_CONNECTIONS } from '../lib/book-polls.ts';
 import { type Child, forkChild } from '../lib/ipc.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import { startOtlpSink } from '../lib/otlp-sink.ts';
@@ -37,14 +38,7 @@ import {
   startSim,
 } from '../lib/servers.ts';
 import { type UsageSample, usageBetween } from '../lib/usage.ts';
-import {
-  bookPolls,
-  describeRound,
-  type FloorCounts,
-  type PollCounts,
-  type Round,
-  roundBetween,
-} from './poll-capacity-windows.ts';
+import { describeRound, type FloorCounts, type Round, roundBetween } from './poll-capacity-windows.ts';
 
 const SIM_TICK_MS = 100;
 const COST_POLL_MS = 1_000;
@@ -54,13 +48,6 @@ const COST_MARKETS = 405;
 const ACCEPT_ENCODING = 'gzip, br';
 const CAPACITY_POLL_MS = 100;
 const CAPACITY_RPS = 100_000;
-/**
- * Requests in flight at most, the relay's (`--upstream-concurrency`) and the floor's pool: enough
- * that a simulator slowed by a loaded machine does not hold the relay below its asked rate. At 405
- * books a second, 64 did once answers took over 158 ms (Little's law), as they did under a load
- * average of 12 (233 ms a poll: 234 polls a second made); 128 allow 316 ms.
- */
-export const CONNECTIONS = 128;
 
 export type BookActivity = 'changing' | 'unchanged';
 
@@ -189,7 +176,7 @@ async function withRelay<T>(
       : { otel: { endpoint: sink.url, sampleRatio: tracedAt } }),
     upstream: sim.url,
     pollMs: relayOptions.pollMs,
-    upstreamConcurrency: CONNECTIONS,
+    upstreamConcurrency: UPSTREAM_CONNECTIONS,
     ...(relayOptions.upstreamRps === undefined ? {} : { upstreamRps: relayOptions.upstreamRps }),
     cpuProf: options.cpuProf,
     profileName: relayOptions.profileName,
@@ -252,7 +239,7 @@ async function measureCost(
           url: sim.url,
           markets,
           ratePerSecond,
-          connections: CONNECTIONS,
+          connections: UPSTREAM_CONNECTIONS,
           acceptEncoding: ACCEPT_ENCODING,
         });
         // The floor is a fresh process: until its HTTP path is compiled it costs up to twice its
