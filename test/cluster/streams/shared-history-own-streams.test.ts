@@ -98,8 +98,16 @@ describe.skipIf(!redisAvailable() || !postgresAvailable())(
         },
       );
       for (const channel of channels) {
-        const live = liveOf(viewerA, channel);
         const record = (await exported(b, channel, market)).map((text) => ({ text, message: parsed(text) }));
+        // A sent each message before it flushed it to the record, but the export's answer may be read
+        // here before A's client has read the last of them off its socket.
+        const live = await waitFor(`A's client to have read every recorded ${channel} update`, () => {
+          const received = liveOf(viewerA, channel);
+          return (
+            record.slice(1).every(({ message }) => received.has(`${message.epoch}/${message.seq}`)) &&
+            received
+          );
+        });
         expect(record.length).toBeGreaterThan(0);
         expect(record.every(({ message }) => message.epoch === epochA(channel))).toBe(true);
         expect(record[0]!.message.type).toBe('snapshot');
