@@ -131,8 +131,9 @@ describe.skipIf(!redisAvailable() || !postgresAvailable())(
       );
       const epochB = viewerB.stream().find(({ message }) => message.channel === 'market')!.message
         .epoch as string;
-      const liveB = liveOf(viewerB, 'market');
-      const lastB = Math.max(...[...liveB.keys()].map((key) => Number(key.split('/')[1])));
+      const lastB = Math.max(
+        ...[...liveOf(viewerB, 'market').keys()].map((key) => Number(key.split('/')[1])),
+      );
       const record = await waitFor('the record to reach B’s last update', async () => {
         const read = (await exported(b, 'market', market)).map(parsed);
         return read.some((message) => message.epoch === epochB && message.seq >= lastB) && read;
@@ -166,6 +167,16 @@ describe.skipIf(!redisAvailable() || !postgresAvailable())(
       expect(replayed.map((text) => `${parsed(text).epoch}/${parsed(text).seq}`)).toEqual(positions);
       const liveA = liveOf(viewerA, 'market');
       const updates = replayed.filter((text) => parsed(text).type === 'update');
+      // The record was read after B's client was: it may hold B's updates that client read since.
+      const liveB = await waitFor("B's client to have read every replayed update of B", () => {
+        const received = liveOf(viewerB, 'market');
+        return (
+          updates.every((text) => {
+            const { epoch, seq } = parsed(text);
+            return epoch !== epochB || received.has(`${epoch}/${seq}`);
+          }) && received
+        );
+      });
       expect(updates.filter((text) => parsed(text).epoch === epochB).length).toBeGreaterThanOrEqual(3);
       expect(updates.filter((text) => parsed(text).epoch !== epochB).length).toBeGreaterThanOrEqual(5);
       for (const text of replayed) {
