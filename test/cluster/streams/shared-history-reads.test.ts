@@ -124,7 +124,11 @@ describe.skipIf(!redisAvailable() || !postgresAvailable())('one history for the 
     );
     const answer = since.stream().map(({ text }) => text);
     const [start, ...after] = answer.map(parsed);
-    const at = [...live.values()].filter((message) => parsed(message.text).rts <= sinceAt).at(-1)!;
+    // The newest by seq: `live` is in insertion order, the holder's client's updates before the
+    // watcher's, so a watcher that joined first adds the stream's earliest seqs last.
+    const at = [...live.values()]
+      .filter((message) => parsed(message.text).rts <= sinceAt)
+      .reduce((newest, message) => (message.seq > newest.seq ? message : newest));
     expect(start).toMatchObject({ type: 'snapshot', epoch, seq: at.seq });
     expect(start!.checksum).toBe(parsed(at.text).checksum);
     // Then every update after it, as sent live: the record, the held live messages, and where
