@@ -1,6 +1,6 @@
 /**
  * `replay` (docs/protocol.md "Replay"): what a live client received of a book comes back through
- * replay at "max" and at speed 10 as the very same messages (every field, checksums included), each
+ * replay at "max" and at speed 2 as the very same messages (every field, checksums included), each
  * with `"replay": <id>`, ended by `replayed` with the count; two markets come merged in `rts` order,
  * each marked with a `replay_gap` from the range's start to the snapshot its stream started with;
  * and the replay moves nothing of the connection's live positions (`list`). A replay from inside a
@@ -43,7 +43,7 @@ function withoutReplay(text: string): string {
 }
 
 describe('replay of a recorded book', () => {
-  it('gives back what the live client received, at "max" and at speed 10, and leaves list alone', async () => {
+  it('gives back what the live client received, at "max" and at speed 2, and leaves list alone', async () => {
     const [market, other] = sim.market.activeMarketIds();
     const from = new Date(Date.now() - 1).toISOString();
     const live = await client();
@@ -62,7 +62,7 @@ describe('replay of a recorded book', () => {
 
     for (const [id, speed] of [
       ['fast', 'max'],
-      [10, 10],
+      [2, 2],
     ] as const) {
       live.send({ op: 'replay', id, channel: 'book', markets: [market, other], from, to, speed });
       const done = await live.answer('replayed', id);
@@ -74,10 +74,11 @@ describe('replay of a recorded book', () => {
       );
       const rts = replayed.map(({ message }) => Date.parse(message.rts as string));
       expect(rts).toEqual([...rts].sort((a, b) => a - b));
-      // Paced: at speed 10 the replay is spread over a tenth of the recorded span; half of it is the
-      // bound, as the first message may reach a loaded client late and the last one on time.
-      if (speed === 10)
-        expect(replayed.at(-1)!.at - replayed[0]!.at).toBeGreaterThanOrEqual((rts.at(-1)! - rts[0]!) / 20);
+      // Paced: at speed 2 the replay is spread over half the recorded span (some 150 ms, long beside a
+      // loaded machine's scheduling delays); half of that is the bound, as the first message may
+      // reach a loaded client late and the last one on time.
+      if (speed === 2)
+        expect(replayed.at(-1)!.at - replayed[0]!.at).toBeGreaterThanOrEqual((rts.at(-1)! - rts[0]!) / 4);
       expect(new Set(replayed.map(({ message }) => message.market))).toEqual(new Set([market, other]));
       // Nothing of either stream was held before its first snapshot: that stretch is marked.
       const firstRts = (m: string) => replayed.find(({ message }) => message.market === m)?.message.rts;
