@@ -155,9 +155,11 @@ export async function runSideBySide(plan: SideBySidePlan): Promise<ArmFigures[]>
       const figures = arms.map((arm, index) => {
         const usage = usageBetween(before[index]!.usage, after[index]!.usage);
         const polls = bookPolls(before[index]!.polls, after[index]!.polls, 'ok');
-        perPoll[index]!.push(usage.cpuUs / Math.max(1, polls));
-        pollsPerSecond[index]!.push((polls * 1000) / usage.wallMs);
-        return `${arm.label} ${(usage.cpuUs / Math.max(1, polls)).toFixed(0)} µs/poll at ${((polls * 1000) / usage.wallMs).toFixed(0)}/s`;
+        const cpuPerPoll = usage.cpuUs / Math.max(1, polls);
+        const rate = (polls * 1000) / usage.wallMs;
+        perPoll[index]!.push(cpuPerPoll);
+        pollsPerSecond[index]!.push(rate);
+        return `${arm.label} ${cpuPerPoll.toFixed(0)} µs/poll at ${rate.toFixed(0)}/s`;
       });
       progress(`  window ${window}: ${figures.join('; ')}`);
       before = after;
