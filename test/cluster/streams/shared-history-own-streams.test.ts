@@ -53,6 +53,22 @@ function liveOf(client: TextClient, channel: string): Map<string, string> {
   return live;
 }
 
+/**
+ * `liveOf(client, channel)` once the client has read every message at `positions` (`epoch/seq`):
+ * a relay sends a message before it flushes it to the record, but an answer read from the record
+ * may be read here before the client has read the last of those messages off its socket.
+ */
+function liveHaving(
+  client: TextClient,
+  channel: string,
+  positions: readonly string[],
+): Promise<Map<string, string>> {
+  return waitFor(`the ${channel} client to have read ${positions.length} recorded messages`, () => {
+    const received = liveOf(client, channel);
+    return positions.every((position) => received.has(position)) && received;
+  });
+}
+
 describe.skipIf(!redisAvailable() || !postgresAvailable())(
   'one history for the cluster: streams each relay numbers',
   () => {
@@ -99,15 +115,11 @@ describe.skipIf(!redisAvailable() || !postgresAvailable())(
       );
       for (const channel of channels) {
         const record = (await exported(b, channel, market)).map((text) => ({ text, message: parsed(text) }));
-        // A sent each message before it flushed it to the record, but the export's answer may be read
-        // here before A's client has read the last of them off its socket.
-        const live = await waitFor(`A's client to have read every recorded ${channel} update`, () => {
-          const received = liveOf(viewerA, channel);
-          return (
-            record.slice(1).every(({ message }) => received.has(`${message.epoch}/${message.seq}`)) &&
-            received
-          );
-        });
+        const live = await liveHaving(
+          viewerA,
+          channel,
+          record.slice(1).map(({ message }) => `${message.epoch}/${message.seq}`),
+        );
         expect(record.length).toBeGreaterThan(0);
         expect(record.every(({ message }) => message.epoch === epochA(channel))).toBe(true);
         expect(record[0]!.message.type).toBe('snapshot');
@@ -168,15 +180,11 @@ describe.skipIf(!redisAvailable() || !postgresAvailable())(
       const liveA = liveOf(viewerA, 'market');
       const updates = replayed.filter((text) => parsed(text).type === 'update');
       // The record was read after B's client was: it may hold B's updates that client read since.
-      const liveB = await waitFor("B's client to have read every replayed update of B", () => {
-        const received = liveOf(viewerB, 'market');
-        return (
-          updates.every((text) => {
-            const { epoch, seq } = parsed(text);
-            return epoch !== epochB || received.has(`${epoch}/${seq}`);
-          }) && received
-        );
-      });
+      const liveB = await liveHaving(
+        viewerB,
+        'market',
+        updates.map(parsed).flatMap(({ epoch, seq }) => (epoch === epochB ? [`${epoch}/${seq}`] : [])),
+      );
       expect(updates.filter((text) => parsed(text).epoch === epochB).length).toBeGreaterThanOrEqual(3);
       expect(updates.filter((text) => parsed(text).epoch !== epochB).length).toBeGreaterThanOrEqual(5);
       for (const text of replayed) {
