@@ -58,6 +58,9 @@ export interface SocketWriterOptions {
   highWaterBytes: number;
 }
 
+/** Written behind a write Node still holds, to be called back once that write has left. */
+const NOTHING = Buffer.alloc(0);
+
 export class SocketWriter implements CoalescedWriter {
   readonly #ws: WebSocket;
   readonly #socket: Socket;
@@ -168,8 +171,19 @@ export class SocketWriter implements CoalescedWriter {
 
   #send(wire: Buffer): void {
     this.#writes += 1;
-    this.#pendingWrites += 1;
-    this.#socket.write(wire, this.#written);
+    if (this.drainWaiters > 0) {
+      this.#pendingWrites += 1;
+      this.#socket.write(wire, this.#written);
+      return;
+    }
+    // Node queues a tick for a write's callback even when the kernel took the write at once, as it
+    // nearly always does: a cost per delivery. So the write goes without one, and only a write that
+    // Node still holds afterwards is followed by an empty write, whose callback says when it has left.
+    this.#socket.write(wire);
+    if (this.#socket.writableLength > 0) {
+      this.#pendingWrites += 1;
+      this.#socket.write(NOTHING, this.#written);
+    }
   }
 
   /** A write has left for the kernel (or failed: the socket is then going away). */
