@@ -163,17 +163,22 @@ describe('since a time on every other channel, from the record', () => {
       client.view(stream.channel, stream.key, stream.depth, stream.group)?.seq ?? 0;
 
     const late = [await connect(harness), await connect(harness, [COMPACT_SUBPROTOCOL])];
-    for (const client of late) {
-      for (const stream of streams) {
-        const since = new Date(sinceOf.get(stream)!).toISOString();
-        const answer = await client.request({ op: 'subscribe', ...stream.request, since });
-        expect(answer, stream.channel).toMatchObject({
-          type: 'subscribed',
-          since,
-          history: { from: since, complete: true },
-        });
-      }
-    }
+    // Each client asks for every stream at once, and both clients together: a connection answers
+    // its requests in order, and the relay's reads of the record share their flushes.
+    const answers = late.map((client) =>
+      Promise.all(
+        streams.map(async (stream) => {
+          const since = new Date(sinceOf.get(stream)!).toISOString();
+          const answer = await client.request({ op: 'subscribe', ...stream.request, since });
+          expect(answer, stream.channel).toMatchObject({
+            type: 'subscribed',
+            since,
+            history: { from: since, complete: true },
+          });
+        }),
+      ),
+    );
+    await Promise.all(answers);
     // The streams go on changing; the late clients catch up with the live one and go on with it.
     const caughtUp = streams.map((stream) => seqOf(live, stream) + 1);
     await waitFor('the late clients live again', () =>
