@@ -73,7 +73,7 @@ export class SocketWriter implements CoalescedWriter {
   /** Frames written while a socket write was in flight, and their bytes. */
   #backlog: Buffer[] = [];
   #backlogBytes = 0;
-  /** Socket writes of this writer that have not called back yet. */
+  /** Writes of this writer whose callback has not come yet (a write the kernel took at once has none). */
   #pendingWrites = 0;
   /** Zero exactly when nothing is queued (a frame is never empty). */
   #queuedBytes = 0;
