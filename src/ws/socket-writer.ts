@@ -172,18 +172,19 @@ export class SocketWriter implements CoalescedWriter {
   #send(wire: Buffer): void {
     this.#writes += 1;
     if (this.drainWaiters > 0) {
-      this.#pendingWrites += 1;
-      this.#socket.write(wire, this.#written);
+      this.#writeCalledBack(wire);
       return;
     }
     // Node queues a tick for a write's callback even when the kernel took the write at once, as it
     // nearly always does: a cost per delivery. So the write goes without one, and only a write that
     // Node still holds afterwards is followed by an empty write, whose callback says when it has left.
     this.#socket.write(wire);
-    if (this.#socket.writableLength > 0) {
-      this.#pendingWrites += 1;
-      this.#socket.write(NOTHING, this.#written);
-    }
+    if (this.#socket.writableLength > 0) this.#writeCalledBack(NOTHING);
+  }
+
+  #writeCalledBack(wire: Buffer): void {
+    this.#pendingWrites += 1;
+    this.#socket.write(wire, this.#written);
   }
 
   /** A write has left for the kernel (or failed: the socket is then going away). */
