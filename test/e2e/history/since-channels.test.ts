@@ -165,8 +165,8 @@ describe('since a time on every other channel, from the record', () => {
     const late = [await connect(harness), await connect(harness, [COMPACT_SUBPROTOCOL])];
     // Each client asks for every stream at once, and both clients together: a connection answers
     // its requests in order, and the relay's reads of the record share their flushes.
-    const answers = late.map((client) =>
-      Promise.all(
+    await Promise.all(
+      late.flatMap((client) =>
         streams.map(async (stream) => {
           const since = new Date(sinceOf.get(stream)!).toISOString();
           const answer = await client.request({ op: 'subscribe', ...stream.request, since });
@@ -178,7 +178,6 @@ describe('since a time on every other channel, from the record', () => {
         }),
       ),
     );
-    await Promise.all(answers);
     // The streams go on changing; the late clients catch up with the live one and go on with it.
     const caughtUp = streams.map((stream) => seqOf(live, stream) + 1);
     await waitFor('the late clients live again', () =>
